@@ -1,0 +1,25 @@
+"""sensekit: control programs with a camera and a microphone.
+
+Sources (camera, microphone, media file, recording replay) feed a runner that
+applies vision and audio stages and dispatches small typed events to apps.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from sensekit.errors import (  # noqa: E402
+    SensekitError,
+    SourceError,
+    DeviceNotFoundError,
+    RecordingError,
+    ConfigError,
+)
+
+__all__ = [
+    "__version__",
+    "SensekitError",
+    "SourceError",
+    "DeviceNotFoundError",
+    "RecordingError",
+    "ConfigError",
+]

@@ -1,0 +1,3 @@
+from sensekit.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,104 @@
+"""What every source yields, and the interface they share.
+
+A source yields ``VideoFrame`` and ``AudioBlock`` items in timestamp order.
+``t`` is seconds from the source's start: for a replay it comes from the
+recorded timestamps, so results never depend on the machine's speed.
+``captured_at`` is the ``time.monotonic()`` reading when a live device handed
+the data over (``None`` for files and replays); the runner uses it to measure
+capture-to-event latency.
+"""
+from __future__ import annotations
+
+import heapq
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Union
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class VideoFrame:
+    index: int
+    t: float
+    image: np.ndarray            # HxWx3 uint8, BGR
+    captured_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AudioBlock:
+    index: int
+    t: float                     # time of the block's first sample
+    samples: np.ndarray          # float32, shape (n,) mono or (n, channels), full scale = 1.0
+    rate: int
+    captured_at: float | None = None
+
+
+Item = Union[VideoFrame, AudioBlock]
+
+
+class Source(ABC):
+    """A camera, microphone, media file or replay.
+
+    Use as a context manager or call ``open()``/``close()``. Iterating yields
+    items in timestamp order until the source ends (a live source ends only on
+    ``close()``). ``read(timeout)`` returns the next item, ``None`` if none came
+    within ``timeout`` seconds (live sources), and raises ``EOFError`` at the end.
+    """
+
+    #: "camera", "microphone", "file", "replay", ...
+    kind: str = "source"
+    #: True for devices and streams whose data arrives in wall-clock time.
+    is_live: bool = False
+
+    has_video: bool = False
+    has_audio: bool = False
+    frame_size: tuple[int, int] | None = None   # (width, height)
+    fps: float | None = None
+    sample_rate: int | None = None
+    channels: int | None = None
+
+    def __enter__(self) -> "Source":
+        self.open()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def open(self) -> None:  # noqa: B027 - optional hook
+        """Acquire the device or file. Idempotent."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release everything. Idempotent."""
+
+    @abstractmethod
+    def read(self, timeout: float | None = None) -> Item | None:
+        """Next item; ``None`` on timeout; ``EOFError`` when the source has ended."""
+
+    def __iter__(self) -> Iterator[Item]:
+        while True:
+            try:
+                item = self.read()
+            except EOFError:
+                return
+            if item is not None:
+                yield item
+
+    @property
+    def description(self) -> str:
+        """A short human label, shown in HUDs and logs."""
+        return self.kind
+
+    def stats(self) -> dict[str, Any]:
+        """Counters users care about: dropped frames, overflows, latency."""
+        return {}
+
+
+def merge_by_time(*streams: Iterable[Item]) -> Iterator[Item]:
+    """Interleave already-sorted item streams by ``t``; on ties earlier streams first."""
+    def tagged(k: int, s: Iterable[Item]) -> Iterator[tuple[float, int, int, Item]]:
+        for n, item in enumerate(s):
+            yield (item.t, k, n, item)
+
+    for _, _, _, item in heapq.merge(*(tagged(k, s) for k, s in enumerate(streams))):
+        yield item

@@ -1,0 +1,51 @@
+"""Clocks. Anything that waits on time takes one, so tests and replays can drive time.
+
+``MonotonicClock`` reads ``time.monotonic``; ``ManualClock`` only moves when told
+(``advance``/``set``), which is how a replay makes every run identical.
+"""
+from __future__ import annotations
+
+import time
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> float: ...
+    def sleep_until(self, t: float) -> None: ...
+
+
+class MonotonicClock:
+    """Wall-clock seconds since the clock was made."""
+
+    def __init__(self) -> None:
+        self._t0 = time.monotonic()
+
+    def now(self) -> float:
+        return time.monotonic() - self._t0
+
+    def sleep_until(self, t: float) -> None:
+        delay = t - self.now()
+        if delay > 0:
+            time.sleep(delay)
+
+
+class ManualClock:
+    """A clock that only moves when told; ``sleep_until`` jumps forward at once."""
+
+    def __init__(self, t: float = 0.0) -> None:
+        self._t = float(t)
+        self.calls = 0
+
+    def now(self) -> float:
+        self.calls += 1
+        return self._t
+
+    def set(self, t: float) -> None:
+        self._t = float(t)
+
+    def advance(self, dt: float) -> None:
+        self._t += float(dt)
+
+    def sleep_until(self, t: float) -> None:
+        if t > self._t:
+            self._t = float(t)

@@ -1,0 +1,258 @@
+"""Typed event records, the dispatcher, and JSON-lines serialization.
+
+Every event is a small frozen dataclass with a time ``t`` in seconds from the
+start of its source. Each type has a registered ``name`` (``"clap"``,
+``"color_tracked"``...). All event types live in this one module, so the catalogue
+(and the OSC address scheme derived from it) is in one place.
+
+``Dispatcher.on(name, handler)`` rejects an unknown name when the handler is
+attached, not when an event fires. A handler that returns ``True`` stops the
+event reaching later handlers.
+
+``to_jsonl(event)`` gives one line with sorted keys, floats rounded to 6
+decimals and tuples as lists: logs diff cleanly and golden tests are stable.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Iterable, TextIO
+
+from sensekit.errors import ConfigError
+
+Box = tuple[int, int, int, int]  # x, y, w, h in pixels; w == h == 0 means empty
+
+EVENT_TYPES: dict[str, type["Event"]] = {}
+
+
+def register(cls: type["Event"]) -> type["Event"]:
+    """Class decorator: make an event type known to dispatchers and parsers."""
+    name = cls.name
+    if name in EVENT_TYPES and EVENT_TYPES[name] is not cls:
+        raise ConfigError(f"event name {name!r} registered twice")
+    EVENT_TYPES[name] = cls
+    return cls
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    name: ClassVar[str] = "event"
+    t: float
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"event": self.name}
+        for f in dataclasses.fields(self):
+            d[f.name] = _plain(getattr(self, f.name))
+        return d
+
+
+# --- foundation -------------------------------------------------------------
+
+@register
+@dataclass(frozen=True, slots=True)
+class FrameSeen(Event):
+    """One record per video frame: makes replay determinism visible."""
+    name: ClassVar[str] = "frame"
+    index: int = 0
+    width: int = 0
+    height: int = 0
+    checksum: str = ""
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class AudioBlockSeen(Event):
+    """One record per audio block: makes replay determinism visible."""
+    name: ClassVar[str] = "audio_block"
+    index: int = 0
+    samples: int = 0
+    rate: int = 0
+    checksum: str = ""
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class SourceLost(Event):
+    name: ClassVar[str] = "source_lost"
+    source: str = ""
+    reason: str = ""
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class SourceRestored(Event):
+    name: ClassVar[str] = "source_restored"
+    source: str = ""
+
+
+# --- vision -----------------------------------------------------------------
+
+@register
+@dataclass(frozen=True, slots=True)
+class ColorTracked(Event):
+    """The tracked colour's blob this frame (smoothed centre)."""
+    name: ClassVar[str] = "color_tracked"
+    box: Box = (0, 0, 0, 0)            # largest blob
+    union_box: Box = (0, 0, 0, 0)      # all matching pixels, as getColorBoundsRect
+    cx: float = 0.0                    # centre, pixels
+    cy: float = 0.0
+    nx: float = 0.0                    # centre, 0..1 of width/height
+    ny: float = 0.0
+    area_px: int = 0
+    confidence: float = 0.0
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class ColorLost(Event):
+    name: ClassVar[str] = "color_lost"
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class ColorFound(Event):
+    """The colour is seen again after being lost."""
+    name: ClassVar[str] = "color_found"
+    cx: float = 0.0
+    cy: float = 0.0
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Motion(Event):
+    name: ClassVar[str] = "motion"
+    box: Box = (0, 0, 0, 0)
+    amount: float = 0.0                # fraction of pixels moving, 0..1
+    zones: dict[str, float] = field(default_factory=dict)   # zone name -> amount 0..1
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Still(Event):
+    """Motion has stopped."""
+    name: ClassVar[str] = "still"
+
+
+# --- audio ------------------------------------------------------------------
+
+@register
+@dataclass(frozen=True, slots=True)
+class Level(Event):
+    """Activity level of one audio block, 0..100."""
+    name: ClassVar[str] = "level"
+    level: float = 0.0
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Activity(Event):
+    """The level crossed the silence threshold (Flash's ActivityEvent)."""
+    name: ClassVar[str] = "activity"
+    activating: bool = False
+    level: float = 0.0
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Clap(Event):
+    name: ClassVar[str] = "clap"
+    strength: float = 0.0              # 0..1
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class ClapPattern(Event):
+    """``count`` claps, each within the maximum gap of the previous one."""
+    name: ClassVar[str] = "clap_pattern"
+    count: int = 2
+    times: tuple[float, ...] = ()
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Pitch(Event):
+    name: ClassVar[str] = "pitch"
+    hz: float = 0.0                    # 0 when unvoiced
+    confidence: float = 0.0            # voicing confidence 0..1
+
+
+# --- dispatch ---------------------------------------------------------------
+
+Handler = Callable[[Event], "bool | None"]
+
+
+class Dispatcher:
+    """Routes events to handlers by name; ``"*"`` receives every event."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, list[Handler]] = {}
+
+    def on(self, name: str, handler: Handler) -> Handler:
+        if name != "*" and name not in EVENT_TYPES:
+            known = ", ".join(sorted(EVENT_TYPES))
+            raise ConfigError(f"unknown event name {name!r}; known events: {known}")
+        self._handlers.setdefault(name, []).append(handler)
+        return handler
+
+    def off(self, name: str, handler: Handler) -> None:
+        self._handlers.get(name, []).remove(handler)
+
+    def wants(self, names: Iterable[str]) -> bool:
+        """True if any handler listens to one of ``names`` (or to everything)."""
+        if self._handlers.get("*"):
+            return True
+        return any(self._handlers.get(n) for n in names)
+
+    def dispatch(self, event: Event) -> None:
+        for handler in (*self._handlers.get(event.name, ()), *self._handlers.get("*", ())):
+            if handler(event) is True:
+                break
+
+
+# --- serialization ----------------------------------------------------------
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return None
+        r = round(v, 6)
+        return 0.0 if r == 0 else r
+    if isinstance(v, (tuple, list)):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if hasattr(v, "item") and callable(v.item):  # numpy scalar
+        return _plain(v.item())
+    return v
+
+
+def to_jsonl(event: Event) -> str:
+    return json.dumps(event.to_dict(), sort_keys=True, separators=(",", ":"))
+
+
+def from_jsonl(line: str) -> Event:
+    d = json.loads(line)
+    name = d.pop("event", None)
+    cls = EVENT_TYPES.get(name)
+    if cls is None:
+        raise ConfigError(f"unknown event name {name!r} in line {line.strip()[:80]!r}")
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in d:
+            v = d[f.name]
+            kwargs[f.name] = tuple(v) if isinstance(v, list) else v
+    return cls(**kwargs)
+
+
+class JsonlWriter:
+    """A dispatcher handler that writes each event as one JSON line."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.count = 0
+
+    def __call__(self, event: Event) -> None:
+        self.stream.write(to_jsonl(event) + "\n")
+        self.count += 1

@@ -1,0 +1,180 @@
+"""The one loop: pull items from a source, run the stages, dispatch the events.
+
+Live input and replay go through the same ``Runner``. A source already yields its
+frames and audio blocks interleaved by timestamp; the runner applies frame
+transforms (e.g. mirror), then every enabled stage whose ``consumes`` matches.
+
+Stages are lazy by default: a stage runs only when some handler listens to one
+of the event names it ``emits`` (or when it sets ``always_run = True``, for apps
+that read a stage's state directly). A pipeline with only motion enabled never
+pays for edges.
+
+``pump(until_t)`` is for fixed-step apps: it processes everything up to the
+simulation time (replays and files) or everything that has arrived (live).
+"""
+from __future__ import annotations
+
+import statistics
+import time
+import zlib
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame
+from sensekit.events import AudioBlockSeen, Dispatcher, Event, FrameSeen
+
+
+@runtime_checkable
+class Stage(Protocol):
+    """A processing step that turns items into events.
+
+    ``consumes`` is ``"video"``, ``"audio"`` or ``"both"``; ``emits`` the event
+    names it can produce. ``process`` may keep state (previous frame, timers).
+    """
+
+    consumes: Literal["video", "audio", "both"]
+    emits: frozenset[str]
+
+    def process(self, item: Item) -> Iterable[Event]: ...
+
+
+def checksum(data: np.ndarray) -> str:
+    """CRC-32 of an array's bytes as 8 hex digits (stable across runs and machines)."""
+    return f"{zlib.crc32(np.ascontiguousarray(data).view(np.uint8).ravel()) & 0xFFFFFFFF:08x}"
+
+
+class RecordStage:
+    """Emits one ``frame``/``audio_block`` record per item with a data checksum."""
+
+    consumes: Literal["both"] = "both"
+    emits = frozenset({"frame", "audio_block"})
+
+    def process(self, item: Item) -> list[Event]:
+        if isinstance(item, VideoFrame):
+            h, w = item.image.shape[:2]
+            return [FrameSeen(t=item.t, index=item.index, width=w, height=h,
+                              checksum=checksum(item.image))]
+        return [AudioBlockSeen(t=item.t, index=item.index, samples=len(item.samples),
+                               rate=item.rate, checksum=checksum(item.samples))]
+
+
+@dataclass
+class RunStats:
+    frames: int = 0
+    blocks: int = 0
+    events: int = 0
+    event_counts: dict[str, int] = field(default_factory=dict)
+    latencies_ms: deque = field(default_factory=lambda: deque(maxlen=256))
+
+    @property
+    def latency_ms(self) -> float | None:
+        """Median capture-to-dispatch latency over the recent items (live only)."""
+        return statistics.median(self.latencies_ms) if self.latencies_ms else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"frames": self.frames, "blocks": self.blocks, "events": self.events,
+                "event_counts": dict(sorted(self.event_counts.items())),
+                "latency_ms": self.latency_ms}
+
+
+FrameTransform = Callable[[np.ndarray], np.ndarray]
+
+
+class Runner:
+    def __init__(
+        self,
+        source: Source,
+        stages: Iterable[Stage] = (),
+        dispatcher: Dispatcher | None = None,
+        *,
+        frame_transforms: Iterable[FrameTransform] = (),
+        lazy: bool = True,
+    ) -> None:
+        self.source = source
+        self.stages = list(stages)
+        self.dispatcher = dispatcher if dispatcher is not None else Dispatcher()
+        self.frame_transforms = list(frame_transforms)
+        self.lazy = lazy
+        self.stats = RunStats()
+        self.latest_frame: VideoFrame | None = None
+        self.latest_block: AudioBlock | None = None
+        self.ended = False
+        self._pending: Item | None = None
+
+    # -- one item ----------------------------------------------------------
+    def _active(self, stage: Stage) -> bool:
+        if not self.lazy or getattr(stage, "always_run", False):
+            return True
+        return self.dispatcher.wants(stage.emits)
+
+    def process(self, item: Item) -> list[Event]:
+        """Transform, run stages and dispatch for one item; returns its events."""
+        if isinstance(item, VideoFrame):
+            if self.frame_transforms:
+                image = item.image
+                for transform in self.frame_transforms:
+                    image = transform(image)
+                item = VideoFrame(item.index, item.t, image, item.captured_at)
+            self.latest_frame = item
+            self.stats.frames += 1
+            kind = "video"
+        else:
+            self.latest_block = item
+            self.stats.blocks += 1
+            kind = "audio"
+        events: list[Event] = []
+        for stage in self.stages:
+            if stage.consumes in (kind, "both") and self._active(stage):
+                events.extend(stage.process(item))
+        counts = self.stats.event_counts
+        for event in events:
+            counts[event.name] = counts.get(event.name, 0) + 1
+            self.dispatcher.dispatch(event)
+        self.stats.events += len(events)
+        if item.captured_at is not None:
+            self.stats.latencies_ms.append((time.monotonic() - item.captured_at) * 1000.0)
+        return events
+
+    # -- loops -------------------------------------------------------------
+    def run(self, *, max_items: int | None = None,
+            on_item: Callable[[Item], None] | None = None) -> RunStats:
+        """Process the whole source (or ``max_items`` items)."""
+        n = 0
+        for item in self.source:
+            self.process(item)
+            n += 1
+            if on_item is not None:
+                on_item(item)
+            if max_items is not None and n >= max_items:
+                break
+        else:
+            self.ended = True
+        return self.stats
+
+    def pump(self, until_t: float | None = None, *, max_items: int = 10_000) -> int:
+        """Process items up to ``until_t`` (replay/file) or all that have arrived (live).
+
+        Returns how many items were processed. Sets ``ended`` at the end of the source.
+        """
+        n = 0
+        live = self.source.is_live or until_t is None
+        while n < max_items and not self.ended:
+            item = self._pending
+            self._pending = None
+            if item is None:
+                try:
+                    item = self.source.read(timeout=0.0 if live else None)
+                except EOFError:
+                    self.ended = True
+                    break
+                if item is None:
+                    break
+            if not live and until_t is not None and item.t > until_t:
+                self._pending = item
+                break
+            self.process(item)
+            n += 1
+        return n
