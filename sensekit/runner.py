@@ -138,12 +138,22 @@ class Runner:
             self.stats.latencies_ms.append((time.monotonic() - item.captured_at) * 1000.0)
         return events
 
+    def dispatch_status(self) -> list[Event]:
+        """Dispatch the source's lost/restored events, if any."""
+        events = self.source.poll_status()
+        for event in events:
+            self.stats.event_counts[event.name] = self.stats.event_counts.get(event.name, 0) + 1
+            self.dispatcher.dispatch(event)
+        return events
+
     # -- loops -------------------------------------------------------------
     def run(self, *, max_items: int | None = None,
             on_item: Callable[[Item], None] | None = None) -> RunStats:
         """Process the whole source (or ``max_items`` items)."""
         n = 0
         for item in self.source:
+            if self.source.is_live:
+                self.dispatch_status()
             self.process(item)
             n += 1
             if on_item is not None:
@@ -161,6 +171,8 @@ class Runner:
         """
         n = 0
         live = self.source.is_live or until_t is None
+        if self.source.is_live:
+            self.dispatch_status()
         while n < max_items and not self.ended:
             item = self._pending
             self._pending = None

@@ -93,6 +93,14 @@ class Source(ABC):
         """Counters users care about: dropped frames, overflows, latency."""
         return {}
 
+    def poll_status(self) -> list[Any]:
+        """``SourceLost``/``SourceRestored`` events that happened since the last call.
+
+        Live sources that lose their device keep running, report the loss here,
+        reconnect with backoff and report the return. The runner dispatches these.
+        """
+        return []
+
 
 def merge_by_time(*streams: Iterable[Item]) -> Iterator[Item]:
     """Interleave already-sorted item streams by ``t``; on ties earlier streams first."""
