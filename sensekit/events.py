@@ -135,6 +135,24 @@ class Still(Event):
     name: ClassVar[str] = "still"
 
 
+@register
+@dataclass(frozen=True, slots=True)
+class ColorBounds(Event):
+    """The book's ``getColorBoundsRect``: the box of every pixel of one exact colour."""
+    name: ClassVar[str] = "color_bounds"
+    box: Box = (0, 0, 0, 0)            # (0, 0, 0, 0) when no pixel has the colour
+    color: int = 0                     # 0xRRGGBB looked for (after quantization)
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Edges(Event):
+    """An edge map was computed; the map itself is ``VisionStage.edge_map``."""
+    name: ClassVar[str] = "edges"
+    nonzero: int = 0                   # non-zero values in the map (pixels x channels)
+    fraction: float = 0.0              # nonzero / size of the map
+
+
 # --- audio ------------------------------------------------------------------
 
 @register

@@ -1,0 +1,13 @@
+"""Collision detection: pixel-perfect hit tests, a grid broad phase, contacts.
+
+- ``hit``: ``to_mask``, ``hit_test``, ``hit_test_point``, ``overlap_area``, bounding boxes
+  (``pygame.mask``, alpha thresholds).
+- ``grid``: ``circle_pairs``, ``box_pairs``, ``pairs_within`` (uniform grid, exact).
+- ``contact``: contact points and normals for circle pairs and circle-box, ``resolve``.
+"""
+from sensekit.collide.grid import auto_cell, box_pairs, circle_pairs, pairs_within
+from sensekit.collide.hit import (bounding_box, boxes_overlap, hit_test, hit_test_point,
+                                  overlap_area, to_mask)
+
+__all__ = ["auto_cell", "box_pairs", "circle_pairs", "pairs_within", "bounding_box",
+           "boxes_overlap", "hit_test", "hit_test_point", "overlap_area", "to_mask"]

@@ -1,0 +1,21 @@
+"""Steering: a vehicle, behaviours that return forces, named mixing, a vectorised flock.
+
+- ``vehicle``: ``Vehicle`` (mass, max_speed, max_force, edges wrap/bounce; ``update`` is the
+  one integrator).
+- ``behaviours``: seek, flee, arrive, pursue, evade, wander, avoid, follow_path,
+  separation/alignment/cohesion/flock, leader_follow, follow_flow, non_penetration.
+- ``mix``: ``Mix`` -- named weights.
+- ``flock``: ``Flock`` -- thousands of agents on a neighbour grid.
+- ``flowfield``: ``FlowField`` -- from optical flow or motion masks.
+"""
+from sensekit.steer.behaviours import (alignment, arrive, avoid, cohesion, evade, flee, flock,
+                                       follow_flow, follow_path, leader_follow,
+                                       non_penetration, pursue, seek, separation, wander)
+from sensekit.steer.flock import Flock
+from sensekit.steer.flowfield import FlowField
+from sensekit.steer.mix import Mix, mix
+from sensekit.steer.vehicle import Vehicle
+
+__all__ = ["Vehicle", "Flock", "FlowField", "Mix", "mix", "seek", "flee", "arrive", "pursue",
+           "evade", "wander", "avoid", "follow_path", "separation", "alignment", "cohesion",
+           "flock", "leader_follow", "follow_flow", "non_penetration"]

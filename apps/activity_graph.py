@@ -1,0 +1,132 @@
+"""Activity graph: a scrolling trace of how loud it is, with the threshold, the noise floor and events.
+
+The trace scrolls left one step at a time (10 s across the window). The yellow
+line is the activity threshold (+/- moves it): crossing it upwards fires an
+"activity on" event (green mark), dropping below it for the silence timeout
+fires "activity off" (red mark). The grey band is the room's noise floor
+(c re-measures it); claps get a star.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pygame
+
+from sensekit.app import App, draw as D
+from sensekit.audio.pipeline import AudioStage
+
+SECONDS = 10.0
+MARK_COLORS = {"on": D.GREEN, "off": D.RED, "clap": D.ACCENT}
+
+
+class ActivityGraph(App):
+    title = "Activity Graph"
+    instructions = "talk, sing, clap - watch the trace    +/- threshold    c measure noise floor"
+    needs = frozenset({"audio"})
+    mirror = False
+
+    def stages(self):
+        self.audio = AudioStage()
+        return [self.audio]
+
+    def setup(self) -> None:
+        n = int(round(SECONDS / self.step_s))
+        self.trace = np.zeros(n, np.float32)          # one value per step, newest last
+        self.level = 0.0
+        self.peak_since_step = 0.0
+        self.active = False
+        self.marks: list[tuple[float, str]] = []      # (time, kind)
+        self.counts = {"on": 0, "off": 0, "clap": 0}
+        self.on("level", self._on_level)
+        self.on("activity", self._on_activity)
+        self.on("clap", lambda e: self._mark(e.t, "clap"))
+
+    def _on_level(self, event) -> None:
+        self.level = event.level
+        self.peak_since_step = max(self.peak_since_step, event.level)
+
+    def _on_activity(self, event) -> None:
+        self.active = bool(event.activating)
+        self._mark(event.t, "on" if event.activating else "off")
+
+    def _mark(self, t: float, kind: str) -> None:
+        self.marks.append((t, kind))
+        self.counts[kind] += 1
+
+    def update(self, dt: float) -> None:
+        self.trace[:-1] = self.trace[1:]
+        self.trace[-1] = self.peak_since_step          # the loudest block of this step
+        self.peak_since_step = self.level
+        self.marks = [m for m in self.marks if m[0] > self.t - SECONDS]
+
+    def adjust_sensitivity(self, step: int) -> str:
+        level = self.audio.set_threshold(self.audio.threshold - 5 * step)
+        return f"threshold {level:.0f}"
+
+    def recalibrate(self) -> str:
+        self.audio.recalibrate()
+        return "measuring the noise floor - stay quiet for a second"
+
+    def levels(self) -> dict[str, float]:
+        return {"level": self.level, "floor": self.audio.noise_floor}
+
+    def state(self) -> dict[str, Any]:
+        return {"trace": self.trace.copy(), "active": self.active, "counts": dict(self.counts),
+                "threshold": self.audio.threshold, "floor": self.audio.noise_floor}
+
+    # -- drawing -------------------------------------------------------------
+    def draw(self, screen: pygame.Surface) -> None:
+        area = D.content_rect(screen)
+        screen.fill(D.DARK, area)
+        plot = pygame.Rect(area.x + 44, area.y + 70, area.w - 64, area.h - 100)
+        pygame.draw.rect(screen, (10, 12, 18), plot)
+
+        def y_of(level: float | np.ndarray) -> Any:
+            return plot.bottom - np.clip(level, 0, 100) / 100.0 * plot.h
+
+        for lv in (0, 25, 50, 75, 100):                                   # grid
+            y = int(y_of(lv))
+            pygame.draw.line(screen, (34, 38, 50), (plot.x, y), (plot.right, y))
+            D.text(screen, str(lv), (plot.x - 6, y), size=16, color=D.GREY, anchor="midright")
+        floor = self.audio.noise_floor
+        pygame.draw.rect(screen, (60, 64, 78), (plot.x, int(y_of(floor)), plot.w, plot.bottom - int(y_of(floor))))
+        D.text(screen, f"noise floor {floor:.0f}", (plot.right - 6, int(y_of(floor)) - 2), size=16,
+               color=(170, 170, 185), anchor="bottomright")
+
+        xs = np.linspace(plot.x, plot.right, len(self.trace))
+        ys = y_of(self.trace)
+        pts = np.column_stack([xs, ys])
+        pygame.draw.polygon(screen, (24, 70, 96), [(plot.x, plot.bottom), *pts.tolist(), (plot.right, plot.bottom)])
+        pygame.draw.lines(screen, D.CYAN, False, pts.tolist(), 2)
+
+        thr = int(y_of(self.audio.threshold))
+        pygame.draw.line(screen, D.ACCENT, (plot.x, thr), (plot.right, thr), 2)
+        D.text(screen, f"threshold {self.audio.threshold:.0f}", (plot.x + 6, thr - 2), size=18,
+               color=D.ACCENT, anchor="bottomleft")
+
+        for t, kind in self.marks:
+            x = plot.right - (self.t - t) / SECONDS * plot.w
+            color = MARK_COLORS[kind]
+            if kind == "clap":
+                pygame.draw.circle(screen, color, (int(x), plot.y + 10), 6)
+                pygame.draw.line(screen, color, (x, plot.y + 16), (x, plot.bottom), 1)
+            else:
+                pygame.draw.line(screen, color, (x, plot.y), (x, plot.bottom), 2)
+                tip = plot.y + (0 if kind == "on" else 12)
+                pygame.draw.polygon(screen, color, [(x - 6, plot.y + 6), (x + 6, plot.y + 6),
+                                                    (x, tip if kind == "off" else plot.y - 4)])
+
+        state = "SOUND" if self.active else "quiet"
+        D.text(screen, f"{self.level:3.0f}", (area.x + 20, area.y + 8), size=56, bold=True,
+               color=D.GREEN if self.active else D.WHITE)
+        D.text(screen, state, (area.x + 110, area.y + 16), size=34, bold=True,
+               color=D.GREEN if self.active else D.GREY)
+        legend = [("activity on", D.GREEN), ("activity off", D.RED), ("clap", D.ACCENT)]
+        x = area.right - 20
+        for label, color in reversed(legend):
+            r = D.text(screen, label, (x, area.y + 22), size=18, color=color, anchor="topright")
+            x = r.x - 18
+        D.text(screen, "10 s ago", (plot.x, plot.bottom + 4), size=16, color=D.GREY)
+        D.text(screen, "now", (plot.right, plot.bottom + 4), size=16, color=D.GREY, anchor="topright")
+        self.draw_frame(screen, f"on {self.counts['on']}  claps {self.counts['clap']}")

@@ -1,0 +1,133 @@
+"""Color ball: hold up something brightly coloured - the ball follows it; catch the stars.
+
+The camera image fills the window (mirrored, like a mirror). The box shows
+where the tracked colour is; the ball goes to its centre, anywhere in the
+window, and waits where it was while the colour is lost. Touch a star with
+the ball to score. Click on the picture to track a different colour.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pygame
+
+from sensekit.app import App, draw as D
+from sensekit.app.convert import bgr_to_rgb, camera_to_view
+from sensekit.vision.color_tracker import ColorTracker
+from sensekit.vision.pipeline import VisionStage
+from sensekit.vision.stages import bgr_to_rgb as bgr_to_hex
+from sensekit.vision.stages import rgb_to_bgr as hex_to_bgr
+
+BALL_R = 22
+STAR_R = 18
+DEFAULT_COLOR_BGR = (20, 45, 235)       # orange-red, like the ball in the demo recording
+TOLERANCE_HSV = (12.0, 80.0, 80.0)      # hue degrees, saturation, value
+
+
+def star_points(cx: float, cy: float, r: float, spin: float) -> list[tuple[float, float]]:
+    pts = []
+    for i in range(10):
+        a = spin + i * math.pi / 5
+        rr = r if i % 2 == 0 else r * 0.45
+        pts.append((cx + rr * math.sin(a), cy - rr * math.cos(a)))
+    return pts
+
+
+class ColorBall(App):
+    title = "Color Ball"
+    instructions = "move a bright object - the ball follows it; catch the stars   click: pick colour  +/- tolerance"
+    needs = frozenset({"video"})
+    window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
+
+    def stages(self):
+        self.tolerance = 1.0
+        self.vision = VisionStage(tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR), tolerance=TOLERANCE_HSV),
+                                  dispatcher=self.host.dispatcher)
+        return [self.vision]
+
+    def setup(self) -> None:
+        self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
+        self.ball = [float(self.camera_view.centerx), float(self.camera_view.centery)]
+        self.box: pygame.Rect | None = None
+        self.tracking = False
+        self.score = 0
+        self.target_bgr = DEFAULT_COLOR_BGR
+        self.star = self._new_star()
+        self.on("color_tracked", self._on_tracked)
+        self.on("color_lost", self._on_lost)
+
+    def _new_star(self) -> tuple[float, float]:
+        v = self.camera_view
+        while True:
+            x = float(self.rng.uniform(v.x + 40, v.right - 40))
+            y = float(self.rng.uniform(v.y + 40, v.bottom - 40))
+            if math.dist((x, y), self.ball) > 160:
+                return (x, y)
+
+    def _on_tracked(self, event) -> None:
+        size = self.host.frame_size
+        if size is None:
+            return
+        self.tracking = True
+        self.ball = list(camera_to_view(event.cx, event.cy, size, self.camera_view))
+        bx, by, bw, bh = event.box
+        x0, y0 = camera_to_view(bx, by, size, self.camera_view)
+        x1, y1 = camera_to_view(bx + bw, by + bh, size, self.camera_view)
+        self.box = pygame.Rect(int(x0), int(y0), max(1, int(x1 - x0)), max(1, int(y1 - y0)))
+
+    def _on_lost(self, event) -> None:
+        self.tracking = False          # the ball stays where it was
+        self.box = None
+
+    def update(self, dt: float) -> None:
+        if self.tracking and math.dist(self.ball, self.star) < BALL_R + STAR_R:
+            self.score += 1
+            self.star = self._new_star()
+
+    def pick_color(self, bgr: tuple[int, int, int], xy: tuple[int, int]) -> str:
+        frame = self.host.runner.latest_frame
+        self.vision.tracker.pick(frame.image, *xy)          # samples a patch around the click
+        self.target_bgr = hex_to_bgr(self.vision.tracker.color)
+        return f"tracking colour #{self.vision.tracker.color:06x}"
+
+    def adjust_sensitivity(self, step: int) -> str:
+        """+ widens the colour tolerance, - narrows it."""
+        self.tolerance = float(np.clip(self.tolerance * 1.25 ** step, 0.3, 3.0))
+        tol = tuple(min(limit, v * self.tolerance) for v, limit in zip(TOLERANCE_HSV, (60.0, 200.0, 200.0)))
+        self.vision.tracker = ColorTracker(self.vision.tracker.color, tolerance=tol)
+        return f"colour tolerance x{self.tolerance:.2f}"
+
+    def state(self) -> dict[str, Any]:
+        return {"ball": tuple(self.ball), "tracking": self.tracking, "score": self.score,
+                "box": tuple(self.box) if self.box else None}
+
+    # -- drawing -------------------------------------------------------------
+    def draw(self, screen: pygame.Surface) -> None:
+        view = self.camera_view
+        cam = self.camera_surface(view.size)
+        if cam is None:
+            screen.fill(D.DARK, view)
+        else:
+            screen.blit(cam, view)
+        sx, sy = self.star
+        pygame.draw.polygon(screen, (255, 230, 60), star_points(sx, sy, STAR_R, self.t))
+        pygame.draw.polygon(screen, (120, 80, 0), star_points(sx, sy, STAR_R, self.t), 2)
+        if self.box is not None:
+            pygame.draw.rect(screen, (0, 255, 120), self.box, 3)
+            D.text(screen, "tracking", (self.box.x, self.box.y - 2), size=18, color=(0, 255, 120),
+                   anchor="bottomleft")
+        bx, by = int(self.ball[0]), int(self.ball[1])
+        if self.tracking:
+            pygame.draw.circle(screen, (255, 255, 255), (bx, by), BALL_R + 3)
+            pygame.draw.circle(screen, (40, 140, 255), (bx, by), BALL_R)
+        else:
+            pygame.draw.circle(screen, (160, 160, 170), (bx, by), BALL_R, 4)
+            D.banner(screen, "colour lost - hold it up to the camera", color=(60, 60, 80),
+                     y=view.bottom - 30, size=24)
+        swatch = pygame.Rect(view.right - 40, view.y + 8, 30, 30)
+        pygame.draw.rect(screen, bgr_to_rgb(self.target_bgr), swatch)
+        pygame.draw.rect(screen, D.WHITE, swatch, 2)
+        D.text(screen, "colour", (swatch.x - 6, swatch.centery), size=18, anchor="midright")
+        self.draw_frame(screen, f"stars {self.score}")

@@ -1,0 +1,197 @@
+"""Motion paddle: breakout played by waving - move on the left or right of the picture to steer.
+
+The camera image (mirrored) is the backdrop. Motion in the left half of what
+you see pushes the paddle left, motion in the right half pushes it right; keep
+still and it stops. Bounce the ball into the bricks; three balls per game.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pygame
+
+from sensekit.app import App, draw as D
+from sensekit.vision.motion import MotionDetector
+from sensekit.vision.pipeline import VisionStage
+
+COLS, ROWS = 10, 5
+BRICK_H = 22
+PADDLE_W, PADDLE_H = 120, 14
+PADDLE_SPEED = 14.0       # px/step at full push
+BALL_R = 8
+BALL_SPEED = 7.0          # px/step
+ZONE_TOP = 0.6            # control zones start this far down the picture
+MIN_MOTION = 0.01         # fraction of a half that must move to count
+ROW_COLORS = [(235, 64, 52), (255, 140, 0), (255, 210, 0), (80, 220, 120), (60, 160, 255)]
+
+
+class MotionPaddle(App):
+    title = "Motion Paddle"
+    instructions = "wave in the lower left or right box to move the paddle - break all the bricks!   +/- sensitivity"
+    needs = frozenset({"video"})
+    window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
+
+    def stages(self):
+        # control zones: the lower 40% of each half (the bricks' area above is left alone)
+        w, h = self.host.source.frame_size or (320, 240)
+        top = int(h * ZONE_TOP)
+        zones = {"wave_left": (0, top, w // 2, h - top), "wave_right": (w // 2, top, w - w // 2, h - top)}
+        self.vision = VisionStage(blur_px=5, motion=MotionDetector(zones=zones),
+                                  dispatcher=self.host.dispatcher)
+        return [self.vision]
+
+    def setup(self) -> None:
+        self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
+        self.field = self.camera_view
+        self.shade = pygame.Surface(self.field.size, pygame.SRCALPHA)
+        self.shade.fill((0, 0, 20, 130))
+        self.sensitivity = 5
+        self.left = self.right = 0.0
+        self.score = 0
+        self.best = 0
+        self.history: list[tuple[float, float, float, float]] = []   # t, left, right, paddle x
+        self.on("motion", self._on_motion)
+        self.on("still", self._on_still)
+        self.restart()
+
+    def restart(self) -> str:
+        self.bricks = np.ones((ROWS, COLS), bool)
+        self.lives = 3
+        self.score = 0
+        self.wave = 1
+        self.paddle_x = float(self.field.centerx)
+        self.paddle_v = 0.0
+        self.game_over_at: float | None = None
+        self._serve()
+        return "new game"
+
+    def _serve(self) -> None:
+        self.ball = np.array([self.paddle_x, self.paddle_y - 30.0])
+        angle = self.rng.uniform(-0.6, 0.6)
+        speed = BALL_SPEED + (self.wave - 1)
+        self.vel = np.array([speed * math.sin(angle), -speed * math.cos(angle)])
+        self.serve_at = self.t + 1.0
+
+    @property
+    def paddle_y(self) -> float:
+        return self.field.bottom - 60.0
+
+    def _on_motion(self, event) -> None:
+        self.left = float(event.zones.get("wave_left", 0.0))
+        self.right = float(event.zones.get("wave_right", 0.0))
+
+    def _on_still(self, event) -> None:
+        self.left = self.right = 0.0
+
+    # -- the simulation ------------------------------------------------------
+    def push(self) -> float:
+        """-1..1: which way the motion pushes the paddle (what the player sees, mirrored)."""
+        threshold = MIN_MOTION * 1.4 ** (5 - self.sensitivity)
+        if max(self.left, self.right) < threshold:
+            return 0.0
+        total = self.left + self.right
+        return (self.right - self.left) / total
+
+    def update(self, dt: float) -> None:
+        target = PADDLE_SPEED * self.push()
+        self.paddle_v += (target - self.paddle_v) * 0.5
+        half = PADDLE_W / 2
+        self.paddle_x = float(np.clip(self.paddle_x + self.paddle_v, self.field.x + half, self.field.right - half))
+        self.history.append((self.t, self.left, self.right, self.paddle_x))
+        if self.game_over_at is not None:
+            if self.t - self.game_over_at > 3.0:
+                self.best = max(self.best, self.score)
+                self.restart()
+            return
+        if self.t < self.serve_at:                      # ball rides on the paddle
+            self.ball[:] = (self.paddle_x, self.paddle_y - BALL_R - PADDLE_H / 2)
+            return
+        self._move_ball()
+
+    def _move_ball(self) -> None:
+        f = self.field
+        self.ball += self.vel
+        x, y = self.ball
+        if x < f.x + BALL_R or x > f.right - BALL_R:
+            self.vel[0] = -self.vel[0]
+            self.ball[0] = np.clip(x, f.x + BALL_R, f.right - BALL_R)
+        if y < f.y + BALL_R:
+            self.vel[1] = abs(self.vel[1])
+        # bricks: the cell under the ball's leading edge
+        bw = f.w / COLS
+        top = f.y + 40
+        col = int((x - f.x) // bw)
+        row = int((y + math.copysign(BALL_R, self.vel[1]) - top) // BRICK_H)
+        if 0 <= row < ROWS and 0 <= col < COLS and self.bricks[row, col]:
+            self.bricks[row, col] = False
+            self.vel[1] = -self.vel[1]
+            self.score += 10 * (ROWS - row)
+            if not self.bricks.any():
+                self.wave += 1
+                self.bricks[:] = True
+                self._serve()
+        # paddle
+        if self.vel[1] > 0 and self.paddle_y - PADDLE_H / 2 <= y + BALL_R <= self.paddle_y + PADDLE_H / 2 \
+                and abs(x - self.paddle_x) <= PADDLE_W / 2 + BALL_R:
+            offset = (x - self.paddle_x) / (PADDLE_W / 2)            # -1..1: where it hit
+            speed = float(np.hypot(*self.vel))
+            angle = np.clip(offset, -1, 1) * 1.0
+            self.vel[:] = (speed * math.sin(angle), -speed * math.cos(angle))
+        if y > f.bottom + BALL_R:
+            self.lives -= 1
+            if self.lives <= 0:
+                self.game_over_at = self.t
+            else:
+                self._serve()
+
+    def adjust_sensitivity(self, step: int) -> str:
+        self.sensitivity = int(np.clip(self.sensitivity + step, 1, 9))
+        return f"motion sensitivity {self.sensitivity}/9"
+
+    def levels(self) -> dict[str, float]:
+        return {"left": 100 * self.left, "right": 100 * self.right}
+
+    def state(self) -> dict[str, Any]:
+        return {"paddle_x": self.paddle_x, "score": self.score, "lives": self.lives,
+                "bricks": int(self.bricks.sum()), "push": self.push()}
+
+    # -- drawing -------------------------------------------------------------
+    def draw(self, screen: pygame.Surface) -> None:
+        f = self.field
+        cam = self.camera_surface(f.size)
+        if cam is None:
+            screen.fill(D.DARK, f)
+        else:
+            screen.blit(cam, f)
+            screen.blit(self.shade, f)
+        top = f.y + int(f.h * ZONE_TOP)
+        half = f.w // 2
+        for amount, rect, label in ((self.left, pygame.Rect(f.x + 4, top, half - 8, f.bottom - top - 4), "< wave here"),
+                                    (self.right, pygame.Rect(f.x + half + 4, top, half - 8, f.bottom - top - 4),
+                                     "wave here >")):
+            lit = min(1.0, amount * 10)
+            color = (int(90 + 165 * lit), int(90 + 120 * lit), int(110 - 70 * lit))
+            pygame.draw.rect(screen, color, rect, 3 + int(3 * lit), border_radius=10)
+            D.text(screen, label, (rect.centerx, rect.bottom - 8), size=22, color=color, anchor="midbottom",
+                   bold=lit > 0)
+        bw = f.w / COLS
+        for r, c in zip(*np.nonzero(self.bricks)):
+            rect = pygame.Rect(int(f.x + c * bw) + 2, f.y + 40 + r * BRICK_H + 2, int(bw) - 4, BRICK_H - 4)
+            pygame.draw.rect(screen, ROW_COLORS[r], rect, border_radius=4)
+        paddle = pygame.Rect(0, 0, PADDLE_W, PADDLE_H)
+        paddle.center = (int(self.paddle_x), int(self.paddle_y))
+        pygame.draw.rect(screen, D.WHITE, paddle, border_radius=7)
+        push = self.push()
+        if push:
+            tip = self.paddle_x + math.copysign(PADDLE_W / 2 + 26, push)
+            base = self.paddle_x + math.copysign(PADDLE_W / 2 + 8, push)
+            pygame.draw.polygon(screen, D.ACCENT, [(tip, self.paddle_y), (base, self.paddle_y - 10),
+                                                   (base, self.paddle_y + 10)])
+        pygame.draw.circle(screen, (255, 240, 120), self.ball.astype(int).tolist(), BALL_R)
+        for i in range(self.lives):
+            pygame.draw.circle(screen, (255, 240, 120), (f.x + 16 + i * 20, f.y + 18), 6)
+        if self.game_over_at is not None:
+            D.banner(screen, f"GAME OVER - {self.score} points", color=(170, 40, 40))
+        self.draw_frame(screen, f"score {self.score}   wave {self.wave}")

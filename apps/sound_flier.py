@@ -1,0 +1,201 @@
+"""Sound flier: your voice lifts a little plane through a cave; touch a rock and the run ends.
+
+Loudness (the 0..100 activity level) pushes up against gravity: at the hover
+level the two cancel, louder climbs, quieter sinks (lift grows with level^1.5,
+so a shout climbs briskly and a murmur slowly sinks). Velocity loses 20% a step
+(the book's friction, tuned for 30 steps a second), which gives the floaty feel. The cave scrolls at a steady speed and
+gets tighter the further you go. Score = distance in metres. After a crash,
+shout (or press r) to fly again.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pygame
+
+from sensekit.app import App, draw as D
+from sensekit.audio.noise_floor import NoiseFloor
+from sensekit.audio.pipeline import AudioStage
+
+GRAVITY = 1.2          # px/step^2, down
+LIFT_POWER = 1.5       # lift = GRAVITY * (level / hover level) ** LIFT_POWER
+HOVER_LEVEL = 62.0     # level that exactly holds the flier up, at sensitivity 5
+FRICTION = 0.8         # velocity kept each step
+SPEED = 4.0            # cave scroll, px/step
+PX_PER_M = 20.0
+FLIER_X = 140
+RESTART_LEVEL = 45.0   # a shout this loud restarts after a crash
+RESTART_DELAY_S = 1.0
+ROCK = (92, 78, 70)
+ROCK_EDGE = (150, 130, 112)
+
+
+class SoundFlier(App):
+    title = "Sound Flier"
+    instructions = "make noise to climb, go quiet to sink - dodge the rocks!   r restart  c calibrate  +/- lift"
+    needs = frozenset({"audio"})
+    mirror = False
+
+    def stages(self):
+        self.audio = AudioStage(smoothing_ms=100.0, noise_floor=NoiseFloor(learn_ms=1000.0),
+                                dispatcher=self.host.dispatcher)
+        return [self.audio]
+
+    def setup(self) -> None:
+        self.sensitivity = 5
+        self.level = 0.0
+        self.best_m = 0.0
+        self.runs = 0
+        self.history: list[tuple[float, float, float, float, bool]] = []
+        self.on("level", self._on_level)
+        w, h = self.window_size
+        self.cave = pygame.Rect(0, D.TITLE_H, w, h - D.TITLE_H - D.FOOTER_H)
+        self.top, self.bottom = self.cave.top + 18, self.cave.bottom - 18
+        self.background = self._make_background()
+        self.restart()
+
+    def _on_level(self, event) -> None:
+        self.level = event.level
+
+    def restart(self) -> str:
+        self.y = (self.top + self.bottom) / 2
+        self.vy = 0.0
+        self.world_x = 0.0
+        self.crashed_at: float | None = None
+        self.trail: list[tuple[float, float]] = []
+        # rocks: world x of the left side, width, height, hanging from the top?
+        self.rocks = np.zeros((0, 4))
+        self.next_rock_x = 500.0
+        self.runs += 1
+        return "go!"
+
+    # -- the world -----------------------------------------------------------
+    def _spawn_rocks(self) -> None:
+        cave_h = self.bottom - self.top
+        while self.next_rock_x < self.world_x + self.cave.w + 80:
+            hardness = min(1.0, self.world_x / 6000.0)
+            width = self.rng.uniform(34, 64)
+            height = self.rng.uniform(60, 120 + 110 * hardness)
+            from_top = bool(self.rng.random() < 0.5)
+            near = self.rocks[self.rocks[:, 0] > self.next_rock_x - 140] if len(self.rocks) else self.rocks
+            opposite = near[near[:, 3] != from_top]
+            if len(opposite):                          # always leave a passage
+                height = min(height, cave_h - opposite[:, 2].max() - 150)
+            self.rocks = np.vstack([self.rocks, [self.next_rock_x, width, max(30.0, height), from_top]])
+            self.next_rock_x += self.rng.uniform(150 - 50 * hardness, 240 - 70 * hardness)
+        self.rocks = self.rocks[self.rocks[:, 0] + self.rocks[:, 1] > self.world_x - 20]
+
+    def _flier_points(self) -> np.ndarray:
+        return np.array([[FLIER_X + 16, self.y], [FLIER_X - 14, self.y + 2],
+                         [FLIER_X - 12, self.y - 10], [FLIER_X, self.y + 4]])
+
+    def _hits_rock(self) -> bool:
+        if not len(self.rocks):
+            return False
+        pts = self._flier_points()
+        px = pts[:, 0][None, :] + self.world_x           # (1, points) in world x
+        py = pts[:, 1][None, :]
+        x0, w, h, top = (self.rocks[:, i][:, None] for i in range(4))
+        cx = x0 + w / 2
+        reach = h * np.clip(1 - np.abs(px - cx) / (w / 2), 0, 1)   # triangle height at px
+        inside_x = (px >= x0) & (px <= x0 + w)
+        hit = np.where(top > 0, py <= self.top + reach, py >= self.bottom - reach)
+        return bool((inside_x & hit & (reach > 0)).any())
+
+    # -- the simulation ------------------------------------------------------
+    def update(self, dt: float) -> None:
+        if self.crashed_at is not None:
+            if self.t - self.crashed_at >= RESTART_DELAY_S and self.level >= RESTART_LEVEL:
+                self.restart()
+            return
+        self.vy += GRAVITY * (1.0 - (self.level / self.hover_level) ** LIFT_POWER)
+        y_before = self.y
+        self.y = min(max(self.y + self.vy, self.top + 12), self.bottom - 8)
+        self.vy *= FRICTION
+        self.world_x += SPEED
+        free = self.top + 12 < self.y < self.bottom - 8
+        self.history.append((self.t, self.level, self.bottom - self.y, y_before - self.y, free))
+        self.trail.append((self.world_x + FLIER_X - 14, self.y + 1))
+        del self.trail[:-24]
+        self._spawn_rocks()
+        if self._hits_rock():
+            self.crashed_at = self.t
+            self.best_m = max(self.best_m, self.distance_m)
+
+    @property
+    def hover_level(self) -> float:
+        """The level that holds the flier still: lower with more sensitivity, higher in a noisy room."""
+        floor = self.audio.noise_floor.level if self.audio.noise_floor.ready else 0.0
+        return HOVER_LEVEL * 1.1 ** (5 - self.sensitivity) + max(0.0, floor - 20.0)
+
+    @property
+    def distance_m(self) -> float:
+        return self.world_x / PX_PER_M
+
+    # -- keys ----------------------------------------------------------------
+    def adjust_sensitivity(self, step: int) -> str:
+        self.sensitivity = int(np.clip(self.sensitivity + step, 1, 9))
+        return f"lift {self.sensitivity}/9"
+
+    def recalibrate(self) -> str:
+        self.audio.noise_floor.recalibrate()
+        return "measuring the room's noise - stay quiet for a second"
+
+    def levels(self) -> dict[str, float]:
+        return {"level": self.level, "hover": self.hover_level}
+
+    def state(self) -> dict[str, Any]:
+        return {"altitude": self.bottom - self.y, "distance_m": self.distance_m,
+                "crashed": self.crashed_at is not None, "runs": self.runs, "best_m": self.best_m}
+
+    # -- drawing -------------------------------------------------------------
+    def _make_background(self) -> pygame.Surface:
+        w, h = self.cave.size
+        y = np.linspace(0, 1, h)[None, :, None]
+        rgb = (np.array([18, 30, 48]) * (1 - y) + np.array([8, 12, 22]) * y)
+        rgb = np.broadcast_to(rgb, (w * 2, h, 3)).copy()
+        bg = pygame.surfarray.make_surface(rgb.astype(np.uint8))
+        for _ in range(26):                               # distant rocks, drawn once
+            x, r = self.rng.uniform(0, 2 * w), self.rng.uniform(20, 70)
+            yy = self.rng.choice([0, h])
+            pygame.draw.circle(bg, (28, 40, 58), (int(x), int(yy)), int(r))
+            pygame.draw.circle(bg, (28, 40, 58), (int(x - 2 * w), int(yy)), int(r))
+        return bg
+
+    def _draw_flier(self, screen: pygame.Surface) -> None:
+        angle = math.atan2(self.vy, SPEED * 2)
+        ca, sa = math.cos(angle), math.sin(angle)
+        body = [(-16, 0), (-16, -11), (-10, -5), (18, 0), (-6, 5)]
+        pts = [(FLIER_X + x * ca - y * sa, self.y + x * sa + y * ca) for x, y in body]
+        color = (255, 90, 60) if self.crashed_at is not None else (255, 206, 64)
+        pygame.draw.polygon(screen, color, pts)
+        pygame.draw.polygon(screen, (40, 30, 20), pts, 2)
+
+    def draw(self, screen: pygame.Surface) -> None:
+        cave = self.cave
+        off = int(self.world_x / 2) % cave.w                   # parallax
+        screen.blit(self.background, cave.topleft, pygame.Rect(off, 0, cave.w, cave.h))
+        for tx, ty in self.trail[::2]:
+            pygame.draw.circle(screen, (255, 230, 150), (int(tx - self.world_x), int(ty)), 2)
+        screen.fill(ROCK, (0, cave.top, cave.w, self.top - cave.top))
+        screen.fill(ROCK, (0, self.bottom, cave.w, cave.bottom - self.bottom))
+        for x0, w, h, top in self.rocks:
+            x = x0 - self.world_x
+            base, tip = (self.top, self.top + h) if top else (self.bottom, self.bottom - h)
+            pts = [(x, base), (x + w, base), (x + w / 2, tip)]
+            pygame.draw.polygon(screen, ROCK, pts)
+            pygame.draw.polygon(screen, ROCK_EDGE, pts, 2)
+        self._draw_flier(screen)
+        hover = self.hover_level
+        D.meter(screen, pygame.Rect(cave.right - 26, cave.top + 40, 14, cave.h - 80), self.level,
+                color=D.GREEN if self.level >= hover else D.CYAN, mark=hover)
+        D.text(screen, "voice", (cave.right - 19, cave.top + 36), size=16, color=D.GREY,
+               anchor="midbottom")
+        if self.crashed_at is not None:
+            D.banner(screen, f"CRASH!  {self.distance_m:.0f} m - shout to fly again",
+                     color=(170, 40, 40))
+        elif self.t < 2.5 and self.runs == 1:
+            D.banner(screen, "Make noise to fly!", color=(40, 110, 170), y=cave.top + 60)
+        self.draw_frame(screen, f"{self.distance_m:5.0f} m   best {self.best_m:.0f} m")

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""sensekit.collide against ../shared/bench/collide_ref.py, in one process, on the same data.
+
+Circles: the reference's own scene (``make_scene``: N circles, r ~ U[2, 10], 10 % area,
+3 drifting snapshots). For each N the reference grid and ``sensekit.collide.circle_pairs``
+are checked to return the same pair set on every snapshot, then timed alternately
+(reference, sensekit, reference, sensekit) so machine noise hits both alike.
+Masks: the reference's two 100x100 stars; raw ``mask_a.overlap(mask_b, offset)`` against
+``sensekit.collide.hit_test(mask_a, pos_a, mask_b, pos_b)`` at the same offsets.
+
+stdout: JSON lines in the reference's shape (``name``, ``params`` with ``method`` or
+``impl``, ``median_ms``...), plus one ``{"name": "ratio", ...}`` line per comparison with
+``ratio = sensekit / reference`` of the medians and the acceptance limit.
+stderr: ``#`` lines, including a readable summary.
+
+Usage: .venv/bin/python benchmarks/collide.py [--n 1000,10000,100000] [--budget 0.5]
+       [--bench-dir ../shared/bench]
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_BENCH = HERE.parent.parent / "shared" / "bench"
+
+
+def load_ref(bench_dir: Path, name: str):
+    """Import a reference script by path (its folder goes on sys.path for ``benchutil``)."""
+    sys.path.insert(0, str(bench_dir))
+    spec = importlib.util.spec_from_file_location(name, bench_dir / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def median(stats: list[dict]) -> float:
+    return float(np.median([s["median_ms"] for s in stats]))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", default="1000,10000,100000", help="circle counts (default %(default)s)")
+    ap.add_argument("--rmin", type=float, default=2.0)
+    ap.add_argument("--rmax", type=float, default=10.0)
+    ap.add_argument("--density", type=float, default=0.10)
+    ap.add_argument("--snapshots", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=2, help="alternating timing rounds (default 2)")
+    ap.add_argument("--no-masks", action="store_true")
+    ap.add_argument("--bench-dir", type=Path, default=DEFAULT_BENCH)
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    # import the reference first (from --bench-dir) so its timing knobs can be added
+    pre, _ = ap.parse_known_args()
+    cr = load_ref(pre.bench_dir, "collide_ref")
+    bu = sys.modules["benchutil"]
+    bu.add_timing_args(ap, budget=0.5, min_runs=5)
+    args = ap.parse_args()
+
+    from sensekit.collide import circle_pairs, hit_test
+
+    rng = np.random.default_rng(args.seed)
+    summary = []
+    for n in bu.parse_int_list(args.n):
+        r, world, snaps = cr.make_scene(n, args.rmin, args.rmax, args.density, args.snapshots, rng)
+        ref_fn = lambda i: cr.pairs_grid(snaps[i % len(snaps)], r, args.rmax, world)  # noqa: E731
+        our_fn = lambda i: circle_pairs(snaps[i % len(snaps)], r)  # noqa: E731
+        for s, p in enumerate(snaps):
+            want = cr.canonical(*cr.pairs_grid(p, r, args.rmax, world))
+            got = circle_pairs(p, r)
+            got = got[:, 0] * (1 << 32) + got[:, 1]
+            assert np.array_equal(got, want), f"N={n} snapshot {s}: sensekit != reference grid"
+        bu.log(f"verify N={n}: sensekit == reference grid on {len(snaps)} snapshots")
+        P = {"n": n, "world": round(world, 1), "density": args.density,
+             "rmin": args.rmin, "rmax": args.rmax}
+        ref_stats, our_stats = [], []
+        for _ in range(args.rounds):
+            ref_stats.append(bu.measure(ref_fn, args))
+            our_stats.append(bu.measure(our_fn, args))
+        bu.emit("collide.circles", dict(P, method="grid"), ref_stats[-1])
+        bu.emit("collide.circles", dict(P, method="sensekit"), our_stats[-1])
+        ratio = median(our_stats) / median(ref_stats)
+        limit = 1.0 if n >= 100000 else None
+        print(json.dumps({"name": "ratio", "what": f"circle_pairs N={n} vs reference grid",
+                          "sensekit_ms": round(median(our_stats), 3),
+                          "reference_ms": round(median(ref_stats), 3),
+                          "ratio": round(ratio, 3), "limit": limit}), flush=True)
+        summary.append((f"grid N={n}", median(our_stats), median(ref_stats), ratio, limit))
+
+    if not args.no_masks:
+        import pygame  # noqa: F401  (initialised by the reference import)
+        ma, _ = cr.star_mask(rot_deg=0)
+        mb, _ = cr.star_mask(rot_deg=18)
+        offsets = {"centered": (0, 0), "partial": (30, 20), "tips": (-58, -58),
+                   "bbox_only": (70, 70)}
+        pa = (100, 100)
+        for label, (ox, oy) in offsets.items():
+            pb = (pa[0] + ox, pa[1] + oy)
+            assert hit_test(ma, pa, mb, pb) == (ma.overlap(mb, (ox, oy)) is not None), label
+            raw = lambda i: ma.overlap(mb, (ox, oy))  # noqa: E731
+            ours = lambda i: hit_test(ma, pa, mb, pb)  # noqa: E731
+            rs, us = [], []
+            for _ in range(args.rounds):
+                rs.append(bu.measure(raw, args, inner=200))
+                us.append(bu.measure(ours, args, inner=200))
+            P = {"size": "100x100", "offset": [ox, oy], "case": label, "op": "overlap"}
+            bu.emit("collide.mask", dict(P, impl="pygame"), rs[-1])
+            bu.emit("collide.mask", dict(P, impl="sensekit"), us[-1])
+            ratio = median(us) / median(rs)
+            print(json.dumps({"name": "ratio", "what": f"hit_test {label} vs raw Mask.overlap",
+                              "sensekit_ms": median(us), "reference_ms": median(rs),
+                              "ratio": round(ratio, 3), "limit": 1.5}), flush=True)
+            summary.append((f"hit_test {label}", median(us), median(rs), ratio, 1.5))
+
+    bu.log("summary (sensekit / reference, medians over alternating rounds):")
+    ok = True
+    for what, ours, theirs, ratio, limit in summary:
+        verdict = "" if limit is None else ("  OK" if ratio <= limit else f"  OVER {limit}x")
+        ok &= limit is None or ratio <= limit
+        bu.log(f"  {what:28s} {ours:10.4f} ms vs {theirs:10.4f} ms  ratio {ratio:5.2f}{verdict}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

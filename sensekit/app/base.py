@@ -1,0 +1,135 @@
+"""``App``: the class a mini-app subclasses. The host (``host.py``) runs it.
+
+A mini-app is one file in ``apps/`` that defines one ``App`` subclass. It says
+what it is (``title``, ``instructions``, ``needs``), builds its sensing stages,
+subscribes to events, and implements a fixed-step ``update(dt)`` and a
+``draw(screen)``. Everything else (the pygame loop, the fixed step driven by
+source time on replay, pausing, the HUD, screenshots, video, event logs, the
+mirror, keys and clicks, the source-lost banner) is the host's job.
+
+Minimal example::
+
+    class Blinker(App):
+        title = "Blinker"
+        instructions = "make a noise"
+        needs = frozenset({"audio"})
+
+        def stages(self):
+            return [AudioStage()]
+
+        def setup(self):
+            self.loud = False
+            self.on("level", lambda e: setattr(self, "loud", e.level > 30))
+
+        def draw(self, screen):
+            screen.fill((255, 255, 255) if self.loud else (0, 0, 0))
+
+Hooks the host calls (all optional except ``draw``):
+
+- ``stages()`` -> the runner stages (built once, before ``setup``);
+- ``setup()`` -> subscribe with ``self.on(name, handler)``, build the game state;
+- ``update(dt)`` -> advance the game by exactly ``dt`` seconds (the fixed step);
+- ``draw(screen)`` -> draw the whole window (``self.draw_frame`` helps);
+- ``levels()`` -> numbers for the HUD (``{"level": 42.0}``);
+- ``recalibrate()`` (key ``c``), ``adjust_sensitivity(step)`` (keys ``+``/``-``),
+  ``pick_color(bgr, xy)`` (click on ``camera_view``), ``restart()`` (key ``r``):
+  each may return a short message that the host shows for a moment;
+- ``state()`` -> a dict of what the player sees, for tests and benchmarks.
+
+Randomness: use ``self.rng`` (a ``numpy.random.Generator`` seeded from
+``seed``), never the global generators, so every run is the same game.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable
+
+import numpy as np
+import pygame
+
+from sensekit.app import draw as D
+from sensekit.events import Event
+from sensekit.runner import Stage
+
+if TYPE_CHECKING:
+    from sensekit.app.host import AppHost
+
+
+class App:
+    #: set from the file name by the registry (``apps/clapper.py`` -> ``"clapper"``)
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = "sensekit app"
+    #: the instruction line at the bottom of the window
+    instructions: ClassVar[str] = ""
+    #: inputs the app cannot work without: ``"video"``, ``"audio"``
+    needs: ClassVar[frozenset[str]] = frozenset({"video"})
+    #: bundled recording used when no live device exists (``sensekit.paths``)
+    recording: ClassVar[str] = "demo"
+    window_size: ClassVar[tuple[int, int]] = (640, 480)
+    #: the fixed simulation step, seconds
+    step_s: ClassVar[float] = 1.0 / 30.0
+    #: mirror the camera image (and every vision stage's input) left-right
+    mirror: ClassVar[bool] = True
+    seed: ClassVar[int] = 1
+
+    def __init__(self, host: "AppHost") -> None:
+        self.host = host
+        self.rng = np.random.default_rng(self.seed)
+        #: where the camera image is drawn; clicks inside it pick colours
+        self.camera_view: pygame.Rect | None = None
+
+    # -- hooks ---------------------------------------------------------------
+    def stages(self) -> Iterable[Stage]:
+        return []
+
+    def setup(self) -> None:
+        pass
+
+    def update(self, dt: float) -> None:
+        pass
+
+    def draw(self, screen: pygame.Surface) -> None:
+        raise NotImplementedError
+
+    def levels(self) -> dict[str, float]:
+        return {}
+
+    def recalibrate(self) -> str | None:
+        return None
+
+    def adjust_sensitivity(self, step: int) -> str | None:
+        return None
+
+    def pick_color(self, bgr: tuple[int, int, int], xy: tuple[int, int]) -> str | None:
+        return None
+
+    def restart(self) -> str | None:
+        return None
+
+    def state(self) -> dict[str, Any]:
+        return {}
+
+    # -- helpers for subclasses ----------------------------------------------
+    def on(self, name: str, handler: Callable[[Event], Any]) -> None:
+        """Subscribe to an event name (checked now, not when it fires)."""
+        self.host.dispatcher.on(name, handler)
+
+    @property
+    def t(self) -> float:
+        """Simulation time in seconds (advances by ``step_s`` per update)."""
+        return self.host.sim_t
+
+    def camera_surface(self, size: tuple[int, int]) -> pygame.Surface | None:
+        """The latest (mirrored) camera image scaled to ``size``; ``None`` before the first frame."""
+        return self.host.camera_surface(size)
+
+    def draw_frame(self, screen: pygame.Surface, score: str = "") -> None:
+        """The title bar (title, score) and the instruction line; call at the end of ``draw``."""
+        D.title_bar(screen, self.title, score)
+        D.footer(screen, self.instructions)
+
+    @classmethod
+    def describe(cls) -> str:
+        """First line of the module docstring, or the title."""
+        import sys
+        doc = (sys.modules.get(cls.__module__).__doc__ or "") if cls.__module__ in sys.modules else ""
+        return doc.strip().splitlines()[0] if doc.strip() else cls.title

@@ -1,0 +1,315 @@
+"""``AppHost``: the pygame loop every mini-app runs in.
+
+One loop iteration is one **fixed simulation step** (``App.step_s``, 1/30 s by
+default) followed by one drawing:
+
+1. handle pygame input (keys, clicks, window close);
+2. unless paused: advance the simulation clock by one step, feed the runner
+   everything the source produced up to that time (``Runner.pump(sim_t)``), then
+   ``app.update(step_s)``;
+3. ``app.draw(screen)``, then the HUD, any banner (paused, source lost, recording
+   ended) and a short message from the last key press; write the video frame.
+
+On a replay or file the simulation clock *is* the source clock: the game sees
+exactly the same items at the same steps on every run and on every machine, so
+a run is reproducible down to the pixel. With a window the loop is paced to
+wall-clock time; headless it runs as fast as it can. On a live source the
+runner takes whatever has arrived at each step.
+
+The camera image is mirrored (``App.mirror``) before any stage sees it, as
+a mirror is what players expect; event coordinates are therefore in mirrored
+image pixels, the way they appear on screen.
+
+Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``+``/``-``
+sensitivity, ``r`` restart, ``esc``/``q`` quit; a click on ``app.camera_view``
+picks the colour under the pointer.
+
+HUD (second line of the title bar): fps, the source, the capture-to-event
+latency and the app's levels. In deterministic runs (not live, headless) the fps
+shown is the simulation rate and the latency is the source-time lag between an
+item and the step that used it, so screenshots do not depend on machine speed.
+
+When the source reports ``source_lost`` the app says so in a red banner and
+keeps running; ``source_restored`` removes it.
+
+Failure modes: ``pygame.error`` if no display is available and not headless;
+``ConfigError`` for an unwritable ``--video`` path.
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import pygame
+
+from sensekit.app import draw as D
+from sensekit.app.base import App
+from sensekit.app.convert import array_to_surface, view_to_camera
+from sensekit.app.video import VideoRecorder
+from sensekit.capture.base import Source
+from sensekit.clock import Clock, MonotonicClock
+from sensekit.events import Dispatcher, Event, JsonlWriter, SourceLost, SourceRestored
+from sensekit.runner import Runner
+from sensekit.vision.stages import mirror
+
+TOAST_S = 2.0
+
+
+@dataclass
+class RunOptions:
+    headless: bool = False
+    frames: int | None = None
+    screenshot: Path | None = None
+    video: Path | None = None
+    events: Path | None = None
+    #: where key ``s`` saves pictures
+    screenshot_dir: Path = field(default_factory=Path.cwd)
+    #: draw the HUD line (tests of pure game pictures may switch it off)
+    hud: bool = True
+
+
+@dataclass
+class RunResult:
+    frames: int
+    sim_t: float
+    wall_s: float
+    events: int
+    ended: bool
+    state: dict[str, Any]
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.wall_s if self.wall_s > 0 else float("inf")
+
+
+class AppHost:
+    """Runs one ``App`` class on one opened ``Source``."""
+
+    def __init__(self, app_cls: type[App], source: Source, options: RunOptions | None = None,
+                 *, clock: Clock | None = None) -> None:
+        self.options = options or RunOptions()
+        if self.options.headless:
+            os.environ["SDL_VIDEODRIVER"] = "dummy"
+            os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+        pygame.display.init()
+        pygame.font.init()
+        self.source = source
+        self.live = bool(source.is_live)
+        self.deterministic = not self.live and self.options.headless
+        self.clock: Clock = clock or MonotonicClock()
+        self.dispatcher = Dispatcher()
+        self.sim_t = 0.0
+        self.frame_no = 0
+        self.steps = 0
+        self.paused = False
+        self.quit = False
+        self.lost: str | None = None
+        self.toast: tuple[str, float] | None = None
+        self._cam_cache: tuple[int, tuple[int, int], pygame.Surface] | None = None
+        self._wall_times: deque[float] = deque(maxlen=30)
+        self._last_item_t = 0.0
+        self._events_file: TextIO | None = None
+        self.video: VideoRecorder | None = None
+
+        self.screen = pygame.display.set_mode(app_cls.window_size)
+        pygame.display.set_caption(f"sensekit - {app_cls.title}")
+        self.app = app_cls(self)
+        transforms = [mirror] if app_cls.mirror else []
+        self.runner = Runner(source, list(self.app.stages()), self.dispatcher,
+                             frame_transforms=transforms)
+        self.dispatcher.on(SourceLost.name, self._on_lost)
+        self.dispatcher.on(SourceRestored.name, self._on_restored)
+        if self.options.events is not None:
+            self.options.events.parent.mkdir(parents=True, exist_ok=True)
+            self._events_file = open(self.options.events, "w", encoding="utf-8")
+            self.dispatcher.on("*", JsonlWriter(self._events_file))
+        if self.options.video is not None:
+            self.video = VideoRecorder(self.options.video, fps=1.0 / app_cls.step_s)
+        self.app.setup()
+
+    # -- source status -------------------------------------------------------
+    def _on_lost(self, event: Event) -> None:
+        assert isinstance(event, SourceLost)
+        what = event.source or self.source.description
+        self.lost = f"{what} lost" + (f": {event.reason}" if event.reason else "") + " - reconnecting"
+
+    def _on_restored(self, event: Event) -> None:
+        self.lost = None
+        self.say(f"{getattr(event, 'source', '') or self.source.description} is back")
+
+    # -- helpers for apps ----------------------------------------------------
+    def say(self, message: str | None) -> None:
+        """Show ``message`` above the instruction line for a couple of seconds."""
+        if message:
+            self.toast = (message, self.sim_t + TOAST_S)
+
+    def camera_surface(self, size: tuple[int, int]) -> pygame.Surface | None:
+        frame = self.runner.latest_frame
+        if frame is None:
+            return None
+        size = (int(size[0]), int(size[1]))
+        cache = self._cam_cache
+        if cache is None or cache[0] != frame.index or cache[1] != size:
+            cache = self._cam_cache = (frame.index, size, array_to_surface(frame.image, size))
+        return cache[2]
+
+    @property
+    def frame_size(self) -> tuple[int, int] | None:
+        frame = self.runner.latest_frame
+        if frame is None:
+            return self.source.frame_size
+        h, w = frame.image.shape[:2]
+        return (w, h)
+
+    # -- input ---------------------------------------------------------------
+    def press(self, key: int) -> None:
+        """Act on a key exactly as if it were pressed (tests use this too)."""
+        app = self.app
+        if key == pygame.K_SPACE:
+            self.paused = not self.paused
+        elif key == pygame.K_c:
+            self.say(app.recalibrate() or "nothing to recalibrate")
+        elif key == pygame.K_s:
+            path = self.options.screenshot_dir / f"{app.name or 'app'}-{self.frame_no:05d}.png"
+            self.save_screenshot(path)
+            self.say(f"saved {path.name}")
+        elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
+            self.say(app.adjust_sensitivity(+1))
+        elif key in (pygame.K_MINUS, pygame.K_KP_MINUS):
+            self.say(app.adjust_sensitivity(-1))
+        elif key == pygame.K_r:
+            self.say(app.restart())
+        elif key in (pygame.K_ESCAPE, pygame.K_q):
+            self.quit = True
+
+    def click(self, pos: tuple[int, int]) -> None:
+        """A left click at window pixel ``pos``: picks the colour under it on the camera view."""
+        view, frame = self.app.camera_view, self.runner.latest_frame
+        if view is None or frame is None:
+            return
+        h, w = frame.image.shape[:2]
+        xy = view_to_camera(pos[0], pos[1], (w, h), view)
+        if xy is None:
+            return
+        b, g, r = (int(v) for v in frame.image[xy[1], xy[0]])
+        self.say(self.app.pick_color((b, g, r), xy))
+
+    def _handle_input(self) -> None:
+        for ev in pygame.event.get():
+            if ev.type == pygame.QUIT:
+                self.quit = True
+            elif ev.type == pygame.KEYDOWN:
+                self.press(ev.key)
+            elif ev.type == pygame.MOUSEBUTTONDOWN and ev.button == 1:
+                self.click(ev.pos)
+
+    # -- one iteration -------------------------------------------------------
+    def step(self) -> None:
+        """One fixed simulation step (unless paused) and one drawing."""
+        self._handle_input()
+        if not self.paused:
+            self.steps += 1
+            self.sim_t = self.steps * self.app.step_s
+            self.runner.pump(None if self.live else self.sim_t)
+            latest = [i.t for i in (self.runner.latest_frame, self.runner.latest_block) if i is not None]
+            if latest:
+                self._last_item_t = max(latest)
+            self.app.update(self.app.step_s)
+        self.frame_no += 1
+        self._wall_times.append(time.perf_counter())
+        self.render()
+
+    def render(self) -> None:
+        screen = self.screen
+        self.app.draw(screen)
+        if self.options.hud:
+            self._draw_hud(screen)
+        content = D.content_rect(screen)
+        if self.lost:
+            D.banner(screen, self.lost, color=D.RED, y=content.y + 30, size=26)
+        elif self.paused:
+            D.banner(screen, "PAUSED - space to resume", color=(70, 70, 90))
+        elif self.runner.ended and not self.live:
+            D.text(screen, "recording ended", (content.right - 8, content.bottom - 6),
+                   size=18, color=D.GREY, anchor="bottomright")
+        if self.toast is not None:
+            message, until = self.toast
+            if self.sim_t <= until or self.paused:
+                D.text(screen, message, (screen.get_width() // 2, content.bottom - 8), size=22,
+                       color=D.ACCENT, anchor="midbottom", bold=True)
+            else:
+                self.toast = None
+        pygame.display.flip()
+        if self.video is not None:
+            self.video.write(screen)
+
+    def hud_line(self) -> str:
+        if self.deterministic:
+            fps = f"{1.0 / self.app.step_s:.0f} fps (sim)"
+            lag_ms = max(0.0, (self.sim_t - self._last_item_t) * 1000.0)
+            latency = f"lag {lag_ms:.0f} ms"
+        else:
+            times = self._wall_times
+            span = times[-1] - times[0] if len(times) > 1 else 0.0
+            fps = f"{(len(times) - 1) / span:.0f} fps" if span > 0 else "-- fps"
+            lat = self.runner.stats.latency_ms
+            if lat is not None:
+                latency = f"latency {lat:.0f} ms"
+            else:
+                latency = f"lag {max(0.0, (self.sim_t - self._last_item_t) * 1000.0):.0f} ms"
+        levels = "  ".join(f"{k} {v:.0f}" for k, v in self.app.levels().items())
+        return f"{fps} | {self.source.description} | {latency}" + (f" | {levels}" if levels else "")
+
+    def _draw_hud(self, screen: pygame.Surface) -> None:
+        D.text(screen, self.hud_line(), (10, D.TITLE_H - 3), size=17, color=D.GREY,
+               anchor="bottomleft")
+
+    # -- whole runs ----------------------------------------------------------
+    def save_screenshot(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pygame.image.save(self.screen, str(path))
+        return path
+
+    def run(self) -> RunResult:
+        """Loop until quit, ``--frames`` steps, or (headless, no ``--frames``) the end of a replay."""
+        frames = self.options.frames
+        pace = not self.options.headless
+        start = time.perf_counter()
+        t0 = self.clock.now()
+        n = 0
+        try:
+            while not self.quit and (frames is None or n < frames):
+                if frames is None and self.options.headless and self.runner.ended:
+                    break
+                self.step()
+                n += 1
+                if pace:
+                    due = t0 + n * self.app.step_s
+                    if self.clock.now() - due > 0.25:      # far behind: do not try to catch up
+                        t0 = self.clock.now() - n * self.app.step_s
+                    self.clock.sleep_until(due)
+            if self.options.screenshot is not None:
+                self.save_screenshot(self.options.screenshot)
+        finally:
+            self.close()
+        return RunResult(frames=n, sim_t=self.sim_t, wall_s=time.perf_counter() - start,
+                         events=self.runner.stats.events, ended=self.runner.ended,
+                         state=self.app.state())
+
+    def close(self) -> None:
+        if self.video is not None:
+            self.video.close()
+        if self._events_file is not None:
+            self._events_file.close()
+            self._events_file = None
+
+
+def run_app(app_cls: type[App], source: Source, options: RunOptions | None = None) -> RunResult:
+    """Open ``source``, run ``app_cls`` in it, close the source."""
+    with source:
+        return AppHost(app_cls, source, options).run()

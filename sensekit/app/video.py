@@ -1,0 +1,50 @@
+"""``VideoRecorder``: writes what the window shows to a video file, frame by frame.
+
+The codec follows the file extension: ``.avi`` -> MJPG (small, plays anywhere),
+``.mkv`` -> FFV1 (lossless), ``.mp4`` -> mp4v. The writer opens on the first
+frame (so it knows the size) and raises ``ConfigError`` naming the path when
+OpenCV cannot open it (unknown extension, missing codec, unwritable folder).
+Cost: one surface copy + encode per frame, about 1-3 ms at 640x480 for MJPG.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import pygame
+
+from sensekit.app.convert import surface_to_array
+from sensekit.errors import ConfigError
+
+FOURCC = {".avi": "MJPG", ".mkv": "FFV1", ".mp4": "mp4v"}
+
+
+class VideoRecorder:
+    def __init__(self, path: str | Path, fps: float) -> None:
+        self.path = Path(path)
+        suffix = self.path.suffix.lower()
+        if suffix not in FOURCC:
+            raise ConfigError(f"video file {str(self.path)!r} must end in one of "
+                              f"{', '.join(sorted(FOURCC))}, got {suffix or 'no extension'!r}")
+        self.fourcc = FOURCC[suffix]
+        self.fps = float(fps)
+        self.frames = 0
+        self._writer: cv2.VideoWriter | None = None
+
+    def write(self, surface: pygame.Surface) -> None:
+        image = surface_to_array(surface)
+        if self._writer is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            h, w = image.shape[:2]
+            writer = cv2.VideoWriter(str(self.path), cv2.VideoWriter_fourcc(*self.fourcc),
+                                     self.fps, (w, h))
+            if not writer.isOpened():
+                raise ConfigError(f"cannot write video {str(self.path)!r} with codec {self.fourcc}")
+            self._writer = writer
+        self._writer.write(image)
+        self.frames += 1
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.release()
+            self._writer = None

@@ -1,0 +1,79 @@
+"""Noise-floor calibration: learn the room's ambient activity level, then set thresholds
+relative to it ("10 dB above the room" instead of "level 25").
+
+``NoiseFloor(learn_ms=2000, percentile=20)`` collects the activity level of every
+block during its first ``learn_ms`` of audio (by sample count, so replays and live input
+agree) and then fixes the floor at the ``percentile``-th percentile of those levels: a
+low percentile ignores the odd cough or clap during calibration. ``recalibrate()``
+starts a new learning period on demand (e.g. when the user presses "calibrate"), and
+``calibrate(levels)`` sets it from levels already at hand (offline, plots).
+
+After learning, ``level`` (0..100) and ``db`` (rms dBFS) give the floor, ``ready`` is
+True and ``version`` increases each time it changes (detectors use it to refresh their
+thresholds). ``threshold(above_db)`` is the level ``above_db`` dB over the floor.
+
+Cost: one list append per block while learning, nothing afterwards. Blocks skipped for
+NaN/Inf never reach it. Fails with ``ConfigError`` on a negative/NaN ``learn_ms`` or a
+percentile outside 0..100; ``threshold`` before the floor is learned raises too.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from sensekit.audio.level import DB_PER_LEVEL, FLOOR_DB
+from sensekit.errors import ConfigError
+from sensekit.validate import check_positive, check_range
+
+
+class NoiseFloor:
+    def __init__(self, learn_ms: float = 2000.0, *, percentile: float = 20.0) -> None:
+        self.learn_ms = check_positive("learn_ms", learn_ms)
+        self.percentile = check_range("percentile", percentile, 0, 100)
+        self.level = 0.0
+        self.ready = False
+        self.version = 0
+        self._levels: list[float] = []
+        self._learned_ms = 0.0
+        self.learning = True
+
+    @property
+    def db(self) -> float:
+        """The floor as rms dBFS (level 0 reads as the mapping's bottom, -66 dBFS)."""
+        return FLOOR_DB + self.level * DB_PER_LEVEL
+
+    def recalibrate(self) -> None:
+        """Learn again from the next block on (the old floor stays in use meanwhile)."""
+        self._levels = []
+        self._learned_ms = 0.0
+        self.learning = True
+
+    def process(self, level: float, n_samples: int, rate: int) -> bool:
+        """Add one block's level; returns True when this block completed the learning."""
+        if not self.learning:
+            return False
+        self._levels.append(level)
+        self._learned_ms += 1000.0 * n_samples / rate
+        if self._learned_ms + 1e-9 >= self.learn_ms:
+            self.calibrate(self._levels)
+            return True
+        return False
+
+    def calibrate(self, levels: "list[float] | np.ndarray") -> float:
+        """Set the floor from a set of block levels; returns it."""
+        arr = np.asarray(levels, dtype=np.float64)
+        arr = arr[np.isfinite(arr)]
+        if arr.size == 0:
+            raise ConfigError("cannot calibrate the noise floor from 0 levels")
+        self.level = float(np.percentile(arr, self.percentile))
+        self.ready = True
+        self.learning = False
+        self.version += 1
+        self._levels = []
+        return self.level
+
+    def threshold(self, above_db: float) -> float:
+        """The activity level ``above_db`` dB over the floor (clipped to 100)."""
+        if not self.ready:
+            raise ConfigError("the noise floor is not learned yet (feed "
+                              f"{self.learn_ms:g} ms of audio or call calibrate())")
+        return min(100.0, self.level + check_range("above_db", above_db, -100, 100) / DB_PER_LEVEL)

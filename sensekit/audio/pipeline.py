@@ -1,0 +1,163 @@
+"""``AudioStage``: the audio detectors as one Runner stage.
+
+Per block the stage computes the activity level **once** (``LevelMeter``: mono mix,
+gain, optional smoothing) and shares it - and the block's mean square - with every
+sub-detector: ``ActivityDetector``, ``NoiseFloor``, ``ClapDetector`` (+ the n-clap
+``ClapPatternTracker``) and ``PitchTracker``. It emits ``level``, ``activity``,
+``clap``, ``clap_pattern`` and ``pitch`` events.
+
+Only what someone listens to runs: given the runner's ``dispatcher``, the stage asks it
+which of its event names have handlers (re-checked every ``recheck_ms`` of audio, 250 ms
+by default, so a handler attached later is honoured within a quarter second); without a
+dispatcher every configured detector runs. ``clap_pattern`` needs the clap detector,
+so listening to patterns runs it. ``always_run = True`` keeps the stage alive for apps
+that read ``level``/``active``/``pitch`` attributes directly.
+
+Pitch events are emitted when an estimate is made (every ``PitchTracker.hop_ms``) and
+once when the sound goes quiet, not on every block.
+
+Cost: ~2 us per block for the level, plus the detectors' own (see their docstrings).
+Failure modes: a stereo block when ``channels=1`` was configured, an unsupported rate
+for the clap/pitch detectors, or a rate change mid-stream raise ``ConfigError``; blocks
+with NaN/Inf samples are logged, counted in ``skipped_blocks`` and skipped entirely (the
+clap and pitch history restarts after them, so no event ever sees those samples).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Literal
+
+from sensekit.audio.activity import ActivityDetector
+from sensekit.audio.clap import ClapDetector, ClapPatternTracker, check_rate
+from sensekit.audio.gain import UNITY_GAIN
+from sensekit.audio.level import LevelMeter, mono
+from sensekit.audio.noise_floor import NoiseFloor
+from sensekit.audio.pitch import PitchTracker
+from sensekit.capture.base import AudioBlock
+from sensekit.events import Event, Level, Pitch
+from sensekit.validate import check_positive
+
+_NAMES = ("level", "activity", "clap", "clap_pattern", "pitch")
+
+
+class AudioStage:
+    consumes: Literal["audio"] = "audio"
+    emits = frozenset(_NAMES)
+    always_run = False
+
+    def __init__(
+        self,
+        *,
+        gain: float = UNITY_GAIN,
+        smoothing_ms: float = 0.0,
+        channels: int | None = None,
+        activity: ActivityDetector | None = None,
+        noise_floor: NoiseFloor | None = None,
+        clap: ClapDetector | None = None,
+        pattern: ClapPatternTracker | None = None,
+        pitch: PitchTracker | None = None,
+        emit_level: bool = True,
+        dispatcher: Any = None,
+        recheck_ms: float = 250.0,
+    ) -> None:
+        self.meter = LevelMeter(gain=gain, smoothing_ms=smoothing_ms, channels=channels)
+        self.channels = channels
+        self.activity = activity
+        self.noise_floor = noise_floor if noise_floor is not None else \
+            (activity.noise_floor if activity is not None else None)
+        if pattern is not None and clap is None:
+            clap = ClapDetector(gain=gain, channels=channels)
+        self.clap = clap
+        self.pattern = pattern
+        self.pitch = pitch
+        self.emit_level = emit_level
+        self.dispatcher = dispatcher
+        self.recheck_ms = check_positive("recheck_ms", recheck_ms, allow_zero=True)
+        self.emits = frozenset(n for n, on in zip(_NAMES, (
+            emit_level, activity is not None, clap is not None, pattern is not None,
+            pitch is not None)) if on)
+        self.level = 0.0
+        self.skipped_blocks = 0
+        self._rate: int | None = None
+        self._since_check = float("inf")
+        self._want = dict.fromkeys(_NAMES, True)
+        self._pitch_quiet = True
+
+    @property
+    def active(self) -> bool:
+        """Whether the activity detector is in the active state."""
+        return bool(self.activity is not None and self.activity.active)
+
+    def set_gain(self, gain: float) -> None:
+        self.meter.set_gain(gain)
+        if self.clap is not None:
+            self.clap.set_gain(gain)
+
+    def _refresh_wants(self) -> None:
+        d = self.dispatcher
+        if d is None:
+            return
+        was_clap, was_pitch = self._want["clap"], self._want["pitch"]
+        for name in self.emits:
+            self._want[name] = bool(d.wants((name,)))
+        self._want["clap"] = self._want["clap"] or self._want["clap_pattern"]
+        # a detector that was idle restarts its history (no gap inside its stream)
+        if self.clap is not None and self._want["clap"] and not was_clap:
+            self.clap.reset()
+        if self.pitch is not None and self._want["pitch"] and not was_pitch:
+            self.pitch.reset()
+
+    def process(self, item: Any) -> Iterable[Event]:
+        if not isinstance(item, AudioBlock):
+            return ()
+        t = item.t
+        rate = item.rate
+        x = item.samples
+        if x.ndim != 1 or x.dtype.char != "f":
+            x = mono(x, channels=self.channels, index=item.index)
+        if rate != self._rate:
+            if self.clap is not None or self.pitch is not None:
+                check_rate(rate, "clap detector" if self.clap is not None else "pitch tracker")
+            self._rate = rate
+        n = len(x)
+        if n == 0:
+            return ()
+        self._since_check += 1000.0 * n / rate
+        if self._since_check >= self.recheck_ms:
+            self._since_check = 0.0
+            self._refresh_wants()
+        want = self._want
+        lv = self.meter.process(x, t, rate, index=item.index)
+        if lv is None:                              # NaN/Inf: reported by the meter, skipped
+            self.skipped_blocks += 1
+            if self.clap is not None:
+                self.clap.reset()
+            return ()
+        self.level = lv
+        out: list[Event] = []
+        if self.emit_level and want["level"]:
+            out.append(Level(t=t, level=lv))
+        if self.noise_floor is not None and self.noise_floor.learning:
+            self.noise_floor.process(lv, n, rate)
+        if self.activity is not None and want["activity"]:
+            ev = self.activity.process(lv, t)
+            if ev is not None:
+                out.append(ev)
+        if self.clap is not None and want["clap"]:
+            claps = self.clap.process(x, t, rate, index=item.index, energy=self.meter.energy)
+            for c in claps:
+                out.append(c)
+                if self.pattern is not None:
+                    p = self.pattern.add(c)
+                    if p is not None:
+                        out.append(p)
+        if self.pitch is not None and want["pitch"]:
+            before = self.pitch.analyses
+            p = self.pitch.process(x, t, rate, index=item.index,
+                                   energy=self.meter.energy * self.meter.gain_factor2)
+            if self.pitch.analyses != before:
+                self._pitch_quiet = False
+                out.append(p)
+            elif p.hz == 0.0 and p.confidence == 0.0 and not self._pitch_quiet:
+                self._pitch_quiet = True
+                out.append(Pitch(t=t, hz=0.0, confidence=0.0))
+        return out

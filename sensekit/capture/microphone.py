@@ -1,0 +1,324 @@
+"""MicrophoneSource: a ``sounddevice.InputStream`` feeding a bounded queue.
+
+Defaults: the system default input device, its default sample rate (often
+48000 Hz), mono, ``block_size`` 512 samples, captured as ``int16`` and delivered
+as ``float32`` (``value / 32768``, full scale 1.0) in ``AudioBlock`` items.
+
+- The PortAudio callback only copies the block into a bounded ``queue.Queue``
+  (``max_queued_blocks``, 64 = 0.68 s at 48 kHz) and notes the status flags.
+  When the queue is full the *oldest* block is dropped: a slow consumer gets
+  the newest audio. ``stats()`` counts ``overflows`` (PortAudio's input
+  overflow flag: the OS buffer overran before the callback ran) and
+  ``dropped_blocks`` (our queue was full).
+- Block ``t`` is ``sample_index / rate``: the sample clock, not wall time, so the
+  spacing of blocks is exact. ``captured_at`` is ``time.monotonic()`` when the
+  callback ran. After a reconnect the sample clock jumps forward to the wall
+  time elapsed since ``open()`` (never backwards), so ``t`` stays comparable
+  with other sources.
+- ``gain`` (0..100, 50 = unity, Flash semantics; see ``sensekit.audio.gain``) is
+  stored on the source only. The source delivers RAW samples; the level stage
+  applies the gain.
+- The microphone is chosen by index or name substring (``devices.find_microphone``).
+
+Failure modes: no PortAudio library, or no matching device -> ``SourceError`` /
+``DeviceNotFoundError`` (worded in ``devices``). A stream that dies mid-run (the
+stream finishes without ``close()``, or no callback for ``stall_timeout_s``, 2 s)
+-> one ``SourceLost`` via ``poll_status()``; a watchdog thread retries opening
+with exponential backoff (0.25 s doubling to 4 s) and reports ``SourceRestored``
+when blocks flow again. ``read`` never raises for a lost device, it returns
+``None`` on timeout. Re-plugged USB devices that PortAudio enumerates under a
+new index are not found again without restarting the program (PortAudio lists
+devices once, at initialisation).
+
+Cost: one small copy per block in the audio thread, one ``float32`` conversion
+per block in the consumer.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import statistics
+import threading
+import time
+from collections import deque
+from typing import Any
+
+import numpy as np
+
+from sensekit.capture.base import AudioBlock, Source
+from sensekit.capture.devices import MicrophoneInfo, find_microphone, import_sounddevice
+from sensekit.errors import SourceError
+from sensekit.events import Event, SourceLost, SourceRestored
+from sensekit.validate import check_int_range, check_positive, check_range
+
+log = logging.getLogger(__name__)
+
+_SCALE = {"int16": 32768.0, "int32": 2147483648.0, "float32": 1.0}
+_CLOSED = object()
+
+
+class MicrophoneSource(Source):
+    """A live microphone; see the module docstring for defaults and failure modes."""
+
+    kind = "microphone"
+    is_live = True
+    has_audio = True
+
+    def __init__(
+        self,
+        device: int | str | None = None,
+        *,
+        sample_rate: int | None = None,
+        block_size: int = 512,
+        channels: int = 1,
+        dtype: str = "int16",
+        gain: float = 50.0,
+        max_queued_blocks: int = 64,
+        backoff_initial_s: float = 0.25,
+        backoff_max_s: float = 4.0,
+        stall_timeout_s: float = 2.0,
+    ) -> None:
+        if dtype not in _SCALE:
+            raise SourceError(f"microphone dtype must be one of {sorted(_SCALE)}, got {dtype!r}")
+        self.device = device
+        self.requested_rate = (None if sample_rate is None
+                               else check_int_range("sample_rate", sample_rate, 1000, 768_000))
+        self.block_size = check_int_range("block_size", block_size, 1, 1 << 20)
+        self.channels = check_int_range("channels", channels, 1, 64)
+        self.dtype = dtype
+        self._gain = check_range("gain", gain, 0, 100)
+        self.max_queued_blocks = check_int_range("max_queued_blocks", max_queued_blocks, 1, 1 << 20)
+        self.backoff_initial_s = check_positive("backoff_initial_s", backoff_initial_s)
+        self.backoff_max_s = max(self.backoff_initial_s, check_positive("backoff_max_s", backoff_max_s))
+        self.stall_timeout_s = check_positive("stall_timeout_s", stall_timeout_s)
+
+        self.info: MicrophoneInfo | None = None
+        self.started_at: float | None = None  # time.monotonic() at open
+        self._sd: Any = None
+        self._stream: Any = None
+        self._queue: queue.Queue = queue.Queue(maxsize=self.max_queued_blocks)
+        self._opened = False
+        self._closing = threading.Event()
+        self._stream_died = threading.Event()
+        self._watchdog: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._status: list[Event] = []
+        self._lost = False
+        self._lost_reason = ""
+        # written by the audio callback only
+        self._sample_index = 0
+        self._block_index = 0
+        self._last_callback = 0.0
+        self._overflows = 0
+        self._dropped = 0
+        self._callbacks = 0
+        # consumer side
+        self._delivered = 0
+        self._latencies: deque[float] = deque(maxlen=256)
+
+    # -- settings --------------------------------------------------------------
+    @property
+    def gain(self) -> float:
+        """0..100, 50 = unity; applied by the level stage, not here."""
+        return self._gain
+
+    @gain.setter
+    def gain(self, value: float) -> None:
+        self._gain = check_range("gain", value, 0, 100)
+
+    @property
+    def description(self) -> str:
+        name = self.info.name if self.info is not None else (self.device or "default")
+        return f"mic:{name}"
+
+    # -- the audio callback ----------------------------------------------------
+    def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+        captured_at = time.monotonic()
+        if status:
+            if status.input_overflow:
+                self._overflows += 1
+        item = (self._block_index, self._sample_index, indata.copy(), captured_at)
+        self._block_index += 1
+        self._sample_index += frames
+        self._last_callback = captured_at
+        self._callbacks += 1
+        q = self._queue
+        while True:
+            try:
+                q.put_nowait(item)
+                return
+            except queue.Full:
+                try:
+                    q.get_nowait()
+                    self._dropped += 1
+                except queue.Empty:
+                    pass
+
+    def _finished(self) -> None:
+        if not self._closing.is_set():
+            self._stream_died.set()
+
+    # -- opening ---------------------------------------------------------------
+    def _start_stream(self) -> None:
+        sd = self._sd
+        info = self.info
+        assert info is not None
+        try:
+            stream = sd.InputStream(device=info.index, samplerate=self.sample_rate,
+                                    blocksize=self.block_size, channels=self.channels,
+                                    dtype=self.dtype, callback=self._callback,
+                                    finished_callback=self._finished)
+            self._stream_died.clear()
+            self._last_callback = time.monotonic()
+            stream.start()
+        except Exception as exc:  # noqa: BLE001 - PortAudioError, ValueError from sounddevice
+            raise SourceError(
+                f"cannot open microphone [{info.index}] {info.name!r} at {self.sample_rate} Hz, "
+                f"{self.channels} channel(s), {self.dtype}: {exc}") from None
+        self._stream = stream
+
+    def open(self) -> None:
+        if self._opened:
+            return
+        self._sd = import_sounddevice()
+        self.info = find_microphone(self.device)
+        if self.channels > self.info.channels:
+            raise SourceError(f"microphone [{self.info.index}] {self.info.name!r} has "
+                              f"{self.info.channels} input channel(s), {self.channels} requested")
+        self.sample_rate = self.requested_rate or int(round(self.info.default_samplerate))
+        self._queue = queue.Queue(maxsize=self.max_queued_blocks)
+        self._closing.clear()
+        self._lost = False
+        self._sample_index = self._block_index = 0
+        self.started_at = time.monotonic()
+        self._start_stream()
+        self._opened = True
+        self._watchdog = threading.Thread(target=self._watch, name=f"watch:{self.description}",
+                                          daemon=True)
+        self._watchdog.start()
+
+    def _abort_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        try:
+            stream.abort(ignore_errors=True)
+            stream.close(ignore_errors=True)
+        except Exception as exc:  # noqa: BLE001 - a dead device may fail to close
+            log.debug("%s: closing the dead stream failed: %s", self.description, exc)
+
+    def close(self) -> None:
+        if not self._opened:
+            return
+        self._opened = False
+        self._closing.set()
+        self._abort_stream()
+        if self._watchdog is not None:
+            self._watchdog.join(timeout=2.0)
+            self._watchdog = None
+        while True:                       # a closed microphone delivers nothing more
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+        self._queue.put_nowait(_CLOSED)   # wake a blocked read()
+
+    # -- loss and recovery -------------------------------------------------------
+    def _report(self, event: Event) -> None:
+        with self._lock:
+            self._status.append(event)
+
+    def _now_t(self) -> float:
+        return time.monotonic() - (self.started_at or 0.0)
+
+    def _watch(self) -> None:
+        backoff = self.backoff_initial_s
+        while not self._closing.wait(0.05):
+            if not self._lost:
+                stalled = time.monotonic() - self._last_callback > self.stall_timeout_s
+                stream = self._stream
+                died = self._stream_died.is_set() or (stream is not None and not stream.active)
+                if not (died or stalled):
+                    continue
+                reason = ("audio stream stopped unexpectedly" if died
+                          else f"no audio for {self.stall_timeout_s:g} s")
+                self._lost, self._lost_reason = True, reason
+                log.warning("%s: lost (%s); reconnecting", self.description, reason)
+                self._report(SourceLost(t=self._now_t(), source=self.description, reason=reason))
+                self._abort_stream()
+                backoff = self.backoff_initial_s
+                if self._closing.wait(backoff):
+                    return
+                continue
+            # lost: try to reopen
+            try:
+                # keep the sample clock near wall time across the gap
+                # (never backwards: block t stays increasing)
+                self._sample_index = max(self._sample_index,
+                                         int(round(self._now_t() * (self.sample_rate or 0))))
+                self._start_stream()
+            except SourceError as exc:
+                log.debug("%s: reopen failed (%s); next try in %.2f s", self.description, exc, backoff)
+                backoff = min(backoff * 2.0, self.backoff_max_s)
+                if self._closing.wait(backoff):
+                    return
+                continue
+            # wait for a block to arrive before calling it restored
+            before = self._callbacks
+            deadline = time.monotonic() + self.stall_timeout_s
+            while self._callbacks == before and time.monotonic() < deadline:
+                if self._closing.wait(0.01):
+                    return
+            if self._callbacks == before or self._stream_died.is_set():
+                self._abort_stream()
+                backoff = min(backoff * 2.0, self.backoff_max_s)
+                if self._closing.wait(backoff):
+                    return
+                continue
+            self._lost = False
+            log.info("%s: restored", self.description)
+            self._report(SourceRestored(t=self._now_t(), source=self.description))
+
+    # -- consumer side -----------------------------------------------------------
+    def read(self, timeout: float | None = None) -> AudioBlock | None:
+        """The oldest queued block; ``None`` on timeout (also while lost)."""
+        if not self._opened:
+            raise EOFError(f"{self.description} is closed")
+        try:
+            if timeout is not None and timeout <= 0:
+                item = self._queue.get_nowait()
+            else:
+                item = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if item is _CLOSED:
+            raise EOFError(f"{self.description} is closed")
+        block_index, sample_index, data, captured_at = item
+        samples = data.astype(np.float32)
+        scale = _SCALE[self.dtype]
+        if scale != 1.0:
+            samples *= np.float32(1.0 / scale)
+        if self.channels == 1:
+            samples = samples.reshape(-1)
+        rate = int(self.sample_rate or 0)
+        self._delivered += 1
+        self._latencies.append((time.monotonic() - captured_at) * 1000.0)
+        return AudioBlock(block_index, sample_index / rate, samples, rate, captured_at)
+
+    def poll_status(self) -> list[Event]:
+        with self._lock:
+            events, self._status = self._status, []
+        return events
+
+    def stats(self) -> dict[str, Any]:
+        lat = list(self._latencies)
+        return {
+            "blocks_captured": self._block_index,
+            "blocks_delivered": self._delivered,
+            "dropped_blocks": self._dropped,
+            "overflows": self._overflows,
+            "queued_blocks": self._queue.qsize(),
+            "latency_ms": statistics.median(lat) if lat else None,
+            "lost": self._lost,
+            "gain": self._gain,
+        }

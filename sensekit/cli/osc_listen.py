@@ -1,0 +1,106 @@
+"""``sensekit osc-listen PORT``: print the OSC messages that arrive on a UDP port.
+
+One line per message: the bundle timetag (if any), the address, the type tags
+and the arguments, e.g. ``/sensekit/set/threshold ,f 30.0``. ``--jsonl`` prints
+JSON lines instead (``{"address": ..., "tags": ..., "args": [...], "timetag": ...}``).
+Use it to see what a controller (TouchDesigner, Max, a phone app) sends before
+pointing it at ``sensekit run --osc-control PORT``, or to watch ``--osc`` output.
+
+Defaults: listens on 127.0.0.1 (``--host 0.0.0.0`` for the network); runs
+until Ctrl-C, ``--count N`` messages or ``--seconds S``. A datagram that is not
+OSC is reported on stderr and skipped. A port already in use is a one-line
+error (exit status 2).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import socket
+import sys
+import time
+from typing import Callable, TextIO
+
+from sensekit.errors import ConfigError
+from sensekit.osc import Received, decode
+
+log = logging.getLogger(__name__)
+
+
+def format_received(r: Received) -> str:
+    args = " ".join(repr(a) if isinstance(a, str) else str(a) for a in r.args)
+    head = f"@{r.timetag:.6f} " if r.timetag is not None else ""
+    return f"{head}{r.address} ,{r.tags} {args}".rstrip()
+
+
+def listen(port: int, *, host: str = "127.0.0.1", count: int | None = None,
+           seconds: float | None = None, jsonl: bool = False, out: TextIO | None = None,
+           ready: Callable[[int], None] | None = None) -> int:
+    """Print messages until ``count`` arrived or ``seconds`` passed; returns how many."""
+    out = out if out is not None else sys.stdout
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            raise ConfigError(f"cannot listen on {host}:{port}: {exc}") from None
+        log.info("listening for OSC on %s:%d", host, sock.getsockname()[1])
+        if ready is not None:
+            ready(sock.getsockname()[1])
+        deadline = None if seconds is None else time.monotonic() + seconds
+        n = 0
+        while count is None or n < count:
+            wait = 0.5 if deadline is None else min(0.5, deadline - time.monotonic())
+            if wait <= 0:
+                break
+            sock.settimeout(wait)
+            try:
+                dgram, sender = sock.recvfrom(65536)
+            except socket.timeout:
+                continue
+            try:
+                messages = decode(dgram)
+            except ValueError as exc:
+                print(f"from {sender[0]}:{sender[1]}: {exc}", file=sys.stderr)
+                continue
+            for r in messages:
+                if jsonl:
+                    out.write(json.dumps({"address": r.address, "tags": r.tags,
+                                          "args": list(r.args), "timetag": r.timetag}) + "\n")
+                else:
+                    out.write(format_received(r) + "\n")
+                n += 1
+            out.flush()
+        return n
+    finally:
+        sock.close()
+
+
+def _cmd(args: argparse.Namespace) -> int:
+    if args.count is not None and args.count < 1:
+        raise ConfigError(f"--count must be at least 1, got {args.count}")
+    if args.seconds is not None and args.seconds <= 0:
+        raise ConfigError(f"--seconds must be positive, got {args.seconds}")
+    listen(args.port, host=args.host, count=args.count, seconds=args.seconds, jsonl=args.jsonl)
+    return 0
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"PORT must be an integer, got {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"PORT must be 1..65535, got {port}")
+    return port
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("osc-listen", help="print incoming OSC messages",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("port", type=_port, metavar="PORT")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--count", type=int, help="exit after N messages")
+    p.add_argument("--seconds", type=float, help="exit after S seconds")
+    p.add_argument("--jsonl", action="store_true", help="JSON lines instead of text")
+    p.set_defaults(func=_cmd)

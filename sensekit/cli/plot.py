@@ -1,0 +1,190 @@
+"""``sensekit plot SOURCE --out level.png``: the activity level over time, to tune thresholds.
+
+    sensekit plot SOURCE [--out level.png] [--activity LEVEL[,TIMEOUT_MS]] [--off-level L]
+                         [--gain G] [--block N] [--noise-floor-ms MS] [--no-clap] [--title T]
+
+Draws the level (0..100, right axis in dBFS) of every audio block, the activity
+threshold (and the hysteresis off level), the learned noise floor, shaded spans where
+the activity detector was active with a marker at each activating/deactivating event,
+and a marker per detected clap (height = strength) with n-clap patterns bracketed.
+SOURCE is a source spec (a WAV/FLAC/OGG path, ``file:``, ``replay:``...). The audio is
+run through exactly the stages ``sensekit events`` uses, so what the plot shows is
+what the events would be. Uses matplotlib's Agg backend (no display needed).
+
+Errors: a source without audio, or with no audio samples (an empty file), is a one-line
+``SourceError``; bad option values are ``ConfigError``s naming the value.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sensekit.errors import ConfigError, SourceError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "plot", help="plot the audio level, thresholds and events of a source",
+        description="Plot the activity level over time with the threshold, the noise floor "
+                    "and the activity and clap events, to tune thresholds by eye.")
+    p.add_argument("source", metavar="SOURCE", help="audio/video file, recording, or source spec")
+    p.add_argument("--out", type=Path, default=Path("level.png"), metavar="PNG",
+                   help="output image (default level.png)")
+    p.add_argument("--activity", default="25,500", metavar="LEVEL[,TIMEOUT_MS]",
+                   help="threshold to draw and simulate (default 25,500, the book's clapper)")
+    p.add_argument("--off-level", type=float, metavar="LEVEL", help="hysteresis off level")
+    p.add_argument("--gain", type=float, metavar="G", help="0..100, 50 = unity (default: source's)")
+    p.add_argument("--noise-floor-ms", type=float, default=2000.0, metavar="MS",
+                   help="noise-floor learning time (default 2000)")
+    p.add_argument("--no-clap", action="store_true", help="do not run the clap detector")
+    p.add_argument("--title", help="plot title (default: the source)")
+    p.add_argument("--width", type=float, default=12.0, help="figure width in inches (default 12)")
+    p.set_defaults(func=main)
+
+
+def collect(source: Any, *, activity: str = "25,500", off_level: float | None = None,
+            gain: float | None = None, noise_floor_ms: float = 2000.0,
+            clap: bool = True) -> dict[str, Any]:
+    """Run the audio stage over an (unopened or open) source; return arrays and events."""
+    from sensekit.audio.activity import ActivityDetector
+    from sensekit.audio.clap import ClapDetector, ClapPatternTracker
+    from sensekit.audio.gain import UNITY_GAIN
+    from sensekit.audio.noise_floor import NoiseFloor
+    from sensekit.audio.options import parse_activity
+    from sensekit.audio.pipeline import AudioStage
+    from sensekit.capture.base import AudioBlock
+    from sensekit.events import Activity, Clap, ClapPattern, Level
+    from sensekit.validate import check_range
+
+    level_v, floor_db, timeout = parse_activity(activity)
+    g = gain if gain is not None else float(getattr(source, "gain", UNITY_GAIN) or UNITY_GAIN)
+    g = check_range("--gain", g, 0, 100)
+    nf = NoiseFloor(noise_floor_ms)
+    if level_v is None:
+        det = ActivityDetector(100.0, timeout, noise_floor=nf, on_db=floor_db or 0.0)
+    else:
+        det = ActivityDetector(level_v, timeout, off_level=off_level)
+    stage = AudioStage(gain=g, activity=det, noise_floor=nf,
+                       clap=ClapDetector(gain=g) if clap else None,
+                       pattern=ClapPatternTracker(2) if clap else None)
+    t, lv, acts, claps, pats = [], [], [], [], []
+    thresholds: list[tuple[float, float, float]] = []
+    rate = None
+    n_samples = 0
+    for item in source:
+        if not isinstance(item, AudioBlock):
+            continue
+        rate = item.rate
+        n_samples += len(item.samples)
+        for ev in stage.process(item):
+            if isinstance(ev, Level):
+                t.append(ev.t)
+                lv.append(ev.level)
+            elif isinstance(ev, Activity):
+                acts.append(ev)
+            elif isinstance(ev, ClapPattern):
+                pats.append(ev)
+            elif isinstance(ev, Clap):
+                claps.append(ev)
+        thresholds.append((item.t, det.silence_level, det.off_level))
+    if rate is None:
+        raise SourceError(f"source {getattr(source, 'description', source)!s} has no audio blocks")
+    if n_samples == 0:
+        raise SourceError(f"source {getattr(source, 'description', source)!s} has no audio samples")
+    return {"t": np.asarray(t), "level": np.asarray(lv), "activity": acts, "claps": claps,
+            "patterns": pats, "thresholds": np.asarray(thresholds), "noise_floor": nf,
+            "detector": det, "rate": rate, "duration": n_samples / rate, "gain": g,
+            "skipped": stage.skipped_blocks}
+
+
+def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) -> Path:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from sensekit.audio.level import DB_PER_LEVEL, FLOOR_DB
+
+    t, lv = data["t"], data["level"]
+    dur = max(data["duration"], float(t[-1]) if len(t) else 0.0, 1e-3)
+    fig, ax = plt.subplots(figsize=(width, 4.8), dpi=110)
+    fig.subplots_adjust(left=0.06, right=0.92, top=0.86, bottom=0.12)
+    # active spans
+    acts = data["activity"]
+    start = None
+    for ev in acts:
+        if ev.activating:
+            start = ev.t
+        elif start is not None:
+            ax.axvspan(start, ev.t, color="#ffd8a8", alpha=0.55, lw=0)
+            start = None
+    if start is not None:
+        ax.axvspan(start, dur, color="#ffd8a8", alpha=0.55, lw=0)
+    ax.plot(t, lv, color="#1c7ed6", lw=0.9, label="activity level")
+    th = data["thresholds"]
+    ax.step(th[:, 0], th[:, 1], where="post", color="#e8590c", lw=1.4, ls="-",
+            label=f"threshold (timeout {data['detector'].timeout_ms:g} ms)")
+    if np.any(th[:, 2] != th[:, 1]):
+        ax.step(th[:, 0], th[:, 2], where="post", color="#e8590c", lw=1.0, ls=":",
+                label="off level (hysteresis)")
+    nf = data["noise_floor"]
+    if nf.ready:
+        ax.axhline(nf.level, color="#495057", lw=1.2, ls="--",
+                   label=f"noise floor {nf.db:.0f} dBFS (first {nf.learn_ms / 1000:g} s)")
+    on = [e.t for e in acts if e.activating]
+    off = [e.t for e in acts if not e.activating]
+    ax.plot(on, [2.5] * len(on), ls="", marker="^", ms=7, color="#d9480f",
+            label=f"activating ({len(on)})")
+    ax.plot(off, [2.5] * len(off), ls="", marker="v", ms=7, color="#868e96",
+            label=f"deactivating ({len(off)})")
+    claps = data["claps"]
+    if claps:
+        ct = [c.t for c in claps]
+        ax.vlines(ct, 0, 104, color="#2b8a3e", lw=0.8, alpha=0.5)
+        ax.plot(ct, [104] * len(ct), ls="", marker="o", ms=6, color="#2b8a3e",
+                label=f"clap ({len(claps)})")
+    for p in data["patterns"]:
+        ax.plot([p.times[0], p.times[-1]], [108, 108], color="#5f3dc4", lw=2.5,
+                solid_capstyle="butt")
+    if data["patterns"]:
+        ax.plot([], [], color="#5f3dc4", lw=2.5, label=f"{data['patterns'][0].count}-clap pattern "
+                f"({len(data['patterns'])})")
+    ax.set_xlim(0, dur)
+    ax.set_ylim(0, 112)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("activity level (0..100)")
+    ax.grid(True, color="#dee2e6", lw=0.6)
+    ax.set_axisbelow(True)
+    sec = ax.secondary_yaxis("right", functions=(lambda v: FLOOR_DB + v * DB_PER_LEVEL,
+                                                 lambda d: (d - FLOOR_DB) / DB_PER_LEVEL))
+    sec.set_ylabel("rms dBFS")
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, 1.17), ncol=4, fontsize=8, frameon=False)
+    fig.suptitle(title, x=0.99, y=0.985, ha="right", fontsize=10)
+    note = f"{data['rate']} Hz, gain {data['gain']:g}"
+    if data["skipped"]:
+        note += f", {data['skipped']} block(s) with NaN/Inf skipped"
+    ax.text(0.995, 0.97, note, transform=ax.transAxes, ha="right", va="top", fontsize=8,
+            color="#495057")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+def main(args: argparse.Namespace) -> int:
+    from sensekit.capture.spec import open_source
+
+    if args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise ConfigError(f"--out {str(args.out)!r} must end in .png, .svg or .pdf")
+    source = open_source(args.source)
+    with source:
+        if not getattr(source, "has_audio", True):
+            raise SourceError(f"source {args.source!r} has no audio")
+        data = collect(source, activity=args.activity, off_level=args.off_level, gain=args.gain,
+                       noise_floor_ms=args.noise_floor_ms, clap=not args.no_clap)
+    render(data, args.out, title=args.title or str(args.source), width=args.width)
+    print(f"wrote {args.out} ({len(data['level'])} blocks, {len(data['claps'])} claps, "
+          f"{sum(1 for e in data['activity'] if e.activating)} activations)")
+    return 0

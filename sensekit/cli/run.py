@@ -1,0 +1,72 @@
+"""``sensekit run APP``: play a mini-app on a live device, a file or a recording.
+
+    sensekit run APP [--source SPEC] [--headless] [--frames N]
+                     [--screenshot PATH] [--video PATH] [--events PATH]
+
+Without ``--source`` the app uses the live camera/microphone it needs when they
+exist, otherwise its bundled recording, and prints one line saying so. An
+unknown APP lists the apps (exit status 2). A source without an input the app
+needs (e.g. a video-only file for the clapper) is a one-line error naming it.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from sensekit.errors import ConfigError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "run", help="play a mini-app (see `sensekit apps`)",
+        description="Play a mini-app on a live device, a media file or a recording.")
+    p.add_argument("app", metavar="APP", help="app name, as listed by `sensekit apps`")
+    p.add_argument("--source", metavar="SPEC",
+                   help="camera:N, mic:NAME, file:PATH, replay:PATH or a path "
+                        "(default: live devices if present, else the bundled recording)")
+    p.add_argument("--headless", action="store_true", help="no window (SDL dummy driver), as fast as possible")
+    p.add_argument("--frames", type=_positive_int, metavar="N", help="stop after N simulation steps")
+    p.add_argument("--screenshot", type=Path, metavar="PATH", help="save a PNG of the last frame")
+    p.add_argument("--video", type=Path, metavar="PATH", help="write the window to a video (.avi/.mkv/.mp4)")
+    p.add_argument("--events", type=Path, metavar="PATH", help="write the dispatched events as JSON lines")
+    p.set_defaults(func=main)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return n
+
+
+def main(args: argparse.Namespace) -> int:
+    from sensekit.app.registry import discover, load, unknown_app_message
+
+    apps = discover()
+    if args.app not in apps:
+        print(unknown_app_message(args.app, apps), file=sys.stderr)
+        return 2
+    app_cls = load(args.app)
+    if args.video is not None and args.video.suffix.lower() not in (".avi", ".mkv", ".mp4"):
+        raise ConfigError(f"--video {str(args.video)!r} must end in .avi, .mkv or .mp4")
+
+    from sensekit.app.host import AppHost, RunOptions
+    from sensekit.app.sources import open_for_app
+
+    source, note = open_for_app(app_cls, args.source, loop=not args.headless)
+    if note:
+        print(note)
+    options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
+                         video=args.video, events=args.events)
+    try:
+        result = AppHost(app_cls, source, options).run()
+    finally:
+        source.close()
+    if args.headless:
+        print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "
+              f"{result.fps:.0f} fps, {result.events} events")
+    return 0

@@ -1,0 +1,363 @@
+"""Venue profiles: every tuning setting in one TOML file.
+
+A piece comes back to a venue and its tuning is still there: the picked
+colour and its tolerance, the motion threshold, the camera and microphone noise
+floors, the motion zones, the microphone gain and the activity threshold.
+``sensekit calibrate`` writes one; ``--profile venue.toml`` on ``sensekit run``
+and ``sensekit events`` reads it; apps save the current one with ``s``.
+
+Example (every key is optional; these are the defaults, ``None`` values are
+simply left out of the file)::
+
+    [color]
+    target = "#e03c28"        # colour to track, #RRGGBB (default: none)
+    tolerance = 12.0          # hue tolerance in degrees 0..180 (ColorTracker's; S and V keep 80)
+
+    [motion]
+    threshold = 25.0          # pixel difference 1..255 that counts as motion (default: learned
+                              # by the detector, or 5 x noise_floor clamped to 8..96 when set)
+    noise_floor = 1.8         # camera noise sigma in pixel levels (learned by calibrate)
+
+    [motion.zones]            # name = [x, y, w, h], fractions 0..1 of the frame (so a
+    door = [0.0, 0.0, 0.25, 1.0]   # profile survives a change of camera resolution)
+
+    [audio]
+    gain = 50.0               # 0..100, 50 = unity (see sensekit/audio/gain.py)
+    threshold = 25.0          # activity level 0..100 (Flash's setSilenceLevel)
+    timeout_ms = 500.0        # silence timeout, 0..60000 ms
+    noise_floor = 3.1         # ambient activity level 0..100 (learned by calibrate)
+
+Errors: an unknown key, a value of the wrong type or out of range, and a TOML
+syntax error are ``ConfigError``s whose message starts with ``FILE:LINE:`` and
+names the key (``venue.toml:7: unknown key `audio.gian`; known keys in [audio]:
+gain, noise_floor, threshold, timeout_ms``). The line is found by scanning the
+TOML text for the key under its table; a key the scan cannot place (unusual
+layouts) is reported with the line of its table, or without a line.
+
+Cost: loading is a ``tomllib`` parse plus a walk over a dozen keys (well under
+a millisecond). Saving uses a small writer in this module (no dependency) and
+writes atomically (temporary file, then rename), so a crash never leaves half
+a profile. Needs Python 3.11 (``tomllib``) or the ``tomli`` package.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from sensekit.errors import ConfigError
+
+COLOR_RE = re.compile(r"#[0-9a-fA-F]{6}")
+Zone = tuple[float, float, float, float]
+
+
+def _meta(lo: float | None = None, hi: float | None = None, doc: str = "", kind: str = "") -> dict:
+    return {"lo": lo, "hi": hi, "doc": doc, "kind": kind}
+
+
+@dataclass
+class ColorSettings:
+    target: str | None = field(default=None, metadata=_meta(kind="color",
+                               doc="colour to track, #RRGGBB"))
+    tolerance: float = field(default=12.0, metadata=_meta(
+        0, 180, "hue tolerance in degrees 0..180 (saturation and value keep 80)"))
+
+
+@dataclass
+class MotionSettings:
+    threshold: float | None = field(default=None, metadata=_meta(
+        1, 255, "pixel difference 1..255 that counts as motion (none: from the noise floor)"))
+    noise_floor: float | None = field(default=None, metadata=_meta(
+        0, 255, "camera noise sigma in pixel levels 0..255 (robust, from frame differences)"))
+    zones: dict[str, Zone] = field(default_factory=dict, metadata=_meta(
+        kind="zones", doc="name = [x, y, w, h], fractions 0..1 of the frame"))
+
+
+@dataclass
+class AudioSettings:
+    gain: float = field(default=50.0, metadata=_meta(0, 100, "microphone gain 0..100, 50 = unity"))
+    threshold: float = field(default=25.0, metadata=_meta(0, 100, "activity level 0..100"))
+    timeout_ms: float = field(default=500.0, metadata=_meta(0, 60000, "silence timeout in ms"))
+    noise_floor: float | None = field(default=None, metadata=_meta(
+        0, 100, "ambient activity level 0..100"))
+
+
+@dataclass
+class Profile:
+    """All tuning settings. ``Profile()`` is the defaults."""
+    color: ColorSettings = field(default_factory=ColorSettings)
+    motion: MotionSettings = field(default_factory=MotionSettings)
+    audio: AudioSettings = field(default_factory=AudioSettings)
+
+    def validate(self) -> "Profile":
+        """Check every value (as loading does); raises ``ConfigError`` naming the key."""
+        for section in dataclasses.fields(self):
+            obj = getattr(self, section.name)
+            for f in dataclasses.fields(obj):
+                try:
+                    value = _check(f"{section.name}.{f.name}", f, getattr(obj, f.name))
+                except _Bad as bad:
+                    raise ConfigError(bad.message) from None
+                setattr(obj, f.name, value)
+        return self
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        return dataclasses.asdict(self)
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        return save_profile(self, path)
+
+    def motion_threshold(self) -> int | None:
+        """The fixed motion threshold this profile implies: ``motion.threshold`` if set,
+        else ``5 x noise_floor`` clamped to 8..96 (the motion detector's own rule), else
+        ``None`` (let the detector learn)."""
+        if self.motion.threshold is not None:
+            return int(round(self.motion.threshold))
+        if self.motion.noise_floor is not None:
+            return int(round(min(96.0, max(8.0, 5.0 * self.motion.noise_floor))))
+        return None
+
+    def zones_px(self, width: int, height: int) -> dict[str, tuple[int, int, int, int]]:
+        """``motion.zones`` in pixels for a ``width`` x ``height`` frame (at least 1x1 each)."""
+        out = {}
+        for name, (x, y, w, h) in self.motion.zones.items():
+            px, py = int(round(x * width)), int(round(y * height))
+            pw = max(1, min(width - px, int(round(w * width))))
+            ph = max(1, min(height - py, int(round(h * height))))
+            out[name] = (min(px, width - 1), min(py, height - 1), pw, ph)
+        return out
+
+
+SECTIONS: dict[str, type] = {"color": ColorSettings, "motion": MotionSettings, "audio": AudioSettings}
+
+
+# --- validation ---------------------------------------------------------------
+
+class _Bad(ValueError):
+    """A bad value; ``key`` is the full dotted key, ``message`` says what is wrong."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key, self.message = key, message
+
+
+def _number(key: str, value: Any, lo: float | None, hi: float | None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _Bad(key, f"`{key}` must be a number {lo:g}..{hi:g}, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v) or (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise _Bad(key, f"`{key}` must be {lo:g}..{hi:g}, got {value!r}")
+    return v
+
+
+def _check(key: str, f: dataclasses.Field, value: Any) -> Any:
+    meta = f.metadata
+    kind = meta.get("kind", "")
+    if value is None:
+        if f.default is None:
+            return None
+        raise _Bad(key, f"`{key}` must not be empty")
+    if kind == "color":
+        if not isinstance(value, str) or not COLOR_RE.fullmatch(value):
+            raise _Bad(key, f"`{key}` must be a colour \"#RRGGBB\", got {value!r}")
+        return value.lower()
+    if kind == "zones":
+        if not isinstance(value, dict):
+            raise _Bad(key, f"`{key}` must be a table of name = [x, y, w, h], got {value!r}")
+        zones: dict[str, Zone] = {}
+        for name, box in value.items():
+            zkey = f"{key}.{name}"
+            if not isinstance(name, str) or not name:
+                raise _Bad(zkey, f"zone names must be non-empty strings, got {name!r}")
+            if not isinstance(box, (list, tuple)) or len(box) != 4:
+                raise _Bad(zkey, f"`{zkey}` must be [x, y, w, h] (4 numbers 0..1), got {box!r}")
+            x, y, w, h = (_number(zkey, v, 0.0, 1.0) for v in box)
+            if w <= 0 or h <= 0 or x + w > 1.0 + 1e-9 or y + h > 1.0 + 1e-9:
+                raise _Bad(zkey, f"`{zkey}` must have w, h > 0 and lie inside the frame "
+                                 f"(x + w <= 1, y + h <= 1), got {list(box)!r}")
+            zones[name] = (x, y, w, h)
+        return zones
+    return _number(key, value, meta.get("lo"), meta.get("hi"))
+
+
+# --- loading ------------------------------------------------------------------
+
+_HEADER_RE = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+_KEY_RE = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*=""")
+
+
+def _split_key(text: str) -> tuple[str, ...]:
+    parts = re.findall(r"""[A-Za-z0-9_-]+|"[^"]*"|'[^']*'""", text)
+    return tuple(p[1:-1] if p[:1] in "\"'" else p for p in parts)
+
+
+def find_line(text: str, key: str) -> int | None:
+    """1-based line where dotted ``key`` is set; else the line of its deepest enclosing
+    table or inline table; ``None`` if nothing matches."""
+    want = tuple(key.split("."))
+    table: tuple[str, ...] = ()
+    best: int | None = None
+    best_depth = 0
+    for n, line in enumerate(text.splitlines(), start=1):
+        m = _HEADER_RE.match(line)
+        if m and not line.lstrip().startswith("[["):
+            table = _split_key(m.group(1))
+            full = table
+        else:
+            m = _KEY_RE.match(line)
+            if not m:
+                continue
+            full = table + _split_key(m.group(1))
+        if full == want:
+            return n
+        depth = len(full)
+        if depth < len(want) and want[:depth] == full and depth > best_depth:
+            best, best_depth = n, depth
+    return best
+
+
+def _where(path: str, text: str, key: str) -> str:
+    line = find_line(text, key)
+    return f"{path}:{line}" if line is not None else path
+
+
+def profile_from_dict(data: dict[str, Any], *, path: str = "<profile>", text: str = "") -> Profile:
+    """Build and validate a ``Profile`` from parsed TOML; errors name key, file and line."""
+    profile = Profile()
+    for name, value in data.items():
+        cls = SECTIONS.get(name)
+        if cls is None:
+            raise ConfigError(f"{_where(path, text, name)}: unknown key `{name}`; "
+                              f"known tables: {', '.join(SECTIONS)}")
+        if not isinstance(value, dict):
+            raise ConfigError(f"{_where(path, text, name)}: `{name}` must be a table "
+                              f"([{name}]), got {value!r}")
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        section = getattr(profile, name)
+        for key, v in value.items():
+            full = f"{name}.{key}"
+            f = fields.get(key)
+            if f is None:
+                raise ConfigError(f"{_where(path, text, full)}: unknown key `{full}`; "
+                                  f"known keys in [{name}]: {', '.join(sorted(fields))}")
+            try:
+                setattr(section, key, _check(full, f, v))
+            except _Bad as bad:
+                raise ConfigError(f"{_where(path, text, bad.key)}: {bad.message}") from None
+    return profile
+
+
+def load_profile(path: str | os.PathLike[str]) -> Profile:
+    """Read and validate a venue profile. Raises ``ConfigError`` (never a TOML or OS error)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"profile {str(p)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
+    return loads_profile(text, path=str(p))
+
+
+def loads_profile(text: str, *, path: str = "<profile>") -> Profile:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        where = f"{path}:{m.group(1)}" if m else path
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise ConfigError(f"{where}: not valid TOML: {reason}") from None
+    return profile_from_dict(data, path=path, text=text)
+
+
+# --- saving -------------------------------------------------------------------
+
+_BARE_RE = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_key(k: str) -> str:
+    return k if _BARE_RE.fullmatch(k) else _toml_str(k)
+
+
+def _toml_str(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ConfigError(f"cannot save a non-finite number {v!r}")
+        return repr(v)
+    if isinstance(v, str):
+        return _toml_str(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise ConfigError(f"cannot save {v!r} in a profile")
+
+
+def dumps_profile(profile: Profile) -> str:
+    """TOML text for ``profile`` with a comment per key; ``None`` values are left out."""
+    profile.validate()
+    lines = ["# sensekit venue profile (see sensekit/profile.py for every key)"]
+    for sname in SECTIONS:
+        section = getattr(profile, sname)
+        lines += ["", f"[{sname}]"]
+        tables: list[tuple[str, dict]] = []
+        for f in dataclasses.fields(section):
+            v = getattr(section, f.name)
+            if isinstance(v, dict):
+                tables.append((f.name, v))
+                continue
+            if v is None:
+                lines.append(f"# {f.name}: {f.metadata.get('doc', '')} (not set)")
+                continue
+            lines.append(f"{_toml_key(f.name)} = {_toml_value(v)}  # {f.metadata.get('doc', '')}")
+        for tname, table in tables:
+            lines += ["", f"[{sname}.{_toml_key(tname)}]"]
+            for k, v in table.items():
+                lines.append(f"{_toml_key(k)} = {_toml_value(list(v))}")
+    return "\n".join(lines) + "\n"
+
+
+def save_profile(profile: Profile, path: str | os.PathLike[str]) -> Path:
+    """Write ``profile`` to ``path`` atomically; returns the path."""
+    p = Path(path)
+    text = dumps_profile(profile)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return p

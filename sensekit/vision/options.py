@@ -1,0 +1,127 @@
+"""Vision options for ``sensekit events``: ``add_arguments(parser)`` and ``build_stages``.
+
+    --track-color X,Y | #RRGGBB   track what is under a click on the first frame (colour
+                                  model), or a colour (HSV tolerance)
+    --tolerance H[,S,V]           HSV tolerance for a colour: hue degrees, S and V 0..255
+                                  (default 12,80,80)
+    --track-method M              exact | hsv | model (default: model for a click, hsv for a colour)
+    --motion                      motion / still events (frame difference, learned noise floor)
+    --motion-method M             difference (default) | background
+    --zones "name=x,y,w,h;..."    extra motion zones in pixels (left/right halves always exist)
+    --edges                       edges events (horizontal, the book's kernel)
+    --edge-direction D            horizontal (default) | any
+    --mirror                      flip the frames left-right first (coordinates are mirrored)
+    --blur N                      box blur (pixels, >= 1; 1 = off) before tracking and motion
+    --levels N                    palette levels per channel (2..256) before colour tracking
+
+``build_stages`` returns ``[]`` when no vision option is given. Bad values (a colour that
+does not parse, a click or zone outside the source's frame, levels outside 2..256, blur < 1)
+raise ``ConfigError`` naming the value; with a source whose frame size is unknown, clicks
+and zones are checked on the first frame instead.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from sensekit.errors import ConfigError
+from sensekit.runner import Stage
+from sensekit.vision.color_tracker import ColorTracker, parse_tolerance
+from sensekit.vision.motion import MotionDetector, check_zones, parse_zones
+from sensekit.vision.pipeline import VisionStage
+from sensekit.vision.stages import palette_lut, parse_color
+
+__all__ = ["add_arguments", "build_stages", "parse_track_target"]
+
+
+def parse_track_target(text: str) -> tuple[float, float] | int:
+    """``"X,Y"`` -> a click point; ``"#RRGGBB"`` -> a colour."""
+    s = text.strip()
+    if "," in s:
+        parts = s.split(",")
+        try:
+            x, y = (float(p) for p in parts)
+        except ValueError:
+            raise ConfigError(f"--track-color must be X,Y or #RRGGBB, got {text!r}") from None
+        return (x, y)
+    try:
+        return parse_color(s)
+    except ConfigError:
+        raise ConfigError(f"--track-color must be X,Y or #RRGGBB, got {text!r}") from None
+
+
+def _int_at_least_1(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of pixels, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"blur size must be >= 1, got {text!r}")
+    return n
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("vision")
+    g.add_argument("--track-color", metavar="X,Y|#RRGGBB",
+                   help="track the object under a click on the first frame, or a colour")
+    g.add_argument("--tolerance", metavar="H[,S,V]", default="12,80,80",
+                   help="HSV tolerance for colour tracking (default %(default)s)")
+    g.add_argument("--track-method", choices=("exact", "hsv", "model"),
+                   help="tracking method (default: model for a click, hsv for a colour)")
+    g.add_argument("--motion", action="store_true", help="emit motion / still events")
+    g.add_argument("--motion-method", choices=("difference", "background"), default="difference",
+                   help="frame difference or background model (default %(default)s)")
+    g.add_argument("--zones", metavar="NAME=X,Y,W,H;...",
+                   help="extra motion zones in pixels (left and right halves always exist)")
+    g.add_argument("--edges", action="store_true", help="emit edges events (edge map for apps)")
+    g.add_argument("--edge-direction", choices=("horizontal", "any"), default="horizontal")
+    g.add_argument("--mirror", action="store_true", help="flip frames left-right first")
+    g.add_argument("--blur", type=_int_at_least_1, default=1, metavar="N",
+                   help="box blur in pixels before tracking and motion (default 1 = off)")
+    g.add_argument("--levels", type=int, metavar="N", help="palette levels per channel, 2..256")
+
+
+def build_stages(args: argparse.Namespace, source: Any) -> list[Stage]:
+    """The vision stage for these options, or ``[]`` if no vision option was given."""
+    track = getattr(args, "track_color", None)
+    motion_on = bool(getattr(args, "motion", False))
+    edges_on = bool(getattr(args, "edges", False))
+    zones_text = getattr(args, "zones", None)
+    if not (track or motion_on or edges_on):
+        if zones_text:
+            raise ConfigError("--zones needs --motion")
+        return []
+    blur = getattr(args, "blur", 1)
+    if isinstance(blur, bool) or not isinstance(blur, int) or blur < 1:
+        raise ConfigError(f"--blur must be >= 1 pixel, got {blur!r}")
+    levels = getattr(args, "levels", None)
+    if levels is not None:
+        palette_lut(levels)                      # validates 2..256
+    size = getattr(source, "frame_size", None)
+    tracker = None
+    pick_at = None
+    if track:
+        target = parse_track_target(track)
+        method = getattr(args, "track_method", None)
+        tolerance = parse_tolerance(getattr(args, "tolerance", "12,80,80") or "12,80,80")
+        if isinstance(target, tuple):
+            x, y = target
+            if size is not None and not (0 <= x < size[0] and 0 <= y < size[1]):
+                raise ConfigError(f"click ({x:g}, {y:g}) is outside the {size[0]}x{size[1]} frame")
+            tracker = ColorTracker(method=method or "model", tolerance=tolerance)
+            pick_at = (x, y)
+        else:
+            if method == "model":
+                raise ConfigError("--track-method model needs a click point X,Y, not a colour")
+            tracker = ColorTracker(target, method=method or "hsv", tolerance=tolerance)
+    motion = None
+    if motion_on:
+        zones = parse_zones(zones_text) if zones_text else {}
+        if size is not None:
+            check_zones(zones, *size)
+        motion = MotionDetector(method=getattr(args, "motion_method", "difference"), zones=zones)
+    elif zones_text:
+        raise ConfigError("--zones needs --motion")
+    return [VisionStage(mirror=bool(getattr(args, "mirror", False)), blur_px=blur, levels=levels,
+                        tracker=tracker, pick_at=pick_at, motion=motion, edges=edges_on,
+                        edge_direction=getattr(args, "edge_direction", "horizontal"))]

@@ -1,0 +1,51 @@
+"""Helpers for the app tests: run an app headless on the bundled recording, step by step."""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from sensekit.app.host import AppHost, RunOptions
+from sensekit.app.registry import load
+from sensekit.app.sources import bundled_source
+from sensekit.paths import recordings_dir
+
+
+def _need_demo() -> None:
+    if not (recordings_dir() / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording recordings/demo.skrec not generated (python -m sensekit.synth)")
+
+
+@pytest.fixture(scope="session")
+def truth() -> dict[str, Any]:
+    _need_demo()
+    return json.loads((recordings_dir() / "demo.truth.json").read_text())
+
+
+@pytest.fixture
+def play() -> Iterator[Callable[..., AppHost]]:
+    """``play(name, steps, each=None)``: run ``steps`` fixed steps of an app on the demo replay.
+
+    ``each(host)`` is called after every step. Returns the host (closed source, state intact).
+    """
+    opened: list[Any] = []
+
+    def _play(name: str, steps: int, each: Callable[[AppHost], None] | None = None,
+              **options: Any) -> AppHost:
+        _need_demo()
+        app_cls = load(name)
+        source = bundled_source(app_cls)
+        source.open()
+        opened.append(source)
+        host = AppHost(app_cls, source, RunOptions(headless=True, **options))
+        for _ in range(steps):
+            host.step()
+            if each is not None:
+                each(host)
+        host.close()
+        return host
+
+    yield _play
+    for source in opened:
+        source.close()

@@ -1,0 +1,65 @@
+"""sound_flier, clapper and activity_graph on the demo replay: what a player would see."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _inside(t: float, intervals: list[list[float]], margin: float = 0.0) -> bool:
+    return any(a + margin <= t <= b for a, b in intervals)
+
+
+def test_flier_climbs_while_loud_and_sinks_while_quiet(play, truth):
+    host = play("sound_flier", 9 * 30)
+    hist = np.array(host.app.history)        # t, level, altitude, upward velocity, flying free
+    t, level, alt, vup, free = hist.T
+    free = free.astype(bool)
+    quiet = truth["quiet"] + [s for s in truth["silence"] if s[1] <= 9.0]
+    for a, b in truth["loud"]:
+        if b > 9.0:
+            continue
+        sel = (t >= a + 0.3) & (t <= b) & free
+        assert sel.sum() > 10 and vup[sel].mean() > 0.5, (a, b)
+    for a, b in quiet:
+        sel = (t >= a + 0.3) & (t <= b) & free
+        if sel.sum() > 5:
+            assert vup[sel].mean() < -0.5, (a, b)
+    r = np.corrcoef(level[free], vup[free])[0, 1]
+    assert r > 0.8, r
+    assert free.mean() > 0.6
+
+
+def test_flier_crash_ends_the_run_and_a_shout_restarts_it(play, truth):
+    host = play("sound_flier", 1)
+    app = host.app
+    app.rocks = np.array([[app.world_x + 100.0, 80.0, 400.0, 1.0]])   # a rock filling the cave
+    host.step()
+    host.step()
+    assert app.crashed_at is not None and app.state()["crashed"]
+    frozen = app.distance_m
+    while host.sim_t < truth["loud"][0][0] - 0.1:       # silence: the run stays over
+        host.step()
+    assert app.crashed_at is not None and app.distance_m == frozen and app.runs == 1
+    while host.sim_t < truth["loud"][0][0] + 0.5:       # the recording gets loud: a new run
+        host.step()
+    assert app.runs == 2 and app.crashed_at is None
+
+
+def test_clapper_toggles_once_per_clap(play, truth):
+    host = play("clapper", int((truth["claps"][-1] + 1.0) * 30))
+    app = host.app
+    assert app.toggles == len(truth["claps"])
+    assert np.allclose(app.claps, truth["claps"], atol=0.05)
+    assert app.doubles == len(truth["clap_patterns"])
+    assert app.lamp_on == (len(truth["claps"]) % 2 == 1)
+
+
+def test_activity_graph_marks_activity_and_claps(play, truth):
+    host = play("activity_graph", 9 * 30)
+    app = host.app
+    trace = app.state()["trace"]
+    steps = np.arange(len(trace))
+    t = host.sim_t - (len(trace) - 1 - steps) * app.step_s
+    loud = np.array([_inside(x, truth["loud"], 0.2) for x in t])
+    silent = np.array([_inside(x, truth["silence"], 0.2) for x in t])
+    assert trace[loud].mean() > app.audio.threshold > trace[silent].mean()
+    assert app.counts["on"] >= 2 and app.counts["off"] >= 1

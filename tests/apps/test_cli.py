@@ -1,0 +1,61 @@
+"""`sensekit apps` and `sensekit run`: listing, unknown apps, missing inputs, the bundled fallback."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from sensekit.cli import main
+
+APPS = {"sound_flier", "clapper", "activity_graph", "color_ball", "motion_paddle", "edge_snow"}
+
+
+def test_apps_lists_every_app_with_a_description(capsys):
+    assert main(["apps"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines() if line.strip()}
+    for name in APPS:
+        assert name in lines and len(lines[name].split(None, 1)[1]) > 20
+
+
+def test_run_unknown_app_lists_the_apps(capsys):
+    assert main(["run", "nosuchapp", "--headless"]) == 2
+    err = capsys.readouterr().err
+    assert "no app named 'nosuchapp'" in err
+    assert all(name in err for name in APPS)
+
+
+@pytest.fixture
+def video_only_file(tmp_path):
+    path = tmp_path / "silent.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 15, (64, 48))
+    for i in range(10):
+        writer.write(np.full((48, 64, 3), i * 20, np.uint8))
+    writer.release()
+    return path
+
+
+def test_clapper_on_a_video_only_file_says_it_needs_audio(video_only_file, capsys):
+    assert main(["run", "clapper", "--source", f"file:{video_only_file}", "--headless",
+                 "--frames", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "clapper needs audio" in err and "video only" in err
+    assert err.count("\n") == 1
+
+
+def test_video_app_runs_on_a_video_file(video_only_file, tmp_path, capsys):
+    shot = tmp_path / "shot.png"
+    assert main(["run", "edge_snow", "--source", f"file:{video_only_file}", "--headless",
+                 "--frames", "5", "--screenshot", str(shot)]) == 0
+    assert shot.is_file()
+
+
+def test_no_source_falls_back_to_the_bundled_recording_with_one_line(tmp_path, capsys, recordings_dir):
+    if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording not generated yet")
+    events = tmp_path / "events.jsonl"
+    assert main(["run", "clapper", "--headless", "--frames", "30", "--events", str(events)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    notes = [line for line in out if "bundled recording" in line]
+    assert len(notes) == 1 and "demo" in notes[0]
+    assert events.read_text().count("\n") > 10

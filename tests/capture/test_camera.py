@@ -1,0 +1,230 @@
+"""CameraSource on real inputs: a video file opened as a camera and a local MJPEG stream."""
+from __future__ import annotations
+
+import socket
+import time
+
+import cv2
+import numpy as np
+import pytest
+
+from sensekit.capture.camera import CameraSource
+from sensekit.capture.base import VideoFrame
+from sensekit.errors import ConfigError, DeviceNotFoundError, SourceError
+from tests.capture.mjpeg_server import MjpegServer
+
+FILE_FPS = 20.0
+FILE_FRAMES = 12
+
+
+@pytest.fixture(scope="module")
+def video_file(tmp_path_factory) -> str:
+    """A 64x48 MJPG .avi: 12 frames at 20 fps, frame i has brightness 20*i."""
+    path = str(tmp_path_factory.mktemp("cam") / "clip.avi")
+    writer = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"MJPG"), FILE_FPS, (64, 48))
+    assert writer.isOpened()
+    for i in range(FILE_FRAMES):
+        writer.write(np.full((48, 64, 3), 20 * i, np.uint8))
+    writer.release()
+    return path
+
+
+@pytest.fixture
+def server():
+    with MjpegServer(size=(160, 120), fps=30) as s:
+        yield s
+
+
+def _read_n(src: CameraSource, n: int, timeout: float = 3.0) -> list[VideoFrame]:
+    frames = []
+    deadline = time.monotonic() + timeout
+    while len(frames) < n and time.monotonic() < deadline:
+        f = src.read(timeout=0.5)
+        if f is not None:
+            frames.append(f)
+    assert len(frames) == n, f"only {len(frames)} of {n} frames within {timeout} s"
+    return frames
+
+
+# --- a file simulating a live camera -------------------------------------------
+
+def test_file_as_camera_is_paced_at_its_fps_and_loops(video_file):
+    with CameraSource(video_file) as cam:
+        assert cam.kind == "camera" and cam.is_live and cam.has_video and not cam.has_audio
+        assert cam.frame_size == (64, 48)
+        assert cam.fps == pytest.approx(FILE_FPS)
+        t0 = time.monotonic()
+        frames = _read_n(cam, FILE_FRAMES + 4)      # goes past the end: the file loops
+        elapsed = time.monotonic() - t0
+    # 16 frames at 20 fps take about 0.75 s; a delivery as fast as possible would take ~0
+    assert elapsed > 0.6
+    assert all(f.image.shape == (48, 64, 3) and f.image.dtype == np.uint8 for f in frames)
+    ts = [f.t for f in frames]
+    assert ts == sorted(ts) and ts[0] >= 0 and ts[-1] < 5
+    assert all(f.captured_at is not None for f in frames)
+    # the content after the end is the first frame again (MJPG is lossy: compare roughly)
+    means = [float(f.image.mean()) for f in frames]
+    assert means[FILE_FRAMES] == pytest.approx(means[0], abs=3)
+    assert means[FILE_FRAMES - 1] > means[0] + 150
+
+
+def test_file_without_loop_ends_with_eof(video_file):
+    with CameraSource(video_file, loop=False) as cam:
+        got = []
+        with pytest.raises(EOFError):
+            while True:
+                f = cam.read(timeout=2)
+                assert f is not None
+                got.append(f)
+    assert 1 <= len(got) <= FILE_FRAMES
+    assert got[-1].index == FILE_FRAMES - 1
+
+
+def test_requested_mode_is_reported_as_what_the_device_gives(video_file):
+    with CameraSource(video_file, width=320, height=240, fps=60) as cam:
+        assert cam.requested_width == 320 and cam.requested_fps == 60
+        assert cam.frame_size == (64, 48)
+        assert cam.fps == pytest.approx(FILE_FPS)
+        assert cam.read(timeout=2).image.shape == (48, 64, 3)
+
+
+def test_missing_file_names_the_path(tmp_path):
+    path = str(tmp_path / "nope.avi")
+    with pytest.raises(SourceError, match="nope.avi"):
+        CameraSource(path).open()
+
+
+def test_bad_settings_quote_the_value():
+    with pytest.raises(ConfigError, match="`width` must be 1..16384, got 0"):
+        CameraSource(0, width=0)
+    with pytest.raises(ConfigError, match="fps"):
+        CameraSource(0, fps=-5)
+
+
+# --- a live MJPEG stream over HTTP -----------------------------------------------
+
+def test_stream_frames_size_and_latency(server):
+    with CameraSource(server.url) as cam:
+        assert cam.frame_size == (160, 120)
+        assert cam.description == f"camera:{server.url}"
+        frames = _read_n(cam, 10)
+        stats = cam.stats()
+    assert all(f.image.shape == (120, 160, 3) for f in frames)
+    idx = [f.index for f in frames]
+    assert idx == sorted(idx) and len(set(idx)) == len(idx)
+    assert stats["frames_delivered"] == 10
+    assert stats["latency_ms"] is not None and 0 <= stats["latency_ms"] < 500
+    assert stats["lost"] is False and stats["losses"] == 0
+
+
+def test_slow_consumer_gets_the_latest_frame_and_drops_are_counted(server):
+    with CameraSource(server.url) as cam:
+        first = cam.read(timeout=2)
+        time.sleep(0.5)                           # ~15 frames arrive meanwhile
+        latest = cam.read(timeout=2)
+        again = cam.read(timeout=0.0)             # nothing new delivered twice
+        stats = cam.stats()
+    assert first is not None and latest is not None
+    assert latest.index - first.index > 5
+    assert again is None or again.index > latest.index
+    assert stats["dropped_frames"] >= latest.index - first.index - 1 > 0
+    assert (latest.t - first.t) > 0.4
+    # the frame handed out was grabbed moments ago (a FIFO would hand out one ~0.5 s old)
+    assert stats["latency_ms"] < 150
+    # every grabbed frame was delivered, dropped, or is waiting in the one-frame slot
+    assert stats["frames_grabbed"] - stats["frames_delivered"] - stats["dropped_frames"] in (0, 1)
+
+
+def test_stream_lost_then_restored_without_exceptions(server):
+    cam = CameraSource(server.url, read_timeout_ms=1000, open_timeout_ms=1000,
+                       backoff_initial_s=0.05, backoff_max_s=0.2)
+    with cam:
+        _read_n(cam, 3)
+        assert cam.poll_status() == []
+        server.stop()                             # the camera vanishes
+        lost = []
+        deadline = time.monotonic() + 5
+        while not lost and time.monotonic() < deadline:
+            cam.read(timeout=0.1)                # never raises while lost
+            lost = cam.poll_status()
+        assert [e.name for e in lost] == ["source_lost"]
+        assert lost[0].source == f"camera:{server.url}" and lost[0].reason
+        while cam.read(timeout=0) is not None:   # drain a frame grabbed before the loss
+            pass
+        assert cam.read(timeout=0.3) is None
+        assert cam.stats()["lost"] is True
+        last_index = cam.stats()["frames_grabbed"]
+
+        server.start()                            # same port again
+        restored = []
+        deadline = time.monotonic() + 5
+        while not restored and time.monotonic() < deadline:
+            cam.read(timeout=0.1)
+            restored = cam.poll_status()
+        assert [e.name for e in restored] == ["source_restored"]
+        assert restored[0].t > lost[0].t
+        frames = _read_n(cam, 3)
+        assert frames[0].index >= last_index
+        stats = cam.stats()
+    assert stats["lost"] is False and stats["losses"] == 1 and stats["reconnects"] >= 1
+
+
+def test_hung_stream_times_out_into_lost_and_recovers(server):
+    # the server keeps the connection open but stops sending: the read timeout must fire
+    cam = CameraSource(server.url, read_timeout_ms=500, open_timeout_ms=500,
+                       backoff_initial_s=0.05, backoff_max_s=0.2)
+    with cam:
+        _read_n(cam, 2)
+        server.pause()
+        t0 = time.monotonic()
+        lost = []
+        while not lost and time.monotonic() - t0 < 5:
+            cam.read(timeout=0.05)
+            lost = cam.poll_status()
+        assert [e.name for e in lost] == ["source_lost"]
+        assert time.monotonic() - t0 < 3        # 0.5 s timeout, not a hang
+        server.resume()
+        restored = []
+        while not restored and time.monotonic() - t0 < 8:
+            cam.read(timeout=0.05)
+            restored = cam.poll_status()
+        assert [e.name for e in restored] == ["source_restored"]
+        assert cam.read(timeout=2) is not None
+
+
+# --- bad input -------------------------------------------------------------------
+
+def test_missing_camera_index_names_it_and_lists_what_is_available():
+    t0 = time.monotonic()
+    with pytest.raises(DeviceNotFoundError) as info:
+        CameraSource(57).open()
+    assert time.monotonic() - t0 < 5
+    msg = str(info.value)
+    assert "57" in msg and "available:" in msg
+
+
+def _closed_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_refused_stream_url_names_the_url_promptly():
+    url = f"http://127.0.0.1:{_closed_port()}/stream.mjpg"
+    t0 = time.monotonic()
+    with pytest.raises(SourceError) as info:
+        CameraSource(url, open_timeout_ms=2000).open()
+    assert time.monotonic() - t0 < 3
+    assert url in str(info.value) and "refused" in str(info.value)
+    assert not isinstance(info.value, DeviceNotFoundError)
+
+
+def test_read_after_close_is_eof(server):
+    cam = CameraSource(server.url)
+    cam.open()
+    cam.close()
+    cam.close()                                   # idempotent
+    with pytest.raises(EOFError):
+        cam.read(timeout=0.1)

@@ -1,0 +1,239 @@
+"""The ``record``, ``inspect`` and ``events`` commands, run in-process (and Ctrl-C in a subprocess)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sensekit.capture.base import AudioBlock, VideoFrame
+from sensekit.capture.recording import Recorder, ReplaySource, read_meta
+from sensekit.cli import events as events_cli
+from sensekit.cli import main as cli_main
+
+
+def make_clip(path: Path, frames: int = 10, blocks: int = 12) -> Path:
+    with Recorder(path, video=(32, 24, 10.0), audio=(8000, 1), notes="a tiny clip",
+                  block_size=400, start_unix=0.0) as rec:
+        items = [VideoFrame(i, i / 10, np.full((24, 32, 3), i * 20, np.uint8)) for i in range(frames)]
+        items += [AudioBlock(k, k * 0.05, np.full(400, k / 100, np.float32), 8000) for k in range(blocks)]
+        for item in sorted(items, key=lambda it: it.t):
+            rec.write(item)
+    return path
+
+
+def run(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = cli_main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- record ----------------------------------------------------------------------------
+
+def test_record_negative_seconds(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code, _, err = run(capsys, "record", str(tmp_path / "r.skrec"), "--seconds", "-1")
+    assert code == 2 and "--seconds" in err and "-1" in err
+    assert not (tmp_path / "r.skrec").exists()
+
+
+def test_record_a_source_and_replay_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    clip = make_clip(tmp_path / "clip.skrec")
+    out = tmp_path / "copy.skrec"
+    code, _, err = run(capsys, "record", str(out), "--source", f"replay:{clip}", "--seconds", "0.5",
+                       "--notes", "copied")
+    assert code == 0, err
+    assert "saved" in err and "5 frames" in err
+    meta = read_meta(out)
+    assert meta["complete"] and meta["notes"] == "copied" and meta["sources"] == ["replay:clip.skrec"]
+    original = [i for i in ReplaySource(clip) if i.t < 0.5]
+    copy = list(ReplaySource(out))
+    assert [(type(i), i.t) for i in copy] == [(type(i), i.t) for i in original]
+    code, _, err = run(capsys, "record", str(out), "--source", f"replay:{clip}")
+    assert code == 2 and "already exists" in err
+
+
+def test_record_missing_camera_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    pytest.importorskip("sensekit.capture.camera")
+    code, _, err = run(capsys, "record", str(tmp_path / "c.skrec"), "--camera", "9", "--seconds", "1")
+    assert code == 2 and "camera" in err.lower() and "9" in err and "Traceback" not in err
+    assert not (tmp_path / "c.skrec").exists()
+
+
+RECORD_UNTIL_CTRL_C = r"""
+import sys
+from sensekit.capture.recording import ReplaySource, record_source
+summary = record_source(ReplaySource(sys.argv[1], realtime=True, loop=True), sys.argv[2], progress=True)
+print("interrupted" if summary["interrupted"] else "finished", summary["frames"])
+"""
+
+
+def test_ctrl_c_finishes_the_recording_cleanly(tmp_path: Path) -> None:
+    clip = make_clip(tmp_path / "clip.skrec")
+    out = tmp_path / "live.skrec"
+    env = dict(os.environ, PYGAME_HIDE_SUPPORT_PROMPT="1")
+    proc = subprocess.Popen([sys.executable, "-c", RECORD_UNTIL_CTRL_C, str(clip), str(out)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if json.loads((out / "meta.json").read_text())["frames"] >= 10:
+                    break
+            except (OSError, ValueError, KeyError):
+                pass
+            assert proc.poll() is None, proc.stderr.read().decode()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, stderr.decode()
+    word, frames = stdout.decode().split()
+    assert word == "interrupted" and int(frames) >= 10
+    meta = read_meta(out)
+    assert meta["complete"] is True and meta["frames"] == int(frames)
+    replayed = [i for i in ReplaySource(out) if isinstance(i, VideoFrame)]
+    assert len(replayed) == int(frames)
+    assert all(np.all(f.image == (f.index % 10) * 20) for f in replayed)   # looped clip
+
+
+# --- inspect ----------------------------------------------------------------------------
+
+def test_inspect_summary(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    clip = make_clip(tmp_path / "clip.skrec")
+    code, out, _ = run(capsys, "inspect", str(clip))
+    assert code == 0
+    for words in ("clip.skrec  (complete)", "1970-01-01 00:00:00 UTC", "duration   1.000 s",
+                  "32x24 @ 10 fps, FFV1, 10 frames", "8000 Hz mono int16, gain 50, 4800 samples",
+                  "audio.wav", "video.mkv", "a tiny clip"):
+        assert words in out, words
+    meta = json.loads((clip / "meta.json").read_text())
+    meta["complete"] = False
+    (clip / "meta.json").write_text(json.dumps(meta))
+    code, out, _ = run(capsys, "inspect", str(clip))
+    assert code == 0 and "INCOMPLETE" in out
+
+
+def test_inspect_not_a_recording(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "x.skrec").mkdir()
+    code, _, err = run(capsys, "inspect", str(tmp_path / "x.skrec"))
+    assert code == 2 and "has no meta.json" in err
+
+
+# --- events -----------------------------------------------------------------------------
+
+def test_events_readable_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    clip = make_clip(tmp_path / "clip.skrec")
+    code, out, err = run(capsys, "events", str(clip), "--stats", "--max-items", "5")
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == 5
+    assert lines[0].split()[:3] == ["0.000", "frame", "index=0"]
+    assert "audio_block" in out and "checksum=" in out
+    assert "frames 2, audio blocks 3, events 5, dropped frames 0" in err
+    assert "frame" in err and "audio_block" in err
+
+
+def test_events_unknown_spec(capsys: pytest.CaptureFixture) -> None:
+    code, _, err = run(capsys, "events", "webcam:0")
+    assert code == 2 and "'webcam:0'" in err and "camera:" in err
+
+
+FAKE_PROVIDER = '''
+from sensekit.events import Level
+class LevelStage:
+    consumes = "audio"
+    emits = frozenset({"level"})
+    def process(self, block):
+        return [Level(t=block.t, level=float(abs(block.samples).max() * 100))]
+def add_arguments(parser):
+    parser.add_argument("--fake-level", action="store_true")
+def build_stages(args, source):
+    return [LevelStage()] if args.fake_level else []
+'''
+
+
+def test_stage_providers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                         capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "fake_provider_mod.py").write_text(FAKE_PROVIDER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(events_cli, "STAGE_PROVIDERS", ["no_such_provider_mod.options", "fake_provider_mod"])
+    clip = make_clip(tmp_path / "clip.skrec")
+    code, out, _ = run(capsys, "events", str(clip), "--jsonl", "--fake-level")
+    names = [json.loads(line)["event"] for line in out.splitlines()]
+    assert code == 0 and names == ["level"] * 12
+    code, out, _ = run(capsys, "events", str(clip), "--jsonl", "--fake-level", "--records")
+    names = [json.loads(line)["event"] for line in out.splitlines()]
+    assert names.count("level") == 12 and names.count("frame") == 10
+    code, out, _ = run(capsys, "events", str(clip), "--jsonl")          # nothing enabled: records
+    names = {json.loads(line)["event"] for line in out.splitlines()}
+    assert names == {"frame", "audio_block"}
+    # a provider whose own import is broken is not silently skipped
+    (tmp_path / "broken_provider_mod.py").write_text("import no_such_dependency_xyz\n")
+    monkeypatch.setattr(events_cli, "STAGE_PROVIDERS", ["broken_provider_mod"])
+    with pytest.raises(ModuleNotFoundError, match="no_such_dependency_xyz"):
+        cli_main(["events", str(clip)])
+
+
+# --- a live recording: MJPEG camera + ALSA file microphone -------------------------------
+
+LIVE_RECORD = r"""
+import json, sys
+from sensekit.capture.camera import CameraSource
+from sensekit.capture.combined import CombinedSource
+from sensekit.capture.microphone import MicrophoneSource
+from sensekit.capture.recording import record_source
+from sensekit.runner import checksum
+
+url, out, rate = sys.argv[1], sys.argv[2], int(sys.argv[3])
+src = CombinedSource(CameraSource(url),
+                     MicrophoneSource(None, sample_rate=rate, block_size=512, max_queued_blocks=4096))
+seen = []
+inner_read = src.read
+def read(timeout=None):
+    item = inner_read(timeout)
+    if item is not None and hasattr(item, "image"):
+        seen.append(checksum(item.image))
+    return item
+src.read = read
+summary = record_source(src, out, seconds=1.5, progress=False)
+print(json.dumps({"summary": summary, "frames": seen}))
+"""
+
+
+def test_record_mjpeg_stream_and_alsa_mic_replays_exactly(tmp_path: Path) -> None:
+    from tests.capture.alsa_filemic import FileMic, known_samples, locate, unavailable_reason
+    from tests.capture.mjpeg_server import MjpegServer
+
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    from sensekit.capture.recording import float_to_int16
+    from sensekit.runner import checksum
+
+    rate = 16000
+    clip = known_samples(rate // 2)
+    mic = FileMic(tmp_path / "mic", clip, rate)
+    out = tmp_path / "live.skrec"
+    with MjpegServer(size=(160, 120), fps=15) as server:
+        proc = subprocess.run([sys.executable, "-c", LIVE_RECORD, server.url, str(out), str(rate)],
+                              env=dict(mic.env, PYGAME_HIDE_SUPPORT_PROMPT="1"),
+                              capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    meta = read_meta(out)
+    assert meta["complete"] and meta["video"]["width"] == 160 and meta["audio"]["sample_rate"] == rate
+    items = list(ReplaySource(out))
+    frames = [checksum(i.image) for i in items if isinstance(i, VideoFrame)]
+    assert len(frames) >= 5
+    assert frames == report["frames"][: len(frames)] and len(report["frames"]) - len(frames) <= 1
+    audio = np.concatenate([i.samples for i in items if isinstance(i, AudioBlock)])
+    assert locate(float_to_int16(audio), clip) >= 0, "the microphone's samples did not round-trip"

@@ -1,0 +1,148 @@
+"""Device listing and the `sensekit devices` command, on this machine's real (absent) devices
+and on the ALSA file microphone."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from sensekit.capture import devices
+from sensekit.errors import DeviceNotFoundError
+from tests.capture.alsa_filemic import FileMic, known_samples, unavailable_reason
+
+_reason = unavailable_reason()
+needs_alsa = pytest.mark.skipif(_reason is not None, reason=f"ALSA file microphone: {_reason}")
+
+
+def _py(code: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_camera_probe_is_quiet_and_returns_infos():
+    result = _py("""
+        import os
+        os.environ.pop("OPENCV_LOG_LEVEL", None)
+        from sensekit.capture.devices import list_cameras
+        cams = list_cameras(3)
+        print(len(cams), all(c.width > 0 and c.height > 0 for c in cams))
+    """)
+    assert result.returncode == 0, result.stderr
+    # OpenCV would print "[ WARN:0@...] ... can't open camera by index" for each missing index
+    assert "WARN" not in result.stderr and "VIDEOIO" not in result.stderr, result.stderr
+    n, ok = result.stdout.split()
+    assert ok == "True"
+
+
+def test_quiet_opencv_restores_the_log_level():
+    import cv2
+
+    before = cv2.utils.logging.getLogLevel()
+    with devices.quiet_opencv():
+        assert cv2.utils.logging.getLogLevel() == cv2.utils.logging.LOG_LEVEL_SILENT
+    assert cv2.utils.logging.getLogLevel() == before
+
+
+def test_camera_not_found_message_names_index_and_what_was_probed():
+    err = devices.camera_not_found(57, max_index=2)
+    assert isinstance(err, DeviceNotFoundError)
+    msg = str(err)
+    assert msg.startswith("No camera at index 57")
+    assert "available:" in msg
+    cams = devices.list_cameras(2)
+    if not cams:
+        assert "none (probed indices 0..2)" in msg
+    else:
+        assert f"[{cams[0].index}]" in msg
+
+
+@needs_alsa
+def test_devices_command_lists_the_file_microphone(tmp_path):
+    mic = FileMic(tmp_path, known_samples(1024), 48000)
+    result = subprocess.run([sys.executable, "-m", "sensekit", "devices", "--max-camera-index", "1"],
+                            env=mic.env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith("Cameras:\n")
+    assert "Microphones:" in out
+    mic_lines = out.split("Microphones:\n", 1)[1].splitlines()
+    assert any("filemic" in line for line in mic_lines)
+    assert any(line.strip().startswith("mic:") and " default " in line and "(default)" in line
+               for line in mic_lines)
+    assert "Traceback" not in result.stderr
+
+
+def test_devices_command_without_portaudio_says_what_to_install():
+    result = _py("""
+        import ctypes.util, sys
+        ctypes.util.find_library = lambda name: None
+        from sensekit.cli import main
+        sys.exit(main(["devices", "--max-camera-index", "1"]))
+    """)
+    assert result.returncode == 0
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+    mics = result.stdout.split("Microphones:\n", 1)[1]
+    assert mics.startswith("  none: PortAudio not found: install it with `apt-get install libportaudio2`")
+    assert "brew install portaudio" in mics
+
+
+def _has_sound_card() -> bool:
+    import os
+
+    return os.path.isdir("/dev/snd") and bool(os.listdir("/dev/snd"))
+
+
+@needs_alsa
+def test_devices_command_with_no_devices_at_all_says_so(tmp_path):
+    if _has_sound_card():
+        pytest.skip("this machine has a sound card, so PortAudio lists real devices")
+    # the default PCM points at a card that does not exist: PortAudio finds no input
+    conf = tmp_path / "nocard.conf"
+    conf.write_text("pcm.!default { type hw card 99 }\nctl.!default { type hw card 99 }\n")
+    env = {**__import__("os").environ, "ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{conf}"}
+    result = _py("""
+        import sys
+        from sensekit.cli import main
+        sys.exit(main(["devices", "--max-camera-index", "0"]))
+    """, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    if "camera:0" in result.stdout:
+        pytest.skip("this machine has a camera at index 0")
+    assert "none found (probed indices 0..0" in result.stdout
+    assert "Microphones:\n  none found (PortAudio lists no input devices" in result.stdout
+    assert "No camera or microphone found." in result.stdout
+
+
+def test_import_sounddevice_maps_missing_portaudio():
+    result = _py("""
+        import ctypes.util
+        ctypes.util.find_library = lambda name: None
+        from sensekit.capture.devices import import_sounddevice, PORTAUDIO_MISSING
+        from sensekit.errors import SourceError
+        try:
+            import_sounddevice()
+        except SourceError as exc:
+            print(str(exc) == PORTAUDIO_MISSING)
+    """)
+    assert result.stdout.strip() == "True", result.stderr
+
+
+@needs_alsa
+def test_no_microphone_at_all_says_what_was_tried(tmp_path):
+    if _has_sound_card():
+        pytest.skip("this machine has a sound card, so PortAudio lists real devices")
+    conf = tmp_path / "nocard.conf"
+    conf.write_text("pcm.!default { type hw card 99 }\nctl.!default { type hw card 99 }\n")
+    env = {**__import__("os").environ, "ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{conf}"}
+    result = _py("""
+        from sensekit.capture.microphone import MicrophoneSource
+        from sensekit.errors import DeviceNotFoundError
+        try:
+            MicrophoneSource("usb").open()
+        except DeviceNotFoundError as exc:
+            print(exc)
+    """, env=env)
+    assert result.stdout.startswith("No microphone matching 'usb'; available: none"), result.stderr

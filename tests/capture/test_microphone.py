@@ -1,0 +1,326 @@
+"""MicrophoneSource through real PortAudio, fed by ALSA's file plugin (see alsa_filemic.py).
+
+Each test runs its capture in a subprocess: PortAudio reads the ALSA configuration
+once, at initialisation, so the fake device must be configured before it starts.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from sensekit.capture.microphone import MicrophoneSource
+from sensekit.errors import ConfigError, SourceError
+from tests.capture.alsa_filemic import FileMic, known_samples, locate, unavailable_reason
+
+RATE = 48000
+_reason = unavailable_reason()
+needs_alsa = pytest.mark.skipif(_reason is not None, reason=f"ALSA file microphone: {_reason}")
+
+
+def _run(mic: FileMic, code: str) -> dict:
+    result = mic.run(code, timeout=60)
+    assert result.returncode == 0, f"snippet failed:\n{result.stdout}\n{result.stderr[-3000:]}"
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@needs_alsa
+def test_delivers_the_file_samples_unchanged(tmp_path):
+    clip = known_samples(RATE // 2)            # 0.5 s of known int16 samples
+    mic = FileMic(tmp_path, clip, RATE)
+    out = _run(mic, """
+        import json, numpy as np
+        from sensekit.capture.microphone import MicrophoneSource
+        with MicrophoneSource(sample_rate=48000, max_queued_blocks=4096) as src:
+            blocks = []
+            while len(blocks) * 512 < 48000 // 2 + 4096:
+                b = src.read(timeout=5)
+                assert b is not None, "no block within 5 s"
+                blocks.append(b)
+            stats = src.stats()
+            info = {"rate": src.sample_rate, "name": src.info.name, "kind": src.kind,
+                    "live": src.is_live, "desc": src.description}
+        np.save("got.npy", np.concatenate([b.samples for b in blocks]))
+        print(json.dumps({
+            "dtypes": sorted({str(b.samples.dtype) for b in blocks}),
+            "shapes": sorted({b.samples.shape for b in blocks}),
+            "rates": sorted({b.rate for b in blocks}),
+            "index": [b.index for b in blocks],
+            "t": [b.t for b in blocks],
+            "captured": [b.captured_at for b in blocks],
+            "max_abs": float(max(np.abs(b.samples).max() for b in blocks)),
+            "stats": stats, **info}))
+    """)
+    assert out["dtypes"] == ["float32"]
+    assert out["shapes"] == [[512]]
+    assert out["rates"] == [RATE] and out["rate"] == RATE
+    assert out["kind"] == "microphone" and out["live"] is True and out["name"] == "default"
+    assert out["desc"] == "mic:default"
+    # block t follows the sample clock exactly, captured_at is monotonic time
+    assert out["index"] == list(range(len(out["index"])))
+    assert out["t"] == pytest.approx([i * 512 / RATE for i in range(len(out["t"]))])
+    assert all(b >= a for a, b in zip(out["captured"], out["captured"][1:]))
+    assert out["max_abs"] <= 1.0
+    assert out["stats"]["dropped_blocks"] == 0
+    # float32 = int16 / 32768 exactly, so scaling back recovers the file's samples
+    got = np.load(tmp_path / "got.npy")
+    as_int = np.round(got * 32768.0).astype(np.int16)
+    assert np.array_equal(as_int.astype(np.float32) / 32768.0, got)
+    offset = locate(as_int, clip)
+    assert offset >= 0, "the file's samples were not delivered in order"
+    assert offset < RATE // 10, f"unexpected {offset} leading samples"
+
+
+@needs_alsa
+def test_slow_consumer_drops_oldest_blocks_and_counts_them(tmp_path):
+    # The file device is not paced (it runs as fast as PortAudio polls), so a queue
+    # of 8 blocks overflows while the consumer sleeps.
+    mic = FileMic(tmp_path, known_samples(RATE), RATE)
+    out = _run(mic, """
+        import json, time
+        from sensekit.capture.microphone import MicrophoneSource
+        with MicrophoneSource(sample_rate=48000, block_size=256, max_queued_blocks=8) as src:
+            time.sleep(0.3)
+            before = src.stats()
+            blocks = [src.read(timeout=2) for _ in range(8)]
+            print(json.dumps({"stats": before, "index": [b.index for b in blocks],
+                              "sizes": [len(b.samples) for b in blocks]}))
+    """)
+    stats = out["stats"]
+    assert stats["dropped_blocks"] > 0
+    assert stats["queued_blocks"] == 8
+    assert stats["blocks_captured"] >= stats["dropped_blocks"] + 8
+    assert out["sizes"] == [256] * 8
+    # what is left in the queue is recent audio, not the first blocks
+    assert out["index"][0] > 8
+    assert out["index"] == sorted(out["index"])
+
+
+@needs_alsa
+def test_stream_death_reports_lost_then_restored(tmp_path):
+    mic = FileMic(tmp_path, known_samples(RATE), RATE)
+    out = _run(mic, """
+        import json, os, time
+        from sensekit.capture.microphone import MicrophoneSource
+        src = MicrophoneSource(sample_rate=48000, backoff_initial_s=0.05, backoff_max_s=0.2)
+        src.open()
+        assert src.read(timeout=2) is not None
+        # the device goes away: the stream dies and reopening fails until it is back
+        os.rename("clip.raw", "gone.raw")
+        src._stream.abort()
+        time.sleep(0.5)
+        lost = [(e.name, e.source, e.reason) for e in src.poll_status()]
+        stats_lost = src.stats()
+        while src.read(timeout=0) is not None:
+            pass
+        t0 = time.monotonic()
+        none_while_lost = src.read(timeout=0.1)
+        waited = time.monotonic() - t0
+        os.rename("gone.raw", "clip.raw")
+        deadline = time.monotonic() + 5
+        restored = []
+        while not restored and time.monotonic() < deadline:
+            restored = [(e.name, e.source, e.t) for e in src.poll_status()]
+            time.sleep(0.02)
+        after = src.read(timeout=2)
+        src.close()
+        print(json.dumps({"lost": lost, "stats_lost": stats_lost, "none": none_while_lost is None,
+                          "waited": waited, "restored": restored,
+                          "after": after is not None, "lost_after": src.stats()["lost"]}))
+    """)
+    assert out["lost"] == [["source_lost", "mic:default", "audio stream stopped unexpectedly"]]
+    assert out["stats_lost"]["lost"] is True
+    assert out["none"] and 0.05 < out["waited"] < 1.0
+    assert [r[:2] for r in out["restored"]] == [["source_restored", "mic:default"]]
+    assert out["after"] and out["lost_after"] is False
+
+
+@needs_alsa
+def test_choose_by_name_and_index_and_missing_name_lists_devices(tmp_path):
+    mic = FileMic(tmp_path, known_samples(4096), RATE)
+    out = _run(mic, """
+        import json
+        from sensekit.capture.devices import find_microphone, list_microphones
+        from sensekit.errors import DeviceNotFoundError
+        mics = list_microphones()
+        by_name = find_microphone("FILEMIC")
+        by_index = find_microphone(by_name.index)
+        by_str_index = find_microphone(str(by_name.index))
+        try:
+            find_microphone("usb")
+            err = None
+        except DeviceNotFoundError as exc:
+            err = str(exc)
+        try:
+            find_microphone(97)
+            err_index = None
+        except DeviceNotFoundError as exc:
+            err_index = str(exc)
+        print(json.dumps({"names": [m.name for m in mics], "by_name": by_name.name,
+                          "same": by_index == by_name == by_str_index,
+                          "default": find_microphone(None).name, "err": err,
+                          "err_index": err_index}))
+    """)
+    assert "filemic" in out["names"] and "default" in out["names"]
+    assert out["by_name"] == "filemic" and out["same"]
+    assert out["default"] == "default"
+    assert out["err"].startswith("No microphone matching 'usb'; available: [")
+    assert "filemic" in out["err"] and "default" in out["err"]
+    assert out["err_index"].startswith("No microphone at index 97; available: [")
+
+
+def _no_portaudio(code: str) -> subprocess.CompletedProcess:
+    prelude = """
+        import ctypes.util
+        ctypes.util.find_library = lambda name: None   # as if libportaudio2 were not installed
+    """
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(prelude) + textwrap.dedent(code)],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_missing_portaudio_says_which_package_to_install():
+    result = _no_portaudio("""
+        from sensekit.capture.microphone import MicrophoneSource
+        from sensekit.errors import SourceError
+        try:
+            MicrophoneSource().open()
+        except SourceError as exc:
+            print(exc)
+    """)
+    assert result.returncode == 0, result.stderr
+    assert "PortAudio not found" in result.stdout
+    assert "apt-get install libportaudio2" in result.stdout
+    assert "brew install portaudio" in result.stdout
+
+
+def test_sounddevice_import_failure_names_the_packages():
+    code = """
+        import sys
+        sys.modules["sounddevice"] = None
+        from sensekit.capture.devices import list_microphones
+        from sensekit.errors import SourceError
+        try:
+            list_microphones()
+        except SourceError as exc:
+            print(exc)
+    """
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "pip install sounddevice" in result.stdout
+    assert "libportaudio2" in result.stdout
+
+
+def test_settings_are_validated_and_gain_is_stored_not_applied():
+    src = MicrophoneSource(gain=80)
+    assert src.gain == 80
+    src.gain = 0
+    assert src.gain == 0
+    with pytest.raises(ConfigError, match=r"`gain` must be 0..100, got 101"):
+        src.gain = 101
+    with pytest.raises(ConfigError, match="block_size"):
+        MicrophoneSource(block_size=0)
+    with pytest.raises(SourceError, match="'int8'"):
+        MicrophoneSource(dtype="int8")
+    with pytest.raises(EOFError):
+        src.read(timeout=0)          # never opened
+
+
+@needs_alsa
+def test_gain_does_not_change_delivered_samples(tmp_path):
+    clip = known_samples(8192)
+    mic = FileMic(tmp_path, clip, RATE)
+    out = _run(mic, """
+        import json, numpy as np
+        from sensekit.capture.microphone import MicrophoneSource
+        with MicrophoneSource(sample_rate=48000, gain=100, max_queued_blocks=1024) as src:
+            blocks = [src.read(timeout=5) for _ in range(24)]
+        got = np.concatenate([b.samples for b in blocks])
+        print(json.dumps({"ints": np.round(got * 32768).astype(int).tolist()}))
+    """)
+    assert locate(np.array(out["ints"], dtype=np.int16), clip) >= 0
+
+
+@needs_alsa
+def test_close_is_idempotent_and_reads_after_it_are_eof(tmp_path):
+    mic = FileMic(tmp_path, known_samples(4096), RATE)
+    out = _run(mic, """
+        import json
+        from sensekit.capture.microphone import MicrophoneSource
+        src = MicrophoneSource(sample_rate=48000)
+        src.open()
+        first = src.read(timeout=2) is not None
+        src.close()
+        src.close()
+        try:
+            src.read(timeout=0.1)
+            eof = False
+        except EOFError:
+            eof = True
+        src.open()                                  # and it opens again
+        again = src.read(timeout=2)
+        src.close()
+        print(json.dumps({"first": first, "eof": eof, "again": [again.index, again.t]}))
+    """)
+    assert out["first"] and out["eof"]
+    index, t = out["again"]
+    assert t == pytest.approx(index * 512 / RATE)     # blocks flow again, on the sample clock
+
+
+@needs_alsa
+def test_combined_camera_stream_and_microphone_share_one_time_base(tmp_path):
+    from pathlib import Path
+
+    repo = str(Path(__file__).resolve().parents[2])
+    mic = FileMic(tmp_path, known_samples(RATE), RATE)
+    out = _run(mic, f"""
+        import json, sys, time
+        sys.path.insert(0, {repo!r})
+        from tests.capture.mjpeg_server import MjpegServer
+        from sensekit.capture.camera import CameraSource
+        from sensekit.capture.microphone import MicrophoneSource
+        from sensekit.capture.combined import CombinedSource
+        with MjpegServer(size=(96, 72), fps=30) as server:
+            src = CombinedSource(CameraSource(server.url),
+                                 MicrophoneSource(sample_rate=48000, max_queued_blocks=16))
+            with src:
+                t_open = time.monotonic() - src.started_at
+                items = []
+                deadline = time.monotonic() + 5
+                while time.monotonic() < deadline and sum(1 for i in items if i[0] == "v") < 5:
+                    item = src.read(timeout=0.5)
+                    if item is not None:
+                        items.append(("v" if hasattr(item, "image") else "a", item.index, item.t,
+                                      time.monotonic() - src.started_at))
+                stats = src.stats()
+                info = dict(has_video=src.has_video, has_audio=src.has_audio, live=src.is_live,
+                            size=src.frame_size, rate=src.sample_rate, desc=src.description)
+                server.stop()
+                lost = []
+                deadline = time.monotonic() + 5
+                while not lost and time.monotonic() < deadline:
+                    src.read(timeout=0.05)
+                    lost = [(e.name, e.source, e.t) for e in src.poll_status()]
+        print(json.dumps(dict(items=items, stats=stats, info=info, lost=lost, t_open=t_open)))
+    """)
+    info = out["info"]
+    assert info["has_video"] and info["has_audio"] and info["live"]
+    assert info["size"] == [96, 72] and info["rate"] == RATE
+    assert info["desc"].startswith("camera:http://127.0.0.1:") and info["desc"].endswith("+mic:default")
+    video = [i for i in out["items"] if i[0] == "v"]
+    audio = [i for i in out["items"] if i[0] == "a"]
+    assert len(video) >= 5 and len(audio) > 0
+    # video t is on the combined base: never later than when it was read, and not before 0
+    assert all(0 <= t <= read_at + 1e-6 for _, _, t, read_at in video)
+    assert [i[2] for i in video] == sorted(i[2] for i in video)
+    assert [i[2] for i in audio] == sorted(i[2] for i in audio)
+    stats = out["stats"]
+    assert {"video", "audio", "dropped_frames", "latency_ms", "overflows", "dropped_blocks"} <= set(stats)
+    # the file microphone is not paced, so its 16-block queue overflows: drops show up merged
+    assert stats["dropped_blocks"] == stats["audio"]["dropped_blocks"] > 0
+    assert [e[:2] for e in out["lost"]] == [["source_lost", info["desc"].split("+")[0]]]
+    assert out["lost"][0][2] > video[-1][2]

@@ -1,0 +1,494 @@
+"""OSC bridge: address scheme, typed arguments, bundles, the control server, the CLI.
+
+Everything goes over real UDP sockets on 127.0.0.1 with real python-osc servers
+and clients; nothing is mocked. The end-to-end test replays the bundled
+recording through the real vision and audio stages.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import io
+import logging
+import re
+import socket
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pythonosc.dispatcher import Dispatcher as OscDispatcher
+from pythonosc.osc_server import BlockingOSCUDPServer
+from pythonosc.udp_client import SimpleUDPClient
+
+from sensekit.errors import ConfigError
+from sensekit.events import (EVENT_TYPES, Activity, Clap, ClapPattern, ColorTracked, Dispatcher,
+                             Motion, SourceLost)
+from sensekit.osc import (CONTROLS, OscControl, OscSender, Received, add_osc_arguments,
+                          address_for, attach_osc, decode, describe_addresses, encode,
+                          event_arguments, parse_target, signature)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# --- helpers ----------------------------------------------------------------
+
+class Collector:
+    """A raw UDP socket on a free port that decodes every datagram (with type tags)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.05)
+        self.port = self.sock.getsockname()[1]
+        self.received: list[Received] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                dgram = self.sock.recv(65536)
+            except (socket.timeout, OSError):
+                continue
+            self.received.extend(decode(dgram))
+
+    def wait_for(self, n: int, timeout: float = 5.0) -> list[Received]:
+        deadline = time.monotonic() + timeout
+        while len(self.received) < n and time.monotonic() < deadline:
+            time.sleep(0.002)
+        return list(self.received)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(2)
+        self.sock.close()
+
+
+@pytest.fixture
+def collector():
+    c = Collector()
+    yield c
+    c.close()
+
+
+def expected_tags(event) -> str:
+    """Type tags computed independently of sensekit.osc, from the event's values."""
+    tags = "f"
+    for f in dataclasses.fields(event)[1:]:
+        v = getattr(event, f.name)
+        if isinstance(v, bool) or isinstance(v, (int, np.integer)):
+            tags += "i"
+        elif isinstance(v, float):
+            tags += "f"
+        elif isinstance(v, str):
+            tags += "s"
+        elif isinstance(v, dict):
+            tags += "sf" * len(v)
+        elif isinstance(v, tuple):
+            tags += "".join("i" if isinstance(x, int) else "f" for x in v)
+        elif v is None:
+            tags += "N"
+        else:
+            raise AssertionError(f"unexpected field value {v!r}")
+    return tags
+
+
+# --- address scheme -----------------------------------------------------------
+
+def test_addresses_follow_the_documented_rule():
+    assert address_for("clap") == "/sensekit/clap"
+    assert address_for("color_tracked") == "/sensekit/color/tracked"
+    assert address_for("source_lost") == "/sensekit/source/lost"
+    addresses = [address_for(n) for n in EVENT_TYPES]
+    assert len(set(addresses)) == len(addresses)
+    assert not set(addresses) & set(CONTROLS), "an event address collides with a control address"
+    for name in EVENT_TYPES:
+        signature(EVENT_TYPES[name])  # every declared event has an OSC mapping
+
+
+@pytest.mark.parametrize("bad", ["", "Clap", "clap/x", "_x", "a__b", "x y"])
+def test_bad_event_names_are_rejected(bad):
+    with pytest.raises(ConfigError):
+        address_for(bad)
+
+
+def test_docs_table_matches_the_code():
+    text = (REPO / "docs" / "OSC.md").read_text()
+    m = re.search(r"<!-- BEGIN ADDRESSES -->\n(.*?)\n<!-- END ADDRESSES -->", text, re.S)
+    assert m, "docs/OSC.md lost its address table markers"
+    assert m.group(1).strip() == describe_addresses().strip(), \
+        "docs/OSC.md is stale: regenerate the table with `python -m sensekit.osc`"
+
+
+# --- encoding -----------------------------------------------------------------
+
+def test_every_event_type_round_trips_with_documented_tags():
+    for name, cls in EVENT_TYPES.items():
+        event = cls(t=1.25)
+        [r] = decode(encode(event))
+        assert r.address == address_for(name)
+        assert r.tags == expected_tags(event), name
+        assert r.args[0] == pytest.approx(1.25)
+
+
+def test_flattening_of_boxes_bools_zones_and_tuples():
+    m = Motion(t=2.0, box=(10, 20, 30, 40), amount=0.25, zones={"right": 0.5, "left": 0.125})
+    [r] = decode(encode(m))
+    assert r.tags == "fiiiifsfsf"
+    assert r.args == (2.0, 10, 20, 30, 40, 0.25, "right", 0.5, "left", 0.125)  # definition order
+
+    [r] = decode(encode(Activity(t=0.5, activating=True, level=42.0)))
+    assert (r.tags, r.args) == ("fif", (0.5, 1, 42.0))
+
+    [r] = decode(encode(ClapPattern(t=3.0, count=3, times=(1.0, 1.5, 2.0))))
+    assert (r.tags, r.args) == ("fifff", (3.0, 3, 1.0, 1.5, 2.0))
+
+    c = ColorTracked(t=1.0, box=(np.int64(5), 6, 7, 8), union_box=(1, 2, 3, 4),
+                     cx=np.float32(8.5), cy=10.0, nx=0.5, ny=0.25, area_px=np.int32(56),
+                     confidence=0.75)
+    [r] = decode(encode(c))
+    assert r.tags == "fiiiiiiiiffffif"
+    assert r.args == (1.0, 5, 6, 7, 8, 1, 2, 3, 4, 8.5, 10.0, 0.5, 0.25, 56, 0.75)
+    assert event_arguments(Clap(t=1.0, strength=0.5)) == [("f", 1.0), ("f", 0.5)]
+
+
+def test_huge_ints_are_clamped_to_int32():
+    [r] = decode(encode(Motion(t=0.0, box=(2 ** 40, -(2 ** 40), 0, 0))))
+    assert r.args[1:5] == (2 ** 31 - 1, -(2 ** 31), 0, 0)
+
+
+def test_bundle_timetag_is_start_wall_plus_t(collector):
+    sender = OscSender("127.0.0.1", collector.port, bundle=True, start_wall=1_700_000_000.0)
+    sender(Clap(t=0.5, strength=1.0))
+    sender(Clap(t=2.25, strength=0.5))
+    got = collector.wait_for(2)
+    sender.close()
+    assert [r.timetag for r in got] == [pytest.approx(1_700_000_000.5, abs=1e-6),
+                                        pytest.approx(1_700_000_002.25, abs=1e-6)]
+
+
+def test_bundle_start_wall_defaults_to_first_event(collector):
+    sender = OscSender("127.0.0.1", collector.port, bundle=True)
+    before = time.time()
+    sender(Clap(t=10.0, strength=1.0))
+    sender(Clap(t=11.0, strength=1.0))
+    got = collector.wait_for(2)
+    sender.close()
+    assert before - 0.01 <= got[0].timetag <= time.time() + 0.01
+    assert got[1].timetag - got[0].timetag == pytest.approx(1.0, abs=1e-6)
+
+
+# --- sender -------------------------------------------------------------------
+
+def test_sender_reaches_a_python_osc_server():
+    got: list[tuple] = []
+    disp = OscDispatcher()
+    disp.set_default_handler(lambda address, *args: got.append((address, args)))
+    server = BlockingOSCUDPServer(("127.0.0.1", 0), disp)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    try:
+        sender = OscSender("127.0.0.1", server.server_address[1])
+        d = Dispatcher()
+        d.on("*", sender)
+        d.dispatch(Clap(t=1.0, strength=0.75))
+        d.dispatch(SourceLost(t=2.0, source="camera:0", reason="stream ended"))
+        deadline = time.monotonic() + 5
+        while len(got) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(2)
+    assert got == [("/sensekit/clap", (1.0, 0.75)),
+                   ("/sensekit/source/lost", (2.0, "camera:0", "stream ended"))]
+    assert sender.stats() == {"osc_sent": 2, "osc_errors": 0}
+
+
+def test_sender_filters_by_event_name(collector):
+    sender = OscSender("127.0.0.1", collector.port, events=["clap"])
+    sender(Activity(t=0.0, activating=True, level=50.0))
+    sender(Clap(t=0.1, strength=0.5))
+    got = collector.wait_for(1)
+    time.sleep(0.05)
+    assert [r.address for r in collector.received] == ["/sensekit/clap"] == [r.address for r in got]
+    with pytest.raises(ConfigError, match="nope"):
+        OscSender("127.0.0.1", collector.port, events=["nope"])
+
+
+def test_send_failures_are_counted_and_logged_never_raised(caplog):
+    sender = OscSender("127.0.0.1", 9)
+    sender._sock.close()  # the socket dies underneath (real OSError on send)
+    with caplog.at_level(logging.WARNING, logger="sensekit.osc"):
+        for i in range(3):
+            sender(Clap(t=float(i), strength=0.5))
+    assert sender.errors == 3 and sender.sent == 0
+    assert len([r for r in caplog.records if "failed" in r.getMessage()]) == 1  # first only
+
+
+@pytest.mark.parametrize("host,port", [("no-such-host.invalid", 9000), ("127.0.0.1", 0),
+                                       ("127.0.0.1", 70000)])
+def test_bad_targets_are_config_errors(host, port):
+    with pytest.raises(ConfigError):
+        OscSender(host, port)
+
+
+@pytest.mark.parametrize("text,expected", [("127.0.0.1:9000", ("127.0.0.1", 9000)),
+                                           ("localhost:1", ("localhost", 1)),
+                                           ("[::1]:9000", ("::1", 9000))])
+def test_parse_target(text, expected):
+    assert parse_target(text) == expected
+
+
+@pytest.mark.parametrize("text", ["9000", "host:", "host:abc", ":9000", "host:0", "host:65536"])
+def test_parse_target_rejects(text):
+    with pytest.raises(ConfigError):
+        parse_target(text)
+    assert parse_target("9001", default_host="127.0.0.1") == ("127.0.0.1", 9001)
+
+
+# --- control ------------------------------------------------------------------
+
+def _wait(predicate, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate() and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def test_control_accepts_good_settings_in_order_and_ignores_bad_ones(caplog):
+    with caplog.at_level(logging.WARNING, logger="sensekit.osc"), \
+            OscControl("127.0.0.1", 0) as control:
+        client = SimpleUDPClient("127.0.0.1", control.port)
+        client.send_message("/sensekit/set/threshold", 30.0)
+        client.send_message("/sensekit/set/threshold", 300.0)         # out of range
+        client.send_message("/sensekit/set/threshold", "loud")        # wrong type
+        client.send_message("/sensekit/set/color", "#FF8800")
+        client.send_message("/sensekit/set/color", "orange")          # not #RRGGBB
+        client.send_message("/sensekit/set/tolerance", 12)            # int accepted
+        client.send_message("/sensekit/set/tolerance", [1.0, 2.0])    # two arguments
+        client.send_message("/sensekit/set/gain", float("nan"))       # not finite
+        client.send_message("/sensekit/set/gain", 75.0)
+        client.send_message("/sensekit/pause", 2)                     # not 0/1
+        client.send_message("/sensekit/pause", 1)
+        client.send_message("/sensekit/set/nothing", 1)               # unknown address
+        _wait(lambda: control.accepted + control.rejected >= 12)
+        settings = control.poll()
+    assert [(s.name, s.value) for s in settings] == [
+        ("threshold", 30.0), ("color", "#ff8800"), ("tolerance", 12.0), ("gain", 75.0),
+        ("pause", True)]
+    assert control.stats() == {"osc_accepted": 5, "osc_rejected": 7, "osc_dropped": 0}
+    warnings = " | ".join(r.getMessage() for r in caplog.records)
+    for fragment in ["300.0", "'loud'", "'orange'", "/sensekit/set/nothing", "[2]"]:
+        assert fragment in warnings
+
+
+def test_control_applies_on_the_callers_thread_and_survives_bad_appliers(caplog):
+    applied: list[tuple[str, object, str]] = []
+
+    def set_color(value: str) -> None:
+        raise ValueError(f"tracker rejects {value}")
+
+    with OscControl("127.0.0.1", 0) as control:
+        control.on("gain", lambda v: applied.append(("gain", v, threading.current_thread().name)))
+        control.on("color", set_color)
+        with pytest.raises(ConfigError):
+            control.on("volume", print)
+        client = SimpleUDPClient("127.0.0.1", control.port)
+        client.send_message("/sensekit/set/color", "#000000")
+        client.send_message("/sensekit/set/gain", 60.0)
+        _wait(lambda: control.accepted >= 2)
+        with caplog.at_level(logging.WARNING, logger="sensekit.osc"):
+            settings = control.apply_pending()
+    assert [s.name for s in settings] == ["color", "gain"]
+    assert applied == [("gain", 60.0, threading.current_thread().name)]
+    assert any("tracker rejects" in r.getMessage() for r in caplog.records)
+
+
+def test_control_queue_is_bounded_and_drops_the_oldest():
+    with OscControl("127.0.0.1", 0, max_pending=3) as control:
+        client = SimpleUDPClient("127.0.0.1", control.port)
+        for g in range(10):
+            client.send_message("/sensekit/set/gain", float(g))
+        _wait(lambda: control.accepted >= 10)
+        settings = control.poll()
+    assert [s.value for s in settings] == [7.0, 8.0, 9.0]
+    assert control.dropped == 7
+
+
+def test_control_port_in_use_is_a_config_error():
+    with OscControl("127.0.0.1", 0) as control:
+        with pytest.raises(ConfigError, match=str(control.port)):
+            OscControl("127.0.0.1", control.port)
+
+
+# --- CLI helpers --------------------------------------------------------------
+
+def test_add_and_attach_osc(collector):
+    parser = argparse.ArgumentParser()
+    add_osc_arguments(parser)
+    args = parser.parse_args(["--osc", f"127.0.0.1:{collector.port}", "--osc-bundle",
+                              "--osc-control", "127.0.0.1:0"])
+    d = Dispatcher()
+    att = attach_osc(d, args)
+    try:
+        assert att.sender is not None and att.sender.bundle and att.control is not None
+        d.dispatch(Clap(t=0.0, strength=0.5))
+        [r] = collector.wait_for(1)
+        assert r.address == "/sensekit/clap" and r.timetag is not None
+        SimpleUDPClient("127.0.0.1", att.control.port).send_message("/sensekit/pause", 0)
+        _wait(lambda: att.control.accepted >= 1)
+        assert [s.value for s in att.control.poll()] == [False]
+        assert att.stats()["osc_sent"] == 1
+    finally:
+        att.close()
+    none = attach_osc(Dispatcher(), parser.parse_args([]))
+    assert none.sender is None and none.control is None
+
+
+def test_osc_listen_command_prints_messages(capsys):
+    from sensekit.cli import main
+    from sensekit.osc import free_udp_port
+
+    port = free_udp_port()
+    result: list[int] = []
+    t = threading.Thread(target=lambda: result.append(
+        main(["osc-listen", str(port), "--count", "2", "--seconds", "10"])))
+    t.start()
+    sender = OscSender("127.0.0.1", port)
+    deadline = time.monotonic() + 10
+    while t.is_alive() and time.monotonic() < deadline:  # resend until the listener is bound
+        sender(Clap(t=1.0, strength=0.5))
+        time.sleep(0.05)
+    t.join(10)
+    sender.close()
+    assert result == [0]
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if not ln.startswith("pygame")]
+    assert lines[-2:] == ["/sensekit/clap ,ff 1.0 0.5"] * 2
+
+
+def test_osc_listen_jsonl_and_timetags():
+    from sensekit.cli.osc_listen import listen
+
+    out = io.StringIO()
+    ports: list[int] = []
+    ready = threading.Event()
+    t = threading.Thread(target=lambda: listen(0, count=1, seconds=10, jsonl=True, out=out,
+                                               ready=lambda p: (ports.append(p), ready.set())))
+    t.start()
+    assert ready.wait(5)
+    sender = OscSender("127.0.0.1", ports[0], bundle=True, start_wall=1000.0)
+    sender(SourceLost(t=1.5, source="mic", reason="xrun"))
+    t.join(10)
+    sender.close()
+    assert out.getvalue().strip() == ('{"address": "/sensekit/source/lost", "tags": "fss", '
+                                      '"args": [1.5, "mic", "xrun"], "timetag": 1001.5}')
+
+
+# --- end to end: a replayed recording over UDP ----------------------------------------
+
+def _demo_stages(source, argv: list[str]) -> list:
+    """Stages built the way `sensekit events` builds them (the STAGE_PROVIDERS contract)."""
+    from sensekit.audio import options as audio_options
+    from sensekit.vision import options as vision_options
+
+    parser = argparse.ArgumentParser()
+    vision_options.add_arguments(parser)
+    audio_options.add_arguments(parser)
+    args = parser.parse_args(argv)
+    return [*vision_options.build_stages(args, source), *audio_options.build_stages(args, source)]
+
+
+@pytest.mark.parametrize("bundle", [False, True])
+def test_replayed_recording_arrives_in_order_with_types(recordings_dir: Path, bundle: bool):
+    from sensekit.capture.spec import open_source
+    from sensekit.runner import Runner
+
+    demo = recordings_dir / "demo.skrec"
+    if not demo.is_dir():
+        pytest.skip("recordings/demo.skrec not generated (python -m sensekit.synth)")
+    received: list[tuple[str, str, tuple, float | None]] = []
+    disp = OscDispatcher()
+    disp.set_default_handler(lambda address, *args: None)
+    server = BlockingOSCUDPServer(("127.0.0.1", 0), disp)
+    server.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+
+    # a real python-osc server; its datagrams are decoded again with type tags
+    class Handler(server.RequestHandlerClass):  # type: ignore[misc, valid-type]
+        def handle(self) -> None:
+            received.extend((r.address, r.tags, r.args, r.timetag)
+                            for r in decode(self.request[0]))
+            super().handle()
+
+    server.RequestHandlerClass = Handler
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    dispatched: list = []
+    try:
+        source = open_source(f"replay:{demo}")
+        with source:
+            stages = _demo_stages(source, ["--track-color", "#eb2d14", "--motion",
+                                           "--activity", "25,500", "--clap"])
+            runner = Runner(source, stages)
+            sender = OscSender("127.0.0.1", server.server_address[1], bundle=bundle,
+                               start_wall=1_800_000_000.0)
+            runner.dispatcher.on("*", dispatched.append)
+
+            def send(event) -> None:
+                sender(event)
+                deadline = time.monotonic() + 5
+                while sender.sent - len(received) > 200 and time.monotonic() < deadline:
+                    time.sleep(0.0005)            # UDP: never outrun the receiver
+
+            runner.dispatcher.on("*", send)
+            runner.run(max_items=1400)           # ~14 s of the demo: colour, motion, claps
+            deadline = time.monotonic() + 10
+            while len(received) < len(dispatched) and time.monotonic() < deadline:
+                time.sleep(0.01)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(2)
+
+    assert sender.errors == 0 and sender.sent == len(dispatched)
+    assert len(received) == len(dispatched), "messages lost on 127.0.0.1"
+    names = {e.name for e in dispatched}
+    for wanted in ("clap", "activity", "color_tracked", "motion"):
+        assert wanted in names, f"the demo should produce {wanted} events; got {sorted(names)}"
+    for event, (address, tags, args, timetag) in zip(dispatched, received):
+        assert address == address_for(event.name)
+        assert tags == expected_tags(event), (event, tags)
+        assert args[0] == pytest.approx(event.t, abs=1e-3)       # t first, float32
+        if bundle:
+            assert timetag == pytest.approx(1_800_000_000.0 + event.t, abs=1e-3)
+        else:
+            assert timetag is None
+        # every argument in declared order, with the flattening rules
+        expected = [event.t]
+        for f in dataclasses.fields(event)[1:]:
+            v = getattr(event, f.name)
+            if isinstance(v, dict):
+                for k, x in v.items():
+                    expected += [k, x]
+            elif isinstance(v, tuple):
+                expected += list(v)
+            else:
+                expected.append(int(v) if isinstance(v, bool) else v)
+        assert list(args) == pytest.approx(expected, rel=1e-6, abs=1e-4) if all(
+            not isinstance(x, str) for x in expected) else list(args)[:0] == []
+        for got, want in zip(args, expected):
+            if isinstance(want, str):
+                assert got == want
+            elif isinstance(want, float):
+                assert got == pytest.approx(want, rel=1e-6, abs=1e-4)
+            else:
+                assert got == want
+    times = [e.t for e in dispatched]
+    assert times == sorted(times), "a replay's events are dispatched in time order"
+    claps = [args for address, _, args, _ in received if address == "/sensekit/clap"]
+    assert claps and all(0.0 <= a[1] <= 1.0 for a in claps)

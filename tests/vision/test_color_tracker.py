@@ -1,0 +1,281 @@
+"""ColorTracker: synthetic behaviour, events, errors, and real footage against CamShift."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from sensekit.errors import ConfigError
+from sensekit.events import ColorFound, ColorLost, ColorTracked
+from sensekit.vision.color_tracker import ColorTracker, parse_tolerance
+from sensekit.vision.smoothing import OneEuroFilter
+from tests.vision.synth import background, ball_frames, noisy
+
+
+def test_hsv_tracker_follows_a_ball_and_reports_pixels_and_normalized_centre():
+    tracker = ColorTracker("#DC1E1E")          # the ball's colour (BGR 30, 30, 220)
+    errors = []
+    for k, (frame, (cx, cy)) in enumerate(ball_frames(40)):
+        events = tracker.step(frame, k / 30)
+        tracked = [e for e in events if isinstance(e, ColorTracked)]
+        assert len(tracked) == 1
+        e = tracked[0]
+        errors.append(np.hypot(tracker.last.raw_cx - cx, tracker.last.raw_cy - cy))
+        assert e.nx == pytest.approx(e.cx / 160) and e.ny == pytest.approx(e.cy / 120)
+        assert e.box[2] == pytest.approx(19, abs=2) and 200 < e.area_px < 330
+        assert e.confidence > 0.9
+    assert max(errors) < 1.5
+
+
+def test_hue_wraps_around_red():
+    # target hue 2 degrees-ish red; the ball is a magenta-red at hue ~356 degrees
+    target = 0xFF0800
+    ball_bgr = (30, 0, 255)                    # hue ~ 353 degrees
+    frame = background()
+    cv2.circle(frame, (80, 60), 10, ball_bgr, -1)
+    tracker = ColorTracker(target, tolerance=(15, 80, 80))
+    r = tracker.update(frame)
+    assert r.found and abs(r.raw_cx - 80) < 1 and abs(r.raw_cy - 60) < 1
+    narrow = ColorTracker(target, tolerance=(4, 80, 80))
+    assert not narrow.update(frame).found
+
+
+def test_largest_blob_and_union_box_like_get_color_bounds_rect():
+    frame = background()
+    cv2.circle(frame, (40, 40), 12, (0, 200, 0), -1)    # big green blob
+    cv2.circle(frame, (130, 100), 4, (0, 200, 0), -1)   # small one
+    tracker = ColorTracker(0x00C800, tolerance=10, min_area_px=5)
+    r = tracker.update(frame)
+    assert r.box == (28, 28, 25, 25)
+    assert r.union_box == (28, 28, 130 + 5 - 28, 100 + 5 - 28)
+    assert 0.8 < r.confidence < 1.0
+
+
+def test_exact_method_with_blur_and_palette_like_the_book():
+    frame = background()
+    cv2.rectangle(frame, (50, 30), (79, 59), (200, 30, 30), -1)
+    tracker = ColorTracker(method="exact", blur_px=3, levels=4)
+    tracker.pick(frame, 65, 45)
+    assert tracker.color == 0x0000C0                    # 4-level palette colour of the square
+    r = tracker.update(frame)
+    assert r.found and r.box == (51, 31, 28, 28)
+
+
+def test_pick_by_click_samples_a_patch():
+    frames = list(ball_frames(30, bgr=(200, 120, 20)))
+    tracker = ColorTracker(method="hsv")
+    first, (cx, cy) = frames[0]
+    tracker.pick(first, cx, cy)
+    for k, (frame, (cx, cy)) in enumerate(frames):
+        r = tracker.update(frame, k / 30)
+        assert r.found and np.hypot(r.raw_cx - cx, r.raw_cy - cy) < 1.5
+
+
+def test_model_method_tracks_a_textured_two_colour_object():
+    rng = np.random.default_rng(3)
+    bg = background(200, 150)
+    obj = np.zeros((30, 24, 3), np.uint8)
+    obj[::2] = (20, 140, 240)                            # orange and white stripes: no single colour
+    obj[1::2] = (235, 235, 235)
+    tracker = ColorTracker()
+    errs = []
+    for k in range(40):
+        x, y = 30 + 3 * k, 40 + int(20 * np.sin(k / 6))
+        f = bg.copy()
+        f[y:y + 30, x:x + 24] = obj
+        f = noisy(f, rng)
+        if k == 0:
+            tracker.pick_box(f, (x, y, 24, 30))
+            assert tracker.method == "model"
+            continue
+        r = tracker.update(f, k / 30)
+        assert r.found
+        errs.append(np.hypot(r.raw_cx - (x + 12), r.raw_cy - (y + 15)))
+    assert np.median(errs) < 2 and max(errs) < 6
+
+
+def test_lost_then_found_events_once_each():
+    tracker = ColorTracker("#DC1E1E", lost_after_frames=3)
+    frames = list(ball_frames(20))
+    empty = noisy(background(), np.random.default_rng(9))
+    names = []
+    seq = frames[:5] + [(empty, None)] * 6 + frames[5:10]
+    for k, (f, _) in enumerate(seq):
+        names += [e.name for e in tracker.step(f, k / 30)]
+    assert names.count("color_lost") == 1 and names.count("color_found") == 1
+    assert names.index("color_lost") < names.index("color_found")
+    i_lost = names.index("color_lost")
+    assert names[:i_lost].count("color_tracked") == 5       # lost after 3 missed frames
+    found = names.index("color_found")
+    assert names[found + 1] == "color_tracked"
+
+
+def test_model_tracker_loses_and_refinds_an_object():
+    rng = np.random.default_rng(5)
+    bg = background(200, 150)
+    tracker = ColorTracker(lost_after_frames=2)
+    events = []
+    for k in range(30):
+        f = bg.copy()
+        x = 20 + 4 * k
+        if not 10 <= k < 16:                              # hidden for 6 frames
+            cv2.rectangle(f, (x, 60), (x + 19, 89), (240, 20, 200), -1)
+        f = noisy(f, rng)
+        if k == 0:
+            tracker.pick(f, x + 10, 75)
+            continue
+        events += tracker.step(f, k / 30)
+    kinds = [type(e) for e in events]
+    assert ColorLost in kinds and ColorFound in kinds
+    assert abs(tracker.last.raw_cx - (20 + 4 * 29 + 10)) < 3
+
+
+def test_one_euro_smooths_jitter_but_follows_fast_moves():
+    f = OneEuroFilter(min_cutoff_hz=1.0, beta=0.05)
+    rng = np.random.default_rng(0)
+    still = [f(100 + rng.normal(0, 2), k / 30) for k in range(60)]
+    assert np.std(still[20:]) < 1.0                       # raw jitter std is 2
+    # a fast move of 300 px/s: lag after half a second is small
+    moved = [f(100 + 10 * k, 2 + k / 30) for k in range(1, 16)]
+    assert 100 + 10 * 15 - moved[-1] < 15
+    ema = 100.0
+    for k in range(1, 16):
+        ema += 0.1 * (100 + 10 * k - ema)
+    assert moved[-1] > ema + 30
+
+
+@pytest.mark.parametrize("bad, match", [
+    ("#12345", "colour must look like '#RRGGBB', got '#12345'"),
+    ("blue", "got 'blue'"),
+])
+def test_bad_colour_strings_are_named(bad, match):
+    with pytest.raises(ConfigError, match=match):
+        ColorTracker(bad)
+
+
+def test_click_outside_frame_and_other_bad_values():
+    frame = background()
+    with pytest.raises(ConfigError, match=r"click \(160, 5\) is outside the 160x120 frame"):
+        ColorTracker().pick(frame, 160, 5)
+    with pytest.raises(ConfigError, match=r"click \(-1, 5\)"):
+        ColorTracker(method="hsv").pick(frame, -1, 5)
+    with pytest.raises(ConfigError, match="levels"):
+        ColorTracker("#FF0000", levels=1)
+    with pytest.raises(ConfigError, match="blur_px"):
+        ColorTracker("#FF0000", blur_px=0)
+    with pytest.raises(ConfigError, match="tolerance"):
+        parse_tolerance("a,b")
+    with pytest.raises(ConfigError, match="nothing to track"):
+        ColorTracker().update(frame)
+    with pytest.raises(ConfigError, match="HxWx3 uint8"):
+        ColorTracker("#FF0000").update(frame[..., 0])
+    with pytest.raises(ConfigError, match="inside the 160x120 frame"):
+        ColorTracker().pick_box(frame, (150, 10, 20, 20))
+
+
+# --- real footage ---------------------------------------------------------------------
+
+def _gt(path: Path) -> np.ndarray:
+    with path.open() as fh:
+        rows = list(csv.DictReader(fh))
+    # OTB boxes are 1-based (Matlab pixels): x - 1, y - 1 gives 0-based pixels
+    return np.array([(float(r["x"]) - 1, float(r["y"]) - 1, float(r["w"]), float(r["h"])) for r in rows])
+
+
+def _iou(a, b) -> float:
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    ix = max(0.0, min(ax + aw, bx + bw) - max(ax, bx))
+    iy = max(0.0, min(ay + ah, by + bh) - max(ay, by))
+    inter = ix * iy
+    union = aw * ah + bw * bh - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _score(boxes, gt) -> tuple[float, float]:
+    ious = [_iou(b, g) for b, g in zip(boxes, gt)]
+    ces = [np.hypot(b[0] + b[2] / 2 - g[0] - g[2] / 2, b[1] + b[3] / 2 - g[1] - g[3] / 2)
+           for b, g in zip(boxes, gt)]
+    return float(np.mean(np.array(ious) > 0.5)), float(np.median(ces))
+
+
+class _CamShift:
+    """OpenCV's CamShift on a hue histogram from the initial box (the usual recipe)."""
+
+    def __init__(self, frame: np.ndarray, box) -> None:
+        x, y, w, h = (int(round(v)) for v in box)
+        hsv = cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)
+        roi = hsv[y:y + h, x:x + w]
+        mask = cv2.inRange(roi, (0, 60, 32), (180, 255, 255))
+        self.hist = cv2.calcHist([roi], [0], mask, [180], [0, 180])
+        cv2.normalize(self.hist, self.hist, 0, 255, cv2.NORM_MINMAX)
+        self.window = (x, y, w, h)
+        self.start = self.window
+
+    def update(self, frame: np.ndarray):
+        hsv = cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)
+        bp = cv2.calcBackProject([hsv], [0], self.hist, [0, 180], 1)
+        bp &= cv2.inRange(hsv, (0, 60, 32), (180, 255, 255))
+        crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 10, 1)
+        _, window = cv2.CamShift(bp, self.window, crit)
+        if window[2] <= 0 or window[3] <= 0:
+            window = self.start
+        self.window = tuple(int(v) for v in window)
+        return self.window
+
+
+class _Runner:
+    """One sensekit tracker; the box stays where it was on a frame without a match."""
+
+    def __init__(self, tracker: ColorTracker, frame: np.ndarray, box) -> None:
+        self.tracker = tracker
+        tracker.pick_box(frame, box)
+        self.box = tuple(box)
+        self.k = 0
+
+    def update(self, frame: np.ndarray):
+        self.k += 1
+        r = self.tracker.update(frame, self.k / 30)
+        if r.found and r.box[2] > 0:
+            self.box = r.box
+        return self.box
+
+
+@pytest.mark.parametrize("clip", ["tiger1", "coke"])
+def test_real_clips_sensekit_beats_camshift(shared_data, clip, capsys):
+    folder = shared_data / "video" / "tracking"
+    gt = _gt(folder / f"{clip}_gt.csv")
+    cap = cv2.VideoCapture(str(folder / f"{clip}.mp4"))
+    ok, first = cap.read()
+    assert ok, f"cannot read {clip}.mp4"
+    trackers = {
+        "sensekit model": _Runner(ColorTracker(method="model"), first, gt[0]),
+        "sensekit hsv (patch)": _Runner(ColorTracker(method="hsv"), first, gt[0]),
+        "book exact (blur 10, 4 levels)": _Runner(ColorTracker(method="exact", blur_px=10, levels=4),
+                                                  first, gt[0]),
+        "OpenCV CamShift (hue)": _CamShift(first, gt[0]),
+    }
+    boxes = {name: [tuple(gt[0])] for name in trackers}
+    n = 1
+    while n < len(gt):
+        ok, frame = cap.read()
+        if not ok:
+            break
+        for name, t in trackers.items():
+            boxes[name].append(t.update(frame))
+        n += 1
+    cap.release()
+    assert n >= len(gt) - 1
+    scores = {name: _score(b, gt[:len(b)]) for name, b in boxes.items()}
+    with capsys.disabled():
+        print(f"\n{clip} ({n} frames)            success(IoU>0.5)  median centre error px")
+        for name, (sr, ce) in scores.items():
+            print(f"  {name:32s} {sr:6.3f}           {ce:7.1f}")
+    sk, cs = scores["sensekit model"], scores["OpenCV CamShift (hue)"]
+    assert sk[0] >= cs[0], f"{clip}: sensekit {sk} below CamShift {cs}"
+    assert sk[1] <= cs[1], f"{clip}: sensekit centre error {sk} above CamShift {cs}"
+    # Clearly above on this clip (the issue asks for at least one; both hold here).
+    assert sk[0] >= cs[0] + 0.2 and sk[0] >= 0.5, f"{clip}: sensekit {sk} vs CamShift {cs}"
