@@ -14,9 +14,14 @@ import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
+from sensekit.audio.activity import ActivityDetector
+from sensekit.audio.clap import ClapDetector
+from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.audio.pipeline import AudioStage
 
 SECONDS = 10.0
+SILENCE_LEVEL = 30.0     # Flash's setSilenceLevel(level, timeout)
+TIMEOUT_MS = 300.0
 MARK_COLORS = {"on": D.GREEN, "off": D.RED, "clap": D.ACCENT}
 
 
@@ -27,7 +32,10 @@ class ActivityGraph(App):
     mirror = False
 
     def stages(self):
-        self.audio = AudioStage()
+        self.activity = ActivityDetector(SILENCE_LEVEL, TIMEOUT_MS)
+        self.floor = NoiseFloor(learn_ms=1000.0)
+        self.audio = AudioStage(activity=self.activity, noise_floor=self.floor, clap=ClapDetector(),
+                                dispatcher=self.host.dispatcher)
         return [self.audio]
 
     def setup(self) -> None:
@@ -60,20 +68,24 @@ class ActivityGraph(App):
         self.peak_since_step = self.level
         self.marks = [m for m in self.marks if m[0] > self.t - SECONDS]
 
+    @property
+    def threshold(self) -> float:
+        return self.activity.silence_level
+
     def adjust_sensitivity(self, step: int) -> str:
-        level = self.audio.set_threshold(self.audio.threshold - 5 * step)
-        return f"threshold {level:.0f}"
+        self.activity.set_silence_level(float(np.clip(self.threshold - 5 * step, 5, 95)))
+        return f"threshold {self.threshold:.0f}"
 
     def recalibrate(self) -> str:
-        self.audio.recalibrate()
+        self.floor.recalibrate()
         return "measuring the noise floor - stay quiet for a second"
 
     def levels(self) -> dict[str, float]:
-        return {"level": self.level, "floor": self.audio.noise_floor}
+        return {"level": self.level, "floor": self.floor.level}
 
     def state(self) -> dict[str, Any]:
         return {"trace": self.trace.copy(), "active": self.active, "counts": dict(self.counts),
-                "threshold": self.audio.threshold, "floor": self.audio.noise_floor}
+                "threshold": self.threshold, "floor": self.floor.level}
 
     # -- drawing -------------------------------------------------------------
     def draw(self, screen: pygame.Surface) -> None:
@@ -89,10 +101,8 @@ class ActivityGraph(App):
             y = int(y_of(lv))
             pygame.draw.line(screen, (34, 38, 50), (plot.x, y), (plot.right, y))
             D.text(screen, str(lv), (plot.x - 6, y), size=16, color=D.GREY, anchor="midright")
-        floor = self.audio.noise_floor
+        floor = self.floor.level
         pygame.draw.rect(screen, (60, 64, 78), (plot.x, int(y_of(floor)), plot.w, plot.bottom - int(y_of(floor))))
-        D.text(screen, f"noise floor {floor:.0f}", (plot.right - 6, int(y_of(floor)) - 2), size=16,
-               color=(170, 170, 185), anchor="bottomright")
 
         xs = np.linspace(plot.x, plot.right, len(self.trace))
         ys = y_of(self.trace)
@@ -100,9 +110,9 @@ class ActivityGraph(App):
         pygame.draw.polygon(screen, (24, 70, 96), [(plot.x, plot.bottom), *pts.tolist(), (plot.right, plot.bottom)])
         pygame.draw.lines(screen, D.CYAN, False, pts.tolist(), 2)
 
-        thr = int(y_of(self.audio.threshold))
+        thr = int(y_of(self.threshold))
         pygame.draw.line(screen, D.ACCENT, (plot.x, thr), (plot.right, thr), 2)
-        D.text(screen, f"threshold {self.audio.threshold:.0f}", (plot.x + 6, thr - 2), size=18,
+        D.text(screen, f"threshold {self.threshold:.0f}", (plot.x + 6, thr - 2), size=18,
                color=D.ACCENT, anchor="bottomleft")
 
         for t, kind in self.marks:
@@ -122,6 +132,8 @@ class ActivityGraph(App):
                color=D.GREEN if self.active else D.WHITE)
         D.text(screen, state, (area.x + 110, area.y + 16), size=34, bold=True,
                color=D.GREEN if self.active else D.GREY)
+        D.text(screen, f"noise floor {self.floor.level:.0f}" + (" (measuring)" if self.floor.learning else ""),
+               (area.x + 220, area.y + 22), size=18, color=(170, 170, 185))
         legend = [("activity on", D.GREEN), ("activity off", D.RED), ("clap", D.ACCENT)]
         x = area.right - 20
         for label, color in reversed(legend):

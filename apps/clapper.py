@@ -12,6 +12,7 @@ import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
+from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage
 
 COLORS = [("warm white", (255, 214, 150)), ("red", (255, 70, 60)), ("green", (90, 240, 110)),
@@ -33,12 +34,13 @@ def glow(radius: int, color: tuple[int, int, int]) -> pygame.Surface:
 
 class Clapper(App):
     title = "Clapper"
-    instructions = "clap: lamp on/off    double clap: new colour    c calibrate  +/- sensitivity"
+    instructions = "clap: lamp on/off    double clap: new colour    +/- clap sensitivity"
     needs = frozenset({"audio"})
     mirror = False
 
     def stages(self):
-        self.audio = AudioStage()
+        self.audio = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker(count=2, max_gap_ms=600.0),
+                                dispatcher=self.host.dispatcher)
         return [self.audio]
 
     def setup(self) -> None:
@@ -76,12 +78,12 @@ class Clapper(App):
         if self.levels_seen and self.levels_seen[0][0] < cutoff - 1:
             self.levels_seen = [p for p in self.levels_seen if p[0] >= cutoff]
 
-    def recalibrate(self) -> str:
-        self.audio.recalibrate()
-        return "listening to the room's noise floor..."
-
     def adjust_sensitivity(self, step: int) -> str:
-        return self.audio.adjust_clap_sensitivity(step)
+        """+ accepts quieter claps (lower minimum peak level), - needs louder ones."""
+        clap = self.audio.clap
+        clap.min_level = float(np.clip(clap.min_level - 5 * step, 5, 80))
+        clap.reset()
+        return f"claps must reach level {clap.min_level:.0f}"
 
     def levels(self) -> dict[str, float]:
         return {"level": self.level}

@@ -22,6 +22,7 @@ from sensekit.vision.stages import rgb_to_bgr as hex_to_bgr
 
 BALL_R = 22
 STAR_R = 18
+CATCH_SLACK_PX = 14      # a near miss still counts: fun beats precision
 DEFAULT_COLOR_BGR = (20, 45, 235)       # orange-red, like the ball in the demo recording
 TOLERANCE_HSV = (12.0, 80.0, 80.0)      # hue degrees, saturation, value
 
@@ -54,17 +55,28 @@ class ColorBall(App):
         self.tracking = False
         self.score = 0
         self.target_bgr = DEFAULT_COLOR_BGR
+        v = self.camera_view
+        self.reach = (v.centerx - 1.0, v.centery - 1.0, v.centerx + 1.0, v.centery + 1.0)
         self.star = self._new_star()
+        self.sprite = pygame.Surface((2 * BALL_R + 8, 2 * BALL_R + 8), pygame.SRCALPHA)
+        c = BALL_R + 4
+        pygame.draw.circle(self.sprite, (255, 255, 255, 230), (c, c), BALL_R + 3)
+        pygame.draw.circle(self.sprite, (40, 140, 255, 150), (c, c), BALL_R)
+        pygame.draw.circle(self.sprite, (200, 230, 255, 200), (c - 7, c - 7), 5)
         self.on("color_tracked", self._on_tracked)
         self.on("color_lost", self._on_lost)
 
     def _new_star(self) -> tuple[float, float]:
+        """A star somewhere the player has already reached (plus a margin), away from the ball."""
         v = self.camera_view
-        while True:
-            x = float(self.rng.uniform(v.x + 40, v.right - 40))
-            y = float(self.rng.uniform(v.y + 40, v.bottom - 40))
-            if math.dist((x, y), self.ball) > 160:
-                return (x, y)
+        x0, y0, x1, y1 = self.reach
+        x0, y0 = max(v.x + 30, x0 - 80), max(v.y + 30, y0 - 80)
+        x1, y1 = min(v.right - 30, x1 + 80), min(v.bottom - 30, y1 + 80)
+        for _ in range(50):
+            x, y = float(self.rng.uniform(x0, x1)), float(self.rng.uniform(y0, y1))
+            if math.dist((x, y), self.ball) > 120:
+                break
+        return (x, y)
 
     def _on_tracked(self, event) -> None:
         size = self.host.frame_size
@@ -72,6 +84,9 @@ class ColorBall(App):
             return
         self.tracking = True
         self.ball = list(camera_to_view(event.cx, event.cy, size, self.camera_view))
+        x0, y0, x1, y1 = self.reach
+        bx_, by_ = self.ball
+        self.reach = (min(x0, bx_), min(y0, by_), max(x1, bx_), max(y1, by_))
         bx, by, bw, bh = event.box
         x0, y0 = camera_to_view(bx, by, size, self.camera_view)
         x1, y1 = camera_to_view(bx + bw, by + bh, size, self.camera_view)
@@ -82,7 +97,7 @@ class ColorBall(App):
         self.box = None
 
     def update(self, dt: float) -> None:
-        if self.tracking and math.dist(self.ball, self.star) < BALL_R + STAR_R:
+        if self.tracking and math.dist(self.ball, self.star) < BALL_R + STAR_R + CATCH_SLACK_PX:
             self.score += 1
             self.star = self._new_star()
 
@@ -115,13 +130,16 @@ class ColorBall(App):
         pygame.draw.polygon(screen, (255, 230, 60), star_points(sx, sy, STAR_R, self.t))
         pygame.draw.polygon(screen, (120, 80, 0), star_points(sx, sy, STAR_R, self.t), 2)
         if self.box is not None:
-            pygame.draw.rect(screen, (0, 255, 120), self.box, 3)
-            D.text(screen, "tracking", (self.box.x, self.box.y - 2), size=18, color=(0, 255, 120),
-                   anchor="bottomleft")
+            box = self.box.inflate(8, 8)
+            pygame.draw.rect(screen, (0, 0, 0), box, 5)
+            pygame.draw.rect(screen, (0, 255, 120), box, 3)
+            label = D.render("tracking", 18, (0, 0, 0), bold=True)
+            tag = label.get_rect(bottomleft=(box.x, box.y - 1)).inflate(6, 2)
+            pygame.draw.rect(screen, (0, 255, 120), tag)
+            screen.blit(label, label.get_rect(center=tag.center))
         bx, by = int(self.ball[0]), int(self.ball[1])
         if self.tracking:
-            pygame.draw.circle(screen, (255, 255, 255), (bx, by), BALL_R + 3)
-            pygame.draw.circle(screen, (40, 140, 255), (bx, by), BALL_R)
+            screen.blit(self.sprite, self.sprite.get_rect(center=(bx, by)))
         else:
             pygame.draw.circle(screen, (160, 160, 170), (bx, by), BALL_R, 4)
             D.banner(screen, "colour lost - hold it up to the camera", color=(60, 60, 80),

@@ -88,8 +88,8 @@ class SoundFlier(App):
         self.rocks = self.rocks[self.rocks[:, 0] + self.rocks[:, 1] > self.world_x - 20]
 
     def _flier_points(self) -> np.ndarray:
-        return np.array([[FLIER_X + 16, self.y], [FLIER_X - 14, self.y + 2],
-                         [FLIER_X - 12, self.y - 10], [FLIER_X, self.y + 4]])
+        return np.array([[FLIER_X + 26, self.y], [FLIER_X - 22, self.y + 3],
+                         [FLIER_X - 22, self.y - 15], [FLIER_X, self.y + 7]])
 
     def _hits_rock(self) -> bool:
         if not len(self.rocks):
@@ -117,7 +117,7 @@ class SoundFlier(App):
         self.world_x += SPEED
         free = self.top + 12 < self.y < self.bottom - 8
         self.history.append((self.t, self.level, self.bottom - self.y, y_before - self.y, free))
-        self.trail.append((self.world_x + FLIER_X - 14, self.y + 1))
+        self.trail.append((self.world_x + FLIER_X - 22, self.y + 1))
         del self.trail[:-24]
         self._spawn_rocks()
         if self._hits_rock():
@@ -167,7 +167,7 @@ class SoundFlier(App):
     def _draw_flier(self, screen: pygame.Surface) -> None:
         angle = math.atan2(self.vy, SPEED * 2)
         ca, sa = math.cos(angle), math.sin(angle)
-        body = [(-16, 0), (-16, -11), (-10, -5), (18, 0), (-6, 5)]
+        body = [(-24, 0), (-24, -16), (-15, -7), (27, 0), (-9, 7)]
         pts = [(FLIER_X + x * ca - y * sa, self.y + x * sa + y * ca) for x, y in body]
         color = (255, 90, 60) if self.crashed_at is not None else (255, 206, 64)
         pygame.draw.polygon(screen, color, pts)
@@ -178,7 +178,7 @@ class SoundFlier(App):
         off = int(self.world_x / 2) % cave.w                   # parallax
         screen.blit(self.background, cave.topleft, pygame.Rect(off, 0, cave.w, cave.h))
         for tx, ty in self.trail[::2]:
-            pygame.draw.circle(screen, (255, 230, 150), (int(tx - self.world_x), int(ty)), 2)
+            pygame.draw.circle(screen, (255, 230, 150), (int(tx - self.world_x), int(ty)), 3)
         screen.fill(ROCK, (0, cave.top, cave.w, self.top - cave.top))
         screen.fill(ROCK, (0, self.bottom, cave.w, cave.bottom - self.bottom))
         for x0, w, h, top in self.rocks:

@@ -239,8 +239,7 @@ class AppHost:
         if self.toast is not None:
             message, until = self.toast
             if self.sim_t <= until or self.paused:
-                D.text(screen, message, (screen.get_width() // 2, content.bottom - 8), size=22,
-                       color=D.ACCENT, anchor="midbottom", bold=True)
+                D.banner(screen, message, color=(40, 44, 60), y=content.y + 26, size=22)
             else:
                 self.toast = None
         pygame.display.flip()

@@ -58,7 +58,7 @@ import logging
 import math
 from collections import deque
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -70,6 +70,8 @@ from sensekit.events import Clap, ClapPattern
 from sensekit.validate import check_int_range, check_positive, check_range
 
 log = logging.getLogger(__name__)
+
+_NO_CLAPS: tuple[Clap, ...] = ()   # shared empty result (no allocation per quiet block)
 
 MIN_RATE = 8000
 MAX_RATE = 48000
@@ -218,7 +220,7 @@ class ClapDetector:
 
     # -- streaming -------------------------------------------------------------
     def process(self, samples: np.ndarray, t: float, rate: int, *, index: int = 0,
-                energy: float | None = None) -> list[Clap]:
+                energy: float | None = None) -> Sequence[Clap]:
         """Feed one block (float32, (n,) or (n, ch)); returns the claps it completes.
 
         ``energy`` is the block's mean square before gain, when the caller already has
@@ -229,11 +231,12 @@ class ClapDetector:
                 raise ConfigError(f"sample rate changed from {self.rate} to {rate} Hz at audio "
                                   f"block {index}; call reset() first")
             self._configure(check_rate(rate, "clap detector"))
-        x = samples if samples.ndim == 1 and samples.dtype == np.float32 \
-            else mono(samples, channels=self.channels, index=index)
+        x = samples
+        if x.ndim != 1 or x.dtype.char != "f":
+            x = mono(x, channels=self.channels, index=index)
         n = len(x)
         if n == 0:
-            return []
+            return _NO_CLAPS
         if energy is None:
             energy = float(np.dot(x, x)) / n
         if not math.isfinite(energy):
@@ -241,25 +244,30 @@ class ClapDetector:
             log.warning("clap detector: audio block %d at t=%.3f s has NaN/Inf samples; skipped "
                         "(history restarts at the next block)", index, t)
             self.reset()
-            return []
+            return _NO_CLAPS
         if self._t0 is None:
             # the stream is assumed to start in silence: a clap in its first ms still counts
             self._t0 = t
             self._blocks.append(np.zeros(self._pre, np.float32))
             self._buffered = self._end = self._origin = self._pre
         start = self._end
-        self._blocks.append(x)
-        self._end += n
+        blocks = self._blocks
+        blocks.append(x)                    # kept by reference (~70 ms); sources never reuse buffers
+        self._end = end = start + n
         self._buffered += n
         energy *= self._gain2
-        e_ref = self._e1 if self._e1 < self._e2 else self._e2
-        self._e2 = self._e1
+        e1 = self._e1
+        e_ref = e1 if e1 < self._e2 else self._e2
+        self._e2 = e1
         self._e1 = energy
         if self._pending is None:
             if energy < self._min_block_ms or energy <= self.candidate_ratio * e_ref:
-                self._trim()
-                return []
-            self._pending = (start, self._end)
+                while self._buffered - len(blocks[0]) >= self._keep:
+                    self._buffered -= len(blocks.popleft())
+                return _NO_CLAPS
+            self._pending = (start, end)
+        if end < self._pending[0] + self._post:
+            return _NO_CLAPS                   # the window after any peak cannot be complete yet
         out = self._analyse()
         self._trim()
         return out
@@ -273,12 +281,12 @@ class ClapDetector:
         while len(blocks) > 1 and self._end - self._buffered + len(blocks[0]) <= limit:
             self._buffered -= len(blocks.popleft())
 
-    def feed(self, block: AudioBlock) -> list[Clap]:
+    def feed(self, block: AudioBlock) -> Sequence[Clap]:
         """Feed an ``AudioBlock``."""
         return self.process(block.samples, block.t, block.rate, index=block.index)
 
     # -- analysis ---------------------------------------------------------------
-    def _analyse(self) -> list[Clap]:
+    def _analyse(self) -> Sequence[Clap]:
         """Find the strongest onset of the pending block; judge it once its window is in."""
         assert self._pending is not None
         buf = np.concatenate(self._blocks) if len(self._blocks) > 1 else self._blocks[0]
@@ -293,23 +301,23 @@ class ClapDetector:
         natural = (max(self._pending[1], self._pending[0] + self._search) - f0) // hop + ms3
         reg_end = min(natural, len(env))
         if reg_end <= lo:
-            return []
+            return _NO_CLAPS
         p = lo + int(np.argmax(env[lo:reg_end]))
         if p + self._post // hop + 1 > len(env):
-            return []                                  # wait for the rest of the window
+            return _NO_CLAPS                                  # wait for the rest of the window
         if reg_end < natural and p + ms3 >= reg_end:
-            return []                                  # the peak may still be rising
+            return _NO_CLAPS                                  # the peak may still be rising
         self._pending = None
         if env[max(0, p - round(8.0 / self._hop_ms)): p].max(initial=0.0) > env[p]:
-            return []                                  # the tail of an earlier, louder sound
+            return _NO_CLAPS                                  # the tail of an earlier, louder sound
         p_abs = f0 + p * hop
         if p_abs - self._last_peak < self._gap:
-            return []
+            return _NO_CLAPS
         feats = self._features(env, p, f0, buf, base)
         if self.keep_features:
             self.features.append(feats)
         if not self.is_clap(feats):
-            return []
+            return _NO_CLAPS
         self._last_peak = p_abs
         strength = min(1.0, max(0.0, db_to_level(feats.peak_db) / 100.0))
         return [Clap(t=feats.t_onset, strength=strength)]
@@ -337,8 +345,11 @@ class ClapDetector:
             a = max(a, first_real)
         pre = env[a:b]
         m = len(pre) // k1 * k1
-        ambient = float(np.percentile(pre[len(pre) - m:].reshape(-1, k1).mean(axis=1), 20)) \
-            if m else float(env[: max(1, onset_fr)].min())
+        if m:
+            pre1 = np.sort(pre[len(pre) - m:].reshape(-1, k1).sum(axis=1)) / k1
+            ambient = float(pre1[int(0.2 * (len(pre1) - 1))])     # 20th percentile
+        else:
+            ambient = float(env[: max(1, onset_fr)].min())
         contrast_db = peak_db - 10.0 * math.log10(ambient + _TINY)
         # attack: how far below the peak the 2 ms just before the onset were
         rise = env[max(0, onset_fr - ms(3.0)): max(1, onset_fr - ms(1.0))]

@@ -40,6 +40,8 @@ FLOOR_DB = -66.0        # dBFS that reads level 0
 CEILING_DB = -6.0       # dBFS that reads level 100
 DB_PER_LEVEL = (CEILING_DB - FLOOR_DB) / 100.0   # 0.6 dB, same as one gain step
 _MIN_MS = 1e-20         # mean square below this is digital silence
+_LEVEL_PER_DB = 1.0 / DB_PER_LEVEL
+_log10 = math.log10
 
 
 def db_to_level(db: float) -> float:
@@ -154,13 +156,14 @@ class LevelMeter:
 
     def process(self, samples: np.ndarray, t: float = 0.0, rate: int = 48000, *,
                 index: int = 0) -> float | None:
-        x = samples if samples.ndim == 1 and samples.dtype == np.float32 \
-            else mono(samples, channels=self.channels, index=index)
+        x = samples
+        if x.ndim != 1 or x.dtype.char != "f":
+            x = mono(x, channels=self.channels, index=index)
         n = len(x)
         if n == 0:
             return None
-        ms = float(np.dot(x, x)) / n
-        if not math.isfinite(ms):
+        ms = float(x.dot(x)) / n
+        if ms - ms != 0.0:                          # NaN or Inf somewhere in the block
             self.skipped_blocks += 1
             bad = int(np.count_nonzero(~np.isfinite(x)))
             log.warning("audio block %d at t=%.3f s has %d NaN/Inf samples of %d; skipped",
@@ -171,18 +174,17 @@ class LevelMeter:
         if ms <= _MIN_MS:
             raw = 0.0
         else:
-            raw = (10.0 * math.log10(ms) - FLOOR_DB) / DB_PER_LEVEL
+            raw = (10.0 * _log10(ms) - FLOOR_DB) * _LEVEL_PER_DB
             raw = 0.0 if raw < 0.0 else (100.0 if raw > 100.0 else raw)
         self.raw_level = raw
         if self.smoothing_ms > 0.0 and self._started:
             if self._alpha_for != (n, rate):
                 self._alpha_for = (n, rate)
                 self._alpha = math.exp(-1000.0 * n / rate / self.smoothing_ms)
-            self.level = raw + self._alpha * (self.level - raw)
-        else:
-            self.level = raw
+            raw = raw + self._alpha * (self.level - raw)
+        self.level = raw
         self._started = True
-        return self.level
+        return raw
 
     def feed(self, block: AudioBlock) -> float | None:
         """``process`` for an ``AudioBlock``."""

@@ -151,13 +151,14 @@ class AudioStage:
                     if p is not None:
                         out.append(p)
         if self.pitch is not None and want["pitch"]:
-            before = self.pitch.analyses
-            p = self.pitch.process(x, t, rate, index=item.index,
-                                   energy=self.meter.energy * self.meter.gain_factor2)
-            if self.pitch.analyses != before:
+            pt = self.pitch
+            before = pt.analyses
+            est = pt.process(x, t, rate, index=item.index,
+                             energy=self.meter.energy * self.meter.gain_factor2)
+            if pt.analyses != before:
                 self._pitch_quiet = False
-                out.append(p)
-            elif p.hz == 0.0 and p.confidence == 0.0 and not self._pitch_quiet:
+                out.append(Pitch(t=t, hz=est.hz, confidence=est.confidence))
+            elif est.confidence == 0.0 and est.hz == 0.0 and not self._pitch_quiet:
                 self._pitch_quiet = True
                 out.append(Pitch(t=t, hz=0.0, confidence=0.0))
         return out

@@ -7,9 +7,10 @@ difference d'(tau), the first dip below ``threshold`` (else the global minimum) 
 parabolic refinement. ``confidence = 1 - d'(tau)`` clipped to 0..1; an estimate with
 d'(tau) above ``threshold`` is unvoiced (``hz = 0``).
 
-``PitchTracker`` is the streaming form. It keeps references to the last blocks and,
-every ``hop_ms`` (default 40 ms) and only when the block's activity level reaches
-``min_level`` (default 25), analyses the last ``frame_ms`` (default 2 periods of
+``PitchTracker`` is the streaming form. While the activity level reaches ``min_level``
+(default 25) it keeps references to the last blocks and, every ``hop_ms`` (default
+40 ms) once ``frame_ms`` of loud audio are buffered (so the first estimate comes ~45 ms
+after the sound starts), analyses the last ``frame_ms`` (default 2 periods of
 ``fmin`` + margin, ~45 ms) after a cheap decimation to ~8-11 kHz (box-filter average of
 ``rate // 8000`` samples: fine for voice and humming, whose energy is below 2 kHz).
 Between analyses the last estimate is repeated; quiet blocks report 0 Hz, confidence 0.
@@ -49,6 +50,9 @@ def _lags(tau_max: int) -> np.ndarray:
 class PitchEstimate:
     hz: float          # 0 when unvoiced
     confidence: float  # 0..1
+
+
+_UNVOICED = PitchEstimate(0.0, 0.0)
 
 
 def yin(x: np.ndarray, rate: int, *, fmin: float = 70.0, fmax: float = 900.0,
@@ -134,30 +138,41 @@ class PitchTracker:
         self._blocks.clear()
         self._held = 0
         self._since = math.inf
+        self._ms_per_sample = 1000.0 / rate
 
     def process(self, samples: np.ndarray, t: float, rate: int, *, index: int = 0,
-                energy: float | None = None) -> Pitch:
-        """Feed one block; ``energy`` is its mean square (after gain) if already known."""
+                energy: float | None = None) -> PitchEstimate:
+        """Feed one block; returns the current estimate (``analyses`` counts new ones).
+
+        ``energy`` is the block's mean square after gain, if the caller already has it.
+        """
         if rate != self.rate:
             self._configure(rate)
-        x = samples if samples.ndim == 1 and samples.dtype == np.float32 \
-            else mono(samples, channels=self.channels, index=index)
+        x = samples
+        if x.ndim != 1 or x.dtype.char != "f":
+            x = mono(x, channels=self.channels, index=index)
         n = len(x)
         if n == 0:
-            return Pitch(t=t, hz=self.last.hz, confidence=self.last.confidence)
-        self._blocks.append(x)
-        self._held += n
-        while self._held - len(self._blocks[0]) >= self._need:
-            self._held -= len(self._blocks.popleft())
-        self._since += 1000.0 * n / rate
+            return self.last
         if energy is None:
-            energy = float(np.dot(x, x)) / n
-        if not energy >= self._min_ms:                      # quiet, or NaN
-            self.last = PitchEstimate(0.0, 0.0)
-            return Pitch(t=t, hz=0.0, confidence=0.0)
+            energy = float(x.dot(x)) / n
+        blocks = self._blocks
+        if not energy >= self._min_ms:                      # quiet, or NaN: no history kept
+            if self._held:
+                blocks.clear()
+                self._held = 0
+                self._since = math.inf
+            self.last = _UNVOICED
+            return _UNVOICED
+        blocks.append(x)
+        self._held += n
+        if self._held - len(blocks[0]) >= self._need:
+            while self._held - len(blocks[0]) >= self._need:
+                self._held -= len(blocks.popleft())
+        self._since += n * self._ms_per_sample
         if self._since >= self.hop_ms and self._held >= self._need:
             self._since = 0.0
-            buf = np.concatenate(self._blocks) if len(self._blocks) > 1 else self._blocks[0]
+            buf = np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
             frame = buf[len(buf) - self._need:]
             if self._q > 1:
                 frame = frame.reshape(-1, self._q).sum(axis=1, dtype=np.float64)
@@ -165,6 +180,10 @@ class PitchTracker:
                 self.last = yin(frame, self._dec_rate, fmin=self.fmin, fmax=self.fmax,
                                 threshold=self.threshold)
                 self.analyses += 1
+        return self.last
+
+    def event(self, t: float) -> Pitch:
+        """The current estimate as a ``Pitch`` event at time ``t``."""
         return Pitch(t=t, hz=self.last.hz, confidence=self.last.confidence)
 
     def reset(self) -> None:
@@ -175,4 +194,6 @@ class PitchTracker:
         self.last = PitchEstimate(0.0, 0.0)
 
     def feed(self, block: AudioBlock) -> Pitch:
-        return self.process(block.samples, block.t, block.rate, index=block.index)
+        """Process an ``AudioBlock``; returns the estimate as a ``Pitch`` event."""
+        self.process(block.samples, block.t, block.rate, index=block.index)
+        return self.event(block.t)

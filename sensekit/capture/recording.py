@@ -11,7 +11,10 @@ A recording is a folder ``NAME.skrec/`` holding
 - ``video_ts.csv``: ``index,t`` then one row per frame, ``t`` in seconds from the
   recording start with 6 decimals.
 - ``audio.wav``: PCM int16. Float samples are clipped to [-1, 1), scaled by
-  32768 and rounded, so int16 microphones round-trip exactly.
+  32768 and rounded, so int16 microphones round-trip exactly. Audio is stored
+  contiguously: when a block starts later than the samples so far reach (the
+  microphone dropped blocks), the gap, up to 10 s, is filled with silence so
+  audio stays in sync with video (counted in ``audio_padded_samples``).
 
 Crash safety: once per second of recording time the timestamps are flushed and
 fsync'd, the WAV header's RIFF and data sizes are patched and fsync'd, and
@@ -439,8 +442,10 @@ def make_mkv_reproducible(path: str | os.PathLike) -> None:
             elif eid in _FIXED_UIDS:
                 fixed = _FIXED_UIDS[eid]
                 width = stop - data
-                value = (fixed or b"")[:width].ljust(width, b"\0") if fixed else (1).to_bytes(width, "big")
-                buf[data:stop] = value
+                if fixed is None:
+                    buf[data:stop] = (1).to_bytes(width, "big")
+                else:
+                    buf[data:stop] = fixed[:width].ljust(width, b"\0")
             elif eid == _DATE_UTC:
                 buf[data:stop] = bytes(stop - data)
             elif eid == 0x1F43B675:      # Cluster: frames, nothing to fix; stop early
@@ -766,9 +771,13 @@ def record_source(
                 return {"frames": 0, "audio_samples": 0, "duration_s": 0.0, "interrupted": True}
             raise RecordingError(f"source '{source.description}' gave nothing to record")
         t0 = pending[0].t if source.is_live and pending else 0.0
-        rec = Recorder(path, video=video, audio=audio, gain=float(getattr(source, "gain", 50)),
+        audio_part = getattr(source, "audio", None) or source     # CombinedSource keeps its parts
+        gain = getattr(source, "gain", None)
+        gain = getattr(audio_part, "gain", 50) if gain is None else gain
+        block_size = getattr(source, "block_size", None) or getattr(audio_part, "block_size", None)
+        rec = Recorder(path, video=video, audio=audio, gain=float(gain),
                        sources=[source.description], notes=notes, t0=t0,
-                       block_size=getattr(source, "block_size", None))
+                       block_size=block_size if isinstance(block_size, int) else None)
         if progress:
             from tqdm import tqdm
             bar = tqdm(total=seconds, unit="s", desc=f"recording {Path(path).name}",

@@ -114,7 +114,10 @@ def hit_test(a: Any, pos_a: Sequence[float], b: Any, pos_b: Sequence[float],
     ``alpha_threshold`` is positional-or-keyword on purpose: CPython 3.11 cannot specialise
     calls to functions with keyword-only parameters, which costs ~10 % of this hot path."""
     try:
-        return a.overlap(b, (pos_b[0] - pos_a[0], pos_b[1] - pos_a[1])) is not None
+        dx = pos_b[0] - pos_a[0]
+        dy = pos_b[1] - pos_a[1]
+        if dx == dx and dy == dy:   # False for NaN, which pygame would silently accept
+            return a.overlap(b, (dx, dy)) is not None
     except (AttributeError, TypeError, ValueError, OverflowError, IndexError):
         pass
     a = to_mask(a, alpha_threshold=alpha_threshold, name="a")

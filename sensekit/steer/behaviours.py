@@ -9,7 +9,7 @@ minus current velocity" (Reynolds), so a weight of 1 steers at full strength and
     seek(a, target)                       full speed towards target
     flee(a, target, panic_distance=None)  full speed away (zero beyond panic_distance)
     arrive(a, target, slow_radius=100)    seek, slowing linearly inside slow_radius
-    pursue(a, quarry, max_prediction=2)   seek where the quarry will be in d / max_speed s
+    pursue(a, quarry, max_prediction=2)   seek where the quarry will be in d / closing speed
     evade(a, pursuer, max_prediction=2)   flee from where the pursuer will be
     wander(a, angle, rng, distance=60, radius=30, jitter=0.6) -> (force, new_angle)
     avoid(a, centres, radii, lookahead=80, buffer=6)   feeler method, nearest threat
@@ -99,12 +99,15 @@ def _predict(a: Agent, other: Any, max_prediction: float) -> np.ndarray:
     p = _point(other, "quarry")
     v = as_vec("quarry velocity", getattr(other, "velocity", (0.0, 0.0)))
     d = math.hypot(*(p - a.position))
-    t = min(d / a.max_speed, check_positive("max_prediction", max_prediction, allow_zero=True))
+    # time for the two to meet head-on at full speed: never predicts past the agent itself
+    closing = a.max_speed + math.hypot(v[0], v[1])
+    t = min(d / closing, check_positive("max_prediction", max_prediction, allow_zero=True))
     return p + v * t
 
 
 def pursue(a: Agent, quarry: Any, *, max_prediction: float = 2.0) -> np.ndarray:
-    """Seek the quarry's predicted position ``d / max_speed`` seconds ahead (capped)."""
+    """Seek the quarry's predicted position ``d / (max_speed + quarry speed)`` seconds ahead
+    (capped at ``max_prediction``)."""
     return seek(a, _predict(a, quarry, max_prediction))
 
 
@@ -204,18 +207,20 @@ def _neighbours(a: Agent, others: Sequence[Any], radius: float) -> tuple[np.ndar
 
 
 def separation(a: Agent, others: Sequence[Any], *, radius: float = 25.0) -> np.ndarray:
-    """Flee the others closer than ``radius``: desired direction is the sum of unit vectors
-    away from each, weighted by closeness."""
+    """Steer away from the others closer than ``radius``: ``push`` is the sum of unit vectors
+    away from each, weighted ``1 - d / radius``; the force is
+    ``(unit(push) * max_speed - velocity) * min(1, |push|)`` (the same rule as ``Flock``)."""
     p, _ = _neighbours(a, others, radius)
     if len(p) == 0:
         return np.zeros(2)
     away = a.position - p
     d = np.hypot(away[:, 0], away[:, 1])
-    d = np.where(d < 1e-9, 1e-9, d)
-    push = (away / d[:, None] * (1.0 - d / radius)[:, None]).sum(axis=0)
-    if not push.any():
-        push = -_heading(a)
-    return _unit(push) * a.max_speed - a.velocity
+    same = d <= 1e-12
+    h = _heading(a)
+    dirs = np.where(same[:, None], -h, away / np.where(same, 1.0, d)[:, None])
+    push = (dirs * (1.0 - d / radius)[:, None]).sum(axis=0)
+    k = min(1.0, math.hypot(push[0], push[1]))
+    return (_unit(push) * a.max_speed - a.velocity) * k
 
 
 def alignment(a: Agent, others: Sequence[Any], *, radius: float = 60.0) -> np.ndarray:

@@ -16,7 +16,8 @@ and, with ``front_only`` [True], in front of it (``(p_j - p_i) . heading_i >= 0`
   strongly the closer), flow (optional ``FlowField``: ``field * max_speed - v_i``).
 Forces are mixed with named ``weights`` (defaults ``separation 1.5, alignment 1.0,
 cohesion 1.0, seek 1.0, flee 3.0, flow 1.0``; change ``flock.weights[...]``), then
-``step`` -- the one integrating method -- truncates each force to ``max_force`` [240],
+``step`` -- the one integrating method -- turns the steering (velocity units, as in
+``Vehicle``) into a force over ``response_s`` [0.1], truncates it to ``max_force`` [240],
 divides by ``mass`` [1], adds to the velocity (truncated to ``max_speed`` [120]) and moves
 by ``velocity * dt``. Edges: "wrap" (modulo ``bounds``), "bounce", or "none".
 Non-penetration (``agent_radius`` set): after moving, overlapping agents are pushed apart
@@ -65,6 +66,7 @@ class Flock:
     def __init__(self, positions: Any, velocities: Any = None, *, radius: float = 60.0,
                  separation_radius: float = 25.0, front_only: bool = True,
                  max_speed: float = 120.0, max_force: float = 240.0, mass: float = 1.0,
+                 response_s: float = 0.1,
                  edges: Literal["none", "wrap", "bounce"] = "none",
                  bounds: tuple[float, float] | None = None,
                  weights: Mapping[str, float] | None = None,
@@ -81,6 +83,7 @@ class Flock:
         self.max_speed = check_positive("max_speed", max_speed)
         self.max_force = check_positive("max_force", max_force)
         self.mass = check_positive("mass", mass)
+        self.response_s = check_positive("response_s", response_s)
         self.edges, self.bounds = check_edges(edges, bounds)
         self.weights = Mix(DEFAULT_WEIGHTS)
         for k, w in (weights or {}).items():
@@ -292,6 +295,7 @@ class Flock:
         if extra_forces is not None:
             f += as_points("extra_forces", extra_forces, len(f))
         p, v = self.positions, self.velocities
+        f *= 1.0 / self.response_s
         fx, fy = f[:, 0], f[:, 1]
         mag = np.hypot(fx, fy)
         k = np.where(mag > self.max_force, self.max_force / np.maximum(mag, 1e-300), 1.0)

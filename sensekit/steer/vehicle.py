@@ -5,11 +5,15 @@
 
 Units are whatever the caller uses, per second: ``max_speed`` in px/s, ``max_force`` in
 mass * px/s**2. Defaults: mass 1, max_speed 120, max_force 240 (full speed from rest in
-half a second), radius 8 (used by avoidance and non-penetration), edges "none".
+half a second), response_s 0.1, radius 8 (used by avoidance and non-penetration), edges
+"none".
 
 ``update`` is the one integrating method (OpenSteer's ``applySteeringForce``):
-forces (plus anything queued with ``apply_force``) are summed, truncated to
-``max_force``, divided by ``mass``; velocity += acceleration * dt, truncated to
+forces (plus anything queued with ``apply_force``) are summed. Behaviours return steering
+in velocity units, "desired velocity minus velocity", as in the book; ``update`` asks for
+that change within ``response_s`` (default 0.1 s), i.e. force = steering / response_s,
+truncated to ``max_force``, divided by ``mass`` (with dt = 1 per frame and
+``response_s=1`` this is exactly the book's per-frame update); velocity += acceleration * dt, truncated to
 ``max_speed``; position += velocity * dt; then the edge rule: ``"wrap"`` re-enters on the
 opposite side, ``"bounce"`` reflects the velocity and clamps into ``bounds``
 (``(width, height)``, origin at 0, 0), ``"none"`` leaves the world unbounded. An optional
@@ -19,7 +23,7 @@ opposite side, ``"bounce"`` reflects the velocity and clamps into ``bounds``
 Cost: a few microseconds per update (plain floats); use ``sensekit.steer.Flock`` for
 hundreds or thousands of agents.
 Failure modes: ``ConfigError`` naming the value for ``max_speed``/``max_force``/``mass``
-<= 0, an unknown edge mode, edges without ``bounds``, non-finite positions, velocities
+<= 0, ``response_s`` <= 0, an unknown edge mode, edges without ``bounds``, non-finite positions, velocities
 or forces, ``dt`` < 0.
 """
 from __future__ import annotations
@@ -72,7 +76,7 @@ class Vehicle:
 
     def __init__(self, position: Any = (0.0, 0.0), velocity: Any = (0.0, 0.0), *,
                  mass: float = 1.0, max_speed: float = 120.0, max_force: float = 240.0,
-                 radius: float = 8.0, edges: Edges = "none",
+                 radius: float = 8.0, response_s: float = 0.1, edges: Edges = "none",
                  bounds: tuple[float, float] | None = None) -> None:
         self.position = as_vec("position", position)
         self.velocity = as_vec("velocity", velocity)
@@ -80,6 +84,7 @@ class Vehicle:
         self.max_speed = max_speed
         self.max_force = max_force
         self.radius = check_positive("radius", radius)
+        self.response_s = check_positive("response_s", response_s)
         self.edges, self.bounds = check_edges(edges, bounds)
         self._pending = np.zeros(2)
         self._heading = np.array([1.0, 0.0])
@@ -137,7 +142,7 @@ class Vehicle:
         self._pending = np.zeros(2)
         if forces is not None:
             total = total + _sum_forces(forces)
-        f = truncate(total, self._max_force)
+        f = truncate(total * (1.0 / self.response_s), self._max_force)
         self.velocity = truncate(self.velocity + f * (dt / self._mass), self._max_speed)
         self.position = self.position + self.velocity * dt
         if displacement is not None:

@@ -101,7 +101,7 @@ class ColorTracker:
                  blur_px: int = 1, levels: int | None = None, min_area_px: int = 20,
                  patch_px: int = 9, lost_after_frames: int = 3, smoothing: bool = True,
                  min_cutoff_hz: float = 1.0, beta: float = 0.02,
-                 grey_below_s: int = 40, search: float = 2.0, motion_sigma: float = 1.0,
+                 grey_below_s: int = 40, search: float = 2.0, motion_sigma: float = 1.5,
                  learn_rate: float = 0.02, scale_rate: float = 0.0, surround: float = 0.6,
                  lost_below: float = 0.3, found_above: float = 0.45) -> None:
         if method not in (None, "exact", "hsv", "model"):

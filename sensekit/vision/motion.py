@@ -309,13 +309,14 @@ class MotionDetector:
         hist = cv2.calcHist([sub], [0], None, [256], [0, 256]).ravel()
         cum = np.cumsum(hist)
         n = cum[-1]
-        med = float(np.searchsorted(cum, 0.5 * n))
-        if float(cum[int(self.threshold)]) < 0.8 * n:   # mostly moving: don't learn from it
-            return
-        sigma = max(med, 0.5) / 0.6745
-        thr = max(float(self.min_threshold), self.noise_k * sigma)
-        thr = min(thr, 96.0)
-        self._noise_thr = thr if self._noise_thr is None else 0.9 * self._noise_thr + 0.1 * thr
+        med = float(np.searchsorted(cum, 0.5 * n))       # robust while < half the frame moves
+        # median of |N(0, s)| is 0.6745 s; of the largest of three such channels, 1.265 s
+        sigma = max(med, 0.5) / (1.265 if self.channel == "max" else 0.6745)
+        thr = min(max(float(self.min_threshold), self.noise_k * sigma), 96.0)
+        if self._noise_thr is None:
+            self._noise_thr = thr
+        elif thr <= 2.0 * self._noise_thr:                # a sudden jump is motion, not noise
+            self._noise_thr = 0.9 * self._noise_thr + 0.1 * thr
 
     @staticmethod
     def _gain_match(ref: np.ndarray, frame: np.ndarray) -> np.ndarray:

@@ -61,5 +61,5 @@ def test_activity_graph_marks_activity_and_claps(play, truth):
     t = host.sim_t - (len(trace) - 1 - steps) * app.step_s
     loud = np.array([_inside(x, truth["loud"], 0.2) for x in t])
     silent = np.array([_inside(x, truth["silence"], 0.2) for x in t])
-    assert trace[loud].mean() > app.audio.threshold > trace[silent].mean()
+    assert trace[loud].mean() > app.threshold > trace[silent].mean()
     assert app.counts["on"] >= 2 and app.counts["off"] >= 1

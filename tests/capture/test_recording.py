@@ -89,6 +89,18 @@ def test_video_first_on_ties(tmp_path: Path) -> None:
     assert kinds == ["VideoFrame", "AudioBlock"] * 3
 
 
+def test_dropped_audio_blocks_are_padded_with_silence(tmp_path: Path) -> None:
+    rec = tmp_path / "gap.skrec"
+    with Recorder(rec, audio=(1000, 1), block_size=100) as r:
+        for k in (0, 1, 4, 5):                       # blocks 2 and 3 were dropped
+            r.write(AudioBlock(k, k * 0.1, np.full(100, (k + 1) / 8, np.float32), 1000))
+    meta = read_meta(rec)
+    assert meta["audio_samples"] == 600 and meta["audio_padded_samples"] == 200
+    audio = np.concatenate([b.samples for b in ReplaySource(rec)])
+    expected = np.repeat(np.array([1, 2, 0, 0, 5, 6], np.float32) / 8, 100)
+    assert np.array_equal(audio, expected)
+
+
 def test_float_conversion_clips_and_rounds() -> None:
     x = np.array([-2.0, -1.0, -0.5, 0.0, 0.4 / 32768, 0.6 / 32768, 0.999999, 1.0, 3.0, np.nan])
     assert float_to_int16(x).tolist() == [-32768, -32768, -16384, 0, 0, 1, 32767, 32767, 32767, 0]

@@ -253,9 +253,6 @@ def test_real_clips_sensekit_beats_camshift(shared_data, clip, capsys):
     assert ok, f"cannot read {clip}.mp4"
     trackers = {
         "sensekit model": _Runner(ColorTracker(method="model"), first, gt[0]),
-        "sensekit hsv (patch)": _Runner(ColorTracker(method="hsv"), first, gt[0]),
-        "book exact (blur 10, 4 levels)": _Runner(ColorTracker(method="exact", blur_px=10, levels=4),
-                                                  first, gt[0]),
         "OpenCV CamShift (hue)": _CamShift(first, gt[0]),
     }
     boxes = {name: [tuple(gt[0])] for name in trackers}

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Throughput of the audio detectors, as a multiple of real time, against ../shared/bench/audio_ref.py.
+
+Signal: the reference's own 60 s speech-like test signal (``audio_ref.synth_signal``: a
+-70 dBFS floor with tone+noise bursts, 4 Hz syllable modulation) at 48 kHz, plus one
+synthetic clap (a 10 ms decaying noise burst) every 2 s so the clap path is exercised;
+512-sample blocks (10.67 ms), each a separate float32 array as a callback would deliver.
+Every measurement is one streaming pass: one Python call per block, state kept across.
+
+Measured (per block, median of repeated passes):
+  ref.level_rms_dot      the reference's fastest level (np.dot + math.log10)
+  ref.detector_stream    the reference's setSilenceLevel-style detector (level + state machine)
+  sk.level               LevelMeter.process
+  sk.level+activity      LevelMeter + ActivityDetector
+  sk.clap                ClapDetector.process (energy passed from the level, as the stage does)
+  sk.pitch               PitchTracker.process (gated by level, every 40 ms)
+  sk.all                 level + activity + clap + pitch, called directly (the acceptance figure)
+  sk.stage_all           AudioStage.process with every detector on (activity, clap, 2-clap
+                         pattern, pitch) and their events created, as `sensekit events` runs it
+  sk.stage_all+level     the same plus one Level event object per block
+Acceptance: sk.all >= 1000x real time (<= 10.67 us per block).
+
+stdout: JSON lines in the reference's shape (name, params, median_ms, p95_ms, runs, min_ms,
+per_block_us, x_realtime) plus ``ratio`` lines (reference / sensekit time; > 1 = sensekit
+faster). stderr: a readable summary.
+
+Usage: .venv/bin/python benchmarks/audio.py [--seconds 60] [--budget 1.0] [--bench-dir DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_BENCH = REPO.parent / "shared" / "bench"
+
+
+def load_reference(bench_dir: Path) -> Any:
+    """Import ../shared/bench/audio_ref.py by path (its helper module sits next to it)."""
+    path = bench_dir / "audio_ref.py"
+    if not path.is_file():
+        raise SystemExit(f"reference benchmark not found: {path} (use --bench-dir)")
+    sys.path.insert(0, str(bench_dir))
+    spec = importlib.util.spec_from_file_location("audio_ref", path)
+    mod = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def add_claps(sig: np.ndarray, rate: int, every_s: float, rng: np.random.Generator) -> list[float]:
+    """Mix a 10 ms decaying noise burst (-6 dBFS peak) in every ``every_s`` seconds."""
+    n = round(0.010 * rate)
+    env = np.exp(-np.arange(n) / (0.0025 * rate))
+    times = []
+    t = 1.0
+    while t < len(sig) / rate - 0.1:
+        i = round(t * rate)
+        sig[i:i + n] += (0.5 * env * rng.uniform(-1, 1, n)).astype(np.float32)
+        times.append(t)
+        t += every_s
+    np.clip(sig, -1, 1, out=sig)
+    return times
+
+
+def time_pass(run: Callable[[], Any], budget: float, min_runs: int = 3) -> dict[str, float]:
+    run()  # warm-up (also builds any lazy state)
+    times = []
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        deadline = time.perf_counter() + budget
+        while len(times) < min_runs or time.perf_counter() < deadline:
+            t0 = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - t0)
+    finally:
+        if gc_was:
+            gc.enable()
+    times.sort()
+    return {"median_s": statistics.median(times), "p95_s": times[min(len(times) - 1, int(0.95 * len(times)))],
+            "min_s": times[0], "runs": len(times)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=60.0, help="signal length (default 60)")
+    ap.add_argument("--rate", type=int, default=48000)
+    ap.add_argument("--block", type=int, default=512)
+    ap.add_argument("--budget", type=float, default=1.0, help="timed seconds per measurement")
+    ap.add_argument("--seed", type=int, default=12345)
+    ap.add_argument("--bench-dir", type=Path, default=DEFAULT_BENCH)
+    ap.add_argument("--stat", choices=("median", "min"), default="median",
+                    help="statistic used for the summary and ratios (min is steadier on a "
+                         "shared machine; default median)")
+    args = ap.parse_args(argv)
+
+    from sensekit.audio.activity import ActivityDetector
+    from sensekit.audio.clap import ClapDetector, ClapPatternTracker
+    from sensekit.audio.level import LevelMeter
+    from sensekit.audio.pipeline import AudioStage
+    from sensekit.audio.pitch import PitchTracker
+    from sensekit.capture.base import AudioBlock
+
+    ref = load_reference(args.bench_dir)
+    rng = np.random.default_rng(args.seed)
+    sr, bs = args.rate, args.block
+    sig = ref.synth_signal(sr, args.seconds, rng)
+    clap_times = add_claps(sig, sr, 2.0, rng)
+    nb = len(sig) // bs
+    blocks = [sig[k * bs:(k + 1) * bs].copy() for k in range(nb)]
+    ts = [k * bs / sr for k in range(nb)]
+    items = [AudioBlock(k, ts[k], blocks[k], sr) for k in range(nb)]
+    block_ms = 1000.0 * bs / sr
+    params = {"rate": sr, "block": bs, "blocks": nb, "signal_s": round(nb * bs / sr, 3)}
+
+    fns = ref.make_level_fns(bs, -60.0)
+    rms_dot = fns["rms_dot"]
+
+    def ref_level() -> None:
+        for x in blocks:
+            rms_dot(x)
+
+    def ref_detector() -> None:
+        ref.detect_stream(blocks, rms_dot, 10.0, 2000.0, block_ms)
+
+    def sk_level() -> None:
+        m = LevelMeter()
+        proc = m.process
+        for k in range(nb):
+            proc(blocks[k], ts[k], sr)
+
+    def sk_level_activity() -> None:
+        m = LevelMeter()
+        a = ActivityDetector(10, 2000)
+        proc, act = m.process, a.process
+        for k in range(nb):
+            lv = proc(blocks[k], ts[k], sr)
+            if lv is not None:
+                act(lv, ts[k])
+
+    energies = [float(np.dot(x, x)) / bs for x in blocks]
+
+    def sk_clap() -> None:
+        c = ClapDetector()
+        proc = c.process
+        for k in range(nb):
+            proc(blocks[k], ts[k], sr, energy=energies[k])
+
+    def sk_pitch() -> None:
+        p = PitchTracker()
+        proc = p.process
+        for k in range(nb):
+            proc(blocks[k], ts[k], sr, energy=energies[k])
+
+    found: list[float] = []
+
+    def sk_all() -> None:
+        m = LevelMeter()
+        a = ActivityDetector(10, 2000)
+        c = ClapDetector()
+        p = PitchTracker()
+        mp, ap_, cp, pp = m.process, a.process, c.process, p.process
+        claps = []
+        for k in range(nb):
+            x = blocks[k]
+            t = ts[k]
+            lv = mp(x, t, sr)
+            if lv is None:
+                continue
+            ap_(lv, t)
+            e = m.energy
+            claps.extend(cp(x, t, sr, energy=e))
+            pp(x, t, sr, energy=e)
+        found[:] = [cl.t for cl in claps]
+
+    def sk_stage(level_events: bool = False) -> None:
+        st = AudioStage(activity=ActivityDetector(10, 2000), clap=ClapDetector(),
+                        pattern=ClapPatternTracker(2), pitch=PitchTracker(),
+                        emit_level=level_events)
+        proc = st.process
+        for it in items:
+            proc(it)
+
+    rows = [
+        ("audio.ref", "level_rms_dot", ref_level),
+        ("audio.ref", "detector_stream", ref_detector),
+        ("audio.sensekit", "level", sk_level),
+        ("audio.sensekit", "level+activity", sk_level_activity),
+        ("audio.sensekit", "clap", sk_clap),
+        ("audio.sensekit", "pitch", sk_pitch),
+        ("audio.sensekit", "all", sk_all),
+        ("audio.sensekit", "stage_all", sk_stage),
+        ("audio.sensekit", "stage_all+level", lambda: sk_stage(True)),
+    ]
+    res: dict[str, float] = {}
+    for name, method, fn in rows:
+        st = time_pass(fn, args.budget)
+        per = st[args.stat + "_s"] / nb
+        res[method] = per
+        print(json.dumps({"name": name, "params": dict(params, method=method),
+                          "median_ms": round(per * 1e3, 9), "p95_ms": round(st["p95_s"] / nb * 1e3, 9),
+                          "runs": st["runs"], "min_ms": round(st["min_s"] / nb * 1e3, 9),
+                          "unit": "block", "per_block_us": round(per * 1e6, 4),
+                          "x_realtime": round(block_ms / 1e3 / per, 1)}), flush=True)
+    for sk, rf in (("level", "level_rms_dot"), ("level+activity", "detector_stream"),
+                   ("all", "detector_stream"), ("stage_all", "detector_stream")):
+        print(json.dumps({"name": "ratio", "sensekit": sk, "reference": rf,
+                          "ratio_ref_over_sensekit": round(res[rf] / res[sk], 3)}))
+
+    hits = sum(any(abs(f - t) < 0.03 for f in found) for t in clap_times)
+    err = sys.stderr
+    print(f"# {args.seconds:g} s at {sr} Hz, {bs}-sample blocks ({block_ms:.2f} ms); "
+          f"claps found {hits}/{len(clap_times)} (+{len(found) - hits} other)", file=err)
+    print(f"# {'measurement':22s} {'us/block':>9s} {'x realtime':>11s}", file=err)
+    for _, method, _ in rows:
+        per = res[method]
+        print(f"# {method:22s} {per * 1e6:9.2f} {block_ms / 1e3 / per:11.0f}", file=err)
+    xr = block_ms / 1e3 / res["all"]
+    print(f"# ({args.stat} of {args.budget:g} s of passes per measurement)", file=err)
+    print(f"# acceptance (sk.all >= 1000x real time): {xr:.0f}x -> "
+          f"{'PASS' if xr >= 1000 else 'FAIL'}; sk.all / ref.detector_stream time = "
+          f"{res['all'] / res['detector_stream']:.2f}", file=err)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

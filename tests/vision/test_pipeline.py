@@ -1,0 +1,228 @@
+"""VisionStage laziness and sharing, the CLI options, the snapshot montage, and the demo replay."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from sensekit.capture.base import Item, Source, VideoFrame
+from sensekit.errors import ConfigError
+from sensekit.events import Dispatcher
+from sensekit.runner import Runner
+from sensekit.vision import options
+from sensekit.vision.color_tracker import ColorTracker
+from sensekit.vision.motion import MotionDetector
+from sensekit.vision.pipeline import VisionStage
+from sensekit.vision.stages import edges as edges_stage
+from tests.vision.synth import ball_frames
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class ListSource(Source):
+    kind = "test"
+
+    def __init__(self, frames: list[np.ndarray], fps: float = 30.0) -> None:
+        self.items = [VideoFrame(i, i / fps, f) for i, f in enumerate(frames)]
+        self.has_video = True
+        self.frame_size = (frames[0].shape[1], frames[0].shape[0])
+        self._i = 0
+
+    def read(self, timeout: float | None = None) -> Item | None:
+        if self._i >= len(self.items):
+            raise EOFError
+        self._i += 1
+        return self.items[self._i - 1]
+
+
+def _frames(n: int = 12) -> list[np.ndarray]:
+    return [f for f, _ in ball_frames(n)]
+
+
+def _full_stage(dispatcher: Dispatcher | None, **kw) -> VisionStage:
+    return VisionStage(mirror=True, blur_px=5, levels=4, tracker=ColorTracker("#DC1E1E"),
+                       bounds_color="#DC1E1E", motion=MotionDetector(), edges=True,
+                       dispatcher=dispatcher, **kw)
+
+
+def test_only_motion_subscribed_never_pays_for_edges_palette_or_tracking():
+    d = Dispatcher()
+    got = []
+    d.on("motion", got.append)
+    stage = _full_stage(d)
+    Runner(ListSource(_frames()), [stage], d).run()
+    assert stage.runs["motion"] == 12 and stage.runs["blur"] == 12 and stage.runs["mirror"] == 12
+    for skipped in ("edges", "palette", "track", "bounds"):
+        assert stage.runs[skipped] == 0, skipped
+    assert stage.edge_map is None and got
+
+
+def test_edges_only_skips_blur_and_motion():
+    d = Dispatcher()
+    d.on("edges", lambda e: None)
+    stage = _full_stage(d)
+    Runner(ListSource(_frames(4)), [stage], d).run()
+    assert stage.runs["edges"] == 4 and stage.runs["blur"] == 0 and stage.runs["motion"] == 0
+    assert np.array_equal(stage.edge_map, edges_stage(cv2.flip(_frames(4)[-1], 1)))
+
+
+def test_nobody_listening_means_the_runner_skips_the_stage():
+    d = Dispatcher()
+    d.on("clap", lambda e: None)
+    stage = _full_stage(d)
+    Runner(ListSource(_frames(3)), [stage], d).run()
+    assert sum(stage.runs.values()) == 0
+
+
+def test_always_run_keeps_a_sub_stage_for_apps_reading_state():
+    d = Dispatcher()
+    stage = _full_stage(d, always_run={"edges"})
+    Runner(ListSource(_frames(3)), [stage], d).run()
+    assert stage.runs["edges"] == 3 and stage.runs["motion"] == 0
+    with pytest.raises(ConfigError, match="unknown sub-stage"):
+        _full_stage(d, always_run={"edgez"})
+
+
+def test_everything_subscribed_shares_one_blur_and_palette_per_frame():
+    d = Dispatcher()
+    names: list[str] = []
+    d.on("*", lambda e: names.append(e.name))
+    stage = _full_stage(d)
+    Runner(ListSource(_frames(10)), [stage], d).run()
+    assert stage.runs["blur"] == 10 and stage.runs["palette"] == 10      # once each, shared
+    assert {"color_tracked", "color_bounds", "motion", "edges"} <= set(names)
+    # the tracker saw the mirrored frame: its centre is mirrored
+    _, (cx, _) = list(ball_frames(10))[-1]
+    assert abs(stage.track_result.raw_cx - (160 - 1 - cx)) < 3
+
+
+def test_pick_at_uses_the_first_frame():
+    frames = _frames(24)
+    _, (cx, cy) = next(iter(ball_frames(24)))
+    d = Dispatcher()
+    tracked = []
+    d.on("color_tracked", tracked.append)
+    stage = VisionStage(tracker=ColorTracker(), pick_at=(cx, cy), dispatcher=d)
+    Runner(ListSource(frames), [stage], d).run()
+    assert len(tracked) == 24 and stage.tracker.method == "model"
+    last_cx, last_cy = list(ball_frames(24))[-1][1]
+    assert abs(tracked[-1].cx - last_cx) < 4 and abs(tracked[-1].cy - last_cy) < 4
+
+
+# --- CLI options -----------------------------------------------------------------------
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser()
+    options.add_arguments(p)
+    return p.parse_args(argv)
+
+
+def test_build_stages_from_options():
+    src = ListSource(_frames(2))
+    assert options.build_stages(_parse([]), src) == []
+    (stage,) = options.build_stages(_parse(["--track-color", "#DC1E1E", "--motion", "--zones",
+                                            "door=0,0,40,40", "--edges", "--mirror", "--blur", "5",
+                                            "--levels", "4"]), src)
+    assert isinstance(stage, VisionStage)
+    assert stage.enabled == ("track", "motion", "edges") and stage.mirror and stage.blur_px == 5
+    assert stage.motion.user_zones == {"door": (0, 0, 40, 40)}
+    (click,) = options.build_stages(_parse(["--track-color", "80,60"]), src)
+    assert click.pick_at == (80.0, 60.0) and click.tracker.method == "model"
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--track-color", "#12"], r"--track-color must be X,Y or #RRGGBB, got '#12'"),
+    (["--track-color", "200,10"], r"click \(200, 10\) is outside the 160x120 frame"),
+    (["--motion", "--zones", "door=150,0,20,20"], r"zone 'door' \(150, 0, 20, 20\) is outside"),
+    (["--edges", "--levels", "1"], r"`levels` must be 2\.\.256, got 1"),
+    (["--zones", "a=0,0,1,1"], "--zones needs --motion"),
+])
+def test_bad_options_name_the_value(argv, match):
+    with pytest.raises(ConfigError, match=match):
+        options.build_stages(_parse(argv), ListSource(_frames(1)))
+
+
+def test_blur_below_one_is_rejected():
+    with pytest.raises(SystemExit):
+        _parse(["--blur", "0"])
+    with pytest.raises(ConfigError, match=r"`blur_px` must be a whole number of pixels >= 1, got 0"):
+        VisionStage(blur_px=0, edges=True)
+
+
+def test_bad_frame_is_named():
+    stage = VisionStage(edges=True)
+    with pytest.raises(ConfigError, match="HxWx3 uint8"):
+        stage.process(VideoFrame(0, 0.0, np.zeros((4, 4), np.uint8)))
+
+
+# --- snapshot montage on real footage ------------------------------------------------------
+
+def test_snapshot_montage_of_pets_saved_to_docs(shared_data):
+    from sensekit.cli import main
+    clip = shared_data / "video" / "people" / "pets2009_vtest_part1.mp4"
+    out = REPO / "docs" / "vision_montage.png"
+    rc = main(["snapshot", str(clip), "--frame", "40", "--out", str(out),
+               "--motion-method", "background", "--track-color", "166,165"])
+    assert rc == 0
+    img = cv2.imread(str(out))
+    assert img is not None and img.shape == (3 * (360 + 18), 3 * 480, 3)
+    # the panels are not blank: input, edges and the motion mask have content
+    assert img[18:378, :480].std() > 20
+    assert np.count_nonzero(img[2 * 378 + 18:, 480:960]) > 1000
+
+
+def test_snapshot_past_the_end_is_one_line_error(tmp_path, capsys):
+    from sensekit.cli import main
+    from sensekit.capture.recording import Recorder  # noqa: F401 - the capture layer exists
+    clip = tmp_path / "short.avi"
+    w = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    for f in range(3):
+        w.write(np.full((48, 64, 3), 40 * f, np.uint8))
+    w.release()
+    assert main(["snapshot", str(clip), "--frame", "10", "--out", str(tmp_path / "s.png")]) == 2
+    assert "--frame 10 is past the end" in capsys.readouterr().err
+
+
+# --- the bundled recording ------------------------------------------------------------------
+
+def test_replay_of_demo_recording_ball_and_hand_zones(recordings_dir):
+    rec = recordings_dir / "demo.skrec"
+    truth_path = recordings_dir / "demo.truth.json"
+    if not (rec / "meta.json").is_file() or not truth_path.is_file():
+        pytest.skip("bundled recording recordings/demo.skrec not generated yet")
+    from sensekit.capture.recording import ReplaySource
+    truth = json.loads(truth_path.read_text())
+    b, g, r = truth["ball"]["color_bgr"]
+    zones = {k: tuple(v) for k, v in truth["zones"].items() if k in ("left", "right")}
+    d = Dispatcher()
+    tracked: dict[float, tuple[float, float]] = {}
+    motion: list = []
+    d.on("color_tracked", lambda e: tracked.__setitem__(round(e.t, 4), (e.cx, e.cy)))
+    d.on("motion", motion.append)
+    stage = VisionStage(tracker=ColorTracker(f"#{r:02X}{g:02X}{b:02X}"),
+                        motion=MotionDetector(zones=zones), dispatcher=d)
+    Runner(ReplaySource(rec), [stage], d).run()
+    frames = truth["frames"]
+    within = 0
+    for fr in frames:
+        c = tracked.get(round(fr["t"], 4))
+        if c is not None and np.hypot(c[0] - fr["ball"]["cx"], c[1] - fr["ball"]["cy"]) <= 10:
+            within += 1
+    assert within / len(frames) >= 0.95, f"{within}/{len(frames)} frames within 10 px"
+
+    def active(side: str) -> list[float]:
+        return [e.t for e in motion if e.zones.get(side, 0) > 0.01]
+
+    intervals = {iv["side"]: (iv["start"], iv["end"]) for iv in truth["hand"]["intervals"]}
+    for side, other in (("left", "right"), ("right", "left")):
+        start, end = intervals[side]
+        ts = active(side)
+        assert ts, f"no motion in {side}"
+        inside = [t for t in ts if start - 0.1 <= t <= end + 0.1]
+        assert len(inside) / len(ts) >= 0.95, f"{side} active outside its interval"
+        assert min(ts) - start < 0.3 and end - max(ts) < 0.3, f"{side}: {min(ts)}..{max(ts)}"
+    assert max(active("left")) < min(active("right"))          # left, then right
