@@ -18,6 +18,7 @@ from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector
 from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.audio.pipeline import AudioStage
+from sensekit.events import Activity, Level
 
 SECONDS = 10.0
 SILENCE_LEVEL = 30.0     # Flash's setSilenceLevel(level, timeout)
@@ -31,7 +32,7 @@ class ActivityGraph(App):
     needs = frozenset({"audio"})
     mirror = False
 
-    def stages(self):
+    def stages(self) -> list[AudioStage]:
         self.activity = ActivityDetector(SILENCE_LEVEL, TIMEOUT_MS)
         self.floor = NoiseFloor(learn_ms=1000.0)
         self.audio = AudioStage(activity=self.activity, noise_floor=self.floor, clap=ClapDetector(),
@@ -50,11 +51,11 @@ class ActivityGraph(App):
         self.on("activity", self._on_activity)
         self.on("clap", lambda e: self._mark(e.t, "clap"))
 
-    def _on_level(self, event) -> None:
+    def _on_level(self, event: Level) -> None:
         self.level = event.level
         self.peak_since_step = max(self.peak_since_step, event.level)
 
-    def _on_activity(self, event) -> None:
+    def _on_activity(self, event: Activity) -> None:
         self.active = bool(event.activating)
         self._mark(event.t, "on" if event.activating else "off")
 

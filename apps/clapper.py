@@ -14,6 +14,7 @@ import pygame
 from sensekit.app import App, draw as D
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage
+from sensekit.events import Clap, ClapPattern, Level
 
 COLORS = [("warm white", (255, 214, 150)), ("red", (255, 70, 60)), ("green", (90, 240, 110)),
           ("blue", (80, 150, 255)), ("violet", (200, 110, 255)), ("gold", (255, 190, 40))]
@@ -38,7 +39,7 @@ class Clapper(App):
     needs = frozenset({"audio"})
     mirror = False
 
-    def stages(self):
+    def stages(self) -> list[AudioStage]:
         self.audio = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker(count=2, max_gap_ms=600.0),
                                 dispatcher=self.host.dispatcher)
         return [self.audio]
@@ -57,19 +58,19 @@ class Clapper(App):
         self.on("clap_pattern", self._on_pattern)
         self.on("level", self._on_level)
 
-    def _on_clap(self, event) -> None:
+    def _on_clap(self, event: Clap) -> None:
         self.lamp_on = not self.lamp_on
         self.toggles += 1
         self.claps.append(event.t)
         self.flash_until = event.t + 0.15
 
-    def _on_pattern(self, event) -> None:
+    def _on_pattern(self, event: ClapPattern) -> None:
         if event.count == 2:
             self.color_index = (self.color_index + 1) % len(COLORS)
             self.doubles += 1
             self.host.say(f"double clap: {COLORS[self.color_index][0]}")
 
-    def _on_level(self, event) -> None:
+    def _on_level(self, event: Level) -> None:
         self.level = event.level
         self.levels_seen.append((event.t, event.level))
 

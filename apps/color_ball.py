@@ -14,11 +14,10 @@ import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
-from sensekit.app.convert import bgr_to_rgb, camera_to_view
+from sensekit.app.convert import bgr_to_hex, bgr_to_rgb, camera_to_view, hex_to_bgr
+from sensekit.events import ColorLost, ColorTracked
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.pipeline import VisionStage
-from sensekit.vision.stages import bgr_to_rgb as bgr_to_hex
-from sensekit.vision.stages import rgb_to_bgr as hex_to_bgr
 
 BALL_R = 22
 STAR_R = 18
@@ -42,7 +41,7 @@ class ColorBall(App):
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
 
-    def stages(self):
+    def stages(self) -> list[VisionStage]:
         self.tolerance = 1.0
         self.vision = VisionStage(tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR), tolerance=TOLERANCE_HSV),
                                   dispatcher=self.host.dispatcher)
@@ -53,6 +52,7 @@ class ColorBall(App):
         self.ball = [float(self.camera_view.centerx), float(self.camera_view.centery)]
         self.box: pygame.Rect | None = None
         self.tracking = False
+        self.confidence = 0.0
         self.score = 0
         self.target_bgr = DEFAULT_COLOR_BGR
         v = self.camera_view
@@ -78,11 +78,12 @@ class ColorBall(App):
                 break
         return (x, y)
 
-    def _on_tracked(self, event) -> None:
+    def _on_tracked(self, event: ColorTracked) -> None:
         size = self.host.frame_size
         if size is None:
             return
         self.tracking = True
+        self.confidence = event.confidence
         self.ball = list(camera_to_view(event.cx, event.cy, size, self.camera_view))
         x0, y0, x1, y1 = self.reach
         bx_, by_ = self.ball
@@ -92,8 +93,9 @@ class ColorBall(App):
         x1, y1 = camera_to_view(bx + bw, by + bh, size, self.camera_view)
         self.box = pygame.Rect(int(x0), int(y0), max(1, int(x1 - x0)), max(1, int(y1 - y0)))
 
-    def _on_lost(self, event) -> None:
+    def _on_lost(self, event: ColorLost) -> None:
         self.tracking = False          # the ball stays where it was
+        self.confidence = 0.0
         self.box = None
 
     def update(self, dt: float) -> None:
@@ -113,6 +115,9 @@ class ColorBall(App):
         tol = tuple(min(limit, v * self.tolerance) for v, limit in zip(TOLERANCE_HSV, (60.0, 200.0, 200.0)))
         self.vision.tracker = ColorTracker(self.vision.tracker.color, tolerance=tol)
         return f"colour tolerance x{self.tolerance:.2f}"
+
+    def levels(self) -> dict[str, float]:
+        return {"match %": 100.0 * self.confidence}
 
     def state(self) -> dict[str, Any]:
         return {"ball": tuple(self.ball), "tracking": self.tracking, "score": self.score,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import cv2
 import numpy as np
 import pygame
 
@@ -20,7 +21,7 @@ SPAWN_PER_STEP = 8
 MAX_FLAKES = 5000
 MAX_PILE = 12              # flakes a pile can stack before the top ones slide
 MELT_S = 25.0              # settled flakes melt after this long
-EDGE_TINT = np.array([60, 40, 0], np.int16)       # BGR: frost on the edges
+EDGE_TINT = (60.0, 40.0, 0.0, 0.0)               # BGR added on edge pixels: frost
 
 
 class EdgeSnow(App):
@@ -29,7 +30,7 @@ class EdgeSnow(App):
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
 
-    def stages(self):
+    def stages(self) -> list[VisionStage]:
         # the edge map is read directly every frame, so keep the sub-stage running
         self.vision = VisionStage(edges=True, always_run={"edges"}, dispatcher=self.host.dispatcher)
         return [self.vision]
@@ -39,6 +40,8 @@ class EdgeSnow(App):
         self.edge: np.ndarray | None = None           # HxW bool, current frame
         self.support: np.ndarray | None = None        # HxW bool, settled snow resting on an edge
         self._edge_frame = -1
+        self._backdrop: np.ndarray | None = None
+        self._backdrop_frame = -1
         self.restart()
 
     def restart(self) -> str:
@@ -137,9 +140,11 @@ class EdgeSnow(App):
         if frame is None or self.edge is None:
             screen.fill(D.DARK, view)
         else:
-            img = (frame.image.astype(np.int16) * 3) // 4          # darken a little for contrast
-            img[self.edge] += EDGE_TINT
-            img = np.clip(img, 0, 255).astype(np.uint8)
+            if self._backdrop_frame != frame.index:      # darken + frost once per video frame
+                self._backdrop = cv2.convertScaleAbs(frame.image, alpha=0.75)
+                cv2.add(self._backdrop, EDGE_TINT, dst=self._backdrop, mask=self.edge.view(np.uint8))
+                self._backdrop_frame = frame.index
+            img = self._backdrop.copy()
             h, w = img.shape[:2]
             xi = np.clip(self.x.astype(np.int64), 0, w - 1)
             yi = np.clip(self.y.astype(np.int64), 0, h - 1)

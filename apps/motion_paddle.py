@@ -13,6 +13,7 @@ import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
+from sensekit.events import Motion, Still
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
 
@@ -33,7 +34,7 @@ class MotionPaddle(App):
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
 
-    def stages(self):
+    def stages(self) -> list[VisionStage]:
         # control zones: the lower 40% of each half (the bricks' area above is left alone)
         w, h = self.host.source.frame_size or (320, 240)
         top = int(h * ZONE_TOP)
@@ -78,11 +79,11 @@ class MotionPaddle(App):
     def paddle_y(self) -> float:
         return self.field.bottom - 60.0
 
-    def _on_motion(self, event) -> None:
+    def _on_motion(self, event: Motion) -> None:
         self.left = float(event.zones.get("wave_left", 0.0))
         self.right = float(event.zones.get("wave_right", 0.0))
 
-    def _on_still(self, event) -> None:
+    def _on_still(self, event: Still) -> None:
         self.left = self.right = 0.0
 
     # -- the simulation ------------------------------------------------------

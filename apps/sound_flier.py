@@ -18,6 +18,7 @@ import pygame
 from sensekit.app import App, draw as D
 from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.audio.pipeline import AudioStage
+from sensekit.events import Level
 
 GRAVITY = 1.2          # px/step^2, down
 LIFT_POWER = 1.5       # lift = GRAVITY * (level / hover level) ** LIFT_POWER
@@ -38,7 +39,7 @@ class SoundFlier(App):
     needs = frozenset({"audio"})
     mirror = False
 
-    def stages(self):
+    def stages(self) -> list[AudioStage]:
         self.audio = AudioStage(smoothing_ms=100.0, noise_floor=NoiseFloor(learn_ms=1000.0),
                                 dispatcher=self.host.dispatcher)
         return [self.audio]
@@ -56,7 +57,7 @@ class SoundFlier(App):
         self.background = self._make_background()
         self.restart()
 
-    def _on_level(self, event) -> None:
+    def _on_level(self, event: Level) -> None:
         self.level = event.level
 
     def restart(self) -> str:

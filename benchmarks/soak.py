@@ -33,8 +33,10 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import shutil
 import socket
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -142,6 +144,9 @@ def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_
     from sensekit.capture.recording import ReplaySource
 
     res = SoakResult()
+    # a private copy: the bundled recording may be regenerated while a long soak runs
+    tmp = Path(tempfile.mkdtemp(prefix="sensekit-soak-"))
+    recording = Path(shutil.copytree(recording, tmp / recording.name))
     source = ReplaySource(recording, loop=True)
     source.open()
     app_cls = load(app)
@@ -197,6 +202,7 @@ def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_
         res.wall_s = time.perf_counter() - start
         host.close()
         source.close()
+        shutil.rmtree(tmp, ignore_errors=True)
     res.frames = host.runner.stats.frames
     res.events_counted = host.runner.stats.events
     res.lost_in_dispatch = max(0, res.events_counted - res.events_received)

@@ -399,6 +399,7 @@ class OscControl:
         self.dropped = 0
         self._pending: queue.Queue[Setting] = queue.Queue(maxsize=max(1, max_pending))
         self._appliers: dict[str, list[Callable[[Any], None]]] = {}
+        self._immediate: dict[str, list[Callable[[Any], None]]] = {}
         try:
             disp = OscDispatcher(strict_timing=False)  # type: ignore[call-arg]
         except TypeError:  # python-osc < 1.9
@@ -423,6 +424,11 @@ class OscControl:
             log.warning("OSC: ignored %s: %s", address, exc)
             return
         setting = Setting(name, value, time.monotonic())
+        for fn in self._immediate.get(name, ()):
+            try:
+                fn(value)
+            except Exception as exc:  # noqa: BLE001 - the server thread must survive
+                log.warning("OSC: could not apply %s=%r: %s", name, value, exc)
         while True:
             try:
                 self._pending.put_nowait(setting)
@@ -459,12 +465,16 @@ class OscControl:
             except queue.Empty:
                 return out
 
-    def on(self, name: str, fn: Callable[[Any], None]) -> None:
-        """Call ``fn(value)`` from ``apply_pending()`` for each accepted ``name`` setting."""
+    def on(self, name: str, fn: Callable[[Any], None], *, immediate: bool = False) -> None:
+        """Call ``fn(value)`` from ``apply_pending()`` for each accepted ``name`` setting.
+
+        ``immediate=True`` calls it on the server thread as the message arrives instead
+        (for a flag such as pause, which must work while the app loop is not pumping).
+        """
         names = {n for n, _ in CONTROLS.values()}
         if name not in names:
             raise ConfigError(f"unknown OSC setting {name!r}; known: {sorted(names)}")
-        self._appliers.setdefault(name, []).append(fn)
+        (self._immediate if immediate else self._appliers).setdefault(name, []).append(fn)
 
     def apply_pending(self) -> list[Setting]:
         """Poll and apply each setting with its registered handlers; returns them.
@@ -497,6 +507,89 @@ class OscControl:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class OscControlStage:
+    """A runner stage that applies pending OSC settings between items, on the loop's thread.
+
+    It emits nothing and always runs (``always_run``), so settings take effect even
+    when no handler listens. Add it last: a setting then applies from the next item.
+    """
+
+    consumes = "both"
+    emits: frozenset[str] = frozenset()
+    always_run = True
+
+    def __init__(self, control: OscControl) -> None:
+        self.control = control
+
+    def process(self, item: Any) -> list[Event]:
+        self.control.apply_pending()
+        return []
+
+
+def bind_control(control: OscControl, stages: list[Any], *,
+                 pause: Callable[[bool], None] | None = None) -> OscControlStage:
+    """Wire the settings to ``stages`` (recognised by attribute) and return the stage that
+    applies them; the caller adds it to the runner's stages.
+
+    threshold -> ``stage.activity.set_silence_level``; color -> ``stage.tracker.set_color``
+    (colour trackers only); tolerance -> the tracker's hue tolerance; gain ->
+    ``stage.set_gain`` (audio stages); pause -> ``pause(bool)``, called at once.
+    A setting that no stage can take is logged as a warning.
+    """
+
+    def targets(attr: str) -> list[Any]:
+        return [getattr(s, attr) for s in stages if getattr(s, attr, None) is not None]
+
+    def nobody(name: str) -> None:
+        log.warning("OSC: %s received, but no running stage uses it", name)
+
+    def set_threshold(v: float) -> None:
+        acts = [a for a in targets("activity") if hasattr(a, "set_silence_level")]
+        for a in acts:
+            a.set_silence_level(v)
+        if not acts:
+            nobody("threshold")
+
+    def colour_trackers() -> list[Any]:
+        return [t for t in targets("tracker") if getattr(t, "method", None) in (None, "hsv", "exact")]
+
+    def set_color(v: str) -> None:
+        trackers = colour_trackers()
+        for t in trackers:
+            t.set_color(v)
+        if not trackers:
+            nobody("color")
+
+    def set_tolerance(v: float) -> None:
+        from sensekit.vision.color_tracker import parse_tolerance
+
+        trackers = colour_trackers()
+        for t in trackers:
+            _, sat, val = t.tolerance
+            t.tolerance = parse_tolerance((v, sat, val))
+            if getattr(t, "color", None) is not None:
+                t.set_color(t.color)   # the tracker copies its tolerance when given a colour
+        if not trackers:
+            nobody("tolerance")
+
+    def set_gain(v: float) -> None:
+        audio = [s for s in stages if hasattr(s, "set_gain") and hasattr(s, "meter")]
+        for s in audio:
+            s.set_gain(v)
+        if not audio:
+            nobody("gain")
+
+    control.on("threshold", set_threshold)
+    control.on("color", set_color)
+    control.on("tolerance", set_tolerance)
+    control.on("gain", set_gain)
+    if pause is not None:
+        control.on("pause", pause, immediate=True)
+    else:
+        control.on("pause", lambda v: log.warning("OSC: pause is not supported by this command"))
+    return OscControlStage(control)
 
 
 # --- CLI helpers --------------------------------------------------------------
@@ -555,8 +648,15 @@ class OscAttachment:
             self.control.close()
 
 
-def attach_osc(dispatcher: Dispatcher, args: argparse.Namespace) -> OscAttachment:
-    """Set up what ``--osc``/``--osc-control`` asked for on ``dispatcher``."""
+def attach_osc(dispatcher: Dispatcher, args: argparse.Namespace, *,
+               stages: list[Any] | None = None,
+               pause: Callable[[bool], None] | None = None) -> OscAttachment:
+    """Set up what ``--osc``/``--osc-control`` asked for on ``dispatcher``.
+
+    With ``--osc-control`` and ``stages`` (the runner's own list), the settings are
+    bound to those stages and an ``OscControlStage`` is appended to the list, so
+    they apply on the loop's thread; ``pause`` handles ``/sensekit/pause``.
+    """
     att = OscAttachment()
     target = getattr(args, "osc", None)
     if target:
@@ -568,7 +668,10 @@ def attach_osc(dispatcher: Dispatcher, args: argparse.Namespace) -> OscAttachmen
     control = getattr(args, "osc_control", None)
     if control:
         host, port = parse_target(control, default_host="127.0.0.1", allow_any_port=True)
-        att.control = OscControl(host, port).start()
+        att.control = OscControl(host, port)
+        if stages is not None:
+            stages.append(bind_control(att.control, stages, pause=pause))
+        att.control.start()
         log.info("OSC: listening for settings on %s:%d", att.control.host, att.control.port)
     return att
 

@@ -41,7 +41,9 @@ a profile. Needs Python 3.11 (``tomllib``) or the ``tomli`` package.
 """
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import logging
 import math
 import os
 import re
@@ -57,6 +59,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 from sensekit.errors import ConfigError
 
+log = logging.getLogger(__name__)
 COLOR_RE = re.compile(r"#[0-9a-fA-F]{6}")
 Zone = tuple[float, float, float, float]
 
@@ -177,8 +180,8 @@ def _check(key: str, f: dataclasses.Field, value: Any) -> Any:
         zones: dict[str, Zone] = {}
         for name, box in value.items():
             zkey = f"{key}.{name}"
-            if not isinstance(name, str) or not name:
-                raise _Bad(zkey, f"zone names must be non-empty strings, got {name!r}")
+            if not isinstance(name, str) or not name.strip() or set(name) & set(",;="):
+                raise _Bad(zkey, f"zone names must be non-empty and free of , ; =, got {name!r}")
             if not isinstance(box, (list, tuple)) or len(box) != 4:
                 raise _Bad(zkey, f"`{zkey}` must be [x, y, w, h] (4 numbers 0..1), got {box!r}")
             x, y, w, h = (_number(zkey, v, 0.0, 1.0) for v in box)
@@ -361,3 +364,92 @@ def save_profile(profile: Profile, path: str | os.PathLike[str]) -> Path:
             pass
         raise
     return p
+
+
+# --- using a profile from the CLI -----------------------------------------------------
+
+_ZONE_NAME_FORBIDDEN = set(",;=")
+_DEFAULT_TOLERANCE_ARG = "12,80,80"   # sensekit.vision.options' default for --tolerance
+
+
+def add_profile_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--profile FILE`` (used by ``sensekit run`` and ``sensekit events``)."""
+    parser.add_argument("--profile", type=Path, metavar="FILE",
+                        help="venue profile (TOML) with colours, thresholds, noise floors, "
+                             "zones and gain (see `sensekit calibrate`)")
+
+
+def profile_for_events(args: argparse.Namespace, source: Any) -> Profile | None:
+    """Load ``--profile`` and fill in the ``sensekit events`` options it covers.
+
+    Options given on the command line win. The profile fills in ``--track-color``
+    (if absent), ``--tolerance`` (if left at its default; the hue comes from the
+    profile and S, V stay 80), ``--zones`` (if absent and ``--motion`` is on;
+    converted to pixels of the source's frame) and ``--gain`` (if absent). The
+    profile alone never turns a stage on, except that a target colour turns on
+    tracking. Call ``apply_profile_to_stages`` after the stages are built.
+    """
+    path = getattr(args, "profile", None)
+    if path is None:
+        return None
+    profile = load_profile(path)
+    if profile.color.target and getattr(args, "track_color", "unset") is None:
+        args.track_color = profile.color.target
+    if getattr(args, "tolerance", None) == _DEFAULT_TOLERANCE_ARG:
+        args.tolerance = f"{profile.color.tolerance:g},80,80"
+    size = getattr(source, "frame_size", None)
+    if (profile.motion.zones and getattr(args, "motion", False)
+            and getattr(args, "zones", "unset") is None and size):
+        args.zones = ";".join(f"{name}={x},{y},{w},{h}"
+                              for name, (x, y, w, h) in profile.zones_px(*size).items())
+    if hasattr(args, "gain") and args.gain is None:
+        args.gain = profile.audio.gain
+    return profile
+
+
+def apply_profile_to_stages(profile: Profile | None, stages: list[Any], *,
+                            override: bool = False) -> list[str]:
+    """Apply ``profile`` to built stages; returns one line per setting applied.
+
+    Always: the motion threshold (``Profile.motion_threshold()``) on detectors that
+    would otherwise learn it, and the audio noise floor (seeded, so floor-relative
+    thresholds work from the first block). With ``override=True`` (apps, whose
+    stages come with built-in defaults): the colour and hue tolerance of colour
+    trackers that track a colour, the gain, and the activity threshold and timeout.
+    Stages are recognised by their attributes (``tracker``, ``motion``, ``meter``,
+    ``activity``, ``noise_floor``); anything else is left alone.
+    """
+    if profile is None:
+        return []
+    done: list[str] = []
+    threshold = profile.motion_threshold()
+    for stage in stages:
+        tracker = getattr(stage, "tracker", None)
+        if override and tracker is not None and profile.color.target \
+                and getattr(tracker, "method", None) in (None, "hsv", "exact"):
+            from sensekit.vision.color_tracker import parse_tolerance
+            _, s, v = getattr(tracker, "tolerance", (12.0, 80.0, 80.0))
+            tracker.tolerance = parse_tolerance((profile.color.tolerance, s, v))
+            tracker.set_color(profile.color.target)
+            done.append(f"colour {profile.color.target} (hue tolerance {profile.color.tolerance:g})")
+        motion = getattr(stage, "motion", None)
+        if threshold is not None and motion is not None \
+                and getattr(motion, "fixed_threshold", 0) is None:
+            motion.fixed_threshold = threshold
+            done.append(f"motion threshold {threshold}")
+        if override and hasattr(stage, "set_gain") and hasattr(stage, "meter"):
+            stage.set_gain(profile.audio.gain)
+            done.append(f"gain {profile.audio.gain:g}")
+        activity = getattr(stage, "activity", None)
+        if override and activity is not None and hasattr(activity, "set_silence_level"):
+            activity.set_silence_level(profile.audio.threshold, profile.audio.timeout_ms)
+            done.append(f"activity threshold {profile.audio.threshold:g}, "
+                        f"timeout {profile.audio.timeout_ms:g} ms")
+        floor = getattr(stage, "noise_floor", None)
+        if profile.audio.noise_floor is not None and floor is not None \
+                and hasattr(floor, "calibrate"):
+            floor.calibrate([profile.audio.noise_floor])
+            done.append(f"audio noise floor {profile.audio.noise_floor:g}")
+    for line in done:
+        log.info("profile: %s", line)
+    return done

@@ -151,7 +151,8 @@ def profiles(draw):
     p.color.tolerance = draw(st.floats(0, 180))
     p.motion.threshold = draw(st.none() | st.floats(1, 255))
     p.motion.noise_floor = draw(st.none() | st.floats(0, 255))
-    names = draw(st.lists(st.text(string.printable + "éß✓\x7f", min_size=1, max_size=8),
+    names = draw(st.lists(st.text(string.printable.translate(str.maketrans("", "", ",;=")) + "éß✓\x7f",
+                                  min_size=1, max_size=8).filter(str.strip),
                           unique=True, max_size=4))
     p.motion.zones = {n: draw(zones()) for n in names}
     p.audio.gain = draw(st.floats(0, 100))
@@ -267,3 +268,43 @@ def test_calibrate_refuses_a_broken_existing_profile(tmp_path: Path, capsys):
     assert main(["calibrate", str(rec), "--out", str(out)]) == 2
     assert f"{out}:2:" in capsys.readouterr().err
     assert out.read_text() == "[audio]\ngain = 500\n"                # untouched
+
+
+def test_apply_profile_to_real_stages(recordings_dir: Path, tmp_path: Path):
+    import argparse
+
+    from sensekit.audio import options as audio_options
+    from sensekit.capture.spec import open_source
+    from sensekit.profile import apply_profile_to_stages, profile_for_events
+    from sensekit.vision import options as vision_options
+
+    demo = recordings_dir / "demo.skrec"
+    if not demo.is_dir():
+        pytest.skip("recordings/demo.skrec not generated")
+    p = loads_profile('[color]\ntarget = "#00ff00"\ntolerance = 20\n[motion]\nnoise_floor = 3.0\n'
+                      '[motion.zones]\ndoor = [0.0, 0.0, 0.25, 1.0]\n'
+                      '[audio]\ngain = 60\nthreshold = 33\ntimeout_ms = 250\nnoise_floor = 12.5\n')
+    parser = argparse.ArgumentParser()
+    vision_options.add_arguments(parser)
+    audio_options.add_arguments(parser)
+    parser.add_argument("--profile", type=Path)
+    with open_source(f"replay:{demo}") as source:
+        save_profile(p, tmp_path / "v.toml")
+        args = parser.parse_args(["--motion", "--activity", "floor+6,500",
+                                  "--profile", str(tmp_path / "v.toml")])
+        loaded = profile_for_events(args, source)
+        assert args.track_color == "#00ff00" and args.tolerance == "20,80,80"
+        assert args.zones == "door=0,0,80,240" and args.gain == 60.0
+        stages = [*vision_options.build_stages(args, source), *audio_options.build_stages(args, source)]
+        done = apply_profile_to_stages(loaded, stages)
+        vision = next(s for s in stages if getattr(s, "motion", None) is not None)
+        audio = next(s for s in stages if getattr(s, "activity", None) is not None)
+        assert vision.motion.fixed_threshold == 15                 # 5 x noise floor 3.0
+        assert audio.noise_floor.ready and audio.noise_floor.level == 12.5
+        assert audio.meter.gain == 60.0
+        assert any("motion threshold 15" in d for d in done)
+        # apps: override=True also sets the colour, gain and activity threshold
+        apply_profile_to_stages(loaded, stages, override=True)
+        assert audio.activity.silence_level == 33.0 and audio.activity.timeout_ms == 250.0
+        tracker = next(s.tracker for s in stages if getattr(s, "tracker", None) is not None)
+        assert tracker.color == 0x00FF00 and tracker.tolerance[0] == 20.0

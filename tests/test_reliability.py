@@ -319,3 +319,50 @@ def test_slow_consumer_drops_oldest_frames_and_events_stats_shows_them(capsys, m
     m = re.search(r"dropped frames (\d+)", captured.err)
     assert m, f"--stats does not show drops: {captured.err!r}"
     assert int(m.group(1)) >= gaps       # every skipped index was counted as a drop
+
+
+# --- soak -------------------------------------------------------------------------------
+
+def _soak_module():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "soak.py"
+    spec = importlib.util.spec_from_file_location("sensekit_soak", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run_soak(frames: int, recordings_dir, **kw):
+    soak = _soak_module()
+    demo = recordings_dir / "demo.skrec"
+    if not demo.is_dir():
+        pytest.skip("recordings/demo.skrec not generated (python -m sensekit.synth)")
+    lines: list[str] = []
+    res = soak.soak(frames, recording=demo, out=lines.append, **kw)
+    soak.report(res, out=lines.append)
+    return res, lines
+
+
+def test_short_soak_loses_nothing(recordings_dir):
+    """The soak machinery itself (a pass and a half of the demo, with OSC): ten RSS marks,
+    every event received, every OSC message arrived, identical passes."""
+    res, lines = _run_soak(450, recordings_dir, osc=True)
+    assert res.frames >= 450 and len(res.rss_marks) == 10
+    assert res.events_counted == res.events_received > 0
+    assert res.osc_sent == res.osc_received == res.events_received
+    assert res.lost == 0 and res.dropped_frames == 0
+    assert sum(1 for ln in lines if "% " in ln and "rss" in ln) == 10
+
+
+@pytest.mark.slow
+def test_soak_10000_frames(recordings_dir):
+    """33 passes of the demo through the full pipeline and an app: RSS within 5% of the
+    10% mark, zero events lost, every full pass after the first identical."""
+    res, lines = _run_soak(10_000, recordings_dir)
+    print("\n".join(lines))
+    assert res.lost == 0, lines
+    assert abs(res.rss_growth) <= 0.05, lines
+    full = res.pass_events[1:-1]
+    assert len(full) >= 30 and len(set(full)) == 1, res.pass_events

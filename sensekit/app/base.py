@@ -126,10 +126,3 @@ class App:
         """The title bar (title, score) and the instruction line; call at the end of ``draw``."""
         D.title_bar(screen, self.title, score)
         D.footer(screen, self.instructions)
-
-    @classmethod
-    def describe(cls) -> str:
-        """First line of the module docstring, or the title."""
-        import sys
-        doc = (sys.modules.get(cls.__module__).__doc__ or "") if cls.__module__ in sys.modules else ""
-        return doc.strip().splitlines()[0] if doc.strip() else cls.title

@@ -14,6 +14,9 @@ values; apps draw in window pixels inside a view rectangle.
 - ``norm_to_px`` / ``px_to_norm``: 0..1 <-> pixels of a rectangle.
 - ``camera_to_view`` / ``view_to_camera``: camera-image pixels <-> window pixels
   of the rectangle where the camera image is drawn.
+- ``bgr_to_hex`` / ``hex_to_bgr``: a BGR tuple <-> the ``0xRRGGBB`` integers the
+  vision stages take (re-exported from ``sensekit.vision.stages`` so apps import
+  every conversion from here).
 - ``mirror_x``: the x of a point after the horizontal mirror the apps apply to
   the camera image (camera coordinates -> what the player sees), so ground
   truth recorded in camera coordinates can be compared with the screen.
@@ -28,6 +31,12 @@ import numpy as np
 import pygame
 
 from sensekit.validate import check_frame
+from sensekit.vision.stages import bgr_to_rgb as bgr_to_hex
+from sensekit.vision.stages import rgb_to_bgr as hex_to_bgr
+
+__all__ = ["bgr_to_rgb", "rgb_to_bgr", "bgr_to_hex", "hex_to_bgr", "array_to_surface",
+           "surface_to_array", "norm_to_px", "px_to_norm", "camera_to_view", "view_to_camera",
+           "mirror_x"]
 
 Color = tuple[int, int, int]
 RectLike = pygame.Rect | tuple[int, int, int, int] | Sequence[int]

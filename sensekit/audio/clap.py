@@ -305,8 +305,12 @@ class ClapDetector:
         p = lo + int(np.argmax(env[lo:reg_end]))
         if p + self._post // hop + 1 > len(env):
             return _NO_CLAPS                                  # wait for the rest of the window
-        if reg_end < natural and p + ms3 >= reg_end:
-            return _NO_CLAPS                                  # the peak may still be rising
+        if reg_end < natural:
+            if p + ms3 >= reg_end:
+                return _NO_CLAPS                              # the peak may still be rising
+            tail = buf[off + len(env) * hop:]                 # samples not yet in a whole frame
+            if len(tail) and float(np.dot(tail, tail)) / len(tail) * self._gain2 > env[p]:
+                return _NO_CLAPS                              # something louder is just starting
         self._pending = None
         if env[max(0, p - round(8.0 / self._hop_ms)): p].max(initial=0.0) > env[p]:
             return _NO_CLAPS                                  # the tail of an earlier, louder sound

@@ -5,8 +5,10 @@
 Reads the first ``--seconds`` (default 5) of SOURCE and writes a venue profile (see
 ``sensekit/profile.py``). Keep the room in its normal quiet state while it runs:
 
-- **audio noise floor**: the median activity level (0..100, ``sensekit.audio.level``,
-  at the profile's gain) of the audio blocks. The median ignores a cough or a door.
+- **audio noise floor**: ``sensekit.audio.noise_floor.NoiseFloor.calibrate`` over the
+  activity levels (0..100, ``sensekit.audio.level``, at the profile's gain) of the
+  audio blocks: their 20th percentile, the same rule the audio stages use when they
+  learn the floor themselves, so a cough or a door does not raise it.
 - **camera noise floor**: the robust noise sigma of consecutive frame differences
   (the largest of B, G, R per pixel): ``median(|frame - previous|) / 0.6745``, computed
   on every 4th pixel (with the median floored at 0.5, so a noise-free camera reads 0.74),
@@ -147,7 +149,8 @@ def calibrate(source: Any, *, seconds: float, gain: float = 50.0,
     finally:
         bar.close()
     if cal._levels:
-        cal.audio_noise_floor = round(float(np.median(cal._levels)), 3)
+        from sensekit.audio.noise_floor import NoiseFloor
+        cal.audio_noise_floor = round(NoiseFloor().calibrate(cal._levels), 3)
     if cal._sigmas:
         cal.camera_noise_floor = round(float(np.median(cal._sigmas)), 3)
     if pick is not None:

@@ -21,6 +21,8 @@ import sys
 from types import ModuleType
 from typing import Any, TextIO
 
+from sensekit.osc import add_osc_arguments, attach_osc
+from sensekit.profile import add_profile_argument, apply_profile_to_stages, profile_for_events
 from sensekit.validate import check_positive
 
 STAGE_PROVIDERS: list[str] = ["sensekit.vision.options", "sensekit.audio.options"]
@@ -54,6 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--stats", action="store_true", help="print a summary to stderr at the end")
     for provider in _providers():
         provider.add_arguments(p)
+    add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
+    add_profile_argument(p)    # --profile (sensekit/profile.py)
     p.set_defaults(func=main)
 
 
@@ -90,12 +94,15 @@ def main(args: argparse.Namespace) -> int:
     source = open_source(args.source, realtime=args.realtime or None, loop=args.loop or None)
     out = sys.stdout
     with source:
+        profile = profile_for_events(args, source)   # --profile fills options left unset
         stages: list[Any] = []
         for provider in _providers():
             stages.extend(provider.build_stages(args, source))
         if args.records or not stages:
             stages.insert(0, RecordStage())
+        apply_profile_to_stages(profile, stages)
         runner = Runner(source, stages)
+        osc = attach_osc(runner.dispatcher, args, stages=runner.stages)  # --osc, --osc-control
         if args.jsonl:
             runner.dispatcher.on("*", JsonlWriter(out))
         else:
@@ -103,6 +110,7 @@ def main(args: argparse.Namespace) -> int:
         try:
             runner.run(max_items=args.max_items)
         finally:
+            osc.close()
             out.flush()
             if args.stats:
                 _print_stats(runner.stats, source, sys.stderr)

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 from sensekit.errors import ConfigError
+from sensekit.osc import add_osc_arguments, attach_osc
+from sensekit.profile import add_profile_argument, apply_profile_to_stages, load_profile
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--screenshot", type=Path, metavar="PATH", help="save a PNG of the last frame")
     p.add_argument("--video", type=Path, metavar="PATH", help="write the window to a video (.avi/.mkv/.mp4)")
     p.add_argument("--events", type=Path, metavar="PATH", help="write the dispatched events as JSON lines")
+    add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
+    add_profile_argument(p)    # --profile (sensekit/profile.py)
     p.set_defaults(func=main)
 
 
@@ -63,7 +67,14 @@ def main(args: argparse.Namespace) -> int:
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
                          video=args.video, events=args.events)
     try:
-        result = AppHost(app_cls, source, options).run()
+        host = AppHost(app_cls, source, options)
+        apply_profile_to_stages(args.profile and load_profile(args.profile), host.runner.stages, override=True)
+        osc = attach_osc(host.dispatcher, args, stages=host.runner.stages,
+                         pause=lambda on: setattr(host, "paused", on))
+        try:
+            result = host.run()
+        finally:
+            osc.close()
     finally:
         source.close()
     if args.headless:

@@ -8,10 +8,12 @@
 - ``flock``: ``Flock`` -- thousands of agents on a neighbour grid.
 - ``flowfield``: ``FlowField`` -- from optical flow or motion masks.
 """
+# The Flock module is imported first: importing a submodule binds its name on the package,
+# and ``sensekit.steer.flock`` must end up as the single-agent ``flock`` behaviour below.
+from sensekit.steer.flock import Flock  # isort: skip
 from sensekit.steer.behaviours import (alignment, arrive, avoid, cohesion, evade, flee, flock,
                                        follow_flow, follow_path, leader_follow,
                                        non_penetration, pursue, seek, separation, wander)
-from sensekit.steer.flock import Flock
 from sensekit.steer.flowfield import FlowField
 from sensekit.steer.mix import Mix, mix
 from sensekit.steer.vehicle import Vehicle

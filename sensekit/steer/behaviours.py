@@ -12,7 +12,7 @@ minus current velocity" (Reynolds), so a weight of 1 steers at full strength and
     pursue(a, quarry, max_prediction=2)   seek where the quarry will be in d / closing speed
     evade(a, pursuer, max_prediction=2)   flee from where the pursuer will be
     wander(a, angle, rng, distance=60, radius=30, jitter=0.6) -> (force, new_angle)
-    avoid(a, centres, radii, lookahead=80, buffer=6)   feeler method, nearest threat
+    avoid(a, centres, radii, lookahead=80, buffer=6)   feeler method
     follow_path(a, path, index, threshold=20, loop=False, slow_radius=100) -> (force, index)
     separation / alignment / cohesion / flock(a, others, radius=60, ...)
     leader_follow(a, leader, behind=30, ...)   arrive behind the leader, step out of its way
@@ -79,7 +79,7 @@ def flee(a: Agent, target: Any, *, panic_distance: float | None = None) -> np.nd
     if panic_distance is not None:
         if math.hypot(away[0], away[1]) > check_positive("panic_distance", panic_distance):
             return np.zeros(2)
-    if not away.any():
+    if math.hypot(away[0], away[1]) <= 1e-12:
         away = -_heading(a)  # on top of the threat: run straight back
     return _unit(away) * a.max_speed - a.velocity
 
@@ -136,9 +136,9 @@ def wander(a: Agent, angle: float, rng: np.random.Generator, *, distance: float 
 def avoid(a: Agent, centres: Any, radii: Any, *, lookahead: float = 80.0,
           buffer: float = 6.0) -> np.ndarray:
     """Feeler method: a feeler of length ``lookahead`` (scaled up with speed, never below
-    the agent's radius + buffer) points along the heading; the nearest circle whose
-    ``radius + buffer + agent radius`` the feeler's line passes within is steered around
-    sideways (away from its centre) and braked for, more strongly the closer it is.
+    the agent's radius + buffer) points along the heading; every circle whose
+    ``radius + buffer + agent radius`` the feeler's line passes within pushes sideways
+    (away from its centre), more strongly the closer it is, and the most urgent one brakes.
     Obstacles behind the agent or beyond the feeler are ignored (zero force)."""
     c = as_points("centres", centres)
     if len(c) == 0:
@@ -158,12 +158,12 @@ def avoid(a: Agent, centres: Any, radii: Any, *, lookahead: float = 80.0,
     if not threat.any():
         return np.zeros(2)
     k = np.flatnonzero(threat)
-    nearest = k[np.argmin(along[k] - reach[k])]
-    urgency = float(np.clip(1.0 - (along[nearest] - reach[nearest]) / feeler, 0.0, 1.0))
-    side = -1.0 if lateral[nearest] > 0 else 1.0           # steer to the side away from it
+    gap = along[k] - reach[k]                               # feeler length left before contact
+    urgency = np.clip(1.0 - gap / feeler, 0.0, 1.0)
+    side = np.where(lateral[k] > 0, -1.0, 1.0)              # steer to the side away from each
     left = np.array([-h[1], h[0]])
-    steer = left * (side * a.max_speed * (0.5 + urgency))
-    brake = -np.asarray(a.velocity, dtype=np.float64) * (0.5 * urgency)
+    steer = left * (a.max_speed * float((side * (0.5 + urgency)).sum()))
+    brake = -np.asarray(a.velocity, dtype=np.float64) * (0.5 * float(urgency.max()))
     return steer + brake
 
 
@@ -208,8 +208,8 @@ def _neighbours(a: Agent, others: Sequence[Any], radius: float) -> tuple[np.ndar
 
 def separation(a: Agent, others: Sequence[Any], *, radius: float = 25.0) -> np.ndarray:
     """Steer away from the others closer than ``radius``: ``push`` is the sum of unit vectors
-    away from each, weighted ``1 - d / radius``; the force is
-    ``(unit(push) * max_speed - velocity) * min(1, |push|)`` (the same rule as ``Flock``)."""
+    away from each, weighted ``min(radius / d - 1, 10)``; the force is
+    ``(unit(push) * max_speed - velocity) * min(|push|, 10)`` (the same rule as ``Flock``)."""
     p, _ = _neighbours(a, others, radius)
     if len(p) == 0:
         return np.zeros(2)
@@ -218,17 +218,21 @@ def separation(a: Agent, others: Sequence[Any], *, radius: float = 25.0) -> np.n
     same = d <= 1e-12
     h = _heading(a)
     dirs = np.where(same[:, None], -h, away / np.where(same, 1.0, d)[:, None])
-    push = (dirs * (1.0 - d / radius)[:, None]).sum(axis=0)
-    k = min(1.0, math.hypot(push[0], push[1]))
+    wgt = np.where(same, 10.0, np.minimum(radius / np.where(same, 1.0, d) - 1.0, 10.0))
+    push = (dirs * wgt[:, None]).sum(axis=0)
+    k = min(10.0, math.hypot(push[0], push[1]))
     return (_unit(push) * a.max_speed - a.velocity) * k
 
 
 def alignment(a: Agent, others: Sequence[Any], *, radius: float = 60.0) -> np.ndarray:
-    """Match the mean velocity of the others within ``radius``."""
+    """Fly the mean heading of the others within ``radius`` at full speed (headings, not
+    velocities, so a flock keeps its speed as it lines up)."""
     _, v = _neighbours(a, others, radius)
     if len(v) == 0:
         return np.zeros(2)
-    return v.mean(axis=0) - a.velocity
+    s = np.hypot(v[:, 0], v[:, 1])
+    heads = np.where(s[:, None] > 1e-12, v / np.maximum(s, 1e-12)[:, None], [1.0, 0.0])
+    return _unit(heads.sum(axis=0)) * a.max_speed - a.velocity
 
 
 def cohesion(a: Agent, others: Sequence[Any], *, radius: float = 60.0) -> np.ndarray:

@@ -5,24 +5,28 @@
     flock.positions, flock.velocities          # (N, 2) float64, read them to draw
 
 Per agent ``i`` (defaults in brackets), neighbours are the agents within ``radius`` [60]
-and, with ``front_only`` [True], in front of it (``(p_j - p_i) . heading_i >= 0``):
+and, with ``front_only`` [True], in front of it (``(p_j - p_i) . heading_i >= 0``) --
+except for separation, which always looks all round:
 - separation: ``push = sum over neighbours closer than separation_radius [25] of
-  unit(p_i - p_j) * (1 - d / separation_radius)``; force ``(unit(push) * max_speed - v_i) *
-  min(1, |push|)``;
-- alignment: ``mean(v_j) - v_i``;
+  unit(p_i - p_j) * min(separation_radius / d - 1, 10)``; force
+  ``(unit(push) * max_speed - v_i) * min(|push|, 10)`` -- gentle at the edge of the radius,
+  dominant when agents nearly touch;
+- alignment: fly the neighbours' mean heading at full speed,
+  ``unit(sum heading_j) * max_speed - v_i``;
 - cohesion: seek the neighbours' centre, ``unit(mean(p_j) - p_i) * max_speed - v_i``;
 - seek (optional ``targets``: one point for all or one per agent), flee (optional
   ``flee_points``: each agent flees the nearest one within ``flee_radius`` [150], more
   strongly the closer), flow (optional ``FlowField``: ``field * max_speed - v_i``).
-Forces are mixed with named ``weights`` (defaults ``separation 1.5, alignment 1.0,
-cohesion 1.0, seek 1.0, flee 3.0, flow 1.0``; change ``flock.weights[...]``), then
+Forces are mixed with named ``weights`` (defaults ``separation 2.0, alignment 1.0,
+cohesion 0.3, seek 1.0, flee 3.0, flow 1.0``; change ``flock.weights[...]``), then
 ``step`` -- the one integrating method -- turns the steering (velocity units, as in
 ``Vehicle``) into a force over ``response_s`` [0.1], truncates it to ``max_force`` [240],
 divides by ``mass`` [1], adds to the velocity (truncated to ``max_speed`` [120]) and moves
 by ``velocity * dt``. Edges: "wrap" (modulo ``bounds``), "bounce", or "none".
 Non-penetration (``agent_radius`` set): after moving, overlapping agents are pushed apart
-along their centre line (``non_penetration_iterations`` [2] passes) so no two centres end
-up much closer than ``2 * agent_radius``.
+along their centre line, half each (``non_penetration_iterations`` [4] Jacobi passes, kept
+inside bounce walls), so no two centres end up much closer than ``2 * agent_radius``
+(within ~5 % in a loose flock; a flock jammed into a corner can stay more compressed).
 
 Neighbour search is ``sensekit.collide.grid`` (sort-based uniform grid, exact; cell =
 ``radius``); ``neighbours="brute"`` uses an O(N^2) check instead, for tests. Neighbours
@@ -50,7 +54,8 @@ from sensekit.steer.mix import Mix
 from sensekit.steer.vehicle import check_edges
 from sensekit.validate import check_int_range, check_positive
 
-DEFAULT_WEIGHTS = {"separation": 1.5, "alignment": 1.0, "cohesion": 1.0,
+_SEP_MAX = 10.0  # cap of one neighbour's separation weight (reached at d = rs / 11)
+DEFAULT_WEIGHTS = {"separation": 2.0, "alignment": 1.0, "cohesion": 0.3,
                    "seek": 1.0, "flee": 3.0, "flow": 1.0}
 
 
@@ -71,7 +76,7 @@ class Flock:
                  bounds: tuple[float, float] | None = None,
                  weights: Mapping[str, float] | None = None,
                  flee_radius: float = 150.0, agent_radius: float | None = None,
-                 non_penetration_iterations: int = 2,
+                 non_penetration_iterations: int = 4,
                  neighbours: Literal["grid", "brute"] = "grid") -> None:
         self.positions = as_points("positions", positions)
         n = len(self.positions)
@@ -135,7 +140,8 @@ class Flock:
         return np.take(s.order, I), np.take(s.order, J), dx, dy, d2
 
     def _neighbour_sums(self, p: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """Per agent: [count, sum v_x, sum v_y, sum offset_x, sum offset_y, push_x, push_y]
+        """Per agent: [count, sum heading_x, sum heading_y, sum offset_x, sum offset_y, push_x,
+        push_y]
         over its neighbours (offset = p_j - p_i; push = separation sum), shape (7, N).
 
         Pairs are streamed block by block from the grid and accumulated with bincount, so
@@ -155,8 +161,8 @@ class Flock:
                                  self.radius * (1 + 1e-9))
             order = grid.order
             xs, ys = grid.x, grid.y
-        vx, vy, hx, hy = (np.take(c, order) if order is not None else c.copy()
-                          for c in (v[:, 0], v[:, 1], h[:, 0], h[:, 1]))
+        hx, hy = (np.take(c, order) if order is not None else c.copy()
+                  for c in (h[:, 0], h[:, 1]))
         front = self.front_only
 
         def test(I: np.ndarray, J: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -175,29 +181,34 @@ class Flock:
                 nbr = np.concatenate((J.take(ka), I.take(kb)))
                 ox = np.concatenate((dx.take(ka), -dx.take(kb)))
                 oy = np.concatenate((dy.take(ka), -dy.take(kb)))
-                od2 = np.concatenate((d2.take(ka), d2.take(kb)))
             else:
                 obs = np.concatenate((I, J))
                 nbr = np.concatenate((J, I))
                 ox = np.concatenate((dx, -dx))
                 oy = np.concatenate((dy, -dy))
-                od2 = np.concatenate((d2, d2))
             acc[0] += np.bincount(obs, minlength=n)
-            acc[1] += np.bincount(obs, vx.take(nbr), n)
-            acc[2] += np.bincount(obs, vy.take(nbr), n)
+            acc[1] += np.bincount(obs, hx.take(nbr), n)
+            acc[2] += np.bincount(obs, hy.take(nbr), n)
             acc[3] += np.bincount(obs, ox, n)
             acc[4] += np.bincount(obs, oy, n)
-            close = np.flatnonzero(od2 < rs2)
+            # separation looks all round (not only ahead), on the undirected pairs
+            close = np.flatnonzero(d2 < rs2)
             if len(close):
-                so, sx, sy = obs.take(close), ox.take(close), oy.take(close)
-                d = np.sqrt(od2.take(close))
-                # push along -offset with weight (1 - d/rs); coincident agents: along -heading
+                ci, cj = I.take(close), J.take(close)
+                sx, sy = dx.take(close), dy.take(close)
+                d = np.sqrt(d2.take(close))
+                # weight min(rs/d - 1, 10): gentle at the edge, dominant when nearly touching
                 same = d <= 1e-12
-                wgt = (1.0 - d / rs) / np.where(same, 1.0, d)
-                sx = np.where(same, hx[so], sx)
-                sy = np.where(same, hy[so], sy)
-                acc[5] -= np.bincount(so, sx * wgt, n)
-                acc[6] -= np.bincount(so, sy * wgt, n)
+                dd = np.where(same, 1.0, d)
+                wgt = np.minimum(rs / dd - 1.0, _SEP_MAX) / dd
+                acc[5] -= np.bincount(ci, sx * wgt, n)
+                acc[6] -= np.bincount(ci, sy * wgt, n)
+                acc[5] += np.bincount(cj, sx * wgt, n)
+                acc[6] += np.bincount(cj, sy * wgt, n)
+                if same.any():                 # coincident: each backs off along its heading
+                    for who in (ci[same], cj[same]):
+                        acc[5] -= np.bincount(who, hx.take(who) * _SEP_MAX, n)
+                        acc[6] -= np.bincount(who, hy.take(who) * _SEP_MAX, n)
             return ()
 
         if brute:
@@ -223,20 +234,21 @@ class Flock:
         vx = np.ascontiguousarray(v[:, 0])
         vy = np.ascontiguousarray(v[:, 1])
         if n >= 2 and (w["separation"] or w["alignment"] or w["cohesion"]):
-            cnt, svx, svy, sox, soy, px, py = self._neighbour_sums(p, v)
+            cnt, shx, shy, sox, soy, px, py = self._neighbour_sums(p, v)
             self.neighbour_counts = cnt.astype(np.int64)
             has = cnt > 0
             inv_cnt = 1.0 / np.maximum(cnt, 1.0)
             if w["alignment"]:
-                fx += w["alignment"] * np.where(has, svx * inv_cnt - vx, 0.0)
-                fy += w["alignment"] * np.where(has, svy * inv_cnt - vy, 0.0)
+                ux, uy, _ = _unit_rows(shx, shy)
+                fx += w["alignment"] * np.where(has, ux * ms - vx, 0.0)
+                fy += w["alignment"] * np.where(has, uy * ms - vy, 0.0)
             if w["cohesion"]:
                 ux, uy, _ = _unit_rows(sox * inv_cnt, soy * inv_cnt)
                 fx += w["cohesion"] * np.where(has, ux * ms - vx, 0.0)
                 fy += w["cohesion"] * np.where(has, uy * ms - vy, 0.0)
             if w["separation"]:
                 ux, uy, mag = _unit_rows(px, py)
-                k = np.minimum(mag, 1.0)
+                k = np.minimum(mag, _SEP_MAX)
                 fx += w["separation"] * (ux * ms - vx) * k
                 fy += w["separation"] * (uy * ms - vy) * k
         else:
@@ -304,9 +316,10 @@ class Flock:
         s = np.hypot(v[:, 0], v[:, 1])
         v *= np.where(s > self.max_speed, self.max_speed / np.maximum(s, 1e-300), 1.0)[:, None]
         p = p + v * dt
+        p, v = self._edges(p, v)
         if self.agent_radius is not None:
             p = self._separate(p)
-        self.positions, self.velocities = self._edges(p, v)
+        self.positions, self.velocities = p, v
 
     def _separate(self, p: np.ndarray) -> np.ndarray:
         """Non-penetration: push overlapping pairs apart, half each, along the centre line."""
@@ -323,6 +336,10 @@ class Flock:
             p = p.copy()
             p[:, 0] += np.bincount(j, ux * half, n) - np.bincount(i, ux * half, n)
             p[:, 1] += np.bincount(j, uy * half, n) - np.bincount(i, uy * half, n)
+            if self.edges == "bounce":                   # stay inside: walls are walls
+                p = np.clip(p, 0.0, np.array(self.bounds))
+            elif self.edges == "wrap":
+                p = np.mod(p, np.array(self.bounds))
         return p
 
     def _edges(self, p: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -13,8 +13,9 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   that a pixel belongs to the object (``H_obj / (H_obj + H_surround)``, 0.5 if unseen).
   Each frame it back-projects that table in a search window (``search`` box sizes around
   the last position), takes the box-sized window of highest mean probability weighted by a
-  Gaussian motion prior, optionally adapts the scale, and blends the histograms with
-  ``learn_rate`` (only while tracking). Works on textured, multi-coloured objects.
+  Gaussian motion prior (``motion_sigma`` box sizes), adapts the scale (of 0.92..1.08, the
+  one whose inside is most likely and whose ring least, blended in at ``scale_rate``), and
+  blends the histograms with ``learn_rate`` (only while tracking). Works on textured, multi-coloured objects.
   ~3-8 ms per 640x480 frame (cost grows with the box size, not the frame size).
 
 For every method the result has the largest connected blob (``box``; for ``"model"`` the
@@ -25,7 +26,13 @@ then searches the whole frame); the next match emits ``color_found``.
 
 Failure modes: a background of the same colour (hsv/exact pick the largest blob, which may be
 the background); the model drifts when the object is fully hidden for long, or shares its
-colours with the surround; the model's scale adaptation is slow on purpose (``scale_rate``).
+colours with the surround; the model's scale adaptation is slow on purpose (``scale_rate``
+0.1: on the OTB clips, whose true box size is constant, faster adaptation costs accuracy).
+Defaults: ``tolerance=(12, 80, 80)``, ``min_area_px=20``, ``lost_after_frames=3``, One-Euro
+``min_cutoff_hz=1``, ``beta=0.05``; model ``search=2``, ``motion_sigma=1.5``,
+``learn_rate=0.02``, ``surround=0.6``, ``lost_below=0.3``, ``found_above=0.45``.
+Measured (tests/vision): success rate (IoU > 0.5) 0.66 on tiger1, 0.57 on coke; OpenCV
+CamShift 0.04 and 0.01.
 Errors: a click outside the frame, a bad colour string or tolerance raise ``ConfigError``.
 """
 from __future__ import annotations
@@ -100,14 +107,15 @@ class ColorTracker:
                  tolerance: str | float | Sequence[float] = (12.0, 80.0, 80.0),
                  blur_px: int = 1, levels: int | None = None, min_area_px: int = 20,
                  patch_px: int = 9, lost_after_frames: int = 3, smoothing: bool = True,
-                 min_cutoff_hz: float = 1.0, beta: float = 0.02,
+                 min_cutoff_hz: float = 1.0, beta: float = 0.05,
                  grey_below_s: int = 40, search: float = 2.0, motion_sigma: float = 1.5,
-                 learn_rate: float = 0.02, scale_rate: float = 0.0, surround: float = 0.6,
+                 learn_rate: float = 0.02, scale_rate: float = 0.1, surround: float = 0.6,
                  lost_below: float = 0.3, found_above: float = 0.45) -> None:
         if method not in (None, "exact", "hsv", "model"):
             raise ConfigError(f"tracker method must be 'exact', 'hsv' or 'model', got {method!r}")
         self.method: Method | None = method
-        self.tolerance = parse_tolerance(tolerance)
+        self._tolerance = parse_tolerance(tolerance)
+        self._hsv_tol: tuple[float, float, float] = self._tolerance
         if isinstance(blur_px, bool) or not isinstance(blur_px, (int, np.integer)) or blur_px < 1:
             raise ConfigError(f"`blur_px` must be a whole number of pixels >= 1, got {blur_px!r}")
         self.blur_px = check_int_range("blur_px", blur_px, 1, 255)
@@ -127,7 +135,6 @@ class ColorTracker:
         self.smoother = OneEuro2D(min_cutoff_hz=min_cutoff_hz, beta=beta) if smoothing else None
         self.color: int | None = None       # 0xRRGGBB target (exact / hsv)
         self._hsv_target: tuple[float, float, float] | None = None
-        self._hsv_tol: tuple[float, float, float] = self.tolerance
         # model state
         self._bins = 16
         self._ho: np.ndarray | None = None
@@ -146,6 +153,15 @@ class ColorTracker:
             self.set_color(color)
 
     # -- choosing what to track ---------------------------------------------
+    @property
+    def tolerance(self) -> tuple[float, float, float]:
+        """HSV tolerance (hue degrees, S, V). Setting it takes effect on the next frame."""
+        return self._tolerance
+
+    @tolerance.setter
+    def tolerance(self, value: str | float | Sequence[float]) -> None:
+        self._tolerance = self._hsv_tol = parse_tolerance(value)
+
     @property
     def ready(self) -> bool:
         return self._ho is not None if self.method == "model" else self.color is not None

@@ -48,10 +48,13 @@ from sensekit.vision.stages import box_from_rect
 __all__ = ["MotionDetector", "MotionResult", "parse_zones", "check_zones"]
 
 Channel = Literal["max", "red", "green", "blue", "grey"]
+_CHANNEL_INDEX = {"red": 2, "green": 1, "blue": 0}
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class MotionResult:
+    """One frame's answer. ``mask`` is the detector's reused buffer (difference method):
+    it is valid until the next ``update``; copy it to keep it."""
     mask: np.ndarray                       # HxW uint8, 255 = moving / foreground
     box: Box = (0, 0, 0, 0)
     amount: float = 0.0
@@ -182,9 +185,11 @@ class MotionDetector:
         so the difference method keeps a reference instead of copying it (a pipeline that
         alternates two buffers saves one frame copy per frame).
         """
-        check_frame(frame)
+        if frame.__class__ is not np.ndarray or frame.dtype != np.uint8 or frame.ndim != 3:
+            check_frame(frame)
         h, w = frame.shape[:2]
         if self._size != (w, h):
+            check_frame(frame)
             if self._size is not None:
                 self.reset()
             self._setup(w, h)
@@ -299,10 +304,9 @@ class MotionDetector:
         spare = self._spare
         if spare is None or spare.shape != frame.shape[:2]:
             spare = np.empty(frame.shape[:2], np.uint8)
-        c = self.channel
-        if c == "grey":
+        if self.channel == "grey":
             return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY, dst=spare)
-        return cv2.extractChannel(frame, {"red": 2, "green": 1, "blue": 0}[c], dst=spare)
+        return cv2.extractChannel(frame, _CHANNEL_INDEX[self.channel], dst=spare)
 
     def _learn_noise(self, d1: np.ndarray) -> None:
         sub = np.ascontiguousarray(d1[::4, ::4])

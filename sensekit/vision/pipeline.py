@@ -126,11 +126,18 @@ class VisionStage:
         self._q: np.ndarray | None = None
         self._e: np.ndarray | None = None
         self._hit: np.ndarray | None = None
-        self._tracker_shares = (tracker is not None and tracker.method in ("hsv", "exact")
-                                and tracker.blur_px == 1 and tracker.levels is None
-                                and (self.blur_px > 1 or self._lut is not None))
 
     # -- helpers ----------------------------------------------------------------------
+    @property
+    def _tracker_shares(self) -> bool:
+        """The tracker reads the shared blurred/palette image (it has no pre-filter of its own).
+
+        A property, so an app may swap ``tracker`` between frames.
+        """
+        t = self.tracker
+        return (t is not None and t.method in ("hsv", "exact") and t.blur_px == 1 and t.levels is None
+                and (self.blur_px > 1 or self._lut is not None))
+
     def _wanted(self, sub: str) -> bool:
         if sub in self.always or self.dispatcher is None:
             return True
@@ -155,9 +162,14 @@ class VisionStage:
             check_frame(image, "frame image")
             self._alloc(image)
         t = item.t
-        active = [s for s in self.enabled if self._wanted(s)]
-        if not active:
-            return []
+        d = self.dispatcher
+        if d is None:
+            active = self.enabled
+        else:
+            always = self.always
+            active = tuple(s for s in self.enabled if s in always or d.wants(SUBSTAGE_EMITS[s]))
+            if not active:
+                return []
         events: list[Event] = []
         runs = self.runs
         # shared intermediates, computed once and only if needed
@@ -166,7 +178,8 @@ class VisionStage:
             m = cv2.flip(image, 1, dst=self._m)
             runs["mirror"] += 1
         self.frame = m
-        need_b = "motion" in active or "bounds" in active or ("track" in active and self._tracker_shares)
+        shares = "track" in active and self._tracker_shares
+        need_b = "motion" in active or "bounds" in active or shares
         b = m
         if need_b and self.blur_px > 1:
             if "motion" in active:   # alternate buffers: the detector keeps last frame's by reference
@@ -174,7 +187,7 @@ class VisionStage:
             b = cv2.blur(m, (self.blur_px, self.blur_px), dst=self._b)
             runs["blur"] += 1
         q = b
-        if self._lut is not None and ("bounds" in active or ("track" in active and self._tracker_shares)):
+        if self._lut is not None and ("bounds" in active or shares):
             q = cv2.LUT(b, self._lut, dst=self._q)
             runs["palette"] += 1
 
@@ -184,8 +197,9 @@ class VisionStage:
             if self.pick_at is not None:
                 x, y = self.pick_at
                 self.pick_at = None
-                tracker.pick(q if self._tracker_shares else m, x, y)
-            result = tracker.update(m, t, prepared=q if self._tracker_shares else None)
+                tracker.pick(q if shares else m, x, y)
+                shares = self._tracker_shares        # picking may have chosen the method
+            result = tracker.update(m, t, prepared=q if shares else None)
             self.track_result = result
             events.extend(tracker.events(result, t, (m.shape[1], m.shape[0])))
             runs["track"] += 1

@@ -118,8 +118,11 @@ def empty_box() -> Box:
 
 
 def box_from_rect(rect: Sequence[int]) -> Box:
-    x, y, w, h = (int(v) for v in rect)
-    return (0, 0, 0, 0) if w <= 0 or h <= 0 else (x, y, w, h)
+    """``(x, y, w, h)`` as plain ints; ``(0, 0, 0, 0)`` when empty."""
+    x, y, w, h = rect
+    if w <= 0 or h <= 0:
+        return (0, 0, 0, 0)
+    return (int(x), int(y), int(w), int(h))
 
 
 def _check_dst(dst: np.ndarray | None, shape: tuple[int, ...], name: str = "dst") -> None:

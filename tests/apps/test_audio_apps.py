@@ -63,3 +63,22 @@ def test_activity_graph_marks_activity_and_claps(play, truth):
     silent = np.array([_inside(x, truth["silence"], 0.2) for x in t])
     assert trace[loud].mean() > app.threshold > trace[silent].mean()
     assert app.counts["on"] >= 2 and app.counts["off"] >= 1
+
+
+def test_keys_recalibrate_the_noise_floor_and_move_the_threshold(play):
+    import pygame
+
+    host = play("activity_graph", 45)          # 1.5 s: the 1 s floor has been learned
+    app = host.app
+    assert not app.floor.learning and app.floor.ready
+    host.press(pygame.K_c)
+    assert app.floor.learning and "noise floor" in host.toast[0]
+    before = app.threshold
+    host.press(pygame.K_PLUS)                  # more sensitive: a lower threshold
+    assert app.threshold == before - 5
+    host.press(pygame.K_MINUS)
+    host.press(pygame.K_MINUS)
+    assert app.threshold == before + 5
+    for _ in range(40):
+        host.step()
+    assert not app.floor.learning              # learned again from the recording

@@ -161,6 +161,9 @@ def test_lost_source_is_shown_and_app_keeps_running(tmp_path):
     for _ in range(60):
         host.step()
     assert host.lost is not None and "lost" in host.lost and "unplugged" in host.lost
+    shown = convert.surface_to_array(host.screen)
+    red = (shown[..., 2] > 200) & (shown[..., 1] < 90) & (shown[..., 0] < 80)
+    assert red.sum() > 2000                      # the red banner is on screen
     updates = host.app.updates
     host.step()
     assert host.app.updates == updates + 1

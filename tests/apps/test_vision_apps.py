@@ -53,7 +53,6 @@ def _side(truth, t):
 
 
 def test_motion_paddle_moves_towards_the_side_the_player_sees_moving(play, truth):
-    w = truth["video"]["width"]
     moves: dict[str, list[float]] = {"left": [], "right": []}
     last = {}
 
@@ -69,7 +68,6 @@ def test_motion_paddle_moves_towards_the_side_the_player_sees_moving(play, truth
     play("motion_paddle", 14 * 30, track)
     assert sum(moves["left"]) > 100 and np.mean(np.array(moves["left"]) >= 0) > 0.7
     assert sum(moves["right"]) < -100 and np.mean(np.array(moves["right"]) <= 0) > 0.7
-    assert w == 320
 
 
 def test_edge_snow_settles_on_edges_and_piles_up(play):
@@ -98,3 +96,24 @@ def test_edge_snow_settles_on_edges_and_piles_up(play):
     on_edge = edge[yi, xi]
     assert on_edge.mean() > 0.5            # most sit right on an edge ...
     assert (depth > 0).sum() > 20          # ... and some are piled on top of others
+
+
+def test_clicking_the_picture_picks_the_colour_to_track(play, truth):
+    import pygame
+
+    host = play("color_ball", 30)
+    app = host.app
+    # click the wall (mirrored image, window pixels): the wall is not the ball's colour
+    host.click((app.camera_view.x + 300, app.camera_view.y + 20))
+    picked = app.target_bgr
+    assert abs(picked[2] - truth["ball"]["color_bgr"][2]) > 60
+    # clicking on the ball again brings the ball back
+    frame = host.runner.latest_frame
+    ball = {f["index"]: f for f in truth["frames"]}[frame.index]["ball"]
+    x, y = camera_to_view(mirror_x(ball["cx"], 320), ball["cy"], (320, 240), app.camera_view)
+    host.click((int(x), int(y)))
+    assert abs(app.target_bgr[2] - truth["ball"]["color_bgr"][2]) < 40
+    for _ in range(6):
+        host.step()
+    assert app.tracking
+    assert isinstance(pygame.Rect(app.box), pygame.Rect)

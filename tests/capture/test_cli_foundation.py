@@ -248,3 +248,19 @@ def test_record_mjpeg_stream_and_alsa_mic_replays_exactly(tmp_path: Path) -> Non
             assert audio[pos:pos + len(samples)].tolist() == samples
     # the clip's first samples arrive exactly as the device produced them
     assert audio[:1024].tolist() == clip[:1024].tolist()
+
+
+def test_events_into_a_closed_pipe_exits_quietly(recordings_dir):
+    """`sensekit events ... | head -1` must not print a BrokenPipeError traceback."""
+    import subprocess
+    import sys
+    env = dict(__import__("os").environ, PYGAME_HIDE_SUPPORT_PROMPT="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sensekit", "events", str(recordings_dir / "demo.skrec"), "--jsonl"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    first = proc.stdout.readline()
+    proc.stdout.close()          # the reader goes away, like `head -1`
+    _, err = proc.communicate(timeout=60)
+    assert first.startswith(b"{")
+    assert b"Traceback" not in err, err.decode()
+    assert proc.returncode == 0

@@ -62,7 +62,7 @@ def test_arrive_comes_to_rest_without_oscillating(start_velocity):
     target = np.array([300.0, 40.0])
     v = Vehicle((0, 0), start_velocity)
     ds = []
-    for _ in range(6 * 60):
+    for _ in range(8 * 60):
         v.update(arrive(v, target), DT)
         ds.append(dist(v.position, target))
     assert ds[-1] < 0.5 and v.speed < 0.5
@@ -141,8 +141,8 @@ def test_path_following_visits_waypoints_in_order(loop):
     for _ in range(60 * 25):
         f, new = follow_path(v, path, index, threshold=15, loop=loop)
         if new != index:
+            assert dist(path[index], v.position) < 15     # only moves on once there
             visits.append(index)
-        assert dist(path[index], v.position) < 15 or new == index or True
         index = new
         v.update(f, DT)
     expect = [0, 1, 2, 3] + ([4, 0, 1, 2, 3] if loop else [])

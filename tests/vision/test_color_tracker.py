@@ -97,6 +97,28 @@ def test_model_method_tracks_a_textured_two_colour_object():
     assert np.median(errs) < 2 and max(errs) < 6
 
 
+def test_model_scale_adapts_to_a_growing_object():
+    rng = np.random.default_rng(0)
+    bg = background(240, 180)
+    boxes = {}
+    for rate in (0.0, 0.6):
+        tracker = ColorTracker(scale_rate=rate)
+        for k in range(40):
+            s = 20 + k                                    # grows from 20 to 59 px
+            f = bg.copy()
+            x0, y0 = 120 - s // 2, 90 - s // 2
+            cv2.rectangle(f, (x0, y0), (x0 + s - 1, y0 + s - 1), (240, 20, 200), -1)
+            f = noisy(f, rng)
+            if k == 0:
+                tracker.pick_box(f, (x0, y0, s, s))
+                continue
+            r = tracker.update(f, k / 30)
+        boxes[rate] = r.box
+    assert boxes[0.0][2] == 20                            # fixed size without adaptation
+    x, y, w, h = boxes[0.6]
+    assert abs(w - 59) <= 6 and abs(h - 59) <= 6 and abs(x + w / 2 - 120) <= 3
+
+
 def test_lost_then_found_events_once_each():
     tracker = ColorTracker("#DC1E1E", lost_after_frames=3)
     frames = list(ball_frames(20))
@@ -230,17 +252,19 @@ class _CamShift:
 class _Runner:
     """One sensekit tracker; the box stays where it was on a frame without a match."""
 
-    def __init__(self, tracker: ColorTracker, frame: np.ndarray, box) -> None:
+    def __init__(self, tracker: ColorTracker, frame: np.ndarray, box, *, union: bool = False) -> None:
         self.tracker = tracker
         tracker.pick_box(frame, box)
         self.box = tuple(box)
+        self.union = union
         self.k = 0
 
     def update(self, frame: np.ndarray):
         self.k += 1
         r = self.tracker.update(frame, self.k / 30)
-        if r.found and r.box[2] > 0:
-            self.box = r.box
+        box = r.union_box if self.union else r.box
+        if r.found and box[2] > 0:
+            self.box = box
         return self.box
 
 
@@ -253,6 +277,9 @@ def test_real_clips_sensekit_beats_camshift(shared_data, clip, capsys):
     assert ok, f"cannot read {clip}.mp4"
     trackers = {
         "sensekit model": _Runner(ColorTracker(method="model"), first, gt[0]),
+        # the book: blur 10, 4 levels, getColorBoundsRect of the exact colour at the centre
+        "book (exact colour, union box)": _Runner(ColorTracker(method="exact", blur_px=10, levels=4),
+                                                  first, gt[0], union=True),
         "OpenCV CamShift (hue)": _CamShift(first, gt[0]),
     }
     boxes = {name: [tuple(gt[0])] for name in trackers}
@@ -272,6 +299,7 @@ def test_real_clips_sensekit_beats_camshift(shared_data, clip, capsys):
         for name, (sr, ce) in scores.items():
             print(f"  {name:32s} {sr:6.3f}           {ce:7.1f}")
     sk, cs = scores["sensekit model"], scores["OpenCV CamShift (hue)"]
+    assert sk[0] > scores["book (exact colour, union box)"][0] + 0.3
     assert sk[0] >= cs[0], f"{clip}: sensekit {sk} below CamShift {cs}"
     assert sk[1] <= cs[1], f"{clip}: sensekit centre error {sk} above CamShift {cs}"
     # Clearly above on this clip (the issue asks for at least one; both hold here).

@@ -110,7 +110,11 @@ def test_pick_at_uses_the_first_frame():
     Runner(ListSource(frames), [stage], d).run()
     assert len(tracked) == 24 and stage.tracker.method == "model"
     last_cx, last_cy = list(ball_frames(24))[-1][1]
-    assert abs(tracked[-1].cx - last_cx) < 4 and abs(tracked[-1].cy - last_cy) < 4
+    x, y, w, h = tracked[-1].box
+    assert abs(x + w / 2 - last_cx) < 2 and abs(y + h / 2 - last_cy) < 2
+    # the smoothed centre follows a fast (~280 px/s, curving) move within one frame's step
+    step = np.hypot(*np.subtract(list(ball_frames(24))[-2][1], (last_cx, last_cy)))
+    assert np.hypot(tracked[-1].cx - last_cx, tracked[-1].cy - last_cy) < step
 
 
 # --- CLI options -----------------------------------------------------------------------

@@ -1,0 +1,41 @@
+"""Hand-made signals shared by the audio tests (deterministic, tiny)."""
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+
+from sensekit.capture.base import AudioBlock
+
+
+def blocks_of(x: np.ndarray, rate: int, block: int = 512) -> Iterator[AudioBlock]:
+    for k, i in enumerate(range(0, len(x), block)):
+        yield AudioBlock(k, i / rate, x[i:i + block], rate)
+
+
+def noise_floor(seconds: float, rate: int, dbfs: float = -70.0, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (rng.normal(0.0, 10 ** (dbfs / 20), int(seconds * rate))).astype(np.float32)
+
+
+def clap_burst(rate: int, *, peak: float = 0.5, length_ms: float = 12.0, decay_ms: float = 2.5,
+               seed: int = 1) -> np.ndarray:
+    """A synthetic clap: broadband noise with an instant attack and a fast exponential decay."""
+    rng = np.random.default_rng(seed)
+    n = int(rate * length_ms / 1000)
+    env = np.exp(-np.arange(n) / (rate * decay_ms / 1000))
+    return (peak * env * rng.uniform(-1, 1, n)).astype(np.float32)
+
+
+def add_at(x: np.ndarray, burst: np.ndarray, t: float, rate: int) -> None:
+    i = int(round(t * rate))
+    x[i:i + len(burst)] += burst[: len(x) - i]
+
+
+def tone(seconds: float, rate: int, hz: float, amp: float = 0.3,
+         harmonics: tuple[float, ...] = (1.0,)) -> np.ndarray:
+    t = np.arange(int(seconds * rate)) / rate
+    out = np.zeros_like(t)
+    for k, a in enumerate(harmonics, start=1):
+        out += a * np.sin(2 * np.pi * hz * k * t + 0.3 * k)
+    return (amp * out / sum(harmonics)).astype(np.float32)

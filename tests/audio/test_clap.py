@@ -1,0 +1,179 @@
+"""ClapDetector on hand-made signals: one event per clap, rejections, streaming, bad input."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+from sensekit.audio.clap import ClapDetector, ClapPatternTracker
+from sensekit.errors import ConfigError
+from sensekit.events import Clap
+
+from .helpers import add_at, clap_burst, noise_floor, tone
+
+
+def detect(x: np.ndarray, rate: int, block: int = 512, **kw) -> list[Clap]:
+    d = ClapDetector(**kw)
+    out: list[Clap] = []
+    for k, i in enumerate(range(0, len(x), block)):
+        out.extend(d.process(x[i:i + block], i / rate, rate, index=k))
+    return out
+
+
+def scene(rate: int, times=(0.5, 1.3, 2.0), seconds: float = 2.6, **kw) -> np.ndarray:
+    x = noise_floor(seconds, rate, -65)
+    for k, t in enumerate(times):
+        add_at(x, clap_burst(rate, seed=k, **kw), t, rate)
+    return x
+
+
+@pytest.mark.parametrize("rate", [8000, 11025, 16000, 22050, 44100, 48000])
+def test_one_event_per_clap_at_every_rate(rate):
+    claps = detect(scene(rate), rate)
+    assert [round(c.t, 2) for c in claps] == [0.5, 1.3, 2.0]
+    for c in claps:
+        assert 0.5 < c.strength <= 1.0
+
+
+@pytest.mark.parametrize("block", [64, 100, 256, 512, 1024, 4096])
+def test_block_size_does_not_change_the_result(block):
+    rate = 48000
+    claps = detect(scene(rate), rate, block=block)
+    assert [c.t for c in claps] == pytest.approx([0.5, 1.3, 2.0], abs=0.002)
+
+
+def test_clap_at_the_very_start_of_a_stream():
+    rate = 48000
+    x = np.zeros(rate // 4, np.float32)
+    add_at(x, clap_burst(rate), 0.002, rate)
+    assert [round(c.t, 3) for c in detect(x, rate)] == [0.002]
+
+
+def test_quiet_clap_over_room_noise_still_found():
+    rate = 44100
+    x = noise_floor(1.5, rate, -75)
+    add_at(x, clap_burst(rate, peak=0.05), 0.7, rate)          # ~-33 dBFS peak, ~40 dB over room
+    assert len(detect(x, rate)) == 1
+    # the contrast over the room is what counts: the same clap 25 dB over a noisy room is
+    # below the default min_contrast_db (38 dB), but found with a lower setting
+    y = noise_floor(1.5, rate, -58)
+    add_at(y, clap_burst(rate, peak=0.05), 0.7, rate)
+    assert detect(y, rate) == []
+    assert len(detect(y, rate, min_contrast_db=20)) == 1
+
+
+@pytest.mark.parametrize("name, make", [
+    ("sine tone", lambda r: tone(1.0, r, 880, 0.5)),
+    ("hum with harmonics", lambda r: tone(1.0, r, 150, 0.5, (1, 0.6, 0.4, 0.3))),
+    ("steady noise", lambda r: np.random.default_rng(2).uniform(-0.3, 0.3, r).astype(np.float32)),
+])
+def test_non_impulsive_sounds_are_not_claps(name, make):
+    rate = 48000
+    x = noise_floor(1.5, rate, -65)
+    s = make(rate)
+    x[rate // 4: rate // 4 + len(s)] += s                       # abrupt start: loud onset
+    assert detect(x, rate) == [], name
+
+
+def test_long_noise_burst_is_not_a_clap():
+    """Loudness and onset are not enough: a 150 ms noise burst (a cough/hiss) does not decay."""
+    rate = 48000
+    x = noise_floor(1.0, rate, -65)
+    add_at(x, clap_burst(rate, length_ms=150, decay_ms=400), 0.4, rate)
+    assert detect(x, rate) == []
+
+
+def test_low_thump_is_not_a_clap():
+    """A knock-like burst: sharp onset but all energy in a 200 Hz resonance."""
+    rate = 48000
+    x = noise_floor(1.0, rate, -65)
+    n = int(0.06 * rate)
+    t = np.arange(n) / rate
+    add_at(x, (0.6 * np.exp(-t / 0.02) * np.sin(2 * np.pi * 200 * t)).astype(np.float32), 0.4, rate)
+    assert detect(x, rate) == []
+
+
+def test_gain_scales_the_minimum_level():
+    rate = 16000
+    x = noise_floor(1.0, rate, -100)
+    add_at(x, clap_burst(rate, peak=0.004), 0.5, rate)          # a faint clap: ~-52 dBFS peak
+    assert detect(x, rate, min_level=40) == []
+    assert len(detect(x, rate, min_level=40, gain=80)) == 1     # +18 dB of gain
+
+
+def test_latency_at_most_one_block_after_the_onset_block():
+    rate, block = 48000, 512
+    for t_on in (0.5, 0.5107, 0.5213, 0.53, 0.7777):
+        x = noise_floor(1.2, rate, -65)
+        add_at(x, clap_burst(rate), t_on, rate)
+        d = ClapDetector()
+        onset_block = int(t_on * rate) // block
+        emitted = [k for k, i in enumerate(range(0, len(x), block))
+                   if d.process(x[i:i + block], i / rate, rate, index=k)]
+        assert len(emitted) == 1 and emitted[0] <= onset_block + 1, (t_on, emitted, onset_block)
+
+
+def test_patterns_with_max_gap():
+    tr = ClapPatternTracker(2, max_gap_ms=500)
+    times = [1.0, 1.3, 3.0, 4.0, 4.4, 4.6]
+    pats = tr.add_all(Clap(t=t) for t in times)
+    assert [p.times for p in pats] == [(1.0, 1.3), (4.0, 4.4)]
+    tr3 = ClapPatternTracker(3, max_gap_ms=500)
+    assert [p.times for p in tr3.add_all(Clap(t=t) for t in times)] == [(4.0, 4.4, 4.6)]
+
+
+def test_double_clap_pattern_from_audio():
+    rate = 16000
+    claps = detect(scene(rate, times=(0.4, 0.7, 1.9)), rate)
+    pats = ClapPatternTracker(2, max_gap_ms=600).add_all(claps)
+    assert len(pats) == 1 and pats[0].times == pytest.approx((0.4, 0.7), abs=0.002)
+
+
+def test_unsupported_rates_and_rate_changes():
+    with pytest.raises(ConfigError, match="sample rate 96000 Hz is not supported.*8000..48000"):
+        ClapDetector(rate=96000)
+    d = ClapDetector()
+    with pytest.raises(ConfigError, match="sample rate 4000 Hz"):
+        d.process(np.zeros(256, np.float32), 0.0, 4000)
+    d.process(np.zeros(256, np.float32), 0.0, 16000)
+    with pytest.raises(ConfigError, match="changed from 16000 to 48000 Hz at audio block 1"):
+        d.process(np.zeros(256, np.float32), 0.016, 48000, index=1)
+
+
+def test_stereo_block_where_mono_was_configured():
+    d = ClapDetector(channels=1)
+    with pytest.raises(ConfigError, match=r"audio block 2 has shape \(512, 2\) \(2 channels\) but mono"):
+        d.process(np.zeros((512, 2), np.float32), 0.0, 48000, index=2)
+    # unconfigured: stereo is mixed to mono and works
+    rate = 48000
+    x = scene(rate, times=(0.5,))
+    st = np.stack([x, x], axis=1)
+    got = []
+    d2 = ClapDetector()
+    for k, i in enumerate(range(0, len(st), 512)):
+        got += d2.process(st[i:i + 512], i / rate, rate, index=k)
+    assert len(got) == 1
+
+
+def test_nan_blocks_are_reported_skipped_and_never_produce_events(caplog):
+    rate = 48000
+    x = scene(rate, times=(0.5, 1.3))
+    x[int(0.9 * rate): int(0.9 * rate) + 100] = np.nan
+    with caplog.at_level(logging.WARNING):
+        claps = detect(x, rate)
+    assert [round(c.t, 2) for c in claps] == [0.5, 1.3]
+    assert "NaN/Inf" in caplog.text
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"min_level": 150}, "`min_level` must be 0..100, got 150"),
+    ({"window_ms": 2}, "`window_ms` must be 5..50, got 2"),
+    ({"min_width_ms": 5, "max_width_ms": 2}, "`max_width_ms` must be >= `min_width_ms`"),
+    ({"gain": -1}, "`gain` must be 0..100, got -1"),
+])
+def test_bad_settings(kwargs, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        ClapDetector(**kwargs)
+    with pytest.raises(ConfigError, match="`count` must be 2..16, got 1"):
+        ClapPatternTracker(1)

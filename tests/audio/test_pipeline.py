@@ -1,0 +1,160 @@
+"""AudioStage in a Runner, lazy sub-detectors, the CLI options and `sensekit events`."""
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from sensekit.audio.activity import ActivityDetector
+from sensekit.audio.clap import ClapDetector, ClapPatternTracker
+from sensekit.audio.options import add_arguments, build_stages, parse_activity
+from sensekit.audio.pipeline import AudioStage
+from sensekit.audio.pitch import PitchTracker
+from sensekit.capture.base import AudioBlock, Source
+from sensekit.errors import ConfigError
+from sensekit.events import Dispatcher
+from sensekit.runner import Runner
+
+from .helpers import add_at, clap_burst, noise_floor, tone
+
+
+class ArraySource(Source):
+    """The smallest real source: blocks cut from an array."""
+    kind = "array"
+    has_audio = True
+
+    def __init__(self, x: np.ndarray, rate: int, block: int = 512) -> None:
+        self.items = [AudioBlock(k, i / rate, x[i:i + block], rate)
+                      for k, i in enumerate(range(0, len(x), block))]
+        self.sample_rate = rate
+        self._i = 0
+
+    def read(self, timeout=None):
+        if self._i >= len(self.items):
+            raise EOFError("end")
+        self._i += 1
+        return self.items[self._i - 1]
+
+
+def demo_signal(rate=16000):
+    x = noise_floor(3.0, rate, -70)
+    for t in (1.0, 1.3):
+        add_at(x, clap_burst(rate), t, rate)
+    s = tone(0.5, rate, 220, 0.2, (1, 0.5))
+    x[int(2.2 * rate): int(2.2 * rate) + len(s)] += s
+    return x
+
+
+def make_stage(d=None):
+    return AudioStage(activity=ActivityDetector(25, 300), clap=ClapDetector(),
+                      pattern=ClapPatternTracker(2), pitch=PitchTracker(), dispatcher=d)
+
+
+def test_stage_in_runner_emits_everything():
+    rate = 16000
+    runner = Runner(ArraySource(demo_signal(rate), rate), [make_stage()])
+    seen: dict[str, list] = {}
+    runner.dispatcher.on("*", lambda e: seen.setdefault(e.name, []).append(e))
+    runner.run()
+    assert [round(c.t, 2) for c in seen["clap"]] == [1.0, 1.3]
+    assert len(seen["clap_pattern"]) == 1
+    assert [a.activating for a in seen["activity"]][:2] == [True, False]
+    voiced = [p.hz for p in seen["pitch"] if p.hz > 0]
+    assert voiced and np.median(voiced) == pytest.approx(220, rel=0.02)
+    assert len(seen["level"]) == len(runner.source.items)
+
+
+def test_only_subscribed_detectors_run():
+    rate = 16000
+    src = ArraySource(demo_signal(rate), rate)
+    d = Dispatcher()
+    stage = make_stage(d)
+    got = []
+    d.on("activity", got.append)
+    runner = Runner(src, [stage], d)
+    runner.run()
+    assert got and stage.clap._t0 is None and stage.pitch.analyses == 0   # never ran
+    # level computed once per block and shared
+    assert stage.meter.skipped_blocks == 0 and stage.level >= 0
+
+
+def test_stage_skips_nan_blocks_and_keeps_levels_finite(caplog):
+    rate = 16000
+    x = demo_signal(rate)
+    x[5000:5010] = np.nan
+    stage = make_stage()
+    levels = []
+    for it in ArraySource(x, rate).items:
+        for e in stage.process(it):
+            if e.name == "level":
+                levels.append(e.level)
+    assert stage.skipped_blocks == 1 and all(np.isfinite(levels))
+    assert len(levels) == len(ArraySource(x, rate).items) - 1
+
+
+def test_stage_rejects_stereo_when_mono_configured_and_bad_rates():
+    stage = AudioStage(channels=1, clap=ClapDetector())
+    with pytest.raises(ConfigError, match="mono"):
+        list(stage.process(AudioBlock(0, 0.0, np.zeros((256, 2), np.float32), 16000)))
+    with pytest.raises(ConfigError, match="96000 Hz is not supported"):
+        list(AudioStage(clap=ClapDetector()).process(AudioBlock(0, 0.0, np.zeros(256, np.float32), 96000)))
+
+
+def parse(argv):
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    return p.parse_args(argv)
+
+
+def test_options_build_stages():
+    assert build_stages(parse([]), None) == []
+    (stage,) = build_stages(parse(["--activity", "30,750", "--clap", "--pattern", "3", "--pitch",
+                                   "--gain", "60"]), None)
+    assert stage.activity.silence_level == 30 and stage.activity.timeout_ms == 750
+    assert stage.pattern.count == 3 and stage.clap is not None and stage.pitch is not None
+    assert stage.meter.gain == 60
+    assert parse_activity("floor+12") == (None, 12.0, 2000.0)
+    assert parse_activity("25") == (25.0, None, 2000.0)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--activity", "120"], "`--activity level` must be 0..100, got 120"),
+    (["--activity", "25,-5"], "`timeout_ms` must be >= 0 ms, got -5"),
+    (["--activity", "loud"], "--activity level must be 0..100 or floor\\+DB, got 'loud'"),
+    (["--clap", "--gain", "150"], "`--gain` must be 0..100, got 150"),
+    (["--pattern", "1"], "`--pattern` must be 2..16, got 1"),
+])
+def test_option_errors_name_the_value(argv, message):
+    with pytest.raises(ConfigError, match=message):
+        build_stages(parse(argv), None)
+
+
+def test_events_cli_on_a_wav(tmp_path, capsys):
+    from sensekit.cli import main
+
+    rate = 16000
+    wav = tmp_path / "claps.wav"
+    sf.write(wav, demo_signal(rate), rate, subtype="PCM_16")
+    assert main(["events", str(wav), "--clap", "--pattern", "2", "--activity", "25,300",
+                 "--jsonl"]) == 0
+    lines = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    claps = [l["t"] for l in lines if l["event"] == "clap"]
+    assert claps == pytest.approx([1.0, 1.3], abs=0.002)
+    assert any(l["event"] == "clap_pattern" for l in lines)
+    assert any(l["event"] == "activity" and l["activating"] for l in lines)
+
+
+def test_events_cli_errors(tmp_path, capsys):
+    from sensekit.cli import main
+
+    empty = tmp_path / "empty.wav"
+    sf.write(empty, np.zeros(0, np.float32), 16000)
+    assert main(["events", str(empty), "--clap"]) == 2
+    assert "empty" in capsys.readouterr().err
+    wav = tmp_path / "x.wav"
+    sf.write(wav, np.zeros(1600, np.float32), 96000)
+    assert main(["events", str(wav), "--clap"]) == 2
+    assert "96000 Hz is not supported" in capsys.readouterr().err

@@ -1,0 +1,60 @@
+"""FlowField: sampling, optical-flow and motion-mask builders, following it."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from sensekit.errors import ConfigError
+from sensekit.steer import FlowField, Vehicle, follow_flow
+
+DT = 1 / 60
+
+
+def test_sample_is_the_containing_cell_and_zero_outside():
+    v = np.zeros((2, 3, 2))
+    v[1, 2] = (0.5, -0.5)
+    f = FlowField(v, cell=10, origin=(100, 0))
+    got = f.sample([(125, 15), (129.9, 19.9), (124.9, 15), (99, 5), (131, 5)])
+    assert np.allclose(got, [(0.5, -0.5), (0.5, -0.5), (0, 0), (0, 0), (0, 0)])
+
+
+def test_from_optical_flow_of_a_moving_pattern():
+    rng = np.random.default_rng(0)
+    base = cv2.GaussianBlur((rng.random((120, 160)) * 255).astype(np.uint8), (0, 0), 3)
+    moved = np.roll(base, 3, axis=1)                        # everything 3 px to the right
+    flow = cv2.calcOpticalFlowFarneback(base, moved, None, 0.5, 3, 15, 3, 5, 1.2, 0)
+    field = FlowField.from_optical_flow(flow, cell_px=20, full_px=3.0, world_size=(320, 240))
+    assert field.shape == (6, 8) and field.cell == 40.0
+    inner = field.vectors[1:-1, 1:-1]
+    assert np.allclose(inner[..., 0], 1.0, atol=0.15) and np.abs(inner[..., 1]).max() < 0.15
+    # a vehicle dropped in the field ends up moving with it
+    v = Vehicle((160, 120))
+    for _ in range(60):
+        v.update(follow_flow(v, field), DT)
+    assert v.velocity[0] > 0.8 * v.max_speed
+
+
+def test_from_motion_points_away_from_the_moving_area():
+    mask = np.zeros((160, 160), dtype=np.uint8)
+    mask[64:96, 64:96] = 255                                 # a hand in the middle
+    field = FlowField.from_motion(mask, cell_px=16)
+    left = field.sample([(40, 80)])[0]
+    right = field.sample([(120, 80)])[0]
+    above = field.sample([(80, 40)])[0]
+    assert left[0] < 0 and right[0] > 0 and above[1] < 0
+    toward = FlowField.from_motion(mask, cell_px=16, away=False).sample([(40, 80)])[0]
+    assert toward[0] > 0
+    assert np.hypot(*field.vectors.reshape(-1, 2).T).max() <= 1.0 + 1e-9
+    assert not field.sample([(5, 5)]).any()                  # far from motion: no push
+
+
+def test_bad_inputs_name_the_value():
+    with pytest.raises(ConfigError, match=r"`flow`.*dtype uint8"):
+        FlowField.from_optical_flow(np.zeros((4, 4, 2), np.uint8))
+    with pytest.raises(ConfigError, match=r"`mask`.*shape \(4, 4, 3\)"):
+        FlowField.from_motion(np.zeros((4, 4, 3), np.uint8))
+    with pytest.raises(ConfigError, match=r"`cell`.*0"):
+        FlowField(np.zeros((2, 2, 2)), cell=0)
+    with pytest.raises(ConfigError, match=r"`points`.*row 0"):
+        FlowField(np.zeros((2, 2, 2)), cell=1).sample([(np.nan, 0)])
