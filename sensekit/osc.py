@@ -59,9 +59,14 @@ Input (``OscControl``)
 
 CLI helpers
     ``add_osc_arguments(parser)`` adds ``--osc HOST:PORT``, ``--osc-bundle``
-    and ``--osc-control [HOST:]PORT``; ``attach_osc(dispatcher, args)``
-    registers a sender on ``"*"`` and starts a control server when asked, and
-    returns an ``OscAttachment`` to close at exit.
+    and ``--osc-control [HOST:]PORT``. ``attach_osc(dispatcher, args,
+    stages=..., pause=...)`` registers a sender on ``"*"``. When asked, it also
+    starts a control server, binds the settings to the runner's stages
+    (``bind_control``: activity threshold, tracker colour and tolerance, audio
+    gain) and appends an ``OscControlStage`` that applies them between items on
+    the loop's thread. Pause calls ``pause(bool)`` at once. It returns an
+    ``OscAttachment``; close it at exit. ``sensekit run`` and
+    ``sensekit events`` use these helpers.
 """
 from __future__ import annotations
 

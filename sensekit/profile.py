@@ -34,6 +34,15 @@ gain, noise_floor, threshold, timeout_ms``). The line is found by scanning the
 TOML text for the key under its table; a key the scan cannot place (unusual
 layouts) is reported with the line of its table, or without a line.
 
+Using a profile: ``add_profile_argument(parser)`` adds ``--profile FILE``.
+``profile_for_events(args, source)`` fills in the ``sensekit events`` options
+that the command line left unset (the command line wins). Then
+``apply_profile_to_stages(profile, stages, override=...)`` sets what has no
+option (the motion threshold, a seeded audio noise floor). With
+``override=True`` (``sensekit run``: apps bring their own defaults) it also sets
+the colour, tolerance, gain and activity threshold. ``capture_profile(stages,
+base)`` reads the current tuning back from running stages, for an app's save key.
+
 Cost: loading is a ``tomllib`` parse plus a walk over a dozen keys (well under
 a millisecond). Saving uses a small writer in this module (no dependency) and
 writes atomically (temporary file, then rename), so a crash never leaves half
@@ -453,3 +462,36 @@ def apply_profile_to_stages(profile: Profile | None, stages: list[Any], *,
     for line in done:
         log.info("profile: %s", line)
     return done
+
+
+def capture_profile(stages: list[Any], base: Profile | None = None) -> Profile:
+    """The current tuning of running ``stages`` as a profile (for an app's save key).
+
+    Starts from a copy of ``base`` (default ``Profile()``), then reads what the stages use now:
+    the colour and hue tolerance of colour trackers, the motion threshold in use (learned
+    ones are frozen), the gain, the activity threshold and timeout, and the learned audio
+    noise floor. Zones are kept from ``base``.
+    """
+    p = dataclasses.replace(base) if base is not None else Profile()
+    p.color = dataclasses.replace(p.color)
+    p.motion = dataclasses.replace(p.motion, zones=dict(p.motion.zones))
+    p.audio = dataclasses.replace(p.audio)
+    for stage in stages:
+        tracker = getattr(stage, "tracker", None)
+        if tracker is not None and getattr(tracker, "color", None) is not None:
+            p.color.target = f"#{int(tracker.color) & 0xFFFFFF:06x}"
+            p.color.tolerance = float(tracker.tolerance[0])
+        motion = getattr(stage, "motion", None)
+        if motion is not None and hasattr(motion, "threshold"):
+            p.motion.threshold = float(min(255.0, max(1.0, round(float(motion.threshold)))))
+        meter = getattr(stage, "meter", None)
+        if meter is not None and hasattr(meter, "gain"):
+            p.audio.gain = float(meter.gain)
+        activity = getattr(stage, "activity", None)
+        if activity is not None and hasattr(activity, "silence_level"):
+            p.audio.threshold = float(activity.silence_level)
+            p.audio.timeout_ms = float(activity.timeout_ms)
+        floor = getattr(stage, "noise_floor", None)
+        if floor is not None and getattr(floor, "ready", False):
+            p.audio.noise_floor = round(float(floor.level), 3)
+    return p.validate()

@@ -308,3 +308,35 @@ def test_apply_profile_to_real_stages(recordings_dir: Path, tmp_path: Path):
         assert audio.activity.silence_level == 33.0 and audio.activity.timeout_ms == 250.0
         tracker = next(s.tracker for s in stages if getattr(s, "tracker", None) is not None)
         assert tracker.color == 0x00FF00 and tracker.tolerance[0] == 20.0
+
+
+def test_capture_profile_saves_what_the_stages_use(recordings_dir: Path, tmp_path: Path):
+    import argparse
+
+    from sensekit.audio import options as audio_options
+    from sensekit.capture.spec import open_source
+    from sensekit.profile import capture_profile
+    from sensekit.runner import Runner
+    from sensekit.vision import options as vision_options
+
+    demo = recordings_dir / "demo.skrec"
+    if not demo.is_dir():
+        pytest.skip("recordings/demo.skrec not generated")
+    parser = argparse.ArgumentParser()
+    vision_options.add_arguments(parser)
+    audio_options.add_arguments(parser)
+    args = parser.parse_args(["--track-color", "#eb2d14", "--tolerance", "15,80,80", "--motion",
+                              "--activity", "30,400", "--gain", "55", "--noise-floor-ms", "500"])
+    with open_source(f"replay:{demo}") as source:
+        stages = [*vision_options.build_stages(args, source), *audio_options.build_stages(args, source)]
+        Runner(source, stages, lazy=False).run(max_items=200)
+    base = Profile()
+    base.motion.zones = {"door": (0.0, 0.0, 0.25, 1.0)}
+    p = capture_profile(stages, base)
+    assert base.color.target is None, "the base must not be modified"
+    assert p.color.target == "#eb2d14" and p.color.tolerance == 15.0
+    assert p.motion.threshold is not None and 1 <= p.motion.threshold <= 255
+    assert (p.audio.gain, p.audio.threshold, p.audio.timeout_ms) == (55.0, 30.0, 400.0)
+    assert p.audio.noise_floor is not None
+    assert p.motion.zones == {"door": (0.0, 0.0, 0.25, 1.0)}
+    assert load_profile(save_profile(p, tmp_path / "saved.toml")) == p

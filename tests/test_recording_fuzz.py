@@ -219,7 +219,7 @@ def apply(folder: Path, ops: list) -> None:
 _CASES = itertools.count()
 
 
-@settings(max_examples=150, deadline=None, derandomize=True,
+@settings(max_examples=400, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(ops=mutations())
 # found by this test: meta.json without its "audio" (or "video") key -> KeyError in ReplaySource

@@ -12,6 +12,7 @@ the last flushed second); corrupt recordings by ``tests/test_recording_fuzz.py``
 from __future__ import annotations
 
 import re
+import sys
 import threading
 import time
 from typing import Callable
@@ -330,6 +331,7 @@ def _soak_module():
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "soak.py"
     spec = importlib.util.spec_from_file_location("sensekit_soak", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module          # dataclasses look their module up here
     spec.loader.exec_module(module)
     return module
 

@@ -181,11 +181,11 @@ def format_table(ev: Evaluation) -> str:
         lines.append(f"{name[:40]:40s} {r.clip.label[:16]:16s} {len(r.claps):9d} "
                      f"{len(r.book_activations):6d}")
     lines.append("")
-    lines.append(f"{'score':34s} {'P':>6s} {'R':>6s} {'F1':>6s}  (tp/fp/fn)")
+    lines.append(f"{'score':40s} {'P':>6s} {'R':>6s} {'F1':>6s}  (tp/fp/fn)")
     for name, s in (("per clip, sensekit ClapDetector", ev.clip),
                     ("per clip, book ActivityDetector(25,500)", ev.book_clip),
                     ("per clap (+-60 ms), sensekit", ev.per_clap),
                     ("per clap (+-60 ms), book", ev.book_per_clap)):
-        lines.append(f"{name:34s} {s.precision:6.3f} {s.recall:6.3f} {s.f1:6.3f}  "
+        lines.append(f"{name:40s} {s.precision:6.3f} {s.recall:6.3f} {s.f1:6.3f}  "
                      f"({s.tp}/{s.fp}/{s.fn})")
     return "\n".join(lines)

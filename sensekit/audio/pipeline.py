@@ -78,9 +78,11 @@ class AudioStage:
         self.level = 0.0
         self.skipped_blocks = 0
         self._rate: int | None = None
-        self._since_check = float("inf")
+        self._since_check = 0
+        self._recheck_samples = 0
         self._want = dict.fromkeys(_NAMES, True)
         self._pitch_quiet = True
+        self._refresh_wants()
 
     @property
     def active(self) -> bool:
@@ -94,17 +96,21 @@ class AudioStage:
 
     def _refresh_wants(self) -> None:
         d = self.dispatcher
-        if d is None:
-            return
-        was_clap, was_pitch = self._want["clap"], self._want["pitch"]
-        for name in self.emits:
-            self._want[name] = bool(d.wants((name,)))
-        self._want["clap"] = self._want["clap"] or self._want["clap_pattern"]
-        # a detector that was idle restarts its history (no gap inside its stream)
-        if self.clap is not None and self._want["clap"] and not was_clap:
-            self.clap.reset()
-        if self.pitch is not None and self._want["pitch"] and not was_pitch:
-            self.pitch.reset()
+        want = self._want
+        if d is not None:
+            was_clap, was_pitch = want["clap"], want["pitch"]
+            for name in self.emits:
+                want[name] = bool(d.wants((name,)))
+            want["clap"] = want["clap"] or want["clap_pattern"]
+            # a detector that was idle restarts its history (no gap inside its stream)
+            if self.clap is not None and want["clap"] and not was_clap:
+                self.clap.reset()
+            if self.pitch is not None and want["pitch"] and not was_pitch:
+                self.pitch.reset()
+        self._do_level = self.emit_level and want["level"]
+        self._do_activity = self.activity is not None and want["activity"]
+        self._do_clap = self.clap is not None and want["clap"]
+        self._do_pitch = self.pitch is not None and want["pitch"]
 
     def process(self, item: Any) -> Iterable[Event]:
         if not isinstance(item, AudioBlock):
@@ -118,44 +124,50 @@ class AudioStage:
             if self.clap is not None or self.pitch is not None:
                 check_rate(rate, "clap detector" if self.clap is not None else "pitch tracker")
             self._rate = rate
+            self._recheck_samples = int(rate * self.recheck_ms / 1000.0)
         n = len(x)
         if n == 0:
             return ()
-        self._since_check += 1000.0 * n / rate
-        if self._since_check >= self.recheck_ms:
-            self._since_check = 0.0
+        self._since_check += n
+        if self._since_check >= self._recheck_samples:
+            self._since_check = 0
             self._refresh_wants()
-        want = self._want
-        lv = self.meter.process(x, t, rate, index=item.index)
+        meter = self.meter
+        lv = meter.process(x, t, rate, index=item.index)
         if lv is None:                              # NaN/Inf: reported by the meter, skipped
             self.skipped_blocks += 1
             if self.clap is not None:
                 self.clap.reset()
+            if self.pitch is not None:
+                self.pitch.reset()
             return ()
         self.level = lv
         out: list[Event] = []
-        if self.emit_level and want["level"]:
+        if self._do_level:
             out.append(Level(t=t, level=lv))
-        if self.noise_floor is not None and self.noise_floor.learning:
-            self.noise_floor.process(lv, n, rate)
-        if self.activity is not None and want["activity"]:
-            ev = self.activity.process(lv, t)
+        nf = self.noise_floor
+        if nf is not None and nf.learning:
+            nf.process(lv, n, rate)
+        if self._do_activity:
+            ev = self.activity.process(lv, t)   # type: ignore[union-attr]
             if ev is not None:
                 out.append(ev)
-        if self.clap is not None and want["clap"]:
-            claps = self.clap.process(x, t, rate, index=item.index, energy=self.meter.energy)
-            for c in claps:
-                out.append(c)
-                if self.pattern is not None:
-                    p = self.pattern.add(c)
-                    if p is not None:
-                        out.append(p)
-        if self.pitch is not None and want["pitch"]:
+        if self._do_clap:
+            claps = self.clap.process(x, t, rate, index=item.index,  # type: ignore[union-attr]
+                                      energy=meter.energy)
+            if claps:
+                for c in claps:
+                    out.append(c)
+                    if self.pattern is not None:
+                        p = self.pattern.add(c)
+                        if p is not None:
+                            out.append(p)
+        if self._do_pitch:
             pt = self.pitch
-            before = pt.analyses
-            est = pt.process(x, t, rate, index=item.index,
-                             energy=self.meter.energy * self.meter.gain_factor2)
-            if pt.analyses != before:
+            before = pt.analyses                 # type: ignore[union-attr]
+            est = pt.process(x, t, rate, index=item.index,   # type: ignore[union-attr]
+                             energy=meter.energy * meter._gain2)
+            if pt.analyses != before:            # type: ignore[union-attr]
                 self._pitch_quiet = False
                 out.append(Pitch(t=t, hz=est.hz, confidence=est.confidence))
             elif est.confidence == 0.0 and est.hz == 0.0 and not self._pitch_quiet:

@@ -11,6 +11,7 @@ needs (e.g. a video-only file for the clapper) is a one-line error naming it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -61,6 +62,12 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.app.host import AppHost, RunOptions
     from sensekit.app.sources import open_for_app
 
+    if not args.headless and not _display_available():
+        args.headless = True
+        if args.screenshot is None:
+            args.screenshot = Path("out") / f"{args.app}.png"
+        print(f"No display found: running headless; the last frame goes to {args.screenshot}")
+
     source, note = open_for_app(app_cls, args.source, loop=not args.headless)
     if note:
         print(note)
@@ -80,4 +87,15 @@ def main(args: argparse.Namespace) -> int:
     if args.headless:
         print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "
               f"{result.fps:.0f} fps, {result.events} events")
+        if args.screenshot is not None:
+            print(f"screenshot: {args.screenshot}")
     return 0
+
+
+def _display_available() -> bool:
+    """False on a Linux/BSD machine with no X11 or Wayland display (a server, CI, ssh)."""
+    if os.environ.get("SDL_VIDEODRIVER"):
+        return os.environ["SDL_VIDEODRIVER"] not in ("dummy", "offscreen")
+    if sys.platform.startswith(("linux", "freebsd", "openbsd")):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True

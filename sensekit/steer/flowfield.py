@@ -12,9 +12,10 @@
   per frame) averaged over ``cell_px`` blocks and divided by ``full_px`` (default 4 px per
   frame counts as full speed), lengths clipped to 1.
 - ``from_motion``: a motion mask (``HxW`` bool/uint8, non-zero = moving) pooled over
-  ``cell_px`` blocks, blurred over the 3x3 neighbouring cells, and turned into the
-  direction *away from* the motion (``away=True``; towards it with ``away=False``); length
-  grows with how much motion is nearby (1 at ``full_fraction`` of a cell moving).
+  ``cell_px`` blocks, box-blurred over ``reach_cells`` [2] cells around, and turned into
+  the direction *away from* the motion (``away=True``; towards it with ``away=False``);
+  length grows with how much motion is nearby (1 when ``full_fraction`` [0.1] of the
+  blurred neighbourhood is moving). Cells further than ``reach_cells`` stay zero.
 - ``world_size`` maps frame pixels to world units when the world is not the frame.
 
 Cost: building is O(H*W) NumPy (about 1 ms for 640x480); ``sample`` is one gather per
@@ -30,7 +31,7 @@ import numpy as np
 
 from sensekit.collide._check import as_points, as_vec
 from sensekit.errors import ConfigError
-from sensekit.validate import check_positive
+from sensekit.validate import check_int_range, check_positive
 
 
 def _pool(a: np.ndarray, cell_px: int) -> np.ndarray:
@@ -104,7 +105,8 @@ class FlowField:
 
     @classmethod
     def from_motion(cls, mask: Any, *, cell_px: int = 16, away: bool = True,
-                    full_fraction: float = 0.25, world_size: Any = None) -> "FlowField":
+                    reach_cells: int = 2, full_fraction: float = 0.1,
+                    world_size: Any = None) -> "FlowField":
         """Vectors pointing away from (or towards) the moving areas of ``mask``."""
         m = np.asarray(mask)
         if m.ndim != 2 or not (m.dtype == np.bool_ or m.dtype == np.uint8):
@@ -113,10 +115,12 @@ class FlowField:
         cell_px = int(check_positive("cell_px", cell_px))
         full = check_positive("full_fraction", full_fraction)
         density = _pool((m != 0).astype(np.float64), cell_px)
-        # 3x3 box blur over cells so the field reaches a cell beyond the motion
-        pd = np.pad(density, 1, mode="edge")
+        reach = check_int_range("reach_cells", reach_cells, 0, 64)
+        # box blur over (2 * reach + 1)^2 cells so the field extends `reach` cells beyond
+        pd = np.pad(density, reach, mode="edge")
         rows, cols = density.shape
-        blur = sum(pd[dy:dy + rows, dx:dx + cols] for dy in range(3) for dx in range(3)) / 9.0
+        k = 2 * reach + 1
+        blur = sum(pd[dy:dy + rows, dx:dx + cols] for dy in range(k) for dx in range(k)) / (k * k)
         if rows > 1 and cols > 1:
             gy, gx = np.gradient(blur)
         else:

@@ -455,8 +455,7 @@ class ColorTracker:
         self.last_mask = likely
         self.last_mask_origin = (X0, Y0)
         if self.learn_rate > 0:
-            ho, hs = self._histograms(idx, X0, Y0) if not searching else self._histograms(
-                self._bin_index(frame), 0, 0)
+            ho, hs = self._histograms(idx, X0, Y0)     # the surround is clipped to the window
             a = self.learn_rate
             self._ho *= 1 - a
             self._ho += a * ho

@@ -14,7 +14,7 @@ fraction ``amount`` in 0..1, and an amount per zone):
   only where nothing is detected (objects that stop are absorbed ~10x more slowly). A pixel
   is foreground when its largest channel difference exceeds ``max(bg_k * sigma, bg_floor)``;
   optional shadow suppression (darker, same chromaticity) and a median + close + open
-  clean-up. Answers "is something there" rather than "did it move". ~3-5 ms at 320x240.
+  clean-up. Answers "is something there" rather than "did it move". ~2 ms at 320x240.
   On CDnet ``highway`` (frames 470-769, cold start) it scores F = 0.93; MOG2 0.46 there.
 
 Global lighting changes: before thresholding, a change that would light up more than
@@ -26,6 +26,12 @@ Zones: ``left`` and ``right`` halves always exist; ``zones={"name": (x, y, w, h)
 rectangles (pixels). A zone outside the frame raises ``ConfigError`` naming it (checked on
 the first frame when the size is not given). Events from ``events``: ``motion`` while the
 amount is at least ``min_amount``, ``still`` once after ``still_after_frames`` quiet frames.
+
+Defaults: ``method="difference"``, ``channel="max"``, learned threshold (``noise_k=5``,
+``min_threshold=8``), ``min_amount=0.002``, ``still_after_frames=5``,
+``lighting_fraction=0.5``; background ``learn_frames=30``, ``learn_rate=0.01``, ``bg_k=3``,
+``bg_floor=10``, ``shadows=False`` (on highway, shadow suppression lowers F to 0.91),
+``clean=True``.
 
 Failure modes: a camera that moves makes everything move; a moving object covering most
 of the frame looks like a lighting change; the background method needs ~``learn_frames``
@@ -360,19 +366,30 @@ class MotionDetector:
             mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, self._k7)
             mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, self._k3)
         n = self.frames
-        a = max(self.learn_rate, 1.0 / n) if n < self.learn_frames else self.learn_rate
-        rate = np.full(mask.shape, a, np.float32)
-        if n >= self.learn_frames:
-            rate[mask > 0] = a * 0.1
-        self._bg += rate[..., None] * (x - self._bg)
         np.minimum(dm, 50.0, out=dm)
-        self._var += rate * (dm * dm - self._var)
+        sq = cv2.multiply(dm, dm)
+        if n < self.learn_frames:                          # learning: everything, at 1/n
+            a = max(self.learn_rate, 1.0 / n)
+            cv2.accumulateWeighted(x, self._bg, a)
+            cv2.accumulateWeighted(sq, self._var, a)
+        else:                                              # then selectively
+            a = self.learn_rate
+            if np.any(mask):
+                background = cv2.bitwise_not(mask)
+                cv2.accumulateWeighted(x, self._bg, a, mask=background)
+                cv2.accumulateWeighted(sq, self._var, a, mask=background)
+                cv2.accumulateWeighted(x, self._bg, a * 0.1, mask=mask)   # stopped objects fade in
+                cv2.accumulateWeighted(sq, self._var, a * 0.1, mask=mask)
+            else:
+                cv2.accumulateWeighted(x, self._bg, a)
+                cv2.accumulateWeighted(sq, self._var, a)
         return mask, lighting
 
     def _foreground(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert self._bg is not None and self._var is not None
         d = cv2.absdiff(x, self._bg)
-        dm = d.max(axis=2)
+        dm = np.maximum(d[..., 0], d[..., 1])            # (much faster than d.max(axis=2))
+        np.maximum(dm, d[..., 2], out=dm)
         thr = np.sqrt(self._var)
         thr *= self.bg_k
         np.maximum(thr, self.bg_floor, out=thr)
@@ -381,6 +398,7 @@ class MotionDetector:
             sx = x.sum(axis=2) + 1.0
             sb = self._bg.sum(axis=2) + 1.0
             ratio = sx / sb
-            chroma = np.abs(x / sx[..., None] - self._bg / sb[..., None]).max(axis=2)
+            c = np.abs(x / sx[..., None] - self._bg / sb[..., None])
+            chroma = np.maximum(np.maximum(c[..., 0], c[..., 1]), c[..., 2])
             fg &= ~((ratio > 0.5) & (ratio < 0.95) & (chroma < 0.015))
         return fg, dm

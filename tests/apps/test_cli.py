@@ -59,3 +59,23 @@ def test_no_source_falls_back_to_the_bundled_recording_with_one_line(tmp_path, c
     notes = [line for line in out if "bundled recording" in line]
     assert len(notes) == 1 and "demo" in notes[0]
     assert events.read_text().count("\n") > 10
+
+
+def test_readme_run_command_on_a_machine_without_display_or_devices(tmp_path):
+    """The README's main command, on a server with no screen, camera or microphone:
+    it says what it fell back to, plays the bundled recording headless, and saves a picture."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    env["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
+    proc = subprocess.run([sys.executable, "-m", "sensekit", "run", "sound_flier"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "No display found" in proc.stdout
+    assert "bundled recording" in proc.stdout
+    shot = tmp_path / "out" / "sound_flier.png"
+    assert shot.is_file() and shot.stat().st_size > 5000

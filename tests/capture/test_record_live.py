@@ -180,7 +180,8 @@ class ClipMic(MicrophoneSource):
             block = super().read(timeout=5.0)
             if block is None:
                 super().close()
-                raise SourceError(f"the file microphone delivered nothing for 5 s after {n} samples")
+                raise SourceError(
+                    f"the file microphone delivered nothing for 5 s after {n} samples")
             blocks.append(block)
             n += len(block.samples)
         self.stats_at_cut = super().stats()
@@ -244,7 +245,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                               capture_output=True, text=True, timeout=60)
         url, served = server.url, server.frames_sent
     took = time.monotonic() - started
-    assert proc.returncode == 0, f"sensekit record failed ({proc.returncode}):\n{proc.stderr[-3000:]}"
+    assert proc.returncode == 0, (
+        f"sensekit record failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     info = json.loads((folder / "delivered.json").read_text())
     return {"folder": folder, "rec": out, "clip": clip, "url": url, "served": served,
@@ -272,7 +274,8 @@ def _written(live: dict[str, Any]) -> tuple[int, int]:
             n_samples -= info["blocks"][-1][2]
     assert (meta["frames"], meta["audio_samples"]) == (n_frames, n_samples), (
         f"recorded {meta['frames']} frames / {meta['audio_samples']} samples, delivered "
-        f"{len(info['frames'])} / {sum(b[2] for b in info['blocks'])} (last item {info['order'][-1]})")
+        f"{len(info['frames'])} / {sum(b[2] for b in info['blocks'])} "
+        f"(last item {info['order'][-1]})")
     return n_frames, n_samples
 
 
@@ -299,7 +302,8 @@ def test_the_cli_recorded_the_stream_and_the_fake_microphone(live: dict[str, Any
     numbers = [frame_number(f) for f in live["frames"]]
     assert numbers == sorted(set(numbers)), numbers
     assert numbers[-1] < live["served"]
-    assert len(numbers) >= 8, f"only {len(numbers)} frames in {RECORD_S} s ({live['took']:.1f} s run)"
+    assert len(numbers) >= 8, (
+        f"only {len(numbers)} frames in {RECORD_S} s ({live['took']:.1f} s run)")
     frames, samples = _written(live)
     assert f"{frames} frames, {samples} audio samples" in live["stderr"]
 

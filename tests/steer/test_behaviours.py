@@ -196,7 +196,7 @@ def test_leader_following_stays_behind_the_leader():
 def test_group_rules_on_hand_made_neighbours():
     me = Vehicle((0, 0), (10, 0))
     others = [Vehicle((10, 0), (0, 20)), Vehicle((0, 10), (0, 20)), Vehicle((500, 0))]
-    assert np.allclose(alignment(me, others), [-10, 20])          # mean v of the two near
+    assert np.allclose(alignment(me, others), [-10, 120])   # their heading (up), at full speed
     assert np.allclose(cohesion(me, others),
                        np.array([5, 5]) / np.hypot(5, 5) * me.max_speed - me.velocity)
     s = separation(me, others, radius=25)

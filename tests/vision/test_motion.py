@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sensekit.errors import ConfigError
-from sensekit.events import Motion, Still
+from sensekit.events import Motion
 from sensekit.vision.motion import MotionDetector, parse_zones
 from tests.vision.synth import background, noisy
 

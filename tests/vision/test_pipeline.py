@@ -181,7 +181,6 @@ def test_snapshot_montage_of_pets_saved_to_docs(shared_data):
 
 def test_snapshot_past_the_end_is_one_line_error(tmp_path, capsys):
     from sensekit.cli import main
-    from sensekit.capture.recording import Recorder  # noqa: F401 - the capture layer exists
     clip = tmp_path / "short.avi"
     w = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
     for f in range(3):

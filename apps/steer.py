@@ -1,0 +1,230 @@
+"""Steer: vehicles that seek your coloured object, a flock that flees your hand, wanderers.
+
+Four behaviours on top of the (mirrored) camera image; key c cycles them:
+- arrive at colour: vehicles arrive at the tracked colour (and wait where it was lost);
+- arrive at motion: the same, at the centre of the moving area;
+- flock flees hand: a few hundred boids flock; wherever you move, a flow field from the
+  motion mask and a flee point at the motion centre scatter them;
+- wanderers: vehicles wander and avoid the round obstacles and your coloured object.
++/- change the vehicles' top speed. Everything is sensekit.steer; this file only wires
+sensed targets to behaviours and draws.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pygame
+
+from sensekit.app import App, draw as D
+from sensekit.app.convert import bgr_to_hex, camera_to_view
+from sensekit.events import ColorLost, ColorTracked, Motion, Still
+from sensekit.steer import Flock, FlowField, Mix, Vehicle, arrive, avoid, separation, wander
+from sensekit.vision.color_tracker import ColorTracker
+from sensekit.vision.motion import MotionDetector
+from sensekit.vision.pipeline import VisionStage
+
+MODES = ("arrive at colour", "arrive at motion", "flock flees hand", "wanderers")
+DEFAULT_COLOR_BGR = (20, 45, 235)        # the orange-red ball of the demo recording
+N_VEHICLES, N_BOIDS, N_WANDERERS = 12, 260, 10
+OBSTACLES = [(0.25, 0.35, 38.0), (0.7, 0.3, 30.0), (0.5, 0.7, 44.0), (0.15, 0.8, 26.0)]
+HAND_RADIUS = 60.0                       # the tracked object as an obstacle, px
+COLORS = {"vehicle": (255, 210, 60), "boid": (120, 220, 255), "wanderer": (180, 255, 140)}
+
+
+def triangle(pos: np.ndarray, heading: np.ndarray, size: float) -> list[tuple[float, float]]:
+    hx, hy = heading
+    x, y = pos
+    return [(x + hx * size, y + hy * size),
+            (x - hx * size * 0.6 - hy * size * 0.5, y - hy * size * 0.6 + hx * size * 0.5),
+            (x - hx * size * 0.6 + hy * size * 0.5, y - hy * size * 0.6 - hx * size * 0.5)]
+
+
+class Steer(App):
+    title = "Steer"
+    instructions = "move a coloured object or your hand   c: next behaviour   +/- speed"
+    needs = frozenset({"video"})
+    window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
+
+    def stages(self) -> list[VisionStage]:
+        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
+                                  motion=MotionDetector(), dispatcher=self.host.dispatcher)
+        return [self.vision]
+
+    def setup(self) -> None:
+        self.camera_view = v = pygame.Rect(0, D.TITLE_H, 640, 480)
+        self.shade = pygame.Surface(v.size, pygame.SRCALPHA)
+        self.shade.fill((0, 0, 30, 150))
+        self.mode = 0
+        self.speed = 160.0
+        self.colour_at: np.ndarray | None = None
+        self.motion_at: np.ndarray | None = None
+        self.field: FlowField | None = None
+        self.obstacles = np.array([(v.x + fx * v.w, v.y + fy * v.h) for fx, fy, _ in OBSTACLES])
+        self.obstacle_r = np.array([r for *_, r in OBSTACLES])
+        self.mix = Mix(wander=1.0, avoid=3.0, separate=1.0)
+        self.on("color_tracked", self._on_tracked)
+        self.on("color_lost", self._on_lost)
+        self.on("motion", self._on_motion)
+        self.on("still", self._on_still)
+        self.restart()
+
+    def restart(self) -> str:
+        v, rng = self.camera_view, self.rng
+        bounds = (float(v.w), float(v.h))
+
+        def spot() -> tuple[float, float]:
+            return (float(rng.uniform(v.x + 40, v.right - 40)), float(rng.uniform(v.y + 40, v.bottom - 40)))
+
+        self.vehicles = [Vehicle(spot(), max_speed=self.speed, max_force=3 * self.speed, radius=7)
+                         for _ in range(N_VEHICLES)]
+        self.wanderers = [Vehicle(spot(), rng.normal(0, 40, 2), max_speed=self.speed * 0.6,
+                                  max_force=2 * self.speed, radius=6, edges="wrap", bounds=bounds)
+                          for _ in range(N_WANDERERS)]
+        self.angles = [float(a) for a in rng.uniform(0, 2 * math.pi, N_WANDERERS)]
+        self.flock = Flock(rng.uniform(0, bounds, (N_BOIDS, 2)), rng.normal(0, 60, (N_BOIDS, 2)),
+                           radius=50, separation_radius=18, max_speed=self.speed,
+                           max_force=3 * self.speed, edges="wrap", bounds=bounds,
+                           flee_radius=160, weights={"flee": 4.0, "flow": 2.0})
+        return "restarted"
+
+    # -- senses -------------------------------------------------------------
+    def _to_view(self, cx: float, cy: float) -> np.ndarray | None:
+        size = self.host.frame_size
+        return None if size is None else np.array(camera_to_view(cx, cy, size, self.camera_view))
+
+    def _on_tracked(self, e: ColorTracked) -> None:
+        self.colour_at = self._to_view(e.cx, e.cy)
+
+    def _on_lost(self, e: ColorLost) -> None:
+        self.colour_at = None
+
+    def _on_motion(self, e: Motion) -> None:
+        x, y, w, h = e.box
+        self.motion_at = self._to_view(x + w / 2, y + h / 2) if w and h else None
+        result = self.vision.motion_result
+        size = self.host.frame_size
+        if result is not None and size is not None:
+            self.field = FlowField.from_motion(result.mask, cell_px=16,
+                                               world_size=(self.camera_view.w, self.camera_view.h))
+
+    def _on_still(self, e: Still) -> None:
+        self.motion_at, self.field = None, None
+
+    # -- the simulation ------------------------------------------------------
+    def update(self, dt: float) -> None:
+        mode = MODES[self.mode]
+        if mode in ("arrive at colour", "arrive at motion"):
+            target = self.colour_at if mode == "arrive at colour" else self.motion_at
+            for i, veh in enumerate(self.vehicles):
+                # each vehicle aims at its own spot around the target, so they do not pile up
+                a = 2 * math.pi * i / len(self.vehicles)
+                force = separation(veh, self.vehicles, radius=24) * 1.5
+                if target is not None:
+                    force = force + arrive(veh, target + 30 * np.array([math.cos(a), math.sin(a)]),
+                                           slow_radius=120)
+                else:
+                    force = force - veh.velocity             # nothing sensed: slow to a stop
+                veh.update(force, dt)
+        elif mode == "flock flees hand":
+            origin = np.array(self.camera_view.topleft, float)
+            flee = None if self.motion_at is None else [self.motion_at - origin]
+            self.flock.step(dt, flee_points=flee, flow=self.field)
+        else:
+            centres, radii = self._obstacles_now()
+            for i, w in enumerate(self.wanderers):
+                local = w.position + self.camera_view.topleft
+                wf, self.angles[i] = wander(w, self.angles[i], self.rng, distance=50, radius=25,
+                                            jitter=0.5)
+                af = avoid(_Shifted(w, local), centres, radii, lookahead=70, buffer=8)
+                w.update(self.mix(wander=wf, avoid=af,
+                                  separate=separation(w, self.wanderers, radius=20)), dt)
+
+    def _obstacles_now(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.colour_at is None:
+            return self.obstacles, self.obstacle_r
+        return (np.vstack([self.obstacles, self.colour_at]),
+                np.append(self.obstacle_r, HAND_RADIUS))
+
+    # -- keys -----------------------------------------------------------------
+    def recalibrate(self) -> str:
+        """Key c: the next behaviour."""
+        self.mode = (self.mode + 1) % len(MODES)
+        return f"behaviour: {MODES[self.mode]}"
+
+    def adjust_sensitivity(self, step: int) -> str:
+        self.speed = float(np.clip(self.speed * 1.2 ** step, 40.0, 400.0))
+        for veh in self.vehicles:
+            veh.max_speed, veh.max_force = self.speed, 3 * self.speed
+        for w in self.wanderers:
+            w.max_speed = self.speed * 0.6
+        self.flock.max_speed, self.flock.max_force = self.speed, 3 * self.speed
+        return f"top speed {self.speed:.0f} px/s"
+
+    def levels(self) -> dict[str, float]:
+        return {"polarization %": 100 * self.flock.polarization}
+
+    def state(self) -> dict[str, Any]:
+        target = self.colour_at if self.mode == 0 else self.motion_at
+        gap = None
+        if target is not None:
+            gap = float(np.mean([np.hypot(*(v.position - target)) for v in self.vehicles]))
+        centres, radii = self._obstacles_now()
+        clearance = min(float((np.hypot(*(centres - (w.position + self.camera_view.topleft)).T)
+                               - radii).min()) for w in self.wanderers)
+        return {"mode": MODES[self.mode], "mean_gap_to_target": gap,
+                "polarization": self.flock.polarization, "wanderer_clearance": clearance,
+                "colour_at": None if self.colour_at is None else tuple(map(float, self.colour_at)),
+                "motion_at": None if self.motion_at is None else tuple(map(float, self.motion_at))}
+
+    # -- drawing -------------------------------------------------------------
+    def draw(self, screen: pygame.Surface) -> None:
+        v = self.camera_view
+        cam = self.camera_surface(v.size)
+        if cam is None:
+            screen.fill(D.DARK, v)
+        else:
+            screen.blit(cam, v)
+            screen.blit(self.shade, v)
+        mode = MODES[self.mode]
+        screen.set_clip(v)
+        if mode in ("arrive at colour", "arrive at motion"):
+            target = self.colour_at if mode == "arrive at colour" else self.motion_at
+            if target is not None:
+                pygame.draw.circle(screen, (255, 80, 80), target.astype(int).tolist(), 12, 3)
+            for veh in self.vehicles:
+                pygame.draw.polygon(screen, COLORS["vehicle"], triangle(veh.position, veh.heading, 11))
+        elif mode == "flock flees hand":
+            origin = np.array(v.topleft, float)
+            heads = self.flock.headings
+            for p, h in zip(self.flock.positions + origin, heads):
+                pygame.draw.polygon(screen, COLORS["boid"], triangle(p, h, 6))
+            if self.motion_at is not None:
+                pygame.draw.circle(screen, (255, 120, 80), self.motion_at.astype(int).tolist(), 20, 2)
+        else:
+            centres, radii = self._obstacles_now()
+            for k, ((x, y), r) in enumerate(zip(centres, radii)):
+                hand = k >= len(self.obstacles)             # the tracked colour, an obstacle too
+                pygame.draw.circle(screen, (150, 70, 40) if hand else (90, 90, 120), (int(x), int(y)), int(r))
+                pygame.draw.circle(screen, (255, 170, 120) if hand else (200, 200, 230),
+                                   (int(x), int(y)), int(r), 2)
+            origin = np.array(v.topleft, float)
+            for w in self.wanderers:
+                pygame.draw.polygon(screen, COLORS["wanderer"], triangle(w.position + origin, w.heading, 9))
+        screen.set_clip(None)
+        D.text(screen, f"c: {mode}", (v.x + 10, v.y + 8), size=22, anchor="topleft",
+               color=D.ACCENT, bold=True)
+        self.draw_frame(screen, mode)
+
+
+class _Shifted:
+    """A read-only view of a vehicle whose world starts at the view's corner, in window pixels
+    (wanderers live in 0..w x 0..h so they can wrap; obstacles are in window pixels)."""
+
+    def __init__(self, vehicle: Vehicle, position: np.ndarray) -> None:
+        self.position = position
+        self.velocity = vehicle.velocity
+        self.max_speed = vehicle.max_speed
+        self.radius = vehicle.radius
+        self.heading = vehicle.heading
