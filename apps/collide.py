@@ -29,7 +29,7 @@ SCENES = ("balls", "stars", "node garden")
 DEFAULT_COLOR_BGR = (20, 45, 235)        # the orange-red ball of the demo recording
 N_BALLS, N_NODES = 400, 90
 STAR_PX = 120
-FLASH_S = 0.25
+FLASH_S = 0.12
 
 
 def star_rgba(size: int, rot: float, color: tuple[int, int, int]) -> np.ndarray:
@@ -215,9 +215,9 @@ class Collide(App):
             pts = self.nodes.astype(int)
             if len(self.links):
                 d = np.hypot(*(self.nodes[self.links[:, 0]] - self.nodes[self.links[:, 1]]).T)
-                shade = (255 * (1 - d / self.near_px)).astype(int)
+                shade = (90 + 165 * (1 - d / self.near_px)).astype(int)       # nearer: brighter
                 for (i, j), s in zip(self.links.tolist(), shade.tolist()):
-                    pygame.draw.line(screen, (s, s, min(255, s + 40)), pts[i].tolist(), pts[j].tolist(), 1)
+                    pygame.draw.line(screen, (s, s, 255), pts[i].tolist(), pts[j].tolist(), 1)
             for x, y in pts.tolist():
                 pygame.draw.circle(screen, (230, 230, 255), (x, y), 3)
         screen.set_clip(None)

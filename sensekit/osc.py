@@ -13,7 +13,9 @@ Output (``OscSender``)
     seconds from the source start) first, then the event's fields in the order
     they are declared in ``sensekit/events.py``. Flattening rules:
 
-    - ``int`` -> ``i``; ``float`` -> ``f`` (float32); ``str`` -> ``s``;
+    - ``int`` -> ``i`` (clamped to int32); ``float`` -> ``f`` (float32; beyond
+      its range -> +-inf); ``str`` -> ``s`` (NUL characters removed: OSC strings
+      end at NUL);
     - ``bool`` -> ``i`` 0/1 (every OSC client reads ints; not all read T/F);
     - a box ``(x, y, w, h)`` -> four ``i``;
     - a tuple of floats (``clap_pattern.times``) -> one ``f`` per element;
@@ -96,6 +98,7 @@ log = logging.getLogger(__name__)
 
 PREFIX = "/sensekit"
 INT32_MIN, INT32_MAX = -(2 ** 31), 2 ** 31 - 1
+FLOAT32_MAX = 3.4028234663852886e38
 
 
 # --- address scheme -----------------------------------------------------------
@@ -175,6 +178,12 @@ def _int32(v: Any) -> int:
     return max(INT32_MIN, min(INT32_MAX, i))
 
 
+def _float32(v: Any) -> float:
+    """A float that float32 can hold: beyond its range becomes +-inf (NaN stays NaN)."""
+    f = float(_plain(v))
+    return math.copysign(math.inf, f) if math.isfinite(f) and abs(f) > FLOAT32_MAX else f
+
+
 def _add_value(builder: osc_message_builder.OscMessageBuilder, tags: str, value: Any) -> None:
     value = _plain(value)
     if tags.endswith("?"):
@@ -185,13 +194,13 @@ def _add_value(builder: osc_message_builder.OscMessageBuilder, tags: str, value:
     if tags == "i":
         builder.add_arg(_int32(value), "i")
     elif tags == "f":
-        builder.add_arg(float(value), "f")
+        builder.add_arg(_float32(value), "f")
     elif tags == "s":
-        builder.add_arg(str(value), "s")
+        builder.add_arg(str(value).replace("\x00", ""), "s")   # OSC strings end at NUL
     elif tags == "(sf)*":
         for k, x in dict(value).items():
-            builder.add_arg(str(k), "s")
-            builder.add_arg(float(_plain(x)), "f")
+            builder.add_arg(str(k).replace("\x00", ""), "s")
+            builder.add_arg(_float32(x), "f")
     elif tags.endswith("*"):
         for x in value:
             _add_value(builder, tags[:-1], x)
@@ -647,6 +656,8 @@ class OscAttachment:
         return out
 
     def close(self) -> None:
+        if self.sender is not None or self.control is not None:
+            log.info("OSC: %s", ", ".join(f"{k} {v}" for k, v in self.stats().items()))
         if self.sender is not None:
             self.sender.close()
         if self.control is not None:

@@ -156,9 +156,12 @@ def test_flattening_of_boxes_bools_zones_and_tuples():
     assert event_arguments(Clap(t=1.0, strength=0.5)) == [("f", 1.0), ("f", 0.5)]
 
 
-def test_huge_ints_are_clamped_to_int32():
-    [r] = decode(encode(Motion(t=0.0, box=(2 ** 40, -(2 ** 40), 0, 0))))
+def test_huge_ints_are_clamped_to_int32_and_huge_floats_become_inf():
+    [r] = decode(encode(Motion(t=0.0, box=(2 ** 40, -(2 ** 40), 0, 0), amount=1e300)))
     assert r.args[1:5] == (2 ** 31 - 1, -(2 ** 31), 0, 0)
+    assert r.args[5] == float("inf")
+    [r] = decode(encode(Clap(t=float("nan"), strength=-1e39)))
+    assert r.args[0] != r.args[0] and r.args[1] == float("-inf")
 
 
 def test_bundle_timetag_is_start_wall_plus_t(collector):
@@ -596,3 +599,63 @@ def test_events_with_profile(recordings_dir: Path, tmp_path: Path, capsys):
     venue.write_text("[color]\ntarget = '#eb2d14'\ntolerance = 500\n")
     assert main(["events", str(demo), "--max-items", "5", "--profile", str(venue)]) == 2
     assert f"{venue}:3: `color.tolerance`" in capsys.readouterr().err
+
+
+# --- property: any field values round-trip ------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+import typing  # noqa: E402
+
+_F32 = st.floats(width=32, allow_nan=False)
+
+
+def _strategy(tp):
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if tp is bool:
+        return st.booleans()
+    if tp is int:
+        return st.integers(-(2 ** 31), 2 ** 31 - 1)
+    if tp is float:
+        return _F32
+    if tp is str:
+        return st.text(max_size=20)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return st.lists(_strategy(args[0]), max_size=5).map(tuple)
+    if origin is tuple:
+        return st.tuples(*(_strategy(a) for a in args))
+    if origin is dict:
+        return st.dictionaries(st.text(max_size=8), _F32, max_size=4)
+    raise AssertionError(f"no strategy for {tp!r}")
+
+
+@st.composite
+def any_event(draw):
+    cls = draw(st.sampled_from(sorted(EVENT_TYPES.values(), key=lambda c: c.name)))
+    hints = typing.get_type_hints(cls)
+    return cls(**{f.name: draw(_strategy(hints[f.name])) for f in dataclasses.fields(cls)})
+
+
+def _flatten(event) -> list:
+    out = []
+    for f in dataclasses.fields(event):
+        v = getattr(event, f.name)
+        if isinstance(v, dict):
+            for k, x in v.items():
+                out += [k.replace("\x00", ""), x]
+        elif isinstance(v, tuple):
+            out += list(v)
+        elif isinstance(v, str):
+            out.append(v.replace("\x00", ""))
+        else:
+            out.append(int(v) if isinstance(v, bool) else v)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(any_event(), st.booleans())
+def test_any_event_round_trips(event, bundle):
+    [r] = decode(encode(event, timetag=1.0e9 if bundle else None))
+    assert r.address == address_for(event.name)
+    assert r.tags == expected_tags(event)
+    assert list(r.args) == _flatten(event)      # float32 values are exact here

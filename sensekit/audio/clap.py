@@ -16,6 +16,9 @@ feature            what it rejects (default threshold)
                    footsteps rise out of sound that is already there.
 ``attack_db``      peak over the 2 ms just before the onset, >= 12 dB: sounds that
                    swell (vowels, coughs building up, bowed notes).
+``steep_db``       largest rise of the envelope within 1 ms on the way to the peak,
+                   >= 14 dB: a clap's peak comes at once; a cough's burst builds up
+                   over several milliseconds.
 ``decay_db``       mean power 4..10 ms after the peak relative to the peak, <= -3 dB:
                    sustained sounds (alarms, hums, steady noise, most of a cough).
 ``width_ms``       time within 10 dB of the peak, 1.5..12 ms: sub-millisecond
@@ -113,6 +116,7 @@ class BurstFeatures:
     flatness: float        # spectral flatness above ``hf_hz``
     centroid_hz: float
     spread_db: float       # weakest of the 0.5-1, 1-2, 2-4 kHz octaves relative to the strongest
+    steep_db: float        # largest 1 ms rise of the envelope in the 6 ms up to the peak
 
     def as_dict(self) -> dict[str, float]:
         return {k: float(getattr(self, k)) for k in self.__slots__}
@@ -141,6 +145,7 @@ class ClapDetector:
         min_level: float = 20.0,
         min_contrast_db: float = 38.0,
         min_attack_db: float = 12.0,
+        min_steep_db: float = 14.0,
         max_decay_db: float = -3.0,
         min_width_ms: float = 1.5,
         max_width_ms: float = 12.0,
@@ -160,8 +165,10 @@ class ClapDetector:
         self.gain = check_range("gain", gain, 0, 100)
         self._gain2 = gain_to_factor(self.gain) ** 2
         self.min_level = check_range("min_level", min_level, 0, 100)
+        self._min_peak_db = level_to_db(self.min_level)
         self.min_contrast_db = check_range("min_contrast_db", min_contrast_db, 0, 150)
         self.min_attack_db = check_range("min_attack_db", min_attack_db, 0, 150)
+        self.min_steep_db = check_range("min_steep_db", min_steep_db, 0, 150)
         self.max_decay_db = check_range("max_decay_db", max_decay_db, -150, 0)
         self.min_width_ms = check_positive("min_width_ms", min_width_ms, allow_zero=True)
         self.max_width_ms = check_positive("max_width_ms", max_width_ms)
@@ -367,6 +374,10 @@ class ClapDetector:
         # attack: how far below the peak the 2 ms just before the onset were
         rise = env[max(0, onset_fr - ms(3.0)): max(1, onset_fr - ms(1.0))]
         attack_db = peak_db - 10.0 * math.log10(float(rise.mean()) + _TINY)
+        # steepness: the largest rise over 1 ms on the way up (claps jump 20-40 dB at once)
+        k2 = ms(1.0)
+        lo_s = max(k2, p - ms(6.0))
+        steep_db = float((db[lo_s: p + 1] - db[lo_s - k2: p + 1 - k2]).max()) if p >= k2 else 99.0
         # decay: mean power from 4 ms after the peak to the end of the window
         post = env[p + ms(4.0): p + ms(self.window_ms) + 1]
         decay_db = 10.0 * math.log10(float(post.mean()) + _TINY) - peak_db if len(post) else 0.0
@@ -392,7 +403,7 @@ class ClapDetector:
             t_peak=t0 + (f0 + p * hop - self._origin) / sr,
             peak_db=peak_db, contrast_db=contrast_db, attack_db=attack_db,
             decay_db=decay_db, width_ms=width_ms, hf_db=hf_db, flatness=flatness,
-            centroid_hz=centroid, spread_db=spread_db,
+            centroid_hz=centroid, spread_db=spread_db, steep_db=steep_db,
         )
 
     def is_clap(self, f: BurstFeatures) -> bool:
@@ -402,6 +413,7 @@ class ClapDetector:
             f.peak_db >= self._min_peak_db
             and f.contrast_db >= self.min_contrast_db
             and f.attack_db >= self.min_attack_db
+            and f.steep_db >= self.min_steep_db
             and f.decay_db <= (self.thump_max_decay_db if thump else self.max_decay_db)
             and self.min_width_ms <= f.width_ms
             and f.width_ms <= (self.thump_max_width_ms if thump else self.max_width_ms)

@@ -794,11 +794,20 @@ def record_source(
                     item = source.read(timeout=0.2 if source.is_live else None)
                 except EOFError:
                     break
-            elapsed = clock.now() - t_start if source.is_live else (item.t if item else 0.0)
-            if seconds is not None and elapsed >= seconds:
-                break
-            if item is not None:
-                rec.write(item)
+            if source.is_live:
+                # A live item was captured before we noticed the limit: keep it, then stop.
+                elapsed = clock.now() - t_start
+                if item is not None:
+                    rec.write(item)
+                if seconds is not None and elapsed >= seconds:
+                    break
+            else:
+                # Files and replays stop exactly at the limit, on their own timestamps.
+                elapsed = item.t if item is not None else 0.0
+                if seconds is not None and elapsed >= seconds:
+                    break
+                if item is not None:
+                    rec.write(item)
             if bar is not None and elapsed - last_shown >= 0.1:
                 bar.update(elapsed - last_shown)
                 last_shown = elapsed

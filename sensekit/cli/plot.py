@@ -89,7 +89,10 @@ def collect(source: Any, *, activity: str = "25,500", off_level: float | None = 
                 pats.append(ev)
             elif isinstance(ev, Clap):
                 claps.append(ev)
-        thresholds.append((item.t, det.silence_level, det.off_level))
+        if nf is not None and det.noise_floor is not None and not nf.ready:
+            thresholds.append((item.t, np.nan, np.nan))     # floor-relative: not set yet
+        else:
+            thresholds.append((item.t, det.silence_level, det.off_level))
     if rate is None:
         raise SourceError(f"source {getattr(source, 'description', source)!s} has no audio blocks")
     if n_samples == 0:
@@ -126,13 +129,16 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
     th = data["thresholds"]
     ax.step(th[:, 0], th[:, 1], where="post", color="#e8590c", lw=1.4, ls="-",
             label=f"threshold (timeout {data['detector'].timeout_ms:g} ms)")
-    if np.any(th[:, 2] != th[:, 1]):
+    gap = th[:, 1] - th[:, 2]
+    if np.any(gap[np.isfinite(gap)] > 1e-9):
         ax.step(th[:, 0], th[:, 2], where="post", color="#e8590c", lw=1.0, ls=":",
                 label="off level (hysteresis)")
     nf = data["noise_floor"]
     if nf.ready:
         ax.axhline(nf.level, color="#495057", lw=1.2, ls="--",
-                   label=f"noise floor {nf.db:.0f} dBFS (first {nf.learn_ms / 1000:g} s)")
+                   label=f"noise floor {nf.db:.0f} dBFS (learned over {nf.learn_ms / 1000:g} s)")
+        ax.axvspan(0, min(dur, nf.learn_ms / 1000.0), ymin=0, ymax=0.025, color="#495057",
+                   alpha=0.35, lw=0)
     on = [e.t for e in acts if e.activating]
     off = [e.t for e in acts if not e.activating]
     ax.plot(on, [2.5] * len(on), ls="", marker="^", ms=7, color="#d9480f",
@@ -161,12 +167,10 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
                                                  lambda d: (d - FLOOR_DB) / DB_PER_LEVEL))
     sec.set_ylabel("rms dBFS")
     ax.legend(loc="upper left", bbox_to_anchor=(0.0, 1.17), ncol=4, fontsize=8, frameon=False)
-    fig.suptitle(title, x=0.99, y=0.985, ha="right", fontsize=10)
     note = f"{data['rate']} Hz, gain {data['gain']:g}"
     if data["skipped"]:
         note += f", {data['skipped']} block(s) with NaN/Inf skipped"
-    ax.text(0.995, 0.97, note, transform=ax.transAxes, ha="right", va="top", fontsize=8,
-            color="#495057")
+    fig.suptitle(f"{title}\n{note}", x=0.99, y=0.99, ha="right", va="top", fontsize=9)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out)
     plt.close(fig)

@@ -16,18 +16,25 @@ How the grid works. The cell size defaults to the largest object's diameter
 only touch objects in its own and the eight surrounding cells. A cell is hashed as
 ``row * span + column``; objects are sorted once by ``row`` then ``x``
 (``np.argsort``), which makes every row of cells contiguous. The neighbour cells
-that still need checking (same row ahead of the object, and the row below from
-south-west to south-east, as in the chapter-1 scheme that visits each pair once)
-then form one contiguous range per row, found with ``np.searchsorted`` and trimmed
-to the object's own reach in x. All ranges are expanded as one vectorised batch
-and filtered exactly. A ``cell`` smaller than the objects is allowed: the search
-then spans ``ceil(reach / cell)`` rows and the result is still exact.
+that still need checking (the own cell and the east cell after the object, and the
+row below from south-west to south-east: the chapter-1 scheme that visits each pair
+once) then form one contiguous range per row. The range ends come from a per-cell
+"end index" table (one ``np.take`` each) when the grid has at most 8 cells per
+object, otherwise from ``np.searchsorted`` on the sorted keys, trimmed to each
+object's own reach in x (so a huge, sparse world costs no table). The ranges are
+expanded and filtered exactly in cache-sized blocks of ~16k candidates with
+``np.take`` (not boolean masks, which are ~2x slower here). A ``cell`` smaller than
+the objects is allowed: the search then spans ``ceil(reach / cell)`` rows and the
+result is still exact.
 
-Cost: one sort of N keys plus about ``(rows + 1) * N`` binary searches and one pass
-over the candidates. 100,000 circles (r 2..10, 10 % area covered) take roughly a
-third of the time of the dense-table reference grid in ``../shared/bench``.
-Memory: a few arrays of N and of the candidate count; no per-cell table, so a
-huge or sparse world costs nothing extra.
+Cost: one argsort of N keys, a few gathers of N and one pass over the candidates
+(about 1.4 per circle at 10 % area cover). 100,000 circles (r 2..10) take about half
+the time of the dense-table reference grid in ``../shared/bench`` (same process, same
+circles: ``benchmarks/collide.py``); below ~2,000 objects the fixed cost (~0.2 ms of
+NumPy calls) dominates and the reference's leaner code is faster. Memory: N-sized and
+per-cell work arrays are kept per thread and reused between calls (fresh multi-MB
+arrays cost more in page faults than in arithmetic on this kind of machine); they
+grow to the largest call seen, ~90 bytes per object + 8 per cell.
 
 Failure modes: ``ConfigError`` (naming the value) for positions that are not
 finite ``(N, 2)`` numbers, non-positive radii or distance, boxes with
@@ -50,6 +57,7 @@ Method = Literal["grid", "brute"]
 _EMPTY = np.zeros((0, 2), dtype=np.int64)
 _SLACK = 1e-9  # relative widening of search windows: the exact test decides
 _BLOCK = 16384  # candidate pairs per expansion block (cache-sized temporaries)
+_MAX_CELLS_PER_AXIS = float(1 << 22)
 _DENSE_CELLS_PER_OBJECT = 8  # above this many cells per object, binary search instead of tables
 
 
@@ -101,13 +109,12 @@ class _Scratch(threading.local):
         self.bufs: dict[str, np.ndarray] = {}
 
     def get(self, name: str, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
-        size = int(np.prod(shape))
-        dt = np.dtype(dtype)
+        size = shape if isinstance(shape, int) else math.prod(shape)
         buf = self.bufs.get(name)
-        if buf is None or buf.size < size or buf.dtype != dt:
-            buf = np.empty(max(size + size // 4, 1024), dtype=dt)
+        if buf is None or buf.size < size or buf.dtype != dtype:
+            buf = np.empty(max(size + size // 4, 1024), dtype=dtype)
             self.bufs[name] = buf
-        return buf[:size].reshape(shape)
+        return buf[:size] if isinstance(shape, int) else buf[:size].reshape(shape)
 
 
 _SCRATCH = _Scratch()
@@ -138,13 +145,17 @@ class _Sorted:
 
     def __init__(self, x: np.ndarray, y: np.ndarray, reach_x_max: float, reach_y_max: float,
                  cell: float):
+        xmin, xmax = float(x.min()), float(x.max())
+        ymin, ymax = float(y.min()), float(y.max())
+        # keys must stay exact in float64: at most 2**22 cells along either axis (a coarser
+        # grid is still exact, only slower); also never more rows to search than objects
+        extent = max(xmax - xmin, ymax - ymin)
+        cell = max(cell, extent / _MAX_CELLS_PER_AXIS, reach_y_max / max(len(x), 1))
         self.cell = cell
         # rows that can hold a partner: |dy| < reach_y_max => row difference <= rows
         self.rows = max(1, math.ceil(reach_y_max * (1 + _SLACK) / cell))
         kx = math.ceil(reach_x_max * (1 + _SLACK) / cell) + 1  # margin so windows stay in the row
         self.kx = kx
-        xmin, xmax = float(x.min()), float(x.max())
-        ymin = float(y.min())
         ncols = math.floor((xmax - xmin) / cell) + 1
         self.span = float(ncols + 2 * kx + 1)
         inv = 1.0 / cell
@@ -157,10 +168,10 @@ class _Sorted:
         np.floor(row, out=row)
         row *= self.span
         key += row
-        self.order = np.argsort(key)
-        self.key = np.take(key, self.order, out=_SCRATCH.get("skey", n, np.float64))
-        self.x = np.take(x, self.order, out=_SCRATCH.get("sx", n, np.float64))
-        self.y = np.take(y, self.order, out=_SCRATCH.get("sy", n, np.float64))
+        self.order = order = key.argsort()
+        self.key = key.take(order, out=_SCRATCH.get("skey", n, np.float64))
+        self.x = x.take(order, out=_SCRATCH.get("sx", n, np.float64))
+        self.y = y.take(order, out=_SCRATCH.get("sy", n, np.float64))
 
     def ranges(self, reach_x: np.ndarray | float, reach_x_max: float
                ) -> tuple[np.ndarray, np.ndarray]:
@@ -188,11 +199,11 @@ class _Sorted:
             end[np.take(cid, last)] = last + 1
             end[cid[-1]] = n
             np.maximum.accumulate(end, out=end)
-            np.take(end, cid + kxw, out=E[0])
+            end.take(cid + kxw, out=E[0])
             for dy in range(1, self.rows + 1):
                 base = cid + (dy * span)
-                np.take(end, base - (kxw + 1), out=S[dy])
-                np.take(end, base + kxw, out=E[dy])
+                end.take(base - (kxw + 1), out=S[dy])
+                end.take(base + kxw, out=E[dy])
         else:
             if isinstance(reach_x, np.ndarray):
                 w = np.take(reach_x, self.order) * ((1 + _SLACK) / self.cell)

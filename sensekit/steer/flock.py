@@ -32,9 +32,11 @@ Neighbour search is ``sensekit.collide.grid`` (sort-based uniform grid, exact; c
 ``radius``); ``neighbours="brute"`` uses an O(N^2) check instead, for tests. Neighbours
 are not searched across a wrapped edge.
 
-Cost: O(N * neighbours) NumPy per step, no per-agent Python. About 4-7 ms for 5,000
-agents with ~20 neighbours each (below SciPy's cKDTree version of the same rules in
-``../shared/bench/flock_ref.py``); ~4x that for 20,000.
+Cost: O(N * neighbours) NumPy per step, no per-agent Python; the neighbour pairs are
+streamed from the grid in cache-sized blocks and summed with ``np.bincount``, so the pair
+list never exists in full. 5,000 agents with ~10 in-sight neighbours each take about half
+the time of the cKDTree step in ``../shared/bench/flock_ref.py`` (same process, same
+state: ``benchmarks/flock.py``); 20,000 about four times as long as 5,000.
 Failure modes: ``ConfigError`` naming the value for non-finite or mis-shaped positions,
 velocities, targets or flee points (checked on every ``step``, so a NaN never spreads
 through the flock), ``max_speed``/``max_force``/``mass``/``radius`` <= 0, unknown weight
@@ -228,6 +230,10 @@ class Flock:
         v = self.velocities = as_points("velocities", self.velocities, len(p))
         n = len(p)
         w = self.weights
+        unknown = set(w) - set(DEFAULT_WEIGHTS)
+        if unknown:
+            raise ConfigError(f"unknown flock weight {sorted(unknown)[0]!r}; weights are "
+                              f"{sorted(DEFAULT_WEIGHTS)}")
         ms = self.max_speed
         fx = np.zeros(n)
         fy = np.zeros(n)

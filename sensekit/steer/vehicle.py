@@ -9,22 +9,23 @@ half a second), response_s 0.1, radius 8 (used by avoidance and non-penetration)
 "none".
 
 ``update`` is the one integrating method (OpenSteer's ``applySteeringForce``):
-forces (plus anything queued with ``apply_force``) are summed. Behaviours return steering
-in velocity units, "desired velocity minus velocity", as in the book; ``update`` asks for
-that change within ``response_s`` (default 0.1 s), i.e. force = steering / response_s,
-truncated to ``max_force``, divided by ``mass`` (with dt = 1 per frame and
-``response_s=1`` this is exactly the book's per-frame update); velocity += acceleration * dt, truncated to
-``max_speed``; position += velocity * dt; then the edge rule: ``"wrap"`` re-enters on the
-opposite side, ``"bounce"`` reflects the velocity and clamps into ``bounds``
-(``(width, height)``, origin at 0, 0), ``"none"`` leaves the world unbounded. An optional
-``displacement`` (e.g. from non-penetration) is added to the position afterwards. Behaviours
-(``sensekit.steer.behaviours``) only read a vehicle and return forces.
+1. forces (plus anything queued with ``apply_force``) are summed. Behaviours return
+   steering in velocity units, "desired velocity minus velocity", as in the book;
+2. that change is asked for within ``response_s`` (default 0.1 s): force = steering /
+   response_s, truncated to ``max_force``, divided by ``mass``. With dt = 1 per frame and
+   ``response_s=1`` this is exactly the book's per-frame update;
+3. velocity += acceleration * dt, truncated to ``max_speed``; position += velocity * dt;
+4. the edge rule: ``"wrap"`` re-enters on the opposite side, ``"bounce"`` reflects the
+   velocity and mirrors the position back into ``bounds`` (``(width, height)`` from 0, 0),
+   ``"none"`` leaves the world unbounded;
+5. an optional ``displacement`` (e.g. from ``non_penetration``) is added to the position.
+Behaviours (``sensekit.steer.behaviours``) only read a vehicle and return forces.
 
-Cost: a few microseconds per update (plain floats); use ``sensekit.steer.Flock`` for
-hundreds or thousands of agents.
-Failure modes: ``ConfigError`` naming the value for ``max_speed``/``max_force``/``mass``
-<= 0, ``response_s`` <= 0, an unknown edge mode, edges without ``bounds``, non-finite positions, velocities
-or forces, ``dt`` < 0.
+Cost: a few microseconds per update (NumPy on 2-vectors); use ``sensekit.steer.Flock``
+for hundreds or thousands of agents.
+Failure modes: ``ConfigError`` naming the value for ``max_speed``/``max_force``/``mass``/
+``response_s`` <= 0, an unknown edge mode, edges without ``bounds``, non-finite
+positions, velocities or forces, ``dt`` < 0.
 """
 from __future__ import annotations
 

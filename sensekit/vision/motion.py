@@ -277,10 +277,11 @@ class MotionDetector:
         assert self._diff is not None and self._mask is not None
         diff = cv2.absdiff(cur, prev, dst=self._diff)
         d1 = diff if single else self._reduce(diff)
-        if self.fixed_threshold is None and (self.frames % self.noise_every_frames == 0
-                                             or self._noise_thr is None):
-            self._learn_noise(d1)
-        thr = self.threshold
+        thr = self.fixed_threshold
+        if thr is None:
+            if self.frames % self.noise_every_frames == 0 or self._noise_thr is None:
+                self._learn_noise(d1)
+            thr = self.threshold
         mask = cv2.threshold(d1, thr - 1, 255, cv2.THRESH_BINARY, dst=self._mask)[1]
         lighting = False
         count = cv2.countNonZero(mask)

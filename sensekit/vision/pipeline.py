@@ -38,7 +38,8 @@ from sensekit.events import ColorBounds, Dispatcher, Edges, Event
 from sensekit.validate import check_frame, check_int_range
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.motion import MotionDetector, MotionResult
-from sensekit.vision.stages import EDGE_KERNEL, EDGE_THRESHOLD, box_from_rect, palette_lut, parse_color, rgb_to_bgr
+from sensekit.vision.stages import (EDGE_THRESHOLD, book_edge_filter, box_from_rect, palette_lut, parse_color,
+                                    rgb_to_bgr)
 
 __all__ = ["VisionStage", "SUBSTAGE_EMITS"]
 
@@ -151,6 +152,7 @@ class VisionStage:
         self._b_other = np.empty(shape, np.uint8)   # the motion detector keeps the previous one
         self._q = np.empty(shape, np.uint8)
         self._e = np.empty(shape if self.edge_direction == "horizontal" else shape[:2], np.uint8)
+        self._e_rows = self._e.reshape(shape[0], -1)      # same buffer, 2-D, for countNonZero
         self._hit = np.empty(shape[:2], np.uint8)
 
     # -- the stage ------------------------------------------------------------------------
@@ -219,7 +221,7 @@ class VisionStage:
         if "edges" in active:
             e = self._edges(m)
             self.edge_map = e
-            count = cv2.countNonZero(e.reshape(e.shape[0], -1))
+            count = cv2.countNonZero(self._e_rows)
             events.append(Edges(t=t, nonzero=count, fraction=count / e.size))
             runs["edges"] += 1
         return events
@@ -227,7 +229,7 @@ class VisionStage:
     def _edges(self, m: np.ndarray) -> np.ndarray:
         e = self._e
         if self.edge_direction == "horizontal":
-            cv2.filter2D(m, -1, EDGE_KERNEL, dst=e, borderType=cv2.BORDER_REPLICATE)
+            book_edge_filter(m, dst=e)
         else:
             grey = cv2.cvtColor(m, cv2.COLOR_BGR2GRAY)
             gx = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3))

@@ -44,7 +44,7 @@ from sensekit.validate import check_frame
 __all__ = [
     "EDGE_KERNEL", "EDGE_THRESHOLD", "OPS", "parse_color", "rgb_to_bgr", "bgr_to_rgb",
     "mirror", "blur", "palette_lut", "palette_map", "threshold", "color_bounds",
-    "edges", "on_edge", "empty_box", "box_from_rect",
+    "edges", "book_edge_filter", "on_edge", "empty_box", "box_from_rect",
 ]
 
 #: The book's horizontal edge kernel: 1 wide, 3 tall; 4*I(y) - 4*I(y+1) (correlation).
@@ -333,6 +333,23 @@ def color_bounds(frame: np.ndarray, color: int | str, *, mask: int = 0xFFFFFF,
 
 # --- edges ------------------------------------------------------------------
 
+def book_edge_filter(frame: np.ndarray, *, dst: np.ndarray | None = None) -> np.ndarray:
+    """``ConvolutionFilter(1, 3, [0, 4, -4])``: ``saturate(4 * I(y) - 4 * I(y + 1))``, last row 0.
+
+    Bit-identical to ``cv2.filter2D(frame, -1, EDGE_KERNEL, borderType=BORDER_REPLICATE)``
+    but computed as a saturating row difference doubled twice (``min(255, 4 * max(0, d))``),
+    about half the cost of the generic filter.
+    """
+    out = dst if dst is not None else np.empty_like(frame)
+    if frame.shape[0] > 1:
+        body = out[:-1]
+        cv2.subtract(frame[:-1], frame[1:], dst=body)
+        cv2.add(body, body, dst=body)
+        cv2.add(body, body, dst=body)
+    out[-1] = 0
+    return out
+
+
 def edges(frame: np.ndarray, *, direction: Literal["horizontal", "any"] = "horizontal",
           blur_px: int = 3, threshold_value: int = EDGE_THRESHOLD,
           dst: np.ndarray | None = None) -> np.ndarray:
@@ -351,7 +368,7 @@ def edges(frame: np.ndarray, *, direction: Literal["horizontal", "any"] = "horiz
         raise ConfigError(f"`threshold_value` must be 0..256, got {threshold_value!r}")
     if direction == "horizontal":
         _check_dst(dst, frame.shape)
-        e = cv2.filter2D(frame, -1, EDGE_KERNEL, dst=dst, borderType=cv2.BORDER_REPLICATE)
+        e = book_edge_filter(frame, dst=dst)
     elif direction == "any":
         _check_dst(dst, frame.shape[:2])
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)

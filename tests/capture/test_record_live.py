@@ -258,20 +258,14 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def _written(live: dict[str, Any]) -> tuple[int, int]:
     """Delivered frames and samples the recorder was expected to write.
 
-    ``record_source`` discards the one item it reads when ``--seconds`` has passed, so
-    that item (the last delivered) may be missing; nothing else may be.
+    ``record_source`` writes every item it reads, including the one read when
+    ``--seconds`` ran out, so nothing delivered may be missing.
     """
     from sensekit.capture.recording import read_meta
 
     meta = read_meta(live["rec"])
     info = live["info"]
     n_frames, n_samples = len(info["frames"]), sum(b[2] for b in info["blocks"])
-    if (meta["frames"], meta["audio_samples"]) != (n_frames, n_samples):
-        last = info["order"][-1]
-        if last == "v":
-            n_frames -= 1
-        else:
-            n_samples -= info["blocks"][-1][2]
     assert (meta["frames"], meta["audio_samples"]) == (n_frames, n_samples), (
         f"recorded {meta['frames']} frames / {meta['audio_samples']} samples, delivered "
         f"{len(info['frames'])} / {sum(b[2] for b in info['blocks'])} "

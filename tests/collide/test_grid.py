@@ -124,3 +124,13 @@ def test_bad_radii_and_boxes():
         box_pairs([(5, 0, 1, 1)])
     with pytest.raises(ConfigError, match=r"`method`.*'fast'"):
         circle_pairs([(0, 0)], 1.0, method="fast")
+
+
+def test_huge_coordinates_and_tiny_cells_stay_exact():
+    rng = np.random.default_rng(9)
+    p = rng.uniform(-1e12, 1e12, (200, 2))
+    p[100:] = p[:100] + rng.uniform(-3, 3, (100, 2))      # close partners far from the origin
+    r = np.full(200, 2.0)
+    assert np.array_equal(circle_pairs(p, r), circle_pairs(p, r, method="brute"))
+    q = rng.uniform(0, 50, (60, 2))
+    assert np.array_equal(circle_pairs(q, 30.0, cell=1e-6), circle_pairs(q, 30.0, method="brute"))

@@ -140,3 +140,7 @@ def test_bad_settings_name_the_value():
         Flock([(0, 0)], weights={"cohesian": 1})
     with pytest.raises(ConfigError, match=r"`radius`.*-5"):
         Flock([(0, 0)], radius=-5)
+    f = Flock([(0, 0), (1, 1)])
+    f.weights["alignmnet"] = 2.0               # a typo after construction is caught too
+    with pytest.raises(ConfigError, match=r"unknown flock weight 'alignmnet'"):
+        f.step(DT)

@@ -205,6 +205,19 @@ def test_horizontal_edges_book_kernel_blur_threshold():
     assert not S.edges(255 - f).any()
 
 
+def test_book_edge_filter_equals_the_generic_convolution():
+    rng = np.random.default_rng(7)
+    for shape in ((1, 5, 3), (2, 3, 3), (37, 41, 3)):
+        f = rng.integers(0, 256, shape, dtype=np.uint8)
+        want = cv2.filter2D(f, -1, S.EDGE_KERNEL, borderType=cv2.BORDER_REPLICATE)
+        assert np.array_equal(S.book_edge_filter(f), want), shape
+    f[10:12] = 0                                    # big jumps saturate at 255, small ones scale by 4
+    f[9] = 200
+    f[8] = 201
+    e = S.book_edge_filter(f)
+    assert (e[9] == 255).all() and (e[8] == 4).all() and not e[10].any()
+
+
 def test_edges_any_direction_sees_vertical_edges_too():
     f = np.zeros((10, 10, 3), np.uint8)
     f[:, 5:] = 255
