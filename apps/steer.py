@@ -75,11 +75,16 @@ class Steer(App):
         bounds = (float(v.w), float(v.h))
 
         def spot() -> tuple[float, float]:
-            return (float(rng.uniform(v.x + 40, v.right - 40)), float(rng.uniform(v.y + 40, v.bottom - 40)))
+            """A random place in the view, clear of the fixed obstacles."""
+            while True:
+                p = np.array([rng.uniform(v.x + 40, v.right - 40), rng.uniform(v.y + 40, v.bottom - 40)])
+                if (np.hypot(*(self.obstacles - p).T) > self.obstacle_r + 15).all():
+                    return float(p[0]), float(p[1])
 
         self.vehicles = [Vehicle(spot(), max_speed=self.speed, max_force=3 * self.speed, radius=7)
                          for _ in range(N_VEHICLES)]
-        self.wanderers = [Vehicle(spot(), rng.normal(0, 40, 2), max_speed=self.speed * 0.6,
+        self.wanderers = [Vehicle(np.subtract(spot(), v.topleft), rng.normal(0, 40, 2),
+                                  max_speed=self.speed * 0.6,
                                   max_force=2 * self.speed, radius=6, edges="wrap", bounds=bounds)
                           for _ in range(N_WANDERERS)]
         self.angles = [float(a) for a in rng.uniform(0, 2 * math.pi, N_WANDERERS)]

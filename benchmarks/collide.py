@@ -94,7 +94,6 @@ def main() -> int:
         summary.append((f"grid N={n}", median(our_stats), median(ref_stats), ratio, limit))
 
     if not args.no_masks:
-        import pygame  # noqa: F401  (initialised by the reference import)
         ma, _ = cr.star_mask(rot_deg=0)
         mb, _ = cr.star_mask(rot_deg=18)
         offsets = {"centered": (0, 0), "partial": (30, 20), "tips": (-58, -58),

@@ -135,8 +135,8 @@ def wander(a: Agent, angle: float, rng: np.random.Generator, *, distance: float 
 # ----------------------------------------------------------------------------- obstacles
 def avoid(a: Agent, centres: Any, radii: Any, *, lookahead: float = 80.0,
           buffer: float = 6.0) -> np.ndarray:
-    """Feeler method: a feeler of length ``lookahead`` (scaled up with speed, never below
-    the agent's radius + buffer) points along the heading; every circle whose
+    """Feeler method: a feeler of ``lookahead`` * speed / max_speed (at least a quarter of
+    it), plus the agent's radius and ``buffer``, points along the heading; every circle whose
     ``radius + buffer + agent radius`` the feeler's line passes within pushes sideways
     (away from its centre), more strongly the closer it is, and the most urgent one brakes.
     Obstacles behind the agent or beyond the feeler are ignored (zero force)."""

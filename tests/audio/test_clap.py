@@ -177,3 +177,19 @@ def test_bad_settings(kwargs, message):
         ClapDetector(**kwargs)
     with pytest.raises(ConfigError, match="`count` must be 2..16, got 1"):
         ClapPatternTracker(1)
+
+
+def test_burst_that_builds_up_is_not_a_clap():
+    """Same noise burst, but rising over 8 ms (a cough's explosive phase builds up):
+    no 1 ms jump of 14 dB, so not a clap - while the instant-attack version is."""
+    rate = 48000
+    x = noise_floor(1.0, rate, -65)
+    burst = clap_burst(rate, length_ms=20, decay_ms=3)
+    ramp = np.minimum(1.0, np.arange(len(burst)) / (0.008 * rate)).astype(np.float32)
+    slow = np.concatenate([np.random.default_rng(5).uniform(-0.5, 0.5, int(0.008 * rate))
+                           .astype(np.float32) * ramp[: int(0.008 * rate)], burst])
+    add_at(x, slow, 0.4, rate)
+    assert detect(x, rate) == []
+    y = noise_floor(1.0, rate, -65)
+    add_at(y, burst, 0.4, rate)
+    assert len(detect(y, rate)) == 1

@@ -42,6 +42,12 @@ def test_negatives_by_label(evaluation, label):
 
 
 @pytest.mark.parametrize("block", [256, 1024])
+def test_other_block_sizes_per_clip(shared_data, block):
+    ev = evaluate(shared_data, block=block)
+    assert ev.clip.f1 >= 0.90 and ev.per_clap.f1 >= 0.95, format_table(ev)
+
+
+@pytest.mark.parametrize("block", [256, 1024])
 def test_other_block_sizes_keep_the_annotated_claps(shared_data, block):
     for clip in read_clips(shared_data):
         if clip.onsets:
