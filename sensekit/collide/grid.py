@@ -230,12 +230,15 @@ class _Sorted:
         np.subtract(E_all, S_all, out=E_all)
         np.maximum(E_all, 0, out=E_all)
         C_all = E_all                                   # candidate count per range
-        per_obj = np.cumsum(C_all.sum(axis=0))
-        total = int(per_obj[-1]) if n else 0
+        total = int(C_all.sum())
         if total == 0:
             return []
-        cuts = np.searchsorted(per_obj, np.arange(block, total, block), side="left") + 1
-        edges = sorted({0, n, *cuts.tolist()})
+        if total <= block:                              # one block: skip the split
+            edges = [0, n]
+        else:
+            per_obj = np.cumsum(C_all.sum(axis=0))
+            cuts = np.searchsorted(per_obj, np.arange(block, total, block), side="left") + 1
+            edges = sorted({0, n, *cuts.tolist()})
         parts: list[tuple[np.ndarray, ...]] = []
         for a, b in zip(edges[:-1], edges[1:]):
             m = b - a
