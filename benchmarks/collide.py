@@ -122,7 +122,9 @@ def main() -> int:
     for what, ours, theirs, ratio, limit in summary:
         verdict = "" if limit is None else ("  OK" if ratio <= limit else f"  OVER {limit}x")
         ok &= limit is None or ratio <= limit
-        bu.log(f"  {what:28s} {ours:10.4f} ms vs {theirs:10.4f} ms  ratio {ratio:5.2f}{verdict}")
+        unit, k = ("us", 1000.0) if what.startswith("hit_test") else ("ms", 1.0)
+        bu.log(f"  {what:28s} {ours * k:9.3f} {unit} vs {theirs * k:9.3f} {unit}  "
+               f"ratio {ratio:5.2f}{verdict}")
     return 0 if ok else 1
 
 

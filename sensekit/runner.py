@@ -102,6 +102,8 @@ class Runner:
         self.latest_frame: VideoFrame | None = None
         self.latest_block: AudioBlock | None = None
         self.ended = False
+        #: How often ``run()`` checks a live source's status while no data arrives.
+        self.status_poll_s = 0.2
         self._pending: Item | None = None
 
     # -- one item ----------------------------------------------------------
@@ -151,17 +153,22 @@ class Runner:
             on_item: Callable[[Item], None] | None = None) -> RunStats:
         """Process the whole source (or ``max_items`` items)."""
         n = 0
-        for item in self.source:
-            if self.source.is_live:
+        live = self.source.is_live
+        while max_items is None or n < max_items:
+            if live:
+                # Poll with a short timeout so a lost device is reported while it lasts.
                 self.dispatch_status()
+            try:
+                item = self.source.read(timeout=self.status_poll_s if live else None)
+            except EOFError:
+                self.ended = True
+                break
+            if item is None:
+                continue
             self.process(item)
             n += 1
             if on_item is not None:
                 on_item(item)
-            if max_items is not None and n >= max_items:
-                break
-        else:
-            self.ended = True
         return self.stats
 
     def pump(self, until_t: float | None = None, *, max_items: int = 10_000) -> int:

@@ -107,7 +107,10 @@ def test_addresses_follow_the_documented_rule():
     assert len(set(addresses)) == len(addresses)
     assert not set(addresses) & set(CONTROLS), "an event address collides with a control address"
     for name in EVENT_TYPES:
-        signature(EVENT_TYPES[name])  # every declared event has an OSC mapping
+        sig = signature(EVENT_TYPES[name])  # every declared event has an OSC mapping
+        variable = [i for i, (_, tags, _) in enumerate(sig) if tags.endswith("*")]
+        assert variable in ([], [len(sig) - 1]), \
+            f"{name}: a variable-length field must be the last one (docs/OSC.md)"
 
 
 @pytest.mark.parametrize("bad", ["", "Clap", "clap/x", "_x", "a__b", "x y"])

@@ -5,9 +5,10 @@
 - ``grid``: ``circle_pairs``, ``box_pairs``, ``pairs_within`` (uniform grid, exact).
 - ``contact``: contact points and normals for circle pairs and circle-box, ``resolve``.
 """
+from sensekit.collide.contact import box_contacts, circle_contacts, resolve, resolve_box
 from sensekit.collide.grid import auto_cell, box_pairs, circle_pairs, pairs_within
 from sensekit.collide.hit import (bounding_box, boxes_overlap, hit_test, hit_test_point,
                                   overlap_area, to_mask)
 
-__all__ = ["auto_cell", "box_pairs", "circle_pairs", "pairs_within", "bounding_box",
+__all__ = ["box_contacts", "circle_contacts", "resolve", "resolve_box", "auto_cell", "box_pairs", "circle_pairs", "pairs_within", "bounding_box",
            "boxes_overlap", "hit_test", "hit_test_point", "overlap_area", "to_mask"]

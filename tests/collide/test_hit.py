@@ -110,8 +110,14 @@ def test_wrong_dtype_mask_names_the_dtype():
 
 
 def test_bad_position_names_the_value():
-    m = to_mask(rgba(2, 2, 255))
+    img = rgba(2, 2, 255)
+    m = to_mask(img)
     with pytest.raises(ConfigError, match=r"`pos_b`.*nan"):
-        hit_test(m, (0, 0), m, (float("nan"), 0))
+        hit_test(img, (0, 0), img, (float("nan"), 0))
     with pytest.raises(ConfigError, match=r"`point`"):
         hit_test_point(m, (0, 0), ("x", 1))
+    with pytest.raises(ConfigError, match=r"`pos_a`.*inf"):
+        overlap_area(m, (float("inf"), 0), m, (0, 0))
+    # the two-Mask fast path does not validate (documented): a NaN offset never hits
+    assert not hit_test(m, (0, 0), m, (float("nan"), 0))
+
