@@ -6,8 +6,10 @@ as ``float32`` (``value / 32768``, full scale 1.0) in ``AudioBlock`` items.
 
 - The PortAudio callback only copies the block into a bounded ``queue.Queue``
   (``max_queued_blocks``, 64 = 0.68 s at 48 kHz) and notes the status flags.
-  When the queue is full the *oldest* block is dropped: a slow consumer gets
-  the newest audio. ``stats()`` counts ``overflows`` (PortAudio's input
+  When the queue is full the *oldest* block is dropped (``drop="oldest"``, the
+  default: a slow consumer gets the newest audio, lowest latency); with
+  ``drop="newest"`` the incoming block is dropped instead, so what is delivered
+  is one unbroken stretch from the start (what a recorder or a test wants). ``stats()`` counts ``overflows`` (PortAudio's input
   overflow flag: the OS buffer overran before the callback ran) and
   ``dropped_blocks`` (our queue was full).
 - Block ``t`` is ``sample_index / rate``: the sample clock, not wall time, so the
@@ -47,7 +49,7 @@ import numpy as np
 
 from sensekit.capture.base import AudioBlock, Source
 from sensekit.capture.devices import MicrophoneInfo, find_microphone, import_sounddevice
-from sensekit.errors import SourceError
+from sensekit.errors import ConfigError, SourceError
 from sensekit.events import Event, SourceLost, SourceRestored
 from sensekit.validate import check_int_range, check_positive, check_range
 
@@ -74,6 +76,7 @@ class MicrophoneSource(Source):
         dtype: str = "int16",
         gain: float = 50.0,
         max_queued_blocks: int = 64,
+        drop: str = "oldest",
         backoff_initial_s: float = 0.25,
         backoff_max_s: float = 4.0,
         stall_timeout_s: float = 2.0,
@@ -88,6 +91,9 @@ class MicrophoneSource(Source):
         self.dtype = dtype
         self._gain = check_range("gain", gain, 0, 100)
         self.max_queued_blocks = check_int_range("max_queued_blocks", max_queued_blocks, 1, 1 << 20)
+        if drop not in ("oldest", "newest"):
+            raise ConfigError(f"`drop` must be 'oldest' or 'newest', got {drop!r}")
+        self.drop = drop
         self.backoff_initial_s = check_positive("backoff_initial_s", backoff_initial_s)
         self.backoff_max_s = max(self.backoff_initial_s, check_positive("backoff_max_s", backoff_max_s))
         self.stall_timeout_s = check_positive("stall_timeout_s", stall_timeout_s)
@@ -148,6 +154,9 @@ class MicrophoneSource(Source):
                 q.put_nowait(item)
                 return
             except queue.Full:
+                if self.drop == "newest":
+                    self._dropped += 1
+                    return
                 try:
                     q.get_nowait()
                     self._dropped += 1
