@@ -9,7 +9,7 @@ import pytest
 from sensekit.app.convert import surface_to_array
 from sensekit.app.registry import discover
 
-APPS = sorted(n for n in discover() if n not in ("steer", "collide"))
+APPS = sorted(discover())
 STEPS = {"clapper": 420, "activity_graph": 200}     # until something has happened on screen
 
 
