@@ -64,9 +64,7 @@ class Collide(App):
         return [self.vision]
 
     def setup(self) -> None:
-        self.camera_view = v = pygame.Rect(0, D.TITLE_H, 640, 480)
-        self.shade = pygame.Surface(v.size, pygame.SRCALPHA)
-        self.shade.fill((0, 0, 30, 160))
+        self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
         self.scene = 0
         self.box: tuple[float, float, float, float] | None = None     # tracked object, view px
         self.alpha_threshold = 128
@@ -189,12 +187,7 @@ class Collide(App):
     # -- drawing -------------------------------------------------------------
     def draw(self, screen: pygame.Surface) -> None:
         v = self.camera_view
-        cam = self.camera_surface(v.size)
-        if cam is None:
-            screen.fill(D.DARK, v)
-        else:
-            screen.blit(cam, v)
-            screen.blit(self.shade, v)
+        self.draw_camera(screen, v, dim=(0, 0, 30, 160))
         scene = SCENES[self.scene]
         screen.set_clip(v)
         if self.box is not None and scene != "stars":

@@ -46,8 +46,6 @@ class MotionPaddle(App):
     def setup(self) -> None:
         self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
         self.field = self.camera_view
-        self.shade = pygame.Surface(self.field.size, pygame.SRCALPHA)
-        self.shade.fill((0, 0, 20, 130))
         self.sensitivity = 5
         self.left = self.right = 0.0
         self.score = 0
@@ -161,12 +159,7 @@ class MotionPaddle(App):
     # -- drawing -------------------------------------------------------------
     def draw(self, screen: pygame.Surface) -> None:
         f = self.field
-        cam = self.camera_surface(f.size)
-        if cam is None:
-            screen.fill(D.DARK, f)
-        else:
-            screen.blit(cam, f)
-            screen.blit(self.shade, f)
+        self.draw_camera(screen, f, dim=(0, 0, 20, 130))
         top = f.y + int(f.h * ZONE_TOP)
         half = f.w // 2
         for amount, rect, label in ((self.left, pygame.Rect(f.x + 4, top, half - 8, f.bottom - top - 4), "< wave here"),

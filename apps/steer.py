@@ -53,9 +53,7 @@ class Steer(App):
         return [self.vision]
 
     def setup(self) -> None:
-        self.camera_view = v = pygame.Rect(0, D.TITLE_H, 640, 480)
-        self.shade = pygame.Surface(v.size, pygame.SRCALPHA)
-        self.shade.fill((0, 0, 30, 150))
+        self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
         self.mode = 0
         self.speed = 160.0
         self.colour_at: np.ndarray | None = None
@@ -186,12 +184,7 @@ class Steer(App):
     # -- drawing -------------------------------------------------------------
     def draw(self, screen: pygame.Surface) -> None:
         v = self.camera_view
-        cam = self.camera_surface(v.size)
-        if cam is None:
-            screen.fill(D.DARK, v)
-        else:
-            screen.blit(cam, v)
-            screen.blit(self.shade, v)
+        self.draw_camera(screen, v, dim=(0, 0, 30, 150))
         mode = MODES[self.mode]
         screen.set_clip(v)
         if mode in ("arrive at colour", "arrive at motion"):

@@ -122,6 +122,23 @@ class App:
         """The latest (mirrored) camera image scaled to ``size``; ``None`` before the first frame."""
         return self.host.camera_surface(size)
 
+    def draw_camera(self, screen: pygame.Surface, rect: pygame.Rect,
+                    dim: tuple[int, int, int, int] | None = None) -> None:
+        """Blit the mirrored camera image into ``rect``, optionally under a translucent
+        ``dim`` colour (RGBA) so game objects stand out; a dark fill before the first frame."""
+        cam = self.camera_surface(rect.size)
+        if cam is None:
+            screen.fill(D.DARK, rect)
+            return
+        screen.blit(cam, rect)
+        if dim is not None:
+            key = (rect.size, dim)
+            if getattr(self, "_dim_key", None) != key:
+                self._dim_surface = pygame.Surface(rect.size, pygame.SRCALPHA)
+                self._dim_surface.fill(dim)
+                self._dim_key = key
+            screen.blit(self._dim_surface, rect)
+
     def draw_frame(self, screen: pygame.Surface, score: str = "") -> None:
         """The title bar (title, score) and the instruction line; call at the end of ``draw``."""
         D.title_bar(screen, self.title, score)
