@@ -53,7 +53,7 @@ class Steer(App):
         return [self.vision]
 
     def setup(self) -> None:
-        self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
+        self.camera_view = v = pygame.Rect(0, D.TITLE_H, 640, 480)
         self.mode = 0
         self.speed = 160.0
         self.colour_at: np.ndarray | None = None
