@@ -112,15 +112,22 @@ def hit_test(a: Any, pos_a: Sequence[float], b: Any, pos_b: Sequence[float],
     ``pos_b``. ``a``/``b`` are Masks (fast path: ``alpha_threshold`` was applied when they
     were built) or anything ``to_mask`` takes (converted with ``alpha_threshold``).
 
-    The fast path (two Masks) is one ``Mask.overlap`` call and nothing else: its positions
-    are not validated -- a NaN or infinite offset simply never hits, as in pygame. A finite
-    check there costs ~20 % of the call (measured in ``benchmarks/collide.py``); validate
-    positions where they are produced. Other inputs go through ``to_mask`` and have their
-    positions checked (``ConfigError`` naming the value).
+    The fast path (two Masks) is one ``Mask.overlap`` call; only a miss pays for a
+    two-comparison NaN check, so a NaN position falls through to the checked path and
+    raises ``ConfigError`` naming the value instead of silently missing (an infinite
+    offset on this path is simply a miss: the sprites are infinitely far apart).
+    Other inputs go through ``to_mask`` and have their positions checked the same way.
     ``alpha_threshold`` is positional-or-keyword on purpose: CPython 3.11 cannot specialise
     calls to functions with keyword-only parameters, which costs ~10 % of this hot path."""
     try:
-        return a.overlap(b, (pos_b[0] - pos_a[0], pos_b[1] - pos_a[1])) is not None
+        ax, ay = pos_a
+        bx, by = pos_b
+        dx = bx - ax
+        dy = by - ay
+        if a.overlap(b, (dx, dy)) is not None:
+            return True
+        if dx == dx and dy == dy:          # a real miss (NaN never equals itself)
+            return False
     except (AttributeError, TypeError, ValueError, OverflowError, IndexError):
         pass
     a = to_mask(a, alpha_threshold=alpha_threshold, name="a")

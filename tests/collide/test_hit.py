@@ -118,6 +118,8 @@ def test_bad_position_names_the_value():
         hit_test_point(m, (0, 0), ("x", 1))
     with pytest.raises(ConfigError, match=r"`pos_a`.*inf"):
         overlap_area(m, (float("inf"), 0), m, (0, 0))
-    # the two-Mask fast path does not validate (documented): a NaN offset never hits
-    assert not hit_test(m, (0, 0), m, (float("nan"), 0))
+    # the two-Mask fast path rejects them too, rather than silently missing
+    with pytest.raises(ConfigError, match=r"`pos_b`.*nan"):
+        hit_test(m, (0, 0), m, (float("nan"), 0))
+    assert not hit_test(m, (0, 0), m, (30, 0)) and hit_test(m, (0, 0), m, (1, 1))
 
