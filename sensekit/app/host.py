@@ -20,8 +20,8 @@ The camera image is mirrored (``App.mirror``) before any stage sees it, as
 a mirror is what players expect; event coordinates are therefore in mirrored
 image pixels, the way they appear on screen.
 
-Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``+``/``-``
-sensitivity, ``r`` restart, ``esc``/``q`` quit; a click on ``app.camera_view``
+Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``Shift+S`` save the
+venue profile (``--profile`` file, else ``venue.toml``), ``+``/``-`` sensitivity, ``r`` restart, ``esc``/``q`` quit; a click on ``app.camera_view``
 picks the colour under the pointer.
 
 HUD (second line of the title bar): fps, the source, the capture-to-event
@@ -52,6 +52,7 @@ from sensekit.app.convert import array_to_surface, view_to_camera
 from sensekit.app.video import VideoRecorder
 from sensekit.capture.base import Source
 from sensekit.clock import Clock, MonotonicClock
+from sensekit.errors import SensekitError
 from sensekit.events import Dispatcher, Event, JsonlWriter, SourceLost, SourceRestored
 from sensekit.runner import Runner
 from sensekit.vision.stages import mirror
@@ -68,6 +69,10 @@ class RunOptions:
     events: Path | None = None
     #: where key ``s`` saves pictures
     screenshot_dir: Path = field(default_factory=Path.cwd)
+    #: where ``Shift+S`` saves the venue profile (the current tuning of the stages)
+    profile_path: Path = field(default_factory=lambda: Path("venue.toml"))
+    #: the profile the run started from; saving keeps what the stages do not know (zones)
+    profile: Any = None
     #: draw the HUD line (tests of pure game pictures may switch it off)
     hud: bool = True
 
@@ -166,13 +171,15 @@ class AppHost:
         return (w, h)
 
     # -- input ---------------------------------------------------------------
-    def press(self, key: int) -> None:
+    def press(self, key: int, mod: int = 0) -> None:
         """Act on a key exactly as if it were pressed (tests use this too)."""
         app = self.app
         if key == pygame.K_SPACE:
             self.paused = not self.paused
         elif key == pygame.K_c:
             self.say(app.recalibrate() or "nothing to recalibrate")
+        elif key == pygame.K_s and mod & pygame.KMOD_SHIFT:
+            self.save_profile()
         elif key == pygame.K_s:
             path = self.options.screenshot_dir / f"{app.name or 'app'}-{self.frame_no:05d}.png"
             self.save_screenshot(path)
@@ -185,6 +192,19 @@ class AppHost:
             self.say(app.restart())
         elif key in (pygame.K_ESCAPE, pygame.K_q):
             self.quit = True
+
+    def save_profile(self) -> Path | None:
+        """Save the stages' current tuning (colour, thresholds, gain, noise floors) as a
+        venue profile, so the piece comes back tuned next time (``--profile``)."""
+        from sensekit.profile import capture_profile, save_profile
+        try:
+            path = save_profile(capture_profile(self.runner.stages, self.options.profile),
+                                self.options.profile_path)
+        except (OSError, SensekitError) as exc:
+            self.say(f"could not save the profile: {exc}")
+            return None
+        self.say(f"saved venue profile {path}")
+        return path
 
     def click(self, pos: tuple[int, int]) -> None:
         """A left click at window pixel ``pos``: picks the colour under it on the camera view."""
@@ -203,7 +223,7 @@ class AppHost:
             if ev.type == pygame.QUIT:
                 self.quit = True
             elif ev.type == pygame.KEYDOWN:
-                self.press(ev.key)
+                self.press(ev.key, ev.mod)
             elif ev.type == pygame.MOUSEBUTTONDOWN and ev.button == 1:
                 self.click(ev.pos)
 

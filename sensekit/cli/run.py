@@ -71,11 +71,13 @@ def main(args: argparse.Namespace) -> int:
     source, note = open_for_app(app_cls, args.source, loop=not args.headless)
     if note:
         print(note)
+    profile = load_profile(args.profile) if args.profile else None
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
-                         video=args.video, events=args.events)
+                         video=args.video, events=args.events, profile=profile,
+                         profile_path=Path(args.profile) if args.profile else Path("venue.toml"))
     try:
         host = AppHost(app_cls, source, options)
-        apply_profile_to_stages(args.profile and load_profile(args.profile), host.runner.stages, override=True)
+        apply_profile_to_stages(profile, host.runner.stages, override=True)
         osc = attach_osc(host.dispatcher, args, stages=host.runner.stages,
                          pause=lambda on: setattr(host, "paused", on))
         try:
