@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import json
 import statistics
 import sys
@@ -43,21 +42,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from _reference import SHARED_BENCH as DEFAULT_BENCH, load_reference
+
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_BENCH = REPO.parent / "shared" / "bench"
 
 
-def load_reference(bench_dir: Path) -> Any:
-    """Import ../shared/bench/audio_ref.py by path (its helper module sits next to it)."""
-    path = bench_dir / "audio_ref.py"
-    if not path.is_file():
-        raise SystemExit(f"reference benchmark not found: {path} (use --bench-dir)")
-    sys.path.insert(0, str(bench_dir))
-    spec = importlib.util.spec_from_file_location("audio_ref", path)
-    mod = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def add_claps(sig: np.ndarray, rate: int, every_s: float, rng: np.random.Generator) -> list[float]:
@@ -132,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     from sensekit.audio.pitch import PitchTracker
     from sensekit.capture.base import AudioBlock
 
-    ref = load_reference(args.bench_dir)
+    ref = load_reference("audio_ref", args.bench_dir)
     rng = np.random.default_rng(args.seed)
     sr, bs = args.rate, args.block
     sig = ref.synth_signal(sr, args.seconds, rng)

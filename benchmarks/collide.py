@@ -19,7 +19,6 @@ Usage: .venv/bin/python benchmarks/collide.py [--n 1000,10000,100000] [--budget 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
@@ -27,17 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-DEFAULT_BENCH = HERE.parent.parent / "shared" / "bench"
+from _reference import SHARED_BENCH as DEFAULT_BENCH, load_reference
 
-
-def load_ref(bench_dir: Path, name: str):
-    """Import a reference script by path (its folder goes on sys.path for ``benchutil``)."""
-    sys.path.insert(0, str(bench_dir))
-    spec = importlib.util.spec_from_file_location(name, bench_dir / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def median(stats: list[dict]) -> float:
@@ -58,7 +48,7 @@ def main() -> int:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     # import the reference first (from --bench-dir) so its timing knobs can be added
     pre, _ = ap.parse_known_args()
-    cr = load_ref(pre.bench_dir, "collide_ref")
+    cr = load_reference("collide_ref", pre.bench_dir)
     bu = sys.modules["benchutil"]
     bu.add_timing_args(ap, budget=0.5, min_runs=5)
     args = ap.parse_args()

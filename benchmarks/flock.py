@@ -23,7 +23,6 @@ Usage: .venv/bin/python benchmarks/flock.py [--n 1000,5000,20000] [--budget 0.5]
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import sys
@@ -31,16 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-DEFAULT_BENCH = HERE.parent.parent / "shared" / "bench"
+from _reference import SHARED_BENCH as DEFAULT_BENCH, load_reference
 
-
-def load_ref(bench_dir: Path, name: str):
-    sys.path.insert(0, str(bench_dir))
-    spec = importlib.util.spec_from_file_location(name, bench_dir / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def ref_counts(pos: np.ndarray, vel: np.ndarray, R: float, fr) -> np.ndarray:
@@ -74,7 +65,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2, help="alternating timing rounds (default 2)")
     ap.add_argument("--bench-dir", type=Path, default=DEFAULT_BENCH)
     pre, _ = ap.parse_known_args()
-    fr = load_ref(pre.bench_dir, "flock_ref")
+    fr = load_reference("flock_ref", pre.bench_dir)
     bu = sys.modules["benchutil"]
     bu.add_timing_args(ap, budget=0.5, min_runs=5)
     args = ap.parse_args()

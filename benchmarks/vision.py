@@ -28,23 +28,15 @@ from typing import Any
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-BENCH = REPO.parent / "shared" / "bench"
 sys.path.insert(0, str(REPO))
 
+from _reference import load_reference  # noqa: E402
 from sensekit.capture.base import Item, Source, VideoFrame  # noqa: E402
 from sensekit.events import Dispatcher  # noqa: E402
 from sensekit.runner import Runner  # noqa: E402
 from sensekit.vision.motion import MotionDetector  # noqa: E402
 from sensekit.vision.pipeline import VisionStage  # noqa: E402
 from sensekit.vision.stages import bgr_to_rgb  # noqa: E402
-
-
-def load_reference() -> Any:
-    if not (BENCH / "vision_ref.py").is_file():
-        sys.exit(f"reference benchmark not found at {BENCH / 'vision_ref.py'}")
-    sys.path.insert(0, str(BENCH))
-    import vision_ref  # type: ignore[import-not-found]
-    return vision_ref
 
 
 class _NoSource(Source):
@@ -147,7 +139,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=12345)
     ap.add_argument("--threads", type=int, help="cv2.setNumThreads(N)")
     args = ap.parse_args()
-    ref = load_reference()
+    ref = load_reference("vision_ref")
     import cv2
     if args.threads is not None:
         cv2.setNumThreads(args.threads)

@@ -1,0 +1,32 @@
+"""Loading the reference implementations in ../shared/bench, shared by every benchmark.
+
+The references are plain scripts next to their helper ``benchutil.py``, so their folder goes
+on ``sys.path`` and the script is imported by path. A missing folder is a clear exit message.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_BENCH = REPO.parent / "shared" / "bench"
+
+
+def load_reference(name: str, bench_dir: Path = SHARED_BENCH) -> ModuleType:
+    """Import ``bench_dir/name.py`` (e.g. ``"vision_ref"``) as a module."""
+    path = Path(bench_dir) / f"{name}.py"
+    if not path.is_file():
+        raise SystemExit(f"reference benchmark not found: {path} (use --bench-dir, "
+                         "or put the shared folder beside the repo)")
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
