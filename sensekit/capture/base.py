@@ -37,6 +37,18 @@ class AudioBlock:
 Item = Union[VideoFrame, AudioBlock]
 
 
+def as_bgr(image: np.ndarray) -> np.ndarray:
+    """A decoded image as HxWx3 BGR: grey and BGRA frames (some cameras and files give
+    them) are converted; a BGR image is returned as it is, without a copy."""
+    if image.ndim == 3 and image.shape[2] == 3:
+        return image
+    import cv2
+
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+
+
 class Source(ABC):
     """A camera, microphone, media file or replay.
 

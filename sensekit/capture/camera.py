@@ -49,7 +49,7 @@ from urllib.parse import urlparse
 import cv2
 import numpy as np
 
-from sensekit.capture.base import Source, VideoFrame
+from sensekit.capture.base import Source, VideoFrame, as_bgr
 from sensekit.capture.devices import _quiet_ffmpeg_env, camera_not_found, quiet_opencv
 from sensekit.errors import SourceError
 from sensekit.events import Event, SourceLost, SourceRestored
@@ -226,7 +226,7 @@ class CameraSource(Source):
         self._ended = False
         self._lost = False
         self._latest = None
-        self._publish(self._to_bgr(image), captured_at)
+        self._publish(as_bgr(image), captured_at)
         self._thread = threading.Thread(target=self._grab_loop, name=f"grab:{self.description}",
                                         daemon=True)
         self._thread.start()
@@ -248,14 +248,6 @@ class CameraSource(Source):
             self._cap = None
 
     # -- the grab thread -----------------------------------------------------
-    @staticmethod
-    def _to_bgr(image: np.ndarray) -> np.ndarray:
-        if image.ndim == 2:
-            return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        if image.shape[2] == 4:
-            return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-        return image
-
     def _now_t(self, monotonic: float) -> float:
         return monotonic - self._t0
 
@@ -306,7 +298,7 @@ class CameraSource(Source):
                     backoff = self.backoff_initial_s
                     log.info("%s: restored", self.description)
                     self._report(SourceRestored(t=self._now_t(captured_at), source=self.description))
-                self._publish(self._to_bgr(image), captured_at)
+                self._publish(as_bgr(image), captured_at)
                 file_frame += 1
                 continue
             if self.is_file and not self._lost:

@@ -40,7 +40,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame, merge_by_time
+from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame, as_bgr, merge_by_time
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import SourceError
 from sensekit.validate import check_int_range
@@ -250,22 +250,12 @@ class MediaFileSource(Source):
         self.has_audio = True
 
     # -- item generators ---------------------------------------------------------
-    @staticmethod
-    def _bgr(image: np.ndarray) -> np.ndarray:
-        import cv2
-
-        if image.ndim == 2:
-            return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        if image.shape[2] == 4:
-            return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-        return image
-
     def _video_frames(self) -> Iterator[VideoFrame]:
         image, i = self._first, 0
         self._first = None
         while image is not None:
             self._frames += 1
-            yield VideoFrame(i, i / self.fps, self._bgr(image), None)
+            yield VideoFrame(i, i / self.fps, as_bgr(image), None)
             i += 1
             ok, image = self._cap.read()
             if not ok:
