@@ -113,13 +113,14 @@ def test_inspect_summary(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert code == 0
     for words in ("clip.skrec  (complete)", "1970-01-01 00:00:00 UTC", "duration   1.000 s",
                   "32x24 @ 10 fps, FFV1, 10 frames", "8000 Hz mono int16, gain 50, 4800 samples",
-                  "audio.wav", "video.mkv", "a tiny clip"):
+                  "audio.wav", "video/ 1 segments", "video.ffconcat", "a tiny clip"):
         assert words in out, words
+    assert "problems" not in out
     meta = json.loads((clip / "meta.json").read_text())
     meta["complete"] = False
     (clip / "meta.json").write_text(json.dumps(meta))
     code, out, _ = run(capsys, "inspect", str(clip))
-    assert code == 0 and "INCOMPLETE" in out
+    assert code == 1 and "INCOMPLETE" in out and "problems" not in out
 
 
 def test_inspect_not_a_recording(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

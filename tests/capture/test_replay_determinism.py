@@ -78,7 +78,8 @@ def test_synth_is_byte_identical_twice(tmp_path: Path) -> None:
     b = synth.generate(tmp_path / "b", seconds=1.0)
     files = sorted(p.relative_to(a.parent) for p in a.parent.rglob("*") if p.is_file())
     assert [str(f) for f in files] == ["demo.skrec/audio.wav", "demo.skrec/meta.json",
-                                       "demo.skrec/video.mkv", "demo.skrec/video_ts.csv",
+                                       "demo.skrec/video/000000-000014.mkv",
+                                       "demo.skrec/video.ffconcat", "demo.skrec/video_ts.csv",
                                        "demo.truth.json"]
     for f in files:
         assert (a.parent / f).read_bytes() == (b.parent / f).read_bytes(), f
