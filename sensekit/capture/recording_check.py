@@ -64,7 +64,8 @@ class AudioReport:
     block_size: int
     header_samples: int | None         # what the WAV header claims
     file_samples: int | None           # what the file holds after the header
-    playable_samples: int              # what replay plays
+    playable_samples: int              # what replay plays (complete: what the file holds,
+                                       # up to meta's count; replay refuses a mismatch)
 
 
 @dataclass
@@ -236,7 +237,7 @@ def _check_audio(rep: RecordingReport) -> None:
                 if held < want:
                     rep.problems.append(f"'{a['file']}' holds only {held} samples per channel, "
                                         f"meta.json says {want}")
-                playable = want if header == want and held >= want else 0
+                playable = min(held, want)            # what the file really holds
             else:
                 playable = min(header, held)
                 if header > held:

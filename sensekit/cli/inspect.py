@@ -79,6 +79,8 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
             count = f"{v.listed_frames} frames listed, not decoded (--quick)"
         elif v.playable_frames == v.listed_frames:
             count = f"{v.listed_frames} frames"
+        elif rep.complete:
+            count = f"{v.playable_frames} of {v.listed_frames} listed frames decode"
         else:
             count = f"{v.playable_frames} of {v.listed_frames} listed frames decode and play"
         lines.append(("video", f"{v.width}x{v.height} @ {rate}, {meta['video'].get('codec', 'FFV1')}, "
@@ -105,6 +107,9 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
     lines.append(("notes", ("\n" + INDENT).join(wrapped)))
     if rep.problems:
         lines.append(("problems", _bullets(rep.problems)))
+        if rep.complete:
+            lines.append(("replay", "stops with an error at the first problem (a recording "
+                                    "marked complete must be whole)"))
     if rep.notes:
         lines.append(("also", _bullets(rep.notes)))
     out = "\n".join(f"{k:<10} {val}" for k, val in lines)
