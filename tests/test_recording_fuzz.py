@@ -6,7 +6,7 @@ the same damage and must agree with the replay: a recording it calls intact repl
 whole, one whose replay fails is not called intact, and for an incomplete recording it
 counts exactly the frames and samples the replay plays.
 
-Both layouts are fuzzed: format version 2 (video in one-second segments) and version 1
+Both layouts are fuzzed: format version 2 (video in half-second segments) and version 1
 (one ``video.mkv``, like the bundled demo).
 
 The recording under test is a short one made here with ``Recorder`` (24 frames of

@@ -2,15 +2,15 @@
 
 ``Recorder(path, video=(width, height, fps), audio=(rate, channels))`` writes
 format version 2 (see ``docs/RECORDING_FORMAT.md``): ``meta.json``, the video
-as one-second FFV1 segments under ``video/`` (``video_segments``), their
+as half-second FFV1 segments under ``video/`` (``video_segments``), their
 timestamps in ``video_ts.csv`` and the audio in ``audio.wav`` (``wav``).
 
-Crash safety: ``meta.json`` is written first (``complete: false``). Once per
+Crash safety: ``meta.json`` is written first (``complete: false``). Every half
 second of recording time ``flush()`` fsyncs the timestamps, commits the video
 segment (close, fsync, rename), patches and fsyncs the WAV header and rewrites
 ``meta.json`` atomically with the counts so far. A recorder killed with
-SIGKILL at any moment therefore loses at most the last second of video and
-audio; ``close()`` marks the recording ``complete: true``, and
+SIGKILL at any moment therefore loses at most the last half second of video
+and audio, plus the time a flush takes (well under 1 s); ``close()`` marks the recording ``complete: true``, and
 ``close(complete=False)`` closes the files but leaves it marked incomplete
 (a source that failed part-way).
 
@@ -20,8 +20,9 @@ live camera's frame rate is measured from its timestamps (``fps=None``); a
 file's or replay's is taken from the source. When the source fails part-way,
 the files are kept, marked incomplete, and ``RecordingError`` says so.
 
-Cost: one FFV1 encode per frame (~2-20 ms by size and content), a few ms per
-second to switch segments, four fsyncs per second.
+Cost: one FFV1 encode per frame (~2-20 ms by size and content); per flush (two a
+second) a few ms to switch segments and five fsyncs (timestamps, segment,
+folder, WAV, meta).
 
 Failure modes: bad parameters or items that do not match the declared tracks
 raise ``ConfigError``; an existing folder or a video writer that cannot open
@@ -54,7 +55,7 @@ from sensekit.validate import check_positive, check_range
 
 log = logging.getLogger(__name__)
 
-FLUSH_INTERVAL_S = 1.0
+FLUSH_INTERVAL_S = 0.5         # commit video, timestamps, WAV and meta this often (recording time)
 MAX_PAD_S = 10.0           # longest audio gap the recorder fills with silence
 
 
@@ -75,7 +76,7 @@ class Recorder:
     fixes the MKV segments' random UIDs (the synth uses it so its bundle is
     byte-identical run to run).
 
-    Flushes once per second of recording time (see the module docstring). Raises
+    Flushes every half second of recording time (see the module docstring). Raises
     ``ConfigError`` for bad parameters or items that do not match the declared
     tracks, ``RecordingError`` if the folder exists or the video cannot be opened.
     """
@@ -209,7 +210,7 @@ class Recorder:
 
     # -- writing ---------------------------------------------------------------
     def write(self, item: Item) -> None:
-        """Append one frame or audio block; flushes once per second of recording time."""
+        """Append one frame or audio block; flushes every half second of recording time."""
         if self._closed:
             raise RecordingError(f"recording '{self.path.name}' is closed")
         t = float(item.t) - self.t0

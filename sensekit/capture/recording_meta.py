@@ -9,7 +9,7 @@
 - ``read_timestamps(path, complete=...)`` parses ``video_ts.csv``.
 
 Version 1 stores the video in one ``video.mkv`` (``video.file``); version 2,
-written since the crash-safety rework, in one-second segments under
+written since the crash-safety rework, in half-second segments under
 ``video.segments`` (see ``sensekit.capture.video_segments``). Both are read.
 
 Cost: one small file read each. Failure modes: ``RecordingError`` naming the
@@ -32,7 +32,7 @@ VERSION = 2                       # what the Recorder writes
 READABLE_VERSIONS = (1, 2)
 META_FILE = "meta.json"
 VIDEO_FILE = "video.mkv"          # version 1: the whole video in one file
-SEGMENTS_DIR = "video"            # version 2: one-second segments
+SEGMENTS_DIR = "video"            # version 2: half-second segments
 PLAYLIST_FILE = "video.ffconcat"  # version 2: the segments in order, for ffplay/ffmpeg
 TIMESTAMPS_FILE = "video_ts.csv"
 AUDIO_FILE = "audio.wav"

@@ -1,6 +1,6 @@
 """``ReplaySource``: play a recording back, bit for bit, as fast as possible or paced by a clock.
 
-Reads format versions 1 (one ``video.mkv``) and 2 (one-second segments under
+Reads format versions 1 (one ``video.mkv``) and 2 (half-second segments under
 ``video/``). Replay is deterministic: frames carry their recorded ``t``; audio
 is cut into blocks of ``block_size`` samples (default 512, or as recorded) with
 ``t = audio_offset_s + first_sample / rate``; both are interleaved by ``t`` with

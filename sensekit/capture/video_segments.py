@@ -1,15 +1,16 @@
-"""Recording video as one-second FFV1 segments that survive a kill, and reading them back.
+"""Recording video as half-second FFV1 segments that survive a kill, and reading them back.
 
 Format version 2 stores a recording's video in a folder (``video/``) of short,
 self-contained FFV1/Matroska files:
 
 - While frames arrive, the current segment is written to
   ``NNNNNN.partial.mkv`` (``NNNNNN`` = index of its first frame).
-- ``SegmentWriter.commit()`` (the recorder calls it once per second of
+- ``SegmentWriter.commit()`` (the recorder calls it every half second of
   recording time) closes that file, fsyncs it, renames it to
   ``FIRST-LAST.mkv`` (frame indices, inclusive) and fsyncs the folder. The
   rename is the commit point: a committed segment is complete, so a recorder
-  killed at any moment loses only its ``.partial`` segment (about 1 s).
+  killed at any moment loses only its ``.partial`` segment (half a second,
+  plus the time a commit takes: well under 1 s).
   ``video.ffconcat`` beside the folder lists the committed segments in order,
   so ``ffplay NAME.skrec/video.ffconcat`` plays the whole video.
 - **Frame rate.** With ``fps=None`` the rate is *measured* from the frame
@@ -22,8 +23,8 @@ self-contained FFV1/Matroska files:
   it connects (its buffered backlog: leading intervals under half the
   median) are left out of the mean. The first frames are held in memory
   until 8 intervals are measured (about 0.3 s at 30 fps; at most until the
-  first commit), so the first segment's container already carries the
-  measured rate; later segments are opened with the running estimate. With a
+  first commit, half a second in), so the first segment's container already
+  carries the measured rate; later segments are opened with the running estimate. With a
   declared ``fps`` (files, replays, the synth) every segment uses it.
 
 Reading: ``list_segments`` parses the folder (committed segments, leftovers),
@@ -33,10 +34,11 @@ uses and says how many frames really decode, ``open_capture`` opens one.
 ``make_mkv_reproducible`` fixes the random UIDs FFmpeg writes, for
 byte-identical output.
 
-Cost: opening and closing a segment costs a few ms per second of video; one
-fsync of the segment and one of the folder per second; the frames held while
-measuring are encoded at once when the first segment opens (8 frames). Decoding costs what
-FFV1 costs (~1-20 ms a frame, by size and content).
+Cost: opening and closing a segment costs a few ms; two segments a second
+(7,200 files an hour), each with an fsync of the file and of the folder; the
+frames held while measuring are encoded at once when the first segment opens
+(at most 8 frames or half a second). Decoding costs what FFV1 costs (~1-20 ms
+a frame, by size and content).
 
 Failure modes: an FFV1 writer that cannot be opened (OpenCV without FFmpeg)
 raises ``RecordingError``; damaged segments are reported by the readers as
@@ -122,7 +124,7 @@ def _fsync_path(path: Path) -> None:
 # --- writing ------------------------------------------------------------------------
 
 class SegmentWriter:
-    """Write frames into one-second FFV1 segments; ``commit()`` makes them durable.
+    """Write frames into half-second FFV1 segments; ``commit()`` makes them durable.
 
     ``SegmentWriter(folder, (width, height), fps=None, fps_hint=None,
     playlist=None)``: ``fps=None`` measures the rate (see the module doc);

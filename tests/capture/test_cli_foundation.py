@@ -109,17 +109,18 @@ def test_ctrl_c_finishes_the_recording_cleanly(tmp_path: Path, sig: int) -> None
 def test_a_source_failing_midway_leaves_an_incomplete_recording(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture) -> None:
     clip = make_clip(tmp_path / "clip.skrec", frames=30)
-    second = sorted((clip / "video").glob("*-*.mkv"))[1]           # frames 11-20
+    second = sorted((clip / "video").glob("*-*.mkv"))[1]
+    first_of_second = int(second.name.split("-")[0])
     second.write_bytes(second.read_bytes()[: second.stat().st_size // 3])
     out = tmp_path / "copy.skrec"
     code, _, err = run(capsys, "record", str(out), "--source", f"replay:{clip}", "--no-progress")
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
-    assert "'copy.skrec' stopped early" in err and "000011-000020.mkv" in err
+    assert "'copy.skrec' stopped early" in err and second.name in err
     assert "kept, marked incomplete" in err
     meta = read_meta(out)
     assert meta["complete"] is False
     frames = [i for i in ReplaySource(out) if isinstance(i, VideoFrame)]
-    assert 11 <= len(frames) < 30
+    assert first_of_second <= len(frames) < 30
     assert all(np.all(f.image == f.index * 20 % 256) for f in frames)
     code, text, _ = run(capsys, "inspect", str(out))
     assert code == 1 and "INCOMPLETE" in text
@@ -142,7 +143,7 @@ def test_inspect_summary(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert code == 0
     for words in ("clip.skrec  (complete)", "1970-01-01 00:00:00 UTC", "duration   1.000 s",
                   "32x24 @ 10 fps, FFV1, 10 frames", "8000 Hz mono int16, gain 50, 4800 samples",
-                  "audio.wav", "video/ 1 segments", "video.ffconcat", "a tiny clip"):
+                  "audio.wav", "video/ 2 segments", "video.ffconcat", "a tiny clip"):
         assert words in out, words
     assert "problems" not in out
     meta = json.loads((clip / "meta.json").read_text())

@@ -1,6 +1,6 @@
 """The recording format: round trip, segments, crash safety, bad recordings, realtime and loop replay.
 
-Recordings are written in format version 2 (one-second video segments); the
+Recordings are written in format version 2 (half-second video segments); the
 damaged-video tests also run on the version 1 layout (one ``video.mkv``, like the
 bundled demo), made with ``recording_versions.to_version_1``.
 """
@@ -20,6 +20,7 @@ import soundfile
 
 from sensekit.capture.base import AudioBlock, VideoFrame
 from sensekit.capture.recording import (
+    FLUSH_INTERVAL_S,
     Recorder,
     ReplaySource,
     float_to_int16,
@@ -203,17 +204,25 @@ def _mark_incomplete(rec: Path) -> None:
     (rec / "meta.json").write_text(json.dumps(meta))
 
 
-def test_video_is_cut_into_one_second_segments(tmp_path: Path) -> None:
+def test_video_is_cut_into_half_second_segments(tmp_path: Path) -> None:
     rec = tmp_path / "s.skrec"
     write_clip(rec, frames=40, blocks=10)
-    # a flush at the first item at or after each whole second closes a segment
-    assert [p.name for p in _segments(rec)] == ["000000-000015.mkv", "000016-000030.mkv",
-                                                "000031-000039.mkv"]
+    # a flush at the first item at or after each half second closes a segment
+    names = [p.name for p in _segments(rec)]
+    bounds = [tuple(int(x) for x in n[:-4].split("-")) for n in names]
+    assert bounds[0][0] == 0 and bounds[-1][1] == 39 and len(bounds) >= 5
+    assert all(b[0] == a[1] + 1 for a, b in zip(bounds, bounds[1:]))      # they tile the frames
+    assert all((last - first) / FPS <= FLUSH_INTERVAL_S + 1 / FPS for first, last in bounds)
     assert not list((rec / "video").glob("*.partial.mkv"))
     playlist = (rec / "video.ffconcat").read_text().splitlines()
-    assert playlist == ["ffconcat version 1.0"] + [f"file video/{p.name}" for p in _segments(rec)]
+    assert playlist == ["ffconcat version 1.0"] + [f"file video/{n}" for n in names]
     meta = read_meta(rec)
     assert meta["video"]["fps"] == FPS and meta["video"]["fps_from"] == "source"
+
+
+def _bounds(seg: Path) -> tuple[int, int]:
+    first, last = seg.name[:-4].split("-")
+    return int(first), int(last)
 
 
 def _halve(path: Path) -> None:
@@ -223,33 +232,40 @@ def _halve(path: Path) -> None:
 def test_truncated_segment_in_complete_recording_names_it_and_both_counts(tmp_path: Path) -> None:
     rec = tmp_path / "t.skrec"
     write_clip(rec, frames=40, blocks=10)
-    _halve(_segments(rec)[1])
+    seg = _segments(rec)[1]
+    first, last = _bounds(seg)
+    _halve(seg)
     with pytest.raises(RecordingError) as info:
         list(ReplaySource(rec))
     msg = str(info.value)
-    assert "t.skrec/video/000016-000030.mkv" in msg and "15 frames" in msg and "complete" in msg
+    assert f"t.skrec/video/{seg.name}" in msg and f"{last - first + 1} frames" in msg
+    assert "complete" in msg
 
 
 def test_damaged_segment_in_incomplete_recording_is_skipped_whole(tmp_path: Path) -> None:
     rec = tmp_path / "t.skrec"
     write_clip(rec, frames=40, blocks=10)
-    _halve(_segments(rec)[1])
+    seg = _segments(rec)[1]
+    first, last = _bounds(seg)
+    _halve(seg)
     _mark_incomplete(rec)
     src = ReplaySource(rec)
     frames = [i for i in src if isinstance(i, VideoFrame)]
-    # segment 16-30 is skipped; the others play with their own times and pictures
-    expected = list(range(16)) + list(range(31, 40))
+    # the damaged segment is skipped; the others play with their own times and pictures
+    expected = list(range(first)) + list(range(last + 1, 40))
     assert [round(f.t * FPS) for f in frames] == expected
     for f, n in zip(frames, expected):
         assert np.array_equal(f.image, frame_image(n))
-    assert src.stats()["truncated_frames"] == 15
+    assert src.stats()["truncated_frames"] == last - first + 1
 
 
 def test_missing_segment_in_complete_recording_is_refused_at_open(tmp_path: Path) -> None:
     rec = tmp_path / "g.skrec"
     write_clip(rec, frames=40, blocks=10)
-    _segments(rec)[1].unlink()
-    with pytest.raises(RecordingError, match=r"g.skrec/video.*frames 16-30 have no segment file"):
+    seg = _segments(rec)[1]
+    first, last = _bounds(seg)
+    seg.unlink()
+    with pytest.raises(RecordingError, match=rf"g.skrec/video.*frames {first}-{last} have no segment"):
         ReplaySource(rec).open()
 
 
@@ -388,7 +404,7 @@ while True:
 
 
 def test_sigkill_leaves_a_replayable_recording(tmp_path: Path) -> None:
-    """A Recorder killed mid-second keeps every frame and sample older than about 1 s."""
+    """A Recorder killed mid-flush-interval keeps every frame and sample older than about 1 s."""
     rec = tmp_path / "killed.skrec"
     env = dict(os.environ, OPENCV_FFMPEG_LOGLEVEL="-8")
     repo = Path(__file__).resolve().parents[2]

@@ -16,8 +16,8 @@ time of the first frame). Then, for each kill:
 
 - every frame listed in ``video_ts.csv`` up to 1 s before the kill replays, with
   its listed time, and the frames that replay are exactly the first rows;
-- the replayed video reaches within about 1 s of the kill (so the listing is
-  not lagging either): at most 1 s + 2 frame intervals + 0.5 s of slack;
+- the replayed video reaches within 1 s of the kill, plus one frame interval
+  (so the listing is not lagging either; the recorder commits every 0.5 s);
 - every replayed frame is bit-identical to a frame of the clip (never garbage
   from a half-written file);
 - replay never yields more frames than ``ffprobe`` decodes from the files;
@@ -54,8 +54,7 @@ from sensekit.capture.replay import ReplaySource
 SEED = 15
 SIZE = (320, 240)
 CLIPS = {"smooth": (30.0, 60), "noisy": (15.0, 30)}      # kind: (fps, frames in the clip)
-MAX_LOSS_S = 1.0               # the promise; checks allow 2 frame intervals + SLACK_S more
-SLACK_S = 0.5                  # capture-to-write latency of a loaded 2-core machine
+MAX_LOSS_S = 1.0               # the promise (the recorder commits every 0.5 s)
 START_TIMEOUT_S = 60.0
 
 
@@ -172,7 +171,7 @@ def check_kill(k: Kill) -> dict[str, float]:
     # ... and the video reaches within about 1 s of the kill
     last_t = frames[-1].t if frames else 0.0
     lost_s = max(0.0, t_kill - last_t)
-    assert lost_s <= MAX_LOSS_S + 2 / fps + SLACK_S, what
+    assert lost_s <= MAX_LOSS_S + 1 / fps, what
     # every replayed frame is a frame of the clip, bit for bit
     lookup = {clip_frame(k.kind, i).tobytes(): i for i in range(CLIPS[k.kind][1])}
     for f in frames:
