@@ -321,7 +321,7 @@ class CameraSource(Source):
                 continue
             if self.is_file and not self._lost:
                 if self.loop and file_frame == 1 and self._last_image is not None:
-                    still = self._last_image             # one frame, then the end: a still image
+                    still = self._last_image.copy()      # one frame, then the end: a still image
                     cap.release()
                     cap = self._cap = None
                     continue

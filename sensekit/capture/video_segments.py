@@ -17,8 +17,8 @@ self-contained FFV1/Matroska files:
   timestamps (live cameras: MJPEG streams report a placeholder 25 fps): the
   camera's rate, ``1 / median`` of the last 64 frame intervals, unless the
   mean recorded rate, ``(frames - 1) / (last t - first t)``, is more than 5 %
-  lower (the recorder could not keep up; then that, so the video plays as
-  long as it took); rounded to a standard rate (15, 25, 29.97, 30, ...) when within
+  lower over at least 2 s (the recorder could not keep up; then that, so the
+  video plays as long as it took); rounded to a standard rate (15, 25, 29.97, 30, ...) when within
   1.5 % of one, else to 0.01 fps. Frames a stream delivers back to back when
   it connects (its buffered backlog: leading intervals under half the
   median) are left out of the mean. The first frames are held in memory
@@ -62,6 +62,7 @@ from sensekit.errors import RecordingError
 PARTIAL_SUFFIX = ".partial.mkv"
 FPS_SNAP_TOLERANCE = 0.015
 DROP_TOLERANCE = 0.05             # more frames missing than this: state the recorded rate
+_DROP_SPAN_S = 2.0                # ... judged on a mean over at least this long
 #: Nominal camera and video rates a measured rate is rounded to when close.
 STANDARD_FPS = (1.0, 2.0, 5.0, 6.0, 7.5, 10.0, 12.0, 12.5, 15.0, 20.0, 23.976, 24.0, 25.0,
                 29.97, 30.0, 48.0, 50.0, 59.94, 60.0, 90.0, 100.0, 120.0, 144.0, 240.0)
@@ -173,8 +174,8 @@ class SegmentWriter:
 
         Measured: the camera's rate (from the median of the last intervals, which
         jitter does not move) unless more than 5 % fewer frames were recorded
-        (the recorder could not keep up), in which case the mean recorded rate,
-        so the video plays as long as it took.
+        over at least 2 s (the recorder could not keep up), in which case the
+        mean recorded rate, so the video plays as long as it took.
         """
         if self.declared_fps is not None:
             return float(self.declared_fps)
@@ -183,7 +184,9 @@ class SegmentWriter:
             return float(self.fps_hint or FALLBACK_FPS)
         median_dt = float(np.median(self._recent_dt)) if len(self._recent_dt) >= 2 else 0.0
         camera = 1.0 / median_dt if median_dt > 0 else mean
-        return nominal_fps(camera if mean >= camera * (1 - DROP_TOLERANCE) else mean)
+        settled = self._last_t - self._head_t[0] >= _DROP_SPAN_S    # a mean over enough time
+        dropping = settled and mean < camera * (1 - DROP_TOLERANCE)
+        return nominal_fps(mean if dropping else camera)
 
     def write(self, image: np.ndarray, t: float) -> None:
         """Append one BGR frame captured at ``t`` (seconds)."""

@@ -7,15 +7,17 @@ subprocess. Then:
 
 - ``meta.json`` states the measured rate: 15 (a standard rate, within 1.5 %) and
   8 (within 0.25 fps), with ``fps_from: "timestamps"``;
-- every video segment's container says that rate (``ffprobe``
-  ``r_frame_rate``: exactly 15, and within 2 % of 8), so ``ffplay`` plays the
-  segments, and the ``video.ffconcat`` playlist, as long as the recording
-  lasted (within 10 %).
+- every video segment's container says the rate measured when it was opened
+  (``ffprobe`` ``r_frame_rate``; never the stream's 25), so ``ffplay`` plays
+  each segment as long as its frames took to capture (within 15 % and a
+  frame), and the ``video.ffconcat`` playlist as long as the recording lasted
+  (within 10 %). Rates are compared with the recorded timestamps, not with the
+  server's nominal rate, which a busy test machine does not always keep.
 """
 from __future__ import annotations
 
-import json
 import os
+import shutil
 import subprocess
 import sys
 from fractions import Fraction
@@ -27,6 +29,9 @@ from sensekit.capture.recording_meta import read_meta, read_timestamps
 from tests.capture.mjpeg_server import MjpegServer
 
 RECORD_S = 3.0
+
+if shutil.which("ffprobe") is None:
+    pytest.skip("ffprobe (ffmpeg) is not installed; .ci/run installs it", allow_module_level=True)
 
 
 def _cli() -> list[str]:
@@ -72,17 +77,20 @@ def test_meta_states_the_measured_rate(recorded: dict[float, Path], fps: float,
 
 @pytest.mark.parametrize("fps", [15.0, 8.0])
 def test_containers_play_at_the_measured_rate(recorded: dict[float, Path], fps: float) -> None:
+    """Each segment, and the whole playlist, plays as long as its frames took to capture."""
     rec = recorded[fps]
     meta = read_meta(rec)
-    segments = sorted((rec / "video").glob("*-*.mkv"))
-    assert len(segments) >= 2
-    for seg in segments:
-        rate = Fraction(_probe(seg, "stream=r_frame_rate")[0])
-        assert abs(float(rate) - fps) <= 0.02 * fps, (seg.name, rate)
-        if fps == 15.0:                       # a standard rate: exactly
-            assert rate == 15, (seg.name, rate)
-    # the whole video through the playlist: its last frame is shown when the camera sent it
     times = read_timestamps(rec / "video_ts.csv", complete=True)
+    segments = sorted((rec / "video").glob("*-*.mkv"))
+    assert len(segments) >= 4
+    for seg in segments:
+        first, last = (int(x) for x in seg.name[:-4].split("-"))
+        rate = float(Fraction(_probe(seg, "stream=r_frame_rate")[0]))
+        assert abs(rate - fps) <= 0.1 * fps, (seg.name, rate)        # never the 25 fps claim
+        end = times[last + 1] if last + 1 < len(times) else times[last] + 1 / meta["video"]["fps"]
+        real, played = end - times[first], (last - first + 1) / rate
+        assert abs(played - real) <= 0.15 * real + 1 / rate, (seg.name, rate, played, real)
+    # the whole video through the playlist: its last frame is shown when the camera sent it
     pts = [float(t) for t in _probe(rec / "video.ffconcat", "packet=pts_time") if t != "N/A"]
     assert len(pts) == len(times) == meta["frames"]
     real, played = times[-1] - times[0], pts[-1] - pts[0]
