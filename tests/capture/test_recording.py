@@ -229,12 +229,17 @@ def _halve(path: Path) -> None:
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
 
 
-def test_truncated_segment_in_complete_recording_names_it_and_both_counts(tmp_path: Path) -> None:
+def _clip_with_a_halved_segment(tmp_path: Path) -> tuple[Path, Path, int, int]:
+    """A 40-frame clip whose second segment is cut in half: (folder, segment, first, last)."""
     rec = tmp_path / "t.skrec"
     write_clip(rec, frames=40, blocks=10)
     seg = _segments(rec)[1]
-    first, last = _bounds(seg)
     _halve(seg)
+    return (rec, seg, *_bounds(seg))
+
+
+def test_truncated_segment_in_complete_recording_names_it_and_both_counts(tmp_path: Path) -> None:
+    rec, seg, first, last = _clip_with_a_halved_segment(tmp_path)
     with pytest.raises(RecordingError) as info:
         list(ReplaySource(rec))
     msg = str(info.value)
@@ -243,11 +248,7 @@ def test_truncated_segment_in_complete_recording_names_it_and_both_counts(tmp_pa
 
 
 def test_damaged_segment_in_incomplete_recording_is_skipped_whole(tmp_path: Path) -> None:
-    rec = tmp_path / "t.skrec"
-    write_clip(rec, frames=40, blocks=10)
-    seg = _segments(rec)[1]
-    first, last = _bounds(seg)
-    _halve(seg)
+    rec, seg, first, last = _clip_with_a_halved_segment(tmp_path)
     _mark_incomplete(rec)
     src = ReplaySource(rec)
     frames = [i for i in src if isinstance(i, VideoFrame)]
