@@ -5,7 +5,9 @@
 
 With neither ``--camera`` nor ``--mic`` nor ``--source`` it records the default
 camera and microphone, whichever exist (and says which were missing). Shows a
-tqdm progress bar; Ctrl-C finishes cleanly (files closed, meta marked complete).
+tqdm progress bar; Ctrl-C or SIGTERM finishes cleanly (files closed, meta marked
+complete). A source that fails part-way (a damaged file, a disk error) leaves
+what was recorded, marked incomplete, and exits 2 with one line saying so.
 ``--seconds`` must be positive (``ConfigError`` quoting the value otherwise).
 No devices: the device modules' message, which lists what is available.
 """
@@ -85,8 +87,12 @@ def main(args: argparse.Namespace) -> int:
         from sensekit.errors import ConfigError
         raise ConfigError(f"recording '{args.out}' already exists; choose another name or delete it")
     source = build_source(args)
-    summary = record_source(source, args.out, seconds=args.seconds, progress=args.progress,
-                            notes=args.notes)
+    try:
+        summary = record_source(source, args.out, seconds=args.seconds, progress=args.progress,
+                                notes=args.notes)
+    except OSError as exc:                     # e.g. the disk filled up while closing the files
+        from sensekit.errors import RecordingError
+        raise RecordingError(f"recording '{args.out}' failed: {exc.strerror or exc}") from None
     how = "stopped by Ctrl-C; " if summary["interrupted"] else ""
     print(f"{how}saved {args.out}: {summary['duration_s']:.2f} s, {summary['frames']} frames, "
           f"{summary['audio_samples']} audio samples", file=sys.stderr)
