@@ -22,7 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from sensekit.errors import ConfigError, SourceError
+from sensekit.cli import free_text
+from sensekit.cli.paths import OutputPath
+from sensekit.errors import SourceError
+from sensekit.validate import check_range
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,8 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Plot the activity level over time with the threshold, the noise floor "
                     "and the activity and clap events, to tune thresholds by eye.")
     p.add_argument("source", metavar="SOURCE", help="audio/video file, recording, or source spec")
-    p.add_argument("--out", type=Path, default=Path("level.png"), metavar="PNG",
-                   help="output image (default level.png)")
+    p.add_argument("--out", type=OutputPath(".png", ".svg", ".pdf"), default="level.png",
+                   metavar="PNG", help="output image, .png/.svg/.pdf (default level.png)")
     p.add_argument("--activity", default="25,500", metavar="LEVEL[,TIMEOUT_MS]",
                    help="threshold to draw and simulate (default 25,500, the book's clapper)")
     p.add_argument("--off-level", type=float, metavar="LEVEL", help="hysteresis off level")
@@ -40,8 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--noise-floor-ms", type=float, default=2000.0, metavar="MS",
                    help="noise-floor learning time (default 2000)")
     p.add_argument("--no-clap", action="store_true", help="do not run the clap detector")
-    p.add_argument("--title", help="plot title (default: the source)")
-    p.add_argument("--width", type=float, default=12.0, help="figure width in inches (default 12)")
+    p.add_argument("--title", type=free_text, help="plot title (default: the source)")
+    p.add_argument("--width", type=float, default=12.0, help="figure width in inches, 2..100 (default 12)")
     p.set_defaults(func=main)
 
 
@@ -180,8 +183,7 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
 def main(args: argparse.Namespace) -> int:
     from sensekit.capture.spec import open_source
 
-    if args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise ConfigError(f"--out {str(args.out)!r} must end in .png, .svg or .pdf")
+    check_range("--width", args.width, 2, 100)
     source = open_source(args.source)
     with source:
         if not getattr(source, "has_audio", True):
