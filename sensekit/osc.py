@@ -56,7 +56,8 @@ Input (``OscControl``)
     one longer than ``max_datagram_bytes`` (4096; settings are tens of bytes)
     in ``oversized``; both are logged and dropped before any handler runs. The
     warnings go through the CLI's rate limit (``sensekit.ratelimit``), so a
-    flood costs a few lines plus a count; the counts are in ``stats()``. The app loop calls ``poll()`` (or ``apply_pending()``, which
+    flood costs a few lines plus a count; the counts are in ``stats()``. The
+    app loop calls ``poll()`` (or ``apply_pending()``, which
     calls the handlers registered with ``on(name, fn)``) so every change is
     applied on the app's own thread, between frames. The queue is bounded
     (256 by default): when full the oldest setting is dropped and counted.
@@ -676,14 +677,27 @@ def parse_target(text: str, *, default_host: str | None = None,
     return host, port
 
 
+def _target_arg(**options: Any) -> Callable[[str], str]:
+    """An argparse type checking ``HOST:PORT`` syntax when the arguments are parsed."""
+    def check(text: str) -> str:
+        try:
+            parse_target(text, **options)
+        except ConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+    check.__name__ = "OSC target"
+    return check
+
+
 def add_osc_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--osc HOST:PORT``, ``--osc-bundle`` and ``--osc-control [HOST:]PORT``."""
     group = parser.add_argument_group("OSC")
-    group.add_argument("--osc", metavar="HOST:PORT",
+    group.add_argument("--osc", metavar="HOST:PORT", type=_target_arg(),
                        help="send every event as an OSC message (see docs/OSC.md)")
     group.add_argument("--osc-bundle", action="store_true",
                        help="wrap each message in a bundle timetagged with the event time")
     group.add_argument("--osc-control", metavar="[HOST:]PORT",
+                       type=_target_arg(default_host="127.0.0.1", allow_any_port=True),
                        help="accept /sensekit/set/... and /sensekit/pause on this port")
 
 

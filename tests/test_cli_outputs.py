@@ -250,7 +250,7 @@ BAD_VALUES = ["", " ", "0", "-1", "-0", "nan", "inf", "-inf", "1e999", "99999999
 #: Options whose job is to take time or count work: a huge *valid* value is slow, not bad.
 WORK_SIZE = {"--frames", "--max-items", "--seconds", "--count", "--frame"}
 #: Examples per command (raise it to hunt: SENSEKIT_FUZZ_EXAMPLES=300 pytest tests/test_cli_outputs.py).
-EXAMPLES = int(os.environ.get("SENSEKIT_FUZZ_EXAMPLES", "14"))
+EXAMPLES = int(os.environ.get("SENSEKIT_FUZZ_EXAMPLES", "30"))
 #: Options left out, with the reason.
 SKIP = {("osc-listen", "--host"): "binding another address is valid and waits for --seconds"}
 
@@ -282,7 +282,7 @@ def test_bad_option_values_never_give_a_traceback(command, rec, tmp_path_factory
     options = _value_options(command)
     before = _digest(rec)
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=EXAMPLES <= 20,
+    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=EXAMPLES <= 30,
               suppress_health_check=list(HealthCheck))
     @given(action=st.sampled_from(options),
            value=st.one_of(st.sampled_from(BAD_VALUES), st.text(max_size=12)))

@@ -309,7 +309,11 @@ class AppHost:
         return stats.frames if self.source.has_video else stats.blocks
 
     def _wait_for_source(self, due: float) -> None:
-        """Live: process items as they arrive until wall time ``due`` (no busy loop)."""
+        """Live: process items as they arrive until wall time ``due`` (no busy loop).
+        Paused, nothing is read: the game must not change while it is paused."""
+        if self.paused:
+            self.clock.sleep_until(due)
+            return
         while not self.runner.ended:
             remaining = due - self.clock.now()
             if remaining <= 0:

@@ -17,6 +17,7 @@ Errors: a source without audio, or with no audio samples (an empty file), is a o
 from __future__ import annotations
 
 import argparse
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -175,7 +176,9 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
         note += f", {data['skipped']} block(s) with NaN/Inf skipped"
     fig.suptitle(f"{title}\n{note}", x=0.99, y=0.99, ha="right", va="top", fontsize=9)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out)
+    with warnings.catch_warnings():          # a title with characters the font lacks: boxes
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        fig.savefig(out)
     plt.close(fig)
     return out
 
@@ -190,7 +193,8 @@ def main(args: argparse.Namespace) -> int:
             raise SourceError(f"source {args.source!r} has no audio")
         data = collect(source, activity=args.activity, off_level=args.off_level, gain=args.gain,
                        noise_floor_ms=args.noise_floor_ms, clap=not args.no_clap)
-    render(data, args.out, title=args.title or str(args.source), width=args.width)
+    title = args.title if args.title is not None else str(args.source)   # '' = no title
+    render(data, args.out, title=title, width=args.width)
     print(f"wrote {args.out} ({len(data['level'])} blocks, {len(data['claps'])} claps, "
           f"{sum(1 for e in data['activity'] if e.activating)} activations)")
     return 0

@@ -101,7 +101,8 @@ def main(args: argparse.Namespace) -> int:
     if args.headless or result.interrupted:
         if source.is_live:
             cpu = 100.0 * result.cpu_s / result.wall_s if result.wall_s > 0 else 0.0
-            print(f"{args.app}: {result.arrived} frames arrived in {result.wall_s:.1f} s, "
+            what = "frames" if source.has_video else "audio blocks"
+            print(f"{args.app}: {result.arrived} {what} arrived in {result.wall_s:.1f} s, "
                   f"{result.sim_t:.1f} s simulated, {result.events} events, CPU {cpu:.0f} %")
         else:
             print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "

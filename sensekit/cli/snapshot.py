@@ -40,6 +40,8 @@ def _video_frames(spec: str) -> Iterator[np.ndarray]:
         from sensekit.capture.base import VideoFrame
         source = open_source(spec)
         with source:
+            if not source.has_video:
+                raise SourceError(f"source {spec!r} has no video (a snapshot shows the vision stages)")
             for item in source:
                 if isinstance(item, VideoFrame):
                     yield item.image

@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from tests.capture.alsa_filemic import ALSA_CONF, unavailable_reason
+from tests.capture.alsa_filemic import alsa_env, unavailable_reason
 
 __all__ = ["PacedMics", "unavailable_reason"]
 
@@ -77,10 +77,7 @@ class PacedMics:
 
     @property
     def env(self) -> dict[str, str]:
-        env = dict(os.environ)
-        env["ALSA_CONFIG_PATH"] = f"{ALSA_CONF}:{self.conf_path}"
-        env.setdefault("PYTHONUNBUFFERED", "1")
-        return env
+        return alsa_env(self.conf_path)
 
     def capture_time(self, mic: int, n: int, i: int) -> float:
         """When sample ``i`` of period ``n`` of microphone ``mic`` was 'captured'."""
