@@ -28,11 +28,13 @@ through the real drivers:
   Target: one block + 2 ms (12.7 ms at 512 samples, 48 kHz).
 
 Scenarios, each in a fresh process (PortAudio reads the ALSA configuration once):
-``camera`` (one camera), ``mic`` (one microphone), and ``load``: 4 cameras and 2
-microphones at once, as two ``camera+mic`` sources (``CombinedSource``) and two cameras,
-one ``Runner`` thread each, on this machine's cores (the feeders and MJPEG servers run in
-the parent process). The first 2 s of each scenario are not counted (connection, FFmpeg
-probing, noise-floor learning).
+``camera`` (one camera), ``mic`` (one microphone), ``camera+mic`` (both as one
+``CombinedSource``, which keeps their items in time order), and ``load``: 4 cameras and
+2 microphones at once, as two ``camera+mic`` sources and two cameras, one ``Runner``
+thread each, on this machine's cores (the feeders and MJPEG servers run in the parent
+process). ``--only load-separate`` runs the same six devices as six plain sources. The
+first 2 s of each scenario are not counted (connection, FFmpeg probing, noise-floor
+learning).
 
 Printed: one row per stream kind and scenario with the count, p50, p99 and max in ms, the
 target and whether p99 meets it, the frames that gave no event (dropped by the camera's
@@ -322,6 +324,9 @@ SCENARIOS = {
 }
 
 
+DEFAULT_SCENARIOS = ["camera", "mic", "camera+mic", "load"]
+
+
 def _size(text: str) -> tuple[int, int]:
     w, _, h = text.lower().partition("x")
     return int(w), int(h)
@@ -353,7 +358,7 @@ def main() -> int:
     print(header)
     rows = []
     with tempfile.TemporaryDirectory(prefix="sensekit-latency-") as tmp:
-        for name in args.only or list(SCENARIOS):
+        for name in args.only or DEFAULT_SCENARIOS:
             cameras, mics, lanes_of = SCENARIOS[name]
             for r in run_scenario(name, cameras, mics, lanes_of, args, Path(tmp)):
                 rows.append(r)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from pathlib import Path
 
 from sensekit.capture.base import Source
 from sensekit.cli import free_text

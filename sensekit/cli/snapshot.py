@@ -17,7 +17,6 @@ a source with fewer than N+1 frames, or a bad option value.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Iterable, Iterator
 
 import cv2
