@@ -8,7 +8,8 @@ shown; the last of them says that repeats are now counted; the rest of the windo
 is counted and dropped. The first record of the next window carries the count
 ("... [312 more like this in the last 10 s not shown]"), and ``flush()`` logs the
 counts still pending (the CLI calls it on exit), so nothing disappears without a
-number. Records below ``level`` (WARNING) always pass.
+number. Records below ``level`` (INFO: a camera's "restored" line flaps with its
+"lost" warning; debug output is never limited) always pass.
 
 ``install_rate_limit()`` adds one shared filter to the plain stderr handlers of
 the root logger (what ``logging.basicConfig`` made); the ``sensekit`` command calls
@@ -17,7 +18,7 @@ so every repeated warning (unknown OSC addresses, malformed datagrams, audio
 jumps in a replay, a camera flapping between lost and restored, NaN blocks) is
 limited in one place.
 
-Cost: one dict lookup and a lock per WARNING record. Memory: one small entry per
+Cost: one dict lookup and a lock per INFO or WARNING record. Memory: one small entry per
 message template seen (templates are source-code constants, so a few dozen).
 """
 from __future__ import annotations
@@ -46,7 +47,7 @@ class RateLimitFilter(logging.Filter):
     """Show at most ``burst`` records of each kind per ``interval_s``; count the rest."""
 
     def __init__(self, burst: int = DEFAULT_BURST, interval_s: float = DEFAULT_INTERVAL_S, *,
-                 level: int = logging.WARNING,
+                 level: int = logging.INFO,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
         if burst < 1 or not interval_s > 0:
@@ -96,7 +97,7 @@ class RateLimitFilter(logging.Filter):
         target = logger or log
         items = self.pending()
         for msg, n in items:
-            target.warning("%d more warning(s) like %r were not shown", n, msg,
+            target.warning("%d more message(s) like %r were not shown", n, msg,
                            extra={_BYPASS: True})
         return len(items)
 

@@ -59,24 +59,27 @@ def test_a_flood_becomes_a_burst_and_a_count():
                        "[1395 more like this in the last 12 s not shown]"
 
 
-def test_kinds_are_separate_info_passes_and_flush_reports_what_is_held_back():
+def test_kinds_are_separate_debug_passes_and_flush_reports_what_is_held_back():
     clock = Clock()
     flt = RateLimitFilter(burst=2, interval_s=10.0, clock=clock)
     log, shown = _logger(flt)
+    log.setLevel(logging.DEBUG)
     for _ in range(10):
         log.warning("OSC: ignored unknown address %s %r; known: %s", "/x", [1], "...")
         log.warning("%s: lost (%s); reconnecting", "camera:0", "read failed")
-        log.info("OSC: %s %r", "threshold", 30.0)
+        log.info("%s: restored", "camera:0")                   # a flapping camera
+        log.debug("OSC: %s %r", "threshold", 30.0)
     assert sum("unknown address" in s for s in shown) == 2
     assert sum("lost" in s for s in shown) == 2
-    assert sum("threshold" in s for s in shown) == 10         # INFO is never limited
+    assert sum("restored" in s for s in shown) == 2
+    assert sum("threshold" in s for s in shown) == 10         # debug output is never limited
     assert flt.pending() == [("OSC: ignored unknown address %s %r; known: %s", 8),
-                             ("%s: lost (%s); reconnecting", 8)]
+                             ("%s: lost (%s); reconnecting", 8), ("%s: restored", 8)]
     assert flt.pending() == []                                 # reported once
     for _ in range(4):
         log.warning("%s: lost (%s); reconnecting", "camera:0", "read failed")
     assert flt.flush(log) == 1
-    assert shown[-1] == "4 more warning(s) like '%s: lost (%s); reconnecting' were not shown"
+    assert shown[-1] == "4 more message(s) like '%s: lost (%s); reconnecting' were not shown"
 
 
 def test_bad_settings_are_rejected():
@@ -163,4 +166,4 @@ def test_an_osc_flood_on_a_running_command_is_a_few_lines_and_counted(tmp_path, 
     assert len(warnings) <= 3 * 5, f"{len(warnings)} warning lines:\n{err[:3000]}"
     assert any("counted, not shown" in line for line in warnings)
     held = [line for line in lines if "were not shown" in line]
-    assert len(held) == 3 and all(re.match(r"99\d more warning", line) for line in held), err[-2000:]
+    assert len(held) == 3 and all(re.match(r"99\d more message", line) for line in held), err[-2000:]
