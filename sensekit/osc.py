@@ -52,7 +52,12 @@ Input (``OscControl``)
 
     Each message is validated on the server thread; a bad one is logged and
     ignored (and counted in ``rejected``); a good one is queued as a
-    ``Setting``. The app loop calls ``poll()`` (or ``apply_pending()``, which
+    ``Setting``. A datagram that is not OSC at all is counted in ``malformed``,
+    one longer than ``max_datagram_bytes`` (4096; settings are tens of bytes)
+    in ``oversized``; both are logged and dropped before any handler runs. The
+    warnings go through the CLI's rate limit (``sensekit.ratelimit``), so a
+    flood costs a few lines plus a count; the counts are in ``stats()``. The
+    app loop calls ``poll()`` (or ``apply_pending()``, which
     calls the handlers registered with ``on(name, fn)``) so every change is
     applied on the app's own thread, between frames. The queue is bounded
     (256 by default): when full the oldest setting is dropped and counted.
@@ -262,8 +267,11 @@ def _message_tags(dgram: bytes) -> str:
 def decode(dgram: bytes) -> list[Received]:
     """Messages in a datagram (a message, or a possibly nested bundle), with type tags.
 
-    Raises ``ValueError`` for a datagram that is not OSC.
+    Raises ``ValueError`` for a datagram that is not OSC (OSC datagrams are a whole
+    number of 4-byte words; python-osc alone would read a truncated float).
     """
+    if not dgram or len(dgram) % 4:
+        raise ValueError(f"not OSC: {len(dgram)} bytes is not a whole number of 4-byte words")
     if osc_bundle.OscBundle.dgram_is_bundle(dgram):
         try:
             b = osc_bundle.OscBundle(dgram)
@@ -398,6 +406,23 @@ CONTROLS: dict[str, tuple[str, Callable[[tuple], Any]]] = {
 }
 
 
+MAX_CONTROL_DATAGRAM = 4096
+
+
+class _ControlServer(BlockingOSCUDPServer):
+    """The UDP server of ``OscControl``: every datagram is screened by ``control.screen``."""
+
+    max_packet_size = 65536     # read whole datagrams, so an oversized one is seen as such
+
+    def __init__(self, address: tuple[str, int], dispatcher: OscDispatcher,
+                 screen: Callable[[bytes, Any], bool]) -> None:
+        self._screen = screen
+        super().__init__(address, dispatcher)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        return self._screen(request[0], client_address)
+
+
 class OscControl:
     """Receives settings over OSC/UDP; validated ones wait in a queue for the app loop.
 
@@ -405,12 +430,16 @@ class OscControl:
     (or use as a context manager) and ``close()`` when done.
     """
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 9001, *, max_pending: int = 256) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 9001, *, max_pending: int = 256,
+                 max_datagram_bytes: int = MAX_CONTROL_DATAGRAM) -> None:
         if not isinstance(port, int) or not 0 <= port <= 65535:
             raise ConfigError(f"OSC control port must be 0..65535, got {port!r}")
+        self.max_datagram_bytes = int(max_datagram_bytes)
         self.accepted = 0
         self.rejected = 0
         self.dropped = 0
+        self.malformed = 0
+        self.oversized = 0
         self._pending: queue.Queue[Setting] = queue.Queue(maxsize=max(1, max_pending))
         self._appliers: dict[str, list[Callable[[Any], None]]] = {}
         self._immediate: dict[str, list[Callable[[Any], None]]] = {}
@@ -422,13 +451,30 @@ class OscControl:
             disp.map(address, self._handle)
         disp.set_default_handler(self._unknown)
         try:
-            self._server = BlockingOSCUDPServer((host, port), disp)
+            self._server = _ControlServer((host, port), disp, self.screen)
         except OSError as exc:
             raise ConfigError(f"cannot listen for OSC on {host}:{port}: {exc}") from None
         self.host, self.port = self._server.server_address[:2]
         self._thread: threading.Thread | None = None
 
     # server thread -----------------------------------------------------------
+    def screen(self, dgram: bytes, sender: Any = None) -> bool:
+        """True if ``dgram`` is a well-formed OSC datagram of acceptable size; else count
+        it (``oversized`` or ``malformed``), log it and return False."""
+        where = f" from {sender[0]}:{sender[1]}" if isinstance(sender, tuple) and len(sender) >= 2 else ""
+        if len(dgram) > self.max_datagram_bytes:
+            self.oversized += 1
+            log.warning("OSC: dropped an oversized datagram%s: %d bytes (limit %d)",
+                        where, len(dgram), self.max_datagram_bytes)
+            return False
+        try:
+            decode(dgram)
+        except ValueError as exc:
+            self.malformed += 1
+            log.warning("OSC: dropped a malformed datagram%s (%d bytes): %s", where, len(dgram), exc)
+            return False
+        return True
+
     def _handle(self, address: str, *args: Any) -> None:
         name, validate = CONTROLS[address]
         try:
@@ -507,7 +553,8 @@ class OscControl:
 
     def stats(self) -> dict[str, int]:
         return {"osc_accepted": self.accepted, "osc_rejected": self.rejected,
-                "osc_dropped": self.dropped}
+                "osc_dropped": self.dropped, "osc_malformed": self.malformed,
+                "osc_oversized": self.oversized}
 
     def close(self) -> None:
         if self._thread is not None:
@@ -630,14 +677,27 @@ def parse_target(text: str, *, default_host: str | None = None,
     return host, port
 
 
+def _target_arg(**options: Any) -> Callable[[str], str]:
+    """An argparse type checking ``HOST:PORT`` syntax when the arguments are parsed."""
+    def check(text: str) -> str:
+        try:
+            parse_target(text, **options)
+        except ConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+    check.__name__ = "OSC target"
+    return check
+
+
 def add_osc_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--osc HOST:PORT``, ``--osc-bundle`` and ``--osc-control [HOST:]PORT``."""
     group = parser.add_argument_group("OSC")
-    group.add_argument("--osc", metavar="HOST:PORT",
+    group.add_argument("--osc", metavar="HOST:PORT", type=_target_arg(),
                        help="send every event as an OSC message (see docs/OSC.md)")
     group.add_argument("--osc-bundle", action="store_true",
                        help="wrap each message in a bundle timetagged with the event time")
     group.add_argument("--osc-control", metavar="[HOST:]PORT",
+                       type=_target_arg(default_host="127.0.0.1", allow_any_port=True),
                        help="accept /sensekit/set/... and /sensekit/pause on this port")
 
 

@@ -44,9 +44,11 @@ the colour, tolerance, gain and activity threshold. ``capture_profile(stages,
 base)`` reads the current tuning back from running stages, for an app's save key.
 
 Cost: loading is a ``tomllib`` parse plus a walk over a dozen keys (well under
-a millisecond). Saving uses a small writer in this module (no dependency) and
-writes atomically (temporary file, then rename), so a crash never leaves half
-a profile. Needs Python 3.11 (``tomllib``) or the ``tomli`` package.
+a millisecond). Saving a new profile uses a small writer in this module; saving
+over an existing one edits it in place with ``tomlkit``, so the user's comments,
+key order and untouched values survive ``sensekit calibrate`` and ``Shift+S``.
+Either way the file is written atomically (temporary file, then rename), so a
+crash never leaves half a profile. Needs Python 3.11 (``tomllib``) or the ``tomli`` package.
 """
 from __future__ import annotations
 
@@ -276,7 +278,7 @@ def load_profile(path: str | os.PathLike[str]) -> Profile:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"profile {str(p)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:   # ValueError: a NUL in the name
         raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
     return loads_profile(text, path=str(p))
 
@@ -354,18 +356,88 @@ def dumps_profile(profile: Profile) -> str:
     return "\n".join(lines) + "\n"
 
 
+def edit_profile_text(text: str, profile: Profile) -> str:
+    """``text`` (an existing profile) with the values of ``profile`` written into it.
+
+    Edited with tomlkit, so comments, blank lines, the order of keys and tables and the
+    way unchanged values are written all stay as the user left them: a key whose value
+    is unchanged is not touched, a changed one keeps its trailing comment, a new one is
+    appended to its table (a missing table is appended to the file), and a zone that
+    ``profile`` no longer has is removed. Raises ``ConfigError`` if ``text`` is not TOML.
+    """
+    import tomlkit
+
+    profile.validate()
+    try:
+        doc = tomlkit.parse(text)
+    except Exception as exc:  # tomlkit raises its own ParseError subclasses
+        raise ConfigError(f"not valid TOML: {exc}") from None
+    old = profile_from_dict(doc.unwrap())
+    for sname in SECTIONS:
+        section, before = getattr(profile, sname), getattr(old, sname)
+        if sname not in doc:
+            if all(getattr(section, f.name) in (None, {}) for f in dataclasses.fields(section)):
+                continue
+            doc.add(sname, tomlkit.table())
+        table = doc[sname]
+        for f in dataclasses.fields(section):
+            value, was = getattr(section, f.name), getattr(before, f.name)
+            if isinstance(value, dict):
+                _edit_zones(table, f.name, value)
+            elif value is None:
+                if f.name in table:
+                    del table[f.name]
+            elif value != was or f.name not in table:
+                table[f.name] = value
+    return tomlkit.dumps(doc)
+
+
+def _edit_zones(table: Any, name: str, zones: dict[str, Zone]) -> None:
+    import tomlkit
+
+    if not zones and name not in table:
+        return
+    if name not in table:
+        table.add(name, tomlkit.table())
+    current = table[name]
+    for zone in [z for z in current if z not in zones]:
+        del current[zone]
+    for zone, box in zones.items():
+        if zone not in current or tuple(float(v) for v in current[zone]) != tuple(box):
+            current[zone] = list(box)
+
+
 def save_profile(profile: Profile, path: str | os.PathLike[str]) -> Path:
-    """Write ``profile`` to ``path`` atomically; returns the path."""
+    """Write ``profile`` to ``path`` atomically; returns the path.
+
+    An existing profile is edited in place (``edit_profile_text``: the user's comments,
+    order and untouched keys stay); a new one gets the commented layout of
+    ``dumps_profile``. A symlink is followed and the file keeps its permissions.
+    """
     p = Path(path)
-    text = dumps_profile(profile)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    target = p.resolve() if p.is_symlink() else p
+    mode = 0o644
+    if target.is_file():
+        mode = target.stat().st_mode & 0o7777
+        try:
+            old_text = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
+        try:
+            text = edit_profile_text(old_text, profile)
+        except ConfigError as exc:
+            raise ConfigError(f"{p}: {exc}") from None
+    else:
+        text = dumps_profile(profile)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, p)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)

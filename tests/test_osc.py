@@ -287,7 +287,8 @@ def test_control_accepts_good_settings_in_order_and_ignores_bad_ones(caplog):
     assert [(s.name, s.value) for s in settings] == [
         ("threshold", 30.0), ("color", "#ff8800"), ("tolerance", 12.0), ("gain", 75.0),
         ("pause", True)]
-    assert control.stats() == {"osc_accepted": 5, "osc_rejected": 7, "osc_dropped": 0}
+    assert control.stats() == {"osc_accepted": 5, "osc_rejected": 7, "osc_dropped": 0,
+                               "osc_malformed": 0, "osc_oversized": 0}
     warnings = " | ".join(r.getMessage() for r in caplog.records)
     for fragment in ["300.0", "'loud'", "'orange'", "/sensekit/set/nothing", "[2]"]:
         assert fragment in warnings

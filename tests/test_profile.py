@@ -340,3 +340,70 @@ def test_capture_profile_saves_what_the_stages_use(recordings_dir: Path, tmp_pat
     assert p.audio.noise_floor is not None
     assert p.motion.zones == {"door": (0.0, 0.0, 0.25, 1.0)}
     assert load_profile(save_profile(p, tmp_path / "saved.toml")) == p
+
+
+COMMENTED = """\
+# Gallery 3, north wall. Tuned by Ana on opening night.
+[audio]   # the microphone above the door
+gain = 62.5          # loud room: turned up
+threshold = 20       # claps only
+timeout_ms = 250
+
+# the camera looks at the bench
+[motion]
+threshold = 30.5     # set by hand after the projector was moved
+
+[motion.zones]
+bench = [0.0, 0.5, 1.0, 0.5]   # people sit here
+
+[color]
+target = "#E03C28"   # the red ball
+tolerance = 15
+"""
+
+
+def test_calibrate_edits_an_existing_profile_in_place(tmp_path: Path, capsys):
+    """Only the learned keys change; comments, order, spelling of untouched values stay."""
+    from sensekit.cli import main
+
+    rec = _noisy_recording(tmp_path / "r.skrec", pixel_sigma=2.0, audio_rms=0.01, seconds=1.0)
+    out = tmp_path / "venue.toml"
+    out.write_text(COMMENTED)
+    out.chmod(0o640)
+    assert main(["calibrate", str(rec), "--out", str(out), "--seconds", "0.8"]) == 0, \
+        capsys.readouterr().err
+    text = out.read_text()
+    new = text.splitlines()
+    for line in COMMENTED.splitlines():                        # every line the user wrote is kept
+        assert line in new, f"lost: {line!r}\n{text}"
+    # the learned values were added to their own tables, nothing else was added
+    added = [line for line in new if line not in COMMENTED.splitlines()]
+    assert len(added) == 2 and {a.split("=")[0].strip() for a in added} == {"noise_floor"}
+    assert new.index(added[0]) < new.index("[motion]") < new.index(added[1]) < new.index("[motion.zones]")
+    p = load_profile(out)
+    assert p.audio.noise_floor is not None and p.motion.noise_floor is not None
+    assert p.audio.gain == 62.5 and p.motion.zones == {"bench": (0.0, 0.5, 1.0, 0.5)}
+    assert out.stat().st_mode & 0o777 == 0o640                 # permissions kept
+
+    # calibrating again changes a learned value in place, keeping its comment
+    out.write_text(text.replace(added[0], "noise_floor = 99.0  # learned"))
+    assert main(["calibrate", str(rec), "--out", str(out), "--seconds", "0.8"]) == 0
+    again = out.read_text().splitlines()
+    learned = [line for line in again if line.startswith("noise_floor") and "# learned" in line]
+    assert len(learned) == 1 and "99.0" not in learned[0], again
+    assert len(again) == len(new)
+
+
+def test_save_profile_follows_a_symlink_and_drops_removed_zones(tmp_path: Path):
+    real = tmp_path / "real.toml"
+    real.write_text(COMMENTED)
+    link = tmp_path / "venue.toml"
+    link.symlink_to(real)
+    p = load_profile(link)
+    p.motion.zones = {}
+    p.audio.gain = 40.0
+    save_profile(p, link)
+    assert link.is_symlink()                                   # the link is still a link
+    text = real.read_text()
+    assert "bench = " not in text and "gain = 40.0          # loud room: turned up" in text
+    assert "# Gallery 3, north wall." in text and load_profile(real).audio.gain == 40.0

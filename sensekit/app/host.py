@@ -13,8 +13,10 @@ default) followed by one drawing:
 On a replay or file the simulation clock *is* the source clock: the game sees
 exactly the same items at the same steps on every run and on every machine, so
 a run is reproducible down to the pixel. With a window the loop is paced to
-wall-clock time; headless it runs as fast as it can. On a live source the
-runner takes whatever has arrived at each step.
+wall-clock time; headless it runs as fast as it can. A live source paces the
+loop by its own clock, with or without a window: between steps the host waits
+on the source and handles each item the moment it arrives, so game time tracks
+real time, CPU use stays low, and ``--frames`` counts the frames that arrived.
 
 The camera image is mirrored (``App.mirror``) before any stage sees it, as
 a mirror is what players expect; event coordinates are therefore in mirrored
@@ -85,6 +87,12 @@ class RunResult:
     events: int
     ended: bool
     state: dict[str, Any]
+    #: live: camera frames (or audio blocks) that arrived; replay/file: steps, like ``frames``
+    arrived: int = 0
+    #: the run was stopped by Ctrl-C (the screenshot was still written)
+    interrupted: bool = False
+    #: CPU seconds the whole process used during the loop (every thread)
+    cpu_s: float = 0.0
 
     @property
     def fps(self) -> float:
@@ -294,31 +302,75 @@ class AppHost:
         pygame.image.save(self.screen, str(path))
         return path
 
+    def arrived(self) -> int:
+        """What ``--frames`` counts on a live source: camera frames that arrived (audio
+        blocks for a source without video)."""
+        stats = self.runner.stats
+        return stats.frames if self.source.has_video else stats.blocks
+
+    def _wait_for_source(self, due: float) -> None:
+        """Live: process items as they arrive until wall time ``due`` (no busy loop).
+        Paused, nothing is read: the game must not change while it is paused."""
+        if self.paused:
+            self.clock.sleep_until(due)
+            return
+        while not self.runner.ended:
+            remaining = due - self.clock.now()
+            if remaining <= 0:
+                return
+            try:
+                item = self.source.read(timeout=remaining)
+            except EOFError:
+                self.runner.ended = True
+                return
+            if item is None:                 # nothing came before ``due``
+                self.clock.sleep_until(due)  # (a no-op on the wall clock; moves a test clock)
+                return
+            self.runner.process(item)
+
     def run(self) -> RunResult:
-        """Loop until quit, ``--frames`` steps, or (headless, no ``--frames``) the end of a replay."""
+        """Loop until quit, Ctrl-C, ``--frames``, or (headless, no ``--frames``) the end of a replay.
+
+        A live source paces the loop by its own clock, windowed or headless: between
+        steps the loop waits on the source and handles each item as it arrives, so game
+        time follows real time and an idle run costs almost no CPU. ``--frames`` then
+        counts the frames that arrived (``arrived()``), not steps. A replay or file is
+        paced to wall time with a window and runs flat out headless. The screenshot is
+        written however the loop ends, Ctrl-C included (``RunResult.interrupted``).
+        """
         frames = self.options.frames
-        pace = not self.options.headless
+        pace = not self.options.headless or self.live
         start = time.perf_counter()
+        cpu0 = time.process_time()
         t0 = self.clock.now()
         n = 0
+        interrupted = False
         try:
-            while not self.quit and (frames is None or n < frames):
-                if frames is None and self.options.headless and self.runner.ended:
-                    break
-                self.step()
-                n += 1
-                if pace:
-                    due = t0 + n * self.app.step_s
-                    if self.clock.now() - due > 0.25:      # far behind: do not try to catch up
-                        t0 = self.clock.now() - n * self.app.step_s
-                    self.clock.sleep_until(due)
+            try:
+                while not self.quit and (frames is None or
+                                         (self.arrived() if self.live else n) < frames):
+                    if frames is None and self.options.headless and self.runner.ended:
+                        break
+                    self.step()
+                    n += 1
+                    if pace:
+                        due = t0 + n * self.app.step_s
+                        if self.clock.now() - due > 0.25:      # far behind: do not try to catch up
+                            t0 = self.clock.now() - n * self.app.step_s
+                        if self.live:
+                            self._wait_for_source(due)
+                        else:
+                            self.clock.sleep_until(due)
+            except KeyboardInterrupt:
+                interrupted = True
             if self.options.screenshot is not None:
                 self.save_screenshot(self.options.screenshot)
         finally:
             self.close()
         return RunResult(frames=n, sim_t=self.sim_t, wall_s=time.perf_counter() - start,
                          events=self.runner.stats.events, ended=self.runner.ended,
-                         state=self.app.state())
+                         state=self.app.state(), arrived=self.arrived() if self.live else n,
+                         interrupted=interrupted, cpu_s=time.process_time() - cpu0)
 
     def close(self) -> None:
         if self.video is not None:

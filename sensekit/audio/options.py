@@ -86,7 +86,7 @@ def parse_activity(text: str) -> tuple[float | None, float | None, float]:
 
 def build_stages(args: argparse.Namespace, source: Any) -> list[Any]:
     wants = [getattr(args, k, None) for k in ("activity", "clap", "pattern", "pitch", "level")]
-    if not any(w not in (None, False) for w in wants):
+    if all(w is None or w is False for w in wants):     # `--pattern 0` is given (and rejected)
         return []
     gain = args.gain if getattr(args, "gain", None) is not None else \
         float(getattr(source, "gain", UNITY_GAIN) or UNITY_GAIN)

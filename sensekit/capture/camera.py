@@ -154,6 +154,8 @@ class CameraSource(Source):
         self._reconnects = 0
         self._losses = 0
         self._latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
+        self._read_started = 0.0   # time.monotonic() when the grab thread last called read()
+        self._in_read = False      # the grab thread is inside read(): its frame is not captured yet
 
     # -- opening -------------------------------------------------------------
     @property
@@ -303,10 +305,12 @@ class CameraSource(Source):
                 if delay > 0 and self._stop.wait(delay):
                     break
             try:
+                self._read_started, self._in_read = time.monotonic(), True
                 ok, image = cap.read()
             except cv2.error as exc:          # a driver error: treat like a failed read
                 log.debug("%s: read raised %s", self.description, exc)
                 ok, image = False, None
+            self._in_read = False
             captured_at = time.monotonic()
             if self._stop.is_set():
                 break
@@ -379,6 +383,19 @@ class CameraSource(Source):
         with self._cond:
             events, self._status = self._status, []
         return events
+
+    def horizon(self) -> float | None:
+        """A time no frame delivered from now on can be earlier than (``t`` seconds): now while
+        the grab thread waits inside ``read()`` (a frame is timed when ``read()`` returns), else
+        the start of the last read. ``CombinedSource`` uses it to hand out the other part's
+        items without waiting. ``None`` before ``open()``."""
+        if self._thread is None:
+            return None
+        now = time.monotonic()              # before looking at the flag: see _grab_loop
+        with self._cond:
+            if self._latest is not None:
+                return self._latest.t
+        return (now if self._in_read else max(self._read_started, self._t0)) - self._t0
 
     def stats(self) -> dict[str, Any]:
         with self._cond:

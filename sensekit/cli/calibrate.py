@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError, SourceError
 from sensekit.profile import Profile, load_profile, save_profile
 from sensekit.validate import check_positive
@@ -209,8 +210,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Learn the audio and camera noise floors of a venue, and optionally "
                     "pick a colour, into a venue profile TOML file.")
     p.add_argument("source", metavar="SOURCE", help="camera:N, mic, camera:0+mic, a recording...")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE",
-                   help="profile to write (updated in place if it exists)")
+    p.add_argument("--out", type=OutputPath(".toml"), required=True, metavar="FILE",
+                   help="profile to write, .toml (edited in place if it exists)")
     p.add_argument("--seconds", type=float, default=5.0, metavar="S",
                    help="how much of the source to measure (default 5)")
     p.add_argument("--pick-color", metavar="X,Y", help="store the colour at pixel X,Y")

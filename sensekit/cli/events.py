@@ -11,12 +11,15 @@ block, with a CRC-32 of the data). Stage options come from the modules listed in
 ``STAGE_PROVIDERS`` (each defines ``add_arguments(parser)`` and
 ``build_stages(args, source)``); a provider that is not installed is skipped.
 With no stage enabled, ``--records`` is implied so the command always shows
-something. ``--stats`` prints a summary to stderr at the end.
+something. ``--stats`` prints a summary to stderr at the end (with the OSC counters:
+sent, accepted, rejected, malformed and oversized datagrams). A stage the source can
+never feed (``--motion`` on a WAV, ``--clap`` on a silent video) is a warning, once.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from types import ModuleType
 from typing import Any, TextIO
@@ -26,6 +29,8 @@ from sensekit.profile import add_profile_argument, apply_profile_to_stages, prof
 from sensekit.validate import check_positive
 
 STAGE_PROVIDERS: list[str] = ["sensekit.vision.options", "sensekit.audio.options"]
+
+log = logging.getLogger(__name__)
 
 
 def _providers() -> list[ModuleType]:
@@ -70,7 +75,20 @@ def format_event(event: Any) -> str:
     return f"{t:10.3f}  {event.name:<14} {fields}".rstrip()
 
 
-def _print_stats(stats: Any, source: Any, out: TextIO) -> None:
+def warn_idle_stages(stages: list[Any], source: Any) -> list[str]:
+    """Warn (once each) about stages that ``source`` can never feed; returns the warnings."""
+    has = {"video": bool(source.has_video), "audio": bool(source.has_audio)}
+    lines = []
+    for stage in stages:
+        kind = getattr(stage, "consumes", "both")
+        if kind in has and not has[kind] and stage.emits:
+            lines.append(f"{source.description!r} has no {kind}, so there will be no "
+                         f"{', '.join(sorted(stage.emits))} events")
+            log.warning("%s", lines[-1])
+    return lines
+
+
+def _print_stats(stats: Any, source: Any, out: TextIO, osc: dict[str, int] | None = None) -> None:
     src = source.stats() or {}
     dropped = src.get("dropped_frames", src.get("dropped", 0))
     print(f"frames {stats.frames}, audio blocks {stats.blocks}, events {stats.events}, "
@@ -82,6 +100,8 @@ def _print_stats(stats: Any, source: Any, out: TextIO) -> None:
     extra = {k: v for k, v in src.items() if k not in ("dropped_frames", "dropped")}
     if extra:
         print("  source         " + ", ".join(f"{k}={v}" for k, v in sorted(extra.items())), file=out)
+    if osc:
+        print("  osc            " + ", ".join(f"{k}={v}" for k, v in sorted(osc.items())), file=out)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -101,6 +121,7 @@ def main(args: argparse.Namespace) -> int:
         if args.records or not stages:
             stages.insert(0, RecordStage())
         apply_profile_to_stages(profile, stages)
+        warn_idle_stages(stages, source)
         runner = Runner(source, stages)
         osc = attach_osc(runner.dispatcher, args, stages=runner.stages)  # --osc, --osc-control
         if args.jsonl:
@@ -113,5 +134,5 @@ def main(args: argparse.Namespace) -> int:
             osc.close()
             out.flush()
             if args.stats:
-                _print_stats(runner.stats, source, sys.stderr)
+                _print_stats(runner.stats, source, sys.stderr, osc.stats())
     return 0

@@ -17,12 +17,16 @@ Errors: a source without audio, or with no audio samples (an empty file), is a o
 from __future__ import annotations
 
 import argparse
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from sensekit.errors import ConfigError, SourceError
+from sensekit.cli import free_text
+from sensekit.cli.paths import OutputPath
+from sensekit.errors import SourceError
+from sensekit.validate import check_range
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,8 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Plot the activity level over time with the threshold, the noise floor "
                     "and the activity and clap events, to tune thresholds by eye.")
     p.add_argument("source", metavar="SOURCE", help="audio/video file, recording, or source spec")
-    p.add_argument("--out", type=Path, default=Path("level.png"), metavar="PNG",
-                   help="output image (default level.png)")
+    p.add_argument("--out", type=OutputPath(".png", ".svg", ".pdf"), default="level.png",
+                   metavar="PNG", help="output image, .png/.svg/.pdf (default level.png)")
     p.add_argument("--activity", default="25,500", metavar="LEVEL[,TIMEOUT_MS]",
                    help="threshold to draw and simulate (default 25,500, the book's clapper)")
     p.add_argument("--off-level", type=float, metavar="LEVEL", help="hysteresis off level")
@@ -40,8 +44,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--noise-floor-ms", type=float, default=2000.0, metavar="MS",
                    help="noise-floor learning time (default 2000)")
     p.add_argument("--no-clap", action="store_true", help="do not run the clap detector")
-    p.add_argument("--title", help="plot title (default: the source)")
-    p.add_argument("--width", type=float, default=12.0, help="figure width in inches (default 12)")
+    p.add_argument("--title", type=free_text, help="plot title (default: the source)")
+    p.add_argument("--width", type=float, default=12.0, help="figure width in inches, 2..100 (default 12)")
     p.set_defaults(func=main)
 
 
@@ -172,7 +176,9 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
         note += f", {data['skipped']} block(s) with NaN/Inf skipped"
     fig.suptitle(f"{title}\n{note}", x=0.99, y=0.99, ha="right", va="top", fontsize=9)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out)
+    with warnings.catch_warnings():          # a title with characters the font lacks: boxes
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        fig.savefig(out)
     plt.close(fig)
     return out
 
@@ -180,15 +186,15 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
 def main(args: argparse.Namespace) -> int:
     from sensekit.capture.spec import open_source
 
-    if args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise ConfigError(f"--out {str(args.out)!r} must end in .png, .svg or .pdf")
+    check_range("--width", args.width, 2, 100)
     source = open_source(args.source)
     with source:
         if not getattr(source, "has_audio", True):
             raise SourceError(f"source {args.source!r} has no audio")
         data = collect(source, activity=args.activity, off_level=args.off_level, gain=args.gain,
                        noise_floor_ms=args.noise_floor_ms, clap=not args.no_clap)
-    render(data, args.out, title=args.title or str(args.source), width=args.width)
+    title = args.title if args.title is not None else str(args.source)   # '' = no title
+    render(data, args.out, title=title, width=args.width)
     print(f"wrote {args.out} ({len(data['level'])} blocks, {len(data['claps'])} claps, "
           f"{sum(1 for e in data['activity'] if e.activating)} activations)")
     return 0

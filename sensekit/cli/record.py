@@ -16,9 +16,10 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from pathlib import Path
 
 from sensekit.capture.base import Source
+from sensekit.cli import free_text
+from sensekit.cli.paths import OutputPath
 from sensekit.errors import SourceError
 from sensekit.validate import check_positive
 
@@ -29,13 +30,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "record", help="record camera/microphone to a .skrec folder",
         description="Record a camera and/or a microphone (or any source) to a recording folder.")
-    p.add_argument("out", metavar="OUT", type=Path, help="recording folder to create, e.g. take1.skrec")
+    p.add_argument("out", metavar="OUT", type=OutputPath(".skrec", folder=True),
+                   help="recording folder to create, e.g. take1.skrec")
     p.add_argument("--camera", metavar="SPEC", help="camera index, URL or path (e.g. 0, camera:1)")
     p.add_argument("--mic", metavar="SPEC", nargs="?", const="mic",
                    help="microphone name or index (no value: the default microphone)")
     p.add_argument("--source", metavar="SPEC", help="record any source spec instead (file:, replay:, ...)")
     p.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds (default: Ctrl-C)")
-    p.add_argument("--notes", default="", metavar="TEXT", help="free text stored in meta.json")
+    p.add_argument("--notes", type=free_text, default="", metavar="TEXT",
+                   help="free text stored in meta.json")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     p.set_defaults(func=main)
 
@@ -83,9 +86,6 @@ def main(args: argparse.Namespace) -> int:
 
     if args.seconds is not None:
         check_positive("--seconds", args.seconds)
-    if args.out.exists():
-        from sensekit.errors import ConfigError
-        raise ConfigError(f"recording '{args.out}' already exists; choose another name or delete it")
     source = build_source(args)
     try:
         summary = record_source(source, args.out, seconds=args.seconds, progress=args.progress,

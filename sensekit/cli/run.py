@@ -15,9 +15,14 @@ import os
 import sys
 from pathlib import Path
 
+from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
 from sensekit.osc import add_osc_arguments, attach_osc
 from sensekit.profile import add_profile_argument, apply_profile_to_stages, load_profile
+from sensekit.validate import check_output_path
+
+SCREENSHOT_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
+EVENTS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".txt", ".log")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,11 +33,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--source", metavar="SPEC",
                    help="camera:N, mic:NAME, file:PATH, replay:PATH or a path "
                         "(default: live devices if present, else the bundled recording)")
-    p.add_argument("--headless", action="store_true", help="no window (SDL dummy driver), as fast as possible")
-    p.add_argument("--frames", type=_positive_int, metavar="N", help="stop after N simulation steps")
-    p.add_argument("--screenshot", type=Path, metavar="PATH", help="save a PNG of the last frame")
-    p.add_argument("--video", type=Path, metavar="PATH", help="write the window to a video (.avi/.mkv/.mp4)")
-    p.add_argument("--events", type=Path, metavar="PATH", help="write the dispatched events as JSON lines")
+    p.add_argument("--headless", action="store_true",
+                   help="no window (SDL dummy driver); replays run as fast as possible, "
+                        "live sources at their own pace")
+    p.add_argument("--frames", type=_positive_int, metavar="N",
+                   help="stop after N frames: simulation steps on a replay or file, "
+                        "frames that arrived on a live source")
+    p.add_argument("--screenshot", type=OutputPath(*SCREENSHOT_SUFFIXES), metavar="PATH",
+                   help="save a picture of the last frame (.png/.jpg/.bmp), Ctrl-C included")
+    p.add_argument("--video", type=OutputPath(".avi", ".mkv", ".mp4"), metavar="PATH",
+                   help="write the window to a video (.avi/.mkv/.mp4)")
+    p.add_argument("--events", type=OutputPath(*EVENTS_SUFFIXES), metavar="PATH",
+                   help="write the dispatched events as JSON lines (.jsonl)")
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
     add_profile_argument(p)    # --profile (sensekit/profile.py)
     p.set_defaults(func=main)
@@ -53,11 +65,9 @@ def main(args: argparse.Namespace) -> int:
 
     apps = discover()
     if args.app not in apps:
-        print(unknown_app_message(args.app, apps), file=sys.stderr)
+        print(f"sensekit run: error: {unknown_app_message(args.app, apps)}", file=sys.stderr)
         return 2
     app_cls = load(args.app)
-    if args.video is not None and args.video.suffix.lower() not in (".avi", ".mkv", ".mp4"):
-        raise ConfigError(f"--video {str(args.video)!r} must end in .avi, .mkv or .mp4")
 
     from sensekit.app.host import AppHost, RunOptions
     from sensekit.app.sources import open_for_app
@@ -65,7 +75,7 @@ def main(args: argparse.Namespace) -> int:
     if not args.headless and not _display_available():
         args.headless = True
         if args.screenshot is None:
-            args.screenshot = Path("out") / f"{args.app}.png"
+            args.screenshot = _default_screenshot(args.app)
         print(f"No display found: running headless; the last frame goes to {args.screenshot}")
 
     source, note = open_for_app(app_cls, args.source, loop=not args.headless)
@@ -86,12 +96,31 @@ def main(args: argparse.Namespace) -> int:
             osc.close()
     finally:
         source.close()
-    if args.headless:
-        print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "
-              f"{result.fps:.0f} fps, {result.events} events")
+    if result.interrupted:
+        print(f"{args.app}: stopped by Ctrl-C")
+    if args.headless or result.interrupted:
+        if source.is_live:
+            cpu = 100.0 * result.cpu_s / result.wall_s if result.wall_s > 0 else 0.0
+            what = "frames" if source.has_video else "audio blocks"
+            print(f"{args.app}: {result.arrived} {what} arrived in {result.wall_s:.1f} s, "
+                  f"{result.sim_t:.1f} s simulated, {result.events} events, CPU {cpu:.0f} %")
+        else:
+            print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "
+                  f"{result.fps:.0f} fps, {result.events} events")
         if args.screenshot is not None:
             print(f"screenshot: {args.screenshot}")
     return 0
+
+
+def _default_screenshot(app: str) -> Path:
+    """``out/APP.png`` for a run without a display (the folder is made; checked like --screenshot)."""
+    folder = Path("out")
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"no display, and cannot make '{folder}' for the screenshot: "
+                          f"{exc.strerror or exc}") from None
+    return check_output_path("--screenshot", folder / f"{app}.png")
 
 
 def _display_available() -> bool:

@@ -17,12 +17,12 @@ a source with fewer than N+1 frames, or a bad option value.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Iterable, Iterator
 
 import cv2
 import numpy as np
 
+from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError, SourceError
 from sensekit.validate import check_frame
 
@@ -39,6 +39,8 @@ def _video_frames(spec: str) -> Iterator[np.ndarray]:
         from sensekit.capture.base import VideoFrame
         source = open_source(spec)
         with source:
+            if not source.has_video:
+                raise SourceError(f"source {spec!r} has no video (a snapshot shows the vision stages)")
             for item in source:
                 if isinstance(item, VideoFrame):
                     yield item.image
@@ -165,8 +167,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("source", metavar="SOURCE", help="source spec or video path")
     p.add_argument("--frame", type=int, default=DEFAULT_FRAME, metavar="N",
                    help="frame number (default %(default)s)")
-    p.add_argument("--out", type=Path, default=Path("stages.png"), metavar="PATH",
-                   help="PNG to write (default %(default)s)")
+    p.add_argument("--out", type=OutputPath(".png", ".jpg", ".jpeg"), default="stages.png",
+                   metavar="PATH", help="picture to write, .png/.jpg (default %(default)s)")
     p.add_argument("--mirror", action="store_true")
     p.add_argument("--blur", type=int, default=10, metavar="N", help="box blur (default %(default)s)")
     p.add_argument("--levels", type=int, default=4, metavar="N", help="palette levels (default %(default)s)")
