@@ -86,7 +86,8 @@ def test_containers_play_at_the_measured_rate(recorded: dict[float, Path], fps: 
     for seg in segments:
         first, last = (int(x) for x in seg.name[:-4].split("-"))
         rate = float(Fraction(_probe(seg, "stream=r_frame_rate")[0]))
-        assert abs(rate - fps) <= 0.1 * fps, (seg.name, rate)        # never the 25 fps claim
+        assert abs(rate - fps) <= 0.2 * fps, (seg.name, rate)        # never the 25 fps claim
+        # (a segment holds ~4 frames at 8 fps, so a loaded machine's jitter moves its median)
         end = times[last + 1] if last + 1 < len(times) else times[last] + 1 / meta["video"]["fps"]
         real, played = end - times[first], (last - first + 1) / rate
         assert abs(played - real) <= 0.15 * real + 1 / rate, (seg.name, rate, played, real)
