@@ -20,7 +20,8 @@ Validation: ``ConfigError`` with one line naming the option and the value, raise
 before the run for malformed values, unknown keys or modes, a key after the end
 of a ``--frames`` run, a ``--mode`` for an app without modes; and when the run
 starts for a ``--pick`` outside the picture, on a source without video, or for an
-app that tracks no colour. Cost: nothing per step beyond a comparison.
+app that tracks no colour, and for keys that leave a headless run without
+``--frames`` paused (it would never end). Cost: nothing per step beyond a comparison.
 """
 from __future__ import annotations
 
@@ -121,6 +122,10 @@ class Script:
 
     def start(self, host: "AppHost") -> None:
         """Check ``--pick`` against the source and the app; switch to ``--mode``."""
+        pauses = sum(1 for k in self.keys if k.key == "space")
+        if pauses % 2 and host.options.headless and host.options.frames is None:
+            raise ConfigError(f"--keys leaves the app paused ({pauses} x space), so a headless run "
+                              "without --frames would never end: add --frames N or another space")
         if self.pick is not None:
             _check_pick(host, self.pick)
         if self.mode is not None:
