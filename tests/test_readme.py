@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import runpy
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -77,27 +78,38 @@ def _live_devices() -> bool:
 
 
 def test_shell_commands_run_as_written(tmp_path):
-    """Each command in the README's sh blocks, in order, in a fresh shell with the venv active
-    and no display, from a folder laid out like the checkout: exit 0, no traceback, and the
-    files it says it writes are there."""
+    """Each command in the README's sh blocks, in a fresh shell with the venv active and no
+    display, from a folder laid out like the checkout: exit 0, no traceback, and the files it
+    says it writes are there. A block's commands run in order; two blocks at a time."""
     room = reading_room(tmp_path)
     live = _live_devices()
-    ran, skipped, failed = [], [], []
+    jobs, skipped = [], []
     for lang, _, code in blocks(README.read_text()):
         if lang != "sh":
             continue
+        job = []
         for line in shell_lines(code):
             command = re.sub(r"\s#\s.*$", "", line).strip()
             reason = _why_not(command, live)
             if reason:
                 skipped.append((command, reason))
-                continue
+            else:
+                job.append(command)
+        jobs.append(job)
+
+    def run_block(commands: list[str]) -> list[str]:
+        failed = []
+        for command in commands:
             proc = run_line(command, room)
-            ran.append(command)
             missing = [f for f in OUTPUT_OPTIONS.findall(command) if not (room / f).exists()]
             if proc.returncode != 0 or "Traceback" in proc.stderr or missing:
                 failed.append(f"{command}\n  exit {proc.returncode}, missing {missing}\n  {proc.stderr[-800:]}")
+        return failed
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        failed = [f for result in pool.map(run_block, jobs) for f in result]
     print("\n".join(f"not run: {c}  ({r})" for c, r in skipped))
+    ran = [c for job in jobs for c in job]
     assert not failed, "\n".join(failed)
     assert len(ran) >= 15, ran
     assert any(c.startswith("sensekit run sound_flier") for c in ran)

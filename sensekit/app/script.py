@@ -4,9 +4,11 @@ What a player does with the mouse and keys, given on the command line instead, s
 a headless run (a test, CI, a screenshot for the docs) can pick a colour, start
 in a mode or press keys at known times. Every app gets these, through the host:
 
-- ``--pick X,Y``: when the first video frame arrives, pick the colour at pixel
-  (X, Y) of the camera picture *as shown* (mirrored), exactly as a click there
-  would. Apps with a colour tracker pick with it (``App.pick_color``).
+- ``--pick X,Y``: once the first video frame is in, pick the colour at pixel
+  (X, Y) of the camera picture *as shown* (mirrored), exactly as a click on it
+  would: the stages saw that frame with the app's starting colour, and track the
+  picked one from the next frame on. Apps with a colour tracker pick with it
+  (``App.pick_color``).
 - ``--mode NAME``: start in this mode, for apps whose key ``c`` cycles modes
   (``App.modes``: steer's behaviours, collide's scenes). Case, ``-`` and ``_``
   do not matter: ``--mode flock-flees-hand``.
