@@ -52,7 +52,7 @@ class AppInfo:
     #: the app's file; ``None`` for an entry point whose module cannot be located
     path: Path | None
     description: str
-    #: ``"bundled"``, ``"SENSEKIT_APPS_DIR"``, ``"entry point (DIST)"`` or ``"file"``
+    #: ``"bundled"``, ``"SENSEKIT_APPS_DIR"`` or ``"entry point (DIST)"``
     origin: str = "bundled"
     #: ``"module:Class"`` (or ``"module"``) for an entry-point app
     entry_point: str | None = None
