@@ -17,7 +17,7 @@ where apps come from (a later one with the same name wins):
                       e.g.  export {APPS_DIR_ENV}=~/sensekit-apps
 
 run a file without registering it:  sensekit run path/to/my_app.py
-write one: docs/tutorial.md; the class to subclass is sensekit.app.App
+write one: subclass sensekit.app.App (docs/tutorial.md in the sources walks through one)
 """
 
 
