@@ -57,6 +57,7 @@ class Collide(App):
     instructions = "move a coloured object   c: next scene   +/- threshold / distance"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
+    modes = SCENES
 
     def stages(self) -> list[VisionStage]:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
@@ -165,8 +166,11 @@ class Collide(App):
     # -- keys -----------------------------------------------------------------
     def recalibrate(self) -> str:
         """Key c: the next scene."""
-        self.scene = (self.scene + 1) % len(SCENES)
-        return f"scene: {SCENES[self.scene]}"
+        return self.set_mode(SCENES[(self.scene + 1) % len(SCENES)])
+
+    def set_mode(self, name: str) -> str:
+        self.scene = SCENES.index(name)
+        return f"scene: {name}"
 
     def adjust_sensitivity(self, step: int) -> str:
         if SCENES[self.scene] == "node garden":

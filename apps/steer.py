@@ -46,6 +46,7 @@ class Steer(App):
     instructions = "move a coloured object or your hand   c: next behaviour   +/- speed"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
+    modes = MODES
 
     def stages(self) -> list[VisionStage]:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
@@ -153,8 +154,11 @@ class Steer(App):
     # -- keys -----------------------------------------------------------------
     def recalibrate(self) -> str:
         """Key c: the next behaviour."""
-        self.mode = (self.mode + 1) % len(MODES)
-        return f"behaviour: {MODES[self.mode]}"
+        return self.set_mode(MODES[(self.mode + 1) % len(MODES)])
+
+    def set_mode(self, name: str) -> str:
+        self.mode = MODES.index(name)
+        return f"behaviour: {name}"
 
     def adjust_sensitivity(self, step: int) -> str:
         self.speed = float(np.clip(self.speed * 1.2 ** step, 40.0, 400.0))

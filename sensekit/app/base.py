@@ -32,8 +32,10 @@ Hooks the host calls (all optional except ``draw``):
 - ``draw(screen)`` -> draw the whole window (``self.draw_frame`` helps);
 - ``levels()`` -> numbers for the HUD (``{"level": 42.0}``);
 - ``recalibrate()`` (key ``c``), ``adjust_sensitivity(step)`` (keys ``+``/``-``),
-  ``pick_color(bgr, xy)`` (click on ``camera_view``), ``restart()`` (key ``r``):
-  each may return a short message that the host shows for a moment;
+  ``pick_color(bgr, xy)`` (click on ``camera_view``, or ``--pick``; by default the
+  stage's colour tracker picks), ``restart()`` (key ``r``), ``set_mode(name)``
+  (``--mode``, for apps that declare ``modes``): each may return a short message
+  that the host shows for a moment;
 - ``state()`` -> a dict of what the player sees, for tests and benchmarks.
 
 Randomness: use ``self.rng`` (a ``numpy.random.Generator`` seeded from
@@ -52,6 +54,7 @@ from sensekit.runner import Stage
 
 if TYPE_CHECKING:
     from sensekit.app.host import AppHost
+    from sensekit.vision.color_tracker import ColorTracker
 
 
 class App:
@@ -70,6 +73,8 @@ class App:
     #: mirror the camera image (and every vision stage's input) left-right
     mirror: ClassVar[bool] = True
     seed: ClassVar[int] = 1
+    #: named modes (e.g. steer's behaviours) that ``set_mode`` switches to (``--mode NAME``)
+    modes: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, host: "AppHost") -> None:
         self.host = host
@@ -100,6 +105,21 @@ class App:
         return None
 
     def pick_color(self, bgr: tuple[int, int, int], xy: tuple[int, int]) -> str | None:
+        """A click at camera pixel ``xy`` (colour ``bgr``): the colour tracker of the app's
+        stages (``color_tracker()``), if any, learns what is under the click."""
+        tracker, frame = self.color_tracker(), self.host.runner.latest_frame
+        if tracker is None or frame is None:
+            return None
+        tracker.pick(frame.image, *xy)
+        return f"tracking colour #{tracker.color:06x}" if tracker.color is not None else "tracking"
+
+    def color_tracker(self) -> "ColorTracker | None":
+        """The ``ColorTracker`` of the first of the app's stages that has one, or ``None``."""
+        return next((s.tracker for s in self.host.runner.stages
+                     if getattr(s, "tracker", None) is not None), None)
+
+    def set_mode(self, name: str) -> str | None:
+        """Switch to the mode ``name`` (one of ``modes``; the host checks the name)."""
         return None
 
     def restart(self) -> str | None:

@@ -26,6 +26,10 @@ Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``Shift+S`` save the
 venue profile (``--profile`` file, else ``venue.toml``), ``+``/``-`` sensitivity, ``r`` restart, ``esc``/``q`` quit; a click on ``app.camera_view``
 picks the colour under the pointer.
 
+Scripted input (``RunOptions.script``, from ``--pick``, ``--mode`` and ``--keys``;
+see ``sensekit.app.script``) goes through the same ``press`` and ``pick_at`` as
+the keyboard and the mouse.
+
 HUD (second line of the title bar): fps, the source, the capture-to-event
 latency and the app's levels. In deterministic runs (not live, headless) the fps
 shown is the simulation rate and the latency is the source-time lag between an
@@ -77,6 +81,8 @@ class RunOptions:
     profile: Any = None
     #: draw the HUD line (tests of pure game pictures may switch it off)
     hud: bool = True
+    #: scripted picks, mode and key presses (``sensekit.app.script.Script``)
+    script: Any = None
 
 
 @dataclass
@@ -143,6 +149,12 @@ class AppHost:
         if self.options.video is not None:
             self.video = VideoRecorder(self.options.video, fps=1.0 / app_cls.step_s)
         self.app.setup()
+        if self.options.script is not None:
+            try:
+                self.options.script.start(self)
+            except BaseException:
+                self.close()
+                raise
 
     # -- source status -------------------------------------------------------
     def _on_lost(self, event: Event) -> None:
@@ -223,6 +235,13 @@ class AppHost:
         xy = view_to_camera(pos[0], pos[1], (w, h), view)
         if xy is None:
             return
+        self.pick_at(xy)
+
+    def pick_at(self, xy: tuple[int, int]) -> None:
+        """Pick the colour at pixel ``xy`` of the latest (mirrored) frame, as a click there does."""
+        frame = self.runner.latest_frame
+        if frame is None:
+            return
         b, g, r = (int(v) for v in frame.image[xy[1], xy[0]])
         self.say(self.app.pick_color((b, g, r), xy))
 
@@ -239,10 +258,15 @@ class AppHost:
     def step(self) -> None:
         """One fixed simulation step (unless paused) and one drawing."""
         self._handle_input()
+        script = self.options.script
+        if script is not None:
+            script.before_step(self)
         if not self.paused:
             self.steps += 1
             self.sim_t = self.steps * self.app.step_s
             self.runner.pump(None if self.live else self.sim_t)
+            if script is not None:
+                script.after_pump(self)
             latest = [i.t for i in (self.runner.latest_frame, self.runner.latest_block) if i is not None]
             if latest:
                 self._last_item_t = max(latest)

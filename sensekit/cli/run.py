@@ -1,9 +1,12 @@
 """``sensekit run APP``: play a mini-app on a live device, a file or a recording.
 
-    sensekit run APP [--source SPEC] [--headless] [--frames N]
+    sensekit run APP|FILE.py [--source SPEC] [--headless] [--frames N]
                      [--screenshot PATH] [--video PATH] [--events PATH]
+                     [--pick X,Y] [--mode NAME] [--keys "c@2.0,space@5"]
 
-Without ``--source`` the app uses the live camera/microphone it needs when they
+APP is a name from ``sensekit apps``, or the path of an app file of your own
+(``sensekit run path/to/my_app.py``). ``--pick``, ``--mode`` and ``--keys``
+script the mouse and keys (``sensekit.app.script``). Without ``--source`` the app uses the live camera/microphone it needs when they
 exist, otherwise its bundled recording, and prints one line saying so. An
 unknown APP lists the apps (exit status 2). A source without an input the app
 needs (e.g. a video-only file for the clapper) is a one-line error naming it.
@@ -15,6 +18,7 @@ import os
 import sys
 from pathlib import Path
 
+from sensekit.app.script import add_arguments as add_script_arguments
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
 from sensekit.osc import add_osc_arguments, attach_osc
@@ -29,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "run", help="play a mini-app (see `sensekit apps`)",
         description="Play a mini-app on a live device, a media file or a recording.")
-    p.add_argument("app", metavar="APP", help="app name, as listed by `sensekit apps`")
+    p.add_argument("app", metavar="APP", help="app name, as listed by `sensekit apps`, or an app file (my_app.py)")
     p.add_argument("--source", metavar="SPEC",
                    help="camera:N, mic:NAME, file:PATH, replay:PATH or a path "
                         "(default: live devices if present, else the bundled recording)")
@@ -47,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="write the dispatched events as JSON lines (.jsonl)")
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
     add_profile_argument(p)    # --profile (sensekit/profile.py)
+    add_script_arguments(p)    # --pick, --mode, --keys (sensekit/app/script.py)
     p.set_defaults(func=main)
 
 
@@ -61,13 +66,12 @@ def _positive_int(text: str) -> int:
 
 
 def main(args: argparse.Namespace) -> int:
-    from sensekit.app.registry import discover, load, unknown_app_message
+    from sensekit.app.registry import resolve
+    from sensekit.app.script import from_args as script_from_args
 
-    apps = discover()
-    if args.app not in apps:
-        print(f"sensekit run: error: {unknown_app_message(args.app, apps)}", file=sys.stderr)
-        return 2
-    app_cls = load(args.app)
+    app_cls = resolve(args.app)        # a name, or a file: path/to/my_app.py
+    args.app = app_cls.name
+    script = script_from_args(args, app_cls)
 
     from sensekit.app.host import AppHost, RunOptions
     from sensekit.app.sources import open_for_app
@@ -83,7 +87,7 @@ def main(args: argparse.Namespace) -> int:
         print(note)
     profile = load_profile(args.profile) if args.profile else None
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
-                         video=args.video, events=args.events, profile=profile,
+                         video=args.video, events=args.events, profile=profile, script=script,
                          profile_path=Path(args.profile) if args.profile else Path("venue.toml"))
     try:
         host = AppHost(app_cls, source, options)
