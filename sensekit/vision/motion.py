@@ -138,6 +138,8 @@ class MotionDetector:
         self.exposure_fraction = check_range("exposure_fraction", exposure_fraction, 0, 1)
         if background is not None and not isinstance(background, BackgroundModel):
             raise ConfigError(f"`background` must be a BackgroundModel, got {type(background).__name__}")
+        if background is not None and method != "background":
+            raise ConfigError(f"`background` is for method='background', got method={method!r}")
         if background is None and method == "background":
             background = BackgroundModel(lighting_fraction=self.lighting_fraction)
         self.background = background

@@ -202,6 +202,10 @@ def test_background_model_settings_are_checked():
         BackgroundModel(learn_frames=0)
     with pytest.raises(ConfigError, match="`background` must be a BackgroundModel"):
         MotionDetector(method="background", background="mog2")
+    with pytest.raises(ConfigError, match="method='background', got method='difference'"):
+        MotionDetector(background=BackgroundModel())
+    with pytest.raises(ConfigError, match="HxWx3 uint8"):
+        BackgroundModel().apply(np.zeros((4, 4), np.uint8))
 
 
 # --- real frames made to sway, ripple and change exposure (tests/vision/scenes.py) -----------
