@@ -171,18 +171,21 @@ class BackgroundModel:
     def _start(self, x: np.ndarray) -> None:
         """Fill the samples from one frame: each from a random 3x3 neighbour (ViBe)."""
         h, w = x.shape[:2]
-        if self._S is None or self._S.shape[1:3] != (h, w):
+        if self._S is None or self._S.shape[2:] != (h, w):
             self._alloc(h, w)
         assert self._S is not None
         rng = self._rng
         yy = np.arange(h, dtype=np.int32)[:, None]
         xx = np.arange(w, dtype=np.int32)[None, :]
-        flat = x.reshape(-1, 3)
-        self._S[0] = x
-        for k in range(1, self.samples):
-            ys = np.clip(yy + rng.integers(-1, 2, (h, w), dtype=np.int8), 0, h - 1)
-            xs = np.clip(xx + rng.integers(-1, 2, (h, w), dtype=np.int8), 0, w - 1)
-            np.take(flat, (ys * w + xs).reshape(-1), axis=0, out=self._S[k].reshape(-1, 3))
+        planes = [p.reshape(-1) for p in cv2.split(x)]
+        for k in range(self.samples):
+            idx = None
+            if k:
+                ys = np.clip(yy + rng.integers(-1, 2, (h, w), dtype=np.int8), 0, h - 1)
+                xs = np.clip(xx + rng.integers(-1, 2, (h, w), dtype=np.int8), 0, w - 1)
+                idx = (ys * w + xs).reshape(-1)
+            for c in range(3):
+                self._S[k, c] = planes[c].reshape(h, w) if idx is None else planes[c][idx].reshape(h, w)
         np.copyto(self._last_bg, x)
         np.copyto(self._prev, x)
         self._dmin[:] = 0
@@ -195,7 +198,8 @@ class BackgroundModel:
         self.gain = (1.0, 1.0, 1.0)
 
     def _alloc(self, h: int, w: int) -> None:
-        self._S = np.empty((self.samples, h, w, 3), np.uint8)
+        self._S = np.empty((self.samples, 3, h, w), np.uint8)     # planar: no de-interleaving
+        self._x = [np.empty((h, w), np.uint8) for _ in range(3)]
         self._last_bg = np.empty((h, w, 3), np.uint8)
         self._prev = np.empty((h, w, 3), np.uint8)
         self._dmin = np.zeros((h, w), np.float32)
@@ -208,6 +212,7 @@ class BackgroundModel:
         self._rand = self._rng.integers(0, 65536, 3 * h * w + 4099, dtype=np.uint16)
         self._tmp3 = np.empty((h, w, 3), np.uint8)
         self._chan = [np.empty((h, w), np.uint8) for _ in range(3)]
+        self._d = [np.empty((h, w), np.uint8) for _ in range(2)]
         self._dist = np.empty((h, w), np.uint8)
         self._mind = np.empty((h, w), np.uint8)
         self._hit = np.empty((h, w), np.uint8)
@@ -220,7 +225,7 @@ class BackgroundModel:
         if frame.__class__ is not np.ndarray or frame.dtype != np.uint8 or frame.ndim != 3:
             check_frame(frame)
         h, w = frame.shape[:2]
-        if self._S is None or self._S.shape[1:3] != (h, w):
+        if self._S is None or self._S.shape[2:] != (h, w):
             check_frame(frame)
             self._start(frame)
             return np.zeros((h, w), np.uint8), False
@@ -248,10 +253,16 @@ class BackgroundModel:
         """Raw foreground (0/255) and each pixel's distance to its nearest sample."""
         assert self._S is not None
         count, mind, dist, hit = self._count, self._mind, self._dist, self._hit
+        xb, xg, xr = cv2.split(x, self._x)
+        d1, d2 = self._d
         count[:] = 0
         mind[:] = 255
         for s in self._S:
-            self._max_channel(cv2.absdiff(x, s, dst=self._tmp3), dist)
+            cv2.absdiff(xb, s[0], dst=dist)
+            cv2.absdiff(xg, s[1], dst=d1)
+            cv2.absdiff(xr, s[2], dst=d2)
+            cv2.max(dist, d1, dst=dist)
+            cv2.max(dist, d2, dst=dist)
             cv2.min(mind, dist, dst=mind)
             cv2.compare(dist, self._thr, cv2.CMP_LT, dst=hit)
             cv2.add(count, 1, dst=count, mask=hit)
@@ -277,8 +288,9 @@ class BackgroundModel:
         exposure the model learned, which lags a fast ramp; the last background colour does not.
         """
         assert self._S is not None
-        ref = self._S[self.frames % self.samples]
-        g = exposure_gain(frame, ref, grid=self._grid, ignore=self._prev_mask)
+        ref = np.moveaxis(self._S[self.frames % self.samples][(slice(None),) + self._grid], 0, -1)
+        every = (slice(None), slice(None))
+        g = exposure_gain(frame[self._grid], ref, grid=every, ignore=self._prev_mask[self._grid])
         self.gain = (float(g[0]), float(g[1]), float(g[2]))
         if np.all(np.abs(g - 1.0) <= GAIN_TOLERANCE):
             return frame
@@ -328,7 +340,10 @@ class BackgroundModel:
             cv2.bitwise_and(upd, bg, dst=upd)
         if self.absorb_after_frames:
             self._absorb(x, raw, upd)
-        cv2.copyTo(x, upd, self._S[int(rng.integers(self.samples))])
+        planes = self._x                            # x, split by _match
+        own = self._S[int(rng.integers(self.samples))]
+        for c in range(3):
+            cv2.copyTo(planes[c], upd, own[c])
         # the same colours into a random neighbour's samples (one direction per frame)
         dy, dx = (int(v) for v in rng.integers(-1, 2, 2))
         src_y = slice(max(0, -dy), h - max(0, dy))
@@ -336,7 +351,8 @@ class BackgroundModel:
         src_x = slice(max(0, -dx), w - max(0, dx))
         dst_x = slice(max(0, dx), w - max(0, -dx))
         target = self._S[int(rng.integers(self.samples))]
-        cv2.copyTo(x[src_y, src_x], upd[src_y, src_x], target[dst_y, dst_x])
+        for c in range(3):
+            cv2.copyTo(planes[c][src_y, src_x], upd[src_y, src_x], target[c][dst_y, dst_x])
         cv2.copyTo(x, bg, self._last_bg)
         np.copyto(self._prev, x)
         self._adapt(raw, mask, mind, bg)
