@@ -13,9 +13,9 @@ fraction ``amount`` in 0..1, and an amount per zone):
 - ``"background"`` - ``sensekit.vision.background.BackgroundModel`` (pass your own as
   ``background=`` to change its settings): a per-pixel sample-consensus model that learns
   swaying foliage, water and slow light changes, compensates the camera's exposure, and
-  absorbs objects that stay still for ~5 s. Answers "is something there". ~2-3 ms at
-  320x240, ~10 ms at 640x480. On the held-back half of CDnet ``highway`` it scores well above
-  OpenCV's MOG2 and KNN (``benchmarks/motion_eval.py``; table in the README).
+  absorbs objects that stay still for ~5 s. Answers "is something there". About 1.2-2x the
+  cost of OpenCV's MOG2 (10-20x frame difference). On the held-back half of CDnet ``highway``
+  it scores well above MOG2 (``benchmarks/motion_eval.py``; table in the README).
 
 Global lighting changes and auto-exposure: with a learned threshold, once more than
 ``exposure_fraction`` (2 %) of the frame changes, the previous frame is scaled by the
