@@ -10,7 +10,7 @@
   ``"background"`` and ``"difference"`` methods (``MotionDetector``), or OpenCV's ``"mog2"`` and
   ``"knn"`` (foreground = 255; their shadow label 127 counts as background), optionally with the
   same clean-up as sensekit's background model (``clean=True``).
-- ``score_run(make, clip, start, stop, halves)``: run one fresh subtractor over
+- ``score_run(make, clip, start=, stop=, ranges=)``: run one fresh subtractor over
   ``frames[start:stop]`` and sum the counts inside each scored range.
 
 Used by ``benchmarks/motion_eval.py`` and ``tests/vision/test_motion.py``. Cost: what the
