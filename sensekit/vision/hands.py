@@ -208,7 +208,7 @@ class HandStage:
             raise ConfigError(f"unknown hand setting(s) {sorted(unknown)}; known: {known}")
         self.settings = HandSettings(**settings)
         self._mp_hands = load_mediapipe()
-        self._warming: set[int] = set()
+        self._warming: dict[int, int] = {}     # graph -> quiet calls left (see _run)
         self._graph = self._make_graph(static=False)
         self._retry_graph: Any = None
         self.hands: dict[int, TrackedHand] = {}
@@ -225,7 +225,7 @@ class HandStage:
                                         model_complexity=1 if s.model == "full" else 0,
                                         min_detection_confidence=s.min_detection_confidence,
                                         min_tracking_confidence=s.min_tracking_confidence)
-        self._warming.add(id(graph))
+        self._warming[id(graph)] = 5
         return graph
 
     def close(self) -> None:
@@ -235,12 +235,15 @@ class HandStage:
         self._graph = self._retry_graph = None
 
     def _run(self, graph: Any, rgb: np.ndarray) -> Any:
-        if id(graph) not in self._warming:
+        calls = self._warming.get(id(graph))
+        if calls is None:
             return graph.process(rgb)
         with _filtered_native_stderr():       # a graph logs on its first frames and first hand
             result = graph.process(rgb)
-        if result.multi_hand_landmarks:
-            self._warming.discard(id(graph))
+        if result.multi_hand_landmarks and calls <= 1:
+            del self._warming[id(graph)]
+        else:
+            self._warming[id(graph)] = calls - 1
         return result
 
     def _detect(self, rgb: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, str, float]]:
