@@ -32,7 +32,8 @@ Hooks the host calls (all optional except ``draw``):
 - ``draw(screen)`` -> draw the whole window (``self.draw_frame`` helps);
 - ``levels()`` -> numbers for the HUD (``{"level": 42.0}``);
 - ``recalibrate()`` (key ``c``), ``adjust_sensitivity(step)`` (keys ``+``/``-``),
-  ``pick_color(bgr, xy)`` (click on ``camera_view``), ``restart()`` (key ``r``):
+  ``pick_color(bgr, xy)`` (click on ``camera_view``), ``restart()`` (key ``r``),
+  ``key(key)`` (any other key):
   each may return a short message that the host shows for a moment;
 - ``state()`` -> a dict of what the player sees, for tests and benchmarks.
 
@@ -70,6 +71,8 @@ class App:
     #: mirror the camera image (and every vision stage's input) left-right
     mirror: ClassVar[bool] = True
     seed: ClassVar[int] = 1
+    #: hand input (``sensekit.app.hand_input``): "no", "switch" (``--hands`` or key ``h``), "always"
+    hands: ClassVar[str] = "no"
 
     def __init__(self, host: "AppHost") -> None:
         self.host = host
@@ -103,6 +106,10 @@ class App:
         return None
 
     def restart(self) -> str | None:
+        return None
+
+    def key(self, key: int) -> str | None:
+        """Any key the host does not handle itself (a pygame key code)."""
         return None
 
     def state(self) -> dict[str, Any]:

@@ -22,7 +22,7 @@ image pixels, the way they appear on screen.
 
 Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``Shift+S`` save the
 venue profile (``--profile`` file, else ``venue.toml``), ``+``/``-`` sensitivity, ``r`` restart, ``esc``/``q`` quit; a click on ``app.camera_view``
-picks the colour under the pointer.
+picks the colour under the pointer; any other key goes to ``app.key`` (``h``: hand input).
 
 HUD (second line of the title bar): fps, the source, the capture-to-event
 latency and the app's levels. In deterministic runs (not live, headless) the fps
@@ -75,6 +75,8 @@ class RunOptions:
     profile: Any = None
     #: draw the HUD line (tests of pure game pictures may switch it off)
     hud: bool = True
+    #: start with hand input (``--hands``; apps whose ``hands`` is "switch" or "always")
+    hands: bool = False
 
 
 @dataclass
@@ -192,6 +194,8 @@ class AppHost:
             self.say(app.restart())
         elif key in (pygame.K_ESCAPE, pygame.K_q):
             self.quit = True
+        else:
+            self.say(app.key(key))
 
     def save_profile(self) -> Path | None:
         """Save the stages' current tuning (colour, thresholds, gain, noise floors) as a

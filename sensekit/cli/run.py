@@ -1,7 +1,7 @@
 """``sensekit run APP``: play a mini-app on a live device, a file or a recording.
 
     sensekit run APP [--source SPEC] [--headless] [--frames N]
-                     [--screenshot PATH] [--video PATH] [--events PATH]
+                     [--screenshot PATH] [--video PATH] [--events PATH] [--hands]
 
 Without ``--source`` the app uses the live camera/microphone it needs when they
 exist, otherwise its bundled recording, and prints one line saying so. An
@@ -33,9 +33,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--screenshot", type=Path, metavar="PATH", help="save a PNG of the last frame")
     p.add_argument("--video", type=Path, metavar="PATH", help="write the window to a video (.avi/.mkv/.mp4)")
     p.add_argument("--events", type=Path, metavar="PATH", help="write the dispatched events as JSON lines")
+    p.add_argument("--hands", action="store_true",
+                   help="hand input: follow the index fingertip, pinch to click (needs the hands extra)")
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
     add_profile_argument(p)    # --profile (sensekit/profile.py)
     p.set_defaults(func=main)
+
+
+def _check_hands(app_name: str, app_cls: type) -> None:
+    """``--hands``: the app must take hand input and the extra must be installed (else one line)."""
+    if getattr(app_cls, "hands", "no") == "no":
+        from sensekit.app.registry import discover, load
+        takes = [n for n in discover() if getattr(load(n), "hands", "no") != "no"]
+        raise ConfigError(f"{app_name} has no hand input; --hands works with: {', '.join(takes)}")
+    from sensekit.vision.hands import load_mediapipe
+    load_mediapipe()                                  # ConfigError naming the install command
 
 
 def _positive_int(text: str) -> int:
@@ -56,6 +68,8 @@ def main(args: argparse.Namespace) -> int:
         print(unknown_app_message(args.app, apps), file=sys.stderr)
         return 2
     app_cls = load(args.app)
+    if getattr(args, "hands", False):
+        _check_hands(args.app, app_cls)
     if args.video is not None and args.video.suffix.lower() not in (".avi", ".mkv", ".mp4"):
         raise ConfigError(f"--video {str(args.video)!r} must end in .avi, .mkv or .mp4")
 
@@ -74,6 +88,7 @@ def main(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile) if args.profile else None
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
                          video=args.video, events=args.events, profile=profile,
+                         hands=bool(getattr(args, "hands", False)),
                          profile_path=Path(args.profile) if args.profile else Path("venue.toml"))
     try:
         host = AppHost(app_cls, source, options)

@@ -59,8 +59,8 @@ THRESHOLDS: dict[str, float] = {
     "thumb_out_above": 0.55,         # thumb tip this far from the index finger's middle joint = out
     "thumb_vertical_deg": 50.0,      # thumbs up/down: thumb within this of vertical
     "ok_touch_below": 0.35,          # "ok": thumb tip to index tip
-    "pinch_start_below": 0.25,       # pinch starts when thumb tip to index tip < this
-    "pinch_end_above": 0.40,         # ... and ends when it is > this (hysteresis)
+    "pinch_start_below": 0.35,       # pinch starts when thumb tip to index tip < this
+    "pinch_end_above": 0.50,         # ... and ends when it is > this (hysteresis)
 }
 
 _CHAINS = np.array([[0, *FINGERS[f]] for f in FINGERS])          # (5, 5): wrist + 4 joints
@@ -122,6 +122,7 @@ class HandShape:
     thumb_out: bool              # thumb straight and away from the index finger
     pinch: float                 # ``pinch_ratio``, hand sizes
     thumb_angle: float           # ``thumb_direction``, degrees from up
+    nearest_tip: int             # the fingertip (8, 12, 16 or 20) nearest the thumb tip
 
 
 def hand_shape(image_points: np.ndarray, world_points: np.ndarray | None = None,
@@ -133,7 +134,13 @@ def hand_shape(image_points: np.ndarray, world_points: np.ndarray | None = None,
     away = float(np.linalg.norm(p[4] - p[6])) / hand_size(p)
     thumb_out = bool(curls[0] < thresholds["thumb_straight_below_deg"]
                      and away > thresholds["thumb_out_above"])
-    return HandShape(curls, thumb_out, pinch_ratio(p, world_points), thumb_direction(p))
+    tips = np.array([8, 12, 16, 20])
+    gaps = np.linalg.norm(p[tips, :2] - p[4, :2], axis=1)
+    if world_points is not None:
+        w = np.asarray(world_points, dtype=np.float64)
+        gaps = gaps / hand_size(p[:, :2]) + np.linalg.norm(w[tips] - w[4], axis=1) / hand_size(w)
+    return HandShape(curls, thumb_out, pinch_ratio(p, world_points), thumb_direction(p),
+                     int(tips[np.argmin(gaps)]))
 
 
 def classify(shape: HandShape, thresholds: dict[str, float] = THRESHOLDS) -> str:
@@ -160,8 +167,10 @@ def classify(shape: HandShape, thresholds: dict[str, float] = THRESHOLDS) -> str
 
 
 def can_pinch(shape: HandShape, thresholds: dict[str, float] = THRESHOLDS) -> bool:
-    """A pinch needs the index finger not rolled into a fist (a fist's thumb rests on it)."""
-    return bool(shape.curls[1] < thresholds["curled_above_deg"])
+    """A thumb-index pinch needs the index finger not rolled into a fist (a fist's thumb rests
+    on it) and the index tip to be the fingertip nearest the thumb (the thumb touching the
+    ring finger passes close to the index tip too)."""
+    return bool(shape.curls[1] < thresholds["curled_above_deg"] and shape.nearest_tip == 8)
 
 
 @dataclass
@@ -171,7 +180,7 @@ class PinchState:
 
     start_below: float = THRESHOLDS["pinch_start_below"]
     end_above: float = THRESHOLDS["pinch_end_above"]
-    hold_s: float = 0.03
+    hold_s: float = 0.1
     pinching: bool = False
     _since: float | None = None
 

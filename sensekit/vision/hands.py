@@ -90,7 +90,7 @@ class HandSettings:
                                         "thumb-index distance that starts a pinch")
     pinch_end_above: float = _setting(THRESHOLDS["pinch_end_above"], 0.01, 2.0, "hand sizes",
                                       "thumb-index distance that ends it (> start: hysteresis)")
-    pinch_hold_ms: float = _setting(30.0, 0.0, 1000.0, "ms", "a pinch must start/end for this long")
+    pinch_hold_ms: float = _setting(100.0, 0.0, 1000.0, "ms", "a pinch must start/end for this long")
     gesture_hold_ms: float = _setting(100.0, 0.0, 2000.0, "ms", "a new gesture must hold this long")
     lost_after_ms: float = _setting(100.0, 0.0, 5000.0, "ms", "unseen this long: hand_lost (id forgotten)")
     redetect: bool = _setting(True, doc="retry detection on a padded copy when hands are missing")

@@ -102,7 +102,7 @@ def test_a_fist_cannot_pinch():
 
 
 def test_pinch_hysteresis_and_hold():
-    s = PinchState(start_below=0.25, end_above=0.4, hold_s=0.03)
+    s = PinchState(start_below=0.25, end_above=0.4, hold_s=0.03)   # explicit: not the defaults
     assert s.update(0.1, 0.00) is None            # one frame is not enough
     assert s.update(0.5, 0.04) is None            # ... and a noisy frame resets the wait
     assert s.update(0.1, 0.08) is None
