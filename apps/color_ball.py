@@ -166,7 +166,7 @@ class ColorBall(App):
             box = self.box.inflate(8, 8)
             pygame.draw.rect(screen, (0, 0, 0), box, 5)
             pygame.draw.rect(screen, (0, 255, 120), box, 3)
-            label = D.render("tracking", 18, (0, 0, 0), bold=True)
+            label = D.render("hand" if self.hand.active else "tracking", 18, (0, 0, 0), bold=True)
             tag = label.get_rect(bottomleft=(box.x, box.y - 1)).inflate(6, 2)
             pygame.draw.rect(screen, (0, 255, 120), tag)
             screen.blit(label, label.get_rect(center=tag.center))

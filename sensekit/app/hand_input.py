@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 PinchHandler = Callable[[bool, tuple[float, float]], Any]
 VELOCITY_WINDOW_S = 0.1
+HINT = "hand input: point with your index finger, pinch to click"
 
 
 class HandInput:
@@ -78,6 +79,7 @@ class HandInput:
         self._on_pinch = on_pinch
         if self.active:
             self._subscribe()
+            self.app.host.say(HINT)
 
     def _subscribe(self) -> None:
         d = self.app.host.dispatcher
@@ -105,7 +107,7 @@ class HandInput:
             self.app.host.runner.stages.append(self.stage)
         self.active = True
         self._subscribe()
-        return "hand input on: point with your index finger, pinch to click"
+        return HINT
 
     @property
     def status(self) -> str:
