@@ -61,7 +61,8 @@ def clips(n: int, size: tuple[int, int]) -> dict[str, list[VideoFrame]]:
             ok, image = cap.read()
             if not ok:
                 break
-            frames.append(VideoFrame(len(frames), len(frames) / fps, cv2.resize(image, size, interpolation=cv2.INTER_AREA)))
+            image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+            frames.append(VideoFrame(len(frames), len(frames) / fps, image))
         cap.release()
         out[path.name[:3]] = frames
     return out

@@ -1,36 +1,42 @@
 """Gestures and pinches from 21 hand landmarks: pure geometry, no model.
 
 Input is one hand's 21 points in MediaPipe's order (wrist, then thumb, index, middle, ring
-and pinky from base to tip) as an ``(21, 3)`` array. Everything here is **scale-invariant**:
-angles, or distances divided by the hand's own size, so a child's hand far from the camera
-and an adult's close to it give the same answers. Use MediaPipe's *world* landmarks (metres,
-3-D, not foreshortened) where you have them; image landmarks in pixels work too (the z of
-MediaPipe's image landmarks is in the same units as x).
+and pinky from base to tip) as an ``(21, 3)`` array of image landmarks in pixels (MediaPipe's
+z scaled by the image width, as the ``hand`` event carries them), plus, where available,
+MediaPipe's *world* landmarks (metres, 3-D, not foreshortened). Everything here is
+**scale-invariant**: angles, or distances divided by the hand's own size, so a child's hand
+far from the camera and an adult's close to it give the same answers.
 
 - ``hand_size(points)``: wrist to middle-finger knuckle (landmarks 0-9), the unit for the
-  distance thresholds below (about 8-10 cm on an adult hand).
+  distance thresholds (about 8-10 cm on an adult hand).
 - ``finger_curls(points)``: for thumb, index, middle, ring and pinky, the sum of the bend
   angles at the finger's joints in degrees (0 = straight; a fist's fingers are 180-300).
-- ``pinch_ratio(points)``: thumb tip to index tip over ``hand_size``.
-- ``classify(points, image_points)``: one of ``GESTURES`` or ``"none"``. The thumb's
-  direction (up/down) is read from ``image_points`` (image y grows downwards).
+- ``pinch_ratio(image_points, world_points)``: thumb tip to index tip in hand sizes.
+- ``hand_shape(image_points, world_points)`` measures a hand once (``HandShape``);
+  ``classify(shape)`` gives one of ``GESTURES`` or ``"none"`` (thumbs up/down read the
+  thumb's direction in the image, y down); ``can_pinch(shape)`` says whether a near
+  thumb-index distance is a pinch.
 - ``PinchState`` / ``GestureState``: per-hand hysteresis and hold times, so a single noisy
   frame neither starts a pinch nor flips a gesture.
 
 How the thresholds were chosen (all in ``THRESHOLDS``): the angle limits are anatomical
 rather than fitted (a straight finger bends < 60 degrees in total over its three joints, a
 curled one > 120; the band between is "neither", so a half-bent finger never decides a
-gesture). The pinch and "ok" distances were set from the thumb-tip/index-tip distance on
-v01 (open hand, finger-thumb touches, fist: not used for the pinch test) and checked on v02
-(the labelled pinches, never used to choose): touching fingertips read 0.10-0.20 hand sizes,
-an open hand 0.7-1.2, fingers brushing past during a flip 0.3-0.5; start below 0.25 and end
-above 0.40 sit in the gaps with hysteresis between them. Per-person variation (hand
-proportions, skin, size) enters only through these ratios; see the README's Hands section.
+gesture). The pinch distances are physical: touching fingertips are about two fingertip
+widths apart centre to centre, 0.15-0.35 hand sizes; start below 0.35, end above 0.50. They
+were set on v01 (an open hand whose thumb touches each finger in turn, then a fist) and only
+checked on v02 (the labelled pinches); as a stand-in for other people's hands and cameras,
+both clips were also run mirrored and with the full model, four different sets of landmarks
+(``benchmarks/hands_eval.py``): all four give exactly the labelled pinches. What separates a
+pinch from look-alikes is not a finer threshold but two rules: it must hold 100 ms (a hand
+flipping edge-on lines the fingertips up for one or two frames) and the index tip must be
+the fingertip nearest the thumb (the thumb touching the ring finger passes close to the
+index tip; in a fist the thumb rests on the curled index).
 
-Cost: ~20 us per hand (NumPy on 21 points). Failure modes: gestures need the fingers
-visible; a hand seen edge-on (fingers pointing at the camera) foreshortens image landmarks,
-which is why world landmarks are preferred; the model's own errors on a hand holding an
-object or half out of the frame pass straight through.
+Cost: ~30 us per hand (NumPy on 21 points). Failure modes: gestures need the fingers
+visible; a hand seen edge-on (fingers pointing at the camera) leaves the bend angles to
+MediaPipe's rough depth; the model's own errors on a hand holding an object or half out of
+the frame pass straight through (s09, a hand gripping a tool, reads as a fist).
 """
 from __future__ import annotations
 

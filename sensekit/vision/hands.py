@@ -24,7 +24,7 @@ previous one (tracking lost) or none at all, the stage runs palm detection again
 same frame, on a copy with a 15 % border (MediaPipe's palm detector misses a hand that fills
 the frame or is cut by its edge). It keeps MediaPipe's own answer whenever there is one, so
 it never finds a hand on fewer frames than the bare call; while no hand is in view the
-retry runs on at most one frame in ``redetect_every_frames``.
+retry runs on at most one frame in ``redetect_every_frames`` (10): +10 % while nobody is there.
 
 Cost (``benchmarks/hands.py``): MediaPipe itself, ~15-30 ms per frame on one core for the
 lite models at any input size (it scales the picture to 192 and 224 pixels), plus ~0.3 ms
@@ -64,6 +64,8 @@ INSTALL_HINT = "pip install 'sensekit[hands]'"
 MEDIAPIPE_VERSION = "0.10.21"
 PAD_FRACTION = 0.15          # border added for the retry, as a fraction of the larger side
 TIP, THUMB_TIP = 8, 4        # index fingertip, thumb tip (MediaPipe's numbering)
+#: one detected hand: image points (21, 3) px, world points (21, 3) m, MediaPipe's label, its score
+Found = tuple[np.ndarray, np.ndarray, str, float]
 
 
 def _setting(default: Any, lo: float | None = None, hi: float | None = None, unit: str = "",
@@ -83,7 +85,8 @@ class HandSettings:
     min_tracking_confidence: float = _setting(0.5, 0.0, 1.0, "0..1",
                                               "landmark score below which tracking is lost and detection reruns")
     smoothing: bool = _setting(True, doc="One-Euro smoothing of the landmarks (off: raw MediaPipe points)")
-    smoothing_min_cutoff_hz: float = _setting(1.5, 0.01, 30.0, "Hz", "One-Euro cutoff of a still hand (lower: steadier)")
+    smoothing_min_cutoff_hz: float = _setting(1.5, 0.01, 30.0, "Hz",
+                                              "One-Euro cutoff of a still hand (lower: steadier)")
     smoothing_beta: float = _setting(2.0, 0.0, 100.0, "per hand size/s",
                                      "how fast the cutoff rises with speed (higher: less lag)")
     pinch_start_below: float = _setting(THRESHOLDS["pinch_start_below"], 0.01, 2.0, "hand sizes",
@@ -94,7 +97,7 @@ class HandSettings:
     gesture_hold_ms: float = _setting(100.0, 0.0, 2000.0, "ms", "a new gesture must hold this long")
     lost_after_ms: float = _setting(100.0, 0.0, 5000.0, "ms", "unseen this long: hand_lost (id forgotten)")
     redetect: bool = _setting(True, doc="retry detection on a padded copy when hands are missing")
-    redetect_every_frames: int = _setting(5, 1, 1000, "frames", "with no hand in view, retry on one frame in N")
+    redetect_every_frames: int = _setting(10, 1, 1000, "frames", "with no hand in view, retry on one frame in N")
     mirror: bool = _setting(False, doc="flip frames left-right first (coordinates are then mirrored)")
     input_mirrored: bool = _setting(False, doc="frames arrive mirrored already (the apps)")
 
@@ -215,6 +218,7 @@ class HandStage:
         self.runs = {"frames": 0, "retries": 0, "recovered": 0}
         self._next_id = 1
         self._empty_streak = 0
+        self._last_t = -1.0                    # the previous frame's time
         self._rgb: np.ndarray | None = None
 
     # -- MediaPipe -------------------------------------------------------------------
@@ -246,10 +250,10 @@ class HandStage:
             self._warming[id(graph)] = calls - 1
         return result
 
-    def _detect(self, rgb: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, str, float]]:
+    def _detect(self, rgb: np.ndarray) -> list[Found]:
         return _parse(self._run(self._graph, rgb), rgb.shape[1], rgb.shape[0])
 
-    def _retry(self, rgb: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, str, float]]:
+    def _retry(self, rgb: np.ndarray) -> list[Found]:
         """Palm detection again on this frame, with a border so a large hand fits."""
         if self._retry_graph is None:
             self._retry_graph = self._make_graph(static=True)
@@ -286,9 +290,7 @@ class HandStage:
                     found = extra
         return self._update(found, item.t)
 
-    _last_t = -1.0
-
-    def _update(self, found: list[tuple[np.ndarray, np.ndarray, str, float]], t: float) -> list[Event]:
+    def _update(self, found: list[Found], t: float) -> list[Event]:
         s = self.settings
         events: list[Event] = []
         matches = _match(list(self.hands.values()), [f[0] for f in found])
@@ -349,7 +351,7 @@ class HandStage:
         return out
 
 
-def _parse(result: Any, width: int, height: int) -> list[tuple[np.ndarray, np.ndarray, str, float]]:
+def _parse(result: Any, width: int, height: int) -> list[Found]:
     """MediaPipe's result -> [(image points px (21, 3), world points m (21, 3), label, score)]."""
     out = []
     scale = np.array([width, height, width], dtype=np.float64)

@@ -72,39 +72,32 @@ class OneEuro2D:
         return self.fx(x, t), self.fy(y, t)
 
 
-class OneEuroArray:
+class OneEuroArray(OneEuroFilter):
     """One-Euro on every element of an array (same shape each call), vectorized.
 
-    The cutoff of each element rises with its own speed times ``speed_scale`` (pass
-    ``1 / size`` to make ``beta`` independent of how large the object is in the picture).
+    Same settings as ``OneEuroFilter``. The cutoff of each element rises with its own speed
+    times ``speed_scale`` (pass ``1 / size`` to make ``beta`` independent of how large the
+    object is in the picture).
     """
 
-    def __init__(self, *, min_cutoff_hz: float = 1.0, beta: float = 0.02,
-                 d_cutoff_hz: float = 1.0, fallback_dt_s: float = 1 / 30) -> None:
-        self.min_cutoff_hz = check_positive("min_cutoff_hz", min_cutoff_hz)
-        self.beta = check_positive("beta", beta, allow_zero=True)
-        self.d_cutoff_hz = check_positive("d_cutoff_hz", d_cutoff_hz)
-        self.fallback_dt_s = check_positive("fallback_dt_s", fallback_dt_s)
-        self.reset()
-
     def reset(self) -> None:
-        self._x: np.ndarray | None = None
-        self._dx: np.ndarray | None = None
-        self._t = 0.0
+        self._xa: np.ndarray | None = None
+        self._dxa: np.ndarray | None = None
+        self._ta = 0.0
 
-    def __call__(self, x: np.ndarray, t: float, speed_scale: float = 1.0) -> np.ndarray:
+    def __call__(self, x: np.ndarray, t: float, speed_scale: float = 1.0) -> np.ndarray:  # type: ignore[override]
         """The filtered values (a new array)."""
         x = np.asarray(x, dtype=np.float64)
-        if self._x is None or self._x.shape != x.shape:
-            self._x, self._dx, self._t = x.copy(), np.zeros_like(x), float(t)
-            return self._x.copy()
-        dt = t - self._t
+        if self._xa is None or self._dxa is None or self._xa.shape != x.shape:
+            self._xa, self._dxa, self._ta = x.copy(), np.zeros_like(x), float(t)
+            return self._xa.copy()
+        dt = t - self._ta
         if not dt > 0:
             dt = self.fallback_dt_s
-        self._t = float(t)
-        dx = (x - self._x) / dt
-        self._dx += _alpha(self.d_cutoff_hz, dt) * (dx - self._dx)
-        cutoff = self.min_cutoff_hz + (self.beta * speed_scale) * np.abs(self._dx)
+        self._ta = float(t)
+        dx = (x - self._xa) / dt
+        self._dxa += _alpha(self.d_cutoff_hz, dt) * (dx - self._dxa)
+        cutoff = self.min_cutoff_hz + (self.beta * speed_scale) * np.abs(self._dxa)
         tau = 1.0 / (2.0 * math.pi * cutoff)
-        self._x += (x - self._x) / (1.0 + tau / dt)
-        return self._x.copy()
+        self._xa += (x - self._xa) / (1.0 + tau / dt)
+        return self._xa.copy()
