@@ -40,6 +40,7 @@ the frame pass straight through (s09, a hand gripping a tool, reads as a fist).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,7 +76,7 @@ _CHAINS = np.array([[0, *FINGERS[f]] for f in FINGERS])          # (5, 5): wrist
 def hand_size(points: np.ndarray) -> float:
     """Wrist to middle-finger knuckle, in the points' units (never 0)."""
     p = np.asarray(points, dtype=np.float64)
-    return max(float(np.linalg.norm(p[9] - p[0])), 1e-9)
+    return max(math.dist(p[9].tolist(), p[0].tolist()), 1e-9)
 
 
 def finger_curls(points: np.ndarray) -> np.ndarray:
@@ -87,7 +88,7 @@ def finger_curls(points: np.ndarray) -> np.ndarray:
     """
     p = np.asarray(points, dtype=np.float64)[_CHAINS]             # (5, 5, 3)
     bones = np.diff(p, axis=1)                                    # (5, 4, 3)
-    bones /= np.maximum(np.linalg.norm(bones, axis=2, keepdims=True), 1e-12)
+    bones /= np.maximum(np.sqrt(np.square(bones).sum(axis=2, keepdims=True)), 1e-12)
     cos = np.clip(np.sum(bones[:, :-1] * bones[:, 1:], axis=2), -1.0, 1.0)   # (5, 3)
     bend = np.degrees(np.arccos(cos))
     curls = bend.sum(axis=1)
@@ -96,7 +97,7 @@ def finger_curls(points: np.ndarray) -> np.ndarray:
 
 
 def _ratio(points: np.ndarray) -> float:
-    return float(np.linalg.norm(points[4] - points[8])) / hand_size(points)
+    return math.dist(points[4].tolist(), points[8].tolist()) / hand_size(points)
 
 
 def pinch_ratio(image_points: np.ndarray, world_points: np.ndarray | None = None) -> float:
@@ -137,14 +138,14 @@ def hand_shape(image_points: np.ndarray, world_points: np.ndarray | None = None,
     the image width, as the ``hand`` event carries them)."""
     p = np.asarray(image_points, dtype=np.float64)
     curls = finger_curls(p)
-    away = float(np.linalg.norm(p[4] - p[6])) / hand_size(p)
+    away = math.dist(p[4].tolist(), p[6].tolist()) / hand_size(p)
     thumb_out = bool(curls[0] < thresholds["thumb_straight_below_deg"]
                      and away > thresholds["thumb_out_above"])
     tips = np.array([8, 12, 16, 20])
-    gaps = np.linalg.norm(p[tips, :2] - p[4, :2], axis=1)
+    gaps = np.sqrt(np.square(p[tips, :2] - p[4, :2]).sum(axis=1))
     if world_points is not None:
         w = np.asarray(world_points, dtype=np.float64)
-        gaps = gaps / hand_size(p[:, :2]) + np.linalg.norm(w[tips] - w[4], axis=1) / hand_size(w)
+        gaps = gaps / hand_size(p[:, :2]) + np.sqrt(np.square(w[tips] - w[4]).sum(axis=1)) / hand_size(w)
     return HandShape(curls, thumb_out, pinch_ratio(p, world_points), thumb_direction(p),
                      int(tips[np.argmin(gaps)]))
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import os
 import re
 import sys
@@ -64,6 +65,7 @@ INSTALL_HINT = "pip install 'sensekit[hands]'"
 MEDIAPIPE_VERSION = "0.10.21"
 PAD_FRACTION = 0.15          # border added for the retry, as a fraction of the larger side
 TIP, THUMB_TIP = 8, 4        # index fingertip, thumb tip (MediaPipe's numbering)
+PALM = [0, 5, 9, 13, 17]     # wrist and the four knuckles: the palm centre, for matching
 #: one detected hand: image points (21, 3) px, world points (21, 3) m, MediaPipe's label, its score
 Found = tuple[np.ndarray, np.ndarray, str, float]
 
@@ -327,7 +329,7 @@ class HandStage:
         shape = hand_shape(image_points, world_points)
         points = image_points
         if hand.smoother is not None:
-            size = float(np.linalg.norm(image_points[9, :2] - image_points[0, :2]))
+            size = math.dist(image_points[9, :2].tolist(), image_points[0, :2].tolist())
             points = hand.smoother(image_points, t, speed_scale=1.0 / max(size, 1.0))
         flip = s.mirror != s.input_mirrored          # MediaPipe's label is right for mirrored views
         hand.handedness = label.lower() if flip else {"Left": "right", "Right": "left"}.get(label, label.lower())
@@ -368,15 +370,16 @@ def _match(hands: list[TrackedHand], found: list[np.ndarray]) -> dict[int, Track
     """Pair detections with known hands by palm-centre distance in hand sizes (gate 1.5)."""
     if not hands or not found:
         return {}
-    palm = [0, 5, 9, 13, 17]
+    def centre_and_size(pts: np.ndarray) -> tuple[list[float], float]:
+        palm = pts[PALM, :2]
+        return (palm.sum(axis=0) / len(PALM)).tolist(), max(math.dist(palm[2].tolist(), palm[0].tolist()), 1.0)
+
+    known = [(hand, *centre_and_size(hand.landmarks)) for hand in hands]
     pairs = []
     for k, pts in enumerate(found):
-        centre = pts[palm, :2].mean(axis=0)
-        size = max(float(np.linalg.norm(pts[9, :2] - pts[0, :2])), 1.0)
-        for hand in hands:
-            prev = hand.landmarks[palm, :2].mean(axis=0)
-            prev_size = max(float(np.linalg.norm(hand.landmarks[9, :2] - hand.landmarks[0, :2])), 1.0)
-            cost = float(np.linalg.norm(centre - prev)) / max(size, prev_size)
+        centre, size = centre_and_size(pts)
+        for hand, prev, prev_size in known:
+            cost = math.dist(centre, prev) / max(size, prev_size)
             if cost < 1.5:
                 pairs.append((cost, k, hand))
     pairs.sort(key=lambda p: p[0])
