@@ -7,6 +7,8 @@ Three scenes on top of the (mirrored) camera image; key c cycles them:
   pixel-perfect with an alpha threshold (+/- change it: a low threshold counts the glow);
 - node garden: drifting nodes joined by lines when closer than a distance (the grid's
   proximity query); your coloured object pushes them away (+/- change the distance).
+Hand input (``--hands`` or key h, needs the hands extra): your hand's box is the object,
+your index fingertip leads star B, and a pinch is key c (the next scene).
 Everything is sensekit.collide; this file only wires the sensed object in and draws.
 """
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
+from sensekit.app.hand_input import HandInput
 from sensekit.app.convert import bgr_to_hex, camera_to_view
 from sensekit.collide import circle_pairs, hit_test, pairs_within, to_mask
 from sensekit.collide.contact import resolve, resolve_box
@@ -58,11 +61,13 @@ class Collide(App):
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = SCENES
+    hands = "switch"
 
-    def stages(self) -> list[VisionStage]:
+    def stages(self) -> list:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
                                   dispatcher=self.host.dispatcher)
-        return [self.vision]
+        self.hand = HandInput(self)
+        return [self.vision, *self.hand.stages()]
 
     def setup(self) -> None:
         self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
@@ -75,6 +80,7 @@ class Collide(App):
         self._build_masks()
         self.on("color_tracked", self._on_tracked)
         self.on("color_lost", self._on_lost)
+        self.hand.setup(on_pinch=self._on_pinch)
         self.restart()
 
     def _build_masks(self) -> None:
@@ -109,8 +115,25 @@ class Collide(App):
     def _on_lost(self, e: ColorLost) -> None:
         self.box = None
 
+    # -- hand input (sensekit.app.hand_input) --------------------------------
+    def key(self, key: int) -> str | None:
+        return self.hand.toggle() if key == pygame.K_h else None
+
+    def _follow_hand(self) -> None:
+        """The hand's box is the object (star B follows its centre, so centre it on the fingertip)."""
+        self.box = self.hand.box
+        if self.box is not None and SCENES[self.scene] == "stars":
+            x, y = self.hand.point
+            self.box = (x - 1, y - 1, x + 1, y + 1)
+
+    def _on_pinch(self, started: bool, xy: tuple[float, float]) -> None:
+        if started:
+            self.host.say(self.recalibrate())
+
     # -- the simulation ------------------------------------------------------
     def update(self, dt: float) -> None:
+        if self.hand.active:
+            self._follow_hand()
         self.flash = np.maximum(self.flash - dt, 0.0)
         scene = SCENES[self.scene]
         if scene == "balls":
@@ -219,6 +242,7 @@ class Collide(App):
                 pygame.draw.circle(screen, (230, 230, 255), (x, y), 3)
         screen.set_clip(None)
         D.text(screen, f"c: {scene}", (v.x + 10, v.y + 8), size=22, anchor="topleft", color=D.ACCENT, bold=True)
+        self.hand.draw(screen)
         score = {"balls": f"contacts {self.contacts}", "stars": "hit!" if self.star_hit else "apart",
                  "node garden": f"links {len(self.links)}"}[scene]
         self.draw_frame(screen, score)

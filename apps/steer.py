@@ -6,7 +6,9 @@ Four behaviours on top of the (mirrored) camera image; key c cycles them:
 - flock flees hand: a few hundred boids flock; wherever you move, a flow field from the
   motion mask and a flee point at the motion centre scatter them;
 - wanderers: vehicles wander and avoid the round obstacles and your coloured object.
-+/- change the vehicles' top speed. Everything is sensekit.steer; this file only wires
++/- change the vehicles' top speed. Hand input (``--hands`` or key h, needs the hands
+extra): your index fingertip is the target, the obstacle and the point the flock flees, and
+a pinch is key c (the next behaviour). Everything is sensekit.steer; this file only wires
 sensed targets to behaviours and draws.
 """
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
+from sensekit.app.hand_input import HandInput
 from sensekit.app.convert import bgr_to_hex, camera_to_view
 from sensekit.events import ColorLost, ColorTracked, Motion, Still
 from sensekit.steer import Flock, FlowField, Mix, Vehicle, arrive, avoid, separation, wander
@@ -47,11 +50,13 @@ class Steer(App):
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = MODES
+    hands = "switch"
 
-    def stages(self) -> list[VisionStage]:
+    def stages(self) -> list:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
                                   motion=MotionDetector(), dispatcher=self.host.dispatcher)
-        return [self.vision]
+        self.hand = HandInput(self)
+        return [self.vision, *self.hand.stages()]
 
     def setup(self) -> None:
         self.camera_view = v = pygame.Rect(0, D.TITLE_H, 640, 480)
@@ -67,6 +72,7 @@ class Steer(App):
         self.on("color_lost", self._on_lost)
         self.on("motion", self._on_motion)
         self.on("still", self._on_still)
+        self.hand.setup(on_pinch=self._on_pinch)
         self.restart()
 
     def restart(self) -> str:
@@ -116,8 +122,23 @@ class Steer(App):
     def _on_still(self, e: Still) -> None:
         self.motion_at, self.field = None, None
 
+    # -- hand input (sensekit.app.hand_input) --------------------------------
+    def key(self, key: int) -> str | None:
+        return self.hand.toggle() if key == pygame.K_h else None
+
+    def _follow_hand(self) -> None:
+        """The fingertip stands in for both the coloured object and the motion centre."""
+        at = None if self.hand.point is None else np.array(self.hand.point)
+        self.colour_at = self.motion_at = at
+
+    def _on_pinch(self, started: bool, xy: tuple[float, float]) -> None:
+        if started:
+            self.host.say(self.recalibrate())
+
     # -- the simulation ------------------------------------------------------
     def update(self, dt: float) -> None:
+        if self.hand.active:
+            self._follow_hand()
         mode = MODES[self.mode]
         if mode in ("arrive at colour", "arrive at motion"):
             target = self.colour_at if mode == "arrive at colour" else self.motion_at
@@ -217,6 +238,7 @@ class Steer(App):
         screen.set_clip(None)
         D.text(screen, f"c: {mode}", (v.x + 10, v.y + 8), size=22, anchor="topleft",
                color=D.ACCENT, bold=True)
+        self.hand.draw(screen)
         self.draw_frame(screen, mode)
 
 

@@ -19,6 +19,7 @@ Output (``OscSender``)
     - ``bool`` -> ``i`` 0/1 (every OSC client reads ints; not all read T/F);
     - a box ``(x, y, w, h)`` -> four ``i``;
     - a tuple of floats (``clap_pattern.times``) -> one ``f`` per element;
+    - a tuple of points (``hand.landmarks``, 21 x (x, y, z)) -> ``f f f`` per point, flat;
     - a dict (``motion.zones``) -> ``s`` name, ``f`` value pairs, in the order
       the zones were defined;
     - an optional value (``X | None``) -> its type, or nil ``N`` when absent.
@@ -132,7 +133,9 @@ def _field_kind(tp: Any) -> tuple[str, str]:
             inner, _ = _field_kind(args[0])
             return inner + "*", f"{_field_kind(args[0])[1]} per element"
         tags = "".join(_field_kind(a)[0] for a in args)
-        return tags, "x y w h" if len(args) == 4 and all(a is int for a in args) else "tuple"
+        if len(args) == 4 and all(a is int for a in args):
+            return tags, "x y w h"
+        return tags, "x y z" if len(args) == 3 and all(a is float for a in args) else "tuple"
     if origin is dict:
         return "(sf)*", "name, value pairs"
     if origin is typing.Literal and all(isinstance(a, str) for a in args):

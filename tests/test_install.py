@@ -94,7 +94,7 @@ def test_sensekit_is_imported_from_the_venv_not_the_checkout(venv):
 def test_apps_lists_every_bundled_app(venv):
     out = venv.run("sensekit", "apps")
     listed = [line.split()[0] for line in out.splitlines() if line and not line.startswith("run one")]
-    assert listed == APPS and len(APPS) == 8
+    assert listed == APPS and len(APPS) == 9
 
 
 def _has_live_devices(venv: Venv) -> bool:

@@ -75,6 +75,11 @@ def collector():
     c.close()
 
 
+def _leaves(v: tuple) -> list:
+    """A tuple's scalars in order, nested tuples (hand landmarks) flattened."""
+    return [y for x in v for y in (_leaves(x) if isinstance(x, tuple) else [x])]
+
+
 def expected_tags(event) -> str:
     """Type tags computed independently of sensekit.osc, from the event's values."""
     tags = "f"
@@ -89,7 +94,7 @@ def expected_tags(event) -> str:
         elif isinstance(v, dict):
             tags += "sf" * len(v)
         elif isinstance(v, tuple):
-            tags += "".join("i" if isinstance(x, int) else "f" for x in v)
+            tags += "".join("i" if isinstance(x, int) else "f" for x in _leaves(v))
         elif v is None:
             tags += "N"
         else:
@@ -648,7 +653,7 @@ def _flatten(event) -> list:
             for k, x in v.items():
                 out += [k.replace("\x00", ""), x]
         elif isinstance(v, tuple):
-            out += list(v)
+            out += _leaves(v)
         elif isinstance(v, str):
             out.append(v.replace("\x00", ""))
         else:

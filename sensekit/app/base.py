@@ -34,8 +34,8 @@ Hooks the host calls (all optional except ``draw``):
 - ``recalibrate()`` (key ``c``), ``adjust_sensitivity(step)`` (keys ``+``/``-``),
   ``pick_color(bgr, xy)`` (click on ``camera_view``, or ``--pick``; by default the
   stage's colour tracker picks), ``restart()`` (key ``r``), ``set_mode(name)``
-  (``--mode``, for apps that declare ``modes``): each may return a short message
-  that the host shows for a moment;
+  (``--mode``, for apps that declare ``modes``), ``key(key)`` (any other key):
+  each may return a short message that the host shows for a moment;
 - ``state()`` -> a dict of what the player sees, for tests and benchmarks.
 
 Randomness: use ``self.rng`` (a ``numpy.random.Generator`` seeded from
@@ -75,6 +75,8 @@ class App:
     seed: ClassVar[int] = 1
     #: named modes (e.g. steer's behaviours) that ``set_mode`` switches to (``--mode NAME``)
     modes: ClassVar[tuple[str, ...]] = ()
+    #: hand input (``sensekit.app.hand_input``): "no", "switch" (``--hands`` or key ``h``), "always"
+    hands: ClassVar[str] = "no"
 
     def __init__(self, host: "AppHost") -> None:
         self.host = host
@@ -123,6 +125,10 @@ class App:
         return None
 
     def restart(self) -> str | None:
+        return None
+
+    def key(self, key: int) -> str | None:
+        """Any key the host does not handle itself (a pygame key code)."""
         return None
 
     def state(self) -> dict[str, Any]:

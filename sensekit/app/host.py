@@ -24,7 +24,7 @@ image pixels, the way they appear on screen.
 
 Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``Shift+S`` save the
 venue profile (``--profile`` file, else ``venue.toml``), ``+``/``-`` sensitivity, ``r`` restart, ``esc``/``q`` quit; a click on ``app.camera_view``
-picks the colour under the pointer.
+picks the colour under the pointer; any other key goes to ``app.key`` (``h``: hand input).
 
 Scripted input (``RunOptions.script``, from ``--pick``, ``--mode`` and ``--keys``;
 see ``sensekit.app.script``) goes through the same ``press`` and ``pick_at`` as
@@ -83,6 +83,8 @@ class RunOptions:
     hud: bool = True
     #: scripted picks, mode and key presses (``sensekit.app.script.Script``)
     script: Any = None
+    #: start with hand input (``--hands``; apps whose ``hands`` is "switch" or "always")
+    hands: bool = False
 
 
 @dataclass
@@ -212,6 +214,8 @@ class AppHost:
             self.say(app.restart())
         elif key in (pygame.K_ESCAPE, pygame.K_q):
             self.quit = True
+        else:
+            self.say(app.key(key))
 
     def save_profile(self) -> Path | None:
         """Save the stages' current tuning (colour, thresholds, gain, noise floors) as a

@@ -28,7 +28,7 @@ from sensekit.osc import add_osc_arguments, attach_osc
 from sensekit.profile import add_profile_argument, apply_profile_to_stages, profile_for_events
 from sensekit.validate import check_positive
 
-STAGE_PROVIDERS: list[str] = ["sensekit.vision.options", "sensekit.audio.options"]
+STAGE_PROVIDERS: list[str] = ["sensekit.vision.options", "sensekit.audio.options", "sensekit.vision.hand_options"]
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """``sensekit run APP``: play a mini-app on a live device, a file or a recording.
 
     sensekit run APP|FILE.py [--source SPEC] [--headless] [--frames N]
-                     [--screenshot PATH] [--video PATH] [--events PATH]
+                     [--screenshot PATH] [--video PATH] [--events PATH] [--hands]
                      [--pick X,Y] [--mode NAME] [--keys "c@2.0,space@5"]
 
 APP is a name from ``sensekit apps``, or the path of an app file of your own
@@ -49,10 +49,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="write the window to a video (.avi/.mkv/.mp4)")
     p.add_argument("--events", type=OutputPath(*EVENTS_SUFFIXES), metavar="PATH",
                    help="write the dispatched events as JSON lines (.jsonl)")
+    p.add_argument("--hands", action="store_true",
+                   help="hand input: follow the index fingertip, pinch to click (needs the hands extra)")
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
     add_profile_argument(p)    # --profile (sensekit/profile.py)
     add_script_arguments(p)    # --pick, --mode, --keys (sensekit/app/script.py)
     p.set_defaults(func=main)
+
+
+def _check_hands(app_name: str, app_cls: type) -> None:
+    """``--hands``: the app must take hand input and the extra must be installed (else one line)."""
+    if getattr(app_cls, "hands", "no") == "no":
+        from sensekit.app.registry import discover, load
+        takes = [n for n in discover() if getattr(load(n), "hands", "no") != "no"]
+        raise ConfigError(f"{app_name} has no hand input; --hands works with: {', '.join(takes)}")
+    from sensekit.vision.hands import load_mediapipe
+    load_mediapipe()                                  # ConfigError naming the install command
 
 
 def _positive_int(text: str) -> int:
@@ -72,6 +84,8 @@ def main(args: argparse.Namespace) -> int:
     app_cls = resolve(args.app)        # a name, or a file: path/to/my_app.py
     args.app = app_cls.name
     script = script_from_args(args, app_cls)
+    if getattr(args, "hands", False):
+        _check_hands(args.app, app_cls)
 
     from sensekit.app.host import AppHost, RunOptions
     from sensekit.app.sources import open_for_app
@@ -88,6 +102,7 @@ def main(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile) if args.profile else None
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
                          video=args.video, events=args.events, profile=profile, script=script,
+                         hands=bool(getattr(args, "hands", False)),
                          profile_path=Path(args.profile) if args.profile else Path("venue.toml"))
     try:
         host = AppHost(app_cls, source, options)

@@ -72,7 +72,7 @@ def clean_env(monkeypatch):
 def test_the_bundled_apps_are_the_files_in_apps(clean_env):
     bundled = {p.stem for p in (REPO / "apps").glob("*.py") if not p.name.startswith("_")}
     apps = discover()
-    assert set(apps) == bundled and len(bundled) == 8
+    assert set(apps) == bundled and len(bundled) == 9
     assert {a.origin for a in apps.values()} == {"bundled"}
 
 
