@@ -8,6 +8,7 @@ Three scenes on top of the (mirrored) camera image; key c cycles them:
 - node garden: drifting nodes joined by lines when closer than a distance (the grid's
   proximity query); your coloured object pushes them away (+/- change the distance).
 Everything is sensekit.collide; this file only wires the sensed object in and draws.
+Click an object on the picture, or drag a box around it, to track that object.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
+from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_hex, camera_to_view
 from sensekit.collide import circle_pairs, hit_test, pairs_within, to_mask
 from sensekit.collide.contact import resolve, resolve_box
@@ -52,9 +54,9 @@ def rgba_surface(img: np.ndarray) -> pygame.Surface:
     return pygame.image.frombuffer(np.ascontiguousarray(img).tobytes(), (w, h), "RGBA").copy()
 
 
-class Collide(App):
+class Collide(TrackerPicking, App):
     title = "Collide"
-    instructions = "move a coloured object   c: next scene   +/- threshold / distance"
+    instructions = "move a coloured object   click/drag: pick object   c: next scene   +/- threshold / distance"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
 
@@ -214,6 +216,7 @@ class Collide(App):
             for x, y in pts.tolist():
                 pygame.draw.circle(screen, (230, 230, 255), (x, y), 3)
         screen.set_clip(None)
+        self.draw_picked(screen)
         D.text(screen, f"c: {scene}", (v.x + 10, v.y + 8), size=22, anchor="topleft", color=D.ACCENT, bold=True)
         score = {"balls": f"contacts {self.contacts}", "stars": "hit!" if self.star_hit else "apart",
                  "node garden": f"links {len(self.links)}"}[scene]

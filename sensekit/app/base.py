@@ -32,7 +32,8 @@ Hooks the host calls (all optional except ``draw``):
 - ``draw(screen)`` -> draw the whole window (``self.draw_frame`` helps);
 - ``levels()`` -> numbers for the HUD (``{"level": 42.0}``);
 - ``recalibrate()`` (key ``c``), ``adjust_sensitivity(step)`` (keys ``+``/``-``),
-  ``pick_color(bgr, xy)`` (click on ``camera_view``), ``restart()`` (key ``r``):
+  ``pick_color(bgr, xy)`` (click on ``camera_view``), ``pick_region(box)`` (a box dragged
+  on ``camera_view``, camera pixels ``x, y, w, h``), ``restart()`` (key ``r``):
   each may return a short message that the host shows for a moment;
 - ``state()`` -> a dict of what the player sees, for tests and benchmarks.
 
@@ -100,6 +101,9 @@ class App:
         return None
 
     def pick_color(self, bgr: tuple[int, int, int], xy: tuple[int, int]) -> str | None:
+        return None
+
+    def pick_region(self, box: tuple[int, int, int, int]) -> str | None:
         return None
 
     def restart(self) -> str | None:

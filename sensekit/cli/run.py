@@ -2,6 +2,7 @@
 
     sensekit run APP [--source SPEC] [--headless] [--frames N]
                      [--screenshot PATH] [--video PATH] [--events PATH]
+                     [--track-color X,Y|#RRGGBB | --track-box X,Y,W,H]
 
 Without ``--source`` the app uses the live camera/microphone it needs when they
 exist, otherwise its bundled recording, and prints one line saying so. An
@@ -33,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--screenshot", type=Path, metavar="PATH", help="save a PNG of the last frame")
     p.add_argument("--video", type=Path, metavar="PATH", help="write the window to a video (.avi/.mkv/.mp4)")
     p.add_argument("--events", type=Path, metavar="PATH", help="write the dispatched events as JSON lines")
+    p.add_argument("--track-color", metavar="X,Y|#RRGGBB",
+                   help="track the object under this point of the (mirrored) first frame, or a colour")
+    p.add_argument("--track-box", metavar="X,Y,W,H", help="track the object inside this box of the first frame")
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
     add_profile_argument(p)    # --profile (sensekit/profile.py)
     p.set_defaults(func=main)
@@ -60,6 +64,7 @@ def main(args: argparse.Namespace) -> int:
         raise ConfigError(f"--video {str(args.video)!r} must end in .avi, .mkv or .mp4")
 
     from sensekit.app.host import AppHost, RunOptions
+    from sensekit.app.picking import start_tracking
     from sensekit.app.sources import open_for_app
 
     if not args.headless and not _display_available():
@@ -78,6 +83,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         host = AppHost(app_cls, source, options)
         apply_profile_to_stages(profile, host.runner.stages, override=True)
+        start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box)
         osc = attach_osc(host.dispatcher, args, stages=host.runner.stages,
                          pause=lambda on: setattr(host, "paused", on))
         try:

@@ -7,8 +7,10 @@ same decoded frames in the same pass.
 - **From clicks**: ``ColorTracker.pick(frame0, x, y)`` at the true box's centre and at 4
   clicks offset by ``offset`` (25 %) of the box's width (left, right) or height (up, down).
   The box the click picked is the answer on frame 0; the tracker answers from frame 1 on.
-- **Baselines from the true box**: OpenCV's CamShift on a hue histogram (the usual recipe:
-  saturation >= 60, value >= 32) and ``ColorTracker.pick_box``.
+- **Baselines**: OpenCV's CamShift on a hue histogram of the true box (the usual recipe:
+  saturation >= 60, value >= 32), ``ColorTracker.pick_box`` on the true box, and the book's
+  method from the centre click (blur 10, 4 levels, the exact clicked colour, its
+  ``getColorBoundsRect`` box).
 
 A tracker that reports nothing on a frame keeps its last box (so a loss costs accuracy, not
 a missing value). Scores: **success** = fraction of frames with IoU > 0.5 against the truth,
@@ -139,17 +141,22 @@ class CamShiftTracker:
 
 class SensekitTracker:
     """A ``ColorTracker`` started by a click (``click``) or a box (``box``); keeps its last box
-    on a frame without a match."""
+    on a frame without a match. ``union`` reports the union box (the book's bounds)."""
 
     def __init__(self, frame: np.ndarray, *, click: tuple[float, float] | None = None,
                  box: Sequence[float] | None = None,
-                 make: Callable[[], ColorTracker] = ColorTracker, fps: float = 30.0) -> None:
+                 make: Callable[[], ColorTracker] = ColorTracker, fps: float = 30.0,
+                 union: bool = False) -> None:
         self.tracker = make()
+        self.union = union
         if click is not None:
             self.tracker.pick(frame, *click)
             picked = self.tracker.picked
-            assert picked is not None
-            self.box: Box = tuple(float(v) for v in picked.box)  # type: ignore[assignment]
+            if picked is not None:
+                self.box: Box = tuple(float(v) for v in picked.box)  # type: ignore[assignment]
+            else:                                  # colour methods: what the colour matches now
+                r = self.tracker.update(frame, 0.0)
+                self.box = tuple(float(v) for v in (r.union_box if union else r.box))  # type: ignore[assignment]
         elif box is not None:
             self.tracker.pick_box(frame, box)
             self.box = tuple(float(v) for v in box)  # type: ignore[assignment]
@@ -161,8 +168,9 @@ class SensekitTracker:
     def update(self, frame: np.ndarray) -> Box:
         self._k += 1
         r = self.tracker.update(frame, self._k * self._dt)
-        if r.found and r.box[2] > 0:
-            self.box = tuple(float(v) for v in r.box)  # type: ignore[assignment]
+        box = r.union_box if self.union else r.box
+        if r.found and box[2] > 0:
+            self.box = tuple(float(v) for v in box)  # type: ignore[assignment]
         return self.box
 
 
@@ -170,7 +178,7 @@ def evaluate_clip(clip: TrackClip, *, offset: float = 0.25,
                   make: Callable[[], ColorTracker] = ColorTracker,
                   baselines: bool = True) -> dict[str, Score]:
     """Scores of sensekit from each click (``"click centre"``, ``"click left"``...) and, with
-    ``baselines``, of CamShift and sensekit started from the true box."""
+    ``baselines``, of CamShift and sensekit from the true box and the book from the centre."""
     frames = frames_of(clip)
     first = next(frames, None)
     if first is None:
@@ -181,6 +189,9 @@ def evaluate_clip(clip: TrackClip, *, offset: float = 0.25,
     if baselines:
         trackers["sensekit (true box)"] = SensekitTracker(first, box=start, make=make)
         trackers["CamShift (true box)"] = CamShiftTracker(first, start)
+        trackers["book (centre click)"] = SensekitTracker(
+            first, click=click_points(start)["centre"], union=True,
+            make=lambda: ColorTracker(method="exact", blur_px=10, levels=4))
     boxes: dict[str, list[Box]] = {name: [t.box] for name, t in trackers.items()}
     for n, frame in enumerate(frames, start=1):
         if n >= len(clip.truth):

@@ -162,3 +162,23 @@ def ball_scenes(backgrounds: list[tuple[str, np.ndarray]], *, seed: int = 0,
                 scenes.append(Scene(f"{bname} {colour} d{d} {codec}{q}", img, box, mask, (cx, cy)))
                 made += 1
     return scenes
+
+
+def ball_sequence(background: np.ndarray, *, frames: int = 90, seed: int = 0,
+                  bgr: tuple[int, int, int] = COLOURS["orange"], radius_px=(20.0, 20.0),
+                  path_px=((200.0, 240.0), (440.0, 240.0)), jpeg_quality: int = 80):
+    """A ball moving along ``path_px`` (start, end) while its radii go from ``radius_px[0]``
+    to ``radius_px[1]`` (coming closer or moving away); each radius may be a pair (rx, ry)
+    to change the aspect (an object turning). Yields ``(frame, box)``; box is the true one."""
+    rng = np.random.default_rng(seed)
+    (x0, y0), (x1, y1) = path_px
+    r0 = np.broadcast_to(np.asarray(radius_px[0], np.float64), (2,))
+    r1 = np.broadcast_to(np.asarray(radius_px[1], np.float64), (2,))
+    for k in range(frames):
+        a = k / max(1, frames - 1)
+        cx, cy = x0 + a * (x1 - x0), y0 + a * (y1 - y0)
+        rx, ry = r0 + a * (r1 - r0)
+        img, mask = render_ball(background, cx, cy, rx, ry, bgr)
+        img = degrade(img, rng, noise_sigma=3.0, codec="jpeg", quality=jpeg_quality)
+        ys, xs = np.nonzero(mask)
+        yield img, (int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1))
