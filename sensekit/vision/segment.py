@@ -23,13 +23,14 @@ background): the box stays what the user dragged, the mask is what GrabCut finds
 not the corners'.
 
 Measured (``tests/vision/test_segment.py``, ``benchmarks/track_eval.py``): on plain shaded
-balls of 14-96 px pasted on frames of the developer videos with noise and JPEG/H.264, 95 %
-of clicks at the centre give a box within 20 % of the true width and height (the constants
-were chosen on one half of the backgrounds and checked on the other).
+balls of 14-96 px pasted on frames of the developer videos with noise and JPEG/H.264, 87-95 %
+of clicks at the centre give a box within 20 % of the true width and height on the half of
+the backgrounds the constants were chosen on, 86-94 % on the other half (two samplings).
 Cost: 10-60 ms per click at 640x480 (GrabCut fallback ~150 ms); meant for a pick, not per frame.
-Failure modes: a ball whose dark side has the colour of what is behind it comes out smaller;
-a region of the same colour touching the object is cut off by the leak test or, if it is
-small, taken with it; on a multi-coloured object the click gives the part of one colour (the
+Failure modes: a ball whose dark side has the colour of what is behind it comes out smaller,
+or, when the region grown from the click spreads into a patch of that colour in one step,
+much larger (a green ball on green-grey); a region of the same colour touching the object is
+cut off by the leak test or, if it is small, taken with it; on a multi-coloured object the click gives the part of one colour (the
 logo of a can) or, through GrabCut, the object with what it holds.
 Errors: a click outside the frame or a box not inside it raise ``ConfigError``.
 """
