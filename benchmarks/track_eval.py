@@ -13,8 +13,13 @@
    fraction whose box is within 20 % of the true width and height, and the median IoU. The
    backgrounds come in two disjoint groups: TUNE (constants were chosen there) and CHECK.
    Also the ball of the bundled demo recording, clicked at its centre on 10 frames.
+3. With ``--starts 0,40,...``: the same clicks and baselines started on each of those frames
+   (``--frames`` long), averaged - one start frame is one sample, and a tracker's fate on it
+   can turn on a single frame, so this is the steadier comparison of two settings.
 
     .venv/bin/python benchmarks/track_eval.py [--data ../shared/data] [--per-background 2]
+                                              [--starts 0,40,80,120,160,200 --frames 100]
+                                              [--scene-weight W]
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ import json
 import os
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +36,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.vision.evaluate import evaluate, format_table, iou  # noqa: E402
+from sensekit.vision.color_tracker import ColorTracker  # noqa: E402
+from sensekit.vision.evaluate import CLIPS, evaluate, evaluate_clip, format_table, iou, load_clip  # noqa: E402
 from sensekit.vision.segment import segment_click  # noqa: E402
 
 
@@ -74,12 +81,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path,
                     default=Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data")))
     ap.add_argument("--per-background", type=int, default=2, help="balls per diameter and background")
+    ap.add_argument("--starts", help="also start on these frames (comma-separated) and average")
+    ap.add_argument("--frames", type=int, default=100, help="frames per start with --starts (default 100)")
+    ap.add_argument("--scene-weight", type=float, default=None,
+                    help="ColorTracker scene_weight to compare (default: the tracker's own)")
     args = ap.parse_args(argv)
+    kw = {} if args.scene_weight is None else {"scene_weight": args.scene_weight}
+    make = partial(ColorTracker, **kw)
     if not (args.data / "labels.csv").is_file():
         print(f"shared data not found at {args.data}", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    results = evaluate(args.data / "video" / "tracking")
+    results = evaluate(args.data / "video" / "tracking", make=make)
     print(format_table(results))
     print(f"({time.perf_counter() - t0:.0f} s)\n")
 
@@ -93,6 +106,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:40s} {frac:8.3f}      {med:8.3f}   {n}")
     frac, med, n = demo_ball()
     print(f"  {'demo recording ball (28 px)':40s} {frac:8.3f}      {med:8.3f}   {n}")
+    if args.starts:
+        starts = [int(v) for v in args.starts.split(",")]
+        print(f"\nstarted on frames {starts}, {args.frames} frames each: mean success / median of the "
+              "median centre errors")
+        for name in CLIPS:
+            clip = load_clip(args.data / "video" / "tracking", name)
+            runs = [evaluate_clip(clip, start_frame=s, frames=args.frames, make=make) for s in starts]
+            for label, keys in (("5 clicks", [k for k in runs[0] if k.startswith("click ")]),
+                                ("sensekit, true box", ["sensekit (true box)"]),
+                                ("CamShift, true box", ["CamShift (true box)"])):
+                got = [r[k] for r in runs for k in keys]
+                print(f"  {name:7s} {label:20s} {np.mean([g.success for g in got]):6.3f} / "
+                      f"{np.median([g.centre_error_px for g in got]):5.1f} px")
     return 0
 
 

@@ -58,7 +58,7 @@ import numpy as np
 from sensekit.errors import ConfigError
 from sensekit.events import Box, ColorFound, ColorLost, ColorTracked, Event
 from sensekit.validate import check_frame, check_int_range, check_range
-from sensekit.vision.segment import Segment, segment_box, segment_click
+from sensekit.vision.segment import Segment, check_box, segment_box, segment_click
 from sensekit.vision.smoothing import OneEuro2D
 from sensekit.vision.stages import blur as blur_stage
 from sensekit.vision.stages import box_from_rect, palette_lut, parse_color, rgb_to_bgr
@@ -244,14 +244,8 @@ class ColorTracker:
         GrabCut finds inside it in ``picked`` (``segment_box``); hsv and exact take the box's
         median colour.
         """
-        check_frame(frame)
+        x, y, w, h = check_box(frame, box)
         fh, fw = frame.shape[:2]
-        try:
-            x, y, w, h = (float(v) for v in box)
-        except (TypeError, ValueError):
-            raise ConfigError(f"box must be (x, y, w, h), got {box!r}") from None
-        if w < 2 or h < 2 or x < 0 or y < 0 or x + w > fw + 1e-6 or y + h > fh + 1e-6:
-            raise ConfigError(f"box {tuple(box)} must be at least 2x2 and inside the {fw}x{fh} frame")
         if self.method is None:
             self.method = "model"
         if self.method != "model":

@@ -68,17 +68,14 @@ def load_clip(folder: Path, name: str) -> TrackClip:
 
 
 def frames_of(clip: TrackClip) -> Iterator[np.ndarray]:
-    cap = cv2.VideoCapture(str(clip.video))
-    if not cap.isOpened():
-        raise SourceError(f"cannot open {clip.video}")
-    try:
-        while True:
-            ok, frame = cap.read()
-            if not ok:
-                return
-            yield frame
-    finally:
-        cap.release()
+    """The clip's frames (BGR), read by sensekit's own media source."""
+    from sensekit.capture.base import VideoFrame
+    from sensekit.capture.spec import open_source
+
+    with open_source(f"file:{clip.video}") as source:
+        for item in source:
+            if isinstance(item, VideoFrame):
+                yield item.image
 
 
 def click_points(box: Sequence[float], offset: float = 0.25) -> dict[str, tuple[float, float]]:
@@ -176,14 +173,20 @@ class SensekitTracker:
 
 def evaluate_clip(clip: TrackClip, *, offset: float = 0.25,
                   make: Callable[[], ColorTracker] = ColorTracker,
-                  baselines: bool = True) -> dict[str, Score]:
+                  baselines: bool = True, start_frame: int = 0,
+                  frames: int | None = None) -> dict[str, Score]:
     """Scores of sensekit from each click (``"click centre"``, ``"click left"``...) and, with
-    ``baselines``, of CamShift and sensekit from the true box and the book from the centre."""
-    frames = frames_of(clip)
-    first = next(frames, None)
+    ``baselines``, of CamShift and sensekit from the true box and the book from the centre.
+    ``start_frame``/``frames`` pick a stretch of the clip (default: all of it from frame 0)."""
+    stream = frames_of(clip)
+    for _ in range(start_frame):
+        next(stream, None)
+    first = next(stream, None)
     if first is None:
-        raise SourceError(f"{clip.video} has no frames")
-    start = clip.truth[0]
+        raise SourceError(f"{clip.video} has no frame {start_frame}")
+    end = len(clip.truth) if frames is None else min(len(clip.truth), start_frame + frames)
+    truth = clip.truth[start_frame:end]
+    start = truth[0]
     trackers: dict[str, Tracker] = {f"click {name}": SensekitTracker(first, click=xy, make=make)
                                     for name, xy in click_points(start, offset).items()}
     if baselines:
@@ -193,12 +196,12 @@ def evaluate_clip(clip: TrackClip, *, offset: float = 0.25,
             first, click=click_points(start)["centre"], union=True,
             make=lambda: ColorTracker(method="exact", blur_px=10, levels=4))
     boxes: dict[str, list[Box]] = {name: [t.box] for name, t in trackers.items()}
-    for n, frame in enumerate(frames, start=1):
-        if n >= len(clip.truth):
+    for n, frame in enumerate(stream, start=1):
+        if n >= len(truth):
             break
         for name, t in trackers.items():
             boxes[name].append(t.update(frame))
-    return {name: score(b, clip.truth) for name, b in boxes.items()}
+    return {name: score(b, truth) for name, b in boxes.items()}
 
 
 def evaluate(folder: Path, clips: Sequence[str] = CLIPS, **kwargs: object) -> dict[str, dict[str, Score]]:

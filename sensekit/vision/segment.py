@@ -46,7 +46,7 @@ from scipy import ndimage as ndi
 from sensekit.errors import ConfigError
 from sensekit.validate import check_frame
 
-__all__ = ["Segment", "segment_click", "segment_box"]
+__all__ = ["Segment", "segment_click", "segment_box", "check_box"]
 
 Box = tuple[int, int, int, int]
 
@@ -198,8 +198,8 @@ def _grabcut_window(frame: np.ndarray, x: int, y: int) -> Segment:
     return Segment(_bounds(mask), mask, "grabcut")
 
 
-def segment_box(frame: np.ndarray, box: Sequence[float]) -> Segment:
-    """The object inside a dragged box ``(x, y, w, h)`` (GrabCut; the box if it finds little)."""
+def check_box(frame: np.ndarray, box: Sequence[float]) -> tuple[float, float, float, float]:
+    """``box`` as four floats, at least 2x2 and inside ``frame``; else ``ConfigError``."""
     check_frame(frame)
     H, W = frame.shape[:2]
     try:
@@ -208,6 +208,13 @@ def segment_box(frame: np.ndarray, box: Sequence[float]) -> Segment:
         raise ConfigError(f"box must be (x, y, w, h), got {box!r}") from None
     if w < 2 or h < 2 or x < 0 or y < 0 or x + w > W + 1e-6 or y + h > H + 1e-6:
         raise ConfigError(f"box {tuple(box)} must be at least 2x2 and inside the {W}x{H} frame")
+    return x, y, w, h
+
+
+def segment_box(frame: np.ndarray, box: Sequence[float]) -> Segment:
+    """The object inside a dragged box ``(x, y, w, h)`` (GrabCut; the box if it finds little)."""
+    x, y, w, h = check_box(frame, box)
+    H, W = frame.shape[:2]
     rect = (int(round(x)), int(round(y)), int(round(w)), int(round(h)))
     rect = (rect[0], rect[1], min(rect[2], W - rect[0]), min(rect[3], H - rect[1]))
     whole = np.zeros((H, W), bool)
