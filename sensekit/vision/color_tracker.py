@@ -44,7 +44,9 @@ Defaults: ``tolerance=(12, 80, 80)``, ``min_area_px=20``, ``lost_after_frames=3`
 ``benchmarks/track_eval.py`` (the README's table). ``scale_rate`` and the aspect candidates
 were chosen on the coke clip and on synthetic balls coming closer, moving away and turning
 over one half of the backgrounds (``tests/vision/scenes.py``), and checked on tiger1 and the
-other half; ``scene_weight`` is the plain 1 (the scene counts as much as the ring).
+other half. ``scene_weight`` is the plain 1 (the scene counts as much as the ring); 0 (the
+ring only, as before) is steadier over many start frames of the clips but lost the can from
+the first frame's clicks (``benchmarks/track_eval.py --scene-weight 0 --starts ...``).
 Errors: a click outside the frame, a bad colour string or tolerance raise ``ConfigError``.
 """
 from __future__ import annotations
