@@ -474,7 +474,8 @@ def profile_for_events(args: argparse.Namespace, source: Any) -> Profile | None:
     if path is None:
         return None
     profile = load_profile(path)
-    if profile.color.target and getattr(args, "track_color", "unset") is None:
+    if profile.color.target and getattr(args, "track_color", "unset") is None \
+            and getattr(args, "track_box", None) is None:
         args.track_color = profile.color.target
     if getattr(args, "tolerance", None) == _DEFAULT_TOLERANCE_ARG:
         args.tolerance = f"{profile.color.tolerance:g},80,80"

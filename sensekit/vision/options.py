@@ -1,7 +1,9 @@
 """Vision options for ``sensekit events``: ``add_arguments(parser)`` and ``build_stages``.
 
-    --track-color X,Y | #RRGGBB   track what is under a click on the first frame (colour
-                                  model), or a colour (HSV tolerance)
+    --track-color X,Y | #RRGGBB   track the object under a click on the first frame (segmented,
+                                  then the colour model), or a colour (HSV tolerance)
+    --track-box X,Y,W,H           track the object inside a box of the first frame (GrabCut,
+                                  then the colour model)
     --tolerance H[,S,V]           HSV tolerance for a colour: hue degrees, S and V 0..255
                                   (default 12,80,80)
     --track-method M              exact | hsv | model (default: model for a click, hsv for a colour)
@@ -31,7 +33,7 @@ from sensekit.vision.motion import MotionDetector, check_zones, parse_zones
 from sensekit.vision.pipeline import VisionStage
 from sensekit.vision.stages import palette_lut, parse_color
 
-__all__ = ["add_arguments", "build_stages", "parse_track_target"]
+__all__ = ["add_arguments", "build_stages", "parse_track_target", "parse_track_box", "check_track_box"]
 
 
 def parse_track_target(text: str) -> tuple[float, float] | int:
@@ -50,6 +52,25 @@ def parse_track_target(text: str) -> tuple[float, float] | int:
         raise ConfigError(f"--track-color must be X,Y or #RRGGBB, got {text!r}") from None
 
 
+def parse_track_box(text: str) -> tuple[float, float, float, float]:
+    """``"X,Y,W,H"`` (pixels) -> a box; width and height at least 2."""
+    parts = [p for p in text.replace(" ", "").split(",") if p]
+    try:
+        x, y, w, h = (float(p) for p in parts)
+    except ValueError:
+        raise ConfigError(f"--track-box must be X,Y,W,H in pixels, got {text!r}") from None
+    if w < 2 or h < 2 or x < 0 or y < 0:
+        raise ConfigError(f"--track-box {text!r} needs x, y >= 0 and a width and height of at least 2 px")
+    return (x, y, w, h)
+
+
+def check_track_box(box: tuple[float, float, float, float], size: tuple[int, int] | None) -> None:
+    """A box must lie inside a frame of ``size`` (w, h) when the size is known."""
+    x, y, w, h = box
+    if size is not None and (x + w > size[0] or y + h > size[1]):
+        raise ConfigError(f"--track-box {x:g},{y:g},{w:g},{h:g} is not inside the {size[0]}x{size[1]} frame")
+
+
 def _int_at_least_1(text: str) -> int:
     try:
         n = int(text)
@@ -64,6 +85,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("vision")
     g.add_argument("--track-color", metavar="X,Y|#RRGGBB",
                    help="track the object under a click on the first frame, or a colour")
+    g.add_argument("--track-box", metavar="X,Y,W,H",
+                   help="track the object inside this box of the first frame")
     g.add_argument("--tolerance", metavar="H[,S,V]", default="12,80,80",
                    help="HSV tolerance for colour tracking (default %(default)s)")
     g.add_argument("--track-method", choices=("exact", "hsv", "model"),
@@ -84,10 +107,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def build_stages(args: argparse.Namespace, source: Any) -> list[Stage]:
     """The vision stage for these options, or ``[]`` if no vision option was given."""
     track = getattr(args, "track_color", None)
+    track_box = getattr(args, "track_box", None)
+    if track and track_box:
+        raise ConfigError("give --track-color or --track-box, not both")
     motion_on = bool(getattr(args, "motion", False))
     edges_on = bool(getattr(args, "edges", False))
     zones_text = getattr(args, "zones", None)
-    if not (track or motion_on or edges_on):
+    if not (track or track_box or motion_on or edges_on):
         if zones_text:
             raise ConfigError("--zones needs --motion")
         return []
@@ -100,6 +126,13 @@ def build_stages(args: argparse.Namespace, source: Any) -> list[Stage]:
     size = getattr(source, "frame_size", None)
     tracker = None
     pick_at = None
+    pick_box = None
+    if track_box:
+        pick_box = parse_track_box(track_box)
+        check_track_box(pick_box, size)
+        if getattr(args, "track_method", None) not in (None, "model"):
+            raise ConfigError("--track-box starts the colour model; --track-method must be model")
+        tracker = ColorTracker(method="model")
     if track:
         target = parse_track_target(track)
         method = getattr(args, "track_method", None)
@@ -123,5 +156,5 @@ def build_stages(args: argparse.Namespace, source: Any) -> list[Stage]:
     elif zones_text:
         raise ConfigError("--zones needs --motion")
     return [VisionStage(mirror=bool(getattr(args, "mirror", False)), blur_px=blur, levels=levels,
-                        tracker=tracker, pick_at=pick_at, motion=motion, edges=edges_on,
+                        tracker=tracker, pick_at=pick_at, pick_box=pick_box, motion=motion, edges=edges_on,
                         edge_direction=getattr(args, "edge_direction", "horizontal"))]
