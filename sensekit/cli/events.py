@@ -21,9 +21,11 @@ import argparse
 import importlib
 import logging
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
+from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.osc import add_osc_arguments, attach_osc
 from sensekit.profile import add_profile_argument, apply_profile_to_stages, profile_for_events
 from sensekit.validate import check_positive
@@ -63,6 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         provider.add_arguments(p)
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
     add_profile_argument(p)    # --profile (sensekit/profile.py)
+    add_panel_arguments(p)     # --panel, --panel-token (sensekit/cli/panel_args.py)
     p.set_defaults(func=main)
 
 
@@ -111,7 +114,9 @@ def main(args: argparse.Namespace) -> int:
 
     if args.max_items is not None:
         check_positive("--max-items", args.max_items)
-    source = open_source(args.source, realtime=args.realtime or None, loop=args.loop or None)
+    panel_at = panel_address(args)     # a LAN address without a token: one line, exit 2
+    realtime = args.realtime or panel_at is not None
+    source = open_source(args.source, realtime=realtime or None, loop=args.loop or None)
     out = sys.stdout
     with source:
         profile = profile_for_events(args, source)   # --profile fills options left unset
@@ -128,10 +133,18 @@ def main(args: argparse.Namespace) -> int:
             runner.dispatcher.on("*", JsonlWriter(out))
         else:
             runner.dispatcher.on("*", lambda e: print(format_event(e), file=out))
+        panel = None
         try:
+            if panel_at is not None:
+                from sensekit.panel.attach import events_panel
+                panel = events_panel(runner, panel_at, profile=profile,
+                                     profile_path=Path(args.profile or "venue.toml"))
+                print(f"panel: {panel.url}", file=sys.stderr, flush=True)
             runner.run(max_items=args.max_items)
         finally:
             osc.close()
+            if panel is not None:
+                panel.close()
             out.flush()
             if args.stats:
                 _print_stats(runner.stats, source, sys.stderr, osc.stats())

@@ -4,6 +4,7 @@
                      [--screenshot PATH] [--video PATH] [--events PATH] [--hands]
                      [--track-color X,Y|#RRGGBB | --track-box X,Y,W,H]
                      [--pick X,Y] [--mode NAME] [--keys "c@2.0,space@5"]
+                     [--loop] [--panel [HOST:]PORT [--panel-token TOKEN]]
 
 APP is a name from ``sensekit apps``, or the path of an app file of your own
 (``sensekit run path/to/my_app.py``). ``--pick``, ``--mode`` and ``--keys``
@@ -11,6 +12,8 @@ script the mouse and keys (``sensekit.app.script``). Without ``--source`` the ap
 exist, otherwise its bundled recording, and prints one line saying so. An
 unknown APP lists the apps (exit status 2). A source without an input the app
 needs (e.g. a video-only file for the clapper) is a one-line error naming it.
+``--panel`` serves the browser tuning panel (``sensekit.panel``) while the app runs; a
+replay then plays at recorded speed, and ``--loop`` repeats it.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import sys
 from pathlib import Path
 
 from sensekit.app.script import add_arguments as add_script_arguments
+from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
 from sensekit.osc import add_osc_arguments, attach_osc
@@ -58,6 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
     add_profile_argument(p)    # --profile (sensekit/profile.py)
     add_script_arguments(p)    # --pick, --mode, --keys (sensekit/app/script.py)
+    p.add_argument("--loop", action="store_true", help="repeat a recording when it ends")
+    add_panel_arguments(p)     # --panel, --panel-token (sensekit/cli/panel_args.py)
     p.set_defaults(func=main)
 
 
@@ -88,6 +94,7 @@ def main(args: argparse.Namespace) -> int:
     app_cls = resolve(args.app)        # a name, or a file: path/to/my_app.py
     args.app = app_cls.name
     script = script_from_args(args, app_cls)
+    panel_at = panel_address(args)     # a LAN address without a token: one line, exit 2
     if getattr(args, "hands", False):
         _check_hands(args.app, app_cls)
 
@@ -101,13 +108,13 @@ def main(args: argparse.Namespace) -> int:
             args.screenshot = _default_screenshot(args.app)
         print(f"No display found: running headless; the last frame goes to {args.screenshot}")
 
-    source, note = open_for_app(app_cls, args.source, loop=not args.headless)
+    source, note = open_for_app(app_cls, args.source, loop=args.loop or not args.headless)
     if note:
         print(note)
     profile = load_profile(args.profile) if args.profile else None
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
                          video=args.video, events=args.events, profile=profile, script=script,
-                         hands=bool(getattr(args, "hands", False)),
+                         hands=bool(getattr(args, "hands", False)), realtime=panel_at is not None,
                          profile_path=Path(args.profile) if args.profile else Path("venue.toml"))
     try:
         host = AppHost(app_cls, source, options)
@@ -115,10 +122,18 @@ def main(args: argparse.Namespace) -> int:
         start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box)
         osc = attach_osc(host.dispatcher, args, stages=host.runner.stages,
                          pause=lambda on: setattr(host, "paused", on))
+        panel = None
         try:
+            if panel_at is not None:
+                from sensekit.panel.attach import app_panel
+                panel = app_panel(host, panel_at)
+                print(f"panel: {panel.url}" + ("  (add #token=TOKEN)" if panel_at.token else ""),
+                      flush=True)
             result = host.run()
         finally:
             osc.close()
+            if panel is not None:
+                panel.close()
     finally:
         source.close()
     if result.interrupted:

@@ -1,0 +1,186 @@
+"""What a panel may do to a running piece: pick a colour, track a box, set a zone, change a
+setting, save the venue profile.
+
+``PanelControl`` is the one place the web server reaches into the run. Two kinds of call:
+
+- **on the run's thread** (the server sends them through ``CommandQueue``): ``pick(x, y)``,
+  ``track_box(box)`` and ``save()``, because they touch the stages and the app;
+- **from any thread**: ``settings()`` and ``apply(values)``, which go through the run's settings
+  table (its ``apply`` validates every value first, then queues them for the next frame or
+  block, so this is thread-safe and a bad value changes nothing).
+
+``AppControl`` drives an app host (a click goes to the app's ``pick_color``, the same as a
+click in its window; save is Shift+S); ``StagesControl`` drives the bare stages of
+``sensekit events`` (the first colour tracker picks; save writes the stages' tuning).
+
+Coordinates are camera pixels of the picture the panel shows (mirrored when the app mirrors),
+the same as in the events. Failure modes: ``ConfigError`` with a sentence for the user (no
+tracker here, a box outside the picture, a bad value, a profile that cannot be written).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sensekit.errors import ConfigError
+
+if TYPE_CHECKING:
+    from sensekit.app.host import AppHost
+
+__all__ = ["AppControl", "PanelControl", "StagesControl"]
+
+Box = tuple[int, int, int, int]
+
+
+def _hex(rgb: int | None) -> str | None:
+    return None if rgb is None else f"#{int(rgb) & 0xFFFFFF:06x}"
+
+
+class PanelControl:
+    """Shared parts: the stages, the frame, the settings table (``tuning``, or ``None``)."""
+
+    def __init__(self, stages: Callable[[], Sequence[Any]], tuning: Any = None) -> None:
+        self._stages = stages
+        self.tuning = tuning
+
+    # -- helpers -----------------------------------------------------------------------------
+    def stages(self) -> list[Any]:
+        return list(self._stages())
+
+    def tracker_stage(self) -> Any:
+        """The first stage with a colour tracker, or ``None``."""
+        return next((s for s in self.stages() if getattr(s, "tracker", None) is not None), None)
+
+    def picture(self) -> Any:
+        """The latest picture the stages saw (``None`` before the first frame)."""
+        raise NotImplementedError
+
+    def _check_point(self, x: float, y: float) -> tuple[int, int]:
+        image = self.picture()
+        if image is None:
+            raise ConfigError("no picture yet: the source has not delivered a frame")
+        h, w = image.shape[:2]
+        xi, yi = int(x), int(y)
+        if not (0 <= xi < w and 0 <= yi < h):
+            raise ConfigError(f"point {x:g},{y:g} is outside the {w}x{h} picture")
+        return xi, yi
+
+    def _check_box(self, box: Sequence[float]) -> Box:
+        x, y, w, h = (round(float(v)) for v in box)
+        self._check_point(x, y)
+        self._check_point(x + w - 1, y + h - 1)
+        if w < 2 or h < 2:
+            raise ConfigError(f"box {w}x{h} is too small (at least 2x2 pixels)")
+        return x, y, w, h
+
+    # -- on the run's thread -----------------------------------------------------------------
+    def pick(self, x: float, y: float) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def track_box(self, box: Sequence[float]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def save(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # -- any thread -------------------------------------------------------------------------
+    def settings(self) -> dict[str, Any]:
+        """The running groups of the settings table, each setting with its value."""
+        if self.tuning is None:
+            return {"groups": [], "values": {}}
+        raise NotImplementedError      # bound to the settings table (issue 12) when it lands
+
+    def apply(self, values: dict[str, Any]) -> dict[str, Any]:
+        if self.tuning is None:
+            raise ConfigError("this run has no settings table")
+        raise NotImplementedError
+
+    def set_zone(self, name: str, box: Sequence[float]) -> dict[str, Any]:
+        """Set the motion zone ``name`` to ``box`` (pixels) through the settings table."""
+        self._check_box(box)
+        if self.tuning is None:
+            raise ConfigError("this run has no settings table to hold zones")
+        raise NotImplementedError
+
+
+class AppControl(PanelControl):
+    """A panel on ``sensekit run APP``: clicks and saves go through the app host."""
+
+    def __init__(self, host: AppHost, tuning: Any = None) -> None:
+        super().__init__(lambda: host.runner.stages, tuning)
+        self.host = host
+
+    def picture(self) -> Any:
+        frame = self.host.runner.latest_frame
+        return None if frame is None else frame.image
+
+    def pick(self, x: float, y: float) -> dict[str, Any]:
+        xi, yi = self._check_point(x, y)
+        b, g, r = (int(v) for v in self.picture()[yi, xi])
+        message = self.host.pick_at((xi, yi))
+        if message is None:
+            raise ConfigError(f"{self.host.app.name or 'this app'} does not track a colour")
+        stage = self.tracker_stage()
+        color = _hex(getattr(stage.tracker, "color", None)) if stage is not None else None
+        return {"message": message, "color": color, "under_pointer": _hex((r << 16) | (g << 8) | b)}
+
+    def track_box(self, box: Sequence[float]) -> dict[str, Any]:
+        x, y, w, h = self._check_box(box)
+        message = self.host.app.pick_region((x, y, w, h))
+        if message is None:
+            raise ConfigError(f"{self.host.app.name or 'this app'} does not track a box")
+        self.host.say(message)
+        return {"message": message}
+
+    def save(self) -> dict[str, Any]:
+        path = self.host.write_profile()
+        self.host.say(f"saved venue profile {path}")
+        return {"path": str(path)}
+
+
+class StagesControl(PanelControl):
+    """A panel on ``sensekit events``: the stages themselves."""
+
+    def __init__(self, runner: Any, profile: Any, profile_path: Path, tuning: Any = None) -> None:
+        super().__init__(lambda: runner.stages, tuning)
+        self.runner = runner
+        self.profile = profile
+        self.profile_path = Path(profile_path)
+
+    def picture(self) -> Any:
+        stage = self.tracker_stage()
+        frame = getattr(stage, "frame", None) if stage is not None else None
+        if frame is not None:
+            return frame                       # mirrored when the stage mirrors (--mirror)
+        latest = self.runner.latest_frame
+        return None if latest is None else latest.image
+
+    def _tracker(self) -> Any:
+        stage = self.tracker_stage()
+        if stage is None:
+            raise ConfigError("nothing in this run tracks a colour (start it with --track-color "
+                              "X,Y or --track-box X,Y,W,H)")
+        return stage.tracker
+
+    def pick(self, x: float, y: float) -> dict[str, Any]:
+        tracker = self._tracker()
+        xi, yi = self._check_point(x, y)
+        image = self.picture()
+        b, g, r = (int(v) for v in image[yi, xi])
+        tracker.pick(image, xi, yi)
+        color = _hex(tracker.color)
+        return {"message": f"tracking colour {color}" if color else "tracking",
+                "color": color, "under_pointer": _hex((r << 16) | (g << 8) | b)}
+
+    def track_box(self, box: Sequence[float]) -> dict[str, Any]:
+        tracker = self._tracker()
+        x, y, w, h = self._check_box(box)
+        tracker.pick_box(self.picture(), (x, y, w, h))
+        return {"message": f"tracking the object in {w}x{h} px at {x},{y}"}
+
+    def save(self) -> dict[str, Any]:
+        from sensekit.profile import capture_profile, save_profile
+
+        path = save_profile(capture_profile(self.stages(), self.profile), self.profile_path)
+        return {"path": str(path)}
