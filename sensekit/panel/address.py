@@ -60,6 +60,9 @@ def is_loopback(host: str) -> bool:
 
 def _split(text: str) -> tuple[str, str]:
     s = text.strip()
+    if "/" in s:
+        raise ConfigError(f"--panel: bad host in {text!r}; expected [HOST:]PORT (not a URL), "
+                          "e.g. 127.0.0.1:8765")
     if s.startswith("["):                        # [::1]:8765
         host, sep, port = s[1:].partition("]:")
         if not sep:

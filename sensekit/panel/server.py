@@ -161,9 +161,9 @@ class PanelServer:
             web.get("/ws/live", self._ws_live),
             web.static("/static", STATIC_DIR),
         ])
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.address.host, self.address.port, shutdown_timeout=1.0)
+        site = web.TCPSite(self._runner, self.address.host, self.address.port)
         await site.start()
         server = getattr(site, "_server", None)
         sockets = getattr(server, "sockets", None) or []

@@ -572,6 +572,7 @@ function init() {
     sessionStorage.setItem(TOKEN_KEY, panel.token);
     start();
   });
+  window.addEventListener("hashchange", () => { if (/token=/.test(location.hash)) { readToken(); start(); } });
   $("save").addEventListener("click", save);
   setupPointer();
   const frame = () => { drawLevels(); requestAnimationFrame(frame); };

@@ -1,0 +1,159 @@
+"""The panel in a real browser: headless Chromium (Debian's package) driven by Playwright.
+
+Each test starts a real ``sensekit run APP --headless --loop --panel 127.0.0.1:PORT`` process
+on the bundled demo recording and uses the page as a person would: watch, click, drag, type,
+save. Skipped, naming what to install, without chromium or playwright (``.ci/run`` installs
+both).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+FRAME_TIMEOUT_MS = 20_000
+
+
+def _stats(page: Any) -> dict[str, Any]:
+    return page.evaluate("({...sensekitPanel.stats, levels: sensekitPanel.levels.length})")
+
+
+def _wait_frames(page: Any, n: int) -> None:
+    page.wait_for_function(f"() => sensekitPanel.stats.frames >= {n}", timeout=FRAME_TIMEOUT_MS)
+
+
+def _canvas_signature(page: Any, canvas: str) -> list[float]:
+    """Mean brightness of a 4x4 grid of cells of a canvas (changes when the picture moves)."""
+    return page.evaluate("""(id) => {
+        const c = document.getElementById(id), g = c.getContext('2d');
+        const d = g.getImageData(0, 0, c.width, c.height).data, out = [];
+        for (let gy = 0; gy < 4; gy++) for (let gx = 0; gx < 4; gx++) {
+          let s = 0, n = 0;
+          for (let y = Math.floor(gy * c.height / 4); y < (gy + 1) * c.height / 4; y += 2)
+            for (let x = Math.floor(gx * c.width / 4); x < (gx + 1) * c.width / 4; x += 2) {
+              const i = (y * c.width + x) * 4; s += d[i] + d[i + 1] + d[i + 2]; n++; }
+          out.push(s / n);
+        }
+        return out; }""", canvas)
+
+
+def _lit_pixels(page: Any, canvas: str) -> int:
+    return page.evaluate("""(id) => {
+        const c = document.getElementById(id), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0) n++; return n; }""", canvas)
+
+
+def test_clapper_serves_a_page_with_moving_video_and_the_level_graph(process_piece, page, tmp_path):
+    piece = process_piece("run", "clapper", "--headless", "--loop")
+    page.goto(piece.url)
+    _wait_frames(page, 5)
+    first, sig1 = _stats(page)["index"], _canvas_signature(page, "video")
+    _wait_frames(page, 30)
+    second, sig2 = _stats(page)["index"], _canvas_signature(page, "video")
+    assert second > first and sig1 != sig2                     # the picture moves
+    page.wait_for_function("() => sensekitPanel.levels.length > 60", timeout=FRAME_TIMEOUT_MS)
+    assert _lit_pixels(page, "levels") > 500                     # the graph is drawn
+    assert "clap min level" in page.inner_text("#legend")        # with the clap threshold line
+    assert page.inner_text("#title") == "Clapper"
+    assert page.errors == []
+    page.screenshot(path=str(tmp_path / "clapper-panel.png"))
+
+
+def test_clicking_the_video_picks_a_colour(process_piece, page):
+    piece = process_piece("run", "color_ball", "--headless", "--loop")
+    page.goto(piece.url)
+    _wait_frames(page, 3)
+    box = page.locator("#video").bounding_box()
+    # the books on the left shelf (camera pixels ~60,70 of 320x240, mirrored picture)
+    page.mouse.click(box["x"] + box["width"] * 250 / 320, box["y"] + box["height"] * 70 / 240)
+    page.wait_for_function("() => document.getElementById('pick-result').textContent.includes('#')",
+                           timeout=10_000)
+    text = page.inner_text("#pick-result")
+    assert "tracking the object" in text, text
+
+
+def test_dragging_sets_what_to_track(process_piece, page):
+    piece = process_piece("run", "color_ball", "--headless", "--loop")
+    page.goto(piece.url)
+    _wait_frames(page, 3)
+    page.select_option("#drag-mode", "track")
+    box = page.locator("#video").bounding_box()
+    sx, sy = box["width"] / 320, box["height"] / 240
+    page.mouse.move(box["x"] + 200 * sx, box["y"] + 55 * sy)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 260 * sx, box["y"] + 85 * sy, steps=5)
+    page.mouse.up()
+    page.wait_for_function("() => document.getElementById('pick-result').textContent.includes('tracking')",
+                           timeout=10_000)
+
+
+def test_save_writes_the_venue_profile_keeping_comments(process_piece, page, tmp_path: Path):
+    profile = tmp_path / "venue.toml"
+    profile.write_text("# the gallery, north wall\n[audio]\ngain = 1.0  # measured on site\n")
+    piece = process_piece("run", "clapper", "--headless", "--loop", "--profile", str(profile))
+    page.goto(piece.url)
+    page.click("#save")
+    page.wait_for_function("() => document.getElementById('save-result').textContent.startsWith('saved')",
+                           timeout=10_000)
+    assert str(profile) in page.inner_text("#save-result")
+    text = profile.read_text()
+    assert "# the gallery, north wall" in text and "# measured on site" in text
+
+
+def test_a_missing_or_wrong_token_is_refused_and_the_right_one_works(process_piece, page):
+    token = "gallery-token-2026"
+    piece = process_piece("run", "clapper", "--headless", "--loop", env={"SENSEKIT_PANEL_TOKEN": token})
+    page.goto(piece.url)
+    page.wait_for_selector("#tokenbar:not([hidden])", timeout=10_000)
+    assert "needs its token" in page.inner_text("#token-error")
+    page.fill("#token", "not-the-token")
+    page.click("#tokenbar button")
+    page.wait_for_function("() => document.getElementById('token-error').textContent.includes('wrong')",
+                           timeout=10_000)
+    assert _stats(page)["frames"] == 0
+    page.goto(piece.url + "#token=" + token)
+    _wait_frames(page, 3)
+    assert page.locator("#tokenbar").is_hidden()
+    assert token not in page.url                                  # taken out of the address bar
+
+
+def test_a_browser_that_leaves_mid_stream_does_not_disturb_the_piece(process_piece, browser):
+    piece = process_piece("run", "clapper", "--headless", "--loop")
+    for _ in range(3):
+        context = browser.new_context()
+        pg = context.new_page()
+        pg.goto(piece.url)
+        pg.check("#overlay-toggles input[value=edges]")
+        _wait_frames(pg, 5)
+        context.close()                                           # gone mid-stream
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.goto(piece.url)
+    _wait_frames(pg, 10)
+    assert piece.alive()
+    context.close()
+    assert piece.stop() == 0
+    out = "".join(piece.output)
+    assert "Traceback" not in out and "stopped by Ctrl-C" in out
+
+
+def test_the_page_fits_a_phone(process_piece, browser, tmp_path):
+    piece = process_piece("run", "motion_paddle", "--headless", "--loop")
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True)
+    pg = context.new_page()
+    pg.goto(piece.url)
+    _wait_frames(pg, 3)
+    width = pg.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"the page scrolls sideways on a phone: {width}"
+    video = pg.locator("#video").bounding_box()
+    assert 300 <= video["width"] <= 390                           # the picture uses the width
+    pg.tap("#video")                                              # a tap is a click
+    pg.wait_for_function("() => document.getElementById('pick-result').textContent.length > 0 && "
+                         "!document.getElementById('pick-result').textContent.startsWith('Click')",
+                         timeout=10_000)
+    pg.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
+    context.close()
