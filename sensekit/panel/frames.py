@@ -85,8 +85,10 @@ class FrameHub:
 
     # -- the run's side ---------------------------------------------------------------------
     def due(self) -> bool:
-        """Whether a frame published now would be seen (a client watches, ``max_fps`` allows)."""
-        return bool(self._watchers) and time.monotonic() - self._last_publish >= self.min_interval_s
+        """Whether a frame published now would be seen (a client watches, ``max_fps`` allows;
+        a frame a little early is let through, so a source at exactly ``max_fps`` keeps them all)."""
+        return (bool(self._watchers)
+                and time.monotonic() - self._last_publish >= 0.75 * self.min_interval_s)
 
     def publish(self, layers: Layers, meta: dict[str, Any]) -> None:
         """Hand over a snapshot that owns its arrays (``Layers.copy``) and its header fields."""
