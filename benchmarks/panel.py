@@ -98,7 +98,7 @@ class Piece:
         self.source.open()
         self.fps = 15.0 * speed
         self.runner = Runner(self.source, [
-            VisionStage(tracker=ColorTracker("#ff3020"), motion=MotionDetector()),
+            VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector()),
             AudioStage(clap=ClapDetector())])
         self.runner.dispatcher.on("clap", lambda e: None)
         self.runner.dispatcher.on("motion", lambda e: None)

@@ -5,13 +5,14 @@ after the stages processed it, on the run's thread:
 
 - a video frame: when a client watches (``FrameHub.due``), the stages' intermediate results
   are grabbed (``LayerGrabber``), copied and published; otherwise nothing is done;
-- an audio block: the audio stages' thresholds and noise floor go to the level graph's lines;
+- an audio block: the level each running audio stage measured on it (its ``level``
+  attribute: no ``level`` event is needed) goes to the graph, its thresholds and noise floor
+  to the graph's lines;
 - every item: panel requests waiting for the run's thread run (``CommandQueue``).
 
 Events reach the panel through ``attach_events(dispatcher)``: it listens only to the event
-names some handler of the run already wants, plus ``level`` when an audio stage runs, so the
-panel never wakes a stage the piece does not use (apart from the level meter, which the graph
-needs). The event log leaves out the per-item ``frame``/``audio_block`` records and the
+names some handler of the run already wants, so the panel never wakes a stage the piece does
+not use. The event log leaves out the per-item ``frame``/``audio_block`` records and the
 levels (they are the graph).
 
 Cost on the run's loop with nobody watching: a few attribute reads per item. With a client
@@ -65,15 +66,14 @@ class PanelTap:
         self._stages = stages
         self._grabber = LayerGrabber()
         self._frames = 0
+        self._dispatcher: Dispatcher | None = None
         self._rate_t0 = time.monotonic()
         self._rate_frames = 0
 
     def attach_events(self, dispatcher: Dispatcher) -> list[str]:
         """Listen to the events the run already produces (see the module docstring)."""
+        self._dispatcher = dispatcher
         names = [n for n in sorted(EVENT_TYPES) if dispatcher.wants((n,)) and n not in QUIET_EVENTS]
-        if any(getattr(s, "consumes", "") == "audio" and "level" in getattr(s, "emits", ())
-               for s in self._others()):
-            names.append("level")
         for name in names:
             dispatcher.on(name, self._on_event)
         return names
@@ -82,17 +82,23 @@ class PanelTap:
         return [s for s in self._stages() if s is not self]
 
     def _on_event(self, event: Event) -> None:
-        if event.name == "level":
-            self.telemetry.add_level(event.t, getattr(event, "level", 0.0))
-        else:
-            self.telemetry.add_event(event.to_dict())
+        self.telemetry.add_event(event.to_dict())
+
+    def _ran(self, stage: Any) -> bool:
+        """Whether the runner ran ``stage`` on this item (lazy stages skip when nobody listens)."""
+        d = self._dispatcher
+        return bool(getattr(stage, "always_run", False) or d is None or d.wants(stage.emits))
 
     def process(self, item: Item) -> tuple[Event, ...]:
         self.commands.run_pending()
         if isinstance(item, VideoFrame):
             self._frame(item)
         else:
-            self.telemetry.set_lines(audio_lines(self._others()))
+            audio = [s for s in self._others() if getattr(s, "consumes", "") == "audio"
+                     and isinstance(getattr(s, "level", None), float) and self._ran(s)]
+            if audio:
+                self.telemetry.add_level(item.t, audio[0].level)
+                self.telemetry.set_lines(audio_lines(audio))
         return ()
 
     def _frame(self, item: VideoFrame) -> None:

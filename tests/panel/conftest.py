@@ -70,7 +70,7 @@ class FastClock:
 
 def demo_stages() -> list[Any]:
     """What `sensekit events demo --motion --clap --track-color #...` builds, by hand."""
-    return [VisionStage(tracker=ColorTracker("#ff3020"), motion=MotionDetector()),
+    return [VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector()),
             AudioStage(clap=ClapDetector())]
 
 

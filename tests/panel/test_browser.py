@@ -157,3 +157,18 @@ def test_the_page_fits_a_phone(process_piece, browser, tmp_path):
                          timeout=10_000)
     pg.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
     context.close()
+
+
+def test_the_readme_screenshot_script_runs(browser, tmp_path):
+    """docs/panel_screenshot.py, which made docs/screenshots/panel.png, still works."""
+    import subprocess
+    import sys
+
+    from tests.panel.conftest import REPO
+
+    out, phone = tmp_path / "panel.png", tmp_path / "phone.png"
+    proc = subprocess.run([sys.executable, str(REPO / "docs" / "panel_screenshot.py"), "--out", str(out),
+                           "--phone", str(phone), "--at", "1.0"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    for png in (out, phone):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000

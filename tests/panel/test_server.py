@@ -179,7 +179,7 @@ def test_a_pick_goes_to_the_tracker_and_bad_points_are_explained(thread_piece):
         return good, bad
     good, bad = run(go())
     tracker = piece.runner.stages[0].tracker
-    assert good["color"] == f"#{tracker.color:06x}" and good["color"] != "#ff3020"
+    assert good["color"] == f"#{tracker.color:06x}" and good["color"] != "#eb2d14"
     assert "outside the 320x240 picture" in bad["error"]
 
 

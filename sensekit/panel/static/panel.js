@@ -20,7 +20,7 @@ const panel = {
   marks: [],            // {t, name}
   lines: {},
   table: null,          // /api/settings
-  stats: { frames: 0, fps: 0, latency_ms: null, index: -1, received: [] },
+  stats: { frames: 0, fps: 0, latency_ms: null, index: -1, received: [], latencies: [] },
 };
 window.sensekitPanel = panel;   // for tests and curious users
 
@@ -117,7 +117,9 @@ async function onVideo(ws, ev) {
   const s = panel.stats, now = performance.now();
   s.frames += 1;
   s.index = meta.index;
-  s.latency_ms = Math.max(0, Date.now() - meta.tap_unix * 1000);
+  s.latencies.push(Math.max(0, Date.now() - meta.tap_unix * 1000));
+  if (s.latencies.length > 15) s.latencies.shift();
+  s.latency_ms = [...s.latencies].sort((a, b) => a - b)[s.latencies.length >> 1];   // median
   s.received.push(now);
   while (s.received.length && now - s.received[0] > 2000) s.received.shift();
   s.fps = s.received.length > 1 ? (s.received.length - 1) * 1000 / (now - s.received[0]) : 0;
@@ -318,18 +320,26 @@ function fields(e) {
     .map(([k, v]) => `${k}=${typeof v === "number" ? +v.toFixed(3) : JSON.stringify(v)}`).join(" ");
 }
 
+const MERGE_S = 1.0;     // an event this soon after one of its name, near the top, joins its row
+
 function logEvent(e) {
-  const log = $("log"), top = log.firstElementChild;
-  if (top && top.dataset.name === e.event) {
-    top.dataset.count = String(+top.dataset.count + 1);
-    top.querySelector(".t").textContent = e.t.toFixed(2);
-    top.querySelector(".f").textContent = fields(e);
-    top.querySelector(".x").textContent = `×${top.dataset.count}`;
-    return;
+  const log = $("log");
+  for (let row = log.firstElementChild, k = 0; row && k < 8; row = row.nextElementSibling, k++) {
+    if (row.dataset.name === e.event && e.t - +row.dataset.t < MERGE_S) {
+      row.dataset.count = String(+row.dataset.count + 1);
+      row.dataset.t = String(e.t);
+      row.querySelector(".t").textContent = e.t.toFixed(2);
+      row.querySelector(".f").textContent = fields(e);
+      row.querySelector(".x").textContent = `×${row.dataset.count}`;
+      if (row !== log.firstElementChild) log.insertBefore(row, log.firstElementChild);
+      return;
+    }
   }
+  const top = log.firstElementChild;
   const li = document.createElement("li");
   li.dataset.name = e.event;
   li.dataset.count = "1";
+  li.dataset.t = String(e.t);
   const parts = [["t", e.t.toFixed(2)], ["n", e.event], ["f", fields(e)], ["x", ""]];
   for (const [cls, text] of parts) {
     const span = document.createElement("span");
