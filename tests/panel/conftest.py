@@ -211,7 +211,7 @@ def process_piece(tmp_path: Path) -> Iterator[Callable[..., ProcessPiece]]:
 
 # -- headless Chromium --------------------------------------------------------------------------
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Headless Chromium from the system's package, driven by Playwright (a fresh profile per
     launch; Playwright makes it). Skips, naming what to install, if either is missing."""

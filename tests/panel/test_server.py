@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,10 @@ TOKEN = "s3cret-token-42"
 
 
 def run(coro: Any) -> Any:
-    return asyncio.run(coro)
+    """Run ``coro`` on a fresh event loop in a thread of its own (Playwright's sync API may
+    have a loop running on this one)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 async def _frames(url: str, n: int, *, overlays: list[str] | None = None, token: str | None = None,
