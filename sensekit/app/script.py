@@ -46,6 +46,7 @@ KEYS: dict[str, tuple[int, int]] = {
     "S": (pygame.K_s, pygame.KMOD_SHIFT), "shift+s": (pygame.K_s, pygame.KMOD_SHIFT),
     "+": (pygame.K_PLUS, 0), "-": (pygame.K_MINUS, 0), "r": (pygame.K_r, 0),
     "q": (pygame.K_q, 0), "esc": (pygame.K_ESCAPE, 0), "escape": (pygame.K_ESCAPE, 0),
+    "m": (pygame.K_m, 0), "e": (pygame.K_e, 0), "p": (pygame.K_p, 0),          # overlays
 }
 _EPS_S = 1e-9
 
