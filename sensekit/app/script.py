@@ -91,7 +91,7 @@ def parse_keys(text: str) -> tuple[KeyPress, ...]:
     return tuple(sorted(presses, key=lambda p: p.t_s))
 
 
-_KEY_NAMES = ("space", "c", "s", "S", "+", "-", "r", "q", "esc")
+_KEY_NAMES = ("space", "c", "s", "S", "+", "-", "r", "q", "esc", "m", "e", "p")
 
 
 def _norm(mode: str) -> str:
