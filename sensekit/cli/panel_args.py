@@ -30,7 +30,7 @@ def _address_text(text: str) -> str:
 def add_panel_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("browser panel")
     g.add_argument("--panel", type=_address_text, metavar="[HOST:]PORT",
-                   help="serve a tuning panel (live view, overlays, level graph, settings, save) at "
+                   help="serve a tuning panel (live view, overlays, level graph, settings) at "
                         "http://HOST:PORT/; HOST defaults to 127.0.0.1; a replay then plays at "
                         "recorded speed")
     g.add_argument("--panel-token", metavar="TOKEN",
