@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["AppControl", "PanelControl", "StagesControl"]
 
 Box = tuple[int, int, int, int]
+#: the setting a dragged zone goes to
+ZONES_KEY = "motion.zones"
 
 
 def _hex(rgb: int | None) -> str | None:
@@ -86,22 +88,59 @@ class PanelControl:
 
     # -- any thread -------------------------------------------------------------------------
     def settings(self) -> dict[str, Any]:
-        """The running groups of the settings table, each setting with its value."""
+        """The running groups of the settings table (as ``sensekit settings --json`` describes
+        them), and the value of each setting in this run."""
         if self.tuning is None:
             return {"groups": [], "values": {}}
-        raise NotImplementedError      # bound to the settings table (issue 12) when it lands
+        from sensekit.settings.registry import REGISTRY
 
-    def apply(self, values: dict[str, Any]) -> dict[str, Any]:
+        values = self.tuning.settings()
+        groups = []
+        for section in self.tuning.sections():
+            group = REGISTRY.get(section)
+            if group is not None:
+                groups.append({"section": section, "title": group.title,
+                               "settings": [st.describe() for st in group.items]})
+        return {"groups": groups, "values": _plain(values)}
+
+    def apply(self, values: dict[str, Any] | None = None,
+              texts: dict[str, str] | None = None) -> dict[str, Any]:
+        """Check every value (native JSON values, or ``texts`` parsed as on the command line)
+        against the table and the running objects, then apply them all for the next frame or
+        block; on any error nothing changes and the ``ConfigError`` names the key and value."""
         if self.tuning is None:
             raise ConfigError("this run has no settings table")
-        raise NotImplementedError
+        from sensekit.settings.live import parse_values
+
+        wanted = {**(values or {}), **parse_values(texts or {})}
+        done = self.tuning.apply(wanted)
+        if done.unused:
+            raise ConfigError(f"nothing in this run uses {', '.join(f'`{k}`' for k in done.unused)}"
+                              + ("; the other values were applied" if done.values else ""))
+        return {"values": _plain(done.values)}
 
     def set_zone(self, name: str, box: Sequence[float]) -> dict[str, Any]:
-        """Set the motion zone ``name`` to ``box`` (pixels) through the settings table."""
-        self._check_box(box)
+        """Set the motion zone ``name`` to ``box`` (camera pixels) through the settings table
+        (``motion.zones`` holds fractions of the frame)."""
+        x, y, w, h = self._check_box(box)
+        image = self.picture()
+        fh, fw = image.shape[:2]
         if self.tuning is None:
             raise ConfigError("this run has no settings table to hold zones")
-        raise NotImplementedError
+        zones = dict(self.tuning.settings().get(ZONES_KEY) or {})
+        zones[name.strip()] = (x / fw, y / fh, w / fw, h / fh)
+        return self.apply({ZONES_KEY: zones})
+
+
+def _plain(values: dict[str, Any]) -> dict[str, Any]:
+    """Settings values as JSON (zones' tuples become lists)."""
+    def plain(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {str(k): plain(x) for k, x in v.items()}
+        if isinstance(v, (tuple, list)):
+            return [plain(x) for x in v]
+        return v
+    return {k: plain(v) for k, v in values.items()}
 
 
 class AppControl(PanelControl):

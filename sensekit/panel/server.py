@@ -280,10 +280,13 @@ class PanelServer:
 
     async def _api_set(self, request: web.Request) -> web.Response:
         async def work() -> Any:
-            values = (await self._body(request)).get("values")
-            if not isinstance(values, dict) or not values:
-                raise ConfigError('send {"values": {"SECTION.NAME": value, ...}}')
-            return self.control.apply(values)
+            body = await self._body(request)
+            values, texts = body.get("values", {}), body.get("texts", {})
+            if not isinstance(values, dict) or not isinstance(texts, dict) or not (values or texts) \
+                    or not all(isinstance(v, str) for v in texts.values()):
+                raise ConfigError('send {"values": {"SECTION.NAME": value, ...}} '
+                                  'or {"texts": {"SECTION.NAME": "text", ...}}')
+            return self.control.apply(values, texts)
         return await self._answer(work)
 
     @staticmethod
