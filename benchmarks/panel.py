@@ -44,25 +44,25 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-import aiohttp  # noqa: E402
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
+import aiohttp
+import cv2
+import numpy as np
 
-from sensekit.app.host import AppHost, RunOptions  # noqa: E402
-from sensekit.app.registry import load  # noqa: E402
-from sensekit.app.sources import bundled_source  # noqa: E402
-from sensekit.audio.clap import ClapDetector  # noqa: E402
-from sensekit.audio.pipeline import AudioStage  # noqa: E402
-from sensekit.capture.replay import ReplaySource  # noqa: E402
-from sensekit.panel import Panel, parse_panel_address  # noqa: E402
-from sensekit.panel.attach import app_panel  # noqa: E402
-from sensekit.panel.control import StagesControl  # noqa: E402
-from sensekit.panel.frames import unpack  # noqa: E402
-from sensekit.paths import bundled_recording  # noqa: E402
-from sensekit.runner import Runner  # noqa: E402
-from sensekit.vision.color_tracker import ColorTracker  # noqa: E402
-from sensekit.vision.motion import MotionDetector  # noqa: E402
-from sensekit.vision.pipeline import VisionStage  # noqa: E402
+from sensekit.app.host import AppHost, RunOptions
+from sensekit.app.registry import load
+from sensekit.app.sources import bundled_source
+from sensekit.audio.clap import ClapDetector
+from sensekit.audio.pipeline import AudioStage
+from sensekit.capture.replay import ReplaySource
+from sensekit.panel import Panel, parse_panel_address
+from sensekit.panel.attach import app_panel
+from sensekit.panel.control import StagesControl
+from sensekit.panel.frames import unpack
+from sensekit.paths import bundled_recording
+from sensekit.runner import Runner
+from sensekit.vision.color_tracker import ColorTracker
+from sensekit.vision.motion import MotionDetector
+from sensekit.vision.pipeline import VisionStage
 
 ALL_OVERLAYS = ["mask", "edges", "palette", "region"]
 WARMUP_S = 1.0
@@ -137,7 +137,7 @@ async def _client(url: str, seconds: float, overlays: list[str]) -> dict[str, An
         while time.monotonic() < end:
             try:
                 msg = await ws.receive(timeout=max(0.01, end - time.monotonic()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 break
             if msg.type != aiohttp.WSMsgType.BINARY:
                 break
@@ -168,9 +168,9 @@ def delivery(seconds: float) -> None:
         try:
             for clients in (1, 3):
                 for overlays in ([], ALL_OVERLAYS):
-                    async def run_all() -> list[dict[str, Any]]:
-                        return list(await asyncio.gather(
-                            *(_client(piece.url, seconds, overlays) for _ in range(clients))))
+                    async def run_all(url: str = piece.url, n: int = clients,
+                                      want: list[str] = overlays) -> list[dict[str, Any]]:
+                        return list(await asyncio.gather(*(_client(url, seconds, want) for _ in range(n))))
                     frames0, t0 = piece.runner.stats.frames, time.monotonic()
                     results = asyncio.run(run_all())
                     made = (piece.runner.stats.frames - frames0) / (time.monotonic() - t0)
@@ -252,7 +252,7 @@ def _app_run(steps: int, *, panel: bool, client: bool, realtime: bool = False,
                         while not stop.is_set():
                             try:
                                 msg = await ws.receive(timeout=0.5)
-                            except asyncio.TimeoutError:
+                            except TimeoutError:
                                 continue
                             if msg.type != aiohttp.WSMsgType.BINARY:
                                 return

@@ -168,7 +168,40 @@ def test_the_readme_screenshot_script_runs(browser, tmp_path):
 
     out, phone = tmp_path / "panel.png", tmp_path / "phone.png"
     proc = subprocess.run([sys.executable, str(REPO / "docs" / "panel_screenshot.py"), "--out", str(out),
-                           "--phone", str(phone), "--at", "1.0"], capture_output=True, text=True, timeout=120)
+                           "--phone", str(phone), "--at", "1.0"], capture_output=True, text=True, timeout=120,
+                          check=False)
     assert proc.returncode == 0, proc.stderr
     for png in (out, phone):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+
+
+def _api_settings(url: str) -> dict[str, Any]:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(url + "api/settings", timeout=10) as r:
+        return json.loads(r.read())["values"]
+
+
+def test_moving_a_control_changes_the_setting_and_a_bad_value_is_refused(process_piece, page):
+    from tests.panel.conftest import need_settings
+
+    need_settings()
+    piece = process_piece("run", "clapper", "--headless", "--loop")
+    page.goto(piece.url)
+    gain = page.locator('.setting[data-key="audio.gain"]')
+    gain.wait_for(timeout=10_000)
+    assert "0..100" in gain.locator(".unit").first.inner_text()
+    gain.locator("input[type=range]").focus()
+    page.keyboard.press("End")                                    # slide it to the top
+    page.wait_for_selector('.setting[data-key="audio.gain"].applied', timeout=10_000)
+    assert _api_settings(piece.url)["audio.gain"] == 100
+
+    level = page.locator('.setting[data-key="activity.silence_level"]')
+    before = _api_settings(piece.url)["activity.silence_level"]
+    level.locator("input[type=number]").fill("500")
+    level.locator("input[type=number]").press("Enter")
+    page.wait_for_selector('.setting[data-key="activity.silence_level"].rejected', timeout=10_000)
+    assert "must be a number 0..100" in level.locator(".error").inner_text()
+    assert _api_settings(piece.url)["activity.silence_level"] == before
+    assert level.locator("input[type=number]").input_value() == str(before).removesuffix(".0")

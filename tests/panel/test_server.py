@@ -15,7 +15,6 @@ import pytest
 
 from sensekit.panel.frames import unpack
 from sensekit.panel.server import TOKEN_HEADER, VIDEO_CREDITS
-from tests.panel.conftest import ThreadPiece
 
 TOKEN = "s3cret-token-42"
 
@@ -38,7 +37,7 @@ async def _frames(url: str, n: int, *, overlays: list[str] | None = None, token:
         while len(got) < n and time.monotonic() < deadline:
             try:
                 msg = await ws.receive(timeout=max(0.05, deadline - time.monotonic()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 break
             if msg.type != aiohttp.WSMsgType.BINARY:
                 break
@@ -192,10 +191,9 @@ def test_save_writes_the_venue_profile_from_the_run_thread(thread_piece, tmp_pat
     piece = thread_piece(profile_path=target)
 
     async def go() -> dict[str, Any]:
-        async with aiohttp.ClientSession() as s:
-            async with s.post(piece.url + "api/save", json={}) as r:
-                assert r.status == 200
-                return await r.json()
+        async with aiohttp.ClientSession() as s, s.post(piece.url + "api/save", json={}) as r:
+            assert r.status == 200
+            return await r.json()
     assert Path(run(go())["path"]) == target and target.read_text().strip()
 
 
@@ -206,9 +204,8 @@ def test_malformed_requests_get_one_sentence(thread_piece, body, fragment):
     piece = thread_piece()
 
     async def go() -> tuple[int, dict[str, Any]]:
-        async with aiohttp.ClientSession() as s:
-            async with s.post(piece.url + "api/pick", data=body,
-                              headers={"Content-Type": "application/json"}) as r:
-                return r.status, await r.json()
+        async with aiohttp.ClientSession() as s, s.post(
+                piece.url + "api/pick", data=body, headers={"Content-Type": "application/json"}) as r:
+            return r.status, await r.json()
     status, answer = run(go())
     assert status == 400 and fragment in answer["error"]

@@ -448,9 +448,9 @@ function makeControl(s, row) {
   return box;
 }
 
-function showValue(s, row, v) {
+function showValue(s, row, v, force) {
   for (const el of row.inputs) {
-    if (el === document.activeElement) continue;
+    if (el === document.activeElement && !force) continue;      // the user is typing there
     const role = el.dataset.role;
     if (role === "none") el.checked = v === null;
     else if (el.type === "checkbox") el.checked = !!v;
@@ -474,7 +474,7 @@ async function setValue(s, row, value, asText) {
   } else {
     row.error.textContent = r.data.error || `refused (${r.status})`;
     row.el.classList.add("rejected");
-    showValue(s, row, row.value);      // nothing changed: show the value in use again
+    showValue(s, row, row.value, true);  // nothing changed: show the value in use again
   }
 }
 
@@ -512,7 +512,7 @@ function renderSettings(table) {
       const control = makeControl(s, row);
       const help = document.createElement("div");
       help.className = "help";
-      help.textContent = s.help + (s.expects ? ` (${s.expects})` : "");
+      help.textContent = s.help;
       row.error.className = "error";
       row.error.setAttribute("role", "alert");
       el.append(name, control, help, row.error);
