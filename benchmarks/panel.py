@@ -69,22 +69,6 @@ WARMUP_S = 1.0
 ROWS: list[dict[str, Any]] = []
 
 
-class ScaledClock:
-    """Wall time running ``speed`` times faster, so the 15 fps demo plays at 15 x speed fps."""
-
-    def __init__(self, speed: float) -> None:
-        self.speed = speed
-        self.t0 = time.monotonic()
-
-    def now(self) -> float:
-        return (time.monotonic() - self.t0) * self.speed
-
-    def sleep_until(self, t: float) -> None:
-        wait = (t - self.now()) / self.speed
-        if wait > 0:
-            time.sleep(wait)
-
-
 class _Stopped(Exception):
     pass
 

@@ -21,6 +21,7 @@ import pytest
 from sensekit.audio.clap import ClapDetector
 from sensekit.audio.pipeline import AudioStage
 from sensekit.capture.replay import ReplaySource
+from sensekit.clock import ScaledClock
 from sensekit.events import to_jsonl
 from sensekit.panel import Panel, parse_panel_address
 from sensekit.panel.control import StagesControl
@@ -57,23 +58,6 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class FastClock:
-    """A wall clock running ``speed`` times faster: a realtime replay at 4x (tests stay short
-    while the piece still runs at a steady pace, as a live one does)."""
-
-    def __init__(self, speed: float = 4.0) -> None:
-        self.speed = speed
-        self._t0 = time.monotonic()
-
-    def now(self) -> float:
-        return (time.monotonic() - self._t0) * self.speed
-
-    def sleep_until(self, t: float) -> None:
-        wait = (t - self.now()) / self.speed
-        if wait > 0:
-            time.sleep(wait)
-
-
 def demo_stages() -> list[Any]:
     """What `sensekit events demo --motion --clap --track-color #...` builds, by hand."""
     return [VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector()),
@@ -91,7 +75,7 @@ class ThreadPiece:
                  profile_path: Path | None = None, tuning: bool = False,
                  profile: Any = None) -> None:
         self.source = ReplaySource(demo(), realtime=speed > 0, loop=loop,
-                                   clock=FastClock(speed) if speed > 0 else None)
+                                   clock=ScaledClock(speed) if speed > 0 else None)
         self.source.open()
         self.runner = Runner(self.source, demo_stages())
         self.events: list[str] = []
