@@ -84,4 +84,3 @@ def test_record_stage_checksums_are_stable():
     assert checksum(a) == checksum(a.copy()) != checksum(a[::-1].copy())
     ev = RecordStage().process(VideoFrame(3, 0.3, a))[0]
     assert (ev.name, ev.index, ev.width, ev.height, ev.checksum) == ("frame", 3, 2, 2, checksum(a))
-
