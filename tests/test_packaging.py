@@ -66,5 +66,5 @@ def test_the_panel_page_files_match_the_package_data_globs():
     files = [p.relative_to(static.parent).as_posix() for p in static.rglob("*") if p.is_file()]
     left_out = [f for f in files if not any(fnmatch.fnmatch(f, g) and f.count("/") == g.count("/")
                                             for g in globs)]
-    assert {"static/index.html", "static/panel.js", "static/panel.css"} <= set(files)
+    assert {"static/index.html", "static/panel.js", "static/panel.css", "static/video.js"} <= set(files)
     assert not left_out, f"not shipped in the wheel: {left_out}"

@@ -1,0 +1,199 @@
+// Every running setting of the table as a control with its unit and range; save.
+import { $, api, panel, say } from "./api.js";
+
+function rangeText(s) {
+  const unit = s.unit ? " " + s.unit : "";
+  if (s.lo !== null && s.hi !== null) return `${s.lo}..${s.hi}${unit}`;
+  if (s.lo !== null) return `≥ ${s.lo}${unit}`;
+  return unit.trim();
+}
+
+function zonesText(z) {
+  if (!z) return "";
+  return Object.entries(z).map(([n, b]) => `${n}=${b.map((v) => +(+v).toFixed(4)).join(",")}`).join(";");
+}
+
+function makeControl(s, row) {
+  const box = document.createElement("div");
+  box.className = "control";
+  const send = (value, asText) => setValue(s, row, value, asText);
+  const inputs = [];
+  if (s.kind === "float" || s.kind === "int") {
+    const num = document.createElement("input");
+    num.type = "number";
+    num.dataset.role = "value";
+    const step = s.kind === "int" ? 1 : (s.step || (s.lo !== null && s.hi !== null ? (s.hi - s.lo) / 200 : "any"));
+    num.step = String(step);
+    if (s.lo !== null) num.min = s.lo;
+    if (s.hi !== null) num.max = s.hi;
+    if (s.lo !== null && s.hi !== null) {
+      const range = document.createElement("input");
+      range.type = "range";
+      range.min = s.lo; range.max = s.hi; range.step = String(step);
+      range.dataset.role = "slider";
+      range.setAttribute("aria-label", s.key);
+      range.addEventListener("input", () => { num.value = range.value; });
+      range.addEventListener("change", () => send(Number(range.value)));
+      box.appendChild(range);
+      inputs.push(range);
+    }
+    num.addEventListener("change", () => {
+      if (num.value.trim() === "") send(null);
+      else send(Number(num.value));
+    });
+    box.appendChild(num);
+    inputs.push(num);
+    if (s.none) {
+      const lbl = document.createElement("label");
+      const none = document.createElement("input");
+      none.type = "checkbox";
+      none.dataset.role = "none";
+      none.addEventListener("change", () => { if (none.checked) send(null); else if (num.value !== "") send(Number(num.value)); });
+      lbl.appendChild(none);
+      lbl.append(" " + s.none);
+      lbl.className = "unit";
+      box.appendChild(lbl);
+      inputs.push(none);
+    }
+  } else if (s.kind === "bool") {
+    const cb = document.createElement("input");
+    cb.type = "checkbox";
+    cb.dataset.role = "value";
+    cb.addEventListener("change", () => send(cb.checked));
+    box.appendChild(cb);
+    inputs.push(cb);
+  } else if (s.kind === "choice") {
+    const sel = document.createElement("select");
+    sel.dataset.role = "value";
+    for (const c of s.choices || []) {
+      const o = document.createElement("option");
+      o.value = o.textContent = c;
+      sel.appendChild(o);
+    }
+    sel.addEventListener("change", () => send(sel.value));
+    box.appendChild(sel);
+    inputs.push(sel);
+  } else if (s.kind === "color") {
+    const col = document.createElement("input");
+    col.type = "color";
+    col.dataset.role = "value";
+    col.addEventListener("change", () => send(col.value));
+    box.appendChild(col);
+    inputs.push(col);
+  } else {
+    const text = document.createElement("input");
+    text.type = "text";
+    text.dataset.role = "value";
+    text.placeholder = s.kind === "zones" ? "name=x,y,w,h;… (fractions)" : "";
+    text.addEventListener("change", () => send(text.value, true));
+    box.appendChild(text);
+    inputs.push(text);
+  }
+  const unit = document.createElement("span");
+  unit.className = "unit";
+  unit.textContent = rangeText(s);
+  box.appendChild(unit);
+  row.inputs = inputs;
+  return box;
+}
+
+function showValue(s, row, v, force) {
+  for (const el of row.inputs) {
+    if (el === document.activeElement && !force) continue;      // the user is typing there
+    const role = el.dataset.role;
+    if (role === "none") el.checked = v === null;
+    else if (el.type === "checkbox") el.checked = !!v;
+    else if (s.kind === "zones") el.value = zonesText(v);
+    else if (el.type === "color") el.value = v || "#000000";
+    else el.value = v === null || v === undefined ? "" : String(v);
+  }
+  row.value = v;
+}
+
+async function setValue(s, row, value, asText) {
+  const body = asText ? { texts: { [s.key]: value } } : { values: { [s.key]: value } };
+  const r = await api("/api/set", body);
+  row.el.classList.remove("applied", "rejected");
+  void row.el.offsetWidth;
+  if (r.ok) {
+    row.error.textContent = "";
+    row.el.classList.add("applied");
+    const applied = (r.data.values || {})[s.key];
+    showValue(s, row, applied === undefined ? value : applied);
+  } else {
+    row.error.textContent = r.data.error || `refused (${r.status})`;
+    row.el.classList.add("rejected");
+    showValue(s, row, row.value, true);  // nothing changed: show the value in use again
+  }
+}
+
+const rows = {};
+
+function renderSettings(table) {
+  const root = $("settings");
+  root.textContent = "";
+  if (!table.groups.length) {
+    const p = document.createElement("p");
+    p.className = "muted";
+    p.textContent = "This run has no settings to tune.";
+    root.appendChild(p);
+    return;
+  }
+  for (const grp of table.groups) {
+    const det = document.createElement("details");
+    det.open = true;
+    det.dataset.section = grp.section;
+    const sum = document.createElement("summary");
+    sum.textContent = grp.section;
+    const title = document.createElement("span");
+    title.textContent = grp.title || "";
+    sum.appendChild(title);
+    det.appendChild(sum);
+    for (const s of grp.settings) {
+      const el = document.createElement("div");
+      el.className = "setting";
+      el.dataset.key = s.key;
+      const name = document.createElement("label");
+      name.className = "name";
+      name.textContent = s.name;
+      name.title = s.key;
+      const row = { el, error: document.createElement("div") };
+      const control = makeControl(s, row);
+      const help = document.createElement("div");
+      help.className = "help";
+      help.textContent = s.help;
+      row.error.className = "error";
+      row.error.setAttribute("role", "alert");
+      el.append(name, control, help, row.error);
+      det.appendChild(el);
+      rows[s.key] = { s, row };
+      showValue(s, row, table.values[s.key]);
+    }
+    root.appendChild(det);
+  }
+}
+
+export function updateValues(values) {
+  for (const [k, v] of Object.entries(values)) {
+    const r = rows[k];
+    if (r && JSON.stringify(r.row.value) !== JSON.stringify(v)) showValue(r.s, r.row, v);
+  }
+}
+
+export async function loadSettings() {
+  const r = await api("/api/settings");
+  if (!r.ok) { $("settings").textContent = r.data.error || "settings unavailable"; return; }
+  panel.table = r.data;
+  if (!Object.keys(rows).length || Object.keys(rows).length !== r.data.groups.reduce((n, g) => n + g.settings.length, 0)) {
+    for (const k of Object.keys(rows)) delete rows[k];
+    renderSettings(r.data);
+  } else {
+    updateValues(r.data.values);
+  }
+}
+
+export async function save() {
+  say("save-result", "saving…");
+  const r = await api("/api/save", {});
+  say("save-result", r.ok ? `saved ${r.data.path}` : r.data.error, !r.ok);
+}
