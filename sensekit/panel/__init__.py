@@ -16,6 +16,7 @@ Modules, one concept each:
 - ``commands``: requests that must run on the run's thread (pick, save);
 - ``control``: what a panel may do to an app host or to bare stages;
 - ``tap``: the runner stage that feeds all of the above;
+- ``guard``: who may talk to it (Host, Origin, token) and the security headers;
 - ``server``: the aiohttp server on its own thread; ``session``: ``Panel`` ties them;
 - ``attach``: starting one from ``sensekit run`` / ``sensekit events``;
 - ``static/``: the page (plain HTML, CSS and JavaScript, no build step).

@@ -23,7 +23,7 @@ Routes:
 ``GET /ws/live``       WebSocket: JSON ``Telemetry`` updates ten times a second
 =====================  =========================================================================
 
-Security (see also ``address.py``): with a token, every ``/api`` request carries it in the
+Security (``guard.py``, ``address.py``): with a token, every ``/api`` request carries it in the
 ``X-Sensekit-Token`` header and every WebSocket sends ``{"token": ...}`` first; a missing token
 is 401 (WebSocket close 4401), a wrong one 403 (close 4403), compared in constant time. Without
 one (loopback only) the server still refuses a ``Host`` header that is not a loopback name
@@ -37,7 +37,6 @@ an address of this machine). A client that vanishes mid-frame only ends its own 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import threading
@@ -50,19 +49,19 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from sensekit.errors import ConfigError, SensekitError
-from sensekit.panel.address import PanelAddress, is_loopback
+from sensekit.panel.address import PanelAddress
 from sensekit.panel.commands import CommandQueue
 from sensekit.panel.control import PanelControl
 from sensekit.panel.frames import FrameHub
+from sensekit.panel.guard import SECURITY_HEADERS, TOKEN_HEADER, foreign, token_problem
 from sensekit.panel.overlays import OVERLAYS
 from sensekit.panel.telemetry import Telemetry
 
-__all__ = ["MAX_VIDEO_CLIENTS", "STATIC_DIR", "TOKEN_HEADER", "VIDEO_CREDITS", "PanelServer"]
+__all__ = ["MAX_VIDEO_CLIENTS", "STATIC_DIR", "VIDEO_CREDITS", "PanelServer"]
 
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(str(resources.files("sensekit.panel") / "static"))
-TOKEN_HEADER = "X-Sensekit-Token"
 MAX_VIDEO_CLIENTS = 8
 #: frames sent to one client before it acknowledges one (a slow client gets fewer frames)
 VIDEO_CREDITS = 2
@@ -71,17 +70,6 @@ COMMAND_TIMEOUT_S = 5.0
 AUTH_TIMEOUT_S = 5.0
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-_SECURITY_HEADERS = {
-    "Content-Security-Policy": ("default-src 'self'; img-src 'self' blob: data:; "
-                                "connect-src 'self' ws: wss:; style-src 'self'; script-src 'self'; "
-                                "frame-ancestors 'none'"),
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
-
 
 def _error(status: int, message: str) -> web.Response:
     return web.json_response({"error": message}, status=status)
@@ -202,37 +190,15 @@ class PanelServer:
                     pass
         return on_publish
 
-    # -- guard: host, origin, token ----------------------------------------------------------
-    def _foreign(self, request: web.Request) -> str | None:
-        """Why a request from another site or name is refused, or ``None``."""
-        host = request.host or ""
-        if self.address.loopback:
-            name = host.rsplit(":", 1)[0] if not host.startswith("[") else host[1:].split("]")[0]
-            if not is_loopback(name):
-                return f"this panel answers to a loopback address only, not Host {host!r}"
-        origin = request.headers.get("Origin")
-        if origin is not None and origin not in (f"http://{host}", f"https://{host}"):
-            return f"requests from another page ({origin}) are refused"
-        return None
-
-    def token_problem(self, given: str | None) -> tuple[int, str] | None:
-        token = self.address.token
-        if token is None:
-            return None
-        if not given:
-            return 401, "this panel needs its token (open it as http://HOST:PORT/#token=TOKEN)"
-        if not hmac.compare_digest(given.encode(), token.encode()):
-            return 403, "wrong panel token"
-        return None
-
+    # -- guard: host, origin, token (sensekit.panel.guard) -----------------------------------
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        why = self._foreign(request)
+        why = foreign(request.host or "", request.headers.get("Origin"), loopback=self.address.loopback)
         if why is not None:
             self.refused += 1
             return _error(403, why)
         if request.path.startswith("/api/"):
-            problem = self.token_problem(request.headers.get(TOKEN_HEADER))
+            problem = token_problem(request.headers.get(TOKEN_HEADER), self.address.token)
             if problem is not None:
                 self.refused += 1
                 return _error(*problem)
@@ -242,7 +208,7 @@ class PanelServer:
 
     @staticmethod
     async def _headers(request: web.Request, response: web.StreamResponse) -> None:
-        for k, v in _SECURITY_HEADERS.items():
+        for k, v in SECURITY_HEADERS.items():
             response.headers.setdefault(k, v)
 
     # -- page and API ------------------------------------------------------------------------
@@ -347,7 +313,7 @@ class PanelServer:
                     given = data.get("token") if isinstance(data, dict) else None
             except (TimeoutError, ValueError):
                 pass
-            problem = self.token_problem(given if isinstance(given, str) else None)
+            problem = token_problem(given if isinstance(given, str) else None, self.address.token)
             if problem is not None:
                 self.refused += 1
                 await ws.close(code=4000 + problem[0], message=problem[1].encode()[:120])

@@ -6,6 +6,7 @@ import pytest
 from sensekit.cli import main
 from sensekit.errors import ConfigError
 from sensekit.panel.address import PanelAddress, is_loopback, parse_panel_address
+from sensekit.panel.guard import foreign, token_problem
 
 
 @pytest.mark.parametrize("text, host, port", [
@@ -59,3 +60,25 @@ def test_the_cli_refuses_in_one_line_with_status_2(argv, fragment, capsys, monke
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert fragment in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("host, origin, loopback, refused", [
+    ("127.0.0.1:8765", None, True, None),
+    ("localhost:8765", "http://localhost:8765", True, None),
+    ("[::1]:8765", "http://[::1]:8765", True, None),
+    ("evil.example:8765", None, True, "loopback address only"),
+    ("127.0.0.1:8765", "http://evil.example", True, "another page"),
+    ("192.168.1.20:8765", None, False, None),
+    ("192.168.1.20:8765", "http://evil.example", False, "another page"),
+])
+def test_requests_from_other_sites_and_names(host, origin, loopback, refused):
+    why = foreign(host, origin, loopback=loopback)
+    assert (why is None) if refused is None else (refused in why)
+
+
+def test_tokens_are_compared_whole():
+    assert token_problem(None, None) is None and token_problem("anything", None) is None
+    assert token_problem(None, "secret-123")[0] == 401
+    assert token_problem("secret-12", "secret-123")[0] == 403
+    assert token_problem("secret-1234", "secret-123")[0] == 403
+    assert token_problem("secret-123", "secret-123") is None

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from sensekit.panel.frames import unpack
-from sensekit.panel.server import TOKEN_HEADER, VIDEO_CREDITS
+from sensekit.panel.guard import TOKEN_HEADER
+from sensekit.panel.server import VIDEO_CREDITS
 
 TOKEN = "s3cret-token-42"
 
