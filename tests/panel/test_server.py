@@ -165,6 +165,9 @@ def test_other_sites_and_names_are_refused(thread_piece):
             async with s.post(piece.url + "api/pick", data=b"x" * 70_000,
                               headers={"Content-Type": "application/json"}) as r:
                 assert r.status == 413
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await s.ws_connect(piece.url + "ws/video", headers={"Origin": "http://attacker.example"})
+            assert refused.value.status == 403                # no cross-site WebSocket hijacking
     run(go())
 
 
