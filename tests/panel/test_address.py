@@ -82,3 +82,15 @@ def test_tokens_are_compared_whole():
     assert token_problem("secret-12", "secret-123")[0] == 403
     assert token_problem("secret-1234", "secret-123")[0] == 403
     assert token_problem("secret-123", "secret-123") is None
+
+
+def test_a_port_in_use_is_one_line(capsys):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["events", "demo", "--max-items", "5", "--panel", f"127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err
+    assert f"--panel: cannot listen on 127.0.0.1:{port}" in err and len(err.strip().splitlines()) == 1
