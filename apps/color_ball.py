@@ -19,12 +19,12 @@ from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
 from sensekit.app.convert import bgr_to_hex, bgr_to_rgb, camera_to_view, hex_to_bgr
 from sensekit.events import ColorLost, ColorTracked
+from sensekit.settings import group, setting
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.pipeline import VisionStage
 
 BALL_R = 22
 STAR_R = 18
-CATCH_SLACK_PX = 14      # a near miss still counts: fun beats precision
 DEFAULT_COLOR_BGR = (20, 45, 235)       # orange-red, like the ball in the demo recording
 TOLERANCE_HSV = (12.0, 80.0, 80.0)      # hue degrees, saturation, value
 
@@ -44,6 +44,11 @@ class ColorBall(App):
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     hands = "switch"
+    SETTINGS = group(
+        "color_ball", "colour ball: the ball follows a coloured object; catch the stars",
+        setting("catch_slack_px", 14.0, "a near miss still catches a star (fun beats precision)", unit="px",
+                lo=0, hi=200),
+    )
 
     def stages(self) -> list:
         self.tolerance = 1.0
@@ -119,7 +124,7 @@ class ColorBall(App):
 
     def _on_pinch(self, started: bool, xy: tuple[float, float]) -> None:
         """A pinch on the star catches it."""
-        if started and math.dist(xy, self.star) < BALL_R + STAR_R + CATCH_SLACK_PX:
+        if started and math.dist(xy, self.star) < BALL_R + STAR_R + self.catch_slack_px:
             self.score += 1
             self.star = self._new_star()
 
@@ -127,7 +132,7 @@ class ColorBall(App):
         if self.hand.active:
             self._follow_hand()
             return
-        if self.tracking and math.dist(self.ball, self.star) < BALL_R + STAR_R + CATCH_SLACK_PX:
+        if self.tracking and math.dist(self.ball, self.star) < BALL_R + STAR_R + self.catch_slack_px:
             self.score += 1
             self.star = self._new_star()
 

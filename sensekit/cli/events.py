@@ -3,13 +3,17 @@
     sensekit events SOURCE [--jsonl] [--records] [--realtime] [--loop]
                            [--max-items N] [--stats] [stage options...]
 
-SOURCE is any source spec (``camera:0``, ``mic``, ``file:PATH``, a recording...).
+SOURCE is any source spec (``camera:0``, ``mic``, ``file:PATH``, a recording...). Settings:
+``--set KEY=VALUE`` (any setting), ``--preset NAME``, ``--profile FILE`` and the options bound
+to the table (``sensekit.cli.tuning``); they apply before the first item, and with
+``--osc-control`` any of them can change while it runs.
 ``--jsonl`` prints one JSON line per event (sorted keys, 6-decimal floats), so two
 replays of the same recording give byte-identical output; otherwise one readable
 line per event. ``--records`` adds ``RecordStage`` (one record per frame and audio
 block, with a CRC-32 of the data). Stage options come from the modules listed in
-``STAGE_PROVIDERS`` (each defines ``add_arguments(parser)`` and
-``build_stages(args, source)``); a provider that is not installed is skipped.
+``STAGE_PROVIDERS`` (each defines ``add_arguments(parser)``, ``option_values(args)`` (what its
+own options mean in the settings table) and ``build_stages(args, source, chosen)``); a
+provider that is not installed is skipped.
 With no stage enabled, ``--records`` is implied so the command always shows
 something. ``--stats`` prints a summary to stderr at the end (with the OSC counters:
 sent, accepted, rejected, malformed and oversized datagrams). A stage the source can
@@ -24,11 +28,12 @@ import sys
 from types import ModuleType
 from typing import Any, TextIO
 
-from sensekit.osc import add_osc_arguments, attach_osc
-from sensekit.profile import add_profile_argument, apply_profile_to_stages, profile_for_events
+from sensekit.cli.osc_args import add_osc_arguments, attach_osc
+from sensekit.cli.tuning import add_tuning_arguments, apply_chosen, chosen_values
 from sensekit.validate import check_positive
 
-STAGE_PROVIDERS: list[str] = ["sensekit.vision.options", "sensekit.audio.options", "sensekit.vision.hand_options"]
+STAGE_PROVIDERS: list[str] = ["sensekit.cli.vision_options", "sensekit.cli.audio_options",
+                              "sensekit.cli.hand_options"]
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +66,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--stats", action="store_true", help="print a summary to stderr at the end")
     for provider in _providers():
         provider.add_arguments(p)
-    add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
-    add_profile_argument(p)    # --profile (sensekit/profile.py)
+    add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/cli/osc_args.py)
+    add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
     p.set_defaults(func=main)
 
 
@@ -108,22 +113,31 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.capture.spec import open_source
     from sensekit.events import JsonlWriter
     from sensekit.runner import RecordStage, Runner
+    from sensekit.settings.live import Tuning
 
     if args.max_items is not None:
         check_positive("--max-items", args.max_items)
+    providers = _providers()
+    options: dict[str, Any] = {}
+    for provider in providers:
+        options.update(provider.option_values(args))
+    chosen = chosen_values(args, options=options)   # preset < profile < options < --set
+    if chosen.values.get("tracker.color") and getattr(args, "track_color", None) is None \
+            and getattr(args, "track_box", None) is None:
+        args.track_color = chosen.values["tracker.color"]    # a profile's colour turns tracking on
     source = open_source(args.source, realtime=args.realtime or None, loop=args.loop or None)
     out = sys.stdout
     with source:
-        profile = profile_for_events(args, source)   # --profile fills options left unset
         stages: list[Any] = []
-        for provider in _providers():
-            stages.extend(provider.build_stages(args, source))
+        for provider in providers:
+            stages.extend(provider.build_stages(args, source, chosen.values))
         if args.records or not stages:
             stages.insert(0, RecordStage())
-        apply_profile_to_stages(profile, stages)
         warn_idle_stages(stages, source)
         runner = Runner(source, stages)
-        osc = attach_osc(runner.dispatcher, args, stages=runner.stages)  # --osc, --osc-control
+        tuning = Tuning(lambda: runner.stages)
+        apply_chosen(tuning, chosen)
+        osc = attach_osc(runner.dispatcher, args, tuning=tuning)  # --osc, --osc-control
         if args.jsonl:
             runner.dispatcher.on("*", JsonlWriter(out))
         else:

@@ -208,7 +208,7 @@ def test_replay_of_demo_recording_ball_and_hand_zones(recordings_dir):
     d.on("color_tracked", lambda e: tracked.__setitem__(round(e.t, 4), (e.cx, e.cy)))
     d.on("motion", motion.append)
     stage = VisionStage(tracker=ColorTracker(f"#{r:02X}{g:02X}{b:02X}"),
-                        motion=MotionDetector(zones=zones), dispatcher=d)
+                        motion=MotionDetector(zones_px=zones), dispatcher=d)
     Runner(ReplaySource(rec), [stage], d).run()
     frames = truth["frames"]
     within = 0

@@ -1,37 +1,38 @@
-"""Vision options for ``sensekit events``: ``add_arguments(parser)`` and ``build_stages``.
+"""Vision options for ``sensekit events``: which vision stages run, and their options.
 
     --track-color X,Y | #RRGGBB   track what is under a click on the first frame (colour
                                   model), or a colour (HSV tolerance)
     --tolerance H[,S,V]           HSV tolerance for a colour: hue degrees, S and V 0..255
-                                  (default 12,80,80)
     --track-method M              exact | hsv | model (default: model for a click, hsv for a colour)
-    --motion                      motion / still events (frame difference, learned noise floor)
-    --motion-method M             difference (default) | background
+    --motion                      motion / still events
     --zones "name=x,y,w,h;..."    extra motion zones in pixels (left/right halves always exist)
-    --edges                       edges events (horizontal, the book's kernel)
-    --edge-direction D            horizontal (default) | any
-    --mirror                      flip the frames left-right first (coordinates are mirrored)
-    --blur N                      box blur (pixels, >= 1; 1 = off) before tracking and motion
-    --levels N                    palette levels per channel (2..256) before colour tracking
+    --edges                       edges events
 
-``build_stages`` returns ``[]`` when no vision option is given. Bad values (a colour that
-does not parse, a click or zone outside the source's frame, levels outside 2..256, blur < 1)
-raise ``ConfigError`` naming the value; with a source whose frame size is unknown, clicks
-and zones are checked on the first frame instead.
+and an option for every setting of the ``vision`` and ``motion`` groups that declares one
+(``--mirror``, ``--blur``, ``--levels``, ``--edge-direction``, ``--motion-method``,
+``--motion-threshold``; ``sensekit.cli.tuning``), with the table's ranges and defaults; any
+other setting is ``--set KEY=VALUE``.
+
+``build_stages`` returns ``[]`` when no vision stage is asked for (a profile's colour counts:
+it turns tracking on). The stage is built with the table's defaults; the command applies the
+chosen settings to it before the first frame. Bad values (a colour that does not parse, a
+click or zone outside the source's frame) raise ``ConfigError`` naming the value; with a
+source whose frame size is unknown, clicks and zones are checked on the first frame instead.
 """
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Mapping
 
+from sensekit.cli.tuning import add_setting_flags
 from sensekit.errors import ConfigError
 from sensekit.runner import Stage
 from sensekit.vision.color_tracker import ColorTracker, parse_tolerance
 from sensekit.vision.motion import MotionDetector, check_zones, parse_zones
 from sensekit.vision.pipeline import VisionStage
-from sensekit.vision.stages import palette_lut, parse_color
+from sensekit.vision.stages import parse_color
 
-__all__ = ["add_arguments", "build_stages", "parse_track_target"]
+__all__ = ["add_arguments", "option_values", "build_stages", "parse_track_target"]
 
 
 def parse_track_target(text: str) -> tuple[float, float] | int:
@@ -50,16 +51,6 @@ def parse_track_target(text: str) -> tuple[float, float] | int:
         raise ConfigError(f"--track-color must be X,Y or #RRGGBB, got {text!r}") from None
 
 
-def _int_at_least_1(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of pixels, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"blur size must be >= 1, got {text!r}")
-    return n
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("vision")
     g.add_argument("--track-color", metavar="X,Y|#RRGGBB",
@@ -69,20 +60,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--track-method", choices=("exact", "hsv", "model"),
                    help="tracking method (default: model for a click, hsv for a colour)")
     g.add_argument("--motion", action="store_true", help="emit motion / still events")
-    g.add_argument("--motion-method", choices=("difference", "background"), default="difference",
-                   help="frame difference or background model (default %(default)s)")
     g.add_argument("--zones", metavar="NAME=X,Y,W,H;...",
                    help="extra motion zones in pixels (left and right halves always exist)")
     g.add_argument("--edges", action="store_true", help="emit edges events (edge map for apps)")
-    g.add_argument("--edge-direction", choices=("horizontal", "any"), default="horizontal")
-    g.add_argument("--mirror", action="store_true", help="flip frames left-right first")
-    g.add_argument("--blur", type=_int_at_least_1, default=1, metavar="N",
-                   help="box blur in pixels before tracking and motion (default 1 = off)")
-    g.add_argument("--levels", type=int, metavar="N", help="palette levels per channel, 2..256")
+    add_setting_flags(g, ["vision", "motion"])
 
 
-def build_stages(args: argparse.Namespace, source: Any) -> list[Stage]:
-    """The vision stage for these options, or ``[]`` if no vision option was given."""
+def option_values(args: argparse.Namespace) -> dict[str, Any]:
+    """What this module's own options mean in the settings table (none yet beyond the bound ones)."""
+    return {}
+
+
+def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Stage]:
+    """The vision stage for these options, or ``[]`` if no vision stage is asked for."""
+    chosen = chosen or {}
     track = getattr(args, "track_color", None)
     motion_on = bool(getattr(args, "motion", False))
     edges_on = bool(getattr(args, "edges", False))
@@ -91,12 +82,6 @@ def build_stages(args: argparse.Namespace, source: Any) -> list[Stage]:
         if zones_text:
             raise ConfigError("--zones needs --motion")
         return []
-    blur = getattr(args, "blur", 1)
-    if isinstance(blur, bool) or not isinstance(blur, int) or blur < 1:
-        raise ConfigError(f"--blur must be >= 1 pixel, got {blur!r}")
-    levels = getattr(args, "levels", None)
-    if levels is not None:
-        palette_lut(levels)                      # validates 2..256
     size = getattr(source, "frame_size", None)
     tracker = None
     pick_at = None
@@ -119,9 +104,7 @@ def build_stages(args: argparse.Namespace, source: Any) -> list[Stage]:
         zones = parse_zones(zones_text) if zones_text else {}
         if size is not None:
             check_zones(zones, *size)
-        motion = MotionDetector(method=getattr(args, "motion_method", "difference"), zones=zones)
+        motion = MotionDetector(zones_px=zones)
     elif zones_text:
         raise ConfigError("--zones needs --motion")
-    return [VisionStage(mirror=bool(getattr(args, "mirror", False)), blur_px=blur, levels=levels,
-                        tracker=tracker, pick_at=pick_at, motion=motion, edges=edges_on,
-                        edge_direction=getattr(args, "edge_direction", "horizontal"))]
+    return [VisionStage(tracker=tracker, pick_at=pick_at, motion=motion, edges=edges_on)]
