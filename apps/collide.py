@@ -10,6 +10,7 @@ Three scenes on top of the (mirrored) camera image; key c cycles them:
 Hand input (``--hands`` or key h, needs the hands extra): your hand's box is the object,
 your index fingertip leads star B, and a pinch is key c (the next scene).
 Everything is sensekit.collide; this file only wires the sensed object in and draws.
+Click an object on the picture, or drag a box around it, to track that object.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import pygame
 
 from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
+from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_hex, camera_to_view
 from sensekit.collide import circle_pairs, hit_test, pairs_within, to_mask
 from sensekit.collide.contact import resolve, resolve_box
@@ -55,9 +57,9 @@ def rgba_surface(img: np.ndarray) -> pygame.Surface:
     return pygame.image.frombuffer(np.ascontiguousarray(img).tobytes(), (w, h), "RGBA").copy()
 
 
-class Collide(App):
+class Collide(TrackerPicking, App):
     title = "Collide"
-    instructions = "move a coloured object   c: next scene   +/- threshold / distance"
+    instructions = "move a coloured object   click/drag: pick object   c: next scene   +/- threshold / distance"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = SCENES
@@ -252,6 +254,7 @@ class Collide(App):
             for x, y in pts.tolist():
                 pygame.draw.circle(screen, (230, 230, 255), (x, y), 3)
         screen.set_clip(None)
+        self.draw_picked(screen)
         D.text(screen, f"c: {scene}", (v.x + 10, v.y + 8), size=22, anchor="topleft", color=D.ACCENT, bold=True)
         self.hand.draw(screen)
         score = {"balls": f"contacts {self.contacts}", "stars": "hit!" if self.star_hit else "apart",

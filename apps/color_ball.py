@@ -17,6 +17,7 @@ import pygame
 
 from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
+from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_hex, bgr_to_rgb, camera_to_view, hex_to_bgr
 from sensekit.events import ColorLost, ColorTracked
 from sensekit.settings import group, setting
@@ -38,9 +39,9 @@ def star_points(cx: float, cy: float, r: float, spin: float) -> list[tuple[float
     return pts
 
 
-class ColorBall(App):
+class ColorBall(TrackerPicking, App):
     title = "Color Ball"
-    instructions = "move a bright object - the ball follows it; catch the stars   click: pick colour  +/- tolerance"
+    instructions = "move a bright object - the ball follows it; catch the stars   click/drag: pick  +/- tolerance"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     hands = "switch"
@@ -136,14 +137,14 @@ class ColorBall(App):
             self.score += 1
             self.star = self._new_star()
 
-    def pick_color(self, bgr: tuple[int, int, int], xy: tuple[int, int]) -> str:
-        frame = self.host.runner.latest_frame
-        self.vision.tracker.pick(frame.image, *xy)          # samples a patch around the click
-        self.target_bgr = hex_to_bgr(self.vision.tracker.color)
-        return f"tracking colour #{self.vision.tracker.color:06x}"
+    def _start(self, pick: str, where) -> str | None:
+        message = super()._start(pick, where)              # segments the object, new tracker
+        if self.vision.tracker.color is not None:
+            self.target_bgr = hex_to_bgr(self.vision.tracker.color)
+        return message
 
     def adjust_sensitivity(self, step: int) -> str:
-        """+ widens the colour tolerance, - narrows it."""
+        """+ widens the colour tolerance, - narrows it (tracking the picked colour by hue)."""
         self.tolerance = float(np.clip(self.tolerance * 1.25 ** step, 0.3, 3.0))
         tol = tuple(min(limit, v * self.tolerance) for v, limit in zip(TOLERANCE_HSV, (60.0, 200.0, 200.0)))
         self.vision.tracker = ColorTracker(self.vision.tracker.color, tolerance=tol)
@@ -175,6 +176,7 @@ class ColorBall(App):
             tag = label.get_rect(bottomleft=(box.x, box.y - 1)).inflate(6, 2)
             pygame.draw.rect(screen, (0, 255, 120), tag)
             screen.blit(label, label.get_rect(center=tag.center))
+        self.draw_picked(screen)
         bx, by = int(self.ball[0]), int(self.ball[1])
         if self.tracking:
             screen.blit(self.sprite, self.sprite.get_rect(center=(bx, by)))

@@ -6,10 +6,11 @@ Four behaviours on top of the (mirrored) camera image; key c cycles them:
 - flock flees hand: a few hundred boids flock; wherever you move, a flow field from the
   motion mask and a flee point at the motion centre scatter them;
 - wanderers: vehicles wander and avoid the round obstacles and your coloured object.
-+/- change the vehicles' top speed (``steer.speed``; every constant is a setting). Hand input (``--hands`` or key h, needs the hands
-extra): your index fingertip is the target, the obstacle and the point the flock flees, and
-a pinch is key c (the next behaviour). Everything is sensekit.steer; this file only wires
-sensed targets to behaviours and draws.
++/- change the vehicles' top speed (``steer.speed``; every constant is a setting). Click an object on the picture, or drag a box
+around it, to track that object (its outline shows what was taken). Hand input
+(``--hands`` or key h, needs the hands extra): your index fingertip is the target, the
+obstacle and the point the flock flees, and a pinch is key c (the next behaviour).
+Everything is sensekit.steer; this file only wires sensed targets to behaviours and draws.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import pygame
 
 from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
+from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_hex, camera_to_view
 from sensekit.events import ColorLost, ColorTracked, Motion, Still
 from sensekit.settings import group, setting
@@ -43,9 +45,9 @@ def triangle(pos: np.ndarray, heading: np.ndarray, size: float) -> list[tuple[fl
             (x - hx * size * 0.6 + hy * size * 0.5, y - hy * size * 0.6 - hx * size * 0.5)]
 
 
-class Steer(App):
+class Steer(TrackerPicking, App):
     title = "Steer"
-    instructions = "move a coloured object or your hand   c: next behaviour   +/- speed"
+    instructions = "move a coloured object or your hand   click/drag: pick object   c: next behaviour   +/- speed"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = MODES
@@ -249,6 +251,7 @@ class Steer(App):
             for w in self.wanderers:
                 pygame.draw.polygon(screen, COLORS["wanderer"], triangle(w.position + origin, w.heading, 9))
         screen.set_clip(None)
+        self.draw_picked(screen)
         D.text(screen, f"c: {mode}", (v.x + 10, v.y + 8), size=22, anchor="topleft",
                color=D.ACCENT, bold=True)
         self.hand.draw(screen)

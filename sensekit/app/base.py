@@ -34,7 +34,8 @@ Hooks the host calls (all optional except ``draw``):
 - ``recalibrate()`` (key ``c``), ``adjust_sensitivity(step)`` (keys ``+``/``-``, for an app
   that declares no ``plus_minus`` setting),
   ``pick_color(bgr, xy)`` (click on ``camera_view``, or ``--pick``; by default the
-  stage's colour tracker picks), ``restart()`` (key ``r``), ``set_mode(name)``
+  stage's colour tracker picks), ``pick_region(box)`` (a box dragged on ``camera_view``,
+  camera pixels ``x, y, w, h``), ``restart()`` (key ``r``), ``set_mode(name)``
   (``--mode``, for apps that declare ``modes``), ``key(key)`` (any other key):
   each may return a short message that the host shows for a moment;
 - ``state()`` -> a dict of what the player sees, for tests and benchmarks.
@@ -145,6 +146,9 @@ class App(Tunable):
 
     def set_mode(self, name: str) -> str | None:
         """Switch to the mode ``name`` (one of ``modes``; the host checks the name)."""
+        return None
+
+    def pick_region(self, box: tuple[int, int, int, int]) -> str | None:
         return None
 
     def restart(self) -> str | None:

@@ -26,7 +26,9 @@ Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``Shift+S`` save the
 venue profile (``--profile`` file, else ``venue.toml``: the settings this run changed, the
 profile's own keys and what the detectors learned), ``+``/``-`` move the app's
 ``plus_minus`` setting by its declared step, ``r`` restart, ``esc``/``q`` quit; a click on ``app.camera_view``
-picks the colour under the pointer; any other key goes to ``app.key`` (``h``: hand input).
+picks what is under the pointer (``App.pick_color``), and pressing, dragging at least
+``DRAG_MIN_PX`` and releasing there picks what is inside the box (``App.pick_region``; a
+rubber band shows it while dragging); any other key goes to ``app.key`` (``h``: hand input).
 
 Settings: ``host.tuning`` is the run's table (the app and every stage,
 ``sensekit.settings.live.Tuning``); the command line, OSC and the keys change settings
@@ -72,6 +74,8 @@ from sensekit.settings.registry import lookup
 from sensekit.vision.stages import mirror
 
 TOAST_S = 2.0
+#: a press and release further apart than this (window pixels) is a drag, not a click
+DRAG_MIN_PX = 6
 
 
 @dataclass
@@ -143,6 +147,7 @@ class AppHost:
         self._last_item_t = 0.0
         self._events_file: TextIO | None = None
         self.video: VideoRecorder | None = None
+        self._drag: tuple[tuple[int, int], tuple[int, int]] | None = None   # press, pointer
 
         self.screen = pygame.display.set_mode(app_cls.window_size)
         pygame.display.set_caption(f"sensekit - {app_cls.title}")
@@ -283,6 +288,26 @@ class AppHost:
         b, g, r = (int(v) for v in frame.image[xy[1], xy[0]])
         self.say(self.app.pick_color((b, g, r), xy))
 
+    def drag(self, start: tuple[int, int], end: tuple[int, int]) -> None:
+        """A left-button drag from window pixel ``start`` to ``end``: picks what is inside the
+        box on the camera view (corners clamped to the view)."""
+        view, frame = self.app.camera_view, self.runner.latest_frame
+        if view is None or frame is None or not view.collidepoint(start):
+            return
+        h, w = frame.image.shape[:2]
+        corners = []
+        for x, y in (start, end):
+            x = min(max(x, view.left), view.right - 1)
+            y = min(max(y, view.top), view.bottom - 1)
+            xy = view_to_camera(x, y, (w, h), view)
+            if xy is None:
+                return
+            corners.append(xy)
+        (x0, y0), (x1, y1) = corners
+        box = (min(x0, x1), min(y0, y1), abs(x1 - x0) + 1, abs(y1 - y0) + 1)
+        if box[2] >= 2 and box[3] >= 2:
+            self.say(self.app.pick_region(box))
+
     def _handle_input(self) -> None:
         for ev in pygame.event.get():
             if ev.type == pygame.QUIT:
@@ -290,7 +315,16 @@ class AppHost:
             elif ev.type == pygame.KEYDOWN:
                 self.press(ev.key, ev.mod)
             elif ev.type == pygame.MOUSEBUTTONDOWN and ev.button == 1:
-                self.click(ev.pos)
+                self._drag = (ev.pos, ev.pos)
+            elif ev.type == pygame.MOUSEMOTION and self._drag is not None:
+                self._drag = (self._drag[0], ev.pos)
+            elif ev.type == pygame.MOUSEBUTTONUP and ev.button == 1 and self._drag is not None:
+                start = self._drag[0]
+                self._drag = None
+                if max(abs(ev.pos[0] - start[0]), abs(ev.pos[1] - start[1])) < DRAG_MIN_PX:
+                    self.click(start)
+                else:
+                    self.drag(start, ev.pos)
 
     # -- one iteration -------------------------------------------------------
     def step(self) -> None:
@@ -318,6 +352,11 @@ class AppHost:
     def render(self) -> None:
         screen = self.screen
         self.app.draw(screen)
+        if self._drag is not None and self._drag[0] != self._drag[1]:
+            (x0, y0), (x1, y1) = self._drag
+            band = pygame.Rect(min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0))
+            pygame.draw.rect(screen, D.BLACK, band, 3)
+            pygame.draw.rect(screen, D.ACCENT, band, 1)
         if self.options.hud:
             self._draw_hud(screen)
         content = D.content_rect(screen)

@@ -2,6 +2,7 @@
 
     sensekit run APP|FILE.py [--source SPEC] [--headless] [--frames N]
                      [--screenshot PATH] [--video PATH] [--events PATH] [--hands]
+                     [--track-color X,Y|#RRGGBB | --track-box X,Y,W,H]
                      [--pick X,Y] [--mode NAME] [--keys "c@2.0,space@5"]
                      [--set KEY=VALUE ...] [--preset NAME] [--profile FILE]
 
@@ -54,6 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="write the dispatched events as JSON lines (.jsonl)")
     p.add_argument("--hands", action="store_true",
                    help="hand input: follow the index fingertip, pinch to click (needs the hands extra)")
+    p.add_argument("--track-color", metavar="X,Y|#RRGGBB",
+                   help="track the object under this point of the (mirrored) first frame, or a colour")
+    p.add_argument("--track-box", metavar="X,Y,W,H", help="track the object inside this box of the first frame")
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/cli/osc_args.py)
     add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
     add_script_arguments(p)    # --pick, --mode, --keys (sensekit/cli/script_args.py)
@@ -92,6 +96,7 @@ def main(args: argparse.Namespace) -> int:
         _check_hands(args.app, app_cls)
 
     from sensekit.app.host import AppHost, RunOptions
+    from sensekit.app.picking import start_tracking
     from sensekit.app.sources import open_for_app
 
     if not args.headless and not _display_available():
@@ -110,6 +115,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         host = AppHost(app_cls, source, options)
         apply_chosen(host.tuning, chosen)
+        start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box)
         osc = attach_osc(host.dispatcher, args, tuning=host.tuning,
                          pause=lambda on: setattr(host, "paused", on))
         try:

@@ -1,7 +1,9 @@
 """Vision options for ``sensekit events``: which vision stages run, and their options.
 
-    --track-color X,Y | #RRGGBB   track what is under a click on the first frame (colour
-                                  model), or a colour (HSV tolerance)
+    --track-color X,Y | #RRGGBB   track the object under a click on the first frame (segmented,
+                                  then the colour model), or a colour (HSV tolerance)
+    --track-box X,Y,W,H           track the object inside a box of the first frame (GrabCut,
+                                  then the colour model)
     --tolerance H[,S,V]           HSV tolerance for a colour: hue degrees, S and V 0..255
     --track-method M              exact | hsv | model (default: model for a click, hsv for a colour)
     --motion                      motion / still events
@@ -32,7 +34,7 @@ from sensekit.vision.motion import MotionDetector, check_zones, parse_zones
 from sensekit.vision.pipeline import VisionStage
 from sensekit.vision.stages import parse_color
 
-__all__ = ["add_arguments", "option_values", "build_stages", "parse_track_target"]
+__all__ = ["add_arguments", "option_values", "build_stages", "parse_track_target", "parse_track_box", "check_track_box"]
 
 
 def parse_track_target(text: str) -> tuple[float, float] | int:
@@ -51,10 +53,31 @@ def parse_track_target(text: str) -> tuple[float, float] | int:
         raise ConfigError(f"--track-color must be X,Y or #RRGGBB, got {text!r}") from None
 
 
+def parse_track_box(text: str) -> tuple[float, float, float, float]:
+    """``"X,Y,W,H"`` (pixels) -> a box; width and height at least 2."""
+    parts = [p for p in text.replace(" ", "").split(",") if p]
+    try:
+        x, y, w, h = (float(p) for p in parts)
+    except ValueError:
+        raise ConfigError(f"--track-box must be X,Y,W,H in pixels, got {text!r}") from None
+    if w < 2 or h < 2 or x < 0 or y < 0:
+        raise ConfigError(f"--track-box {text!r} needs x, y >= 0 and a width and height of at least 2 px")
+    return (x, y, w, h)
+
+
+def check_track_box(box: tuple[float, float, float, float], size: tuple[int, int] | None) -> None:
+    """A box must lie inside a frame of ``size`` (w, h) when the size is known."""
+    x, y, w, h = box
+    if size is not None and (x + w > size[0] or y + h > size[1]):
+        raise ConfigError(f"--track-box {x:g},{y:g},{w:g},{h:g} is not inside the {size[0]}x{size[1]} frame")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("vision")
     g.add_argument("--track-color", metavar="X,Y|#RRGGBB",
                    help="track the object under a click on the first frame, or a colour")
+    g.add_argument("--track-box", metavar="X,Y,W,H",
+                   help="track the object inside this box of the first frame")
     g.add_argument("--tolerance", metavar="H[,S,V]", default="12,80,80",
                    help="HSV tolerance for colour tracking (default %(default)s)")
     g.add_argument("--track-method", choices=("exact", "hsv", "model"),
@@ -75,16 +98,26 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     """The vision stage for these options, or ``[]`` if no vision stage is asked for."""
     chosen = chosen or {}
     track = getattr(args, "track_color", None)
+    track_box = getattr(args, "track_box", None)
+    if track and track_box:
+        raise ConfigError("give --track-color or --track-box, not both")
     motion_on = bool(getattr(args, "motion", False))
     edges_on = bool(getattr(args, "edges", False))
     zones_text = getattr(args, "zones", None)
-    if not (track or motion_on or edges_on):
+    if not (track or track_box or motion_on or edges_on):
         if zones_text:
             raise ConfigError("--zones needs --motion")
         return []
     size = getattr(source, "frame_size", None)
     tracker = None
     pick_at = None
+    pick_box = None
+    if track_box:
+        pick_box = parse_track_box(track_box)
+        check_track_box(pick_box, size)
+        if getattr(args, "track_method", None) not in (None, "model"):
+            raise ConfigError("--track-box starts the colour model; --track-method must be model")
+        tracker = ColorTracker(method="model")
     if track:
         target = parse_track_target(track)
         method = getattr(args, "track_method", None)
@@ -107,4 +140,4 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
         motion = MotionDetector(zones_px=zones)
     elif zones_text:
         raise ConfigError("--zones needs --motion")
-    return [VisionStage(tracker=tracker, pick_at=pick_at, motion=motion, edges=edges_on)]
+    return [VisionStage(tracker=tracker, pick_at=pick_at, pick_box=pick_box, motion=motion, edges=edges_on)]

@@ -22,7 +22,8 @@ a pipeline whose app only listens to ``motion`` never computes edges or palette 
 Defaults: no mirror, blur 1 (off), no palette, edges horizontal with a 3x3 blur. Cost: the
 sum of the sub-stages' OpenCV calls plus ~10-30 us of Python per frame; the benchmark in
 ``benchmarks/vision.py`` compares it with the raw OpenCV chain (ratio <= 1.10).
-Failure modes: a ``pick_at`` click outside the first frame raises ``ConfigError``.
+``pick_at`` (a click) or ``pick_box`` (x, y, w, h) start the tracker on the first frame.
+Failure modes: a ``pick_at`` click or a ``pick_box`` outside the first frame raises ``ConfigError``.
 """
 from __future__ import annotations
 
@@ -82,6 +83,7 @@ class VisionStage(Tunable):
     def __init__(self, *, mirror: bool | None = None, blur_px: int | None = None, levels: int | None = None,
                  palette_spread: bool | None = None,
                  tracker: ColorTracker | None = None, pick_at: tuple[float, float] | None = None,
+                 pick_box: tuple[float, float, float, float] | None = None,
                  bounds_color: int | str | None = None,
                  motion: MotionDetector | None = None,
                  edges: bool = False, edge_direction: Literal["horizontal", "any"] | None = None,
@@ -96,8 +98,9 @@ class VisionStage(Tunable):
         self._derive()
         self.tracker = tracker
         self.pick_at = pick_at
-        if pick_at is not None and tracker is None:
-            raise ConfigError("`pick_at` needs a tracker")
+        self.pick_box = pick_box
+        if (pick_at is not None or pick_box is not None) and tracker is None:
+            raise ConfigError("`pick_at` and `pick_box` need a tracker")
         self.motion = motion
         enabled = []
         if tracker is not None:
@@ -234,6 +237,10 @@ class VisionStage(Tunable):
                 self.pick_at = None
                 tracker.pick(q if shares else m, x, y)
                 shares = self._tracker_shares        # picking may have chosen the method
+            if self.pick_box is not None:
+                box, self.pick_box = self.pick_box, None
+                tracker.pick_box(q if shares else m, box)
+                shares = self._tracker_shares
             result = tracker.update(m, t, prepared=q if shares else None)
             self.track_result = result
             events.extend(tracker.events(result, t, (m.shape[1], m.shape[0])))
