@@ -27,7 +27,6 @@ from sensekit.vision.pipeline import VisionStage
 BALL_R = 22
 STAR_R = 18
 DEFAULT_COLOR_BGR = (20, 45, 235)       # orange-red, like the ball in the demo recording
-TOLERANCE_HSV = (12.0, 80.0, 80.0)      # hue degrees, saturation, value
 
 
 def star_points(cx: float, cy: float, r: float, spin: float) -> list[tuple[float, float]]:
@@ -50,10 +49,10 @@ class ColorBall(TrackerPicking, App):
         setting("catch_slack_px", 14.0, "a near miss still catches a star (fun beats precision)", unit="px",
                 lo=0, hi=200),
     )
+    plus_minus = ("tracker.hue_tolerance", 1)       # colour tracking (hsv); a clicked object uses the model
 
     def stages(self) -> list:
-        self.tolerance = 1.0
-        self.vision = VisionStage(tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR), tolerance=TOLERANCE_HSV),
+        self.vision = VisionStage(tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
                                   dispatcher=self.host.dispatcher)
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]
@@ -142,13 +141,6 @@ class ColorBall(TrackerPicking, App):
         if self.vision.tracker.color is not None:
             self.target_bgr = hex_to_bgr(self.vision.tracker.color)
         return message
-
-    def adjust_sensitivity(self, step: int) -> str:
-        """+ widens the colour tolerance, - narrows it (tracking the picked colour by hue)."""
-        self.tolerance = float(np.clip(self.tolerance * 1.25 ** step, 0.3, 3.0))
-        tol = tuple(min(limit, v * self.tolerance) for v, limit in zip(TOLERANCE_HSV, (60.0, 200.0, 200.0)))
-        self.vision.tracker = ColorTracker(self.vision.tracker.color, tolerance=tol)
-        return f"colour tolerance x{self.tolerance:.2f}"
 
     def levels(self) -> dict[str, float]:
         return {"match %": 100.0 * self.confidence}

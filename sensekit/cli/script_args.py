@@ -4,7 +4,15 @@ from __future__ import annotations
 import argparse
 
 from sensekit.app.base import App
-from sensekit.app.script import EPS_S, KEY_NAMES, Script, check_mode, parse_keys, parse_pick
+from sensekit.app.script import (
+    EPS_S,
+    KEY_NAMES,
+    Script,
+    check_mode,
+    parse_keys,
+    parse_pick,
+)
+from sensekit.errors import ConfigError
 
 __all__ = ["add_script_arguments", "script_from_args"]
 
