@@ -48,7 +48,7 @@ class AudioStage(Tunable):
     SETTINGS = group(
         "audio", "the audio stage: gain and level smoothing shared by every audio detector",
         setting("gain", UNITY_GAIN, "gain 0..100 as in Flash: 50 = unity, 0.6 dB per step, 0 mutes",
-                unit="gain", lo=0, hi=100, flag="--gain"),
+                lo=0, hi=100, flag="--gain"),
         setting("smoothing_ms", 0.0, "level smoothing time constant (0: off)", unit="ms", lo=0, hi=60_000,
                 flag="--smoothing-ms"),
     )

@@ -29,7 +29,8 @@ from types import ModuleType
 from typing import Any, TextIO
 
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
-from sensekit.cli.tuning import add_tuning_arguments, apply_chosen, chosen_values
+from sensekit.cli.tuning import Chosen, add_tuning_arguments, apply_chosen, chosen_values
+from sensekit.settings.live import Tuning
 from sensekit.validate import check_positive
 
 STAGE_PROVIDERS: list[str] = ["sensekit.cli.vision_options", "sensekit.cli.audio_options",
@@ -49,6 +50,32 @@ def _providers() -> list[ModuleType]:
                 continue
             raise
     return found
+
+
+def choose(args: argparse.Namespace, providers: list[ModuleType] | None = None) -> Chosen:
+    """The settings the command line chose (preset < profile < options < ``--set``); a
+    profile's colour turns tracking on when no ``--track-color``/``--track-box`` is given."""
+    options: dict[str, Any] = {}
+    for provider in providers if providers is not None else _providers():
+        options.update(provider.option_values(args))
+    chosen = chosen_values(args, options=options)
+    if chosen.values.get("tracker.color") and getattr(args, "track_color", None) is None \
+            and getattr(args, "track_box", None) is None and hasattr(args, "track_color"):
+        args.track_color = chosen.values["tracker.color"]
+    return chosen
+
+
+def build(args: argparse.Namespace, source: Any, chosen: Chosen | None = None,
+          providers: list[ModuleType] | None = None) -> tuple[list[Any], Tuning]:
+    """The stages the options ask for, with the chosen settings applied (from their first item)."""
+    providers = providers if providers is not None else _providers()
+    chosen = chosen if chosen is not None else choose(args, providers)
+    stages: list[Any] = []
+    for provider in providers:
+        stages.extend(provider.build_stages(args, source, chosen.values))
+    tuning = Tuning(lambda: stages)
+    apply_chosen(tuning, chosen)
+    return stages, tuning
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -113,30 +140,19 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.capture.spec import open_source
     from sensekit.events import JsonlWriter
     from sensekit.runner import RecordStage, Runner
-    from sensekit.settings.live import Tuning
 
     if args.max_items is not None:
         check_positive("--max-items", args.max_items)
     providers = _providers()
-    options: dict[str, Any] = {}
-    for provider in providers:
-        options.update(provider.option_values(args))
-    chosen = chosen_values(args, options=options)   # preset < profile < options < --set
-    if chosen.values.get("tracker.color") and getattr(args, "track_color", None) is None \
-            and getattr(args, "track_box", None) is None:
-        args.track_color = chosen.values["tracker.color"]    # a profile's colour turns tracking on
+    chosen = choose(args, providers)             # checked before the source opens
     source = open_source(args.source, realtime=args.realtime or None, loop=args.loop or None)
     out = sys.stdout
     with source:
-        stages: list[Any] = []
-        for provider in providers:
-            stages.extend(provider.build_stages(args, source, chosen.values))
+        stages, tuning = build(args, source, chosen, providers)
         if args.records or not stages:
             stages.insert(0, RecordStage())
         warn_idle_stages(stages, source)
         runner = Runner(source, stages)
-        tuning = Tuning(lambda: runner.stages)
-        apply_chosen(tuning, chosen)
         osc = attach_osc(runner.dispatcher, args, tuning=tuning)  # --osc, --osc-control
         if args.jsonl:
             runner.dispatcher.on("*", JsonlWriter(out))

@@ -171,8 +171,9 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
 
 
 def apply_chosen(tuning: Tuning, chosen: Chosen) -> Applied:
-    """Apply ``chosen`` to a run; a key the user typed whose group is not running is a warning."""
-    done = tuning.apply(chosen.values)
+    """Apply ``chosen`` to a run before it starts (at once: the caller is the loop's thread); a
+    key the user typed whose group is not running is a warning."""
+    done = tuning.apply_now(chosen.values)
     for key in done.unused:
         if key in chosen.typed:
             log.warning("%s is set, but nothing in this run uses [%s]", key, key.split(".")[0])

@@ -195,6 +195,12 @@ def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text:
             setting = s[setting_name]
             if isinstance(value, str) and value.strip().lower() == "none" and setting.optional:
                 value = None
+            if setting.kind == "zones" and isinstance(value, Mapping):
+                for zone, box in value.items():            # one zone at a time: its own line
+                    try:
+                        setting.check({zone: box})
+                    except ConfigError as exc:
+                        raise ConfigError(f"{_where(path, text, f'{full}.{zone}')}: {exc}") from None
             try:
                 values[key] = setting.check(value)
             except ConfigError as exc:

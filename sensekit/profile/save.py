@@ -80,10 +80,12 @@ def dumps_profile(values: Mapping[str, Any]) -> str:
             doc.add(section, _new_table(section))
         table = doc[section]
         if s.kind == "zones":
-            table.add(name, _zones_table(checked[key] or {}))
+            zones = _zones_table(checked[key] or {})
+            zones.comment(s.help)
+            table.add(name, zones)
             continue
         table.add(name, _toml_value(s.kind, checked[key]))
-        table[name].comment(f"{s.help}; {s.expectation()}")
+        table.item(name).comment(f"{s.help}; {s.expectation()}")
     return tomlkit.dumps(doc)
 
 
