@@ -243,7 +243,7 @@ class AppHost:
         if current is None:
             return f"{key} is not set in this run"
         value = s.stepped(current, steps * direction)
-        self.tuning.apply({key: value})
+        self.tuning.apply_now({key: value})        # the loop's own thread, between steps
         return f"{key} = {s.show(value)}"
 
     def profile_values(self) -> dict[str, Any]:

@@ -11,9 +11,10 @@ to the table (``sensekit.cli.tuning``); they apply before the first item, and wi
 replays of the same recording give byte-identical output; otherwise one readable
 line per event. ``--records`` adds ``RecordStage`` (one record per frame and audio
 block, with a CRC-32 of the data). Stage options come from the modules listed in
-``STAGE_PROVIDERS`` (each defines ``add_arguments(parser)``, ``option_values(args)`` (what its
-own options mean in the settings table) and ``build_stages(args, source, chosen)``); a
-provider that is not installed is skipped.
+``STAGE_PROVIDERS`` (each defines ``add_arguments(parser)``, ``build_stages(args, source,
+chosen)`` (``chosen``: the settings the command line chose, ``{key: value}``) and, optionally,
+``option_values(args)``: what its own options mean in the settings table); a provider that is
+not installed is skipped.
 With no stage enabled, ``--records`` is implied so the command always shows
 something. ``--stats`` prints a summary to stderr at the end (with the OSC counters:
 sent, accepted, rejected, malformed and oversized datagrams). A stage the source can
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import logging
 import sys
 from types import ModuleType
@@ -57,7 +59,8 @@ def choose(args: argparse.Namespace, providers: list[ModuleType] | None = None) 
     profile's colour turns tracking on when no ``--track-color``/``--track-box`` is given."""
     options: dict[str, Any] = {}
     for provider in providers if providers is not None else _providers():
-        options.update(provider.option_values(args))
+        if hasattr(provider, "option_values"):
+            options.update(provider.option_values(args))
     chosen = chosen_values(args, options=options)
     if chosen.values.get("tracker.color") and getattr(args, "track_color", None) is None \
             and getattr(args, "track_box", None) is None and hasattr(args, "track_color"):
@@ -72,7 +75,10 @@ def build(args: argparse.Namespace, source: Any, chosen: Chosen | None = None,
     chosen = chosen if chosen is not None else choose(args, providers)
     stages: list[Any] = []
     for provider in providers:
-        stages.extend(provider.build_stages(args, source, chosen.values))
+        if len(inspect.signature(provider.build_stages).parameters) >= 3:
+            stages.extend(provider.build_stages(args, source, chosen.values))
+        else:                                          # a provider of before the settings table
+            stages.extend(provider.build_stages(args, source))
     tuning = Tuning(lambda: stages)
     apply_chosen(tuning, chosen)
     return stages, tuning
