@@ -77,9 +77,9 @@ def add_setting_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
                 continue
             if s.kind == "bool":
                 parser.add_argument(s.flag, dest=_dest(s), action=argparse.BooleanOptionalAction,
-                                    default=None, help=setting_help(s))
-            else:
-                parser.add_argument(s.flag, dest=_dest(s), type=_argtype(s), default=None,
+                                    default=argparse.SUPPRESS, help=setting_help(s))
+            else:                                    # absent unless given: "none" is a value too
+                parser.add_argument(s.flag, dest=_dest(s), type=_argtype(s), default=argparse.SUPPRESS,
                                     metavar=_metavar(s), choices=s.choices or None, help=setting_help(s))
             added.append(s)
     return added
@@ -132,7 +132,7 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
     """``{key: value}`` of the generated options that were given."""
     out: dict[str, Any] = {}
     for dest, value in vars(args).items():
-        if dest.startswith(_FLAG_DEST) and value is not None:
+        if dest.startswith(_FLAG_DEST):
             section, name = dest[len(_FLAG_DEST):].split("__", 1)
             out[f"{section}.{name}"] = value
     return out

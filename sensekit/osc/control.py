@@ -10,8 +10,8 @@ and, kept from before the table, ``/sensekit/set/threshold`` (``activity.silence
 ``/sensekit/set/color`` (``tracker.color``), ``/sensekit/set/tolerance``
 (``tracker.hue_tolerance``) and ``/sensekit/set/gain`` (``audio.gain``).
 
-The argument is one value: ``i`` or ``f`` for numbers (an ``i`` 0/1 or ``T``/``F`` for a
-switch), ``s`` for a choice, a colour ``"#RRGGBB"`` or zones ``"name=x,y,w,h;..."``, and ``N``
+The argument is one value: ``i`` or ``f`` for numbers (``f`` is float32: it is read to 7
+significant digits, so 0.588 stays 0.588; an ``i`` 0/1 or ``T``/``F`` for a switch), ``s`` for a choice, a colour ``"#RRGGBB"`` or zones ``"name=x,y,w,h;..."``, and ``N``
 (nil) or ``s "none"`` for nothing where the setting allows it. Any string is read the way
 ``--set`` reads it.
 
@@ -28,6 +28,7 @@ the CLI's rate limit (``sensekit.ratelimit``); the counts are in ``stats()``.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -82,6 +83,8 @@ def value_from_args(key: str, args: tuple[Any, ...]) -> Any:
     if len(args) != 1:
         raise ConfigError(f"`{key}` takes one value, got {len(args)} arguments {list(args)!r}")
     value = args[0]
+    if isinstance(value, float) and math.isfinite(value):
+        value = float(f"{value:.7g}")          # an OSC ``f`` is float32: 0.588, not 0.5879999995
     if isinstance(value, str):
         return s.parse(value)
     if isinstance(value, float) and s.kind == "bool":

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Mapping
 
@@ -267,6 +268,8 @@ class Group:
     items: tuple[Setting, ...]
     #: cross-setting rule on the merged values (raises ``ConfigError``), e.g. fmin < fmax
     rule: Callable[[Mapping[str, Any]], None] | None = field(default=None, compare=False)
+    #: the module that declared the group (``sensekit.vision.motion``, ``sensekit_apps.clapper``)
+    module: str = field(default="", compare=False)
     _by_name: dict[str, Setting] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -340,7 +343,7 @@ def group(section: str, title: str, *items: Setting,
     from sensekit.settings.registry import register
 
     placed = tuple(replace(s, section=section) for s in items)
-    g = Group(section, title, placed, rule)
+    g = Group(section, title, placed, rule, module=sys._getframe(1).f_globals.get("__name__", ""))
     for s in placed:                 # the defaults themselves must be valid
         s.check(s.default)
     return register(g)

@@ -235,11 +235,19 @@ class Tuning:
         return result
 
     def apply_now(self, values: Mapping[str, Any]) -> Applied:
-        """``apply`` and take effect at once (the loop's own thread, between items)."""
-        done = self.apply(values)
-        for t in self.tunables():
-            if t._pending:
-                t.apply_pending()
+        """``apply`` and take effect at once (the loop's own thread, between items). Values of a
+        group that a value itself brings in (``motion.method=background`` and the ``background``
+        settings) apply once it exists."""
+        done = Applied(unused=list(values))
+        while done.unused:
+            step = self.apply({k: values[k] for k in done.unused})
+            for t in self.tunables():
+                if t._pending:
+                    t.apply_pending()
+            done.values.update(step.values)
+            if len(step.unused) == len(done.unused):
+                break
+            done.unused = step.unused
         return done
 
 

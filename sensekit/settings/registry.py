@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from sensekit.settings.declare import Group, Setting
 
 __all__ = ["REGISTRY", "register", "lookup", "groups", "load_table", "DECLARING_MODULES",
-           "split_key", "describe_table"]
+           "split_key", "describe_table", "library_sections"]
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,12 @@ def lookup(key: str) -> Setting:
     return group[name]
 
 
+def library_sections() -> list[str]:
+    """The sections declared by sensekit's own detectors and stages (not by apps)."""
+    load_table(apps=False)
+    return sorted(s for s, g in REGISTRY.items() if g.module in DECLARING_MODULES)
+
+
 def groups() -> list[Group]:
     """Every registered group, in section order."""
     return [REGISTRY[s] for s in sorted(REGISTRY)]
@@ -112,7 +118,8 @@ def describe_table() -> dict[str, Any]:
     from sensekit.settings.presets import PRESETS
 
     return {
-        "groups": [{"section": g.section, "title": g.title, "settings": [s.describe() for s in g.items]}
+        "groups": [{"section": g.section, "title": g.title, "module": g.module,
+                    "settings": [s.describe() for s in g.items]}
                    for g in groups()],
         "presets": {name: {"help": p.help, "values": dict(p.values)} for name, p in sorted(PRESETS.items())},
     }
