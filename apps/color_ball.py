@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D

@@ -6,8 +6,8 @@ Four behaviours on top of the (mirrored) camera image; key c cycles them:
 - flock flees hand: a few hundred boids flock; wherever you move, a flow field from the
   motion mask and a flee point at the motion centre scatter them;
 - wanderers: vehicles wander and avoid the round obstacles and your coloured object.
-+/- change the vehicles' top speed (``steer.speed``; every constant is a setting). Click an object on the picture, or drag a box
-around it, to track that object (its outline shows what was taken). Hand input
++/- change the vehicles' top speed (``steer.speed``; every constant is a setting). Click an
+object on the picture, or drag a box around it, to track that object (its outline shows what was taken). Hand input
 (``--hands`` or key h, needs the hands extra): your index fingertip is the target, the
 obstacle and the point the flock flees, and a pinch is key c (the next behaviour).
 Everything is sensekit.steer; this file only wires sensed targets to behaviours and draws.

@@ -394,3 +394,28 @@ def test_a_new_setting_is_one_line_and_appears_everywhere(tmp_path: Path, monkey
                  "--keys", "+@0.1,S@0.2", "--profile", str(venue), "--screenshot", str(tmp_path / "b.png")]) == 0
     assert loads_profile(venue.read_text())["balloon.growth"] == 3.0
     assert value_from_args("balloon.growth", (4.0,)) == 4.0
+
+
+def test_every_setting_attribute_is_typed_for_the_type_checker():
+    """Settings are stored as attributes by the table; each class names their types (only the
+    types: the declaration stays the one place for defaults, ranges and help)."""
+    import inspect
+    import re
+
+    from sensekit.audio.activity import ActivityDetector
+    from sensekit.audio.noise_floor import NoiseFloor
+    from sensekit.audio.pitch import PitchTracker
+    from sensekit.vision.background import BackgroundModel
+    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.vision.hands import HandStage
+    from sensekit.vision.motion import MotionDetector
+    from sensekit.vision.pipeline import VisionStage
+
+    for cls in (ActivityDetector, NoiseFloor, PitchTracker, BackgroundModel, ColorTracker, HandStage,
+                MotionDetector, VisionStage):
+        source = inspect.getsource(cls)
+        for name in cls.SETTINGS.names:
+            attr = cls.SETTING_ATTRS.get(name, name)
+            if cls is ColorTracker and name in ("method", "color", *ColorTracker._TOLERANCE):
+                continue                                   # stored by its own _store_setting
+            assert re.search(rf"^\s+(self\.)?{attr}: ", source, re.M), f"{cls.__name__}.{attr} has no type"

@@ -78,6 +78,14 @@ class ActivityDetector(Tunable):
         rule=_check_levels,
     )
 
+    # the settings as attributes (types only; the declaration above is the one place they live)
+    silence_level: float
+    timeout_ms: float
+    off_level: float | None
+    min_duration_ms: float
+    on_db: float | None
+    off_db: float | None
+
     def __init__(self, silence_level: float | None = None, timeout_ms: float | None = None, *,
                  noise_floor: NoiseFloor | None = None, meter: LevelMeter | None = None,
                  **settings: Any) -> None:

@@ -43,6 +43,8 @@ class NoiseFloor(Tunable):
                 unit="level", lo=0, hi=100, none="learned from the first learn_ms of audio"),
     )
     SETTING_ATTRS = {"level": "seeded_level"}
+    learn_ms: float                  # the settings as attributes (types only)
+    percentile: float
 
     def __init__(self, learn_ms: float | None = None, **settings: Any) -> None:
         self.seeded_level: float | None = None

@@ -129,6 +129,12 @@ class PitchTracker(Tunable):
         rule=_check_band,
     )
 
+    fmin: float                      # the settings as attributes (types only)
+    fmax: float
+    threshold: float
+    hop_ms: float
+    min_level: float
+
     def __init__(self, *, channels: int | None = None, **settings: Any) -> None:
         self.init_settings(settings)
         self.channels = channels

@@ -49,7 +49,8 @@ def add_osc_arguments(parser: argparse.ArgumentParser) -> None:
                        help="wrap each message in a bundle timetagged with the event time")
     group.add_argument("--osc-control", metavar="[HOST:]PORT",
                        type=_target_arg(default_host="127.0.0.1", allow_any_port=True),
-                       help="accept /sensekit/set/SECTION/NAME (any setting), /sensekit/preset and /sensekit/pause on this port")
+                       help="accept /sensekit/set/SECTION/NAME (any setting), /sensekit/preset and "
+                            "/sensekit/pause on this port")
 
 
 @dataclass

@@ -15,11 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import textwrap
+from typing import Any
 
 from sensekit.errors import ConfigError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "settings", help="list every setting (units, ranges, defaults, help) and the presets",
         description="List every setting of every detector, stage and app, and the presets. Set any "
@@ -49,7 +50,7 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _show(s: dict) -> str:
+def _show(s: dict[str, Any]) -> str:
     value = s["default"]
     if value is None:
         return f"none ({s['none']})" if s["none"] else "none"
@@ -62,7 +63,7 @@ def _show(s: dict) -> str:
     return f"{value} {s['unit']}".rstrip() if s["kind"] in ("int", "float") else str(value)
 
 
-def render_text(data: dict) -> str:
+def render_text(data: dict[str, Any]) -> str:
     """The table for people: per group, each setting's key, default, range and help; then presets."""
     lines: list[str] = []
     count = 0

@@ -11,7 +11,8 @@ and, kept from before the table, ``/sensekit/set/threshold`` (``activity.silence
 (``tracker.hue_tolerance``) and ``/sensekit/set/gain`` (``audio.gain``).
 
 The argument is one value: ``i`` or ``f`` for numbers (``f`` is float32: it is read to 7
-significant digits, so 0.588 stays 0.588; an ``i`` 0/1 or ``T``/``F`` for a switch), ``s`` for a choice, a colour ``"#RRGGBB"`` or zones ``"name=x,y,w,h;..."``, and ``N``
+significant digits, so 0.588 stays 0.588; an ``i`` 0/1 or ``T``/``F`` for a switch), ``s``
+for a choice, a colour ``"#RRGGBB"`` or zones ``"name=x,y,w,h;..."``, and ``N``
 (nil) or ``s "none"`` for nothing where the setting allows it. Any string is read the way
 ``--set`` reads it.
 
@@ -127,7 +128,7 @@ class OscControl:
         #: the last accepted changes, newest last (key -> value), for tests and logs
         self.last: dict[str, Any] = {}
         try:
-            disp = OscDispatcher(strict_timing=False)  # type: ignore[call-arg]
+            disp = OscDispatcher(strict_timing=False)
         except TypeError:  # python-osc < 1.9
             disp = OscDispatcher()
         disp.set_default_handler(self._handle)

@@ -114,7 +114,7 @@ class Received:
     """One decoded message: ``timetag`` is the bundle's epoch time (``None`` outside a bundle)."""
     address: str
     tags: str
-    args: tuple
+    args: tuple[Any, ...]
     timetag: float | None = None
 
 

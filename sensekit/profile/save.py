@@ -18,6 +18,7 @@ file that is not a valid profile (the message names file, line and key).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import tempfile
@@ -167,9 +168,7 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str]) -> Pat
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     return p

@@ -173,6 +173,19 @@ class BackgroundModel(Tunable):
         rule=_check_counts,
     )
 
+    # the settings as attributes (types only; the declaration above is the one place they live)
+    samples: int
+    min_matches: int
+    match_distance: float
+    noise_k: float
+    learn_frames: int
+    memory_frames: int
+    absorb_after_frames: int
+    shadows: bool
+    clean: bool
+    lighting_fraction: float
+    seed: int
+
     def __init__(self, **settings: Any) -> None:
         self.init_settings(settings)
         self.gain: tuple[float, float, float] = (1.0, 1.0, 1.0)

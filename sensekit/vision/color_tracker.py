@@ -105,7 +105,7 @@ def tolerance_settings(value: str | float | Sequence[float]) -> dict[str, float]
     if len(nums) not in (1, 3):
         raise ConfigError(f"tolerance must be 'H' or 'H,S,V', got {value!r}")
     names = ColorTracker._TOLERANCE[:len(nums)]
-    return ColorTracker.SETTINGS.check(dict(zip(names, nums)))
+    return ColorTracker.SETTINGS.check(dict(zip(names, nums, strict=True)))
 
 
 def parse_tolerance(value: str | float | Sequence[float]) -> tuple[float, float, float]:
@@ -169,6 +169,24 @@ class ColorTracker(Tunable):
         rule=_check_method,
     )
     _TOLERANCE = ("hue_tolerance", "saturation_tolerance", "value_tolerance")
+    # the plain settings as attributes (types only; the declaration above is the one place they live)
+    blur_px: int
+    levels: int | None
+    min_area_px: int
+    patch_px: int
+    lost_after_frames: int
+    smoothing: bool
+    min_cutoff_hz: float
+    beta: float
+    grey_below_s: int
+    search: float
+    motion_sigma: float
+    learn_rate: float
+    scale_rate: float
+    surround: float
+    scene_weight: float
+    lost_below: float
+    found_above: float
 
     def __init__(self, color: int | str | None = None, *,
                  tolerance: str | float | Sequence[float] | None = None, **settings: Any) -> None:

@@ -194,6 +194,23 @@ class HandStage(Tunable):
     consumes: Literal["video"] = "video"
     emits = HAND_EVENTS
     SETTINGS = HAND_SETTINGS
+    # the settings as attributes (types only; HAND_SETTINGS is the one place they live)
+    max_hands: int
+    model: Literal["lite", "full"]
+    min_detection_confidence: float
+    min_tracking_confidence: float
+    smoothing: bool
+    smoothing_min_cutoff_hz: float
+    smoothing_beta: float
+    pinch_start_below: float
+    pinch_end_above: float
+    pinch_hold_ms: float
+    gesture_hold_ms: float
+    lost_after_ms: float
+    redetect: bool
+    redetect_every_frames: int
+    mirror: bool
+    input_mirrored: bool
 
     def __init__(self, **settings: Any) -> None:
         self.init_settings(settings)

@@ -31,8 +31,9 @@ its own samples on every frame.
 Zones: ``left`` and ``right`` halves always exist; ``zones_px={"name": (x, y, w, h)}`` adds
 rectangles in pixels, the ``zones`` setting rectangles in fractions 0..1 of the frame (what a
 venue profile stores, so it survives a change of camera). A pixel zone outside the frame
-raises ``ConfigError`` naming it (checked on the first frame when the size is not given). Events from ``events``: ``motion`` while the
-amount is at least ``min_amount``, ``still`` once after ``still_after_frames`` quiet frames.
+raises ``ConfigError`` naming it (checked on the first frame when the size is not given).
+Events from ``events``: ``motion`` while the amount is at least ``min_amount``, ``still`` once
+after ``still_after_frames`` quiet frames.
 
 Settings: the ``motion`` group declared in ``MotionDetector.SETTINGS`` (``sensekit settings
 motion`` lists them with units, ranges and defaults: ``method="difference"``, ``channel="max"``,
@@ -162,6 +163,16 @@ class MotionDetector(Tunable):
                 "right halves always exist)", unit="fraction"),
     )
     SETTING_ATTRS = {"threshold": "fixed_threshold", "zones": "zone_fractions"}
+    # the settings as attributes (types only; the declaration above is the one place they live)
+    method: Literal["difference", "background"]
+    channel: Channel
+    noise_k: float
+    min_threshold: int
+    noise_every_frames: int
+    min_amount: float
+    still_after_frames: int
+    lighting_fraction: float
+    exposure_fraction: float
 
     def __init__(self, *, zones_px: Mapping[str, Sequence[int]] | None = None,
                  frame_size: tuple[int, int] | None = None,

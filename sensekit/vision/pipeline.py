@@ -80,6 +80,15 @@ class VisionStage(Tunable):
                 unit="pixel levels", lo=0, hi=256, step=8),
     )
 
+    # the settings as attributes (types only; the declaration above is the one place they live)
+    mirror: bool
+    blur_px: int
+    levels: int | None
+    palette_spread: bool
+    edge_direction: Literal["horizontal", "any"]
+    edge_blur_px: int
+    edge_threshold: int
+
     def __init__(self, *, mirror: bool | None = None, blur_px: int | None = None, levels: int | None = None,
                  palette_spread: bool | None = None,
                  tracker: ColorTracker | None = None, pick_at: tuple[float, float] | None = None,
