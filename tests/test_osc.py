@@ -715,3 +715,17 @@ def test_any_event_round_trips(event, bundle):
     assert r.address == address_for(event.name)
     assert r.tags == expected_tags(event)
     assert list(r.args) == _flatten(event)      # float32 values are exact here
+
+
+def test_docs_say_how_every_kind_of_setting_is_sent():
+    """docs/OSC.md's table of setting kinds covers every kind the table declares."""
+    from sensekit.settings import load_table
+
+    text = (REPO / "docs" / "OSC.md").read_text()
+    section = text[text.index("## Settings in"):]
+    kinds = {s.kind for g in load_table().values() for s in g.items}
+    words = {"float": "`float`", "int": "`int`", "bool": "`bool`", "choice": "choice", "color": "colour",
+             "zones": "zones"}
+    for kind in kinds:
+        assert words[kind] in section, f"docs/OSC.md does not say how a {kind} setting is sent"
+    assert "/sensekit/set/<section>/<name>" in section and "/sensekit/preset" in section

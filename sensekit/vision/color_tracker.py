@@ -37,7 +37,8 @@ Failure modes: a background of the same colour (hsv/exact pick the largest blob,
 the background); the model drifts when the object is fully hidden for long, or shares its
 colours with the surround; a click on a multi-coloured object may pick only the part of one
 colour (the logo of a can), which is then what is followed.
-Defaults: ``tolerance=(12, 80, 80)``, ``min_area_px=20``, ``lost_after_frames=3``, One-Euro
+Settings: the ``tracker`` group (``sensekit settings tracker``); defaults: hue tolerance 12
+degrees with saturation and value 80, ``min_area_px=20``, ``lost_after_frames=3``, One-Euro
 ``min_cutoff_hz=1``, ``beta=0.05``; model ``search=2``, ``motion_sigma=1.5``,
 ``learn_rate=0.02``, ``scale_rate=0.2``, ``surround=0.6``, ``scene_weight=1``,
 ``lost_below=0.3``, ``found_above=0.45``. Measured from clicks on the developer clips by
