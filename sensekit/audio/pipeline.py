@@ -13,6 +13,12 @@ dispatcher every configured detector runs. ``clap_pattern`` needs the clap detec
 so listening to patterns runs it. ``always_run = True`` keeps the stage alive for apps
 that read ``level``/``active``/``pitch`` attributes directly.
 
+Settings: the stage's own ``audio`` group (gain, level smoothing) and those of the detectors
+it owns (``noise_floor``, ``activity``, ``clap``, ``pattern``, ``pitch``; ``tunables()`` lists
+them); a change through ``apply`` takes effect at the next block (one integer comparison per
+block when nothing changed). The stage always has a ``NoiseFloor`` (the activity detector's
+``on_db`` thresholds use it).
+
 Pitch events are emitted when an estimate is made (every ``PitchTracker.hop_ms``) and
 once when the sound goes quiet, not on every block.
 

@@ -20,7 +20,7 @@ from typing import Any
 from sensekit.errors import ConfigError
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser(
         "settings", help="list every setting (units, ranges, defaults, help) and the presets",
         description="List every setting of every detector, stage and app, and the presets. Set any "

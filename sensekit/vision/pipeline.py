@@ -19,7 +19,10 @@ a pipeline whose app only listens to ``motion`` never computes edges or palette 
 ``always_run={"edges"}`` keeps a sub-stage running for apps that read its state directly
 (``edge_map``, ``motion_result``, ``track_result``). ``runs`` counts what actually ran.
 
-Defaults: no mirror, blur 1 (off), no palette, edges horizontal with a 3x3 blur. Cost: the
+Settings: the stage's ``vision`` group (mirror, blur, palette, edges) and those of its tracker
+and motion detector (``tunables()``); a change through ``apply`` takes effect at the next frame
+(one integer comparison per frame when nothing changed). Defaults: no mirror, blur 1 (off), no
+palette, edges horizontal with a 3x3 blur and threshold 0x22. Cost: the
 sum of the sub-stages' OpenCV calls plus ~10-30 us of Python per frame; the benchmark in
 ``benchmarks/vision.py`` compares it with the raw OpenCV chain (ratio <= 1.10).
 ``pick_at`` (a click) or ``pick_box`` (x, y, w, h) start the tracker on the first frame.
