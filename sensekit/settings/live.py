@@ -19,8 +19,9 @@ are checked against the declaration and stored as attributes of the same name
 runner's stages, looked up on every call, so a stage added later is seen), and speaks in keys
 (``motion.threshold``). Every adapter goes through it: ``apply({"motion.threshold": 30})``
 checks all values against the declarations and the live objects before applying any;
-``settings()``, ``learned()`` and ``changed()`` (what differs from the run's ``baseline``, the
-values the app started with) read the run back, for ``Shift+S`` and the profile.
+``settings()``, ``learned()`` and ``changed()`` (what was applied through the table since the
+run's ``baseline``, the values the app started with, and still differs from it) read the run
+back, for ``Shift+S`` and the profile.
 
 Failure modes: an unknown key or a bad value is a ``ConfigError`` naming the key and value;
 a key whose group is not running is reported in ``Applied.unused`` (callers warn for what the
@@ -170,6 +171,7 @@ class Tuning:
         self._roots = roots
         self._lock = threading.Lock()
         self._baseline: dict[str, Any] = {}
+        self._applied: set[str] = set()
 
     def tunables(self) -> list[Tunable]:
         return find_tunables(self._roots())
@@ -200,14 +202,19 @@ class Tuning:
         return out
 
     def baseline(self) -> dict[str, Any]:
-        """Remember the current values as the run's starting point; returns them."""
+        """Remember the current values as the run's starting point (and forget what was
+        applied); returns them."""
         self._baseline = self.settings()
+        self._applied = set()
         return dict(self._baseline)
 
     def changed(self) -> dict[str, Any]:
-        """Keys whose value differs from the baseline (new groups count whole)."""
-        return {k: v for k, v in self.settings().items()
-                if k not in self._baseline or self._baseline[k] != v}
+        """The settings applied through this table since the baseline (options, keys, OSC...),
+        that still differ from it, at their current values. What the program did by itself
+        (a click that starts a new tracker) is state, not a setting, and is not listed."""
+        current = self.settings()
+        return {k: current[k] for k in sorted(self._applied)
+                if k in current and (k not in self._baseline or self._baseline[k] != current[k])}
 
     def apply(self, values: Mapping[str, Any]) -> Applied:
         """Check every value (native values; see ``parse``) against the table and the running
@@ -232,6 +239,7 @@ class Tuning:
                 obj.apply(**vals)
                 section = type(obj).SETTINGS.section
                 result.values.update({f"{section}.{n}": v for n, v in vals.items()})
+            self._applied.update(result.values)
         return result
 
     def apply_now(self, values: Mapping[str, Any]) -> Applied:

@@ -241,9 +241,9 @@ class VisionStage(Tunable):
             q = cv2.LUT(b, self._lut, dst=self._q)
             runs["palette"] += 1
 
-        if "track" in active:
-            tracker = self.tracker
-            assert tracker is not None
+        if "track" in active and self.tracker is not None and (
+                self.tracker.ready or self.pick_at is not None or self.pick_box is not None):
+            tracker = self.tracker                      # (a tracker waiting for a pick is skipped)
             if self.pick_at is not None:
                 x, y = self.pick_at
                 self.pick_at = None

@@ -37,3 +37,21 @@ def test_shift_s_saves_what_the_run_changed_and_a_new_run_starts_from_it(play, t
     # the learned camera noise, saved, gives the threshold the detector had learned
     assert again.runner.stages[0].motion.threshold == pytest.approx(host.runner.stages[0].motion.threshold,
                                                                      rel=0.1)
+
+
+def test_a_click_is_not_a_setting_and_is_not_saved(play, tmp_path):
+    """A pick starts a new (model) tracker: Shift+S keeps the tuned settings, not the pick, so
+    the next run with the profile still tracks (it would wait for a click otherwise)."""
+    venue = tmp_path / "venue.toml"
+    host = play("color_ball", 30, profile_path=venue)
+    host.tuning.apply_now({"tracker.hue_tolerance": 20.0})
+    host.pick_at((259, 52))
+    host.step()
+    assert host.runner.stages[0].tracker.method == "model"
+    assert host.runner.stages[0].tracker.tolerance[0] == 20.0       # the pick kept the tuning
+    host.press(pygame.K_s, pygame.KMOD_LSHIFT)
+    saved = load_profile(venue)
+    assert saved["tracker.hue_tolerance"] == 20.0
+    assert "tracker.method" not in saved and "tracker.color" not in saved
+    again = play("color_ball", 30, each=lambda h: h.steps == 1 and h.tuning.apply_now(saved))
+    assert again.app.tracking
