@@ -15,7 +15,7 @@ Click an object on the picture, or drag a box around it, to track that object.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pygame
@@ -27,12 +27,12 @@ from sensekit.app.convert import bgr_to_hex, camera_to_view
 from sensekit.collide import circle_pairs, hit_test, pairs_within, to_mask
 from sensekit.collide.contact import resolve, resolve_box
 from sensekit.events import ColorLost, ColorTracked
+from sensekit.settings import group, setting
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.pipeline import VisionStage
 
 SCENES = ("balls", "stars", "node garden")
 DEFAULT_COLOR_BGR = (20, 45, 235)        # the orange-red ball of the demo recording
-N_BALLS, N_NODES = 400, 90
 STAR_PX = 120
 FLASH_S = 0.12
 
@@ -64,6 +64,17 @@ class Collide(TrackerPicking, App):
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = SCENES
     hands = "switch"
+    SETTINGS = group(
+        "collide", "collide: bouncing balls, a pixel-perfect star pair, a node garden",
+        setting("alpha_threshold", 128, "star pixels count from this alpha (stars; low: the glow counts)",
+                lo=1, hi=255, step=32),
+        setting("near_px", 70.0, "nodes closer than this are linked (node garden)", unit="px", lo=20, hi=200,
+                step=10),
+        setting("balls", 400, "balls in the balls scene", lo=1, hi=5000),
+        setting("nodes", 90, "nodes in the node garden", lo=2, hi=2000),
+        setting("restitution", 0.95, "speed kept when two balls bounce", unit="fraction", lo=0, hi=1),
+    )
+    SETTING_ATTRS = {"balls": "balls_n", "nodes": "nodes_n"}
 
     def stages(self) -> list:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
@@ -75,8 +86,6 @@ class Collide(TrackerPicking, App):
         self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
         self.scene = 0
         self.box: tuple[float, float, float, float] | None = None     # tracked object, view px
-        self.alpha_threshold = 128
-        self.near_px = 70.0
         self.stars = [star_rgba(STAR_PX, 0.0, (255, 220, 60)), star_rgba(STAR_PX, 0.6, (120, 200, 255))]
         self.star_surfaces = [rgba_surface(s) for s in self.stars]
         self._build_masks()
@@ -90,14 +99,14 @@ class Collide(TrackerPicking, App):
 
     def restart(self) -> str:
         v, rng = self.camera_view, self.rng
-        self.r = rng.uniform(4.0, 10.0, N_BALLS)
-        self.p = np.column_stack((rng.uniform(v.x + 12, v.right - 12, N_BALLS),
-                                  rng.uniform(v.y + 12, v.bottom - 12, N_BALLS)))
-        self.vel = rng.normal(0, 70, (N_BALLS, 2))
-        self.flash = np.zeros(N_BALLS)
+        n, m = self.balls_n, self.nodes_n
+        self.r = rng.uniform(4.0, 10.0, n)
+        self.p = np.column_stack((rng.uniform(v.x + 12, v.right - 12, n), rng.uniform(v.y + 12, v.bottom - 12, n)))
+        self.vel = rng.normal(0, 70, (n, 2))
+        self.flash = np.zeros(n)
         self.contacts = 0
-        self.nodes = np.column_stack((rng.uniform(v.x, v.right, N_NODES), rng.uniform(v.y, v.bottom, N_NODES)))
-        self.node_v = rng.normal(0, 25, (N_NODES, 2))
+        self.nodes = np.column_stack((rng.uniform(v.x, v.right, m), rng.uniform(v.y, v.bottom, m)))
+        self.node_v = rng.normal(0, 25, (m, 2))
         self.links = np.zeros((0, 2), dtype=np.int64)
         self.star_hit = False
         self.star_pos = [np.array([v.centerx - STAR_PX - 20.0, v.centery - STAR_PX / 2]),
@@ -156,7 +165,7 @@ class Collide(TrackerPicking, App):
         pairs = circle_pairs(self.p, self.r)                       # the grid broad phase
         self.contacts = len(pairs)
         if len(pairs):
-            self.p, self.vel = resolve(self.p, self.vel, self.r, pairs, restitution=0.95)
+            self.p, self.vel = resolve(self.p, self.vel, self.r, pairs, restitution=self.restitution)
             self.flash[pairs.ravel()] = FLASH_S
         if self.box is not None:
             self.p, self.vel, hit = resolve_box(self.p, self.vel, self.r, self.box, restitution=1.0)
@@ -197,13 +206,15 @@ class Collide(TrackerPicking, App):
         self.scene = SCENES.index(name)
         return f"scene: {name}"
 
-    def adjust_sensitivity(self, step: int) -> str:
-        if SCENES[self.scene] == "node garden":
-            self.near_px = float(np.clip(self.near_px + 10 * step, 20, 200))
-            return f"link distance {self.near_px:.0f} px"
-        self.alpha_threshold = int(np.clip(self.alpha_threshold + 32 * step, 1, 255))
-        self._build_masks()
-        return f"alpha threshold {self.alpha_threshold}"
+    def plus_minus_setting(self) -> tuple[str, int]:
+        """+/-: the link distance in the node garden, the alpha threshold elsewhere."""
+        return ("collide.near_px", 1) if SCENES[self.scene] == "node garden" else ("collide.alpha_threshold", 1)
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if "alpha_threshold" in changed:
+            self._build_masks()
+        if changed.keys() & {"balls", "nodes"}:
+            self.restart()
 
     def levels(self) -> dict[str, float]:
         return {"contacts": float(self.contacts), "links": float(len(self.links))}

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
@@ -20,14 +19,13 @@ from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_hex, bgr_to_rgb, camera_to_view, hex_to_bgr
 from sensekit.events import ColorLost, ColorTracked
+from sensekit.settings import group, setting
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.pipeline import VisionStage
 
 BALL_R = 22
 STAR_R = 18
-CATCH_SLACK_PX = 14      # a near miss still counts: fun beats precision
 DEFAULT_COLOR_BGR = (20, 45, 235)       # orange-red, like the ball in the demo recording
-TOLERANCE_HSV = (12.0, 80.0, 80.0)      # hue degrees, saturation, value
 
 
 def star_points(cx: float, cy: float, r: float, spin: float) -> list[tuple[float, float]]:
@@ -45,10 +43,15 @@ class ColorBall(TrackerPicking, App):
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     hands = "switch"
+    SETTINGS = group(
+        "color_ball", "colour ball: the ball follows a coloured object; catch the stars",
+        setting("catch_slack_px", 14.0, "a near miss still catches a star (fun beats precision)", unit="px",
+                lo=0, hi=200),
+    )
+    plus_minus = ("tracker.hue_tolerance", 1)       # colour tracking (hsv); a clicked object uses the model
 
     def stages(self) -> list:
-        self.tolerance = 1.0
-        self.vision = VisionStage(tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR), tolerance=TOLERANCE_HSV),
+        self.vision = VisionStage(tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
                                   dispatcher=self.host.dispatcher)
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]
@@ -120,7 +123,7 @@ class ColorBall(TrackerPicking, App):
 
     def _on_pinch(self, started: bool, xy: tuple[float, float]) -> None:
         """A pinch on the star catches it."""
-        if started and math.dist(xy, self.star) < BALL_R + STAR_R + CATCH_SLACK_PX:
+        if started and math.dist(xy, self.star) < BALL_R + STAR_R + self.catch_slack_px:
             self.score += 1
             self.star = self._new_star()
 
@@ -128,7 +131,7 @@ class ColorBall(TrackerPicking, App):
         if self.hand.active:
             self._follow_hand()
             return
-        if self.tracking and math.dist(self.ball, self.star) < BALL_R + STAR_R + CATCH_SLACK_PX:
+        if self.tracking and math.dist(self.ball, self.star) < BALL_R + STAR_R + self.catch_slack_px:
             self.score += 1
             self.star = self._new_star()
 
@@ -137,13 +140,6 @@ class ColorBall(TrackerPicking, App):
         if self.vision.tracker.color is not None:
             self.target_bgr = hex_to_bgr(self.vision.tracker.color)
         return message
-
-    def adjust_sensitivity(self, step: int) -> str:
-        """+ widens the colour tolerance, - narrows it (tracking the picked colour by hue)."""
-        self.tolerance = float(np.clip(self.tolerance * 1.25 ** step, 0.3, 3.0))
-        tol = tuple(min(limit, v * self.tolerance) for v, limit in zip(TOLERANCE_HSV, (60.0, 200.0, 200.0)))
-        self.vision.tracker = ColorTracker(self.vision.tracker.color, tolerance=tol)
-        return f"colour tolerance x{self.tolerance:.2f}"
 
     def levels(self) -> dict[str, float]:
         return {"match %": 100.0 * self.confidence}

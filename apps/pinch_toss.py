@@ -17,13 +17,10 @@ import pygame
 
 from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
+from sensekit.settings import group, setting
 
 N_BALLS = 5
 BALL_R = 18.0
-GRAB_PX = BALL_R + 26.0        # a pinch this close to a ball's centre picks it up
-GRAVITY = 900.0                # px/s^2
-BOUNCE = 0.6                   # speed kept after hitting a wall or the floor
-MAX_THROW = 1800.0             # px/s
 HOOP_W, HOOP_Y = 90.0, 150.0   # hoop width and height of its rim above the view top, px
 COLORS = [(255, 120, 80), (120, 220, 255), (180, 255, 140), (255, 210, 60), (230, 150, 255)]
 
@@ -34,6 +31,13 @@ class PinchToss(App):
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     hands = "always"
+    SETTINGS = group(
+        "pinch_toss", "pinch toss: pick up balls with a pinch and throw them through the hoop",
+        setting("grab_px", 44.0, "a pinch this close to a ball's centre picks it up", unit="px", lo=1, hi=300),
+        setting("gravity", 900.0, "pull on a flying ball", unit="px/s²", lo=0, hi=10_000),
+        setting("bounce", 0.6, "speed kept after hitting a wall or the floor", unit="fraction", lo=0, hi=1),
+        setting("max_throw", 1800.0, "fastest throw", unit="px/s", lo=1, hi=20_000),
+    )
 
     def stages(self) -> list:
         self.hand = HandInput(self)
@@ -60,12 +64,12 @@ class PinchToss(App):
         if started:
             d = np.hypot(*(self.p - xy).T)
             k = int(np.argmin(d))
-            if d[k] <= GRAB_PX:
+            if d[k] <= self.grab_px:
                 self.held = k
         elif self.held is not None:
             vx, vy = self.hand.velocity
             speed = math.hypot(vx, vy)
-            scale = min(1.0, MAX_THROW / speed) if speed > 0 else 1.0
+            scale = min(1.0, self.max_throw / speed) if speed > 0 else 1.0
             self.vel[self.held] = (vx * scale, vy * scale)
             self.held = None
             self.throws += 1
@@ -83,7 +87,7 @@ class PinchToss(App):
             free[self.held] = False
             self.p[self.held] = self.hand.point
             self.vel[self.held] = 0.0
-        self.vel[free, 1] += GRAVITY * dt
+        self.vel[free, 1] += self.gravity * dt
         self.p[free] += self.vel[free] * dt
         self._walls(free)
         self._score(before, free)
@@ -93,7 +97,8 @@ class PinchToss(App):
         lo = np.array([v.x + BALL_R, v.y + BALL_R])
         hi = np.array([v.right - BALL_R, v.bottom - BALL_R])
         out_lo, out_hi = (self.p < lo) & free[:, None], (self.p > hi) & free[:, None]
-        self.vel = np.where(out_lo, np.abs(self.vel) * BOUNCE, np.where(out_hi, -np.abs(self.vel) * BOUNCE, self.vel))
+        bounce = self.bounce
+        self.vel = np.where(out_lo, np.abs(self.vel) * bounce, np.where(out_hi, -np.abs(self.vel) * bounce, self.vel))
         self.p = np.where(free[:, None], np.clip(self.p, lo, hi), self.p)
         on_floor = free & (self.p[:, 1] >= hi[1] - 0.5)
         self.vel[on_floor, 0] *= 0.96              # rolling friction

@@ -6,8 +6,8 @@ Four behaviours on top of the (mirrored) camera image; key c cycles them:
 - flock flees hand: a few hundred boids flock; wherever you move, a flow field from the
   motion mask and a flee point at the motion centre scatter them;
 - wanderers: vehicles wander and avoid the round obstacles and your coloured object.
-+/- change the vehicles' top speed. Click an object on the picture, or drag a box
-around it, to track that object (its outline shows what was taken). Hand input
++/- change the vehicles' top speed (``steer.speed``; every constant is a setting). Click an
+object on the picture, or drag a box around it, to track that object (its outline shows what was taken). Hand input
 (``--hands`` or key h, needs the hands extra): your index fingertip is the target, the
 obstacle and the point the flock flees, and a pinch is key c (the next behaviour).
 Everything is sensekit.steer; this file only wires sensed targets to behaviours and draws.
@@ -15,7 +15,7 @@ Everything is sensekit.steer; this file only wires sensed targets to behaviours 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pygame
@@ -25,6 +25,7 @@ from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_hex, camera_to_view
 from sensekit.events import ColorLost, ColorTracked, Motion, Still
+from sensekit.settings import group, setting
 from sensekit.steer import Flock, FlowField, Mix, Vehicle, arrive, avoid, separation, wander
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
@@ -32,9 +33,7 @@ from sensekit.vision.pipeline import VisionStage
 
 MODES = ("arrive at colour", "arrive at motion", "flock flees hand", "wanderers")
 DEFAULT_COLOR_BGR = (20, 45, 235)        # the orange-red ball of the demo recording
-N_VEHICLES, N_BOIDS, N_WANDERERS = 12, 260, 10
 OBSTACLES = [(0.25, 0.35, 38.0), (0.7, 0.3, 30.0), (0.5, 0.7, 44.0), (0.15, 0.8, 26.0)]
-HAND_RADIUS = 60.0                       # the tracked object as an obstacle, px
 COLORS = {"vehicle": (255, 210, 60), "boid": (120, 220, 255), "wanderer": (180, 255, 140)}
 
 
@@ -53,6 +52,17 @@ class Steer(TrackerPicking, App):
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = MODES
     hands = "switch"
+    SETTING_ATTRS = {"vehicles": "vehicles_n", "boids": "boids_n", "wanderers": "wanderers_n"}
+    SETTINGS = group(
+        "steer", "steer: vehicles, a flock and wanderers steered by what the camera sees",
+        setting("speed", 160.0, "top speed of the vehicles and the flock (wanderers: 60 %); keys +/-",
+                unit="px/s", lo=40, hi=400, step=1.2, log_step=True),
+        setting("vehicles", 12, "vehicles that arrive at the target", lo=1, hi=200),
+        setting("boids", 260, "boids in the flock", lo=1, hi=5000),
+        setting("wanderers", 10, "wanderers among the obstacles", lo=1, hi=200),
+        setting("object_radius", 60.0, "the tracked object as an obstacle", unit="px", lo=1, hi=300),
+    )
+    plus_minus = ("steer.speed", 1)
 
     def stages(self) -> list:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
@@ -63,7 +73,6 @@ class Steer(TrackerPicking, App):
     def setup(self) -> None:
         self.camera_view = v = pygame.Rect(0, D.TITLE_H, 640, 480)
         self.mode = 0
-        self.speed = 160.0
         self.colour_at: np.ndarray | None = None
         self.motion_at: np.ndarray | None = None
         self.field: FlowField | None = None
@@ -89,13 +98,13 @@ class Steer(TrackerPicking, App):
                     return float(p[0]), float(p[1])
 
         self.vehicles = [Vehicle(spot(), max_speed=self.speed, max_force=3 * self.speed, radius=7)
-                         for _ in range(N_VEHICLES)]
+                         for _ in range(self.vehicles_n)]
         self.wanderers = [Vehicle(np.subtract(spot(), v.topleft), rng.normal(0, 40, 2),
                                   max_speed=self.speed * 0.6,
                                   max_force=2 * self.speed, radius=6, edges="wrap", bounds=bounds)
-                          for _ in range(N_WANDERERS)]
-        self.angles = [float(a) for a in rng.uniform(0, 2 * math.pi, N_WANDERERS)]
-        self.flock = Flock(rng.uniform(0, bounds, (N_BOIDS, 2)), rng.normal(0, 60, (N_BOIDS, 2)),
+                          for _ in range(self.wanderers_n)]
+        self.angles = [float(a) for a in rng.uniform(0, 2 * math.pi, self.wanderers_n)]
+        self.flock = Flock(rng.uniform(0, bounds, (self.boids_n, 2)), rng.normal(0, 60, (self.boids_n, 2)),
                            radius=50, separation_radius=18, max_speed=self.speed,
                            max_force=3 * self.speed, edges="wrap", bounds=bounds,
                            flee_radius=160, weights={"flee": 4.0, "flow": 2.0})
@@ -172,7 +181,7 @@ class Steer(TrackerPicking, App):
         if self.colour_at is None:
             return self.obstacles, self.obstacle_r
         return (np.vstack([self.obstacles, self.colour_at]),
-                np.append(self.obstacle_r, HAND_RADIUS))
+                np.append(self.obstacle_r, self.object_radius))
 
     # -- keys -----------------------------------------------------------------
     def recalibrate(self) -> str:
@@ -183,14 +192,18 @@ class Steer(TrackerPicking, App):
         self.mode = MODES.index(name)
         return f"behaviour: {name}"
 
-    def adjust_sensitivity(self, step: int) -> str:
-        self.speed = float(np.clip(self.speed * 1.2 ** step, 40.0, 400.0))
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if changed.keys() & {"vehicles", "boids", "wanderers"}:
+            self.restart()
+        elif "speed" in changed:
+            self._set_speed()
+
+    def _set_speed(self) -> None:
         for veh in self.vehicles:
             veh.max_speed, veh.max_force = self.speed, 3 * self.speed
         for w in self.wanderers:
             w.max_speed = self.speed * 0.6
         self.flock.max_speed, self.flock.max_force = self.speed, 3 * self.speed
-        return f"top speed {self.speed:.0f} px/s"
 
     def levels(self) -> dict[str, float]:
         return {"polarization %": 100 * self.flock.polarization}

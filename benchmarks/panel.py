@@ -60,6 +60,7 @@ from sensekit.panel.control import StagesControl
 from sensekit.panel.frames import unpack
 from sensekit.paths import bundled_recording
 from sensekit.runner import Runner
+from sensekit.settings.live import Tuning
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
@@ -88,7 +89,8 @@ class Piece:
         self.runner.dispatcher.on("motion", lambda e: None)
         self.runner.dispatcher.on("color_tracked", lambda e: None)
         self.panel = Panel(parse_panel_address("127.0.0.1:0"), self.runner,
-                           StagesControl(self.runner, None, Path("venue.toml")),
+                           StagesControl(self.runner, Tuning(lambda: self.runner.stages), None,
+                                         Path("venue.toml")),
                            info={"title": "benchmark", "inputs": ["video", "audio"]})
         self.url = self.panel.start()
         self.stop = threading.Event()

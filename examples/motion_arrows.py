@@ -27,4 +27,4 @@ with open_source(sys.argv[1] if len(sys.argv) > 1 else "demo") as source:
     top = h * 6 // 10
     zones = {"left_arrow": (0, top, w // 2, h - top), "right_arrow": (w // 2, top, w - w // 2, h - top)}
     dispatcher.on("motion", arrows), dispatcher.on("still", arrows)
-    Runner(source, [VisionStage(mirror=True, blur_px=5, motion=MotionDetector(zones=zones))], dispatcher).run()
+    Runner(source, [VisionStage(mirror=True, blur_px=5, motion=MotionDetector(zones_px=zones))], dispatcher).run()

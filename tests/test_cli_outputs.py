@@ -79,6 +79,7 @@ def base_argv(command: str, rec: Path, out: Path) -> list[str]:
         "run": ["run", "edge_snow", "--source", f"replay:{rec}", "--headless", "--frames", "3",
                 "--screenshot", str(out / "shot.png")],
         "snapshot": ["snapshot", str(rec), "--frame", "2", "--out", str(out / "stages.png")],
+        "settings": ["settings", "motion"],
     }.get(command, [command])
 
 

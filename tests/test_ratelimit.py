@@ -90,8 +90,12 @@ def test_bad_settings_are_rejected():
 
 
 def test_malformed_and_oversized_datagrams_are_counted(caplog):
+    from sensekit.audio.activity import ActivityDetector
+    from sensekit.settings import Tuning
+
+    detector = ActivityDetector()
     with caplog.at_level(logging.WARNING, logger="sensekit.osc"), \
-            OscControl("127.0.0.1", 0, max_datagram_bytes=1024) as control:
+            OscControl("127.0.0.1", 0, tuning=Tuning(lambda: [detector]), max_datagram_bytes=1024) as control:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
             s.sendto(b"not osc at all", ("127.0.0.1", control.port))
             s.sendto(b"/sensekit/set/threshold\x00,f\x00\x00\x01", ("127.0.0.1", control.port))
@@ -118,7 +122,7 @@ def test_an_osc_flood_on_a_running_command_is_a_few_lines_and_counted(tmp_path, 
     if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
         pytest.skip("bundled recording not generated yet")
     port = free_udp_port()
-    proc = subprocess.Popen(_cli() + ["events", "demo", "--realtime", "--loop", "--clap", "--stats",
+    proc = subprocess.Popen(_cli() + ["events", "demo", "--realtime", "--loop", "--activity", "--stats",
                                       "--osc-control", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
@@ -147,7 +151,7 @@ def test_an_osc_flood_on_a_running_command_is_a_few_lines_and_counted(tmp_path, 
                 if i % 10 == 9:
                     time.sleep(0.01)               # let the server keep up (UDP drops otherwise)
             s.sendto(good.build().dgram, ("127.0.0.1", port))
-        wait_for("OSC: threshold 30.0")            # the server has handled everything before it
+        wait_for("OSC: activity.silence_level=30.0")   # the server has handled everything before it
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
         reader.join(timeout=10)

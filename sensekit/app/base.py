@@ -31,7 +31,8 @@ Hooks the host calls (all optional except ``draw``):
 - ``update(dt)`` -> advance the game by exactly ``dt`` seconds (the fixed step);
 - ``draw(screen)`` -> draw the whole window (``self.draw_frame`` helps);
 - ``levels()`` -> numbers for the HUD (``{"level": 42.0}``);
-- ``recalibrate()`` (key ``c``), ``adjust_sensitivity(step)`` (keys ``+``/``-``),
+- ``recalibrate()`` (key ``c``), ``adjust_sensitivity(step)`` (keys ``+``/``-``, for an app
+  that declares no ``plus_minus`` setting),
   ``pick_color(bgr, xy)`` (click on ``camera_view``, or ``--pick``; by default the
   stage's colour tracker picks), ``pick_region(box)`` (a box dragged on ``camera_view``,
   camera pixels ``x, y, w, h``), ``restart()`` (key ``r``), ``set_mode(name)``
@@ -39,12 +40,19 @@ Hooks the host calls (all optional except ``draw``):
   each may return a short message that the host shows for a moment;
 - ``state()`` -> a dict of what the player sees, for tests and benchmarks.
 
+Settings: an app declares its own tunable constants once, like a detector, as a
+``SETTINGS = group("my_app", "what it is", setting(...), ...)`` class attribute; they are then
+attributes of the app (``self.gravity``), in ``sensekit settings``, ``--set my_app.gravity=0.5``,
+profiles, OSC and Shift+S, and ``settings_changed(changed)`` sees changes (applied before the
+next step). ``plus_minus = ("clap.min_level", -1)`` binds the ``+``/``-`` keys to any setting
+of the run (its own or a stage's), one declared ``step`` per press (-1: ``+`` lowers it).
+
 Randomness: use ``self.rng`` (a ``numpy.random.Generator`` seeded from
 ``seed``), never the global generators, so every run is the same game.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator
 
 import numpy as np
 import pygame
@@ -52,13 +60,14 @@ import pygame
 from sensekit.app import draw as D
 from sensekit.events import Event
 from sensekit.runner import Stage
+from sensekit.settings.live import Tunable
 
 if TYPE_CHECKING:
     from sensekit.app.host import AppHost
     from sensekit.vision.color_tracker import ColorTracker
 
 
-class App:
+class App(Tunable):
     #: set from the file name by the registry (``apps/clapper.py`` -> ``"clapper"``)
     name: ClassVar[str] = ""
     title: ClassVar[str] = "sensekit app"
@@ -78,8 +87,12 @@ class App:
     modes: ClassVar[tuple[str, ...]] = ()
     #: hand input (``sensekit.app.hand_input``): "no", "switch" (``--hands`` or key ``h``), "always"
     hands: ClassVar[str] = "no"
+    #: the setting the ``+``/``-`` keys move, and which way ``+`` moves it (1 up, -1 down)
+    plus_minus: ClassVar[tuple[str, int] | None] = None
 
     def __init__(self, host: "AppHost") -> None:
+        if getattr(type(self), "SETTINGS", None) is not None:
+            self.init_settings()
         self.host = host
         self.rng = np.random.default_rng(self.seed)
         #: where the camera image is drawn; clicks inside it pick colours
@@ -105,7 +118,17 @@ class App:
         return None
 
     def adjust_sensitivity(self, step: int) -> str | None:
+        """Keys ``+``/``-`` for an app without a ``plus_minus`` setting."""
         return None
+
+    def plus_minus_setting(self) -> tuple[str, int] | None:
+        """The setting ``+``/``-`` move now and which way (default: ``plus_minus``; an app
+        with modes may choose per mode)."""
+        return self.plus_minus
+
+    def tunables(self) -> Iterator[Tunable]:
+        if getattr(type(self), "SETTINGS", None) is not None:
+            yield self
 
     def pick_color(self, bgr: tuple[int, int, int], xy: tuple[int, int]) -> str | None:
         """A click at camera pixel ``xy`` (colour ``bgr``): the colour tracker of the app's

@@ -23,11 +23,17 @@ a mirror is what players expect; event coordinates are therefore in mirrored
 image pixels, the way they appear on screen.
 
 Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``Shift+S`` save the
-venue profile (``--profile`` file, else ``venue.toml``), ``+``/``-`` sensitivity, ``r`` restart, ``esc``/``q`` quit, ``m``/``e``/``p`` the motion
+venue profile (``--profile`` file, else ``venue.toml``: the settings this run changed, the
+profile's own keys and what the detectors learned), ``+``/``-`` move the app's
+``plus_minus`` setting by its declared step, ``r`` restart, ``esc``/``q`` quit, ``m``/``e``/``p`` the motion
 mask, edge map and palette over the camera view (``overlay_view.py``); a click on ``app.camera_view``
 picks what is under the pointer (``App.pick_color``), and pressing, dragging at least
 ``DRAG_MIN_PX`` and releasing there picks what is inside the box (``App.pick_region``; a
 rubber band shows it while dragging); any other key goes to ``app.key`` (``h``: hand input).
+
+Settings: ``host.tuning`` is the run's table (the app and every stage,
+``sensekit.settings.live.Tuning``); the command line, OSC and the keys change settings
+through it, and they take effect on the next frame, block or step.
 
 Scripted input (``RunOptions.script``, from ``--pick``, ``--mode`` and ``--keys``;
 see ``sensekit.app.script``) goes through the same ``press`` and ``pick_at`` as
@@ -65,6 +71,8 @@ from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import SensekitError
 from sensekit.events import Dispatcher, Event, JsonlWriter, SourceLost, SourceRestored
 from sensekit.runner import Runner
+from sensekit.settings.live import Tuning
+from sensekit.settings.registry import lookup
 from sensekit.vision.stages import mirror
 
 TOAST_S = 2.0
@@ -155,6 +163,7 @@ class AppHost:
         transforms = [mirror] if app_cls.mirror else []
         self.runner = Runner(source, list(self.app.stages()), self.dispatcher,
                              frame_transforms=transforms)
+        self.tuning = Tuning(lambda: [self.app, *self.runner.stages])
         self.dispatcher.on(SourceLost.name, self._on_lost)
         self.dispatcher.on(SourceRestored.name, self._on_restored)
         if self.options.events is not None:
@@ -164,6 +173,7 @@ class AppHost:
         if self.options.video is not None:
             self.video = VideoRecorder(self.options.video, fps=1.0 / app_cls.step_s)
         self.app.setup()
+        self.tuning.baseline()                     # what the app starts with; Shift+S saves changes
         if self.options.script is not None:
             try:
                 self.options.script.start(self)
@@ -220,9 +230,9 @@ class AppHost:
             self.save_screenshot(path)
             self.say(f"saved {path.name}")
         elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
-            self.say(app.adjust_sensitivity(+1))
+            self.say(self.adjust(+1))
         elif key in (pygame.K_MINUS, pygame.K_KP_MINUS):
-            self.say(app.adjust_sensitivity(-1))
+            self.say(self.adjust(-1))
         elif key == pygame.K_r:
             self.say(app.restart())
         elif key in (pygame.K_ESCAPE, pygame.K_q):
@@ -232,9 +242,29 @@ class AppHost:
         else:
             self.say(app.key(key))
 
+    def adjust(self, steps: int) -> str | None:
+        """Keys ``+``/``-``: move the app's ``plus_minus`` setting by ``steps`` declared steps."""
+        target = self.app.plus_minus_setting()
+        if target is None:
+            return self.app.adjust_sensitivity(steps)
+        key, direction = target
+        s = lookup(key)
+        current = self.tuning.settings().get(key)
+        if current is None:
+            return f"{key} is not set in this run"
+        value = s.stepped(current, steps * direction)
+        self.tuning.apply_now({key: value})        # the loop's own thread, between steps
+        return f"{key} = {s.show(value)}"
+
+    def profile_values(self) -> dict[str, Any]:
+        """What ``Shift+S`` saves: the keys of the profile the run started from (at their
+        current values), every setting this run changed, and what the detectors learned."""
+        from sensekit.profile import run_values
+        return run_values(self.tuning, self.options.profile)
+
     def save_profile(self) -> Path | None:
-        """Save the stages' current tuning (colour, thresholds, gain, noise floors) as a
-        venue profile, so the piece comes back tuned next time (``--profile``)."""
+        """Save the run's settings as a venue profile (``profile_values``; an existing file is
+        edited in place, comments kept), so the piece comes back tuned next time (``--profile``)."""
         try:
             path = self.write_profile()
         except (OSError, SensekitError) as exc:
@@ -245,9 +275,8 @@ class AppHost:
 
     def write_profile(self) -> Path:
         """Write the venue profile (``save_profile`` without the message); raises on failure."""
-        from sensekit.profile import capture_profile, save_profile
-        return save_profile(capture_profile(self.runner.stages, self.options.profile),
-                            self.options.profile_path)
+        from sensekit.profile import save_profile
+        return save_profile(self.profile_values(), self.options.profile_path)
 
     def click(self, pos: tuple[int, int]) -> None:
         """A left click at window pixel ``pos``: picks the colour under it on the camera view."""
@@ -319,6 +348,8 @@ class AppHost:
         if script is not None:
             script.before_step(self)
         if not self.paused:
+            if self.app._pending:
+                self.app.apply_pending()
             self.steps += 1
             self.sim_t = self.steps * self.app.step_s
             self.runner.pump(None if self.live else self.sim_t)

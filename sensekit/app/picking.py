@@ -51,7 +51,9 @@ class TrackerPicking:
         frame = self.host.runner.latest_frame
         if frame is None:
             return None
-        tracker = ColorTracker(method="model")
+        keep = {k: v for k, v in self.vision.tracker.settings().items() if k not in ("method", "color")} \
+            if self.vision.tracker is not None else {}
+        tracker = ColorTracker(method="model", **keep)        # the run's tracker settings stay
         if pick == "click":
             tracker.pick(frame.image, *where)
         else:
@@ -94,7 +96,7 @@ def start_tracking(stages: Sequence[object], *, track_color: str | None = None,
     (``track_box``); ``False`` if nothing was asked. ``ConfigError`` if the app tracks nothing
     or the values are bad."""
     from sensekit.errors import ConfigError
-    from sensekit.vision.options import parse_track_box, parse_track_target
+    from sensekit.vision.targets import parse_track_box, parse_track_target
 
     if not (track_color or track_box):
         return False

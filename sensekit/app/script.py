@@ -27,7 +27,6 @@ app that tracks no colour, and for keys that leave a headless run without
 """
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -48,7 +47,7 @@ KEYS: dict[str, tuple[int, int]] = {
     "q": (pygame.K_q, 0), "esc": (pygame.K_ESCAPE, 0), "escape": (pygame.K_ESCAPE, 0),
     "m": (pygame.K_m, 0), "e": (pygame.K_e, 0), "p": (pygame.K_p, 0),          # overlays
 }
-_EPS_S = 1e-9
+EPS_S = 1e-9
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,7 @@ def parse_keys(text: str) -> tuple[KeyPress, ...]:
             raise ConfigError(f"--keys entries must be KEY@SECONDS (e.g. c@2.0), got {item!r}")
         name = key if key in KEYS else key.lower()
         if name not in KEYS:
-            raise ConfigError(f"--keys: unknown key {key!r} in {item!r}; keys: {' '.join(_KEY_NAMES)}")
+            raise ConfigError(f"--keys: unknown key {key!r} in {item!r}; keys: {' '.join(KEY_NAMES)}")
         try:
             t_s = float(when)
         except ValueError:
@@ -91,7 +90,7 @@ def parse_keys(text: str) -> tuple[KeyPress, ...]:
     return tuple(sorted(presses, key=lambda p: p.t_s))
 
 
-_KEY_NAMES = ("space", "c", "s", "S", "+", "-", "r", "q", "esc", "m", "e", "p")
+KEY_NAMES = ("space", "c", "s", "S", "+", "-", "r", "q", "esc", "m", "e", "p")
 
 
 def _norm(mode: str) -> str:
@@ -137,7 +136,7 @@ class Script:
     def before_step(self, host: "AppHost") -> None:
         """Press every scripted key that is due at the run time of the coming step."""
         now_s = host.frame_no * host.app.step_s
-        while self._next_key < len(self.keys) and self.keys[self._next_key].t_s <= now_s + _EPS_S:
+        while self._next_key < len(self.keys) and self.keys[self._next_key].t_s <= now_s + EPS_S:
             key, mod = KEYS[self.keys[self._next_key].key]
             self._next_key += 1
             host.press(key, mod)
@@ -163,29 +162,3 @@ def _check_pick(host: "AppHost", xy: tuple[int, int]) -> None:
     size = host.frame_size
     if size is not None and not (xy[0] < size[0] and xy[1] < size[1]):
         raise ConfigError(f"--pick {xy[0]},{xy[1]} is outside the {size[0]}x{size[1]} picture")
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--pick``, ``--mode`` and ``--keys`` (values are checked by ``from_args``)."""
-    parser.add_argument("--pick", metavar="X,Y",
-                        help="pick the colour at pixel X,Y of the (mirrored) picture when the first "
-                             "frame arrives, as a click there would")
-    parser.add_argument("--mode", metavar="NAME",
-                        help="start in this mode (apps whose key c cycles modes: steer, collide)")
-    parser.add_argument("--keys", metavar="LIST",
-                        help='press keys at run times in seconds, e.g. "c@2.0,space@5" '
-                             f"(keys: {' '.join(_KEY_NAMES)}; S is Shift+S)")
-
-
-def from_args(args: argparse.Namespace, app_cls: type[App]) -> Script | None:
-    """The checked ``Script`` for ``app_cls`` from the parsed options, or ``None`` if none given."""
-    pick = parse_pick(args.pick) if args.pick is not None else None
-    mode = check_mode(app_cls, args.mode) if args.mode is not None else None
-    keys = parse_keys(args.keys) if args.keys is not None else ()
-    frames = getattr(args, "frames", None)
-    if frames is not None and keys and keys[-1].t_s > (frames - 1) * app_cls.step_s + _EPS_S:
-        last = keys[-1]
-        raise ConfigError(f"--keys: {last.key}@{last.t_s:g} comes after the last step of the run, "
-                          f"at {(frames - 1) * app_cls.step_s:.3f} s (--frames {frames})")
-    script = Script(pick=pick, mode=mode, keys=keys)
-    return script if script else None

@@ -4,12 +4,15 @@
                      [--screenshot PATH] [--video PATH] [--events PATH] [--hands]
                      [--track-color X,Y|#RRGGBB | --track-box X,Y,W,H]
                      [--pick X,Y] [--mode NAME] [--keys "c@2.0,space@5"]
+                     [--set KEY=VALUE ...] [--preset NAME] [--profile FILE]
                      [--loop] [--panel [HOST:]PORT [--panel-token TOKEN]]
 
 APP is a name from ``sensekit apps``, or the path of an app file of your own
 (``sensekit run path/to/my_app.py``). ``--pick``, ``--mode`` and ``--keys``
-script the mouse and keys (``sensekit.app.script``). Without ``--source`` the app uses the live camera/microphone it needs when they
-exist, otherwise its bundled recording, and prints one line saying so. An
+script the mouse and keys (``sensekit.app.script``). ``--preset``, ``--profile`` and
+``--set`` (later wins) set any setting of the app and its stages before the first frame
+(``sensekit.cli.tuning``); keys, OSC and Shift+S work on the same table while it runs.
+Without ``--source`` the app uses the live camera/microphone it needs when they exist, otherwise its bundled recording, and prints one line saying so. An
 unknown APP lists the apps (exit status 2). A source without an input the app
 needs (e.g. a video-only file for the clapper) is a one-line error naming it.
 ``--panel`` serves the browser tuning panel (``sensekit.panel``) while the app runs; a
@@ -22,12 +25,12 @@ import os
 import sys
 from pathlib import Path
 
-from sensekit.app.script import add_arguments as add_script_arguments
+from sensekit.cli.osc_args import add_osc_arguments, attach_osc
 from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.cli.paths import OutputPath
+from sensekit.cli.script_args import add_script_arguments
+from sensekit.cli.tuning import add_tuning_arguments, apply_chosen, chosen_values
 from sensekit.errors import ConfigError
-from sensekit.osc import add_osc_arguments, attach_osc
-from sensekit.profile import add_profile_argument, apply_profile_to_stages, load_profile
 from sensekit.validate import check_output_path
 
 SCREENSHOT_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
@@ -59,9 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--track-color", metavar="X,Y|#RRGGBB",
                    help="track the object under this point of the (mirrored) first frame, or a colour")
     p.add_argument("--track-box", metavar="X,Y,W,H", help="track the object inside this box of the first frame")
-    add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
-    add_profile_argument(p)    # --profile (sensekit/profile.py)
-    add_script_arguments(p)    # --pick, --mode, --keys (sensekit/app/script.py)
+    add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/cli/osc_args.py)
+    add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
+    add_script_arguments(p)    # --pick, --mode, --keys (sensekit/cli/script_args.py)
     p.add_argument("--loop", action="store_true", help="repeat a recording when it ends")
     add_panel_arguments(p)     # --panel, --panel-token (sensekit/cli/panel_args.py)
     p.set_defaults(func=main)
@@ -89,11 +92,12 @@ def _positive_int(text: str) -> int:
 
 def main(args: argparse.Namespace) -> int:
     from sensekit.app.registry import resolve
-    from sensekit.app.script import from_args as script_from_args
+    from sensekit.cli.script_args import script_from_args
 
     app_cls = resolve(args.app)        # a name, or a file: path/to/my_app.py
     args.app = app_cls.name
     script = script_from_args(args, app_cls)
+    chosen = chosen_values(args)       # preset < profile < --set, checked before anything opens
     panel_at = panel_address(args)     # a LAN address without a token: one line, exit 2
     if getattr(args, "hands", False):
         _check_hands(args.app, app_cls)
@@ -111,16 +115,15 @@ def main(args: argparse.Namespace) -> int:
     source, note = open_for_app(app_cls, args.source, loop=args.loop or not args.headless)
     if note:
         print(note)
-    profile = load_profile(args.profile) if args.profile else None
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
-                         video=args.video, events=args.events, profile=profile, script=script,
+                         video=args.video, events=args.events, profile=chosen.profile, script=script,
                          hands=bool(getattr(args, "hands", False)), realtime=panel_at is not None,
                          profile_path=Path(args.profile) if args.profile else Path("venue.toml"))
     try:
         host = AppHost(app_cls, source, options)
-        apply_profile_to_stages(profile, host.runner.stages, override=True)
+        apply_chosen(host.tuning, chosen)
         start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box)
-        osc = attach_osc(host.dispatcher, args, stages=host.runner.stages,
+        osc = attach_osc(host.dispatcher, args, tuning=host.tuning,
                          pause=lambda on: setattr(host, "paused", on))
         panel = None
         try:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from sensekit.panel.address import PanelAddress
 from sensekit.panel.control import AppControl, StagesControl
 from sensekit.panel.session import Panel
+from sensekit.settings.live import Tuning
 
 if TYPE_CHECKING:
     from sensekit.app.host import AppHost
@@ -28,10 +30,10 @@ def _inputs(source: Any) -> list[str]:
     return [k for k, v in (("video", source.has_video), ("audio", source.has_audio)) if v]
 
 
-def app_panel(host: AppHost, address: PanelAddress, *, tuning: Any = None) -> Panel:
-    """A started panel on ``host`` (its runner, app, and Shift+S profile)."""
+def app_panel(host: AppHost, address: PanelAddress) -> Panel:
+    """A started panel on ``host`` (its runner, app, settings table and Shift+S profile)."""
     app = host.app
-    panel = Panel(address, host.runner, AppControl(host, tuning),
+    panel = Panel(address, host.runner, AppControl(host),
                   info={"title": app.title, "app": app.name, "source": host.source.description,
                         "inputs": _inputs(host.source), "mirrored": type(app).mirror,
                         "profile": str(host.options.profile_path)})
@@ -50,10 +52,10 @@ def app_panel(host: AppHost, address: PanelAddress, *, tuning: Any = None) -> Pa
     return panel
 
 
-def events_panel(runner: Any, address: PanelAddress, *, profile: Any, profile_path: Path,
-                 tuning: Any = None) -> Panel:
+def events_panel(runner: Any, address: PanelAddress, *, tuning: Tuning,
+                 profile: Mapping[str, Any] | None, profile_path: Path) -> Panel:
     """A started panel on the runner of ``sensekit events``."""
-    panel = Panel(address, runner, StagesControl(runner, profile, profile_path, tuning),
+    panel = Panel(address, runner, StagesControl(runner, tuning, profile, profile_path),
                   info={"title": "sensekit events", "app": "", "source": runner.source.description,
                         "inputs": _inputs(runner.source), "mirrored": False,
                         "profile": str(profile_path)})

@@ -19,11 +19,16 @@ tracker here, a box outside the picture, a bad value, a profile that cannot be w
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from sensekit.errors import ConfigError
+from sensekit.profile import run_values, save_profile
+from sensekit.settings.live import Tuning, parse_values
+from sensekit.settings.registry import REGISTRY
 
 if TYPE_CHECKING:
     from sensekit.app.host import AppHost
@@ -40,9 +45,9 @@ def _hex(rgb: int | None) -> str | None:
 
 
 class PanelControl:
-    """Shared parts: the stages, the frame, the settings table (``tuning``, or ``None``)."""
+    """Shared parts: the stages, the frame, the run's settings table (``tuning``)."""
 
-    def __init__(self, stages: Callable[[], Sequence[Any]], tuning: Any = None) -> None:
+    def __init__(self, stages: Callable[[], Sequence[Any]], tuning: Tuning) -> None:
         self._stages = stages
         self.tuning = tuning
 
@@ -54,15 +59,18 @@ class PanelControl:
         """The first stage with a colour tracker, or ``None``."""
         return next((s for s in self.stages() if getattr(s, "tracker", None) is not None), None)
 
-    def picture(self) -> Any:
+    def picture(self) -> np.ndarray | None:
         """The latest picture the stages saw (``None`` before the first frame)."""
         raise NotImplementedError
 
-    def _check_point(self, x: float, y: float) -> tuple[int, int]:
+    def _image(self) -> np.ndarray:
         image = self.picture()
         if image is None:
             raise ConfigError("no picture yet: the source has not delivered a frame")
-        h, w = image.shape[:2]
+        return image
+
+    def _check_point(self, x: float, y: float) -> tuple[int, int]:
+        h, w = self._image().shape[:2]
         xi, yi = int(x), int(y)
         if not (0 <= xi < w and 0 <= yi < h):
             raise ConfigError(f"point {x:g},{y:g} is outside the {w}x{h} picture")
@@ -90,10 +98,6 @@ class PanelControl:
     def settings(self) -> dict[str, Any]:
         """The running groups of the settings table (as ``sensekit settings --json`` describes
         them), and the value of each setting in this run."""
-        if self.tuning is None:
-            return {"groups": [], "values": {}}
-        from sensekit.settings.registry import REGISTRY
-
         values = self.tuning.settings()
         groups = []
         for section in self.tuning.sections():
@@ -108,10 +112,6 @@ class PanelControl:
         """Check every value (native JSON values, or ``texts`` parsed as on the command line)
         against the table and the running objects, then apply them all for the next frame or
         block; on any error nothing changes and the ``ConfigError`` names the key and value."""
-        if self.tuning is None:
-            raise ConfigError("this run has no settings table")
-        from sensekit.settings.live import parse_values
-
         wanted = {**(values or {}), **parse_values(texts or {})}
         done = self.tuning.apply(wanted)
         if done.unused:
@@ -123,10 +123,7 @@ class PanelControl:
         """Set the motion zone ``name`` to ``box`` (camera pixels) through the settings table
         (``motion.zones`` holds fractions of the frame)."""
         x, y, w, h = self._check_box(box)
-        image = self.picture()
-        fh, fw = image.shape[:2]
-        if self.tuning is None:
-            raise ConfigError("this run has no settings table to hold zones")
+        fh, fw = self._image().shape[:2]
         zones = dict(self.tuning.settings().get(ZONES_KEY) or {})
         zones[name.strip()] = (x / fw, y / fh, w / fw, h / fh)
         return self.apply({ZONES_KEY: zones})
@@ -146,17 +143,17 @@ def _plain(values: dict[str, Any]) -> dict[str, Any]:
 class AppControl(PanelControl):
     """A panel on ``sensekit run APP``: clicks and saves go through the app host."""
 
-    def __init__(self, host: AppHost, tuning: Any = None) -> None:
-        super().__init__(lambda: host.runner.stages, tuning)
+    def __init__(self, host: AppHost) -> None:
+        super().__init__(lambda: host.runner.stages, host.tuning)
         self.host = host
 
-    def picture(self) -> Any:
+    def picture(self) -> np.ndarray | None:
         frame = self.host.runner.latest_frame
         return None if frame is None else frame.image
 
     def pick(self, x: float, y: float) -> dict[str, Any]:
         xi, yi = self._check_point(x, y)
-        b, g, r = (int(v) for v in self.picture()[yi, xi])
+        b, g, r = (int(v) for v in self._image()[yi, xi])
         message = self.host.pick_at((xi, yi))
         if message is None:
             raise ConfigError(f"{self.host.app.name or 'this app'} does not track a colour")
@@ -179,15 +176,17 @@ class AppControl(PanelControl):
 
 
 class StagesControl(PanelControl):
-    """A panel on ``sensekit events``: the stages themselves."""
+    """A panel on ``sensekit events``: the stages themselves; save writes what ``run_values``
+    gives (the ``--profile`` keys, what the run changed, what the detectors learned)."""
 
-    def __init__(self, runner: Any, profile: Any, profile_path: Path, tuning: Any = None) -> None:
+    def __init__(self, runner: Any, tuning: Tuning, profile: Mapping[str, Any] | None,
+                 profile_path: Path) -> None:
         super().__init__(lambda: runner.stages, tuning)
         self.runner = runner
         self.profile = profile
         self.profile_path = Path(profile_path)
 
-    def picture(self) -> Any:
+    def picture(self) -> np.ndarray | None:
         stage = self.tracker_stage()
         frame = getattr(stage, "frame", None) if stage is not None else None
         if frame is not None:
@@ -205,7 +204,7 @@ class StagesControl(PanelControl):
     def pick(self, x: float, y: float) -> dict[str, Any]:
         tracker = self._tracker()
         xi, yi = self._check_point(x, y)
-        image = self.picture()
+        image = self._image()
         b, g, r = (int(v) for v in image[yi, xi])
         tracker.pick(image, xi, yi)
         color = _hex(tracker.color)
@@ -215,11 +214,9 @@ class StagesControl(PanelControl):
     def track_box(self, box: Sequence[float]) -> dict[str, Any]:
         tracker = self._tracker()
         x, y, w, h = self._check_box(box)
-        tracker.pick_box(self.picture(), (x, y, w, h))
+        tracker.pick_box(self._image(), (x, y, w, h))
         return {"message": f"tracking the object in {w}x{h} px at {x},{y}"}
 
     def save(self) -> dict[str, Any]:
-        from sensekit.profile import capture_profile, save_profile
-
-        path = save_profile(capture_profile(self.stages(), self.profile), self.profile_path)
+        path = save_profile(run_values(self.tuning, self.profile), self.profile_path)
         return {"path": str(path)}

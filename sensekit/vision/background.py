@@ -63,7 +63,12 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from sensekit.validate import check_frame, check_int_range, check_range
+from typing import Any, Mapping
+
+from sensekit.errors import ConfigError
+from sensekit.settings import Tunable, group, setting
+from sensekit.validate import check_frame
+from sensekit.vision.noise import MIN_MEDIAN, SQRT2, sigma_from_median
 
 __all__ = ["BackgroundModel", "exposure_gain", "apply_gain", "clean_mask", "grid_for", "GAIN_TOLERANCE",
            "SATURATED"]
@@ -130,31 +135,66 @@ def clean_mask(mask: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(out, cv2.MORPH_OPEN, _K3)
 
 
-class BackgroundModel:
+def _check_counts(v: Mapping[str, Any]) -> None:
+    if v["min_matches"] > v["samples"]:
+        raise ConfigError(f"`background.min_matches` ({v['min_matches']}) must not exceed "
+                          f"`background.samples` ({v['samples']})")
+    if v["memory_frames"] < v["samples"]:
+        raise ConfigError(f"`background.memory_frames` ({v['memory_frames']}) must be at least "
+                          f"`background.samples` ({v['samples']})")
+
+
+class BackgroundModel(Tunable):
     """Per-pixel sample-consensus background model. See the module docstring.
 
-    ``apply(frame)`` returns ``(mask, lighting)``: a 0/255 HxW mask of foreground (a new
+    ``update(frame)`` returns ``(mask, lighting)``: a 0/255 HxW mask of foreground (a new
     array each frame) and whether a global light change restarted the warm-up.
     """
 
-    def __init__(self, *, samples: int = 20, min_matches: int = 2, match_distance: float = 12.0,
-                 noise_k: float = 5.0, learn_frames: int = 120, memory_frames: int = 320,
-                 absorb_after_frames: int = 150, shadows: bool = False, clean: bool = True,
-                 lighting_fraction: float = 0.5, seed: int = 0) -> None:
-        self.samples = check_int_range("samples", samples, 4, 64)
-        self.min_matches = check_int_range("min_matches", min_matches, 1, self.samples)
-        self.match_distance = check_range("match_distance", match_distance, 1, 255)
-        self.noise_k = check_range("noise_k", noise_k, 0, 50)
-        self.learn_frames = check_int_range("learn_frames", learn_frames, 1, 100_000)
-        self.memory_frames = check_int_range("memory_frames", memory_frames, self.samples, 10_000_000)
-        self.absorb_after_frames = check_int_range("absorb_after_frames", absorb_after_frames, 0, 60_000)
-        self.shadows = bool(shadows)
-        self.clean = bool(clean)
-        self.lighting_fraction = check_range("lighting_fraction", lighting_fraction, 0.05, 1)
-        self.seed = check_int_range("seed", seed, 0, 2**63 - 1)
+    SETTINGS = group(
+        "background", "background model for motion's background method (ViBe/PBAS/SuBSENSE-like)",
+        setting("samples", 20, "past background colours kept per pixel", unit="samples", lo=4, hi=64),
+        setting("min_matches", 2, "samples a pixel must match to be background", unit="samples", lo=1, hi=64),
+        setting("match_distance", 12.0, "colour distance that matches a sample (raised by the camera noise "
+                "and where the background moves)", unit="pixel levels", lo=1, hi=255),
+        setting("noise_k", 5.0, "match distance at least this many standard deviations of the frame "
+                "difference", unit="sigmas", lo=0, hi=50),
+        setting("learn_frames", 120, "frames learned whole at the start (and after a light change)",
+                unit="frames", lo=1, hi=100_000),
+        setting("memory_frames", 320, "how long a background colour is remembered, on average",
+                unit="frames", lo=4, hi=10_000_000),
+        setting("absorb_after_frames", 150, "a still object fades into the background after this long "
+                "(0: never)", unit="frames", lo=0, hi=60_000),
+        setting("shadows", False, "report shadows (darker, same hue) as foreground"),
+        setting("clean", True, "clean the mask (median, close, open)"),
+        setting("lighting_fraction", 0.5, "a change over this fraction of the frame restarts the warm-up",
+                unit="fraction", lo=0.05, hi=1),
+        setting("seed", 0, "random seed of the sample updates (same seed, same masks)", lo=0, hi=2**32 - 1),
+        rule=_check_counts,
+    )
+
+    # the settings as attributes (types only; the declaration above is the one place they live)
+    samples: int
+    min_matches: int
+    match_distance: float
+    noise_k: float
+    learn_frames: int
+    memory_frames: int
+    absorb_after_frames: int
+    shadows: bool
+    clean: bool
+    lighting_fraction: float
+    seed: int
+
+    def __init__(self, **settings: Any) -> None:
+        self.init_settings(settings)
         self.gain: tuple[float, float, float] = (1.0, 1.0, 1.0)
         self.noise_sigma: float | None = None
         self.reset()
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if changed.keys() & {"samples", "seed", "match_distance"}:
+            self.reset()
 
     @property
     def update_every_frames(self) -> float:
@@ -220,8 +260,10 @@ class BackgroundModel:
         self._grid = grid_for(h, w)
 
     # -- per frame ----------------------------------------------------------------------
-    def apply(self, frame: np.ndarray) -> tuple[np.ndarray, bool]:
+    def update(self, frame: np.ndarray) -> tuple[np.ndarray, bool]:
         """Foreground mask (0/255, new array) and whether a global light change happened."""
+        if self._pending:
+            self.apply_pending()
         if frame.__class__ is not np.ndarray or frame.dtype != np.uint8 or frame.ndim != 3:
             check_frame(frame)
         h, w = frame.shape[:2]
@@ -275,7 +317,7 @@ class BackgroundModel:
             return
         d = cv2.absdiff(x[self._grid], self._prev[self._grid])
         med = float(np.median(d.max(axis=2)))
-        sigma = max(med, 0.5) / 1.265               # median of the largest of 3 |N(0, s)|
+        sigma = sigma_from_median(max(med, MIN_MEDIAN), "max")     # the camera noise rule
         if self.noise_sigma is None:
             self.noise_sigma = sigma
         elif sigma <= 2.0 * self.noise_sigma:       # a jump is motion, not noise
@@ -384,7 +426,7 @@ class BackgroundModel:
         cv2.add(blink, _BLINK_UP, dst=blink, mask=flips)
         base = self.match_distance
         if self.noise_sigma is not None:
-            base = max(base, self.noise_k * self.noise_sigma)
+            base = max(base, self.noise_k * SQRT2 * self.noise_sigma)
         thr = cv2.convertScaleAbs(self._dmin, alpha=_DMIN_SCALE)
         cv2.max(thr, min(255.0, round(base)), dst=thr)
         extra = cv2.multiply(thr, blink, scale=_BLINK_GAIN / _BLINK_TENTHS)

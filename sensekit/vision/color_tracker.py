@@ -37,7 +37,8 @@ Failure modes: a background of the same colour (hsv/exact pick the largest blob,
 the background); the model drifts when the object is fully hidden for long, or shares its
 colours with the surround; a click on a multi-coloured object may pick only the part of one
 colour (the logo of a can), which is then what is followed.
-Defaults: ``tolerance=(12, 80, 80)``, ``min_area_px=20``, ``lost_after_frames=3``, One-Euro
+Settings: the ``tracker`` group (``sensekit settings tracker``); defaults: hue tolerance 12
+degrees with saturation and value 80, ``min_area_px=20``, ``lost_after_frames=3``, One-Euro
 ``min_cutoff_hz=1``, ``beta=0.05``; model ``search=2``, ``motion_sigma=1.5``,
 ``learn_rate=0.02``, ``scale_rate=0.2``, ``surround=0.6``, ``scene_weight=1``,
 ``lost_below=0.3``, ``found_above=0.45``. Measured from clicks on the developer clips by
@@ -52,20 +53,21 @@ Errors: a click outside the frame, a bad colour string or tolerance raise ``Conf
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Any, Literal, Sequence
 
 import cv2
 import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.events import Box, ColorFound, ColorLost, ColorTracked, Event
-from sensekit.validate import check_frame, check_int_range, check_range
+from sensekit.settings import Tunable, group, setting
+from sensekit.validate import check_frame
 from sensekit.vision.segment import Segment, check_box, segment_box, segment_click
 from sensekit.vision.smoothing import OneEuro2D
 from sensekit.vision.stages import blur as blur_stage
 from sensekit.vision.stages import box_from_rect, palette_lut, parse_color, rgb_to_bgr
 
-__all__ = ["ColorTracker", "TrackResult", "parse_tolerance"]
+__all__ = ["ColorTracker", "TrackResult", "parse_tolerance", "tolerance_settings"]
 
 Method = Literal["exact", "hsv", "model"]
 
@@ -87,11 +89,10 @@ class TrackResult:
     confidence: float = 0.0
 
 
-def parse_tolerance(value: str | float | Sequence[float]) -> tuple[float, float, float]:
-    """``"H"`` or ``"H,S,V"`` (hue in degrees 0..180, S and V in 0..255) -> a triple.
-
-    One number sets the hue tolerance and keeps S and V at 80.
-    """
+def tolerance_settings(value: str | float | Sequence[float]) -> dict[str, float]:
+    """``"H"`` or ``"H,S,V"`` (a number or a triple too) -> the tracker settings it names:
+    ``hue_tolerance`` (degrees 0..180), and with three numbers ``saturation_tolerance`` and
+    ``value_tolerance`` (0..255). Checked against the table."""
     if isinstance(value, str):
         parts = [p for p in value.replace(" ", "").split(",") if p]
         try:
@@ -102,58 +103,108 @@ def parse_tolerance(value: str | float | Sequence[float]) -> tuple[float, float,
         nums = [float(value)]
     else:
         nums = [float(v) for v in value]
-    if len(nums) == 1:
-        nums = [nums[0], 80.0, 80.0]
-    if len(nums) != 3:
+    if len(nums) not in (1, 3):
         raise ConfigError(f"tolerance must be 'H' or 'H,S,V', got {value!r}")
-    h, s, v = nums
-    check_range("tolerance hue (degrees)", h, 0, 180)
-    check_range("tolerance saturation", s, 0, 255)
-    check_range("tolerance value", v, 0, 255)
+    names = ColorTracker._TOLERANCE[:len(nums)]
+    return ColorTracker.SETTINGS.check(dict(zip(names, nums, strict=True)))
+
+
+def parse_tolerance(value: str | float | Sequence[float]) -> tuple[float, float, float]:
+    """``"H"`` or ``"H,S,V"`` -> a triple; one number sets the hue and keeps the table's S and V."""
+    full = {n: ColorTracker.SETTINGS[n].default for n in ColorTracker._TOLERANCE}
+    full.update(tolerance_settings(value))
+    h, s, v = (float(full[n]) for n in ColorTracker._TOLERANCE)
     return (h, s, v)
 
 
-class ColorTracker:
+def _check_method(v: Any) -> None:
+    if v["method"] == "model" and v["color"] is not None:
+        raise ConfigError("`tracker.method` model learns the object from a click or a box, not from "
+                          f"`tracker.color` ({v['color']}): set the colour to none, or the method to hsv or exact")
+
+
+class ColorTracker(Tunable):
     """Stateful colour tracker. See the module docstring for the methods and their costs.
 
     ``color`` (``"#RRGGBB"``/int) starts an hsv/exact tracker; otherwise call ``pick(frame,
-    x, y)`` or ``pick_box(frame, box)`` before ``update``. ``blur_px`` (1 = off) and ``levels``
-    pre-filter the frame for the hsv and exact methods (the book uses 10 and 4).
+    x, y)`` or ``pick_box(frame, box)`` before ``update``. ``tolerance`` (``"H,S,V"`` or a
+    triple) sets the three tolerance settings at once; every other keyword is a setting of
+    the ``tracker`` group (``blur_px`` and ``levels`` pre-filter the frame for the hsv and exact
+    methods: the book uses 10 and 4). ``method`` and ``color`` as settings are what to track
+    by; what a click or box picked is state, not a setting.
     """
 
-    def __init__(self, color: int | str | None = None, *, method: Method | None = None,
-                 tolerance: str | float | Sequence[float] = (12.0, 80.0, 80.0),
-                 blur_px: int = 1, levels: int | None = None, min_area_px: int = 20,
-                 patch_px: int = 9, lost_after_frames: int = 3, smoothing: bool = True,
-                 min_cutoff_hz: float = 1.0, beta: float = 0.05,
-                 grey_below_s: int = 40, search: float = 2.0, motion_sigma: float = 1.5,
-                 learn_rate: float = 0.02, scale_rate: float = 0.2, surround: float = 0.6,
-                 lost_below: float = 0.3, found_above: float = 0.45, scene_weight: float = 1.0) -> None:
-        if method not in (None, "exact", "hsv", "model"):
-            raise ConfigError(f"tracker method must be 'exact', 'hsv' or 'model', got {method!r}")
-        self.method: Method | None = method
-        self._tolerance = parse_tolerance(tolerance)
-        self._hsv_tol: tuple[float, float, float] = self._tolerance
-        if isinstance(blur_px, bool) or not isinstance(blur_px, (int, np.integer)) or blur_px < 1:
-            raise ConfigError(f"`blur_px` must be a whole number of pixels >= 1, got {blur_px!r}")
-        self.blur_px = check_int_range("blur_px", blur_px, 1, 255)
-        self.levels = levels
-        self._lut = palette_lut(levels) if levels is not None else None
-        self.min_area_px = check_int_range("min_area_px", min_area_px, 1, 1 << 30)
-        self.patch_px = check_int_range("patch_px", patch_px, 1, 255)
-        self.lost_after_frames = check_int_range("lost_after_frames", lost_after_frames, 1, 10_000)
-        self.grey_below_s = check_int_range("grey_below_s", grey_below_s, 0, 255)
-        self.search = check_range("search", search, 0.25, 10)
-        self.motion_sigma = check_range("motion_sigma", motion_sigma, 0.05, 100)
-        self.learn_rate = check_range("learn_rate", learn_rate, 0, 1)
-        self.scale_rate = check_range("scale_rate", scale_rate, 0, 1)
-        self.surround = check_range("surround", surround, 0.1, 5)
-        self.lost_below = check_range("lost_below", lost_below, 0, 1)
-        self.found_above = check_range("found_above", found_above, 0, 1)
-        self.scene_weight = check_range("scene_weight", scene_weight, 0, 100)
-        self.smoother = OneEuro2D(min_cutoff_hz=min_cutoff_hz, beta=beta) if smoothing else None
-        self.color: int | None = None       # 0xRRGGBB target (exact / hsv)
+    SETTINGS = group(
+        "tracker", "colour tracking: exact colour (the book), HSV tolerance, or a colour model",
+        setting("method", None, "exact: the book's exact colour; hsv: within a tolerance; model: "
+                "object/surround colour model", choices=("exact", "hsv", "model"),
+                none="model for a click or box, hsv for a colour", flag="--track-method"),
+        setting("color", None, "the colour to track (exact, hsv)", kind="color", none="pick one with a click"),
+        setting("hue_tolerance", 12.0, "hue tolerance (hsv)", unit="deg", lo=0, hi=180, step=1.25, log_step=True),
+        setting("saturation_tolerance", 80.0, "saturation tolerance (hsv)", unit="levels", lo=0, hi=255),
+        setting("value_tolerance", 80.0, "value (brightness) tolerance (hsv)", unit="levels", lo=0, hi=255),
+        setting("blur_px", 1, "the tracker's own box blur before exact/hsv matching (the book: 10)", unit="px",
+                lo=1, hi=255),
+        setting("levels", None, "the tracker's own palette levels before exact/hsv matching (the book: 4)",
+                kind="int", lo=2, hi=256, none="no palette"),
+        setting("min_area_px", 20, "smallest blob that counts as found (exact, hsv)", unit="px", lo=1, hi=1 << 30),
+        setting("patch_px", 9, "side of the patch a click samples", unit="px", lo=1, hi=255),
+        setting("lost_after_frames", 3, "frames without a match before color_lost", unit="frames", lo=1,
+                hi=10_000),
+        setting("smoothing", True, "One-Euro smoothing of the centre"),
+        setting("min_cutoff_hz", 1.0, "One-Euro cutoff of a still target (lower: steadier)", unit="Hz",
+                lo=0.001, hi=100),
+        setting("beta", 0.05, "how fast the cutoff rises with speed (higher: less lag)", lo=0, hi=100),
+        setting("grey_below_s", 40, "a target less saturated than this ignores hue (hsv)", unit="levels",
+                lo=0, hi=255),
+        setting("search", 2.0, "search window around the last position (model)", unit="box sizes", lo=0.25,
+                hi=10),
+        setting("motion_sigma", 1.5, "width of the motion prior (model)", unit="box sizes", lo=0.05, hi=100),
+        setting("learn_rate", 0.02, "how fast the colour model follows the object (model)", lo=0, hi=1),
+        setting("scale_rate", 0.2, "how fast the box follows size and aspect changes (model)", lo=0, hi=1),
+        setting("surround", 0.6, "width of the surround ring (model)", unit="box sizes", lo=0.1, hi=5),
+        setting("scene_weight", 1.0, "weight of the first frame outside the box in the surround (model)",
+                lo=0, hi=100),
+        setting("lost_below", 0.3, "model confidence below which the object is lost", lo=0, hi=1),
+        setting("found_above", 0.45, "model confidence above which it is found again", lo=0, hi=1),
+        rule=_check_method,
+    )
+    _TOLERANCE = ("hue_tolerance", "saturation_tolerance", "value_tolerance")
+    # the plain settings as attributes (types only; the declaration above is the one place they live)
+    blur_px: int
+    levels: int | None
+    min_area_px: int
+    patch_px: int
+    lost_after_frames: int
+    smoothing: bool
+    min_cutoff_hz: float
+    beta: float
+    grey_below_s: int
+    search: float
+    motion_sigma: float
+    learn_rate: float
+    scale_rate: float
+    surround: float
+    scene_weight: float
+    lost_below: float
+    found_above: float
+
+    def __init__(self, color: int | str | None = None, *,
+                 tolerance: str | float | Sequence[float] | None = None, **settings: Any) -> None:
+        self.method: Method | None = None
+        self.method_setting: Method | None = None
+        self.color: int | None = None       # 0xRRGGBB target in use (exact / hsv)
+        self.color_setting: str | None = None
+        self._tolerance: tuple[float, float, float] = (0.0, 0.0, 0.0)
         self._hsv_target: tuple[float, float, float] | None = None
+        self.smoother: OneEuro2D | None = None
+        if tolerance is not None:
+            settings.update(tolerance_settings(tolerance))
+        if color is not None:
+            settings["color"] = f"#{parse_color(color):06x}"
+        self.init_settings(settings)
+        self._make_smoother()
+        self._hsv_tol: tuple[float, float, float] = self._tolerance
         # model state
         self._bins = 16
         self._ho: np.ndarray | None = None
@@ -170,8 +221,44 @@ class ColorTracker:
         self.last_mask_origin: tuple[int, int] = (0, 0)
         #: what the last model pick took (box and mask, for drawing); ``None`` before one
         self.picked: Segment | None = None
-        if color is not None:
-            self.set_color(color)
+
+    # -- settings -------------------------------------------------------------
+    def _store_setting(self, name: str, value: Any) -> None:
+        if name in self._TOLERANCE:
+            tol = list(self._tolerance)
+            tol[self._TOLERANCE.index(name)] = float(value)
+            self._tolerance = self._hsv_tol = (tol[0], tol[1], tol[2])
+        elif name == "method":
+            self.method_setting = value
+            if value is not None:
+                self.method = value
+        elif name == "color":
+            self.color_setting = value
+            if value is not None:
+                if self.method == "model":
+                    self.method = None                 # a colour given: track it by colour
+                self.set_color(value)
+        elif name == "levels":
+            self.levels = value
+            self._lut = palette_lut(value) if value is not None else None
+        else:
+            setattr(self, name, value)
+
+    def settings_changed(self, changed: Any) -> None:
+        if changed.keys() & {"smoothing", "min_cutoff_hz", "beta"}:
+            self._make_smoother()
+
+    def _make_smoother(self) -> None:
+        self.smoother = OneEuro2D(min_cutoff_hz=self.min_cutoff_hz, beta=self.beta) if self.smoothing else None
+
+    def _read_setting(self, name: str) -> Any:
+        if name in self._TOLERANCE:
+            return self._tolerance[self._TOLERANCE.index(name)]
+        if name == "method":
+            return self.method_setting
+        if name == "color":
+            return self.color_setting
+        return getattr(self, name)
 
     # -- choosing what to track ---------------------------------------------
     @property
@@ -181,7 +268,7 @@ class ColorTracker:
 
     @tolerance.setter
     def tolerance(self, value: str | float | Sequence[float]) -> None:
-        self._tolerance = self._hsv_tol = parse_tolerance(value)
+        self.apply_now(**tolerance_settings(value))
 
     @property
     def ready(self) -> bool:
@@ -298,6 +385,8 @@ class ColorTracker:
     def update(self, frame: np.ndarray, t: float | None = None, *,
                prepared: np.ndarray | None = None) -> TrackResult:
         """Track in one frame. ``prepared`` may pass ``prepare(frame)`` computed elsewhere."""
+        if self._pending:
+            self.apply_pending()
         check_frame(frame)
         if not self.ready:
             raise ConfigError("ColorTracker has nothing to track: give a colour or call pick()/pick_box() first")
@@ -375,6 +464,8 @@ class ColorTracker:
         assert self.color is not None
         if self.method == "exact":
             bgr = rgb_to_bgr(self.color)
+            if self._lut is not None:                    # the target as it looks after the palette
+                bgr = (int(self._lut[bgr[0]]), int(self._lut[bgr[1]]), int(self._lut[bgr[2]]))
             mask = cv2.inRange(img, bgr, bgr)
         else:
             mask = self._hsv_mask(img)

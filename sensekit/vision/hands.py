@@ -10,8 +10,10 @@ hand, tracked from frame to frame) and emits, for each hand:
 - ``hand_lost`` when a hand has not been seen for ``lost_after_ms`` (a pinch still held
   ends first).
 
-Settings are declared once, in ``HandSettings`` (name, default, range, unit, meaning); the
-constructor takes them as keyword arguments and validates them there. Defaults: up to 2
+Settings are declared once, in the ``hands`` group (``HAND_SETTINGS``: name, default, range,
+unit, meaning); the constructor takes them as keyword arguments and checks them there, and
+``apply()`` changes them from the next frame (model, hand count and confidences rebuild the
+MediaPipe graph). Defaults: up to 2
 hands, the ``lite`` models, detection and tracking confidence 0.5, One-Euro smoothing on.
 
 Handedness: MediaPipe names the hand as if the image were a mirror (selfie) view. The stage
@@ -37,14 +39,13 @@ for the same frames in the same order, so a replay gives the same events every t
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import math
 import os
 import re
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Literal
+from typing import Any, Iterable, Iterator, Literal, Mapping
 
 import cv2
 import numpy as np
@@ -52,12 +53,13 @@ import numpy as np
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import Event, Gesture, Hand, HandLost, Pinch
-from sensekit.validate import check_frame, check_int_range, check_range
+from sensekit.settings import Tunable, group, setting
+from sensekit.validate import check_frame
 from sensekit.vision.hand_gestures import (THRESHOLDS, GestureState, HandShape, PinchState, can_pinch,
                                            classify, hand_shape)
 from sensekit.vision.smoothing import OneEuroArray
 
-__all__ = ["HandSettings", "HandStage", "TrackedHand", "HAND_EVENTS", "INSTALL_HINT", "load_mediapipe",
+__all__ = ["HAND_SETTINGS", "HandStage", "TrackedHand", "HAND_EVENTS", "INSTALL_HINT", "load_mediapipe",
            "hands_available"]
 
 HAND_EVENTS = frozenset({"hand", "gesture", "pinch", "hand_lost"})
@@ -70,55 +72,41 @@ PALM = [0, 5, 9, 13, 17]     # wrist and the four knuckles: the palm centre, for
 Found = tuple[np.ndarray, np.ndarray, str, float]
 
 
-def _setting(default: Any, lo: float | None = None, hi: float | None = None, unit: str = "",
-             doc: str = "", choices: tuple = ()) -> Any:
-    return field(default=default, metadata={"lo": lo, "hi": hi, "unit": unit, "doc": doc,
-                                             "choices": choices})
+def _check_pinch(v: Mapping[str, Any]) -> None:
+    if v["pinch_end_above"] <= v["pinch_start_below"]:
+        raise ConfigError(f"`hands.pinch_end_above` ({v['pinch_end_above']:g}) must be greater than "
+                          f"`hands.pinch_start_below` ({v['pinch_start_below']:g})")
 
 
-@dataclass(frozen=True)
-class HandSettings:
-    """Every setting of the hand stage, declared once (a settings table can read ``fields``)."""
-
-    max_hands: int = _setting(2, 1, 2, "hands", "how many hands to follow at once")
-    model: str = _setting("lite", unit="", doc="MediaPipe model size: lite (faster) or full",
-                          choices=("lite", "full"))
-    min_detection_confidence: float = _setting(0.5, 0.0, 1.0, "0..1", "palm detector score to accept a new hand")
-    min_tracking_confidence: float = _setting(0.5, 0.0, 1.0, "0..1",
-                                              "landmark score below which tracking is lost and detection reruns")
-    smoothing: bool = _setting(True, doc="One-Euro smoothing of the landmarks (off: raw MediaPipe points)")
-    smoothing_min_cutoff_hz: float = _setting(1.5, 0.01, 30.0, "Hz",
-                                              "One-Euro cutoff of a still hand (lower: steadier)")
-    smoothing_beta: float = _setting(2.0, 0.0, 100.0, "per hand size/s",
-                                     "how fast the cutoff rises with speed (higher: less lag)")
-    pinch_start_below: float = _setting(THRESHOLDS["pinch_start_below"], 0.01, 2.0, "hand sizes",
-                                        "thumb-index distance that starts a pinch")
-    pinch_end_above: float = _setting(THRESHOLDS["pinch_end_above"], 0.01, 2.0, "hand sizes",
-                                      "thumb-index distance that ends it (> start: hysteresis)")
-    pinch_hold_ms: float = _setting(100.0, 0.0, 1000.0, "ms", "a pinch must start/end for this long")
-    gesture_hold_ms: float = _setting(100.0, 0.0, 2000.0, "ms", "a new gesture must hold this long")
-    lost_after_ms: float = _setting(100.0, 0.0, 5000.0, "ms", "unseen this long: hand_lost (id forgotten)")
-    redetect: bool = _setting(True, doc="retry detection on a padded copy when hands are missing")
-    redetect_every_frames: int = _setting(10, 1, 1000, "frames", "with no hand in view, retry on one frame in N")
-    mirror: bool = _setting(False, doc="flip frames left-right first (coordinates are then mirrored)")
-    input_mirrored: bool = _setting(False, doc="frames arrive mirrored already (the apps)")
-
-    def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value, meta = getattr(self, f.name), f.metadata
-            if f.type in ("bool", bool):
-                if not isinstance(value, (bool, np.bool_)):
-                    raise ConfigError(f"`{f.name}` must be true or false, got {value!r}")
-            elif meta["choices"]:
-                if value not in meta["choices"]:
-                    raise ConfigError(f"`{f.name}` must be one of {', '.join(meta['choices'])}, got {value!r}")
-            elif f.type in ("int", int):
-                check_int_range(f.name, value, int(meta["lo"]), int(meta["hi"]))
-            else:
-                object.__setattr__(self, f.name, check_range(f.name, value, meta["lo"], meta["hi"]))
-        if self.pinch_end_above <= self.pinch_start_below:
-            raise ConfigError(f"`pinch_end_above` ({self.pinch_end_above:g}) must be greater than "
-                              f"`pinch_start_below` ({self.pinch_start_below:g})")
+#: Every setting of the hand stage, declared once (``sensekit settings hands`` lists them).
+HAND_SETTINGS = group(
+    "hands", "hand tracking (MediaPipe Hands; the hands extra)",
+    setting("max_hands", 2, "how many hands to follow at once", unit="hands", lo=1, hi=2, flag="--max-hands"),
+    setting("model", "lite", "MediaPipe model size: lite (faster) or full", choices=("lite", "full"),
+            flag="--hand-model"),
+    setting("min_detection_confidence", 0.5, "palm detector score to accept a new hand", lo=0.0, hi=1.0),
+    setting("min_tracking_confidence", 0.5, "landmark score below which tracking is lost and detection reruns",
+            lo=0.0, hi=1.0),
+    setting("smoothing", True, "One-Euro smoothing of the landmarks (off: raw MediaPipe points)",
+            flag="--hand-smoothing"),
+    setting("smoothing_min_cutoff_hz", 1.5, "One-Euro cutoff of a still hand (lower: steadier)", unit="Hz",
+            lo=0.01, hi=30.0),
+    setting("smoothing_beta", 2.0, "how fast the cutoff rises with speed (higher: less lag)",
+            unit="per hand size/s", lo=0.0, hi=100.0),
+    setting("pinch_start_below", THRESHOLDS["pinch_start_below"], "thumb-index distance that starts a pinch",
+            unit="hand sizes", lo=0.01, hi=2.0),
+    setting("pinch_end_above", THRESHOLDS["pinch_end_above"], "thumb-index distance that ends it "
+            "(> start: hysteresis)", unit="hand sizes", lo=0.01, hi=2.0),
+    setting("pinch_hold_ms", 100.0, "a pinch must start/end for this long", unit="ms", lo=0.0, hi=1000.0),
+    setting("gesture_hold_ms", 100.0, "a new gesture must hold this long", unit="ms", lo=0.0, hi=2000.0),
+    setting("lost_after_ms", 100.0, "unseen this long: hand_lost (id forgotten)", unit="ms", lo=0.0, hi=5000.0),
+    setting("redetect", True, "retry detection on a padded copy when hands are missing"),
+    setting("redetect_every_frames", 10, "with no hand in view, retry on one frame in N", unit="frames",
+            lo=1, hi=1000),
+    setting("mirror", False, "flip frames left-right first (coordinates are then mirrored)"),
+    setting("input_mirrored", False, "frames arrive mirrored already (the apps)"),
+    rule=_check_pinch,
+)
 
 
 #: MediaPipe's and TensorFlow Lite's start-up chatter on the C-level stderr (it ignores the
@@ -200,18 +188,32 @@ class TrackedHand:
         return float(p[0]), float(p[1])
 
 
-class HandStage:
+class HandStage(Tunable):
     """A runner stage: frames in, ``hand``/``gesture``/``pinch``/``hand_lost`` events out."""
 
     consumes: Literal["video"] = "video"
     emits = HAND_EVENTS
+    SETTINGS = HAND_SETTINGS
+    # the settings as attributes (types only; HAND_SETTINGS is the one place they live)
+    max_hands: int
+    model: Literal["lite", "full"]
+    min_detection_confidence: float
+    min_tracking_confidence: float
+    smoothing: bool
+    smoothing_min_cutoff_hz: float
+    smoothing_beta: float
+    pinch_start_below: float
+    pinch_end_above: float
+    pinch_hold_ms: float
+    gesture_hold_ms: float
+    lost_after_ms: float
+    redetect: bool
+    redetect_every_frames: int
+    mirror: bool
+    input_mirrored: bool
 
     def __init__(self, **settings: Any) -> None:
-        unknown = set(settings) - {f.name for f in dataclasses.fields(HandSettings)}
-        if unknown:
-            known = ", ".join(f.name for f in dataclasses.fields(HandSettings))
-            raise ConfigError(f"unknown hand setting(s) {sorted(unknown)}; known: {known}")
-        self.settings = HandSettings(**settings)
+        self.init_settings(settings)
         self._mp_hands = load_mediapipe()
         self._warming: dict[int, int] = {}     # graph -> quiet calls left (see _run)
         self._graph = self._make_graph(static=False)
@@ -223,9 +225,16 @@ class HandStage:
         self._last_t = -1.0                    # the previous frame's time
         self._rgb: np.ndarray | None = None
 
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        """Model, hand count and confidences are MediaPipe's own: a new graph; the rest
+        applies to hands seen from now on."""
+        if changed.keys() & {"max_hands", "model", "min_detection_confidence", "min_tracking_confidence"}:
+            self.close()
+            self._graph = self._make_graph(static=False)
+
     # -- MediaPipe -------------------------------------------------------------------
     def _make_graph(self, *, static: bool) -> Any:
-        s = self.settings
+        s = self
         with _filtered_native_stderr():
             graph = self._mp_hands.Hands(static_image_mode=static, max_num_hands=s.max_hands,
                                         model_complexity=1 if s.model == "full" else 0,
@@ -272,11 +281,13 @@ class HandStage:
     def process(self, item: Item) -> list[Event]:
         if not isinstance(item, VideoFrame):
             return []
+        if self._pending:
+            self.apply_pending()
         image = item.image
         if self._rgb is None or self._rgb.shape != image.shape:
             check_frame(image, "frame image")
             self._rgb = np.empty_like(image)
-        s = self.settings
+        s = self
         rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
         if s.mirror:
             rgb = cv2.flip(rgb, 1)
@@ -293,7 +304,7 @@ class HandStage:
         return self._update(found, item.t)
 
     def _update(self, found: list[Found], t: float) -> list[Event]:
-        s = self.settings
+        s = self
         events: list[Event] = []
         matches = _match(list(self.hands.values()), [f[0] for f in found])
         for k, (image_points, world_points, label, score) in enumerate(found):
@@ -312,7 +323,7 @@ class HandStage:
         return events
 
     def _new_hand(self) -> TrackedHand:
-        s = self.settings
+        s = self
         hand = TrackedHand(id=self._next_id, handedness="", score=0.0, landmarks=np.zeros((21, 3)),
                            box=(0, 0, 0, 0), gesture="none", pinching=False, last_t=-1.0,
                            pinch=PinchState(s.pinch_start_below, s.pinch_end_above, s.pinch_hold_ms / 1000.0),
@@ -325,7 +336,7 @@ class HandStage:
 
     def _observe(self, hand: TrackedHand, image_points: np.ndarray, world_points: np.ndarray,
                  label: str, score: float, t: float) -> Iterable[Event]:
-        s = self.settings
+        s = self
         shape = hand_shape(image_points, world_points)
         points = image_points
         if hand.smoother is not None:

@@ -5,11 +5,13 @@ fraction ``amount`` in 0..1, and an amount per zone):
 
 - ``"difference"`` (default) - the book: ``|frame - previous|`` on one channel (``channel=
   "red"`` as in the book, ``"max"`` of B, G, R by default, or ``"grey"``), pixels at or above
-  the threshold move. ``threshold=None`` learns the camera's noise floor instead of the
-  book's fixed ``0x33``: every ``noise_every_frames`` frames it takes the median difference
-  of a subsampled frame (robust to a moving minority), converts it to a noise sigma and
-  uses ``max(min_threshold, noise_k * sigma)``, smoothed over time. Answers "did it move":
-  swaying leaves and rippling water move, so they are reported. ~0.1-0.2 ms at 320x240.
+  the threshold move. Without ``threshold`` it uses the camera's noise instead of the book's
+  fixed ``0x33``: ``noise_sigma`` when given (``sensekit calibrate`` measures it), else learned
+  every ``noise_every_frames`` frames from the median difference of a subsampled frame (robust
+  to a moving minority) and smoothed over time; the threshold is then ``noise_k`` standard
+  deviations of the frame difference, at least ``min_threshold`` (the rule and its derivation:
+  ``sensekit.vision.noise``). Answers "did it move": swaying leaves and rippling water move,
+  so they are reported. ~0.1-0.2 ms at 320x240.
 - ``"background"`` - ``sensekit.vision.background.BackgroundModel`` (pass your own as
   ``background=`` to change its settings): a per-pixel sample-consensus model that learns
   swaying foliage, water and slow light changes, compensates the camera's exposure, and
@@ -26,15 +28,18 @@ changed (the book's semantics otherwise, and no cost). If the frame still mostly
 after compensation, nothing is reported for it. The background model does the same against
 its own samples on every frame.
 
-Zones: ``left`` and ``right`` halves always exist; ``zones={"name": (x, y, w, h)}`` adds
-rectangles (pixels). A zone outside the frame raises ``ConfigError`` naming it (checked on
-the first frame when the size is not given). Events from ``events``: ``motion`` while the
-amount is at least ``min_amount``, ``still`` once after ``still_after_frames`` quiet frames.
+Zones: ``left`` and ``right`` halves always exist; ``zones_px={"name": (x, y, w, h)}`` adds
+rectangles in pixels, the ``zones`` setting rectangles in fractions 0..1 of the frame (what a
+venue profile stores, so it survives a change of camera). A pixel zone outside the frame
+raises ``ConfigError`` naming it (checked on the first frame when the size is not given).
+Events from ``events``: ``motion`` while the amount is at least ``min_amount``, ``still`` once
+after ``still_after_frames`` quiet frames.
 
-Defaults: ``method="difference"``, ``channel="max"``, learned threshold (``noise_k=5``,
-``min_threshold=8``), ``min_amount=0.002``, ``still_after_frames=5``,
-``lighting_fraction=0.5``, ``exposure_fraction=0.02``; the background model's own defaults are
-in its module.
+Settings: the ``motion`` group declared in ``MotionDetector.SETTINGS`` (``sensekit settings
+motion`` lists them with units, ranges and defaults: ``method="difference"``, ``channel="max"``,
+learned threshold with ``noise_k=5`` and ``min_threshold=8``, ``min_amount=0.002``,
+``still_after_frames=5``, ``lighting_fraction=0.5``, ``exposure_fraction=0.02``); changes
+through ``apply()`` take effect on the next frame. The background model's are in its module.
 
 Failure modes: a camera that moves makes everything move; a moving object covering most
 of the frame looks like a lighting change; a large bright object entering in one frame can
@@ -45,19 +50,21 @@ method's own failure modes are in its module.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Mapping, Sequence
+from typing import Any, Iterator, Literal, Mapping, Sequence
 
 import cv2
 import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.events import Box, Event, Motion, Still
-from sensekit.validate import check_frame, check_int_range, check_range
+from sensekit.settings import Tunable, group, setting
+from sensekit.validate import check_frame
 from sensekit.vision.background import (GAIN_TOLERANCE, SATURATED, BackgroundModel, apply_gain,
                                         exposure_gain, grid_for)
+from sensekit.vision.noise import median_difference, motion_threshold, sigma_from_median
 from sensekit.vision.stages import box_from_rect
 
-__all__ = ["MotionDetector", "MotionResult", "parse_zones", "check_zones"]
+__all__ = ["MotionDetector", "MotionResult", "parse_zones", "check_zones", "fraction_zones_px"]
 
 Channel = Literal["max", "red", "green", "blue", "grey"]
 _CHANNEL_INDEX = {"red": 2, "green": 1, "blue": 0}
@@ -110,39 +117,78 @@ def check_zones(zones: Mapping[str, Sequence[int]], width: int, height: int) -> 
     return out
 
 
-class MotionDetector:
-    """Stateful motion / foreground detector. See the module docstring."""
+def fraction_zones_px(zones: Mapping[str, Sequence[float]], width: int, height: int) -> dict[str, Box]:
+    """Zones in fractions 0..1 of the frame -> pixels of a ``width`` x ``height`` frame (>= 1x1)."""
+    out: dict[str, Box] = {}
+    for name, (x, y, w, h) in zones.items():
+        px, py = int(round(x * width)), int(round(y * height))
+        px, py = min(px, width - 1), min(py, height - 1)
+        pw = max(1, min(width - px, int(round(w * width))))
+        ph = max(1, min(height - py, int(round(h * height))))
+        out[name] = (px, py, pw, ph)
+    return out
 
-    def __init__(self, *, method: Literal["difference", "background"] = "difference",
-                 threshold: int | None = None, channel: Channel = "max",
-                 zones: Mapping[str, Sequence[int]] | None = None,
+
+class MotionDetector(Tunable):
+    """Stateful motion / foreground detector. See the module docstring.
+
+    Settings (the ``motion`` group below) are keyword arguments; ``zones_px`` adds zones in
+    pixels, ``frame_size`` checks them at once, ``background`` passes your own model.
+    """
+
+    SETTINGS = group(
+        "motion", "motion: frame difference (the book) or a background model",
+        setting("method", "difference", "difference: did it move (the book); background: is something there",
+                choices=("difference", "background"), flag="--motion-method"),
+        setting("threshold", None, "pixel difference that counts as motion (the book: 0x33)", kind="int",
+                unit="pixel levels", lo=1, hi=255, none="from the camera noise", flag="--motion-threshold"),
+        setting("noise_sigma", None, "camera noise per pixel and channel; gives the threshold by the noise "
+                "rule (sensekit.vision.noise)", kind="float", unit="pixel levels", lo=0, hi=100,
+                none="learned while running"),
+        setting("channel", "max", "channel of the difference: the largest of B, G, R, one of them "
+                "(the book: red) or grey", choices=("max", "red", "green", "blue", "grey")),
+        setting("noise_k", 5.0, "threshold in standard deviations of the frame difference", unit="sigmas",
+                lo=0.5, hi=50),
+        setting("min_threshold", 8, "lowest threshold the noise rule gives", unit="pixel levels", lo=1, hi=255),
+        setting("noise_every_frames", 4, "re-estimate the noise every N frames while learning", unit="frames",
+                lo=1, hi=10_000),
+        setting("min_amount", 0.002, "moving fraction of the frame that makes a motion event",
+                unit="fraction", lo=0, hi=1),
+        setting("still_after_frames", 5, "quiet frames before one still event", unit="frames", lo=1, hi=100_000),
+        setting("lighting_fraction", 0.5, "a change over this fraction of the frame is light, not motion",
+                unit="fraction", lo=0.05, hi=1),
+        setting("exposure_fraction", 0.02, "changed fraction that starts the exposure check (learned "
+                "threshold)", unit="fraction", lo=0, hi=1),
+        setting("zones", {}, "extra zones, name = [x, y, w, h] in fractions of the frame (the left and "
+                "right halves always exist)", unit="fraction"),
+    )
+    SETTING_ATTRS = {"threshold": "fixed_threshold", "zones": "zone_fractions"}
+    # the settings as attributes (types only; the declaration above is the one place they live)
+    method: Literal["difference", "background"]
+    channel: Channel
+    noise_k: float
+    min_threshold: int
+    noise_every_frames: int
+    min_amount: float
+    still_after_frames: int
+    lighting_fraction: float
+    exposure_fraction: float
+
+    def __init__(self, *, zones_px: Mapping[str, Sequence[int]] | None = None,
                  frame_size: tuple[int, int] | None = None,
-                 min_amount: float = 0.002, still_after_frames: int = 5,
-                 noise_k: float = 5.0, min_threshold: int = 8, noise_every_frames: int = 4,
-                 lighting_fraction: float = 0.5, exposure_fraction: float = 0.02,
-                 background: BackgroundModel | None = None) -> None:
-        if method not in ("difference", "background"):
-            raise ConfigError(f"motion method must be 'difference' or 'background', got {method!r}")
-        if channel not in ("max", "red", "green", "blue", "grey"):
-            raise ConfigError(f"motion channel must be max, red, green, blue or grey, got {channel!r}")
-        self.method = method
-        self.fixed_threshold = None if threshold is None else check_int_range("threshold", threshold, 1, 255)
-        self.channel = channel
-        self.user_zones = dict(zones or {})
-        self.min_amount = check_range("min_amount", min_amount, 0, 1)
-        self.still_after_frames = check_int_range("still_after_frames", still_after_frames, 1, 100_000)
-        self.noise_k = check_range("noise_k", noise_k, 0.5, 50)
-        self.min_threshold = check_int_range("min_threshold", min_threshold, 1, 255)
-        self.noise_every_frames = check_int_range("noise_every_frames", noise_every_frames, 1, 10_000)
-        self.lighting_fraction = check_range("lighting_fraction", lighting_fraction, 0.05, 1)
-        self.exposure_fraction = check_range("exposure_fraction", exposure_fraction, 0, 1)
+                 background: BackgroundModel | None = None, **settings: Any) -> None:
+        self.fixed_threshold: int | None = None
+        self.noise_sigma: float | None = None
+        self.zone_fractions: dict[str, tuple[float, float, float, float]] = {}
+        self.init_settings(settings)
         if background is not None and not isinstance(background, BackgroundModel):
             raise ConfigError(f"`background` must be a BackgroundModel, got {type(background).__name__}")
-        if background is not None and method != "background":
-            raise ConfigError(f"`background` is for method='background', got method={method!r}")
-        if background is None and method == "background":
+        if background is not None and self.method != "background":
+            raise ConfigError(f"`background` is for method='background', got method={self.method!r}")
+        if background is None and self.method == "background":
             background = BackgroundModel(lighting_fraction=self.lighting_fraction)
         self.background = background
+        self.user_zones = dict(zones_px or {})
         self.zones: dict[str, Box] = {}
         self._size: tuple[int, int] | None = None
         if frame_size is not None:
@@ -151,6 +197,7 @@ class MotionDetector:
         self.frames = 0
         self._prev: np.ndarray | None = None
         self._noise_thr: float | None = None
+        self._sigma: float | None = None
         self._quiet = 0
         self.moving = False
         self.last: MotionResult | None = None
@@ -158,26 +205,64 @@ class MotionDetector:
         self._diff: np.ndarray | None = None
         self._mask: np.ndarray | None = None
         self._spare: np.ndarray | None = None
+        self._derive()
+
+    def _derive(self) -> None:
+        """The threshold the settings fix: ``threshold``, else the noise rule on ``noise_sigma``,
+        else ``None`` (learn it)."""
+        if self.fixed_threshold is not None:
+            self._fixed: float | None = float(self.fixed_threshold)
+        elif self.noise_sigma is not None:
+            self._fixed = motion_threshold(self.noise_sigma, noise_k=self.noise_k, min_threshold=self.min_threshold)
+        else:
+            self._fixed = None
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if "method" in changed:
+            if self.method == "background" and self.background is None:
+                self.background = BackgroundModel(lighting_fraction=self.lighting_fraction)
+            elif self.method == "difference":
+                self.background = None
+            self.reset()
+        if "channel" in changed:
+            self._prev = self._spare = None
+        if changed.keys() & {"noise_k", "min_threshold"}:
+            self._noise_thr = None
+        if "zones" in changed and self._size is not None:
+            self._setup(*self._size)
+        self._derive()
+
+    def learned(self) -> dict[str, Any]:
+        """The camera noise learned so far (``noise_sigma``), when the detector learns it."""
+        if self._fixed is None and self._sigma is not None:
+            return {"noise_sigma": round(self._sigma, 3)}
+        return {}
+
+    def tunables(self) -> Iterator[Tunable]:
+        yield self
+        if isinstance(self.background, Tunable):
+            yield self.background
 
     # -- setup ----------------------------------------------------------------------
     def _setup(self, width: int, height: int) -> None:
         zones: dict[str, Box] = {"left": (0, 0, width // 2, height),
                                  "right": (width // 2, 0, width - width // 2, height)}
         zones.update(check_zones(self.user_zones, width, height))
+        zones.update(fraction_zones_px(self.zone_fractions, width, height))
         self.zones = zones
         self._size = (width, height)
         self._zone_slices = [(name, (slice(y, y + h), slice(x, x + w)), float(w * h))
                              for name, (x, y, w, h) in zones.items()]
         # When the default halves are kept they partition the frame: right = total - left.
-        self._halves = "left" not in self.user_zones and "right" not in self.user_zones
+        self._halves = not ({"left", "right"} & (self.user_zones.keys() | self.zone_fractions.keys()))
         self._npx = float(width * height)
         self._grid = grid_for(height, width)
 
     @property
     def threshold(self) -> float:
         """The difference threshold in use (fixed, learned, or ``min_threshold`` before learning)."""
-        if self.fixed_threshold is not None:
-            return float(self.fixed_threshold)
+        if self._fixed is not None:
+            return self._fixed
         return self._noise_thr if self._noise_thr is not None else float(self.min_threshold)
 
     def reset(self) -> None:
@@ -195,6 +280,8 @@ class MotionDetector:
         so the difference method keeps a reference instead of copying it (a pipeline that
         alternates two buffers saves one frame copy per frame).
         """
+        if self._pending:
+            self.apply_pending()
         if frame.__class__ is not np.ndarray or frame.dtype != np.uint8 or frame.ndim != 3:
             check_frame(frame)
         h, w = frame.shape[:2]
@@ -205,7 +292,7 @@ class MotionDetector:
             self._setup(w, h)
         self.frames += 1
         if self.background is not None:
-            mask, lighting = self.background.apply(frame)
+            mask, lighting = self.background.update(frame)
             count = cv2.countNonZero(mask)
         else:
             mask, lighting, count = self._difference(frame, owned)
@@ -281,7 +368,7 @@ class MotionDetector:
         assert self._diff is not None and self._mask is not None
         diff = cv2.absdiff(cur, prev, dst=self._diff)
         d1 = diff if single else self._reduce(diff)
-        thr = self.fixed_threshold
+        thr = self._fixed
         if thr is None:
             if self.frames % self.noise_every_frames == 0 or self._noise_thr is None:
                 self._learn_noise(d1)
@@ -335,15 +422,11 @@ class MotionDetector:
         return cv2.extractChannel(frame, _CHANNEL_INDEX[self.channel], dst=spare)
 
     def _learn_noise(self, d1: np.ndarray) -> None:
-        sub = np.ascontiguousarray(d1[::4, ::4])
-        hist = cv2.calcHist([sub], [0], None, [256], [0, 256]).ravel()
-        cum = np.cumsum(hist)
-        n = cum[-1]
-        med = float(np.searchsorted(cum, 0.5 * n))       # robust while < half the frame moves
-        # median of |N(0, s)| is 0.6745 s; of the largest of three such channels, 1.265 s
-        sigma = max(med, 0.5) / (1.265 if self.channel == "max" else 0.6745)
-        thr = min(max(float(self.min_threshold), self.noise_k * sigma), 96.0)
-        if self._noise_thr is None:
-            self._noise_thr = thr
+        """One noise estimate (``sensekit.vision.noise``), smoothed over time."""
+        sigma = sigma_from_median(median_difference(d1), self.channel)
+        thr = motion_threshold(sigma, noise_k=self.noise_k, min_threshold=self.min_threshold)
+        if self._noise_thr is None or self._sigma is None:
+            self._noise_thr, self._sigma = thr, sigma
         elif thr <= 2.0 * self._noise_thr:                # a sudden jump is motion, not noise
             self._noise_thr = 0.9 * self._noise_thr + 0.1 * thr
+            self._sigma = 0.9 * self._sigma + 0.1 * sigma

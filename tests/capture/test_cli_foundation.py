@@ -187,7 +187,9 @@ class LevelStage:
         return [Level(t=block.t, level=float(abs(block.samples).max() * 100))]
 def add_arguments(parser):
     parser.add_argument("--fake-level", action="store_true")
-def build_stages(args, source):
+def option_values(args):
+    return {}
+def build_stages(args, source, chosen):
     return [LevelStage()] if args.fake_level else []
 '''
 

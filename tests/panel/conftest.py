@@ -27,6 +27,7 @@ from sensekit.panel import Panel, parse_panel_address
 from sensekit.panel.control import StagesControl
 from sensekit.paths import recordings_dir
 from sensekit.runner import Runner
+from sensekit.settings.live import Tuning
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
@@ -37,12 +38,6 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage"]
-
-
-def need_settings() -> None:
-    """Skip until the settings table (issue 12) is in this tree."""
-    pytest.importorskip("sensekit.settings.live",
-                        reason="needs the settings table (sensekit.settings, issue 12)")
 
 
 def demo() -> Path:
@@ -72,8 +67,7 @@ class ThreadPiece:
 
     def __init__(self, *, panel: str | None = "127.0.0.1:0", token: str | None = None,
                  speed: float = 4.0, loop: bool = True, max_items: int | None = None,
-                 profile_path: Path | None = None, tuning: bool = False,
-                 profile: Any = None) -> None:
+                 profile_path: Path | None = None, profile: Any = None) -> None:
         self.source = ReplaySource(demo(), realtime=speed > 0, loop=loop,
                                    clock=ScaledClock(speed) if speed > 0 else None)
         self.source.open()
@@ -81,13 +75,10 @@ class ThreadPiece:
         self.events: list[str] = []
         self.runner.dispatcher.on("*", lambda e: self.events.append(to_jsonl(e)))
         self.panel: Panel | None = None
-        self.tuning: Any = None
-        if tuning:
-            from sensekit.settings.live import Tuning
-            self.tuning = Tuning(lambda: self.runner.stages)
+        self.tuning = Tuning(lambda: self.runner.stages)
         if panel is not None:
-            control = StagesControl(self.runner, profile, profile_path or Path("venue.toml"),
-                                    self.tuning)
+            control = StagesControl(self.runner, self.tuning, profile,
+                                    profile_path or Path("venue.toml"))
             self.panel = Panel(parse_panel_address(panel, token), self.runner, control,
                                info={"title": "test piece", "source": "demo",
                                      "inputs": ["video", "audio"]})

@@ -184,9 +184,6 @@ def _api_settings(url: str) -> dict[str, Any]:
 
 
 def test_moving_a_control_changes_the_setting_and_a_bad_value_is_refused(process_piece, page):
-    from tests.panel.conftest import need_settings
-
-    need_settings()
     piece = process_piece("run", "clapper", "--headless", "--loop")
     page.goto(piece.url)
     gain = page.locator('.setting[data-key="audio.gain"]')

@@ -9,13 +9,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.panel.conftest import ThreadPiece, need_settings
+from tests.panel.conftest import ThreadPiece
 from tests.panel.test_server import run
-
-
-@pytest.fixture(autouse=True)
-def _table() -> None:
-    need_settings()
 
 
 async def _post(url: str, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -41,7 +36,7 @@ def _frames_later(piece: ThreadPiece, n: int) -> None:
 
 
 def test_the_running_groups_are_listed_with_units_ranges_and_values(thread_piece):
-    piece = thread_piece(tuning=True)
+    piece = thread_piece()
     table = run(_get(piece.url, "api/settings"))
     sections = {g["section"] for g in table["groups"]}
     assert {"motion", "audio"} <= sections
@@ -53,7 +48,7 @@ def test_the_running_groups_are_listed_with_units_ranges_and_values(thread_piece
 
 
 def test_a_change_takes_effect_on_the_next_frame(thread_piece):
-    piece = thread_piece(tuning=True)
+    piece = thread_piece()
     status, answer = run(_post(piece.url, "api/set", {"values": {"motion.min_amount": 0.05}}))
     assert status == 200 and answer["values"] == {"motion.min_amount": 0.05}
     _frames_later(piece, 1)
@@ -69,7 +64,7 @@ def test_a_change_takes_effect_on_the_next_frame(thread_piece):
     ({"values": {"pitch.min_level": 30}}, "nothing in this run uses `pitch.min_level`"),
 ])
 def test_a_bad_value_is_explained_and_changes_nothing(thread_piece, body, fragment):
-    piece = thread_piece(tuning=True)
+    piece = thread_piece()
     before = run(_get(piece.url, "api/settings"))["values"]
     status, answer = run(_post(piece.url, "api/set", body))
     assert status == 400 and fragment in answer["error"], answer
@@ -79,7 +74,7 @@ def test_a_bad_value_is_explained_and_changes_nothing(thread_piece, body, fragme
 
 
 def test_a_dragged_zone_becomes_a_motion_zone(thread_piece):
-    piece = thread_piece(tuning=True)
+    piece = thread_piece()
     _frames_later(piece, 2)
     status, answer = run(_post(piece.url, "api/zone", {"name": "door", "box": [160, 120, 160, 120]}))
     assert status == 200, answer
@@ -97,7 +92,7 @@ def test_a_dragged_zone_becomes_a_motion_zone(thread_piece):
 def test_save_writes_the_tuned_values_and_keeps_comments(thread_piece, tmp_path: Path):
     target = tmp_path / "venue.toml"
     target.write_text("# north wall, winter\n[motion]\nmin_amount = 0.002  # first guess\n")
-    piece = thread_piece(tuning=True, profile_path=target, profile={"motion.min_amount": 0.002})
+    piece = thread_piece(profile_path=target, profile={"motion.min_amount": 0.002})
     assert run(_post(piece.url, "api/set", {"values": {"motion.min_amount": 0.01}}))[0] == 200
     status, answer = run(_post(piece.url, "api/save", {}))
     assert status == 200, answer

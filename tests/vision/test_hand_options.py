@@ -14,39 +14,39 @@ import pytest
 from sensekit.errors import ConfigError
 from sensekit.events import Gesture, Hand, HandLost, Pinch, from_jsonl, to_jsonl
 from sensekit.osc import decode, encode
-from sensekit.vision.hands import HandSettings
+from sensekit.vision.hands import HAND_SETTINGS
 
 HAVE_MEDIAPIPE = importlib.util.find_spec("mediapipe") is not None
 
 
 def test_defaults_are_the_documented_ones():
-    s = HandSettings()
-    assert (s.max_hands, s.model, s.min_detection_confidence, s.min_tracking_confidence, s.smoothing) == \
-        (2, "lite", 0.5, 0.5, True)
+    s = HAND_SETTINGS.defaults()
+    assert (s["max_hands"], s["model"], s["min_detection_confidence"], s["min_tracking_confidence"],
+            s["smoothing"]) == (2, "lite", 0.5, 0.5, True)
 
 
 @pytest.mark.parametrize("kwargs, words", [
-    ({"max_hands": 3}, "`max_hands` must be 1..2, got 3"),
-    ({"max_hands": 1.5}, "`max_hands` must be an integer"),
-    ({"model": "heavy"}, "`model` must be one of lite, full, got 'heavy'"),
-    ({"min_detection_confidence": 1.5}, "`min_detection_confidence` must be 0..1, got 1.5"),
-    ({"min_tracking_confidence": -0.1}, "`min_tracking_confidence` must be 0..1"),
-    ({"smoothing": "yes"}, "`smoothing` must be true or false"),
-    ({"pinch_start_below": 0.5, "pinch_end_above": 0.4}, "must be greater than `pinch_start_below`"),
-    ({"lost_after_ms": float("nan")}, "`lost_after_ms` must be 0..5000"),
+    ({"max_hands": 3}, "`hands.max_hands` must be a whole number 1..2 hands, got 3"),
+    ({"max_hands": 1.5}, "`hands.max_hands` must be a whole number"),
+    ({"model": "heavy"}, "`hands.model` must be one of lite, full, got 'heavy'"),
+    ({"min_detection_confidence": 1.5}, "`hands.min_detection_confidence` must be a number 0..1, got 1.5"),
+    ({"min_tracking_confidence": -0.1}, "`hands.min_tracking_confidence` must be a number 0..1"),
+    ({"smoothing": "yes"}, "`hands.smoothing` must be true or false"),
+    ({"pinch_start_below": 0.5, "pinch_end_above": 0.4}, "must be greater than `hands.pinch_start_below`"),
+    ({"lost_after_ms": float("nan")}, "`hands.lost_after_ms` must be a number 0..5000 ms"),
+    ({"max_hand": 1}, "unknown setting `hands.max_hand`"),
 ])
 def test_bad_settings_name_the_setting_and_the_value(kwargs, words):
     with pytest.raises(ConfigError, match=None) as err:
-        HandSettings(**kwargs)
+        HAND_SETTINGS.check(kwargs)
     assert words in str(err.value)
 
 
 def test_every_setting_declares_its_range_unit_and_meaning():
-    import dataclasses
-    for f in dataclasses.fields(HandSettings):
-        assert f.metadata["doc"], f.name
-        if f.type in ("float", "int"):
-            assert f.metadata["lo"] is not None and f.metadata["hi"] is not None and f.metadata["unit"], f.name
+    for s in HAND_SETTINGS.items:
+        assert s.help, s.name
+        if s.kind in ("float", "int"):
+            assert s.lo is not None and s.hi is not None, s.name
 
 
 @pytest.mark.skipif(HAVE_MEDIAPIPE, reason="the hands extra is installed here")

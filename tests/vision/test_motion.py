@@ -56,7 +56,7 @@ def test_noise_floor_is_learned_instead_of_a_fixed_threshold():
 
 def test_zones_halves_and_user_rectangles():
     rng = np.random.default_rng(1)
-    md = MotionDetector(zones={"corner": (0, 0, 40, 40)})
+    md = MotionDetector(zones_px={"corner": (0, 0, 40, 40)})
     md.update(_scene(rng))
     r = md.update(_scene(rng, square_at=(10, 10)))
     assert set(r.zones) == {"left", "right", "corner"}
@@ -68,7 +68,7 @@ def test_zones_halves_and_user_rectangles():
 
 
 def test_user_zones_may_redefine_left_and_right():
-    md = MotionDetector(zones={"left": (0, 60, 80, 60), "right": (80, 60, 80, 60)})
+    md = MotionDetector(zones_px={"left": (0, 60, 80, 60), "right": (80, 60, 80, 60)})
     a = np.zeros((120, 160, 3), np.uint8)
     b = a.copy()
     b[10:20, 100:110] = 255                     # top right: outside both redefined zones
@@ -130,11 +130,11 @@ def test_background_model_answers_is_something_there():
     ({"flat": (0, 0, 0, 5)}, "zone 'flat'"),
 ])
 def test_zone_outside_the_frame_is_named(zones, match):
-    md = MotionDetector(zones=zones)
+    md = MotionDetector(zones_px=zones)
     with pytest.raises(ConfigError, match=match):
         md.update(np.zeros((120, 160, 3), np.uint8))
     with pytest.raises(ConfigError, match=match):
-        MotionDetector(zones=zones, frame_size=(160, 120))
+        MotionDetector(zones_px=zones, frame_size=(160, 120))
 
 
 def test_parse_zones_and_bad_values():
@@ -196,16 +196,16 @@ def test_exposure_gain_ignores_a_moving_minority():
 
 
 def test_background_model_settings_are_checked():
-    with pytest.raises(ConfigError, match="`match_distance` must be 1..255, got 0"):
+    with pytest.raises(ConfigError, match=r"`background.match_distance` must be a number 1..255 pixel levels, got 0"):
         BackgroundModel(match_distance=0)
-    with pytest.raises(ConfigError, match="`learn_frames`"):
+    with pytest.raises(ConfigError, match="`background.learn_frames`"):
         BackgroundModel(learn_frames=0)
     with pytest.raises(ConfigError, match="`background` must be a BackgroundModel"):
         MotionDetector(method="background", background="mog2")
     with pytest.raises(ConfigError, match="method='background', got method='difference'"):
         MotionDetector(background=BackgroundModel())
     with pytest.raises(ConfigError, match="HxWx3 uint8"):
-        BackgroundModel().apply(np.zeros((4, 4), np.uint8))
+        BackgroundModel().update(np.zeros((4, 4), np.uint8))
 
 
 # --- real frames made to sway, ripple and change exposure (tests/vision/scenes.py) -----------

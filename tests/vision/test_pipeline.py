@@ -13,7 +13,6 @@ from sensekit.capture.base import Item, Source, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import Dispatcher
 from sensekit.runner import Runner
-from sensekit.vision import options
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
@@ -120,40 +119,67 @@ def test_pick_at_uses_the_first_frame():
 # --- CLI options -----------------------------------------------------------------------
 
 def _parse(argv: list[str]) -> argparse.Namespace:
+    from sensekit.cli import vision_options
+    from sensekit.cli.tuning import add_tuning_arguments
+
     p = argparse.ArgumentParser()
-    options.add_arguments(p)
+    vision_options.add_arguments(p)
+    add_tuning_arguments(p)
     return p.parse_args(argv)
+
+
+def _build(argv: list[str], source) -> list:
+    """The vision stages of ``sensekit events`` for ``argv``, the chosen settings applied."""
+    from sensekit.cli import events, vision_options
+
+    args = _parse(argv)
+    stages, tuning = events.build(args, source, providers=[vision_options])
+    for t in tuning.tunables():
+        t.apply_pending()
+    return stages
 
 
 def test_build_stages_from_options():
     src = ListSource(_frames(2))
-    assert options.build_stages(_parse([]), src) == []
-    (stage,) = options.build_stages(_parse(["--track-color", "#DC1E1E", "--motion", "--zones",
-                                            "door=0,0,40,40", "--edges", "--mirror", "--blur", "5",
-                                            "--levels", "4"]), src)
+    assert _build([], src) == []
+    (stage,) = _build(["--track-color", "#DC1E1E", "--motion", "--zones", "door=0,0,40,40", "--edges",
+                       "--mirror", "--blur", "5", "--levels", "4", "--tolerance", "20"], src)
     assert isinstance(stage, VisionStage)
     assert stage.enabled == ("track", "motion", "edges") and stage.mirror and stage.blur_px == 5
+    assert stage.levels == 4 and stage.tracker.tolerance == (20.0, 80.0, 80.0)
     assert stage.motion.user_zones == {"door": (0, 0, 40, 40)}
-    (click,) = options.build_stages(_parse(["--track-color", "80,60"]), src)
+    (click,) = _build(["--track-color", "80,60"], src)
     assert click.pick_at == (80.0, 60.0) and click.tracker.method == "model"
+    (book,) = _build(["--track-color", "80,60", "--preset", "book", "--motion"], src)   # the book's methods
+    assert book.tracker.method == "exact" and (book.tracker.blur_px, book.tracker.levels) == (10, 4)
+    assert (book.motion.fixed_threshold, book.motion.channel, book.blur_px) == (0x33, "red", 10)
 
 
 @pytest.mark.parametrize("argv, match", [
     (["--track-color", "#12"], r"--track-color must be X,Y or #RRGGBB, got '#12'"),
     (["--track-color", "200,10"], r"click \(200, 10\) is outside the 160x120 frame"),
     (["--motion", "--zones", "door=150,0,20,20"], r"zone 'door' \(150, 0, 20, 20\) is outside"),
-    (["--edges", "--levels", "1"], r"`levels` must be 2\.\.256, got 1"),
     (["--zones", "a=0,0,1,1"], "--zones needs --motion"),
+    (["--track-color", "#ff0000", "--track-method", "model"], "--track-method model needs a click point"),
 ])
 def test_bad_options_name_the_value(argv, match):
     with pytest.raises(ConfigError, match=match):
-        options.build_stages(_parse(argv), ListSource(_frames(1)))
+        _build(argv, ListSource(_frames(1)))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--blur", "0"], "`vision.blur_px` must be a whole number 1..255 px, got 0"),
+    (["--edges", "--levels", "1"], "`vision.levels` must be a whole number 2..256 (or none: no palette), got 1"),
+    (["--set", "motion.treshold=3"], "unknown setting `motion.treshold`; did you mean motion.threshold"),
+])
+def test_bound_options_are_checked_while_parsing(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        _parse(argv)
+    assert message in capsys.readouterr().err
 
 
 def test_blur_below_one_is_rejected():
-    with pytest.raises(SystemExit):
-        _parse(["--blur", "0"])
-    with pytest.raises(ConfigError, match=r"`blur_px` must be a whole number of pixels >= 1, got 0"):
+    with pytest.raises(ConfigError, match=r"`vision.blur_px` must be a whole number 1..255 px, got 0"):
         VisionStage(blur_px=0, edges=True)
 
 
@@ -208,7 +234,7 @@ def test_replay_of_demo_recording_ball_and_hand_zones(recordings_dir):
     d.on("color_tracked", lambda e: tracked.__setitem__(round(e.t, 4), (e.cx, e.cy)))
     d.on("motion", motion.append)
     stage = VisionStage(tracker=ColorTracker(f"#{r:02X}{g:02X}{b:02X}"),
-                        motion=MotionDetector(zones=zones), dispatcher=d)
+                        motion=MotionDetector(zones_px=zones), dispatcher=d)
     Runner(ReplaySource(rec), [stage], d).run()
     frames = truth["frames"]
     within = 0
