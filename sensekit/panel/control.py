@@ -107,6 +107,10 @@ class PanelControl:
                                "settings": [st.describe() for st in group.items]})
         return {"groups": groups, "values": _plain(values)}
 
+    def values(self) -> dict[str, Any]:
+        """The value of each running setting (JSON-ready), for the live socket."""
+        return _plain(self.tuning.settings())
+
     def apply(self, values: dict[str, Any] | None = None,
               texts: dict[str, str] | None = None) -> dict[str, Any]:
         """Check every value (native JSON values, or ``texts`` parsed as on the command line)

@@ -20,7 +20,9 @@ Routes:
 ``GET /ws/video``      WebSocket: binary frames (``frames.pack``); the client sends
                        ``{"overlays": [...]}`` and ``{"ack": 1}`` after drawing each frame - at
                        most ``VIDEO_CREDITS`` frames are in flight, the rest are skipped
-``GET /ws/live``       WebSocket: JSON ``Telemetry`` updates ten times a second
+``GET /ws/live``       WebSocket: JSON ``Telemetry`` updates ten times a second, with the
+                       settings' values (``"settings"``) when any changed (keys, OSC, another
+                       browser) and at least every ``SETTINGS_RESEND_S``
 =====================  =========================================================================
 
 Security (``guard.py``, ``address.py``): with a token, every ``/api`` request carries it in the
@@ -56,6 +58,7 @@ from sensekit.panel.frames import FrameHub
 from sensekit.panel.guard import SECURITY_HEADERS, TOKEN_HEADER, foreign, token_problem
 from sensekit.panel.overlays import OVERLAYS
 from sensekit.panel.telemetry import Telemetry
+from sensekit.settings.live import Tunable
 
 __all__ = ["MAX_VIDEO_CLIENTS", "STATIC_DIR", "VIDEO_CREDITS", "PanelServer"]
 
@@ -66,6 +69,9 @@ MAX_VIDEO_CLIENTS = 8
 #: frames sent to one client before it acknowledges one (a slow client gets fewer frames)
 VIDEO_CREDITS = 2
 LIVE_INTERVAL_S = 0.1
+#: the live socket resends the settings' values at least this often (a group that appears
+#: later, ``motion.method=background``, shows up without a reload)
+SETTINGS_RESEND_S = 1.0
 COMMAND_TIMEOUT_S = 5.0
 AUTH_TIMEOUT_S = 5.0
 
@@ -327,11 +333,18 @@ class PanelServer:
             return web.Response(status=403)
         reader = asyncio.ensure_future(self._drain(ws))
         cursor = (0, 0)
+        loop = asyncio.get_running_loop()
+        seen_generation, sent_at = -1, 0.0
         try:
             while not ws.closed and not reader.done():
                 update = self.telemetry.since(cursor)
                 cursor = update.cursor
-                await ws.send_json(update.as_dict())
+                message = update.as_dict()
+                now = loop.time()
+                if Tunable.generation != seen_generation or now - sent_at >= SETTINGS_RESEND_S:
+                    seen_generation, sent_at = Tunable.generation, now
+                    message["settings"] = self.control.values()
+                await ws.send_json(message)
                 await asyncio.wait({reader}, timeout=LIVE_INTERVAL_S)
         except (ConnectionError, RuntimeError):
             pass

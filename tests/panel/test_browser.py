@@ -95,12 +95,21 @@ def test_save_writes_the_venue_profile_keeping_comments(process_piece, page, tmp
     profile.write_text("# the gallery, north wall\n[audio]\ngain = 1.0  # measured on site\n")
     piece = process_piece("run", "clapper", "--headless", "--loop", "--profile", str(profile))
     page.goto(piece.url)
+    level = page.locator('.setting[data-key="activity.silence_level"] input[type=number]')
+    level.wait_for(timeout=10_000)
+    level.fill("33")
+    level.press("Enter")
+    page.wait_for_selector('.setting[data-key="activity.silence_level"].applied', timeout=10_000)
     page.click("#save")
     page.wait_for_function("() => document.getElementById('save-result').textContent.startsWith('saved')",
                            timeout=10_000)
     assert str(profile) in page.inner_text("#save-result")
     text = profile.read_text()
     assert "# the gallery, north wall" in text and "# measured on site" in text
+    from sensekit.profile import load_profile
+
+    saved = load_profile(profile)                       # the table's own format, read back
+    assert saved["activity.silence_level"] == 33 and saved["audio.gain"] == 1.0
 
 
 def test_a_missing_or_wrong_token_is_refused_and_the_right_one_works(process_piece, page):
@@ -202,3 +211,41 @@ def test_moving_a_control_changes_the_setting_and_a_bad_value_is_refused(process
     assert "must be a number 0..100" in level.locator(".error").inner_text()
     assert _api_settings(piece.url)["activity.silence_level"] == before
     assert level.locator("input[type=number]").input_value() == str(before).removesuffix(".0")
+
+
+def test_every_running_setting_is_a_control_with_its_unit_and_range(process_piece, page):
+    piece = process_piece("run", "clapper", "--headless", "--loop")
+    page.goto(piece.url)
+    page.wait_for_selector('.setting[data-key="activity.silence_level"]', timeout=10_000)
+    values = _api_settings(piece.url)
+    shown = page.eval_on_selector_all(".setting", "els => els.map(e => e.dataset.key)")
+    assert sorted(shown) == sorted(values) and len(shown) >= 10
+    assert {"audio", "activity", "noise_floor", "clapper"} <= {k.split(".")[0] for k in shown}
+    missing = page.evaluate("""() => {
+        const bad = [];
+        for (const g of sensekitPanel.table.groups) for (const s of g.settings) {
+          const row = document.querySelector(`.setting[data-key="${s.key}"]`);
+          const unit = row.querySelector(".unit").textContent;
+          if (s.lo !== null && s.hi !== null && !unit.includes(`${s.lo}..${s.hi}`)) bad.push(s.key);
+          if (s.unit && !unit.includes(s.unit)) bad.push(s.key);
+          if (!row.querySelector("input, select")) bad.push(s.key);
+        }
+        return bad; }""")
+    assert missing == []
+
+
+def test_a_change_made_elsewhere_shows_in_the_page(process_piece, page):
+    import json
+    import urllib.request
+
+    piece = process_piece("run", "clapper", "--headless", "--loop")
+    page.goto(piece.url)
+    number = page.locator('.setting[data-key="activity.timeout_ms"] input[type=number]')
+    number.wait_for(timeout=10_000)
+    request = urllib.request.Request(piece.url + "api/set", method="POST",
+                                     data=json.dumps({"values": {"activity.timeout_ms": 750}}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as r:       # another client (OSC, a phone)
+        assert r.status == 200
+    page.wait_for_function("""() => document.querySelector(
+        '.setting[data-key="activity.timeout_ms"] input[type=number]').value === "750" """, timeout=10_000)

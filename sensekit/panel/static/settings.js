@@ -13,6 +13,23 @@ function zonesText(z) {
   return Object.entries(z).map(([n, b]) => `${n}=${b.map((v) => +(+v).toFixed(4)).join(",")}`).join(";");
 }
 
+// a checkbox for an optional setting: checked means "none" (what the table says it means)
+function addNone(s, box, inputs, current, send) {
+  const lbl = document.createElement("label");
+  const none = document.createElement("input");
+  none.type = "checkbox";
+  none.dataset.role = "none";
+  none.addEventListener("change", () => {
+    if (none.checked) send(null);
+    else if (current() !== undefined) send(current());
+  });
+  lbl.appendChild(none);
+  lbl.append(" " + s.none);
+  lbl.className = "none";
+  box.appendChild(lbl);
+  inputs.push(none);
+}
+
 function makeControl(s, row) {
   const box = document.createElement("div");
   box.className = "control";
@@ -43,18 +60,7 @@ function makeControl(s, row) {
     });
     box.appendChild(num);
     inputs.push(num);
-    if (s.none) {
-      const lbl = document.createElement("label");
-      const none = document.createElement("input");
-      none.type = "checkbox";
-      none.dataset.role = "none";
-      none.addEventListener("change", () => { if (none.checked) send(null); else if (num.value !== "") send(Number(num.value)); });
-      lbl.appendChild(none);
-      lbl.append(" " + s.none);
-      lbl.className = "unit";
-      box.appendChild(lbl);
-      inputs.push(none);
-    }
+    if (s.none) addNone(s, box, inputs, () => (num.value !== "" ? Number(num.value) : undefined), send);
   } else if (s.kind === "bool") {
     const cb = document.createElement("input");
     cb.type = "checkbox";
@@ -70,7 +76,13 @@ function makeControl(s, row) {
       o.value = o.textContent = c;
       sel.appendChild(o);
     }
-    sel.addEventListener("change", () => send(sel.value));
+    if (s.none) {                                       // "none" is a value too (what it means)
+      const o = document.createElement("option");
+      o.value = "";
+      o.textContent = `(${s.none})`;
+      sel.appendChild(o);
+    }
+    sel.addEventListener("change", () => send(sel.value === "" ? null : sel.value));
     box.appendChild(sel);
     inputs.push(sel);
   } else if (s.kind === "color") {
@@ -80,6 +92,7 @@ function makeControl(s, row) {
     col.addEventListener("change", () => send(col.value));
     box.appendChild(col);
     inputs.push(col);
+    if (s.none) addNone(s, box, inputs, () => col.value, send);
   } else {
     const text = document.createElement("input");
     text.type = "text";
@@ -103,6 +116,7 @@ function showValue(s, row, v, force) {
     const role = el.dataset.role;
     if (role === "none") el.checked = v === null;
     else if (el.type === "checkbox") el.checked = !!v;
+    else if (el.tagName === "SELECT" && v === null) el.value = "";
     else if (s.kind === "zones") el.value = zonesText(v);
     else if (el.type === "color") el.value = v || "#000000";
     else el.value = v === null || v === undefined ? "" : String(v);
@@ -173,22 +187,41 @@ function renderSettings(table) {
   }
 }
 
-export function updateValues(values) {
+function sameKeys(keys) {
+  return keys.length === Object.keys(rows).length && keys.every((k) => rows[k]);
+}
+
+function showValues(values) {
   for (const [k, v] of Object.entries(values)) {
     const r = rows[k];
     if (r && JSON.stringify(r.row.value) !== JSON.stringify(v)) showValue(r.s, r.row, v);
   }
 }
 
+let loading = false, rendered = false;
+
+// values from the live socket (keys, OSC, another browser changed them)
+export function updateValues(values) {
+  if (!rendered) return;                      // loadSettings is on its way
+  if (sameKeys(Object.keys(values))) showValues(values);
+  else if (!loading) loadSettings();          // a group came or went (motion.method=background)
+}
+
 export async function loadSettings() {
-  const r = await api("/api/settings");
-  if (!r.ok) { $("settings").textContent = r.data.error || "settings unavailable"; return; }
-  panel.table = r.data;
-  if (!Object.keys(rows).length || Object.keys(rows).length !== r.data.groups.reduce((n, g) => n + g.settings.length, 0)) {
-    for (const k of Object.keys(rows)) delete rows[k];
-    renderSettings(r.data);
-  } else {
-    updateValues(r.data.values);
+  loading = true;
+  try {
+    const r = await api("/api/settings");
+    if (!r.ok) { $("settings").textContent = r.data.error || "settings unavailable"; return; }
+    panel.table = r.data;
+    if (rendered && sameKeys(Object.keys(r.data.values))) {
+      showValues(r.data.values);
+    } else {
+      for (const k of Object.keys(rows)) delete rows[k];
+      renderSettings(r.data);
+      rendered = true;
+    }
+  } finally {
+    loading = false;
   }
 }
 
