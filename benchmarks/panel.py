@@ -54,6 +54,7 @@ from sensekit.app.sources import bundled_source
 from sensekit.audio.clap import ClapDetector
 from sensekit.audio.pipeline import AudioStage
 from sensekit.capture.replay import ReplaySource
+from sensekit.clock import ScaledClock
 from sensekit.panel import Panel, parse_panel_address
 from sensekit.panel.attach import app_panel
 from sensekit.panel.control import StagesControl

@@ -9,8 +9,8 @@ is handed over twice a second.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sensekit.panel.address import PanelAddress

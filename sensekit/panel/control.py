@@ -32,6 +32,7 @@ from sensekit.settings.registry import REGISTRY
 
 if TYPE_CHECKING:
     from sensekit.app.host import AppHost
+    from sensekit.runner import Runner
 
 __all__ = ["AppControl", "PanelControl", "StagesControl"]
 
@@ -183,7 +184,7 @@ class StagesControl(PanelControl):
     """A panel on ``sensekit events``: the stages themselves; save writes what ``run_values``
     gives (the ``--profile`` keys, what the run changed, what the detectors learned)."""
 
-    def __init__(self, runner: Any, tuning: Tuning, profile: Mapping[str, Any] | None,
+    def __init__(self, runner: Runner, tuning: Tuning, profile: Mapping[str, Any] | None,
                  profile_path: Path) -> None:
         super().__init__(lambda: runner.stages, tuning)
         self.runner = runner
@@ -193,7 +194,7 @@ class StagesControl(PanelControl):
     def picture(self) -> np.ndarray | None:
         stage = self.tracker_stage()
         frame = getattr(stage, "frame", None) if stage is not None else None
-        if frame is not None:
+        if isinstance(frame, np.ndarray):
             return frame                       # mirrored when the stage mirrors (--mirror)
         latest = self.runner.latest_frame
         return None if latest is None else latest.image
