@@ -249,3 +249,34 @@ def test_a_change_made_elsewhere_shows_in_the_page(process_piece, page):
         assert r.status == 200
     page.wait_for_function("""() => document.querySelector(
         '.setting[data-key="activity.timeout_ms"] input[type=number]').value === "750" """, timeout=10_000)
+
+
+def test_an_optional_setting_goes_to_none_and_back(process_piece, page):
+    piece = process_piece("run", "clapper", "--headless", "--loop")
+    page.goto(piece.url)
+    row = page.locator('.setting[data-key="activity.off_level"]')
+    none = row.locator("input[data-role=none]")
+    none.wait_for(timeout=10_000)
+    assert _api_settings(piece.url)["activity.off_level"] is None and none.is_checked()
+    none.uncheck()                                   # an empty box: the lower bound is sent
+    page.wait_for_selector('.setting[data-key="activity.off_level"].applied', timeout=10_000)
+    assert _api_settings(piece.url)["activity.off_level"] == 0
+    number = row.locator("input[type=number]")
+    number.fill("6")
+    number.press("Enter")
+    _wait_value(piece.url, "activity.off_level", 6)
+    assert not none.is_checked()
+    none.check()
+    _wait_value(piece.url, "activity.off_level", None)
+    page.wait_for_function("() => !document.querySelector("
+                           "'.setting[data-key=\"activity.off_level\"] input[type=number]').value",
+                           timeout=10_000)
+
+
+def _wait_value(url: str, key: str, value: Any) -> None:
+    import time
+
+    deadline = time.monotonic() + 10
+    while _api_settings(url)[key] != value and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _api_settings(url)[key] == value

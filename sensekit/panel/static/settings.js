@@ -60,7 +60,9 @@ function makeControl(s, row) {
     });
     box.appendChild(num);
     inputs.push(num);
-    if (s.none) addNone(s, box, inputs, () => (num.value !== "" ? Number(num.value) : undefined), send);
+    // unticking "none" with an empty box sends the lower bound (the slider's middle means nothing)
+    const typed = () => (num.value !== "" ? Number(num.value) : (s.lo ?? 0));
+    if (s.none) addNone(s, box, inputs, typed, send);
   } else if (s.kind === "bool") {
     const cb = document.createElement("input");
     cb.type = "checkbox";
@@ -117,6 +119,7 @@ function showValue(s, row, v, force) {
     if (role === "none") el.checked = v === null;
     else if (el.type === "checkbox") el.checked = !!v;
     else if (el.tagName === "SELECT" && v === null) el.value = "";
+    else if (el.type === "range" && (v === null || v === undefined)) el.value = String(s.lo);
     else if (s.kind === "zones") el.value = zonesText(v);
     else if (el.type === "color") el.value = v || "#000000";
     else el.value = v === null || v === undefined ? "" : String(v);
