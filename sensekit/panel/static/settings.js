@@ -16,9 +16,7 @@ function zonesText(z) {
 // a checkbox for an optional setting: checked means "none" (what the table says it means)
 function addNone(s, box, inputs, current, send) {
   const lbl = document.createElement("label");
-  const none = document.createElement("input");
-  none.type = "checkbox";
-  none.dataset.role = "none";
+  const none = element("input", "checkbox", "none");
   none.addEventListener("change", () => {
     if (none.checked) send(null);
     else if (current() !== undefined) send(current());
@@ -30,79 +28,59 @@ function addNone(s, box, inputs, current, send) {
   inputs.push(none);
 }
 
+function element(tag, type, role) {
+  const el = document.createElement(tag);
+  if (type) el.type = type;
+  el.dataset.role = role;
+  return el;
+}
+
 function makeControl(s, row) {
   const box = document.createElement("div");
   box.className = "control";
   const send = (value, asText) => setValue(s, row, value, asText);
   const inputs = [];
+  const add = (el, onChange) => {           // one input of the control, sending on "change"
+    el.addEventListener("change", onChange);
+    box.appendChild(el);
+    inputs.push(el);
+    return el;
+  };
   if (s.kind === "float" || s.kind === "int") {
-    const num = document.createElement("input");
-    num.type = "number";
-    num.dataset.role = "value";
+    const num = element("input", "number", "value");
     const step = s.kind === "int" ? 1 : (s.step || (s.lo !== null && s.hi !== null ? (s.hi - s.lo) / 200 : "any"));
     num.step = String(step);
     if (s.lo !== null) num.min = s.lo;
     if (s.hi !== null) num.max = s.hi;
     if (s.lo !== null && s.hi !== null) {
-      const range = document.createElement("input");
-      range.type = "range";
+      const range = element("input", "range", "slider");
       range.min = s.lo; range.max = s.hi; range.step = String(step);
-      range.dataset.role = "slider";
       range.setAttribute("aria-label", s.key);
       range.addEventListener("input", () => { num.value = range.value; });
-      range.addEventListener("change", () => send(Number(range.value)));
-      box.appendChild(range);
-      inputs.push(range);
+      add(range, () => send(Number(range.value)));
     }
-    num.addEventListener("change", () => {
-      if (num.value.trim() === "") send(null);
-      else send(Number(num.value));
-    });
-    box.appendChild(num);
-    inputs.push(num);
+    add(num, () => send(num.value.trim() === "" ? null : Number(num.value)));
     // unticking "none" with an empty box sends the lower bound (the slider's middle means nothing)
     const typed = () => (num.value !== "" ? Number(num.value) : (s.lo ?? 0));
     if (s.none) addNone(s, box, inputs, typed, send);
   } else if (s.kind === "bool") {
-    const cb = document.createElement("input");
-    cb.type = "checkbox";
-    cb.dataset.role = "value";
-    cb.addEventListener("change", () => send(cb.checked));
-    box.appendChild(cb);
-    inputs.push(cb);
+    const cb = add(element("input", "checkbox", "value"), () => send(cb.checked));
   } else if (s.kind === "choice") {
-    const sel = document.createElement("select");
-    sel.dataset.role = "value";
-    for (const c of s.choices || []) {
+    const sel = element("select", "", "value");
+    for (const c of [...(s.choices || []), ...(s.none ? [""] : [])]) {
       const o = document.createElement("option");
-      o.value = o.textContent = c;
+      o.value = c;
+      o.textContent = c || `(${s.none})`;             // "none" is a value too (what it means)
       sel.appendChild(o);
     }
-    if (s.none) {                                       // "none" is a value too (what it means)
-      const o = document.createElement("option");
-      o.value = "";
-      o.textContent = `(${s.none})`;
-      sel.appendChild(o);
-    }
-    sel.addEventListener("change", () => send(sel.value === "" ? null : sel.value));
-    box.appendChild(sel);
-    inputs.push(sel);
+    add(sel, () => send(sel.value === "" ? null : sel.value));
   } else if (s.kind === "color") {
-    const col = document.createElement("input");
-    col.type = "color";
-    col.dataset.role = "value";
-    col.addEventListener("change", () => send(col.value));
-    box.appendChild(col);
-    inputs.push(col);
+    const col = add(element("input", "color", "value"), () => send(col.value));
     if (s.none) addNone(s, box, inputs, () => col.value, send);
   } else {
-    const text = document.createElement("input");
-    text.type = "text";
-    text.dataset.role = "value";
+    const text = element("input", "text", "value");
     text.placeholder = s.kind === "zones" ? "name=x,y,w,h;… (fractions)" : "";
-    text.addEventListener("change", () => send(text.value, true));
-    box.appendChild(text);
-    inputs.push(text);
+    add(text, () => send(text.value, true));
   }
   const unit = document.createElement("span");
   unit.className = "unit";
