@@ -11,6 +11,9 @@
   table (a missing table is appended to the file), and zones that are gone are removed.
   Keys of the file that ``values`` does not name are left alone.
 
+``run_values(tuning, base)`` is what a running piece saves (Shift+S in an app, "save" in the
+browser panel): the keys of the profile it started from, what it changed, what it learned.
+
 An optional setting set to nothing is written as ``"none"``. The file is written atomically
 (temporary file, fsync, rename), a symlink is followed and the file keeps its permissions, so
 a crash never leaves half a profile. Errors: ``ConfigError`` for a bad value or an existing
