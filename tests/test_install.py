@@ -84,6 +84,15 @@ def test_the_wheel_holds_the_apps_and_the_demo(dist):
     assert {f"apps/{a}.py" for a in APPS} <= members and set(RECORDING_FILES) <= members
 
 
+def test_the_wheel_holds_the_panel_page(dist, venv):
+    names = set(zipfile.ZipFile(next(dist.glob("*.whl"))).namelist())
+    page = {f"sensekit/panel/static/{f}" for f in ("index.html", "panel.js", "panel.css")}
+    assert page <= names
+    out = venv.run(venv.python, "-c", "from sensekit.panel.server import STATIC_DIR as s; "
+                                      "print(s, all((s / f).is_file() for f in ('index.html', 'panel.js')))")
+    assert out.split()[-1] == "True" and venv.root in Path(out.split()[0]).parents, out
+
+
 def test_sensekit_is_imported_from_the_venv_not_the_checkout(venv):
     where = venv.run(venv.python, "-c", "import sensekit, sensekit.paths as p; print(sensekit.__file__); "
                                         "print(p.bundled_dir('apps')); print(p.recordings_dir())").split()

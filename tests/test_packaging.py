@@ -58,3 +58,13 @@ def test_an_installed_layout_reads_the_folders_inside_the_package(tmp_path, monk
     monkeypatch.delenv("SENSEKIT_RECORDINGS", raising=False)
     assert paths.bundled_dir("apps") == package / "apps"
     assert paths.bundled_recording("demo") == package / "recordings" / "demo.skrec"
+
+
+def test_the_panel_page_files_match_the_package_data_globs():
+    globs = CONFIG["package-data"]["sensekit.panel"]
+    static = REPO / "sensekit" / "panel" / "static"
+    files = [p.relative_to(static.parent).as_posix() for p in static.rglob("*") if p.is_file()]
+    left_out = [f for f in files if not any(fnmatch.fnmatch(f, g) and f.count("/") == g.count("/")
+                                            for g in globs)]
+    assert {"static/index.html", "static/panel.js", "static/panel.css", "static/video.js"} <= set(files)
+    assert not left_out, f"not shipped in the wheel: {left_out}"

@@ -54,6 +54,7 @@ NOT_HERE = [
     (r"take1\.skrec", "reads take1.skrec, which `sensekit record` makes from live devices"),
     (r"venue\.toml", "reads venue.toml, which `sensekit calibrate` makes from live devices"),
     (r"osc-listen", "listens until stopped"),
+    (r"--panel", "serves the browser panel until stopped: tests/panel/test_browser.py runs it"),
 ]
 OUTPUT_OPTIONS = re.compile(r"--(?:screenshot|out|video|events) (\S+)")
 

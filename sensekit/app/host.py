@@ -25,7 +25,8 @@ image pixels, the way they appear on screen.
 Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``Shift+S`` save the
 venue profile (``--profile`` file, else ``venue.toml``: the settings this run changed, the
 profile's own keys and what the detectors learned), ``+``/``-`` move the app's
-``plus_minus`` setting by its declared step, ``r`` restart, ``esc``/``q`` quit; a click on ``app.camera_view``
+``plus_minus`` setting by its declared step, ``r`` restart, ``esc``/``q`` quit, ``m``/``e``/``p`` the motion
+mask, edge map and palette over the camera view (``overlay_view.py``); a click on ``app.camera_view``
 picks what is under the pointer (``App.pick_color``), and pressing, dragging at least
 ``DRAG_MIN_PX`` and releasing there picks what is inside the box (``App.pick_region``; a
 rubber band shows it while dragging); any other key goes to ``app.key`` (``h``: hand input).
@@ -56,13 +57,14 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 import pygame
 
 from sensekit.app import draw as D
 from sensekit.app.base import App
 from sensekit.app.convert import array_to_surface, view_to_camera
+from sensekit.app.overlay_view import OVERLAY_KEYS, OverlayView
 from sensekit.app.video import VideoRecorder
 from sensekit.capture.base import Source
 from sensekit.clock import Clock, MonotonicClock
@@ -97,6 +99,8 @@ class RunOptions:
     script: Any = None
     #: start with hand input (``--hands``; apps whose ``hands`` is "switch" or "always")
     hands: bool = False
+    #: pace a replay or file at recorded speed even headless (``--panel``)
+    realtime: bool = False
 
 
 @dataclass
@@ -132,7 +136,7 @@ class AppHost:
         pygame.font.init()
         self.source = source
         self.live = bool(source.is_live)
-        self.deterministic = not self.live and self.options.headless
+        self.deterministic = not self.live and self.options.headless and not self.options.realtime
         self.clock: Clock = clock or MonotonicClock()
         self.dispatcher = Dispatcher()
         self.sim_t = 0.0
@@ -148,6 +152,10 @@ class AppHost:
         self._events_file: TextIO | None = None
         self.video: VideoRecorder | None = None
         self._drag: tuple[tuple[int, int], tuple[int, int]] | None = None   # press, pointer
+        #: called once per loop iteration, on this thread (a browser panel's requests)
+        self.step_hooks: list[Callable[[], None]] = []
+        #: what the detector sees, drawn over ``app.camera_view`` (keys ``m``, ``e``, ``p``)
+        self.overlays = OverlayView(self)
 
         self.screen = pygame.display.set_mode(app_cls.window_size)
         pygame.display.set_caption(f"sensekit - {app_cls.title}")
@@ -229,6 +237,8 @@ class AppHost:
             self.say(app.restart())
         elif key in (pygame.K_ESCAPE, pygame.K_q):
             self.quit = True
+        elif key in OVERLAY_KEYS:
+            self.say(self.overlays.toggle(OVERLAY_KEYS[key]))
         else:
             self.say(app.key(key))
 
@@ -249,25 +259,24 @@ class AppHost:
     def profile_values(self) -> dict[str, Any]:
         """What ``Shift+S`` saves: the keys of the profile the run started from (at their
         current values), every setting this run changed, and what the detectors learned."""
-        current = self.tuning.settings()
-        base = self.options.profile or {}
-        values = {key: current.get(key, value) for key, value in base.items()}
-        values.update(self.tuning.changed())
-        for key, value in self.tuning.learned().items():
-            values.setdefault(key, value)
-        return values
+        from sensekit.profile import run_values
+        return run_values(self.tuning, self.options.profile)
 
     def save_profile(self) -> Path | None:
         """Save the run's settings as a venue profile (``profile_values``; an existing file is
         edited in place, comments kept), so the piece comes back tuned next time (``--profile``)."""
-        from sensekit.profile import save_profile
         try:
-            path = save_profile(self.profile_values(), self.options.profile_path)
+            path = self.write_profile()
         except (OSError, SensekitError) as exc:
             self.say(f"could not save the profile: {exc}")
             return None
         self.say(f"saved venue profile {path}")
         return path
+
+    def write_profile(self) -> Path:
+        """Write the venue profile (``save_profile`` without the message); raises on failure."""
+        from sensekit.profile import save_profile
+        return save_profile(self.profile_values(), self.options.profile_path)
 
     def click(self, pos: tuple[int, int]) -> None:
         """A left click at window pixel ``pos``: picks the colour under it on the camera view."""
@@ -280,13 +289,16 @@ class AppHost:
             return
         self.pick_at(xy)
 
-    def pick_at(self, xy: tuple[int, int]) -> None:
-        """Pick the colour at pixel ``xy`` of the latest (mirrored) frame, as a click there does."""
+    def pick_at(self, xy: tuple[int, int]) -> str | None:
+        """Pick the colour at pixel ``xy`` of the latest (mirrored) frame, as a click there does;
+        returns the app's message (``None``: the app tracks no colour)."""
         frame = self.runner.latest_frame
         if frame is None:
-            return
+            return None
         b, g, r = (int(v) for v in frame.image[xy[1], xy[0]])
-        self.say(self.app.pick_color((b, g, r), xy))
+        message = self.app.pick_color((b, g, r), xy)
+        self.say(message)
+        return message
 
     def drag(self, start: tuple[int, int], end: tuple[int, int]) -> None:
         """A left-button drag from window pixel ``start`` to ``end``: picks what is inside the
@@ -330,6 +342,8 @@ class AppHost:
     def step(self) -> None:
         """One fixed simulation step (unless paused) and one drawing."""
         self._handle_input()
+        for hook in self.step_hooks:
+            hook()
         script = self.options.script
         if script is not None:
             script.before_step(self)
@@ -352,6 +366,7 @@ class AppHost:
     def render(self) -> None:
         screen = self.screen
         self.app.draw(screen)
+        self.overlays.draw(screen)
         if self._drag is not None and self._drag[0] != self._drag[1]:
             (x0, y0), (x1, y1) = self._drag
             band = pygame.Rect(min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0))
@@ -442,7 +457,7 @@ class AppHost:
         written however the loop ends, Ctrl-C included (``RunResult.interrupted``).
         """
         frames = self.options.frames
-        pace = not self.options.headless or self.live
+        pace = not self.options.headless or self.live or self.options.realtime
         start = time.perf_counter()
         cpu0 = time.process_time()
         t0 = self.clock.now()

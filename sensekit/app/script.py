@@ -45,6 +45,7 @@ KEYS: dict[str, tuple[int, int]] = {
     "S": (pygame.K_s, pygame.KMOD_SHIFT), "shift+s": (pygame.K_s, pygame.KMOD_SHIFT),
     "+": (pygame.K_PLUS, 0), "-": (pygame.K_MINUS, 0), "r": (pygame.K_r, 0),
     "q": (pygame.K_q, 0), "esc": (pygame.K_ESCAPE, 0), "escape": (pygame.K_ESCAPE, 0),
+    "m": (pygame.K_m, 0), "e": (pygame.K_e, 0), "p": (pygame.K_p, 0),          # overlays
 }
 EPS_S = 1e-9
 
@@ -89,7 +90,7 @@ def parse_keys(text: str) -> tuple[KeyPress, ...]:
     return tuple(sorted(presses, key=lambda p: p.t_s))
 
 
-KEY_NAMES = ("space", "c", "s", "S", "+", "-", "r", "q", "esc")
+KEY_NAMES = ("space", "c", "s", "S", "+", "-", "r", "q", "esc", "m", "e", "p")
 
 
 def _norm(mode: str) -> str:

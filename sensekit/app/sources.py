@@ -33,11 +33,12 @@ def check_inputs(app_cls: type[App], source: Source, label: str | None = None) -
                       f"has {what}")
 
 
-def open_spec(app_cls: type[App], spec: str) -> Source:
-    """Open ``spec`` for ``app_cls`` and check its inputs (closes it again on failure)."""
+def open_spec(app_cls: type[App], spec: str, *, loop: bool = False) -> Source:
+    """Open ``spec`` for ``app_cls`` and check its inputs (closes it again on failure);
+    ``loop`` repeats a recording."""
     from sensekit.capture.spec import open_source
 
-    source = open_source(spec)
+    source = open_source(spec, loop=loop or None)
     try:
         source.open()
         check_inputs(app_cls, source, spec)
@@ -90,7 +91,7 @@ def open_for_app(app_cls: type[App], spec: str | None, *,
                  loop: bool = False) -> tuple[Source, str | None]:
     """The source to run ``app_cls`` on and, when the bundled recording is used, a note."""
     if spec:
-        return open_spec(app_cls, spec), None
+        return open_spec(app_cls, spec, loop=loop), None
     live = live_spec(app_cls)
     if live is not None:
         try:

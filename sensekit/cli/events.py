@@ -27,10 +27,12 @@ import importlib
 import inspect
 import logging
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
+from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.cli.tuning import Chosen, add_tuning_arguments, apply_chosen, chosen_values
 from sensekit.settings.live import Tuning
 from sensekit.validate import check_positive
@@ -101,6 +103,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         provider.add_arguments(p)
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/cli/osc_args.py)
     add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
+    add_panel_arguments(p)     # --panel, --panel-token (sensekit/cli/panel_args.py)
     p.set_defaults(func=main)
 
 
@@ -151,7 +154,9 @@ def main(args: argparse.Namespace) -> int:
         check_positive("--max-items", args.max_items)
     providers = _providers()
     chosen = choose(args, providers)             # checked before the source opens
-    source = open_source(args.source, realtime=args.realtime or None, loop=args.loop or None)
+    panel_at = panel_address(args)     # a LAN address without a token: one line, exit 2
+    realtime = args.realtime or panel_at is not None
+    source = open_source(args.source, realtime=realtime or None, loop=args.loop or None)
     out = sys.stdout
     with source:
         stages, tuning = build(args, source, chosen, providers)
@@ -164,10 +169,18 @@ def main(args: argparse.Namespace) -> int:
             runner.dispatcher.on("*", JsonlWriter(out))
         else:
             runner.dispatcher.on("*", lambda e: print(format_event(e), file=out))
+        panel = None
         try:
+            if panel_at is not None:
+                from sensekit.panel.attach import events_panel
+                panel = events_panel(runner, panel_at, profile=chosen.profile,
+                                     profile_path=Path(args.profile or "venue.toml"), tuning=tuning)
+                print(f"panel: {panel.url}", file=sys.stderr, flush=True)
             runner.run(max_items=args.max_items)
         finally:
             osc.close()
+            if panel is not None:
+                panel.close()
             out.flush()
             if args.stats:
                 _print_stats(runner.stats, source, sys.stderr, osc.stats())

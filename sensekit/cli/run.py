@@ -5,6 +5,7 @@
                      [--track-color X,Y|#RRGGBB | --track-box X,Y,W,H]
                      [--pick X,Y] [--mode NAME] [--keys "c@2.0,space@5"]
                      [--set KEY=VALUE ...] [--preset NAME] [--profile FILE]
+                     [--loop] [--panel [HOST:]PORT [--panel-token TOKEN]]
 
 APP is a name from ``sensekit apps``, or the path of an app file of your own
 (``sensekit run path/to/my_app.py``). ``--pick``, ``--mode`` and ``--keys``
@@ -14,6 +15,8 @@ script the mouse and keys (``sensekit.app.script``). ``--preset``, ``--profile``
 Without ``--source`` the app uses the live camera/microphone it needs when they exist, otherwise its bundled recording, and prints one line saying so. An
 unknown APP lists the apps (exit status 2). A source without an input the app
 needs (e.g. a video-only file for the clapper) is a one-line error naming it.
+``--panel`` serves the browser tuning panel (``sensekit.panel``) while the app runs; a
+replay then plays at recorded speed, and ``--loop`` repeats it.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ import sys
 from pathlib import Path
 
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
+from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.cli.paths import OutputPath
 from sensekit.cli.script_args import add_script_arguments
 from sensekit.cli.tuning import add_tuning_arguments, apply_chosen, chosen_values
@@ -61,6 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/cli/osc_args.py)
     add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
     add_script_arguments(p)    # --pick, --mode, --keys (sensekit/cli/script_args.py)
+    p.add_argument("--loop", action="store_true", help="repeat a recording when it ends")
+    add_panel_arguments(p)     # --panel, --panel-token (sensekit/cli/panel_args.py)
     p.set_defaults(func=main)
 
 
@@ -92,6 +98,7 @@ def main(args: argparse.Namespace) -> int:
     args.app = app_cls.name
     script = script_from_args(args, app_cls)
     chosen = chosen_values(args)       # preset < profile < --set, checked before anything opens
+    panel_at = panel_address(args)     # a LAN address without a token: one line, exit 2
     if getattr(args, "hands", False):
         _check_hands(args.app, app_cls)
 
@@ -105,12 +112,12 @@ def main(args: argparse.Namespace) -> int:
             args.screenshot = _default_screenshot(args.app)
         print(f"No display found: running headless; the last frame goes to {args.screenshot}")
 
-    source, note = open_for_app(app_cls, args.source, loop=not args.headless)
+    source, note = open_for_app(app_cls, args.source, loop=args.loop or not args.headless)
     if note:
         print(note)
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
                          video=args.video, events=args.events, profile=chosen.profile, script=script,
-                         hands=bool(getattr(args, "hands", False)),
+                         hands=bool(getattr(args, "hands", False)), realtime=panel_at is not None,
                          profile_path=Path(args.profile) if args.profile else Path("venue.toml"))
     try:
         host = AppHost(app_cls, source, options)
@@ -118,10 +125,18 @@ def main(args: argparse.Namespace) -> int:
         start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box)
         osc = attach_osc(host.dispatcher, args, tuning=host.tuning,
                          pause=lambda on: setattr(host, "paused", on))
+        panel = None
         try:
+            if panel_at is not None:
+                from sensekit.panel.attach import app_panel
+                panel = app_panel(host, panel_at)
+                print(f"panel: {panel.url}" + ("  (add #token=TOKEN)" if panel_at.token else ""),
+                      flush=True)
             result = host.run()
         finally:
             osc.close()
+            if panel is not None:
+                panel.close()
     finally:
         source.close()
     if result.interrupted:

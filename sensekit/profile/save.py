@@ -11,6 +11,9 @@
   table (a missing table is appended to the file), and zones that are gone are removed.
   Keys of the file that ``values`` does not name are left alone.
 
+``run_values(tuning, base)`` is what a running piece saves (Shift+S in an app, "save" in the
+browser panel): the keys of the profile it started from, what it changed, what it learned.
+
 An optional setting set to nothing is written as ``"none"``. The file is written atomically
 (temporary file, fsync, rename), a symlink is followed and the file keeps its permissions, so
 a crash never leaves half a profile. Errors: ``ConfigError`` for a bad value or an existing
@@ -27,10 +30,10 @@ from typing import Any, Mapping
 
 from sensekit.errors import ConfigError
 from sensekit.profile.load import LEGACY_KEYS, legacy_name, profile_from_dict
-from sensekit.settings.live import check_values
+from sensekit.settings.live import Tuning, check_values
 from sensekit.settings.registry import REGISTRY, lookup, split_key
 
-__all__ = ["save_profile", "dumps_profile", "edit_profile_text"]
+__all__ = ["save_profile", "dumps_profile", "edit_profile_text", "run_values"]
 
 HEADER = ("sensekit venue profile: any setting of `sensekit settings`, by table and key.",
           "Edit by hand or with `sensekit calibrate` / Shift+S in an app (comments are kept).")
@@ -136,6 +139,18 @@ def edit_profile_text(text: str, values: Mapping[str, Any]) -> str:
         else:
             table[where[1]] = _toml_value(s.kind, value)
     return tomlkit.dumps(doc)
+
+
+def run_values(tuning: Tuning, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What a run saves (Shift+S, the panel's "save"): the keys of the profile it started from
+    (``base``, at their current values), every setting changed through the table, and what the
+    detectors learned."""
+    current = tuning.settings()
+    values = {key: current.get(key, value) for key, value in (base or {}).items()}
+    values.update(tuning.changed())
+    for key, value in tuning.learned().items():
+        values.setdefault(key, value)
+    return values
 
 
 def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:

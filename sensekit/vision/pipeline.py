@@ -136,6 +136,8 @@ class VisionStage(Tunable):
         # results apps may read
         self.frame: np.ndarray | None = None
         self.edge_map: np.ndarray | None = None
+        #: the palette-mapped frame (``levels``), when a sub-stage needed it on this frame
+        self.quantized: np.ndarray | None = None
         self.track_result: TrackResult | None = None
         self.motion_result: MotionResult | None = None
         self.bounds: tuple[int, int, int, int] = (0, 0, 0, 0)
@@ -238,7 +240,7 @@ class VisionStage(Tunable):
             runs["blur"] += 1
         q = b
         if self._lut is not None and ("bounds" in active or shares):
-            q = cv2.LUT(b, self._lut, dst=self._q)
+            q = self.quantized = cv2.LUT(b, self._lut, dst=self._q)
             runs["palette"] += 1
 
         if "track" in active and self.tracker is not None and (

@@ -21,7 +21,7 @@ def test_parse_keys_sorts_by_time_and_knows_the_host_keys():
 @pytest.mark.parametrize("text, message", [
     ("c", "KEY@SECONDS (e.g. c@2.0), got 'c'"),
     ("@2", "got '@2'"),
-    ("x@1", "unknown key 'x' in 'x@1'; keys: space c s S + - r q esc"),
+    ("x@1", "unknown key 'x' in 'x@1'; keys: space c s S + - r q esc m e p"),
     ("c@soon", "the time in 'c@soon' must be seconds >= 0, got 'soon'"),
     ("c@-1", "must be seconds >= 0"),
     ("c@nan", "must be seconds >= 0"),

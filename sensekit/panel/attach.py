@@ -1,0 +1,63 @@
+"""Starting a panel on an app host (``sensekit run``) or on a bare runner (``sensekit events``).
+
+``app_panel(host, address)`` and ``events_panel(runner, address, ...)`` build the control, start
+the server, print nothing (the CLI prints ``panel.url``) and return the running ``Panel``; the
+caller closes it. ``app_panel`` also hooks the host's loop: panel requests run between steps
+(so a pick works while the app is paused) and the status line (the HUD: fps, source, latency)
+is handed over twice a second.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sensekit.panel.address import PanelAddress
+from sensekit.panel.control import AppControl, StagesControl
+from sensekit.panel.session import Panel
+from sensekit.settings.live import Tuning
+
+if TYPE_CHECKING:
+    from sensekit.app.host import AppHost
+
+__all__ = ["STATUS_INTERVAL_S", "app_panel", "events_panel"]
+
+STATUS_INTERVAL_S = 0.5
+
+
+def _inputs(source: Any) -> list[str]:
+    return [k for k, v in (("video", source.has_video), ("audio", source.has_audio)) if v]
+
+
+def app_panel(host: AppHost, address: PanelAddress) -> Panel:
+    """A started panel on ``host`` (its runner, app, settings table and Shift+S profile)."""
+    app = host.app
+    panel = Panel(address, host.runner, AppControl(host),
+                  info={"title": app.title, "app": app.name, "source": host.source.description,
+                        "inputs": _inputs(host.source), "mirrored": type(app).mirror,
+                        "profile": str(host.options.profile_path)})
+    panel.start()
+    last = [0.0]
+
+    def between_steps() -> None:
+        panel.poll()
+        now = time.monotonic()
+        if now - last[0] >= STATUS_INTERVAL_S:
+            last[0] = now
+            panel.telemetry.set_status(hud=host.hud_line(), paused=host.paused,
+                                       sim_t=round(host.sim_t, 2), steps=host.steps)
+
+    host.step_hooks.append(between_steps)
+    return panel
+
+
+def events_panel(runner: Any, address: PanelAddress, *, tuning: Tuning,
+                 profile: Mapping[str, Any] | None, profile_path: Path) -> Panel:
+    """A started panel on the runner of ``sensekit events``."""
+    panel = Panel(address, runner, StagesControl(runner, tuning, profile, profile_path),
+                  info={"title": "sensekit events", "app": "", "source": runner.source.description,
+                        "inputs": _inputs(runner.source), "mirrored": False,
+                        "profile": str(profile_path)})
+    panel.start()
+    return panel

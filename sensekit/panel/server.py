@@ -1,0 +1,434 @@
+"""``PanelServer``: the panel's web server (aiohttp), on its own thread and event loop.
+
+The run's loop is never blocked by it: the server only reads what the loop handed over
+(``FrameHub``, ``Telemetry``), applies settings through the thread-safe settings table, and
+sends picks and saves to the loop through ``CommandQueue`` (answered within a frame or block).
+JPEG encoding runs on two worker threads.
+
+Routes:
+
+=====================  =========================================================================
+``GET /``              the page (``static/index.html``; ``/static/...`` for its script and style)
+``GET /api/info``      what runs: title, source, inputs, overlay names
+``GET /api/settings``  the running groups of the settings table, with values
+``POST /api/set``      ``{"values": {key: value}}``: every value checked first; the error names
+                       the key and changes nothing
+``POST /api/pick``     ``{"x", "y"}`` camera pixels: pick the colour there
+``POST /api/track-box``  ``{"box": [x, y, w, h]}``: track what is inside
+``POST /api/zone``     ``{"name", "box": [x, y, w, h]}`` pixels: set a motion zone
+``POST /api/save``     write the venue profile (comments kept)
+``GET /ws/video``      WebSocket: binary frames (``frames.pack``); the client sends
+                       ``{"overlays": [...]}`` and ``{"ack": 1}`` after drawing each frame - at
+                       most ``VIDEO_CREDITS`` frames are in flight, the rest are skipped
+``GET /ws/live``       WebSocket: JSON ``Telemetry`` updates ten times a second, with the
+                       settings' values (``"settings"``) when any changed (keys, OSC, another
+                       browser) and at least every ``SETTINGS_RESEND_S``
+=====================  =========================================================================
+
+Security (``guard.py``, ``address.py``): with a token, every ``/api`` request carries it in the
+``X-Sensekit-Token`` header and every WebSocket sends ``{"token": ...}`` first; a missing token
+is 401 (WebSocket close 4401), a wrong one 403 (close 4403), compared in constant time. Without
+one (loopback only) the server still refuses a ``Host`` header that is not a loopback name
+(DNS rebinding) and, always, an ``Origin`` other than its own (another site's page in the same
+browser) and a ``POST`` that is not ``application/json`` (cross-site forms). Request bodies are
+limited to 64 KiB, video clients to ``MAX_VIDEO_CLIENTS``; no access log (nothing to leak).
+
+Failure modes: ``start()`` raises ``ConfigError`` when the address cannot be bound (in use, not
+an address of this machine). A client that vanishes mid-frame only ends its own connection.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from sensekit.errors import ConfigError, SensekitError
+from sensekit.panel.address import PanelAddress
+from sensekit.panel.commands import CommandQueue
+from sensekit.panel.control import PanelControl
+from sensekit.panel.frames import FrameHub
+from sensekit.panel.guard import SECURITY_HEADERS, TOKEN_HEADER, foreign, token_problem
+from sensekit.panel.overlays import OVERLAYS
+from sensekit.panel.telemetry import Telemetry
+from sensekit.settings.live import Tunable
+
+__all__ = ["MAX_VIDEO_CLIENTS", "STATIC_DIR", "VIDEO_CREDITS", "PanelServer"]
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(str(resources.files("sensekit.panel") / "static"))
+MAX_VIDEO_CLIENTS = 8
+#: frames sent to one client before it acknowledges one (a slow client gets fewer frames)
+VIDEO_CREDITS = 2
+LIVE_INTERVAL_S = 0.1
+#: the live socket resends the settings' values at least this often (a group that appears
+#: later, ``motion.method=background``, shows up without a reload)
+SETTINGS_RESEND_S = 1.0
+COMMAND_TIMEOUT_S = 5.0
+AUTH_TIMEOUT_S = 5.0
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+def _error(status: int, message: str) -> web.Response:
+    return web.json_response({"error": message}, status=status)
+
+
+class PanelServer:
+    def __init__(self, address: PanelAddress, hub: FrameHub, telemetry: Telemetry,
+                 commands: CommandQueue, control: PanelControl, *, info: dict[str, Any]) -> None:
+        self.address = address
+        self.hub = hub
+        self.telemetry = telemetry
+        self.commands = commands
+        self.control = control
+        self.info = info
+        self.port = address.port
+        #: requests refused for a missing/wrong token, a foreign Host or Origin
+        self.refused = 0
+        self.video_clients = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._runner: web.AppRunner | None = None
+        self._sockets: set[web.WebSocketResponse] = set()
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sensekit-panel-encode")
+        self._frame_waiter: asyncio.Future[None] | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        return self.address.url(self.port)
+
+    def start(self) -> str:
+        """Bind and serve on a thread of its own; returns the page's URL."""
+        self._thread = threading.Thread(target=self._serve, name="sensekit-panel", daemon=True)
+        self._thread.start()
+        self._ready.wait(15.0)
+        if self._error is not None:
+            a = self.address
+            raise ConfigError(f"--panel: cannot listen on {a.host}:{a.port}: "
+                              f"{getattr(self._error, 'strerror', None) or self._error}")
+        self.hub.on_publish = self._publish_callback()
+        return self.url
+
+    def _serve(self) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(self._bind())
+        except (TimeoutError, OSError) as exc:
+            self._error = exc
+            self._ready.set()
+            loop.close()
+            return
+        self._loop = loop
+        self._frame_waiter = loop.create_future()
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            loop.run_until_complete(self._shutdown())
+            loop.close()
+
+    async def _bind(self) -> None:
+        app = web.Application(middlewares=[self._guard], client_max_size=64 * 1024)
+        app.on_response_prepare.append(self._headers)
+        app.add_routes([
+            web.get("/", self._index),
+            web.get("/api/info", self._api_info),
+            web.get("/api/settings", self._api_settings),
+            web.post("/api/set", self._api_set),
+            web.post("/api/pick", self._api_pick),
+            web.post("/api/track-box", self._api_track_box),
+            web.post("/api/zone", self._api_zone),
+            web.post("/api/save", self._api_save),
+            web.get("/ws/video", self._ws_video),
+            web.get("/ws/live", self._ws_live),
+            web.static("/static", STATIC_DIR),
+        ])
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.address.host, self.address.port)
+        await site.start()
+        server = getattr(site, "_server", None)
+        sockets = getattr(server, "sockets", None) or []
+        if sockets:
+            self.port = int(sockets[0].getsockname()[1])
+
+    async def _shutdown(self) -> None:
+        for ws in list(self._sockets):
+            await ws.close(code=1001, message=b"the piece stopped")
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def close(self) -> None:
+        """Stop serving (clients are told the piece stopped); safe to call twice."""
+        self.hub.on_publish = None
+        loop, thread = self._loop, self._thread
+        if loop is not None and thread is not None and thread.is_alive():
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(5.0)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- new frames wake the video clients ---------------------------------------------------
+    def _publish_callback(self) -> Callable[[], None]:
+        loop = self._loop
+
+        def wake() -> None:
+            waiter, self._frame_waiter = self._frame_waiter, loop.create_future() if loop else None
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
+
+        def on_publish() -> None:
+            if loop is not None and not loop.is_closed():
+                try:
+                    loop.call_soon_threadsafe(wake)
+                except RuntimeError:        # the loop closed meanwhile
+                    pass
+        return on_publish
+
+    # -- guard: host, origin, token (sensekit.panel.guard) -----------------------------------
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        why = foreign(request.host or "", request.headers.get("Origin"), loopback=self.address.loopback)
+        if why is not None:
+            self.refused += 1
+            return _error(403, why)
+        if request.path.startswith("/api/"):
+            problem = token_problem(request.headers.get(TOKEN_HEADER), self.address.token)
+            if problem is not None:
+                self.refused += 1
+                return _error(*problem)
+            if request.method == "POST" and request.content_type != "application/json":
+                return _error(415, "send the request as application/json")
+        return await handler(request)
+
+    @staticmethod
+    async def _headers(request: web.Request, response: web.StreamResponse) -> None:
+        for k, v in SECURITY_HEADERS.items():
+            response.headers.setdefault(k, v)
+
+    # -- page and API ------------------------------------------------------------------------
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC_DIR / "index.html")
+
+    async def _api_info(self, request: web.Request) -> web.Response:
+        return web.json_response({**self.info, "overlays": list(OVERLAYS),
+                                  "token_required": self.address.token is not None,
+                                  "status": self.telemetry.status()})
+
+    async def _api_settings(self, request: web.Request) -> web.Response:
+        return web.json_response(self.control.settings())
+
+    async def _body(self, request: web.Request) -> dict[str, Any]:
+        try:
+            body = await request.json()
+        except (ValueError, UnicodeDecodeError):
+            raise ConfigError("the request body must be a JSON object") from None
+        if not isinstance(body, dict):
+            raise ConfigError("the request body must be a JSON object")
+        return body
+
+    async def _answer(self, work: Callable[[], Awaitable[Any]]) -> web.Response:
+        try:
+            return web.json_response(await work())
+        except (SensekitError, OSError) as exc:
+            return _error(400, str(exc))
+        except TimeoutError:
+            return _error(504, f"the piece did not answer within {COMMAND_TIMEOUT_S:g} s")
+
+    async def _on_run_thread(self, fn: Callable[[], Any]) -> Any:
+        future: Future[Any] = self.commands.submit(fn)
+        return await asyncio.wait_for(asyncio.wrap_future(future), COMMAND_TIMEOUT_S)
+
+    async def _api_set(self, request: web.Request) -> web.Response:
+        async def work() -> Any:
+            body = await self._body(request)
+            values, texts = body.get("values", {}), body.get("texts", {})
+            if not isinstance(values, dict) or not isinstance(texts, dict) or not (values or texts) \
+                    or not all(isinstance(v, str) for v in texts.values()):
+                raise ConfigError('send {"values": {"SECTION.NAME": value, ...}} '
+                                  'or {"texts": {"SECTION.NAME": "text", ...}}')
+            return self.control.apply(values, texts)
+        return await self._answer(work)
+
+    @staticmethod
+    def _numbers(body: dict[str, Any], *names: str) -> list[float]:
+        out = []
+        for name in names:
+            v = body.get(name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise ConfigError(f"`{name}` must be a number, got {v!r}")
+            out.append(float(v))
+        return out
+
+    @staticmethod
+    def _box(body: dict[str, Any]) -> list[float]:
+        box = body.get("box")
+        if not isinstance(box, list) or len(box) != 4 or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in box):
+            raise ConfigError(f"`box` must be [x, y, w, h] in pixels, got {box!r}")
+        return [float(v) for v in box]
+
+    async def _api_pick(self, request: web.Request) -> web.Response:
+        async def work() -> Any:
+            x, y = self._numbers(await self._body(request), "x", "y")
+            return await self._on_run_thread(lambda: self.control.pick(x, y))
+        return await self._answer(work)
+
+    async def _api_track_box(self, request: web.Request) -> web.Response:
+        async def work() -> Any:
+            box = self._box(await self._body(request))
+            return await self._on_run_thread(lambda: self.control.track_box(box))
+        return await self._answer(work)
+
+    async def _api_zone(self, request: web.Request) -> web.Response:
+        async def work() -> Any:
+            body = await self._body(request)
+            name = body.get("name")
+            if not isinstance(name, str):
+                raise ConfigError(f"`name` must be a zone name, got {name!r}")
+            box = self._box(body)
+            return await self._on_run_thread(lambda: self.control.set_zone(name, box))
+        return await self._answer(work)
+
+    async def _api_save(self, request: web.Request) -> web.Response:
+        async def work() -> Any:
+            return await self._on_run_thread(self.control.save)
+        return await self._answer(work)
+
+    # -- WebSockets --------------------------------------------------------------------------
+    async def _open_ws(self, request: web.Request, *, compress: bool) -> web.WebSocketResponse | None:
+        ws = web.WebSocketResponse(heartbeat=10.0, compress=compress, max_msg_size=64 * 1024)
+        await ws.prepare(request)
+        if self.address.token is not None:
+            given = None
+            try:
+                msg = await ws.receive(timeout=AUTH_TIMEOUT_S)
+                if msg.type == WSMsgType.TEXT:
+                    data = json.loads(msg.data)
+                    given = data.get("token") if isinstance(data, dict) else None
+            except (TimeoutError, ValueError):
+                pass
+            problem = token_problem(given if isinstance(given, str) else None, self.address.token)
+            if problem is not None:
+                self.refused += 1
+                await ws.close(code=4000 + problem[0], message=problem[1].encode()[:120])
+                return None
+        self._sockets.add(ws)
+        return ws
+
+    async def _ws_live(self, request: web.Request) -> web.StreamResponse:
+        ws = await self._open_ws(request, compress=True)
+        if ws is None:
+            return web.Response(status=403)
+        reader = asyncio.ensure_future(self._drain(ws))
+        cursor = (0, 0)
+        loop = asyncio.get_running_loop()
+        seen_generation, sent_at = -1, 0.0
+        try:
+            while not ws.closed and not reader.done():
+                update = self.telemetry.since(cursor)
+                cursor = update.cursor
+                message = update.as_dict()
+                now = loop.time()
+                if Tunable.generation != seen_generation or now - sent_at >= SETTINGS_RESEND_S:
+                    seen_generation, sent_at = Tunable.generation, now
+                    message["settings"] = self.control.values()
+                await ws.send_json(message)
+                await asyncio.wait({reader}, timeout=LIVE_INTERVAL_S)
+        except (ConnectionError, RuntimeError):
+            pass
+        finally:
+            reader.cancel()
+            self._sockets.discard(ws)
+        return ws
+
+    @staticmethod
+    async def _drain(ws: web.WebSocketResponse) -> None:
+        async for _msg in ws:
+            pass
+
+    async def _ws_video(self, request: web.Request) -> web.StreamResponse:
+        if self.video_clients >= MAX_VIDEO_CLIENTS:
+            return _error(503, f"at most {MAX_VIDEO_CLIENTS} video clients at once")
+        ws = await self._open_ws(request, compress=False)
+        if ws is None:
+            return web.Response(status=403)
+        client = _VideoClient(ws, self.hub)
+        self.video_clients += 1
+        reader = asyncio.ensure_future(client.read())
+        loop = asyncio.get_running_loop()
+        try:
+            while not ws.closed and not reader.done():
+                if client.credits <= 0 or self.hub.seq <= client.last_seq:
+                    await self._wait(client, reader)
+                    continue
+                got = await loop.run_in_executor(self._pool, self.hub.frame, client.overlays)
+                if got is None:
+                    client.last_seq = self.hub.seq
+                    continue
+                client.last_seq, message = got
+                await ws.send_bytes(message)
+                client.credits -= 1
+        except (ConnectionError, RuntimeError):
+            pass                                            # the client went away mid-frame
+        finally:
+            reader.cancel()
+            self.hub.unwatch(client.id)
+            self.video_clients -= 1
+            self._sockets.discard(ws)
+        return ws
+
+    async def _wait(self, client: _VideoClient, reader: asyncio.Future[None]) -> None:
+        """Until a new frame, an acknowledgement or a change of overlays (at most a second)."""
+        client.wake.clear()
+        woken = asyncio.ensure_future(client.wake.wait())
+        waiters: set[asyncio.Future[Any]] = {reader, woken}
+        if self._frame_waiter is not None:
+            waiters.add(self._frame_waiter)
+        await asyncio.wait(waiters, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
+        woken.cancel()
+
+
+class _VideoClient:
+    """One video WebSocket: its overlays, its credits (frames it may still be sent before an
+    acknowledgement) and the last frame it got."""
+
+    def __init__(self, ws: web.WebSocketResponse, hub: FrameHub) -> None:
+        self.ws = ws
+        self.hub = hub
+        self.id = id(ws)
+        self.credits = VIDEO_CREDITS
+        self.overlays: frozenset[str] = frozenset()
+        self.last_seq = 0
+        self.wake = asyncio.Event()
+        hub.watch(self.id, ())
+
+    async def read(self) -> None:
+        async for msg in self.ws:
+            if msg.type != WSMsgType.TEXT:
+                continue
+            try:
+                data = json.loads(msg.data)
+            except ValueError:
+                continue
+            if not isinstance(data, dict):
+                continue
+            if "ack" in data:
+                self.credits = min(VIDEO_CREDITS, self.credits + 1)
+            overlays = data.get("overlays")
+            if isinstance(overlays, list):
+                self.overlays = frozenset(o for o in overlays if isinstance(o, str) and o in OVERLAYS)
+                self.hub.watch(self.id, self.overlays)
+                self.last_seq = 0                          # send the current frame with them
+            self.wake.set()

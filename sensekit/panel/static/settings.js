@@ -1,0 +1,213 @@
+// Every running setting of the table as a control with its unit and range; save.
+import { $, api, panel, say } from "./api.js";
+
+function rangeText(s) {
+  const unit = s.unit ? " " + s.unit : "";
+  if (s.lo !== null && s.hi !== null) return `${s.lo}..${s.hi}${unit}`;
+  if (s.lo !== null) return `≥ ${s.lo}${unit}`;
+  return unit.trim();
+}
+
+function zonesText(z) {
+  if (!z) return "";
+  return Object.entries(z).map(([n, b]) => `${n}=${b.map((v) => +(+v).toFixed(4)).join(",")}`).join(";");
+}
+
+// a checkbox for an optional setting: checked means "none" (what the table says it means)
+function addNone(s, box, inputs, current, send) {
+  const lbl = document.createElement("label");
+  const none = element("input", "checkbox", "none");
+  none.addEventListener("change", () => {
+    if (none.checked) send(null);
+    else if (current() !== undefined) send(current());
+  });
+  lbl.appendChild(none);
+  lbl.append(" " + s.none);
+  lbl.className = "none";
+  box.appendChild(lbl);
+  inputs.push(none);
+}
+
+function element(tag, type, role) {
+  const el = document.createElement(tag);
+  if (type) el.type = type;
+  el.dataset.role = role;
+  return el;
+}
+
+function makeControl(s, row) {
+  const box = document.createElement("div");
+  box.className = "control";
+  const send = (value, asText) => setValue(s, row, value, asText);
+  const inputs = [];
+  const add = (el, onChange) => {           // one input of the control, sending on "change"
+    el.addEventListener("change", onChange);
+    box.appendChild(el);
+    inputs.push(el);
+    return el;
+  };
+  if (s.kind === "float" || s.kind === "int") {
+    const num = element("input", "number", "value");
+    const step = s.kind === "int" ? 1 : (s.step || (s.lo !== null && s.hi !== null ? (s.hi - s.lo) / 200 : "any"));
+    num.step = String(step);
+    if (s.lo !== null) num.min = s.lo;
+    if (s.hi !== null) num.max = s.hi;
+    if (s.lo !== null && s.hi !== null) {
+      const range = element("input", "range", "slider");
+      range.min = s.lo; range.max = s.hi; range.step = String(step);
+      range.setAttribute("aria-label", s.key);
+      range.addEventListener("input", () => { num.value = range.value; });
+      add(range, () => send(Number(range.value)));
+    }
+    add(num, () => send(num.value.trim() === "" ? null : Number(num.value)));
+    // unticking "none" with an empty box sends the lower bound (the slider's middle means nothing)
+    const typed = () => (num.value !== "" ? Number(num.value) : (s.lo ?? 0));
+    if (s.none) addNone(s, box, inputs, typed, send);
+  } else if (s.kind === "bool") {
+    const cb = add(element("input", "checkbox", "value"), () => send(cb.checked));
+  } else if (s.kind === "choice") {
+    const sel = element("select", "", "value");
+    for (const c of [...(s.choices || []), ...(s.none ? [""] : [])]) {
+      const o = document.createElement("option");
+      o.value = c;
+      o.textContent = c || `(${s.none})`;             // "none" is a value too (what it means)
+      sel.appendChild(o);
+    }
+    add(sel, () => send(sel.value === "" ? null : sel.value));
+  } else if (s.kind === "color") {
+    const col = add(element("input", "color", "value"), () => send(col.value));
+    if (s.none) addNone(s, box, inputs, () => col.value, send);
+  } else {
+    const text = element("input", "text", "value");
+    text.placeholder = s.kind === "zones" ? "name=x,y,w,h;… (fractions)" : "";
+    add(text, () => send(text.value, true));
+  }
+  const unit = document.createElement("span");
+  unit.className = "unit";
+  unit.textContent = rangeText(s);
+  box.appendChild(unit);
+  row.inputs = inputs;
+  return box;
+}
+
+function showValue(s, row, v, force) {
+  for (const el of row.inputs) {
+    if (el === document.activeElement && !force) continue;      // the user is typing there
+    const role = el.dataset.role;
+    if (role === "none") el.checked = v === null;
+    else if (el.type === "checkbox") el.checked = !!v;
+    else if (el.tagName === "SELECT" && v === null) el.value = "";
+    else if (el.type === "range" && (v === null || v === undefined)) el.value = String(s.lo);
+    else if (s.kind === "zones") el.value = zonesText(v);
+    else if (el.type === "color") el.value = v || "#000000";
+    else el.value = v === null || v === undefined ? "" : String(v);
+  }
+  row.value = v;
+}
+
+async function setValue(s, row, value, asText) {
+  const body = asText ? { texts: { [s.key]: value } } : { values: { [s.key]: value } };
+  const r = await api("/api/set", body);
+  row.el.classList.remove("applied", "rejected");
+  void row.el.offsetWidth;
+  if (r.ok) {
+    row.error.textContent = "";
+    row.el.classList.add("applied");
+    const applied = (r.data.values || {})[s.key];
+    showValue(s, row, applied === undefined ? value : applied);
+  } else {
+    row.error.textContent = r.data.error || `refused (${r.status})`;
+    row.el.classList.add("rejected");
+    showValue(s, row, row.value, true);  // nothing changed: show the value in use again
+  }
+}
+
+const rows = {};
+
+function renderSettings(table) {
+  const root = $("settings");
+  root.textContent = "";
+  if (!table.groups.length) {
+    const p = document.createElement("p");
+    p.className = "muted";
+    p.textContent = "This run has no settings to tune.";
+    root.appendChild(p);
+    return;
+  }
+  for (const grp of table.groups) {
+    const det = document.createElement("details");
+    det.open = true;
+    det.dataset.section = grp.section;
+    const sum = document.createElement("summary");
+    sum.textContent = grp.section;
+    const title = document.createElement("span");
+    title.textContent = grp.title || "";
+    sum.appendChild(title);
+    det.appendChild(sum);
+    for (const s of grp.settings) {
+      const el = document.createElement("div");
+      el.className = "setting";
+      el.dataset.key = s.key;
+      const name = document.createElement("label");
+      name.className = "name";
+      name.textContent = s.name;
+      name.title = s.key;
+      const row = { el, error: document.createElement("div") };
+      const control = makeControl(s, row);
+      const help = document.createElement("div");
+      help.className = "help";
+      help.textContent = s.help;
+      row.error.className = "error";
+      row.error.setAttribute("role", "alert");
+      el.append(name, control, help, row.error);
+      det.appendChild(el);
+      rows[s.key] = { s, row };
+      showValue(s, row, table.values[s.key]);
+    }
+    root.appendChild(det);
+  }
+}
+
+function sameKeys(keys) {
+  return keys.length === Object.keys(rows).length && keys.every((k) => rows[k]);
+}
+
+function showValues(values) {
+  for (const [k, v] of Object.entries(values)) {
+    const r = rows[k];
+    if (r && JSON.stringify(r.row.value) !== JSON.stringify(v)) showValue(r.s, r.row, v);
+  }
+}
+
+let loading = false, rendered = false;
+
+// values from the live socket (keys, OSC, another browser changed them)
+export function updateValues(values) {
+  if (!rendered) return;                      // loadSettings is on its way
+  if (sameKeys(Object.keys(values))) showValues(values);
+  else if (!loading) loadSettings();          // a group came or went (motion.method=background)
+}
+
+export async function loadSettings() {
+  loading = true;
+  try {
+    const r = await api("/api/settings");
+    if (!r.ok) { $("settings").textContent = r.data.error || "settings unavailable"; return; }
+    panel.table = r.data;
+    if (rendered && sameKeys(Object.keys(r.data.values))) {
+      showValues(r.data.values);
+    } else {
+      for (const k of Object.keys(rows)) delete rows[k];
+      renderSettings(r.data);
+      rendered = true;
+    }
+  } finally {
+    loading = false;
+  }
+}
+
+export async function save() {
+  say("save-result", "saving…");
+  const r = await api("/api/save", {});
+  say("save-result", r.ok ? `saved ${r.data.path}` : r.data.error, !r.ok);
+}
