@@ -23,7 +23,7 @@ import pygame
 from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
-from sensekit.app.convert import bgr_to_hex, camera_to_view
+from sensekit.app.convert import bgr_to_packed_rgb, camera_to_view
 from sensekit.collide import circle_pairs, hit_test, pairs_within, to_mask
 from sensekit.collide.contact import resolve, resolve_box
 from sensekit.events import ColorLost, ColorTracked
@@ -77,7 +77,7 @@ class Collide(TrackerPicking, App):
     SETTING_ATTRS = {"balls": "balls_n", "nodes": "nodes_n"}
 
     def stages(self) -> list:
-        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
+        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)),
                                   dispatcher=self.host.dispatcher)
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]

@@ -23,7 +23,7 @@ import pygame
 from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
-from sensekit.app.convert import bgr_to_hex, camera_to_view
+from sensekit.app.convert import bgr_to_packed_rgb, camera_to_view
 from sensekit.events import ColorLost, ColorTracked, Motion, Still
 from sensekit.settings import group, setting
 from sensekit.steer import Flock, FlowField, Mix, Vehicle, arrive, avoid, separation, wander
@@ -65,7 +65,7 @@ class Steer(TrackerPicking, App):
     plus_minus = ("steer.speed", 1)
 
     def stages(self) -> list:
-        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
+        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)),
                                   motion=MotionDetector(), dispatcher=self.host.dispatcher)
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]

@@ -65,7 +65,7 @@ from sensekit.validate import check_frame
 from sensekit.vision.segment import Segment, check_box, segment_box, segment_click
 from sensekit.vision.smoothing import OneEuro2D
 from sensekit.vision.stages import blur as blur_stage
-from sensekit.vision.stages import box_from_rect, palette_lut, parse_color, rgb_to_bgr
+from sensekit.vision.stages import box_from_rect, palette_lut, parse_color, packed_rgb_to_bgr
 
 __all__ = ["ColorTracker", "TrackResult", "parse_tolerance", "tolerance_settings"]
 
@@ -281,7 +281,7 @@ class ColorTracker(Tunable):
             if self.method == "model":
                 raise ConfigError("the 'model' method needs pick(frame, x, y) or pick_box(frame, box), not a colour")
             self.method = "hsv"
-        self._hsv_target = self._to_hsv(rgb_to_bgr(self.color))
+        self._hsv_target = self._to_hsv(packed_rgb_to_bgr(self.color))
         self._hsv_tol = self.tolerance
 
     def pick(self, frame: np.ndarray, x: float, y: float) -> None:
@@ -463,7 +463,7 @@ class ColorTracker(Tunable):
     def _update_mask(self, img: np.ndarray) -> tuple[bool, Box, Box, float, float, int, float]:
         assert self.color is not None
         if self.method == "exact":
-            bgr = rgb_to_bgr(self.color)
+            bgr = packed_rgb_to_bgr(self.color)
             if self._lut is not None:                    # the target as it looks after the palette
                 bgr = (int(self._lut[bgr[0]]), int(self._lut[bgr[1]]), int(self._lut[bgr[2]]))
             mask = cv2.inRange(img, bgr, bgr)

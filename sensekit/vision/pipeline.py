@@ -45,7 +45,7 @@ from sensekit.validate import check_frame
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.motion import MotionDetector, MotionResult
 from sensekit.vision.stages import (EDGE_THRESHOLD, book_edge_filter, box_from_rect, palette_lut, parse_color,
-                                    rgb_to_bgr)
+                                    packed_rgb_to_bgr)
 
 __all__ = ["VisionStage", "SUBSTAGE_EMITS"]
 
@@ -157,10 +157,10 @@ class VisionStage(Tunable):
         if self._bounds_color is not None:
             rgb = self._bounds_color
             if self._lut is not None:   # look for the colour as it looks after quantization
-                b, g, r = (int(self._lut[c]) for c in rgb_to_bgr(rgb))
+                b, g, r = (int(self._lut[c]) for c in packed_rgb_to_bgr(rgb))
                 rgb = (r << 16) | (g << 8) | b
             self.bounds_rgb = rgb
-            self._bounds_bgr = rgb_to_bgr(rgb)
+            self._bounds_bgr = packed_rgb_to_bgr(rgb)
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         self._derive()

@@ -25,7 +25,7 @@ Stages and their Flash counterparts:
   of points, points outside the map are "not on an edge".
 
 Colours are ``0xRRGGBB`` integers (or ``"#RRGGBB"`` strings via ``parse_color``), as in Flash;
-frames are BGR, so ``rgb_to_bgr``/``bgr_to_rgb`` are the one place the order flips.
+frames are BGR, so ``packed_rgb_to_bgr``/``bgr_to_packed_rgb`` are the one place the order flips.
 Failure modes: none at run time beyond validation; all costs are one or two OpenCV calls,
 no per-pixel Python.
 """
@@ -42,7 +42,7 @@ from sensekit.events import Box
 from sensekit.validate import check_frame
 
 __all__ = [
-    "EDGE_KERNEL", "EDGE_THRESHOLD", "OPS", "parse_color", "rgb_to_bgr", "bgr_to_rgb",
+    "EDGE_KERNEL", "EDGE_THRESHOLD", "OPS", "parse_color", "packed_rgb_to_bgr", "bgr_to_packed_rgb",
     "mirror", "blur", "palette_lut", "palette_map", "threshold", "color_bounds",
     "edges", "book_edge_filter", "on_edge", "empty_box", "box_from_rect",
 ]
@@ -85,12 +85,12 @@ def parse_color(value: str | int | Sequence[int]) -> int:
     return (r << 16) | (g << 8) | b
 
 
-def rgb_to_bgr(color: int) -> tuple[int, int, int]:
+def packed_rgb_to_bgr(color: int) -> tuple[int, int, int]:
     """``0xRRGGBB`` -> ``(b, g, r)``, the channel order of a frame."""
     return (color & 0xFF, (color >> 8) & 0xFF, (color >> 16) & 0xFF)
 
 
-def bgr_to_rgb(bgr: Sequence[int]) -> int:
+def bgr_to_packed_rgb(bgr: Sequence[int]) -> int:
     """``(b, g, r)`` -> ``0xRRGGBB``."""
     b, g, r = (int(c) for c in bgr)
     return (r << 16) | (g << 8) | b
@@ -295,7 +295,7 @@ def threshold(src: np.ndarray, *, op: str, value: int, color: int = 0x000000,
     base = src if (copy_source or dest is None) else dest
     if out is not base:
         np.copyto(out, base)
-    out[where] = rgb_to_bgr(col)
+    out[where] = packed_rgb_to_bgr(col)
     return out
 
 
