@@ -58,3 +58,8 @@ def test_an_installed_layout_reads_the_folders_inside_the_package(tmp_path, monk
     monkeypatch.delenv("SENSEKIT_RECORDINGS", raising=False)
     assert paths.bundled_dir("apps") == package / "apps"
     assert paths.bundled_recording("demo") == package / "recordings" / "demo.skrec"
+
+
+def test_the_package_ships_its_type_hints():
+    assert (REPO / "sensekit" / "py.typed").is_file()
+    assert "py.typed" in CONFIG["package-data"]["sensekit"]
