@@ -30,7 +30,7 @@ positions, velocities or forces, ``dt`` < 0.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -185,8 +185,3 @@ def _sum_forces(forces: Any) -> np.ndarray:
         return arr.sum(axis=0)
     raise ConfigError(f"`forces` must be an (x, y) force or an (K, 2) list of forces, "
                       f"got shape {arr.shape}")
-
-
-def sum_forces(forces: Iterable[Any]) -> np.ndarray:
-    """The sum of a list of (x, y) forces (validated)."""
-    return _sum_forces(list(forces))
