@@ -15,7 +15,7 @@ Click an object on the picture, or drag a box around it, to track that object.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 import pygame
@@ -74,7 +74,7 @@ class Collide(TrackerPicking, App):
         setting("nodes", 90, "nodes in the node garden", lo=2, hi=2000),
         setting("restitution", 0.95, "speed kept when two balls bounce", unit="fraction", lo=0, hi=1),
     )
-    SETTING_ATTRS = {"balls": "balls_n", "nodes": "nodes_n"}
+    SETTING_ATTRS: ClassVar[Mapping[str, str]] = {"balls": "balls_n", "nodes": "nodes_n"}
 
     def stages(self) -> list:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)),

@@ -15,7 +15,7 @@ Everything is sensekit.steer; this file only wires sensed targets to behaviours 
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 import pygame
@@ -52,7 +52,8 @@ class Steer(TrackerPicking, App):
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = MODES
     hands = "switch"
-    SETTING_ATTRS = {"vehicles": "vehicles_n", "boids": "boids_n", "wanderers": "wanderers_n"}
+    SETTING_ATTRS: ClassVar[Mapping[str, str]] = {"vehicles": "vehicles_n", "boids": "boids_n",
+                                                  "wanderers": "wanderers_n"}
     SETTINGS = group(
         "steer", "steer: vehicles, a flock and wanderers steered by what the camera sees",
         setting("speed", 160.0, "top speed of the vehicles and the flock (wanderers: 60 %); keys +/-",

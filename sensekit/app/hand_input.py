@@ -44,7 +44,7 @@ HINT = "hand input: point with your index finger, pinch to click"
 
 
 class HandInput:
-    def __init__(self, app: "App") -> None:
+    def __init__(self, app: App) -> None:
         self.app = app
         self.stage: Any = None
         self.error: str | None = None

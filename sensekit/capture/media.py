@@ -97,7 +97,7 @@ def _decode_track_opencv(path: str) -> tuple[np.ndarray, int] | None:
         cap.release()
 
 
-def _decode_track_ffmpeg(path: str) -> tuple[np.ndarray, int] | None | str:
+def _decode_track_ffmpeg(path: str) -> tuple[np.ndarray, int] | str | None:
     """The first audio track via the ``ffmpeg`` CLI; ``None`` if there is none; a reason string
     if it could not be decoded."""
     import soundfile as sf

@@ -9,8 +9,9 @@ as ``float32`` (``value / 32768``, full scale 1.0) in ``AudioBlock`` items.
   When the queue is full the *oldest* block is dropped (``drop="oldest"``, the
   default: a slow consumer gets the newest audio, lowest latency); with
   ``drop="newest"`` the incoming block is dropped instead, so what is delivered
-  is one unbroken stretch from the start (what a recorder or a test wants). ``stats()`` counts ``overflows`` (PortAudio's input
-  overflow flag: the OS buffer overran before the callback ran) and
+  is one unbroken stretch from the start (what a recorder or a test wants).
+  ``stats()`` counts ``overflows`` (PortAudio's input overflow flag: the OS buffer
+  overran before the callback ran) and
   ``dropped_blocks`` (our queue was full).
 - Block ``t`` is ``sample_index / rate``: the sample clock, not wall time, so the
   spacing of blocks is exact. ``captured_at`` is ``time.monotonic()`` when the
@@ -140,9 +141,8 @@ class MicrophoneSource(Source):
     # -- the audio callback ----------------------------------------------------
     def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         captured_at = time.monotonic()
-        if status:
-            if status.input_overflow:
-                self._overflows += 1
+        if status and status.input_overflow:
+            self._overflows += 1
         item = (self._block_index, self._sample_index, indata.copy(), captured_at)
         self._last_callback = captured_at
         self._callbacks += 1

@@ -166,14 +166,14 @@ class Recorder:
             self._video = SegmentWriter(self.path / SEGMENTS_DIR, (w, h), fps=fps, fps_hint=fps_hint,
                                         playlist=self.path / PLAYLIST_FILE,
                                         reproducible=reproducible, fsync=fsync)
-            self._ts = open(self.path / TIMESTAMPS_FILE, "w", encoding="ascii", newline="\n")
+            self._ts = open(self.path / TIMESTAMPS_FILE, "w", encoding="ascii", newline="\n")  # noqa: SIM115
             self._ts.write(TIMESTAMPS_HEADER + "\n")
         if audio is not None:
             self._wav = WavWriter(self.path / AUDIO_FILE, rate, channels)
         self.flush()
 
     # -- context manager -------------------------------------------------------
-    def __enter__(self) -> "Recorder":
+    def __enter__(self) -> Recorder:
         return self
 
     def __exit__(self, exc_type: Any, *exc: Any) -> None:

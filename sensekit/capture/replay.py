@@ -213,7 +213,7 @@ class ReplaySource(Source):
                 self._n_audio = min(info.declared_frames, info.available_frames)
             self._wav = info
             try:
-                self._audio_file = open(self.path / a["file"], "rb")
+                self._audio_file = open(self.path / a["file"], "rb")  # noqa: SIM115 (open until close())
             except OSError as exc:
                 raise RecordingError(f"cannot open '{name}/{a['file']}': {exc.strerror or exc}") from None
         self._opened = True

@@ -52,7 +52,7 @@ class SourceSpec:
     kind: SpecKind
     target: int | str | None = None
     text: str = ""
-    parts: tuple["SourceSpec", ...] = ()     # (camera, mic) for "combined"
+    parts: tuple[SourceSpec, ...] = ()     # (camera, mic) for "combined"
 
     def __str__(self) -> str:
         return self.text

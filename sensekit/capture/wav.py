@@ -63,7 +63,7 @@ class WavWriter:
         self.rate = int(rate)
         self.channels = int(channels)
         self.frames = 0                      # samples per channel written
-        self._f: BinaryIO | None = open(self.path, "wb")
+        self._f: BinaryIO | None = open(self.path, "wb")  # noqa: SIM115 (open until close())
         block_align = 2 * self.channels
         header = struct.pack(
             "<4sI4s4sIHHIIHH4sI",

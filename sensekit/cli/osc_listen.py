@@ -57,7 +57,7 @@ def listen(port: int, *, host: str = "127.0.0.1", count: int | None = None,
             sock.settimeout(wait)
             try:
                 dgram, sender = sock.recvfrom(65536)
-            except socket.timeout:
+            except TimeoutError:
                 continue
             try:
                 messages = decode(dgram)

@@ -14,6 +14,6 @@ from sensekit.collide.hit import (bounding_box, boxes_overlap, hit_test, hit_tes
                                   overlap_area, to_mask)
 from sensekit.collide.neighbours import NeighbourGrid, NeighbourPairs, neighbour_pairs
 
-__all__ = ["box_contacts", "circle_contacts", "resolve", "resolve_box", "auto_cell", "box_pairs", "circle_pairs", "pairs_within", "bounding_box",
-           "boxes_overlap", "hit_test", "hit_test_point", "overlap_area", "to_mask",
+__all__ = ["box_contacts", "circle_contacts", "resolve", "resolve_box", "auto_cell", "box_pairs", "circle_pairs",
+           "pairs_within", "bounding_box", "boxes_overlap", "hit_test", "hit_test_point", "overlap_area", "to_mask",
            "NeighbourGrid", "NeighbourPairs", "neighbour_pairs"]

@@ -43,6 +43,7 @@ A very small ``cell`` relative to the objects is exact but slow (many rows).
 """
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 from typing import Any, Callable, Literal
@@ -240,7 +241,7 @@ class _Sorted:
             cuts = np.searchsorted(per_obj, np.arange(block, total, block), side="left") + 1
             edges = sorted({0, n, *cuts.tolist()})
         parts: list[tuple[np.ndarray, ...]] = []
-        for a, b in zip(edges[:-1], edges[1:]):
+        for a, b in itertools.pairwise(edges):
             m = b - a
             if m <= 0:
                 continue

@@ -76,9 +76,9 @@ def seek(a: Agent, target: Any) -> np.ndarray:
 def flee(a: Agent, target: Any, *, panic_distance: float | None = None) -> np.ndarray:
     """Steer away from ``target`` at full speed; zero force beyond ``panic_distance``."""
     away = a.position - _point(target)
-    if panic_distance is not None:
-        if math.hypot(away[0], away[1]) > check_positive("panic_distance", panic_distance):
-            return np.zeros(2)
+    if panic_distance is not None and math.hypot(away[0], away[1]) > check_positive("panic_distance",
+                                                                                  panic_distance):
+        return np.zeros(2)
     if math.hypot(away[0], away[1]) <= 1e-12:
         away = -_heading(a)  # on top of the threat: run straight back
     return _unit(away) * a.max_speed - a.velocity

@@ -29,7 +29,8 @@ inside bounce walls), so no two centres end up much closer than ``2 * agent_radi
 (within ~5 % in a loose flock; a flock jammed into a corner can stay more compressed).
 
 Neighbour search is ``sensekit.collide.neighbours`` (``NeighbourGrid``, ``neighbour_pairs``:
-the sort-based uniform grid of ``sensekit.collide.grid``, exact; cell = ``radius``); ``neighbours="brute"`` uses an O(N^2) check instead, for tests. Neighbours
+the sort-based uniform grid of ``sensekit.collide.grid``, exact; cell = ``radius``);
+``neighbours="brute"`` uses an O(N^2) check instead, for tests. Neighbours
 are not searched across a wrapped edge.
 
 Cost: O(N * neighbours) NumPy per step, no per-agent Python; the neighbour pairs are

@@ -30,8 +30,8 @@ Cost: 10-60 ms per click at 640x480 (GrabCut fallback ~150 ms); meant for a pick
 Failure modes: a ball whose dark side has the colour of what is behind it comes out smaller,
 or, when the region grown from the click spreads into a patch of that colour in one step,
 much larger (a green ball on green-grey); a region of the same colour touching the object is
-cut off by the leak test or, if it is small, taken with it; on a multi-coloured object the click gives the part of one colour (the
-logo of a can) or, through GrabCut, the object with what it holds.
+cut off by the leak test or, if it is small, taken with it; on a multi-coloured object the click
+gives the part of one colour (the logo of a can) or, through GrabCut, the object with what it holds.
 Errors: a click outside the frame or a box not inside it raise ``ConfigError``.
 """
 from __future__ import annotations
@@ -90,7 +90,7 @@ def _histogram(bins: np.ndarray) -> np.ndarray:
 
 def _part_at(mask: np.ndarray, x: int, y: int, reach_px: int = 3) -> np.ndarray | None:
     """The 8-connected part of ``mask`` containing ``(x, y)`` or the nearest within reach."""
-    n, labels = cv2.connectedComponents(mask.view(np.uint8), connectivity=8)
+    _n, labels = cv2.connectedComponents(mask.view(np.uint8), connectivity=8)
     lab = labels[y, x]
     if lab == 0:
         y0, x0 = max(0, y - reach_px), max(0, x - reach_px)
