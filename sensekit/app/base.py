@@ -141,8 +141,8 @@ class App(Tunable):
 
     def color_tracker(self) -> ColorTracker | None:
         """The ``ColorTracker`` of the first of the app's stages that has one, or ``None``."""
-        return next((s.tracker for s in self.host.runner.stages
-                     if getattr(s, "tracker", None) is not None), None)
+        return next((t for s in self.host.runner.stages
+                     if isinstance(t := getattr(s, "tracker", None), ColorTracker)), None)
 
     def set_mode(self, name: str) -> str | None:
         """Switch to the mode ``name`` (one of ``modes``; the host checks the name)."""

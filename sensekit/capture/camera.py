@@ -99,7 +99,7 @@ class CameraSource(Source):
 
     def __init__(
         self,
-        device: int | str | os.PathLike | None = 0,
+        device: int | str | os.PathLike[str] | None = 0,
         *,
         width: int | None = None,
         height: int | None = None,

@@ -103,7 +103,8 @@ class MicrophoneSource(Source):
         self.started_at: float | None = None  # time.monotonic() at open
         self._sd: Any = None
         self._stream: Any = None
-        self._queue: queue.Queue = queue.Queue(maxsize=self.max_queued_blocks)
+        self._queue: queue.Queue[Any] = queue.Queue(     # blocks, or the _CLOSED sentinel
+           maxsize=self.max_queued_blocks)
         self._opened = False
         self._closing = threading.Event()
         self._stream_died = threading.Event()
@@ -192,7 +193,7 @@ class MicrophoneSource(Source):
             return
         self._sd = import_sounddevice()
         self.info = find_microphone(self.device)
-        if self.channels > self.info.channels:
+        if self.channels is not None and self.channels > self.info.channels:
             raise SourceError(f"microphone [{self.info.index}] {self.info.name!r} has "
                               f"{self.info.channels} input channel(s), {self.channels} requested")
         self.sample_rate = self.requested_rate or int(round(self.info.default_samplerate))

@@ -58,7 +58,7 @@ class WavWriter:
     WAV that ordinary tools read up to its last flush.
     """
 
-    def __init__(self, path: str | os.PathLike, rate: int, channels: int) -> None:
+    def __init__(self, path: str | os.PathLike[str], rate: int, channels: int) -> None:
         self.path = Path(path)
         self.rate = int(rate)
         self.channels = int(channels)

@@ -21,7 +21,7 @@ write one: subclass sensekit.app.App (docs/tutorial.md in the sources walks thro
 """
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("apps", help="list the mini-apps",
                               description="List the mini-apps: the bundled ones, installed ones and yours.",
                               epilog=WHERE, formatter_class=argparse.RawDescriptionHelpFormatter)

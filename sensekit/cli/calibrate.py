@@ -221,7 +221,7 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "calibrate", help="learn noise floors (and a colour) into a venue profile",
         description="Learn the audio and camera noise floors of a venue, and optionally "

@@ -84,7 +84,7 @@ def build(args: argparse.Namespace, source: Any, chosen: Chosen | None = None,
     return stages, tuning
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "events", help="run the pipeline on a source and print events",
         description="Run the stages on a source and print the events they emit.")

@@ -26,7 +26,7 @@ from sensekit.cli._text import printable
 INDENT = " " * 11
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "inspect", help="summarise and check a recording",
         description="Print what a recording folder holds and what is damaged. Exit status: 0 "

@@ -96,7 +96,7 @@ def _port(text: str) -> int:
     return port
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("osc-listen", help="print incoming OSC messages",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("port", type=_port, metavar="PORT")

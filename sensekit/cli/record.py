@@ -26,7 +26,7 @@ from sensekit.validate import check_positive
 log = logging.getLogger(__name__)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "record", help="record camera/microphone to a .skrec folder",
         description="Record a camera and/or a microphone (or any source) to a recording folder.")

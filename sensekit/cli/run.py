@@ -33,7 +33,7 @@ SCREENSHOT_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 EVENTS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".txt", ".log")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "run", help="play a mini-app (see `sensekit apps`)",
         description="Play a mini-app on a live device, a media file or a recording.")

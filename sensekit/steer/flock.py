@@ -327,6 +327,7 @@ class Flock:
 
     def _separate(self, p: np.ndarray) -> np.ndarray:
         """Non-penetration: push overlapping pairs apart, half each, along the centre line."""
+        assert self.agent_radius is not None
         r2 = 2.0 * self.agent_radius
         n = len(p)
         for _ in range(self.non_penetration_iterations):

@@ -43,7 +43,8 @@ def _pool(a: np.ndarray, cell_px: int) -> np.ndarray:
     ones = np.pad(np.ones((h, w)), pad[:2]).reshape(rows, cell_px, cols, cell_px).sum(axis=(1, 3))
     if a.ndim == 3:
         ones = ones[:, :, None]
-    return total / ones
+    mean: np.ndarray = total / ones
+    return mean
 
 
 class FlowField:

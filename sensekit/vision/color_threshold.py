@@ -30,7 +30,7 @@ __all__ = ["target_hsv", "exact_mask", "hsv_mask", "largest_blob"]
 
 def target_hsv(bgr: Sequence[int]) -> tuple[float, float, float]:
     """A BGR colour as ``(hue degrees 0..360, S, V)``."""
-    hsv = cv2.cvtColor(np.uint8([[list(bgr)]]), cv2.COLOR_BGR2HSV)[0, 0]
+    hsv = cv2.cvtColor(np.array([[list(bgr)]], np.uint8), cv2.COLOR_BGR2HSV)[0, 0]
     return (float(hsv[0]) * 2.0, float(hsv[1]), float(hsv[2]))
 
 

@@ -311,13 +311,14 @@ class ColorTracker(Tunable):
         spread = (2.0 * np.percentile(hue_dev, 90) * 2.0,
                   np.percentile(np.abs(hsv[:, 1] - med[1]), 90) * 2.0,
                   np.percentile(np.abs(hsv[:, 2] - med[2]), 90) * 2.0)
-        bgr = cv2.cvtColor(np.uint8([[med]]), cv2.COLOR_HSV2BGR)[0, 0]
+        bgr = cv2.cvtColor(np.array([[med]], np.uint8), cv2.COLOR_HSV2BGR)[0, 0]
         target_rgb = (int(bgr[2]) << 16) | (int(bgr[1]) << 8) | int(bgr[0])
         if self.method == "hsv":
             self.color = target_rgb
             self._hsv_target = (float(med[0]) * 2.0, float(med[1]), float(med[2]))
-            self._hsv_tol = tuple(max(a, min(b, lim)) for a, b, lim in
-                                  zip(self.tolerance, spread, (45.0, 120.0, 120.0)))  # type: ignore[assignment]
+            h_tol, s_tol, v_tol = (float(max(a, min(b, lim))) for a, b, lim in
+                                   zip(self.tolerance, spread, (45.0, 120.0, 120.0)))
+            self._hsv_tol = (h_tol, s_tol, v_tol)
             return
         # model: the object under the click, as a box and a mask
         self.color = target_rgb

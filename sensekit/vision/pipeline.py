@@ -259,6 +259,7 @@ class VisionStage(Tunable):
             runs["track"] += 1
         if "bounds" in active:
             bgr = self._bounds_bgr
+            assert bgr is not None
             hit = cv2.inRange(q, bgr, bgr, dst=self._hit)
             self.bounds = box_from_rect(cv2.boundingRect(hit))
             events.append(ColorBounds(t=t, box=self.bounds, color=self.bounds_rgb or 0))
@@ -280,6 +281,7 @@ class VisionStage(Tunable):
 
     def _edges(self, m: np.ndarray) -> np.ndarray:
         e = self._e
+        assert e is not None
         if self.edge_direction == "horizontal":
             book_edge_filter(m, dst=e)
         else:

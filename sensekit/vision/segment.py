@@ -72,7 +72,7 @@ class Segment:
 
 
 def _lab_bins(img: np.ndarray) -> np.ndarray:
-    lab = cv2.cvtColor(img, cv2.COLOR_BGR2Lab)
+    lab = np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2Lab), dtype=np.uint8)
     idx = (lab[..., 0] >> 5).astype(np.int32)
     idx <<= 4
     idx |= lab[..., 1] >> 4
@@ -85,7 +85,8 @@ def _histogram(bins: np.ndarray) -> np.ndarray:
     h = np.bincount(bins.ravel(), minlength=_N_BINS).astype(np.float64)
     h = ndi.uniform_filter(h.reshape(8, 16, 16), size=(5, 3, 3), mode="constant").ravel()
     total = h.sum()
-    return h / total if total > 0 else h
+    out: np.ndarray = h / total if total > 0 else h
+    return out
 
 
 def _part_at(mask: np.ndarray, x: int, y: int, reach_px: int = 3) -> np.ndarray | None:
@@ -100,7 +101,8 @@ def _part_at(mask: np.ndarray, x: int, y: int, reach_px: int = 3) -> np.ndarray 
             return None
         k = int(np.argmin((ys + y0 - y) ** 2 + (xs + x0 - x) ** 2))
         lab = near[ys[k], xs[k]]
-    return labels == lab
+    part: np.ndarray = labels == lab
+    return part
 
 
 def _bounds(mask: np.ndarray) -> Box:

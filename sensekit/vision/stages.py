@@ -117,7 +117,7 @@ def empty_box() -> Box:
     return (0, 0, 0, 0)
 
 
-def box_from_rect(rect: Sequence[int]) -> Box:
+def box_from_rect(rect: Sequence[int] | np.ndarray) -> Box:
     """``(x, y, w, h)`` as plain ints; ``(0, 0, 0, 0)`` when empty."""
     x, y, w, h = rect
     if w <= 0 or h <= 0:
@@ -239,8 +239,8 @@ def palette_map(frame: np.ndarray, *, levels: int | Sequence[int] | None = None,
     shifts = (16, 8, 0)
     chan = (2, 1, 0)
     total = np.zeros(frame.shape[:2], np.uint32)
-    for a, s, c in zip(arrs, shifts, chan):
-        table = (np.arange(256, dtype=np.uint32) << s) if a is None else (a & 0xFFFFFFFF).astype(np.uint32)
+    for lut, s, c in zip(arrs, shifts, chan):
+        table = (np.arange(256, dtype=np.uint32) << s) if lut is None else (lut & 0xFFFFFFFF).astype(np.uint32)
         total += np.take(table, frame[..., c])
     total &= 0xFFFFFF
     out = dst if dst is not None else np.empty_like(frame)
@@ -269,8 +269,10 @@ def threshold_mask(src: np.ndarray, *, op: str, value: int, mask: int = 0xFFFFFF
     # A mask of whole channels compares one channel directly (no packing).
     for shift, c in ((16, 2), (8, 1), (0, 0)):
         if m == 0xFF << shift:
-            return _CMP[op](src[..., c], v >> shift)
-    return _CMP[op](_pack(src) & np.uint32(m), np.uint32(v))
+            hit: np.ndarray = _CMP[op](src[..., c], v >> shift)
+            return hit
+    hit = _CMP[op](_pack(src) & np.uint32(m), np.uint32(v))
+    return hit
 
 
 def threshold(src: np.ndarray, *, op: str, value: int, color: int = 0x000000,
@@ -397,7 +399,7 @@ def on_edge(edge_map: np.ndarray, x: float | np.ndarray, y: float | np.ndarray) 
     xi = np.where(inside, xs, 0)
     yi = np.where(inside, ys, 0)
     v = edge_map[yi, xi]
-    hit = (v.reshape(*np.shape(v)[:np.ndim(xi)], -1) != 0).any(axis=-1) & inside
+    hit: np.ndarray = (v.reshape(*np.shape(v)[:np.ndim(xi)], -1) != 0).any(axis=-1) & inside
     if np.ndim(hit) == 0:
         return bool(hit)
     return hit
