@@ -19,6 +19,7 @@ Cost: one JPEG encode per frame per client (~0.2 ms at 160x120).
 """
 from __future__ import annotations
 
+import contextlib
 import socket
 import socketserver
 import threading
@@ -28,7 +29,6 @@ from typing import Callable
 
 import cv2
 import numpy as np
-import contextlib
 
 BOUNDARY = "sensekitframe"
 
