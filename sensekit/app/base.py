@@ -141,6 +141,8 @@ class App(Tunable):
 
     def color_tracker(self) -> ColorTracker | None:
         """The ``ColorTracker`` of the first of the app's stages that has one, or ``None``."""
+        from sensekit.vision.color_tracker import ColorTracker
+
         return next((t for s in self.host.runner.stages
                      if isinstance(t := getattr(s, "tracker", None), ColorTracker)), None)
 

@@ -30,6 +30,7 @@ import sys
 from types import ModuleType
 from typing import Any, TextIO
 
+from sensekit.cli import Subparsers
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
 from sensekit.cli.tuning import Chosen, add_tuning_arguments, apply_chosen, chosen_values
 from sensekit.settings.live import Tuning
@@ -84,7 +85,7 @@ def build(args: argparse.Namespace, source: Any, chosen: Chosen | None = None,
     return stages, tuning
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "events", help="run the pipeline on a source and print events",
         description="Run the stages on a source and print the events they emit.")

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from sensekit.cli import Subparsers
 from sensekit.cli import free_text
 from sensekit.cli.paths import OutputPath
 from sensekit.cli.tuning import add_setting_flags, add_tuning_arguments, chosen_values
@@ -34,7 +35,7 @@ from sensekit.errors import SourceError
 from sensekit.validate import check_range
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "plot", help="plot the audio level, thresholds and events of a source",
         description="Plot the activity level over time with the threshold, the noise floor "

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 import cv2
 import numpy as np
 
+from sensekit.cli import Subparsers
 from sensekit.cli.paths import OutputPath
 from sensekit.cli.tuning import add_setting_flags, add_tuning_arguments, chosen_values
 from sensekit.errors import ConfigError, SourceError
@@ -186,7 +187,7 @@ def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRA
     return np.vstack(rows)
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "snapshot", help="save a labelled montage of every vision stage for one frame",
         description="Save a labelled montage of every vision stage of one frame, for tuning.")

@@ -25,8 +25,6 @@ Failure modes: ``ConfigError`` (naming the value) for points that are not finite
 ``(N, 2)`` numbers (or no points, for a grid) or a radius/distance that is not a positive
 number.
 """
-from __future__ import annotations
-
 from typing import Any, Callable, NamedTuple
 
 import numpy as np

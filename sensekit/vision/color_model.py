@@ -9,14 +9,15 @@ around the last position, the whole frame while lost), takes the box-sized windo
 mean probability weighted by a Gaussian motion prior (``motion_sigma`` box sizes), adapts
 size and aspect (``scale_rate``) and blends the histograms with ``learn_rate``.
 
-The settings are read from the owning tracker on every call (``ModelSettings``: the
-``tracker`` group of ``ColorTracker``), so a change applies on the next frame. Cost: ~3-8 ms
+The settings (``search``, ``motion_sigma``, ``learn_rate``, ``scale_rate``, ``surround``,
+``scene_weight``, ``lost_below``, ``found_above``: the ``tracker`` group) are read from the
+owning ``ColorTracker`` on every call, so a change applies on the next frame. Cost: ~3-8 ms
 per 640x480 frame, growing with the box size, not the frame size. Failure modes: drift when
 the object is hidden for long or shares its colours with the surround (see ``color_tracker``).
 """
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -25,26 +26,16 @@ from sensekit.events import Box
 from sensekit.vision.segment import Segment
 from sensekit.vision.stages import box_from_rect
 
-__all__ = ["ColorModel", "ModelSettings", "MaskMatch"]
+if TYPE_CHECKING:
+    from sensekit.vision.color_tracker import ColorTracker
+
+__all__ = ["ColorModel", "MaskMatch"]
 
 #: the width and height factors the model tries each frame
 _SIZE_STEPS = (0.92, 0.96, 1.0, 1.04, 1.08)
 
 #: one frame's match: found, box, union box, raw cx, raw cy, area in px, confidence
 MaskMatch = tuple[bool, Box, Box, float, float, int, float]
-
-
-class ModelSettings(Protocol):
-    """The settings of the ``tracker`` group the model reads (``ColorTracker`` has them)."""
-
-    search: float
-    motion_sigma: float
-    learn_rate: float
-    scale_rate: float
-    surround: float
-    scene_weight: float
-    lost_below: float
-    found_above: float
 
 
 def _bin_index(img: np.ndarray) -> np.ndarray:
@@ -69,7 +60,7 @@ def _clip_rect(cx: float, cy: float, w: float, h: float, fw: int, fh: int) -> tu
 class ColorModel:
     """Object/surround colour histograms and the tracked box (centre ``cx, cy``, size ``w, h``)."""
 
-    def __init__(self, settings: ModelSettings) -> None:
+    def __init__(self, settings: ColorTracker) -> None:
         self.settings = settings
         self.bins = 16
         self.ho: np.ndarray | None = None
