@@ -35,10 +35,10 @@ import cv2
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.capture.base import Item, Source, VideoFrame  # noqa: E402
-from sensekit.events import Dispatcher  # noqa: E402
-from sensekit.runner import Runner  # noqa: E402
-from sensekit.vision.hands import HAND_EVENTS, HandStage, load_mediapipe  # noqa: E402
+from sensekit.capture.base import Item, Source, VideoFrame
+from sensekit.events import Dispatcher
+from sensekit.runner import Runner
+from sensekit.vision.hands import HAND_EVENTS, HandStage, load_mediapipe
 
 DATA = Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data")) / "video" / "hands"
 

@@ -43,9 +43,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.vision.background import BackgroundModel  # noqa: E402
-from sensekit.vision.motion import MotionDetector  # noqa: E402
-from sensekit.vision.motion_scoring import (CdnetClip, f_measure, load_cdnet, score_run,  # noqa: E402
+from sensekit.vision.background import BackgroundModel
+from sensekit.vision.motion import MotionDetector
+from sensekit.vision.motion_scoring import (CdnetClip, f_measure, load_cdnet, score_run,
                                             subtractor)
 
 HALF = 150

@@ -30,13 +30,13 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from _reference import load_reference  # noqa: E402
-from sensekit.capture.base import Item, Source, VideoFrame  # noqa: E402
-from sensekit.events import Dispatcher  # noqa: E402
-from sensekit.runner import Runner  # noqa: E402
-from sensekit.vision.motion import MotionDetector  # noqa: E402
-from sensekit.vision.pipeline import VisionStage  # noqa: E402
-from sensekit.vision.stages import bgr_to_packed_rgb  # noqa: E402
+from _reference import load_reference
+from sensekit.capture.base import Item, Source, VideoFrame
+from sensekit.events import Dispatcher
+from sensekit.runner import Runner
+from sensekit.vision.motion import MotionDetector
+from sensekit.vision.pipeline import VisionStage
+from sensekit.vision.stages import bgr_to_packed_rgb
 
 
 class _NoSource(Source):
