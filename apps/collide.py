@@ -15,7 +15,7 @@ Click an object on the picture, or drag a box around it, to track that object.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 import pygame
@@ -23,7 +23,7 @@ import pygame
 from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
-from sensekit.app.convert import bgr_to_hex, camera_to_view
+from sensekit.app.convert import bgr_to_packed_rgb, camera_to_view
 from sensekit.collide import circle_pairs, hit_test, pairs_within, to_mask
 from sensekit.collide.contact import resolve, resolve_box
 from sensekit.events import ColorLost, ColorTracked
@@ -74,10 +74,10 @@ class Collide(TrackerPicking, App):
         setting("nodes", 90, "nodes in the node garden", lo=2, hi=2000),
         setting("restitution", 0.95, "speed kept when two balls bounce", unit="fraction", lo=0, hi=1),
     )
-    SETTING_ATTRS = {"balls": "balls_n", "nodes": "nodes_n"}
+    SETTING_ATTRS: ClassVar[Mapping[str, str]] = {"balls": "balls_n", "nodes": "nodes_n"}
 
     def stages(self) -> list:
-        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
+        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)),
                                   dispatcher=self.host.dispatcher)
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]

@@ -17,7 +17,7 @@ import pygame
 from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
-from sensekit.app.convert import bgr_to_hex, bgr_to_rgb, camera_to_view, hex_to_bgr
+from sensekit.app.convert import bgr_to_packed_rgb, bgr_to_rgb, camera_to_view, packed_rgb_to_bgr
 from sensekit.events import ColorLost, ColorTracked
 from sensekit.settings import group, setting
 from sensekit.vision.color_tracker import ColorTracker
@@ -51,7 +51,7 @@ class ColorBall(TrackerPicking, App):
     plus_minus = ("tracker.hue_tolerance", 1)       # colour tracking (hsv); a clicked object uses the model
 
     def stages(self) -> list:
-        self.vision = VisionStage(tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
+        self.vision = VisionStage(tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)),
                                   dispatcher=self.host.dispatcher)
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]
@@ -138,7 +138,7 @@ class ColorBall(TrackerPicking, App):
     def _start(self, pick: str, where) -> str | None:
         message = super()._start(pick, where)              # segments the object, new tracker
         if self.vision.tracker.color is not None:
-            self.target_bgr = hex_to_bgr(self.vision.tracker.color)
+            self.target_bgr = packed_rgb_to_bgr(self.vision.tracker.color)
         return message
 
     def levels(self) -> dict[str, float]:

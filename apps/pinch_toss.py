@@ -107,7 +107,7 @@ class PinchToss(App):
         """A free ball whose centre crosses the rim line downwards inside the hoop scores."""
         hx, hy = self.hoop
         crossed = free & (before[:, 1] < hy) & (self.p[:, 1] >= hy) & (np.abs(self.p[:, 0] - hx) < HOOP_W / 2)
-        for k in np.flatnonzero(crossed):
+        for _k in np.flatnonzero(crossed):
             self.score += 1
             self.host.say("score!")
 

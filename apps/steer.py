@@ -15,7 +15,7 @@ Everything is sensekit.steer; this file only wires sensed targets to behaviours 
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 import pygame
@@ -23,7 +23,7 @@ import pygame
 from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
-from sensekit.app.convert import bgr_to_hex, camera_to_view
+from sensekit.app.convert import bgr_to_packed_rgb, camera_to_view
 from sensekit.events import ColorLost, ColorTracked, Motion, Still
 from sensekit.settings import group, setting
 from sensekit.steer import Flock, FlowField, Mix, Vehicle, arrive, avoid, separation, wander
@@ -52,7 +52,8 @@ class Steer(TrackerPicking, App):
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = MODES
     hands = "switch"
-    SETTING_ATTRS = {"vehicles": "vehicles_n", "boids": "boids_n", "wanderers": "wanderers_n"}
+    SETTING_ATTRS: ClassVar[Mapping[str, str]] = {"vehicles": "vehicles_n", "boids": "boids_n",
+                                                  "wanderers": "wanderers_n"}
     SETTINGS = group(
         "steer", "steer: vehicles, a flock and wanderers steered by what the camera sees",
         setting("speed", 160.0, "top speed of the vehicles and the flock (wanderers: 60 %); keys +/-",
@@ -65,7 +66,7 @@ class Steer(TrackerPicking, App):
     plus_minus = ("steer.speed", 1)
 
     def stages(self) -> list:
-        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
+        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)),
                                   motion=MotionDetector(), dispatcher=self.host.dispatcher)
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]

@@ -16,9 +16,9 @@ import sys
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-from sensekit.app.host import AppHost, RunOptions  # noqa: E402
-from sensekit.app.registry import discover, load  # noqa: E402
-from sensekit.app.sources import bundled_source  # noqa: E402
+from sensekit.app.host import AppHost, RunOptions
+from sensekit.app.registry import discover, load
+from sensekit.app.sources import bundled_source
 
 TARGET_FPS = 60.0
 

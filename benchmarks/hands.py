@@ -31,15 +31,14 @@ import time
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.capture.base import Item, Source, VideoFrame  # noqa: E402
-from sensekit.events import Dispatcher  # noqa: E402
-from sensekit.runner import Runner  # noqa: E402
-from sensekit.vision.hands import HAND_EVENTS, HandStage, load_mediapipe  # noqa: E402
+from sensekit.capture.base import Item, Source, VideoFrame
+from sensekit.events import Dispatcher
+from sensekit.runner import Runner
+from sensekit.vision.hands import HAND_EVENTS, HandStage, load_mediapipe
 
 DATA = Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data")) / "video" / "hands"
 
@@ -72,7 +71,7 @@ def run(size: tuple[int, int], n: int) -> dict:
     mp_hands = load_mediapipe()
     bare_ms, stage_ms = [], []
     found_bare = found_stage = total = retries = 0
-    for name, frames in clips(n, size).items():
+    for _name, frames in clips(n, size).items():
         bare = mp_hands.Hands(static_image_mode=False, max_num_hands=2, model_complexity=0,
                               min_detection_confidence=0.5, min_tracking_confidence=0.5)
         stage = HandStage()

@@ -26,8 +26,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.capture.base import VideoFrame  # noqa: E402
-from sensekit.vision.hands import HandStage, load_mediapipe  # noqa: E402
+from sensekit.capture.base import VideoFrame
+from sensekit.vision.hands import HandStage, load_mediapipe
 
 DATA = Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data")) / "video" / "hands"
 

@@ -5,7 +5,8 @@
    ``../shared/data/video/motion/cdnet_highway_a``). Every method starts cold at 470 and is
    scored on 470-619. sensekit's background model picks ``match_distance``, ``learn_frames`` and
    ``shadows`` from a small grid; MOG2 and KNN get the same treatment (their threshold, their
-   learning period ``history``, shadow detection, and sensekit's clean-up on or off). Candidates are listed with the method's own
+   learning period ``history``, shadow detection, and sensekit's clean-up on or off).
+   Candidates are listed with the method's own
    default first, and a later candidate replaces the best so far only if its F is more than
    0.002 higher (so a tie keeps the default). Nothing else is chosen on data: the other
    constants come from the literature (ViBe, PBAS, SuBSENSE) or from the difference method.
@@ -42,9 +43,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.vision.background import BackgroundModel  # noqa: E402
-from sensekit.vision.motion import MotionDetector  # noqa: E402
-from sensekit.vision.motion_scoring import (CdnetClip, f_measure, load_cdnet, score_run,  # noqa: E402
+from sensekit.vision.background import BackgroundModel
+from sensekit.vision.motion import MotionDetector
+from sensekit.vision.motion_scoring import (CdnetClip, f_measure, load_cdnet, score_run,
                                             subtractor)
 
 HALF = 150

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -102,10 +103,8 @@ class Piece:
         def check(_item: object) -> None:
             if self.stop.is_set():
                 raise _Stopped
-        try:
+        with contextlib.suppress(_Stopped):
             self.runner.run(on_item=check)
-        except _Stopped:
-            pass
 
     def close(self) -> None:
         self.stop.set()

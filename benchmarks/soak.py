@@ -95,7 +95,7 @@ class UdpCounter:
             try:
                 self.sock.recv(65536)
                 self.count += 1
-            except (socket.timeout, OSError):
+            except (TimeoutError, OSError):
                 continue
 
     def close(self) -> None:

@@ -36,9 +36,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.vision.color_tracker import ColorTracker  # noqa: E402
-from sensekit.vision.evaluate import CLIPS, evaluate, evaluate_clip, format_table, iou, load_clip  # noqa: E402
-from sensekit.vision.segment import segment_click  # noqa: E402
+from sensekit.vision.color_tracker import ColorTracker
+from sensekit.vision.evaluate import CLIPS, evaluate, evaluate_clip, format_table, iou, load_clip
+from sensekit.vision.segment import segment_click
 
 
 def size_from_click(scenes: list) -> tuple[float, float, int]:

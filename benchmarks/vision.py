@@ -30,13 +30,13 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from _reference import load_reference  # noqa: E402
-from sensekit.capture.base import Item, Source, VideoFrame  # noqa: E402
-from sensekit.events import Dispatcher  # noqa: E402
-from sensekit.runner import Runner  # noqa: E402
-from sensekit.vision.motion import MotionDetector  # noqa: E402
-from sensekit.vision.pipeline import VisionStage  # noqa: E402
-from sensekit.vision.stages import bgr_to_rgb  # noqa: E402
+from _reference import load_reference
+from sensekit.capture.base import Item, Source, VideoFrame
+from sensekit.events import Dispatcher
+from sensekit.runner import Runner
+from sensekit.vision.motion import MotionDetector
+from sensekit.vision.pipeline import VisionStage
+from sensekit.vision.stages import bgr_to_packed_rgb
 
 
 class _NoSource(Source):
@@ -49,7 +49,7 @@ class _NoSource(Source):
 def make_stage(ref: Any, levels: int, blur_k: int, edge_k: int,
                dispatcher: Dispatcher) -> VisionStage:
     return VisionStage(mirror=True, blur_px=blur_k, levels=levels, palette_spread=True,
-                       bounds_color=bgr_to_rgb(ref.DISC_BGR),
+                       bounds_color=bgr_to_packed_rgb(ref.DISC_BGR),
                        motion=MotionDetector(threshold=ref.MOTION_T, channel="red", min_amount=0.0),
                        edges=True, edge_blur_px=edge_k, edge_threshold=ref.EDGE_T,
                        dispatcher=dispatcher)

@@ -12,7 +12,7 @@ _os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 __version__ = "0.1.0"
 
-from sensekit.errors import (  # noqa: E402
+from sensekit.errors import (
     SensekitError,
     SourceError,
     DeviceNotFoundError,

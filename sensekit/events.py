@@ -301,7 +301,7 @@ def from_jsonl(line: str) -> Event:
     cls = EVENT_TYPES.get(name)
     if cls is None:
         raise ConfigError(f"unknown event name {name!r} in line {line.strip()[:80]!r}")
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
         if f.name in d:
             v = d[f.name]

@@ -50,12 +50,3 @@ def bundled_recording(name: str = "demo") -> Path:
         raise RecordingError(f"no bundled recording named {name!r} in {recordings_dir()} "
                              f"(available: {have}); run `python -m sensekit.synth` to generate them")
     return path
-
-
-def bundled_truth(name: str = "demo") -> Path:
-    """Path of a bundled recording's ground truth, e.g. ``recordings/demo.truth.json``."""
-    path = recordings_dir() / f"{name}.truth.json"
-    if not path.is_file():
-        raise RecordingError(f"no ground truth for bundled recording {name!r} at {path}; "
-                             "run `python -m sensekit.synth` to generate it")
-    return path

@@ -35,15 +35,18 @@ class Stage(Protocol):
     names it can produce. ``process`` may keep state (previous frame, timers).
     """
 
-    consumes: Literal["video", "audio", "both"]
-    emits: frozenset[str]
+    @property
+    def consumes(self) -> Literal["video", "audio", "both"]: ...
+    @property
+    def emits(self) -> frozenset[str]: ...
 
     def process(self, item: Item) -> Iterable[Event]: ...
 
 
 def checksum(data: np.ndarray) -> str:
     """CRC-32 of an array's bytes as 8 hex digits (stable across runs and machines)."""
-    return f"{zlib.crc32(np.ascontiguousarray(data).view(np.uint8).ravel()) & 0xFFFFFFFF:08x}"
+    # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python 3.12+
+    return f"{zlib.crc32(np.ascontiguousarray(data).view(np.uint8).ravel()) & 0xFFFFFFFF:08x}"  # type: ignore[arg-type]
 
 
 class RecordStage:
@@ -67,7 +70,7 @@ class RunStats:
     blocks: int = 0
     events: int = 0
     event_counts: dict[str, int] = field(default_factory=dict)
-    latencies_ms: deque = field(default_factory=lambda: deque(maxlen=256))
+    latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=256))
 
     @property
     def latency_ms(self) -> float | None:

@@ -252,7 +252,7 @@ def _intervals(seconds: float) -> dict[str, Any]:
 
 def build_truth(seconds: float, frames: list[dict[str, Any]]) -> dict[str, Any]:
     claps = [t for t in CLAPS if t < seconds]
-    timeline = []
+    timeline: list[dict[str, Any]] = []
     for side, start, end, _ in HAND_INTERVALS:
         timeline.append({"start": start, "end": end, "track": "video",
                          "what": f"hand waves in the lower-{side} quadrant"})

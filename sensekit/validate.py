@@ -85,7 +85,7 @@ def _probe_folder(path: Path) -> None:
     os.rmdir(path)
 
 
-def check_output_path(name: str | None, path: str | os.PathLike, *,
+def check_output_path(name: str | None, path: str | os.PathLike[str], *,
                       suffixes: tuple[str, ...] = (), folder: bool = False,
                       exist_ok: bool = True) -> Path:
     """Return ``path`` as a ``Path`` if a command can write it, else raise ``ConfigError``.

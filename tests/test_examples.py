@@ -115,7 +115,7 @@ def test_osc_out_sends_the_claps_level_and_motion(truth, tmp_path):
         while not done.is_set():
             try:
                 received.extend(decode(sock.recv(65536)))
-            except socket.timeout:
+            except TimeoutError:
                 continue
 
     listener = threading.Thread(target=listen)

@@ -78,7 +78,7 @@ def venv(dist, tmp_path_factory) -> Venv:
 def test_the_wheel_holds_the_apps_and_the_demo(dist):
     names = zipfile.ZipFile(next(dist.glob("*.whl"))).namelist()
     assert {f"sensekit/apps/{a}.py" for a in APPS} <= set(names)
-    assert {"sensekit/" + f for f in RECORDING_FILES} <= set(names)
+    assert {"sensekit/" + f for f in RECORDING_FILES} | {"sensekit/py.typed"} <= set(names)
     with tarfile.open(next(dist.glob("*.tar.gz"))) as sdist:
         members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
     assert {f"apps/{a}.py" for a in APPS} <= members and set(RECORDING_FILES) <= members

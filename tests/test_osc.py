@@ -55,7 +55,7 @@ class Collector:
         while not self._stop.is_set():
             try:
                 dgram = self.sock.recv(65536)
-            except (socket.timeout, OSError):
+            except (TimeoutError, OSError):
                 continue
             self.received.extend(decode(dgram))
 
@@ -88,7 +88,7 @@ def expected_tags(event) -> str:
     tags = "f"
     for f in dataclasses.fields(event)[1:]:
         v = getattr(event, f.name)
-        if isinstance(v, bool) or isinstance(v, (int, np.integer)):
+        if isinstance(v, (bool, int, np.integer)):
             tags += "i"
         elif isinstance(v, float):
             tags += "f"
@@ -113,7 +113,8 @@ def test_addresses_follow_the_documented_rule():
     assert address_for("source_lost") == "/sensekit/source/lost"
     addresses = [address_for(n) for n in EVENT_TYPES]
     assert len(set(addresses)) == len(addresses)
-    assert not [a for a in addresses if a.startswith("/sensekit/set/") or a in ("/sensekit/pause", "/sensekit/preset")], \
+    control = ("/sensekit/pause", "/sensekit/preset")
+    assert not [a for a in addresses if a.startswith("/sensekit/set/") or a in control], \
         "an event address collides with a control address"
     for name in EVENT_TYPES:
         sig = signature(EVENT_TYPES[name])  # every declared event has an OSC mapping
@@ -378,9 +379,8 @@ def test_a_preset_over_osc():
 
 
 def test_control_port_in_use_is_a_config_error():
-    with OscControl("127.0.0.1", 0) as control:
-        with pytest.raises(ConfigError, match=str(control.port)):
-            OscControl("127.0.0.1", control.port)
+    with OscControl("127.0.0.1", 0) as control, pytest.raises(ConfigError, match=str(control.port)):
+        OscControl("127.0.0.1", control.port)
 
 
 # --- CLI helpers --------------------------------------------------------------

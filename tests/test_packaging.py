@@ -68,3 +68,8 @@ def test_the_panel_page_files_match_the_package_data_globs():
                                             for g in globs)]
     assert {"static/index.html", "static/panel.js", "static/panel.css", "static/video.js"} <= set(files)
     assert not left_out, f"not shipped in the wheel: {left_out}"
+
+
+def test_the_package_ships_its_type_hints():
+    assert (REPO / "sensekit" / "py.typed").is_file()
+    assert "py.typed" in CONFIG["package-data"]["sensekit"]

@@ -47,6 +47,7 @@ NOT_HERE = [
     (r"pip (?:un)?install|python3 -m venv|^\. \.venv/bin/activate", "setup: CI's install step did it"),
     (r"--hands|pinch_toss", "needs the hands extra: CI runs the hand tests in .venv-hands"),
     (r"-m pytest", "the test suite itself"),
+    (r"ruff check|bin/mypy", "a check .ci/run runs before the tests"),
     (r"python -m build", "builds the wheel: tests/test_install.py does (pytest -m install)"),
     (r"docs/build_api\.py", "tests/test_docs.py builds the API reference"),
     (r"benchmarks/", "a benchmark: run on its own"),

@@ -14,6 +14,7 @@ and a 10,000-frame version marked ``slow``.
 """
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 import threading
@@ -315,7 +316,7 @@ def test_slow_consumer_drops_oldest_frames_and_events_stats_shows_them(capsys, m
     assert len(frames) == 30
     indices = [f["index"] for f in frames]
     assert indices == sorted(indices) and len(set(indices)) == 30
-    gaps = sum(b - a - 1 for a, b in zip(indices, indices[1:]))
+    gaps = sum(b - a - 1 for a, b in itertools.pairwise(indices))
     # 30 reads 50 ms apart span >= 1.45 s, in which a 60 fps server sends ~90 frames; allow
     # for a loaded machine, but a consumer this slow must have skipped many frames
     assert gaps >= 15, f"a 3x slower consumer should skip most frames; indices {indices}"

@@ -25,6 +25,6 @@ import os
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")   # no banner: `sensekit run` prints one line
 
-from sensekit.app.base import App  # noqa: E402
+from sensekit.app.base import App
 
 __all__ = ["App"]

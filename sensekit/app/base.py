@@ -90,7 +90,7 @@ class App(Tunable):
     #: the setting the ``+``/``-`` keys move, and which way ``+`` moves it (1 up, -1 down)
     plus_minus: ClassVar[tuple[str, int] | None] = None
 
-    def __init__(self, host: "AppHost") -> None:
+    def __init__(self, host: AppHost) -> None:
         if getattr(type(self), "SETTINGS", None) is not None:
             self.init_settings()
         self.host = host
@@ -139,10 +139,12 @@ class App(Tunable):
         tracker.pick(frame.image, *xy)
         return f"tracking colour #{tracker.color:06x}" if tracker.color is not None else "tracking"
 
-    def color_tracker(self) -> "ColorTracker | None":
+    def color_tracker(self) -> ColorTracker | None:
         """The ``ColorTracker`` of the first of the app's stages that has one, or ``None``."""
-        return next((s.tracker for s in self.host.runner.stages
-                     if getattr(s, "tracker", None) is not None), None)
+        from sensekit.vision.color_tracker import ColorTracker
+
+        return next((t for s in self.host.runner.stages
+                     if isinstance(t := getattr(s, "tracker", None), ColorTracker)), None)
 
     def set_mode(self, name: str) -> str | None:
         """Switch to the mode ``name`` (one of ``modes``; the host checks the name)."""

@@ -14,7 +14,7 @@ values; apps draw in window pixels inside a view rectangle.
 - ``norm_to_px`` / ``px_to_norm``: 0..1 <-> pixels of a rectangle.
 - ``camera_to_view`` / ``view_to_camera``: camera-image pixels <-> window pixels
   of the rectangle where the camera image is drawn.
-- ``bgr_to_hex`` / ``hex_to_bgr``: a BGR tuple <-> the ``0xRRGGBB`` integers the
+- ``bgr_to_packed_rgb`` / ``packed_rgb_to_bgr``: a BGR tuple <-> the packed ``0xRRGGBB`` integers the
   vision stages take (re-exported from ``sensekit.vision.stages`` so apps import
   every conversion from here).
 - ``mirror_x``: the x of a point after the horizontal mirror the apps apply to
@@ -31,10 +31,9 @@ import numpy as np
 import pygame
 
 from sensekit.validate import check_frame
-from sensekit.vision.stages import bgr_to_rgb as bgr_to_hex
-from sensekit.vision.stages import rgb_to_bgr as hex_to_bgr
+from sensekit.vision.stages import bgr_to_packed_rgb, packed_rgb_to_bgr
 
-__all__ = ["bgr_to_rgb", "rgb_to_bgr", "bgr_to_hex", "hex_to_bgr", "array_to_surface",
+__all__ = ["bgr_to_rgb", "rgb_to_bgr", "bgr_to_packed_rgb", "packed_rgb_to_bgr", "array_to_surface",
            "surface_to_array", "norm_to_px", "px_to_norm", "camera_to_view", "view_to_camera",
            "mirror_x"]
 

@@ -39,7 +39,7 @@ Anchor = Literal["topleft", "topright", "midtop", "center", "midleft", "midright
                  "bottomleft", "bottomright", "midbottom"]
 
 _fonts: dict[int, pygame.font.Font] = {}
-_cache: "OrderedDict[tuple[str, int, Color, bool], pygame.Surface]" = OrderedDict()
+_cache: OrderedDict[tuple[str, int, Color, bool], pygame.Surface] = OrderedDict()
 
 
 def font(size: int) -> pygame.font.Font:

@@ -33,7 +33,7 @@ import pygame
 from sensekit.app import draw as D
 from sensekit.app.convert import camera_to_view
 from sensekit.errors import ConfigError
-from sensekit.events import Event
+from sensekit.events import Event, Hand, HandLost, Pinch
 
 if TYPE_CHECKING:
     from sensekit.app.base import App
@@ -44,7 +44,7 @@ HINT = "hand input: point with your index finger, pinch to click"
 
 
 class HandInput:
-    def __init__(self, app: "App") -> None:
+    def __init__(self, app: App) -> None:
         self.app = app
         self.stage: Any = None
         self.error: str | None = None
@@ -126,6 +126,7 @@ class HandInput:
         return camera_to_view(x, y, size, view)
 
     def _hand(self, e: Event) -> None:
+        assert isinstance(e, Hand)
         if self.hand_id is None:
             self.hand_id = e.id
         if e.id != self.hand_id:
@@ -142,6 +143,7 @@ class HandInput:
             self._trail.append((e.t, *self.point))
 
     def _pinch(self, e: Event) -> None:
+        assert isinstance(e, Pinch)
         if e.id != self.hand_id:
             return
         self.pinching = e.pinching
@@ -152,6 +154,7 @@ class HandInput:
                 self._on_pinch(e.pinching, xy)
 
     def _lost(self, e: Event) -> None:
+        assert isinstance(e, HandLost)
         if e.id == self.hand_id:
             self._forget()
 

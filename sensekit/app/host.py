@@ -168,7 +168,7 @@ class AppHost:
         self.dispatcher.on(SourceRestored.name, self._on_restored)
         if self.options.events is not None:
             self.options.events.parent.mkdir(parents=True, exist_ok=True)
-            self._events_file = open(self.options.events, "w", encoding="utf-8")
+            self._events_file = open(self.options.events, "w", encoding="utf-8")  # noqa: SIM115 (open all run)
             self.dispatcher.on("*", JsonlWriter(self._events_file))
         if self.options.video is not None:
             self.video = VideoRecorder(self.options.video, fps=1.0 / app_cls.step_s)

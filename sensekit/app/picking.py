@@ -41,8 +41,8 @@ PICK_SHOWN_S = 2.0
 class TrackerPicking:
     """Mixin: click or drag on ``camera_view`` to choose what ``self.vision`` tracks."""
 
-    host: "AppHost"
-    vision: "VisionStage"
+    host: AppHost
+    vision: VisionStage
     camera_view: pygame.Rect | None
     picked: Segment | None = None
     picked_at_s: float = -1e9

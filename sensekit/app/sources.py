@@ -56,7 +56,8 @@ def live_spec(app_cls: type[App]) -> str | None:
         return None
     try:
         cameras = devices.list_cameras() if "video" in app_cls.needs else [None]
-        mics = devices.list_microphones() if "audio" in app_cls.needs else [None]
+        mics: list[devices.MicrophoneInfo | None] = (
+            [*devices.list_microphones()] if "audio" in app_cls.needs else [None])
         mics = sorted(mics, key=lambda m: not getattr(m, "is_default", False))
     except (SensekitError, OSError):
         return None

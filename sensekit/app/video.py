@@ -36,7 +36,7 @@ class VideoRecorder:
         if self._writer is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             h, w = image.shape[:2]
-            writer = cv2.VideoWriter(str(self.path), cv2.VideoWriter_fourcc(*self.fourcc),
+            writer = cv2.VideoWriter(str(self.path), cv2.VideoWriter.fourcc(*self.fourcc),
                                      self.fps, (w, h))
             if not writer.isOpened():
                 raise ConfigError(f"cannot write video {str(self.path)!r} with codec {self.fourcc}")

@@ -44,11 +44,6 @@ from sensekit.settings import Tunable, group, setting
 _EPS = 1e-9
 
 
-def check_timeout(timeout_ms: float) -> float:
-    """A silence timeout in ms (``activity.timeout_ms``'s rule), or ``ConfigError``."""
-    return float(ActivityDetector.SETTINGS["timeout_ms"].check(timeout_ms))
-
-
 def _check_levels(v: Mapping[str, Any]) -> None:
     if v["off_level"] is not None and v["off_level"] > v["silence_level"]:
         raise ConfigError(f"`activity.off_level` must not exceed `activity.silence_level` "

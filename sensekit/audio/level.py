@@ -117,7 +117,7 @@ def block_levels(samples: np.ndarray, rate: int, *, block: int = 512,
     ms = np.einsum("ij,ij->i", frames, frames) / counts * gain_to_factor(gain) ** 2
     with np.errstate(divide="ignore", invalid="ignore"):
         db = 10.0 * np.log10(np.maximum(ms, _MIN_MS))
-    out = np.clip((db - FLOOR_DB) / DB_PER_LEVEL, 0.0, 100.0)
+    out: np.ndarray = np.clip((db - FLOOR_DB) / DB_PER_LEVEL, 0.0, 100.0)
     out[ms <= _MIN_MS] = 0.0
     out[~np.isfinite(ms)] = np.nan
     return out

@@ -20,7 +20,7 @@ percentile outside 0..100; ``threshold`` before the floor is learned raises too.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
@@ -42,7 +42,7 @@ class NoiseFloor(Tunable):
         setting("level", None, "the floor as an activity level (sensekit calibrate measures it)", kind="float",
                 unit="level", lo=0, hi=100, none="learned from the first learn_ms of audio"),
     )
-    SETTING_ATTRS = {"level": "seeded_level"}
+    SETTING_ATTRS: ClassVar[Mapping[str, str]] = {"level": "seeded_level"}
     learn_ms: float                  # the settings as attributes (types only)
     percentile: float
 
@@ -95,7 +95,7 @@ class NoiseFloor(Tunable):
             return True
         return False
 
-    def calibrate(self, levels: "list[float] | np.ndarray") -> float:
+    def calibrate(self, levels: list[float] | np.ndarray) -> float:
         """Set the floor from a set of block levels; returns it."""
         arr = np.asarray(levels, dtype=np.float64)
         arr = arr[np.isfinite(arr)]

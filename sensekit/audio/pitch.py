@@ -58,7 +58,7 @@ class PitchEstimate:
 _UNVOICED = PitchEstimate(0.0, 0.0)
 
 
-def yin(x: np.ndarray, rate: int, *, fmin: float = 70.0, fmax: float = 900.0,
+def yin(x: np.ndarray, rate: float, *, fmin: float = 70.0, fmax: float = 900.0,
         threshold: float = 0.2) -> PitchEstimate:
     """F0 of a mono frame by YIN. The frame must hold at least 2 periods of ``fmin``."""
     if not 0 < fmin < fmax:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import heapq
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Union
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
@@ -34,7 +34,7 @@ class AudioBlock:
     captured_at: float | None = None
 
 
-Item = Union[VideoFrame, AudioBlock]
+Item = VideoFrame | AudioBlock
 
 
 def as_bgr(image: np.ndarray) -> np.ndarray:
@@ -70,7 +70,7 @@ class Source(ABC):
     sample_rate: int | None = None
     channels: int | None = None
 
-    def __enter__(self) -> "Source":
+    def __enter__(self) -> Source:
         self.open()
         return self
 

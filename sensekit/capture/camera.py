@@ -83,7 +83,7 @@ def _connect_reason(url: str, timeout_s: float) -> str:
             pass
     except ConnectionRefusedError:
         return "connection refused"
-    except socket.timeout:
+    except TimeoutError:
         return "connection timed out"
     except OSError as exc:
         return f"cannot connect ({exc.strerror or exc})"
@@ -99,7 +99,7 @@ class CameraSource(Source):
 
     def __init__(
         self,
-        device: int | str | os.PathLike | None = 0,
+        device: int | str | os.PathLike[str] | None = 0,
         *,
         width: int | None = None,
         height: int | None = None,

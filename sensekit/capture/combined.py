@@ -131,13 +131,14 @@ class CombinedSource(Source):
             part.head, part.head_arrived = self._retime(item, part), time.monotonic()
 
     def _choose(self) -> Item | None:
-        heads = [p for p in self._parts if p.head is not None]
+        heads = [(p.head.t, k) for k, p in enumerate(self._parts) if p.head is not None]
         if not heads:
             return None
-        best = min(heads, key=lambda p: p.head.t)          # ties: video first (list order)
+        best_t, best_k = min(heads)                           # ties: video first (list order)
+        best = self._parts[best_k]
         others = [p for p in self._parts if p is not best]
         ready = all(o.ended or o.head is not None
-                    or (o.horizon is not None and o.horizon >= best.head.t) for o in others)
+                    or (o.horizon is not None and o.horizon >= best_t) for o in others)
         if not ready and best.source.is_live:
             ready = time.monotonic() - best.head_arrived >= self.reorder_window_s
         if not ready:

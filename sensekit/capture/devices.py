@@ -68,7 +68,7 @@ def quiet_opencv() -> Iterator[None]:
 
     log = getattr(getattr(cv2, "utils", None), "logging", None)
     if log is None and hasattr(cv2, "setLogLevel"):  # 4.x wheels (the hands extra's): the old API
-        get, set_, silent = cv2.getLogLevel, cv2.setLogLevel, 0
+        get, set_, silent = cv2.getLogLevel, cv2.setLogLevel, 0  # type: ignore[attr-defined]  # 4.x only
     elif log is not None:
         get, set_, silent = log.getLogLevel, log.setLogLevel, log.LOG_LEVEL_SILENT
     else:  # very old builds: nothing to silence with
@@ -129,7 +129,8 @@ def import_sounddevice() -> ModuleType:
         raise SourceError(PORTAUDIO_MISSING) from None
     except ImportError as exc:
         raise SourceError(SOUNDDEVICE_MISSING.format(detail=exc)) from None
-    return sounddevice
+    module: ModuleType = sounddevice              # untyped: no stubs
+    return module
 
 
 def list_microphones() -> list[MicrophoneInfo]:

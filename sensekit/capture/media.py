@@ -97,7 +97,7 @@ def _decode_track_opencv(path: str) -> tuple[np.ndarray, int] | None:
         cap.release()
 
 
-def _decode_track_ffmpeg(path: str) -> tuple[np.ndarray, int] | None | str:
+def _decode_track_ffmpeg(path: str) -> tuple[np.ndarray, int] | str | None:
     """The first audio track via the ``ffmpeg`` CLI; ``None`` if there is none; a reason string
     if it could not be decoded."""
     import soundfile as sf
@@ -134,7 +134,7 @@ class MediaFileSource(Source):
     kind = "file"
     is_live = False
 
-    def __init__(self, path: str | os.PathLike, *, realtime: bool = False,
+    def __init__(self, path: str | os.PathLike[str], *, realtime: bool = False,
                  clock: Clock | None = None, block_size: int = 512,
                  audio_track: bool = True) -> None:
         self.path = Path(path)
@@ -174,7 +174,7 @@ class MediaFileSource(Source):
             items: Iterator[Item] = self._audio_file_blocks()
         else:
             self._open_video(audio_error)
-            streams = [self._video_frames()]
+            streams: list[Iterator[Item]] = [self._video_frames()]
             if self.has_audio:
                 streams.append(self._track_blocks())
             items = merge_by_time(*streams) if len(streams) > 1 else streams[0]
@@ -251,6 +251,7 @@ class MediaFileSource(Source):
 
     # -- item generators ---------------------------------------------------------
     def _video_frames(self) -> Iterator[VideoFrame]:
+        assert self.fps is not None
         image, i = self._first, 0
         self._first = None
         while image is not None:
@@ -266,6 +267,7 @@ class MediaFileSource(Source):
 
     def _track_blocks(self) -> Iterator[AudioBlock]:
         samples, rate, n = self._track, int(self.sample_rate or 0), self.block_size
+        assert samples is not None, "no audio track"
         for k, start in enumerate(range(0, len(samples), n)):
             self._blocks += 1
             yield AudioBlock(k, start / rate, samples[start:start + n], rate, None)

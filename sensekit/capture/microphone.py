@@ -9,8 +9,9 @@ as ``float32`` (``value / 32768``, full scale 1.0) in ``AudioBlock`` items.
   When the queue is full the *oldest* block is dropped (``drop="oldest"``, the
   default: a slow consumer gets the newest audio, lowest latency); with
   ``drop="newest"`` the incoming block is dropped instead, so what is delivered
-  is one unbroken stretch from the start (what a recorder or a test wants). ``stats()`` counts ``overflows`` (PortAudio's input
-  overflow flag: the OS buffer overran before the callback ran) and
+  is one unbroken stretch from the start (what a recorder or a test wants).
+  ``stats()`` counts ``overflows`` (PortAudio's input overflow flag: the OS buffer
+  overran before the callback ran) and
   ``dropped_blocks`` (our queue was full).
 - Block ``t`` is ``sample_index / rate``: the sample clock, not wall time, so the
   spacing of blocks is exact. ``captured_at`` is ``time.monotonic()`` when the
@@ -102,7 +103,8 @@ class MicrophoneSource(Source):
         self.started_at: float | None = None  # time.monotonic() at open
         self._sd: Any = None
         self._stream: Any = None
-        self._queue: queue.Queue = queue.Queue(maxsize=self.max_queued_blocks)
+        self._queue: queue.Queue[Any] = queue.Queue(     # blocks, or the _CLOSED sentinel
+           maxsize=self.max_queued_blocks)
         self._opened = False
         self._closing = threading.Event()
         self._stream_died = threading.Event()
@@ -140,9 +142,8 @@ class MicrophoneSource(Source):
     # -- the audio callback ----------------------------------------------------
     def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         captured_at = time.monotonic()
-        if status:
-            if status.input_overflow:
-                self._overflows += 1
+        if status and status.input_overflow:
+            self._overflows += 1
         item = (self._block_index, self._sample_index, indata.copy(), captured_at)
         self._last_callback = captured_at
         self._callbacks += 1
@@ -192,7 +193,7 @@ class MicrophoneSource(Source):
             return
         self._sd = import_sounddevice()
         self.info = find_microphone(self.device)
-        if self.channels > self.info.channels:
+        if self.channels is not None and self.channels > self.info.channels:
             raise SourceError(f"microphone [{self.info.index}] {self.info.name!r} has "
                               f"{self.info.channels} input channel(s), {self.channels} requested")
         self.sample_rate = self.requested_rate or int(round(self.info.default_samplerate))

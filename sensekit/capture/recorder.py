@@ -83,7 +83,7 @@ class Recorder:
 
     def __init__(
         self,
-        path: str | os.PathLike,
+        path: str | os.PathLike[str],
         *,
         video: tuple[int, int, float | None] | None = None,
         audio: tuple[int, int] | None = None,
@@ -166,14 +166,14 @@ class Recorder:
             self._video = SegmentWriter(self.path / SEGMENTS_DIR, (w, h), fps=fps, fps_hint=fps_hint,
                                         playlist=self.path / PLAYLIST_FILE,
                                         reproducible=reproducible, fsync=fsync)
-            self._ts = open(self.path / TIMESTAMPS_FILE, "w", encoding="ascii", newline="\n")
+            self._ts = open(self.path / TIMESTAMPS_FILE, "w", encoding="ascii", newline="\n")  # noqa: SIM115
             self._ts.write(TIMESTAMPS_HEADER + "\n")
         if audio is not None:
             self._wav = WavWriter(self.path / AUDIO_FILE, rate, channels)
         self.flush()
 
     # -- context manager -------------------------------------------------------
-    def __enter__(self) -> "Recorder":
+    def __enter__(self) -> Recorder:
         return self
 
     def __exit__(self, exc_type: Any, *exc: Any) -> None:
@@ -182,7 +182,8 @@ class Recorder:
 
     @property
     def meta(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self._meta))
+        meta: dict[str, Any] = json.loads(json.dumps(self._meta))
+        return meta
 
     @property
     def frames(self) -> int:
@@ -334,7 +335,7 @@ def _start_unix(item: Item) -> float:
 
 def record_source(
     source: Source,
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     seconds: float | None = None,
     progress: bool = True,
     *,
@@ -417,7 +418,7 @@ def record_source(
         t0 = pending[0].t if source.is_live and pending else 0.0
         start_unix = _start_unix(pending[0]) if source.is_live and pending else None
         audio_part = getattr(source, "audio", None) or source     # CombinedSource keeps its parts
-        gain = getattr(source, "gain", None)
+        gain: Any = getattr(source, "gain", None)
         gain = getattr(audio_part, "gain", 50) if gain is None else gain
         block_size = getattr(source, "block_size", None) or getattr(audio_part, "block_size", None)
         rec = Recorder(path, video=video, audio=audio, gain=float(gain),
@@ -473,9 +474,9 @@ def record_source(
         crashed = True
         raise
     finally:
-        for sig, handler in old_handlers.items():
+        for signum, handler in old_handlers.items():
             if handler is not None:
-                signal.signal(sig, handler)
+                signal.signal(signum, handler)
         try:
             if rec is not None:
                 rec.close(complete=failed is None and not crashed)

@@ -151,6 +151,7 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
     version = meta["version"]
     store = path / (v["file"] if version == 1 else v["segments"])
     segments = 1
+    layout: list[Any]
     if version == 1:
         units, layout = ([VideoUnit(store, 0, rows, exact=False)], []) if store.is_file() else ([], [])
         if not store.is_file():
@@ -250,7 +251,7 @@ def _check_audio(rep: RecordingReport) -> None:
                             header, held, playable)
 
 
-def check_recording(path: str | os.PathLike, *, decode: bool = True) -> RecordingReport:
+def check_recording(path: str | os.PathLike[str], *, decode: bool = True) -> RecordingReport:
     """Check a recording's files (see the module docstring). ``RecordingError`` if no recording."""
     rec = Path(path)
     meta = read_meta(rec)

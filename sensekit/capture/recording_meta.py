@@ -55,7 +55,7 @@ def _plain_name(v: Any) -> bool:
     return isinstance(v, str) and v != "" and Path(v).name == v and v not in (".", "..")
 
 
-def read_meta(path: str | os.PathLike) -> dict[str, Any]:
+def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and validate a recording's ``meta.json``; ``RecordingError`` if anything is off.
 
     Returns the parsed dict with defaults filled in (``notes``, ``audio_offset_s``,

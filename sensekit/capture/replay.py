@@ -34,7 +34,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO, Generator, Iterator
 
 import numpy as np
 
@@ -88,7 +88,7 @@ class ReplaySource(Source):
     kind = "replay"
     is_live = False
 
-    def __init__(self, path: str | os.PathLike, *, realtime: bool = False, loop: bool = False,
+    def __init__(self, path: str | os.PathLike[str], *, realtime: bool = False, loop: bool = False,
                  clock: Clock | None = None, block_size: int | None = None) -> None:
         self.path = Path(path)
         self.meta = read_meta(self.path)
@@ -126,7 +126,7 @@ class ReplaySource(Source):
         self._wav: WavInfo | None = None
         self._n_audio = 0
         self._opened = False
-        self._gen: Iterator[Item] | None = None
+        self._gen: Generator[Item, None, None] | None = None
         self._pending: Item | None = None
         self._audio_file: BinaryIO | None = None
         self._caps: list[Any] = []
@@ -158,6 +158,7 @@ class ReplaySource(Source):
         if rows:
             d = float(self._times[rows[-1]]) + 1.0 / float(self.fps or 1.0)
         if self._n_audio:
+            assert self.sample_rate is not None
             d = max(d, self.audio_offset_s + self._n_audio / self.sample_rate)
         return d
 
@@ -213,7 +214,7 @@ class ReplaySource(Source):
                 self._n_audio = min(info.declared_frames, info.available_frames)
             self._wav = info
             try:
-                self._audio_file = open(self.path / a["file"], "rb")
+                self._audio_file = open(self.path / a["file"], "rb")  # noqa: SIM115 (open until close())
             except OSError as exc:
                 raise RecordingError(f"cannot open '{name}/{a['file']}': {exc.strerror or exc}") from None
         self._opened = True
@@ -242,6 +243,7 @@ class ReplaySource(Source):
             return False
         if self.complete or not unit.exact:
             return True
+        assert self.frame_size is not None
         n, why = count_decodable(unit.path, self.frame_size, limit=unit.count + 1)
         if n != unit.count:
             log.warning("'%s' %s; skipping its %d frames", unit.label,
@@ -331,7 +333,7 @@ class ReplaySource(Source):
             self._counts["blocks"] += 1
             yield AudioBlock(index, t_offset + self.audio_offset_s + start / rate, s, rate, None)
 
-    def _items(self) -> Iterator[Item]:
+    def _items(self) -> Generator[Item, None, None]:
         t_offset = 0.0
         while True:
             produced = False

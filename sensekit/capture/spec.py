@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from sensekit.capture.base import Source
 from sensekit.errors import ConfigError, SourceError
@@ -52,7 +52,7 @@ class SourceSpec:
     kind: SpecKind
     target: int | str | None = None
     text: str = ""
-    parts: tuple["SourceSpec", ...] = ()     # (camera, mic) for "combined"
+    parts: tuple[SourceSpec, ...] = ()     # (camera, mic) for "combined"
 
     def __str__(self) -> str:
         return self.text
@@ -86,7 +86,7 @@ def _parse_simple(text: str, original: str) -> SourceSpec:
     return SourceSpec(kind, rest, original)  # type: ignore[arg-type]
 
 
-def parse_source_spec(spec: str | os.PathLike) -> SourceSpec:
+def parse_source_spec(spec: str | os.PathLike[str]) -> SourceSpec:
     """Parse a spec string (see the module docstring); ``SourceError`` if it names nothing."""
     if isinstance(spec, os.PathLike):
         spec = os.fspath(spec)
@@ -138,15 +138,16 @@ def not_a_media_file(path: Path, spec: str) -> str:
     return f"'{path}' is a folder, not a media file (from spec {spec!r})"
 
 
-def _import(module: str, name: str, what: str) -> Any:
+def _import(module: str, name: str, what: str) -> Callable[..., Source]:
     try:
         mod = __import__(f"sensekit.capture.{module}", fromlist=[name])
     except ImportError as exc:
         raise SourceError(f"{what} support is not available ({exc})") from None
-    return getattr(mod, name)
+    cls: Callable[..., Source] = getattr(mod, name)
+    return cls
 
 
-def open_source(spec: str | os.PathLike | SourceSpec, **options: Any) -> Source:
+def open_source(spec: str | os.PathLike[str] | SourceSpec, **options: Any) -> Source:
     """Build the source a spec names (not yet opened).
 
     Options: ``width``, ``height``, ``fps`` (camera); ``sample_rate``,

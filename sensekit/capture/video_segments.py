@@ -133,9 +133,9 @@ class SegmentWriter:
     ``committed`` counts frames in committed segments, ``written`` all frames.
     """
 
-    def __init__(self, folder: str | os.PathLike, size: tuple[int, int], *,
+    def __init__(self, folder: str | os.PathLike[str], size: tuple[int, int], *,
                  fps: float | None = None, fps_hint: float | None = None,
-                 playlist: str | os.PathLike | None = None, reproducible: bool = False,
+                 playlist: str | os.PathLike[str] | None = None, reproducible: bool = False,
                  fsync: bool = True) -> None:
         self.folder = Path(folder)
         self.size = (int(size[0]), int(size[1]))
@@ -216,7 +216,7 @@ class SegmentWriter:
         import cv2
 
         self._partial = self.folder / f"{self._seg_first:06d}{PARTIAL_SUFFIX}"
-        writer = cv2.VideoWriter(str(self._partial), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*"FFV1"),
+        writer = cv2.VideoWriter(str(self._partial), cv2.CAP_FFMPEG, cv2.VideoWriter.fourcc(*"FFV1"),
                                  self.fps, self.size)
         if not writer.isOpened():
             raise RecordingError(f"cannot open an FFV1 video writer for '{self._partial}' "
@@ -389,7 +389,7 @@ def _vint(buf: bytes | bytearray, pos: int, *, keep_marker: bool) -> tuple[int, 
     return value, length
 
 
-def make_mkv_reproducible(path: str | os.PathLike) -> None:
+def make_mkv_reproducible(path: str | os.PathLike[str]) -> None:
     """Replace the random UIDs FFmpeg's Matroska muxer writes with fixed ones.
 
     The muxer stores a random SegmentUID and TrackUID (and a TagTrackUID that

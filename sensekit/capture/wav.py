@@ -58,12 +58,12 @@ class WavWriter:
     WAV that ordinary tools read up to its last flush.
     """
 
-    def __init__(self, path: str | os.PathLike, rate: int, channels: int) -> None:
+    def __init__(self, path: str | os.PathLike[str], rate: int, channels: int) -> None:
         self.path = Path(path)
         self.rate = int(rate)
         self.channels = int(channels)
         self.frames = 0                      # samples per channel written
-        self._f: BinaryIO | None = open(self.path, "wb")
+        self._f: BinaryIO | None = open(self.path, "wb")  # noqa: SIM115 (open until close())
         block_align = 2 * self.channels
         header = struct.pack(
             "<4sI4s4sIHHIIHH4sI",

@@ -18,7 +18,7 @@ import importlib
 import logging
 import pkgutil
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from sensekit import __version__
 from sensekit.cli.paths import check_outputs_apart
@@ -26,6 +26,12 @@ from sensekit.errors import SensekitError
 from sensekit.ratelimit import flush_rate_limit, install_rate_limit
 
 log = logging.getLogger("sensekit")
+
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+else:                        # not subscriptable at run time (pdoc evaluates the annotations)
+    Subparsers = argparse._SubParsersAction
 
 
 def free_text(text: str) -> str:

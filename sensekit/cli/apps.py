@@ -5,6 +5,7 @@ import argparse
 import os
 
 from sensekit.app.registry import APPS_DIR_ENV, ENTRY_POINT_GROUP, apps_dir, discover
+from sensekit.cli import Subparsers
 
 WHERE = f"""\
 where apps come from (a later one with the same name wins):
@@ -21,7 +22,7 @@ write one: subclass sensekit.app.App (docs/tutorial.md in the sources walks thro
 """
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("apps", help="list the mini-apps",
                               description="List the mini-apps: the bundled ones, installed ones and yours.",
                               epilog=WHERE, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.cli import Subparsers
 from sensekit.cli.paths import OutputPath
 from sensekit.cli.tuning import add_set_argument, chosen_values
 from sensekit.errors import ConfigError, SourceError
@@ -221,7 +222,7 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "calibrate", help="learn noise floors (and a colour) into a venue profile",
         description="Learn the audio and camera noise floors of a venue, and optionally "

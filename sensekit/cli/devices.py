@@ -11,12 +11,13 @@ from __future__ import annotations
 import argparse
 
 from sensekit.capture import devices
+from sensekit.cli import Subparsers
 from sensekit.validate import check_int_range
 
 MAX_INDEX = 63       # probing is ~instant per missing index, but not free
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("devices", help="list cameras and microphones",
                               description="List the cameras and microphones sensekit can open.")
     p.add_argument("--max-camera-index", type=int, default=4, metavar="N",

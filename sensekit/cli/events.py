@@ -31,6 +31,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
+from sensekit.cli import Subparsers
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
 from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.cli.tuning import Chosen, add_tuning_arguments, apply_chosen, chosen_values
@@ -86,7 +87,7 @@ def build(args: argparse.Namespace, source: Any, chosen: Chosen | None = None,
     return stages, tuning
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "events", help="run the pipeline on a source and print events",
         description="Run the stages on a source and print the events they emit.")

@@ -21,12 +21,13 @@ import argparse
 import textwrap
 from pathlib import Path
 
+from sensekit.cli import Subparsers
 from sensekit.cli._text import printable
 
 INDENT = " " * 11
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "inspect", help="summarise and check a recording",
         description="Print what a recording folder holds and what is damaged. Exit status: 0 "

@@ -21,6 +21,7 @@ import sys
 import time
 from typing import Callable, TextIO
 
+from sensekit.cli import Subparsers
 from sensekit.errors import ConfigError
 from sensekit.osc import Received, decode
 from sensekit.validate import check_positive
@@ -57,7 +58,7 @@ def listen(port: int, *, host: str = "127.0.0.1", count: int | None = None,
             sock.settimeout(wait)
             try:
                 dgram, sender = sock.recvfrom(65536)
-            except socket.timeout:
+            except TimeoutError:
                 continue
             try:
                 messages = decode(dgram)
@@ -96,7 +97,7 @@ def _port(text: str) -> int:
     return port
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("osc-listen", help="print incoming OSC messages",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("port", type=_port, metavar="PORT")

@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from sensekit.cli import Subparsers
 from sensekit.cli import free_text
 from sensekit.cli.paths import OutputPath
 from sensekit.cli.tuning import add_setting_flags, add_tuning_arguments, chosen_values
@@ -33,7 +35,7 @@ from sensekit.errors import SourceError
 from sensekit.validate import check_range
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "plot", help="plot the audio level, thresholds and events of a source",
         description="Plot the activity level over time with the threshold, the noise floor "
@@ -166,8 +168,13 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
     ax.set_ylabel("activity level (0..100)")
     ax.grid(True, color="#dee2e6", lw=0.6)
     ax.set_axisbelow(True)
-    sec = ax.secondary_yaxis("right", functions=(lambda v: FLOOR_DB + v * DB_PER_LEVEL,
-                                                 lambda d: (d - FLOOR_DB) / DB_PER_LEVEL))
+    def level_to_db(v: ArrayLike) -> ArrayLike:
+        return FLOOR_DB + np.asarray(v) * DB_PER_LEVEL
+
+    def db_to_level(d: ArrayLike) -> ArrayLike:
+        return (np.asarray(d) - FLOOR_DB) / DB_PER_LEVEL
+
+    sec = ax.secondary_yaxis("right", functions=(level_to_db, db_to_level))
     sec.set_ylabel("rms dBFS")
     ax.legend(loc="upper left", bbox_to_anchor=(0.0, 1.17), ncol=4, fontsize=8, frameon=False)
     note = f"{data['rate']} Hz, gain {data['gain']:g}"

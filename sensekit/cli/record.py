@@ -18,6 +18,7 @@ import logging
 import sys
 
 from sensekit.capture.base import Source
+from sensekit.cli import Subparsers
 from sensekit.cli import free_text
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import SourceError
@@ -26,7 +27,7 @@ from sensekit.validate import check_positive
 log = logging.getLogger(__name__)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "record", help="record camera/microphone to a .skrec folder",
         description="Record a camera and/or a microphone (or any source) to a recording folder.")

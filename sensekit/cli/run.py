@@ -25,6 +25,7 @@ import os
 import sys
 from pathlib import Path
 
+from sensekit.cli import Subparsers
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
 from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.cli.paths import OutputPath
@@ -37,7 +38,7 @@ SCREENSHOT_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 EVENTS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".txt", ".log")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "run", help="play a mini-app (see `sensekit apps`)",
         description="Play a mini-app on a live device, a media file or a recording.")

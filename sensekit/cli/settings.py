@@ -17,10 +17,11 @@ import json
 import textwrap
 from typing import Any
 
+from sensekit.cli import Subparsers
 from sensekit.errors import ConfigError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "settings", help="list every setting (units, ranges, defaults, help) and the presets",
         description="List every setting of every detector, stage and app, and the presets. Set any "

@@ -22,21 +22,26 @@ a source with fewer than N+1 frames, or a bad option value.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 import cv2
 import numpy as np
 
+from sensekit.cli import Subparsers
 from sensekit.cli.paths import OutputPath
 from sensekit.cli.tuning import add_setting_flags, add_tuning_arguments, chosen_values
 from sensekit.errors import ConfigError, SourceError
 from sensekit.validate import check_frame
+
+if TYPE_CHECKING:
+    from sensekit.capture.base import Source
 
 DEFAULT_FRAME = 30
 
 
 def _video_frames(spec: str) -> Iterator[np.ndarray]:
     """BGR frames of a source spec (via ``open_source``), or of a video file path."""
+    open_source: Callable[..., Source] | None
     try:
         from sensekit.capture.spec import open_source
     except ImportError:                                 # capture layer not installed
@@ -182,7 +187,7 @@ def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRA
     return np.vstack(rows)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "snapshot", help="save a labelled montage of every vision stage for one frame",
         description="Save a labelled montage of every vision stage of one frame, for tuning.")

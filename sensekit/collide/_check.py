@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sensekit.errors import ConfigError
 
@@ -23,7 +24,7 @@ def _first_bad(name: str, arr: np.ndarray, what: str) -> ConfigError:
     return ConfigError(f"`{name}` must be {what}; item {idx} is {float(arr[idx])!r}")
 
 
-def as_points(name: str, value: Any, n: int | None = None) -> np.ndarray:
+def as_points(name: str, value: Any, n: int | None = None) -> NDArray[np.float64]:
     """``value`` as a C-contiguous float64 ``(N, 2)`` array of finite points."""
     try:
         arr = np.ascontiguousarray(value, dtype=np.float64)
@@ -38,7 +39,7 @@ def as_points(name: str, value: Any, n: int | None = None) -> np.ndarray:
     return arr
 
 
-def as_vec(name: str, value: Any) -> np.ndarray:
+def as_vec(name: str, value: Any) -> NDArray[np.float64]:
     """``value`` as a finite float64 vector of shape ``(2,)``."""
     try:
         arr = np.asarray(value, dtype=np.float64)
@@ -51,7 +52,7 @@ def as_vec(name: str, value: Any) -> np.ndarray:
     return arr.copy()
 
 
-def as_sizes(name: str, value: Any, n: int, *, allow_zero: bool = False) -> np.ndarray:
+def as_sizes(name: str, value: Any, n: int, *, allow_zero: bool = False) -> NDArray[np.float64]:
     """A scalar or length-``n`` array of finite positive numbers as float64 ``(n,)``."""
     try:
         arr = np.asarray(value, dtype=np.float64)

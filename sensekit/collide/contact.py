@@ -38,7 +38,10 @@ from sensekit.validate import check_range
 # The functional form keeps the field types real classes: a class-syntax NamedTuple under
 # ``from __future__ import annotations`` leaves them as strings that its generated __new__
 # cannot resolve (the API docs build warns about that).
-Contacts = NamedTuple("Contacts", [("points", np.ndarray), ("normals", np.ndarray), ("depths", np.ndarray)])
+# the functional form keeps real types (this module's annotations are strings, which pdoc cannot
+# resolve in the generated __init__)
+Contacts = NamedTuple("Contacts", [("points", np.ndarray), ("normals", np.ndarray),  # noqa: UP014
+                                   ("depths", np.ndarray)])
 Contacts.__doc__ = """Contacts of M touching pairs: ``points`` (M, 2), unit ``normals`` (M, 2) from i to j
 (or from the box to the circle), and ``depths`` (M,), the penetration (> 0 when overlapping)."""
 

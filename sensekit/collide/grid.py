@@ -43,6 +43,7 @@ A very small ``cell`` relative to the objects is exact but slow (many rows).
 """
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 from typing import Any, Callable, Literal
@@ -142,6 +143,10 @@ class _Sorted:
     one sort groups objects by cell, cells by row, and orders each row by x."""
 
     __slots__ = ("order", "x", "y", "key", "span", "cell", "rows", "kx")
+    order: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    key: np.ndarray
 
     def __init__(self, x: np.ndarray, y: np.ndarray, reach_x_max: float, reach_y_max: float,
                  cell: float):
@@ -205,6 +210,7 @@ class _Sorted:
                 end.take(base - (kxw + 1), out=S[dy])
                 end.take(base + kxw, out=E[dy])
         else:
+            w: np.ndarray | float
             if isinstance(reach_x, np.ndarray):
                 w = np.take(reach_x, self.order) * ((1 + _SLACK) / self.cell)
                 w += _SLACK
@@ -212,9 +218,9 @@ class _Sorted:
                 w = reach_x * (1 + _SLACK) / self.cell + _SLACK
             E[0] = np.searchsorted(ks, ks + w, side="right")
             for dy in range(1, self.rows + 1):
-                base = ks + dy * self.span
-                S[dy] = np.searchsorted(ks, base - w, side="left")
-                E[dy] = np.searchsorted(ks, base + w, side="right")
+                row_base = ks + dy * self.span
+                S[dy] = np.searchsorted(ks, row_base - w, side="left")
+                E[dy] = np.searchsorted(ks, row_base + w, side="right")
         return S, E
 
     def pairs(self, reach_x: np.ndarray | float, reach_x_max: float,
@@ -240,7 +246,7 @@ class _Sorted:
             cuts = np.searchsorted(per_obj, np.arange(block, total, block), side="left") + 1
             edges = sorted({0, n, *cuts.tolist()})
         parts: list[tuple[np.ndarray, ...]] = []
-        for a, b in zip(edges[:-1], edges[1:]):
+        for a, b in itertools.pairwise(edges):
             m = b - a
             if m <= 0:
                 continue

@@ -33,9 +33,9 @@ import numpy as np
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-import pygame  # noqa: E402
+import pygame
 
-from sensekit.errors import ConfigError  # noqa: E402
+from sensekit.errors import ConfigError
 
 Mask = pygame.mask.Mask
 Box = tuple[int, int, int, int]

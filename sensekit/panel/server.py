@@ -39,6 +39,7 @@ an address of this machine). A client that vanishes mid-frame only ends its own 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import threading
@@ -190,10 +191,8 @@ class PanelServer:
 
         def on_publish() -> None:
             if loop is not None and not loop.is_closed():
-                try:
+                with contextlib.suppress(RuntimeError):   # the loop closed meanwhile
                     loop.call_soon_threadsafe(wake)
-                except RuntimeError:        # the loop closed meanwhile
-                    pass
         return on_publish
 
     # -- guard: host, origin, token (sensekit.panel.guard) -----------------------------------

@@ -34,31 +34,35 @@ import math
 from typing import Any, Protocol, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sensekit.collide._check import as_points, as_sizes, as_vec
 from sensekit.errors import ConfigError
 from sensekit.validate import check_positive
 
+#: a 2-vector or an (N, 2) array of float64: positions, velocities, forces
+Vec = NDArray[np.float64]
+
 _ZERO = np.zeros(2)
 
 
 class Agent(Protocol):
-    position: np.ndarray
-    velocity: np.ndarray
+    position: Vec
+    velocity: Vec
     max_speed: float
 
 
-def _point(target: Any, name: str = "target") -> np.ndarray:
+def _point(target: Any, name: str = "target") -> Vec:
     pos = getattr(target, "position", None)
     return as_vec(name, target if pos is None else pos)
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
+def _unit(v: Vec) -> Vec:
     n = math.hypot(v[0], v[1])
     return v / n if n > 1e-12 else np.zeros(2)
 
 
-def _heading(a: Agent) -> np.ndarray:
+def _heading(a: Agent) -> Vec:
     h = getattr(a, "heading", None)
     if h is not None:
         return np.asarray(h, dtype=np.float64)
@@ -67,24 +71,24 @@ def _heading(a: Agent) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- basics
-def seek(a: Agent, target: Any) -> np.ndarray:
+def seek(a: Agent, target: Any) -> Vec:
     """Steer towards ``target`` at full speed."""
     desired = _unit(_point(target) - a.position) * a.max_speed
     return desired - a.velocity
 
 
-def flee(a: Agent, target: Any, *, panic_distance: float | None = None) -> np.ndarray:
+def flee(a: Agent, target: Any, *, panic_distance: float | None = None) -> Vec:
     """Steer away from ``target`` at full speed; zero force beyond ``panic_distance``."""
     away = a.position - _point(target)
-    if panic_distance is not None:
-        if math.hypot(away[0], away[1]) > check_positive("panic_distance", panic_distance):
-            return np.zeros(2)
+    if panic_distance is not None and math.hypot(away[0], away[1]) > check_positive("panic_distance",
+                                                                                  panic_distance):
+        return np.zeros(2)
     if math.hypot(away[0], away[1]) <= 1e-12:
         away = -_heading(a)  # on top of the threat: run straight back
     return _unit(away) * a.max_speed - a.velocity
 
 
-def arrive(a: Agent, target: Any, *, slow_radius: float = 100.0) -> np.ndarray:
+def arrive(a: Agent, target: Any, *, slow_radius: float = 100.0) -> Vec:
     """Seek, but inside ``slow_radius`` the desired speed falls linearly to 0 at the target."""
     slow = check_positive("slow_radius", slow_radius)
     offset = _point(target) - a.position
@@ -95,7 +99,7 @@ def arrive(a: Agent, target: Any, *, slow_radius: float = 100.0) -> np.ndarray:
     return offset * (speed / d) - a.velocity
 
 
-def _predict(a: Agent, other: Any, max_prediction: float) -> np.ndarray:
+def _predict(a: Agent, other: Any, max_prediction: float) -> Vec:
     p = _point(other, "quarry")
     v = as_vec("quarry velocity", getattr(other, "velocity", (0.0, 0.0)))
     d = math.hypot(*(p - a.position))
@@ -105,20 +109,20 @@ def _predict(a: Agent, other: Any, max_prediction: float) -> np.ndarray:
     return p + v * t
 
 
-def pursue(a: Agent, quarry: Any, *, max_prediction: float = 2.0) -> np.ndarray:
+def pursue(a: Agent, quarry: Any, *, max_prediction: float = 2.0) -> Vec:
     """Seek the quarry's predicted position ``d / (max_speed + quarry speed)`` seconds ahead
     (capped at ``max_prediction``)."""
     return seek(a, _predict(a, quarry, max_prediction))
 
 
 def evade(a: Agent, pursuer: Any, *, max_prediction: float = 2.0,
-          panic_distance: float | None = None) -> np.ndarray:
+          panic_distance: float | None = None) -> Vec:
     """Flee from the pursuer's predicted position."""
     return flee(a, _predict(a, pursuer, max_prediction), panic_distance=panic_distance)
 
 
 def wander(a: Agent, angle: float, rng: np.random.Generator, *, distance: float = 60.0,
-           radius: float = 30.0, jitter: float = 0.6) -> tuple[np.ndarray, float]:
+           radius: float = 30.0, jitter: float = 0.6) -> tuple[Vec, float]:
     """Smooth random steering: a point on a circle ``distance`` ahead, whose angle moves by
     up to ``jitter`` radians per call. Returns ``(force, new_angle)``."""
     distance = check_positive("distance", distance, allow_zero=True)
@@ -134,7 +138,7 @@ def wander(a: Agent, angle: float, rng: np.random.Generator, *, distance: float 
 
 # ----------------------------------------------------------------------------- obstacles
 def avoid(a: Agent, centres: Any, radii: Any, *, lookahead: float = 80.0,
-          buffer: float = 6.0) -> np.ndarray:
+          buffer: float = 6.0) -> Vec:
     """Feeler method: a feeler of ``lookahead`` * speed / max_speed (at least a quarter of
     it), plus the agent's radius and ``buffer``, points along the heading; every circle whose
     ``radius + buffer + agent radius`` the feeler's line passes within pushes sideways
@@ -168,7 +172,7 @@ def avoid(a: Agent, centres: Any, radii: Any, *, lookahead: float = 80.0,
 
 
 def follow_path(a: Agent, path: Any, index: int, *, threshold: float = 20.0,
-                loop: bool = False, slow_radius: float = 100.0) -> tuple[np.ndarray, int]:
+                loop: bool = False, slow_radius: float = 100.0) -> tuple[Vec, int]:
     """Head for ``path[index]``; within ``threshold`` of it move on to the next waypoint.
     On the last waypoint of an open path, arrive there; a looped path goes back to 0.
     Returns ``(force, index)`` with the waypoint to aim for next time."""
@@ -193,7 +197,7 @@ def follow_path(a: Agent, path: Any, index: int, *, threshold: float = 20.0,
 
 
 # ----------------------------------------------------------------------------- groups
-def _neighbours(a: Agent, others: Sequence[Any], radius: float) -> tuple[np.ndarray, np.ndarray]:
+def _neighbours(a: Agent, others: Sequence[Any], radius: float) -> tuple[Vec, Vec]:
     """Positions and velocities of the others within ``radius`` (excluding ``a`` itself)."""
     rad = check_positive("radius", radius)
     rest = [o for o in others if o is not a]
@@ -206,7 +210,7 @@ def _neighbours(a: Agent, others: Sequence[Any], radius: float) -> tuple[np.ndar
     return p[near], v[near]
 
 
-def separation(a: Agent, others: Sequence[Any], *, radius: float = 25.0) -> np.ndarray:
+def separation(a: Agent, others: Sequence[Any], *, radius: float = 25.0) -> Vec:
     """Steer away from the others closer than ``radius``: ``push`` is the sum of unit vectors
     away from each, weighted ``min(radius / d - 1, 10)``; the force is
     ``(unit(push) * max_speed - velocity) * min(|push|, 10)`` (the same rule as ``Flock``)."""
@@ -224,7 +228,7 @@ def separation(a: Agent, others: Sequence[Any], *, radius: float = 25.0) -> np.n
     return (_unit(push) * a.max_speed - a.velocity) * k
 
 
-def alignment(a: Agent, others: Sequence[Any], *, radius: float = 60.0) -> np.ndarray:
+def alignment(a: Agent, others: Sequence[Any], *, radius: float = 60.0) -> Vec:
     """Fly the mean heading of the others within ``radius`` at full speed (headings, not
     velocities, so a flock keeps its speed as it lines up)."""
     _, v = _neighbours(a, others, radius)
@@ -235,7 +239,7 @@ def alignment(a: Agent, others: Sequence[Any], *, radius: float = 60.0) -> np.nd
     return _unit(heads.sum(axis=0)) * a.max_speed - a.velocity
 
 
-def cohesion(a: Agent, others: Sequence[Any], *, radius: float = 60.0) -> np.ndarray:
+def cohesion(a: Agent, others: Sequence[Any], *, radius: float = 60.0) -> Vec:
     """Seek the centre of the others within ``radius``."""
     p, _ = _neighbours(a, others, radius)
     if len(p) == 0:
@@ -245,7 +249,7 @@ def cohesion(a: Agent, others: Sequence[Any], *, radius: float = 60.0) -> np.nda
 
 def flock(a: Agent, others: Sequence[Any], *, radius: float = 60.0,
           separation_radius: float = 25.0, separation_weight: float = 1.5,
-          alignment_weight: float = 1.0, cohesion_weight: float = 1.0) -> np.ndarray:
+          alignment_weight: float = 1.0, cohesion_weight: float = 1.0) -> Vec:
     """Separation + alignment + cohesion with named weights (single-agent version of
     ``Flock``)."""
     return (separation_weight * separation(a, others, radius=separation_radius)
@@ -255,7 +259,7 @@ def flock(a: Agent, others: Sequence[Any], *, radius: float = 60.0,
 
 def leader_follow(a: Agent, leader: Agent, *, behind: float = 30.0,
                   sight_distance: float = 60.0, sight_width: float = 20.0,
-                  slow_radius: float = 60.0) -> np.ndarray:
+                  slow_radius: float = 60.0) -> Vec:
     """Arrive at a point ``behind`` units behind the leader; if standing in the leader's way
     (within ``sight_distance`` ahead of it and ``sight_width`` of its line), evade it first."""
     behind = check_positive("behind", behind, allow_zero=True)
@@ -270,7 +274,7 @@ def leader_follow(a: Agent, leader: Agent, *, behind: float = 30.0,
     return force
 
 
-def follow_flow(a: Agent, field: Any, *, lookahead: float = 0.2) -> np.ndarray:
+def follow_flow(a: Agent, field: Any, *, lookahead: float = 0.2) -> Vec:
     """Steer to move along ``field`` (a ``FlowField``) sampled ``lookahead`` seconds ahead;
     the field's vector length (0..1) scales the desired speed. Zero force where the field
     is zero or outside it."""
@@ -279,10 +283,11 @@ def follow_flow(a: Agent, field: Any, *, lookahead: float = 0.2) -> np.ndarray:
     v = field.sample(at[None, :])[0]
     if not v.any():
         return np.zeros(2)
-    return v * a.max_speed - a.velocity
+    force: Vec = v * a.max_speed - a.velocity
+    return force
 
 
-def non_penetration(a: Agent, others: Sequence[Any]) -> np.ndarray:
+def non_penetration(a: Agent, others: Sequence[Any]) -> Vec:
     """The displacement that moves ``a`` out of every other agent it overlaps (each overlap
     shared half and half, as the other agent moves too). Both need ``radius``; pass the
     result to ``update(displacement=...)`` -- it is a constraint, not a force."""
@@ -300,4 +305,5 @@ def non_penetration(a: Agent, others: Sequence[Any]) -> np.ndarray:
         return np.zeros(2)
     dirs = np.where(d[hit, None] > 1e-12, away[hit] / np.maximum(d[hit], 1e-12)[:, None],
                     np.array([1.0, 0.0]))
-    return (dirs * (overlap[hit] * 0.5)[:, None]).sum(axis=0)
+    push: Vec = (dirs * (overlap[hit] * 0.5)[:, None]).sum(axis=0)
+    return push

@@ -28,8 +28,9 @@ along their centre line, half each (``non_penetration_iterations`` [4] Jacobi pa
 inside bounce walls), so no two centres end up much closer than ``2 * agent_radius``
 (within ~5 % in a loose flock; a flock jammed into a corner can stay more compressed).
 
-Neighbour search is ``sensekit.collide.grid`` (sort-based uniform grid, exact; cell =
-``radius``); ``neighbours="brute"`` uses an O(N^2) check instead, for tests. Neighbours
+Neighbour search is ``sensekit.collide.neighbours`` (``NeighbourGrid``, ``neighbour_pairs``:
+the sort-based uniform grid of ``sensekit.collide.grid``, exact; cell = ``radius``);
+``neighbours="brute"`` uses an O(N^2) check instead, for tests. Neighbours
 are not searched across a wrapped edge.
 
 Cost: O(N * neighbours) NumPy per step, no per-agent Python; the neighbour pairs are
@@ -49,7 +50,7 @@ from typing import Any, Literal, Mapping
 
 import numpy as np
 
-from sensekit.collide import grid as _grid
+from sensekit.collide.neighbours import NeighbourGrid, NeighbourPairs, neighbour_pairs
 from sensekit.collide._check import as_points, as_vec
 from sensekit.errors import ConfigError
 from sensekit.steer.mix import Mix
@@ -128,8 +129,7 @@ class Flock:
         return float(math.hypot(hx[moving].mean(), hy[moving].mean()))
 
     # ------------------------------------------------------------------------ neighbours
-    def _pairs(self, p: np.ndarray, dist: float, closed: bool
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _pairs(self, p: np.ndarray, dist: float, closed: bool) -> NeighbourPairs:
         """Unordered pairs within ``dist`` in original indices, with dx, dy = p_j - p_i, d2."""
         if self.neighbours == "brute" or len(p) < 64:
             ii, jj = np.triu_indices(len(p), 1)
@@ -137,9 +137,8 @@ class Flock:
             dy = p[jj, 1] - p[ii, 1]
             d2 = dx * dx + dy * dy
             keep = d2 <= dist * dist if closed else d2 < dist * dist
-            return ii[keep], jj[keep], dx[keep], dy[keep], d2[keep]
-        s, (I, J, dx, dy, d2) = _grid._within_sorted(p, dist, None, closed=closed)
-        return np.take(s.order, I), np.take(s.order, J), dx, dy, d2
+            return NeighbourPairs(ii[keep], jj[keep], dx[keep], dy[keep], d2[keep])
+        return neighbour_pairs(p, dist, closed=closed)
 
     def _neighbour_sums(self, p: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Per agent: [count, sum heading_x, sum heading_y, sum offset_x, sum offset_y, push_x,
@@ -159,8 +158,7 @@ class Flock:
             order = None
             xs, ys = p[:, 0].copy(), p[:, 1].copy()
         else:
-            grid = _grid._Sorted(p[:, 0], p[:, 1], self.radius, self.radius,
-                                 self.radius * (1 + 1e-9))
+            grid = NeighbourGrid(p, self.radius)
             order = grid.order
             xs, ys = grid.x, grid.y
         hx, hy = (np.take(c, order) if order is not None else c.copy()
@@ -217,7 +215,7 @@ class Flock:
             ii, jj = np.triu_indices(n, 1)
             test(ii, jj)
             return acc
-        grid.pairs(self.radius, self.radius, test)
+        grid.scan(test)
         out = np.empty_like(acc)
         out[:, order] = acc
         return out
@@ -329,6 +327,7 @@ class Flock:
 
     def _separate(self, p: np.ndarray) -> np.ndarray:
         """Non-penetration: push overlapping pairs apart, half each, along the centre line."""
+        assert self.agent_radius is not None
         r2 = 2.0 * self.agent_radius
         n = len(p)
         for _ in range(self.non_penetration_iterations):

@@ -43,7 +43,8 @@ def _pool(a: np.ndarray, cell_px: int) -> np.ndarray:
     ones = np.pad(np.ones((h, w)), pad[:2]).reshape(rows, cell_px, cols, cell_px).sum(axis=(1, 3))
     if a.ndim == 3:
         ones = ones[:, :, None]
-    return total / ones
+    mean: np.ndarray = total / ones
+    return mean
 
 
 class FlowField:
@@ -89,7 +90,7 @@ class FlowField:
 
     @classmethod
     def from_optical_flow(cls, flow: Any, *, cell_px: int = 16, full_px: float = 4.0,
-                          world_size: Any = None) -> "FlowField":
+                          world_size: Any = None) -> FlowField:
         """Average dense optical flow (``HxWx2`` float, px/frame) into cells."""
         f = np.asarray(flow)
         if f.ndim != 3 or f.shape[2] != 2 or not np.issubdtype(f.dtype, np.floating):
@@ -106,7 +107,7 @@ class FlowField:
     @classmethod
     def from_motion(cls, mask: Any, *, cell_px: int = 16, away: bool = True,
                     reach_cells: int = 2, full_fraction: float = 0.1,
-                    world_size: Any = None) -> "FlowField":
+                    world_size: Any = None) -> FlowField:
         """Vectors pointing away from (or towards) the moving areas of ``mask``."""
         m = np.asarray(mask)
         if m.ndim != 2 or not (m.dtype == np.bool_ or m.dtype == np.uint8):

@@ -30,7 +30,7 @@ positions, velocities or forces, ``dt`` < 0.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -182,11 +182,7 @@ def _sum_forces(forces: Any) -> np.ndarray:
     if arr.ndim == 2 and arr.shape[1] == 2:
         if not np.isfinite(arr).all():
             raise ConfigError(f"`forces` must be finite, got {arr.tolist()!r}")
-        return arr.sum(axis=0)
+        total: np.ndarray = arr.sum(axis=0)
+        return total
     raise ConfigError(f"`forces` must be an (x, y) force or an (K, 2) list of forces, "
                       f"got shape {arr.shape}")
-
-
-def sum_forces(forces: Iterable[Any]) -> np.ndarray:
-    """The sum of a list of (x, y) forces (validated)."""
-    return _sum_forces(list(forces))

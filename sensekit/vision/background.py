@@ -58,6 +58,8 @@ local light change (a lamp lighting one corner) shows as foreground until absorb
 motion stronger than any seen so far (a gust after a calm) shows as small specks for a second
 or two while it is learned.
 """
+# cv2's stubs reject a scalar second operand (cv2.add(img, 1, dst=...)), which OpenCV accepts:
+# mypy: disable-error-code="call-overload"
 from __future__ import annotations
 
 import cv2
@@ -111,7 +113,8 @@ def exposure_gain(frame: np.ndarray, reference: np.ndarray, *, grid: tuple[slice
         ok &= ignore[grid].reshape(-1) == 0
     if np.count_nonzero(ok) < 50:
         return np.ones(ch, np.float32)
-    return np.median(cur[ok] / ref[ok], axis=0).astype(np.float32)
+    gains: np.ndarray = np.median(cur[ok] / ref[ok], axis=0).astype(np.float32)
+    return gains
 
 
 def apply_gain(frame: np.ndarray, gain: np.ndarray) -> np.ndarray:

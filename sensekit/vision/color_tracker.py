@@ -27,6 +27,10 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   app can draw what was taken, and the tracker starts from its box.
   ~3-8 ms per 640x480 frame (cost grows with the box size, not the frame size).
 
+The tracker holds the settings, the pick and the events; the masks of the threshold methods
+(exact, hsv) are in ``sensekit.vision.color_threshold`` and the model in
+``sensekit.vision.color_model``.
+
 For every method the result has the largest connected blob (``box``; for ``"model"`` the
 tracked window), the union box of all matching pixels (``union_box``, as
 ``getColorBoundsRect``), the centre smoothed by a One-Euro filter, the area and a confidence
@@ -62,17 +66,16 @@ from sensekit.errors import ConfigError
 from sensekit.events import Box, ColorFound, ColorLost, ColorTracked, Event
 from sensekit.settings import Tunable, group, setting
 from sensekit.validate import check_frame
+from sensekit.vision.color_model import ColorModel
+from sensekit.vision.color_threshold import exact_mask, hsv_mask, largest_blob, target_hsv
 from sensekit.vision.segment import Segment, check_box, segment_box, segment_click
 from sensekit.vision.smoothing import OneEuro2D
 from sensekit.vision.stages import blur as blur_stage
-from sensekit.vision.stages import box_from_rect, palette_lut, parse_color, rgb_to_bgr
+from sensekit.vision.stages import packed_rgb_to_bgr, palette_lut, parse_color
 
 __all__ = ["ColorTracker", "TrackResult", "parse_tolerance", "tolerance_settings"]
 
 Method = Literal["exact", "hsv", "model"]
-
-#: the width and height factors the model tries each frame
-_SIZE_STEPS = (0.92, 0.96, 1.0, 1.04, 1.08)
 
 
 @dataclass(frozen=True)
@@ -205,12 +208,7 @@ class ColorTracker(Tunable):
         self.init_settings(settings)
         self._make_smoother()
         self._hsv_tol: tuple[float, float, float] = self._tolerance
-        # model state
-        self._bins = 16
-        self._ho: np.ndarray | None = None
-        self._hs: np.ndarray | None = None
-        self._prob_lut: np.ndarray | None = None
-        self._cx = self._cy = self._w = self._h = 0.0
+        self.model = ColorModel(self)       # the "model" method's histograms and box
         # event state
         self.frames = 0
         self.misses = 0
@@ -272,7 +270,7 @@ class ColorTracker(Tunable):
 
     @property
     def ready(self) -> bool:
-        return self._ho is not None if self.method == "model" else self.color is not None
+        return self.model.ready if self.method == "model" else self.color is not None
 
     def set_color(self, color: int | str) -> None:
         """Track this ``0xRRGGBB`` colour (hsv by default, or exact)."""
@@ -281,7 +279,7 @@ class ColorTracker(Tunable):
             if self.method == "model":
                 raise ConfigError("the 'model' method needs pick(frame, x, y) or pick_box(frame, box), not a colour")
             self.method = "hsv"
-        self._hsv_target = self._to_hsv(rgb_to_bgr(self.color))
+        self._hsv_target = target_hsv(packed_rgb_to_bgr(self.color))
         self._hsv_tol = self.tolerance
 
     def pick(self, frame: np.ndarray, x: float, y: float) -> None:
@@ -313,13 +311,14 @@ class ColorTracker(Tunable):
         spread = (2.0 * np.percentile(hue_dev, 90) * 2.0,
                   np.percentile(np.abs(hsv[:, 1] - med[1]), 90) * 2.0,
                   np.percentile(np.abs(hsv[:, 2] - med[2]), 90) * 2.0)
-        bgr = cv2.cvtColor(np.uint8([[med]]), cv2.COLOR_HSV2BGR)[0, 0]
+        bgr = cv2.cvtColor(np.array([[med]], np.uint8), cv2.COLOR_HSV2BGR)[0, 0]
         target_rgb = (int(bgr[2]) << 16) | (int(bgr[1]) << 8) | int(bgr[0])
         if self.method == "hsv":
             self.color = target_rgb
             self._hsv_target = (float(med[0]) * 2.0, float(med[1]), float(med[2]))
-            self._hsv_tol = tuple(max(a, min(b, lim)) for a, b, lim in
-                                  zip(self.tolerance, spread, (45.0, 120.0, 120.0)))  # type: ignore[assignment]
+            h_tol, s_tol, v_tol = (float(max(a, min(b, lim))) for a, b, lim in
+                                   zip(self.tolerance, spread, (45.0, 120.0, 120.0)))
+            self._hsv_tol = (h_tol, s_tol, v_tol)
             return
         # model: the object under the click, as a box and a mask
         self.color = target_rgb
@@ -350,23 +349,10 @@ class ColorTracker(Tunable):
         self._start_model(frame, self.picked)
 
     def _start_model(self, frame: np.ndarray, picked: Segment) -> None:
-        """Learn from the picked box; the mask's pixels count twice in the object histogram
-        (they surely are the object; the rest of the box may be background)."""
-        x, y, w, h = (float(v) for v in picked.box)
-        self._cx, self._cy, self._w, self._h = x + w / 2, y + h / 2, w, h
-        idx = self._bin_index(frame)
-        self._ho, self._hs = self._histograms(idx, 0, 0)
-        x0, y0, x1, y1 = self._clip_rect(self._cx, self._cy, w, h, frame.shape[1], frame.shape[0])
-        inside = picked.mask[y0:y1, x0:x1]
-        self._ho += np.bincount(idx[y0:y1, x0:x1][inside], minlength=self._bins ** 3)
-        if inside.any():                       # the object's typical colour, for swatches
-            b, g, r = (int(v) for v in np.median(frame[y0:y1, x0:x1][inside], axis=0))
-            self.color = (r << 16) | (g << 8) | b
-        if self.scene_weight > 0:
-            scene = np.bincount(idx.ravel(), minlength=self._bins ** 3).astype(np.float64)
-            scene -= np.bincount(idx[y0:y1, x0:x1].ravel(), minlength=self._bins ** 3)
-            self._hs += scene * (self.scene_weight * self._hs.sum() / max(1.0, scene.sum()))
-        self._update_lut()
+        """Learn the colour model from the picked segment (``ColorModel.start``)."""
+        color = self.model.start(frame, picked)
+        if color is not None:                  # the object's typical colour, for swatches
+            self.color = color
         self.lost = False
         self.misses = 0
         if self.smoother is not None:
@@ -394,10 +380,22 @@ class ColorTracker(Tunable):
         if t is None:
             t = self.frames / 30.0
         if self.method == "model":
-            found, box, union, raw_cx, raw_cy, area, conf = self._update_model(frame)
+            match = self.model.update(frame, search_all=self.lost or self.misses >= self.lost_after_frames,
+                                      lost=self.lost)
+            if match[0]:
+                self.last_mask = self.model.last_mask
+                self.last_mask_origin = self.model.last_mask_origin
         else:
             img = prepared if prepared is not None else self.prepare(frame)
-            found, box, union, raw_cx, raw_cy, area, conf = self._update_mask(img)
+            assert self.color is not None
+            if self.method == "exact":
+                mask = exact_mask(img, self.color, self._lut)
+            else:
+                assert self._hsv_target is not None
+                mask = hsv_mask(img, self._hsv_target, self._hsv_tol, grey_below_s=self.grey_below_s)
+            self.last_mask = mask
+            match = largest_blob(mask, self.min_area_px)
+        found, box, union, raw_cx, raw_cy, area, conf = match
         if found:
             self.misses = 0
             if self.smoother is not None:
@@ -435,167 +433,3 @@ class ColorTracker(Tunable):
         """``update`` then ``events``."""
         result = self.update(frame, t, prepared=prepared)
         return self.events(result, t, (frame.shape[1], frame.shape[0]))
-
-    # -- hsv / exact ----------------------------------------------------------------
-    @staticmethod
-    def _to_hsv(bgr: Sequence[int]) -> tuple[float, float, float]:
-        hsv = cv2.cvtColor(np.uint8([[list(bgr)]]), cv2.COLOR_BGR2HSV)[0, 0]
-        return (float(hsv[0]) * 2.0, float(hsv[1]), float(hsv[2]))
-
-    def _hsv_mask(self, img: np.ndarray) -> np.ndarray:
-        assert self._hsv_target is not None
-        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
-        hd, sd, vd = self._hsv_target
-        ht, st, vt = self._hsv_tol
-        s_lo, s_hi = max(0, int(sd - st)), min(255, int(sd + st))
-        v_lo, v_hi = max(0, int(vd - vt)), min(255, int(vd + vt))
-        if sd < self.grey_below_s or ht >= 90:          # grey target, or any hue allowed
-            return cv2.inRange(hsv, (0, s_lo, v_lo), (180, s_hi, v_hi))
-        h = hd / 2.0
-        tol = ht / 2.0                                   # OpenCV hue units are 2 degrees
-        lo, hi = h - tol, h + tol
-        if lo < 0 or hi > 179:                           # wraps around red
-            a = cv2.inRange(hsv, (int(np.ceil(lo % 180)), s_lo, v_lo), (179, s_hi, v_hi))
-            b = cv2.inRange(hsv, (0, s_lo, v_lo), (int(hi % 180), s_hi, v_hi))
-            return cv2.bitwise_or(a, b, dst=a)
-        return cv2.inRange(hsv, (int(np.ceil(lo)), s_lo, v_lo), (int(hi), s_hi, v_hi))
-
-    def _update_mask(self, img: np.ndarray) -> tuple[bool, Box, Box, float, float, int, float]:
-        assert self.color is not None
-        if self.method == "exact":
-            bgr = rgb_to_bgr(self.color)
-            if self._lut is not None:                    # the target as it looks after the palette
-                bgr = (int(self._lut[bgr[0]]), int(self._lut[bgr[1]]), int(self._lut[bgr[2]]))
-            mask = cv2.inRange(img, bgr, bgr)
-        else:
-            mask = self._hsv_mask(img)
-        self.last_mask = mask
-        union = box_from_rect(cv2.boundingRect(mask))
-        if union == (0, 0, 0, 0):
-            return False, union, union, 0.0, 0.0, 0, 0.0
-        n, _labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        areas = stats[1:, cv2.CC_STAT_AREA]
-        k = int(np.argmax(areas)) + 1
-        area = int(stats[k, cv2.CC_STAT_AREA])
-        if area < self.min_area_px:
-            return False, (0, 0, 0, 0), union, 0.0, 0.0, 0, 0.0
-        box = box_from_rect(stats[k, :4])
-        conf = area / float(areas.sum())
-        return True, box, union, float(cents[k, 0]), float(cents[k, 1]), area, conf
-
-    # -- model ----------------------------------------------------------------------
-    def _bin_index(self, img: np.ndarray) -> np.ndarray:
-        """Joint 16x16x16 BGR bin index (int32) of every pixel."""
-        q = img >> 4
-        idx = q[..., 0].astype(np.int32)
-        idx <<= 4
-        idx |= q[..., 1]
-        idx <<= 4
-        idx |= q[..., 2]
-        return idx
-
-    def _clip_rect(self, cx: float, cy: float, w: float, h: float,
-                   fw: int, fh: int) -> tuple[int, int, int, int]:
-        x0 = int(round(cx - w / 2))
-        y0 = int(round(cy - h / 2))
-        x1 = int(round(cx + w / 2))
-        y1 = int(round(cy + h / 2))
-        return max(0, x0), max(0, y0), min(fw, x1), min(fh, y1)
-
-    def _histograms(self, idx: np.ndarray, ox: int, oy: int) -> tuple[np.ndarray, np.ndarray]:
-        """Object and surround histograms; ``idx`` covers the frame from ``(ox, oy)``."""
-        n = self._bins ** 3
-        H, W = idx.shape
-        fw, fh = W + ox, H + oy
-        x0, y0, x1, y1 = self._clip_rect(self._cx, self._cy, self._w, self._h, fw, fh)
-        m = self.surround * max(self._w, self._h)
-        X0, Y0, X1, Y1 = self._clip_rect(self._cx, self._cy, self._w + 2 * m, self._h + 2 * m, fw, fh)
-        X0, Y0 = max(X0, ox), max(Y0, oy)
-        x0, y0 = max(x0, ox), max(y0, oy)
-        obj = np.bincount(idx[y0 - oy:y1 - oy, x0 - ox:x1 - ox].ravel(), minlength=n).astype(np.float64)
-        whole = np.bincount(idx[Y0 - oy:Y1 - oy, X0 - ox:X1 - ox].ravel(), minlength=n).astype(np.float64)
-        return obj, np.maximum(whole - obj, 0.0)
-
-    def _update_lut(self) -> None:
-        assert self._ho is not None and self._hs is not None
-        s = self._ho + self._hs
-        self._prob_lut = np.where(s > 1e-9, self._ho / np.maximum(s, 1e-9), 0.5).astype(np.float32)
-
-    def _update_model(self, frame: np.ndarray) -> tuple[bool, Box, Box, float, float, int, float]:
-        assert self._prob_lut is not None
-        fh, fw = frame.shape[:2]
-        if self.lost or self.misses >= self.lost_after_frames:
-            X0, Y0, X1, Y1 = 0, 0, fw, fh                          # search everywhere
-            sigma = None
-        else:
-            sw = self._w * (1 + 2 * self.search)
-            sh = self._h * (1 + 2 * self.search)
-            X0, Y0, X1, Y1 = self._clip_rect(self._cx, self._cy, sw, sh, fw, fh)
-            sigma = self.motion_sigma
-        if X1 - X0 < 2 or Y1 - Y0 < 2:
-            return False, (0, 0, 0, 0), (0, 0, 0, 0), 0.0, 0.0, 0, 0.0
-        idx = self._bin_index(frame[Y0:Y1, X0:X1])
-        prob = np.take(self._prob_lut, idx)
-        bw = max(3, int(round(self._w)))
-        bh = max(3, int(round(self._h)))
-        mean = cv2.boxFilter(prob, -1, (bw, bh), normalize=True, borderType=cv2.BORDER_CONSTANT)
-        if sigma is not None:
-            gx = np.arange(X0, X1, dtype=np.float32) - np.float32(self._cx)
-            gy = np.arange(Y0, Y1, dtype=np.float32) - np.float32(self._cy)
-            wx = np.exp(-0.5 * (gx / np.float32(sigma * self._w)) ** 2)
-            wy = np.exp(-0.5 * (gy / np.float32(sigma * self._h)) ** 2)
-            score = mean * wy[:, None] * wx[None, :]
-        else:
-            score = mean
-        iy, ix = np.unravel_index(int(np.argmax(score)), score.shape)
-        conf = float(mean[iy, ix])
-        ncx = X0 + ix + (0.5 if bw % 2 == 0 else 0.0)
-        ncy = Y0 + iy + (0.5 if bh % 2 == 0 else 0.0)
-        searching = sigma is None
-        if conf < (self.found_above if searching or self.lost else self.lost_below):
-            return False, (0, 0, 0, 0), (0, 0, 0, 0), 0.0, 0.0, 0, conf
-        self._cx, self._cy = float(ncx), float(ncy)
-        if self.scale_rate > 0:
-            self._adapt_scale(prob, X0, Y0)
-        x0, y0, x1, y1 = self._clip_rect(self._cx, self._cy, self._w, self._h, fw, fh)
-        box = box_from_rect((x0, y0, x1 - x0, y1 - y0))
-        likely = (prob >= 0.6).view(np.uint8)
-        union = box_from_rect(cv2.boundingRect(likely))
-        if union != (0, 0, 0, 0):
-            union = (union[0] + X0, union[1] + Y0, union[2], union[3])
-        area = int(np.count_nonzero(likely[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0]))
-        self.last_mask = likely
-        self.last_mask_origin = (X0, Y0)
-        if self.learn_rate > 0:
-            ho, hs = self._histograms(idx, X0, Y0)     # the surround is clipped to the window
-            a = self.learn_rate
-            self._ho *= 1 - a
-            self._ho += a * ho
-            self._hs *= 1 - a
-            self._hs += a * hs
-            self._update_lut()
-        return True, box, union, self._cx, self._cy, area, conf
-
-    def _adapt_scale(self, prob: np.ndarray, X0: int, Y0: int) -> None:
-        """Try widths and heights 0.92..1.08 times the current ones; keep the pair whose inside
-        is most likely and whose ring (1.4 times the box) least, blended in at ``scale_rate``."""
-        ii = cv2.integral(prob)
-        H, W = prob.shape
-
-        def mass(w: float, h: float) -> tuple[float, int]:
-            x0 = int(np.clip(round(self._cx - w / 2 - X0), 0, W))
-            x1 = int(np.clip(round(self._cx + w / 2 - X0), 0, W))
-            y0 = int(np.clip(round(self._cy - h / 2 - Y0), 0, H))
-            y1 = int(np.clip(round(self._cy + h / 2 - Y0), 0, H))
-            return float(ii[y1, x1] - ii[y0, x1] - ii[y1, x0] + ii[y0, x0]), max(1, (x1 - x0) * (y1 - y0))
-
-        best, best_a, best_b = -np.inf, 1.0, 1.0
-        for a in _SIZE_STEPS:
-            for b in _SIZE_STEPS:
-                si, ai = mass(self._w * a, self._h * b)
-                so, ao = mass(self._w * a * 1.4, self._h * b * 1.4)
-                score = si / ai - (so - si) / max(1, ao - ai)
-                if score > best:
-                    best, best_a, best_b = score, a, b
-        self._w = max(4.0, self._w * (1.0 + (best_a - 1.0) * self.scale_rate))
-        self._h = max(4.0, self._h * (1.0 + (best_b - 1.0) * self.scale_rate))

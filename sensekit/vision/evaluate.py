@@ -127,7 +127,7 @@ class CamShiftTracker:
     def update(self, frame: np.ndarray) -> Box:
         hsv = cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)
         bp = cv2.calcBackProject([hsv], [0], self.hist, [0, 180], 1)
-        bp &= cv2.inRange(hsv, (0, 60, 32), (180, 255, 255))
+        cv2.bitwise_and(bp, cv2.inRange(hsv, (0, 60, 32), (180, 255, 255)), dst=bp)
         crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 10, 1)
         _, window = cv2.CamShift(bp, tuple(int(v) for v in self.box), crit)
         if window[2] <= 0 or window[3] <= 0:

@@ -91,7 +91,7 @@ def finger_curls(points: np.ndarray) -> np.ndarray:
     bones /= np.maximum(np.sqrt(np.square(bones).sum(axis=2, keepdims=True)), 1e-12)
     cos = np.clip(np.sum(bones[:, :-1] * bones[:, 1:], axis=2), -1.0, 1.0)   # (5, 3)
     bend = np.degrees(np.arccos(cos))
-    curls = bend.sum(axis=1)
+    curls: np.ndarray = bend.sum(axis=1)
     curls[0] = bend[0, 1:].sum()                                  # thumb: MCP + IP only
     return curls
 

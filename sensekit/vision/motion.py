@@ -50,7 +50,7 @@ method's own failure modes are in its module.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Literal, Mapping, Sequence
+from typing import Any, ClassVar, Iterator, Literal, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -162,7 +162,7 @@ class MotionDetector(Tunable):
         setting("zones", {}, "extra zones, name = [x, y, w, h] in fractions of the frame (the left and "
                 "right halves always exist)", unit="fraction"),
     )
-    SETTING_ATTRS = {"threshold": "fixed_threshold", "zones": "zone_fractions"}
+    SETTING_ATTRS: ClassVar[Mapping[str, str]] = {"threshold": "fixed_threshold", "zones": "zone_fractions"}
     # the settings as attributes (types only; the declaration above is the one place they live)
     method: Literal["difference", "background"]
     channel: Channel

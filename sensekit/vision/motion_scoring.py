@@ -88,6 +88,7 @@ def subtractor(name: str, *, clean: bool = False, **params: Any) -> Subtractor:
             kw.update(params)
         md = MotionDetector(method=name, min_amount=0.0, **kw)
         return lambda frame: md.update(frame).mask.copy()
+    sub: cv2.BackgroundSubtractor
     if name == "mog2":
         sub = cv2.createBackgroundSubtractorMOG2(**params)
     elif name == "knn":
@@ -96,7 +97,7 @@ def subtractor(name: str, *, clean: bool = False, **params: Any) -> Subtractor:
         raise ValueError(f"unknown subtractor {name!r} (background, difference, mog2, knn)")
 
     def apply(frame: np.ndarray) -> np.ndarray:
-        fg = cv2.compare(sub.apply(frame), 255, cv2.CMP_EQ)       # 127 = shadow: background
+        fg = cv2.compare(sub.apply(frame), 255, cv2.CMP_EQ)  # type: ignore[call-overload]  # stub: scalar src2       # 127 = shadow: background
         return clean_mask(fg) if clean else fg
 
     return apply

@@ -45,7 +45,7 @@ from sensekit.validate import check_frame
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.motion import MotionDetector, MotionResult
 from sensekit.vision.stages import (EDGE_THRESHOLD, book_edge_filter, box_from_rect, palette_lut, parse_color,
-                                    rgb_to_bgr)
+                                    packed_rgb_to_bgr)
 
 __all__ = ["VisionStage", "SUBSTAGE_EMITS"]
 
@@ -159,10 +159,10 @@ class VisionStage(Tunable):
         if self._bounds_color is not None:
             rgb = self._bounds_color
             if self._lut is not None:   # look for the colour as it looks after quantization
-                b, g, r = (int(self._lut[c]) for c in rgb_to_bgr(rgb))
+                b, g, r = (int(self._lut[c]) for c in packed_rgb_to_bgr(rgb))
                 rgb = (r << 16) | (g << 8) | b
             self.bounds_rgb = rgb
-            self._bounds_bgr = rgb_to_bgr(rgb)
+            self._bounds_bgr = packed_rgb_to_bgr(rgb)
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         self._derive()
@@ -261,6 +261,7 @@ class VisionStage(Tunable):
             runs["track"] += 1
         if "bounds" in active:
             bgr = self._bounds_bgr
+            assert bgr is not None
             hit = cv2.inRange(q, bgr, bgr, dst=self._hit)
             self.bounds = box_from_rect(cv2.boundingRect(hit))
             events.append(ColorBounds(t=t, box=self.bounds, color=self.bounds_rgb or 0))
@@ -282,6 +283,7 @@ class VisionStage(Tunable):
 
     def _edges(self, m: np.ndarray) -> np.ndarray:
         e = self._e
+        assert e is not None
         if self.edge_direction == "horizontal":
             book_edge_filter(m, dst=e)
         else:

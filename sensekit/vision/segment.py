@@ -30,8 +30,8 @@ Cost: 10-60 ms per click at 640x480 (GrabCut fallback ~150 ms); meant for a pick
 Failure modes: a ball whose dark side has the colour of what is behind it comes out smaller,
 or, when the region grown from the click spreads into a patch of that colour in one step,
 much larger (a green ball on green-grey); a region of the same colour touching the object is
-cut off by the leak test or, if it is small, taken with it; on a multi-coloured object the click gives the part of one colour (the
-logo of a can) or, through GrabCut, the object with what it holds.
+cut off by the leak test or, if it is small, taken with it; on a multi-coloured object the click
+gives the part of one colour (the logo of a can) or, through GrabCut, the object with what it holds.
 Errors: a click outside the frame or a box not inside it raise ``ConfigError``.
 """
 from __future__ import annotations
@@ -72,7 +72,7 @@ class Segment:
 
 
 def _lab_bins(img: np.ndarray) -> np.ndarray:
-    lab = cv2.cvtColor(img, cv2.COLOR_BGR2Lab)
+    lab = np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2Lab), dtype=np.uint8)
     idx = (lab[..., 0] >> 5).astype(np.int32)
     idx <<= 4
     idx |= lab[..., 1] >> 4
@@ -85,12 +85,13 @@ def _histogram(bins: np.ndarray) -> np.ndarray:
     h = np.bincount(bins.ravel(), minlength=_N_BINS).astype(np.float64)
     h = ndi.uniform_filter(h.reshape(8, 16, 16), size=(5, 3, 3), mode="constant").ravel()
     total = h.sum()
-    return h / total if total > 0 else h
+    out: np.ndarray = h / total if total > 0 else h
+    return out
 
 
 def _part_at(mask: np.ndarray, x: int, y: int, reach_px: int = 3) -> np.ndarray | None:
     """The 8-connected part of ``mask`` containing ``(x, y)`` or the nearest within reach."""
-    n, labels = cv2.connectedComponents(mask.view(np.uint8), connectivity=8)
+    _n, labels = cv2.connectedComponents(mask.view(np.uint8), connectivity=8)
     lab = labels[y, x]
     if lab == 0:
         y0, x0 = max(0, y - reach_px), max(0, x - reach_px)
@@ -100,7 +101,8 @@ def _part_at(mask: np.ndarray, x: int, y: int, reach_px: int = 3) -> np.ndarray 
             return None
         k = int(np.argmin((ys + y0 - y) ** 2 + (xs + x0 - x) ** 2))
         lab = near[ys[k], xs[k]]
-    return labels == lab
+    part: np.ndarray = labels == lab
+    return part
 
 
 def _bounds(mask: np.ndarray) -> Box:

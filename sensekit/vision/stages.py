@@ -25,7 +25,7 @@ Stages and their Flash counterparts:
   of points, points outside the map are "not on an edge".
 
 Colours are ``0xRRGGBB`` integers (or ``"#RRGGBB"`` strings via ``parse_color``), as in Flash;
-frames are BGR, so ``rgb_to_bgr``/``bgr_to_rgb`` are the one place the order flips.
+frames are BGR, so ``packed_rgb_to_bgr``/``bgr_to_packed_rgb`` are the one place the order flips.
 Failure modes: none at run time beyond validation; all costs are one or two OpenCV calls,
 no per-pixel Python.
 """
@@ -42,7 +42,7 @@ from sensekit.events import Box
 from sensekit.validate import check_frame
 
 __all__ = [
-    "EDGE_KERNEL", "EDGE_THRESHOLD", "OPS", "parse_color", "rgb_to_bgr", "bgr_to_rgb",
+    "EDGE_KERNEL", "EDGE_THRESHOLD", "OPS", "parse_color", "packed_rgb_to_bgr", "bgr_to_packed_rgb",
     "mirror", "blur", "palette_lut", "palette_map", "threshold", "color_bounds",
     "edges", "book_edge_filter", "on_edge", "empty_box", "box_from_rect",
 ]
@@ -85,12 +85,12 @@ def parse_color(value: str | int | Sequence[int]) -> int:
     return (r << 16) | (g << 8) | b
 
 
-def rgb_to_bgr(color: int) -> tuple[int, int, int]:
+def packed_rgb_to_bgr(color: int) -> tuple[int, int, int]:
     """``0xRRGGBB`` -> ``(b, g, r)``, the channel order of a frame."""
     return (color & 0xFF, (color >> 8) & 0xFF, (color >> 16) & 0xFF)
 
 
-def bgr_to_rgb(bgr: Sequence[int]) -> int:
+def bgr_to_packed_rgb(bgr: Sequence[int]) -> int:
     """``(b, g, r)`` -> ``0xRRGGBB``."""
     b, g, r = (int(c) for c in bgr)
     return (r << 16) | (g << 8) | b
@@ -117,7 +117,7 @@ def empty_box() -> Box:
     return (0, 0, 0, 0)
 
 
-def box_from_rect(rect: Sequence[int]) -> Box:
+def box_from_rect(rect: Sequence[int] | np.ndarray) -> Box:
     """``(x, y, w, h)`` as plain ints; ``(0, 0, 0, 0)`` when empty."""
     x, y, w, h = rect
     if w <= 0 or h <= 0:
@@ -239,8 +239,8 @@ def palette_map(frame: np.ndarray, *, levels: int | Sequence[int] | None = None,
     shifts = (16, 8, 0)
     chan = (2, 1, 0)
     total = np.zeros(frame.shape[:2], np.uint32)
-    for a, s, c in zip(arrs, shifts, chan):
-        table = (np.arange(256, dtype=np.uint32) << s) if a is None else (a & 0xFFFFFFFF).astype(np.uint32)
+    for lut, s, c in zip(arrs, shifts, chan):
+        table = (np.arange(256, dtype=np.uint32) << s) if lut is None else (lut & 0xFFFFFFFF).astype(np.uint32)
         total += np.take(table, frame[..., c])
     total &= 0xFFFFFF
     out = dst if dst is not None else np.empty_like(frame)
@@ -269,8 +269,10 @@ def threshold_mask(src: np.ndarray, *, op: str, value: int, mask: int = 0xFFFFFF
     # A mask of whole channels compares one channel directly (no packing).
     for shift, c in ((16, 2), (8, 1), (0, 0)):
         if m == 0xFF << shift:
-            return _CMP[op](src[..., c], v >> shift)
-    return _CMP[op](_pack(src) & np.uint32(m), np.uint32(v))
+            hit: np.ndarray = _CMP[op](src[..., c], v >> shift)
+            return hit
+    hit = _CMP[op](_pack(src) & np.uint32(m), np.uint32(v))
+    return hit
 
 
 def threshold(src: np.ndarray, *, op: str, value: int, color: int = 0x000000,
@@ -295,7 +297,7 @@ def threshold(src: np.ndarray, *, op: str, value: int, color: int = 0x000000,
     base = src if (copy_source or dest is None) else dest
     if out is not base:
         np.copyto(out, base)
-    out[where] = rgb_to_bgr(col)
+    out[where] = packed_rgb_to_bgr(col)
     return out
 
 
@@ -397,7 +399,7 @@ def on_edge(edge_map: np.ndarray, x: float | np.ndarray, y: float | np.ndarray) 
     xi = np.where(inside, xs, 0)
     yi = np.where(inside, ys, 0)
     v = edge_map[yi, xi]
-    hit = (v.reshape(*np.shape(v)[:np.ndim(xi)], -1) != 0).any(axis=-1) & inside
+    hit: np.ndarray = (v.reshape(*np.shape(v)[:np.ndim(xi)], -1) != 0).any(axis=-1) & inside
     if np.ndim(hit) == 0:
         return bool(hit)
     return hit

@@ -11,7 +11,7 @@ def _inside(t: float, intervals: list[list[float]], margin: float = 0.0) -> bool
 def test_flier_climbs_while_loud_and_sinks_while_quiet(play, truth):
     host = play("sound_flier", 9 * 30)
     hist = np.array(host.app.history)        # t, level, altitude, upward velocity, flying free
-    t, level, alt, vup, free = hist.T
+    t, level, _alt, vup, free = hist.T
     free = free.astype(bool)
     quiet = truth["quiet"] + [s for s in truth["silence"] if s[1] <= 9.0]
     for a, b in truth["loud"]:

@@ -105,14 +105,16 @@ def test_keys_pause_sensitivity_and_click_picks_colour(tmp_path):
         host.step()
     host.press(pygame.K_SPACE)
     t = host.sim_t
-    host.step(); host.step()
+    host.step()
+    host.step()
     assert host.paused and host.sim_t == t and host.app.updates == 5
     host.press(pygame.K_SPACE)
     host.step()
     assert host.sim_t > t
     host.press(pygame.K_PLUS)
     assert host.app.sens == 6 and host.toast[0] == "sensitivity 6"
-    host.press(pygame.K_MINUS); host.press(pygame.K_MINUS)
+    host.press(pygame.K_MINUS)
+    host.press(pygame.K_MINUS)
     assert host.app.sens == 4
     host.press(pygame.K_s)
     assert list(tmp_path.glob("*.png"))
@@ -121,7 +123,7 @@ def test_keys_pause_sensitivity_and_click_picks_colour(tmp_path):
     x = convert.mirror_x(ball_x(frame.t), W)
     vx, vy = convert.camera_to_view(x, 40, (W, H), host.app.camera_view)
     host.click((int(vx), int(vy)))
-    bgr, xy = host.app.picked
+    bgr, _xy = host.app.picked
     assert bgr[2] > 200 and bgr[0] < 60
     host.app.picked = None
     host.click((600, 300))            # outside the camera view: nothing picked

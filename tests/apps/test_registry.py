@@ -4,7 +4,6 @@ lays down), not mocks of importlib.metadata."""
 from __future__ import annotations
 
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest

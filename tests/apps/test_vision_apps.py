@@ -78,7 +78,7 @@ def test_edge_snow_settles_on_edges_and_piles_up(play):
     # every settled flake rests on an edge pixel of the current (mirrored) frame, directly or
     # through the column of settled flakes under it
     edge = app.vision.edge_map.any(axis=2)
-    h, w = edge.shape
+    h, _w = edge.shape
     xi = app.x[settled].astype(int)
     yi = app.y[settled].astype(int)
     occupied = np.zeros_like(edge)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -41,7 +43,7 @@ def test_glide_up_is_followed():
     est, _ = track(x, rate)
     hz = [e.hz for e in est if e.hz > 0]
     assert hz[0] < 180 and hz[-1] > 270
-    assert all(b >= a - 2 for a, b in zip(hz, hz[1:]))         # monotone (within 2 Hz)
+    assert all(b >= a - 2 for a, b in itertools.pairwise(hz))         # monotone (within 2 Hz)
 
 
 def test_yin_errors():

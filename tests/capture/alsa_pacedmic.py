@@ -122,7 +122,7 @@ class PacedMics:
             finally:
                 os.close(fd)
 
-    def start(self) -> "PacedMics":
+    def start(self) -> PacedMics:
         self._stop.clear()
         self._threads = [threading.Thread(target=self._feed, args=(i,), daemon=True,
                                           name=f"paced-mic:{i}") for i in range(self.count)]
@@ -141,7 +141,7 @@ class PacedMics:
         for t in self._threads:
             t.join(timeout=2.0)
 
-    def __enter__(self) -> "PacedMics":
+    def __enter__(self) -> PacedMics:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -19,6 +19,7 @@ Cost: one JPEG encode per frame per client (~0.2 ms at 160x120).
 """
 from __future__ import annotations
 
+import contextlib
 import socket
 import socketserver
 import threading
@@ -78,7 +79,7 @@ class MjpegServer:
     def running(self) -> bool:
         return self._httpd is not None
 
-    def start(self) -> "MjpegServer":
+    def start(self) -> MjpegServer:
         if self._httpd is not None:
             return self
         self._stopping.clear()
@@ -90,7 +91,7 @@ class MjpegServer:
             def log_message(self, *args: object) -> None:  # keep test output quiet
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server API
+            def do_GET(self) -> None:
                 if self.path.split("?")[0] != "/stream.mjpg":
                     self.send_error(404)
                     return
@@ -110,7 +111,7 @@ class MjpegServer:
                             server._sending.wait(0.05)
                             t0, n0 = time.monotonic(), n
                             continue
-                        ok, jpg = cv2.imencode(".jpg", server.make_frame(n, server.size), params)
+                        _ok, jpg = cv2.imencode(".jpg", server.make_frame(n, server.size), params)
                         data = jpg.tobytes()
                         self.wfile.write(
                             f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\n"
@@ -154,18 +155,14 @@ class MjpegServer:
         with self._lock:
             clients = list(self._clients)
         for conn in clients:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            try:
+            with contextlib.suppress(OSError):
                 conn.close()
-            except OSError:
-                pass
         if self._thread is not None:
             self._thread.join(timeout=2.0)
 
-    def __enter__(self) -> "MjpegServer":
+    def __enter__(self) -> MjpegServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

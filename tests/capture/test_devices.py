@@ -32,7 +32,7 @@ def test_camera_probe_is_quiet_and_returns_infos():
     assert result.returncode == 0, result.stderr
     # OpenCV would print "[ WARN:0@...] ... can't open camera by index" for each missing index
     assert "WARN" not in result.stderr and "VIDEOIO" not in result.stderr, result.stderr
-    n, ok = result.stdout.split()
+    _n, ok = result.stdout.split()
     assert ok == "True"
 
 

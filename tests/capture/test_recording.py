@@ -6,6 +6,7 @@ bundled demo), made with ``recording_versions.to_version_1``.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -211,7 +212,7 @@ def test_video_is_cut_into_half_second_segments(tmp_path: Path) -> None:
     names = [p.name for p in _segments(rec)]
     bounds = [tuple(int(x) for x in n[:-4].split("-")) for n in names]
     assert bounds[0][0] == 0 and bounds[-1][1] == 39 and len(bounds) >= 5
-    assert all(b[0] == a[1] + 1 for a, b in zip(bounds, bounds[1:]))      # they tile the frames
+    assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(bounds))      # they tile the frames
     assert all((last - first) / FPS <= FLUSH_INTERVAL_S + 1 / FPS for first, last in bounds)
     assert not list((rec / "video").glob("*.partial.mkv"))
     playlist = (rec / "video.ffconcat").read_text().splitlines()
@@ -248,7 +249,7 @@ def test_truncated_segment_in_complete_recording_names_it_and_both_counts(tmp_pa
 
 
 def test_damaged_segment_in_incomplete_recording_is_skipped_whole(tmp_path: Path) -> None:
-    rec, seg, first, last = _clip_with_a_halved_segment(tmp_path)
+    rec, _seg, first, last = _clip_with_a_halved_segment(tmp_path)
     _mark_incomplete(rec)
     src = ReplaySource(rec)
     frames = [i for i in src if isinstance(i, VideoFrame)]

@@ -41,7 +41,7 @@ def test_resolve_separates_and_reflects_head_on_pair():
     assert np.isclose(p2[1, 0] - p2[0, 0], 4.0)        # pushed apart to just touching
     assert np.allclose(p, [(0, 0), (3, 0)])            # inputs unchanged
     # momentum is conserved with unequal masses too
-    p3, v3 = resolve(p, v, [1.0, 2.0], [[0, 1]], restitution=0.5, masses=[1.0, 3.0])
+    _p3, v3 = resolve(p, v, [1.0, 2.0], [[0, 1]], restitution=0.5, masses=[1.0, 3.0])
     assert np.allclose((v3 * [[1.0], [3.0]]).sum(axis=0), (v * [[1.0], [3.0]]).sum(axis=0))
 
 

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-import pygame  # noqa: E402
+import pygame
 
-from sensekit.collide import (bounding_box, boxes_overlap, hit_test, hit_test_point,  # noqa: E402
+from sensekit.collide import (bounding_box, boxes_overlap, hit_test, hit_test_point,
                               overlap_area, to_mask)
-from sensekit.errors import ConfigError  # noqa: E402
+from sensekit.errors import ConfigError
 
 
 def rgba(h: int, w: int, alpha: np.ndarray | int = 0) -> np.ndarray:

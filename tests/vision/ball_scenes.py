@@ -109,7 +109,7 @@ def degrade(frame: np.ndarray, rng: np.random.Generator, *, noise_sigma: float =
     f = frame.astype(np.float32) + rng.normal(0.0, noise_sigma, frame.shape).astype(np.float32)
     f = np.clip(f + 0.5, 0, 255).astype(np.uint8)
     if codec == "jpeg":
-        ok, buf = cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+        _ok, buf = cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
         return cv2.imdecode(buf, cv2.IMREAD_COLOR)
     if codec == "h264":
         if shutil.which("ffmpeg") is None:

@@ -195,7 +195,7 @@ def highway_car(shared_data: Path, index: int = 755) -> tuple[np.ndarray, np.nda
     gt = cv2.imread(str(folder / "groundtruth" / f"gt{index:06d}.png"), cv2.IMREAD_GRAYSCALE)
     if img is None or gt is None:
         raise FileNotFoundError(f"CDnet highway frame {index} not found under {folder}")
-    n, lab, stats, _ = cv2.connectedComponentsWithStats((gt == 255).astype(np.uint8))
+    _n, lab, stats, _ = cv2.connectedComponentsWithStats((gt == 255).astype(np.uint8))
     k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     x, y, w, h = (int(v) for v in stats[k, :4])
     return img[y:y + h, x:x + w].copy(), (lab[y:y + h, x:x + w] == k).astype(np.uint8)

@@ -112,7 +112,7 @@ def test_model_scale_adapts_to_a_growing_object():
             r = tracker.update(f, k / 30)
         boxes[rate] = r.box
     assert boxes[0.0][2] == 20                            # fixed size without adaptation
-    x, y, w, h = boxes[0.6]
+    x, _y, w, h = boxes[0.6]
     assert abs(w - 59) <= 6 and abs(h - 59) <= 6 and abs(x + w / 2 - 120) <= 3
 
 

@@ -38,7 +38,7 @@ def skeleton(fingers: str = "1111", thumb: str = "out", *, scale: float = 1.0, r
     out (up and away from the index finger) or in (folded); the whole hand turned
     ``rotate_deg`` clockwise in the picture."""
     p = np.zeros((21, 3))
-    for k, (name, (x, y)) in enumerate(KNUCKLES.items()):
+    for k, (_name, (x, y)) in enumerate(KNUCKLES.items()):
         base = 5 + 4 * k
         mcp = np.array([x, y, 0.0])
         p[base] = mcp

@@ -118,7 +118,7 @@ def test_hand_event_fields(runs):
     pts = np.array(hand.landmarks)
     assert pts.shape == (21, 3)
     x, y, bw, bh = hand.box
-    assert 0 <= x and 0 <= y and x + bw <= w and y + bh <= h and bw > 20 and bh > 20
+    assert x >= 0 and y >= 0 and x + bw <= w and y + bh <= h and bw > 20 and bh > 20
     assert (pts[:, 0] >= x - 1).all() and (pts[:, 0] <= x + bw + 1).all()
     assert hand.handedness == "right"           # the labels: one right hand, camera facing it
     assert 0.5 < hand.score <= 1.0

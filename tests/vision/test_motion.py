@@ -87,7 +87,7 @@ def test_global_lighting_change_is_not_motion():
         events.clear()
         r = md.update(_scene(rng, gain=1.4))            # a lamp switched on
         assert r.lighting_change and r.amount < 0.01, method
-        for k in range(5):
+        for _ in range(5):
             r = md.update(_scene(rng, gain=1.4))
             assert r.amount < 0.01, method
         r = md.update(_scene(rng, gain=1.4, square_at=(60, 50)))
@@ -263,7 +263,8 @@ def test_cdnet_highway_held_back_half_beats_mog2(shared_data, capsys):
     first, second = range(0, 150), range(150, 300)
     rows = {}
     for name in ("background", "difference", "mog2"):
-        make = (lambda n=name: subtractor(n))
+        def make(n=name):
+            return (subtractor(n))
         c1, c2 = score_run(make, clip, ranges=[first, second])
         (c2_cold,) = score_run(make, clip, start=150, ranges=[second])
         rows[name] = (f_measure(c1), f_measure(c2), f_measure(c2_cold))

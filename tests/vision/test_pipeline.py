@@ -248,7 +248,7 @@ def test_replay_of_demo_recording_ball_and_hand_zones(recordings_dir):
         return [e.t for e in motion if e.zones.get(side, 0) > 0.01]
 
     intervals = {iv["side"]: (iv["start"], iv["end"]) for iv in truth["hand"]["intervals"]}
-    for side, other in (("left", "right"), ("right", "left")):
+    for side, _other in (("left", "right"), ("right", "left")):
         start, end = intervals[side]
         ts = active(side)
         assert ts, f"no motion in {side}"

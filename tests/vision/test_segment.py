@@ -41,10 +41,10 @@ def test_the_40x42_ball_that_came_out_89x89():
     rng = np.random.default_rng(7)
     bg = cv2.resize(background(160, 120), (640, 480))
     cv2.ellipse(bg, (350, 260), (40, 60), 20, 0, 360, (120, 150, 215), -1)      # a skin-like hand
-    frame, mask = render_ball(bg, 300.0, 230.0, 20.0, 21.0, (30, 110, 235))     # orange ball
+    frame, _mask = render_ball(bg, 300.0, 230.0, 20.0, 21.0, (30, 110, 235))     # orange ball
     frame = degrade(frame, rng, codec="h264", quality=26)
     picked = segment_click(frame, 300, 230)
-    x, y, w, h = picked.box
+    _x, _y, w, h = picked.box
     assert abs(w - 40) <= 8 and abs(h - 42) <= 8, picked.box
 
 

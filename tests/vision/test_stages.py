@@ -11,11 +11,11 @@ from sensekit.vision import stages as S
 
 def px(*rgbs: int) -> np.ndarray:
     """A 1xN BGR frame from 0xRRGGBB values."""
-    return np.array([[S.rgb_to_bgr(c) for c in rgbs]], np.uint8)
+    return np.array([[S.packed_rgb_to_bgr(c) for c in rgbs]], np.uint8)
 
 
 def rgb(frame: np.ndarray) -> list[int]:
-    return [S.bgr_to_rgb(p) for p in frame.reshape(-1, 3)]
+    return [S.bgr_to_packed_rgb(p) for p in frame.reshape(-1, 3)]
 
 
 # --- colours and validation -------------------------------------------------------
@@ -26,7 +26,7 @@ def test_parse_color_forms():
     assert S.parse_color("0000ff") == 0x0000FF
     assert S.parse_color((255, 128, 0)) == 0xFF8000
     assert S.parse_color(0x123456) == 0x123456
-    assert S.rgb_to_bgr(0x112233) == (0x33, 0x22, 0x11)
+    assert S.packed_rgb_to_bgr(0x112233) == (0x33, 0x22, 0x11)
 
 
 @pytest.mark.parametrize("bad", ["#FF80", "red", "#GG0000", "", (1, 2), (256, 0, 0), -1, 0x1000000])
@@ -171,8 +171,8 @@ def test_threshold_copy_source_versus_destination():
 
 def test_color_bounds_find_true_false_mask_and_empty():
     f = np.zeros((5, 6, 3), np.uint8)
-    f[1, 2] = S.rgb_to_bgr(0xFF0000)
-    f[3, 4] = S.rgb_to_bgr(0xFF0010)
+    f[1, 2] = S.packed_rgb_to_bgr(0xFF0000)
+    f[3, 4] = S.packed_rgb_to_bgr(0xFF0010)
     assert S.color_bounds(f, 0xFF0000) == (2, 1, 1, 1)
     assert S.color_bounds(f, "#FF0000", mask=0xFF0000) == (2, 1, 3, 3)   # only red compared
     # find=False: every pixel that is NOT black -> the same two pixels' box
