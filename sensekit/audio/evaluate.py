@@ -35,6 +35,7 @@ class Clip:
     file: str               # relative to the data folder, e.g. "audio/clap_x.wav"
     label: str
     onsets: list[float] = field(default_factory=list)
+    source: str = ""        # the recording origin (``source_of``)
 
 
 @dataclass
@@ -74,6 +75,30 @@ class Evaluation:
     block: int
 
 
+#: ``source_repo`` of labels.csv -> source name; one source = one recording origin
+#: (a person, a room and a microphone, or one collection). LCAV/pyroomacoustics ships two
+#: unrelated collections, told apart by file name: CMU ARCTIC speech and Google Speech
+#: Commands background noise.
+SOURCE_NAMES = {
+    "Sharwin24/Machine-Learning-and-Sensing": "sharwin",
+    "EldarKusdavletov/Clap-Detector": "eldar",
+    "kathmo/js30": "js30",
+    "karthickraja2349/AI-ClapDetector": "k",
+    "JackFHession/ai_clap_detection": "j",
+    "IBM/MAX-Audio-Classifier": "ibm",
+    "Jakobovski/free-spoken-digit-dataset": "fsdd",
+    "iver56/audiomentations": "audiomentations",
+    "hsbakshi/ambient-engine": "usc",
+}
+
+
+def source_of(file: str, source_repo: str) -> str:
+    """The source (recording origin) of a clip: see ``SOURCE_NAMES``."""
+    if source_repo == "LCAV/pyroomacoustics":
+        return "arctic" if "arctic" in file else "gsc"
+    return SOURCE_NAMES.get(source_repo, source_repo.split("/")[-1].lower() or "unknown")
+
+
 def read_clips(data: Path) -> list[Clip]:
     """The audio clips of ``labels.csv`` with their annotated onsets."""
     data = Path(data)
@@ -86,7 +111,8 @@ def read_clips(data: Path) -> list[Clip]:
         for row in csv.DictReader(f):
             name = row["file"]
             if name.startswith("audio/") and name.endswith(".wav"):
-                clips.append(Clip(name, row["label"], sorted(onsets.get(name, []))))
+                clips.append(Clip(name, row["label"], sorted(onsets.get(name, [])),
+                                  source_of(name, row.get("source_repo", ""))))
     return clips
 
 
