@@ -40,8 +40,7 @@ class Clapper(App):
     mirror = False
 
     def stages(self) -> list[AudioStage]:
-        self.audio = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker(count=2, max_gap_ms=600.0),
-                                dispatcher=self.host.dispatcher)
+        self.audio = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker(count=2, max_gap_ms=600.0))
         return [self.audio]
 
     def setup(self) -> None:
@@ -82,8 +81,7 @@ class Clapper(App):
     def adjust_sensitivity(self, step: int) -> str:
         """+ accepts quieter claps (lower minimum peak level), - needs louder ones."""
         clap = self.audio.clap
-        clap.min_level = float(np.clip(clap.min_level - 5 * step, 5, 80))
-        clap.reset()
+        clap.set_min_level(float(np.clip(clap.min_level - 5 * step, 5, 80)))
         return f"claps must reach level {clap.min_level:.0f}"
 
     def levels(self) -> dict[str, float]:

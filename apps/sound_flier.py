@@ -40,8 +40,7 @@ class SoundFlier(App):
     mirror = False
 
     def stages(self) -> list[AudioStage]:
-        self.audio = AudioStage(smoothing_ms=100.0, noise_floor=NoiseFloor(learn_ms=1000.0),
-                                dispatcher=self.host.dispatcher)
+        self.audio = AudioStage(smoothing_ms=100.0, noise_floor=NoiseFloor(learn_ms=1000.0))
         return [self.audio]
 
     def setup(self) -> None:

@@ -72,8 +72,11 @@ _TINY = 1e-20
 _GRID_RISE = 10.0 ** 0.6          # 6 dB: the grid test's rise over the frames before
 _BASE_FRAMES = (30, 7)            # the grid test's reference: frames k-30 .. k-7
 _REGION_MS = (2.0, 12.0)          # a candidate's peak is searched from 2 ms before, over 12 ms
+_CHUNK_FRAMES = 24                # grid frames tested together (24 ms, < the look-ahead)
 _LOCAL_MS = 12.0                  # the peak is the loudest sample within +-12 ms
 _ONSET_DB = 10.0                  # onset: first sample within 10 dB of the peak
+_SUSTAINED = 10.0 ** (-3.0 / 10.0)  # a burst whose 3..12 ms after the peak is within 3 dB of
+                                  # it has not stopped: no clap (every training clap is below)
 
 
 def check_rate(rate: int, what: str = "detector") -> int:
@@ -116,6 +119,7 @@ class ClapDetector:
         self.threshold = check_range("threshold", threshold, -20, 20)
         self.min_rise_db = check_range("min_rise_db", min_rise_db, 8, 40)
         self.min_gap_ms = check_range("min_gap_ms", min_gap_ms, 0, 1000)
+        self._levels_changed()
         self.model = model
         #: when True, the features of every judged burst are appended to ``features``
         self.keep_features = False
@@ -132,6 +136,7 @@ class ClapDetector:
     def set_min_level(self, min_level: float) -> None:
         """Change the level (0..100) a clap's 1 ms peak must reach, from the next block on."""
         self.min_level = check_range("min_level", min_level, 0, 100)
+        self._levels_changed()
 
     @property
     def latency_ms(self) -> float:
@@ -146,8 +151,6 @@ class ClapDetector:
         self._b0 = 0                       # stream index of _buf[0] (negative: virtual zeros)
         self._end = 0                      # stream index after the last sample
         self._fnext = 0                    # first grid frame not yet tested
-        self._prev_n = 0                   # length and sum of squares of the previous block
-        self._prev_ss = 0.0
         self._regions: list[int] = []      # candidate search starts waiting for their 12 ms
         self._peaks: list[int] = []        # peaks waiting for their look-ahead
         self._last_peak = -(1 << 62)       # last peak judged (peaks only move forward)
@@ -164,14 +167,20 @@ class ClapDetector:
         self._ahead = max(self._local, m.post) + m.hop + 1
         self._back = max(m.pre, self._local, (_BASE_FRAMES[0] + 1) * m.hop) + m.hop + 1
         self._gap = round(rate * self.min_gap_ms / 1000.0)
+        self._rise_far, self._rise_near = m.ms(35.0), m.ms(10.0)   # the rise window (features)
+        self._d3 = m.ms(3.0)
+        self._levels_changed()
 
     def _start(self, t: float) -> None:
         self._t0 = t
-        keep = self._back + self._region[0] + 2 * self._hop
+        keep = self._back + self._region[0] + (_CHUNK_FRAMES + 2) * self._hop
         self._buf = np.zeros(max(4096, 4 * keep), np.float32)
         self._b0 = -keep                   # virtual silence before the first sample
         self._end = 0
         self._fnext = 0
+        self._fp = np.zeros(512, np.float64)            # grid frame powers of the difference
+        self._fp0 = -_BASE_FRAMES[0] - 1                # frame index of _fp[0]
+        self._fvalid = 1 << 62                          # first frame with a cached power
 
     # -- streaming -------------------------------------------------------------
     def feed(self, block: AudioBlock) -> Sequence[Clap]:
@@ -206,37 +215,35 @@ class ClapDetector:
             return _NO_CLAPS
         if self._t0 is None:
             self._start(t)
-        start = self._end
         self._append(x)
-        end = self._end
-        # -- grid test on the frames this block completes ----------------------------
+        # -- grid test, every _CHUNK_FRAMES complete frames (the judge waits longer anyway)
         hop = self._hop
-        k1 = end // hop
-        ss = energy * n
-        if k1 > self._fnext:
-            # a frame ending here lies in this block and the hop samples before it
-            prev = self._prev_ss if self._prev_n >= hop else self._sumsq(start - hop, start)
-            if (ss + prev) * self._gain2 >= self._min_frame_energy():
-                self._grid(self._fnext, k1)
+        k1 = self._end // hop
+        if k1 - self._fnext >= _CHUNK_FRAMES:
+            seg = self._buf[self._fnext * hop - self._b0: k1 * hop - self._b0]
+            if float(np.dot(seg, seg)) * self._gain2 >= self._min_fe:
+                self._grid(self._fnext, k1)             # some frame may reach min_level
+            else:
+                self._fvalid = k1                         # frame powers before k1 unknown
             self._fnext = k1
-        self._prev_n, self._prev_ss = n, ss
         if not self._regions and not self._peaks:
             return _NO_CLAPS
         out = self._judge_ready()
         return out
 
-    def _min_frame_energy(self) -> float:
-        return 10.0 ** (level_to_db(self.min_level) / 10.0) * self._hop
-
-    def _sumsq(self, a: int, b: int) -> float:
-        seg = self._buf[a - self._b0: b - self._b0]
-        return float(np.dot(seg, seg))
+    def _levels_changed(self) -> None:
+        self._min_peak_db = level_to_db(self.min_level)
+        self._min_peak = 10.0 ** (self._min_peak_db / 10.0)
+        # a little below the exact limits: the cheap checks must never reject more
+        self._min_rise = 10.0 ** ((self.min_rise_db - 0.01) / 10.0)
+        if self.rate is not None:
+            self._min_fe = self._min_peak * self._hop
 
     def _append(self, x: np.ndarray) -> None:
         n = len(x)
         used = self._end - self._b0
         if used + n > len(self._buf):
-            keep_from = self._end - self._back - self._region[0] - 2 * self._hop
+            keep_from = min(self._fnext * self._hop, self._end) - self._back - self._region[0] - 2 * self._hop
             for s in self._regions[:1] + self._peaks[:1]:
                 keep_from = min(keep_from, s - self._back)
             drop = max(0, keep_from - self._b0)
@@ -253,23 +260,42 @@ class ClapDetector:
         self._end += n
 
     def _grid(self, k0: int, k1: int) -> None:
-        """Test grid frames k0..k1-1; queue a search region for each candidate."""
+        """Test grid frames k0..k1-1; queue a search region for each candidate.
+
+        Frame powers of the difference are cached while consecutive chunks are tested
+        (a skipped chunk invalidates them; they are recomputed from the buffer).
+        """
         hop = self._hop
-        kb = k0 - _BASE_FRAMES[0]
-        a = kb * hop - 1 - self._b0                      # one sample more for the difference
+        far, near = _BASE_FRAMES
+        need = k0 - far - 1                              # k-31: reference and rise check
+        lo = k0 if self._fvalid <= need else need
+        if k1 - self._fp0 > len(self._fp):               # make room: frames from k-31 on
+            hist = self._fp[need - self._fp0: k0 - self._fp0].copy() if lo == k0 else None
+            if 2 * (k1 - need) > len(self._fp):
+                self._fp = np.zeros(2 * (k1 - need), np.float64)
+            if hist is not None:
+                self._fp[: len(hist)] = hist
+            self._fp0 = need
+        a = lo * hop - 1 - self._b0
         seg = self._buf[a: k1 * hop - self._b0]
-        d = np.diff(seg)
-        pd = np.einsum("ij,ij->i", *(d.reshape(-1, hop),) * 2)
-        xs = seg[1 + (k0 - kb) * hop:].reshape(-1, hop)
-        px = np.einsum("ij,ij->i", xs, xs)
-        c = np.cumsum(pd)
-        nb = _BASE_FRAMES[0] - _BASE_FRAMES[1] + 1           # frames k-30 .. k-7
-        lo = np.arange(k0 - kb, k1 - kb) - _BASE_FRAMES[0]   # index of frame k-30 in pd
-        base = (c[lo + nb - 1] - c[lo] + pd[lo]) / nb
-        now = pd[k0 - kb:]
-        hit = ((now >= _GRID_RISE * base) & (now > pd[k0 - kb - 1: len(pd) - 1])
-               & (px * self._gain2 >= self._min_frame_energy()))
-        if hit.any():
+        d = (seg[1:] - seg[:-1]).reshape(-1, hop)
+        f = np.einsum("ij,ij->i", d, d)
+        fp = self._fp
+        o = self._fp0
+        fp[lo - o: k1 - o] = f
+        if lo == need:
+            self._fvalid = need
+        new = fp[k0 - o: k1 - o]
+        c = np.cumsum(fp[need - o: k1 - o])              # c[i]: frames need .. need + i
+        i0 = k0 - need                                   # frame k0 in c
+        # mean of frames k-30 .. k-7, for k = k0 .. k1-1 (contiguous slices of c)
+        base = (c[i0 - near: i0 - near + len(new)] - c[i0 - far - 1: i0 - far - 1 + len(new)])
+        hit = (new * (far - near + 1) >= _GRID_RISE * base) & (new > fp[k0 - 1 - o: k1 - 1 - o])
+        if not np.count_nonzero(hit):
+            return
+        xs = self._buf[k0 * hop - self._b0: k1 * hop - self._b0].reshape(-1, hop)
+        hit &= np.einsum("ij,ij->i", xs, xs) * self._gain2 >= self._min_fe
+        if np.count_nonzero(hit):
             r0 = self._region[0]
             for k in (np.flatnonzero(hit) + k0).tolist():
                 self._regions.append(k * hop - r0)
@@ -313,15 +339,34 @@ class ClapDetector:
 
     def _judge(self, p: int) -> Clap | None:
         loc = self._local
-        e = self._envelope(p - loc, p + loc + 1)
+        h = self._hop
+        # d**2 from 36 ms before p to loc after (float32: sums before p stay small, and
+        # after p they are compared at most ~40 dB below the peak): the local envelope,
+        # the rise and the level
+        a = p - self._rise_far - h - self._b0
+        seg = self._buf[a: p + loc + h + 1 - self._b0]
+        d = seg[1:] - seg[:-1]
+        c = np.cumsum(d * d)                             # sum of d[0..i]
+        q = p - self._b0 - a - 1                         # p in d
+        lo = q - loc - h // 2 - 1
+        e = (c[lo + h: lo + h + 2 * loc + 1] - c[lo: lo + 2 * loc + 1]) / h
         if e[loc] < e.max():
             return None                                   # a louder sample nearby owns this burst
         gap_ok = p - self._last_clap >= self._gap
-        if not (gap_ok or self.keep_features):
-            return None
+        if not self.keep_features:
+            if not gap_ok:
+                return None
+            e_p = float(e[loc])
+            rise = e_p / ((c[q - self._rise_near - 1] - c[q - self._rise_far - 1])
+                          / (self._rise_far - self._rise_near) + 1e-20)
+            after = (c[q + loc - 1] - c[q + self._d3 - 1]) / (loc - self._d3)
+            xs = seg[q + 1 - h // 2: q + 1 - h // 2 + h]
+            if (rise < self._min_rise or after > e_p * _SUSTAINED
+                    or float(np.dot(xs, xs)) / h * self._gain2 < self._min_peak):
+                return None                               # cheap checks before the features
         vals = self._meter.measure(self._buf, p - self._b0, gain2=self._gain2)
         peak_db, rise_db = vals[0], vals[1]
-        ok = peak_db >= level_to_db(self.min_level) and rise_db >= self.min_rise_db
+        ok = peak_db >= self._min_peak_db and rise_db >= self.min_rise_db
         score = clap_score(np.asarray(vals[1:]), self.model) if ok or self.keep_features else -99.0
         back = e[: loc + 1] >= e[loc] * 10.0 ** (-_ONSET_DB / 10.0)
         t0 = self._t0 or 0.0

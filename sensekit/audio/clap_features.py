@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-PRE_MS = 250.0       # signal needed before the peak (the calm window)
+PRE_MS = 36.0        # signal needed before the peak (rise window + 1 ms)
 POST_MS = 30.0       # signal needed after the peak (fall times)
 CAP_DB = 40.0        # rise and attack are capped here
 CONTRAST_CAP_DB = 60.0
@@ -52,7 +52,7 @@ _TINY = 1e-20
 
 FEATURES = ("rise_db", "attack_db", "contrast_db", "steep_db", "fall10_ms", "fall20_ms",
             "decay_db", "tail_db", "body_db", "low_db", "tilt_db", "air_db", "flatness",
-            "zcr_khz", "centroid_oct", "spread_db", "calm_db")
+            "zcr_khz", "centroid_oct", "spread_db")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +77,6 @@ class BurstFeatures:
     zcr_khz: float
     centroid_oct: float
     spread_db: float
-    calm_db: float
     score: float = 0.0
 
     def vector(self) -> np.ndarray:
@@ -96,21 +95,23 @@ class TreeModel:
     """
 
     def __init__(self, model: dict) -> None:
-        self.depth = int(model["depth"])
+        self.depth = d = int(model["depth"])
         self.base = float(model["base"])
-        self.feature = np.asarray(model["feature"], np.intp)
-        self.threshold = np.asarray(model["threshold"], np.float64)
-        self.leaf = np.asarray(model["leaf"], np.float64)
-        self._rows = np.arange(len(self.feature))
-        self._n_int = 2 ** self.depth - 1
+        feature = np.asarray(model["feature"], np.intp)
+        n_trees = len(feature)
+        self._n_int = 2 ** d - 1
+        self._feature = feature.ravel()
+        self._threshold = np.asarray(model["threshold"], np.float64).ravel()
+        self._leaf = np.asarray(model["leaf"], np.float64).ravel()
+        self._first = np.arange(n_trees) * self._n_int           # node 0 of every tree
+        self._leaf0 = np.arange(n_trees) * 2 ** d - self._n_int   # leaf index offset
 
     def score(self, v: np.ndarray) -> float:
-        rows = self._rows
-        node = np.zeros(len(rows), np.intp)
+        node = np.zeros(len(self._first), np.intp)
         for _ in range(self.depth):
-            go = v[self.feature[rows, node]] > self.threshold[rows, node]
-            node = 2 * node + 1 + go
-        return self.base + float(self.leaf[rows, node - self._n_int].sum())
+            i = self._first + node
+            node = 2 * node + 1 + (v[self._feature[i]] > self._threshold[i])
+        return self.base + float(self._leaf[self._leaf0 + node].sum())
 
 
 _MODELS: dict[int, TreeModel] = {}
@@ -127,90 +128,87 @@ def clap_score(v: np.ndarray, model: dict | None = None) -> float:
 
 
 class BurstMeter:
-    """Precomputed windows and bands for one sample rate; ``measure`` does one burst."""
+    """Precomputed windows and bands for one sample rate; ``measure`` does one burst.
+
+    Time runs on quarter-millisecond bins anchored at the peak sample (``q`` samples
+    each, ``hop = 4 q`` is "1 ms"; at rates that are not a multiple of 4 kHz a bin is
+    up to 9 % longer or shorter): bin ``j`` holds the sum of ``d**2`` over the samples
+    ``p + (j - 2) q .. p + (j - 1) q - 1``, so ``e`` at ``p + j q`` is bins ``j..j+3``.
+    Bands are index ranges of a 12 ms Hann-windowed FFT from 4 ms before the peak.
+    """
 
     def __init__(self, rate: int) -> None:
         self.rate = rate
         ms = self.ms
-        self.hop = max(1, round(rate / 1000.0))                  # 1 ms
-        self.pre = ms(PRE_MS)
-        self.post = ms(POST_MS)
+        self.q = q = max(1, round(rate / 4000.0))                # a quarter millisecond
+        self.hop = 4 * q                                          # "1 ms"
+        self.nb_pre = round(4 * PRE_MS) + 4                       # bins before the peak
+        self.nb_post = round(4 * POST_MS) + 6
+        self.pre = self.nb_pre * q + 1                            # samples needed before p
+        self.post = self.nb_post * q
         n = ms(12.0)
         self._spec_off = ms(4.0)
         self._nfft = 1 << max(6, math.ceil(math.log2(n)))
-        win = np.zeros(self._nfft)
-        win[:n] = np.hanning(n)
-        self._win = win
+        self._win = np.hanning(n)
         self._nwin = n
         f = np.fft.rfftfreq(self._nfft, 1.0 / rate)
+        band = lambda lo, hi: slice(int(np.searchsorted(f, lo)), int(np.searchsorted(f, hi)))  # noqa: E731
         top = min(16000.0, 0.45 * rate)
-        self._lo = (f >= 50.0) & (f < 500.0)
-        self._mid = (f >= 500.0) & (f < 2000.0)
-        self._high = (f >= 2000.0) & (f < 4000.0)
-        self._core = self._mid | self._high
-        self._freqs = f
-        self._core4 = (f >= 250.0) & (f < 4000.0)
-        self._octaves = [(f >= lo) & (f < 2 * lo) for lo in (500.0, 1000.0, 2000.0)]
-        self._air = (f >= 4500.0) & (f < top) if top > 5000.0 else None
+        self._lo, self._mid, self._high = band(50, 500), band(500, 2000), band(2000, 4000)
+        self._core, self._core4 = band(500, 4000), band(250, 4000)
+        self._octaves = [band(lo, 2 * lo) for lo in (500.0, 1000.0, 2000.0)]
+        self._air = band(4500, top) if top > 5000.0 else None
+        self._f4 = f[self._core4]
 
     def ms(self, v: float) -> int:
         return max(1, round(self.rate * v / 1000.0))
 
-    def envelope(self, x: np.ndarray) -> np.ndarray:
-        """``e`` for every sample of ``x[1:]`` (centred 1 ms mean of the squared difference)."""
-        d = np.diff(x.astype(np.float64))
-        c = np.concatenate(([0.0], np.cumsum(d * d)))
-        h = self.hop
-        a = h // 2
-        n = len(d)
-        i = np.arange(n)
-        lo = np.clip(i - a, 0, n)
-        hi = np.clip(i - a + h, 0, n)
-        return (c[hi] - c[lo]) / h
+    def bins(self, v: float) -> int:
+        """Quarter-ms bins in ``v`` ms."""
+        return max(1, round(v * 4.0))
 
     def measure(self, x: np.ndarray, p: int, *, gain2: float = 1.0) -> tuple[float, ...]:
         """Features of the burst peaking at ``x[p]``; ``x`` holds ``pre`` before, ``post`` after.
 
         Returns ``(peak_db,) + FEATURES``.
         """
-        ms = self.ms
-        h = self.hop
-        seg = x[p - self.pre - h: p + self.post + h].astype(np.float64)
-        q = self.pre + h                                          # index of p in seg
-        d = np.diff(seg)                                          # d[i] = seg[i+1] - seg[i]
-        c = np.concatenate(([0.0], np.cumsum(d * d)))
-        qd = q - 1                                                # p in d
+        q, h, B = self.q, self.hop, self.bins
+        n0, n1 = self.nb_pre, self.nb_post
+        seg = x[p - n0 * q - 1: p + n1 * q].astype(np.float64)  # one more for the difference
+        d = seg[1:] - seg[:-1]
+        b = np.einsum("ij,ij->i", *(d.reshape(-1, q),) * 2)      # bin i <-> index i - n0 + 2
+        c = np.concatenate(([0.0], np.cumsum(b)))
+        z = n0 - 2                                                # bin index j = 0
 
-        def mean_d2(a: int, b: int) -> float:                     # [qd + a, qd + b)
-            return (c[qd + b] - c[qd + a]) / (b - a)
+        def mean_e(a: float, b_: float) -> float:                 # mean d**2 from a to b ms
+            i, k = z + 2 + B(a) if a >= 0 else z + 2 - B(-a), z + 2 + B(b_) if b_ >= 0 else z + 2 - B(-b_)
+            return (c[k] - c[i]) / ((k - i) * q)
 
-        # e for every sample of seg[h:-h] (centred 1 ms), and in dB
-        lo = np.arange(h, len(seg) - h) - 1 - h // 2
-        env = (c[lo + h] - c[lo]) / h + _TINY
+        lo, hi = z - B(32.0), z + B(30.0)
+        env = (c[lo + 4: hi + 4] - c[lo: hi]) / h + _TINY       # e at p + j q, j = -128..119
         db = 10.0 * np.log10(env)
-        qe = q - h                                                # p in env
-        e_p = env[qe]
-        pk = db[qe]
-        xs = seg[q - h // 2: q - h // 2 + h]
-        peak_db = 10.0 * math.log10(float(np.dot(xs, xs)) / h * gain2 + _TINY)
-        rise = 10.0 * math.log10(e_p / (mean_d2(-ms(35.0), -ms(10.0)) + _TINY))
-        attack = 10.0 * math.log10(e_p / (mean_d2(-ms(5.0), -ms(2.0)) + _TINY))
-        contrast = pk - float(np.median(db[qe - ms(32.0): qe - ms(4.0)]))
-        calm = pk - float(np.percentile(db[qe - ms(250.0): qe - ms(5.0): h], 10.0))
-        k = ms(1.0)
-        win = db[qe - ms(10.0): qe + 1]
-        steep = min(CAP_DB, float(np.max(win[k:] - win[:-k])))
-        after = db[qe: qe + ms(30.0)]
-        fall10 = _first_below(after, pk - 10.0) * 1000.0 / self.rate
-        fall20 = _first_below(after, pk - 20.0) * 1000.0 / self.rate
-        decay = 10.0 * math.log10(mean_d2(ms(3.0), ms(13.0)) / e_p + _TINY)
-        tail = 10.0 * math.log10(mean_d2(ms(13.0), ms(25.0)) / e_p + _TINY)
-        cx = np.cumsum(seg[q + ms(3.0): q + ms(15.0)] ** 2)
-        body = 10.0 * math.log10(float(cx[-1]) / len(cx) / (float(np.dot(xs, xs)) / h + _TINY) + _TINY)
-        w = seg[q - self._spec_off: q - self._spec_off + self._nwin]
-        buf = np.zeros(self._nfft)
-        buf[: len(w)] = w
-        spec = np.abs(np.fft.rfft(buf * self._win)) ** 2 + _TINY
+        k0 = z - lo                                               # j = 0 in env
+        e_p = float(env[k0])
+        pk = float(db[k0])
+        xs = seg[n0 * q + 1 - 2 * q: n0 * q + 1 + 2 * q]          # the 1 ms around p
+        px = float(np.dot(xs, xs)) / h
+        peak_db = 10.0 * math.log10(px * gain2 + _TINY)
+        rise = 10.0 * math.log10(e_p / (mean_e(-35.0, -10.0) + _TINY))
+        attack = 10.0 * math.log10(e_p / (mean_e(-5.0, -2.0) + _TINY))
+        pre = db[: k0 - B(4.0)]
+        m = len(pre) // 2
+        contrast = pk - float(np.partition(pre, m)[m])            # over the median, 32..4 ms before
+        win = db[k0 - B(10.0): k0 + 1]
+        steep = min(CAP_DB, float(np.max(win[4:] - win[:-4])))    # largest rise within 1 ms
+        after = db[k0: k0 + B(30.0)]
+        fall10 = _first_below(after, pk - 10.0) * 0.25
+        fall20 = _first_below(after, pk - 20.0) * 0.25
+        decay = 10.0 * math.log10(mean_e(3.0, 13.0) / e_p + _TINY)
+        tail = 10.0 * math.log10(mean_e(13.0, 25.0) / e_p + _TINY)
+        bx = seg[n0 * q + 1 + 12 * q: n0 * q + 1 + 60 * q]         # x from 3 to 15 ms after
+        body = 10.0 * math.log10(float(np.dot(bx, bx)) / len(bx) / (px + _TINY) + _TINY)
+        o = n0 * q + 1 - self._spec_off
+        spec = np.abs(np.fft.rfft(seg[o: o + self._nwin] * self._win, self._nfft)) ** 2 + _TINY
         core = float(spec[self._core].sum())
         mid = float(spec[self._mid].sum())
         low = 10.0 * math.log10(float(spec[self._lo].sum()) / core)
@@ -218,19 +216,20 @@ class BurstMeter:
         air = (10.0 * math.log10(float(spec[self._air].sum()) / core)
                if self._air is not None else math.nan)
         sp = spec[self._core]
-        flat = float(np.exp(np.mean(np.log(sp))) / np.mean(sp))
-        zb = seg[q - ms(2.0): q + ms(6.0)]
-        zb = zb - zb.mean()
-        zcr = float(np.count_nonzero(np.signbit(zb[1:]) != np.signbit(zb[:-1]))) / (2.0 * len(zb) / self.rate * 1000.0)
-        cent = math.log2(float(np.dot(self._freqs[self._core4], spec[self._core4])
-                               / spec[self._core4].sum()) / 1000.0)
-        octs = [float(spec[m].sum()) for m in self._octaves]
+        flat = float(np.exp(np.log(sp).sum() / len(sp)) / (core / len(sp)))
+        zb = seg[n0 * q + 1 - 8 * q: n0 * q + 1 + 24 * q]         # 2 ms before to 6 ms after
+        zb = zb - zb.sum() / len(zb)
+        sb = np.signbit(zb)
+        zcr = float(np.count_nonzero(sb[1:] != sb[:-1])) * self.rate / (2000.0 * len(zb))
+        s4 = spec[self._core4]
+        cent = math.log2(float(np.dot(self._f4, s4)) / float(s4.sum()) / 1000.0)
+        octs = [float(spec[r].sum()) for r in self._octaves]
         spread = 10.0 * math.log10(min(octs) / max(octs))
         return (peak_db, min(CAP_DB, rise), min(CAP_DB, attack), min(CONTRAST_CAP_DB, contrast),
-                steep, fall10, fall20, decay, tail, body, low, tilt, air, flat, zcr, cent, spread, min(CONTRAST_CAP_DB, calm))
+                steep, fall10, fall20, decay, tail, body, low, tilt, air, flat, zcr, cent, spread)
 
 
 def _first_below(v: np.ndarray, level: float) -> int:
-    """Samples until ``v`` first drops below ``level`` (``len(v)`` if it never does)."""
+    """Bins until ``v`` first drops below ``level`` (``len(v)`` if it never does)."""
     below = v < level
     return int(np.argmax(below)) if below.any() else len(v)

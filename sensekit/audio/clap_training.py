@@ -7,7 +7,7 @@ Deterministic: every random choice comes from a seed derived from the clip name.
 **Bursts.** Each clip (and each augmented copy) is streamed through ``ClapDetector`` with
 ``keep_features``: every burst it judges is one sample, labelled by the clip's clap times
 (``clap_onsets.csv``; for the clap clips without times, the data README's annotation
-recipe, ``recipe_onsets``). The loudest burst within 30 ms of a clap time is a clap, other
+recipe, ``evaluate.recipe_onsets``). The loudest burst within 30 ms of a clap time is a clap, other
 bursts up to 75 ms after it are ignored (the detector merges them), every other burst is
 not a clap. Negative clips give only non-claps.
 
@@ -34,7 +34,7 @@ import numpy as np
 
 from sensekit.audio.clap import ClapDetector
 from sensekit.audio.clap_features import TreeModel
-from sensekit.audio.evaluate import read_clips, read_wav
+from sensekit.audio.evaluate import read_clips, read_wav, recipe_onsets
 
 AUGMENTATIONS = ("orig", "16k", "8k", "reverb", "clipped", "eq", "eq_reverb", "mix0", "mix6")
 BACKGROUND_LABELS = ("speech", "music", "room_noise", "footsteps", "keyboard_typing", "laugh",
@@ -49,26 +49,6 @@ L2 = 1.0
 
 def seed_of(*parts: str) -> int:
     return zlib.crc32("/".join(parts).encode())
-
-
-def recipe_onsets(x: np.ndarray, rate: int) -> list[float]:
-    """Clap times by the data README's recipe (1 kHz high-pass, 1 ms envelope, peaks >= -20 dB
-    re the clip's loudest, >= 80 ms apart, >= 12 dB over the quietest of the 40 ms before;
-    none in the last 30 ms). Independent of the detector: used only to label bursts."""
-    from scipy.signal import butter, sosfilt
-
-    y = sosfilt(butter(4, 1000.0, "hp", fs=rate, output="sos"), x.astype(np.float64))
-    h = round(rate / 1000.0)
-    n = len(y) // h
-    e = 10.0 * np.log10((y[: n * h].reshape(n, h) ** 2).mean(axis=1) + 1e-20)
-    top = e.max()
-    ks = [k for k in range(1, n - 30) if e[k] >= e[k - 1] and e[k] > e[k + 1] and e[k] >= top - 20.0
-          and e[k] - e[max(0, k - 40): k].min() >= 12.0]
-    chosen: list[int] = []
-    for k in sorted(ks, key=lambda k: -e[k]):
-        if all(abs(k - c) >= 80 for c in chosen):
-            chosen.append(k)
-    return sorted((k + 0.5) * h / rate for k in chosen)
 
 
 def resample(x: np.ndarray, rate: int, new_rate: int) -> np.ndarray:
@@ -134,8 +114,12 @@ class Bursts:
     labels: dict          # clip -> label in labels.csv
 
 
+_NEUTRAL = {"depth": 1, "base": 0.0, "feature": [[0]], "threshold": [[float("inf")]],
+            "leaf": [[0.0, 0.0]]}          # scores every burst 0: collecting needs no model
+
+
 def judged_bursts(x: np.ndarray, rate: int, *, block: int = 4096) -> list:
-    det = ClapDetector(threshold=-20.0, min_rise_db=10.0)
+    det = ClapDetector(threshold=-20.0, min_rise_db=10.0, model=_NEUTRAL)
     det.keep_features = True
     for k, i in enumerate(range(0, len(x), block)):
         det.process(x[i:i + block], i / rate, rate, index=k)
