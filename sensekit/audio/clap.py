@@ -52,7 +52,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from sensekit.audio.clap_features import FEATURES, BurstFeatures, BurstMeter, clap_score
+from sensekit.audio.clap_features import (FEATURES, POST_MS, BurstFeatures, BurstMeter,
+                                          clap_score)
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
 from sensekit.audio.level import db_to_level, level_to_db, mono
 from sensekit.capture.base import AudioBlock
@@ -141,7 +142,9 @@ class ClapDetector:
     @property
     def latency_ms(self) -> float:
         """How long after a clap's peak it is decided (plus the block that completes it)."""
-        return max(_LOCAL_MS, 25.0)
+        if self.rate is None:
+            return (max(_LOCAL_MS, POST_MS) + 2.5)            # before the first block: nominal
+        return 1000.0 * self._ahead / self.rate
 
     # -- state ---------------------------------------------------------------
     def reset(self) -> None:
