@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         say(f"fold without {s}")
         folds[s] = ct.scores(bursts, ct.train(bursts, leave_out=[s]))
     threshold = ct.choose_threshold(bursts, folds)
+    say("held-out per-clap F1 (all sources pooled) by threshold: " + ", ".join(
+        f"{t:g}: {ct.pooled_f1(bursts, folds, float(t)):.4f}" for t in ct.THRESHOLDS))
     for s, sc in folds.items():
         say(f"held out {s:16s} figure {ct.heldout(bursts, sc, threshold, s):.3f}")
     say(f"threshold {threshold}")

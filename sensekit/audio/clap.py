@@ -73,7 +73,7 @@ _TINY = 1e-20
 _GRID_RISE = 10.0 ** 0.6          # 6 dB: the grid test's rise over the frames before
 _BASE_FRAMES = (30, 7)            # the grid test's reference: frames k-30 .. k-7
 _REGION_MS = (2.0, 12.0)          # a candidate's peak is searched from 2 ms before, over 12 ms
-_CHUNK_FRAMES = 24                # grid frames tested together (24 ms, < the look-ahead)
+_CHUNK_FRAMES = 28                # grid frames tested together (28 ms: found before the look-ahead ends)
 _LOCAL_MS = 12.0                  # the peak is the loudest sample within +-12 ms
 _ONSET_DB = 10.0                  # onset: first sample within 10 dB of the peak
 _SUSTAINED = 10.0 ** (-3.0 / 10.0)  # a burst whose 3..12 ms after the peak is within 3 dB of
@@ -218,7 +218,11 @@ class ClapDetector:
             return _NO_CLAPS
         if self._t0 is None:
             self._start(t)
-        self._append(x)
+        used = self._end - self._b0
+        if used + n > len(self._buf):
+            used = self._make_room(n)
+        self._buf[used: used + n] = x
+        self._end += n
         # -- grid test, every _CHUNK_FRAMES complete frames (the judge waits longer anyway)
         hop = self._hop
         k1 = self._end // hop
@@ -242,25 +246,22 @@ class ClapDetector:
         if self.rate is not None:
             self._min_fe = self._min_peak * self._hop
 
-    def _append(self, x: np.ndarray) -> None:
-        n = len(x)
+    def _make_room(self, n: int) -> int:
+        """Drop samples nothing needs any more (or grow) so ``n`` more fit; returns the fill."""
         used = self._end - self._b0
-        if used + n > len(self._buf):
-            keep_from = min(self._fnext * self._hop, self._end) - self._back - self._region[0] - 2 * self._hop
-            for s in self._regions[:1] + self._peaks[:1]:
-                keep_from = min(keep_from, s - self._back)
-            drop = max(0, keep_from - self._b0)
-            kept = used - drop
-            if kept + n > len(self._buf):
-                new = np.zeros(2 * (kept + n), np.float32)
-                new[:kept] = self._buf[drop:used]
-                self._buf = new
-            else:
-                self._buf[:kept] = self._buf[drop:used]
-            self._b0 += drop
-            used = kept
-        self._buf[used: used + n] = x
-        self._end += n
+        keep_from = min(self._fnext * self._hop, self._end) - self._back - self._region[0] - 2 * self._hop
+        for s in self._regions[:1] + self._peaks[:1]:
+            keep_from = min(keep_from, s - self._back)
+        drop = max(0, keep_from - self._b0)
+        kept = used - drop
+        if kept + n > len(self._buf):
+            new = np.zeros(2 * (kept + n), np.float32)
+            new[:kept] = self._buf[drop:used]
+            self._buf = new
+        else:
+            self._buf[:kept] = self._buf[drop:used]
+        self._b0 += drop
+        return kept
 
     def _grid(self, k0: int, k1: int) -> None:
         """Test grid frames k0..k1-1; queue a search region for each candidate.

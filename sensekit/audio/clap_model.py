@@ -5,7 +5,7 @@ Written by ``benchmarks/train_clap.py`` (do not edit by hand); 300 trees of dept
 
 INF = float("inf")
 
-THRESHOLD = 0.0
+THRESHOLD = 0.5
 
 MODEL = {
     "depth": 4,

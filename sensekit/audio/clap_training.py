@@ -317,7 +317,7 @@ def heldout(bursts: Bursts, score: np.ndarray, threshold: float, source: str) ->
 
 
 THRESHOLDS = np.round(np.arange(-2.0, 4.01, 0.25), 2)
-TIE_F1 = 0.005
+TIE_F1 = 0.002
 
 
 def pooled_f1(bursts: Bursts, fold_scores: dict[str, np.ndarray], threshold: float) -> float:
