@@ -155,8 +155,8 @@ class ClapDetector:
         self._end = 0                      # stream index after the last sample
         self._fnext = 0                    # first grid frame not yet tested
         self._regions: list[int] = []      # candidate search starts waiting for their 12 ms
-        self._peaks: list[int] = []        # peaks waiting for their look-ahead
-        self._last_peak = -(1 << 62)       # last peak judged (peaks only move forward)
+        self._peaks: list[tuple[int, int]] = []   # (peak, onset) waiting for the look-ahead
+        self._last_found = -(1 << 62)      # last region peak found (peaks only move forward)
         self._last_clap = -(1 << 62)       # peak of the last clap reported
         if self.rate is not None:
             self._configure(self.rate)
@@ -168,19 +168,24 @@ class ClapDetector:
         self._region = (m.ms(_REGION_MS[0]), m.ms(_REGION_MS[1]))
         self._local = m.ms(_LOCAL_MS)
         self._ahead = max(self._local, m.post) + m.hop + 1
-        self._back = max(m.pre, self._local, (_BASE_FRAMES[0] + 1) * m.hop) + m.hop + 1
-        self._gap = round(rate * self.min_gap_ms / 1000.0)
         self._rise_far, self._rise_near = m.ms(35.0), m.ms(10.0)   # the rise window (features)
         self._d3 = m.ms(3.0)
+        # samples kept before a region start / peak: the features', the grid's, _find_peaks'
+        self._back = max(m.pre, self._local + self._rise_far + m.hop,
+                         (_BASE_FRAMES[0] + 1) * m.hop) + m.hop + 1
+        self._gap = round(rate * self.min_gap_ms / 1000.0)
+        self._ones = np.ones(_BASE_FRAMES[0] - _BASE_FRAMES[1] + 1)
+        self._grid_ratio = _GRID_RISE / len(self._ones)
         self._levels_changed()
 
     def _start(self, t: float) -> None:
         self._t0 = t
         keep = self._back + self._region[0] + (_CHUNK_FRAMES + 2) * self._hop
-        self._buf = np.zeros(max(4096, 4 * keep), np.float32)
+        self._buf = np.zeros(max(self.rate // 2, 4 * keep), np.float32)   # shifted every ~0.4 s
         self._b0 = -keep                   # virtual silence before the first sample
         self._end = 0
         self._fnext = 0
+        self._grid_due = _CHUNK_FRAMES * self._hop       # stream index that completes a chunk
         self._fp = np.zeros(512, np.float64)            # grid frame powers of the difference
         self._fp0 = -_BASE_FRAMES[0] - 1                # frame index of _fp[0]
         self._fvalid = 1 << 62                          # first frame with a cached power
@@ -222,21 +227,21 @@ class ClapDetector:
         if used + n > len(self._buf):
             used = self._make_room(n)
         self._buf[used: used + n] = x
-        self._end += n
+        self._end = end = self._end + n
         # -- grid test, every _CHUNK_FRAMES complete frames (the judge waits longer anyway)
-        hop = self._hop
-        k1 = self._end // hop
-        if k1 - self._fnext >= _CHUNK_FRAMES:
-            seg = self._buf[self._fnext * hop - self._b0: k1 * hop - self._b0]
+        if end >= self._grid_due:
+            hop = self._hop
+            k0, k1 = self._fnext, end // hop
+            seg = self._buf[k0 * hop - self._b0: k1 * hop - self._b0]
             if float(np.dot(seg, seg)) * self._gain2 >= self._min_fe:
-                self._grid(self._fnext, k1)             # some frame may reach min_level
+                self._grid(k0, k1)                      # some frame may reach min_level
             else:
                 self._fvalid = k1                         # frame powers before k1 unknown
             self._fnext = k1
-        if not self._regions and not self._peaks:
-            return _NO_CLAPS
-        out = self._judge_ready()
-        return out
+            self._grid_due = (k1 + _CHUNK_FRAMES) * hop
+        if self._regions or self._peaks:
+            return self._judge_ready()
+        return _NO_CLAPS
 
     def _levels_changed(self) -> None:
         self._min_peak_db = level_to_db(self.min_level)
@@ -250,7 +255,7 @@ class ClapDetector:
         """Drop samples nothing needs any more (or grow) so ``n`` more fit; returns the fill."""
         used = self._end - self._b0
         keep_from = min(self._fnext * self._hop, self._end) - self._back - self._region[0] - 2 * self._hop
-        for s in self._regions[:1] + self._peaks[:1]:
+        for s in self._regions[:1] + [p for p, _ in self._peaks[:1]]:
             keep_from = min(keep_from, s - self._back)
         drop = max(0, keep_from - self._b0)
         kept = used - drop
@@ -290,11 +295,9 @@ class ClapDetector:
         if lo == need:
             self._fvalid = need
         new = fp[k0 - o: k1 - o]
-        c = np.cumsum(fp[need - o: k1 - o])              # c[i]: frames need .. need + i
-        i0 = k0 - need                                   # frame k0 in c
-        # mean of frames k-30 .. k-7, for k = k0 .. k1-1 (contiguous slices of c)
-        base = (c[i0 - near: i0 - near + len(new)] - c[i0 - far - 1: i0 - far - 1 + len(new)])
-        hit = (new * (far - near + 1) >= _GRID_RISE * base) & (new > fp[k0 - 1 - o: k1 - 1 - o])
+        # sums of frames k-30 .. k-7 for k = k0 .. k1-1, against R / 24 of them
+        base = np.convolve(fp[k0 - far - o: k1 - near - o], self._ones, "valid")
+        hit = (new >= base * self._grid_ratio) & (new > fp[k0 - 1 - o: k1 - 1 - o])
         if not np.count_nonzero(hit):
             return
         xs = self._buf[k0 * hop - self._b0: k1 * hop - self._b0].reshape(-1, hop)
@@ -307,74 +310,72 @@ class ClapDetector:
     def _judge_ready(self) -> list[Clap]:
         out: list[Clap] = []
         end = self._end
-        span = self._region[1]
         regions = self._regions
+        need = self._region[1] + self._local + self._hop + 1
         ready = 0
-        while ready < len(regions) and regions[ready] + span + self._hop <= end:
+        while ready < len(regions) and regions[ready] + need <= end:
             ready += 1
         if ready:
-            a = regions[0]
-            e = self._envelope(a, regions[ready - 1] + span)
-            peaks = self._peaks
-            last = peaks[-1] if peaks else self._last_peak
-            for s in regions[:ready]:
-                p = s + int(np.argmax(e[s - a: s - a + span]))
-                if p > last:
-                    peaks.append(p)
-                    last = p
+            self._find_peaks(regions[:ready])
             del regions[:ready]
         peaks = self._peaks
-        while peaks and peaks[0] + self._ahead <= end:
-            p = peaks.pop(0)
-            self._last_peak = p
-            clap = self._judge(p)
+        while peaks and peaks[0][0] + self._ahead <= end:
+            p, onset = peaks.pop(0)
+            clap = self._judge(p, onset)
             if clap is not None:
                 out.append(clap)
         return out
 
-    def _envelope(self, a: int, b: int) -> np.ndarray:
-        """The 1 ms envelope ``e`` for stream samples a..b-1."""
-        h = self._hop
-        lo = a - h // 2 - 1 - self._b0
-        seg = self._buf[lo: lo + (b - a) + h + 1].astype(np.float64)
-        d = np.diff(seg)
-        c = np.concatenate(([0.0], np.cumsum(d * d)))
-        return (c[h: h + b - a] - c[: b - a]) / h
+    def _find_peaks(self, starts: list[int]) -> None:
+        """The peak of each search region; keep those that are the loudest sample within
+        +-12 ms and pass the cheap checks (rise, level, not sustained), with their onset.
 
-    def _judge(self, p: int) -> Clap | None:
-        loc = self._local
-        h = self._hop
-        # d**2 from 36 ms before p to loc after (float32: sums before p stay small, and
-        # after p they are compared at most ~40 dB below the peak): the local envelope,
-        # the rise and the level
-        a = p - self._rise_far - h - self._b0
-        seg = self._buf[a: p + loc + h + 1 - self._b0]
-        d = seg[1:] - seg[:-1]
-        c = np.cumsum(d * d)                             # sum of d[0..i]
-        q = p - self._b0 - a - 1                         # p in d
-        lo = q - loc - h // 2 - 1
-        e = (c[lo + h: lo + h + 2 * loc + 1] - c[lo: lo + 2 * loc + 1]) / h
-        if e[loc] < e.max():
-            return None                                   # a louder sample nearby owns this burst
+        One envelope serves all the regions: ``d**2`` summed from the first region's rise
+        window to the last region's end (float64: quiet sums follow loud ones)."""
+        h, loc, span = self._hop, self._local, self._region[1]
+        far, near, d3 = self._rise_far, self._rise_near, self._d3
+        a = starts[0] - loc - far - h                    # first sample whose d is needed
+        first = starts[0] - loc                           # first sample of e
+        n_e = starts[-1] + span + loc - first
+        seg = self._buf[a - 1 - self._b0: first + n_e + h - self._b0].astype(np.float64)
+        d = seg[1:] - seg[:-1]                            # d[i] <-> sample a + i
+        c = np.concatenate(([0.0], np.cumsum(d * d)))     # c[i]: samples a .. a + i - 1
+        i0 = first - h // 2 - a
+        e = (c[i0 + h: i0 + h + n_e] - c[i0: i0 + n_e]) / h   # e[i] <-> sample first + i
+        last = self._last_found
+        strict = not self.keep_features
+        for s in starts:
+            i = s - first
+            k = i + int(np.argmax(e[i: i + span]))
+            p = first + k
+            if p <= last:
+                continue
+            last = p
+            e_p = float(e[k])
+            if e_p < float(e[k - loc: k + loc + 1].max()):
+                continue                                  # a louder sample nearby owns it
+            if strict:
+                q = p - a
+                rise = e_p * (far - near) / (float(c[q - near] - c[q - far]) + 1e-30)
+                after = float(c[q + loc] - c[q + d3]) / (loc - d3)
+                xs = seg[q + 1 - h // 2: q + 1 - h // 2 + h]
+                if (rise < self._min_rise or after > e_p * _SUSTAINED
+                        or float(np.dot(xs, xs)) / h * self._gain2 < self._min_peak):
+                    continue                              # cheap checks before the features
+            back = e[k - loc: k + 1] >= e_p * 10.0 ** (-_ONSET_DB / 10.0)
+            self._peaks.append((p, p - loc + int(np.argmax(back))))
+        self._last_found = last
+
+    def _judge(self, p: int, onset: int) -> Clap | None:
         gap_ok = p - self._last_clap >= self._gap
-        if not self.keep_features:
-            if not gap_ok:
-                return None
-            e_p = float(e[loc])
-            rise = e_p / ((c[q - self._rise_near - 1] - c[q - self._rise_far - 1])
-                          / (self._rise_far - self._rise_near) + 1e-20)
-            after = (c[q + loc - 1] - c[q + self._d3 - 1]) / (loc - self._d3)
-            xs = seg[q + 1 - h // 2: q + 1 - h // 2 + h]
-            if (rise < self._min_rise or after > e_p * _SUSTAINED
-                    or float(np.dot(xs, xs)) / h * self._gain2 < self._min_peak):
-                return None                               # cheap checks before the features
+        if not (gap_ok or self.keep_features):
+            return None
         vals = self._meter.measure(self._buf, p - self._b0, gain2=self._gain2)
         peak_db, rise_db = vals[0], vals[1]
         ok = peak_db >= self._min_peak_db and rise_db >= self.min_rise_db
         score = clap_score(np.asarray(vals[1:]), self.model) if ok or self.keep_features else -99.0
-        back = e[: loc + 1] >= e[loc] * 10.0 ** (-_ONSET_DB / 10.0)
         t0 = self._t0 or 0.0
-        t_onset = t0 + (p - loc + int(np.argmax(back))) / self.rate
+        t_onset = t0 + onset / self.rate
         if self.keep_features:
             self.features.append(BurstFeatures(t_onset, t0 + p / self.rate, *vals, score=score))
         if not (ok and gap_ok) or score < self.threshold:

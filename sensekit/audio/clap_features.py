@@ -148,17 +148,19 @@ class BurstMeter:
         self.post = self.nb_post * q
         n = ms(12.0)
         self._spec_off = ms(4.0)
-        self._nfft = 1 << max(6, math.ceil(math.log2(n)))
         self._win = np.hanning(n)
         self._nwin = n
-        f = np.fft.rfftfreq(self._nfft, 1.0 / rate)
-        band = lambda lo, hi: slice(int(np.searchsorted(f, lo)), int(np.searchsorted(f, hi)))  # noqa: E731
+        f = np.fft.rfftfreq(n, 1.0 / rate)
+        edge = lambda hz: int(np.searchsorted(f, hz))  # noqa: E731
         top = min(16000.0, 0.45 * rate)
-        self._lo, self._mid, self._high = band(50, 500), band(500, 2000), band(2000, 4000)
-        self._core, self._core4 = band(500, 4000), band(250, 4000)
-        self._octaves = [band(lo, 2 * lo) for lo in (500.0, 1000.0, 2000.0)]
-        self._air = band(4500, top) if top > 5000.0 else None
-        self._f4 = f[self._core4]
+        # band edges as indices into the cumulative spectrum (sum of bins a..b-1 = cs[b] - cs[a])
+        self._b = {name: (edge(lo), edge(hi)) for name, lo, hi in (
+            ("lo", 50, 500), ("mid", 500, 2000), ("high", 2000, 4000), ("core", 500, 4000),
+            ("core4", 250, 4000), ("o1", 500, 1000), ("o2", 1000, 2000), ("o3", 2000, 4000),
+            ("air", 4500, top))}
+        self._has_air = top > 5000.0
+        a, b = self._b["core4"]
+        self._f4 = f[a:b]
 
     def ms(self, v: float) -> int:
         return max(1, round(self.rate * v / 1000.0))
@@ -208,22 +210,21 @@ class BurstMeter:
         bx = seg[n0 * q + 1 + 12 * q: n0 * q + 1 + 60 * q]         # x from 3 to 15 ms after
         body = 10.0 * math.log10(float(np.dot(bx, bx)) / len(bx) / (px + _TINY) + _TINY)
         o = n0 * q + 1 - self._spec_off
-        spec = np.abs(np.fft.rfft(seg[o: o + self._nwin] * self._win, self._nfft)) ** 2 + _TINY
-        core = float(spec[self._core].sum())
-        mid = float(spec[self._mid].sum())
-        low = 10.0 * math.log10(float(spec[self._lo].sum()) / core)
-        tilt = 10.0 * math.log10(float(spec[self._high].sum()) / mid)
-        air = (10.0 * math.log10(float(spec[self._air].sum()) / core)
-               if self._air is not None else math.nan)
-        sp = spec[self._core]
-        flat = float(np.exp(np.log(sp).sum() / len(sp)) / (core / len(sp)))
+        spec = np.abs(np.fft.rfft(seg[o: o + self._nwin] * self._win)) ** 2 + _TINY
+        cs = np.concatenate(([0.0], np.cumsum(spec)))
+        band = {k: float(cs[b] - cs[a]) for k, (a, b) in self._b.items()}
+        core = band["core"]
+        low = 10.0 * math.log10(band["lo"] / core)
+        tilt = 10.0 * math.log10(band["high"] / band["mid"])
+        air = 10.0 * math.log10(band["air"] / core) if self._has_air else math.nan
+        a, b = self._b["core"]
+        flat = float(np.exp(np.log(spec[a:b]).sum() / (b - a)) / (core / (b - a)))
         zb = seg[n0 * q + 1 - 8 * q: n0 * q + 1 + 24 * q]         # 2 ms before to 6 ms after
-        zb = zb - zb.sum() / len(zb)
-        sb = np.signbit(zb)
+        sb = np.signbit(zb - zb.sum() / len(zb))
         zcr = float(np.count_nonzero(sb[1:] != sb[:-1])) * self.rate / (2000.0 * len(zb))
-        s4 = spec[self._core4]
-        cent = math.log2(float(np.dot(self._f4, s4)) / float(s4.sum()) / 1000.0)
-        octs = [float(spec[r].sum()) for r in self._octaves]
+        a, b = self._b["core4"]
+        cent = math.log2(float(np.dot(self._f4, spec[a:b])) / band["core4"] / 1000.0)
+        octs = (band["o1"], band["o2"], band["o3"])
         spread = 10.0 * math.log10(min(octs) / max(octs))
         return (peak_db, min(CAP_DB, rise), min(CAP_DB, attack), min(CONTRAST_CAP_DB, contrast),
                 steep, fall10, fall20, decay, tail, body, low, tilt, air, flat, zcr, cent, spread)
