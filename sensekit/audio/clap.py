@@ -174,8 +174,8 @@ class ClapDetector:
         self._back = max(m.pre, self._local + self._rise_far + m.hop,
                          (_BASE_FRAMES[0] + 1) * m.hop) + m.hop + 1
         self._gap = round(rate * self.min_gap_ms / 1000.0)
-        self._ones = np.ones(_BASE_FRAMES[0] - _BASE_FRAMES[1] + 1)
-        self._grid_ratio = _GRID_RISE / len(self._ones)
+        nb = _BASE_FRAMES[0] - _BASE_FRAMES[1] + 1
+        self._ratio_ones = np.full(nb, _GRID_RISE / nb)   # R times the mean, by convolution
         self._levels_changed()
 
     def _start(self, t: float) -> None:
@@ -186,6 +186,7 @@ class ClapDetector:
         self._end = 0
         self._fnext = 0
         self._grid_due = _CHUNK_FRAMES * self._hop       # stream index that completes a chunk
+        self._chunk_ss = 0.0                              # sum of squares of the chunk's blocks
         self._fp = np.zeros(512, np.float64)            # grid frame powers of the difference
         self._fp0 = -_BASE_FRAMES[0] - 1                # frame index of _fp[0]
         self._fvalid = 1 << 62                          # first frame with a cached power
@@ -228,17 +229,20 @@ class ClapDetector:
             used = self._make_room(n)
         self._buf[used: used + n] = x
         self._end = end = self._end + n
-        # -- grid test, every _CHUNK_FRAMES complete frames (the judge waits longer anyway)
+        ss = energy * n
+        self._chunk_ss += ss
+        # -- grid test, every _CHUNK_FRAMES complete frames (the judge waits longer anyway).
+        # _chunk_ss holds the blocks that overlap the chunk: at least the chunk's own energy
         if end >= self._grid_due:
             hop = self._hop
             k0, k1 = self._fnext, end // hop
-            seg = self._buf[k0 * hop - self._b0: k1 * hop - self._b0]
-            if float(np.dot(seg, seg)) * self._gain2 >= self._min_fe:
+            if self._chunk_ss * self._gain2 >= self._min_fe:
                 self._grid(k0, k1)                      # some frame may reach min_level
             else:
                 self._fvalid = k1                         # frame powers before k1 unknown
             self._fnext = k1
             self._grid_due = (k1 + _CHUNK_FRAMES) * hop
+            self._chunk_ss = ss if k1 * hop < end else 0.0   # this block also holds the next
         if self._regions or self._peaks:
             return self._judge_ready()
         return _NO_CLAPS
@@ -295,9 +299,9 @@ class ClapDetector:
         if lo == need:
             self._fvalid = need
         new = fp[k0 - o: k1 - o]
-        # sums of frames k-30 .. k-7 for k = k0 .. k1-1, against R / 24 of them
-        base = np.convolve(fp[k0 - far - o: k1 - near - o], self._ones, "valid")
-        hit = (new >= base * self._grid_ratio) & (new > fp[k0 - 1 - o: k1 - 1 - o])
+        # R times the mean of frames k-30 .. k-7, for k = k0 .. k1-1
+        base = np.convolve(fp[k0 - far - o: k1 - near - o], self._ratio_ones, "valid")
+        hit = (new >= base) & (new > fp[k0 - 1 - o: k1 - 1 - o])
         if not np.count_nonzero(hit):
             return
         xs = self._buf[k0 * hop - self._b0: k1 * hop - self._b0].reshape(-1, hop)
