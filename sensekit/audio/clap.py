@@ -3,43 +3,45 @@
 A clap is a burst of noise that jumps tens of dB within a few milliseconds, has its
 energy spread over ~0.5-4 kHz with no pitch or ring, and is over within ~10 ms. The
 detector finds bursts with a cheap test on a fixed 1 ms grid, then judges each burst on
-the signal around its peak sample only (``clap_features.py``: rise, attack, decay,
-tail, spectral balance and flatness, scored by a small logistic regression whose
-constants are chosen leave-one-source-out by ``benchmarks/clap_training.py``).
+the signal around its peak sample only: 16 physical features (``clap_features.py``:
+onset, shortness, spectrum) scored by boosted trees (``clap_model.py``) that
+``benchmarks/train_clap.py`` fits on the developer clips and augmented copies, with the
+decision threshold chosen leave-one-source-out.
 
 How it streams, and why the result does not depend on the blocks or the start:
 
 1. Samples go into one buffer indexed by their position in the stream; before the
-   first sample the stream counts as digital silence (so prepending zeros changes
-   nothing, and a clap in the first milliseconds is found: no learning period).
-2. Complete 1 ms frames, on a grid anchored at sample 0, are tested: frame ``k`` is a
-   candidate when its power of the first difference is >= 6 dB over the mean of the
-   frames 30..7 ms before it and its power reaches ``min_level``. Blocks too quiet to
-   hold such a frame are skipped after one comparison (the level stage's energy).
+   first sample the stream counts as digital silence (prepending zeros changes nothing,
+   and a clap in the first milliseconds is found: nothing is learned first).
+2. Complete 1 ms frames, on a grid anchored at sample 0, are tested 28 at a time:
+   frame ``k`` is a candidate when the power of its first difference is >= 6 dB over
+   the mean of frames k-30..k-7, is higher than frame k-1's, and its own power reaches
+   ``min_level``. A chunk whose blocks are too quiet to hold such a frame is skipped
+   after one comparison (the level stage's block energies).
 3. A candidate's peak ``p`` is the loudest sample of the 1 ms envelope in the 12 ms
-   from 2 ms before it; it must be the loudest within +-12 ms. Every later measurement
-   is anchored at ``p``, to the sample, so a different grid phase or block size finds
-   the same ``p`` and the same numbers.
-4. ``p`` is judged once ``POST_MS`` (25 ms) after it have arrived: a clap needs
-   ``peak_db`` >= ``min_level``, ``rise_db`` >= ``min_rise_db`` (10 dB; >= 4 dB above the
-   grid test's 6, so grid phase never decides) and ``score`` >= ``threshold`` (0).
-   Claps closer than ``min_gap_ms`` (75 ms, 3/4 of the fastest clapping people do)
-   are one clap.
+   from 2 ms before it; it must be the loudest within +-12 ms, rise >= ``min_rise_db``
+   (10 dB, 4 dB over the grid's 6, so the grid phase never decides) over 35..10 ms
+   before, reach ``min_level``, and not stay within 3 dB of itself 3..12 ms later.
+   Every measurement is anchored at ``p``, to the sample.
+4. ``p`` is judged once 31.5 ms after it have arrived (``latency_ms``, 32.5 ms, plus
+   the block that brings them): a clap needs ``score >= threshold`` (the shipped
+   ``clap_model.THRESHOLD``). Claps closer than ``min_gap_ms`` (75 ms, 3/4 of the
+   fastest clapping people do) are one clap.
 
 Settings (keyword-only): ``min_level`` (activity level 0..100 of the 1 ms peak after
-``gain``; default 20 = -54 dBFS), ``threshold`` (score offset: lower finds softer,
-odder claps and more false ones), ``min_rise_db``, ``min_gap_ms``. ``t`` of a ``Clap``
-is its onset (first sample within 10 dB of the peak); ``strength`` is the peak's level
-/ 100. Latency: 25-30 ms after the onset, plus the block that brings those samples.
+``gain``; default 20 = -54 dBFS), ``threshold`` (log-odds; lower finds softer, odder
+claps and more false ones), ``min_rise_db``, ``min_gap_ms``, ``model`` (another tree
+model). ``t`` of a ``Clap`` is its onset (first sample within 10 dB of the peak);
+``strength`` is the peak's level / 100.
 
-Cost: ~1 us per block below ``min_level``; ~3-6 us per louder block (the grid test);
-~100 us per burst judged (a few per second of busy sound).
+Cost: ~2 us per block, plus ~15-20 us per 28 ms of sound above ``min_level`` (the grid)
+and ~150 us per burst judged (a few per second of busy sound).
 
 Failure modes: ``ConfigError`` for a rate outside 8000..48000 Hz, a rate change
 mid-stream, a stereo block with ``channels=1``, or a bad setting (each names the
 value). A block with NaN/Inf samples is logged, counted in ``skipped_blocks`` and
 skipped; the stream restarts after it (as if from silence). Known limits: see the
-README's audio table (per source, leave-one-source-out).
+README's audio section (per source, leave-one-source-out).
 
 ``ClapPatternTracker`` turns claps into ``ClapPattern`` events: ``count`` claps, each
 within ``max_gap_ms`` of the previous one (a double clap is ``count=2``).

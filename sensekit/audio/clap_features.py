@@ -1,41 +1,40 @@
-"""What a clap is, measured: the features of one burst, and the shipped decision on them.
+"""What a clap is, measured: the features of one burst, and the score on them.
 
 A hand clap is the air pushed out from between two palms: a burst of noise that jumps
-tens of dB within a few milliseconds, has most of its energy between ~0.5 and 4 kHz
-with no single resonance (no pitch, no ring), and is over within ~10 ms, leaving only
-the room's reverberation. Everything here is measured at one *peak sample* ``p`` of
-the burst, on the signal around it only, so the same burst gives the same numbers
-wherever the stream started and however it was cut into blocks.
+tens of dB within a few milliseconds, has its energy spread over ~0.5-4 kHz with no
+pitch or ring, and is over within ~10 ms, leaving only the room's reverberation. Every
+feature is measured at one *peak sample* ``p`` of the burst, on the signal around it
+only, so the same burst gives the same numbers wherever the stream started and however
+it was cut into blocks.
 
-``e`` is the 1 ms moving mean of ``d**2`` (``d`` = first difference of the signal, a
-+6 dB/octave tilt that lifts the clap band out of hum, rumble and bass), centred on
-each sample. The features (all in dB, except flatness):
+``d`` is the first difference of the signal (+6 dB/octave: the clap band rises out of
+hum, rumble and bass); ``e`` is the 1 ms mean of ``d**2`` on quarter-millisecond bins
+anchored at ``p``. The 16 features (``FEATURES``), grouped by what they say:
 
-============  ==============================================================  ========
-feature       definition                                                      why
-============  ==============================================================  ========
-peak_db       mean ``x**2`` over the 1 ms around ``p`` (dBFS, after gain)     level
-rise_db       ``e[p]`` over the mean ``d**2`` from 35 to 10 ms before ``p``   onset
-attack_db     ``e[p]`` over the mean ``d**2`` from 5 to 2 ms before ``p``     instant
-decay_db      mean ``d**2`` from 3 to 13 ms after ``p``, relative to ``e[p]`` short
-tail_db       mean ``d**2`` from 13 to 25 ms after ``p``, relative to ``e[p]`` no ring
-low_db        energy below 500 Hz over the 0.5-4 kHz energy (12 ms Hann      knocks,
-              window from 4 ms before ``p``)                                  kicks
-tilt_db       2-4 kHz over 0.5-2 kHz energy                                   hi-hats
-air_db        4.5 kHz..min(0.45 rate, 16 kHz) over 0.5-4 kHz (NaN at 8 kHz)   snaps
-flatness      spectral flatness of 0.5-4 kHz (1 = white noise, 0 = a tone)    tones
-============  ==============================================================  ========
+- **onset**: ``rise_db`` (``e[p]`` over the mean ``d**2`` 35..10 ms before), ``attack_db``
+  (over 5..2 ms before), ``contrast_db`` (over the median of ``e`` 32..4 ms before),
+  ``steep_db`` (largest rise of ``e`` within 1 ms, up to ``p``);
+- **shortness**: ``fall10_ms``/``fall20_ms`` (time until ``e`` is 10/20 dB down),
+  ``decay_db`` (3..13 ms after, re ``e[p]``), ``tail_db`` (13..25 ms after), ``body_db``
+  (``x**2`` 3..15 ms after, re the 1 ms peak: a drum's body, a vowel);
+- **spectrum** of a 12 ms Hann window from 4 ms before ``p``: ``low_db`` (50-500 Hz re
+  0.5-4 kHz: knocks, kicks), ``tilt_db`` (2-4 over 0.5-2 kHz), ``air_db`` (4.5 kHz..
+  min(0.45 rate, 16 kHz) re 0.5-4 kHz; NaN at 8 kHz: hi-hats, snaps, keys),
+  ``flatness`` (0.5-4 kHz; 0 = a tone), ``centroid_oct`` (log2 of the 0.25-4 kHz
+  centroid in kHz), ``spread_db`` (weakest of the 0.5-1, 1-2, 2-4 kHz octaves re the
+  strongest), ``zcr_khz`` (zero crossings from 2 ms before to 6 ms after, in kHz).
 
-``rise_db`` and ``attack_db`` are capped at 40 dB (before the stream's first sample the
-signal counts as digital silence, so a clap at t = 0 reads the cap; prepending zeros
-changes nothing). ``clap_score`` is a logistic regression on the standardised
-features; its constants (``MODEL``) are written by ``benchmarks/clap_training.py``,
-which chooses them with leave-one-source-out on the developer clips plus augmented
-copies (gain, resampling to 8/16 kHz, synthetic reverberation, clipping, mixing with
-speech and music). A score >= 0 means "clap".
+``peak_db`` (the 1 ms peak, dBFS after gain) is measured too but is not a feature:
+loudness decides nothing beyond ``min_level``. The onset features are capped (40, 60 dB):
+before the stream's first sample the signal counts as digital silence, so a clap at
+t = 0 reads the cap and prepending zeros changes nothing. At rates that are not a
+multiple of 4 kHz a "quarter millisecond" is up to 9 % off.
 
-Cost: one 12 ms FFT and a few cumulative sums, ~60-120 us per burst. Needs
-``PRE_MS`` before and ``POST_MS`` after ``p``.
+``clap_score`` is the log-odds from boosted trees (``TreeModel``; the shipped one is
+``clap_model.MODEL``, written by ``benchmarks/train_clap.py`` from
+``clap_training.py``). Cost: ~100 us per burst for the features (one FFT, a few
+cumulative sums) and ~30 us for the trees. ``measure`` needs ``pre`` samples before
+and ``post`` after ``p``.
 """
 from __future__ import annotations
 

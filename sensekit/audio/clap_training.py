@@ -400,19 +400,22 @@ def loso(bursts: Bursts, *, nested: bool = True,
 
 
 def format_module(model: dict, threshold: float, note: str) -> str:
-    """The source of ``sensekit/audio/clap_model.py``."""
-    lines = ['"""The shipped clap model: boosted trees on ``clap_features.FEATURES``.',
-             "", "Written by ``benchmarks/train_clap.py`` (do not edit by hand); " + note,
-             '"""', "", f"THRESHOLD = {threshold!r}", "", "MODEL = {",
-             f'    "depth": {model["depth"]},', f'    "base": {model["base"]!r},',
-             '    "feature": [']
-    lines += [f"        {r!r}," for r in model["feature"]]
-    lines += ["    ],", '    "threshold": [']
-    lines += [f"        {r!r},".replace("inf", "INF") for r in model["threshold"]]
-    lines += ["    ],", '    "leaf": [']
-    lines += [f"        {r!r}," for r in model["leaf"]]
-    lines += ["    ],", "}", ""]
-    return "\n".join(lines[:5] + ['INF = float("inf")', ""] + lines[5:])
+    """The source of ``sensekit/audio/clap_model.py``: one line per tree."""
+    def nums(row: list, fmt: str) -> str:
+        return "(" + ", ".join("INF" if v == float("inf") else fmt % v for v in row) + ")"
+
+    lines = ['"""The shipped clap model: boosted trees on ``clap_features.FEATURES``.', "",
+             "Written by ``benchmarks/train_clap.py`` (do not edit by hand):", note,
+             "Each line is one tree, level by level: the feature index and the threshold of",
+             "its split nodes (``x > threshold`` goes right, NaN left) and its leaf values.",
+             '"""', "", 'INF = float("inf")', "", f"THRESHOLD = {threshold!r}",
+             f"DEPTH = {model['depth']}", f"BASE = {model['base']!r}", "", "TREES = ("]
+    for f, t, v in zip(model["feature"], model["threshold"], model["leaf"]):
+        lines.append(f"    ({nums(f, '%d')}, {nums(t, '%.10g')}, {nums(v, '%.10g')}),")
+    lines += [")", "", "MODEL = {", '    "depth": DEPTH,', '    "base": BASE,',
+              '    "feature": [t[0] for t in TREES],', '    "threshold": [t[1] for t in TREES],',
+              '    "leaf": [t[2] for t in TREES],', "}", ""]
+    return "\n".join(lines)
 
 
 __all__ = ["AUGMENTATIONS", "Bursts", "collect", "fit_trees", "format_module", "loso",
