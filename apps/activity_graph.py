@@ -8,7 +8,7 @@ fires "activity off" (red mark). The grey band is the room's noise floor
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pygame
@@ -19,9 +19,9 @@ from sensekit.audio.clap import ClapDetector
 from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.audio.pipeline import AudioStage
 from sensekit.events import Activity, Level
+from sensekit.settings import group, setting
 
-SECONDS = 10.0
-SILENCE_LEVEL = 30.0     # Flash's setSilenceLevel(level, timeout)
+SILENCE_LEVEL = 30.0     # this app's setSilenceLevel(level, timeout): the activity settings it starts with
 TIMEOUT_MS = 300.0
 MARK_COLORS = {"on": D.GREEN, "off": D.RED, "clap": D.ACCENT}
 
@@ -31,6 +31,11 @@ class ActivityGraph(App):
     instructions = "talk, sing, clap - watch the trace    +/- threshold    c measure noise floor"
     needs = frozenset({"audio"})
     mirror = False
+    SETTINGS = group(
+        "activity_graph", "activity graph: the level over time with the threshold and events",
+        setting("seconds", 10.0, "how much time the trace shows", unit="s", lo=2, hi=120),
+    )
+    plus_minus = ("activity.silence_level", -1)
 
     def stages(self) -> list[AudioStage]:
         self.activity = ActivityDetector(SILENCE_LEVEL, TIMEOUT_MS)
@@ -39,8 +44,7 @@ class ActivityGraph(App):
         return [self.audio]
 
     def setup(self) -> None:
-        n = int(round(SECONDS / self.step_s))
-        self.trace = np.zeros(n, np.float32)          # one value per step, newest last
+        self.trace = np.zeros(int(round(self.seconds / self.step_s)), np.float32)   # per step, newest last
         self.level = 0.0
         self.peak_since_step = 0.0
         self.active = False
@@ -49,6 +53,13 @@ class ActivityGraph(App):
         self.on("level", self._on_level)
         self.on("activity", self._on_activity)
         self.on("clap", lambda e: self._mark(e.t, "clap"))
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if "seconds" in changed:                      # keep the newest part of the trace
+            n = int(round(self.seconds / self.step_s))
+            old = self.trace[-n:]
+            self.trace = np.zeros(n, np.float32)
+            self.trace[n - len(old):] = old
 
     def _on_level(self, event: Level) -> None:
         self.level = event.level
@@ -66,15 +77,11 @@ class ActivityGraph(App):
         self.trace[:-1] = self.trace[1:]
         self.trace[-1] = self.peak_since_step          # the loudest block of this step
         self.peak_since_step = self.level
-        self.marks = [m for m in self.marks if m[0] > self.t - SECONDS]
+        self.marks = [m for m in self.marks if m[0] > self.t - self.seconds]
 
     @property
     def threshold(self) -> float:
-        return self.activity.silence_level
-
-    def adjust_sensitivity(self, step: int) -> str:
-        self.activity.set_silence_level(float(np.clip(self.threshold - 5 * step, 5, 95)))
-        return f"threshold {self.threshold:.0f}"
+        return self.activity.on_level
 
     def recalibrate(self) -> str:
         self.floor.recalibrate()
@@ -116,7 +123,7 @@ class ActivityGraph(App):
                color=D.ACCENT, anchor="bottomleft")
 
         for t, kind in self.marks:
-            x = plot.right - (self.t - t) / SECONDS * plot.w
+            x = plot.right - (self.t - t) / self.seconds * plot.w
             color = MARK_COLORS[kind]
             if kind == "clap":
                 pygame.draw.circle(screen, color, (int(x), plot.y + 10), 6)
@@ -139,6 +146,6 @@ class ActivityGraph(App):
         for label, color in reversed(legend):
             r = D.text(screen, label, (x, area.y + 22), size=18, color=color, anchor="topright")
             x = r.x - 18
-        D.text(screen, "10 s ago", (plot.x, plot.bottom + 4), size=16, color=D.GREY)
+        D.text(screen, f"{self.seconds:g} s ago", (plot.x, plot.bottom + 4), size=16, color=D.GREY)
         D.text(screen, "now", (plot.right, plot.bottom + 4), size=16, color=D.GREY, anchor="topright")
         self.draw_frame(screen, f"on {self.counts['on']}  claps {self.counts['clap']}")

@@ -3,18 +3,23 @@
 Every clap toggles the lamp (the classic "clap on, clap off"); a double clap
 (two claps within 0.6 s) also moves to the next colour. The strip at the
 bottom shows the last few seconds of sound with a mark at every clap.
+``--preset book`` (or ``--set clapper.method=activity``) switches the lamp the book's way: on
+every activating ``activity`` event, with ``setSilenceLevel(25, 500)``: any sound loud enough,
+claps or not.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
+from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage
-from sensekit.events import Clap, ClapPattern, Level
+from sensekit.events import Activity, Clap, ClapPattern, Event, Level
+from sensekit.settings import group, setting
 
 COLORS = [("warm white", (255, 214, 150)), ("red", (255, 70, 60)), ("green", (90, 240, 110)),
           ("blue", (80, 150, 255)), ("violet", (200, 110, 255)), ("gold", (255, 190, 40))]
@@ -36,11 +41,18 @@ def glow(radius: int, color: tuple[int, int, int]) -> pygame.Surface:
 class Clapper(App):
     title = "Clapper"
     instructions = "clap: lamp on/off    double clap: new colour    +/- clap sensitivity"
+    BOOK_INSTRUCTIONS = "make a noise: lamp on/off (the book's setSilenceLevel)    +/- threshold"
     needs = frozenset({"audio"})
     mirror = False
+    SETTINGS = group(
+        "clapper", "clapper: clap the lamp on and off",
+        setting("method", "clap", "clap: recognised claps toggle the lamp, double claps change its colour; "
+                "activity: every activating activity event toggles it (the book)", choices=("clap", "activity")),
+    )
 
     def stages(self) -> list[AudioStage]:
-        self.audio = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker(count=2, max_gap_ms=600.0))
+        self.audio = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker(count=2, max_gap_ms=600.0),
+                                activity=ActivityDetector())
         return [self.audio]
 
     def setup(self) -> None:
@@ -53,15 +65,43 @@ class Clapper(App):
         self.levels_seen: list[tuple[float, float]] = []
         self.flash_until = -1.0
         self.glows = [glow(190, c) for _, c in COLORS]
-        self.on("clap", self._on_clap)
-        self.on("clap_pattern", self._on_pattern)
         self.on("level", self._on_level)
+        self._listen()
 
-    def _on_clap(self, event: Clap) -> None:
+    def _handlers(self) -> list[tuple[str, Callable[[Event], None]]]:
+        if self.method == "activity":
+            return [("activity", self._on_activity)]
+        return [("clap", self._on_clap), ("clap_pattern", self._on_pattern)]
+
+    def _listen(self) -> None:
+        self.instructions = self.BOOK_INSTRUCTIONS if self.method == "activity" else type(self).instructions
+        self._listening = self._handlers()
+        for name, handler in self._listening:
+            self.on(name, handler)
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if "method" in changed:                       # listen to claps or to activity
+            for name, handler in self._listening:
+                self.host.dispatcher.off(name, handler)
+            self._listen()
+
+    def plus_minus_setting(self) -> tuple[str, int] | None:
+        """+/- : the activity threshold (the book's way), or the claps' minimum level (+ accepts
+        quieter claps)."""
+        return ("activity.silence_level", -1) if self.method == "activity" else ("clap.min_level", -1)
+
+    def _on_activity(self, event: Activity) -> None:
+        if event.activating:                          # the book: loud enough toggles the lamp
+            self._toggle(event.t)
+
+    def _toggle(self, t: float) -> None:
         self.lamp_on = not self.lamp_on
         self.toggles += 1
-        self.claps.append(event.t)
-        self.flash_until = event.t + 0.15
+        self.claps.append(t)
+        self.flash_until = t + 0.15
+
+    def _on_clap(self, event: Clap) -> None:
+        self._toggle(event.t)
 
     def _on_pattern(self, event: ClapPattern) -> None:
         if event.count == 2:
@@ -77,12 +117,6 @@ class Clapper(App):
         cutoff = self.t - HISTORY_S
         if self.levels_seen and self.levels_seen[0][0] < cutoff - 1:
             self.levels_seen = [p for p in self.levels_seen if p[0] >= cutoff]
-
-    def adjust_sensitivity(self, step: int) -> str:
-        """+ accepts quieter claps (lower minimum peak level), - needs louder ones."""
-        clap = self.audio.clap
-        clap.set_min_level(float(np.clip(clap.min_level - 5 * step, 5, 80)))
-        return f"claps must reach level {clap.min_level:.0f}"
 
     def levels(self) -> dict[str, float]:
         return {"level": self.level}

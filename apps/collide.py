@@ -7,27 +7,32 @@ Three scenes on top of the (mirrored) camera image; key c cycles them:
   pixel-perfect with an alpha threshold (+/- change it: a low threshold counts the glow);
 - node garden: drifting nodes joined by lines when closer than a distance (the grid's
   proximity query); your coloured object pushes them away (+/- change the distance).
+Hand input (``--hands`` or key h, needs the hands extra): your hand's box is the object,
+your index fingertip leads star B, and a pinch is key c (the next scene).
 Everything is sensekit.collide; this file only wires the sensed object in and draws.
+Click an object on the picture, or drag a box around it, to track that object.
 """
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
+from sensekit.app.hand_input import HandInput
+from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_hex, camera_to_view
 from sensekit.collide import circle_pairs, hit_test, pairs_within, to_mask
 from sensekit.collide.contact import resolve, resolve_box
 from sensekit.events import ColorLost, ColorTracked
+from sensekit.settings import group, setting
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.pipeline import VisionStage
 
 SCENES = ("balls", "stars", "node garden")
 DEFAULT_COLOR_BGR = (20, 45, 235)        # the orange-red ball of the demo recording
-N_BALLS, N_NODES = 400, 90
 STAR_PX = 120
 FLASH_S = 0.12
 
@@ -52,28 +57,40 @@ def rgba_surface(img: np.ndarray) -> pygame.Surface:
     return pygame.image.frombuffer(np.ascontiguousarray(img).tobytes(), (w, h), "RGBA").copy()
 
 
-class Collide(App):
+class Collide(TrackerPicking, App):
     title = "Collide"
-    instructions = "move a coloured object   c: next scene   +/- threshold / distance"
+    instructions = "move a coloured object   click/drag: pick object   c: next scene   +/- threshold / distance"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
+    modes = SCENES
+    hands = "switch"
+    SETTINGS = group(
+        "collide", "collide: bouncing balls, a pixel-perfect star pair, a node garden",
+        setting("alpha_threshold", 128, "star pixels count from this alpha (stars; low: the glow counts)",
+                lo=1, hi=255, step=32),
+        setting("near_px", 70.0, "nodes closer than this are linked (node garden)", unit="px", lo=20, hi=200,
+                step=10),
+        setting("balls", 400, "balls in the balls scene", lo=1, hi=5000),
+        setting("nodes", 90, "nodes in the node garden", lo=2, hi=2000),
+        setting("restitution", 0.95, "speed kept when two balls bounce", unit="fraction", lo=0, hi=1),
+    )
+    SETTING_ATTRS = {"balls": "balls_n", "nodes": "nodes_n"}
 
-    def stages(self) -> list[VisionStage]:
-        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
-                                  dispatcher=self.host.dispatcher)
-        return [self.vision]
+    def stages(self) -> list:
+        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)))
+        self.hand = HandInput(self)
+        return [self.vision, *self.hand.stages()]
 
     def setup(self) -> None:
         self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
         self.scene = 0
         self.box: tuple[float, float, float, float] | None = None     # tracked object, view px
-        self.alpha_threshold = 128
-        self.near_px = 70.0
         self.stars = [star_rgba(STAR_PX, 0.0, (255, 220, 60)), star_rgba(STAR_PX, 0.6, (120, 200, 255))]
         self.star_surfaces = [rgba_surface(s) for s in self.stars]
         self._build_masks()
         self.on("color_tracked", self._on_tracked)
         self.on("color_lost", self._on_lost)
+        self.hand.setup(on_pinch=self._on_pinch)
         self.restart()
 
     def _build_masks(self) -> None:
@@ -81,14 +98,14 @@ class Collide(App):
 
     def restart(self) -> str:
         v, rng = self.camera_view, self.rng
-        self.r = rng.uniform(4.0, 10.0, N_BALLS)
-        self.p = np.column_stack((rng.uniform(v.x + 12, v.right - 12, N_BALLS),
-                                  rng.uniform(v.y + 12, v.bottom - 12, N_BALLS)))
-        self.vel = rng.normal(0, 70, (N_BALLS, 2))
-        self.flash = np.zeros(N_BALLS)
+        n, m = self.balls_n, self.nodes_n
+        self.r = rng.uniform(4.0, 10.0, n)
+        self.p = np.column_stack((rng.uniform(v.x + 12, v.right - 12, n), rng.uniform(v.y + 12, v.bottom - 12, n)))
+        self.vel = rng.normal(0, 70, (n, 2))
+        self.flash = np.zeros(n)
         self.contacts = 0
-        self.nodes = np.column_stack((rng.uniform(v.x, v.right, N_NODES), rng.uniform(v.y, v.bottom, N_NODES)))
-        self.node_v = rng.normal(0, 25, (N_NODES, 2))
+        self.nodes = np.column_stack((rng.uniform(v.x, v.right, m), rng.uniform(v.y, v.bottom, m)))
+        self.node_v = rng.normal(0, 25, (m, 2))
         self.links = np.zeros((0, 2), dtype=np.int64)
         self.star_hit = False
         self.star_pos = [np.array([v.centerx - STAR_PX - 20.0, v.centery - STAR_PX / 2]),
@@ -108,8 +125,25 @@ class Collide(App):
     def _on_lost(self, e: ColorLost) -> None:
         self.box = None
 
+    # -- hand input (sensekit.app.hand_input) --------------------------------
+    def key(self, key: int) -> str | None:
+        return self.hand.toggle() if key == pygame.K_h else None
+
+    def _follow_hand(self) -> None:
+        """The hand's box is the object (star B follows its centre, so centre it on the fingertip)."""
+        self.box = self.hand.box
+        if self.box is not None and SCENES[self.scene] == "stars":
+            x, y = self.hand.point
+            self.box = (x - 1, y - 1, x + 1, y + 1)
+
+    def _on_pinch(self, started: bool, xy: tuple[float, float]) -> None:
+        if started:
+            self.host.say(self.recalibrate())
+
     # -- the simulation ------------------------------------------------------
     def update(self, dt: float) -> None:
+        if self.hand.active:
+            self._follow_hand()
         self.flash = np.maximum(self.flash - dt, 0.0)
         scene = SCENES[self.scene]
         if scene == "balls":
@@ -130,7 +164,7 @@ class Collide(App):
         pairs = circle_pairs(self.p, self.r)                       # the grid broad phase
         self.contacts = len(pairs)
         if len(pairs):
-            self.p, self.vel = resolve(self.p, self.vel, self.r, pairs, restitution=0.95)
+            self.p, self.vel = resolve(self.p, self.vel, self.r, pairs, restitution=self.restitution)
             self.flash[pairs.ravel()] = FLASH_S
         if self.box is not None:
             self.p, self.vel, hit = resolve_box(self.p, self.vel, self.r, self.box, restitution=1.0)
@@ -165,16 +199,21 @@ class Collide(App):
     # -- keys -----------------------------------------------------------------
     def recalibrate(self) -> str:
         """Key c: the next scene."""
-        self.scene = (self.scene + 1) % len(SCENES)
-        return f"scene: {SCENES[self.scene]}"
+        return self.set_mode(SCENES[(self.scene + 1) % len(SCENES)])
 
-    def adjust_sensitivity(self, step: int) -> str:
-        if SCENES[self.scene] == "node garden":
-            self.near_px = float(np.clip(self.near_px + 10 * step, 20, 200))
-            return f"link distance {self.near_px:.0f} px"
-        self.alpha_threshold = int(np.clip(self.alpha_threshold + 32 * step, 1, 255))
-        self._build_masks()
-        return f"alpha threshold {self.alpha_threshold}"
+    def set_mode(self, name: str) -> str:
+        self.scene = SCENES.index(name)
+        return f"scene: {name}"
+
+    def plus_minus_setting(self) -> tuple[str, int]:
+        """+/-: the link distance in the node garden, the alpha threshold elsewhere."""
+        return ("collide.near_px", 1) if SCENES[self.scene] == "node garden" else ("collide.alpha_threshold", 1)
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if "alpha_threshold" in changed:
+            self._build_masks()
+        if changed.keys() & {"balls", "nodes"}:
+            self.restart()
 
     def levels(self) -> dict[str, float]:
         return {"contacts": float(self.contacts), "links": float(len(self.links))}
@@ -214,7 +253,9 @@ class Collide(App):
             for x, y in pts.tolist():
                 pygame.draw.circle(screen, (230, 230, 255), (x, y), 3)
         screen.set_clip(None)
+        self.draw_picked(screen)
         D.text(screen, f"c: {scene}", (v.x + 10, v.y + 8), size=22, anchor="topleft", color=D.ACCENT, bold=True)
+        self.hand.draw(screen)
         score = {"balls": f"contacts {self.contacts}", "stars": "hit!" if self.star_hit else "apart",
                  "node garden": f"links {len(self.links)}"}[scene]
         self.draw_frame(screen, score)

@@ -4,26 +4,28 @@ The camera image fills the window (mirrored, like a mirror). The box shows
 where the tracked colour is; the ball goes to its centre, anywhere in the
 window, and waits where it was while the colour is lost. Touch a star with
 the ball to score. Click on the picture to track a different colour.
+Hand input (``--hands`` or key h, needs the hands extra): the ball follows your index
+fingertip, and you catch a star by pinching on it.
 """
 from __future__ import annotations
 
 import math
 from typing import Any
 
-import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
+from sensekit.app.hand_input import HandInput
+from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_hex, bgr_to_rgb, camera_to_view, hex_to_bgr
 from sensekit.events import ColorLost, ColorTracked
+from sensekit.settings import group, setting
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.pipeline import VisionStage
 
 BALL_R = 22
 STAR_R = 18
-CATCH_SLACK_PX = 14      # a near miss still counts: fun beats precision
 DEFAULT_COLOR_BGR = (20, 45, 235)       # orange-red, like the ball in the demo recording
-TOLERANCE_HSV = (12.0, 80.0, 80.0)      # hue degrees, saturation, value
 
 
 def star_points(cx: float, cy: float, r: float, spin: float) -> list[tuple[float, float]]:
@@ -35,17 +37,23 @@ def star_points(cx: float, cy: float, r: float, spin: float) -> list[tuple[float
     return pts
 
 
-class ColorBall(App):
+class ColorBall(TrackerPicking, App):
     title = "Color Ball"
-    instructions = "move a bright object - the ball follows it; catch the stars   click: pick colour  +/- tolerance"
+    instructions = "move a bright object - the ball follows it; catch the stars   click/drag: pick  +/- tolerance"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
+    hands = "switch"
+    SETTINGS = group(
+        "color_ball", "colour ball: the ball follows a coloured object; catch the stars",
+        setting("catch_slack_px", 14.0, "a near miss still catches a star (fun beats precision)", unit="px",
+                lo=0, hi=200),
+    )
+    plus_minus = ("tracker.hue_tolerance", 1)       # colour tracking (hsv); a clicked object uses the model
 
-    def stages(self) -> list[VisionStage]:
-        self.tolerance = 1.0
-        self.vision = VisionStage(tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR), tolerance=TOLERANCE_HSV),
-                                  dispatcher=self.host.dispatcher)
-        return [self.vision]
+    def stages(self) -> list:
+        self.vision = VisionStage(tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)))
+        self.hand = HandInput(self)
+        return [self.vision, *self.hand.stages()]
 
     def setup(self) -> None:
         self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
@@ -65,6 +73,7 @@ class ColorBall(App):
         pygame.draw.circle(self.sprite, (200, 230, 255, 200), (c - 7, c - 7), 5)
         self.on("color_tracked", self._on_tracked)
         self.on("color_lost", self._on_lost)
+        self.hand.setup(on_pinch=self._on_pinch)
 
     def _new_star(self) -> tuple[float, float]:
         """A star somewhere the player has already reached (plus a margin), away from the ball."""
@@ -80,7 +89,7 @@ class ColorBall(App):
 
     def _on_tracked(self, event: ColorTracked) -> None:
         size = self.host.frame_size
-        if size is None:
+        if size is None or self.hand.active:
             return
         self.tracking = True
         self.confidence = event.confidence
@@ -94,27 +103,42 @@ class ColorBall(App):
         self.box = pygame.Rect(int(x0), int(y0), max(1, int(x1 - x0)), max(1, int(y1 - y0)))
 
     def _on_lost(self, event: ColorLost) -> None:
+        if self.hand.active:
+            return
         self.tracking = False          # the ball stays where it was
         self.confidence = 0.0
         self.box = None
 
-    def update(self, dt: float) -> None:
-        if self.tracking and math.dist(self.ball, self.star) < BALL_R + STAR_R + CATCH_SLACK_PX:
+    # -- hand input (sensekit.app.hand_input) --------------------------------
+    def key(self, key: int) -> str | None:
+        return self.hand.toggle() if key == pygame.K_h else None
+
+    def _follow_hand(self) -> None:
+        """The ball goes to the fingertip; the hand's box is drawn like the colour's."""
+        self.tracking = self.hand.point is not None
+        self.box = self.hand.rect
+        if self.tracking:
+            self.ball = list(self.hand.point)
+
+    def _on_pinch(self, started: bool, xy: tuple[float, float]) -> None:
+        """A pinch on the star catches it."""
+        if started and math.dist(xy, self.star) < BALL_R + STAR_R + self.catch_slack_px:
             self.score += 1
             self.star = self._new_star()
 
-    def pick_color(self, bgr: tuple[int, int, int], xy: tuple[int, int]) -> str:
-        frame = self.host.runner.latest_frame
-        self.vision.tracker.pick(frame.image, *xy)          # samples a patch around the click
-        self.target_bgr = hex_to_bgr(self.vision.tracker.color)
-        return f"tracking colour #{self.vision.tracker.color:06x}"
+    def update(self, dt: float) -> None:
+        if self.hand.active:
+            self._follow_hand()
+            return
+        if self.tracking and math.dist(self.ball, self.star) < BALL_R + STAR_R + self.catch_slack_px:
+            self.score += 1
+            self.star = self._new_star()
 
-    def adjust_sensitivity(self, step: int) -> str:
-        """+ widens the colour tolerance, - narrows it."""
-        self.tolerance = float(np.clip(self.tolerance * 1.25 ** step, 0.3, 3.0))
-        tol = tuple(min(limit, v * self.tolerance) for v, limit in zip(TOLERANCE_HSV, (60.0, 200.0, 200.0)))
-        self.vision.tracker = ColorTracker(self.vision.tracker.color, tolerance=tol)
-        return f"colour tolerance x{self.tolerance:.2f}"
+    def _start(self, pick: str, where) -> str | None:
+        message = super()._start(pick, where)              # segments the object, new tracker
+        if self.vision.tracker.color is not None:
+            self.target_bgr = hex_to_bgr(self.vision.tracker.color)
+        return message
 
     def levels(self) -> dict[str, float]:
         return {"match %": 100.0 * self.confidence}
@@ -138,19 +162,21 @@ class ColorBall(App):
             box = self.box.inflate(8, 8)
             pygame.draw.rect(screen, (0, 0, 0), box, 5)
             pygame.draw.rect(screen, (0, 255, 120), box, 3)
-            label = D.render("tracking", 18, (0, 0, 0), bold=True)
+            label = D.render("hand" if self.hand.active else "tracking", 18, (0, 0, 0), bold=True)
             tag = label.get_rect(bottomleft=(box.x, box.y - 1)).inflate(6, 2)
             pygame.draw.rect(screen, (0, 255, 120), tag)
             screen.blit(label, label.get_rect(center=tag.center))
+        self.draw_picked(screen)
         bx, by = int(self.ball[0]), int(self.ball[1])
         if self.tracking:
             screen.blit(self.sprite, self.sprite.get_rect(center=(bx, by)))
         else:
             pygame.draw.circle(screen, (160, 160, 170), (bx, by), BALL_R, 4)
-            D.banner(screen, "colour lost - hold it up to the camera", color=(60, 60, 80),
-                     y=view.bottom - 30, size=24)
+            lost = "no hand - show one to the camera" if self.hand.active else "colour lost - hold it up to the camera"
+            D.banner(screen, lost, color=(60, 60, 80), y=view.bottom - 30, size=24)
         swatch = pygame.Rect(view.right - 40, view.y + 8, 30, 30)
         pygame.draw.rect(screen, bgr_to_rgb(self.target_bgr), swatch)
         pygame.draw.rect(screen, D.WHITE, swatch, 2)
         D.text(screen, "colour", (swatch.x - 6, swatch.centery), size=18, anchor="midright")
+        self.hand.draw(screen)
         self.draw_frame(screen, f"stars {self.score}")

@@ -3,6 +3,8 @@
 Flakes drift down; one that reaches a horizontal edge (a shoulder, a hand held
 flat, a shelf) stops there, and later flakes pile up on top of it. Move and
 the snow under you slides off. +/- changes how strong an edge must be.
+``--preset book``: the book's edges (the ``[0, 4, -4]`` kernel, a 4-pixel blur, threshold 0x22)
+read on the red channel only, as its ``threshold`` call does.
 """
 from __future__ import annotations
 
@@ -14,13 +16,9 @@ import pygame
 
 from sensekit.app import App, draw as D
 from sensekit.app.convert import array_to_surface
+from sensekit.settings import group, setting
 from sensekit.vision.pipeline import VisionStage
-from sensekit.vision.stages import EDGE_THRESHOLD
 
-SPAWN_PER_STEP = 8
-MAX_FLAKES = 5000
-MAX_PILE = 12              # flakes a pile can stack before the top ones slide
-MELT_S = 25.0              # settled flakes melt after this long
 EDGE_TINT = (60.0, 40.0, 0.0, 0.0)               # BGR added on edge pixels: frost
 
 
@@ -29,10 +27,20 @@ class EdgeSnow(App):
     instructions = "stand still and let it snow on you - move to shake it off    +/- edge sensitivity  r clear"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
+    SETTINGS = group(
+        "edge_snow", "edge snow: snow settles on the horizontal edges of your picture",
+        setting("spawn_per_step", 8, "new flakes per step", unit="flakes", lo=0, hi=200),
+        setting("max_flakes", 5000, "most flakes at once", unit="flakes", lo=1, hi=100_000),
+        setting("max_pile", 12, "flakes a pile can stack before the top ones slide", unit="flakes", lo=1, hi=100),
+        setting("melt_s", 25.0, "settled flakes melt after this long", unit="s", lo=0.5, hi=3600),
+        setting("edge_channel", "any", "an edge pixel is one whose edge value passes the threshold in any "
+                "channel, or in the red channel only (the book's threshold call)", choices=("any", "red")),
+    )
+    plus_minus = ("vision.edge_threshold", -1)
 
     def stages(self) -> list[VisionStage]:
         # the edge map is read directly every frame, so keep the sub-stage running
-        self.vision = VisionStage(edges=True, always_run={"edges"}, dispatcher=self.host.dispatcher)
+        self.vision = VisionStage(edges=True, always_run={"edges"})
         return [self.vision]
 
     def setup(self) -> None:
@@ -60,10 +68,16 @@ class EdgeSnow(App):
         if frame is None or frame.index == self._edge_frame or self.vision.edge_map is None:
             return
         self._edge_frame = frame.index
-        self.edge = self.vision.edge_map.any(axis=2)
+        edge_map = self.vision.edge_map
+        if edge_map.ndim == 2:                          # any-direction edges: one channel
+            self.edge = edge_map > 0
+        elif self.edge_channel == "red":
+            self.edge = edge_map[:, :, 2] > 0
+        else:
+            self.edge = edge_map.any(axis=2)
 
     def _spawn(self, width: int) -> None:
-        n = min(SPAWN_PER_STEP, MAX_FLAKES - len(self.x))
+        n = min(self.spawn_per_step, self.max_flakes - len(self.x))
         if n <= 0:
             return
         self.x = np.concatenate([self.x, self.rng.uniform(0, width, n)])
@@ -76,7 +90,7 @@ class EdgeSnow(App):
     def _support_map(self, occupied: np.ndarray) -> np.ndarray:
         """Settled cells resting on an edge directly or through the flakes under them."""
         s = occupied & self.edge
-        for _ in range(MAX_PILE):
+        for _ in range(self.max_pile):
             above = occupied[:-1] & s[1:] & ~s[:-1]
             if not above.any():
                 break
@@ -116,15 +130,10 @@ class EdgeSnow(App):
         lands = inside & ~slide & (self.edge[yi, xi] | self.support[below, xi])
         self.settled |= lands
         self.since[lands] = self.t
-        keep = (self.y < h) & ~(self.settled & (self.t - self.since > MELT_S))
+        keep = (self.y < h) & ~(self.settled & (self.t - self.since > self.melt_s))
         if not keep.all():
             for name in ("x", "y", "vx", "vy", "settled", "since"):
                 setattr(self, name, getattr(self, name)[keep])
-
-    def adjust_sensitivity(self, step: int) -> str:
-        v = self.vision
-        v.edge_threshold = int(np.clip(v.edge_threshold - 8 * step, 8, 160))
-        return f"edge threshold {v.edge_threshold} (default {EDGE_THRESHOLD})"
 
     def levels(self) -> dict[str, float]:
         return {"flakes": float(len(self.x)), "settled": float(self.settled.sum())}

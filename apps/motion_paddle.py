@@ -3,6 +3,9 @@
 The camera image (mirrored) is the backdrop. Motion in the left half of what
 you see pushes the paddle left, motion in the right half pushes it right; keep
 still and it stops. Bounce the ball into the bricks; three balls per game.
+``--preset book`` plays it the book's way: the red channel of the frame difference over a
+10-pixel blur, threshold 0x33, and the paddle jumps 20 px toward the side where the motion box
+starts (left of the middle: left).
 """
 from __future__ import annotations
 
@@ -14,17 +17,15 @@ import pygame
 
 from sensekit.app import App, draw as D
 from sensekit.events import Motion, Still
+from sensekit.settings import group, setting
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
 
 COLS, ROWS = 10, 5
 BRICK_H = 22
 PADDLE_W, PADDLE_H = 120, 14
-PADDLE_SPEED = 14.0       # px/step at full push
 BALL_R = 8
-BALL_SPEED = 7.0          # px/step
 ZONE_TOP = 0.6            # control zones start this far down the picture
-MIN_MOTION = 0.01         # fraction of a half that must move to count
 ROW_COLORS = [(235, 64, 52), (255, 140, 0), (255, 210, 0), (80, 220, 120), (60, 160, 255)]
 
 
@@ -33,21 +34,33 @@ class MotionPaddle(App):
     instructions = "wave in the lower left or right box to move the paddle - break all the bricks!   +/- sensitivity"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
+    SETTINGS = group(
+        "motion_paddle", "motion paddle: breakout steered by waving",
+        setting("sensitivity", 5, "motion sensitivity (keys +/-): each step needs 1.4x less motion", lo=1, hi=9,
+                step=1),
+        setting("min_motion", 0.01, "fraction of a control zone that must move, at sensitivity 5",
+                unit="fraction", lo=0, hi=1),
+        setting("steer", "zones", "zones: motion in the lower left/right boxes pushes the paddle; book: it "
+                "jumps toward the side where the motion box starts", choices=("zones", "book")),
+        setting("paddle_speed", 14.0, "paddle speed at full push (zones)", unit="px/step", lo=1, hi=100),
+        setting("book_step_px", 20.0, "paddle jump per frame with motion (book)", unit="px", lo=1, hi=200),
+        setting("ball_speed", 7.0, "ball speed in the first wave (+1 per wave)", unit="px/step", lo=1, hi=40),
+    )
+    plus_minus = ("motion_paddle.sensitivity", 1)
 
     def stages(self) -> list[VisionStage]:
         # control zones: the lower 40% of each half (the bricks' area above is left alone)
         w, h = self.host.source.frame_size or (320, 240)
         top = int(h * ZONE_TOP)
         zones = {"wave_left": (0, top, w // 2, h - top), "wave_right": (w // 2, top, w - w // 2, h - top)}
-        self.vision = VisionStage(blur_px=5, motion=MotionDetector(zones=zones),
-                                  dispatcher=self.host.dispatcher)
+        self.vision = VisionStage(blur_px=5, motion=MotionDetector(zones_px=zones))
         return [self.vision]
 
     def setup(self) -> None:
         self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
         self.field = self.camera_view
-        self.sensitivity = 5
         self.left = self.right = 0.0
+        self.motion_side = 0.0                        # book: -1 left, 1 right, 0 no motion
         self.score = 0
         self.best = 0
         self.history: list[tuple[float, float, float, float]] = []   # t, left, right, paddle x
@@ -69,7 +82,7 @@ class MotionPaddle(App):
     def _serve(self) -> None:
         self.ball = np.array([self.paddle_x, self.paddle_y - 30.0])
         angle = self.rng.uniform(-0.6, 0.6)
-        speed = BALL_SPEED + (self.wave - 1)
+        speed = self.ball_speed + (self.wave - 1)
         self.vel = np.array([speed * math.sin(angle), -speed * math.cos(angle)])
         self.serve_at = self.t + 1.0
 
@@ -80,22 +93,31 @@ class MotionPaddle(App):
     def _on_motion(self, event: Motion) -> None:
         self.left = float(event.zones.get("wave_left", 0.0))
         self.right = float(event.zones.get("wave_right", 0.0))
+        size = self.host.frame_size
+        x, _, w, _ = event.box
+        self.motion_side = 0.0 if not w or size is None else (-1.0 if x < size[0] / 2 else 1.0)
 
     def _on_still(self, event: Still) -> None:
         self.left = self.right = 0.0
+        self.motion_side = 0.0
 
     # -- the simulation ------------------------------------------------------
     def push(self) -> float:
         """-1..1: which way the motion pushes the paddle (what the player sees, mirrored)."""
-        threshold = MIN_MOTION * 1.4 ** (5 - self.sensitivity)
+        if self.steer == "book":
+            return self.motion_side
+        threshold = self.min_motion * 1.4 ** (5 - self.sensitivity)
         if max(self.left, self.right) < threshold:
             return 0.0
         total = self.left + self.right
         return (self.right - self.left) / total
 
     def update(self, dt: float) -> None:
-        target = PADDLE_SPEED * self.push()
-        self.paddle_v += (target - self.paddle_v) * 0.5
+        if self.steer == "book":                      # the book: jump toward the motion, no easing
+            self.paddle_v = self.book_step_px * self.push()
+        else:
+            target = self.paddle_speed * self.push()
+            self.paddle_v += (target - self.paddle_v) * 0.5
         half = PADDLE_W / 2
         self.paddle_x = float(np.clip(self.paddle_x + self.paddle_v, self.field.x + half, self.field.right - half))
         self.history.append((self.t, self.left, self.right, self.paddle_x))
@@ -144,10 +166,6 @@ class MotionPaddle(App):
                 self.game_over_at = self.t
             else:
                 self._serve()
-
-    def adjust_sensitivity(self, step: int) -> str:
-        self.sensitivity = int(np.clip(self.sensitivity + step, 1, 9))
-        return f"motion sensitivity {self.sensitivity}/9"
 
     def levels(self) -> dict[str, float]:
         return {"left": 100 * self.left, "right": 100 * self.right}

@@ -5,7 +5,8 @@ level the two cancel, louder climbs, quieter sinks (lift grows with level^1.5,
 so a shout climbs briskly and a murmur slowly sinks). Velocity loses 20% a step
 (the book's friction, tuned for 30 steps a second), which gives the floaty feel. The cave scrolls at a steady speed and
 gets tighter the further you go. Score = distance in metres. After a crash,
-shout (or press r) to fly again.
+shout (or press r) to fly again. ``--preset book`` flies by the book's numbers: gravity 0.4,
+lift = level x 0.02, friction 0.9. Every constant is a setting (``sensekit settings sound_flier``).
 """
 from __future__ import annotations
 
@@ -19,15 +20,10 @@ from sensekit.app import App, draw as D
 from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.audio.pipeline import AudioStage
 from sensekit.events import Level
+from sensekit.settings import group, setting
 
-GRAVITY = 1.2          # px/step^2, down
-LIFT_POWER = 1.5       # lift = GRAVITY * (level / hover level) ** LIFT_POWER
-HOVER_LEVEL = 62.0     # level that exactly holds the flier up, at sensitivity 5
-FRICTION = 0.8         # velocity kept each step
-SPEED = 4.0            # cave scroll, px/step
 PX_PER_M = 20.0
 FLIER_X = 140
-RESTART_LEVEL = 45.0   # a shout this loud restarts after a crash
 RESTART_DELAY_S = 1.0
 ROCK = (92, 78, 70)
 ROCK_EDGE = (150, 130, 112)
@@ -38,13 +34,29 @@ class SoundFlier(App):
     instructions = "make noise to climb, go quiet to sink - dodge the rocks!   r restart  c calibrate  +/- lift"
     needs = frozenset({"audio"})
     mirror = False
+    SETTINGS = group(
+        "sound_flier", "sound flier: your voice lifts a plane through a cave",
+        setting("sensitivity", 5, "lift sensitivity (keys +/-): each step lowers the hover level by 10 %",
+                lo=1, hi=9, step=1),
+        setting("gravity", 1.2, "pull down per step (the book: 0.4)", unit="px/step²", lo=0, hi=20),
+        setting("lift", "power", "power: lift = gravity x (level / hover level)^lift_power; linear: lift = "
+                "level x lift_per_level (the book)", choices=("power", "linear")),
+        setting("lift_power", 1.5, "how steeply lift grows with loudness (power lift)", lo=0.25, hi=4),
+        setting("hover_level", 62.0, "activity level that holds the flier still at sensitivity 5 (power lift)",
+                unit="level", lo=1, hi=100),
+        setting("lift_per_level", 0.02, "lift per activity level per step (linear lift; the book: 0.02)",
+                unit="px/step² per level", lo=0, hi=1),
+        setting("friction", 0.8, "velocity kept each step (the book: 0.9)", unit="fraction", lo=0, hi=1),
+        setting("speed", 4.0, "cave scroll speed", unit="px/step", lo=0.5, hi=30),
+        setting("restart_level", 45.0, "a shout this loud restarts after a crash", unit="level", lo=0, hi=100),
+    )
+    plus_minus = ("sound_flier.sensitivity", 1)
 
     def stages(self) -> list[AudioStage]:
         self.audio = AudioStage(smoothing_ms=100.0, noise_floor=NoiseFloor(learn_ms=1000.0))
         return [self.audio]
 
     def setup(self) -> None:
-        self.sensitivity = 5
         self.level = 0.0
         self.best_m = 0.0
         self.runs = 0
@@ -107,14 +119,14 @@ class SoundFlier(App):
     # -- the simulation ------------------------------------------------------
     def update(self, dt: float) -> None:
         if self.crashed_at is not None:
-            if self.t - self.crashed_at >= RESTART_DELAY_S and self.level >= RESTART_LEVEL:
+            if self.t - self.crashed_at >= RESTART_DELAY_S and self.level >= self.restart_level:
                 self.restart()
             return
-        self.vy += GRAVITY * (1.0 - (self.level / self.hover_level) ** LIFT_POWER)
+        self.vy += self.acceleration()
         y_before = self.y
         self.y = min(max(self.y + self.vy, self.top + 12), self.bottom - 8)
-        self.vy *= FRICTION
-        self.world_x += SPEED
+        self.vy *= self.friction
+        self.world_x += self.speed
         free = self.top + 12 < self.y < self.bottom - 8
         self.history.append((self.t, self.level, self.bottom - self.y, y_before - self.y, free))
         self.trail.append((self.world_x + FLIER_X - 22, self.y + 1))
@@ -124,27 +136,32 @@ class SoundFlier(App):
             self.crashed_at = self.t
             self.best_m = max(self.best_m, self.distance_m)
 
+    def acceleration(self) -> float:
+        """This step's pull (px/step², down): gravity minus the lift of the current level."""
+        if self.lift == "linear":              # the book: level x 0.02, sensitivity scales it
+            return self.gravity - self.level * self.lift_per_level * 1.1 ** (self.sensitivity - 5)
+        return self.gravity * (1.0 - (self.level / self.hover_level_now) ** self.lift_power)
+
     @property
-    def hover_level(self) -> float:
+    def hover_level_now(self) -> float:
         """The level that holds the flier still: lower with more sensitivity, higher in a noisy room."""
+        if self.lift == "linear":
+            per = self.lift_per_level * 1.1 ** (self.sensitivity - 5)
+            return min(100.0, self.gravity / per) if per > 0 else 100.0
         floor = self.audio.noise_floor.level if self.audio.noise_floor.ready else 0.0
-        return HOVER_LEVEL * 1.1 ** (5 - self.sensitivity) + max(0.0, floor - 20.0)
+        return self.hover_level * 1.1 ** (5 - self.sensitivity) + max(0.0, floor - 20.0)
 
     @property
     def distance_m(self) -> float:
         return self.world_x / PX_PER_M
 
     # -- keys ----------------------------------------------------------------
-    def adjust_sensitivity(self, step: int) -> str:
-        self.sensitivity = int(np.clip(self.sensitivity + step, 1, 9))
-        return f"lift {self.sensitivity}/9"
-
     def recalibrate(self) -> str:
         self.audio.noise_floor.recalibrate()
         return "measuring the room's noise - stay quiet for a second"
 
     def levels(self) -> dict[str, float]:
-        return {"level": self.level, "hover": self.hover_level}
+        return {"level": self.level, "hover": self.hover_level_now}
 
     def state(self) -> dict[str, Any]:
         return {"altitude": self.bottom - self.y, "distance_m": self.distance_m,
@@ -165,7 +182,7 @@ class SoundFlier(App):
         return bg
 
     def _draw_flier(self, screen: pygame.Surface) -> None:
-        angle = math.atan2(self.vy, SPEED * 2)
+        angle = math.atan2(self.vy, self.speed * 2)
         ca, sa = math.cos(angle), math.sin(angle)
         body = [(-24, 0), (-24, -16), (-15, -7), (27, 0), (-9, 7)]
         pts = [(FLIER_X + x * ca - y * sa, self.y + x * sa + y * ca) for x, y in body]
@@ -188,7 +205,7 @@ class SoundFlier(App):
             pygame.draw.polygon(screen, ROCK, pts)
             pygame.draw.polygon(screen, ROCK_EDGE, pts, 2)
         self._draw_flier(screen)
-        hover = self.hover_level
+        hover = self.hover_level_now
         D.meter(screen, pygame.Rect(cave.right - 26, cave.top + 40, 14, cave.h - 80), self.level,
                 color=D.GREEN if self.level >= hover else D.CYAN, mark=hover)
         D.text(screen, "voice", (cave.right - 19, cave.top + 36), size=16, color=D.GREY,

@@ -6,20 +6,26 @@ Four behaviours on top of the (mirrored) camera image; key c cycles them:
 - flock flees hand: a few hundred boids flock; wherever you move, a flow field from the
   motion mask and a flee point at the motion centre scatter them;
 - wanderers: vehicles wander and avoid the round obstacles and your coloured object.
-+/- change the vehicles' top speed. Everything is sensekit.steer; this file only wires
-sensed targets to behaviours and draws.
++/- change the vehicles' top speed (``steer.speed``; every constant is a setting). Click an
+object on the picture, or drag a box around it, to track that object (its outline shows what was taken). Hand input
+(``--hands`` or key h, needs the hands extra): your index fingertip is the target, the
+obstacle and the point the flock flees, and a pinch is key c (the next behaviour).
+Everything is sensekit.steer; this file only wires sensed targets to behaviours and draws.
 """
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
+from sensekit.app.hand_input import HandInput
+from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_hex, camera_to_view
 from sensekit.events import ColorLost, ColorTracked, Motion, Still
+from sensekit.settings import group, setting
 from sensekit.steer import Flock, FlowField, Mix, Vehicle, arrive, avoid, separation, wander
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
@@ -27,9 +33,7 @@ from sensekit.vision.pipeline import VisionStage
 
 MODES = ("arrive at colour", "arrive at motion", "flock flees hand", "wanderers")
 DEFAULT_COLOR_BGR = (20, 45, 235)        # the orange-red ball of the demo recording
-N_VEHICLES, N_BOIDS, N_WANDERERS = 12, 260, 10
 OBSTACLES = [(0.25, 0.35, 38.0), (0.7, 0.3, 30.0), (0.5, 0.7, 44.0), (0.15, 0.8, 26.0)]
-HAND_RADIUS = 60.0                       # the tracked object as an obstacle, px
 COLORS = {"vehicle": (255, 210, 60), "boid": (120, 220, 255), "wanderer": (180, 255, 140)}
 
 
@@ -41,21 +45,34 @@ def triangle(pos: np.ndarray, heading: np.ndarray, size: float) -> list[tuple[fl
             (x - hx * size * 0.6 + hy * size * 0.5, y - hy * size * 0.6 - hx * size * 0.5)]
 
 
-class Steer(App):
+class Steer(TrackerPicking, App):
     title = "Steer"
-    instructions = "move a coloured object or your hand   c: next behaviour   +/- speed"
+    instructions = "move a coloured object or your hand   click/drag: pick object   c: next behaviour   +/- speed"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
+    modes = MODES
+    hands = "switch"
+    SETTING_ATTRS = {"vehicles": "vehicles_n", "boids": "boids_n", "wanderers": "wanderers_n"}
+    SETTINGS = group(
+        "steer", "steer: vehicles, a flock and wanderers steered by what the camera sees",
+        setting("speed", 160.0, "top speed of the vehicles and the flock (wanderers: 60 %); keys +/-",
+                unit="px/s", lo=40, hi=400, step=1.2, log_step=True),
+        setting("vehicles", 12, "vehicles that arrive at the target", lo=1, hi=200),
+        setting("boids", 260, "boids in the flock", lo=1, hi=5000),
+        setting("wanderers", 10, "wanderers among the obstacles", lo=1, hi=200),
+        setting("object_radius", 60.0, "the tracked object as an obstacle", unit="px", lo=1, hi=300),
+    )
+    plus_minus = ("steer.speed", 1)
 
-    def stages(self) -> list[VisionStage]:
+    def stages(self) -> list:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_hex(DEFAULT_COLOR_BGR)),
-                                  motion=MotionDetector(), dispatcher=self.host.dispatcher)
-        return [self.vision]
+                                  motion=MotionDetector())
+        self.hand = HandInput(self)
+        return [self.vision, *self.hand.stages()]
 
     def setup(self) -> None:
         self.camera_view = v = pygame.Rect(0, D.TITLE_H, 640, 480)
         self.mode = 0
-        self.speed = 160.0
         self.colour_at: np.ndarray | None = None
         self.motion_at: np.ndarray | None = None
         self.field: FlowField | None = None
@@ -66,6 +83,7 @@ class Steer(App):
         self.on("color_lost", self._on_lost)
         self.on("motion", self._on_motion)
         self.on("still", self._on_still)
+        self.hand.setup(on_pinch=self._on_pinch)
         self.restart()
 
     def restart(self) -> str:
@@ -80,13 +98,13 @@ class Steer(App):
                     return float(p[0]), float(p[1])
 
         self.vehicles = [Vehicle(spot(), max_speed=self.speed, max_force=3 * self.speed, radius=7)
-                         for _ in range(N_VEHICLES)]
+                         for _ in range(self.vehicles_n)]
         self.wanderers = [Vehicle(np.subtract(spot(), v.topleft), rng.normal(0, 40, 2),
                                   max_speed=self.speed * 0.6,
                                   max_force=2 * self.speed, radius=6, edges="wrap", bounds=bounds)
-                          for _ in range(N_WANDERERS)]
-        self.angles = [float(a) for a in rng.uniform(0, 2 * math.pi, N_WANDERERS)]
-        self.flock = Flock(rng.uniform(0, bounds, (N_BOIDS, 2)), rng.normal(0, 60, (N_BOIDS, 2)),
+                          for _ in range(self.wanderers_n)]
+        self.angles = [float(a) for a in rng.uniform(0, 2 * math.pi, self.wanderers_n)]
+        self.flock = Flock(rng.uniform(0, bounds, (self.boids_n, 2)), rng.normal(0, 60, (self.boids_n, 2)),
                            radius=50, separation_radius=18, max_speed=self.speed,
                            max_force=3 * self.speed, edges="wrap", bounds=bounds,
                            flee_radius=160, weights={"flee": 4.0, "flow": 2.0})
@@ -115,8 +133,23 @@ class Steer(App):
     def _on_still(self, e: Still) -> None:
         self.motion_at, self.field = None, None
 
+    # -- hand input (sensekit.app.hand_input) --------------------------------
+    def key(self, key: int) -> str | None:
+        return self.hand.toggle() if key == pygame.K_h else None
+
+    def _follow_hand(self) -> None:
+        """The fingertip stands in for both the coloured object and the motion centre."""
+        at = None if self.hand.point is None else np.array(self.hand.point)
+        self.colour_at = self.motion_at = at
+
+    def _on_pinch(self, started: bool, xy: tuple[float, float]) -> None:
+        if started:
+            self.host.say(self.recalibrate())
+
     # -- the simulation ------------------------------------------------------
     def update(self, dt: float) -> None:
+        if self.hand.active:
+            self._follow_hand()
         mode = MODES[self.mode]
         if mode in ("arrive at colour", "arrive at motion"):
             target = self.colour_at if mode == "arrive at colour" else self.motion_at
@@ -148,22 +181,29 @@ class Steer(App):
         if self.colour_at is None:
             return self.obstacles, self.obstacle_r
         return (np.vstack([self.obstacles, self.colour_at]),
-                np.append(self.obstacle_r, HAND_RADIUS))
+                np.append(self.obstacle_r, self.object_radius))
 
     # -- keys -----------------------------------------------------------------
     def recalibrate(self) -> str:
         """Key c: the next behaviour."""
-        self.mode = (self.mode + 1) % len(MODES)
-        return f"behaviour: {MODES[self.mode]}"
+        return self.set_mode(MODES[(self.mode + 1) % len(MODES)])
 
-    def adjust_sensitivity(self, step: int) -> str:
-        self.speed = float(np.clip(self.speed * 1.2 ** step, 40.0, 400.0))
+    def set_mode(self, name: str) -> str:
+        self.mode = MODES.index(name)
+        return f"behaviour: {name}"
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if changed.keys() & {"vehicles", "boids", "wanderers"}:
+            self.restart()
+        elif "speed" in changed:
+            self._set_speed()
+
+    def _set_speed(self) -> None:
         for veh in self.vehicles:
             veh.max_speed, veh.max_force = self.speed, 3 * self.speed
         for w in self.wanderers:
             w.max_speed = self.speed * 0.6
         self.flock.max_speed, self.flock.max_force = self.speed, 3 * self.speed
-        return f"top speed {self.speed:.0f} px/s"
 
     def levels(self) -> dict[str, float]:
         return {"polarization %": 100 * self.flock.polarization}
@@ -211,8 +251,10 @@ class Steer(App):
             for w in self.wanderers:
                 pygame.draw.polygon(screen, COLORS["wanderer"], triangle(w.position + origin, w.heading, 9))
         screen.set_clip(None)
+        self.draw_picked(screen)
         D.text(screen, f"c: {mode}", (v.x + 10, v.y + 8), size=22, anchor="topleft",
                color=D.ACCENT, bold=True)
+        self.hand.draw(screen)
         self.draw_frame(screen, mode)
 
 

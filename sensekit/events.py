@@ -155,6 +155,51 @@ class Edges(Event):
     fraction: float = 0.0              # nonzero / size of the map
 
 
+# --- hands (sensekit/vision/hands.py; needs the `hands` extra) ----------------
+
+Landmark = tuple[float, float, float]  # x, y pixels; z pixels (MediaPipe's relative depth x width)
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Hand(Event):
+    """One tracked hand on one frame. ``landmarks`` are MediaPipe's 21 points, in its order."""
+    name: ClassVar[str] = "hand"
+    id: int = 0                        # stable while the hand is tracked
+    handedness: str = ""               # "left" | "right": the person's hand (see hands.py)
+    score: float = 0.0                 # confidence of the handedness, 0..1
+    gesture: str = "none"              # current gesture (hand_gestures.GESTURES or "none")
+    box: Box = (0, 0, 0, 0)            # around the landmarks, pixels
+    landmarks: tuple[Landmark, ...] = ()   # 21 x (x, y, z) pixels
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Gesture(Event):
+    """A hand's gesture changed (held long enough to count)."""
+    name: ClassVar[str] = "gesture"
+    id: int = 0
+    gesture: str = "none"              # open_palm, fist, point, thumbs_up, thumbs_down, victory, ok, none
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Pinch(Event):
+    """Thumb and index tips met (``pinching`` true) or parted (false), with hysteresis."""
+    name: ClassVar[str] = "pinch"
+    id: int = 0
+    pinching: bool = False
+    x: float = 0.0                     # midpoint of the two fingertips, pixels
+    y: float = 0.0
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class HandLost(Event):
+    name: ClassVar[str] = "hand_lost"
+    id: int = 0
+
+
 # --- audio ------------------------------------------------------------------
 
 @register

@@ -1,8 +1,11 @@
-"""Where the bundled recordings live.
+"""Where the bundled apps and recordings live.
 
-The recordings are kept in the repository's ``recordings/`` folder next to the
-package (the README installs with ``pip install -e .``, so they are found from
-any working directory). ``SENSEKIT_RECORDINGS`` overrides the folder.
+The repository keeps them in the top-level ``apps/`` and ``recordings/`` folders.
+A wheel installs those folders inside the package, as ``sensekit/apps/`` and
+``sensekit/recordings/`` (``pyproject.toml`` maps them), so an installed
+sensekit finds them from any working directory; a source checkout or an
+editable install reads the top-level folders. ``bundled_dir(name)`` returns
+whichever exists. ``SENSEKIT_RECORDINGS`` overrides the recordings folder.
 
 Failure mode: asking for a clip that is not there raises ``RecordingError``
 listing the clips that are, and how to regenerate them.
@@ -19,10 +22,16 @@ REPO_DIR = PACKAGE_DIR.parent
 SUFFIX = ".skrec"
 
 
+def bundled_dir(name: str) -> Path:
+    """``sensekit/<name>`` in an installed wheel, else the repository's top-level ``<name>/``."""
+    installed = PACKAGE_DIR / name
+    return installed if installed.is_dir() else REPO_DIR / name
+
+
 def recordings_dir() -> Path:
     """The folder holding the bundled ``*.skrec`` clips and their ``*.truth.json``."""
     override = os.environ.get("SENSEKIT_RECORDINGS")
-    return Path(override) if override else REPO_DIR / "recordings"
+    return Path(override) if override else bundled_dir("recordings")
 
 
 def list_bundled() -> list[str]:

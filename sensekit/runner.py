@@ -12,8 +12,8 @@ pays for edges.
 Who listens is one mechanism, owned here: before every item the runner compares
 the dispatcher's ``version`` with the one it last saw, and when it changed it calls
 ``stage.listen(wanted)`` on every stage that has that method, ``wanted`` being the
-stage's event names that have a handler (all of them for an ``always_run`` stage or
-a runner with ``lazy=False``). A stage can then switch its sub-detectors on and off;
+stage's event names that have a handler (all of them for a runner with ``lazy=False``;
+an ``always_run`` stage is run anyway and decides itself what it keeps running). A stage can then switch its sub-detectors on and off;
 it never needs the dispatcher itself, and a handler attached before the first item
 (an app's ``setup``) is in force from the first block on.
 
@@ -129,8 +129,7 @@ class Runner:
         for stage in self.stages:
             listen = getattr(stage, "listen", None)
             if listen is not None:
-                full = not self.lazy or getattr(stage, "always_run", False)
-                listen(frozenset(stage.emits) if full else self.dispatcher.wanted(stage.emits))
+                listen(frozenset(stage.emits) if not self.lazy else self.dispatcher.wanted(stage.emits))
 
     def process(self, item: Item) -> list[Event]:
         """Transform, run stages and dispatch for one item; returns its events."""

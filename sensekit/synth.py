@@ -29,10 +29,8 @@ full clip. Fails only if the output folder cannot be written.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -333,20 +331,7 @@ def generate(out: str | Path = "recordings", *, seconds: float = DURATION_S, nam
     return rec_path
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sensekit.synth", description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default=None, help="output folder (default: the repo's recordings/)")
-    parser.add_argument("--seconds", type=float, default=DURATION_S, help="clip length (default 20)")
-    args = parser.parse_args(argv)
-    if args.out is None:
-        from sensekit.paths import recordings_dir
-        args.out = recordings_dir()
-    path = generate(args.out, seconds=args.seconds)
-    size = sum(p.stat().st_size for p in path.parent.rglob("*") if p.is_file())
-    print(f"wrote {path} and {path.with_suffix('').with_suffix('.truth.json').name} "
-          f"({size / 1e6:.2f} MB in {path.parent})", file=sys.stderr)
-    return 0
+if __name__ == "__main__":                      # python -m sensekit.synth (options: sensekit.cli._synth)
+    from sensekit.cli._synth import main
 
-
-if __name__ == "__main__":
     raise SystemExit(main())

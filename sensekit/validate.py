@@ -1,7 +1,10 @@
 """Shared validators. Each raises ``ConfigError`` quoting the name and the bad value."""
 from __future__ import annotations
 
+import errno
 import math
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -48,3 +51,88 @@ def check_frame(frame: Any, name: str = "frame") -> np.ndarray:
             f"`{name}` must be an HxWx3 uint8 array, got shape {frame.shape} dtype {frame.dtype}"
         )
     return frame
+
+
+# --- output paths -------------------------------------------------------------------------
+
+def _suffix_list(suffixes: tuple[str, ...]) -> str:
+    return suffixes[0] if len(suffixes) == 1 else ", ".join(suffixes[:-1]) + " or " + suffixes[-1]
+
+
+def _inside_recording(path: Path) -> Path | None:
+    """The recording folder (``*.skrec`` with a ``meta.json``) that ``path`` lies in, if any."""
+    for folder in path.parents:
+        if folder.name.endswith(".skrec") and (folder / "meta.json").is_file():
+            return folder
+    return None
+
+
+def _probe_file(path: Path) -> None:
+    """Open ``path`` for writing without changing it (created and removed if it did not exist)."""
+    if path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)   # no truncation, no write
+        os.close(fd)
+    else:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.close(fd)
+        os.unlink(path)
+    if not os.access(path.parent, os.W_OK | os.X_OK):   # atomic writers replace via the folder
+        raise PermissionError(errno.EACCES, "the folder is not writable")
+
+
+def _probe_folder(path: Path) -> None:
+    os.mkdir(path)
+    os.rmdir(path)
+
+
+def check_output_path(name: str | None, path: str | os.PathLike, *,
+                      suffixes: tuple[str, ...] = (), folder: bool = False,
+                      exist_ok: bool = True) -> Path:
+    """Return ``path`` as a ``Path`` if a command can write it, else raise ``ConfigError``.
+
+    Checked, without changing anything on disk: the name ends in one of ``suffixes``
+    (case-insensitive; none = any), the parent folder exists, the path is not an
+    existing folder (for a file) or does not exist at all (a ``folder`` output, or
+    ``exist_ok=False``), it does not lie inside a recording folder (recordings are
+    never changed), and the OS lets us create it (a file is created and removed
+    again, an existing file is opened for appending and closed). ``name`` (e.g.
+    ``"--out"``) prefixes the message; the CLI's argparse types pass ``None``
+    because argparse names the option itself.
+    """
+    label = f"`{name}`: " if name else ""
+    text = os.fspath(path)
+    shown = repr(text)
+    if not str(text).strip():
+        raise ConfigError(f"{label}an empty path; give a "
+                          + (f"name ending in {_suffix_list(suffixes)}" if suffixes else "path"))
+    if "\x00" in str(text):
+        raise ConfigError(f"{label}{shown} contains a NUL character")
+    p = Path(text)
+    try:
+        is_dir = p.is_dir()
+        exists = p.exists() or p.is_symlink()
+    except OSError as exc:
+        raise ConfigError(f"{label}cannot write {shown}: {exc.strerror or exc}") from None
+    if is_dir and not folder:
+        raise ConfigError(f"{label}{shown} is a folder; give a file name"
+                          + (f" ending in {_suffix_list(suffixes)}" if suffixes else ""))
+    if suffixes and p.suffix.lower() not in suffixes:
+        raise ConfigError(f"{label}{shown} must end in {_suffix_list(suffixes)}")
+    if exists and (folder or not exist_ok):
+        raise ConfigError(f"{label}{shown} already exists; choose another name or delete it")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        why = "is not a folder" if parent.exists() else "does not exist"
+        raise ConfigError(f"{label}cannot write {shown}: the folder '{parent}' {why}")
+    rec = _inside_recording(p.absolute())
+    if rec is not None:
+        raise ConfigError(f"{label}{shown} is inside the recording '{rec}'; write it elsewhere "
+                          "(sensekit never changes a recording)")
+    try:
+        (_probe_folder if folder else _probe_file)(p)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.ENOENT:          # e.g. /proc: the folder exists, files cannot be made
+            reason = f"'{parent}' does not accept new files"
+        raise ConfigError(f"{label}cannot write {shown}: {reason}") from None
+    return p

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pythonosc import osc_message_builder
 from pythonosc.dispatcher import Dispatcher as OscDispatcher
 from pythonosc.osc_server import BlockingOSCUDPServer
 from pythonosc.udp_client import SimpleUDPClient
@@ -25,9 +26,11 @@ from pythonosc.udp_client import SimpleUDPClient
 from sensekit.errors import ConfigError
 from sensekit.events import (EVENT_TYPES, Activity, Clap, ClapPattern, ColorTracked, Dispatcher,
                              Motion, SourceLost)
-from sensekit.osc import (CONTROLS, OscControl, OscSender, Received, add_osc_arguments,
-                          address_for, attach_osc, decode, describe_addresses, encode,
-                          event_arguments, parse_target, signature)
+from sensekit.cli.osc_args import add_osc_arguments, attach_osc
+from sensekit.osc import (LEGACY_ADDRESSES, OscControl, OscSender, Received, address_for, decode,
+                          describe_addresses, encode, event_arguments, parse_target, setting_address,
+                          signature)
+from sensekit.settings import Tuning
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -75,6 +78,11 @@ def collector():
     c.close()
 
 
+def _leaves(v: tuple) -> list:
+    """A tuple's scalars in order, nested tuples (hand landmarks) flattened."""
+    return [y for x in v for y in (_leaves(x) if isinstance(x, tuple) else [x])]
+
+
 def expected_tags(event) -> str:
     """Type tags computed independently of sensekit.osc, from the event's values."""
     tags = "f"
@@ -89,7 +97,7 @@ def expected_tags(event) -> str:
         elif isinstance(v, dict):
             tags += "sf" * len(v)
         elif isinstance(v, tuple):
-            tags += "".join("i" if isinstance(x, int) else "f" for x in v)
+            tags += "".join("i" if isinstance(x, int) else "f" for x in _leaves(v))
         elif v is None:
             tags += "N"
         else:
@@ -105,7 +113,8 @@ def test_addresses_follow_the_documented_rule():
     assert address_for("source_lost") == "/sensekit/source/lost"
     addresses = [address_for(n) for n in EVENT_TYPES]
     assert len(set(addresses)) == len(addresses)
-    assert not set(addresses) & set(CONTROLS), "an event address collides with a control address"
+    assert not [a for a in addresses if a.startswith("/sensekit/set/") or a in ("/sensekit/pause", "/sensekit/preset")], \
+        "an event address collides with a control address"
     for name in EVENT_TYPES:
         sig = signature(EVENT_TYPES[name])  # every declared event has an OSC mapping
         variable = [i for i, (_, tags, _) in enumerate(sig) if tags.endswith("*")]
@@ -266,11 +275,31 @@ def _wait(predicate, timeout: float = 5.0) -> None:
         time.sleep(0.005)
 
 
+class _Knobs:
+    """A real tunable object for the control tests: the activity detector and the audio stage."""
+
+    def __init__(self) -> None:
+        from sensekit.audio.activity import ActivityDetector
+        from sensekit.audio.pipeline import AudioStage
+        from sensekit.vision.color_tracker import ColorTracker
+        from sensekit.vision.pipeline import VisionStage
+
+        self.audio = AudioStage(activity=ActivityDetector(25, 500))
+        self.vision = VisionStage(tracker=ColorTracker("#eb2d14"))
+        self.tuning = Tuning(lambda: [self.audio, self.vision])
+
+    def settle(self) -> dict:
+        self.tuning.apply_now({})
+        return self.tuning.settings()
+
+
 def test_control_accepts_good_settings_in_order_and_ignores_bad_ones(caplog):
+    knobs = _Knobs()
+    paused: list[bool] = []
     with caplog.at_level(logging.WARNING, logger="sensekit.osc"), \
-            OscControl("127.0.0.1", 0) as control:
+            OscControl("127.0.0.1", 0, tuning=knobs.tuning, pause=paused.append) as control:
         client = SimpleUDPClient("127.0.0.1", control.port)
-        client.send_message("/sensekit/set/threshold", 30.0)
+        client.send_message("/sensekit/set/threshold", 30.0)          # the short address of before
         client.send_message("/sensekit/set/threshold", 300.0)         # out of range
         client.send_message("/sensekit/set/threshold", "loud")        # wrong type
         client.send_message("/sensekit/set/color", "#FF8800")
@@ -282,48 +311,70 @@ def test_control_accepts_good_settings_in_order_and_ignores_bad_ones(caplog):
         client.send_message("/sensekit/pause", 2)                     # not 0/1
         client.send_message("/sensekit/pause", 1)
         client.send_message("/sensekit/set/nothing", 1)               # unknown address
-        _wait(lambda: control.accepted + control.rejected >= 12)
-        settings = control.poll()
-    assert [(s.name, s.value) for s in settings] == [
-        ("threshold", 30.0), ("color", "#ff8800"), ("tolerance", 12.0), ("gain", 75.0),
-        ("pause", True)]
-    assert control.stats() == {"osc_accepted": 5, "osc_rejected": 7, "osc_dropped": 0}
+        client.send_message("/sensekit/set/activity/timeout_ms", 250)  # any setting, by key
+        nil = osc_message_builder.OscMessageBuilder("/sensekit/set/activity/off_level")
+        nil.add_arg(None, "N")
+        client.send(nil.build())                                       # nil: none
+        client.send_message("/sensekit/set/vision/mirror", True)       # T
+        client.send_message("/sensekit/set/vision/levels", "none")     # "none" as a string
+        client.send_message("/sensekit/set/pitch/fmin", 100.0)        # no pitch tracker here
+        client.send_message("/sensekit/set/activity/silence_levl", 1.0)  # unknown key
+        _wait(lambda: control.accepted + control.rejected + control.unused >= 18)
+    values = knobs.settle()
+    assert values["activity.silence_level"] == 30.0 and values["tracker.color"] == "#ff8800"
+    assert values["tracker.hue_tolerance"] == 12.0 and values["audio.gain"] == 75.0
+    assert values["activity.timeout_ms"] == 250.0 and values["activity.off_level"] is None
+    assert values["vision.mirror"] is True and paused == [True]
+    assert control.stats() == {"osc_accepted": 9, "osc_rejected": 8, "osc_unused": 1,
+                               "osc_malformed": 0, "osc_oversized": 0}
     warnings = " | ".join(r.getMessage() for r in caplog.records)
-    for fragment in ["300.0", "'loud'", "'orange'", "/sensekit/set/nothing", "[2]"]:
+    for fragment in ["300.0", "'loud'", "'orange'", "/sensekit/set/nothing", "[2]", "silence_levl",
+                     "no running stage uses pitch.fmin"]:
         assert fragment in warnings
 
 
-def test_control_applies_on_the_callers_thread_and_survives_bad_appliers(caplog):
-    applied: list[tuple[str, object, str]] = []
-
-    def set_color(value: str) -> None:
-        raise ValueError(f"tracker rejects {value}")
-
-    with OscControl("127.0.0.1", 0) as control:
-        control.on("gain", lambda v: applied.append(("gain", v, threading.current_thread().name)))
-        control.on("color", set_color)
-        with pytest.raises(ConfigError):
-            control.on("volume", print)
-        client = SimpleUDPClient("127.0.0.1", control.port)
-        client.send_message("/sensekit/set/color", "#000000")
-        client.send_message("/sensekit/set/gain", 60.0)
-        _wait(lambda: control.accepted >= 2)
-        with caplog.at_level(logging.WARNING, logger="sensekit.osc"):
-            settings = control.apply_pending()
-    assert [s.name for s in settings] == ["color", "gain"]
-    assert applied == [("gain", 60.0, threading.current_thread().name)]
-    assert any("tracker rejects" in r.getMessage() for r in caplog.records)
-
-
-def test_control_queue_is_bounded_and_drops_the_oldest():
-    with OscControl("127.0.0.1", 0, max_pending=3) as control:
+def test_a_bad_value_changes_nothing_and_the_last_good_one_sticks():
+    knobs = _Knobs()
+    with OscControl("127.0.0.1", 0, tuning=knobs.tuning) as control:
         client = SimpleUDPClient("127.0.0.1", control.port)
         for g in range(10):
-            client.send_message("/sensekit/set/gain", float(g))
-        _wait(lambda: control.accepted >= 10)
-        settings = control.poll()
-    assert [s.value for s in settings] == [7.0, 8.0, 9.0]
-    assert control.dropped == 7
+            client.send_message("/sensekit/set/audio/gain", float(g))
+        client.send_message("/sensekit/set/activity/off_level", 99.0)   # above the silence level
+        _wait(lambda: control.accepted + control.rejected >= 11)
+    assert control.rejected == 1
+    values = knobs.settle()
+    assert values["audio.gain"] == 9.0 and values["activity.off_level"] is None
+
+
+def test_every_setting_has_an_address_that_sets_it():
+    """/sensekit/set/<section>/<name> for each declared setting, with its OSC type; and the old
+    short addresses still work."""
+    from sensekit.osc.control import value_from_args
+    from sensekit.settings import load_table
+
+    from .settings_values import other_value
+
+    for group in load_table().values():
+        for s in group.items:
+            value = other_value(s)
+            address = setting_address(s.key)
+            assert address == f"/sensekit/set/{s.section}/{s.name}"
+            arg = s.format(value) if s.kind in ("choice", "color", "zones") else value
+            assert value_from_args(s.key, (arg,)) == s.check(value), s.key
+    assert set(LEGACY_ADDRESSES.values()) == {"activity.silence_level", "tracker.color",
+                                             "tracker.hue_tolerance", "audio.gain"}
+
+
+def test_a_preset_over_osc():
+    knobs = _Knobs()
+    with OscControl("127.0.0.1", 0, tuning=knobs.tuning) as control:
+        client = SimpleUDPClient("127.0.0.1", control.port)
+        client.send_message("/sensekit/preset", "book")
+        client.send_message("/sensekit/preset", "nope")
+        _wait(lambda: control.accepted + control.rejected >= 2)
+    values = knobs.settle()
+    assert (values["activity.silence_level"], values["activity.timeout_ms"]) == (25.0, 500.0)
+    assert values["tracker.method"] == "exact" and control.rejected == 1
 
 
 def test_control_port_in_use_is_a_config_error():
@@ -347,8 +398,7 @@ def test_add_and_attach_osc(collector):
         [r] = collector.wait_for(1)
         assert r.address == "/sensekit/clap" and r.timetag is not None
         SimpleUDPClient("127.0.0.1", att.control.port).send_message("/sensekit/pause", 0)
-        _wait(lambda: att.control.accepted >= 1)
-        assert [s.value for s in att.control.poll()] == [False]
+        _wait(lambda: att.control.rejected >= 1)          # no pause handler given: refused
         assert att.stats()["osc_sent"] == 1
     finally:
         att.close()
@@ -399,14 +449,14 @@ def test_osc_listen_jsonl_and_timetags():
 
 def _demo_stages(source, argv: list[str]) -> list:
     """Stages built the way `sensekit events` builds them (the STAGE_PROVIDERS contract)."""
-    from sensekit.audio import options as audio_options
-    from sensekit.vision import options as vision_options
+    from sensekit.cli import audio_options, events, vision_options
 
     parser = argparse.ArgumentParser()
     vision_options.add_arguments(parser)
     audio_options.add_arguments(parser)
     args = parser.parse_args(argv)
-    return [*vision_options.build_stages(args, source), *audio_options.build_stages(args, source)]
+    stages, _ = events.build(args, source, providers=[vision_options, audio_options])
+    return stages
 
 
 @pytest.mark.parametrize("bundle", [False, True])
@@ -560,10 +610,11 @@ def test_control_settings_reach_real_stages(recordings_dir: Path):
         stages = _demo_stages(source, ["--track-color", "#eb2d14", "--activity", "25,500",
                                        "--clap"])
         runner = Runner(source, stages)
+        runner.dispatcher.on("*", lambda e: None)          # someone listens: the stages run
         parser = argparse.ArgumentParser()
         add_osc_arguments(parser)
         att = attach_osc(runner.dispatcher, parser.parse_args(["--osc-control", "0"]),
-                         stages=runner.stages, pause=paused.append)
+                         tuning=Tuning(lambda: runner.stages), pause=paused.append)
         try:
             vision = next(s for s in stages if getattr(s, "tracker", None) is not None)
             audio = next(s for s in stages if getattr(s, "activity", None) is not None)
@@ -575,9 +626,10 @@ def test_control_settings_reach_real_stages(recordings_dir: Path):
                                    ("/sensekit/set/tolerance", 30.0),
                                    ("/sensekit/set/gain", 70.0),
                                    ("/sensekit/set/gain", "loud"),           # rejected
+                                   ("/sensekit/set/motion/threshold", 9),      # no motion here
                                    ("/sensekit/pause", 1)]:
                 client.send_message(address, value)
-            _wait(lambda: att.control.accepted + att.control.rejected >= 7)
+            _wait(lambda: att.control.accepted + att.control.rejected + att.control.unused >= 8)
             assert paused == [True]                  # pause is applied at once
             assert audio.activity.silence_level == 25.0   # others wait for the loop
             runner.run(max_items=5)
@@ -587,7 +639,7 @@ def test_control_settings_reach_real_stages(recordings_dir: Path):
     assert vision.tracker.color == 0x00FF00
     assert vision.tracker.tolerance[0] == 30.0
     assert audio.meter.gain == 70.0
-    assert att.control.rejected == 2
+    assert att.control.rejected == 2 and att.control.unused == 1
 
 
 def test_events_with_profile(recordings_dir: Path, tmp_path: Path, capsys):
@@ -609,7 +661,8 @@ def test_events_with_profile(recordings_dir: Path, tmp_path: Path, capsys):
     assert motion and all("door" in e["zones"] for e in motion)   # the profile's zone
     venue.write_text("[color]\ntarget = '#eb2d14'\ntolerance = 500\n")
     assert main(["events", str(demo), "--max-items", "5", "--profile", str(venue)]) == 2
-    assert f"{venue}:3: `color.tolerance`" in capsys.readouterr().err
+    assert f"{venue}:3: `tracker.hue_tolerance` must be a number 0..180 deg, got 500 (written as " \
+           "`color.tolerance`)" in capsys.readouterr().err
 
 
 # --- property: any field values round-trip ------------------------------------------------
@@ -655,7 +708,7 @@ def _flatten(event) -> list:
             for k, x in v.items():
                 out += [k.replace("\x00", ""), x]
         elif isinstance(v, tuple):
-            out += list(v)
+            out += _leaves(v)
         elif isinstance(v, str):
             out.append(v.replace("\x00", ""))
         else:
@@ -670,3 +723,17 @@ def test_any_event_round_trips(event, bundle):
     assert r.address == address_for(event.name)
     assert r.tags == expected_tags(event)
     assert list(r.args) == _flatten(event)      # float32 values are exact here
+
+
+def test_docs_say_how_every_kind_of_setting_is_sent():
+    """docs/OSC.md's table of setting kinds covers every kind the table declares."""
+    from sensekit.settings import load_table
+
+    text = (REPO / "docs" / "OSC.md").read_text()
+    section = text[text.index("## Settings in"):]
+    kinds = {s.kind for g in load_table().values() for s in g.items}
+    words = {"float": "`float`", "int": "`int`", "bool": "`bool`", "choice": "choice", "color": "colour",
+             "zones": "zones"}
+    for kind in kinds:
+        assert words[kind] in section, f"docs/OSC.md does not say how a {kind} setting is sent"
+    assert "/sensekit/set/<section>/<name>" in section and "/sensekit/preset" in section

@@ -1,4 +1,5 @@
-"""Venue profiles: schema, errors that name key/file/line, and a writer that round-trips."""
+"""Venue profiles: every setting of the table in a TOML file, errors at FILE:LINE, older keys,
+a writer that round-trips and edits the user's file in place, and ``sensekit calibrate``."""
 from __future__ import annotations
 
 import string
@@ -9,22 +10,44 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sensekit.errors import ConfigError
-from sensekit.profile import (Profile, dumps_profile, find_line, load_profile, loads_profile,
-                              save_profile)
+from sensekit.profile import dumps_profile, edit_profile_text, find_line, load_profile, loads_profile, save_profile
+from sensekit.settings import load_table, lookup
+
+from .settings_values import joint_values
 
 FULL = """\
 # my venue
+[tracker]
+color = "#E03C28"
+hue_tolerance = 15
+
+[motion]
+threshold = 30
+noise_sigma = 1.25
+
+[motion.zones]
+left = [0.0, 0.0, 0.5, 1.0]
+"top right" = [0.5, 0, 0.5, 0.5]
+
+[audio]
+gain = 62.5
+
+[activity]
+silence_level = 20
+timeout_ms = 250
+
+[noise_floor]
+level = 3.5
+"""
+
+LEGACY = """\
 [color]
 target = "#E03C28"
 tolerance = 15
 
 [motion]
-threshold = 30.5
+threshold = 30
 noise_floor = 4.25
-
-[motion.zones]
-left = [0.0, 0.0, 0.5, 1.0]
-"top right" = [0.5, 0, 0.5, 0.5]
 
 [audio]
 gain = 62.5
@@ -34,25 +57,60 @@ noise_floor = 3.5
 """
 
 
-def test_defaults():
-    p = Profile()
-    assert p.color.target is None and p.color.tolerance == 12.0
-    assert p.motion.threshold is None and p.motion.zones == {}
-    assert (p.audio.gain, p.audio.threshold, p.audio.timeout_ms) == (50.0, 25.0, 500.0)
-    assert loads_profile("") == p
+def test_empty_profile_sets_nothing():
+    assert dict(loads_profile("")) == {}
 
 
 def test_full_profile_loads_with_types(tmp_path: Path):
     f = tmp_path / "venue.toml"
     f.write_text(FULL)
     p = load_profile(f)
-    assert p.color.target == "#e03c28"
-    assert p.color.tolerance == 15.0 and isinstance(p.color.tolerance, float)
-    assert p.motion.threshold == 30.5 and p.motion.noise_floor == 4.25
-    assert p.motion.zones == {"left": (0.0, 0.0, 0.5, 1.0), "top right": (0.5, 0.0, 0.5, 0.5)}
-    assert list(p.motion.zones) == ["left", "top right"]
-    assert (p.audio.gain, p.audio.threshold, p.audio.timeout_ms, p.audio.noise_floor) == \
+    assert p["tracker.color"] == "#e03c28"
+    assert p["tracker.hue_tolerance"] == 15.0 and isinstance(p["tracker.hue_tolerance"], float)
+    assert p["motion.threshold"] == 30 and p["motion.noise_sigma"] == 1.25
+    assert p["motion.zones"] == {"left": (0.0, 0.0, 0.5, 1.0), "top right": (0.5, 0.0, 0.5, 0.5)}
+    assert list(p["motion.zones"]) == ["left", "top right"]
+    assert (p["audio.gain"], p["activity.silence_level"], p["activity.timeout_ms"], p["noise_floor.level"]) == \
         (62.5, 20.0, 250.0, 3.5)
+
+
+def test_older_profiles_still_load():
+    """Keys from before one table load into their settings; the old camera noise floor
+    (median difference / 0.6745) becomes the camera sigma of the noise rule."""
+    old, new = loads_profile(LEGACY), loads_profile(FULL)
+    for key in ("tracker.color", "tracker.hue_tolerance", "motion.threshold", "audio.gain",
+                "activity.silence_level", "activity.timeout_ms", "noise_floor.level"):
+        assert old[key] == new[key], key
+    assert old["motion.noise_sigma"] == pytest.approx(4.25 * 0.6745 / (1.2638 * 2 ** 0.5), abs=1e-3)
+
+
+def test_a_setting_given_twice_is_an_error():
+    with pytest.raises(ConfigError, match=r"<profile>:5: `activity.silence_level` is set twice \(as "
+                                          r"`activity.silence_level` and `audio.threshold`\)"):
+        loads_profile("[activity]\nsilence_level = 20\n\n[audio]\nthreshold = 25\n")
+
+
+def test_rules_between_settings_are_checked_where_they_apply():
+    """A rule that joins two settings (off level <= silence level) is checked against the
+    running detector's values, since a profile may rely on an app's own: nothing changes."""
+    from sensekit.audio.activity import ActivityDetector
+    from sensekit.settings import Tuning
+
+    p = loads_profile("[activity]\noff_level = 25\n")             # fine for a detector at 30 ...
+    det = ActivityDetector(30)
+    Tuning(lambda: [det]).apply_now(p)
+    assert det.off_level == 25
+    low = ActivityDetector(20)                                          # ... not for one at 20
+    with pytest.raises(ConfigError, match="`activity.off_level` must not exceed `activity.silence_level`"):
+        Tuning(lambda: [low]).apply(p)
+    assert low.off_level is None
+
+
+def test_none_sets_an_optional_setting_to_nothing():
+    p = loads_profile('[motion]\nthreshold = "none"\n[vision]\nlevels = "NONE"\n')
+    assert p["motion.threshold"] is None and p["vision.levels"] is None
+    with pytest.raises(ConfigError, match="`audio.gain` must be a number"):
+        loads_profile('[audio]\ngain = "none"\n')
 
 
 def test_save_then_load_is_identity(tmp_path: Path):
@@ -62,30 +120,50 @@ def test_save_then_load_is_identity(tmp_path: Path):
     assert not [x for x in out.parent.iterdir() if x.name != "venue.toml"], "temp file left behind"
 
 
+def test_every_setting_round_trips_through_a_profile(tmp_path: Path):
+    """Each declared setting, at a value other than its default: saved, loaded back equal, and
+    written with its help as a comment."""
+    values = {}
+    for group in load_table().values():
+        values.update({f"{group.section}.{n}": v for n, v in joint_values(group).items()})
+    out = save_profile(values, tmp_path / "all.toml")
+    assert dict(load_profile(out)) == values
+    text = out.read_text()
+    for key in values:
+        assert lookup(key).help in text, key
+    # and edited in place: every value moved back to its default, the file keeps its layout
+    defaults = {k: lookup(k).default for k in values}
+    edited = edit_profile_text(text, defaults)
+    assert dict(loads_profile(edited)) == defaults
+
+
 def _replace(old: str, new: str) -> str:
     assert old in FULL
     return FULL.replace(old, new)
 
 
 @pytest.mark.parametrize("text,line,fragments", [
-    (_replace("gain = 62.5", "gian = 62.5"), 15, ["unknown key `audio.gian`", "gain, noise_floor"]),
+    (_replace("gain = 62.5", "gian = 62.5"), 15, ["unknown key `audio.gian`", "gain, smoothing_ms"]),
     (_replace("gain = 62.5", "gain = 150"), 15, ["`audio.gain`", "0..100", "150"]),
     (_replace("gain = 62.5", 'gain = "loud"'), 15, ["`audio.gain`", "'loud'"]),
     (_replace("gain = 62.5", "gain = true"), 15, ["`audio.gain`", "True"]),
     (_replace("gain = 62.5", "gain = nan"), 15, ["`audio.gain`", "nan"]),
-    (_replace('target = "#E03C28"', 'target = "red"'), 3, ["`color.target`", "#RRGGBB", "'red'"]),
-    (_replace("tolerance = 15", "tolerance = -1"), 4, ["`color.tolerance`", "-1"]),
-    (_replace("threshold = 30.5", "threshold = 256"), 7, ["`motion.threshold`", "256"]),
-    (_replace("threshold = 30.5", "threshold = 0"), 7, ["`motion.threshold`", "1..255"]),
-    (_replace("tolerance = 15", "tolerance = 181"), 4, ["`color.tolerance`", "0..180"]),
+    (_replace('color = "#E03C28"', 'color = "red"'), 3, ["`tracker.color`", "#RRGGBB", "'red'"]),
+    (_replace("hue_tolerance = 15", "hue_tolerance = -1"), 4, ["`tracker.hue_tolerance`", "-1"]),
+    (_replace("threshold = 30", "threshold = 256"), 7, ["`motion.threshold`", "256"]),
+    (_replace("threshold = 30", "threshold = 0"), 7, ["`motion.threshold`", "1..255"]),
+    (_replace("threshold = 30", "threshold = 30.5"), 7, ["`motion.threshold`", "whole number"]),
+    (_replace("hue_tolerance = 15", "hue_tolerance = 181"), 4, ["`tracker.hue_tolerance`", "0..180"]),
     (_replace('"top right" = [0.5, 0, 0.5, 0.5]', '"top right" = [0.5, 0, 0.6, 0.5]'), 12,
      ["`motion.zones.top right`", "inside the frame"]),
     (_replace("left = [0.0, 0.0, 0.5, 1.0]", "left = [0.0, 0.0, 0.5]"), 11,
      ["`motion.zones.left`", "[x, y, w, h]"]),
+    (_replace("left = [0.0, 0.0, 0.5, 1.0]", "left = [0, 0, 80, 240]"), 11,
+     ["`motion.zones.left`", "fractions"]),
     (_replace("[motion.zones]", "[motion.zone]"), 10, ["unknown key `motion.zone`"]),
-    (_replace("[audio]", "[sound]"), 14, ["unknown key `sound`", "color, motion, audio"]),
-    (_replace("timeout_ms = 250", "timeout_ms = 250\ncolour = 1"), 18, ["`audio.colour`"]),
-    (_replace("noise_floor = 4.25", "noise_floor = 4.25 ="), 8, ["not valid TOML"]),
+    (_replace("[audio]", "[sound]"), 14, ["unknown table `sound`", "activity, activity_graph, audio"]),
+    (_replace("timeout_ms = 250", "timeout_ms = 250\ncolour = 1"), 20, ["`activity.colour`"]),
+    (_replace("noise_sigma = 1.25", "noise_sigma = 1.25 ="), 8, ["not valid TOML"]),
     (FULL + "[motion]\nzones = 3\n", None, None),  # duplicate table: TOML error
 ])
 def test_errors_name_key_file_and_line(tmp_path: Path, text, line, fragments):
@@ -120,13 +198,11 @@ def test_find_line_handles_dotted_inline_and_quoted_keys():
     assert find_line(text, "nothing") is None
 
 
-def test_validate_rejects_bad_values_set_in_code():
-    p = Profile()
-    p.audio.gain = 101
-    with pytest.raises(ConfigError, match="audio.gain"):
-        p.validate()
-    with pytest.raises(ConfigError, match="audio.gain"):
-        dumps_profile(p)
+def test_writing_checks_values_first():
+    with pytest.raises(ConfigError, match="`audio.gain` must be a number 0..100, got 101"):
+        dumps_profile({"audio.gain": 101})
+    with pytest.raises(ConfigError, match="unknown setting `audio.gian`"):
+        dumps_profile({"audio.gian": 1})
 
 
 # --- round trip of arbitrary valid profiles ------------------------------------------
@@ -146,41 +222,26 @@ def zones(draw):
 
 @st.composite
 def profiles(draw):
-    p = Profile()
-    p.color.target = draw(st.none() | st.from_regex(r"#[0-9a-f]{6}", fullmatch=True))
-    p.color.tolerance = draw(st.floats(0, 180))
-    p.motion.threshold = draw(st.none() | st.floats(1, 255))
-    p.motion.noise_floor = draw(st.none() | st.floats(0, 255))
+    p = {}
+    p["tracker.color"] = draw(st.none() | st.from_regex(r"#[0-9a-f]{6}", fullmatch=True))
+    p["tracker.hue_tolerance"] = draw(st.floats(0, 180))
+    p["motion.threshold"] = draw(st.none() | st.integers(1, 255))
+    p["motion.noise_sigma"] = draw(st.none() | st.floats(0, 100))
     names = draw(st.lists(st.text(string.printable.translate(str.maketrans("", "", ",;=")) + "éß✓\x7f",
                                   min_size=1, max_size=8).filter(str.strip),
                           unique=True, max_size=4))
-    p.motion.zones = {n: draw(zones()) for n in names}
-    p.audio.gain = draw(st.floats(0, 100))
-    p.audio.threshold = draw(st.floats(0, 100))
-    p.audio.timeout_ms = draw(st.floats(0, 60000))
-    p.audio.noise_floor = draw(st.none() | st.floats(0, 100))
+    p["motion.zones"] = {n: draw(zones()) for n in names}
+    p["audio.gain"] = draw(st.floats(0, 100))
+    p["activity.silence_level"] = draw(st.floats(0, 100))
+    p["activity.timeout_ms"] = draw(st.floats(0, 600000))
+    p["noise_floor.level"] = draw(st.none() | st.floats(0, 100))
     return p
 
 
 @settings(max_examples=150, deadline=None)
 @given(profiles())
-def test_round_trip(p: Profile):
-    assert loads_profile(dumps_profile(p)) == p.validate()
-
-
-def test_derived_motion_threshold_and_pixel_zones():
-    p = Profile()
-    assert p.motion_threshold() is None
-    p.motion.noise_floor = 1.0
-    assert p.motion_threshold() == 8           # 5 x 1.0 clamped up to the detector's minimum
-    p.motion.noise_floor = 4.0
-    assert p.motion_threshold() == 20
-    p.motion.noise_floor = 40.0
-    assert p.motion_threshold() == 96          # clamped down
-    p.motion.threshold = 30.4
-    assert p.motion_threshold() == 30          # an explicit threshold wins
-    p.motion.zones = {"door": (0.0, 0.0, 0.25, 1.0), "tiny": (0.999, 0.999, 0.001, 0.001)}
-    assert p.zones_px(320, 240) == {"door": (0, 0, 80, 240), "tiny": (319, 239, 1, 1)}
+def test_round_trip(p):
+    assert dict(loads_profile(dumps_profile(p))) == p
 
 
 # --- sensekit calibrate ----------------------------------------------------------------
@@ -213,6 +274,8 @@ def _noisy_recording(path: Path, *, pixel_sigma: float, audio_rms: float, second
 
 
 def test_calibrate_learns_noise_floors_and_a_colour(tmp_path: Path, capsys):
+    import numpy as np
+
     from sensekit.audio.level import level
     from sensekit.cli import main
 
@@ -222,24 +285,23 @@ def test_calibrate_learns_noise_floors_and_a_colour(tmp_path: Path, capsys):
     out = tmp_path / "venue.toml"
     out.write_text('[motion.zones]\ndoor = [0.0, 0.0, 0.25, 1.0]\n\n[audio]\ngain = 50\n')
     assert main(["calibrate", str(quiet), "--out", str(out), "--seconds", "1.5",
-                 "--pick-color", "50,30"]) == 0
+                 "--pick-color", "50,30", "--set", "clapper.method=activity"]) == 0
     p = load_profile(out)
-    import numpy as np
     expected_level = level(np.full(400, rms, np.float32))   # rms -40 dBFS -> level 43.3
-    assert p.audio.noise_floor == pytest.approx(expected_level, abs=1.0)
-    assert p.color.target == "#ff8000"
-    assert p.motion.zones == {"door": (0.0, 0.0, 0.25, 1.0)}     # kept from the old file
-    quiet_floor = p.motion.noise_floor
-    assert 1.5 < quiet_floor < 6.0
+    assert p["noise_floor.level"] == pytest.approx(expected_level, abs=1.0)
+    assert p["tracker.color"] == "#ff8000"
+    assert p["motion.zones"] == {"door": (0.0, 0.0, 0.25, 1.0)}     # kept from the old file
+    assert p["clapper.method"] == "activity"                       # --set: written too
+    quiet_sigma = p["motion.noise_sigma"]
+    assert quiet_sigma == pytest.approx(2.0, rel=0.2)    # the camera noise (integer medians read low)
     text = capsys.readouterr().out
-    assert "audio noise floor" in text and "camera noise floor" in text and str(out) in text
+    assert "audio noise floor" in text and "camera noise" in text and str(out) in text
 
     assert main(["calibrate", str(noisy), "--out", str(out), "--seconds", "1.5"]) == 0
     p2 = load_profile(out)
-    assert p2.color.target == "#ff8000"                           # not re-picked: kept
-    assert p2.motion.noise_floor / quiet_floor == pytest.approx(3.0, rel=0.2)
-    assert p2.audio.noise_floor - p.audio.noise_floor == pytest.approx(20 * np.log10(4) / 0.6,
-                                                                       abs=1.0)
+    assert p2["tracker.color"] == "#ff8000"                        # not re-picked: kept
+    assert p2["motion.noise_sigma"] / quiet_sigma == pytest.approx(3.0, rel=0.2)
+    assert p2["noise_floor.level"] - p["noise_floor.level"] == pytest.approx(20 * np.log10(4) / 0.6, abs=1.0)
 
 
 @pytest.mark.parametrize("argv,fragment", [
@@ -247,6 +309,7 @@ def test_calibrate_learns_noise_floors_and_a_colour(tmp_path: Path, capsys):
     (["--pick-color", "x"], "X,Y"),
     (["--seconds", "0"], "--seconds"),
     (["--seconds", "-1"], "--seconds"),
+    (["--set", "motion.threshold=0"], "`motion.threshold` must be a whole number 1..255"),
 ])
 def test_calibrate_errors_are_one_line(tmp_path: Path, capsys, argv, fragment):
     from sensekit.cli import main
@@ -270,73 +333,115 @@ def test_calibrate_refuses_a_broken_existing_profile(tmp_path: Path, capsys):
     assert out.read_text() == "[audio]\ngain = 500\n"                # untouched
 
 
-def test_apply_profile_to_real_stages(recordings_dir: Path, tmp_path: Path):
+def test_events_apply_a_profile_to_real_stages(recordings_dir: Path, tmp_path: Path):
+    """``sensekit events --profile``: the profile fills what the options leave unset, its colour
+    turns tracking on, and a calibrated camera noise gives the motion threshold."""
     import argparse
 
-    from sensekit.audio import options as audio_options
     from sensekit.capture.spec import open_source
-    from sensekit.profile import apply_profile_to_stages, profile_for_events
-    from sensekit.vision import options as vision_options
+    from sensekit.cli import audio_options, events, vision_options
+    from sensekit.cli.tuning import add_tuning_arguments
 
     demo = recordings_dir / "demo.skrec"
     if not demo.is_dir():
         pytest.skip("recordings/demo.skrec not generated")
-    p = loads_profile('[color]\ntarget = "#00ff00"\ntolerance = 20\n[motion]\nnoise_floor = 3.0\n'
-                      '[motion.zones]\ndoor = [0.0, 0.0, 0.25, 1.0]\n'
-                      '[audio]\ngain = 60\nthreshold = 33\ntimeout_ms = 250\nnoise_floor = 12.5\n')
+    (tmp_path / "v.toml").write_text(
+        '[color]\ntarget = "#00ff00"\ntolerance = 20\n[motion]\nnoise_sigma = 3.0\n'
+        '[motion.zones]\ndoor = [0.0, 0.0, 0.25, 1.0]\n'
+        '[audio]\ngain = 60\nthreshold = 33\ntimeout_ms = 250\nnoise_floor = 12.5\n')
     parser = argparse.ArgumentParser()
     vision_options.add_arguments(parser)
     audio_options.add_arguments(parser)
-    parser.add_argument("--profile", type=Path)
+    add_tuning_arguments(parser)
+    args = parser.parse_args(["--motion", "--activity", "floor+6,500", "--profile", str(tmp_path / "v.toml")])
+    providers = [vision_options, audio_options]
     with open_source(f"replay:{demo}") as source:
-        save_profile(p, tmp_path / "v.toml")
-        args = parser.parse_args(["--motion", "--activity", "floor+6,500",
-                                  "--profile", str(tmp_path / "v.toml")])
-        loaded = profile_for_events(args, source)
-        assert args.track_color == "#00ff00" and args.tolerance == "20,80,80"
-        assert args.zones == "door=0,0,80,240" and args.gain == 60.0
-        stages = [*vision_options.build_stages(args, source), *audio_options.build_stages(args, source)]
-        done = apply_profile_to_stages(loaded, stages)
-        vision = next(s for s in stages if getattr(s, "motion", None) is not None)
-        audio = next(s for s in stages if getattr(s, "activity", None) is not None)
-        assert vision.motion.fixed_threshold == 15                 # 5 x noise floor 3.0
-        assert audio.noise_floor.ready and audio.noise_floor.level == 12.5
-        assert audio.meter.gain == 60.0
-        assert any("motion threshold 15" in d for d in done)
-        # apps: override=True also sets the colour, gain and activity threshold
-        apply_profile_to_stages(loaded, stages, override=True)
-        assert audio.activity.silence_level == 33.0 and audio.activity.timeout_ms == 250.0
-        tracker = next(s.tracker for s in stages if getattr(s, "tracker", None) is not None)
-        assert tracker.color == 0x00FF00 and tracker.tolerance[0] == 20.0
+        chosen = events.choose(args, providers)
+        assert args.track_color == "#00ff00"                          # the profile's colour tracks
+        stages, tuning = events.build(args, source, chosen, providers)
+        for t in tuning.tunables():
+            t.apply_pending()
+    vision = next(s for s in stages if getattr(s, "motion", None) is not None)
+    audio = next(s for s in stages if getattr(s, "activity", None) is not None)
+    assert vision.motion.threshold == pytest.approx(5 * 2 ** 0.5 * 3.0)     # the noise rule on 3.0
+    assert vision.tracker.color == 0x00FF00 and vision.tracker.tolerance[0] == 20.0
+    assert vision.motion.zone_fractions == {"door": (0.0, 0.0, 0.25, 1.0)}
+    assert audio.noise_floor.ready and audio.noise_floor.level == 12.5
+    assert audio.meter.gain == 60.0
+    assert audio.activity.on_db == 6.0 and audio.activity.timeout_ms == 500.0     # the option wins
+    assert audio.activity.silence_level == 33.0
 
 
-def test_capture_profile_saves_what_the_stages_use(recordings_dir: Path, tmp_path: Path):
-    import argparse
+COMMENTED = """\
+# Gallery 3, north wall. Tuned by Ana on opening night.
+[audio]   # the microphone above the door
+gain = 62.5          # loud room: turned up
+threshold = 20       # claps only
+timeout_ms = 250
 
-    from sensekit.audio import options as audio_options
-    from sensekit.capture.spec import open_source
-    from sensekit.profile import capture_profile
-    from sensekit.runner import Runner
-    from sensekit.vision import options as vision_options
+# the camera looks at the bench
+[motion]
+threshold = 30     # set by hand after the projector was moved
 
-    demo = recordings_dir / "demo.skrec"
-    if not demo.is_dir():
-        pytest.skip("recordings/demo.skrec not generated")
-    parser = argparse.ArgumentParser()
-    vision_options.add_arguments(parser)
-    audio_options.add_arguments(parser)
-    args = parser.parse_args(["--track-color", "#eb2d14", "--tolerance", "15,80,80", "--motion",
-                              "--activity", "30,400", "--gain", "55", "--noise-floor-ms", "500"])
-    with open_source(f"replay:{demo}") as source:
-        stages = [*vision_options.build_stages(args, source), *audio_options.build_stages(args, source)]
-        Runner(source, stages, lazy=False).run(max_items=200)
-    base = Profile()
-    base.motion.zones = {"door": (0.0, 0.0, 0.25, 1.0)}
-    p = capture_profile(stages, base)
-    assert base.color.target is None, "the base must not be modified"
-    assert p.color.target == "#eb2d14" and p.color.tolerance == 15.0
-    assert p.motion.threshold is not None and 1 <= p.motion.threshold <= 255
-    assert (p.audio.gain, p.audio.threshold, p.audio.timeout_ms) == (55.0, 30.0, 400.0)
-    assert p.audio.noise_floor is not None
-    assert p.motion.zones == {"door": (0.0, 0.0, 0.25, 1.0)}
-    assert load_profile(save_profile(p, tmp_path / "saved.toml")) == p
+[motion.zones]
+bench = [0.0, 0.5, 1.0, 0.5]   # people sit here
+
+[color]
+target = "#E03C28"   # the red ball
+tolerance = 15
+"""
+
+
+def test_calibrate_edits_an_existing_profile_in_place(tmp_path: Path, capsys):
+    """Only the measured keys change; comments, order, spelling of untouched values stay."""
+    from sensekit.cli import main
+
+    rec = _noisy_recording(tmp_path / "r.skrec", pixel_sigma=2.0, audio_rms=0.01, seconds=1.0)
+    out = tmp_path / "venue.toml"
+    out.write_text(COMMENTED)
+    out.chmod(0o640)
+    assert main(["calibrate", str(rec), "--out", str(out), "--seconds", "0.8"]) == 0, \
+        capsys.readouterr().err
+    text = out.read_text()
+    new = text.splitlines()
+    for line in COMMENTED.splitlines():                        # every line the user wrote is kept
+        assert line in new, f"lost: {line!r}\n{text}"
+    # the measured values were added: the camera noise to [motion], the audio floor in a new table
+    added = [line for line in new if line not in COMMENTED.splitlines() and line.strip()]
+    assert [a.split("=")[0].split("#")[0].strip() for a in added] == ["noise_sigma", "[noise_floor]", "level"]
+    assert new.index("[motion]") < new.index(added[0]) < new.index("[motion.zones]")
+    p = load_profile(out)
+    assert p["noise_floor.level"] is not None and p["motion.noise_sigma"] is not None
+    assert p["audio.gain"] == 62.5 and p["motion.zones"] == {"bench": (0.0, 0.5, 1.0, 0.5)}
+    assert out.stat().st_mode & 0o777 == 0o640                 # permissions kept
+
+    # calibrating again changes a measured value in place, keeping its comment
+    out.write_text(text.replace(added[0], "noise_sigma = 99.0  # measured"))
+    assert main(["calibrate", str(rec), "--out", str(out), "--seconds", "0.8"]) == 0
+    again = out.read_text().splitlines()
+    measured = [line for line in again if line.startswith("noise_sigma") and "# measured" in line]
+    assert len(measured) == 1 and "99.0" not in measured[0], again
+    assert len(again) == len(new)
+
+
+def test_saving_writes_where_the_user_wrote_it(tmp_path: Path):
+    """A setting the file holds under its older name is updated there, comment kept."""
+    out = tmp_path / "venue.toml"
+    out.write_text(COMMENTED)
+    save_profile({"activity.silence_level": 35.0, "tracker.hue_tolerance": 18.0}, out)
+    text = out.read_text()
+    assert "threshold = 35.0       # claps only" in text and "tolerance = 18.0" in text
+    assert "[activity]" not in text and "[tracker]" not in text
+    assert load_profile(out)["activity.silence_level"] == 35.0
+
+
+def test_save_profile_follows_a_symlink_and_drops_removed_zones(tmp_path: Path):
+    real = tmp_path / "real.toml"
+    real.write_text(COMMENTED)
+    link = tmp_path / "venue.toml"
+    link.symlink_to(real)
+    save_profile({"motion.zones": {}, "audio.gain": 40.0}, link)
+    assert link.is_symlink()                                   # the link is still a link
+    text = real.read_text()
+    assert "bench = " not in text and "gain = 40.0          # loud room: turned up" in text
+    assert "# Gallery 3, north wall." in text and load_profile(real)["audio.gain"] == 40.0

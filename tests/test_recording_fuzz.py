@@ -1,7 +1,13 @@
 """Corrupt recordings: truncate, flip bytes in, and delete parts of a recording, then load
 and replay it. Each attempt either succeeds with what is intact or raises
 ``RecordingError`` (the one documented recording error) with a clear message; it never
-raises anything else and never hangs.
+raises anything else and never hangs. ``inspect``'s check (``check_recording``) runs on
+the same damage and must agree with the replay: a recording it calls intact replays
+whole, one whose replay fails is not called intact, and for an incomplete recording it
+counts exactly the frames and samples the replay plays.
+
+Both layouts are fuzzed: format version 2 (video in half-second segments) and version 1
+(one ``video.mkv``, like the bundled demo).
 
 The recording under test is a short one made here with ``Recorder`` (24 frames of
 64x48 video at 12 fps and 2 s of 8 kHz audio) so that a replay takes milliseconds and
@@ -28,11 +34,13 @@ from hypothesis import strategies as st
 
 from sensekit.capture.base import AudioBlock, VideoFrame
 from sensekit.capture.recording import Recorder, ReplaySource
+from sensekit.capture.recording_check import check_recording
 from sensekit.capture.spec import open_source
 from sensekit.errors import RecordingError
+from tests.capture.recording_versions import to_version_1
 
 REPO = Path(__file__).resolve().parents[1]
-FILES = ("meta.json", "video.mkv", "video_ts.csv", "audio.wav")
+FILES = ("meta.json", "video.mkv", "video_ts.csv", "audio.wav", "video.ffconcat")
 W, H, FPS, N_FRAMES = 64, 48, 12.0, 24
 RATE, N_SAMPLES, BLOCK = 8000, 16000, 400
 REPLAY_TIMEOUT_S = 20.0
@@ -46,9 +54,14 @@ def _frame(i: int) -> np.ndarray:
     return img
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("fuzz") / "short.skrec"
+def files_of(folder: Path) -> list[str]:
+    """Every file of a recording, relative to it (segments as ``video/NAME``)."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+
+
+@pytest.fixture(scope="module", params=[2, 1], ids=["v2", "v1"])
+def pristine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp(f"fuzz{request.param}") / "short.skrec"
     rng = np.random.default_rng(7)
     audio = (rng.standard_normal(N_SAMPLES) * 0.2).astype(np.float32)
     with Recorder(path, video=(W, H, FPS), audio=(RATE, 1), block_size=BLOCK,
@@ -58,6 +71,8 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
                   for k in range(N_SAMPLES // BLOCK)]
         for item in sorted(items, key=lambda it: (it.t, isinstance(it, AudioBlock))):
             rec.write(item)
+    if request.param == 1:
+        to_version_1(path)
     return path
 
 
@@ -110,11 +125,32 @@ def check(path: Path, *, via_spec: bool, what: str,
             "(only RecordingError is allowed)")
         msg = str(out.error)
         assert msg and len(msg) < 500 and "\n" not in msg, f"{what}: unclear message {msg!r}"
-        assert path.name in msg or any(f in msg for f in FILES), \
+        assert path.name in msg or any(f in msg for f in FILES) or "video/" in msg, \
             f"{what}: message names neither the recording nor the file: {msg!r}"
     else:  # success: only what is intact, never more than was recorded
         assert out.frames <= max_frames and out.blocks <= max_blocks, what
+    agree_with_inspect(path, out, what)
     return out
+
+
+def agree_with_inspect(path: Path, out: Outcome, what: str) -> None:
+    """``inspect``'s check raises only ``RecordingError`` and agrees with the replay."""
+    try:
+        report = check_recording(path)
+    except RecordingError:
+        assert out.error is not None, f"{what}: inspect refused a recording that replays"
+        return
+    if out.error is not None:
+        assert report.status != "intact", f"{what}: inspect calls intact what fails: {out.error}"
+        return
+    if report.status == "intact":
+        assert report.video is None or out.frames == report.video.listed_frames, what
+    if not report.complete:
+        if report.video is not None:
+            assert out.frames == report.video.playable_frames, (what, report.problems)
+        if report.audio is not None:
+            block = report.audio.block_size
+            assert out.blocks == -(-report.audio.playable_samples // block), (what, report.problems)
 
 
 def test_pristine_recording_replays_fully(pristine: Path):
@@ -137,7 +173,7 @@ def mutations(draw):
     """A list of (file, operation, parameters) applied in order."""
     ops = []
     for _ in range(draw(st.integers(1, 3))):
-        name = draw(st.sampled_from(FILES))
+        name = draw(st.sampled_from(FILE_CHOICES))
         kind = draw(st.sampled_from(["truncate", "flip", "delete_range", "delete_file",
                                      "mark_incomplete", "meta_delete_key", "meta_set_value"]))
         a = draw(st.floats(0.0, 1.0))
@@ -147,6 +183,11 @@ def mutations(draw):
         ops.append((name, kind, a, b, n, seed))
     return ops
 
+
+# Files of both layouts; a name the recording under test does not have is skipped, and
+# "video/*" picks one of its segments.
+FILE_CHOICES = ("meta.json", "video_ts.csv", "audio.wav", "video.mkv", "video.ffconcat",
+                "video/0", "video/1", "video/-1")
 
 ODD_VALUES = [None, -1, 0, 2 ** 40, 1e308, -0.5, "x", "../etc/passwd", [], {}, True, [1, 2]]
 
@@ -182,9 +223,17 @@ def _edit_meta(folder: Path, kind: str, a: float, n: int) -> None:
     m.write_text(json.dumps(meta))
 
 
+def _target(folder: Path, name: str) -> Path:
+    if name.startswith("video/") and (folder / "video").is_dir():
+        segments = sorted((folder / "video").glob("*.mkv"))
+        if segments:
+            return segments[int(name.split("/")[1]) % len(segments)]
+    return folder / name
+
+
 def apply(folder: Path, ops: list) -> None:
     for name, kind, a, b, n, seed in ops:
-        p = folder / name
+        p = _target(folder, name)
         if kind.startswith("meta_"):
             _edit_meta(folder, kind, a, n)
             continue
@@ -219,7 +268,7 @@ def apply(folder: Path, ops: list) -> None:
 _CASES = itertools.count()
 
 
-@settings(max_examples=400, deadline=None, derandomize=True,
+@settings(max_examples=300, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(ops=mutations())
 # found by this test: meta.json without its "audio" (or "video") key -> KeyError in ReplaySource
@@ -234,31 +283,43 @@ def test_corrupted_recordings_load_or_raise_recording_error(pristine: Path, tmp_
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.mark.parametrize("name", FILES)
-def test_each_file_missing(pristine: Path, tmp_path: Path, name: str):
-    folder = tmp_path / "gone.skrec"
-    shutil.copytree(pristine, folder)
-    (folder / name).unlink()
-    out = check(folder, via_spec=False, what=f"{name} deleted")
-    assert isinstance(out.error, RecordingError)
-    assert name in str(out.error) or (name == "meta.json" and "meta.json" in str(out.error))
+NEEDED = ("meta.json", "video_ts.csv", "audio.wav", "video.mkv", "video/0", "video/-1")
 
 
-@pytest.mark.parametrize("name", FILES)
-def test_each_file_empty(pristine: Path, tmp_path: Path, name: str):
-    folder = tmp_path / "empty.skrec"
-    shutil.copytree(pristine, folder)
-    (folder / name).write_bytes(b"")
-    out = check(folder, via_spec=False, what=f"{name} emptied")
-    assert isinstance(out.error, RecordingError), f"{name} emptied replayed without error"
+def _needed(folder: Path) -> list[str]:
+    """The NEEDED names this layout has (version 1: video.mkv; version 2: segments)."""
+    return [n for n in NEEDED if _target(folder, n).is_file()]
+
+
+def test_each_file_missing(pristine: Path, tmp_path: Path):
+    for name in _needed(pristine):
+        folder = tmp_path / f"gone-{name.replace('/', '_')}.skrec"
+        shutil.copytree(pristine, folder)
+        p = _target(folder, name)
+        p.unlink()
+        out = check(folder, via_spec=False, what=f"{name} deleted")
+        assert isinstance(out.error, RecordingError), name
+        assert p.name in str(out.error) or ("video/" in name and "no segment file" in str(out.error))
+
+
+def test_each_file_empty(pristine: Path, tmp_path: Path):
+    for name in _needed(pristine):
+        folder = tmp_path / f"empty-{name.replace('/', '_')}.skrec"
+        shutil.copytree(pristine, folder)
+        _target(folder, name).write_bytes(b"")
+        out = check(folder, via_spec=False, what=f"{name} emptied")
+        assert isinstance(out.error, RecordingError), f"{name} emptied replayed without error"
+        if name != "meta.json":
+            assert check_recording(folder).status == "damaged", name
 
 
 def test_truncated_video_of_incomplete_recording_replays_what_is_intact(pristine: Path,
                                                                         tmp_path: Path):
     folder = tmp_path / "killed.skrec"
     shutil.copytree(pristine, folder)
-    apply(folder, [("video.mkv", "truncate", 0.5, 0, 1, 0), ("meta.json", "mark_incomplete",
-                                                                0, 0, 1, 0)])
+    video = "video.mkv" if (folder / "video.mkv").exists() else "video/-1"
+    apply(folder, [(video, "truncate", 0.5, 0, 1, 0), ("meta.json", "mark_incomplete",
+                                                         0, 0, 1, 0)])
     out = check(folder, via_spec=False, what="half the video, incomplete")
     assert out.error is None, out.error
     assert 0 < out.frames < N_FRAMES and out.blocks == N_SAMPLES // BLOCK

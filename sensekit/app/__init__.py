@@ -7,6 +7,7 @@
 - ``draw``: cached text, title bar, instruction line, banners, meters.
 - ``registry``: finds the apps in the repository's ``apps/`` folder by path.
 - ``sources``: picks live devices or the bundled recording; names missing inputs.
+- ``hand_input.HandInput``: the index fingertip as a pointer, a pinch as a click (hands extra).
 
 Writing a new app (e.g. ``apps/steer.py``): one file in ``apps/`` with a module
 docstring (its first line is what ``sensekit apps`` prints) and one ``App``

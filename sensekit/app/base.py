@@ -31,17 +31,28 @@ Hooks the host calls (all optional except ``draw``):
 - ``update(dt)`` -> advance the game by exactly ``dt`` seconds (the fixed step);
 - ``draw(screen)`` -> draw the whole window (``self.draw_frame`` helps);
 - ``levels()`` -> numbers for the HUD (``{"level": 42.0}``);
-- ``recalibrate()`` (key ``c``), ``adjust_sensitivity(step)`` (keys ``+``/``-``),
-  ``pick_color(bgr, xy)`` (click on ``camera_view``), ``restart()`` (key ``r``):
+- ``recalibrate()`` (key ``c``), ``adjust_sensitivity(step)`` (keys ``+``/``-``, for an app
+  that declares no ``plus_minus`` setting),
+  ``pick_color(bgr, xy)`` (click on ``camera_view``, or ``--pick``; by default the
+  stage's colour tracker picks), ``pick_region(box)`` (a box dragged on ``camera_view``,
+  camera pixels ``x, y, w, h``), ``restart()`` (key ``r``), ``set_mode(name)``
+  (``--mode``, for apps that declare ``modes``), ``key(key)`` (any other key):
   each may return a short message that the host shows for a moment;
 - ``state()`` -> a dict of what the player sees, for tests and benchmarks.
+
+Settings: an app declares its own tunable constants once, like a detector, as a
+``SETTINGS = group("my_app", "what it is", setting(...), ...)`` class attribute; they are then
+attributes of the app (``self.gravity``), in ``sensekit settings``, ``--set my_app.gravity=0.5``,
+profiles, OSC and Shift+S, and ``settings_changed(changed)`` sees changes (applied before the
+next step). ``plus_minus = ("clap.min_level", -1)`` binds the ``+``/``-`` keys to any setting
+of the run (its own or a stage's), one declared ``step`` per press (-1: ``+`` lowers it).
 
 Randomness: use ``self.rng`` (a ``numpy.random.Generator`` seeded from
 ``seed``), never the global generators, so every run is the same game.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator
 
 import numpy as np
 import pygame
@@ -49,12 +60,14 @@ import pygame
 from sensekit.app import draw as D
 from sensekit.events import Event
 from sensekit.runner import Stage
+from sensekit.settings.live import Tunable
 
 if TYPE_CHECKING:
     from sensekit.app.host import AppHost
+    from sensekit.vision.color_tracker import ColorTracker
 
 
-class App:
+class App(Tunable):
     #: set from the file name by the registry (``apps/clapper.py`` -> ``"clapper"``)
     name: ClassVar[str] = ""
     title: ClassVar[str] = "sensekit app"
@@ -70,8 +83,16 @@ class App:
     #: mirror the camera image (and every vision stage's input) left-right
     mirror: ClassVar[bool] = True
     seed: ClassVar[int] = 1
+    #: named modes (e.g. steer's behaviours) that ``set_mode`` switches to (``--mode NAME``)
+    modes: ClassVar[tuple[str, ...]] = ()
+    #: hand input (``sensekit.app.hand_input``): "no", "switch" (``--hands`` or key ``h``), "always"
+    hands: ClassVar[str] = "no"
+    #: the setting the ``+``/``-`` keys move, and which way ``+`` moves it (1 up, -1 down)
+    plus_minus: ClassVar[tuple[str, int] | None] = None
 
     def __init__(self, host: "AppHost") -> None:
+        if getattr(type(self), "SETTINGS", None) is not None:
+            self.init_settings()
         self.host = host
         self.rng = np.random.default_rng(self.seed)
         #: where the camera image is drawn; clicks inside it pick colours
@@ -97,12 +118,44 @@ class App:
         return None
 
     def adjust_sensitivity(self, step: int) -> str | None:
+        """Keys ``+``/``-`` for an app without a ``plus_minus`` setting."""
         return None
 
+    def plus_minus_setting(self) -> tuple[str, int] | None:
+        """The setting ``+``/``-`` move now and which way (default: ``plus_minus``; an app
+        with modes may choose per mode)."""
+        return self.plus_minus
+
+    def tunables(self) -> Iterator[Tunable]:
+        if getattr(type(self), "SETTINGS", None) is not None:
+            yield self
+
     def pick_color(self, bgr: tuple[int, int, int], xy: tuple[int, int]) -> str | None:
+        """A click at camera pixel ``xy`` (colour ``bgr``): the colour tracker of the app's
+        stages (``color_tracker()``), if any, learns what is under the click."""
+        tracker, frame = self.color_tracker(), self.host.runner.latest_frame
+        if tracker is None or frame is None:
+            return None
+        tracker.pick(frame.image, *xy)
+        return f"tracking colour #{tracker.color:06x}" if tracker.color is not None else "tracking"
+
+    def color_tracker(self) -> "ColorTracker | None":
+        """The ``ColorTracker`` of the first of the app's stages that has one, or ``None``."""
+        return next((s.tracker for s in self.host.runner.stages
+                     if getattr(s, "tracker", None) is not None), None)
+
+    def set_mode(self, name: str) -> str | None:
+        """Switch to the mode ``name`` (one of ``modes``; the host checks the name)."""
+        return None
+
+    def pick_region(self, box: tuple[int, int, int, int]) -> str | None:
         return None
 
     def restart(self) -> str | None:
+        return None
+
+    def key(self, key: int) -> str | None:
+        """Any key the host does not handle itself (a pygame key code)."""
         return None
 
     def state(self) -> dict[str, Any]:

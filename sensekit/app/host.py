@@ -13,16 +13,30 @@ default) followed by one drawing:
 On a replay or file the simulation clock *is* the source clock: the game sees
 exactly the same items at the same steps on every run and on every machine, so
 a run is reproducible down to the pixel. With a window the loop is paced to
-wall-clock time; headless it runs as fast as it can. On a live source the
-runner takes whatever has arrived at each step.
+wall-clock time; headless it runs as fast as it can. A live source paces the
+loop by its own clock, with or without a window: between steps the host waits
+on the source and handles each item the moment it arrives, so game time tracks
+real time, CPU use stays low, and ``--frames`` counts the frames that arrived.
 
 The camera image is mirrored (``App.mirror``) before any stage sees it, as
 a mirror is what players expect; event coordinates are therefore in mirrored
 image pixels, the way they appear on screen.
 
 Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``Shift+S`` save the
-venue profile (``--profile`` file, else ``venue.toml``), ``+``/``-`` sensitivity, ``r`` restart, ``esc``/``q`` quit; a click on ``app.camera_view``
-picks the colour under the pointer.
+venue profile (``--profile`` file, else ``venue.toml``: the settings this run changed, the
+profile's own keys and what the detectors learned), ``+``/``-`` move the app's
+``plus_minus`` setting by its declared step, ``r`` restart, ``esc``/``q`` quit; a click on ``app.camera_view``
+picks what is under the pointer (``App.pick_color``), and pressing, dragging at least
+``DRAG_MIN_PX`` and releasing there picks what is inside the box (``App.pick_region``; a
+rubber band shows it while dragging); any other key goes to ``app.key`` (``h``: hand input).
+
+Settings: ``host.tuning`` is the run's table (the app and every stage,
+``sensekit.settings.live.Tuning``); the command line, OSC and the keys change settings
+through it, and they take effect on the next frame, block or step.
+
+Scripted input (``RunOptions.script``, from ``--pick``, ``--mode`` and ``--keys``;
+see ``sensekit.app.script``) goes through the same ``press`` and ``pick_at`` as
+the keyboard and the mouse.
 
 HUD (second line of the title bar): fps, the source, the capture-to-event
 latency and the app's levels. In deterministic runs (not live, headless) the fps
@@ -55,9 +69,13 @@ from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import SensekitError
 from sensekit.events import Dispatcher, Event, JsonlWriter, SourceLost, SourceRestored
 from sensekit.runner import Runner
+from sensekit.settings.live import Tuning
+from sensekit.settings.registry import lookup
 from sensekit.vision.stages import mirror
 
 TOAST_S = 2.0
+#: a press and release further apart than this (window pixels) is a drag, not a click
+DRAG_MIN_PX = 6
 
 
 @dataclass
@@ -75,6 +93,10 @@ class RunOptions:
     profile: Any = None
     #: draw the HUD line (tests of pure game pictures may switch it off)
     hud: bool = True
+    #: scripted picks, mode and key presses (``sensekit.app.script.Script``)
+    script: Any = None
+    #: start with hand input (``--hands``; apps whose ``hands`` is "switch" or "always")
+    hands: bool = False
 
 
 @dataclass
@@ -85,6 +107,12 @@ class RunResult:
     events: int
     ended: bool
     state: dict[str, Any]
+    #: live: camera frames (or audio blocks) that arrived; replay/file: steps, like ``frames``
+    arrived: int = 0
+    #: the run was stopped by Ctrl-C (the screenshot was still written)
+    interrupted: bool = False
+    #: CPU seconds the whole process used during the loop (every thread)
+    cpu_s: float = 0.0
 
     @property
     def fps(self) -> float:
@@ -119,6 +147,7 @@ class AppHost:
         self._last_item_t = 0.0
         self._events_file: TextIO | None = None
         self.video: VideoRecorder | None = None
+        self._drag: tuple[tuple[int, int], tuple[int, int]] | None = None   # press, pointer
 
         self.screen = pygame.display.set_mode(app_cls.window_size)
         pygame.display.set_caption(f"sensekit - {app_cls.title}")
@@ -126,6 +155,7 @@ class AppHost:
         transforms = [mirror] if app_cls.mirror else []
         self.runner = Runner(source, list(self.app.stages()), self.dispatcher,
                              frame_transforms=transforms)
+        self.tuning = Tuning(lambda: [self.app, *self.runner.stages])
         self.dispatcher.on(SourceLost.name, self._on_lost)
         self.dispatcher.on(SourceRestored.name, self._on_restored)
         if self.options.events is not None:
@@ -135,6 +165,13 @@ class AppHost:
         if self.options.video is not None:
             self.video = VideoRecorder(self.options.video, fps=1.0 / app_cls.step_s)
         self.app.setup()
+        self.tuning.baseline()                     # what the app starts with; Shift+S saves changes
+        if self.options.script is not None:
+            try:
+                self.options.script.start(self)
+            except BaseException:
+                self.close()
+                raise
 
     # -- source status -------------------------------------------------------
     def _on_lost(self, event: Event) -> None:
@@ -185,21 +222,47 @@ class AppHost:
             self.save_screenshot(path)
             self.say(f"saved {path.name}")
         elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
-            self.say(app.adjust_sensitivity(+1))
+            self.say(self.adjust(+1))
         elif key in (pygame.K_MINUS, pygame.K_KP_MINUS):
-            self.say(app.adjust_sensitivity(-1))
+            self.say(self.adjust(-1))
         elif key == pygame.K_r:
             self.say(app.restart())
         elif key in (pygame.K_ESCAPE, pygame.K_q):
             self.quit = True
+        else:
+            self.say(app.key(key))
+
+    def adjust(self, steps: int) -> str | None:
+        """Keys ``+``/``-``: move the app's ``plus_minus`` setting by ``steps`` declared steps."""
+        target = self.app.plus_minus_setting()
+        if target is None:
+            return self.app.adjust_sensitivity(steps)
+        key, direction = target
+        s = lookup(key)
+        current = self.tuning.settings().get(key)
+        if current is None:
+            return f"{key} is not set in this run"
+        value = s.stepped(current, steps * direction)
+        self.tuning.apply_now({key: value})        # the loop's own thread, between steps
+        return f"{key} = {s.show(value)}"
+
+    def profile_values(self) -> dict[str, Any]:
+        """What ``Shift+S`` saves: the keys of the profile the run started from (at their
+        current values), every setting this run changed, and what the detectors learned."""
+        current = self.tuning.settings()
+        base = self.options.profile or {}
+        values = {key: current.get(key, value) for key, value in base.items()}
+        values.update(self.tuning.changed())
+        for key, value in self.tuning.learned().items():
+            values.setdefault(key, value)
+        return values
 
     def save_profile(self) -> Path | None:
-        """Save the stages' current tuning (colour, thresholds, gain, noise floors) as a
-        venue profile, so the piece comes back tuned next time (``--profile``)."""
-        from sensekit.profile import capture_profile, save_profile
+        """Save the run's settings as a venue profile (``profile_values``; an existing file is
+        edited in place, comments kept), so the piece comes back tuned next time (``--profile``)."""
+        from sensekit.profile import save_profile
         try:
-            path = save_profile(capture_profile(self.runner.stages, self.options.profile),
-                                self.options.profile_path)
+            path = save_profile(self.profile_values(), self.options.profile_path)
         except (OSError, SensekitError) as exc:
             self.say(f"could not save the profile: {exc}")
             return None
@@ -215,8 +278,35 @@ class AppHost:
         xy = view_to_camera(pos[0], pos[1], (w, h), view)
         if xy is None:
             return
+        self.pick_at(xy)
+
+    def pick_at(self, xy: tuple[int, int]) -> None:
+        """Pick the colour at pixel ``xy`` of the latest (mirrored) frame, as a click there does."""
+        frame = self.runner.latest_frame
+        if frame is None:
+            return
         b, g, r = (int(v) for v in frame.image[xy[1], xy[0]])
         self.say(self.app.pick_color((b, g, r), xy))
+
+    def drag(self, start: tuple[int, int], end: tuple[int, int]) -> None:
+        """A left-button drag from window pixel ``start`` to ``end``: picks what is inside the
+        box on the camera view (corners clamped to the view)."""
+        view, frame = self.app.camera_view, self.runner.latest_frame
+        if view is None or frame is None or not view.collidepoint(start):
+            return
+        h, w = frame.image.shape[:2]
+        corners = []
+        for x, y in (start, end):
+            x = min(max(x, view.left), view.right - 1)
+            y = min(max(y, view.top), view.bottom - 1)
+            xy = view_to_camera(x, y, (w, h), view)
+            if xy is None:
+                return
+            corners.append(xy)
+        (x0, y0), (x1, y1) = corners
+        box = (min(x0, x1), min(y0, y1), abs(x1 - x0) + 1, abs(y1 - y0) + 1)
+        if box[2] >= 2 and box[3] >= 2:
+            self.say(self.app.pick_region(box))
 
     def _handle_input(self) -> None:
         for ev in pygame.event.get():
@@ -225,16 +315,32 @@ class AppHost:
             elif ev.type == pygame.KEYDOWN:
                 self.press(ev.key, ev.mod)
             elif ev.type == pygame.MOUSEBUTTONDOWN and ev.button == 1:
-                self.click(ev.pos)
+                self._drag = (ev.pos, ev.pos)
+            elif ev.type == pygame.MOUSEMOTION and self._drag is not None:
+                self._drag = (self._drag[0], ev.pos)
+            elif ev.type == pygame.MOUSEBUTTONUP and ev.button == 1 and self._drag is not None:
+                start = self._drag[0]
+                self._drag = None
+                if max(abs(ev.pos[0] - start[0]), abs(ev.pos[1] - start[1])) < DRAG_MIN_PX:
+                    self.click(start)
+                else:
+                    self.drag(start, ev.pos)
 
     # -- one iteration -------------------------------------------------------
     def step(self) -> None:
         """One fixed simulation step (unless paused) and one drawing."""
         self._handle_input()
+        script = self.options.script
+        if script is not None:
+            script.before_step(self)
         if not self.paused:
+            if self.app._pending:
+                self.app.apply_pending()
             self.steps += 1
             self.sim_t = self.steps * self.app.step_s
             self.runner.pump(None if self.live else self.sim_t)
+            if script is not None:
+                script.after_pump(self)
             latest = [i.t for i in (self.runner.latest_frame, self.runner.latest_block) if i is not None]
             if latest:
                 self._last_item_t = max(latest)
@@ -246,6 +352,11 @@ class AppHost:
     def render(self) -> None:
         screen = self.screen
         self.app.draw(screen)
+        if self._drag is not None and self._drag[0] != self._drag[1]:
+            (x0, y0), (x1, y1) = self._drag
+            band = pygame.Rect(min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0))
+            pygame.draw.rect(screen, D.BLACK, band, 3)
+            pygame.draw.rect(screen, D.ACCENT, band, 1)
         if self.options.hud:
             self._draw_hud(screen)
         content = D.content_rect(screen)
@@ -294,31 +405,75 @@ class AppHost:
         pygame.image.save(self.screen, str(path))
         return path
 
+    def arrived(self) -> int:
+        """What ``--frames`` counts on a live source: camera frames that arrived (audio
+        blocks for a source without video)."""
+        stats = self.runner.stats
+        return stats.frames if self.source.has_video else stats.blocks
+
+    def _wait_for_source(self, due: float) -> None:
+        """Live: process items as they arrive until wall time ``due`` (no busy loop).
+        Paused, nothing is read: the game must not change while it is paused."""
+        if self.paused:
+            self.clock.sleep_until(due)
+            return
+        while not self.runner.ended:
+            remaining = due - self.clock.now()
+            if remaining <= 0:
+                return
+            try:
+                item = self.source.read(timeout=remaining)
+            except EOFError:
+                self.runner.ended = True
+                return
+            if item is None:                 # nothing came before ``due``
+                self.clock.sleep_until(due)  # (a no-op on the wall clock; moves a test clock)
+                return
+            self.runner.process(item)
+
     def run(self) -> RunResult:
-        """Loop until quit, ``--frames`` steps, or (headless, no ``--frames``) the end of a replay."""
+        """Loop until quit, Ctrl-C, ``--frames``, or (headless, no ``--frames``) the end of a replay.
+
+        A live source paces the loop by its own clock, windowed or headless: between
+        steps the loop waits on the source and handles each item as it arrives, so game
+        time follows real time and an idle run costs almost no CPU. ``--frames`` then
+        counts the frames that arrived (``arrived()``), not steps. A replay or file is
+        paced to wall time with a window and runs flat out headless. The screenshot is
+        written however the loop ends, Ctrl-C included (``RunResult.interrupted``).
+        """
         frames = self.options.frames
-        pace = not self.options.headless
+        pace = not self.options.headless or self.live
         start = time.perf_counter()
+        cpu0 = time.process_time()
         t0 = self.clock.now()
         n = 0
+        interrupted = False
         try:
-            while not self.quit and (frames is None or n < frames):
-                if frames is None and self.options.headless and self.runner.ended:
-                    break
-                self.step()
-                n += 1
-                if pace:
-                    due = t0 + n * self.app.step_s
-                    if self.clock.now() - due > 0.25:      # far behind: do not try to catch up
-                        t0 = self.clock.now() - n * self.app.step_s
-                    self.clock.sleep_until(due)
+            try:
+                while not self.quit and (frames is None or
+                                         (self.arrived() if self.live else n) < frames):
+                    if frames is None and self.options.headless and self.runner.ended:
+                        break
+                    self.step()
+                    n += 1
+                    if pace:
+                        due = t0 + n * self.app.step_s
+                        if self.clock.now() - due > 0.25:      # far behind: do not try to catch up
+                            t0 = self.clock.now() - n * self.app.step_s
+                        if self.live:
+                            self._wait_for_source(due)
+                        else:
+                            self.clock.sleep_until(due)
+            except KeyboardInterrupt:
+                interrupted = True
             if self.options.screenshot is not None:
                 self.save_screenshot(self.options.screenshot)
         finally:
             self.close()
         return RunResult(frames=n, sim_t=self.sim_t, wall_s=time.perf_counter() - start,
                          events=self.runner.stats.events, ended=self.runner.ended,
-                         state=self.app.state())
+                         state=self.app.state(), arrived=self.arrived() if self.live else n,
+                         interrupted=interrupted, cpu_s=time.process_time() - cpu0)
 
     def close(self) -> None:
         if self.video is not None:

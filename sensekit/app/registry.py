@@ -1,89 +1,215 @@
-"""Finds the mini-apps: every ``*.py`` file in the repository's ``apps/`` folder.
+"""Finds the mini-apps: the bundled ones, installed ones, your folders and your files.
 
-An app is the file's stem (``apps/sound_flier.py`` -> ``sound_flier``). Listing
-reads each file's module docstring with ``ast`` (nothing is imported, so a
-broken app cannot break ``sensekit apps``); ``load(name)`` imports the file by
-path and returns the single ``App`` subclass it defines. Files starting with
-``_`` are skipped.
+Where apps come from, in this order (a later one with the same name wins, so your
+own ``steer.py`` can stand in for the bundled one):
 
-The folder is ``$SENSEKIT_APPS_DIR`` when set, else ``apps/`` next to the
-``sensekit`` package. Errors: ``ConfigError`` for an unknown app (the message
-lists the apps) or a file that defines no ``App`` subclass or several.
+1. **bundled**: every ``*.py`` in the package's apps folder (``apps/`` in the
+   repository, ``sensekit/apps/`` in an installed wheel; see ``sensekit.paths``);
+2. **entry points**: packages that declare apps in the ``sensekit.apps`` group
+   (``[project.entry-points."sensekit.apps"] my_app = "my_pkg.my_app:MyApp"``;
+   the value may also name a module that defines one ``App`` subclass);
+3. **SENSEKIT_APPS_DIR**: every ``*.py`` in these folders (separated by ``:``,
+   ``;`` on Windows).
+
+``sensekit run path/to/my_app.py`` runs a file without registering it
+(``resolve``). An app's name is its file's stem or its entry point's name.
+
+Listing reads each app's module docstring with ``ast`` (nothing is imported, so
+a broken app cannot break ``sensekit apps``); ``load(name)`` imports the file by
+path (or the entry point) and returns the single ``App`` subclass it defines.
+Files starting with ``_`` are skipped.
+
+Errors (``ConfigError``, one line unless noted): an unknown app (the message lists
+the apps), a missing file, a file that defines no ``App`` subclass or several, a
+syntax error or failed import in an app file, a ``SENSEKIT_APPS_DIR`` entry that
+is not a folder.
 """
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 import importlib.util
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from sensekit.app.base import App
 from sensekit.errors import ConfigError
 
+#: the entry-point group third-party packages declare their apps in
+ENTRY_POINT_GROUP = "sensekit.apps"
+#: the environment variable naming folders of your own app files
+APPS_DIR_ENV = "SENSEKIT_APPS_DIR"
+
 
 @dataclass(frozen=True)
 class AppInfo:
+    """One app as listed: its name, file, first docstring line and where it was found."""
+
     name: str
-    path: Path
+    #: the app's file; ``None`` for an entry point whose module cannot be located
+    path: Path | None
     description: str
+    #: ``"bundled"``, ``"SENSEKIT_APPS_DIR"`` or ``"entry point (DIST)"``
+    origin: str = "bundled"
+    #: ``"module:Class"`` (or ``"module"``) for an entry-point app
+    entry_point: str | None = None
 
 
 def apps_dir() -> Path:
-    env = os.environ.get("SENSEKIT_APPS_DIR")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "apps"
+    """The folder of the bundled apps."""
+    from sensekit.paths import bundled_dir
+
+    return bundled_dir("apps")
 
 
-def discover(folder: Path | None = None) -> dict[str, AppInfo]:
-    """``{name: AppInfo}`` for every app file, sorted by name."""
-    folder = folder or apps_dir()
+def user_apps_dirs() -> list[Path]:
+    """The folders named by ``SENSEKIT_APPS_DIR`` (``ConfigError`` for one that is not a folder)."""
+    folders = []
+    for entry in os.environ.get(APPS_DIR_ENV, "").split(os.pathsep):
+        if not entry.strip():
+            continue
+        folder = Path(entry).expanduser()
+        if not folder.is_dir():
+            raise ConfigError(f"{APPS_DIR_ENV} names {entry!r}, which is not a folder")
+        folders.append(folder)
+    return folders
+
+
+def _folder_apps(folder: Path, origin: str) -> dict[str, AppInfo]:
     found: dict[str, AppInfo] = {}
     for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
-        if path.name.startswith("_"):
-            continue
-        found[path.stem] = AppInfo(path.stem, path, _first_doc_line(path))
+        if not path.name.startswith("_"):
+            found[path.stem] = AppInfo(path.stem, path, _first_doc_line(path), origin)
     return found
 
 
-def _first_doc_line(path: Path) -> str:
+def _entry_point_apps() -> dict[str, AppInfo]:
+    found: dict[str, AppInfo] = {}
+    for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        dist = getattr(ep.dist, "name", None) or "?"
+        module, _, attr = ep.value.partition(":")
+        try:
+            spec = importlib.util.find_spec(module.strip())
+            path = Path(spec.origin) if spec is not None and spec.origin else None
+        except (ImportError, ValueError) as exc:
+            path, description = None, f"(cannot find module {module!r}: {exc.__class__.__name__})"
+        else:
+            description = (_first_doc_line(path, attr.strip() or None) if path is not None
+                           else f"(cannot find module {module!r})")
+        found[ep.name] = AppInfo(ep.name, path, description, f"entry point ({dist})", ep.value)
+    return found
+
+
+def discover(folder: Path | None = None) -> dict[str, AppInfo]:
+    """``{name: AppInfo}`` for every app, sorted by name (only ``folder``'s apps if given)."""
+    if folder is not None:
+        return _folder_apps(folder, "bundled")
+    found = _folder_apps(apps_dir(), "bundled")
+    found.update(_entry_point_apps())
+    for user_folder in user_apps_dirs():
+        found.update(_folder_apps(user_folder, APPS_DIR_ENV))
+    return dict(sorted(found.items()))
+
+
+def _first_doc_line(path: Path, class_name: str | None = None) -> str:
+    """The first line of the class's docstring (if named and documented), else the module's."""
     try:
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
     except (SyntaxError, UnicodeDecodeError, OSError) as exc:
         return f"(cannot read: {exc.__class__.__name__})"
+    doc = None
+    if class_name:
+        doc = next((ast.get_docstring(node) for node in tree.body
+                    if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+    doc = doc or ast.get_docstring(tree)
     return doc.strip().splitlines()[0] if doc and doc.strip() else "(no description)"
 
 
 def unknown_app_message(name: str, apps: dict[str, AppInfo]) -> str:
     listing = "\n".join(f"  {a.name:<16} {a.description}" for a in apps.values()) or "  (none)"
-    return f"no app named {name!r}; the apps are:\n{listing}"
+    hint = ""
+    if Path(f"{name}.py").is_file():
+        hint = f"\n(to run the file {name}.py, write: sensekit run ./{name}.py)"
+    return f"no app named {name!r}; the apps are:\n{listing}{hint}"
 
 
 def load(name: str, folder: Path | None = None) -> type[App]:
-    """Import ``apps/<name>.py`` and return its ``App`` subclass (with ``name`` set)."""
+    """The ``App`` subclass of the app called ``name`` (with ``name`` set)."""
     apps = discover(folder)
     info = apps.get(name)
     if info is None:
         raise ConfigError(unknown_app_message(name, apps))
-    return load_path(info.path)
+    if info.entry_point is not None:
+        return _load_entry_point(info)
+    assert info.path is not None
+    return load_path(info.path, add_to_path=info.origin != "bundled")
 
 
-def load_path(path: Path) -> type[App]:
+def resolve(text: str) -> type[App]:
+    """An app by name (as ``sensekit apps`` lists it) or by file (``path/to/my_app.py``)."""
+    if not (text.endswith(".py") or "/" in text or os.sep in text):
+        return load(text)
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise ConfigError(f"app file {text!r} is a folder; give a .py file "
+                          f"(or set {APPS_DIR_ENV}={text} to list the apps in it)")
+    if not path.is_file():
+        raise ConfigError(f"app file {text!r} not found")
+    return load_path(path, add_to_path=True)
+
+
+def load_path(path: Path, *, add_to_path: bool = False) -> type[App]:
+    """Import the app file ``path`` and return its one ``App`` subclass (``name`` = the stem).
+
+    ``add_to_path`` puts the file's folder on ``sys.path`` first, as ``python file.py`` does,
+    so an app of your own can import modules that sit beside it.
+    """
+    path = Path(path).resolve()
     module_name = f"sensekit_apps.{path.stem}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ConfigError(f"cannot load app file {str(path)!r}")
+    if add_to_path and str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise ConfigError(f"app file {str(path)!r} line {exc.lineno}: syntax error: {exc.msg}") from None
+    except ImportError as exc:
+        raise ConfigError(f"app file {str(path)!r} cannot import what it needs: {exc}") from None
+    cls = _the_app_class(module, f"app file {str(path)!r}")
+    cls.name = path.stem
+    return cls
+
+
+def _the_app_class(module: ModuleType, what: str) -> type[App]:
     classes = [v for v in vars(module).values()
                if isinstance(v, type) and issubclass(v, App) and v is not App
-               and v.__module__ == module_name]
+               and v.__module__ == module.__name__]
     if len(classes) != 1:
         names = ", ".join(c.__name__ for c in classes) or "none"
-        raise ConfigError(f"app file {str(path)!r} must define exactly one App subclass, found {names}")
-    cls = classes[0]
-    cls.name = path.stem
+        raise ConfigError(f"{what} must define exactly one App subclass, found {names}")
+    return classes[0]
+
+
+def _load_entry_point(info: AppInfo) -> type[App]:
+    what = f"app {info.name!r} (entry point {info.entry_point!r}, {info.origin})"
+    eps = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    ep = next(e for e in eps if e.name == info.name and e.value == info.entry_point)
+    try:
+        obj = ep.load()
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"{what} cannot be loaded: {exc}") from None
+    if isinstance(obj, ModuleType):
+        cls = _the_app_class(obj, what)
+    elif isinstance(obj, type) and issubclass(obj, App):
+        cls = obj
+    else:
+        raise ConfigError(f"{what} names {obj!r}, which is neither an App subclass nor a module")
+    cls.name = info.name
     return cls

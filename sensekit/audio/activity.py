@@ -19,8 +19,11 @@ Beyond Flash:
   threshold does not chatter.
 * ``min_duration_ms``: activation needs the level to stay >= ``silence_level`` for this
   long (default 0: the first loud block activates). Short knocks then never activate.
-* ``noise_floor`` + ``on_db``/``off_db``: thresholds relative to a learned ambient level
+* ``on_db``/``off_db`` with a ``noise_floor``: thresholds relative to a learned ambient level
   (``noise_floor.NoiseFloor``); nothing fires until the floor is learned.
+
+Settings: the ``activity`` group (``ActivityDetector.SETTINGS``); ``apply()`` changes them from
+the next block on. ``on_level`` and ``quiet_level`` are the thresholds in use.
 
 ``process(level, t)`` takes a level the caller already has (the audio stage computes it
 once per block); ``feed(block)`` computes it with its own ``LevelMeter``. Cost: a few
@@ -29,85 +32,115 @@ or duration, ``off_level`` above ``silence_level``) raise ``ConfigError`` naming
 """
 from __future__ import annotations
 
-import math
+from typing import Any, Mapping
 
 from sensekit.audio.level import DB_PER_LEVEL, LevelMeter
 from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Activity
-from sensekit.validate import check_positive, check_range
+from sensekit.settings import Tunable, group, setting
 
 _EPS = 1e-9
 
 
 def check_timeout(timeout_ms: float) -> float:
-    try:
-        v = float(timeout_ms)
-    except (TypeError, ValueError):
-        raise ConfigError(f"`timeout_ms` must be a number of milliseconds >= 0, got {timeout_ms!r}") from None
-    if not math.isfinite(v) or v < 0:
-        raise ConfigError(f"`timeout_ms` must be >= 0 ms, got {timeout_ms!r}")
-    return v
+    """A silence timeout in ms (``activity.timeout_ms``'s rule), or ``ConfigError``."""
+    return float(ActivityDetector.SETTINGS["timeout_ms"].check(timeout_ms))
 
 
-class ActivityDetector:
+def _check_levels(v: Mapping[str, Any]) -> None:
+    if v["off_level"] is not None and v["off_level"] > v["silence_level"]:
+        raise ConfigError(f"`activity.off_level` must not exceed `activity.silence_level` "
+                          f"({v['silence_level']:g}), got {v['off_level']!r}")
+    if v["off_db"] is not None and v["on_db"] is not None and v["off_db"] > v["on_db"]:
+        raise ConfigError(f"`activity.off_db` must not exceed `activity.on_db` ({v['on_db']!r}), "
+                          f"got {v['off_db']!r}")
+
+
+class ActivityDetector(Tunable):
     """Level-threshold activity events (Flash semantics + hysteresis + minimum duration)."""
 
-    def __init__(self, silence_level: float = 10.0, timeout_ms: float = 2000.0, *,
-                 off_level: float | None = None, min_duration_ms: float = 0.0,
-                 noise_floor: NoiseFloor | None = None, on_db: float = 10.0,
-                 off_db: float | None = None, meter: LevelMeter | None = None) -> None:
-        self.timeout_ms = check_timeout(timeout_ms)
-        self.min_duration_ms = check_positive("min_duration_ms", min_duration_ms, allow_zero=True)
+    SETTINGS = group(
+        "activity", "activity events: Flash's setSilenceLevel(level, timeout), with hysteresis",
+        setting("silence_level", 10.0, "the level that activates (Flash's default 10; the book's clapper 25)",
+                unit="level", lo=0, hi=100, step=5.0),
+        setting("timeout_ms", 2000.0, "quiet this long deactivates; events inside it are ignored (the "
+                "book's clapper: 500)", unit="ms", lo=0, hi=600_000),
+        setting("off_level", None, "hysteresis: the level counts as quiet only below this", kind="float",
+                unit="level", lo=0, hi=100, none="the silence level", flag="--off-level"),
+        setting("min_duration_ms", 0.0, "the level must stay up this long to activate", unit="ms",
+                lo=0, hi=600_000, flag="--min-duration-ms"),
+        setting("on_db", None, "activate this many dB over the learned noise floor instead of at a fixed "
+                "level (--activity floor+DB)", kind="float", unit="dB", lo=0, hi=100, none="fixed silence level"),
+        setting("off_db", None, "quiet below this many dB over the noise floor", kind="float", unit="dB",
+                lo=0, hi=100, none="the same as on_db"),
+        rule=_check_levels,
+    )
+
+    # the settings as attributes (types only; the declaration above is the one place they live)
+    silence_level: float
+    timeout_ms: float
+    off_level: float | None
+    min_duration_ms: float
+    on_db: float | None
+    off_db: float | None
+
+    def __init__(self, silence_level: float | None = None, timeout_ms: float | None = None, *,
+                 noise_floor: NoiseFloor | None = None, meter: LevelMeter | None = None,
+                 **settings: Any) -> None:
+        given = {k: v for k, v in (("silence_level", silence_level), ("timeout_ms", timeout_ms)) if v is not None}
+        self.init_settings(settings, **given)
         self.noise_floor = noise_floor
-        self.on_db = check_range("on_db", on_db, 0, 100)
-        self.off_db = self.on_db if off_db is None else check_range("off_db", off_db, 0, 100)
-        if self.off_db > self.on_db:
-            raise ConfigError(f"`off_db` must not exceed `on_db` ({on_db!r}), got {off_db!r}")
-        self.set_silence_level(silence_level, self.timeout_ms, off_level=off_level)
         self.meter = meter if meter is not None else LevelMeter()
         self.active = False
         self._last_loud: float | None = None
         self._loud_since: float | None = None
         self._floor_version = -1
+        self._derive()
+
+    def _derive(self) -> None:
+        """The thresholds in use: fixed ones now; floor-relative ones once the floor is known."""
+        self.on_level = self.silence_level
+        self.quiet_level = self.silence_level if self.off_level is None else self.off_level
+        self._floor_version = -1
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        self._derive()
 
     # -- settings ------------------------------------------------------------
     def set_silence_level(self, silence_level: float, timeout_ms: float | None = None, *,
                           off_level: float | None = None) -> None:
-        """Flash's ``setSilenceLevel``: new threshold (and optionally timeout)."""
-        self.silence_level = check_range("silence_level", silence_level, 0, 100)
+        """Flash's ``setSilenceLevel``: new threshold (and optionally timeout), from now on."""
+        values: dict[str, Any] = {"silence_level": silence_level, "off_level": off_level}
         if timeout_ms is not None:
-            self.timeout_ms = check_timeout(timeout_ms)
-        if off_level is None:
-            self.off_level = self.silence_level
-        else:
-            self.off_level = check_range("off_level", off_level, 0, 100)
-            if self.off_level > self.silence_level:
-                raise ConfigError(f"`off_level` must not exceed `silence_level` "
-                                  f"({self.silence_level:g}), got {off_level!r}")
+            values["timeout_ms"] = timeout_ms
+        self.apply_now(**values)
 
     def _follow_floor(self) -> bool:
         """Update thresholds from the noise floor; False while it is still learning."""
         nf = self.noise_floor
-        if nf is None:
+        if nf is None or self.on_db is None:
             return True
         if not nf.ready:
             return False
         if nf.version != self._floor_version:
             self._floor_version = nf.version
+            off_db = self.on_db if self.off_db is None else self.off_db
             on = min(100.0, nf.level + self.on_db / DB_PER_LEVEL)
-            off = min(on, nf.level + self.off_db / DB_PER_LEVEL)
-            self.silence_level, self.off_level = on, off
+            off = min(on, nf.level + off_db / DB_PER_LEVEL)
+            self.on_level, self.quiet_level = on, off
         return True
 
     # -- streaming -------------------------------------------------------------
     def process(self, level: float, t: float) -> Activity | None:
         """One block's level at time ``t`` (s) -> an event or ``None``."""
+        if self._pending:
+            self.apply_pending()
         if not self._follow_floor():
             return None
         if self.active:
-            if level >= self.off_level:
+            if level >= self.quiet_level:
                 self._last_loud = t
                 return None
             assert self._last_loud is not None
@@ -116,7 +149,7 @@ class ActivityDetector:
                 self._loud_since = None
                 return Activity(t=t, activating=False, level=level)
             return None
-        if level >= self.silence_level:
+        if level >= self.on_level:
             if self._loud_since is None:
                 self._loud_since = t
             if (t - self._loud_since) * 1000.0 >= self.min_duration_ms - _EPS:

@@ -50,22 +50,29 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from sensekit.audio.clap_features import (FEATURES, POST_MS, BurstFeatures, BurstMeter,
                                           clap_score)
+from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
+from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
 from sensekit.audio.level import db_to_level, level_to_db, mono
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Clap, ClapPattern
+from sensekit.settings import Tunable, group, setting
 from sensekit.validate import check_int_range, check_positive, check_range
 
 __all__ = ["BurstFeatures", "ClapDetector", "ClapPatternTracker", "FEATURES", "check_rate"]
 
 log = logging.getLogger(__name__)
+
+#: the lowest and highest score the shipped trees can give, rounded outwards (whole log-odds)
+SCORE_RANGE = (float(math.floor(SHIPPED_MODEL["base"] + sum(min(v) for v in SHIPPED_MODEL["leaf"]))),
+               float(math.ceil(SHIPPED_MODEL["base"] + sum(max(v) for v in SHIPPED_MODEL["leaf"]))))
 
 _NO_CLAPS: tuple[Clap, ...] = ()   # shared empty result (no allocation per quiet block)
 
@@ -94,11 +101,30 @@ def check_rate(rate: int, what: str = "detector") -> int:
     return r
 
 
-class ClapDetector:
+class ClapDetector(Tunable):
     """Streaming hand-clap detector: ``feed(block)`` or ``process(samples, t, rate)``.
 
     The module docstring says how it decides and what each setting does.
     """
+
+    SETTINGS = group(
+        "clap", "clap events: bursts judged by boosted trees (sensekit/audio/clap.py)",
+        setting("threshold", SHIPPED_THRESHOLD, "score (log-odds) a burst needs: lower finds softer, odder "
+                f"claps and more false ones; {SCORE_RANGE[0]:g} accepts every burst that passes "
+                f"min_level and min_rise_db, {SCORE_RANGE[1]:g} none (the shipped model's range)",
+                lo=SCORE_RANGE[0], hi=SCORE_RANGE[1], step=0.25),
+        setting("min_level", 20.0, "level (0..100, after gain) a clap's 1 ms peak must reach; 20 = -54 dBFS",
+                unit="level", lo=0, hi=100, step=5.0),
+        setting("min_rise_db", 10.0, "rise a burst needs over the 35..10 ms before its peak", unit="dB",
+                lo=8, hi=40),
+        setting("min_gap_ms", 75.0, "claps closer than this are one clap (3/4 of the fastest clapping)",
+                unit="ms", lo=0, hi=1000),
+    )
+
+    threshold: float                 # the settings as attributes (types only)
+    min_level: float
+    min_rise_db: float
+    min_gap_ms: float
 
     def __init__(
         self,
@@ -106,22 +132,14 @@ class ClapDetector:
         rate: int | None = None,
         channels: int | None = None,
         gain: float = UNITY_GAIN,
-        min_level: float = 20.0,
-        threshold: float | None = None,
-        min_rise_db: float = 10.0,
-        min_gap_ms: float = 75.0,
-        model: dict | None = None,
+        model: dict[str, Any] | None = None,
+        **settings: Any,
     ) -> None:
         self.rate = check_rate(rate, "clap detector") if rate is not None else None
         self.channels = None if channels is None else check_int_range("channels", channels, 1, 64)
         self.gain = check_range("gain", gain, 0, 100)
         self._gain2 = gain_to_factor(self.gain) ** 2
-        self.min_level = check_range("min_level", min_level, 0, 100)
-        if threshold is None:
-            from sensekit.audio.clap_model import THRESHOLD as threshold
-        self.threshold = check_range("threshold", threshold, -20, 20)
-        self.min_rise_db = check_range("min_rise_db", min_rise_db, 8, 40)
-        self.min_gap_ms = check_range("min_gap_ms", min_gap_ms, 0, 1000)
+        self.init_settings({k: v for k, v in settings.items() if v is not None})
         self._levels_changed()
         self.model = model
         #: when True, the features of every judged burst are appended to ``features``
@@ -137,9 +155,13 @@ class ClapDetector:
         self._gain2 = gain_to_factor(self.gain) ** 2
 
     def set_min_level(self, min_level: float) -> None:
-        """Change the level (0..100) a clap's 1 ms peak must reach, from the next block on."""
-        self.min_level = check_range("min_level", min_level, 0, 100)
+        """Change the level (0..100) a clap's 1 ms peak must reach, from now on."""
+        self.apply_now(min_level=min_level)
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
         self._levels_changed()
+        if self.rate is not None:
+            self._gap = round(self.rate * self.min_gap_ms / 1000.0)
 
     @property
     def latency_ms(self) -> float:
@@ -205,6 +227,8 @@ class ClapDetector:
         ``energy`` is the block's mean square before gain, when the caller already has
         it (the level stage computes it once per block). NaN/Inf blocks are skipped.
         """
+        if self._pending:
+            self.apply_pending()
         if rate != self.rate:
             if self._t0 is not None:
                 raise ConfigError(f"sample rate changed from {self.rate} to {rate} Hz at audio "

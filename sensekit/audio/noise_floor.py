@@ -1,40 +1,75 @@
 """Noise-floor calibration: learn the room's ambient activity level, then set thresholds
 relative to it ("10 dB above the room" instead of "level 25").
 
-``NoiseFloor(learn_ms=2000, percentile=20)`` collects the activity level of every
+``NoiseFloor(learn_ms=2000, percentile=20)`` (the ``noise_floor`` settings group) collects the activity level of every
 block during its first ``learn_ms`` of audio (by sample count, so replays and live input
 agree) and then fixes the floor at the ``percentile``-th percentile of those levels: a
 low percentile ignores the odd cough or clap during calibration. ``recalibrate()``
 starts a new learning period on demand (e.g. when the user presses "calibrate"), and
-``calibrate(levels)`` sets it from levels already at hand (offline, plots).
+``calibrate(levels)`` sets it from levels already at hand (offline, plots, ``sensekit
+calibrate``: the same percentile rule, so a calibrated floor is what the stage would learn).
+The ``level`` setting (a venue profile's ``noise_floor.level``) sets the floor outright.
 
 After learning, ``level`` (0..100) and ``db`` (rms dBFS) give the floor, ``ready`` is
 True and ``version`` increases each time it changes (detectors use it to refresh their
 thresholds). ``threshold(above_db)`` is the level ``above_db`` dB over the floor.
 
 Cost: one list append per block while learning, nothing afterwards. Blocks skipped for
-NaN/Inf never reach it. Fails with ``ConfigError`` on a negative/NaN ``learn_ms`` or a
+NaN/Inf never reach it. Fails with ``ConfigError`` on a ``learn_ms`` below 1 ms or a
 percentile outside 0..100; ``threshold`` before the floor is learned raises too.
 """
 from __future__ import annotations
+
+from typing import Any, Mapping
 
 import numpy as np
 
 from sensekit.audio.level import DB_PER_LEVEL, FLOOR_DB
 from sensekit.errors import ConfigError
-from sensekit.validate import check_positive, check_range
+from sensekit.settings import Tunable, group, setting
+from sensekit.validate import check_range
 
 
-class NoiseFloor:
-    def __init__(self, learn_ms: float = 2000.0, *, percentile: float = 20.0) -> None:
-        self.learn_ms = check_positive("learn_ms", learn_ms)
-        self.percentile = check_range("percentile", percentile, 0, 100)
+class NoiseFloor(Tunable):
+    """The room's ambient activity level, learned or set; see the module docstring."""
+
+    SETTINGS = group(
+        "noise_floor", "the room's noise floor (ambient activity level)",
+        setting("learn_ms", 2000.0, "learn the floor over this much audio at the start (and on recalibrate)",
+                unit="ms", lo=1, hi=3_600_000, flag="--noise-floor-ms"),
+        setting("percentile", 20.0, "the floor is this percentile of the levels heard while learning "
+                "(low: a cough or a door does not raise it)", unit="%", lo=0, hi=100),
+        setting("level", None, "the floor as an activity level (sensekit calibrate measures it)", kind="float",
+                unit="level", lo=0, hi=100, none="learned from the first learn_ms of audio"),
+    )
+    SETTING_ATTRS = {"level": "seeded_level"}
+    learn_ms: float                  # the settings as attributes (types only)
+    percentile: float
+
+    def __init__(self, learn_ms: float | None = None, **settings: Any) -> None:
+        self.seeded_level: float | None = None
+        self.init_settings(settings, **({} if learn_ms is None else {"learn_ms": learn_ms}))
         self.level = 0.0
         self.ready = False
         self.version = 0
         self._levels: list[float] = []
         self._learned_ms = 0.0
         self.learning = True
+        if self.seeded_level is not None:
+            self.calibrate([self.seeded_level])
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if "level" in changed:
+            if self.seeded_level is None:
+                self.recalibrate()
+            else:
+                self.calibrate([self.seeded_level])
+
+    def learned(self) -> dict[str, Any]:
+        """The floor learned from the audio (``level``), when it was not set."""
+        if self.seeded_level is None and self.ready:
+            return {"level": round(self.level, 3)}
+        return {}
 
     @property
     def db(self) -> float:
@@ -49,6 +84,8 @@ class NoiseFloor:
 
     def process(self, level: float, n_samples: int, rate: int) -> bool:
         """Add one block's level; returns True when this block completed the learning."""
+        if self._pending:
+            self.apply_pending()
         if not self.learning:
             return False
         self._levels.append(level)

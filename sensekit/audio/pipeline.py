@@ -15,6 +15,12 @@ detectors on and off accordingly; a detector switched on again starts a fresh st
 patterns runs it. ``always_run = True`` keeps every detector alive for apps that read
 ``level``/``active``/``pitch`` attributes directly.
 
+Settings: the stage's own ``audio`` group (gain, level smoothing) and those of the detectors
+it owns (``noise_floor``, ``activity``, ``clap``, ``pattern``, ``pitch``; ``tunables()`` lists
+them); a change through ``apply`` takes effect at the next block (one integer comparison per
+block when nothing changed). The stage always has a ``NoiseFloor`` (the activity detector's
+``on_db`` thresholds use it).
+
 Pitch events are emitted when an estimate is made (every ``PitchTracker.hop_ms``) and
 once when the sound goes quiet, not on every block.
 
@@ -26,7 +32,7 @@ clap and pitch history restarts after them, so no event ever sees those samples)
 """
 from __future__ import annotations
 
-from typing import AbstractSet, Any, Iterable, Literal
+from typing import AbstractSet, Any, Iterable, Iterator, Literal
 
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker, check_rate
@@ -36,20 +42,30 @@ from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.audio.pitch import PitchTracker
 from sensekit.capture.base import AudioBlock
 from sensekit.events import Event, Level, Pitch
+from sensekit.settings import Tunable, group, setting
+from sensekit.settings.live import apply_all_pending
+from sensekit.validate import check_positive
 
 _NAMES = ("level", "activity", "clap", "clap_pattern", "pitch")
 
 
-class AudioStage:
+class AudioStage(Tunable):
     consumes: Literal["audio"] = "audio"
     emits = frozenset(_NAMES)
     always_run = False
+    SETTINGS = group(
+        "audio", "the audio stage: gain and level smoothing shared by every audio detector",
+        setting("gain", UNITY_GAIN, "gain 0..100 as in Flash: 50 = unity, 0.6 dB per step, 0 mutes",
+                lo=0, hi=100, flag="--gain"),
+        setting("smoothing_ms", 0.0, "level smoothing time constant (0: off)", unit="ms", lo=0, hi=60_000,
+                flag="--smoothing-ms"),
+    )
 
     def __init__(
         self,
         *,
-        gain: float = UNITY_GAIN,
-        smoothing_ms: float = 0.0,
+        gain: float | None = None,
+        smoothing_ms: float | None = None,
         channels: int | None = None,
         activity: ActivityDetector | None = None,
         noise_floor: NoiseFloor | None = None,
@@ -58,13 +74,20 @@ class AudioStage:
         pitch: PitchTracker | None = None,
         emit_level: bool = True,
     ) -> None:
-        self.meter = LevelMeter(gain=gain, smoothing_ms=smoothing_ms, channels=channels)
+        self.meter = LevelMeter(channels=channels)
+        self.clap: ClapDetector | None = None
+        given = {"gain": gain, "smoothing_ms": smoothing_ms}
+        self.init_settings({k: v for k, v in given.items() if v is not None})
         self.channels = channels
         self.activity = activity
-        self.noise_floor = noise_floor if noise_floor is not None else \
-            (activity.noise_floor if activity is not None else None)
+        if noise_floor is None:
+            noise_floor = activity.noise_floor if activity is not None and activity.noise_floor else NoiseFloor()
+        self.noise_floor = noise_floor
+        if activity is not None and activity.noise_floor is None:
+            activity.noise_floor = noise_floor          # for thresholds over the floor (on_db)
+        self._seen_generation = -1
         if pattern is not None and clap is None:
-            clap = ClapDetector(gain=gain, channels=channels)
+            clap = ClapDetector(gain=self.meter.gain, channels=channels)
         self.clap = clap
         self.pattern = pattern
         self.pitch = pitch
@@ -85,12 +108,31 @@ class AudioStage:
         return bool(self.activity is not None and self.activity.active)
 
     def set_gain(self, gain: float) -> None:
-        self.meter.set_gain(gain)
-        if self.clap is not None:
-            self.clap.set_gain(gain)
+        """Change the gain of the level and the clap detector, from now on."""
+        self.apply_now(gain=gain)
+
+    def _store_setting(self, name: str, value: Any) -> None:
+        if name == "gain":
+            self.meter.set_gain(value)
+            if self.clap is not None:
+                self.clap.set_gain(value)
+        else:
+            self.meter.smoothing_ms = value
+            self.meter._alpha_for = (0, 0)              # recompute the smoothing factor
+
+    def _read_setting(self, name: str) -> Any:
+        return self.meter.gain if name == "gain" else self.meter.smoothing_ms
+
+    def tunables(self) -> Iterator[Tunable]:
+        yield self
+        for part in (self.noise_floor, self.activity, self.clap, self.pattern, self.pitch):
+            if isinstance(part, Tunable):
+                yield part
 
     def listen(self, wanted: AbstractSet[str]) -> None:
         """Run only the detectors whose events are in ``wanted`` (called by the runner)."""
+        if self.always_run:
+            wanted = self.emits
         want = self._want
         was_clap, was_pitch = want["clap"], want["pitch"]
         for name in _NAMES:
@@ -113,6 +155,9 @@ class AudioStage:
     def process(self, item: Any) -> Iterable[Event]:
         if not isinstance(item, AudioBlock):
             return ()
+        if self._seen_generation != Tunable.generation:     # a setting changed somewhere
+            self._seen_generation = Tunable.generation
+            apply_all_pending(self.tunables())
         t = item.t
         rate = item.rate
         x = item.samples

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -35,7 +36,7 @@ from sensekit.audio.level import level_to_db, mono
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Pitch
-from sensekit.validate import check_positive, check_range
+from sensekit.settings import Tunable, group, setting
 
 
 _LAGS: dict[int, np.ndarray] = {}
@@ -108,18 +109,34 @@ def yin(x: np.ndarray, rate: int, *, fmin: float = 70.0, fmax: float = 900.0,
     return PitchEstimate(float(rate / (tau + shift)), conf)
 
 
-class PitchTracker:
+def _check_band(v: Mapping[str, Any]) -> None:
+    if v["fmin"] >= v["fmax"]:
+        raise ConfigError(f"`pitch.fmin` must be below `pitch.fmax`, got fmin={v['fmin']!r}, fmax={v['fmax']!r}")
+
+
+class PitchTracker(Tunable):
     """Streaming per-block F0: ``process(samples, t, rate, level=...) -> Pitch``."""
 
-    def __init__(self, *, fmin: float = 70.0, fmax: float = 900.0, threshold: float = 0.2,
-                 hop_ms: float = 50.0, min_level: float = 25.0, channels: int | None = None) -> None:
-        self.fmin = check_range("fmin", fmin, 20, 2000)
-        self.fmax = check_range("fmax", fmax, 40, 4000)
-        if self.fmin >= self.fmax:
-            raise ConfigError(f"`fmin` must be below `fmax`, got fmin={fmin!r}, fmax={fmax!r}")
-        self.threshold = check_range("threshold", threshold, 0.01, 1)
-        self.hop_ms = check_positive("hop_ms", hop_ms, allow_zero=True)
-        self.min_level = check_range("min_level", min_level, 0, 100)
+    SETTINGS = group(
+        "pitch", "pitch (F0) with a voicing confidence, YIN",
+        setting("fmin", 70.0, "lowest pitch looked for", unit="Hz", lo=20, hi=2000),
+        setting("fmax", 900.0, "highest pitch looked for (humming and most singing)", unit="Hz", lo=40, hi=4000),
+        setting("threshold", 0.2, "YIN dip threshold: higher accepts breathier sounds as voiced",
+                lo=0.01, hi=1),
+        setting("hop_ms", 50.0, "time between two analyses", unit="ms", lo=0, hi=10_000),
+        setting("min_level", 25.0, "blocks quieter than this activity level are unvoiced", unit="level",
+                lo=0, hi=100),
+        rule=_check_band,
+    )
+
+    fmin: float                      # the settings as attributes (types only)
+    fmax: float
+    threshold: float
+    hop_ms: float
+    min_level: float
+
+    def __init__(self, *, channels: int | None = None, **settings: Any) -> None:
+        self.init_settings(settings)
         self.channels = channels
         self.rate: int | None = None
         self.last = PitchEstimate(0.0, 0.0)
@@ -128,6 +145,11 @@ class PitchTracker:
         self._held = 0
         self._since = math.inf
         self._min_ms = 10.0 ** (level_to_db(self.min_level) / 10.0)
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        self._min_ms = 10.0 ** (level_to_db(self.min_level) / 10.0)
+        if changed.keys() & {"fmin", "fmax"}:
+            self.rate = None                                # reconfigure on the next block
 
     def _configure(self, rate: int) -> None:
         self.rate = check_rate(rate, "pitch tracker")
@@ -149,6 +171,8 @@ class PitchTracker:
 
         ``energy`` is the block's mean square after gain, if the caller already has it.
         """
+        if self._pending:
+            self.apply_pending()
         if rate != self.rate:
             self._configure(rate)
         x = samples

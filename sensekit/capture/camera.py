@@ -2,7 +2,10 @@
 
 ``CameraSource(device)`` opens ``cv2.VideoCapture`` on a device index (``0``), a
 stream URL (``http://...``, ``rtsp://...``; FFmpeg backend) or a file path (which
-then *simulates* a live camera: paced at the file's natural fps and looped).
+then *simulates* a live camera: paced at the file's natural fps and looped; a
+still image is a camera that keeps showing that picture at the file's rate, or
+one frame and the end with ``loop=False``). A recording folder or another
+folder is refused with a message that says so.
 
 Defaults and behaviour:
 
@@ -138,6 +141,7 @@ class CameraSource(Source):
         self._stop = threading.Event()
         self._cond = threading.Condition()
         self._latest: VideoFrame | None = None
+        self._last_image: np.ndarray | None = None
         self._ended = False
         self._status: list[Event] = []
         self._lost = False
@@ -150,6 +154,8 @@ class CameraSource(Source):
         self._reconnects = 0
         self._losses = 0
         self._latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
+        self._read_started = 0.0   # time.monotonic() when the grab thread last called read()
+        self._in_read = False      # the grab thread is inside read(): its frame is not captured yet
 
     # -- opening -------------------------------------------------------------
     @property
@@ -189,6 +195,11 @@ class CameraSource(Source):
         if self.is_url:
             reason = _connect_reason(self.device, self.open_timeout_ms / 1000.0)
             return SourceError(f"cannot open camera stream {self.device!r}: {reason}")
+        if os.path.isdir(self.device):
+            from pathlib import Path
+
+            from sensekit.capture.spec import not_a_media_file
+            return SourceError(not_a_media_file(Path(self.device), self.description))
         if not os.path.exists(self.device):
             return SourceError(f"camera file not found: {self.device!r}")
         return SourceError(f"cannot open {self.device!r} as a camera: OpenCV cannot decode it as video")
@@ -252,6 +263,7 @@ class CameraSource(Source):
         return monotonic - self._t0
 
     def _publish(self, image: np.ndarray, captured_at: float) -> None:
+        self._last_image = image
         frame = VideoFrame(self._grabbed, self._now_t(captured_at), image, captured_at)
         with self._cond:
             if self._latest is not None:
@@ -269,7 +281,15 @@ class CameraSource(Source):
         backoff = self.backoff_initial_s
         file_start = time.monotonic()
         file_frame = 1          # the frame read in open() was frame 0
+        still = None            # a one-frame file (a still image): shown again at the file's rate
         while not self._stop.is_set():
+            if still is not None:
+                delay = file_start + file_frame / (self.file_fps or 30.0) - time.monotonic()
+                if delay > 0 and self._stop.wait(delay):
+                    break
+                self._publish(still.copy(), time.monotonic())
+                file_frame += 1
+                continue
             if cap is None:     # lost: try to reconnect
                 cap = self._new_capture()
                 if cap is None:
@@ -285,10 +305,12 @@ class CameraSource(Source):
                 if delay > 0 and self._stop.wait(delay):
                     break
             try:
+                self._read_started, self._in_read = time.monotonic(), True
                 ok, image = cap.read()
             except cv2.error as exc:          # a driver error: treat like a failed read
                 log.debug("%s: read raised %s", self.description, exc)
                 ok, image = False, None
+            self._in_read = False
             captured_at = time.monotonic()
             if self._stop.is_set():
                 break
@@ -302,9 +324,18 @@ class CameraSource(Source):
                 file_frame += 1
                 continue
             if self.is_file and not self._lost:
-                if self.loop and file_frame > 0 and cap.set(cv2.CAP_PROP_POS_FRAMES, 0):
-                    file_start, file_frame = time.monotonic(), 0
+                if self.loop and file_frame == 1 and self._last_image is not None:
+                    still = self._last_image.copy()      # one frame, then the end: a still image
+                    cap.release()
+                    cap = self._cap = None
                     continue
+                if self.loop and file_frame > 0:
+                    if not cap.set(cv2.CAP_PROP_POS_FRAMES, 0):   # not seekable: open it again
+                        cap.release()
+                        cap = self._cap = self._new_capture()
+                    if cap is not None:
+                        file_start, file_frame = time.monotonic(), 0
+                        continue
                 if not self.loop:
                     with self._cond:
                         self._ended = True
@@ -319,7 +350,8 @@ class CameraSource(Source):
                 log.warning("%s: lost (%s); reconnecting", self.description, reason)
                 self._report(SourceLost(t=self._now_t(captured_at), source=self.description,
                                         reason=reason))
-            cap.release()
+            if cap is not None:
+                cap.release()
             cap = self._cap = None
             self._stop.wait(backoff)
             backoff = min(backoff * 2.0, self.backoff_max_s)
@@ -351,6 +383,19 @@ class CameraSource(Source):
         with self._cond:
             events, self._status = self._status, []
         return events
+
+    def horizon(self) -> float | None:
+        """A time no frame delivered from now on can be earlier than (``t`` seconds): now while
+        the grab thread waits inside ``read()`` (a frame is timed when ``read()`` returns), else
+        the start of the last read. ``CombinedSource`` uses it to hand out the other part's
+        items without waiting. ``None`` before ``open()``."""
+        if self._thread is None:
+            return None
+        now = time.monotonic()              # before looking at the flag: see _grab_loop
+        with self._cond:
+            if self._latest is not None:
+                return self._latest.t
+        return (now if self._in_read else max(self._read_started, self._t0)) - self._t0
 
     def stats(self) -> dict[str, Any]:
         with self._cond:

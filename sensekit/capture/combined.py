@@ -9,9 +9,15 @@ their own ``t``: both start at 0.
 
 Ordering: for live parts nothing can wait for the other part forever, so an item
 is handed out when the other part already has a later item waiting, when the
-other part has ended, or when it has waited ``reorder_window_s`` (0.05 s) in
-the buffer. Within each part the order is always kept. For non-live parts
-(files) the order is strict: the earlier of the two heads always goes first.
+other part has ended, when the other part's ``horizon()`` (the earliest ``t`` it
+can still deliver: the camera's grab in progress, the microphone's next block)
+has passed it, or when it has waited ``reorder_window_s`` (0.05 s) in the
+buffer. With a camera and a microphone the horizon rule lets audio blocks
+through at once and holds a frame at most until the block that covers its time
+arrives (one block, ~11 ms); the window only matters for a part without a
+horizon or a lost one. Within each part the order is always kept. For non-live
+parts (files) the order is strict: the earlier of the two heads always goes
+first.
 
 ``stats()`` merges both parts' counters (``dropped_frames``, ``latency_ms`` from
 the video part; ``overflows``, ``dropped_blocks`` from the audio part) and keeps
@@ -19,8 +25,10 @@ each part's full dict under ``"video"``/``"audio"``. ``poll_status()`` merges
 both parts' lost/restored events, re-timed to the common base.
 
 Failure modes: whatever the parts raise on open (the part that did open is
-closed again). Cost: one extra dict lookup per item; polling at most every
-5 ms while both live parts are empty.
+closed again). Cost: one extra dict lookup per item; while both live parts
+are empty it waits on one of them for at most 1 ms at a time, so the other
+part's item waits at most 1 ms (~1,000 cheap wake-ups a second, about 1 % of
+a core).
 """
 from __future__ import annotations
 
@@ -32,7 +40,7 @@ from sensekit.capture.base import Item, Source
 from sensekit.errors import ConfigError
 from sensekit.events import Event
 
-POLL_S = 0.005
+POLL_S = 0.001
 
 
 class _Part:
@@ -42,6 +50,8 @@ class _Part:
         self.head: Item | None = None
         self.head_arrived = 0.0
         self.ended = False
+        #: combined ``t`` before which the part can deliver nothing more (``None``: unknown)
+        self.horizon: float | None = None
 
 
 class CombinedSource(Source):
@@ -109,6 +119,9 @@ class CombinedSource(Source):
     def _fill(self, part: _Part, timeout: float | None) -> None:
         if part.head is not None or part.ended:
             return
+        horizon = getattr(part.source, "horizon", None)
+        h = horizon() if part.source.is_live and callable(horizon) else None
+        part.horizon = None if h is None else h + part.offset   # taken before the read: safe
         try:
             item = part.source.read(timeout=timeout)
         except EOFError:
@@ -123,7 +136,8 @@ class CombinedSource(Source):
             return None
         best = min(heads, key=lambda p: p.head.t)          # ties: video first (list order)
         others = [p for p in self._parts if p is not best]
-        ready = all(o.ended or o.head is not None for o in others)
+        ready = all(o.ended or o.head is not None
+                    or (o.horizon is not None and o.horizon >= best.head.t) for o in others)
         if not ready and best.source.is_live:
             ready = time.monotonic() - best.head_arrived >= self.reorder_window_s
         if not ready:

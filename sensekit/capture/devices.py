@@ -67,15 +67,19 @@ def quiet_opencv() -> Iterator[None]:
     import cv2
 
     log = getattr(getattr(cv2, "utils", None), "logging", None)
-    if log is None:  # very old builds: nothing to silence with
+    if log is None and hasattr(cv2, "setLogLevel"):  # 4.x wheels (the hands extra's): the old API
+        get, set_, silent = cv2.getLogLevel, cv2.setLogLevel, 0
+    elif log is not None:
+        get, set_, silent = log.getLogLevel, log.setLogLevel, log.LOG_LEVEL_SILENT
+    else:  # very old builds: nothing to silence with
         yield
         return
-    previous = log.getLogLevel()
-    log.setLogLevel(log.LOG_LEVEL_SILENT)
+    previous = get()
+    set_(silent)
     try:
         yield
     finally:
-        log.setLogLevel(previous)
+        set_(previous)
 
 
 def _quiet_ffmpeg_env() -> None:

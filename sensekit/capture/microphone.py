@@ -144,24 +144,25 @@ class MicrophoneSource(Source):
             if status.input_overflow:
                 self._overflows += 1
         item = (self._block_index, self._sample_index, indata.copy(), captured_at)
-        self._block_index += 1
-        self._sample_index += frames
         self._last_callback = captured_at
         self._callbacks += 1
         q = self._queue
         while True:
             try:
                 q.put_nowait(item)
-                return
+                break
             except queue.Full:
                 if self.drop == "newest":
                     self._dropped += 1
-                    return
+                    break
                 try:
                     q.get_nowait()
                     self._dropped += 1
                 except queue.Empty:
                     pass
+        # counted after the block is queued, so ``horizon()`` never runs ahead of the queue
+        self._block_index += 1
+        self._sample_index += frames
 
     def _finished(self) -> None:
         if not self._closing.is_set():
@@ -318,6 +319,13 @@ class MicrophoneSource(Source):
         with self._lock:
             events, self._status = self._status, []
         return events
+
+    def horizon(self) -> float | None:
+        """A time no block delivered from now on can start before (``t`` seconds): the start
+        of the next block the device will hand over (queued blocks are earlier; read them
+        first). ``CombinedSource`` uses it to hand out camera frames without waiting."""
+        rate = self.sample_rate
+        return self._sample_index / rate if self._opened and rate else None
 
     def stats(self) -> dict[str, Any]:
         lat = list(self._latencies)

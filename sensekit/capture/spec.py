@@ -130,6 +130,14 @@ def parse_source_spec(spec: str | os.PathLike) -> SourceSpec:
     raise SourceError(f"no such file or recording: {text!r} (source specs: {_valid_kinds()})")
 
 
+def not_a_media_file(path: Path, spec: str) -> str:
+    """The message for a folder given where a media file was expected."""
+    if (path / "meta.json").is_file():
+        return (f"'{path}' is a recording, not a media file: use 'replay:{path}' "
+                f"(from spec {spec!r})")
+    return f"'{path}' is a folder, not a media file (from spec {spec!r})"
+
+
 def _import(module: str, name: str, what: str) -> Any:
     try:
         mod = __import__(f"sensekit.capture.{module}", fromlist=[name])
@@ -169,6 +177,8 @@ def open_source(spec: str | os.PathLike | SourceSpec, **options: Any) -> Source:
         if not path.exists():
             raise SourceError(f"no such recording: '{path}' (from spec {parsed.text!r})")
         return ReplaySource(path, **mine)
+    if path.is_dir():
+        raise SourceError(not_a_media_file(path, parsed.text))
     if not path.is_file():
         raise SourceError(f"no such media file: '{path}' (from spec {parsed.text!r})")
     MediaFileSource = _import("media", "MediaFileSource", "media file")

@@ -4,8 +4,12 @@ Each subcommand lives in its own module in this package and exposes
 ``register(subparsers)``, which adds its parser and sets ``func(args) -> int``.
 Modules are discovered automatically, so adding a command means adding a file.
 
-Errors that sensekit raises on purpose (``SensekitError``) print as one plain
-line and exit with status 2; Ctrl-C exits with 130. No traceback, unless ``-v``.
+Errors that sensekit raises on purpose (``SensekitError``), bad arguments
+(argparse's message, without the usage block) and operating-system errors while
+writing (disk full...) print as one plain line and exit with status 2; Ctrl-C
+exits with 130. No traceback, unless ``-vv``. Output paths are checked while the
+arguments are parsed (``sensekit.cli.paths.OutputPath``), before any work.
+Repeated log warnings are rate-limited (``sensekit.ratelimit``).
 """
 from __future__ import annotations
 
@@ -14,15 +18,42 @@ import importlib
 import logging
 import pkgutil
 import sys
+from typing import NoReturn
 
 from sensekit import __version__
+from sensekit.cli.paths import check_outputs_apart
 from sensekit.errors import SensekitError
+from sensekit.ratelimit import flush_rate_limit, install_rate_limit
 
 log = logging.getLogger("sensekit")
 
 
+def free_text(text: str) -> str:
+    """``argparse`` type for free text that may be empty (``--notes``, ``--title``)."""
+    return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (the usage is one ``--help`` away), and
+    which rejects an empty value (``--track-color ''``) unless the option is ``free_text``:
+    an empty value means nothing, and silently ignoring it hides the mistake."""
+
+    def _get_value(self, action: argparse.Action, arg_string: str) -> object:
+        if isinstance(arg_string, str) and action.nargs not in (argparse.PARSER, argparse.REMAINDER):
+            if not arg_string.strip() and action.type is not free_text:
+                raise argparse.ArgumentError(action, f"an empty value {arg_string!r} means nothing; "
+                                                     "leave the option out to get its default")
+            if "\x00" in arg_string:      # only possible from Python, never from a shell
+                raise argparse.ArgumentError(action, f"{arg_string!r} contains a NUL character")
+        return super()._get_value(action, arg_string)
+
+    def error(self, message: str) -> NoReturn:
+        message = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="sensekit",
         description="Control programs with a camera and a microphone.",
     )
@@ -43,16 +74,21 @@ def setup_logging(verbose: int, quiet: bool) -> None:
     level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO)
     logging.basicConfig(level=level, format="%(message)s" if verbose == 0 else
                         "%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    install_rate_limit()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:     # a bad argument (one line printed), --help or --version
+        return exc.code if isinstance(exc.code, int) else 2
     setup_logging(args.verbose, args.quiet)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
     try:
+        check_outputs_apart(parser, args)
         return int(args.func(args) or 0)
     except SensekitError as exc:
         if args.verbose > 1:
@@ -68,3 +104,10 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:       # e.g. the disk filled up while writing an output
+        if args.verbose > 1:
+            raise
+        print(f"sensekit: error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        flush_rate_limit()

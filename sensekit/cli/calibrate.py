@@ -1,25 +1,27 @@
 """``sensekit calibrate SOURCE --out venue.toml``: learn a venue's noise floors (and a colour).
 
-    sensekit calibrate SOURCE --out venue.toml [--seconds S] [--pick-color X,Y]
+    sensekit calibrate SOURCE --out venue.toml [--seconds S] [--pick-color X,Y] [--set KEY=VALUE ...]
 
 Reads the first ``--seconds`` (default 5) of SOURCE and writes a venue profile (see
-``sensekit/profile.py``). Keep the room in its normal quiet state while it runs:
+``sensekit.profile``). Keep the room in its normal quiet state while it runs:
 
-- **audio noise floor**: ``sensekit.audio.noise_floor.NoiseFloor.calibrate`` over the
-  activity levels (0..100, ``sensekit.audio.level``, at the profile's gain) of the
-  audio blocks: their 20th percentile, the same rule the audio stages use when they
-  learn the floor themselves, so a cough or a door does not raise it.
-- **camera noise floor**: the robust noise sigma of consecutive frame differences
-  (the largest of B, G, R per pixel): ``median(|frame - previous|) / 0.6745``, computed
-  on every 4th pixel (with the median floored at 0.5, so a noise-free camera reads 0.74),
-  and then taken as the median over the frames. This is the same estimate the motion
-  detector uses when it learns its threshold. Someone walking
-  through part of the frame barely changes it.
-- ``--pick-color X,Y`` stores the median colour of a 9x9 pixel patch at (X, Y). The
-  patch is taken from the middle frame of the window and written as ``color.target``.
+- **audio noise floor** (``noise_floor.level``): ``NoiseFloor.calibrate`` over the activity
+  levels (0..100, ``sensekit.audio.level``, at the gain the profile or ``--set audio.gain``
+  gives) of the audio blocks: the ``noise_floor.percentile`` (20th) percentile, the rule the
+  audio stage uses when it learns the floor itself, so a cough or a door does not raise it.
+- **camera noise** (``motion.noise_sigma``): the camera noise rule of
+  ``sensekit.vision.noise`` on each pair of consecutive frames (the median absolute difference
+  on every 4th pixel of the ``motion.channel`` the profile uses, converted to a per-pixel
+  sigma), then the median over the frames. The motion detector applies the same rule when it
+  learns, and turns a stored sigma into its threshold the same way, so a calibrated threshold
+  is the learned one (``tests/vision/test_noise.py``). Someone walking through part of the
+  frame barely changes it.
+- ``--pick-color X,Y`` stores the median colour of a 9x9 pixel patch at (X, Y) of the middle
+  frame of the window as ``tracker.color``.
+- ``--set KEY=VALUE`` writes any other setting into the profile too.
 
-If ``--out`` exists it is loaded first, and only the learned values change. Zones,
-thresholds and gain tuned by hand are kept. The file is written atomically.
+If ``--out`` exists it is loaded first and edited in place: only what was measured or set
+changes; zones, thresholds, comments and keys tuned by hand are kept. Written atomically.
 
 Progress: a tqdm bar in seconds of source time (hidden with ``-q``). Cost: one level
 per audio block, one ``absdiff`` per frame. A replay is read as fast as it decodes;
@@ -42,14 +44,17 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.cli.paths import OutputPath
+from sensekit.cli.tuning import add_set_argument, chosen_values
 from sensekit.errors import ConfigError, SourceError
-from sensekit.profile import Profile, load_profile, save_profile
+from sensekit.profile import load_profile, save_profile
+from sensekit.settings.registry import lookup
 from sensekit.validate import check_positive
+from sensekit.vision.noise import frame_noise_sigma, motion_threshold
 
 log = logging.getLogger(__name__)
 
 PATCH_PX = 9
-SUBSAMPLE = 4
 
 
 @dataclass
@@ -59,19 +64,11 @@ class Calibration:
     frames: int = 0
     blocks: int = 0
     audio_noise_floor: float | None = None
-    camera_noise_floor: float | None = None
+    camera_noise_sigma: float | None = None
     picked_color: str | None = None
     frame_size: tuple[int, int] | None = None
     _levels: list[float] = field(default_factory=list, repr=False)
     _sigmas: list[float] = field(default_factory=list, repr=False)
-
-
-def frame_noise_sigma(prev: np.ndarray, frame: np.ndarray) -> float:
-    """Robust noise sigma of two consecutive BGR frames (pixel levels 0..255)."""
-    a = prev[::SUBSAMPLE, ::SUBSAMPLE].astype(np.int16)
-    b = frame[::SUBSAMPLE, ::SUBSAMPLE].astype(np.int16)
-    d = np.abs(a - b).max(axis=2)
-    return max(float(np.median(d)), 0.5) / 0.6745   # the motion detector's estimate
 
 
 def patch_color(image: np.ndarray, x: int, y: int, patch_px: int = PATCH_PX) -> str:
@@ -96,9 +93,16 @@ def parse_point(text: str) -> tuple[int, int]:
     return x, y
 
 
-def calibrate(source: Any, *, seconds: float, gain: float = 50.0,
-              pick: tuple[int, int] | None = None, progress: bool = True) -> Calibration:
-    """Measure noise floors over the first ``seconds`` of an opened ``source``."""
+def calibrate(source: Any, *, seconds: float, gain: float | None = None, channel: str | None = None,
+              percentile: float | None = None, pick: tuple[int, int] | None = None,
+              progress: bool = True) -> Calibration:
+    """Measure noise floors over the first ``seconds`` of an opened ``source``.
+
+    ``gain`` (``audio.gain``), ``channel`` (``motion.channel``) and ``percentile``
+    (``noise_floor.percentile``) default to the table's."""
+    gain = lookup("audio.gain").default if gain is None else gain
+    channel = lookup("motion.channel").default if channel is None else channel
+    percentile = lookup("noise_floor.percentile").default if percentile is None else percentile
     from tqdm import tqdm
 
     from sensekit.audio.level import level
@@ -136,7 +140,7 @@ def calibrate(source: Any, *, seconds: float, gain: float = 50.0,
                 cal.frames += 1
                 cal.frame_size = (item.image.shape[1], item.image.shape[0])
                 if prev is not None and prev.shape == item.image.shape:
-                    cal._sigmas.append(frame_noise_sigma(prev, item.image))
+                    cal._sigmas.append(frame_noise_sigma(prev, item.image, channel))
                 prev = item.image
                 if pick is not None:
                     frames_for_pick.append(item.image)
@@ -150,28 +154,29 @@ def calibrate(source: Any, *, seconds: float, gain: float = 50.0,
         bar.close()
     if cal._levels:
         from sensekit.audio.noise_floor import NoiseFloor
-        cal.audio_noise_floor = round(NoiseFloor().calibrate(cal._levels), 3)
+        cal.audio_noise_floor = round(NoiseFloor(percentile=percentile).calibrate(cal._levels), 3)
     if cal._sigmas:
-        cal.camera_noise_floor = round(float(np.median(cal._sigmas)), 3)
+        cal.camera_noise_sigma = round(float(np.median(cal._sigmas)), 3)
     if pick is not None:
         if not frames_for_pick:
             raise SourceError(f"{source.description!r} gave no video frame to pick a colour from")
         cal.picked_color = patch_color(frames_for_pick[len(frames_for_pick) // 2], *pick)
-    if cal.audio_noise_floor is None and cal.camera_noise_floor is None and cal.picked_color is None:
+    if cal.audio_noise_floor is None and cal.camera_noise_sigma is None and cal.picked_color is None:
         raise SourceError(f"{source.description!r} ended before calibration had any data "
                           f"({cal.frames} frames, {cal.blocks} audio blocks)")
     return cal
 
 
-def apply_calibration(profile: Profile, cal: Calibration) -> Profile:
-    """Write what ``cal`` learned into ``profile`` (other settings unchanged)."""
+def calibration_values(cal: Calibration) -> dict[str, Any]:
+    """What ``cal`` measured, as settings (``{key: value}``) for a profile."""
+    values: dict[str, Any] = {}
     if cal.audio_noise_floor is not None:
-        profile.audio.noise_floor = min(100.0, cal.audio_noise_floor)
-    if cal.camera_noise_floor is not None:
-        profile.motion.noise_floor = min(255.0, cal.camera_noise_floor)
+        values["noise_floor.level"] = min(100.0, cal.audio_noise_floor)
+    if cal.camera_noise_sigma is not None:
+        values["motion.noise_sigma"] = min(100.0, cal.camera_noise_sigma)
     if cal.picked_color is not None:
-        profile.color.target = cal.picked_color
-    return profile.validate()
+        values["tracker.color"] = cal.picked_color
+    return values
 
 
 def main(args: argparse.Namespace) -> int:
@@ -182,22 +187,35 @@ def main(args: argparse.Namespace) -> int:
         raise ConfigError(f"--seconds must be finite, got {args.seconds!r}")
     pick = parse_point(args.pick_color) if args.pick_color else None
     out: Path = args.out
-    profile = load_profile(out) if out.exists() else Profile()
+    current = dict(load_profile(out)) if out.exists() else {}
+    chosen = chosen_values(args)                       # --set: written into the profile too
+    settings = {**current, **chosen.values}
+
+    def get(key: str) -> Any:
+        return settings.get(key, lookup(key).default)
+
     source = open_source(args.source)
     with source:
-        cal = calibrate(source, seconds=seconds, gain=profile.audio.gain, pick=pick,
+        cal = calibrate(source, seconds=seconds, gain=get("audio.gain"), channel=get("motion.channel"),
+                        percentile=get("noise_floor.percentile"), pick=pick,
                         progress=not getattr(args, "quiet", False))
-    apply_calibration(profile, cal)
-    save_profile(profile, out)
+    values = {**chosen.values, **calibration_values(cal)}
+    save_profile(values, out)
     lines = [f"calibrated from {cal.seconds:.1f} s of {source.description} "
              f"({cal.frames} frames, {cal.blocks} audio blocks)"]
     if cal.audio_noise_floor is not None:
         lines.append(f"  audio noise floor   {cal.audio_noise_floor:.2f} (level 0..100)")
-    if cal.camera_noise_floor is not None:
-        lines.append(f"  camera noise floor  {cal.camera_noise_floor:.2f} (pixel levels; "
-                     f"motion threshold {profile.motion_threshold()})")
-    if cal.picked_color is not None:
+    if cal.camera_noise_sigma is not None:
+        thr = get("motion.threshold")
+        if thr is None:
+            thr = motion_threshold(cal.camera_noise_sigma, noise_k=get("motion.noise_k"),
+                                   min_threshold=get("motion.min_threshold"))
+        lines.append(f"  camera noise        {cal.camera_noise_sigma:.2f} (sigma, pixel levels; "
+                     f"motion threshold {thr:.0f})")
+    if cal.picked_color is not None and pick is not None:
         lines.append(f"  colour              {cal.picked_color} at {pick[0]},{pick[1]}")
+    if chosen.values:
+        lines.append("  set                 " + ", ".join(f"{k}={v}" for k, v in chosen.values.items()))
     lines.append(f"wrote {out}")
     print("\n".join(lines))
     return 0
@@ -209,9 +227,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Learn the audio and camera noise floors of a venue, and optionally "
                     "pick a colour, into a venue profile TOML file.")
     p.add_argument("source", metavar="SOURCE", help="camera:N, mic, camera:0+mic, a recording...")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE",
-                   help="profile to write (updated in place if it exists)")
+    p.add_argument("--out", type=OutputPath(".toml"), required=True, metavar="FILE",
+                   help="profile to write, .toml (edited in place if it exists)")
     p.add_argument("--seconds", type=float, default=5.0, metavar="S",
                    help="how much of the source to measure (default 5)")
     p.add_argument("--pick-color", metavar="X,Y", help="store the colour at pixel X,Y")
+    add_set_argument(p)
     p.set_defaults(func=main)

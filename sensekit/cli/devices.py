@@ -11,18 +11,22 @@ from __future__ import annotations
 import argparse
 
 from sensekit.capture import devices
+from sensekit.validate import check_int_range
+
+MAX_INDEX = 63       # probing is ~instant per missing index, but not free
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("devices", help="list cameras and microphones",
                               description="List the cameras and microphones sensekit can open.")
     p.add_argument("--max-camera-index", type=int, default=4, metavar="N",
-                   help="probe camera indices 0..N (default 4)")
+                   help=f"probe camera indices 0..N, N at most {MAX_INDEX} (default 4)")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    max_index = max(0, int(getattr(args, "max_camera_index", 4)))
+    max_index = check_int_range("--max-camera-index", getattr(args, "max_camera_index", 4),
+                                0, MAX_INDEX)
     found = 0
 
     try:

@@ -3,29 +3,42 @@
     sensekit events SOURCE [--jsonl] [--records] [--realtime] [--loop]
                            [--max-items N] [--stats] [stage options...]
 
-SOURCE is any source spec (``camera:0``, ``mic``, ``file:PATH``, a recording...).
+SOURCE is any source spec (``camera:0``, ``mic``, ``file:PATH``, a recording...). Settings:
+``--set KEY=VALUE`` (any setting), ``--preset NAME``, ``--profile FILE`` and the options bound
+to the table (``sensekit.cli.tuning``); they apply before the first item, and with
+``--osc-control`` any of them can change while it runs.
 ``--jsonl`` prints one JSON line per event (sorted keys, 6-decimal floats), so two
 replays of the same recording give byte-identical output; otherwise one readable
 line per event. ``--records`` adds ``RecordStage`` (one record per frame and audio
 block, with a CRC-32 of the data). Stage options come from the modules listed in
-``STAGE_PROVIDERS`` (each defines ``add_arguments(parser)`` and
-``build_stages(args, source)``); a provider that is not installed is skipped.
+``STAGE_PROVIDERS`` (each defines ``add_arguments(parser)``, ``build_stages(args, source,
+chosen)`` (``chosen``: the settings the command line chose, ``{key: value}``) and, optionally,
+``option_values(args)``: what its own options mean in the settings table); a provider that is
+not installed is skipped.
 With no stage enabled, ``--records`` is implied so the command always shows
-something. ``--stats`` prints a summary to stderr at the end.
+something. ``--stats`` prints a summary to stderr at the end (with the OSC counters:
+sent, accepted, rejected, malformed and oversized datagrams). A stage the source can
+never feed (``--motion`` on a WAV, ``--clap`` on a silent video) is a warning, once.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
+import logging
 import sys
 from types import ModuleType
 from typing import Any, TextIO
 
-from sensekit.osc import add_osc_arguments, attach_osc
-from sensekit.profile import add_profile_argument, apply_profile_to_stages, profile_for_events
+from sensekit.cli.osc_args import add_osc_arguments, attach_osc
+from sensekit.cli.tuning import Chosen, add_tuning_arguments, apply_chosen, chosen_values
+from sensekit.settings.live import Tuning
 from sensekit.validate import check_positive
 
-STAGE_PROVIDERS: list[str] = ["sensekit.vision.options", "sensekit.audio.options"]
+STAGE_PROVIDERS: list[str] = ["sensekit.cli.vision_options", "sensekit.cli.audio_options",
+                              "sensekit.cli.hand_options"]
+
+log = logging.getLogger(__name__)
 
 
 def _providers() -> list[ModuleType]:
@@ -39,6 +52,36 @@ def _providers() -> list[ModuleType]:
                 continue
             raise
     return found
+
+
+def choose(args: argparse.Namespace, providers: list[ModuleType] | None = None) -> Chosen:
+    """The settings the command line chose (preset < profile < options < ``--set``); a
+    profile's colour turns tracking on when no ``--track-color``/``--track-box`` is given."""
+    options: dict[str, Any] = {}
+    for provider in providers if providers is not None else _providers():
+        if hasattr(provider, "option_values"):
+            options.update(provider.option_values(args))
+    chosen = chosen_values(args, options=options)
+    if chosen.values.get("tracker.color") and getattr(args, "track_color", None) is None \
+            and getattr(args, "track_box", None) is None and hasattr(args, "track_color"):
+        args.track_color = chosen.values["tracker.color"]
+    return chosen
+
+
+def build(args: argparse.Namespace, source: Any, chosen: Chosen | None = None,
+          providers: list[ModuleType] | None = None) -> tuple[list[Any], Tuning]:
+    """The stages the options ask for, with the chosen settings applied (from their first item)."""
+    providers = providers if providers is not None else _providers()
+    chosen = chosen if chosen is not None else choose(args, providers)
+    stages: list[Any] = []
+    for provider in providers:
+        if len(inspect.signature(provider.build_stages).parameters) >= 3:
+            stages.extend(provider.build_stages(args, source, chosen.values))
+        else:                                          # a provider of before the settings table
+            stages.extend(provider.build_stages(args, source))
+    tuning = Tuning(lambda: stages)
+    apply_chosen(tuning, chosen)
+    return stages, tuning
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -56,8 +99,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--stats", action="store_true", help="print a summary to stderr at the end")
     for provider in _providers():
         provider.add_arguments(p)
-    add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
-    add_profile_argument(p)    # --profile (sensekit/profile.py)
+    add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/cli/osc_args.py)
+    add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
     p.set_defaults(func=main)
 
 
@@ -70,7 +113,20 @@ def format_event(event: Any) -> str:
     return f"{t:10.3f}  {event.name:<14} {fields}".rstrip()
 
 
-def _print_stats(stats: Any, source: Any, out: TextIO) -> None:
+def warn_idle_stages(stages: list[Any], source: Any) -> list[str]:
+    """Warn (once each) about stages that ``source`` can never feed; returns the warnings."""
+    has = {"video": bool(source.has_video), "audio": bool(source.has_audio)}
+    lines = []
+    for stage in stages:
+        kind = getattr(stage, "consumes", "both")
+        if kind in has and not has[kind] and stage.emits:
+            lines.append(f"{source.description!r} has no {kind}, so there will be no "
+                         f"{', '.join(sorted(stage.emits))} events")
+            log.warning("%s", lines[-1])
+    return lines
+
+
+def _print_stats(stats: Any, source: Any, out: TextIO, osc: dict[str, int] | None = None) -> None:
     src = source.stats() or {}
     dropped = src.get("dropped_frames", src.get("dropped", 0))
     print(f"frames {stats.frames}, audio blocks {stats.blocks}, events {stats.events}, "
@@ -82,6 +138,8 @@ def _print_stats(stats: Any, source: Any, out: TextIO) -> None:
     extra = {k: v for k, v in src.items() if k not in ("dropped_frames", "dropped")}
     if extra:
         print("  source         " + ", ".join(f"{k}={v}" for k, v in sorted(extra.items())), file=out)
+    if osc:
+        print("  osc            " + ", ".join(f"{k}={v}" for k, v in sorted(osc.items())), file=out)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -91,18 +149,17 @@ def main(args: argparse.Namespace) -> int:
 
     if args.max_items is not None:
         check_positive("--max-items", args.max_items)
+    providers = _providers()
+    chosen = choose(args, providers)             # checked before the source opens
     source = open_source(args.source, realtime=args.realtime or None, loop=args.loop or None)
     out = sys.stdout
     with source:
-        profile = profile_for_events(args, source)   # --profile fills options left unset
-        stages: list[Any] = []
-        for provider in _providers():
-            stages.extend(provider.build_stages(args, source))
+        stages, tuning = build(args, source, chosen, providers)
         if args.records or not stages:
             stages.insert(0, RecordStage())
-        apply_profile_to_stages(profile, stages)
+        warn_idle_stages(stages, source)
         runner = Runner(source, stages)
-        osc = attach_osc(runner.dispatcher, args, stages=runner.stages)  # --osc, --osc-control
+        osc = attach_osc(runner.dispatcher, args, tuning=tuning)  # --osc, --osc-control
         if args.jsonl:
             runner.dispatcher.on("*", JsonlWriter(out))
         else:
@@ -113,5 +170,5 @@ def main(args: argparse.Namespace) -> int:
             osc.close()
             out.flush()
             if args.stats:
-                _print_stats(runner.stats, source, sys.stderr)
+                _print_stats(runner.stats, source, sys.stderr, osc.stats())
     return 0

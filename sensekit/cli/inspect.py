@@ -1,75 +1,119 @@
-"""``sensekit inspect REC``: a human summary of a recording.
+"""``sensekit inspect REC [--quick]``: what a recording really holds, and what is damaged.
 
-Prints duration, frames and fps, frame size, sample rate, channels and gain,
-whether the recording is complete, the notes, the start time and each file's
-size. Reads only the headers and timestamps (never decodes video), so it is
-instant. A broken recording gives the ``RecordingError`` message (exit status 2).
+Prints whether the recording is complete, the start time, the duration, the
+video (size, frame rate and whether it was measured, frames that decode out of
+the frames listed), the audio (samples the WAV really holds: never the
+header's claim), the sources, each file's size, the notes, and a list of
+problems. Text from the recording (notes, sources, file names) is printed with
+control characters escaped, so it cannot drive the terminal.
+
+Every frame is decoded (``sensekit.capture.recording_check``; about 1-10 ms a
+frame, segments in parallel); ``--quick`` reads only names and headers and then
+cannot vouch for the frames.
+
+Exit status: 0 when the recording is complete and intact; 1 when it is
+incomplete (the recorder stopped without finishing: it replays what it saved)
+or damaged; 2 when it is not a readable recording (the one-line error).
 """
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import textwrap
 from pathlib import Path
 
+from sensekit.cli._text import printable
+
+INDENT = " " * 11
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("inspect", help="summarise a recording",
-                              description="Print a human summary of a recording folder.")
+    p = subparsers.add_parser(
+        "inspect", help="summarise and check a recording",
+        description="Print what a recording folder holds and what is damaged. Exit status: 0 "
+                    "intact, 1 incomplete or damaged, 2 not a readable recording.")
     p.add_argument("rec", metavar="REC", help="recording folder (or a bundled name such as 'demo')")
+    p.add_argument("--quick", action="store_true",
+                   help="do not decode the video (instant; cannot vouch for the frames)")
     p.set_defaults(func=main)
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     for unit in ("B", "kB", "MB", "GB"):
         if n < 1000 or unit == "GB":
-            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+            return f"{int(n)} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1000
     return str(n)
 
 
-def summary(path: Path) -> str:
-    from sensekit.capture.recording import ReplaySource
+def _bullets(items: list[str]) -> str:
+    lines = []
+    for item in items:
+        wrapped = textwrap.wrap(printable(item), 76, subsequent_indent="  ") or ["-"]
+        lines.append("- " + ("\n" + INDENT).join(wrapped))
+    return ("\n" + INDENT).join(lines)
 
-    src = ReplaySource(path)
-    meta = src.meta
-    src.open()
-    try:
-        v, a = meta["video"], meta["audio"]
-        lines = [("recording", f"{path.name}  ({'complete' if src.complete else 'INCOMPLETE: the recorder did not finish; replay uses what was flushed'})")]
-        if meta["start_unix"] is not None:
-            start = dt.datetime.fromtimestamp(meta["start_unix"], tz=dt.timezone.utc)
-            lines.append(("started", start.strftime("%Y-%m-%d %H:%M:%S UTC")))
-        lines.append(("duration", f"{src.duration_s:.3f} s"))
-        if v is not None:
-            n = len(src._times)
-            lines.append(("video", f"{v['width']}x{v['height']} @ {v['fps']:g} fps, {v.get('codec', 'FFV1')}, "
-                                   f"{n} frames" + ("" if not src.complete or n == meta['frames']
-                                                    else f" (meta says {meta['frames']})")))
+
+def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
+    """The printed report and the exit status (0 intact, 1 incomplete or damaged)."""
+    from sensekit.capture.recording_check import check_recording
+
+    rep = check_recording(path, decode=decode)
+    meta = rep.meta
+    state = {"intact": "complete",
+             "incomplete": "INCOMPLETE: the recorder stopped without finishing; replay plays "
+                           "what it saved",
+             "damaged": ("complete, but DAMAGED" if rep.complete else "INCOMPLETE and DAMAGED")
+             + ": see problems"}[rep.status]
+    lines = [("recording", f"{printable(path.name)}  ({state})")]
+    if rep.start is not None:
+        lines.append(("started", rep.start))
+    elif meta["start_unix"] is not None:
+        lines.append(("started", f"unknown (start_unix {meta['start_unix']!r} is not a date)"))
+    lines.append(("duration", f"{rep.duration_s:.3f} s"))
+    v = rep.video
+    if v is not None:
+        rate = f"{v.fps:g} fps"
+        if v.fps_from == "timestamps":
+            rate += " (measured" + (f": {v.fps_measured:g}" if v.fps_measured else "") + ")"
+        if v.playable_frames is None:
+            count = f"{v.listed_frames} frames listed, not decoded (--quick)"
+        elif v.playable_frames == v.listed_frames:
+            count = f"{v.listed_frames} frames"
+        elif rep.complete:
+            count = f"{v.playable_frames} of {v.listed_frames} listed frames decode"
         else:
-            lines.append(("video", "none"))
-        if a is not None:
-            ch = "mono" if a["channels"] == 1 else f"{a['channels']} channels"
-            lines.append(("audio", f"{a['sample_rate']} Hz {ch} int16, gain {a['gain']:g}, "
-                                   f"{src.audio_sample_count} samples, block {src.block_size}, "
-                                   f"offset {meta['audio_offset_s']:.3f} s"))
-        else:
-            lines.append(("audio", "none"))
-        lines.append(("sources", ", ".join(meta["sources"]) or "-"))
-        total = 0
-        files = []
-        for f in sorted(p for p in path.iterdir() if p.is_file()):
-            size = f.stat().st_size
-            total += size
-            files.append(f"{f.name} {_size(size)}")
-        lines.append(("files", ", ".join(files)))
-        lines.append(("size", _size(total)))
-        notes = meta["notes"].strip() or "-"
-        wrapped = textwrap.wrap(notes, 76) or ["-"]
-        lines.append(("notes", ("\n" + " " * 11).join(wrapped)))
-    finally:
-        src.close()
-    return "\n".join(f"{k:<10} {val}" for k, val in lines)
+            count = f"{v.playable_frames} of {v.listed_frames} listed frames decode and play"
+        lines.append(("video", f"{v.width}x{v.height} @ {rate}, {meta['video'].get('codec', 'FFV1')}, "
+                               + count))
+    else:
+        lines.append(("video", "none"))
+    a = rep.audio
+    if a is not None:
+        ch = "mono" if a.channels == 1 else f"{a.channels} channels"
+        lines.append(("audio", f"{a.sample_rate} Hz {ch} int16, gain {a.gain:g}, "
+                               f"{a.playable_samples} samples, block {a.block_size}, "
+                               f"offset {meta['audio_offset_s']:.3f} s"))
+    else:
+        lines.append(("audio", "none"))
+    lines.append(("sources", printable(", ".join(meta["sources"])) or "-"))
+    files = []
+    for name, size in rep.files:
+        extra = f" {v.segments} segments" if v is not None and name == meta["video"].get("segments", "") + "/" else ""
+        files.append(f"{printable(name)}{extra} {_size(size)}")
+    lines.append(("files", ", ".join(files)))
+    lines.append(("size", _size(sum(size for _, size in rep.files))))
+    text = printable(meta["notes"].strip(), keep_newlines=True) or "-"
+    wrapped = [w for para in text.split("\n") for w in (textwrap.wrap(para, 76) or [""])]
+    lines.append(("notes", ("\n" + INDENT).join(wrapped)))
+    if rep.problems:
+        lines.append(("problems", _bullets(rep.problems)))
+        if rep.complete:
+            lines.append(("replay", "stops with an error at the first problem (a recording "
+                                    "marked complete must be whole)"))
+    if rep.notes:
+        lines.append(("also", _bullets(rep.notes)))
+    out = "\n".join(f"{k:<10} {val}" for k, val in lines)
+    return out, 0 if rep.status == "intact" else 1
 
 
 def main(args: argparse.Namespace) -> int:
@@ -77,5 +121,6 @@ def main(args: argparse.Namespace) -> int:
 
     spec = parse_source_spec(args.rec)
     target = Path(str(spec.target)) if spec.kind in ("replay", "file") else Path(args.rec)
-    print(summary(target))
-    return 0
+    text, status = summary(target, decode=not args.quick)
+    print(text)
+    return status

@@ -23,6 +23,7 @@ from typing import Callable, TextIO
 
 from sensekit.errors import ConfigError
 from sensekit.osc import Received, decode
+from sensekit.validate import check_positive
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,8 @@ def listen(port: int, *, host: str = "127.0.0.1", count: int | None = None,
 def _cmd(args: argparse.Namespace) -> int:
     if args.count is not None and args.count < 1:
         raise ConfigError(f"--count must be at least 1, got {args.count}")
-    if args.seconds is not None and args.seconds <= 0:
-        raise ConfigError(f"--seconds must be positive, got {args.seconds}")
+    if args.seconds is not None:
+        check_positive("--seconds", args.seconds)          # also refuses nan and inf
     listen(args.port, host=args.host, count=args.count, seconds=args.seconds, jsonl=args.jsonl)
     return 0
 

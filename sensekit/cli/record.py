@@ -5,7 +5,9 @@
 
 With neither ``--camera`` nor ``--mic`` nor ``--source`` it records the default
 camera and microphone, whichever exist (and says which were missing). Shows a
-tqdm progress bar; Ctrl-C finishes cleanly (files closed, meta marked complete).
+tqdm progress bar; Ctrl-C or SIGTERM finishes cleanly (files closed, meta marked
+complete). A source that fails part-way (a damaged file, a disk error) leaves
+what was recorded, marked incomplete, and exits 2 with one line saying so.
 ``--seconds`` must be positive (``ConfigError`` quoting the value otherwise).
 No devices: the device modules' message, which lists what is available.
 """
@@ -14,9 +16,10 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from pathlib import Path
 
 from sensekit.capture.base import Source
+from sensekit.cli import free_text
+from sensekit.cli.paths import OutputPath
 from sensekit.errors import SourceError
 from sensekit.validate import check_positive
 
@@ -27,13 +30,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "record", help="record camera/microphone to a .skrec folder",
         description="Record a camera and/or a microphone (or any source) to a recording folder.")
-    p.add_argument("out", metavar="OUT", type=Path, help="recording folder to create, e.g. take1.skrec")
+    p.add_argument("out", metavar="OUT", type=OutputPath(".skrec", folder=True),
+                   help="recording folder to create, e.g. take1.skrec")
     p.add_argument("--camera", metavar="SPEC", help="camera index, URL or path (e.g. 0, camera:1)")
     p.add_argument("--mic", metavar="SPEC", nargs="?", const="mic",
                    help="microphone name or index (no value: the default microphone)")
     p.add_argument("--source", metavar="SPEC", help="record any source spec instead (file:, replay:, ...)")
     p.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds (default: Ctrl-C)")
-    p.add_argument("--notes", default="", metavar="TEXT", help="free text stored in meta.json")
+    p.add_argument("--notes", type=free_text, default="", metavar="TEXT",
+                   help="free text stored in meta.json")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     p.set_defaults(func=main)
 
@@ -81,12 +86,13 @@ def main(args: argparse.Namespace) -> int:
 
     if args.seconds is not None:
         check_positive("--seconds", args.seconds)
-    if args.out.exists():
-        from sensekit.errors import ConfigError
-        raise ConfigError(f"recording '{args.out}' already exists; choose another name or delete it")
     source = build_source(args)
-    summary = record_source(source, args.out, seconds=args.seconds, progress=args.progress,
-                            notes=args.notes)
+    try:
+        summary = record_source(source, args.out, seconds=args.seconds, progress=args.progress,
+                                notes=args.notes)
+    except OSError as exc:                     # e.g. the disk filled up while closing the files
+        from sensekit.errors import RecordingError
+        raise RecordingError(f"recording '{args.out}' failed: {exc.strerror or exc}") from None
     how = "stopped by Ctrl-C; " if summary["interrupted"] else ""
     print(f"{how}saved {args.out}: {summary['duration_s']:.2f} s, {summary['frames']} frames, "
           f"{summary['audio_samples']} audio samples", file=sys.stderr)

@@ -1,10 +1,17 @@
 """``sensekit run APP``: play a mini-app on a live device, a file or a recording.
 
-    sensekit run APP [--source SPEC] [--headless] [--frames N]
-                     [--screenshot PATH] [--video PATH] [--events PATH]
+    sensekit run APP|FILE.py [--source SPEC] [--headless] [--frames N]
+                     [--screenshot PATH] [--video PATH] [--events PATH] [--hands]
+                     [--track-color X,Y|#RRGGBB | --track-box X,Y,W,H]
+                     [--pick X,Y] [--mode NAME] [--keys "c@2.0,space@5"]
+                     [--set KEY=VALUE ...] [--preset NAME] [--profile FILE]
 
-Without ``--source`` the app uses the live camera/microphone it needs when they
-exist, otherwise its bundled recording, and prints one line saying so. An
+APP is a name from ``sensekit apps``, or the path of an app file of your own
+(``sensekit run path/to/my_app.py``). ``--pick``, ``--mode`` and ``--keys``
+script the mouse and keys (``sensekit.app.script``). ``--preset``, ``--profile`` and
+``--set`` (later wins) set any setting of the app and its stages before the first frame
+(``sensekit.cli.tuning``); keys, OSC and Shift+S work on the same table while it runs.
+Without ``--source`` the app uses the live camera/microphone it needs when they exist, otherwise its bundled recording, and prints one line saying so. An
 unknown APP lists the apps (exit status 2). A source without an input the app
 needs (e.g. a video-only file for the clapper) is a one-line error naming it.
 """
@@ -15,27 +22,56 @@ import os
 import sys
 from pathlib import Path
 
+from sensekit.cli.osc_args import add_osc_arguments, attach_osc
+from sensekit.cli.paths import OutputPath
+from sensekit.cli.script_args import add_script_arguments
+from sensekit.cli.tuning import add_tuning_arguments, apply_chosen, chosen_values
 from sensekit.errors import ConfigError
-from sensekit.osc import add_osc_arguments, attach_osc
-from sensekit.profile import add_profile_argument, apply_profile_to_stages, load_profile
+from sensekit.validate import check_output_path
+
+SCREENSHOT_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
+EVENTS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".txt", ".log")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "run", help="play a mini-app (see `sensekit apps`)",
         description="Play a mini-app on a live device, a media file or a recording.")
-    p.add_argument("app", metavar="APP", help="app name, as listed by `sensekit apps`")
+    p.add_argument("app", metavar="APP", help="app name, as listed by `sensekit apps`, or an app file (my_app.py)")
     p.add_argument("--source", metavar="SPEC",
                    help="camera:N, mic:NAME, file:PATH, replay:PATH or a path "
                         "(default: live devices if present, else the bundled recording)")
-    p.add_argument("--headless", action="store_true", help="no window (SDL dummy driver), as fast as possible")
-    p.add_argument("--frames", type=_positive_int, metavar="N", help="stop after N simulation steps")
-    p.add_argument("--screenshot", type=Path, metavar="PATH", help="save a PNG of the last frame")
-    p.add_argument("--video", type=Path, metavar="PATH", help="write the window to a video (.avi/.mkv/.mp4)")
-    p.add_argument("--events", type=Path, metavar="PATH", help="write the dispatched events as JSON lines")
-    add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/osc.py)
-    add_profile_argument(p)    # --profile (sensekit/profile.py)
+    p.add_argument("--headless", action="store_true",
+                   help="no window (SDL dummy driver); replays run as fast as possible, "
+                        "live sources at their own pace")
+    p.add_argument("--frames", type=_positive_int, metavar="N",
+                   help="stop after N frames: simulation steps on a replay or file, "
+                        "frames that arrived on a live source")
+    p.add_argument("--screenshot", type=OutputPath(*SCREENSHOT_SUFFIXES), metavar="PATH",
+                   help="save a picture of the last frame (.png/.jpg/.bmp), Ctrl-C included")
+    p.add_argument("--video", type=OutputPath(".avi", ".mkv", ".mp4"), metavar="PATH",
+                   help="write the window to a video (.avi/.mkv/.mp4)")
+    p.add_argument("--events", type=OutputPath(*EVENTS_SUFFIXES), metavar="PATH",
+                   help="write the dispatched events as JSON lines (.jsonl)")
+    p.add_argument("--hands", action="store_true",
+                   help="hand input: follow the index fingertip, pinch to click (needs the hands extra)")
+    p.add_argument("--track-color", metavar="X,Y|#RRGGBB",
+                   help="track the object under this point of the (mirrored) first frame, or a colour")
+    p.add_argument("--track-box", metavar="X,Y,W,H", help="track the object inside this box of the first frame")
+    add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/cli/osc_args.py)
+    add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
+    add_script_arguments(p)    # --pick, --mode, --keys (sensekit/cli/script_args.py)
     p.set_defaults(func=main)
+
+
+def _check_hands(app_name: str, app_cls: type) -> None:
+    """``--hands``: the app must take hand input and the extra must be installed (else one line)."""
+    if getattr(app_cls, "hands", "no") == "no":
+        from sensekit.app.registry import discover, load
+        takes = [n for n in discover() if getattr(load(n), "hands", "no") != "no"]
+        raise ConfigError(f"{app_name} has no hand input; --hands works with: {', '.join(takes)}")
+    from sensekit.vision.hands import load_mediapipe
+    load_mediapipe()                                  # ConfigError naming the install command
 
 
 def _positive_int(text: str) -> int:
@@ -49,36 +85,38 @@ def _positive_int(text: str) -> int:
 
 
 def main(args: argparse.Namespace) -> int:
-    from sensekit.app.registry import discover, load, unknown_app_message
+    from sensekit.app.registry import resolve
+    from sensekit.cli.script_args import script_from_args
 
-    apps = discover()
-    if args.app not in apps:
-        print(unknown_app_message(args.app, apps), file=sys.stderr)
-        return 2
-    app_cls = load(args.app)
-    if args.video is not None and args.video.suffix.lower() not in (".avi", ".mkv", ".mp4"):
-        raise ConfigError(f"--video {str(args.video)!r} must end in .avi, .mkv or .mp4")
+    app_cls = resolve(args.app)        # a name, or a file: path/to/my_app.py
+    args.app = app_cls.name
+    script = script_from_args(args, app_cls)
+    chosen = chosen_values(args)       # preset < profile < --set, checked before anything opens
+    if getattr(args, "hands", False):
+        _check_hands(args.app, app_cls)
 
     from sensekit.app.host import AppHost, RunOptions
+    from sensekit.app.picking import start_tracking
     from sensekit.app.sources import open_for_app
 
     if not args.headless and not _display_available():
         args.headless = True
         if args.screenshot is None:
-            args.screenshot = Path("out") / f"{args.app}.png"
+            args.screenshot = _default_screenshot(args.app)
         print(f"No display found: running headless; the last frame goes to {args.screenshot}")
 
     source, note = open_for_app(app_cls, args.source, loop=not args.headless)
     if note:
         print(note)
-    profile = load_profile(args.profile) if args.profile else None
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
-                         video=args.video, events=args.events, profile=profile,
+                         video=args.video, events=args.events, profile=chosen.profile, script=script,
+                         hands=bool(getattr(args, "hands", False)),
                          profile_path=Path(args.profile) if args.profile else Path("venue.toml"))
     try:
         host = AppHost(app_cls, source, options)
-        apply_profile_to_stages(profile, host.runner.stages, override=True)
-        osc = attach_osc(host.dispatcher, args, stages=host.runner.stages,
+        apply_chosen(host.tuning, chosen)
+        start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box)
+        osc = attach_osc(host.dispatcher, args, tuning=host.tuning,
                          pause=lambda on: setattr(host, "paused", on))
         try:
             result = host.run()
@@ -86,12 +124,31 @@ def main(args: argparse.Namespace) -> int:
             osc.close()
     finally:
         source.close()
-    if args.headless:
-        print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "
-              f"{result.fps:.0f} fps, {result.events} events")
+    if result.interrupted:
+        print(f"{args.app}: stopped by Ctrl-C")
+    if args.headless or result.interrupted:
+        if source.is_live:
+            cpu = 100.0 * result.cpu_s / result.wall_s if result.wall_s > 0 else 0.0
+            what = "frames" if source.has_video else "audio blocks"
+            print(f"{args.app}: {result.arrived} {what} arrived in {result.wall_s:.1f} s, "
+                  f"{result.sim_t:.1f} s simulated, {result.events} events, CPU {cpu:.0f} %")
+        else:
+            print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "
+                  f"{result.fps:.0f} fps, {result.events} events")
         if args.screenshot is not None:
             print(f"screenshot: {args.screenshot}")
     return 0
+
+
+def _default_screenshot(app: str) -> Path:
+    """``out/APP.png`` for a run without a display (the folder is made; checked like --screenshot)."""
+    folder = Path("out")
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"no display, and cannot make '{folder}' for the screenshot: "
+                          f"{exc.strerror or exc}") from None
+    return check_output_path("--screenshot", folder / f"{app}.png")
 
 
 def _display_available() -> bool:

@@ -3,6 +3,7 @@
     sensekit snapshot SOURCE [--frame N] [--out PATH] [--mirror] [--blur N] [--levels N]
                              [--track-color X,Y|#RRGGBB] [--tolerance H,S,V]
                              [--motion-method difference|background] [--zones ...]
+                             [--set KEY=VALUE ...] [--preset NAME] [--profile FILE]
 
 Plays SOURCE (any source spec, or a video path) from the start to frame N (default 30), so
 the tracker and the motion detector have the history they would have live, then writes a
@@ -10,6 +11,10 @@ labelled 3x3 montage: input (mirrored if asked), box blur, Gaussian blur, palett
 book's threshold on the frame difference, the colour mask (tracker), the motion mask,
 horizontal edges, and any-direction edges. The tracked box (green) and the motion box (red)
 are drawn on the input panel; the tracker starts on frame 0 (a click X,Y, or a colour).
+Every stage uses the settings table (``vision``, ``tracker`` and ``motion``): the table's
+defaults, then ``--preset``, ``--profile``, the options and ``--set``, as ``sensekit events``
+does; the book's threshold panel uses ``motion.threshold`` (the book's 0x33 when it is none).
+The README's montage is ``--blur 10 --levels 4`` (the book's chain).
 
 Cost: decoding N frames plus ~10 ms. Fails (one line, status 2) on an unreadable source,
 a source with fewer than N+1 frames, or a bad option value.
@@ -17,12 +22,13 @@ a source with fewer than N+1 frames, or a bad option value.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 import cv2
 import numpy as np
 
+from sensekit.cli.paths import OutputPath
+from sensekit.cli.tuning import add_setting_flags, add_tuning_arguments, chosen_values
 from sensekit.errors import ConfigError, SourceError
 from sensekit.validate import check_frame
 
@@ -39,6 +45,8 @@ def _video_frames(spec: str) -> Iterator[np.ndarray]:
         from sensekit.capture.base import VideoFrame
         source = open_source(spec)
         with source:
+            if not source.has_video:
+                raise SourceError(f"source {spec!r} has no video (a snapshot shows the vision stages)")
             for item in source:
                 if isinstance(item, VideoFrame):
                     yield item.image
@@ -72,27 +80,42 @@ def _draw_box(img: np.ndarray, box: tuple[int, int, int, int], color: tuple[int,
         cv2.rectangle(img, (x, y), (x + w - 1, y + h - 1), color, 2)
 
 
+def montage_settings(values: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The ``vision``, ``tracker`` and ``motion`` settings a montage uses: the table's defaults
+    updated with ``values`` (keys ``section.name``)."""
+    from sensekit.settings.registry import load_table
+
+    table = load_table(apps=False)
+    out = {s.key: s.default for section in ("vision", "tracker", "motion") for s in table[section].items}
+    out.update(values or {})
+    return out
+
+
+def _section(values: Mapping[str, Any], section: str, *drop: str) -> dict[str, Any]:
+    return {k.split(".", 1)[1]: v for k, v in values.items()
+            if k.startswith(section + ".") and k.split(".", 1)[1] not in drop}
+
+
 def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRAME,
-                 mirror: bool = False, blur_px: int = 10, levels: int = 4,
-                 track: str | None = None, tolerance: str = "12,80,80",
-                 motion_method: str = "difference", zones: str | None = None,
-                 columns: int = 3) -> np.ndarray:
-    """Play ``frames`` up to ``frame_index`` and return the labelled montage (BGR uint8)."""
+                 settings: Mapping[str, Any] | None = None, track: str | None = None,
+                 zones: str | None = None, columns: int = 3) -> np.ndarray:
+    """Play ``frames`` up to ``frame_index`` and return the labelled montage (BGR uint8);
+    ``settings`` as ``montage_settings`` takes them."""
+    from sensekit.settings.presets import BOOK
     from sensekit.vision import stages
-    from sensekit.vision.color_tracker import ColorTracker, parse_tolerance
+    from sensekit.vision.color_tracker import ColorTracker
     from sensekit.vision.motion import MotionDetector, parse_zones
-    from sensekit.vision.options import parse_track_target
+    from sensekit.vision.targets import parse_track_target
 
     if isinstance(frame_index, bool) or not isinstance(frame_index, int) or frame_index < 0:
         raise ConfigError(f"--frame must be a frame number >= 0, got {frame_index!r}")
-    stages.palette_lut(levels)
-    if blur_px < 1:
-        raise ConfigError(f"blur size must be >= 1 pixel, got {blur_px!r}")
+    v = montage_settings(settings)
+    mirror, blur_px, levels = v["vision.mirror"], v["vision.blur_px"], v["vision.levels"]
+    book_threshold = v["motion.threshold"] or BOOK.values["motion.threshold"]
     tracker: ColorTracker | None = None
     target = parse_track_target(track) if track else None
-    tol = parse_tolerance(tolerance)
-    motion = MotionDetector(method=motion_method,  # type: ignore[arg-type]
-                            zones=parse_zones(zones) if zones else None)
+    tracker_values = _section(v, "tracker", "color", "method")
+    motion = MotionDetector(zones_px=parse_zones(zones) if zones else None, **_section(v, "motion"))
     prev_blur: np.ndarray | None = None
     last: dict[str, np.ndarray] = {}
     n = -1
@@ -102,19 +125,19 @@ def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRA
         b = stages.blur(m, size_px=blur_px)
         if n == 0 and target is not None:
             if isinstance(target, tuple):
-                tracker = ColorTracker(method="model", tolerance=tol)
+                tracker = ColorTracker(method=v["tracker.method"] or "model", **tracker_values)
                 tracker.pick(m, *target)
             else:
-                tracker = ColorTracker(target, tolerance=tol, blur_px=blur_px)
+                tracker = ColorTracker(target, method=v["tracker.method"], **tracker_values)
         track_result = tracker.update(m, n / 30.0) if tracker is not None else None
         motion_result = motion.update(b)
         if n == frame_index:
             last = {"m": m, "b": b}
-            q = stages.palette_map(b, levels=levels)
+            q = stages.palette_map(b, levels=levels) if levels is not None else b
             if prev_blur is None:
                 prev_blur = b
             diff = cv2.absdiff(b, prev_blur)
-            book = stages.threshold(diff, op="<", value=0x330000, color=0x000000, mask=0xFF0000)
+            book = stages.threshold(diff, op="<", value=book_threshold << 16, color=0x000000, mask=0xFF0000)
             panels: list[tuple[str, np.ndarray]] = []
             shown = m.copy()
             if track_result is not None and track_result.found:
@@ -125,8 +148,8 @@ def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRA
             panels.append((f"input #{n}{' mirrored' if mirror else ''} (track green, motion red)", shown))
             panels.append((f"box blur {blur_px}", b))
             panels.append((f"gaussian blur {blur_px}", stages.blur(m, size_px=blur_px, method="gaussian")))
-            panels.append((f"palette {levels} levels", q))
-            panels.append(("difference, red < 0x33 -> 0", book))
+            panels.append((f"palette {levels} levels" if levels is not None else "palette off", q))
+            panels.append((f"difference, red < {book_threshold:#04x} -> 0", book))
             if tracker is not None and tracker.last_mask is not None:
                 cm = tracker.last_mask
                 if cm.shape != m.shape[:2]:           # model: likely pixels in its search window
@@ -141,9 +164,10 @@ def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRA
                 panels.append(("colour (no --track-color)", np.zeros_like(m)))
             mm = _bgr(motion_result.mask)
             _draw_box(mm, motion_result.box, (0, 0, 255))
-            panels.append((f"motion {motion_method} amt {motion_result.amount:.3f}", mm))
-            panels.append(("edges horizontal [0,4,-4]", stages.edges(m)))
-            panels.append(("edges any (Sobel)", _bgr(stages.edges(m, direction="any"))))
+            panels.append((f"motion {v['motion.method']} amt {motion_result.amount:.3f}", mm))
+            edge_kw = {"blur_px": v["vision.edge_blur_px"], "threshold_value": v["vision.edge_threshold"]}
+            panels.append(("edges horizontal [0,4,-4]", stages.edges(m, **edge_kw)))
+            panels.append(("edges any (Sobel)", _bgr(stages.edges(m, direction="any", **edge_kw))))
             break
         prev_blur = b
     if not last:
@@ -165,23 +189,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("source", metavar="SOURCE", help="source spec or video path")
     p.add_argument("--frame", type=int, default=DEFAULT_FRAME, metavar="N",
                    help="frame number (default %(default)s)")
-    p.add_argument("--out", type=Path, default=Path("stages.png"), metavar="PATH",
-                   help="PNG to write (default %(default)s)")
-    p.add_argument("--mirror", action="store_true")
-    p.add_argument("--blur", type=int, default=10, metavar="N", help="box blur (default %(default)s)")
-    p.add_argument("--levels", type=int, default=4, metavar="N", help="palette levels (default %(default)s)")
+    p.add_argument("--out", type=OutputPath(".png", ".jpg", ".jpeg"), default="stages.png",
+                   metavar="PATH", help="picture to write, .png/.jpg (default %(default)s)")
     p.add_argument("--track-color", metavar="X,Y|#RRGGBB", help="what to track, picked on frame 0")
-    p.add_argument("--tolerance", default="12,80,80", metavar="H[,S,V]")
-    p.add_argument("--motion-method", choices=("difference", "background"), default="difference")
-    p.add_argument("--zones", metavar="NAME=X,Y,W,H;...")
+    p.add_argument("--tolerance", metavar="H[,S,V]", help="HSV tolerance for a colour (`tracker.hue_tolerance` ...)")
+    p.add_argument("--zones", metavar="NAME=X,Y,W,H;...", help="extra motion zones in pixels")
+    add_setting_flags(p, ["vision", "tracker", "motion"])
+    add_tuning_arguments(p)
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    montage = make_montage(_video_frames(args.source), frame_index=args.frame, mirror=args.mirror,
-                           blur_px=args.blur, levels=args.levels, track=args.track_color,
-                           tolerance=args.tolerance, motion_method=args.motion_method,
-                           zones=args.zones)
+    from sensekit.cli import vision_options
+
+    chosen = chosen_values(args, options=vision_options.option_values(args))
+    montage = make_montage(_video_frames(args.source), frame_index=args.frame, settings=chosen.values,
+                           track=args.track_color, zones=args.zones)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if not cv2.imwrite(str(args.out), montage):
         raise ConfigError(f"cannot write {str(args.out)!r} (is the extension .png?)")

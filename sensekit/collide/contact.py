@@ -35,10 +35,12 @@ from sensekit.errors import ConfigError
 from sensekit.validate import check_range
 
 
-class Contacts(NamedTuple):
-    points: np.ndarray   # (M, 2) contact points
-    normals: np.ndarray  # (M, 2) unit normals (i -> j, or box -> circle)
-    depths: np.ndarray   # (M,) penetration depth (> 0 when overlapping)
+# The functional form keeps the field types real classes: a class-syntax NamedTuple under
+# ``from __future__ import annotations`` leaves them as strings that its generated __new__
+# cannot resolve (the API docs build warns about that).
+Contacts = NamedTuple("Contacts", [("points", np.ndarray), ("normals", np.ndarray), ("depths", np.ndarray)])
+Contacts.__doc__ = """Contacts of M touching pairs: ``points`` (M, 2), unit ``normals`` (M, 2) from i to j
+(or from the box to the circle), and ``depths`` (M,), the penetration (> 0 when overlapping)."""
 
 
 def _check_pairs(pairs: Any, n: int) -> np.ndarray:

@@ -5,10 +5,12 @@
 - ``color_tracker.ColorTracker``: exact / HSV / colour-model tracking with One-Euro smoothing
   and tracked / lost / found events.
 - ``motion.MotionDetector``: frame difference with a learned noise floor, or a background
-  model; zones; lighting-change rejection; motion / still events.
+  model (``background.BackgroundModel``); zones; exposure and lighting changes followed;
+  motion / still events.
 - ``pipeline.VisionStage``: the runner stage that shares intermediates and runs only the
   sub-stages someone listens to. ``options``: the ``sensekit events`` flags.
 """
+from sensekit.vision.background import BackgroundModel
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.motion import MotionDetector, MotionResult
 from sensekit.vision.pipeline import VisionStage
@@ -16,6 +18,6 @@ from sensekit.vision.smoothing import OneEuro2D, OneEuroFilter
 from sensekit.vision.stages import (blur, color_bounds, edges, mirror, on_edge, palette_lut, palette_map,
                                     parse_color, threshold)
 
-__all__ = ["ColorTracker", "TrackResult", "MotionDetector", "MotionResult", "VisionStage",
+__all__ = ["BackgroundModel", "ColorTracker", "TrackResult", "MotionDetector", "MotionResult", "VisionStage",
            "OneEuroFilter", "OneEuro2D", "blur", "color_bounds", "edges", "mirror", "on_edge",
            "palette_lut", "palette_map", "parse_color", "threshold"]

@@ -13,29 +13,36 @@ motion      motion, still                               blurred
 edges       edges (map in ``edge_map``)                 mirrored
 ==========  =========================================  ====================================
 
-Laziness: the runner skips the whole stage when nobody listens to any of its events. Give
-``dispatcher=`` (the runner's) and the stage also skips each sub-stage nobody listens to, so
-a pipeline whose app only listens to ``motion`` never computes edges or palette maps.
+Laziness: the runner skips the whole stage when nobody listens to any of its events, and
+tells it who listens (``listen(wanted)``, see ``sensekit/runner.py``), so the stage also skips
+each sub-stage nobody listens to: a pipeline whose app only listens to ``motion`` never
+computes edges or palette maps. Until the runner calls ``listen`` every sub-stage runs.
 ``always_run={"edges"}`` keeps a sub-stage running for apps that read its state directly
 (``edge_map``, ``motion_result``, ``track_result``). ``runs`` counts what actually ran.
 
-Defaults: no mirror, blur 1 (off), no palette, edges horizontal with a 3x3 blur. Cost: the
+Settings: the stage's ``vision`` group (mirror, blur, palette, edges) and those of its tracker
+and motion detector (``tunables()``); a change through ``apply`` takes effect at the next frame
+(one integer comparison per frame when nothing changed). Defaults: no mirror, blur 1 (off), no
+palette, edges horizontal with a 3x3 blur and threshold 0x22. Cost: the
 sum of the sub-stages' OpenCV calls plus ~10-30 us of Python per frame; the benchmark in
 ``benchmarks/vision.py`` compares it with the raw OpenCV chain (ratio <= 1.10).
-Failure modes: a ``pick_at`` click outside the first frame raises ``ConfigError``.
+``pick_at`` (a click) or ``pick_box`` (x, y, w, h) start the tracker on the first frame.
+Failure modes: a ``pick_at`` click or a ``pick_box`` outside the first frame raises ``ConfigError``.
 """
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Literal
+from typing import AbstractSet, Any, Iterable, Iterator, Literal, Mapping
 
 import cv2
 import numpy as np
 
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
-from sensekit.events import ColorBounds, Dispatcher, Edges, Event
-from sensekit.validate import check_frame, check_int_range
+from sensekit.events import ColorBounds, Edges, Event
+from sensekit.settings import Tunable, group, setting
+from sensekit.settings.live import apply_all_pending
+from sensekit.validate import check_frame
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.motion import MotionDetector, MotionResult
 from sensekit.vision.stages import (EDGE_THRESHOLD, book_edge_filter, box_from_rect, palette_lut, parse_color,
@@ -51,53 +58,66 @@ SUBSTAGE_EMITS: dict[str, frozenset[str]] = {
 }
 
 
-def _check_blur(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ConfigError(f"`{name}` must be a whole number of pixels >= 1, got {value!r}")
-    return check_int_range(name, value, 1, 255)
+class VisionStage(Tunable):
+    """A runner stage running the enabled vision sub-stages on shared, reused buffers.
 
-
-class VisionStage:
-    """A runner stage running the enabled vision sub-stages on shared, reused buffers."""
+    The shared preparation and the edge sub-stage are the ``vision`` settings group; a
+    keyword left at ``None`` takes the table's default.
+    """
 
     consumes: Literal["video"] = "video"
+    SETTINGS = group(
+        "vision", "the vision stage: shared frame preparation and the edge sub-stage",
+        setting("mirror", False, "flip frames left-right first (coordinates are then mirrored)",
+                flag="--mirror"),
+        setting("blur_px", 1, "box blur before colour tracking, bounds and motion (the book: 10; 1: off)",
+                unit="px", lo=1, hi=255, flag="--blur"),
+        setting("levels", None, "palette levels per channel before colour tracking and bounds (the book: 4)",
+                kind="int", lo=2, hi=256, none="no palette", flag="--levels"),
+        setting("palette_spread", False, "spread the levels over 0..255 (4: 0, 85, 170, 255) instead of the "
+                "book's 0, 64, 128, 192"),
+        setting("edge_direction", "horizontal", "horizontal: the book's [0, 4, -4] kernel; any: Sobel magnitude",
+                choices=("horizontal", "any"), flag="--edge-direction"),
+        setting("edge_blur_px", 3, "box blur of the edge map (the book: Flash's BlurFilter() default, 4)",
+                unit="px", lo=1, hi=255),
+        setting("edge_threshold", EDGE_THRESHOLD, "edge values below this become 0 (the book: 0x22)",
+                unit="pixel levels", lo=0, hi=256, step=8),
+    )
 
-    def __init__(self, *, mirror: bool = False, blur_px: int = 1, levels: int | None = None,
-                 palette_spread: bool = False,
+    # the settings as attributes (types only; the declaration above is the one place they live)
+    mirror: bool
+    blur_px: int
+    levels: int | None
+    palette_spread: bool
+    edge_direction: Literal["horizontal", "any"]
+    edge_blur_px: int
+    edge_threshold: int
+
+    def __init__(self, *, mirror: bool | None = None, blur_px: int | None = None, levels: int | None = None,
+                 palette_spread: bool | None = None,
                  tracker: ColorTracker | None = None, pick_at: tuple[float, float] | None = None,
+                 pick_box: tuple[float, float, float, float] | None = None,
                  bounds_color: int | str | None = None,
                  motion: MotionDetector | None = None,
-                 edges: bool = False, edge_direction: Literal["horizontal", "any"] = "horizontal",
-                 edge_blur_px: int = 3, edge_threshold: int = EDGE_THRESHOLD,
-                 dispatcher: Dispatcher | None = None,
+                 edges: bool = False, edge_direction: Literal["horizontal", "any"] | None = None,
+                 edge_blur_px: int | None = None, edge_threshold: int | None = None,
                  always_run: Iterable[str] = ()) -> None:
-        self.mirror = bool(mirror)
-        self.blur_px = _check_blur("blur_px", blur_px)
-        self.levels = levels
-        self._lut = palette_lut(levels, spread=palette_spread) if levels is not None else None
+        given = {"mirror": mirror, "blur_px": blur_px, "levels": levels, "palette_spread": palette_spread,
+                 "edge_direction": edge_direction, "edge_blur_px": edge_blur_px, "edge_threshold": edge_threshold}
+        self.init_settings({k: v for k, v in given.items() if v is not None})
+        self._shape: tuple[int, ...] | None = None
+        self._bounds_color = None if bounds_color is None else parse_color(bounds_color)
+        self._derive()
         self.tracker = tracker
         self.pick_at = pick_at
-        if pick_at is not None and tracker is None:
-            raise ConfigError("`pick_at` needs a tracker")
-        self.bounds_rgb: int | None = None
-        self._bounds_bgr: tuple[int, int, int] | None = None
-        if bounds_color is not None:
-            rgb = parse_color(bounds_color)
-            if self._lut is not None:   # look for the colour as it looks after quantization
-                b, g, r = (int(self._lut[c]) for c in rgb_to_bgr(rgb))
-                rgb = (r << 16) | (g << 8) | b
-            self.bounds_rgb = rgb
-            self._bounds_bgr = rgb_to_bgr(rgb)
+        self.pick_box = pick_box
+        if (pick_at is not None or pick_box is not None) and tracker is None:
+            raise ConfigError("`pick_at` and `pick_box` need a tracker")
         self.motion = motion
-        if edge_direction not in ("horizontal", "any"):
-            raise ConfigError(f"edge direction must be 'horizontal' or 'any', got {edge_direction!r}")
-        self.edge_direction = edge_direction
-        self.edge_blur_px = _check_blur("edge_blur_px", edge_blur_px)
-        self.edge_threshold = check_int_range("edge_threshold", edge_threshold, 0, 256)
         enabled = []
         if tracker is not None:
             enabled.append("track")
-        if self._bounds_bgr is not None:
+        if self._bounds_color is not None:
             enabled.append("bounds")
         if motion is not None:
             enabled.append("motion")
@@ -110,7 +130,7 @@ class VisionStage:
             raise ConfigError(f"unknown sub-stage(s) {sorted(unknown)} in always_run; known: {sorted(SUBSTAGE_EMITS)}")
         self.always = frozenset(always)
         self.always_run = bool(self.always & set(self.enabled))
-        self.dispatcher = dispatcher
+        self._active: tuple[str, ...] = self.enabled    # the sub-stages to run (``listen``)
         self.emits: frozenset[str] = frozenset().union(*(SUBSTAGE_EMITS[s] for s in self.enabled))
         self.runs: Counter[str] = Counter()
         # results apps may read
@@ -119,14 +139,39 @@ class VisionStage:
         self.track_result: TrackResult | None = None
         self.motion_result: MotionResult | None = None
         self.bounds: tuple[int, int, int, int] = (0, 0, 0, 0)
+        self._seen_generation = -1
         # buffers
-        self._shape: tuple[int, ...] | None = None
         self._m: np.ndarray | None = None
         self._b: np.ndarray | None = None
         self._b_other: np.ndarray | None = None
         self._q: np.ndarray | None = None
         self._e: np.ndarray | None = None
         self._hit: np.ndarray | None = None
+
+    # -- settings -----------------------------------------------------------------------
+    def _derive(self) -> None:
+        """The palette table and the bounds colour as it looks after the palette."""
+        self._lut = palette_lut(self.levels, spread=self.palette_spread) if self.levels is not None else None
+        self.bounds_rgb: int | None = None
+        self._bounds_bgr: tuple[int, int, int] | None = None
+        if self._bounds_color is not None:
+            rgb = self._bounds_color
+            if self._lut is not None:   # look for the colour as it looks after quantization
+                b, g, r = (int(self._lut[c]) for c in rgb_to_bgr(rgb))
+                rgb = (r << 16) | (g << 8) | b
+            self.bounds_rgb = rgb
+            self._bounds_bgr = rgb_to_bgr(rgb)
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        self._derive()
+        if "edge_direction" in changed:
+            self._shape = None                  # the edge buffer changes shape
+
+    def tunables(self) -> Iterator[Tunable]:
+        yield self
+        for part in (self.tracker, self.motion):
+            if isinstance(part, Tunable):
+                yield from part.tunables()
 
     # -- helpers ----------------------------------------------------------------------
     @property
@@ -139,10 +184,11 @@ class VisionStage:
         return (t is not None and t.method in ("hsv", "exact") and t.blur_px == 1 and t.levels is None
                 and (self.blur_px > 1 or self._lut is not None))
 
-    def _wanted(self, sub: str) -> bool:
-        if sub in self.always or self.dispatcher is None:
-            return True
-        return self.dispatcher.wants(SUBSTAGE_EMITS[sub])
+    def listen(self, wanted: AbstractSet[str]) -> None:
+        """Run only the sub-stages whose events are in ``wanted``, plus ``always_run`` ones
+        (called by the runner whenever the handlers change)."""
+        self._active = tuple(s for s in self.enabled
+                             if s in self.always or SUBSTAGE_EMITS[s] & wanted)
 
     def _alloc(self, image: np.ndarray) -> None:
         shape = image.shape
@@ -159,19 +205,17 @@ class VisionStage:
     def process(self, item: Item) -> list[Event]:
         if not isinstance(item, VideoFrame):
             return []
+        if self._seen_generation != Tunable.generation:     # a setting changed somewhere
+            self._seen_generation = Tunable.generation
+            apply_all_pending(self.tunables())
         image = item.image
         if image.shape != self._shape:
             check_frame(image, "frame image")
             self._alloc(image)
         t = item.t
-        d = self.dispatcher
-        if d is None:
-            active = self.enabled
-        else:
-            always = self.always
-            active = tuple(s for s in self.enabled if s in always or d.wants(SUBSTAGE_EMITS[s]))
-            if not active:
-                return []
+        active = self._active
+        if not active:
+            return []
         events: list[Event] = []
         runs = self.runs
         # shared intermediates, computed once and only if needed
@@ -193,14 +237,18 @@ class VisionStage:
             q = cv2.LUT(b, self._lut, dst=self._q)
             runs["palette"] += 1
 
-        if "track" in active:
-            tracker = self.tracker
-            assert tracker is not None
+        if "track" in active and self.tracker is not None and (
+                self.tracker.ready or self.pick_at is not None or self.pick_box is not None):
+            tracker = self.tracker                      # (a tracker waiting for a pick is skipped)
             if self.pick_at is not None:
                 x, y = self.pick_at
                 self.pick_at = None
                 tracker.pick(q if shares else m, x, y)
                 shares = self._tracker_shares        # picking may have chosen the method
+            if self.pick_box is not None:
+                box, self.pick_box = self.pick_box, None
+                tracker.pick_box(q if shares else m, box)
+                shares = self._tracker_shares
             result = tracker.update(m, t, prepared=q if shares else None)
             self.track_result = result
             events.extend(tracker.events(result, t, (m.shape[1], m.shape[0])))

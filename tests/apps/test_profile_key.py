@@ -2,27 +2,56 @@
 from __future__ import annotations
 
 import pygame
+import pytest
 
-from sensekit.profile import apply_profile_to_stages, load_profile
-
-
-def _tracker(host):
-    return next(s.tracker for s in host.runner.stages if getattr(s, "tracker", None) is not None)
+from sensekit.profile import load_profile
 
 
-def test_shift_s_saves_the_tuning_and_a_new_run_starts_from_it(play, tmp_path):
+def test_shift_s_saves_what_the_run_changed_and_a_new_run_starts_from_it(play, tmp_path):
     venue = tmp_path / "venue.toml"
-    host = play("color_ball", 60, profile_path=venue, screenshot_dir=tmp_path)
+    venue.write_text("# kept\n[motion_paddle]\nmin_motion = 0.02  # mine\n")
+    base = load_profile(venue)
+    host = play("motion_paddle", 40, profile_path=venue, screenshot_dir=tmp_path, profile=base,
+                each=lambda h: h.steps == 1 and h.tuning.apply_now(base))       # as `run --profile`
     host.press(pygame.K_s)                                  # plain s: a screenshot, no profile
-    assert list(tmp_path.glob("*.png")) and not venue.exists()
+    assert list(tmp_path.glob("*.png"))
+    host.tuning.apply_now({"motion.min_amount": 0.01, "vision.blur_px": 7})
+    host.press(pygame.K_PLUS)                               # the app's plus_minus setting
+    host.app.apply_pending()
+    assert host.app.sensitivity == 6 and host.toast[0] == "motion_paddle.sensitivity = 6"
     host.press(pygame.K_s, pygame.KMOD_LSHIFT)
-    assert venue.is_file() and "saved venue profile" in host.toast[0]
-    profile = load_profile(venue)
-    tracker = _tracker(host)
-    assert profile.color.target == f"#{int(tracker.color) & 0xFFFFFF:06x}"
+    assert "saved venue profile" in host.toast[0]
+    text = venue.read_text()
+    assert "# kept" in text and "min_motion = 0.02  # mine" in text          # the user's lines stay
+    saved = load_profile(venue)
+    assert saved["motion_paddle.sensitivity"] == 6 and saved["motion.min_amount"] == 0.01
+    assert saved["vision.blur_px"] == 7 and saved["motion_paddle.min_motion"] == 0.02
+    assert saved["motion.noise_sigma"] > 0                 # what the detector learned
+    assert "motion.threshold" not in saved                 # unchanged settings are not written
 
-    # a fresh run with the profile tracks the same colour
-    again = play("color_ball", 1)
-    _tracker(again).color = 0x00FF00
-    apply_profile_to_stages(profile, again.runner.stages, override=True)
-    assert int(_tracker(again).color) & 0xFFFFFF == int(tracker.color) & 0xFFFFFF
+    # a fresh run with the profile starts tuned the same
+    again = play("motion_paddle", 1, profile=saved)
+    again.tuning.apply_now(saved)
+    for key in ("motion_paddle.sensitivity", "motion.min_amount", "vision.blur_px", "motion.noise_sigma"):
+        assert again.tuning.settings()[key] == saved[key], key
+    # the learned camera noise, saved, gives the threshold the detector had learned
+    assert again.runner.stages[0].motion.threshold == pytest.approx(host.runner.stages[0].motion.threshold,
+                                                                     rel=0.1)
+
+
+def test_a_click_is_not_a_setting_and_is_not_saved(play, tmp_path):
+    """A pick starts a new (model) tracker: Shift+S keeps the tuned settings, not the pick, so
+    the next run with the profile still tracks (it would wait for a click otherwise)."""
+    venue = tmp_path / "venue.toml"
+    host = play("color_ball", 30, profile_path=venue)
+    host.tuning.apply_now({"tracker.hue_tolerance": 20.0})
+    host.pick_at((259, 52))
+    host.step()
+    assert host.runner.stages[0].tracker.method == "model"
+    assert host.runner.stages[0].tracker.tolerance[0] == 20.0       # the pick kept the tuning
+    host.press(pygame.K_s, pygame.KMOD_LSHIFT)
+    saved = load_profile(venue)
+    assert saved["tracker.hue_tolerance"] == 20.0
+    assert "tracker.method" not in saved and "tracker.color" not in saved
+    again = play("color_ball", 30, each=lambda h: h.steps == 1 and h.tuning.apply_now(saved))
+    assert again.app.tracking

@@ -29,7 +29,8 @@ def run(det: ActivityDetector, levels: list[float]) -> list[tuple[float, bool]]:
 
 def test_flash_defaults():
     d = ActivityDetector()
-    assert (d.silence_level, d.timeout_ms, d.off_level) == (10.0, 2000.0, 10.0)
+    assert (d.silence_level, d.timeout_ms, d.off_level) == (10.0, 2000.0, None)
+    assert (d.on_level, d.quiet_level) == (10.0, 10.0)             # the thresholds in use
 
 
 def test_one_loud_burst_gives_one_activating_and_one_deactivating_event():
@@ -117,18 +118,20 @@ def test_thresholds_relative_to_the_noise_floor():
         if ev is not None:
             events.append(ev)
     assert nf.ready and nf.db == pytest.approx(-50, abs=1.0)
-    assert det.silence_level == pytest.approx(nf.level + 10 / 0.6)
-    assert det.off_level == pytest.approx(nf.level + 6 / 0.6)
+    assert det.on_level == pytest.approx(nf.level + 10 / 0.6)
+    assert det.quiet_level == pytest.approx(nf.level + 6 / 0.6)
     assert [e.activating for e in events] == [True, False]
     assert events[0].t == pytest.approx(3.0, abs=0.04)
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"silence_level": 101}, "`silence_level` must be 0..100, got 101"),
-    ({"silence_level": -5}, "`silence_level` must be 0..100, got -5"),
-    ({"timeout_ms": -1}, "`timeout_ms` must be >= 0 ms, got -1"),
-    ({"min_duration_ms": -3}, "`min_duration_ms` must be non-negative, got -3"),
-    ({"silence_level": 20, "off_level": 30}, "`off_level` must not exceed `silence_level`"),
+    ({"silence_level": 101}, "`activity.silence_level` must be a number 0..100 level, got 101"),
+    ({"silence_level": -5}, "`activity.silence_level` must be a number 0..100 level, got -5"),
+    ({"timeout_ms": -1}, "`activity.timeout_ms` must be a number 0..600000 ms, got -1"),
+    ({"min_duration_ms": -3}, "`activity.min_duration_ms` must be a number 0..600000 ms, got -3"),
+    ({"silence_level": 20, "off_level": 30}, "`activity.off_level` must not exceed `activity.silence_level`"),
+    ({"on_db": 6, "off_db": 10}, "`activity.off_db` must not exceed `activity.on_db`"),
+    ({"silence_levl": 6}, "unknown setting `activity.silence_levl`"),
 ])
 def test_bad_settings(kwargs, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):

@@ -10,7 +10,6 @@ import soundfile as sf
 
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
-from sensekit.audio.options import add_arguments, build_stages, parse_activity
 from sensekit.audio.pipeline import AudioStage
 from sensekit.audio.pitch import PitchTracker
 from sensekit.capture.base import AudioBlock, Source
@@ -104,32 +103,56 @@ def test_stage_rejects_stereo_when_mono_configured_and_bad_rates():
 
 
 def parse(argv):
+    from sensekit.cli import audio_options
+    from sensekit.cli.tuning import add_tuning_arguments
+
     p = argparse.ArgumentParser()
-    add_arguments(p)
+    audio_options.add_arguments(p)
+    add_tuning_arguments(p)
     return p.parse_args(argv)
 
 
+def build(argv):
+    """The audio stages of ``sensekit events`` for ``argv``, the chosen settings applied."""
+    from sensekit.cli import audio_options, events
+
+    stages, tuning = events.build(parse(argv), None, providers=[audio_options])
+    for t in tuning.tunables():
+        t.apply_pending()
+    return stages
+
+
 def test_options_build_stages():
-    assert build_stages(parse([]), None) == []
-    (stage,) = build_stages(parse(["--activity", "30,750", "--clap", "--pattern", "3", "--pitch",
-                                   "--gain", "60"]), None)
+    from sensekit.cli.audio_options import parse_activity
+
+    assert build([]) == []
+    (stage,) = build(["--activity", "30,750", "--clap", "--pattern", "3", "--pitch", "--gain", "60"])
     assert stage.activity.silence_level == 30 and stage.activity.timeout_ms == 750
     assert stage.pattern.count == 3 and stage.clap is not None and stage.pitch is not None
     assert stage.meter.gain == 60
-    assert parse_activity("floor+12") == (None, 12.0, 2000.0)
-    assert parse_activity("25") == (25.0, None, 2000.0)
+    assert parse_activity("floor+12") == {"activity.on_db": 12.0}
+    assert parse_activity("25,500") == {"activity.silence_level": 25.0, "activity.timeout_ms": 500.0}
+    (book,) = build(["--activity", "--preset", "book"])               # the values come from the preset
+    assert (book.activity.silence_level, book.activity.timeout_ms) == (25.0, 500.0)
+    (floor,) = build(["--activity", "floor+12,300", "--set", "activity.off_db=6"])
+    assert (floor.activity.on_db, floor.activity.off_db, floor.activity.timeout_ms) == (12.0, 6.0, 300.0)
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--activity", "120"], "`--activity level` must be 0..100, got 120"),
-    (["--activity", "25,-5"], "`timeout_ms` must be >= 0 ms, got -5"),
+    (["--activity", "25,-5"], "`activity.timeout_ms` must be a number 0..600000 ms, got -5"),
     (["--activity", "loud"], "--activity level must be 0..100 or floor\\+DB, got 'loud'"),
-    (["--clap", "--gain", "150"], "`--gain` must be 0..100, got 150"),
     (["--pattern", "1"], "`--pattern` must be 2..16, got 1"),
 ])
 def test_option_errors_name_the_value(argv, message):
     with pytest.raises(ConfigError, match=message):
-        build_stages(parse(argv), None)
+        build(argv)
+
+
+def test_bound_options_are_checked_while_parsing(capsys):
+    with pytest.raises(SystemExit):
+        parse(["--clap", "--gain", "150"])
+    assert "`audio.gain` must be a number 0..100, got 150" in capsys.readouterr().err
 
 
 def test_events_cli_on_a_wav(tmp_path, capsys):

@@ -68,6 +68,14 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def alsa_env(conf_path: Path) -> dict[str, str]:
+    """The current environment plus ``ALSA_CONFIG_PATH`` listing the system config and ``conf_path``."""
+    env = dict(os.environ)
+    env["ALSA_CONFIG_PATH"] = f"{ALSA_CONF}:{conf_path}"
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
 class FileMic:
     """A raw int16 clip plus an ALSA config that serves it as the default capture device."""
 
@@ -104,11 +112,7 @@ class FileMic:
 
     @property
     def env(self) -> dict[str, str]:
-        """The current environment plus ``ALSA_CONFIG_PATH`` listing the system config and ours."""
-        env = dict(os.environ)
-        env["ALSA_CONFIG_PATH"] = f"{ALSA_CONF}:{self.conf_path}"
-        env.setdefault("PYTHONUNBUFFERED", "1")
-        return env
+        return alsa_env(self.conf_path)
 
     def run(self, code: str, *, timeout: float = 30.0) -> subprocess.CompletedProcess:
         """Run a Python snippet in a fresh interpreter that sees the fake microphone."""

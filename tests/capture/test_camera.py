@@ -88,6 +88,26 @@ def test_requested_mode_is_reported_as_what_the_device_gives(video_file):
         assert cam.read(timeout=2).image.shape == (48, 64, 3)
 
 
+def test_still_image_as_camera_keeps_showing_it(tmp_path):
+    """``camera:photo.png`` is a camera that shows the photo: no lost/restored flapping."""
+    path = tmp_path / "photo.png"
+    picture = np.random.default_rng(3).integers(0, 256, (48, 64, 3), dtype=np.uint8)
+    assert cv2.imwrite(str(path), picture)
+    with CameraSource(str(path)) as cam:
+        frames = _read_n(cam, 50, timeout=10.0)
+        events = cam.poll_status()
+        stats = cam.stats()
+    assert events == [] and stats["losses"] == 0 and not stats["lost"]
+    assert all(np.array_equal(f.image, picture) for f in frames)
+    ts = [f.t for f in frames]
+    assert ts == sorted(ts) and ts[-1] > ts[0]                    # paced, not a burst
+    with CameraSource(str(path), loop=False) as cam:              # without looping: one frame
+        assert np.array_equal(cam.read(timeout=2).image, picture)
+        with pytest.raises(EOFError):
+            while cam.read(timeout=2) is not None:
+                pass
+
+
 def test_missing_file_names_the_path(tmp_path):
     path = str(tmp_path / "nope.avi")
     with pytest.raises(SourceError, match="nope.avi"):

@@ -21,7 +21,7 @@ from sensekit.cli import main as cli_main
 def make_clip(path: Path, frames: int = 10, blocks: int = 12) -> Path:
     with Recorder(path, video=(32, 24, 10.0), audio=(8000, 1), notes="a tiny clip",
                   block_size=400, start_unix=0.0) as rec:
-        items = [VideoFrame(i, i / 10, np.full((24, 32, 3), i * 20, np.uint8)) for i in range(frames)]
+        items = [VideoFrame(i, i / 10, np.full((24, 32, 3), i * 20 % 256, np.uint8)) for i in range(frames)]
         items += [AudioBlock(k, k * 0.05, np.full(400, k / 100, np.float32), 8000) for k in range(blocks)]
         for item in sorted(items, key=lambda it: it.t):
             rec.write(item)
@@ -74,7 +74,8 @@ print("interrupted" if summary["interrupted"] else "finished", summary["frames"]
 """
 
 
-def test_ctrl_c_finishes_the_recording_cleanly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_finishes_the_recording_cleanly(tmp_path: Path, sig: int) -> None:
     clip = make_clip(tmp_path / "clip.skrec")
     out = tmp_path / "live.skrec"
     env = dict(os.environ, PYGAME_HIDE_SUPPORT_PROMPT="1")
@@ -90,7 +91,7 @@ def test_ctrl_c_finishes_the_recording_cleanly(tmp_path: Path) -> None:
                 pass
             assert proc.poll() is None, proc.stderr.read().decode()
             time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=20)
     finally:
         if proc.poll() is None:
@@ -105,6 +106,35 @@ def test_ctrl_c_finishes_the_recording_cleanly(tmp_path: Path) -> None:
     assert all(np.all(f.image == (f.index % 10) * 20) for f in replayed)   # looped clip
 
 
+def test_a_source_failing_midway_leaves_an_incomplete_recording(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture) -> None:
+    clip = make_clip(tmp_path / "clip.skrec", frames=30)
+    second = sorted((clip / "video").glob("*-*.mkv"))[1]
+    first_of_second = int(second.name.split("-")[0])
+    second.write_bytes(second.read_bytes()[: second.stat().st_size // 3])
+    out = tmp_path / "copy.skrec"
+    code, _, err = run(capsys, "record", str(out), "--source", f"replay:{clip}", "--no-progress")
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "'copy.skrec' stopped early" in err and second.name in err
+    assert "kept, marked incomplete" in err
+    meta = read_meta(out)
+    assert meta["complete"] is False
+    frames = [i for i in ReplaySource(out) if isinstance(i, VideoFrame)]
+    assert first_of_second <= len(frames) < 30
+    assert all(np.all(f.image == f.index * 20 % 256) for f in frames)
+    code, text, _ = run(capsys, "inspect", str(out))
+    assert code == 1 and "INCOMPLETE" in text
+
+
+def test_a_source_that_cannot_open_leaves_no_folder(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "garbage.mp4").write_bytes(np.random.default_rng(1).bytes(3000))
+    for spec in ("BROKEN", str(tmp_path / "garbage.mp4")):
+        out = tmp_path / "never.skrec"
+        code, _, err = run(capsys, "record", str(out), "--source", spec, "--no-progress")
+        assert code == 2 and "Traceback" not in err and not out.exists(), err
+
+
 # --- inspect ----------------------------------------------------------------------------
 
 def test_inspect_summary(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -113,13 +143,14 @@ def test_inspect_summary(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert code == 0
     for words in ("clip.skrec  (complete)", "1970-01-01 00:00:00 UTC", "duration   1.000 s",
                   "32x24 @ 10 fps, FFV1, 10 frames", "8000 Hz mono int16, gain 50, 4800 samples",
-                  "audio.wav", "video.mkv", "a tiny clip"):
+                  "audio.wav", "video/ 2 segments", "video.ffconcat", "a tiny clip"):
         assert words in out, words
+    assert "problems" not in out
     meta = json.loads((clip / "meta.json").read_text())
     meta["complete"] = False
     (clip / "meta.json").write_text(json.dumps(meta))
     code, out, _ = run(capsys, "inspect", str(clip))
-    assert code == 0 and "INCOMPLETE" in out
+    assert code == 1 and "INCOMPLETE" in out and "problems" not in out
 
 
 def test_inspect_not_a_recording(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -156,7 +187,9 @@ class LevelStage:
         return [Level(t=block.t, level=float(abs(block.samples).max() * 100))]
 def add_arguments(parser):
     parser.add_argument("--fake-level", action="store_true")
-def build_stages(args, source):
+def option_values(args):
+    return {}
+def build_stages(args, source, chosen):
     return [LevelStage()] if args.fake_level else []
 '''
 

@@ -1,4 +1,9 @@
-"""The recording format: round trip, crash safety, bad recordings, realtime and loop replay."""
+"""The recording format: round trip, segments, crash safety, bad recordings, realtime and loop replay.
+
+Recordings are written in format version 2 (half-second video segments); the
+damaged-video tests also run on the version 1 layout (one ``video.mkv``, like the
+bundled demo), made with ``recording_versions.to_version_1``.
+"""
 from __future__ import annotations
 
 import json
@@ -15,6 +20,7 @@ import soundfile
 
 from sensekit.capture.base import AudioBlock, VideoFrame
 from sensekit.capture.recording import (
+    FLUSH_INTERVAL_S,
     Recorder,
     ReplaySource,
     float_to_int16,
@@ -24,6 +30,7 @@ from sensekit.capture.recording import (
 )
 from sensekit.clock import ManualClock
 from sensekit.errors import ConfigError, RecordingError
+from tests.capture.recording_versions import to_version_1
 
 W, H, FPS, RATE = 64, 48, 15.0, 16000
 
@@ -112,7 +119,8 @@ def test_meta_written_at_start_and_rewritten_on_close(tmp_path: Path) -> None:
     rec = tmp_path / "m.skrec"
     r = Recorder(rec, video=(W, H, FPS), start_unix=123.0, notes="hello")
     meta = json.loads((rec / "meta.json").read_text())
-    assert meta["complete"] is False and meta["format"] == "sensekit-recording" and meta["version"] == 1
+    assert meta["complete"] is False and meta["format"] == "sensekit-recording" and meta["version"] == 2
+    assert (rec / "video").is_dir() and (rec / "video.ffconcat").is_file()
     r.write(VideoFrame(0, 0.0, frame_image(0)))
     r.close()
     r.close()  # idempotent
@@ -186,25 +194,100 @@ def test_invalid_meta(tmp_path: Path, text: str, words: str) -> None:
     assert words in str(info.value)
 
 
-def test_truncated_video_in_complete_recording_names_both_counts(tmp_path: Path) -> None:
+def _segments(rec: Path) -> list[Path]:
+    return sorted((rec / "video").glob("*-*.mkv"))
+
+
+def _mark_incomplete(rec: Path) -> None:
+    meta = json.loads((rec / "meta.json").read_text())
+    meta["complete"] = False
+    (rec / "meta.json").write_text(json.dumps(meta))
+
+
+def test_video_is_cut_into_half_second_segments(tmp_path: Path) -> None:
+    rec = tmp_path / "s.skrec"
+    write_clip(rec, frames=40, blocks=10)
+    # a flush at the first item at or after each half second closes a segment
+    names = [p.name for p in _segments(rec)]
+    bounds = [tuple(int(x) for x in n[:-4].split("-")) for n in names]
+    assert bounds[0][0] == 0 and bounds[-1][1] == 39 and len(bounds) >= 5
+    assert all(b[0] == a[1] + 1 for a, b in zip(bounds, bounds[1:]))      # they tile the frames
+    assert all((last - first) / FPS <= FLUSH_INTERVAL_S + 1 / FPS for first, last in bounds)
+    assert not list((rec / "video").glob("*.partial.mkv"))
+    playlist = (rec / "video.ffconcat").read_text().splitlines()
+    assert playlist == ["ffconcat version 1.0"] + [f"file video/{n}" for n in names]
+    meta = read_meta(rec)
+    assert meta["video"]["fps"] == FPS and meta["video"]["fps_from"] == "source"
+
+
+def _bounds(seg: Path) -> tuple[int, int]:
+    first, last = seg.name[:-4].split("-")
+    return int(first), int(last)
+
+
+def _halve(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _clip_with_a_halved_segment(tmp_path: Path) -> tuple[Path, Path, int, int]:
+    """A 40-frame clip whose second segment is cut in half: (folder, segment, first, last)."""
     rec = tmp_path / "t.skrec"
     write_clip(rec, frames=40, blocks=10)
-    video = rec / "video.mkv"
-    video.write_bytes(video.read_bytes()[: video.stat().st_size // 2])
+    seg = _segments(rec)[1]
+    _halve(seg)
+    return (rec, seg, *_bounds(seg))
+
+
+def test_truncated_segment_in_complete_recording_names_it_and_both_counts(tmp_path: Path) -> None:
+    rec, seg, first, last = _clip_with_a_halved_segment(tmp_path)
+    with pytest.raises(RecordingError) as info:
+        list(ReplaySource(rec))
+    msg = str(info.value)
+    assert f"t.skrec/video/{seg.name}" in msg and f"{last - first + 1} frames" in msg
+    assert "complete" in msg
+
+
+def test_damaged_segment_in_incomplete_recording_is_skipped_whole(tmp_path: Path) -> None:
+    rec, seg, first, last = _clip_with_a_halved_segment(tmp_path)
+    _mark_incomplete(rec)
+    src = ReplaySource(rec)
+    frames = [i for i in src if isinstance(i, VideoFrame)]
+    # the damaged segment is skipped; the others play with their own times and pictures
+    expected = list(range(first)) + list(range(last + 1, 40))
+    assert [round(f.t * FPS) for f in frames] == expected
+    for f, n in zip(frames, expected):
+        assert np.array_equal(f.image, frame_image(n))
+    assert src.stats()["truncated_frames"] == last - first + 1
+
+
+def test_missing_segment_in_complete_recording_is_refused_at_open(tmp_path: Path) -> None:
+    rec = tmp_path / "g.skrec"
+    write_clip(rec, frames=40, blocks=10)
+    seg = _segments(rec)[1]
+    first, last = _bounds(seg)
+    seg.unlink()
+    with pytest.raises(RecordingError, match=rf"g.skrec/video.*frames {first}-{last} have no segment"):
+        ReplaySource(rec).open()
+
+
+def test_truncated_video_in_complete_version_1_recording_names_both_counts(tmp_path: Path) -> None:
+    rec = tmp_path / "t.skrec"
+    write_clip(rec, frames=40, blocks=10)
+    to_version_1(rec)
+    _halve(rec / "video.mkv")
     with pytest.raises(RecordingError) as info:
         list(ReplaySource(rec))
     msg = str(info.value)
     assert "t.skrec/video.mkv" in msg and "40" in msg and "complete" in msg
 
 
-def test_truncated_video_in_incomplete_recording_replays_the_intact_frames(tmp_path: Path) -> None:
+def test_truncated_video_in_incomplete_version_1_recording_replays_the_intact_frames(
+        tmp_path: Path) -> None:
     rec = tmp_path / "t.skrec"
     write_clip(rec, frames=40, blocks=10)
-    video = rec / "video.mkv"
-    video.write_bytes(video.read_bytes()[: video.stat().st_size // 2])
-    meta = json.loads((rec / "meta.json").read_text())
-    meta["complete"] = False
-    (rec / "meta.json").write_text(json.dumps(meta))
+    to_version_1(rec)
+    _halve(rec / "video.mkv")
+    _mark_incomplete(rec)
     src = ReplaySource(rec)
     frames = [i for i in src if isinstance(i, VideoFrame)]
     assert 5 < len(frames) < 40
@@ -304,10 +387,10 @@ def test_loop_keeps_time_and_index_increasing(tmp_path: Path) -> None:
 KILL_SCRIPT = r"""
 import sys, time
 import numpy as np
+sys.path.insert(0, sys.argv[2])
 from sensekit.capture.base import AudioBlock, VideoFrame
 from sensekit.capture.recording import Recorder
-sys.path.insert(0, sys.argv[2])
-from test_recording import frame_image, block_samples, W, H, FPS, RATE
+from tests.capture.test_recording import frame_image, block_samples, W, H, FPS, RATE
 rec = Recorder(sys.argv[1], video=(W, H, FPS), audio=(RATE, 1))
 t0 = time.monotonic()
 i = k = 0
@@ -322,9 +405,11 @@ while True:
 
 
 def test_sigkill_leaves_a_replayable_recording(tmp_path: Path) -> None:
+    """A Recorder killed mid-flush-interval keeps every frame and sample older than about 1 s."""
     rec = tmp_path / "killed.skrec"
     env = dict(os.environ, OPENCV_FFMPEG_LOGLEVEL="-8")
-    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(rec), str(Path(__file__).parent)],
+    repo = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(rec), str(repo)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30
@@ -338,23 +423,26 @@ def test_sigkill_leaves_a_replayable_recording(tmp_path: Path) -> None:
             time.sleep(0.05)
         time.sleep(0.5)                                   # kill mid-second, ~2.5-3 s in
         proc.send_signal(signal.SIGKILL)
+        killed_at = time.time()
         proc.wait(timeout=10)
     finally:
         if proc.poll() is None:
             proc.kill()
         proc.stderr.close()
     assert proc.returncode == -signal.SIGKILL
-    assert read_meta(rec)["complete"] is False
+    meta = read_meta(rec)
+    assert meta["complete"] is False
+    t_kill = killed_at - meta["start_unix"]           # in recording time (an upper bound)
     src = ReplaySource(rec)
     items = list(src)
     frames = [i for i in items if isinstance(i, VideoFrame)]
     blocks = [i for i in items if isinstance(i, AudioBlock)]
-    assert len(frames) >= 15 and frames[-1].t >= 1.0
+    assert len(frames) >= 15 and frames[-1].t >= t_kill - 1.0 - 2 / FPS - 0.2
     for f in frames:
         assert f.t == round(f.index / FPS, 6)
         assert np.array_equal(f.image, frame_image(f.index))
     audio = np.concatenate([b.samples for b in blocks])
-    assert len(audio) >= RATE
+    assert len(audio) >= RATE and len(audio) / RATE >= t_kill - 1.0 - 0.2
     n_blocks = -(-len(audio) // 800)
     expected = np.concatenate([block_samples(k) for k in range(n_blocks)])[: len(audio)]
     assert np.array_equal(audio, expected)

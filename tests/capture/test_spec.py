@@ -53,6 +53,21 @@ def test_bare_paths(tmp_path: Path) -> None:
     assert isinstance(src, ReplaySource) and len(list(src)) == 1
 
 
+@pytest.mark.parametrize("kind", ["file", "camera"])
+def test_a_recording_given_as_a_media_file_suggests_replay(tmp_path: Path, kind: str) -> None:
+    rec = tmp_path / "take.skrec"
+    with Recorder(rec, video=(8, 8, 5.0)) as r:
+        r.write(VideoFrame(0, 0.0, np.zeros((8, 8, 3), np.uint8)))
+    with pytest.raises(SourceError) as info:
+        src = open_source(f"{kind}:{rec}")
+        src.open()
+    msg = str(info.value)
+    assert "is a recording, not a media file" in msg and f"use 'replay:{rec}'" in msg
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(SourceError, match="'.*plain' is a folder, not a media file"):
+        open_source(f"{kind}:{tmp_path / 'plain'}").open()
+
+
 def test_bare_folder_without_meta_reports_the_recording_error(tmp_path: Path) -> None:
     (tmp_path / "empty.skrec").mkdir()
     with pytest.raises(RecordingError, match="'empty.skrec' has no meta.json"):

@@ -53,7 +53,7 @@ def test_alpha_threshold_key_changes_the_star_hit():
     app.scene = 1                               # the star scene: +/- set the alpha threshold
     reach = {}
     for step in (-10, +10):                     # threshold 1 (the glow counts), then 255
-        app.adjust_sensitivity(step)
+        host.adjust(step)
         # how far apart (x offset of B's corner) the two stars still touch
         hits = [dx for dx in range(40, 140, 2)
                 if hit_test(app.masks[0], (0, 0), app.masks[1], (dx, 0))]

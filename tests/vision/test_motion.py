@@ -7,7 +7,10 @@ import pytest
 
 from sensekit.errors import ConfigError
 from sensekit.events import Motion
+from sensekit.vision.background import BackgroundModel, exposure_gain
 from sensekit.vision.motion import MotionDetector, parse_zones
+from sensekit.vision.motion_scoring import f_measure, load_cdnet, score_run, subtractor
+from tests.vision import scenes
 from tests.vision.synth import background, noisy
 
 
@@ -53,7 +56,7 @@ def test_noise_floor_is_learned_instead_of_a_fixed_threshold():
 
 def test_zones_halves_and_user_rectangles():
     rng = np.random.default_rng(1)
-    md = MotionDetector(zones={"corner": (0, 0, 40, 40)})
+    md = MotionDetector(zones_px={"corner": (0, 0, 40, 40)})
     md.update(_scene(rng))
     r = md.update(_scene(rng, square_at=(10, 10)))
     assert set(r.zones) == {"left", "right", "corner"}
@@ -65,7 +68,7 @@ def test_zones_halves_and_user_rectangles():
 
 
 def test_user_zones_may_redefine_left_and_right():
-    md = MotionDetector(zones={"left": (0, 60, 80, 60), "right": (80, 60, 80, 60)})
+    md = MotionDetector(zones_px={"left": (0, 60, 80, 60), "right": (80, 60, 80, 60)})
     a = np.zeros((120, 160, 3), np.uint8)
     b = a.copy()
     b[10:20, 100:110] = 255                     # top right: outside both redefined zones
@@ -109,7 +112,7 @@ def test_events_motion_then_still_once():
 
 def test_background_model_answers_is_something_there():
     rng = np.random.default_rng(4)
-    md = MotionDetector(method="background", learn_frames=10)
+    md = MotionDetector(method="background", background=BackgroundModel(learn_frames=10))
     for _ in range(15):
         md.update(_scene(rng))
     for _ in range(10):                                  # an object arrives and stays still
@@ -127,11 +130,11 @@ def test_background_model_answers_is_something_there():
     ({"flat": (0, 0, 0, 5)}, "zone 'flat'"),
 ])
 def test_zone_outside_the_frame_is_named(zones, match):
-    md = MotionDetector(zones=zones)
+    md = MotionDetector(zones_px=zones)
     with pytest.raises(ConfigError, match=match):
         md.update(np.zeros((120, 160, 3), np.uint8))
     with pytest.raises(ConfigError, match=match):
-        MotionDetector(zones=zones, frame_size=(160, 120))
+        MotionDetector(zones_px=zones, frame_size=(160, 120))
 
 
 def test_parse_zones_and_bad_values():
@@ -144,45 +147,131 @@ def test_parse_zones_and_bad_values():
         MotionDetector().update(np.zeros((4, 4), np.uint8))
 
 
-# --- real footage: CDnet highway ----------------------------------------------------------
+# --- background model: behaviour a user notices ---------------------------------------------
 
-def _fmeasure(masks, gts, roi) -> float:
-    tp = fp = fn = 0
-    for m, g in zip(masks, gts):
-        valid = roi & (g != 85) & (g != 170)      # 85 outside ROI, 170 unknown: not scored
-        pos = g == 255                            # 0 static and 50 shadow are negatives
-        pred = m > 0
-        tp += np.count_nonzero(pred & pos & valid)
-        fp += np.count_nonzero(pred & ~pos & valid)
-        fn += np.count_nonzero(~pred & pos & valid)
-    p = tp / max(1, tp + fp)
-    r = tp / max(1, tp + fn)
-    return 2 * p * r / max(1e-12, p + r)
+def _run(md, frames):
+    return [md.update(f) for f in frames]
 
 
-def test_cdnet_highway_fmeasure_against_mog2(shared_data, capsys):
-    folder = shared_data / "video" / "motion" / "cdnet_highway_a"
-    inputs = sorted((folder / "input").glob("in*.jpg"))
-    assert len(inputs) == 300
-    roi = cv2.imread(str(folder / "ROI.bmp"), cv2.IMREAD_GRAYSCALE) > 0
-    bg = MotionDetector(method="background")
-    diff = MotionDetector(method="difference")
-    mog2 = cv2.createBackgroundSubtractorMOG2()
-    m_bg, m_diff, m_mog, gts = [], [], [], []
-    for p in inputs:
-        frame = cv2.imread(str(p))
-        gts.append(cv2.imread(str(folder / "groundtruth" / p.name.replace("in", "gt").replace(".jpg", ".png")),
-                              cv2.IMREAD_GRAYSCALE))
-        m_bg.append(bg.update(frame).mask.copy())
-        m_diff.append(diff.update(frame).mask.copy())
-        m_mog.append(mog2.apply(frame) == 255)           # 127 = shadow: not foreground
-    f_bg = _fmeasure(m_bg, gts, roi)
-    f_diff = _fmeasure(m_diff, gts, roi)
-    f_mog = _fmeasure(m_mog, gts, roi)
+def test_background_model_replays_bit_for_bit():
+    rng = np.random.default_rng(7)
+    frames = [_scene(rng, square_at=(10 + 3 * k, 40) if k > 40 else None) for k in range(60)]
+    a = [r.mask.copy() for r in _run(MotionDetector(method="background"), frames)]
+    b = [r.mask.copy() for r in _run(MotionDetector(method="background"), frames)]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert any(m.any() for m in a[41:])
+
+
+def test_object_that_stops_stays_found_then_fades_into_the_background():
+    rng = np.random.default_rng(8)
+    model = BackgroundModel(learn_frames=10, absorb_after_frames=30)
+    md = MotionDetector(method="background", background=model)
+    for _ in range(20):
+        md.update(_scene(rng))
+    found = [md.update(_scene(rng, square_at=(70, 40))).moving for _ in range(60)]
+    assert all(found[:28])                               # still there: still reported
+    assert not any(found[-20:])                          # after ~30 still frames: background
+    r = md.update(_scene(rng, square_at=(20, 80)))       # and a new object is found at once
+    assert r.moving and abs(r.box[0] - 20) <= 2
+
+
+def test_ghost_of_what_was_there_at_start_up_fades():
+    rng = np.random.default_rng(9)
+    model = BackgroundModel(learn_frames=10, absorb_after_frames=30)
+    md = MotionDetector(method="background", background=model)
+    for _ in range(15):                                  # a box in view while the model learns
+        md.update(_scene(rng, square_at=(70, 40)))
+    ghost = [md.update(_scene(rng)).moving for _ in range(50)]
+    assert ghost[0] and not any(ghost[-15:])            # shows where it stood, then is absorbed
+
+
+def test_exposure_gain_ignores_a_moving_minority():
+    rng = np.random.default_rng(10)
+    ref = _scene(rng)
+    cur = np.clip(ref.astype(np.float32) * (1.25, 1.2, 1.15), 0, 255).astype(np.uint8)
+    cur[20:70, 20:80] = 250                              # a bright object on a quarter of the frame
+    g = exposure_gain(cur, ref)
+    assert g == pytest.approx([1.25, 1.2, 1.15], abs=0.02)
+    assert np.allclose(exposure_gain(ref, ref), 1.0)
+
+
+def test_background_model_settings_are_checked():
+    with pytest.raises(ConfigError, match=r"`background.match_distance` must be a number 1..255 pixel levels, got 0"):
+        BackgroundModel(match_distance=0)
+    with pytest.raises(ConfigError, match="`background.learn_frames`"):
+        BackgroundModel(learn_frames=0)
+    with pytest.raises(ConfigError, match="`background` must be a BackgroundModel"):
+        MotionDetector(method="background", background="mog2")
+    with pytest.raises(ConfigError, match="method='background', got method='difference'"):
+        MotionDetector(background=BackgroundModel())
+    with pytest.raises(ConfigError, match="HxWx3 uint8"):
+        BackgroundModel().update(np.zeros((4, 4), np.uint8))
+
+
+# --- real frames made to sway, ripple and change exposure (tests/vision/scenes.py) -----------
+
+@pytest.fixture(scope="module")
+def scene_frames(shared_data):
+    built = scenes.scenes(shared_data)
+    return {name: [s.frame(i) for i in range(scenes.N_FRAMES)] for name, s in built.items()}
+
+
+def _check_scene(md, frames, quiet):
+    """Nothing reported while only the background moves; the car found while it crosses."""
+    reported, recall, precision = [], [], []
+    car_area = max(np.count_nonzero(t) for _, t in frames)
+    for i, (frame, truth) in enumerate(frames):
+        r = md.update(frame)
+        if i in quiet and r.moving:
+            reported.append(i)
+        if i in scenes.OBJECT and np.count_nonzero(truth) > 0.9 * car_area:   # car fully in view
+            found = (r.mask > 0) & (truth > 0)
+            recall.append(np.count_nonzero(found) / np.count_nonzero(truth))
+            precision.append(np.count_nonzero(found) / max(1, np.count_nonzero(r.mask)))
+            assert r.moving, f"frame {i}: the car is not reported"
+    assert not reported, f"background-only frames reported as motion: {reported}"
+    assert len(recall) > 20
+    assert np.mean(recall) > 0.8 and np.mean(precision) > 0.8, (np.mean(recall), np.mean(precision))
+
+
+@pytest.mark.parametrize("name", ["foliage", "water", "exposure"])
+def test_background_model_ignores_sway_ripples_and_exposure_but_finds_the_car(scene_frames, name):
+    _check_scene(MotionDetector(method="background"), scene_frames[name], scenes.QUIET[name])
+
+
+def test_frame_difference_follows_auto_exposure(scene_frames):
+    frames = scene_frames["exposure"]
+    md = MotionDetector()
+    reported = [i for i, (f, _) in enumerate(frames) if md.update(f).moving and i in scenes.QUIET["exposure"]]
+    assert not reported, reported
+    # a small exposure step lights up only the bright part of the frame: followed with a learned
+    # threshold, reported as motion by the same threshold fixed (the book's semantics)
+    base = frames[0][0]
+    step = [base] * 5 + [np.clip(base * np.float32(1.08) + 0.5, 0, 255).astype(np.uint8)]
+    learned, fixed = MotionDetector(), MotionDetector(threshold=round(md.threshold))
+    r = _run(learned, step)[-1]
+    assert not r.moving and r.lighting_change
+    assert _run(fixed, step)[-1].moving
+
+
+# --- real footage: CDnet highway, constants chosen on the first half ---------------------------
+
+def test_cdnet_highway_held_back_half_beats_mog2(shared_data, capsys):
+    """benchmarks/motion_eval.py has the full table (with KNN and tuned baselines)."""
+    clip = load_cdnet(shared_data / "video" / "motion" / "cdnet_highway_a")
+    assert len(clip.frames) == 300
+    first, second = range(0, 150), range(150, 300)
+    rows = {}
+    for name in ("background", "difference", "mog2"):
+        make = (lambda n=name: subtractor(n))
+        c1, c2 = score_run(make, clip, ranges=[first, second])
+        (c2_cold,) = score_run(make, clip, start=150, ranges=[second])
+        rows[name] = (f_measure(c1), f_measure(c2), f_measure(c2_cold))
     with capsys.disabled():
-        print("\nCDnet highway 470-769 (cold start, all 300 frames)   pixel F-measure")
-        print(f"  sensekit background model (default settings)        {f_bg:.3f}")
-        print(f"  sensekit frame difference (learned noise floor)     {f_diff:.3f}")
-        print(f"  OpenCV MOG2 (defaults, shadows excluded)            {f_mog:.3f}")
-    assert f_bg >= 0.85
-    assert f_bg > f_mog
+        print("\nCDnet highway, pixel F: first half 470-619 (constants chosen here) / "
+              "held-back 620-769 continuing / held-back cold start")
+        for name, (a, b, c) in rows.items():
+            print(f"  {name:12s} {a:.3f} / {b:.3f} / {c:.3f}")
+    ours, mog2 = rows["background"], rows["mog2"]
+    assert ours[1] >= mog2[1] + 0.05 and ours[2] >= mog2[2] + 0.05
+    assert ours[1] > 0.9 and ours[2] > 0.9

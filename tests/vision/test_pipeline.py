@@ -13,7 +13,6 @@ from sensekit.capture.base import Item, Source, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import Dispatcher
 from sensekit.runner import Runner
-from sensekit.vision import options
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
@@ -43,17 +42,16 @@ def _frames(n: int = 12) -> list[np.ndarray]:
     return [f for f, _ in ball_frames(n)]
 
 
-def _full_stage(dispatcher: Dispatcher | None, **kw) -> VisionStage:
+def _full_stage(**kw) -> VisionStage:
     return VisionStage(mirror=True, blur_px=5, levels=4, tracker=ColorTracker("#DC1E1E"),
-                       bounds_color="#DC1E1E", motion=MotionDetector(), edges=True,
-                       dispatcher=dispatcher, **kw)
+                       bounds_color="#DC1E1E", motion=MotionDetector(), edges=True, **kw)
 
 
 def test_only_motion_subscribed_never_pays_for_edges_palette_or_tracking():
     d = Dispatcher()
     got = []
     d.on("motion", got.append)
-    stage = _full_stage(d)
+    stage = _full_stage()
     Runner(ListSource(_frames()), [stage], d).run()
     assert stage.runs["motion"] == 12 and stage.runs["blur"] == 12 and stage.runs["mirror"] == 12
     for skipped in ("edges", "palette", "track", "bounds"):
@@ -64,7 +62,7 @@ def test_only_motion_subscribed_never_pays_for_edges_palette_or_tracking():
 def test_edges_only_skips_blur_and_motion():
     d = Dispatcher()
     d.on("edges", lambda e: None)
-    stage = _full_stage(d)
+    stage = _full_stage()
     Runner(ListSource(_frames(4)), [stage], d).run()
     assert stage.runs["edges"] == 4 and stage.runs["blur"] == 0 and stage.runs["motion"] == 0
     assert np.array_equal(stage.edge_map, edges_stage(cv2.flip(_frames(4)[-1], 1)))
@@ -73,25 +71,25 @@ def test_edges_only_skips_blur_and_motion():
 def test_nobody_listening_means_the_runner_skips_the_stage():
     d = Dispatcher()
     d.on("clap", lambda e: None)
-    stage = _full_stage(d)
+    stage = _full_stage()
     Runner(ListSource(_frames(3)), [stage], d).run()
     assert sum(stage.runs.values()) == 0
 
 
 def test_always_run_keeps_a_sub_stage_for_apps_reading_state():
     d = Dispatcher()
-    stage = _full_stage(d, always_run={"edges"})
+    stage = _full_stage(always_run={"edges"})
     Runner(ListSource(_frames(3)), [stage], d).run()
     assert stage.runs["edges"] == 3 and stage.runs["motion"] == 0
     with pytest.raises(ConfigError, match="unknown sub-stage"):
-        _full_stage(d, always_run={"edgez"})
+        _full_stage(always_run={"edgez"})
 
 
 def test_everything_subscribed_shares_one_blur_and_palette_per_frame():
     d = Dispatcher()
     names: list[str] = []
     d.on("*", lambda e: names.append(e.name))
-    stage = _full_stage(d)
+    stage = _full_stage()
     Runner(ListSource(_frames(10)), [stage], d).run()
     assert stage.runs["blur"] == 10 and stage.runs["palette"] == 10      # once each, shared
     assert {"color_tracked", "color_bounds", "motion", "edges"} <= set(names)
@@ -106,7 +104,7 @@ def test_pick_at_uses_the_first_frame():
     d = Dispatcher()
     tracked = []
     d.on("color_tracked", tracked.append)
-    stage = VisionStage(tracker=ColorTracker(), pick_at=(cx, cy), dispatcher=d)
+    stage = VisionStage(tracker=ColorTracker(), pick_at=(cx, cy))
     Runner(ListSource(frames), [stage], d).run()
     assert len(tracked) == 24 and stage.tracker.method == "model"
     last_cx, last_cy = list(ball_frames(24))[-1][1]
@@ -120,40 +118,67 @@ def test_pick_at_uses_the_first_frame():
 # --- CLI options -----------------------------------------------------------------------
 
 def _parse(argv: list[str]) -> argparse.Namespace:
+    from sensekit.cli import vision_options
+    from sensekit.cli.tuning import add_tuning_arguments
+
     p = argparse.ArgumentParser()
-    options.add_arguments(p)
+    vision_options.add_arguments(p)
+    add_tuning_arguments(p)
     return p.parse_args(argv)
+
+
+def _build(argv: list[str], source) -> list:
+    """The vision stages of ``sensekit events`` for ``argv``, the chosen settings applied."""
+    from sensekit.cli import events, vision_options
+
+    args = _parse(argv)
+    stages, tuning = events.build(args, source, providers=[vision_options])
+    for t in tuning.tunables():
+        t.apply_pending()
+    return stages
 
 
 def test_build_stages_from_options():
     src = ListSource(_frames(2))
-    assert options.build_stages(_parse([]), src) == []
-    (stage,) = options.build_stages(_parse(["--track-color", "#DC1E1E", "--motion", "--zones",
-                                            "door=0,0,40,40", "--edges", "--mirror", "--blur", "5",
-                                            "--levels", "4"]), src)
+    assert _build([], src) == []
+    (stage,) = _build(["--track-color", "#DC1E1E", "--motion", "--zones", "door=0,0,40,40", "--edges",
+                       "--mirror", "--blur", "5", "--levels", "4", "--tolerance", "20"], src)
     assert isinstance(stage, VisionStage)
     assert stage.enabled == ("track", "motion", "edges") and stage.mirror and stage.blur_px == 5
+    assert stage.levels == 4 and stage.tracker.tolerance == (20.0, 80.0, 80.0)
     assert stage.motion.user_zones == {"door": (0, 0, 40, 40)}
-    (click,) = options.build_stages(_parse(["--track-color", "80,60"]), src)
+    (click,) = _build(["--track-color", "80,60"], src)
     assert click.pick_at == (80.0, 60.0) and click.tracker.method == "model"
+    (book,) = _build(["--track-color", "80,60", "--preset", "book", "--motion"], src)   # the book's methods
+    assert book.tracker.method == "exact" and (book.tracker.blur_px, book.tracker.levels) == (10, 4)
+    assert (book.motion.fixed_threshold, book.motion.channel, book.blur_px) == (0x33, "red", 10)
 
 
 @pytest.mark.parametrize("argv, match", [
     (["--track-color", "#12"], r"--track-color must be X,Y or #RRGGBB, got '#12'"),
     (["--track-color", "200,10"], r"click \(200, 10\) is outside the 160x120 frame"),
     (["--motion", "--zones", "door=150,0,20,20"], r"zone 'door' \(150, 0, 20, 20\) is outside"),
-    (["--edges", "--levels", "1"], r"`levels` must be 2\.\.256, got 1"),
     (["--zones", "a=0,0,1,1"], "--zones needs --motion"),
+    (["--track-color", "#ff0000", "--track-method", "model"], "--track-method model needs a click point"),
 ])
 def test_bad_options_name_the_value(argv, match):
     with pytest.raises(ConfigError, match=match):
-        options.build_stages(_parse(argv), ListSource(_frames(1)))
+        _build(argv, ListSource(_frames(1)))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--blur", "0"], "`vision.blur_px` must be a whole number 1..255 px, got 0"),
+    (["--edges", "--levels", "1"], "`vision.levels` must be a whole number 2..256 (or none: no palette), got 1"),
+    (["--set", "motion.treshold=3"], "unknown setting `motion.treshold`; did you mean motion.threshold"),
+])
+def test_bound_options_are_checked_while_parsing(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        _parse(argv)
+    assert message in capsys.readouterr().err
 
 
 def test_blur_below_one_is_rejected():
-    with pytest.raises(SystemExit):
-        _parse(["--blur", "0"])
-    with pytest.raises(ConfigError, match=r"`blur_px` must be a whole number of pixels >= 1, got 0"):
+    with pytest.raises(ConfigError, match=r"`vision.blur_px` must be a whole number 1..255 px, got 0"):
         VisionStage(blur_px=0, edges=True)
 
 
@@ -165,10 +190,11 @@ def test_bad_frame_is_named():
 
 # --- snapshot montage on real footage ------------------------------------------------------
 
-def test_snapshot_montage_of_pets_saved_to_docs(shared_data):
+def test_snapshot_montage_of_pets(shared_data, tmp_path):
+    """The README's montage command (docs/vision_montage.png is made by it, not by the tests)."""
     from sensekit.cli import main
     clip = shared_data / "video" / "people" / "pets2009_vtest_part1.mp4"
-    out = REPO / "docs" / "vision_montage.png"
+    out = tmp_path / "vision_montage.png"
     rc = main(["snapshot", str(clip), "--frame", "40", "--out", str(out),
                "--motion-method", "background", "--track-color", "166,165"])
     assert rc == 0
@@ -207,7 +233,7 @@ def test_replay_of_demo_recording_ball_and_hand_zones(recordings_dir):
     d.on("color_tracked", lambda e: tracked.__setitem__(round(e.t, 4), (e.cx, e.cy)))
     d.on("motion", motion.append)
     stage = VisionStage(tracker=ColorTracker(f"#{r:02X}{g:02X}{b:02X}"),
-                        motion=MotionDetector(zones=zones), dispatcher=d)
+                        motion=MotionDetector(zones_px=zones))
     Runner(ReplaySource(rec), [stage], d).run()
     frames = truth["frames"]
     within = 0

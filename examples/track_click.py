@@ -1,0 +1,26 @@
+"""Track a clicked colour and print its position: click an object in the picture.
+Run it: sensekit run examples/track_click.py [--source camera:0|demo] [--headless --pick 159,99]
+"""
+from sensekit.app import App, draw
+from sensekit.vision.color_tracker import ColorTracker
+from sensekit.vision.pipeline import VisionStage
+
+
+def show(event):
+    print(f"{event.t:6.2f} s  x {event.cx:6.1f}  y {event.cy:6.1f}  ({event.nx:.2f}, {event.ny:.2f})", flush=True)
+
+
+class TrackClick(App):
+    title, instructions = "Track a clicked colour", "click an object: its position is printed"
+
+    def stages(self):                # starts on orange-red; a click (or --pick X,Y) picks another
+        return [VisionStage(tracker=ColorTracker("#eb2d14"))]
+
+    def setup(self):
+        self.camera_view = draw.content_rect(self.host.screen)     # clicks here pick colours
+        self.on("color_tracked", show)
+        self.on("color_lost", lambda event: print(f"{event.t:6.2f} s  lost", flush=True))
+
+    def draw(self, screen):
+        self.draw_camera(screen, self.camera_view)
+        self.draw_frame(screen)

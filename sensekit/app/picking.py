@@ -1,0 +1,118 @@
+"""Picking what an app tracks: a click or a dragged box on the camera view starts a colour-model
+tracker on the object, and the app shows what was taken.
+
+``TrackerPicking`` is a mixin for apps whose ``self.vision`` is a ``VisionStage`` with a tracker
+(color_ball, steer, collide). It implements the host's hooks:
+
+- ``pick_color(bgr, xy)``: a click - ``ColorTracker(method="model").pick`` segments the object
+  under the pointer (``sensekit.vision.segment``) and the new tracker replaces the old one;
+- ``pick_region(box)``: a dragged box - the same with ``pick_box`` (GrabCut inside the box);
+
+and ``draw_picked(screen)``, which outlines the segmented mask (yellow on black) for
+``PICK_SHOWN_S`` seconds of simulation time after a pick, so the player sees what was taken.
+Coordinates are camera pixels of the mirrored image, as the host passes them.
+
+``start_tracking(stages, track_color=..., track_box=...)`` applies ``sensekit run``'s
+``--track-color X,Y|#RRGGBB`` / ``--track-box X,Y,W,H`` to an app's tracking stage (picked on
+the first frame, in the mirrored picture's pixels, as shown on screen).
+Cost: one segmentation per pick (10-150 ms); drawing is a few polygon outlines.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import pygame
+
+from sensekit.app import draw as D
+from sensekit.app.convert import camera_to_view
+from sensekit.vision.color_tracker import ColorTracker
+from sensekit.vision.segment import Segment
+
+if TYPE_CHECKING:
+    from sensekit.app.host import AppHost
+    from sensekit.vision.pipeline import VisionStage
+
+__all__ = ["TrackerPicking", "PICK_SHOWN_S", "start_tracking"]
+
+#: how long the outline of a fresh pick stays on screen (simulation seconds)
+PICK_SHOWN_S = 2.0
+
+
+class TrackerPicking:
+    """Mixin: click or drag on ``camera_view`` to choose what ``self.vision`` tracks."""
+
+    host: "AppHost"
+    vision: "VisionStage"
+    camera_view: pygame.Rect | None
+    picked: Segment | None = None
+    picked_at_s: float = -1e9
+
+    def _start(self, pick: str, where: Sequence[int]) -> str | None:
+        frame = self.host.runner.latest_frame
+        if frame is None:
+            return None
+        keep = {k: v for k, v in self.vision.tracker.settings().items() if k not in ("method", "color")} \
+            if self.vision.tracker is not None else {}
+        tracker = ColorTracker(method="model", **keep)        # the run's tracker settings stay
+        if pick == "click":
+            tracker.pick(frame.image, *where)
+        else:
+            tracker.pick_box(frame.image, where)
+        self.vision.tracker = tracker
+        assert tracker.picked is not None
+        x, y, w, h = tracker.picked.box
+        return f"tracking the object at {x + w // 2},{y + h // 2} ({w}x{h} px)"
+
+    def pick_color(self, bgr: tuple[int, int, int], xy: tuple[int, int]) -> str | None:
+        """A click: track the object under it."""
+        return self._start("click", xy)
+
+    def pick_region(self, box: tuple[int, int, int, int]) -> str | None:
+        """A dragged box: track the object inside it."""
+        return self._start("box", box)
+
+    def draw_picked(self, screen: pygame.Surface) -> None:
+        """Outline what the last pick took (by a click, a drag or ``--track-box``), for
+        ``PICK_SHOWN_S`` after it."""
+        fresh = getattr(self.vision.tracker, "picked", None)
+        if fresh is not None and fresh is not self.picked:
+            self.picked, self.picked_at_s = fresh, self.host.sim_t
+        view, size, picked = self.camera_view, self.host.frame_size, self.picked
+        if picked is None or view is None or size is None or self.host.sim_t - self.picked_at_s > PICK_SHOWN_S:
+            return
+        for contour in picked.outline():
+            if len(contour) < 2:
+                continue
+            pts = [camera_to_view(float(x) + 0.5, float(y) + 0.5, size, view) for x, y in contour]
+            pygame.draw.lines(screen, D.BLACK, True, pts, 4)
+            pygame.draw.lines(screen, D.ACCENT, True, pts, 2)
+        x0, y0 = camera_to_view(picked.box[0], picked.box[1], size, view)
+        D.text(screen, "picked", (x0, y0 - 2), size=18, color=D.ACCENT, anchor="bottomleft")
+
+
+def start_tracking(stages: Sequence[object], *, track_color: str | None = None,
+                   track_box: str | None = None) -> bool:
+    """Point the first stage with a tracker at a click or colour (``track_color``) or a box
+    (``track_box``); ``False`` if nothing was asked. ``ConfigError`` if the app tracks nothing
+    or the values are bad."""
+    from sensekit.errors import ConfigError
+    from sensekit.vision.targets import parse_track_box, parse_track_target
+
+    if not (track_color or track_box):
+        return False
+    if track_color and track_box:
+        raise ConfigError("give --track-color or --track-box, not both")
+    stage = next((s for s in stages if getattr(s, "tracker", None) is not None), None)
+    if stage is None:
+        raise ConfigError("this app does not track anything; --track-color and --track-box need one that does")
+    if track_box:
+        stage.tracker = ColorTracker(method="model")                 # type: ignore[attr-defined]
+        stage.pick_box = parse_track_box(track_box)                  # type: ignore[attr-defined]
+        return True
+    target = parse_track_target(str(track_color))
+    if isinstance(target, tuple):
+        stage.tracker = ColorTracker(method="model")                 # type: ignore[attr-defined]
+        stage.pick_at = target                                       # type: ignore[attr-defined]
+    else:
+        stage.tracker = ColorTracker(target)                         # type: ignore[attr-defined]
+    return True

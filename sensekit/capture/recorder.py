@@ -1,0 +1,495 @@
+"""Writing recordings: ``Recorder`` takes items, ``record_source`` drives it from a source.
+
+``Recorder(path, video=(width, height, fps), audio=(rate, channels))`` writes
+format version 2 (see ``docs/RECORDING_FORMAT.md``): ``meta.json``, the video
+as half-second FFV1 segments under ``video/`` (``video_segments``), their
+timestamps in ``video_ts.csv`` and the audio in ``audio.wav`` (``wav``).
+
+Crash safety: ``meta.json`` is written first (``complete: false``). Every half
+second of recording time ``flush()`` fsyncs the timestamps, commits the video
+segment (close, fsync, rename), patches and fsyncs the WAV header and rewrites
+``meta.json`` atomically with the counts so far. A recorder killed with
+SIGKILL at any moment therefore loses at most the last half second of video
+and audio, plus the time a flush takes (well under 1 s); ``close()`` marks the recording ``complete: true``, and
+``close(complete=False)`` closes the files but leaves it marked incomplete
+(a source that failed part-way).
+
+``record_source(source, path, seconds)`` records any source until ``seconds``
+have passed, it ends, Ctrl-C or SIGTERM (both finish cleanly, complete). A
+live camera's frame rate is measured from its timestamps (``fps=None``); a
+file's or replay's is taken from the source. When the source fails part-way,
+the files are kept, marked incomplete, and ``RecordingError`` says so.
+
+Cost: one FFV1 encode per frame (~2-20 ms by size and content); per flush (two a
+second) a few ms to switch segments and five fsyncs (timestamps, segment,
+folder, WAV, meta).
+
+Failure modes: bad parameters or items that do not match the declared tracks
+raise ``ConfigError``; an existing folder or a video writer that cannot open
+raises ``RecordingError``.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame
+from sensekit.capture.recording_meta import (AUDIO_FILE, DEFAULT_BLOCK_SIZE, FORMAT, META_FILE,
+                                             PLAYLIST_FILE, SEGMENTS_DIR, TIMESTAMPS_FILE,
+                                             TIMESTAMPS_HEADER, VERSION, write_json_atomic)
+from sensekit.capture.video_segments import SegmentWriter
+from sensekit.capture.wav import WavWriter, float_to_int16
+from sensekit.clock import Clock, MonotonicClock
+from sensekit.errors import ConfigError, RecordingError, SensekitError
+from sensekit.validate import check_positive, check_range
+
+log = logging.getLogger(__name__)
+
+FLUSH_INTERVAL_S = 0.5         # commit video, timestamps, WAV and meta this often (recording time)
+MAX_PAD_S = 10.0           # longest audio gap the recorder fills with silence
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+class Recorder:
+    """Write a recording folder from ``VideoFrame``/``AudioBlock`` items.
+
+    ``Recorder(path, video=(width, height, fps), audio=(rate, channels), gain=50,
+    sources=[...], notes="")``; at least one of ``video``/``audio``. ``fps=None``
+    measures the rate from the frame times (``fps_hint`` if it cannot be
+    measured). Times are stored as ``item.t - t0`` (``t0`` default 0: the
+    source's own times). ``block_size`` is stored so a replay cuts audio the
+    same way (default: the length of the first block). ``start_unix`` (the
+    wall-clock time of ``t0``) defaults to ``time.time()``; ``reproducible=True``
+    fixes the MKV segments' random UIDs (the synth uses it so its bundle is
+    byte-identical run to run).
+
+    Flushes every half second of recording time (see the module docstring). Raises
+    ``ConfigError`` for bad parameters or items that do not match the declared
+    tracks, ``RecordingError`` if the folder exists or the video cannot be opened.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        video: tuple[int, int, float | None] | None = None,
+        audio: tuple[int, int] | None = None,
+        gain: float = 50,
+        sources: Sequence[str] = (),
+        notes: str = "",
+        block_size: int | None = None,
+        t0: float = 0.0,
+        start_unix: float | None = None,
+        reproducible: bool = False,
+        fsync: bool = True,
+        fps_hint: float | None = None,
+    ) -> None:
+        self.path = Path(path)
+        if video is None and audio is None:
+            raise ConfigError("a recording needs `video` or `audio` (both are None)")
+        self._meta: dict[str, Any] = {
+            "format": FORMAT, "version": VERSION,
+            "sources": [str(s) for s in sources],
+            "video": None, "audio": None,
+            "start_unix": float(time.time() if start_unix is None else start_unix),
+            "audio_offset_s": 0.0, "notes": str(notes), "complete": False,
+            "frames": 0, "audio_samples": 0, "duration_s": 0.0,
+        }
+        if video is not None:
+            try:
+                w, h, fps = video
+            except (TypeError, ValueError):
+                raise ConfigError(f"`video` must be (width, height, fps), got {video!r}") from None
+            if not _is_int(w) or not _is_int(h) or w <= 0 or h <= 0:
+                raise ConfigError(f"`video` width and height must be positive integers, got {video!r}")
+            if fps is not None:
+                fps = check_range("video fps", fps, 0.001, 1000)
+            if fps_hint is not None and not (isinstance(fps_hint, (int, float))
+                                             and math.isfinite(fps_hint) and 0 < fps_hint <= 1000):
+                fps_hint = None                      # a device's claim we cannot use
+            self._meta["video"] = {
+                "width": w, "height": h, "fps": fps or fps_hint or 30.0,
+                "fps_from": "source" if fps is not None else "timestamps",
+                "codec": "FFV1", "segments": SEGMENTS_DIR, "playlist": PLAYLIST_FILE,
+                "timestamps": TIMESTAMPS_FILE}
+        if audio is not None:
+            try:
+                rate, channels = audio
+            except (TypeError, ValueError):
+                raise ConfigError(f"`audio` must be (sample_rate, channels), got {audio!r}") from None
+            if not _is_int(rate) or not 0 < rate <= 1_000_000:
+                raise ConfigError(f"`audio` sample rate must be a positive integer, got {rate!r}")
+            if not _is_int(channels) or not 0 < channels <= 64:
+                raise ConfigError(f"`audio` channels must be 1..64, got {channels!r}")
+            if block_size is not None and (not _is_int(block_size) or block_size <= 0):
+                raise ConfigError(f"`block_size` must be a positive integer, got {block_size!r}")
+            self._meta["audio"] = {"sample_rate": rate, "channels": channels,
+                                   "gain": check_range("gain", gain, 0, 100),
+                                   "file": AUDIO_FILE, "sample_format": "int16",
+                                   "block_size": block_size}
+        self.t0 = float(t0)
+        self.reproducible = reproducible
+        self._fsync = fsync
+        if self.path.exists() and (not self.path.is_dir() or any(self.path.iterdir())):
+            raise RecordingError(f"recording '{self.path.name}' already exists ({self.path}); "
+                                 "choose another name or delete it")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RecordingError(f"cannot create recording folder '{self.path}': "
+                                 f"{exc.strerror or exc}") from None
+        self.audio_samples = 0
+        self.padded_samples = 0
+        self._audio_started = False
+        self._last_flush_t = 0.0
+        self._max_t = 0.0
+        self._last_frame_t = 0.0
+        self._dirty = False
+        self._closed = False
+        self._video: SegmentWriter | None = None
+        self._ts: Any = None
+        self._wav: WavWriter | None = None
+        if video is not None:
+            self._video = SegmentWriter(self.path / SEGMENTS_DIR, (w, h), fps=fps, fps_hint=fps_hint,
+                                        playlist=self.path / PLAYLIST_FILE,
+                                        reproducible=reproducible, fsync=fsync)
+            self._ts = open(self.path / TIMESTAMPS_FILE, "w", encoding="ascii", newline="\n")
+            self._ts.write(TIMESTAMPS_HEADER + "\n")
+        if audio is not None:
+            self._wav = WavWriter(self.path / AUDIO_FILE, rate, channels)
+        self.flush()
+
+    # -- context manager -------------------------------------------------------
+    def __enter__(self) -> "Recorder":
+        return self
+
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        # An exception inside the block leaves the recording marked incomplete.
+        self.close(complete=exc_type is None or issubclass(exc_type, KeyboardInterrupt))
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return json.loads(json.dumps(self._meta))
+
+    @property
+    def frames(self) -> int:
+        """Frames written so far (``committed_frames`` of them are durable)."""
+        return self._video.written if self._video is not None else 0
+
+    @property
+    def committed_frames(self) -> int:
+        return self._video.committed if self._video is not None else 0
+
+    @property
+    def unflushed(self) -> bool:
+        """True when something was written since the last flush."""
+        return self._dirty
+
+    @property
+    def duration_s(self) -> float:
+        d = 0.0
+        a = self._meta["audio"]
+        if self._video is not None and self.frames:
+            d = max(d, self._last_frame_t + 1.0 / self._video.fps)
+        if a is not None and self.audio_samples:
+            d = max(d, self._meta["audio_offset_s"] + self.audio_samples / a["sample_rate"])
+        return d
+
+    # -- writing ---------------------------------------------------------------
+    def write(self, item: Item) -> None:
+        """Append one frame or audio block; flushes every half second of recording time."""
+        if self._closed:
+            raise RecordingError(f"recording '{self.path.name}' is closed")
+        t = float(item.t) - self.t0
+        if isinstance(item, VideoFrame):
+            self._write_frame(item.image, t)
+        elif isinstance(item, AudioBlock):
+            self._write_block(item, t)
+        else:
+            raise ConfigError(f"can only record VideoFrame or AudioBlock, got {type(item).__name__}")
+        self._dirty = True
+        self._max_t = max(self._max_t, t)
+        if self._max_t - self._last_flush_t >= FLUSH_INTERVAL_S:
+            self.flush()
+            self._last_flush_t = self._max_t
+
+    def _write_frame(self, image: np.ndarray, t: float) -> None:
+        v = self._meta["video"]
+        if v is None or self._video is None:
+            raise ConfigError(f"recording '{self.path.name}' has no video track; got a frame")
+        shape = (v["height"], v["width"], 3)
+        if not isinstance(image, np.ndarray) or image.shape != shape or image.dtype != np.uint8:
+            got = (image.shape, image.dtype) if isinstance(image, np.ndarray) else type(image).__name__
+            raise ConfigError(f"frame must be a {shape} uint8 array for this recording, got {got}")
+        if not math.isfinite(t):
+            raise ConfigError(f"frame time must be finite, got {t!r}")
+        index = self._video.written
+        self._video.write(np.ascontiguousarray(image), t)
+        self._ts.write(f"{index},{t:.6f}\n")
+        self._last_frame_t = round(t, 6)
+
+    def _write_block(self, block: AudioBlock, t: float) -> None:
+        a = self._meta["audio"]
+        if a is None or self._wav is None:
+            raise ConfigError(f"recording '{self.path.name}' has no audio track; got an audio block")
+        if block.rate != a["sample_rate"]:
+            raise ConfigError(f"audio block rate must be {a['sample_rate']} Hz for this recording, "
+                              f"got {block.rate!r}")
+        s = np.asarray(block.samples)
+        ch = a["channels"]
+        if s.ndim == 2 and s.shape[1] == ch:
+            pass
+        elif s.ndim == 1 and ch == 1:
+            s = s[:, None]
+        else:
+            raise ConfigError(f"audio block must be shaped (n,) or (n, {ch}), got {s.shape}")
+        if not self._audio_started:
+            self._audio_started = True
+            self._meta["audio_offset_s"] = round(t, 6)
+            if a["block_size"] is None:
+                a["block_size"] = int(s.shape[0]) or DEFAULT_BLOCK_SIZE
+        else:
+            # A block that starts later than the samples so far reach (the microphone
+            # dropped blocks) is preceded by silence, so audio stays in sync with video.
+            gap = int(round((t - self._meta["audio_offset_s"]) * a["sample_rate"])) - self.audio_samples
+            if gap > max(1, s.shape[0] // 2):
+                if gap <= MAX_PAD_S * a["sample_rate"]:
+                    self._wav.write(np.zeros((gap, ch), np.int16))
+                    self.audio_samples += gap
+                    self.padded_samples += gap
+                else:
+                    log.warning("audio jumps %.1f s ahead at t=%.3f; not padding", gap / a["sample_rate"], t)
+        self._wav.write(float_to_int16(s))
+        self.audio_samples += s.shape[0]
+
+    def flush(self) -> None:
+        """Make everything written so far durable: timestamps, video segment, WAV, meta.json.
+
+        The timestamps go first, so every committed frame has its row.
+        """
+        if self._ts is not None:
+            self._ts.flush()
+            if self._fsync:
+                os.fsync(self._ts.fileno())
+        if self._video is not None:
+            self._video.commit()
+        if self._wav is not None:
+            self._wav.flush(fsync=self._fsync)
+        self._update_meta()
+        write_json_atomic(self.path / META_FILE, self._meta, fsync=self._fsync)
+        self._dirty = False
+
+    def _update_meta(self) -> None:
+        self._meta["frames"] = self.committed_frames
+        self._meta["audio_samples"] = self.audio_samples
+        v = self._meta["video"]
+        if v is not None and self._video is not None:
+            v["fps"] = self._video.fps
+            measured = self._video.measured_fps
+            if v["fps_from"] == "timestamps" and measured is not None:
+                v["fps_measured"] = round(measured, 3)
+        if self._meta["audio"] is not None:
+            self._meta["audio_padded_samples"] = self.padded_samples
+        self._meta["duration_s"] = round(self.duration_s, 6)
+
+    def close(self, complete: bool = True) -> None:
+        """Finish the files; mark the recording complete unless ``complete=False``. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.flush()
+        finally:
+            if self._ts is not None:
+                self._ts.close()
+            if self._wav is not None:
+                self._wav.close()
+        a = self._meta["audio"]
+        if a is not None and a["block_size"] is None:
+            a["block_size"] = DEFAULT_BLOCK_SIZE
+        self._meta["complete"] = bool(complete)
+        self._update_meta()
+        write_json_atomic(self.path / META_FILE, self._meta, fsync=self._fsync)
+
+
+def _start_unix(item: Item) -> float:
+    """Wall-clock time of a live item's capture (its ``captured_at`` is ``time.monotonic()``)."""
+    if item.captured_at is None:
+        return time.time()
+    return time.time() - max(0.0, time.monotonic() - item.captured_at)
+
+
+def record_source(
+    source: Source,
+    path: str | os.PathLike,
+    seconds: float | None = None,
+    progress: bool = True,
+    *,
+    notes: str = "",
+    clock: Clock | None = None,
+) -> dict[str, Any]:
+    """Record any source into ``path`` until ``seconds`` have passed, it ends, or Ctrl-C.
+
+    Live sources are timed by ``clock`` (default wall clock); files and replays by
+    their item times. Ctrl-C and SIGTERM finish cleanly: the files are closed and
+    meta is marked complete. A source that fails part-way leaves the recording
+    marked incomplete and raises ``RecordingError`` naming the cause. Returns a
+    summary: frames, audio_samples, duration_s, interrupted.
+    """
+    if seconds is not None:
+        seconds = check_positive("seconds", seconds)
+    clock = clock or MonotonicClock()
+    stop = {"flag": False}
+    old_handlers: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        def _on_signal(signum: int, frame: Any) -> None:
+            stop["flag"] = True
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            old_handlers[sig] = signal.signal(sig, _on_signal)
+    interrupted = False
+    failed: BaseException | None = None
+    crashed = False
+    bar = None
+    rec: Recorder | None = None
+    try:
+        source.open()
+        t_start = clock.now()
+
+        def timed_out() -> bool:
+            return seconds is not None and source.is_live and clock.now() - t_start >= seconds
+
+        # Peek until the formats are known (a live camera's size, a microphone's rate)
+        # and, for live sources, until the first item sets the recording's time origin.
+        pending: list[Item] = []
+        ended = False
+        need_frame = source.has_video and (source.frame_size is None or not source.fps)
+        need_block = source.has_audio and not source.sample_rate
+        while ((need_frame or need_block or (source.is_live and not pending))
+               and not stop["flag"] and not timed_out()):
+            try:
+                item = source.read(timeout=0.2 if source.is_live else None)
+            except EOFError:
+                ended = True
+                break
+            if item is None:
+                continue
+            pending.append(item)
+            if isinstance(item, VideoFrame):
+                need_frame = False
+            else:
+                need_block = False
+        first_frame = next((i for i in pending if isinstance(i, VideoFrame)), None)
+        first_block = next((i for i in pending if isinstance(i, AudioBlock)), None)
+        video = None
+        if source.has_video:
+            size = source.frame_size or (
+                (first_frame.image.shape[1], first_frame.image.shape[0]) if first_frame else None)
+            if size is not None:
+                # A live camera's rate is measured from its timestamps: the device's
+                # claim (MJPEG streams say 25 whatever they send) is only a fallback.
+                fps = None if source.is_live else float(source.fps or 30.0)
+                video = (int(size[0]), int(size[1]), fps)
+        audio = None
+        if source.has_audio:
+            rate = source.sample_rate or (first_block.rate if first_block else None)
+            channels = source.channels or (
+                first_block.samples.shape[1] if first_block is not None
+                and np.ndim(first_block.samples) == 2 else 1)
+            if rate:
+                audio = (int(rate), int(channels))
+        if video is None and audio is None:
+            if stop["flag"]:
+                return {"frames": 0, "audio_samples": 0, "duration_s": 0.0, "interrupted": True}
+            raise RecordingError(f"source '{source.description}' gave nothing to record")
+        t0 = pending[0].t if source.is_live and pending else 0.0
+        start_unix = _start_unix(pending[0]) if source.is_live and pending else None
+        audio_part = getattr(source, "audio", None) or source     # CombinedSource keeps its parts
+        gain = getattr(source, "gain", None)
+        gain = getattr(audio_part, "gain", 50) if gain is None else gain
+        block_size = getattr(source, "block_size", None) or getattr(audio_part, "block_size", None)
+        rec = Recorder(path, video=video, audio=audio, gain=float(gain),
+                       sources=[source.description], notes=notes, t0=t0, start_unix=start_unix,
+                       block_size=block_size if isinstance(block_size, int) else None,
+                       fps_hint=source.fps if video is not None else None)
+        if progress:
+            from tqdm import tqdm
+            bar = tqdm(total=seconds, unit="s", desc=f"recording {Path(path).name}",
+                       bar_format="{l_bar}{bar}| {n:.1f}/{total_fmt} s" if seconds else
+                       "{desc}: {n:.1f} s", leave=True, file=sys.stderr)
+        last_shown = 0.0
+        last_flush = clock.now()
+        while not stop["flag"]:
+            if pending:
+                item = pending.pop(0)
+            elif ended:
+                break
+            else:
+                try:
+                    item = source.read(timeout=0.2 if source.is_live else None)
+                except EOFError:
+                    break
+            if source.is_live:
+                # A live item was captured before we noticed the limit: keep it, then stop.
+                now = clock.now()
+                elapsed = now - t_start
+                if item is not None:
+                    rec.write(item)
+                    if not rec.unflushed:
+                        last_flush = now
+                elif rec.unflushed and now - last_flush >= FLUSH_INTERVAL_S:
+                    rec.flush()                  # the source stalled: keep what came durable
+                    last_flush = now
+                if seconds is not None and elapsed >= seconds:
+                    break
+            else:
+                # Files and replays stop exactly at the limit, on their own timestamps.
+                elapsed = item.t if item is not None else 0.0
+                if seconds is not None and elapsed >= seconds:
+                    break
+                if item is not None:
+                    rec.write(item)
+            if bar is not None and elapsed - last_shown >= 0.1:
+                bar.update(elapsed - last_shown)
+                last_shown = elapsed
+        interrupted = stop["flag"]
+    except KeyboardInterrupt:
+        interrupted = True
+    except (SensekitError, OSError) as exc:
+        failed = exc
+    except BaseException:
+        crashed = True
+        raise
+    finally:
+        for sig, handler in old_handlers.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+        try:
+            if rec is not None:
+                rec.close(complete=failed is None and not crashed)
+        finally:
+            if bar is not None:
+                bar.close()
+            source.close()
+    if failed is not None:
+        if rec is None:
+            raise failed
+        reason = (f"{failed.strerror or failed}" if isinstance(failed, OSError)
+                  else str(failed))
+        raise RecordingError(
+            f"recording '{Path(path).name}' stopped early: {reason}; the {rec.duration_s:.1f} s "
+            f"recorded so far are kept, marked incomplete") from failed
+    return {"frames": rec.frames if rec else 0, "audio_samples": rec.audio_samples if rec else 0,
+            "duration_s": rec.duration_s if rec else 0.0, "interrupted": interrupted}

@@ -1,0 +1,245 @@
+"""A recording's ``meta.json`` and ``video_ts.csv``: names, schema, reading, atomic writing.
+
+- ``read_meta(folder)`` reads and validates ``meta.json`` (format versions 1
+  and 2) and fills in defaults (``notes``, ``audio_offset_s``, ``sources``,
+  counts, ``audio.block_size``, the video file names).
+- ``write_json_atomic(path, data)`` writes a temporary file, fsyncs it and
+  renames it over ``path``, so a reader sees the old or the new file, never a
+  torn one.
+- ``read_timestamps(path, complete=...)`` parses ``video_ts.csv``.
+
+Version 1 stores the video in one ``video.mkv`` (``video.file``); version 2,
+written since the crash-safety rework, in half-second segments under
+``video.segments`` (see ``sensekit.capture.video_segments``). Both are read.
+
+Cost: one small file read each. Failure modes: ``RecordingError`` naming the
+file and the field or row, quoting the bad value.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sensekit.errors import RecordingError
+
+FORMAT = "sensekit-recording"
+VERSION = 2                       # what the Recorder writes
+READABLE_VERSIONS = (1, 2)
+META_FILE = "meta.json"
+VIDEO_FILE = "video.mkv"          # version 1: the whole video in one file
+SEGMENTS_DIR = "video"            # version 2: half-second segments
+PLAYLIST_FILE = "video.ffconcat"  # version 2: the segments in order, for ffplay/ffmpeg
+TIMESTAMPS_FILE = "video_ts.csv"
+AUDIO_FILE = "audio.wav"
+TIMESTAMPS_HEADER = "index,t"
+DEFAULT_BLOCK_SIZE = 512
+FPS_FROM = ("timestamps", "source")
+_MAX_META_BYTES = 1 << 20
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return (isinstance(v, (int, float)) and not isinstance(v, bool)
+            and math.isfinite(float(v)))
+
+
+def _plain_name(v: Any) -> bool:
+    return isinstance(v, str) and v != "" and Path(v).name == v and v not in (".", "..")
+
+
+def read_meta(path: str | os.PathLike) -> dict[str, Any]:
+    """Read and validate a recording's ``meta.json``; ``RecordingError`` if anything is off.
+
+    Returns the parsed dict with defaults filled in (``notes``, ``audio_offset_s``,
+    ``sources``, counts, ``audio.block_size`` and the video's file names: ``file``
+    for version 1, ``segments`` and ``playlist`` for version 2).
+    """
+    rec = Path(path)
+    label = rec.name or str(rec)
+    if not rec.exists():
+        raise RecordingError(f"recording '{label}' does not exist ({rec})")
+    if not rec.is_dir():
+        raise RecordingError(f"recording '{label}' is not a folder (is it a recording?)")
+    meta_path = rec / META_FILE
+    if not meta_path.is_file():
+        raise RecordingError(f"recording '{label}' has no meta.json (is it a recording folder?)")
+    try:
+        with open(meta_path, "rb") as f:
+            raw = f.read(_MAX_META_BYTES + 1)
+    except OSError as exc:
+        raise RecordingError(f"cannot read '{label}/meta.json': {exc.strerror or exc}") from None
+    if len(raw) > _MAX_META_BYTES:
+        raise RecordingError(f"'{label}/meta.json' is larger than 1 MB; not a sensekit meta file")
+    try:
+        meta = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RecordingError(f"'{label}/meta.json' is not valid JSON: {exc}") from None
+
+    def bad(what: str) -> RecordingError:
+        return RecordingError(f"'{label}/meta.json': {what}")
+
+    if not isinstance(meta, dict):
+        raise bad(f"expected a JSON object, got {type(meta).__name__}")
+    if meta.get("format") != FORMAT:
+        raise bad(f"`format` must be {FORMAT!r}, got {meta.get('format')!r}")
+    version = meta.get("version")
+    if not _is_int(version) or version not in READABLE_VERSIONS:
+        raise bad(f"unsupported `version` {version!r} (this sensekit reads "
+                  f"{', '.join(map(str, READABLE_VERSIONS))})")
+
+    for key in ("video", "audio"):
+        if key not in meta:
+            raise bad(f"missing `{key}` (null when the recording has no {key})")
+    video = meta["video"]
+    if video is not None:
+        if not isinstance(video, dict):
+            raise bad(f"`video` must be an object or null, got {video!r}")
+        for key in ("width", "height"):
+            if not _is_int(video.get(key)) or not 0 < video[key] <= 16384:
+                raise bad(f"`video.{key}` must be a positive integer, got {video.get(key)!r}")
+        if not _is_num(video.get("fps")) or not 0 < video["fps"] <= 1000:
+            raise bad(f"`video.fps` must be a positive number, got {video.get('fps')!r}")
+        if version == 1:
+            names = {"file": VIDEO_FILE, "timestamps": TIMESTAMPS_FILE}
+        else:
+            names = {"segments": SEGMENTS_DIR, "playlist": PLAYLIST_FILE,
+                     "timestamps": TIMESTAMPS_FILE}
+            video.setdefault("fps_from", "source")
+            if video["fps_from"] not in FPS_FROM:
+                raise bad(f"`video.fps_from` must be one of {list(FPS_FROM)}, "
+                          f"got {video['fps_from']!r}")
+            measured = video.get("fps_measured")
+            if measured is not None and (not _is_num(measured) or measured <= 0):
+                raise bad(f"`video.fps_measured` must be a positive number, got {measured!r}")
+        for key, default in names.items():
+            video.setdefault(key, default)
+            if not _plain_name(video[key]):
+                raise bad(f"`video.{key}` must be a file name, got {video[key]!r}")
+    audio = meta["audio"]
+    if audio is not None:
+        if not isinstance(audio, dict):
+            raise bad(f"`audio` must be an object or null, got {audio!r}")
+        if not _is_int(audio.get("sample_rate")) or not 0 < audio["sample_rate"] <= 1_000_000:
+            raise bad(f"`audio.sample_rate` must be a positive integer, "
+                      f"got {audio.get('sample_rate')!r}")
+        if not _is_int(audio.get("channels")) or not 0 < audio["channels"] <= 64:
+            raise bad(f"`audio.channels` must be 1..64, got {audio.get('channels')!r}")
+        audio.setdefault("gain", 50)
+        if not _is_num(audio["gain"]) or not 0 <= audio["gain"] <= 100:
+            raise bad(f"`audio.gain` must be 0..100, got {audio['gain']!r}")
+        audio.setdefault("sample_format", "int16")
+        if audio["sample_format"] != "int16":
+            raise bad(f"`audio.sample_format` must be 'int16', got {audio['sample_format']!r}")
+        audio.setdefault("file", AUDIO_FILE)
+        if not _plain_name(audio["file"]):
+            raise bad(f"`audio.file` must be a file name, got {audio['file']!r}")
+        bs = audio.get("block_size")
+        if bs is None:
+            audio["block_size"] = DEFAULT_BLOCK_SIZE
+        elif not _is_int(bs) or not 0 < bs <= 1 << 20:
+            raise bad(f"`audio.block_size` must be a positive integer, got {bs!r}")
+    if video is None and audio is None:
+        raise bad("has neither `video` nor `audio`")
+
+    meta.setdefault("complete", False)
+    if not isinstance(meta["complete"], bool):
+        raise bad(f"`complete` must be true or false, got {meta['complete']!r}")
+    meta.setdefault("audio_offset_s", 0.0)
+    if not _is_num(meta["audio_offset_s"]):
+        raise bad(f"`audio_offset_s` must be a number, got {meta['audio_offset_s']!r}")
+    meta.setdefault("start_unix", None)
+    if meta["start_unix"] is not None and not _is_num(meta["start_unix"]):
+        raise bad(f"`start_unix` must be a number or null, got {meta['start_unix']!r}")
+    meta.setdefault("notes", "")
+    if not isinstance(meta["notes"], str):
+        raise bad(f"`notes` must be a string, got {meta['notes']!r}")
+    meta.setdefault("sources", [])
+    if not isinstance(meta["sources"], list) or not all(isinstance(s, str) for s in meta["sources"]):
+        raise bad(f"`sources` must be a list of strings, got {meta['sources']!r}")
+    for key in ("frames", "audio_samples"):
+        meta.setdefault(key, None)
+        v = meta[key]
+        if v is not None and (not _is_int(v) or v < 0):
+            raise bad(f"`{key}` must be a non-negative integer, got {v!r}")
+    if meta["complete"]:
+        if video is not None and meta["frames"] is None:
+            raise bad("recording is marked complete but has no `frames` count")
+        if audio is not None and meta["audio_samples"] is None:
+            raise bad("recording is marked complete but has no `audio_samples` count")
+    return meta
+
+
+def write_json_atomic(path: Path, data: dict[str, Any], *, fsync: bool = True) -> None:
+    """Write ``data`` as indented JSON to ``path`` via a temporary file and ``os.replace``."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        f.flush()
+        if fsync:
+            os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+# --- timestamps -----------------------------------------------------------------
+
+def read_timestamps(path: Path, *, complete: bool) -> np.ndarray:
+    """Parse ``video_ts.csv`` into a float64 array of frame times.
+
+    For a complete recording any bad row is a ``RecordingError``; for an
+    incomplete one the intact prefix is returned (a killed recorder may leave a
+    partial last line).
+    """
+    name = path.name
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RecordingError(f"cannot read '{name}': {exc.strerror or exc}") from None
+    lines = data.split(b"\n")
+    if not data.endswith(b"\n"):
+        if not complete:
+            lines = lines[:-1]            # a partial line from a killed recorder
+    else:
+        lines = lines[:-1]
+    if not lines:
+        if complete:
+            raise RecordingError(f"'{name}' is empty (expected the header {TIMESTAMPS_HEADER!r})")
+        return np.zeros(0)
+    if lines[0].strip() != TIMESTAMPS_HEADER.encode():
+        raise RecordingError(f"'{name}' does not start with the header {TIMESTAMPS_HEADER!r}, "
+                             f"got {lines[0][:40]!r}")
+    times: list[float] = []
+    prev = -math.inf
+    for n, line in enumerate(lines[1:]):
+        problem = None
+        parts = line.split(b",")
+        if len(parts) != 2:
+            problem = "expected 2 columns"
+        else:
+            try:
+                idx = int(parts[0])
+                t = float(parts[1])
+            except ValueError:
+                problem = "not numbers"
+            else:
+                if idx != n:
+                    problem = f"index {idx} where {n} was expected"
+                elif not math.isfinite(t) or t < prev:
+                    problem = f"time {t!r} is not finite or goes backwards"
+        if problem is not None:
+            if complete:
+                raise RecordingError(f"'{name}' row {n + 2} is invalid ({problem}): "
+                                     f"{line[:60].decode('utf-8', 'replace')!r}")
+            break
+        times.append(t)
+        prev = t
+    return np.asarray(times, dtype=np.float64)
+
+

@@ -1,0 +1,376 @@
+"""``ReplaySource``: play a recording back, bit for bit, as fast as possible or paced by a clock.
+
+Reads format versions 1 (one ``video.mkv``) and 2 (half-second segments under
+``video/``). Replay is deterministic: frames carry their recorded ``t``; audio
+is cut into blocks of ``block_size`` samples (default 512, or as recorded) with
+``t = audio_offset_s + first_sample / rate``; both are interleaved by ``t`` with
+video first on ties. ``realtime=True`` paces by a clock (``sensekit.clock``), so
+results never depend on the machine; ``loop=True`` restarts and keeps ``t`` and
+``index`` increasing.
+
+What is played:
+
+- A recording marked **complete** must be whole. Missing or overlapping
+  segments, a timestamp count that differs from ``frames``, or a WAV shorter
+  than ``audio_samples`` raise ``RecordingError`` when the source opens; a
+  segment (or version 1 file) that decodes fewer frames than it should raises
+  when the decoder runs out.
+- A recording marked **incomplete** (the recorder was killed, or its source
+  failed) plays what is intact: version 2 plays every committed segment that
+  decodes exactly the frames its name promises (a damaged one is skipped with
+  a warning: never a frame with the wrong time), ignores the ``.partial``
+  segment a killed recorder leaves, and plays the WAV up to its last patched
+  header; version 1 plays the frames that decode, up to the timestamps.
+  ``stats()["truncated_frames"]`` counts listed frames that were not played.
+
+Cost: one FFV1 decode per frame (~1-5 ms at 320x240); audio blocks are read
+straight from the file; nothing is loaded whole. For incomplete version 2
+recordings each segment is decoded once more, without colour conversion, to
+check it before it plays.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Iterator
+
+import numpy as np
+
+from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame, merge_by_time
+from sensekit.capture.recording_meta import DEFAULT_BLOCK_SIZE, read_meta, read_timestamps
+from sensekit.capture.video_segments import (count_decodable, list_segments, open_capture,
+                                             plan_segments)
+from sensekit.capture.wav import WavInfo, int16_to_float, read_wav_info
+from sensekit.clock import Clock, MonotonicClock
+from sensekit.errors import ConfigError, RecordingError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class VideoUnit:
+    """One video file to decode: rows ``first``.. of the timestamps, ``count`` of them.
+
+    ``exact``: the file must hold exactly ``count`` frames (a version 2 segment);
+    otherwise (version 1) it holds up to ``count`` and the rest is truncation.
+    """
+
+    path: Path
+    first: int
+    count: int
+    exact: bool
+
+    @property
+    def label(self) -> str:
+        return f"{self.path.parent.parent.name}/{self.path.parent.name}/{self.path.name}" \
+            if self.exact else f"{self.path.parent.name}/{self.path.name}"
+
+
+def video_units(path: Path, meta: dict[str, Any], rows: int) -> tuple[list[VideoUnit], list[str]]:
+    """The files that hold a recording's frames, in order, and what is wrong with the layout."""
+    v = meta["video"]
+    if meta["version"] == 1:
+        return [VideoUnit(path / v["file"], 0, rows, exact=False)], []
+    segments, _, _ = list_segments(path / v["segments"])
+    usable, problems = plan_segments(segments, rows)
+    return [VideoUnit(s.path, s.first, s.count, exact=True) for s in usable], problems
+
+
+class ReplaySource(Source):
+    """Play a recording back, as fast as possible or paced by a clock; optionally looping.
+
+    Defaults: ``realtime=False``, ``loop=False``, ``clock=MonotonicClock()`` (used
+    only when realtime). ``is_live`` is False: times come from the recording.
+    """
+
+    kind = "replay"
+    is_live = False
+
+    def __init__(self, path: str | os.PathLike, *, realtime: bool = False, loop: bool = False,
+                 clock: Clock | None = None, block_size: int | None = None) -> None:
+        self.path = Path(path)
+        self.meta = read_meta(self.path)
+        self.realtime = bool(realtime)
+        self.loop = bool(loop)
+        self.clock: Clock = clock if clock is not None else MonotonicClock()
+        self.complete: bool = self.meta["complete"]
+        v, a = self.meta["video"], self.meta["audio"]
+        self.has_video = v is not None
+        self.has_audio = a is not None
+        self.frame_size = (v["width"], v["height"]) if v else None
+        self.fps = float(v["fps"]) if v else None
+        self.sample_rate = a["sample_rate"] if a else None
+        self.channels = a["channels"] if a else None
+        self.gain = float(a["gain"]) if a else 50.0
+        if block_size is not None and (not isinstance(block_size, int) or isinstance(block_size, bool)
+                                       or block_size <= 0):
+            raise ConfigError(f"`block_size` must be a positive integer, got {block_size!r}")
+        self.block_size = block_size or (a["block_size"] if a else DEFAULT_BLOCK_SIZE)
+        self.audio_offset_s = float(self.meta["audio_offset_s"])
+        needed = []                                   # (what, name, is a folder)
+        if v is not None:
+            needed += [("video file", v["file"], False) if self.meta["version"] == 1
+                       else ("video folder", v["segments"], True),
+                       ("timestamps file", v["timestamps"], False)]
+        if a is not None:
+            needed.append(("audio file", a["file"], False))
+        for what, name, folder in needed:
+            p = self.path / name
+            if not (p.is_dir() if folder else p.is_file()):
+                raise RecordingError(f"recording '{self.path.name}' is missing its {what} '{name}'")
+        self._times = np.zeros(0)
+        self._units: list[VideoUnit] = []
+        self._bad_units: set[Path] = set()
+        self._wav: WavInfo | None = None
+        self._n_audio = 0
+        self._opened = False
+        self._gen: Iterator[Item] | None = None
+        self._pending: Item | None = None
+        self._audio_file: BinaryIO | None = None
+        self._caps: list[Any] = []
+        self._counts = {"frames": 0, "blocks": 0, "loops": 0}
+        self._delivered = {"frames": 0, "blocks": 0}
+        self._decoded: int | None = None          # version 1: frames that decode, once known
+        self._clock_t0 = 0.0
+
+    @property
+    def description(self) -> str:
+        return f"replay:{self.path.name}"
+
+    def _playable_rows(self) -> list[int]:
+        """Row indices that can play (as far as known before decoding version 1)."""
+        rows: list[int] = []
+        for u in self._units:
+            if u.path in self._bad_units:
+                continue
+            n = u.count if u.exact or self._decoded is None else min(u.count, self._decoded)
+            rows.extend(range(u.first, u.first + n))
+        return rows
+
+    @property
+    def duration_s(self) -> float:
+        """Length of one pass: last playable frame's end or last sample, whichever is later."""
+        self.open()
+        d = 0.0
+        rows = self._playable_rows()
+        if rows:
+            d = float(self._times[rows[-1]]) + 1.0 / float(self.fps or 1.0)
+        if self._n_audio:
+            d = max(d, self.audio_offset_s + self._n_audio / self.sample_rate)
+        return d
+
+    @property
+    def frame_count(self) -> int:
+        self.open()
+        return len(self._playable_rows())
+
+    @property
+    def audio_sample_count(self) -> int:
+        self.open()
+        return self._n_audio
+
+    def open(self) -> None:
+        if self._opened:
+            return
+        v, a = self.meta["video"], self.meta["audio"]
+        name = self.path.name
+        if v is not None:
+            self._times = read_timestamps(self.path / v["timestamps"], complete=self.complete)
+            rows = len(self._times)
+            if self.complete and rows != self.meta["frames"]:
+                raise RecordingError(
+                    f"'{name}/{v['timestamps']}' lists {rows} frames but meta.json "
+                    f"says {self.meta['frames']}")
+            self._units, problems = video_units(self.path, self.meta, rows)
+            if self.complete:
+                end = self._units[-1].first + self._units[-1].count if self._units else 0
+                if not problems and end < rows:
+                    problems = [f"frames {end}-{rows - 1} have no segment file"]
+                if problems:
+                    why = problems[0]
+                    raise RecordingError(f"'{name}/{v['segments']}' is damaged: {why} "
+                                         "(recording is marked complete)")
+            else:
+                for p in problems:
+                    log.warning("'%s': %s", name, p)
+        if a is not None:
+            info = read_wav_info(self.path / a["file"])
+            if info.rate != a["sample_rate"] or info.channels != a["channels"]:
+                raise RecordingError(
+                    f"'{name}/{a['file']}' is {info.rate} Hz x {info.channels} channels but "
+                    f"meta.json says {a['sample_rate']} Hz x {a['channels']}")
+            if self.complete:
+                want = self.meta["audio_samples"]
+                if info.declared_frames != want or info.available_frames < want:
+                    raise RecordingError(
+                        f"'{name}/{a['file']}' has the wrong length: its header says "
+                        f"{info.declared_frames} samples per channel, the file holds "
+                        f"{info.available_frames}, meta.json says {want}")
+                self._n_audio = want
+            else:
+                self._n_audio = min(info.declared_frames, info.available_frames)
+            self._wav = info
+            try:
+                self._audio_file = open(self.path / a["file"], "rb")
+            except OSError as exc:
+                raise RecordingError(f"cannot open '{name}/{a['file']}': {exc.strerror or exc}") from None
+        self._opened = True
+        self._gen = self._items()
+        self._pending = None
+        self._counts = {"frames": 0, "blocks": 0, "loops": 0}
+        self._delivered = {"frames": 0, "blocks": 0}
+        self._clock_t0 = self.clock.now() if self.realtime else 0.0
+
+    def close(self) -> None:
+        if self._gen is not None:
+            self._gen.close()
+            self._gen = None
+        for cap in self._caps:
+            cap.release()
+        self._caps.clear()
+        if self._audio_file is not None:
+            self._audio_file.close()
+            self._audio_file = None
+        self._opened = False
+
+    # -- item streams ------------------------------------------------------------
+    def _usable(self, unit: VideoUnit) -> bool:
+        """Incomplete version 2: does this segment decode exactly as promised? (checked once)"""
+        if unit.path in self._bad_units:
+            return False
+        if self.complete or not unit.exact:
+            return True
+        n, why = count_decodable(unit.path, self.frame_size, limit=unit.count + 1)
+        if n != unit.count:
+            log.warning("'%s' %s; skipping its %d frames", unit.label,
+                        why or f"decodes {n} frames, not {unit.count}", unit.count)
+            self._bad_units.add(unit.path)
+            return False
+        return True
+
+    def _video_items(self, t_offset: float) -> Iterator[VideoFrame]:
+        v = self.meta["video"]
+        if v is None:
+            return
+        import cv2
+        shape = (v["height"], v["width"], 3)
+        for unit in self._units:
+            if not self._usable(unit):
+                continue
+            limit = unit.count if unit.exact or self._decoded is None else min(unit.count, self._decoded)
+            if limit == 0:
+                continue
+            cap = open_capture(unit.path)
+            if cap is None:
+                if self.complete:
+                    raise RecordingError(f"'{unit.label}' cannot be decoded "
+                                         "(is it an FFV1/MKV video?)")
+                log.warning("'%s' cannot be decoded; replaying without its frames", unit.label)
+                self._decoded = 0 if not unit.exact else self._decoded
+                self._bad_units.add(unit.path)
+                continue
+            self._caps.append(cap)
+            try:
+                for i in range(limit):
+                    try:
+                        ok, image = cap.read()
+                    except cv2.error:
+                        ok, image = False, None
+                    if not ok or image is None:
+                        if self.complete:
+                            raise RecordingError(
+                                f"'{unit.label}' is truncated or corrupt: only {i} of its "
+                                f"{unit.count} frames decode (recording is marked complete)")
+                        log.warning("'%s': %d of %d frames decode; replaying those",
+                                    unit.label, i, unit.count)
+                        if not unit.exact:
+                            self._decoded = i
+                        break
+                    if image.shape != shape:
+                        what = (f"'{unit.label}' frame {i} is {image.shape[1]}x{image.shape[0]} "
+                                f"but meta.json says {shape[1]}x{shape[0]}")
+                        if self.complete:
+                            raise RecordingError(what)
+                        log.warning("%s; replaying without its frames", what)
+                        if not unit.exact:
+                            self._decoded = i
+                        break
+                    index = self._counts["frames"]
+                    self._counts["frames"] += 1
+                    yield VideoFrame(index, t_offset + float(self._times[unit.first + i]), image, None)
+                else:
+                    if not unit.exact and self._decoded is None:
+                        self._decoded = limit
+            finally:
+                cap.release()
+                if cap in self._caps:
+                    self._caps.remove(cap)
+
+    def _audio_items(self, t_offset: float) -> Iterator[AudioBlock]:
+        a = self.meta["audio"]
+        info = self._wav
+        n = self._n_audio
+        if n == 0 or info is None or self._audio_file is None:
+            return
+        f = self._audio_file
+        ch = info.channels
+        bs = self.block_size
+        rate = info.rate
+        for start in range(0, n, bs):
+            count = min(bs, n - start)
+            f.seek(info.data_offset + start * 2 * ch)
+            raw = f.read(count * 2 * ch)
+            if len(raw) != count * 2 * ch:
+                raise RecordingError(f"'{self.path.name}/{a['file']}' ended early while reading")
+            s = int16_to_float(np.frombuffer(raw, dtype="<i2"))
+            if ch > 1:
+                s = s.reshape(count, ch)
+            index = self._counts["blocks"]
+            self._counts["blocks"] += 1
+            yield AudioBlock(index, t_offset + self.audio_offset_s + start / rate, s, rate, None)
+
+    def _items(self) -> Iterator[Item]:
+        t_offset = 0.0
+        while True:
+            produced = False
+            for item in merge_by_time(self._video_items(t_offset), self._audio_items(t_offset)):
+                produced = True
+                yield item
+            length = self.duration_s
+            if not self.loop or not produced or length <= 0:
+                return
+            t_offset += length
+            self._counts["loops"] += 1
+
+    def read(self, timeout: float | None = None) -> Item | None:
+        if not self._opened:
+            self.open()
+        if self._gen is None:
+            raise EOFError
+        item = self._pending
+        self._pending = None
+        if item is None:
+            try:
+                item = next(self._gen)
+            except StopIteration:
+                raise EOFError from None
+        if self.realtime:
+            due = self._clock_t0 + item.t
+            now = self.clock.now()
+            if timeout is not None and due > now + timeout:
+                self.clock.sleep_until(now + timeout)
+                self._pending = item
+                return None
+            self.clock.sleep_until(due)
+        self._delivered["frames" if isinstance(item, VideoFrame) else "blocks"] += 1
+        return item
+
+    def stats(self) -> dict[str, Any]:
+        rows = len(self._times)
+        known = self._decoded is not None or self.meta["version"] > 1
+        return {"frames": self._delivered["frames"], "blocks": self._delivered["blocks"],
+                "loops": self._counts["loops"], "dropped_frames": 0,
+                "truncated_frames": max(0, rows - len(self._playable_rows())) if known else 0,
+                "complete": self.complete}

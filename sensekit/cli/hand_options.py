@@ -1,0 +1,44 @@
+"""Hand options for ``sensekit events``: ``--hands`` and the ``hands`` group's bound options.
+
+    --hands                   hand, gesture, pinch and hand_lost events (MediaPipe; needs
+                              the extra: pip install 'sensekit[hands]')
+    --hand-model M            lite (default) | full
+    --max-hands N             1 or 2 (default 2)
+    --no-hand-smoothing       raw MediaPipe landmarks (no One-Euro smoothing)
+
+The last three are bound to the ``hands`` settings group (``sensekit.vision.hands``), like
+every other hand setting through ``--set hands.NAME=VALUE``. ``--mirror`` (``vision.mirror``)
+also flips what the hand stage sees. Without the extra, ``--hands`` is one line naming the
+install command (exit status 2); without ``--hands`` MediaPipe is never imported.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Mapping
+
+from sensekit.cli.tuning import add_setting_flags
+from sensekit.runner import Stage
+
+__all__ = ["add_arguments", "option_values", "build_stages"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("hands (needs: pip install 'sensekit[hands]')")
+    g.add_argument("--hands", action="store_true", help="emit hand, gesture, pinch and hand_lost events")
+    add_setting_flags(g, ["hands"])
+
+
+def option_values(args: argparse.Namespace) -> dict[str, Any]:
+    return {}
+
+
+def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Stage]:
+    """The hand stage when ``--hands`` is given, else ``[]``."""
+    if not getattr(args, "hands", False):
+        return []
+    from sensekit.vision.hands import HandStage     # imports MediaPipe only when asked
+
+    chosen = chosen or {}
+    values = {key.split(".", 1)[1]: v for key, v in chosen.items() if key.startswith("hands.")}
+    values.setdefault("mirror", bool(chosen.get("vision.mirror", False)))
+    return [HandStage(**values)]

@@ -1,0 +1,89 @@
+"""``sensekit settings [SECTION...] [--json]``: the whole settings table, and the presets.
+
+Every setting of every detector, stage and app (``sensekit.settings``): its key, default,
+unit and range or choices, the command-line option bound to it (if any) and one line of
+help; then the presets. ``--json`` prints the same as one JSON document (``groups`` ->
+``settings``, and ``presets``). Naming sections shows only those (``sensekit settings motion
+clap``); an unknown one is an error listing the sections.
+
+Any key can be set with ``--set KEY=VALUE`` (``run``, ``events``, ``calibrate``), in a venue
+profile (``[section] name = value``), over OSC (``/sensekit/set/<section>/<name>``) and, for
+an app's ``plus_minus`` setting, with the keys ``+``/``-``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import textwrap
+from typing import Any
+
+from sensekit.errors import ConfigError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "settings", help="list every setting (units, ranges, defaults, help) and the presets",
+        description="List every setting of every detector, stage and app, and the presets. Set any "
+                    "of them with --set KEY=VALUE, in a venue profile, or over OSC.")
+    p.add_argument("sections", nargs="*", metavar="SECTION", help="only these sections (e.g. motion clap)")
+    p.add_argument("--json", action="store_true", help="one JSON document instead of text")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from sensekit.settings.registry import describe_table, load_table
+
+    table = load_table()
+    unknown = [s for s in args.sections if s not in table]
+    if unknown:
+        raise ConfigError(f"unknown settings section(s) {', '.join(unknown)}; sections: {', '.join(sorted(table))}")
+    data = describe_table()
+    if args.sections:
+        data["groups"] = [g for g in data["groups"] if g["section"] in args.sections]
+        data["presets"] = {name: {**p, "values": {k: v for k, v in p["values"].items()
+                                                  if k.split(".")[0] in args.sections}}
+                           for name, p in data["presets"].items()}
+    if args.json:
+        print(json.dumps(data, indent=1, sort_keys=True))
+        return 0
+    print(render_text(data))
+    return 0
+
+
+def _show(s: dict[str, Any]) -> str:
+    value = s["default"]
+    if value is None:
+        return f"none ({s['none']})" if s["none"] else "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        value = f"{value:g}"
+    if isinstance(value, dict):
+        return ";".join(f"{k}={','.join(f'{v:g}' for v in box)}" for k, box in value.items()) or "none"
+    return f"{value} {s['unit']}".rstrip() if s["kind"] in ("int", "float") else str(value)
+
+
+def render_text(data: dict[str, Any]) -> str:
+    """The table for people: per group, each setting's key, default, range and help; then presets."""
+    lines: list[str] = []
+    count = 0
+    for g in data["groups"]:
+        lines.append(f"[{g['section']}]  {g['title']}")
+        for s in g["settings"]:
+            count += 1
+            extra = f"  {s['flag']}" if s["flag"] else ""
+            if s["step"] is not None:
+                extra += f"  (+/- step {'x' if s['log_step'] else ''}{s['step']:g})"
+            lines.append(f"  {s['key']} = {_show(s)}{extra}")
+            body = f"{s['help']}; {s['expects']}"
+            lines.extend(textwrap.wrap(body, width=96, initial_indent="      ", subsequent_indent="      "))
+        lines.append("")
+    lines.append(f"{count} settings in {len(data['groups'])} groups. Set any of them with --set KEY=VALUE, "
+                 "in a profile ([section] name = value) or over OSC (/sensekit/set/<section>/<name>).")
+    if data["presets"]:
+        lines += ["", "presets (--preset NAME):"]
+        for name, p in sorted(data["presets"].items()):
+            lines.append(f"  {name}: {p['help']}")
+            values = ", ".join(f"{k}={v}" for k, v in p["values"].items())
+            lines.extend(textwrap.wrap(values, width=96, initial_indent="      ", subsequent_indent="      "))
+    return "\n".join(lines)

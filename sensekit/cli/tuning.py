@@ -1,0 +1,180 @@
+"""The command line over the settings table: generated options, ``--set``, ``--preset``, ``--profile``.
+
+Nothing here knows a setting by name; everything is read from the declarations
+(``sensekit.settings``):
+
+- ``add_setting_flags(parser, sections)`` adds, for every setting of those sections that
+  declares a ``flag``, an option bound to it (``--blur`` -> ``vision.blur_px``): its type,
+  range or choices, help and default all come from the table (a switch gets ``--x/--no-x``);
+- ``add_tuning_arguments(parser)`` adds ``--set KEY=VALUE`` (any setting, repeatable; the key
+  and the value are checked while the arguments are parsed, exit status 2 with one line),
+  ``--preset NAME`` and ``--profile FILE``;
+- ``chosen_values(args, options=...)`` merges what was chosen, later winning: the preset, the
+  profile, the bound options (and ``options``, what a command's own options mean in the
+  table, such as ``--activity 25,500``), then ``--set`` in the order given;
+- ``apply_chosen(tuning, chosen)`` applies them to a run and warns about keys the user typed
+  whose group is not running (a preset or profile covering more than this run is quiet).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from sensekit.errors import ConfigError
+from sensekit.settings.declare import Setting
+from sensekit.settings.live import Applied, Tuning, check_values
+from sensekit.settings.presets import PRESETS, get_preset
+from sensekit.settings.registry import load_table, lookup, split_key
+
+__all__ = ["add_setting_flags", "add_tuning_arguments", "add_set_argument", "add_profile_argument",
+           "Chosen", "chosen_values", "apply_chosen", "flag_values"]
+
+log = logging.getLogger("sensekit")
+
+_FLAG_DEST = "_setting__"
+SET_DEST = "settings_set"
+
+
+def _dest(s: Setting) -> str:
+    return f"{_FLAG_DEST}{s.section}__{s.name}"
+
+
+def _argtype(s: Setting) -> Any:
+    def convert(text: str) -> Any:
+        try:
+            return s.parse(text)
+        except ConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = s.key
+    return convert
+
+
+def _metavar(s: Setting) -> str | None:
+    if s.kind == "choice":
+        return None
+    if s.unit in ("ms", "px", "level", "Hz", "dB"):
+        return s.unit.upper()
+    return {"int": "N", "float": "X", "color": "#RRGGBB", "zones": "NAME=X,Y,W,H;..."}.get(s.kind)
+
+
+def setting_help(s: Setting) -> str:
+    """An option's help: the setting's help, what it takes, its key and its table default."""
+    text = f"{s.help} ({s.expectation()}; `{s.key}`, default {s.show(s.default)})"
+    return text.replace("%", "%%")
+
+
+def add_setting_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+                      sections: Iterable[str]) -> list[Setting]:
+    """An option for every setting of ``sections`` that declares a ``flag``; returns them."""
+    table = load_table(apps=False)
+    added = []
+    for section in sections:
+        for s in table[section].items:
+            if s.flag is None:
+                continue
+            if s.kind == "bool":
+                parser.add_argument(s.flag, dest=_dest(s), action=argparse.BooleanOptionalAction,
+                                    default=argparse.SUPPRESS, help=setting_help(s))
+            else:                                    # absent unless given: "none" is a value too
+                parser.add_argument(s.flag, dest=_dest(s), type=_argtype(s), default=argparse.SUPPRESS,
+                                    metavar=_metavar(s), choices=s.choices or None, help=setting_help(s))
+            added.append(s)
+    return added
+
+
+def _assignment(text: str) -> tuple[str, Any]:
+    key, eq, value = text.partition("=")
+    if not eq or not key.strip():
+        raise argparse.ArgumentTypeError(f"--set takes KEY=VALUE (e.g. motion.threshold=30), got {text!r}")
+    try:
+        return key.strip(), lookup(key.strip()).parse(value)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _preset_name(text: str) -> str:
+    try:
+        return get_preset(text).name
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_set_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    parser.add_argument("--set", dest=SET_DEST, action="append", type=_assignment, default=[],
+                        metavar="KEY=VALUE", help="set any setting (repeatable; `sensekit settings` lists "
+                                                  "them): --set motion.threshold=30 --set clap.min_level=40")
+
+
+def add_profile_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    parser.add_argument("--profile", type=Path, metavar="FILE",
+                        help="venue profile (TOML) of settings (see `sensekit calibrate`); options "
+                             "given here win over it")
+
+
+def add_tuning_arguments(parser: argparse.ArgumentParser, *, preset_default: str | None = None,
+                         profile: bool = True) -> None:
+    """``--set``, ``--preset`` (default ``preset_default``) and, unless ``profile=False``,
+    ``--profile``, in an argument group of their own."""
+    g = parser.add_argument_group("settings (see `sensekit settings`)")
+    add_set_argument(g)
+    default = f" (default {preset_default})" if preset_default else ""
+    g.add_argument("--preset", type=_preset_name, default=preset_default, metavar="NAME",
+                   help=f"start from a named set of settings: {', '.join(sorted(PRESETS))}{default}; "
+                        "--profile and options win over it")
+    if profile:
+        add_profile_argument(g)
+
+
+def flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """``{key: value}`` of the generated options that were given."""
+    out: dict[str, Any] = {}
+    for dest, value in vars(args).items():
+        if dest.startswith(_FLAG_DEST):
+            section, name = dest[len(_FLAG_DEST):].split("__", 1)
+            out[f"{section}.{name}"] = value
+    return out
+
+
+@dataclass
+class Chosen:
+    """What the command line chose: ``values`` (merged, checked), the keys the user typed
+    (options and ``--set``), and the profile that was read."""
+    values: dict[str, Any] = field(default_factory=dict)
+    typed: set[str] = field(default_factory=set)
+    profile: Any = None
+    profile_path: Path | None = None
+
+
+def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None = None) -> Chosen:
+    """Preset < profile < bound options and ``options`` < ``--set``; all checked."""
+    from sensekit.profile import load_profile
+
+    chosen = Chosen()
+    name = getattr(args, "preset", None)
+    if name:
+        chosen.values.update(check_values(get_preset(name).values))
+    path = getattr(args, "profile", None)
+    if path is not None:
+        chosen.profile = load_profile(path)
+        chosen.profile_path = Path(path)
+        chosen.values.update(chosen.profile)
+    typed = {**flag_values(args), **check_values(options or {})}
+    for key, value in getattr(args, SET_DEST, None) or []:
+        split_key(key)
+        typed[key] = value
+    chosen.values.update(typed)
+    chosen.typed = set(typed)
+    return chosen
+
+
+def apply_chosen(tuning: Tuning, chosen: Chosen) -> Applied:
+    """Apply ``chosen`` to a run before it starts (at once: the caller is the loop's thread); a
+    key the user typed whose group is not running is a warning."""
+    done = tuning.apply_now(chosen.values)
+    for key in done.unused:
+        if key in chosen.typed:
+            log.warning("%s is set, but nothing in this run uses [%s]", key, key.split(".")[0])
+    return done

@@ -1,0 +1,126 @@
+"""Vision options for ``sensekit events``: which vision stages run, and their options.
+
+    --track-color X,Y | #RRGGBB   track the object under a click on the first frame (segmented,
+                                  then the colour model), or a colour (HSV tolerance)
+    --track-box X,Y,W,H           track the object inside a box of the first frame (GrabCut,
+                                  then the colour model)
+    --track-box X,Y,W,H           track the object inside a box of the first frame (GrabCut,
+                                  then the colour model)
+    --tolerance H[,S,V]           HSV tolerance for a colour: hue degrees, S and V 0..255
+                                  (``tracker.hue_tolerance`` etc.; defaults from the table)
+    --motion                      motion / still events
+    --zones "name=x,y,w,h;..."    extra motion zones in pixels (left/right halves always exist)
+    --edges                       edges events
+
+and an option for every setting of the ``vision``, ``tracker`` and ``motion`` groups that
+declares one (``--mirror``, ``--blur``, ``--levels``, ``--edge-direction``, ``--track-method``,
+``--motion-method``, ``--motion-threshold``; ``sensekit.cli.tuning``), with the table's ranges and defaults; any
+other setting is ``--set KEY=VALUE``.
+
+``build_stages`` returns ``[]`` when no vision stage is asked for (a profile's colour counts:
+it turns tracking on). The stage is built with the table's defaults; the command applies the
+chosen settings to it before the first frame. Bad values (a colour that does not parse, a
+click or zone outside the source's frame) raise ``ConfigError`` naming the value; with a
+source whose frame size is unknown, clicks and zones are checked on the first frame instead.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Mapping
+
+from sensekit.cli.tuning import add_setting_flags
+from sensekit.errors import ConfigError
+from sensekit.runner import Stage
+from sensekit.vision.color_tracker import ColorTracker, tolerance_settings
+from sensekit.vision.motion import MotionDetector, check_zones, parse_zones
+from sensekit.vision.pipeline import VisionStage
+from sensekit.vision.targets import check_track_box, parse_track_box, parse_track_target
+
+__all__ = ["add_arguments", "option_values", "build_stages"]
+
+
+def _tolerance_help() -> str:
+    from sensekit.settings.registry import lookup
+
+    h, sat, v = (lookup(f"tracker.{n}").default for n in ColorTracker._TOLERANCE)
+    return (f"HSV tolerance for colour tracking: hue degrees 0..180, saturation and value 0..255 "
+            f"(`tracker.hue_tolerance` etc.; default {h:g},{sat:g},{v:g})")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("vision")
+    g.add_argument("--track-color", metavar="X,Y|#RRGGBB",
+                   help="track the object under a click on the first frame, or a colour")
+    g.add_argument("--track-box", metavar="X,Y,W,H",
+                   help="track the object inside this box of the first frame")
+    g.add_argument("--tolerance", metavar="H[,S,V]", help=_tolerance_help())
+    g.add_argument("--motion", action="store_true", help="emit motion / still events")
+    g.add_argument("--zones", metavar="NAME=X,Y,W,H;...",
+                   help="extra motion zones in pixels (left and right halves always exist)")
+    g.add_argument("--edges", action="store_true", help="emit edges events (edge map for apps)")
+    add_setting_flags(g, ["vision", "tracker", "motion"])
+
+
+def option_values(args: argparse.Namespace) -> dict[str, Any]:
+    """What ``--tolerance`` and ``--track-color``/``--track-box`` mean in the settings table (a
+    click or a box tracks no fixed colour, so a profile's colour does not apply then)."""
+    out: dict[str, Any] = {}
+    tolerance = getattr(args, "tolerance", None)
+    if tolerance is not None:
+        out.update({f"tracker.{k}": v for k, v in tolerance_settings(tolerance).items()})
+    track = getattr(args, "track_color", None)
+    if getattr(args, "track_box", None) or (track and isinstance(parse_track_target(track), tuple)):
+        out["tracker.color"] = None
+    elif track:
+        out["tracker.color"] = f"#{parse_track_target(track):06x}"
+    return out
+
+
+def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Stage]:
+    """The vision stage for these options, or ``[]`` if no vision stage is asked for."""
+    chosen = chosen or {}
+    track = getattr(args, "track_color", None)
+    track_box = getattr(args, "track_box", None)
+    if track and track_box:
+        raise ConfigError("give --track-color or --track-box, not both")
+    motion_on = bool(getattr(args, "motion", False))
+    edges_on = bool(getattr(args, "edges", False))
+    zones_text = getattr(args, "zones", None)
+    if not (track or track_box or motion_on or edges_on):
+        if zones_text:
+            raise ConfigError("--zones needs --motion")
+        return []
+    size = getattr(source, "frame_size", None)
+    tracker_values = {k.split(".", 1)[1]: v for k, v in chosen.items() if k.startswith("tracker.")}
+    method = tracker_values.pop("method", None)
+    tracker_values.pop("color", None)
+    tracker = None
+    pick_at = None
+    pick_box = None
+    if track_box:
+        pick_box = parse_track_box(track_box)
+        check_track_box(pick_box, size)
+        if method not in (None, "model"):
+            raise ConfigError("--track-box starts the colour model; --track-method must be model")
+        tracker = ColorTracker(method="model", **tracker_values)
+    if track:
+        target = parse_track_target(track)
+        if isinstance(target, tuple):
+            x, y = target
+            if size is not None and not (0 <= x < size[0] and 0 <= y < size[1]):
+                raise ConfigError(f"click ({x:g}, {y:g}) is outside the {size[0]}x{size[1]} frame")
+            tracker = ColorTracker(method=method or "model", **tracker_values)
+            pick_at = (x, y)
+        else:
+            if method == "model":
+                raise ConfigError("--track-method model needs a click point X,Y, not a colour")
+            tracker = ColorTracker(target, method=method or "hsv", **tracker_values)
+    motion = None
+    if motion_on:
+        zones = parse_zones(zones_text) if zones_text else {}
+        if size is not None:
+            check_zones(zones, *size)
+        motion = MotionDetector(zones_px=zones)
+    elif zones_text:
+        raise ConfigError("--zones needs --motion")
+    return [VisionStage(tracker=tracker, pick_at=pick_at, pick_box=pick_box, motion=motion, edges=edges_on)]

@@ -1,0 +1,236 @@
+"""``OscControl``: any setting of the table over OSC, applied on the next frame or block.
+
+Addresses (UDP, ``--osc-control [HOST:]PORT``):
+
+    /sensekit/set/<section>/<name> X   set one setting: /sensekit/set/clap/threshold 0.8
+    /sensekit/preset s                 apply a preset: /sensekit/preset book
+    /sensekit/pause i                  1 pauses, 0 resumes (apps)
+
+and, kept from before the table, ``/sensekit/set/threshold`` (``activity.silence_level``),
+``/sensekit/set/color`` (``tracker.color``), ``/sensekit/set/tolerance``
+(``tracker.hue_tolerance``) and ``/sensekit/set/gain`` (``audio.gain``).
+
+The argument is one value: ``i`` or ``f`` for numbers (``f`` is float32: it is read to 7
+significant digits, so 0.588 stays 0.588; an ``i`` 0/1 or ``T``/``F`` for a switch), ``s``
+for a choice, a colour ``"#RRGGBB"`` or zones ``"name=x,y,w,h;..."``, and ``N``
+(nil) or ``s "none"`` for nothing where the setting allows it. Any string is read the way
+``--set`` reads it.
+
+Each message is checked on the server thread against the table and the running objects
+(``Tuning.apply``): a bad one (unknown address or key, wrong type or count, out of range) is
+logged and counted in ``rejected``; a good one is queued in the objects that own the
+setting, which apply it at the start of their next frame or block, on the loop's thread
+(``sensekit.settings.live``), so the last value sent is the one that sticks. A setting whose
+group is not running here is counted in ``unused`` and logged. A datagram that is not OSC at
+all is counted in ``malformed``, one longer than ``max_datagram_bytes`` (4096) in
+``oversized``; both are logged and dropped before any handler runs. The warnings go through
+the CLI's rate limit (``sensekit.ratelimit``); the counts are in ``stats()``.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import threading
+from typing import TYPE_CHECKING, Any, Callable
+
+from pythonosc.dispatcher import Dispatcher as OscDispatcher
+from pythonosc.osc_server import BlockingOSCUDPServer
+
+from sensekit.errors import ConfigError
+from sensekit.osc.address import PREFIX
+from sensekit.osc.encode import decode
+
+if TYPE_CHECKING:
+    from sensekit.settings.live import Tuning
+
+__all__ = ["OscControl", "LEGACY_ADDRESSES", "SET_PREFIX", "setting_address", "MAX_CONTROL_DATAGRAM"]
+
+log = logging.getLogger("sensekit.osc")
+
+SET_PREFIX = f"{PREFIX}/set/"
+MAX_CONTROL_DATAGRAM = 4096
+#: short addresses from before the table -> setting keys
+LEGACY_ADDRESSES: dict[str, str] = {
+    f"{PREFIX}/set/threshold": "activity.silence_level",
+    f"{PREFIX}/set/color": "tracker.color",
+    f"{PREFIX}/set/tolerance": "tracker.hue_tolerance",
+    f"{PREFIX}/set/gain": "audio.gain",
+}
+
+
+def setting_address(key: str) -> str:
+    """``"clap.threshold"`` -> ``"/sensekit/set/clap/threshold"``."""
+    section, _, name = key.partition(".")
+    return f"{SET_PREFIX}{section}/{name}"
+
+
+def key_for_address(address: str) -> str:
+    """The setting key an address sets, or ``ConfigError``."""
+    if address in LEGACY_ADDRESSES:
+        return LEGACY_ADDRESSES[address]
+    if address.startswith(SET_PREFIX):
+        parts = address[len(SET_PREFIX):].split("/")
+        if len(parts) == 2 and all(parts):
+            return f"{parts[0]}.{parts[1]}"
+    raise ConfigError(f"unknown address {address}; settings are {SET_PREFIX}<section>/<name> "
+                      f"(`sensekit settings` lists them), plus {PREFIX}/preset and {PREFIX}/pause")
+
+
+def value_from_args(key: str, args: tuple[Any, ...]) -> Any:
+    """One OSC argument -> the checked value of ``key``."""
+    from sensekit.settings.registry import lookup
+
+    s = lookup(key)
+    if len(args) != 1:
+        raise ConfigError(f"`{key}` takes one value, got {len(args)} arguments {list(args)!r}")
+    value = args[0]
+    if isinstance(value, float) and math.isfinite(value):
+        value = float(f"{value:.7g}")          # an OSC ``f`` is float32: 0.588, not 0.5879999995
+    if isinstance(value, str):
+        return s.parse(value)
+    if isinstance(value, float) and s.kind == "bool":
+        raise ConfigError(f"`{key}` must be {s.expectation()}, got {value!r}")
+    return s.check(value)
+
+
+class _ControlServer(BlockingOSCUDPServer):
+    """The UDP server of ``OscControl``: every datagram is screened by ``control.screen``."""
+
+    max_packet_size = 65536     # read whole datagrams, so an oversized one is seen as such
+
+    def __init__(self, address: tuple[str, int], dispatcher: OscDispatcher,
+                 screen: Callable[[bytes, Any], bool]) -> None:
+        self._screen = screen
+        super().__init__(address, dispatcher)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        return self._screen(request[0], client_address)
+
+
+class OscControl:
+    """Receives settings over OSC/UDP and applies them through ``tuning`` (see the module
+    docstring). ``port=0`` picks a free port (read it back from ``.port``). ``start()`` (or use
+    as a context manager), ``close()`` when done."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 9001, *, tuning: Tuning | None = None,
+                 pause: Callable[[bool], None] | None = None,
+                 max_datagram_bytes: int = MAX_CONTROL_DATAGRAM) -> None:
+        if not isinstance(port, int) or not 0 <= port <= 65535:
+            raise ConfigError(f"OSC control port must be 0..65535, got {port!r}")
+        self.tuning = tuning
+        self.pause = pause
+        self.max_datagram_bytes = int(max_datagram_bytes)
+        self.accepted = 0
+        self.rejected = 0
+        self.unused = 0
+        self.malformed = 0
+        self.oversized = 0
+        #: the last accepted changes, newest last (key -> value), for tests and logs
+        self.last: dict[str, Any] = {}
+        try:
+            disp = OscDispatcher(strict_timing=False)
+        except TypeError:  # python-osc < 1.9
+            disp = OscDispatcher()
+        disp.set_default_handler(self._handle)
+        try:
+            self._server = _ControlServer((host, port), disp, self.screen)
+        except OSError as exc:
+            raise ConfigError(f"cannot listen for OSC on {host}:{port}: {exc}") from None
+        self.host, self.port = self._server.server_address[:2]
+        self._thread: threading.Thread | None = None
+
+    # server thread -----------------------------------------------------------
+    def screen(self, dgram: bytes, sender: Any = None) -> bool:
+        """True if ``dgram`` is a well-formed OSC datagram of acceptable size; else count
+        it (``oversized`` or ``malformed``), log it and return False."""
+        where = f" from {sender[0]}:{sender[1]}" if isinstance(sender, tuple) and len(sender) >= 2 else ""
+        if len(dgram) > self.max_datagram_bytes:
+            self.oversized += 1
+            log.warning("OSC: dropped an oversized datagram%s: %d bytes (limit %d)",
+                        where, len(dgram), self.max_datagram_bytes)
+            return False
+        try:
+            decode(dgram)
+        except ValueError as exc:
+            self.malformed += 1
+            log.warning("OSC: dropped a malformed datagram%s (%d bytes): %s", where, len(dgram), exc)
+            return False
+        return True
+
+    def handle(self, address: str, *args: Any) -> None:
+        """Act on one message (the server thread calls this; tests may too)."""
+        self._handle(address, *args)
+
+    def _handle(self, address: str, *args: Any) -> None:
+        try:
+            if address == f"{PREFIX}/pause":
+                self._pause(args)
+                return
+            if address == f"{PREFIX}/preset":
+                self._preset(args)
+                return
+            key = key_for_address(address)
+            values = {key: value_from_args(key, args)}
+            self._apply(values, address)
+        except ConfigError as exc:
+            self.rejected += 1
+            log.warning("OSC: ignored %s %s: %s", address, " ".join(map(repr, args)), exc)
+
+    def _apply(self, values: dict[str, Any], what: str) -> None:
+        if self.tuning is None:
+            raise ConfigError("this command takes no settings")
+        done = self.tuning.apply(values)
+        if done.unused:
+            self.unused += 1
+            log.warning("OSC: %s received, but no running stage uses %s", what, ", ".join(done.unused))
+        if done.values:
+            self.accepted += 1
+            self.last.update(done.values)
+            log.info("OSC: %s", ", ".join(f"{k}={v!r}" for k, v in done.values.items()))
+
+    def _pause(self, args: tuple[Any, ...]) -> None:
+        if len(args) != 1 or isinstance(args[0], float) or args[0] not in (0, 1, True, False):
+            raise ConfigError(f"expected 0 or 1, got {list(args)!r}")
+        if self.pause is None:
+            raise ConfigError("pause is not supported by this command")
+        self.pause(bool(args[0]))
+        self.accepted += 1
+
+    def _preset(self, args: tuple[Any, ...]) -> None:
+        from sensekit.settings.presets import get_preset
+
+        if len(args) != 1 or not isinstance(args[0], str):
+            raise ConfigError(f"expected one preset name, got {list(args)!r}")
+        preset = get_preset(args[0])
+        if self.tuning is None:
+            raise ConfigError("this command takes no settings")
+        done = self.tuning.apply(preset.values)
+        self.accepted += 1
+        self.last.update(done.values)
+        log.info("OSC: preset %s (%d settings)", preset.name, len(done.values))
+
+    # app thread ----------------------------------------------------------------
+    def start(self) -> OscControl:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._server.serve_forever,
+                                            kwargs={"poll_interval": 0.1},
+                                            name=f"osc-control:{self.port}", daemon=True)
+            self._thread.start()
+        return self
+
+    def stats(self) -> dict[str, int]:
+        return {"osc_accepted": self.accepted, "osc_rejected": self.rejected, "osc_unused": self.unused,
+                "osc_malformed": self.malformed, "osc_oversized": self.oversized}
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._server.shutdown()
+            self._thread.join(timeout=2.0)
+            self._thread = None
+        self._server.server_close()
+
+    def __enter__(self) -> OscControl:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,232 @@
+"""Reading venue profiles: a TOML file of settings, checked against the table, errors at FILE:LINE.
+
+A profile's tables are the settings groups and its keys their settings (``sensekit settings``
+lists them all), so any setting can be kept for a venue::
+
+    [motion]
+    noise_sigma = 1.1         # camera noise (sensekit calibrate measures it)
+
+    [motion.zones]            # name = [x, y, w, h], fractions 0..1 of the frame
+    door = [0.0, 0.0, 0.25, 1.0]
+
+    [audio]
+    gain = 62.5
+
+    [activity]
+    silence_level = 25.0
+    timeout_ms = 500.0
+
+    [clapper]
+    method = "activity"
+
+Every key is optional; a key that is absent keeps what the run would use anyway. An optional
+setting is set to nothing with the string ``"none"`` (``threshold = "none"``: learned).
+
+Older profiles (before one table) used ``[color] target, tolerance``, ``[audio] threshold,
+timeout_ms, noise_floor`` and ``[motion] noise_floor``; they still load (``LEGACY_KEYS``), the
+old camera noise floor converted to ``motion.noise_sigma`` (it was the median difference /
+0.6745; see ``sensekit.vision.noise``). A setting given twice (new and old name) is an error.
+
+Errors: an unknown table or key, a value of the wrong type or out of range, and a TOML syntax
+error are ``ConfigError``s whose message starts with ``FILE:LINE:`` and names the key
+(``venue.toml:7: unknown key `audio.gian`; known keys in [audio]: gain, smoothing_ms``). The
+line is found by scanning the text for the key under its table; a key the scan cannot place
+is reported with the line of its table, or without a line.
+
+Cost: a ``tomllib`` parse and one check per key (well under a millisecond), plus, the first
+time, importing the modules that declare settings (the apps' only when a table names one).
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from sensekit.errors import ConfigError
+from sensekit.settings.registry import REGISTRY, load_table
+from sensekit.vision.noise import MEDIAN_FACTOR, SQRT2
+
+__all__ = ["Profile", "LEGACY_KEYS", "load_profile", "loads_profile", "profile_from_dict", "find_line",
+           "legacy_name"]
+
+#: the old camera noise floor (median of the max-of-3 difference / 0.6745) -> camera sigma
+_OLD_NOISE_TO_SIGMA = MEDIAN_FACTOR["one"] / (MEDIAN_FACTOR["max"] * SQRT2)
+
+#: old profile key -> (key in the table, conversion of the value)
+LEGACY_KEYS: dict[str, tuple[str, Callable[[Any], Any] | None]] = {
+    "color.target": ("tracker.color", None),
+    "color.tolerance": ("tracker.hue_tolerance", None),
+    "audio.threshold": ("activity.silence_level", None),
+    "audio.timeout_ms": ("activity.timeout_ms", None),
+    "audio.noise_floor": ("noise_floor.level", None),
+    "motion.noise_floor": ("motion.noise_sigma",
+                           lambda v: round(float(v) * _OLD_NOISE_TO_SIGMA, 3)
+                           if isinstance(v, (int, float)) and not isinstance(v, bool) else v),
+}
+
+
+def legacy_name(key: str) -> str | None:
+    """The old profile name of ``key``, if it had one."""
+    return next((old for old, (new, _) in LEGACY_KEYS.items() if new == key), None)
+
+
+class Profile(Mapping[str, Any]):
+    """The settings of a profile: ``{key: value}`` (checked), and where they came from."""
+
+    def __init__(self, values: Mapping[str, Any] | None = None, *, path: str | None = None) -> None:
+        self._values = dict(values or {})
+        self.path = path
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"Profile({self._values!r}, path={self.path!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self._values) == dict(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._values)
+
+
+# --- finding lines -------------------------------------------------------------------
+
+_HEADER_RE = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+_KEY_RE = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*=""")
+
+
+def _split_key(text: str) -> tuple[str, ...]:
+    parts = re.findall(r"""[A-Za-z0-9_-]+|"[^"]*"|'[^']*'""", text)
+    return tuple(p[1:-1] if p[:1] in "\"'" else p for p in parts)
+
+
+def find_line(text: str, key: str) -> int | None:
+    """1-based line where dotted ``key`` is set; else the line of its deepest enclosing
+    table or inline table; ``None`` if nothing matches."""
+    want = tuple(key.split("."))
+    table: tuple[str, ...] = ()
+    best: int | None = None
+    best_depth = 0
+    for n, line in enumerate(text.splitlines(), start=1):
+        m = _HEADER_RE.match(line)
+        if m and not line.lstrip().startswith("[["):
+            table = _split_key(m.group(1))
+            full = table
+        else:
+            m = _KEY_RE.match(line)
+            if not m:
+                continue
+            full = table + _split_key(m.group(1))
+        if full == want:
+            return n
+        depth = len(full)
+        if depth < len(want) and want[:depth] == full and depth > best_depth:
+            best, best_depth = n, depth
+    return best
+
+
+def _where(path: str, text: str, key: str) -> str:
+    line = find_line(text, key)
+    return f"{path}:{line}" if line is not None else path
+
+
+# --- loading ---------------------------------------------------------------------------
+
+def _known_sections(names: list[str]) -> None:
+    """Import what declares settings; the apps only if a table is not a library group."""
+    load_table(apps=False)
+    legacy_sections = {k.split(".")[0] for k in LEGACY_KEYS}
+    if any(n not in REGISTRY and n not in legacy_sections for n in names):
+        load_table(apps=True)
+
+
+def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text: str = "") -> Profile:
+    """Check parsed TOML against the table; errors name key, file and line."""
+    _known_sections(list(data))
+    values: dict[str, Any] = {}
+    written_as: dict[str, str] = {}
+    for section, table in data.items():
+        group = REGISTRY.get(section)
+        legacy = {k.split(".", 1)[1] for k in LEGACY_KEYS if k.startswith(section + ".")}
+        if group is None and not legacy:
+            raise ConfigError(f"{_where(path, text, section)}: unknown table `{section}`; known tables: "
+                              f"{', '.join(sorted(REGISTRY))}")
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{_where(path, text, section)}: `{section}` must be a table "
+                              f"([{section}]), got {table!r}")
+        for name, value in table.items():
+            full = f"{section}.{name}"
+            if full in LEGACY_KEYS:
+                key, convert = LEGACY_KEYS[full]
+                value = convert(value) if convert is not None else value
+            elif group is not None and name in group:
+                key = full
+            else:
+                known = ", ".join(group.names) if group is not None else ""
+                old = ", ".join(sorted(legacy))
+                hint = f"known keys in [{section}]: {known}" if known else ""
+                if old:
+                    hint += ("; " if hint else "") + f"older names: {old}"
+                raise ConfigError(f"{_where(path, text, full)}: unknown key `{full}`; {hint}")
+            if key in written_as:
+                raise ConfigError(f"{_where(path, text, full)}: `{key}` is set twice "
+                                  f"(as `{written_as[key]}` and `{full}`)")
+            written_as[key] = full
+            section_name, setting_name = key.split(".")
+            s = REGISTRY.get(section_name)
+            if s is None:
+                raise ConfigError(f"{_where(path, text, full)}: `{full}` is for `{key}`, which this "
+                                  f"installation does not have")
+            setting = s[setting_name]
+            if isinstance(value, str) and value.strip().lower() == "none" and setting.optional:
+                value = None
+            if setting.kind == "zones" and isinstance(value, Mapping):
+                for zone, box in value.items():            # one zone at a time: its own line
+                    try:
+                        setting.check({zone: box})
+                    except ConfigError as exc:
+                        raise ConfigError(f"{_where(path, text, f'{full}.{zone}')}: {exc}") from None
+            try:
+                values[key] = setting.check(value)
+            except ConfigError as exc:
+                message = str(exc) if full == key else f"{exc} (written as `{full}`)"
+                raise ConfigError(f"{_where(path, text, full)}: {message}") from None
+    return Profile(values, path=path)
+
+
+def loads_profile(text: str, *, path: str = "<profile>") -> Profile:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        where = f"{path}:{m.group(1)}" if m else path
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise ConfigError(f"{where}: not valid TOML: {reason}") from None
+    return profile_from_dict(data, path=path, text=text)
+
+
+def load_profile(path: str | os.PathLike[str]) -> Profile:
+    """Read and check a venue profile. Raises ``ConfigError`` (never a TOML or OS error)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"profile {str(p)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:   # ValueError: a NUL in the name
+        raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
+    return loads_profile(text, path=str(p))

@@ -1,0 +1,174 @@
+"""Writing venue profiles: a new file laid out with help comments, or an existing one edited in place.
+
+``save_profile(values, path)`` writes ``{key: value}`` (checked against the table) to ``path``:
+
+- a new file gets one table per settings group, with the group's title and, per key, its
+  help and range as comments;
+- an existing file is edited with tomlkit, so the user's comments, blank lines, the order of
+  keys and tables and the way unchanged values are written all stay: a key whose value is
+  unchanged is not touched, a changed one keeps its trailing comment and is written where it
+  already is (under its older name too, ``[audio] threshold``), a new one is appended to its
+  table (a missing table is appended to the file), and zones that are gone are removed.
+  Keys of the file that ``values`` does not name are left alone.
+
+An optional setting set to nothing is written as ``"none"``. The file is written atomically
+(temporary file, fsync, rename), a symlink is followed and the file keeps its permissions, so
+a crash never leaves half a profile. Errors: ``ConfigError`` for a bad value or an existing
+file that is not a valid profile (the message names file, line and key).
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping
+
+from sensekit.errors import ConfigError
+from sensekit.profile.load import LEGACY_KEYS, legacy_name, profile_from_dict
+from sensekit.settings.live import check_values
+from sensekit.settings.registry import REGISTRY, lookup, split_key
+
+__all__ = ["save_profile", "dumps_profile", "edit_profile_text"]
+
+HEADER = ("sensekit venue profile: any setting of `sensekit settings`, by table and key.",
+          "Edit by hand or with `sensekit calibrate` / Shift+S in an app (comments are kept).")
+
+
+def _toml_value(setting_kind: str, value: Any) -> Any:
+    if value is None:
+        return "none"
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"cannot save a non-finite number {value!r}")
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _new_table(section: str) -> Any:
+    import tomlkit
+
+    table = tomlkit.table()
+    group = REGISTRY.get(section)
+    if group is not None:
+        table.comment(group.title)
+    return table
+
+
+def _zones_table(zones: Mapping[str, Any]) -> Any:
+    import tomlkit
+
+    table = tomlkit.table()
+    for name, box in zones.items():
+        table.add(name, [float(v) for v in box])
+    return table
+
+
+def dumps_profile(values: Mapping[str, Any]) -> str:
+    """TOML text for ``values`` (``{key: value}``), one commented table per group."""
+    import tomlkit
+
+    checked = check_values(values)
+    doc = tomlkit.document()
+    for line in HEADER:
+        doc.add(tomlkit.comment(line))
+    for key in sorted(checked, key=lambda k: split_key(k)):
+        section, name = split_key(key)
+        s = lookup(key)
+        if section not in doc:
+            doc.add(tomlkit.nl())
+            doc.add(section, _new_table(section))
+        table = doc[section]
+        if s.kind == "zones":
+            zones = _zones_table(checked[key] or {})
+            zones.comment(s.help)
+            table.add(name, zones)
+            continue
+        table.add(name, _toml_value(s.kind, checked[key]))
+        table.item(name).comment(f"{s.help}; {s.expectation()}")
+    return tomlkit.dumps(doc)
+
+
+def _edit_zones(table: Any, name: str, zones: Mapping[str, Any]) -> None:
+    if not zones and name not in table:
+        return
+    if name not in table:
+        table.add(name, _zones_table({}))
+    current = table[name]
+    for zone in [z for z in current if z not in zones]:
+        del current[zone]
+    for zone, box in zones.items():
+        if zone not in current or tuple(float(v) for v in current[zone]) != tuple(box):
+            current[zone] = [float(v) for v in box]
+
+
+def edit_profile_text(text: str, values: Mapping[str, Any]) -> str:
+    """``text`` (an existing profile) with ``values`` written into it (see the module docstring)."""
+    import tomlkit
+
+    checked = check_values(values)
+    try:
+        doc = tomlkit.parse(text)
+    except Exception as exc:  # tomlkit raises its own ParseError subclasses
+        raise ConfigError(f"not valid TOML: {exc}") from None
+    old = profile_from_dict(doc.unwrap(), text=text)
+    for key, value in checked.items():
+        section, name = split_key(key)
+        s = lookup(key)
+        where = (section, name)
+        old_name = legacy_name(key)
+        if not (section in doc and name in doc[section]) and old_name is not None:
+            old_section, old_key = split_key(old_name)
+            if old_section in doc and old_key in doc[old_section]:
+                if LEGACY_KEYS[old_name][1] is None:
+                    where = (old_section, old_key)          # keep writing it where the user has it
+                else:                                        # a converted unit: write the new key
+                    del doc[old_section][old_key]
+        if key in old and old[key] == value and where[0] in doc and where[1] in doc[where[0]]:
+            continue
+        if where[0] not in doc:
+            doc.add(tomlkit.nl())
+            doc.add(where[0], _new_table(where[0]))
+        table = doc[where[0]]
+        if s.kind == "zones":
+            _edit_zones(table, where[1], value or {})
+        else:
+            table[where[1]] = _toml_value(s.kind, value)
+    return tomlkit.dumps(doc)
+
+
+def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
+    """Write ``values`` to ``path`` atomically (a new commented file, or the existing one
+    edited in place); returns the path."""
+    p = Path(path)
+    target = p.resolve() if p.is_symlink() else p
+    mode = 0o644
+    if target.is_file():
+        mode = target.stat().st_mode & 0o7777
+        try:
+            old_text = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
+        try:
+            text = edit_profile_text(old_text, values)
+        except ConfigError as exc:
+            message = str(exc)
+            raise ConfigError(message.replace("<profile>", str(p)) if "<profile>" in message
+                              else f"{p}: {message}") from None
+    else:
+        text = dumps_profile(values)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return p

@@ -1,0 +1,129 @@
+"""Rate-limited log warnings: a flood of one warning becomes a few lines and a count.
+
+``RateLimitFilter`` is a ``logging.Filter`` for a handler. Records are grouped by
+logger, level and message *template* (``record.msg`` before ``%`` formatting), so
+"audio jumps %.1f s ahead at t=%.3f" is one kind of message whatever the numbers.
+Per kind, the first ``burst`` (5) records in a window of ``interval_s`` (10 s) are
+shown; the last of them says that repeats are now counted; the rest of the window
+is counted and dropped. The first record of the next window carries the count
+("... [312 more like this in the last 10 s not shown]"), and ``flush()`` logs the
+counts still pending (the CLI calls it on exit), so nothing disappears without a
+number. Records below ``level`` (INFO: a camera's "restored" line flaps with its
+"lost" warning; debug output is never limited) always pass.
+
+``install_rate_limit()`` adds one shared filter to the plain stderr handlers of
+the root logger (what ``logging.basicConfig`` made); the ``sensekit`` command calls
+it, and a program embedding sensekit can call it too. It applies to every logger,
+so every repeated warning (unknown OSC addresses, malformed datagrams, audio
+jumps in a replay, a camera flapping between lost and restored, NaN blocks) is
+limited in one place.
+
+Cost: one dict lookup and a lock per INFO or WARNING record. Memory: one small entry per
+message template seen (templates are source-code constants, so a few dozen).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BURST = 5
+DEFAULT_INTERVAL_S = 10.0
+_BYPASS = "_sensekit_ratelimit_bypass"
+
+
+@dataclass
+class _Window:
+    start: float
+    shown: int = 0
+    suppressed: int = 0
+
+
+class RateLimitFilter(logging.Filter):
+    """Show at most ``burst`` records of each kind per ``interval_s``; count the rest."""
+
+    def __init__(self, burst: int = DEFAULT_BURST, interval_s: float = DEFAULT_INTERVAL_S, *,
+                 level: int = logging.INFO,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        if burst < 1 or not interval_s > 0:
+            raise ValueError(f"burst must be >= 1 and interval_s > 0, got {burst}, {interval_s}")
+        self.burst = int(burst)
+        self.interval_s = float(interval_s)
+        self.level = level
+        self.clock = clock
+        self.suppressed_total = 0
+        self._windows: dict[tuple[str, int, str], _Window] = {}
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < self.level or getattr(record, _BYPASS, False):
+            return True
+        key = (record.name, record.levelno, str(record.msg))
+        now = self.clock()
+        with self._lock:
+            win = self._windows.get(key)
+            if win is None or now - win.start >= self.interval_s:
+                carried = win.suppressed if win is not None else 0
+                span = now - win.start if win is not None else 0.0
+                win = self._windows[key] = _Window(now)
+                if carried:
+                    _append(record, f" [{carried} more like this in the last {span:.0f} s not shown]")
+            if win.shown >= self.burst:
+                win.suppressed += 1
+                self.suppressed_total += 1
+                return False
+            win.shown += 1
+            if win.shown == self.burst:
+                _append(record, f" [repeats in the next {self.interval_s:g} s are counted, not shown]")
+            return True
+
+    def pending(self) -> list[tuple[str, int]]:
+        """``(message template, suppressed count)`` not yet reported; resets them."""
+        out = []
+        with self._lock:
+            for (_, _, msg), win in self._windows.items():
+                if win.suppressed:
+                    out.append((msg, win.suppressed))
+                    win.suppressed = 0
+        return out
+
+    def flush(self, logger: logging.Logger | None = None) -> int:
+        """Log one line per kind of message with repeats not shown yet; returns how many."""
+        target = logger or log
+        items = self.pending()
+        for msg, n in items:
+            target.warning("%d more message(s) like %r were not shown", n, msg,
+                           extra={_BYPASS: True})
+        return len(items)
+
+
+def _append(record: logging.LogRecord, note: str) -> None:
+    """Add ``note`` to a record's message (after ``%`` formatting, whatever ``msg`` is)."""
+    record.msg = record.getMessage() + note
+    record.args = None
+
+
+_shared: RateLimitFilter | None = None
+
+
+def install_rate_limit(burst: int = DEFAULT_BURST, interval_s: float = DEFAULT_INTERVAL_S
+                       ) -> RateLimitFilter:
+    """Add the shared filter to the root logger's plain stream handlers (idempotent)."""
+    global _shared
+    if _shared is None:
+        _shared = RateLimitFilter(burst, interval_s)
+    for handler in logging.getLogger().handlers:
+        if type(handler) in (logging.StreamHandler, logging.FileHandler) \
+                and _shared not in handler.filters:
+            handler.addFilter(_shared)
+    return _shared
+
+
+def flush_rate_limit() -> int:
+    """Report the repeats the shared filter is still holding back (see ``flush``)."""
+    return _shared.flush() if _shared is not None else 0

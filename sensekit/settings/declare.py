@@ -1,0 +1,349 @@
+"""Declaring a setting: its name, unit, range or choices, default and one line of help.
+
+A detector (or an app) declares its settings once, as a ``Group`` in a class attribute::
+
+    class MotionDetector(Tunable):
+        SETTINGS = group("motion", "frame-difference / background motion detector",
+            setting("threshold", None, "pixel difference that counts as motion", kind="int",
+                    unit="pixel levels", lo=1, hi=255, none="learned from the camera noise",
+                    flag="--motion-threshold"),
+            setting("min_amount", 0.002, "moving fraction that makes a frame 'moving'",
+                    unit="fraction", lo=0, hi=1),
+        )
+
+Every adapter (CLI options and ``--set``, ``sensekit settings``, the venue profile, OSC
+``/sensekit/set/<section>/<name>``, the app keys, ``calibrate`` and Shift+S) reads these
+declarations; none of them knows a setting by name. The key of a setting is
+``section.name`` everywhere (``motion.threshold``).
+
+Kinds: ``float`` and ``int`` (a range ``lo..hi``), ``bool``, ``choice`` (one of ``choices``),
+``color`` (``"#rrggbb"``) and ``zones`` (``{name: (x, y, w, h)}`` in fractions 0..1 of the
+frame). ``none=`` makes ``None`` a valid value and says what it means ("learned", "off").
+``setting()`` infers the kind from the default when it can.
+
+Values come in two forms: text (command line, ``--set``, an OSC string) through
+``Setting.parse``, and native values (TOML, OSC numbers, Python) through ``Setting.check``;
+both return the normalised value or raise ``ConfigError`` naming the key and the value
+("`motion.threshold` must be a whole number 1..255 pixel levels, got 300").
+``Setting.format`` writes a value as text that ``parse`` reads back exactly.
+
+Cost: nothing per frame; checking a value is a few comparisons.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Literal, Mapping
+
+from sensekit.errors import ConfigError
+
+__all__ = ["Kind", "Setting", "Group", "setting", "group", "Zone", "KINDS"]
+
+Kind = Literal["float", "int", "bool", "choice", "color", "zones"]
+KINDS: tuple[str, ...] = ("float", "int", "bool", "choice", "color", "zones")
+Zone = tuple[float, float, float, float]
+_NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
+_COLOR_RE = re.compile(r"#?(?:0x)?([0-9a-fA-F]{6})")
+_TRUE = ("true", "1", "yes", "on")
+_FALSE = ("false", "0", "no", "off")
+
+
+def _number_text(v: float) -> str:
+    return f"{v:g}"
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One declared setting. ``section`` is filled in by the ``Group`` that holds it."""
+
+    name: str
+    default: Any
+    help: str
+    kind: Kind = "float"
+    unit: str = ""
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple[str, ...] = ()
+    #: what ``None`` means ("learned", "off"); empty: ``None`` is not a valid value
+    none: str = ""
+    #: one key press of ``+``/``-`` (an app's sensitivity): added, or a factor when ``log_step``
+    step: float | None = None
+    log_step: bool = False
+    #: a friendly command-line option bound to this setting (``--blur``); ``--set`` works for all
+    flag: str | None = None
+    section: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.section}.{self.name}"
+
+    @property
+    def optional(self) -> bool:
+        return bool(self.none)
+
+    # -- checking -------------------------------------------------------------------
+    def expectation(self) -> str:
+        """What a valid value looks like, for messages and ``sensekit settings``."""
+        unit = f" {self.unit}" if self.unit else ""
+        if self.kind in ("float", "int"):
+            what = "a whole number" if self.kind == "int" else "a number"
+            if self.lo is not None and self.hi is not None:
+                text = f"{what} {_number_text(self.lo)}..{_number_text(self.hi)}{unit}"
+            elif self.lo is not None:
+                text = f"{what} >= {_number_text(self.lo)}{unit}"
+            else:
+                text = f"{what}{unit}"
+        elif self.kind == "bool":
+            text = "true or false"
+        elif self.kind == "choice":
+            text = "one of " + ", ".join(self.choices)
+        elif self.kind == "color":
+            text = 'a colour "#RRGGBB"'
+        else:
+            text = "zones name=x,y,w,h;... (fractions 0..1 of the frame)"
+        return text + (f" (or none: {self.none})" if self.none else "")
+
+    def _bad(self, value: Any) -> ConfigError:
+        return ConfigError(f"`{self.key}` must be {self.expectation()}, got {value!r}")
+
+    def check(self, value: Any) -> Any:
+        """A native value (TOML, OSC, Python) -> the normalised value, or ``ConfigError``."""
+        if value is None:
+            if self.none:
+                return None
+            raise self._bad(value)
+        kind = self.kind
+        if kind in ("float", "int"):
+            return self._check_number(value)
+        if kind == "bool":
+            if isinstance(value, bool) or type(value).__name__ == "bool_":
+                return bool(value)
+            if isinstance(value, int) and value in (0, 1):     # OSC sends 0/1
+                return bool(value)
+            raise self._bad(value)
+        if kind == "choice":
+            if isinstance(value, str) and value in self.choices:
+                return value
+            raise self._bad(value)
+        if kind == "color":
+            if isinstance(value, str):
+                m = _COLOR_RE.fullmatch(value.strip())
+                if m:
+                    return "#" + m.group(1).lower()
+            raise self._bad(value)
+        return self._check_zones(value)
+
+    def _check_number(self, value: Any) -> float | int:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise self._bad(value)
+        v = float(value)
+        if not math.isfinite(v) or (self.lo is not None and v < self.lo) or (self.hi is not None and v > self.hi):
+            raise self._bad(value)
+        if self.kind == "int":
+            if not v.is_integer():
+                raise self._bad(value)
+            return int(v)
+        return v
+
+    def _check_zones(self, value: Any) -> dict[str, Zone]:
+        if not isinstance(value, Mapping):
+            raise self._bad(value)
+        zones: dict[str, Zone] = {}
+        for name, box in value.items():
+            where = f"`{self.key}.{name}`"
+            if not isinstance(name, str) or not name.strip() or set(name) & set(",;="):
+                raise ConfigError(f"zone names in `{self.key}` must be non-empty and free of , ; =, got {name!r}")
+            if isinstance(box, (str, bytes)) or not hasattr(box, "__len__") or len(box) != 4:
+                raise ConfigError(f"{where} must be [x, y, w, h] (4 fractions 0..1 of the frame), got {box!r}")
+            nums = []
+            for v in box:
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)) \
+                        or not 0.0 <= float(v) <= 1.0:
+                    raise ConfigError(f"{where} must be [x, y, w, h] with each 0..1 (fractions of the frame), "
+                                      f"got {list(box)!r}")
+                nums.append(float(v))
+            x, y, w, h = nums
+            if w <= 0 or h <= 0 or x + w > 1.0 + 1e-9 or y + h > 1.0 + 1e-9:
+                raise ConfigError(f"{where} must have w, h > 0 and lie inside the frame "
+                                  f"(x + w <= 1, y + h <= 1), got {list(box)!r}")
+            zones[name] = (x, y, w, h)
+        return zones
+
+    # -- text -----------------------------------------------------------------------
+    def parse(self, text: str) -> Any:
+        """Text (command line, ``--set``, an OSC string) -> the normalised value."""
+        if not isinstance(text, str):
+            return self.check(text)
+        s = text.strip()
+        if s.lower() == "none" and (self.none or self.kind == "zones"):
+            return None if self.none else {}
+        kind = self.kind
+        if kind in ("float", "int"):
+            try:
+                value: Any = int(s, 0) if re.fullmatch(r"[+-]?(0[xX][0-9a-fA-F]+|\d+)", s) else float(s)
+            except ValueError:
+                raise self._bad(text) from None
+            return self.check(value)
+        if kind == "bool":
+            low = s.lower()
+            if low in _TRUE:
+                return True
+            if low in _FALSE:
+                return False
+            raise self._bad(text)
+        if kind == "zones":
+            return self.check(_parse_zones(s, self.key))
+        return self.check(s)
+
+    def format(self, value: Any) -> str:
+        """``value`` as text that ``parse`` reads back to the same value."""
+        if value is None:
+            return "none"
+        if self.kind == "bool":
+            return "true" if value else "false"
+        if self.kind == "float":
+            return repr(float(value))
+        if self.kind == "zones":
+            return ";".join(f"{n}=" + ",".join(repr(float(v)) for v in box) for n, box in value.items()) or "none"
+        return str(value)
+
+    def show(self, value: Any) -> str:
+        """``value`` for people (``sensekit settings``, toasts): short numbers, unit."""
+        if value is None:
+            return f"none ({self.none})" if self.none else "none"
+        if self.kind in ("float", "int"):
+            return f"{float(value):g}" + (f" {self.unit}" if self.unit else "")
+        if self.kind == "zones":
+            return self.format(value) if value else "none"
+        return self.format(value)
+
+    def stepped(self, value: Any, steps: float) -> Any:
+        """``value`` moved by ``steps`` key presses (``step`` each), clamped to the range."""
+        if self.step is None or self.kind not in ("float", "int") or value is None:
+            raise ConfigError(f"`{self.key}` has no key step")
+        v = float(value) * self.step ** steps if self.log_step else float(value) + self.step * steps
+        if self.lo is not None:
+            v = max(float(self.lo), v)
+        if self.hi is not None:
+            v = min(float(self.hi), v)
+        return self.check(round(v) if self.kind == "int" else v)
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready description (``sensekit settings --json``)."""
+        default = self.default
+        if self.kind == "zones" and default is not None:
+            default = {n: list(b) for n, b in default.items()}
+        return {"key": self.key, "section": self.section, "name": self.name, "kind": self.kind,
+                "default": default, "unit": self.unit, "lo": self.lo, "hi": self.hi,
+                "choices": list(self.choices) or None, "none": self.none or None, "step": self.step,
+                "log_step": self.log_step, "flag": self.flag, "help": self.help,
+                "expects": self.expectation()}
+
+
+def _parse_zones(text: str, key: str) -> dict[str, list[float]]:
+    zones: dict[str, list[float]] = {}
+    for part in (p.strip() for p in text.split(";")):
+        if not part:
+            continue
+        name, sep, rest = part.partition("=")
+        try:
+            nums = [float(v) for v in rest.split(",")]
+        except ValueError:
+            nums = []
+        if not sep or not name.strip() or len(nums) != 4:
+            raise ConfigError(f"`{key}` zones must look like 'name=x,y,w,h;...' (fractions 0..1), got {part!r}")
+        zones[name.strip()] = nums
+    return zones
+
+
+@dataclass(frozen=True)
+class Group:
+    """The settings of one detector or app: ``section`` is the first part of every key."""
+
+    section: str
+    title: str
+    items: tuple[Setting, ...]
+    #: cross-setting rule on the merged values (raises ``ConfigError``), e.g. fmin < fmax
+    rule: Callable[[Mapping[str, Any]], None] | None = field(default=None, compare=False)
+    #: the module that declared the group (``sensekit.vision.motion``, ``sensekit_apps.clapper``)
+    module: str = field(default="", compare=False)
+    _by_name: dict[str, Setting] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not _NAME_RE.fullmatch(self.section):
+            raise ConfigError(f"settings section must be lower_case, got {self.section!r}")
+        seen: set[str] = set()
+        for s in self.items:
+            if s.name in seen:
+                raise ConfigError(f"setting `{self.section}.{s.name}` is declared twice")
+            seen.add(s.name)
+        object.__setattr__(self, "_by_name", {s.name: s for s in self.items})
+
+    def __getitem__(self, name: str) -> Setting:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise ConfigError(f"unknown setting `{self.section}.{name}`; known in [{self.section}]: "
+                              f"{', '.join(s.name for s in self.items)}") from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.items)
+
+    def defaults(self) -> dict[str, Any]:
+        return {s.name: s.default for s in self.items}
+
+    def check(self, values: Mapping[str, Any], current: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Check ``values`` (names of this group, native values); then the group's rule on
+        ``current`` updated with them. Returns the normalised values; nothing is stored."""
+        out = {name: self[name].check(v) for name, v in values.items()}
+        if self.rule is not None:
+            self.rule({**(current if current is not None else self.defaults()), **out})
+        return out
+
+
+def setting(name: str, default: Any, help: str, *, kind: Kind | None = None, unit: str = "",
+            lo: float | None = None, hi: float | None = None, choices: tuple[str, ...] = (),
+            none: str = "", step: float | None = None, log_step: bool = False,
+            flag: str | None = None) -> Setting:
+    """Declare one setting; the kind is inferred from ``default`` or ``choices`` when not given."""
+    if not _NAME_RE.fullmatch(name):
+        raise ConfigError(f"setting names must be lower_case, got {name!r}")
+    if kind is None:
+        if choices:
+            kind = "choice"
+        elif isinstance(default, bool):
+            kind = "bool"
+        elif isinstance(default, int):
+            kind = "int"
+        elif isinstance(default, float):
+            kind = "float"
+        elif isinstance(default, str) and default.startswith("#"):
+            kind = "color"
+        elif isinstance(default, dict):
+            kind = "zones"
+        else:
+            raise ConfigError(f"setting {name!r}: give kind= (cannot infer it from {default!r})")
+    s = Setting(name=name, default=default, help=help, kind=kind, unit=unit, lo=lo, hi=hi,
+                choices=tuple(choices), none=none, step=step, log_step=log_step, flag=flag)
+    if flag is not None and not re.fullmatch(r"--[a-z][a-z0-9-]*", flag):
+        raise ConfigError(f"setting {name!r}: flag must look like --name, got {flag!r}")
+    return s
+
+
+def group(section: str, title: str, *items: Setting,
+          rule: Callable[[Mapping[str, Any]], None] | None = None) -> Group:
+    """Declare (and register, see ``sensekit.settings.registry``) a group of settings."""
+    from sensekit.settings.registry import register
+
+    placed = tuple(replace(s, section=section) for s in items)
+    g = Group(section, title, placed, rule, module=sys._getframe(1).f_globals.get("__name__", ""))
+    for s in placed:                 # the defaults themselves must be valid
+        s.check(s.default)
+    return register(g)

@@ -1,0 +1,274 @@
+"""Live settings: ``Tunable`` (a detector or app with a declared group) and ``Tuning`` (a run's).
+
+``Tunable`` is a mixin. A class sets ``SETTINGS = group(...)`` and calls
+``init_settings(values)`` in its constructor: the values (defaults for what is not given)
+are checked against the declaration and stored as attributes of the same name
+(``SETTING_ATTRS`` maps a name to another attribute when needed). Then:
+
+- ``settings()`` -> ``{name: value}``, the whole group (values waiting to apply included);
+- ``apply(**values)`` checks *every* value first (and the group's cross-setting rule), so on
+  any error nothing changes; good values wait in a pending dict. It is thread-safe: OSC and a
+  panel call it from their own threads;
+- the owner calls ``apply_pending()`` at the start of its next frame or block (the check is
+  ``if self._pending:``, one attribute read, so settings cost nothing per frame); it stores
+  the values and calls ``settings_changed(changed)`` for derived state;
+- ``learned()`` -> values learned from data that a profile may keep (a noise floor);
+- ``tunables()`` -> the object and the tunables it owns (a stage's detectors).
+
+``Tuning`` is the table of one run: it finds the tunables of the run's roots (the app and the
+runner's stages, looked up on every call, so a stage added later is seen), and speaks in keys
+(``motion.threshold``). Every adapter goes through it: ``apply({"motion.threshold": 30})``
+checks all values against the declarations and the live objects before applying any;
+``settings()``, ``learned()`` and ``changed()`` (what was applied through the table since the
+run's ``baseline``, the values the app started with, and still differs from it) read the run
+back, for ``Shift+S`` and the profile.
+
+Failure modes: an unknown key or a bad value is a ``ConfigError`` naming the key and value;
+a key whose group is not running is reported in ``Applied.unused`` (callers warn for what the
+user typed, and stay quiet for a preset or a profile that covers more than this run).
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping
+
+from sensekit.settings.declare import Group
+from sensekit.settings.registry import lookup, split_key
+
+__all__ = ["Tunable", "Tuning", "Applied", "find_tunables", "apply_all_pending", "parse_values", "check_values"]
+
+
+class Tunable:
+    """Mixin for a class that declares ``SETTINGS``; see the module docstring."""
+
+    SETTINGS: ClassVar[Group]
+    #: setting name -> attribute name, where they differ
+    SETTING_ATTRS: ClassVar[Mapping[str, str]] = {}
+    #: bumped by every ``apply`` anywhere: a stage that owns tunables compares it with the value
+    #: it saw last, and only then looks for pending values (one comparison per item)
+    generation: ClassVar[int] = 0
+    _pending: dict[str, Any] | None = None
+    _settings_lock: threading.Lock
+
+    def init_settings(self, values: Mapping[str, Any] | None = None, **more: Any) -> None:
+        """Check ``values`` (and ``more``) against ``SETTINGS``, fill in the defaults, store them."""
+        group = type(self).SETTINGS
+        given = {**(values or {}), **more}
+        for name in given:
+            group[name]                                   # unknown name: ConfigError listing them
+        checked = group.check({**group.defaults(), **given})
+        self._settings_lock = threading.Lock()
+        self._pending = None
+        for name, value in checked.items():
+            self._store_setting(name, value)
+
+    # -- reading ------------------------------------------------------------------
+    def _attr(self, name: str) -> str:
+        return self.SETTING_ATTRS.get(name, name)
+
+    def _store_setting(self, name: str, value: Any) -> None:
+        setattr(self, self._attr(name), value)
+
+    def _read_setting(self, name: str) -> Any:
+        return getattr(self, self._attr(name))
+
+    def settings(self) -> dict[str, Any]:
+        """Every setting of the group: the value in use, or the one waiting to apply."""
+        out = {s.name: self._read_setting(s.name) for s in type(self).SETTINGS.items}
+        pending = self._pending
+        if pending:
+            out.update(pending)
+        return out
+
+    def learned(self) -> dict[str, Any]:
+        """Values this object learned from data that a profile may keep (name -> value)."""
+        return {}
+
+    def tunables(self) -> Iterator[Tunable]:
+        """This object and the tunable objects it owns."""
+        yield self
+
+    # -- changing ------------------------------------------------------------------
+    def check_settings(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``values`` checked against the declaration and the current values; nothing stored."""
+        return type(self).SETTINGS.check(values, self.settings())
+
+    def apply(self, **values: Any) -> dict[str, Any]:
+        """Check every value, then queue them for the next frame or block (thread-safe).
+
+        Returns the checked values. On any error nothing is queued.
+        """
+        with self._settings_lock:
+            checked = self.check_settings(values)
+            current = self.settings()
+            changes = {k: v for k, v in checked.items() if k not in current or current[k] != v}
+            if changes:
+                self._pending = {**(self._pending or {}), **changes}
+                Tunable.generation += 1
+        return checked
+
+    def apply_pending(self) -> dict[str, Any]:
+        """Store the queued values and call ``settings_changed``; the owner's loop calls this."""
+        with self._settings_lock:
+            changes, self._pending = self._pending, None
+        if not changes:
+            return {}
+        for name, value in changes.items():
+            self._store_setting(name, value)
+        self.settings_changed(changes)
+        return changes
+
+    def apply_now(self, **values: Any) -> dict[str, Any]:
+        """``apply`` and ``apply_pending`` at once (for the loop's own thread)."""
+        self.apply(**values)
+        return self.apply_pending()
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        """Hook: recompute what depends on the changed settings (default: nothing)."""
+
+
+def apply_all_pending(objs: Iterable[Tunable]) -> None:
+    """``apply_pending`` on each object with values waiting (a composite stage, per item, once
+    ``Tunable.generation`` moved)."""
+    for t in objs:
+        if t._pending:
+            t.apply_pending()
+
+
+def find_tunables(roots: Iterable[Any]) -> list[Tunable]:
+    """The tunables of ``roots`` (objects with ``tunables()``), each once, in order."""
+    out: list[Tunable] = []
+    seen: set[int] = set()
+    for root in roots:
+        walk = getattr(root, "tunables", None)
+        if walk is None:
+            continue
+        for t in walk():
+            if id(t) not in seen and isinstance(t, Tunable):
+                seen.add(id(t))
+                out.append(t)
+    return out
+
+
+@dataclass
+class Applied:
+    """What ``Tuning.apply`` did: ``values`` applied (key -> value), ``unused`` keys whose group
+    is not running here."""
+    values: dict[str, Any] = field(default_factory=dict)
+    unused: list[str] = field(default_factory=list)
+
+
+class Tuning:
+    """The settings of one run, by key; see the module docstring.
+
+    ``roots`` returns the objects to search (called on every use: the app and the runner's
+    stages). ``baseline()`` records the values the run starts with; ``changed()`` compares
+    with them.
+    """
+
+    def __init__(self, roots: Callable[[], Iterable[Any]]) -> None:
+        self._roots = roots
+        self._lock = threading.Lock()
+        self._baseline: dict[str, Any] = {}
+        self._applied: set[str] = set()
+
+    def tunables(self) -> list[Tunable]:
+        return find_tunables(self._roots())
+
+    def by_section(self) -> dict[str, list[Tunable]]:
+        out: dict[str, list[Tunable]] = {}
+        for t in self.tunables():
+            out.setdefault(type(t).SETTINGS.section, []).append(t)
+        return out
+
+    def sections(self) -> list[str]:
+        return sorted(self.by_section())
+
+    def settings(self) -> dict[str, Any]:
+        """``{key: value}`` for every running group (the first object of a section speaks)."""
+        out: dict[str, Any] = {}
+        for section, objs in sorted(self.by_section().items()):
+            for name, value in objs[0].settings().items():
+                out[f"{section}.{name}"] = value
+        return out
+
+    def learned(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for t in self.tunables():
+            section = type(t).SETTINGS.section
+            for name, value in t.learned().items():
+                out.setdefault(f"{section}.{name}", value)
+        return out
+
+    def baseline(self) -> dict[str, Any]:
+        """Remember the current values as the run's starting point (and forget what was
+        applied); returns them."""
+        self._baseline = self.settings()
+        self._applied = set()
+        return dict(self._baseline)
+
+    def changed(self) -> dict[str, Any]:
+        """The settings applied through this table since the baseline (options, keys, OSC...),
+        that still differ from it, at their current values. What the program did by itself
+        (a click that starts a new tracker) is state, not a setting, and is not listed."""
+        current = self.settings()
+        return {k: current[k] for k in sorted(self._applied)
+                if k in current and (k not in self._baseline or self._baseline[k] != current[k])}
+
+    def apply(self, values: Mapping[str, Any]) -> Applied:
+        """Check every value (native values; see ``parse``) against the table and the running
+        objects, then queue them all for the next frame or block. On any error nothing is
+        applied. Keys of groups that are not running are returned in ``unused``."""
+        result = Applied()
+        per_section: dict[str, dict[str, Any]] = {}
+        for key, value in values.items():
+            s = lookup(key)
+            per_section.setdefault(s.section, {})[s.name] = s.check(value)
+        with self._lock:
+            live = self.by_section()
+            plan: list[tuple[Tunable, dict[str, Any]]] = []
+            for section, vals in per_section.items():
+                objs = live.get(section)
+                if not objs:
+                    result.unused += [f"{section}.{n}" for n in vals]
+                    continue
+                for obj in objs:
+                    plan.append((obj, obj.check_settings(vals)))
+            for obj, vals in plan:
+                obj.apply(**vals)
+                section = type(obj).SETTINGS.section
+                result.values.update({f"{section}.{n}": v for n, v in vals.items()})
+            self._applied.update(result.values)
+        return result
+
+    def apply_now(self, values: Mapping[str, Any]) -> Applied:
+        """``apply`` and take effect at once (the loop's own thread, between items). Values of a
+        group that a value itself brings in (``motion.method=background`` and the ``background``
+        settings) apply once it exists."""
+        done = Applied(unused=list(values))
+        while done.unused:
+            step = self.apply({k: values[k] for k in done.unused})
+            for t in self.tunables():
+                if t._pending:
+                    t.apply_pending()
+            done.values.update(step.values)
+            if len(step.unused) == len(done.unused):
+                break
+            done.unused = step.unused
+        return done
+
+
+def parse_values(texts: Mapping[str, str]) -> dict[str, Any]:
+    """``{key: text}`` (``--set``) -> ``{key: value}`` through each setting's parser."""
+    return {key: lookup(key).parse(text) for key, text in texts.items()}
+
+
+def check_values(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``{key: native value}`` checked against the table (no live objects needed)."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        split_key(key)
+        out[key] = lookup(key).check(value)
+    return out
+

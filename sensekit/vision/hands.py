@@ -1,0 +1,403 @@
+"""HandStage: MediaPipe Hands behind the same runner, events and replays as every stage.
+
+Per video frame it runs MediaPipe's hand pipeline (palm detection, then 21 landmarks per
+hand, tracked from frame to frame) and emits, for each hand:
+
+- ``hand``: id (stable while tracked), handedness, score, box, 21 landmarks in pixels, and
+  the current gesture;
+- ``gesture`` when the gesture changes (``hand_gestures.classify``, held ``gesture_hold_ms``);
+- ``pinch`` when thumb and index tips meet or part (hysteresis, held ``pinch_hold_ms``);
+- ``hand_lost`` when a hand has not been seen for ``lost_after_ms`` (a pinch still held
+  ends first).
+
+Settings are declared once, in the ``hands`` group (``HAND_SETTINGS``: name, default, range,
+unit, meaning); the constructor takes them as keyword arguments and checks them there, and
+``apply()`` changes them from the next frame (model, hand count and confidences rebuild the
+MediaPipe graph). Defaults: up to 2
+hands, the ``lite`` models, detection and tracking confidence 0.5, One-Euro smoothing on.
+
+Handedness: MediaPipe names the hand as if the image were a mirror (selfie) view. The stage
+reports the person's hand: set ``input_mirrored=True`` when frames arrive mirrored (the apps
+mirror their camera), or ``mirror=True`` to have the stage flip them; a direct camera image
+(a webcam facing you, a head-mounted camera) needs neither.
+
+Finding more hands than a bare MediaPipe call: when a frame yields fewer hands than the
+previous one (tracking lost) or none at all, the stage runs palm detection again on that
+same frame, on a copy with a 15 % border (MediaPipe's palm detector misses a hand that fills
+the frame or is cut by its edge). It keeps MediaPipe's own answer whenever there is one, so
+it never finds a hand on fewer frames than the bare call; while no hand is in view the
+retry runs on at most one frame in ``redetect_every_frames`` (10): +10 % while nobody is there.
+
+Cost (``benchmarks/hands.py``): MediaPipe itself, ~15-30 ms per frame on one core for the
+lite models at any input size (it scales the picture to 192 and 224 pixels), plus ~0.3 ms
+for the conversion, smoothing, gestures and events; retries cost one extra detection.
+Needs the optional extra (``pip install 'sensekit[hands]'``); without it the constructor
+raises ``ConfigError`` with that line. Failure modes: hands smaller than ~40 pixels, strong
+motion blur, gloves; two hands crossing may swap ids. MediaPipe on the CPU is deterministic
+for the same frames in the same order, so a replay gives the same events every time.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Literal, Mapping
+
+import cv2
+import numpy as np
+
+from sensekit.capture.base import Item, VideoFrame
+from sensekit.errors import ConfigError
+from sensekit.events import Event, Gesture, Hand, HandLost, Pinch
+from sensekit.settings import Tunable, group, setting
+from sensekit.validate import check_frame
+from sensekit.vision.hand_gestures import (THRESHOLDS, GestureState, HandShape, PinchState, can_pinch,
+                                           classify, hand_shape)
+from sensekit.vision.smoothing import OneEuroArray
+
+__all__ = ["HAND_SETTINGS", "HandStage", "TrackedHand", "HAND_EVENTS", "INSTALL_HINT", "load_mediapipe",
+           "hands_available"]
+
+HAND_EVENTS = frozenset({"hand", "gesture", "pinch", "hand_lost"})
+INSTALL_HINT = "pip install 'sensekit[hands]'"
+MEDIAPIPE_VERSION = "0.10.21"
+PAD_FRACTION = 0.15          # border added for the retry, as a fraction of the larger side
+TIP, THUMB_TIP = 8, 4        # index fingertip, thumb tip (MediaPipe's numbering)
+PALM = [0, 5, 9, 13, 17]     # wrist and the four knuckles: the palm centre, for matching
+#: one detected hand: image points (21, 3) px, world points (21, 3) m, MediaPipe's label, its score
+Found = tuple[np.ndarray, np.ndarray, str, float]
+
+
+def _check_pinch(v: Mapping[str, Any]) -> None:
+    if v["pinch_end_above"] <= v["pinch_start_below"]:
+        raise ConfigError(f"`hands.pinch_end_above` ({v['pinch_end_above']:g}) must be greater than "
+                          f"`hands.pinch_start_below` ({v['pinch_start_below']:g})")
+
+
+#: Every setting of the hand stage, declared once (``sensekit settings hands`` lists them).
+HAND_SETTINGS = group(
+    "hands", "hand tracking (MediaPipe Hands; the hands extra)",
+    setting("max_hands", 2, "how many hands to follow at once", unit="hands", lo=1, hi=2, flag="--max-hands"),
+    setting("model", "lite", "MediaPipe model size: lite (faster) or full", choices=("lite", "full"),
+            flag="--hand-model"),
+    setting("min_detection_confidence", 0.5, "palm detector score to accept a new hand", lo=0.0, hi=1.0),
+    setting("min_tracking_confidence", 0.5, "landmark score below which tracking is lost and detection reruns",
+            lo=0.0, hi=1.0),
+    setting("smoothing", True, "One-Euro smoothing of the landmarks (off: raw MediaPipe points)",
+            flag="--hand-smoothing"),
+    setting("smoothing_min_cutoff_hz", 1.5, "One-Euro cutoff of a still hand (lower: steadier)", unit="Hz",
+            lo=0.01, hi=30.0),
+    setting("smoothing_beta", 2.0, "how fast the cutoff rises with speed (higher: less lag)",
+            unit="per hand size/s", lo=0.0, hi=100.0),
+    setting("pinch_start_below", THRESHOLDS["pinch_start_below"], "thumb-index distance that starts a pinch",
+            unit="hand sizes", lo=0.01, hi=2.0),
+    setting("pinch_end_above", THRESHOLDS["pinch_end_above"], "thumb-index distance that ends it "
+            "(> start: hysteresis)", unit="hand sizes", lo=0.01, hi=2.0),
+    setting("pinch_hold_ms", 100.0, "a pinch must start/end for this long", unit="ms", lo=0.0, hi=1000.0),
+    setting("gesture_hold_ms", 100.0, "a new gesture must hold this long", unit="ms", lo=0.0, hi=2000.0),
+    setting("lost_after_ms", 100.0, "unseen this long: hand_lost (id forgotten)", unit="ms", lo=0.0, hi=5000.0),
+    setting("redetect", True, "retry detection on a padded copy when hands are missing"),
+    setting("redetect_every_frames", 10, "with no hand in view, retry on one frame in N", unit="frames",
+            lo=1, hi=1000),
+    setting("mirror", False, "flip frames left-right first (coordinates are then mirrored)"),
+    setting("input_mirrored", False, "frames arrive mirrored already (the apps)"),
+    rule=_check_pinch,
+)
+
+
+#: MediaPipe's and TensorFlow Lite's start-up chatter on the C-level stderr (it ignores the
+#: usual log-level variables): dropped; anything else it prints there is passed on.
+_NOISE = re.compile(r"^(INFO: Created TensorFlow Lite|WARNING: All log messages before absl|[IW]\d{4} )")
+
+
+@contextlib.contextmanager
+def _filtered_native_stderr() -> Iterator[None]:
+    """Catch what native code writes to file descriptor 2 during the block, minus ``_NOISE``."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):        # no real stderr (embedded): nothing to filter
+        yield
+        return
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            for line in tmp.read().decode("utf-8", "replace").splitlines():
+                if line.strip() and not _NOISE.match(line):
+                    print(line, file=sys.stderr)
+
+
+def hands_available() -> bool:
+    """True if the hands extra (MediaPipe with its bundled hand models) is installed."""
+    try:
+        load_mediapipe()
+    except ConfigError:
+        return False
+    return True
+
+
+def load_mediapipe() -> Any:
+    """``mediapipe.solutions.hands``, imported quietly, or ``ConfigError`` naming the fix."""
+    try:
+        import mediapipe as mp
+    except ImportError as exc:
+        raise ConfigError(f"hand tracking needs the optional extra: {INSTALL_HINT} "
+                          f"(mediapipe {MEDIAPIPE_VERSION} is not installed: {exc})") from None
+    solutions = getattr(mp, "solutions", None)
+    if solutions is None or not hasattr(solutions, "hands"):
+        raise ConfigError(f"mediapipe {getattr(mp, '__version__', '?')} has no bundled hand models "
+                          f"(solutions.hands); hand tracking needs mediapipe=={MEDIAPIPE_VERSION}: "
+                          f"{INSTALL_HINT}")
+    return solutions.hands
+
+
+@dataclass
+class TrackedHand:
+    """What the stage knows about one hand (apps may read ``HandStage.hands``)."""
+    id: int
+    handedness: str
+    score: float
+    landmarks: np.ndarray                 # (21, 3) pixels, smoothed when smoothing is on
+    box: tuple[int, int, int, int]
+    gesture: str
+    pinching: bool
+    last_t: float
+    shape: HandShape | None = None
+    smoother: OneEuroArray | None = None
+    pinch: PinchState = field(default_factory=PinchState)
+    gestures: GestureState = field(default_factory=GestureState)
+
+    @property
+    def tip(self) -> tuple[float, float]:
+        """The index fingertip (x, y) in pixels."""
+        return float(self.landmarks[TIP, 0]), float(self.landmarks[TIP, 1])
+
+    @property
+    def pinch_point(self) -> tuple[float, float]:
+        """Midpoint of thumb tip and index tip (x, y) in pixels."""
+        p = (self.landmarks[TIP, :2] + self.landmarks[THUMB_TIP, :2]) / 2
+        return float(p[0]), float(p[1])
+
+
+class HandStage(Tunable):
+    """A runner stage: frames in, ``hand``/``gesture``/``pinch``/``hand_lost`` events out."""
+
+    consumes: Literal["video"] = "video"
+    emits = HAND_EVENTS
+    SETTINGS = HAND_SETTINGS
+    # the settings as attributes (types only; HAND_SETTINGS is the one place they live)
+    max_hands: int
+    model: Literal["lite", "full"]
+    min_detection_confidence: float
+    min_tracking_confidence: float
+    smoothing: bool
+    smoothing_min_cutoff_hz: float
+    smoothing_beta: float
+    pinch_start_below: float
+    pinch_end_above: float
+    pinch_hold_ms: float
+    gesture_hold_ms: float
+    lost_after_ms: float
+    redetect: bool
+    redetect_every_frames: int
+    mirror: bool
+    input_mirrored: bool
+
+    def __init__(self, **settings: Any) -> None:
+        self.init_settings(settings)
+        self._mp_hands = load_mediapipe()
+        self._warming: dict[int, int] = {}     # graph -> quiet calls left (see _run)
+        self._graph = self._make_graph(static=False)
+        self._retry_graph: Any = None
+        self.hands: dict[int, TrackedHand] = {}
+        self.runs = {"frames": 0, "retries": 0, "recovered": 0}
+        self._next_id = 1
+        self._empty_streak = 0
+        self._last_t = -1.0                    # the previous frame's time
+        self._rgb: np.ndarray | None = None
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        """Model, hand count and confidences are MediaPipe's own: a new graph; the rest
+        applies to hands seen from now on."""
+        if changed.keys() & {"max_hands", "model", "min_detection_confidence", "min_tracking_confidence"}:
+            self.close()
+            self._graph = self._make_graph(static=False)
+
+    # -- MediaPipe -------------------------------------------------------------------
+    def _make_graph(self, *, static: bool) -> Any:
+        s = self
+        with _filtered_native_stderr():
+            graph = self._mp_hands.Hands(static_image_mode=static, max_num_hands=s.max_hands,
+                                        model_complexity=1 if s.model == "full" else 0,
+                                        min_detection_confidence=s.min_detection_confidence,
+                                        min_tracking_confidence=s.min_tracking_confidence)
+        self._warming[id(graph)] = 5
+        return graph
+
+    def close(self) -> None:
+        for graph in (self._graph, self._retry_graph):
+            if graph is not None:
+                graph.close()
+        self._graph = self._retry_graph = None
+
+    def _run(self, graph: Any, rgb: np.ndarray) -> Any:
+        calls = self._warming.get(id(graph))
+        if calls is None:
+            return graph.process(rgb)
+        with _filtered_native_stderr():       # a graph logs on its first frames and first hand
+            result = graph.process(rgb)
+        if result.multi_hand_landmarks and calls <= 1:
+            del self._warming[id(graph)]
+        else:
+            self._warming[id(graph)] = calls - 1
+        return result
+
+    def _detect(self, rgb: np.ndarray) -> list[Found]:
+        return _parse(self._run(self._graph, rgb), rgb.shape[1], rgb.shape[0])
+
+    def _retry(self, rgb: np.ndarray) -> list[Found]:
+        """Palm detection again on this frame, with a border so a large hand fits."""
+        if self._retry_graph is None:
+            self._retry_graph = self._make_graph(static=True)
+        h, w = rgb.shape[:2]
+        pad = int(round(PAD_FRACTION * max(h, w)))
+        padded = cv2.copyMakeBorder(rgb, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        self.runs["retries"] += 1
+        found = _parse(self._run(self._retry_graph, padded), w + 2 * pad, h + 2 * pad)
+        for image_points, _, _, _ in found:
+            image_points[:, :2] -= pad
+        return found
+
+    # -- the stage -------------------------------------------------------------------
+    def process(self, item: Item) -> list[Event]:
+        if not isinstance(item, VideoFrame):
+            return []
+        if self._pending:
+            self.apply_pending()
+        image = item.image
+        if self._rgb is None or self._rgb.shape != image.shape:
+            check_frame(image, "frame image")
+            self._rgb = np.empty_like(image)
+        s = self
+        rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
+        if s.mirror:
+            rgb = cv2.flip(rgb, 1)
+        self.runs["frames"] += 1
+        found = self._detect(rgb)
+        self._empty_streak = 0 if found else self._empty_streak + 1
+        if s.redetect and len(found) < s.max_hands:
+            lost_one = len(found) < sum(1 for h in self.hands.values() if h.last_t >= self._last_t)
+            if lost_one or (not found and (self._empty_streak - 1) % s.redetect_every_frames == 0):
+                extra = self._retry(rgb)
+                if len(extra) > len(found):
+                    self.runs["recovered"] += 1
+                    found = extra
+        return self._update(found, item.t)
+
+    def _update(self, found: list[Found], t: float) -> list[Event]:
+        s = self
+        events: list[Event] = []
+        matches = _match(list(self.hands.values()), [f[0] for f in found])
+        for k, (image_points, world_points, label, score) in enumerate(found):
+            hand = matches.get(k)
+            if hand is None:
+                hand = self._new_hand()
+            events.extend(self._observe(hand, image_points, world_points, label, score, t))
+        for hand in list(self.hands.values()):
+            if hand.last_t < t and (t - hand.last_t) * 1000.0 >= s.lost_after_ms:
+                if hand.pinching:
+                    x, y = hand.pinch_point
+                    events.append(Pinch(t=t, id=hand.id, pinching=False, x=x, y=y))
+                events.append(HandLost(t=t, id=hand.id))
+                del self.hands[hand.id]
+        self._last_t = t
+        return events
+
+    def _new_hand(self) -> TrackedHand:
+        s = self
+        hand = TrackedHand(id=self._next_id, handedness="", score=0.0, landmarks=np.zeros((21, 3)),
+                           box=(0, 0, 0, 0), gesture="none", pinching=False, last_t=-1.0,
+                           pinch=PinchState(s.pinch_start_below, s.pinch_end_above, s.pinch_hold_ms / 1000.0),
+                           gestures=GestureState(s.gesture_hold_ms / 1000.0))
+        if s.smoothing:
+            hand.smoother = OneEuroArray(min_cutoff_hz=s.smoothing_min_cutoff_hz, beta=s.smoothing_beta)
+        self._next_id += 1
+        self.hands[hand.id] = hand
+        return hand
+
+    def _observe(self, hand: TrackedHand, image_points: np.ndarray, world_points: np.ndarray,
+                 label: str, score: float, t: float) -> Iterable[Event]:
+        s = self
+        shape = hand_shape(image_points, world_points)
+        points = image_points
+        if hand.smoother is not None:
+            size = math.dist(image_points[9, :2].tolist(), image_points[0, :2].tolist())
+            points = hand.smoother(image_points, t, speed_scale=1.0 / max(size, 1.0))
+        flip = s.mirror != s.input_mirrored          # MediaPipe's label is right for mirrored views
+        hand.handedness = label.lower() if flip else {"Left": "right", "Right": "left"}.get(label, label.lower())
+        hand.score, hand.landmarks, hand.shape, hand.last_t = score, points, shape, t
+        x0, y0 = np.floor(points[:, :2].min(axis=0))
+        x1, y1 = np.ceil(points[:, :2].max(axis=0))
+        hand.box = (int(x0), int(y0), int(x1 - x0), int(y1 - y0))
+        out: list[Event] = []
+        changed = hand.gestures.update(classify(shape), t)
+        hand.gesture = hand.gestures.current or "none"
+        out.append(Hand(t=t, id=hand.id, handedness=hand.handedness, score=score, gesture=hand.gesture,
+                        box=hand.box, landmarks=tuple(map(tuple, points.tolist()))))
+        if changed is not None:
+            out.append(Gesture(t=t, id=hand.id, gesture=changed))
+        ratio = shape.pinch if (hand.pinching or can_pinch(shape)) else np.inf
+        flipped = hand.pinch.update(ratio, t)
+        if flipped is not None:
+            hand.pinching = flipped
+            x, y = hand.pinch_point
+            out.append(Pinch(t=t, id=hand.id, pinching=flipped, x=x, y=y))
+        return out
+
+
+def _parse(result: Any, width: int, height: int) -> list[Found]:
+    """MediaPipe's result -> [(image points px (21, 3), world points m (21, 3), label, score)]."""
+    out = []
+    scale = np.array([width, height, width], dtype=np.float64)
+    for lms, world, handed in zip(result.multi_hand_landmarks or (), result.multi_hand_world_landmarks or (),
+                                  result.multi_handedness or ()):
+        image_points = np.array([(p.x, p.y, p.z) for p in lms.landmark], dtype=np.float64) * scale
+        world_points = np.array([(p.x, p.y, p.z) for p in world.landmark], dtype=np.float64)
+        best = handed.classification[0]
+        out.append((image_points, world_points, best.label, float(best.score)))
+    return out
+
+
+def _match(hands: list[TrackedHand], found: list[np.ndarray]) -> dict[int, TrackedHand]:
+    """Pair detections with known hands by palm-centre distance in hand sizes (gate 1.5)."""
+    if not hands or not found:
+        return {}
+    def centre_and_size(pts: np.ndarray) -> tuple[list[float], float]:
+        palm = pts[PALM, :2]
+        return (palm.sum(axis=0) / len(PALM)).tolist(), max(math.dist(palm[2].tolist(), palm[0].tolist()), 1.0)
+
+    known = [(hand, *centre_and_size(hand.landmarks)) for hand in hands]
+    pairs = []
+    for k, pts in enumerate(found):
+        centre, size = centre_and_size(pts)
+        for hand, prev, prev_size in known:
+            cost = math.dist(centre, prev) / max(size, prev_size)
+            if cost < 1.5:
+                pairs.append((cost, k, hand))
+    pairs.sort(key=lambda p: p[0])
+    out: dict[int, TrackedHand] = {}
+    used: set[int] = set()
+    for _, k, hand in pairs:
+        if k not in out and hand.id not in used:
+            out[k] = hand
+            used.add(hand.id)
+    return out

@@ -1,0 +1,180 @@
+"""Finding apps: bundled, installed through the `sensekit.apps` entry points, SENSEKIT_APPS_DIR,
+and app files run by path. Installed packages are real `.dist-info` folders on sys.path (what pip
+lays down), not mocks of importlib.metadata."""
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sensekit.app.registry import ENTRY_POINT_GROUP, discover, load, resolve
+from sensekit.cli import main
+from sensekit.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[2]
+
+APP_SOURCE = '''\
+"""{doc}"""
+import pygame
+from sensekit.app import App
+from sensekit.audio.pipeline import AudioStage
+
+
+class {cls}(App):
+    title = "{cls}"
+    needs = frozenset({{"audio"}})
+
+    def stages(self):
+        return [AudioStage()]
+
+    def setup(self):
+        self.levels_seen = 0
+        self.on("level", self.count)
+
+    def count(self, event):
+        self.levels_seen += 1
+
+    def draw(self, screen):
+        screen.fill((0, 0, 0))
+        self.draw_frame(screen, str(self.levels_seen))
+'''
+
+
+def write_app(folder: Path, stem: str, doc: str = "My app: counts levels.", cls: str = "MyApp") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{stem}.py"
+    path.write_text(APP_SOURCE.format(doc=doc, cls=cls))
+    return path
+
+
+def install_dist(site: Path, dist: str, entry_points: dict[str, str], modules: dict[str, str]) -> None:
+    """Lay down what `pip install` of a package declaring `sensekit.apps` entry points leaves."""
+    info = site / f"{dist}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
+    lines = "\n".join(f"{k} = {v}" for k, v in entry_points.items())
+    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\n{lines}\n")
+    for rel, text in modules.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(text)
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    monkeypatch.delenv("SENSEKIT_APPS_DIR", raising=False)
+    yield monkeypatch
+    for name in [m for m in sys.modules if m.startswith(("thirdparty_apps", "sensekit_apps."))]:
+        del sys.modules[name]
+
+
+def test_the_bundled_apps_are_the_files_in_apps(clean_env):
+    bundled = {p.stem for p in (REPO / "apps").glob("*.py") if not p.name.startswith("_")}
+    apps = discover()
+    assert set(apps) == bundled and len(bundled) == 9
+    assert {a.origin for a in apps.values()} == {"bundled"}
+
+
+def test_sensekit_apps_dir_adds_apps_and_a_name_there_wins(clean_env, tmp_path, capsys):
+    mine = tmp_path / "mine"
+    write_app(mine, "my_app")
+    write_app(mine, "steer", doc="My own steer.")
+    other = tmp_path / "other"
+    write_app(other, "second_app", doc="Second: from another folder.")
+    clean_env.setenv("SENSEKIT_APPS_DIR", f"{mine}:{other}")
+    apps = discover()
+    assert apps["my_app"].origin == "SENSEKIT_APPS_DIR" and apps["second_app"].path.parent == other
+    assert apps["steer"].description == "My own steer." and apps["color_ball"].origin == "bundled"
+    assert main(["apps"]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith("my_app "))
+    assert line.split(None, 1)[1] == f"My app: counts levels.  [SENSEKIT_APPS_DIR: {mine / 'my_app.py'}]"
+    assert main(["run", "my_app", "--headless", "--frames", "30"]) == 0
+    assert "my_app: 30 frames" in capsys.readouterr().out
+
+
+def test_sensekit_apps_dir_that_is_not_a_folder_is_one_line(clean_env, tmp_path, capsys):
+    clean_env.setenv("SENSEKIT_APPS_DIR", str(tmp_path / "nowhere"))
+    assert main(["apps"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "SENSEKIT_APPS_DIR names" in err and "not a folder" in err
+
+
+def test_entry_point_apps_are_listed_and_run(clean_env, tmp_path, capsys):
+    site = tmp_path / "site"
+    app_module = APP_SOURCE.format(doc="Module doc.", cls="Hello").replace(
+        'class Hello(App):\n', 'class Hello(App):\n    """Hello: an app from another package."""\n')
+    install_dist(site, "thirdparty-apps",
+                 {"hello": "thirdparty_apps.hello:Hello", "whole_module": "thirdparty_apps.whole",
+                  "broken": "thirdparty_apps.missing:Nope"},
+                 {"thirdparty_apps/__init__.py": "", "thirdparty_apps/hello.py": app_module,
+                  "thirdparty_apps/whole.py": APP_SOURCE.format(doc="Whole: a module with one app.",
+                                                                cls="Whole")})
+    clean_env.syspath_prepend(str(site))
+    apps = discover()
+    assert apps["hello"].description == "Hello: an app from another package."
+    assert apps["hello"].origin == "entry point (thirdparty-apps)"
+    assert apps["whole_module"].description == "Whole: a module with one app."
+    assert "cannot find module" in apps["broken"].description
+    assert load("hello").__name__ == "Hello" and load("whole_module").name == "whole_module"
+    assert main(["run", "hello", "--headless", "--frames", "20"]) == 0
+    assert "hello: 20 frames" in capsys.readouterr().out
+    assert main(["run", "broken", "--headless"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'thirdparty_apps.missing:Nope'" in err and "cannot be loaded" in err
+
+
+def test_run_an_app_file_by_path_from_another_folder(clean_env, tmp_path, capsys):
+    folder = tmp_path / "work"
+    path = write_app(folder, "blinker")
+    (folder / "helper_for_blinker.py").write_text("GREETING = 'hi'\n")
+    path.write_text(path.read_text().replace("import pygame\n",
+                                             "import pygame\nfrom helper_for_blinker import GREETING\n"))
+    clean_env.chdir(tmp_path)
+    shot = tmp_path / "shot.png"
+    assert main(["run", "work/blinker.py", "--headless", "--frames", "15", "--screenshot", str(shot)]) == 0
+    out = capsys.readouterr().out
+    assert "blinker: 15 frames" in out and shot.is_file()
+
+
+@pytest.mark.parametrize("content, expected", [
+    (None, "app file 'gone.py' not found"),
+    ("def broken(:\n", "line 1: syntax error"),
+    ("import no_such_module_here\n", "cannot import what it needs: No module named 'no_such_module_here'"),
+    ("x = 1\n", "must define exactly one App subclass, found none"),
+])
+def test_bad_app_files_are_one_line_errors(clean_env, tmp_path, capsys, content, expected):
+    clean_env.chdir(tmp_path)
+    if content is not None:
+        (tmp_path / "gone.py").write_text(content)
+    assert main(["run", "gone.py", "--headless"]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and err.count("\n") == 1, err
+
+
+def test_two_app_classes_in_one_file_are_refused(clean_env, tmp_path):
+    path = write_app(tmp_path, "two")
+    path.write_text(path.read_text() + "\n\nclass Another(MyApp):\n    pass\n")
+    with pytest.raises(ConfigError, match="exactly one App subclass, found MyApp, Another"):
+        resolve(str(path))
+
+
+def test_a_folder_is_not_an_app_file(clean_env, tmp_path):
+    with pytest.raises(ConfigError, match="is a folder.*SENSEKIT_APPS_DIR"):
+        resolve(str(tmp_path) + "/")
+
+
+def test_unknown_name_with_a_file_of_that_name_says_how_to_run_it(clean_env, tmp_path, capsys):
+    write_app(tmp_path, "mine")
+    clean_env.chdir(tmp_path)
+    assert main(["run", "mine", "--headless"]) == 2
+    err = capsys.readouterr().err
+    assert "no app named 'mine'" in err and "sensekit run ./mine.py" in err
+
+
+def test_apps_help_documents_where_apps_come_from(capsys):
+    assert main(["apps", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "SENSEKIT_APPS_DIR" in out and '[project.entry-points."sensekit.apps"]' in out
+    assert "sensekit run path/to/my_app.py" in out

@@ -1,0 +1,173 @@
+"""``sensekit inspect``: it counts what really decodes, names the damage, exits non-zero on it,
+and prints text from the recording safely.
+
+Each damage is made on a copy of a small recording (or of the bundled demo, a
+version 1 recording) and ``inspect`` runs through the real CLI entry point. No
+run may change a file of the recording.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sensekit.capture.base import AudioBlock, VideoFrame
+from sensekit.capture.recording import Recorder, ReplaySource
+from sensekit.cli import main as cli_main
+from tests.capture.recording_versions import to_version_1
+
+W, H, FPS, RATE = 32, 24, 10.0, 8000
+
+
+def make(path: Path, frames: int = 25, notes: str = "a clip") -> Path:
+    with Recorder(path, video=(W, H, FPS), audio=(RATE, 1), block_size=400, notes=notes,
+                  start_unix=0.0, sources=["test"]) as rec:
+        items = [VideoFrame(i, i / FPS, np.full((H, W, 3), i * 9, np.uint8)) for i in range(frames)]
+        items += [AudioBlock(k, k * 0.05, np.full(400, k / 100, np.float32), RATE)
+                  for k in range(frames // 2)]
+        for item in sorted(items, key=lambda it: it.t):
+            rec.write(item)
+    return path
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def inspect(capsys: pytest.CaptureFixture, rec: Path, *args: str) -> tuple[int, str, str]:
+    before = digest(rec) if rec.is_dir() else None
+    capsys.readouterr()
+    code = cli_main(["inspect", str(rec), *args])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert before is None or digest(rec) == before, "inspect changed the recording"
+    return code, out, err
+
+
+def flat(text: str) -> str:
+    """The report with line wrapping undone (problems are wrapped at 76 columns)."""
+    return " ".join(text.replace("\n  ", " ").split())
+
+
+def segments(rec: Path) -> list[Path]:
+    return sorted((rec / "video").glob("*-*.mkv"))
+
+
+def set_meta(rec: Path, **changes: object) -> None:
+    meta = json.loads((rec / "meta.json").read_text())
+    meta.update(changes)
+    (rec / "meta.json").write_text(json.dumps(meta))
+
+
+def test_an_intact_recording_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code, out, _ = inspect(capsys, make(tmp_path / "ok.skrec"))
+    assert code == 0 and "ok.skrec  (complete)" in out and "problems" not in out
+    assert "32x24 @ 10 fps, FFV1, 25 frames" in out and "video/ 5 segments" in out
+    code, out, _ = inspect(capsys, tmp_path / "ok.skrec", "--quick")
+    assert code == 0 and "25 frames listed, not decoded (--quick)" in out
+
+
+def test_an_all_zero_video_mkv_is_damage(tmp_path: Path, recordings_dir: Path,
+                                         capsys: pytest.CaptureFixture) -> None:
+    rec = tmp_path / "demo.skrec"
+    shutil.copytree(recordings_dir / "demo.skrec", rec)          # version 1: one video.mkv
+    video = rec / "video.mkv"
+    video.write_bytes(bytes(video.stat().st_size))
+    code, out, _ = inspect(capsys, rec)
+    assert code == 1 and "DAMAGED" in out
+    assert "0 of 300 listed frames decode" in flat(out)
+    assert "demo.skrec/video.mkv' cannot be opened as video" in flat(out)
+
+
+def test_an_all_zero_segment_is_named(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    rec = make(tmp_path / "z.skrec")
+    seg = segments(rec)[1]
+    first, last = (int(x) for x in seg.name[:-4].split("-"))
+    seg.write_bytes(bytes(seg.stat().st_size))
+    code, out, _ = inspect(capsys, rec)
+    assert code == 1 and "DAMAGED" in out
+    n = last - first + 1
+    assert f"'z.skrec/video/{seg.name}' ({n} frames) cannot be opened as video" in flat(out)
+    assert f"{25 - n} of 25 listed frames decode" in out and "stops with an error" in out
+
+
+def test_a_truncated_segment_of_a_version_1_and_2_recording(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture) -> None:
+    rec = make(tmp_path / "t.skrec")
+    seg = segments(rec)[-1]
+    seg.write_bytes(seg.read_bytes()[: seg.stat().st_size // 2])
+    code, out, _ = inspect(capsys, rec)
+    assert code == 1 and seg.name in out and "DAMAGED" in out
+    rec1 = to_version_1(make(tmp_path / "t1.skrec"))
+    (rec1 / "video.mkv").write_bytes((rec1 / "video.mkv").read_bytes()[:2000])
+    code, out, _ = inspect(capsys, rec1)
+    assert code == 1 and "t1.skrec/video.mkv" in out and "listed frames decode" in out
+
+
+def test_a_wav_header_claiming_2_gb_is_not_believed(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture) -> None:
+    rec = make(tmp_path / "w.skrec")
+    wav = rec / "audio.wav"
+    data = bytearray(wav.read_bytes())
+    held = (len(data) - 44) // 2
+    claim = 2_000_000_000
+    data[4:8] = struct.pack("<I", 36 + claim)
+    data[40:44] = struct.pack("<I", claim)
+    wav.write_bytes(bytes(data))
+    code, out, _ = inspect(capsys, rec)
+    assert code == 1 and "DAMAGED" in out
+    assert f"its header claims {claim // 2} samples per channel, meta.json says {held}" in flat(out)
+    audio_line = next(line for line in out.splitlines() if line.startswith("audio"))
+    assert str(claim // 2) not in audio_line
+    # an incomplete recording plays what the file holds, and says the header lies
+    set_meta(rec, complete=False)
+    code, out, _ = inspect(capsys, rec)
+    assert code == 1 and f"but the file holds only {held}" in flat(out)
+    assert f"{held} samples" in next(line for line in out.splitlines() if line.startswith("audio"))
+    blocks = [b for b in ReplaySource(rec) if isinstance(b, AudioBlock)]
+    assert sum(len(b.samples) for b in blocks) == held
+
+
+def test_text_from_the_recording_cannot_drive_the_terminal(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture) -> None:
+    notes = "red \x1b[31mALERT\x1b[0m\rover\x08written \u202eevil\x07\nsecond line"
+    rec = make(tmp_path / "n.skrec", notes=notes)
+    set_meta(rec, sources=["cam\x1b]0;title\x07"])
+    (rec / "odd\x1bname.txt").write_text("x")
+    code, out, _ = inspect(capsys, rec)
+    assert code == 0
+    assert not any(ch in out for ch in "\x1b\r\x08\x07\u202e")
+    assert "red \\x1b[31mALERT\\x1b[0m\\x0dover\\x08written \\u202eevil\\x07" in out
+    assert "second line" in out and "cam\\x1b]0;title\\x07" in out and "odd\\x1bname.txt" in out
+
+
+def test_a_start_time_that_is_no_date(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    rec = make(tmp_path / "d.skrec")
+    set_meta(rec, start_unix=1e20)
+    code, out, err = inspect(capsys, rec)
+    assert code == 1 and "start_unix 1e+20 is not a date" in flat(out) and err == ""
+
+
+def test_a_killed_recording_is_incomplete_and_counts_what_replays(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    rec = make(tmp_path / "k.skrec")
+    set_meta(rec, complete=False)
+    last = segments(rec)[-1]
+    last.rename(last.with_name(f"{last.name.split('-')[0]}.partial.mkv"))    # never committed
+    code, out, _ = inspect(capsys, rec)
+    assert code == 1 and "INCOMPLETE" in out and "DAMAGED" not in out
+    replayed = [f for f in ReplaySource(rec) if isinstance(f, VideoFrame)]
+    assert f"{len(replayed)} of 25 listed frames decode and play" in out
+    assert "unfinished segment" in flat(out) and "were never committed" in flat(out)
+
+
+def test_not_a_recording_is_status_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "x.skrec").mkdir()
+    code, _, err = inspect(capsys, tmp_path / "x.skrec")
+    assert code == 2 and "has no meta.json" in err

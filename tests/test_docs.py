@@ -1,0 +1,86 @@
+"""The docs: the API reference builds without a warning, and the tutorial works as written."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pygame
+import pytest
+
+from tests.markdown_commands import REPO, blocks, run_line, shell_lines
+
+TUTORIAL = REPO / "docs" / "tutorial.md"
+SETUP = ("python3 -m venv", "pip install", ". .venv/bin/activate")
+BALLOON_RGB = (230, 60, 80)
+
+
+def _build_api_module():
+    spec = importlib.util.spec_from_file_location("build_api", REPO / "docs" / "build_api.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_api_reference_builds_without_warnings(tmp_path):
+    problems = _build_api_module().build(tmp_path)
+    assert not problems, "\n".join(problems)
+    for page in ("index.html", "sensekit/app/base.html", "sensekit/app/script.html", "sensekit/events.html",
+                 "sensekit/vision/color_tracker.html", "sensekit/capture/recording.html"):
+        assert (tmp_path / page).is_file(), page
+    base = (tmp_path / "sensekit/app/base.html").read_text()
+    assert "pick_color" in base and "set_mode" in base
+
+
+def _balloon_pixels(path: Path) -> int:
+    image = pygame.surfarray.array3d(pygame.image.load(str(path)))
+    return int(np.all(image == BALLOON_RGB, axis=-1).sum())
+
+
+def test_the_tutorial_works_as_written(tmp_path):
+    work = tmp_path / "tutorial"
+    work.mkdir()
+    ran, outputs = [], {}
+    for lang, title, code in blocks(TUTORIAL.read_text()):
+        if lang == "python" and title:
+            (work / title).write_text(code)
+        elif lang == "sh":
+            for line in shell_lines(code):
+                if line.startswith(SETUP):
+                    continue
+                proc = run_line(line, work)
+                assert proc.returncode == 0 and "Traceback" not in proc.stderr, \
+                    f"{line}\n{proc.stdout}\n{proc.stderr}"
+                ran.append(line)
+                outputs[line] = proc.stdout
+    assert len(ran) >= 8, ran
+    first = next(out for line, out in outputs.items() if "balloon.png" in line)
+    assert "bundled recording 'demo'" in first
+    # the balloon is small at the start, big after the loud voice, and the whole demo's claps pop it
+    small, big = _balloon_pixels(work / "balloon.png"), _balloon_pixels(work / "big.png")
+    assert big > 10 * small > 0
+    whole_run = next(out for line, out in outputs.items() if "popped.png" in line)
+    assert float(re.search(r"balloon: \d+ frames, ([\d.]+) s simulated", whole_run).group(1)) >= 19.9
+    events = [json.loads(line) for line in (work / "balloon.jsonl").read_text().splitlines()]
+    assert sum(e["event"] == "clap" for e in events) == 6
+    assert "2 passed" in next(out for line, out in outputs.items() if "pytest" in line)
+    listing = next(out for line, out in outputs.items() if line.endswith("sensekit apps") and "my_apps" in line)
+    assert any(row.startswith("balloon ") and "SENSEKIT_APPS_DIR" in row for row in listing.splitlines())
+
+
+def test_the_tutorial_and_the_example_app_agree():
+    """examples/custom_app.py is the tutorial's balloon, compacted: same stages and numbers."""
+    final = [code for lang, title, code in blocks(TUTORIAL.read_text()) if title == "balloon.py"][-1]
+    example = (REPO / "examples" / "custom_app.py").read_text()
+    for fragment in ("AudioStage(clap=ClapDetector())", "event.level > 30",
+                     "80 if self.loud else -20", "20.0), 180.0)", "(230, 60, 80)", '"hum to blow it up - clap to pop it"'):
+        assert fragment in final and fragment in example, fragment
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/tutorial.md"])
+def test_docs_link_to_files_that_exist(doc):
+    text = (REPO / doc).read_text()
+    for target in re.findall(r"\]\(([^)#:]+)\)", text):
+        assert (REPO / doc).parent.joinpath(target).exists(), f"{doc} links to missing {target}"

@@ -1,0 +1,173 @@
+"""Rate-limited warnings (sensekit/ratelimit.py), and an OSC flood through the real CLI."""
+from __future__ import annotations
+
+import logging
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from sensekit.osc import OscControl, free_udp_port
+from sensekit.ratelimit import RateLimitFilter
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _logger(flt: logging.Filter) -> tuple[logging.Logger, list[str]]:
+    shown: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            shown.append(record.getMessage())
+
+    logger = logging.getLogger(f"sensekit.test.ratelimit.{id(flt)}")
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+    handler = Keep()
+    handler.addFilter(flt)
+    logger.handlers[:] = [handler]
+    return logger, shown
+
+
+def test_a_flood_becomes_a_burst_and_a_count():
+    clock = Clock()
+    flt = RateLimitFilter(burst=5, interval_s=10.0, clock=clock)
+    log, shown = _logger(flt)
+    for i in range(1400):                      # "1,400 lines in 3 s"
+        clock.t = i * 3.0 / 1400
+        log.warning("audio jumps %.1f s ahead at t=%.3f; not padding", 0.5 + i, clock.t)
+    assert len(shown) == 5
+    assert shown[0].startswith("audio jumps 0.5 s ahead at t=0.000")
+    assert "repeats in the next 10 s are counted, not shown" in shown[4]
+    assert flt.suppressed_total == 1395
+    clock.t = 12.0                             # next window: the first one carries the count
+    log.warning("audio jumps %.1f s ahead at t=%.3f; not padding", 9.0, 12.0)
+    assert shown[5] == "audio jumps 9.0 s ahead at t=12.000; not padding " \
+                       "[1395 more like this in the last 12 s not shown]"
+
+
+def test_kinds_are_separate_debug_passes_and_flush_reports_what_is_held_back():
+    clock = Clock()
+    flt = RateLimitFilter(burst=2, interval_s=10.0, clock=clock)
+    log, shown = _logger(flt)
+    log.setLevel(logging.DEBUG)
+    for _ in range(10):
+        log.warning("OSC: ignored unknown address %s %r; known: %s", "/x", [1], "...")
+        log.warning("%s: lost (%s); reconnecting", "camera:0", "read failed")
+        log.info("%s: restored", "camera:0")                   # a flapping camera
+        log.debug("OSC: %s %r", "threshold", 30.0)
+    assert sum("unknown address" in s for s in shown) == 2
+    assert sum("lost" in s for s in shown) == 2
+    assert sum("restored" in s for s in shown) == 2
+    assert sum("threshold" in s for s in shown) == 10         # debug output is never limited
+    assert flt.pending() == [("OSC: ignored unknown address %s %r; known: %s", 8),
+                             ("%s: lost (%s); reconnecting", 8), ("%s: restored", 8)]
+    assert flt.pending() == []                                 # reported once
+    for _ in range(4):
+        log.warning("%s: lost (%s); reconnecting", "camera:0", "read failed")
+    assert flt.flush(log) == 1
+    assert shown[-1] == "4 more message(s) like '%s: lost (%s); reconnecting' were not shown"
+
+
+def test_bad_settings_are_rejected():
+    with pytest.raises(ValueError):
+        RateLimitFilter(burst=0)
+    with pytest.raises(ValueError):
+        RateLimitFilter(interval_s=0)
+
+
+def test_malformed_and_oversized_datagrams_are_counted(caplog):
+    from sensekit.audio.activity import ActivityDetector
+    from sensekit.settings import Tuning
+
+    detector = ActivityDetector()
+    with caplog.at_level(logging.WARNING, logger="sensekit.osc"), \
+            OscControl("127.0.0.1", 0, tuning=Tuning(lambda: [detector]), max_datagram_bytes=1024) as control:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.sendto(b"not osc at all", ("127.0.0.1", control.port))
+            s.sendto(b"/sensekit/set/threshold\x00,f\x00\x00\x01", ("127.0.0.1", control.port))
+            s.sendto(b"#bundle\x00" + b"\x00" * 5, ("127.0.0.1", control.port))
+            s.sendto(b"/" + b"a" * 3000, ("127.0.0.1", control.port))   # oversized
+            s.sendto(b"/sensekit/set/threshold\x00,f\x00\x00A\xf0\x00\x00", ("127.0.0.1", control.port))
+        deadline = time.monotonic() + 5
+        while control.accepted < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert control.stats()["osc_malformed"] == 3
+    assert control.stats()["osc_oversized"] == 1
+    assert control.stats()["osc_accepted"] == 1                # the good one still works
+    text = " | ".join(r.getMessage() for r in caplog.records)
+    assert "malformed datagram from 127.0.0.1" in text and "3001 bytes (limit 1024)" in text
+
+
+def _cli() -> list[str]:
+    script = Path(sys.executable).with_name("sensekit")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "sensekit"]
+
+
+def test_an_osc_flood_on_a_running_command_is_a_few_lines_and_counted(tmp_path, recordings_dir):
+    """3,000 bad datagrams at `sensekit events --osc-control`: a handful of lines, exact counts."""
+    if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording not generated yet")
+    port = free_udp_port()
+    proc = subprocess.Popen(_cli() + ["events", "demo", "--realtime", "--loop", "--activity", "--stats",
+                                      "--osc-control", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stderr.readline, "")), daemon=True)
+    reader.start()
+
+    def wait_for(text: str) -> None:
+        deadline = time.monotonic() + 60
+        while not any(text in line for line in lines) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert any(text in line for line in lines), f"no {text!r} in:\n{''.join(lines)[-2000:]}"
+
+    try:
+        wait_for("listening for settings")
+        from pythonosc.osc_message_builder import OscMessageBuilder
+        unknown = OscMessageBuilder("/sensekit/set/nothing")
+        unknown.add_arg(1.0)
+        good = OscMessageBuilder("/sensekit/set/threshold")
+        good.add_arg(30.0)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            for i in range(1000):
+                s.sendto(b"garbage!%04d" % i, ("127.0.0.1", port))
+                s.sendto(unknown.build().dgram, ("127.0.0.1", port))
+                s.sendto(b"/" + b"x" * 5003, ("127.0.0.1", port))
+                if i % 10 == 9:
+                    time.sleep(0.01)               # let the server keep up (UDP drops otherwise)
+            s.sendto(good.build().dgram, ("127.0.0.1", port))
+        wait_for("OSC: activity.silence_level=30.0")   # the server has handled everything before it
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+        reader.join(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = "".join(lines)
+    lines = err.splitlines()
+    assert "Traceback" not in err
+    osc = [line for line in lines if line.strip().startswith("osc ")]
+    assert osc, err
+    counts = dict(re.findall(r"(osc_\w+)=(\d+)", osc[0]))
+    assert counts["osc_malformed"] == "1000" and counts["osc_oversized"] == "1000", osc[0]
+    assert counts["osc_rejected"] == "1000" and counts["osc_accepted"] == "1", osc[0]
+    warnings = [line for line in lines if line.startswith(("OSC: dropped", "OSC: ignored"))]
+    assert len(warnings) <= 3 * 5, f"{len(warnings)} warning lines:\n{err[:3000]}"
+    assert any("counted, not shown" in line for line in warnings)
+    held = [line for line in lines if "were not shown" in line]
+    assert len(held) == 3 and all(re.match(r"99\d more message", line) for line in held), err[-2000:]

@@ -1,0 +1,429 @@
+"""One table of settings: the declarations, live changes, presets, and every declared setting
+round-tripped through the command line, a profile, OSC and Shift+S in a running app."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pythonosc.osc_message_builder import OscMessageBuilder
+from pythonosc.udp_client import SimpleUDPClient
+
+from sensekit.errors import ConfigError
+from sensekit.settings import PRESETS, Tunable, Tuning, group, load_table, lookup, setting
+
+from .settings_values import joint_values, other_value
+
+HAVE_DEMO = (Path(__file__).resolve().parents[1] / "recordings" / "demo.skrec" / "meta.json").is_file()
+needs_demo = pytest.mark.skipif(not HAVE_DEMO, reason="recordings/demo.skrec not generated")
+
+
+def _all_values(*, hands: bool = True) -> dict[str, object]:
+    """A non-default value for every declared setting (``key -> value``)."""
+    out: dict[str, object] = {}
+    for g in load_table().values():
+        if g.section == "hands" and not hands:
+            continue
+        out.update({f"{g.section}.{n}": v for n, v in joint_values(g).items()})
+    return out
+
+
+# --- the table ------------------------------------------------------------------------
+
+def test_every_setting_is_declared_completely():
+    table = load_table()
+    assert len(table) >= 15
+    count = 0
+    for g in table.values():
+        assert g.title, g.section
+        for s in g.items:
+            count += 1
+            assert s.help and s.key == f"{g.section}.{s.name}"
+            assert s.check(s.default) == s.default or s.kind == "zones", s.key      # a valid default
+            if s.kind in ("float", "int"):
+                assert s.lo is not None and s.hi is not None, f"{s.key} has no range"
+            if s.kind == "choice":
+                assert s.default in s.choices or (s.default is None and s.none), s.key
+            assert other_value(s) != s.default
+    assert count >= 60                                   # dozens
+
+
+def test_settings_command_lists_every_setting_with_units_ranges_and_defaults(capsys):
+    from sensekit.cli import main
+
+    assert main(["settings", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    listed = {s["key"]: s for g in data["groups"] for s in g["settings"]}
+    declared = {s.key for g in load_table().values() for s in g.items}
+    assert set(listed) == declared and len(listed) >= 60
+    for key in ("motion.threshold", "activity.silence_level", "tracker.hue_tolerance", "sound_flier.gravity"):
+        assert key in listed
+    assert listed["motion.threshold"]["lo"] == 1 and listed["motion.threshold"]["hi"] == 255
+    assert listed["motion.threshold"]["flag"] == "--motion-threshold"
+    assert all(s["expects"] and "default" in s for s in listed.values())
+    assert data["presets"]["book"]["values"]["sound_flier.gravity"] == 0.4
+    assert main(["settings", "motion"]) == 0
+    text = capsys.readouterr().out
+    assert "motion.threshold = none (from the camera noise)  --motion-threshold" in text
+    assert main(["settings", "mootion"]) == 2
+    assert "unknown settings section(s) mootion" in capsys.readouterr().err
+
+
+def test_every_preset_value_is_a_valid_setting():
+    for p in PRESETS.values():
+        for key, value in p.values.items():
+            assert lookup(key).check(value) == value, key
+
+
+# --- live changes --------------------------------------------------------------------------
+
+class _Meter(Tunable):
+    SETTINGS = group("test_meter", "a meter for the tests",
+                     setting("low", 10.0, "low mark", lo=0, hi=100),
+                     setting("high", 90.0, "high mark", lo=0, hi=100),
+                     rule=lambda v: None if v["low"] < v["high"] else (_ for _ in ()).throw(
+                         ConfigError("`test_meter.low` must be below `test_meter.high`")))
+
+    def __init__(self, **settings):
+        self.init_settings(settings)
+        self.seen: list[tuple[float, float]] = []
+
+    def process(self, x: float) -> None:
+        if self._pending:
+            self.apply_pending()
+        self.seen.append((self.low, self.high))
+
+
+def test_apply_checks_everything_first_and_takes_effect_on_the_next_item():
+    m = _Meter(low=20)
+    m.process(0)
+    with pytest.raises(ConfigError, match="`test_meter.high` must be a number 0..100, got 200"):
+        m.apply(low=30, high=200)                       # one bad value: nothing changes
+    with pytest.raises(ConfigError, match="must be below"):
+        m.apply(low=95)                                 # the rule, against the current values
+    m.apply(low=30, high=80)
+    assert m.settings() == {"low": 30.0, "high": 80.0}  # what will apply ...
+    assert (m.low, m.high) == (20.0, 90.0)              # ... from the next item on
+    m.process(1)
+    assert m.seen == [(20.0, 90.0), (30.0, 80.0)]
+
+
+def test_apply_from_other_threads_while_processing_is_never_torn():
+    """Eight threads apply (low, high) pairs while the loop processes: every item sees a pair
+    that was applied together, and the last value sent sticks."""
+    m = _Meter()
+    pairs = [(float(i), float(i) + 50.0) for i in range(40)]
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            m.process(0)
+
+    t = threading.Thread(target=loop)
+    t.start()
+    workers = [threading.Thread(target=lambda ps=pairs[k::8]: [m.apply(low=lo, high=hi) for lo, hi in ps])
+               for k in range(8)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    m.apply(low=1.0, high=2.0)
+    time.sleep(0.05)
+    stop.set()
+    t.join()
+    assert set(m.seen) <= set(pairs) | {(10.0, 90.0), (1.0, 2.0)}
+    assert m.seen[-1] == (1.0, 2.0)
+
+
+def test_a_stage_looks_at_its_settings_only_when_one_changed():
+    """Per frame, nothing but a comparison: pending values are taken once, after a change."""
+    from sensekit.capture.base import VideoFrame
+    from sensekit.vision.motion import MotionDetector
+    from sensekit.vision.pipeline import VisionStage
+
+    stage = VisionStage(motion=MotionDetector(), edges=True)
+    calls: list[str] = []
+    for t in stage.tunables():
+        original = t.apply_pending
+        t.apply_pending = lambda original=original, t=t: (calls.append(type(t).__name__), original())[1]
+    frame = np.zeros((60, 80, 3), np.uint8)
+    for i in range(5):
+        stage.process(VideoFrame(i, i / 30, frame))
+    assert calls == []
+    stage.motion.apply(min_amount=0.05)
+    stage.process(VideoFrame(5, 5 / 30, frame))
+    stage.process(VideoFrame(6, 6 / 30, frame))
+    assert calls == ["MotionDetector"] and stage.motion.min_amount == 0.05
+
+
+def test_tuning_speaks_keys_and_reports_what_no_stage_uses():
+    m = _Meter()
+    tuning = Tuning(lambda: [m])
+    done = tuning.apply({"test_meter.low": 5, "motion.threshold": 30})
+    assert done.values == {"test_meter.low": 5.0} and done.unused == ["motion.threshold"]
+    with pytest.raises(ConfigError, match="unknown setting `test_meter.lo`; did you mean test_meter.low"):
+        tuning.apply({"test_meter.lo": 5})
+    assert tuning.settings()["test_meter.low"] == 5.0
+
+
+# --- every setting through every adapter ---------------------------------------------------
+
+def test_every_setting_round_trips_through_the_command_line():
+    """``--set KEY=VALUE`` for every setting, and the bound option where one exists, give the
+    value back exactly (the text is the setting's own ``format``)."""
+    import argparse
+
+    from sensekit.cli.tuning import add_setting_flags, add_tuning_arguments, chosen_values
+
+    values = _all_values()
+    parser = argparse.ArgumentParser()
+    add_tuning_arguments(parser)
+    flagged = add_setting_flags(parser, sorted(load_table()))
+    argv = [a for key, v in values.items() for a in ("--set", f"{key}={lookup(key).format(v)}")]
+    assert chosen_values(parser.parse_args(argv)).values == values
+    flags = []
+    for s in flagged:
+        v = values[s.key]
+        flags += [s.flag if v else f"--no-{s.flag[2:]}"] if s.kind == "bool" else [s.flag, s.format(v)]
+    chosen = chosen_values(parser.parse_args(flags)).values
+    assert chosen == {s.key: values[s.key] for s in flagged} and len(flagged) >= 15
+
+
+EVERYTHING_APP = '''
+"""Every stage in one app: the test for Shift+S over every detector setting."""
+from sensekit.app import App
+from sensekit.audio.activity import ActivityDetector
+from sensekit.audio.clap import ClapDetector, ClapPatternTracker
+from sensekit.audio.pipeline import AudioStage
+from sensekit.audio.pitch import PitchTracker
+from sensekit.vision.color_tracker import ColorTracker
+from sensekit.vision.motion import MotionDetector
+from sensekit.vision.pipeline import VisionStage
+
+
+class Everything(App):
+    title = "Everything"
+    needs = frozenset({"video", "audio"})
+    hands = "switch"
+
+    def stages(self):
+        from sensekit.app.hand_input import HandInput
+        self.hand = HandInput(self)
+        return [AudioStage(activity=ActivityDetector(), clap=ClapDetector(), pattern=ClapPatternTracker(),
+                           pitch=PitchTracker()),
+                VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector(), edges=True),
+                *self.hand.stages()]
+
+    def setup(self):
+        self.on("*", lambda event: None)              # everything runs
+
+    def draw(self, screen):
+        screen.fill((0, 0, 0))
+'''
+
+
+def _hands_available() -> bool:
+    from sensekit.vision.hands import hands_available
+    return hands_available()
+
+
+def _run_and_save(app: str, values: dict, tmp_path: Path, extra: list[str] = ()) -> dict:
+    """``sensekit run APP --set ... --keys S@0.2``: the profile Shift+S saved, loaded."""
+    from sensekit.cli import main
+    from sensekit.profile import load_profile
+
+    venue = tmp_path / f"{Path(app).stem}.toml"
+    argv = ["run", app, "--headless", "--frames", "12", "--keys", "S@0.2", "--profile", str(venue),
+            "--screenshot", str(tmp_path / f"{Path(app).stem}.png"), *extra]
+    for key, v in values.items():
+        argv += ["--set", f"{key}={lookup(key).format(v)}"]
+    venue.write_text("")
+    assert main(argv) == 0
+    return dict(load_profile(venue))
+
+
+@needs_demo
+def test_every_stage_setting_round_trips_through_shift_s(tmp_path: Path):
+    """Every detector and stage setting, set on the command line of a running app, is saved by
+    Shift+S (the ``--keys S@...`` script) and loads back equal."""
+    app = tmp_path / "everything.py"
+    app.write_text(EVERYTHING_APP)
+    from sensekit.settings.registry import library_sections
+
+    hands = _hands_available()
+    values = {k: v for k, v in _all_values(hands=hands).items() if k.split(".")[0] in library_sections()}
+    saved = _run_and_save(str(app), values, tmp_path, ["--hands"] if hands else [])
+    assert {k: saved.get(k) for k in values} == values
+
+
+@needs_demo
+@pytest.mark.parametrize("name", ["sound_flier", "clapper", "activity_graph", "color_ball", "motion_paddle",
+                                  "edge_snow", "steer", "collide", "pinch_toss"])
+def test_every_app_setting_round_trips_through_shift_s(tmp_path: Path, name: str):
+    group_ = load_table()[name]
+    values = {f"{name}.{n}": v for n, v in joint_values(group_).items()}
+    saved = _run_and_save(name, values, tmp_path)
+    assert {k: saved.get(k) for k in values} == values
+
+
+def _wait(predicate, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate() and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def _host(app_path: str, tmp_path: Path, **options):
+    from sensekit.app.host import AppHost, RunOptions
+    from sensekit.app.registry import resolve
+    from sensekit.app.sources import bundled_source
+
+    cls = resolve(app_path)
+    source = bundled_source(cls)
+    source.open()
+    return AppHost(cls, source, RunOptions(headless=True, screenshot_dir=tmp_path, **options)), source
+
+
+@needs_demo
+def test_every_setting_round_trips_through_osc(tmp_path: Path):
+    """Every setting sent as ``/sensekit/set/<section>/<name>`` over UDP to running apps arrives,
+    checked, from the next step on."""
+    from sensekit.osc import OscControl, setting_address
+
+    app = tmp_path / "everything.py"
+    app.write_text(EVERYTHING_APP)
+    from sensekit.settings.registry import library_sections
+
+    table = load_table()
+    library = library_sections()
+    hands = _hands_available()
+    targets = [(str(app), [g for g in library if hands or g != "hands"])]
+    targets += [(name, [name]) for name in ("sound_flier", "clapper", "activity_graph", "color_ball",
+                                            "motion_paddle", "edge_snow", "steer", "collide", "pinch_toss")]
+    for app_name, sections in targets:
+        host, source = _host(app_name, tmp_path, hands=hands)
+        try:
+            values = {f"{sec}.{n}": v for sec in sections for n, v in joint_values(table[sec]).items()}
+
+            def message(key: str, v: object) -> OscMessageBuilder:
+                s = lookup(key)
+                msg = OscMessageBuilder(setting_address(key))
+                if v is None:
+                    msg.add_arg(None, "N")
+                elif s.kind in ("choice", "color", "zones"):
+                    msg.add_arg(s.format(v), "s")
+                elif s.kind == "bool":
+                    msg.add_arg(int(v), "i")
+                else:
+                    msg.add_arg(v)
+                return msg
+
+            with OscControl("127.0.0.1", 0, tuning=host.tuning) as control:
+                client = SimpleUDPClient("127.0.0.1", control.port)
+                first = {k: v for k, v in values.items() if k == "motion.method"}
+                for key, v in first.items():          # the background model exists once this applies
+                    client.send(message(key, v).build())
+                _wait(lambda: control.accepted >= len(first))
+                host.step()
+                for key, v in values.items():
+                    client.send(message(key, v).build())
+                _wait(lambda: control.accepted + control.rejected + control.unused >= len(values) + len(first))
+            host.step()
+            host.step()
+            assert control.rejected == 0 and control.unused == 0, (app_name, control.stats())
+            current = host.tuning.settings()
+            assert {k: current[k] for k in values} == values, app_name
+        finally:
+            host.close()
+            source.close()
+
+
+# --- presets ---------------------------------------------------------------------------------
+
+def test_the_book_preset_in_events(capsys):
+    """`sensekit events demo --preset book`: the book's clapper thresholds and tracking method."""
+    from sensekit.cli import main
+
+    if not HAVE_DEMO:
+        pytest.skip("recordings/demo.skrec not generated")
+    assert main(["events", "demo", "--preset", "book", "--activity", "--track-color", "#eb2d14", "--motion",
+                 "--jsonl", "--max-items", "300"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    names = {e["event"] for e in lines}
+    assert {"activity", "color_tracked", "motion"} <= names
+
+
+# --- adding a setting is one line ----------------------------------------------------------
+
+BALLOON = '''
+"""A balloon that grows with sound."""
+from sensekit.app import App
+from sensekit.audio.pipeline import AudioStage
+from sensekit.settings import group, setting
+
+
+class Balloon(App):
+    title = "Balloon"
+    needs = frozenset({"audio"})
+    SETTINGS = group("balloon", "a balloon that grows with sound",
+        setting("growth", 1.5, "pixels per level per second", unit="px", lo=0, hi=10, step=0.5))
+    plus_minus = ("balloon.growth", 1)
+
+    def stages(self):
+        return [AudioStage()]
+
+    def draw(self, screen):
+        screen.fill((0, 0, 0))
+'''
+
+
+@needs_demo
+def test_a_new_setting_is_one_line_and_appears_everywhere(tmp_path: Path, monkeypatch, capsys):
+    """An app of your own declares ``balloon.growth``: it is in ``sensekit settings``, ``--set``
+    takes it, the + key steps it, Shift+S saves it, a profile loads it, OSC sets it."""
+    from sensekit.cli import main
+    from sensekit.osc.control import value_from_args
+    from sensekit.profile import loads_profile
+
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "balloon.py").write_text(BALLOON)
+    monkeypatch.setenv("SENSEKIT_APPS_DIR", str(tmp_path / "apps"))
+    import sensekit.settings.registry as registry
+    monkeypatch.setitem(registry._loaded, "apps", False)
+    assert main(["settings", "balloon", "--json"]) == 0
+    [g] = json.loads(capsys.readouterr().out)["groups"]
+    assert g["settings"][0]["key"] == "balloon.growth" and g["settings"][0]["unit"] == "px"
+    venue = tmp_path / "v.toml"
+    venue.write_text("")
+    assert main(["run", "balloon", "--headless", "--frames", "12", "--set", "balloon.growth=2.5",
+                 "--keys", "+@0.1,S@0.2", "--profile", str(venue), "--screenshot", str(tmp_path / "b.png")]) == 0
+    assert loads_profile(venue.read_text())["balloon.growth"] == 3.0
+    assert value_from_args("balloon.growth", (4.0,)) == 4.0
+
+
+def test_every_setting_attribute_is_typed_for_the_type_checker():
+    """Settings are stored as attributes by the table; each class names their types (only the
+    types: the declaration stays the one place for defaults, ranges and help)."""
+    import inspect
+    import re
+
+    from sensekit.audio.activity import ActivityDetector
+    from sensekit.audio.clap import ClapDetector
+    from sensekit.audio.noise_floor import NoiseFloor
+    from sensekit.audio.pitch import PitchTracker
+    from sensekit.vision.background import BackgroundModel
+    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.vision.hands import HandStage
+    from sensekit.vision.motion import MotionDetector
+    from sensekit.vision.pipeline import VisionStage
+
+    for cls in (ActivityDetector, ClapDetector, NoiseFloor, PitchTracker, BackgroundModel, ColorTracker, HandStage,
+                MotionDetector, VisionStage):
+        source = inspect.getsource(cls)
+        for name in cls.SETTINGS.names:
+            attr = cls.SETTING_ATTRS.get(name, name)
+            if cls is ColorTracker and name in ("method", "color", *ColorTracker._TOLERANCE):
+                continue                                   # stored by its own _store_setting
+            assert re.search(rf"^\s+(self\.)?{attr}: ", source, re.M), f"{cls.__name__}.{attr} has no type"
