@@ -123,9 +123,8 @@ def test_wildcard_and_eager_runners_want_everything_always_run_stages_hear_the_t
     Runner(ListSource(_items()), [a], d).run(max_items=1)
     assert a.heard[-1][1] == {"clap", "pitch"}
     b = ListeningStage("audio", {"clap", "pitch"}, lambda it: Clap(t=it.t), always_run=True)
-    stats = Runner(ListSource(_items()), [b], Dispatcher()).run(max_items=1)
+    Runner(ListSource(_items()), [b], Dispatcher()).run(max_items=1)
     assert b.heard[-1][1] == frozenset(), "nobody listens; the stage decides what it keeps running"
-    assert stats.events == 1, "an always_run stage runs although nobody listens"
     c = ListeningStage("audio", {"clap", "pitch"}, lambda it: Clap(t=it.t))
     Runner(ListSource(_items()), [c], Dispatcher(), lazy=False).run(max_items=1)
     assert c.heard[-1][1] == {"clap", "pitch"}

@@ -5,7 +5,9 @@ test_real_clips.py, test_clap_invariance.py and test_claps_people_make.py.
 """
 from __future__ import annotations
 
+import json
 import logging
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -175,10 +177,11 @@ def test_nan_blocks_are_reported_skipped_and_never_produce_events(caplog):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"min_level": 150}, "`min_level` must be 0..100, got 150"),
-    ({"threshold": 50}, "`threshold` must be -20..20, got 50"),
-    ({"min_rise_db": 3}, "`min_rise_db` must be 8..40, got 3"),
-    ({"min_gap_ms": -5}, "`min_gap_ms` must be 0..1000, got -5"),
+    ({"min_level": 150}, "`clap.min_level` must be a number 0..100 level, got 150"),
+    ({"threshold": 50}, "`clap.threshold` must be a number -31..24, got 50"),
+    ({"min_rise_db": 3}, "`clap.min_rise_db` must be a number 8..40 dB, got 3"),
+    ({"min_gap_ms": -5}, "`clap.min_gap_ms` must be a number 0..1000 ms, got -5"),
+    ({"bogus": 1}, "bogus"),
     ({"gain": -1}, "`gain` must be 0..100, got -1"),
 ])
 def test_bad_settings(kwargs, message):
@@ -202,3 +205,21 @@ def test_burst_that_builds_up_and_lingers_is_not_a_clap():
     y = noise_floor(1.0, rate, -65)
     add_at(y, clap_burst(rate, length_ms=20, decay_ms=3), 0.4, rate)
     assert len(detect(y, rate)) == 1
+
+
+@pytest.mark.skipif(not (Path(__file__).resolve().parents[2] / "recordings" / "demo.skrec" / "meta.json").is_file(),
+                    reason="recordings/demo.skrec not generated")
+@pytest.mark.parametrize("key", ["clap.threshold", "clap.min_level"])
+def test_the_strictest_clap_setting_finds_fewer_claps_in_events(capsys, key):
+    """`sensekit events demo --clap --set KEY=<its maximum>` (through the settings table) finds
+    fewer claps than the defaults do."""
+    from sensekit.cli import main
+    from sensekit.settings import lookup
+
+    def claps(*extra: str) -> int:
+        assert main(["events", "demo", "--clap", "--jsonl", *extra]) == 0
+        return sum(json.loads(line)["event"] == "clap" for line in capsys.readouterr().out.splitlines())
+
+    default = claps()
+    strict = claps("--set", f"{key}={lookup(key).hi:g}")
+    assert default >= 4 and strict < default, (default, strict)
