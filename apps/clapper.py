@@ -9,12 +9,14 @@ claps or not.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 import pygame
 
-from sensekit.app import App, draw as D
+from sensekit.app import App
+from sensekit.app import draw as D
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     from sensekit.audio.clap import ClapDetector
     from sensekit.audio.evaluate import evaluate, format_sources, format_table
 
-    say = lambda m: print(f"# {m}", file=sys.stderr, flush=True)  # noqa: E731
+    say = lambda m: print(f"# {m}", file=sys.stderr, flush=True)
     ev = evaluate(args.data, block=args.block)
     print(format_table(ev))
     print()

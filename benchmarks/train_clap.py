@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from sensekit.audio import clap_training as ct
 
-    say = lambda m: print(f"# {m}", file=sys.stderr, flush=True)  # noqa: E731
+    say = lambda m: print(f"# {m}", file=sys.stderr, flush=True)
     bursts = ct.collect(args.data)
     say(f"{len(bursts.y)} bursts: {int((bursts.y == 1).sum())} claps, "
         f"{int((bursts.y == 0).sum())} others, {int((bursts.y == -1).sum())} ignored")

@@ -50,12 +50,19 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from sensekit.audio.clap_features import (FEATURES, POST_MS, BurstFeatures, BurstMeter,
-                                          clap_score)
+from sensekit.audio.clap_features import (
+    FEATURES,
+    POST_MS,
+    BurstFeatures,
+    BurstMeter,
+    Model,
+    clap_score,
+)
 from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
 from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
@@ -66,7 +73,7 @@ from sensekit.events import Clap, ClapPattern
 from sensekit.settings import Tunable, group, setting
 from sensekit.validate import check_int_range, check_positive, check_range
 
-__all__ = ["BurstFeatures", "ClapDetector", "ClapPatternTracker", "FEATURES", "check_rate"]
+__all__ = ["FEATURES", "BurstFeatures", "ClapDetector", "ClapPatternTracker", "check_rate"]
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +139,7 @@ class ClapDetector(Tunable):
         rate: int | None = None,
         channels: int | None = None,
         gain: float = UNITY_GAIN,
-        model: dict[str, Any] | None = None,
+        model: Model | None = None,
         **settings: Any,
     ) -> None:
         self.rate = check_rate(rate, "clap detector") if rate is not None else None
@@ -205,7 +212,7 @@ class ClapDetector(Tunable):
     def _start(self, t: float) -> None:
         self._t0 = t
         keep = self._back + self._region[0] + (_CHUNK_FRAMES + 2) * self._hop
-        self._buf = np.zeros(max(self.rate // 2, 4 * keep), np.float32)   # shifted every ~0.4 s
+        self._buf = np.zeros(max(self._meter.rate // 2, 4 * keep), np.float32)   # shifted every ~0.4 s
         self._b0 = -keep                   # virtual silence before the first sample
         self._end = 0
         self._fnext = 0
@@ -404,10 +411,10 @@ class ClapDetector(Tunable):
         peak_db, rise_db = vals[0], vals[1]
         ok = peak_db >= self._min_peak_db and rise_db >= self.min_rise_db
         score = clap_score(np.asarray(vals[1:]), self.model) if ok or self.keep_features else -99.0
-        t0 = self._t0 or 0.0
-        t_onset = t0 + onset / self.rate
+        t0, rate = self._t0 or 0.0, self._meter.rate
+        t_onset = t0 + onset / rate
         if self.keep_features:
-            self.features.append(BurstFeatures(t_onset, t0 + p / self.rate, *vals, score=score))
+            self.features.append(BurstFeatures(*(t_onset, t0 + p / rate, *vals, score)))
         if not (ok and gap_ok) or score < self.threshold:
             return None
         self._last_clap = p

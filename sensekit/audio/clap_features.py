@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -48,6 +49,10 @@ POST_MS = 30.0       # signal needed after the peak (fall times)
 CAP_DB = 40.0        # rise and attack are capped here
 CONTRAST_CAP_DB = 60.0
 _TINY = 1e-20
+
+#: a tree model as ``clap_model.MODEL`` holds it: depth, base, and per tree its split
+#: features, thresholds and leaf values
+Model = dict[str, Any]
 
 FEATURES = ("rise_db", "attack_db", "contrast_db", "steep_db", "fall10_ms", "fall20_ms",
             "decay_db", "tail_db", "body_db", "low_db", "tilt_db", "air_db", "flatness",
@@ -93,7 +98,7 @@ class TreeModel:
     ``depth`` comparisons ``v[feature] > threshold`` (NaN goes left).
     """
 
-    def __init__(self, model: dict) -> None:
+    def __init__(self, model: Model) -> None:
         self.depth = d = int(model["depth"])
         self.base = float(model["base"])
         feature = np.asarray(model["feature"], np.intp)
@@ -116,10 +121,11 @@ class TreeModel:
 _MODELS: dict[int, TreeModel] = {}
 
 
-def clap_score(v: np.ndarray, model: dict | None = None) -> float:
+def clap_score(v: np.ndarray, model: Model | None = None) -> float:
     """Log-odds of "this burst is a clap" (``v`` in ``FEATURES`` order; NaN = not measured)."""
     if model is None:
-        from sensekit.audio.clap_model import MODEL as model
+        from sensekit.audio.clap_model import MODEL
+        model = MODEL
     tm = _MODELS.get(id(model))
     if tm is None:
         tm = _MODELS[id(model)] = TreeModel(model)
@@ -150,7 +156,9 @@ class BurstMeter:
         self._win = np.hanning(n)
         self._nwin = n
         f = np.fft.rfftfreq(n, 1.0 / rate)
-        edge = lambda hz: int(np.searchsorted(f, hz))  # noqa: E731
+        def edge(hz: float) -> int:
+            return int(np.searchsorted(f, hz))
+
         top = min(16000.0, 0.45 * rate)
         # band edges as indices into the cumulative spectrum (sum of bins a..b-1 = cs[b] - cs[a])
         self._b = {name: (edge(lo), edge(hi)) for name, lo, hi in (
@@ -183,7 +191,7 @@ class BurstMeter:
 
         def mean_e(a: float, b_: float) -> float:                 # mean d**2 from a to b ms
             i, k = z + 2 + B(a) if a >= 0 else z + 2 - B(-a), z + 2 + B(b_) if b_ >= 0 else z + 2 - B(-b_)
-            return (c[k] - c[i]) / ((k - i) * q)
+            return float((c[k] - c[i]) / ((k - i) * q))
 
         lo, hi = z - B(32.0), z + B(30.0)
         env = (c[lo + 4: hi + 4] - c[lo: hi]) / h + _TINY       # e at p + j q, j = -128..119

@@ -5,6 +5,7 @@ Written by ``benchmarks/train_clap.py`` (do not edit by hand):
 Each line is one tree, level by level: the feature index and the threshold of
 its split nodes (``x > threshold`` goes right, NaN left) and its leaf values.
 """
+from typing import Any
 
 INF = float("inf")
 
@@ -315,7 +316,7 @@ TREES = (
     ((13, 4, 15, 0, 0, 6, 14, 0, 0, 0, 0, 9, 4, 10, 1), (0.6264, 2.25, -8.6748, INF, INF, -10.3733, 1.0396, INF, INF, INF, INF, 1.6495, 4.25, 0.8288, 20.2145), (-0.0411, 0, 0, 0, 0.01248, 0, 0, 0, 0.0226, -0.03564, -0.04087, 0.01366, -0.00248, 0.04161, -0.01533, -0.07602)),
 )
 
-MODEL = {
+MODEL: dict[str, Any] = {
     "depth": DEPTH,
     "base": BASE,
     "feature": [t[0] for t in TREES],

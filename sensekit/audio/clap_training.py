@@ -27,14 +27,15 @@ Cost: collecting the bursts streams ~30 min of audio (~1-2 min); a fit takes mil
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
 from sensekit.audio.clap import ClapDetector
-from sensekit.audio.clap_features import TreeModel
+from sensekit.audio.clap_features import BurstFeatures, Model, TreeModel
 from sensekit.audio.evaluate import read_clips, read_wav, recipe_onsets
 
 AUGMENTATIONS = ("orig", "16k", "8k", "reverb", "clipped", "eq", "eq_reverb", "fast", "mix0",
@@ -59,7 +60,8 @@ def resample(x: np.ndarray, rate: int, new_rate: int) -> np.ndarray:
     from scipy.signal import resample_poly
 
     g = gcd(rate, new_rate)
-    return resample_poly(x.astype(np.float64), new_rate // g, rate // g).astype(np.float32)
+    y: np.ndarray = resample_poly(x.astype(np.float64), new_rate // g, rate // g)
+    return y.astype(np.float32)
 
 
 def reverberate(x: np.ndarray, rate: int, rng: np.random.Generator) -> np.ndarray:
@@ -75,7 +77,7 @@ def reverberate(x: np.ndarray, rate: int, rng: np.random.Generator) -> np.ndarra
     tail *= np.sqrt(10.0 ** (ratio_db / 10.0) / (np.sum(tail ** 2) + 1e-20))
     tail[0] = 1.0
     y = fftconvolve(x.astype(np.float64), tail)[: len(x)]
-    return (y * (np.abs(x).max() / (np.abs(y).max() + 1e-20))).astype(np.float32)
+    return np.asarray(y * (np.abs(x).max() / (np.abs(y).max() + 1e-20)), np.float32)
 
 
 def equalised(x: np.ndarray, rate: int, rng: np.random.Generator) -> np.ndarray:
@@ -85,12 +87,12 @@ def equalised(x: np.ndarray, rate: int, rng: np.random.Generator) -> np.ndarray:
     y = sosfilt(butter(2, rng.uniform(150.0, 1200.0), "hp", fs=rate, output="sos"), x)
     top = min(rng.uniform(3500.0, 9000.0), 0.45 * rate)
     y = sosfilt(butter(2, top, "lp", fs=rate, output="sos"), y)
-    return (y * (np.abs(x).max() / (np.abs(y).max() + 1e-20))).astype(np.float32)
+    return np.asarray(y * (np.abs(x).max() / (np.abs(y).max() + 1e-20)), np.float32)
 
 
 def clipped(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     drive = 10.0 ** (rng.uniform(10.0, 18.0) / 20.0)
-    return np.clip(x * (drive / (np.abs(x).max() + 1e-20)), -1.0, 1.0).astype(np.float32)
+    return np.asarray(np.clip(x * (drive / (np.abs(x).max() + 1e-20)), -1.0, 1.0), np.float32)
 
 
 def faster(x: np.ndarray, rate: int, onsets: list[float],
@@ -114,7 +116,7 @@ def mixed(x: np.ndarray, bg: np.ndarray, snr_db: float) -> np.ndarray:
     pb = float(np.mean(b ** 2)) + 1e-20
     y = x + b * np.sqrt(px / pb / 10.0 ** (snr_db / 10.0))
     peak = np.abs(y).max()
-    return (y / peak * 0.9 if peak > 0.9 else y).astype(np.float32)
+    return np.asarray(y / peak * 0.9 if peak > 0.9 else y, np.float32)
 
 
 @dataclass
@@ -126,15 +128,15 @@ class Bursts:
     background: np.ndarray   # the mixed-in background's source ("" if none)
     variant: np.ndarray
     clip: np.ndarray
-    onsets: dict          # clip -> number of clap times used for its labels
-    labels: dict          # clip -> label in labels.csv
+    onsets: dict[str, int]   # clip -> number of clap times used for its labels
+    labels: dict[str, str]   # clip -> label in labels.csv
 
 
 _NEUTRAL = {"depth": 1, "base": 0.0, "feature": [[0]], "threshold": [[float("inf")]],
             "leaf": [[0.0, 0.0]]}          # scores every burst 0: collecting needs no model
 
 
-def judged_bursts(x: np.ndarray, rate: int, *, block: int = 4096) -> list:
+def judged_bursts(x: np.ndarray, rate: int, *, block: int = 4096) -> list[BurstFeatures]:
     det = ClapDetector(threshold=-20.0, min_rise_db=10.0, model=_NEUTRAL)
     det.keep_features = True
     for k, i in enumerate(range(0, len(x), block)):
@@ -142,7 +144,7 @@ def judged_bursts(x: np.ndarray, rate: int, *, block: int = 4096) -> list:
     return det.features
 
 
-def label_bursts(feats: list, onsets: list[float]) -> list[int]:
+def label_bursts(feats: list[BurstFeatures], onsets: list[float]) -> list[int]:
     labels = [0] * len(feats)
     for o in onsets:
         near = [i for i, f in enumerate(feats) if abs(f.t_onset - o) <= MATCH_S]
@@ -162,7 +164,7 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
     clips = read_clips(data)
     audio = {c.file: read_wav(data / c.file) for c in clips}
     backgrounds = [c for c in clips if c.label in BACKGROUND_LABELS]
-    rows: list[tuple] = []
+    rows: list[tuple[Any, ...]] = []
     counts: dict[str, int] = {}
     for c in clips:
         x, rate = audio[c.file]
@@ -209,7 +211,10 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
         if progress is not None:
             progress(c.file)
     X = np.array([r[0] for r in rows])
-    col = lambda i: np.array([r[i] for r in rows])  # noqa: E731
+
+    def col(i: int) -> np.ndarray:
+        return np.array([r[i] for r in rows])
+
     return Bursts(X, col(1).astype(int), col(2), col(3), col(4), col(5), counts,
                   {c.file: c.label for c in clips})
 
@@ -226,7 +231,7 @@ def balanced_weights(y: np.ndarray, source: np.ndarray, power: float = 0.5) -> n
         c = y == cls
         if c.any():
             w[c] /= w[c].sum()
-    return w * (len(y) / w.sum())
+    return np.asarray(w * (len(y) / w.sum()), np.float64)
 
 
 def _bins(X: np.ndarray, n_bins: int) -> list[np.ndarray]:
@@ -241,7 +246,7 @@ def _bins(X: np.ndarray, n_bins: int) -> list[np.ndarray]:
 
 def fit_trees(X: np.ndarray, y: np.ndarray, w: np.ndarray, *, depth: int = DEPTH,
               trees: int = TREES, rate: float = RATE, l2: float = L2, min_weight: float = 5.0,
-              n_bins: int = 32) -> dict:
+              n_bins: int = 32) -> Model:
     """Gradient-boosted trees for the logistic loss (Newton leaves), all splits complete.
 
     Deterministic: features are cut at quantiles, every split is the best one found by
@@ -301,7 +306,7 @@ def fit_trees(X: np.ndarray, y: np.ndarray, w: np.ndarray, *, depth: int = DEPTH
             "leaf": [[round(float(v), 5) for v in r] for r in L]}
 
 
-def train(bursts: Bursts, *, leave_out: Iterable[str] = ()) -> dict:
+def train(bursts: Bursts, *, leave_out: Iterable[str] = ()) -> Model:
     """Trees from every burst whose clip and background come from other sources."""
     m = bursts.y >= 0
     for s in leave_out:
@@ -310,7 +315,7 @@ def train(bursts: Bursts, *, leave_out: Iterable[str] = ()) -> dict:
     return fit_trees(bursts.X[m], y, balanced_weights(y, bursts.source[m]))
 
 
-def scores(bursts: Bursts, model: dict) -> np.ndarray:
+def scores(bursts: Bursts, model: Model) -> np.ndarray:
     tm = TreeModel(model)
     return np.array([tm.score(v) for v in bursts.X])
 
@@ -369,7 +374,7 @@ def choose_threshold(bursts: Bursts, fold_scores: dict[str, np.ndarray]) -> floa
 
 
 def loso(bursts: Bursts, *, nested: bool = True,
-         progress: Callable[[str], None] | None = None) -> dict[str, tuple[dict, float]]:
+         progress: Callable[[str], None] | None = None) -> dict[str, tuple[Model, float]]:
     """For every source: (model, threshold) chosen without it.
 
     The trees of fold ``s`` see every source but ``s``. Its threshold is chosen by
@@ -377,9 +382,9 @@ def loso(bursts: Bursts, *, nested: bool = True,
     nor ``s`` (``nested``); without ``nested`` one threshold is chosen from all the
     single-source folds (cheaper, slightly optimistic)."""
     sources = sorted(set(bursts.source))
-    cache: dict[frozenset, np.ndarray] = {}
+    cache: dict[frozenset[str], np.ndarray] = {}
 
-    def fold(out: frozenset) -> np.ndarray:
+    def fold(out: frozenset[str]) -> np.ndarray:
         if out not in cache:
             if progress is not None:
                 progress("without " + "+".join(sorted(out)))
@@ -387,7 +392,7 @@ def loso(bursts: Bursts, *, nested: bool = True,
         return cache[out]
 
     single = {s: fold(frozenset([s])) for s in sources}
-    shared = None if nested else choose_threshold(bursts, single)
+    shared = 0.0 if nested else choose_threshold(bursts, single)
     result = {}
     for s in sources:
         if nested:
@@ -399,20 +404,20 @@ def loso(bursts: Bursts, *, nested: bool = True,
     return result
 
 
-def format_module(model: dict, threshold: float, note: str) -> str:
+def format_module(model: Model, threshold: float, note: str) -> str:
     """The source of ``sensekit/audio/clap_model.py``: one line per tree."""
-    def nums(row: list, fmt: str) -> str:
+    def nums(row: list[float], fmt: str) -> str:
         return "(" + ", ".join("INF" if v == float("inf") else fmt % v for v in row) + ")"
 
     lines = ['"""The shipped clap model: boosted trees on ``clap_features.FEATURES``.', "",
              "Written by ``benchmarks/train_clap.py`` (do not edit by hand):", note,
              "Each line is one tree, level by level: the feature index and the threshold of",
              "its split nodes (``x > threshold`` goes right, NaN left) and its leaf values.",
-             '"""', "", 'INF = float("inf")', "", f"THRESHOLD = {threshold!r}",
+             '"""', "from typing import Any", "", 'INF = float("inf")', "", f"THRESHOLD = {threshold!r}",
              f"DEPTH = {model['depth']}", f"BASE = {model['base']!r}", "", "TREES = ("]
     for f, t, v in zip(model["feature"], model["threshold"], model["leaf"]):
         lines.append(f"    ({nums(f, '%d')}, {nums(t, '%.10g')}, {nums(v, '%.10g')}),")
-    lines += [")", "", "MODEL = {", '    "depth": DEPTH,', '    "base": BASE,',
+    lines += [")", "", "MODEL: dict[str, Any] = {", '    "depth": DEPTH,', '    "base": BASE,',
               '    "feature": [t[0] for t in TREES],', '    "threshold": [t[1] for t in TREES],',
               '    "leaf": [t[2] for t in TREES],', "}", ""]
     return "\n".join(lines)

@@ -24,9 +24,9 @@ missing or empty.
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 
@@ -66,7 +66,7 @@ class Scores:
     fp: int = 0
     fn: int = 0
 
-    def add(self, other: "Scores") -> None:
+    def add(self, other: Scores) -> None:
         self.tp += other.tp
         self.fp += other.fp
         self.fn += other.fn

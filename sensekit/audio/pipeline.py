@@ -32,7 +32,9 @@ clap and pitch history restarts after them, so no event ever sees those samples)
 """
 from __future__ import annotations
 
-from typing import AbstractSet, Any, Iterable, Iterator, Literal
+from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
+from typing import Any, Literal
 
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker, check_rate
@@ -44,7 +46,6 @@ from sensekit.capture.base import AudioBlock
 from sensekit.events import Event, Level, Pitch
 from sensekit.settings import Tunable, group, setting
 from sensekit.settings.live import apply_all_pending
-from sensekit.validate import check_positive
 
 _NAMES = ("level", "activity", "clap", "clap_pattern", "pitch")
 

@@ -32,7 +32,8 @@ Failure modes: a ``pick_at`` click or a ``pick_box`` outside the first frame rai
 from __future__ import annotations
 
 from collections import Counter
-from typing import AbstractSet, Any, Iterable, Iterator, Literal, Mapping
+from collections.abc import Set as AbstractSet
+from typing import Any, Iterable, Iterator, Literal, Mapping
 
 import cv2
 import numpy as np
@@ -45,8 +46,14 @@ from sensekit.settings.live import apply_all_pending
 from sensekit.validate import check_frame
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.motion import MotionDetector, MotionResult
-from sensekit.vision.stages import (EDGE_THRESHOLD, book_edge_filter, box_from_rect, palette_lut, parse_color,
-                                    rgb_to_bgr)
+from sensekit.vision.stages import (
+    EDGE_THRESHOLD,
+    book_edge_filter,
+    box_from_rect,
+    palette_lut,
+    parse_color,
+    rgb_to_bgr,
+)
 
 __all__ = ["VisionStage", "SUBSTAGE_EMITS"]
 

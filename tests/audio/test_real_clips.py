@@ -103,7 +103,6 @@ def test_latency_on_replay(shared_data, tmp_path):
     for onset in clip.onsets:
         physical = max(onset, waveform_onset(x, rate, onset))
         assert physical - onset < 0.010
-        onset_block = int(physical * rate) // 512
         k, t = min(emitted, key=lambda e: abs(e[1] - onset))
         assert abs(t - onset) <= 0.06
         assert abs(t - physical) <= 0.003
