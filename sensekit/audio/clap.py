@@ -28,10 +28,14 @@ How it streams, and why the result does not depend on the blocks or the start:
    ``clap_model.THRESHOLD``). Claps closer than ``min_gap_ms`` (75 ms, 3/4 of the
    fastest clapping people do) are one clap.
 
-Settings (keyword-only): ``min_level`` (activity level 0..100 of the 1 ms peak after
-``gain``; default 20 = -54 dBFS), ``threshold`` (log-odds; lower finds softer, odder
-claps and more false ones), ``min_rise_db``, ``min_gap_ms``, ``model`` (another tree
-model). ``t`` of a ``Clap`` is its onset (first sample within 10 dB of the peak);
+Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; so
+``sensekit settings``, ``--set clap.threshold=2``, profiles, OSC and Shift+S know them):
+``threshold`` (log-odds, default the shipped ``clap_model.THRESHOLD``, range ``SCORE_RANGE``
+= what the shipped trees can score; lower finds softer, odder claps and more false ones),
+``min_level`` (activity level 0..100 of the 1 ms peak after ``gain``; default 20 = -54 dBFS;
+the clapper's +/-), ``min_rise_db`` (10), ``min_gap_ms`` (75). A change applies at the next
+block. Not in the table: ``gain`` (the audio stage's), ``model`` (another tree model).
+``t`` of a ``Clap`` is its onset (first sample within 10 dB of the peak);
 ``strength`` is the peak's level / 100.
 
 Cost: ~2 us per block, plus ~15-20 us per 28 ms of sound above ``min_level`` (the grid)
