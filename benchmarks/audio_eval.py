@@ -16,7 +16,7 @@ and leave-one-source-out (every constant chosen without the source it is scored 
 
 The per-clip and per-clap numbers of part 1 are asserted in tests/audio/test_real_clips.py.
 Cost: parts 1-2 ~1 min; part 3 ~1-2 min to collect the training bursts plus ~5 s per fit
-(67 fits nested, 11 quick).
+(77 fits nested, 22 quick; the nested run took 30 min on a busy 2-core machine).
 
 Usage: .venv/bin/python benchmarks/audio_eval.py [--data ../shared/data] [--block 512]
        [--offsets 0,1,...] [--loso nested|quick|none]
