@@ -40,8 +40,7 @@ class ActivityGraph(App):
     def stages(self) -> list[AudioStage]:
         self.activity = ActivityDetector(SILENCE_LEVEL, TIMEOUT_MS)
         self.floor = NoiseFloor(learn_ms=1000.0)
-        self.audio = AudioStage(activity=self.activity, noise_floor=self.floor, clap=ClapDetector(),
-                                dispatcher=self.host.dispatcher)
+        self.audio = AudioStage(activity=self.activity, noise_floor=self.floor, clap=ClapDetector())
         return [self.audio]
 
     def setup(self) -> None:

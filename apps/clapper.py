@@ -9,12 +9,14 @@ claps or not.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 import pygame
 
-from sensekit.app import App, draw as D
+from sensekit.app import App
+from sensekit.app import draw as D
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage
@@ -52,7 +54,7 @@ class Clapper(App):
 
     def stages(self) -> list[AudioStage]:
         self.audio = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker(count=2, max_gap_ms=600.0),
-                                activity=ActivityDetector(), dispatcher=self.host.dispatcher)
+                                activity=ActivityDetector())
         return [self.audio]
 
     def setup(self) -> None:
@@ -86,8 +88,9 @@ class Clapper(App):
             self._listen()
 
     def plus_minus_setting(self) -> tuple[str, int] | None:
-        """+/- : the activity threshold (the book's way), or the claps' minimum level."""
-        return ("activity.silence_level", -1) if self.method == "activity" else None
+        """+/- : the activity threshold (the book's way), or the claps' minimum level (+ accepts
+        quieter claps)."""
+        return ("activity.silence_level", -1) if self.method == "activity" else ("clap.min_level", -1)
 
     def _on_activity(self, event: Activity) -> None:
         if event.activating:                          # the book: loud enough toggles the lamp
@@ -117,13 +120,6 @@ class Clapper(App):
         if self.levels_seen and self.levels_seen[0][0] < cutoff - 1:
             self.levels_seen = [p for p in self.levels_seen if p[0] >= cutoff]
 
-    def adjust_sensitivity(self, step: int) -> str:
-        """+ accepts quieter claps (lower minimum peak level), - needs louder ones."""
-        clap = self.audio.clap
-        clap.min_level = float(np.clip(clap.min_level - 5 * step, 5, 80))
-        clap.reset()
-        return f"claps must reach level {clap.min_level:.0f}"
-
     def levels(self) -> dict[str, float]:
         return {"level": self.level}
 
@@ -135,10 +131,7 @@ class Clapper(App):
     def draw(self, screen: pygame.Surface) -> None:
         area = D.content_rect(screen)
         color = COLORS[self.color_index][1]
-        if self.lamp_on:
-            bg = tuple(int(30 + c * 0.18) for c in color)
-        else:
-            bg = (14, 14, 22)
+        bg = tuple(int(30 + c * 0.18) for c in color) if self.lamp_on else (14, 14, 22)
         screen.fill(bg, area)
         cx, cy = area.centerx, area.y + 150
         pygame.draw.line(screen, (70, 70, 80), (cx, area.y), (cx, cy - 70), 4)      # cord

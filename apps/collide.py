@@ -77,8 +77,7 @@ class Collide(TrackerPicking, App):
     SETTING_ATTRS: ClassVar[Mapping[str, str]] = {"balls": "balls_n", "nodes": "nodes_n"}
 
     def stages(self) -> list:
-        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)),
-                                  dispatcher=self.host.dispatcher)
+        self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)))
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]
 

@@ -51,8 +51,7 @@ class ColorBall(TrackerPicking, App):
     plus_minus = ("tracker.hue_tolerance", 1)       # colour tracking (hsv); a clicked object uses the model
 
     def stages(self) -> list:
-        self.vision = VisionStage(tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)),
-                                  dispatcher=self.host.dispatcher)
+        self.vision = VisionStage(tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)))
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]
 

@@ -40,7 +40,7 @@ class EdgeSnow(App):
 
     def stages(self) -> list[VisionStage]:
         # the edge map is read directly every frame, so keep the sub-stage running
-        self.vision = VisionStage(edges=True, always_run={"edges"}, dispatcher=self.host.dispatcher)
+        self.vision = VisionStage(edges=True, always_run={"edges"})
         return [self.vision]
 
     def setup(self) -> None:

@@ -53,8 +53,7 @@ class MotionPaddle(App):
         w, h = self.host.source.frame_size or (320, 240)
         top = int(h * ZONE_TOP)
         zones = {"wave_left": (0, top, w // 2, h - top), "wave_right": (w // 2, top, w - w // 2, h - top)}
-        self.vision = VisionStage(blur_px=5, motion=MotionDetector(zones_px=zones),
-                                  dispatcher=self.host.dispatcher)
+        self.vision = VisionStage(blur_px=5, motion=MotionDetector(zones_px=zones))
         return [self.vision]
 
     def setup(self) -> None:

@@ -53,8 +53,7 @@ class SoundFlier(App):
     plus_minus = ("sound_flier.sensitivity", 1)
 
     def stages(self) -> list[AudioStage]:
-        self.audio = AudioStage(smoothing_ms=100.0, noise_floor=NoiseFloor(learn_ms=1000.0),
-                                dispatcher=self.host.dispatcher)
+        self.audio = AudioStage(smoothing_ms=100.0, noise_floor=NoiseFloor(learn_ms=1000.0))
         return [self.audio]
 
     def setup(self) -> None:

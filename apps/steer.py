@@ -67,7 +67,7 @@ class Steer(TrackerPicking, App):
 
     def stages(self) -> list:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)),
-                                  motion=MotionDetector(), dispatcher=self.host.dispatcher)
+                                  motion=MotionDetector())
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]
 

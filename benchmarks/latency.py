@@ -163,12 +163,11 @@ def consume(spec: dict[str, Any]) -> dict[str, Any]:
         stages: list[Any] = []
         if cam:
             stages.append(VisionStage(tracker=ColorTracker("#eb2d14", method="hsv"),
-                                      motion=MotionDetector(), dispatcher=runner.dispatcher))
+                                      motion=MotionDetector()))
         tap = None
         if mic:
             tap = MarkerTap()
-            stages += [tap, AudioStage(activity=ActivityDetector(60.0, 30.0), clap=ClapDetector(),
-                                       dispatcher=runner.dispatcher)]
+            stages += [tap, AudioStage(activity=ActivityDetector(60.0, 30.0), clap=ClapDetector())]
         runner.stages = stages
         lanes.append((lane, source, runner, tap))
 

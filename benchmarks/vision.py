@@ -46,13 +46,11 @@ class _NoSource(Source):
         raise EOFError
 
 
-def make_stage(ref: Any, levels: int, blur_k: int, edge_k: int,
-               dispatcher: Dispatcher) -> VisionStage:
+def make_stage(ref: Any, levels: int, blur_k: int, edge_k: int) -> VisionStage:
     return VisionStage(mirror=True, blur_px=blur_k, levels=levels, palette_spread=True,
                        bounds_color=bgr_to_packed_rgb(ref.DISC_BGR),
                        motion=MotionDetector(threshold=ref.MOTION_T, channel="red", min_amount=0.0),
-                       edges=True, edge_blur_px=edge_k, edge_threshold=ref.EDGE_T,
-                       dispatcher=dispatcher)
+                       edges=True, edge_blur_px=edge_k, edge_threshold=ref.EDGE_T)
 
 
 def verify(ref: Any, frames: list[np.ndarray], levels: int, blur_k: int, edge_k: int) -> int:
@@ -63,7 +61,7 @@ def verify(ref: Any, frames: list[np.ndarray], levels: int, blur_k: int, edge_k:
     d.on("color_bounds", lambda e: got.__setitem__("color_rect", e.box))
     d.on("motion", lambda e: got.__setitem__("motion_rect", e.box))
     d.on("edges", lambda e: None)
-    stage = make_stage(ref, levels, blur_k, edge_k, d)
+    stage = make_stage(ref, levels, blur_k, edge_k)
     runner = Runner(_NoSource(), [stage], d)
     prev = cv.blur(cv.flip(frames[-1]))
     runner.process(VideoFrame(-1, 0.0, frames[-1]))       # prime the motion detector
@@ -95,7 +93,7 @@ def bench(ref: Any, frames: list[np.ndarray], levels: int, blur_k: int, edge_k: 
     d = Dispatcher()
     for name in ("color_bounds", "motion", "still", "edges"):
         d.on(name, count)
-    runner = Runner(_NoSource(), [make_stage(ref, levels, blur_k, edge_k, d)], d)
+    runner = Runner(_NoSource(), [make_stage(ref, levels, blur_k, edge_k)], d)
     items = [VideoFrame(i, i / 30, f) for i, f in enumerate(frames)]
     prev = cv.blur(cv.flip(frames[-1]))
     t_ref: list[float] = []

@@ -11,7 +11,7 @@ class Balloon(App):
     title, instructions, needs = "Balloon", "hum to blow it up - clap to pop it", frozenset({"audio"})
 
     def stages(self):                        # what to sense: the level, and claps
-        return [AudioStage(clap=ClapDetector(), dispatcher=self.host.dispatcher)]
+        return [AudioStage(clap=ClapDetector())]
 
     def setup(self):                         # the game's state, and the events it listens to
         self.radius, self.loud, self.pops = 20.0, False, 0

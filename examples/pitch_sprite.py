@@ -13,7 +13,7 @@ class PitchSprite(App):
     title, instructions, needs = "Pitch sprite", "sing: higher notes lift the ball", frozenset({"audio"})
 
     def stages(self):
-        return [AudioStage(pitch=PitchTracker(), dispatcher=self.host.dispatcher)]
+        return [AudioStage(pitch=PitchTracker())]
 
     def setup(self):
         self.height = self.target = 0.0             # 0 = bottom, 1 = top; hz is 0 in silence

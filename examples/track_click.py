@@ -14,7 +14,7 @@ class TrackClick(App):
     title, instructions = "Track a clicked colour", "click an object: its position is printed"
 
     def stages(self):                # starts on orange-red; a click (or --pick X,Y) picks another
-        return [VisionStage(tracker=ColorTracker("#eb2d14"), dispatcher=self.host.dispatcher)]
+        return [VisionStage(tracker=ColorTracker("#eb2d14"))]
 
     def setup(self):
         self.camera_view = draw.content_rect(self.host.screen)     # clicks here pick colours

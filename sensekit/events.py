@@ -7,7 +7,9 @@ start of its source. Each type has a registered ``name`` (``"clap"``,
 
 ``Dispatcher.on(name, handler)`` rejects an unknown name when the handler is
 attached, not when an event fires. A handler that returns ``True`` stops the
-event reaching later handlers.
+event reaching later handlers. ``Dispatcher.version`` counts the changes of the
+subscriptions; the runner compares it before every item and tells the stages
+which of their events are wanted (``Runner``, ``Stage.listen``).
 
 ``to_jsonl(event)`` gives one line with sorted keys, floats rounded to 6
 decimals and tuples as lists: logs diff cleanly and golden tests are stable.
@@ -24,10 +26,10 @@ from sensekit.errors import ConfigError
 
 Box = tuple[int, int, int, int]  # x, y, w, h in pixels; w == h == 0 means empty
 
-EVENT_TYPES: dict[str, type["Event"]] = {}
+EVENT_TYPES: dict[str, type[Event]] = {}
 
 
-def register(cls: type["Event"]) -> type["Event"]:
+def register(cls: type[Event]) -> type[Event]:
     """Class decorator: make an event type known to dispatchers and parsers."""
     name = cls.name
     if name in EVENT_TYPES and EVENT_TYPES[name] is not cls:
@@ -251,16 +253,26 @@ class Dispatcher:
 
     def __init__(self) -> None:
         self._handlers: dict[str, list[Handler]] = {}
+        #: bumped by every ``on``/``off``: who listens may have changed
+        self.version = 0
 
     def on(self, name: str, handler: Handler) -> Handler:
         if name != "*" and name not in EVENT_TYPES:
             known = ", ".join(sorted(EVENT_TYPES))
             raise ConfigError(f"unknown event name {name!r}; known events: {known}")
         self._handlers.setdefault(name, []).append(handler)
+        self.version += 1
         return handler
 
     def off(self, name: str, handler: Handler) -> None:
         self._handlers.get(name, []).remove(handler)
+        self.version += 1
+
+    def wanted(self, names: Iterable[str]) -> frozenset[str]:
+        """The names among ``names`` that some handler listens to (all of them for ``"*"``)."""
+        if self._handlers.get("*"):
+            return frozenset(names)
+        return frozenset(n for n in names if self._handlers.get(n))
 
     def wants(self, names: Iterable[str]) -> bool:
         """True if any handler listens to one of ``names`` (or to everything)."""

@@ -9,6 +9,15 @@ of the event names it ``emits`` (or when it sets ``always_run = True``, for apps
 that read a stage's state directly). A pipeline with only motion enabled never
 pays for edges.
 
+Who listens is one mechanism, owned here: before every item the runner compares
+the dispatcher's ``version`` with the one it last saw, and when it changed it calls
+``stage.listen(wanted)`` on every stage that has that method, ``wanted`` being the
+stage's event names that have a handler (all of them for a runner with ``lazy=False``;
+an ``always_run`` stage is run anyway and decides itself what it keeps running). A stage
+can then switch its sub-detectors on and off;
+it never needs the dispatcher itself, and a handler attached before the first item
+(an app's ``setup``) is in force from the first block on.
+
 ``pump(until_t)`` is for fixed-step apps: it processes everything up to the
 simulation time (replays and files) or everything that has arrived (live).
 """
@@ -33,6 +42,8 @@ class Stage(Protocol):
 
     ``consumes`` is ``"video"``, ``"audio"`` or ``"both"``; ``emits`` the event
     names it can produce. ``process`` may keep state (previous frame, timers).
+    Optional: ``listen(wanted: frozenset[str])``, called by the runner whenever the
+    set of wanted event names may have changed (see the module docstring).
     """
 
     @property
@@ -108,6 +119,7 @@ class Runner:
         #: How often ``run()`` checks a live source's status while no data arrives.
         self.status_poll_s = 0.2
         self._pending: Item | None = None
+        self._heard = -1                 # dispatcher version the stages were last told about
 
     # -- one item ----------------------------------------------------------
     def _active(self, stage: Stage) -> bool:
@@ -115,8 +127,18 @@ class Runner:
             return True
         return self.dispatcher.wants(stage.emits)
 
+    def tell_stages(self) -> None:
+        """Call ``listen(wanted)`` on every stage that has it (see the module docstring)."""
+        self._heard = getattr(self.dispatcher, "version", 0)
+        for stage in self.stages:
+            listen = getattr(stage, "listen", None)
+            if listen is not None:
+                listen(frozenset(stage.emits) if not self.lazy else self.dispatcher.wanted(stage.emits))
+
     def process(self, item: Item) -> list[Event]:
         """Transform, run stages and dispatch for one item; returns its events."""
+        if getattr(self.dispatcher, "version", 0) != self._heard:
+            self.tell_stages()
         if isinstance(item, VideoFrame):
             if self.frame_transforms:
                 image = item.image

@@ -74,7 +74,7 @@ def test_the_tutorial_and_the_example_app_agree():
     """examples/custom_app.py is the tutorial's balloon, compacted: same stages and numbers."""
     final = [code for lang, title, code in blocks(TUTORIAL.read_text()) if title == "balloon.py"][-1]
     example = (REPO / "examples" / "custom_app.py").read_text()
-    for fragment in ("AudioStage(clap=ClapDetector(), dispatcher=self.host.dispatcher)", "event.level > 30",
+    for fragment in ("AudioStage(clap=ClapDetector())", "event.level > 30",
                      "80 if self.loud else -20", "20.0), 180.0)", "(230, 60, 80)",
                      '"hum to blow it up - clap to pop it"'):
         assert fragment in final and fragment in example, fragment

@@ -84,3 +84,56 @@ def test_record_stage_checksums_are_stable():
     assert checksum(a) == checksum(a.copy()) != checksum(a[::-1].copy())
     ev = RecordStage().process(VideoFrame(3, 0.3, a))[0]
     assert (ev.name, ev.index, ev.width, ev.height, ev.checksum) == ("frame", 3, 2, 2, checksum(a))
+
+
+class ListeningStage(CountingStage):
+    """Records every ``listen(wanted)`` call the runner makes."""
+
+    def __init__(self, consumes, emits, make, always_run=False):
+        super().__init__(consumes, emits, make)
+        self.always_run = always_run
+        self.heard: list[tuple[int, frozenset]] = []
+
+    def listen(self, wanted):
+        self.heard.append((self.calls, frozenset(wanted)))
+
+
+def test_runner_tells_stages_who_listens_before_the_first_item_and_on_every_change():
+    stage = ListeningStage("audio", {"clap", "pitch"}, lambda it: Clap(t=it.t))
+    d = Dispatcher()
+    runner = Runner(ListSource(_items()), [stage], d)
+    d.on("clap", lambda e: None)                  # subscribed after the runner was built
+    runner.process(runner.source.read())
+    assert stage.heard == [(0, frozenset({"clap"}))]      # told before it saw anything
+    for _ in range(3):
+        runner.process(runner.source.read())
+    assert len(stage.heard) == 1                   # nothing changed: not told again
+    handler = d.on("pitch", lambda e: None)
+    runner.process(runner.source.read())
+    d.off("pitch", handler)
+    runner.process(runner.source.read())
+    assert [w for _, w in stage.heard] == [frozenset({"clap"}), frozenset({"clap", "pitch"}),
+                                         frozenset({"clap"})]
+
+
+def test_wildcard_and_eager_runners_want_everything_always_run_stages_hear_the_truth():
+    d = Dispatcher()
+    d.on("*", lambda e: None)
+    a = ListeningStage("audio", {"clap", "pitch"}, lambda it: Clap(t=it.t))
+    Runner(ListSource(_items()), [a], d).run(max_items=1)
+    assert a.heard[-1][1] == {"clap", "pitch"}
+    b = ListeningStage("audio", {"clap", "pitch"}, lambda it: Clap(t=it.t), always_run=True)
+    Runner(ListSource(_items()), [b], Dispatcher()).run(max_items=1)
+    assert b.heard[-1][1] == frozenset(), "nobody listens; the stage decides what it keeps running"
+    c = ListeningStage("audio", {"clap", "pitch"}, lambda it: Clap(t=it.t))
+    Runner(ListSource(_items()), [c], Dispatcher(), lazy=False).run(max_items=1)
+    assert c.heard[-1][1] == {"clap", "pitch"}
+
+
+def test_dispatcher_version_and_wanted():
+    d = Dispatcher()
+    v0 = d.version
+    h = d.on("clap", lambda e: None)
+    assert d.version == v0 + 1 and d.wanted({"clap", "pitch"}) == {"clap"}
+    d.off("clap", h)
+    assert d.version == v0 + 2 and d.wanted({"clap", "pitch"}) == frozenset()

@@ -410,6 +410,7 @@ def test_every_setting_attribute_is_typed_for_the_type_checker():
     import re
 
     from sensekit.audio.activity import ActivityDetector
+    from sensekit.audio.clap import ClapDetector
     from sensekit.audio.noise_floor import NoiseFloor
     from sensekit.audio.pitch import PitchTracker
     from sensekit.vision.background import BackgroundModel
@@ -418,7 +419,7 @@ def test_every_setting_attribute_is_typed_for_the_type_checker():
     from sensekit.vision.motion import MotionDetector
     from sensekit.vision.pipeline import VisionStage
 
-    for cls in (ActivityDetector, NoiseFloor, PitchTracker, BackgroundModel, ColorTracker, HandStage,
+    for cls in (ActivityDetector, ClapDetector, NoiseFloor, PitchTracker, BackgroundModel, ColorTracker, HandStage,
                 MotionDetector, VisionStage):
         source = inspect.getsource(cls)
         for name in cls.SETTINGS.names:

@@ -122,7 +122,7 @@ class Script:
     def __bool__(self) -> bool:
         return self.pick is not None or self.mode is not None or bool(self.keys)
 
-    def start(self, host: "AppHost") -> None:
+    def start(self, host: AppHost) -> None:
         """Check ``--pick`` against the source and the app; switch to ``--mode``."""
         pauses = sum(1 for k in self.keys if k.key == "space")
         if pauses % 2 and host.options.headless and host.options.frames is None:
@@ -133,7 +133,7 @@ class Script:
         if self.mode is not None:
             host.say(host.app.set_mode(check_mode(type(host.app), self.mode)))
 
-    def before_step(self, host: "AppHost") -> None:
+    def before_step(self, host: AppHost) -> None:
         """Press every scripted key that is due at the run time of the coming step."""
         now_s = host.frame_no * host.app.step_s
         while self._next_key < len(self.keys) and self.keys[self._next_key].t_s <= now_s + EPS_S:
@@ -141,7 +141,7 @@ class Script:
             self._next_key += 1
             host.press(key, mod)
 
-    def after_pump(self, host: "AppHost") -> None:
+    def after_pump(self, host: AppHost) -> None:
         """Pick the colour once the first frame is in."""
         if self.pick is not None and not self._picked and host.runner.latest_frame is not None:
             self._picked = True
@@ -151,7 +151,7 @@ class Script:
             host.pick_at(self.pick)
 
 
-def _check_pick(host: "AppHost", xy: tuple[int, int]) -> None:
+def _check_pick(host: AppHost, xy: tuple[int, int]) -> None:
     app = host.app
     name = app.name or app.title
     if not host.source.has_video:

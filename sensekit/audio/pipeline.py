@@ -6,12 +6,14 @@ sub-detector: ``ActivityDetector``, ``NoiseFloor``, ``ClapDetector`` (+ the n-cl
 ``ClapPatternTracker``) and ``PitchTracker``. It emits ``level``, ``activity``,
 ``clap``, ``clap_pattern`` and ``pitch`` events.
 
-Only what someone listens to runs: given the runner's ``dispatcher``, the stage asks it
-which of its event names have handlers (re-checked every ``recheck_ms`` of audio, 250 ms
-by default, so a handler attached later is honoured within a quarter second); without a
-dispatcher every configured detector runs. ``clap_pattern`` needs the clap detector,
-so listening to patterns runs it. ``always_run = True`` keeps the stage alive for apps
-that read ``level``/``active``/``pitch`` attributes directly.
+Only what someone listens to runs: the runner calls ``listen(wanted)`` with the event
+names that have handlers whenever the subscriptions change (before the first block, so
+an app that subscribes in ``setup`` hears the first clap), and the stage switches its
+detectors on and off accordingly; a detector switched on again starts a fresh stream
+(no gap inside its history). Until ``listen`` is called every configured detector runs
+(a stage used on its own). ``clap_pattern`` needs the clap detector, so listening to
+patterns runs it. ``always_run = True`` keeps every detector alive for apps that read
+``level``/``active``/``pitch`` attributes directly.
 
 Settings: the stage's own ``audio`` group (gain, level smoothing) and those of the detectors
 it owns (``noise_floor``, ``activity``, ``clap``, ``pattern``, ``pitch``; ``tunables()`` lists
@@ -30,7 +32,9 @@ clap and pitch history restarts after them, so no event ever sees those samples)
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Literal
+from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
+from typing import Any, Literal
 
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker, check_rate
@@ -42,7 +46,6 @@ from sensekit.capture.base import AudioBlock
 from sensekit.events import Event, Level, Pitch
 from sensekit.settings import Tunable, group, setting
 from sensekit.settings.live import apply_all_pending
-from sensekit.validate import check_positive
 
 _NAMES = ("level", "activity", "clap", "clap_pattern", "pitch")
 
@@ -71,8 +74,6 @@ class AudioStage(Tunable):
         pattern: ClapPatternTracker | None = None,
         pitch: PitchTracker | None = None,
         emit_level: bool = True,
-        dispatcher: Any = None,
-        recheck_ms: float = 250.0,
     ) -> None:
         self.meter = LevelMeter(channels=channels)
         self.clap: ClapDetector | None = None
@@ -92,19 +93,15 @@ class AudioStage(Tunable):
         self.pattern = pattern
         self.pitch = pitch
         self.emit_level = emit_level
-        self.dispatcher = dispatcher
-        self.recheck_ms = check_positive("recheck_ms", recheck_ms, allow_zero=True)
         self.emits = frozenset(n for n, on in zip(_NAMES, (
             emit_level, activity is not None, clap is not None, pattern is not None,
             pitch is not None)) if on)
         self.level = 0.0
         self.skipped_blocks = 0
         self._rate: int | None = None
-        self._since_check = 0
-        self._recheck_samples = 0
         self._want = dict.fromkeys(_NAMES, True)
         self._pitch_quiet = True
-        self._refresh_wants()
+        self._apply_wants()
 
     @property
     def active(self) -> bool:
@@ -133,19 +130,24 @@ class AudioStage(Tunable):
             if isinstance(part, Tunable):
                 yield part
 
-    def _refresh_wants(self) -> None:
-        d = self.dispatcher
+    def listen(self, wanted: AbstractSet[str]) -> None:
+        """Run only the detectors whose events are in ``wanted`` (called by the runner)."""
+        if self.always_run:
+            wanted = self.emits
         want = self._want
-        if d is not None:
-            was_clap, was_pitch = want["clap"], want["pitch"]
-            for name in self.emits:
-                want[name] = bool(d.wants((name,)))
-            want["clap"] = want["clap"] or want["clap_pattern"]
-            # a detector that was idle restarts its history (no gap inside its stream)
-            if self.clap is not None and want["clap"] and not was_clap:
-                self.clap.reset()
-            if self.pitch is not None and want["pitch"] and not was_pitch:
-                self.pitch.reset()
+        was_clap, was_pitch = want["clap"], want["pitch"]
+        for name in _NAMES:
+            want[name] = name in wanted
+        want["clap"] = want["clap"] or want["clap_pattern"]
+        # a detector that was idle restarts its history (no gap inside its stream)
+        if self.clap is not None and want["clap"] and not was_clap:
+            self.clap.reset()
+        if self.pitch is not None and want["pitch"] and not was_pitch:
+            self.pitch.reset()
+        self._apply_wants()
+
+    def _apply_wants(self) -> None:
+        want = self._want
         self._do_level = self.emit_level and want["level"]
         self._do_activity = self.activity is not None and want["activity"]
         self._do_clap = self.clap is not None and want["clap"]
@@ -166,14 +168,9 @@ class AudioStage(Tunable):
             if self.clap is not None or self.pitch is not None:
                 check_rate(rate, "clap detector" if self.clap is not None else "pitch tracker")
             self._rate = rate
-            self._recheck_samples = int(rate * self.recheck_ms / 1000.0)
         n = len(x)
         if n == 0:
             return ()
-        self._since_check += n
-        if self._since_check >= self._recheck_samples:
-            self._since_check = 0
-            self._refresh_wants()
         meter = self.meter
         lv = meter.process(x, t, rate, index=item.index)
         if lv is None:                              # NaN/Inf: reported by the meter, skipped

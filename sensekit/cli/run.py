@@ -12,7 +12,8 @@ APP is a name from ``sensekit apps``, or the path of an app file of your own
 script the mouse and keys (``sensekit.app.script``). ``--preset``, ``--profile`` and
 ``--set`` (later wins) set any setting of the app and its stages before the first frame
 (``sensekit.cli.tuning``); keys, OSC and Shift+S work on the same table while it runs.
-Without ``--source`` the app uses the live camera/microphone it needs when they exist, otherwise its bundled recording, and prints one line saying so. An
+Without ``--source`` the app uses the live camera/microphone it needs when they exist,
+otherwise its bundled recording, and prints one line saying so. An
 unknown APP lists the apps (exit status 2). A source without an input the app
 needs (e.g. a video-only file for the clapper) is a one-line error naming it.
 ``--panel`` serves the browser tuning panel (``sensekit.panel``) while the app runs; a

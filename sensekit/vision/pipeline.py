@@ -13,9 +13,10 @@ motion      motion, still                               blurred
 edges       edges (map in ``edge_map``)                 mirrored
 ==========  =========================================  ====================================
 
-Laziness: the runner skips the whole stage when nobody listens to any of its events. Give
-``dispatcher=`` (the runner's) and the stage also skips each sub-stage nobody listens to, so
-a pipeline whose app only listens to ``motion`` never computes edges or palette maps.
+Laziness: the runner skips the whole stage when nobody listens to any of its events, and
+tells it who listens (``listen(wanted)``, see ``sensekit/runner.py``), so the stage also skips
+each sub-stage nobody listens to: a pipeline whose app only listens to ``motion`` never
+computes edges or palette maps. Until the runner calls ``listen`` every sub-stage runs.
 ``always_run={"edges"}`` keeps a sub-stage running for apps that read its state directly
 (``edge_map``, ``motion_result``, ``track_result``). ``runs`` counts what actually ran.
 
@@ -31,6 +32,7 @@ Failure modes: a ``pick_at`` click or a ``pick_box`` outside the first frame rai
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from typing import Any, Iterable, Iterator, Literal, Mapping
 
 import cv2
@@ -38,7 +40,7 @@ import numpy as np
 
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
-from sensekit.events import ColorBounds, Dispatcher, Edges, Event
+from sensekit.events import ColorBounds, Edges, Event
 from sensekit.settings import Tunable, group, setting
 from sensekit.settings.live import apply_all_pending
 from sensekit.validate import check_frame
@@ -100,7 +102,6 @@ class VisionStage(Tunable):
                  motion: MotionDetector | None = None,
                  edges: bool = False, edge_direction: Literal["horizontal", "any"] | None = None,
                  edge_blur_px: int | None = None, edge_threshold: int | None = None,
-                 dispatcher: Dispatcher | None = None,
                  always_run: Iterable[str] = ()) -> None:
         given = {"mirror": mirror, "blur_px": blur_px, "levels": levels, "palette_spread": palette_spread,
                  "edge_direction": edge_direction, "edge_blur_px": edge_blur_px, "edge_threshold": edge_threshold}
@@ -130,7 +131,7 @@ class VisionStage(Tunable):
             raise ConfigError(f"unknown sub-stage(s) {sorted(unknown)} in always_run; known: {sorted(SUBSTAGE_EMITS)}")
         self.always = frozenset(always)
         self.always_run = bool(self.always & set(self.enabled))
-        self.dispatcher = dispatcher
+        self._active: tuple[str, ...] = self.enabled    # the sub-stages to run (``listen``)
         self.emits: frozenset[str] = frozenset().union(*(SUBSTAGE_EMITS[s] for s in self.enabled))
         self.runs: Counter[str] = Counter()
         # results apps may read
@@ -186,10 +187,11 @@ class VisionStage(Tunable):
         return (t is not None and t.method in ("hsv", "exact") and t.blur_px == 1 and t.levels is None
                 and (self.blur_px > 1 or self._lut is not None))
 
-    def _wanted(self, sub: str) -> bool:
-        if sub in self.always or self.dispatcher is None:
-            return True
-        return self.dispatcher.wants(SUBSTAGE_EMITS[sub])
+    def listen(self, wanted: AbstractSet[str]) -> None:
+        """Run only the sub-stages whose events are in ``wanted``, plus ``always_run`` ones
+        (called by the runner whenever the handlers change)."""
+        self._active = tuple(s for s in self.enabled
+                             if s in self.always or SUBSTAGE_EMITS[s] & wanted)
 
     def _alloc(self, image: np.ndarray) -> None:
         shape = image.shape
@@ -214,14 +216,9 @@ class VisionStage(Tunable):
             check_frame(image, "frame image")
             self._alloc(image)
         t = item.t
-        d = self.dispatcher
-        if d is None:
-            active = self.enabled
-        else:
-            always = self.always
-            active = tuple(s for s in self.enabled if s in always or d.wants(SUBSTAGE_EMITS[s]))
-            if not active:
-                return []
+        active = self._active
+        if not active:
+            return []
         events: list[Event] = []
         runs = self.runs
         # shared intermediates, computed once and only if needed

@@ -26,7 +26,7 @@ class {cls}(App):
     needs = frozenset({{"audio"}})
 
     def stages(self):
-        return [AudioStage(dispatcher=self.host.dispatcher)]
+        return [AudioStage()]
 
     def setup(self):
         self.levels_seen = 0

@@ -47,9 +47,9 @@ def demo_signal(rate=16000):
     return x
 
 
-def make_stage(d=None):
+def make_stage():
     return AudioStage(activity=ActivityDetector(25, 300), clap=ClapDetector(),
-                      pattern=ClapPatternTracker(2), pitch=PitchTracker(), dispatcher=d)
+                      pattern=ClapPatternTracker(2), pitch=PitchTracker())
 
 
 def test_stage_in_runner_emits_everything():
@@ -70,7 +70,7 @@ def test_only_subscribed_detectors_run():
     rate = 16000
     src = ArraySource(demo_signal(rate), rate)
     d = Dispatcher()
-    stage = make_stage(d)
+    stage = make_stage()
     got = []
     d.on("activity", got.append)
     runner = Runner(src, [stage], d)

@@ -42,17 +42,16 @@ def _frames(n: int = 12) -> list[np.ndarray]:
     return [f for f, _ in ball_frames(n)]
 
 
-def _full_stage(dispatcher: Dispatcher | None, **kw) -> VisionStage:
+def _full_stage(**kw) -> VisionStage:
     return VisionStage(mirror=True, blur_px=5, levels=4, tracker=ColorTracker("#DC1E1E"),
-                       bounds_color="#DC1E1E", motion=MotionDetector(), edges=True,
-                       dispatcher=dispatcher, **kw)
+                       bounds_color="#DC1E1E", motion=MotionDetector(), edges=True, **kw)
 
 
 def test_only_motion_subscribed_never_pays_for_edges_palette_or_tracking():
     d = Dispatcher()
     got = []
     d.on("motion", got.append)
-    stage = _full_stage(d)
+    stage = _full_stage()
     Runner(ListSource(_frames()), [stage], d).run()
     assert stage.runs["motion"] == 12 and stage.runs["blur"] == 12 and stage.runs["mirror"] == 12
     for skipped in ("edges", "palette", "track", "bounds"):
@@ -63,7 +62,7 @@ def test_only_motion_subscribed_never_pays_for_edges_palette_or_tracking():
 def test_edges_only_skips_blur_and_motion():
     d = Dispatcher()
     d.on("edges", lambda e: None)
-    stage = _full_stage(d)
+    stage = _full_stage()
     Runner(ListSource(_frames(4)), [stage], d).run()
     assert stage.runs["edges"] == 4 and stage.runs["blur"] == 0 and stage.runs["motion"] == 0
     assert np.array_equal(stage.edge_map, edges_stage(cv2.flip(_frames(4)[-1], 1)))
@@ -72,25 +71,25 @@ def test_edges_only_skips_blur_and_motion():
 def test_nobody_listening_means_the_runner_skips_the_stage():
     d = Dispatcher()
     d.on("clap", lambda e: None)
-    stage = _full_stage(d)
+    stage = _full_stage()
     Runner(ListSource(_frames(3)), [stage], d).run()
     assert sum(stage.runs.values()) == 0
 
 
 def test_always_run_keeps_a_sub_stage_for_apps_reading_state():
     d = Dispatcher()
-    stage = _full_stage(d, always_run={"edges"})
+    stage = _full_stage(always_run={"edges"})
     Runner(ListSource(_frames(3)), [stage], d).run()
     assert stage.runs["edges"] == 3 and stage.runs["motion"] == 0
     with pytest.raises(ConfigError, match="unknown sub-stage"):
-        _full_stage(d, always_run={"edgez"})
+        _full_stage(always_run={"edgez"})
 
 
 def test_everything_subscribed_shares_one_blur_and_palette_per_frame():
     d = Dispatcher()
     names: list[str] = []
     d.on("*", lambda e: names.append(e.name))
-    stage = _full_stage(d)
+    stage = _full_stage()
     Runner(ListSource(_frames(10)), [stage], d).run()
     assert stage.runs["blur"] == 10 and stage.runs["palette"] == 10      # once each, shared
     assert {"color_tracked", "color_bounds", "motion", "edges"} <= set(names)
@@ -105,7 +104,7 @@ def test_pick_at_uses_the_first_frame():
     d = Dispatcher()
     tracked = []
     d.on("color_tracked", tracked.append)
-    stage = VisionStage(tracker=ColorTracker(), pick_at=(cx, cy), dispatcher=d)
+    stage = VisionStage(tracker=ColorTracker(), pick_at=(cx, cy))
     Runner(ListSource(frames), [stage], d).run()
     assert len(tracked) == 24 and stage.tracker.method == "model"
     last_cx, last_cy = list(ball_frames(24))[-1][1]
@@ -234,7 +233,7 @@ def test_replay_of_demo_recording_ball_and_hand_zones(recordings_dir):
     d.on("color_tracked", lambda e: tracked.__setitem__(round(e.t, 4), (e.cx, e.cy)))
     d.on("motion", motion.append)
     stage = VisionStage(tracker=ColorTracker(f"#{r:02X}{g:02X}{b:02X}"),
-                        motion=MotionDetector(zones_px=zones), dispatcher=d)
+                        motion=MotionDetector(zones_px=zones))
     Runner(ReplaySource(rec), [stage], d).run()
     frames = truth["frames"]
     within = 0

@@ -1,0 +1,243 @@
+"""What a clap is, measured: the features of one burst, and the score on them.
+
+A hand clap is the air pushed out from between two palms: a burst of noise that jumps
+tens of dB within a few milliseconds, has its energy spread over ~0.5-4 kHz with no
+pitch or ring, and is over within ~10 ms, leaving only the room's reverberation. Every
+feature is measured at one *peak sample* ``p`` of the burst, on the signal around it
+only, so the same burst gives the same numbers wherever the stream started and however
+it was cut into blocks.
+
+``d`` is the first difference of the signal (+6 dB/octave: the clap band rises out of
+hum, rumble and bass); ``e`` is the 1 ms mean of ``d**2`` on quarter-millisecond bins
+anchored at ``p``. The 16 features (``FEATURES``), grouped by what they say:
+
+- **onset**: ``rise_db`` (``e[p]`` over the mean ``d**2`` 35..10 ms before), ``attack_db``
+  (over 5..2 ms before), ``contrast_db`` (over the median of ``e`` 32..4 ms before),
+  ``steep_db`` (largest rise of ``e`` within 1 ms, up to ``p``);
+- **shortness**: ``fall10_ms``/``fall20_ms`` (time until ``e`` is 10/20 dB down),
+  ``decay_db`` (3..13 ms after, re ``e[p]``), ``tail_db`` (13..25 ms after), ``body_db``
+  (``x**2`` 3..15 ms after, re the 1 ms peak: a drum's body, a vowel);
+- **spectrum** of a 12 ms Hann window from 4 ms before ``p``: ``low_db`` (50-500 Hz re
+  0.5-4 kHz: knocks, kicks), ``tilt_db`` (2-4 over 0.5-2 kHz), ``air_db`` (4.5 kHz..
+  min(0.45 rate, 16 kHz) re 0.5-4 kHz; NaN at 8 kHz: hi-hats, snaps, keys),
+  ``flatness`` (0.5-4 kHz; 0 = a tone), ``centroid_oct`` (log2 of the 0.25-4 kHz
+  centroid in kHz), ``spread_db`` (weakest of the 0.5-1, 1-2, 2-4 kHz octaves re the
+  strongest), ``zcr_khz`` (zero crossings from 2 ms before to 6 ms after, in kHz).
+
+``peak_db`` (the 1 ms peak, dBFS after gain) is measured too but is not a feature:
+loudness decides nothing beyond ``min_level``. The onset features are capped (40, 60 dB):
+before the stream's first sample the signal counts as digital silence, so a clap at
+t = 0 reads the cap and prepending zeros changes nothing. At rates that are not a
+multiple of 4 kHz a "quarter millisecond" is up to 9 % off.
+
+``clap_score`` is the log-odds from boosted trees (``TreeModel``; the shipped one is
+``clap_model.MODEL``, written by ``benchmarks/train_clap.py`` from
+``clap_training.py``). Cost: ~100 us per burst for the features (one FFT, a few
+cumulative sums) and ~30 us for the trees. ``measure`` needs ``pre`` samples before
+and ``post`` after ``p``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+PRE_MS = 36.0        # signal needed before the peak (rise window + 1 ms)
+POST_MS = 30.0       # signal needed after the peak (fall times)
+CAP_DB = 40.0        # rise and attack are capped here
+CONTRAST_CAP_DB = 60.0
+_TINY = 1e-20
+
+#: a tree model as ``clap_model.MODEL`` holds it: depth, base, and per tree its split
+#: features, thresholds and leaf values
+Model = dict[str, Any]
+
+FEATURES = ("rise_db", "attack_db", "contrast_db", "steep_db", "fall10_ms", "fall20_ms",
+            "decay_db", "tail_db", "body_db", "low_db", "tilt_db", "air_db", "flatness",
+            "zcr_khz", "centroid_oct", "spread_db")
+
+
+@dataclass(frozen=True, slots=True)
+class BurstFeatures:
+    """The measurements of one burst (``t_*`` in stream seconds) and its score."""
+    t_onset: float
+    t_peak: float
+    peak_db: float
+    rise_db: float
+    attack_db: float
+    contrast_db: float
+    steep_db: float
+    fall10_ms: float
+    fall20_ms: float
+    decay_db: float
+    tail_db: float
+    body_db: float
+    low_db: float
+    tilt_db: float
+    air_db: float
+    flatness: float
+    zcr_khz: float
+    centroid_oct: float
+    spread_db: float
+    score: float = 0.0
+
+    def vector(self) -> np.ndarray:
+        return np.array([getattr(self, k) for k in FEATURES], dtype=np.float64)
+
+    def as_dict(self) -> dict[str, float]:
+        return {k: float(getattr(self, k)) for k in self.__slots__}
+
+
+class TreeModel:
+    """Boosted trees as arrays (``clap_model.MODEL``, written by ``benchmarks/train_clap.py``).
+
+    ``score(v)`` is the log-odds that the burst with features ``v`` (``FEATURES`` order,
+    NaN = not measured) is a clap: ``base`` plus one leaf per tree, reached by
+    ``depth`` comparisons ``v[feature] > threshold`` (NaN goes left).
+    """
+
+    def __init__(self, model: Model) -> None:
+        self.depth = d = int(model["depth"])
+        self.base = float(model["base"])
+        feature = np.asarray(model["feature"], np.intp)
+        n_trees = len(feature)
+        self._n_int = 2 ** d - 1
+        self._feature = feature.ravel()
+        self._threshold = np.asarray(model["threshold"], np.float64).ravel()
+        self._leaf = np.asarray(model["leaf"], np.float64).ravel()
+        self._first = np.arange(n_trees) * self._n_int           # node 0 of every tree
+        self._leaf0 = np.arange(n_trees) * 2 ** d - self._n_int   # leaf index offset
+
+    def score(self, v: np.ndarray) -> float:
+        node = np.zeros(len(self._first), np.intp)
+        for _ in range(self.depth):
+            i = self._first + node
+            node = 2 * node + 1 + (v[self._feature[i]] > self._threshold[i])
+        return self.base + float(self._leaf[self._leaf0 + node].sum())
+
+
+_MODELS: dict[int, TreeModel] = {}
+
+
+def clap_score(v: np.ndarray, model: Model | None = None) -> float:
+    """Log-odds of "this burst is a clap" (``v`` in ``FEATURES`` order; NaN = not measured)."""
+    if model is None:
+        from sensekit.audio.clap_model import MODEL
+        model = MODEL
+    tm = _MODELS.get(id(model))
+    if tm is None:
+        tm = _MODELS[id(model)] = TreeModel(model)
+    return tm.score(v)
+
+
+class BurstMeter:
+    """Precomputed windows and bands for one sample rate; ``measure`` does one burst.
+
+    Time runs on quarter-millisecond bins anchored at the peak sample (``q`` samples
+    each, ``hop = 4 q`` is "1 ms"; at rates that are not a multiple of 4 kHz a bin is
+    up to 9 % longer or shorter): bin ``j`` holds the sum of ``d**2`` over the samples
+    ``p + (j - 2) q .. p + (j - 1) q - 1``, so ``e`` at ``p + j q`` is bins ``j..j+3``.
+    Bands are index ranges of a 12 ms Hann-windowed FFT from 4 ms before the peak.
+    """
+
+    def __init__(self, rate: int) -> None:
+        self.rate = rate
+        ms = self.ms
+        self.q = q = max(1, round(rate / 4000.0))                # a quarter millisecond
+        self.hop = 4 * q                                          # "1 ms"
+        self.nb_pre = round(4 * PRE_MS) + 4                       # bins before the peak
+        self.nb_post = round(4 * POST_MS) + 6
+        self.pre = self.nb_pre * q + 1                            # samples needed before p
+        self.post = self.nb_post * q
+        n = ms(12.0)
+        self._spec_off = ms(4.0)
+        self._win = np.hanning(n)
+        self._nwin = n
+        f = np.fft.rfftfreq(n, 1.0 / rate)
+        def edge(hz: float) -> int:
+            return int(np.searchsorted(f, hz))
+
+        top = min(16000.0, 0.45 * rate)
+        # band edges as indices into the cumulative spectrum (sum of bins a..b-1 = cs[b] - cs[a])
+        self._b = {name: (edge(lo), edge(hi)) for name, lo, hi in (
+            ("lo", 50, 500), ("mid", 500, 2000), ("high", 2000, 4000), ("core", 500, 4000),
+            ("core4", 250, 4000), ("o1", 500, 1000), ("o2", 1000, 2000), ("o3", 2000, 4000),
+            ("air", 4500, top))}
+        self._has_air = top > 5000.0
+        a, b = self._b["core4"]
+        self._f4 = f[a:b]
+
+    def ms(self, v: float) -> int:
+        return max(1, round(self.rate * v / 1000.0))
+
+    def bins(self, v: float) -> int:
+        """Quarter-ms bins in ``v`` ms."""
+        return max(1, round(v * 4.0))
+
+    def measure(self, x: np.ndarray, p: int, *, gain2: float = 1.0) -> tuple[float, ...]:
+        """Features of the burst peaking at ``x[p]``; ``x`` holds ``pre`` before, ``post`` after.
+
+        Returns ``(peak_db,) + FEATURES``.
+        """
+        q, h, B = self.q, self.hop, self.bins
+        n0, n1 = self.nb_pre, self.nb_post
+        seg = x[p - n0 * q - 1: p + n1 * q].astype(np.float64)  # one more for the difference
+        d = seg[1:] - seg[:-1]
+        b = np.einsum("ij,ij->i", *(d.reshape(-1, q),) * 2)      # bin i <-> index i - n0 + 2
+        c = np.concatenate(([0.0], np.cumsum(b)))
+        z = n0 - 2                                                # bin index j = 0
+
+        def mean_e(a: float, b_: float) -> float:                 # mean d**2 from a to b ms
+            i, k = z + 2 + B(a) if a >= 0 else z + 2 - B(-a), z + 2 + B(b_) if b_ >= 0 else z + 2 - B(-b_)
+            return float((c[k] - c[i]) / ((k - i) * q))
+
+        lo, hi = z - B(32.0), z + B(30.0)
+        env = (c[lo + 4: hi + 4] - c[lo: hi]) / h + _TINY       # e at p + j q, j = -128..119
+        db = 10.0 * np.log10(env)
+        k0 = z - lo                                               # j = 0 in env
+        e_p = float(env[k0])
+        pk = float(db[k0])
+        xs = seg[n0 * q + 1 - 2 * q: n0 * q + 1 + 2 * q]          # the 1 ms around p
+        px = float(np.dot(xs, xs)) / h
+        peak_db = 10.0 * math.log10(px * gain2 + _TINY)
+        rise = 10.0 * math.log10(e_p / (mean_e(-35.0, -10.0) + _TINY))
+        attack = 10.0 * math.log10(e_p / (mean_e(-5.0, -2.0) + _TINY))
+        pre = db[: k0 - B(4.0)]
+        m = len(pre) // 2
+        contrast = pk - float(np.partition(pre, m)[m])            # over the median, 32..4 ms before
+        win = db[k0 - B(10.0): k0 + 1]
+        steep = min(CAP_DB, float(np.max(win[4:] - win[:-4])))    # largest rise within 1 ms
+        after = db[k0: k0 + B(30.0)]
+        fall10 = _first_below(after, pk - 10.0) * 0.25
+        fall20 = _first_below(after, pk - 20.0) * 0.25
+        decay = 10.0 * math.log10(mean_e(3.0, 13.0) / e_p + _TINY)
+        tail = 10.0 * math.log10(mean_e(13.0, 25.0) / e_p + _TINY)
+        bx = seg[n0 * q + 1 + 12 * q: n0 * q + 1 + 60 * q]         # x from 3 to 15 ms after
+        body = 10.0 * math.log10(float(np.dot(bx, bx)) / len(bx) / (px + _TINY) + _TINY)
+        o = n0 * q + 1 - self._spec_off
+        spec = np.abs(np.fft.rfft(seg[o: o + self._nwin] * self._win)) ** 2 + _TINY
+        cs = np.concatenate(([0.0], np.cumsum(spec)))
+        band = {k: float(cs[b] - cs[a]) for k, (a, b) in self._b.items()}
+        core = band["core"]
+        low = 10.0 * math.log10(band["lo"] / core)
+        tilt = 10.0 * math.log10(band["high"] / band["mid"])
+        air = 10.0 * math.log10(band["air"] / core) if self._has_air else math.nan
+        a, b = self._b["core"]
+        flat = float(np.exp(np.log(spec[a:b]).sum() / (b - a)) / (core / (b - a)))
+        zb = seg[n0 * q + 1 - 8 * q: n0 * q + 1 + 24 * q]         # 2 ms before to 6 ms after
+        sb = np.signbit(zb - zb.sum() / len(zb))
+        zcr = float(np.count_nonzero(sb[1:] != sb[:-1])) * self.rate / (2000.0 * len(zb))
+        a, b = self._b["core4"]
+        cent = math.log2(float(np.dot(self._f4, spec[a:b])) / band["core4"] / 1000.0)
+        octs = (band["o1"], band["o2"], band["o3"])
+        spread = 10.0 * math.log10(min(octs) / max(octs))
+        return (peak_db, min(CAP_DB, rise), min(CAP_DB, attack), min(CONTRAST_CAP_DB, contrast),
+                steep, fall10, fall20, decay, tail, body, low, tilt, air, flat, zcr, cent, spread)
+
+
+def _first_below(v: np.ndarray, level: float) -> int:
+    """Bins until ``v`` first drops below ``level`` (``len(v)`` if it never does)."""
+    below = v < level
+    return int(np.argmax(below)) if below.any() else len(v)

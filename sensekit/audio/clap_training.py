@@ -1,0 +1,427 @@
+"""Choosing the clap score's constants: augmented training bursts and leave-one-source-out.
+
+Used by ``benchmarks/train_clap.py`` (writes ``clap_features.MODEL``) and
+``benchmarks/audio_eval.py`` (reports every source with a model that never saw it).
+Deterministic: every random choice comes from a seed derived from the clip name.
+
+**Bursts.** Each clip (and each augmented copy) is streamed through ``ClapDetector`` with
+``keep_features``: every burst it judges is one sample, labelled by the clip's clap times
+(``clap_onsets.csv``; for the clap clips without times, the data README's annotation
+recipe, ``evaluate.recipe_onsets``). The loudest burst within 30 ms of a clap time is a clap, other
+bursts up to 75 ms after it are ignored (the detector merges them), every other burst is
+not a clap. Negative clips give only non-claps.
+
+**Augmented copies** (``AUGMENTATIONS``), so a few people and rooms stand for many:
+resampled to 16 and 8 kHz; convolved with a synthetic room (exponentially decaying noise,
+RT60 0.3-1.0 s, reverberant energy -6..+6 dB re the direct sound); driven 10-18 dB into
+hard clipping; and (clap clips) mixed with speech, music or noise from *another* source at
+0 and +6 dB (power over the whole clip); and (clap clips) the same claps re-timed 100-200 ms
+apart, as people clap fast.
+
+**Model.** Logistic regression (Newton's method with a small ridge) on the standardised
+``FEATURES``; every source and class weighs the same in total. ``train(data, leave_out=s)``
+uses only bursts whose clip and background both come from other sources.
+
+Cost: collecting the bursts streams ~30 min of audio (~1-2 min); a fit takes milliseconds.
+"""
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sensekit.audio.clap import ClapDetector
+from sensekit.audio.clap_features import BurstFeatures, Model, TreeModel
+from sensekit.audio.evaluate import read_clips, read_wav, recipe_onsets
+
+AUGMENTATIONS = ("orig", "16k", "8k", "reverb", "clipped", "eq", "eq_reverb", "fast", "mix0",
+                 "mix6")
+BACKGROUND_LABELS = ("speech", "music", "room_noise", "footsteps", "keyboard_typing", "laugh",
+                     "cough", "dog_bark")
+MATCH_S = 0.030          # a burst this close to a clap time is that clap
+MERGE_S = 0.075          # bursts this soon after a clap are ignored (the detector merges them)
+DEPTH = 4                # boosted trees: depth, count, shrinkage, L2 on leaf values
+TREES = 300
+RATE = 0.1
+L2 = 1.0
+
+
+def seed_of(*parts: str) -> int:
+    return zlib.crc32("/".join(parts).encode())
+
+
+def resample(x: np.ndarray, rate: int, new_rate: int) -> np.ndarray:
+    from math import gcd
+
+    from scipy.signal import resample_poly
+
+    g = gcd(rate, new_rate)
+    y: np.ndarray = resample_poly(x.astype(np.float64), new_rate // g, rate // g)
+    return y.astype(np.float32)
+
+
+def reverberate(x: np.ndarray, rate: int, rng: np.random.Generator) -> np.ndarray:
+    """Convolve with a synthetic room: a direct impulse plus decaying noise from 3 ms on."""
+    from scipy.signal import fftconvolve
+
+    rt60 = rng.uniform(0.3, 1.0)
+    n = int(rate * min(1.2, rt60 * 1.2))
+    t = np.arange(n) / rate
+    tail = rng.normal(0.0, 1.0, n) * np.exp(-6.91 * t / rt60)
+    tail[: int(0.003 * rate)] = 0.0
+    ratio_db = rng.uniform(-6.0, 6.0)                       # reverberant / direct energy
+    tail *= np.sqrt(10.0 ** (ratio_db / 10.0) / (np.sum(tail ** 2) + 1e-20))
+    tail[0] = 1.0
+    y = fftconvolve(x.astype(np.float64), tail)[: len(x)]
+    return np.asarray(y * (np.abs(x).max() / (np.abs(y).max() + 1e-20)), np.float32)
+
+
+def equalised(x: np.ndarray, rate: int, rng: np.random.Generator) -> np.ndarray:
+    """Another microphone: a 2nd-order high-pass at 150-1200 Hz and a low-pass at 3.5-9 kHz."""
+    from scipy.signal import butter, sosfilt
+
+    y = sosfilt(butter(2, rng.uniform(150.0, 1200.0), "hp", fs=rate, output="sos"), x)
+    top = min(rng.uniform(3500.0, 9000.0), 0.45 * rate)
+    y = sosfilt(butter(2, top, "lp", fs=rate, output="sos"), y)
+    return np.asarray(y * (np.abs(x).max() / (np.abs(y).max() + 1e-20)), np.float32)
+
+
+def clipped(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    drive = 10.0 ** (rng.uniform(10.0, 18.0) / 20.0)
+    return np.asarray(np.clip(x * (drive / (np.abs(x).max() + 1e-20)), -1.0, 1.0), np.float32)
+
+
+def faster(x: np.ndarray, rate: int, onsets: list[float],
+           rng: np.random.Generator) -> tuple[np.ndarray, list[float]]:
+    """The same claps re-timed 100-200 ms apart (each cut from 10 ms before its onset up to
+    the next one): fast clapping by the same person in the same room."""
+    parts, times, t = [], [], 0.0
+    for o in onsets:
+        gap = rng.uniform(0.10, 0.20)
+        a = max(0, int((o - 0.010) * rate))
+        parts.append(x[a: a + int(gap * rate)])
+        times.append(t + (o - a / rate))
+        t += len(parts[-1]) / rate
+    return np.concatenate(parts), times
+
+
+def mixed(x: np.ndarray, bg: np.ndarray, snr_db: float) -> np.ndarray:
+    reps = -(-len(x) // len(bg))
+    b = np.tile(bg, reps)[: len(x)].astype(np.float64)
+    px = float(np.mean(x.astype(np.float64) ** 2))
+    pb = float(np.mean(b ** 2)) + 1e-20
+    y = x + b * np.sqrt(px / pb / 10.0 ** (snr_db / 10.0))
+    peak = np.abs(y).max()
+    return np.asarray(y / peak * 0.9 if peak > 0.9 else y, np.float32)
+
+
+@dataclass
+class Bursts:
+    """Every judged burst of the training set: features, label and where it came from."""
+    X: np.ndarray            # (n, len(FEATURES))
+    y: np.ndarray            # 1 clap, 0 not a clap, -1 ignored
+    source: np.ndarray       # the clip's source
+    background: np.ndarray   # the mixed-in background's source ("" if none)
+    variant: np.ndarray
+    clip: np.ndarray
+    onsets: dict[str, int]   # clip -> number of clap times used for its labels
+    labels: dict[str, str]   # clip -> label in labels.csv
+
+
+_NEUTRAL = {"depth": 1, "base": 0.0, "feature": [[0]], "threshold": [[float("inf")]],
+            "leaf": [[0.0, 0.0]]}          # scores every burst 0: collecting needs no model
+
+
+def judged_bursts(x: np.ndarray, rate: int, *, block: int = 4096) -> list[BurstFeatures]:
+    det = ClapDetector(threshold=-20.0, min_rise_db=10.0, model=_NEUTRAL)
+    det.keep_features = True
+    for k, i in enumerate(range(0, len(x), block)):
+        det.process(x[i:i + block], i / rate, rate, index=k)
+    return det.features
+
+
+def label_bursts(feats: list[BurstFeatures], onsets: list[float]) -> list[int]:
+    labels = [0] * len(feats)
+    for o in onsets:
+        near = [i for i, f in enumerate(feats) if abs(f.t_onset - o) <= MATCH_S]
+        for i, f in enumerate(feats):
+            if o - MATCH_S <= f.t_onset <= o + MERGE_S and labels[i] == 0:
+                labels[i] = -1
+        if near:
+            best = max(near, key=lambda i: feats[i].peak_db)
+            labels[best] = 1
+    return labels
+
+
+def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
+            progress: Callable[[str], None] | None = None) -> Bursts:
+    """Stream every clip and its augmented copies; return all judged bursts."""
+    data = Path(data)
+    clips = read_clips(data)
+    audio = {c.file: read_wav(data / c.file) for c in clips}
+    backgrounds = [c for c in clips if c.label in BACKGROUND_LABELS]
+    rows: list[tuple[Any, ...]] = []
+    counts: dict[str, int] = {}
+    for c in clips:
+        x, rate = audio[c.file]
+        onsets = c.onsets if c.onsets or c.label != "clap" else recipe_onsets(x, rate)
+        counts[c.file] = len(onsets)
+        for variant in augment:
+            rng = np.random.default_rng(seed_of(c.file, variant))
+            bg_source = ""
+            r = rate
+            if variant == "orig":
+                y = x
+            elif variant in ("16k", "8k"):
+                r = 16000 if variant == "16k" else 8000
+                if rate <= r:
+                    continue
+                y = resample(x, rate, r)
+            elif variant == "reverb":
+                y = reverberate(x, rate, rng)
+            elif variant == "clipped":
+                y = clipped(x, rng)
+            elif variant == "eq":
+                y = equalised(x, rate, rng)
+            elif variant == "eq_reverb":
+                y = reverberate(equalised(x, rate, rng), rate, rng)
+            elif variant == "fast":
+                if c.label != "clap" or len(onsets) < 2:
+                    continue
+                y, clip_onsets = faster(x, rate, onsets, rng)
+            else:
+                if c.label != "clap":
+                    continue
+                others = [b for b in backgrounds if b.source != c.source]
+                bg = others[int(rng.integers(len(others)))]
+                bx, brate = audio[bg.file]
+                if brate != rate:
+                    bx = resample(bx, brate, rate)
+                y = mixed(x, bx, 0.0 if variant == "mix0" else 6.0)
+                bg_source = bg.source
+            feats = judged_bursts(y, r)
+            times = clip_onsets if variant == "fast" else onsets
+            labels = label_bursts(feats, times) if c.label == "clap" else [0] * len(feats)
+            for f, lab in zip(feats, labels):
+                rows.append((f.vector(), lab, c.source, bg_source, variant, c.file))
+        if progress is not None:
+            progress(c.file)
+    X = np.array([r[0] for r in rows])
+
+    def col(i: int) -> np.ndarray:
+        return np.array([r[i] for r in rows])
+
+    return Bursts(X, col(1).astype(int), col(2), col(3), col(4), col(5), counts,
+                  {c.file: c.label for c in clips})
+
+
+def balanced_weights(y: np.ndarray, source: np.ndarray, power: float = 0.5) -> np.ndarray:
+    """Each (source, class) group weighs ``n ** power`` in total (0.5: a source with 100x
+    the bursts counts 10x, so one big collection cannot drown a small one, nor a single
+    burst outweigh a hundred); both classes weigh the same."""
+    w = np.zeros(len(y))
+    for cls in (0, 1):
+        for s in sorted(set(source[y == cls])):
+            m = (y == cls) & (source == s)
+            w[m] = m.sum() ** power / m.sum()
+        c = y == cls
+        if c.any():
+            w[c] /= w[c].sum()
+    return np.asarray(w * (len(y) / w.sum()), np.float64)
+
+
+def _bins(X: np.ndarray, n_bins: int) -> list[np.ndarray]:
+    """Split points per feature: quantiles of the finite values (NaN sorts below all)."""
+    edges = []
+    for j in range(X.shape[1]):
+        v = X[:, j][np.isfinite(X[:, j])]
+        q = np.unique(np.quantile(v, np.linspace(0, 1, n_bins + 1)[1:-1])) if len(v) else np.zeros(0)
+        edges.append(q)
+    return edges
+
+
+def fit_trees(X: np.ndarray, y: np.ndarray, w: np.ndarray, *, depth: int = DEPTH,
+              trees: int = TREES, rate: float = RATE, l2: float = L2, min_weight: float = 5.0,
+              n_bins: int = 32) -> Model:
+    """Gradient-boosted trees for the logistic loss (Newton leaves), all splits complete.
+
+    Deterministic: features are cut at quantiles, every split is the best one found by
+    scanning all of them. A tree is stored level by level (``2**depth - 1`` split
+    nodes: feature, threshold; ``2**depth`` leaves); ``x > threshold`` goes right, and a
+    NaN goes left (it was binned below every value). A node that cannot split sends
+    everything left (threshold +inf).
+    """
+    edges = _bins(X, n_bins)
+    B = np.zeros(X.shape, np.int16)
+    for j, e in enumerate(edges):
+        col = np.where(np.isfinite(X[:, j]), X[:, j], -np.inf)
+        B[:, j] = np.searchsorted(e, col, side="left")        # bin b: e[b-1] < x <= e[b]
+    nb = max(len(e) for e in edges) + 1
+    n_int = 2 ** depth - 1
+    F = np.zeros((trees, n_int), np.int16)
+    T = np.full((trees, n_int), np.inf)
+    L = np.zeros((trees, 2 ** depth))
+    base = float(np.log(np.sum(w * y) / np.sum(w * (1 - y))))
+    z = np.full(len(y), base)
+    for t in range(trees):
+        p = 1.0 / (1.0 + np.exp(-z))
+        g = w * (p - y)
+        h = w * p * (1 - p)
+        node = np.zeros(len(y), np.int64)
+        for level in range(depth):
+            first = 2 ** level - 1
+            for k in range(first, first + 2 ** level):
+                m = node == k
+                if not m.any():
+                    continue
+                G, H = g[m].sum(), h[m].sum()
+                best, bj, bb = 0.0, -1, -1
+                for j in range(X.shape[1]):
+                    gh = np.bincount(B[m, j], weights=g[m], minlength=nb)
+                    hh = np.bincount(B[m, j], weights=h[m], minlength=nb)
+                    gl, hl = np.cumsum(gh)[:-1], np.cumsum(hh)[:-1]
+                    ok = (hl >= min_weight) & (H - hl >= min_weight)
+                    gain = np.where(ok, gl ** 2 / (hl + l2) + (G - gl) ** 2 / (H - hl + l2), -1.0)
+                    i = int(np.argmax(gain))
+                    if gain[i] - G ** 2 / (H + l2) > best + 1e-12 and i < len(edges[j]):
+                        best, bj, bb = gain[i] - G ** 2 / (H + l2), j, i
+                if bj >= 0:
+                    F[t, k], T[t, k] = bj, edges[bj][bb]
+                    right = m & (B[:, bj] > bb)
+                else:
+                    right = np.zeros(len(y), bool)
+                node = np.where(m, 2 * node + 1 + right, node)
+        leaf = node - n_int
+        for k in range(2 ** depth):
+            m = leaf == k
+            if m.any():
+                L[t, k] = -rate * g[m].sum() / (h[m].sum() + l2)
+        z += L[t, leaf]
+    return {"depth": depth, "base": round(base, 6),
+            "feature": F.tolist(), "threshold": [[round(float(v), 4) for v in r] for r in T],
+            "leaf": [[round(float(v), 5) for v in r] for r in L]}
+
+
+def train(bursts: Bursts, *, leave_out: Iterable[str] = ()) -> Model:
+    """Trees from every burst whose clip and background come from other sources."""
+    m = bursts.y >= 0
+    for s in leave_out:
+        m &= (bursts.source != s) & (bursts.background != s)
+    y = bursts.y[m]
+    return fit_trees(bursts.X[m], y, balanced_weights(y, bursts.source[m]))
+
+
+def scores(bursts: Bursts, model: Model) -> np.ndarray:
+    tm = TreeModel(model)
+    return np.array([tm.score(v) for v in bursts.X])
+
+
+def heldout(bursts: Bursts, score: np.ndarray, threshold: float, source: str) -> float:
+    """A source's figure at ``threshold``, from its original clips' bursts: per-clap F1 on
+    its clap clips, ``1 - share of negative clips with a false clap`` on its others; the
+    mean of the two when it has both."""
+    m = (bursts.source == source) & (bursts.variant == "orig") & (bursts.y >= 0)
+    acc = m & (score >= threshold)
+    clips = sorted(set(bursts.clip[m]))
+    pos = [c for c in clips if bursts.labels[c] == "clap"]
+    neg = [c for c in clips if bursts.labels[c] != "clap"]
+    parts = []
+    if pos:
+        inpos = np.isin(bursts.clip, pos)
+        tp = int(np.sum(acc & inpos & (bursts.y == 1)))
+        fp = int(np.sum(acc & inpos & (bursts.y == 0)))
+        fn = sum(bursts.onsets[c] for c in pos) - tp
+        parts.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 1.0)
+    if neg:
+        hit = set(bursts.clip[acc & np.isin(bursts.clip, neg)])
+        parts.append(1.0 - len(hit) / len(neg))
+    return float(np.mean(parts))
+
+
+THRESHOLDS = np.round(np.arange(-2.0, 4.01, 0.25), 2)
+TIE_F1 = 0.002
+
+
+def pooled_f1(bursts: Bursts, fold_scores: dict[str, np.ndarray], threshold: float) -> float:
+    """Per-clap F1 over every original clip of the sources in ``fold_scores`` together,
+    each source scored by its own fold: claps found and missed on the clap clips, every
+    other burst judged a clap (negative clips included) a false one."""
+    tp = fp = fn = 0
+    for s, sc in fold_scores.items():
+        m = (bursts.source == s) & (bursts.variant == "orig") & (bursts.y >= 0)
+        acc = m & (sc >= threshold)
+        t = int(np.sum(acc & (bursts.y == 1)))
+        tp += t
+        fp += int(np.sum(acc & (bursts.y == 0)))
+        fn += sum(n for c, n in bursts.onsets.items()
+                  if bursts.labels[c] == "clap" and c in set(bursts.clip[m])) - t
+    return 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 1.0
+
+
+def choose_threshold(bursts: Bursts, fold_scores: dict[str, np.ndarray]) -> float:
+    """The threshold for the held-out figures of the sources in ``fold_scores`` (each scored
+    by the model that did not see it): the lowest one whose pooled per-clap F1
+    (``pooled_f1``) is within ``TIE_F1`` of the best. The F1 is flat over a range of
+    thresholds; inside it, the lower one misses fewer claps, which is what a person
+    clapping notices first."""
+    f1 = [pooled_f1(bursts, fold_scores, float(t)) for t in THRESHOLDS]
+    best = max(f1)
+    return float(next(t for t, f in zip(THRESHOLDS, f1) if f >= best - TIE_F1))
+
+
+def loso(bursts: Bursts, *, nested: bool = True,
+         progress: Callable[[str], None] | None = None) -> dict[str, tuple[Model, float]]:
+    """For every source: (model, threshold) chosen without it.
+
+    The trees of fold ``s`` see every source but ``s``. Its threshold is chosen by
+    ``choose_threshold`` on the other sources, each scored by trees that saw neither it
+    nor ``s`` (``nested``); without ``nested`` one threshold is chosen from all the
+    single-source folds (cheaper, slightly optimistic)."""
+    sources = sorted(set(bursts.source))
+    cache: dict[frozenset[str], np.ndarray] = {}
+
+    def fold(out: frozenset[str]) -> np.ndarray:
+        if out not in cache:
+            if progress is not None:
+                progress("without " + "+".join(sorted(out)))
+            cache[out] = scores(bursts, train(bursts, leave_out=out))
+        return cache[out]
+
+    single = {s: fold(frozenset([s])) for s in sources}
+    shared = 0.0 if nested else choose_threshold(bursts, single)
+    result = {}
+    for s in sources:
+        if nested:
+            inner = {o: fold(frozenset([s, o])) for o in sources if o != s}
+            thr = choose_threshold(bursts, inner)
+        else:
+            thr = shared
+        result[s] = (train(bursts, leave_out=[s]), thr)
+    return result
+
+
+def format_module(model: Model, threshold: float, note: str) -> str:
+    """The source of ``sensekit/audio/clap_model.py``: one line per tree."""
+    def nums(row: list[float], fmt: str) -> str:
+        return "(" + ", ".join("INF" if v == float("inf") else fmt % v for v in row) + ")"
+
+    lines = ['"""The shipped clap model: boosted trees on ``clap_features.FEATURES``.', "",
+             "Written by ``benchmarks/train_clap.py`` (do not edit by hand):", note,
+             "Each line is one tree, level by level: the feature index and the threshold of",
+             "its split nodes (``x > threshold`` goes right, NaN left) and its leaf values.",
+             '"""', "from typing import Any", "", 'INF = float("inf")', "", f"THRESHOLD = {threshold!r}",
+             f"DEPTH = {model['depth']}", f"BASE = {model['base']!r}", "", "TREES = ("]
+    for f, t, v in zip(model["feature"], model["threshold"], model["leaf"]):
+        lines.append(f"    ({nums(f, '%d')}, {nums(t, '%.10g')}, {nums(v, '%.10g')}),")
+    lines += [")", "", "MODEL: dict[str, Any] = {", '    "depth": DEPTH,', '    "base": BASE,',
+              '    "feature": [t[0] for t in TREES],', '    "threshold": [t[1] for t in TREES],',
+              '    "leaf": [t[2] for t in TREES],', "}", ""]
+    return "\n".join(lines)
+
+
+__all__ = ["AUGMENTATIONS", "Bursts", "collect", "fit_trees", "format_module", "loso",
+           "recipe_onsets", "train"]
