@@ -118,7 +118,7 @@ def _cli() -> list[str]:
 
 
 def test_an_osc_flood_on_a_running_command_is_a_few_lines_and_counted(tmp_path, recordings_dir):
-    """3,000 bad datagrams at `sensekit events --osc-control`: a handful of lines, exact counts."""
+    """3,000 bad datagrams at `sensekit events --osc-control`: a handful of lines, each counted."""
     if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
         pytest.skip("bundled recording not generated yet")
     port = free_udp_port()
@@ -164,8 +164,12 @@ def test_an_osc_flood_on_a_running_command_is_a_few_lines_and_counted(tmp_path, 
     osc = [line for line in lines if line.strip().startswith("osc ")]
     assert osc, err
     counts = dict(re.findall(r"(osc_\w+)=(\d+)", osc[0]))
-    assert counts["osc_malformed"] == "1000" and counts["osc_oversized"] == "1000", osc[0]
-    assert counts["osc_rejected"] == "1000" and counts["osc_accepted"] == "1", osc[0]
+    # UDP may drop a few datagrams when the machine is busy (the kernel's receive buffer
+    # overflows before the server reads it); every datagram that arrives is counted once.
+    # The exact per-datagram counts are checked in-process above.
+    for kind in ("osc_malformed", "osc_oversized", "osc_rejected"):
+        assert 950 <= int(counts[kind]) <= 1000, osc[0]
+    assert counts["osc_accepted"] == "1", osc[0]
     warnings = [line for line in lines if line.startswith(("OSC: dropped", "OSC: ignored"))]
     assert len(warnings) <= 3 * 5, f"{len(warnings)} warning lines:\n{err[:3000]}"
     assert any("counted, not shown" in line for line in warnings)
