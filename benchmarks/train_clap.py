@@ -4,7 +4,8 @@
 Deterministic: the same data give byte-identical output. Steps (``sensekit.audio.clap_training``):
 every clip and its augmented copies are streamed through ClapDetector, every judged burst
 is labelled (clap_onsets.csv, or the data README's recipe for clap clips without times);
-boosted trees are fitted on all of them; the decision threshold is the one with the best
+boosted trees are fitted on all of them, plus the air gate (a last tree that rejects
+bursts with less energy above 4.5 kHz than any training clap); the decision threshold is the one with the best
 mean held-out figure when each source is left out in turn (leave-one-source-out).
 
 Usage: .venv/bin/python benchmarks/train_clap.py [--data ../shared/data] [--check] [--out PATH]

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sensekit.audio.clap import ClapDetector, ClapPatternTracker
+from sensekit.audio.clap import SCORE_RANGE, ClapDetector, ClapPatternTracker
 from sensekit.errors import ConfigError
 from sensekit.events import Clap
 
@@ -178,7 +178,8 @@ def test_nan_blocks_are_reported_skipped_and_never_produce_events(caplog):
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"min_level": 150}, "`clap.min_level` must be a number 0..100 level, got 150"),
-    ({"threshold": 50}, "`clap.threshold` must be a number -31..24, got 50"),
+    ({"threshold": 50}, "`clap.threshold` must be a number "
+                        f"{SCORE_RANGE[0]:g}..{SCORE_RANGE[1]:g}, got 50"),
     ({"min_rise_db": 3}, "`clap.min_rise_db` must be a number 8..40 dB, got 3"),
     ({"min_gap_ms": -5}, "`clap.min_gap_ms` must be a number 0..1000 ms, got -5"),
     ({"bogus": 1}, "bogus"),
@@ -223,3 +224,25 @@ def test_the_strictest_clap_setting_finds_fewer_claps_in_events(capsys, key):
     default = claps()
     strict = claps("--set", f"{key}={lookup(key).hi:g}")
     assert default >= 4 and strict < default, (default, strict)
+
+
+def test_a_burst_with_no_air_is_never_a_clap():
+    """The air gate (clap_training.with_air_gate): a clap always has some energy above
+    4.5 kHz. The same clap-like burst, low-passed at 1.5 kHz like a knock on wood, is
+    rejected even at the lowest threshold the trees alone can score; unfiltered, or at
+    8 kHz where air is not measured, it is judged by the trees as before."""
+    from scipy.signal import butter, sosfilt
+
+    rate = 48000
+    burst = clap_burst(rate)
+    dull = sosfilt(butter(8, 1500.0, "lp", fs=rate, output="sos"), burst).astype(np.float32)
+    lowest = SCORE_RANGE[0] + 100.0                 # the trees' minimum without the gate
+    found = []
+    for b in (burst, dull):
+        x = noise_floor(1.0, rate, -65)
+        add_at(x, b * (0.5 / np.abs(b).max()), 0.4, rate)
+        found.append(len(detect(x, rate, threshold=lowest)))
+    assert found == [1, 0]
+    x8 = noise_floor(1.0, 8000, -65)
+    add_at(x8, clap_burst(8000), 0.4, 8000)
+    assert len(detect(x8, 8000, threshold=lowest)) == 1
