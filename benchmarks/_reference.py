@@ -6,12 +6,15 @@ on ``sys.path`` and the script is imported by path. A missing folder is a clear 
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_BENCH = REPO.parent / "shared" / "bench"
+# The real clips with their labels (tests/conftest.py reads the same folder).
+SHARED_DATA = Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 
 def load_reference(name: str, bench_dir: Path = SHARED_BENCH) -> ModuleType:

@@ -24,9 +24,10 @@ Usage: .venv/bin/python benchmarks/audio_eval.py [--data ../shared/data] [--bloc
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
+
+from _reference import SHARED_DATA
 
 REPO = Path(__file__).resolve().parents[1]
 OFFSETS = (0, 1, 2, 3, 5, 7, 11, 23, 64, 100, 257, 333, 517, 800, 1000)
@@ -35,7 +36,7 @@ OFFSETS = (0, 1, 2, 3, 5, 7, 11, 23, 64, 100, 257, 333, 517, 800, 1000)
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path,
-                    default=Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data")))
+                    default=SHARED_DATA)
     ap.add_argument("--block", type=int, default=512, help="block size in samples (default 512)")
     ap.add_argument("--offsets", default=",".join(map(str, OFFSETS)),
                     help="start offsets in samples to sweep (comma-separated)")

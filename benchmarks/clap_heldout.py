@@ -24,10 +24,11 @@ Usage: .venv/bin/python benchmarks/clap_heldout.py [--data ../shared/data]
 from __future__ import annotations
 
 import argparse
-import os
 import pickle
 import sys
 from pathlib import Path
+
+from _reference import SHARED_DATA
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,7 @@ def _row(b: Any, orig: np.ndarray, neg_clips: set[str], hours: float,
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path,
-                    default=Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data")))
+                    default=SHARED_DATA)
     ap.add_argument("--cache", type=Path, default=Path("/tmp/clap_heldout.pkl"))
     ap.add_argument("--threshold", type=float, default=None)
     ap.add_argument("--thresholds", default="0,0.5,1,1.25,1.5,2,3,4")

@@ -24,11 +24,12 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from _reference import SHARED_DATA
 
 import cv2
 
@@ -40,7 +41,7 @@ from sensekit.events import Dispatcher
 from sensekit.runner import Runner
 from sensekit.vision.hands import HAND_EVENTS, HandStage, load_mediapipe
 
-DATA = Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data")) / "video" / "hands"
+DATA = SHARED_DATA / "video" / "hands"
 
 
 class _NoSource(Source):

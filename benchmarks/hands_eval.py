@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
+
+from _reference import SHARED_DATA
 
 import cv2
 import numpy as np
@@ -29,7 +30,7 @@ sys.path.insert(0, str(REPO))
 from sensekit.capture.base import VideoFrame
 from sensekit.vision.hands import HandStage, load_mediapipe
 
-DATA = Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data")) / "video" / "hands"
+DATA = SHARED_DATA / "video" / "hands"
 
 
 def frames_of(prefix: str) -> list[VideoFrame]:

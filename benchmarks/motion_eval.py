@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from _reference import SHARED_DATA
 from typing import Any, Callable
 
 import cv2
@@ -195,7 +196,7 @@ def report_cost(clip: CdnetClip, rounds: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path,
-                    default=Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data")))
+                    default=SHARED_DATA)
     ap.add_argument("--no-halves", action="store_true", help="skip the highway halves")
     ap.add_argument("--no-scenes", action="store_true", help="skip the synthetic scenes")
     ap.add_argument("--cost", action="store_true", help="also time the methods")

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from functools import partial
 from pathlib import Path
+
+from _reference import SHARED_DATA
 
 import numpy as np
 
@@ -79,7 +80,7 @@ def demo_ball(frames: int = 10) -> tuple[float, float, int]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path,
-                    default=Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data")))
+                    default=SHARED_DATA)
     ap.add_argument("--per-background", type=int, default=2, help="balls per diameter and background")
     ap.add_argument("--starts", help="also start on these frames (comma-separated) and average")
     ap.add_argument("--frames", type=int, default=100, help="frames per start with --starts (default 100)")

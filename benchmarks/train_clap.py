@@ -15,9 +15,10 @@ Cost: ~1 min to collect the bursts, ~5 s per fit (12 fits).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
+
+from _reference import SHARED_DATA
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL_PY = REPO / "sensekit" / "audio" / "clap_model.py"
@@ -26,7 +27,7 @@ MODEL_PY = REPO / "sensekit" / "audio" / "clap_model.py"
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path,
-                    default=Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data")))
+                    default=SHARED_DATA)
     ap.add_argument("--out", type=Path, default=MODEL_PY)
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)

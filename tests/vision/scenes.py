@@ -208,14 +208,6 @@ def box_of(mask: np.ndarray) -> tuple[int, int, int, int]:
     return (int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1))
 
 
-def iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    ax, ay, aw, ah = a
-    bx, by, bw, bh = b
-    iw = max(0, min(ax + aw, bx + bw) - max(ax, bx))
-    ih = max(0, min(ay + ah, by + bh) - max(ay, by))
-    inter = iw * ih
-    union = aw * ah + bw * bh - inter
-    return inter / union if union else 0.0
 
 
 # --- the three scenes the tests and benchmarks/motion_eval.py use ----------------------------
