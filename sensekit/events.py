@@ -249,7 +249,13 @@ Handler = Callable[[Event], "bool | None"]
 
 
 class Dispatcher:
-    """Routes events to handlers by name; ``"*"`` receives every event."""
+    """Routes events to handlers by name; ``"*"`` receives every event.
+
+    Handlers of one name run in the order they were attached, and one that returns ``True``
+    stops the rest *of that name* (an app's key handler can consume a key). ``"*"`` handlers
+    are observers (the JSON-lines log, OSC, the panel): they see every event, whatever the
+    named handlers returned, so a log never misses what an app consumed.
+    """
 
     def __init__(self) -> None:
         self._handlers: dict[str, list[Handler]] = {}
@@ -281,9 +287,11 @@ class Dispatcher:
         return any(self._handlers.get(n) for n in names)
 
     def dispatch(self, event: Event) -> None:
-        for handler in (*self._handlers.get(event.name, ()), *self._handlers.get("*", ())):
+        for handler in self._handlers.get(event.name, ()):
             if handler(event) is True:
                 break
+        for observer in self._handlers.get("*", ()):
+            observer(event)
 
 
 # --- serialization ----------------------------------------------------------

@@ -14,14 +14,28 @@ def test_unknown_event_name_is_rejected_when_the_handler_is_attached():
         d.on("clpa", print)
 
 
-def test_handlers_run_in_order_and_true_stops_propagation():
+def test_handlers_run_in_order_and_true_stops_the_rest_of_that_name():
     d = Dispatcher()
     seen = []
     d.on("clap", lambda e: seen.append("first") or True)
     d.on("clap", lambda e: seen.append("second"))
-    d.on("*", lambda e: seen.append("everything"))
     d.dispatch(Clap(t=1.0, strength=0.5))
     assert seen == ["first"]
+
+
+def test_the_log_sees_every_event_whatever_other_handlers_return(tmp_path):
+    """A ``"*"`` observer (the JSON-lines log) is not stopped by a handler that consumes an event."""
+    d = Dispatcher()
+    with open(tmp_path / "log.jsonl", "w", encoding="utf-8") as stream:
+        log = JsonlWriter(stream)
+        d.on("*", log)
+        d.on("clap", lambda e: True)            # consumes claps
+        d.on("*", lambda e: True)               # an observer that returns True stops nothing
+        for i in range(3):
+            d.dispatch(Clap(t=float(i), strength=0.5))
+        d.dispatch(Motion(t=3.0, box=(0, 0, 1, 1), amount=0.1))
+    lines = (tmp_path / "log.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [from_jsonl(line).name for line in lines] == ["clap", "clap", "clap", "motion"]
 
 
 def test_wildcard_and_wants():
