@@ -18,3 +18,92 @@ def test_argparse_lives_only_under_cli():
                if "cli" not in p.relative_to(PACKAGE).parts[:1]
                and "import argparse" in p.read_text(encoding="utf-8")]
     assert not outside, f"argparse belongs in sensekit/cli/: {outside}"
+
+
+# --- the floors: no import runs up, no import goes round -------------------------------------
+
+import ast  # noqa: E402 - the helpers below are this section's own
+import graphlib  # noqa: E402
+
+#: the package's floors, bottom first: a module may import its own floor and the ones below,
+#: never one above. Every import counts - at module level, inside functions and under
+#: TYPE_CHECKING - except a module's own ``if __name__ == "__main__":`` script block, which
+#: never runs on import. docs/ARCHITECTURE.md draws the same floors.
+FLOORS: list[set[str]] = [
+    {"errors", "clock", "ratelimit"},
+    {"events", "settings", "paths", "validate", "__init__", "py"},
+    {"capture", "collide", "osc"},
+    {"runner", "vision", "audio", "steer", "synth"},
+    {"profile"},
+    {"app"},
+    {"panel"},
+    {"cli"},
+    {"__main__"},
+]
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_main_block(node: ast.AST) -> bool:
+    test = getattr(node, "test", None)
+    return (isinstance(node, ast.If) and isinstance(test, ast.Compare)
+            and isinstance(test.left, ast.Name) and test.left.id == "__name__")
+
+
+def _imports(tree: ast.AST, package: str, known: set[str]) -> set[str]:
+    """Every sensekit module ``tree`` imports (a ``from pkg import sub`` names the submodule)."""
+    found: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if _is_main_block(node):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parent + ([base] if base else []))
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if sub in known else base)
+    return {m for m in found if m in known}
+
+
+def _import_graph() -> dict[str, set[str]]:
+    files = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    known = set(files)
+    graph = {}
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        graph[name] = _imports(ast.parse(path.read_text(encoding="utf-8")), package, known) - {name}
+    return graph
+
+
+def _floor(module: str) -> int:
+    part = module.split(".")[1] if "." in module else "__init__"
+    part = part.removesuffix(".py")
+    for level, names in enumerate(FLOORS):
+        if part in names:
+            return level
+    raise AssertionError(f"{module} is on no floor: add its part to FLOORS in tests/test_house.py")
+
+
+def test_no_import_runs_from_a_lower_floor_to_a_higher_one():
+    up = sorted(f"{src} -> {dst}" for src, dsts in _import_graph().items() for dst in dsts
+                if _floor(dst) > _floor(src))
+    assert not up, "imports that run back up (move the shared piece down, or pass it in):\n" + "\n".join(up)
+
+
+def test_no_import_cycle():
+    try:
+        tuple(graphlib.TopologicalSorter(_import_graph()).static_order())
+    except graphlib.CycleError as exc:
+        raise AssertionError(f"an import cycle: {' -> '.join(exc.args[1])}") from None

@@ -52,19 +52,49 @@ Randomness: use ``self.rng`` (a ``numpy.random.Generator`` seeded from
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, Protocol
 
 import numpy as np
 import pygame
 
 from sensekit.app import draw as D
-from sensekit.events import Event
-from sensekit.runner import Stage
-from sensekit.settings.live import Tunable
+from sensekit.app.options import RunOptions
+from sensekit.capture.base import Source
+from sensekit.events import Dispatcher, Event
+from sensekit.runner import Runner, Stage
+from sensekit.settings.live import Tunable, Tuning
 
 if TYPE_CHECKING:
-    from sensekit.app.host import AppHost
     from sensekit.vision.color_tracker import ColorTracker
+
+
+class Host(Protocol):
+    """What an app, and the host's helpers (picking, script, overlays, hand input), use of the
+    host that runs it. ``sensekit.app.host.AppHost`` is the implementation; naming this
+    protocol instead keeps the arrows pointing one way (the host imports the app, never back).
+    """
+
+    app: App
+    source: Source
+    options: RunOptions
+    runner: Runner
+    dispatcher: Dispatcher
+    tuning: Tuning
+    screen: pygame.Surface
+    #: simulation time, seconds (a fixed step per ``step()``)
+    sim_t: float
+    frame_no: int
+
+    @property
+    def frame_size(self) -> tuple[int, int] | None: ...
+
+    def say(self, message: str | None) -> None: ...
+
+    def camera_surface(self, size: tuple[int, int]) -> pygame.Surface | None: ...
+
+    def press(self, key: int, mod: int = 0) -> None: ...
+
+    def pick_at(self, xy: tuple[int, int]) -> str | None: ...
 
 
 class App(Tunable):
@@ -90,7 +120,7 @@ class App(Tunable):
     #: the setting the ``+``/``-`` keys move, and which way ``+`` moves it (1 up, -1 down)
     plus_minus: ClassVar[tuple[str, int] | None] = None
 
-    def __init__(self, host: AppHost) -> None:
+    def __init__(self, host: Host) -> None:
         if getattr(type(self), "SETTINGS", None) is not None:
             self.init_settings()
         self.host = host

@@ -55,7 +55,7 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
@@ -64,6 +64,7 @@ import pygame
 from sensekit.app import draw as D
 from sensekit.app.base import App
 from sensekit.app.convert import array_to_surface, view_to_camera
+from sensekit.app.options import RunOptions as RunOptions  # the host's options, imported from here too
 from sensekit.app.overlay_view import OVERLAY_KEYS, OverlayView
 from sensekit.app.video import VideoRecorder
 from sensekit.capture.base import Source
@@ -78,29 +79,6 @@ from sensekit.vision.stages import mirror
 TOAST_S = 2.0
 #: a press and release further apart than this (window pixels) is a drag, not a click
 DRAG_MIN_PX = 6
-
-
-@dataclass
-class RunOptions:
-    headless: bool = False
-    frames: int | None = None
-    screenshot: Path | None = None
-    video: Path | None = None
-    events: Path | None = None
-    #: where key ``s`` saves pictures
-    screenshot_dir: Path = field(default_factory=Path.cwd)
-    #: where ``Shift+S`` saves the venue profile (the current tuning of the stages)
-    profile_path: Path = field(default_factory=lambda: Path("venue.toml"))
-    #: the profile the run started from; saving keeps what the stages do not know (zones)
-    profile: Any = None
-    #: draw the HUD line (tests of pure game pictures may switch it off)
-    hud: bool = True
-    #: scripted picks, mode and key presses (``sensekit.app.script.Script``)
-    script: Any = None
-    #: start with hand input (``--hands``; apps whose ``hands`` is "switch" or "always")
-    hands: bool = False
-    #: pace a replay or file at recorded speed even headless (``--panel``)
-    realtime: bool = False
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 ``OverlayView`` belongs to the app host. Each key switches one overlay on or off (they
 combine); the host draws them after the app, over ``app.camera_view``, from the stages' own
-intermediate results of the latest frame (``sensekit.panel.overlays``: the motion detector's
+intermediate results of the latest frame (``sensekit.vision.layers``: the motion detector's
 mask, the edge sub-stage's map, the palette-mapped frame), computing only what no stage of
 the app makes. An app without a camera view says so instead.
 
@@ -17,10 +17,10 @@ import pygame
 
 from sensekit.app import draw as D
 from sensekit.app.convert import array_to_surface
-from sensekit.panel.overlays import LayerGrabber, compose
+from sensekit.vision.layers import LayerGrabber, compose
 
 if TYPE_CHECKING:
-    from sensekit.app.host import AppHost
+    from sensekit.app.base import Host
 
 __all__ = ["OVERLAY_KEYS", "OverlayView"]
 
@@ -31,7 +31,7 @@ ALPHA = 215
 
 
 class OverlayView:
-    def __init__(self, host: AppHost) -> None:
+    def __init__(self, host: Host) -> None:
         self.host = host
         self.shown: set[str] = set()
         self._grabber = LayerGrabber()

@@ -29,7 +29,7 @@ from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.segment import Segment
 
 if TYPE_CHECKING:
-    from sensekit.app.host import AppHost
+    from sensekit.app.base import Host
     from sensekit.vision.pipeline import VisionStage
 
 __all__ = ["TrackerPicking", "PICK_SHOWN_S", "start_tracking"]
@@ -41,7 +41,7 @@ PICK_SHOWN_S = 2.0
 class TrackerPicking:
     """Mixin: click or drag on ``camera_view`` to choose what ``self.vision`` tracks."""
 
-    host: AppHost
+    host: Host
     vision: VisionStage
     camera_view: pygame.Rect | None
     picked: Segment | None = None

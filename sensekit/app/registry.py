@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import logging
 import importlib.util
 import os
 import sys
@@ -37,6 +38,9 @@ from types import ModuleType
 
 from sensekit.app.base import App
 from sensekit.errors import ConfigError
+from sensekit.settings.registry import add_finder
+
+log = logging.getLogger(__name__)
 
 #: the entry-point group third-party packages declare their apps in
 ENTRY_POINT_GROUP = "sensekit.apps"
@@ -213,3 +217,20 @@ def _load_entry_point(info: AppInfo) -> type[App]:
         raise ConfigError(f"{what} names {obj!r}, which is neither an App subclass nor a module")
     cls.name = info.name
     return cls
+
+
+def load_app_settings() -> None:
+    """Import every app ``sensekit apps`` lists, so that each registers its settings group.
+
+    The settings table runs this (``sensekit.settings.registry.add_finder``, below) when it
+    must be complete. An app that fails to import is logged and skipped, so one broken app of
+    your own does not hide the others' settings.
+    """
+    for name in discover():
+        try:
+            load(name)
+        except Exception as exc:  # noqa: BLE001 - a broken user app must not hide the table
+            log.warning("settings: could not load app %r: %s", name, exc)
+
+
+add_finder(load_app_settings)

@@ -37,9 +37,9 @@ from sensekit.app.base import App
 from sensekit.errors import ConfigError
 
 if TYPE_CHECKING:
-    from sensekit.app.host import AppHost
+    from sensekit.app.base import Host
 
-#: key names accepted by ``--keys`` -> (pygame key, modifier), as ``AppHost.press`` takes them
+#: key names accepted by ``--keys`` -> (pygame key, modifier), as ``Host.press`` takes them
 KEYS: dict[str, tuple[int, int]] = {
     "space": (pygame.K_SPACE, 0), "c": (pygame.K_c, 0), "s": (pygame.K_s, 0),
     "S": (pygame.K_s, pygame.KMOD_SHIFT), "shift+s": (pygame.K_s, pygame.KMOD_SHIFT),
@@ -122,7 +122,7 @@ class Script:
     def __bool__(self) -> bool:
         return self.pick is not None or self.mode is not None or bool(self.keys)
 
-    def start(self, host: AppHost) -> None:
+    def start(self, host: Host) -> None:
         """Check ``--pick`` against the source and the app; switch to ``--mode``."""
         pauses = sum(1 for k in self.keys if k.key == "space")
         if pauses % 2 and host.options.headless and host.options.frames is None:
@@ -133,7 +133,7 @@ class Script:
         if self.mode is not None:
             host.say(host.app.set_mode(check_mode(type(host.app), self.mode)))
 
-    def before_step(self, host: AppHost) -> None:
+    def before_step(self, host: Host) -> None:
         """Press every scripted key that is due at the run time of the coming step."""
         now_s = host.frame_no * host.app.step_s
         while self._next_key < len(self.keys) and self.keys[self._next_key].t_s <= now_s + EPS_S:
@@ -141,7 +141,7 @@ class Script:
             self._next_key += 1
             host.press(key, mod)
 
-    def after_pump(self, host: AppHost) -> None:
+    def after_pump(self, host: Host) -> None:
         """Pick the colour once the first frame is in."""
         if self.pick is not None and not self._picked and host.runner.latest_frame is not None:
             self._picked = True
@@ -151,7 +151,7 @@ class Script:
             host.pick_at(self.pick)
 
 
-def _check_pick(host: AppHost, xy: tuple[int, int]) -> None:
+def _check_pick(host: Host, xy: tuple[int, int]) -> None:
     app = host.app
     name = app.name or app.title
     if not host.source.has_video:

@@ -29,7 +29,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from sensekit.panel.overlays import OVERLAYS, Layers, compose
+from sensekit.vision.layers import OVERLAYS, Layers, compose
 
 __all__ = ["FrameHub", "pack", "unpack"]
 

@@ -57,7 +57,7 @@ from sensekit.panel.commands import CommandQueue
 from sensekit.panel.control import PanelControl
 from sensekit.panel.frames import FrameHub
 from sensekit.panel.guard import SECURITY_HEADERS, TOKEN_HEADER, foreign, token_problem
-from sensekit.panel.overlays import OVERLAYS
+from sensekit.vision.layers import OVERLAYS
 from sensekit.panel.telemetry import Telemetry
 from sensekit.settings.live import Tunable
 

@@ -28,7 +28,7 @@ from sensekit.capture.base import Item, VideoFrame
 from sensekit.events import EVENT_TYPES, Dispatcher, Event
 from sensekit.panel.commands import CommandQueue
 from sensekit.panel.frames import FrameHub
-from sensekit.panel.overlays import LayerGrabber
+from sensekit.vision.layers import LayerGrabber
 from sensekit.panel.telemetry import Telemetry
 
 __all__ = ["PanelTap", "audio_lines"]

@@ -337,11 +337,26 @@ def setting(name: str, default: Any, help: str, *, kind: Kind | None = None, uni
     return s
 
 
+#: section -> group, filled by ``group(...)`` as declaring modules are imported (the table that
+#: ``sensekit.settings.registry`` completes and looks keys up in)
+REGISTRY: dict[str, Group] = {}
+
+
+def register(group: Group) -> Group:
+    """Put ``group`` in the table. Re-registering a section with the same settings (an app file
+    loaded twice) is allowed; a different declaration under a section that exists is a
+    ``ConfigError``."""
+    old = REGISTRY.get(group.section)
+    if old is not None and old.items != group.items:
+        raise ConfigError(f"settings section `{group.section}` is declared twice, differently "
+                          f"({old.title!r} and {group.title!r})")
+    REGISTRY[group.section] = group
+    return group
+
+
 def group(section: str, title: str, *items: Setting,
           rule: Callable[[Mapping[str, Any]], None] | None = None) -> Group:
-    """Declare (and register, see ``sensekit.settings.registry``) a group of settings."""
-    from sensekit.settings.registry import register
-
+    """Declare (and register in ``REGISTRY``) a group of settings."""
     placed = tuple(replace(s, section=section) for s in items)
     g = Group(section, title, placed, rule, module=sys._getframe(1).f_globals.get("__name__", ""))
     for s in placed:                 # the defaults themselves must be valid

@@ -1,36 +1,27 @@
 """The table: every declared group of settings, by section, and lookups by key.
 
-``group(...)`` (``sensekit.settings.declare``) registers a group here when its module is
-imported. ``load_table()`` imports every module that declares settings (the detectors and,
-unless ``apps=False``, every app ``sensekit apps`` lists), so the table is complete; the
-adapters call it before they list or check keys. ``lookup("motion.threshold")`` returns one
-``Setting``; an unknown key is a ``ConfigError`` that suggests the nearest known keys.
-
-Re-registering a section with the same settings (an app file loaded twice) is allowed; a
-different declaration under a section that exists is a ``ConfigError``. Cost: the imports,
-once; lookups are dictionary reads.
+``group(...)`` (``sensekit.settings.declare``) registers a group in ``REGISTRY`` when its
+module is imported. ``load_table()`` imports every library module that declares settings (the detectors)
+and, unless ``apps=False``, runs the *finders* that the layers above added with
+``add_finder`` (``sensekit.app.registry`` adds one that loads every app ``sensekit apps``
+lists, and the CLI adds it lazily), so the table is complete; the adapters call it before they
+list or check keys. This module imports nothing above it: apps register, settings never go
+looking for them. ``lookup("motion.threshold")`` returns one ``Setting``; an unknown key is a ``ConfigError``
+that suggests the nearest known keys. Cost: the imports, once; lookups are dictionary reads.
 """
 from __future__ import annotations
 
 import difflib
 import importlib
-import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable
 
 from sensekit.errors import ConfigError
-
-if TYPE_CHECKING:
-    from sensekit.settings.declare import Group, Setting
+from sensekit.settings.declare import REGISTRY, Group, Setting, register
 
 __all__ = ["REGISTRY", "register", "lookup", "groups", "load_table", "DECLARING_MODULES",
-           "split_key", "describe_table", "library_sections"]
+           "split_key", "describe_table", "library_sections", "add_finder"]
 
-log = logging.getLogger(__name__)
-
-#: section -> group, filled as declaring modules are imported
-REGISTRY: dict[str, Group] = {}
-
-#: the library modules that declare settings (apps are found by ``sensekit.app.registry``)
+#: the library modules that declare settings (apps register theirs through ``add_finder``)
 DECLARING_MODULES: tuple[str, ...] = (
     "sensekit.vision.pipeline", "sensekit.vision.motion", "sensekit.vision.background",
     "sensekit.vision.color_tracker", "sensekit.vision.hands",
@@ -38,14 +29,19 @@ DECLARING_MODULES: tuple[str, ...] = (
     "sensekit.audio.clap", "sensekit.audio.pitch",
 )
 
+#: functions that import the declarations of the layers above (the apps), run once by
+#: ``load_table(apps=True)``; added with ``add_finder``
+_FINDERS: list[Callable[[], None]] = []
 
-def register(group: Group) -> Group:
-    old = REGISTRY.get(group.section)
-    if old is not None and old.items != group.items:
-        raise ConfigError(f"settings section `{group.section}` is declared twice, differently "
-                          f"({old.title!r} and {group.title!r})")
-    REGISTRY[group.section] = group
-    return group
+
+def add_finder(finder: Callable[[], None]) -> None:
+    """Have ``load_table(apps=True)`` call ``finder`` to import more declaring modules (the
+    apps); a finder added twice runs once. One added after the apps were loaded runs at once."""
+    if finder in _FINDERS:
+        return
+    _FINDERS.append(finder)
+    if _loaded["apps"]:
+        finder()
 
 
 def split_key(key: str) -> tuple[str, str]:
@@ -92,24 +88,16 @@ _loaded = {"library": False, "apps": False}
 
 
 def load_table(*, apps: bool = True) -> dict[str, Group]:
-    """Import every declaring module (and the apps, unless ``apps=False``); returns the table.
-
-    An app that fails to import is logged and skipped, so one broken app of your own does
-    not hide the others' settings.
-    """
+    """Import every library module that declares settings and, unless ``apps=False``, run the
+    finders (``add_finder``: the apps); returns the table."""
     if not _loaded["library"]:
         for module in DECLARING_MODULES:
             importlib.import_module(module)
         _loaded["library"] = True
     if apps and not _loaded["apps"]:
-        from sensekit.app.registry import discover, load
-
-        for name in discover():
-            try:
-                load(name)
-            except Exception as exc:  # noqa: BLE001 - a broken user app must not hide the table
-                log.warning("settings: could not load app %r: %s", name, exc)
         _loaded["apps"] = True
+        for finder in list(_FINDERS):
+            finder()
     return REGISTRY
 
 

@@ -17,7 +17,7 @@ the object is hidden for long or shares its colours with the surround (see ``col
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -26,8 +26,6 @@ from sensekit.events import Box
 from sensekit.vision.segment import Segment
 from sensekit.vision.stages import box_from_rect
 
-if TYPE_CHECKING:
-    from sensekit.vision.color_tracker import ColorTracker
 
 __all__ = ["ColorModel", "MaskMatch"]
 
@@ -57,10 +55,23 @@ def _clip_rect(cx: float, cy: float, w: float, h: float, fw: int, fh: int) -> tu
     return max(0, x0), max(0, y0), min(fw, x1), min(fh, y1)
 
 
+class ModelSettings(Protocol):
+    """The ``tracker`` settings the model reads on every call (``ColorTracker`` has them)."""
+
+    search: float
+    motion_sigma: float
+    learn_rate: float
+    scale_rate: float
+    surround: float
+    scene_weight: float
+    lost_below: float
+    found_above: float
+
+
 class ColorModel:
     """Object/surround colour histograms and the tracked box (centre ``cx, cy``, size ``w, h``)."""
 
-    def __init__(self, settings: ColorTracker) -> None:
+    def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
         self.bins = 16
         self.ho: np.ndarray | None = None

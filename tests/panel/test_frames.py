@@ -10,7 +10,7 @@ import pytest
 from sensekit.errors import ConfigError
 from sensekit.panel.commands import CommandQueue
 from sensekit.panel.frames import FrameHub, pack, unpack
-from sensekit.panel.overlays import Layers
+from sensekit.vision.layers import Layers
 from sensekit.panel.telemetry import Telemetry
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from sensekit.capture.base import VideoFrame
-from sensekit.panel.overlays import LayerGrabber, Layers, compose
+from sensekit.vision.layers import LayerGrabber, Layers, compose
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage

@@ -1,0 +1,36 @@
+"""``RunOptions``: how the app host runs an app (headless, frames, outputs, script, pacing).
+
+Plain data, filled by ``sensekit run`` (``sensekit.cli.run``) or by your own code, and read by
+the host and its helpers (``sensekit.app.script``, ``sensekit.app.hand_input``) through the
+``Host`` protocol of ``sensekit.app.base``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["RunOptions"]
+
+
+@dataclass
+class RunOptions:
+    headless: bool = False
+    frames: int | None = None
+    screenshot: Path | None = None
+    video: Path | None = None
+    events: Path | None = None
+    #: where key ``s`` saves pictures
+    screenshot_dir: Path = field(default_factory=Path.cwd)
+    #: where ``Shift+S`` saves the venue profile (the current tuning of the stages)
+    profile_path: Path = field(default_factory=lambda: Path("venue.toml"))
+    #: the profile the run started from; saving keeps what the stages do not know (zones)
+    profile: Any = None
+    #: draw the HUD line (tests of pure game pictures may switch it off)
+    hud: bool = True
+    #: scripted picks, mode and key presses (``sensekit.app.script.Script``)
+    script: Any = None
+    #: start with hand input (``--hands``; apps whose ``hands`` is "switch" or "always")
+    hands: bool = False
+    #: pace a replay or file at recorded speed even headless (``--panel``)
+    realtime: bool = False
