@@ -22,27 +22,16 @@ The camera image is mirrored (``App.mirror``) before any stage sees it, as
 a mirror is what players expect; event coordinates are therefore in mirrored
 image pixels, the way they appear on screen.
 
-Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``Shift+S`` save the
-venue profile (``--profile`` file, else ``venue.toml``: the settings this run changed, the
-profile's own keys and what the detectors learned), ``+``/``-`` move the app's
-``plus_minus`` setting by its declared step, ``r`` restart, ``esc``/``q`` quit, ``m``/``e``/``p`` the motion
-mask, edge map and palette over the camera view (``overlay_view.py``); a click on ``app.camera_view``
-picks what is under the pointer (``App.pick_color``), and pressing, dragging at least
-``DRAG_MIN_PX`` and releasing there picks what is inside the box (``App.pick_region``; a
-rubber band shows it while dragging); any other key goes to ``app.key`` (``h``: hand input).
+The host is this loop and its pacing; each other job has its own small class:
+``Controls`` (``controls.py``: keys, clicks, drags, scripted input), ``Hud`` (``hud.py``: the
+status line, banners, messages), ``RunOutputs`` (``outputs.py``: events file, video,
+screenshots, venue profile) and ``OverlayView`` (``overlay_view.py``: keys ``m``/``e``/``p``).
+The host keeps thin methods for them (``press``, ``pick_at``, ``say``, ``save_profile``, ...)
+because apps, scripts and the panel reach them through the host.
 
 Settings: ``host.tuning`` is the run's table (the app and every stage,
 ``sensekit.settings.live.Tuning``); the command line, OSC and the keys change settings
 through it, and they take effect on the next frame, block or step.
-
-Scripted input (``RunOptions.script``, from ``--pick``, ``--mode`` and ``--keys``;
-see ``sensekit.app.script``) goes through the same ``press`` and ``pick_at`` as
-the keyboard and the mouse.
-
-HUD (second line of the title bar): fps, the source, the capture-to-event
-latency and the app's levels. In deterministic runs (not live, headless) the fps
-shown is the simulation rate and the latency is the source-time lag between an
-item and the step that used it, so screenshots do not depend on machine speed.
 
 When the source reports ``source_lost`` the app says so in a red banner and
 keeps running; ``source_restored`` removes it.
@@ -54,32 +43,26 @@ from __future__ import annotations
 
 import os
 import time
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable
 
 import pygame
 
-from sensekit.app import draw as D
 from sensekit.app.base import App
-from sensekit.app.convert import array_to_surface, view_to_camera
+from sensekit.app.controls import Controls
+from sensekit.app.convert import array_to_surface
+from sensekit.app.hud import Hud
 from sensekit.app.options import RunOptions as RunOptions  # the host's options, imported from here too
-from sensekit.app.overlay_view import OVERLAY_KEYS, OverlayView
-from sensekit.app.video import VideoRecorder
+from sensekit.app.outputs import RunOutputs, save_screenshot
+from sensekit.app.overlay_view import OverlayView
 from sensekit.capture.base import Source
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import SensekitError
-from sensekit.events import Dispatcher, Event, JsonlWriter, SourceLost, SourceRestored
+from sensekit.events import Dispatcher, Event, SourceLost, SourceRestored
 from sensekit.runner import Runner
 from sensekit.settings.live import Tuning
-from sensekit.settings.registry import lookup
 from sensekit.vision.stages import mirror
-
-TOAST_S = 2.0
-#: a press and release further apart than this (window pixels) is a drag, not a click
-DRAG_MIN_PX = 6
-
 
 @dataclass
 class RunResult:
@@ -120,20 +103,14 @@ class AppHost:
         self.sim_t = 0.0
         self.frame_no = 0
         self.steps = 0
-        self.paused = False
-        self.quit = False
-        self.lost: str | None = None
-        self.toast: tuple[str, float] | None = None
         self._cam_cache: tuple[int, tuple[int, int], pygame.Surface] | None = None
-        self._wall_times: deque[float] = deque(maxlen=30)
-        self._last_item_t = 0.0
-        self._events_file: TextIO | None = None
-        self.video: VideoRecorder | None = None
-        self._drag: tuple[tuple[int, int], tuple[int, int]] | None = None   # press, pointer
         #: called once per loop iteration, on this thread (a browser panel's requests)
         self.step_hooks: list[Callable[[], None]] = []
+        self.hud = Hud(self, deterministic=self.deterministic)
         #: what the detector sees, drawn over ``app.camera_view`` (keys ``m``, ``e``, ``p``)
         self.overlays = OverlayView(self)
+        self.controls = Controls(self, self.overlays, screenshot=self._key_screenshot,
+                                 save_profile=self.save_profile)
 
         self.screen = pygame.display.set_mode(app_cls.window_size)
         pygame.display.set_caption(f"sensekit - {app_cls.title}")
@@ -144,12 +121,7 @@ class AppHost:
         self.tuning = Tuning(lambda: [self.app, *self.runner.stages])
         self.dispatcher.on(SourceLost.name, self._on_lost)
         self.dispatcher.on(SourceRestored.name, self._on_restored)
-        if self.options.events is not None:
-            self.options.events.parent.mkdir(parents=True, exist_ok=True)
-            self._events_file = open(self.options.events, "w", encoding="utf-8")  # noqa: SIM115 (open all run)
-            self.dispatcher.on("*", JsonlWriter(self._events_file))
-        if self.options.video is not None:
-            self.video = VideoRecorder(self.options.video, fps=1.0 / app_cls.step_s)
+        self.outputs = RunOutputs(self.options, self.dispatcher, self.tuning, step_s=app_cls.step_s)
         self.app.setup()
         self.tuning.baseline()                     # what the app starts with; Shift+S saves changes
         if self.options.script is not None:
@@ -163,17 +135,34 @@ class AppHost:
     def _on_lost(self, event: Event) -> None:
         assert isinstance(event, SourceLost)
         what = event.source or self.source.description
-        self.lost = f"{what} lost" + (f": {event.reason}" if event.reason else "") + " - reconnecting"
+        self.hud.lost = f"{what} lost" + (f": {event.reason}" if event.reason else "") + " - reconnecting"
 
     def _on_restored(self, event: Event) -> None:
-        self.lost = None
+        self.hud.lost = None
         self.say(f"{getattr(event, 'source', '') or self.source.description} is back")
 
-    # -- helpers for apps ----------------------------------------------------
+    # -- what apps, scripts and the panel use ----------------------------------
     def say(self, message: str | None) -> None:
         """Show ``message`` above the instruction line for a couple of seconds."""
-        if message:
-            self.toast = (message, self.sim_t + TOAST_S)
+        self.hud.say(message)
+
+    @property
+    def toast(self) -> tuple[str, float] | None:
+        """The message shown now and the game time it goes away."""
+        return self.hud.toast
+
+    @property
+    def lost(self) -> str | None:
+        """The source-lost banner's text, ``None`` while the source is there."""
+        return self.hud.lost
+
+    @property
+    def paused(self) -> bool:
+        return self.controls.paused
+
+    @property
+    def quit(self) -> bool:
+        return self.controls.quit
 
     def camera_surface(self, size: tuple[int, int]) -> pygame.Surface | None:
         frame = self.runner.latest_frame
@@ -193,56 +182,40 @@ class AppHost:
         h, w = frame.image.shape[:2]
         return (w, h)
 
-    # -- input ---------------------------------------------------------------
     def press(self, key: int, mod: int = 0) -> None:
-        """Act on a key exactly as if it were pressed (tests use this too)."""
-        app = self.app
-        if key == pygame.K_SPACE:
-            self.paused = not self.paused
-        elif key == pygame.K_c:
-            self.say(app.recalibrate() or "nothing to recalibrate")
-        elif key == pygame.K_s and mod & pygame.KMOD_SHIFT:
-            self.save_profile()
-        elif key == pygame.K_s:
-            path = self.options.screenshot_dir / f"{app.name or 'app'}-{self.frame_no:05d}.png"
-            self.save_screenshot(path)
-            self.say(f"saved {path.name}")
-        elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
-            self.say(self.adjust(+1))
-        elif key in (pygame.K_MINUS, pygame.K_KP_MINUS):
-            self.say(self.adjust(-1))
-        elif key == pygame.K_r:
-            self.say(app.restart())
-        elif key in (pygame.K_ESCAPE, pygame.K_q):
-            self.quit = True
-        elif key in OVERLAY_KEYS:
-            self.say(self.overlays.toggle(OVERLAY_KEYS[key]))
-        else:
-            self.say(app.key(key))
+        """Act on a key exactly as if it were pressed (``Controls.press``)."""
+        self.controls.press(key, mod)
 
     def adjust(self, steps: int) -> str | None:
-        """Keys ``+``/``-``: move the app's ``plus_minus`` setting by ``steps`` declared steps."""
-        target = self.app.plus_minus_setting()
-        if target is None:
-            return self.app.adjust_sensitivity(steps)
-        key, direction = target
-        s = lookup(key)
-        current = self.tuning.settings().get(key)
-        if current is None:
-            return f"{key} is not set in this run"
-        value = s.stepped(current, steps * direction)
-        self.tuning.apply_now({key: value})        # the loop's own thread, between steps
-        return f"{key} = {s.show(value)}"
+        """Keys ``+``/``-`` (``Controls.adjust``)."""
+        return self.controls.adjust(steps)
+
+    def click(self, pos: tuple[int, int]) -> None:
+        """A left click at window pixel ``pos`` (``Controls.click``)."""
+        self.controls.click(pos)
+
+    def pick_at(self, xy: tuple[int, int]) -> str | None:
+        """Pick at pixel ``xy`` of the latest (mirrored) frame, as a click there does."""
+        return self.controls.pick_at(xy)
+
+    def drag(self, start: tuple[int, int], end: tuple[int, int]) -> None:
+        """A left-button drag between window pixels (``Controls.drag``)."""
+        self.controls.drag(start, end)
+
+    def hud_line(self) -> str:
+        return self.hud.line()
 
     def profile_values(self) -> dict[str, Any]:
-        """What ``Shift+S`` saves: the keys of the profile the run started from (at their
-        current values), every setting this run changed, and what the detectors learned."""
-        from sensekit.profile import run_values
-        return run_values(self.tuning, self.options.profile)
+        """What ``Shift+S`` saves (``RunOutputs.profile_values``)."""
+        return self.outputs.profile_values()
+
+    def write_profile(self) -> Path:
+        """Write the venue profile; raises on failure."""
+        return self.outputs.write_profile()
 
     def save_profile(self) -> Path | None:
-        """Save the run's settings as a venue profile (``profile_values``; an existing file is
-        edited in place, comments kept), so the piece comes back tuned next time (``--profile``)."""
+        """Save the run's settings as a venue profile, so the piece comes back tuned next time
+        (``--profile``); says what happened."""
         try:
             path = self.write_profile()
         except (OSError, SensekitError) as exc:
@@ -251,75 +224,18 @@ class AppHost:
         self.say(f"saved venue profile {path}")
         return path
 
-    def write_profile(self) -> Path:
-        """Write the venue profile (``save_profile`` without the message); raises on failure."""
-        from sensekit.profile import save_profile
-        return save_profile(self.profile_values(), self.options.profile_path)
+    def save_screenshot(self, path: str | Path) -> Path:
+        return save_screenshot(self.screen, path)
 
-    def click(self, pos: tuple[int, int]) -> None:
-        """A left click at window pixel ``pos``: picks the colour under it on the camera view."""
-        view, frame = self.app.camera_view, self.runner.latest_frame
-        if view is None or frame is None:
-            return
-        h, w = frame.image.shape[:2]
-        xy = view_to_camera(pos[0], pos[1], (w, h), view)
-        if xy is None:
-            return
-        self.pick_at(xy)
-
-    def pick_at(self, xy: tuple[int, int]) -> str | None:
-        """Pick the colour at pixel ``xy`` of the latest (mirrored) frame, as a click there does;
-        returns the app's message (``None``: the app tracks no colour)."""
-        frame = self.runner.latest_frame
-        if frame is None:
-            return None
-        b, g, r = (int(v) for v in frame.image[xy[1], xy[0]])
-        message = self.app.pick_color((b, g, r), xy)
-        self.say(message)
-        return message
-
-    def drag(self, start: tuple[int, int], end: tuple[int, int]) -> None:
-        """A left-button drag from window pixel ``start`` to ``end``: picks what is inside the
-        box on the camera view (corners clamped to the view)."""
-        view, frame = self.app.camera_view, self.runner.latest_frame
-        if view is None or frame is None or not view.collidepoint(start):
-            return
-        h, w = frame.image.shape[:2]
-        corners = []
-        for x, y in (start, end):
-            x = min(max(x, view.left), view.right - 1)
-            y = min(max(y, view.top), view.bottom - 1)
-            xy = view_to_camera(x, y, (w, h), view)
-            if xy is None:
-                return
-            corners.append(xy)
-        (x0, y0), (x1, y1) = corners
-        box = (min(x0, x1), min(y0, y1), abs(x1 - x0) + 1, abs(y1 - y0) + 1)
-        if box[2] >= 2 and box[3] >= 2:
-            self.say(self.app.pick_region(box))
-
-    def _handle_input(self) -> None:
-        for ev in pygame.event.get():
-            if ev.type == pygame.QUIT:
-                self.quit = True
-            elif ev.type == pygame.KEYDOWN:
-                self.press(ev.key, ev.mod)
-            elif ev.type == pygame.MOUSEBUTTONDOWN and ev.button == 1:
-                self._drag = (ev.pos, ev.pos)
-            elif ev.type == pygame.MOUSEMOTION and self._drag is not None:
-                self._drag = (self._drag[0], ev.pos)
-            elif ev.type == pygame.MOUSEBUTTONUP and ev.button == 1 and self._drag is not None:
-                start = self._drag[0]
-                self._drag = None
-                if max(abs(ev.pos[0] - start[0]), abs(ev.pos[1] - start[1])) < DRAG_MIN_PX:
-                    self.click(start)
-                else:
-                    self.drag(start, ev.pos)
+    def _key_screenshot(self) -> str:
+        path = self.options.screenshot_dir / f"{self.app.name or 'app'}-{self.frame_no:05d}.png"
+        self.save_screenshot(path)
+        return f"saved {path.name}"
 
     # -- one iteration -------------------------------------------------------
     def step(self) -> None:
         """One fixed simulation step (unless paused) and one drawing."""
-        self._handle_input()
+        self.controls.handle_events()
         for hook in self.step_hooks:
             hook()
         script = self.options.script
@@ -333,71 +249,23 @@ class AppHost:
             self.runner.pump(None if self.live else self.sim_t)
             if script is not None:
                 script.after_pump(self)
-            latest = [i.t for i in (self.runner.latest_frame, self.runner.latest_block) if i is not None]
-            if latest:
-                self._last_item_t = max(latest)
+            self.hud.stepped()
             self.app.update(self.app.step_s)
         self.frame_no += 1
-        self._wall_times.append(time.perf_counter())
+        self.hud.drawn()
         self.render()
 
     def render(self) -> None:
         screen = self.screen
         self.app.draw(screen)
         self.overlays.draw(screen)
-        if self._drag is not None and self._drag[0] != self._drag[1]:
-            (x0, y0), (x1, y1) = self._drag
-            band = pygame.Rect(min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0))
-            pygame.draw.rect(screen, D.BLACK, band, 3)
-            pygame.draw.rect(screen, D.ACCENT, band, 1)
-        if self.options.hud:
-            self._draw_hud(screen)
-        content = D.content_rect(screen)
-        if self.lost:
-            D.banner(screen, self.lost, color=D.RED, y=content.y + 30, size=26)
-        elif self.paused:
-            D.banner(screen, "PAUSED - space to resume", color=(70, 70, 90))
-        elif self.runner.ended and not self.live:
-            D.text(screen, "recording ended", (content.right - 8, content.bottom - 6),
-                   size=18, color=D.GREY, anchor="bottomright")
-        if self.toast is not None:
-            message, until = self.toast
-            if self.sim_t <= until or self.paused:
-                D.banner(screen, message, color=(40, 44, 60), y=content.y + 26, size=22)
-            else:
-                self.toast = None
+        self.controls.draw(screen)
+        self.hud.draw(screen, status_line=self.options.hud, paused=self.paused,
+                      ended=self.runner.ended and not self.live)
         pygame.display.flip()
-        if self.video is not None:
-            self.video.write(screen)
-
-    def hud_line(self) -> str:
-        if self.deterministic:
-            fps = f"{1.0 / self.app.step_s:.0f} fps (sim)"
-            lag_ms = max(0.0, (self.sim_t - self._last_item_t) * 1000.0)
-            latency = f"lag {lag_ms:.0f} ms"
-        else:
-            times = self._wall_times
-            span = times[-1] - times[0] if len(times) > 1 else 0.0
-            fps = f"{(len(times) - 1) / span:.0f} fps" if span > 0 else "-- fps"
-            lat = self.runner.stats.latency_ms
-            if lat is not None:
-                latency = f"latency {lat:.0f} ms"
-            else:
-                latency = f"lag {max(0.0, (self.sim_t - self._last_item_t) * 1000.0):.0f} ms"
-        levels = "  ".join(f"{k} {v:.0f}" for k, v in self.app.levels().items())
-        return f"{fps} | {self.source.description} | {latency}" + (f" | {levels}" if levels else "")
-
-    def _draw_hud(self, screen: pygame.Surface) -> None:
-        D.text(screen, self.hud_line(), (10, D.TITLE_H - 3), size=17, color=D.GREY,
-               anchor="bottomleft")
+        self.outputs.drawn(screen)
 
     # -- whole runs ----------------------------------------------------------
-    def save_screenshot(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pygame.image.save(self.screen, str(path))
-        return path
-
     def arrived(self) -> int:
         """What ``--frames`` counts on a live source: camera frames that arrived (audio
         blocks for a source without video)."""
@@ -469,11 +337,7 @@ class AppHost:
                          interrupted=interrupted, cpu_s=time.process_time() - cpu0)
 
     def close(self) -> None:
-        if self.video is not None:
-            self.video.close()
-        if self._events_file is not None:
-            self._events_file.close()
-            self._events_file = None
+        self.outputs.close()
 
 
 def run_app(app_cls: type[App], source: Source, options: RunOptions | None = None) -> RunResult:

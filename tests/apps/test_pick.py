@@ -33,7 +33,7 @@ def test_drag_a_box_around_the_ball_picks_it(play, truth, app):
     _post(pygame.MOUSEMOTION, end, rel=(0, 0), buttons=(1, 0, 0))
     pygame.event.pump()
     host.step()                                   # still dragging: the rubber band is drawn
-    assert host._drag is not None
+    assert host.controls.drag_band is not None
     band = host.screen.get_at((start[0] + (end[0] - start[0]) // 2, start[1]))[:3]
     assert band in ((255, 196, 0), (0, 0, 0))
     _post(pygame.MOUSEBUTTONUP, end, button=1)

@@ -1,0 +1,84 @@
+"""``Hud``: what the host draws over an app - the status line, the banners and short messages.
+
+- the **status line** (second line of the title bar): fps, the source, the capture-to-event
+  latency and the app's levels. In deterministic runs (a replay or file, headless) the fps is
+  the simulation rate and the latency is the source-time lag between an item and the step that
+  used it, so screenshots do not depend on machine speed;
+- **banners**: the source is lost (red, until it is back), paused, the recording ended;
+- a **message** (``say``) above the instruction line for ``TOAST_S`` seconds of game time.
+
+Cost: a few text blits per drawing (the text cache of ``sensekit.app.draw``).
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+
+import pygame
+
+from sensekit.app import draw as D
+from sensekit.app.base import Host
+
+__all__ = ["Hud", "TOAST_S"]
+
+#: how long a message stays up, seconds of game time
+TOAST_S = 2.0
+
+
+class Hud:
+    def __init__(self, host: Host, *, deterministic: bool) -> None:
+        self.host = host
+        self.deterministic = deterministic
+        #: the red banner's text while the source is lost
+        self.lost: str | None = None
+        #: the message shown and the game time it goes away
+        self.toast: tuple[str, float] | None = None
+        self._wall_times: deque[float] = deque(maxlen=30)
+        self._last_item_t = 0.0
+
+    def say(self, message: str | None) -> None:
+        if message:
+            self.toast = (message, self.host.sim_t + TOAST_S)
+
+    def stepped(self) -> None:
+        """After a step: note the newest item's time (for the lag) and the wall time (fps)."""
+        runner = self.host.runner
+        latest = [i.t for i in (runner.latest_frame, runner.latest_block) if i is not None]
+        if latest:
+            self._last_item_t = max(latest)
+
+    def drawn(self) -> None:
+        self._wall_times.append(time.perf_counter())
+
+    def line(self) -> str:
+        host = self.host
+        lag = f"lag {max(0.0, (host.sim_t - self._last_item_t) * 1000.0):.0f} ms"
+        if self.deterministic:
+            fps = f"{1.0 / host.app.step_s:.0f} fps (sim)"
+            latency = lag
+        else:
+            times = self._wall_times
+            span = times[-1] - times[0] if len(times) > 1 else 0.0
+            fps = f"{(len(times) - 1) / span:.0f} fps" if span > 0 else "-- fps"
+            ms = host.runner.stats.latency_ms
+            latency = f"latency {ms:.0f} ms" if ms is not None else lag
+        levels = "  ".join(f"{k} {v:.0f}" for k, v in host.app.levels().items())
+        return f"{fps} | {host.source.description} | {latency}" + (f" | {levels}" if levels else "")
+
+    def draw(self, screen: pygame.Surface, *, status_line: bool, paused: bool, ended: bool) -> None:
+        if status_line:
+            D.text(screen, self.line(), (10, D.TITLE_H - 3), size=17, color=D.GREY, anchor="bottomleft")
+        content = D.content_rect(screen)
+        if self.lost:
+            D.banner(screen, self.lost, color=D.RED, y=content.y + 30, size=26)
+        elif paused:
+            D.banner(screen, "PAUSED - space to resume", color=(70, 70, 90))
+        elif ended:
+            D.text(screen, "recording ended", (content.right - 8, content.bottom - 6),
+                   size=18, color=D.GREY, anchor="bottomright")
+        if self.toast is not None:
+            message, until = self.toast
+            if self.host.sim_t <= until or paused:
+                D.banner(screen, message, color=(40, 44, 60), y=content.y + 26, size=22)
+            else:
+                self.toast = None

@@ -1,0 +1,69 @@
+"""``RunOutputs``: what a run writes - the events file, the window's video, screenshots, the profile.
+
+- ``--events FILE``: every event as one JSON line (a ``"*"`` observer on the dispatcher, so it
+  sees every event whatever the app's handlers return);
+- ``--video FILE``: the window, one frame per drawing (``sensekit.app.video``);
+- screenshots (key ``s``, ``--screenshot``);
+- the venue profile (``Shift+S``): the keys of the profile the run started from at their
+  current values, every setting this run changed and what the detectors learned, written into
+  ``RunOptions.profile_path`` (an existing file is edited in place, comments kept).
+
+Failure modes: ``ConfigError`` for an unwritable ``--video`` path; ``OSError`` or
+``SensekitError`` from ``write_profile`` (``AppHost.save_profile`` turns them into a message).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TextIO
+
+import pygame
+
+from sensekit.app.options import RunOptions
+from sensekit.app.video import VideoRecorder
+from sensekit.events import Dispatcher, JsonlWriter
+from sensekit.settings.live import Tuning
+
+__all__ = ["RunOutputs", "save_screenshot"]
+
+
+def save_screenshot(screen: pygame.Surface, path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pygame.image.save(screen, str(path))
+    return path
+
+
+class RunOutputs:
+    def __init__(self, options: RunOptions, dispatcher: Dispatcher, tuning: Tuning, *, step_s: float) -> None:
+        self.options = options
+        self.tuning = tuning
+        self._events_file: TextIO | None = None
+        self.video: VideoRecorder | None = None
+        if options.events is not None:
+            options.events.parent.mkdir(parents=True, exist_ok=True)
+            self._events_file = open(options.events, "w", encoding="utf-8")  # noqa: SIM115 (open all run)
+            dispatcher.on("*", JsonlWriter(self._events_file))
+        if options.video is not None:
+            self.video = VideoRecorder(options.video, fps=1.0 / step_s)
+
+    def drawn(self, screen: pygame.Surface) -> None:
+        """After each drawing: the window's frame into the video."""
+        if self.video is not None:
+            self.video.write(screen)
+
+    def profile_values(self) -> dict[str, Any]:
+        """What ``Shift+S`` saves (see the module docstring)."""
+        from sensekit.profile import run_values
+        return run_values(self.tuning, self.options.profile)
+
+    def write_profile(self) -> Path:
+        """Write the venue profile; raises on failure."""
+        from sensekit.profile import save_profile
+        return save_profile(self.profile_values(), self.options.profile_path)
+
+    def close(self) -> None:
+        if self.video is not None:
+            self.video.close()
+        if self._events_file is not None:
+            self._events_file.close()
+            self._events_file = None
