@@ -1,0 +1,106 @@
+"""Blobs: the connected regions of a 0/255 motion mask, as boxes, centroids, areas and contours.
+
+``find_blobs(mask, min_area_px=150, join_px=0)`` labels the 8-connected regions of the mask
+(``cv2.connectedComponentsWithStats``), keeps those of at least ``min_area_px`` pixels and
+returns them as ``Region`` values, largest first. ``join_px`` closes the mask with a
+``join_px`` x ``join_px`` ellipse first, so a person whose legs and body come out as separate
+pieces is one region (the region's area is still counted on the original mask). A region's
+``contour`` (its outer outline, ``cv2.findContours``) is computed only when asked for.
+
+Cost: one labelling pass over the mask, plus a closing when ``join_px`` > 1; ~0.3 ms at
+640x480 with a few blobs. Failure modes: two people touching in the mask are one region (the
+tracker in ``sensekit.vision.blob_tracker`` keeps their ids through the merge); a person
+split by a thin occluder (a lamp post) are two regions unless ``join_px`` bridges the gap.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from sensekit.errors import ConfigError
+from sensekit.events import Box
+
+__all__ = ["Region", "find_blobs", "box_iou"]
+
+
+@dataclass(slots=True)
+class Region:
+    """One connected region of a mask. ``labels``/``label`` point into the labelling it came
+    from (valid until the next ``find_blobs`` with the same buffers)."""
+    box: Box                       # x, y, w, h in pixels
+    cx: float                      # centroid of the region's mask pixels
+    cy: float
+    area_px: int                   # mask pixels inside the region
+    labels: np.ndarray = field(repr=False, default_factory=lambda: np.zeros((0, 0), np.int32))
+    label: int = 0
+
+    @property
+    def contour(self) -> np.ndarray:
+        """The region's outer outline, an (N, 1, 2) int32 array of x, y points (``findContours``)."""
+        x, y, w, h = self.box
+        if self.labels.size == 0:
+            return np.zeros((0, 1, 2), np.int32)
+        sub = (self.labels[y:y + h, x:x + w] == self.label).astype(np.uint8)
+        contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x, y))
+        if not contours:
+            return np.zeros((0, 1, 2), np.int32)
+        outline: np.ndarray = max(contours, key=cv2.contourArea).astype(np.int32)
+        return outline
+
+
+_KERNELS: dict[int, np.ndarray] = {}
+
+
+def _kernel(size: int) -> np.ndarray:
+    k = _KERNELS.get(size)
+    if k is None:
+        k = _KERNELS[size] = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    return k
+
+
+def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0) -> list[Region]:
+    """The regions of ``mask`` (HxW uint8, non-zero = foreground) of at least ``min_area_px``
+    pixels, largest first. ``join_px`` > 1 closes the mask first (see the module docstring)."""
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.uint8 or mask.ndim != 2:
+        raise ConfigError(f"blob mask must be an HxW uint8 array, got "
+                          f"{getattr(mask, 'dtype', type(mask).__name__)} with shape {getattr(mask, 'shape', None)}")
+    if min_area_px < 1:
+        raise ConfigError(f"`min_area_px` must be >= 1, got {min_area_px!r}")
+    joined = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _kernel(join_px)) if join_px > 1 else mask
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(joined, connectivity=8, ltype=cv2.CV_32S)
+    if n <= 1:
+        return []
+    if joined is not mask:
+        # areas and centroids of the original mask pixels inside each joined region
+        fg = mask.reshape(-1) > 0
+        lab = labels.reshape(-1)[fg]
+        area = np.bincount(lab, minlength=n).astype(np.int64)
+        ys, xs = np.divmod(np.flatnonzero(fg), mask.shape[1])
+        sx = np.bincount(lab, weights=xs, minlength=n)
+        sy = np.bincount(lab, weights=ys, minlength=n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            centroids = np.stack([sx / area, sy / area], axis=1)
+    else:
+        area = stats[:, cv2.CC_STAT_AREA].astype(np.int64)
+    keep = [i for i in range(1, n) if area[i] >= min_area_px]
+    keep.sort(key=lambda i: (-int(area[i]), i))
+    out = []
+    for i in keep:
+        x, y, w, h = (int(v) for v in stats[i, :4])
+        out.append(Region((x, y, w, h), float(centroids[i, 0]), float(centroids[i, 1]), int(area[i]), labels, i))
+    return out
+
+
+def box_iou(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
+    """Intersection over union of two ``(x, y, w, h)`` boxes (0 when either is empty)."""
+    ax, ay, aw, ah = (float(v) for v in a)
+    bx, by, bw, bh = (float(v) for v in b)
+    iw = min(ax + aw, bx + bw) - max(ax, bx)
+    ih = min(ay + ah, by + bh) - max(ay, by)
+    if iw <= 0 or ih <= 0:
+        return 0.0
+    inter = iw * ih
+    return inter / (aw * ah + bw * bh - inter)
