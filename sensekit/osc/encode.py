@@ -28,8 +28,8 @@ from sensekit.errors import ConfigError
 from sensekit.events import BlobInfo, Blobs, Event
 from sensekit.osc.address import PREFIX, address_for, signature
 
-__all__ = ["encode", "decode", "blob_messages", "build_message", "event_arguments", "Received", "INT32_MIN", "INT32_MAX",
-           "FLOAT32_MAX"]
+__all__ = ["encode", "decode", "blob_messages", "build_message", "event_arguments", "Received", "INT32_MIN",
+           "INT32_MAX", "FLOAT32_MAX"]
 
 INT32_MIN, INT32_MAX = -(2 ** 31), 2 ** 31 - 1
 FLOAT32_MAX = 3.4028234663852886e38

@@ -220,10 +220,9 @@ def blob_layer(tracks: Iterable[Any]) -> list[tuple[int, Box, np.ndarray]]:
 
 def blob_colour(blob_id: int) -> tuple[int, int, int]:
     """A bright BGR colour of its own for each id (the same id, the same colour)."""
-    hue = (blob_id * 47) % 180
-    hsv = np.uint8([[[hue, 200, 255]]])
-    b, g, r = (int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
-    return b, g, r
+    hsv = np.array([[[(blob_id * 47) % 180, 200, 255]]], np.uint8)
+    bgr = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    return int(bgr[0, 0, 0]), int(bgr[0, 0, 1]), int(bgr[0, 0, 2])
 
 
 def draw_blobs(out: np.ndarray, blobs: Iterable[tuple[int, Box, np.ndarray]]) -> None:

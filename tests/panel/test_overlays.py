@@ -89,7 +89,7 @@ def test_blobs_are_drawn_with_their_ids_colour():
         layers = grabber.grab(f, [stage], index=i)
     assert "motion" not in stage.emits and "blobs" in stage.emits
     assert [b[0] for b in layers.blobs] == [t.id for t in stage.blobs.visible] != []
-    blob_id, (x, y, w, h), outline = layers.blobs[0]
+    blob_id, (x, y, _, h), outline = layers.blobs[0]
     assert len(outline) >= 4
     picture = compose(layers, {"blobs"})
     assert tuple(picture[y + h // 2, x]) == blob_colour(blob_id)        # the box's left edge
