@@ -70,27 +70,30 @@ def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0) ->
     if min_area_px < 1:
         raise ConfigError(f"`min_area_px` must be >= 1, got {min_area_px!r}")
     joined = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _kernel(join_px)) if join_px > 1 else mask
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(joined, connectivity=8, ltype=cv2.CV_32S)
+    # labels only (OpenCV's WithStats variant costs ~10 ms at 640x480); the statistics come
+    # from the foreground pixels, usually a few percent of the frame
+    n, labels = cv2.connectedComponents(joined, connectivity=8, ltype=cv2.CV_32S)
     if n <= 1:
         return []
-    if joined is not mask:
-        # areas and centroids of the original mask pixels inside each joined region
-        fg = mask.reshape(-1) > 0
-        lab = labels.reshape(-1)[fg]
-        area = np.bincount(lab, minlength=n).astype(np.int64)
-        ys, xs = np.divmod(np.flatnonzero(fg), mask.shape[1])
-        sx = np.bincount(lab, weights=xs, minlength=n)
-        sy = np.bincount(lab, weights=ys, minlength=n)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            centroids = np.stack([sx / area, sy / area], axis=1)
-    else:
-        area = stats[:, cv2.CC_STAT_AREA].astype(np.int64)
-    keep = [i for i in range(1, n) if area[i] >= min_area_px]
-    keep.sort(key=lambda i: (-int(area[i]), i))
+    idx = np.flatnonzero(mask)
+    lab = labels.reshape(-1)[idx]
+    order = np.argsort(lab, kind="stable")
+    lab, idx = lab[order], idx[order]
+    ys, xs = np.divmod(idx, mask.shape[1])
+    area = np.bincount(lab, minlength=n)
+    present = np.flatnonzero(area[1:] >= min_area_px) + 1
+    if present.size == 0:
+        return []
+    starts = np.searchsorted(lab, present)
+    ends = starts + area[present]
     out = []
-    for i in keep:
-        x, y, w, h = (int(v) for v in stats[i, :4])
-        out.append(Region((x, y, w, h), float(centroids[i, 0]), float(centroids[i, 1]), int(area[i]), labels, i))
+    for k, i in enumerate(present.tolist()):
+        a, b = int(starts[k]), int(ends[k])
+        rx, ry = xs[a:b], ys[a:b]
+        x0, y0 = int(rx.min()), int(ry[0])          # sorted by position within a label: rows ascend
+        w, h = int(rx.max()) - x0 + 1, int(ry[-1]) - y0 + 1
+        out.append(Region((x0, y0, w, h), float(rx.mean()), float(ry.mean()), b - a, labels, i))
+    out.sort(key=lambda r: (-r.area_px, r.label))
     return out
 
 

@@ -75,7 +75,7 @@ def test_crossing_people_keep_their_ids_through_the_merge():
     assert merged, "the two blobs should merge for a while"
     final = blobs_of(out[-1])
     assert set(final) == {1, 2}
-    a = next(e for e in out[2] if e.name == "blob_enter" and e.cx < 100).id
+    a = next(e for ev in out for e in ev if e.name == "blob_enter" and e.cx < 100).id
     assert final[a].cx > 100                             # A is now on the right, same id
     assert final[3 - a].cx < 100
     assert not [e for ev in out for e in ev if e.name == "blob_leave"]
