@@ -31,7 +31,7 @@ def _run(stage: VisionStage) -> tuple[LayerGrabber, Layers]:
 
 
 def test_the_mask_is_the_motion_detectors_own():
-    stage = VisionStage(motion=MotionDetector(threshold=20))
+    stage = VisionStage(motion=MotionDetector(method="difference", threshold=20))
     _, layers = _run(stage)
     assert layers.mask is stage.motion_result.mask
     picture = compose(layers, {"mask"})
@@ -67,7 +67,7 @@ def test_the_tracked_box_and_colour_region():
 
 
 def test_a_copy_owns_its_arrays_and_results_of_skipped_frames_are_not_reused():
-    stage = VisionStage(motion=MotionDetector(threshold=20))
+    stage = VisionStage(motion=MotionDetector(method="difference", threshold=20))
     grabber, layers = _run(stage)
     snap = layers.copy({"mask"})
     assert snap.mask is not None and not np.shares_memory(snap.mask, stage.motion_result.mask)
