@@ -19,7 +19,8 @@ fraction ``amount`` in 0..1, and an amount per zone):
   people apart (``sensekit.vision.blob_tracker``); ``threshold``, ``channel`` and the noise
   settings are the difference method's and do not apply. It learns the scene during its first
   ``background.learn_frames`` (4 s at 30 fps): what stands still then is background. About
-  1.5-2x the cost of OpenCV's MOG2 (10-20x frame difference; ``benchmarks/blob_eval.py --cost``). On the held-back half of CDnet ``highway``
+  1.5-2x the cost of OpenCV's MOG2 (10-20x frame difference; ``benchmarks/blob_eval.py
+  --cost``). On the held-back half of CDnet ``highway``
   it scores well above MOG2 (``benchmarks/motion_eval.py``; table in the README).
 
 Global lighting changes and auto-exposure: with a learned threshold, once more than
@@ -233,9 +234,11 @@ class MotionDetector(Tunable):
         self._derive()
 
     def learned(self) -> dict[str, Any]:
-        """The camera noise learned so far (``noise_sigma``), when the detector learns it."""
-        if self._fixed is None and self._sigma is not None:
-            return {"noise_sigma": round(self._sigma, 3)}
+        """The camera noise learned so far (``noise_sigma``), when the detector learns it (the
+        background model learns the same quantity by the same rule)."""
+        sigma = self.background.noise_sigma if self.method == "background" else self._sigma
+        if self._fixed is None and sigma is not None:
+            return {"noise_sigma": round(sigma, 3)}
         return {}
 
     def tunables(self) -> Iterator[Tunable]:

@@ -248,7 +248,8 @@ def test_frame_difference_follows_auto_exposure(scene_frames):
     # threshold, reported as motion by the same threshold fixed (the book's semantics)
     base = frames[0][0]
     step = [base] * 5 + [np.clip(base * np.float32(1.08) + 0.5, 0, 255).astype(np.uint8)]
-    learned, fixed = MotionDetector(method="difference"), MotionDetector(method="difference", threshold=round(md.threshold))
+    learned = MotionDetector(method="difference")
+    fixed = MotionDetector(method="difference", threshold=round(md.threshold))
     r = _run(learned, step)[-1]
     assert not r.moving and r.lighting_change
     assert _run(fixed, step)[-1].moving
