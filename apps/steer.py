@@ -254,7 +254,8 @@ class Steer(TrackerPicking, App):
             if mode == "flock flees people":
                 for blob_id, at in self.people:
                     pygame.draw.circle(screen, (255, 120, 80), at.astype(int).tolist(), 20, 2)
-                    D.text(screen, str(blob_id), (float(at[0]), float(at[1])), size=18, color=(255, 200, 160), anchor="center")
+                    D.text(screen, str(blob_id), (float(at[0]), float(at[1])), size=18, color=(255, 200, 160),
+                           anchor="center")
             elif self.motion_at is not None:
                 pygame.draw.circle(screen, (255, 120, 80), self.motion_at.astype(int).tolist(), 20, 2)
         else:
