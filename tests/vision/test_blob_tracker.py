@@ -125,3 +125,29 @@ def test_settings_apply_on_the_next_frame():
     assert bt.update(frame((0, 0, 20, 20)), 0.0)[0].count == 0
     assert bt.min_area_px == 1000
     assert not bt.tracks
+
+
+def test_events_blobs_on_a_replay_gives_the_same_ids_every_run(recordings_dir, capsys):
+    import json
+
+    from sensekit.cli import main
+
+    demo = recordings_dir / "demo.skrec"
+    if not demo.is_dir():
+        pytest.skip("recordings/demo.skrec not generated (python -m sensekit.synth)")
+    runs = []
+    for _ in range(2):
+        assert main(["events", str(demo), "--blobs", "--jsonl", "--max-items", "240"]) == 0
+        runs.append([line for line in capsys.readouterr().out.splitlines() if line.startswith("{")])
+    assert runs[0] == runs[1]
+    events = [json.loads(line) for line in runs[0]]
+    names = {e["event"] for e in events}
+    assert "motion" not in names                       # --blobs alone: blob events only
+    blobs = [e for e in events if e["event"] == "blobs"]
+    assert blobs and any(e["count"] for e in blobs)
+    entered = [e["id"] for e in events if e["event"] == "blob_enter"]
+    assert entered == sorted(entered) and entered[0] == 1
+    seen = {b["id"] for e in blobs for b in e["blobs"]}
+    assert seen <= set(entered)
+    first = next(b for e in blobs for b in e["blobs"])
+    assert set(first) == {"id", "box", "cx", "cy", "area_px", "vx", "vy"}
