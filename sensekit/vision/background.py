@@ -179,7 +179,8 @@ class BackgroundModel(Tunable):
                 unit="frames", lo=4, hi=10_000_000),
         setting("absorb_after_frames", 150, "a still object fades into the background after this long "
                 "(0: never)", unit="frames", lo=0, hi=60_000),
-        setting("shadows", False, "report shadows (darker, same hue) as foreground"),
+        setting("shadows", False, "suppress shadows: pixels 45-95 % as bright as the background with its "
+                "chromaticity are background (off: a shadow is foreground)"),
         setting("clean", True, "clean the mask (median, close, open)"),
         setting("lighting_fraction", 0.5, "a change over this fraction of the frame restarts the warm-up",
                 unit="fraction", lo=0.05, hi=1),
