@@ -23,7 +23,7 @@ _ANY = "*"          # --midi without a PORT: the table's port, else the first ou
 def add_midi_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("MIDI")
     group.add_argument("--midi", nargs="?", const=_ANY, metavar="PORT",
-                       help="send the events mapped by the [midi] table of --profile to this MIDI output "
+                       help="send the events mapped by the [midi] table of --profile to this MIDI port "
                             "(a part of its name; default: the table's port, else the first) (midi extra)")
     group.add_argument("--midi-virtual", action="store_true",
                        help="open a new virtual MIDI port (named PORT, or 'sensekit') instead")
