@@ -1,4 +1,6 @@
 """BlobTracker: ids, enter/leave, merge and split, fragments, zones, velocity, determinism."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -151,3 +153,22 @@ def test_events_blobs_on_a_replay_gives_the_same_ids_every_run(recordings_dir, c
     assert seen <= set(entered)
     first = next(b for e in blobs for b in e["blobs"])
     assert set(first) == {"id", "box", "cx", "cy", "area_px", "vx", "vy"}
+
+
+@pytest.mark.slow
+def test_cdnet_highway_held_back_half_beats_mog2_contours(shared_data):
+    """benchmarks/blob_eval.py has the table and the choice of the constants on the first half."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import blob_eval as be
+    from sensekit.vision.motion_scoring import load_cdnet
+
+    clip = load_cdnet(shared_data / "video" / "motion" / "cdnet_highway_a")
+    truth = be.truth_objects(clip.truths, clip.roi)
+    ours = be.score(truth, be.track(be.sensekit_masks(clip)), clip.roi, be.SECOND)
+    base = be.score(truth, be.baseline(clip), clip.roi, be.SECOND)
+    assert ours["F1"] >= base["F1"] + 0.15, (ours, base)
+    assert ours["MOTA"] >= base["MOTA"] + 0.15, (ours, base)
+    assert ours["IDSW"] <= base["IDSW"] // 2, (ours, base)
+    assert ours["count1"] >= 0.95, ours
