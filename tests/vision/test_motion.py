@@ -277,3 +277,25 @@ def test_cdnet_highway_held_back_half_beats_mog2(shared_data, capsys):
     ours, mog2 = rows["background"], rows["mog2"]
     assert ours[1] >= mog2[1] + 0.05 and ours[2] >= mog2[2] + 0.05
     assert ours[1] > 0.9 and ours[2] > 0.9
+
+
+def test_large_frames_are_matched_in_two_bands_with_the_same_masks(monkeypatch):
+    import sensekit.vision.background as bg
+
+    if cv2.getNumThreads() < 2:
+        pytest.skip("OpenCV runs one thread here: the bands are not used")
+    rng = np.random.default_rng(5)
+    base = rng.integers(60, 200, (480, 640, 3), dtype=np.uint8)
+    frames = []
+    for k in range(8):
+        f = np.clip(base.astype(np.int16) + rng.integers(-3, 4, base.shape), 0, 255).astype(np.uint8)
+        f[200:260, 40 + 60 * k:120 + 60 * k] = (20, 230, 40)          # a green box crossing
+        frames.append(f)
+    assert bg._SPLIT_PIXELS <= 480 * 640
+    split = BackgroundModel(learn_frames=3)
+    banded = [split.update(f)[0] for f in frames]
+    monkeypatch.setattr(bg, "_SPLIT_PIXELS", 10 ** 9)
+    whole = BackgroundModel(learn_frames=3)
+    single = [whole.update(f)[0] for f in frames]
+    assert all(np.array_equal(a, b) for a, b in zip(banded, single))
+    assert banded[-1][230, 40 + 60 * 7 + 40] == 255                   # the box is found
