@@ -1,11 +1,13 @@
-"""Steer: vehicles that seek your coloured object, a flock that flees your hand, wanderers.
+"""Steer: vehicles that seek your coloured object, a flock that flees your hand or every person, wanderers.
 
-Four behaviours on top of the (mirrored) camera image; key c cycles them:
+Five behaviours on top of the (mirrored) camera image; key c cycles them:
 - arrive at colour: vehicles arrive at the tracked colour (and wait where it was lost);
 - arrive at motion: the same, at the centre of the moving area;
 - flock flees hand: a few hundred boids flock; wherever you move, a flow field from the
   motion mask and a flee point at the motion centre scatter them;
-- wanderers: vehicles wander and avoid the round obstacles and your coloured object.
+- wanderers: vehicles wander and avoid the round obstacles and your coloured object;
+- flock flees people: the flock flees every blob the camera sees (each person, with its id
+  drawn), so several people at once push it around.
 +/- change the vehicles' top speed (``steer.speed``; every constant is a setting). Click an
 object on the picture, or drag a box around it, to track that object (its outline shows what was taken). Hand input
 (``--hands`` or key h, needs the hands extra): your index fingertip is the target, the
@@ -24,14 +26,15 @@ from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_packed_rgb, camera_to_view
-from sensekit.events import ColorLost, ColorTracked, Motion, Still
+from sensekit.events import Blobs, ColorLost, ColorTracked, Motion, Still
 from sensekit.settings import group, setting
 from sensekit.steer import Flock, FlowField, Mix, Vehicle, arrive, avoid, separation, wander
+from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
 
-MODES = ("arrive at colour", "arrive at motion", "flock flees hand", "wanderers")
+MODES = ("arrive at colour", "arrive at motion", "flock flees hand", "wanderers", "flock flees people")
 DEFAULT_COLOR_BGR = (20, 45, 235)        # the orange-red ball of the demo recording
 OBSTACLES = [(0.25, 0.35, 38.0), (0.7, 0.3, 30.0), (0.5, 0.7, 44.0), (0.15, 0.8, 26.0)]
 COLORS = {"vehicle": (255, 210, 60), "boid": (120, 220, 255), "wanderer": (180, 255, 140)}
@@ -67,7 +70,7 @@ class Steer(TrackerPicking, App):
 
     def stages(self) -> list:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)),
-                                  motion=MotionDetector())
+                                  motion=MotionDetector(), blobs=BlobTracker())
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]
 
@@ -84,6 +87,8 @@ class Steer(TrackerPicking, App):
         self.on("color_lost", self._on_lost)
         self.on("motion", self._on_motion)
         self.on("still", self._on_still)
+        self.on("blobs", self._on_blobs)
+        self.people: list[tuple[int, np.ndarray]] = []
         self.hand.setup(on_pinch=self._on_pinch)
         self.restart()
 
@@ -134,6 +139,9 @@ class Steer(TrackerPicking, App):
     def _on_still(self, e: Still) -> None:
         self.motion_at, self.field = None, None
 
+    def _on_blobs(self, e: Blobs) -> None:
+        self.people = [(b.id, at) for b in e.blobs if (at := self._to_view(b.cx, b.cy)) is not None]
+
     # -- hand input (sensekit.app.hand_input) --------------------------------
     def key(self, key: int) -> str | None:
         return self.hand.toggle() if key == pygame.K_h else None
@@ -168,6 +176,9 @@ class Steer(TrackerPicking, App):
             origin = np.array(self.camera_view.topleft, float)
             flee = None if self.motion_at is None else [self.motion_at - origin]
             self.flock.step(dt, flee_points=flee, flow=self.field)
+        elif mode == "flock flees people":
+            origin = np.array(self.camera_view.topleft, float)
+            self.flock.step(dt, flee_points=[at - origin for _, at in self.people] or None)
         else:
             centres, radii = self._obstacles_now()
             for i, w in enumerate(self.wanderers):
@@ -220,7 +231,8 @@ class Steer(TrackerPicking, App):
         return {"mode": MODES[self.mode], "mean_gap_to_target": gap,
                 "polarization": self.flock.polarization, "wanderer_clearance": clearance,
                 "colour_at": None if self.colour_at is None else tuple(map(float, self.colour_at)),
-                "motion_at": None if self.motion_at is None else tuple(map(float, self.motion_at))}
+                "motion_at": None if self.motion_at is None else tuple(map(float, self.motion_at)),
+                "people": [(blob_id, tuple(map(float, at))) for blob_id, at in self.people]}
 
     # -- drawing -------------------------------------------------------------
     def draw(self, screen: pygame.Surface) -> None:
@@ -234,12 +246,17 @@ class Steer(TrackerPicking, App):
                 pygame.draw.circle(screen, (255, 80, 80), target.astype(int).tolist(), 12, 3)
             for veh in self.vehicles:
                 pygame.draw.polygon(screen, COLORS["vehicle"], triangle(veh.position, veh.heading, 11))
-        elif mode == "flock flees hand":
+        elif mode in ("flock flees hand", "flock flees people"):
             origin = np.array(v.topleft, float)
             heads = self.flock.headings
             for p, h in zip(self.flock.positions + origin, heads):
                 pygame.draw.polygon(screen, COLORS["boid"], triangle(p, h, 6))
-            if self.motion_at is not None:
+            if mode == "flock flees people":
+                for blob_id, at in self.people:
+                    pygame.draw.circle(screen, (255, 120, 80), at.astype(int).tolist(), 20, 2)
+                    D.text(screen, str(blob_id), (float(at[0]), float(at[1])), size=18, color=(255, 200, 160),
+                           anchor="center")
+            elif self.motion_at is not None:
                 pygame.draw.circle(screen, (255, 120, 80), self.motion_at.astype(int).tolist(), 20, 2)
         else:
             centres, radii = self._obstacles_now()

@@ -49,6 +49,11 @@ class Event:
             d[f.name] = _plain(getattr(self, f.name))
         return d
 
+    @classmethod
+    def parse_fields(cls, fields: dict[str, Any]) -> dict[str, Any]:
+        """Field values read from JSON -> constructor arguments (nested records rebuilt)."""
+        return fields
+
 
 # --- foundation -------------------------------------------------------------
 
@@ -153,6 +158,80 @@ class Edges(Event):
     name: ClassVar[str] = "edges"
     nonzero: int = 0                   # non-zero values in the map (pixels x channels)
     fraction: float = 0.0              # nonzero / size of the map
+
+
+@dataclass(frozen=True, slots=True)
+class BlobInfo:
+    """One blob of a ``blobs`` event (not an event itself): its id stays while it is in view."""
+    id: int = 0
+    box: Box = (0, 0, 0, 0)
+    cx: float = 0.0                    # centroid of its mask pixels, pixels
+    cy: float = 0.0
+    area_px: int = 0
+    vx: float = 0.0                    # velocity of the centroid, pixels per second
+    vy: float = 0.0
+    #: OSC type tags of ``osc_values()`` (``/sensekit/blob/<id>`` and inside ``/sensekit/blobs``)
+    osc_tags: ClassVar[str] = "iiiiiffiff"
+
+    def osc_values(self) -> tuple[Any, ...]:
+        x, y, w, h = self.box
+        return (self.id, x, y, w, h, self.cx, self.cy, self.area_px, self.vx, self.vy)
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Blobs(Event):
+    """Every frame of ``--blobs``: the blobs in view with their ids (``sensekit.vision.blob_tracker``)."""
+    name: ClassVar[str] = "blobs"
+    count: int = 0
+    blobs: tuple[BlobInfo, ...] = ()
+
+    @classmethod
+    def parse_fields(cls, fields: dict[str, Any]) -> dict[str, Any]:
+        fields["blobs"] = tuple(b if isinstance(b, BlobInfo) else
+                                BlobInfo(**{**b, "box": tuple(b.get("box", (0, 0, 0, 0)))})
+                                for b in fields.get("blobs", ()))
+        return fields
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class BlobEnter(Event):
+    """A new blob, seen for ``blobs.confirm_frames`` frames: it has its id from now on."""
+    name: ClassVar[str] = "blob_enter"
+    id: int = 0
+    box: Box = (0, 0, 0, 0)
+    cx: float = 0.0
+    cy: float = 0.0
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class BlobLeave(Event):
+    """A blob unseen for ``blobs.max_missing_frames`` frames (where it was last seen)."""
+    name: ClassVar[str] = "blob_leave"
+    id: int = 0
+    cx: float = 0.0
+    cy: float = 0.0
+    seconds: float = 0.0               # how long it was in view
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class ZoneEnter(Event):
+    """A blob's centroid entered a motion zone."""
+    name: ClassVar[str] = "zone_enter"
+    zone: str = ""
+    id: int = 0
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class ZoneLeave(Event):
+    """A blob's centroid left a motion zone (or the blob left)."""
+    name: ClassVar[str] = "zone_leave"
+    zone: str = ""
+    id: int = 0
 
 
 # --- hands (sensekit/vision/hands.py; needs the `hands` extra) ----------------
@@ -308,6 +387,8 @@ def _plain(v: Any) -> Any:
         return {str(k): _plain(x) for k, x in v.items()}
     if hasattr(v, "item") and callable(v.item):  # numpy scalar
         return _plain(v.item())
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):   # a nested record (BlobInfo)
+        return {f.name: _plain(getattr(v, f.name)) for f in dataclasses.fields(v)}
     return v
 
 
@@ -326,7 +407,7 @@ def from_jsonl(line: str) -> Event:
         if f.name in d:
             v = d[f.name]
             kwargs[f.name] = tuple(v) if isinstance(v, list) else v
-    return cls(**kwargs)
+    return cls(**cls.parse_fields(kwargs))
 
 
 class JsonlWriter:

@@ -80,7 +80,13 @@ def collector():
 
 def _leaves(v: tuple) -> list:
     """A tuple's scalars in order, nested tuples (hand landmarks) flattened."""
-    return [y for x in v for y in (_leaves(x) if isinstance(x, tuple) else [x])]
+    return [y for x in v for y in (_leaves(x) if isinstance(x, tuple) else
+                                   _leaves(_record(x)) if dataclasses.is_dataclass(x) else [x])]
+
+
+def _record(x) -> tuple:
+    """A nested record's (BlobInfo's) fields in order, as a tuple."""
+    return tuple(getattr(x, f.name) for f in dataclasses.fields(x))
 
 
 def expected_tags(event) -> str:
@@ -690,6 +696,9 @@ def _strategy(tp):
         return st.tuples(*(_strategy(a) for a in args))
     if origin is dict:
         return st.dictionaries(st.text(max_size=8), _F32, max_size=4)
+    if dataclasses.is_dataclass(tp):                     # a nested record (BlobInfo)
+        hints = typing.get_type_hints(tp)
+        return st.builds(tp, **{f.name: _strategy(hints[f.name]) for f in dataclasses.fields(tp)})
     raise AssertionError(f"no strategy for {tp!r}")
 
 
@@ -719,10 +728,13 @@ def _flatten(event) -> list:
 @settings(max_examples=300, deadline=None)
 @given(any_event(), st.booleans())
 def test_any_event_round_trips(event, bundle):
-    [r] = decode(encode(event, timetag=1.0e9 if bundle else None))
+    r, *per_blob = decode(encode(event, timetag=1.0e9 if bundle else None))
     assert r.address == address_for(event.name)
     assert r.tags == expected_tags(event)
     assert list(r.args) == _flatten(event)      # float32 values are exact here
+    blobs = getattr(event, "blobs", ()) if event.name == "blobs" else ()
+    assert [m.address for m in per_blob] == [f"/sensekit/blob/{b.id}" for b in blobs]
+    assert [list(m.args) for m in per_blob] == [[event.t, *_leaves(_record(b))] for b in blobs]
 
 
 def test_docs_say_how_every_kind_of_setting_is_sent():

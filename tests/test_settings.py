@@ -199,6 +199,7 @@ from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage
 from sensekit.audio.pitch import PitchTracker
+from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
@@ -214,7 +215,8 @@ class Everything(App):
         self.hand = HandInput(self)
         return [AudioStage(activity=ActivityDetector(), clap=ClapDetector(), pattern=ClapPatternTracker(),
                            pitch=PitchTracker()),
-                VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector(), edges=True),
+                VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector(), blobs=BlobTracker(),
+                            edges=True),
                 *self.hand.stages()]
 
     def setup(self):

@@ -32,6 +32,7 @@ from types import ModuleType
 from typing import Any, TextIO
 
 from sensekit.cli import Subparsers
+from sensekit.cli.midi_args import add_midi_arguments, attach_midi
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
 from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.cli.tuning import Chosen, add_tuning_arguments, apply_chosen, chosen_values
@@ -103,6 +104,7 @@ def register(subparsers: Subparsers) -> None:
     for provider in _providers():
         provider.add_arguments(p)
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/cli/osc_args.py)
+    add_midi_arguments(p)      # --midi, --midi-virtual (sensekit/cli/midi_args.py)
     add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
     add_panel_arguments(p)     # --panel, --panel-token (sensekit/cli/panel_args.py)
     p.set_defaults(func=main)
@@ -165,6 +167,7 @@ def main(args: argparse.Namespace) -> int:
             stages.insert(0, RecordStage())
         warn_idle_stages(stages, source)
         runner = Runner(source, stages)
+        midi = attach_midi(runner.dispatcher, args)                  # --midi
         osc = attach_osc(runner.dispatcher, args, tuning=tuning)  # --osc, --osc-control
         if args.jsonl:
             runner.dispatcher.on("*", JsonlWriter(out))
@@ -180,6 +183,8 @@ def main(args: argparse.Namespace) -> int:
             runner.run(max_items=args.max_items)
         finally:
             osc.close()
+            if midi is not None:
+                midi.close()
             if panel is not None:
                 panel.close()
             out.flush()

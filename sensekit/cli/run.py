@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 
 from sensekit.cli import Subparsers
+from sensekit.cli.midi_args import add_midi_arguments, attach_midi
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
 from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.cli.paths import OutputPath
@@ -65,6 +66,7 @@ def register(subparsers: Subparsers) -> None:
                    help="track the object under this point of the (mirrored) first frame, or a colour")
     p.add_argument("--track-box", metavar="X,Y,W,H", help="track the object inside this box of the first frame")
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/cli/osc_args.py)
+    add_midi_arguments(p)      # --midi, --midi-virtual (sensekit/cli/midi_args.py)
     add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
     add_script_arguments(p)    # --pick, --mode, --keys (sensekit/cli/script_args.py)
     p.add_argument("--loop", action="store_true", help="repeat a recording when it ends")
@@ -125,6 +127,7 @@ def main(args: argparse.Namespace) -> int:
         host = AppHost(app_cls, source, options)
         apply_chosen(host.tuning, chosen)
         start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box)
+        midi = attach_midi(host.dispatcher, args)                  # --midi
         osc = attach_osc(host.dispatcher, args, tuning=host.tuning,
                          pause=lambda on: setattr(host, "paused", on))
         panel = None
@@ -137,6 +140,8 @@ def main(args: argparse.Namespace) -> int:
             result = host.run()
         finally:
             osc.close()
+            if midi is not None:
+                midi.close()
             if panel is not None:
                 panel.close()
     finally:

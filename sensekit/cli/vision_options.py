@@ -10,6 +10,7 @@
                                   (``tracker.hue_tolerance`` etc.; defaults from the table)
     --motion                      motion / still events
     --zones "name=x,y,w,h;..."    extra motion zones in pixels (left/right halves always exist)
+    --blobs                       blobs with ids (blobs, blob_enter/leave, zone_enter/leave events)
     --edges                       edges events
 
 and an option for every setting of the ``vision``, ``tracker`` and ``motion`` groups that
@@ -33,6 +34,7 @@ from sensekit.errors import ConfigError
 from sensekit.runner import Stage
 from sensekit.vision.color_tracker import ColorTracker, tolerance_settings
 from sensekit.vision.motion import MotionDetector, check_zones, parse_zones
+from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.pipeline import VisionStage
 from sensekit.vision.targets import check_track_box, parse_track_box, parse_track_target
 
@@ -57,8 +59,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--motion", action="store_true", help="emit motion / still events")
     g.add_argument("--zones", metavar="NAME=X,Y,W,H;...",
                    help="extra motion zones in pixels (left and right halves always exist)")
+    g.add_argument("--blobs", action="store_true",
+                   help="emit blobs with ids: blobs, blob_enter, blob_leave, zone_enter, zone_leave")
     g.add_argument("--edges", action="store_true", help="emit edges events (edge map for apps)")
-    add_setting_flags(g, ["vision", "tracker", "motion"])
+    add_setting_flags(g, ["vision", "tracker", "motion", "blobs"])
 
 
 def option_values(args: argparse.Namespace) -> dict[str, Any]:
@@ -83,12 +87,13 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     track_box = getattr(args, "track_box", None)
     if track and track_box:
         raise ConfigError("give --track-color or --track-box, not both")
-    motion_on = bool(getattr(args, "motion", False))
+    blobs_on = bool(getattr(args, "blobs", False))
+    motion_on = bool(getattr(args, "motion", False)) or blobs_on
     edges_on = bool(getattr(args, "edges", False))
     zones_text = getattr(args, "zones", None)
     if not (track or track_box or motion_on or edges_on):
         if zones_text:
-            raise ConfigError("--zones needs --motion")
+            raise ConfigError("--zones needs --motion or --blobs")
         return []
     size = getattr(source, "frame_size", None)
     tracker_values = {k.split(".", 1)[1]: v for k, v in chosen.items() if k.startswith("tracker.")}
@@ -122,5 +127,7 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
             check_zones(zones, *size)
         motion = MotionDetector(zones_px=zones)
     elif zones_text:
-        raise ConfigError("--zones needs --motion")
-    return [VisionStage(tracker=tracker, pick_at=pick_at, pick_box=pick_box, motion=motion, edges=edges_on)]
+        raise ConfigError("--zones needs --motion or --blobs")
+    blobs = BlobTracker() if blobs_on else None
+    return [VisionStage(tracker=tracker, pick_at=pick_at, pick_box=pick_box, motion=motion, blobs=blobs,
+                        motion_events=bool(getattr(args, "motion", False)), edges=edges_on)]

@@ -41,6 +41,9 @@ def _field_kind(tp: Any) -> tuple[str, str]:
         return "f", "float"
     if tp is str:
         return "s", "string"
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp) and hasattr(tp, "osc_tags"):
+        return str(tp.osc_tags), " ".join(f.name if f.name != "box" else "x y w h"
+                                          for f in dataclasses.fields(tp))
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
             inner, _ = _field_kind(args[0])

@@ -10,7 +10,8 @@ Flattening rules (``sensekit.osc.address.signature`` gives the tags per event):
 - a dict (``motion.zones``) -> ``s`` name, ``f`` value pairs, in the order the zones were defined;
 - an optional value (``X | None``) -> its type, or nil ``N`` when absent.
 
-``encode(event, timetag=...)`` wraps the message in a bundle when a timetag is given.
+``encode(event, timetag=...)`` wraps the message in a bundle when a timetag is given; a
+``blobs`` event is a bundle of ``/sensekit/blobs`` and one ``/sensekit/blob/<id>`` per blob.
 ``decode(dgram)`` reads a message or a (nested) bundle back with its type tags; a datagram
 that is not OSC is a ``ValueError``. Cost: ~10-20 us per message.
 """
@@ -24,11 +25,11 @@ from pythonosc import osc_bundle, osc_bundle_builder, osc_message, osc_message_b
 from pythonosc.parsing import osc_types
 
 from sensekit.errors import ConfigError
-from sensekit.events import Event
-from sensekit.osc.address import address_for, signature
+from sensekit.events import BlobInfo, Blobs, Event
+from sensekit.osc.address import PREFIX, address_for, signature
 
-__all__ = ["encode", "decode", "build_message", "event_arguments", "Received", "INT32_MIN", "INT32_MAX",
-           "FLOAT32_MAX"]
+__all__ = ["encode", "decode", "blob_messages", "build_message", "event_arguments", "Received", "INT32_MIN",
+           "INT32_MAX", "FLOAT32_MAX"]
 
 INT32_MIN, INT32_MAX = -(2 ** 31), 2 ** 31 - 1
 FLOAT32_MAX = 3.4028234663852886e38
@@ -53,6 +54,8 @@ def _float32(v: Any) -> float:
 
 def _add_value(builder: osc_message_builder.OscMessageBuilder, tags: str, value: Any) -> None:
     value = _plain(value)
+    if hasattr(value, "osc_values"):          # a nested record (BlobInfo): its flat values
+        value = value.osc_values()
     if tags.endswith("?"):
         if value is None:
             builder.add_arg(None, "N")
@@ -99,13 +102,33 @@ def build_message(event: Event) -> osc_message_builder.OscMessageBuilder:
     return builder
 
 
+def blob_messages(event: Blobs) -> list[osc_message.OscMessage]:
+    """One ``/sensekit/blob/<id>`` message per blob: ``t``, then id x y w h cx cy area_px vx vy."""
+    out = []
+    for info in event.blobs:
+        builder = osc_message_builder.OscMessageBuilder(address=f"{PREFIX}/blob/{int(info.id)}")
+        builder.add_arg(_float32(event.t), "f")
+        _add_value(builder, BlobInfo.osc_tags, info)
+        out.append(builder.build())
+    return out
+
+
 def encode(event: Event, *, timetag: float | None = None) -> bytes:
-    """The datagram for ``event``: a message, or a bundle when ``timetag`` (epoch seconds) is given."""
+    """The datagram for ``event``: a message, or a bundle when ``timetag`` (epoch seconds) is given.
+
+    A ``blobs`` event is always a bundle (timetag "immediately" when none is given): its
+    ``/sensekit/blobs`` message and one ``/sensekit/blob/<id>`` message per blob, so a receiver
+    gets every blob of a frame at once.
+    """
     msg = build_message(event).build()
-    if timetag is None:
+    extra = blob_messages(event) if isinstance(event, Blobs) and event.blobs else []
+    if timetag is None and not extra:
         return msg.dgram
-    bundle = osc_bundle_builder.OscBundleBuilder(timetag)  # type: ignore[arg-type]
+    when = osc_types.IMMEDIATELY if timetag is None else timetag
+    bundle = osc_bundle_builder.OscBundleBuilder(when)  # type: ignore[arg-type]
     bundle.add_content(msg)
+    for m in extra:
+        bundle.add_content(m)
     return bundle.build().dgram
 
 

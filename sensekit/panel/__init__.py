@@ -2,7 +2,7 @@
 
 ``sensekit run APP --panel 8765`` (or ``sensekit events SOURCE --panel 8765``) serves a page at
 http://127.0.0.1:8765/ with the live camera view and switchable overlays (motion mask, edges,
-palette, colour region, tracked box, zones), the audio level graph with its thresholds, the
+palette, colour region, blobs and their ids, tracked box, zones), the audio level graph with its thresholds, the
 noise floor and event marks, a live event log, every setting of the run as a control with its
 unit and range, and "save" to the venue profile. Click the picture to pick a colour; drag on it
 to set a zone (or what to track).

@@ -19,6 +19,8 @@ lists them all), so any setting can be kept for a venue::
     [clapper]
     method = "activity"
 
+A ``[midi]`` table is the MIDI map (``sensekit.midi.mapping``), read by ``--midi``.
+
 Every key is optional; a key that is absent keeps what the run would use anyway. An optional
 setting is set to nothing with the string ``"none"`` (``threshold = "none"``: learned).
 
@@ -69,6 +71,10 @@ LEGACY_KEYS: dict[str, tuple[str, Callable[[Any], Any] | None]] = {
                            lambda v: round(float(v) * _OLD_NOISE_TO_SIGMA, 3)
                            if isinstance(v, (int, float)) and not isinstance(v, bool) else v),
 }
+
+
+#: tables of a profile that are not settings, read by their own modules
+OTHER_TABLES = frozenset({"midi"})     # sensekit.midi.load_midi: the MIDI map
 
 
 def legacy_name(key: str) -> str | None:
@@ -157,10 +163,12 @@ def _known_sections(names: list[str]) -> None:
 
 def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text: str = "") -> Profile:
     """Check parsed TOML against the table; errors name key, file and line."""
-    _known_sections(list(data))
+    _known_sections([n for n in data if n not in OTHER_TABLES])
     values: dict[str, Any] = {}
     written_as: dict[str, str] = {}
     for section, table in data.items():
+        if section in OTHER_TABLES:
+            continue
         group = REGISTRY.get(section)
         legacy = {k.split(".", 1)[1] for k in LEGACY_KEYS if k.startswith(section + ".")}
         if group is None and not legacy:

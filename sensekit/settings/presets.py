@@ -13,7 +13,8 @@ against the table.
   semantics (level 25, 500 ms timeout), not on recognised claps;
 - colour tracking: the exact colour after a 10-pixel box blur and 4 palette levels (the
   tracker's own pre-filter, so the target colour is quantized the same way);
-- motion: the red channel of the frame difference, threshold 0x33, after a 10-pixel blur; the
+- motion: the frame difference (sensekit's default is the background model) on the red
+  channel, threshold 0x33, after a 10-pixel blur; the
   paddle moves 20 px toward the side of the motion box;
 - edges: the ``[0, 4, -4]`` kernel, a 4-pixel box blur (Flash's ``BlurFilter()`` default) and
   threshold 0x22 on the red channel (edge snow).
@@ -65,6 +66,7 @@ BOOK = preset("book", "the book's chapter 5: its constants and methods in every 
     "tracker.blur_px": 10,
     "tracker.levels": 4,
     "vision.blur_px": 10,
+    "motion.method": "difference",
     "motion.channel": "red",
     "motion.threshold": 0x33,
     "motion_paddle.steer": "book",

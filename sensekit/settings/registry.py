@@ -24,6 +24,7 @@ __all__ = ["REGISTRY", "register", "lookup", "groups", "load_table", "DECLARING_
 #: the library modules that declare settings (apps register theirs through ``add_finder``)
 DECLARING_MODULES: tuple[str, ...] = (
     "sensekit.vision.pipeline", "sensekit.vision.motion", "sensekit.vision.background",
+    "sensekit.vision.blob_tracker",
     "sensekit.vision.color_tracker", "sensekit.vision.hands",
     "sensekit.audio.pipeline", "sensekit.audio.noise_floor", "sensekit.audio.activity",
     "sensekit.audio.clap", "sensekit.audio.pitch",

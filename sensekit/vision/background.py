@@ -62,10 +62,11 @@ or two while it is learned.
 # mypy: disable-error-code="call-overload"
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Mapping, Sequence
+
 import cv2
 import numpy as np
-
-from typing import Any, Mapping
 
 from sensekit.errors import ConfigError
 from sensekit.settings import Tunable, group, setting
@@ -86,6 +87,16 @@ _BLINK_TENTHS = 10.0
 _BLINK_UP = 11                  # +1.1 on a flip (the -0.1 of every frame included)
 _BLINK_GAIN = 0.1
 _BLINK_UPDATE = 10.0
+_SPLIT_PIXELS = 200_000          # frames this large are matched on two threads (640x480: yes)
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    """One worker thread shared by every model (the caller's thread does the other half)."""
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sensekit-background")
+    return _POOL
 
 
 def grid_for(height: int, width: int, pixels: int = 3000) -> tuple[slice, slice]:
@@ -168,7 +179,8 @@ class BackgroundModel(Tunable):
                 unit="frames", lo=4, hi=10_000_000),
         setting("absorb_after_frames", 150, "a still object fades into the background after this long "
                 "(0: never)", unit="frames", lo=0, hi=60_000),
-        setting("shadows", False, "report shadows (darker, same hue) as foreground"),
+        setting("shadows", False, "suppress shadows: pixels 45-95 % as bright as the background with its "
+                "chromaticity are background (off: a shadow is foreground)"),
         setting("clean", True, "clean the mask (median, close, open)"),
         setting("lighting_fraction", 0.5, "a change over this fraction of the frame restarts the warm-up",
                 unit="fraction", lo=0.05, hi=1),
@@ -295,24 +307,42 @@ class BackgroundModel(Tunable):
         return cv2.max(out, r, dst=out)
 
     def _match(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Raw foreground (0/255) and each pixel's distance to its nearest sample."""
+        """Raw foreground (0/255) and each pixel's distance to its nearest sample.
+
+        Frames of ``_SPLIT_PIXELS`` or more are matched in two bands of rows on two threads
+        (OpenCV releases the GIL; MOG2 uses every core too). The result is the same.
+        """
         assert self._S is not None
-        count, mind, dist, hit = self._count, self._mind, self._dist, self._hit
-        xb, xg, xr = cv2.split(x, self._x)
-        d1, d2 = self._d
+        planes = cv2.split(x, self._x)
+        h, w = x.shape[:2]
+        if h * w >= _SPLIT_PIXELS and cv2.getNumThreads() > 1 and h >= 2:
+            half = h // 2
+            done = _pool().submit(self._match_rows, slice(0, half), planes)
+            self._match_rows(slice(half, h), planes)
+            done.result()
+        else:
+            self._match_rows(slice(0, h), planes)
+        raw = cv2.compare(self._count, self.min_matches, cv2.CMP_LT)
+        return raw, self._mind
+
+    def _match_rows(self, rows: slice, planes: Sequence[np.ndarray]) -> None:
+        """Count the matching samples and the nearest distance for the pixels of ``rows``."""
+        assert self._S is not None
+        count, mind, dist, hit = self._count[rows], self._mind[rows], self._dist[rows], self._hit[rows]
+        xb, xg, xr = (p[rows] for p in planes)
+        d1, d2 = (d[rows] for d in self._d)
+        thr = self._thr[rows]
         count[:] = 0
         mind[:] = 255
         for s in self._S:
-            cv2.absdiff(xb, s[0], dst=dist)
-            cv2.absdiff(xg, s[1], dst=d1)
-            cv2.absdiff(xr, s[2], dst=d2)
+            cv2.absdiff(xb, s[0][rows], dst=dist)
+            cv2.absdiff(xg, s[1][rows], dst=d1)
+            cv2.absdiff(xr, s[2][rows], dst=d2)
             cv2.max(dist, d1, dst=dist)
             cv2.max(dist, d2, dst=dist)
             cv2.min(mind, dist, dst=mind)
-            cv2.compare(dist, self._thr, cv2.CMP_LT, dst=hit)
+            cv2.compare(dist, thr, cv2.CMP_LT, dst=hit)
             cv2.add(count, 1, dst=count, mask=hit)
-        raw = cv2.compare(count, self.min_matches, cv2.CMP_LT)
-        return raw, mind
 
     def _learn_noise(self, x: np.ndarray) -> None:
         """Camera noise from the median frame difference on a grid (every 4th frame)."""

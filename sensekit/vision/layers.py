@@ -8,7 +8,8 @@ moved since the last grab). ``Layers.copy()`` makes a snapshot another thread ma
 
 ``compose(layers, overlays)`` draws the chosen raster overlays over the picture and returns a
 new BGR image (``OVERLAYS``: ``mask`` red, ``edges`` cyan on a dimmed picture, ``palette``
-the palette-mapped frame, ``region`` the tracked colour's pixels in yellow). An overlay whose
+the palette-mapped frame, ``region`` the tracked colour's pixels in yellow, ``blobs`` each
+blob's outline, box and id in a colour of its own; nothing when no blob tracker runs). An overlay whose
 stage does not run here is computed from the picture with the same library functions
 (``edges()``, ``palette_lut()``, a frame difference for the mask; ``Layers.computed`` says
 which), so every app can show all of them. The app host (keys ``m``/``e``/``p``) and the
@@ -29,10 +30,11 @@ import numpy as np
 
 from sensekit.vision.stages import EDGE_THRESHOLD, edges, palette_lut
 
-__all__ = ["DEFAULT_LEVELS", "MASK_THRESHOLD", "OVERLAYS", "LayerGrabber", "Layers", "compose"]
+__all__ = ["DEFAULT_LEVELS", "MASK_THRESHOLD", "OVERLAYS", "LayerGrabber", "Layers", "compose", "draw_blobs",
+           "blob_layer", "blob_colour"]
 
 Box = tuple[int, int, int, int]
-OVERLAYS: tuple[str, ...] = ("mask", "edges", "palette", "region")
+OVERLAYS: tuple[str, ...] = ("mask", "edges", "palette", "region", "blobs")
 #: palette levels when no stage maps a palette (the book's 4)
 DEFAULT_LEVELS = 4
 #: frame difference that counts as motion when no motion detector runs (the book's 0x33)
@@ -57,6 +59,8 @@ class Layers:
     region: np.ndarray | None = None
     #: the tracked object's box (pixels), when the tracker found it on this frame
     box: Box | None = None
+    #: the blobs seen on this frame: (id, box, outline points (N, 1, 2)) (``VisionStage.blobs``)
+    blobs: list[tuple[int, Box, np.ndarray]] = field(default_factory=list)
     #: motion zones, pixels (the detector's own, left/right halves included)
     zones: dict[str, Box] = field(default_factory=dict)
     #: how to compute what no stage made: palette levels, edge direction, blur, threshold
@@ -77,6 +81,7 @@ class Layers:
         return replace(self, image=self.image.copy(), mask=own(self.mask, "mask"),
                        edges=own(self.edges, "edges"), palette=own(self.palette, "palette"),
                        region=own(self.region, "region"), zones=dict(self.zones),
+                       blobs=list(self.blobs) if "blobs" in want else [],
                        computed=set())
 
 
@@ -118,6 +123,9 @@ class LayerGrabber:
         result = getattr(stage, "motion_result", None)
         if "motion" in ran and result is not None:
             layers.mask = result.mask
+        blobs = getattr(stage, "blobs", None)
+        if "blobs" in ran and blobs is not None:
+            layers.blobs = blob_layer(blobs.visible)
         motion = getattr(stage, "motion", None)
         if motion is not None and getattr(motion, "zones", None):
             layers.zones = {str(k): _box(box) for k, box in motion.zones.items()}
@@ -195,7 +203,42 @@ def compose(layers: Layers, overlays: Iterable[str]) -> np.ndarray:
         _tint(out, m > 0, _RED, 0.6)
     if "region" in want and _fits(layers.region, image) and layers.region is not None:
         _tint(out, layers.region > 0, _YELLOW, 0.55)
+    if "blobs" in want:
+        draw_blobs(out, layers.blobs)
     return out
+
+
+def blob_layer(tracks: Iterable[Any]) -> list[tuple[int, Box, np.ndarray]]:
+    """``(id, box, outline)`` of each visible track of a ``BlobTracker`` (outlines copied)."""
+    out = []
+    for tr in tracks:
+        region = tr.region
+        if region is not None:
+            out.append((int(tr.id), _box(region.box), region.contour))
+    return out
+
+
+def blob_colour(blob_id: int) -> tuple[int, int, int]:
+    """A bright BGR colour of its own for each id (the same id, the same colour)."""
+    hsv = np.array([[[(blob_id * 47) % 180, 200, 255]]], np.uint8)
+    bgr = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    return int(bgr[0, 0, 0]), int(bgr[0, 0, 1]), int(bgr[0, 0, 2])
+
+
+def draw_blobs(out: np.ndarray, blobs: Iterable[tuple[int, Box, np.ndarray]]) -> None:
+    """Each blob's outline, box and id over ``out`` (BGR, in place), in the id's colour."""
+    scale = max(1, out.shape[1] // 320)
+    for blob_id, (x, y, w, h), outline in blobs:
+        colour = blob_colour(blob_id)
+        if len(outline):
+            cv2.drawContours(out, [outline], -1, colour, scale)
+        cv2.rectangle(out, (x, y), (x + w - 1, y + h - 1), colour, 1)
+        label = str(blob_id)
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.4 * scale, scale)
+        ty = max(th + 2, y - 2)
+        cv2.rectangle(out, (x, ty - th - 2), (x + tw + 2, ty + 1), colour, -1)
+        cv2.putText(out, label, (x + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * scale, (0, 0, 0), scale,
+                    cv2.LINE_AA)
 
 
 def _difference_mask(previous: np.ndarray | None, image: np.ndarray) -> np.ndarray:

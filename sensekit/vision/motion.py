@@ -3,7 +3,7 @@
 Two methods, one result (``MotionResult``: a 0/255 mask, its bounding box, the moving
 fraction ``amount`` in 0..1, and an amount per zone):
 
-- ``"difference"`` (default) - the book: ``|frame - previous|`` on one channel (``channel=
+- ``"difference"`` - the book (``--preset book``): ``|frame - previous|`` on one channel (``channel=
   "red"`` as in the book, ``"max"`` of B, G, R by default, or ``"grey"``), pixels at or above
   the threshold move. Without ``threshold`` it uses the camera's noise instead of the book's
   fixed ``0x33``: ``noise_sigma`` when given (``sensekit calibrate`` measures it), else learned
@@ -12,11 +12,15 @@ fraction ``amount`` in 0..1, and an amount per zone):
   deviations of the frame difference, at least ``min_threshold`` (the rule and its derivation:
   ``sensekit.vision.noise``). Answers "did it move": swaying leaves and rippling water move,
   so they are reported. ~0.1-0.2 ms at 320x240.
-- ``"background"`` - ``sensekit.vision.background.BackgroundModel`` (pass your own as
+- ``"background"`` (default) - ``sensekit.vision.background.BackgroundModel`` (pass your own as
   ``background=`` to change its settings): a per-pixel sample-consensus model that learns
   swaying foliage, water and slow light changes, compensates the camera's exposure, and
-  absorbs objects that stay still for ~5 s. Answers "is something there". About 1.2-2x the
-  cost of OpenCV's MOG2 (10-20x frame difference). On the held-back half of CDnet ``highway``
+  absorbs objects that stay still for ~5 s. Answers "is something there", so it can tell
+  people apart (``sensekit.vision.blob_tracker``); ``threshold``, ``channel`` and the noise
+  settings are the difference method's and do not apply. It learns the scene during its first
+  ``background.learn_frames`` (4 s at 30 fps): what stands still then is background. About
+  1.5-2x the cost of OpenCV's MOG2 (10-20x frame difference; ``benchmarks/blob_eval.py
+  --cost``). On the held-back half of CDnet ``highway``
   it scores well above MOG2 (``benchmarks/motion_eval.py``; table in the README).
 
 Global lighting changes and auto-exposure: with a learned threshold, once more than
@@ -36,7 +40,7 @@ Events from ``events``: ``motion`` while the amount is at least ``min_amount``, 
 after ``still_after_frames`` quiet frames.
 
 Settings: the ``motion`` group declared in ``MotionDetector.SETTINGS`` (``sensekit settings
-motion`` lists them with units, ranges and defaults: ``method="difference"``, ``channel="max"``,
+motion`` lists them with units, ranges and defaults: ``method="background"``, ``channel="max"``,
 learned threshold with ``noise_k=5`` and ``min_threshold=8``, ``min_amount=0.002``,
 ``still_after_frames=5``, ``lighting_fraction=0.5``, ``exposure_fraction=0.02``); changes
 through ``apply()`` take effect on the next frame. The background model's are in its module.
@@ -138,7 +142,8 @@ class MotionDetector(Tunable):
 
     SETTINGS = group(
         "motion", "motion: frame difference (the book) or a background model",
-        setting("method", "difference", "difference: did it move (the book); background: is something there",
+        setting("method", "background", "background: is something there (a learned background model); "
+                "difference: did it move (the book)",
                 choices=("difference", "background"), flag="--motion-method"),
         setting("threshold", None, "pixel difference that counts as motion (the book: 0x33)", kind="int",
                 unit="pixel levels", lo=1, hi=255, none="from the camera noise", flag="--motion-threshold"),
@@ -185,9 +190,9 @@ class MotionDetector(Tunable):
             raise ConfigError(f"`background` must be a BackgroundModel, got {type(background).__name__}")
         if background is not None and self.method != "background":
             raise ConfigError(f"`background` is for method='background', got method={self.method!r}")
-        if background is None and self.method == "background":
-            background = BackgroundModel(lighting_fraction=self.lighting_fraction)
-        self.background = background
+        # kept while the difference method runs too, so its settings always have an owner and a
+        # switch back finds them (its buffers are allocated on its first frame only)
+        self.background: BackgroundModel = background or BackgroundModel(lighting_fraction=self.lighting_fraction)
         self.user_zones = dict(zones_px or {})
         self.zones: dict[str, Box] = {}
         self._size: tuple[int, int] | None = None
@@ -219,10 +224,6 @@ class MotionDetector(Tunable):
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         if "method" in changed:
-            if self.method == "background" and self.background is None:
-                self.background = BackgroundModel(lighting_fraction=self.lighting_fraction)
-            elif self.method == "difference":
-                self.background = None
             self.reset()
         if "channel" in changed:
             self._prev = self._spare = None
@@ -233,15 +234,16 @@ class MotionDetector(Tunable):
         self._derive()
 
     def learned(self) -> dict[str, Any]:
-        """The camera noise learned so far (``noise_sigma``), when the detector learns it."""
-        if self._fixed is None and self._sigma is not None:
-            return {"noise_sigma": round(self._sigma, 3)}
+        """The camera noise learned so far (``noise_sigma``), when the detector learns it (the
+        background model learns the same quantity by the same rule)."""
+        sigma = self.background.noise_sigma if self.method == "background" else self._sigma
+        if self._fixed is None and sigma is not None:
+            return {"noise_sigma": round(sigma, 3)}
         return {}
 
     def tunables(self) -> Iterator[Tunable]:
         yield self
-        if isinstance(self.background, Tunable):
-            yield self.background
+        yield self.background
 
     # -- setup ----------------------------------------------------------------------
     def _setup(self, width: int, height: int) -> None:
@@ -268,8 +270,7 @@ class MotionDetector(Tunable):
     def reset(self) -> None:
         self._prev = None
         self._spare = None
-        if self.background is not None:
-            self.background.reset()
+        self.background.reset()
         self.frames = 0
 
     # -- per frame --------------------------------------------------------------------
@@ -291,7 +292,7 @@ class MotionDetector(Tunable):
                 self.reset()
             self._setup(w, h)
         self.frames += 1
-        if self.background is not None:
+        if self.method == "background":
             mask, lighting = self.background.update(frame)
             count = cv2.countNonZero(mask)
         else:

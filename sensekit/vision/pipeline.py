@@ -10,6 +10,7 @@ sub-stage   emits                                      input
 track       color_tracked, color_lost, color_found      quantized (hsv/exact), mirrored (model)
 bounds      color_bounds (book ``getColorBoundsRect``)  quantized
 motion      motion, still                               blurred
+blobs       blobs, blob_enter/leave, zone_enter/leave   the motion mask (motion runs too)
 edges       edges (map in ``edge_map``)                 mirrored
 ==========  =========================================  ====================================
 
@@ -17,6 +18,8 @@ Laziness: the runner skips the whole stage when nobody listens to any of its eve
 tells it who listens (``listen(wanted)``, see ``sensekit/runner.py``), so the stage also skips
 each sub-stage nobody listens to: a pipeline whose app only listens to ``motion`` never
 computes edges or palette maps. Until the runner calls ``listen`` every sub-stage runs.
+``blobs`` (a ``BlobTracker``) runs on the motion detector's mask; with ``motion_events=False``
+the detector runs for the blobs only and its ``motion``/``still`` events are not emitted.
 ``always_run={"edges"}`` keeps a sub-stage running for apps that read its state directly
 (``edge_map``, ``motion_result``, ``track_result``). ``runs`` counts what actually ran.
 
@@ -44,6 +47,7 @@ from sensekit.events import ColorBounds, Edges, Event
 from sensekit.settings import Tunable, group, setting
 from sensekit.settings.live import apply_all_pending
 from sensekit.validate import check_frame
+from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.motion import MotionDetector, MotionResult
 from sensekit.vision.stages import (EDGE_THRESHOLD, book_edge_filter, box_from_rect, palette_lut, parse_color,
@@ -55,6 +59,7 @@ SUBSTAGE_EMITS: dict[str, frozenset[str]] = {
     "track": frozenset({"color_tracked", "color_lost", "color_found"}),
     "bounds": frozenset({"color_bounds"}),
     "motion": frozenset({"motion", "still"}),
+    "blobs": BlobTracker.emits,
     "edges": frozenset({"edges"}),
 }
 
@@ -99,7 +104,8 @@ class VisionStage(Tunable):
                  tracker: ColorTracker | None = None, pick_at: tuple[float, float] | None = None,
                  pick_box: tuple[float, float, float, float] | None = None,
                  bounds_color: int | str | None = None,
-                 motion: MotionDetector | None = None,
+                 motion: MotionDetector | None = None, blobs: BlobTracker | None = None,
+                 motion_events: bool = True,
                  edges: bool = False, edge_direction: Literal["horizontal", "any"] | None = None,
                  edge_blur_px: int | None = None, edge_threshold: int | None = None,
                  always_run: Iterable[str] = ()) -> None:
@@ -115,13 +121,18 @@ class VisionStage(Tunable):
         if (pick_at is not None or pick_box is not None) and tracker is None:
             raise ConfigError("`pick_at` and `pick_box` need a tracker")
         self.motion = motion
+        if blobs is not None and motion is None:
+            raise ConfigError("`blobs` needs a motion detector (its mask)")
+        self.blobs = blobs
         enabled = []
         if tracker is not None:
             enabled.append("track")
         if self._bounds_color is not None:
             enabled.append("bounds")
-        if motion is not None:
+        if motion is not None and (motion_events or blobs is None):
             enabled.append("motion")
+        if blobs is not None:
+            enabled.append("blobs")
         if edges:
             enabled.append("edges")
         self.enabled: tuple[str, ...] = tuple(enabled)
@@ -172,7 +183,7 @@ class VisionStage(Tunable):
 
     def tunables(self) -> Iterator[Tunable]:
         yield self
-        for part in (self.tracker, self.motion):
+        for part in (self.tracker, self.motion, self.blobs):
             if isinstance(part, Tunable):
                 yield from part.tunables()
 
@@ -228,10 +239,11 @@ class VisionStage(Tunable):
             runs["mirror"] += 1
         self.frame = m
         shares = "track" in active and self._tracker_shares
-        need_b = "motion" in active or "bounds" in active or shares
+        run_motion = "motion" in active or "blobs" in active
+        need_b = run_motion or "bounds" in active or shares
         b = m
         if need_b and self.blur_px > 1:
-            if "motion" in active:   # alternate buffers: the detector keeps last frame's by reference
+            if run_motion:           # alternate buffers: the detector keeps last frame's by reference
                 self._b, self._b_other = self._b_other, self._b
             b = cv2.blur(m, (self.blur_px, self.blur_px), dst=self._b)
             runs["blur"] += 1
@@ -263,13 +275,18 @@ class VisionStage(Tunable):
             self.bounds = box_from_rect(cv2.boundingRect(hit))
             events.append(ColorBounds(t=t, box=self.bounds, color=self.bounds_rgb or 0))
             runs["bounds"] += 1
-        if "motion" in active:
+        if run_motion:
             motion = self.motion
             assert motion is not None
             result_m = motion.update(b, owned=b is self._b)
             self.motion_result = result_m
-            events.extend(motion.events(result_m, t))
+            if "motion" in active:
+                events.extend(motion.events(result_m, t))
             runs["motion"] += 1
+            if "blobs" in active and self.blobs is not None:
+                self.blobs.zones = motion.zones
+                events.extend(self.blobs.update(result_m.mask, t))
+                runs["blobs"] += 1
         if "edges" in active:
             e = self._edges(m)
             self.edge_map = e

@@ -38,9 +38,11 @@ def test_the_book_preset_changes_what_the_apps_do(play, truth):
     assert book.app.method == "activity" and book.app.toggles != claps_only   # speech toggles it too
 
     paddle = play("motion_paddle", 1)
+    assert paddle.runner.stages[0].motion.method == "background"     # sensekit's default
     paddle.tuning.apply_now(PRESETS["book"].values)
     vision = paddle.runner.stages[0]
     assert (vision.motion.channel, vision.motion.threshold, vision.blur_px) == ("red", 51.0, 10)
+    assert vision.motion.method == "difference"                      # the book's frame difference
     assert paddle.app.steer == "book"
 
     ball = play("color_ball", 120, each=lambda h: h.steps == 1 and h.tuning.apply_now(PRESETS["book"].values))

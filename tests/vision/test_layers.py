@@ -31,7 +31,7 @@ def _run(stage: VisionStage) -> tuple[LayerGrabber, Layers]:
 
 
 def test_the_mask_is_the_motion_detectors_own():
-    stage = VisionStage(motion=MotionDetector(threshold=20))
+    stage = VisionStage(motion=MotionDetector(method="difference", threshold=20))
     _, layers = _run(stage)
     assert layers.mask is stage.motion_result.mask
     picture = compose(layers, {"mask"})
@@ -67,7 +67,7 @@ def test_the_tracked_box_and_colour_region():
 
 
 def test_a_copy_owns_its_arrays_and_results_of_skipped_frames_are_not_reused():
-    stage = VisionStage(motion=MotionDetector(threshold=20))
+    stage = VisionStage(motion=MotionDetector(method="difference", threshold=20))
     grabber, layers = _run(stage)
     snap = layers.copy({"mask"})
     assert snap.mask is not None and not np.shares_memory(snap.mask, stage.motion_result.mask)
@@ -75,3 +75,23 @@ def test_a_copy_owns_its_arrays_and_results_of_skipped_frames_are_not_reused():
     # the stage did not run on this frame: its old mask must not be shown for it
     again = grabber.grab(_frames(1)[0], [stage])
     assert again.mask is None
+
+
+def test_blobs_are_drawn_with_their_ids_colour():
+    from sensekit.panel.overlays import blob_colour
+    from sensekit.vision.blob_tracker import BlobTracker
+
+    stage = VisionStage(motion=MotionDetector(method="difference", threshold=20),
+                        blobs=BlobTracker(min_area_px=20, confirm_frames=1), motion_events=False)
+    grabber = LayerGrabber()
+    for i, f in enumerate(_frames(4)):
+        stage.process(VideoFrame(i, i / 15, f))
+        layers = grabber.grab(f, [stage], index=i)
+    assert "motion" not in stage.emits and "blobs" in stage.emits
+    assert [b[0] for b in layers.blobs] == [t.id for t in stage.blobs.visible] != []
+    blob_id, (x, y, _, h), outline = layers.blobs[0]
+    assert len(outline) >= 4
+    picture = compose(layers, {"blobs"})
+    assert tuple(picture[y + h // 2, x]) == blob_colour(blob_id)        # the box's left edge
+    assert (compose(layers, set()) == layers.image).all()               # nothing unless asked
+    assert layers.copy({"mask"}).blobs == []

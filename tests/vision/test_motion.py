@@ -29,24 +29,24 @@ def test_book_threshold_on_red_difference_gives_the_motion_box():
     cur[1, 2] = (0, 0, 0x33)            # red diff exactly 0x33: moves (the book zeroes < 0x33)
     cur[4, 6] = (0, 0, 0x32)            # 0x32: noise
     cur[3, 1] = (200, 200, 0)           # big change but not in red: ignored on the red channel
-    md = MotionDetector(threshold=0x33, channel="red", min_amount=0)
+    md = MotionDetector(method="difference", threshold=0x33, channel="red", min_amount=0)
     md.update(prev)
     r = md.update(cur)
     assert r.box == (2, 1, 1, 1) and r.amount == pytest.approx(1 / 48)
-    md2 = MotionDetector(threshold=0x33, channel="max", min_amount=0)
+    md2 = MotionDetector(method="difference", threshold=0x33, channel="max", min_amount=0)
     md2.update(prev)
     assert md2.update(cur).box == (1, 1, 2, 3)
 
 
 def test_noise_floor_is_learned_instead_of_a_fixed_threshold():
     rng = np.random.default_rng(0)
-    md = MotionDetector()
+    md = MotionDetector(method="difference")
     for _ in range(20):
         r = md.update(_scene(rng, sigma=6.0))
     assert not r.moving and r.amount < 0.001
     # the learned threshold sits above the noise (diff of two sigma-6 frames: sigma ~8.5)
     assert 15 < md.threshold < 60
-    quiet = MotionDetector()
+    quiet = MotionDetector(method="difference")
     for _ in range(20):
         quiet.update(_scene(rng, sigma=1.0))
     assert quiet.threshold < md.threshold
@@ -56,7 +56,7 @@ def test_noise_floor_is_learned_instead_of_a_fixed_threshold():
 
 def test_zones_halves_and_user_rectangles():
     rng = np.random.default_rng(1)
-    md = MotionDetector(zones_px={"corner": (0, 0, 40, 40)})
+    md = MotionDetector(method="difference", zones_px={"corner": (0, 0, 40, 40)})
     md.update(_scene(rng))
     r = md.update(_scene(rng, square_at=(10, 10)))
     assert set(r.zones) == {"left", "right", "corner"}
@@ -68,7 +68,7 @@ def test_zones_halves_and_user_rectangles():
 
 
 def test_user_zones_may_redefine_left_and_right():
-    md = MotionDetector(zones_px={"left": (0, 60, 80, 60), "right": (80, 60, 80, 60)})
+    md = MotionDetector(method="difference", zones_px={"left": (0, 60, 80, 60), "right": (80, 60, 80, 60)})
     a = np.zeros((120, 160, 3), np.uint8)
     b = a.copy()
     b[10:20, 100:110] = 255                     # top right: outside both redefined zones
@@ -96,7 +96,7 @@ def test_global_lighting_change_is_not_motion():
 
 def test_events_motion_then_still_once():
     rng = np.random.default_rng(3)
-    md = MotionDetector(still_after_frames=3)
+    md = MotionDetector(method="difference", still_after_frames=3)
     names = []
     for k in range(5):
         names += [e.name for e in md.step(_scene(rng), k / 30)]
@@ -118,7 +118,7 @@ def test_background_model_answers_is_something_there():
     for _ in range(10):                                  # an object arrives and stays still
         r = md.update(_scene(rng, square_at=(70, 40)))
     assert r.moving and abs(r.box[0] - 70) <= 2 and abs(r.box[2] - 16) <= 3
-    diff = MotionDetector()
+    diff = MotionDetector(method="difference")
     for _ in range(3):
         rd = diff.update(_scene(rng, square_at=(70, 40)))
     assert not rd.moving                                 # frame difference: nothing moves
@@ -203,7 +203,7 @@ def test_background_model_settings_are_checked():
     with pytest.raises(ConfigError, match="`background` must be a BackgroundModel"):
         MotionDetector(method="background", background="mog2")
     with pytest.raises(ConfigError, match="method='background', got method='difference'"):
-        MotionDetector(background=BackgroundModel())
+        MotionDetector(method="difference", background=BackgroundModel())
     with pytest.raises(ConfigError, match="HxWx3 uint8"):
         BackgroundModel().update(np.zeros((4, 4), np.uint8))
 
@@ -241,14 +241,15 @@ def test_background_model_ignores_sway_ripples_and_exposure_but_finds_the_car(sc
 
 def test_frame_difference_follows_auto_exposure(scene_frames):
     frames = scene_frames["exposure"]
-    md = MotionDetector()
+    md = MotionDetector(method="difference")
     reported = [i for i, (f, _) in enumerate(frames) if md.update(f).moving and i in scenes.QUIET["exposure"]]
     assert not reported, reported
     # a small exposure step lights up only the bright part of the frame: followed with a learned
     # threshold, reported as motion by the same threshold fixed (the book's semantics)
     base = frames[0][0]
     step = [base] * 5 + [np.clip(base * np.float32(1.08) + 0.5, 0, 255).astype(np.uint8)]
-    learned, fixed = MotionDetector(), MotionDetector(threshold=round(md.threshold))
+    learned = MotionDetector(method="difference")
+    fixed = MotionDetector(method="difference", threshold=round(md.threshold))
     r = _run(learned, step)[-1]
     assert not r.moving and r.lighting_change
     assert _run(fixed, step)[-1].moving
@@ -276,3 +277,25 @@ def test_cdnet_highway_held_back_half_beats_mog2(shared_data, capsys):
     ours, mog2 = rows["background"], rows["mog2"]
     assert ours[1] >= mog2[1] + 0.05 and ours[2] >= mog2[2] + 0.05
     assert ours[1] > 0.9 and ours[2] > 0.9
+
+
+def test_large_frames_are_matched_in_two_bands_with_the_same_masks(monkeypatch):
+    import sensekit.vision.background as bg
+
+    if cv2.getNumThreads() < 2:
+        pytest.skip("OpenCV runs one thread here: the bands are not used")
+    rng = np.random.default_rng(5)
+    base = rng.integers(60, 200, (480, 640, 3), dtype=np.uint8)
+    frames = []
+    for k in range(5):
+        f = np.clip(base.astype(np.int16) + rng.integers(-3, 4, base.shape), 0, 255).astype(np.uint8)
+        f[200:260, 40 + 60 * k:120 + 60 * k] = (20, 230, 40)          # a green box crossing
+        frames.append(f)
+    assert bg._SPLIT_PIXELS <= 480 * 640
+    split = BackgroundModel(learn_frames=3)
+    banded = [split.update(f)[0] for f in frames]
+    monkeypatch.setattr(bg, "_SPLIT_PIXELS", 10 ** 9)
+    whole = BackgroundModel(learn_frames=3)
+    single = [whole.update(f)[0] for f in frames]
+    assert all(np.array_equal(a, b) for a, b in zip(banded, single))
+    assert banded[-1][230, 40 + 60 * 4 + 40] == 255                   # the box is found

@@ -73,8 +73,8 @@ def test_a_calibrated_threshold_is_the_learned_one(tmp_path: Path, sigma: float)
     out = tmp_path / "venue.toml"
     assert main(["-q", "calibrate", str(rec), "--out", str(out), "--seconds", "10"]) == 0
     profile = load_profile(out)
-    calibrated = MotionDetector(noise_sigma=profile["motion.noise_sigma"])
-    learning = MotionDetector()
+    calibrated = MotionDetector(method="difference", noise_sigma=profile["motion.noise_sigma"])
+    learning = MotionDetector(method="difference")
     with open_source(str(rec)) as source:
         for item in source:
             learning.update(item.image)

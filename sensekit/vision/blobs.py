@@ -1,0 +1,112 @@
+"""Blobs: the connected regions of a 0/255 motion mask, as boxes, centroids, areas and contours.
+
+``find_blobs(mask, min_area_px=150, join_px=0)`` labels the 8-connected regions of the mask
+(``cv2.connectedComponentsWithStats``), keeps those of at least ``min_area_px`` pixels and
+returns them as ``Region`` values, largest first. ``join_px`` closes the mask with a
+``join_px`` x ``join_px`` ellipse first, so a person whose legs and body come out as separate
+pieces is one region (the region's area is still counted on the original mask). A region's
+``contour`` (its outer outline, ``cv2.findContours``) is computed only when asked for.
+
+Cost: one labelling pass over the mask, plus a closing when ``join_px`` > 1; ~0.3 ms at
+640x480 with a few blobs. Failure modes: two people touching in the mask are one region (the
+tracker in ``sensekit.vision.blob_tracker`` keeps their ids through the merge); a person
+split by a thin occluder (a lamp post) are two regions unless ``join_px`` bridges the gap.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from sensekit.errors import ConfigError
+from sensekit.events import Box
+
+__all__ = ["Region", "find_blobs", "box_iou"]
+
+
+@dataclass(slots=True)
+class Region:
+    """One connected region of a mask. ``labels``/``label`` point into the labelling it came
+    from (valid until the next ``find_blobs`` with the same buffers)."""
+    box: Box                       # x, y, w, h in pixels
+    cx: float                      # centroid of the region's mask pixels
+    cy: float
+    area_px: int                   # mask pixels inside the region
+    labels: np.ndarray = field(repr=False, default_factory=lambda: np.zeros((0, 0), np.int32))
+    label: int = 0
+
+    @property
+    def contour(self) -> np.ndarray:
+        """The region's outer outline, an (N, 1, 2) int32 array of x, y points (``findContours``)."""
+        x, y, w, h = self.box
+        if self.labels.size == 0:
+            return np.zeros((0, 1, 2), np.int32)
+        sub = (self.labels[y:y + h, x:x + w] == self.label).astype(np.uint8)
+        contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x, y))
+        if not contours:
+            return np.zeros((0, 1, 2), np.int32)
+        outline: np.ndarray = max(contours, key=cv2.contourArea).astype(np.int32)
+        return outline
+
+
+_KERNELS: dict[int, np.ndarray] = {}
+
+
+def _kernel(size: int) -> np.ndarray:
+    k = _KERNELS.get(size)
+    if k is None:
+        k = _KERNELS[size] = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    return k
+
+
+def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0) -> list[Region]:
+    """The regions of ``mask`` (HxW uint8, non-zero = foreground) of at least ``min_area_px``
+    pixels, largest first. ``join_px`` > 1 closes the mask first (see the module docstring)."""
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.uint8 or mask.ndim != 2:
+        raise ConfigError(f"blob mask must be an HxW uint8 array, got "
+                          f"{getattr(mask, 'dtype', type(mask).__name__)} with shape {getattr(mask, 'shape', None)}")
+    if min_area_px < 1:
+        raise ConfigError(f"`min_area_px` must be >= 1, got {min_area_px!r}")
+    joined = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _kernel(join_px)) if join_px > 1 else mask
+    # labels only (OpenCV's WithStats variant costs ~10 ms at 640x480); the statistics come
+    # from the foreground pixels, usually a few percent of the frame
+    n, labels = cv2.connectedComponents(joined, connectivity=8, ltype=cv2.CV_32S)
+    if n <= 1:
+        return []
+    points = cv2.findNonZero(mask)                # x, y in row order; 4x faster than NumPy's
+    if points is None:
+        return []
+    points = points.reshape(-1, 2)
+    xs, ys = points[:, 0], points[:, 1]
+    lab = labels[ys, xs]
+    order = np.argsort(lab, kind="stable")
+    lab, xs, ys = lab[order], xs[order], ys[order]
+    area = np.bincount(lab, minlength=n)
+    present = np.flatnonzero(area[1:] >= min_area_px) + 1
+    if present.size == 0:
+        return []
+    starts = np.searchsorted(lab, present)
+    ends = starts + area[present]
+    out = []
+    for k, i in enumerate(present.tolist()):
+        a, b = int(starts[k]), int(ends[k])
+        rx, ry = xs[a:b], ys[a:b]
+        x0, y0 = int(rx.min()), int(ry[0])          # sorted by position within a label: rows ascend
+        w, h = int(rx.max()) - x0 + 1, int(ry[-1]) - y0 + 1
+        out.append(Region((x0, y0, w, h), float(rx.mean()), float(ry.mean()), b - a, labels, i))
+    out.sort(key=lambda r: (-r.area_px, r.label))
+    return out
+
+
+def box_iou(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
+    """Intersection over union of two ``(x, y, w, h)`` boxes (0 when either is empty)."""
+    ax, ay, aw, ah = (float(v) for v in a)
+    bx, by, bw, bh = (float(v) for v in b)
+    iw = min(ax + aw, bx + bw) - max(ax, bx)
+    ih = min(ay + ah, by + bh) - max(ay, by)
+    if iw <= 0 or ih <= 0:
+        return 0.0
+    inter = iw * ih
+    return inter / (aw * ah + bw * bh - inter)

@@ -1,0 +1,166 @@
+"""MIDI out: the [midi] map, the messages it gives, `sensekit events --midi` on the demo."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+mido = pytest.importorskip("mido")
+
+from sensekit.errors import ConfigError, DeviceNotFoundError  # noqa: E402
+from sensekit.events import Blobs, Clap, Level, Motion  # noqa: E402
+from sensekit.midi import MidiOut, load_midi, open_port, parse_mapping, parse_rule  # noqa: E402
+from sensekit.profile import load_profile  # noqa: E402
+
+VENUE = """\
+[motion]
+min_amount = 0.01
+
+[midi]
+channel = 2
+
+[midi.map]
+clap = "note 60"
+"level.level" = "cc 7 0..100"
+"blob.count" = "cc 1"
+"""
+
+
+class ListPort:
+    """A port that keeps what it is sent."""
+
+    def __init__(self) -> None:
+        self.sent: list = []
+        self.closed = False
+
+    def send(self, message) -> None:
+        self.sent.append(message)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_rules_parse():
+    r = parse_rule("clap", "note 60")
+    assert (r.event, r.field, r.kind, r.number, r.velocity) == ("clap", None, "note", 60, 100)
+    assert parse_rule("zone_enter", "note 64 90").velocity == 90
+    r = parse_rule("level.level", "cc 7 -60..0")
+    assert (r.event, r.field, r.kind, r.number, r.lo, r.hi) == ("level", "level", "cc", 7, -60.0, 0.0)
+    assert [r.scale(v) for v in (-90, -60, -30, 0, 5)] == [0, 0, 64, 127, 127]
+    assert parse_rule("blob.count", "cc 1").event == "blobs"         # the name people write
+
+
+@pytest.mark.parametrize("key, text, message", [
+    ("clapp", "note 60", "unknown event `clapp` (did you mean `clap`?)"),
+    ("clap", "note 128", "note number must be 0..127, got 128"),
+    ("clap", "chord 60", "must be \"note N [VELOCITY]\" or \"cc N [LO..HI]\", got 'chord 60'"),
+    ("clap", "cc 1", "a cc needs a number field, `clap.FIELD`"),
+    ("level.level", "note 60", "a note is played for an event"),
+    ("motion.zones", "cc 1", "`motion` has no number field `zones`; its number fields: t, amount"),
+    ("level.level", "cc 7 5..5", "the range '5..5' is empty"),
+    ("clap", "note 60 0", "velocity must be 1..127, got 0"),
+])
+def test_bad_rules_are_one_clear_line(key, text, message):
+    with pytest.raises(ConfigError) as exc:
+        parse_rule(key, text)
+    assert message in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_notes_for_events_and_control_changes_when_the_value_changes():
+    settings = parse_mapping({"channel": 3, "map": {"clap": "note 60", "level.level": "cc 7 0..100",
+                                                    "blobs.count": "cc 1"}})
+    m = settings.mapper
+    assert m.events == {"clap", "level", "blobs"}
+    assert m.messages(Clap(t=1.0)) == [mido.Message("note_on", channel=2, note=60, velocity=100),
+                                       mido.Message("note_off", channel=2, note=60, velocity=0)]
+    assert m.messages(Level(t=1.0, level=50.0)) == [mido.Message("control_change", channel=2, control=7,
+                                                                 value=64)]
+    assert m.messages(Level(t=1.1, level=50.2)) == []                 # still 64: nothing new
+    assert m.messages(Level(t=1.2, level=100.0))[0].value == 127
+    assert m.messages(Blobs(t=1.0, count=3))[0].bytes() == [0xB2, 1, 3]
+    assert m.messages(Motion(t=1.0)) == []
+
+
+def test_the_table_is_checked():
+    with pytest.raises(ConfigError, match=r"`midi.channel` must be 1..16, got 0"):
+        parse_mapping({"channel": 0, "map": {"clap": "note 60"}})
+    with pytest.raises(ConfigError, match=r"unknown key `midi.prot`"):
+        parse_mapping({"prot": "x", "map": {"clap": "note 60"}})
+    with pytest.raises(ConfigError, match=r"`midi.map` must be a table"):
+        parse_mapping({})
+
+
+def test_a_profile_with_a_midi_table_loads_and_errors_name_the_line(tmp_path: Path):
+    venue = tmp_path / "venue.toml"
+    venue.write_text(VENUE)
+    assert dict(load_profile(venue)) == {"motion.min_amount": 0.01}    # the settings ignore [midi]
+    assert load_midi(venue).mapper.events == {"clap", "level", "blobs"}
+    venue.write_text(VENUE.replace('clap = "note 60"', 'clap = "note 600"'))
+    with pytest.raises(ConfigError, match=rf"^{venue}:\d+: MIDI map `clap`: note number must be 0..127"):
+        load_midi(venue)
+
+
+def test_events_midi_sends_the_demo_claps_and_levels(recordings_dir: Path, tmp_path: Path, capsys, monkeypatch):
+    from sensekit.cli import main, midi_args
+
+    demo = recordings_dir / "demo.skrec"
+    if not demo.is_dir():
+        pytest.skip("recordings/demo.skrec not generated (python -m sensekit.synth)")
+    venue = tmp_path / "venue.toml"
+    venue.write_text(VENUE)
+    ports: list[tuple[str | None, bool, ListPort]] = []
+
+    def fake_open(name, *, virtual=False):
+        ports.append((name, virtual, ListPort()))
+        return ports[-1][2]
+
+    monkeypatch.setattr(midi_args, "open_port", fake_open)
+    assert main(["events", str(demo), "--clap", "--level", "--jsonl", "--profile", str(venue),
+                 "--midi", "synth"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    ((name, virtual, port),) = ports
+    assert (name, virtual, port.closed) == ("synth", False, True)
+    notes = [m for m in port.sent if m.type in ("note_on", "note_off")]
+    claps = [e for e in events if e["event"] == "clap"]
+    assert len(claps) >= 3
+    assert [(m.type, m.note, m.channel) for m in notes] == [("note_on", 60, 1), ("note_off", 60, 1)] * len(claps)
+    expected, last = [], None
+    for e in events:
+        if e["event"] == "level":
+            v = max(0, min(127, round(e["level"] / 100 * 127)))
+            if v != last:
+                expected.append(v)
+                last = v
+    assert [m.value for m in port.sent if m.type == "control_change"] == expected
+    assert len(set(expected)) > 10
+
+
+def test_midi_options_need_a_profile_and_say_so(recordings_dir: Path, capsys):
+    from sensekit.cli import main
+
+    assert main(["events", str(recordings_dir / "demo.skrec"), "--clap", "--midi"]) == 2
+    assert "--midi needs --profile FILE with a [midi] table" in capsys.readouterr().err
+
+
+def test_no_midi_system_is_one_line():
+    pytest.importorskip("rtmidi")
+    try:
+        names = mido.get_output_names()
+    except Exception:
+        names = None
+    if names:
+        pytest.skip("this machine has MIDI outputs")
+    with pytest.raises(DeviceNotFoundError) as exc:
+        open_port("nothing-like-this")
+    assert "\n" not in str(exc.value) and "MIDI" in str(exc.value)
+
+
+def test_a_port_that_fails_is_counted_not_raised():
+    class Broken(ListPort):
+        def send(self, message):
+            raise OSError("gone")
+
+    out = MidiOut(parse_mapping({"map": {"clap": "note 60"}}).mapper, Broken())
+    out(Clap(t=0.0))
+    assert (out.sent, out.errors) == (0, 2)

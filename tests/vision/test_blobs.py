@@ -1,0 +1,59 @@
+"""find_blobs: regions of a mask, joined pieces, contours; box_iou."""
+import numpy as np
+import pytest
+
+from sensekit.errors import ConfigError
+from sensekit.vision.blobs import box_iou, find_blobs
+
+
+def mask_with(*rects: tuple[int, int, int, int], shape=(60, 80)) -> np.ndarray:
+    m = np.zeros(shape, np.uint8)
+    for x, y, w, h in rects:
+        m[y:y + h, x:x + w] = 255
+    return m
+
+
+def test_regions_largest_first_with_box_centroid_area():
+    m = mask_with((2, 3, 10, 5), (40, 20, 20, 20))
+    regions = find_blobs(m, min_area_px=10)
+    assert [r.box for r in regions] == [(40, 20, 20, 20), (2, 3, 10, 5)]
+    assert [r.area_px for r in regions] == [400, 50]
+    assert regions[0].cx == pytest.approx(49.5) and regions[0].cy == pytest.approx(29.5)
+
+
+def test_small_regions_are_dropped():
+    m = mask_with((2, 3, 10, 5), (40, 20, 20, 20))
+    assert [r.area_px for r in find_blobs(m, min_area_px=51)] == [400]
+    assert find_blobs(np.zeros((10, 10), np.uint8)) == []
+
+
+def test_join_px_bridges_a_gap_but_counts_only_mask_pixels():
+    m = mask_with((10, 10, 10, 20), (22, 10, 10, 20))      # two pieces 2 px apart
+    assert len(find_blobs(m, min_area_px=10)) == 2
+    (joined,) = find_blobs(m, min_area_px=10, join_px=5)
+    assert joined.box == (10, 10, 22, 20)
+    assert joined.area_px == 400
+    assert joined.cx == pytest.approx(20.5)
+
+
+def test_contour_outlines_the_region():
+    m = mask_with((10, 10, 10, 20))
+    (r,) = find_blobs(m, min_area_px=10)
+    c = r.contour
+    assert c.shape[1:] == (1, 2)
+    xs, ys = c[:, 0, 0], c[:, 0, 1]
+    assert (xs.min(), ys.min(), xs.max(), ys.max()) == (10, 10, 19, 29)
+
+
+def test_bad_mask_is_a_clear_error():
+    with pytest.raises(ConfigError, match="HxW uint8"):
+        find_blobs(np.zeros((4, 4, 3), np.uint8))
+    with pytest.raises(ConfigError, match="min_area_px"):
+        find_blobs(np.zeros((4, 4), np.uint8), min_area_px=0)
+
+
+def test_box_iou():
+    assert box_iou((0, 0, 10, 10), (0, 0, 10, 10)) == 1.0
+    assert box_iou((0, 0, 10, 10), (5, 0, 10, 10)) == pytest.approx(50 / 150)
+    assert box_iou((0, 0, 10, 10), (10, 0, 10, 10)) == 0.0
+    assert box_iou((0, 0, 0, 0), (0, 0, 10, 10)) == 0.0
