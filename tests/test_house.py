@@ -34,7 +34,7 @@ FLOORS: list[set[str]] = [
     {"events", "settings", "paths", "validate", "__init__", "py"},
     {"capture", "collide", "osc"},
     {"runner", "vision", "audio", "steer", "synth"},
-    {"profile"},
+    {"profile", "midi"},
     {"app"},
     {"panel"},
     {"cli"},
