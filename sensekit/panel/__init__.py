@@ -21,7 +21,21 @@ Modules, one concept each:
 - ``attach``: starting one from ``sensekit run`` / ``sensekit events``;
 - ``static/``: the page (plain HTML, CSS and JavaScript, no build step).
 """
+from typing import TYPE_CHECKING, Any
+
 from sensekit.panel.address import PanelAddress, parse_panel_address
-from sensekit.panel.session import Panel
+
+if TYPE_CHECKING:
+    from sensekit.panel.session import Panel
 
 __all__ = ["Panel", "PanelAddress", "parse_panel_address"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Panel`` is imported on first use: it brings in the web server (aiohttp), which every
+    command would otherwise pay for at start-up (``sensekit --help`` included)."""
+    if name == "Panel":
+        from sensekit.panel.session import Panel
+
+        return Panel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
