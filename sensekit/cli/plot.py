@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -54,10 +54,11 @@ def register(subparsers: Subparsers) -> None:
     p.set_defaults(func=main)
 
 
-def collect(source: Any, *, settings: Any = None, clap: bool = True) -> dict[str, Any]:
+def collect(source: Any, *, settings: Any = None, clap: bool = True,
+            on_item: Callable[[Any], None] | None = None) -> dict[str, Any]:
     """Run the audio stage over an (unopened or open) source with ``settings`` (``{key: value}``
     of the ``audio``, ``activity``, ``noise_floor`` and ``clap`` groups; the rest of each group
-    from the table); return arrays and events."""
+    from the table); return arrays and events. ``on_item`` sees every item (the progress bar)."""
     from sensekit.audio.activity import ActivityDetector
     from sensekit.audio.clap import ClapDetector, ClapPatternTracker
     from sensekit.audio.gain import UNITY_GAIN
@@ -80,6 +81,8 @@ def collect(source: Any, *, settings: Any = None, clap: bool = True) -> dict[str
     rate = None
     n_samples = 0
     for item in source:
+        if on_item is not None:
+            on_item(item)
         if not isinstance(item, AudioBlock):
             continue
         rate = item.rate
@@ -204,7 +207,10 @@ def main(args: argparse.Namespace) -> int:
     with source:
         if not getattr(source, "has_audio", True):
             raise SourceError(f"source {args.source!r} has no audio")
-        data = collect(source, settings=_settings(args), clap=not args.no_clap)
+        from sensekit.cli.progress import clip_progress
+
+        with clip_progress(source, "plot", quiet=args.quiet) as progress:
+            data = collect(source, settings=_settings(args), clap=not args.no_clap, on_item=progress)
     title = args.title if args.title is not None else str(args.source)   # '' = no title
     render(data, args.out, title=title, width=args.width)
     print(f"wrote {args.out} ({len(data['level'])} blocks, {len(data['claps'])} claps, "

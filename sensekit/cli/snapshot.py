@@ -39,8 +39,9 @@ if TYPE_CHECKING:
 DEFAULT_FRAME = 30
 
 
-def _video_frames(spec: str) -> Iterator[np.ndarray]:
-    """BGR frames of a source spec (via ``open_source``), or of a video file path."""
+def _video_frames(spec: str, *, until_frame: int | None = None, quiet: bool = True) -> Iterator[np.ndarray]:
+    """BGR frames of a source spec (via ``open_source``), or of a video file path; unless
+    ``quiet``, a progress bar (on a terminal) up to frame ``until_frame``."""
     open_source: Callable[..., Source] | None
     try:
         from sensekit.capture.spec import open_source
@@ -52,9 +53,17 @@ def _video_frames(spec: str) -> Iterator[np.ndarray]:
         with source:
             if not source.has_video:
                 raise SourceError(f"source {spec!r} has no video (a snapshot shows the vision stages)")
-            for item in source:
-                if isinstance(item, VideoFrame):
-                    yield item.image
+            from sensekit.cli.progress import ClipProgress, clip_length_s, on_a_terminal
+
+            length = clip_length_s(source)
+            fps = float(getattr(source, "fps", 0) or 0)
+            if until_frame is not None and fps > 0:
+                length = min(length or np.inf, (until_frame + 1) / fps)
+            with ClipProgress(length, "snapshot", enabled=not quiet and on_a_terminal()) as progress:
+                for item in source:
+                    progress(item)
+                    if isinstance(item, VideoFrame):
+                        yield item.image
         return
     cap = cv2.VideoCapture(str(spec))
     if not cap.isOpened():
@@ -208,7 +217,8 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.cli import vision_options
 
     chosen = chosen_values(args, options=vision_options.option_values(args))
-    montage = make_montage(_video_frames(args.source), frame_index=args.frame, settings=chosen.values,
+    frames = _video_frames(args.source, until_frame=args.frame, quiet=args.quiet)
+    montage = make_montage(frames, frame_index=args.frame, settings=chosen.values,
                            track=args.track_color, zones=args.zones)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if not cv2.imwrite(str(args.out), montage):

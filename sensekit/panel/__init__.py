@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING, Any
 from sensekit.panel.address import PanelAddress, parse_panel_address
 
 if TYPE_CHECKING:
-    from sensekit.panel.session import Panel
+    from sensekit.panel.session import Panel as Panel
 
-__all__ = ["Panel", "PanelAddress", "parse_panel_address"]
+# ``Panel`` (sensekit.panel.session) is importable from here too, but on first use (below); it is
+# documented where it lives.
+__all__ = ["PanelAddress", "parse_panel_address"]
 
 
 def __getattr__(name: str) -> Any:
