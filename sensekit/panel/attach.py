@@ -30,7 +30,7 @@ STATUS_INTERVAL_S = 0.5
 def _inputs(source: Any, stages: Any) -> list[str]:
     """What the page shows cards for: the inputs the source has *and* a stage of the piece uses
     (the clapper on the demo recording: audio only, though the recording has video too)."""
-    used = set()
+    used: set[str] = set()
     for stage in stages:
         consumes = getattr(stage, "consumes", "both")
         used.update(("video", "audio") if consumes == "both" else (consumes,))
