@@ -12,7 +12,8 @@ async function start() {
   panel.info = r.data;
   $("title").textContent = r.data.title || "sensekit panel";
   document.title = `${r.data.title || "sensekit"} - panel`;
-  $("source").textContent = r.data.source || "";
+  // one mirroring rule: the picture is what the stages saw, mirrored when the piece mirrors
+  $("source").textContent = (r.data.source || "") + (r.data.mirrored && inputs.includes("video") ? " · mirrored" : "");
   const inputs = r.data.inputs || [];
   $("view-card").hidden = !inputs.includes("video");
   $("audio-card").hidden = !inputs.includes("audio");
