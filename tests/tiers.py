@@ -57,3 +57,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         keep = [item for item in items if not item.get_closest_marker("heavy")]
         config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("heavy")])
         items[:] = keep
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                            config: pytest.Config) -> None:
+    """Say which tier ran, so the numbers the documentation quotes come from the suite itself
+    (pytest's own last line gives the counts and the time; ``-ra`` lists every skip's reason)."""
+    tier = "quick (--quick: heavy tests left out)" if config.getoption("--quick") else "full"
+    marks = config.getoption("-m") or ""
+    terminalreporter.write_line(f"sensekit test tier: {tier}; markers: {marks or 'all'}")
