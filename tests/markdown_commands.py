@@ -64,7 +64,7 @@ def reading_room(tmp_path: Path) -> Path:
     room = tmp_path / "checkout"
     room.mkdir()
     for entry in REPO.iterdir():
-        if entry.name not in (".git", ".venv", "build", "dist", "out") and not entry.name.endswith(".egg-info"):
+        if entry.name not in (".git", ".venv", "build", "dist", "out", "site") and not entry.name.endswith(".egg-info"):
             (room / entry.name).symlink_to(entry)
     shared = REPO.parent / "shared"
     if shared.is_dir():

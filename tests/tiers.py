@@ -23,7 +23,7 @@ HEAVY = (
     "tests/test_profile.py::test_round_trip",
     "tests/apps/test_screenshots.py", "tests/apps/test_live_run.py", "tests/apps/test_cli.py",
     "tests/apps/test_vision_apps.py", "tests/apps/test_book.py", "tests/steer/test_app.py", "tests/collide/test_app.py",
-    "tests/panel/test_browser.py",
+    "tests/panel/test_browser.py", "tests/panel/test_browser_layout.py", "tests/panel/test_info.py",
     # live drivers through their substitutes, recorders killed on purpose
     "tests/capture/test_recording_kill.py", "tests/capture/test_record_live.py", "tests/capture/test_microphone.py",
     "tests/capture/test_pacedmic.py", "tests/capture/test_camera.py", "tests/capture/test_record_fps.py",

@@ -65,7 +65,8 @@ def events_panel(runner: Any, address: PanelAddress, *, tuning: Tuning,
     """A started panel on the runner of ``sensekit events``."""
     panel = Panel(address, runner, StagesControl(runner, tuning, profile, profile_path),
                   info={"title": "sensekit events", "app": "", "source": runner.source.description,
-                        "inputs": _inputs(runner.source, runner.stages), "mirrored": False,
+                        "inputs": _inputs(runner.source, runner.stages),
+                        "mirrored": bool(tuning.settings().get("vision.mirror", False)),   # --mirror
                         "offered_overlays": offered(runner.stages),
                         "profile": str(profile_path)})
     panel.start()
