@@ -105,3 +105,16 @@ def test_the_help_says_which_book_and_links_to_its_page():
         assert chapter in book
     for text in (build_parser().format_help(), render_text(describe_table())):
         assert "docs/book.md" in " ".join(text.split()) and "AdvancED ActionScript" in " ".join(text.split())
+
+
+def test_the_app_screenshot_script_makes_a_picture(tmp_path):
+    """docs/app_screenshots.py, which made the apps' pictures in the README and docs/apps.md."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, str(REPO / "docs" / "app_screenshots.py"), "--out", str(tmp_path),
+                           "motion_paddle"], capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    made = pygame.surfarray.array3d(pygame.image.load(str(tmp_path / "motion_paddle.png")))
+    shown = pygame.surfarray.array3d(pygame.image.load(str(REPO / "docs" / "screenshots" / "motion_paddle.png")))
+    assert np.array_equal(made, shown)          # a replay is deterministic: the same picture
