@@ -14,6 +14,7 @@ imports every module and renders ~65 pages).
 from __future__ import annotations
 
 import argparse
+import os
 import pkgutil
 import sys
 import warnings
@@ -46,9 +47,18 @@ def build(out: Path) -> list[str]:
 
     pdoc.render.configure(docformat="restructuredtext", show_source=False,
                           footer_text="sensekit - control programs with a camera and a microphone")
+    out = Path(out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    here = os.getcwd()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        pdoc.pdoc(*module_specs(), output_directory=out)
+        # from the output folder: pdoc warns when the folder it runs in holds a `sensekit` that is
+        # not the imported package's path (a checkout linked in by symlinks, as the README test does)
+        os.chdir(out)
+        try:
+            pdoc.pdoc(*module_specs(), output_directory=out)
+        finally:
+            os.chdir(here)
     return [f"{Path(w.filename).name}:{w.lineno}: {w.category.__name__}: {w.message}" for w in caught]
 
 

@@ -39,9 +39,9 @@ def _balloon_pixels(path: Path) -> int:
     return int(np.all(image == BALLOON_RGB, axis=-1).sum())
 
 
-def test_the_tutorial_works_as_written(tmp_path):
-    work = tmp_path / "tutorial"
-    work.mkdir()
+def run_the_tutorial(work: Path, bin_dir: Path | None = None) -> None:
+    """Write each file of the tutorial into ``work`` and run each command there (setup lines
+    aside), in a shell where the venv of ``bin_dir`` is active; then check what they made."""
     ran, outputs = [], {}
     for lang, title, code in blocks(TUTORIAL.read_text()):
         if lang == "python" and title:
@@ -50,7 +50,7 @@ def test_the_tutorial_works_as_written(tmp_path):
             for line in shell_lines(code):
                 if line.startswith(SETUP):
                     continue
-                proc = run_line(line, work)
+                proc = run_line(line, work, bin_dir=bin_dir)
                 assert proc.returncode == 0 and "Traceback" not in proc.stderr, \
                     f"{line}\n{proc.stdout}\n{proc.stderr}"
                 ran.append(line)
@@ -70,6 +70,12 @@ def test_the_tutorial_works_as_written(tmp_path):
     assert any(row.startswith("balloon ") and "SENSEKIT_APPS_DIR" in row for row in listing.splitlines())
 
 
+def test_the_tutorial_works_as_written(tmp_path):
+    work = tmp_path / "tutorial"
+    work.mkdir()
+    run_the_tutorial(work)
+
+
 def test_the_tutorial_and_the_example_app_agree():
     """examples/custom_app.py is the tutorial's balloon, compacted: same stages and numbers."""
     final = [code for lang, title, code in blocks(TUTORIAL.read_text()) if title == "balloon.py"][-1]
@@ -80,8 +86,35 @@ def test_the_tutorial_and_the_example_app_agree():
         assert fragment in final and fragment in example, fragment
 
 
-@pytest.mark.parametrize("doc", ["README.md", "docs/tutorial.md"])
+@pytest.mark.parametrize("doc", ["README.md", "docs/tutorial.md", "docs/index.md"])
 def test_docs_link_to_files_that_exist(doc):
     text = (REPO / doc).read_text()
     for target in re.findall(r"\]\(([^)#:]+)\)", text):
         assert (REPO / doc).parent.joinpath(target).exists(), f"{doc} links to missing {target}"
+
+
+def test_the_help_says_which_book_and_links_to_its_page():
+    from sensekit.cli import build_parser
+    from sensekit.cli.settings import render_text
+    from sensekit.settings.registry import describe_table
+
+    book = (REPO / "docs" / "book.md").read_text()
+    assert "AdvancED ActionScript 3.0 Animation" in book and "Keith Peters" in book
+    for chapter in ("1, Advanced Collision Detection", "2, Steering Behaviors",
+                    "5, Alternate Input: The Camera and Microphone"):
+        assert chapter in book
+    for text in (build_parser().format_help(), render_text(describe_table())):
+        assert "docs/book.md" in " ".join(text.split()) and "AdvancED ActionScript" in " ".join(text.split())
+
+
+def test_the_app_screenshot_script_makes_a_picture(tmp_path):
+    """docs/app_screenshots.py, which made the apps' pictures in the README and docs/apps.md."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, str(REPO / "docs" / "app_screenshots.py"), "--out", str(tmp_path),
+                           "motion_paddle"], capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    made = pygame.surfarray.array3d(pygame.image.load(str(tmp_path / "motion_paddle.png")))
+    shown = pygame.surfarray.array3d(pygame.image.load(str(REPO / "docs" / "screenshots" / "motion_paddle.png")))
+    assert np.array_equal(made, shown)          # a replay is deterministic: the same picture

@@ -1,5 +1,5 @@
 """A real install: build the wheel and the sdist, install the wheel into a fresh venv outside the
-checkout, and use it from another folder, as someone who ran `pip install sensekit` would.
+checkout, and use it from another folder, as someone who installed the wheel would.
 
 Not in the default run (it downloads nothing new, but installs every dependency into a new venv:
 ~1-3 min). CI runs it; so can you:
@@ -155,3 +155,14 @@ def test_an_app_installed_by_another_package(venv):
 def test_an_example_script_runs_against_the_installed_package(venv):
     out = venv.run(venv.python, REPO / "examples" / "double_clap.py")
     assert "12.25 s  double clap: light ON" in out
+
+
+def test_the_tutorial_works_in_a_venv_with_only_the_wheel(venv):
+    """docs/tutorial.md outside the checkout: the wheel and pytest (as its install step says), no
+    editable install, no test extra."""
+    from tests.test_docs import run_the_tutorial
+
+    venv.run(venv.python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "pytest", timeout=600)
+    work = venv.root / "tutorial"
+    work.mkdir(exist_ok=True)
+    run_the_tutorial(work, bin_dir=venv.bin)

@@ -1,5 +1,7 @@
-"""The README is the front door: its Python example runs, its commands exist, and the shell
-commands that need no camera, microphone or long wait run exactly as written."""
+"""The README is the front door and docs/ the documentation site: the README's Python example
+runs, the commands they name exist, and every shell command of the README and of the docs pages
+(the tutorial has its own test in tests/test_docs.py) that needs no camera, microphone or long
+wait runs exactly as written."""
 from __future__ import annotations
 
 import re
@@ -13,6 +15,12 @@ from sensekit.cli import build_parser
 from tests.markdown_commands import blocks, reading_room, run_line, shell_lines
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+DOCS = README.parent / "docs"
+
+
+def documented_pages() -> list[Path]:
+    """The README, then every docs page but the tutorial (tests/test_docs.py runs it in a room of its own)."""
+    return [README] + sorted(p for p in DOCS.glob("*.md") if p.name != "tutorial.md")
 
 
 def test_python_examples_run(tmp_path, capsys):
@@ -26,12 +34,17 @@ def test_python_examples_run(tmp_path, capsys):
     assert "clap at 10.00 s" in out
 
 
-def test_every_sensekit_command_in_the_readme_exists():
-    commands = set(re.findall(r"^\s*(?:\.venv/bin/)?sensekit ([a-z][a-z-]*)", README.read_text(), re.M))
+def test_every_sensekit_command_in_the_readme_and_docs_exists():
+    def commands_in(pages: list[Path]) -> set[str]:
+        code = "\n".join(c for page in pages for lang, _, c in blocks(page.read_text()) if lang == "sh")
+        return set(re.findall(r"^\s*(?:\.venv/bin/)?(?:SENSEKIT_\w+=\S+ )?sensekit ([a-z][a-z-]*)", code, re.M))
+
+    assert {"run", "apps", "events"} <= commands_in([README])
+    commands = commands_in(documented_pages())
     assert {"run", "apps", "events", "record", "inspect", "devices"} <= commands
     choices = next(a for a in build_parser()._subparsers._group_actions).choices
     missing = sorted(c for c in commands if c not in choices)
-    assert not missing, f"README mentions unknown commands: {missing}"
+    assert not missing, f"README or docs mention unknown commands: {missing}"
 
 
 @pytest.mark.parametrize("shot", ["sound_flier", "clapper", "activity_graph", "color_ball",
@@ -81,24 +94,27 @@ def _live_devices() -> bool:
 
 
 def test_shell_commands_run_as_written(tmp_path):
-    """Each command in the README's sh blocks, in a fresh shell with the venv active and no
-    display, from a folder laid out like the checkout: exit 0, no traceback, and the files it
-    says it writes are there. A block's commands run in order; two blocks at a time."""
+    """Each command in the sh blocks of the README and the docs pages, in a fresh shell with the
+    venv active and no display, from a folder laid out like the checkout: exit 0, no traceback,
+    and the files it says it writes are there. A block's commands run in order; two blocks at a
+    time; a command already run for an earlier block or page is not run again."""
     room = reading_room(tmp_path)
     live = _live_devices()
-    jobs, skipped = [], []
-    for lang, _, code in blocks(README.read_text()):
-        if lang != "sh":
-            continue
-        job = []
-        for line in shell_lines(code):
-            command = re.sub(r"\s#\s.*$", "", line).strip()
-            reason = _why_not(command, live)
-            if reason:
-                skipped.append((command, reason))
-            else:
-                job.append(command)
-        jobs.append(job)
+    jobs, skipped, seen = [], [], set()
+    for page in documented_pages():
+        for lang, _, code in blocks(page.read_text()):
+            if lang != "sh":
+                continue
+            job = []
+            for line in shell_lines(code):
+                command = re.sub(r"\s#\s.*$", "", line).strip()
+                reason = _why_not(command, live)
+                if reason:
+                    skipped.append((command, reason))
+                elif command not in seen:
+                    seen.add(command)
+                    job.append(command)
+            jobs.append(job)
 
     def run_block(commands: list[str]) -> list[str]:
         failed = []
@@ -114,5 +130,6 @@ def test_shell_commands_run_as_written(tmp_path):
     print("\n".join(f"not run: {c}  ({r})" for c, r in skipped))
     ran = [c for job in jobs for c in job]
     assert not failed, "\n".join(failed)
-    assert len(ran) >= 15, ran
+    assert len(ran) >= 30, ran
     assert any(c.startswith("sensekit run sound_flier") for c in ran)
+    assert "mkdocs build --strict" in ran and (room / "site" / "api" / "index.html").is_file()

@@ -2,7 +2,9 @@
 
 Each subcommand lives in its own module in this package and exposes
 ``register(subparsers)``, which adds its parser and sets ``func(args) -> int``.
-Modules are discovered automatically, so adding a command means adding a file.
+Modules are discovered automatically, so adding a command means adding a file. ``main`` imports
+only the module of the command being run; ``sensekit --help`` lists the others by the ``help=``
+of their ``add_parser`` call, read from the source (keep it a literal string).
 
 Errors that sensekit raises on purpose (``SensekitError``), bad arguments
 (argparse's message, without the usage block) and operating-system errors while
@@ -18,11 +20,13 @@ import importlib
 import logging
 import pkgutil
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from sensekit import __version__
 from sensekit.cli.paths import check_outputs_apart
 from sensekit.errors import SensekitError
+from sensekit.settings.presets import THE_BOOK
 from sensekit.ratelimit import flush_rate_limit, install_rate_limit
 from sensekit.settings.registry import add_finder
 
@@ -70,19 +74,53 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_names() -> list[str]:
+    """The modules of the subcommands (``osc_listen`` is the command ``osc-listen``), by name."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
+
+def command_summary(module: str) -> tuple[str, str] | None:
+    """The command's name and the ``help=`` of its ``add_parser`` call, read from the module's
+    source without importing it (importing every command would bring in every stage, pygame and
+    the panel's web server); None for a module that adds no command."""
+    import ast
+
+    tree = ast.parse((Path(__path__[0]) / f"{module}.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_parser"
+                and node.args and isinstance(node.args[0], ast.Constant)
+                and node.args[0].value in (module, module.replace("_", "-"))):
+            helps = [kw.value.value for kw in node.keywords if kw.arg == "help"
+                     and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str)]
+            return str(node.args[0].value), helps[0] if helps else ""
+    return None
+
+
+def _command_in(argv: list[str]) -> str | None:
+    """The subcommand named on the command line (the first word that is not a global option)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.ArgumentParser:
+    """The whole parser; with ``lazy``, only the command ``only`` is imported and registered, the
+    others are listed by name and summary (enough for ``--help`` and for an unknown command's
+    error), so start-up pays for one command's imports, or for none."""
     parser = _Parser(
         prog="sensekit",
         description="Control programs with a camera and a microphone.",
+        epilog=THE_BOOK + ".",
     )
     parser.add_argument("--version", action="version", version=f"sensekit {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
+    for name in command_names():
+        if lazy and name.replace("_", "-") != only:
+            summary = command_summary(name)
+            if summary:
+                sub.add_parser(summary[0], help=summary[1], add_help=False)
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+        module = importlib.import_module(f"{__name__}.{name}")
         if hasattr(module, "register"):
             module.register(sub)
     return parser
@@ -96,7 +134,8 @@ def setup_logging(verbose: int, quiet: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_command_in(argv), lazy=True)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:     # a bad argument (one line printed), --help or --version

@@ -23,7 +23,7 @@ Reads the first ``--seconds`` (default 5) of SOURCE and writes a venue profile (
 If ``--out`` exists it is loaded first and edited in place: only what was measured or set
 changes; zones, thresholds, comments and keys tuned by hand are kept. Written atomically.
 
-Progress: a tqdm bar in seconds of source time (hidden with ``-q``). Cost: one level
+Progress: a tqdm bar in seconds of source time (only on a terminal; hidden with ``-q``). Cost: one level
 per audio block, one ``absdiff`` per frame. A replay is read as fast as it decodes;
 a live source takes ``--seconds`` of wall time.
 
@@ -118,7 +118,9 @@ def calibrate(source: Any, *, seconds: float, gain: float | None = None, channel
     frames_for_pick: list[np.ndarray] = []
     t_first: float | None = None
     misses = 0
-    bar = tqdm(total=round(seconds, 1), unit="s", desc="calibrating", disable=not progress,
+    from sensekit.cli.progress import on_a_terminal
+
+    bar = tqdm(total=round(seconds, 1), unit="s", desc="calibrating", disable=not (progress and on_a_terminal()),
                file=sys.stderr, bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s")
     try:
         while True:

@@ -180,7 +180,10 @@ def main(args: argparse.Namespace) -> int:
                 panel = events_panel(runner, panel_at, profile=chosen.profile,
                                      profile_path=Path(args.profile or "venue.toml"), tuning=tuning)
                 print(f"panel: {panel.url}", file=sys.stderr, flush=True)
-            runner.run(max_items=args.max_items)
+            from sensekit.cli.progress import clip_progress
+
+            with clip_progress(source, "events", quiet=args.quiet or bool(args.loop)) as progress:
+                runner.run(max_items=args.max_items, on_item=progress)
         finally:
             osc.close()
             if midi is not None:

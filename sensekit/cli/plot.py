@@ -6,7 +6,10 @@
 
 Draws the level (0..100, right axis in dBFS) of every audio block, the activity
 threshold (and the hysteresis off level), the learned noise floor, shaded spans where
-the activity detector was active with a marker at each activating/deactivating event,
+the activity detector was active, a dark strip where the level itself is above the
+threshold (with the default 2,000 ms timeout the demo's whole 20 s is one active span
+holding many separate loud passages: the strip and a note under the title say so), a
+marker at each activating/deactivating event,
 and a marker per detected clap (height = strength) with n-clap patterns bracketed.
 SOURCE is a source spec (a WAV/FLAC/OGG path, ``file:``, ``replay:``...). The audio is
 run through exactly the stages ``sensekit events`` uses, so what the plot shows is
@@ -22,7 +25,7 @@ from __future__ import annotations
 import argparse
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -54,10 +57,11 @@ def register(subparsers: Subparsers) -> None:
     p.set_defaults(func=main)
 
 
-def collect(source: Any, *, settings: Any = None, clap: bool = True) -> dict[str, Any]:
+def collect(source: Any, *, settings: Any = None, clap: bool = True,
+            on_item: Callable[[Any], None] | None = None) -> dict[str, Any]:
     """Run the audio stage over an (unopened or open) source with ``settings`` (``{key: value}``
     of the ``audio``, ``activity``, ``noise_floor`` and ``clap`` groups; the rest of each group
-    from the table); return arrays and events."""
+    from the table); return arrays and events. ``on_item`` sees every item (the progress bar)."""
     from sensekit.audio.activity import ActivityDetector
     from sensekit.audio.clap import ClapDetector, ClapPatternTracker
     from sensekit.audio.gain import UNITY_GAIN
@@ -80,6 +84,8 @@ def collect(source: Any, *, settings: Any = None, clap: bool = True) -> dict[str
     rate = None
     n_samples = 0
     for item in source:
+        if on_item is not None:
+            on_item(item)
         if not isinstance(item, AudioBlock):
             continue
         rate = item.rate
@@ -108,6 +114,50 @@ def collect(source: Any, *, settings: Any = None, clap: bool = True) -> dict[str
             "skipped": stage.skipped_blocks}
 
 
+def loud_spans(t: ArrayLike, level: ArrayLike, thresholds: ArrayLike) -> list[tuple[float, float]]:
+    """Where the level itself is at or above the activity threshold in force at that time:
+    ``(start, end)`` seconds, end = the time of the first block below again. ``thresholds`` are
+    the rows ``(t, on_level, off_level)`` of ``collect`` (a NaN threshold is not yet known)."""
+    t, level, th = np.asarray(t, float), np.asarray(level, float), np.asarray(thresholds, float)
+    if not len(t) or not len(th):
+        return []
+    row = np.clip(np.searchsorted(th[:, 0], t, side="right") - 1, 0, len(th) - 1)
+    on = th[row, 1]
+    loud = np.isfinite(on) & (level >= np.where(np.isfinite(on), on, np.inf))
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], loud.astype(np.int8), [0]])))
+    spans = []
+    for a, b in zip(edges[0::2], edges[1::2]):
+        spans.append((float(t[a]), float(t[b]) if b < len(t) else float(t[-1])))
+    return spans
+
+
+def active_spans(activity: list[Any], end: float) -> list[tuple[float, float]]:
+    """The activity detector's active spans (activating to deactivating, or to ``end``)."""
+    spans, start = [], None
+    for ev in activity:
+        if ev.activating:
+            start = ev.t
+        elif start is not None:
+            spans.append((start, ev.t))
+            start = None
+    if start is not None:
+        spans.append((start, end))
+    return spans
+
+
+def held_note(active: list[tuple[float, float]], loud: list[tuple[float, float]], duration: float,
+              timeout_ms: float) -> str:
+    """A warning when the timeout, not the sound, makes the picture: one active span holding
+    several separate loud passages over most of the clip (the demo at the default 2,000 ms)."""
+    for a, b in active:
+        inside = [s for s in loud if a <= s[0] < b]
+        if duration > 0 and (b - a) >= 0.6 * duration and len(inside) >= 3:
+            return (f"one active span holds {len(inside)} separate loud passages over {100 * (b - a) / duration:.0f} % "
+                    f"of the clip: quiet gaps shorter than the {timeout_ms:g} ms timeout do not end activity "
+                    f"(try --activity LEVEL,500)")
+    return ""
+
+
 def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) -> Path:
     import matplotlib
     matplotlib.use("Agg")
@@ -119,17 +169,18 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
     dur = max(data["duration"], float(t[-1]) if len(t) else 0.0, 1e-3)
     fig, ax = plt.subplots(figsize=(width, 4.8), dpi=110)
     fig.subplots_adjust(left=0.06, right=0.92, top=0.86, bottom=0.12)
-    # active spans
+    # active spans (light), and within them where the level itself is loud (dark): with a long
+    # timeout the detector stays active across quiet gaps, and the plot should show both
     acts = data["activity"]
-    start = None
-    for ev in acts:
-        if ev.activating:
-            start = ev.t
-        elif start is not None:
-            ax.axvspan(start, ev.t, color="#ffd8a8", alpha=0.55, lw=0)
-            start = None
-    if start is not None:
-        ax.axvspan(start, dur, color="#ffd8a8", alpha=0.55, lw=0)
+    timeout_ms = data["detector"].timeout_ms
+    active = active_spans(acts, dur)
+    loud = loud_spans(t, lv, data["thresholds"])
+    for n, (a, b) in enumerate(active):
+        ax.axvspan(a, b, color="#ffe8cc", alpha=0.8, lw=0,
+                   label=f"active (gaps < {timeout_ms:g} ms held)" if n == 0 else None)
+    for n, (a, b) in enumerate(loud):
+        ax.axvspan(a, b, ymin=0, ymax=0.06, color="#e8590c", alpha=0.8, lw=0,
+                   label="level above threshold" if n == 0 else None)
     ax.plot(t, lv, color="#1c7ed6", lw=0.9, label="activity level")
     th = data["thresholds"]
     ax.step(th[:, 0], th[:, 1], where="post", color="#e8590c", lw=1.4, ls="-",
@@ -180,6 +231,10 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
     note = f"{data['rate']} Hz, gain {data['gain']:g}"
     if data["skipped"]:
         note += f", {data['skipped']} block(s) with NaN/Inf skipped"
+    held = held_note(active, loud, dur, timeout_ms)
+    if held:
+        ax.text(0.5, 0.975, held, transform=ax.transAxes, ha="center", va="top", fontsize=8, color="#862e9c",
+                bbox={"facecolor": "white", "edgecolor": "#862e9c", "alpha": 0.9, "boxstyle": "round,pad=0.3"})
     fig.suptitle(f"{title}\n{note}", x=0.99, y=0.99, ha="right", va="top", fontsize=9)
     out.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():          # a title with characters the font lacks: boxes
@@ -204,7 +259,10 @@ def main(args: argparse.Namespace) -> int:
     with source:
         if not getattr(source, "has_audio", True):
             raise SourceError(f"source {args.source!r} has no audio")
-        data = collect(source, settings=_settings(args), clap=not args.no_clap)
+        from sensekit.cli.progress import clip_progress
+
+        with clip_progress(source, "plot", quiet=args.quiet) as progress:
+            data = collect(source, settings=_settings(args), clap=not args.no_clap, on_item=progress)
     title = args.title if args.title is not None else str(args.source)   # '' = no title
     render(data, args.out, title=title, width=args.width)
     print(f"wrote {args.out} ({len(data['level'])} blocks, {len(data['claps'])} claps, "

@@ -5,7 +5,7 @@
                      [--track-color X,Y|#RRGGBB | --track-box X,Y,W,H]
                      [--pick X,Y] [--mode NAME] [--keys "c@2.0,space@5"]
                      [--set KEY=VALUE ...] [--preset NAME] [--profile FILE]
-                     [--loop] [--panel [HOST:]PORT [--panel-token TOKEN]]
+                     [--loop] [--realtime] [--panel [HOST:]PORT [--panel-token TOKEN]]
 
 APP is a name from ``sensekit apps``, or the path of an app file of your own
 (``sensekit run path/to/my_app.py``). ``--pick``, ``--mode`` and ``--keys``
@@ -16,8 +16,9 @@ Without ``--source`` the app uses the live camera/microphone it needs when they 
 otherwise its bundled recording, and prints one line saying so. An
 unknown APP lists the apps (exit status 2). A source without an input the app
 needs (e.g. a video-only file for the clapper) is a one-line error naming it.
-``--panel`` serves the browser tuning panel (``sensekit.panel``) while the app runs; a
-replay then plays at recorded speed, and ``--loop`` repeats it.
+A replay or file plays at recorded speed in a window; headless it runs as fast as it can,
+unless ``--realtime`` (or ``--panel``) paces it. ``--panel`` serves the browser tuning panel
+(``sensekit.panel``) while the app runs, and ``--loop`` repeats the recording.
 """
 from __future__ import annotations
 
@@ -70,6 +71,8 @@ def register(subparsers: Subparsers) -> None:
     add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
     add_script_arguments(p)    # --pick, --mode, --keys (sensekit/cli/script_args.py)
     p.add_argument("--loop", action="store_true", help="repeat a recording when it ends")
+    p.add_argument("--realtime", action="store_true",
+                   help="play a recording or file at recorded speed, also headless (a window and --panel always do)")
     add_panel_arguments(p)     # --panel, --panel-token (sensekit/cli/panel_args.py)
     p.set_defaults(func=main)
 
@@ -121,7 +124,7 @@ def main(args: argparse.Namespace) -> int:
         print(note)
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
                          video=args.video, events=args.events, profile=chosen.profile, script=script,
-                         hands=bool(getattr(args, "hands", False)), realtime=panel_at is not None,
+                         hands=bool(getattr(args, "hands", False)), realtime=args.realtime or panel_at is not None,
                          profile_path=Path(args.profile) if args.profile else Path("venue.toml"))
     try:
         host = AppHost(app_cls, source, options)

@@ -19,13 +19,15 @@ from typing import Any
 
 from sensekit.cli import Subparsers
 from sensekit.errors import ConfigError
+from sensekit.settings.presets import THE_BOOK
 
 
 def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "settings", help="list every setting (units, ranges, defaults, help) and the presets",
         description="List every setting of every detector, stage and app, and the presets. Set any "
-                    "of them with --set KEY=VALUE, in a venue profile, or over OSC.")
+                    "of them with --set KEY=VALUE, in a venue profile, or over OSC.",
+        epilog=THE_BOOK + ".")
     p.add_argument("sections", nargs="*", metavar="SECTION", help="only these sections (e.g. motion clap)")
     p.add_argument("--json", action="store_true", help="one JSON document instead of text")
     p.set_defaults(func=main)
@@ -81,6 +83,7 @@ def render_text(data: dict[str, Any]) -> str:
         lines.append("")
     lines.append(f"{count} settings in {len(data['groups'])} groups. Set any of them with --set KEY=VALUE, "
                  "in a profile ([section] name = value) or over OSC (/sensekit/set/<section>/<name>).")
+    lines += ["", THE_BOOK + "."]
     if data["presets"]:
         lines += ["", "presets (--preset NAME):"]
         for name, p in sorted(data["presets"].items()):

@@ -7,14 +7,21 @@
 
 Plays SOURCE (any source spec, or a video path) from the start to frame N (default 30), so
 the tracker and the motion detector have the history they would have live, then writes a
-labelled 3x3 montage: input (mirrored if asked), box blur, Gaussian blur, palette, the
+labelled 3x3 montage: input, box blur, Gaussian blur, palette, the
 book's threshold on the frame difference, the colour mask (tracker), the motion mask,
 horizontal edges, and any-direction edges. The tracked box (green) and the motion box (red)
 are drawn on the input panel; the tracker starts on frame 0 (a click X,Y, or a colour).
 Every stage uses the settings table (``vision``, ``tracker`` and ``motion``): the table's
 defaults, then ``--preset``, ``--profile``, the options and ``--set``, as ``sensekit events``
 does; the book's threshold panel uses ``motion.threshold`` (the book's 0x33 when it is none).
-The README's montage is ``--blur 10 --levels 4`` (the book's chain).
+The docs' montage (docs/vision.md) is ``--blur 10 --levels 4`` (the book's chain).
+
+Mirroring follows the apps (one rule for what a person looks at: an app's window, the panel
+on an app, this montage): the picture is mirrored before any stage sees it, so ``--track-color
+X,Y`` and the boxes are in the mirrored picture's pixels, as in ``sensekit run``. ``--set
+vision.mirror=false`` shows the frame as recorded, the way ``sensekit events`` reads it unless
+``--mirror``. With blur off (``--blur 1``, the table's default) the two blur panels show what
+the book's 10-pixel blur would do, and say so, rather than the input again.
 
 Cost: decoding N frames plus ~10 ms. Fails (one line, status 2) on an unreadable source,
 a source with fewer than N+1 frames, or a bad option value.
@@ -37,10 +44,17 @@ if TYPE_CHECKING:
     from sensekit.capture.base import Source
 
 DEFAULT_FRAME = 30
+#: the montage is mirrored like the apps' pictures (``App.mirror``); ``--set vision.mirror=false``
+MIRROR = True
+#: the blur the two blur panels show when the run's blur is off (the book's ``BlurFilter(10, 10)``)
+BOOK_BLUR_PX = 10
+#: height of each panel's label bar, pixels
+LABEL_H = 18
 
 
-def _video_frames(spec: str) -> Iterator[np.ndarray]:
-    """BGR frames of a source spec (via ``open_source``), or of a video file path."""
+def _video_frames(spec: str, *, until_frame: int | None = None, quiet: bool = True) -> Iterator[np.ndarray]:
+    """BGR frames of a source spec (via ``open_source``), or of a video file path; unless
+    ``quiet``, a progress bar (on a terminal) up to frame ``until_frame``."""
     open_source: Callable[..., Source] | None
     try:
         from sensekit.capture.spec import open_source
@@ -52,9 +66,17 @@ def _video_frames(spec: str) -> Iterator[np.ndarray]:
         with source:
             if not source.has_video:
                 raise SourceError(f"source {spec!r} has no video (a snapshot shows the vision stages)")
-            for item in source:
-                if isinstance(item, VideoFrame):
-                    yield item.image
+            from sensekit.cli.progress import ClipProgress, clip_length_s, on_a_terminal
+
+            length = clip_length_s(source)
+            fps = float(getattr(source, "fps", 0) or 0)
+            if until_frame is not None and fps > 0:
+                length = min(length or np.inf, (until_frame + 1) / fps)
+            with ClipProgress(length, "snapshot", enabled=not quiet and on_a_terminal()) as progress:
+                for item in source:
+                    progress(item)
+                    if isinstance(item, VideoFrame):
+                        yield item.image
         return
     cap = cv2.VideoCapture(str(spec))
     if not cap.isOpened():
@@ -70,7 +92,7 @@ def _video_frames(spec: str) -> Iterator[np.ndarray]:
 
 
 def _label(panel: np.ndarray, text: str) -> np.ndarray:
-    bar = np.full((18, panel.shape[1], 3), 32, np.uint8)
+    bar = np.full((LABEL_H, panel.shape[1], 3), 32, np.uint8)
     cv2.putText(bar, text, (4, 13), cv2.FONT_HERSHEY_SIMPLEX, 0.42, (255, 255, 255), 1, cv2.LINE_AA)
     return np.vstack([bar, panel])
 
@@ -92,6 +114,7 @@ def montage_settings(values: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
     table = load_table(apps=False)
     out = {s.key: s.default for section in ("vision", "tracker", "motion") for s in table[section].items}
+    out["vision.mirror"] = MIRROR
     out.update(values or {})
     return out
 
@@ -151,8 +174,13 @@ def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRA
                                cv2.MARKER_CROSS, 12, 2)
             _draw_box(shown, motion_result.box, (0, 0, 255))
             panels.append((f"input #{n}{' mirrored' if mirror else ''} (track green, motion red)", shown))
-            panels.append((f"box blur {blur_px}", b))
-            panels.append((f"gaussian blur {blur_px}", stages.blur(m, size_px=blur_px, method="gaussian")))
+            if blur_px > 1:
+                panels.append((f"box blur {blur_px}", b))
+                panels.append((f"gaussian blur {blur_px}", stages.blur(m, size_px=blur_px, method="gaussian")))
+            else:                                   # 1 is off: show what a blur would do, labelled
+                panels.append((f"box blur {BOOK_BLUR_PX} (book; --blur is off)", stages.blur(m, size_px=BOOK_BLUR_PX)))
+                panels.append((f"gaussian blur {BOOK_BLUR_PX} (--blur is off)",
+                               stages.blur(m, size_px=BOOK_BLUR_PX, method="gaussian")))
             panels.append((f"palette {levels} levels" if levels is not None else "palette off", q))
             panels.append((f"difference, red < {book_threshold:#04x} -> 0", book))
             if tracker is not None and tracker.last_mask is not None:
@@ -208,7 +236,8 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.cli import vision_options
 
     chosen = chosen_values(args, options=vision_options.option_values(args))
-    montage = make_montage(_video_frames(args.source), frame_index=args.frame, settings=chosen.values,
+    frames = _video_frames(args.source, until_frame=args.frame, quiet=args.quiet)
+    montage = make_montage(frames, frame_index=args.frame, settings=chosen.values,
                            track=args.track_color, zones=args.zones)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if not cv2.imwrite(str(args.out), montage):

@@ -21,7 +21,23 @@ Modules, one concept each:
 - ``attach``: starting one from ``sensekit run`` / ``sensekit events``;
 - ``static/``: the page (plain HTML, CSS and JavaScript, no build step).
 """
-from sensekit.panel.address import PanelAddress, parse_panel_address
-from sensekit.panel.session import Panel
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Panel", "PanelAddress", "parse_panel_address"]
+from sensekit.panel.address import PanelAddress, parse_panel_address
+
+if TYPE_CHECKING:
+    from sensekit.panel.session import Panel as Panel
+
+# ``Panel`` (sensekit.panel.session) is importable from here too, but on first use (below); it is
+# documented where it lives.
+__all__ = ["PanelAddress", "parse_panel_address"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Panel`` is imported on first use: it brings in the web server (aiohttp), which every
+    command would otherwise pay for at start-up (``sensekit --help`` included)."""
+    if name == "Panel":
+        from sensekit.panel.session import Panel
+
+        return Panel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

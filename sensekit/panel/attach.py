@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sensekit.panel.address import PanelAddress
 from sensekit.panel.control import AppControl, StagesControl
+from sensekit.panel.overlays import offered
 from sensekit.panel.session import Panel
 from sensekit.settings.live import Tuning
 
@@ -26,8 +27,14 @@ __all__ = ["STATUS_INTERVAL_S", "app_panel", "events_panel"]
 STATUS_INTERVAL_S = 0.5
 
 
-def _inputs(source: Any) -> list[str]:
-    return [k for k, v in (("video", source.has_video), ("audio", source.has_audio)) if v]
+def _inputs(source: Any, stages: Any) -> list[str]:
+    """What the page shows cards for: the inputs the source has *and* a stage of the piece uses
+    (the clapper on the demo recording: audio only, though the recording has video too)."""
+    used: set[str] = set()
+    for stage in stages:
+        consumes = getattr(stage, "consumes", "both")
+        used.update(("video", "audio") if consumes == "both" else (consumes,))
+    return [k for k, v in (("video", source.has_video), ("audio", source.has_audio)) if v and k in used]
 
 
 def app_panel(host: AppHost, address: PanelAddress) -> Panel:
@@ -35,7 +42,8 @@ def app_panel(host: AppHost, address: PanelAddress) -> Panel:
     app = host.app
     panel = Panel(address, host.runner, AppControl(host),
                   info={"title": app.title, "app": app.name, "source": host.source.description,
-                        "inputs": _inputs(host.source), "mirrored": type(app).mirror,
+                        "inputs": _inputs(host.source, host.runner.stages), "mirrored": type(app).mirror,
+                        "offered_overlays": offered(host.runner.stages),
                         "profile": str(host.options.profile_path)})
     panel.start()
     last = [0.0]
@@ -57,7 +65,9 @@ def events_panel(runner: Any, address: PanelAddress, *, tuning: Tuning,
     """A started panel on the runner of ``sensekit events``."""
     panel = Panel(address, runner, StagesControl(runner, tuning, profile, profile_path),
                   info={"title": "sensekit events", "app": "", "source": runner.source.description,
-                        "inputs": _inputs(runner.source), "mirrored": False,
+                        "inputs": _inputs(runner.source, runner.stages),
+                        "mirrored": bool(tuning.settings().get("vision.mirror", False)),   # --mirror
+                        "offered_overlays": offered(runner.stages),
                         "profile": str(profile_path)})
     panel.start()
     return panel

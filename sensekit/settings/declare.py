@@ -45,6 +45,10 @@ __all__ = ["Kind", "Setting", "Group", "setting", "group", "Zone", "KINDS"]
 Kind = Literal["float", "int", "bool", "choice", "color", "zones"]
 KINDS: tuple[str, ...] = ("float", "int", "bool", "choice", "color", "zones")
 Zone = tuple[float, float, float, float]
+#: a range from above 0 that spans this factor gets a logarithmic slider in the panel
+LOG_CONTROL_RATIO = 1000.0
+#: a range from 0 (or below) this wide gets a number box only: a 1/200 slider step would be 50+ units
+NUMBER_CONTROL_SPAN = 10_000.0
 _NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
 _COLOR_RE = re.compile(r"#?(?:0x)?([0-9a-fA-F]{6})")
 _TRUE = ("true", "1", "yes", "on")
@@ -231,6 +235,20 @@ class Setting:
             v = min(float(self.hi), v)
         return self.check(round(v) if self.kind == "int" else v)
 
+    def control(self) -> str:
+        """How a panel shows a number: ``"linear"`` (a slider and a box), ``"log"`` (a slider in
+        powers, for a range over three decades from above 0: ``tracker.min_area_px`` 1..2^30) or
+        ``"number"`` (a box only, for a range from 0 too wide for a slider step to mean anything:
+        ``activity.timeout_ms`` 0..600,000); ``""`` for what is not a bounded number."""
+        if self.kind not in ("float", "int") or self.lo is None or self.hi is None:
+            return ""
+        lo, hi = float(self.lo), float(self.hi)
+        if lo > 0 and hi / lo >= LOG_CONTROL_RATIO:
+            return "log"
+        if hi - lo >= NUMBER_CONTROL_SPAN:
+            return "number"
+        return "linear"
+
     def describe(self) -> dict[str, Any]:
         """A JSON-ready description (``sensekit settings --json``)."""
         default = self.default
@@ -240,7 +258,7 @@ class Setting:
                 "default": default, "unit": self.unit, "lo": self.lo, "hi": self.hi,
                 "choices": list(self.choices) or None, "none": self.none or None, "step": self.step,
                 "log_step": self.log_step, "flag": self.flag, "help": self.help,
-                "expects": self.expectation()}
+                "expects": self.expectation(), "control": self.control()}
 
 
 def _parse_zones(text: str, key: str) -> dict[str, list[float]]:

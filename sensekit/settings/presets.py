@@ -5,6 +5,9 @@ exactly like a profile or ``--set``. Keys of groups that are not running are ign
 preset covers every app and ``sensekit events``. ``tests/test_settings.py`` checks every value
 against the table.
 
+"The book" is Keith Peters, *AdvancED ActionScript 3.0 Animation* (``THE_BOOK``; docs/book.md names
+its chapters); "Flash" is the Flash Player API it programs.
+
 ``book``: the methods and constants of the book's chapter 5, where sensekit's defaults differ:
 
 - sound flier: gravity 0.4 px per frame, lift = activity level x 0.02, friction 0.9 (velocity
@@ -27,7 +30,10 @@ from typing import Any, Mapping
 
 from sensekit.errors import ConfigError
 
-__all__ = ["Preset", "PRESETS", "preset", "get_preset", "BOOK"]
+__all__ = ["Preset", "PRESETS", "preset", "get_preset", "BOOK", "THE_BOOK"]
+
+THE_BOOK = ('"the book" is Keith Peters, AdvancED ActionScript 3.0 Animation (chapters 1, 2 and 5); '
+            '"Flash" is the Flash Player API it uses: see docs/book.md')
 
 
 @dataclass(frozen=True)

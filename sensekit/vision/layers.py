@@ -30,8 +30,8 @@ import numpy as np
 
 from sensekit.vision.stages import EDGE_THRESHOLD, edges, palette_lut
 
-__all__ = ["DEFAULT_LEVELS", "MASK_THRESHOLD", "OVERLAYS", "LayerGrabber", "Layers", "compose", "draw_blobs",
-           "blob_layer", "blob_colour"]
+__all__ = ["DEFAULT_LEVELS", "MASK_THRESHOLD", "OVERLAYS", "LayerGrabber", "Layers", "compose", "offered",
+           "draw_blobs", "blob_layer", "blob_colour"]
 
 Box = tuple[int, int, int, int]
 OVERLAYS: tuple[str, ...] = ("mask", "edges", "palette", "region", "blobs")
@@ -140,6 +140,24 @@ class LayerGrabber:
             if track is not None and track.found:
                 layers.box = _box(track.box)
             layers.region = _full_region(tracker, layers.image.shape[:2])
+
+
+def offered(stages: Iterable[Any]) -> list[str]:
+    """The overlays worth offering for these stages: the raster ones always (computed when no
+    stage makes them), the tracked ``region`` and ``box`` only with a colour tracker, the motion
+    ``zones`` only with a motion detector, ``blobs`` only with a blob tracker (otherwise they
+    would draw nothing)."""
+    names = list(OVERLAYS)
+    vision = [s for s in stages if getattr(s, "runs", None) is not None]
+    if not any(getattr(s, "blobs", None) is not None for s in vision):
+        names.remove("blobs")
+    if not any(getattr(s, "tracker", None) is not None for s in vision):
+        names.remove("region")
+    else:
+        names.append("box")
+    if any(getattr(s, "motion", None) is not None for s in vision):
+        names.append("zones")
+    return names
 
 
 def _box(box: Sequence[Any]) -> Box:

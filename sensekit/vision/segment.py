@@ -41,7 +41,6 @@ from typing import Sequence
 
 import cv2
 import numpy as np
-from scipy import ndimage as ndi
 
 from sensekit.errors import ConfigError
 from sensekit.validate import check_frame
@@ -82,6 +81,8 @@ def _lab_bins(img: np.ndarray) -> np.ndarray:
 
 
 def _histogram(bins: np.ndarray) -> np.ndarray:
+    from scipy import ndimage as ndi       # here, not at the top: SciPy costs every command's start-up
+
     h = np.bincount(bins.ravel(), minlength=_N_BINS).astype(np.float64)
     h = ndi.uniform_filter(h.reshape(8, 16, 16), size=(5, 3, 3), mode="constant").ravel()
     total = h.sum()
@@ -151,6 +152,8 @@ def segment_click(frame: np.ndarray, x: float, y: float, *, seed_px: int = 3,
         if found is None:
             break
         part, b = found
+        from scipy import ndimage as ndi
+
         region = ndi.binary_fill_holes(part)
         done = b == box
         box = b

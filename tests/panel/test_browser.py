@@ -46,14 +46,18 @@ def _lit_pixels(page: Any, canvas: str) -> int:
         let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0) n++; return n; }""", canvas)
 
 
-def test_clapper_serves_a_page_with_moving_video_and_the_level_graph(process_piece, page, tmp_path):
-    piece = process_piece("run", "clapper", "--headless", "--loop")
-    page.goto(piece.url)
+def test_a_piece_serves_a_page_with_moving_video_and_clapper_the_level_graph(process_piece, page, tmp_path):
+    # the clapper listens only: the page shows no camera card for it (test_browser_layout.py),
+    # so the moving picture is the paddle's (the same demo recording)
+    paddle = process_piece("run", "motion_paddle", "--headless", "--loop")
+    page.goto(paddle.url)
     _wait_frames(page, 5)
     first, sig1 = _stats(page)["index"], _canvas_signature(page, "video")
     _wait_frames(page, 30)
     second, sig2 = _stats(page)["index"], _canvas_signature(page, "video")
     assert second > first and sig1 != sig2                     # the picture moves
+    piece = process_piece("run", "clapper", "--headless", "--loop")
+    page.goto(piece.url)
     page.wait_for_function("() => sensekitPanel.levels.length > 60", timeout=FRAME_TIMEOUT_MS)
     assert _lit_pixels(page, "levels") > 500                     # the graph is drawn
     assert "clap min level" in page.inner_text("#legend")        # with the clap threshold line
@@ -114,7 +118,7 @@ def test_save_writes_the_venue_profile_keeping_comments(process_piece, page, tmp
 
 def test_a_missing_or_wrong_token_is_refused_and_the_right_one_works(process_piece, page):
     token = "gallery-token-2026"
-    piece = process_piece("run", "clapper", "--headless", "--loop", env={"SENSEKIT_PANEL_TOKEN": token})
+    piece = process_piece("run", "motion_paddle", "--headless", "--loop", env={"SENSEKIT_PANEL_TOKEN": token})
     page.goto(piece.url)
     page.wait_for_selector("#tokenbar:not([hidden])", timeout=10_000)
     assert "needs its token" in page.inner_text("#token-error")
@@ -130,7 +134,7 @@ def test_a_missing_or_wrong_token_is_refused_and_the_right_one_works(process_pie
 
 
 def test_a_browser_that_leaves_mid_stream_does_not_disturb_the_piece(process_piece, browser):
-    piece = process_piece("run", "clapper", "--headless", "--loop")
+    piece = process_piece("run", "motion_paddle", "--headless", "--loop")
     for _ in range(3):
         context = browser.new_context()
         pg = context.new_page()

@@ -12,13 +12,33 @@ async function start() {
   panel.info = r.data;
   $("title").textContent = r.data.title || "sensekit panel";
   document.title = `${r.data.title || "sensekit"} - panel`;
-  $("source").textContent = r.data.source || "";
+  // one mirroring rule: the picture is what the stages saw, mirrored when the piece mirrors
+  $("source").textContent = (r.data.source || "") + (r.data.mirrored && inputs.includes("video") ? " · mirrored" : "");
   const inputs = r.data.inputs || [];
   $("view-card").hidden = !inputs.includes("video");
   $("audio-card").hidden = !inputs.includes("audio");
-  if (inputs.includes("video")) connectVideo();
+  if (inputs.includes("video")) { offerOverlays(r.data.offered_overlays); connectVideo(); }
   openSocket("/ws/live", onLive, false);
   loadSettings();
+}
+
+// only the overlays the piece can draw (no "zones" without a motion detector, no tracked box
+// without a tracker), and drag modes to match
+function offerOverlays(offered) {
+  if (!offered) return;
+  for (const cb of document.querySelectorAll("#overlay-toggles input")) {
+    const on = offered.includes(cb.value);
+    cb.closest("label").hidden = !on;
+    if (!on) { cb.checked = false; panel.shown.delete(cb.value); }
+  }
+  const modes = { zone: offered.includes("zones"), track: offered.includes("box") };
+  for (const o of $("drag-mode").options) { o.hidden = o.disabled = !modes[o.value]; }
+  const first = [...$("drag-mode").options].find((o) => !o.disabled);
+  if (first) $("drag-mode").value = first.value;
+  $("drag-row").hidden = !first;
+  $("zone-name").closest("label").hidden = !modes.zone;
+  $("pick-result").textContent = "Click the picture to pick a colour" +
+    (first ? `; drag on it to set ${first.value === "zone" ? "a zone" : "what to track"}.` : ".");
 }
 
 function init() {

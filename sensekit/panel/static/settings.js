@@ -28,6 +28,19 @@ function addNone(s, box, inputs, current, send) {
   inputs.push(none);
 }
 
+const LOG_STEPS = 1000;
+
+// slider position 0..LOG_STEPS <-> value lo..hi in equal ratios (a whole number for an int)
+function fromLog(s, pos) {
+  const v = s.lo * Math.pow(s.hi / s.lo, Number(pos) / LOG_STEPS);
+  return s.kind === "int" ? Math.round(v) : Number(v.toPrecision(4));
+}
+
+function toLog(s, v) {
+  const x = Math.min(Math.max(Number(v), s.lo), s.hi);
+  return String(Math.round(LOG_STEPS * Math.log(x / s.lo) / Math.log(s.hi / s.lo)));
+}
+
 function element(tag, type, role) {
   const el = document.createElement(tag);
   if (type) el.type = type;
@@ -48,11 +61,18 @@ function makeControl(s, row) {
   };
   if (s.kind === "float" || s.kind === "int") {
     const num = element("input", "number", "value");
-    const step = s.kind === "int" ? 1 : (s.step || (s.lo !== null && s.hi !== null ? (s.hi - s.lo) / 200 : "any"));
+    const step = s.kind === "int" ? 1 : (s.step || (s.control === "linear" ? (s.hi - s.lo) / 200 : "any"));
     num.step = String(step);
     if (s.lo !== null) num.min = s.lo;
     if (s.hi !== null) num.max = s.hi;
-    if (s.lo !== null && s.hi !== null) {
+    if (s.control === "log") {               // a wide range from above 0: the slider moves in powers
+      const range = element("input", "range", "slider");
+      range.min = 0; range.max = LOG_STEPS; range.step = 1;
+      range.dataset.scale = "log";
+      range.setAttribute("aria-label", s.key + " (logarithmic)");
+      range.addEventListener("input", () => { num.value = String(fromLog(s, range.value)); });
+      add(range, () => send(fromLog(s, range.value)));
+    } else if (s.control === "linear") {
       const range = element("input", "range", "slider");
       range.min = s.lo; range.max = s.hi; range.step = String(step);
       range.setAttribute("aria-label", s.key);
@@ -97,7 +117,8 @@ function showValue(s, row, v, force) {
     if (role === "none") el.checked = v === null;
     else if (el.type === "checkbox") el.checked = !!v;
     else if (el.tagName === "SELECT" && v === null) el.value = "";
-    else if (el.type === "range" && (v === null || v === undefined)) el.value = String(s.lo);
+    else if (el.type === "range" && (v === null || v === undefined)) el.value = el.dataset.scale === "log" ? "0" : String(s.lo);
+    else if (el.dataset.scale === "log") el.value = toLog(s, v);
     else if (s.kind === "zones") el.value = zonesText(v);
     else if (el.type === "color") el.value = v || "#000000";
     else el.value = v === null || v === undefined ? "" : String(v);

@@ -1,0 +1,106 @@
+"""The panel shows what the running piece uses, in controls that suit each range, and nothing
+runs out of its card at a phone's width (390 px) or a desktop's (1280 px). Real pieces in
+subprocesses, headless Chromium (see tests/panel/test_browser.py; skipped without it)."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.panel.test_browser import _api_settings, _wait_frames, _wait_value
+
+pytestmark = pytest.mark.browser
+
+VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
+
+
+def _visible(page: Any, selector: str) -> bool:
+    return page.evaluate("(s) => { const e = document.querySelector(s); return !!e && e.offsetParent !== null; }",
+                         selector)
+
+
+def test_a_wide_range_from_above_zero_gets_a_log_slider(process_piece, page):
+    piece = process_piece("run", "color_ball", "--headless", "--loop")
+    page.goto(piece.url)
+    row = page.locator('.setting[data-key="tracker.min_area_px"]')
+    row.wait_for(timeout=10_000)
+    slider = row.locator("input[type=range]")
+    assert slider.get_attribute("data-scale") == "log"
+    # the default, 20 px, sits about 14 % along (log 20 / log 2^30), not at the far left
+    assert 100 <= int(slider.input_value()) <= 200
+    slider.fill("500")                                       # the middle of 1..2^30 in ratios: 2^15
+    slider.dispatch_event("change")
+    _wait_value(piece.url, "tracker.min_area_px", 32768)
+    assert row.locator("input[type=number]").input_value() == "32768"
+
+
+def test_a_wide_range_from_zero_is_a_number_box_only(process_piece, page):
+    piece = process_piece("run", "clapper", "--headless", "--loop")
+    page.goto(piece.url)
+    row = page.locator('.setting[data-key="activity.timeout_ms"]')
+    row.wait_for(timeout=10_000)
+    assert row.locator("input[type=range]").count() == 0
+    number = row.locator("input[type=number]")
+    number.fill("350")
+    number.press("Enter")
+    _wait_value(piece.url, "activity.timeout_ms", 350)
+    # a narrow range keeps its slider
+    assert page.locator('.setting[data-key="activity.silence_level"] input[type=range]').count() == 1
+
+
+@pytest.mark.parametrize("app, cards, overlays, hidden", [
+    ("color_ball", {"view-card"}, {"mask", "edges", "palette", "region", "box"}, {"zones"}),
+    ("motion_paddle", {"view-card"}, {"mask", "edges", "palette", "zones"}, {"region", "box"}),
+    ("clapper", {"audio-card"}, set(), set()),
+])
+def test_only_the_cards_and_overlays_the_piece_uses(process_piece, page, app, cards, overlays, hidden):
+    piece = process_piece("run", app, "--headless", "--loop")
+    page.goto(piece.url)
+    page.wait_for_selector(".setting", timeout=10_000)
+    shown = {c for c in ("view-card", "audio-card") if _visible(page, f"#{c}")}
+    assert shown == cards
+    if "view-card" in cards:
+        _wait_frames(page, 2)
+        toggles = page.evaluate("""() => [...document.querySelectorAll('#overlay-toggles input')]
+            .filter((i) => i.offsetParent !== null).map((i) => i.value)""")
+        assert set(toggles) == overlays
+        assert not hidden & set(page.evaluate("() => [...sensekitPanel.shown]"))
+        modes = page.evaluate("() => [...document.querySelectorAll('#drag-mode option')]"
+                              ".filter((o) => !o.disabled).map((o) => o.value)")
+        assert set(modes) == ({"zone"} if "zones" in overlays else set()) | ({"track"} if "box" in overlays else set())
+
+
+_OVERFLOWS = """() => {
+    const out = [];
+    for (const card of document.querySelectorAll('.card')) {
+      if (card.offsetParent === null) continue;
+      const c = card.getBoundingClientRect();
+      for (const el of card.querySelectorAll('*')) {
+        if (el.offsetParent === null || el.closest('#log')) continue;
+        const r = el.getBoundingClientRect();
+        if (r.width === 0) continue;
+        if (r.right > c.right + 0.5 || r.left < c.left - 0.5 || el.scrollWidth > el.clientWidth + 1 &&
+            getComputedStyle(el).overflowX === 'visible' && el.tagName !== 'CANVAS')
+          out.push(`${card.id} ${el.tagName.toLowerCase()}${el.className ? '.' + el.className : ''}` +
+                   `${el.closest('.setting') ? ' [' + el.closest('.setting').dataset.key + ']' : ''}: ` +
+                   `${Math.round(r.left)}..${Math.round(r.right)} in ${Math.round(c.left)}..${Math.round(c.right)}`);
+      }
+    }
+    return out; }"""
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+@pytest.mark.parametrize("app", ["color_ball", "clapper", "motion_paddle"])
+def test_labels_and_controls_fit_their_cards(process_piece, browser, tmp_path, app, viewport):
+    piece = process_piece("run", app, "--headless", "--loop")
+    context = browser.new_context(viewport=VIEWPORTS[viewport])
+    page = context.new_page()
+    page.goto(piece.url)
+    page.wait_for_selector(".setting", timeout=10_000)
+    if app != "clapper":
+        _wait_frames(page, 2)
+    overflowing = page.evaluate(_OVERFLOWS)
+    page.screenshot(path=str(tmp_path / f"{app}-{viewport}.png"), full_page=True)
+    context.close()
+    assert overflowing == [], "\n".join(overflowing)
+    assert _api_settings(piece.url)

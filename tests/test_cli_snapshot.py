@@ -1,0 +1,51 @@
+"""``sensekit snapshot``: mirrored like the apps (one rule for what a person looks at), and no
+"blur 1" panels that are the input again (1 means off)."""
+from __future__ import annotations
+
+import numpy as np
+
+from sensekit.capture.base import VideoFrame
+from sensekit.capture.replay import ReplaySource
+from sensekit.cli.snapshot import BOOK_BLUR_PX, LABEL_H, make_montage
+from sensekit.vision import stages
+
+FRAME = 12
+
+
+def _frames(recordings_dir) -> list[np.ndarray]:
+    with ReplaySource(recordings_dir / "demo.skrec") as source:
+        out = []
+        for item in source:
+            if isinstance(item, VideoFrame):
+                out.append(item.image)
+                if len(out) > FRAME:
+                    return out
+    raise AssertionError("the demo is shorter than expected")
+
+
+def _panel(montage: np.ndarray, shape: tuple[int, ...], row: int, col: int) -> np.ndarray:
+    h, w = shape[:2]
+    y = row * (h + LABEL_H) + LABEL_H
+    return montage[y:y + h, col * w:(col + 1) * w]
+
+
+def test_the_montage_is_mirrored_like_the_apps_unless_told(recordings_dir):
+    frames = _frames(recordings_dir)
+    raw = frames[FRAME]
+    assert not np.array_equal(raw, stages.mirror(raw))
+    mirrored = make_montage(frames, frame_index=FRAME)
+    as_recorded = make_montage(frames, frame_index=FRAME, settings={"vision.mirror": False})
+    # the "palette off" panel is the picture every stage saw
+    assert np.array_equal(_panel(mirrored, raw.shape, 1, 0), stages.mirror(raw))
+    assert np.array_equal(_panel(as_recorded, raw.shape, 1, 0), raw)
+
+
+def test_with_blur_off_the_blur_panels_show_a_blur_not_the_input(recordings_dir):
+    frames = _frames(recordings_dir)
+    m = stages.mirror(frames[FRAME])
+    montage = make_montage(frames, frame_index=FRAME)                 # the table's blur: 1, off
+    box = _panel(montage, m.shape, 0, 1)
+    assert not np.array_equal(box, m)
+    assert np.array_equal(box, stages.blur(m, size_px=BOOK_BLUR_PX))
+    blurred = make_montage(frames, frame_index=FRAME, settings={"vision.blur_px": 5})
+    assert np.array_equal(_panel(blurred, m.shape, 0, 1), stages.blur(m, size_px=5))
