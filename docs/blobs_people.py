@@ -5,7 +5,7 @@ Runs the clip (``../shared/data/video/people/pets2009_vtest_part1.mp4``, 480x360
 400 frames) through ``VisionStage`` with the background model and a ``BlobTracker`` at their
 defaults, exactly as ``sensekit events FILE --blobs`` does, and writes
 ``docs/blobs/people_montage.png`` (frames given by ``--frames``, outlines, boxes and ids drawn
-by ``sensekit.panel.overlays.draw_blobs``). Prints the blob count per frame, the ids and
+by ``sensekit.vision.layers.draw_blobs``). Prints the blob count per frame, the ids and
 how long each one lived.
 
     .venv/bin/python docs/blobs_people.py [--data ../shared/data] [--frames 150,200,250,300,350,399]
@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.capture.base import VideoFrame  # noqa: E402
-from sensekit.panel.overlays import blob_layer, draw_blobs  # noqa: E402
+from sensekit.vision.layers import blob_layer, draw_blobs  # noqa: E402
 from sensekit.vision.blob_tracker import BlobTracker  # noqa: E402
 from sensekit.vision.motion import MotionDetector  # noqa: E402
 from sensekit.vision.pipeline import VisionStage  # noqa: E402

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sensekit.panel.address import PanelAddress
 from sensekit.panel.control import AppControl, StagesControl
-from sensekit.panel.overlays import offered
+from sensekit.vision.layers import offered
 from sensekit.panel.session import Panel
 from sensekit.settings.live import Tuning
 

@@ -78,7 +78,7 @@ def test_a_copy_owns_its_arrays_and_results_of_skipped_frames_are_not_reused():
 
 
 def test_blobs_are_drawn_with_their_ids_colour():
-    from sensekit.panel.overlays import blob_colour
+    from sensekit.vision.layers import blob_colour
     from sensekit.vision.blob_tracker import BlobTracker
 
     stage = VisionStage(motion=MotionDetector(method="difference", threshold=20),
