@@ -431,6 +431,16 @@ class ColorTracker(Tunable):
         self.last = result
         return result
 
+    def coverage(self, frame_px: int) -> float:
+        """The share of a frame of ``frame_px`` pixels the last match covers: the matching pixels
+        (exact, hsv) or the tracked box (model); 0 when nothing was found."""
+        r = self.last
+        if r is None or not r.found or frame_px <= 0:
+            return 0.0
+        if self.method != "model" and self.last_mask is not None:
+            return cv2.countNonZero(self.last_mask) / frame_px
+        return r.box[2] * r.box[3] / frame_px
+
     def events(self, result: TrackResult, t: float, frame_size: tuple[int, int]) -> list[Event]:
         """Turn one result into events: tracked every found frame, lost once, found again."""
         w, h = frame_size

@@ -34,6 +34,7 @@ Failure modes: a ``pick_at`` click or a ``pick_box`` outside the first frame rai
 """
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Set as AbstractSet
 from typing import Any, Iterable, Iterator, Literal, Mapping
@@ -53,7 +54,12 @@ from sensekit.vision.targets import Target
 from sensekit.vision.stages import (EDGE_THRESHOLD, book_edge_filter, box_from_rect, palette_lut, parse_color,
                                     packed_rgb_to_bgr)
 
-__all__ = ["VisionStage", "SUBSTAGE_EMITS"]
+__all__ = ["VisionStage", "SUBSTAGE_EMITS", "COVERS_MOST"]
+
+log = logging.getLogger(__name__)
+
+#: a tracked match covering more than this share of the frame gets a warning
+COVERS_MOST = 0.5
 
 SUBSTAGE_EMITS: dict[str, frozenset[str]] = {
     "track": frozenset({"color_tracked", "color_lost", "color_found"}),
@@ -118,6 +124,7 @@ class VisionStage(Tunable):
         self._pick: Target | None = None                           # a click or box the tracker has to pick
         #: the last target applied (its click colour ``bgr`` kept), ``None`` before one
         self.target: Target | None = None
+        self._coverage_warning: str | None = None
         if (pick_at is not None or pick_box is not None) and tracker is None:
             raise ConfigError("`pick_at` and `pick_box` need a tracker")
         if pick_at is not None:
@@ -199,6 +206,23 @@ class VisionStage(Tunable):
         if method is not None and method not in ("exact", "hsv", "model"):
             raise ConfigError(f"method must be exact, hsv or model, got {method!r}")
         self._target = (target, method)
+
+    def warnings(self) -> list[str]:
+        """What the user should know about what is tracked now (for the panel's status and the
+        app's HUD): a tracked colour that covers most of the frame."""
+        return [self._coverage_warning] if self._coverage_warning else []
+
+    def _check_coverage(self, tracker: ColorTracker, frame_px: int) -> None:
+        share = tracker.coverage(frame_px)
+        if share > COVERS_MOST:
+            if self._coverage_warning is None:
+                color = f"#{tracker.color:06x}" if tracker.color is not None else "the picked object"
+                log.warning("the tracked colour %s covers %.0f %% of the frame: pick again on the object "
+                            "or narrow the tolerance", color, 100 * share)
+            self._coverage_warning = (f"the tracked colour covers {100 * share:.0f} % of the frame: "
+                                      "pick again on the object or narrow the tolerance")
+        elif share < 0.8 * COVERS_MOST:
+            self._coverage_warning = None
 
     @property
     def pending_target(self) -> Target | None:
@@ -299,6 +323,7 @@ class VisionStage(Tunable):
                 shares = self._tracker_shares
             result = tracker.update(m, t, prepared=q if shares else None)
             self.track_result = result
+            self._check_coverage(tracker, m.shape[0] * m.shape[1])
             events.extend(tracker.events(result, t, (m.shape[1], m.shape[0])))
             runs["track"] += 1
         if "bounds" in active:

@@ -299,3 +299,32 @@ def test_targets_from_text_are_parsed_once():
         target_from_text("10,20", "1,2,30,40")
     with pytest.raises(ConfigError, match=r"outside the 20x20 frame"):
         Target.click(25, 5).check_inside((20, 20))
+
+
+def test_a_tracked_colour_covering_most_of_the_frame_is_warned_once(caplog):
+    """A grey picked on a grey wall matches most of the frame: one log warning, the stage's
+    ``warnings()`` (the panel's status line) until the match shrinks again."""
+    import logging
+    import time
+
+    from sensekit.panel.commands import CommandQueue
+    from sensekit.panel.frames import FrameHub
+    from sensekit.panel.tap import PanelTap
+    from sensekit.panel.telemetry import Telemetry
+
+    wall = np.full((120, 160, 3), 128, np.uint8)
+    ball = np.zeros((120, 160, 3), np.uint8)
+    ball[50:70, 70:90] = 128
+    stage = VisionStage(tracker=ColorTracker("#808080"))
+    with caplog.at_level(logging.WARNING, logger="sensekit.vision.pipeline"):
+        for k, img in enumerate([wall, wall, wall]):
+            list(stage.process(VideoFrame(k, k / 30, img)))
+    assert len([r for r in caplog.records if "covers 100 %" in r.getMessage()]) == 1
+    assert stage.warnings() and "covers 100 % of the frame" in stage.warnings()[0]
+    telemetry = Telemetry()
+    tap = PanelTap(FrameHub(), telemetry, CommandQueue(), lambda: [stage])
+    tap._rate_t0 = time.monotonic() - 2.0                  # the status is refreshed once a second
+    tap.process(VideoFrame(3, 0.1, wall))
+    assert "covers 100 %" in telemetry.status()["warning"]
+    list(stage.process(VideoFrame(4, 4 / 30, ball)))
+    assert stage.warnings() == []
