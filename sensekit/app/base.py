@@ -132,7 +132,9 @@ class App(Tunable):
 
     def pick_color(self, bgr: tuple[int, int, int], xy: tuple[int, int]) -> str | None:
         """A click at camera pixel ``xy`` (colour ``bgr``): the colour tracker of the app's
-        stages (``color_tracker()``), if any, learns what is under the click."""
+        stages (``color_tracker()``), if any, learns what is under the click - through
+        ``VisionStage.track`` at the next frame: the object (model) unless the ``tracker.method``
+        setting asks for the exact or hsv colour."""
         from sensekit.vision.targets import Target
 
         tracker, frame = self.color_tracker(), self.host.runner.latest_frame
@@ -142,11 +144,15 @@ class App(Tunable):
 
         stage = next(s for s in self.host.runner.stages if getattr(s, "tracker", None) is tracker)
         b, g, r = bgr
+        color = f"#{(r << 16) | (g << 8) | b:06x}"
         if isinstance(stage, VisionStage):              # the vision stage: picked on its next frame
-            stage.track(Target.click(xy[0], xy[1], bgr), method=tracker.method)
+            # the ``tracker.method`` setting decides; none set: the object under the click (model)
+            stage.track(Target.click(xy[0], xy[1], bgr), method=tracker.method_setting)
+            if tracker.method_setting in (None, "model"):
+                return f"tracking the object under {xy[0]},{xy[1]} (colour {color})"
         else:
             tracker.pick(frame.image, *xy)
-        return f"tracking colour #{(r << 16) | (g << 8) | b:06x} at {xy[0]},{xy[1]}"
+        return f"tracking colour {color} at {xy[0]},{xy[1]}"
 
     def color_tracker(self) -> ColorTracker | None:
         """The ``ColorTracker`` of the first of the app's stages that has one, or ``None``."""
