@@ -33,15 +33,6 @@ def test_real_clips_from_clicks_beat_camshift_from_the_true_box(shared_data, cap
     _clicks_against_camshift(results)
 
 
-@pytest.mark.slow
-def test_every_developer_clip_from_clicks_beats_camshift_from_the_true_box(shared_data, capsys):
-    """The same on every clip of the folder, 100 frames per start, with MIL (several minutes)."""
-    results = evaluate(shared_data / "video" / "tracking")
-    with capsys.disabled():
-        print("\n" + format_table(results))
-    _clicks_against_camshift(results)
-
-
 def test_clip_folder_lists_pairs_and_reads_either_convention(tmp_path):
     (tmp_path / "a.mp4").write_bytes(b"")
     (tmp_path / "a_gt.csv").write_text("frame,x,y,w,h\n0,10,20,30,40\n")
