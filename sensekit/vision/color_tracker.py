@@ -29,7 +29,7 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   object is found again only above ``appearance_found`` (0.55). Measured on the developer
   clips cut to another clip 29 frames after a click or a true box (40 pairs,
   ``tests/vision/test_color_tracker.py``): ``color_lost`` within 15 frames of the cut in 0.75
-  of them (0.55 without the check); tracking success from clicks unchanged (0.36 vs 0.37 on
+  of them (0.55 without the check); tracking success from clicks unchanged (0.35 vs 0.37 on
   tiger1, 0.085 vs 0.071 on bolt1). The two thresholds were set on coke and tiger1 (the box's
   similarity on and off the object) and the coke-tiger1 return; the same object of another
   kind (a team-mate in the same shirt) is not told apart.

@@ -19,8 +19,8 @@ clip by default) and runs ``frames`` frames from each:
 A tracker that reports nothing on a frame keeps its last box (a loss costs accuracy, not a
 missing value). Scores: **success** = fraction of frames with IoU > 0.5 against the truth, and
 the **median centre error** in pixels. ``format_table`` prints the means over starts.
-Cost: one decode per clip; MIL ~50-100 ms per frame, the colour model ~5 ms per tracker; about
-5 minutes for the five developer clips. A missing or unreadable clip raises ``SourceError``.
+Cost: one decode per clip; MIL ~50-100 ms per frame, the colour model ~5 ms per tracker; 8-9
+minutes for the five developer clips on a loaded 2-core machine. A missing or unreadable clip raises ``SourceError``.
 """
 from __future__ import annotations
 
