@@ -11,9 +11,14 @@ centre error in px in brackets; the clicks' success over the same tracker's from
 the share of clicks whose first box is within 25 % of the true width and height; and the time
 a click's segmentation takes (``segment_click``; mean and max over the clicks, ms).
 (``sensekit.vision.evaluate``; ``tests/vision/test_track_eval.py``.)
+With ``--loss``, the delay before ``color_lost`` once the object is gone, from a centre click
+and from the true box on frame 0: (1) **cut**: after 29 frames the picture cuts to each other
+clip (resized); (2) **cover**: from frame 30 a dark grey card 20 % larger than the true box
+hides the object. Printed: runs not already lost before, and how many of them lost it within
+15 frames (0.5 s at 30 fps), with and without the appearance check (``appearance_below=0``).
 
     .venv/bin/python benchmarks/track_eval.py [--clips DIR] [--only coke,tiger1] [--frames 100]
-                                              [--starts 3] [--no-mil]
+                                              [--starts 3] [--no-mil] [--loss]
 """
 from __future__ import annotations
 
@@ -58,6 +63,76 @@ def click_times_ms(folder: Path, names: list[str], starts: int) -> list[float]:
     return out
 
 
+def _first(clip_folder: Path, name: str, n: int) -> list:
+    out = []
+    for frame in frames_of(load_clip(clip_folder, name)):
+        if len(out) == n:
+            break
+        out.append(frame)
+    return out
+
+
+def _delay(tracker, picked: list, after: list, start: int) -> tuple[bool, int | None]:
+    """(lost before the object went, frames after it went until color_lost or None)."""
+    from sensekit.events import ColorLost
+
+    before, at = False, None
+    for k, frame in enumerate(picked[1:] + after, start=1):
+        lost = any(isinstance(e, ColorLost) for e in tracker.step(frame, k / 30))
+        before |= lost and k < start
+        if lost and k >= start and at is None:
+            at = k - start
+    return before, at
+
+
+def _cover(frame, box) -> object:
+    """``frame`` with a dark grey card 20 % larger than ``box`` over it."""
+    f = frame.copy()
+    x, y, w, h = box
+    f[int(max(0, y - 0.1 * h)):int(y + 1.1 * h), int(max(0, x - 0.1 * w)):int(x + 1.1 * w)] = 60
+    return f
+
+
+def loss_table(folder: Path, names: list[str]) -> str:
+    """Cut and cover runs from a centre click and from the true box (see the docstring)."""
+    import cv2
+
+    from sensekit.vision.color_tracker import ColorTracker
+
+    first = {n: _first(folder, n, 60) for n in names}
+    truth = {n: load_clip(folder, n).truth for n in names}
+
+    def started(name: str, how: str, check: bool) -> ColorTracker:
+        t = ColorTracker() if check else ColorTracker(appearance_below=0.0, appearance_found=0.0)
+        x, y, w, h = truth[name][0]
+        if how == "click":
+            t.pick(first[name][0], x + w / 2, y + h / 2)
+        else:
+            t.pick_box(first[name][0], truth[name][0])
+        return t
+
+    lines = ["loss            check   runs not lost before   color_lost within 15 frames"]
+    for label in ("cut", "cover"):
+        for check in (True, False):
+            runs = []
+            for name in names:
+                frames = first[name]
+                size = (frames[0].shape[1], frames[0].shape[0])
+                for how in ("click", "box"):
+                    if label == "cut":
+                        for other in (o for o in names if o != name):
+                            away = [cv2.resize(f, size) for f in first[other][:20]]
+                            runs.append(_delay(started(name, how, check), frames[:30], away, 30))
+                    else:
+                        covered = [_cover(frames[k], truth[name][k]) for k in range(30, len(frames))]
+                        runs.append(_delay(started(name, how, check), frames[:30], covered, 30))
+            kept = [at for before, at in runs if not before]
+            soon = sum(1 for at in kept if at is not None and at <= 15)
+            lines.append(f"  {label:12s} {'on' if check else 'off':>5s}   {len(kept):4d} of {len(runs):<4d}"
+                         f"            {soon:4d} ({soon / max(1, len(kept)):.2f})")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking",
@@ -66,11 +141,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=100, help="frames per start (default 100)")
     ap.add_argument("--starts", type=int, default=3, help="start frames spread over each clip (default 3)")
     ap.add_argument("--no-mil", action="store_true", help="skip OpenCV's MIL tracker (the slow baseline)")
+    ap.add_argument("--loss", action="store_true", help="only the color_lost delays (cut, cover)")
     args = ap.parse_args(argv)
     if not args.clips.is_dir():
         print(f"clip folder not found: {args.clips}", file=sys.stderr)
         return 2
     names = args.only.split(",") if args.only else clip_names(args.clips)
+    if args.loss:
+        print(loss_table(args.clips, names))
+        return 0
     baselines = [b for b in BASELINES if not (args.no_mil and b.startswith("MIL"))]
     t0 = time.perf_counter()
     results = {}
