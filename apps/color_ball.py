@@ -17,7 +17,7 @@ import pygame
 from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
-from sensekit.app.convert import bgr_to_packed_rgb, bgr_to_rgb, camera_to_view, packed_rgb_to_bgr
+from sensekit.app.convert import bgr_to_packed_rgb, bgr_to_rgb, camera_to_view
 from sensekit.events import ColorLost, ColorTracked
 from sensekit.settings import group, setting
 from sensekit.vision.color_tracker import ColorTracker
@@ -134,10 +134,10 @@ class ColorBall(TrackerPicking, App):
             self.score += 1
             self.star = self._new_star()
 
-    def _start(self, pick: str, where) -> str | None:
-        message = super()._start(pick, where)              # segments the object, new tracker
-        if self.vision.tracker.color is not None:
-            self.target_bgr = packed_rgb_to_bgr(self.vision.tracker.color)
+    def _start(self, target) -> str | None:
+        message = super()._start(target)            # the next frame: segments the object, new tracker
+        if target.bgr is not None:
+            self.target_bgr = target.bgr             # the swatch: the colour the player clicked
         return message
 
     def levels(self) -> dict[str, float]:

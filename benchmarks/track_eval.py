@@ -1,33 +1,30 @@
 #!/usr/bin/env python3
-"""Tracking started the way a user starts it: from clicks. Prints two tables.
+"""Tracking started the way a user starts it: from clicks, on real clips. Prints one table.
 
-1. **Real clips** (``../shared/data/video/tracking``: coke, tiger1): sensekit's ``ColorTracker``
-   picked by a click on the first frame at the true box's centre and at 4 clicks moved by 25 %
-   of the box's width (left, right) or height (up, down); beside it, in the same run, OpenCV's
-   CamShift and sensekit started from the true box, and the book's method from the centre
-   click. Success = fraction of frames with IoU > 0.5; centre error = median in pixels
-   (``sensekit.vision.evaluate``).
-2. **Size from a click** (``sensekit.vision.segment.segment_click``): plain shaded balls of
-   14-96 px, 8 colours, pasted on frames of the developer videos with sensor noise and
-   JPEG/H.264 compression (``tests/vision/ball_scenes.py``), clicked at their centre; the
-   fraction whose box is within 20 % of the true width and height, and the median IoU. The
-   backgrounds come in two disjoint groups: TUNE (constants were chosen there) and CHECK.
-   Also the ball of the bundled demo recording, clicked at its centre on 10 frames.
-3. With ``--starts 0,40,...``: the same clicks and baselines started on each of those frames
-   (``--frames`` long), averaged - one start frame is one sample, and a tracker's fate on it
-   can turn on a single frame, so this is the steadier comparison of two settings.
+Every clip in ``--clips`` (default ``../shared/data/video/tracking``; any folder of ``NAME.mp4``
+with ``NAME_gt.csv`` = ``frame,x,y,w,h`` works, so a user can run it on their own footage):
+sensekit's ``ColorTracker`` picked by 5 clicks (the true box's centre and 25 % of its width or
+height left, right, up, down) on each of 3 start frames (0, 1/3, 2/3 of the clip), ``--frames``
+frames from each; beside it, in the same pass, the same tracker, OpenCV's CamShift and OpenCV's
+MIL tracker started from the true box. Columns: mean success (IoU > 0.5) with the median
+centre error in px in brackets; the clicks' success over the same tracker's from the true box;
+the share of clicks whose first box is within 25 % of the true width and height; and the time
+a click's segmentation takes (``segment_click``; mean and max over the clicks, ms).
+(``sensekit.vision.evaluate``; ``tests/vision/test_track_eval.py``.)
+With ``--loss``, the delay before ``color_lost`` once the object is gone, from a centre click
+and from the true box on frame 0: (1) **cut**: after 29 frames the picture cuts to each other
+clip (resized); (2) **cover**: from frame 30 a dark grey card 20 % larger than the true box
+hides the object. Printed: runs not already lost before, and how many of them lost it within
+15 frames (0.5 s at 30 fps), with and without the appearance check (``appearance_below=0``).
 
-    .venv/bin/python benchmarks/track_eval.py [--data ../shared/data] [--per-background 2]
-                                              [--starts 0,40,80,120,160,200 --frames 100]
-                                              [--scene-weight W]
+    .venv/bin/python benchmarks/track_eval.py [--clips DIR] [--only coke,tiger1] [--frames 100]
+                                              [--starts 3] [--no-mil] [--loss]
 """
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from functools import partial
 from pathlib import Path
 
 from _reference import SHARED_DATA
@@ -37,89 +34,133 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.vision.color_tracker import ColorTracker
-from sensekit.vision.evaluate import CLIPS, evaluate, evaluate_clip, format_table, iou, load_clip
+from sensekit.vision.evaluate import BASELINES, click_points, clip_names, evaluate_clip, format_table, \
+    frames_of, load_clip
 from sensekit.vision.segment import segment_click
 
 
-def size_from_click(scenes: list) -> tuple[float, float, int]:
-    """(fraction within 20 % in width and height, median IoU, count) of centre clicks."""
-    ok, ious = [], []
-    for s in scenes:
-        box = segment_click(s.frame, *s.centre).box
-        ok.append(abs(box[2] / s.box[2] - 1) <= 0.2 and abs(box[3] / s.box[3] - 1) <= 0.2)
-        ious.append(iou(box, s.box))
-    return float(np.mean(ok)), float(np.median(ious)), len(scenes)
+def click_times_ms(folder: Path, names: list[str], starts: int) -> list[float]:
+    """Wall time of ``segment_click`` for the 5 clicks on each start frame, frames scaled to 640x480."""
+    import cv2
 
-
-def demo_ball(frames: int = 10) -> tuple[float, float, int]:
-    """Centre clicks on the demo recording's ball (its truth file), every 30th frame."""
-    from sensekit.capture.spec import open_source
-    from sensekit.capture.base import VideoFrame
-
-    truth = json.loads((REPO / "recordings" / "demo.truth.json").read_text())
-    balls = {f["index"]: f["ball"] for f in truth["frames"]}
-    ok, ious, n = [], [], 0
-    with open_source(str(REPO / "recordings" / "demo.skrec")) as source:
-        while n < frames:
-            item = source.read()
-            if item is None:
-                break
-            if not isinstance(item, VideoFrame) or item.index % 30:
+    out = []
+    for name in names:
+        clip = load_clip(folder, name)
+        n = len(clip.truth)
+        wanted = {k * n // starts for k in range(starts)}
+        for k, frame in enumerate(frames_of(clip)):
+            if k not in wanted:
                 continue
-            b = balls[item.index]
-            r = b["r"]
-            true = (b["cx"] - r, b["cy"] - r, 2 * r, 2 * r)
-            box = segment_click(item.image, b["cx"], b["cy"]).box
-            ok.append(abs(box[2] / true[2] - 1) <= 0.2 and abs(box[3] / true[3] - 1) <= 0.2)
-            ious.append(iou(box, true))
-            n += 1
-    return float(np.mean(ok)), float(np.median(ious)), n
+            sx, sy = 640 / frame.shape[1], 480 / frame.shape[0]
+            big = cv2.resize(frame, (640, 480))
+            x, y, w, h = clip.truth[k]
+            for cx, cy in click_points((x * sx, y * sy, w * sx, h * sy)).values():
+                t0 = time.perf_counter()
+                segment_click(big, cx, cy)
+                out.append(1000 * (time.perf_counter() - t0))
+            if k >= max(wanted):
+                break
+    return out
+
+
+def _first(clip_folder: Path, name: str, n: int) -> list:
+    out = []
+    for frame in frames_of(load_clip(clip_folder, name)):
+        if len(out) == n:
+            break
+        out.append(frame)
+    return out
+
+
+def _delay(tracker, picked: list, after: list, start: int) -> tuple[bool, int | None]:
+    """(lost before the object went, frames after it went until color_lost or None)."""
+    from sensekit.events import ColorLost
+
+    before, at = False, None
+    for k, frame in enumerate(picked[1:] + after, start=1):
+        lost = any(isinstance(e, ColorLost) for e in tracker.step(frame, k / 30))
+        before |= lost and k < start
+        if lost and k >= start and at is None:
+            at = k - start
+    return before, at
+
+
+def _cover(frame, box) -> object:
+    """``frame`` with a dark grey card 20 % larger than ``box`` over it."""
+    f = frame.copy()
+    x, y, w, h = box
+    f[int(max(0, y - 0.1 * h)):int(y + 1.1 * h), int(max(0, x - 0.1 * w)):int(x + 1.1 * w)] = 60
+    return f
+
+
+def loss_table(folder: Path, names: list[str]) -> str:
+    """Cut and cover runs from a centre click and from the true box (see the docstring)."""
+    import cv2
+
+    from sensekit.vision.color_tracker import ColorTracker
+
+    first = {n: _first(folder, n, 60) for n in names}
+    truth = {n: load_clip(folder, n).truth for n in names}
+
+    def started(name: str, how: str, check: bool) -> ColorTracker:
+        t = ColorTracker() if check else ColorTracker(appearance_below=0.0, appearance_found=0.0)
+        x, y, w, h = truth[name][0]
+        if how == "click":
+            t.pick(first[name][0], x + w / 2, y + h / 2)
+        else:
+            t.pick_box(first[name][0], truth[name][0])
+        return t
+
+    lines = ["loss            check   runs not lost before   color_lost within 15 frames"]
+    for label in ("cut", "cover"):
+        for check in (True, False):
+            runs = []
+            for name in names:
+                frames = first[name]
+                size = (frames[0].shape[1], frames[0].shape[0])
+                for how in ("click", "box"):
+                    if label == "cut":
+                        for other in (o for o in names if o != name):
+                            away = [cv2.resize(f, size) for f in first[other][:20]]
+                            runs.append(_delay(started(name, how, check), frames[:30], away, 30))
+                    else:
+                        covered = [_cover(frames[k], truth[name][k]) for k in range(30, len(frames))]
+                        runs.append(_delay(started(name, how, check), frames[:30], covered, 30))
+            kept = [at for before, at in runs if not before]
+            soon = sum(1 for at in kept if at is not None and at <= 15)
+            lines.append(f"  {label:12s} {'on' if check else 'off':>5s}   {len(kept):4d} of {len(runs):<4d}"
+                         f"            {soon:4d} ({soon / max(1, len(kept)):.2f})")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path,
-                    default=SHARED_DATA)
-    ap.add_argument("--per-background", type=int, default=2, help="balls per diameter and background")
-    ap.add_argument("--starts", help="also start on these frames (comma-separated) and average")
-    ap.add_argument("--frames", type=int, default=100, help="frames per start with --starts (default 100)")
-    ap.add_argument("--scene-weight", type=float, default=None,
-                    help="ColorTracker scene_weight to compare (default: the tracker's own)")
+    ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking",
+                    help="folder of NAME.mp4 + NAME_gt.csv (frame,x,y,w,h)")
+    ap.add_argument("--only", help="comma-separated clip names (default: every clip in the folder)")
+    ap.add_argument("--frames", type=int, default=100, help="frames per start (default 100)")
+    ap.add_argument("--starts", type=int, default=3, help="start frames spread over each clip (default 3)")
+    ap.add_argument("--no-mil", action="store_true", help="skip OpenCV's MIL tracker (the slow baseline)")
+    ap.add_argument("--loss", action="store_true", help="only the color_lost delays (cut, cover)")
     args = ap.parse_args(argv)
-    kw = {} if args.scene_weight is None else {"scene_weight": args.scene_weight}
-    make = partial(ColorTracker, **kw)
-    if not (args.data / "labels.csv").is_file():
-        print(f"shared data not found at {args.data}", file=sys.stderr)
+    if not args.clips.is_dir():
+        print(f"clip folder not found: {args.clips}", file=sys.stderr)
         return 2
+    names = args.only.split(",") if args.only else clip_names(args.clips)
+    if args.loss:
+        print(loss_table(args.clips, names))
+        return 0
+    baselines = [b for b in BASELINES if not (args.no_mil and b.startswith("MIL"))]
     t0 = time.perf_counter()
-    results = evaluate(args.data / "video" / "tracking", make=make)
+    results = {}
+    for name in names:
+        results[name] = evaluate_clip(load_clip(args.clips, name), starts=args.starts, frames=args.frames,
+                                      baselines=baselines)
+        print(f"  {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     print(format_table(results))
-    print(f"({time.perf_counter() - t0:.0f} s)\n")
-
-    from tests.vision.ball_scenes import CHECK, TUNE, background_frames, ball_scenes
-
-    print("size from a click (centre of a plain ball)   within 20 %   median IoU   n")
-    for name, group, seed in (("TUNE backgrounds", TUNE, 1), ("CHECK backgrounds", CHECK, 2)):
-        scenes = ball_scenes(background_frames(args.data, group), seed=seed,
-                             per_background=args.per_background)
-        frac, med, n = size_from_click(scenes)
-        print(f"  {name:40s} {frac:8.3f}      {med:8.3f}   {n}")
-    frac, med, n = demo_ball()
-    print(f"  {'demo recording ball (28 px)':40s} {frac:8.3f}      {med:8.3f}   {n}")
-    if args.starts:
-        starts = [int(v) for v in args.starts.split(",")]
-        print(f"\nstarted on frames {starts}, {args.frames} frames each: mean success / median of the "
-              "median centre errors")
-        for name in CLIPS:
-            clip = load_clip(args.data / "video" / "tracking", name)
-            runs = [evaluate_clip(clip, start_frame=s, frames=args.frames, make=make) for s in starts]
-            for label, keys in (("5 clicks", [k for k in runs[0] if k.startswith("click ")]),
-                                ("sensekit, true box", ["sensekit (true box)"]),
-                                ("CamShift, true box", ["CamShift (true box)"])):
-                got = [r[k] for r in runs for k in keys]
-                print(f"  {name:7s} {label:20s} {np.mean([g.success for g in got]):6.3f} / "
-                      f"{np.median([g.centre_error_px for g in got]):5.1f} px")
+    ms = click_times_ms(args.clips, names, args.starts)
+    print(f"\nsegment_click at 640x480: mean {np.mean(ms):.0f} ms, max {np.max(ms):.0f} ms over {len(ms)} clicks"
+          f" ({time.perf_counter() - t0:.0f} s in all)")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Track a clicked colour and print its position: click an object in the picture.
+"""Track what you click and print its position: click an object in the picture (its colours are learnt).
 Run it: sensekit run examples/track_click.py [--source camera:0|demo] [--headless --pick 159,99]
 """
 from sensekit.app import App, draw
@@ -11,7 +11,7 @@ def show(event):
 
 
 class TrackClick(App):
-    title, instructions = "Track a clicked colour", "click an object: its position is printed"
+    title, instructions = "Track a clicked object", "click an object: its position is printed"
 
     def stages(self):                # starts on orange-red; a click (or --pick X,Y) picks another
         return [VisionStage(tracker=ColorTracker("#eb2d14"))]

@@ -445,3 +445,33 @@ def test_save_profile_follows_a_symlink_and_drops_removed_zones(tmp_path: Path):
     text = real.read_text()
     assert "bench = " not in text and "gain = 40.0          # loud room: turned up" in text
     assert "# Gallery 3, north wall." in text and load_profile(real)["audio.gain"] == 40.0
+
+
+def test_saving_after_a_click_keeps_the_profiles_colour(tmp_path: Path):
+    """A venue profile tracks a colour; the user clicks an object (the app starts a new model
+    tracker, as ``TrackerPicking`` does) and saves: the profile's colour stays (it became
+    "none"), and a setting changed through the table is still written."""
+    import numpy as np
+
+    from sensekit.profile import run_values
+    from sensekit.settings.live import Tuning
+    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.vision.pipeline import VisionStage
+
+    path = tmp_path / "venue.toml"
+    path.write_text('[tracker]\ncolor = "#ff2000"  # the venue ball\nlost_after_frames = 5\n')
+    base = load_profile(path)
+    stage = VisionStage(tracker=ColorTracker(**{k.split(".")[1]: v for k, v in base.items()}))
+    tuning = Tuning(lambda: [stage])
+    tuning.baseline()
+    frame = np.zeros((120, 160, 3), np.uint8)
+    frame[40:80, 60:100] = (0, 200, 255)
+    keep = {k: v for k, v in stage.tracker.settings().items() if k not in ("method", "color")}
+    stage.tracker = ColorTracker(method="model", **keep)
+    stage.tracker.pick(frame, 80, 60)
+    tuning.apply_now({"tracker.lost_after_frames": 7})
+    save_profile(run_values(tuning, base), path)
+    saved = load_profile(path)
+    assert saved["tracker.color"] == "#ff2000"
+    assert saved["tracker.lost_after_frames"] == 7
+    assert "# the venue ball" in path.read_text()

@@ -162,12 +162,27 @@ class App(Tunable):
 
     def pick_color(self, bgr: tuple[int, int, int], xy: tuple[int, int]) -> str | None:
         """A click at camera pixel ``xy`` (colour ``bgr``): the colour tracker of the app's
-        stages (``color_tracker()``), if any, learns what is under the click."""
+        stages (``color_tracker()``), if any, learns what is under the click - through
+        ``VisionStage.track`` at the next frame: the object (model) unless the ``tracker.method``
+        setting asks for the exact or hsv colour."""
+        from sensekit.vision.targets import Target
+
         tracker, frame = self.color_tracker(), self.host.runner.latest_frame
         if tracker is None or frame is None:
             return None
-        tracker.pick(frame.image, *xy)
-        return f"tracking colour #{tracker.color:06x}" if tracker.color is not None else "tracking"
+        from sensekit.vision.pipeline import VisionStage
+
+        stage = next(s for s in self.host.runner.stages if getattr(s, "tracker", None) is tracker)
+        b, g, r = bgr
+        color = f"#{(r << 16) | (g << 8) | b:06x}"
+        if isinstance(stage, VisionStage):              # the vision stage: picked on its next frame
+            # the ``tracker.method`` setting decides; none set: the object under the click (model)
+            stage.track(Target.click(xy[0], xy[1], bgr), method=tracker.method_setting)
+            if tracker.method_setting in (None, "model"):
+                return f"tracking the object under {xy[0]},{xy[1]} (colour {color})"
+        else:
+            tracker.pick(frame.image, *xy)
+        return f"tracking colour {color} at {xy[0]},{xy[1]}"
 
     def color_tracker(self) -> ColorTracker | None:
         """The ``ColorTracker`` of the first of the app's stages that has one, or ``None``."""

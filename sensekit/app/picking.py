@@ -4,9 +4,10 @@ tracker on the object, and the app shows what was taken.
 ``TrackerPicking`` is a mixin for apps whose ``self.vision`` is a ``VisionStage`` with a tracker
 (color_ball, steer, collide). It implements the host's hooks:
 
-- ``pick_color(bgr, xy)``: a click - ``ColorTracker(method="model").pick`` segments the object
-  under the pointer (``sensekit.vision.segment``) and the new tracker replaces the old one;
-- ``pick_region(box)``: a dragged box - the same with ``pick_box`` (GrabCut inside the box);
+- ``pick_color(bgr, xy)``: a click - ``VisionStage.track(Target.click(...), method="model")``:
+  on the next frame a new tracker (the run's tracker settings kept) segments the object under
+  the pointer (``sensekit.vision.segment``) and replaces the old one;
+- ``pick_region(box)``: a dragged box - the same with ``Target.region`` (GrabCut inside the box);
 
 and ``draw_picked(screen)``, which outlines the segmented mask (yellow on black) for
 ``PICK_SHOWN_S`` seconds of simulation time after a pick, so the player sees what was taken.
@@ -14,7 +15,7 @@ Coordinates are camera pixels of the mirrored image, as the host passes them.
 
 ``start_tracking(stages, track_color=..., track_box=...)`` applies ``sensekit run``'s
 ``--track-color X,Y|#RRGGBB`` / ``--track-box X,Y,W,H`` to an app's tracking stage (picked on
-the first frame, in the mirrored picture's pixels, as shown on screen).
+the first frame, in the mirrored picture's pixels, as shown on screen), through the same door.
 Cost: one segmentation per pick (10-150 ms); drawing is a few polygon outlines.
 """
 from __future__ import annotations
@@ -25,8 +26,8 @@ import pygame
 
 from sensekit.app import draw as D
 from sensekit.app.convert import camera_to_view
-from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.segment import Segment
+from sensekit.vision.targets import Target, target_from_text
 
 if TYPE_CHECKING:
     from sensekit.app.base import Host
@@ -47,29 +48,23 @@ class TrackerPicking:
     picked: Segment | None = None
     picked_at_s: float = -1e9
 
-    def _start(self, pick: str, where: Sequence[int]) -> str | None:
-        frame = self.host.runner.latest_frame
-        if frame is None:
+    def _start(self, target: Target) -> str | None:
+        if self.host.runner.latest_frame is None:
             return None
-        keep = {k: v for k, v in self.vision.tracker.settings().items() if k not in ("method", "color")} \
-            if self.vision.tracker is not None else {}
-        tracker = ColorTracker(method="model", **keep)        # the run's tracker settings stay
-        if pick == "click":
-            tracker.pick(frame.image, *where)
-        else:
-            tracker.pick_box(frame.image, where)
-        self.vision.tracker = tracker
-        assert tracker.picked is not None
-        x, y, w, h = tracker.picked.box
-        return f"tracking the object at {x + w // 2},{y + h // 2} ({w}x{h} px)"
+        self.vision.track(target, method="model")     # the next frame is picked; settings stay
+        if target.box is not None:
+            x, y, w, h = (int(v) for v in target.box)
+            return f"tracking the object in {w}x{h} px at {x},{y}"
+        assert target.point is not None
+        return f"tracking the object under {int(target.point[0])},{int(target.point[1])}"
 
     def pick_color(self, bgr: tuple[int, int, int], xy: tuple[int, int]) -> str | None:
         """A click: track the object under it."""
-        return self._start("click", xy)
+        return self._start(Target.click(xy[0], xy[1], bgr))
 
     def pick_region(self, box: tuple[int, int, int, int]) -> str | None:
         """A dragged box: track the object inside it."""
-        return self._start("box", box)
+        return self._start(Target.region(box))
 
     def draw_picked(self, screen: pygame.Surface) -> None:
         """Outline what the last pick took (by a click, a drag or ``--track-box``), for
@@ -96,23 +91,12 @@ def start_tracking(stages: Sequence[object], *, track_color: str | None = None,
     (``track_box``); ``False`` if nothing was asked. ``ConfigError`` if the app tracks nothing
     or the values are bad."""
     from sensekit.errors import ConfigError
-    from sensekit.vision.targets import parse_track_box, parse_track_target
 
-    if not (track_color or track_box):
+    target = target_from_text(track_color, track_box)
+    if target is None:
         return False
-    if track_color and track_box:
-        raise ConfigError("give --track-color or --track-box, not both")
     stage = next((s for s in stages if getattr(s, "tracker", None) is not None), None)
-    if stage is None:
+    if stage is None or not callable(getattr(stage, "track", None)):
         raise ConfigError("this app does not track anything; --track-color and --track-box need one that does")
-    if track_box:
-        stage.tracker = ColorTracker(method="model")                 # type: ignore[attr-defined]
-        stage.pick_box = parse_track_box(track_box)                  # type: ignore[attr-defined]
-        return True
-    target = parse_track_target(str(track_color))
-    if isinstance(target, tuple):
-        stage.tracker = ColorTracker(method="model")                 # type: ignore[attr-defined]
-        stage.pick_at = target                                       # type: ignore[attr-defined]
-    else:
-        stage.tracker = ColorTracker(target)                         # type: ignore[attr-defined]
+    stage.track(target, method=None if target.kind == "color" else "model")  # type: ignore[attr-defined]
     return True

@@ -36,7 +36,7 @@ from sensekit.vision.color_tracker import ColorTracker, tolerance_settings
 from sensekit.vision.motion import MotionDetector, check_zones, parse_zones
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.pipeline import VisionStage
-from sensekit.vision.targets import check_track_box, parse_track_box, parse_track_target
+from sensekit.vision.targets import parse_track_target, target_from_text
 
 __all__ = ["add_arguments", "option_values", "build_stages"]
 
@@ -100,26 +100,15 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     method = tracker_values.pop("method", None)
     tracker_values.pop("color", None)
     tracker = None
-    pick_at = None
-    pick_box = None
-    if track_box:
-        pick_box = parse_track_box(track_box)
-        check_track_box(pick_box, size)
-        if method not in (None, "model"):
+    target = target_from_text(track, track_box)
+    if target is not None:
+        target.check_inside(size)
+        if target.kind == "box" and method not in (None, "model"):
             raise ConfigError("--track-box starts the colour model; --track-method must be model")
-        tracker = ColorTracker(method="model", **tracker_values)
-    if track:
-        target = parse_track_target(track)
-        if isinstance(target, tuple):
-            x, y = target
-            if size is not None and not (0 <= x < size[0] and 0 <= y < size[1]):
-                raise ConfigError(f"click ({x:g}, {y:g}) is outside the {size[0]}x{size[1]} frame")
-            tracker = ColorTracker(method=method or "model", **tracker_values)
-            pick_at = (x, y)
-        else:
-            if method == "model":
-                raise ConfigError("--track-method model needs a click point X,Y, not a colour")
-            tracker = ColorTracker(target, method=method or "hsv", **tracker_values)
+        if target.kind == "color" and method == "model":
+            raise ConfigError("--track-method model needs a click point X,Y, not a colour")
+        default = "hsv" if target.kind == "color" else "model"
+        tracker = ColorTracker(method=method or default, **tracker_values)
     motion = None
     if motion_on:
         zones = parse_zones(zones_text) if zones_text else {}
@@ -129,5 +118,8 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     elif zones_text:
         raise ConfigError("--zones needs --motion or --blobs")
     blobs = BlobTracker() if blobs_on else None
-    return [VisionStage(tracker=tracker, pick_at=pick_at, pick_box=pick_box, motion=motion, blobs=blobs,
-                        motion_events=bool(getattr(args, "motion", False)), edges=edges_on)]
+    stage = VisionStage(tracker=tracker, motion=motion, blobs=blobs,
+                        motion_events=bool(getattr(args, "motion", False)), edges=edges_on)
+    if target is not None:
+        stage.track(target)                    # picked on the first frame, as every target is
+    return [stage]

@@ -29,6 +29,7 @@ from sensekit.errors import ConfigError
 from sensekit.profile import run_values, save_profile
 from sensekit.settings.live import Tuning, parse_values
 from sensekit.settings.registry import REGISTRY
+from sensekit.vision.targets import Target
 
 if TYPE_CHECKING:
     from sensekit.app.host import AppHost
@@ -211,15 +212,21 @@ class StagesControl(PanelControl):
         xi, yi = self._check_point(x, y)
         image = self._image()
         b, g, r = (int(v) for v in image[yi, xi])
-        tracker.pick(image, xi, yi)
-        color = _hex(tracker.color)
-        return {"message": f"tracking colour {color}" if color else "tracking",
-                "color": color, "under_pointer": _hex((r << 16) | (g << 8) | b)}
+        color = _hex((r << 16) | (g << 8) | b)
+        self._track(Target.click(xi, yi, (b, g, r)), tracker.method)
+        return {"message": f"tracking the object under {xi},{yi} (colour {color})",
+                "color": color, "under_pointer": color}
+
+    def _track(self, target: Target, method: Any) -> None:
+        stage = self.tracker_stage()
+        if not callable(getattr(stage, "track", None)):
+            raise ConfigError("the tracking stage of this run takes no targets")
+        stage.track(target, method=method)
 
     def track_box(self, box: Sequence[float]) -> dict[str, Any]:
         tracker = self._tracker()
         x, y, w, h = self._check_box(box)
-        tracker.pick_box(self._image(), (x, y, w, h))
+        self._track(Target.region((x, y, w, h)), tracker.method)
         return {"message": f"tracking the object in {w}x{h} px at {x},{y}"}
 
     def save(self) -> dict[str, Any]:

@@ -106,7 +106,9 @@ class PanelTap:
         now = time.monotonic()
         if now - self._rate_t0 >= 1.0:
             fps = (self._frames - self._rate_frames) / (now - self._rate_t0)
-            self.telemetry.set_status(frames=self._frames, frame_fps=round(fps, 1))
+            warnings = [w for s in self._others() if callable(getattr(s, "warnings", None)) for w in s.warnings()]
+            self.telemetry.set_status(frames=self._frames, frame_fps=round(fps, 1),
+                                      warning="; ".join(warnings) or None)
             self._rate_t0, self._rate_frames = now, self._frames
         hub = self.hub
         if not hub.due():

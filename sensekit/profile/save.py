@@ -144,9 +144,12 @@ def edit_profile_text(text: str, values: Mapping[str, Any]) -> str:
 def run_values(tuning: Tuning, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """What a run saves (Shift+S, the panel's "save"): the keys of the profile it started from
     (``base``, at their current values), every setting changed through the table, and what the
-    detectors learned."""
+    detectors learned. A key of the profile that the program itself set to nothing keeps the
+    profile's value: a click starts a new tracker without ``tracker.color`` (what it picked is
+    state, not a setting), and saving must not turn the venue's colour into "none"."""
     current = tuning.settings()
-    values = {key: current.get(key, value) for key, value in (base or {}).items()}
+    values = {key: value if current.get(key, value) is None else current.get(key, value)
+              for key, value in (base or {}).items()}
     values.update(tuning.changed())
     for key, value in tuning.learned().items():
         values.setdefault(key, value)

@@ -7,10 +7,15 @@ first frame outside the box joins the surround, weighted ``scene_weight`` times 
 pixel count). ``update`` back-projects the table in a search window (``search`` box sizes
 around the last position, the whole frame while lost), takes the box-sized window of highest
 mean probability weighted by a Gaussian motion prior (``motion_sigma`` box sizes), adapts
-size and aspect (``scale_rate``) and blends the histograms with ``learn_rate``.
+size and aspect (``scale_rate``) and blends the histograms with ``learn_rate``. Each frame
+the best window's 8x8x8 colour histogram is compared with the picked box's (``appearance``,
+the Bhattacharyya coefficient; ``similarity``): below ``appearance_below`` (above
+``appearance_found`` while searching) the match is refused, so a model that drifted onto the
+background, or a scene without the object, ends in ``color_lost``.
 
 The settings (``search``, ``motion_sigma``, ``learn_rate``, ``scale_rate``, ``surround``,
-``scene_weight``, ``lost_below``, ``found_above``: the ``tracker`` group) are read from the
+``scene_weight``, ``lost_below``, ``found_above``, ``appearance_below``, ``appearance_found``:
+the ``tracker`` group) are read from the
 owning ``ColorTracker`` on every call, so a change applies on the next frame. Cost: ~3-8 ms
 per 640x480 frame, growing with the box size, not the frame size. Failure modes: drift when
 the object is hidden for long or shares its colours with the surround (see ``color_tracker``).
@@ -27,10 +32,33 @@ from sensekit.vision.segment import Segment
 from sensekit.vision.stages import box_from_rect
 
 
-__all__ = ["ColorModel", "MaskMatch"]
+__all__ = ["ColorModel", "MaskMatch", "similarity"]
 
 #: the width and height factors the model tries each frame
 _SIZE_STEPS = (0.92, 0.96, 1.0, 1.04, 1.08)
+
+def _coarse_lut() -> np.ndarray:
+    """16x16x16 bin index -> 8x8x8 bin index (the appearance check's coarser histogram)."""
+    i = np.arange(16 ** 3)
+    b, g, r = i >> 8, (i >> 4) & 15, i & 15
+    return np.asarray(((b >> 1) << 6) | ((g >> 1) << 3) | (r >> 1), np.int32)
+
+
+_COARSE = _coarse_lut()
+
+
+def _appearance(idx: np.ndarray) -> np.ndarray:
+    """The normalised 8x8x8 colour histogram of the 16x16x16 bin indices ``idx``."""
+    h = np.bincount(_COARSE[idx.ravel()], minlength=512).astype(np.float64)
+    total = h.sum()
+    out: np.ndarray = h / total if total > 0 else h
+    return out
+
+
+def similarity(a: np.ndarray, b: np.ndarray) -> float:
+    """Bhattacharyya coefficient of two normalised histograms: 1 the same, 0 nothing shared."""
+    return float(np.sqrt(a * b).sum())
+
 
 #: one frame's match: found, box, union box, raw cx, raw cy, area in px, confidence
 MaskMatch = tuple[bool, Box, Box, float, float, int, float]
@@ -66,6 +94,8 @@ class ModelSettings(Protocol):
     scene_weight: float
     lost_below: float
     found_above: float
+    appearance_below: float
+    appearance_found: float
 
 
 class ColorModel:
@@ -78,6 +108,8 @@ class ColorModel:
         self.hs: np.ndarray | None = None
         self.prob_lut: np.ndarray | None = None
         self.cx = self.cy = self.w = self.h = 0.0
+        self.reference: np.ndarray | None = None       # the picked object's 8x8x8 histogram
+        self.appearance = 0.0                           # last box's similarity to it
         self.last_mask: np.ndarray | None = None       # the search window's likely pixels
         self.last_mask_origin: tuple[int, int] = (0, 0)
 
@@ -96,6 +128,8 @@ class ColorModel:
         x0, y0, x1, y1 = _clip_rect(self.cx, self.cy, w, h, frame.shape[1], frame.shape[0])
         inside = picked.mask[y0:y1, x0:x1]
         ho += np.bincount(idx[y0:y1, x0:x1][inside], minlength=self.bins ** 3)
+        self.reference = _appearance(idx[y0:y1, x0:x1])
+        self.appearance = 1.0
         color = None
         if inside.any():
             b, g, r = (int(v) for v in np.median(frame[y0:y1, x0:x1][inside], axis=0))
@@ -162,7 +196,14 @@ class ColorModel:
         conf = float(mean[iy, ix])
         ncx = X0 + ix + (0.5 if bw % 2 == 0 else 0.0)
         ncy = Y0 + iy + (0.5 if bh % 2 == 0 else 0.0)
-        if conf < (cfg.found_above if search_all or lost else cfg.lost_below):
+        assert self.reference is not None
+        cx0, cy0, cx1, cy1 = _clip_rect(ncx, ncy, self.w, self.h, fw, fh)
+        self.appearance = similarity(self.reference, _appearance(idx[max(0, cy0 - Y0):cy1 - Y0,
+                                                                      max(0, cx0 - X0):cx1 - X0]))
+        conf = min(conf, self.appearance)
+        searching = search_all or lost
+        if (conf < (cfg.found_above if searching else cfg.lost_below)
+                or self.appearance < (cfg.appearance_found if searching else cfg.appearance_below)):
             return False, (0, 0, 0, 0), (0, 0, 0, 0), 0.0, 0.0, 0, conf
         self.cx, self.cy = float(ncx), float(ncy)
         if cfg.scale_rate > 0:

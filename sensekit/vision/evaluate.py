@@ -1,30 +1,33 @@
 """Scoring trackers on clips with per-frame boxes, started the way a user starts them: by a click.
 
-The developer clips (``../shared/data/video/tracking``: ``NAME.mp4`` and ``NAME_gt.csv`` with
-``frame,x,y,w,h``, OTB boxes, 1-based) are read once each; every tracker of a run sees the
-same decoded frames in the same pass.
+A clip is ``NAME.mp4`` with ``NAME_gt.csv`` (``frame,x,y,w,h``, one row per frame, 0-based
+pixels; OTB clips, recognised by the ``NAME_groundtruth_rect_original.txt`` kept beside them,
+are 1-based). ``clip_names(folder)`` lists every such pair, so ``benchmarks/track_eval.py``
+runs on a user's own footage as well as on the developer clips
+(``../shared/data/video/tracking``).
 
-- **From clicks**: ``ColorTracker.pick(frame0, x, y)`` at the true box's centre and at 4
-  clicks offset by ``offset`` (25 %) of the box's width (left, right) or height (up, down).
-  The box the click picked is the answer on frame 0; the tracker answers from frame 1 on.
-- **Baselines**: OpenCV's CamShift on a hue histogram of the true box (the usual recipe:
-  saturation >= 60, value >= 32), ``ColorTracker.pick_box`` on the true box, and the book's
-  method from the centre click (blur 10, 4 levels, the exact clicked colour, its
-  ``getColorBoundsRect`` box).
+``evaluate_clip`` decodes a clip once. It starts on ``starts`` frames (0, 1/3 and 2/3 of the
+clip by default) and runs ``frames`` frames from each:
 
-A tracker that reports nothing on a frame keeps its last box (so a loss costs accuracy, not
-a missing value). Scores: **success** = fraction of frames with IoU > 0.5 against the truth,
-and the **median centre error** in pixels. ``evaluate`` runs all of it; ``format_table``
-prints it (``benchmarks/track_eval.py``, ``tests/vision/test_track_eval.py``).
-Cost: one decode of each clip plus ~5-10 ms per tracker per 640x480 frame (about 20 s for
-coke and tiger1 with 7 trackers). A missing or unreadable clip raises ``SourceError``.
+- **from clicks**: ``ColorTracker.pick(frame, x, y)`` at the true box's centre and at 4 clicks
+  moved by ``offset`` (25 %) of the box's width (left, right) or height (up, down); the box the
+  click picked is the answer on the start frame, and its **size error** (picked / true width and
+  height) is kept;
+- **baselines, from the true box, in the same pass**: the same tracker (``pick_box``),
+  OpenCV's CamShift on a hue histogram (saturation >= 60, value >= 32) and OpenCV's MIL tracker.
+
+A tracker that reports nothing on a frame keeps its last box (a loss costs accuracy, not a
+missing value). Scores: **success** = fraction of frames with IoU > 0.5 against the truth, and
+the **median centre error** in pixels. ``format_table`` prints the means over starts.
+Cost: one decode per clip; MIL ~50-100 ms per frame, the colour model ~5 ms per tracker; 8-9
+minutes for the five developer clips on a loaded 2-core machine. A missing or unreadable clip raises ``SourceError``.
 """
 from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import cv2
 import numpy as np
@@ -32,11 +35,12 @@ import numpy as np
 from sensekit.errors import SourceError
 from sensekit.vision.color_tracker import ColorTracker
 
-__all__ = ["TrackClip", "Score", "load_clip", "click_points", "iou", "score", "CamShiftTracker",
-           "SensekitTracker", "evaluate_clip", "evaluate", "format_table", "CLIPS"]
+__all__ = ["TrackClip", "Score", "StartResult", "load_clip", "clip_names", "click_points", "iou", "score",
+           "CamShiftTracker", "MILTracker", "SensekitTracker", "evaluate_clip", "evaluate", "format_table",
+           "summary", "size_ok"]
 
-#: the developer clips, in ``video/tracking`` of the shared data folder
-CLIPS = ("coke", "tiger1")
+#: the baselines, started from the true box
+BASELINES = ("sensekit (true box)", "CamShift (true box)", "MIL (true box)")
 
 Box = tuple[float, float, float, float]
 
@@ -55,16 +59,35 @@ class Score:
     frames: int
 
 
-def load_clip(folder: Path, name: str) -> TrackClip:
-    """``folder/NAME.mp4`` and ``folder/NAME_gt.csv`` (OTB boxes are 1-based: x - 1, y - 1)."""
+def clip_names(folder: Path) -> list[str]:
+    """Every ``NAME`` of ``folder`` with both ``NAME.mp4`` and ``NAME_gt.csv``, sorted."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise SourceError(f"tracking clip folder not found: {folder}")
+    return sorted(p.name[:-len("_gt.csv")] for p in folder.glob("*_gt.csv")
+                  if (folder / (p.name[:-len("_gt.csv")] + ".mp4")).is_file())
+
+
+def load_clip(folder: Path, name: str, *, one_based: bool | None = None) -> TrackClip:
+    """``folder/NAME.mp4`` and ``folder/NAME_gt.csv`` (columns ``frame,x,y,w,h``). Boxes are
+    0-based unless ``one_based`` (default: when OTB's ``NAME_groundtruth_rect_original.txt``
+    is beside them: x - 1, y - 1)."""
     video, gt = Path(folder) / f"{name}.mp4", Path(folder) / f"{name}_gt.csv"
     for p in (video, gt):
         if not p.is_file():
             raise SourceError(f"tracking clip file not found: {p}")
+    if one_based is None:
+        one_based = (Path(folder) / f"{name}_groundtruth_rect_original.txt").is_file()
     with gt.open() as fh:
         rows = list(csv.DictReader(fh))
-    truth = np.array([(float(r["x"]) - 1, float(r["y"]) - 1, float(r["w"]), float(r["h"])) for r in rows])
-    return TrackClip(name, video, truth)
+    try:
+        d = 1.0 if one_based else 0.0
+        truth = np.array([(float(r["x"]) - d, float(r["y"]) - d, float(r["w"]), float(r["h"])) for r in rows])
+    except (KeyError, TypeError, ValueError):
+        raise SourceError(f"{gt} needs columns frame,x,y,w,h with numbers on every row") from None
+    if len(truth) == 0:
+        raise SourceError(f"{gt} has no rows")
+    return TrackClip(name, video, truth.reshape(-1, 4))
 
 
 def frames_of(clip: TrackClip) -> Iterator[np.ndarray]:
@@ -136,6 +159,21 @@ class CamShiftTracker:
         return self.box
 
 
+class MILTracker:
+    """OpenCV's MIL tracker (``cv2.TrackerMIL``, in the headless build) from the start box."""
+
+    def __init__(self, frame: np.ndarray, box: Sequence[float]) -> None:
+        self.box: Box = tuple(float(v) for v in box)  # type: ignore[assignment]
+        self._t = cv2.TrackerMIL.create()
+        self._t.init(frame, tuple(int(round(v)) for v in box))
+
+    def update(self, frame: np.ndarray) -> Box:
+        ok, b = self._t.update(frame)
+        if ok and b[2] > 0 and b[3] > 0:
+            self.box = tuple(float(v) for v in b)  # type: ignore[assignment]
+        return self.box
+
+
 class SensekitTracker:
     """A ``ColorTracker`` started by a click (``click``) or a box (``box``); keeps its last box
     on a frame without a match. ``union`` reports the union box (the book's bounds)."""
@@ -171,54 +209,106 @@ class SensekitTracker:
         return self.box
 
 
-def evaluate_clip(clip: TrackClip, *, offset: float = 0.25,
-                  make: Callable[[], ColorTracker] = ColorTracker,
-                  baselines: bool = True, start_frame: int = 0,
-                  frames: int | None = None) -> dict[str, Score]:
-    """Scores of sensekit from each click (``"click centre"``, ``"click left"``...) and, with
-    ``baselines``, of CamShift and sensekit from the true box and the book from the centre.
-    ``start_frame``/``frames`` pick a stretch of the clip (default: all of it from frame 0)."""
-    stream = frames_of(clip)
-    for _ in range(start_frame):
-        next(stream, None)
-    first = next(stream, None)
-    if first is None:
-        raise SourceError(f"{clip.video} has no frame {start_frame}")
-    end = len(clip.truth) if frames is None else min(len(clip.truth), start_frame + frames)
-    truth = clip.truth[start_frame:end]
-    start = truth[0]
-    trackers: dict[str, Tracker] = {f"click {name}": SensekitTracker(first, click=xy, make=make)
-                                    for name, xy in click_points(start, offset).items()}
-    if baselines:
-        trackers["sensekit (true box)"] = SensekitTracker(first, box=start, make=make)
-        trackers["CamShift (true box)"] = CamShiftTracker(first, start)
-        trackers["book (centre click)"] = SensekitTracker(
-            first, click=click_points(start)["centre"], union=True,
-            make=lambda: ColorTracker(method="exact", blur_px=10, levels=4))
-    boxes: dict[str, list[Box]] = {name: [t.box] for name, t in trackers.items()}
-    for n, frame in enumerate(stream, start=1):
-        if n >= len(truth):
+def size_ok(box: Sequence[float], truth: Sequence[float], tolerance: float = 0.25) -> bool:
+    """Is ``box``'s width and height each within ``tolerance`` of ``truth``'s?"""
+    return abs(box[2] / truth[2] - 1) <= tolerance and abs(box[3] / truth[3] - 1) <= tolerance
+
+
+@dataclass(frozen=True)
+class StartResult:
+    """One start frame of a clip: the scores by tracker name (``"click centre"``...,
+    ``BASELINES``), and the first box each click picked with the true box."""
+    start: int
+    scores: dict[str, Score]
+    first_boxes: dict[str, Box]
+    truth: Box
+
+
+def _start_frames(n: int, starts: int | Sequence[int]) -> list[int]:
+    if isinstance(starts, int):
+        return [k * n // starts for k in range(starts)]
+    return [int(s) for s in starts]
+
+
+def evaluate_clip(clip: TrackClip, *, starts: int | Sequence[int] = 3, frames: int | None = 100,
+                  offset: float = 0.25, make: Callable[[], ColorTracker] = ColorTracker,
+                  baselines: Sequence[str] = BASELINES) -> list[StartResult]:
+    """Every click and baseline from each start frame (``starts``: a count spread over the
+    clip, or the frames), ``frames`` frames long (``None``: to the end), in one decode."""
+    n = len(clip.truth)
+    first = _start_frames(n, starts)
+    if any(not 0 <= s < n for s in first):
+        raise SourceError(f"start frames {first} must lie in the {n} frames of {clip.name}")
+    ends = [n if frames is None else min(n, s + frames) for s in first]
+    running: dict[int, dict[str, Tracker]] = {}
+    boxes: dict[int, dict[str, list[Box]]] = {}
+    picked: dict[int, dict[str, Box]] = {}
+    k = -1
+    for k, frame in enumerate(frames_of(clip)):
+        if k >= n:
             break
-        for name, t in trackers.items():
-            boxes[name].append(t.update(frame))
-    return {name: score(b, truth) for name, b in boxes.items()}
+        for i, s in enumerate(first):
+            if k == s:
+                start = clip.truth[s]
+                ts: dict[str, Tracker] = {f"click {name}": SensekitTracker(frame, click=xy, make=make)
+                                          for name, xy in click_points(start, offset).items()}
+                picked[i] = {name: t.box for name, t in ts.items()}
+                if "sensekit (true box)" in baselines:
+                    ts["sensekit (true box)"] = SensekitTracker(frame, box=start, make=make)
+                if "CamShift (true box)" in baselines:
+                    ts["CamShift (true box)"] = CamShiftTracker(frame, start)
+                if "MIL (true box)" in baselines:
+                    ts["MIL (true box)"] = MILTracker(frame, start)
+                running[i] = ts
+                boxes[i] = {name: [t.box] for name, t in ts.items()}
+            elif s < k < ends[i]:
+                for name, t in running[i].items():
+                    boxes[i][name].append(t.update(frame))
+            elif k == ends[i]:
+                running.pop(i, None)
+    if k < max(first):
+        raise SourceError(f"{clip.video} has {k + 1} frames, fewer than its {n} boxes")
+    out = []
+    for i, s in enumerate(first):
+        truth = clip.truth[s:ends[i]]
+        out.append(StartResult(s, {name: score(b, truth) for name, b in boxes[i].items()}, picked[i],
+                               tuple(float(v) for v in clip.truth[s])))  # type: ignore[arg-type]
+    return out
 
 
-def evaluate(folder: Path, clips: Sequence[str] = CLIPS, **kwargs: object) -> dict[str, dict[str, Score]]:
-    """``evaluate_clip`` on each clip of ``folder`` (``.../video/tracking``)."""
-    return {name: evaluate_clip(load_clip(folder, name), **kwargs) for name in clips}  # type: ignore[arg-type]
+def evaluate(folder: Path, clips: Sequence[str] | None = None, **kwargs: Any) -> dict[str, list[StartResult]]:
+    """``evaluate_clip`` on each clip of ``folder`` (default: every clip in it)."""
+    names = clip_names(folder) if clips is None else list(clips)
+    return {name: evaluate_clip(load_clip(folder, name), **kwargs) for name in names}
 
 
-def format_table(results: dict[str, dict[str, Score]]) -> str:
-    """One block per clip: success and median centre error per start, then the clicks' mean."""
-    lines = []
-    for clip, scores in results.items():
-        n = next(iter(scores.values())).frames
-        lines.append(f"{clip} ({n} frames)             success (IoU>0.5)   median centre error px")
-        for name, s in scores.items():
-            lines.append(f"  {name:26s} {s.success:8.3f}          {s.centre_error_px:8.1f}")
-        clicks = [s for name, s in scores.items() if name.startswith("click ")]
-        if clicks:
-            lines.append(f"  {'clicks, mean':26s} {np.mean([s.success for s in clicks]):8.3f}          "
-                         f"{np.mean([s.centre_error_px for s in clicks]):8.1f}")
+def summary(runs: Sequence[StartResult]) -> dict[str, float]:
+    """Means over starts: ``clicks`` (success of the 5 clicks), ``clicks error px``, each
+    baseline's success and error, and ``size ok`` (share of first boxes within 25 %)."""
+    out: dict[str, float] = {}
+    clicks = [r.scores[k] for r in runs for k in r.scores if k.startswith("click ")]
+    out["clicks"] = float(np.mean([s.success for s in clicks]))
+    out["clicks error px"] = float(np.mean([s.centre_error_px for s in clicks]))
+    for name in runs[0].scores:
+        if not name.startswith("click "):
+            out[name] = float(np.mean([r.scores[name].success for r in runs]))
+            out[name + " error px"] = float(np.mean([r.scores[name].centre_error_px for r in runs]))
+    out["size ok"] = float(np.mean([size_ok(b, r.truth) for r in runs for b in r.first_boxes.values()]))
+    return out
+
+
+def format_table(results: dict[str, list[StartResult]]) -> str:
+    """One row per clip: mean success (median centre error px) of the clicks and of each
+    baseline over the start frames, the clicks' success over the same tracker's from the true
+    box, and the share of clicks whose first box is within 25 % of the true width and height."""
+    names = [b for b in BASELINES if all(b in r[0].scores for r in results.values())]
+    head = f"{'clip':24s} {'starts':>6s}  {'5 clicks':>14s}" + "".join(f" {b:>20s}" for b in names)
+    lines = [head + "   clicks/box   size ok"]
+    for clip, runs in results.items():
+        s = summary(runs)
+        row = f"{clip:24s} {len(runs):6d}  {s['clicks']:6.3f} ({s['clicks error px']:5.1f})"
+        row += "".join(f" {s[b]:11.3f} ({s[b + ' error px']:5.1f})" for b in names)
+        box = s.get("sensekit (true box)")
+        ratio = f"{s['clicks'] / box:10.2f}" if box else f"{'-':>10s}"
+        lines.append(f"{row}   {ratio}   {s['size ok']:7.2f}")
     return "\n".join(lines)

@@ -29,11 +29,15 @@ and motion detector (``tunables()``); a change through ``apply`` takes effect at
 palette, edges horizontal with a 3x3 blur and threshold 0x22. Cost: the
 sum of the sub-stages' OpenCV calls plus ~10-30 us of Python per frame; the benchmark in
 ``benchmarks/vision.py`` compares it with the raw OpenCV chain (ratio <= 1.10).
-``pick_at`` (a click) or ``pick_box`` (x, y, w, h) start the tracker on the first frame.
+What to track goes through one door, ``track(Target)`` (a click, a box or a colour; from an
+app, the CLI, ``--pick`` or the panel): stored, and applied by the run's thread to the next
+frame; ``pick_at`` (a click) or ``pick_box`` (x, y, w, h) of the constructor are the same for
+the first frame.
 Failure modes: a ``pick_at`` click or a ``pick_box`` outside the first frame raises ``ConfigError``.
 """
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Set as AbstractSet
 from typing import Any, Iterable, Iterator, Literal, Mapping
@@ -50,10 +54,16 @@ from sensekit.validate import check_frame
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.motion import MotionDetector, MotionResult
+from sensekit.vision.targets import Target
 from sensekit.vision.stages import (EDGE_THRESHOLD, book_edge_filter, box_from_rect, palette_lut, parse_color,
                                     packed_rgb_to_bgr)
 
-__all__ = ["VisionStage", "SUBSTAGE_EMITS"]
+__all__ = ["VisionStage", "SUBSTAGE_EMITS", "COVERS_MOST"]
+
+log = logging.getLogger(__name__)
+
+#: a tracked match covering more than this share of the frame gets a warning
+COVERS_MOST = 0.5
 
 SUBSTAGE_EMITS: dict[str, frozenset[str]] = {
     "track": frozenset({"color_tracked", "color_lost", "color_found"}),
@@ -116,10 +126,17 @@ class VisionStage(Tunable):
         self._bounds_color = None if bounds_color is None else parse_color(bounds_color)
         self._derive()
         self.tracker = tracker
-        self.pick_at = pick_at
-        self.pick_box = pick_box
+        self._target: tuple[Target, str | None] | None = None    # asked for, applied at the next frame
+        self._pick: Target | None = None                           # a click or box the tracker has to pick
+        #: the last target applied (its click colour ``bgr`` kept), ``None`` before one
+        self.target: Target | None = None
+        self._coverage_warning: str | None = None
         if (pick_at is not None or pick_box is not None) and tracker is None:
             raise ConfigError("`pick_at` and `pick_box` need a tracker")
+        if pick_at is not None:
+            self.track(Target.click(*pick_at))
+        if pick_box is not None:
+            self.track(Target.region(pick_box))
         self.motion = motion
         if blobs is not None and motion is None:
             raise ConfigError("`blobs` needs a motion detector (its mask)")
@@ -188,6 +205,59 @@ class VisionStage(Tunable):
                 yield from part.tunables()
 
     # -- helpers ----------------------------------------------------------------------
+    def track(self, target: Target, *, method: str | None = None) -> None:
+        """Track ``target`` (a click, a box or a colour) from the next frame on: the one door
+        for what to track. Thread-safe: it only stores the request; the run's thread applies it
+        to the next frame this stage processes (the same frame the pick reads, mirrored as
+        shown). The stage's tracker is replaced by a new one that keeps the run's tracker
+        settings; ``method`` forces one (``"model"`` for an app's click), else the tracker's
+        ``method`` setting decides. ``ConfigError`` if the stage has no tracker."""
+        if self.tracker is None:
+            raise ConfigError("this vision stage tracks nothing (build it with a tracker)")
+        if method is not None and method not in ("exact", "hsv", "model"):
+            raise ConfigError(f"method must be exact, hsv or model, got {method!r}")
+        self._target = (target, method)
+
+    def warnings(self) -> list[str]:
+        """What the user should know about what is tracked now (for the panel's status and the
+        app's HUD): a tracked colour that covers most of the frame."""
+        return [self._coverage_warning] if self._coverage_warning else []
+
+    def _check_coverage(self, tracker: ColorTracker, frame_px: int) -> None:
+        share = tracker.coverage(frame_px)
+        if share > COVERS_MOST:
+            if self._coverage_warning is None:
+                color = f"#{tracker.color:06x}" if tracker.color is not None else "the picked object"
+                log.warning("the tracked colour %s covers %.0f %% of the frame: pick again on the object "
+                            "or narrow the tolerance", color, 100 * share)
+            self._coverage_warning = (f"the tracked colour covers {100 * share:.0f} % of the frame: "
+                                      "pick again on the object or narrow the tolerance")
+        elif share < 0.8 * COVERS_MOST:
+            self._coverage_warning = None
+
+    @property
+    def pending_target(self) -> Target | None:
+        """The target asked for and not yet applied."""
+        pending = self._target
+        return None if pending is None else pending[0]
+
+    def _apply_target(self) -> None:
+        pending, self._target = self._target, None
+        if pending is None or self.tracker is None:
+            return
+        target, method = pending
+        old = self.tracker
+        keep = {k: v for k, v in old.settings().items() if k not in ("method", "color")}
+        chosen = method if method is not None else old.method_setting
+        if target.kind == "color":
+            assert target.color is not None
+            self.tracker = ColorTracker(target.color, method=None if chosen == "model" else chosen, **keep)
+            self._pick = None
+        else:
+            self.tracker = ColorTracker(method=chosen, **keep)
+            self._pick = target
+        self.target = target
+
     @property
     def _tracker_shares(self) -> bool:
         """The tracker reads the shared blurred/palette image (it has no pre-filter of its own).
@@ -238,6 +308,8 @@ class VisionStage(Tunable):
             m = cv2.flip(image, 1, dst=self._m)
             runs["mirror"] += 1
         self.frame = m
+        if self._target is not None and "track" in active:
+            self._apply_target()
         shares = "track" in active and self._tracker_shares
         run_motion = "motion" in active or "blobs" in active
         need_b = run_motion or "bounds" in active or shares
@@ -252,20 +324,18 @@ class VisionStage(Tunable):
             q = self.quantized = cv2.LUT(b, self._lut, dst=self._q)
             runs["palette"] += 1
 
-        if "track" in active and self.tracker is not None and (
-                self.tracker.ready or self.pick_at is not None or self.pick_box is not None):
+        if "track" in active and self.tracker is not None and (self.tracker.ready or self._pick is not None):
             tracker = self.tracker                      # (a tracker waiting for a pick is skipped)
-            if self.pick_at is not None:
-                x, y = self.pick_at
-                self.pick_at = None
-                tracker.pick(q if shares else m, x, y)
+            pick, self._pick = self._pick, None
+            if pick is not None and pick.point is not None:
+                tracker.pick(q if shares else m, *pick.point)
                 shares = self._tracker_shares        # picking may have chosen the method
-            if self.pick_box is not None:
-                box, self.pick_box = self.pick_box, None
-                tracker.pick_box(q if shares else m, box)
+            elif pick is not None and pick.box is not None:
+                tracker.pick_box(q if shares else m, pick.box)
                 shares = self._tracker_shares
             result = tracker.update(m, t, prepared=q if shares else None)
             self.track_result = result
+            self._check_coverage(tracker, m.shape[0] * m.shape[1])
             events.extend(tracker.events(result, t, (m.shape[1], m.shape[0])))
             runs["track"] += 1
         if "bounds" in active:

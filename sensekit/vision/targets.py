@@ -1,15 +1,71 @@
-"""What to track, as text: a click ``X,Y`` or a colour ``#RRGGBB`` (``--track-color``), or a
-box ``X,Y,W,H`` (``--track-box``), in pixels of the (mirrored) picture as shown.
+"""What to track: a ``Target`` (a click, a box or a colour), parsed once and handed to
+``VisionStage.track`` by whoever asks (an app's click or drag, ``--track-color``,
+``--track-box``, ``--pick``, the browser panel).
 
+As text: a click ``X,Y`` or a colour ``#RRGGBB`` (``--track-color``), or a box ``X,Y,W,H``
+(``--track-box``), in pixels of the (mirrored) picture as shown (``target_from_text``).
 Used by ``sensekit events`` and by ``sensekit run`` (``sensekit.app.picking``). Bad text is a
 ``ConfigError`` naming the option and the value.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 from sensekit.errors import ConfigError
 from sensekit.vision.stages import parse_color
 
-__all__ = ["parse_track_target", "parse_track_box", "check_track_box"]
+__all__ = ["Target", "target_from_text", "parse_track_target", "parse_track_box", "check_track_box"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to track. ``kind`` ``"click"``: ``point`` (x, y) and, when the asker read it, the
+    colour under the pointer as the user saw it (``bgr``); ``"box"``: ``box`` (x, y, w, h);
+    ``"color"``: ``color`` (``0xRRGGBB``). Pixels of the picture as shown (mirrored if the
+    stage mirrors). Build with ``Target.click``, ``Target.region`` or ``Target.colour``."""
+    kind: Literal["click", "box", "color"]
+    point: tuple[float, float] | None = None
+    box: tuple[float, float, float, float] | None = None
+    color: int | None = None
+    bgr: tuple[int, int, int] | None = None
+
+    @classmethod
+    def click(cls, x: float, y: float, bgr: tuple[int, int, int] | None = None) -> Target:
+        return cls("click", point=(float(x), float(y)), bgr=bgr)
+
+    @classmethod
+    def region(cls, box: tuple[float, float, float, float]) -> Target:
+        x, y, w, h = (float(v) for v in box)
+        return cls("box", box=(x, y, w, h))
+
+    @classmethod
+    def colour(cls, color: int | str) -> Target:
+        return cls("color", color=parse_color(color))
+
+    def check_inside(self, size: tuple[int, int] | None) -> None:
+        """A click or box must lie inside a frame of ``size`` (w, h) when the size is known."""
+        if size is None:
+            return
+        if self.point is not None:
+            x, y = self.point
+            if not (0 <= x < size[0] and 0 <= y < size[1]):
+                raise ConfigError(f"click ({x:g}, {y:g}) is outside the {size[0]}x{size[1]} frame")
+        if self.box is not None:
+            check_track_box(self.box, size)
+
+
+def target_from_text(track_color: str | None = None, track_box: str | None = None) -> Target | None:
+    """``--track-color X,Y|#RRGGBB`` or ``--track-box X,Y,W,H`` as a ``Target`` (``None`` for
+    neither; both is an error)."""
+    if track_color and track_box:
+        raise ConfigError("give --track-color or --track-box, not both")
+    if track_box:
+        return Target.region(parse_track_box(track_box))
+    if track_color:
+        t = parse_track_target(track_color)
+        return Target.click(*t) if isinstance(t, tuple) else Target("color", color=t)
+    return None
 
 
 def parse_track_target(text: str) -> tuple[float, float] | int:

@@ -9,6 +9,7 @@ import pytest
 
 from sensekit.app.convert import camera_to_view, mirror_x, view_to_camera
 from sensekit.cli import main
+from tests.apps.stepping import step_to_next_frame
 
 
 def _ball_view(host, truth) -> tuple[float, float, float]:
@@ -37,7 +38,7 @@ def test_drag_a_box_around_the_ball_picks_it(play, truth, app):
     band = host.screen.get_at((start[0] + (end[0] - start[0]) // 2, start[1]))[:3]
     assert band in ((255, 196, 0), (0, 0, 0))
     _post(pygame.MOUSEBUTTONUP, end, button=1)
-    host.step()
+    step_to_next_frame(host)
     tracker = host.app.vision.tracker
     assert tracker.method == "model" and tracker.picked is not None
     bx, by, bw, bh = tracker.picked.box
@@ -52,7 +53,7 @@ def test_a_plain_click_still_picks_by_click_and_the_outline_is_drawn(play, truth
     x, y, _ = _ball_view(host, truth)
     _post(pygame.MOUSEBUTTONDOWN, (int(x), int(y)), button=1)
     _post(pygame.MOUSEBUTTONUP, (int(x) + 2, int(y) + 1), button=1)     # a shaky click is a click
-    host.step()
+    step_to_next_frame(host)
     picked = host.app.vision.tracker.picked
     assert picked is not None and picked.method == "colour region"
     assert abs(picked.box[2] - 28) <= 6 and abs(picked.box[3] - 28) <= 6     # the 28 px ball

@@ -5,6 +5,7 @@ import pygame
 import pytest
 
 from sensekit.profile import load_profile
+from tests.apps.stepping import step_to_next_frame
 
 
 def test_shift_s_saves_what_the_run_changed_and_a_new_run_starts_from_it(play, tmp_path):
@@ -46,7 +47,7 @@ def test_a_click_is_not_a_setting_and_is_not_saved(play, tmp_path):
     host = play("color_ball", 30, profile_path=venue)
     host.tuning.apply_now({"tracker.hue_tolerance": 20.0})
     host.pick_at((259, 52))
-    host.step()
+    step_to_next_frame(host)                                          # a pick applies at the next frame
     assert host.runner.stages[0].tracker.method == "model"
     assert host.runner.stages[0].tracker.tolerance[0] == 20.0       # the pick kept the tuning
     host.press(pygame.K_s, pygame.KMOD_LSHIFT)

@@ -185,8 +185,16 @@ def test_a_pick_goes_to_the_tracker_and_bad_points_are_explained(thread_piece):
                 bad = await r.json()
         return good, bad
     good, bad = run(go())
-    tracker = piece.runner.stages[0].tracker
-    assert good["color"] == f"#{tracker.color:06x}" and good["color"] != "#eb2d14"
+    stage = piece.runner.stages[0]
+    deadline = time.monotonic() + 10
+    while stage.target is None and time.monotonic() < deadline:   # a pick applies at the next frame
+        time.sleep(0.02)
+    assert stage.target is not None and stage.target.point == (5, 230)
+    assert good["color"] == good["under_pointer"] and good["color"] != "#eb2d14"   # the clicked colour, kept
+    clicked = int(good["color"][1:], 16)
+    picked = stage.tracker.color
+    assert all(abs(((clicked >> s) & 255) - ((picked >> s) & 255)) < 40 for s in (0, 8, 16)), \
+        (good["color"], f"#{picked:06x}")                               # the tracker took that colour
     assert "outside the 320x240 picture" in bad["error"]
 
 

@@ -193,3 +193,68 @@ def test_click_outside_frame_and_other_bad_values():
         ColorTracker("#FF0000").update(frame[..., 0])
     with pytest.raises(ConfigError, match="inside the 160x120 frame"):
         ColorTracker().pick_box(frame, (150, 10, 20, 20))
+
+
+def _clip_frames(shared_data, name, n):
+    from sensekit.vision.evaluate import frames_of, load_clip
+
+    clip = load_clip(shared_data / "video" / "tracking", name)
+    out = []
+    for frame in frames_of(clip):
+        if len(out) == n:
+            break
+        out.append(frame)
+    return clip.truth, out
+
+
+@pytest.mark.parametrize("picked, other", [("coke", "tiger1"), ("tiger1", "vot_bolt1_rva")])
+@pytest.mark.parametrize("appearance_below", [None, 0.0])
+def test_color_lost_within_15_frames_when_the_clip_cuts_away_from_the_object(shared_data, picked, other,
+                                                                              appearance_below):
+    """Real footage: the object is clicked and followed for 29 frames, then the picture cuts to
+    another clip where it is not. color_lost comes within 15 frames (0.5 s at 30 fps) of the
+    cut. Without the appearance check (``appearance_below=0``) the colour model follows the
+    new scene: 39 frames on these two pairs, or never."""
+    truth, frames = _clip_frames(shared_data, picked, 30)
+    _, away = _clip_frames(shared_data, other, 20)
+    h, w = frames[0].shape[:2]
+    away = [cv2.resize(f, (w, h)) for f in away]
+    t = ColorTracker() if appearance_below is None else ColorTracker(appearance_below=appearance_below)
+    x, y, bw, bh = truth[0]
+    t.pick(frames[0], x + bw / 2, y + bh / 2)
+    conf_before, lost_at = [], None
+    for k, frame in enumerate(frames[1:] + away, start=1):
+        events = t.step(frame, k / 30)
+        if k < 30:
+            assert not any(isinstance(e, ColorLost) for e in events), f"lost at frame {k}, before the cut"
+            conf_before += [e.confidence for e in events if isinstance(e, ColorTracked)]
+        elif lost_at is None and any(isinstance(e, ColorLost) for e in events):
+            lost_at = k - 30
+    in_time = lost_at is not None and lost_at <= 15
+    assert in_time == (appearance_below is None), f"color_lost {lost_at} frames after the cut"
+    assert np.median(conf_before) > 0.3
+
+
+def test_color_found_when_the_object_comes_back_anywhere(shared_data):
+    """Real footage: coke, cut to tiger1 for 20 frames, then back to coke 30 frames later (the
+    can has moved): color_lost during the cut, color_found within 10 frames of coming back,
+    near the can."""
+    truth, frames = _clip_frames(shared_data, "coke", 80)
+    _, away = _clip_frames(shared_data, "tiger1", 20)
+    t = ColorTracker()
+    x, y, bw, bh = truth[0]
+    t.pick(frames[0], x + bw / 2, y + bh / 2)
+    seq = [(k, f) for k, f in enumerate(frames[1:30], start=1)] + [(None, f) for f in away] \
+        + [(k, f) for k, f in enumerate(frames[50:80], start=50)]
+    kinds, found = [], None
+    for n, (k, frame) in enumerate(seq):
+        events = t.step(frame, n / 30)
+        kinds += [type(e).__name__ for e in events if not isinstance(e, ColorTracked)]
+        f = [e for e in events if isinstance(e, ColorFound)]
+        if f and k is not None and found is None:
+            found = (k, f[0])
+    assert kinds[:2] == ["ColorLost", "ColorFound"], kinds
+    k, event = found
+    assert k < 60, f"found again only at frame {k}"
+    tx, ty, tw, th = truth[k]
+    assert abs(event.cx - (tx + tw / 2)) < tw and abs(event.cy - (ty + th / 2)) < th

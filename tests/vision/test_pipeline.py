@@ -17,6 +17,7 @@ from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
 from sensekit.vision.stages import edges as edges_stage
+from sensekit.vision.targets import Target
 from tests.vision.synth import ball_frames
 
 REPO = Path(__file__).resolve().parents[2]
@@ -148,7 +149,7 @@ def test_build_stages_from_options():
     assert stage.levels == 4 and stage.tracker.tolerance == (20.0, 80.0, 80.0)
     assert stage.motion.user_zones == {"door": (0, 0, 40, 40)}
     (click,) = _build(["--track-color", "80,60"], src)
-    assert click.pick_at == (80.0, 60.0) and click.tracker.method == "model"
+    assert click.pending_target == Target.click(80, 60) and click.tracker.method == "model"
     (book,) = _build(["--track-color", "80,60", "--preset", "book", "--motion"], src)   # the book's methods
     assert book.tracker.method == "exact" and (book.tracker.blur_px, book.tracker.levels) == (10, 4)
     assert (book.motion.fixed_threshold, book.motion.channel, book.blur_px) == (0x33, "red", 10)
@@ -255,3 +256,75 @@ def test_replay_of_demo_recording_ball_and_hand_zones(recordings_dir):
         assert len(inside) / len(ts) >= 0.95, f"{side} active outside its interval"
         assert min(ts) - start < 0.3 and end - max(ts) < 0.3, f"{side}: {min(ts)}..{max(ts)}"
     assert max(active("left")) < min(active("right"))          # left, then right
+
+
+def test_track_is_one_door_applied_at_the_next_frame_on_the_mirrored_picture():
+    """``track(Target)`` only stores the request; the next processed frame applies it: a new
+    tracker keeping the run's tracker settings picks on that frame as the stage sees it
+    (mirrored), and the click's colour stays with the target. A colour target needs no pick."""
+    frames = _frames(6)
+    _, (cx, cy) = next(iter(ball_frames(6)))
+    stage = VisionStage(mirror=True, tracker=ColorTracker(lost_after_frames=9))
+    stage.track(Target.click(160 - 1 - cx, cy, (30, 30, 220)), method="model")
+    assert stage.pending_target is not None and not stage.tracker.ready      # nothing applied yet
+    d = Dispatcher()
+    tracked = []
+    d.on("color_tracked", tracked.append)
+    Runner(ListSource(frames[:3]), [stage], d).run()
+    tracker = stage.tracker
+    assert stage.pending_target is None and tracker.method == "model" and tracker.lost_after_frames == 9
+    assert stage.target is not None and stage.target.bgr == (30, 30, 220)
+    x, y, w, h = tracker.picked.box
+    assert x <= 160 - 1 - cx <= x + w and y <= cy <= y + h                        # the mirrored ball
+    assert tracked and tracked[0].t == 0.0                                       # picked and tracked on frame 0
+    n = len(tracked)
+    stage.track(Target.colour("#DC1E1E"))
+    Runner(ListSource(frames[3:]), [stage], d).run()
+    assert stage.tracker is not tracker and stage.tracker.method == "hsv" and stage.tracker.color == 0xDC1E1E
+    assert stage.tracker.lost_after_frames == 9 and len(tracked) == n + 3             # the red ball, every frame
+    with pytest.raises(ConfigError, match="tracks nothing"):
+        VisionStage(motion=MotionDetector()).track(Target.click(1, 1))
+    with pytest.raises(ConfigError, match="method must be"):
+        stage.track(Target.click(1, 1), method="magic")
+
+
+def test_targets_from_text_are_parsed_once():
+    from sensekit.vision.targets import target_from_text
+
+    assert target_from_text("10,20") == Target.click(10, 20)
+    assert target_from_text("#ff0000") == Target.colour(0xFF0000)
+    assert target_from_text(None, "1,2,30,40") == Target.region((1, 2, 30, 40))
+    assert target_from_text() is None
+    with pytest.raises(ConfigError, match="not both"):
+        target_from_text("10,20", "1,2,30,40")
+    with pytest.raises(ConfigError, match=r"outside the 20x20 frame"):
+        Target.click(25, 5).check_inside((20, 20))
+
+
+def test_a_tracked_colour_covering_most_of_the_frame_is_warned_once(caplog):
+    """A grey picked on a grey wall matches most of the frame: one log warning, the stage's
+    ``warnings()`` (the panel's status line) until the match shrinks again."""
+    import logging
+    import time
+
+    from sensekit.panel.commands import CommandQueue
+    from sensekit.panel.frames import FrameHub
+    from sensekit.panel.tap import PanelTap
+    from sensekit.panel.telemetry import Telemetry
+
+    wall = np.full((120, 160, 3), 128, np.uint8)
+    ball = np.zeros((120, 160, 3), np.uint8)
+    ball[50:70, 70:90] = 128
+    stage = VisionStage(tracker=ColorTracker("#808080"))
+    with caplog.at_level(logging.WARNING, logger="sensekit.vision.pipeline"):
+        for k, img in enumerate([wall, wall, wall]):
+            list(stage.process(VideoFrame(k, k / 30, img)))
+    assert len([r for r in caplog.records if "covers 100 %" in r.getMessage()]) == 1
+    assert stage.warnings() and "covers 100 % of the frame" in stage.warnings()[0]
+    telemetry = Telemetry()
+    tap = PanelTap(FrameHub(), telemetry, CommandQueue(), lambda: [stage])
+    tap._rate_t0 = time.monotonic() - 2.0                  # the status is refreshed once a second
+    tap.process(VideoFrame(3, 0.1, wall))
+    assert "covers 100 %" in telemetry.status()["warning"]
+    list(stage.process(VideoFrame(4, 4 / 30, ball)))
+    assert stage.warnings() == []

@@ -19,7 +19,8 @@ export function onLive(ws, ev) {
   while (panel.marks.length && panel.marks[0].t < latest - GRAPH_S - 1) panel.marks.shift();
   if (panel.levels.length && panel.levels[panel.levels.length - 1][0] < panel.levels[0][0]) panel.levels = [];
   const st = u.status || {};
-  $("status").textContent = st.hud || (st.frame_fps !== undefined ? `${st.frame_fps} frames/s processed` : "");
+  const line = st.hud || (st.frame_fps !== undefined ? `${st.frame_fps} frames/s processed` : "");
+  $("status").textContent = st.warning ? `warning: ${st.warning}. ${line}` : line;
   if (u.settings) updateValues(u.settings);
 }
 
