@@ -17,13 +17,23 @@ clip (resized); (2) **cover**: from frame 30 a dark grey card 20 % larger than t
 hides the object. Printed: runs not already lost before, and how many of them lost it within
 15 frames (0.5 s at 30 fps), with and without the appearance check (``appearance_below=0``).
 
+``--scales 0.5,1,2`` scores the same runs on rescaled views too, so a method tuned to the
+developer clips' object sizes shows up: at a factor above 1 each run's frames are cropped to
+1/factor of the frame around the object's mean position over that run and enlarged back (the
+object looks factor times larger); below 1 the frame is shrunk by the factor and padded back to
+its size with its edge pixels repeated (the object looks smaller in a frame of the same size).
+The true boxes go through the same transform. Each run is written as a temporary clip (mp4v)
+and scored from its first frame; one table per factor.
+
     .venv/bin/python benchmarks/track_eval.py [--clips DIR] [--only coke,tiger1] [--frames 100]
-                                              [--starts 3] [--no-mil] [--loss]
+                                              [--starts 3] [--no-mil] [--loss] [--scales 0.5,1,2]
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -34,9 +44,76 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.vision.evaluate import BASELINES, click_points, clip_names, evaluate_clip, format_table, \
-    frames_of, load_clip
+from sensekit.vision.evaluate import BASELINES, TrackClip, click_points, clip_names, evaluate_clip, \
+    format_table, frames_of, load_clip, summary
 from sensekit.vision.segment import segment_click
+
+
+def scale_view(frame: np.ndarray, factor: float, centre: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """``frame`` seen ``factor`` times larger (a crop around ``centre``, enlarged) or smaller
+    (shrunk and padded with its edge pixels), same size; returns the image and the 2x3 map."""
+
+    H, W = frame.shape[:2]
+    if factor >= 1:
+        cw, ch = W / factor, H / factor
+        x0 = min(max(0.0, centre[0] - cw / 2), W - cw)
+        y0 = min(max(0.0, centre[1] - ch / 2), H - ch)
+        M = np.array([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
+    else:
+        M = np.array([[factor, 0, W * (1 - factor) / 2], [0, factor, H * (1 - factor) / 2]])
+    return _warp(frame, M), M
+
+
+def _warp(frame: np.ndarray, M: np.ndarray) -> np.ndarray:
+    import cv2
+
+    interp = cv2.INTER_AREA if M[0, 0] < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(frame, M, frame.shape[1::-1], flags=interp, borderMode=cv2.BORDER_REPLICATE)
+
+
+def scale_box(box: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """Boxes ``(..., 4)`` x, y, w, h through the map of ``scale_view``."""
+    f = M[0, 0]
+    return np.stack([box[..., 0] * f + M[0, 2], box[..., 1] * f + M[1, 2], box[..., 2] * f, box[..., 3] * f], -1)
+
+
+def rescaled_runs(folder: Path, name: str, factor: float, starts: int, frames: int, out: Path) -> list[TrackClip]:
+    """One temporary clip per start frame of ``name``: ``frames`` frames seen at ``factor``."""
+    import cv2
+
+    clip = load_clip(folder, name)
+    n = len(clip.truth)
+    first = [k * n // starts for k in range(starts)]
+    spans = [(s, min(n, s + frames)) for s in first]
+    writers: dict[int, tuple[cv2.VideoWriter, np.ndarray]] = {}
+    made = []
+    for k, frame in enumerate(frames_of(clip)):
+        if k >= n:
+            break
+        for i, (s, e) in enumerate(spans):
+            if k == s:
+                t = clip.truth[s:e]
+                centre = (float(np.mean(t[:, 0] + t[:, 2] / 2)), float(np.mean(t[:, 1] + t[:, 3] / 2)))
+                _img, M = scale_view(frame, factor, centre)
+                stem = out / f"{name}_x{factor:g}_s{s}"
+                H, W = frame.shape[:2]
+                w = cv2.VideoWriter(str(stem) + ".mp4", cv2.VideoWriter_fourcc(*"mp4v"), 30.0, (W, H))
+                writers[i] = (w, M)
+                with open(str(stem) + "_gt.csv", "w", newline="") as fh:
+                    rows = csv.writer(fh)
+                    rows.writerow(["frame", "x", "y", "w", "h"])
+                    for j, b in enumerate(scale_box(t, M)):
+                        rows.writerow([j, *(f"{v:.2f}" for v in b)])
+                made.append(stem.name)
+            if i in writers and s <= k < e:
+                w, M = writers[i]
+                w.write(_warp(frame, M))
+                if k == e - 1:
+                    w.release()
+                    del writers[i]
+    for w, _M in writers.values():
+        w.release()
+    return [load_clip(out, m, one_based=False) for m in made]
 
 
 def click_times_ms(folder: Path, names: list[str], starts: int) -> list[float]:
@@ -142,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--starts", type=int, default=3, help="start frames spread over each clip (default 3)")
     ap.add_argument("--no-mil", action="store_true", help="skip OpenCV's MIL tracker (the slow baseline)")
     ap.add_argument("--loss", action="store_true", help="only the color_lost delays (cut, cover)")
+    ap.add_argument("--scales", default="1", help="comma-separated view factors, e.g. 0.5,1,2 (default 1)")
     args = ap.parse_args(argv)
     if not args.clips.is_dir():
         print(f"clip folder not found: {args.clips}", file=sys.stderr)
@@ -151,13 +229,38 @@ def main(argv: list[str] | None = None) -> int:
         print(loss_table(args.clips, names))
         return 0
     baselines = [b for b in BASELINES if not (args.no_mil and b.startswith("MIL"))]
+    try:
+        scales = [float(v) for v in args.scales.split(",")]
+    except ValueError:
+        print(f"--scales must be numbers separated by commas, got {args.scales!r}", file=sys.stderr)
+        return 2
+    if any(not 0.1 <= f <= 10 for f in scales):
+        print(f"--scales must each lie in 0.1..10, got {args.scales!r}", file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
-    results = {}
-    for name in names:
-        results[name] = evaluate_clip(load_clip(args.clips, name), starts=args.starts, frames=args.frames,
-                                      baselines=baselines)
-        print(f"  {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
-    print(format_table(results))
+    overall = []
+    for factor in scales:
+        results = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in names:
+                if factor == 1:
+                    results[name] = evaluate_clip(load_clip(args.clips, name), starts=args.starts,
+                                                  frames=args.frames, baselines=baselines)
+                else:
+                    results[name] = [r for c in rescaled_runs(args.clips, name, factor, args.starts, args.frames,
+                                                              Path(tmp))
+                                     for r in evaluate_clip(c, starts=[0], frames=args.frames, baselines=baselines)]
+                print(f"  x{factor:g} {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+        if len(scales) > 1:
+            print(f"\nobjects seen x{factor:g}")
+        print(format_table(results))
+        s = [summary(r) for r in results.values()]
+        overall.append((factor, np.mean([v["size ok"] for v in s]), np.mean([v["clicks"] for v in s]),
+                        np.mean([v.get("sensekit (true box)", np.nan) for v in s])))
+    if len(scales) > 1:
+        print("\nfactor   size ok   clicks   true box   (means over clips)")
+        for factor, ok, clicks, box in overall:
+            print(f"x{factor:<6g} {ok:8.2f} {clicks:8.3f} {box:10.3f}")
     ms = click_times_ms(args.clips, names, args.starts)
     print(f"\nsegment_click at 640x480: mean {np.mean(ms):.0f} ms, max {np.max(ms):.0f} ms over {len(ms)} clicks"
           f" ({time.perf_counter() - t0:.0f} s in all)")
