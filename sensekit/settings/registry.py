@@ -33,7 +33,7 @@ REGISTRY: dict[str, Group] = {}
 #: the library modules that declare settings (apps are found by ``sensekit.app.registry``)
 DECLARING_MODULES: tuple[str, ...] = (
     "sensekit.vision.pipeline", "sensekit.vision.motion", "sensekit.vision.background",
-    "sensekit.vision.color_tracker", "sensekit.vision.hands",
+    "sensekit.vision.color_tracker", "sensekit.vision.hands", "sensekit.vision.pose",
     "sensekit.audio.pipeline", "sensekit.audio.noise_floor", "sensekit.audio.activity",
     "sensekit.audio.clap", "sensekit.audio.pitch",
 )
