@@ -2,7 +2,7 @@
 
     --hands                   hand, gesture, pinch and hand_lost events (MediaPipe; needs
                               the extra: pip install 'sensekit[hands]')
-    --hand-model M            lite (default) | full
+    --hand-model M            full (default, as MediaPipe's) | lite
     --max-hands N             1 or 2 (default 2)
     --no-hand-smoothing       raw MediaPipe landmarks (no One-Euro smoothing)
 
