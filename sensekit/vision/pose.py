@@ -55,6 +55,7 @@ __all__ = ["POSE_SETTINGS", "POSE_EVENTS", "PoseStage", "TrackedPerson", "load_p
 POSE_EVENTS = frozenset({"pose", "pose_lost", "arms_up", "lean", "crouch", "jump"})
 CROP_MARGIN = 0.25           # a tracked person's crop: their box plus this much of it each side
 SAME_PERSON_IOU = 0.3        # two results whose boxes overlap more are one person
+MIN_PERSON_PX = 32           # a searched or cropped result smaller than this is not kept
 
 
 def load_pose() -> Any:
@@ -179,17 +180,20 @@ class PoseStage(Tunable):
         found: list[np.ndarray] = []
         boxes: list[Box] = []
 
-        def keep(pts: np.ndarray | None) -> bool:
+        def keep(pts: np.ndarray | None, *, checked: bool = True) -> bool:
+            """Add a result unless it is someone already found or (``checked``) implausible."""
             if pts is None:
                 return False
             box = landmark_box(pts)
             if box[2] <= 0 or box[3] <= 0 or any(box_iou(box, b) > SAME_PERSON_IOU for b in boxes):
                 return False
+            if checked and (max(box[2], box[3]) < MIN_PERSON_PX or not torso_visible(pts)):
+                return False
             found.append(pts)
             boxes.append(box)
             return True
 
-        keep(self._call(self._graph, rgb))
+        keep(self._call(self._graph, rgb), checked=False)     # exactly what a bare call gives
         for person in sorted(self.people.values(), key=lambda p: p.id):
             if len(found) >= self.max_people:
                 break
@@ -197,8 +201,20 @@ class PoseStage(Tunable):
                 continue
             crop = crop_box(person.box, w, h, margin=CROP_MARGIN)
             if crop[2] >= 16 and crop[3] >= 16:
+                # the people found so far painted out of the crop, this person's last box kept
+                x, y, cw, ch = crop
+                view = rgb[y:y + ch, x:x + cw].copy()
+                paint_out(view, [(bx - x, by - y, bw, bh) for bx, by, bw, bh in boxes])
+                px, py, pw, ph = (person.box[0] - x, person.box[1] - y, person.box[2], person.box[3])
+                px0, py0 = max(px, 0), max(py, 0)
+                view[py0:max(py + ph, 0), px0:max(px + pw, 0)] = rgb[y + py0:y + max(py + ph, 0),
+                                                                     x + px0:x + max(px + pw, 0)]
                 self.runs["crops"] += 1
-                keep(self._call(self._still, rgb, crop))
+                pts = self._call(self._still, view)
+                if pts is not None:
+                    pts[:, 0] += x
+                    pts[:, 1] += y
+                keep(pts)
         if not (search or windows) or len(found) >= self.max_people:
             return found
         self.runs["searches"] += 1
@@ -211,8 +227,7 @@ class PoseStage(Tunable):
         for window in search_windows(w, h) if windows else ():
             if len(found) >= self.max_people:
                 break
-            pts = self._call(self._still, work, window)
-            if pts is not None and torso_visible(pts) and keep(pts):
+            if keep(self._call(self._still, work, window)):
                 paint_out(work, boxes[-1:])
         return found
 
