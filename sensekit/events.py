@@ -179,7 +179,9 @@ class Gesture(Event):
     """A hand's gesture changed (held long enough to count)."""
     name: ClassVar[str] = "gesture"
     id: int = 0
-    gesture: str = "none"              # open_palm, fist, point, thumbs_up, thumbs_down, victory, ok, none
+    gesture: str = "none"              # open_palm, fist, point, thumbs_up, thumbs_down, victory, ok, none,
+    #                                    or a taught name (sensekit teach gesture)
+    confidence: float = 1.0            # taught gestures: share of the nearest examples that agree
 
 
 @register

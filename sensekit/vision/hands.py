@@ -71,6 +71,7 @@ from sensekit.validate import check_frame
 from sensekit.vision.hand_gestures import (THRESHOLDS, GestureState, HandShape, PinchState, can_pinch,
                                            classify, hand_shape)
 from sensekit.vision.smoothing import OneEuroArray
+from sensekit.vision.taught import TaughtGestures, hand_features
 
 __all__ = ["HAND_SETTINGS", "HandStage", "TrackedHand", "HAND_EVENTS", "INSTALL_HINT", "load_mediapipe",
            "hands_available"]
@@ -226,8 +227,11 @@ class HandStage(Tunable):
     mirror: bool
     input_mirrored: bool
 
-    def __init__(self, **settings: Any) -> None:
+    def __init__(self, *, taught: TaughtGestures | None = None, **settings: Any) -> None:
+        """``taught``: a model from ``sensekit teach gesture``; its names replace the built-in
+        gestures (``gesture`` events then carry its confidence)."""
         self.init_settings(settings)
+        self.taught = taught
         self._mp_hands = load_mediapipe()
         self._warming: dict[int, int] = {}     # graph -> quiet calls left (see _run)
         self._graph = self._make_graph(static=False)
@@ -372,12 +376,17 @@ class HandStage(Tunable):
         x1, y1 = np.ceil(points[:, :2].max(axis=0))
         hand.box = (int(x0), int(y0), int(x1 - x0), int(y1 - y0))
         out: list[Event] = []
-        changed = hand.gestures.update(classify(shape), t)
+        confidence = 1.0
+        if self.taught is not None:
+            name, confidence = self.taught.predict(hand_features(points))
+        else:
+            name = classify(shape)
+        changed = hand.gestures.update(name, t)
         hand.gesture = hand.gestures.current or "none"
         out.append(Hand(t=t, id=hand.id, handedness=hand.handedness, score=score, gesture=hand.gesture,
                         box=hand.box, landmarks=tuple(map(tuple, points.tolist()))))
         if changed is not None:
-            out.append(Gesture(t=t, id=hand.id, gesture=changed))
+            out.append(Gesture(t=t, id=hand.id, gesture=changed, confidence=confidence))
         ratio = shape.pinch if (hand.pinching or can_pinch(shape)) else np.inf
         flipped = hand.pinch.update(ratio, t)
         if flipped is not None:

@@ -1,0 +1,101 @@
+"""``sensekit teach gesture``: learn hand shapes from a recording's time ranges.
+
+    sensekit teach gesture SOURCE --class NAME=START-END [--class NAME=START-END ...] --out MODEL.json
+
+SOURCE is anything ``sensekit events`` reads (a recording, a video file, ``camera:0``).
+Each ``--class`` names a gesture and a time range in seconds (repeat a name for several
+ranges). The hand stage runs over the source; every hand seen inside a range is an example
+of that gesture (``sensekit.vision.taught``: normalised landmarks, k nearest neighbours).
+The model is written as JSON; ``sensekit events SOURCE --hands --gestures MODEL.json`` then
+names those gestures in ``gesture`` events, with a confidence. Needs the hands extra.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from sensekit.cli import Subparsers
+from sensekit.cli.paths import OutputPath
+from sensekit.errors import ConfigError
+
+__all__ = ["register", "parse_range", "main"]
+
+
+def parse_range(text: str) -> tuple[str, float, float]:
+    """``"star=1.5-4"`` -> ``("star", 1.5, 4.0)``; anything else is a ``ConfigError`` quoting it."""
+    m = re.fullmatch(r"\s*([A-Za-z][\w-]*)\s*=\s*([0-9.]+)\s*-\s*([0-9.]+)\s*", text)
+    if not m:
+        raise ConfigError(f"--class must be NAME=START-END in seconds (e.g. star=1.5-4), got {text!r}")
+    try:
+        start, end = float(m.group(2)), float(m.group(3))
+    except ValueError:
+        raise ConfigError(f"--class times must be numbers, got {text!r}") from None
+    if not end > start:
+        raise ConfigError(f"--class range must end after it starts, got {text!r}")
+    return m.group(1), start, end
+
+
+def register(subparsers: Subparsers) -> None:
+    p = subparsers.add_parser("teach", help="teach gestures by showing them",
+                              description="Teach sensekit your own gestures from examples.")
+    sub = p.add_subparsers(dest="what", required=True)
+    g = sub.add_parser("gesture", help="hand shapes from a recording's time ranges",
+                       description=__doc__.split("\n\n")[1] if __doc__ else None)
+    g.add_argument("source", help="recording, video file or camera:N")
+    g.add_argument("--class", dest="classes", action="append", required=True, metavar="NAME=START-END",
+                   help="a gesture and a time range in seconds (repeat)")
+    g.add_argument("--out", required=True, type=OutputPath(".json"), help="where to write the model")
+    g.add_argument("--hand-model", choices=("full", "lite"), default="full", help="MediaPipe model size")
+    g.set_defaults(func=main)
+
+
+def collect(source: Any, ranges: list[tuple[str, float, float]], *, model: str = "full") -> dict[str, list[Any]]:
+    """Run the hand stage over ``source``; the hand features seen in each class's ranges."""
+    from sensekit.capture.base import VideoFrame
+    from sensekit.events import Hand
+    from sensekit.vision.hands import HandStage
+    from sensekit.vision.taught import hand_features
+
+    stage = HandStage(model=model)
+    examples: dict[str, list[Any]] = defaultdict(list)
+    end = max(r[2] for r in ranges)
+    try:
+        while True:
+            try:
+                item = source.read()
+            except EOFError:
+                break
+            if not isinstance(item, VideoFrame):
+                continue
+            if item.t > end:
+                break
+            names = [name for name, a, b in ranges if a <= item.t <= b]
+            for event in stage.process(item):
+                if isinstance(event, Hand):
+                    for name in names:
+                        examples[name].append(hand_features(np.array(event.landmarks)))
+    finally:
+        stage.close()
+    for name, _, _ in ranges:
+        examples.setdefault(name, [])
+    return dict(examples)
+
+
+def main(args: argparse.Namespace) -> int:
+    from sensekit.capture.spec import open_source
+    from sensekit.vision.taught import TaughtGestures
+
+    ranges = [parse_range(text) for text in args.classes]
+    with open_source(args.source) as source:
+        examples = collect(source, ranges, model=args.hand_model)
+    model = TaughtGestures().fit(examples)
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump(model.to_dict(), f)
+    counts = ", ".join(f"{name} {len(rows)}" for name, rows in sorted(examples.items()))
+    print(f"taught {len(model.classes)} gestures ({counts} hand frames) -> {args.out}")
+    return 0
