@@ -6,7 +6,8 @@
     --max-hands N             1 or 2 (default 2)
     --no-hand-smoothing       raw MediaPipe landmarks (no One-Euro smoothing)
     --gestures MODEL.json     name the gestures taught by ``sensekit teach gesture`` instead
-                              of the built-in ones (``gesture`` events carry a confidence)
+                              of the built-in ones (``gesture`` events carry a confidence);
+                              without it, the ``--profile``'s ``[taught_gestures]``, if any
 
 The last three are bound to the ``hands`` settings group (``sensekit.vision.hands``), like
 every other hand setting through ``--set hands.NAME=VALUE``. ``--mirror`` (``vision.mirror``)
@@ -46,7 +47,16 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     chosen = chosen or {}
     values = {key.split(".", 1)[1]: v for key, v in chosen.items() if key.startswith("hands.")}
     values.setdefault("mirror", bool(chosen.get("vision.mirror", False)))
-    return [HandStage(taught=load_taught(args.gestures) if getattr(args, "gestures", None) else None, **values)]
+    taught = None
+    if getattr(args, "gestures", None):
+        taught = load_taught(args.gestures)
+    elif getattr(args, "profile", None):
+        from sensekit.profile import load_profile
+        from sensekit.vision.taught import TaughtGestures
+
+        model = load_profile(args.profile).taught_gestures
+        taught = TaughtGestures.from_dict(model) if model is not None else None
+    return [HandStage(taught=taught, **values)]
 
 
 def load_taught(path: str) -> Any:

@@ -1,13 +1,16 @@
 """``sensekit teach gesture``: learn hand shapes from a recording's time ranges.
 
     sensekit teach gesture SOURCE --class NAME=START-END [--class NAME=START-END ...] --out MODEL.json
+    sensekit teach gesture SOURCE --class ... --profile venue.toml
 
 SOURCE is anything ``sensekit events`` reads (a recording, a video file, ``camera:0``).
 Each ``--class`` names a gesture and a time range in seconds (repeat a name for several
 ranges). The hand stage runs over the source; every hand seen inside a range is an example
 of that gesture (``sensekit.vision.taught``: normalised landmarks, k nearest neighbours).
-The model is written as JSON; ``sensekit events SOURCE --hands --gestures MODEL.json`` then
-names those gestures in ``gesture`` events, with a confidence. Needs the hands extra.
+The model is written as JSON (``--out``) or into a venue profile's ``[taught_gestures]`` table
+(``--profile``; the rest of the file is kept); ``sensekit events SOURCE --hands --gestures
+MODEL.json`` (or ``--profile venue.toml``) then names those gestures in ``gesture`` events,
+with a confidence. Needs the hands extra.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import argparse
 import json
 import re
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -49,7 +53,11 @@ def register(subparsers: Subparsers) -> None:
     g.add_argument("source", help="recording, video file or camera:N")
     g.add_argument("--class", dest="classes", action="append", required=True, metavar="NAME=START-END",
                    help="a gesture and a time range in seconds (repeat)")
-    g.add_argument("--out", required=True, type=OutputPath(".json"), help="where to write the model")
+    where = g.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", type=OutputPath(".json"), help="write the model to this JSON file")
+    where.add_argument("--profile", type=OutputPath(".toml"),
+                       help="keep the model in this venue profile (its [taught_gestures] table; the "
+                            "file is created, or edited keeping everything else)")
     g.add_argument("--hand-model", choices=("full", "lite"), default="full", help="MediaPipe model size")
     g.set_defaults(func=main)
 
@@ -94,8 +102,14 @@ def main(args: argparse.Namespace) -> int:
     with open_source(args.source) as source:
         examples = collect(source, ranges, model=args.hand_model)
     model = TaughtGestures().fit(examples)
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(model.to_dict(), f)
+    if args.out is not None:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(model.to_dict(), f)
+    else:
+        from sensekit.profile import load_profile, save_profile
+
+        old = load_profile(args.profile) if Path(args.profile).is_file() else {}
+        save_profile(dict(old), args.profile, taught_gestures=model.to_dict())
     counts = ", ".join(f"{name} {len(rows)}" for name, rows in sorted(examples.items()))
-    print(f"taught {len(model.classes)} gestures ({counts} hand frames) -> {args.out}")
+    print(f"taught {len(model.classes)} gestures ({counts} hand frames) -> {args.out or args.profile}")
     return 0

@@ -85,3 +85,23 @@ def test_class_ranges():
     for bad in ("star", "star=4-1", "=1-2", "star=a-b", "star=1.2.3-4"):
         with pytest.raises(ConfigError, match="--class"):
             parse_range(bad)
+
+
+def test_the_model_lives_in_the_venue_profile_beside_its_settings(tmp_path):
+    from sensekit.profile import load_profile, save_profile
+
+    venue = tmp_path / "venue.toml"
+    venue.write_text("# the hall\n[motion]\nnoise_sigma = 1.1   # measured\n")
+    model = {"format": "sensekit-taught-gestures-1", "k": 5, "min_confidence": 0.6, "classes": ["a", "b"],
+             "labels": [0, 1], "features": [[0.5] * 42, [-0.25] * 42]}
+    save_profile(dict(load_profile(venue)), venue, taught_gestures=model)
+    text = venue.read_text()
+    assert "# the hall" in text and "noise_sigma = 1.1   # measured" in text
+    loaded = load_profile(venue)
+    assert loaded.taught_gestures == model and dict(loaded) == {"motion.noise_sigma": 1.1}
+    # a later settings save (Shift+S) keeps the table; teaching again replaces it
+    save_profile({"motion.noise_sigma": 1.3}, venue)
+    assert load_profile(venue).taught_gestures == model
+    save_profile({}, venue, taught_gestures={**model, "classes": ["c", "d"]})
+    assert load_profile(venue).taught_gestures["classes"] == ["c", "d"]
+    assert load_profile(venue)["motion.noise_sigma"] == 1.3

@@ -3,7 +3,7 @@
 v02 (../shared/data/video/hands): a hand flipping and pinching twice (frames ~95-105 and
 ~140-150 at 25 fps). Taught "pinch" on the first pinch and "other" on the frames before it,
 the events command then names the second pinch "pinch" (with a confidence) and goes back to
-"other" after it; two runs give byte-identical events.
+"other" after it. Taught into a venue profile instead of a file, the events are byte-identical.
 """
 from __future__ import annotations
 
@@ -36,7 +36,13 @@ def test_teach_then_name_the_second_pinch(shared_data: Path, tmp_path: Path):
     assert "taught 2 gestures" in r.stdout
     saved = json.loads(model.read_text())
     assert saved["classes"] == ["other", "pinch"]
-    runs = [_run("events", f"file:{clip}", "--hands", "--gestures", str(model), "--jsonl") for _ in range(2)]
+    venue = tmp_path / "venue.toml"
+    r = _run("teach", "gesture", clip, "--class", f"pinch={95 / fps:.3f}-{105 / fps:.3f}",
+             "--class", f"other=0-{90 / fps:.3f}", "--profile", str(venue))
+    assert r.returncode == 0, r.stderr
+    # the same model from a JSON file and from the venue profile: byte-identical events
+    runs = [_run("events", f"file:{clip}", "--hands", "--gestures", str(model), "--jsonl"),
+            _run("events", f"file:{clip}", "--hands", "--profile", str(venue), "--jsonl")]
     assert all(r.returncode == 0 for r in runs), runs[0].stderr
     assert runs[0].stdout == runs[1].stdout
     changes = [json.loads(line) for line in runs[0].stdout.splitlines() if '"event":"gesture"' in line]
