@@ -49,7 +49,8 @@ def register(subparsers: Subparsers) -> None:
                               description="Teach sensekit your own gestures from examples.")
     sub = p.add_subparsers(dest="what", required=True)
     g = sub.add_parser("gesture", help="hand shapes from a recording's time ranges",
-                       description=__doc__.split("\n\n")[1] if __doc__ else None)
+                       description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     g.add_argument("source", help="recording, video file or camera:N")
     g.add_argument("--class", dest="classes", action="append", required=True, metavar="NAME=START-END",
                    help="a gesture and a time range in seconds (repeat)")
