@@ -10,9 +10,9 @@ MediaPipe Pose finds one person per call. ``PoseStage`` gets the others by calli
 
 These are pure functions on NumPy arrays; the calls to the model are the stage's. A window
 result is kept only when its torso (both shoulders and both hips) is visible, which keeps the
-model's guesses on an empty window out. The two window sizes were fixed before looking at
-scores (a person 0.3-0.6 of the window high is what the model sees best); on the developer
-stills (``benchmarks/pose_eval.py``) the windows raise the people found from 0.67 to 0.89.
+model's guesses on an empty window out. The two window sizes were the first ones tried (a
+person 0.3-0.6 of the window high is what the model sees best), on the developer stills
+(``benchmarks/pose_eval.py``), which are therefore not a held-out measure of them.
 
 Cost: the search is 1 + (number of people) full-frame calls plus 18 window calls at 640x480
 (~20 detector runs; ~0.2-0.4 s on one core), which is why a video runs it once in

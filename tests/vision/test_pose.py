@@ -8,7 +8,8 @@ as a user gets it:
   0.70, and more people found than a bare MediaPipe Pose call (static image, full model);
 - every pose: 33 x [x, y, z, visibility] in the picture, one id per person of an image;
 - a one-person clip: a pose on every frame where bare MediaPipe (video mode) finds one, and
-  one id for the whole clip;
+  one id for the whole clip; a two-person clip: both people on >= 80 % of the frames, each
+  under one id;
 - the same frames twice give the same events (JSON lines), and ``sensekit events STILL
   --pose`` prints them.
 """
@@ -117,6 +118,19 @@ def test_one_person_clip_keeps_one_id_and_every_frame_bare_mediapipe_finds(share
     assert bare_found.mean() > 0.9
     assert not (bare_found & ~found).any(), np.flatnonzero(bare_found & ~found)
     assert {e.id for evs in events for e in evs if e.name == "pose"} == {1}
+
+
+def test_two_people_on_a_clip_keep_their_ids(shared_data):
+    """ntu_two_person_hug: two men facing each other; both followed, each under one id."""
+    frames = _clip(_pose_dir(shared_data) / "ntu_two_person_hug.mp4", 77)
+    stage = PoseStage()
+    poses = [[e for e in stage.process(f) if e.name == "pose"] for f in frames]
+    stage.close()
+    two = [p for p in poses if len(p) >= 2]
+    assert len(two) >= 0.8 * len(frames), [len(p) for p in poses]
+    lefts = {min(p, key=lambda e: e.box[0]).id for p in two}
+    rights = {max(p, key=lambda e: e.box[0]).id for p in two}
+    assert len(lefts) == 1 and len(rights) == 1 and lefts != rights, (lefts, rights)
 
 
 def test_same_frames_same_events(shared_data):
