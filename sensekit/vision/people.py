@@ -9,8 +9,10 @@ MediaPipe Pose finds one person per call. ``PoseStage`` gets the others by calli
   small for the model's 224-pixel view of the whole frame fills enough of a window.
 
 These are pure functions on NumPy arrays; the calls to the model are the stage's. A window
-result is kept only when its torso (both shoulders and both hips) is visible, which keeps the
-model's guesses on an empty window out. The two window sizes were the first ones tried (a
+result is kept only when its torso (both shoulders and both hips) is visible and upright
+(``upright``: nearer vertical than horizontal), which keeps the model's guesses on an empty
+window or a patterned floor out; a person lying down is found only by the first,
+whole-frame call. The two window sizes were the first ones tried (a
 person 0.3-0.6 of the window high is what the model sees best), on the developer stills
 (``benchmarks/pose_eval.py``), which are therefore not a held-out measure of them.
 
@@ -25,7 +27,7 @@ from collections.abc import Iterator
 import numpy as np
 
 __all__ = ["WINDOW_FRACTIONS", "TORSO", "landmark_box", "box_iou", "crop_box", "paint_out",
-           "search_windows", "torso_visible"]
+           "search_windows", "torso_visible", "upright"]
 
 WINDOW_FRACTIONS = (0.6, 0.4)    # window sides, fractions of the larger image side
 TORSO = (11, 12, 23, 24)         # shoulders and hips, MediaPipe Pose numbering
@@ -96,3 +98,9 @@ def search_windows(width: int, height: int,
 def torso_visible(points: np.ndarray, *, min_visibility: float = 0.5) -> bool:
     """Both shoulders and both hips at least ``min_visibility`` visible."""
     return bool((points[list(TORSO), 3] >= min_visibility).all())
+
+
+def upright(points: np.ndarray) -> bool:
+    """The torso (hip midpoint to shoulder midpoint) is nearer vertical than horizontal."""
+    d = (points[11, :2] + points[12, :2]) / 2 - (points[23, :2] + points[24, :2]) / 2
+    return bool(abs(float(d[1])) >= abs(float(d[0])))

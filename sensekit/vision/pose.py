@@ -47,7 +47,7 @@ from sensekit.validate import check_frame
 from sensekit.vision.body_events import BodyState, body_shape
 from sensekit.vision.hands import INSTALL_HINT, MEDIAPIPE_VERSION, _filtered_native_stderr
 from sensekit.vision.people import (Box, box_iou, crop_box, landmark_box, paint_out, search_windows,
-                                    torso_visible)
+                                    torso_visible, upright)
 from sensekit.vision.smoothing import OneEuroArray
 
 __all__ = ["POSE_SETTINGS", "POSE_EVENTS", "PoseStage", "TrackedPerson", "load_pose"]
@@ -187,7 +187,7 @@ class PoseStage(Tunable):
             box = landmark_box(pts)
             if box[2] <= 0 or box[3] <= 0 or any(box_iou(box, b) > SAME_PERSON_IOU for b in boxes):
                 return False
-            if checked and (max(box[2], box[3]) < MIN_PERSON_PX or not torso_visible(pts)):
+            if checked and (max(box[2], box[3]) < MIN_PERSON_PX or not torso_visible(pts) or not upright(pts)):
                 return False
             found.append(pts)
             boxes.append(box)

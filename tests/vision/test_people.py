@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sensekit.vision.people import box_iou, crop_box, landmark_box, paint_out, search_windows, torso_visible
+from sensekit.vision.people import (box_iou, crop_box, landmark_box, paint_out, search_windows, torso_visible,
+                                    upright)
 from sensekit.vision.pose_scoring import COCO_FROM_MEDIAPIPE, pck, score_people
 
 
@@ -47,6 +48,15 @@ def test_landmark_box_uses_the_visible_points():
     assert torso_visible(pts)
     pts[23, 3] = 0.2
     assert not torso_visible(pts)
+
+
+def test_upright_is_a_torso_nearer_vertical_than_horizontal():
+    pts = np.zeros((33, 4))
+    pts[[11, 12], :2] = [[90, 100], [110, 100]]      # shoulders
+    pts[[23, 24], :2] = [[95, 160], [105, 160]]      # hips below: standing
+    assert upright(pts)
+    pts[[23, 24], :2] = [[150, 95], [150, 105]]      # hips beside: lying down
+    assert not upright(pts)
 
 
 def _person(points17: np.ndarray, box: tuple[float, float, float, float]) -> dict:
