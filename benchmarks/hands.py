@@ -8,7 +8,7 @@ For each clip both pipelines start fresh and see the frames in order (MediaPipe 
 frame to frame):
 
 - bare: ``cv2.cvtColor(BGR->RGB)`` + ``mediapipe.solutions.hands.Hands.process`` (video mode,
-  lite models, 2 hands, the stage's defaults);
+  full models, 2 hands, the stage's defaults and MediaPipe's);
 - stage: ``Runner.process`` on a ``HandStage`` with handlers on ``hand``, ``gesture``,
   ``pinch`` and ``hand_lost``, so landmarks are converted, smoothed, classified, and events
   built and dispatched; retries on frames where a hand went missing are included.
@@ -73,7 +73,7 @@ def run(size: tuple[int, int], n: int) -> dict:
     bare_ms, stage_ms = [], []
     found_bare = found_stage = total = retries = 0
     for _name, frames in clips(n, size).items():
-        bare = mp_hands.Hands(static_image_mode=False, max_num_hands=2, model_complexity=0,
+        bare = mp_hands.Hands(static_image_mode=False, max_num_hands=2, model_complexity=1,
                               min_detection_confidence=0.5, min_tracking_confidence=0.5)
         stage = HandStage()
         dispatcher = Dispatcher()

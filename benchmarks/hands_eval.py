@@ -3,7 +3,8 @@
 
 Prints, for ../shared/data/video/hands (needs the hands extra):
 
-- per clip, frames with a hand: the stage vs a bare MediaPipe call (same model, same frames);
+- per clip, frames with a hand: the stage with each model vs bare MediaPipe calls with each
+  model (its default is the full one), same frames;
 - the pinch events (start, end frame) on v01 and v02 under four landmark sets: lite and full
   models, frames as they are and mirrored. The thresholds were chosen on v01 and only checked
   on v02; the four sets stand in for other hands and cameras (different landmark noise);
@@ -44,18 +45,21 @@ def frames_of(prefix: str) -> list[VideoFrame]:
         out.append(VideoFrame(len(out), len(out) / fps, image))
 
 
-def detection(model: str) -> None:
+def detection(models: list[str]) -> None:
     mp_hands = load_mediapipe()
-    print(f"frames with a hand ({model} model): stage vs bare MediaPipe")
+    print(f"frames with a hand: stage ({', '.join(models)}) | bare MediaPipe ({', '.join(models)})")
     for prefix in ("v01", "v02", "v04", "v06"):
         frames = frames_of(prefix)
-        stage = HandStage(model=model)
-        with mp_hands.Hands(model_complexity=1 if model == "full" else 0, max_num_hands=2) as bare:
-            b = sum(bool(bare.process(cv2.cvtColor(f.image, cv2.COLOR_BGR2RGB)).multi_hand_landmarks)
-                    for f in frames)
-        s = sum(any(e.name == "hand" for e in stage.process(f)) for f in frames)
-        stage.close()
-        print(f"  {prefix}: {s}/{len(frames)} vs {b}/{len(frames)}")
+        stage_counts, bare_counts = [], []
+        for model in models:
+            stage = HandStage(model=model)
+            stage_counts.append(sum(any(e.name == "hand" for e in stage.process(f)) for f in frames))
+            stage.close()
+            with mp_hands.Hands(model_complexity=1 if model == "full" else 0, max_num_hands=2) as bare:
+                bare_counts.append(sum(bool(bare.process(cv2.cvtColor(f.image, cv2.COLOR_BGR2RGB))
+                                            .multi_hand_landmarks) for f in frames))
+        print(f"  {prefix} ({len(frames)} frames): {' '.join(map(str, stage_counts))} | "
+              f"{' '.join(map(str, bare_counts))}")
 
 
 def pinches(models: list[str]) -> None:
@@ -95,7 +99,7 @@ def main() -> int:
         print(f"hand clips not found at {DATA}", file=sys.stderr)
         return 2
     models = args.models.split(",")
-    detection(models[0])
+    detection(models)
     pinches(models)
     for model in models:
         stills(model)

@@ -258,7 +258,9 @@ class Gesture(Event):
     """A hand's gesture changed (held long enough to count)."""
     name: ClassVar[str] = "gesture"
     id: int = 0
-    gesture: str = "none"              # open_palm, fist, point, thumbs_up, thumbs_down, victory, ok, none
+    gesture: str = "none"              # open_palm, fist, point, thumbs_up, thumbs_down, victory, ok, none,
+    #                                    or a taught name (sensekit teach gesture)
+    confidence: float = 1.0            # taught gestures: share of the nearest examples that agree
 
 
 @register
@@ -277,6 +279,66 @@ class Pinch(Event):
 class HandLost(Event):
     name: ClassVar[str] = "hand_lost"
     id: int = 0
+
+
+# --- body (sensekit/vision/pose.py; needs the `hands` extra) ------------------
+
+PoseLandmark = tuple[float, float, float, float]  # x, y pixels; z pixels (relative depth); visibility 0..1
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Pose(Event):
+    """One person's pose on one frame. ``landmarks`` are MediaPipe Pose's 33 points, in its order."""
+    name: ClassVar[str] = "pose"
+    id: int = 0                        # stable while the person stays in view
+    score: float = 0.0                 # mean visibility of the 33 points, 0..1
+    box: Box = (0, 0, 0, 0)            # around the visible landmarks, pixels
+    landmarks: tuple[PoseLandmark, ...] = ()   # 33 x (x, y, z, visibility)
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class PoseLost(Event):
+    name: ClassVar[str] = "pose_lost"
+    id: int = 0
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class ArmsUp(Event):
+    """Both wrists went above the head (``up`` true) or came down (false)."""
+    name: ClassVar[str] = "arms_up"
+    id: int = 0
+    up: bool = False
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Lean(Event):
+    """The torso started leaning (``direction`` left/right in the image) or stood up again (none)."""
+    name: ClassVar[str] = "lean"
+    id: int = 0
+    direction: str = "none"            # left | right | none
+    angle_deg: float = 0.0             # torso from vertical, + towards the image's right
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Crouch(Event):
+    """Both knees bent (``crouching`` true) or straightened again (false)."""
+    name: ClassVar[str] = "crouch"
+    id: int = 0
+    crouching: bool = False
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Jump(Event):
+    """A take-off: hips and feet rose quickly above where they rested."""
+    name: ClassVar[str] = "jump"
+    id: int = 0
+    rise: float = 0.0                  # hip rise at take-off, torso lengths
 
 
 # --- audio ------------------------------------------------------------------

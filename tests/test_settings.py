@@ -256,7 +256,9 @@ def test_every_stage_setting_round_trips_through_shift_s(tmp_path: Path):
     from sensekit.settings.registry import library_sections
 
     hands = _hands_available()
-    values = {k: v for k, v in _all_values(hands=hands).items() if k.split(".")[0] in library_sections()}
+    # pose: no app builds a pose stage yet (``sensekit events --pose`` only), so nothing saves it
+    values = {k: v for k, v in _all_values(hands=hands).items()
+              if k.split(".")[0] in library_sections() and not k.startswith("pose.")}
     saved = _run_and_save(str(app), values, tmp_path, ["--hands"] if hands else [])
     assert {k: saved.get(k) for k in values} == values
 
@@ -301,7 +303,7 @@ def test_every_setting_round_trips_through_osc(tmp_path: Path):
     table = load_table()
     library = library_sections()
     hands = _hands_available()
-    targets = [(str(app), [g for g in library if hands or g != "hands"])]
+    targets = [(str(app), [g for g in library if (hands or g != "hands") and g != "pose"])]
     targets += [(name, [name]) for name in ("sound_flier", "clapper", "activity_graph", "color_ball",
                                             "motion_paddle", "edge_snow", "steer", "collide", "pinch_toss")]
     for app_name, sections in targets:

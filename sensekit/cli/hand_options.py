@@ -2,9 +2,12 @@
 
     --hands                   hand, gesture, pinch and hand_lost events (MediaPipe; needs
                               the extra: pip install 'sensekit[hands]')
-    --hand-model M            lite (default) | full
+    --hand-model M            full (default, as MediaPipe's) | lite
     --max-hands N             1 or 2 (default 2)
     --no-hand-smoothing       raw MediaPipe landmarks (no One-Euro smoothing)
+    --gestures MODEL.json     name the gestures taught by ``sensekit teach gesture`` instead
+                              of the built-in ones (``gesture`` events carry a confidence);
+                              without it, the ``--profile``'s ``[taught_gestures]``, if any
 
 The last three are bound to the ``hands`` settings group (``sensekit.vision.hands``), like
 every other hand setting through ``--set hands.NAME=VALUE``. ``--mirror`` (``vision.mirror``)
@@ -17,6 +20,7 @@ import argparse
 from typing import Any, Mapping
 
 from sensekit.cli.tuning import add_setting_flags
+from sensekit.errors import ConfigError
 from sensekit.runner import Stage
 
 __all__ = ["add_arguments", "option_values", "build_stages"]
@@ -25,6 +29,8 @@ __all__ = ["add_arguments", "option_values", "build_stages"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("hands (needs: pip install 'sensekit[hands]')")
     g.add_argument("--hands", action="store_true", help="emit hand, gesture, pinch and hand_lost events")
+    g.add_argument("--gestures", metavar="MODEL.json", default=None,
+                   help="taught gestures (sensekit teach gesture) instead of the built-in ones")
     add_setting_flags(g, ["hands"])
 
 
@@ -41,4 +47,29 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     chosen = chosen or {}
     values = {key.split(".", 1)[1]: v for key, v in chosen.items() if key.startswith("hands.")}
     values.setdefault("mirror", bool(chosen.get("vision.mirror", False)))
-    return [HandStage(**values)]
+    taught = None
+    if getattr(args, "gestures", None):
+        taught = load_taught(args.gestures)
+    elif getattr(args, "profile", None):
+        from sensekit.profile import load_profile
+        from sensekit.vision.taught import TaughtGestures
+
+        model = load_profile(args.profile).taught_gestures
+        taught = TaughtGestures.from_dict(model) if model is not None else None
+    return [HandStage(taught=taught, **values)]
+
+
+def load_taught(path: str) -> Any:
+    """The taught gestures model in ``path`` (JSON), or a ``ConfigError`` naming the file."""
+    import json
+
+    from sensekit.vision.taught import TaughtGestures
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read taught gestures {path!r}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path!r} is not a taught gestures model (sensekit teach gesture writes one)")
+    return TaughtGestures.from_dict(data)

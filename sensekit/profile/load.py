@@ -54,7 +54,7 @@ from sensekit.errors import ConfigError
 from sensekit.settings.registry import REGISTRY, load_table
 from sensekit.vision.noise import MEDIAN_FACTOR, SQRT2
 
-__all__ = ["Profile", "LEGACY_KEYS", "load_profile", "loads_profile", "profile_from_dict", "find_line",
+__all__ = ["Profile", "TAUGHT_TABLE", "LEGACY_KEYS", "load_profile", "loads_profile", "profile_from_dict", "find_line",
            "legacy_name"]
 
 #: the old camera noise floor (median of the max-of-3 difference / 0.6745) -> camera sigma
@@ -82,12 +82,20 @@ def legacy_name(key: str) -> str | None:
     return next((old for old, (new, _) in LEGACY_KEYS.items() if new == key), None)
 
 
-class Profile(Mapping[str, Any]):
-    """The settings of a profile: ``{key: value}`` (checked), and where they came from."""
+#: the profile table that holds the gestures taught with ``sensekit teach gesture --profile``
+#: (a model, not settings: ``Profile.taught_gestures``, read by ``sensekit.vision.taught``)
+TAUGHT_TABLE = "taught_gestures"
 
-    def __init__(self, values: Mapping[str, Any] | None = None, *, path: str | None = None) -> None:
+
+class Profile(Mapping[str, Any]):
+    """The settings of a profile: ``{key: value}`` (checked), and where they came from.
+    ``taught_gestures`` is the profile's taught gestures model (a plain mapping) or ``None``."""
+
+    def __init__(self, values: Mapping[str, Any] | None = None, *, path: str | None = None,
+                 taught_gestures: Mapping[str, Any] | None = None) -> None:
         self._values = dict(values or {})
         self.path = path
+        self.taught_gestures = dict(taught_gestures) if taught_gestures is not None else None
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
@@ -163,6 +171,10 @@ def _known_sections(names: list[str]) -> None:
 
 def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text: str = "") -> Profile:
     """Check parsed TOML against the table; errors name key, file and line."""
+    taught = data.get(TAUGHT_TABLE)
+    if taught is not None and not isinstance(taught, Mapping):
+        raise ConfigError(f"{_where(path, text, TAUGHT_TABLE)}: `{TAUGHT_TABLE}` must be a table, got {taught!r}")
+    data = {k: v for k, v in data.items() if k != TAUGHT_TABLE}
     _known_sections([n for n in data if n not in OTHER_TABLES])
     values: dict[str, Any] = {}
     written_as: dict[str, str] = {}
@@ -214,7 +226,7 @@ def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text:
             except ConfigError as exc:
                 message = str(exc) if full == key else f"{exc} (written as `{full}`)"
                 raise ConfigError(f"{_where(path, text, full)}: {message}") from None
-    return Profile(values, path=path)
+    return Profile(values, path=path, taught_gestures=taught)
 
 
 def loads_profile(text: str, *, path: str = "<profile>") -> Profile:

@@ -156,9 +156,29 @@ def run_values(tuning: Tuning, base: Mapping[str, Any] | None = None) -> dict[st
     return values
 
 
-def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
+def with_taught_gestures(text: str, model: Mapping[str, Any]) -> str:
+    """``text`` (a profile) with its ``[taught_gestures]`` table replaced by ``model``."""
+    import tomlkit
+
+    from sensekit.profile.load import TAUGHT_TABLE
+
+    doc = tomlkit.parse(text)
+    if TAUGHT_TABLE in doc:
+        del doc[TAUGHT_TABLE]
+    table = tomlkit.table()
+    table.add(tomlkit.comment("written by `sensekit teach gesture`: the examples of each taught gesture"))
+    for key, value in model.items():
+        table[key] = value
+    doc.add(tomlkit.nl())
+    doc.add(TAUGHT_TABLE, table)
+    return tomlkit.dumps(doc)
+
+
+def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
+                 taught_gestures: Mapping[str, Any] | None = None) -> Path:
     """Write ``values`` to ``path`` atomically (a new commented file, or the existing one
-    edited in place); returns the path."""
+    edited in place), and ``taught_gestures`` as its ``[taught_gestures]`` table when given;
+    returns the path."""
     p = Path(path)
     target = p.resolve() if p.is_symlink() else p
     mode = 0o644
@@ -176,6 +196,8 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str]) -> Pat
                               else f"{p}: {message}") from None
     else:
         text = dumps_profile(values)
+    if taught_gestures is not None:
+        text = with_taught_gestures(text, taught_gestures)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

@@ -14,7 +14,15 @@ Settings are declared once, in the ``hands`` group (``HAND_SETTINGS``: name, def
 unit, meaning); the constructor takes them as keyword arguments and checks them there, and
 ``apply()`` changes them from the next frame (model, hand count and confidences rebuild the
 MediaPipe graph). Defaults: up to 2
-hands, the ``lite`` models, detection and tracking confidence 0.5, One-Euro smoothing on.
+hands, the ``full`` models (MediaPipe's ``model_complexity=1``, its own default), detection and
+tracking confidence 0.5 (MediaPipe's defaults too), One-Euro smoothing on.
+
+Why ``full``: the lite palm detector misses hands the full one finds on unusual pictures (a
+depth-masked clip: 26 % of frames with the lite models against 42 % for bare MediaPipe's
+default, the full ones); the stage keeps every hand MediaPipe finds with the same model, so
+with the same model as a bare call it finds a hand on at least as many frames
+(``benchmarks/hands_eval.py`` prints both models on every developer clip). ``lite`` is
+~1.6x faster (``--hand-model lite``) when the hands are large and plain.
 
 Handedness: MediaPipe names the hand as if the image were a mirror (selfie) view. The stage
 reports the person's hand: set ``input_mirrored=True`` when frames arrive mirrored (the apps
@@ -24,12 +32,17 @@ mirror their camera), or ``mirror=True`` to have the stage flip them; a direct c
 Finding more hands than a bare MediaPipe call: when a frame yields fewer hands than the
 previous one (tracking lost) or none at all, the stage runs palm detection again on that
 same frame, on a copy with a 15 % border (MediaPipe's palm detector misses a hand that fills
-the frame or is cut by its edge). It keeps MediaPipe's own answer whenever there is one, so
-it never finds a hand on fewer frames than the bare call; while no hand is in view the
-retry runs on at most one frame in ``redetect_every_frames`` (10): +10 % while nobody is there.
+the frame or is cut by its edge), and when that finds nothing, once more with the other
+model (the full one misses the thumbs-up of s03 that the lite one finds). It keeps
+MediaPipe's own answer whenever there is one, so it never finds a hand on fewer frames than
+the bare call with the same model; while no hand is in view the retry runs on at most one
+frame in ``redetect_every_frames`` (10): +10-25 % while nobody is there. The full model
+sometimes returns one hand twice (boxes overlapping by more than half, v01 frame 555): the
+second copy is dropped rather than given a new id.
 
 Cost (``benchmarks/hands.py``): MediaPipe itself, ~15-30 ms per frame on one core for the
-lite models at any input size (it scales the picture to 192 and 224 pixels), plus ~0.3 ms
+lite models, ~1.6x that for the full ones, at any input size (it scales the picture to 192
+and 224 pixels), plus ~0.3 ms
 for the conversion, smoothing, gestures and events; retries cost one extra detection.
 Needs the optional extra (``pip install 'sensekit[hands]'``); without it the constructor
 raises ``ConfigError`` with that line. Failure modes: hands smaller than ~40 pixels, strong
@@ -58,6 +71,7 @@ from sensekit.validate import check_frame
 from sensekit.vision.hand_gestures import (THRESHOLDS, GestureState, HandShape, PinchState, can_pinch,
                                            classify, hand_shape)
 from sensekit.vision.smoothing import OneEuroArray
+from sensekit.vision.taught import TaughtGestures, hand_features
 
 __all__ = ["HAND_SETTINGS", "HandStage", "TrackedHand", "HAND_EVENTS", "INSTALL_HINT", "load_mediapipe",
            "hands_available"]
@@ -68,6 +82,7 @@ MEDIAPIPE_VERSION = "0.10.21"
 PAD_FRACTION = 0.15          # border added for the retry, as a fraction of the larger side
 TIP, THUMB_TIP = 8, 4        # index fingertip, thumb tip (MediaPipe's numbering)
 PALM = [0, 5, 9, 13, 17]     # wrist and the four knuckles: the palm centre, for matching
+DUPLICATE_IOU = 0.5          # two detections overlapping more are one hand
 #: one detected hand: image points (21, 3) px, world points (21, 3) m, MediaPipe's label, its score
 Found = tuple[np.ndarray, np.ndarray, str, float]
 
@@ -82,8 +97,8 @@ def _check_pinch(v: Mapping[str, Any]) -> None:
 HAND_SETTINGS = group(
     "hands", "hand tracking (MediaPipe Hands; the hands extra)",
     setting("max_hands", 2, "how many hands to follow at once", unit="hands", lo=1, hi=2, flag="--max-hands"),
-    setting("model", "lite", "MediaPipe model size: lite (faster) or full", choices=("lite", "full"),
-            flag="--hand-model"),
+    setting("model", "full", "MediaPipe model size: full (MediaPipe's default) or lite (faster)",
+            choices=("lite", "full"), flag="--hand-model"),
     setting("min_detection_confidence", 0.5, "palm detector score to accept a new hand", lo=0.0, hi=1.0),
     setting("min_tracking_confidence", 0.5, "landmark score below which tracking is lost and detection reruns",
             lo=0.0, hi=1.0),
@@ -212,12 +227,15 @@ class HandStage(Tunable):
     mirror: bool
     input_mirrored: bool
 
-    def __init__(self, **settings: Any) -> None:
+    def __init__(self, *, taught: TaughtGestures | None = None, **settings: Any) -> None:
+        """``taught``: a model from ``sensekit teach gesture``; its names replace the built-in
+        gestures (``gesture`` events then carry its confidence)."""
         self.init_settings(settings)
+        self.taught = taught
         self._mp_hands = load_mediapipe()
         self._warming: dict[int, int] = {}     # graph -> quiet calls left (see _run)
         self._graph = self._make_graph(static=False)
-        self._retry_graph: Any = None
+        self._retry_graphs: list[Any] = []     # made on the first retry: this model, the other one
         self.hands: dict[int, TrackedHand] = {}
         self.runs = {"frames": 0, "retries": 0, "recovered": 0}
         self._next_id = 1
@@ -233,21 +251,22 @@ class HandStage(Tunable):
             self._graph = self._make_graph(static=False)
 
     # -- MediaPipe -------------------------------------------------------------------
-    def _make_graph(self, *, static: bool) -> Any:
+    def _make_graph(self, *, static: bool, model: str | None = None) -> Any:
         s = self
         with _filtered_native_stderr():
             graph = self._mp_hands.Hands(static_image_mode=static, max_num_hands=s.max_hands,
-                                        model_complexity=1 if s.model == "full" else 0,
+                                        model_complexity=1 if (model or s.model) == "full" else 0,
                                         min_detection_confidence=s.min_detection_confidence,
                                         min_tracking_confidence=s.min_tracking_confidence)
         self._warming[id(graph)] = 5
         return graph
 
     def close(self) -> None:
-        for graph in (self._graph, self._retry_graph):
+        for graph in (self._graph, *self._retry_graphs):
             if graph is not None:
                 graph.close()
-        self._graph = self._retry_graph = None
+        self._graph = None
+        self._retry_graphs = []
 
     def _run(self, graph: Any, rgb: np.ndarray) -> Any:
         calls = self._warming.get(id(graph))
@@ -265,14 +284,20 @@ class HandStage(Tunable):
         return _parse(self._run(self._graph, rgb), rgb.shape[1], rgb.shape[0])
 
     def _retry(self, rgb: np.ndarray) -> list[Found]:
-        """Palm detection again on this frame, with a border so a large hand fits."""
-        if self._retry_graph is None:
-            self._retry_graph = self._make_graph(static=True)
+        """Palm detection again on this frame, with a border so a large hand fits; when that
+        finds nothing, once more with the other model (each misses hands the other finds)."""
+        if not self._retry_graphs:
+            other = "lite" if self.model == "full" else "full"
+            self._retry_graphs = [self._make_graph(static=True), self._make_graph(static=True, model=other)]
         h, w = rgb.shape[:2]
         pad = int(round(PAD_FRACTION * max(h, w)))
         padded = cv2.copyMakeBorder(rgb, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-        self.runs["retries"] += 1
-        found = _parse(self._run(self._retry_graph, padded), w + 2 * pad, h + 2 * pad)
+        found: list[Found] = []
+        for graph in self._retry_graphs:
+            self.runs["retries"] += 1
+            found = _parse(self._run(graph, padded), w + 2 * pad, h + 2 * pad)
+            if found:
+                break
         for image_points, _, _, _ in found:
             image_points[:, :2] -= pad
         return found
@@ -309,6 +334,8 @@ class HandStage(Tunable):
         matches = _match(list(self.hands.values()), [f[0] for f in found])
         for k, (image_points, world_points, label, score) in enumerate(found):
             hand = matches.get(k)
+            if hand is None and _duplicate(k, found, matches):
+                continue
             if hand is None:
                 hand = self._new_hand()
             events.extend(self._observe(hand, image_points, world_points, label, score, t))
@@ -349,12 +376,17 @@ class HandStage(Tunable):
         x1, y1 = np.ceil(points[:, :2].max(axis=0))
         hand.box = (int(x0), int(y0), int(x1 - x0), int(y1 - y0))
         out: list[Event] = []
-        changed = hand.gestures.update(classify(shape), t)
+        confidence = 1.0
+        if self.taught is not None:
+            name, confidence = self.taught.predict(hand_features(points))
+        else:
+            name = classify(shape)
+        changed = hand.gestures.update(name, t)
         hand.gesture = hand.gestures.current or "none"
         out.append(Hand(t=t, id=hand.id, handedness=hand.handedness, score=score, gesture=hand.gesture,
                         box=hand.box, landmarks=tuple(map(tuple, points.tolist()))))
         if changed is not None:
-            out.append(Gesture(t=t, id=hand.id, gesture=changed))
+            out.append(Gesture(t=t, id=hand.id, gesture=changed, confidence=confidence))
         ratio = shape.pinch if (hand.pinching or can_pinch(shape)) else np.inf
         flipped = hand.pinch.update(ratio, t)
         if flipped is not None:
@@ -375,6 +407,29 @@ def _parse(result: Any, width: int, height: int) -> list[Found]:
         best = handed.classification[0]
         out.append((image_points, world_points, best.label, float(best.score)))
     return out
+
+
+def _box(points: np.ndarray) -> tuple[float, float, float, float]:
+    x0, y0 = points[:, :2].min(axis=0)
+    x1, y1 = points[:, :2].max(axis=0)
+    return float(x0), float(y0), float(x1), float(y1)
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Intersection over union of two (x0, y0, x1, y1) boxes."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy
+    return ix * iy / union if union > 0 else 0.0
+
+
+def _duplicate(k: int, found: list[Found], matches: dict[int, TrackedHand]) -> bool:
+    """Whether unmatched detection ``k`` is a second copy of a hand already in ``found`` (the full
+    model sometimes returns one hand twice, boxes overlapping by more than half): it is when it
+    overlaps a matched detection, or an earlier unmatched one, that much."""
+    box = _box(found[k][0])
+    return any(_overlap(box, _box(found[j][0])) > DUPLICATE_IOU for j in range(len(found))
+               if j != k and (j in matches or j < k))
 
 
 def _match(hands: list[TrackedHand], found: list[np.ndarray]) -> dict[int, TrackedHand]:

@@ -22,7 +22,7 @@ HAVE_MEDIAPIPE = importlib.util.find_spec("mediapipe") is not None
 def test_defaults_are_the_documented_ones():
     s = HAND_SETTINGS.defaults()
     assert (s["max_hands"], s["model"], s["min_detection_confidence"], s["min_tracking_confidence"],
-            s["smoothing"]) == (2, "lite", 0.5, 0.5, True)
+            s["smoothing"]) == (2, "full", 0.5, 0.5, True)
 
 
 @pytest.mark.parametrize("kwargs, words", [

@@ -3,8 +3,9 @@
 These run in CI's second venv (``.venv-hands``, made by ``.ci/run_hands``); in the default
 install they skip with a message. What a user would notice is measured:
 
-- detection: on every clip, a hand on every frame where a bare MediaPipe call (same model,
-  same frames) finds one, and on at least as many frames in total;
+- detection: on every clip, a hand on every frame where a bare MediaPipe call (its default,
+  the full models, as the stage's; same frames) finds one, and on at least as many frames in
+  total;
 - pinch: the two thumb-index pinches of v02 (labels: frames ~95-105 and ~140-150, seen by
   eye at 94-101 and 133-142) and nothing else, not even in the hand flips; on v01 the one
   index-thumb touch (frames ~309-333) and no pinch in the fist (its thumb rests on the index);
@@ -72,7 +73,7 @@ def runs(shared_data: Path) -> dict[str, dict]:
     out = {}
     for prefix in CLIPS:
         frames = _frames(_clip(folder, prefix))
-        with mp_hands.Hands(model_complexity=0, max_num_hands=2) as bare:
+        with mp_hands.Hands(model_complexity=1, max_num_hands=2) as bare:
             bare_found = [bool(bare.process(cv2.cvtColor(f.image, cv2.COLOR_BGR2RGB)).multi_hand_landmarks)
                           for f in frames]
         stage = HandStage()

@@ -1,0 +1,304 @@
+"""PoseStage: MediaPipe Pose (the full model) for several people, with named body events.
+
+Per video frame it emits, for each person in view:
+
+- ``pose``: id (stable while the person stays in view), score (mean visibility), box, and
+  the 33 landmarks as ``[x_px, y_px, z, visibility]`` in MediaPipe's order (z: its relative
+  depth, scaled by the width of the picture the model saw, as the hand stage does);
+- ``arms_up``, ``lean`` (left / right / none), ``crouch`` and ``jump`` when they change
+  (``body_events``: geometry in torso lengths, each change held ``hold_ms``);
+- ``pose_lost`` when a person has not been seen for ``lost_after_ms``.
+
+How several people are found with a one-person model: a MediaPipe graph in video mode runs on
+the whole frame, exactly as a bare call does (it tracks its person from frame to frame, with
+the person detector only when it loses them). Every ``search_every_frames`` frames (and on the
+first frame, so a still image gets it) the stage searches for the others (``people.py``: the
+frame with the found people painted out; once in ``window_every_frames`` frames also
+overlapping windows, for people too small for the model's view of the whole frame); a person
+found that way is followed on the next frames by one still-image call on a square crop around
+where they were. With one person in view the extra cost is the searches, amortised.
+
+Settings are declared once, in the ``pose`` group (``POSE_SETTINGS``). Defaults: up to 4
+people, a search every 30 frames (1 s at 30 fps), in windows every 300 (10 s), confidences
+0.5 (MediaPipe's), One-Euro smoothing on (the hand stage's filter, beta per torso length per second).
+
+Cost (``benchmarks/pose_eval.py``): one person, MediaPipe itself (~25-40 ms per frame at
+640x480 on one core) plus the amortised search; each further person costs one still-image
+call per frame (~40-60 ms). Needs the optional extra (``pip install 'sensekit[hands]'``; the
+wheel of mediapipe 0.10.21 holds the full pose model; the lite and heavy ones would be
+downloaded at run time, so they are not offered). Failure modes: people smaller than ~60
+pixels, people hidden behind others (OCHuman), crowds larger than ``max_people``; two
+people crossing may swap ids. Deterministic for the same frames in the same order.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
+
+import cv2
+import numpy as np
+
+from sensekit.capture.base import Item, VideoFrame
+from sensekit.errors import ConfigError
+from sensekit.events import ArmsUp, Crouch, Event, Jump, Lean, Pose, PoseLost
+from sensekit.settings import Tunable, group, setting
+from sensekit.validate import check_frame
+from sensekit.vision.body_events import BodyState, body_shape
+from sensekit.vision.hands import INSTALL_HINT, MEDIAPIPE_VERSION, _filtered_native_stderr
+from sensekit.vision.people import (Box, box_iou, crop_box, landmark_box, paint_out, search_windows,
+                                    torso_visible, upright)
+from sensekit.vision.smoothing import OneEuroArray
+
+__all__ = ["POSE_SETTINGS", "POSE_EVENTS", "PoseStage", "TrackedPerson", "load_pose"]
+
+POSE_EVENTS = frozenset({"pose", "pose_lost", "arms_up", "lean", "crouch", "jump"})
+CROP_MARGIN = 0.25           # a tracked person's crop: their box plus this much of it each side
+SAME_PERSON_IOU = 0.3        # two results whose boxes overlap more are one person
+MIN_PERSON_PX = 32           # a searched or cropped result smaller than this is not kept
+
+
+def load_pose() -> Any:
+    """``mediapipe.solutions.pose``, or ``ConfigError`` naming the install."""
+    try:
+        import mediapipe as mp
+    except ImportError as exc:
+        raise ConfigError(f"body pose needs the optional extra: {INSTALL_HINT} "
+                          f"(mediapipe {MEDIAPIPE_VERSION} is not installed: {exc})") from None
+    solutions = getattr(mp, "solutions", None)
+    if solutions is None or not hasattr(solutions, "pose"):
+        raise ConfigError(f"mediapipe {getattr(mp, '__version__', '?')} has no bundled pose model "
+                          f"(solutions.pose); body pose needs mediapipe=={MEDIAPIPE_VERSION}: {INSTALL_HINT}")
+    return solutions.pose
+
+
+#: Every setting of the pose stage, declared once (``sensekit settings pose`` lists them).
+POSE_SETTINGS = group(
+    "pose", "body pose (MediaPipe Pose, full model; the hands extra)",
+    setting("max_people", 4, "how many people to follow at once", unit="people", lo=1, hi=10,
+            flag="--max-people"),
+    setting("search_every_frames", 30, "look for people beyond the tracked ones (the whole frame, the "
+            "tracked people painted out) once in N frames", unit="frames", lo=1, hi=100000),
+    setting("window_every_frames", 300, "look for small people too (overlapping windows, ~18 detector runs) "
+            "once in N frames", unit="frames", lo=1, hi=100000),
+    setting("min_detection_confidence", 0.5, "person detector score to accept a new person", lo=0.0, hi=1.0),
+    setting("min_tracking_confidence", 0.5, "landmark score below which tracking is lost", lo=0.0, hi=1.0),
+    setting("smoothing", True, "One-Euro smoothing of the landmarks (off: raw MediaPipe points)",
+            flag="--pose-smoothing"),
+    setting("smoothing_min_cutoff_hz", 1.5, "One-Euro cutoff of a still body (lower: steadier)", unit="Hz",
+            lo=0.01, hi=30.0),
+    setting("smoothing_beta", 2.0, "how fast the cutoff rises with speed (higher: less lag)",
+            unit="per torso length/s", lo=0.0, hi=100.0),
+    setting("hold_ms", 100.0, "a body event (arms up, lean, crouch) must hold this long", unit="ms",
+            lo=0.0, hi=2000.0),
+    setting("lost_after_ms", 300.0, "unseen this long: pose_lost (id forgotten)", unit="ms", lo=0.0, hi=5000.0),
+)
+
+
+@dataclass
+class TrackedPerson:
+    """What the stage knows about one person (apps may read ``PoseStage.people``)."""
+    id: int
+    landmarks: np.ndarray                 # (33, 4) x px, y px, z, visibility; smoothed when on
+    box: Box
+    last_t: float
+    smoother: OneEuroArray | None = None
+    body: BodyState = field(default_factory=BodyState)
+
+
+class PoseStage(Tunable):
+    """A runner stage: frames in, ``pose`` and body events out."""
+
+    consumes: Literal["video"] = "video"
+    emits = POSE_EVENTS
+    SETTINGS = POSE_SETTINGS
+    max_people: int
+    search_every_frames: int
+    window_every_frames: int
+    min_detection_confidence: float
+    min_tracking_confidence: float
+    smoothing: bool
+    smoothing_min_cutoff_hz: float
+    smoothing_beta: float
+    hold_ms: float
+    lost_after_ms: float
+
+    def __init__(self, **settings: Any) -> None:
+        self.init_settings(settings)
+        self._mp_pose = load_pose()
+        self._graph = self._make_graph(static=False)
+        self._still = self._make_graph(static=True)
+        self.people: dict[int, TrackedPerson] = {}
+        self.runs = {"frames": 0, "searches": 0, "crops": 0, "calls": 0}
+        self._next_id = 1
+        self._rgb: np.ndarray | None = None
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if changed.keys() & {"min_detection_confidence", "min_tracking_confidence"}:
+            self.close()
+            self._graph = self._make_graph(static=False)
+            self._still = self._make_graph(static=True)
+
+    # -- MediaPipe -------------------------------------------------------------------
+    def _make_graph(self, *, static: bool) -> Any:
+        with _filtered_native_stderr():
+            return self._mp_pose.Pose(static_image_mode=static, model_complexity=1, smooth_landmarks=True,
+                                      enable_segmentation=False,
+                                      min_detection_confidence=self.min_detection_confidence,
+                                      min_tracking_confidence=self.min_tracking_confidence)
+
+    def close(self) -> None:
+        for graph in (self._graph, self._still):
+            if graph is not None:
+                graph.close()
+        self._graph = self._still = None
+
+    def _call(self, graph: Any, rgb: np.ndarray, box: Box | None = None) -> np.ndarray | None:
+        """One MediaPipe call on the frame or on ``box`` of it: (33, 4) frame pixels, or None."""
+        x, y = (0, 0) if box is None else box[:2]
+        view = rgb if box is None else np.ascontiguousarray(rgb[y:y + box[3], x:x + box[2]])
+        self.runs["calls"] += 1
+        if self.runs["calls"] <= 3:
+            with _filtered_native_stderr():
+                result = graph.process(view)
+        else:
+            result = graph.process(view)
+        if result.pose_landmarks is None:
+            return None
+        h, w = view.shape[:2]
+        pts = np.array([(p.x, p.y, p.z, p.visibility) for p in result.pose_landmarks.landmark], dtype=np.float64)
+        pts[:, :3] *= (w, h, w)
+        pts[:, 0] += x
+        pts[:, 1] += y
+        return pts
+
+    # -- finding people ----------------------------------------------------------------
+    def _find(self, rgb: np.ndarray, search: bool, windows: bool) -> list[np.ndarray]:
+        """Everyone on this frame: the video graph's person, the tracked others on their crops,
+        and, when ``search``, the rest of the frame (in windows too when ``windows``)."""
+        h, w = rgb.shape[:2]
+        found: list[np.ndarray] = []
+        boxes: list[Box] = []
+
+        def keep(pts: np.ndarray | None, *, checked: bool = True) -> bool:
+            """Add a result unless it is someone already found or (``checked``) implausible."""
+            if pts is None:
+                return False
+            box = landmark_box(pts)
+            if box[2] <= 0 or box[3] <= 0 or any(box_iou(box, b) > SAME_PERSON_IOU for b in boxes):
+                return False
+            if checked and (max(box[2], box[3]) < MIN_PERSON_PX or not torso_visible(pts) or not upright(pts)):
+                return False
+            found.append(pts)
+            boxes.append(box)
+            return True
+
+        keep(self._call(self._graph, rgb), checked=False)     # exactly what a bare call gives
+        for person in sorted(self.people.values(), key=lambda p: p.id):
+            if len(found) >= self.max_people:
+                break
+            if any(box_iou(person.box, b) > SAME_PERSON_IOU for b in boxes):
+                continue
+            crop = crop_box(person.box, w, h, margin=CROP_MARGIN)
+            if crop[2] >= 16 and crop[3] >= 16:
+                # the people found so far painted out of the crop, this person's last box kept
+                x, y, cw, ch = crop
+                view = rgb[y:y + ch, x:x + cw].copy()
+                paint_out(view, [(bx - x, by - y, bw, bh) for bx, by, bw, bh in boxes])
+                px, py, pw, ph = (person.box[0] - x, person.box[1] - y, person.box[2], person.box[3])
+                px0, py0 = max(px, 0), max(py, 0)
+                view[py0:max(py + ph, 0), px0:max(px + pw, 0)] = rgb[y + py0:y + max(py + ph, 0),
+                                                                     x + px0:x + max(px + pw, 0)]
+                self.runs["crops"] += 1
+                pts = self._call(self._still, view)
+                if pts is not None:
+                    pts[:, 0] += x
+                    pts[:, 1] += y
+                keep(pts)
+        if not (search or windows) or len(found) >= self.max_people:
+            return found
+        self.runs["searches"] += 1
+        work = rgb.copy()
+        paint_out(work, boxes)
+        while len(found) < self.max_people:         # the whole frame, found people painted out
+            if not keep(self._call(self._still, work)):
+                break
+            paint_out(work, boxes[-1:])
+        for window in search_windows(w, h) if windows else ():
+            if len(found) >= self.max_people:
+                break
+            if keep(self._call(self._still, work, window)):
+                paint_out(work, boxes[-1:])
+        return found
+
+    # -- the stage -------------------------------------------------------------------
+    def process(self, item: Item) -> list[Event]:
+        if not isinstance(item, VideoFrame):
+            return []
+        if self._pending:
+            self.apply_pending()
+        image = item.image
+        if self._rgb is None or self._rgb.shape != image.shape:
+            check_frame(image, "frame image")
+            self._rgb = np.empty_like(image)
+        rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
+        n = self.runs["frames"]
+        self.runs["frames"] += 1
+        found = self._find(rgb, n % self.search_every_frames == 0, n % self.window_every_frames == 0)
+        return self._update(found, item.t)
+
+    def _update(self, found: list[np.ndarray], t: float) -> list[Event]:
+        events: list[Event] = []
+        matches = _match(list(self.people.values()), [landmark_box(p) for p in found])
+        for k, pts in enumerate(found):
+            person = matches.get(k) or self._new_person()
+            events.extend(self._observe(person, pts, t))
+        for person in list(self.people.values()):
+            if person.last_t < t and (t - person.last_t) * 1000.0 >= self.lost_after_ms:
+                events.append(PoseLost(t=t, id=person.id))
+                del self.people[person.id]
+        return events
+
+    def _new_person(self) -> TrackedPerson:
+        person = TrackedPerson(id=self._next_id, landmarks=np.zeros((33, 4)), box=(0, 0, 0, 0), last_t=-1.0,
+                               body=BodyState(hold_s=self.hold_ms / 1000.0))
+        if self.smoothing:
+            person.smoother = OneEuroArray(min_cutoff_hz=self.smoothing_min_cutoff_hz, beta=self.smoothing_beta)
+        self._next_id += 1
+        self.people[person.id] = person
+        return person
+
+    def _observe(self, person: TrackedPerson, pts: np.ndarray, t: float) -> list[Event]:
+        points = pts
+        if person.smoother is not None:
+            torso = math.dist(((pts[11, :2] + pts[12, :2]) / 2).tolist(), ((pts[23, :2] + pts[24, :2]) / 2).tolist())
+            points = pts.copy()
+            points[:, :3] = person.smoother(pts[:, :3], t, speed_scale=1.0 / max(torso, 1.0))
+        person.landmarks, person.box, person.last_t = points, landmark_box(points), t
+        out: list[Event] = [Pose(t=t, id=person.id, score=float(points[:, 3].mean()), box=person.box,
+                                 landmarks=tuple(map(tuple, points.tolist())))]
+        shape = body_shape(points)
+        for name, value in person.body.update(shape, t).items():
+            if name == "arms_up":
+                out.append(ArmsUp(t=t, id=person.id, up=bool(value)))
+            elif name == "lean":
+                angle = 0.0 if math.isnan(shape.lean_deg) else shape.lean_deg
+                out.append(Lean(t=t, id=person.id, direction=str(value), angle_deg=angle))
+            elif name == "crouch":
+                out.append(Crouch(t=t, id=person.id, crouching=bool(value)))
+            elif name == "jump" and isinstance(value, float):
+                out.append(Jump(t=t, id=person.id, rise=value))
+        return out
+
+
+def _match(people: list[TrackedPerson], boxes: list[Box]) -> dict[int, TrackedPerson]:
+    """Pair this frame's boxes with known people by overlap (greedy, best first; IoU > 0.2)."""
+    pairs = sorted(((box_iou(b, p.box), k, p) for k, b in enumerate(boxes) for p in people),
+                   key=lambda x: -x[0])
+    out: dict[int, TrackedPerson] = {}
+    used: set[int] = set()
+    for iou, k, person in pairs:
+        if iou > 0.2 and k not in out and person.id not in used:
+            out[k] = person
+            used.add(person.id)
+    return out

@@ -1,0 +1,120 @@
+"""Gestures you teach by showing them: normalised hand landmarks and k nearest neighbours.
+
+- ``hand_features(points)``: one hand's 21 landmarks ``(21, >=2)`` pixels -> 42 numbers: each
+  point's (x, y) relative to the wrist, divided by the hand size (wrist to middle knuckle).
+  The picture's orientation is kept (a thumbs up and a thumbs down differ), its position and
+  scale are not.
+- ``TaughtGestures.fit({name: [features, ...]})``: scikit-learn's ``KNeighborsClassifier``
+  (k = 5, uniform votes) on the examples, at most ``MAX_EXAMPLES`` (60) per class, evenly
+  spaced in time; ``predict(features) -> (name, confidence)``, the confidence being the
+  share of the k neighbours that agree; below ``min_confidence`` (0.6) the answer is
+  ``"none"``. ``to_dict()`` / ``from_dict()`` keep the model as plain numbers (JSON), so it
+  can be saved and loaded exactly: the same frames give the same answers.
+
+Cost: ~0.2 ms per prediction (at most a few hundred examples). Failure modes: a gesture
+that is a movement rather than a shape (a wave) is seen only frame by frame; a class taught
+with one hand and shown with the other is mirrored; an untaught shape is given the nearest
+taught name when it happens to be close (the confidence says how sure).
+Needs scikit-learn (in the ``hands`` extra).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from sensekit.errors import ConfigError
+
+__all__ = ["hand_features", "TaughtGestures", "MAX_EXAMPLES", "FORMAT"]
+
+MAX_EXAMPLES = 60
+FORMAT = "sensekit-taught-gestures-1"
+
+
+def hand_features(points: np.ndarray) -> np.ndarray:
+    """(21, >=2) hand landmarks in pixels -> (42,) wrist-relative, in hand sizes."""
+    pts = np.asarray(points, dtype=np.float64)
+    if pts.ndim != 2 or pts.shape[0] != 21 or pts.shape[1] < 2:
+        raise ConfigError(f"hand landmarks must be a (21, 3) array, got shape {pts.shape}")
+    rel = pts[:, :2] - pts[0, :2]
+    size = max(math.hypot(float(rel[9, 0]), float(rel[9, 1])), 1e-6)
+    out: np.ndarray = (rel / size).ravel()
+    return out
+
+
+def _spaced(rows: Sequence[np.ndarray], n: int) -> list[np.ndarray]:
+    if len(rows) <= n:
+        return list(rows)
+    idx = np.linspace(0, len(rows) - 1, n).round().astype(int)
+    return [rows[i] for i in idx]
+
+
+class TaughtGestures:
+    """A k-nearest-neighbours model of taught hand shapes."""
+
+    def __init__(self, *, k: int = 5, min_confidence: float = 0.6) -> None:
+        if not isinstance(k, int) or k < 1:
+            raise ConfigError(f"k must be a whole number >= 1, got {k!r}")
+        if not 0.0 <= min_confidence <= 1.0:
+            raise ConfigError(f"min_confidence must be 0..1, got {min_confidence!r}")
+        self.k, self.min_confidence = k, float(min_confidence)
+        self.classes: list[str] = []
+        self._x = np.zeros((0, 42))
+        self._y = np.zeros(0, dtype=int)
+        self._knn: Any = None
+
+    def fit(self, examples: Mapping[str, Sequence[np.ndarray]]) -> TaughtGestures:
+        """Learn from ``{name: [features, ...]}`` (at least one example per class, two classes)."""
+        named = {str(name): list(rows) for name, rows in examples.items()}
+        empty = [name for name, rows in named.items() if not rows]
+        if empty:
+            raise ConfigError(f"no examples for gesture {empty[0]!r} (no hand in its time range?)")
+        if len(named) < 2:
+            raise ConfigError(f"teaching needs at least two gestures, got {sorted(named)}")
+        self.classes = sorted(named)
+        xs, ys = [], []
+        for label, name in enumerate(self.classes):
+            for row in _spaced(named[name], MAX_EXAMPLES):
+                xs.append(np.asarray(row, dtype=np.float64))
+                ys.append(label)
+        self._x, self._y = np.array(xs), np.array(ys, dtype=int)
+        self._build()
+        return self
+
+    def _build(self) -> None:
+        try:
+            from sklearn.neighbors import KNeighborsClassifier
+        except ImportError as exc:
+            raise ConfigError(f"taught gestures need scikit-learn: pip install 'sensekit[hands]' ({exc})") from None
+        self._knn = KNeighborsClassifier(n_neighbors=min(self.k, len(self._y)), weights="uniform",
+                                         algorithm="brute")
+        self._knn.fit(self._x, self._y)
+
+    def predict(self, features: np.ndarray) -> tuple[str, float]:
+        """(taught name or ``"none"``, share of the k neighbours that voted for it)."""
+        if self._knn is None:
+            raise ConfigError("the taught gestures model has not been fitted")
+        proba = self._knn.predict_proba(np.asarray(features, dtype=np.float64).reshape(1, -1))[0]
+        best = int(np.argmax(proba))
+        confidence = float(proba[best])
+        label = int(self._knn.classes_[best])
+        return (self.classes[label] if confidence >= self.min_confidence else "none"), confidence
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, "k": self.k, "min_confidence": self.min_confidence, "classes": self.classes,
+                "labels": self._y.tolist(), "features": np.round(self._x, 6).tolist()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TaughtGestures:
+        if data.get("format") != FORMAT:
+            raise ConfigError(f"not a taught gestures model (format {data.get('format')!r}, expected {FORMAT!r})")
+        model = cls(k=int(data["k"]), min_confidence=float(data["min_confidence"]))
+        model.classes = [str(c) for c in data["classes"]]
+        model._x = np.asarray(data["features"], dtype=np.float64).reshape(-1, 42)
+        model._y = np.asarray(data["labels"], dtype=int)
+        if len(model._x) != len(model._y) or not len(model._y) or model._y.max() >= len(model.classes):
+            raise ConfigError("taught gestures model is damaged: features and labels do not match")
+        model._build()
+        return model

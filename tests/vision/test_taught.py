@@ -1,0 +1,107 @@
+"""Taught gestures: features, the k-NN model, its JSON form, the teach command's ranges.
+
+The model tests need scikit-learn (the hands extra) and skip without it; the range parsing
+does not. The end-to-end test on real footage is in tests/vision/test_taught_clips.py.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from sensekit.cli.teach import parse_range
+from sensekit.errors import ConfigError
+from sensekit.vision.taught import TaughtGestures, hand_features
+
+
+def _hand(rng: np.random.Generator, shape: np.ndarray, *, scale: float, at: tuple[float, float]) -> np.ndarray:
+    pts = np.zeros((21, 3))
+    pts[:, :2] = np.asarray(at) + scale * (shape + rng.normal(0, 0.03, shape.shape))
+    return pts
+
+
+SHAPES = {name: np.random.default_rng(seed).uniform(-1, 1, (21, 2)) for seed, name in enumerate(("star", "heart"))}
+for s in SHAPES.values():
+    s -= s[0]                                        # wrist at the origin
+    s /= np.hypot(*s[9])                             # one hand size from wrist to middle knuckle
+
+
+def test_features_ignore_position_and_size():
+    rng = np.random.default_rng(1)
+    a = _hand(rng, SHAPES["star"], scale=40, at=(100, 100))
+    b = a.copy()
+    b[:, :2] = (a[:, :2] - a[0, :2]) * 2.5 + (400, 30)
+    assert np.allclose(hand_features(a), hand_features(b))
+    with pytest.raises(ConfigError, match=r"\(21, 3\) array, got shape \(33, 4\)"):
+        hand_features(np.zeros((33, 4)))
+
+
+def test_taught_shapes_are_told_apart_at_any_size_and_the_model_round_trips():
+    pytest.importorskip("sklearn")
+    rng = np.random.default_rng(2)
+    teach = {name: [hand_features(_hand(rng, shape, scale=50, at=(200, 200))) for _ in range(40)]
+             for name, shape in SHAPES.items()}
+    model = TaughtGestures().fit(teach)
+    tests = [(name, _hand(rng, shape, scale=float(rng.uniform(20, 120)), at=tuple(rng.uniform(0, 500, 2))))
+             for name, shape in SHAPES.items() for _ in range(20)]
+    answers = [model.predict(hand_features(p)) for _, p in tests]
+    assert [a[0] for a in answers] == [name for name, _ in tests]
+    assert all(conf == 1.0 for _, conf in answers)
+    again = TaughtGestures.from_dict(json.loads(json.dumps(model.to_dict())))
+    assert [again.predict(hand_features(p)) for _, p in tests] == answers
+
+
+def test_a_shape_between_two_classes_is_none_below_the_confidence():
+    pytest.importorskip("sklearn")
+    rng = np.random.default_rng(3)
+    teach = {name: [hand_features(_hand(rng, shape, scale=50, at=(0, 0))) for _ in range(10)]
+             for name, shape in SHAPES.items()}
+    model = TaughtGestures(k=10, min_confidence=0.9).fit(teach)
+    # a hand that is star on 10 examples' worth and heart on the rest: neighbours split
+    mix = hand_features(_hand(rng, (SHAPES["star"] + SHAPES["heart"]) / 2, scale=50, at=(0, 0)))
+    name, conf = model.predict(mix)
+    assert (name == "none") == (conf < 0.9)
+
+
+@pytest.mark.parametrize("examples, words", [
+    ({"star": [np.zeros(42)]}, "at least two gestures"),
+    ({"star": [np.zeros(42)], "heart": []}, "no examples for gesture 'heart'"),
+])
+def test_teaching_errors_name_the_problem(examples, words):
+    pytest.importorskip("sklearn")
+    with pytest.raises(ConfigError, match=words):
+        TaughtGestures().fit(examples)
+
+
+def test_a_file_that_is_not_a_model_is_refused():
+    with pytest.raises(ConfigError, match="not a taught gestures model"):
+        TaughtGestures.from_dict({"format": "something else"})
+
+
+def test_class_ranges():
+    assert parse_range("star=1.5-4") == ("star", 1.5, 4.0)
+    assert parse_range(" heart_hands = 0-2.25 ") == ("heart_hands", 0.0, 2.25)
+    for bad in ("star", "star=4-1", "=1-2", "star=a-b", "star=1.2.3-4"):
+        with pytest.raises(ConfigError, match="--class"):
+            parse_range(bad)
+
+
+def test_the_model_lives_in_the_venue_profile_beside_its_settings(tmp_path):
+    from sensekit.profile import load_profile, save_profile
+
+    venue = tmp_path / "venue.toml"
+    venue.write_text("# the hall\n[motion]\nnoise_sigma = 1.1   # measured\n")
+    model = {"format": "sensekit-taught-gestures-1", "k": 5, "min_confidence": 0.6, "classes": ["a", "b"],
+             "labels": [0, 1], "features": [[0.5] * 42, [-0.25] * 42]}
+    save_profile(dict(load_profile(venue)), venue, taught_gestures=model)
+    text = venue.read_text()
+    assert "# the hall" in text and "noise_sigma = 1.1   # measured" in text
+    loaded = load_profile(venue)
+    assert loaded.taught_gestures == model and dict(loaded) == {"motion.noise_sigma": 1.1}
+    # a later settings save (Shift+S) keeps the table; teaching again replaces it
+    save_profile({"motion.noise_sigma": 1.3}, venue)
+    assert load_profile(venue).taught_gestures == model
+    save_profile({}, venue, taught_gestures={**model, "classes": ["c", "d"]})
+    assert load_profile(venue).taught_gestures["classes"] == ["c", "d"]
+    assert load_profile(venue)["motion.noise_sigma"] == 1.3
