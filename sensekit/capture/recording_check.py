@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sensekit.capture.recording_meta import read_meta, read_timestamps
+from sensekit.capture.recording_meta import read_meta, read_timestamps, timestamps_cap
 from sensekit.capture.replay import VideoUnit, video_units
 from sensekit.capture.video_segments import count_decodable, list_segments
 from sensekit.capture.wav import read_wav_info
@@ -139,9 +139,10 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
         rep.problems.append(f"the timestamps file '{v['timestamps']}' is missing")
     else:
         try:
-            rows_t = read_timestamps(ts_path, complete=False)
+            cap = timestamps_cap(meta["frames"])
+            rows_t = read_timestamps(ts_path, complete=False, max_bytes=cap)
             if rep.complete:
-                read_timestamps(ts_path, complete=True)
+                read_timestamps(ts_path, complete=True, max_bytes=cap)
         except RecordingError as exc:
             rep.problems.append(str(exc))
     rows = 0 if rows_t is None else len(rows_t)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from sensekit.errors import RecordingError
+from sensekit.safe_read import file_kind, loads_json, read_regular
 
 FORMAT = "sensekit-recording"
 VERSION = 2                       # what the Recorder writes
@@ -40,6 +41,11 @@ TIMESTAMPS_HEADER = "index,t"
 DEFAULT_BLOCK_SIZE = 512
 FPS_FROM = ("timestamps", "source")
 _MAX_META_BYTES = 1 << 20
+_MAX_META_DEPTH = 8
+#: bytes per row of ``video_ts.csv`` at most ("index,t\n": 20 digits, a comma, 25 characters)
+_MAX_TS_ROW_BYTES = 48
+#: ``video_ts.csv`` of a recording whose frame count is unknown (killed): 12 days at 30 fps
+MAX_TIMESTAMPS_BYTES = 256 << 20
 
 
 def _is_int(v: Any) -> bool:
@@ -67,21 +73,17 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not rec.exists():
         raise RecordingError(f"recording '{label}' does not exist ({rec})")
     if not rec.is_dir():
+        kind = file_kind(rec)
+        if kind is not None:
+            raise RecordingError(f"recording '{label}' is {kind}, not a recording folder")
         raise RecordingError(f"recording '{label}' is not a folder (is it a recording?)")
     meta_path = rec / META_FILE
-    if not meta_path.is_file():
-        raise RecordingError(f"recording '{label}' has no meta.json (is it a recording folder?)")
     try:
-        with open(meta_path, "rb") as f:
-            raw = f.read(_MAX_META_BYTES + 1)
-    except OSError as exc:
-        raise RecordingError(f"cannot read '{label}/meta.json': {exc.strerror or exc}") from None
-    if len(raw) > _MAX_META_BYTES:
-        raise RecordingError(f"'{label}/meta.json' is larger than 1 MB; not a sensekit meta file")
-    try:
-        meta = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise RecordingError(f"'{label}/meta.json' is not valid JSON: {exc}") from None
+        raw = read_regular(meta_path, max_bytes=_MAX_META_BYTES, what=f"'{label}/meta.json'",
+                           error=RecordingError)
+    except FileNotFoundError:
+        raise RecordingError(f"recording '{label}' has no meta.json (is it a recording folder?)") from None
+    meta = loads_json(raw, what=f"'{label}/meta.json'", max_depth=_MAX_META_DEPTH, error=RecordingError)
 
     def bad(what: str) -> RecordingError:
         return RecordingError(f"'{label}/meta.json': {what}")
@@ -169,6 +171,11 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
         v = meta[key]
         if v is not None and (not _is_int(v) or v < 0):
             raise bad(f"`{key}` must be a non-negative integer, got {v!r}")
+    named = [video[k] for k in ("file", "timestamps", "playlist") if video is not None and k in video]
+    for name in named + ([audio["file"]] if audio is not None else []):
+        kind = file_kind(rec / name)
+        if kind is not None:
+            raise RecordingError(f"'{label}/{name}' is {kind}, not a file")
     if meta["complete"]:
         if video is not None and meta["frames"] is None:
             raise bad("recording is marked complete but has no `frames` count")
@@ -190,18 +197,26 @@ def write_json_atomic(path: Path, data: dict[str, Any], *, fsync: bool = True) -
 
 # --- timestamps -----------------------------------------------------------------
 
-def read_timestamps(path: Path, *, complete: bool) -> np.ndarray:
+def timestamps_cap(frames: int | None) -> int:
+    """The most bytes a ``video_ts.csv`` of ``frames`` rows (``None``: unknown) may have."""
+    if frames is None:
+        return MAX_TIMESTAMPS_BYTES
+    return min(MAX_TIMESTAMPS_BYTES, len(TIMESTAMPS_HEADER) + 1 + (frames + 1) * _MAX_TS_ROW_BYTES)
+
+
+def read_timestamps(path: Path, *, complete: bool, max_bytes: int = MAX_TIMESTAMPS_BYTES) -> np.ndarray:
     """Parse ``video_ts.csv`` into a float64 array of frame times.
 
     For a complete recording any bad row is a ``RecordingError``; for an
     incomplete one the intact prefix is returned (a killed recorder may leave a
-    partial last line).
+    partial last line). A file that is not a regular file or is longer than
+    ``max_bytes`` (see ``timestamps_cap``) is a ``RecordingError`` before it is read.
     """
     name = path.name
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RecordingError(f"cannot read '{name}': {exc.strerror or exc}") from None
+        data = read_regular(path, max_bytes=max_bytes, what=f"'{name}'", error=RecordingError)
+    except FileNotFoundError:
+        raise RecordingError(f"cannot read '{name}': no such file") from None
     lines = data.split(b"\n")
     if not data.endswith(b"\n"):
         if not complete:

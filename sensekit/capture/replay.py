@@ -39,7 +39,7 @@ from typing import Any, BinaryIO, Generator, Iterator
 import numpy as np
 
 from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame, merge_by_time
-from sensekit.capture.recording_meta import DEFAULT_BLOCK_SIZE, read_meta, read_timestamps
+from sensekit.capture.recording_meta import DEFAULT_BLOCK_SIZE, read_meta, read_timestamps, timestamps_cap
 from sensekit.capture.video_segments import (count_decodable, list_segments, open_capture,
                                              plan_segments)
 from sensekit.capture.wav import WavInfo, int16_to_float, read_wav_info
@@ -178,7 +178,8 @@ class ReplaySource(Source):
         v, a = self.meta["video"], self.meta["audio"]
         name = self.path.name
         if v is not None:
-            self._times = read_timestamps(self.path / v["timestamps"], complete=self.complete)
+            self._times = read_timestamps(self.path / v["timestamps"], complete=self.complete,
+                                          max_bytes=timestamps_cap(self.meta["frames"]))
             rows = len(self._times)
             if self.complete and rows != self.meta["frames"]:
                 raise RecordingError(

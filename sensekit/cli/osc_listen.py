@@ -26,6 +26,7 @@ from sensekit.cli import Subparsers
 from sensekit.errors import ConfigError
 from sensekit.osc import Received, decode
 from sensekit.validate import check_positive
+from sensekit.cli.numbers import float_in
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,6 @@ def register(sub: Subparsers) -> None:
     p.add_argument("port", type=_port, metavar="PORT")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--count", type=int, help="exit after N messages")
-    p.add_argument("--seconds", type=float, help="exit after S seconds")
+    p.add_argument("--seconds", type=float_in(0, 1e9), help="exit after S seconds")
     p.add_argument("--jsonl", action="store_true", help="JSON lines instead of text")
     p.set_defaults(func=_cmd)

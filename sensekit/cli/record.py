@@ -23,6 +23,7 @@ from sensekit.cli import free_text
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import SourceError
 from sensekit.validate import check_positive
+from sensekit.cli.numbers import float_in
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--mic", metavar="SPEC", nargs="?", const="mic",
                    help="microphone name or index (no value: the default microphone)")
     p.add_argument("--source", metavar="SPEC", help="record any source spec instead (file:, replay:, ...)")
-    p.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds (default: Ctrl-C)")
+    p.add_argument("--seconds", type=float_in(0, 1e7), metavar="S", help="stop after S seconds (default: Ctrl-C)")
     p.add_argument("--notes", type=free_text, default="", metavar="TEXT",
                    help="free text stored in meta.json")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
