@@ -249,7 +249,10 @@ class PanelServer:
             raw = await asyncio.wait_for(request.read(), BODY_TIMEOUT_S)
         except TimeoutError:
             raise ConfigError(f"the request body did not arrive within {BODY_TIMEOUT_S:g} s") from None
-        body = loads_json(raw, what="the request body", max_depth=MAX_JSON_DEPTH)
+        try:
+            body = loads_json(raw, what="the request body", max_depth=MAX_JSON_DEPTH)
+        except ConfigError as exc:
+            raise ConfigError(f"the request body must be a JSON object: {exc}") from None
         if not isinstance(body, dict):
             raise ConfigError("the request body must be a JSON object")
         return body
@@ -283,7 +286,7 @@ class PanelServer:
         for name in names:
             v = body.get(name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ConfigError(f"`{name}` must be a finite number, got {short(v)}")
+                raise ConfigError(f"`{name}` must be a number (finite), got {short(v)}")
             out.append(float(v))
         return out
 

@@ -19,7 +19,7 @@ HOSTILE = [
     ("api/pick", '{"x": NaN, "y": 1}', "not a number JSON allows"),
     ("api/pick", '{"x": Infinity, "y": 1}', "not a number JSON allows"),
     ("api/pick", '{"x": -Infinity, "y": 1}', "not a number JSON allows"),
-    ("api/pick", '{"x": 1e400, "y": 1}', "`x` must be a finite number, got inf"),
+    ("api/pick", '{"x": 1e400, "y": 1}', "`x` must be a number (finite), got inf"),
     ("api/track-box", '{"box": [1, 2, NaN, 4]}', "not a number JSON allows"),
     ("api/track-box", '{"box": [1, 2, 1e999, 4]}', "`box` must be [x, y, w, h] in pixels (finite numbers)"),
     ("api/zone", '{"name": "door", "box": [0, 0, Infinity, 1]}', "not a number JSON allows"),
