@@ -107,7 +107,8 @@ def test_nesting_check_ignores_strings_and_comments():
     (["events", "{rec}", "--clap", "--pattern-gap-ms", "nan"], "--pattern-gap-ms: must be a number in (0, 60000]"),
     (["events", "{rec}", "--pattern-gap-ms", "inf"], "--pattern-gap-ms: must be a number in (0, 60000]"),
     (["calibrate", "{rec}", "--out", "{tmp}/v.toml", "--seconds", "1e30"], "--seconds: must be a number in (0, 3600]"),
-    (["record", "{tmp}/r.skrec", "--source", "{rec}", "--seconds", "1" * 400], "--seconds: must be a number"),
+    (["record", "{tmp}/r.skrec", "--source", "{rec}", "--seconds", "1" * 400], "`--seconds` must be positive"),
+    (["record", "{tmp}/r.skrec", "--source", "{rec}", "--seconds", "1e30"], "`--seconds` must be 0..1e+07"),
 ])
 def test_numbers_are_checked_before_conversion(capsys, rec, tmp_path, argv, fragment):
     argv = [a.replace("{rec}", str(rec)).replace("{tmp}", str(tmp_path)) for a in argv]

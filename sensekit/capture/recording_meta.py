@@ -125,6 +125,9 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
             video.setdefault(key, default)
             if not _plain_name(video[key]):
                 raise bad(f"`video.{key}` must be a file name, got {video[key]!r}")
+        video.setdefault("checksums", None)                # recorded before checksums: None
+        if video["checksums"] is not None and not _plain_name(video["checksums"]):
+            raise bad(f"`video.checksums` must be a file name or null, got {video['checksums']!r}")
     audio = meta["audio"]
     if audio is not None:
         if not isinstance(audio, dict):
@@ -148,6 +151,14 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
             audio["block_size"] = DEFAULT_BLOCK_SIZE
         elif not _is_int(bs) or not 0 < bs <= 1 << 20:
             raise bad(f"`audio.block_size` must be a positive integer, got {bs!r}")
+        audio.setdefault("checksums", None)
+        if audio["checksums"] is not None and not _plain_name(audio["checksums"]):
+            raise bad(f"`audio.checksums` must be a file name or null, got {audio['checksums']!r}")
+        cb = audio.get("checksum_block")
+        if cb is None:
+            audio["checksum_block"] = audio["block_size"]
+        elif not _is_int(cb) or not 0 < cb <= 1 << 20:
+            raise bad(f"`audio.checksum_block` must be a positive integer, got {cb!r}")
     if video is None and audio is None:
         raise bad("has neither `video` nor `audio`")
 
@@ -171,8 +182,10 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
         v = meta[key]
         if v is not None and (not _is_int(v) or v < 0):
             raise bad(f"`{key}` must be a non-negative integer, got {v!r}")
-    named = [video[k] for k in ("file", "timestamps", "playlist") if video is not None and k in video]
-    for name in named + ([audio["file"]] if audio is not None else []):
+    named = [video[k] for k in ("file", "timestamps", "playlist", "checksums")
+             if video is not None and video.get(k) is not None]
+    named += [audio[k] for k in ("file", "checksums") if audio is not None and audio.get(k) is not None]
+    for name in named:
         kind = file_kind(rec / name)
         if kind is not None:
             raise RecordingError(f"'{label}/{name}' is {kind}, not a file")

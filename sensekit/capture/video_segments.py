@@ -6,7 +6,10 @@ self-contained FFV1/Matroska files:
 - While frames arrive, the current segment is written to
   ``NNNNNN.partial.mkv`` (``NNNNNN`` = index of its first frame).
 - ``SegmentWriter.commit()`` (the recorder calls it every half second of
-  recording time) closes that file, fsyncs it, renames it to
+  recording time) closes that file, decodes it to check it holds all its
+  frames (OpenCV's writer does not report a failed write, e.g. a full disk:
+  a short segment is left as ``.partial`` and ``RecordingError`` is raised,
+  so the committed segments before it stay complete), fsyncs it, renames it to
   ``FIRST-LAST.mkv`` (frame indices, inclusive) and fsyncs the folder. The
   rename is the commit point: a committed segment is complete, so a recorder
   killed at any moment loses only its ``.partial`` segment (half a second,
@@ -145,6 +148,7 @@ class SegmentWriter:
         self.reproducible = reproducible
         self._fsync = fsync
         self.committed = 0
+        self.failed = 0                         # frames of segments that failed their check
         self.written = 0
         self.segments = 0
         self._head_t: list[float] = []          # the first frame times, to find the backlog
@@ -236,11 +240,19 @@ class SegmentWriter:
         self._writer = None
         partial, self._partial = self._partial, None
         assert partial is not None
+        count, self._seg_count = self._seg_count, 0
         if self.reproducible:
             make_mkv_reproducible(partial)
+        decoded, why = count_decodable(partial, self.size, limit=count + 1)
+        if decoded != count:           # OpenCV's writer does not report a failed write (disk full)
+            self.failed += count
+            raise RecordingError(
+                f"the video segment '{partial.name}' holds {decoded} of its {count} frames after "
+                f"writing ({why or 'short'}; is the disk full?); it was not committed, the "
+                f"{self.committed} frames before it are kept")
         if self._fsync:
             _fsync_path(partial)
-        name = segment_name(self._seg_first, self._seg_first + self._seg_count - 1)
+        name = segment_name(self._seg_first, self._seg_first + count - 1)
         os.replace(partial, self.folder / name)
         if self._fsync:
             _fsync_path(self.folder)
@@ -248,9 +260,8 @@ class SegmentWriter:
             # A convenience for ffplay/ffmpeg (readers use the segment names): not fsync'd.
             with open(self.playlist, "a", encoding="ascii", newline="\n") as f:
                 f.write(f"file {self.folder.name}/{name}\n")
-        self.committed += self._seg_count
+        self.committed += count
         self.segments += 1
-        self._seg_count = 0
 
     def close(self) -> None:
         """Commit what is left. Idempotent."""

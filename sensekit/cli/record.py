@@ -22,10 +22,11 @@ from sensekit.cli import Subparsers
 from sensekit.cli import free_text
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import SourceError
-from sensekit.validate import check_positive
-from sensekit.cli.numbers import float_in
+from sensekit.validate import check_positive, check_range
 
 log = logging.getLogger(__name__)
+
+MAX_RECORD_S = 1e7          # 115 days
 
 
 def register(subparsers: Subparsers) -> None:
@@ -38,7 +39,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--mic", metavar="SPEC", nargs="?", const="mic",
                    help="microphone name or index (no value: the default microphone)")
     p.add_argument("--source", metavar="SPEC", help="record any source spec instead (file:, replay:, ...)")
-    p.add_argument("--seconds", type=float_in(0, 1e7), metavar="S", help="stop after S seconds (default: Ctrl-C)")
+    p.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds (default: Ctrl-C)")
     p.add_argument("--notes", type=free_text, default="", metavar="TEXT",
                    help="free text stored in meta.json")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
@@ -88,6 +89,7 @@ def main(args: argparse.Namespace) -> int:
 
     if args.seconds is not None:
         check_positive("--seconds", args.seconds)
+        check_range("--seconds", args.seconds, 0, MAX_RECORD_S)      # 1e30 s: no progress bar
     source = build_source(args)
     try:
         summary = record_source(source, args.out, seconds=args.seconds, progress=args.progress,
