@@ -57,7 +57,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable
 
 import pygame
 
@@ -69,7 +69,8 @@ from sensekit.app.video import VideoRecorder
 from sensekit.capture.base import Source
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import SensekitError
-from sensekit.events import Dispatcher, Event, JsonlWriter, SourceLost, SourceRestored
+from sensekit.event_sink import EventSink
+from sensekit.events import Dispatcher, Event, SourceLost, SourceRestored, to_jsonl
 from sensekit.runner import Runner
 from sensekit.settings.live import Tuning
 from sensekit.settings.registry import lookup
@@ -149,7 +150,7 @@ class AppHost:
         self._cam_cache: tuple[int, tuple[int, int], pygame.Surface] | None = None
         self._wall_times: deque[float] = deque(maxlen=30)
         self._last_item_t = 0.0
-        self._events_file: TextIO | None = None
+        self._events_file: EventSink | None = None
         self.video: VideoRecorder | None = None
         self._drag: tuple[tuple[int, int], tuple[int, int]] | None = None   # press, pointer
         #: called once per loop iteration, on this thread (a browser panel's requests)
@@ -168,8 +169,8 @@ class AppHost:
         self.dispatcher.on(SourceRestored.name, self._on_restored)
         if self.options.events is not None:
             self.options.events.parent.mkdir(parents=True, exist_ok=True)
-            self._events_file = open(self.options.events, "w", encoding="utf-8")  # noqa: SIM115 (open all run)
-            self.dispatcher.on("*", JsonlWriter(self._events_file))
+            sink = self._events_file = EventSink(self.options.events)   # a FIFO never blocks the run
+            self.dispatcher.on("*", lambda e: sink.write(to_jsonl(e) + "\n"))
         if self.options.video is not None:
             self.video = VideoRecorder(self.options.video, fps=1.0 / app_cls.step_s)
         self.app.setup()

@@ -375,16 +375,18 @@ def record_source(
     their item times. Ctrl-C and SIGTERM finish cleanly: the files are closed and
     meta is marked complete. A source that fails part-way leaves the recording
     marked incomplete and raises ``RecordingError`` naming the cause. Returns a
-    summary: frames, audio_samples, duration_s, interrupted.
+    summary: frames, audio_samples, duration_s, interrupted, stopped_by ("Ctrl-C",
+    "SIGTERM" or None).
     """
     if seconds is not None:
         seconds = check_positive("seconds", seconds)
     clock = clock or MonotonicClock()
-    stop = {"flag": False}
+    stop: dict[str, Any] = {"flag": False, "by": None}
     old_handlers: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
         def _on_signal(signum: int, frame: Any) -> None:
             stop["flag"] = True
+            stop["by"] = stop["by"] or ("SIGTERM" if signum == signal.SIGTERM else "Ctrl-C")
         for sig in (signal.SIGINT, signal.SIGTERM):
             old_handlers[sig] = signal.signal(sig, _on_signal)
     interrupted = False
@@ -440,7 +442,8 @@ def record_source(
                 audio = (int(rate), int(channels))
         if video is None and audio is None:
             if stop["flag"]:
-                return {"frames": 0, "audio_samples": 0, "duration_s": 0.0, "interrupted": True}
+                return {"frames": 0, "audio_samples": 0, "duration_s": 0.0, "interrupted": True,
+                        "stopped_by": stop["by"]}
             raise RecordingError(f"source '{source.description}' gave nothing to record")
         t0 = pending[0].t if source.is_live and pending else 0.0
         start_unix = _start_unix(pending[0]) if source.is_live and pending else None
@@ -495,6 +498,7 @@ def record_source(
         interrupted = stop["flag"]
     except KeyboardInterrupt:
         interrupted = True
+        stop["by"] = stop["by"] or "Ctrl-C"
     except (SensekitError, OSError) as exc:
         failed = exc
     except BaseException:
@@ -520,4 +524,5 @@ def record_source(
             f"recording '{Path(path).name}' stopped early: {reason}; the {rec.duration_s:.1f} s "
             f"recorded so far are kept, marked incomplete") from failed
     return {"frames": rec.frames if rec else 0, "audio_samples": rec.audio_samples if rec else 0,
-            "duration_s": rec.duration_s if rec else 0.0, "interrupted": interrupted}
+            "duration_s": rec.duration_s if rec else 0.0, "interrupted": interrupted,
+            "stopped_by": stop["by"] if interrupted else None}

@@ -43,6 +43,7 @@ from sensekit.capture.replay import VideoUnit, video_units
 from sensekit.capture.video_segments import count_decodable, list_segments, open_capture
 from sensekit.capture.wav import read_wav_info
 from sensekit.errors import RecordingError
+from sensekit.safe_read import read_regular
 
 MAX_DECODE_THREADS = 4
 
@@ -226,6 +227,7 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
         if other:
             rep.notes.append(f"{v['segments']}/ also holds {len(other)} other file(s), ignored "
                              f"({', '.join(p.name for p in other[:3])})")
+        _check_playlist(rep, [seg.path.name for seg in found])
     playable: int | None = None
     last_row: int | None = None
     if decode:
@@ -267,6 +269,32 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
         rep._last_frame_t = float(rows_t[last_row])
     rep.video = VideoReport(v["width"], v["height"], float(v["fps"]), v.get("fps_from", "source"),
                             v.get("fps_measured"), rows, playable, segments, _size(store))
+
+
+def _check_playlist(rep: RecordingReport, committed: list[str]) -> None:
+    """``video.ffconcat`` (for ffplay/ffmpeg) must list the committed segments in order (in an
+    incomplete recording the two may differ by the last segment, the one being switched when
+    the recorder was killed)."""
+    v = rep.meta["video"]
+    path = rep.path / v["playlist"]
+    try:
+        raw = read_regular(path, max_bytes=64 * (len(committed) + 2), what=f"'{v['playlist']}'",
+                           error=RecordingError)
+    except FileNotFoundError:
+        rep.problems.append(f"the playlist '{v['playlist']}' is missing (ffplay cannot play the video)")
+        return
+    except RecordingError as exc:
+        rep.problems.append(str(exc))
+        return
+    lines = raw.decode("ascii", "replace").splitlines()
+    listed = [ln[len("file "):].partition("/")[2] for ln in lines[1:]]
+    prefix = f"file {v['segments']}/"
+    ok = (lines[:1] == ["ffconcat version 1.0"] and all(ln.startswith(prefix) for ln in lines[1:])
+          and (listed == committed or (not rep.complete and abs(len(committed) - len(listed)) <= 1
+                                       and listed[:len(committed)] == committed[:len(listed)])))
+    if not ok:
+        rep.problems.append(f"the playlist '{v['playlist']}' does not list the {len(committed)} committed "
+                            "segments in order (ffplay would play something else); it is damaged")
 
 
 def _check_audio(rep: RecordingReport) -> None:

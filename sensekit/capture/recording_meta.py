@@ -161,6 +161,12 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
             raise bad(f"`audio.checksum_block` must be a positive integer, got {cb!r}")
     if video is None and audio is None:
         raise bad("has neither `video` nor `audio`")
+    if video is None:                    # a damaged meta.json must not hide a track silently
+        held = [n for n in (SEGMENTS_DIR, VIDEO_FILE, TIMESTAMPS_FILE) if os.path.lexists(rec / n)]
+        if held:
+            raise bad(f"`video` is null but the recording holds video ({', '.join(held)})")
+    if audio is None and os.path.lexists(rec / AUDIO_FILE):
+        raise bad(f"`audio` is null but the recording holds audio ({AUDIO_FILE})")
 
     meta.setdefault("complete", False)
     if not isinstance(meta["complete"], bool):

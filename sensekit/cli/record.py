@@ -97,7 +97,7 @@ def main(args: argparse.Namespace) -> int:
     except OSError as exc:                     # e.g. the disk filled up while closing the files
         from sensekit.errors import RecordingError
         raise RecordingError(f"recording '{args.out}' failed: {exc.strerror or exc}") from None
-    how = "stopped by Ctrl-C; " if summary["interrupted"] else ""
+    how = f"stopped by {summary.get('stopped_by') or 'Ctrl-C'}; " if summary["interrupted"] else ""
     print(f"{how}saved {args.out}: {summary['duration_s']:.2f} s, {summary['frames']} frames, "
           f"{summary['audio_samples']} audio samples", file=sys.stderr)
     return 0
