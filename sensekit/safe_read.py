@@ -32,7 +32,7 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 
-__all__ = ["read_regular", "file_kind", "check_nesting", "loads_json", "number_text", "short",
+__all__ = ["read_regular", "file_kind", "check_nesting", "loads_json", "number_text", "short", "clip",
            "MAX_DEPTH", "MAX_NUMBER_DIGITS"]
 
 MAX_DEPTH = 32
@@ -101,6 +101,8 @@ def read_regular(path: str | os.PathLike[str], *, max_bytes: int, what: str,
 _JSON_SKIP = re.compile(r'"(?:[^"\\]|\\.)*"?')
 _TOML_SKIP = re.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|"(?:[^"\\\n]|\\.)*"?'
                         r"|'[^'\n]*'?|#[^\n]*")
+_STEP = np.zeros(256, np.int32)                  # '[' '{' open a level, ']' '}' close one
+_STEP[[0x5B, 0x7B]], _STEP[[0x5D, 0x7D]] = 1, -1
 _DIGITS = re.compile(r"(?<![\w.])[0-9][0-9_]{" + str(MAX_NUMBER_DIGITS) + ",}")
 
 
@@ -113,8 +115,7 @@ def check_nesting(text: str, *, max_depth: int = MAX_DEPTH, what: str, toml: boo
     if m:
         raise error(f"{what} has a number of {len(m.group().replace('_', ''))} digits "
                     f"(at most {MAX_NUMBER_DIGITS})")
-    b = np.frombuffer(bare.encode("utf-8", "replace"), dtype=np.uint8)
-    step = (np.isin(b, (0x5B, 0x7B)).astype(np.int32) - np.isin(b, (0x5D, 0x7D)).astype(np.int32))
+    step = _STEP[np.frombuffer(bare.encode("utf-8", "replace"), dtype=np.uint8)]
     if step.size and int(np.cumsum(step).max()) > max_depth:
         raise error(f"{what} is nested more than {max_depth} levels deep")
 
@@ -150,6 +151,14 @@ def number_text(text: str, *, what: str, error: type[Exception] = ConfigError) -
     if not math.isfinite(v):
         raise error(f"{what} must be a finite number, got {short(text)}")
     return v
+
+
+def clip(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters, control characters escaped (a name quoted in a
+    one-line message)."""
+    if not text.isprintable():
+        text = repr(text)[1:-1]
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def short(value: Any, limit: int = 60) -> str:

@@ -59,6 +59,7 @@ def test_the_negative_element_bundle_is_refused_at_once():
     (b"/a\0\0,[\0\0", "'[' without ']'"),
     (b"/a\0\0,i\0\0" + b"\0" * 8, "4 bytes left after the arguments"),
     (b"/\xff\0\0", "not UTF-8"),
+    (b"/a\nb\0\0\0\0", "holds control characters"),
     (b"#bundle\0" + b"\0" * 4, "shorter than its 16-byte header"),
     (b"#bundle\0" + bytes(8) + struct.pack(">i", 6) + b"/a\0\0,\0\0\0", "has size 6"),
     (b"#bundle\0" + bytes(8) + struct.pack(">i", 0) + b"/a\0\0", "has size 0"),

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from sensekit.errors import ConfigError
 from sensekit.osc.address import PREFIX
 from sensekit.osc.encode import Received, decode
+from sensekit.safe_read import clip, short
 
 if TYPE_CHECKING:
     from sensekit.settings.live import Tuning
@@ -73,7 +74,7 @@ def key_for_address(address: str) -> str:
         parts = address[len(SET_PREFIX):].split("/")
         if len(parts) == 2 and all(parts):
             return f"{parts[0]}.{parts[1]}"
-    raise ConfigError(f"unknown address {address}; settings are {SET_PREFIX}<section>/<name> "
+    raise ConfigError(f"unknown address {clip(address)}; settings are {SET_PREFIX}<section>/<name> "
                       f"(`sensekit settings` lists them), plus {PREFIX}/preset and {PREFIX}/pause")
 
 
@@ -83,7 +84,7 @@ def value_from_args(key: str, args: tuple[Any, ...]) -> Any:
 
     s = lookup(key)
     if len(args) != 1:
-        raise ConfigError(f"`{key}` takes one value, got {len(args)} arguments {list(args)!r}")
+        raise ConfigError(f"`{key}` takes one value, got {len(args)} arguments {short(list(args))}")
     value = args[0]
     if not isinstance(value, (int, float, str)) and value is not None:
         raise ConfigError(f"`{key}` takes a number, a switch or a string, got {type(value).__name__} "
@@ -93,7 +94,7 @@ def value_from_args(key: str, args: tuple[Any, ...]) -> Any:
     if isinstance(value, str):
         return s.parse(value)
     if isinstance(value, float) and s.kind == "bool":
-        raise ConfigError(f"`{key}` must be {s.expectation()}, got {value!r}")
+        raise ConfigError(f"`{key}` must be {s.expectation()}, got {short(value)}")
     return s.check(value)
 
 
@@ -187,7 +188,7 @@ class OscControl:
             self._apply(values, address)
         except ConfigError as exc:
             self.rejected += 1
-            log.warning("OSC: ignored %s %s: %s", address, " ".join(map(repr, args)), exc)
+            log.warning("OSC: ignored %s %s: %s", clip(address), clip(" ".join(map(short, args)), 200), exc)
 
     def _apply(self, values: dict[str, Any], what: str) -> None:
         if self.tuning is None:
@@ -203,7 +204,7 @@ class OscControl:
 
     def _pause(self, args: tuple[Any, ...]) -> None:
         if len(args) != 1 or isinstance(args[0], float) or args[0] not in (0, 1, True, False):
-            raise ConfigError(f"expected 0 or 1, got {list(args)!r}")
+            raise ConfigError(f"expected 0 or 1, got {short(list(args))}")
         if self.pause is None:
             raise ConfigError("pause is not supported by this command")
         self.pause(bool(args[0]))
@@ -213,7 +214,7 @@ class OscControl:
         from sensekit.settings.presets import get_preset
 
         if len(args) != 1 or not isinstance(args[0], str):
-            raise ConfigError(f"expected one preset name, got {list(args)!r}")
+            raise ConfigError(f"expected one preset name, got {short(list(args))}")
         preset = get_preset(args[0])
         if self.tuning is None:
             raise ConfigError("this command takes no settings")

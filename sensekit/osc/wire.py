@@ -11,7 +11,8 @@ Checked, and refused as malformed:
 
 - a datagram that is empty, not a whole number of 4-byte words or longer than ``max_bytes``;
 - a string without its NUL, with non-zero padding or that is not UTF-8; an address not
-  starting with ``/``; a type-tag string not starting with ``,``;
+  starting with ``/`` or holding control characters (a newline would forge log lines); a
+  type-tag string not starting with ``,``;
 - an argument running past the end; a blob of negative size; an unknown type tag;
   ``[`` ``]`` unbalanced or nested deeper than ``MAX_ARRAY_DEPTH``; bytes left after the last
   argument;
@@ -114,6 +115,8 @@ def _message(d: bytes, at: int, end: int, timetag: float | None) -> Message:
     address, at = _string(d, at, end, "address")
     if not address.startswith("/"):
         raise ValueError(f"address {address[:40]!r} does not start with '/'")
+    if not address.isprintable():
+        raise ValueError(f"address {address[:40]!r} holds control characters")
     if at == end:
         return address, "", (), timetag
     tags, at = _string(d, at, end, "type tags")

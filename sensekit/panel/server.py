@@ -92,6 +92,18 @@ MAX_JSON_DEPTH = 8
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
+def parse_body(raw: bytes) -> dict[str, Any]:
+    """A request body -> its JSON object, or ``ConfigError`` (nesting, digit runs, NaN and
+    Infinity refused before ``json`` parses)."""
+    try:
+        body = loads_json(raw, what="the request body", max_depth=MAX_JSON_DEPTH)
+    except ConfigError as exc:
+        raise ConfigError(f"the request body must be a JSON object: {exc}") from None
+    if not isinstance(body, dict):
+        raise ConfigError("the request body must be a JSON object")
+    return body
+
+
 def _error(status: int, message: str) -> web.Response:
     return web.json_response({"error": message}, status=status)
 
@@ -249,13 +261,7 @@ class PanelServer:
             raw = await asyncio.wait_for(request.read(), BODY_TIMEOUT_S)
         except TimeoutError:
             raise ConfigError(f"the request body did not arrive within {BODY_TIMEOUT_S:g} s") from None
-        try:
-            body = loads_json(raw, what="the request body", max_depth=MAX_JSON_DEPTH)
-        except ConfigError as exc:
-            raise ConfigError(f"the request body must be a JSON object: {exc}") from None
-        if not isinstance(body, dict):
-            raise ConfigError("the request body must be a JSON object")
-        return body
+        return parse_body(raw)
 
     async def _answer(self, work: Callable[[], Awaitable[Any]]) -> web.Response:
         try:
@@ -444,14 +450,17 @@ class _VideoClient:
 
     async def read(self) -> None:
         async for msg in self.ws:
-            if msg.type != WSMsgType.TEXT:
-                continue
-            try:
-                data = loads_json(msg.data, what="the message", max_depth=MAX_JSON_DEPTH)
-            except ConfigError:
-                continue
-            if not isinstance(data, dict):
-                continue
+            if msg.type == WSMsgType.TEXT:
+                self.on_text(msg.data)
+
+    def on_text(self, text: str) -> None:
+        """One message from the client: ``{"ack": 1}``, ``{"overlays": [...]}``; anything else
+        (not JSON, too deep, NaN...) is ignored."""
+        try:
+            data = loads_json(text, what="the message", max_depth=MAX_JSON_DEPTH)
+        except ConfigError:
+            return
+        if isinstance(data, dict):
             if "ack" in data:
                 self.credits = min(VIDEO_CREDITS, self.credits + 1)
             overlays = data.get("overlays")

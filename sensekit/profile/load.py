@@ -53,7 +53,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 from sensekit.errors import ConfigError
-from sensekit.safe_read import check_nesting, read_regular
+from sensekit.safe_read import check_nesting, clip, read_regular, short
 from sensekit.settings.registry import REGISTRY, load_table
 from sensekit.vision.noise import MEDIAN_FACTOR, SQRT2
 
@@ -172,11 +172,11 @@ def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text:
         group = REGISTRY.get(section)
         legacy = {k.split(".", 1)[1] for k in LEGACY_KEYS if k.startswith(section + ".")}
         if group is None and not legacy:
-            raise ConfigError(f"{_where(path, text, section)}: unknown table `{section}`; known tables: "
+            raise ConfigError(f"{_where(path, text, section)}: unknown table `{clip(section)}`; known tables: "
                               f"{', '.join(sorted(REGISTRY))}")
         if not isinstance(table, Mapping):
-            raise ConfigError(f"{_where(path, text, section)}: `{section}` must be a table "
-                              f"([{section}]), got {table!r}")
+            raise ConfigError(f"{_where(path, text, section)}: `{clip(section)}` must be a table "
+                              f"([{clip(section)}]), got {short(table)}")
         for name, value in table.items():
             full = f"{section}.{name}"
             if full in LEGACY_KEYS:
@@ -190,7 +190,7 @@ def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text:
                 hint = f"known keys in [{section}]: {known}" if known else ""
                 if old:
                     hint += ("; " if hint else "") + f"older names: {old}"
-                raise ConfigError(f"{_where(path, text, full)}: unknown key `{full}`; {hint}")
+                raise ConfigError(f"{_where(path, text, full)}: unknown key `{clip(full)}`; {hint}")
             if key in written_as:
                 raise ConfigError(f"{_where(path, text, full)}: `{key}` is set twice "
                                   f"(as `{written_as[key]}` and `{full}`)")

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Mapping
 
 from sensekit.errors import ConfigError
-from sensekit.safe_read import MAX_NUMBER_DIGITS, short
+from sensekit.safe_read import MAX_NUMBER_DIGITS, clip, short
 
 __all__ = ["Kind", "Setting", "Group", "setting", "group", "Zone", "KINDS"]
 
@@ -294,7 +294,7 @@ class Group:
         try:
             return self._by_name[name]
         except KeyError:
-            raise ConfigError(f"unknown setting `{self.section}.{name}`; known in [{self.section}]: "
+            raise ConfigError(f"unknown setting `{self.section}.{clip(str(name))}`; known in [{self.section}]: "
                               f"{', '.join(s.name for s in self.items)}") from None
 
     def __contains__(self, name: object) -> bool:

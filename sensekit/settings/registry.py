@@ -18,6 +18,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from sensekit.errors import ConfigError
+from sensekit.safe_read import clip, short
 
 if TYPE_CHECKING:
     from sensekit.settings.declare import Group, Setting
@@ -52,7 +53,7 @@ def split_key(key: str) -> tuple[str, str]:
     """``"motion.threshold"`` -> ``("motion", "threshold")``; anything else is a ``ConfigError``."""
     section, dot, name = str(key).partition(".")
     if not dot or not section or not name or "." in name:
-        raise ConfigError(f"a setting key is SECTION.NAME (e.g. motion.threshold), got {key!r}")
+        raise ConfigError(f"a setting key is SECTION.NAME (e.g. motion.threshold), got {short(key)}")
     return section, name
 
 
@@ -71,9 +72,9 @@ def lookup(key: str) -> Setting:
         load_table(apps=apps)
         group = REGISTRY.get(section)
     if group is None or name not in group:
-        near = difflib.get_close_matches(key, _all_keys(), n=3, cutoff=0.6)
+        near = difflib.get_close_matches(key, _all_keys(), n=3, cutoff=0.6) if len(key) <= 64 else []
         hint = f"; did you mean {', '.join(near)}?" if near else "; `sensekit settings` lists them all"
-        raise ConfigError(f"unknown setting `{key}`{hint}")
+        raise ConfigError(f"unknown setting `{clip(key)}`{hint}")
     return group[name]
 
 
