@@ -68,31 +68,37 @@ def alarm() -> Iterator[None]:
     signal.signal(signal.SIGALRM, old)
 
 
-class _FormatAndDrop(logging.Handler):
-    """Formats every record (a message that cannot be formatted fails the case) and keeps none:
-    pytest's capture would hold 20,000 warnings a target in memory."""
+class _FormatAndDrop(logging.Filter):
+    """On every sensekit logger: formats each record (one that cannot be formatted, or spans
+    lines, is noted and fails the target) and drops it, so pytest's capture does not hold
+    20,000 warnings a target (with their arguments) in memory."""
 
     bad: ClassVar[list[str]] = []
 
-    def emit(self, record: logging.LogRecord) -> None:
-        text = self.format(record)                      # raises on a message that cannot format
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            text = record.getMessage()
+        except Exception as exc:  # noqa: BLE001 - any formatting failure is the finding
+            self.bad.append(f"cannot format {record.msg!r}: {exc!r}")
+            return False
         if "\n" in text or "\r" in text:
             self.bad.append(text[:300])
-
-    def handleError(self, record: logging.LogRecord) -> None:
-        self.bad.append(f"cannot format {record.msg!r}")
+        return False
 
 
 @pytest.fixture(scope="module", autouse=True)
 def quiet_logs() -> Iterator[None]:
-    logger = logging.getLogger("sensekit")
-    handler = _FormatAndDrop()
-    old = logger.propagate
-    logger.addHandler(handler)
-    logger.propagate = False
+    import sensekit.capture.replay
+    import sensekit.osc.control  # noqa: F401
+
+    flt = _FormatAndDrop()
+    loggers = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
+               if name == "sensekit" or name.startswith("sensekit.")]
+    for lg in loggers:
+        lg.addFilter(flt)
     yield
-    logger.removeHandler(handler)
-    logger.propagate = old
+    for lg in loggers:
+        lg.removeFilter(flt)
 
 
 @pytest.fixture(autouse=True)
