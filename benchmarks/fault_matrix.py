@@ -36,9 +36,12 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 NEGATIVE_ELEMENT = b"#bundle\0" + struct.pack(">Qi", 1, -4) + b"/a\0\0,\0\0\0"
 ROWS: list[tuple[str, str, str, bool]] = []
+TMP = [""]                        # the scratch folder, shown as TMP in the table
 
 
 def row(area: str, case: str, outcome: str, ok: bool) -> None:
+    if TMP[0]:
+        outcome = outcome.replace(TMP[0], "TMP")
     ROWS.append((area, case, outcome.replace("|", "\\|").replace("\n", " / ")[:160], ok))
 
 
@@ -332,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))       # tests.capture helpers
     tmp = Path(tempfile.mkdtemp(prefix="sensekit-faults-"))
+    TMP[0] = str(tmp)
     try:
         rec = make_recording(tmp / "small.skrec")
         steps: list[Callable[[], None]] = [lambda: osc_matrix(), lambda: cli_matrix(tmp, rec),

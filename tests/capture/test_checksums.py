@@ -17,6 +17,7 @@ from sensekit.capture.base import AudioBlock, VideoFrame
 from sensekit.capture.checksums import AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, read_checksums
 from sensekit.capture.recording import Recorder, ReplaySource
 from sensekit.capture.recording_check import check_recording
+from sensekit.capture.video_segments import count_blocks, count_decodable
 from sensekit.capture.wav import read_wav_info
 from sensekit.errors import RecordingError
 from sensekit.runner import checksum
@@ -174,3 +175,17 @@ def test_a_segment_that_did_not_reach_the_disk_is_not_committed(tmp_path):
     frames = [i for i in ReplaySource(path) if isinstance(i, VideoFrame)]
     assert [checksum(f.image) for f in frames] == [checksum(_frame(i)) for i in range(kept)]
     assert check_recording(path).status == "incomplete"
+
+
+def test_the_container_count_agrees_with_the_decoder_on_cut_segments(pristine, tmp_path):
+    """The commit check counts frames in the container (a full decode would double the
+    recorder's work): on a segment cut anywhere it agrees with what decodes."""
+    segment = sorted((pristine / "video").glob("*.mkv"))[1]
+    data = segment.read_bytes()
+    whole = count_decodable(segment, (W, H))[0]
+    assert count_blocks(segment) == whole > 0
+    for frac in np.linspace(0.0, 1.0, 41):
+        cut = tmp_path / f"cut{frac:.3f}.mkv"
+        cut.write_bytes(data[:int(len(data) * frac)])
+        assert count_blocks(cut) == count_decodable(cut, (W, H))[0], frac
+    assert count_blocks(tmp_path) == 0 and count_blocks(Path("/dev/null")) == 0
