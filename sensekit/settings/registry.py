@@ -57,10 +57,6 @@ def split_key(key: str) -> tuple[str, str]:
     return section, name
 
 
-def _all_keys() -> list[str]:
-    return [s.key for g in REGISTRY.values() for s in g.items]
-
-
 def lookup(key: str) -> Setting:
     """The declared setting called ``key`` (``section.name``); the table is completed on
     demand (library modules, then the apps) before a key counts as unknown."""
@@ -72,7 +68,12 @@ def lookup(key: str) -> Setting:
         load_table(apps=apps)
         group = REGISTRY.get(section)
     if group is None or name not in group:
-        near = difflib.get_close_matches(key, _all_keys(), n=3, cutoff=0.6) if len(key) <= 64 else []
+        # a typo in the name is looked for among its section's keys, a typo in the section among
+        # the keys of the sections it is close to
+        sections = [section] if group is not None else (
+            difflib.get_close_matches(section, list(REGISTRY), n=3, cutoff=0.6) if len(section) <= 64 else [])
+        keys = [s.key for name in sections for s in REGISTRY[name].items]
+        near = difflib.get_close_matches(key, keys, n=3, cutoff=0.6) if len(key) <= 64 else []
         hint = f"; did you mean {', '.join(near)}?" if near else "; `sensekit settings` lists them all"
         raise ConfigError(f"unknown setting `{clip(key)}`{hint}")
     return group[name]
