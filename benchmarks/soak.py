@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/soak.py [--frames 1000000] [--app color_ball]
                                         [--recording recordings/demo.skrec] [--osc]
+                                        [--hostile] [--seconds S]
 
 What runs: ``ReplaySource(loop=True)`` feeds a real ``AppHost`` (headless, as fast as
 possible; every step pumps the runner, updates the game and draws the window, HUD
@@ -16,6 +17,14 @@ Printed: a line at each 10% of ``--frames`` video frames with the RSS (resident 
 size, from ``/proc/self/statm``), the events so far, the lost and dropped counts and
 the speed. At the end: per-pass event counts (every pass after the first should
 match, since the replay is deterministic) and a verdict.
+
+``--hostile`` (issue 21): the run also writes its events to a file (``--events``), listens
+for settings on an OSC control port and serves a panel, while ``soak_attackers.py``, in a
+process of its own, floods that port (valid settings and junk, 1,000 datagrams a second) and
+churns the panel (clients that come and go, junk bodies and WebSocket messages, half-open
+connections). Then every event must also reach the events file, no request may get a 5xx,
+and the OSC and panel counts are printed. Valid settings change what the detectors emit, so
+the per-pass comparison is off. ``--seconds`` runs for a time instead of a frame count.
 
 Acceptance: RSS at the end is within 5% of RSS at the 10% mark, and zero events are
 lost. An event is lost when the runner counted it but the handler never received
@@ -118,10 +127,24 @@ class SoakResult:
     wall_s: float = 0.0
     rss_marks: list[tuple[int, float]] = field(default_factory=list)
     pass_events: list[int] = field(default_factory=list)
+    hostile: bool = False
+    event_file_lines: int = 0
+    osc_stats: dict[str, int] = field(default_factory=dict)
+    attacks: dict[str, int] = field(default_factory=dict)
+    panel_refused: int = 0
+
+    @property
+    def server_errors(self) -> int:
+        return sum(v for k, v in self.attacks.items() if k.startswith("http_5") and k != "http_503")
+
+    @property
+    def lost_in_file(self) -> int:
+        return max(0, self.events_received - self.event_file_lines) if self.hostile else 0
 
     @property
     def lost(self) -> int:
-        return self.lost_in_dispatch + self.lost_in_passes + max(0, self.osc_sent - self.osc_received)
+        return (self.lost_in_dispatch + self.lost_in_passes + max(0, self.osc_sent - self.osc_received)
+                + self.lost_in_file)
 
     @property
     def rss_growth(self) -> float:
@@ -133,24 +156,26 @@ class SoakResult:
 
     @property
     def accepted(self) -> bool:
-        return abs(self.rss_growth) <= RSS_TOLERANCE and self.lost == 0
+        return abs(self.rss_growth) <= RSS_TOLERANCE and self.lost == 0 and self.server_errors == 0
 
 
 def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_ball",
-         osc: bool = False, out: Callable[[str], None] = print) -> SoakResult:
-    """Run the soak for ``frames`` video frames; print progress with ``out``."""
+         osc: bool = False, hostile: bool = False, seconds: float | None = None,
+         out: Callable[[str], None] = print) -> SoakResult:
+    """Run the soak for ``frames`` video frames (or ``seconds``); print progress with ``out``."""
     from sensekit.app.host import AppHost, RunOptions
     from sensekit.app.registry import load
     from sensekit.capture.recording import ReplaySource
 
-    res = SoakResult()
+    res = SoakResult(hostile=hostile)
     # a private copy: the bundled recording may be regenerated while a long soak runs
     tmp = Path(tempfile.mkdtemp(prefix="sensekit-soak-"))
     recording = Path(shutil.copytree(recording, tmp / recording.name))
     source = ReplaySource(recording, loop=True)
     source.open()
     app_cls = load(app)
-    host = AppHost(app_cls, source, RunOptions(headless=True, hud=True))
+    events_file = tmp / "events.jsonl" if hostile else None
+    host = AppHost(app_cls, source, RunOptions(headless=True, hud=True, events=events_file))
     stages, unknown = full_pipeline(recording, source)
     host.runner.stages.extend(stages)
     passes: list[int] = [0]
@@ -166,15 +191,18 @@ def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_
         counter = UdpCounter()
         sender = OscSender("127.0.0.1", counter.port)
         host.dispatcher.on("*", sender)
+    hostile_parts = start_hostile(host) if hostile else None
     used = [o for o in WANTED_OPTIONS if o not in unknown]
     out(f"soak: {frames} frames of {recording.name} (looped) through app {app!r} "
         f"+ events {' '.join(used)}" + (" + OSC" if osc else "")
+        + (" + hostile OSC and panel traffic, events to a file" if hostile else "")
         + (f" (not available here: {' '.join(unknown)})" if unknown else ""))
     marks = [max(1, round(frames * k / 10)) for k in range(1, 11)]
     start = time.perf_counter()
+    time_marks = [start + seconds * k / 10 for k in range(1, 11)] if seconds else []
     loops_seen = 0
     try:
-        while host.runner.stats.frames < frames:
+        while (host.runner.stats.frames < frames if not seconds else time.perf_counter() < start + seconds):
             host.step()
             res.steps += 1
             loops = source.stats()["loops"]
@@ -185,8 +213,9 @@ def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_
                 while sender.sent - counter.count > 2000:   # UDP: do not outrun the receiver
                     time.sleep(0.0005)
             n = host.runner.stats.frames
-            while marks and n >= marks[0]:
-                mark = marks.pop(0)
+            while (time_marks and time.perf_counter() >= time_marks[0]) if seconds else (marks and n >= marks[0]):
+                mark = n
+                (time_marks if seconds else marks).pop(0)
                 gc.collect()
                 rss = rss_mb()
                 res.rss_marks.append((mark, rss))
@@ -200,7 +229,12 @@ def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_
                     f"{n / elapsed:7.0f} frames/s  {elapsed:8.1f} s")
     finally:
         res.wall_s = time.perf_counter() - start
+        if hostile_parts is not None:
+            stop_hostile(hostile_parts, res)
         host.close()
+        if events_file is not None:
+            with open(events_file, "rb") as f:
+                res.event_file_lines = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
         source.close()
         shutil.rmtree(tmp, ignore_errors=True)
     res.frames = host.runner.stats.frames
@@ -209,7 +243,7 @@ def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_
     res.dropped_frames = int(source.stats().get("dropped_frames", 0))
     res.pass_events = passes
     full = passes[1:-1]     # complete passes after the first (the last one is cut short)
-    if full:
+    if full and not hostile:
         res.lost_in_passes = sum(max(full) - p for p in full)
     if sender is not None and counter is not None:
         deadline = time.monotonic() + 5
@@ -219,6 +253,40 @@ def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_
         sender.close()
         counter.close()
     return res
+
+
+def start_hostile(host: Any) -> dict[str, Any]:
+    """OSC control and a panel on ``host``, and the attackers' process aimed at them."""
+    import subprocess
+
+    from sensekit.osc import OscControl
+    from sensekit.panel import parse_panel_address
+    from sensekit.panel.attach import app_panel
+
+    control = OscControl("127.0.0.1", 0, tuning=host.tuning, pause=None).start()
+    panel = app_panel(host, parse_panel_address("127.0.0.1:0", None))
+    attackers = subprocess.Popen([sys.executable, str(Path(__file__).with_name("soak_attackers.py")),
+                                  "--osc-port", str(control.port), "--panel", panel.url],
+                                 stdout=subprocess.PIPE, text=True)
+    return {"control": control, "panel": panel, "attackers": attackers}
+
+
+def stop_hostile(parts: dict[str, Any], res: SoakResult) -> None:
+    import json
+
+    attackers = parts["attackers"]
+    attackers.terminate()
+    try:
+        stdout, _ = attackers.communicate(timeout=30)
+        res.attacks = json.loads(stdout.strip().splitlines()[-1]) if stdout.strip() else {}
+    except Exception as exc:  # noqa: BLE001 - reported, never hides the soak's own result
+        attackers.kill()
+        res.attacks = {"attackers_failed": 1}
+        print(f"attackers: {exc!r}", file=sys.stderr)
+    res.osc_stats = parts["control"].stats()
+    res.panel_refused = parts["panel"].server.refused
+    parts["panel"].close()
+    parts["control"].close()
 
 
 def report(res: SoakResult, out: Callable[[str], None] = print) -> None:
@@ -231,9 +299,16 @@ def report(res: SoakResult, out: Callable[[str], None] = print) -> None:
            if full else "no full pass after the first"))
     if res.osc_sent:
         out(f"OSC: {res.osc_sent} sent, {res.osc_received} received")
+    if res.hostile:
+        out(f"events file: {res.event_file_lines} lines for {res.events_received} events received "
+            f"({res.lost_in_file} missing)")
+        out("OSC control: " + ", ".join(f"{k}={v}" for k, v in res.osc_stats.items()))
+        out("attackers: " + ", ".join(f"{k}={v}" for k, v in res.attacks.items())
+            + f"; server errors (5xx but 503) {res.server_errors}")
     out(f"dropped frames {res.dropped_frames}; lost events {res.lost} "
-        f"(dispatch {res.lost_in_dispatch}, passes {res.lost_in_passes}, "
-        f"OSC {max(0, res.osc_sent - res.osc_received)})")
+        f"(dispatch {res.lost_in_dispatch}, passes {res.lost_in_passes}"
+        + (" (not compared: settings change)" if res.hostile else "")
+        + f", OSC {max(0, res.osc_sent - res.osc_received)}, file {res.lost_in_file})")
     if res.rss_marks:
         out(f"RSS {res.rss_marks[0][1]:.1f} MB at 10% -> {res.rss_marks[-1][1]:.1f} MB at the end "
             f"({100 * res.rss_growth:+.2f}%, limit +-{100 * RSS_TOLERANCE:.0f}%)")
@@ -246,11 +321,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recording", type=Path, default=DEFAULT_RECORDING)
     parser.add_argument("--app", default="color_ball", help="headless app (default color_ball)")
     parser.add_argument("--osc", action="store_true", help="also send every event over OSC/UDP")
+    parser.add_argument("--hostile", action="store_true",
+                        help="OSC flood, panel churn and junk from another process; events to a file")
+    parser.add_argument("--seconds", type=float, help="run this long instead of --frames")
     args = parser.parse_args(argv)
+    if args.hostile:             # the CLI's logging: warnings rate-limited, as in a show
+        from sensekit.cli import setup_logging
+        setup_logging(0, True)
     if args.frames < 10:
         parser.error("--frames must be at least 10")
-    res = soak(args.frames, recording=args.recording, app=args.app, osc=args.osc,
-               out=lambda s: print(s, flush=True))
+    res = soak(args.frames, recording=args.recording, app=args.app, osc=args.osc, hostile=args.hostile,
+               seconds=args.seconds, out=lambda s: print(s, flush=True))
     report(res, out=lambda s: print(s, flush=True))
     return 0 if res.accepted else 1
 

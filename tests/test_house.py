@@ -30,8 +30,8 @@ import graphlib  # noqa: E402
 #: TYPE_CHECKING - except a module's own ``if __name__ == "__main__":`` script block, which
 #: never runs on import. docs/ARCHITECTURE.md draws the same floors.
 FLOORS: list[set[str]] = [
-    {"errors", "clock", "ratelimit"},
-    {"events", "settings", "paths", "validate", "__init__", "py"},
+    {"errors", "clock", "ratelimit", "safe_read"},
+    {"events", "settings", "paths", "validate", "event_sink", "__init__", "py"},
     {"capture", "collide", "osc"},
     {"runner", "vision", "audio", "steer", "synth"},
     {"profile", "midi"},

@@ -371,3 +371,20 @@ def test_soak_10000_frames(recordings_dir):
     assert abs(res.rss_growth) <= 0.05, lines
     full = res.pass_events[1:-1]
     assert len(full) >= 30 and len(set(full)) == 1, res.pass_events
+
+
+@pytest.mark.slow
+def test_hostile_soak_loses_nothing_and_serves_no_5xx(recordings_dir):
+    """``soak.py --hostile`` for 20 s: OSC flood, panel churn and junk from another process;
+    every event reaches the events file, no request gets a 5xx, junk is counted."""
+    soak = _soak_module()
+    demo = recordings_dir / "demo.skrec"
+    if not (demo / "meta.json").is_file():
+        pytest.skip("bundled recording not generated yet")
+    lines: list[str] = []
+    res = soak.soak(10 ** 9, recording=demo, hostile=True, seconds=20.0, out=lines.append)
+    soak.report(res, out=lines.append)
+    assert res.lost == 0 and res.server_errors == 0, "\n".join(lines)
+    assert res.event_file_lines == res.events_received > 0
+    assert res.osc_stats["osc_malformed"] > 0 and res.osc_stats["osc_accepted"] > 0
+    assert res.attacks.get("http_400", 0) > 0 and res.attacks.get("video_frames", 0) > 0

@@ -1,7 +1,8 @@
 """``RunOutputs``: what a run writes - the events file, the window's video, screenshots, the profile.
 
 - ``--events FILE``: every event as one JSON line (a ``"*"`` observer on the dispatcher, so it
-  sees every event whatever the app's handlers return);
+  sees every event whatever the app's handlers return), through ``sensekit.event_sink`` (a FIFO
+  that stops reading never blocks the run; what waited or was dropped is counted);
 - ``--video FILE``: the window, one frame per drawing (``sensekit.app.video``);
 - screenshots (key ``s``, ``--screenshot``);
 - the venue profile (``Shift+S``): the keys of the profile the run started from at their
@@ -14,13 +15,14 @@ Failure modes: ``ConfigError`` for an unwritable ``--video`` path; ``OSError`` o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import pygame
 
 from sensekit.app.options import RunOptions
 from sensekit.app.video import VideoRecorder
-from sensekit.events import Dispatcher, JsonlWriter
+from sensekit.event_sink import EventSink
+from sensekit.events import Dispatcher, to_jsonl
 from sensekit.settings.live import Tuning
 
 __all__ = ["RunOutputs", "save_screenshot"]
@@ -37,12 +39,12 @@ class RunOutputs:
     def __init__(self, options: RunOptions, dispatcher: Dispatcher, tuning: Tuning, *, step_s: float) -> None:
         self.options = options
         self.tuning = tuning
-        self._events_file: TextIO | None = None
+        self._events_file: EventSink | None = None
         self.video: VideoRecorder | None = None
         if options.events is not None:
             options.events.parent.mkdir(parents=True, exist_ok=True)
-            self._events_file = open(options.events, "w", encoding="utf-8")  # noqa: SIM115 (open all run)
-            dispatcher.on("*", JsonlWriter(self._events_file))
+            sink = self._events_file = EventSink(options.events)   # a FIFO never blocks the run
+            dispatcher.on("*", lambda e: sink.write(to_jsonl(e) + "\n"))
         if options.video is not None:
             self.video = VideoRecorder(options.video, fps=1.0 / step_s)
 

@@ -44,6 +44,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame
+from sensekit.capture.checksums import (AUDIO_CRC_FILE, AUDIO_CRC_HEADER, VIDEO_CRC_FILE, VIDEO_CRC_HEADER,
+                                        ChecksumLog, PcmChecksums, crc32_of)
 from sensekit.capture.recording_meta import (AUDIO_FILE, DEFAULT_BLOCK_SIZE, FORMAT, META_FILE,
                                              PLAYLIST_FILE, SEGMENTS_DIR, TIMESTAMPS_FILE,
                                              TIMESTAMPS_HEADER, VERSION, write_json_atomic)
@@ -124,7 +126,7 @@ class Recorder:
                 "width": w, "height": h, "fps": fps or fps_hint or 30.0,
                 "fps_from": "source" if fps is not None else "timestamps",
                 "codec": "FFV1", "segments": SEGMENTS_DIR, "playlist": PLAYLIST_FILE,
-                "timestamps": TIMESTAMPS_FILE}
+                "timestamps": TIMESTAMPS_FILE, "checksums": VIDEO_CRC_FILE}
         if audio is not None:
             try:
                 rate, channels = audio
@@ -139,7 +141,8 @@ class Recorder:
             self._meta["audio"] = {"sample_rate": rate, "channels": channels,
                                    "gain": check_range("gain", gain, 0, 100),
                                    "file": AUDIO_FILE, "sample_format": "int16",
-                                   "block_size": block_size}
+                                   "block_size": block_size, "checksums": AUDIO_CRC_FILE,
+                                   "checksum_block": block_size}
         self.t0 = float(t0)
         self.reproducible = reproducible
         self._fsync = fsync
@@ -162,14 +165,19 @@ class Recorder:
         self._video: SegmentWriter | None = None
         self._ts: Any = None
         self._wav: WavWriter | None = None
+        self._frame_crcs: ChecksumLog | None = None
+        self._block_crcs: ChecksumLog | None = None
+        self._pcm: PcmChecksums | None = None
         if video is not None:
             self._video = SegmentWriter(self.path / SEGMENTS_DIR, (w, h), fps=fps, fps_hint=fps_hint,
                                         playlist=self.path / PLAYLIST_FILE,
                                         reproducible=reproducible, fsync=fsync)
             self._ts = open(self.path / TIMESTAMPS_FILE, "w", encoding="ascii", newline="\n")  # noqa: SIM115
             self._ts.write(TIMESTAMPS_HEADER + "\n")
+            self._frame_crcs = ChecksumLog(self.path / VIDEO_CRC_FILE, VIDEO_CRC_HEADER, fsync=fsync)
         if audio is not None:
             self._wav = WavWriter(self.path / AUDIO_FILE, rate, channels)
+            self._block_crcs = ChecksumLog(self.path / AUDIO_CRC_FILE, AUDIO_CRC_HEADER, fsync=fsync)
         self.flush()
 
     # -- context manager -------------------------------------------------------
@@ -238,8 +246,11 @@ class Recorder:
         if not math.isfinite(t):
             raise ConfigError(f"frame time must be finite, got {t!r}")
         index = self._video.written
-        self._video.write(np.ascontiguousarray(image), t)
+        image = np.ascontiguousarray(image)
+        self._video.write(image, t)
         self._ts.write(f"{index},{t:.6f}\n")
+        assert self._frame_crcs is not None
+        self._frame_crcs.add(crc32_of(image))
         self._last_frame_t = round(t, 6)
 
     def _write_block(self, block: AudioBlock, t: float) -> None:
@@ -262,19 +273,27 @@ class Recorder:
             self._meta["audio_offset_s"] = round(t, 6)
             if a["block_size"] is None:
                 a["block_size"] = int(s.shape[0]) or DEFAULT_BLOCK_SIZE
+            a["checksum_block"] = a["block_size"]
+            assert self._block_crcs is not None
+            self._pcm = PcmChecksums(self._block_crcs, a["block_size"], a["channels"])
         else:
             # A block that starts later than the samples so far reach (the microphone
             # dropped blocks) is preceded by silence, so audio stays in sync with video.
             gap = int(round((t - self._meta["audio_offset_s"]) * a["sample_rate"])) - self.audio_samples
             if gap > max(1, s.shape[0] // 2):
                 if gap <= MAX_PAD_S * a["sample_rate"]:
-                    self._wav.write(np.zeros((gap, ch), np.int16))
+                    self._write_pcm(np.zeros((gap, ch), np.int16))
                     self.audio_samples += gap
                     self.padded_samples += gap
                 else:
                     log.warning("audio jumps %.1f s ahead at t=%.3f; not padding", gap / a["sample_rate"], t)
-        self._wav.write(float_to_int16(s))
+        self._write_pcm(float_to_int16(s))
         self.audio_samples += s.shape[0]
+
+    def _write_pcm(self, pcm: np.ndarray) -> None:
+        assert self._wav is not None and self._pcm is not None
+        self._wav.write(pcm)
+        self._pcm.add(pcm)
 
     def flush(self) -> None:
         """Make everything written so far durable: timestamps, video segment, WAV, meta.json.
@@ -285,6 +304,9 @@ class Recorder:
             self._ts.flush()
             if self._fsync:
                 os.fsync(self._ts.fileno())
+        for log_ in (self._frame_crcs, self._block_crcs):    # before what they check
+            if log_ is not None:
+                log_.flush()
         if self._video is not None:
             self._video.commit()
         if self._wav is not None:
@@ -311,6 +333,8 @@ class Recorder:
         if self._closed:
             return
         self._closed = True
+        if self._pcm is not None:
+            self._pcm.finish()                 # the shorter last chunk
         try:
             self.flush()
         finally:
@@ -318,6 +342,9 @@ class Recorder:
                 self._ts.close()
             if self._wav is not None:
                 self._wav.close()
+            for log_ in (self._frame_crcs, self._block_crcs):
+                if log_ is not None:
+                    log_.close()
         a = self._meta["audio"]
         if a is not None and a["block_size"] is None:
             a["block_size"] = DEFAULT_BLOCK_SIZE
@@ -348,16 +375,18 @@ def record_source(
     their item times. Ctrl-C and SIGTERM finish cleanly: the files are closed and
     meta is marked complete. A source that fails part-way leaves the recording
     marked incomplete and raises ``RecordingError`` naming the cause. Returns a
-    summary: frames, audio_samples, duration_s, interrupted.
+    summary: frames, audio_samples, duration_s, interrupted, stopped_by ("Ctrl-C",
+    "SIGTERM" or None).
     """
     if seconds is not None:
         seconds = check_positive("seconds", seconds)
     clock = clock or MonotonicClock()
-    stop = {"flag": False}
+    stop: dict[str, Any] = {"flag": False, "by": None}
     old_handlers: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
         def _on_signal(signum: int, frame: Any) -> None:
             stop["flag"] = True
+            stop["by"] = stop["by"] or ("SIGTERM" if signum == signal.SIGTERM else "Ctrl-C")
         for sig in (signal.SIGINT, signal.SIGTERM):
             old_handlers[sig] = signal.signal(sig, _on_signal)
     interrupted = False
@@ -413,7 +442,8 @@ def record_source(
                 audio = (int(rate), int(channels))
         if video is None and audio is None:
             if stop["flag"]:
-                return {"frames": 0, "audio_samples": 0, "duration_s": 0.0, "interrupted": True}
+                return {"frames": 0, "audio_samples": 0, "duration_s": 0.0, "interrupted": True,
+                        "stopped_by": stop["by"]}
             raise RecordingError(f"source '{source.description}' gave nothing to record")
         t0 = pending[0].t if source.is_live and pending else 0.0
         start_unix = _start_unix(pending[0]) if source.is_live and pending else None
@@ -468,6 +498,7 @@ def record_source(
         interrupted = stop["flag"]
     except KeyboardInterrupt:
         interrupted = True
+        stop["by"] = stop["by"] or "Ctrl-C"
     except (SensekitError, OSError) as exc:
         failed = exc
     except BaseException:
@@ -493,4 +524,5 @@ def record_source(
             f"recording '{Path(path).name}' stopped early: {reason}; the {rec.duration_s:.1f} s "
             f"recorded so far are kept, marked incomplete") from failed
     return {"frames": rec.frames if rec else 0, "audio_samples": rec.audio_samples if rec else 0,
-            "duration_s": rec.duration_s if rec else 0.0, "interrupted": interrupted}
+            "duration_s": rec.duration_s if rec else 0.0, "interrupted": interrupted,
+            "stopped_by": stop["by"] if interrupted else None}

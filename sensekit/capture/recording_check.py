@@ -34,11 +34,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sensekit.capture.recording_meta import read_meta, read_timestamps
+import numpy as np
+
+from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, checksums_cap, crc32_of,
+                                        read_checksums)
+from sensekit.capture.recording_meta import read_meta, read_timestamps, timestamps_cap
 from sensekit.capture.replay import VideoUnit, video_units
-from sensekit.capture.video_segments import count_decodable, list_segments
+from sensekit.capture.video_segments import count_decodable, list_segments, open_capture
 from sensekit.capture.wav import read_wav_info
 from sensekit.errors import RecordingError
+from sensekit.safe_read import read_regular
 
 MAX_DECODE_THREADS = 4
 
@@ -120,9 +125,46 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _count_all(units: list[VideoUnit], size: tuple[int, int]) -> list[tuple[int, str | None]]:
-    def one(u: VideoUnit) -> tuple[int, str | None]:
-        return count_decodable(u.path, size, limit=u.count + 1)
+def _decode_checked(unit: VideoUnit, size: tuple[int, int], crcs: np.ndarray
+                    ) -> tuple[int, str | None, list[int]]:
+    """Frames of ``unit`` that decode (up to one more than it should hold), why it stopped early,
+    and the rows among them whose frame does not match its checksum (or has none)."""
+    import cv2
+
+    n, why = count_decodable(unit.path, size, limit=0)       # the checks before decoding
+    if why is not None:
+        return 0, why, []
+    cap = open_capture(unit.path)
+    if cap is None:
+        return 0, "cannot be opened as video", []
+    bad: list[int] = []
+    try:
+        while n < unit.count + 1:
+            try:
+                ok, image = cap.read()
+            except cv2.error:
+                ok, image = False, None
+            if not ok or image is None:
+                break
+            row = unit.first + n
+            if n < unit.count and (row >= len(crcs) or crc32_of(image) != int(crcs[row])):
+                bad.append(row)
+            n += 1
+    finally:
+        cap.release()
+    return n, None, bad
+
+
+def _rows_text(rows: list[int]) -> str:
+    return ", ".join(map(str, rows[:5])) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+
+
+def _count_all(units: list[VideoUnit], size: tuple[int, int], crcs: np.ndarray | None
+               ) -> list[tuple[int, str | None, list[int]]]:
+    def one(u: VideoUnit) -> tuple[int, str | None, list[int]]:
+        if crcs is not None:
+            return _decode_checked(u, size, crcs)
+        return (*count_decodable(u.path, size, limit=u.count + 1), [])
     if len(units) <= 1:
         return [one(u) for u in units]
     workers = max(1, min(MAX_DECODE_THREADS, os.cpu_count() or 1, len(units)))
@@ -139,15 +181,28 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
         rep.problems.append(f"the timestamps file '{v['timestamps']}' is missing")
     else:
         try:
-            rows_t = read_timestamps(ts_path, complete=False)
+            cap = timestamps_cap(meta["frames"])
+            rows_t = read_timestamps(ts_path, complete=False, max_bytes=cap)
             if rep.complete:
-                read_timestamps(ts_path, complete=True)
+                read_timestamps(ts_path, complete=True, max_bytes=cap)
         except RecordingError as exc:
             rep.problems.append(str(exc))
     rows = 0 if rows_t is None else len(rows_t)
     if rep.complete and rows_t is not None and rows != meta["frames"]:
         rep.problems.append(f"'{v['timestamps']}' lists {rows} frames but meta.json says "
                             f"{meta['frames']}")
+    crcs = None
+    if v["checksums"] is None:
+        rep.notes.append("no frame checksums (recorded before sensekit stored them): frames are not verified")
+    else:
+        try:
+            crcs = read_checksums(path / v["checksums"], VIDEO_CRC_HEADER, complete=rep.complete,
+                                  max_bytes=checksums_cap(rows))
+            if rep.complete and len(crcs) != rows:
+                rep.problems.append(f"'{v['checksums']}' lists {len(crcs)} checksums for {rows} frames")
+        except RecordingError as exc:
+            rep.problems.append(str(exc))
+            crcs = np.zeros(0, np.uint32)                    # nothing verifies: every frame is named
     version = meta["version"]
     store = path / (v["file"] if version == 1 else v["segments"])
     segments = 1
@@ -172,14 +227,18 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
         if other:
             rep.notes.append(f"{v['segments']}/ also holds {len(other)} other file(s), ignored "
                              f"({', '.join(p.name for p in other[:3])})")
+        _check_playlist(rep, [seg.path.name for seg in found])
     playable: int | None = None
     last_row: int | None = None
     if decode:
         playable = 0
-        for unit, (n, why) in zip(units, _count_all(units, (v["width"], v["height"]))):
+        for unit, (n, why, bad) in zip(units, _count_all(units, (v["width"], v["height"]), crcs)):
+            if bad:
+                rep.problems.append(f"'{unit.label}': frame(s) {_rows_text(bad)} do not match their "
+                                    "checksums (damaged; replay skips them, or stops if complete)")
             if unit.exact:
                 if n == unit.count:
-                    playable += n
+                    playable += n - len(bad)
                     last_row = unit.first + n - 1
                     continue
                 rep.problems.append(f"'{unit.label}' ({unit.count} frames) "
@@ -187,7 +246,7 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
                                     + ("" if why else f", not {unit.count}"))
             else:
                 good = min(n, unit.count)
-                playable += good
+                playable += good - len([r for r in bad if r < good])
                 last_row = good - 1 if good else None
                 if good < unit.count:
                     text = (f"'{unit.label}' {why + ': ' if why else ''}only {good} of the "
@@ -210,6 +269,32 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
         rep._last_frame_t = float(rows_t[last_row])
     rep.video = VideoReport(v["width"], v["height"], float(v["fps"]), v.get("fps_from", "source"),
                             v.get("fps_measured"), rows, playable, segments, _size(store))
+
+
+def _check_playlist(rep: RecordingReport, committed: list[str]) -> None:
+    """``video.ffconcat`` (for ffplay/ffmpeg) must list the committed segments in order (in an
+    incomplete recording the two may differ by the last segment, the one being switched when
+    the recorder was killed)."""
+    v = rep.meta["video"]
+    path = rep.path / v["playlist"]
+    try:
+        raw = read_regular(path, max_bytes=64 * (len(committed) + 2), what=f"'{v['playlist']}'",
+                           error=RecordingError)
+    except FileNotFoundError:
+        rep.problems.append(f"the playlist '{v['playlist']}' is missing (ffplay cannot play the video)")
+        return
+    except RecordingError as exc:
+        rep.problems.append(str(exc))
+        return
+    lines = raw.decode("ascii", "replace").splitlines()
+    listed = [ln[len("file "):].partition("/")[2] for ln in lines[1:]]
+    prefix = f"file {v['segments']}/"
+    ok = (lines[:1] == ["ffconcat version 1.0"] and all(ln.startswith(prefix) for ln in lines[1:])
+          and (listed == committed or (not rep.complete and abs(len(committed) - len(listed)) <= 1
+                                       and listed[:len(committed)] == committed[:len(listed)])))
+    if not ok:
+        rep.problems.append(f"the playlist '{v['playlist']}' does not list the {len(committed)} committed "
+                            "segments in order (ffplay would play something else); it is damaged")
 
 
 def _check_audio(rep: RecordingReport) -> None:
@@ -247,8 +332,43 @@ def _check_audio(rep: RecordingReport) -> None:
                 elif held > header:
                     rep.notes.append(f"'{a['file']}' holds {held - header} samples after its last "
                                      "patched header (written after the last flush); not played")
+            if playable:
+                _check_pcm(rep, wav, info.data_offset, playable)
     rep.audio = AudioReport(a["sample_rate"], a["channels"], float(a["gain"]), a["block_size"],
                             header, held, playable)
+
+
+def _check_pcm(rep: RecordingReport, wav: Path, data_offset: int, playable: int) -> None:
+    """Compare the playable samples' chunks with their stored checksums."""
+    a = rep.meta["audio"]
+    if a["checksums"] is None:
+        rep.notes.append("no audio checksums (recorded before sensekit stored them): samples are not verified")
+        return
+    cb, ch = a["checksum_block"], a["channels"]
+    chunks = -(-playable // cb)
+    try:
+        crcs = read_checksums(rep.path / a["checksums"], AUDIO_CRC_HEADER, complete=rep.complete,
+                              max_bytes=checksums_cap(chunks))
+    except RecordingError as exc:
+        rep.problems.append(str(exc))
+        return
+    if rep.complete and len(crcs) != chunks:
+        rep.problems.append(f"'{a['checksums']}' lists {len(crcs)} checksums for {chunks} blocks")
+    bad = []
+    with open(wav, "rb") as f:
+        for k in range(min(chunks, len(crcs))):
+            f.seek(data_offset + k * cb * 2 * ch)
+            n = min(cb, playable - k * cb) if rep.complete else cb
+            if crc32_of(f.read(n * 2 * ch)) != int(crcs[k]):
+                bad.append(k)
+    if bad:
+        where = ", ".join(f"{k * cb}-{(k + 1) * cb - 1}" for k in bad[:5])
+        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+        rep.problems.append(f"'{a['file']}': samples {where}{more} do not match their checksums "
+                            "(damaged; replay plays silence there, or stops if complete)")
+    if not rep.complete and len(crcs) < chunks:
+        rep.notes.append(f"the last {playable - len(crcs) * cb} samples have no checksum yet "
+                         "(written after the last flush); played unverified")
 
 
 def check_recording(path: str | os.PathLike[str], *, decode: bool = True) -> RecordingReport:

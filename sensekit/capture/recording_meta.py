@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from sensekit.errors import RecordingError
+from sensekit.safe_read import file_kind, loads_json, read_regular, short
 
 FORMAT = "sensekit-recording"
 VERSION = 2                       # what the Recorder writes
@@ -40,6 +41,11 @@ TIMESTAMPS_HEADER = "index,t"
 DEFAULT_BLOCK_SIZE = 512
 FPS_FROM = ("timestamps", "source")
 _MAX_META_BYTES = 1 << 20
+_MAX_META_DEPTH = 8
+#: bytes per row of ``video_ts.csv`` at most ("index,t\n": 20 digits, a comma, 25 characters)
+_MAX_TS_ROW_BYTES = 48
+#: ``video_ts.csv`` of a recording whose frame count is unknown (killed): 12 days at 30 fps
+MAX_TIMESTAMPS_BYTES = 256 << 20
 
 
 def _is_int(v: Any) -> bool:
@@ -67,21 +73,17 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not rec.exists():
         raise RecordingError(f"recording '{label}' does not exist ({rec})")
     if not rec.is_dir():
+        kind = file_kind(rec)
+        if kind is not None:
+            raise RecordingError(f"recording '{label}' is {kind}, not a recording folder")
         raise RecordingError(f"recording '{label}' is not a folder (is it a recording?)")
     meta_path = rec / META_FILE
-    if not meta_path.is_file():
-        raise RecordingError(f"recording '{label}' has no meta.json (is it a recording folder?)")
     try:
-        with open(meta_path, "rb") as f:
-            raw = f.read(_MAX_META_BYTES + 1)
-    except OSError as exc:
-        raise RecordingError(f"cannot read '{label}/meta.json': {exc.strerror or exc}") from None
-    if len(raw) > _MAX_META_BYTES:
-        raise RecordingError(f"'{label}/meta.json' is larger than 1 MB; not a sensekit meta file")
-    try:
-        meta = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise RecordingError(f"'{label}/meta.json' is not valid JSON: {exc}") from None
+        raw = read_regular(meta_path, max_bytes=_MAX_META_BYTES, what=f"'{label}/meta.json'",
+                           error=RecordingError)
+    except FileNotFoundError:
+        raise RecordingError(f"recording '{label}' has no meta.json (is it a recording folder?)") from None
+    meta = loads_json(raw, what=f"'{label}/meta.json'", max_depth=_MAX_META_DEPTH, error=RecordingError)
 
     def bad(what: str) -> RecordingError:
         return RecordingError(f"'{label}/meta.json': {what}")
@@ -89,10 +91,10 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not isinstance(meta, dict):
         raise bad(f"expected a JSON object, got {type(meta).__name__}")
     if meta.get("format") != FORMAT:
-        raise bad(f"`format` must be {FORMAT!r}, got {meta.get('format')!r}")
+        raise bad(f"`format` must be {short(FORMAT)}, got {short(meta.get('format'))}")
     version = meta.get("version")
     if not _is_int(version) or version not in READABLE_VERSIONS:
-        raise bad(f"unsupported `version` {version!r} (this sensekit reads "
+        raise bad(f"unsupported `version` {short(version)} (this sensekit reads "
                   f"{', '.join(map(str, READABLE_VERSIONS))})")
 
     for key in ("video", "audio"):
@@ -101,12 +103,12 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     video = meta["video"]
     if video is not None:
         if not isinstance(video, dict):
-            raise bad(f"`video` must be an object or null, got {video!r}")
+            raise bad(f"`video` must be an object or null, got {short(video)}")
         for key in ("width", "height"):
             if not _is_int(video.get(key)) or not 0 < video[key] <= 16384:
-                raise bad(f"`video.{key}` must be a positive integer, got {video.get(key)!r}")
+                raise bad(f"`video.{key}` must be a positive integer, got {short(video.get(key))}")
         if not _is_num(video.get("fps")) or not 0 < video["fps"] <= 1000:
-            raise bad(f"`video.fps` must be a positive number, got {video.get('fps')!r}")
+            raise bad(f"`video.fps` must be a positive number, got {short(video.get('fps'))}")
         if version == 1:
             names = {"file": VIDEO_FILE, "timestamps": TIMESTAMPS_FILE}
         else:
@@ -115,60 +117,84 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
             video.setdefault("fps_from", "source")
             if video["fps_from"] not in FPS_FROM:
                 raise bad(f"`video.fps_from` must be one of {list(FPS_FROM)}, "
-                          f"got {video['fps_from']!r}")
+                          f"got {short(video['fps_from'])}")
             measured = video.get("fps_measured")
             if measured is not None and (not _is_num(measured) or measured <= 0):
-                raise bad(f"`video.fps_measured` must be a positive number, got {measured!r}")
+                raise bad(f"`video.fps_measured` must be a positive number, got {short(measured)}")
         for key, default in names.items():
             video.setdefault(key, default)
             if not _plain_name(video[key]):
-                raise bad(f"`video.{key}` must be a file name, got {video[key]!r}")
+                raise bad(f"`video.{key}` must be a file name, got {short(video[key])}")
+        video.setdefault("checksums", None)                # recorded before checksums: None
+        if video["checksums"] is not None and not _plain_name(video["checksums"]):
+            raise bad(f"`video.checksums` must be a file name or null, got {short(video['checksums'])}")
     audio = meta["audio"]
     if audio is not None:
         if not isinstance(audio, dict):
-            raise bad(f"`audio` must be an object or null, got {audio!r}")
+            raise bad(f"`audio` must be an object or null, got {short(audio)}")
         if not _is_int(audio.get("sample_rate")) or not 0 < audio["sample_rate"] <= 1_000_000:
             raise bad(f"`audio.sample_rate` must be a positive integer, "
-                      f"got {audio.get('sample_rate')!r}")
+                      f"got {short(audio.get('sample_rate'))}")
         if not _is_int(audio.get("channels")) or not 0 < audio["channels"] <= 64:
-            raise bad(f"`audio.channels` must be 1..64, got {audio.get('channels')!r}")
+            raise bad(f"`audio.channels` must be 1..64, got {short(audio.get('channels'))}")
         audio.setdefault("gain", 50)
         if not _is_num(audio["gain"]) or not 0 <= audio["gain"] <= 100:
-            raise bad(f"`audio.gain` must be 0..100, got {audio['gain']!r}")
+            raise bad(f"`audio.gain` must be 0..100, got {short(audio['gain'])}")
         audio.setdefault("sample_format", "int16")
         if audio["sample_format"] != "int16":
-            raise bad(f"`audio.sample_format` must be 'int16', got {audio['sample_format']!r}")
+            raise bad(f"`audio.sample_format` must be 'int16', got {short(audio['sample_format'])}")
         audio.setdefault("file", AUDIO_FILE)
         if not _plain_name(audio["file"]):
-            raise bad(f"`audio.file` must be a file name, got {audio['file']!r}")
+            raise bad(f"`audio.file` must be a file name, got {short(audio['file'])}")
         bs = audio.get("block_size")
         if bs is None:
             audio["block_size"] = DEFAULT_BLOCK_SIZE
         elif not _is_int(bs) or not 0 < bs <= 1 << 20:
-            raise bad(f"`audio.block_size` must be a positive integer, got {bs!r}")
+            raise bad(f"`audio.block_size` must be a positive integer, got {short(bs)}")
+        audio.setdefault("checksums", None)
+        if audio["checksums"] is not None and not _plain_name(audio["checksums"]):
+            raise bad(f"`audio.checksums` must be a file name or null, got {short(audio['checksums'])}")
+        cb = audio.get("checksum_block")
+        if cb is None:
+            audio["checksum_block"] = audio["block_size"]
+        elif not _is_int(cb) or not 0 < cb <= 1 << 20:
+            raise bad(f"`audio.checksum_block` must be a positive integer, got {short(cb)}")
     if video is None and audio is None:
         raise bad("has neither `video` nor `audio`")
+    if video is None:                    # a damaged meta.json must not hide a track silently
+        held = [n for n in (SEGMENTS_DIR, VIDEO_FILE, TIMESTAMPS_FILE) if os.path.lexists(rec / n)]
+        if held:
+            raise bad(f"`video` is null but the recording holds video ({', '.join(held)})")
+    if audio is None and os.path.lexists(rec / AUDIO_FILE):
+        raise bad(f"`audio` is null but the recording holds audio ({AUDIO_FILE})")
 
     meta.setdefault("complete", False)
     if not isinstance(meta["complete"], bool):
-        raise bad(f"`complete` must be true or false, got {meta['complete']!r}")
+        raise bad(f"`complete` must be true or false, got {short(meta['complete'])}")
     meta.setdefault("audio_offset_s", 0.0)
     if not _is_num(meta["audio_offset_s"]):
-        raise bad(f"`audio_offset_s` must be a number, got {meta['audio_offset_s']!r}")
+        raise bad(f"`audio_offset_s` must be a number, got {short(meta['audio_offset_s'])}")
     meta.setdefault("start_unix", None)
     if meta["start_unix"] is not None and not _is_num(meta["start_unix"]):
-        raise bad(f"`start_unix` must be a number or null, got {meta['start_unix']!r}")
+        raise bad(f"`start_unix` must be a number or null, got {short(meta['start_unix'])}")
     meta.setdefault("notes", "")
     if not isinstance(meta["notes"], str):
-        raise bad(f"`notes` must be a string, got {meta['notes']!r}")
+        raise bad(f"`notes` must be a string, got {short(meta['notes'])}")
     meta.setdefault("sources", [])
     if not isinstance(meta["sources"], list) or not all(isinstance(s, str) for s in meta["sources"]):
-        raise bad(f"`sources` must be a list of strings, got {meta['sources']!r}")
+        raise bad(f"`sources` must be a list of strings, got {short(meta['sources'])}")
     for key in ("frames", "audio_samples"):
         meta.setdefault(key, None)
         v = meta[key]
         if v is not None and (not _is_int(v) or v < 0):
-            raise bad(f"`{key}` must be a non-negative integer, got {v!r}")
+            raise bad(f"`{key}` must be a non-negative integer, got {short(v)}")
+    named = [video[k] for k in ("file", "timestamps", "playlist", "checksums")
+             if video is not None and video.get(k) is not None]
+    named += [audio[k] for k in ("file", "checksums") if audio is not None and audio.get(k) is not None]
+    for name in named:
+        kind = file_kind(rec / name)
+        if kind is not None:
+            raise RecordingError(f"'{label}/{name}' is {kind}, not a file")
     if meta["complete"]:
         if video is not None and meta["frames"] is None:
             raise bad("recording is marked complete but has no `frames` count")
@@ -190,18 +216,26 @@ def write_json_atomic(path: Path, data: dict[str, Any], *, fsync: bool = True) -
 
 # --- timestamps -----------------------------------------------------------------
 
-def read_timestamps(path: Path, *, complete: bool) -> np.ndarray:
+def timestamps_cap(frames: int | None) -> int:
+    """The most bytes a ``video_ts.csv`` of ``frames`` rows (``None``: unknown) may have."""
+    if frames is None:
+        return MAX_TIMESTAMPS_BYTES
+    return min(MAX_TIMESTAMPS_BYTES, len(TIMESTAMPS_HEADER) + 1 + (frames + 1) * _MAX_TS_ROW_BYTES)
+
+
+def read_timestamps(path: Path, *, complete: bool, max_bytes: int = MAX_TIMESTAMPS_BYTES) -> np.ndarray:
     """Parse ``video_ts.csv`` into a float64 array of frame times.
 
     For a complete recording any bad row is a ``RecordingError``; for an
     incomplete one the intact prefix is returned (a killed recorder may leave a
-    partial last line).
+    partial last line). A file that is not a regular file or is longer than
+    ``max_bytes`` (see ``timestamps_cap``) is a ``RecordingError`` before it is read.
     """
     name = path.name
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RecordingError(f"cannot read '{name}': {exc.strerror or exc}") from None
+        data = read_regular(path, max_bytes=max_bytes, what=f"'{name}'", error=RecordingError)
+    except FileNotFoundError:
+        raise RecordingError(f"cannot read '{name}': no such file") from None
     lines = data.split(b"\n")
     if not data.endswith(b"\n"):
         if not complete:

@@ -22,6 +22,11 @@ What is played:
   segment a killed recorder leaves, and plays the WAV up to its last patched
   header; version 1 plays the frames that decode, up to the timestamps.
   ``stats()["truncated_frames"]`` counts listed frames that were not played.
+- **Checksums** (``sensekit.capture.checksums``; recordings made since they exist): every
+  decoded frame and every stored chunk of samples is compared with its CRC-32. In a complete
+  recording a mismatch raises ``RecordingError`` naming the frame or the samples; in an
+  incomplete one the frame is skipped and the samples play as silence, each with a warning
+  (``stats()["corrupt_frames"]``, ``["corrupt_blocks"]``). Older recordings play unverified.
 
 Cost: one FFV1 decode per frame (~1-5 ms at 320x240); audio blocks are read
 straight from the file; nothing is loaded whole. For incomplete version 2
@@ -39,7 +44,9 @@ from typing import Any, BinaryIO, Generator, Iterator
 import numpy as np
 
 from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame, merge_by_time
-from sensekit.capture.recording_meta import DEFAULT_BLOCK_SIZE, read_meta, read_timestamps
+from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, checksums_cap, crc32_of,
+                                        read_checksums)
+from sensekit.capture.recording_meta import DEFAULT_BLOCK_SIZE, read_meta, read_timestamps, timestamps_cap
 from sensekit.capture.video_segments import (count_decodable, list_segments, open_capture,
                                              plan_segments)
 from sensekit.capture.wav import WavInfo, int16_to_float, read_wav_info
@@ -116,6 +123,7 @@ class ReplaySource(Source):
                        ("timestamps file", v["timestamps"], False)]
         if a is not None:
             needed.append(("audio file", a["file"], False))
+        needed += [("checksum file", t["checksums"], False) for t in (v, a) if t is not None and t["checksums"]]
         for what, name, folder in needed:
             p = self.path / name
             if not (p.is_dir() if folder else p.is_file()):
@@ -133,6 +141,10 @@ class ReplaySource(Source):
         self._counts = {"frames": 0, "blocks": 0, "loops": 0}
         self._delivered = {"frames": 0, "blocks": 0}
         self._decoded: int | None = None          # version 1: frames that decode, once known
+        self._frame_crcs: np.ndarray | None = None
+        self._block_crcs: np.ndarray | None = None
+        self._checked_chunks: dict[int, bool] = {}
+        self._corrupt = {"frames": 0, "blocks": 0}     # skipped frames, blocks played as silence
         self._clock_t0 = 0.0
 
     @property
@@ -178,12 +190,19 @@ class ReplaySource(Source):
         v, a = self.meta["video"], self.meta["audio"]
         name = self.path.name
         if v is not None:
-            self._times = read_timestamps(self.path / v["timestamps"], complete=self.complete)
+            self._times = read_timestamps(self.path / v["timestamps"], complete=self.complete,
+                                          max_bytes=timestamps_cap(self.meta["frames"]))
             rows = len(self._times)
             if self.complete and rows != self.meta["frames"]:
                 raise RecordingError(
                     f"'{name}/{v['timestamps']}' lists {rows} frames but meta.json "
                     f"says {self.meta['frames']}")
+            if v["checksums"]:
+                self._frame_crcs = read_checksums(self.path / v["checksums"], VIDEO_CRC_HEADER,
+                                                  complete=self.complete, max_bytes=checksums_cap(rows))
+                if self.complete and len(self._frame_crcs) != rows:
+                    raise RecordingError(f"'{name}/{v['checksums']}' lists {len(self._frame_crcs)} "
+                                         f"checksums for {rows} frames")
             self._units, problems = video_units(self.path, self.meta, rows)
             if self.complete:
                 end = self._units[-1].first + self._units[-1].count if self._units else 0
@@ -213,6 +232,13 @@ class ReplaySource(Source):
             else:
                 self._n_audio = min(info.declared_frames, info.available_frames)
             self._wav = info
+            if a["checksums"]:
+                chunks = -(-self._n_audio // a["checksum_block"])
+                self._block_crcs = read_checksums(self.path / a["checksums"], AUDIO_CRC_HEADER,
+                                                  complete=self.complete, max_bytes=checksums_cap(chunks))
+                if self.complete and len(self._block_crcs) != chunks:
+                    raise RecordingError(f"'{name}/{a['checksums']}' lists {len(self._block_crcs)} "
+                                         f"checksums for {chunks} blocks of {a['checksum_block']} samples")
             try:
                 self._audio_file = open(self.path / a["file"], "rb")  # noqa: SIM115 (open until close())
             except OSError as exc:
@@ -299,6 +325,8 @@ class ReplaySource(Source):
                         if not unit.exact:
                             self._decoded = i
                         break
+                    if not self._frame_ok(unit, i, image):
+                        continue
                     index = self._counts["frames"]
                     self._counts["frames"] += 1
                     yield VideoFrame(index, t_offset + float(self._times[unit.first + i]), image, None)
@@ -326,12 +354,56 @@ class ReplaySource(Source):
             raw = f.read(count * 2 * ch)
             if len(raw) != count * 2 * ch:
                 raise RecordingError(f"'{self.path.name}/{a['file']}' ended early while reading")
+            if self._block_crcs is not None and not self._pcm_ok(start, count):
+                raw = bytes(len(raw))                   # named in a warning, played as silence
             s = int16_to_float(np.frombuffer(raw, dtype="<i2"))
             if ch > 1:
                 s = s.reshape(count, ch)
             index = self._counts["blocks"]
             self._counts["blocks"] += 1
             yield AudioBlock(index, t_offset + self.audio_offset_s + start / rate, s, rate, None)
+
+    def _frame_ok(self, unit: VideoUnit, i: int, image: np.ndarray) -> bool:
+        """Does frame ``i`` of ``unit`` match its stored checksum? A mismatch raises for a
+        complete recording; for an incomplete one the frame is skipped with a warning."""
+        crcs = self._frame_crcs
+        if crcs is None:
+            return True
+        row = unit.first + i
+        if row < len(crcs) and crc32_of(image) == int(crcs[row]):
+            return True
+        what = (f"'{unit.label}' frame {row} does not match its checksum" if row < len(crcs)
+                else f"'{unit.label}' frame {row} has no checksum")
+        if self.complete:
+            raise RecordingError(f"{what}: the video is damaged (recording is marked complete)")
+        log.warning("%s; skipping it", what)
+        self._corrupt["frames"] += 1
+        return False
+
+    def _pcm_ok(self, start: int, count: int) -> bool:
+        """Do the stored samples ``start .. start+count`` match their chunks' checksums? A
+        mismatch raises for a complete recording; an incomplete one plays silence there
+        (chunks after the last checksum row, a killed recorder's tail, play unverified)."""
+        a, info, crcs = self.meta["audio"], self._wav, self._block_crcs
+        assert info is not None and crcs is not None and self._audio_file is not None
+        cb, ch = a["checksum_block"], info.channels
+        ok = True
+        for k in range(start // cb, min(len(crcs), (start + count - 1) // cb + 1)):
+            if k not in self._checked_chunks:
+                n = min(cb, self._n_audio - k * cb) if self.complete else cb
+                self._audio_file.seek(info.data_offset + k * cb * 2 * ch)
+                raw = self._audio_file.read(n * 2 * ch)
+                self._checked_chunks[k] = crc32_of(raw) == int(crcs[k])
+            if not self._checked_chunks[k]:
+                what = (f"'{self.path.name}/{a['file']}' samples {k * cb}-{(k + 1) * cb - 1} "
+                        f"(t = {self.audio_offset_s + k * cb / info.rate:.3f} s) do not match their checksum")
+                if self.complete:
+                    raise RecordingError(f"{what}: the audio is damaged (recording is marked complete)")
+                log.warning("%s; playing silence there", what)
+                ok = False
+        if not ok:
+            self._corrupt["blocks"] += 1
+        return ok
 
     def _items(self) -> Generator[Item, None, None]:
         t_offset = 0.0
@@ -375,4 +447,5 @@ class ReplaySource(Source):
         return {"frames": self._delivered["frames"], "blocks": self._delivered["blocks"],
                 "loops": self._counts["loops"], "dropped_frames": 0,
                 "truncated_frames": max(0, rows - len(self._playable_rows())) if known else 0,
+                "corrupt_frames": self._corrupt["frames"], "corrupt_blocks": self._corrupt["blocks"],
                 "complete": self.complete}

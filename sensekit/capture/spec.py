@@ -31,6 +31,7 @@ from typing import Any, Callable, Literal
 
 from sensekit.capture.base import Source
 from sensekit.errors import ConfigError, SourceError
+from sensekit.safe_read import file_kind
 
 KINDS = ("camera", "mic", "file", "replay")
 SpecKind = Literal["camera", "mic", "file", "replay", "combined"]
@@ -116,6 +117,9 @@ def parse_source_spec(spec: str | os.PathLike[str]) -> SourceSpec:
         return SourceSpec("replay", str(path), spec)
     if path.is_file():
         return SourceSpec("file", str(path), spec)
+    kind = file_kind(path)
+    if kind is not None:
+        raise SourceError(f"'{text}' is {kind}, not a media file or a recording")
     prefix, sep, _ = text.partition(":")
     if "://" in text:
         raise SourceError(f"unknown source spec {spec!r}: for a stream use 'camera:{text}'; "
@@ -181,6 +185,9 @@ def open_source(spec: str | os.PathLike[str] | SourceSpec, **options: Any) -> So
     if path.is_dir():
         raise SourceError(not_a_media_file(path, parsed.text))
     if not path.is_file():
+        kind = file_kind(path)
+        if kind is not None:
+            raise SourceError(f"'{path}' is {kind}, not a media file (from spec {parsed.text!r})")
         raise SourceError(f"no such media file: '{path}' (from spec {parsed.text!r})")
     MediaFileSource = _import("media", "MediaFileSource", "media file")
     return MediaFileSource(path, **mine)

@@ -6,7 +6,10 @@ self-contained FFV1/Matroska files:
 - While frames arrive, the current segment is written to
   ``NNNNNN.partial.mkv`` (``NNNNNN`` = index of its first frame).
 - ``SegmentWriter.commit()`` (the recorder calls it every half second of
-  recording time) closes that file, fsyncs it, renames it to
+  recording time) closes that file, counts its frames in the container
+  (``count_blocks``: OpenCV's writer does not report a failed write, e.g. a full disk:
+  a short segment is left as ``.partial`` and ``RecordingError`` is raised,
+  so the committed segments before it stay complete), fsyncs it, renames it to
   ``FIRST-LAST.mkv`` (frame indices, inclusive) and fsyncs the folder. The
   rename is the commit point: a committed segment is complete, so a recorder
   killed at any moment loses only its ``.partial`` segment (half a second,
@@ -46,6 +49,7 @@ problems, never as exceptions other than ``RecordingError``.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -145,6 +149,7 @@ class SegmentWriter:
         self.reproducible = reproducible
         self._fsync = fsync
         self.committed = 0
+        self.failed = 0                         # frames of segments that failed their check
         self.written = 0
         self.segments = 0
         self._head_t: list[float] = []          # the first frame times, to find the backlog
@@ -236,11 +241,19 @@ class SegmentWriter:
         self._writer = None
         partial, self._partial = self._partial, None
         assert partial is not None
+        count, self._seg_count = self._seg_count, 0
         if self.reproducible:
             make_mkv_reproducible(partial)
+        held = count_blocks(partial)
+        if held != count:              # OpenCV's writer does not report a failed write (disk full)
+            self.failed += count
+            raise RecordingError(
+                f"the video segment '{partial.name}' holds {held} of its {count} frames after "
+                f"writing (is the disk full?); it was not committed, the "
+                f"{self.committed} frames before it are kept")
         if self._fsync:
             _fsync_path(partial)
-        name = segment_name(self._seg_first, self._seg_first + self._seg_count - 1)
+        name = segment_name(self._seg_first, self._seg_first + count - 1)
         os.replace(partial, self.folder / name)
         if self._fsync:
             _fsync_path(self.folder)
@@ -248,9 +261,8 @@ class SegmentWriter:
             # A convenience for ffplay/ffmpeg (readers use the segment names): not fsync'd.
             with open(self.playlist, "a", encoding="ascii", newline="\n") as f:
                 f.write(f"file {self.folder.name}/{name}\n")
-        self.committed += self._seg_count
+        self.committed += count
         self.segments += 1
-        self._seg_count = 0
 
     def close(self) -> None:
         """Commit what is left. Idempotent."""
@@ -387,6 +399,40 @@ def _vint(buf: bytes | bytearray, pos: int, *, keep_marker: bool) -> tuple[int, 
     for b in buf[pos + 1: pos + length]:
         value = (value << 8) | b
     return value, length
+
+
+_SEGMENT, _CLUSTER, _SIMPLE_BLOCK, _BLOCK_GROUP = 0x18538067, 0x1F43B675, 0xA3, 0xA0
+
+
+def count_blocks(path: Path) -> int:
+    """How many frames (Matroska blocks) ``path`` holds whole, read from the container without
+    decoding: a file cut short (a full disk) counts only the blocks that end inside it. ``0``
+    for anything that is not a regular file or not Matroska. Cost: one read of the file and a
+    walk over its elements (~1 ms per MB), a small fraction of decoding it."""
+    if not path.is_file():
+        return 0
+    buf = path.read_bytes()
+    end, n = len(buf), 0
+
+    def walk(pos: int, stop: int, depth: int) -> None:
+        nonlocal n
+        while pos < stop:
+            eid, n_id = _vint(buf, pos, keep_marker=True)
+            size, n_size = _vint(buf, pos + n_id, keep_marker=False)
+            data = pos + n_id + n_size
+            unknown = size == (1 << (7 * n_size)) - 1
+            last = stop if unknown else data + size
+            if eid in (_SEGMENT, _CLUSTER) and depth < 2:
+                walk(data, min(last, stop), depth + 1)
+            elif eid in (_SIMPLE_BLOCK, _BLOCK_GROUP) and depth == 2 and last <= end:
+                n += 1
+            if last > stop:
+                return
+            pos = last
+
+    with contextlib.suppress(ValueError, IndexError):   # cut inside an element header:
+        walk(0, end, 0)                                  # the blocks before it count
+    return n
 
 
 def make_mkv_reproducible(path: str | os.PathLike[str]) -> None:

@@ -9,12 +9,13 @@ import argparse
 import sys
 
 from sensekit.synth import DURATION_S, __doc__ as SYNTH_DOC, generate
+from sensekit.cli.numbers import float_in
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sensekit.synth", description=(SYNTH_DOC or "").split("\n")[0])
     parser.add_argument("--out", default=None, help="output folder (default: the repo's recordings/)")
-    parser.add_argument("--seconds", type=float, default=DURATION_S, help="clip length (default 20)")
+    parser.add_argument("--seconds", type=float_in(0, 3600), default=DURATION_S, help="clip length (default 20)")
     args = parser.parse_args(argv)
     if args.out is None:
         from sensekit.paths import recordings_dir

@@ -34,6 +34,7 @@ from sensekit.audio.pitch import PitchTracker
 from sensekit.cli.tuning import add_setting_flags
 from sensekit.errors import ConfigError
 from sensekit.validate import check_int_range, check_positive, check_range
+from sensekit.cli.numbers import float_in
 
 __all__ = ["add_arguments", "option_values", "build_stages", "parse_activity"]
 
@@ -45,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "events within TIMEOUT_MS are ignored (without a value: the settings')")
     g.add_argument("--clap", action="store_true", help="clap events")
     g.add_argument("--pattern", type=int, metavar="N", help="N-clap pattern events (implies --clap)")
-    g.add_argument("--pattern-gap-ms", type=float, default=600.0, metavar="MS",
+    g.add_argument("--pattern-gap-ms", type=float_in(0, 60_000), default=600.0, metavar="MS",
                    help="max gap between claps of a pattern (default 600)")
     g.add_argument("--pitch", action="store_true", help="pitch events (F0 and voicing confidence)")
     g.add_argument("--level", action="store_true", help="one level event per audio block")

@@ -52,6 +52,7 @@ from sensekit.profile import load_profile, save_profile
 from sensekit.settings.registry import lookup
 from sensekit.validate import check_positive
 from sensekit.vision.noise import frame_noise_sigma, motion_threshold
+from sensekit.cli.numbers import float_in
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +233,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("source", metavar="SOURCE", help="camera:N, mic, camera:0+mic, a recording...")
     p.add_argument("--out", type=OutputPath(".toml"), required=True, metavar="FILE",
                    help="profile to write, .toml (edited in place if it exists)")
-    p.add_argument("--seconds", type=float, default=5.0, metavar="S",
+    p.add_argument("--seconds", type=float_in(0, 3600), default=5.0, metavar="S",
                    help="how much of the source to measure (default 5)")
     p.add_argument("--pick-color", metavar="X,Y", help="store the colour at pixel X,Y")
     add_set_argument(p)

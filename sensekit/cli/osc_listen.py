@@ -8,7 +8,8 @@ pointing it at ``sensekit run --osc-control PORT``, or to watch ``--osc`` output
 
 Defaults: listens on 127.0.0.1 (``--host 0.0.0.0`` for the network); runs
 until Ctrl-C, ``--count N`` messages or ``--seconds S``. A datagram that is not
-OSC is reported on stderr and skipped. A port already in use is a one-line
+well-formed OSC (``sensekit.osc.wire`` checks every size, pad and depth) is reported on
+stderr, counted and skipped; the count is printed at the end. A port already in use is a one-line
 error (exit status 2).
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ from sensekit.cli import Subparsers
 from sensekit.errors import ConfigError
 from sensekit.osc import Received, decode
 from sensekit.validate import check_positive
+from sensekit.cli.numbers import float_in
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +34,12 @@ log = logging.getLogger(__name__)
 def format_received(r: Received) -> str:
     args = " ".join(repr(a) if isinstance(a, str) else str(a) for a in r.args)
     head = f"@{r.timetag:.6f} " if r.timetag is not None else ""
-    return f"{head}{r.address} ,{r.tags} {args}".rstrip()
+    address = r.address if r.address.isprintable() else repr(r.address)   # no terminal escapes
+    return f"{head}{address} ,{r.tags} {args}".rstrip()
+
+
+def _json_value(v: object) -> object:
+    return v.hex() if isinstance(v, bytes) else str(v)
 
 
 def listen(port: int, *, host: str = "127.0.0.1", count: int | None = None,
@@ -41,6 +48,7 @@ def listen(port: int, *, host: str = "127.0.0.1", count: int | None = None,
     """Print messages until ``count`` arrived or ``seconds`` passed; returns how many."""
     out = out if out is not None else sys.stdout
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    dropped = 0
     try:
         try:
             sock.bind((host, port))
@@ -63,12 +71,15 @@ def listen(port: int, *, host: str = "127.0.0.1", count: int | None = None,
             try:
                 messages = decode(dgram)
             except ValueError as exc:
-                print(f"from {sender[0]}:{sender[1]}: {exc}", file=sys.stderr)
+                dropped += 1
+                print(f"dropped a malformed datagram from {sender[0]}:{sender[1]} ({len(dgram)} bytes): {exc}",
+                      file=sys.stderr)
                 continue
             for r in messages:
                 if jsonl:
                     out.write(json.dumps({"address": r.address, "tags": r.tags,
-                                          "args": list(r.args), "timetag": r.timetag}) + "\n")
+                                          "args": list(r.args), "timetag": r.timetag},
+                                         default=_json_value) + "\n")
                 else:
                     out.write(format_received(r) + "\n")
                 n += 1
@@ -76,6 +87,8 @@ def listen(port: int, *, host: str = "127.0.0.1", count: int | None = None,
         return n
     finally:
         sock.close()
+        if dropped:
+            print(f"{dropped} malformed datagram(s) dropped", file=sys.stderr)
 
 
 def _cmd(args: argparse.Namespace) -> int:
@@ -103,6 +116,6 @@ def register(sub: Subparsers) -> None:
     p.add_argument("port", type=_port, metavar="PORT")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--count", type=int, help="exit after N messages")
-    p.add_argument("--seconds", type=float, help="exit after S seconds")
+    p.add_argument("--seconds", type=float_in(0, 1e9), help="exit after S seconds")
     p.add_argument("--jsonl", action="store_true", help="JSON lines instead of text")
     p.set_defaults(func=_cmd)

@@ -22,9 +22,11 @@ from sensekit.cli import Subparsers
 from sensekit.cli import free_text
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import SourceError
-from sensekit.validate import check_positive
+from sensekit.validate import check_positive, check_range
 
 log = logging.getLogger(__name__)
+
+MAX_RECORD_S = 1e7          # 115 days
 
 
 def register(subparsers: Subparsers) -> None:
@@ -87,6 +89,7 @@ def main(args: argparse.Namespace) -> int:
 
     if args.seconds is not None:
         check_positive("--seconds", args.seconds)
+        check_range("--seconds", args.seconds, 0, MAX_RECORD_S)      # 1e30 s: no progress bar
     source = build_source(args)
     try:
         summary = record_source(source, args.out, seconds=args.seconds, progress=args.progress,
@@ -94,7 +97,7 @@ def main(args: argparse.Namespace) -> int:
     except OSError as exc:                     # e.g. the disk filled up while closing the files
         from sensekit.errors import RecordingError
         raise RecordingError(f"recording '{args.out}' failed: {exc.strerror or exc}") from None
-    how = "stopped by Ctrl-C; " if summary["interrupted"] else ""
+    how = f"stopped by {summary.get('stopped_by') or 'Ctrl-C'}; " if summary["interrupted"] else ""
     print(f"{how}saved {args.out}: {summary['duration_s']:.2f} s, {summary['frames']} frames, "
           f"{summary['audio_samples']} audio samples", file=sys.stderr)
     return 0

@@ -36,6 +36,7 @@ from sensekit.cli.script_args import add_script_arguments
 from sensekit.cli.tuning import add_tuning_arguments, apply_chosen, chosen_values
 from sensekit.errors import ConfigError
 from sensekit.validate import check_output_path
+from sensekit.cli.signals import stop_signals
 
 SCREENSHOT_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 EVENTS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".txt", ".log")
@@ -140,7 +141,8 @@ def main(args: argparse.Namespace) -> int:
                 panel = app_panel(host, panel_at)
                 print(f"panel: {panel.url}" + ("  (add #token=TOKEN)" if panel_at.token else ""),
                       flush=True)
-            result = host.run()
+            with stop_signals() as stopped:
+                result = host.run()
         finally:
             osc.close()
             if midi is not None:
@@ -150,7 +152,7 @@ def main(args: argparse.Namespace) -> int:
     finally:
         source.close()
     if result.interrupted:
-        print(f"{args.app}: stopped by Ctrl-C")
+        print(f"{args.app}: stopped by {stopped.why}")
     if args.headless or result.interrupted:
         if source.is_live:
             cpu = 100.0 * result.cpu_s / result.wall_s if result.wall_s > 0 else 0.0

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from sensekit.errors import ConfigError
+from sensekit.safe_read import short
 from sensekit.settings.declare import Setting
 from sensekit.settings.live import Applied, Tuning, check_values
 from sensekit.settings.presets import PRESETS, get_preset
@@ -88,7 +89,7 @@ def add_setting_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
 def _assignment(text: str) -> tuple[str, Any]:
     key, eq, value = text.partition("=")
     if not eq or not key.strip():
-        raise argparse.ArgumentTypeError(f"--set takes KEY=VALUE (e.g. motion.threshold=30), got {text!r}")
+        raise argparse.ArgumentTypeError(f"--set takes KEY=VALUE (e.g. motion.threshold=30), got {short(text)}")
     try:
         return key.strip(), lookup(key.strip()).parse(value)
     except ConfigError as exc:

@@ -21,8 +21,10 @@ Each message is checked on the server thread against the table and the running o
 logged and counted in ``rejected``; a good one is queued in the objects that own the
 setting, which apply it at the start of their next frame or block, on the loop's thread
 (``sensekit.settings.live``), so the last value sent is the one that sticks. A setting whose
-group is not running here is counted in ``unused`` and logged. A datagram that is not OSC at
-all is counted in ``malformed``, one longer than ``max_datagram_bytes`` (4096) in
+group is not running here is counted in ``unused`` and logged. A datagram that is not
+well-formed OSC (read by the strict reader ``sensekit.osc.wire``, which checks every size, pad
+and nesting depth before a value is read; python-osc's parser never sees a received byte) is
+counted in ``malformed``, one longer than ``max_datagram_bytes`` (4096) in
 ``oversized``; both are logged and dropped before any handler runs. The warnings go through
 the CLI's rate limit (``sensekit.ratelimit``); the counts are in ``stats()``.
 """
@@ -30,15 +32,15 @@ from __future__ import annotations
 
 import logging
 import math
+import socketserver
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
-from pythonosc.dispatcher import Dispatcher as OscDispatcher
-from pythonosc.osc_server import BlockingOSCUDPServer
 
 from sensekit.errors import ConfigError
 from sensekit.osc.address import PREFIX
-from sensekit.osc.encode import decode
+from sensekit.osc.encode import Received, decode
+from sensekit.safe_read import clip, short
 
 if TYPE_CHECKING:
     from sensekit.settings.live import Tuning
@@ -72,7 +74,7 @@ def key_for_address(address: str) -> str:
         parts = address[len(SET_PREFIX):].split("/")
         if len(parts) == 2 and all(parts):
             return f"{parts[0]}.{parts[1]}"
-    raise ConfigError(f"unknown address {address}; settings are {SET_PREFIX}<section>/<name> "
+    raise ConfigError(f"unknown address {clip(address)}; settings are {SET_PREFIX}<section>/<name> "
                       f"(`sensekit settings` lists them), plus {PREFIX}/preset and {PREFIX}/pause")
 
 
@@ -82,29 +84,36 @@ def value_from_args(key: str, args: tuple[Any, ...]) -> Any:
 
     s = lookup(key)
     if len(args) != 1:
-        raise ConfigError(f"`{key}` takes one value, got {len(args)} arguments {list(args)!r}")
+        raise ConfigError(f"`{key}` takes one value, got {len(args)} arguments {short(list(args))}")
     value = args[0]
+    if not isinstance(value, (int, float, str)) and value is not None:
+        raise ConfigError(f"`{key}` takes a number, a switch or a string, got {type(value).__name__} "
+                          f"{str(value)[:40]}")
     if isinstance(value, float) and math.isfinite(value):
         value = float(f"{value:.7g}")          # an OSC ``f`` is float32: 0.588, not 0.5879999995
     if isinstance(value, str):
         return s.parse(value)
     if isinstance(value, float) and s.kind == "bool":
-        raise ConfigError(f"`{key}` must be {s.expectation()}, got {value!r}")
+        raise ConfigError(f"`{key}` must be {s.expectation()}, got {short(value)}")
     return s.check(value)
 
 
-class _ControlServer(BlockingOSCUDPServer):
-    """The UDP server of ``OscControl``: every datagram is screened by ``control.screen``."""
+class _ControlServer(socketserver.UDPServer):
+    """The UDP server of ``OscControl``: every datagram goes to ``receive(dgram, sender)``, which
+    reads it with the strict reader (python-osc's parser never sees a received byte)."""
 
     max_packet_size = 65536     # read whole datagrams, so an oversized one is seen as such
 
-    def __init__(self, address: tuple[str, int], dispatcher: OscDispatcher,
-                 screen: Callable[[bytes, Any], bool]) -> None:
-        self._screen = screen
-        super().__init__(address, dispatcher)
+    def __init__(self, address: tuple[str, int], receive: Callable[[bytes, Any], None]) -> None:
+        self.receive = receive
+        super().__init__(address, _Datagram)
 
-    def verify_request(self, request: Any, client_address: Any) -> bool:
-        return self._screen(request[0], client_address)
+
+class _Datagram(socketserver.BaseRequestHandler):
+    server: _ControlServer
+
+    def handle(self) -> None:
+        self.server.receive(self.request[0], self.client_address)
 
 
 class OscControl:
@@ -128,34 +137,39 @@ class OscControl:
         #: the last accepted changes, newest last (key -> value), for tests and logs
         self.last: dict[str, Any] = {}
         try:
-            disp = OscDispatcher(strict_timing=False)
-        except TypeError:  # python-osc < 1.9
-            disp = OscDispatcher()
-        disp.set_default_handler(self._handle)
-        try:
-            self._server = _ControlServer((host, port), disp, self.screen)
+            self._server = _ControlServer((host, port), self.receive)
         except OSError as exc:
             raise ConfigError(f"cannot listen for OSC on {host}:{port}: {exc}") from None
         self.host, self.port = self._server.server_address[:2]
         self._thread: threading.Thread | None = None
 
     # server thread -----------------------------------------------------------
+    def receive(self, dgram: bytes, sender: Any = None) -> None:
+        """Act on every message of one datagram, or count and drop it (see ``screen``)."""
+        messages = self.read(dgram, sender)
+        for r in messages or ():
+            self._handle(r.address, *r.args)
+
     def screen(self, dgram: bytes, sender: Any = None) -> bool:
         """True if ``dgram`` is a well-formed OSC datagram of acceptable size; else count
         it (``oversized`` or ``malformed``), log it and return False."""
+        return self.read(dgram, sender) is not None
+
+    def read(self, dgram: bytes, sender: Any = None) -> list[Received] | None:
+        """The messages of ``dgram``, or None after counting and logging it as oversized or
+        malformed."""
         where = f" from {sender[0]}:{sender[1]}" if isinstance(sender, tuple) and len(sender) >= 2 else ""
         if len(dgram) > self.max_datagram_bytes:
             self.oversized += 1
             log.warning("OSC: dropped an oversized datagram%s: %d bytes (limit %d)",
                         where, len(dgram), self.max_datagram_bytes)
-            return False
+            return None
         try:
-            decode(dgram)
+            return decode(dgram)
         except ValueError as exc:
             self.malformed += 1
             log.warning("OSC: dropped a malformed datagram%s (%d bytes): %s", where, len(dgram), exc)
-            return False
-        return True
+            return None
 
     def handle(self, address: str, *args: Any) -> None:
         """Act on one message (the server thread calls this; tests may too)."""
@@ -174,7 +188,7 @@ class OscControl:
             self._apply(values, address)
         except ConfigError as exc:
             self.rejected += 1
-            log.warning("OSC: ignored %s %s: %s", address, " ".join(map(repr, args)), exc)
+            log.warning("OSC: ignored %s %s: %s", clip(address), clip(" ".join(map(short, args)), 200), exc)
 
     def _apply(self, values: dict[str, Any], what: str) -> None:
         if self.tuning is None:
@@ -190,7 +204,7 @@ class OscControl:
 
     def _pause(self, args: tuple[Any, ...]) -> None:
         if len(args) != 1 or isinstance(args[0], float) or args[0] not in (0, 1, True, False):
-            raise ConfigError(f"expected 0 or 1, got {list(args)!r}")
+            raise ConfigError(f"expected 0 or 1, got {short(list(args))}")
         if self.pause is None:
             raise ConfigError("pause is not supported by this command")
         self.pause(bool(args[0]))
@@ -200,7 +214,7 @@ class OscControl:
         from sensekit.settings.presets import get_preset
 
         if len(args) != 1 or not isinstance(args[0], str):
-            raise ConfigError(f"expected one preset name, got {list(args)!r}")
+            raise ConfigError(f"expected one preset name, got {short(list(args))}")
         preset = get_preset(args[0])
         if self.tuning is None:
             raise ConfigError("this command takes no settings")
@@ -225,7 +239,7 @@ class OscControl:
     def close(self) -> None:
         if self._thread is not None:
             self._server.shutdown()
-            self._thread.join(timeout=2.0)
+            self._thread.join(timeout=1.0)
             self._thread = None
         self._server.server_close()
 

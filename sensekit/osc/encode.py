@@ -12,8 +12,9 @@ Flattening rules (``sensekit.osc.address.signature`` gives the tags per event):
 
 ``encode(event, timetag=...)`` wraps the message in a bundle when a timetag is given; a
 ``blobs`` event is a bundle of ``/sensekit/blobs`` and one ``/sensekit/blob/<id>`` per blob.
-``decode(dgram)`` reads a message or a (nested) bundle back with its type tags; a datagram
-that is not OSC is a ``ValueError``. Cost: ~10-20 us per message.
+``decode(dgram)`` reads a message or a (nested) bundle back with its type tags through the
+strict reader ``sensekit.osc.wire``; a datagram that is not well-formed OSC is a ``ValueError``.
+Cost: ~10-20 us per message.
 """
 from __future__ import annotations
 
@@ -21,12 +22,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from pythonosc import osc_bundle, osc_bundle_builder, osc_message, osc_message_builder
+from pythonosc import osc_bundle_builder, osc_message, osc_message_builder
 from pythonosc.parsing import osc_types
 
 from sensekit.errors import ConfigError
 from sensekit.events import BlobInfo, Blobs, Event
 from sensekit.osc.address import PREFIX, address_for, signature
+from sensekit.osc.wire import MAX_PACKET_BYTES, read_packet
 
 __all__ = ["encode", "decode", "blob_messages", "build_message", "event_arguments", "Received", "INT32_MIN",
            "INT32_MAX", "FLOAT32_MAX"]
@@ -141,36 +143,11 @@ class Received:
     timetag: float | None = None
 
 
-def _message_tags(dgram: bytes) -> str:
-    _, idx = osc_types.get_string(dgram, 0)
-    if idx >= len(dgram):
-        return ""
-    tags, _ = osc_types.get_string(dgram, idx)
-    return tags[1:] if tags.startswith(",") else ""
-
-
-def decode(dgram: bytes) -> list[Received]:
+def decode(dgram: bytes, *, max_bytes: int = MAX_PACKET_BYTES) -> list[Received]:
     """Messages in a datagram (a message, or a possibly nested bundle), with type tags.
 
-    Raises ``ValueError`` for a datagram that is not OSC (OSC datagrams are a whole
-    number of 4-byte words; python-osc alone would read a truncated float).
+    Raises ``ValueError`` (one line) for a datagram that is not well-formed OSC: it is read by
+    the strict reader ``sensekit.osc.wire``, which checks every size, pad and depth first.
     """
-    if not dgram or len(dgram) % 4:
-        raise ValueError(f"not OSC: {len(dgram)} bytes is not a whole number of 4-byte words")
-    if osc_bundle.OscBundle.dgram_is_bundle(dgram):
-        try:
-            b = osc_bundle.OscBundle(dgram)
-        except Exception as exc:  # python-osc raises several types for garbage
-            raise ValueError(f"bad OSC bundle: {exc}") from None
-        out: list[Received] = []
-        for content in b:
-            inner = decode(content.dgram)
-            out += [r if isinstance(content, osc_bundle.OscBundle)
-                    else Received(r.address, r.tags, r.args, b.timestamp) for r in inner]
-        return out
-    try:
-        msg = osc_message.OscMessage(dgram)
-        tags = _message_tags(dgram)
-    except Exception as exc:  # python-osc raises several types for garbage
-        raise ValueError(f"bad OSC message: {exc}") from None
-    return [Received(msg.address, tags, tuple(msg.params))]
+    return [Received(address, tags, args, timetag)
+            for address, tags, args, timetag in read_packet(dgram, max_bytes=max_bytes)]

@@ -31,7 +31,11 @@ is 401 (WebSocket close 4401), a wrong one 403 (close 4403), compared in constan
 one (loopback only) the server still refuses a ``Host`` header that is not a loopback name
 (DNS rebinding) and, always, an ``Origin`` other than its own (another site's page in the same
 browser) and a ``POST`` that is not ``application/json`` (cross-site forms). Request bodies are
-limited to 64 KiB, video clients to ``MAX_VIDEO_CLIENTS``; no access log (nothing to leak).
+limited to 64 KiB (and must arrive within ``BODY_TIMEOUT_S``), JSON to ``MAX_JSON_DEPTH`` levels,
+with no NaN, Infinity or 40-digit numbers (400 with a message); video clients to
+``MAX_VIDEO_CLIENTS``, live clients to ``MAX_LIVE_CLIENTS`` (503 beyond); a connection must send
+its headers within ``HEADER_TIMEOUT_S`` and is closed when idle that long; the token is checked
+from the headers, before any body is read; no access log (nothing to leak).
 
 Failure modes: ``start()`` raises ``ConfigError`` when the address cannot be bound (in use, not
 an address of this machine). A client that vanishes mid-frame only ends its own connection.
@@ -40,8 +44,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
+import math
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -59,6 +63,7 @@ from sensekit.panel.frames import FrameHub
 from sensekit.panel.guard import SECURITY_HEADERS, TOKEN_HEADER, foreign, token_problem
 from sensekit.vision.layers import OVERLAYS
 from sensekit.panel.telemetry import Telemetry
+from sensekit.safe_read import loads_json, short
 from sensekit.settings.live import Tunable
 
 __all__ = ["MAX_VIDEO_CLIENTS", "STATIC_DIR", "VIDEO_CREDITS", "PanelServer"]
@@ -75,8 +80,29 @@ LIVE_INTERVAL_S = 0.1
 SETTINGS_RESEND_S = 1.0
 COMMAND_TIMEOUT_S = 5.0
 AUTH_TIMEOUT_S = 5.0
+MAX_LIVE_CLIENTS = 16
+#: a new connection must send its request headers within this (and an idle keep-alive
+#: connection is closed after it): half-open connections cannot pile up
+HEADER_TIMEOUT_S = 5.0
+#: a request's body must arrive within this
+BODY_TIMEOUT_S = 5.0
+MAX_BODY_BYTES = 64 * 1024
+#: JSON nesting in a request body or a WebSocket message (bodies need 3 levels)
+MAX_JSON_DEPTH = 8
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+def parse_body(raw: bytes) -> dict[str, Any]:
+    """A request body -> its JSON object, or ``ConfigError`` (nesting, digit runs, NaN and
+    Infinity refused before ``json`` parses)."""
+    try:
+        body = loads_json(raw, what="the request body", max_depth=MAX_JSON_DEPTH)
+    except ConfigError as exc:
+        raise ConfigError(f"the request body must be a JSON object: {exc}") from None
+    if not isinstance(body, dict):
+        raise ConfigError("the request body must be a JSON object")
+    return body
+
 
 def _error(status: int, message: str) -> web.Response:
     return web.json_response({"error": message}, status=status)
@@ -95,6 +121,7 @@ class PanelServer:
         #: requests refused for a missing/wrong token, a foreign Host or Origin
         self.refused = 0
         self.video_clients = 0
+        self.live_clients = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
@@ -141,7 +168,7 @@ class PanelServer:
             loop.close()
 
     async def _bind(self) -> None:
-        app = web.Application(middlewares=[self._guard], client_max_size=64 * 1024)
+        app = web.Application(middlewares=[self._guard], client_max_size=MAX_BODY_BYTES)
         app.on_response_prepare.append(self._headers)
         app.add_routes([
             web.get("/", self._index),
@@ -156,7 +183,8 @@ class PanelServer:
             web.get("/ws/live", self._ws_live),
             web.static("/static", STATIC_DIR),
         ])
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0,
+                                     keepalive_timeout=HEADER_TIMEOUT_S, lingering_time=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.address.host, self.address.port)
         await site.start()
@@ -230,12 +258,10 @@ class PanelServer:
 
     async def _body(self, request: web.Request) -> dict[str, Any]:
         try:
-            body = await request.json()
-        except (ValueError, UnicodeDecodeError):
-            raise ConfigError("the request body must be a JSON object") from None
-        if not isinstance(body, dict):
-            raise ConfigError("the request body must be a JSON object")
-        return body
+            raw = await asyncio.wait_for(request.read(), BODY_TIMEOUT_S)
+        except TimeoutError:
+            raise ConfigError(f"the request body did not arrive within {BODY_TIMEOUT_S:g} s") from None
+        return parse_body(raw)
 
     async def _answer(self, work: Callable[[], Awaitable[Any]]) -> web.Response:
         try:
@@ -265,8 +291,8 @@ class PanelServer:
         out = []
         for name in names:
             v = body.get(name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise ConfigError(f"`{name}` must be a number, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ConfigError(f"`{name}` must be a number (finite), got {short(v)}")
             out.append(float(v))
         return out
 
@@ -274,8 +300,8 @@ class PanelServer:
     def _box(body: dict[str, Any]) -> list[float]:
         box = body.get("box")
         if not isinstance(box, list) or len(box) != 4 or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in box):
-            raise ConfigError(f"`box` must be [x, y, w, h] in pixels, got {box!r}")
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in box):
+            raise ConfigError(f"`box` must be [x, y, w, h] in pixels (finite numbers), got {short(box)}")
         return [float(v) for v in box]
 
     async def _api_pick(self, request: web.Request) -> web.Response:
@@ -295,7 +321,7 @@ class PanelServer:
             body = await self._body(request)
             name = body.get("name")
             if not isinstance(name, str):
-                raise ConfigError(f"`name` must be a zone name, got {name!r}")
+                raise ConfigError(f"`name` must be a zone name, got {short(name)}")
             box = self._box(body)
             return await self._on_run_thread(lambda: self.control.set_zone(name, box))
         return await self._answer(work)
@@ -314,7 +340,7 @@ class PanelServer:
             try:
                 msg = await ws.receive(timeout=AUTH_TIMEOUT_S)
                 if msg.type == WSMsgType.TEXT:
-                    data = json.loads(msg.data)
+                    data = loads_json(msg.data, what="the message", max_depth=MAX_JSON_DEPTH)
                     given = data.get("token") if isinstance(data, dict) else None
             except (TimeoutError, ValueError):
                 pass
@@ -327,6 +353,15 @@ class PanelServer:
         return ws
 
     async def _ws_live(self, request: web.Request) -> web.StreamResponse:
+        if self.live_clients >= MAX_LIVE_CLIENTS:
+            return _error(503, f"at most {MAX_LIVE_CLIENTS} live clients at once")
+        self.live_clients += 1
+        try:
+            return await self._serve_live(request)
+        finally:
+            self.live_clients -= 1
+
+    async def _serve_live(self, request: web.Request) -> web.StreamResponse:
         ws = await self._open_ws(request, compress=True)
         if ws is None:
             return web.Response(status=403)
@@ -415,14 +450,17 @@ class _VideoClient:
 
     async def read(self) -> None:
         async for msg in self.ws:
-            if msg.type != WSMsgType.TEXT:
-                continue
-            try:
-                data = json.loads(msg.data)
-            except ValueError:
-                continue
-            if not isinstance(data, dict):
-                continue
+            if msg.type == WSMsgType.TEXT:
+                self.on_text(msg.data)
+
+    def on_text(self, text: str) -> None:
+        """One message from the client: ``{"ack": 1}``, ``{"overlays": [...]}``; anything else
+        (not JSON, too deep, NaN...) is ignored."""
+        try:
+            data = loads_json(text, what="the message", max_depth=MAX_JSON_DEPTH)
+        except ConfigError:
+            return
+        if isinstance(data, dict):
             if "ack" in data:
                 self.credits = min(VIDEO_CREDITS, self.credits + 1)
             overlays = data.get("overlays")

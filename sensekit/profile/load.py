@@ -29,6 +29,10 @@ timeout_ms, noise_floor`` and ``[motion] noise_floor``; they still load (``LEGAC
 old camera noise floor converted to ``motion.noise_sigma`` (it was the median difference /
 0.6745; see ``sensekit.vision.noise``). A setting given twice (new and old name) is an error.
 
+Reading is bounded: the file must be a regular file (not a FIFO or ``/dev/zero``) of at most
+1 MB, nested at most 8 levels, with no number of more than 40 digits; anything else is a
+one-line ``ConfigError`` before the TOML parser runs.
+
 Errors: an unknown table or key, a value of the wrong type or out of range, and a TOML syntax
 error are ``ConfigError``s whose message starts with ``FILE:LINE:`` and names the key
 (``venue.toml:7: unknown key `audio.gian`; known keys in [audio]: gain, smoothing_ms``). The
@@ -51,11 +55,15 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 from sensekit.errors import ConfigError
+from sensekit.safe_read import check_nesting, clip, read_regular, short
 from sensekit.settings.registry import REGISTRY, load_table
 from sensekit.vision.noise import MEDIAN_FACTOR, SQRT2
 
 __all__ = ["Profile", "TAUGHT_TABLE", "LEGACY_KEYS", "load_profile", "loads_profile", "profile_from_dict", "find_line",
            "legacy_name"]
+
+MAX_PROFILE_BYTES = 1 << 20       # a profile is a page of settings; 1 MB is far beyond any
+MAX_PROFILE_DEPTH = 8             # tables and arrays in a profile: [motion.zones] door = [..]
 
 #: the old camera noise floor (median of the max-of-3 difference / 0.6745) -> camera sigma
 _OLD_NOISE_TO_SIGMA = MEDIAN_FACTOR["one"] / (MEDIAN_FACTOR["max"] * SQRT2)
@@ -184,11 +192,11 @@ def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text:
         group = REGISTRY.get(section)
         legacy = {k.split(".", 1)[1] for k in LEGACY_KEYS if k.startswith(section + ".")}
         if group is None and not legacy:
-            raise ConfigError(f"{_where(path, text, section)}: unknown table `{section}`; known tables: "
+            raise ConfigError(f"{_where(path, text, section)}: unknown table `{clip(section)}`; known tables: "
                               f"{', '.join(sorted(REGISTRY))}")
         if not isinstance(table, Mapping):
-            raise ConfigError(f"{_where(path, text, section)}: `{section}` must be a table "
-                              f"([{section}]), got {table!r}")
+            raise ConfigError(f"{_where(path, text, section)}: `{clip(section)}` must be a table "
+                              f"([{clip(section)}]), got {short(table)}")
         for name, value in table.items():
             full = f"{section}.{name}"
             if full in LEGACY_KEYS:
@@ -202,7 +210,7 @@ def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text:
                 hint = f"known keys in [{section}]: {known}" if known else ""
                 if old:
                     hint += ("; " if hint else "") + f"older names: {old}"
-                raise ConfigError(f"{_where(path, text, full)}: unknown key `{full}`; {hint}")
+                raise ConfigError(f"{_where(path, text, full)}: unknown key `{clip(full)}`; {hint}")
             if key in written_as:
                 raise ConfigError(f"{_where(path, text, full)}: `{key}` is set twice "
                                   f"(as `{written_as[key]}` and `{full}`)")
@@ -230,9 +238,12 @@ def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text:
 
 
 def loads_profile(text: str, *, path: str = "<profile>") -> Profile:
+    check_nesting(text, toml=True, what=f"{path}: the profile", max_depth=MAX_PROFILE_DEPTH)
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except RecursionError:                                   # not reached after check_nesting
+        raise ConfigError(f"{path}: the profile is nested too deeply") from None
+    except ValueError as exc:                                # TOMLDecodeError is a ValueError
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
         where = f"{path}:{m.group(1)}" if m else path
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
@@ -244,9 +255,11 @@ def load_profile(path: str | os.PathLike[str]) -> Profile:
     """Read and check a venue profile. Raises ``ConfigError`` (never a TOML or OS error)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = read_regular(p, max_bytes=MAX_PROFILE_BYTES, what=f"profile {str(p)!r}")
     except FileNotFoundError:
         raise ConfigError(f"profile {str(p)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:   # ValueError: a NUL in the name
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
     return loads_profile(text, path=str(p))

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Mapping
 
 from sensekit.errors import ConfigError
+from sensekit.safe_read import MAX_NUMBER_DIGITS, clip, short
 
 __all__ = ["Kind", "Setting", "Group", "setting", "group", "Zone", "KINDS"]
 
@@ -111,7 +112,7 @@ class Setting:
         return text + (f" (or none: {self.none})" if self.none else "")
 
     def _bad(self, value: Any) -> ConfigError:
-        return ConfigError(f"`{self.key}` must be {self.expectation()}, got {value!r}")
+        return ConfigError(f"`{self.key}` must be {self.expectation()}, got {short(value)}")
 
     def check(self, value: Any) -> Any:
         """A native value (TOML, OSC, Python) -> the normalised value, or ``ConfigError``."""
@@ -143,7 +144,12 @@ class Setting:
     def _check_number(self, value: Any) -> float | int:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise self._bad(value)
-        v = float(value)
+        if isinstance(value, int) and abs(value) > 2 ** 63:   # checked before float() overflows
+            raise self._bad(value)
+        try:
+            v = float(value)
+        except (OverflowError, ValueError):
+            raise self._bad(value) from None
         if not math.isfinite(v) or (self.lo is not None and v < self.lo) or (self.hi is not None and v > self.hi):
             raise self._bad(value)
         if self.kind == "int":
@@ -159,20 +165,20 @@ class Setting:
         for name, box in value.items():
             where = f"`{self.key}.{name}`"
             if not isinstance(name, str) or not name.strip() or set(name) & set(",;="):
-                raise ConfigError(f"zone names in `{self.key}` must be non-empty and free of , ; =, got {name!r}")
+                raise ConfigError(f"zone names in `{self.key}` must be non-empty and free of , ; =, got {short(name)}")
             if isinstance(box, (str, bytes)) or not hasattr(box, "__len__") or len(box) != 4:
-                raise ConfigError(f"{where} must be [x, y, w, h] (4 fractions 0..1 of the frame), got {box!r}")
+                raise ConfigError(f"{where} must be [x, y, w, h] (4 fractions 0..1 of the frame), got {short(box)}")
             nums = []
             for v in box:
                 if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)) \
                         or not 0.0 <= float(v) <= 1.0:
                     raise ConfigError(f"{where} must be [x, y, w, h] with each 0..1 (fractions of the frame), "
-                                      f"got {list(box)!r}")
+                                      f"got {short(list(box))}")
                 nums.append(float(v))
             x, y, w, h = nums
             if w <= 0 or h <= 0 or x + w > 1.0 + 1e-9 or y + h > 1.0 + 1e-9:
                 raise ConfigError(f"{where} must have w, h > 0 and lie inside the frame "
-                                  f"(x + w <= 1, y + h <= 1), got {list(box)!r}")
+                                  f"(x + w <= 1, y + h <= 1), got {short(list(box))}")
             zones[name] = (x, y, w, h)
         return zones
 
@@ -186,6 +192,8 @@ class Setting:
             return None if self.none else {}
         kind = self.kind
         if kind in ("float", "int"):
+            if len(s) > MAX_NUMBER_DIGITS + 8:                 # before int() or float() sees it
+                raise self._bad(text)
             try:
                 value: Any = int(s, 0) if re.fullmatch(r"[+-]?(0[xX][0-9a-fA-F]+|\d+)", s) else float(s)
             except ValueError:
@@ -272,7 +280,7 @@ def _parse_zones(text: str, key: str) -> dict[str, list[float]]:
         except ValueError:
             nums = []
         if not sep or not name.strip() or len(nums) != 4:
-            raise ConfigError(f"`{key}` zones must look like 'name=x,y,w,h;...' (fractions 0..1), got {part!r}")
+            raise ConfigError(f"`{key}` zones must look like 'name=x,y,w,h;...' (fractions 0..1), got {short(part)}")
         zones[name.strip()] = nums
     return zones
 
@@ -304,7 +312,7 @@ class Group:
         try:
             return self._by_name[name]
         except KeyError:
-            raise ConfigError(f"unknown setting `{self.section}.{name}`; known in [{self.section}]: "
+            raise ConfigError(f"unknown setting `{self.section}.{clip(str(name))}`; known in [{self.section}]: "
                               f"{', '.join(s.name for s in self.items)}") from None
 
     def __contains__(self, name: object) -> bool:

@@ -16,6 +16,7 @@ import importlib
 from typing import Any, Callable
 
 from sensekit.errors import ConfigError
+from sensekit.safe_read import clip, short
 from sensekit.settings.declare import REGISTRY, Group, Setting, register
 
 __all__ = ["REGISTRY", "register", "lookup", "groups", "load_table", "DECLARING_MODULES",
@@ -49,12 +50,8 @@ def split_key(key: str) -> tuple[str, str]:
     """``"motion.threshold"`` -> ``("motion", "threshold")``; anything else is a ``ConfigError``."""
     section, dot, name = str(key).partition(".")
     if not dot or not section or not name or "." in name:
-        raise ConfigError(f"a setting key is SECTION.NAME (e.g. motion.threshold), got {key!r}")
+        raise ConfigError(f"a setting key is SECTION.NAME (e.g. motion.threshold), got {short(key)}")
     return section, name
-
-
-def _all_keys() -> list[str]:
-    return [s.key for g in REGISTRY.values() for s in g.items]
 
 
 def lookup(key: str) -> Setting:
@@ -68,9 +65,14 @@ def lookup(key: str) -> Setting:
         load_table(apps=apps)
         group = REGISTRY.get(section)
     if group is None or name not in group:
-        near = difflib.get_close_matches(key, _all_keys(), n=3, cutoff=0.6)
+        # a typo in the name is looked for among its section's keys, a typo in the section among
+        # the keys of the sections it is close to
+        sections = [section] if group is not None else (
+            difflib.get_close_matches(section, list(REGISTRY), n=3, cutoff=0.6) if len(section) <= 64 else [])
+        keys = [s.key for name in sections for s in REGISTRY[name].items]
+        near = difflib.get_close_matches(key, keys, n=3, cutoff=0.6) if len(key) <= 64 else []
         hint = f"; did you mean {', '.join(near)}?" if near else "; `sensekit settings` lists them all"
-        raise ConfigError(f"unknown setting `{key}`{hint}")
+        raise ConfigError(f"unknown setting `{clip(key)}`{hint}")
     return group[name]
 
 

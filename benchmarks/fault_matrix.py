@@ -1,0 +1,358 @@
+"""The fault matrix of issue 21, run against this checkout: each case, what it gives now.
+
+    .venv/bin/python benchmarks/fault_matrix.py [--out table.md]
+
+Each case is tried the way a careless operator or a hostile neighbour would: a command line run
+in-process (``sensekit.cli.main``, stderr captured, a 60 s time limit), a damaged copy of a small
+recording made here, or a request to a panel or an OSC port of a real run. A row gives the
+case, the outcome (exit status or HTTP status, the one line printed, or the count) and whether
+it is what the issue asks for: a one-line error, or counted and dropped; never a traceback, a
+hang or silently replayed damage. Prints a Markdown table (the one in docs/reliability.md).
+Takes about a minute. Linux only (FIFOs, /dev/zero, sparse files).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import io
+import json
+import os
+import shutil
+import socket
+import struct
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+NEGATIVE_ELEMENT = b"#bundle\0" + struct.pack(">Qi", 1, -4) + b"/a\0\0,\0\0\0"
+ROWS: list[tuple[str, str, str, bool]] = []
+TMP = [""]                        # the scratch folder, shown as TMP in the table
+
+
+def row(area: str, case: str, outcome: str, ok: bool) -> None:
+    if TMP[0]:
+        outcome = outcome.replace(TMP[0], "TMP")
+    ROWS.append((area, case, outcome.replace("|", "\\|").replace("\n", " / ")[:160], ok))
+
+
+def cli(argv: list[str], timeout: float = 60.0) -> tuple[int | None, str, float]:
+    """Run ``sensekit ARGV`` in a thread: (exit status or None if it hung, stderr, seconds)."""
+    from sensekit.cli import main
+
+    err = io.StringIO()
+    out: list[int] = []
+
+    def work() -> None:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                out.append(main(argv))
+            except BaseException as exc:  # noqa: BLE001 - a traceback is the finding
+                err.write(f"Traceback: {type(exc).__name__}: {exc}")
+                out.append(-1)
+
+    t0 = time.perf_counter()
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    t.join(timeout)
+    return (out[0] if out else None), err.getvalue().strip(), time.perf_counter() - t0
+
+
+def cli_row(area: str, case: str, argv: list[str]) -> None:
+    code, err, took = cli(argv)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    ok = code == 2 and len(lines) == 1 and "Traceback" not in err
+    shown = lines[-1] if lines else ""
+    row(area, case, f"exit {code}, {took:.1f} s: {shown}" if code is not None else "HUNG", ok)
+
+
+def make_recording(path: Path) -> Path:
+    from sensekit.capture.base import AudioBlock, VideoFrame
+    from sensekit.capture.recording import Recorder
+
+    rng = np.random.default_rng(1)
+    audio = (rng.standard_normal(16000) * 0.2).astype(np.float32)
+    with Recorder(path, video=(64, 48, 12.0), audio=(8000, 1), block_size=400, start_unix=0.0,
+                  fsync=False) as rec:
+        items: list[Any] = [VideoFrame(i, i / 12, rng.integers(0, 256, (48, 64, 3), dtype=np.uint8))
+                            for i in range(24)]
+        items += [AudioBlock(k, k * 0.05, audio[k * 400:(k + 1) * 400], 8000) for k in range(40)]
+        for item in sorted(items, key=lambda it: (it.t, isinstance(it, AudioBlock))):
+            rec.write(item)
+    return path
+
+
+def cli_matrix(tmp: Path, rec: Path) -> None:
+    fifo = tmp / "fifo"
+    os.mkfifo(fifo)
+    big = tmp / "big.toml"
+    with open(big, "wb") as f:
+        f.truncate(3 << 30)
+    deep, digits = tmp / "deep.toml", tmp / "digits.toml"
+    deep.write_text("[audio]\ngain = " + "[" * 5000 + "\n")
+    digits.write_text("[audio]\ngain = 1" + "0" * 400 + "\n")
+    for case, argv in [
+        ("--profile /dev/zero", ["events", str(rec), "--profile", "/dev/zero"]),
+        ("--profile FIFO (no writer)", ["events", str(rec), "--profile", str(fifo)]),
+        ("--profile, a 3 GB sparse file", ["events", str(rec), "--profile", str(big)]),
+        ("profile with 5,000 nested [", ["events", str(rec), "--profile", str(deep)]),
+        ("profile number of 400 digits", ["events", str(rec), "--profile", str(digits)]),
+        ("--set audio.gain=1 + 400 zeros", ["events", str(rec), "--set", "audio.gain=1" + "0" * 400]),
+        ("calibrate --seconds 1e30", ["calibrate", str(rec), "--out", str(tmp / "v.toml"), "--seconds", "1e30"]),
+        ("--pattern-gap-ms nan (no --pattern)", ["events", str(rec), "--clap", "--pattern-gap-ms", "nan"]),
+        ("record --seconds 1e30", ["record", str(tmp / "r.skrec"), "--source", str(rec), "--seconds", "1e30"]),
+        ("inspect FIFO", ["inspect", str(fifo)]),
+        ("inspect /dev/zero", ["inspect", "/dev/zero"]),
+    ]:
+        cli_row("command line", case, argv)
+    for name in ("meta.json", "audio.wav"):
+        copy = Path(shutil.copytree(rec, tmp / f"fifo-{name}.skrec"))
+        (copy / name).unlink()
+        os.mkfifo(copy / name)
+        cli_row("command line", f"recording whose {name} is a FIFO", ["events", str(copy)])
+    copy = Path(shutil.copytree(rec, tmp / "ts40.skrec"))
+    with open(copy / "video_ts.csv", "r+b") as f:
+        f.truncate(40 << 30)
+    cli_row("command line", "a 40 GB (sparse) video_ts.csv", ["events", str(copy)])
+    copy = Path(shutil.copytree(rec, tmp / "null.skrec"))
+    meta = json.loads((copy / "meta.json").read_text())
+    meta["video"] = None
+    (copy / "meta.json").write_text(json.dumps(meta))
+    cli_row("recording", '"video": null hiding an existing video', ["inspect", str(copy)])
+
+
+def _flip(path: Path, bits: int, seed: int, start: int | None = None) -> None:
+    data = bytearray(path.read_bytes())
+    rng = np.random.default_rng(seed)
+    lo = int(len(data) * 0.6) if start is None else start
+    for pos in rng.integers(lo, lo + 300, size=bits):
+        data[pos] ^= 1 << int(rng.integers(0, 8))
+    path.write_bytes(bytes(data))
+
+
+def corruption_matrix(tmp: Path, rec: Path) -> None:
+    from sensekit.capture.recording import ReplaySource
+    from sensekit.capture.recording_check import check_recording
+    from sensekit.capture.wav import read_wav_info
+    from sensekit.errors import RecordingError
+    from tests.capture.recording_versions import to_version_1
+
+    for version in (2, 1):
+        for target in ("video", "audio.wav"):
+            for bits in (1, 64):
+                copy = Path(shutil.copytree(rec, tmp / f"flip-v{version}-{target}-{bits}.skrec"))
+                if version == 1:
+                    to_version_1(copy)
+                if target == "video":
+                    path = copy / "video.mkv" if version == 1 else sorted((copy / "video").glob("*.mkv"))[1]
+                    _flip(path, bits, bits)
+                else:
+                    info = read_wav_info(copy / "audio.wav")
+                    _flip(copy / "audio.wav", bits, bits, start=info.data_offset + 5000)
+                report = check_recording(copy)
+                try:
+                    list(ReplaySource(copy))
+                    replay = "replays (!)"
+                except RecordingError as exc:
+                    replay = f"replay: {exc}"
+                what = "a segment" if target == "video" and version == 2 else (
+                    "video.mkv" if target == "video" else "audio.wav")
+                row("recording", f"{bits} bit(s) flipped in {what} (version {version})",
+                    f"inspect {report.status}: {report.problems[0] if report.problems else ''}; {replay}",
+                    report.status == "damaged" and replay.startswith("replay:"))
+    copy = Path(shutil.copytree(rec, tmp / "ffconcat.skrec"))
+    lines = (copy / "video.ffconcat").read_text().splitlines()
+    lines[1], lines[2] = lines[2], lines[1]
+    (copy / "video.ffconcat").write_text("\n".join(lines) + "\n")
+    report = check_recording(copy)
+    row("recording", "video.ffconcat damaged (two lines swapped)",
+        f"inspect {report.status}: {report.problems[0] if report.problems else ''}", report.status == "damaged")
+    if os.path.exists("/dev/full"):
+        from sensekit.capture.base import VideoFrame
+        from sensekit.capture.recording import Recorder
+
+        path = tmp / "full.skrec"
+        r = Recorder(path, video=(64, 48, 12.0), fsync=False)
+        outcome = "no error (!)"
+        try:
+            for i in range(24):
+                r.write(VideoFrame(i, i / 12, np.full((48, 64, 3), i, np.uint8)))
+                partial = path / "video" / f"{r.committed_frames:06d}.partial.mkv"
+                if r.committed_frames and r.frames == r.committed_frames and not partial.exists():
+                    os.symlink("/dev/full", partial)
+        except RecordingError as exc:
+            outcome = str(exc)
+        kept = r.committed_frames
+        r.close(complete=False)
+        status = check_recording(path).status
+        row("recording", "disk full (a segment written to /dev/full: ENOSPC, unreported by OpenCV)",
+            f"{outcome}; inspect: {status}, {kept} frames kept", outcome != "no error (!)" and status == "incomplete")
+
+
+def osc_matrix() -> None:
+    from sensekit.audio.activity import ActivityDetector
+    from sensekit.cli.osc_listen import listen
+    from sensekit.osc import OscControl
+    from sensekit.settings import Tuning
+
+    detector = ActivityDetector()
+    control = OscControl("127.0.0.1", 0, tuning=Tuning(lambda: [detector])).start()
+    good = b"/sensekit/set/threshold\0,f\0\0" + struct.pack(">f", 31.0)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for _ in range(100):
+            s.sendto(NEGATIVE_ELEMENT, ("127.0.0.1", control.port))
+        s.sendto(good, ("127.0.0.1", control.port))
+    deadline = time.monotonic() + 10
+    while control.accepted < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    t0 = time.monotonic()
+    control.close()
+    closed = time.monotonic() - t0
+    st = control.stats()
+    row("OSC", "100 x the 28-byte negative-size bundle, then a setting (OscControl)",
+        f"malformed {st['osc_malformed']}, setting applied: {control.last}, closed in {closed:.2f} s",
+        st["osc_malformed"] == 100 and control.accepted == 1 and closed < 1.0)
+    ports: list[int] = []
+    ready = threading.Event()
+    got: list[int] = []
+    err = io.StringIO()
+
+    def work() -> None:
+        with contextlib.redirect_stderr(err):
+            got.append(listen(0, count=1, seconds=10, out=io.StringIO(),
+                              ready=lambda p: (ports.append(p), ready.set())))
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    ready.wait(5)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.sendto(NEGATIVE_ELEMENT, ("127.0.0.1", ports[0]))
+        s.sendto(good, ("127.0.0.1", ports[0]))
+    t.join(10)
+    row("OSC", "the 28-byte bundle, then a message (osc-listen)",
+        f"{got[0] if got else 'HUNG'} message printed; stderr: {err.getvalue().strip().splitlines()[-1]}",
+        got == [1] and "1 malformed" in err.getvalue())
+
+
+def panel_matrix() -> None:
+    import aiohttp
+
+    from sensekit.audio.clap import ClapDetector
+    from sensekit.audio.pipeline import AudioStage
+    from sensekit.capture.replay import ReplaySource
+    from sensekit.clock import ScaledClock
+    from sensekit.panel import Panel, parse_panel_address
+    from sensekit.panel import server as panel_server
+    from sensekit.panel.control import StagesControl
+    from sensekit.paths import recordings_dir
+    from sensekit.runner import Runner
+    from sensekit.settings.live import Tuning
+    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.vision.motion import MotionDetector
+    from sensekit.vision.pipeline import VisionStage
+
+    source = ReplaySource(recordings_dir() / "demo.skrec", realtime=True, loop=True, clock=ScaledClock(2.0))
+    source.open()
+    runner = Runner(source, [VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector()),
+                             AudioStage(clap=ClapDetector())])
+    tuning = Tuning(lambda: runner.stages)
+    panel = Panel(parse_panel_address("127.0.0.1:0", None), runner,
+                  StagesControl(runner, tuning, None, Path("venue.toml")), info={"title": "matrix"})
+    panel.start()
+    stop = threading.Event()
+
+    class Stop(Exception):
+        pass
+
+    def until_stopped(_item: Any) -> None:
+        if stop.is_set():
+            raise Stop
+
+    def run() -> None:
+        with contextlib.suppress(Stop):
+            runner.run(on_item=until_stopped)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    url = panel.url
+    bodies = [("api/pick", '{"x": NaN, "y": 1}'), ("api/pick", '{"x": Infinity, "y": 1}'),
+              ("api/track-box", '{"box": [1, 2, NaN, 4]}'), ("api/zone", '{"name": "d", "box": [0, 0, Infinity, 1]}'),
+              ("api/set", '{"values": ' + "[" * 30000 + "]" * 30000 + "}"),
+              ("api/set", '{"values": {"motion.threshold": ' + "9" * 4000 + "}}")]
+
+    async def go() -> None:
+        async with aiohttp.ClientSession() as s:
+            for route, body in bodies:
+                async with s.post(url + route, data=body, headers={"Content-Type": "application/json"}) as r:
+                    text = (await r.json()).get("error", "")
+                    row("panel", f"POST /{route} {body[:40]}{'...' if len(body) > 40 else ''}",
+                        f"HTTP {r.status}: {text}", r.status == 400)
+            held = []
+            try:
+                for _ in range(panel_server.MAX_LIVE_CLIENTS + 1):
+                    held.append(await s.ws_connect(url + "ws/live"))
+                row("panel", f"{panel_server.MAX_LIVE_CLIENTS + 1} live clients", "all accepted (!)", False)
+            except aiohttp.WSServerHandshakeError as exc:
+                row("panel", f"{panel_server.MAX_LIVE_CLIENTS + 1} live clients",
+                    f"the last one: HTTP {exc.status}", exc.status == 503)
+            for ws in held:
+                await ws.close()
+    asyncio.run(go())
+    host, port = url.split("//")[1].rstrip("/").split(":")
+    socks = []
+    for _ in range(50):
+        c = socket.create_connection((host, int(port)))
+        c.sendall(b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        socks.append(c)
+    t0 = time.monotonic()
+    for c in socks:
+        c.settimeout(30)
+        with contextlib.suppress(OSError):
+            while c.recv(4096):
+                pass
+    held_s = time.monotonic() - t0
+    for c in socks:
+        c.close()
+    row("panel", "50 half-open requests (headers never finished)", f"all closed by the server after {held_s:.1f} s",
+        held_s < panel_server.HEADER_TIMEOUT_S + 3)
+    stop.set()
+    thread.join(10)
+    panel.close()
+    source.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, help="also write the table here")
+    args = p.parse_args(argv)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))       # tests.capture helpers
+    tmp = Path(tempfile.mkdtemp(prefix="sensekit-faults-"))
+    TMP[0] = str(tmp)
+    try:
+        rec = make_recording(tmp / "small.skrec")
+        steps: list[Callable[[], None]] = [lambda: osc_matrix(), lambda: cli_matrix(tmp, rec),
+                                           lambda: corruption_matrix(tmp, rec), lambda: panel_matrix()]
+        for step in steps:
+            step()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    lines = ["| area | case | what it gives now | as asked |", "|---|---|---|---|"]
+    lines += [f"| {a} | {c} | {o} | {'yes' if ok else '**no**'} |" for a, c, o, ok in ROWS]
+    lines.append(f"\n{sum(ok for *_, ok in ROWS)} of {len(ROWS)} cases as asked.")
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+    return 0 if all(ok for *_, ok in ROWS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

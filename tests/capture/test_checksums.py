@@ -1,0 +1,191 @@
+"""Per-frame and per-block checksums in recordings (issue 21): a flipped bit in a segment, a
+version-1 ``video.mkv`` or ``audio.wav`` is named by ``inspect`` and never replayed as right;
+recordings without checksums still replay; a segment that did not get all its frames onto the
+disk is not committed."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sensekit.capture.base import AudioBlock, VideoFrame
+from sensekit.capture.checksums import AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, read_checksums
+from sensekit.capture.recording import Recorder, ReplaySource
+from sensekit.capture.recording_check import check_recording
+from sensekit.capture.video_segments import count_blocks, count_decodable
+from sensekit.capture.wav import read_wav_info
+from sensekit.errors import RecordingError
+from sensekit.runner import checksum
+from tests.capture.recording_versions import to_version_1
+
+W, H, FPS, N_FRAMES = 64, 48, 12.0, 24
+RATE, BLOCK, N_BLOCKS = 8000, 400, 40
+
+
+def _frame(i: int) -> np.ndarray:
+    rng = np.random.default_rng(i)
+    img = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)       # busy: every byte matters
+    img[:, :8] = i * 9
+    return img
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("crc") / "take.skrec"
+    audio = (np.random.default_rng(5).standard_normal(BLOCK * N_BLOCKS + 123) * 0.2).astype(np.float32)
+    with Recorder(path, video=(W, H, FPS), audio=(RATE, 1), block_size=BLOCK, start_unix=0.0,
+                  fsync=False) as rec:
+        items = [VideoFrame(i, i / FPS, _frame(i)) for i in range(N_FRAMES)]
+        items += [AudioBlock(k, k * BLOCK / RATE, audio[k * BLOCK:(k + 1) * BLOCK], RATE)
+                  for k in range(N_BLOCKS + 1)]                  # the last block is short
+        for item in sorted(items, key=lambda it: (it.t, isinstance(it, AudioBlock))):
+            rec.write(item)
+    return path
+
+
+@pytest.fixture(params=[2, 1], ids=["v2", "v1"])
+def rec(request: pytest.FixtureRequest, pristine: Path, tmp_path: Path) -> Path:
+    path = Path(shutil.copytree(pristine, tmp_path / "copy.skrec"))
+    return to_version_1(path) if request.param == 1 else path
+
+
+def _video_file(rec: Path) -> Path:
+    return rec / "video.mkv" if (rec / "video.mkv").exists() else sorted((rec / "video").glob("*.mkv"))[1]
+
+
+def _flip(path: Path, *, at: float, bits: int, seed: int = 0) -> None:
+    """Flip ``bits`` bits in the middle part of ``path`` (past the headers)."""
+    data = bytearray(path.read_bytes())
+    rng = np.random.default_rng(seed)
+    for pos in rng.integers(int(len(data) * at), int(len(data) * at) + 200, size=bits):
+        data[pos] ^= 1 << int(rng.integers(0, 8))
+    path.write_bytes(bytes(data))
+
+
+def _mark_incomplete(rec: Path) -> None:
+    meta = json.loads((rec / "meta.json").read_text())
+    meta["complete"] = False
+    (rec / "meta.json").write_text(json.dumps(meta))
+
+
+def test_the_stored_checksums_are_the_records_checksums(pristine):
+    crcs = read_checksums(pristine / "video_crc.csv", VIDEO_CRC_HEADER, complete=True)
+    frames = [i for i in ReplaySource(pristine) if isinstance(i, VideoFrame)]
+    assert [f"{c:08x}" for c in crcs] == [checksum(f.image) for f in frames]
+    blocks = read_checksums(pristine / "audio_crc.csv", AUDIO_CRC_HEADER, complete=True)
+    assert len(blocks) == N_BLOCKS + 1                         # the short last block has its row
+    report = check_recording(pristine)
+    assert report.status == "intact" and not report.problems, report.problems
+    assert not any("checksum" in n for n in report.notes)
+
+
+@pytest.mark.parametrize("bits", [1, 64])
+def test_flipped_bits_in_the_video_are_named(rec, bits):
+    _flip(_video_file(rec), at=0.6, bits=bits, seed=bits)
+    report = check_recording(rec)
+    assert report.status == "damaged"
+    text = " | ".join(report.problems)
+    assert "do not match their checksums" in text or "decode" in text, text
+    with pytest.raises(RecordingError, match=r"frame \d+ does not match its checksum|decode|corrupt"):
+        list(ReplaySource(rec))
+
+
+def test_a_corrupt_frame_of_an_incomplete_recording_is_skipped_not_played(rec, caplog):
+    _flip(_video_file(rec), at=0.6, bits=1, seed=1)
+    _mark_incomplete(rec)
+    truth = {checksum(_frame(i)) for i in range(N_FRAMES)}
+    with caplog.at_level(logging.WARNING, logger="sensekit.capture.replay"):
+        src = ReplaySource(rec)
+        frames = [i for i in src if isinstance(i, VideoFrame)]
+    assert all(checksum(f.image) in truth for f in frames)     # nothing wrong was played
+    assert len(frames) < N_FRAMES
+    report = check_recording(rec)
+    assert report.status == "damaged" and report.video is not None
+    assert report.video.playable_frames == len(frames)
+    assert src.stats()["corrupt_frames"] + src.stats()["truncated_frames"] >= N_FRAMES - len(frames)
+
+
+@pytest.mark.parametrize("bits", [1, 64])
+def test_flipped_bits_in_the_audio_are_named(rec, bits):
+    info = read_wav_info(rec / "audio.wav")
+    data = bytearray((rec / "audio.wav").read_bytes())
+    rng = np.random.default_rng(bits)
+    at = info.data_offset + 2 * (BLOCK * 7 + 11)               # inside block 7
+    for pos in rng.integers(at, at + 2 * 300, size=bits):
+        data[pos] ^= 1 << int(rng.integers(0, 8))
+    (rec / "audio.wav").write_bytes(bytes(data))
+    report = check_recording(rec)
+    assert report.status == "damaged"
+    assert any(f"samples {BLOCK * 7}-{BLOCK * 8 - 1}" in p for p in report.problems), report.problems
+    with pytest.raises(RecordingError, match=f"samples {BLOCK * 7}-{BLOCK * 8 - 1} .* do not match their checksum"):
+        list(ReplaySource(rec))
+    _mark_incomplete(rec)
+    src = ReplaySource(rec)
+    blocks = [i for i in src if isinstance(i, AudioBlock)]
+    assert len(blocks) == N_BLOCKS + 1 and not blocks[7].samples.any()     # silence, not the damage
+    assert src.stats()["corrupt_blocks"] == 1
+
+
+def test_recordings_without_checksums_still_replay(rec):
+    meta = json.loads((rec / "meta.json").read_text())
+    for track in ("video", "audio"):
+        meta[track].pop("checksums")
+    meta["audio"].pop("checksum_block")
+    (rec / "meta.json").write_text(json.dumps(meta))
+    (rec / "video_crc.csv").unlink()
+    (rec / "audio_crc.csv").unlink()
+    items = list(ReplaySource(rec))
+    assert sum(isinstance(i, VideoFrame) for i in items) == N_FRAMES
+    report = check_recording(rec)
+    assert report.status == "intact"
+    assert any("frames are not verified" in n for n in report.notes)
+
+
+def test_a_missing_or_damaged_checksum_file_is_named(rec):
+    (rec / "video_crc.csv").write_text(VIDEO_CRC_HEADER + "\n0,zzzzzzzz\n")
+    with pytest.raises(RecordingError, match="'video_crc.csv' row 2 is invalid"):
+        ReplaySource(rec).open()
+    (rec / "audio_crc.csv").unlink()
+    with pytest.raises(RecordingError, match="missing its checksum file 'audio_crc.csv'"):
+        ReplaySource(rec)
+
+
+def test_a_segment_that_did_not_reach_the_disk_is_not_committed(tmp_path):
+    """The second segment is written to /dev/full (every write fails with ENOSPC, which OpenCV's
+    writer does not report): it is left uncommitted and the first one stays whole."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    path = tmp_path / "full.skrec"
+    rec = Recorder(path, video=(W, H, FPS), fsync=False)
+    with pytest.raises(RecordingError, match=r"holds 0 of its \d+ frames after writing .*disk full.*"
+                                             r"not committed, the \d+ frames before it are kept"):
+        for i in range(N_FRAMES):
+            rec.write(VideoFrame(i, i / FPS, _frame(i)))
+            if rec.committed_frames and not (path / "video" / f"{rec.committed_frames:06d}.partial.mkv").exists() \
+                    and rec.frames == rec.committed_frames:
+                os.symlink("/dev/full", path / "video" / f"{rec.committed_frames:06d}.partial.mkv")
+    kept = rec.committed_frames
+    rec.close(complete=False)
+    assert 0 < kept < N_FRAMES
+    frames = [i for i in ReplaySource(path) if isinstance(i, VideoFrame)]
+    assert [checksum(f.image) for f in frames] == [checksum(_frame(i)) for i in range(kept)]
+    assert check_recording(path).status == "incomplete"
+
+
+def test_the_container_count_agrees_with_the_decoder_on_cut_segments(pristine, tmp_path):
+    """The commit check counts frames in the container (a full decode would double the
+    recorder's work): on a segment cut anywhere it agrees with what decodes."""
+    segment = sorted((pristine / "video").glob("*.mkv"))[1]
+    data = segment.read_bytes()
+    whole = count_decodable(segment, (W, H))[0]
+    assert count_blocks(segment) == whole > 0
+    for frac in np.linspace(0.0, 1.0, 41):
+        cut = tmp_path / f"cut{frac:.3f}.mkv"
+        cut.write_bytes(data[:int(len(data) * frac)])
+        assert count_blocks(cut) == count_decodable(cut, (W, H))[0], frac
+    assert count_blocks(tmp_path) == 0 and count_blocks(Path("/dev/null")) == 0

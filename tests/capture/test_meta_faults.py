@@ -1,0 +1,79 @@
+"""A damaged ``meta.json`` cannot hide a track, and a damaged ``video.ffconcat`` is reported
+(issue 21)."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sensekit.capture.recording import ReplaySource
+from sensekit.capture.recording_check import check_recording
+from sensekit.errors import RecordingError
+from tests.capture.test_cli_foundation import make_clip
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_clip(tmp_path_factory.mktemp("meta") / "clip.skrec", frames=14, blocks=12)
+
+
+@pytest.fixture()
+def rec(clip: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(clip, tmp_path / "copy.skrec"))
+
+
+def _set(rec: Path, **values: object) -> None:
+    meta = json.loads((rec / "meta.json").read_text())
+    meta.update(values)
+    (rec / "meta.json").write_text(json.dumps(meta))
+
+
+@pytest.mark.parametrize("track, held", [("video", "video, video_ts.csv"), ("audio", "audio.wav")])
+def test_a_null_track_that_the_folder_holds_is_an_error(rec, track, held):
+    _set(rec, **{track: None})
+    with pytest.raises(RecordingError, match=f"`{track}` is null but the recording holds {track} \\({held}"):
+        ReplaySource(rec)
+    with pytest.raises(RecordingError, match=f"`{track}` is null"):
+        check_recording(rec)
+
+
+def test_a_track_that_was_never_recorded_may_be_null(tmp_path):
+    from sensekit.capture.base import AudioBlock
+    from sensekit.capture.recording import Recorder
+
+    import numpy as np
+    path = tmp_path / "audio_only.skrec"
+    with Recorder(path, audio=(8000, 1), block_size=100, fsync=False) as r:
+        r.write(AudioBlock(0, 0.0, np.zeros(100, np.float32), 8000))
+    assert check_recording(path).status == "intact"
+
+
+@pytest.mark.parametrize("damage", ["reordered", "line lost", "other file", "garbage", "missing", "header"])
+def test_a_damaged_playlist_is_reported(rec, damage):
+    playlist = rec / "video.ffconcat"
+    lines = playlist.read_text().splitlines()
+    assert len(lines) >= 3                                # the header and two segments at least
+    if damage == "reordered":
+        lines[1], lines[2] = lines[2], lines[1]
+    elif damage == "line lost":
+        del lines[1]
+    elif damage == "other file":
+        lines[1] = "file /etc/passwd"
+    elif damage == "garbage":
+        lines[2] = lines[2][:-3] + "\x00\x01"
+    elif damage == "header":
+        lines[0] = "ffconcat version 9"
+    if damage == "missing":
+        playlist.unlink()
+    else:
+        playlist.write_text("\n".join(lines) + "\n")
+    report = check_recording(rec)
+    assert report.status == "damaged"
+    assert any("'video.ffconcat'" in p for p in report.problems), report.problems
+    assert len(list(ReplaySource(rec))) > 0              # replay reads the segments, not the playlist
+
+
+def test_an_intact_playlist_is_not_a_problem(rec):
+    assert check_recording(rec).status == "intact"

@@ -1,0 +1,149 @@
+"""The panel's limits (issue 21): hostile bodies are 400s with a message, never 500s; live clients
+are capped; half-open connections and stalled bodies time out; the token is checked from the
+headers, before any body is read."""
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from urllib.parse import urlparse
+
+import aiohttp
+import pytest
+
+from sensekit.panel import server as panel_server
+from sensekit.panel.guard import TOKEN_HEADER
+from tests.panel.test_server import TOKEN, run
+
+HOSTILE = [
+    ("api/pick", '{"x": NaN, "y": 1}', "not a number JSON allows"),
+    ("api/pick", '{"x": Infinity, "y": 1}', "not a number JSON allows"),
+    ("api/pick", '{"x": -Infinity, "y": 1}', "not a number JSON allows"),
+    ("api/pick", '{"x": 1e400, "y": 1}', "`x` must be a number (finite), got inf"),
+    ("api/track-box", '{"box": [1, 2, NaN, 4]}', "not a number JSON allows"),
+    ("api/track-box", '{"box": [1, 2, 1e999, 4]}', "`box` must be [x, y, w, h] in pixels (finite numbers)"),
+    ("api/zone", '{"name": "door", "box": [0, 0, Infinity, 1]}', "not a number JSON allows"),
+    ("api/zone", '{"name": "door", "box": [0, 0, -1e309, 1]}', "`box` must be [x, y, w, h]"),
+    ("api/zone", '{"name": ' + "[" * 30000 + "]" * 30000 + ', "box": [0, 0, 1, 1]}', "nested more than 8 levels"),
+    ("api/set", '{"values": {"motion.threshold": ' + "9" * 4000 + "}}", "a number of 4000 digits"),
+    ("api/set", '{"values": {"motion.threshold": 1' + "0" * 30 + "}}", "`motion.threshold` must be"),
+    ("api/set", '{"texts": {"motion.threshold": "' + "9" * 4000 + '"}}', "`motion.threshold` must be"),
+    ("api/set", '{"values": {"motion.zones": {"a": [0, 0, 1e400, 1]}}}', "motion.zones"),
+    ("api/pick", "[" * 30000, "nested more than 8 levels"),
+    ("api/pick", '"\\ud800"', "must be a JSON object"),
+]
+
+
+@pytest.mark.parametrize("path, body, fragment", HOSTILE, ids=[f"{p}-{i}" for i, (p, _, _) in enumerate(HOSTILE)])
+def test_hostile_bodies_are_400s_with_a_message(thread_piece, path, body, fragment):
+    piece = thread_piece()
+
+    async def go() -> tuple[int, str]:
+        async with aiohttp.ClientSession() as s, \
+                s.post(piece.url + path, data=body, headers={"Content-Type": "application/json"}) as r:
+            return r.status, (await r.json())["error"]
+    status, message = run(go())
+    assert status == 400 and fragment in message, message
+    assert len(message) < 300 and "\n" not in message
+    assert piece.error is None
+
+
+def test_hostile_websocket_messages_leave_the_client_working(thread_piece):
+    piece = thread_piece()
+
+    async def go() -> int:
+        frames = 0
+        async with aiohttp.ClientSession() as s, s.ws_connect(piece.url + "ws/video") as ws:
+            for junk in ("[" * 30000, '{"ack": NaN}', "1" * 5000, '{"overlays": ' + "[" * 20 + "}", "\xff"):
+                await ws.send_str(junk)
+            await ws.send_json({"overlays": []})
+            deadline = time.monotonic() + 10
+            while frames < 3 and time.monotonic() < deadline:
+                msg = await ws.receive(timeout=10)
+                assert msg.type == aiohttp.WSMsgType.BINARY
+                frames += 1
+                await ws.send_json({"ack": 1})
+        return frames
+    assert run(go()) == 3
+
+
+def test_live_clients_are_capped(thread_piece, monkeypatch):
+    monkeypatch.setattr(panel_server, "MAX_LIVE_CLIENTS", 3)
+    piece = thread_piece()
+
+    async def go() -> tuple[int, int]:
+        async with aiohttp.ClientSession() as s:
+            held = [await s.ws_connect(piece.url + "ws/live") for _ in range(3)]
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await s.ws_connect(piece.url + "ws/live")
+            for ws in held:
+                await ws.close()
+            await asyncio.sleep(0.3)
+            again = await s.ws_connect(piece.url + "ws/live")     # room again once they left
+            msg = await again.receive(timeout=5)
+            await again.close()
+            return refused.value.status, msg.type
+    status, kind = run(go())
+    assert status == 503 and kind == aiohttp.WSMsgType.TEXT
+
+
+def _raw(url: str) -> socket.socket:
+    u = urlparse(url)
+    return socket.create_connection((u.hostname, u.port), timeout=10)
+
+
+def _closed_after(sock: socket.socket, limit_s: float) -> tuple[float, bytes]:
+    """Seconds until the server closes ``sock`` (reading what it says), at most ``limit_s``."""
+    t0 = time.monotonic()
+    got = b""
+    sock.settimeout(limit_s)
+    try:
+        while True:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return time.monotonic() - t0, got
+
+
+def test_half_open_requests_are_closed_after_the_header_timeout(thread_piece, monkeypatch):
+    monkeypatch.setattr(panel_server, "HEADER_TIMEOUT_S", 1.0)
+    piece = thread_piece()
+    socks = [_raw(piece.url) for _ in range(20)]
+    for i, s in enumerate(socks):
+        if i % 2:
+            s.sendall(b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")   # never finished
+    waits = [_closed_after(s, 5.0)[0] for s in socks]
+    for s in socks:
+        s.close()
+    assert max(waits) < 3.0, waits                         # 1 s (+ the timer's rounding)
+
+
+def test_a_stalled_body_times_out(thread_piece, monkeypatch):
+    monkeypatch.setattr(panel_server, "BODY_TIMEOUT_S", 0.5)
+    piece = thread_piece()
+    s = _raw(piece.url)
+    s.sendall(b"POST /api/pick HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+              b"Content-Length: 100\r\n\r\n{\"x\": 1")
+    took, reply = _closed_after(s, 5.0)
+    s.close()
+    assert reply.startswith(b"HTTP/1.1 400") and b"did not arrive within 0.5 s" in reply
+    assert took < 3.0
+
+
+def test_the_token_is_checked_before_the_body(thread_piece):
+    piece = thread_piece(token=TOKEN)
+    for token in (b"", b"wrong-token-00"):
+        s = _raw(piece.url)
+        header = TOKEN_HEADER.encode() + b": " + token + b"\r\n" if token else b""
+        s.sendall(b"POST /api/set HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  + header + b"Content-Length: 60000\r\n\r\n")          # the body never comes
+        t0 = time.monotonic()
+        s.settimeout(5.0)
+        reply = s.recv(4096)
+        s.close()
+        assert time.monotonic() - t0 < 2.0
+        assert reply.startswith(b"HTTP/1.1 401" if not token else b"HTTP/1.1 403")
+    assert piece.panel is not None and piece.panel.server.refused == 2
