@@ -195,6 +195,7 @@ def test_every_setting_round_trips_through_the_command_line():
 EVERYTHING_APP = '''
 """Every stage in one app: the test for Shift+S over every detector setting."""
 from sensekit.app import App
+from sensekit.errors import ConfigError
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage
@@ -212,7 +213,12 @@ class Everything(App):
     def stages(self):
         from sensekit.app.hand_input import HandInput
         self.hand = HandInput(self)
-        return [AudioStage(activity=ActivityDetector(), clap=ClapDetector(), pattern=ClapPatternTracker(),
+        try:                                           # the voice extra, when installed
+            from sensekit.audio.voice import VoiceStage
+            voice = [VoiceStage({"words": ("left",)})]
+        except ConfigError:
+            voice = []
+        return [*voice, AudioStage(activity=ActivityDetector(), clap=ClapDetector(), pattern=ClapPatternTracker(),
                            pitch=PitchTracker()),
                 VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector(), edges=True),
                 *self.hand.stages()]
@@ -228,6 +234,15 @@ class Everything(App):
 def _hands_available() -> bool:
     from sensekit.vision.hands import hands_available
     return hands_available()
+
+
+def _voice_available() -> bool:
+    from sensekit.audio.words import require_voice
+    try:
+        require_voice()
+    except ConfigError:
+        return False
+    return True
 
 
 def _run_and_save(app: str, values: dict, tmp_path: Path, extra: list[str] = ()) -> dict:
@@ -255,6 +270,8 @@ def test_every_stage_setting_round_trips_through_shift_s(tmp_path: Path):
 
     hands = _hands_available()
     values = {k: v for k, v in _all_values(hands=hands).items() if k.split(".")[0] in library_sections()}
+    if not _voice_available():
+        values = {k: v for k, v in values.items() if not k.startswith("voice.")}
     saved = _run_and_save(str(app), values, tmp_path, ["--hands"] if hands else [])
     assert {k: saved.get(k) for k in values} == values
 
@@ -299,7 +316,8 @@ def test_every_setting_round_trips_through_osc(tmp_path: Path):
     table = load_table()
     library = library_sections()
     hands = _hands_available()
-    targets = [(str(app), [g for g in library if hands or g != "hands"])]
+    voice = _voice_available()
+    targets = [(str(app), [g for g in library if (hands or g != "hands") and (voice or g != "voice")])]
     targets += [(name, [name]) for name in ("sound_flier", "clapper", "activity_graph", "color_ball",
                                             "motion_paddle", "edge_snow", "steer", "collide", "pinch_toss")]
     for app_name, sections in targets:
@@ -312,7 +330,7 @@ def test_every_setting_round_trips_through_osc(tmp_path: Path):
                 msg = OscMessageBuilder(setting_address(key))
                 if v is None:
                     msg.add_arg(None, "N")
-                elif s.kind in ("choice", "color", "zones"):
+                elif s.kind in ("choice", "color", "zones", "words"):
                     msg.add_arg(s.format(v), "s")
                 elif s.kind == "bool":
                     msg.add_arg(int(v), "i")

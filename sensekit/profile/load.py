@@ -19,6 +19,9 @@ lists them all), so any setting can be kept for a venue::
     [clapper]
     method = "activity"
 
+Taught sounds (``sensekit teach sound``) live in ``[sounds.NAME]`` tables of learned data
+(``DATA_TABLES``), which the settings check skips and ``read_table`` returns.
+
 Every key is optional; a key that is absent keeps what the run would use anyway. An optional
 setting is set to nothing with the string ``"none"`` (``threshold = "none"``: learned).
 
@@ -52,8 +55,12 @@ from sensekit.errors import ConfigError
 from sensekit.settings.registry import REGISTRY, load_table
 from sensekit.vision.noise import MEDIAN_FACTOR, SQRT2
 
-__all__ = ["Profile", "LEGACY_KEYS", "load_profile", "loads_profile", "profile_from_dict", "find_line",
-           "legacy_name"]
+__all__ = ["Profile", "LEGACY_KEYS", "DATA_TABLES", "load_profile", "loads_profile", "profile_from_dict",
+           "find_line", "legacy_name", "read_table"]
+
+#: tables that hold learned data rather than settings: ``[sounds.NAME]`` (``sensekit teach
+#: sound``; read by ``sensekit.audio.sounds``), skipped by the settings check
+DATA_TABLES = frozenset({"sounds"})
 
 #: the old camera noise floor (median of the max-of-3 difference / 0.6745) -> camera sigma
 _OLD_NOISE_TO_SIGMA = MEDIAN_FACTOR["one"] / (MEDIAN_FACTOR["max"] * SQRT2)
@@ -157,10 +164,12 @@ def _known_sections(names: list[str]) -> None:
 
 def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text: str = "") -> Profile:
     """Check parsed TOML against the table; errors name key, file and line."""
-    _known_sections(list(data))
+    _known_sections([n for n in data if n not in DATA_TABLES])
     values: dict[str, Any] = {}
     written_as: dict[str, str] = {}
     for section, table in data.items():
+        if section in DATA_TABLES:                         # learned data, read by its owner
+            continue
         group = REGISTRY.get(section)
         legacy = {k.split(".", 1)[1] for k in LEGACY_KEYS if k.startswith(section + ".")}
         if group is None and not legacy:
@@ -230,3 +239,22 @@ def load_profile(path: str | os.PathLike[str]) -> Profile:
     except (OSError, UnicodeDecodeError, ValueError) as exc:   # ValueError: a NUL in the name
         raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
     return loads_profile(text, path=str(p))
+
+
+def read_table(path: str | os.PathLike[str], name: str) -> dict[str, Any]:
+    """One data table of the profile at ``path`` (``{}`` when absent); ``ConfigError`` otherwise."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"profile {str(p)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{_where(str(p), text, name)}: `{name}` must be a table ([{name}.NAME])")
+    return table

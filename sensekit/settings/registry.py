@@ -35,7 +35,7 @@ DECLARING_MODULES: tuple[str, ...] = (
     "sensekit.vision.pipeline", "sensekit.vision.motion", "sensekit.vision.background",
     "sensekit.vision.color_tracker", "sensekit.vision.hands",
     "sensekit.audio.pipeline", "sensekit.audio.noise_floor", "sensekit.audio.activity",
-    "sensekit.audio.clap", "sensekit.audio.pitch",
+    "sensekit.audio.clap", "sensekit.audio.pitch", "sensekit.audio.voice",
 )
 
 
