@@ -12,6 +12,10 @@ a word, not a sentence). Segments with less than ``min_ms`` of voiced audio (120
 dropped. A segment's ``start``/``end`` are its first and last 10 ms within 35 dB of its
 loudest.
 
+A frame counts as voiced only when it is also 12 dB over the noise floor (the quietest 20 ms
+of the last second), so steady hiss, hum and fan noise, which the detector alone often calls
+speech, open nothing; a stream that starts in the middle of a word may miss that word.
+
 Cost: ~10 us per 20 ms frame (the C detector); nothing else while it is quiet. Silence, hum
 and steady noise give no segment; music and speech that is not a command do (the recogniser
 then rejects them). Aggressiveness ``mode`` 0..3 (3 rejects the most noise, and some quiet
@@ -31,6 +35,8 @@ RATE = 16_000            # the rate of the detector and the recogniser
 FRAME = 320              # 20 ms at 16 kHz
 HOP = 160                # 10 ms: the resolution of start and end
 QUIET = 10 ** (-35 / 10)  # a frame 35 dB under the segment's loudest counts as silence
+OVER_FLOOR = 10 ** (12 / 10)   # voiced only 12 dB over the noise floor: steady noise never is
+FLOOR_FRAMES = 50        # the noise floor is the quietest frame of the last second
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +78,8 @@ class SpeechSegmenter:
         self._voiced = 0
         self._t0 = 0.0
         self._peak = 0.0
+        self._recent = np.zeros(FLOOR_FRAMES)
+        self._n_seen = 0
 
     @property
     def in_speech(self) -> bool:
@@ -103,7 +111,11 @@ class SpeechSegmenter:
         return [seg] if seg is not None else []
 
     def _frame(self, frame: np.ndarray, t: float) -> Segment | None:
-        voiced = bool(self._vad.is_speech(frame.tobytes(), RATE))
+        energy = float(np.dot(frame, frame.astype(np.float64))) + 1.0
+        self._recent[self._n_seen % FLOOR_FRAMES] = energy      # the noise floor: the quietest
+        self._n_seen += 1                                       # frame of the last second
+        floor = float(self._recent[:self._n_seen].min()) if self._n_seen < FLOOR_FRAMES else float(self._recent.min())
+        voiced = energy > floor * OVER_FLOOR and bool(self._vad.is_speech(frame.tobytes(), RATE))
         if not self._frames:
             self._before.append(frame)
             self._voiced_run = self._voiced_run + 1 if voiced else 0
@@ -116,7 +128,6 @@ class SpeechSegmenter:
                 self._before.clear()
             return None
         self._frames.append(frame)
-        energy = float(np.dot(frame, frame.astype(np.float64)))
         self._peak = max(self._peak, energy)
         if voiced and energy >= self._peak * QUIET:
             self._voiced += 1

@@ -156,6 +156,7 @@ class VoiceStage(Tunable):
         t = self._t_stream + self._n_out / RATE
         for segment in segments + self.segmenter.flush(t):
             out.extend(self.recognise(segment, t))
+        self._rate = None                         # more audio starts a new stream
         return out
 
     def recognise(self, segment: Segment, t: float) -> list[Event]:
