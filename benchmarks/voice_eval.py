@@ -1,6 +1,6 @@
 """Voice commands on the developer digits (../shared/data/words), leave one speaker out.
 
-    python benchmarks/voice_eval.py [--words] [--takes N] [--triples 1,5,9 0,2,7 ...]
+    python benchmarks/voice_eval.py [--takes N] [--triples 1,5,9 0,2,7 ...] [--skip-loso] [--skip-teach]
 
 Keyword detection: three digits are the commands, the other seven non-targets. Every take is
 played through the real ``VoiceStage`` chain (8 kHz -> soxr 16 kHz -> WebRTC VAD -> PocketSphinx
@@ -14,6 +14,11 @@ the block that carries the event, plus the wall time that block took), and the s
 whole audio chain (``AudioStage`` with level, activity, clap and pitch, plus ``VoiceStage``)
 in real-time multiples, on the digit stream (speech half of the time) and on a stream with one
 command every 5 s.
+
+Taught sounds: for each speaker the ten digits are taught from its first 3 (then 5) takes and
+every other take of that speaker is matched (``SoundBook.nearest``, as ``sensekit teach sound``
+and ``--sounds`` do): the share whose nearest sound is right, and the share accepted (within
+1.5 x the sound's spread, the default ``voice.sound_distance``) and right / wrong.
 """
 from __future__ import annotations
 
@@ -185,15 +190,55 @@ def chain_speed(x: np.ndarray, rate: int, words: tuple[str, ...], voice: bool) -
     return (len(x) / rate) / (time.perf_counter() - t0)
 
 
+def teach_accuracy(digits, ks: tuple[int, ...] = (3, 5), distance: float = 1.5) -> list[dict]:
+    """Per speaker: teach the ten digits from its first k takes, test on its other takes."""
+    from sensekit.audio.sounds import SoundBook, example_segment, features
+
+    feats: dict[str, dict[int, list]] = {}
+    for digit, speaker, x, rate in digits:
+        try:
+            f = features(example_segment(x, rate))
+        except Exception:  # noqa: BLE001 - a take with no sound found counts as missed
+            f = None
+        feats.setdefault(speaker, {}).setdefault(digit, []).append(f)
+    rows = []
+    for k in ks:
+        for speaker, per in sorted(feats.items()):
+            book = SoundBook()
+            for digit, fs in per.items():
+                book.teach(str(digit), [f for f in fs[:k] if f is not None])
+            n = right = accepted_right = false = 0
+            for digit, fs in per.items():
+                for f in fs[k:]:
+                    n += 1
+                    if f is None:
+                        continue
+                    name, d = book.nearest(f)
+                    right += name == str(digit)
+                    accepted_right += name == str(digit) and d <= distance
+                    false += name != str(digit) and d <= distance
+            rows.append({"k": k, "speaker": speaker, "tests": n, "nearest": right / n,
+                         "accepted_right": accepted_right / n, "accepted_wrong": false / n})
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--takes", type=int, default=50, help="takes per digit and speaker (50: all)")
     ap.add_argument("--triples", nargs="*", default=["1,5,9", "0,2,7", "3,6,8"])
     ap.add_argument("--fa", type=float, default=0.03, help="false accepts allowed on training speakers")
     ap.add_argument("--skip-loso", action="store_true")
+    ap.add_argument("--skip-teach", action="store_true")
     args = ap.parse_args()
     digits = load_digits(args.takes)
     print(f"{len(digits)} takes, speakers {sorted({c[1] for c in digits})}")
+    if not args.skip_teach:
+        print("\ntaught sounds: the ten digits taught by one speaker (first k takes), tested on the "
+              "same speaker's other takes")
+        print("k  speaker    tests  nearest right  accepted right  accepted wrong")
+        for r in teach_accuracy(digits):
+            print(f"{r['k']}  {r['speaker']:<10} {r['tests']:5d}  {r['nearest']:13.3f}  {r['accepted_right']:14.3f}"
+                  f"  {r['accepted_wrong']:14.3f}")
     if not args.skip_loso:
         print("\nkeyword detection, leave one speaker out (threshold chosen on the other two)")
         print("commands            held out   threshold  recall  false accepts  wrong word")

@@ -33,7 +33,8 @@ from sensekit.audio.vad import RATE, Segment
 from sensekit.errors import ConfigError
 from sensekit.events import Sound
 
-__all__ = ["features", "dtw_distance", "SoundBook", "TaughtSound", "load_sound_book", "SOUNDS_TABLE"]
+__all__ = ["features", "dtw_distance", "SoundBook", "TaughtSound", "example_segment", "load_sound_book",
+           "SOUNDS_TABLE"]
 
 SOUNDS_TABLE = "sounds"
 N_COEFFS = 13
@@ -135,6 +136,27 @@ class SoundBook:
                 raise ConfigError(f"{where}: [sounds.{name}] is damaged ({exc}); teach it again") from None
             sounds.append(TaughtSound(str(name), examples, max(spread, 1e-6)))
         return cls(sounds)
+
+
+def example_segment(samples: np.ndarray, rate: int, *, what: str = "the example") -> Segment:
+    """The longest voiced segment of a taught example (float samples at ``rate``), found as the
+    voice stage finds sounds (``SpeechSegmenter``), so teaching and hearing cut alike."""
+    import soxr
+
+    from sensekit.audio.level import mono
+    from sensekit.audio.vad import SpeechSegmenter
+
+    if rate < 8000:
+        raise ConfigError(f"{what}: sounds are taught from audio at 8000 Hz or more, got {rate} Hz")
+    x = mono(np.asarray(samples, dtype=np.float32))
+    pad = np.zeros(rate // 2, np.float32)                 # room for the detector on both sides
+    y = soxr.resample(np.concatenate([pad, x, pad]), rate, RATE)
+    seg = SpeechSegmenter()
+    found = seg.feed((np.clip(y, -1.0, 1.0) * 32767.0).astype(np.int16), 0.0) + seg.flush(len(y) / RATE)
+    if not found:
+        raise ConfigError(f"{what}: no sound found (it must last over 120 ms and stand 12 dB over "
+                          "the background)")
+    return max(found, key=lambda s: s.end - s.start)
 
 
 def _encode(m: np.ndarray) -> str:

@@ -5,11 +5,12 @@ of the first one) and returns the segments that ended in them, each a ``Segment(
 pcm)`` with ``pcm`` the segment's samples with ``pad_ms`` of what came before and the hangover's
 silence after (the recogniser wants a little silence around a word). The detector (``webrtcvad``, the
 ``voice`` extra) classifies 20 ms frames; a segment opens at the first of ``open_frames``
-voiced frames in a row (3, 60 ms: a click or a knock does not open one) and closes after
-``hangover_ms`` of frames that are unvoiced or 35 dB under the segment's loudest (160 ms;
-WebRTC's own hangover alone adds ~200 ms), or when it reaches ``max_ms`` (2 s: a command is
-a word, not a sentence). Segments with less than ``min_ms`` of voiced audio (120 ms) are
-dropped. A segment's ``start``/``end`` are its first and last 10 ms within 35 dB of its
+voiced frames in a row (3, 60 ms: a click or a knock does not open one); from then on a frame
+belongs to the sound while it is within 35 dB of the segment's loudest and 12 dB over the noise
+floor (the detector is stingy with quiet voices after an onset, and its own hangover adds
+~200 ms), and the segment closes after ``hangover_ms`` of frames that do not (160 ms), or when
+it reaches ``max_ms`` (2 s: a command is a word, not a sentence). Segments with less than
+``min_ms`` of sound (120 ms) are dropped. A segment's ``start``/``end`` are its first and last 10 ms within 35 dB of its
 loudest.
 
 A frame counts as voiced only when it is also 12 dB over the noise floor (the quietest 20 ms
@@ -129,11 +130,14 @@ class SpeechSegmenter:
             return None
         self._frames.append(frame)
         self._peak = max(self._peak, energy)
-        if voiced and energy >= self._peak * QUIET:
+        # once open, the sound goes on while it stays within 35 dB of its loudest frame and over
+        # the floor: the detector is stingy with quiet voices after an onset, and its own
+        # hangover would add ~200 ms to every word
+        if energy >= self._peak * QUIET and energy > floor * OVER_FLOOR:
             self._voiced += 1
             self._silent_run = 0
-        else:                 # unvoiced, or 35 dB under the loudest frame: the detector's own
-            self._silent_run += 1          # hangover would otherwise add ~200 ms to every word
+        else:
+            self._silent_run += 1
         if self._silent_run >= self.hangover or len(self._frames) >= self.max_frames:
             return self._close(t + FRAME / RATE)
         return None

@@ -27,6 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def option_values(args: argparse.Namespace) -> dict[str, Any]:
+    """Nothing for the table; ``--sounds`` is checked here, before the source opens."""
+    if getattr(args, "sounds", False):
+        from sensekit.audio.sounds import load_sound_book
+
+        load_sound_book(getattr(args, "profile", None))
     return {}
 
 
