@@ -169,3 +169,19 @@ def test_events_command_prints_word_lines(shared_data, capsys, tmp_path):
     assert [json.loads(line)["word"] for line in capsys.readouterr().out.splitlines()] == ["one"]
     assert main(["events", str(path), "--words", "one,qzxv"]) == 2
     assert "qzxv" in capsys.readouterr().err
+
+
+def test_run_with_words_feeds_the_app_and_the_events_file(shared_data, tmp_path, capsys):
+    import soundfile as sf
+
+    from sensekit.cli import main
+
+    rate = 8000
+    clip = tmp_path / "ones.wav"
+    sf.write(str(clip), np.concatenate([with_silence(take(shared_data, 1, "theo", k)[0], rate)
+                                        for k in range(3)]), rate)
+    events = tmp_path / "events.jsonl"
+    assert main(["run", "sound_flier", "--source", str(clip), "--headless", "--words", "one",
+                 "--events", str(events)]) == 0
+    words = [json.loads(line) for line in events.read_text().splitlines() if '"word"' in line]
+    assert [w["word"] for w in words] == ["one"] * 3
