@@ -445,3 +445,15 @@ def test_every_setting_attribute_is_typed_for_the_type_checker():
             if cls is ColorTracker and name in ("method", "color", *ColorTracker._TOLERANCE):
                 continue                                   # stored by its own _store_setting
             assert re.search(rf"^\s+(self\.)?{attr}: ", source, re.M), f"{cls.__name__}.{attr} has no type"
+
+
+def test_words_kind_parses_checks_and_formats():
+    from sensekit.settings.declare import setting
+
+    s = setting("words", (), "command words", kind="words")
+    assert s.parse(" Left, right,,left ") == ("left", "right")       # lower-cased, no repeats
+    assert s.check(["Up", "down"]) == ("up", "down") and s.check(()) == ()
+    assert s.parse(s.format(("up", "down"))) == ("up", "down") and s.parse("none") == ()
+    for bad in (["two words"], [3], "a=b", {"a": 1}, 5):
+        with pytest.raises(ConfigError, match="words"):
+            s.check(bad)
