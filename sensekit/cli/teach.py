@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from sensekit.cli import Subparsers
+from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
 
 _RANGE = re.compile(r"^(?P<path>.+?)@(?P<a>[0-9.]+)-(?P<b>[0-9.]+)$")
@@ -31,7 +32,8 @@ def register(subparsers: Subparsers) -> None:
     sub = p.add_subparsers(dest="what", metavar="WHAT", required=True)
     s = sub.add_parser("sound", help="teach sounds from examples: NAME=FILE[,FILE...]",
                        description="Teach sounds from 3-5 examples each; they are kept in the profile.")
-    s.add_argument("--profile", required=True, metavar="FILE", help="the venue profile to keep them in (.toml)")
+    s.add_argument("--profile", required=True, metavar="FILE", type=OutputPath(".toml"),
+                   help="the venue profile to keep them in (.toml; made if missing, else edited in place)")
     s.add_argument("sounds", nargs="+", metavar="NAME=FILE[,FILE...]",
                    help="a sound's name and its examples (FILE or FILE@START-END in seconds)")
     s.set_defaults(func=main)
