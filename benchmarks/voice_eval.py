@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 from pathlib import Path
@@ -167,7 +168,7 @@ def latency_and_speed(digits, words: tuple[str, ...]) -> dict:
         loud = np.nonzero(e > e.max() * 10 ** (-30 / 20))[0]      # -30 dB under its peak
         ends.append(a + (loud[-1] + 1) * hop / rate)
     stage = VoiceStage({"words": words})
-    lat = []
+    lat, heard, compute = [], [], []
     for b in blocks(x, rate):
         t0 = time.perf_counter()
         events = stage.process(b)
@@ -175,7 +176,12 @@ def latency_and_speed(digits, words: tuple[str, ...]) -> dict:
         for e in events:
             end = min(ends, key=lambda v: abs(v - e.end))
             lat.append(e.t - end + wall)
-    return {"latency_ms_median": 1000 * float(np.median(lat)), "latency_ms_p95": 1000 * float(np.percentile(lat, 95)),
+            heard.append(e.t - end)
+            compute.append(wall)
+    ms = lambda v, q: 1000 * float(np.percentile(v, q))      # noqa: E731
+    return {"latency_ms_median": ms(lat, 50), "latency_ms_p95": ms(lat, 95),
+            "audio_ms_median": ms(heard, 50), "audio_ms_p95": ms(heard, 95),
+            "compute_ms_median": ms(compute, 50), "compute_ms_p95": ms(compute, 95),
             "latency_events": len(lat), "words_said": len(wanted)}
 
 
@@ -258,7 +264,10 @@ def main() -> int:
     lat = latency_and_speed(digits, words)
     print(f"latency word end -> event: median {lat['latency_ms_median']:.0f} ms, "
           f"95th percentile {lat['latency_ms_p95']:.0f} ms ({lat['latency_events']} events "
-          f"for {lat['words_said']} words said)")
+          f"for {lat['words_said']} words said); of which audio (hangover + block) median "
+          f"{lat['audio_ms_median']:.0f} / p95 {lat['audio_ms_p95']:.0f} ms, recognition median "
+          f"{lat['compute_ms_median']:.0f} / p95 {lat['compute_ms_p95']:.0f} ms")
+    print(f"(load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     rate = digits[0][3]
     dense, _ = stream_of([c[2] for c in digits[:200]], rate)
     sparse, _ = stream_of([c[2] for c in digits[:40]], rate, gap_s=5.0)

@@ -44,7 +44,7 @@ class VoiceStage(Tunable):
         "voice", "voice commands and taught sounds (the voice extra)",
         setting("words", (), "command words to listen for (English, from the recogniser's dictionary)",
                 kind="words", flag="--words"),
-        setting("threshold", -1.0, "word score needed (log-likelihood ratio per 10 ms frame against a "
+        setting("threshold", -0.8, "word score needed (log-likelihood ratio per 10 ms frame against a "
                 "free phone loop; higher: fewer false words, more missed ones)", unit="score", lo=-20, hi=20),
         setting("min_coverage", 0.6, "share of the voiced segment the word must cover", unit="fraction",
                 lo=0, hi=1),

@@ -14,7 +14,8 @@ or ``None``:
 - the best word is reported when its score reaches ``threshold``; ``confidence`` is a
   logistic of the margin (0.5 at the threshold, ~0.9 one ``CONF_SCALE`` above).
 
-Defaults were chosen on the developer digits (``benchmarks/voice_eval.py``). The wheel's model
+The default threshold (-0.8) is the median of the thresholds that ``benchmarks/voice_eval.py``
+chose on pairs of developer speakers (3 % false accepts on the non-target digits). The wheel's model
 is trained on 16 kHz speech; audio at 8 kHz (telephone band) is upsampled and recognised less
 well. Speaker independence is the model's: accents far from US English score lower. The
 front end's noise removal is off (it is tuned for long utterances and costs recall on words).
@@ -55,7 +56,7 @@ def require_voice() -> Any:
 class WordSpotter:
     """Keyword spotting over a list of English words (see the module docstring)."""
 
-    def __init__(self, words: tuple[str, ...] | list[str], *, threshold: float = -1.0,
+    def __init__(self, words: tuple[str, ...] | list[str], *, threshold: float = -0.8,
                  min_coverage: float = 0.6) -> None:
         ps = require_voice()
         if not words:
