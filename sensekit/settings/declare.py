@@ -241,7 +241,7 @@ class Setting:
             return f"none ({self.none})" if self.none else "none"
         if self.kind in ("float", "int"):
             return f"{float(value):g}" + (f" {self.unit}" if self.unit else "")
-        if self.kind == "zones":
+        if self.kind in ("zones", "words"):
             return self.format(value) if value else "none"
         return self.format(value)
 
