@@ -8,7 +8,7 @@ silence after (the recogniser wants a little silence around a word). The detecto
 voiced frames in a row (3, 60 ms: a click or a knock does not open one); from then on a frame
 belongs to the sound while it is within 35 dB of the segment's loudest and 12 dB over the noise
 floor (the detector is stingy with quiet voices after an onset, and its own hangover adds
-~200 ms), and the segment closes after ``hangover_ms`` of frames that do not (160 ms), or when
+~200 ms), and the segment closes after ``hangover_ms`` of frames that do not (120 ms), or when
 it reaches ``max_ms`` (2 s: a command is a word, not a sentence). Segments with less than
 ``min_ms`` of sound (120 ms) are dropped. A segment's ``start``/``end`` are its first and last 10 ms within 35 dB of its
 loudest.
@@ -53,7 +53,7 @@ class Segment:
 class SpeechSegmenter:
     """Cuts a 16 kHz int16 stream into voiced segments (see the module docstring)."""
 
-    def __init__(self, *, mode: int = 2, open_frames: int = 3, hangover_ms: float = 160.0,
+    def __init__(self, *, mode: int = 2, open_frames: int = 3, hangover_ms: float = 120.0,
                  min_ms: float = 120.0, max_ms: float = 2000.0, pad_ms: float = 100.0,
                  vad: Any = None) -> None:
         if vad is None:

@@ -50,7 +50,7 @@ class VoiceStage(Tunable):
                 lo=0, hi=1),
         setting("vad_mode", 2, "voice-activity aggressiveness (0 lets most through, 3 rejects most noise)",
                 kind="int", lo=0, hi=3),
-        setting("hangover_ms", 160.0, "silence that ends a segment (the events' delay)", unit="ms",
+        setting("hangover_ms", 120.0, "silence that ends a segment (the events' delay)", unit="ms",
                 lo=60, hi=2000),
         setting("sound_distance", 1.5, "taught sounds: distance to the nearest example accepted, in units "
                 "of the examples' own spread (higher: more sounds accepted)", unit="spread", lo=0.1, hi=10),

@@ -100,6 +100,9 @@ class WordSpotter:
             self._decoder.add_kws("words", str(keys))
         self._decoder.activate_search("words")
         self._log = self._decoder.get_logmath()
+        # the decoder carries its cepstral mean from one utterance to the next; every segment
+        # starts from the model's own, so a word is heard the same whatever came before it
+        self._cmn = self._decoder.get_cmn()
         self.decoded_s = 0.0          # seconds of audio decoded (the cost that matters)
 
     def scores(self, segment: Segment) -> list[tuple[str, float, float, float]]:
@@ -107,8 +110,9 @@ class WordSpotter:
         d = self._decoder
         pcm = segment.pcm
         self.decoded_s += len(pcm) / RATE
+        d.set_cmn(self._cmn)
         d.start_utt()
-        d.process_raw(pcm.tobytes(), False, False)
+        d.process_raw(pcm.tobytes(), False, True)     # the whole segment: batch cepstral mean
         d.end_utt()
         t0 = segment.t0                           # the decoder's frames are 10 ms from pcm[0]
         voiced = max(segment.end - segment.start, 0.01)
