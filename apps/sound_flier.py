@@ -6,7 +6,10 @@ so a shout climbs briskly and a murmur slowly sinks). Velocity loses 20% a step
 (the book's friction, tuned for 30 steps a second), which gives the floaty feel. The cave scrolls at a steady speed and
 gets tighter the further you go. Score = distance in metres. After a crash,
 shout (or press r) to fly again. ``--preset book`` flies by the book's numbers: gravity 0.4,
-lift = level x 0.02, friction 0.9. Every constant is a setting (``sensekit settings sound_flier``).
+lift = level x 0.02, friction 0.9. Voice steering: ``sensekit run sound_flier --words up,down``
+(the voice extra) - once a word is heard, loudness no longer lifts and gravity is off; each "up"
+or "down" gives the plane a kick (``word_kick``), and any word flies again after a crash.
+Every constant is a setting (``sensekit settings sound_flier``).
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ import pygame
 from sensekit.app import App, draw as D
 from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.audio.pipeline import AudioStage
-from sensekit.events import Level
+from sensekit.events import Level, Word
 from sensekit.settings import group, setting
 
 PX_PER_M = 20.0
@@ -49,6 +52,8 @@ class SoundFlier(App):
         setting("friction", 0.8, "velocity kept each step (the book: 0.9)", unit="fraction", lo=0, hi=1),
         setting("speed", 4.0, "cave scroll speed", unit="px/step", lo=0.5, hi=30),
         setting("restart_level", 45.0, "a shout this loud restarts after a crash", unit="level", lo=0, hi=100),
+        setting("word_kick", 14.0, "voice steering (--words up,down): the speed a spoken up/down gives",
+                unit="px/step", lo=0, hi=60),
     )
     plus_minus = ("sound_flier.sensitivity", 1)
 
@@ -62,6 +67,8 @@ class SoundFlier(App):
         self.runs = 0
         self.history: list[tuple[float, float, float, float, bool]] = []
         self.on("level", self._on_level)
+        self.on("word", self._on_word)          # voice steering, with --words up,down
+        self.voice_steering = False
         w, h = self.window_size
         self.cave = pygame.Rect(0, D.TITLE_H, w, h - D.TITLE_H - D.FOOTER_H)
         self.top, self.bottom = self.cave.top + 18, self.cave.bottom - 18
@@ -70,6 +77,15 @@ class SoundFlier(App):
 
     def _on_level(self, event: Level) -> None:
         self.level = event.level
+
+    def _on_word(self, event: Word) -> None:
+        self.voice_steering = True
+        if self.crashed_at is not None:
+            if self.t - self.crashed_at >= RESTART_DELAY_S:
+                self.restart()
+            return
+        if event.word in ("up", "down"):
+            self.vy += -self.word_kick if event.word == "up" else self.word_kick
 
     def restart(self) -> str:
         self.y = (self.top + self.bottom) / 2
@@ -138,6 +154,8 @@ class SoundFlier(App):
 
     def acceleration(self) -> float:
         """This step's pull (px/step², down): gravity minus the lift of the current level."""
+        if self.voice_steering:                # words steer: no gravity, no loudness lift
+            return 0.0
         if self.lift == "linear":              # the book: level x 0.02, sensitivity scales it
             return self.gravity - self.level * self.lift_per_level * 1.1 ** (self.sensitivity - 5)
         return self.gravity * (1.0 - (self.level / self.hover_level_now) ** self.lift_power)

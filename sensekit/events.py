@@ -384,6 +384,28 @@ class Pitch(Event):
     confidence: float = 0.0            # voicing confidence 0..1
 
 
+@register
+@dataclass(frozen=True, slots=True)
+class Word(Event):
+    """A listed command word was said (``sensekit.audio.words``); ``t`` is when it was heard."""
+    name: ClassVar[str] = "word"
+    word: str = ""
+    start: float = 0.0                 # the word's start and end in the source's seconds
+    end: float = 0.0
+    confidence: float = 0.0            # 0..1; 0.5 at the detection threshold
+
+
+@register
+@dataclass(frozen=True, slots=True)
+class Sound(Event):
+    """A taught sound was made (``sensekit.audio.sounds``); ``t`` is when it was heard."""
+    name: ClassVar[str] = "sound"
+    sound: str = ""
+    start: float = 0.0
+    end: float = 0.0
+    confidence: float = 0.0            # 0..1; 0.5 at the acceptance distance
+
+
 # --- dispatch ---------------------------------------------------------------
 
 Handler = Callable[[Event], "bool | None"]

@@ -18,6 +18,10 @@ can then switch its sub-detectors on and off;
 it never needs the dispatcher itself, and a handler attached before the first item
 (an app's ``setup``) is in force from the first block on.
 
+At the end of the source the runner calls ``finish()`` on every active stage that has that
+(optional) method and dispatches what it returns: a stage holding an unfinished sound (the
+voice stage's open speech segment) reports it then.
+
 ``pump(until_t)`` is for fixed-step apps: it processes everything up to the
 simulation time (replays and files) or everything that has arrived (live).
 """
@@ -43,7 +47,8 @@ class Stage(Protocol):
     ``consumes`` is ``"video"``, ``"audio"`` or ``"both"``; ``emits`` the event
     names it can produce. ``process`` may keep state (previous frame, timers).
     Optional: ``listen(wanted: frozenset[str])``, called by the runner whenever the
-    set of wanted event names may have changed (see the module docstring).
+    set of wanted event names may have changed (see the module docstring), and
+    ``finish() -> Iterable[Event]``, called once at the end of the source.
     """
 
     @property
@@ -165,6 +170,20 @@ class Runner:
             self.stats.latencies_ms.append((time.monotonic() - item.captured_at) * 1000.0)
         return events
 
+    def finish(self) -> list[Event]:
+        """The end of the source: dispatch what the stages with ``finish()`` still hold."""
+        self.ended = True
+        events: list[Event] = []
+        for stage in self.stages:
+            finish = getattr(stage, "finish", None)
+            if finish is not None and self._active(stage):
+                events.extend(finish())
+        for event in events:
+            self.stats.event_counts[event.name] = self.stats.event_counts.get(event.name, 0) + 1
+            self.dispatcher.dispatch(event)
+        self.stats.events += len(events)
+        return events
+
     def dispatch_status(self) -> list[Event]:
         """Dispatch the source's lost/restored events, if any."""
         events = self.source.poll_status()
@@ -186,7 +205,7 @@ class Runner:
             try:
                 item = self.source.read(timeout=self.status_poll_s if live else None)
             except EOFError:
-                self.ended = True
+                self.finish()
                 break
             if item is None:
                 continue
@@ -212,7 +231,7 @@ class Runner:
                 try:
                     item = self.source.read(timeout=0.0 if live else None)
                 except EOFError:
-                    self.ended = True
+                    self.finish()
                     break
                 if item is None:
                     break

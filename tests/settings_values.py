@@ -21,6 +21,8 @@ def other_value(s: Setting) -> Any:
         return next(c for c in s.choices if c != s.default)
     if s.kind == "color":
         return "#12ab9f" if s.default != "#12ab9f" else "#00ff00"
+    if s.kind == "words":
+        return ("left", "right", "jump") if s.default != ("left", "right", "jump") else ("up",)
     if s.kind == "zones":
         return {"door": (0.0, 0.125, 0.25, 0.75), "top right": (0.5, 0.0, 0.5, 0.5)}
     lo = s.lo if s.lo is not None else 0.0

@@ -745,7 +745,7 @@ def test_docs_say_how_every_kind_of_setting_is_sent():
     section = text[text.index("## Settings in"):]
     kinds = {s.kind for g in load_table().values() for s in g.items}
     words = {"float": "`float`", "int": "`int`", "bool": "`bool`", "choice": "choice", "color": "colour",
-             "zones": "zones"}
+             "zones": "zones", "words": "words (`voice.words`)"}
     for kind in kinds:
         assert words[kind] in section, f"docs/OSC.md does not say how a {kind} setting is sent"
     assert "/sensekit/set/<section>/<name>" in section and "/sensekit/preset" in section

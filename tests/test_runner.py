@@ -137,3 +137,34 @@ def test_dispatcher_version_and_wanted():
     assert d.version == v0 + 1 and d.wanted({"clap", "pitch"}) == {"clap"}
     d.off("clap", h)
     assert d.version == v0 + 2 and d.wanted({"clap", "pitch"}) == frozenset()
+
+
+class FinishingStage(CountingStage):
+    """Holds one clap until the end of the source (like the voice stage's open segment)."""
+
+    def __init__(self) -> None:
+        super().__init__("audio", ["clap"], lambda item: Clap(t=item.t, strength=0.5))
+        self.finished = 0
+
+    def finish(self):
+        self.finished += 1
+        return [Clap(t=9.0, strength=1.0)]
+
+
+def test_run_and_pump_call_finish_once_at_the_end_and_dispatch_its_events():
+    for drive in ("run", "pump"):
+        stage = FinishingStage()
+        runner = Runner(ListSource(_items()), [stage])
+        got = []
+        runner.dispatcher.on("clap", got.append)
+        if drive == "run":
+            runner.run()
+        else:
+            while not runner.ended:
+                runner.pump(until_t=100.0)
+        assert stage.finished == 1 and runner.ended, drive
+        assert len(got) == 11 and got[-1] == Clap(t=9.0, strength=1.0), drive     # 10 blocks, then finish
+        assert runner.stats.event_counts["clap"] == 11 and stage.calls == 10, drive
+    quiet = FinishingStage()                      # nobody listens: a lazy stage is not finished
+    Runner(ListSource(_items()), [quiet]).run()
+    assert quiet.finished == 0

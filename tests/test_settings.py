@@ -195,6 +195,7 @@ def test_every_setting_round_trips_through_the_command_line():
 EVERYTHING_APP = '''
 """Every stage in one app: the test for Shift+S over every detector setting."""
 from sensekit.app import App
+from sensekit.errors import ConfigError
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage
@@ -213,7 +214,12 @@ class Everything(App):
     def stages(self):
         from sensekit.app.hand_input import HandInput
         self.hand = HandInput(self)
-        return [AudioStage(activity=ActivityDetector(), clap=ClapDetector(), pattern=ClapPatternTracker(),
+        try:                                           # the voice extra, when installed
+            from sensekit.audio.voice import VoiceStage
+            voice = [VoiceStage({"words": ("left",)})]
+        except ConfigError:
+            voice = []
+        return [*voice, AudioStage(activity=ActivityDetector(), clap=ClapDetector(), pattern=ClapPatternTracker(),
                            pitch=PitchTracker()),
                 VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector(), blobs=BlobTracker(),
                             edges=True),
@@ -230,6 +236,15 @@ class Everything(App):
 def _hands_available() -> bool:
     from sensekit.vision.hands import hands_available
     return hands_available()
+
+
+def _voice_available() -> bool:
+    from sensekit.audio.words import require_voice
+    try:
+        require_voice()
+    except ConfigError:
+        return False
+    return True
 
 
 def _run_and_save(app: str, values: dict, tmp_path: Path, extra: list[str] = ()) -> dict:
@@ -259,6 +274,8 @@ def test_every_stage_setting_round_trips_through_shift_s(tmp_path: Path):
     # pose: no app builds a pose stage yet (``sensekit events --pose`` only), so nothing saves it
     values = {k: v for k, v in _all_values(hands=hands).items()
               if k.split(".")[0] in library_sections() and not k.startswith("pose.")}
+    if not _voice_available():
+        values = {k: v for k, v in values.items() if not k.startswith("voice.")}
     saved = _run_and_save(str(app), values, tmp_path, ["--hands"] if hands else [])
     assert {k: saved.get(k) for k in values} == values
 
@@ -303,7 +320,9 @@ def test_every_setting_round_trips_through_osc(tmp_path: Path):
     table = load_table()
     library = library_sections()
     hands = _hands_available()
-    targets = [(str(app), [g for g in library if (hands or g != "hands") and g != "pose"])]
+    voice = _voice_available()
+    targets = [(str(app), [g for g in library if (hands or g != "hands") and g != "pose"
+                           and (voice or g != "voice")])]
     targets += [(name, [name]) for name in ("sound_flier", "clapper", "activity_graph", "color_ball",
                                             "motion_paddle", "edge_snow", "steer", "collide", "pinch_toss")]
     for app_name, sections in targets:
@@ -316,7 +335,7 @@ def test_every_setting_round_trips_through_osc(tmp_path: Path):
                 msg = OscMessageBuilder(setting_address(key))
                 if v is None:
                     msg.add_arg(None, "N")
-                elif s.kind in ("choice", "color", "zones"):
+                elif s.kind in ("choice", "color", "zones", "words"):
                     msg.add_arg(s.format(v), "s")
                 elif s.kind == "bool":
                     msg.add_arg(int(v), "i")
@@ -431,3 +450,15 @@ def test_every_setting_attribute_is_typed_for_the_type_checker():
             if cls is ColorTracker and name in ("method", "color", *ColorTracker._TOLERANCE):
                 continue                                   # stored by its own _store_setting
             assert re.search(rf"^\s+(self\.)?{attr}: ", source, re.M), f"{cls.__name__}.{attr} has no type"
+
+
+def test_words_kind_parses_checks_and_formats():
+    from sensekit.settings.declare import setting
+
+    s = setting("words", (), "command words", kind="words")
+    assert s.parse(" Left, right,,left ") == ("left", "right")       # lower-cased, no repeats
+    assert s.check(["Up", "down"]) == ("up", "down") and s.check(()) == ()
+    assert s.parse(s.format(("up", "down"))) == ("up", "down") and s.parse("none") == ()
+    for bad in (["two words"], [3], "a=b", {"a": 1}, 5):
+        with pytest.raises(ConfigError, match="words"):
+            s.check(bad)

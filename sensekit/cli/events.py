@@ -40,7 +40,8 @@ from sensekit.settings.live import Tuning
 from sensekit.validate import check_positive
 
 STAGE_PROVIDERS: list[str] = ["sensekit.cli.vision_options", "sensekit.cli.audio_options",
-                              "sensekit.cli.hand_options", "sensekit.cli.pose_options"]
+                              "sensekit.cli.hand_options", "sensekit.cli.pose_options",
+                              "sensekit.cli.voice_options"]
 
 log = logging.getLogger(__name__)
 

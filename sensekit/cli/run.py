@@ -2,6 +2,7 @@
 
     sensekit run APP|FILE.py [--source SPEC] [--headless] [--frames N]
                      [--screenshot PATH] [--video PATH] [--events PATH] [--hands]
+                     [--words WORD,WORD,...] [--sounds]
                      [--track-color X,Y|#RRGGBB | --track-box X,Y,W,H]
                      [--pick X,Y] [--mode NAME] [--keys "c@2.0,space@5"]
                      [--set KEY=VALUE ...] [--preset NAME] [--profile FILE]
@@ -16,6 +17,9 @@ Without ``--source`` the app uses the live camera/microphone it needs when they 
 otherwise its bundled recording, and prints one line saying so. An
 unknown APP lists the apps (exit status 2). A source without an input the app
 needs (e.g. a video-only file for the clapper) is a one-line error naming it.
+``--words`` (or a profile's ``[voice] words``) and ``--sounds`` add the voice stage
+(``sensekit.cli.voice_options``): its ``word``/``sound`` events reach the app's handlers, the
+``--events`` file, OSC and the panel like any other (``sound_flier`` steers by "up"/"down").
 A replay or file plays at recorded speed in a window; headless it runs as fast as it can,
 unless ``--realtime`` (or ``--panel``) paces it. ``--panel`` serves the browser tuning panel
 (``sensekit.panel``) while the app runs, and ``--loop`` repeats the recording.
@@ -27,7 +31,7 @@ import os
 import sys
 from pathlib import Path
 
-from sensekit.cli import Subparsers
+from sensekit.cli import Subparsers, voice_options
 from sensekit.cli.midi_args import add_midi_arguments, attach_midi
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
 from sensekit.cli.panel_args import add_panel_arguments, panel_address
@@ -67,6 +71,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--track-color", metavar="X,Y|#RRGGBB",
                    help="track the object under this point of the (mirrored) first frame, or a colour")
     p.add_argument("--track-box", metavar="X,Y,W,H", help="track the object inside this box of the first frame")
+    voice_options.add_arguments(p)   # --words, --sounds (sensekit/cli/voice_options.py)
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/cli/osc_args.py)
     add_midi_arguments(p)      # --midi, --midi-virtual (sensekit/cli/midi_args.py)
     add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
@@ -106,6 +111,7 @@ def main(args: argparse.Namespace) -> int:
     args.app = app_cls.name
     script = script_from_args(args, app_cls)
     chosen = chosen_values(args)       # preset < profile < --set, checked before anything opens
+    voice_options.option_values(args)  # --sounds needs a profile with taught sounds
     panel_at = panel_address(args)     # a LAN address without a token: one line, exit 2
     if getattr(args, "hands", False):
         _check_hands(args.app, app_cls)
@@ -129,6 +135,8 @@ def main(args: argparse.Namespace) -> int:
                          profile_path=Path(args.profile) if args.profile else Path("venue.toml"))
     try:
         host = AppHost(app_cls, source, options)
+        # --words / [voice] words / --sounds: the voice stage feeds the app's word and sound handlers
+        host.runner.stages[0:0] = voice_options.build_stages(args, source, chosen.values)
         apply_chosen(host.tuning, chosen)
         start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box)
         midi = attach_midi(host.dispatcher, args)                  # --midi

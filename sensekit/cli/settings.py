@@ -63,6 +63,8 @@ def _show(s: dict[str, Any]) -> str:
         value = f"{value:g}"
     if isinstance(value, dict):
         return ";".join(f"{k}={','.join(f'{v:g}' for v in box)}" for k, box in value.items()) or "none"
+    if isinstance(value, (list, tuple)):                 # words
+        return ",".join(str(v) for v in value) or "none"
     return f"{value} {s['unit']}".rstrip() if s["kind"] in ("int", "float") else str(value)
 
 

@@ -58,7 +58,8 @@ def _metavar(s: Setting) -> str | None:
         return None
     if s.unit in ("ms", "px", "level", "Hz", "dB"):
         return s.unit.upper()
-    return {"int": "N", "float": "X", "color": "#RRGGBB", "zones": "NAME=X,Y,W,H;..."}.get(s.kind)
+    return {"int": "N", "float": "X", "color": "#RRGGBB", "zones": "NAME=X,Y,W,H;...",
+            "words": "WORD,WORD,..."}.get(s.kind)
 
 
 def setting_help(s: Setting) -> str:

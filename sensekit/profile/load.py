@@ -20,6 +20,9 @@ lists them all), so any setting can be kept for a venue::
     method = "activity"
 
 A ``[midi]`` table is the MIDI map (``sensekit.midi.mapping``), read by ``--midi``.
+Taught sounds (``sensekit teach sound``) live in ``[sounds.NAME]`` tables of learned data
+(``DATA_TABLES``), which the settings check skips and ``read_table`` returns; taught hand
+gestures (``sensekit teach gesture``) in ``[taught_gestures]`` (``TAUGHT_TABLE``).
 
 Every key is optional; a key that is absent keeps what the run would use anyway. An optional
 setting is set to nothing with the string ``"none"`` (``threshold = "none"``: learned).
@@ -59,8 +62,12 @@ from sensekit.safe_read import check_nesting, clip, read_regular, short
 from sensekit.settings.registry import REGISTRY, load_table
 from sensekit.vision.noise import MEDIAN_FACTOR, SQRT2
 
-__all__ = ["Profile", "TAUGHT_TABLE", "LEGACY_KEYS", "load_profile", "loads_profile", "profile_from_dict", "find_line",
-           "legacy_name"]
+__all__ = ["Profile", "TAUGHT_TABLE", "LEGACY_KEYS", "DATA_TABLES", "load_profile", "loads_profile",
+           "profile_from_dict", "find_line", "legacy_name", "read_table"]
+
+#: tables that hold learned data rather than settings: ``[sounds.NAME]`` (``sensekit teach
+#: sound``; read by ``sensekit.audio.sounds``), skipped by the settings check
+DATA_TABLES = frozenset({"sounds"})
 
 MAX_PROFILE_BYTES = 1 << 20       # a profile is a page of settings; 1 MB is far beyond any
 MAX_PROFILE_DEPTH = 8             # tables and arrays in a profile: [motion.zones] door = [..]
@@ -183,11 +190,11 @@ def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text:
     if taught is not None and not isinstance(taught, Mapping):
         raise ConfigError(f"{_where(path, text, TAUGHT_TABLE)}: `{TAUGHT_TABLE}` must be a table, got {taught!r}")
     data = {k: v for k, v in data.items() if k != TAUGHT_TABLE}
-    _known_sections([n for n in data if n not in OTHER_TABLES])
+    _known_sections([n for n in data if n not in OTHER_TABLES and n not in DATA_TABLES])
     values: dict[str, Any] = {}
     written_as: dict[str, str] = {}
     for section, table in data.items():
-        if section in OTHER_TABLES:
+        if section in OTHER_TABLES or section in DATA_TABLES:   # read by their owners (--midi, sounds)
             continue
         group = REGISTRY.get(section)
         legacy = {k.split(".", 1)[1] for k in LEGACY_KEYS if k.startswith(section + ".")}
@@ -263,3 +270,22 @@ def load_profile(path: str | os.PathLike[str]) -> Profile:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
     return loads_profile(text, path=str(p))
+
+
+def read_table(path: str | os.PathLike[str], name: str) -> dict[str, Any]:
+    """One data table of the profile at ``path`` (``{}`` when absent); ``ConfigError`` otherwise."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"profile {str(p)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{_where(str(p), text, name)}: `{name}` must be a table ([{name}.NAME])")
+    return table

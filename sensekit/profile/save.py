@@ -33,7 +33,7 @@ from sensekit.profile.load import LEGACY_KEYS, legacy_name, profile_from_dict
 from sensekit.settings.live import Tuning, check_values
 from sensekit.settings.registry import REGISTRY, lookup, split_key
 
-__all__ = ["save_profile", "dumps_profile", "edit_profile_text", "run_values"]
+__all__ = ["save_profile", "save_table", "dumps_profile", "edit_profile_text", "run_values"]
 
 HEADER = ("sensekit venue profile: any setting of `sensekit settings`, by table and key.",
           "Edit by hand or with `sensekit calibrate` / Shift+S in an app (comments are kept).")
@@ -198,6 +198,47 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
         text = dumps_profile(values)
     if taught_gestures is not None:
         text = with_taught_gestures(text, taught_gestures)
+    _write_atomic(target, text, mode)
+    return p
+
+
+def save_table(path: str | os.PathLike[str], name: str, tables: Mapping[str, Mapping[str, Any]]) -> Path:
+    """Set ``[name.KEY]`` tables of learned data (``DATA_TABLES``: taught sounds) in the profile at
+    ``path``, keeping the rest of the file (a new file when there is none); atomic."""
+    import tomlkit
+
+    p = Path(path)
+    target = p.resolve() if p.is_symlink() else p
+    mode = 0o644
+    doc: Any = tomlkit.document()
+    if target.is_file():
+        mode = target.stat().st_mode & 0o7777
+        try:
+            doc = tomlkit.parse(target.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
+        except tomlkit.exceptions.ParseError as exc:
+            raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    if name not in doc:
+        outer = tomlkit.table(is_super_table=True)
+        doc.add(name, outer)
+    outer = doc[name]
+    for key, values in tables.items():
+        table = tomlkit.table()
+        for k, v in values.items():
+            if isinstance(v, list):
+                arr = tomlkit.array()
+                arr.extend(v)
+                arr.multiline(True)
+                table.add(k, arr)
+            else:
+                table.add(k, v)
+        outer[key] = table
+    _write_atomic(target, tomlkit.dumps(doc), mode)
+    return p
+
+
+def _write_atomic(target: Path, text: str, mode: int) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
@@ -211,4 +252,3 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    return p

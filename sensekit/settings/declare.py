@@ -17,8 +17,9 @@ declarations; none of them knows a setting by name. The key of a setting is
 ``section.name`` everywhere (``motion.threshold``).
 
 Kinds: ``float`` and ``int`` (a range ``lo..hi``), ``bool``, ``choice`` (one of ``choices``),
-``color`` (``"#rrggbb"``) and ``zones`` (``{name: (x, y, w, h)}`` in fractions 0..1 of the
-frame). ``none=`` makes ``None`` a valid value and says what it means ("learned", "off").
+``color`` (``"#rrggbb"``), ``words`` (a list of words: ``left,right,jump`` or a TOML
+array of strings; lower-cased, in order, without repeats) and ``zones`` (``{name: (x, y, w, h)}``
+in fractions 0..1 of the frame). ``none=`` makes ``None`` a valid value and says what it means ("learned", "off").
 ``setting()`` infers the kind from the default when it can.
 
 Values come in two forms: text (command line, ``--set``, an OSC string) through
@@ -43,14 +44,15 @@ from sensekit.safe_read import MAX_NUMBER_DIGITS, clip, short
 
 __all__ = ["Kind", "Setting", "Group", "setting", "group", "Zone", "KINDS"]
 
-Kind = Literal["float", "int", "bool", "choice", "color", "zones"]
-KINDS: tuple[str, ...] = ("float", "int", "bool", "choice", "color", "zones")
+Kind = Literal["float", "int", "bool", "choice", "color", "zones", "words"]
+KINDS: tuple[str, ...] = ("float", "int", "bool", "choice", "color", "zones", "words")
 Zone = tuple[float, float, float, float]
 #: a range from above 0 that spans this factor gets a logarithmic slider in the panel
 LOG_CONTROL_RATIO = 1000.0
 #: a range from 0 (or below) this wide gets a number box only: a 1/200 slider step would be 50+ units
 NUMBER_CONTROL_SPAN = 10_000.0
 _NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
+_WORD_RE = re.compile(r"[^\s,;=]+")
 _COLOR_RE = re.compile(r"#?(?:0x)?([0-9a-fA-F]{6})")
 _TRUE = ("true", "1", "yes", "on")
 _FALSE = ("false", "0", "no", "off")
@@ -107,6 +109,8 @@ class Setting:
             text = "one of " + ", ".join(self.choices)
         elif self.kind == "color":
             text = 'a colour "#RRGGBB"'
+        elif self.kind == "words":
+            text = "a list of words (word,word,...)"
         else:
             text = "zones name=x,y,w,h;... (fractions 0..1 of the frame)"
         return text + (f" (or none: {self.none})" if self.none else "")
@@ -139,7 +143,26 @@ class Setting:
                 if m:
                     return "#" + m.group(1).lower()
             raise self._bad(value)
+        if kind == "words":
+            return self._check_words(value)
         return self._check_zones(value)
+
+    def _check_words(self, value: Any) -> tuple[str, ...]:
+        items = value.split(",") if isinstance(value, str) else value
+        if isinstance(items, (bytes, Mapping)) or not isinstance(items, (list, tuple)):
+            raise self._bad(value)
+        words: list[str] = []
+        for item in items:
+            if not isinstance(item, str):
+                raise self._bad(value)
+            w = item.strip().lower()
+            if not w and isinstance(value, str):
+                continue
+            if not _WORD_RE.fullmatch(w):
+                raise ConfigError(f"`{self.key}` words must be non-empty and free of spaces , ; =, got {item!r}")
+            if w not in words:
+                words.append(w)
+        return tuple(words)
 
     def _check_number(self, value: Any) -> float | int:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -188,8 +211,8 @@ class Setting:
         if not isinstance(text, str):
             return self.check(text)
         s = text.strip()
-        if s.lower() == "none" and (self.none or self.kind == "zones"):
-            return None if self.none else {}
+        if s.lower() == "none" and (self.none or self.kind in ("zones", "words")):
+            return None if self.none else ({} if self.kind == "zones" else ())
         kind = self.kind
         if kind in ("float", "int"):
             if len(s) > MAX_NUMBER_DIGITS + 8:                 # before int() or float() sees it
@@ -218,6 +241,8 @@ class Setting:
             return "true" if value else "false"
         if self.kind == "float":
             return repr(float(value))
+        if self.kind == "words":
+            return ",".join(value) or "none"
         if self.kind == "zones":
             return ";".join(f"{n}=" + ",".join(repr(float(v)) for v in box) for n, box in value.items()) or "none"
         return str(value)
@@ -228,7 +253,7 @@ class Setting:
             return f"none ({self.none})" if self.none else "none"
         if self.kind in ("float", "int"):
             return f"{float(value):g}" + (f" {self.unit}" if self.unit else "")
-        if self.kind == "zones":
+        if self.kind in ("zones", "words"):
             return self.format(value) if value else "none"
         return self.format(value)
 

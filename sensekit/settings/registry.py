@@ -28,7 +28,7 @@ DECLARING_MODULES: tuple[str, ...] = (
     "sensekit.vision.blob_tracker",
     "sensekit.vision.color_tracker", "sensekit.vision.hands", "sensekit.vision.pose",
     "sensekit.audio.pipeline", "sensekit.audio.noise_floor", "sensekit.audio.activity",
-    "sensekit.audio.clap", "sensekit.audio.pitch",
+    "sensekit.audio.clap", "sensekit.audio.pitch", "sensekit.audio.voice",
 )
 
 #: functions that import the declarations of the layers above (the apps), run once by

@@ -82,3 +82,25 @@ def test_keys_recalibrate_the_noise_floor_and_move_the_threshold(play):
     for _ in range(40):
         host.step()
     assert not app.floor.learning              # learned again from the recording
+
+
+def test_flier_steers_by_spoken_up_and_down(play):
+    from sensekit.events import Word
+
+    host = play("sound_flier", 1)
+    app = host.app
+    app.rocks = np.zeros((0, 4))
+    app.next_rock_x = 1e9                                # an open cave: only the words move it
+    y0 = app.y
+    host.dispatcher.dispatch(Word(t=host.sim_t, word="up", confidence=0.9))
+    for _ in range(30):                                  # friction spends the kick
+        host.step()
+    assert app.voice_steering and app.y < y0 - 0.8 * app.word_kick / (1 - app.friction)
+    y1 = app.y
+    for _ in range(20):                                  # no gravity, no loudness lift: it glides
+        host.step()
+    assert abs(app.y - y1) < 1.0
+    host.dispatcher.dispatch(Word(t=host.sim_t, word="down", confidence=0.9))
+    for _ in range(10):
+        host.step()
+    assert app.y > y1 + 0.8 * app.word_kick / (1 - app.friction)

@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from sensekit.cli.teach import parse_range
+from sensekit.cli._teach_gesture import parse_range
 from sensekit.errors import ConfigError
 from sensekit.vision.taught import TaughtGestures, hand_features
 

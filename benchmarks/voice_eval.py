@@ -1,0 +1,283 @@
+"""Voice commands on the developer digits (../shared/data/words), leave one speaker out.
+
+    python benchmarks/voice_eval.py [--takes N] [--triples 1,5,9 0,2,7 ...] [--skip-loso] [--skip-teach]
+
+Keyword detection: three digits are the commands, the other seven non-targets. Every take is
+played through the real ``VoiceStage`` chain (8 kHz -> soxr 16 kHz -> WebRTC VAD -> PocketSphinx
+keyword spotting) as one stream, each take between 0.6 s of silence. For each held-out speaker
+the word threshold is chosen on the two others (the lowest with at most ``--fa`` false accepts
+on their non-target takes) and applied to the held-out one: recall on its command takes (the
+right word), false accepts on its non-target takes (any word). Then, with the shipped default
+threshold: false accepts per hour on the non-target speech and music clips of
+../shared/data/audio, the latency from a word's end to its event (audio time to the end of
+the block that carries the event, plus the wall time that block took), and the speed of the
+whole audio chain (``AudioStage`` with level, activity, clap and pitch, plus ``VoiceStage``)
+in real-time multiples, on the digit stream (speech half of the time) and on a stream with one
+command every 5 s.
+
+Taught sounds: for each speaker the ten digits are taught from its first 3 (then 5) takes and
+every other take of that speaker is matched (``SoundBook.nearest``, as ``sensekit teach sound``
+and ``--sounds`` do): the share whose nearest sound is right, and the share accepted (within
+1.5 x the sound's spread, the default ``voice.sound_distance``) and right / wrong.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._reference import SHARED_DATA
+from sensekit.audio.activity import ActivityDetector
+from sensekit.audio.clap import ClapDetector
+from sensekit.audio.pipeline import AudioStage
+from sensekit.audio.pitch import PitchTracker
+from sensekit.audio.voice import VoiceStage
+from sensekit.capture.base import AudioBlock
+
+DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+GAP_S = 0.6
+BLOCK_S = 0.02
+
+
+def read_wav(path: Path) -> tuple[np.ndarray, int]:
+    import soundfile as sf
+
+    x, rate = sf.read(str(path), dtype="float32", always_2d=False)
+    if x.ndim == 2:
+        x = x.mean(axis=1).astype(np.float32)
+    return x, int(rate)
+
+
+def load_digits(takes: int) -> list[tuple[int, str, np.ndarray, int]]:
+    with open(SHARED_DATA / "words" / "labels.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    out = []
+    for r in rows:
+        name = Path(r["file"]).stem                      # 7_theo_12
+        digit, speaker, take = name.split("_")
+        if int(take) < takes:
+            x, rate = read_wav(SHARED_DATA / r["file"])
+            out.append((int(digit), speaker, x, rate))
+    return out
+
+
+def stream_of(clips: list[np.ndarray], rate: int, gap_s: float = GAP_S) -> tuple[np.ndarray, list[tuple[float, float]]]:
+    """The clips one after another with silence between; each clip's (start, end) in seconds."""
+    gap = np.zeros(int(gap_s * rate), np.float32)
+    parts, spans, t = [gap], [], gap_s
+    for x in clips:
+        parts += [x, gap]
+        spans.append((t, t + len(x) / rate))
+        t += (len(x) + len(gap)) / rate
+    return np.concatenate(parts), spans
+
+
+def blocks(x: np.ndarray, rate: int):
+    n = max(1, int(BLOCK_S * rate))
+    for i in range(0, len(x), n):
+        yield AudioBlock(i // n, i / rate, x[i:i + n], rate, None)
+
+
+def segment_scores(words: tuple[str, ...], x: np.ndarray, rate: int) -> list[tuple[float, float, str, float]]:
+    """(start, end, best word, best score) of every voiced segment the stage sees in ``x``."""
+    stage = VoiceStage({"words": words})
+    found: list[tuple[float, float, str, float]] = []
+
+    def recognise(segment, t):
+        cands = stage.spotter.scores(segment)
+        best = max(cands, key=lambda c: c[1], default=None)
+        found.append((segment.start, segment.end, best[0] if best else "", best[1] if best else -np.inf))
+        return []
+
+    stage.recognise = recognise                           # score every segment, decide later
+    for b in blocks(x, rate):
+        stage.process(b)
+    stage.finish()
+    return found
+
+
+def per_take(found, spans) -> list[tuple[str, float]]:
+    """The best (word, score) among the segments overlapping each take."""
+    out = []
+    for a, b in spans:
+        best = ("", -np.inf)
+        for s, e, w, v in found:
+            if e > a and s < b and v > best[1]:
+                best = (w, v)
+        out.append(best)
+    return out
+
+
+def loso(digits, triple: tuple[int, ...], fa_target: float) -> list[dict]:
+    words = tuple(DIGITS[d] for d in triple)
+    rate = digits[0][3]
+    x, spans = stream_of([c[2] for c in digits], rate)
+    takes = per_take(segment_scores(words, x, rate), spans)
+    labels = np.array([c[0] for c in digits])
+    speakers = np.array([c[1] for c in digits])
+    said = np.array([w for w, _ in takes])
+    score = np.array([v for _, v in takes])
+    target = np.isin(labels, triple)
+    right = said == np.array([DIGITS[d] for d in labels])
+    rows = []
+    for held in sorted(set(speakers)):
+        train, test = speakers != held, speakers == held
+        neg = np.sort(score[train & ~target])[::-1]     # -inf: no listed word covered the take
+        k = int(np.floor(fa_target * len(neg)))
+        thr = float(neg[k]) + 1e-6 if np.isfinite(neg[k]) else -20.0
+        acc = np.isfinite(score) & (score >= thr)
+        rows.append({"held_out": held, "threshold": thr,
+                     "recall": float((acc & right)[test & target].mean()),
+                     "false_accepts": float(acc[test & ~target].mean()),
+                     "wrong_word": int((acc & ~right)[test & target].sum())})
+    return rows
+
+
+def false_accepts_per_hour(words: tuple[str, ...]) -> tuple[int, float, list[str]]:
+    clips = sorted(p for p in (SHARED_DATA / "audio").glob("*.wav")
+                   if p.name.startswith(("speech_", "music_")))
+    count, seconds, hits = 0, 0.0, []
+    for p in clips:
+        x, rate = read_wav(p)
+        if rate < 8000:
+            continue
+        stage = VoiceStage({"words": words})
+        x = np.concatenate([x, np.zeros(int(0.5 * rate), np.float32)])
+        events = [e for b in blocks(x, rate) for e in stage.process(b)] + stage.finish()
+        count += len(events)
+        seconds += len(x) / rate
+        hits += [f"{p.name}: {e.word}" for e in events]
+    return count, seconds, hits
+
+
+def latency_and_speed(digits, words: tuple[str, ...]) -> dict:
+    rate = digits[0][3]
+    wanted = [c for c in digits if DIGITS[c[0]] in words][:60]
+    x, spans = stream_of([c[2] for c in wanted], rate)
+    ends = []
+    for (a, _b), c in zip(spans, wanted):        # the word's end: its last 10 ms within 30 dB of its peak
+        clip = c[2]
+        hop = rate // 100
+        e = np.array([np.sqrt(np.mean(clip[i:i + hop] ** 2)) for i in range(0, len(clip) - hop + 1, hop)])
+        loud = np.nonzero(e > e.max() * 10 ** (-30 / 20))[0]      # -30 dB under its peak
+        ends.append(a + (loud[-1] + 1) * hop / rate)
+    stage = VoiceStage({"words": words})
+    lat, heard, compute = [], [], []
+    for b in blocks(x, rate):
+        t0 = time.perf_counter()
+        events = stage.process(b)
+        wall = time.perf_counter() - t0
+        for e in events:
+            end = min(ends, key=lambda v: abs(v - e.end))
+            lat.append(e.t - end + wall)
+            heard.append(e.t - end)
+            compute.append(wall)
+    ms = lambda v, q: 1000 * float(np.percentile(v, q))      # noqa: E731
+    return {"latency_ms_median": ms(lat, 50), "latency_ms_p95": ms(lat, 95),
+            "audio_ms_median": ms(heard, 50), "audio_ms_p95": ms(heard, 95),
+            "compute_ms_median": ms(compute, 50), "compute_ms_p95": ms(compute, 95),
+            "latency_events": len(lat), "words_said": len(wanted)}
+
+
+def chain_speed(x: np.ndarray, rate: int, words: tuple[str, ...], voice: bool) -> float:
+    audio = AudioStage(activity=ActivityDetector(), clap=ClapDetector(), pitch=PitchTracker())
+    stages = [audio] + ([VoiceStage({"words": words})] if voice else [])
+    items = list(blocks(x, rate))
+    t0 = time.perf_counter()
+    for b in items:
+        for s in stages:
+            s.process(b)
+    return (len(x) / rate) / (time.perf_counter() - t0)
+
+
+def teach_accuracy(digits, ks: tuple[int, ...] = (3, 5), distance: float = 1.5) -> list[dict]:
+    """Per speaker: teach the ten digits from its first k takes, test on its other takes."""
+    from sensekit.audio.sounds import SoundBook, example_segment, features
+
+    feats: dict[str, dict[int, list]] = {}
+    for digit, speaker, x, rate in digits:
+        try:
+            f = features(example_segment(x, rate))
+        except Exception:  # noqa: BLE001 - a take with no sound found counts as missed
+            f = None
+        feats.setdefault(speaker, {}).setdefault(digit, []).append(f)
+    rows = []
+    for k in ks:
+        for speaker, per in sorted(feats.items()):
+            book = SoundBook()
+            for digit, fs in per.items():
+                book.teach(str(digit), [f for f in fs[:k] if f is not None])
+            n = right = accepted_right = false = 0
+            for digit, fs in per.items():
+                for f in fs[k:]:
+                    n += 1
+                    if f is None:
+                        continue
+                    name, d = book.nearest(f)
+                    right += name == str(digit)
+                    accepted_right += name == str(digit) and d <= distance
+                    false += name != str(digit) and d <= distance
+            rows.append({"k": k, "speaker": speaker, "tests": n, "nearest": right / n,
+                         "accepted_right": accepted_right / n, "accepted_wrong": false / n})
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--takes", type=int, default=50, help="takes per digit and speaker (50: all)")
+    ap.add_argument("--triples", nargs="*", default=["1,5,9", "0,2,7", "3,6,8"])
+    ap.add_argument("--fa", type=float, default=0.03, help="false accepts allowed on training speakers")
+    ap.add_argument("--skip-loso", action="store_true")
+    ap.add_argument("--skip-teach", action="store_true")
+    args = ap.parse_args()
+    digits = load_digits(args.takes)
+    print(f"{len(digits)} takes, speakers {sorted({c[1] for c in digits})}")
+    if not args.skip_teach:
+        print("\ntaught sounds: the ten digits taught by one speaker (first k takes), tested on the "
+              "same speaker's other takes")
+        print("k  speaker    tests  nearest right  accepted right  accepted wrong")
+        for r in teach_accuracy(digits):
+            print(f"{r['k']}  {r['speaker']:<10} {r['tests']:5d}  {r['nearest']:13.3f}  {r['accepted_right']:14.3f}"
+                  f"  {r['accepted_wrong']:14.3f}")
+    if not args.skip_loso:
+        print("\nkeyword detection, leave one speaker out (threshold chosen on the other two)")
+        print("commands            held out   threshold  recall  false accepts  wrong word")
+        allrows = []
+        for text in args.triples:
+            triple = tuple(int(v) for v in text.split(","))
+            for r in loso(digits, triple, args.fa):
+                allrows.append(r)
+                print(f"{','.join(DIGITS[d] for d in triple):<19} {r['held_out']:<10} {r['threshold']:9.2f}"
+                      f"  {r['recall']:6.3f}  {r['false_accepts']:13.3f}  {r['wrong_word']:10d}")
+        print(f"mean recall {np.mean([r['recall'] for r in allrows]):.3f}, "
+              f"mean false accepts {np.mean([r['false_accepts'] for r in allrows]):.3f}")
+    words = tuple(DIGITS[int(v)] for v in args.triples[0].split(","))
+    count, seconds, hits = false_accepts_per_hour(words)
+    print(f"\nfalse accepts on non-target speech/music ({seconds:.1f} s, words {','.join(words)}): "
+          f"{count} = {count / seconds * 3600:.0f} per hour  {hits}")
+    lat = latency_and_speed(digits, words)
+    print(f"latency word end -> event: median {lat['latency_ms_median']:.0f} ms, "
+          f"95th percentile {lat['latency_ms_p95']:.0f} ms ({lat['latency_events']} events "
+          f"for {lat['words_said']} words said); of which audio (hangover + block) median "
+          f"{lat['audio_ms_median']:.0f} / p95 {lat['audio_ms_p95']:.0f} ms, recognition median "
+          f"{lat['compute_ms_median']:.0f} / p95 {lat['compute_ms_p95']:.0f} ms")
+    print(f"(load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    rate = digits[0][3]
+    dense, _ = stream_of([c[2] for c in digits[:200]], rate)
+    sparse, _ = stream_of([c[2] for c in digits[:40]], rate, gap_s=5.0)
+    for name, x in (("digit stream (speech ~45 %)", dense), ("a command every 5 s", sparse)):
+        base = chain_speed(x, rate, words, voice=False)
+        with_voice = chain_speed(x, rate, words, voice=True)
+        print(f"audio chain speed, {name}: {with_voice:.0f}x real time with voice "
+              f"({base:.0f}x without)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

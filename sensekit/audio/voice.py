@@ -1,0 +1,184 @@
+"""``VoiceStage``: command words and taught sounds as one Runner stage (the ``voice`` extra).
+
+Per audio block the stage mixes to mono, resamples to 16 kHz (``soxr``'s streaming resampler:
+any input rate from 8 kHz up) and feeds WebRTC's voice-activity detector
+(``sensekit.audio.vad``). Only when a voiced segment ends does it recognise: the command words
+(``sensekit.audio.words``: ``word`` events) and the taught sounds (``sensekit.audio.sounds``:
+``sound`` events). Silence and steady noise never reach a recogniser; an event's ``t`` is the
+end of the block in which the segment closed (``hangover_ms`` after the sound stops).
+
+Settings (group ``voice``): ``words`` (the command list; ``--words left,right,jump``, or
+``[voice] words = [...]`` in a venue profile), ``threshold`` and ``min_coverage`` of the word
+spotter, ``vad_mode`` (0..3) and ``hangover_ms`` of the segmenter, and ``sound_distance`` for
+taught sounds. The taught sounds themselves are a ``SoundBook`` given to the constructor.
+
+Only what someone listens to runs (``listen``); a stage switched on again starts a fresh
+stream. Cost: resampling (~20 us per 10 ms block) and the detector (~10 us per 20 ms) always;
+recognition only on voiced segments (see ``words`` and ``sounds``). Failure modes: a missing
+extra is a ``ConfigError`` naming the install; NaN/Inf blocks are skipped and restart the
+stream; a rate change mid-stream restarts it.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
+from typing import Any, Literal, Mapping
+
+import numpy as np
+
+from sensekit.audio.level import mono
+from sensekit.audio.vad import RATE, Segment, SpeechSegmenter
+from sensekit.capture.base import AudioBlock
+from sensekit.errors import ConfigError
+from sensekit.events import Event
+from sensekit.settings import Tunable, group, setting
+
+__all__ = ["VoiceStage"]
+
+
+class VoiceStage(Tunable):
+    consumes: Literal["audio"] = "audio"
+    emits = frozenset({"word", "sound"})
+    always_run = False
+    SETTINGS = group(
+        "voice", "voice commands and taught sounds (the voice extra)",
+        setting("words", (), "command words to listen for (English, from the recogniser's dictionary)",
+                kind="words", flag="--words"),
+        setting("threshold", -0.8, "word score needed (log-likelihood ratio per 10 ms frame against a "
+                "free phone loop; higher: fewer false words, more missed ones)", unit="score", lo=-20, hi=20),
+        setting("min_coverage", 0.6, "share of the voiced segment the word must cover", unit="fraction",
+                lo=0, hi=1),
+        setting("vad_mode", 2, "voice-activity aggressiveness (0 lets most through, 3 rejects most noise)",
+                kind="int", lo=0, hi=3),
+        setting("hangover_ms", 120.0, "silence that ends a segment (the events' delay)", unit="ms",
+                lo=60, hi=2000),
+        setting("sound_distance", 1.5, "taught sounds: distance to the nearest example accepted, in units "
+                "of the examples' own spread (higher: more sounds accepted)", unit="spread", lo=0.1, hi=10),
+    )
+
+    words: tuple[str, ...]
+    threshold: float
+    min_coverage: float
+    vad_mode: int
+    hangover_ms: float
+    sound_distance: float
+
+    def __init__(self, values: Mapping[str, Any] | None = None, *, sounds: Any = None,
+                 channels: int | None = None) -> None:
+        from sensekit.audio.words import require_voice
+
+        require_voice()
+        import soxr       # the voice extra (checked just above)
+
+        self._soxr = soxr
+        self.sounds = sounds
+        self.channels = channels
+        self.spotter: Any = None
+        self.segmenter: SpeechSegmenter | None = None
+        self.init_settings(values)
+        self._build_spotter()
+        self._build_segmenter()
+        self.emits = frozenset(n for n, on in (("word", bool(self.words)), ("sound", sounds is not None)) if on)
+        if not self.emits:
+            raise ConfigError("the voice stage needs command words (--words) or taught sounds (--sounds)")
+        self._on = True
+        self._rate: int | None = None
+        self._resampler: Any = None
+        self._t_stream = 0.0
+        self._n_out = 0
+        self.segments = 0          # voiced segments seen (benchmarks, stats)
+        self.skipped_blocks = 0
+
+    # -- settings --------------------------------------------------------------------
+    def _build_spotter(self) -> None:
+        from sensekit.audio.words import WordSpotter
+
+        self.spotter = WordSpotter(self.words, threshold=self.threshold,
+                                   min_coverage=self.min_coverage) if self.words else None
+
+    def _build_segmenter(self) -> None:
+        self.segmenter = SpeechSegmenter(mode=self.vad_mode, hangover_ms=self.hangover_ms)
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if "words" in changed:
+            self._build_spotter()
+        elif self.spotter is not None:
+            self.spotter.threshold = self.threshold
+            self.spotter.min_coverage = self.min_coverage
+        if "vad_mode" in changed or "hangover_ms" in changed:
+            self._build_segmenter()
+            self._rate = None                     # a fresh stream
+
+    # -- the stage -------------------------------------------------------------------
+    def listen(self, wanted: AbstractSet[str]) -> None:
+        """Run only while someone listens to ``word`` or ``sound`` (called by the runner)."""
+        on = self.always_run or bool(wanted & self.emits)
+        if on and not self._on:
+            self._rate = None                     # restart: no gap inside the stream
+        self._on = on
+
+    def process(self, item: Any) -> Iterable[Event]:
+        if not isinstance(item, AudioBlock) or not self._on:
+            return ()
+        if self._pending:
+            self.apply_pending()
+        x = item.samples
+        if x.ndim != 1 or x.dtype.char != "f":
+            x = mono(x, channels=self.channels, index=item.index)
+        if len(x) == 0:
+            return ()
+        if not np.isfinite(x).all():
+            self.skipped_blocks += 1
+            self._rate = None
+            return ()
+        if item.rate != self._rate:
+            self._start_stream(item.rate, item.t)
+        y = self._resampler.resample_chunk(x)
+        t_first = self._t_stream + self._n_out / RATE
+        self._n_out += len(y)
+        pcm = (np.clip(y, -1.0, 1.0) * 32767.0).astype(np.int16)
+        assert self.segmenter is not None
+        out: list[Event] = []
+        t_heard = item.t + len(x) / item.rate
+        for segment in self.segmenter.feed(pcm, t_first):
+            out.extend(self.recognise(segment, t_heard))
+        return out
+
+    def finish(self) -> list[Event]:
+        """The end of the source: recognise the segment still open (called by the runner)."""
+        if not self._on or self.segmenter is None or self._rate is None:
+            return []
+        out: list[Event] = []
+        tail = self._resampler.resample_chunk(np.zeros(0, np.float32), last=True)
+        t = self._t_stream + self._n_out / RATE
+        self._n_out += len(tail)
+        segments = self.segmenter.feed((np.clip(tail, -1.0, 1.0) * 32767.0).astype(np.int16), t)
+        t = self._t_stream + self._n_out / RATE
+        for segment in segments + self.segmenter.flush(t):
+            out.extend(self.recognise(segment, t))
+        self._rate = None                         # more audio starts a new stream
+        return out
+
+    def recognise(self, segment: Segment, t: float) -> list[Event]:
+        """The events of one voiced segment (heard at time ``t``)."""
+        self.segments += 1
+        out: list[Event] = []
+        if self.spotter is not None:
+            word = self.spotter.spot(segment, t)
+            if word is not None:
+                out.append(word)
+        if self.sounds is not None:
+            sound = self.sounds.match(segment, t, distance=self.sound_distance)
+            if sound is not None:
+                out.append(sound)
+        return out
+
+    def _start_stream(self, rate: int, t: float) -> None:
+        if rate < 8000:
+            raise ConfigError(f"voice commands need audio at 8000 Hz or more, got {rate} Hz")
+        self._rate = rate
+        self._resampler = self._soxr.ResampleStream(rate, RATE, 1, dtype="float32")
+        self._t_stream = t
+        self._n_out = 0
+        assert self.segmenter is not None
+        self.segmenter.reset()

@@ -1,0 +1,113 @@
+"""``sensekit teach gesture``: learn hand shapes from a recording's time ranges.
+
+    sensekit teach gesture SOURCE --class NAME=START-END [--class NAME=START-END ...] --out MODEL.json
+    sensekit teach gesture SOURCE --class ... --profile venue.toml
+
+SOURCE is anything ``sensekit events`` reads (a recording, a video file, ``camera:0``).
+Each ``--class`` names a gesture and a time range in seconds (repeat a name for several
+ranges). The hand stage runs over the source; every hand seen inside a range is an example
+of that gesture (``sensekit.vision.taught``: normalised landmarks, k nearest neighbours).
+The model is written as JSON (``--out``) or into a venue profile's ``[taught_gestures]`` table
+(``--profile``; the rest of the file is kept); ``sensekit events SOURCE --hands --gestures
+MODEL.json`` (or ``--profile venue.toml``) then names those gestures in ``gesture`` events,
+with a confidence. Needs the hands extra.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sensekit.cli.paths import OutputPath
+from sensekit.errors import ConfigError
+
+__all__ = ["add_parser", "parse_range", "main"]
+
+
+def parse_range(text: str) -> tuple[str, float, float]:
+    """``"star=1.5-4"`` -> ``("star", 1.5, 4.0)``; anything else is a ``ConfigError`` quoting it."""
+    m = re.fullmatch(r"\s*([A-Za-z][\w-]*)\s*=\s*([0-9.]+)\s*-\s*([0-9.]+)\s*", text)
+    if not m:
+        raise ConfigError(f"--class must be NAME=START-END in seconds (e.g. star=1.5-4), got {text!r}")
+    try:
+        start, end = float(m.group(2)), float(m.group(3))
+    except ValueError:
+        raise ConfigError(f"--class times must be numbers, got {text!r}") from None
+    if not end > start:
+        raise ConfigError(f"--class range must end after it starts, got {text!r}")
+    return m.group(1), start, end
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``gesture`` to the ``teach`` command's subcommands (``sensekit.cli.teach``)."""
+    g = sub.add_parser("gesture", help="hand shapes from a recording's time ranges",
+                       description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    g.add_argument("source", help="recording, video file or camera:N")
+    g.add_argument("--class", dest="classes", action="append", required=True, metavar="NAME=START-END",
+                   help="a gesture and a time range in seconds (repeat)")
+    where = g.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", type=OutputPath(".json"), help="write the model to this JSON file")
+    where.add_argument("--profile", type=OutputPath(".toml"),
+                       help="keep the model in this venue profile (its [taught_gestures] table; the "
+                            "file is created, or edited keeping everything else)")
+    g.add_argument("--hand-model", choices=("full", "lite"), default="full", help="MediaPipe model size")
+    g.set_defaults(func=main)
+
+
+def collect(source: Any, ranges: list[tuple[str, float, float]], *, model: str = "full") -> dict[str, list[Any]]:
+    """Run the hand stage over ``source``; the hand features seen in each class's ranges."""
+    from sensekit.capture.base import VideoFrame
+    from sensekit.events import Hand
+    from sensekit.vision.hands import HandStage
+    from sensekit.vision.taught import hand_features
+
+    stage = HandStage(model=model)
+    examples: dict[str, list[Any]] = defaultdict(list)
+    end = max(r[2] for r in ranges)
+    try:
+        while True:
+            try:
+                item = source.read()
+            except EOFError:
+                break
+            if not isinstance(item, VideoFrame):
+                continue
+            if item.t > end:
+                break
+            names = [name for name, a, b in ranges if a <= item.t <= b]
+            for event in stage.process(item):
+                if isinstance(event, Hand):
+                    for name in names:
+                        examples[name].append(hand_features(np.array(event.landmarks)))
+    finally:
+        stage.close()
+    for name, _, _ in ranges:
+        examples.setdefault(name, [])
+    return dict(examples)
+
+
+def main(args: argparse.Namespace) -> int:
+    from sensekit.capture.spec import open_source
+    from sensekit.vision.taught import TaughtGestures
+
+    ranges = [parse_range(text) for text in args.classes]
+    with open_source(args.source) as source:
+        examples = collect(source, ranges, model=args.hand_model)
+    model = TaughtGestures().fit(examples)
+    if args.out is not None:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(model.to_dict(), f)
+    else:
+        from sensekit.profile import load_profile, save_profile
+
+        old = load_profile(args.profile) if Path(args.profile).is_file() else {}
+        save_profile(dict(old), args.profile, taught_gestures=model.to_dict())
+    counts = ", ".join(f"{name} {len(rows)}" for name, rows in sorted(examples.items()))
+    print(f"taught {len(model.classes)} gestures ({counts} hand frames) -> {args.out or args.profile}")
+    return 0

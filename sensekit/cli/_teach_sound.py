@@ -1,0 +1,93 @@
+"""``sensekit teach sound``: teach the voice stage sounds of your own, kept in a venue profile.
+
+    sensekit teach sound --profile venue.toml NAME=FILE[,FILE...] [NAME=...]
+
+Each FILE is an audio file (WAV/FLAC/OGG), a recording folder (its ``audio.wav``), or either
+with a time range ``FILE@START-END`` in seconds (``take.skrec@3.2-4.0``): one example of the
+sound, of which the longest voiced part is kept. Give 3 to 5 examples of each sound (at least
+2). The templates and each sound's spread go to ``[sounds.NAME]`` of the profile (the rest of
+the file is kept; a sound taught again is replaced); then
+``sensekit events SRC --profile venue.toml --sounds`` emits ``sound`` events. Needs the voice
+extra. Errors (a missing file, a bad range, an example with no sound in it) are one line naming
+the example (exit status 2).
+"""
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sensekit.cli.paths import OutputPath
+from sensekit.errors import ConfigError
+
+_RANGE = re.compile(r"^(?P<path>.+?)@(?P<a>[0-9.]+)-(?P<b>[0-9.]+)$")
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``sound`` to the ``teach`` command's subcommands (``sensekit.cli.teach``)."""
+    s = sub.add_parser("sound", help="teach sounds from examples: NAME=FILE[,FILE...]",
+                       description="Teach sounds from 3-5 examples each; they are kept in the profile.")
+    s.add_argument("--profile", required=True, metavar="FILE", type=OutputPath(".toml"),
+                   help="the venue profile to keep them in (.toml; made if missing, else edited in place)")
+    s.add_argument("sounds", nargs="+", metavar="NAME=FILE[,FILE...]",
+                   help="a sound's name and its examples (FILE or FILE@START-END in seconds)")
+    s.set_defaults(func=main)
+
+
+def parse_teaching(text: str) -> tuple[str, list[str]]:
+    """``"clap=a.wav,b.wav@1-2"`` -> ``("clap", ["a.wav", "b.wav@1-2"])``."""
+    name, eq, files = text.partition("=")
+    name = name.strip()
+    if not eq or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
+        raise ConfigError(f"a sound is NAME=FILE[,FILE...] with a name of letters, digits, _ and -, got {text!r}")
+    examples = [f.strip() for f in files.split(",") if f.strip()]
+    if len(examples) < 2:
+        raise ConfigError(f"sound {name!r} needs at least 2 examples (3 to 5 work best), got {len(examples)}")
+    return name, examples
+
+
+def read_example(spec: str) -> tuple[np.ndarray, int]:
+    """The samples of one example: a file or recording, optionally cut to ``@START-END``."""
+    import soundfile as sf
+
+    m = _RANGE.match(spec)
+    path = Path(m.group("path") if m else spec)
+    if path.is_dir():
+        path = path / "audio.wav"
+    if not path.is_file():
+        raise ConfigError(f"example {spec!r}: no such audio file")
+    try:
+        x, rate = sf.read(str(path), dtype="float32", always_2d=False)
+    except (RuntimeError, sf.LibsndfileError) as exc:
+        raise ConfigError(f"example {spec!r}: cannot read it as audio ({exc})") from None
+    if m:
+        a, b = float(m.group("a")), float(m.group("b"))
+        if not 0 <= a < b or a * rate >= len(x):
+            raise ConfigError(f"example {spec!r}: the range must be START-END with 0 <= START < END "
+                              f"inside the {len(x) / rate:.2f} s file")
+        x = x[int(a * rate):int(b * rate)]
+    return x, int(rate)
+
+
+def main(args: argparse.Namespace) -> int:
+    from sensekit.audio.sounds import SOUNDS_TABLE, SoundBook, example_segment
+    from sensekit.audio.words import require_voice
+    from sensekit.profile.save import save_table
+
+    require_voice()
+    teachings = [parse_teaching(t) for t in args.sounds]     # every argument checked before work
+    book = SoundBook()
+    for name, specs in teachings:
+        segments = []
+        for spec in specs:
+            x, rate = read_example(spec)
+            segments.append(example_segment(x, rate, what=f"example {spec!r}"))
+        sound = book.teach(name, segments)
+        print(f"{name}: {len(segments)} examples, spread {sound.spread:.2f}")
+    save_table(args.profile, SOUNDS_TABLE, book.to_tables())
+    print(f"taught {', '.join(book.sounds)} -> {args.profile}  (sensekit events SRC --profile "
+          f"{args.profile} --sounds)")
+    return 0

@@ -1,0 +1,51 @@
+"""Voice options for ``sensekit events`` and ``run``: command words and taught sounds.
+
+    --words WORD,WORD,...     word events for these English words (``voice.words``; a venue
+                              profile's ``[voice] words = [...]`` does the same)
+    --sounds                  sound events for the sounds taught to the ``--profile``
+                              (``sensekit teach sound``)
+
+Both need the extra (``pip install 'sensekit[voice]'``); without it either option is one line
+naming the install (exit status 2). The other ``voice`` settings are ``--set voice.NAME=VALUE``
+(``sensekit settings voice``). Without words or sounds nothing of the extra is imported.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Mapping
+
+from sensekit.cli.tuning import add_setting_flags
+
+__all__ = ["add_arguments", "option_values", "build_stages"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("voice (needs: pip install 'sensekit[voice]')")
+    add_setting_flags(g, ["voice"])
+    g.add_argument("--sounds", action="store_true",
+                   help="sound events for the sounds taught to the --profile (sensekit teach sound)")
+
+
+def option_values(args: argparse.Namespace) -> dict[str, Any]:
+    """Nothing for the table; ``--sounds`` is checked here, before the source opens."""
+    if getattr(args, "sounds", False):
+        from sensekit.audio.sounds import load_sound_book
+
+        load_sound_book(getattr(args, "profile", None))
+    return {}
+
+
+def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Any]:
+    """A ``VoiceStage`` when words are chosen or ``--sounds`` is given, else ``[]``."""
+    chosen = chosen or {}
+    values = {key.split(".", 1)[1]: v for key, v in chosen.items() if key.startswith("voice.")}
+    sounds = None
+    if getattr(args, "sounds", False):
+        from sensekit.audio.sounds import load_sound_book
+
+        sounds = load_sound_book(getattr(args, "profile", None))
+    if not values.get("words") and sounds is None:
+        return []
+    from sensekit.audio.voice import VoiceStage
+
+    return [VoiceStage(values, sounds=sounds)]
