@@ -13,8 +13,8 @@ async function start() {
   $("title").textContent = r.data.title || "sensekit panel";
   document.title = `${r.data.title || "sensekit"} - panel`;
   // one mirroring rule: the picture is what the stages saw, mirrored when the piece mirrors
-  $("source").textContent = (r.data.source || "") + (r.data.mirrored && inputs.includes("video") ? " · mirrored" : "");
   const inputs = r.data.inputs || [];
+  $("source").textContent = (r.data.source || "") + (r.data.mirrored && inputs.includes("video") ? " · mirrored" : "");
   $("view-card").hidden = !inputs.includes("video");
   $("audio-card").hidden = !inputs.includes("audio");
   if (inputs.includes("video")) { offerOverlays(r.data.offered_overlays); connectVideo(); }
