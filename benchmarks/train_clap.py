@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save-folds", type=Path, default=None,
                     help="write the single-source folds' models and the threshold here (JSON; "
                          "benchmarks/audio_eval.py --folds reads it)")
+    ap.add_argument("--folds", type=Path, default=None,
+                    help="reuse the fold models of an earlier --save-folds run (same bursts) "
+                         "instead of fitting them again")
     ap.add_argument("--cache", type=Path, default=None,
                     help="keep the collected bursts in this .npz (read it when it exists)")
     args = ap.parse_args(argv)
@@ -48,9 +51,13 @@ def main(argv: list[str] | None = None) -> int:
     say(f"{len(bursts.y)} bursts: {int((bursts.y == 1).sum())} claps, "
         f"{int((bursts.y == 0).sum())} others, {int((bursts.y == -1).sum())} ignored")
     folds, models = {}, {}
+    if args.folds is not None:
+        import json
+        models = json.loads(args.folds.read_text())["models"]
     for s in sorted(set(bursts.source) - {ct.SYNTH}):
         say(f"fold without {s}")
-        models[s] = ct.train(bursts, leave_out=[s])
+        if s not in models:
+            models[s] = ct.train(bursts, leave_out=[s])
         folds[s] = ct.scores(bursts, models[s])
     threshold = ct.choose_threshold(bursts, folds)
     if args.save_folds is not None:

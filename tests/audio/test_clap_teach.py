@@ -100,3 +100,21 @@ def test_calibrate_claps_writes_the_lesson_into_the_venue_profile(venue, tmp_pat
     assert profile["clap.threshold"] == lesson.values["clap.threshold"]
     assert {k: v for k, v in profile.items() if k.startswith("clap.room")} == \
         {k: v for k, v in lesson.values.items() if k.startswith("clap.room")}
+
+
+def test_the_room_rule_rejects_only_what_lies_beyond_its_limit(venue):
+    claps, _, _, _ = venue
+    found = stream(claps)
+    assert found
+    det = ClapDetector()
+    det.keep_features = True
+    for k, i in enumerate(range(0, len(claps), 512)):
+        det.process(claps[i:i + 512], i / RATE, RATE, index=k)
+    lows = [f.low_db for f in det.features if f.t_onset in set(found)]
+    middle = float(np.median(lows))
+    above = stream(claps, room_feature="low_db", room_limit=middle, room_above=True)
+    below = stream(claps, room_feature="low_db", room_limit=middle, room_above=False)
+    assert set(above) | set(below) <= set(found)
+    assert len(above) == sum(v <= middle for v in lows)
+    assert len(below) == sum(v >= middle for v in lows)
+    assert stream(claps, room_feature="none", room_limit=middle) == found
