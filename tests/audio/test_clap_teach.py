@@ -28,10 +28,10 @@ def fit(x: np.ndarray, rate: int, n: int) -> np.ndarray:
 @pytest.fixture(scope="module")
 def venue(shared_data):
     clips = {c.file.split("/")[-1]: c for c in read_clips(shared_data)}
-    clap = clips["clap_k_regular14.wav"]
-    x, rate = read_wav(shared_data / clap.file)
-    assert rate == RATE
-    n = len(x)
+    clap = clips["clap_sparse_eldar-sample2.wav"]
+    x0, rate = read_wav(shared_data / clap.file)
+    n = len(x0) * RATE // rate
+    x = fit(x0, rate, n)
     knocks = sum(fit(*read_wav(shared_data / "audio" / f), n) for f in
                  ("knock_room-small_0.wav", "km_wood_50.wav"))
     room_noise = fit(*read_wav(shared_data / "audio" / "noise_exercise-bike_gsc.wav"), n)
@@ -58,7 +58,7 @@ def test_taught_detector_fires_less_on_the_room_and_finds_as_many_claps(venue):
     before = match(stream(test, **START), truth)
     after = match(stream(test, **{**START, **taught}), truth)
     print(lesson.summary(), before, after)
-    assert lesson.claps_heard >= 5
+    assert lesson.claps_heard >= 3
     assert lesson.room_fired > 0 and lesson.room_rejected > 0
     assert before.fp > 0
     assert after.fp < before.fp
