@@ -14,18 +14,28 @@ and leave-one-source-out (every constant chosen without the source it is scored 
    streamed through that detector. ``--loso quick`` picks one threshold from the single
    folds (cheaper, slightly optimistic); ``--loso none`` skips this part.
 
+4. The noise curve (``sensekit.audio.clap_noise``): every annotated clap clip mixed with
+   white, pink, brown, hum, babble and single-speaker speech at 0-30 dB SNR (the claps'
+   loudest 5 ms RMS over the noise RMS), at the start offsets of ``--curve-offsets``:
+   recall and false claps per minute. With ``--loso quick|nested`` each clip is scored by
+   its source's held-out detector (leave-one-source-out); with ``--loso none`` by the
+   shipped one (not held out). ``--curve-json`` writes it for ``benchmarks/plot_claps.py``.
+
 The per-clip and per-clap numbers of part 1 are asserted in tests/audio/test_real_clips.py.
 Cost: parts 1-2 ~1 min; part 3 ~1-2 min to collect the training bursts plus ~5 s per fit
 (77 fits nested, 22 quick; the nested run took 30 min on a busy 2-core machine).
 
 Usage: .venv/bin/python benchmarks/audio_eval.py [--data ../shared/data] [--block 512]
-       [--offsets 0,1,...] [--loso nested|quick|none]
+       [--offsets 0,1,...] [--loso nested|quick|none] [--curve-offsets 0,517]
+       [--curve-json docs/claps_noise_curve.json] [--no-curve]
 """
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from _reference import SHARED_DATA
 
@@ -41,6 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--offsets", default=",".join(map(str, OFFSETS)),
                     help="start offsets in samples to sweep (comma-separated)")
     ap.add_argument("--loso", choices=("nested", "quick", "none"), default="nested")
+    ap.add_argument("--curve-offsets", default="0,517", help="start offsets of the noise curve")
+    ap.add_argument("--curve-json", type=Path, default=None, help="write the noise curve here")
+    ap.add_argument("--no-curve", action="store_true", help="skip the noise curve")
+    ap.add_argument("--folds", type=Path, default=None,
+                    help="with --loso quick: the folds written by train_clap.py --save-folds "
+                         "(the same fits, not repeated)")
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="keep the collected training bursts in this .npz (read it when it exists)")
     args = ap.parse_args(argv)
     if not (args.data / "labels.csv").is_file():
         print(f"shared data not found at {args.data}", file=sys.stderr)
@@ -64,14 +82,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{off:7d} {row[0]:12.3f} {row[1]:8.3f} {row[2]:10.3f}")
     print(f"{'min':>7s} {worst[0]:12.3f} {worst[1]:8.3f} {worst[2]:10.3f}")
     if args.loso == "none":
+        if not args.no_curve:
+            curve(args, None, "shipped detector (trained on every source: not held out)")
         return 0
 
     from sensekit.audio import clap_training as ct
 
     print()
-    say("collecting training bursts (clips and augmented copies)")
-    bursts = ct.collect(args.data)
-    folds = ct.loso(bursts, nested=args.loso == "nested", progress=lambda m: say(f"fit {m}"))
+    if args.folds is not None and args.loso == "quick":
+        import json
+        saved = json.loads(args.folds.read_text())
+        folds = {s: (m, float(saved["threshold"])) for s, m in saved["models"].items()}
+    else:
+        say("collecting training bursts (clips and augmented copies)")
+        bursts = ct.collect_cached(args.data, args.cache)
+        folds = ct.loso(bursts, nested=args.loso == "nested", progress=lambda m: say(f"fit {m}"))
     sources = {}
     for src, (model, threshold) in sorted(folds.items()):
         e = evaluate(args.data, block=args.block, book=False, only_sources=[src],
@@ -81,7 +106,28 @@ def main(argv: list[str] | None = None) -> int:
     how = "nested threshold" if args.loso == "nested" else "one threshold from the single folds"
     print(format_sources(sources, title="leave-one-source-out"))
     print(f"(each source scored by trees trained without it; {how}; offset 0)")
+    if not args.no_curve:
+        def make_for(source: str) -> Callable[[], ClapDetector]:
+            model, threshold = folds[source]
+            return lambda: ClapDetector(model=model, threshold=threshold)
+        curve(args, make_for, f"leave-one-source-out ({args.loso})")
     return 0
+
+
+def curve(args: argparse.Namespace, make_for: Callable[[str], Callable[[], Any]] | None,
+          mode: str) -> None:
+    import json
+
+    from sensekit.audio.clap_noise import curve_json, format_curve, noise_curve
+
+    offsets = [int(v) for v in args.curve_offsets.split(",") if v.strip()]
+    points = noise_curve(args.data, offsets=offsets, block=args.block, make_for=make_for)
+    print()
+    print(f"noise curve: {mode}; offsets {offsets}; {args.block}-sample blocks")
+    print(format_curve(points))
+    if args.curve_json is not None:
+        args.curve_json.write_text(json.dumps(curve_json(points, mode), indent=1) + "\n")
+        print(f"wrote {args.curve_json}")
 
 
 if __name__ == "__main__":

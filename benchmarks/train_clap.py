@@ -9,6 +9,7 @@ bursts with less energy above 4.5 kHz than any training clap); the decision thre
 mean held-out figure when each source is left out in turn (leave-one-source-out).
 
 Usage: .venv/bin/python benchmarks/train_clap.py [--data ../shared/data] [--check] [--out PATH]
+       [--cache bursts.npz]
   --check  do not write; exit 1 if the shipped model differs from what the data give
 Cost: ~1 min to collect the bursts, ~5 s per fit (12 fits).
 """
@@ -30,6 +31,14 @@ def main(argv: list[str] | None = None) -> int:
                     default=SHARED_DATA)
     ap.add_argument("--out", type=Path, default=MODEL_PY)
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--save-folds", type=Path, default=None,
+                    help="write the single-source folds' models and the threshold here (JSON; "
+                         "benchmarks/audio_eval.py --folds reads it)")
+    ap.add_argument("--folds", type=Path, default=None,
+                    help="reuse the fold models of an earlier --save-folds run (same bursts) "
+                         "instead of fitting them again")
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="keep the collected bursts in this .npz (read it when it exists)")
     args = ap.parse_args(argv)
     if not (args.data / "labels.csv").is_file():
         print(f"shared data not found at {args.data}", file=sys.stderr)
@@ -38,14 +47,22 @@ def main(argv: list[str] | None = None) -> int:
 
     def say(message: str) -> None:
         print(f"# {message}", file=sys.stderr, flush=True)
-    bursts = ct.collect(args.data)
+    bursts = ct.collect_cached(args.data, args.cache)
     say(f"{len(bursts.y)} bursts: {int((bursts.y == 1).sum())} claps, "
         f"{int((bursts.y == 0).sum())} others, {int((bursts.y == -1).sum())} ignored")
-    folds = {}
-    for s in sorted(set(bursts.source)):
+    folds, models = {}, {}
+    if args.folds is not None:
+        import json
+        models = json.loads(args.folds.read_text())["models"]
+    for s in sorted(set(bursts.source) - {ct.SYNTH}):
         say(f"fold without {s}")
-        folds[s] = ct.scores(bursts, ct.train(bursts, leave_out=[s]))
+        if s not in models:
+            models[s] = ct.train(bursts, leave_out=[s])
+        folds[s] = ct.scores(bursts, models[s])
     threshold = ct.choose_threshold(bursts, folds)
+    if args.save_folds is not None:
+        import json
+        args.save_folds.write_text(json.dumps({"threshold": threshold, "models": models}))
     say("held-out per-clap F1 (all sources pooled) by threshold: " + ", ".join(
         f"{t:g}: {ct.pooled_f1(bursts, folds, float(t)):.4f}" for t in ct.THRESHOLDS))
     for s, sc in folds.items():

@@ -7,9 +7,13 @@ feature is measured at one *peak sample* ``p`` of the burst, on the signal aroun
 only, so the same burst gives the same numbers wherever the stream started and however
 it was cut into blocks.
 
-``d`` is the first difference of the signal (+6 dB/octave: the clap band rises out of
-hum, rumble and bass); ``e`` is the 1 ms mean of ``d**2`` on quarter-millisecond bins
-anchored at ``p``. The 16 features (``FEATURES``), grouped by what they say:
+``d`` is the signal's clap band (``clap_band``: a difference of two ~0.17 ms boxes,
++6 dB/octave up to ~2-3 kHz and falling above, so a clap rises out of hum, rumble and bass
+*and* out of white or pink noise, whose power sits above 5 kHz); ``e`` is the 1 ms mean of
+``d**2`` on quarter-millisecond bins anchored at ``p``. Every onset and shortness feature
+is a ratio to the signal just before or after the burst, never an absolute level, and the
+spectrum is the burst's minus the room's just before it: what a clap rises over is the
+running noise floor and spectrum. The 16 features (``FEATURES``), grouped by what they say:
 
 - **onset**: ``rise_db`` (``e[p]`` over the mean ``d**2`` 35..10 ms before), ``attack_db``
   (over 5..2 ms before), ``contrast_db`` (over the median of ``e`` 32..4 ms before),
@@ -17,7 +21,8 @@ anchored at ``p``. The 16 features (``FEATURES``), grouped by what they say:
 - **shortness**: ``fall10_ms``/``fall20_ms`` (time until ``e`` is 10/20 dB down),
   ``decay_db`` (3..13 ms after, re ``e[p]``), ``tail_db`` (13..25 ms after), ``body_db``
   (``x**2`` 3..15 ms after, re the 1 ms peak: a drum's body, a vowel);
-- **spectrum** of a 12 ms Hann window from 4 ms before ``p``: ``low_db`` (50-500 Hz re
+- **spectrum** of a 12 ms Hann window from 4 ms before ``p``, less the background's (the
+  same window 34..22 ms before ``p``; each bin keeps at least 5 %): ``low_db`` (50-500 Hz re
   0.5-4 kHz: knocks, kicks), ``tilt_db`` (2-4 over 0.5-2 kHz), ``air_db`` (4.5 kHz..
   min(0.45 rate, 16 kHz) re 0.5-4 kHz; NaN at 8 kHz: hi-hats, snaps, keys),
   ``flatness`` (0.5-4 kHz; 0 = a tone), ``centroid_oct`` (log2 of the 0.25-4 kHz
@@ -48,6 +53,7 @@ PRE_MS = 36.0        # signal needed before the peak (rise window + 1 ms)
 POST_MS = 30.0       # signal needed after the peak (fall times)
 CAP_DB = 40.0        # rise and attack are capped here
 CONTRAST_CAP_DB = 60.0
+_FLOOR = 0.05        # spectral subtraction keeps at least 5 % (-13 dB) of each bin
 _TINY = 1e-20
 #: the hot paths call these ~1 us cheaper than ``np.einsum`` / ``ndarray.max`` (same C
 #: functions, without the Python wrappers: same results to the bit)
@@ -157,10 +163,13 @@ class BurstMeter:
         self.hop = 4 * q                                          # "1 ms"
         self.nb_pre = round(4 * PRE_MS) + 4                       # bins before the peak
         self.nb_post = round(4 * POST_MS) + 6
-        self.pre = self.nb_pre * q + 1                            # samples needed before p
+        self.width = band_width(rate)                             # clap_band's L
+        self.band_pre = 2 * self.width - 1                        # history clap_band needs
+        self.pre = self.nb_pre * q + self.band_pre                # samples needed before p
         self.post = self.nb_post * q
         n = ms(12.0)
         self._spec_off = ms(4.0)
+        self._bg_off = ms(34.0)                                   # the background window
         self._win = np.hanning(n)
         self._nwin = n
         f = np.fft.rfftfreq(n, 1.0 / rate)
@@ -193,8 +202,10 @@ class BurstMeter:
         """
         q, h, B = self.q, self.hop, self.bins
         n0, n1 = self.nb_pre, self.nb_post
-        seg = x[p - n0 * q - 1: p + n1 * q].astype(np.float64)  # one more for the difference
-        d = seg[1:] - seg[:-1]
+        k = self.band_pre
+        bseg = x[p - n0 * q - k: p + n1 * q].astype(np.float64)   # k more for the band
+        seg = bseg[k - 1:]                                        # x from p - n0 q - 1
+        d = clap_band(bseg, self.width)                           # d[i] <-> seg[i + 1]
         dq = d.reshape(-1, q)
         b = einsum("ij,ij->i", dq, dq)                           # bin i <-> index i - n0 + 2
         c = np.empty(len(b) + 1)
@@ -229,8 +240,13 @@ class BurstMeter:
         tail = 10.0 * math.log10(mean_e(13.0, 25.0) / e_p + _TINY)
         bx = seg[n0 * q + 1 + 12 * q: n0 * q + 1 + 60 * q]         # x from 3 to 15 ms after
         body = 10.0 * math.log10(float(np.dot(bx, bx)) / len(bx) / (px + _TINY) + _TINY)
-        o = n0 * q + 1 - self._spec_off
-        spec = np.abs(np.fft.rfft(seg[o: o + self._nwin] * self._win)) ** 2 + _TINY
+        o, ob = n0 * q + 1 - self._spec_off, n0 * q + 1 - self._bg_off
+        two = np.abs(np.fft.rfft(np.stack((seg[o: o + self._nwin], seg[ob: ob + self._nwin]))
+                                 * self._win)) ** 2
+        # what the burst adds to the room: the background's spectrum (34..22 ms before)
+        # taken off, at most 13 dB of each bin (so a steady noise or hum does not read as
+        # the burst's own spectrum, and a bin is never emptied)
+        spec = np.maximum(two[0] - two[1], _FLOOR * two[0]) + _TINY
         cs = np.empty(len(spec) + 1)
         cs[0] = 0.0
         np.cumsum(spec, out=cs[1:])
@@ -250,6 +266,32 @@ class BurstMeter:
         spread = 10.0 * math.log10(min(octs) / max(octs))
         return (peak_db, min(CAP_DB, rise), min(CAP_DB, attack), min(CONTRAST_CAP_DB, contrast),
                 steep, fall10, fall20, decay, tail, body, low, tilt, air, flat, zcr, cent, spread)
+
+
+def band_width(rate: int) -> int:
+    """``L`` of ``clap_band`` at ``rate``: a power of two near ``rate / 6 kHz`` (1 at 8 kHz,
+    2 at 16 kHz, 4 at 22.05-32 kHz, 8 at 44.1-48 kHz), so the band peaks at ~2-3 kHz."""
+    return int(2 ** max(0, round(math.log2(rate / 6000.0))))
+
+
+def clap_band(seg: np.ndarray, width: int) -> np.ndarray:
+    """The clap band of ``seg``: ``y[i]`` = sum of ``seg[i+L .. i+2L-1]`` minus the sum of
+    ``seg[i .. i+L-1]`` (``L = width``, a power of two), ``len(seg) - 2L + 1`` values;
+    ``y[i]`` belongs to sample ``i + 2L - 1`` of ``seg``.
+
+    A difference of two boxes: +6 dB/octave up to ~0.37 ``rate / L`` (~2.2 kHz at 48 kHz),
+    nulls at multiples of ``rate / L``. It keeps the first difference's rise out of hum and
+    rumble (``L = 1`` is the first difference) but not its +6 dB/octave up to the Nyquist
+    frequency, which let white or pink noise above 5 kHz bury a clap 10 dB above it. The
+    boxes are built by doubling (``log2 L`` additions), so every value comes from the same
+    operations wherever ``seg`` starts: the result does not depend on block or start."""
+    s = seg
+    w = 1
+    while w < width:
+        s = s[w:] + s[:-w]
+        w *= 2
+    out: np.ndarray = s[width:] - s[:-width]
+    return out
 
 
 def _first_below(v: np.ndarray, level: float) -> int:

@@ -49,6 +49,9 @@ SOURCE_NAMES = {
     "Jakobovski/free-spoken-digit-dataset": "fsdd",
     "iver56/audiomentations": "audiomentations",
     "hsbakshi/ambient-engine": "usc",
+    "travisjayday/clap-detector": "tr",
+    "xseq/whistle-n-clap": "wnc",
+    "Kent-mak/2025-Spring-NYCU-AI-Capstone-Project-1": "km",
 }
 
 

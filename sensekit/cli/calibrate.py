@@ -1,6 +1,7 @@
 """``sensekit calibrate SOURCE --out venue.toml``: learn a venue's noise floors (and a colour).
 
     sensekit calibrate SOURCE --out venue.toml [--seconds S] [--pick-color X,Y] [--set KEY=VALUE ...]
+    sensekit calibrate SOURCE --out venue.toml --claps [--clap-seconds 10] [--seconds 30]
 
 Reads the first ``--seconds`` (default 5) of SOURCE and writes a venue profile (see
 ``sensekit.profile``). Keep the room in its normal quiet state while it runs:
@@ -19,6 +20,12 @@ Reads the first ``--seconds`` (default 5) of SOURCE and writes a venue profile (
 - ``--pick-color X,Y`` stores the median colour of a 9x9 pixel patch at (X, Y) of the middle
   frame of the window as ``tracker.color``.
 - ``--set KEY=VALUE`` writes any other setting into the profile too.
+
+``--claps`` teaches the clap detector the venue instead (``sensekit.audio.clap_teach``): the
+first ``--clap-seconds`` (10) of SOURCE are someone clapping a few times, the next
+``--seconds`` (30) the room as it usually sounds, without claps. It prints how many claps it
+heard, how many of the room's sounds fired before and after, and writes ``clap.threshold``
+and the room rule (``clap.room_feature``, ``clap.room_limit``, ``clap.room_above``).
 
 If ``--out`` exists it is loaded first and edited in place: only what was measured or set
 changes; zones, thresholds, comments and keys tuned by hand are kept. Written atomically.
@@ -183,9 +190,81 @@ def calibration_values(cal: Calibration) -> dict[str, Any]:
     return values
 
 
+def read_audio(source: Any, seconds: float) -> tuple[np.ndarray, int]:
+    """The next ``seconds`` of ``source``'s audio as one mono float32 array, and its rate."""
+    from sensekit.audio.level import mono
+    from sensekit.capture.base import AudioBlock
+
+    parts: list[np.ndarray] = []
+    rate = 0
+    got = 0
+    misses = 0
+    while rate == 0 or got < seconds * rate:
+        try:
+            item = source.read(timeout=0.5)
+        except EOFError:
+            break
+        if item is None:
+            misses += 1
+            if source.is_live and misses * 0.5 > seconds + 10:
+                raise SourceError(f"{source.description!r} gave no audio for {misses * 0.5:.0f} s")
+            continue
+        if isinstance(item, AudioBlock) and len(item.samples):
+            rate = item.rate
+            x = mono(item.samples, index=item.index)
+            parts.append(x)
+            got += len(x)
+    if not parts:
+        raise SourceError(f"{source.description!r} gave no audio to learn claps from")
+    x = np.concatenate(parts)
+    return x[: round(seconds * rate)], rate
+
+
+def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -> int:
+    """``--claps``: the first ``--clap-seconds`` are claps, the next ``--seconds`` the room."""
+    from sensekit.audio.clap_teach import teach
+    from sensekit.capture.spec import open_source
+
+    clap_s = check_positive("--clap-seconds", args.clap_seconds)
+    room_s = check_positive("--seconds", args.seconds)
+    prefix = "clap."
+    clap_settings = {k[len(prefix):]: v for k, v in settings.items() if k.startswith(prefix)}
+    source = open_source(args.source)
+    with source:
+        if not source.has_audio:
+            raise SourceError(f"calibrate --claps needs audio, but {source.description!r} has none")
+        if source.is_live:
+            print(f"clap {clap_s:g} s: clap a few times, a second or more apart ...", file=sys.stderr)
+        claps, rate = read_audio(source, clap_s)
+        if source.is_live:
+            print(f"now {room_s:g} s of the room as it usually sounds (no claps) ...", file=sys.stderr)
+        room, room_rate = read_audio(source, room_s)
+    if len(room) < rate:
+        raise SourceError(f"{source.description!r} ended before the room part "
+                          f"(after {len(claps) / rate:.1f} s of claps)")
+    lesson = teach(claps, room, rate, settings=clap_settings, gain=settings.get("audio.gain", 50.0))
+    chosen = chosen_values(args)
+    save_profile({**chosen.values, **lesson.values}, out)
+    print(f"taught claps from {len(claps) / rate:.1f} s of claps and {len(room) / room_rate:.1f} s "
+          f"of room ({source.description})")
+    print(f"  claps heard         {lesson.claps_heard}")
+    print(f"  room false claps    {lesson.room_fired} before, {lesson.room_fired - lesson.room_rejected} "
+          f"after ({lesson.room_bursts} bursts judged)")
+    print(f"  threshold           {lesson.threshold:g}")
+    print(f"  {lesson.rule}")
+    print(f"wrote {out}")
+    return 0
+
+
 def main(args: argparse.Namespace) -> int:
     from sensekit.capture.spec import open_source
 
+    if args.seconds is None:
+        args.seconds = 30.0 if getattr(args, "claps", False) else 5.0
+    if getattr(args, "claps", False):
+        out_ = args.out
+        cur = dict(load_profile(out_)) if out_.exists() else {}
+        return teach_claps(args, {**cur, **chosen_values(args).values}, out_)
     seconds = check_positive("--seconds", args.seconds)
     if not math.isfinite(seconds):
         raise ConfigError(f"--seconds must be finite, got {args.seconds!r}")
@@ -233,8 +312,14 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("source", metavar="SOURCE", help="camera:N, mic, camera:0+mic, a recording...")
     p.add_argument("--out", type=OutputPath(".toml"), required=True, metavar="FILE",
                    help="profile to write, .toml (edited in place if it exists)")
-    p.add_argument("--seconds", type=float_in(0, 3600), default=5.0, metavar="S",
-                   help="how much of the source to measure (default 5)")
+    p.add_argument("--seconds", type=float_in(0, 3600), default=None, metavar="S",
+                   help="how much of the source to measure (default 5; with --claps, the room "
+                        "part, default 30)")
+    p.add_argument("--claps", action="store_true",
+                   help="teach the clap detector this venue: claps first (--clap-seconds), then "
+                        "the room as it usually sounds (--seconds)")
+    p.add_argument("--clap-seconds", type=float_in(0, 3600), default=10.0, metavar="S",
+                   help="with --claps: how long the clapping part is (default 10)")
     p.add_argument("--pick-color", metavar="X,Y", help="store the colour at pixel X,Y")
     add_set_argument(p)
     p.set_defaults(func=main)

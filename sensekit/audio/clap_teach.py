@@ -1,0 +1,144 @@
+"""Teaching the clap detector a venue: a few claps, then the room as it usually sounds.
+
+``teach(claps, room, rate)`` streams both recordings through the detector with the given
+settings and returns a ``ClapLesson``: what it heard and the settings that make this room's
+clap-like sounds stop firing while every taught clap still does (``sensekit calibrate
+--claps`` writes them into the venue profile; the detector reads them like any setting):
+
+1. **Claps heard**: the claps the detector reports in ``claps``. If it reports none, the
+   bursts within ``SLACK`` of the threshold count (a quiet or distant clapper), and the
+   threshold is lowered to just under the quietest of them (``MARGIN``).
+2. **Room sounds that fire**: the claps it reports in ``room`` (which holds none).
+3. **Threshold**: raised to just over the room's highest-scoring false clap when that
+   stays ``MARGIN`` under every taught clap's score.
+4. **Room rule** (``clap.room_feature``, ``room_limit``, ``room_above``): if room sounds
+   still fire, the one feature (``clap_features.FEATURES``) and side on which the most of
+   them lie beyond every taught clap; the limit is half-way between the taught claps'
+   extreme and the nearest such room sound. Ties go to the widest gap relative to the taught
+   claps' spread.
+
+What it cannot do: learn a room sound that is a clap in every feature (someone else
+clapping), or claps it never heard. Cost: two streaming passes (~1 s for 40 s of audio).
+Errors: ``ConfigError`` when no clap at all is heard in ``claps`` (it says so).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sensekit.audio.clap import ClapDetector
+from sensekit.audio.clap_features import FEATURES, BurstFeatures
+from sensekit.errors import ConfigError
+
+SLACK = 4.0      # log-odds under the threshold a taught clap may score when none passes
+MARGIN = 1.0     # log-odds kept between the threshold and the quietest taught clap
+
+
+@dataclass
+class ClapLesson:
+    """What a teaching pass heard and the settings it chose (``values``: ``{key: value}``)."""
+    claps_heard: int
+    room_seconds: float
+    room_bursts: int
+    room_fired: int
+    room_rejected: int
+    threshold: float
+    rule: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        return (f"heard {self.claps_heard} claps; the room ({self.room_seconds:.0f} s, "
+                f"{self.room_bursts} bursts) gave {self.room_fired} false claps, "
+                f"{self.room_rejected} now rejected; threshold {self.threshold:g}; {self.rule}")
+
+
+def _stream(x: np.ndarray, rate: int, settings: Mapping[str, Any], gain: float,
+            block: int = 1024) -> tuple[list[float], list[BurstFeatures]]:
+    det = ClapDetector(gain=gain, **settings)
+    det.keep_features = True
+    claps: list[float] = []
+    for k, i in enumerate(range(0, len(x), block)):
+        claps += [c.t for c in det.process(x[i:i + block], i / rate, rate, index=k)]
+    return claps, det.features
+
+
+def _of(claps: list[float], feats: list[BurstFeatures]) -> list[BurstFeatures]:
+    """The measured bursts of the reported claps (a clap's ``t`` is its burst's onset)."""
+    by_t = {f.t_onset: f for f in feats}
+    return [by_t[t] for t in claps if t in by_t]
+
+
+def _rule(claps: np.ndarray, room: np.ndarray) -> tuple[int, bool, float, int] | None:
+    """(feature, above, limit, rejected) of the best one-feature rule, or None."""
+    best: tuple[float, float, int, bool, float] | None = None
+    for j in range(len(FEATURES)):
+        c, r = claps[:, j], room[:, j]
+        if not np.all(np.isfinite(c)):
+            continue
+        r = r[np.isfinite(r)]
+        spread = float(np.std(c)) + 1e-3 * (abs(float(np.mean(c))) + 1.0)
+        for above in (True, False):
+            edge = float(c.max()) if above else float(c.min())
+            beyond = r[r > edge] if above else r[r < edge]
+            if not len(beyond):
+                continue
+            near = float(beyond.min()) if above else float(beyond.max())
+            gap = abs(near - edge)
+            key = (float(len(beyond)), gap / spread)
+            if best is None or key > best[:2]:
+                best = (*key, j, above, (edge + near) / 2.0)
+    if best is None:
+        return None
+    return best[2], best[3], round(best[4], 4), int(best[0])
+
+
+def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
+          settings: Mapping[str, Any] | None = None, gain: float = 50.0) -> ClapLesson:
+    """Learn a venue from ``claps`` (someone clapping a few times) and ``room`` (the room
+    without claps, ~30 s); ``settings`` are the clap settings to start from."""
+    base = {k: v for k, v in (settings or {}).items()
+            if k not in ("room_feature", "room_limit", "room_above")}
+    threshold = float(base.get("threshold", ClapDetector.SETTINGS["threshold"].default))
+    heard, feats = _stream(claps, rate, base, gain)
+    taught = _of(heard, feats)
+    values: dict[str, Any] = {}
+    if not taught:
+        low = {**base, "threshold": threshold - SLACK}
+        heard, feats = _stream(claps, rate, low, gain)
+        taught = _of(heard, feats)
+        if not taught:
+            raise ConfigError("calibrate --claps heard no clap in the clap part of the recording "
+                              "(clap louder or nearer the microphone, or give more seconds)")
+        threshold = round(min(f.score for f in taught) - MARGIN, 2)
+    clap_min = min(f.score for f in taught)
+    fired_t, room_feats = _stream(room, rate, {**base, "threshold": threshold}, gain)
+    fired = _of(fired_t, room_feats)
+    room_s = len(room) / rate
+    rule = "no room rule needed"
+    left = fired
+    if fired:
+        top = max(f.score for f in fired) + 0.25
+        if top <= clap_min - MARGIN:
+            threshold = max(threshold, round(top, 2))
+        left = [f for f in fired if f.score >= threshold]
+    if left:
+        C = np.array([f.vector() for f in taught])
+        R = np.array([f.vector() for f in left])
+        found = _rule(C, R)
+        if found is not None:
+            j, above, limit, _ = found
+            values.update({"clap.room_feature": FEATURES[j], "clap.room_limit": limit,
+                           "clap.room_above": above})
+            rule = (f"room rule: bursts with {FEATURES[j]} {'above' if above else 'below'} "
+                    f"{limit:g} are the room's")
+            left = [f for f in left if not (np.isfinite(getattr(f, FEATURES[j]))
+                                            and (getattr(f, FEATURES[j]) > limit if above
+                                                 else getattr(f, FEATURES[j]) < limit))]
+        else:
+            rule = "no single feature tells the room's sounds from the claps"
+    values["clap.threshold"] = threshold
+    return ClapLesson(len(taught), room_s, len(room_feats), len(fired), len(fired) - len(left),
+                      threshold, rule, values)

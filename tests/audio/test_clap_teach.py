@@ -1,0 +1,120 @@
+"""Teaching the clap detector a venue (``sensekit.audio.clap_teach``, ``calibrate --claps``).
+
+Real clips: someone's claps, a room's knocks and its noise. Taught on the first half (the
+claps over the room's noise, then the knocks over it), the detector is run on the second
+half (claps, knocks and noise together) against the untaught one.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sensekit.audio.clap import ClapDetector
+from sensekit.audio.clap_teach import teach
+from sensekit.audio.clap_training import resample
+from sensekit.audio.evaluate import match, read_clips, read_wav
+from sensekit.errors import ConfigError
+
+RATE = 48000
+#: a sensitive clapper (threshold lowered: softer claps, more false ones) in a room with knocks
+START = {"threshold": -2.0}
+
+
+def fit(x: np.ndarray, rate: int, n: int) -> np.ndarray:
+    y = resample(x, rate, RATE) if rate != RATE else x
+    return np.tile(y, -(-n // len(y)))[:n].astype(np.float64)
+
+
+@pytest.fixture(scope="module")
+def venue(shared_data):
+    clips = {c.file.split("/")[-1]: c for c in read_clips(shared_data)}
+    clap = clips["clap_sparse_eldar-sample2.wav"]
+    x0, rate = read_wav(shared_data / clap.file)
+    n = len(x0) * RATE // rate
+    x = fit(x0, rate, n)
+    knocks = sum(fit(*read_wav(shared_data / "audio" / f), n) for f in
+                 ("knock_room-small_0.wav", "km_wood_50.wav"))
+    room_noise = fit(*read_wav(shared_data / "audio" / "noise_exercise-bike_gsc.wav"), n)
+    half = n // 2
+    claps = (x + room_noise).astype(np.float32)
+    room = (knocks + room_noise).astype(np.float32)
+    test = (x + knocks + room_noise).astype(np.float32)
+    truth = [t - half / RATE for t in clap.onsets if t >= half / RATE + 0.05]
+    return claps[:half], room[:half], test[half:], truth
+
+
+def stream(x: np.ndarray, **settings) -> list[float]:
+    det = ClapDetector(**settings)
+    out: list[float] = []
+    for k, i in enumerate(range(0, len(x), 512)):
+        out += [c.t for c in det.process(x[i:i + 512], i / RATE, RATE, index=k)]
+    return out
+
+
+def test_taught_detector_fires_less_on_the_room_and_finds_as_many_claps(venue):
+    claps, room, test, truth = venue
+    lesson = teach(claps, room, RATE, settings=START)
+    taught = {k.split(".", 1)[1]: v for k, v in lesson.values.items()}
+    before = match(stream(test, **START), truth)
+    after = match(stream(test, **{**START, **taught}), truth)
+    print(lesson.summary(), before, after)
+    assert lesson.claps_heard >= 3
+    assert lesson.room_fired > 0 and lesson.room_rejected > 0
+    assert before.fp > 0
+    assert after.fp < before.fp
+    assert after.tp >= before.tp
+
+
+def test_what_it_learned_is_said_and_is_settings(venue):
+    claps, room, _, _ = venue
+    lesson = teach(claps, room, RATE, settings=START)
+    assert set(lesson.values) <= {"clap.threshold", "clap.room_feature", "clap.room_limit", "clap.room_above"}
+    ClapDetector(**{k.split(".", 1)[1]: v for k, v in lesson.values.items()})   # valid settings
+    text = lesson.summary()
+    assert f"heard {lesson.claps_heard} claps" in text and "now rejected" in text
+
+
+def test_no_clap_heard_is_a_clear_error():
+    silence = np.zeros(RATE * 2, np.float32)
+    with pytest.raises(ConfigError, match="heard no clap"):
+        teach(silence, silence, RATE)
+
+
+def test_calibrate_claps_writes_the_lesson_into_the_venue_profile(venue, tmp_path, capsys):
+    import soundfile as sf
+
+    from sensekit.cli import main
+    from sensekit.profile import load_profile
+
+    claps, room, _, _ = venue
+    wav = tmp_path / "venue.wav"
+    sf.write(wav, np.concatenate([claps, room]), RATE, subtype="FLOAT")
+    out = tmp_path / "venue.toml"
+    seconds = f"{len(claps) / RATE:.3f}"
+    assert main(["calibrate", str(wav), "--out", str(out), "--claps", "--clap-seconds", seconds,
+                 "--seconds", seconds, "--set", "clap.threshold=-2"]) == 0
+    printed = capsys.readouterr().out
+    assert "claps heard" in printed and "room false claps" in printed
+    profile = load_profile(out)
+    lesson = teach(claps, room, RATE, settings=START)
+    assert profile["clap.threshold"] == lesson.values["clap.threshold"]
+    assert {k: v for k, v in profile.items() if k.startswith("clap.room")} == \
+        {k: v for k, v in lesson.values.items() if k.startswith("clap.room")}
+
+
+def test_the_room_rule_rejects_only_what_lies_beyond_its_limit(venue):
+    claps, _, _, _ = venue
+    found = stream(claps)
+    assert found
+    det = ClapDetector()
+    det.keep_features = True
+    for k, i in enumerate(range(0, len(claps), 512)):
+        det.process(claps[i:i + 512], i / RATE, RATE, index=k)
+    lows = [f.low_db for f in det.features if f.t_onset in set(found)]
+    middle = float(np.median(lows))
+    above = stream(claps, room_feature="low_db", room_limit=middle, room_above=True)
+    below = stream(claps, room_feature="low_db", room_limit=middle, room_above=False)
+    assert set(above) | set(below) <= set(found)
+    assert len(above) == sum(v <= middle for v in lows)
+    assert len(below) == sum(v >= middle for v in lows)
+    assert stream(claps, room_feature="none", room_limit=middle) == found
