@@ -27,7 +27,11 @@ How it streams, and why the result does not depend on the blocks or the start:
 4. ``p`` is judged once 31.5 ms after it have arrived (``latency_ms``, 32.5 ms, plus
    the block that brings them): a clap needs ``score >= threshold`` (the shipped
    ``clap_model.THRESHOLD``). Claps closer than ``min_gap_ms`` (75 ms, 3/4 of the
-   fastest clapping people do) are one clap.
+   fastest clapping people do) are one clap. A burst more than ``below_claps_db`` (30 dB)
+   under the loudest clap of the last ``RECENT_CLAPS_S`` (10 s) is not one of them: the
+   claps of one person in one room vary by 20 dB at most (the soft claps of the developer
+   clips lie 11-20 dB under the loud ones), while a faint plosive of distant speech between
+   loud claps scores like a clap once the room's floor is taken off it.
 
 Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; so
 ``sensekit settings``, ``--set clap.threshold=2``, profiles, OSC and Shift+S know them):
@@ -36,7 +40,8 @@ Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; s
 "none" by default),
 ``threshold`` (log-odds, default the shipped ``clap_model.THRESHOLD``, range ``SCORE_RANGE``
 = what the shipped trees can score; lower finds softer, odder claps and more false ones),
-``min_level`` (activity level 0..100 of the 1 ms peak after ``gain``; default 20 = -54 dBFS;
+``below_claps_db`` (30, above), ``min_level`` (activity level 0..100 of the 1 ms peak after
+``gain``; default 20 = -54 dBFS;
 the clapper's +/-), ``min_rise_db`` (8: a clap 5-10 dB over steady noise rises little more in
 the clap band; 10 until issue 19), ``min_gap_ms`` (75). A change applies at the next
 block. Not in the table: ``gain`` (the audio stage's), ``model`` (another tree model).
@@ -61,6 +66,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -105,6 +111,7 @@ _BASE_FRAMES = (30, 7)            # the grid test's reference: frames k-30 .. k-
 _REGION_MS = (2.0, 12.0)          # a candidate's peak is searched from 2 ms before, over 12 ms
 _CHUNK_FRAMES = 28                # grid frames tested together (28 ms: found before the look-ahead ends)
 _LOCAL_MS = 12.0                  # the peak is the loudest sample within +-12 ms
+RECENT_CLAPS_S = 10.0             # below_claps_db compares with the claps of this last stretch
 _ONSET_DB = 10.0                  # onset: first sample within 10 dB of the peak
 _SUSTAINED = 10.0 ** (-1.0 / 10.0)  # a burst whose 3..12 ms after the peak is within 1 dB of
                                   # it has not stopped: no clap (every training clap is below;
@@ -141,6 +148,8 @@ class ClapDetector(Tunable):
                 lo=8, hi=40),
         setting("min_gap_ms", 75.0, "claps closer than this are one clap (3/4 of the fastest clapping)",
                 unit="ms", lo=0, hi=1000),
+        setting("below_claps_db", 30.0, "a burst this far under the loudest clap of the last 10 s is "
+                "not a clap (one person's claps vary by 20 dB at most)", unit="dB", lo=10, hi=120, step=5.0),
         setting("room_feature", "none", "a feature on which this room's clap-like sounds differ from "
                 "its claps (learned by `sensekit calibrate --claps`; none: no room rule)",
                 kind="choice", choices=("none", *FEATURES)),
@@ -153,6 +162,7 @@ class ClapDetector(Tunable):
     min_level: float
     min_rise_db: float
     min_gap_ms: float
+    below_claps_db: float
     room_feature: str
     room_limit: float
     room_above: bool
@@ -216,6 +226,7 @@ class ClapDetector(Tunable):
         self._peaks: list[tuple[int, int]] = []   # (peak, onset) waiting for the look-ahead
         self._last_found = -(1 << 62)      # last region peak found (peaks only move forward)
         self._last_clap = -(1 << 62)       # peak of the last clap reported
+        self._recent: deque[tuple[int, float]] = deque()   # (peak, peak_db) of the recent claps
         if self.rate is not None:
             self._configure(self.rate)
 
@@ -467,8 +478,20 @@ class ClapDetector(Tunable):
             self.features.append(BurstFeatures(*(t_onset, t0 + p / rate, *vals, score)))
         if not (ok and gap_ok) or score < self.threshold or (self._room_j and self.is_room(vals)):
             return None
+        if self._under_recent_claps(p, peak_db, rate):
+            return None
         self._last_clap = p
+        self._recent.append((p, peak_db))
         return Clap(t=t_onset, strength=min(1.0, db_to_level(peak_db) / 100.0))
+
+
+    def _under_recent_claps(self, p: int, peak_db: float, rate: int) -> bool:
+        """Whether the burst at ``p`` is ``below_claps_db`` under the loudest clap of the last
+        ``RECENT_CLAPS_S`` (older claps are forgotten here)."""
+        recent = self._recent
+        while recent and p - recent[0][0] > RECENT_CLAPS_S * rate:
+            recent.popleft()
+        return bool(recent) and peak_db < max(db for _, db in recent) - self.below_claps_db
 
 
 def _room_side(v: float, limit: float, above: bool) -> bool:

@@ -90,3 +90,16 @@ def test_the_books_activity_detector_is_unchanged(shared_data):
     acts = stream_book(x, rate)
     assert len(acts) == 6 and np.all(np.diff(acts) > 0.5)
     assert stream_claps(x, rate)                # and the clap detector is another thing
+
+
+@pytest.mark.parametrize("softer_db, after_s, found", [(-15.0, 1.0, 2), (-34.0, 1.0, 1), (-34.0, 11.0, 2)])
+def test_a_burst_far_under_the_claps_just_heard_is_not_one(shared_data, softer_db, after_s, found):
+    """``clap.below_claps_db``: the same real clap 34 dB softer one second after a loud one is
+    not reported (it is 10 s later, when no loud clap is recent); 15 dB softer it is."""
+    x, rate, onsets = R.load(shared_data, "clap_k_regular14.wav")
+    y, times = R.snippets(x, rate, onsets, before_s=0.01, length_s=0.15, gains_db=[0.0])
+    quiet = y * np.float32(10.0 ** (softer_db / 20.0))
+    gap = np.zeros(int((after_s - 0.15) * rate), np.float32)
+    stream = np.concatenate([y, gap, quiet, np.zeros(rate // 2, np.float32)])
+    s = R.score(stream, rate, [times[0], times[0] + after_s])
+    assert (s.tp, s.fp) == (found, 0), (s.tp, s.fp, s.fn)
