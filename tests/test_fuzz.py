@@ -481,7 +481,7 @@ WS_CORPUS = ['{"ack": 1}', '{"overlays": ["mask", "boxes"]}', '{"overlays": []}'
 def test_fuzz_websocket_messages(video_client: Any, seed: int) -> None:
     """Messages a video client may send: never an exception; credits stay in 0..VIDEO_CREDITS and
     overlays among the known ones."""
-    from sensekit.panel.overlays import OVERLAYS
+    from sensekit.vision.layers import OVERLAYS
     from sensekit.panel.server import VIDEO_CREDITS
 
     for text in cases(WS_CORPUS, seed, mutate_text):

@@ -366,7 +366,7 @@ def test_every_setting_has_an_address_that_sets_it():
             value = other_value(s)
             address = setting_address(s.key)
             assert address == f"/sensekit/set/{s.section}/{s.name}"
-            arg = s.format(value) if s.kind in ("choice", "color", "zones") else value
+            arg = s.format(value) if s.kind in ("choice", "color", "zones", "words") else value
             assert value_from_args(s.key, (arg,)) == s.check(value), s.key
     assert set(LEGACY_ADDRESSES.values()) == {"activity.silence_level", "tracker.color",
                                              "tracker.hue_tolerance", "audio.gain"}

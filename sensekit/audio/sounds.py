@@ -33,7 +33,7 @@ from sensekit.audio.vad import RATE, Segment
 from sensekit.errors import ConfigError
 from sensekit.events import Sound
 
-__all__ = ["features", "dtw_distance", "SoundBook", "TaughtSound", "example_segment", "load_sound_book",
+__all__ = ["features", "dtw_distance", "SoundBook", "TaughtSound", "example_segment",
            "SOUNDS_TABLE"]
 
 SOUNDS_TABLE = "sounds"
@@ -170,16 +170,3 @@ def _decode(text: Any) -> np.ndarray:
     if len(raw) % (2 * N_COEFFS):
         raise ValueError("an example's length is not a whole number of frames")
     return np.frombuffer(raw, dtype="<f2").reshape(-1, N_COEFFS).astype(np.float32)
-
-
-def load_sound_book(path: str | None) -> SoundBook:
-    """The ``[sounds]`` of the profile at ``path``; ``ConfigError`` when there are none."""
-    if not path:
-        raise ConfigError("--sounds needs --profile FILE with taught sounds (sensekit teach sound)")
-    from sensekit.profile.load import read_table
-
-    tables = read_table(path, SOUNDS_TABLE)
-    if not tables:
-        raise ConfigError(f"profile {path!r} has no taught sounds; teach some first: "
-                          "sensekit teach sound --profile FILE NAME=FILE,FILE,...")
-    return SoundBook.from_tables(tables, where=str(path))

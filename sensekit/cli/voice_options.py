@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from sensekit.cli.tuning import add_setting_flags
 
-__all__ = ["add_arguments", "option_values", "build_stages"]
+__all__ = ["add_arguments", "option_values", "build_stages", "load_sound_book"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,8 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def option_values(args: argparse.Namespace) -> dict[str, Any]:
     """Nothing for the table; ``--sounds`` is checked here, before the source opens."""
     if getattr(args, "sounds", False):
-        from sensekit.audio.sounds import load_sound_book
-
         load_sound_book(getattr(args, "profile", None))
     return {}
 
@@ -41,11 +39,25 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     values = {key.split(".", 1)[1]: v for key, v in chosen.items() if key.startswith("voice.")}
     sounds = None
     if getattr(args, "sounds", False):
-        from sensekit.audio.sounds import load_sound_book
-
         sounds = load_sound_book(getattr(args, "profile", None))
     if not values.get("words") and sounds is None:
         return []
     from sensekit.audio.voice import VoiceStage
 
     return [VoiceStage(values, sounds=sounds)]
+
+
+def load_sound_book(path: str | None) -> Any:
+    """The ``SoundBook`` of the ``[sounds]`` tables of the profile at ``path``; ``ConfigError``
+    when there are none (the profile is read here, above the audio stages that use the book)."""
+    from sensekit.audio.sounds import SOUNDS_TABLE, SoundBook
+    from sensekit.errors import ConfigError
+    from sensekit.profile.load import read_table
+
+    if not path:
+        raise ConfigError("--sounds needs --profile FILE with taught sounds (sensekit teach sound)")
+    tables = read_table(path, SOUNDS_TABLE)
+    if not tables:
+        raise ConfigError(f"profile {path!r} has no taught sounds; teach some first: "
+                          "sensekit teach sound --profile FILE NAME=FILE,FILE,...")
+    return SoundBook.from_tables(tables, where=str(path))
