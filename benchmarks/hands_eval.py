@@ -41,6 +41,7 @@ def frames_of(prefix: str) -> list[VideoFrame]:
     while True:
         ok, image = cap.read()
         if not ok:
+            cap.release()
             return out
         out.append(VideoFrame(len(out), len(out) / fps, image))
 

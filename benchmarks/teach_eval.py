@@ -27,8 +27,8 @@ from collections import Counter
 from pathlib import Path
 
 from _reference import SHARED_DATA
+from hands_eval import frames_of  # the developer hand clips as frames, one reader for both
 
-import cv2
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,18 +39,6 @@ from sensekit.vision.hands import HandStage
 from sensekit.vision.taught import TaughtGestures, hand_features
 
 DATA = SHARED_DATA / "video" / "hands"
-
-
-def clip(prefix: str) -> list[VideoFrame]:
-    cap = cv2.VideoCapture(str(next((DATA / "videos").glob(f"{prefix}_*.mp4"))))
-    fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
-    out = []
-    while True:
-        ok, image = cap.read()
-        if not ok:
-            cap.release()
-            return out
-        out.append(VideoFrame(len(out), len(out) / fps, image))
 
 
 def hands_of(frames: list[VideoFrame], taught: TaughtGestures | None = None) -> list[tuple[int, np.ndarray, str]]:
@@ -82,7 +70,7 @@ def report(title: str, frames: list[VideoFrame], teach: dict[str, list[np.ndarra
 def v04() -> list[tuple[float, float]]:
     rows = list(csv.DictReader(next((DATA / "annotations").glob("v04_*segments.csv")).open()))
     signs = [(r["label"].split('"')[1], int(r["start_frame"]), int(r["end_frame"])) for r in rows]
-    frames = clip("v04")
+    frames = frames_of("v04")
     hands = hands_of(frames)
     halves: list[dict[str, list[np.ndarray]]] = [{}, {}]
     labels: list[dict[int, str]] = [{}, {}]
@@ -97,7 +85,7 @@ def v04() -> list[tuple[float, float]]:
 
 
 def v02() -> list[tuple[float, float]]:
-    frames = clip("v02")
+    frames = frames_of("v02")
     hands = hands_of(frames)
     pinch = set(range(95, 106)) | set(range(140, 151))
     bounds = [(0, 123), (123, 215)]
