@@ -126,6 +126,8 @@ def main(args: argparse.Namespace) -> int:
             args.screenshot = _default_screenshot(args.app)
         print(f"No display found: running headless; the last frame goes to {args.screenshot}")
 
+    if args.headless:
+        use_headless_drivers()
     source, note = open_for_app(app_cls, args.source, loop=args.loop or not args.headless)
     if note:
         print(note)
@@ -173,6 +175,13 @@ def main(args: argparse.Namespace) -> int:
         if args.screenshot is not None:
             print(f"screenshot: {args.screenshot}")
     return 0
+
+
+def use_headless_drivers() -> None:
+    """SDL's dummy video and audio drivers for a run without a window; called before the app
+    host initialises pygame's display (the host itself never writes the environment)."""
+    os.environ["SDL_VIDEODRIVER"] = "dummy"
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 
 def _default_screenshot(app: str) -> Path:

@@ -188,3 +188,19 @@ def test_conversions_round_trip():
     assert convert.view_to_camera(0, 0, (16, 12), (10, 20, 160, 120)) is None
     assert convert.norm_to_px(0.5, 0.5, (0, 0, 100, 50)) == (50.0, 25.0)
     assert convert.mirror_x(0, 320) == 319
+
+
+def test_the_host_leaves_the_environment_alone(monkeypatch):
+    """``AppHost`` never writes ``os.environ``: the CLI's entry chooses SDL's dummy drivers."""
+    import os
+
+    from sensekit.cli.run import use_headless_drivers
+
+    monkeypatch.setenv("SDL_AUDIODRIVER", "restored after the test")
+    monkeypatch.delenv("SDL_AUDIODRIVER")
+    before = dict(os.environ)
+    host = AppHost(Probe, SyntheticSource(), RunOptions(headless=True, frames=1))
+    host.close()
+    assert dict(os.environ) == before
+    use_headless_drivers()
+    assert os.environ["SDL_VIDEODRIVER"] == os.environ["SDL_AUDIODRIVER"] == "dummy"
