@@ -59,6 +59,7 @@ from sensekit.profile import load_profile, save_profile
 from sensekit.settings.registry import lookup
 from sensekit.validate import check_positive
 from sensekit.vision.noise import frame_noise_sigma, motion_threshold
+from sensekit.vision.stages import bgr_to_packed_rgb
 from sensekit.cli.numbers import float_in
 
 log = logging.getLogger(__name__)
@@ -87,8 +88,8 @@ def patch_color(image: np.ndarray, x: int, y: int, patch_px: int = PATCH_PX) -> 
         raise ConfigError(f"--pick-color {x},{y} is outside the {w}x{h} frame")
     r = patch_px // 2
     patch = image[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].reshape(-1, 3)
-    b, g, rr = (int(round(float(v))) for v in np.median(patch, axis=0))
-    return f"#{rr:02x}{g:02x}{b:02x}"
+    bgr = [int(round(float(v))) for v in np.median(patch, axis=0)]
+    return f"#{bgr_to_packed_rgb(bgr):06x}"
 
 
 def parse_point(text: str) -> tuple[int, int]:

@@ -25,7 +25,8 @@ Stages and their Flash counterparts:
   of points, points outside the map are "not on an edge".
 
 Colours are ``0xRRGGBB`` integers (or ``"#RRGGBB"`` strings via ``parse_color``), as in Flash;
-frames are BGR, so ``packed_rgb_to_bgr``/``bgr_to_packed_rgb`` are the one place the order flips.
+frames are BGR, so ``packed_rgb_to_bgr``/``bgr_to_packed_rgb`` (and ``_pack``/``_unpack`` for whole frames)
+are the one place the order flips: every other module calls them.
 Failure modes: none at run time beyond validation; all costs are one or two OpenCV calls,
 no per-pixel Python.
 """
@@ -82,7 +83,7 @@ def parse_color(value: str | int | Sequence[int]) -> int:
         raise ConfigError(f"colour must be '#RRGGBB' or (r, g, b), got {value!r}") from None
     if not all(0 <= c <= 255 for c in (r, g, b)):
         raise ConfigError(f"colour channels must be 0..255, got {value!r}")
-    return (r << 16) | (g << 8) | b
+    return bgr_to_packed_rgb((b, g, r))
 
 
 def packed_rgb_to_bgr(color: int) -> tuple[int, int, int]:
