@@ -183,13 +183,8 @@ def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRA
                                stages.blur(m, size_px=BOOK_BLUR_PX, method="gaussian")))
             panels.append((f"palette {levels} levels" if levels is not None else "palette off", q))
             panels.append((f"difference, red < {book_threshold:#04x} -> 0", book))
-            if tracker is not None and tracker.last_mask is not None:
-                cm = tracker.last_mask
-                if cm.shape != m.shape[:2]:           # model: likely pixels in its search window
-                    full = np.zeros(m.shape[:2], np.uint8)
-                    ox, oy = tracker.last_mask_origin
-                    full[oy:oy + cm.shape[0], ox:ox + cm.shape[1]] = cm
-                    cm = full
+            cm = tracker.region_mask(m.shape) if tracker is not None else None
+            if tracker is not None and cm is not None:
                 colour_panel = _bgr(np.where(cm > 0, 255, 0).astype(np.uint8))
                 _draw_box(colour_panel, track_result.box if track_result else (0, 0, 0, 0), (0, 255, 0))
                 panels.append((f"colour ({tracker.method})", colour_panel))

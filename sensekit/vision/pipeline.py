@@ -54,9 +54,10 @@ from sensekit.validate import check_frame
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.motion import MotionDetector, MotionResult
+from sensekit.vision.shapes import Box, BoxShape, ContourShape, ImageLayer, Layer, MaskLayer, Recipe
 from sensekit.vision.targets import Target
-from sensekit.vision.stages import (EDGE_THRESHOLD, book_edge_filter, box_from_rect, palette_lut, parse_color,
-                                    packed_rgb_to_bgr)
+from sensekit.vision.stages import (EDGE_THRESHOLD, bgr_to_packed_rgb, book_edge_filter, box_from_rect, palette_lut,
+                                    parse_color, packed_rgb_to_bgr)
 
 __all__ = ["VisionStage", "SUBSTAGE_EMITS", "COVERS_MOST"]
 
@@ -162,6 +163,8 @@ class VisionStage(Tunable):
         self._active: tuple[str, ...] = self.enabled    # the sub-stages to run (``listen``)
         self.emits: frozenset[str] = frozenset().union(*(SUBSTAGE_EMITS[s] for s in self.enabled))
         self.runs: Counter[str] = Counter()
+        self._runs_before: dict[str, int] = {}     # ``runs`` as the last frame began (``layers``)
+        self._last_index = -1                        # the last frame's index (``layers``)
         # results apps may read
         self.frame: np.ndarray | None = None
         self.edge_map: np.ndarray | None = None
@@ -188,8 +191,7 @@ class VisionStage(Tunable):
         if self._bounds_color is not None:
             rgb = self._bounds_color
             if self._lut is not None:   # look for the colour as it looks after quantization
-                b, g, r = (int(self._lut[c]) for c in packed_rgb_to_bgr(rgb))
-                rgb = (r << 16) | (g << 8) | b
+                rgb = bgr_to_packed_rgb([self._lut[c] for c in packed_rgb_to_bgr(rgb)])
             self.bounds_rgb = rgb
             self._bounds_bgr = packed_rgb_to_bgr(rgb)
 
@@ -289,6 +291,7 @@ class VisionStage(Tunable):
     def process(self, item: Item) -> list[Event]:
         if not isinstance(item, VideoFrame):
             return []
+        self._runs_before, self._last_index = dict(self.runs), item.index
         if self._seen_generation != Tunable.generation:     # a setting changed somewhere
             self._seen_generation = Tunable.generation
             apply_all_pending(self.tunables())
@@ -365,6 +368,55 @@ class VisionStage(Tunable):
             runs["edges"] += 1
         return events
 
+    # -- what it shows (sensekit.vision.layers) ---------------------------------------------
+    def offers(self) -> frozenset[str]:
+        """The overlays this stage fills: its raster results, the tracked ``region`` and
+        ``box`` (with a tracker), the motion ``zones``, the ``blobs``."""
+        names = {"mask": self.motion is not None, "edges": "edges" in self.enabled,
+                 "palette": self.levels is not None, "region": self.tracker is not None,
+                 "box": self.tracker is not None, "zones": self.motion is not None,
+                 "blobs": self.blobs is not None}
+        return frozenset(k for k, on in names.items() if on)
+
+    def recipe(self) -> Recipe:
+        """How to compute the palette and edge overlays by this stage's settings."""
+        return Recipe(levels=self.levels, edge_direction=self.edge_direction, edge_blur_px=self.edge_blur_px,
+                      edge_threshold=self.edge_threshold)
+
+    def layers(self, index: int) -> list[Layer]:
+        """What the sub-stages that ran on frame ``index`` made of it, if it is the last frame
+        this stage processed (the stage's buffers, valid until the next frame): the picture they
+        saw, the motion mask, the edge map, the palette frame, the tracked region and box, each
+        blob's outline and box; and the motion zones, whatever the frame."""
+        out: list[Layer] = []
+        if self.motion is not None:
+            out.extend(BoxShape("zones", _box(box), label=str(name)) for name, box in self.motion.zones.items())
+        if index != self._last_index:
+            return out
+        ran = {k for k, v in self.runs.items() if v > self._runs_before.get(k, 0)}
+        frame = self.frame
+        if frame is not None and ran:
+            out.append(ImageLayer("frame", frame))
+        if "motion" in ran and self.motion_result is not None:
+            out.append(MaskLayer("mask", self.motion_result.mask))
+        if "edges" in ran and self.edge_map is not None:
+            out.append(ImageLayer("edges", self.edge_map))
+        if "palette" in ran and self.quantized is not None:
+            out.append(ImageLayer("palette", self.quantized))
+        if "track" in ran and self.tracker is not None and frame is not None:
+            result = self.track_result
+            if result is not None and result.found:
+                out.append(BoxShape("box", _box(result.box)))
+            region = self.tracker.region_mask(frame.shape)
+            if region is not None:
+                out.append(MaskLayer("region", region))
+        if "blobs" in ran and self.blobs is not None:
+            for track in self.blobs.visible:
+                if track.region is not None:
+                    out.append(ContourShape("blobs", track.region.contour, id=track.id))
+                    out.append(BoxShape("blobs", _box(track.region.box), label=str(track.id), id=track.id))
+        return out
+
     def _edges(self, m: np.ndarray) -> np.ndarray:
         e = self._e
         assert e is not None
@@ -379,3 +431,8 @@ class VisionStage(Tunable):
             cv2.blur(e, (self.edge_blur_px, self.edge_blur_px), dst=e)
         cv2.threshold(e, self.edge_threshold - 1, 255, cv2.THRESH_TOZERO, dst=e)
         return e
+
+
+def _box(box: Iterable[Any]) -> Box:
+    x, y, w, h = (int(v) for v in box)
+    return x, y, w, h
