@@ -296,21 +296,7 @@ def read_timestamps(path: Path, *, complete: bool, max_bytes: int = MAX_TIMESTAM
     times: list[float] = []
     prev = -math.inf
     for n, line in enumerate(lines[1:]):
-        problem = None
-        parts = line.split(b",")
-        if len(parts) != 2:
-            problem = "expected 2 columns"
-        else:
-            try:
-                idx = int(parts[0])
-                t = float(parts[1])
-            except ValueError:
-                problem = "not numbers"
-            else:
-                if idx != n:
-                    problem = f"index {idx} where {n} was expected"
-                elif not math.isfinite(t) or t < prev:
-                    problem = f"time {t!r} is not finite or goes backwards"
+        t, problem = _timestamp_row(line, n, prev)
         if problem is not None:
             if complete:
                 raise RecordingError(f"'{name}' row {n + 2} is invalid ({problem}): "
@@ -319,5 +305,22 @@ def read_timestamps(path: Path, *, complete: bool, max_bytes: int = MAX_TIMESTAM
         times.append(t)
         prev = t
     return np.asarray(times, dtype=np.float64)
+
+
+def _timestamp_row(line: bytes, n: int, prev: float) -> tuple[float, str | None]:
+    """Row ``n`` ("index,t"): its time, or what is wrong with it."""
+    parts = line.split(b",")
+    if len(parts) != 2:
+        return 0.0, "expected 2 columns"
+    try:
+        idx = int(parts[0])
+        t = float(parts[1])
+    except ValueError:
+        return 0.0, "not numbers"
+    if idx != n:
+        return t, f"index {idx} where {n} was expected"
+    if not math.isfinite(t) or t < prev:
+        return t, f"time {t!r} is not finite or goes backwards"
+    return t, None
 
 
