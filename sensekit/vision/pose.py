@@ -176,7 +176,7 @@ class PoseStage(Tunable):
         return pts
 
     # -- finding people ----------------------------------------------------------------
-    def _find(self, rgb: np.ndarray, search: bool, windows: bool) -> list[np.ndarray]:
+    def _find(self, rgb: np.ndarray, search: bool, windows: bool) -> list[np.ndarray]:  # noqa: C901 (pose)
         """Everyone on this frame: the video graph's person, the tracked others on their crops,
         and, when ``search``, the rest of the frame (in windows too when ``windows``)."""
         h, w = rgb.shape[:2]
