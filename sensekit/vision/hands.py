@@ -72,6 +72,7 @@ from sensekit.validate import check_frame
 from sensekit.vision.hand_gestures import (FINGERS, THRESHOLDS, GestureState, HandShape, PinchState, can_pinch,
                                            classify, hand_shape)
 from sensekit.vision.shapes import BoxShape, Layer, PointsShape
+from sensekit.vision.stages import mirror
 from sensekit.vision.smoothing import OneEuroArray
 from sensekit.vision.taught import TaughtGestures, hand_features
 
@@ -318,7 +319,7 @@ class HandStage(Tunable):
         s = self
         rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
         if s.mirror:
-            rgb = cv2.flip(rgb, 1)
+            rgb = mirror(rgb)
         self.runs["frames"] += 1
         self._last_index = item.index
         found = self._detect(rgb)

@@ -56,7 +56,7 @@ from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.motion import MotionDetector, MotionResult
 from sensekit.vision.shapes import Box, BoxShape, ContourShape, ImageLayer, Layer, MaskLayer, Recipe
 from sensekit.vision.targets import Target
-from sensekit.vision.stages import (EDGE_THRESHOLD, bgr_to_packed_rgb, book_edge_filter, box_from_rect, mirror,
+from sensekit.vision.stages import (EDGE_THRESHOLD, bgr_to_packed_rgb, blur, book_edge_filter, box_from_rect, mirror,
                                     palette_lut, parse_color, packed_rgb_to_bgr)
 
 __all__ = ["VisionStage", "SUBSTAGE_EMITS", "COVERS_MOST"]
@@ -328,7 +328,7 @@ class VisionStage(Tunable):
         if (run_motion or "bounds" in active or shares) and self.blur_px > 1:
             if run_motion:           # alternate buffers: the detector keeps last frame's by reference
                 self._b, self._b_other = self._b_other, self._b
-            b = cv2.blur(m, (self.blur_px, self.blur_px), dst=self._b)
+            b = blur(m, size_px=self.blur_px, dst=self._b)
             runs["blur"] += 1
         q = b
         if self._lut is not None and ("bounds" in active or shares):
