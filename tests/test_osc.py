@@ -466,7 +466,7 @@ def _demo_stages(source, argv: list[str]) -> list:
 
 
 @pytest.mark.parametrize("bundle", [False, True])
-def test_replayed_recording_arrives_in_order_with_types(recordings_dir: Path, bundle: bool):
+def test_replayed_recording_arrives_in_order_with_types(recordings_dir: Path, bundle: bool):  # noqa: C901 (see pyproject: later)
     from sensekit.capture.spec import open_source
     from sensekit.runner import Runner
 

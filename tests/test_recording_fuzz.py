@@ -231,7 +231,7 @@ def _target(folder: Path, name: str) -> Path:
     return folder / name
 
 
-def apply(folder: Path, ops: list) -> None:
+def apply(folder: Path, ops: list) -> None:  # noqa: C901 (see pyproject: later)
     for name, kind, a, b, n, seed in ops:
         p = _target(folder, name)
         if kind.startswith("meta_"):

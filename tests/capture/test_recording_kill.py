@@ -104,7 +104,7 @@ class Kill:
     killed_at: float | None = None
 
 
-def run_kills(kills: list[Kill], clips: dict[str, Path]) -> None:
+def run_kills(kills: list[Kill], clips: dict[str, Path]) -> None:  # noqa: C901 (see pyproject: later)
     """Start every recorder, then SIGKILL each at ``start_unix + delay_s``."""
     env = dict(os.environ, OPENCV_FFMPEG_LOGLEVEL="-8", PYGAME_HIDE_SUPPORT_PROMPT="1")
     try:
