@@ -147,3 +147,26 @@ def test_hands_and_bodies_as_layers_without_mediapipe():
     points, box = pose_layers([person])
     assert isinstance(points, PointsShape) and points.points.shape == (33, 2) and points.links == POSE_LINKS
     assert isinstance(box, BoxShape) and box.label == "5" and box.id == 5
+
+
+def test_offered_overlays_come_from_what_stages_offer():
+    """The panel offers the raster overlays always, and a shape overlay only when a stage fills it."""
+    from sensekit.vision.layers import offered
+
+    class Hands:                                   # a stage showing hands (no MediaPipe needed)
+        def offers(self):
+            return frozenset({"hands"})
+
+        def layers(self, index):
+            pts = np.array([[5.0, 5.0], [20.0, 5.0]])
+            return [PointsShape("hands", pts, links=((0, 1),), id=1)] if index == 7 else []
+
+    assert offered([object()]) == ["mask", "edges", "palette"]
+    assert offered([Hands()]) == ["mask", "edges", "palette", "hands"]
+    assert offered([VisionStage(motion=MotionDetector())]) == ["mask", "edges", "palette", "zones"]
+    grabber = LayerGrabber()
+    image = np.zeros((30, 40, 3), np.uint8)
+    assert grabber.grab(image, [Hands(), object()], index=6).shapes == []     # not this frame
+    layers = grabber.grab(image, [Hands(), object()], index=7)
+    assert [s.name for s in layers.shapes] == ["hands"]
+    assert (compose(layers, {"hands"})[5, 5:21] > 0).all()                   # the link is drawn
