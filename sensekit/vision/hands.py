@@ -40,6 +40,9 @@ frame in ``redetect_every_frames`` (10): +10-25 % while nobody is there. The ful
 sometimes returns one hand twice (boxes overlapping by more than half, v01 frame 555): the
 second copy is dropped rather than given a new id.
 
+What it shows: ``layers(index)`` gives each hand of the last frame as points with the hand's
+skeleton and a box labelled with its id and gesture (the ``hands`` overlay of the panel).
+
 Cost (``benchmarks/hands.py``): MediaPipe itself, ~15-30 ms per frame on one core for the
 lite models, ~1.6x that for the full ones, at any input size (it scales the picture to 192
 and 224 pixels), plus ~0.3 ms

@@ -33,6 +33,9 @@ What to track goes through one door, ``track(Target)`` (a click, a box or a colo
 app, the CLI, ``--pick`` or the panel): stored, and applied by the run's thread to the next
 frame; ``pick_at`` (a click) or ``pick_box`` (x, y, w, h) of the constructor are the same for
 the first frame.
+What it shows (``sensekit.vision.shapes``): ``offers()`` names the overlays it fills, ``layers(index)``
+returns what the sub-stages that ran on that frame made (its buffers, typed), ``recipe()`` how to
+compute the rest; the panel and the app overlays draw only from those.
 Failure modes: a ``pick_at`` click or a ``pick_box`` outside the first frame raises ``ConfigError``.
 """
 from __future__ import annotations

@@ -22,6 +22,9 @@ Settings are declared once, in the ``pose`` group (``POSE_SETTINGS``). Defaults:
 people, a search every 30 frames (1 s at 30 fps), in windows every 300 (10 s), confidences
 0.5 (MediaPipe's), One-Euro smoothing on (the hand stage's filter, beta per torso length per second).
 
+What it shows: ``layers(index)`` gives each person of the last frame as points with the body's
+skeleton and a box labelled with its id (the ``pose`` overlay of the panel).
+
 Cost (``benchmarks/pose_eval.py``): one person, MediaPipe itself (~25-40 ms per frame at
 640x480 on one core) plus the amortised search; each further person costs one still-image
 call per frame (~40-60 ms). Needs the optional extra (``pip install 'sensekit[hands]'``; the
