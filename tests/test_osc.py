@@ -465,7 +465,6 @@ def _demo_stages(source, argv: list[str]) -> list:
     return stages
 
 
-@pytest.mark.parametrize("bundle", [False, True])
 def _assert_flat_arguments(event, args) -> None:
     """Every argument in declared order, with the flattening rules (dicts as key, value
     pairs, tuples spread, bools as ints; floats as float32)."""
@@ -487,6 +486,7 @@ def _assert_flat_arguments(event, args) -> None:
             assert got == want
 
 
+@pytest.mark.parametrize("bundle", [False, True])
 def test_replayed_recording_arrives_in_order_with_types(recordings_dir: Path, bundle: bool):
     from sensekit.capture.spec import open_source
     from sensekit.runner import Runner
