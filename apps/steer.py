@@ -241,39 +241,49 @@ class Steer(TrackerPicking, App):
         mode = MODES[self.mode]
         screen.set_clip(v)
         if mode in ("arrive at colour", "arrive at motion"):
-            target = self.colour_at if mode == "arrive at colour" else self.motion_at
-            if target is not None:
-                pygame.draw.circle(screen, (255, 80, 80), target.astype(int).tolist(), 12, 3)
-            for veh in self.vehicles:
-                pygame.draw.polygon(screen, COLORS["vehicle"], triangle(veh.position, veh.heading, 11))
+            self._draw_arrive(screen, mode)
         elif mode in ("flock flees hand", "flock flees people"):
-            origin = np.array(v.topleft, float)
-            heads = self.flock.headings
-            for p, h in zip(self.flock.positions + origin, heads):
-                pygame.draw.polygon(screen, COLORS["boid"], triangle(p, h, 6))
-            if mode == "flock flees people":
-                for blob_id, at in self.people:
-                    pygame.draw.circle(screen, (255, 120, 80), at.astype(int).tolist(), 20, 2)
-                    D.text(screen, str(blob_id), (float(at[0]), float(at[1])), size=18, color=(255, 200, 160),
-                           anchor="center")
-            elif self.motion_at is not None:
-                pygame.draw.circle(screen, (255, 120, 80), self.motion_at.astype(int).tolist(), 20, 2)
+            self._draw_flock(screen, mode, np.array(v.topleft, float))
         else:
-            centres, radii = self._obstacles_now()
-            for k, ((x, y), r) in enumerate(zip(centres, radii)):
-                hand = k >= len(self.obstacles)             # the tracked colour, an obstacle too
-                pygame.draw.circle(screen, (150, 70, 40) if hand else (90, 90, 120), (int(x), int(y)), int(r))
-                pygame.draw.circle(screen, (255, 170, 120) if hand else (200, 200, 230),
-                                   (int(x), int(y)), int(r), 2)
-            origin = np.array(v.topleft, float)
-            for w in self.wanderers:
-                pygame.draw.polygon(screen, COLORS["wanderer"], triangle(w.position + origin, w.heading, 9))
+            self._draw_wanderers(screen, np.array(v.topleft, float))
         screen.set_clip(None)
         self.draw_picked(screen)
         D.text(screen, f"c: {mode}", (v.x + 10, v.y + 8), size=22, anchor="topleft",
                color=D.ACCENT, bold=True)
         self.hand.draw(screen)
         self.draw_frame(screen, mode)
+
+
+    def _draw_arrive(self, screen: pygame.Surface, mode: str) -> None:
+        """The target (the colour or the motion) and the vehicles arriving at it."""
+        target = self.colour_at if mode == "arrive at colour" else self.motion_at
+        if target is not None:
+            pygame.draw.circle(screen, (255, 80, 80), target.astype(int).tolist(), 12, 3)
+        for veh in self.vehicles:
+            pygame.draw.polygon(screen, COLORS["vehicle"], triangle(veh.position, veh.heading, 11))
+
+    def _draw_flock(self, screen: pygame.Surface, mode: str, origin: np.ndarray) -> None:
+        """The boids, and what they flee: each person (with its id) or the motion."""
+        for p, h in zip(self.flock.positions + origin, self.flock.headings):
+            pygame.draw.polygon(screen, COLORS["boid"], triangle(p, h, 6))
+        if mode == "flock flees people":
+            for blob_id, at in self.people:
+                pygame.draw.circle(screen, (255, 120, 80), at.astype(int).tolist(), 20, 2)
+                D.text(screen, str(blob_id), (float(at[0]), float(at[1])), size=18, color=(255, 200, 160),
+                       anchor="center")
+        elif self.motion_at is not None:
+            pygame.draw.circle(screen, (255, 120, 80), self.motion_at.astype(int).tolist(), 20, 2)
+
+    def _draw_wanderers(self, screen: pygame.Surface, origin: np.ndarray) -> None:
+        """The obstacles (the tracked colour among them) and the wanderers avoiding them."""
+        centres, radii = self._obstacles_now()
+        for k, ((x, y), r) in enumerate(zip(centres, radii)):
+            hand = k >= len(self.obstacles)             # the tracked colour, an obstacle too
+            pygame.draw.circle(screen, (150, 70, 40) if hand else (90, 90, 120), (int(x), int(y)), int(r))
+            pygame.draw.circle(screen, (255, 170, 120) if hand else (200, 200, 230),
+                               (int(x), int(y)), int(r), 2)
+        for w in self.wanderers:
+            pygame.draw.polygon(screen, COLORS["wanderer"], triangle(w.position + origin, w.heading, 9))
 
 
 class _Shifted:

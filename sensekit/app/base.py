@@ -58,6 +58,7 @@ import numpy as np
 import pygame
 
 from sensekit.app import draw as D
+from sensekit.app.convert import bgr_to_packed_rgb
 from sensekit.app.options import RunOptions
 from sensekit.capture.base import Source
 from sensekit.events import Dispatcher, Event
@@ -173,8 +174,7 @@ class App(Tunable):
         from sensekit.vision.pipeline import VisionStage
 
         stage = next(s for s in self.host.runner.stages if getattr(s, "tracker", None) is tracker)
-        b, g, r = bgr
-        color = f"#{(r << 16) | (g << 8) | b:06x}"
+        color = f"#{bgr_to_packed_rgb(bgr):06x}"
         if isinstance(stage, VisionStage):              # the vision stage: picked on its next frame
             # the ``tracker.method`` setting decides; none set: the object under the click (model)
             stage.track(Target.click(xy[0], xy[1], bgr), method=tracker.method_setting)

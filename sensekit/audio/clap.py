@@ -268,7 +268,7 @@ class ClapDetector(Tunable):
         """Feed an ``AudioBlock``."""
         return self.process(block.samples, block.t, block.rate, index=block.index)
 
-    def process(self, samples: np.ndarray, t: float, rate: int, *, index: int = 0,
+    def process(self, samples: np.ndarray, t: float, rate: int, *, index: int = 0,  # noqa: C901 (see pyproject: claps)
                 energy: float | None = None) -> Sequence[Clap]:
         """Feed one block (float32, (n,) or (n, ch)); returns the claps it completes.
 

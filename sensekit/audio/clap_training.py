@@ -185,7 +185,7 @@ def label_bursts(feats: list[BurstFeatures], onsets: list[float]) -> list[int]:
     return labels
 
 
-def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
+def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,  # noqa: C901 (see pyproject: claps)
             progress: Callable[[str], None] | None = None) -> Bursts:
     """Stream every clip and its augmented copies; return all judged bursts."""
     data = Path(data)

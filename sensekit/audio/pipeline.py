@@ -36,6 +36,8 @@ from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
+import numpy as np
+
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker, check_rate
 from sensekit.audio.gain import UNITY_GAIN
@@ -161,55 +163,72 @@ class AudioStage(Tunable):
             apply_all_pending(self.tunables())
         t = item.t
         rate = item.rate
-        x = item.samples
-        if x.ndim != 1 or x.dtype.char != "f":
-            x = mono(x, channels=self.channels, index=item.index)
-        if rate != self._rate:
-            if self.clap is not None or self.pitch is not None:
-                check_rate(rate, "clap detector" if self.clap is not None else "pitch tracker")
-            self._rate = rate
+        x = self._mono(item)
         n = len(x)
         if n == 0:
             return ()
         meter = self.meter
         lv = meter.process(x, t, rate, index=item.index)
         if lv is None:                              # NaN/Inf: reported by the meter, skipped
-            self.skipped_blocks += 1
-            if self.clap is not None:
-                self.clap.reset()
-            if self.pitch is not None:
-                self.pitch.reset()
+            self._skip_block()
             return ()
         self.level = lv
         out: list[Event] = []
         if self._do_level:
             out.append(Level(t=t, level=lv))
-        nf = self.noise_floor
-        if nf is not None and nf.learning:
-            nf.process(lv, n, rate)
+        if self.noise_floor is not None:
+            self.noise_floor.process(lv, n, rate)     # does nothing once it has learnt
         if self._do_activity:
-            ev = self.activity.process(lv, t)   # type: ignore[union-attr]
-            if ev is not None:
-                out.append(ev)
+            out.extend(self._activity(lv, t))
         if self._do_clap:
-            claps = self.clap.process(x, t, rate, index=item.index,  # type: ignore[union-attr]
-                                      energy=meter.energy)
-            if claps:
-                for c in claps:
-                    out.append(c)
-                    if self.pattern is not None:
-                        p = self.pattern.add(c)
-                        if p is not None:
-                            out.append(p)
+            self._claps(x, item, out)
         if self._do_pitch:
-            pt = self.pitch
-            before = pt.analyses                 # type: ignore[union-attr]
-            est = pt.process(x, t, rate, index=item.index,   # type: ignore[union-attr]
-                             energy=meter.energy * meter._gain2)
-            if pt.analyses != before:            # type: ignore[union-attr]
-                self._pitch_quiet = False
-                out.append(Pitch(t=t, hz=est.hz, confidence=est.confidence))
-            elif est.confidence == 0.0 and est.hz == 0.0 and not self._pitch_quiet:
-                self._pitch_quiet = True
-                out.append(Pitch(t=t, hz=0.0, confidence=0.0))
+            self._pitch(x, item, out)
         return out
+
+    def _mono(self, item: AudioBlock) -> np.ndarray:
+        """The block as mono float32; a new sample rate is checked for the detectors."""
+        x = item.samples
+        if x.ndim != 1 or x.dtype.char != "f":
+            x = mono(x, channels=self.channels, index=item.index)
+        if item.rate != self._rate:
+            if self.clap is not None or self.pitch is not None:
+                check_rate(item.rate, "clap detector" if self.clap is not None else "pitch tracker")
+            self._rate = item.rate
+        return x
+
+    def _activity(self, lv: float, t: float) -> tuple[Event, ...]:
+        ev = self.activity.process(lv, t)   # type: ignore[union-attr]
+        return () if ev is None else (ev,)
+
+    def _skip_block(self) -> None:
+        """A NaN/Inf block: counted; the clap detector and the pitch tracker start again."""
+        self.skipped_blocks += 1
+        if self.clap is not None:
+            self.clap.reset()
+        if self.pitch is not None:
+            self.pitch.reset()
+
+    def _claps(self, x: np.ndarray, item: AudioBlock, out: list[Event]) -> None:
+        """The claps this block completes, each followed by the pattern it completes, if any."""
+        claps = self.clap.process(x, item.t, item.rate, index=item.index,  # type: ignore[union-attr]
+                                  energy=self.meter.energy)
+        for c in claps:
+            out.append(c)
+            if self.pattern is not None:
+                p = self.pattern.add(c)
+                if p is not None:
+                    out.append(p)
+
+    def _pitch(self, x: np.ndarray, item: AudioBlock, out: list[Event]) -> None:
+        """A pitch event per analysis, and one 0 Hz event when the sound stops."""
+        pt, meter, t = self.pitch, self.meter, item.t
+        before = pt.analyses                 # type: ignore[union-attr]
+        est = pt.process(x, t, item.rate, index=item.index,   # type: ignore[union-attr]
+                         energy=meter.energy * meter._gain2)
+        if pt.analyses != before:            # type: ignore[union-attr]
+            self._pitch_quiet = False
+            out.append(Pitch(t=t, hz=est.hz, confidence=est.confidence))
+        elif est.confidence == 0.0 and est.hz == 0.0 and not self._pitch_quiet:
+            self._pitch_quiet = True
+            out.append(Pitch(t=t, hz=0.0, confidence=0.0))

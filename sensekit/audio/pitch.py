@@ -183,31 +183,42 @@ class PitchTracker(Tunable):
             return self.last
         if energy is None:
             energy = float(x.dot(x)) / n
-        blocks = self._blocks
         if not energy >= self._min_ms:                      # quiet, or NaN: no history kept
-            if self._held:
-                blocks.clear()
-                self._held = 0
-                self._since = math.inf
+            self._forget()
             self.last = _UNVOICED
             return _UNVOICED
-        blocks.append(x)
-        self._held += n
-        if self._held - len(blocks[0]) >= self._need:
-            while self._held - len(blocks[0]) >= self._need:
-                self._held -= len(blocks.popleft())
+        self._hold(x)
         self._since += n * self._ms_per_sample
         if self._since >= self.hop_ms and self._held >= self._need:
-            self._since = 0.0
-            buf = np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
-            frame = buf[len(buf) - self._need:]
-            if self._q > 1:
-                frame = frame.reshape(-1, self._q) @ self._ones   # box filter + decimate (BLAS)
-            # (NaN/Inf never get here: such a block's energy fails the level gate above)
-            self.last = yin(frame, self._dec_rate, fmin=self.fmin, fmax=self.fmax,
-                            threshold=self.threshold)
-            self.analyses += 1
+            self._analyse()
         return self.last
+
+    def _forget(self) -> None:
+        if self._held:
+            self._blocks.clear()
+            self._held = 0
+            self._since = math.inf
+
+    def _hold(self, x: np.ndarray) -> None:
+        """Keep ``x``, and only as many older blocks as one analysis needs."""
+        blocks = self._blocks
+        blocks.append(x)
+        self._held += len(x)
+        while self._held - len(blocks[0]) >= self._need:
+            self._held -= len(blocks.popleft())
+
+    def _analyse(self) -> None:
+        """YIN on the newest ``_need`` samples (box-filtered and decimated by ``_q``)."""
+        self._since = 0.0
+        blocks = self._blocks
+        buf = np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
+        frame = buf[len(buf) - self._need:]
+        if self._q > 1:
+            frame = frame.reshape(-1, self._q) @ self._ones   # box filter + decimate (BLAS)
+        # (NaN/Inf never get here: such a block's energy fails the level gate above)
+        self.last = yin(frame, self._dec_rate, fmin=self.fmin, fmax=self.fmax,
+                        threshold=self.threshold)
+        self.analyses += 1
 
     def event(self, t: float) -> Pitch:
         """The current estimate as a ``Pitch`` event at time ``t``."""

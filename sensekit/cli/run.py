@@ -30,6 +30,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sensekit.cli import Subparsers, voice_options
 from sensekit.cli.midi_args import add_midi_arguments, attach_midi
@@ -41,6 +42,10 @@ from sensekit.cli.tuning import add_tuning_arguments, apply_chosen, chosen_value
 from sensekit.errors import ConfigError
 from sensekit.validate import check_output_path
 from sensekit.cli.signals import stop_signals
+
+if TYPE_CHECKING:
+    from sensekit.app.host import RunResult
+    from sensekit.capture.base import Source
 
 SCREENSHOT_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 EVENTS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".txt", ".log")
@@ -120,12 +125,7 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.app.picking import start_tracking
     from sensekit.app.sources import open_for_app
 
-    if not args.headless and not _display_available():
-        args.headless = True
-        if args.screenshot is None:
-            args.screenshot = _default_screenshot(args.app)
-        print(f"No display found: running headless; the last frame goes to {args.screenshot}")
-
+    _choose_display(args)
     source, note = open_for_app(app_cls, args.source, loop=args.loop or not args.headless)
     if note:
         print(note)
@@ -162,17 +162,41 @@ def main(args: argparse.Namespace) -> int:
     if result.interrupted:
         print(f"{args.app}: stopped by {stopped.why}")
     if args.headless or result.interrupted:
-        if source.is_live:
-            cpu = 100.0 * result.cpu_s / result.wall_s if result.wall_s > 0 else 0.0
-            what = "frames" if source.has_video else "audio blocks"
-            print(f"{args.app}: {result.arrived} {what} arrived in {result.wall_s:.1f} s, "
-                  f"{result.sim_t:.1f} s simulated, {result.events} events, CPU {cpu:.0f} %")
-        else:
-            print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "
-                  f"{result.fps:.0f} fps, {result.events} events")
-        if args.screenshot is not None:
-            print(f"screenshot: {args.screenshot}")
+        _report(args, source, result)
     return 0
+
+
+def _report(args: argparse.Namespace, source: Source, result: RunResult) -> None:
+    """The closing lines of a headless or interrupted run: what arrived or ran, the screenshot."""
+    if source.is_live:
+        cpu = 100.0 * result.cpu_s / result.wall_s if result.wall_s > 0 else 0.0
+        what = "frames" if source.has_video else "audio blocks"
+        print(f"{args.app}: {result.arrived} {what} arrived in {result.wall_s:.1f} s, "
+              f"{result.sim_t:.1f} s simulated, {result.events} events, CPU {cpu:.0f} %")
+    else:
+        print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "
+              f"{result.fps:.0f} fps, {result.events} events")
+    if args.screenshot is not None:
+        print(f"screenshot: {args.screenshot}")
+
+
+def _choose_display(args: argparse.Namespace) -> None:
+    """Headless when asked or when there is no display (the last frame then goes to a
+    screenshot); SDL's dummy drivers for a headless run, before pygame starts."""
+    if not args.headless and not _display_available():
+        args.headless = True
+        if args.screenshot is None:
+            args.screenshot = _default_screenshot(args.app)
+        print(f"No display found: running headless; the last frame goes to {args.screenshot}")
+    if args.headless:
+        use_headless_drivers()
+
+
+def use_headless_drivers() -> None:
+    """SDL's dummy video and audio drivers for a run without a window; called before the app
+    host initialises pygame's display (the host itself never writes the environment)."""
+    os.environ["SDL_VIDEODRIVER"] = "dummy"
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 
 def _default_screenshot(app: str) -> Path:

@@ -29,6 +29,7 @@ from sensekit.errors import ConfigError
 from sensekit.profile import run_values, save_profile
 from sensekit.settings.live import Tuning, parse_values
 from sensekit.settings.registry import REGISTRY
+from sensekit.vision.stages import bgr_to_packed_rgb
 from sensekit.vision.targets import Target
 
 if TYPE_CHECKING:
@@ -159,13 +160,13 @@ class AppControl(PanelControl):
 
     def pick(self, x: float, y: float) -> dict[str, Any]:
         xi, yi = self._check_point(x, y)
-        b, g, r = (int(v) for v in self._image()[yi, xi])
+        under = bgr_to_packed_rgb(self._image()[yi, xi])
         message = self.host.pick_at((xi, yi))
         if message is None:
             raise ConfigError(f"{self.host.app.name or 'this app'} does not track a colour")
         stage = self.tracker_stage()
         color = _hex(getattr(stage.tracker, "color", None)) if stage is not None else None
-        return {"message": message, "color": color, "under_pointer": _hex((r << 16) | (g << 8) | b)}
+        return {"message": message, "color": color, "under_pointer": _hex(under)}
 
     def track_box(self, box: Sequence[float]) -> dict[str, Any]:
         x, y, w, h = self._check_box(box)
@@ -212,7 +213,7 @@ class StagesControl(PanelControl):
         xi, yi = self._check_point(x, y)
         image = self._image()
         b, g, r = (int(v) for v in image[yi, xi])
-        color = _hex((r << 16) | (g << 8) | b)
+        color = _hex(bgr_to_packed_rgb((b, g, r)))
         self._track(Target.click(xi, yi, (b, g, r)), tracker.method)
         return {"message": f"tracking the object under {xi},{yi} (colour {color})",
                 "color": color, "under_pointer": color}

@@ -184,7 +184,7 @@ def _known_sections(names: list[str]) -> None:
         load_table(apps=True)
 
 
-def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text: str = "") -> Profile:
+def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text: str = "") -> Profile:  # noqa: C901 (settings)
     """Check parsed TOML against the table; errors name key, file and line."""
     taught = data.get(TAUGHT_TABLE)
     if taught is not None and not isinstance(taught, Mapping):

@@ -118,7 +118,7 @@ class Setting:
     def _bad(self, value: Any) -> ConfigError:
         return ConfigError(f"`{self.key}` must be {self.expectation()}, got {short(value)}")
 
-    def check(self, value: Any) -> Any:
+    def check(self, value: Any) -> Any:  # noqa: C901 (see pyproject: settings)
         """A native value (TOML, OSC, Python) -> the normalised value, or ``ConfigError``."""
         if value is None:
             if self.none:

@@ -139,7 +139,7 @@ class BodyState:
         self.lean = _Held(self.hold_s, "none")
         self.crouch = _Held(self.hold_s, False)
 
-    def update(self, shape: BodyShape, t: float) -> dict[str, object]:
+    def update(self, shape: BodyShape, t: float) -> dict[str, object]:  # noqa: C901 (see pyproject: pose)
         """Feed one frame; returns ``{"arms_up": bool, "lean": str, "crouch": bool, "jump": float}``
         entries for what changed (``jump``: the rise in torso lengths at take-off)."""
         th = self.thresholds

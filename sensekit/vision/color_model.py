@@ -29,7 +29,7 @@ import numpy as np
 
 from sensekit.events import Box
 from sensekit.vision.segment import Segment
-from sensekit.vision.stages import box_from_rect
+from sensekit.vision.stages import bgr_to_packed_rgb, box_from_rect
 
 
 __all__ = ["ColorModel", "MaskMatch", "similarity"]
@@ -132,8 +132,7 @@ class ColorModel:
         self.appearance = 1.0
         color = None
         if inside.any():
-            b, g, r = (int(v) for v in np.median(frame[y0:y1, x0:x1][inside], axis=0))
-            color = (r << 16) | (g << 8) | b
+            color = bgr_to_packed_rgb(np.median(frame[y0:y1, x0:x1][inside], axis=0))
         scene_weight = self.settings.scene_weight
         if scene_weight > 0:
             scene = np.bincount(idx.ravel(), minlength=self.bins ** 3).astype(np.float64)

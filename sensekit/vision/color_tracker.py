@@ -85,7 +85,7 @@ from sensekit.vision.color_threshold import exact_mask, hsv_mask, largest_blob, 
 from sensekit.vision.segment import Segment, check_box, segment_box, segment_click
 from sensekit.vision.smoothing import OneEuro2D
 from sensekit.vision.stages import blur as blur_stage
-from sensekit.vision.stages import packed_rgb_to_bgr, palette_lut, parse_color
+from sensekit.vision.stages import bgr_to_packed_rgb, packed_rgb_to_bgr, palette_lut, parse_color
 
 __all__ = ["ColorTracker", "TrackResult", "parse_tolerance", "tolerance_settings"]
 
@@ -321,8 +321,7 @@ class ColorTracker(Tunable):
         x0, y0, x1, y1 = max(0, xi - r), max(0, yi - r), min(w, xi + r + 1), min(h, yi + r + 1)
         if self.method == "exact":
             prepared = self.prepare(frame)
-            self.color = int((int(prepared[yi, xi, 2]) << 16) | (int(prepared[yi, xi, 1]) << 8)
-                             | int(prepared[yi, xi, 0]))
+            self.color = bgr_to_packed_rgb(prepared[yi, xi])
             return
         patch = self.prepare(frame)[y0:y1, x0:x1] if self.method == "hsv" else frame[y0:y1, x0:x1]
         hsv = cv2.cvtColor(np.ascontiguousarray(patch), cv2.COLOR_BGR2HSV).reshape(-1, 3).astype(np.float64)
@@ -332,7 +331,7 @@ class ColorTracker(Tunable):
                   np.percentile(np.abs(hsv[:, 1] - med[1]), 90) * 2.0,
                   np.percentile(np.abs(hsv[:, 2] - med[2]), 90) * 2.0)
         bgr = cv2.cvtColor(np.array([[med]], np.uint8), cv2.COLOR_HSV2BGR)[0, 0]
-        target_rgb = (int(bgr[2]) << 16) | (int(bgr[1]) << 8) | int(bgr[0])
+        target_rgb = bgr_to_packed_rgb(bgr)
         if self.method == "hsv":
             self.color = target_rgb
             self._hsv_target = (float(med[0]) * 2.0, float(med[1]), float(med[2]))
@@ -441,6 +440,19 @@ class ColorTracker(Tunable):
         if self.method != "model" and self.last_mask is not None:
             return cv2.countNonZero(self.last_mask) / frame_px
         return r.box[2] * r.box[3] / frame_px
+
+    def region_mask(self, shape: tuple[int, ...]) -> np.ndarray | None:
+        """The last match's colour mask in a frame of ``shape`` (HxW non-zero = on; the model
+        method keeps only its search window, placed where it was); ``None`` before an update."""
+        mask = self.last_mask
+        if mask is None or mask.shape[:2] == shape[:2]:
+            return mask
+        x0, y0 = self.last_mask_origin
+        full = np.zeros(shape[:2], np.uint8)
+        h = max(0, min(mask.shape[0], shape[0] - y0))
+        w = max(0, min(mask.shape[1], shape[1] - x0))
+        full[y0:y0 + h, x0:x0 + w] = mask[:h, :w]
+        return full
 
     def events(self, result: TrackResult, t: float, frame_size: tuple[int, int]) -> list[Event]:
         """Turn one result into events: tracked every found frame, lost once, found again."""

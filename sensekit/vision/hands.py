@@ -40,6 +40,9 @@ frame in ``redetect_every_frames`` (10): +10-25 % while nobody is there. The ful
 sometimes returns one hand twice (boxes overlapping by more than half, v01 frame 555): the
 second copy is dropped rather than given a new id.
 
+What it shows: ``layers(index)`` gives each hand of the last frame as points with the hand's
+skeleton and a box labelled with its id and gesture (the ``hands`` overlay of the panel).
+
 Cost (``benchmarks/hands.py``): MediaPipe itself, ~15-30 ms per frame on one core for the
 lite models, ~1.6x that for the full ones, at any input size (it scales the picture to 192
 and 224 pixels), plus ~0.3 ms
@@ -52,6 +55,7 @@ for the same frames in the same order, so a replay gives the same events every t
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import os
 import re
@@ -68,8 +72,10 @@ from sensekit.errors import ConfigError
 from sensekit.events import Event, Gesture, Hand, HandLost, Pinch
 from sensekit.settings import Tunable, group, setting
 from sensekit.validate import check_frame
-from sensekit.vision.hand_gestures import (THRESHOLDS, GestureState, HandShape, PinchState, can_pinch,
+from sensekit.vision.hand_gestures import (FINGERS, THRESHOLDS, GestureState, HandShape, PinchState, can_pinch,
                                            classify, hand_shape)
+from sensekit.vision.shapes import BoxShape, Layer, PointsShape
+from sensekit.vision.stages import mirror
 from sensekit.vision.smoothing import OneEuroArray
 from sensekit.vision.taught import TaughtGestures, hand_features
 
@@ -241,6 +247,7 @@ class HandStage(Tunable):
         self._next_id = 1
         self._empty_streak = 0
         self._last_t = -1.0                    # the previous frame's time
+        self._last_index = -1                  # the last frame's index (``layers``)
         self._rgb: np.ndarray | None = None
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
@@ -315,8 +322,9 @@ class HandStage(Tunable):
         s = self
         rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
         if s.mirror:
-            rgb = cv2.flip(rgb, 1)
+            rgb = mirror(rgb)
         self.runs["frames"] += 1
+        self._last_index = item.index
         found = self._detect(rgb)
         self._empty_streak = 0 if found else self._empty_streak + 1
         if s.redetect and len(found) < s.max_hands:
@@ -348,6 +356,16 @@ class HandStage(Tunable):
                 del self.hands[hand.id]
         self._last_t = t
         return events
+
+    def offers(self) -> frozenset[str]:
+        return frozenset({"hands"})
+
+    def layers(self, index: int) -> list[Layer]:
+        """The hands seen on frame ``index`` if it is the last one processed: landmarks and
+        skeleton, box with id and gesture."""
+        if index != self._last_index:
+            return []
+        return hand_layers([h for h in self.hands.values() if h.last_t == self._last_t])
 
     def _new_hand(self) -> TrackedHand:
         s = self
@@ -394,6 +412,22 @@ class HandStage(Tunable):
             x, y = hand.pinch_point
             out.append(Pinch(t=t, id=hand.id, pinching=flipped, x=x, y=y))
         return out
+
+
+#: the hand's skeleton: each finger from the wrist, and across the knuckles
+HAND_LINKS: tuple[tuple[int, int], ...] = tuple(
+    (a, b) for chain in ((0, *joints) for joints in FINGERS.values()) for a, b in itertools.pairwise(chain)
+) + ((5, 9), (9, 13), (13, 17))
+
+
+def hand_layers(hands: Iterable[TrackedHand]) -> list[Layer]:
+    """``layers()`` of these hands (pixels of the frame the stage saw)."""
+    out: list[Layer] = []
+    for hand in hands:
+        out.append(PointsShape("hands", hand.landmarks[:, :2], links=HAND_LINKS, id=hand.id))
+        label = f"{hand.id} {hand.gesture}" if hand.gesture != "none" else str(hand.id)
+        out.append(BoxShape("hands", hand.box, label=label, id=hand.id))
+    return out
 
 
 def _parse(result: Any, width: int, height: int) -> list[Found]:

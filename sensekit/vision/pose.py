@@ -22,6 +22,9 @@ Settings are declared once, in the ``pose`` group (``POSE_SETTINGS``). Defaults:
 people, a search every 30 frames (1 s at 30 fps), in windows every 300 (10 s), confidences
 0.5 (MediaPipe's), One-Euro smoothing on (the hand stage's filter, beta per torso length per second).
 
+What it shows: ``layers(index)`` gives each person of the last frame as points with the body's
+skeleton and a box labelled with its id (the ``pose`` overlay of the panel).
+
 Cost (``benchmarks/pose_eval.py``): one person, MediaPipe itself (~25-40 ms per frame at
 640x480 on one core) plus the amortised search; each further person costs one still-image
 call per frame (~40-60 ms). Needs the optional extra (``pip install 'sensekit[hands]'``; the
@@ -48,6 +51,7 @@ from sensekit.vision.body_events import BodyState, body_shape
 from sensekit.vision.hands import INSTALL_HINT, MEDIAPIPE_VERSION, _filtered_native_stderr
 from sensekit.vision.people import (Box, box_iou, crop_box, landmark_box, paint_out, search_windows,
                                     torso_visible, upright)
+from sensekit.vision.shapes import BoxShape, Layer, PointsShape
 from sensekit.vision.smoothing import OneEuroArray
 
 __all__ = ["POSE_SETTINGS", "POSE_EVENTS", "PoseStage", "TrackedPerson", "load_pose"]
@@ -132,6 +136,8 @@ class PoseStage(Tunable):
         self.runs = {"frames": 0, "searches": 0, "crops": 0, "calls": 0}
         self._next_id = 1
         self._rgb: np.ndarray | None = None
+        self._last_t = -1.0                    # the last frame's time (who ``layers`` shows)
+        self._last_index = -1                  # and its index
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         if changed.keys() & {"min_detection_confidence", "min_tracking_confidence"}:
@@ -173,7 +179,7 @@ class PoseStage(Tunable):
         return pts
 
     # -- finding people ----------------------------------------------------------------
-    def _find(self, rgb: np.ndarray, search: bool, windows: bool) -> list[np.ndarray]:
+    def _find(self, rgb: np.ndarray, search: bool, windows: bool) -> list[np.ndarray]:  # noqa: C901 (pose)
         """Everyone on this frame: the video graph's person, the tracked others on their crops,
         and, when ``search``, the rest of the frame (in windows too when ``windows``)."""
         h, w = rgb.shape[:2]
@@ -244,6 +250,7 @@ class PoseStage(Tunable):
         rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
         n = self.runs["frames"]
         self.runs["frames"] += 1
+        self._last_index = item.index
         found = self._find(rgb, n % self.search_every_frames == 0, n % self.window_every_frames == 0)
         return self._update(found, item.t)
 
@@ -257,7 +264,18 @@ class PoseStage(Tunable):
             if person.last_t < t and (t - person.last_t) * 1000.0 >= self.lost_after_ms:
                 events.append(PoseLost(t=t, id=person.id))
                 del self.people[person.id]
+        self._last_t = t
         return events
+
+    def offers(self) -> frozenset[str]:
+        return frozenset({"pose"})
+
+    def layers(self, index: int) -> list[Layer]:
+        """The people seen on frame ``index`` if it is the last one processed: landmarks and
+        skeleton, box with id."""
+        if index != self._last_index:
+            return []
+        return pose_layers([p for p in self.people.values() if p.last_t == self._last_t])
 
     def _new_person(self) -> TrackedPerson:
         person = TrackedPerson(id=self._next_id, landmarks=np.zeros((33, 4)), box=(0, 0, 0, 0), last_t=-1.0,
@@ -289,6 +307,20 @@ class PoseStage(Tunable):
             elif name == "jump" and isinstance(value, float):
                 out.append(Jump(t=t, id=person.id, rise=value))
         return out
+
+
+#: the body's skeleton (MediaPipe Pose numbering): shoulders, arms, torso, legs
+POSE_LINKS: tuple[tuple[int, int], ...] = ((11, 12), (11, 13), (13, 15), (12, 14), (14, 16), (11, 23), (12, 24),
+                                           (23, 24), (23, 25), (25, 27), (24, 26), (26, 28))
+
+
+def pose_layers(people: list[TrackedPerson]) -> list[Layer]:
+    """``layers()`` of these people (pixels of the frame the stage saw)."""
+    out: list[Layer] = []
+    for person in people:
+        out.append(PointsShape("pose", person.landmarks[:, :2], links=POSE_LINKS, id=person.id))
+        out.append(BoxShape("pose", person.box, label=str(person.id), id=person.id))
+    return out
 
 
 def _match(people: list[TrackedPerson], boxes: list[Box]) -> dict[int, TrackedPerson]:
