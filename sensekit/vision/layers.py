@@ -9,7 +9,8 @@ moved since the last grab). ``Layers.copy()`` makes a snapshot another thread ma
 ``compose(layers, overlays)`` draws the chosen raster overlays over the picture and returns a
 new BGR image (``OVERLAYS``: ``mask`` red, ``edges`` cyan on a dimmed picture, ``palette``
 the palette-mapped frame, ``region`` the tracked colour's pixels in yellow, ``blobs`` each
-blob's outline, box and id in a colour of its own; nothing when no blob tracker runs). An overlay whose
+blob's outline, box and id in a colour of its own; nothing when no blob tracker runs; ``silhouette``
+the person mask of a ``PersonMaskStage`` (the silhouette stage) in green, offered only when one runs). An overlay whose
 stage does not run here is computed from the picture with the same library functions
 (``edges()``, ``palette_lut()``, a frame difference for the mask; ``Layers.computed`` says
 which), so every app can show all of them. The app host (keys ``m``/``e``/``p``) and the
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import cv2
 import numpy as np
@@ -31,10 +32,18 @@ import numpy as np
 from sensekit.vision.stages import EDGE_THRESHOLD, edges, palette_lut
 
 __all__ = ["DEFAULT_LEVELS", "MASK_THRESHOLD", "OVERLAYS", "LayerGrabber", "Layers", "compose", "offered",
-           "draw_blobs", "blob_layer", "blob_colour"]
+           "draw_blobs", "blob_layer", "blob_colour", "PersonMaskStage"]
 
 Box = tuple[int, int, int, int]
-OVERLAYS: tuple[str, ...] = ("mask", "edges", "palette", "region", "blobs")
+
+
+@runtime_checkable
+class PersonMaskStage(Protocol):
+    """A stage that draws a person mask (``sensekit.vision.silhouette.SilhouetteStage``)."""
+
+    def mask_layer(self) -> np.ndarray | None: ...
+
+OVERLAYS: tuple[str, ...] = ("mask", "edges", "palette", "region", "blobs", "silhouette")
 #: palette levels when no stage maps a palette (the book's 4)
 DEFAULT_LEVELS = 4
 #: frame difference that counts as motion when no motion detector runs (the book's 0x33)
@@ -43,6 +52,7 @@ MASK_THRESHOLD = 0x33
 _RED = np.array([40, 40, 255], np.float32)
 _CYAN = np.array([255, 230, 0], np.uint8)
 _YELLOW = np.array([0, 220, 255], np.float32)
+_GREEN = np.array([80, 230, 60], np.float32)
 
 
 @dataclass
@@ -57,6 +67,8 @@ class Layers:
     edges: np.ndarray | None = None
     palette: np.ndarray | None = None
     region: np.ndarray | None = None
+    #: the person mask of a silhouette stage (HxW, non-zero = a person)
+    silhouette: np.ndarray | None = None
     #: the tracked object's box (pixels), when the tracker found it on this frame
     box: Box | None = None
     #: the blobs seen on this frame: (id, box, outline points (N, 1, 2)) (``VisionStage.blobs``)
@@ -80,7 +92,8 @@ class Layers:
 
         return replace(self, image=self.image.copy(), mask=own(self.mask, "mask"),
                        edges=own(self.edges, "edges"), palette=own(self.palette, "palette"),
-                       region=own(self.region, "region"), zones=dict(self.zones),
+                       region=own(self.region, "region"), silhouette=own(self.silhouette, "silhouette"),
+                       zones=dict(self.zones),
                        blobs=list(self.blobs) if "blobs" in want else [],
                        computed=set())
 
@@ -106,6 +119,10 @@ class LayerGrabber:
             before = self._runs.get(id(stage), {})
             ran = {k for k, v in runs.items() if v > before.get(k, 0)}
             self._runs[id(stage)] = dict(runs)
+            if isinstance(stage, PersonMaskStage):
+                if "silhouette" in ran:
+                    layers.silhouette = stage.mask_layer()
+                continue
             self._from_vision(stage, ran, layers)
         self._previous = image.copy() if keep_previous and layers.mask is None else None
         return layers
@@ -145,10 +162,13 @@ class LayerGrabber:
 def offered(stages: Iterable[Any]) -> list[str]:
     """The overlays worth offering for these stages: the raster ones always (computed when no
     stage makes them), the tracked ``region`` and ``box`` only with a colour tracker, the motion
-    ``zones`` only with a motion detector, ``blobs`` only with a blob tracker (otherwise they
-    would draw nothing)."""
+    ``zones`` only with a motion detector, ``blobs`` only with a blob tracker, ``silhouette``
+    only with a silhouette stage (otherwise they would draw nothing)."""
     names = list(OVERLAYS)
-    vision = [s for s in stages if getattr(s, "runs", None) is not None]
+    stages = list(stages)
+    if not any(isinstance(s, PersonMaskStage) for s in stages):
+        names.remove("silhouette")
+    vision = [s for s in stages if getattr(s, "runs", None) is not None and not isinstance(s, PersonMaskStage)]
     if not any(getattr(s, "blobs", None) is not None for s in vision):
         names.remove("blobs")
     if not any(getattr(s, "tracker", None) is not None for s in vision):
@@ -219,6 +239,8 @@ def compose(layers: Layers, overlays: Iterable[str]) -> np.ndarray:
             m = _difference_mask(layers.previous, image)
             layers.computed.add("mask")
         _tint(out, m > 0, _RED, 0.6)
+    if "silhouette" in want and _fits(layers.silhouette, image) and layers.silhouette is not None:
+        _tint(out, layers.silhouette > 0, _GREEN, 0.5)
     if "region" in want and _fits(layers.region, image) and layers.region is not None:
         _tint(out, layers.region > 0, _YELLOW, 0.55)
     if "blobs" in want:
