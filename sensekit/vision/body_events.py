@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["BODY_THRESHOLDS", "BodyShape", "body_shape", "BodyState", "feet_zones", "ZoneSteps", "NOSE",
-           "SHOULDERS", "HIPS", "ANKLES"]
+           "SHOULDERS", "HIPS", "ANKLES", "BODY_LINES"]
 
 NOSE = 0
 SHOULDERS = (11, 12)      # left, right (the person's)
@@ -45,6 +45,9 @@ WRISTS = (15, 16)
 HIPS = (23, 24)
 KNEES = (25, 26)
 ANKLES = (27, 28)
+#: the bones to draw a skeleton with: arms, shoulders, torso, hips, legs (MediaPipe Pose's numbering)
+BODY_LINES = ((11, 13), (13, 15), (12, 14), (14, 16), (11, 12), (11, 23), (12, 24), (23, 24),
+              (23, 25), (25, 27), (24, 26), (26, 28))
 
 BODY_THRESHOLDS = {
     "visible": 0.5,            # landmarks below this visibility do not vote
