@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from sensekit.capture.base import VideoFrame
-from sensekit.vision.layers import LayerGrabber, Layers, compose
+from sensekit.vision.layers import LayerGrabber, Layers, compose, offered
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
@@ -95,3 +95,35 @@ def test_blobs_are_drawn_with_their_ids_colour():
     assert tuple(picture[y + h // 2, x]) == blob_colour(blob_id)        # the box's left edge
     assert (compose(layers, set()) == layers.image).all()               # nothing unless asked
     assert layers.copy({"mask"}).blobs == []
+
+
+class _PersonMask:
+    """Stands in for the silhouette stage (which needs MediaPipe): a mask that has a method to show it."""
+
+    def __init__(self) -> None:
+        self.mask = np.zeros((60, 80), np.uint8)
+        self.mask[10:50, 30:50] = 255
+        self.runs = {"silhouette": 0}
+
+    def mask_layer(self) -> np.ndarray:
+        return self.mask
+
+
+def test_a_person_mask_is_a_silhouette_overlay_offered_only_when_a_stage_makes_one():
+    vision = VisionStage(motion=MotionDetector(), edges=True)
+    person = _PersonMask()
+    assert "silhouette" not in offered([vision]) and "silhouette" in offered([vision, person])
+    grabber = LayerGrabber()
+    f = _frames(1)[0]
+    vision.process(VideoFrame(0, 0.0, f))
+    layers = grabber.grab(f, [vision, person])
+    assert layers.silhouette is None                       # the stage did not run on this frame
+    person.runs["silhouette"] += 1
+    vision.process(VideoFrame(1, 0.1, f))
+    layers = grabber.grab(f, [vision, person], index=1)
+    assert layers.silhouette is person.mask and layers.edge_options["direction"] == vision.edge_direction
+    kept = layers.copy(["silhouette"])
+    assert kept.silhouette is not person.mask and np.array_equal(kept.silhouette, person.mask)
+    picture = compose(layers, {"silhouette"})
+    inside, outside = picture[30, 40].astype(int), picture[30, 5].astype(int)
+    assert inside[1] > inside[2] + 50 and (outside == f[30, 5]).all()   # green over the person only
