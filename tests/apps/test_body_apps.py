@@ -2,7 +2,7 @@
 
 - ``edge_snow --silhouette``: the snow settles on the person of ntu_drink_water (the person
   mask of the silhouette stage) and nowhere else, where the edge mode piles it on the room's
-  furniture too;
+  furniture too; key ``b`` draws the person mask over the camera view;
 - ``motion_paddle`` with ``steer=body``: the paddle follows a player walking on the basketball
   clip; with ``steer=lean``: it runs the way a player leans (ntu_two_person_hug).
 """
@@ -11,8 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pygame
 import pytest
 
+from sensekit.app.convert import surface_to_array
 from sensekit.app.host import AppHost, RunOptions
 from sensekit.app.registry import load
 from sensekit.capture.spec import open_source
@@ -38,6 +40,23 @@ def _run(app: str, clip: Path, steps: int, **options) -> AppHost:
     return host
 
 
+def _key_b_draws_the_silhouette(host: AppHost, mask: np.ndarray) -> None:
+    """Key ``b``: the person mask in green over the camera view, where the mask is."""
+    view = host.app.camera_view
+    host.render()
+    plain = surface_to_array(host.screen.subsurface(view)).astype(int)
+    host.press(pygame.K_b)
+    assert host.toast is not None and "silhouette overlay on (b)" in host.toast[0]
+    host.render()
+    shown = surface_to_array(host.screen.subsurface(view)).astype(int)
+    h, w = mask.shape
+    ys, xs = np.mgrid[0:view.h, 0:view.w]
+    on = mask[ys * h // view.h, xs * w // view.w] > 0
+    greener = (shown[..., 1] - shown[..., [0, 2]].mean(axis=2)) - (plain[..., 1] - plain[..., [0, 2]].mean(axis=2))
+    assert greener[on].mean() > greener[~on].mean() + 40
+    host.press(pygame.K_b)
+
+
 def test_edge_snow_piles_snow_on_the_silhouette_and_nowhere_else(shared_data):
     """ntu_drink_water: one woman standing in the middle of a room (x 0.43-0.49 of the mirrored
     picture), a table and shelves to the sides. 240 steps: the 103 frames, then the last one."""
@@ -52,6 +71,7 @@ def test_edge_snow_piles_snow_on_the_silhouette_and_nowhere_else(shared_data):
             if silhouette:
                 mask = host.app.silhouette.mask_layer()
                 assert mask is not None and 0.01 < host.app.silhouette.area_share < 0.1
+                _key_b_draws_the_silhouette(host, mask)
         finally:
             host.source.close()
     on_person = (runs[True] > 0.38) & (runs[True] < 0.55)
