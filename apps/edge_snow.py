@@ -3,6 +3,8 @@
 Flakes drift down; one that reaches a horizontal edge (a shoulder, a hand held
 flat, a shelf) stops there, and later flakes pile up on top of it. Move and
 the snow under you slides off. +/- changes how strong an edge must be.
+``--silhouette`` (the hands extra): the snow lands on you instead - on your head, shoulders and
+arms, wherever the person mask (MediaPipe selfie segmentation) starts - and nowhere else.
 ``--preset book``: the book's edges (the ``[0, 4, -4]`` kernel, a 4-pixel blur, threshold 0x22)
 read on the red channel only, as its ``threshold`` call does.
 """
@@ -18,6 +20,7 @@ from sensekit.app import App, draw as D
 from sensekit.app.convert import array_to_surface
 from sensekit.settings import group, setting
 from sensekit.vision.pipeline import VisionStage
+from sensekit.vision.silhouette import SilhouetteStage
 
 EDGE_TINT = (60.0, 40.0, 0.0, 0.0)               # BGR added on edge pixels: frost
 
@@ -38,10 +41,12 @@ class EdgeSnow(App):
     )
     plus_minus = ("vision.edge_threshold", -1)
 
-    def stages(self) -> list[VisionStage]:
-        # the edge map is read directly every frame, so keep the sub-stage running
-        self.vision = VisionStage(edges=True, always_run={"edges"})
-        return [self.vision]
+    def stages(self) -> list[VisionStage | SilhouetteStage]:
+        # the edge map (or the person mask) is read directly every frame, so keep it running
+        on = self.host.options.silhouette
+        self.silhouette = SilhouetteStage() if on else None
+        self.vision = VisionStage(edges=True, always_run=set() if on else {"edges"})
+        return [self.vision] + ([self.silhouette] if self.silhouette is not None else [])
 
     def setup(self) -> None:
         self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
@@ -65,7 +70,15 @@ class EdgeSnow(App):
     # -- the simulation ------------------------------------------------------
     def _refresh_edges(self) -> None:
         frame = self.host.runner.latest_frame
-        if frame is None or frame.index == self._edge_frame or self.vision.edge_map is None:
+        if frame is None or frame.index == self._edge_frame:
+            return
+        if self.silhouette is not None:                 # snow lands on the person, nowhere else
+            mask = self.silhouette.mask_layer()
+            if mask is not None:
+                self._edge_frame = frame.index
+                self.edge = mask > 0
+            return
+        if self.vision.edge_map is None:
             return
         self._edge_frame = frame.index
         edge_map = self.vision.edge_map

@@ -219,6 +219,11 @@ class Everything(App):
             voice = [VoiceStage({"words": ("left",)})]
         except ConfigError:
             voice = []
+        try:                                           # the hands extra, when installed
+            from sensekit.vision.silhouette import SilhouetteStage
+            voice.append(SilhouetteStage())
+        except ConfigError:
+            pass
         return [*voice, AudioStage(activity=ActivityDetector(), clap=ClapDetector(), pattern=ClapPatternTracker(),
                            pitch=PitchTracker()),
                 VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector(), blobs=BlobTracker(),
@@ -276,6 +281,8 @@ def test_every_stage_setting_round_trips_through_shift_s(tmp_path: Path):
               if k.split(".")[0] in library_sections() and not k.startswith("pose.")}
     if not _voice_available():
         values = {k: v for k, v in values.items() if not k.startswith("voice.")}
+    if not hands:
+        values = {k: v for k, v in values.items() if not k.startswith("silhouette.")}
     saved = _run_and_save(str(app), values, tmp_path, ["--hands"] if hands else [])
     assert {k: saved.get(k) for k in values} == values
 
@@ -321,7 +328,7 @@ def test_every_setting_round_trips_through_osc(tmp_path: Path):
     library = library_sections()
     hands = _hands_available()
     voice = _voice_available()
-    targets = [(str(app), [g for g in library if (hands or g != "hands") and g != "pose"
+    targets = [(str(app), [g for g in library if (hands or g not in ("hands", "silhouette")) and g != "pose"
                            and (voice or g != "voice")])]
     targets += [(name, [name]) for name in ("sound_flier", "clapper", "activity_graph", "color_ball",
                                             "motion_paddle", "edge_snow", "steer", "collide", "pinch_toss")]

@@ -26,7 +26,7 @@ __all__ = ["REGISTRY", "register", "lookup", "groups", "load_table", "DECLARING_
 DECLARING_MODULES: tuple[str, ...] = (
     "sensekit.vision.pipeline", "sensekit.vision.motion", "sensekit.vision.background",
     "sensekit.vision.blob_tracker",
-    "sensekit.vision.color_tracker", "sensekit.vision.hands", "sensekit.vision.pose",
+    "sensekit.vision.color_tracker", "sensekit.vision.hands", "sensekit.vision.pose", "sensekit.vision.silhouette",
     "sensekit.audio.pipeline", "sensekit.audio.noise_floor", "sensekit.audio.activity",
     "sensekit.audio.clap", "sensekit.audio.pitch", "sensekit.audio.voice",
 )

@@ -10,7 +10,8 @@ thread may keep. No stage attribute is read: a stage shows only what it returns.
 ``compose(layers, overlays)`` draws the chosen overlays over the picture and returns a new BGR
 image (``OVERLAYS``: ``mask`` red, ``edges`` cyan on a dimmed picture, ``palette`` the
 palette-mapped frame, ``region`` the tracked colour's pixels in yellow, ``blobs``, ``hands``,
-``pose`` the shapes of each tracked thing in a colour of its own id). A raster overlay no
+``pose`` the shapes of each tracked thing in a colour of its own id; ``silhouette`` the person
+mask of the silhouette stage in green, offered only when one runs). A raster overlay no
 stage made here is computed from the picture with the same library functions (``edges()``,
 ``palette_lut()``, a frame difference for the mask; by the stage's ``Recipe``;
 ``Layers.computed`` says which), so every app can show all of them. ``box`` and ``zones`` are
@@ -38,7 +39,7 @@ from sensekit.vision.stages import edges, palette_lut
 __all__ = ["DEFAULT_LEVELS", "MASK_THRESHOLD", "OVERLAYS", "LayerGrabber", "Layers", "compose", "offered",
            "draw_shapes", "blob_colour"]
 
-OVERLAYS: tuple[str, ...] = ("mask", "edges", "palette", "region", "blobs", "hands", "pose")
+OVERLAYS: tuple[str, ...] = ("mask", "edges", "palette", "region", "blobs", "hands", "pose", "silhouette")
 #: the overlays a stage may fill with shapes (drawn by ``compose``; ``box``/``zones`` are the panel's)
 SHAPE_OVERLAYS = frozenset({"blobs", "hands", "pose"})
 #: raster overlays ``compose`` computes itself when no stage made them: always offered
@@ -52,6 +53,7 @@ _RED = np.array([40, 40, 255], np.float32)
 _CYAN = np.array([255, 230, 0], np.uint8)
 _YELLOW = np.array([0, 220, 255], np.float32)
 _WHITE = (255, 255, 255)
+_GREEN = np.array([80, 230, 60], np.float32)
 
 
 @dataclass
@@ -66,6 +68,8 @@ class Layers:
     edges: np.ndarray | None = None
     palette: np.ndarray | None = None
     region: np.ndarray | None = None
+    #: the person mask of a silhouette stage (HxW, non-zero = a person)
+    silhouette: np.ndarray | None = None
     #: the stages' shapes (boxes, outlines, points, text), in drawing order
     shapes: list[Layer] = field(default_factory=list)
     #: how to compute what no stage made (palette levels, edge options)
@@ -98,7 +102,7 @@ class Layers:
 
         return replace(self, image=self.image.copy(), mask=own(self.mask, "mask"),
                        edges=own(self.edges, "edges"), palette=own(self.palette, "palette"),
-                       region=own(self.region, "region"),
+                       region=own(self.region, "region"), silhouette=own(self.silhouette, "silhouette"),
                        shapes=[_own_shape(s) for s in self.shapes if s.name in want], computed=set())
 
 
@@ -146,6 +150,8 @@ def _add(layers: Layers, layer: Layer) -> None:
             layers.mask = layer.mask
         elif layer.name == "region":
             layers.region = layer.mask
+        elif layer.name == "silhouette":
+            layers.silhouette = layer.mask
     else:
         layers.shapes.append(layer)
 
@@ -153,7 +159,7 @@ def _add(layers: Layers, layer: Layer) -> None:
 def offered(stages: Iterable[object]) -> list[str]:
     """The overlays worth offering for these stages: the raster ones always (computed when no
     stage makes them), and what a stage ``offers()`` (the tracked ``region`` and ``box``, the
-    motion ``zones``, ``blobs``, ``hands``, ``pose``); nothing else, as it would draw nothing."""
+    motion ``zones``, ``blobs``, ``hands``, ``pose``, ``silhouette``); nothing else, as it would draw nothing."""
     filled: set[str] = set(COMPUTED)
     for stage in stages:
         if isinstance(stage, LayerSource):
@@ -190,6 +196,8 @@ def compose(layers: Layers, overlays: Iterable[str]) -> np.ndarray:
         _tint(out, m > 0, _RED, 0.6)
     if "region" in want and _fits(layers.region, image) and layers.region is not None:
         _tint(out, layers.region > 0, _YELLOW, 0.55)
+    if "silhouette" in want and _fits(layers.silhouette, image) and layers.silhouette is not None:
+        _tint(out, layers.silhouette > 0, _GREEN, 0.5)
     draw_shapes(out, [s for s in layers.shapes if s.name in want & SHAPE_OVERLAYS])
     return out
 

@@ -7,7 +7,10 @@ Per video frame it emits, for each person in view:
   depth, scaled by the width of the picture the model saw, as the hand stage does);
 - ``arms_up``, ``lean`` (left / right / none), ``crouch`` and ``jump`` when they change
   (``body_events``: geometry in torso lengths, each change held ``hold_ms``);
-- ``pose_lost`` when a person has not been seen for ``lost_after_ms``.
+- ``step`` (id, zone, inside) when a visible ankle goes into one of the ``zones`` (the venue
+  profile's ``[pose] zones``, fractions of the frame as ``[motion] zones``) or out of it;
+- ``pose_lost`` when a person has not been seen for ``lost_after_ms`` (after a ``step`` out of
+  each zone they stood in).
 
 How several people are found with a one-person model: a MediaPipe graph in video mode runs on
 the whole frame, exactly as a bare call does (it tracks its person from frame to frame, with
@@ -44,10 +47,10 @@ import numpy as np
 
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
-from sensekit.events import ArmsUp, Crouch, Event, Jump, Lean, Pose, PoseLost
+from sensekit.events import ArmsUp, Crouch, Event, Jump, Lean, Pose, PoseLost, Step
 from sensekit.settings import Tunable, group, setting
 from sensekit.validate import check_frame
-from sensekit.vision.body_events import BodyState, body_shape
+from sensekit.vision.body_events import BodyState, ZoneSteps, body_shape, feet_zones
 from sensekit.vision.hands import INSTALL_HINT, MEDIAPIPE_VERSION, _filtered_native_stderr
 from sensekit.vision.people import (Box, box_iou, crop_box, landmark_box, paint_out, search_windows,
                                     torso_visible, upright)
@@ -56,7 +59,7 @@ from sensekit.vision.smoothing import OneEuroArray
 
 __all__ = ["POSE_SETTINGS", "POSE_EVENTS", "PoseStage", "TrackedPerson", "load_pose"]
 
-POSE_EVENTS = frozenset({"pose", "pose_lost", "arms_up", "lean", "crouch", "jump"})
+POSE_EVENTS = frozenset({"pose", "pose_lost", "arms_up", "lean", "crouch", "jump", "step"})
 CROP_MARGIN = 0.25           # a tracked person's crop: their box plus this much of it each side
 SAME_PERSON_IOU = 0.3        # two results whose boxes overlap more are one person
 MIN_PERSON_PX = 32           # a searched or cropped result smaller than this is not kept
@@ -96,6 +99,8 @@ POSE_SETTINGS = group(
     setting("hold_ms", 100.0, "a body event (arms up, lean, crouch) must hold this long", unit="ms",
             lo=0.0, hi=2000.0),
     setting("lost_after_ms", 300.0, "unseen this long: pose_lost (id forgotten)", unit="ms", lo=0.0, hi=5000.0),
+    setting("zones", {}, "zones to step into, name = [x, y, w, h] in fractions of the frame (a visible "
+            "ankle inside: step)", unit="fraction"),
 )
 
 
@@ -108,6 +113,7 @@ class TrackedPerson:
     last_t: float
     smoother: OneEuroArray | None = None
     body: BodyState = field(default_factory=BodyState)
+    steps: ZoneSteps = field(default_factory=ZoneSteps)
 
 
 class PoseStage(Tunable):
@@ -126,6 +132,7 @@ class PoseStage(Tunable):
     smoothing_beta: float
     hold_ms: float
     lost_after_ms: float
+    zones: dict[str, tuple[float, float, float, float]]
 
     def __init__(self, **settings: Any) -> None:
         self.init_settings(settings)
@@ -138,8 +145,12 @@ class PoseStage(Tunable):
         self._rgb: np.ndarray | None = None
         self._last_t = -1.0                    # the last frame's time (who ``layers`` shows)
         self._last_index = -1                  # and its index
+        self._zones_px: dict[str, tuple[float, float, float, float]] = {}
+        self._zones_for: tuple[int, int] | None = None     # the frame size the pixel zones were made for
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if "zones" in changed:
+            self._zones_for = None                  # made again in pixels on the next frame
         if changed.keys() & {"min_detection_confidence", "min_tracking_confidence"}:
             self.close()
             self._graph = self._make_graph(static=False)
@@ -248,6 +259,10 @@ class PoseStage(Tunable):
             check_frame(image, "frame image")
             self._rgb = np.empty_like(image)
         rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
+        h, w = image.shape[:2]
+        if self._zones_for != (w, h):
+            self._zones_px = {name: (x * w, y * h, zw * w, zh * h) for name, (x, y, zw, zh) in self.zones.items()}
+            self._zones_for = (w, h)
         n = self.runs["frames"]
         self.runs["frames"] += 1
         self._last_index = item.index
@@ -262,6 +277,7 @@ class PoseStage(Tunable):
             events.extend(self._observe(person, pts, t))
         for person in list(self.people.values()):
             if person.last_t < t and (t - person.last_t) * 1000.0 >= self.lost_after_ms:
+                events.extend(Step(t=t, id=person.id, zone=z, inside=False) for z, _ in person.steps.leave_all())
                 events.append(PoseLost(t=t, id=person.id))
                 del self.people[person.id]
         self._last_t = t
@@ -279,7 +295,8 @@ class PoseStage(Tunable):
 
     def _new_person(self) -> TrackedPerson:
         person = TrackedPerson(id=self._next_id, landmarks=np.zeros((33, 4)), box=(0, 0, 0, 0), last_t=-1.0,
-                               body=BodyState(hold_s=self.hold_ms / 1000.0))
+                               body=BodyState(hold_s=self.hold_ms / 1000.0),
+                               steps=ZoneSteps(hold_s=self.hold_ms / 1000.0))
         if self.smoothing:
             person.smoother = OneEuroArray(min_cutoff_hz=self.smoothing_min_cutoff_hz, beta=self.smoothing_beta)
         self._next_id += 1
@@ -306,6 +323,9 @@ class PoseStage(Tunable):
                 out.append(Crouch(t=t, id=person.id, crouching=bool(value)))
             elif name == "jump" and isinstance(value, float):
                 out.append(Jump(t=t, id=person.id, rise=value))
+        if self._zones_px or person.steps.inside:
+            for zone, inside in person.steps.update(feet_zones(points, self._zones_px, frame_size=self._zones_for), t):
+                out.append(Step(t=t, id=person.id, zone=zone, inside=inside))
         return out
 
 

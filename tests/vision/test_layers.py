@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from sensekit.capture.base import VideoFrame
-from sensekit.vision.layers import LayerGrabber, Layers, compose
+from sensekit.vision.layers import LayerGrabber, Layers, compose, offered
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
-from sensekit.vision.shapes import BoxShape, ContourShape, LayerSource, PointsShape, TextShape
+from sensekit.vision.shapes import BoxShape, ContourShape, LayerSource, MaskLayer, PointsShape, TextShape
 
 
 def _frames(n: int = 3) -> list[np.ndarray]:
@@ -170,3 +170,38 @@ def test_offered_overlays_come_from_what_stages_offer():
     layers = grabber.grab(image, [Hands(), object()], index=7)
     assert [s.name for s in layers.shapes] == ["hands"]
     assert (compose(layers, {"hands"})[5, 5:21] > 0).all()                   # the link is drawn
+
+
+class _PersonMask:
+    """Stands in for the silhouette stage (which needs MediaPipe): it shows a person mask as a layer."""
+
+    def __init__(self) -> None:
+        self.mask = np.zeros((60, 80), np.uint8)
+        self.mask[10:50, 30:50] = 255
+        self.last_index = -1
+
+    def offers(self) -> frozenset[str]:
+        return frozenset({"silhouette"})
+
+    def layers(self, index: int) -> list:
+        return [MaskLayer("silhouette", self.mask)] if index == self.last_index else []
+
+
+def test_a_person_mask_is_a_silhouette_overlay_offered_only_when_a_stage_makes_one():
+    vision = VisionStage(motion=MotionDetector(), edges=True)
+    person = _PersonMask()
+    assert "silhouette" not in offered([vision]) and "silhouette" in offered([vision, person])
+    grabber = LayerGrabber()
+    f = _frames(1)[0]
+    vision.process(VideoFrame(0, 0.0, f))
+    layers = grabber.grab(f, [vision, person])
+    assert layers.silhouette is None                       # the stage did not run on this frame
+    person.last_index = 1
+    vision.process(VideoFrame(1, 0.1, f))
+    layers = grabber.grab(f, [vision, person], index=1)
+    assert layers.silhouette is person.mask
+    kept = layers.copy(["silhouette"])
+    assert kept.silhouette is not person.mask and np.array_equal(kept.silhouette, person.mask)
+    picture = compose(layers, {"silhouette"})
+    inside, outside = picture[30, 40].astype(int), picture[30, 5].astype(int)
+    assert inside[1] > inside[2] + 50 and (outside == f[30, 5]).all()   # green over the person only

@@ -2,7 +2,7 @@
 import { $, api, openSocket, panel, say } from "./api.js";
 import { loadSettings } from "./settings.js";
 
-const RASTER = ["mask", "edges", "palette", "region", "blobs", "hands", "pose"];
+const RASTER = ["mask", "edges", "palette", "region", "blobs", "hands", "pose", "silhouette"];
 const DRAG_MIN_PX = 6;
 let videoSocket = null;
 
