@@ -10,7 +10,7 @@ claps or not.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pygame
@@ -21,7 +21,7 @@ from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage
 from sensekit.events import Activity, Clap, ClapPattern, Event, Level
-from sensekit.settings import group, setting
+from sensekit.settings import Setting, setting
 
 COLORS = [("warm white", (255, 214, 150)), ("red", (255, 70, 60)), ("green", (90, 240, 110)),
           ("blue", (80, 150, 255)), ("violet", (200, 110, 255)), ("gold", (255, 190, 40))]
@@ -40,17 +40,16 @@ def glow(radius: int, color: tuple[int, int, int]) -> pygame.Surface:
     return surf
 
 
-class Clapper(App):
+class Clapper(App, section="clapper",
+              title="clapper: clap the lamp on and off"):
     title = "Clapper"
     instructions = "clap: lamp on/off    double clap: new colour    +/- clap sensitivity"
     BOOK_INSTRUCTIONS = "make a noise: lamp on/off (the book's setSilenceLevel)    +/- threshold"
     needs = frozenset({"audio"})
     mirror = False
-    SETTINGS = group(
-        "clapper", "clapper: clap the lamp on and off",
-        setting("method", "clap", "clap: recognised claps toggle the lamp, double claps change its colour; "
-                "activity: every activating activity event toggles it (the book)", choices=("clap", "activity")),
-    )
+    method: Setting[Literal["clap", "activity"]] = setting(
+        "clap", "clap: recognised claps toggle the lamp, double claps change its colour; "
+        "activity: every activating activity event toggles it (the book)", choices=("clap", "activity"))
 
     def stages(self) -> list[AudioStage]:
         self.audio = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker(count=2, max_gap_ms=600.0),

@@ -19,7 +19,7 @@ from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_packed_rgb, bgr_to_rgb, camera_to_view
 from sensekit.events import ColorLost, ColorTracked
-from sensekit.settings import group, setting
+from sensekit.settings import setting
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.pipeline import VisionStage
 
@@ -37,17 +37,15 @@ def star_points(cx: float, cy: float, r: float, spin: float) -> list[tuple[float
     return pts
 
 
-class ColorBall(TrackerPicking, App):
+class ColorBall(TrackerPicking, App, section="color_ball",
+                title="colour ball: the ball follows a coloured object; catch the stars"):
     title = "Color Ball"
     instructions = "move a bright object - the ball follows it; catch the stars   click/drag: pick  +/- tolerance"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     hands = "switch"
-    SETTINGS = group(
-        "color_ball", "colour ball: the ball follows a coloured object; catch the stars",
-        setting("catch_slack_px", 14.0, "a near miss still catches a star (fun beats precision)", unit="px",
-                lo=0, hi=200),
-    )
+    catch_slack_px = setting(14.0, "a near miss still catches a star (fun beats precision)", unit="px",
+                             lo=0, hi=200)
     plus_minus = ("tracker.hue_tolerance", 1)       # colour tracking (hsv); a clicked object uses the model
 
     def stages(self) -> list:

@@ -8,7 +8,7 @@ read on the red channel only, as its ``threshold`` call does.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import cv2
 import numpy as np
@@ -16,26 +16,25 @@ import pygame
 
 from sensekit.app import App, draw as D
 from sensekit.app.convert import array_to_surface
-from sensekit.settings import group, setting
+from sensekit.settings import Setting, setting
 from sensekit.vision.pipeline import VisionStage
 
 EDGE_TINT = (60.0, 40.0, 0.0, 0.0)               # BGR added on edge pixels: frost
 
 
-class EdgeSnow(App):
+class EdgeSnow(App, section="edge_snow",
+               title="edge snow: snow settles on the horizontal edges of your picture"):
     title = "Edge Snow"
     instructions = "stand still and let it snow on you - move to shake it off    +/- edge sensitivity  r clear"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
-    SETTINGS = group(
-        "edge_snow", "edge snow: snow settles on the horizontal edges of your picture",
-        setting("spawn_per_step", 8, "new flakes per step", unit="flakes", lo=0, hi=200),
-        setting("max_flakes", 5000, "most flakes at once", unit="flakes", lo=1, hi=100_000),
-        setting("max_pile", 12, "flakes a pile can stack before the top ones slide", unit="flakes", lo=1, hi=100),
-        setting("melt_s", 25.0, "settled flakes melt after this long", unit="s", lo=0.5, hi=3600),
-        setting("edge_channel", "any", "an edge pixel is one whose edge value passes the threshold in any "
-                "channel, or in the red channel only (the book's threshold call)", choices=("any", "red")),
-    )
+    spawn_per_step = setting(8, "new flakes per step", unit="flakes", lo=0, hi=200)
+    max_flakes = setting(5000, "most flakes at once", unit="flakes", lo=1, hi=100_000)
+    max_pile = setting(12, "flakes a pile can stack before the top ones slide", unit="flakes", lo=1, hi=100)
+    melt_s = setting(25.0, "settled flakes melt after this long", unit="s", lo=0.5, hi=3600)
+    edge_channel: Setting[Literal["any", "red"]] = setting(
+        "any", "an edge pixel is one whose edge value passes the threshold in any "
+        "channel, or in the red channel only (the book's threshold call)", choices=("any", "red"))
     plus_minus = ("vision.edge_threshold", -1)
 
     def stages(self) -> list[VisionStage]:

@@ -10,14 +10,14 @@ starts (left of the middle: left).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
 from sensekit.events import Motion, Still
-from sensekit.settings import group, setting
+from sensekit.settings import Setting, setting
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
 
@@ -29,23 +29,22 @@ ZONE_TOP = 0.6            # control zones start this far down the picture
 ROW_COLORS = [(235, 64, 52), (255, 140, 0), (255, 210, 0), (80, 220, 120), (60, 160, 255)]
 
 
-class MotionPaddle(App):
+class MotionPaddle(App, section="motion_paddle",
+                   title="motion paddle: breakout steered by waving"):
     title = "Motion Paddle"
     instructions = "wave in the lower left or right box to move the paddle - break all the bricks!   +/- sensitivity"
     needs = frozenset({"video"})
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
-    SETTINGS = group(
-        "motion_paddle", "motion paddle: breakout steered by waving",
-        setting("sensitivity", 5, "motion sensitivity (keys +/-): each step needs 1.4x less motion", lo=1, hi=9,
-                step=1),
-        setting("min_motion", 0.01, "fraction of a control zone that must move, at sensitivity 5",
-                unit="fraction", lo=0, hi=1),
-        setting("steer", "zones", "zones: motion in the lower left/right boxes pushes the paddle; book: it "
-                "jumps toward the side where the motion box starts", choices=("zones", "book")),
-        setting("paddle_speed", 14.0, "paddle speed at full push (zones)", unit="px/step", lo=1, hi=100),
-        setting("book_step_px", 20.0, "paddle jump per frame with motion (book)", unit="px", lo=1, hi=200),
-        setting("ball_speed", 7.0, "ball speed in the first wave (+1 per wave)", unit="px/step", lo=1, hi=40),
-    )
+    sensitivity = setting(5, "motion sensitivity (keys +/-): each step needs 1.4x less motion", lo=1, hi=9,
+                          step=1)
+    min_motion = setting(0.01, "fraction of a control zone that must move, at sensitivity 5",
+                         unit="fraction", lo=0, hi=1)
+    steer: Setting[Literal["zones", "book"]] = setting(
+        "zones", "zones: motion in the lower left/right boxes pushes the paddle; book: it "
+        "jumps toward the side where the motion box starts", choices=("zones", "book"))
+    paddle_speed = setting(14.0, "paddle speed at full push (zones)", unit="px/step", lo=1, hi=100)
+    book_step_px = setting(20.0, "paddle jump per frame with motion (book)", unit="px", lo=1, hi=200)
+    ball_speed = setting(7.0, "ball speed in the first wave (+1 per wave)", unit="px/step", lo=1, hi=40)
     plus_minus = ("motion_paddle.sensitivity", 1)
 
     def stages(self) -> list[VisionStage]:

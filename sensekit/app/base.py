@@ -177,8 +177,8 @@ class App(Tunable):
         color = f"#{(r << 16) | (g << 8) | b:06x}"
         if isinstance(stage, VisionStage):              # the vision stage: picked on its next frame
             # the ``tracker.method`` setting decides; none set: the object under the click (model)
-            stage.track(Target.click(xy[0], xy[1], bgr), method=tracker.method_setting)
-            if tracker.method_setting in (None, "model"):
+            stage.track(Target.click(xy[0], xy[1], bgr), method=tracker.method)
+            if tracker.method in (None, "model"):
                 return f"tracking the object under {xy[0]},{xy[1]} (colour {color})"
         else:
             tracker.pick(frame.image, *xy)

@@ -127,8 +127,8 @@ class LayerGrabber:
         if "blobs" in ran and blobs is not None:
             layers.blobs = blob_layer(blobs.visible)
         motion = getattr(stage, "motion", None)
-        if motion is not None and getattr(motion, "zones", None):
-            layers.zones = {str(k): _box(box) for k, box in motion.zones.items()}
+        if motion is not None and getattr(motion, "zone_boxes", None):
+            layers.zones = {str(k): _box(box) for k, box in motion.zone_boxes.items()}
         if "edges" in ran and getattr(stage, "edge_map", None) is not None:
             layers.edges = stage.edge_map
         quantized = getattr(stage, "quantized", None)
