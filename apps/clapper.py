@@ -9,7 +9,7 @@ claps or not.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -20,7 +20,7 @@ from sensekit.app import draw as D
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage
-from sensekit.events import Activity, Clap, ClapPattern, Event, Level
+from sensekit.events import Activity, Clap, ClapPattern, Level
 from sensekit.settings import Setting, setting
 
 COLORS = [("warm white", (255, 214, 150)), ("red", (255, 70, 60)), ("green", (90, 240, 110)),
@@ -69,16 +69,13 @@ class Clapper(App, section="clapper",
         self.on("level", self._on_level)
         self._listen()
 
-    def _handlers(self) -> list[tuple[str, Callable[[Event], None]]]:
-        if self.method == "activity":
-            return [("activity", self._on_activity)]
-        return [("clap", self._on_clap), ("clap_pattern", self._on_pattern)]
-
     def _listen(self) -> None:
         self.instructions = self.BOOK_INSTRUCTIONS if self.method == "activity" else type(self).instructions
-        self._listening = self._handlers()
-        for name, handler in self._listening:
-            self.on(name, handler)
+        if self.method == "activity":
+            self._listening = [("activity", self.on("activity", self._on_activity))]
+        else:
+            self._listening = [("clap", self.on("clap", self._on_clap)),
+                               ("clap_pattern", self.on("clap_pattern", self._on_pattern))]
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         if "method" in changed:                       # listen to claps or to activity

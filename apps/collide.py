@@ -27,6 +27,7 @@ from sensekit.app.convert import bgr_to_packed_rgb, camera_to_view
 from sensekit.collide import circle_pairs, hit_test, pairs_within, to_mask
 from sensekit.collide.contact import resolve, resolve_box
 from sensekit.events import ColorLost, ColorTracked
+from sensekit.runner import Stage
 from sensekit.settings import setting
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.pipeline import VisionStage
@@ -62,6 +63,7 @@ class Collide(TrackerPicking, App, section="collide",
     title = "Collide"
     instructions = "move a coloured object   click/drag: pick object   c: next scene   +/- threshold / distance"
     needs = frozenset({"video"})
+    camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = SCENES
     hands = "switch"
@@ -73,7 +75,7 @@ class Collide(TrackerPicking, App, section="collide",
     nodes = setting(90, "nodes in the node garden", lo=2, hi=2000)
     restitution = setting(0.95, "speed kept when two balls bounce", unit="fraction", lo=0, hi=1)
 
-    def stages(self) -> list:
+    def stages(self) -> list[Stage]:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)))
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]
@@ -129,8 +131,9 @@ class Collide(TrackerPicking, App, section="collide",
     def _follow_hand(self) -> None:
         """The hand's box is the object (star B follows its centre, so centre it on the fingertip)."""
         self.box = self.hand.box
-        if self.box is not None and SCENES[self.scene] == "stars":
-            x, y = self.hand.point
+        point = self.hand.point
+        if self.box is not None and point is not None and SCENES[self.scene] == "stars":
+            x, y = point
             self.box = (x - 1, y - 1, x + 1, y + 1)
 
     def _on_pinch(self, started: bool, xy: tuple[float, float]) -> None:

@@ -27,6 +27,7 @@ class EdgeSnow(App, section="edge_snow",
     title = "Edge Snow"
     instructions = "stand still and let it snow on you - move to shake it off    +/- edge sensitivity  r clear"
     needs = frozenset({"video"})
+    camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     spawn_per_step = setting(8, "new flakes per step", unit="flakes", lo=0, hi=200)
     max_flakes = setting(5000, "most flakes at once", unit="flakes", lo=1, hi=100_000)
@@ -69,11 +70,11 @@ class EdgeSnow(App, section="edge_snow",
         self._edge_frame = frame.index
         edge_map = self.vision.edge_map
         if edge_map.ndim == 2:                          # any-direction edges: one channel
-            self.edge = edge_map > 0
+            self.edge = np.asarray(edge_map > 0)
         elif self.edge_channel == "red":
-            self.edge = edge_map[:, :, 2] > 0
+            self.edge = np.asarray(edge_map[:, :, 2] > 0)
         else:
-            self.edge = edge_map.any(axis=2)
+            self.edge = np.asarray(edge_map.any(axis=2))
 
     def _spawn(self, width: int) -> None:
         n = min(self.spawn_per_step, self.max_flakes - len(self.x))
@@ -88,7 +89,7 @@ class EdgeSnow(App, section="edge_snow",
 
     def _support_map(self, occupied: np.ndarray) -> np.ndarray:
         """Settled cells resting on an edge directly or through the flakes under them."""
-        s = occupied & self.edge
+        s: np.ndarray = occupied & self.edge
         for _ in range(self.max_pile):
             above = occupied[:-1] & s[1:] & ~s[:-1]
             if not above.any():
@@ -148,11 +149,13 @@ class EdgeSnow(App, section="edge_snow",
         if frame is None or self.edge is None:
             screen.fill(D.DARK, view)
         else:
-            if self._backdrop_frame != frame.index:      # darken + frost once per video frame
-                self._backdrop = cv2.convertScaleAbs(frame.image, alpha=0.75)
-                cv2.add(self._backdrop, EDGE_TINT, dst=self._backdrop, mask=self.edge.view(np.uint8))
+            backdrop = self._backdrop
+            if backdrop is None or self._backdrop_frame != frame.index:   # darken + frost once per video frame
+                backdrop = self._backdrop = cv2.convertScaleAbs(frame.image, alpha=0.75)
+                # opencv's stubs lack add()'s scalar (tuple) second operand, which cv2 accepts
+                cv2.add(backdrop, EDGE_TINT, dst=backdrop, mask=self.edge.view(np.uint8))  # type: ignore[call-overload]
                 self._backdrop_frame = frame.index
-            img = self._backdrop.copy()
+            img = backdrop.copy()
             h, w = img.shape[:2]
             xi = np.clip(self.x.astype(np.int64), 0, w - 1)
             yi = np.clip(self.y.astype(np.int64), 0, h - 1)

@@ -34,6 +34,7 @@ class MotionPaddle(App, section="motion_paddle",
     title = "Motion Paddle"
     instructions = "wave in the lower left or right box to move the paddle - break all the bricks!   +/- sensitivity"
     needs = frozenset({"video"})
+    camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     sensitivity = setting(5, "motion sensitivity (keys +/-): each step needs 1.4x less motion", lo=1, hi=9,
                           step=1)

@@ -17,6 +17,7 @@ import pygame
 
 from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
+from sensekit.runner import Stage
 from sensekit.settings import setting
 
 N_BALLS = 5
@@ -30,6 +31,7 @@ class PinchToss(App, section="pinch_toss",
     title = "Pinch Toss"
     instructions = "pinch a ball to pick it up, let go to throw it through the hoop   r: balls back"
     needs = frozenset({"video"})
+    camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     hands = "always"
     grab_px = setting(44.0, "a pinch this close to a ball's centre picks it up", unit="px", lo=1, hi=300)
@@ -37,7 +39,7 @@ class PinchToss(App, section="pinch_toss",
     bounce = setting(0.6, "speed kept after hitting a wall or the floor", unit="fraction", lo=0, hi=1)
     max_throw = setting(1800.0, "fastest throw", unit="px/s", lo=1, hi=20_000)
 
-    def stages(self) -> list:
+    def stages(self) -> list[Stage]:
         self.hand = HandInput(self)
         return self.hand.stages()
 

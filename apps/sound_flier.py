@@ -157,7 +157,7 @@ class SoundFlier(App, section="sound_flier",
             return 0.0
         if self.lift == "linear":              # the book: level x 0.02, sensitivity scales it
             return self.gravity - self.level * self.lift_per_level * 1.1 ** (self.sensitivity - 5)
-        return self.gravity * (1.0 - (self.level / self.hover_level_now) ** self.lift_power)
+        return self.gravity * (1.0 - float((self.level / self.hover_level_now) ** self.lift_power))
 
     @property
     def hover_level_now(self) -> float:

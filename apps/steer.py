@@ -27,6 +27,7 @@ from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_packed_rgb, camera_to_view
 from sensekit.events import Blobs, ColorLost, ColorTracked, Motion, Still
+from sensekit.runner import Stage
 from sensekit.settings import setting
 from sensekit.steer import Flock, FlowField, Mix, Vehicle, arrive, avoid, separation, wander
 from sensekit.vision.blob_tracker import BlobTracker
@@ -53,6 +54,7 @@ class Steer(TrackerPicking, App, section="steer",
     title = "Steer"
     instructions = "move a coloured object or your hand   click/drag: pick object   c: next behaviour   +/- speed"
     needs = frozenset({"video"})
+    camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = MODES
     hands = "switch"
@@ -64,7 +66,7 @@ class Steer(TrackerPicking, App, section="steer",
     object_radius = setting(60.0, "the tracked object as an obstacle", unit="px", lo=1, hi=300)
     plus_minus = ("steer.speed", 1)
 
-    def stages(self) -> list:
+    def stages(self) -> list[Stage]:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)),
                                   motion=MotionDetector(), blobs=BlobTracker())
         self.hand = HandInput(self)

@@ -52,15 +52,16 @@ Randomness: use ``self.rng`` (a ``numpy.random.Generator`` seeded from
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Iterator, Protocol
 
 import numpy as np
 import pygame
 
 from sensekit.app import draw as D
 from sensekit.app.options import RunOptions
+from sensekit.app.subscribe import Subscriber
 from sensekit.capture.base import Source
-from sensekit.events import Dispatcher, Event
+from sensekit.events import Dispatcher
 from sensekit.runner import Runner, Stage
 from sensekit.settings.live import Tunable, Tuning
 
@@ -97,12 +98,12 @@ class Host(Protocol):
     def pick_at(self, xy: tuple[int, int]) -> str | None: ...
 
 
-class App(Tunable):
+class App(Subscriber, Tunable):
     #: set from the file name by the registry (``apps/clapper.py`` -> ``"clapper"``)
     name: ClassVar[str] = ""
     title: ClassVar[str] = "sensekit app"
-    #: the instruction line at the bottom of the window
-    instructions: ClassVar[str] = ""
+    #: the instruction line at the bottom of the window (an app may change it while it runs)
+    instructions: str = ""
     #: inputs the app cannot work without: ``"video"``, ``"audio"``
     needs: ClassVar[frozenset[str]] = frozenset({"video"})
     #: bundled recording used when no live device exists (``sensekit.paths``)
@@ -209,9 +210,8 @@ class App(Tunable):
         return {}
 
     # -- helpers for subclasses ----------------------------------------------
-    def on(self, name: str, handler: Callable[[Event], Any]) -> None:
-        """Subscribe to an event name (checked now, not when it fires)."""
-        self.host.dispatcher.on(name, handler)
+    def _dispatcher(self) -> Dispatcher:
+        return self.host.dispatcher
 
     @property
     def t(self) -> float:
