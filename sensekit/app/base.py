@@ -40,8 +40,9 @@ Hooks the host calls (all optional except ``draw``):
   each may return a short message that the host shows for a moment;
 - ``state()`` -> a dict of what the player sees, for tests and benchmarks.
 
-Settings: an app declares its own tunable constants once, like a detector, as a
-``SETTINGS = group("my_app", "what it is", setting(...), ...)`` class attribute; they are then
+Settings: an app declares each of its tunable constants once, like a detector, as a class
+attribute (``gravity = setting(0.4, "pull per step", lo=0, hi=20)``) with the section on the
+class line (``class MyApp(App, section="my_app", title="what it is")``); they are then typed
 attributes of the app (``self.gravity``), in ``sensekit settings``, ``--set my_app.gravity=0.5``,
 profiles, OSC and Shift+S, and ``settings_changed(changed)`` sees changes (applied before the
 next step). ``plus_minus = ("clap.min_level", -1)`` binds the ``+``/``-`` keys to any setting
