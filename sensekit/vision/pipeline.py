@@ -257,7 +257,7 @@ class VisionStage(Tunable, section="vision",
         A property, so an app may swap ``tracker`` between frames.
         """
         t = self.tracker
-        return (t is not None and t.method in ("hsv", "exact") and t.blur_px == 1 and t.levels is None
+        return (t is not None and t.method_in_use in ("hsv", "exact") and t.blur_px == 1 and t.levels is None
                 and (self.blur_px > 1 or self._lut is not None))
 
     def listen(self, wanted: AbstractSet[str]) -> None:

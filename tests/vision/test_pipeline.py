@@ -99,6 +99,23 @@ def test_everything_subscribed_shares_one_blur_and_palette_per_frame():
     assert abs(stage.track_result.raw_cx - (160 - 1 - cx)) < 3
 
 
+def test_a_colour_tracker_without_its_own_blur_reads_the_stages_blurred_frame():
+    """The hsv/exact tracker in use (not its method setting, none here) decides the sharing:
+    tracking on the stage's 5-pixel blur gives the same boxes as the tracker's own 5-pixel blur."""
+    shared = VisionStage(blur_px=5, tracker=ColorTracker("#dc1e1e"))
+    own = VisionStage(tracker=ColorTracker("#dc1e1e", blur_px=5))
+    assert shared.tracker is not None and shared.tracker.method is None
+    assert shared._tracker_shares and not own._tracker_shares
+    boxes = []
+    for stage in (shared, own):
+        d = Dispatcher()
+        found: list[tuple[int, int, int, int]] = []
+        d.on("color_tracked", lambda e, found=found: found.append(e.box))
+        Runner(ListSource(_frames(6)), [stage], d).run()
+        boxes.append(found)
+    assert len(boxes[0]) == 6 and boxes[0] == boxes[1]
+
+
 def test_pick_at_uses_the_first_frame():
     frames = _frames(24)
     _, (cx, cy) = next(iter(ball_frames(24)))
