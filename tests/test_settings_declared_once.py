@@ -240,6 +240,21 @@ def test_a_protocol_repeating_settings_is_found(throwaway: str):
         f"MeterSettings repeats ['high', 'low'] of [{throwaway}]"]
 
 
+def test_a_subclass_naming_its_own_section_takes_its_bases_settings_along(throwaway: str):
+    class Meter(Tunable, section=throwaway, title="a throw-away meter"):
+        low = setting(10.0, "low mark", lo=0, hi=100)
+
+    try:
+        class LoudMeter(Meter, section=f"{throwaway}_loud", title="a louder one"):
+            boost = setting(2.0, "boost", lo=0, hi=10)
+
+        assert LoudMeter.SETTINGS.names == ("boost", "low") and Meter.SETTINGS.names == ("low",)
+        assert LoudMeter.low.key == f"{throwaway}_loud.low" and Meter.low.key == f"{throwaway}.low"
+        assert second_homes(LoudMeter) == [] and second_homes(Meter) == []
+    finally:
+        REGISTRY.pop(f"{throwaway}_loud", None)
+
+
 def test_settings_without_a_section_or_read_too_early_are_clear_errors(throwaway: str):
     from sensekit.errors import ConfigError
 

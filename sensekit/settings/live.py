@@ -7,8 +7,8 @@ once, as a class attribute (``sensekit.settings.declare``)::
         fmin = setting(70.0, "lowest pitch looked for", unit="Hz", lo=20, hi=2000)
 
 Creating the class builds ``SETTINGS`` (the ``Group``, registered in the table) from the
-declarations of the class and of its plain (non-``Tunable``) mixins, the class's own first; a
-subclass that names no section inherits its parent's. The constructor calls
+declarations of the class and of its bases and mixins, the class's own first; a subclass that
+names no section inherits its parent's group. The constructor calls
 ``init_settings(values)``: the values (defaults for what is not given) are checked against the
 declaration and stored as instance attributes of the same name, read as plain attributes
 (``self.fmin``, typed ``float``); nothing else writes them. Then:
@@ -62,7 +62,7 @@ class Tunable:
                           rule: Callable[[Mapping[str, Any]], None] | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         declared: dict[str, Setting[Any]] = {}
-        for klass in (cls, *(k for k in cls.__mro__[1:] if not issubclass(k, Tunable))):
+        for klass in cls.__mro__:                 # its own first, then its bases' and mixins
             for name, value in vars(klass).items():
                 if isinstance(value, Setting):
                     declared.setdefault(name, value)
