@@ -14,7 +14,8 @@ the picture says what to install and the paddle goes back to the waving zones.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import numpy as np
 import pygame
@@ -22,7 +23,7 @@ import pygame
 from sensekit.app import App, draw as D
 from sensekit.app.body_input import BodyInput
 from sensekit.events import Motion, Still
-from sensekit.settings import group, setting
+from sensekit.settings import Setting, setting
 from sensekit.vision.body_events import BODY_THRESHOLDS
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
@@ -37,27 +38,26 @@ BODY_INSTRUCTIONS = {"lean": "lean left or right to run the paddle that way - br
 ROW_COLORS = [(235, 64, 52), (255, 140, 0), (255, 210, 0), (80, 220, 120), (60, 160, 255)]
 
 
-class MotionPaddle(App):
+class MotionPaddle(App, section="motion_paddle",
+                   title="motion paddle: breakout steered by waving"):
     title = "Motion Paddle"
     instructions = "wave in the lower left or right box to move the paddle - break all the bricks!   +/- sensitivity"
     needs = frozenset({"video"})
+    camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
-    SETTINGS = group(
-        "motion_paddle", "motion paddle: breakout steered by waving",
-        setting("sensitivity", 5, "motion sensitivity (keys +/-): each step needs 1.4x less motion", lo=1, hi=9,
-                step=1),
-        setting("min_motion", 0.01, "fraction of a control zone that must move, at sensitivity 5",
-                unit="fraction", lo=0, hi=1),
-        setting("steer", "zones", "zones: motion in the lower left/right boxes pushes the paddle; book: it "
-                "jumps toward the side where the motion box starts; lean: your torso's lean pushes it; body: "
-                "it follows your shoulders (lean and body: the hands extra)",
-                choices=("zones", "book", "lean", "body")),
-        setting("lean_full_deg", 25.0, "a lean this far from vertical moves the paddle at full speed (lean)",
-                unit="degrees", lo=10, hi=60),
-        setting("paddle_speed", 14.0, "paddle speed at full push (zones)", unit="px/step", lo=1, hi=100),
-        setting("book_step_px", 20.0, "paddle jump per frame with motion (book)", unit="px", lo=1, hi=200),
-        setting("ball_speed", 7.0, "ball speed in the first wave (+1 per wave)", unit="px/step", lo=1, hi=40),
-    )
+    sensitivity = setting(5, "motion sensitivity (keys +/-): each step needs 1.4x less motion", lo=1, hi=9,
+                          step=1)
+    min_motion = setting(0.01, "fraction of a control zone that must move, at sensitivity 5",
+                         unit="fraction", lo=0, hi=1)
+    steer: Setting[Literal["zones", "book", "lean", "body"]] = setting(
+        "zones", "zones: motion in the lower left/right boxes pushes the paddle; book: it "
+        "jumps toward the side where the motion box starts; lean: your torso's lean pushes it; body: "
+        "it follows your shoulders (lean and body: the hands extra)", choices=("zones", "book", "lean", "body"))
+    lean_full_deg = setting(25.0, "a lean this far from vertical moves the paddle at full speed (lean)",
+                            unit="degrees", lo=10, hi=60)
+    paddle_speed = setting(14.0, "paddle speed at full push (zones)", unit="px/step", lo=1, hi=100)
+    book_step_px = setting(20.0, "paddle jump per frame with motion (book)", unit="px", lo=1, hi=200)
+    ball_speed = setting(7.0, "ball speed in the first wave (+1 per wave)", unit="px/step", lo=1, hi=40)
     plus_minus = ("motion_paddle.sensitivity", 1)
 
     def stages(self) -> list[VisionStage]:
@@ -82,13 +82,13 @@ class MotionPaddle(App):
         self._switch_body()
         self.restart()
 
-    def settings_changed(self, changed: dict[str, Any]) -> None:
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
         if "steer" in changed:
             self._switch_body()
 
     def _switch_body(self) -> None:
         message = self.body.switch(self.steer in ("lean", "body"))
-        self.instructions = (BODY_INSTRUCTIONS[self.steer] if self.body_steer  # type: ignore[misc]
+        self.instructions = (BODY_INSTRUCTIONS[self.steer] if self.body_steer
                              else type(self).instructions)
         if self.body.active or self.body.error:
             self.host.say(message)
@@ -224,8 +224,9 @@ class MotionPaddle(App):
         self.draw_camera(screen, f, dim=(0, 0, 20, 130))
         top = f.y + int(f.h * ZONE_TOP)
         half = f.w // 2
-        zones = ((self.left, pygame.Rect(f.x + 4, top, half - 8, f.bottom - top - 4), "< wave here"),
-                 (self.right, pygame.Rect(f.x + half + 4, top, half - 8, f.bottom - top - 4), "wave here >"))
+        zones: tuple[tuple[float, pygame.Rect, str], ...] = (
+            (self.left, pygame.Rect(f.x + 4, top, half - 8, f.bottom - top - 4), "< wave here"),
+            (self.right, pygame.Rect(f.x + half + 4, top, half - 8, f.bottom - top - 4), "wave here >"))
         if self.body_steer:
             self.body.draw(screen)
             zones = ()

@@ -645,7 +645,7 @@ def test_control_settings_reach_real_stages(recordings_dir: Path):
         finally:
             att.close()
     assert audio.activity.silence_level == 40.0
-    assert vision.tracker.color == 0x00FF00
+    assert vision.tracker.color_in_use == 0x00FF00
     assert vision.tracker.tolerance[0] == 30.0
     assert audio.meter.gain == 70.0
     assert att.control.rejected == 2 and att.control.unused == 1

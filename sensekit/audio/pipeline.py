@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 import numpy as np
 
@@ -46,23 +46,21 @@ from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.audio.pitch import PitchTracker
 from sensekit.capture.base import AudioBlock
 from sensekit.events import Event, Level, Pitch
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Tunable, setting
 from sensekit.settings.live import apply_all_pending
 
 _NAMES = ("level", "activity", "clap", "clap_pattern", "pitch")
 
 
-class AudioStage(Tunable):
+class AudioStage(Tunable, section="audio",
+                 title="the audio stage: gain and level smoothing shared by every audio detector"):
     consumes: Literal["audio"] = "audio"
     emits = frozenset(_NAMES)
     always_run = False
-    SETTINGS = group(
-        "audio", "the audio stage: gain and level smoothing shared by every audio detector",
-        setting("gain", UNITY_GAIN, "gain 0..100 as in Flash: 50 = unity, 0.6 dB per step, 0 mutes",
-                lo=0, hi=100, flag="--gain"),
-        setting("smoothing_ms", 0.0, "level smoothing time constant (0: off)", unit="ms", lo=0, hi=60_000,
-                flag="--smoothing-ms"),
-    )
+    gain = setting(UNITY_GAIN, "gain 0..100 as in Flash: 50 = unity, 0.6 dB per step, 0 mutes",
+                   lo=0, hi=100, flag="--gain")
+    smoothing_ms = setting(0.0, "level smoothing time constant (0: off)", unit="ms", lo=0, hi=60_000,
+                           flag="--smoothing-ms")
 
     def __init__(
         self,
@@ -78,7 +76,6 @@ class AudioStage(Tunable):
         emit_level: bool = True,
     ) -> None:
         self.meter = LevelMeter(channels=channels)
-        self.clap: ClapDetector | None = None
         given = {"gain": gain, "smoothing_ms": smoothing_ms}
         self.init_settings({k: v for k, v in given.items() if v is not None})
         self.channels = channels
@@ -90,7 +87,7 @@ class AudioStage(Tunable):
             activity.noise_floor = noise_floor          # for thresholds over the floor (on_db)
         self._seen_generation = -1
         if pattern is not None and clap is None:
-            clap = ClapDetector(gain=self.meter.gain, channels=channels)
+            clap = ClapDetector(channels=channels)
         self.clap = clap
         self.pattern = pattern
         self.pitch = pitch
@@ -104,6 +101,7 @@ class AudioStage(Tunable):
         self._want = dict.fromkeys(_NAMES, True)
         self._pitch_quiet = True
         self._apply_wants()
+        self.settings_changed(self.settings())
 
     @property
     def active(self) -> bool:
@@ -114,17 +112,15 @@ class AudioStage(Tunable):
         """Change the gain of the level and the clap detector, from now on."""
         self.apply_now(gain=gain)
 
-    def _store_setting(self, name: str, value: Any) -> None:
-        if name == "gain":
-            self.meter.set_gain(value)
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        # the gain lives here; the meter and the clap detector (which judges levels after
+        # gain) are handed it
+        if "gain" in changed:
+            self.meter.set_gain(self.gain)
             if self.clap is not None:
-                self.clap.set_gain(value)
-        else:
-            self.meter.smoothing_ms = value
-            self.meter._alpha_for = (0, 0)              # recompute the smoothing factor
-
-    def _read_setting(self, name: str) -> Any:
-        return self.meter.gain if name == "gain" else self.meter.smoothing_ms
+                self.clap.set_gain(self.gain)
+        if "smoothing_ms" in changed:
+            self.meter.set_smoothing(self.smoothing_ms)
 
     def tunables(self) -> Iterator[Tunable]:
         yield self
@@ -225,7 +221,7 @@ class AudioStage(Tunable):
         pt, meter, t = self.pitch, self.meter, item.t
         before = pt.analyses                 # type: ignore[union-attr]
         est = pt.process(x, t, item.rate, index=item.index,   # type: ignore[union-attr]
-                         energy=meter.energy * meter._gain2)
+                         energy=meter.energy * meter.gain_factor2)
         if pt.analyses != before:            # type: ignore[union-attr]
             self._pitch_quiet = False
             out.append(Pitch(t=t, hz=est.hz, confidence=est.confidence))

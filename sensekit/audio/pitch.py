@@ -36,7 +36,7 @@ from sensekit.audio.level import level_to_db, mono
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Pitch
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Tunable, setting
 
 
 _LAGS: dict[int, np.ndarray] = {}
@@ -114,26 +114,18 @@ def _check_band(v: Mapping[str, Any]) -> None:
         raise ConfigError(f"`pitch.fmin` must be below `pitch.fmax`, got fmin={v['fmin']!r}, fmax={v['fmax']!r}")
 
 
-class PitchTracker(Tunable):
+class PitchTracker(Tunable, section="pitch",
+                   title="pitch (F0) with a voicing confidence, YIN",
+                   rule=_check_band):
     """Streaming per-block F0: ``process(samples, t, rate, level=...) -> Pitch``."""
 
-    SETTINGS = group(
-        "pitch", "pitch (F0) with a voicing confidence, YIN",
-        setting("fmin", 70.0, "lowest pitch looked for", unit="Hz", lo=20, hi=2000),
-        setting("fmax", 900.0, "highest pitch looked for (humming and most singing)", unit="Hz", lo=40, hi=4000),
-        setting("threshold", 0.2, "YIN dip threshold: higher accepts breathier sounds as voiced",
-                lo=0.01, hi=1),
-        setting("hop_ms", 50.0, "time between two analyses", unit="ms", lo=0, hi=10_000),
-        setting("min_level", 25.0, "blocks quieter than this activity level are unvoiced", unit="level",
-                lo=0, hi=100),
-        rule=_check_band,
-    )
-
-    fmin: float                      # the settings as attributes (types only)
-    fmax: float
-    threshold: float
-    hop_ms: float
-    min_level: float
+    fmin = setting(70.0, "lowest pitch looked for", unit="Hz", lo=20, hi=2000)
+    fmax = setting(900.0, "highest pitch looked for (humming and most singing)", unit="Hz", lo=40, hi=4000)
+    threshold = setting(0.2, "YIN dip threshold: higher accepts breathier sounds as voiced",
+                        lo=0.01, hi=1)
+    hop_ms = setting(50.0, "time between two analyses", unit="ms", lo=0, hi=10_000)
+    min_level = setting(25.0, "blocks quieter than this activity level are unvoiced", unit="level",
+                        lo=0, hi=100)
 
     def __init__(self, *, channels: int | None = None, **settings: Any) -> None:
         self.init_settings(settings)

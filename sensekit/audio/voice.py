@@ -31,37 +31,31 @@ from sensekit.audio.vad import RATE, Segment, SpeechSegmenter
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Event
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Setting, Tunable, setting
 
 __all__ = ["VoiceStage"]
 
 
-class VoiceStage(Tunable):
+class VoiceStage(Tunable, section="voice",
+                 title="voice commands and taught sounds (the voice extra)"):
     consumes: Literal["audio"] = "audio"
     emits = frozenset({"word", "sound"})
     always_run = False
-    SETTINGS = group(
-        "voice", "voice commands and taught sounds (the voice extra)",
-        setting("words", (), "command words to listen for (English, from the recogniser's dictionary)",
-                kind="words", flag="--words"),
-        setting("threshold", -0.8, "word score needed (log-likelihood ratio per 10 ms frame against a "
-                "free phone loop; higher: fewer false words, more missed ones)", unit="score", lo=-20, hi=20),
-        setting("min_coverage", 0.6, "share of the voiced segment the word must cover", unit="fraction",
-                lo=0, hi=1),
-        setting("vad_mode", 2, "voice-activity aggressiveness (0 lets most through, 3 rejects most noise)",
-                kind="int", lo=0, hi=3),
-        setting("hangover_ms", 120.0, "silence that ends a segment (the events' delay)", unit="ms",
-                lo=60, hi=2000),
-        setting("sound_distance", 1.5, "taught sounds: distance to the nearest example accepted, in units "
-                "of the examples' own spread (higher: more sounds accepted)", unit="spread", lo=0.1, hi=10),
-    )
-
-    words: tuple[str, ...]
-    threshold: float
-    min_coverage: float
-    vad_mode: int
-    hangover_ms: float
-    sound_distance: float
+    words: Setting[tuple[str, ...]] = setting(
+        (), "command words to listen for (English, from the recogniser's dictionary)",
+        kind="words", flag="--words")
+    threshold: Setting[float] = setting(
+        -0.8, "word score needed (log-likelihood ratio per 10 ms frame against a "
+        "free phone loop; higher: fewer false words, more missed ones)", unit="score", lo=-20, hi=20)
+    min_coverage = setting(0.6, "share of the voiced segment the word must cover", unit="fraction",
+                           lo=0, hi=1)
+    vad_mode = setting(2, "voice-activity aggressiveness (0 lets most through, 3 rejects most noise)",
+                       kind="int", lo=0, hi=3)
+    hangover_ms = setting(120.0, "silence that ends a segment (the events' delay)", unit="ms",
+                          lo=60, hi=2000)
+    sound_distance = setting(
+        1.5, "taught sounds: distance to the nearest example accepted, in units "
+        "of the examples' own spread (higher: more sounds accepted)", unit="spread", lo=0.1, hi=10)
 
     def __init__(self, values: Mapping[str, Any] | None = None, *, sounds: Any = None,
                  channels: int | None = None) -> None:

@@ -217,7 +217,7 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
                 label="off level (hysteresis)")
     nf = data["noise_floor"]
     if nf.ready:
-        ax.axhline(nf.level, color="#495057", lw=1.2, ls="--",
+        ax.axhline(nf.level_in_use, color="#495057", lw=1.2, ls="--",
                    label=f"noise floor {nf.db:.0f} dBFS (learned over {nf.learn_ms / 1000:g} s)")
         ax.axvspan(0, min(dur, nf.learn_ms / 1000.0), ymin=0, ymax=0.025, color="#495057",
                    alpha=0.35, lw=0)

@@ -203,7 +203,7 @@ def _panels(n: int, m: np.ndarray, b: np.ndarray, book: np.ndarray, v: Mapping[s
     if tracker is not None and cm is not None:
         colour_panel = _bgr(np.where(cm > 0, 255, 0).astype(np.uint8))
         _draw_box(colour_panel, track_result.box if track_result else (0, 0, 0, 0), (0, 255, 0))
-        panels.append((f"colour ({tracker.method})", colour_panel))
+        panels.append((f"colour ({tracker.method_in_use})", colour_panel))
     else:
         panels.append(("colour (no --track-color)", np.zeros_like(m)))
     mm = _bgr(motion_result.mask)

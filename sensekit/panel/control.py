@@ -165,7 +165,7 @@ class AppControl(PanelControl):
         if message is None:
             raise ConfigError(f"{self.host.app.name or 'this app'} does not track a colour")
         stage = self.tracker_stage()
-        color = _hex(getattr(stage.tracker, "color", None)) if stage is not None else None
+        color = _hex(getattr(stage.tracker, "color_in_use", None)) if stage is not None else None
         return {"message": message, "color": color, "under_pointer": _hex(under)}
 
     def track_box(self, box: Sequence[float]) -> dict[str, Any]:
@@ -214,7 +214,7 @@ class StagesControl(PanelControl):
         image = self._image()
         b, g, r = (int(v) for v in image[yi, xi])
         color = _hex(bgr_to_packed_rgb((b, g, r)))
-        self._track(Target.click(xi, yi, (b, g, r)), tracker.method)
+        self._track(Target.click(xi, yi, (b, g, r)), tracker.method_in_use)
         return {"message": f"tracking the object under {xi},{yi} (colour {color})",
                 "color": color, "under_pointer": color}
 
@@ -227,7 +227,7 @@ class StagesControl(PanelControl):
     def track_box(self, box: Sequence[float]) -> dict[str, Any]:
         tracker = self._tracker()
         x, y, w, h = self._check_box(box)
-        self._track(Target.region((x, y, w, h)), tracker.method)
+        self._track(Target.region((x, y, w, h)), tracker.method_in_use)
         return {"message": f"tracking the object in {w}x{h} px at {x},{y}"}
 
     def save(self) -> dict[str, Any]:

@@ -49,7 +49,7 @@ def audio_lines(stages: Sequence[Any]) -> dict[str, float]:
             lines["clap min level"] = float(clap.min_level)
         floor = getattr(stage, "noise_floor", None)
         if floor is not None and getattr(floor, "ready", False):
-            lines["noise floor"] = float(floor.level)
+            lines["noise floor"] = float(floor.level_in_use)
     return lines
 
 

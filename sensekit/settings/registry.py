@@ -54,7 +54,7 @@ def split_key(key: str) -> tuple[str, str]:
     return section, name
 
 
-def lookup(key: str) -> Setting:
+def lookup(key: str) -> Setting[Any]:
     """The declared setting called ``key`` (``section.name``); the table is completed on
     demand (library modules, then the apps) before a key counts as unknown."""
     section, name = split_key(key)

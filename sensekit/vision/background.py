@@ -69,7 +69,7 @@ import cv2
 import numpy as np
 
 from sensekit.errors import ConfigError
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Tunable, setting
 from sensekit.validate import check_frame
 from sensekit.vision.noise import MIN_MEDIAN, SQRT2, sigma_from_median
 
@@ -158,48 +158,34 @@ def _check_counts(v: Mapping[str, Any]) -> None:
                           f"`background.samples` ({v['samples']})")
 
 
-class BackgroundModel(Tunable):
+class BackgroundModel(Tunable, section="background",
+                      title="background model for motion's background method (ViBe/PBAS/SuBSENSE-like)",
+                      rule=_check_counts):
     """Per-pixel sample-consensus background model. See the module docstring.
 
     ``update(frame)`` returns ``(mask, lighting)``: a 0/255 HxW mask of foreground (a new
     array each frame) and whether a global light change restarted the warm-up.
     """
 
-    SETTINGS = group(
-        "background", "background model for motion's background method (ViBe/PBAS/SuBSENSE-like)",
-        setting("samples", 20, "past background colours kept per pixel", unit="samples", lo=4, hi=64),
-        setting("min_matches", 2, "samples a pixel must match to be background", unit="samples", lo=1, hi=64),
-        setting("match_distance", 12.0, "colour distance that matches a sample (raised by the camera noise "
-                "and where the background moves)", unit="pixel levels", lo=1, hi=255),
-        setting("noise_k", 5.0, "match distance at least this many standard deviations of the frame "
-                "difference", unit="sigmas", lo=0, hi=50),
-        setting("learn_frames", 120, "frames learned whole at the start (and after a light change)",
-                unit="frames", lo=1, hi=100_000),
-        setting("memory_frames", 320, "how long a background colour is remembered, on average",
-                unit="frames", lo=4, hi=10_000_000),
-        setting("absorb_after_frames", 150, "a still object fades into the background after this long "
-                "(0: never)", unit="frames", lo=0, hi=60_000),
-        setting("shadows", False, "suppress shadows: pixels 45-95 % as bright as the background with its "
-                "chromaticity are background (off: a shadow is foreground)"),
-        setting("clean", True, "clean the mask (median, close, open)"),
-        setting("lighting_fraction", 0.5, "a change over this fraction of the frame restarts the warm-up",
-                unit="fraction", lo=0.05, hi=1),
-        setting("seed", 0, "random seed of the sample updates (same seed, same masks)", lo=0, hi=2**32 - 1),
-        rule=_check_counts,
-    )
+    samples = setting(20, "past background colours kept per pixel", unit="samples", lo=4, hi=64)
+    min_matches = setting(2, "samples a pixel must match to be background", unit="samples", lo=1, hi=64)
+    match_distance = setting(12.0, "colour distance that matches a sample (raised by the camera noise "
+                             "and where the background moves)", unit="pixel levels", lo=1, hi=255)
+    noise_k = setting(5.0, "match distance at least this many standard deviations of the frame "
+                      "difference", unit="sigmas", lo=0, hi=50)
+    learn_frames = setting(120, "frames learned whole at the start (and after a light change)",
+                           unit="frames", lo=1, hi=100_000)
+    memory_frames = setting(320, "how long a background colour is remembered, on average",
+                            unit="frames", lo=4, hi=10_000_000)
+    absorb_after_frames = setting(150, "a still object fades into the background after this long "
+                                  "(0: never)", unit="frames", lo=0, hi=60_000)
+    shadows = setting(False, "suppress shadows: pixels 45-95 % as bright as the background with its "
+                      "chromaticity are background (off: a shadow is foreground)")
+    clean = setting(True, "clean the mask (median, close, open)")
+    lighting_fraction = setting(0.5, "a change over this fraction of the frame restarts the warm-up",
+                                unit="fraction", lo=0.05, hi=1)
+    seed = setting(0, "random seed of the sample updates (same seed, same masks)", lo=0, hi=2**32 - 1)
 
-    # the settings as attributes (types only; the declaration above is the one place they live)
-    samples: int
-    min_matches: int
-    match_distance: float
-    noise_k: float
-    learn_frames: int
-    memory_frames: int
-    absorb_after_frames: int
-    shadows: bool
-    clean: bool
-    lighting_fraction: float
-    seed: int
 
     def __init__(self, **settings: Any) -> None:
         self.init_settings(settings)

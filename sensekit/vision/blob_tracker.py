@@ -48,7 +48,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from sensekit.events import BlobEnter, BlobInfo, BlobLeave, Blobs, Box, Event, ZoneEnter, ZoneLeave
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Tunable, setting
 from sensekit.vision.blobs import Region, box_iou, find_blobs
 
 __all__ = ["BlobTracker", "Track"]
@@ -115,33 +115,23 @@ def _overlap_fraction(inner: Box, outer: tuple[float, float, float, float]) -> f
     return max(0.0, w) * max(0.0, h) / max(1.0, float(iw * ih))
 
 
-class BlobTracker(Tunable):
+class BlobTracker(Tunable, section="blobs",
+                  title="blobs: connected regions of the motion mask with ids"):
     """Blobs of a mask with stable ids. See the module docstring."""
 
-    SETTINGS = group(
-        "blobs", "blobs: connected regions of the motion mask with ids",
-        setting("min_area_px", 150, "smallest region that is a blob", unit="px", lo=1, hi=10_000_000,
-                flag="--blob-min-area"),
-        setting("join_px", 0, "pieces closer than this are one region (closing; 0 or 1: off)", unit="px",
-                lo=0, hi=255),
-        setting("confirm_frames", 5, "frames in a row before a new blob gets its id", unit="frames",
-                lo=1, hi=1000),
-        setting("max_missing_frames", 10, "frames a lost blob keeps its id", unit="frames", lo=0, hi=10_000),
-        setting("max_merged_frames", 60, "frames a blob hidden in another keeps its id", unit="frames",
-                lo=0, hi=10_000),
-        setting("gate", 1.5, "farthest match, in track sizes, when the boxes do not overlap", unit="sizes",
-                lo=0, hi=100),
-        setting("velocity_gain", 0.5, "how fast the velocity follows the measured motion", unit="fraction",
-                lo=0, hi=1),
-    )
-    # the settings as attributes (types only; the declaration above is the one place they live)
-    min_area_px: int
-    join_px: int
-    confirm_frames: int
-    max_missing_frames: int
-    max_merged_frames: int
-    gate: float
-    velocity_gain: float
+    min_area_px = setting(150, "smallest region that is a blob", unit="px", lo=1, hi=10_000_000,
+                          flag="--blob-min-area")
+    join_px = setting(0, "pieces closer than this are one region (closing; 0 or 1: off)", unit="px",
+                      lo=0, hi=255)
+    confirm_frames = setting(5, "frames in a row before a new blob gets its id", unit="frames",
+                             lo=1, hi=1000)
+    max_missing_frames = setting(10, "frames a lost blob keeps its id", unit="frames", lo=0, hi=10_000)
+    max_merged_frames = setting(60, "frames a blob hidden in another keeps its id", unit="frames",
+                                lo=0, hi=10_000)
+    gate = setting(1.5, "farthest match, in track sizes, when the boxes do not overlap", unit="sizes",
+                   lo=0, hi=100)
+    velocity_gain = setting(0.5, "how fast the velocity follows the measured motion", unit="fraction",
+                            lo=0, hi=1)
 
     emits: ClassVar[frozenset[str]] = frozenset({"blobs", "blob_enter", "blob_leave", "zone_enter",
                                                  "zone_leave"})

@@ -70,7 +70,7 @@ import numpy as np
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import Event, Gesture, Hand, HandLost, Pinch
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_frame
 from sensekit.vision.hand_gestures import (FINGERS, THRESHOLDS, GestureState, HandShape, PinchState, can_pinch,
                                            classify, hand_shape)
@@ -97,37 +97,6 @@ def _check_pinch(v: Mapping[str, Any]) -> None:
     if v["pinch_end_above"] <= v["pinch_start_below"]:
         raise ConfigError(f"`hands.pinch_end_above` ({v['pinch_end_above']:g}) must be greater than "
                           f"`hands.pinch_start_below` ({v['pinch_start_below']:g})")
-
-
-#: Every setting of the hand stage, declared once (``sensekit settings hands`` lists them).
-HAND_SETTINGS = group(
-    "hands", "hand tracking (MediaPipe Hands; the hands extra)",
-    setting("max_hands", 2, "how many hands to follow at once", unit="hands", lo=1, hi=2, flag="--max-hands"),
-    setting("model", "full", "MediaPipe model size: full (MediaPipe's default) or lite (faster)",
-            choices=("lite", "full"), flag="--hand-model"),
-    setting("min_detection_confidence", 0.5, "palm detector score to accept a new hand", lo=0.0, hi=1.0),
-    setting("min_tracking_confidence", 0.5, "landmark score below which tracking is lost and detection reruns",
-            lo=0.0, hi=1.0),
-    setting("smoothing", True, "One-Euro smoothing of the landmarks (off: raw MediaPipe points)",
-            flag="--hand-smoothing"),
-    setting("smoothing_min_cutoff_hz", 1.5, "One-Euro cutoff of a still hand (lower: steadier)", unit="Hz",
-            lo=0.01, hi=30.0),
-    setting("smoothing_beta", 2.0, "how fast the cutoff rises with speed (higher: less lag)",
-            unit="per hand size/s", lo=0.0, hi=100.0),
-    setting("pinch_start_below", THRESHOLDS["pinch_start_below"], "thumb-index distance that starts a pinch",
-            unit="hand sizes", lo=0.01, hi=2.0),
-    setting("pinch_end_above", THRESHOLDS["pinch_end_above"], "thumb-index distance that ends it "
-            "(> start: hysteresis)", unit="hand sizes", lo=0.01, hi=2.0),
-    setting("pinch_hold_ms", 100.0, "a pinch must start/end for this long", unit="ms", lo=0.0, hi=1000.0),
-    setting("gesture_hold_ms", 100.0, "a new gesture must hold this long", unit="ms", lo=0.0, hi=2000.0),
-    setting("lost_after_ms", 100.0, "unseen this long: hand_lost (id forgotten)", unit="ms", lo=0.0, hi=5000.0),
-    setting("redetect", True, "retry detection on a padded copy when hands are missing"),
-    setting("redetect_every_frames", 10, "with no hand in view, retry on one frame in N", unit="frames",
-            lo=1, hi=1000),
-    setting("mirror", False, "flip frames left-right first (coordinates are then mirrored)"),
-    setting("input_mirrored", False, "frames arrive mirrored already (the apps)"),
-    rule=_check_pinch,
-)
 
 
 #: MediaPipe's and TensorFlow Lite's start-up chatter on the C-level stderr (it ignores the
@@ -209,29 +178,39 @@ class TrackedHand:
         return float(p[0]), float(p[1])
 
 
-class HandStage(Tunable):
+class HandStage(Tunable, section="hands",
+                title="hand tracking (MediaPipe Hands; the hands extra)",
+                rule=_check_pinch):
     """A runner stage: frames in, ``hand``/``gesture``/``pinch``/``hand_lost`` events out."""
 
     consumes: Literal["video"] = "video"
     emits = HAND_EVENTS
-    SETTINGS = HAND_SETTINGS
-    # the settings as attributes (types only; HAND_SETTINGS is the one place they live)
-    max_hands: int
-    model: Literal["lite", "full"]
-    min_detection_confidence: float
-    min_tracking_confidence: float
-    smoothing: bool
-    smoothing_min_cutoff_hz: float
-    smoothing_beta: float
-    pinch_start_below: float
-    pinch_end_above: float
-    pinch_hold_ms: float
-    gesture_hold_ms: float
-    lost_after_ms: float
-    redetect: bool
-    redetect_every_frames: int
-    mirror: bool
-    input_mirrored: bool
+    max_hands = setting(2, "how many hands to follow at once", unit="hands", lo=1, hi=2, flag="--max-hands")
+    model: Setting[Literal["lite", "full"]] = setting(
+        "full", "MediaPipe model size: full (MediaPipe's default) or lite (faster)",
+        choices=("lite", "full"), flag="--hand-model")
+    min_detection_confidence = setting(0.5, "palm detector score to accept a new hand", lo=0.0, hi=1.0)
+    min_tracking_confidence = setting(0.5, "landmark score below which tracking is lost and detection reruns",
+                                      lo=0.0, hi=1.0)
+    smoothing = setting(True, "One-Euro smoothing of the landmarks (off: raw MediaPipe points)",
+                        flag="--hand-smoothing")
+    smoothing_min_cutoff_hz = setting(1.5, "One-Euro cutoff of a still hand (lower: steadier)", unit="Hz",
+                                      lo=0.01, hi=30.0)
+    smoothing_beta = setting(2.0, "how fast the cutoff rises with speed (higher: less lag)",
+                             unit="per hand size/s", lo=0.0, hi=100.0)
+    pinch_start_below: Setting[float] = setting(
+        THRESHOLDS["pinch_start_below"], "thumb-index distance that starts a pinch",
+        unit="hand sizes", lo=0.01, hi=2.0)
+    pinch_end_above: Setting[float] = setting(THRESHOLDS["pinch_end_above"], "thumb-index distance that ends it "
+                                              "(> start: hysteresis)", unit="hand sizes", lo=0.01, hi=2.0)
+    pinch_hold_ms = setting(100.0, "a pinch must start/end for this long", unit="ms", lo=0.0, hi=1000.0)
+    gesture_hold_ms = setting(100.0, "a new gesture must hold this long", unit="ms", lo=0.0, hi=2000.0)
+    lost_after_ms = setting(100.0, "unseen this long: hand_lost (id forgotten)", unit="ms", lo=0.0, hi=5000.0)
+    redetect = setting(True, "retry detection on a padded copy when hands are missing")
+    redetect_every_frames = setting(10, "with no hand in view, retry on one frame in N", unit="frames",
+                                    lo=1, hi=1000)
+    mirror = setting(False, "flip frames left-right first (coordinates are then mirrored)")
+    input_mirrored = setting(False, "frames arrive mirrored already (the apps)")
 
     def __init__(self, *, taught: TaughtGestures | None = None, **settings: Any) -> None:
         """``taught``: a model from ``sensekit teach gesture``; its names replace the built-in
@@ -490,3 +469,7 @@ def _match(hands: list[TrackedHand], found: list[np.ndarray]) -> dict[int, Track
             out[k] = hand
             used.add(hand.id)
     return out
+
+
+#: the stage's settings group, as ``HandStage.SETTINGS`` (``sensekit settings hands`` lists it)
+HAND_SETTINGS = HandStage.SETTINGS

@@ -51,7 +51,7 @@ import numpy as np
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import ColorBounds, Edges, Event
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Setting, Tunable, setting
 from sensekit.settings.live import apply_all_pending
 from sensekit.validate import check_frame
 from sensekit.vision.blob_tracker import BlobTracker
@@ -78,7 +78,8 @@ SUBSTAGE_EMITS: dict[str, frozenset[str]] = {
 }
 
 
-class VisionStage(Tunable):
+class VisionStage(Tunable, section="vision",
+                  title="the vision stage: shared frame preparation and the edge sub-stage"):
     """A runner stage running the enabled vision sub-stages on shared, reused buffers.
 
     The shared preparation and the edge sub-stage are the ``vision`` settings group; a
@@ -86,32 +87,23 @@ class VisionStage(Tunable):
     """
 
     consumes: Literal["video"] = "video"
-    SETTINGS = group(
-        "vision", "the vision stage: shared frame preparation and the edge sub-stage",
-        setting("mirror", False, "flip frames left-right first (coordinates are then mirrored)",
-                flag="--mirror"),
-        setting("blur_px", 1, "box blur before colour tracking, bounds and motion (the book: 10; 1: off)",
-                unit="px", lo=1, hi=255, flag="--blur"),
-        setting("levels", None, "palette levels per channel before colour tracking and bounds (the book: 4)",
-                kind="int", lo=2, hi=256, none="no palette", flag="--levels"),
-        setting("palette_spread", False, "spread the levels over 0..255 (4: 0, 85, 170, 255) instead of the "
-                "book's 0, 64, 128, 192"),
-        setting("edge_direction", "horizontal", "horizontal: the book's [0, 4, -4] kernel; any: Sobel magnitude",
-                choices=("horizontal", "any"), flag="--edge-direction"),
-        setting("edge_blur_px", 3, "box blur of the edge map (the book: Flash's BlurFilter() default, 4)",
-                unit="px", lo=1, hi=255),
-        setting("edge_threshold", EDGE_THRESHOLD, "edge values below this become 0 (the book: 0x22)",
-                unit="pixel levels", lo=0, hi=256, step=8),
-    )
+    mirror = setting(False, "flip frames left-right first (coordinates are then mirrored)",
+                     flag="--mirror")
+    blur_px = setting(1, "box blur before colour tracking, bounds and motion (the book: 10; 1: off)",
+                      unit="px", lo=1, hi=255, flag="--blur")
+    levels: Setting[int | None] = setting(
+        None, "palette levels per channel before colour tracking and bounds (the book: 4)",
+        kind="int", lo=2, hi=256, none="no palette", flag="--levels")
+    palette_spread = setting(False, "spread the levels over 0..255 (4: 0, 85, 170, 255) instead of the "
+                             "book's 0, 64, 128, 192")
+    edge_direction: Setting[Literal["horizontal", "any"]] = setting(
+        "horizontal", "horizontal: the book's [0, 4, -4] kernel; any: Sobel magnitude",
+        choices=("horizontal", "any"), flag="--edge-direction")
+    edge_blur_px = setting(3, "box blur of the edge map (the book: Flash's BlurFilter() default, 4)",
+                           unit="px", lo=1, hi=255)
+    edge_threshold: Setting[int] = setting(EDGE_THRESHOLD, "edge values below this become 0 (the book: 0x22)",
+                                           unit="pixel levels", lo=0, hi=256, step=8)
 
-    # the settings as attributes (types only; the declaration above is the one place they live)
-    mirror: bool
-    blur_px: int
-    levels: int | None
-    palette_spread: bool
-    edge_direction: Literal["horizontal", "any"]
-    edge_blur_px: int
-    edge_threshold: int
 
     def __init__(self, *, mirror: bool | None = None, blur_px: int | None = None, levels: int | None = None,
                  palette_spread: bool | None = None,
@@ -224,7 +216,7 @@ class VisionStage(Tunable):
         share = tracker.coverage(frame_px)
         if share > COVERS_MOST:
             if self._coverage_warning is None:
-                color = f"#{tracker.color:06x}" if tracker.color is not None else "the picked object"
+                color = f"#{tracker.color_in_use:06x}" if tracker.color_in_use is not None else "the picked object"
                 log.warning("the tracked colour %s covers %.0f %% of the frame: pick again on the object "
                             "or narrow the tolerance", color, 100 * share)
             self._coverage_warning = (f"the tracked colour covers {100 * share:.0f} % of the frame: "
@@ -245,7 +237,7 @@ class VisionStage(Tunable):
         target, method = pending
         old = self.tracker
         keep = {k: v for k, v in old.settings().items() if k not in ("method", "color")}
-        chosen = method if method is not None else old.method_setting
+        chosen = method if method is not None else old.method
         if target.kind == "color":
             assert target.color is not None
             self.tracker = ColorTracker(target.color, method=None if chosen == "model" else chosen, **keep)
@@ -262,7 +254,7 @@ class VisionStage(Tunable):
         A property, so an app may swap ``tracker`` between frames.
         """
         t = self.tracker
-        return (t is not None and t.method in ("hsv", "exact") and t.blur_px == 1 and t.levels is None
+        return (t is not None and t.method_in_use in ("hsv", "exact") and t.blur_px == 1 and t.levels is None
                 and (self.blur_px > 1 or self._lut is not None))
 
     def listen(self, wanted: AbstractSet[str]) -> None:
@@ -372,7 +364,7 @@ class VisionStage(Tunable):
             events.extend(motion.events(result_m, t))
         self.runs["motion"] += 1
         if "blobs" in active and self.blobs is not None:
-            self.blobs.zones = motion.zones
+            self.blobs.zones = motion.zone_boxes
             events.extend(self.blobs.update(result_m.mask, t))
             self.runs["blobs"] += 1
 
@@ -398,7 +390,7 @@ class VisionStage(Tunable):
         blob's outline and box; and the motion zones, whatever the frame."""
         out: list[Layer] = []
         if self.motion is not None:
-            out.extend(BoxShape("zones", _box(box), label=str(name)) for name, box in self.motion.zones.items())
+            out.extend(BoxShape("zones", _box(box), label=str(name)) for name, box in self.motion.zone_boxes.items())
         if index != self._last_index:
             return out
         ran = {k for k, v in self.runs.items() if v > self._runs_before.get(k, 0)}

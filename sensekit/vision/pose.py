@@ -48,7 +48,7 @@ import numpy as np
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import ArmsUp, Crouch, Event, Jump, Lean, Pose, PoseLost, Step
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_frame
 from sensekit.vision.body_events import BodyState, ZoneSteps, body_shape, feet_zones
 from sensekit.vision.hands import INSTALL_HINT, MEDIAPIPE_VERSION, _filtered_native_stderr
@@ -79,31 +79,6 @@ def load_pose() -> Any:
     return solutions.pose
 
 
-#: Every setting of the pose stage, declared once (``sensekit settings pose`` lists them).
-POSE_SETTINGS = group(
-    "pose", "body pose (MediaPipe Pose, full model; the hands extra)",
-    setting("max_people", 4, "how many people to follow at once", unit="people", lo=1, hi=10,
-            flag="--max-people"),
-    setting("search_every_frames", 30, "look for people beyond the tracked ones (the whole frame, the "
-            "tracked people painted out) once in N frames", unit="frames", lo=1, hi=100000),
-    setting("window_every_frames", 300, "look for small people too (overlapping windows, ~18 detector runs) "
-            "once in N frames", unit="frames", lo=1, hi=100000),
-    setting("min_detection_confidence", 0.5, "person detector score to accept a new person", lo=0.0, hi=1.0),
-    setting("min_tracking_confidence", 0.5, "landmark score below which tracking is lost", lo=0.0, hi=1.0),
-    setting("smoothing", True, "One-Euro smoothing of the landmarks (off: raw MediaPipe points)",
-            flag="--pose-smoothing"),
-    setting("smoothing_min_cutoff_hz", 1.5, "One-Euro cutoff of a still body (lower: steadier)", unit="Hz",
-            lo=0.01, hi=30.0),
-    setting("smoothing_beta", 2.0, "how fast the cutoff rises with speed (higher: less lag)",
-            unit="per torso length/s", lo=0.0, hi=100.0),
-    setting("hold_ms", 100.0, "a body event (arms up, lean, crouch) must hold this long", unit="ms",
-            lo=0.0, hi=2000.0),
-    setting("lost_after_ms", 300.0, "unseen this long: pose_lost (id forgotten)", unit="ms", lo=0.0, hi=5000.0),
-    setting("zones", {}, "zones to step into, name = [x, y, w, h] in fractions of the frame (a visible "
-            "ankle inside: step)", unit="fraction"),
-)
-
-
 @dataclass
 class TrackedPerson:
     """What the stage knows about one person (apps may read ``PoseStage.people``)."""
@@ -116,23 +91,32 @@ class TrackedPerson:
     steps: ZoneSteps = field(default_factory=ZoneSteps)
 
 
-class PoseStage(Tunable):
+class PoseStage(Tunable, section="pose",
+                title="body pose (MediaPipe Pose, full model; the hands extra)"):
     """A runner stage: frames in, ``pose`` and body events out."""
 
     consumes: Literal["video"] = "video"
     emits = POSE_EVENTS
-    SETTINGS = POSE_SETTINGS
-    max_people: int
-    search_every_frames: int
-    window_every_frames: int
-    min_detection_confidence: float
-    min_tracking_confidence: float
-    smoothing: bool
-    smoothing_min_cutoff_hz: float
-    smoothing_beta: float
-    hold_ms: float
-    lost_after_ms: float
-    zones: dict[str, tuple[float, float, float, float]]
+    max_people = setting(4, "how many people to follow at once", unit="people", lo=1, hi=10,
+                         flag="--max-people")
+    search_every_frames = setting(30, "look for people beyond the tracked ones (the whole frame, the "
+                                  "tracked people painted out) once in N frames", unit="frames", lo=1, hi=100000)
+    window_every_frames = setting(300, "look for small people too (overlapping windows, ~18 detector runs) "
+                                  "once in N frames", unit="frames", lo=1, hi=100000)
+    min_detection_confidence = setting(0.5, "person detector score to accept a new person", lo=0.0, hi=1.0)
+    min_tracking_confidence = setting(0.5, "landmark score below which tracking is lost", lo=0.0, hi=1.0)
+    smoothing = setting(True, "One-Euro smoothing of the landmarks (off: raw MediaPipe points)",
+                        flag="--pose-smoothing")
+    smoothing_min_cutoff_hz = setting(1.5, "One-Euro cutoff of a still body (lower: steadier)", unit="Hz",
+                                      lo=0.01, hi=30.0)
+    smoothing_beta = setting(2.0, "how fast the cutoff rises with speed (higher: less lag)",
+                             unit="per torso length/s", lo=0.0, hi=100.0)
+    hold_ms = setting(100.0, "a body event (arms up, lean, crouch) must hold this long", unit="ms",
+                      lo=0.0, hi=2000.0)
+    lost_after_ms = setting(300.0, "unseen this long: pose_lost (id forgotten)", unit="ms", lo=0.0, hi=5000.0)
+    zones: Setting[dict[str, tuple[float, float, float, float]]] = setting(
+        {}, "zones to step into, name = [x, y, w, h] in fractions of the frame (a visible ankle inside: step)",
+        unit="fraction")
 
     def __init__(self, **settings: Any) -> None:
         self.init_settings(settings)
@@ -354,3 +338,7 @@ def _match(people: list[TrackedPerson], boxes: list[Box]) -> dict[int, TrackedPe
             out[k] = person
             used.add(person.id)
     return out
+
+
+#: the stage's settings group, as ``PoseStage.SETTINGS`` (``sensekit settings pose`` lists it)
+POSE_SETTINGS = PoseStage.SETTINGS

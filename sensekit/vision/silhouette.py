@@ -30,7 +30,7 @@ import numpy as np
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import Event
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Tunable, setting
 from sensekit.validate import check_frame
 from sensekit.vision.hands import INSTALL_HINT, MEDIAPIPE_VERSION, _filtered_native_stderr
 from sensekit.vision.shapes import Layer, MaskLayer
@@ -54,25 +54,17 @@ def load_segmentation() -> Any:
     return solutions.selfie_segmentation
 
 
-#: Every setting of the silhouette stage (``sensekit settings silhouette`` lists them).
-SILHOUETTE_SETTINGS = group(
-    "silhouette", "person silhouettes (MediaPipe selfie segmentation; the hands extra)",
-    setting("threshold", 0.5, "person probability above which a pixel belongs to the silhouette",
-            unit="probability", lo=0.01, hi=0.99),
-    setting("model", "general", "general: the square model; landscape: the 16:9 one (faster, coarser)",
-            choices=tuple(MODELS)),
-)
-
-
-class SilhouetteStage(Tunable):
+class SilhouetteStage(Tunable, section="silhouette",
+                      title="person silhouettes (MediaPipe selfie segmentation; the hands extra)"):
     """A runner stage: frames in, ``mask`` and ``area_share`` kept, no events out."""
 
     consumes: Literal["video"] = "video"
     emits: frozenset[str] = frozenset()
     always_run = True
-    SETTINGS = SILHOUETTE_SETTINGS
-    threshold: float
-    model: str
+    threshold = setting(0.5, "person probability above which a pixel belongs to the silhouette",
+                        unit="probability", lo=0.01, hi=0.99)
+    model = setting("general", "general: the square model; landscape: the 16:9 one (faster, coarser)",
+                    choices=tuple(MODELS))
 
     def __init__(self, **settings: Any) -> None:
         self.init_settings(settings)
@@ -145,3 +137,7 @@ class SilhouetteStage(Tunable):
             self.segment(item.image)
             self._last_index = item.index
         return []
+
+
+#: Every setting of the silhouette stage (``sensekit settings silhouette`` lists them).
+SILHOUETTE_SETTINGS = SilhouetteStage.SETTINGS
