@@ -14,7 +14,7 @@ from typing import Any, Callable, Literal, TypeVar, cast, overload
 from sensekit.events import (Activity, ArmsUp, AudioBlockSeen, BlobEnter, BlobLeave, Blobs, Clap, ClapPattern,
                              ColorBounds, ColorFound, ColorLost, ColorTracked, Crouch, Edges, FrameSeen, Gesture,
                              Hand, HandLost, Jump, Lean, Level, Motion, Pinch, Pitch, Pose, PoseLost, Sound,
-                             SourceLost, SourceRestored, Still, Word, ZoneEnter, ZoneLeave)
+                             SourceLost, SourceRestored, Step, Still, Word, ZoneEnter, ZoneLeave)
 from sensekit.events import Dispatcher, Event, Handler
 
 __all__ = ["Subscriber"]
@@ -83,6 +83,8 @@ class Subscriber:
     def on(self, name: Literal["pose_lost"], handler: Callable[[PoseLost], Any]) -> Handler: ...
     @overload
     def on(self, name: Literal["sound"], handler: Callable[[Sound], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["step"], handler: Callable[[Step], Any]) -> Handler: ...
     @overload
     def on(self, name: Literal["source_lost"], handler: Callable[[SourceLost], Any]) -> Handler: ...
     @overload
