@@ -63,7 +63,7 @@ or two while it is learned.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -87,7 +87,7 @@ _BLINK_TENTHS = 10.0
 _BLINK_UP = 11                  # +1.1 on a flip (the -0.1 of every frame included)
 _BLINK_GAIN = 0.1
 _BLINK_UPDATE = 10.0
-_SPLIT_PIXELS = 200_000          # frames this large are matched on two threads (640x480: yes)
+_SPLIT_PIXELS = 200_000          # frames this large are worked on in two bands on two threads (640x480: yes)
 _POOL: ThreadPoolExecutor | None = None
 
 
@@ -97,6 +97,28 @@ def _pool() -> ThreadPoolExecutor:
     if _POOL is None:
         _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sensekit-background")
     return _POOL
+
+
+def _bands(start: int, stop: int, *, split: bool) -> tuple[slice, ...]:
+    """Rows ``start:stop`` as two halves (``split``) or one band."""
+    if split and stop - start >= 2:
+        mid = (start + stop) // 2
+        return (slice(start, mid), slice(mid, stop))
+    return (slice(start, stop),)
+
+
+def _in_bands(work: Callable[[slice], None], bands: Sequence[slice]) -> None:
+    """``work(rows)`` for every band, the first on the worker thread (OpenCV releases the GIL).
+
+    Each band touches only its own rows, so the result is the same as one pass over the frame.
+    """
+    if len(bands) == 1:
+        work(bands[0])
+        return
+    done = _pool().submit(work, bands[0])
+    for rows in bands[1:]:
+        work(rows)
+    done.result()
 
 
 def grid_for(height: int, width: int, pixels: int = 3000) -> tuple[slice, slice]:
@@ -247,7 +269,7 @@ class BackgroundModel(Tunable):
         self._blink[:] = 0
         self._still[:] = 0
         self._prev_raw[:] = 0
-        self._prev_mask[:] = 0
+        self._prev_mask = np.zeros((h, w), np.uint8)      # the last mask belongs to the caller
         self._thr[:] = int(round(self.match_distance))
         self.frames = 1
         self.gain = (1.0, 1.0, 1.0)
@@ -272,11 +294,25 @@ class BackgroundModel(Tunable):
         self._mind = np.empty((h, w), np.uint8)
         self._hit = np.empty((h, w), np.uint8)
         self._count = np.empty((h, w), np.uint8)
+        self._raw = np.zeros((h, w), np.uint8)             # this frame's raw foreground (two buffers:
+        self._bg = np.empty((h, w), np.uint8)              # _prev_raw is the other)
+        self._upd = np.empty((h, w), np.uint8)
+        self._limit = np.empty((h, w), np.uint16)
+        self._near = np.empty((h, w), np.uint8)
+        self._flips = np.empty((h, w), np.uint8)
+        self._extra = np.empty((h, w), np.uint8)
+        self._old = np.empty((h, w), np.uint8)
+        self._clip = np.empty((h, w, 3), np.uint8)
         self._grid = grid_for(h, w)
 
     # -- per frame ----------------------------------------------------------------------
     def update(self, frame: np.ndarray) -> tuple[np.ndarray, bool]:
-        """Foreground mask (0/255, new array) and whether a global light change happened."""
+        """Foreground mask (0/255, new array) and whether a global light change happened.
+
+        Frames of ``_SPLIT_PIXELS`` or more are worked on in two bands of rows on two threads
+        where OpenCV has more than one (MOG2 uses every core too): the matching, the sample
+        updates and the adaptation are per pixel, so the masks are the same either way.
+        """
         if self._pending:
             self.apply_pending()
         if frame.__class__ is not np.ndarray or frame.dtype != np.uint8 or frame.ndim != 3:
@@ -301,28 +337,20 @@ class BackgroundModel(Tunable):
         self._learn(x, raw, mask, mind)
         return mask, lighting
 
-    def _max_channel(self, diff: np.ndarray, out: np.ndarray) -> np.ndarray:
-        b, g, r = cv2.split(diff, self._chan)
-        cv2.max(b, g, dst=out)
-        return cv2.max(out, r, dst=out)
+    @staticmethod
+    def _rows(h: int, w: int) -> tuple[slice, ...]:
+        return _bands(0, h, split=h * w >= _SPLIT_PIXELS and cv2.getNumThreads() > 1)
 
     def _match(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Raw foreground (0/255) and each pixel's distance to its nearest sample.
-
-        Frames of ``_SPLIT_PIXELS`` or more are matched in two bands of rows on two threads
-        (OpenCV releases the GIL; MOG2 uses every core too). The result is the same.
-        """
-        assert self._S is not None
+        """Raw foreground (0/255) and each pixel's distance to its nearest sample."""
         planes = cv2.split(x, self._x)
-        h, w = x.shape[:2]
-        if h * w >= _SPLIT_PIXELS and cv2.getNumThreads() > 1 and h >= 2:
-            half = h // 2
-            done = _pool().submit(self._match_rows, slice(0, half), planes)
-            self._match_rows(slice(half, h), planes)
-            done.result()
-        else:
-            self._match_rows(slice(0, h), planes)
-        raw = cv2.compare(self._count, self.min_matches, cv2.CMP_LT)
+        raw = self._raw
+
+        def rows(r: slice) -> None:
+            self._match_rows(r, planes)
+            cv2.compare(self._count[r], self.min_matches, cv2.CMP_LT, dst=raw[r])
+
+        _in_bands(rows, self._rows(*x.shape[:2]))
         return raw, self._mind
 
     def _match_rows(self, rows: slice, planes: Sequence[np.ndarray]) -> None:
@@ -341,8 +369,10 @@ class BackgroundModel(Tunable):
             cv2.max(dist, d1, dst=dist)
             cv2.max(dist, d2, dst=dist)
             cv2.min(mind, dist, dst=mind)
-            cv2.compare(dist, thr, cv2.CMP_LT, dst=hit)
-            cv2.add(count, 1, dst=count, mask=hit)
+            # a match is dist < thr: thr - dist saturates to 0 otherwise, so min(., 1) counts it
+            cv2.subtract(thr, dist, dst=hit)
+            cv2.min(hit, 1, dst=hit)
+            cv2.add(count, hit, dst=count)
 
     def _learn_noise(self, x: np.ndarray) -> None:
         """Camera noise from the median frame difference on a grid (every 4th frame)."""
@@ -371,10 +401,11 @@ class BackgroundModel(Tunable):
             return frame
         x = apply_gain(frame, 1.0 / g)
         if np.any(g > 1.0):
-            # the camera clipped these channels: the scene is at least as bright as the background
-            clipped = frame >= SATURATED
-            if clipped.any():
-                np.copyto(x, np.maximum(x, self._last_bg), where=clipped)
+            # the camera clipped these channels: the scene is at least as bright as the
+            # background, so there x is at least the last background colour
+            clipped = cv2.compare(frame, SATURATED, cv2.CMP_GE, dst=self._clip)
+            cv2.bitwise_and(self._last_bg, clipped, dst=clipped)
+            cv2.max(x, clipped, dst=x)
         return x
 
     def _drop_shadows(self, x: np.ndarray, raw: np.ndarray) -> None:
@@ -395,74 +426,95 @@ class BackgroundModel(Tunable):
 
     # -- learning -----------------------------------------------------------------------
     def _learn(self, x: np.ndarray, raw: np.ndarray, mask: np.ndarray, mind: np.ndarray) -> None:
-        """Replace samples at the chosen pixels (see the module docstring), then adapt."""
+        """Replace samples at the chosen pixels (see the module docstring), then adapt.
+
+        Two passes over bands of rows: everything per pixel, then the copies into a
+        neighbour's samples (which read the next band's row at the seam).
+        """
         assert self._S is not None
         h, w = raw.shape
         rng = self._rng
         start = int(rng.integers(self._rand.size - h * w))
         rand = self._rand[start:start + h * w].reshape(h, w)
-        bg = cv2.bitwise_not(raw)
+        own = self._S[int(rng.integers(self.samples))]
+        dy, dx = (int(v) for v in rng.integers(-1, 2, 2))
+        target = self._S[int(rng.integers(self.samples))]
+        cv2.bitwise_or(mask, self._prev_mask, dst=self._flips)
+        cv2.dilate(self._flips, _K7, dst=self._near)              # OpenCV's own threads
+        rows = self._rows(h, w)
+        _in_bands(lambda r: self._learn_rows(r, x, raw, mind, rand, own), rows)
+        src_x = slice(max(0, -dx), w - max(0, dx))
+        dst_x = slice(max(0, dx), w - max(0, -dx))
+        planes, upd = self._x, self._upd                 # x, split by _match
+
+        def neighbour(dst_y: slice) -> None:
+            src_y = slice(dst_y.start - dy, dst_y.stop - dy)
+            for c in range(3):
+                cv2.copyTo(planes[c][src_y, src_x], upd[src_y, src_x], target[c][dst_y, dst_x])
+
+        # the same colours into a random neighbour's samples (one direction per frame)
+        _in_bands(neighbour, _bands(max(0, dy), h - max(0, -dy), split=len(rows) > 1))
+        self._raw, self._prev_raw = self._prev_raw, raw
+        self._prev_mask = mask
+
+    def _learn_rows(self, r: slice, x: np.ndarray, raw: np.ndarray, mind: np.ndarray, rand: np.ndarray,
+                    own: np.ndarray) -> None:
+        """Which pixels of rows ``r`` learn, their samples, the last background colour, adaptation."""
+        bg = cv2.bitwise_not(raw[r], dst=self._bg[r])
+        upd = self._upd[r]
         n = self.frames
         if n <= self.learn_frames:                  # warm-up: everything, every frame at first
             period = max(1.0, min(self.update_every_frames, n / 2.0))
-            upd = cv2.compare(rand, 65536.0 / period, cv2.CMP_LT)
+            cv2.compare(rand[r], 65536.0 / period, cv2.CMP_LT, dst=upd)
         else:                                       # background only; faster where it blinks
             step = 65536.0 / self.update_every_frames
-            limit = cv2.multiply(self._blink, step * _BLINK_UPDATE / _BLINK_TENTHS, dtype=cv2.CV_16U)
+            limit = self._limit[r]
+            cv2.multiply(self._blink[r], step * _BLINK_UPDATE / _BLINK_TENTHS, dst=limit, dtype=cv2.CV_16U)
             cv2.add(limit, min(65535.0, step), dst=limit)
             cv2.min(limit, 32768.0, dst=limit)                 # at most every 2nd frame
-            upd = cv2.compare(rand, limit, cv2.CMP_LT)
+            cv2.compare(rand[r], limit, cv2.CMP_LT, dst=upd)
             cv2.bitwise_and(upd, bg, dst=upd)
         if self.absorb_after_frames:
-            self._absorb(x, raw, upd)
+            self._absorb(r, x, raw, upd)
         planes = self._x                            # x, split by _match
-        own = self._S[int(rng.integers(self.samples))]
         for c in range(3):
-            cv2.copyTo(planes[c], upd, own[c])
-        # the same colours into a random neighbour's samples (one direction per frame)
-        dy, dx = (int(v) for v in rng.integers(-1, 2, 2))
-        src_y = slice(max(0, -dy), h - max(0, dy))
-        dst_y = slice(max(0, dy), h - max(0, -dy))
-        src_x = slice(max(0, -dx), w - max(0, dx))
-        dst_x = slice(max(0, dx), w - max(0, -dx))
-        target = self._S[int(rng.integers(self.samples))]
-        for c in range(3):
-            cv2.copyTo(planes[c][src_y, src_x], upd[src_y, src_x], target[c][dst_y, dst_x])
-        cv2.copyTo(x, bg, self._last_bg)
-        np.copyto(self._prev, x)
-        self._adapt(raw, mask, mind, bg)
+            cv2.copyTo(planes[c][r], upd, own[c][r])
+        cv2.copyTo(x[r], bg, self._last_bg[r])
+        np.copyto(self._prev[r], x[r])
+        self._adapt(r, raw, mind, bg)
 
-    def _absorb(self, x: np.ndarray, raw: np.ndarray, upd: np.ndarray) -> None:
+    def _absorb(self, r: slice, x: np.ndarray, raw: np.ndarray, upd: np.ndarray) -> None:
         """Foreground that has not changed for ``absorb_after_frames`` joins the background.
 
         The count is kept in a uint8, one tick every ``ceil(absorb_after_frames / 250)`` frames.
         """
         tick = -(-self.absorb_after_frames // 250)
-        steady = self._max_channel(cv2.absdiff(x, self._prev, dst=self._tmp3), self._dist)
-        cv2.compare(steady, self._thr, cv2.CMP_LT, dst=steady)
-        cv2.bitwise_and(steady, raw, dst=steady)
-        still = self._still
+        diff = cv2.absdiff(x[r], self._prev[r], dst=self._tmp3[r])
+        b, g, red = cv2.split(diff, [c[r] for c in self._chan])
+        steady = cv2.max(b, g, dst=self._dist[r])
+        cv2.max(steady, red, dst=steady)
+        cv2.compare(steady, self._thr[r], cv2.CMP_LT, dst=steady)
+        cv2.bitwise_and(steady, raw[r], dst=steady)
+        still = self._still[r]
         cv2.bitwise_and(still, steady, dst=still)          # reset where it changed or is background
         if self.frames % tick == 0:
             cv2.add(still, 1, dst=still, mask=steady)
-        old = cv2.compare(still, float(self.absorb_after_frames // tick), cv2.CMP_GE)
+        old = cv2.compare(still, float(self.absorb_after_frames // tick), cv2.CMP_GE, dst=self._old[r])
         cv2.bitwise_or(upd, old, dst=upd)
 
-    def _adapt(self, raw: np.ndarray, mask: np.ndarray, mind: np.ndarray, bg: np.ndarray) -> None:
+    def _adapt(self, r: slice, raw: np.ndarray, mind: np.ndarray, bg: np.ndarray) -> None:
         """Raise the match distance where the background moves (see module docstring)."""
-        cv2.accumulateWeighted(mind, self._dmin, _DMIN_RATE, mask=bg)
-        flips = cv2.bitwise_xor(raw, self._prev_raw)
-        near = cv2.dilate(cv2.bitwise_or(mask, self._prev_mask), _K7)
-        cv2.bitwise_and(flips, cv2.bitwise_not(near), dst=flips)   # not at an object's edges
-        blink = self._blink
+        cv2.accumulateWeighted(mind[r], self._dmin[r], _DMIN_RATE, mask=bg)
+        flips = cv2.bitwise_xor(raw[r], self._prev_raw[r], dst=self._flips[r])
+        near = cv2.bitwise_not(self._near[r], dst=self._near[r])
+        cv2.bitwise_and(flips, near, dst=flips)                    # not at an object's edges
+        blink = self._blink[r]
         cv2.subtract(blink, 1, dst=blink)
         cv2.add(blink, _BLINK_UP, dst=blink, mask=flips)
         base = self.match_distance
         if self.noise_sigma is not None:
             base = max(base, self.noise_k * SQRT2 * self.noise_sigma)
-        thr = cv2.convertScaleAbs(self._dmin, alpha=_DMIN_SCALE)
+        thr = cv2.convertScaleAbs(self._dmin[r], alpha=_DMIN_SCALE, dst=self._thr[r])
         cv2.max(thr, min(255.0, round(base)), dst=thr)
-        extra = cv2.multiply(thr, blink, scale=_BLINK_GAIN / _BLINK_TENTHS)
-        cv2.add(thr, extra, dst=self._thr)
-        self._prev_raw = raw
-        self._prev_mask = mask
+        extra = cv2.multiply(thr, blink, scale=_BLINK_GAIN / _BLINK_TENTHS, dst=self._extra[r])
+        cv2.add(thr, extra, dst=thr)
