@@ -63,7 +63,7 @@ or two while it is learned.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -347,32 +347,53 @@ class BackgroundModel(Tunable):
         raw = self._raw
 
         def rows(r: slice) -> None:
-            self._match_rows(r, planes)
-            cv2.compare(self._count[r], self.min_matches, cv2.CMP_LT, dst=raw[r])
+            if self.min_matches <= 2:
+                self._match_nearest(r, planes, raw)
+            else:
+                self._match_count(r, planes, raw)
 
         _in_bands(rows, self._rows(*x.shape[:2]))
         return raw, self._mind
 
-    def _match_rows(self, rows: slice, planes: Sequence[np.ndarray]) -> None:
-        """Count the matching samples and the nearest distance for the pixels of ``rows``."""
+    def _distances(self, rows: slice, planes: Sequence[np.ndarray]) -> Iterator[np.ndarray]:
+        """Each sample's distance to the pixels of ``rows`` (largest channel difference), in turn."""
         assert self._S is not None
-        count, mind, dist, hit = self._count[rows], self._mind[rows], self._dist[rows], self._hit[rows]
+        dist = self._dist[rows]
         xb, xg, xr = (p[rows] for p in planes)
         d1, d2 = (d[rows] for d in self._d)
-        thr = self._thr[rows]
-        count[:] = 0
-        mind[:] = 255
         for s in self._S:
             cv2.absdiff(xb, s[0][rows], dst=dist)
             cv2.absdiff(xg, s[1][rows], dst=d1)
             cv2.absdiff(xr, s[2][rows], dst=d2)
             cv2.max(dist, d1, dst=dist)
-            cv2.max(dist, d2, dst=dist)
+            yield cv2.max(dist, d2, dst=dist)
+
+    def _match_nearest(self, rows: slice, planes: Sequence[np.ndarray], raw: np.ndarray) -> None:
+        """``min_matches`` <= 2: a pixel matches when its ``min_matches``-th nearest sample is
+        within the distance, so the two smallest distances are kept instead of a count."""
+        first, second, tmp = self._mind[rows], self._count[rows], self._hit[rows]
+        first[:] = 255
+        second[:] = 255
+        two = self.min_matches == 2
+        for dist in self._distances(rows, planes):
+            if two:
+                cv2.max(first, dist, dst=tmp)               # the second smallest so far
+                cv2.min(second, tmp, dst=second)
+            cv2.min(first, dist, dst=first)
+        cv2.compare(second if two else first, self._thr[rows], cv2.CMP_GE, dst=raw[rows])
+
+    def _match_count(self, rows: slice, planes: Sequence[np.ndarray], raw: np.ndarray) -> None:
+        """Count the samples within the distance (any ``min_matches``)."""
+        count, mind, hit, thr = self._count[rows], self._mind[rows], self._hit[rows], self._thr[rows]
+        count[:] = 0
+        mind[:] = 255
+        for dist in self._distances(rows, planes):
             cv2.min(mind, dist, dst=mind)
             # a match is dist < thr: thr - dist saturates to 0 otherwise, so min(., 1) counts it
             cv2.subtract(thr, dist, dst=hit)
             cv2.min(hit, 1, dst=hit)
             cv2.add(count, hit, dst=count)
+        cv2.compare(count, self.min_matches, cv2.CMP_LT, dst=raw[rows])
 
     def _learn_noise(self, x: np.ndarray) -> None:
         """Camera noise from the median frame difference on a grid (every 4th frame)."""
