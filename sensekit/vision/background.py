@@ -63,7 +63,7 @@ or two while it is learned.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 
 import cv2
 import numpy as np
@@ -146,7 +146,8 @@ def exposure_gain(frame: np.ndarray, reference: np.ndarray, *, grid: tuple[slice
         ok &= ignore[grid].reshape(-1) == 0
     if np.count_nonzero(ok) < 50:
         return np.ones(ch, np.float32)
-    gains: np.ndarray = np.median(cur[ok] / ref[ok], axis=0).astype(np.float32)
+    ratios = np.ascontiguousarray((cur[ok] / ref[ok]).T)          # a channel a row: a faster median
+    gains: np.ndarray = np.median(ratios, axis=1).astype(np.float32)
     return gains
 
 
@@ -164,9 +165,27 @@ _K3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
 _K7 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
 
 
+_CLEAN_REACH = 2 + 3 + 3 + 1 + 1      # rows of clean_mask's input that reach one output row, each side
+
+
+class _Draws(NamedTuple):
+    """One frame's random choices for the sample updates (drawn in this order)."""
+    rand: np.ndarray        # HxW uint16: a pixel updates when below its limit
+    own: np.ndarray         # the sample slot replaced at the updating pixels
+    dy: int                 # the neighbour direction
+    dx: int
+    target: np.ndarray      # the neighbour's sample slot
+
+
 def clean_mask(mask: np.ndarray) -> np.ndarray:
-    """5x5 median, 7x7 close, 3x3 open of a 0/255 mask (specks out, holes in objects filled)."""
-    out = cv2.medianBlur(mask, 5)
+    """5x5 median, 7x7 close, 3x3 open of a 0/255 mask (specks out, holes in objects filled).
+
+    The median of a 0/255 mask is 255 where 13 or more of the 25 pixels are: a 5x5 mean
+    (rounded to 133 or more, against 122 or less for 12) with the median's replicated border;
+    the same result as ``cv2.medianBlur(mask, 5)`` at a quarter of its cost.
+    """
+    out = cv2.blur(mask, (5, 5), borderType=cv2.BORDER_REPLICATE)
+    cv2.compare(out, 127, cv2.CMP_GT, dst=out)
     out = cv2.morphologyEx(out, cv2.MORPH_CLOSE, _K7)
     return cv2.morphologyEx(out, cv2.MORPH_OPEN, _K3)
 
@@ -264,7 +283,7 @@ class BackgroundModel(Tunable):
             for c in range(3):
                 self._S[k, c] = planes[c].reshape(h, w) if idx is None else planes[c][idx].reshape(h, w)
         np.copyto(self._last_bg, x)
-        np.copyto(self._prev, x)
+        cv2.split(x, self._prev_x)
         self._dmin[:] = 0
         self._blink[:] = 0
         self._still[:] = 0
@@ -276,9 +295,9 @@ class BackgroundModel(Tunable):
 
     def _alloc(self, h: int, w: int) -> None:
         self._S = np.empty((self.samples, 3, h, w), np.uint8)     # planar: no de-interleaving
-        self._x = [np.empty((h, w), np.uint8) for _ in range(3)]
+        self._x = [np.empty((h, w), np.uint8) for _ in range(3)]      # this frame, split (B, G, R)
+        self._prev_x = [np.empty((h, w), np.uint8) for _ in range(3)]  # the last frame (swapped)
         self._last_bg = np.empty((h, w, 3), np.uint8)
-        self._prev = np.empty((h, w, 3), np.uint8)
         self._dmin = np.zeros((h, w), np.float32)
         self._blink = np.zeros((h, w), np.uint8)
         self._still = np.zeros((h, w), np.uint8)
@@ -287,8 +306,6 @@ class BackgroundModel(Tunable):
         self._thr = np.empty((h, w), np.uint8)
         # uniform 16-bit numbers, read from a random offset each frame (cheaper than drawing)
         self._rand = self._rng.integers(0, 65536, 3 * h * w + 4099, dtype=np.uint16)
-        self._tmp3 = np.empty((h, w, 3), np.uint8)
-        self._chan = [np.empty((h, w), np.uint8) for _ in range(3)]
         self._d = [np.empty((h, w), np.uint8) for _ in range(2)]
         self._dist = np.empty((h, w), np.uint8)
         self._mind = np.empty((h, w), np.uint8)
@@ -298,7 +315,6 @@ class BackgroundModel(Tunable):
         self._bg = np.empty((h, w), np.uint8)              # _prev_raw is the other)
         self._upd = np.empty((h, w), np.uint8)
         self._limit = np.empty((h, w), np.uint16)
-        self._near = np.empty((h, w), np.uint8)
         self._flips = np.empty((h, w), np.uint8)
         self._extra = np.empty((h, w), np.uint8)
         self._old = np.empty((h, w), np.uint8)
@@ -333,9 +349,7 @@ class BackgroundModel(Tunable):
         if cv2.countNonZero(raw) > self.lighting_fraction * h * w:
             self._start(x)                    # the scene changed as a whole: learn it again
             return np.zeros((h, w), np.uint8), True
-        mask = self._cleanup(raw)
-        self._learn(x, raw, mask, mind)
-        return mask, lighting
+        return self._learn(x, raw, mind), lighting
 
     @staticmethod
     def _rows(h: int, w: int) -> tuple[slice, ...]:
@@ -399,7 +413,8 @@ class BackgroundModel(Tunable):
         """Camera noise from the median frame difference on a grid (every 4th frame)."""
         if self.frames % 4 and self.noise_sigma is not None:
             return
-        d = cv2.absdiff(x[self._grid], self._prev[self._grid])
+        prev = np.stack([p[self._grid] for p in self._prev_x], axis=-1)
+        d = cv2.absdiff(x[self._grid], prev)
         med = float(np.median(d.max(axis=2)))
         sigma = sigma_from_median(max(med, MIN_MEDIAN), "max")     # the camera noise rule
         if self.noise_sigma is None:
@@ -442,67 +457,91 @@ class BackgroundModel(Tunable):
         idx = np.flatnonzero(fg)[shadow]
         raw.reshape(-1)[idx] = 0
 
-    def _cleanup(self, raw: np.ndarray) -> np.ndarray:
-        return clean_mask(raw) if self.clean else raw.copy()
-
     # -- learning -----------------------------------------------------------------------
-    def _learn(self, x: np.ndarray, raw: np.ndarray, mask: np.ndarray, mind: np.ndarray) -> None:
-        """Replace samples at the chosen pixels (see the module docstring), then adapt.
+    def _learn(self, x: np.ndarray, raw: np.ndarray, mind: np.ndarray) -> np.ndarray:
+        """Clean the mask, replace samples at the chosen pixels (see the module docstring),
+        adapt; returns the clean mask.
 
-        Two passes over bands of rows: everything per pixel, then the copies into a
-        neighbour's samples (which read the next band's row at the seam).
+        One pass over bands of rows does everything but the copies into a neighbour's samples
+        whose source row lies in the other band (one row at the seam), done after it.
         """
         assert self._S is not None
         h, w = raw.shape
         rng = self._rng
         start = int(rng.integers(self._rand.size - h * w))
-        rand = self._rand[start:start + h * w].reshape(h, w)
         own = self._S[int(rng.integers(self.samples))]
         dy, dx = (int(v) for v in rng.integers(-1, 2, 2))
-        target = self._S[int(rng.integers(self.samples))]
-        cv2.bitwise_or(mask, self._prev_mask, dst=self._flips)
-        cv2.dilate(self._flips, _K7, dst=self._near)              # OpenCV's own threads
+        draws = _Draws(self._rand[start:start + h * w].reshape(h, w), own, dy, dx,
+                       self._S[int(rng.integers(self.samples))])
+        mask = np.empty((h, w), np.uint8)
         rows = self._rows(h, w)
-        _in_bands(lambda r: self._learn_rows(r, x, raw, mind, rand, own), rows)
-        src_x = slice(max(0, -dx), w - max(0, dx))
-        dst_x = slice(max(0, dx), w - max(0, -dx))
-        planes, upd = self._x, self._upd                 # x, split by _match
-
-        def neighbour(dst_y: slice) -> None:
-            src_y = slice(dst_y.start - dy, dst_y.stop - dy)
-            for c in range(3):
-                cv2.copyTo(planes[c][src_y, src_x], upd[src_y, src_x], target[c][dst_y, dst_x])
-
-        # the same colours into a random neighbour's samples (one direction per frame)
-        _in_bands(neighbour, _bands(max(0, dy), h - max(0, -dy), split=len(rows) > 1))
+        done: list[slice] = []
+        _in_bands(lambda r: done.append(self._learn_rows(r, x, raw, mind, mask, draws)), rows)
+        edge = 0
+        for part in sorted(done, key=lambda s: s.start) + [slice(h, h)]:
+            if part.start > edge:
+                self._neighbour(slice(edge, part.start), draws)
+            edge = max(edge, part.stop)
         self._raw, self._prev_raw = self._prev_raw, raw
+        self._x, self._prev_x = self._prev_x, self._x
         self._prev_mask = mask
+        return mask
 
-    def _learn_rows(self, r: slice, x: np.ndarray, raw: np.ndarray, mind: np.ndarray, rand: np.ndarray,
-                    own: np.ndarray) -> None:
-        """Which pixels of rows ``r`` learn, their samples, the last background colour, adaptation."""
+    def _neighbour(self, dst_y: slice, d: _Draws) -> None:
+        """The learned colours of rows ``dst_y - dy`` into a neighbour's samples at ``dst_y``."""
+        h, w = self._upd.shape
+        dst_y = slice(max(dst_y.start, d.dy, 0), min(dst_y.stop, h + d.dy, h))
+        if dst_y.stop <= dst_y.start:
+            return
+        src_y = slice(dst_y.start - d.dy, dst_y.stop - d.dy)
+        src_x = slice(max(0, -d.dx), w - max(0, d.dx))
+        dst_x = slice(max(0, d.dx), w - max(0, -d.dx))
+        for c in range(3):
+            cv2.copyTo(self._x[c][src_y, src_x], self._upd[src_y, src_x], d.target[c][dst_y, dst_x])
+
+    def _clean_rows(self, r: slice, raw: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``mask[r]`` = the clean mask's rows ``r``; returns where objects were, grown by 3 px,
+        for those rows (this mask or the last one). Works on ``r`` widened by the filters'
+        reach, so the rows are the same as when the whole frame is cleaned."""
+        h = raw.shape[0]
+        lo, hi = max(0, r.start - _CLEAN_REACH - 3), min(h, r.stop + _CLEAN_REACH + 3)
+        clean = clean_mask(raw[lo:hi]) if self.clean else raw[lo:hi]
+        mask[r] = clean[r.start - lo:r.stop - lo]
+        a, b = max(0, r.start - 3), min(h, r.stop + 3)
+        near = cv2.bitwise_or(clean[a - lo:b - lo], self._prev_mask[a:b])
+        return cv2.dilate(near, _K7)[r.start - a:r.stop - a]
+
+    def _learn_rows(self, r: slice, x: np.ndarray, raw: np.ndarray, mind: np.ndarray, mask: np.ndarray,
+                    d: _Draws) -> slice:
+        """Rows ``r``: the clean mask, which pixels learn, their samples, the last background
+        colour, adaptation, and the neighbour copies within ``r``; returns the rows copied."""
+        near = self._clean_rows(r, raw, mask)
         bg = cv2.bitwise_not(raw[r], dst=self._bg[r])
         upd = self._upd[r]
         n = self.frames
         if n <= self.learn_frames:                  # warm-up: everything, every frame at first
             period = max(1.0, min(self.update_every_frames, n / 2.0))
-            cv2.compare(rand[r], 65536.0 / period, cv2.CMP_LT, dst=upd)
+            cv2.compare(d.rand[r], 65536.0 / period, cv2.CMP_LT, dst=upd)
         else:                                       # background only; faster where it blinks
             step = 65536.0 / self.update_every_frames
             limit = self._limit[r]
             cv2.multiply(self._blink[r], step * _BLINK_UPDATE / _BLINK_TENTHS, dst=limit, dtype=cv2.CV_16U)
             cv2.add(limit, min(65535.0, step), dst=limit)
             cv2.min(limit, 32768.0, dst=limit)                 # at most every 2nd frame
-            cv2.compare(rand[r], limit, cv2.CMP_LT, dst=upd)
+            cv2.compare(d.rand[r], limit, cv2.CMP_LT, dst=upd)
             cv2.bitwise_and(upd, bg, dst=upd)
         if self.absorb_after_frames:
             self._absorb(r, x, raw, upd)
         planes = self._x                            # x, split by _match
         for c in range(3):
-            cv2.copyTo(planes[c][r], upd, own[c][r])
+            cv2.copyTo(planes[c][r], upd, d.own[c][r])
         cv2.copyTo(x[r], bg, self._last_bg[r])
-        np.copyto(self._prev[r], x[r])
-        self._adapt(r, raw, mind, bg)
+        self._adapt(r, raw, mind, bg, near)
+        # the same colours into a random neighbour's samples (one direction per frame), where
+        # both rows are in r
+        inside = slice(max(r.start, r.start + d.dy), min(r.stop, r.stop + d.dy))
+        self._neighbour(inside, d)
+        return inside
 
     def _absorb(self, r: slice, x: np.ndarray, raw: np.ndarray, upd: np.ndarray) -> None:
         """Foreground that has not changed for ``absorb_after_frames`` joins the background.
@@ -510,10 +549,11 @@ class BackgroundModel(Tunable):
         The count is kept in a uint8, one tick every ``ceil(absorb_after_frames / 250)`` frames.
         """
         tick = -(-self.absorb_after_frames // 250)
-        diff = cv2.absdiff(x[r], self._prev[r], dst=self._tmp3[r])
-        b, g, red = cv2.split(diff, [c[r] for c in self._chan])
-        steady = cv2.max(b, g, dst=self._dist[r])
-        cv2.max(steady, red, dst=steady)
+        steady, d = self._dist[r], self._hit[r]
+        for c, (now, before) in enumerate(zip(self._x, self._prev_x)):
+            cv2.absdiff(now[r], before[r], dst=d if c else steady)
+            if c:
+                cv2.max(steady, d, dst=steady)
         cv2.compare(steady, self._thr[r], cv2.CMP_LT, dst=steady)
         cv2.bitwise_and(steady, raw[r], dst=steady)
         still = self._still[r]
@@ -523,12 +563,12 @@ class BackgroundModel(Tunable):
         old = cv2.compare(still, float(self.absorb_after_frames // tick), cv2.CMP_GE, dst=self._old[r])
         cv2.bitwise_or(upd, old, dst=upd)
 
-    def _adapt(self, r: slice, raw: np.ndarray, mind: np.ndarray, bg: np.ndarray) -> None:
-        """Raise the match distance where the background moves (see module docstring)."""
+    def _adapt(self, r: slice, raw: np.ndarray, mind: np.ndarray, bg: np.ndarray, near: np.ndarray) -> None:
+        """Raise the match distance where the background moves (see module docstring); ``near``:
+        rows ``r`` of where objects are or were (their flips are edges, not blinking)."""
         cv2.accumulateWeighted(mind[r], self._dmin[r], _DMIN_RATE, mask=bg)
         flips = cv2.bitwise_xor(raw[r], self._prev_raw[r], dst=self._flips[r])
-        near = cv2.bitwise_not(self._near[r], dst=self._near[r])
-        cv2.bitwise_and(flips, near, dst=flips)                    # not at an object's edges
+        cv2.bitwise_and(flips, cv2.bitwise_not(near, dst=near), dst=flips)     # not at an object's edges
         blink = self._blink[r]
         cv2.subtract(blink, 1, dst=blink)
         cv2.add(blink, _BLINK_UP, dst=blink, mask=flips)
