@@ -62,8 +62,7 @@ or two while it is learned.
 # mypy: disable-error-code="call-overload"
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 import cv2
 import numpy as np
@@ -71,13 +70,14 @@ import numpy as np
 from sensekit.errors import ConfigError
 from sensekit.settings import Tunable, group, setting
 from sensekit.validate import check_frame
+from sensekit.vision.bands import bands, in_bands
+from sensekit.vision.exposure import (GAIN_TOLERANCE, SATURATED, apply_gain, exposure_gain, gain_table,
+                                      grid_for)
 from sensekit.vision.noise import MIN_MEDIAN, SQRT2, sigma_from_median
 
-__all__ = ["BackgroundModel", "exposure_gain", "apply_gain", "clean_mask", "grid_for", "GAIN_TOLERANCE",
+__all__ = ["BackgroundModel", "exposure_gain", "apply_gain", "gain_table", "clean_mask", "grid_for", "GAIN_TOLERANCE",
            "SATURATED"]
 
-GAIN_TOLERANCE = 0.02           # smaller global gain changes are left alone (JPEG/noise wobble)
-SATURATED = 250                # a channel this bright may have been clipped by the camera
 _DMIN_RATE = 0.01               # running average of the nearest-sample distance (100 frames)
 _DMIN_SCALE = 5.0               # PBAS: match distance >= 5x that average
 # "Blinking" v (SuBSENSE): +1 per foreground/background flip away from objects, -0.1 per frame;
@@ -87,80 +87,7 @@ _BLINK_TENTHS = 10.0
 _BLINK_UP = 11                  # +1.1 on a flip (the -0.1 of every frame included)
 _BLINK_GAIN = 0.1
 _BLINK_UPDATE = 10.0
-_SPLIT_PIXELS = 200_000          # frames this large are worked on in two bands on two threads (640x480: yes)
-_POOL: ThreadPoolExecutor | None = None
-
-
-def _pool() -> ThreadPoolExecutor:
-    """One worker thread shared by every model (the caller's thread does the other half)."""
-    global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sensekit-background")
-    return _POOL
-
-
-def _bands(start: int, stop: int, *, split: bool) -> tuple[slice, ...]:
-    """Rows ``start:stop`` as two halves (``split``) or one band."""
-    if split and stop - start >= 2:
-        mid = (start + stop) // 2
-        return (slice(start, mid), slice(mid, stop))
-    return (slice(start, stop),)
-
-
-def _in_bands(work: Callable[[slice], None], bands: Sequence[slice]) -> None:
-    """``work(rows)`` for every band, the first on the worker thread (OpenCV releases the GIL).
-
-    Each band touches only its own rows, so the result is the same as one pass over the frame.
-    """
-    if len(bands) == 1:
-        work(bands[0])
-        return
-    done = _pool().submit(work, bands[0])
-    for rows in bands[1:]:
-        work(rows)
-    done.result()
-
-
-def grid_for(height: int, width: int, pixels: int = 3000) -> tuple[slice, slice]:
-    """A regular grid of about ``pixels`` points (for frame-wide statistics)."""
-    step = max(1, int(round(np.sqrt(height * width / pixels))))
-    return (slice(step // 2, None, step), slice(step // 2, None, step))
-
-
-def exposure_gain(frame: np.ndarray, reference: np.ndarray, *, grid: tuple[slice, slice] | None = None,
-                  ignore: np.ndarray | None = None) -> np.ndarray:
-    """Per-channel global gain of ``frame`` against ``reference`` (same shape, uint8).
-
-    The median of ``frame / reference`` over a grid of pixels that are neither dark (<= 15)
-    nor possibly clipped (>= 250) in either image, and not set in ``ignore`` (HxW, e.g. the
-    last foreground). A moving minority does not move the median. Returns ones when fewer
-    than 50 grid pixels qualify.
-    """
-    if grid is None:
-        grid = grid_for(*frame.shape[:2])
-    ch = 1 if frame.ndim == 2 else frame.shape[2]
-    cur = frame[grid].reshape(-1, ch).astype(np.float32)
-    ref = reference[grid].reshape(-1, ch).astype(np.float32)
-    ok = ((ref > 15) & (ref < SATURATED) & (cur > 15) & (cur < SATURATED)).all(axis=1)
-    if ignore is not None:
-        ok &= ignore[grid].reshape(-1) == 0
-    if np.count_nonzero(ok) < 50:
-        return np.ones(ch, np.float32)
-    ratios = np.ascontiguousarray((cur[ok] / ref[ok]).T)          # a channel a row: a faster median
-    gains: np.ndarray = np.median(ratios, axis=1).astype(np.float32)
-    return gains
-
-
-def apply_gain(frame: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """``frame x gain`` per channel, rounded and clipped to uint8 (one table lookup)."""
-    g = np.asarray(gain, np.float32).reshape(-1)
-    levels = np.arange(256, dtype=np.float32)[:, None] * g[None, :]
-    lut = np.clip(levels + 0.5, 0, 255).astype(np.uint8)
-    if frame.ndim == 2:
-        return cv2.LUT(frame, lut[:, 0])
-    return cv2.LUT(frame, lut.reshape(256, 1, frame.shape[2]))
-
-
+_SPLIT_PIXELS = 200_000         # frames this large are worked on in two bands on two threads (640x480: yes)
 _K3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
 _K7 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
 
@@ -319,6 +246,7 @@ class BackgroundModel(Tunable):
         self._extra = np.empty((h, w), np.uint8)
         self._old = np.empty((h, w), np.uint8)
         self._clip = np.empty((h, w, 3), np.uint8)
+        self._xc = np.empty((h, w, 3), np.uint8)            # the frame, exposure-compensated
         self._grid = grid_for(h, w)
 
     # -- per frame ----------------------------------------------------------------------
@@ -340,9 +268,10 @@ class BackgroundModel(Tunable):
             return np.zeros((h, w), np.uint8), False
         self.frames += 1
         before = self.gain
-        x = self._compensate(frame)
+        lut = self._exposure(frame)
+        x = frame if lut is None else self._xc
+        raw, mind = self._match(frame, lut, x)
         self._learn_noise(x)
-        raw, mind = self._match(x)
         if self.shadows:
             self._drop_shadows(x, raw)
         lighting = any(abs(g / b - 1.0) > GAIN_TOLERANCE for g, b in zip(self.gain, before))
@@ -353,20 +282,24 @@ class BackgroundModel(Tunable):
 
     @staticmethod
     def _rows(h: int, w: int) -> tuple[slice, ...]:
-        return _bands(0, h, split=h * w >= _SPLIT_PIXELS and cv2.getNumThreads() > 1)
+        return bands(0, h, split=h * w >= _SPLIT_PIXELS and cv2.getNumThreads() > 1)
 
-    def _match(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Raw foreground (0/255) and each pixel's distance to its nearest sample."""
-        planes = cv2.split(x, self._x)
+    def _match(self, frame: np.ndarray, lut: np.ndarray | None, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Raw foreground (0/255) and each pixel's distance to its nearest sample; ``x`` is
+        ``frame`` compensated with ``lut`` (written here when there is one)."""
+        planes = self._x
         raw = self._raw
 
         def rows(r: slice) -> None:
+            if lut is not None:
+                self._compensate_rows(r, frame, lut, x)
+            cv2.split(x[r], [p[r] for p in planes])
             if self.min_matches <= 2:
                 self._match_nearest(r, planes, raw)
             else:
                 self._match_count(r, planes, raw)
 
-        _in_bands(rows, self._rows(*x.shape[:2]))
+        in_bands(rows, self._rows(*x.shape[:2]))
         return raw, self._mind
 
     def _distances(self, rows: slice, planes: Sequence[np.ndarray]) -> Iterator[np.ndarray]:
@@ -422,8 +355,9 @@ class BackgroundModel(Tunable):
         elif sigma <= 2.0 * self.noise_sigma:       # a jump is motion, not noise
             self.noise_sigma = 0.9 * self.noise_sigma + 0.1 * sigma
 
-    def _compensate(self, frame: np.ndarray) -> np.ndarray:
-        """``frame`` divided by its global per-channel gain against the samples, if any.
+    def _exposure(self, frame: np.ndarray) -> np.ndarray | None:
+        """The table dividing ``frame`` by its global per-channel gain against the samples, or
+        None when the gain is within ``GAIN_TOLERANCE`` of 1.
 
         The reference is one sample slot (a different one each frame): the samples hold the
         exposure the model learned, which lags a fast ramp; the last background colour does not.
@@ -434,15 +368,18 @@ class BackgroundModel(Tunable):
         g = exposure_gain(frame[self._grid], ref, grid=every, ignore=self._prev_mask[self._grid])
         self.gain = (float(g[0]), float(g[1]), float(g[2]))
         if np.all(np.abs(g - 1.0) <= GAIN_TOLERANCE):
-            return frame
-        x = apply_gain(frame, 1.0 / g)
-        if np.any(g > 1.0):
+            return None
+        return gain_table(1.0 / g)
+
+    def _compensate_rows(self, r: slice, frame: np.ndarray, lut: np.ndarray, x: np.ndarray) -> None:
+        """Rows ``r`` of ``x`` = ``frame`` through ``lut``."""
+        cv2.LUT(frame[r], lut, dst=x[r])
+        if max(self.gain) > 1.0:
             # the camera clipped these channels: the scene is at least as bright as the
             # background, so there x is at least the last background colour
-            clipped = cv2.compare(frame, SATURATED, cv2.CMP_GE, dst=self._clip)
-            cv2.bitwise_and(self._last_bg, clipped, dst=clipped)
-            cv2.max(x, clipped, dst=x)
-        return x
+            clipped = cv2.compare(frame[r], SATURATED, cv2.CMP_GE, dst=self._clip[r])
+            cv2.bitwise_and(self._last_bg[r], clipped, dst=clipped)
+            cv2.max(x[r], clipped, dst=x[r])
 
     def _drop_shadows(self, x: np.ndarray, raw: np.ndarray) -> None:
         fg = raw > 0
@@ -476,7 +413,7 @@ class BackgroundModel(Tunable):
         mask = np.empty((h, w), np.uint8)
         rows = self._rows(h, w)
         done: list[slice] = []
-        _in_bands(lambda r: done.append(self._learn_rows(r, x, raw, mind, mask, draws)), rows)
+        in_bands(lambda r: done.append(self._learn_rows(r, x, raw, mind, mask, draws)), rows)
         edge = 0
         for part in sorted(done, key=lambda s: s.start) + [slice(h, h)]:
             if part.start > edge:

@@ -63,8 +63,8 @@ from sensekit.errors import ConfigError
 from sensekit.events import Box, Event, Motion, Still
 from sensekit.settings import Tunable, group, setting
 from sensekit.validate import check_frame
-from sensekit.vision.background import (GAIN_TOLERANCE, SATURATED, BackgroundModel, apply_gain,
-                                        exposure_gain, grid_for)
+from sensekit.vision.background import BackgroundModel
+from sensekit.vision.exposure import GAIN_TOLERANCE, SATURATED, apply_gain, exposure_gain, grid_for
 from sensekit.vision.noise import median_difference, motion_threshold, sigma_from_median
 from sensekit.vision.stages import box_from_rect
 
