@@ -11,7 +11,7 @@ band the worker has not started, so it never waits longer than doing it alone.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable, Sequence
 
 __all__ = ["bands", "in_bands"]
@@ -43,8 +43,13 @@ def in_bands(work: Callable[[slice], None], rows: Sequence[slice]) -> None:
         work(rows[0])
         return
     done = _pool().submit(work, rows[0])
-    for band in rows[1:]:
-        work(band)
+    try:
+        for band in rows[1:]:
+            work(band)
+    except BaseException:
+        if not done.cancel():
+            wait([done])                  # the worker's band still writes into the caller's arrays
+        raise
     if done.cancel():
         work(rows[0])
     else:

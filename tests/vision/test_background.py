@@ -90,3 +90,21 @@ def test_clean_mask_is_median_close_open(shape, density):
     mask[shape[0] // 2:, : shape[1] // 3] = 255                      # a solid region with edges
     want = cv2.morphologyEx(cv2.morphologyEx(cv2.medianBlur(mask, 5), cv2.MORPH_CLOSE, _K7), cv2.MORPH_OPEN, _K3)
     assert np.array_equal(clean_mask(mask), want)
+
+
+def test_bands_run_every_band_once_and_pass_errors_on():
+    from sensekit.vision.bands import bands, in_bands
+
+    seen: list[tuple[int, int]] = []
+    in_bands(lambda r: seen.append((r.start, r.stop)), bands(0, 9, split=True))
+    assert sorted(seen) == [(0, 4), (4, 9)]
+    assert bands(3, 4, split=True) == (slice(3, 4),)
+
+    def fail(r: slice) -> None:
+        if r.start == 0:
+            raise ValueError("band 0 failed")
+
+    with pytest.raises(ValueError, match="band 0 failed"):    # whichever thread ran band 0
+        in_bands(fail, bands(0, 9, split=True))
+    with pytest.raises(ValueError, match="band 0 failed"):    # the caller's own band
+        in_bands(fail, [slice(4, 9), slice(0, 4)])
