@@ -19,8 +19,8 @@ fraction ``amount`` in 0..1, and an amount per zone):
   people apart (``sensekit.vision.blob_tracker``); ``threshold``, ``channel`` and the noise
   settings are the difference method's and do not apply. It learns the scene during its first
   ``background.learn_frames`` (4 s at 30 fps): what stands still then is background. About
-  1.5-2x the cost of OpenCV's MOG2 (10-20x frame difference; ``benchmarks/blob_eval.py
-  --cost``). On the held-back half of CDnet ``highway``
+  1.0-1.4x the wall time of OpenCV's MOG2 at 640x480 on a loaded 2-core machine, on both
+  cores as MOG2 (``benchmarks/blob_eval.py --cost``). On the held-back half of CDnet ``highway``
   it scores well above MOG2 (``benchmarks/motion_eval.py``; table in the README).
 
 Global lighting changes and auto-exposure: with a learned threshold, once more than
@@ -64,8 +64,8 @@ from sensekit.events import Box, Event, Motion, Still
 from sensekit.settings import Setting, Tunable, setting
 from sensekit.settings.declare import Zone
 from sensekit.validate import check_frame
-from sensekit.vision.background import (GAIN_TOLERANCE, SATURATED, BackgroundModel, apply_gain,
-                                        exposure_gain, grid_for)
+from sensekit.vision.background import BackgroundModel
+from sensekit.vision.exposure import GAIN_TOLERANCE, SATURATED, apply_gain, exposure_gain, grid_for
 from sensekit.vision.noise import median_difference, motion_threshold, sigma_from_median
 from sensekit.vision.stages import box_from_rect
 
