@@ -13,7 +13,7 @@ it was cut into blocks.
 ``d**2`` on quarter-millisecond bins anchored at ``p``. Every onset and shortness feature
 is a ratio to the signal just before or after the burst, never an absolute level, and the
 spectrum is the burst's minus the room's just before it: what a clap rises over is the
-running noise floor and spectrum. The 22 features (``FEATURES``), grouped by what they say:
+running noise floor and spectrum. The 16 features (``FEATURES``), grouped by what they say:
 
 - **onset**: ``rise_db`` (``e[p]`` over the mean ``d**2`` 35..10 ms before), ``attack_db``
   (over 5..2 ms before), ``contrast_db`` (over the median of ``e`` 32..4 ms before),
@@ -27,16 +27,7 @@ running noise floor and spectrum. The 22 features (``FEATURES``), grouped by wha
   min(0.45 rate, 16 kHz) re 0.5-4 kHz; NaN at 8 kHz: hi-hats, snaps, keys),
   ``flatness`` (0.5-4 kHz; 0 = a tone), ``centroid_oct`` (log2 of the 0.25-4 kHz
   centroid in kHz), ``spread_db`` (weakest of the 0.5-1, 1-2, 2-4 kHz octaves re the
-  strongest), ``zcr_khz`` (zero crossings from 2 ms before to 6 ms after, in kHz);
-- **over the floor** (issue 19: in noise the decay cannot fall below the noise, so a clap
-  10 dB over white noise "decayed" only ~8 dB and looked like a sustained sound):
-  ``decay_x_db``/``tail_x_db`` (what 3..13 / 13..25 ms after adds over the 35..10 ms
-  before, re what the peak adds; at most -30 dB), ``fall10_x_ms`` (time until that excess
-  is 10 dB down), ``band_rise_db`` (the weakest rise of the 0.5-1, 1-2, 2-4 kHz octaves over
-  the same octave 34..22 ms before: a clap lifts all three);
-- **voicing** (a plosive opens into a vowel): ``voiced``/``voiced_pre`` (the largest
-  normalised autocorrelation at a voice's pitch lags, 2.5..12.5 ms, of the signal summed
-  to 4 kHz, 4..30 ms after the peak / 35..9 ms before it).
+  strongest), ``zcr_khz`` (zero crossings from 2 ms before to 6 ms after, in kHz).
 
 ``peak_db`` (the 1 ms peak, dBFS after gain) is measured too but is not a feature:
 loudness decides nothing beyond ``min_level``. The onset features are capped (40, 60 dB):
@@ -64,7 +55,6 @@ CAP_DB = 40.0        # rise and attack are capped here
 CONTRAST_CAP_DB = 60.0
 _FLOOR = 0.05        # spectral subtraction keeps at least 5 % (-13 dB) of each bin
 _TINY = 1e-20
-_X_FLOOR = 1e-3      # over-the-floor decays are capped at -30 dB
 #: the hot paths call these ~1 us cheaper than ``np.einsum`` / ``ndarray.max`` (same C
 #: functions, without the Python wrappers: same results to the bit)
 reduce_max = np.maximum.reduce
@@ -80,9 +70,7 @@ Model = dict[str, Any]
 
 FEATURES = ("rise_db", "attack_db", "contrast_db", "steep_db", "fall10_ms", "fall20_ms",
             "decay_db", "tail_db", "body_db", "low_db", "tilt_db", "air_db", "flatness",
-            "zcr_khz", "centroid_oct", "spread_db",
-            # over the floor (issue 19): measured on what the burst adds to the room
-            "decay_x_db", "tail_x_db", "fall10_x_ms", "band_rise_db", "voiced", "voiced_pre")
+            "zcr_khz", "centroid_oct", "spread_db")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,12 +95,6 @@ class BurstFeatures:
     zcr_khz: float
     centroid_oct: float
     spread_db: float
-    decay_x_db: float
-    tail_x_db: float
-    fall10_x_ms: float
-    band_rise_db: float
-    voiced: float
-    voiced_pre: float
     score: float = 0.0
 
     def vector(self) -> np.ndarray:
@@ -205,7 +187,6 @@ class BurstMeter:
         self._has_air = top > 5000.0
         a, b = self._b["core4"]
         self._f4 = f[a:b]
-        self._oct = [(max(1, self._b[o][0]), max(2, self._b[o][1])) for o in ("o1", "o2", "o3")]
 
     def ms(self, v: float) -> int:
         return max(1, round(self.rate * v / 1000.0))
@@ -245,8 +226,7 @@ class BurstMeter:
         xs = seg[n0 * q + 1 - 2 * q: n0 * q + 1 + 2 * q]          # the 1 ms around p
         px = float(np.dot(xs, xs)) / h
         peak_db = 10.0 * math.log10(px * gain2 + _TINY)
-        floor = mean_e(-35.0, -10.0)
-        rise = 10.0 * math.log10(e_p / (floor + _TINY))
+        rise = 10.0 * math.log10(e_p / (mean_e(-35.0, -10.0) + _TINY))
         attack = 10.0 * math.log10(e_p / (mean_e(-5.0, -2.0) + _TINY))
         pre = db[: k0 - B(4.0)]
         m = len(pre) // 2
@@ -258,11 +238,6 @@ class BurstMeter:
         fall20 = _first_below(after, pk - 20.0) * 0.25
         decay = 10.0 * math.log10(mean_e(3.0, 13.0) / e_p + _TINY)
         tail = 10.0 * math.log10(mean_e(13.0, 25.0) / e_p + _TINY)
-        # the same, on what the burst adds over the floor (noise does not fill the decay in)
-        ex = max(e_p - floor, _TINY)
-        decay_x = 10.0 * math.log10(max(mean_e(3.0, 13.0) - floor, _X_FLOOR * ex) / ex)
-        tail_x = 10.0 * math.log10(max(mean_e(13.0, 25.0) - floor, _X_FLOOR * ex) / ex)
-        fall10_x = _first_below(env[k0: k0 + B(30.0)] - floor, 0.1 * ex) * 0.25
         bx = seg[n0 * q + 1 + 12 * q: n0 * q + 1 + 60 * q]         # x from 3 to 15 ms after
         body = 10.0 * math.log10(float(np.dot(bx, bx)) / len(bx) / (px + _TINY) + _TINY)
         o, ob = n0 * q + 1 - self._spec_off, n0 * q + 1 - self._bg_off
@@ -272,11 +247,6 @@ class BurstMeter:
         # taken off, at most 13 dB of each bin (so a steady noise or hum does not read as
         # the burst's own spectrum, and a bin is never emptied)
         spec = np.maximum(two[0] - two[1], _FLOOR * two[0]) + _TINY
-        # the weakest rise of the three clap octaves over the same octave before (a clap is
-        # broadband: every octave rises; a plosive or a knock leaves one of them to the room)
-        cb = np.cumsum(two, axis=1)
-        o_b = [(cb[:, hi - 1] - cb[:, lo - 1]) for lo, hi in self._oct]
-        band_rise = min(10.0 * math.log10((float(v[0]) + _TINY) / (float(v[1]) + _TINY)) for v in o_b)
         cs = np.empty(len(spec) + 1)
         cs[0] = 0.0
         np.cumsum(spec, out=cs[1:])
@@ -294,14 +264,8 @@ class BurstMeter:
         cent = math.log2(float(np.dot(self._f4, spec[a:b])) / band["core4"] / 1000.0)
         octs = (band["o1"], band["o2"], band["o3"])
         spread = 10.0 * math.log10(min(octs) / max(octs))
-        # voicing after the burst and before it: a plosive opens into a vowel
-        v4 = seg[1: 1 + (len(seg) - 1) // q * q].reshape(-1, q).sum(axis=1)   # 4 kHz boxes
-        c4 = n0 - 2 + 2                                          # v4 index of the peak's bin
-        voiced = _periodicity(v4[c4 + 16: c4 + 120])             # 4..30 ms after
-        voiced_pre = _periodicity(v4[c4 - 140: c4 - 36])         # 35..9 ms before
         return (peak_db, min(CAP_DB, rise), min(CAP_DB, attack), min(CONTRAST_CAP_DB, contrast),
-                steep, fall10, fall20, decay, tail, body, low, tilt, air, flat, zcr, cent, spread,
-                decay_x, tail_x, fall10_x, min(CAP_DB, band_rise), voiced, voiced_pre)
+                steep, fall10, fall20, decay, tail, body, low, tilt, air, flat, zcr, cent, spread)
 
 
 def band_width(rate: int) -> int:
@@ -328,19 +292,6 @@ def clap_band(seg: np.ndarray, width: int) -> np.ndarray:
         w *= 2
     out: np.ndarray = s[width:] - s[:-width]
     return out
-
-
-def _periodicity(v: np.ndarray) -> float:
-    """Largest normalised autocorrelation of ``v`` (4 kHz samples) at lags of 2.5..12.5 ms
-    (a voice's pitch, 80..400 Hz): ~1 for a vowel, ~0 for noise or a clap's ring-free tail."""
-    v = v - v.mean()
-    n = len(v)
-    f = np.fft.rfft(v, 2 * n)
-    r = np.fft.irfft(f.real ** 2 + f.imag ** 2)[: n]
-    if r[0] <= _TINY:
-        return 0.0
-    lags = np.arange(10, 51)
-    return float(reduce_max(r[lags] / (r[0] * (n - lags) / n)))
 
 
 def _first_below(v: np.ndarray, level: float) -> int:

@@ -246,3 +246,4 @@ def test_a_burst_with_no_air_is_never_a_clap():
     x8 = noise_floor(1.0, 8000, -65)
     add_at(x8, clap_burst(8000), 0.4, 8000)
     assert len(detect(x8, 8000, threshold=lowest)) == 1
+
