@@ -20,7 +20,9 @@ apart, as people clap fast; and (clap clips) cut to start 2-45 ms before one of 
 a stream that starts just before a clap. Then ``clap_augment``: 22.05 kHz, 10-30 dB quieter,
 and one copy per noise kind at 0-30 dB SNR; plus synthetic hard negatives and claps.
 
-**Model.** Boosted trees (``fit_trees``) on ``FEATURES``; each source's weight grows with
+**Model.** Boosted trees on ``FEATURES``, fitted by scikit-learn's HistGradientBoosting
+(``clap_hgb.fit_hgb``, the score made to fall as the decay features grow) and exported as
+arrays, or by the hand-written ``fit_trees`` (``FAMILY``); each source's weight grows with
 the square root of its bursts and both classes weigh the same (``balanced_weights``).
 ``train(data, leave_out=s)`` uses only bursts whose clip and background both come from
 other sources.
@@ -73,8 +75,9 @@ RATE = 0.1
 L2 = 1.0
 #: the score may only fall as these grow (hgb): a clap is over within ~10 ms
 DECREASING = ("fall10_ms", "fall20_ms", "decay_db", "tail_db")
-FAMILY = "booster"       # the model family (train's default): "booster" (fit_trees, shipped) or
-                         # "hgb" (scikit-learn; compared leave-one-source-out in docs/claps.md)
+FAMILY = "hgb"           # the model family (train's default): "hgb" (scikit-learn, monotone in
+                         # DECREASING; shipped: as good or better than "booster", fit_trees,
+                         # on the same leave-one-source-out folds, docs/claps.md)
 ORIG_WEIGHT = 4.0        # a recording's own bursts weigh this many augmented copies
 GATE_FEATURE = "air_db"  # the air gate: the feature, its quantile and margin (x IQR)
 GATE_QUANTILE = 0.001
