@@ -16,10 +16,11 @@ or ``None``:
 
 The default threshold (-0.8) is the median of the thresholds that ``benchmarks/voice_eval.py``
 chose on pairs of developer speakers (3 % false accepts on the non-target digits). The wheel's model
-is trained on 16 kHz speech; audio at 8 kHz (telephone band) is upsampled, its empty top band
-filled by ``sensekit.audio.narrowband.widen_band`` (``band_hz``), and still recognised less
-well. Speaker independence is the model's: accents far from US English score lower. The front
-end's noise removal is off (it is tuned for long utterances and costs recall on words).
+is trained on 16 kHz speech; audio at 8 kHz (telephone band) is upsampled (its empty top band
+filled by ``sensekit.audio.narrowband.widen_band`` when ``band_hz`` is set: the
+``voice.widen_band`` setting) and recognised less well. Speaker independence is the model's:
+accents far from US English score lower. The front end's noise removal is off (it is tuned
+for long utterances and costs recall on words).
 
 Cost: decoding ~0.02-0.05 s per second of speech on one core; nothing for silence (the
 segmenter does not call it). Fails with ``ConfigError`` naming a word that is not in the
