@@ -31,7 +31,7 @@ import numpy as np
 from _reference import SHARED_DATA
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: later)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=SHARED_DATA)
     ap.add_argument("--folds", type=Path, required=True)
