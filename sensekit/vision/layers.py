@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import cv2
 import numpy as np
@@ -31,7 +31,7 @@ import numpy as np
 from sensekit.vision.stages import EDGE_THRESHOLD, edges, palette_lut
 
 __all__ = ["DEFAULT_LEVELS", "MASK_THRESHOLD", "OVERLAYS", "LayerGrabber", "Layers", "compose", "offered",
-           "draw_blobs", "blob_layer", "blob_colour"]
+           "draw_blobs", "blob_layer", "blob_colour", "ShowsPoses"]
 
 Box = tuple[int, int, int, int]
 OVERLAYS: tuple[str, ...] = ("mask", "edges", "palette", "region", "blobs")
@@ -43,6 +43,13 @@ MASK_THRESHOLD = 0x33
 _RED = np.array([40, 40, 255], np.float32)
 _CYAN = np.array([255, 230, 0], np.uint8)
 _YELLOW = np.array([0, 220, 255], np.float32)
+
+
+@runtime_checkable
+class ShowsPoses(Protocol):
+    """A stage that can show body skeletons (``PoseStage``): the panel draws them as vectors."""
+
+    def skeletons(self) -> list[tuple[int, np.ndarray]]: ...
 
 
 @dataclass
@@ -61,6 +68,8 @@ class Layers:
     box: Box | None = None
     #: the blobs seen on this frame: (id, box, outline points (N, 1, 2)) (``VisionStage.blobs``)
     blobs: list[tuple[int, Box, np.ndarray]] = field(default_factory=list)
+    #: the people posed on this frame: (id, landmarks (33, 4) x px, y px, z, visibility)
+    poses: list[tuple[int, np.ndarray]] = field(default_factory=list)
     #: motion zones, pixels (the detector's own, left/right halves included)
     zones: dict[str, Box] = field(default_factory=dict)
     #: how to compute what no stage made: palette levels, edge direction, blur, threshold
@@ -106,6 +115,10 @@ class LayerGrabber:
             before = self._runs.get(id(stage), {})
             ran = {k for k, v in runs.items() if v > before.get(k, 0)}
             self._runs[id(stage)] = dict(runs)
+            if isinstance(stage, ShowsPoses):
+                if "frames" in ran:
+                    layers.poses = [(int(i), np.array(p, copy=True)) for i, p in stage.skeletons()]
+                continue
             self._from_vision(stage, ran, layers)
         self._previous = image.copy() if keep_previous and layers.mask is None else None
         return layers
@@ -146,7 +159,7 @@ def offered(stages: Iterable[Any]) -> list[str]:
     """The overlays worth offering for these stages: the raster ones always (computed when no
     stage makes them), the tracked ``region`` and ``box`` only with a colour tracker, the motion
     ``zones`` only with a motion detector, ``blobs`` only with a blob tracker (otherwise they
-    would draw nothing)."""
+    would draw nothing), the ``pose`` skeletons only with a pose stage."""
     names = list(OVERLAYS)
     vision = [s for s in stages if getattr(s, "runs", None) is not None]
     if not any(getattr(s, "blobs", None) is not None for s in vision):
@@ -157,6 +170,8 @@ def offered(stages: Iterable[Any]) -> list[str]:
         names.append("box")
     if any(getattr(s, "motion", None) is not None for s in vision):
         names.append("zones")
+    if any(isinstance(s, ShowsPoses) for s in vision):
+        names.append("pose")
     return names
 
 

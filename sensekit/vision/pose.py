@@ -132,6 +132,12 @@ class PoseStage(Tunable):
         self.runs = {"frames": 0, "searches": 0, "crops": 0, "calls": 0}
         self._next_id = 1
         self._rgb: np.ndarray | None = None
+        self._last_t = -1.0
+
+    def skeletons(self) -> list[tuple[int, np.ndarray]]:
+        """``(id, landmarks (33, 4): x px, y px, z, visibility)`` of each person seen on the
+        last frame, for drawing (the panel's live view); the arrays are the stage's own."""
+        return [(p.id, p.landmarks) for p in self.people.values() if p.last_t == self._last_t]
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         if changed.keys() & {"min_detection_confidence", "min_tracking_confidence"}:
@@ -257,6 +263,7 @@ class PoseStage(Tunable):
             if person.last_t < t and (t - person.last_t) * 1000.0 >= self.lost_after_ms:
                 events.append(PoseLost(t=t, id=person.id))
                 del self.people[person.id]
+        self._last_t = t
         return events
 
     def _new_person(self) -> TrackedPerson:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from sensekit.capture.base import VideoFrame
-from sensekit.vision.layers import LayerGrabber, Layers, compose
+from sensekit.vision.layers import LayerGrabber, Layers, compose, offered
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
@@ -95,3 +95,26 @@ def test_blobs_are_drawn_with_their_ids_colour():
     assert tuple(picture[y + h // 2, x]) == blob_colour(blob_id)        # the box's left edge
     assert (compose(layers, set()) == layers.image).all()               # nothing unless asked
     assert layers.copy({"mask"}).blobs == []
+
+
+class _Posed:
+    """A stage that shows skeletons (the protocol ``PoseStage`` meets), moved by hand."""
+
+    def __init__(self) -> None:
+        self.runs = {"frames": 0}
+        self.people: list[tuple[int, np.ndarray]] = []
+
+    def skeletons(self) -> list[tuple[int, np.ndarray]]:
+        return self.people
+
+
+def test_skeletons_are_taken_only_from_a_frame_the_pose_stage_ran_on():
+    posed, grabber, image = _Posed(), LayerGrabber(), _frames(1)[0]
+    bones = np.arange(33 * 4, dtype=float).reshape(33, 4)
+    posed.people = [(7, bones)]
+    posed.runs["frames"] += 1
+    layers = grabber.grab(image, [posed])
+    assert [i for i, _ in layers.poses] == [7] and np.array_equal(layers.poses[0][1], bones)
+    assert layers.poses[0][1] is not bones                     # a copy: the stage may reuse its arrays
+    assert grabber.grab(image, [posed]).poses == []            # a frame it skipped shows nobody
+    assert "pose" in offered([posed]) and "pose" not in offered([VisionStage(motion=MotionDetector())])
