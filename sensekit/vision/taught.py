@@ -118,6 +118,10 @@ class TaughtGestures:
         label = int(self._knn.classes_[best])
         return (self.classes[label] if confidence >= self.min_confidence else "none"), confidence
 
+    def examples(self) -> dict[str, list[np.ndarray]]:
+        """The examples kept per name (at most ``MAX_EXAMPLES`` each, as fitted)."""
+        return {name: list(self._x[self._y == k]) for k, name in enumerate(self.classes)}
+
     def to_dict(self) -> dict[str, Any]:
         return {"format": FORMAT, "k": self.k, "min_confidence": self.min_confidence, "classes": self.classes,
                 "labels": self._y.tolist(), "features": np.round(self._x, 6).tolist()}
