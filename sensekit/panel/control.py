@@ -59,9 +59,16 @@ class PanelControl:
 
     def teach(self, action: str, name: Any = None, seconds: Any = None) -> dict[str, Any]:
         """A teach card request (on the run's thread; ``panel.teach``)."""
+        return self._teaching().act(action, name, seconds)
+
+    def save_taught(self) -> Path:
+        """The learned gestures into the venue profile (any thread; ``panel.teach``)."""
+        return self._teaching().save()
+
+    def _teaching(self) -> TeachControl:
         if self.teaching is None:
             raise ConfigError("nothing to teach with: this run has no hand stage (start it with --hands)")
-        return self.teaching.act(action, name, seconds)
+        return self.teaching
 
     # -- helpers -----------------------------------------------------------------------------
     def stages(self) -> list[Any]:

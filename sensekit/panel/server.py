@@ -267,10 +267,10 @@ class PanelServer:
     async def _answer(self, work: Callable[[], Awaitable[Any]]) -> web.Response:
         try:
             return web.json_response(await work())
+        except TimeoutError:          # before OSError, of which it is a subclass
+            return _error(504, f"the piece did not answer within {COMMAND_TIMEOUT_S:g} s")
         except (SensekitError, OSError) as exc:
             return _error(400, str(exc))
-        except TimeoutError:
-            return _error(504, f"the piece did not answer within {COMMAND_TIMEOUT_S:g} s")
 
     async def _on_run_thread(self, fn: Callable[[], Any]) -> Any:
         future: Future[Any] = self.commands.submit(fn)
@@ -342,7 +342,11 @@ class PanelServer:
                 raise ConfigError(f"`action` must be status, record, forget or learn, got {short(action)}")
             seconds = self._numbers(body, "seconds")[0] if action == "record" else None
             name = body.get("name")
-            return await self._on_run_thread(lambda: self.control.teach(action, name, seconds))
+            answer = await self._on_run_thread(lambda: self.control.teach(action, name, seconds))
+            if action == "learn":        # writing the profile takes a while: not on the run's thread
+                path = await asyncio.get_running_loop().run_in_executor(self._pool, self.control.save_taught)
+                answer["message"] += f", saved to {path}"
+            return answer
         return await self._answer(work)
 
     # -- WebSockets --------------------------------------------------------------------------

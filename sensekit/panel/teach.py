@@ -7,9 +7,11 @@ hands them to a ``vision.taught_live.LiveTeaching``; the page asks, through the 
 - ``record`` NAME SECONDS: the hands of the next SECONDS (from the first hand seen) are
   examples of NAME;
 - ``forget`` NAME: drop its examples;
-- ``learn``: fit the model (``TaughtGestures``, as ``sensekit teach gesture`` does), write it
-  to the venue profile's ``[taught_gestures]`` table (``profile.save_taught_gestures``, the
-  command's own writer) and name the gestures with it from the next frame on;
+- ``learn``: fit the model (``TaughtGestures``, as ``sensekit teach gesture`` does) and name
+  the gestures with it from the next frame on; then ``save()`` (the server runs it on one of
+  its own threads: writing a profile with tomlkit takes a second or two, which the run must
+  not wait for) writes it to the venue profile's ``[taught_gestures]`` table
+  (``profile.save_taught_gestures``, the command's own writer);
 - ``status``: what is being recorded, seconds left, examples per name.
 
 A run started with a profile that already holds taught gestures starts from their examples, so
@@ -26,6 +28,7 @@ from typing import Any
 from sensekit.errors import ConfigError
 from sensekit.events import Dispatcher, Event, Hand
 from sensekit.profile import save_taught_gestures
+from sensekit.vision.taught import TaughtGestures
 from sensekit.vision.taught_live import LiveTeaching, TakesTaught
 
 __all__ = ["TeachControl", "ACTIONS"]
@@ -41,6 +44,7 @@ class TeachControl:
         self._stages = stages
         self.profile_path = Path(profile_path)
         self.teaching = LiveTeaching()
+        self.learned: TaughtGestures | None = None
         if model is not None:
             self.teaching.load(model)
         dispatcher.on("hand", self._on_hand)
@@ -71,10 +75,17 @@ class TeachControl:
             message = f"forgot {name.strip()}"
         elif action == "learn":
             model = self.teaching.learn()
-            save_taught_gestures(self.profile_path, model.to_dict())
             stage.use_taught(model)
+            self.learned = model
             counts = ", ".join(f"{n} {len(rows)}" for n, rows in sorted(self.teaching.examples.items()))
-            message = f"taught {len(model.classes)} gestures ({counts} hand frames), saved to {self.profile_path}"
+            message = f"taught {len(model.classes)} gestures ({counts} hand frames)"
         elif action != "status":
             raise ConfigError(f"`action` must be one of {', '.join(ACTIONS)}, got {action!r}")
         return {**self.status(), "message": message}
+
+    def save(self) -> Path:
+        """Write the last learned model to the venue profile (any thread: the model is not
+        changed once learned)."""
+        if self.learned is None:
+            raise ConfigError("nothing learned yet: record two gestures or more, then learn")
+        return save_taught_gestures(self.profile_path, self.learned.to_dict())

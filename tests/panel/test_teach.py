@@ -53,6 +53,8 @@ def test_record_learn_save_and_the_running_stage_names_the_taught_gesture(shared
     dispatcher.on("gesture", lambda e: gestures.append((round(e.t * FPS), e.gesture)))
     with pytest.raises(ConfigError, match="at least two gestures"):
         teach.act("learn")
+    with pytest.raises(ConfigError, match="nothing learned yet"):
+        teach.save()
     assert teach.act("record", "other", 2.0)["recording"] == "other"
     for f in frames:
         if f.index == 95:
@@ -62,6 +64,7 @@ def test_record_learn_save_and_the_running_stage_names_the_taught_gesture(shared
             done = teach.act("learn")
             assert done["examples"]["other"] >= 40 and done["examples"]["pinch"] >= 8, done
             assert "taught 2 gestures" in done["message"]
+            assert teach.save() == venue
         for event in stage.process(f):
             dispatcher.dispatch(event)
     stage.close()
