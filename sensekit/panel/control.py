@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sensekit.errors import ConfigError
+from sensekit.panel.teach import TeachControl
 from sensekit.profile import run_values, save_profile
 from sensekit.settings.live import Tuning, parse_values
 from sensekit.settings.registry import REGISTRY
@@ -50,9 +51,25 @@ def _hex(rgb: int | None) -> str | None:
 class PanelControl:
     """Shared parts: the stages, the frame, the run's settings table (``tuning``)."""
 
+    #: the teach card's control (``sensekit events --hands --panel``); ``None``: nothing to teach
+    teaching: TeachControl | None = None
+
     def __init__(self, stages: Callable[[], Sequence[Any]], tuning: Tuning) -> None:
         self._stages = stages
         self.tuning = tuning
+
+    def teach(self, action: str, name: Any = None, seconds: Any = None) -> dict[str, Any]:
+        """A teach card request (on the run's thread; ``panel.teach``)."""
+        return self._teaching().act(action, name, seconds)
+
+    def save_taught(self) -> Path:
+        """The learned gestures into the venue profile (any thread; ``panel.teach``)."""
+        return self._teaching().save()
+
+    def _teaching(self) -> TeachControl:
+        if self.teaching is None:
+            raise ConfigError("nothing to teach with: this run has no hand stage (start it with --hands)")
+        return self.teaching
 
     # -- helpers -----------------------------------------------------------------------------
     def stages(self) -> list[Any]:

@@ -229,6 +229,13 @@ class HandStage(Tunable, section="hands",
         self._last_index = -1                  # the last frame's index (``layers``)
         self._rgb: np.ndarray | None = None
 
+    def use_taught(self, taught: TaughtGestures | None) -> None:
+        """Name the gestures with this model from the next frame on (``None``: the built-in
+        ones); each hand's current gesture starts again."""
+        self.taught = taught
+        for hand in self.hands.values():
+            hand.gestures = GestureState(self.gesture_hold_ms / 1000.0)
+
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         """Model, hand count and confidences are MediaPipe's own: a new graph; the rest
         applies to hands seen from now on."""

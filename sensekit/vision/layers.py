@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol, runtime_checkable
 
 import cv2
 import numpy as np
@@ -37,7 +38,7 @@ from sensekit.vision.shapes import (BoxShape, ContourShape, HasRecipe, ImageLaye
 from sensekit.vision.stages import edges, palette_lut
 
 __all__ = ["DEFAULT_LEVELS", "MASK_THRESHOLD", "OVERLAYS", "LayerGrabber", "Layers", "compose", "offered",
-           "draw_shapes", "blob_colour"]
+           "draw_shapes", "blob_colour", "ShowsPoses"]
 
 OVERLAYS: tuple[str, ...] = ("mask", "edges", "palette", "region", "blobs", "hands", "pose", "silhouette")
 #: the overlays a stage may fill with shapes (drawn by ``compose``; ``box``/``zones`` are the panel's)
@@ -70,6 +71,9 @@ class Layers:
     region: np.ndarray | None = None
     #: the person mask of a silhouette stage (HxW, non-zero = a person)
     silhouette: np.ndarray | None = None
+    #: the people posed on this frame: (id, landmarks (33, 4) x px, y px, z, visibility), for the
+    #: panel, which draws the skeletons itself (it leaves out the points MediaPipe sees poorly)
+    poses: list[tuple[int, np.ndarray]] = field(default_factory=list)
     #: the stages' shapes (boxes, outlines, points, text), in drawing order
     shapes: list[Layer] = field(default_factory=list)
     #: how to compute what no stage made (palette levels, edge options)
@@ -112,6 +116,13 @@ def _own_shape(shape: Layer) -> Layer:
     return shape
 
 
+@runtime_checkable
+class ShowsPoses(Protocol):
+    """A stage that shows body skeletons (``PoseStage``): the panel draws them as vectors."""
+
+    def skeletons(self, index: int) -> list[tuple[int, np.ndarray]]: ...
+
+
 class LayerGrabber:
     """Collects ``Layers`` from a run's stages; remembers the previous picture."""
 
@@ -131,6 +142,8 @@ class LayerGrabber:
             if isinstance(stage, LayerSource):
                 for layer in stage.layers(index):
                     _add(layers, layer)
+            if isinstance(stage, ShowsPoses):
+                layers.poses = [(int(i), np.array(p, copy=True)) for i, p in stage.skeletons(index)]
         self._previous = image.copy() if keep_previous and layers.mask is None else None
         return layers
 

@@ -270,6 +270,14 @@ class PoseStage(Tunable, section="pose",
     def offers(self) -> frozenset[str]:
         return frozenset({"pose"})
 
+    def skeletons(self, index: int) -> list[tuple[int, np.ndarray]]:
+        """``(id, landmarks (33, 4): x px, y px, z, visibility)`` of each person seen on frame
+        ``index`` if it is the last one processed, for drawing (the panel's live view); the
+        arrays are the stage's own."""
+        if index != self._last_index:
+            return []
+        return [(p.id, p.landmarks) for p in self.people.values() if p.last_t == self._last_t]
+
     def layers(self, index: int) -> list[Layer]:
         """The people seen on frame ``index`` if it is the last one processed: landmarks and
         skeleton, box with id."""

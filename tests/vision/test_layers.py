@@ -205,3 +205,35 @@ def test_a_person_mask_is_a_silhouette_overlay_offered_only_when_a_stage_makes_o
     picture = compose(layers, {"silhouette"})
     inside, outside = picture[30, 40].astype(int), picture[30, 5].astype(int)
     assert inside[1] > inside[2] + 50 and (outside == f[30, 5]).all()   # green over the person only
+
+
+    assert layers.copy({"mask"}).blobs == []
+
+
+class _Posed:
+    """A stage that shows skeletons (the protocol ``PoseStage`` meets), moved by hand."""
+
+    def __init__(self) -> None:
+        self.last_index = -1
+        self.people: list[tuple[int, np.ndarray]] = []
+
+    def offers(self) -> frozenset[str]:
+        return frozenset({"pose"})
+
+    def layers(self, index: int) -> list:
+        return []
+
+    def skeletons(self, index: int) -> list[tuple[int, np.ndarray]]:
+        return self.people if index == self.last_index else []
+
+
+def test_skeletons_are_taken_only_from_a_frame_the_pose_stage_ran_on():
+    posed, grabber, image = _Posed(), LayerGrabber(), _frames(1)[0]
+    bones = np.arange(33 * 4, dtype=float).reshape(33, 4)
+    posed.people = [(7, bones)]
+    posed.last_index = 4
+    layers = grabber.grab(image, [posed], index=4)
+    assert [i for i, _ in layers.poses] == [7] and np.array_equal(layers.poses[0][1], bones)
+    assert layers.poses[0][1] is not bones                     # a copy: the stage may reuse its arrays
+    assert grabber.grab(image, [posed], index=5).poses == []   # a frame it skipped shows nobody
+    assert "pose" in offered([posed]) and "pose" not in offered([VisionStage(motion=MotionDetector())])

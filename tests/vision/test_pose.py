@@ -171,3 +171,24 @@ def test_steps_into_zones_on_a_real_clip(shared_data):
     assert frame[(left[0], "left_court", True)] <= 10, steps
     assert 20 <= frame[(right[0], "right_court", True)] <= 100, steps
     assert 100 <= frame[(right[0], "right_court", False)] <= 130, steps
+
+
+def test_the_skeletons_the_panel_draws_are_the_people_of_this_frame(shared_data):
+    from sensekit.panel.tap import pose_meta
+    from sensekit.vision.layers import LayerGrabber, offered
+
+    frames = _clip(_pose_dir(shared_data) / "ntu_two_person_hug.mp4", 12)
+    stage, grabber = PoseStage(), LayerGrabber()
+    assert "pose" in offered([stage])
+    for f in frames:
+        events = [e for e in stage.process(f) if e.name == "pose"]
+        layers = grabber.grab(f.image, [stage], index=f.index)
+        assert [i for i, _ in layers.poses] == [e.id for e in events]
+        for (_, pts), e in zip(layers.poses, events):
+            assert np.array_equal(pts, np.array(e.landmarks))
+    stage.close()
+    assert len(layers.poses) == 2
+    meta = pose_meta(layers.poses)
+    assert [m["id"] for m in meta] == [i for i, _ in layers.poses]
+    assert all(np.array(m["points"]).shape == (33, 3) for m in meta)
+    assert np.allclose(np.array(meta[0]["points"])[:, :2], layers.poses[0][1][:, :2], atol=0.05)
