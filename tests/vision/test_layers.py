@@ -207,9 +207,6 @@ def test_a_person_mask_is_a_silhouette_overlay_offered_only_when_a_stage_makes_o
     assert inside[1] > inside[2] + 50 and (outside == f[30, 5]).all()   # green over the person only
 
 
-    assert layers.copy({"mask"}).blobs == []
-
-
 class _Posed:
     """A stage that shows skeletons (the protocol ``PoseStage`` meets), moved by hand."""
 
