@@ -139,7 +139,7 @@ class Setting(Generic[T]):
     def _bad(self, value: Any) -> ConfigError:
         return ConfigError(f"`{self.key}` must be {self.expectation()}, got {short(value)}")
 
-    def check(self, value: Any) -> Any:  # noqa: C901 (see pyproject: settings)
+    def check(self, value: Any) -> Any:
         """A native value (TOML, OSC, Python) -> the normalised value, or ``ConfigError``."""
         if value is None:
             if self.none:
@@ -149,24 +149,33 @@ class Setting(Generic[T]):
         if kind in ("float", "int"):
             return self._check_number(value)
         if kind == "bool":
-            if isinstance(value, bool) or type(value).__name__ == "bool_":
-                return bool(value)
-            if isinstance(value, int) and value in (0, 1):     # OSC sends 0/1
-                return bool(value)
-            raise self._bad(value)
+            return self._check_bool(value)
         if kind == "choice":
-            if isinstance(value, str) and value in self.choices:
-                return value
-            raise self._bad(value)
+            return self._check_choice(value)
         if kind == "color":
-            if isinstance(value, str):
-                m = _COLOR_RE.fullmatch(value.strip())
-                if m:
-                    return "#" + m.group(1).lower()
-            raise self._bad(value)
+            return self._check_color(value)
         if kind == "words":
             return self._check_words(value)
         return self._check_zones(value)
+
+    def _check_bool(self, value: Any) -> bool:
+        if isinstance(value, bool) or type(value).__name__ == "bool_":
+            return bool(value)
+        if isinstance(value, int) and value in (0, 1):     # OSC sends 0/1
+            return bool(value)
+        raise self._bad(value)
+
+    def _check_choice(self, value: Any) -> str:
+        if isinstance(value, str) and value in self.choices:
+            return value
+        raise self._bad(value)
+
+    def _check_color(self, value: Any) -> str:
+        if isinstance(value, str):
+            m = _COLOR_RE.fullmatch(value.strip())
+            if m:
+                return "#" + m.group(1).lower()
+        raise self._bad(value)
 
     def _check_words(self, value: Any) -> tuple[str, ...]:
         items = value.split(",") if isinstance(value, str) else value
