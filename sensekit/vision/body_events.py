@@ -148,34 +148,47 @@ class BodyState:
         self.lean = _Held(self.hold_s, "none")
         self.crouch = _Held(self.hold_s, False)
 
-    def update(self, shape: BodyShape, t: float) -> dict[str, object]:  # noqa: C901 (see pyproject: pose)
+    def update(self, shape: BodyShape, t: float) -> dict[str, object]:
         """Feed one frame; returns ``{"arms_up": bool, "lean": str, "crouch": bool, "jump": float}``
         entries for what changed (``jump``: the rise in torso lengths at take-off)."""
-        th = self.thresholds
         out: dict[str, object] = {}
         if self.arms.update(shape.arms_up, t):
             out["arms_up"] = shape.arms_up
-        if not math.isnan(shape.lean_deg):
-            lean = self.lean.current
-            a = shape.lean_deg
-            if lean == "none" and abs(a) > th["lean_start_deg"]:
-                lean = "right" if a > 0 else "left"
-            elif lean != "none" and (abs(a) < th["lean_end_deg"] or (a > 0) != (lean == "right")):
-                lean = "none"
-            if self.lean.update(lean, t):
-                out["lean"] = lean
-        if not math.isnan(shape.knee_deg):
-            crouching = bool(self.crouch.current)
-            if not crouching and shape.knee_deg < th["crouch_start_deg"]:
-                crouching = True
-            elif crouching and shape.knee_deg > th["crouch_end_deg"]:
-                crouching = False
-            if self.crouch.update(crouching, t):
-                out["crouch"] = crouching
+        lean = self._lean(shape, t)
+        if lean is not None:
+            out["lean"] = lean
+        crouching = self._crouch(shape, t)
+        if crouching is not None:
+            out["crouch"] = crouching
         rise = self._jump(shape, t)
         if rise is not None:
             out["jump"] = rise
         return out
+
+    def _lean(self, shape: BodyShape, t: float) -> str | None:
+        """The new lean ("left", "right", "none") once held, else ``None``."""
+        if math.isnan(shape.lean_deg):
+            return None
+        th = self.thresholds
+        lean = self.lean.current
+        a = shape.lean_deg
+        if lean == "none" and abs(a) > th["lean_start_deg"]:
+            lean = "right" if a > 0 else "left"
+        elif lean != "none" and (abs(a) < th["lean_end_deg"] or (a > 0) != (lean == "right")):
+            lean = "none"
+        return str(lean) if self.lean.update(lean, t) else None
+
+    def _crouch(self, shape: BodyShape, t: float) -> bool | None:
+        """The new crouch state once held, else ``None``."""
+        if math.isnan(shape.knee_deg):
+            return None
+        th = self.thresholds
+        crouching = bool(self.crouch.current)
+        if not crouching and shape.knee_deg < th["crouch_start_deg"]:
+            crouching = True
+        elif crouching and shape.knee_deg > th["crouch_end_deg"]:
+            crouching = False
+        return crouching if self.crouch.update(crouching, t) else None
 
     def _jump(self, shape: BodyShape, t: float) -> float | None:
         th = self.thresholds
