@@ -174,63 +174,48 @@ class PoseStage(Tunable, section="pose",
         return pts
 
     # -- finding people ----------------------------------------------------------------
-    def _find(self, rgb: np.ndarray, search: bool, windows: bool) -> list[np.ndarray]:  # noqa: C901 (pose)
+    def _find(self, rgb: np.ndarray, search: bool, windows: bool) -> list[np.ndarray]:
         """Everyone on this frame: the video graph's person, the tracked others on their crops,
         and, when ``search``, the rest of the frame (in windows too when ``windows``)."""
+        found = _Found()
+        found.keep(self._call(self._graph, rgb), checked=False)     # exactly what a bare call gives
+        self._find_tracked(rgb, found)
+        if (search or windows) and len(found.points) < self.max_people:
+            self._search(rgb, found, windows)
+        return found.points
+
+    def _find_tracked(self, rgb: np.ndarray, found: _Found) -> None:
+        """The tracked people not found yet, each looked for on a crop around its last box."""
         h, w = rgb.shape[:2]
-        found: list[np.ndarray] = []
-        boxes: list[Box] = []
-
-        def keep(pts: np.ndarray | None, *, checked: bool = True) -> bool:
-            """Add a result unless it is someone already found or (``checked``) implausible."""
-            if pts is None:
-                return False
-            box = landmark_box(pts)
-            if box[2] <= 0 or box[3] <= 0 or any(box_iou(box, b) > SAME_PERSON_IOU for b in boxes):
-                return False
-            if checked and (max(box[2], box[3]) < MIN_PERSON_PX or not torso_visible(pts) or not upright(pts)):
-                return False
-            found.append(pts)
-            boxes.append(box)
-            return True
-
-        keep(self._call(self._graph, rgb), checked=False)     # exactly what a bare call gives
         for person in sorted(self.people.values(), key=lambda p: p.id):
-            if len(found) >= self.max_people:
+            if len(found.points) >= self.max_people:
                 break
-            if any(box_iou(person.box, b) > SAME_PERSON_IOU for b in boxes):
+            if any(box_iou(person.box, b) > SAME_PERSON_IOU for b in found.boxes):
                 continue
             crop = crop_box(person.box, w, h, margin=CROP_MARGIN)
             if crop[2] >= 16 and crop[3] >= 16:
-                # the people found so far painted out of the crop, this person's last box kept
-                x, y, cw, ch = crop
-                view = rgb[y:y + ch, x:x + cw].copy()
-                paint_out(view, [(bx - x, by - y, bw, bh) for bx, by, bw, bh in boxes])
-                px, py, pw, ph = (person.box[0] - x, person.box[1] - y, person.box[2], person.box[3])
-                px0, py0 = max(px, 0), max(py, 0)
-                view[py0:max(py + ph, 0), px0:max(px + pw, 0)] = rgb[y + py0:y + max(py + ph, 0),
-                                                                     x + px0:x + max(px + pw, 0)]
                 self.runs["crops"] += 1
-                pts = self._call(self._still, view)
+                pts = self._call(self._still, _crop_view(rgb, crop, person.box, found.boxes))
                 if pts is not None:
-                    pts[:, 0] += x
-                    pts[:, 1] += y
-                keep(pts)
-        if not (search or windows) or len(found) >= self.max_people:
-            return found
+                    pts[:, 0] += crop[0]
+                    pts[:, 1] += crop[1]
+                found.keep(pts)
+
+    def _search(self, rgb: np.ndarray, found: _Found, windows: bool) -> None:
+        """The whole frame with the found people painted out, then (``windows``) its windows."""
+        h, w = rgb.shape[:2]
         self.runs["searches"] += 1
         work = rgb.copy()
-        paint_out(work, boxes)
-        while len(found) < self.max_people:         # the whole frame, found people painted out
-            if not keep(self._call(self._still, work)):
+        paint_out(work, found.boxes)
+        while len(found.points) < self.max_people:
+            if not found.keep(self._call(self._still, work)):
                 break
-            paint_out(work, boxes[-1:])
+            paint_out(work, found.boxes[-1:])
         for window in search_windows(w, h) if windows else ():
-            if len(found) >= self.max_people:
+            if len(found.points) >= self.max_people:
                 break
-            if keep(self._call(self._still, work, window)):
-                paint_out(work, boxes[-1:])
-        return found
+            if found.keep(self._call(self._still, work, window)):
+                paint_out(work, found.boxes[-1:])
 
     # -- the stage -------------------------------------------------------------------
     def process(self, item: Item) -> list[Event]:
@@ -325,6 +310,39 @@ class PoseStage(Tunable, section="pose",
 POSE_LINKS: tuple[tuple[int, int], ...] = ((11, 12), (11, 13), (13, 15), (12, 14), (14, 16), (11, 23), (12, 24),
                                            (23, 24), (23, 25), (25, 27), (24, 26), (26, 28))
 
+
+
+@dataclass
+class _Found:
+    """The people found so far on one frame: their landmarks and boxes."""
+    points: list[np.ndarray] = field(default_factory=list)
+    boxes: list[Box] = field(default_factory=list)
+
+    def keep(self, pts: np.ndarray | None, *, checked: bool = True) -> bool:
+        """Add a result unless it is someone already found or (``checked``) implausible."""
+        if pts is None:
+            return False
+        box = landmark_box(pts)
+        if box[2] <= 0 or box[3] <= 0 or any(box_iou(box, b) > SAME_PERSON_IOU for b in self.boxes):
+            return False
+        if checked and (max(box[2], box[3]) < MIN_PERSON_PX or not torso_visible(pts) or not upright(pts)):
+            return False
+        self.points.append(pts)
+        self.boxes.append(box)
+        return True
+
+
+def _crop_view(rgb: np.ndarray, crop: Box, box: Box, found: list[Box]) -> np.ndarray:
+    """A copy of ``crop`` of the frame with the ``found`` people painted out and ``box`` (the
+    person looked for, its last box) kept."""
+    x, y, cw, ch = crop
+    view = rgb[y:y + ch, x:x + cw].copy()
+    paint_out(view, [(bx - x, by - y, bw, bh) for bx, by, bw, bh in found])
+    px, py, pw, ph = (box[0] - x, box[1] - y, box[2], box[3])
+    px0, py0 = max(px, 0), max(py, 0)
+    view[py0:max(py + ph, 0), px0:max(px + pw, 0)] = rgb[y + py0:y + max(py + ph, 0),
+                                                         x + px0:x + max(px + pw, 0)]
+    return view
 
 def pose_layers(people: list[TrackedPerson]) -> list[Layer]:
     """``layers()`` of these people (pixels of the frame the stage saw)."""
