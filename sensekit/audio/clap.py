@@ -259,20 +259,15 @@ class ClapDetector(Tunable, section="clap",
         """Feed an ``AudioBlock``."""
         return self.process(block.samples, block.t, block.rate, index=block.index)
 
-    def process(self, samples: np.ndarray, t: float, rate: int, *, index: int = 0,  # noqa: C901 (see pyproject: claps)
+    def process(self, samples: np.ndarray, t: float, rate: int, *, index: int = 0,
                 energy: float | None = None) -> Sequence[Clap]:
         """Feed one block (float32, (n,) or (n, ch)); returns the claps it completes.
 
         ``energy`` is the block's mean square before gain, when the caller already has
         it (the level stage computes it once per block). NaN/Inf blocks are skipped.
         """
-        if self._pending:
-            self.apply_pending()
-        if rate != self.rate:
-            if self._t0 is not None:
-                raise ConfigError(f"sample rate changed from {self.rate} to {rate} Hz at audio "
-                                  f"block {index}; call reset() first")
-            self._configure(check_rate(rate, "clap detector"))
+        if self._pending or rate != self.rate:
+            self._settle(rate, index)
         x = samples
         if x.ndim != 1 or x.dtype.char != "f":
             x = mono(x, channels=self.channels, index=index)
@@ -282,11 +277,7 @@ class ClapDetector(Tunable, section="clap",
         if energy is None:
             energy = float(np.dot(x, x)) / n
         if not math.isfinite(energy):
-            self.skipped_blocks += 1
-            log.warning("clap detector: audio block %d at t=%.3f s has NaN/Inf samples; skipped "
-                        "(the stream restarts at the next block)", index, t)
-            self.reset()
-            return _NO_CLAPS
+            return self._skip(index, t)
         if self._t0 is None:
             self._start(t)
         end = self._end
@@ -301,18 +292,43 @@ class ClapDetector(Tunable, section="clap",
         if end < self._grid_due:
             self._chunk_ss += ss
         else:
-            hop = self._hop
-            k0, k1 = self._fnext, end // hop
-            if (self._chunk_ss + ss) * self._gain2 >= self._min_fe:
-                self._grid(k0, k1)                      # some frame may reach min_level
-            else:
-                self._fvalid = k1                         # frame powers before k1 unknown
-            self._fnext = k1
-            self._grid_due = (k1 + _CHUNK_FRAMES) * hop
-            self._chunk_ss = ss if k1 * hop < end else 0.0   # this block also holds the next
+            self._chunk_done(end, ss)
         if self._regions or self._peaks:
             return self._judge_ready()
         return _NO_CLAPS
+
+    def _settle(self, rate: int, index: int) -> None:
+        """Before a block: apply settings changed since the last one, then take a new rate
+        (configured for before the stream starts, refused after)."""
+        if self._pending:
+            self.apply_pending()
+        if rate == self.rate:
+            return
+        if self._t0 is not None:
+            raise ConfigError(f"sample rate changed from {self.rate} to {rate} Hz at audio "
+                              f"block {index}; call reset() first")
+        self._configure(check_rate(rate, "clap detector"))
+
+    def _skip(self, index: int, t: float) -> Sequence[Clap]:
+        """A block with NaN/Inf samples: counted, logged, and the stream restarted."""
+        self.skipped_blocks += 1
+        log.warning("clap detector: audio block %d at t=%.3f s has NaN/Inf samples; skipped "
+                    "(the stream restarts at the next block)", index, t)
+        self.reset()
+        return _NO_CLAPS
+
+    def _chunk_done(self, end: int, ss: float) -> None:
+        """The stream reached ``_grid_due`` (``ss``: this block's sum of squares): frame powers
+        of the finished chunk, computed only when some frame may reach min_level."""
+        hop = self._hop
+        k0, k1 = self._fnext, end // hop
+        if (self._chunk_ss + ss) * self._gain2 >= self._min_fe:
+            self._grid(k0, k1)                      # some frame may reach min_level
+        else:
+            self._fvalid = k1                         # frame powers before k1 unknown
+        self._fnext = k1
+        self._grid_due = (k1 + _CHUNK_FRAMES) * hop
+        self._chunk_ss = ss if k1 * hop < end else 0.0   # this block also holds the next
 
     def _levels_changed(self) -> None:
         self._min_peak_db = level_to_db(self.min_level)
