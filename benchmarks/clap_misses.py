@@ -27,7 +27,6 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 from _reference import SHARED_DATA
 
 
@@ -42,9 +41,8 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
         print(f"shared data not found at {args.data}", file=sys.stderr)
         return 2
     from sensekit.audio.clap import ClapDetector
-    from sensekit.audio.clap_augment import clap_loudness, noise
-    from sensekit.audio.clap_noise import _seed
-    from sensekit.audio.clap_training import resample
+    from sensekit.audio.clap_augment import clap_loudness
+    from sensekit.audio.clap_noise import mix_at, noise_unit, other_speech
     from sensekit.audio.evaluate import match, read_clips, read_wav
     from sensekit.audio.level import level_to_db
 
@@ -66,18 +64,8 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
                 det.keep_features = True
                 min_db = level_to_db(det.min_level)
                 loud = clap_loudness(x, rate, c.onsets)
-                others = [sx if sr == rate else resample(sx, sr, rate)
-                          for sp in speech if sp.source != c.source for sx, sr in [audio[sp.file]]]
-                rng = np.random.default_rng(_seed("curve", c.file, kind))
-                if kind == "speech":
-                    one = others[int(rng.integers(len(others)))].astype(np.float64)
-                    n = np.tile(one, -(-len(x) // len(one)))[: len(x)]
-                    unit = n / (np.sqrt(np.mean(n ** 2)) + 1e-20)
-                else:
-                    unit = noise(kind, len(x), rate, rng, others)
-                y = x.astype(np.float64) + unit * loud * 10.0 ** (-snr / 20.0)
-                peak = float(np.abs(y).max())
-                y32 = np.asarray(y * (0.95 / peak) if peak > 0.95 else y, np.float32)
+                unit = noise_unit(kind, c.file, len(x), rate, other_speech(audio, speech, c.source, rate))
+                y32 = mix_at(x, unit, loud, snr)
                 found: list[float] = []
                 for k, i in enumerate(range(0, len(y32), 512)):
                     found.extend(cl.t for cl in det.process(y32[i:i + 512], i / rate, rate, index=k))

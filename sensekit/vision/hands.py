@@ -135,19 +135,25 @@ def hands_available() -> bool:
     return True
 
 
-def load_mediapipe() -> Any:
-    """``mediapipe.solutions.hands``, imported quietly, or ``ConfigError`` naming the fix."""
+def load_solution(name: str, model: str, needs: str) -> Any:
+    """``mediapipe.solutions.<name>`` (a model bundled in the wheel), or ``ConfigError`` naming
+    the install: ``needs`` is what the user asked for ("hand tracking needs"), ``model`` what
+    the wheel must hold ("hand models")."""
     try:
         import mediapipe as mp
     except ImportError as exc:
-        raise ConfigError(f"hand tracking needs the optional extra: {INSTALL_HINT} "
+        raise ConfigError(f"{needs} the optional extra: {INSTALL_HINT} "
                           f"(mediapipe {MEDIAPIPE_VERSION} is not installed: {exc})") from None
     solutions = getattr(mp, "solutions", None)
-    if solutions is None or not hasattr(solutions, "hands"):
-        raise ConfigError(f"mediapipe {getattr(mp, '__version__', '?')} has no bundled hand models "
-                          f"(solutions.hands); hand tracking needs mediapipe=={MEDIAPIPE_VERSION}: "
-                          f"{INSTALL_HINT}")
-    return solutions.hands
+    if solutions is None or not hasattr(solutions, name):
+        raise ConfigError(f"mediapipe {getattr(mp, '__version__', '?')} has no bundled {model} "
+                          f"(solutions.{name}); {needs} mediapipe=={MEDIAPIPE_VERSION}: {INSTALL_HINT}")
+    return getattr(solutions, name)
+
+
+def load_mediapipe() -> Any:
+    """``mediapipe.solutions.hands``, or ``ConfigError`` naming the fix."""
+    return load_solution("hands", "hand models", "hand tracking needs")
 
 
 @dataclass

@@ -46,12 +46,11 @@ import cv2
 import numpy as np
 
 from sensekit.capture.base import Item, VideoFrame
-from sensekit.errors import ConfigError
 from sensekit.events import ArmsUp, Crouch, Event, Jump, Lean, Pose, PoseLost, Step
 from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_frame
 from sensekit.vision.body_events import BodyState, ZoneSteps, body_shape, feet_zones
-from sensekit.vision.hands import INSTALL_HINT, MEDIAPIPE_VERSION, _filtered_native_stderr
+from sensekit.vision.hands import _filtered_native_stderr, load_solution
 from sensekit.vision.people import (Box, box_iou, crop_box, landmark_box, paint_out, search_windows,
                                     torso_visible, upright)
 from sensekit.vision.shapes import BoxShape, Layer, PointsShape
@@ -67,16 +66,7 @@ MIN_PERSON_PX = 32           # a searched or cropped result smaller than this is
 
 def load_pose() -> Any:
     """``mediapipe.solutions.pose``, or ``ConfigError`` naming the install."""
-    try:
-        import mediapipe as mp
-    except ImportError as exc:
-        raise ConfigError(f"body pose needs the optional extra: {INSTALL_HINT} "
-                          f"(mediapipe {MEDIAPIPE_VERSION} is not installed: {exc})") from None
-    solutions = getattr(mp, "solutions", None)
-    if solutions is None or not hasattr(solutions, "pose"):
-        raise ConfigError(f"mediapipe {getattr(mp, '__version__', '?')} has no bundled pose model "
-                          f"(solutions.pose); body pose needs mediapipe=={MEDIAPIPE_VERSION}: {INSTALL_HINT}")
-    return solutions.pose
+    return load_solution("pose", "pose model", "body pose needs")
 
 
 @dataclass

@@ -28,11 +28,10 @@ import cv2
 import numpy as np
 
 from sensekit.capture.base import Item, VideoFrame
-from sensekit.errors import ConfigError
 from sensekit.events import Event
 from sensekit.settings import Tunable, setting
 from sensekit.validate import check_frame
-from sensekit.vision.hands import INSTALL_HINT, MEDIAPIPE_VERSION, _filtered_native_stderr
+from sensekit.vision.hands import _filtered_native_stderr, load_solution
 from sensekit.vision.shapes import Layer, MaskLayer
 
 __all__ = ["SILHOUETTE_SETTINGS", "SilhouetteStage", "load_segmentation"]
@@ -42,16 +41,7 @@ MODELS = {"general": 0, "landscape": 1}       # MediaPipe's model_selection
 
 def load_segmentation() -> Any:
     """``mediapipe.solutions.selfie_segmentation``, or ``ConfigError`` naming the install."""
-    try:
-        import mediapipe as mp
-    except ImportError as exc:
-        raise ConfigError(f"silhouettes need the optional extra: {INSTALL_HINT} "
-                          f"(mediapipe {MEDIAPIPE_VERSION} is not installed: {exc})") from None
-    solutions = getattr(mp, "solutions", None)
-    if solutions is None or not hasattr(solutions, "selfie_segmentation"):
-        raise ConfigError(f"mediapipe {getattr(mp, '__version__', '?')} has no bundled selfie segmentation "
-                          f"model; silhouettes need mediapipe=={MEDIAPIPE_VERSION}: {INSTALL_HINT}")
-    return solutions.selfie_segmentation
+    return load_solution("selfie_segmentation", "selfie segmentation model", "silhouettes need")
 
 
 class SilhouetteStage(Tunable, section="silhouette",
