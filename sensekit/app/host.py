@@ -20,7 +20,9 @@ real time, CPU use stays low, and ``--frames`` counts the frames that arrived.
 
 The camera image is mirrored (``App.mirror``) before any stage sees it, as
 a mirror is what players expect; event coordinates are therefore in mirrored
-image pixels, the way they appear on screen.
+image pixels, the way they appear on screen. This is the one flip of an app: the host sets
+``input_mirrored`` on every stage that has it (``vision``, ``hands``), so ``vision.mirror`` from
+``--set`` or a profile asks for what the picture already is and flips nothing again.
 
 The host is this loop and its pacing; each other job has its own small class:
 ``Controls`` (``controls.py``: keys, clicks, drags, scripted input), ``Hud`` (``hud.py``: the
@@ -120,6 +122,10 @@ class AppHost:
         self.runner = Runner(source, list(self.app.stages()), self.dispatcher,
                              frame_transforms=transforms)
         self.tuning = Tuning(lambda: [self.app, *self.runner.stages])
+        if app_cls.mirror:                         # mirrored here, once: no stage flips it back
+            self.tuning.apply_now({f"{section}.input_mirrored": True
+                                   for section, objs in self.tuning.by_section().items()
+                                   if "input_mirrored" in type(objs[0]).SETTINGS})
         self.dispatcher.on(SourceLost.name, self._on_lost)
         self.dispatcher.on(SourceRestored.name, self._on_restored)
         self.outputs = RunOutputs(self.options, self.dispatcher, self.tuning, step_s=app_cls.step_s)

@@ -1,7 +1,8 @@
 """VisionStage: the vision sub-stages as one runner stage that shares work between them.
 
 Per frame it computes, only when a running sub-stage needs them, the shared intermediates
-into reused buffers: ``mirrored`` (if ``mirror``), ``blurred`` (box blur ``blur_px``) and
+into reused buffers: ``mirrored`` (if ``mirror``, unless ``input_mirrored``: the frames come
+mirrored already, as in an app), ``blurred`` (box blur ``blur_px``) and
 ``quantized`` (palette ``levels``). Sub-stages and what they read:
 
 ==========  =========================================  ====================================
@@ -89,6 +90,8 @@ class VisionStage(Tunable, section="vision",
     consumes: Literal["video"] = "video"
     mirror = setting(False, "flip frames left-right first (coordinates are then mirrored)",
                      flag="--mirror")
+    input_mirrored = setting(False, "frames arrive mirrored already (an app's host mirrors them; "
+                             "mirror then flips nothing)")
     blur_px = setting(1, "box blur before colour tracking, bounds and motion (the book: 10; 1: off)",
                       unit="px", lo=1, hi=255, flag="--blur")
     levels: Setting[int | None] = setting(
@@ -105,8 +108,8 @@ class VisionStage(Tunable, section="vision",
                                            unit="pixel levels", lo=0, hi=256, step=8)
 
 
-    def __init__(self, *, mirror: bool | None = None, blur_px: int | None = None, levels: int | None = None,
-                 palette_spread: bool | None = None,
+    def __init__(self, *, mirror: bool | None = None, input_mirrored: bool | None = None,
+                 blur_px: int | None = None, levels: int | None = None, palette_spread: bool | None = None,
                  tracker: ColorTracker | None = None, pick_at: tuple[float, float] | None = None,
                  pick_box: tuple[float, float, float, float] | None = None,
                  bounds_color: int | str | None = None,
@@ -115,8 +118,9 @@ class VisionStage(Tunable, section="vision",
                  edges: bool = False, edge_direction: Literal["horizontal", "any"] | None = None,
                  edge_blur_px: int | None = None, edge_threshold: int | None = None,
                  always_run: Iterable[str] = ()) -> None:
-        given = {"mirror": mirror, "blur_px": blur_px, "levels": levels, "palette_spread": palette_spread,
-                 "edge_direction": edge_direction, "edge_blur_px": edge_blur_px, "edge_threshold": edge_threshold}
+        given = {"mirror": mirror, "input_mirrored": input_mirrored, "blur_px": blur_px, "levels": levels,
+                 "palette_spread": palette_spread, "edge_direction": edge_direction,
+                 "edge_blur_px": edge_blur_px, "edge_threshold": edge_threshold}
         self.init_settings({k: v for k, v in given.items() if v is not None})
         self._shape: tuple[int, ...] | None = None
         self._bounds_color = None if bounds_color is None else parse_color(bounds_color)
@@ -311,7 +315,7 @@ class VisionStage(Tunable, section="vision",
         the blurred ``b``, the palette-mapped ``q``; and whether the tracker reads ``q``."""
         runs = self.runs
         m = image
-        if self.mirror:
+        if self.mirror and not self.input_mirrored:
             m = mirror(image, dst=self._m)
             runs["mirror"] += 1
         self.frame = m

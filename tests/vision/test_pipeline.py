@@ -346,3 +346,15 @@ def test_a_tracked_colour_covering_most_of_the_frame_is_warned_once(caplog):
     assert "covers 100 %" in telemetry.status()["warning"]
     list(stage.process(VideoFrame(4, 4 / 30, ball)))
     assert stage.warnings() == []
+
+
+def test_frames_that_arrive_mirrored_are_not_flipped_back():
+    """``mirror`` asks for a mirrored picture; with ``input_mirrored`` (an app's host) it is one
+    already, so the stage sees the frame as given - and flips it only when it is not."""
+    frames = _frames(2)
+    once = VisionStage(mirror=True, input_mirrored=True, edges=True)
+    Runner(ListSource(frames), [once], Dispatcher(), lazy=False).run()
+    assert np.array_equal(once.frame, frames[-1]) and once.runs["mirror"] == 0
+    flips = VisionStage(mirror=True, edges=True)
+    Runner(ListSource(frames), [flips], Dispatcher(), lazy=False).run()
+    assert np.array_equal(flips.frame, frames[-1][:, ::-1]) and flips.runs["mirror"] == 2
