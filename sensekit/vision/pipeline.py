@@ -90,8 +90,6 @@ class VisionStage(Tunable, section="vision",
     consumes: Literal["video"] = "video"
     mirror = setting(False, "flip frames left-right first (coordinates are then mirrored)",
                      flag="--mirror")
-    input_mirrored = setting(False, "frames arrive mirrored already (an app's host mirrors them; "
-                             "mirror then flips nothing)")
     blur_px = setting(1, "box blur before colour tracking, bounds and motion (the book: 10; 1: off)",
                       unit="px", lo=1, hi=255, flag="--blur")
     levels: Setting[int | None] = setting(
@@ -108,7 +106,7 @@ class VisionStage(Tunable, section="vision",
                                            unit="pixel levels", lo=0, hi=256, step=8)
 
 
-    def __init__(self, *, mirror: bool | None = None, input_mirrored: bool | None = None,
+    def __init__(self, *, mirror: bool | None = None, input_mirrored: bool = False,
                  blur_px: int | None = None, levels: int | None = None, palette_spread: bool | None = None,
                  tracker: ColorTracker | None = None, pick_at: tuple[float, float] | None = None,
                  pick_box: tuple[float, float, float, float] | None = None,
@@ -118,10 +116,11 @@ class VisionStage(Tunable, section="vision",
                  edges: bool = False, edge_direction: Literal["horizontal", "any"] | None = None,
                  edge_blur_px: int | None = None, edge_threshold: int | None = None,
                  always_run: Iterable[str] = ()) -> None:
-        given = {"mirror": mirror, "input_mirrored": input_mirrored, "blur_px": blur_px, "levels": levels,
+        given = {"mirror": mirror, "blur_px": blur_px, "levels": levels,
                  "palette_spread": palette_spread, "edge_direction": edge_direction,
                  "edge_blur_px": edge_blur_px, "edge_threshold": edge_threshold}
         self.init_settings({k: v for k, v in given.items() if v is not None})
+        self._input_mirrored = input_mirrored
         self._shape: tuple[int, ...] | None = None
         self._bounds_color = None if bounds_color is None else parse_color(bounds_color)
         self._derive()
@@ -261,6 +260,11 @@ class VisionStage(Tunable, section="vision",
         return (t is not None and t.method_in_use in ("hsv", "exact") and t.blur_px == 1 and t.levels is None
                 and (self.blur_px > 1 or self._lut is not None))
 
+    def input_is_mirrored(self) -> None:
+        """The frames arrive mirrored (an app's host): ``mirror`` asks for what they are already
+        and flips nothing (``runner.MirrorsInput``)."""
+        self._input_mirrored = True
+
     def listen(self, wanted: AbstractSet[str]) -> None:
         """Run only the sub-stages whose events are in ``wanted``, plus ``always_run`` ones
         (called by the runner whenever the handlers change)."""
@@ -315,7 +319,7 @@ class VisionStage(Tunable, section="vision",
         the blurred ``b``, the palette-mapped ``q``; and whether the tracker reads ``q``."""
         runs = self.runs
         m = image
-        if self.mirror and not self.input_mirrored:
+        if self.mirror and not self._input_mirrored:
             m = mirror(image, dst=self._m)
             runs["mirror"] += 1
         self.frame = m
