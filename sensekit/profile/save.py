@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sensekit.errors import ConfigError
-from sensekit.profile.load import LEGACY_KEYS, legacy_name, profile_from_dict
+from sensekit.profile.load import DEPRECATED, LEGACY_KEYS, legacy_name, profile_from_dict
 from sensekit.settings.live import Tuning, check_values
 from sensekit.settings.registry import REGISTRY, lookup, split_key
 
@@ -124,9 +124,9 @@ def edit_profile_text(text: str, values: Mapping[str, Any]) -> str:
         if not (section in doc and name in doc[section]) and old_name is not None:
             old_section, old_key = split_key(old_name)
             if old_section in doc and old_key in doc[old_section]:
-                if LEGACY_KEYS[old_name][1] is None:
+                if LEGACY_KEYS[old_name][1] is None and old_name not in DEPRECATED:
                     where = (old_section, old_key)          # keep writing it where the user has it
-                else:                                        # a converted unit: write the new key
+                else:                                        # a converted unit, a deprecated key: the new key
                     del doc[old_section][old_key]
         if key in old and old[key] == value and where[0] in doc and where[1] in doc[where[0]]:
             continue

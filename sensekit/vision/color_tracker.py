@@ -2,9 +2,10 @@
 
 Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update`` per frame):
 
-- ``"exact"`` - the book: optional blur and ``levels`` palette quantization, then the pixels
-  exactly equal to the picked (quantized) colour. Cheap (~0.3 ms at 320x240); fails on real
-  objects whose colour varies with light (measured 0.00 success on the OTB clips).
+- ``"exact"`` - the book: the picture's blur (``vision.blur_px``) and ``levels`` palette
+  quantization, then the pixels exactly equal to the picked (quantized) colour. Cheap (~0.3 ms
+  at 320x240); fails on real objects whose colour varies with light (measured 0.00 success on
+  the OTB clips).
 - ``"hsv"`` (default for a given colour) - pixels within an HSV tolerance of the colour;
   hue wraps around (red at 175 and 5 are 10 apart); a colour with saturation below
   ``grey_below_s`` ignores hue. Good for a single saturated object (a ball). ~1 ms at 320x240.
@@ -84,7 +85,6 @@ from sensekit.vision.color_model import ColorModel, ModelSettings
 from sensekit.vision.color_threshold import exact_mask, hsv_mask, largest_blob, target_hsv
 from sensekit.vision.segment import Segment, check_box, segment_box, segment_click
 from sensekit.vision.smoothing import OneEuro2D
-from sensekit.vision.stages import blur as blur_stage
 from sensekit.vision.stages import bgr_to_packed_rgb, packed_rgb_to_bgr, palette_lut, parse_color
 
 __all__ = ["ColorTracker", "TrackResult", "parse_tolerance", "tolerance_settings"]
@@ -148,11 +148,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
     ``color`` (``"#RRGGBB"``/int) starts an hsv/exact tracker; otherwise call ``pick(frame,
     x, y)`` or ``pick_box(frame, box)`` before ``update``. ``tolerance`` (``"H,S,V"`` or a
     triple) sets the three tolerance settings at once; every other keyword is a setting of
-    the ``tracker`` group (``blur_px`` and ``levels`` pre-filter the frame for the hsv and exact
-    methods: the book uses 10 and 4; the model method's settings are declared with the model,
-    ``color_model.ModelSettings``). ``method`` and ``color`` are the settings, what to track by;
-    ``method_in_use`` and ``color_in_use`` (``0xRRGGBB``) are what a setting, a click or a box
-    chose (state, not settings).
+    the ``tracker`` group (``levels`` palette-maps the frame for the hsv and exact methods,
+    after the picture's blur ``vision.blur_px``: the book uses 4 and 10; the model method's
+    settings are declared with the model, ``color_model.ModelSettings``). ``method`` and ``color``
+    are the settings, what to track by; ``method_in_use`` and ``color_in_use`` (``0xRRGGBB``)
+    are what a setting, a click or a box chose (state, not settings).
     """
 
     method: Setting[Method | None] = setting(
@@ -163,8 +163,6 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
     hue_tolerance = setting(12.0, "hue tolerance (hsv)", unit="deg", lo=0, hi=180, step=1.25, log_step=True)
     saturation_tolerance = setting(80.0, "saturation tolerance (hsv)", unit="levels", lo=0, hi=255)
     value_tolerance = setting(80.0, "value (brightness) tolerance (hsv)", unit="levels", lo=0, hi=255)
-    blur_px = setting(1, "the tracker's own box blur before exact/hsv matching (the book: 10)", unit="px",
-                      lo=1, hi=255)
     levels: Setting[int | None] = setting(
         None, "the tracker's own palette levels before exact/hsv matching (the book: 4)",
         kind="int", lo=2, hi=256, none="no palette")
@@ -323,13 +321,12 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
 
     # -- per frame --------------------------------------------------------------
     def prepare(self, frame: np.ndarray, *, dst: np.ndarray | None = None) -> np.ndarray:
-        """The pre-filter the hsv/exact methods see: blur ``blur_px`` then ``levels``."""
-        out = frame
-        if self.blur_px > 1:
-            out = blur_stage(out, size_px=self.blur_px, dst=dst)
+        """The pre-filter the hsv/exact methods see: the palette ``levels``, if set. The blur
+        before it is the picture's (``vision.blur_px``: ``VisionStage`` hands its blurred frame
+        over; on its own, blur the frame with ``vision.stages.blur`` first)."""
         if self._lut is not None:
-            out = cv2.LUT(out, self._lut, dst=dst)
-        return out
+            return cv2.LUT(frame, self._lut, dst=dst)
+        return frame
 
     def update(self, frame: np.ndarray, t: float | None = None, *,
                prepared: np.ndarray | None = None) -> TrackResult:

@@ -251,14 +251,17 @@ class VisionStage(Tunable, section="vision",
         self.target = target
 
     @property
-    def _tracker_shares(self) -> bool:
-        """The tracker reads the shared blurred/palette image (it has no pre-filter of its own).
+    def _tracker_reads(self) -> Literal["q", "b", "m"]:
+        """What the tracker reads: ``q`` the shared blurred and palette-mapped picture (hsv/exact
+        with no palette of its own), ``b`` the shared blurred one (its own ``levels`` go on it),
+        ``m`` the frame (the model method). The blur is ``vision.blur_px`` for all: one home.
 
         A property, so an app may swap ``tracker`` between frames.
         """
         t = self.tracker
-        return (t is not None and t.method_in_use in ("hsv", "exact") and t.blur_px == 1 and t.levels is None
-                and (self.blur_px > 1 or self._lut is not None))
+        if t is None or t.method_in_use not in ("hsv", "exact"):
+            return "m"
+        return "q" if t.levels is None else "b"
 
     def input_is_mirrored(self) -> None:
         """The frames arrive mirrored (an app's host): ``mirror`` asks for what they are already
@@ -298,10 +301,10 @@ class VisionStage(Tunable, section="vision",
         if not active:
             return []
         t = item.t
-        m, b, q, shares = self._prepare(image, active)
+        m, b, q = self._prepare(image, active)
         events: list[Event] = []
         if "track" in active and self.tracker is not None and (self.tracker.ready or self._pick is not None):
-            self._run_track(self.tracker, m, q, shares, t, events)   # (a tracker waiting for a pick is skipped)
+            self._run_track(self.tracker, {"m": m, "b": b, "q": q}, t, events)   # (one waiting for a pick is skipped)
         if "bounds" in active:
             self._run_bounds(q, t, events)
         if "motion" in active or "blobs" in active:
@@ -314,9 +317,9 @@ class VisionStage(Tunable, section="vision",
             self.runs["edges"] += 1
         return events
 
-    def _prepare(self, image: np.ndarray, active: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    def _prepare(self, image: np.ndarray, active: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The shared intermediates, computed once and only if needed: the mirrored frame ``m``,
-        the blurred ``b``, the palette-mapped ``q``; and whether the tracker reads ``q``."""
+        the blurred ``b``, the palette-mapped ``q``."""
         runs = self.runs
         m = image
         if self.mirror and not self._input_mirrored:
@@ -325,30 +328,32 @@ class VisionStage(Tunable, section="vision",
         self.frame = m
         if self._target is not None and "track" in active:
             self._apply_target()
-        shares = "track" in active and self._tracker_shares
+        reads = self._tracker_reads if "track" in active else "m"
         run_motion = "motion" in active or "blobs" in active
         b = m
-        if (run_motion or "bounds" in active or shares) and self.blur_px > 1:
+        if (run_motion or "bounds" in active or reads != "m") and self.blur_px > 1:
             if run_motion:           # alternate buffers: the detector keeps last frame's by reference
                 self._b, self._b_other = self._b_other, self._b
             b = blur(m, size_px=self.blur_px, dst=self._b)
             runs["blur"] += 1
         q = b
-        if self._lut is not None and ("bounds" in active or shares):
+        if self._lut is not None and ("bounds" in active or reads == "q"):
             q = self.quantized = cv2.LUT(b, self._lut, dst=self._q)
             runs["palette"] += 1
-        return m, b, q, shares
+        return m, b, q
 
-    def _run_track(self, tracker: ColorTracker, m: np.ndarray, q: np.ndarray, shares: bool, t: float,
+    def _run_track(self, tracker: ColorTracker, pictures: dict[str, np.ndarray], t: float,
                    events: list[Event]) -> None:
+        """Pick (a click or box waiting), then track on the picture ``_tracker_reads`` names."""
+        m = pictures["m"]
         pick, self._pick = self._pick, None
         if pick is not None and pick.point is not None:
-            tracker.pick(q if shares else m, *pick.point)
-            shares = self._tracker_shares        # picking may have chosen the method
+            tracker.pick(pictures[self._tracker_reads], *pick.point)
         elif pick is not None and pick.box is not None:
-            tracker.pick_box(q if shares else m, pick.box)
-            shares = self._tracker_shares
-        result = tracker.update(m, t, prepared=q if shares else None)
+            tracker.pick_box(pictures[self._tracker_reads], pick.box)
+        reads = self._tracker_reads              # picking may have chosen the method
+        result = (tracker.update(m, t, prepared=pictures["q"]) if reads == "q"
+                  else tracker.update(pictures[reads], t))
         self.track_result = result
         self._check_coverage(tracker, m.shape[0] * m.shape[1])
         events.extend(tracker.events(result, t, (m.shape[1], m.shape[0])))

@@ -99,21 +99,27 @@ def test_everything_subscribed_shares_one_blur_and_palette_per_frame():
     assert abs(stage.track_result.raw_cx - (160 - 1 - cx)) < 3
 
 
-def test_a_colour_tracker_without_its_own_blur_reads_the_stages_blurred_frame():
-    """The hsv/exact tracker in use (not its method setting, none here) decides the sharing:
-    tracking on the stage's 5-pixel blur gives the same boxes as the tracker's own 5-pixel blur."""
+def test_a_colour_tracker_reads_the_stages_one_blur():
+    """The hsv/exact tracker in use (not its method setting, none here) reads the stage's blurred
+    picture (``vision.blur_px``, the one blur); with palette levels of its own it maps that blurred
+    picture: the same boxes as a tracker alone on a frame blurred and mapped by hand."""
+    from sensekit.vision.stages import blur
+
     shared = VisionStage(blur_px=5, tracker=ColorTracker("#dc1e1e"))
-    own = VisionStage(tracker=ColorTracker("#dc1e1e", blur_px=5))
+    own_levels = VisionStage(blur_px=5, tracker=ColorTracker("#c00000", method="exact", levels=4))
     assert shared.tracker is not None and shared.tracker.method is None
-    assert shared._tracker_shares and not own._tracker_shares
+    assert shared._tracker_reads == "q" and own_levels._tracker_reads == "b"
     boxes = []
-    for stage in (shared, own):
+    for stage in (shared, own_levels):
         d = Dispatcher()
         found: list[tuple[int, int, int, int]] = []
         d.on("color_tracked", lambda e, found=found: found.append(e.box))
         Runner(ListSource(_frames(6)), [stage], d).run()
         boxes.append(found)
-    assert len(boxes[0]) == 6 and boxes[0] == boxes[1]
+    alone = [ColorTracker("#dc1e1e"), ColorTracker("#c00000", method="exact", levels=4)]
+    for tracker, got in zip(alone, boxes):
+        want = [tracker.update(blur(f, size_px=5), i / 30).box for i, f in enumerate(_frames(6))]
+        assert len(got) == 6 and got == want
 
 
 def test_pick_at_uses_the_first_frame():
@@ -168,7 +174,7 @@ def test_build_stages_from_options():
     (click,) = _build(["--track-color", "80,60"], src)
     assert click.pending_target == Target.click(80, 60) and click.tracker.method_in_use == "model"
     (book,) = _build(["--track-color", "80,60", "--preset", "book", "--motion"], src)   # the book's methods
-    assert book.tracker.method == "exact" and (book.tracker.blur_px, book.tracker.levels) == (10, 4)
+    assert book.tracker.method == "exact" and (book.blur_px, book.tracker.levels) == (10, 4)
     assert (book.motion.threshold, book.motion.channel, book.blur_px) == (0x33, "red", 10)
 
 
