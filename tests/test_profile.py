@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sensekit.app.registry  # noqa: F401  (the apps' tables are known, as in the CLI: the unknown-table hint lists them)
 from sensekit.errors import ConfigError
 from sensekit.profile import dumps_profile, edit_profile_text, find_line, load_profile, loads_profile, save_profile
 from sensekit.settings import load_table, lookup
