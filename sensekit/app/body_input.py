@@ -58,18 +58,12 @@ class BodyInput(StageInput):
         """Body input on or off; a short message for the host to show."""
         if on == self.active:
             return "body input " + ("on" if on else "off")
-        if not on:
-            self.active = False
-            self._listen(False)
-            self.player, self.landmarks = None, None
-            self._seen.clear()
-            return "body input off"
-        error = self._add_stage()
-        if error is not None:
-            return error
-        self.active = True
-        self._listen(True)
-        return "body input: stand in view, lean to steer"
+        error = self._turn(on)
+        return error or ("body input: stand in view, lean to steer" if on else "body input off")
+
+    def _forget(self) -> None:
+        self.player, self.landmarks = None, None
+        self._seen.clear()
 
     # -- events -----------------------------------------------------------------------
     def _pose(self, e: Event) -> None:

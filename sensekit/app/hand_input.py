@@ -77,17 +77,8 @@ class HandInput(StageInput):
 
     def toggle(self) -> str:
         """Key ``h``: hand input on or off (a message for the host to show)."""
-        if self.active:
-            self.active = False
-            self._listen(False)
-            self._forget()
-            return "hand input off"
-        error = self._add_stage()
-        if error is not None:
-            return error
-        self.active = True
-        self._listen(True)
-        return HINT
+        error = self._turn(not self.active)
+        return error or (HINT if self.active else "hand input off")
 
     @property
     def status(self) -> str:

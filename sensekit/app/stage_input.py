@@ -4,8 +4,8 @@ A MediaPipe stage made on first use - so an app that never switches it on never 
 MediaPipe (a 2-5 s import) - and, without the ``hands`` extra, its one-line install message kept
 in ``error`` while the app goes on with its other input; the handlers attached to the host's
 dispatcher while the input is on; and the conversion of the stage's camera pixels to window
-pixels of ``app.camera_view``. A subclass says which stage (``_build``) and which handlers
-(``handlers``); the rest is its own.
+pixels of ``app.camera_view``. A subclass says which stage (``_build``), which handlers
+(``handlers``) and what to forget when switched off (``_forget``); the rest is its own.
 """
 from __future__ import annotations
 
@@ -57,6 +57,25 @@ class StageInput:
             return self.error
         stage: Any = self.stage
         self.app.host.runner.stages.append(stage)
+        return None
+
+    def _forget(self) -> None:
+        """Drop what the input follows (the input was switched off)."""
+        raise NotImplementedError
+
+    def _turn(self, on: bool) -> str | None:
+        """Switch the input on (making and adding the stage first) or off (forgetting what it
+        followed); the install message when it cannot go on, else ``None``."""
+        if not on:
+            self.active = False
+            self._listen(False)
+            self._forget()
+            return None
+        error = self._add_stage()
+        if error is not None:
+            return error
+        self.active = True
+        self._listen(True)
         return None
 
     def _listen(self, on: bool) -> None:
