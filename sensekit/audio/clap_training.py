@@ -459,95 +459,6 @@ def scores(bursts: Bursts, model: Model) -> np.ndarray:
     return np.array([tm.score(v) for v in bursts.X])
 
 
-def heldout(bursts: Bursts, score: np.ndarray, threshold: float, source: str) -> float:
-    """A source's figure at ``threshold``, from its original clips' bursts: per-clap F1 on
-    its clap clips, ``1 - share of negative clips with a false clap`` on its others; the
-    mean of the two when it has both."""
-    m = (bursts.source == source) & (bursts.variant == "orig") & (bursts.y >= 0)
-    acc = m & (score >= threshold)
-    clips = sorted(set(bursts.clip[m]))
-    pos = [c for c in clips if bursts.labels[c] == "clap"]
-    neg = [c for c in clips if bursts.labels[c] != "clap"]
-    parts = []
-    if pos:
-        inpos = np.isin(bursts.clip, pos)
-        tp = int(np.sum(acc & inpos & (bursts.y == 1)))
-        fp = int(np.sum(acc & inpos & (bursts.y == 0)))
-        fn = sum(bursts.onsets[c] for c in pos) - tp
-        parts.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 1.0)
-    if neg:
-        hit = set(bursts.clip[acc & np.isin(bursts.clip, neg)])
-        parts.append(1.0 - len(hit) / len(neg))
-    return float(np.mean(parts))
-
-
-THRESHOLDS = np.round(np.arange(-2.0, 6.01, 0.25), 2)
-TIE_F1 = 0.002
-
-
-def pooled_f1(bursts: Bursts, fold_scores: dict[str, np.ndarray], threshold: float) -> float:
-    """Per-clap F1 over every original clip of the sources in ``fold_scores`` together,
-    each source scored by its own fold: claps found and missed on the clap clips, every
-    other burst judged a clap (negative clips included) a false one."""
-    tp = fp = fn = 0
-    for s, sc in fold_scores.items():
-        m = (bursts.source == s) & (bursts.variant == "orig") & (bursts.y >= 0)
-        acc = m & (sc >= threshold)
-        t = int(np.sum(acc & (bursts.y == 1)))
-        tp += t
-        fp += int(np.sum(acc & (bursts.y == 0)))
-        fn += sum(n for c, n in bursts.onsets.items()
-                  if bursts.labels[c] == "clap" and c in set(bursts.clip[m])) - t
-    return 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 1.0
-
-
-def choose_threshold(bursts: Bursts, fold_scores: dict[str, np.ndarray]) -> float:
-    """The threshold for the held-out figures of the sources in ``fold_scores`` (each scored
-    by the model that did not see it): the lowest one whose pooled per-clap F1
-    (``pooled_f1``) is within ``TIE_F1`` of the best. The F1 is flat over a range of
-    thresholds; inside it, the lower one misses fewer claps, which is what a person
-    clapping notices first. (The mean of the per-source figures, ``heldout``, was tried:
-    it chose 4.75, where held out j's claps fall to F1 0.42 and eldar's to 0.)"""
-    f1 = [pooled_f1(bursts, fold_scores, float(t)) for t in THRESHOLDS]
-    best = max(f1)
-    return float(next(t for t, f in zip(THRESHOLDS, f1) if f >= best - TIE_F1))
-
-
-def loso(bursts: Bursts, *, nested: bool = True, family: str = FAMILY,
-         progress: Callable[[str], None] | None = None) -> dict[str, tuple[Model, float]]:
-    """For every source: (model, threshold) chosen without it.
-
-    The trees of fold ``s`` see every source but ``s``. Its threshold is chosen by
-    ``choose_threshold`` on the other sources, each scored by trees that saw neither it
-    nor ``s`` (``nested``); without ``nested`` one threshold is chosen from all the
-    single-source folds (cheaper, slightly optimistic)."""
-    sources = sorted(set(bursts.source) - {SYNTH})
-    cache: dict[frozenset[str], np.ndarray] = {}
-    models: dict[str, Model] = {}
-
-    def fold(out: frozenset[str]) -> np.ndarray:
-        if out not in cache:
-            if progress is not None:
-                progress("without " + "+".join(sorted(out)))
-            model = train(bursts, leave_out=out, family=family)
-            if len(out) == 1:
-                models[next(iter(out))] = model
-            cache[out] = scores(bursts, model)
-        return cache[out]
-
-    single = {s: fold(frozenset([s])) for s in sources}
-    shared = 0.0 if nested else choose_threshold(bursts, single)
-    result = {}
-    for s in sources:
-        if nested:
-            inner = {o: fold(frozenset([s, o])) for o in sources if o != s}
-            thr = choose_threshold(bursts, inner)
-        else:
-            thr = shared
-        result[s] = (models[s], thr)
-    return result
-
-
 def format_module(model: Model, threshold: float, note: str) -> str:
     """The source of ``sensekit/audio/clap_model.py``: one line per tree."""
     def nums(row: list[float], fmt: str) -> str:
@@ -568,5 +479,5 @@ def format_module(model: Model, threshold: float, note: str) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["AUGMENTATIONS", "Bursts", "collect", "fit_trees", "format_module", "loso",
-           "recipe_onsets", "train"]
+__all__ = ["AUGMENTATIONS", "Bursts", "collect", "fit_trees", "format_module", "recipe_onsets",
+           "scores", "train"]
