@@ -31,7 +31,7 @@ def test_a_run_whose_events_file_cannot_grow_ends_in_one_line(tmp_path):
     def limit() -> None:                   # in the child only: 4 kB files
         resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
 
-    r = subprocess.run([sys.executable, "-m", "sensekit", "run", "clapper", "--headless", "--frames", "150",
+    r = subprocess.run([sys.executable, "-m", "sensekit", "run", "clapper", "--headless", "--frames", "600",
                         "--events", "ev.jsonl", "--screenshot", "shot.png"],
                        cwd=tmp_path, preexec_fn=limit, capture_output=True, text=True, timeout=120,
                        env={**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"})
