@@ -79,8 +79,11 @@ class RunOutputs:
         return save_profile(self.profile_values(), self.options.profile_path)
 
     def close(self) -> None:
-        if self.video is not None:
-            self.video.close()
-        if self._events_file is not None:
-            self._events_file.close()
-            self._events_file = None
+        try:
+            if self.video is not None:
+                video, self.video = self.video, None
+                video.close()
+        finally:                                   # the events file is closed whatever the video says
+            if self._events_file is not None:
+                self._events_file.close()
+                self._events_file = None

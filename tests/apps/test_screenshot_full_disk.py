@@ -1,6 +1,8 @@
-"""A screenshot on a full disk: `--screenshot` ends the run in one line naming the file (it was a
-``pygame.error`` traceback), key `s` says it could not save and the piece goes on (it ended the
-piece), and neither leaves a truncated picture behind (a 4 kB ``shot.png`` was left).
+"""A screenshot or a video on a full disk: `--screenshot` ends the run in one line naming the
+file (it was a ``pygame.error`` traceback), key `s` says it could not save and the piece goes on
+(it ended the piece), and neither leaves a truncated picture behind (a 4 kB ``shot.png`` was
+left). `--video` checks the container at the end: a full disk had left a video of 3 decodable
+frames of 200 and a run that exited 0 saying nothing.
 
 The full disk is a file size limit (``RLIMIT_FSIZE``, 4 kB) set in a child process: the kernel
 refuses to grow any file past it, as a full disk does.
@@ -14,8 +16,8 @@ import sys
 import textwrap
 
 
-def _limit() -> None:
-    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+def _limit(size: int = 4096) -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
 
 ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
@@ -57,3 +59,16 @@ def test_key_s_on_a_full_disk_says_so_and_the_piece_goes_on(tmp_path):
     out = r.stdout.strip().splitlines()[-1]
     assert '"went_on": true' in out and "could not save the screenshot" in out, out
     assert list((tmp_path / "shots").iterdir()) == []
+
+
+def test_a_video_cut_short_by_a_full_disk_is_reported(tmp_path):
+    for ext in ("mkv", "avi"):         # (an intact video passes the check: tests/apps/test_layer.py)
+        r = subprocess.run([sys.executable, "-m", "sensekit", "run", "clapper", "--headless", "--frames", "120",
+                            "--video", f"out.{ext}", "--events", "ev.jsonl"], cwd=tmp_path,
+                           preexec_fn=lambda: _limit(64 * 1024), env=ENV, capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 2, (ext, r.stderr[-2000:])
+        last = r.stderr.strip().splitlines()[-1]
+        assert last == (f"sensekit: error: [Errno 5] the video 'out.{ext}' does not hold the 120 frames "
+                        "written to it (is the disk full?)"), (ext, last)
+        assert (tmp_path / "ev.jsonl").read_text().count("\n") > 10       # the events file was closed whole
