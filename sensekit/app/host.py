@@ -237,7 +237,10 @@ class AppHost:
 
     def _key_screenshot(self) -> str:
         path = self.options.screenshot_dir / f"{self.app.name or 'app'}-{self.frame_no:05d}.png"
-        self.save_screenshot(path)
+        try:
+            self.save_screenshot(path)
+        except OSError as exc:                    # a full disk must not end the piece
+            return f"could not save the screenshot: {exc.strerror}"
         return f"saved {path.name}"
 
     # -- one iteration -------------------------------------------------------

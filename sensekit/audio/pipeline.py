@@ -209,7 +209,7 @@ class AudioStage(Tunable, section="audio",
     def _mono(self, item: AudioBlock) -> np.ndarray:
         """The block as mono float32; a new sample rate is checked for the detectors."""
         x = item.samples
-        if x.ndim != 1 or x.dtype.char != "f":
+        if x.__class__ is not np.ndarray or x.ndim != 1 or x.dtype.char != "f":
             x = mono(x, channels=self.channels, index=item.index)
         if item.rate != self._rate:
             if self.clap is not None or self.pitch is not None:

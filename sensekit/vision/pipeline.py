@@ -294,7 +294,7 @@ class VisionStage(Tunable, section="vision",
             self._seen_generation = Tunable.generation
             apply_all_pending(self.tunables())
         image = item.image
-        if image.shape != self._shape:
+        if getattr(image, "shape", ()) != self._shape:       # (a None image fails the check)
             check_frame(image, "frame image")
             self._alloc(image)
         active = self._active
