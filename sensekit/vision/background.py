@@ -105,6 +105,7 @@ class _Draws(NamedTuple):
     dy: int                 # the neighbour direction
     dx: int
     target: np.ndarray      # the neighbour's sample slot
+    limits: np.ndarray      # 256x1 uint16: the update limit of each blinking level (``_limits``)
 
 
 def clean_mask(mask: np.ndarray) -> np.ndarray:
@@ -177,6 +178,8 @@ class BackgroundModel(Tunable, section="background",
         """Forget everything; the next frame starts a new warm-up."""
         self._rng = np.random.default_rng(self.seed)
         self._S: np.ndarray | None = None
+        self._limit_step = -1.0
+        self._limit_table = np.zeros((256, 1), np.uint16)
         self.frames = 0
 
     # -- setup --------------------------------------------------------------------------
@@ -398,7 +401,7 @@ class BackgroundModel(Tunable, section="background",
         own = self._S[int(rng.integers(self.samples))]
         dy, dx = (int(v) for v in rng.integers(-1, 2, 2))
         draws = _Draws(self._rand[start:start + h * w].reshape(h, w), own, dy, dx,
-                       self._S[int(rng.integers(self.samples))])
+                       self._S[int(rng.integers(self.samples))], self._limits())
         mask = np.empty((h, w), np.uint8)
         rows = self._rows(h, w)
         done: list[slice] = []
@@ -412,6 +415,20 @@ class BackgroundModel(Tunable, section="background",
         self._x, self._prev_x = self._prev_x, self._x
         self._prev_mask = mask
         return mask
+
+    def _limits(self) -> np.ndarray:
+        """The 256x1 uint16 table from a pixel's blinking (tenths) to its update limit: a
+        background pixel updates when its random 16-bit number is below it. The base rate
+        (one in ``memory_frames / samples``) plus 10x that per unit of blinking, at most one
+        frame in two. Made by the same OpenCV arithmetic a whole frame once went through."""
+        step = 65536.0 / self.update_every_frames
+        if self._limit_step != step:
+            levels = np.arange(256, dtype=np.uint8).reshape(1, 256)
+            table = cv2.multiply(levels, step * _BLINK_UPDATE / _BLINK_TENTHS, dtype=cv2.CV_16U)
+            cv2.add(table, min(65535.0, step), dst=table)
+            cv2.min(table, 32768.0, dst=table)                 # at most every 2nd frame
+            self._limit_table, self._limit_step = table.reshape(256, 1), step
+        return self._limit_table
 
     def _neighbour(self, dst_y: slice, d: _Draws) -> None:
         """The learned colours of rows ``dst_y - dy`` into a neighbour's samples at ``dst_y``."""
@@ -449,11 +466,7 @@ class BackgroundModel(Tunable, section="background",
             period = max(1.0, min(self.update_every_frames, n / 2.0))
             cv2.compare(d.rand[r], 65536.0 / period, cv2.CMP_LT, dst=upd)
         else:                                       # background only; faster where it blinks
-            step = 65536.0 / self.update_every_frames
-            limit = self._limit[r]
-            cv2.multiply(self._blink[r], step * _BLINK_UPDATE / _BLINK_TENTHS, dst=limit, dtype=cv2.CV_16U)
-            cv2.add(limit, min(65535.0, step), dst=limit)
-            cv2.min(limit, 32768.0, dst=limit)                 # at most every 2nd frame
+            limit = cv2.LUT(self._blink[r], d.limits, dst=self._limit[r])
             cv2.compare(d.rand[r], limit, cv2.CMP_LT, dst=upd)
             cv2.bitwise_and(upd, bg, dst=upd)
         if self.absorb_after_frames:
