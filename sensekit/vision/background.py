@@ -214,6 +214,7 @@ class BackgroundModel(Tunable, section="background",
 
     def _alloc(self, h: int, w: int) -> None:
         self._S = np.empty((self.samples, 3, h, w), np.uint8)     # planar: no de-interleaving
+        self._views: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         self._x = [np.empty((h, w), np.uint8) for _ in range(3)]      # this frame, split (B, G, R)
         self._prev_x = [np.empty((h, w), np.uint8) for _ in range(3)]  # the last frame (swapped)
         self._last_bg = np.empty((h, w, 3), np.uint8)
@@ -307,19 +308,41 @@ class BackgroundModel(Tunable, section="background",
             cv2.max(dist, d1, dst=dist)
             yield cv2.max(dist, d2, dst=dist)
 
+    def _sample_rows(self, rows: slice) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Each sample's three planes at ``rows`` (views, made once per band)."""
+        views = self._views.get((rows.start, rows.stop))
+        if views is None:
+            assert self._S is not None
+            views = self._views[(rows.start, rows.stop)] = [(s[0][rows], s[1][rows], s[2][rows]) for s in self._S]
+        return views
+
     def _match_nearest(self, rows: slice, planes: Sequence[np.ndarray], raw: np.ndarray) -> None:
         """``min_matches`` <= 2: a pixel matches when its ``min_matches``-th nearest sample is
-        within the distance, so the two smallest distances are kept instead of a count."""
+        within the distance, so the two smallest distances are kept instead of a count.
+
+        The loop runs 8 OpenCV calls a sample on each band (the distance, then the two
+        nearest), as lean as Python allows: the sample views made once, the functions local."""
         first, second, tmp = self._mind[rows], self._count[rows], self._hit[rows]
         first[:] = 255
         second[:] = 255
-        two = self.min_matches == 2
+        dist, d1, d2 = self._dist[rows], self._d[0][rows], self._d[1][rows]
+        xb, xg, xr = (p[rows] for p in planes)
+        absdiff, cmax, cmin = cv2.absdiff, cv2.max, cv2.min
+        if self.min_matches == 2:
+            for sb, sg, sr in self._sample_rows(rows):
+                absdiff(xb, sb, dist)
+                absdiff(xg, sg, d1)
+                absdiff(xr, sr, d2)
+                cmax(dist, d1, dist)
+                cmax(dist, d2, dist)                    # the largest channel difference
+                cmax(first, dist, tmp)                  # the second smallest so far
+                cmin(second, tmp, second)
+                cmin(first, dist, first)
+            cv2.compare(second, self._thr[rows], cv2.CMP_GE, dst=raw[rows])
+            return
         for dist in self._distances(rows, planes):
-            if two:
-                cv2.max(first, dist, dst=tmp)               # the second smallest so far
-                cv2.min(second, tmp, dst=second)
-            cv2.min(first, dist, dst=first)
-        cv2.compare(second if two else first, self._thr[rows], cv2.CMP_GE, dst=raw[rows])
+            cmin(first, dist, first)
+        cv2.compare(first, self._thr[rows], cv2.CMP_GE, dst=raw[rows])
 
     def _match_count(self, rows: slice, planes: Sequence[np.ndarray], raw: np.ndarray) -> None:
         """Count the samples within the distance (any ``min_matches``)."""
