@@ -323,23 +323,28 @@ class BackgroundModel(Tunable, section="background",
         The loop runs 8 OpenCV calls a sample on each band (the distance, then the two
         nearest), as lean as Python allows: the sample views made once, the functions local."""
         first, second, tmp = self._mind[rows], self._count[rows], self._hit[rows]
-        first[:] = 255
-        second[:] = 255
         dist, d1, d2 = self._dist[rows], self._d[0][rows], self._d[1][rows]
         xb, xg, xr = (p[rows] for p in planes)
         absdiff, cmax, cmin = cv2.absdiff, cv2.max, cv2.min
         if self.min_matches == 2:
-            for sb, sg, sr in self._sample_rows(rows):
+            for k, (sb, sg, sr) in enumerate(self._sample_rows(rows)):
                 absdiff(xb, sb, dist)
                 absdiff(xg, sg, d1)
                 absdiff(xr, sr, d2)
                 cmax(dist, d1, dist)
+                if k == 0:                              # the nearest so far is the first sample
+                    cmax(dist, d2, first)
+                    continue
                 cmax(dist, d2, dist)                    # the largest channel difference
-                cmax(first, dist, tmp)                  # the second smallest so far
-                cmin(second, tmp, second)
+                if k == 1:                              # the second nearest: the farther of two
+                    cmax(first, dist, second)
+                else:
+                    cmax(first, dist, tmp)              # the second smallest so far
+                    cmin(second, tmp, second)
                 cmin(first, dist, first)
             cv2.compare(second, self._thr[rows], cv2.CMP_GE, dst=raw[rows])
             return
+        first[:] = 255
         for dist in self._distances(rows, planes):
             cmin(first, dist, first)
         cv2.compare(first, self._thr[rows], cv2.CMP_GE, dst=raw[rows])
