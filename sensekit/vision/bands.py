@@ -2,21 +2,19 @@
 
 ``bands(0, h, split=True)`` cuts rows into two halves; ``in_bands(work, rows)`` runs
 ``work(band)`` for each, the first on a worker thread shared by every caller, and returns when
-both are done (exceptions come through); ``in_parallel(f, g)`` does the same for two tasks.
-OpenCV releases the GIL inside its calls, so a stage made of OpenCV calls on its own rows uses
-both cores, as OpenCV's parallel functions (MOG2) do. Each band must touch only its own rows
-(or read what no band writes), so the result is the same as one pass over the frame, whichever
-thread does which band. Cost: one hand-over to the worker, tens of microseconds on an idle
-machine; on a loaded one the caller takes back a band the worker has not started, so it never
-waits longer than doing it alone.
+both are done (exceptions come through). OpenCV releases the GIL inside its calls, so a stage
+made of OpenCV calls on its own rows uses both cores, as OpenCV's parallel functions (MOG2)
+do. Each band must touch only its own rows (or read what no band writes), so the result is
+the same as one pass over the frame, whichever thread does which band. Cost: one hand-over to
+the worker, tens of microseconds on an idle machine; on a loaded one the caller takes back a
+band the worker has not started, so it never waits longer than doing it alone.
 """
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor, wait
-from functools import partial
 from typing import Callable, Sequence
 
-__all__ = ["bands", "in_bands", "in_parallel"]
+__all__ = ["bands", "in_bands"]
 
 _POOL: ThreadPoolExecutor | None = None
 
@@ -41,24 +39,18 @@ def in_bands(work: Callable[[slice], None], rows: Sequence[slice]) -> None:
     """``work(band)`` for every band of ``rows``: the first on the worker thread, unless the
     worker has not started it by the time the caller is done with the others (a loaded
     machine), in which case the caller does it too rather than wait for the worker."""
-    in_parallel(*(partial(work, band) for band in rows))
-
-
-def in_parallel(*tasks: Callable[[], object]) -> None:
-    """Run every task: the first on the worker thread (or on the caller's, if the worker has
-    not started it when the caller is done with the others), the rest on the caller's."""
-    if len(tasks) == 1:
-        tasks[0]()
+    if len(rows) == 1:
+        work(rows[0])
         return
-    done = _pool().submit(tasks[0])
+    done = _pool().submit(work, rows[0])
     try:
-        for task in tasks[1:]:
-            task()
+        for band in rows[1:]:
+            work(band)
     except BaseException:
         if not done.cancel():
             wait([done])                  # the worker's band still writes into the caller's arrays
         raise
     if done.cancel():
-        tasks[0]()
+        work(rows[0])
     else:
         done.result()

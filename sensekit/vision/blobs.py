@@ -8,23 +8,20 @@ pieces is one region (the region's area is still counted on the original mask). 
 ``contour`` (its outer outline, ``cv2.findContours``) is computed only when asked for.
 
 Cost: one labelling pass over the mask, plus a closing when ``join_px`` > 1; ~0.3 ms at
-640x480 with a few blobs (masks that large are labelled on a second thread while the caller's
-finds the foreground pixels: ``sensekit.vision.bands.in_parallel``). Failure modes: two
-people touching in the mask are one region (the tracker in ``sensekit.vision.blob_tracker``
-keeps their ids through the merge); a person split by a thin occluder (a lamp post) are two
-regions unless ``join_px`` bridges the gap.
+640x480 with a few blobs. Failure modes: two people touching in the mask are one region (the
+tracker in ``sensekit.vision.blob_tracker`` keeps their ids through the merge); a person
+split by a thin occluder (a lamp post) are two regions unless ``join_px`` bridges the gap.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Sequence
 
 import cv2
 import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.events import Box
-from sensekit.vision.bands import in_parallel
 
 __all__ = ["Region", "find_blobs", "box_iou"]
 
@@ -55,7 +52,6 @@ class Region:
 
 
 _KERNELS: dict[int, np.ndarray] = {}
-_SPLIT_PIXELS = 200_000          # masks this large are labelled beside the pixel search (640x480: yes)
 
 
 def _kernel(size: int) -> np.ndarray:
@@ -75,23 +71,12 @@ def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0) ->
         raise ConfigError(f"`min_area_px` must be >= 1, got {min_area_px!r}")
     joined = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _kernel(join_px)) if join_px > 1 else mask
     # labels only (OpenCV's WithStats variant costs ~10 ms at 640x480); the statistics come
-    # from the foreground pixels, usually a few percent of the frame. On large masks the
-    # labelling and the search for those pixels (both one thread in OpenCV) run side by side.
-    found: list[Any] = [None, None]
-
-    def label() -> None:
-        found[0] = cv2.connectedComponents(joined, connectivity=8, ltype=cv2.CV_32S)
-
-    def search() -> None:
-        found[1] = cv2.findNonZero(mask)          # x, y in row order; 4x faster than NumPy's
-
-    if mask.size >= _SPLIT_PIXELS and cv2.getNumThreads() > 1:
-        in_parallel(label, search)
-    else:
-        label()
-        search()
-    (n, labels), points = found
-    if n <= 1 or points is None:
+    # from the foreground pixels, usually a few percent of the frame
+    n, labels = cv2.connectedComponents(joined, connectivity=8, ltype=cv2.CV_32S)
+    if n <= 1:
+        return []
+    points = cv2.findNonZero(mask)                # x, y in row order; 4x faster than NumPy's
+    if points is None:
         return []
     points = points.reshape(-1, 2)
     xs, ys = points[:, 0], points[:, 1]

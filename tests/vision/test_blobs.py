@@ -86,19 +86,3 @@ def test_regions_are_the_plain_statistics_of_each_label(seed):
             want.append((box, float(xs.mean()), float(ys.mean()), int(xs.size)))
     want.sort(key=lambda r: -r[3])
     assert [(r.box, r.cx, r.cy, r.area_px) for r in got] == want
-
-
-def test_large_masks_give_the_same_regions_labelled_beside_the_pixel_search(monkeypatch):
-    import cv2
-
-    import sensekit.vision.blobs as bl
-
-    rng = np.random.default_rng(8)
-    mask = np.where(rng.random((480, 640)) < 0.02, 255, 0).astype(np.uint8)
-    for _ in range(15):
-        cv2.circle(mask, (int(rng.integers(0, 640)), int(rng.integers(0, 480))), int(rng.integers(5, 40)), 255, -1)
-    assert mask.size >= bl._SPLIT_PIXELS
-    both = [(r.box, r.cx, r.cy, r.area_px, r.label) for r in find_blobs(mask, min_area_px=30)]
-    monkeypatch.setattr(bl, "_SPLIT_PIXELS", 10 ** 9)
-    one = [(r.box, r.cx, r.cy, r.area_px, r.label) for r in find_blobs(mask, min_area_px=30)]
-    assert both == one and len(one) >= 10
