@@ -47,11 +47,12 @@ SuBSENSE: blinking +1/-0.1) or from the difference method (``noise_k`` 5).
 
 Cost: 20 passes of eight OpenCV calls over the frame, then ~30 for the clean-up, the updates
 and the adaptation. Frames of 200 000 pixels or more (640x480: yes) are worked on in two bands
-of rows on two threads (``sensekit.vision.bands``), as MOG2 uses both cores; with blobs, 1.0-1.4x
-(median 1.23) MOG2 + ``findContours`` at 640x480 on a loaded 2-core machine
-(``benchmarks/blob_eval.py --cost``, docs/blobs.md). Memory ``samples x W x H x 3`` bytes (1.5 MB at 320x240, 6 MB at
-640x480). The same frames give the same masks on every run and on one thread or two (seeded,
-``seed``).
+of rows on two threads (``sensekit.vision.bands``), as MOG2 uses both cores; with blobs,
+1.1-1.3x MOG2 + ``findContours`` at 640x480 on a loaded 2-core machine, 1.5-1.7x when it was
+last measured idle, before the savings of docs/blobs.md's last round
+(``benchmarks/blob_eval.py --cost``). Memory ``samples x W x H x 3`` bytes (1.5 MB at 320x240,
+6 MB at 640x480). The same frames give the same masks on every run and on one thread or two
+(seeded, ``seed``).
 
 Failure modes: a moving or shaking camera makes everything foreground (after half the frame,
 the warm-up restarts); whatever is in view during the warm-up becomes background, and leaves a
