@@ -35,7 +35,8 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   coke-tiger1 return; another object of the same colours (a team-mate in the same shirt) is
   not told apart.
   A click is first segmented (``segment.segment_click``: a region grown from the click in an
-  object/surround colour model, GrabCut when that finds nothing) and a box is cut out by
+  object/surround colour model when it is clean, else the extent measured from proposals
+  around the click and, given the frames before it, their motion) and a box is cut out by
   GrabCut (``segment.segment_box``); ``picked`` keeps that ``Segment`` (box and mask) so an
   app can draw what was taken, and the tracker starts from its box.
   ~3-8 ms per 640x480 frame (cost grows with the box size, not the frame size).
@@ -302,8 +303,10 @@ class ColorTracker(Tunable):
         self._hsv_target = target_hsv(packed_rgb_to_bgr(self.color))
         self._hsv_tol = self.tolerance
 
-    def pick(self, frame: np.ndarray, x: float, y: float) -> None:
-        """Pick what to track by a click at pixel ``(x, y)`` of ``frame`` (BGR, as shown).
+    def pick(self, frame: np.ndarray, x: float, y: float, *, history: Sequence[np.ndarray] = ()) -> None:
+        """Pick what to track by a click at pixel ``(x, y)`` of ``frame`` (BGR, as shown);
+        ``history``: the frames before it, oldest first (the model method measures the
+        object's motion from them, see ``segment_click``).
 
         Samples a ``patch_px`` square; hsv takes its median colour and widens the tolerance by
         the patch's spread; exact takes the clicked pixel of the pre-filtered frame; model
@@ -342,7 +345,7 @@ class ColorTracker(Tunable):
             return
         # model: the object under the click, as a box and a mask
         self.color = target_rgb
-        self.picked = segment_click(frame, x, y)
+        self.picked = segment_click(frame, x, y, history=history)
         self._start_model(frame, self.picked)
 
     def pick_box(self, frame: np.ndarray, box: Sequence[float]) -> None:

@@ -38,7 +38,7 @@ Failure modes: a ``pick_at`` click or a ``pick_box`` outside the first frame rai
 from __future__ import annotations
 
 import logging
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Set as AbstractSet
 from typing import Any, Iterable, Iterator, Literal, Mapping
 
@@ -53,6 +53,7 @@ from sensekit.settings.live import apply_all_pending
 from sensekit.validate import check_frame
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
+from sensekit.vision.extent import HISTORY_FRAMES
 from sensekit.vision.motion import MotionDetector, MotionResult
 from sensekit.vision.targets import Target
 from sensekit.vision.stages import (EDGE_THRESHOLD, book_edge_filter, box_from_rect, palette_lut, parse_color,
@@ -128,6 +129,9 @@ class VisionStage(Tunable):
         self.tracker = tracker
         self._target: tuple[Target, str | None] | None = None    # asked for, applied at the next frame
         self._pick: Target | None = None                           # a click or box the tracker has to pick
+        #: the last frames as the tracker sees them (oldest first), kept while a click may come
+        #: for the model method: a click measures the object's motion from them (``segment_click``)
+        self.history: deque[np.ndarray] = deque(maxlen=max(HISTORY_FRAMES))
         #: the last target applied (its click colour ``bgr`` kept), ``None`` before one
         self.target: Target | None = None
         self._coverage_warning: str | None = None
@@ -328,7 +332,8 @@ class VisionStage(Tunable):
             tracker = self.tracker                      # (a tracker waiting for a pick is skipped)
             pick, self._pick = self._pick, None
             if pick is not None and pick.point is not None:
-                tracker.pick(q if shares else m, *pick.point)
+                seen = q if shares else m
+                tracker.pick(seen, *pick.point, history=[h for h in self.history if h.shape == seen.shape])
                 shares = self._tracker_shares        # picking may have chosen the method
             elif pick is not None and pick.box is not None:
                 tracker.pick_box(q if shares else m, pick.box)
@@ -338,6 +343,8 @@ class VisionStage(Tunable):
             self._check_coverage(tracker, m.shape[0] * m.shape[1])
             events.extend(tracker.events(result, t, (m.shape[1], m.shape[0])))
             runs["track"] += 1
+        if "track" in active and self.tracker is not None and self.tracker.method in (None, "model"):
+            self.history.append(m.copy())                  # the frames a later click looks back on
         if "bounds" in active:
             bgr = self._bounds_bgr
             assert bgr is not None

@@ -10,7 +10,7 @@ import pytest
 from sensekit.capture.base import VideoFrame
 from sensekit.capture.spec import open_source
 from sensekit.errors import ConfigError
-from sensekit.vision.segment import prior_box, segment_box, segment_click
+from sensekit.vision.segment import segment_box, segment_click
 from tests.vision.ball_scenes import CHECK, TUNE, background_frames, ball_scenes, degrade, render_ball
 from tests.vision.synth import background
 
@@ -103,28 +103,3 @@ def _frame(path, index):
             if isinstance(item, VideoFrame) and item.index == index:
                 return item.image
     raise AssertionError(f"no frame {index} in {path}")
-
-
-def test_a_click_on_a_textured_object_gives_a_box_of_its_size_not_a_fragment(shared_data):
-    """Real footage: the centre click on the can of coke (48x80 px, frame 0) and on the sprinter
-    of bolt1 (39x77 px, frame 233). The colour region is a fragment there (24x24 and 12x30 px);
-    the prior box (15 % of the short side, 1.8 times as tall as wide) is the object's size
-    within 40 %."""
-    from sensekit.vision.evaluate import load_clip
-
-    folder = shared_data / "video" / "tracking"
-    for name, index in (("coke", 0), ("vot_bolt1_rva", 233)):
-        clip = load_clip(folder, name)
-        frame = _frame(clip.video, index)
-        x, y, w, h = clip.truth[index]
-        picked = segment_click(frame, x + w / 2, y + h / 2)
-        assert picked.method == "prior box"
-        assert _within(picked.box, (x, y, w, h), 0.4), f"{name}: {picked.box} vs true {(x, y, w, h)}"
-        assert picked.mask.sum() == picked.box[2] * picked.box[3]
-
-
-def test_prior_box_is_clipped_to_the_frame():
-    frame = np.zeros((100, 200, 3), np.uint8)
-    assert prior_box(frame, 100, 50, side=0.2, aspect=1.0) == (90, 40, 20, 20)
-    x, y, w, h = prior_box(frame, 1, 1)
-    assert (x, y) == (0, 0) and 0 < w <= 200 and 0 < h <= 100
