@@ -125,11 +125,18 @@ def _motion(flow: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int
     return d / (si + sr + 0.3), float(np.log(d + 0.1))
 
 
-def _iou(a: Sequence[float], b: Sequence[float]) -> float:
-    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+def _agreement(proposals: Sequence[Proposal]) -> np.ndarray:
+    """For each proposal, how many of the other windows' proposals have IoU > 0.7 with it."""
+    b = np.array([p.box for p in proposals], np.float64).reshape(-1, 4)
+    win = np.array([p.window for p in proposals])
+    x1, y1 = b[:, 0] + b[:, 2], b[:, 1] + b[:, 3]
+    ix = np.maximum(0.0, np.minimum(x1[:, None], x1[None]) - np.maximum(b[:, None, 0], b[None, :, 0]))
+    iy = np.maximum(0.0, np.minimum(y1[:, None], y1[None]) - np.maximum(b[:, None, 1], b[None, :, 1]))
     inter = ix * iy
-    return inter / (a[2] * a[3] + b[2] * b[3] - inter)
+    area = b[:, 2] * b[:, 3]
+    iou = inter / (area[:, None] + area[None] - inter)
+    counts: np.ndarray = ((iou > 0.7) & (win[:, None] != win[None])).sum(1)
+    return counts
 
 
 def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal],
@@ -147,6 +154,7 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
         g1 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         flows = [_flow(_grey(history[-k]), g1) for k in HISTORY_FRAMES]
     out = np.zeros((len(proposals), len(FEATURES)))
+    agree = _agreement(proposals)
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}      # the same box at several steps
     for i, p in enumerate(proposals):
         inner, outer = _rects(p.box, f, w, h)
@@ -162,7 +170,7 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
         row[4:] = (rel, p.merged_at, p.next_merge, p.merged_at - p.next_merge, p.fill,
                    abs(x - (p.box[0] + bw / 2)) / bw, abs(y - (p.box[1] + bh / 2)) / bh,
                    got[-2], got[-1],
-                   sum(_iou(p.box, o.box) > 0.7 for o in proposals if o.window != p.window),
+                   agree[i],
                    abs(np.log(bh / bw)), rel > 0.9, p.step == 0)
     return out
 

@@ -108,12 +108,12 @@ def _chain(img: np.ndarray, cx: int, cy: int, k: float, min_size: int
     hist[:n] /= np.maximum(size[:n, None], 1) * 3
     ys, xs = np.divmod(np.arange(h * w), w)
     box = np.zeros((cap, 4))
-    box[:n, 0] = np.full(n, w, float)
-    box[:n, 1] = np.full(n, h, float)
-    np.minimum.at(box[:, 0], flat, xs)
-    np.minimum.at(box[:, 1], flat, ys)
-    np.maximum.at(box[:, 2], flat, xs)
-    np.maximum.at(box[:, 3], flat, ys)
+    order = np.argsort(flat, kind="stable")
+    starts = np.searchsorted(flat[order], np.arange(n))      # every label 0..n-1 has pixels
+    box[:n, 0] = np.minimum.reduceat(xs[order], starts)
+    box[:n, 1] = np.minimum.reduceat(ys[order], starts)
+    box[:n, 2] = np.maximum.reduceat(xs[order], starts)
+    box[:n, 3] = np.maximum.reduceat(ys[order], starts)
     pairs = np.concatenate([np.stack([seg[:, :-1].ravel(), seg[:, 1:].ravel()], 1),
                             np.stack([seg[:-1].ravel(), seg[1:].ravel()], 1)])
     pairs = np.unique(np.sort(pairs[pairs[:, 0] != pairs[:, 1]], 1), axis=0)
@@ -131,7 +131,12 @@ def _chain(img: np.ndarray, cx: int, cy: int, k: float, min_size: int
         joint = (bx[2] - bx[0] + 1) * (bx[3] - bx[1] + 1)
         return float(colour + 1 - (size[p] + size[q]) / total + 1 - (joint - size[p] - size[q]) / total)
 
-    heap = [(-sim(p, q), p, q) for p, q in pairs.tolist()]
+    P, Q = pairs[:, 0], pairs[:, 1]                  # the first similarities at once (as ``sim``)
+    joint = ((np.maximum(box[P, 2], box[Q, 2]) - np.minimum(box[P, 0], box[Q, 0]) + 1)
+             * (np.maximum(box[P, 3], box[Q, 3]) - np.minimum(box[P, 1], box[Q, 1]) + 1))
+    first = (np.minimum(hist[P], hist[Q]).sum(1) + 1 - (size[P] + size[Q]) / total
+             + 1 - (joint - size[P] - size[Q]) / total)
+    heap = [(-float(v), p, q) for v, p, q in zip(first.tolist(), P.tolist(), Q.tolist())]
     heapq.heapify(heap)
     alive = set(range(n))
 
