@@ -109,7 +109,10 @@ def _flow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _motion(flow: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]
-            ) -> tuple[float, float]:
+            ) -> tuple[float, ...]:
+    """The two motion cues of the box against its ring for each flow stacked in ``flow``
+    (``(h, w, 2 * k)``: the medians of all the flows in one call each)."""
+    k = flow.shape[2] // 2
     x0, y0, x1, y1 = inner
     X0, Y0, X1, Y1 = outer
     crop = flow[Y0:Y1:2, X0:X1:2]                 # every other pixel: medians of thousands cost
@@ -117,13 +120,18 @@ def _motion(flow: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int
     ring[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] = False
     ring = ring[::2, ::2]
     if ring.sum() < 4:
-        return 0.0, float(np.log(0.1))
-    inside, around = flow[y0:y1:2, x0:x1:2].reshape(-1, 2), crop[ring]
+        none: tuple[float, ...] = (0.0, float(np.log(0.1))) * k
+        return none
+    inside, around = flow[y0:y1:2, x0:x1:2].reshape(-1, 2 * k), crop[ring]
     mi, mr = np.median(inside, 0), np.median(around, 0)
-    si = float(np.median(np.hypot(*(inside - mi).T)))
-    sr = float(np.median(np.hypot(*(around - mr).T)))
-    d = float(np.hypot(*(mi - mr)))
-    return d / (si + sr + 0.3), float(np.log(d + 0.1))
+    di, dr = inside - mi, around - mr
+    si = np.median(np.hypot(di[:, 0::2], di[:, 1::2]), 0)
+    sr = np.median(np.hypot(dr[:, 0::2], dr[:, 1::2]), 0)
+    out: tuple[float, ...] = ()
+    for j in range(k):
+        d = float(np.hypot(*(mi[2 * j:2 * j + 2] - mr[2 * j:2 * j + 2])))
+        out += (d / (float(si[j]) + float(sr[j]) + 0.3), float(np.log(d + 0.1)))
+    return out
 
 
 def _agreement(proposals: Sequence[Proposal]) -> np.ndarray:
@@ -150,10 +158,10 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     mag = np.asarray(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)))
     grad: np.ndarray = mag / (float(mag.mean()) + 1e-6)
-    flows = []
+    flow: np.ndarray | None = None            # the flows from each history frame, stacked
     if len(history) >= max(HISTORY_FRAMES):
         g1 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-        flows = [_flow(_grey(history[-k]), g1) for k in HISTORY_FRAMES]
+        flow = np.concatenate([_flow(_grey(history[-k]), g1) for k in HISTORY_FRAMES], axis=2)
     out = np.zeros((len(proposals), len(FEATURES)))
     agree = _agreement(proposals)
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}      # the same box at several steps
@@ -161,11 +169,11 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
         inner, outer = _rects(p.box, f, w, h)
         key = inner + outer
         if key not in seen:
-            seen[key] = (sum((_motion(fl, inner, outer) for fl in flows), ())
+            seen[key] = ((_motion(flow, inner, outer) if flow is not None else ())
                          + (_colour_sep(lab, inner, outer), _edge(grad, inner)))
         got = seen[key]
         row = out[i]
-        row[:2 * len(flows)] = got[:-2]
+        row[:len(got) - 2] = got[:-2]
         bw, bh = p.box[2], p.box[3]
         rel = max(bw, bh) / p.win.side_px
         row[4:] = (rel, p.merged_at, p.next_merge, p.merged_at - p.next_merge, p.fill,
