@@ -124,14 +124,8 @@ def _chain(img: np.ndarray, cx: int, cy: int, k: float, min_size: int
     members: dict[int, tuple[int, ...]] = {i: (i,) for i in range(n)}
     total = float(h * w)
 
-    def sim(p: int, q: int) -> float:
-        colour = float(np.minimum(hist[p], hist[q]).sum())
-        bx = (min(box[p, 0], box[q, 0]), min(box[p, 1], box[q, 1]), max(box[p, 2], box[q, 2]),
-              max(box[p, 3], box[q, 3]))
-        joint = (bx[2] - bx[0] + 1) * (bx[3] - bx[1] + 1)
-        return float(colour + 1 - (size[p] + size[q]) / total + 1 - (joint - size[p] - size[q]) / total)
-
-    P, Q = pairs[:, 0], pairs[:, 1]                  # the first similarities at once (as ``sim``)
+    # similarity: colour-histogram intersection + small size + filling the joint box
+    P, Q = pairs[:, 0], pairs[:, 1]                  # the first similarities at once
     joint = ((np.maximum(box[P, 2], box[Q, 2]) - np.minimum(box[P, 0], box[Q, 0]) + 1)
              * (np.maximum(box[P, 3], box[Q, 3]) - np.minimum(box[P, 1], box[Q, 1]) + 1))
     first = (np.minimum(hist[P], hist[Q]).sum(1) + 1 - (size[P] + size[Q]) / total
@@ -164,7 +158,14 @@ def _chain(img: np.ndarray, cx: int, cy: int, k: float, min_size: int
         for z in around:
             neighbours[z] -= {p, q}
             neighbours[z].add(r)
-            heapq.heappush(heap, (-sim(z, r), z, r))
+        if around:                        # the new region's similarities at once (as ``first``)
+            Z = np.fromiter(around, np.int64, len(around))
+            jz = ((np.maximum(box[Z, 2], box[r, 2]) - np.minimum(box[Z, 0], box[r, 0]) + 1)
+                  * (np.maximum(box[Z, 3], box[r, 3]) - np.minimum(box[Z, 1], box[r, 1]) + 1))
+            sz = (np.minimum(hist[Z], hist[r]).sum(1) + 1 - (size[Z] + size[r]) / total
+                  + 1 - (jz - size[Z] - size[r]) / total)
+            for v, z in zip(sz.tolist(), Z.tolist()):
+                heapq.heappush(heap, (-v, z, r))
         neighbours[r] = around
         alive.add(r)
         if cur in (p, q):
