@@ -19,22 +19,20 @@ from sensekit.audio.clap import ClapDetector
 from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.audio.pipeline import AudioStage
 from sensekit.events import Activity, Level
-from sensekit.settings import group, setting
+from sensekit.settings import setting
 
 SILENCE_LEVEL = 30.0     # this app's setSilenceLevel(level, timeout): the activity settings it starts with
 TIMEOUT_MS = 300.0
 MARK_COLORS = {"on": D.GREEN, "off": D.RED, "clap": D.ACCENT}
 
 
-class ActivityGraph(App):
+class ActivityGraph(App, section="activity_graph",
+                    title="activity graph: the level over time with the threshold and events"):
     title = "Activity Graph"
     instructions = "talk, sing, clap - watch the trace    +/- threshold    c measure noise floor"
     needs = frozenset({"audio"})
     mirror = False
-    SETTINGS = group(
-        "activity_graph", "activity graph: the level over time with the threshold and events",
-        setting("seconds", 10.0, "how much time the trace shows", unit="s", lo=2, hi=120),
-    )
+    seconds = setting(10.0, "how much time the trace shows", unit="s", lo=2, hi=120)
     plus_minus = ("activity.silence_level", -1)
 
     def stages(self) -> list[AudioStage]:
@@ -88,11 +86,11 @@ class ActivityGraph(App):
         return "measuring the noise floor - stay quiet for a second"
 
     def levels(self) -> dict[str, float]:
-        return {"level": self.level, "floor": self.floor.level}
+        return {"level": self.level, "floor": self.floor.level_in_use}
 
     def state(self) -> dict[str, Any]:
         return {"trace": self.trace.copy(), "active": self.active, "counts": dict(self.counts),
-                "threshold": self.threshold, "floor": self.floor.level}
+                "threshold": self.threshold, "floor": self.floor.level_in_use}
 
     # -- drawing -------------------------------------------------------------
     def draw(self, screen: pygame.Surface) -> None:
@@ -108,7 +106,7 @@ class ActivityGraph(App):
             y = int(y_of(lv))
             pygame.draw.line(screen, (34, 38, 50), (plot.x, y), (plot.right, y))
             D.text(screen, str(lv), (plot.x - 6, y), size=16, color=D.GREY, anchor="midright")
-        floor = self.floor.level
+        floor = self.floor.level_in_use
         pygame.draw.rect(screen, (60, 64, 78), (plot.x, int(y_of(floor)), plot.w, plot.bottom - int(y_of(floor))))
 
         xs = np.linspace(plot.x, plot.right, len(self.trace))
@@ -139,7 +137,7 @@ class ActivityGraph(App):
                color=D.GREEN if self.active else D.WHITE)
         D.text(screen, state, (area.x + 110, area.y + 16), size=34, bold=True,
                color=D.GREEN if self.active else D.GREY)
-        D.text(screen, f"noise floor {self.floor.level:.0f}" + (" (measuring)" if self.floor.learning else ""),
+        D.text(screen, f"noise floor {self.floor.level_in_use:.0f}" + (" (measuring)" if self.floor.learning else ""),
                (area.x + 220, area.y + 22), size=18, color=(170, 170, 185))
         legend = [("activity on", D.GREEN), ("activity off", D.RED), ("clap", D.ACCENT)]
         x = area.right - 20

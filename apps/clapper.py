@@ -9,8 +9,8 @@ claps or not.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import numpy as np
 import pygame
@@ -20,8 +20,8 @@ from sensekit.app import draw as D
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage
-from sensekit.events import Activity, Clap, ClapPattern, Event, Level
-from sensekit.settings import group, setting
+from sensekit.events import Activity, Clap, ClapPattern, Level
+from sensekit.settings import Setting, setting
 
 COLORS = [("warm white", (255, 214, 150)), ("red", (255, 70, 60)), ("green", (90, 240, 110)),
           ("blue", (80, 150, 255)), ("violet", (200, 110, 255)), ("gold", (255, 190, 40))]
@@ -40,17 +40,16 @@ def glow(radius: int, color: tuple[int, int, int]) -> pygame.Surface:
     return surf
 
 
-class Clapper(App):
+class Clapper(App, section="clapper",
+              title="clapper: clap the lamp on and off"):
     title = "Clapper"
     instructions = "clap: lamp on/off    double clap: new colour    +/- clap sensitivity"
     BOOK_INSTRUCTIONS = "make a noise: lamp on/off (the book's setSilenceLevel)    +/- threshold"
     needs = frozenset({"audio"})
     mirror = False
-    SETTINGS = group(
-        "clapper", "clapper: clap the lamp on and off",
-        setting("method", "clap", "clap: recognised claps toggle the lamp, double claps change its colour; "
-                "activity: every activating activity event toggles it (the book)", choices=("clap", "activity")),
-    )
+    method: Setting[Literal["clap", "activity"]] = setting(
+        "clap", "clap: recognised claps toggle the lamp, double claps change its colour; "
+        "activity: every activating activity event toggles it (the book)", choices=("clap", "activity"))
 
     def stages(self) -> list[AudioStage]:
         self.audio = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker(count=2, max_gap_ms=600.0),
@@ -70,16 +69,13 @@ class Clapper(App):
         self.on("level", self._on_level)
         self._listen()
 
-    def _handlers(self) -> list[tuple[str, Callable[[Event], None]]]:
-        if self.method == "activity":
-            return [("activity", self._on_activity)]
-        return [("clap", self._on_clap), ("clap_pattern", self._on_pattern)]
-
     def _listen(self) -> None:
         self.instructions = self.BOOK_INSTRUCTIONS if self.method == "activity" else type(self).instructions
-        self._listening = self._handlers()
-        for name, handler in self._listening:
-            self.on(name, handler)
+        if self.method == "activity":
+            self._listening = [("activity", self.on("activity", self._on_activity))]
+        else:
+            self._listening = [("clap", self.on("clap", self._on_clap)),
+                               ("clap_pattern", self.on("clap_pattern", self._on_pattern))]
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         if "method" in changed:                       # listen to claps or to activity

@@ -15,7 +15,7 @@ Click an object on the picture, or drag a box around it, to track that object.
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 import pygame
@@ -27,7 +27,8 @@ from sensekit.app.convert import bgr_to_packed_rgb, camera_to_view
 from sensekit.collide import circle_pairs, hit_test, pairs_within, to_mask
 from sensekit.collide.contact import resolve, resolve_box
 from sensekit.events import ColorLost, ColorTracked
-from sensekit.settings import group, setting
+from sensekit.runner import Stage
+from sensekit.settings import setting
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.pipeline import VisionStage
 
@@ -57,26 +58,24 @@ def rgba_surface(img: np.ndarray) -> pygame.Surface:
     return pygame.image.frombuffer(np.ascontiguousarray(img).tobytes(), (w, h), "RGBA").copy()
 
 
-class Collide(TrackerPicking, App):
+class Collide(TrackerPicking, App, section="collide",
+              title="collide: bouncing balls, a pixel-perfect star pair, a node garden"):
     title = "Collide"
     instructions = "move a coloured object   click/drag: pick object   c: next scene   +/- threshold / distance"
     needs = frozenset({"video"})
+    camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = SCENES
     hands = "switch"
-    SETTINGS = group(
-        "collide", "collide: bouncing balls, a pixel-perfect star pair, a node garden",
-        setting("alpha_threshold", 128, "star pixels count from this alpha (stars; low: the glow counts)",
-                lo=1, hi=255, step=32),
-        setting("near_px", 70.0, "nodes closer than this are linked (node garden)", unit="px", lo=20, hi=200,
-                step=10),
-        setting("balls", 400, "balls in the balls scene", lo=1, hi=5000),
-        setting("nodes", 90, "nodes in the node garden", lo=2, hi=2000),
-        setting("restitution", 0.95, "speed kept when two balls bounce", unit="fraction", lo=0, hi=1),
-    )
-    SETTING_ATTRS: ClassVar[Mapping[str, str]] = {"balls": "balls_n", "nodes": "nodes_n"}
+    alpha_threshold = setting(128, "star pixels count from this alpha (stars; low: the glow counts)",
+                              lo=1, hi=255, step=32)
+    near_px = setting(70.0, "nodes closer than this are linked (node garden)", unit="px", lo=20, hi=200,
+                      step=10)
+    balls = setting(400, "balls in the balls scene", lo=1, hi=5000)
+    nodes = setting(90, "nodes in the node garden", lo=2, hi=2000)
+    restitution = setting(0.95, "speed kept when two balls bounce", unit="fraction", lo=0, hi=1)
 
-    def stages(self) -> list:
+    def stages(self) -> list[Stage]:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)))
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]
@@ -98,13 +97,13 @@ class Collide(TrackerPicking, App):
 
     def restart(self) -> str:
         v, rng = self.camera_view, self.rng
-        n, m = self.balls_n, self.nodes_n
+        n, m = self.balls, self.nodes
         self.r = rng.uniform(4.0, 10.0, n)
         self.p = np.column_stack((rng.uniform(v.x + 12, v.right - 12, n), rng.uniform(v.y + 12, v.bottom - 12, n)))
         self.vel = rng.normal(0, 70, (n, 2))
         self.flash = np.zeros(n)
         self.contacts = 0
-        self.nodes = np.column_stack((rng.uniform(v.x, v.right, m), rng.uniform(v.y, v.bottom, m)))
+        self.node_xy = np.column_stack((rng.uniform(v.x, v.right, m), rng.uniform(v.y, v.bottom, m)))
         self.node_v = rng.normal(0, 25, (m, 2))
         self.links = np.zeros((0, 2), dtype=np.int64)
         self.star_hit = False
@@ -132,8 +131,9 @@ class Collide(TrackerPicking, App):
     def _follow_hand(self) -> None:
         """The hand's box is the object (star B follows its centre, so centre it on the fingertip)."""
         self.box = self.hand.box
-        if self.box is not None and SCENES[self.scene] == "stars":
-            x, y = self.hand.point
+        point = self.hand.point
+        if self.box is not None and point is not None and SCENES[self.scene] == "stars":
+            x, y = point
             self.box = (x - 1, y - 1, x + 1, y + 1)
 
     def _on_pinch(self, started: bool, xy: tuple[float, float]) -> None:
@@ -183,18 +183,18 @@ class Collide(TrackerPicking, App):
 
     def _garden(self, dt: float) -> None:
         v = self.camera_view
-        self.nodes += self.node_v * dt
+        self.node_xy += self.node_v * dt
         if self.box is not None:                                   # the object pushes nodes away
             cx, cy = (self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2
-            d = self.nodes - (cx, cy)
+            d = self.node_xy - (cx, cy)
             dist = np.hypot(d[:, 0], d[:, 1]) + 1e-6
             near = dist < 90
             self.node_v[near] += d[near] / dist[near, None] * 300 * dt
         speed = np.hypot(*self.node_v.T)[:, None]
         self.node_v = np.where(speed > 60, self.node_v * 60 / np.maximum(speed, 1e-9), self.node_v)
         size = np.array([v.w, v.h], float)
-        self.nodes = np.mod(self.nodes - v.topleft, size) + v.topleft
-        self.links = pairs_within(self.nodes, self.near_px)        # the grid's proximity query
+        self.node_xy = np.mod(self.node_xy - v.topleft, size) + v.topleft
+        self.links = pairs_within(self.node_xy, self.near_px)        # the grid's proximity query
 
     # -- keys -----------------------------------------------------------------
     def recalibrate(self) -> str:
@@ -244,9 +244,9 @@ class Collide(TrackerPicking, App):
             D.text(screen, f"alpha threshold {self.alpha_threshold} (+/-)", (v.centerx, v.bottom - 14),
                    size=22, anchor="midbottom", color=D.ACCENT)
         else:
-            pts = self.nodes.astype(int)
+            pts = self.node_xy.astype(int)
             if len(self.links):
-                d = np.hypot(*(self.nodes[self.links[:, 0]] - self.nodes[self.links[:, 1]]).T)
+                d = np.hypot(*(self.node_xy[self.links[:, 0]] - self.node_xy[self.links[:, 1]]).T)
                 shade = (90 + 165 * (1 - d / self.near_px)).astype(int)       # nearer: brighter
                 for (i, j), s in zip(self.links.tolist(), shade.tolist()):
                     pygame.draw.line(screen, (s, s, 255), pts[i].tolist(), pts[j].tolist(), 1)

@@ -19,9 +19,11 @@ from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_packed_rgb, bgr_to_rgb, camera_to_view
 from sensekit.events import ColorLost, ColorTracked
-from sensekit.settings import group, setting
+from sensekit.runner import Stage
+from sensekit.settings import setting
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.pipeline import VisionStage
+from sensekit.vision.targets import Target
 
 BALL_R = 22
 STAR_R = 18
@@ -37,20 +39,19 @@ def star_points(cx: float, cy: float, r: float, spin: float) -> list[tuple[float
     return pts
 
 
-class ColorBall(TrackerPicking, App):
+class ColorBall(TrackerPicking, App, section="color_ball",
+                title="colour ball: the ball follows a coloured object; catch the stars"):
     title = "Color Ball"
     instructions = "move a bright object - the ball follows it; catch the stars   click/drag: pick  +/- tolerance"
     needs = frozenset({"video"})
+    camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     hands = "switch"
-    SETTINGS = group(
-        "color_ball", "colour ball: the ball follows a coloured object; catch the stars",
-        setting("catch_slack_px", 14.0, "a near miss still catches a star (fun beats precision)", unit="px",
-                lo=0, hi=200),
-    )
+    catch_slack_px = setting(14.0, "a near miss still catches a star (fun beats precision)", unit="px",
+                             lo=0, hi=200)
     plus_minus = ("tracker.hue_tolerance", 1)       # colour tracking (hsv); a clicked object uses the model
 
-    def stages(self) -> list:
+    def stages(self) -> list[Stage]:
         self.vision = VisionStage(tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)))
         self.hand = HandInput(self)
         return [self.vision, *self.hand.stages()]
@@ -115,10 +116,11 @@ class ColorBall(TrackerPicking, App):
 
     def _follow_hand(self) -> None:
         """The ball goes to the fingertip; the hand's box is drawn like the colour's."""
-        self.tracking = self.hand.point is not None
+        point = self.hand.point
+        self.tracking = point is not None
         self.box = self.hand.rect
-        if self.tracking:
-            self.ball = list(self.hand.point)
+        if point is not None:
+            self.ball = list(point)
 
     def _on_pinch(self, started: bool, xy: tuple[float, float]) -> None:
         """A pinch on the star catches it."""
@@ -134,7 +136,7 @@ class ColorBall(TrackerPicking, App):
             self.score += 1
             self.star = self._new_star()
 
-    def _start(self, target) -> str | None:
+    def _start(self, target: Target) -> str | None:
         message = super()._start(target)            # the next frame: segments the object, new tracker
         if target.bgr is not None:
             self.target_bgr = target.bgr             # the swatch: the colour the player clicked

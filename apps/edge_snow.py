@@ -3,12 +3,14 @@
 Flakes drift down; one that reaches a horizontal edge (a shoulder, a hand held
 flat, a shelf) stops there, and later flakes pile up on top of it. Move and
 the snow under you slides off. +/- changes how strong an edge must be.
+``--silhouette`` (the hands extra): the snow lands on you instead - on your head, shoulders and
+arms, wherever the person mask (MediaPipe selfie segmentation) starts - and nowhere else.
 ``--preset book``: the book's edges (the ``[0, 4, -4]`` kernel, a 4-pixel blur, threshold 0x22)
 read on the red channel only, as its ``threshold`` call does.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import cv2
 import numpy as np
@@ -16,32 +18,35 @@ import pygame
 
 from sensekit.app import App, draw as D
 from sensekit.app.convert import array_to_surface
-from sensekit.settings import group, setting
+from sensekit.settings import Setting, setting
 from sensekit.vision.pipeline import VisionStage
+from sensekit.vision.silhouette import SilhouetteStage
 
 EDGE_TINT = (60.0, 40.0, 0.0, 0.0)               # BGR added on edge pixels: frost
 
 
-class EdgeSnow(App):
+class EdgeSnow(App, section="edge_snow",
+               title="edge snow: snow settles on the horizontal edges of your picture"):
     title = "Edge Snow"
     instructions = "stand still and let it snow on you - move to shake it off    +/- edge sensitivity  r clear"
     needs = frozenset({"video"})
+    camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
-    SETTINGS = group(
-        "edge_snow", "edge snow: snow settles on the horizontal edges of your picture",
-        setting("spawn_per_step", 8, "new flakes per step", unit="flakes", lo=0, hi=200),
-        setting("max_flakes", 5000, "most flakes at once", unit="flakes", lo=1, hi=100_000),
-        setting("max_pile", 12, "flakes a pile can stack before the top ones slide", unit="flakes", lo=1, hi=100),
-        setting("melt_s", 25.0, "settled flakes melt after this long", unit="s", lo=0.5, hi=3600),
-        setting("edge_channel", "any", "an edge pixel is one whose edge value passes the threshold in any "
-                "channel, or in the red channel only (the book's threshold call)", choices=("any", "red")),
-    )
+    spawn_per_step = setting(8, "new flakes per step", unit="flakes", lo=0, hi=200)
+    max_flakes = setting(5000, "most flakes at once", unit="flakes", lo=1, hi=100_000)
+    max_pile = setting(12, "flakes a pile can stack before the top ones slide", unit="flakes", lo=1, hi=100)
+    melt_s = setting(25.0, "settled flakes melt after this long", unit="s", lo=0.5, hi=3600)
+    edge_channel: Setting[Literal["any", "red"]] = setting(
+        "any", "an edge pixel is one whose edge value passes the threshold in any "
+        "channel, or in the red channel only (the book's threshold call)", choices=("any", "red"))
     plus_minus = ("vision.edge_threshold", -1)
 
-    def stages(self) -> list[VisionStage]:
-        # the edge map is read directly every frame, so keep the sub-stage running
-        self.vision = VisionStage(edges=True, always_run={"edges"})
-        return [self.vision]
+    def stages(self) -> list[VisionStage | SilhouetteStage]:
+        # the edge map (or the person mask) is read directly every frame, so keep it running
+        on = self.host.options.silhouette
+        self.silhouette = SilhouetteStage() if on else None
+        self.vision = VisionStage(edges=True, always_run=set() if on else {"edges"})
+        return [self.vision] + ([self.silhouette] if self.silhouette is not None else [])
 
     def setup(self) -> None:
         self.camera_view = pygame.Rect(0, D.TITLE_H, 640, 480)
@@ -65,16 +70,24 @@ class EdgeSnow(App):
     # -- the simulation ------------------------------------------------------
     def _refresh_edges(self) -> None:
         frame = self.host.runner.latest_frame
-        if frame is None or frame.index == self._edge_frame or self.vision.edge_map is None:
+        if frame is None or frame.index == self._edge_frame:
+            return
+        if self.silhouette is not None:                 # snow lands on the person, nowhere else
+            mask = self.silhouette.mask_layer()
+            if mask is not None:
+                self._edge_frame = frame.index
+                self.edge = mask > 0
+            return
+        if self.vision.edge_map is None:
             return
         self._edge_frame = frame.index
         edge_map = self.vision.edge_map
         if edge_map.ndim == 2:                          # any-direction edges: one channel
-            self.edge = edge_map > 0
+            self.edge = np.asarray(edge_map > 0)
         elif self.edge_channel == "red":
-            self.edge = edge_map[:, :, 2] > 0
+            self.edge = np.asarray(edge_map[:, :, 2] > 0)
         else:
-            self.edge = edge_map.any(axis=2)
+            self.edge = np.asarray(edge_map.any(axis=2))
 
     def _spawn(self, width: int) -> None:
         n = min(self.spawn_per_step, self.max_flakes - len(self.x))
@@ -89,7 +102,7 @@ class EdgeSnow(App):
 
     def _support_map(self, occupied: np.ndarray) -> np.ndarray:
         """Settled cells resting on an edge directly or through the flakes under them."""
-        s = occupied & self.edge
+        s: np.ndarray = occupied & self.edge
         for _ in range(self.max_pile):
             above = occupied[:-1] & s[1:] & ~s[:-1]
             if not above.any():
@@ -149,11 +162,13 @@ class EdgeSnow(App):
         if frame is None or self.edge is None:
             screen.fill(D.DARK, view)
         else:
-            if self._backdrop_frame != frame.index:      # darken + frost once per video frame
-                self._backdrop = cv2.convertScaleAbs(frame.image, alpha=0.75)
-                cv2.add(self._backdrop, EDGE_TINT, dst=self._backdrop, mask=self.edge.view(np.uint8))
+            backdrop = self._backdrop
+            if backdrop is None or self._backdrop_frame != frame.index:   # darken + frost once per video frame
+                backdrop = self._backdrop = cv2.convertScaleAbs(frame.image, alpha=0.75)
+                # opencv's stubs lack add()'s scalar (tuple) second operand, which cv2 accepts
+                cv2.add(backdrop, EDGE_TINT, dst=backdrop, mask=self.edge.view(np.uint8))  # type: ignore[call-overload]
                 self._backdrop_frame = frame.index
-            img = self._backdrop.copy()
+            img = backdrop.copy()
             h, w = img.shape[:2]
             xi = np.clip(self.x.astype(np.int64), 0, w - 1)
             yi = np.clip(self.y.astype(np.int64), 0, h - 1)

@@ -6,18 +6,25 @@ still and it stops. Bounce the ball into the bricks; three balls per game.
 ``--preset book`` plays it the book's way: the red channel of the frame difference over a
 10-pixel blur, threshold 0x33, and the paddle jumps 20 px toward the side where the motion box
 starts (left of the middle: left).
+Played with the body (the hands extra; ``--set motion_paddle.steer=lean`` or ``body``): lean your
+torso left or right and the paddle runs that way, faster the more you lean (``lean``), or the
+paddle stands under your shoulders and follows you as you walk (``body``). Without the extra
+the picture says what to install and the paddle goes back to the waving zones.
 """
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
+from sensekit.app.body_input import BodyInput
 from sensekit.events import Motion, Still
-from sensekit.settings import group, setting
+from sensekit.settings import Setting, setting
+from sensekit.vision.body_events import BODY_THRESHOLDS
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
 
@@ -26,26 +33,31 @@ BRICK_H = 22
 PADDLE_W, PADDLE_H = 120, 14
 BALL_R = 8
 ZONE_TOP = 0.6            # control zones start this far down the picture
+BODY_INSTRUCTIONS = {"lean": "lean left or right to run the paddle that way - break all the bricks!",
+                     "body": "walk left and right: the paddle stays under your shoulders - break all the bricks!"}
 ROW_COLORS = [(235, 64, 52), (255, 140, 0), (255, 210, 0), (80, 220, 120), (60, 160, 255)]
 
 
-class MotionPaddle(App):
+class MotionPaddle(App, section="motion_paddle",
+                   title="motion paddle: breakout steered by waving"):
     title = "Motion Paddle"
     instructions = "wave in the lower left or right box to move the paddle - break all the bricks!   +/- sensitivity"
     needs = frozenset({"video"})
+    camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
-    SETTINGS = group(
-        "motion_paddle", "motion paddle: breakout steered by waving",
-        setting("sensitivity", 5, "motion sensitivity (keys +/-): each step needs 1.4x less motion", lo=1, hi=9,
-                step=1),
-        setting("min_motion", 0.01, "fraction of a control zone that must move, at sensitivity 5",
-                unit="fraction", lo=0, hi=1),
-        setting("steer", "zones", "zones: motion in the lower left/right boxes pushes the paddle; book: it "
-                "jumps toward the side where the motion box starts", choices=("zones", "book")),
-        setting("paddle_speed", 14.0, "paddle speed at full push (zones)", unit="px/step", lo=1, hi=100),
-        setting("book_step_px", 20.0, "paddle jump per frame with motion (book)", unit="px", lo=1, hi=200),
-        setting("ball_speed", 7.0, "ball speed in the first wave (+1 per wave)", unit="px/step", lo=1, hi=40),
-    )
+    sensitivity = setting(5, "motion sensitivity (keys +/-): each step needs 1.4x less motion", lo=1, hi=9,
+                          step=1)
+    min_motion = setting(0.01, "fraction of a control zone that must move, at sensitivity 5",
+                         unit="fraction", lo=0, hi=1)
+    steer: Setting[Literal["zones", "book", "lean", "body"]] = setting(
+        "zones", "zones: motion in the lower left/right boxes pushes the paddle; book: it "
+        "jumps toward the side where the motion box starts; lean: your torso's lean pushes it; body: "
+        "it follows your shoulders (lean and body: the hands extra)", choices=("zones", "book", "lean", "body"))
+    lean_full_deg = setting(25.0, "a lean this far from vertical moves the paddle at full speed (lean)",
+                            unit="degrees", lo=10, hi=60)
+    paddle_speed = setting(14.0, "paddle speed at full push (zones)", unit="px/step", lo=1, hi=100)
+    book_step_px = setting(20.0, "paddle jump per frame with motion (book)", unit="px", lo=1, hi=200)
+    ball_speed = setting(7.0, "ball speed in the first wave (+1 per wave)", unit="px/step", lo=1, hi=40)
     plus_minus = ("motion_paddle.sensitivity", 1)
 
     def stages(self) -> list[VisionStage]:
@@ -66,7 +78,25 @@ class MotionPaddle(App):
         self.history: list[tuple[float, float, float, float]] = []   # t, left, right, paddle x
         self.on("motion", self._on_motion)
         self.on("still", self._on_still)
+        self.body = BodyInput(self, max_people=1)
+        self._switch_body()
         self.restart()
+
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if "steer" in changed:
+            self._switch_body()
+
+    def _switch_body(self) -> None:
+        message = self.body.switch(self.steer in ("lean", "body"))
+        self.instructions = (BODY_INSTRUCTIONS[self.steer] if self.body_steer
+                             else type(self).instructions)
+        if self.body.active or self.body.error:
+            self.host.say(message)
+
+    @property
+    def body_steer(self) -> bool:
+        """Steered by the body (and the pose stage is there to do it)."""
+        return self.steer in ("lean", "body") and self.body.active
 
     def restart(self) -> str:
         self.bricks = np.ones((ROWS, COLS), bool)
@@ -106,15 +136,28 @@ class MotionPaddle(App):
         """-1..1: which way the motion pushes the paddle (what the player sees, mirrored)."""
         if self.steer == "book":
             return self.motion_side
+        if self.body_steer:
+            return self._body_push()
         threshold = self.min_motion * 1.4 ** (5 - self.sensitivity)
         if max(self.left, self.right) < threshold:
             return 0.0
         total = self.left + self.right
         return (self.right - self.left) / total
 
+    def _body_push(self) -> float:
+        if self.steer == "body":                      # toward the shoulders, full speed 60 px away
+            at = self.body.shoulders
+            return 0.0 if at is None else float(np.clip((at[0] - self.paddle_x) / 60.0, -1.0, 1.0))
+        lean, dead = self.body.lean_deg, BODY_THRESHOLDS["lean_end_deg"]
+        if math.isnan(lean) or abs(lean) < dead:
+            return 0.0
+        return math.copysign(min(1.0, (abs(lean) - dead) / (self.lean_full_deg - dead)), lean)
+
     def update(self, dt: float) -> None:
         if self.steer == "book":                      # the book: jump toward the motion, no easing
             self.paddle_v = self.book_step_px * self.push()
+        elif self.steer == "body" and self.body_steer:
+            self.paddle_v = self.paddle_speed * 2 * self.push()
         else:
             target = self.paddle_speed * self.push()
             self.paddle_v += (target - self.paddle_v) * 0.5
@@ -172,7 +215,8 @@ class MotionPaddle(App):
 
     def state(self) -> dict[str, Any]:
         return {"paddle_x": self.paddle_x, "score": self.score, "lives": self.lives,
-                "bricks": int(self.bricks.sum()), "push": self.push()}
+                "bricks": int(self.bricks.sum()), "push": self.push(), "lean_deg": self.body.lean_deg,
+                "body": self.body.status}
 
     # -- drawing -------------------------------------------------------------
     def draw(self, screen: pygame.Surface) -> None:
@@ -180,9 +224,17 @@ class MotionPaddle(App):
         self.draw_camera(screen, f, dim=(0, 0, 20, 130))
         top = f.y + int(f.h * ZONE_TOP)
         half = f.w // 2
-        for amount, rect, label in ((self.left, pygame.Rect(f.x + 4, top, half - 8, f.bottom - top - 4), "< wave here"),
-                                    (self.right, pygame.Rect(f.x + half + 4, top, half - 8, f.bottom - top - 4),
-                                     "wave here >")):
+        zones: tuple[tuple[float, pygame.Rect, str], ...] = (
+            (self.left, pygame.Rect(f.x + 4, top, half - 8, f.bottom - top - 4), "< wave here"),
+            (self.right, pygame.Rect(f.x + half + 4, top, half - 8, f.bottom - top - 4), "wave here >"))
+        if self.body_steer:
+            self.body.draw(screen)
+            zones = ()
+            if self.body.landmarks is None:
+                D.banner(screen, "step into view", color=(60, 60, 80), y=f.y + 40, size=22)
+        elif self.body.error and self.steer in ("lean", "body"):
+            D.banner(screen, self.body.error, color=(60, 60, 80), y=f.y + 40, size=18)
+        for amount, rect, label in zones:
             lit = min(1.0, amount * 10)
             color = (int(90 + 165 * lit), int(90 + 120 * lit), int(110 - 70 * lit))
             pygame.draw.rect(screen, color, rect, 3 + int(3 * lit), border_radius=10)

@@ -17,7 +17,8 @@ import pygame
 
 from sensekit.app import App, draw as D
 from sensekit.app.hand_input import HandInput
-from sensekit.settings import group, setting
+from sensekit.runner import Stage
+from sensekit.settings import setting
 
 N_BALLS = 5
 BALL_R = 18.0
@@ -25,21 +26,20 @@ HOOP_W, HOOP_Y = 90.0, 150.0   # hoop width and height of its rim above the view
 COLORS = [(255, 120, 80), (120, 220, 255), (180, 255, 140), (255, 210, 60), (230, 150, 255)]
 
 
-class PinchToss(App):
+class PinchToss(App, section="pinch_toss",
+                title="pinch toss: pick up balls with a pinch and throw them through the hoop"):
     title = "Pinch Toss"
     instructions = "pinch a ball to pick it up, let go to throw it through the hoop   r: balls back"
     needs = frozenset({"video"})
+    camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     hands = "always"
-    SETTINGS = group(
-        "pinch_toss", "pinch toss: pick up balls with a pinch and throw them through the hoop",
-        setting("grab_px", 44.0, "a pinch this close to a ball's centre picks it up", unit="px", lo=1, hi=300),
-        setting("gravity", 900.0, "pull on a flying ball", unit="px/s²", lo=0, hi=10_000),
-        setting("bounce", 0.6, "speed kept after hitting a wall or the floor", unit="fraction", lo=0, hi=1),
-        setting("max_throw", 1800.0, "fastest throw", unit="px/s", lo=1, hi=20_000),
-    )
+    grab_px = setting(44.0, "a pinch this close to a ball's centre picks it up", unit="px", lo=1, hi=300)
+    gravity = setting(900.0, "pull on a flying ball", unit="px/s²", lo=0, hi=10_000)
+    bounce = setting(0.6, "speed kept after hitting a wall or the floor", unit="fraction", lo=0, hi=1)
+    max_throw = setting(1800.0, "fastest throw", unit="px/s", lo=1, hi=20_000)
 
-    def stages(self) -> list:
+    def stages(self) -> list[Stage]:
         self.hand = HandInput(self)
         return self.hand.stages()
 

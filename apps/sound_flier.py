@@ -14,7 +14,7 @@ Every constant is a setting (``sensekit settings sound_flier``).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pygame
@@ -23,7 +23,7 @@ from sensekit.app import App, draw as D
 from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.audio.pipeline import AudioStage
 from sensekit.events import Level, Word
-from sensekit.settings import group, setting
+from sensekit.settings import Setting, setting
 
 PX_PER_M = 20.0
 FLIER_X = 140
@@ -32,29 +32,28 @@ ROCK = (92, 78, 70)
 ROCK_EDGE = (150, 130, 112)
 
 
-class SoundFlier(App):
+class SoundFlier(App, section="sound_flier",
+                 title="sound flier: your voice lifts a plane through a cave"):
     title = "Sound Flier"
     instructions = "make noise to climb, go quiet to sink - dodge the rocks!   r restart  c calibrate  +/- lift"
     needs = frozenset({"audio"})
     mirror = False
-    SETTINGS = group(
-        "sound_flier", "sound flier: your voice lifts a plane through a cave",
-        setting("sensitivity", 5, "lift sensitivity (keys +/-): each step lowers the hover level by 10 %",
-                lo=1, hi=9, step=1),
-        setting("gravity", 1.2, "pull down per step (the book: 0.4)", unit="px/step²", lo=0, hi=20),
-        setting("lift", "power", "power: lift = gravity x (level / hover level)^lift_power; linear: lift = "
-                "level x lift_per_level (the book)", choices=("power", "linear")),
-        setting("lift_power", 1.5, "how steeply lift grows with loudness (power lift)", lo=0.25, hi=4),
-        setting("hover_level", 62.0, "activity level that holds the flier still at sensitivity 5 (power lift)",
-                unit="level", lo=1, hi=100),
-        setting("lift_per_level", 0.02, "lift per activity level per step (linear lift; the book: 0.02)",
-                unit="px/step² per level", lo=0, hi=1),
-        setting("friction", 0.8, "velocity kept each step (the book: 0.9)", unit="fraction", lo=0, hi=1),
-        setting("speed", 4.0, "cave scroll speed", unit="px/step", lo=0.5, hi=30),
-        setting("restart_level", 45.0, "a shout this loud restarts after a crash", unit="level", lo=0, hi=100),
-        setting("word_kick", 14.0, "voice steering (--words up,down): the speed a spoken up/down gives",
-                unit="px/step", lo=0, hi=60),
-    )
+    sensitivity = setting(5, "lift sensitivity (keys +/-): each step lowers the hover level by 10 %",
+                          lo=1, hi=9, step=1)
+    gravity = setting(1.2, "pull down per step (the book: 0.4)", unit="px/step²", lo=0, hi=20)
+    lift: Setting[Literal["power", "linear"]] = setting(
+        "power", "power: lift = gravity x (level / hover level)^lift_power; linear: lift = "
+        "level x lift_per_level (the book)", choices=("power", "linear"))
+    lift_power = setting(1.5, "how steeply lift grows with loudness (power lift)", lo=0.25, hi=4)
+    hover_level = setting(62.0, "activity level that holds the flier still at sensitivity 5 (power lift)",
+                          unit="level", lo=1, hi=100)
+    lift_per_level = setting(0.02, "lift per activity level per step (linear lift; the book: 0.02)",
+                             unit="px/step² per level", lo=0, hi=1)
+    friction = setting(0.8, "velocity kept each step (the book: 0.9)", unit="fraction", lo=0, hi=1)
+    speed = setting(4.0, "cave scroll speed", unit="px/step", lo=0.5, hi=30)
+    restart_level = setting(45.0, "a shout this loud restarts after a crash", unit="level", lo=0, hi=100)
+    word_kick = setting(14.0, "voice steering (--words up,down): the speed a spoken up/down gives",
+                        unit="px/step", lo=0, hi=60)
     plus_minus = ("sound_flier.sensitivity", 1)
 
     def stages(self) -> list[AudioStage]:
@@ -158,7 +157,7 @@ class SoundFlier(App):
             return 0.0
         if self.lift == "linear":              # the book: level x 0.02, sensitivity scales it
             return self.gravity - self.level * self.lift_per_level * 1.1 ** (self.sensitivity - 5)
-        return self.gravity * (1.0 - (self.level / self.hover_level_now) ** self.lift_power)
+        return self.gravity * (1.0 - float((self.level / self.hover_level_now) ** self.lift_power))
 
     @property
     def hover_level_now(self) -> float:
@@ -166,7 +165,7 @@ class SoundFlier(App):
         if self.lift == "linear":
             per = self.lift_per_level * 1.1 ** (self.sensitivity - 5)
             return min(100.0, self.gravity / per) if per > 0 else 100.0
-        floor = self.audio.noise_floor.level if self.audio.noise_floor.ready else 0.0
+        floor = self.audio.noise_floor.level_in_use if self.audio.noise_floor.ready else 0.0
         return self.hover_level * 1.1 ** (5 - self.sensitivity) + max(0.0, floor - 20.0)
 
     @property

@@ -17,7 +17,7 @@ Everything is sensekit.steer; this file only wires sensed targets to behaviours 
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 import pygame
@@ -27,7 +27,8 @@ from sensekit.app.hand_input import HandInput
 from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_packed_rgb, camera_to_view
 from sensekit.events import Blobs, ColorLost, ColorTracked, Motion, Still
-from sensekit.settings import group, setting
+from sensekit.runner import Stage
+from sensekit.settings import setting
 from sensekit.steer import Flock, FlowField, Mix, Vehicle, arrive, avoid, separation, wander
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.color_tracker import ColorTracker
@@ -48,27 +49,24 @@ def triangle(pos: np.ndarray, heading: np.ndarray, size: float) -> list[tuple[fl
             (x - hx * size * 0.6 + hy * size * 0.5, y - hy * size * 0.6 - hx * size * 0.5)]
 
 
-class Steer(TrackerPicking, App):
+class Steer(TrackerPicking, App, section="steer",
+            title="steer: vehicles, a flock and wanderers steered by what the camera sees"):
     title = "Steer"
     instructions = "move a coloured object or your hand   click/drag: pick object   c: next behaviour   +/- speed"
     needs = frozenset({"video"})
+    camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = MODES
     hands = "switch"
-    SETTING_ATTRS: ClassVar[Mapping[str, str]] = {"vehicles": "vehicles_n", "boids": "boids_n",
-                                                  "wanderers": "wanderers_n"}
-    SETTINGS = group(
-        "steer", "steer: vehicles, a flock and wanderers steered by what the camera sees",
-        setting("speed", 160.0, "top speed of the vehicles and the flock (wanderers: 60 %); keys +/-",
-                unit="px/s", lo=40, hi=400, step=1.2, log_step=True),
-        setting("vehicles", 12, "vehicles that arrive at the target", lo=1, hi=200),
-        setting("boids", 260, "boids in the flock", lo=1, hi=5000),
-        setting("wanderers", 10, "wanderers among the obstacles", lo=1, hi=200),
-        setting("object_radius", 60.0, "the tracked object as an obstacle", unit="px", lo=1, hi=300),
-    )
+    speed = setting(160.0, "top speed of the vehicles and the flock (wanderers: 60 %); keys +/-",
+                    unit="px/s", lo=40, hi=400, step=1.2, log_step=True)
+    vehicles = setting(12, "vehicles that arrive at the target", lo=1, hi=200)
+    boids = setting(260, "boids in the flock", lo=1, hi=5000)
+    wanderers = setting(10, "wanderers among the obstacles", lo=1, hi=200)
+    object_radius = setting(60.0, "the tracked object as an obstacle", unit="px", lo=1, hi=300)
     plus_minus = ("steer.speed", 1)
 
-    def stages(self) -> list:
+    def stages(self) -> list[Stage]:
         self.vision = VisionStage(blur_px=5, tracker=ColorTracker(bgr_to_packed_rgb(DEFAULT_COLOR_BGR)),
                                   motion=MotionDetector(), blobs=BlobTracker())
         self.hand = HandInput(self)
@@ -103,14 +101,14 @@ class Steer(TrackerPicking, App):
                 if (np.hypot(*(self.obstacles - p).T) > self.obstacle_r + 15).all():
                     return float(p[0]), float(p[1])
 
-        self.vehicles = [Vehicle(spot(), max_speed=self.speed, max_force=3 * self.speed, radius=7)
-                         for _ in range(self.vehicles_n)]
-        self.wanderers = [Vehicle(np.subtract(spot(), v.topleft), rng.normal(0, 40, 2),
+        self.arrivers = [Vehicle(spot(), max_speed=self.speed, max_force=3 * self.speed, radius=7)
+                         for _ in range(self.vehicles)]
+        self.wandering = [Vehicle(np.subtract(spot(), v.topleft), rng.normal(0, 40, 2),
                                   max_speed=self.speed * 0.6,
                                   max_force=2 * self.speed, radius=6, edges="wrap", bounds=bounds)
-                          for _ in range(self.wanderers_n)]
-        self.angles = [float(a) for a in rng.uniform(0, 2 * math.pi, self.wanderers_n)]
-        self.flock = Flock(rng.uniform(0, bounds, (self.boids_n, 2)), rng.normal(0, 60, (self.boids_n, 2)),
+                          for _ in range(self.wanderers)]
+        self.angles = [float(a) for a in rng.uniform(0, 2 * math.pi, self.wanderers)]
+        self.flock = Flock(rng.uniform(0, bounds, (self.boids, 2)), rng.normal(0, 60, (self.boids, 2)),
                            radius=50, separation_radius=18, max_speed=self.speed,
                            max_force=3 * self.speed, edges="wrap", bounds=bounds,
                            flee_radius=160, weights={"flee": 4.0, "flow": 2.0})
@@ -162,10 +160,10 @@ class Steer(TrackerPicking, App):
         mode = MODES[self.mode]
         if mode in ("arrive at colour", "arrive at motion"):
             target = self.colour_at if mode == "arrive at colour" else self.motion_at
-            for i, veh in enumerate(self.vehicles):
+            for i, veh in enumerate(self.arrivers):
                 # each vehicle aims at its own spot around the target, so they do not pile up
-                a = 2 * math.pi * i / len(self.vehicles)
-                force = separation(veh, self.vehicles, radius=24) * 1.5
+                a = 2 * math.pi * i / len(self.arrivers)
+                force = separation(veh, self.arrivers, radius=24) * 1.5
                 if target is not None:
                     force = force + arrive(veh, target + 30 * np.array([math.cos(a), math.sin(a)]),
                                            slow_radius=120)
@@ -181,13 +179,13 @@ class Steer(TrackerPicking, App):
             self.flock.step(dt, flee_points=[at - origin for _, at in self.people] or None)
         else:
             centres, radii = self._obstacles_now()
-            for i, w in enumerate(self.wanderers):
+            for i, w in enumerate(self.wandering):
                 local = w.position + self.camera_view.topleft
                 wf, self.angles[i] = wander(w, self.angles[i], self.rng, distance=50, radius=25,
                                             jitter=0.5)
                 af = avoid(_Shifted(w, local), centres, radii, lookahead=70, buffer=8)
                 w.update(self.mix(wander=wf, avoid=af,
-                                  separate=separation(w, self.wanderers, radius=20)), dt)
+                                  separate=separation(w, self.wandering, radius=20)), dt)
 
     def _obstacles_now(self) -> tuple[np.ndarray, np.ndarray]:
         if self.colour_at is None:
@@ -211,9 +209,9 @@ class Steer(TrackerPicking, App):
             self._set_speed()
 
     def _set_speed(self) -> None:
-        for veh in self.vehicles:
+        for veh in self.arrivers:
             veh.max_speed, veh.max_force = self.speed, 3 * self.speed
-        for w in self.wanderers:
+        for w in self.wandering:
             w.max_speed = self.speed * 0.6
         self.flock.max_speed, self.flock.max_force = self.speed, 3 * self.speed
 
@@ -224,10 +222,10 @@ class Steer(TrackerPicking, App):
         target = self.colour_at if self.mode == 0 else self.motion_at
         gap = None
         if target is not None:
-            gap = float(np.mean([np.hypot(*(v.position - target)) for v in self.vehicles]))
+            gap = float(np.mean([np.hypot(*(v.position - target)) for v in self.arrivers]))
         centres, radii = self._obstacles_now()
         clearance = min(float((np.hypot(*(centres - (w.position + self.camera_view.topleft)).T)
-                               - radii).min()) for w in self.wanderers)
+                               - radii).min()) for w in self.wandering)
         return {"mode": MODES[self.mode], "mean_gap_to_target": gap,
                 "polarization": self.flock.polarization, "wanderer_clearance": clearance,
                 "colour_at": None if self.colour_at is None else tuple(map(float, self.colour_at)),
@@ -241,39 +239,49 @@ class Steer(TrackerPicking, App):
         mode = MODES[self.mode]
         screen.set_clip(v)
         if mode in ("arrive at colour", "arrive at motion"):
-            target = self.colour_at if mode == "arrive at colour" else self.motion_at
-            if target is not None:
-                pygame.draw.circle(screen, (255, 80, 80), target.astype(int).tolist(), 12, 3)
-            for veh in self.vehicles:
-                pygame.draw.polygon(screen, COLORS["vehicle"], triangle(veh.position, veh.heading, 11))
+            self._draw_arrive(screen, mode)
         elif mode in ("flock flees hand", "flock flees people"):
-            origin = np.array(v.topleft, float)
-            heads = self.flock.headings
-            for p, h in zip(self.flock.positions + origin, heads):
-                pygame.draw.polygon(screen, COLORS["boid"], triangle(p, h, 6))
-            if mode == "flock flees people":
-                for blob_id, at in self.people:
-                    pygame.draw.circle(screen, (255, 120, 80), at.astype(int).tolist(), 20, 2)
-                    D.text(screen, str(blob_id), (float(at[0]), float(at[1])), size=18, color=(255, 200, 160),
-                           anchor="center")
-            elif self.motion_at is not None:
-                pygame.draw.circle(screen, (255, 120, 80), self.motion_at.astype(int).tolist(), 20, 2)
+            self._draw_flock(screen, mode, np.array(v.topleft, float))
         else:
-            centres, radii = self._obstacles_now()
-            for k, ((x, y), r) in enumerate(zip(centres, radii)):
-                hand = k >= len(self.obstacles)             # the tracked colour, an obstacle too
-                pygame.draw.circle(screen, (150, 70, 40) if hand else (90, 90, 120), (int(x), int(y)), int(r))
-                pygame.draw.circle(screen, (255, 170, 120) if hand else (200, 200, 230),
-                                   (int(x), int(y)), int(r), 2)
-            origin = np.array(v.topleft, float)
-            for w in self.wanderers:
-                pygame.draw.polygon(screen, COLORS["wanderer"], triangle(w.position + origin, w.heading, 9))
+            self._draw_wanderers(screen, np.array(v.topleft, float))
         screen.set_clip(None)
         self.draw_picked(screen)
         D.text(screen, f"c: {mode}", (v.x + 10, v.y + 8), size=22, anchor="topleft",
                color=D.ACCENT, bold=True)
         self.hand.draw(screen)
         self.draw_frame(screen, mode)
+
+
+    def _draw_arrive(self, screen: pygame.Surface, mode: str) -> None:
+        """The target (the colour or the motion) and the vehicles arriving at it."""
+        target = self.colour_at if mode == "arrive at colour" else self.motion_at
+        if target is not None:
+            pygame.draw.circle(screen, (255, 80, 80), target.astype(int).tolist(), 12, 3)
+        for veh in self.arrivers:
+            pygame.draw.polygon(screen, COLORS["vehicle"], triangle(veh.position, veh.heading, 11))
+
+    def _draw_flock(self, screen: pygame.Surface, mode: str, origin: np.ndarray) -> None:
+        """The boids, and what they flee: each person (with its id) or the motion."""
+        for p, h in zip(self.flock.positions + origin, self.flock.headings):
+            pygame.draw.polygon(screen, COLORS["boid"], triangle(p, h, 6))
+        if mode == "flock flees people":
+            for blob_id, at in self.people:
+                pygame.draw.circle(screen, (255, 120, 80), at.astype(int).tolist(), 20, 2)
+                D.text(screen, str(blob_id), (float(at[0]), float(at[1])), size=18, color=(255, 200, 160),
+                       anchor="center")
+        elif self.motion_at is not None:
+            pygame.draw.circle(screen, (255, 120, 80), self.motion_at.astype(int).tolist(), 20, 2)
+
+    def _draw_wanderers(self, screen: pygame.Surface, origin: np.ndarray) -> None:
+        """The obstacles (the tracked colour among them) and the wanderers avoiding them."""
+        centres, radii = self._obstacles_now()
+        for k, ((x, y), r) in enumerate(zip(centres, radii)):
+            hand = k >= len(self.obstacles)             # the tracked colour, an obstacle too
+            pygame.draw.circle(screen, (150, 70, 40) if hand else (90, 90, 120), (int(x), int(y)), int(r))
+            pygame.draw.circle(screen, (255, 170, 120) if hand else (200, 200, 230),
+                               (int(x), int(y)), int(r), 2)
+        for w in self.wandering:
+            pygame.draw.polygon(screen, COLORS["wanderer"], triangle(w.position + origin, w.heading, 9))
 
 
 class _Shifted:

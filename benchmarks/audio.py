@@ -101,7 +101,7 @@ def time_chunks(factory: Callable[[], Callable[[int, int], Any]], nb: int, budge
             "p95_s": passes[min(len(passes) - 1, int(0.95 * len(passes)))], "runs": len(passes)}
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: later)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=60.0, help="signal length (default 60)")
     ap.add_argument("--rate", type=int, default=48000)

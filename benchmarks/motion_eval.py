@@ -45,6 +45,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.vision.background import BackgroundModel
+from sensekit.vision.evaluate import iou
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.motion_scoring import (CdnetClip, f_measure, load_cdnet, score_run,
                                             subtractor)
@@ -160,7 +161,7 @@ def report_scenes(data: Path) -> None:
                     moving += np.count_nonzero(mask) >= 0.002 * mask.size
                 elif i in sc.OBJECT:
                     recall.append(np.count_nonzero((mask > 0) & (truth > 0)) / max(1, np.count_nonzero(truth)))
-                    hits += sc.iou(sc.box_of(mask > 0), sc.box_of(truth > 0)) > 0.5
+                    hits += iou(sc.box_of(mask > 0), sc.box_of(truth > 0)) > 0.5
             cells.append(f"{moving}/{len(sc.QUIET[key])} / {np.mean(recall):.2f} / {hits}/{len(sc.OBJECT)}")
         print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
     print()

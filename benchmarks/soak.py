@@ -159,7 +159,7 @@ class SoakResult:
         return abs(self.rss_growth) <= RSS_TOLERANCE and self.lost == 0 and self.server_errors == 0
 
 
-def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_ball",
+def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_ball",  # noqa: C901 (see pyproject: later)
          osc: bool = False, hostile: bool = False, seconds: float | None = None,
          out: Callable[[str], None] = print) -> SoakResult:
     """Run the soak for ``frames`` video frames (or ``seconds``); print progress with ``out``."""

@@ -31,6 +31,9 @@ def main(argv: list[str] | None = None) -> int:
                     default=SHARED_DATA)
     ap.add_argument("--out", type=Path, default=MODEL_PY)
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--family", choices=("booster", "hgb"), default=None,
+                    help="model family (default clap_training.FAMILY): the hand-written booster "
+                         "or scikit-learn's HistGradientBoostingClassifier, exported as arrays")
     ap.add_argument("--save-folds", type=Path, default=None,
                     help="write the single-source folds' models and the threshold here (JSON; "
                          "benchmarks/audio_eval.py --folds reads it)")
@@ -47,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def say(message: str) -> None:
         print(f"# {message}", file=sys.stderr, flush=True)
+    family = args.family or ct.FAMILY
     bursts = ct.collect_cached(args.data, args.cache)
     say(f"{len(bursts.y)} bursts: {int((bursts.y == 1).sum())} claps, "
         f"{int((bursts.y == 0).sum())} others, {int((bursts.y == -1).sum())} ignored")
@@ -57,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     for s in sorted(set(bursts.source) - {ct.SYNTH}):
         say(f"fold without {s}")
         if s not in models:
-            models[s] = ct.train(bursts, leave_out=[s])
+            models[s] = ct.train(bursts, leave_out=[s], family=family)
         folds[s] = ct.scores(bursts, models[s])
     threshold = ct.choose_threshold(bursts, folds)
     if args.save_folds is not None:
@@ -68,8 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     for s, sc in folds.items():
         say(f"held out {s:16s} figure {ct.heldout(bursts, sc, threshold, s):.3f}")
     say(f"threshold {threshold}")
-    model = ct.train(bursts)
-    text = ct.format_module(model, threshold, f"{ct.TREES} trees of depth {ct.DEPTH}, "
+    model = ct.train(bursts, family=family)
+    text = ct.format_module(model, threshold, f"{ct.TREES} trees of depth {ct.DEPTH} ({family}), "
                             f"trained on {len(bursts.y)} bursts.")
     if args.check:
         same = args.out.is_file() and args.out.read_text() == text

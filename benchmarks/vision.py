@@ -5,8 +5,9 @@ The reference is ``../shared/bench/vision_ref.py``'s ``CvChain.chain``: flip, 10
 4-level LUT, colour-bounds rect, red-channel frame-difference rect (< 0x33 -> 0), and the
 book's edge filter. sensekit runs ``Runner.process`` on a ``VisionStage`` configured the same
 way (mirror, blur 10, 4 levels spread like the reference, bounds of the disc colour, motion
-with the fixed book threshold on the red channel, horizontal edges), with handlers subscribed
-to ``color_bounds``, ``motion`` and ``edges``, so events are built and dispatched.
+by the book's frame difference with its fixed threshold on the red channel - not the default
+background model -, horizontal edges), with handlers subscribed to ``color_bounds``,
+``motion`` and ``edges``, so events are built and dispatched.
 
 Before timing, the outputs are checked equal to the reference's on every frame (blurred and
 quantised images, both rects, edge map). Timing alternates reference and sensekit frame by
@@ -49,7 +50,8 @@ class _NoSource(Source):
 def make_stage(ref: Any, levels: int, blur_k: int, edge_k: int) -> VisionStage:
     return VisionStage(mirror=True, blur_px=blur_k, levels=levels, palette_spread=True,
                        bounds_color=bgr_to_packed_rgb(ref.DISC_BGR),
-                       motion=MotionDetector(threshold=ref.MOTION_T, channel="red", min_amount=0.0),
+                       motion=MotionDetector(method="difference", threshold=ref.MOTION_T, channel="red",
+                                              min_amount=0.0),
                        edges=True, edge_blur_px=edge_k, edge_threshold=ref.EDGE_T)
 
 

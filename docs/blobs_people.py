@@ -5,8 +5,8 @@ Runs the clip (``../shared/data/video/people/pets2009_vtest_part1.mp4``, 480x360
 400 frames) through ``VisionStage`` with the background model and a ``BlobTracker`` at their
 defaults, exactly as ``sensekit events FILE --blobs`` does, and writes
 ``docs/blobs/people_montage.png`` (frames given by ``--frames``, outlines, boxes and ids drawn
-by ``sensekit.vision.layers.draw_blobs``). Prints the blob count per frame, the ids and
-how long each one lived.
+by ``sensekit.vision.layers.compose`` from the stage's own ``layers()``, as the panel draws
+them). Prints the blob count per frame, the ids and how long each one lived.
 
     .venv/bin/python docs/blobs_people.py [--data ../shared/data] [--frames 150,200,250,300,350,399]
 """
@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.capture.base import VideoFrame  # noqa: E402
-from sensekit.vision.layers import blob_layer, draw_blobs  # noqa: E402
+from sensekit.vision.layers import LayerGrabber, compose  # noqa: E402
 from sensekit.vision.blob_tracker import BlobTracker  # noqa: E402
 from sensekit.vision.motion import MotionDetector  # noqa: E402
 from sensekit.vision.pipeline import VisionStage  # noqa: E402
@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     fps = cap.get(cv2.CAP_PROP_FPS) or 10.0
     stage = VisionStage(motion=MotionDetector(method="background"), blobs=BlobTracker(), motion_events=False)
     assert stage.blobs is not None
+    grabber = LayerGrabber()
     tiles, counts, first, last = [], [], {}, {}
     i = 0
     while True:
@@ -60,8 +61,7 @@ def main(argv: list[str] | None = None) -> int:
                     first.setdefault(b.id, i)
                     last[b.id] = i
         if i in wanted:
-            out = image.copy()
-            draw_blobs(out, blob_layer(stage.blobs.visible))
+            out = compose(grabber.grab(image, [stage], index=i), {"blobs"})
             cv2.putText(out, f"frame {i}", (8, out.shape[0] - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.6,
                         (255, 255, 255), 2, cv2.LINE_AA)
             tiles.append(out)

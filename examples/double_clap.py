@@ -7,13 +7,13 @@ import sys
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage
 from sensekit.capture.spec import open_source
-from sensekit.events import Dispatcher
+from sensekit.events import Dispatcher, Event
 from sensekit.runner import Runner
 
 light = {"on": False}
 
 
-def on_double_clap(event):
+def on_double_clap(event: Event) -> None:
     light["on"] = not light["on"]          # switch your lamp, GPIO pin or DMX channel here
     print(f"{event.t:6.2f} s  double clap: light {'ON' if light['on'] else 'OFF'}", flush=True)
 

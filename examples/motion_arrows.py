@@ -7,19 +7,19 @@ pynput's keyboard.Controller().press(Key.left) / .release(...) where this prints
 import sys
 
 from sensekit.capture.spec import open_source
-from sensekit.events import Dispatcher
+from sensekit.events import Dispatcher, Event
 from sensekit.runner import Runner
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
 
-MIN_MOVING, held, dispatcher = 0.01, set(), Dispatcher()      # the fraction of a zone that must move
+MIN_MOVING, held, dispatcher = 0.01, set[str](), Dispatcher()      # the fraction of a zone that must move
 
 
-def arrows(event):                                            # "motion" and "still" events
+def arrows(event: Event) -> None:                             # "motion" and "still" events
     down = {k for k in ("left", "right") if getattr(event, "zones", {}).get(k + "_arrow", 0) >= MIN_MOVING}
     for key in sorted(down ^ held):
         print(f"{event.t:6.2f} s  {key.upper()} {'down' if key in down else 'up'}", flush=True)
-    held.clear(), held.update(down)
+    held.symmetric_difference_update(down ^ held)           # the keys held now: down
 
 
 with open_source(sys.argv[1] if len(sys.argv) > 1 else "demo") as source:

@@ -12,7 +12,7 @@ from sensekit.audio.pipeline import AudioStage
 from sensekit.capture.spec import open_source
 from sensekit.events import Dispatcher
 from sensekit.osc import OscSender, parse_target
-from sensekit.runner import Runner
+from sensekit.runner import Runner, Stage
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
 
@@ -21,7 +21,7 @@ sender = OscSender(*parse_target(args[1] if len(args) > 1 else "127.0.0.1:9000")
 dispatcher = Dispatcher()
 for name in ("clap", "level", "motion"):
     dispatcher.on(name, sender)
-stages = [AudioStage(clap=ClapDetector()), VisionStage(mirror=True, motion=MotionDetector())]
+stages: list[Stage] = [AudioStage(clap=ClapDetector()), VisionStage(mirror=True, motion=MotionDetector())]
 with open_source(args[0] if args else "demo", realtime="--fast" not in sys.argv) as source:
     Runner(source, stages, dispatcher).run()    # a replay plays at its recorded speed
 print(f"sent {sender.sent} OSC messages to {sender.host}:{sender.port}")

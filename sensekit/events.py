@@ -341,6 +341,16 @@ class Jump(Event):
     rise: float = 0.0                  # hip rise at take-off, torso lengths
 
 
+@register
+@dataclass(frozen=True, slots=True)
+class Step(Event):
+    """A person's feet (a visible ankle) went into a named zone (``inside`` true) or left it (false)."""
+    name: ClassVar[str] = "step"
+    id: int = 0
+    zone: str = ""
+    inside: bool = True
+
+
 # --- audio ------------------------------------------------------------------
 
 @register

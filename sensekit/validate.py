@@ -85,6 +85,15 @@ def _probe_folder(path: Path) -> None:
     os.rmdir(path)
 
 
+def _check_path_text(text: str, label: str, suffixes: tuple[str, ...]) -> None:
+    """Not empty, no NUL."""
+    if not text.strip():
+        raise ConfigError(f"{label}an empty path; give a "
+                          + (f"name ending in {_suffix_list(suffixes)}" if suffixes else "path"))
+    if "\x00" in text:
+        raise ConfigError(f"{label}{text!r} contains a NUL character")
+
+
 def check_output_path(name: str | None, path: str | os.PathLike[str], *,
                       suffixes: tuple[str, ...] = (), folder: bool = False,
                       exist_ok: bool = True) -> Path:
@@ -102,11 +111,7 @@ def check_output_path(name: str | None, path: str | os.PathLike[str], *,
     label = f"`{name}`: " if name else ""
     text = os.fspath(path)
     shown = repr(text)
-    if not str(text).strip():
-        raise ConfigError(f"{label}an empty path; give a "
-                          + (f"name ending in {_suffix_list(suffixes)}" if suffixes else "path"))
-    if "\x00" in str(text):
-        raise ConfigError(f"{label}{shown} contains a NUL character")
+    _check_path_text(str(text), label, suffixes)
     p = Path(text)
     try:
         is_dir = p.is_dir()

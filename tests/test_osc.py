@@ -465,6 +465,27 @@ def _demo_stages(source, argv: list[str]) -> list:
     return stages
 
 
+def _assert_flat_arguments(event, args) -> None:
+    """Every argument in declared order, with the flattening rules (dicts as key, value
+    pairs, tuples spread, bools as ints; floats as float32)."""
+    expected = [event.t]
+    for f in dataclasses.fields(event)[1:]:
+        v = getattr(event, f.name)
+        if isinstance(v, dict):
+            for k, x in v.items():
+                expected += [k, x]
+        elif isinstance(v, tuple):
+            expected += list(v)
+        else:
+            expected.append(int(v) if isinstance(v, bool) else v)
+    assert len(args) == len(expected)
+    for got, want in zip(args, expected):
+        if isinstance(want, float):
+            assert got == pytest.approx(want, rel=1e-6, abs=1e-4)
+        else:
+            assert got == want
+
+
 @pytest.mark.parametrize("bundle", [False, True])
 def test_replayed_recording_arrives_in_order_with_types(recordings_dir: Path, bundle: bool):
     from sensekit.capture.spec import open_source
@@ -532,25 +553,7 @@ def test_replayed_recording_arrives_in_order_with_types(recordings_dir: Path, bu
             assert timetag == pytest.approx(1_800_000_000.0 + event.t, abs=1e-3)
         else:
             assert timetag is None
-        # every argument in declared order, with the flattening rules
-        expected = [event.t]
-        for f in dataclasses.fields(event)[1:]:
-            v = getattr(event, f.name)
-            if isinstance(v, dict):
-                for k, x in v.items():
-                    expected += [k, x]
-            elif isinstance(v, tuple):
-                expected += list(v)
-            else:
-                expected.append(int(v) if isinstance(v, bool) else v)
-        assert len(args) == len(expected)
-        for got, want in zip(args, expected):
-            if isinstance(want, str):
-                assert got == want
-            elif isinstance(want, float):
-                assert got == pytest.approx(want, rel=1e-6, abs=1e-4)
-            else:
-                assert got == want
+        _assert_flat_arguments(event, args)
     # in time order, except that a clap is stamped with its onset and decided once the clap
     # detector's look-ahead has arrived, so it may follow later-stamped events by that much
     from sensekit.audio.clap import ClapDetector
@@ -642,7 +645,7 @@ def test_control_settings_reach_real_stages(recordings_dir: Path):
         finally:
             att.close()
     assert audio.activity.silence_level == 40.0
-    assert vision.tracker.color == 0x00FF00
+    assert vision.tracker.color_in_use == 0x00FF00
     assert vision.tracker.tolerance[0] == 30.0
     assert audio.meter.gain == 70.0
     assert att.control.rejected == 2 and att.control.unused == 1

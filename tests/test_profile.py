@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sensekit.app.registry  # noqa: F401  (the apps' tables are known, as in the CLI: the unknown-table hint lists them)
 from sensekit.errors import ConfigError
 from sensekit.profile import dumps_profile, edit_profile_text, find_line, load_profile, loads_profile, save_profile
 from sensekit.settings import load_table, lookup
@@ -363,10 +364,10 @@ def test_events_apply_a_profile_to_real_stages(recordings_dir: Path, tmp_path: P
             t.apply_pending()
     vision = next(s for s in stages if getattr(s, "motion", None) is not None)
     audio = next(s for s in stages if getattr(s, "activity", None) is not None)
-    assert vision.motion.threshold == pytest.approx(5 * 2 ** 0.5 * 3.0)     # the noise rule on 3.0
-    assert vision.tracker.color == 0x00FF00 and vision.tracker.tolerance[0] == 20.0
-    assert vision.motion.zone_fractions == {"door": (0.0, 0.0, 0.25, 1.0)}
-    assert audio.noise_floor.ready and audio.noise_floor.level == 12.5
+    assert vision.motion.threshold_in_use == pytest.approx(5 * 2 ** 0.5 * 3.0)     # the noise rule on 3.0
+    assert vision.tracker.color_in_use == 0x00FF00 and vision.tracker.tolerance[0] == 20.0
+    assert vision.motion.zones == {"door": (0.0, 0.0, 0.25, 1.0)}
+    assert audio.noise_floor.ready and audio.noise_floor.level_in_use == 12.5
     assert audio.meter.gain == 60.0
     assert audio.activity.on_db == 6.0 and audio.activity.timeout_ms == 500.0     # the option wins
     assert audio.activity.silence_level == 33.0

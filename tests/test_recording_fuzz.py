@@ -236,33 +236,37 @@ def apply(folder: Path, ops: list) -> None:
         p = _target(folder, name)
         if kind.startswith("meta_"):
             _edit_meta(folder, kind, a, n)
-            continue
-        if kind == "mark_incomplete":  # what a killed recorder leaves, plus the damage
-            m = folder / "meta.json"
-            try:
-                meta = json.loads(m.read_text())
-                meta["complete"] = False
-                m.write_text(json.dumps(meta))
-            except (OSError, ValueError, TypeError):
-                pass
-            continue
-        if not p.exists():
-            continue
-        if kind == "delete_file":
+        elif kind == "mark_incomplete":  # what a killed recorder leaves, plus the damage
+            _mark_incomplete(folder)
+        elif p.exists() and kind == "delete_file":
             p.unlink()
-            continue
-        data = bytearray(p.read_bytes())
-        if kind == "truncate":
-            del data[int(a * len(data)):]
-        elif kind == "flip" and data:
-            rng = np.random.default_rng(seed)
-            for pos in rng.integers(0, len(data), size=n):
-                data[pos] ^= int(rng.integers(1, 256))
-        elif kind == "delete_range" and data:
-            start = int(a * len(data))
-            end = min(len(data), start + max(1, int(b * len(data) * 0.25)))
-            del data[start:end]
-        p.write_bytes(bytes(data))
+        elif p.exists():
+            p.write_bytes(bytes(_damaged(bytearray(p.read_bytes()), kind, a, b, n, seed)))
+
+
+def _mark_incomplete(folder: Path) -> None:
+    m = folder / "meta.json"
+    try:
+        meta = json.loads(m.read_text())
+        meta["complete"] = False
+        m.write_text(json.dumps(meta))
+    except (OSError, ValueError, TypeError):
+        pass
+
+
+def _damaged(data: bytearray, kind: str, a: float, b: float, n: int, seed: int) -> bytearray:
+    """``data`` truncated, with bits flipped, or with a range deleted (other kinds: unchanged)."""
+    if kind == "truncate":
+        del data[int(a * len(data)):]
+    elif kind == "flip" and data:
+        rng = np.random.default_rng(seed)
+        for pos in rng.integers(0, len(data), size=n):
+            data[pos] ^= int(rng.integers(1, 256))
+    elif kind == "delete_range" and data:
+        start = int(a * len(data))
+        end = min(len(data), start + max(1, int(b * len(data) * 0.25)))
+        del data[start:end]
+    return data
 
 
 _CASES = itertools.count()

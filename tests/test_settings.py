@@ -13,7 +13,7 @@ from pythonosc.osc_message_builder import OscMessageBuilder
 from pythonosc.udp_client import SimpleUDPClient
 
 from sensekit.errors import ConfigError
-from sensekit.settings import PRESETS, Tunable, Tuning, group, load_table, lookup, setting
+from sensekit.settings import PRESETS, Tunable, Tuning, load_table, lookup, setting
 
 from .settings_values import joint_values, other_value
 
@@ -34,6 +34,8 @@ def _all_values(*, hands: bool = True) -> dict[str, object]:
 # --- the table ------------------------------------------------------------------------
 
 def test_every_setting_is_declared_completely():
+    import sensekit.app.registry  # noqa: F401 - adds the apps' finder, as the CLI does
+
     table = load_table()
     assert len(table) >= 15
     count = 0
@@ -80,12 +82,14 @@ def test_every_preset_value_is_a_valid_setting():
 
 # --- live changes --------------------------------------------------------------------------
 
-class _Meter(Tunable):
-    SETTINGS = group("test_meter", "a meter for the tests",
-                     setting("low", 10.0, "low mark", lo=0, hi=100),
-                     setting("high", 90.0, "high mark", lo=0, hi=100),
-                     rule=lambda v: None if v["low"] < v["high"] else (_ for _ in ()).throw(
-                         ConfigError("`test_meter.low` must be below `test_meter.high`")))
+def _low_below_high(v):
+    if not v["low"] < v["high"]:
+        raise ConfigError("`test_meter.low` must be below `test_meter.high`")
+
+
+class _Meter(Tunable, section="test_meter", title="a meter for the tests", rule=_low_below_high):
+    low = setting(10.0, "low mark", lo=0, hi=100)
+    high = setting(90.0, "high mark", lo=0, hi=100)
 
     def __init__(self, **settings):
         self.init_settings(settings)
@@ -219,6 +223,11 @@ class Everything(App):
             voice = [VoiceStage({"words": ("left",)})]
         except ConfigError:
             voice = []
+        try:                                           # the hands extra, when installed
+            from sensekit.vision.silhouette import SilhouetteStage
+            voice.append(SilhouetteStage())
+        except ConfigError:
+            pass
         return [*voice, AudioStage(activity=ActivityDetector(), clap=ClapDetector(), pattern=ClapPatternTracker(),
                            pitch=PitchTracker()),
                 VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector(), blobs=BlobTracker(),
@@ -276,6 +285,8 @@ def test_every_stage_setting_round_trips_through_shift_s(tmp_path: Path):
               if k.split(".")[0] in library_sections() and not k.startswith("pose.")}
     if not _voice_available():
         values = {k: v for k, v in values.items() if not k.startswith("voice.")}
+    if not hands:
+        values = {k: v for k, v in values.items() if not k.startswith("silhouette.")}
     saved = _run_and_save(str(app), values, tmp_path, ["--hands"] if hands else [])
     assert {k: saved.get(k) for k in values} == values
 
@@ -321,7 +332,7 @@ def test_every_setting_round_trips_through_osc(tmp_path: Path):
     library = library_sections()
     hands = _hands_available()
     voice = _voice_available()
-    targets = [(str(app), [g for g in library if (hands or g != "hands") and g != "pose"
+    targets = [(str(app), [g for g in library if (hands or g not in ("hands", "silhouette")) and g != "pose"
                            and (voice or g != "voice")])]
     targets += [(name, [name]) for name in ("sound_flier", "clapper", "activity_graph", "color_ball",
                                             "motion_paddle", "edge_snow", "steer", "collide", "pinch_toss")]
@@ -384,14 +395,13 @@ BALLOON = '''
 """A balloon that grows with sound."""
 from sensekit.app import App
 from sensekit.audio.pipeline import AudioStage
-from sensekit.settings import group, setting
+from sensekit.settings import setting
 
 
-class Balloon(App):
+class Balloon(App, section="balloon", title="a balloon that grows with sound"):
     title = "Balloon"
     needs = frozenset({"audio"})
-    SETTINGS = group("balloon", "a balloon that grows with sound",
-        setting("growth", 1.5, "pixels per level per second", unit="px", lo=0, hi=10, step=0.5))
+    growth = setting(1.5, "pixels per level per second", unit="px", lo=0, hi=10, step=0.5)
     plus_minus = ("balloon.growth", 1)
 
     def stages(self):
@@ -426,36 +436,13 @@ def test_a_new_setting_is_one_line_and_appears_everywhere(tmp_path: Path, monkey
     assert value_from_args("balloon.growth", (4.0,)) == 4.0
 
 
-def test_every_setting_attribute_is_typed_for_the_type_checker():
-    """Settings are stored as attributes by the table; each class names their types (only the
-    types: the declaration stays the one place for defaults, ranges and help)."""
-    import inspect
-    import re
-
-    from sensekit.audio.activity import ActivityDetector
-    from sensekit.audio.clap import ClapDetector
-    from sensekit.audio.noise_floor import NoiseFloor
-    from sensekit.audio.pitch import PitchTracker
-    from sensekit.vision.background import BackgroundModel
-    from sensekit.vision.color_tracker import ColorTracker
-    from sensekit.vision.hands import HandStage
-    from sensekit.vision.motion import MotionDetector
-    from sensekit.vision.pipeline import VisionStage
-
-    for cls in (ActivityDetector, ClapDetector, NoiseFloor, PitchTracker, BackgroundModel, ColorTracker, HandStage,
-                MotionDetector, VisionStage):
-        source = inspect.getsource(cls)
-        for name in cls.SETTINGS.names:
-            attr = cls.SETTING_ATTRS.get(name, name)
-            if cls is ColorTracker and name in ("method", "color", *ColorTracker._TOLERANCE):
-                continue                                   # stored by its own _store_setting
-            assert re.search(rf"^\s+(self\.)?{attr}: ", source, re.M), f"{cls.__name__}.{attr} has no type"
-
-
 def test_words_kind_parses_checks_and_formats():
-    from sensekit.settings.declare import setting
+    from sensekit.settings import Setting
 
-    s = setting("words", (), "command words", kind="words")
+    class _Words(Tunable, section="test_words", title="words for the tests"):
+        words: Setting[tuple[str, ...]] = setting((), "command words", kind="words")
+
+    s = _Words.SETTINGS["words"]
     assert s.parse(" Left, right,,left ") == ("left", "right")       # lower-cased, no repeats
     assert s.check(["Up", "down"]) == ("up", "down") and s.check(()) == ()
     assert s.parse(s.format(("up", "down"))) == ("up", "down") and s.parse("none") == ()

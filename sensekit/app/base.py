@@ -40,8 +40,9 @@ Hooks the host calls (all optional except ``draw``):
   each may return a short message that the host shows for a moment;
 - ``state()`` -> a dict of what the player sees, for tests and benchmarks.
 
-Settings: an app declares its own tunable constants once, like a detector, as a
-``SETTINGS = group("my_app", "what it is", setting(...), ...)`` class attribute; they are then
+Settings: an app declares each of its tunable constants once, like a detector, as a class
+attribute (``gravity = setting(0.4, "pull per step", lo=0, hi=20)``) with the section on the
+class line (``class MyApp(App, section="my_app", title="what it is")``); they are then typed
 attributes of the app (``self.gravity``), in ``sensekit settings``, ``--set my_app.gravity=0.5``,
 profiles, OSC and Shift+S, and ``settings_changed(changed)`` sees changes (applied before the
 next step). ``plus_minus = ("clap.min_level", -1)`` binds the ``+``/``-`` keys to any setting
@@ -52,15 +53,17 @@ Randomness: use ``self.rng`` (a ``numpy.random.Generator`` seeded from
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Iterator, Protocol
 
 import numpy as np
 import pygame
 
 from sensekit.app import draw as D
+from sensekit.app.convert import bgr_to_packed_rgb
 from sensekit.app.options import RunOptions
+from sensekit.app.subscribe import Subscriber
 from sensekit.capture.base import Source
-from sensekit.events import Dispatcher, Event
+from sensekit.events import Dispatcher
 from sensekit.runner import Runner, Stage
 from sensekit.settings.live import Tunable, Tuning
 
@@ -97,12 +100,12 @@ class Host(Protocol):
     def pick_at(self, xy: tuple[int, int]) -> str | None: ...
 
 
-class App(Tunable):
+class App(Subscriber, Tunable):
     #: set from the file name by the registry (``apps/clapper.py`` -> ``"clapper"``)
     name: ClassVar[str] = ""
     title: ClassVar[str] = "sensekit app"
-    #: the instruction line at the bottom of the window
-    instructions: ClassVar[str] = ""
+    #: the instruction line at the bottom of the window (an app may change it while it runs)
+    instructions: str = ""
     #: inputs the app cannot work without: ``"video"``, ``"audio"``
     needs: ClassVar[frozenset[str]] = frozenset({"video"})
     #: bundled recording used when no live device exists (``sensekit.paths``)
@@ -173,12 +176,11 @@ class App(Tunable):
         from sensekit.vision.pipeline import VisionStage
 
         stage = next(s for s in self.host.runner.stages if getattr(s, "tracker", None) is tracker)
-        b, g, r = bgr
-        color = f"#{(r << 16) | (g << 8) | b:06x}"
+        color = f"#{bgr_to_packed_rgb(bgr):06x}"
         if isinstance(stage, VisionStage):              # the vision stage: picked on its next frame
             # the ``tracker.method`` setting decides; none set: the object under the click (model)
-            stage.track(Target.click(xy[0], xy[1], bgr), method=tracker.method_setting)
-            if tracker.method_setting in (None, "model"):
+            stage.track(Target.click(xy[0], xy[1], bgr), method=tracker.method)
+            if tracker.method in (None, "model"):
                 return f"tracking the object under {xy[0]},{xy[1]} (colour {color})"
         else:
             tracker.pick(frame.image, *xy)
@@ -209,9 +211,8 @@ class App(Tunable):
         return {}
 
     # -- helpers for subclasses ----------------------------------------------
-    def on(self, name: str, handler: Callable[[Event], Any]) -> None:
-        """Subscribe to an event name (checked now, not when it fires)."""
-        self.host.dispatcher.on(name, handler)
+    def _dispatcher(self) -> Dispatcher:
+        return self.host.dispatcher
 
     @property
     def t(self) -> float:

@@ -25,7 +25,7 @@ Nothing here keeps state; every function returns a new value.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, overload
 
 import numpy as np
 import pygame
@@ -41,6 +41,10 @@ Color = tuple[int, int, int]
 RectLike = pygame.Rect | tuple[int, int, int, int] | Sequence[int]
 
 
+@overload
+def bgr_to_rgb(image_or_color: Sequence[int]) -> Color: ...
+@overload
+def bgr_to_rgb(image_or_color: np.ndarray) -> np.ndarray | Color: ...
 def bgr_to_rgb(image_or_color: np.ndarray | Sequence[int]) -> np.ndarray | Color:
     """Swap B and R of an ``HxWx3`` array (new contiguous array) or of a 3-tuple."""
     if isinstance(image_or_color, np.ndarray) and image_or_color.ndim == 3:
@@ -49,6 +53,10 @@ def bgr_to_rgb(image_or_color: np.ndarray | Sequence[int]) -> np.ndarray | Color
     return (r, g, b)
 
 
+@overload
+def rgb_to_bgr(image_or_color: Sequence[int]) -> Color: ...
+@overload
+def rgb_to_bgr(image_or_color: np.ndarray) -> np.ndarray | Color: ...
 def rgb_to_bgr(image_or_color: np.ndarray | Sequence[int]) -> np.ndarray | Color:
     """Inverse of ``bgr_to_rgb`` (the same swap)."""
     return bgr_to_rgb(image_or_color)

@@ -36,12 +36,16 @@ through it, and they take effect on the next frame, block or step.
 When the source reports ``source_lost`` the app says so in a red banner and
 keeps running; ``source_restored`` removes it.
 
-Failure modes: ``pygame.error`` if no display is available and not headless;
+Headless runs need SDL's dummy drivers, chosen before pygame initialises its display: the
+``sensekit run`` entry does it (``sensekit.cli.run.use_headless_drivers``); a script sets
+``SDL_VIDEODRIVER=dummy`` itself. The host never writes the environment.
+
+Failure modes: ``ConfigError`` naming ``SDL_VIDEODRIVER`` if no display is available (windowed, or
+headless without the dummy driver);
 ``ConfigError`` for an unwritable ``--video`` path.
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +62,7 @@ from sensekit.app.outputs import RunOutputs, save_screenshot
 from sensekit.app.overlay_view import OverlayView
 from sensekit.capture.base import Source
 from sensekit.clock import Clock, MonotonicClock
-from sensekit.errors import SensekitError
+from sensekit.errors import ConfigError, SensekitError
 from sensekit.events import Dispatcher, Event, SourceLost, SourceRestored
 from sensekit.runner import Runner
 from sensekit.settings.live import Tuning
@@ -90,10 +94,7 @@ class AppHost:
     def __init__(self, app_cls: type[App], source: Source, options: RunOptions | None = None,
                  *, clock: Clock | None = None) -> None:
         self.options = options or RunOptions()
-        if self.options.headless:
-            os.environ["SDL_VIDEODRIVER"] = "dummy"
-            os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-        pygame.display.init()
+        _init_display(self.options.headless)
         pygame.font.init()
         self.source = source
         self.live = bool(source.is_live)
@@ -338,6 +339,16 @@ class AppHost:
 
     def close(self) -> None:
         self.outputs.close()
+
+
+def _init_display(headless: bool) -> None:
+    """``pygame.display.init()``, or one line saying which display is missing."""
+    try:
+        pygame.display.init()
+    except pygame.error as exc:
+        hint = ("set SDL_VIDEODRIVER=dummy before the host starts (the CLI does for --headless)" if headless
+                else "run headless (--headless) or on a machine with a display")
+        raise ConfigError(f"pygame found no display ({exc}): {hint}") from None
 
 
 def run_app(app_cls: type[App], source: Source, options: RunOptions | None = None) -> RunResult:

@@ -32,5 +32,8 @@ class RunOptions:
     script: Any = None
     #: start with hand input (``--hands``; apps whose ``hands`` is "switch" or "always")
     hands: bool = False
+    #: a person mask per frame (``--silhouette``; the hands extra): apps that use one build a
+    #: ``SilhouetteStage`` (``edge_snow`` piles snow on it), others get one for the overlays and panel
+    silhouette: bool = False
     #: pace a replay or file at recorded speed even headless (``--panel``)
     realtime: bool = False

@@ -1,4 +1,5 @@
-"""What the detector sees, over an app's camera view: keys ``m`` mask, ``e`` edges, ``p`` palette.
+"""What the detector sees, over an app's camera view: keys ``m`` mask, ``e`` edges, ``p`` palette,
+``b`` the body's silhouette (when the run has one: ``--silhouette``).
 
 ``OverlayView`` belongs to the app host. Each key switches one overlay on or off (they
 combine); the host draws them after the app, over ``app.camera_view``, from the stages' own
@@ -17,15 +18,16 @@ import pygame
 
 from sensekit.app import draw as D
 from sensekit.app.convert import array_to_surface
-from sensekit.vision.layers import LayerGrabber, compose
+from sensekit.vision.layers import LayerGrabber, compose, offered
 
 if TYPE_CHECKING:
     from sensekit.app.base import Host
 
 __all__ = ["OVERLAY_KEYS", "OverlayView"]
 
-OVERLAY_KEYS: dict[int, str] = {pygame.K_m: "mask", pygame.K_e: "edges", pygame.K_p: "palette"}
-_KEY_OF = {"mask": "m", "edges": "e", "palette": "p"}
+OVERLAY_KEYS: dict[int, str] = {pygame.K_m: "mask", pygame.K_e: "edges", pygame.K_p: "palette",
+                                 pygame.K_b: "silhouette"}
+_KEY_OF = {"mask": "m", "edges": "e", "palette": "p", "silhouette": "b"}
 #: opacity of the overlay picture over the app's drawing (the game stays faintly visible)
 ALPHA = 215
 
@@ -41,6 +43,8 @@ class OverlayView:
         """Switch ``name`` on or off; returns the message the host shows."""
         if self.host.app.camera_view is None:
             return f"{self.host.app.name or 'this app'} shows no camera picture to draw the {name} over"
+        if name not in self.shown and name not in offered(self.host.runner.stages):
+            return f"no {name} in this run (sensekit run APP --{name}, with the hands extra)"
         self.shown ^= {name}
         state = "on" if name in self.shown else "off"
         return f"{name} overlay {state} ({_KEY_OF[name]})"

@@ -39,7 +39,7 @@ from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Activity
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Setting, Tunable, setting
 
 _EPS = 1e-9
 
@@ -53,33 +53,27 @@ def _check_levels(v: Mapping[str, Any]) -> None:
                           f"got {v['off_db']!r}")
 
 
-class ActivityDetector(Tunable):
+class ActivityDetector(Tunable, section="activity",
+                       title="activity events: Flash's setSilenceLevel(level, timeout), with hysteresis",
+                       rule=_check_levels):
     """Level-threshold activity events (Flash semantics + hysteresis + minimum duration)."""
 
-    SETTINGS = group(
-        "activity", "activity events: Flash's setSilenceLevel(level, timeout), with hysteresis",
-        setting("silence_level", 10.0, "the level that activates (Flash's default 10; the book's clapper 25)",
-                unit="level", lo=0, hi=100, step=5.0),
-        setting("timeout_ms", 2000.0, "quiet this long deactivates; events inside it are ignored (the "
-                "book's clapper: 500)", unit="ms", lo=0, hi=600_000),
-        setting("off_level", None, "hysteresis: the level counts as quiet only below this", kind="float",
-                unit="level", lo=0, hi=100, none="the silence level", flag="--off-level"),
-        setting("min_duration_ms", 0.0, "the level must stay up this long to activate", unit="ms",
-                lo=0, hi=600_000, flag="--min-duration-ms"),
-        setting("on_db", None, "activate this many dB over the learned noise floor instead of at a fixed "
-                "level (--activity floor+DB)", kind="float", unit="dB", lo=0, hi=100, none="fixed silence level"),
-        setting("off_db", None, "quiet below this many dB over the noise floor", kind="float", unit="dB",
-                lo=0, hi=100, none="the same as on_db"),
-        rule=_check_levels,
-    )
+    silence_level = setting(10.0, "the level that activates (Flash's default 10; the book's clapper 25)",
+                            unit="level", lo=0, hi=100, step=5.0)
+    timeout_ms = setting(2000.0, "quiet this long deactivates; events inside it are ignored (the "
+                         "book's clapper: 500)", unit="ms", lo=0, hi=600_000)
+    off_level: Setting[float | None] = setting(
+        None, "hysteresis: the level counts as quiet only below this", kind="float",
+        unit="level", lo=0, hi=100, none="the silence level", flag="--off-level")
+    min_duration_ms = setting(0.0, "the level must stay up this long to activate", unit="ms",
+                              lo=0, hi=600_000, flag="--min-duration-ms")
+    on_db: Setting[float | None] = setting(
+        None, "activate this many dB over the learned noise floor instead of at a fixed "
+        "level (--activity floor+DB)", kind="float", unit="dB", lo=0, hi=100, none="fixed silence level")
+    off_db: Setting[float | None] = setting(
+        None, "quiet below this many dB over the noise floor", kind="float", unit="dB",
+        lo=0, hi=100, none="the same as on_db")
 
-    # the settings as attributes (types only; the declaration above is the one place they live)
-    silence_level: float
-    timeout_ms: float
-    off_level: float | None
-    min_duration_ms: float
-    on_db: float | None
-    off_db: float | None
 
     def __init__(self, silence_level: float | None = None, timeout_ms: float | None = None, *,
                  noise_floor: NoiseFloor | None = None, meter: LevelMeter | None = None,
@@ -122,8 +116,8 @@ class ActivityDetector(Tunable):
         if nf.version != self._floor_version:
             self._floor_version = nf.version
             off_db = self.on_db if self.off_db is None else self.off_db
-            on = min(100.0, nf.level + self.on_db / DB_PER_LEVEL)
-            off = min(on, nf.level + off_db / DB_PER_LEVEL)
+            on = min(100.0, nf.level_in_use + self.on_db / DB_PER_LEVEL)
+            off = min(on, nf.level_in_use + off_db / DB_PER_LEVEL)
             self.on_level, self.quiet_level = on, off
         return True
 

@@ -90,7 +90,7 @@ from sensekit.audio.level import db_to_level, level_to_db, mono
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Clap, ClapPattern
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_int_range, check_positive, check_range
 
 __all__ = ["FEATURES", "BurstFeatures", "ClapDetector", "ClapPatternTracker", "check_rate"]
@@ -130,42 +130,33 @@ def check_rate(rate: int, what: str = "detector") -> int:
     return r
 
 
-class ClapDetector(Tunable):
+class ClapDetector(Tunable, section="clap",
+                   title="clap events: bursts judged by boosted trees (sensekit/audio/clap.py)"):
     """Streaming hand-clap detector: ``feed(block)`` or ``process(samples, t, rate)``.
 
     The module docstring says how it decides and what each setting does.
     """
 
-    SETTINGS = group(
-        "clap", "clap events: bursts judged by boosted trees (sensekit/audio/clap.py)",
-        setting("threshold", SHIPPED_THRESHOLD, "score (log-odds) a burst needs: lower finds softer, odder "
-                f"claps and more false ones; {SCORE_RANGE[0]:g} accepts every burst that passes "
-                f"min_level and min_rise_db, {SCORE_RANGE[1]:g} none (the shipped model's range)",
-                lo=SCORE_RANGE[0], hi=SCORE_RANGE[1], step=0.25),
-        setting("min_level", 20.0, "level (0..100, after gain) a clap's 1 ms peak must reach; 20 = -54 dBFS",
-                unit="level", lo=0, hi=100, step=5.0),
-        setting("min_rise_db", 8.0, "rise a burst needs over the 35..10 ms before its peak", unit="dB",
-                lo=8, hi=40),
-        setting("min_gap_ms", 75.0, "claps closer than this are one clap (3/4 of the fastest clapping)",
-                unit="ms", lo=0, hi=1000),
-        setting("below_claps_db", 30.0, "a burst this far under the loudest clap of the last 10 s is "
-                "not a clap (one person's claps vary by 20 dB at most)", unit="dB", lo=10, hi=120, step=5.0),
-        setting("room_feature", "none", "a feature on which this room's clap-like sounds differ from "
-                "its claps (learned by `sensekit calibrate --claps`; none: no room rule)",
-                kind="choice", choices=("none", *FEATURES)),
-        setting("room_limit", 0.0, "bursts whose room_feature is beyond this are the room's, not claps "
-                "(above it when room_above, else below)", lo=-1000, hi=1000),
-        setting("room_above", True, "the room's sounds lie above room_limit (else below)"),
-    )
-
-    threshold: float                 # the settings as attributes (types only)
-    min_level: float
-    min_rise_db: float
-    min_gap_ms: float
-    below_claps_db: float
-    room_feature: str
-    room_limit: float
-    room_above: bool
+    threshold: Setting[float] = setting(
+        SHIPPED_THRESHOLD, "score (log-odds) a burst needs: lower finds softer, odder "
+        f"claps and more false ones; {SCORE_RANGE[0]:g} accepts every burst that passes "
+        f"min_level and min_rise_db, {SCORE_RANGE[1]:g} none (the shipped model's range)",
+        lo=SCORE_RANGE[0], hi=SCORE_RANGE[1], step=0.25)
+    min_level = setting(20.0, "level (0..100, after gain) a clap's 1 ms peak must reach; 20 = -54 dBFS",
+                        unit="level", lo=0, hi=100, step=5.0)
+    min_rise_db = setting(8.0, "rise a burst needs over the 35..10 ms before its peak", unit="dB",
+                          lo=8, hi=40)
+    min_gap_ms = setting(75.0, "claps closer than this are one clap (3/4 of the fastest clapping)",
+                         unit="ms", lo=0, hi=1000)
+    below_claps_db = setting(
+        30.0, "a burst this far under the loudest clap of the last 10 s is "
+        "not a clap (one person's claps vary by 20 dB at most)", unit="dB", lo=10, hi=120, step=5.0)
+    room_feature = setting("none", "a feature on which this room's clap-like sounds differ from "
+                           "its claps (learned by `sensekit calibrate --claps`; none: no room rule)",
+                           kind="choice", choices=("none", *FEATURES))
+    room_limit = setting(0.0, "bursts whose room_feature is beyond this are the room's, not claps "
+                         "(above it when room_above, else below)", lo=-1000, hi=1000)
+    room_above = setting(True, "the room's sounds lie above room_limit (else below)")
 
     def __init__(
         self,
@@ -275,13 +266,8 @@ class ClapDetector(Tunable):
         ``energy`` is the block's mean square before gain, when the caller already has
         it (the level stage computes it once per block). NaN/Inf blocks are skipped.
         """
-        if self._pending:
-            self.apply_pending()
-        if rate != self.rate:
-            if self._t0 is not None:
-                raise ConfigError(f"sample rate changed from {self.rate} to {rate} Hz at audio "
-                                  f"block {index}; call reset() first")
-            self._configure(check_rate(rate, "clap detector"))
+        if self._pending or rate != self.rate:
+            self._settle(rate, index)
         x = samples
         if x.ndim != 1 or x.dtype.char != "f":
             x = mono(x, channels=self.channels, index=index)
@@ -291,11 +277,7 @@ class ClapDetector(Tunable):
         if energy is None:
             energy = float(np.dot(x, x)) / n
         if not math.isfinite(energy):
-            self.skipped_blocks += 1
-            log.warning("clap detector: audio block %d at t=%.3f s has NaN/Inf samples; skipped "
-                        "(the stream restarts at the next block)", index, t)
-            self.reset()
-            return _NO_CLAPS
+            return self._skip(index, t)
         if self._t0 is None:
             self._start(t)
         end = self._end
@@ -310,18 +292,43 @@ class ClapDetector(Tunable):
         if end < self._grid_due:
             self._chunk_ss += ss
         else:
-            hop = self._hop
-            k0, k1 = self._fnext, end // hop
-            if (self._chunk_ss + ss) * self._gain2 >= self._min_fe:
-                self._grid(k0, k1)                      # some frame may reach min_level
-            else:
-                self._fvalid = k1                         # frame powers before k1 unknown
-            self._fnext = k1
-            self._grid_due = (k1 + _CHUNK_FRAMES) * hop
-            self._chunk_ss = ss if k1 * hop < end else 0.0   # this block also holds the next
+            self._chunk_done(end, ss)
         if self._regions or self._peaks:
             return self._judge_ready()
         return _NO_CLAPS
+
+    def _settle(self, rate: int, index: int) -> None:
+        """Before a block: apply settings changed since the last one, then take a new rate
+        (configured for before the stream starts, refused after)."""
+        if self._pending:
+            self.apply_pending()
+        if rate == self.rate:
+            return
+        if self._t0 is not None:
+            raise ConfigError(f"sample rate changed from {self.rate} to {rate} Hz at audio "
+                              f"block {index}; call reset() first")
+        self._configure(check_rate(rate, "clap detector"))
+
+    def _skip(self, index: int, t: float) -> Sequence[Clap]:
+        """A block with NaN/Inf samples: counted, logged, and the stream restarted."""
+        self.skipped_blocks += 1
+        log.warning("clap detector: audio block %d at t=%.3f s has NaN/Inf samples; skipped "
+                    "(the stream restarts at the next block)", index, t)
+        self.reset()
+        return _NO_CLAPS
+
+    def _chunk_done(self, end: int, ss: float) -> None:
+        """The stream reached ``_grid_due`` (``ss``: this block's sum of squares): frame powers
+        of the finished chunk, computed only when some frame may reach min_level."""
+        hop = self._hop
+        k0, k1 = self._fnext, end // hop
+        if (self._chunk_ss + ss) * self._gain2 >= self._min_fe:
+            self._grid(k0, k1)                      # some frame may reach min_level
+        else:
+            self._fvalid = k1                         # frame powers before k1 unknown
+        self._fnext = k1
+        self._grid_due = (k1 + _CHUNK_FRAMES) * hop
+        self._chunk_ss = ss if k1 * hop < end else 0.0   # this block also holds the next
 
     def _levels_changed(self) -> None:
         self._min_peak_db = level_to_db(self.min_level)

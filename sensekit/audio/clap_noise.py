@@ -26,7 +26,7 @@ import numpy as np
 
 from sensekit.audio.clap import ClapDetector
 from sensekit.audio.clap_augment import clap_loudness, noise
-from sensekit.audio.evaluate import match, read_clips, read_wav, stream_claps
+from sensekit.audio.evaluate import Clip, match, read_clips, read_wav, stream_claps
 
 CURVE_KINDS = ("white", "pink", "brown", "hum", "babble", "speech")
 CURVE_SNRS_DB = (0.0, 5.0, 10.0, 15.0, 20.0, 30.0)
@@ -57,13 +57,45 @@ def _seed(*parts: str) -> int:
     return zlib.crc32("/".join(parts).encode())
 
 
+def other_speech(audio: dict[str, tuple[np.ndarray, int]], speech: Iterable[Clip], source: str,
+                 rate: int) -> list[np.ndarray]:
+    """The speech clips of every source but ``source``, at ``rate`` (what babble and the
+    speech mixes are made of: a held-out source is never mixed with its own voice)."""
+    from sensekit.audio.clap_training import resample
+
+    out = []
+    for sp in speech:
+        if sp.source != source:
+            sx, srate = audio[sp.file]
+            out.append(sx if srate == rate else resample(sx, srate, rate))
+    return out
+
+
+def noise_unit(kind: str, clip_file: str, n: int, rate: int, others: list[np.ndarray]) -> np.ndarray:
+    """``n`` samples of noise ``kind`` at unit RMS, seeded by the clip and the kind (the same
+    mix in every run); ``"speech"`` is one of ``others`` looped."""
+    rng = np.random.default_rng(_seed("curve", clip_file, kind))
+    if kind == "speech":
+        one = others[int(rng.integers(len(others)))].astype(np.float64)
+        loop = np.tile(one, -(-n // len(one)))[:n]
+        out: np.ndarray = loop / (np.sqrt(np.mean(loop ** 2)) + 1e-20)
+        return out
+    return noise(kind, n, rate, rng, others)
+
+
+def mix_at(x: np.ndarray, unit: np.ndarray, loud: float, snr_db: float) -> np.ndarray:
+    """``x`` plus ``unit`` noise ``snr_db`` under the claps' loudness ``loud``, as float32,
+    scaled down only if it would clip (peak above 0.95)."""
+    y = x.astype(np.float64) + unit * loud * 10.0 ** (-snr_db / 20.0)
+    peak = float(np.abs(y).max())
+    return np.asarray(y * (0.95 / peak) if peak > 0.95 else y, np.float32)
+
+
 def noise_curve(data: Path, *, kinds: Iterable[str] = CURVE_KINDS,
                 snrs_db: Iterable[float] = CURVE_SNRS_DB, offsets: Iterable[int] = (0,),
                 block: int = 512, make_for: Callable[[str], Callable[[], ClapDetector]] | None = None,
                 only_sources: Iterable[str] | None = None) -> list[CurvePoint]:
     """One ``CurvePoint`` per kind, SNR and offset (see the module docstring)."""
-    from sensekit.audio.clap_training import resample
-
     data = Path(data)
     clips = read_clips(data)
     keep = None if only_sources is None else set(only_sources)
@@ -76,24 +108,12 @@ def noise_curve(data: Path, *, kinds: Iterable[str] = CURVE_KINDS,
     for c in targets:
         x, rate = audio[c.file]
         loud = clap_loudness(x, rate, c.onsets)
-        others = []
-        for sp in speech:
-            if sp.source != c.source:
-                sx, srate = audio[sp.file]
-                others.append(sx if srate == rate else resample(sx, srate, rate))
+        others = other_speech(audio, speech, c.source, rate)
         make = make_for(c.source) if make_for is not None else ClapDetector
         for kind in {k for k, _, _ in points}:
-            rng = np.random.default_rng(_seed("curve", c.file, kind))
-            if kind == "speech":
-                one = others[int(rng.integers(len(others)))].astype(np.float64)
-                n = np.tile(one, -(-len(x) // len(one)))[: len(x)]
-                unit = n / (np.sqrt(np.mean(n ** 2)) + 1e-20)
-            else:
-                unit = noise(kind, len(x), rate, rng, others)
+            unit = noise_unit(kind, c.file, len(x), rate, others)
             for snr in snrs:
-                y = x.astype(np.float64) + unit * loud * 10.0 ** (-snr / 20.0)
-                peak = float(np.abs(y).max())
-                y32 = np.asarray(y * (0.95 / peak) if peak > 0.95 else y, np.float32)
+                y32 = mix_at(x, unit, loud, snr)
                 for off in offs:
                     m = match(stream_claps(y32, rate, block=block, offset=off, make=make), c.onsets)
                     p = points[kind, snr, off]

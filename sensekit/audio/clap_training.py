@@ -20,7 +20,9 @@ apart, as people clap fast; and (clap clips) cut to start 2-45 ms before one of 
 a stream that starts just before a clap. Then ``clap_augment``: 22.05 kHz, 10-30 dB quieter,
 and one copy per noise kind at 0-30 dB SNR; plus synthetic hard negatives and claps.
 
-**Model.** Boosted trees (``fit_trees``) on ``FEATURES``; each source's weight grows with
+**Model.** Boosted trees on ``FEATURES``, fitted by scikit-learn's HistGradientBoosting
+(``clap_hgb.fit_hgb``, the score made to fall as the decay features grow) and exported as
+arrays, or by the hand-written ``fit_trees`` (``FAMILY``); each source's weight grows with
 the square root of its bursts and both classes weigh the same (``balanced_weights``).
 ``train(data, leave_out=s)`` uses only bursts whose clip and background both come from
 other sources.
@@ -71,6 +73,11 @@ DEPTH = 6                # boosted trees: depth, count, shrinkage, L2 on leaf va
 TREES = 300
 RATE = 0.1
 L2 = 1.0
+#: the score may only fall as these grow (hgb): a clap is over within ~10 ms
+DECREASING = ("fall10_ms", "fall20_ms", "decay_db", "tail_db")
+FAMILY = "hgb"           # the model family (train's default): "hgb" (scikit-learn, monotone in
+                         # DECREASING; shipped: as good or better than "booster", fit_trees,
+                         # on the same leave-one-source-out folds, docs/claps.md)
 ORIG_WEIGHT = 4.0        # a recording's own bursts weigh this many augmented copies
 GATE_FEATURE = "air_db"  # the air gate: the feature, its quantile and margin (x IQR)
 GATE_QUANTILE = 0.001
@@ -185,86 +192,93 @@ def label_bursts(feats: list[BurstFeatures], onsets: list[float]) -> list[int]:
     return labels
 
 
+_PLAIN: dict[str, Callable[[np.ndarray, int, np.random.Generator], np.ndarray]] = {
+    "orig": lambda x, rate, rng: x,
+    "reverb": reverberate,
+    "clipped": lambda x, rate, rng: clipped(x, rng),
+    "eq": equalised,
+    "eq_reverb": lambda x, rate, rng: reverberate(equalised(x, rate, rng), rate, rng),
+    "quiet": lambda x, rate, rng: np.asarray(x * 10.0 ** (rng.uniform(*QUIET_DB) / 20.0), np.float32),
+}   # the copies that change only the sound: same rate, same clap times
+_RATES = {"16k": 16000, "8k": 8000, "22k": 22050}
+
+
+class _Clips:
+    """The clips (real and synthetic) with their audio, and other sources' speech and backgrounds."""
+
+    def __init__(self, data: Path) -> None:
+        self.clips = read_clips(data)
+        self.audio = {c.file: read_wav(data / c.file) for c in self.clips}
+        for kind in SYNTHETIC_KINDS:
+            for i in range(SYNTH_CLIPS):
+                name = f"synthetic/{kind}_{i}.wav"
+                self.audio[name] = (synthetic_negatives(kind, 48000, np.random.default_rng(seed_of(name))), 48000)
+                self.clips.append(Clip(name, kind, [], SYNTH))
+        for i in range(SYNTH_CLIPS * 2):
+            name = f"synthetic/clap_{i}.wav"
+            sx, times = synthetic_claps(48000, np.random.default_rng(seed_of(name)))
+            self.audio[name] = (sx, 48000)
+            self.clips.append(Clip(name, "clap", times, SYNTH))
+        self.backgrounds = [c for c in self.clips if c.label in BACKGROUND_LABELS]
+        self.speech = [c for c in self.clips if c.label == "speech"]
+        self._resampled: dict[tuple[str, int], np.ndarray] = {}
+
+    def at_rate(self, file: str, rate: int) -> np.ndarray:
+        if (file, rate) not in self._resampled:
+            bx, brate = self.audio[file]
+            self._resampled[file, rate] = bx if brate == rate else resample(bx, brate, rate)
+        return self._resampled[file, rate]
+
+    def variant(self, variant: str, c: Clip, onsets: list[float],
+                rng: np.random.Generator) -> tuple[np.ndarray, int, list[float], str] | None:
+        """Clip ``c`` as copy ``variant``: (samples, rate, clap times, background source), or
+        ``None`` when the copy does not apply to it."""
+        x, rate = self.audio[c.file]
+        if variant in _PLAIN:
+            return _PLAIN[variant](x, rate, rng), rate, onsets, ""
+        if variant in _RATES:
+            r = _RATES[variant]
+            return None if rate <= r else (resample(x, rate, r), r, onsets, "")
+        if variant.startswith("n_"):
+            babble = [self.at_rate(b.file, rate) for b in self.speech if b.source != c.source]
+            return with_noise(x, rate, clap_loudness(x, rate, onsets), rng.uniform(*SNR_RANGE_DB),
+                              variant[2:], rng, babble), rate, onsets, ""
+        if c.label != "clap":
+            return None
+        if variant == "fast":
+            if len(onsets) < 2:
+                return None
+            y, times = faster(x, rate, onsets, rng)
+            return y, rate, times, ""
+        if variant == "cut":                   # the stream starts 2-45 ms before a clap
+            if not onsets:
+                return None
+            at = onsets[int(rng.integers(len(onsets)))] - rng.uniform(0.002, 0.045)
+            a = max(0, round(at * rate))
+            return x[a:], rate, [o - a / rate for o in onsets if o >= a / rate], ""
+        others = [b for b in self.backgrounds if b.source != c.source]
+        bg = others[int(rng.integers(len(others)))]
+        return mixed(x, self.at_rate(bg.file, rate), 0.0 if variant == "mix0" else 6.0), rate, onsets, bg.source
+
+
 def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
             progress: Callable[[str], None] | None = None) -> Bursts:
     """Stream every clip and its augmented copies; return all judged bursts."""
-    data = Path(data)
-    clips = read_clips(data)
-    audio = {c.file: read_wav(data / c.file) for c in clips}
-    for kind in SYNTHETIC_KINDS:
-        for i in range(SYNTH_CLIPS):
-            name = f"synthetic/{kind}_{i}.wav"
-            audio[name] = (synthetic_negatives(kind, 48000, np.random.default_rng(seed_of(name))), 48000)
-            clips.append(Clip(name, kind, [], SYNTH))
-    for i in range(SYNTH_CLIPS * 2):
-        name = f"synthetic/clap_{i}.wav"
-        sx, times = synthetic_claps(48000, np.random.default_rng(seed_of(name)))
-        audio[name] = (sx, 48000)
-        clips.append(Clip(name, "clap", times, SYNTH))
-    backgrounds = [c for c in clips if c.label in BACKGROUND_LABELS]
-    speech = [c for c in clips if c.label == "speech"]
-    resampled: dict[tuple[str, int], np.ndarray] = {}
-
-    def at_rate(file: str, rate: int) -> np.ndarray:
-        if (file, rate) not in resampled:
-            bx, brate = audio[file]
-            resampled[file, rate] = bx if brate == rate else resample(bx, brate, rate)
-        return resampled[file, rate]
+    sources = _Clips(Path(data))
     rows: list[tuple[Any, ...]] = []
     counts: dict[str, int] = {}
-    for c in clips:
-        x, rate = audio[c.file]
+    for c in sources.clips:
+        x, rate = sources.audio[c.file]
         onsets = c.onsets if c.onsets or c.label != "clap" else recipe_onsets(x, rate)
         counts[c.file] = len(onsets)
         for variant in augment:
-            rng = np.random.default_rng(seed_of(c.file, variant))
-            bg_source = ""
-            r = rate
-            if variant == "orig":
-                y = x
-            elif variant in ("16k", "8k", "22k"):
-                r = {"16k": 16000, "8k": 8000, "22k": 22050}[variant]
-                if rate <= r:
-                    continue
-                y = resample(x, rate, r)
-            elif variant == "reverb":
-                y = reverberate(x, rate, rng)
-            elif variant == "clipped":
-                y = clipped(x, rng)
-            elif variant == "eq":
-                y = equalised(x, rate, rng)
-            elif variant == "eq_reverb":
-                y = reverberate(equalised(x, rate, rng), rate, rng)
-            elif variant == "quiet":
-                y = np.asarray(x * 10.0 ** (rng.uniform(*QUIET_DB) / 20.0), np.float32)
-            elif variant.startswith("n_"):
-                kind = variant[2:]
-                babble = [at_rate(b.file, rate) for b in speech if b.source != c.source]
-                y = with_noise(x, rate, clap_loudness(x, rate, onsets), rng.uniform(*SNR_RANGE_DB),
-                               kind, rng, babble)
-            elif variant == "fast":
-                if c.label != "clap" or len(onsets) < 2:
-                    continue
-                y, clip_onsets = faster(x, rate, onsets, rng)
-            elif variant == "cut":                   # the stream starts 2-45 ms before a clap
-                if c.label != "clap" or not onsets:
-                    continue
-                at = onsets[int(rng.integers(len(onsets)))] - rng.uniform(0.002, 0.045)
-                a = max(0, round(at * rate))
-                y = x[a:]
-                clip_onsets = [o - a / rate for o in onsets if o >= a / rate]
-            else:
-                if c.label != "clap":
-                    continue
-                others = [b for b in backgrounds if b.source != c.source]
-                bg = others[int(rng.integers(len(others)))]
-                y = mixed(x, at_rate(bg.file, rate), 0.0 if variant == "mix0" else 6.0)
-                bg_source = bg.source
+            copy = sources.variant(variant, c, onsets, np.random.default_rng(seed_of(c.file, variant)))
+            if copy is None:
+                continue
+            y, r, times, bg_source = copy
             feats = judged_bursts(y, r)
-            times = clip_onsets if variant in ("fast", "cut") else onsets
             labels = label_bursts(feats, times) if c.label == "clap" else [0] * len(feats)
-            for f, lab in zip(feats, labels):
-                rows.append((f.vector(), lab, c.source, bg_source, variant, c.file))
+            rows.extend((f.vector(), lab, c.source, bg_source, variant, c.file) for f, lab in zip(feats, labels))
         if progress is not None:
             progress(c.file)
     X = np.array([r[0] for r in rows])
@@ -273,7 +287,7 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
         return np.array([r[i] for r in rows])
 
     return Bursts(X, col(1).astype(int), col(2), col(3), col(4), col(5), counts,
-                  {c.file: c.label for c in clips})
+                  {c.file: c.label for c in sources.clips})
 
 
 def collect_cached(data: Path, cache: Path | None, *,
@@ -418,17 +432,25 @@ def with_air_gate(model: Model, floor_db: float) -> Model:
             "threshold": [*model["threshold"], threshold], "leaf": [*model["leaf"], leaf]}
 
 
-def train(bursts: Bursts, *, leave_out: Iterable[str] = ()) -> Model:
+def train(bursts: Bursts, *, leave_out: Iterable[str] = (), family: str = FAMILY) -> Model:
     """Trees from every burst whose clip and background come from other sources, and the
     air gate from those bursts' claps. A recording's own bursts (``orig``) weigh
     ``ORIG_WEIGHT`` times an augmented copy's: the copies stand in for rooms and noises
-    nobody recorded, the recordings are what people and rooms really sound like."""
+    nobody recorded, the recordings are what people and rooms really sound like.
+    ``family``: "hgb" (scikit-learn, ``clap_hgb.fit_hgb``) or "booster" (``fit_trees``)."""
     m = bursts.y >= 0
     for s in leave_out:
         m &= (bursts.source != s) & (bursts.background != s)
     y = bursts.y[m]
     w = balanced_weights(y, bursts.source[m]) * np.where(bursts.variant[m] == "orig", ORIG_WEIGHT, 1.0)
-    trees = fit_trees(bursts.X[m], y, w)
+    if family == "hgb":
+        from sensekit.audio.clap_hgb import fit_hgb
+        trees = fit_hgb(bursts.X[m], y, w, depth=DEPTH, trees=TREES, rate=RATE, l2=L2,
+                        decreasing=tuple(FEATURES.index(f) for f in DECREASING))
+    elif family == "booster":
+        trees = fit_trees(bursts.X[m], y, w)
+    else:
+        raise ValueError(f"model family must be 'hgb' or 'booster', got {family!r}")
     return with_air_gate(trees, air_floor(bursts.X[m][y == 1]))
 
 
@@ -491,7 +513,7 @@ def choose_threshold(bursts: Bursts, fold_scores: dict[str, np.ndarray]) -> floa
     return float(next(t for t, f in zip(THRESHOLDS, f1) if f >= best - TIE_F1))
 
 
-def loso(bursts: Bursts, *, nested: bool = True,
+def loso(bursts: Bursts, *, nested: bool = True, family: str = FAMILY,
          progress: Callable[[str], None] | None = None) -> dict[str, tuple[Model, float]]:
     """For every source: (model, threshold) chosen without it.
 
@@ -507,7 +529,7 @@ def loso(bursts: Bursts, *, nested: bool = True,
         if out not in cache:
             if progress is not None:
                 progress("without " + "+".join(sorted(out)))
-            model = train(bursts, leave_out=out)
+            model = train(bursts, leave_out=out, family=family)
             if len(out) == 1:
                 models[next(iter(out))] = model
             cache[out] = scores(bursts, model)

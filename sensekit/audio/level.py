@@ -149,6 +149,11 @@ class LevelMeter:
         self.gain = check_range("gain", gain, 0, 100)
         self._gain2 = gain_to_factor(self.gain) ** 2
 
+    def set_smoothing(self, smoothing_ms: float) -> None:
+        """Change the smoothing time constant (0: off) from the next block on."""
+        self.smoothing_ms = check_positive("smoothing_ms", smoothing_ms, allow_zero=True)
+        self._alpha_for = (0, 0)                  # the factor is recomputed for the next block
+
     @property
     def gain_factor2(self) -> float:
         """Square of the linear gain factor (multiplies a mean square)."""

@@ -10,7 +10,7 @@ starts a new learning period on demand (e.g. when the user presses "calibrate"),
 calibrate``: the same percentile rule, so a calibrated floor is what the stage would learn).
 The ``level`` setting (a venue profile's ``noise_floor.level``) sets the floor outright.
 
-After learning, ``level`` (0..100) and ``db`` (rms dBFS) give the floor, ``ready`` is
+After learning, ``level_in_use`` (0..100) and ``db`` (rms dBFS) give the floor, ``ready`` is
 True and ``version`` increases each time it changes (detectors use it to refresh their
 thresholds). ``threshold(above_db)`` is the level ``above_db`` dB over the floor.
 
@@ -20,61 +20,56 @@ percentile outside 0..100; ``threshold`` before the floor is learned raises too.
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
 from sensekit.audio.level import DB_PER_LEVEL, FLOOR_DB
 from sensekit.errors import ConfigError
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_range
 
 
-class NoiseFloor(Tunable):
+class NoiseFloor(Tunable, section="noise_floor",
+                 title="the room's noise floor (ambient activity level)"):
     """The room's ambient activity level, learned or set; see the module docstring."""
 
-    SETTINGS = group(
-        "noise_floor", "the room's noise floor (ambient activity level)",
-        setting("learn_ms", 2000.0, "learn the floor over this much audio at the start (and on recalibrate)",
-                unit="ms", lo=1, hi=3_600_000, flag="--noise-floor-ms"),
-        setting("percentile", 20.0, "the floor is this percentile of the levels heard while learning "
-                "(low: a cough or a door does not raise it)", unit="%", lo=0, hi=100),
-        setting("level", None, "the floor as an activity level (sensekit calibrate measures it)", kind="float",
-                unit="level", lo=0, hi=100, none="learned from the first learn_ms of audio"),
-    )
-    SETTING_ATTRS: ClassVar[Mapping[str, str]] = {"level": "seeded_level"}
-    learn_ms: float                  # the settings as attributes (types only)
-    percentile: float
+    learn_ms = setting(2000.0, "learn the floor over this much audio at the start (and on recalibrate)",
+                       unit="ms", lo=1, hi=3_600_000, flag="--noise-floor-ms")
+    percentile = setting(20.0, "the floor is this percentile of the levels heard while learning "
+                         "(low: a cough or a door does not raise it)", unit="%", lo=0, hi=100)
+    level: Setting[float | None] = setting(
+        None, "the floor as an activity level (sensekit calibrate measures it)", kind="float",
+        unit="level", lo=0, hi=100, none="learned from the first learn_ms of audio")
 
     def __init__(self, learn_ms: float | None = None, **settings: Any) -> None:
-        self.seeded_level: float | None = None
         self.init_settings(settings, **({} if learn_ms is None else {"learn_ms": learn_ms}))
-        self.level = 0.0
+        self.level_in_use = 0.0
         self.ready = False
         self.version = 0
         self._levels: list[float] = []
         self._learned_ms = 0.0
         self.learning = True
-        if self.seeded_level is not None:
-            self.calibrate([self.seeded_level])
+        if self.level is not None:
+            self.calibrate([self.level])
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         if "level" in changed:
-            if self.seeded_level is None:
+            if self.level is None:
                 self.recalibrate()
             else:
-                self.calibrate([self.seeded_level])
+                self.calibrate([self.level])
 
     def learned(self) -> dict[str, Any]:
         """The floor learned from the audio (``level``), when it was not set."""
-        if self.seeded_level is None and self.ready:
-            return {"level": round(self.level, 3)}
+        if self.level is None and self.ready:
+            return {"level": round(self.level_in_use, 3)}
         return {}
 
     @property
     def db(self) -> float:
         """The floor as rms dBFS (level 0 reads as the mapping's bottom, -66 dBFS)."""
-        return FLOOR_DB + self.level * DB_PER_LEVEL
+        return FLOOR_DB + self.level_in_use * DB_PER_LEVEL
 
     def recalibrate(self) -> None:
         """Learn again from the next block on (the old floor stays in use meanwhile)."""
@@ -101,16 +96,16 @@ class NoiseFloor(Tunable):
         arr = arr[np.isfinite(arr)]
         if arr.size == 0:
             raise ConfigError("cannot calibrate the noise floor from 0 levels")
-        self.level = float(np.percentile(arr, self.percentile))
+        self.level_in_use = float(np.percentile(arr, self.percentile))
         self.ready = True
         self.learning = False
         self.version += 1
         self._levels = []
-        return self.level
+        return self.level_in_use
 
     def threshold(self, above_db: float) -> float:
         """The activity level ``above_db`` dB over the floor (clipped to 100)."""
         if not self.ready:
             raise ConfigError("the noise floor is not learned yet (feed "
                               f"{self.learn_ms:g} ms of audio or call calibrate())")
-        return min(100.0, self.level + check_range("above_db", above_db, -100, 100) / DB_PER_LEVEL)
+        return min(100.0, self.level_in_use + check_range("above_db", above_db, -100, 100) / DB_PER_LEVEL)

@@ -34,7 +34,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
+
+import numpy as np
 
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker, check_rate
@@ -44,23 +46,21 @@ from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.audio.pitch import PitchTracker
 from sensekit.capture.base import AudioBlock
 from sensekit.events import Event, Level, Pitch
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Tunable, setting
 from sensekit.settings.live import apply_all_pending
 
 _NAMES = ("level", "activity", "clap", "clap_pattern", "pitch")
 
 
-class AudioStage(Tunable):
+class AudioStage(Tunable, section="audio",
+                 title="the audio stage: gain and level smoothing shared by every audio detector"):
     consumes: Literal["audio"] = "audio"
     emits = frozenset(_NAMES)
     always_run = False
-    SETTINGS = group(
-        "audio", "the audio stage: gain and level smoothing shared by every audio detector",
-        setting("gain", UNITY_GAIN, "gain 0..100 as in Flash: 50 = unity, 0.6 dB per step, 0 mutes",
-                lo=0, hi=100, flag="--gain"),
-        setting("smoothing_ms", 0.0, "level smoothing time constant (0: off)", unit="ms", lo=0, hi=60_000,
-                flag="--smoothing-ms"),
-    )
+    gain = setting(UNITY_GAIN, "gain 0..100 as in Flash: 50 = unity, 0.6 dB per step, 0 mutes",
+                   lo=0, hi=100, flag="--gain")
+    smoothing_ms = setting(0.0, "level smoothing time constant (0: off)", unit="ms", lo=0, hi=60_000,
+                           flag="--smoothing-ms")
 
     def __init__(
         self,
@@ -76,7 +76,6 @@ class AudioStage(Tunable):
         emit_level: bool = True,
     ) -> None:
         self.meter = LevelMeter(channels=channels)
-        self.clap: ClapDetector | None = None
         given = {"gain": gain, "smoothing_ms": smoothing_ms}
         self.init_settings({k: v for k, v in given.items() if v is not None})
         self.channels = channels
@@ -88,7 +87,7 @@ class AudioStage(Tunable):
             activity.noise_floor = noise_floor          # for thresholds over the floor (on_db)
         self._seen_generation = -1
         if pattern is not None and clap is None:
-            clap = ClapDetector(gain=self.meter.gain, channels=channels)
+            clap = ClapDetector(channels=channels)
         self.clap = clap
         self.pattern = pattern
         self.pitch = pitch
@@ -102,6 +101,7 @@ class AudioStage(Tunable):
         self._want = dict.fromkeys(_NAMES, True)
         self._pitch_quiet = True
         self._apply_wants()
+        self.settings_changed(self.settings())
 
     @property
     def active(self) -> bool:
@@ -112,17 +112,15 @@ class AudioStage(Tunable):
         """Change the gain of the level and the clap detector, from now on."""
         self.apply_now(gain=gain)
 
-    def _store_setting(self, name: str, value: Any) -> None:
-        if name == "gain":
-            self.meter.set_gain(value)
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        # the gain lives here; the meter and the clap detector (which judges levels after
+        # gain) are handed it
+        if "gain" in changed:
+            self.meter.set_gain(self.gain)
             if self.clap is not None:
-                self.clap.set_gain(value)
-        else:
-            self.meter.smoothing_ms = value
-            self.meter._alpha_for = (0, 0)              # recompute the smoothing factor
-
-    def _read_setting(self, name: str) -> Any:
-        return self.meter.gain if name == "gain" else self.meter.smoothing_ms
+                self.clap.set_gain(self.gain)
+        if "smoothing_ms" in changed:
+            self.meter.set_smoothing(self.smoothing_ms)
 
     def tunables(self) -> Iterator[Tunable]:
         yield self
@@ -161,55 +159,72 @@ class AudioStage(Tunable):
             apply_all_pending(self.tunables())
         t = item.t
         rate = item.rate
-        x = item.samples
-        if x.ndim != 1 or x.dtype.char != "f":
-            x = mono(x, channels=self.channels, index=item.index)
-        if rate != self._rate:
-            if self.clap is not None or self.pitch is not None:
-                check_rate(rate, "clap detector" if self.clap is not None else "pitch tracker")
-            self._rate = rate
+        x = self._mono(item)
         n = len(x)
         if n == 0:
             return ()
         meter = self.meter
         lv = meter.process(x, t, rate, index=item.index)
         if lv is None:                              # NaN/Inf: reported by the meter, skipped
-            self.skipped_blocks += 1
-            if self.clap is not None:
-                self.clap.reset()
-            if self.pitch is not None:
-                self.pitch.reset()
+            self._skip_block()
             return ()
         self.level = lv
         out: list[Event] = []
         if self._do_level:
             out.append(Level(t=t, level=lv))
-        nf = self.noise_floor
-        if nf is not None and nf.learning:
-            nf.process(lv, n, rate)
+        if self.noise_floor is not None:
+            self.noise_floor.process(lv, n, rate)     # does nothing once it has learnt
         if self._do_activity:
-            ev = self.activity.process(lv, t)   # type: ignore[union-attr]
-            if ev is not None:
-                out.append(ev)
+            out.extend(self._activity(lv, t))
         if self._do_clap:
-            claps = self.clap.process(x, t, rate, index=item.index,  # type: ignore[union-attr]
-                                      energy=meter.energy)
-            if claps:
-                for c in claps:
-                    out.append(c)
-                    if self.pattern is not None:
-                        p = self.pattern.add(c)
-                        if p is not None:
-                            out.append(p)
+            self._claps(x, item, out)
         if self._do_pitch:
-            pt = self.pitch
-            before = pt.analyses                 # type: ignore[union-attr]
-            est = pt.process(x, t, rate, index=item.index,   # type: ignore[union-attr]
-                             energy=meter.energy * meter._gain2)
-            if pt.analyses != before:            # type: ignore[union-attr]
-                self._pitch_quiet = False
-                out.append(Pitch(t=t, hz=est.hz, confidence=est.confidence))
-            elif est.confidence == 0.0 and est.hz == 0.0 and not self._pitch_quiet:
-                self._pitch_quiet = True
-                out.append(Pitch(t=t, hz=0.0, confidence=0.0))
+            self._pitch(x, item, out)
         return out
+
+    def _mono(self, item: AudioBlock) -> np.ndarray:
+        """The block as mono float32; a new sample rate is checked for the detectors."""
+        x = item.samples
+        if x.ndim != 1 or x.dtype.char != "f":
+            x = mono(x, channels=self.channels, index=item.index)
+        if item.rate != self._rate:
+            if self.clap is not None or self.pitch is not None:
+                check_rate(item.rate, "clap detector" if self.clap is not None else "pitch tracker")
+            self._rate = item.rate
+        return x
+
+    def _activity(self, lv: float, t: float) -> tuple[Event, ...]:
+        ev = self.activity.process(lv, t)   # type: ignore[union-attr]
+        return () if ev is None else (ev,)
+
+    def _skip_block(self) -> None:
+        """A NaN/Inf block: counted; the clap detector and the pitch tracker start again."""
+        self.skipped_blocks += 1
+        if self.clap is not None:
+            self.clap.reset()
+        if self.pitch is not None:
+            self.pitch.reset()
+
+    def _claps(self, x: np.ndarray, item: AudioBlock, out: list[Event]) -> None:
+        """The claps this block completes, each followed by the pattern it completes, if any."""
+        claps = self.clap.process(x, item.t, item.rate, index=item.index,  # type: ignore[union-attr]
+                                  energy=self.meter.energy)
+        for c in claps:
+            out.append(c)
+            if self.pattern is not None:
+                p = self.pattern.add(c)
+                if p is not None:
+                    out.append(p)
+
+    def _pitch(self, x: np.ndarray, item: AudioBlock, out: list[Event]) -> None:
+        """A pitch event per analysis, and one 0 Hz event when the sound stops."""
+        pt, meter, t = self.pitch, self.meter, item.t
+        before = pt.analyses                 # type: ignore[union-attr]
+        est = pt.process(x, t, item.rate, index=item.index,   # type: ignore[union-attr]
+                         energy=meter.energy * meter.gain_factor2)
+        if pt.analyses != before:            # type: ignore[union-attr]
+            self._pitch_quiet = False
+            out.append(Pitch(t=t, hz=est.hz, confidence=est.confidence))
+        elif est.confidence == 0.0 and est.hz == 0.0 and not self._pitch_quiet:
+            self._pitch_quiet = True
+            out.append(Pitch(t=t, hz=0.0, confidence=0.0))

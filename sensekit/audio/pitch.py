@@ -36,7 +36,7 @@ from sensekit.audio.level import level_to_db, mono
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Pitch
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Tunable, setting
 
 
 _LAGS: dict[int, np.ndarray] = {}
@@ -114,26 +114,18 @@ def _check_band(v: Mapping[str, Any]) -> None:
         raise ConfigError(f"`pitch.fmin` must be below `pitch.fmax`, got fmin={v['fmin']!r}, fmax={v['fmax']!r}")
 
 
-class PitchTracker(Tunable):
+class PitchTracker(Tunable, section="pitch",
+                   title="pitch (F0) with a voicing confidence, YIN",
+                   rule=_check_band):
     """Streaming per-block F0: ``process(samples, t, rate, level=...) -> Pitch``."""
 
-    SETTINGS = group(
-        "pitch", "pitch (F0) with a voicing confidence, YIN",
-        setting("fmin", 70.0, "lowest pitch looked for", unit="Hz", lo=20, hi=2000),
-        setting("fmax", 900.0, "highest pitch looked for (humming and most singing)", unit="Hz", lo=40, hi=4000),
-        setting("threshold", 0.2, "YIN dip threshold: higher accepts breathier sounds as voiced",
-                lo=0.01, hi=1),
-        setting("hop_ms", 50.0, "time between two analyses", unit="ms", lo=0, hi=10_000),
-        setting("min_level", 25.0, "blocks quieter than this activity level are unvoiced", unit="level",
-                lo=0, hi=100),
-        rule=_check_band,
-    )
-
-    fmin: float                      # the settings as attributes (types only)
-    fmax: float
-    threshold: float
-    hop_ms: float
-    min_level: float
+    fmin = setting(70.0, "lowest pitch looked for", unit="Hz", lo=20, hi=2000)
+    fmax = setting(900.0, "highest pitch looked for (humming and most singing)", unit="Hz", lo=40, hi=4000)
+    threshold = setting(0.2, "YIN dip threshold: higher accepts breathier sounds as voiced",
+                        lo=0.01, hi=1)
+    hop_ms = setting(50.0, "time between two analyses", unit="ms", lo=0, hi=10_000)
+    min_level = setting(25.0, "blocks quieter than this activity level are unvoiced", unit="level",
+                        lo=0, hi=100)
 
     def __init__(self, *, channels: int | None = None, **settings: Any) -> None:
         self.init_settings(settings)
@@ -183,31 +175,42 @@ class PitchTracker(Tunable):
             return self.last
         if energy is None:
             energy = float(x.dot(x)) / n
-        blocks = self._blocks
         if not energy >= self._min_ms:                      # quiet, or NaN: no history kept
-            if self._held:
-                blocks.clear()
-                self._held = 0
-                self._since = math.inf
+            self._forget()
             self.last = _UNVOICED
             return _UNVOICED
-        blocks.append(x)
-        self._held += n
-        if self._held - len(blocks[0]) >= self._need:
-            while self._held - len(blocks[0]) >= self._need:
-                self._held -= len(blocks.popleft())
+        self._hold(x)
         self._since += n * self._ms_per_sample
         if self._since >= self.hop_ms and self._held >= self._need:
-            self._since = 0.0
-            buf = np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
-            frame = buf[len(buf) - self._need:]
-            if self._q > 1:
-                frame = frame.reshape(-1, self._q) @ self._ones   # box filter + decimate (BLAS)
-            # (NaN/Inf never get here: such a block's energy fails the level gate above)
-            self.last = yin(frame, self._dec_rate, fmin=self.fmin, fmax=self.fmax,
-                            threshold=self.threshold)
-            self.analyses += 1
+            self._analyse()
         return self.last
+
+    def _forget(self) -> None:
+        if self._held:
+            self._blocks.clear()
+            self._held = 0
+            self._since = math.inf
+
+    def _hold(self, x: np.ndarray) -> None:
+        """Keep ``x``, and only as many older blocks as one analysis needs."""
+        blocks = self._blocks
+        blocks.append(x)
+        self._held += len(x)
+        while self._held - len(blocks[0]) >= self._need:
+            self._held -= len(blocks.popleft())
+
+    def _analyse(self) -> None:
+        """YIN on the newest ``_need`` samples (box-filtered and decimated by ``_q``)."""
+        self._since = 0.0
+        blocks = self._blocks
+        buf = np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
+        frame = buf[len(buf) - self._need:]
+        if self._q > 1:
+            frame = frame.reshape(-1, self._q) @ self._ones   # box filter + decimate (BLAS)
+        # (NaN/Inf never get here: such a block's energy fails the level gate above)
+        self.last = yin(frame, self._dec_rate, fmin=self.fmin, fmax=self.fmax,
+                        threshold=self.threshold)
+        self.analyses += 1
 
     def event(self, t: float) -> Pitch:
         """The current estimate as a ``Pitch`` event at time ``t``."""

@@ -56,10 +56,8 @@ class SpeechSegmenter:
     def __init__(self, *, mode: int = 2, open_frames: int = 3, hangover_ms: float = 120.0,
                  min_ms: float = 120.0, max_ms: float = 2000.0, pad_ms: float = 100.0,
                  vad: Any = None) -> None:
-        if vad is None:
-            import webrtcvad     # the `voice` extra; VoiceStage checks it is installed first
-
-            vad = webrtcvad.Vad(int(mode))
+        self._mode = int(mode)
+        self._own_vad = vad is None       # then reset() starts a fresh detector (it adapts as it goes)
         self._vad = vad
         self.open_frames = int(open_frames)
         self.hangover = max(1, round(hangover_ms / 20.0))
@@ -69,7 +67,11 @@ class SpeechSegmenter:
         self.reset()
 
     def reset(self) -> None:
-        """Forget everything (a new stream)."""
+        """Forget everything (a new stream), the detector's own adaptation included."""
+        if self._own_vad:
+            import webrtcvad     # the `voice` extra; VoiceStage checks it is installed first
+
+            self._vad = webrtcvad.Vad(self._mode)
         self._rest = np.zeros(0, np.int16)
         self._t_rest = 0.0
         self._before: deque[np.ndarray] = deque(maxlen=self.pad + self.open_frames)

@@ -9,7 +9,8 @@ end of the block in which the segment closed (``hangover_ms`` after the sound st
 
 Settings (group ``voice``): ``words`` (the command list; ``--words left,right,jump``, or
 ``[voice] words = [...]`` in a venue profile), ``threshold`` and ``min_coverage`` of the word
-spotter, ``vad_mode`` (0..3) and ``hangover_ms`` of the segmenter, and ``sound_distance`` for
+spotter, ``vad_mode`` (0..3) and ``hangover_ms`` of the segmenter, ``widen_band`` (off: fill the
+empty top band of audio sampled under 14 kHz before recognising words), and ``sound_distance`` for
 taught sounds. The taught sounds themselves are a ``SoundBook`` given to the constructor.
 
 Only what someone listens to runs (``listen``); a stage switched on again starts a fresh
@@ -31,37 +32,33 @@ from sensekit.audio.vad import RATE, Segment, SpeechSegmenter
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Event
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Setting, Tunable, setting
 
 __all__ = ["VoiceStage"]
 
 
-class VoiceStage(Tunable):
+class VoiceStage(Tunable, section="voice",
+                 title="voice commands and taught sounds (the voice extra)"):
     consumes: Literal["audio"] = "audio"
     emits = frozenset({"word", "sound"})
     always_run = False
-    SETTINGS = group(
-        "voice", "voice commands and taught sounds (the voice extra)",
-        setting("words", (), "command words to listen for (English, from the recogniser's dictionary)",
-                kind="words", flag="--words"),
-        setting("threshold", -0.8, "word score needed (log-likelihood ratio per 10 ms frame against a "
-                "free phone loop; higher: fewer false words, more missed ones)", unit="score", lo=-20, hi=20),
-        setting("min_coverage", 0.6, "share of the voiced segment the word must cover", unit="fraction",
-                lo=0, hi=1),
-        setting("vad_mode", 2, "voice-activity aggressiveness (0 lets most through, 3 rejects most noise)",
-                kind="int", lo=0, hi=3),
-        setting("hangover_ms", 120.0, "silence that ends a segment (the events' delay)", unit="ms",
-                lo=60, hi=2000),
-        setting("sound_distance", 1.5, "taught sounds: distance to the nearest example accepted, in units "
-                "of the examples' own spread (higher: more sounds accepted)", unit="spread", lo=0.1, hi=10),
-    )
-
-    words: tuple[str, ...]
-    threshold: float
-    min_coverage: float
-    vad_mode: int
-    hangover_ms: float
-    sound_distance: float
+    words: Setting[tuple[str, ...]] = setting(
+        (), "command words to listen for (English, from the recogniser's dictionary)",
+        kind="words", flag="--words")
+    threshold: Setting[float] = setting(
+        -0.8, "word score needed (log-likelihood ratio per 10 ms frame against a "
+        "free phone loop; higher: fewer false words, more missed ones)", unit="score", lo=-20, hi=20)
+    min_coverage = setting(0.6, "share of the voiced segment the word must cover", unit="fraction",
+                           lo=0, hi=1)
+    vad_mode = setting(2, "voice-activity aggressiveness (0 lets most through, 3 rejects most noise)",
+                       kind="int", lo=0, hi=3)
+    hangover_ms = setting(120.0, "silence that ends a segment (the events' delay)", unit="ms",
+                          lo=60, hi=2000)
+    widen_band = setting(False, "below 14 kHz input: fill the top band the source lacks before recognising "
+                         "words (telephone audio; see sensekit.audio.narrowband)")
+    sound_distance = setting(
+        1.5, "taught sounds: distance to the nearest example accepted, in units "
+        "of the examples' own spread (higher: more sounds accepted)", unit="spread", lo=0.1, hi=10)
 
     def __init__(self, values: Mapping[str, Any] | None = None, *, sounds: Any = None,
                  channels: int | None = None) -> None:
@@ -95,6 +92,7 @@ class VoiceStage(Tunable):
 
         self.spotter = WordSpotter(self.words, threshold=self.threshold,
                                    min_coverage=self.min_coverage) if self.words else None
+        self._tell_band()
 
     def _build_segmenter(self) -> None:
         self.segmenter = SpeechSegmenter(mode=self.vad_mode, hangover_ms=self.hangover_ms)
@@ -105,6 +103,7 @@ class VoiceStage(Tunable):
         elif self.spotter is not None:
             self.spotter.threshold = self.threshold
             self.spotter.min_coverage = self.min_coverage
+            self._tell_band()
         if "vad_mode" in changed or "hangover_ms" in changed:
             self._build_segmenter()
             self._rate = None                     # a fresh stream
@@ -178,7 +177,14 @@ class VoiceStage(Tunable):
             raise ConfigError(f"voice commands need audio at 8000 Hz or more, got {rate} Hz")
         self._rate = rate
         self._resampler = self._soxr.ResampleStream(rate, RATE, 1, dtype="float32")
+        self._tell_band()
         self._t_stream = t
         self._n_out = 0
         assert self.segmenter is not None
         self.segmenter.reset()
+
+    def _tell_band(self) -> None:
+        """The spotter widens a narrow band only when ``widen_band`` is on (and the rate known)."""
+        rate = getattr(self, "_rate", None)
+        if self.spotter is not None:
+            self.spotter.band_hz = rate / 2.0 if rate and self.widen_band else None

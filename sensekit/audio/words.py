@@ -16,9 +16,11 @@ or ``None``:
 
 The default threshold (-0.8) is the median of the thresholds that ``benchmarks/voice_eval.py``
 chose on pairs of developer speakers (3 % false accepts on the non-target digits). The wheel's model
-is trained on 16 kHz speech; audio at 8 kHz (telephone band) is upsampled and recognised less
-well. Speaker independence is the model's: accents far from US English score lower. The
-front end's noise removal is off (it is tuned for long utterances and costs recall on words).
+is trained on 16 kHz speech; audio at 8 kHz (telephone band) is upsampled (its empty top band
+filled by ``sensekit.audio.narrowband.widen_band`` when ``band_hz`` is set: the
+``voice.widen_band`` setting) and recognised less well. Speaker independence is the model's:
+accents far from US English score lower. The front end's noise removal is off (it is tuned
+for long utterances and costs recall on words).
 
 Cost: decoding ~0.02-0.05 s per second of speech on one core; nothing for silence (the
 segmenter does not call it). Fails with ``ConfigError`` naming a word that is not in the
@@ -32,6 +34,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from sensekit.audio.narrowband import widen_band
 from sensekit.audio.vad import RATE, Segment
 from sensekit.errors import ConfigError
 from sensekit.events import Word
@@ -104,11 +107,15 @@ class WordSpotter:
         # starts from the model's own, so a word is heard the same whatever came before it
         self._cmn = self._decoder.get_cmn()
         self.decoded_s = 0.0          # seconds of audio decoded (the cost that matters)
+        # the source's band (half its sample rate; VoiceStage sets it): a narrow band is widened
+        self.band_hz: float | None = None
 
     def scores(self, segment: Segment) -> list[tuple[str, float, float, float]]:
         """Every candidate ``(word, score, start, end)`` that covers enough of ``segment``."""
         d = self._decoder
         pcm = segment.pcm
+        if self.band_hz is not None:
+            pcm = widen_band(pcm, band_hz=self.band_hz)
         self.decoded_s += len(pcm) / RATE
         d.set_cmn(self._cmn)
         d.start_utt()

@@ -46,6 +46,7 @@ import statistics
 import threading
 import time
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
@@ -88,6 +89,16 @@ def _connect_reason(url: str, timeout_s: float) -> str:
     except OSError as exc:
         return f"cannot connect ({exc.strerror or exc})"
     return "connected, but no video stream could be decoded from it"
+
+
+@dataclass
+class _Grab:
+    """The grab thread's state: the capture, the reconnect backoff, the file's pacing."""
+    cap: Any
+    backoff: float
+    file_start: float
+    file_frame: int = 1                  # the frame read in open() was frame 0
+    still: np.ndarray | None = None      # a one-frame file (a still image): shown again at the file's rate
 
 
 class CameraSource(Source):
@@ -277,84 +288,118 @@ class CameraSource(Source):
             self._status.append(event)
 
     def _grab_loop(self) -> None:
-        cap = self._cap
-        backoff = self.backoff_initial_s
-        file_start = time.monotonic()
-        file_frame = 1          # the frame read in open() was frame 0
-        still = None            # a one-frame file (a still image): shown again at the file's rate
+        g = _Grab(self._cap, self.backoff_initial_s, time.monotonic())
         while not self._stop.is_set():
-            if still is not None:
-                delay = file_start + file_frame / (self.file_fps or 30.0) - time.monotonic()
-                if delay > 0 and self._stop.wait(delay):
+            if g.still is not None:
+                if self._show_still(g, g.still):
                     break
-                self._publish(still.copy(), time.monotonic())
-                file_frame += 1
                 continue
-            if cap is None:     # lost: try to reconnect
-                cap = self._new_capture()
-                if cap is None:
-                    log.debug("%s: reconnect failed; next try in %.2f s", self.description, backoff)
-                    self._stop.wait(backoff)
-                    backoff = min(backoff * 2.0, self.backoff_max_s)
-                    continue
-                self._reconnects += 1
-                self._cap = cap
-                file_start, file_frame = time.monotonic(), 0
-            if self.is_file and self.file_fps:
-                delay = file_start + file_frame / self.file_fps - time.monotonic()
-                if delay > 0 and self._stop.wait(delay):
-                    break
-            try:
-                self._read_started, self._in_read = time.monotonic(), True
-                ok, image = cap.read()
-            except cv2.error as exc:          # a driver error: treat like a failed read
-                log.debug("%s: read raised %s", self.description, exc)
-                ok, image = False, None
-            self._in_read = False
-            captured_at = time.monotonic()
+            if g.cap is None and not self._reconnect(g):     # lost: try to reconnect
+                continue
+            if self._wait_for_file_frame(g):
+                break
+            ok, image, captured_at = self._read_one(g.cap)
             if self._stop.is_set():
                 break
             if ok and image is not None:
-                if self._lost:
-                    self._lost = False
-                    backoff = self.backoff_initial_s
-                    log.info("%s: restored", self.description)
-                    self._report(SourceRestored(t=self._now_t(captured_at), source=self.description))
-                self._publish(as_bgr(image), captured_at)
-                file_frame += 1
+                self._got(g, image, captured_at)
                 continue
-            if self.is_file and not self._lost:
-                if self.loop and file_frame == 1 and self._last_image is not None:
-                    still = self._last_image.copy()      # one frame, then the end: a still image
-                    cap.release()
-                    cap = self._cap = None
-                    continue
-                if self.loop and file_frame > 0:
-                    if not cap.set(cv2.CAP_PROP_POS_FRAMES, 0):   # not seekable: open it again
-                        cap.release()
-                        cap = self._cap = self._new_capture()
-                    if cap is not None:
-                        file_start, file_frame = time.monotonic(), 0
-                        continue
-                if not self.loop:
-                    with self._cond:
-                        self._ended = True
-                        self._cond.notify_all()
-                    return
-            # a read failed: the device or stream is gone
-            if not self._lost:
-                self._lost = True
-                self._losses += 1
-                reason = ("stream stopped delivering frames" if self.is_url
-                          else "camera read failed (unplugged or in use?)")
-                log.warning("%s: lost (%s); reconnecting", self.description, reason)
-                self._report(SourceLost(t=self._now_t(captured_at), source=self.description,
-                                        reason=reason))
-            if cap is not None:
-                cap.release()
-            cap = self._cap = None
-            self._stop.wait(backoff)
-            backoff = min(backoff * 2.0, self.backoff_max_s)
+            after = self._file_ended(g)
+            if after == "again":
+                continue
+            if after == "stop":
+                return
+            self._read_failed(g, captured_at)               # the device or stream is gone
+
+    def _show_still(self, g: _Grab, still: np.ndarray) -> bool:
+        """A one-frame file's picture again, at the file's rate; True if stopped meanwhile."""
+        delay = g.file_start + g.file_frame / (self.file_fps or 30.0) - time.monotonic()
+        if delay > 0 and self._stop.wait(delay):
+            return True
+        self._publish(still.copy(), time.monotonic())
+        g.file_frame += 1
+        return False
+
+    def _reconnect(self, g: _Grab) -> bool:
+        """Open the capture again; on failure wait the backoff (doubled each time)."""
+        cap = self._new_capture()
+        if cap is None:
+            log.debug("%s: reconnect failed; next try in %.2f s", self.description, g.backoff)
+            self._stop.wait(g.backoff)
+            g.backoff = min(g.backoff * 2.0, self.backoff_max_s)
+            return False
+        self._reconnects += 1
+        self._cap = g.cap = cap
+        g.file_start, g.file_frame = time.monotonic(), 0
+        return True
+
+    def _wait_for_file_frame(self, g: _Grab) -> bool:
+        """A file is paced at its natural rate; True if stopped while waiting."""
+        if self.is_file and self.file_fps:
+            delay = g.file_start + g.file_frame / self.file_fps - time.monotonic()
+            return bool(delay > 0 and self._stop.wait(delay))
+        return False
+
+    def _read_one(self, cap: Any) -> tuple[bool, np.ndarray | None, float]:
+        """One ``cap.read()``: (ok, image, monotonic time); a driver error is a failed read."""
+        try:
+            self._read_started, self._in_read = time.monotonic(), True
+            ok, image = cap.read()
+        except cv2.error as exc:
+            log.debug("%s: read raised %s", self.description, exc)
+            ok, image = False, None
+        self._in_read = False
+        return bool(ok), image, time.monotonic()
+
+    def _got(self, g: _Grab, image: np.ndarray, captured_at: float) -> None:
+        """A frame: publish it (and say the source is back if it was lost)."""
+        if self._lost:
+            self._lost = False
+            g.backoff = self.backoff_initial_s
+            log.info("%s: restored", self.description)
+            self._report(SourceRestored(t=self._now_t(captured_at), source=self.description))
+        self._publish(as_bgr(image), captured_at)
+        g.file_frame += 1
+
+    def _file_ended(self, g: _Grab) -> str | None:
+        """A file's read failed: it ended. Looping, start again (``"again"``; a one-frame file
+        becomes a still); not looping, the source ends (``"stop"``); ``None``: treat as lost
+        (also every failed read of a device or stream, or of a file already lost)."""
+        if not self.is_file or self._lost:
+            return None
+        if self.loop and g.file_frame == 1 and self._last_image is not None:
+            g.still = self._last_image.copy()      # one frame, then the end: a still image
+            g.cap.release()
+            g.cap = self._cap = None
+            return "again"
+        if self.loop and g.file_frame > 0:
+            if not g.cap.set(cv2.CAP_PROP_POS_FRAMES, 0):   # not seekable: open it again
+                g.cap.release()
+                g.cap = self._cap = self._new_capture()
+            if g.cap is not None:
+                g.file_start, g.file_frame = time.monotonic(), 0
+                return "again"
+        if not self.loop:
+            with self._cond:
+                self._ended = True
+                self._cond.notify_all()
+            return "stop"
+        return None
+
+    def _read_failed(self, g: _Grab, captured_at: float) -> None:
+        """The device or stream is gone: report it once, release, wait the backoff."""
+        if not self._lost:
+            self._lost = True
+            self._losses += 1
+            reason = ("stream stopped delivering frames" if self.is_url
+                      else "camera read failed (unplugged or in use?)")
+            log.warning("%s: lost (%s); reconnecting", self.description, reason)
+            self._report(SourceLost(t=self._now_t(captured_at), source=self.description, reason=reason))
+        if g.cap is not None:
+            g.cap.release()
+        g.cap = self._cap = None
+        self._stop.wait(g.backoff)
+        g.backoff = min(g.backoff * 2.0, self.backoff_max_s)
 
     # -- consumer side -------------------------------------------------------
     def read(self, timeout: float | None = None) -> VideoFrame | None:

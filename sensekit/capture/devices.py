@@ -166,6 +166,18 @@ def _listing(mics: list[MicrophoneInfo]) -> str:
     return ", ".join(str(m) for m in mics) if mics else "none"
 
 
+def _default_microphone(mics: list[MicrophoneInfo], *, named: bool) -> MicrophoneInfo:
+    """The system default input; else (asked for "default") the device called so; else the first."""
+    for m in mics:
+        if m.is_default:
+            return m
+    if named:
+        for m in mics:
+            if m.name.lower() == "default":
+                return m
+    return mics[0]
+
+
 def find_microphone(spec: int | str | None = None) -> MicrophoneInfo:
     """The input device named by ``spec``.
 
@@ -181,23 +193,15 @@ def find_microphone(spec: int | str | None = None) -> MicrophoneInfo:
             f"No microphone{wanted}; available: none (PortAudio lists no input devices: "
             "is a sound card or USB microphone connected, and is ALSA/PulseAudio set up?)")
     if spec is None or (isinstance(spec, str) and spec.strip().lower() in ("", "default")):
-        for m in mics:
-            if m.is_default:
-                return m
-        if isinstance(spec, str) and spec.strip().lower() == "default":
-            for m in mics:
-                if m.name.lower() == "default":
-                    return m
-        return mics[0]
+        return _default_microphone(mics, named=spec is not None and spec.strip().lower() == "default")
     if isinstance(spec, bool):
         raise DeviceNotFoundError(f"No microphone {spec!r}; available: {_listing(mics)}")
-    if isinstance(spec, int) or (isinstance(spec, str) and spec.strip().isdigit()):
+    if isinstance(spec, int) or spec.strip().isdigit():
         index = int(spec)
-        for m in mics:
-            if m.index == index:
-                return m
-        raise DeviceNotFoundError(
-            f"No microphone at index {index}; available: {_listing(mics)}")
+        found = next((m for m in mics if m.index == index), None)
+        if found is None:
+            raise DeviceNotFoundError(f"No microphone at index {index}; available: {_listing(mics)}")
+        return found
     needle = str(spec).strip().lower()
     exact = [m for m in mics if m.name.lower() == needle]
     if exact:

@@ -51,6 +51,17 @@ DEFAULT_FPS = 30.0
 FFMPEG_TIMEOUT_S = 120.0
 
 
+def _retrieve_channels(cap: Any, base: int, channels: int) -> np.ndarray | None:
+    """The grabbed chunk's samples, (n, channels) int16; ``None`` if a channel is missing or empty."""
+    per_channel = []
+    for ch in range(channels):
+        ok, data = cap.retrieve(None, base + ch)
+        if not ok or data is None:
+            return None
+        per_channel.append(np.asarray(data, dtype=np.int16).reshape(-1))
+    return np.stack(per_channel, axis=1) if per_channel[0].size else None
+
+
 def _decode_track_opencv(path: str) -> tuple[np.ndarray, int] | None:
     """The first audio track via OpenCV's own audio support, or ``None`` if it cannot."""
     import cv2
@@ -79,14 +90,9 @@ def _decode_track_opencv(path: str) -> tuple[np.ndarray, int] | None:
             return None
         chunks: list[np.ndarray] = []
         while cap.grab():
-            per_channel = []
-            for ch in range(channels):
-                ok, data = cap.retrieve(None, base + ch)
-                if not ok or data is None:
-                    break
-                per_channel.append(np.asarray(data, dtype=np.int16).reshape(-1))
-            if len(per_channel) == channels and per_channel[0].size:
-                chunks.append(np.stack(per_channel, axis=1))
+            chunk = _retrieve_channels(cap, base, channels)
+            if chunk is not None:
+                chunks.append(chunk)
         if not chunks:
             return None
         samples = np.concatenate(chunks).astype(np.float32) / np.float32(32768.0)

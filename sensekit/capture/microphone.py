@@ -246,42 +246,15 @@ class MicrophoneSource(Source):
         backoff = self.backoff_initial_s
         while not self._closing.wait(0.05):
             if not self._lost:
-                stalled = time.monotonic() - self._last_callback > self.stall_timeout_s
-                stream = self._stream
-                died = self._stream_died.is_set() or (stream is not None and not stream.active)
-                if not (died or stalled):
-                    continue
-                reason = ("audio stream stopped unexpectedly" if died
-                          else f"no audio for {self.stall_timeout_s:g} s")
-                self._lost, self._lost_reason = True, reason
-                log.warning("%s: lost (%s); reconnecting", self.description, reason)
-                self._report(SourceLost(t=self._now_t(), source=self.description, reason=reason))
-                self._abort_stream()
-                backoff = self.backoff_initial_s
-                if self._closing.wait(backoff):
-                    return
+                if self._noticed_loss():
+                    backoff = self.backoff_initial_s
+                    if self._closing.wait(backoff):
+                        return
                 continue
-            # lost: try to reopen
-            try:
-                # keep the sample clock near wall time across the gap
-                # (never backwards: block t stays increasing)
-                self._sample_index = max(self._sample_index,
-                                         int(round(self._now_t() * (self.sample_rate or 0))))
-                self._start_stream()
-            except SourceError as exc:
-                log.debug("%s: reopen failed (%s); next try in %.2f s", self.description, exc, backoff)
-                backoff = min(backoff * 2.0, self.backoff_max_s)
-                if self._closing.wait(backoff):
-                    return
-                continue
-            # wait for a block to arrive before calling it restored
-            before = self._callbacks
-            deadline = time.monotonic() + self.stall_timeout_s
-            while self._callbacks == before and time.monotonic() < deadline:
-                if self._closing.wait(0.01):
-                    return
-            if self._callbacks == before or self._stream_died.is_set():
-                self._abort_stream()
+            outcome = self._reopen(backoff)
+            if outcome == "closing":
+                return
+            if outcome == "failed":
                 backoff = min(backoff * 2.0, self.backoff_max_s)
                 if self._closing.wait(backoff):
                     return
@@ -289,6 +262,43 @@ class MicrophoneSource(Source):
             self._lost = False
             log.info("%s: restored", self.description)
             self._report(SourceRestored(t=self._now_t(), source=self.description))
+
+    def _noticed_loss(self) -> bool:
+        """The stream died or went quiet for ``stall_timeout_s``: report it, drop the stream."""
+        stalled = time.monotonic() - self._last_callback > self.stall_timeout_s
+        stream = self._stream
+        died = self._stream_died.is_set() or (stream is not None and not stream.active)
+        if not (died or stalled):
+            return False
+        reason = ("audio stream stopped unexpectedly" if died
+                  else f"no audio for {self.stall_timeout_s:g} s")
+        self._lost, self._lost_reason = True, reason
+        log.warning("%s: lost (%s); reconnecting", self.description, reason)
+        self._report(SourceLost(t=self._now_t(), source=self.description, reason=reason))
+        self._abort_stream()
+        return True
+
+    def _reopen(self, backoff: float) -> str:
+        """Open the stream again and wait for a block: ``"restored"``, ``"failed"`` or ``"closing"``."""
+        try:
+            # keep the sample clock near wall time across the gap
+            # (never backwards: block t stays increasing)
+            self._sample_index = max(self._sample_index,
+                                     int(round(self._now_t() * (self.sample_rate or 0))))
+            self._start_stream()
+        except SourceError as exc:
+            log.debug("%s: reopen failed (%s); next try in %.2f s", self.description, exc, backoff)
+            return "failed"
+        # wait for a block to arrive before calling it restored
+        before = self._callbacks
+        deadline = time.monotonic() + self.stall_timeout_s
+        while self._callbacks == before and time.monotonic() < deadline:
+            if self._closing.wait(0.01):
+                return "closing"
+        if self._callbacks == before or self._stream_died.is_set():
+            self._abort_stream()
+            return "failed"
+        return "restored"
 
     # -- consumer side -----------------------------------------------------------
     def read(self, timeout: float | None = None) -> AudioBlock | None:

@@ -1,4 +1,4 @@
-"""Writing recordings: ``Recorder`` takes items, ``record_source`` drives it from a source.
+"""Writing recordings: ``Recorder`` takes items (``record_loop.record_source`` drives it from a source).
 
 ``Recorder(path, video=(width, height, fps), audio=(rate, channels))`` writes
 format version 2 (see ``docs/RECORDING_FORMAT.md``): ``meta.json``, the video
@@ -14,12 +14,6 @@ and audio, plus the time a flush takes (well under 1 s); ``close()`` marks the r
 ``close(complete=False)`` closes the files but leaves it marked incomplete
 (a source that failed part-way).
 
-``record_source(source, path, seconds)`` records any source until ``seconds``
-have passed, it ends, Ctrl-C or SIGTERM (both finish cleanly, complete). A
-live camera's frame rate is measured from its timestamps (``fps=None``); a
-file's or replay's is taken from the source. When the source fails part-way,
-the files are kept, marked incomplete, and ``RecordingError`` says so.
-
 Cost: one FFV1 encode per frame (~2-20 ms by size and content); per flush (two a
 second) a few ms to switch segments and five fsyncs (timestamps, segment,
 folder, WAV, meta).
@@ -34,16 +28,13 @@ import json
 import logging
 import math
 import os
-import signal
-import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame
+from sensekit.capture.base import AudioBlock, Item, VideoFrame
 from sensekit.capture.checksums import (AUDIO_CRC_FILE, AUDIO_CRC_HEADER, VIDEO_CRC_FILE, VIDEO_CRC_HEADER,
                                         ChecksumLog, PcmChecksums, crc32_of)
 from sensekit.capture.recording_meta import (AUDIO_FILE, DEFAULT_BLOCK_SIZE, FORMAT, META_FILE,
@@ -51,9 +42,8 @@ from sensekit.capture.recording_meta import (AUDIO_FILE, DEFAULT_BLOCK_SIZE, FOR
                                              TIMESTAMPS_HEADER, VERSION, write_json_atomic)
 from sensekit.capture.video_segments import SegmentWriter
 from sensekit.capture.wav import WavWriter, float_to_int16
-from sensekit.clock import Clock, MonotonicClock
-from sensekit.errors import ConfigError, RecordingError, SensekitError
-from sensekit.validate import check_positive, check_range
+from sensekit.errors import ConfigError, RecordingError
+from sensekit.validate import check_range
 
 log = logging.getLogger(__name__)
 
@@ -110,39 +100,11 @@ class Recorder:
             "audio_offset_s": 0.0, "notes": str(notes), "complete": False,
             "frames": 0, "audio_samples": 0, "duration_s": 0.0,
         }
+        fps: float | None = None
         if video is not None:
-            try:
-                w, h, fps = video
-            except (TypeError, ValueError):
-                raise ConfigError(f"`video` must be (width, height, fps), got {video!r}") from None
-            if not _is_int(w) or not _is_int(h) or w <= 0 or h <= 0:
-                raise ConfigError(f"`video` width and height must be positive integers, got {video!r}")
-            if fps is not None:
-                fps = check_range("video fps", fps, 0.001, 1000)
-            if fps_hint is not None and not (isinstance(fps_hint, (int, float))
-                                             and math.isfinite(fps_hint) and 0 < fps_hint <= 1000):
-                fps_hint = None                      # a device's claim we cannot use
-            self._meta["video"] = {
-                "width": w, "height": h, "fps": fps or fps_hint or 30.0,
-                "fps_from": "source" if fps is not None else "timestamps",
-                "codec": "FFV1", "segments": SEGMENTS_DIR, "playlist": PLAYLIST_FILE,
-                "timestamps": TIMESTAMPS_FILE, "checksums": VIDEO_CRC_FILE}
+            self._meta["video"], fps, fps_hint = _video_meta(video, fps_hint)
         if audio is not None:
-            try:
-                rate, channels = audio
-            except (TypeError, ValueError):
-                raise ConfigError(f"`audio` must be (sample_rate, channels), got {audio!r}") from None
-            if not _is_int(rate) or not 0 < rate <= 1_000_000:
-                raise ConfigError(f"`audio` sample rate must be a positive integer, got {rate!r}")
-            if not _is_int(channels) or not 0 < channels <= 64:
-                raise ConfigError(f"`audio` channels must be 1..64, got {channels!r}")
-            if block_size is not None and (not _is_int(block_size) or block_size <= 0):
-                raise ConfigError(f"`block_size` must be a positive integer, got {block_size!r}")
-            self._meta["audio"] = {"sample_rate": rate, "channels": channels,
-                                   "gain": check_range("gain", gain, 0, 100),
-                                   "file": AUDIO_FILE, "sample_format": "int16",
-                                   "block_size": block_size, "checksums": AUDIO_CRC_FILE,
-                                   "checksum_block": block_size}
+            self._meta["audio"] = _audio_meta(audio, block_size, gain)
         self.t0 = float(t0)
         self.reproducible = reproducible
         self._fsync = fsync
@@ -169,14 +131,16 @@ class Recorder:
         self._block_crcs: ChecksumLog | None = None
         self._pcm: PcmChecksums | None = None
         if video is not None:
-            self._video = SegmentWriter(self.path / SEGMENTS_DIR, (w, h), fps=fps, fps_hint=fps_hint,
+            v = self._meta["video"]
+            self._video = SegmentWriter(self.path / SEGMENTS_DIR, (v["width"], v["height"]), fps=fps, fps_hint=fps_hint,
                                         playlist=self.path / PLAYLIST_FILE,
                                         reproducible=reproducible, fsync=fsync)
             self._ts = open(self.path / TIMESTAMPS_FILE, "w", encoding="ascii", newline="\n")  # noqa: SIM115
             self._ts.write(TIMESTAMPS_HEADER + "\n")
             self._frame_crcs = ChecksumLog(self.path / VIDEO_CRC_FILE, VIDEO_CRC_HEADER, fsync=fsync)
         if audio is not None:
-            self._wav = WavWriter(self.path / AUDIO_FILE, rate, channels)
+            a = self._meta["audio"]
+            self._wav = WavWriter(self.path / AUDIO_FILE, a["sample_rate"], a["channels"])
             self._block_crcs = ChecksumLog(self.path / AUDIO_CRC_FILE, AUDIO_CRC_HEADER, fsync=fsync)
         self.flush()
 
@@ -353,176 +317,40 @@ class Recorder:
         write_json_atomic(self.path / META_FILE, self._meta, fsync=self._fsync)
 
 
-def _start_unix(item: Item) -> float:
-    """Wall-clock time of a live item's capture (its ``captured_at`` is ``time.monotonic()``)."""
-    if item.captured_at is None:
-        return time.time()
-    return time.time() - max(0.0, time.monotonic() - item.captured_at)
-
-
-def record_source(
-    source: Source,
-    path: str | os.PathLike[str],
-    seconds: float | None = None,
-    progress: bool = True,
-    *,
-    notes: str = "",
-    clock: Clock | None = None,
-) -> dict[str, Any]:
-    """Record any source into ``path`` until ``seconds`` have passed, it ends, or Ctrl-C.
-
-    Live sources are timed by ``clock`` (default wall clock); files and replays by
-    their item times. Ctrl-C and SIGTERM finish cleanly: the files are closed and
-    meta is marked complete. A source that fails part-way leaves the recording
-    marked incomplete and raises ``RecordingError`` naming the cause. Returns a
-    summary: frames, audio_samples, duration_s, interrupted, stopped_by ("Ctrl-C",
-    "SIGTERM" or None).
-    """
-    if seconds is not None:
-        seconds = check_positive("seconds", seconds)
-    clock = clock or MonotonicClock()
-    stop: dict[str, Any] = {"flag": False, "by": None}
-    old_handlers: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        def _on_signal(signum: int, frame: Any) -> None:
-            stop["flag"] = True
-            stop["by"] = stop["by"] or ("SIGTERM" if signum == signal.SIGTERM else "Ctrl-C")
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            old_handlers[sig] = signal.signal(sig, _on_signal)
-    interrupted = False
-    failed: BaseException | None = None
-    crashed = False
-    bar = None
-    rec: Recorder | None = None
+def _video_meta(video: tuple[int, int, float | None],
+                fps_hint: float | None) -> tuple[dict[str, Any], float | None, float | None]:
+    """meta.json's ``video`` for ``(width, height, fps)`` (``fps=None``: measured from timestamps),
+    the checked ``fps`` and the ``fps_hint`` (``None`` when unusable)."""
     try:
-        source.open()
-        t_start = clock.now()
+        w, h, fps = video
+    except (TypeError, ValueError):
+        raise ConfigError(f"`video` must be (width, height, fps), got {video!r}") from None
+    if not _is_int(w) or not _is_int(h) or w <= 0 or h <= 0:
+        raise ConfigError(f"`video` width and height must be positive integers, got {video!r}")
+    if fps is not None:
+        fps = check_range("video fps", fps, 0.001, 1000)
+    if fps_hint is not None and not (isinstance(fps_hint, (int, float))
+                                     and math.isfinite(fps_hint) and 0 < fps_hint <= 1000):
+        fps_hint = None                      # a device's claim we cannot use
+    meta = {"width": w, "height": h, "fps": fps or fps_hint or 30.0,
+            "fps_from": "source" if fps is not None else "timestamps",
+            "codec": "FFV1", "segments": SEGMENTS_DIR, "playlist": PLAYLIST_FILE,
+            "timestamps": TIMESTAMPS_FILE, "checksums": VIDEO_CRC_FILE}
+    return meta, fps, fps_hint
 
-        def timed_out() -> bool:
-            return seconds is not None and source.is_live and clock.now() - t_start >= seconds
 
-        # Peek until the formats are known (a live camera's size, a microphone's rate)
-        # and, for live sources, until the first item sets the recording's time origin.
-        pending: list[Item] = []
-        ended = False
-        need_frame = source.has_video and (source.frame_size is None or not source.fps)
-        need_block = source.has_audio and not source.sample_rate
-        while ((need_frame or need_block or (source.is_live and not pending))
-               and not stop["flag"] and not timed_out()):
-            try:
-                item = source.read(timeout=0.2 if source.is_live else None)
-            except EOFError:
-                ended = True
-                break
-            if item is None:
-                continue
-            pending.append(item)
-            if isinstance(item, VideoFrame):
-                need_frame = False
-            else:
-                need_block = False
-        first_frame = next((i for i in pending if isinstance(i, VideoFrame)), None)
-        first_block = next((i for i in pending if isinstance(i, AudioBlock)), None)
-        video = None
-        if source.has_video:
-            size = source.frame_size or (
-                (first_frame.image.shape[1], first_frame.image.shape[0]) if first_frame else None)
-            if size is not None:
-                # A live camera's rate is measured from its timestamps: the device's
-                # claim (MJPEG streams say 25 whatever they send) is only a fallback.
-                fps = None if source.is_live else float(source.fps or 30.0)
-                video = (int(size[0]), int(size[1]), fps)
-        audio = None
-        if source.has_audio:
-            rate = source.sample_rate or (first_block.rate if first_block else None)
-            channels = source.channels or (
-                first_block.samples.shape[1] if first_block is not None
-                and np.ndim(first_block.samples) == 2 else 1)
-            if rate:
-                audio = (int(rate), int(channels))
-        if video is None and audio is None:
-            if stop["flag"]:
-                return {"frames": 0, "audio_samples": 0, "duration_s": 0.0, "interrupted": True,
-                        "stopped_by": stop["by"]}
-            raise RecordingError(f"source '{source.description}' gave nothing to record")
-        t0 = pending[0].t if source.is_live and pending else 0.0
-        start_unix = _start_unix(pending[0]) if source.is_live and pending else None
-        audio_part = getattr(source, "audio", None) or source     # CombinedSource keeps its parts
-        gain: Any = getattr(source, "gain", None)
-        gain = getattr(audio_part, "gain", 50) if gain is None else gain
-        block_size = getattr(source, "block_size", None) or getattr(audio_part, "block_size", None)
-        rec = Recorder(path, video=video, audio=audio, gain=float(gain),
-                       sources=[source.description], notes=notes, t0=t0, start_unix=start_unix,
-                       block_size=block_size if isinstance(block_size, int) else None,
-                       fps_hint=source.fps if video is not None else None)
-        if progress:
-            from tqdm import tqdm
-            bar = tqdm(total=seconds, unit="s", desc=f"recording {Path(path).name}",
-                       bar_format="{l_bar}{bar}| {n:.1f}/{total_fmt} s" if seconds else
-                       "{desc}: {n:.1f} s", leave=True, file=sys.stderr)
-        last_shown = 0.0
-        last_flush = clock.now()
-        while not stop["flag"]:
-            if pending:
-                item = pending.pop(0)
-            elif ended:
-                break
-            else:
-                try:
-                    item = source.read(timeout=0.2 if source.is_live else None)
-                except EOFError:
-                    break
-            if source.is_live:
-                # A live item was captured before we noticed the limit: keep it, then stop.
-                now = clock.now()
-                elapsed = now - t_start
-                if item is not None:
-                    rec.write(item)
-                    if not rec.unflushed:
-                        last_flush = now
-                elif rec.unflushed and now - last_flush >= FLUSH_INTERVAL_S:
-                    rec.flush()                  # the source stalled: keep what came durable
-                    last_flush = now
-                if seconds is not None and elapsed >= seconds:
-                    break
-            else:
-                # Files and replays stop exactly at the limit, on their own timestamps.
-                elapsed = item.t if item is not None else 0.0
-                if seconds is not None and elapsed >= seconds:
-                    break
-                if item is not None:
-                    rec.write(item)
-            if bar is not None and elapsed - last_shown >= 0.1:
-                bar.update(elapsed - last_shown)
-                last_shown = elapsed
-        interrupted = stop["flag"]
-    except KeyboardInterrupt:
-        interrupted = True
-        stop["by"] = stop["by"] or "Ctrl-C"
-    except (SensekitError, OSError) as exc:
-        failed = exc
-    except BaseException:
-        crashed = True
-        raise
-    finally:
-        for signum, handler in old_handlers.items():
-            if handler is not None:
-                signal.signal(signum, handler)
-        try:
-            if rec is not None:
-                rec.close(complete=failed is None and not crashed)
-        finally:
-            if bar is not None:
-                bar.close()
-            source.close()
-    if failed is not None:
-        if rec is None:
-            raise failed
-        reason = (f"{failed.strerror or failed}" if isinstance(failed, OSError)
-                  else str(failed))
-        raise RecordingError(
-            f"recording '{Path(path).name}' stopped early: {reason}; the {rec.duration_s:.1f} s "
-            f"recorded so far are kept, marked incomplete") from failed
-    return {"frames": rec.frames if rec else 0, "audio_samples": rec.audio_samples if rec else 0,
-            "duration_s": rec.duration_s if rec else 0.0, "interrupted": interrupted,
-            "stopped_by": stop["by"] if interrupted else None}
+def _audio_meta(audio: tuple[int, int], block_size: int | None, gain: float) -> dict[str, Any]:
+    """meta.json's ``audio`` for ``(sample_rate, channels)``."""
+    try:
+        rate, channels = audio
+    except (TypeError, ValueError):
+        raise ConfigError(f"`audio` must be (sample_rate, channels), got {audio!r}") from None
+    if not _is_int(rate) or not 0 < rate <= 1_000_000:
+        raise ConfigError(f"`audio` sample rate must be a positive integer, got {rate!r}")
+    if not _is_int(channels) or not 0 < channels <= 64:
+        raise ConfigError(f"`audio` channels must be 1..64, got {channels!r}")
+    if block_size is not None and (not _is_int(block_size) or block_size <= 0):
+        raise ConfigError(f"`block_size` must be a positive integer, got {block_size!r}")
+    return {"sample_rate": rate, "channels": channels, "gain": check_range("gain", gain, 0, 100),
+            "file": AUDIO_FILE, "sample_format": "int16", "block_size": block_size, "checksums": AUDIO_CRC_FILE,
+            "checksum_block": block_size}

@@ -1,6 +1,6 @@
 """The recording format, re-exported from the modules that implement it (compatibility).
 
-``Recorder`` and ``record_source`` live in ``sensekit.capture.recorder``,
+``Recorder`` lives in ``sensekit.capture.recorder``, ``record_source`` in ``sensekit.capture.record_loop``,
 ``ReplaySource`` in ``sensekit.capture.replay``, ``meta.json`` and the
 timestamps in ``sensekit.capture.recording_meta``, the WAV in
 ``sensekit.capture.wav``, the video segments in
@@ -10,7 +10,8 @@ in ``sensekit.capture.recording_check``. The format itself is described in
 """
 from __future__ import annotations
 
-from sensekit.capture.recorder import FLUSH_INTERVAL_S, MAX_PAD_S, Recorder, record_source
+from sensekit.capture.record_loop import record_source
+from sensekit.capture.recorder import FLUSH_INTERVAL_S, MAX_PAD_S, Recorder
 from sensekit.capture.recording_meta import (AUDIO_FILE, DEFAULT_BLOCK_SIZE, FORMAT, META_FILE,
                                              PLAYLIST_FILE, READABLE_VERSIONS, SEGMENTS_DIR,
                                              TIMESTAMPS_FILE, TIMESTAMPS_HEADER, VERSION,

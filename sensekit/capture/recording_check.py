@@ -175,83 +175,16 @@ def _count_all(units: list[VideoUnit], size: tuple[int, int], crcs: np.ndarray |
 def _check_video(rep: RecordingReport, decode: bool) -> None:
     meta, path = rep.meta, rep.path
     v = meta["video"]
-    ts_path = path / v["timestamps"]
-    rows_t = None
-    if not ts_path.is_file():
-        rep.problems.append(f"the timestamps file '{v['timestamps']}' is missing")
-    else:
-        try:
-            cap = timestamps_cap(meta["frames"])
-            rows_t = read_timestamps(ts_path, complete=False, max_bytes=cap)
-            if rep.complete:
-                read_timestamps(ts_path, complete=True, max_bytes=cap)
-        except RecordingError as exc:
-            rep.problems.append(str(exc))
+    rows_t = _video_timestamps(rep, v)
     rows = 0 if rows_t is None else len(rows_t)
-    if rep.complete and rows_t is not None and rows != meta["frames"]:
-        rep.problems.append(f"'{v['timestamps']}' lists {rows} frames but meta.json says "
-                            f"{meta['frames']}")
-    crcs = None
-    if v["checksums"] is None:
-        rep.notes.append("no frame checksums (recorded before sensekit stored them): frames are not verified")
-    else:
-        try:
-            crcs = read_checksums(path / v["checksums"], VIDEO_CRC_HEADER, complete=rep.complete,
-                                  max_bytes=checksums_cap(rows))
-            if rep.complete and len(crcs) != rows:
-                rep.problems.append(f"'{v['checksums']}' lists {len(crcs)} checksums for {rows} frames")
-        except RecordingError as exc:
-            rep.problems.append(str(exc))
-            crcs = np.zeros(0, np.uint32)                    # nothing verifies: every frame is named
+    crcs = _video_checksums(rep, v, rows)
     version = meta["version"]
     store = path / (v["file"] if version == 1 else v["segments"])
-    segments = 1
-    layout: list[Any]
-    if version == 1:
-        units, layout = ([VideoUnit(store, 0, rows, exact=False)], []) if store.is_file() else ([], [])
-        if not store.is_file():
-            rep.problems.append(f"the video file '{v['file']}' is missing")
-    elif not store.is_dir():
-        units, layout = [], []
-        rep.problems.append(f"the video folder '{v['segments']}/' is missing")
-    else:
-        units, layout = video_units(path, meta, rows)
-        found, partial, other = list_segments(store)
-        segments = len(found)
-        rep.problems.extend(f"{v['segments']}/: {p}" for p in layout)
-        if partial:
-            what = (f"{len(partial)} unfinished segment file(s) "
-                    f"({', '.join(p.name for p in partial[:3])}): the recorder stopped while "
-                    "writing them; their frames are not played")
-            (rep.problems if rep.complete else rep.notes).append(what)
-        if other:
-            rep.notes.append(f"{v['segments']}/ also holds {len(other)} other file(s), ignored "
-                             f"({', '.join(p.name for p in other[:3])})")
-        _check_playlist(rep, [seg.path.name for seg in found])
+    units, segments = _video_store(rep, v, store, rows)
     playable: int | None = None
     last_row: int | None = None
     if decode:
-        playable = 0
-        for unit, (n, why, bad) in zip(units, _count_all(units, (v["width"], v["height"]), crcs)):
-            if bad:
-                rep.problems.append(f"'{unit.label}': frame(s) {_rows_text(bad)} do not match their "
-                                    "checksums (damaged; replay skips them, or stops if complete)")
-            if unit.exact:
-                if n == unit.count:
-                    playable += n - len(bad)
-                    last_row = unit.first + n - 1
-                    continue
-                rep.problems.append(f"'{unit.label}' ({unit.count} frames) "
-                                    f"{why or f'decodes {n} frames'}"
-                                    + ("" if why else f", not {unit.count}"))
-            else:
-                good = min(n, unit.count)
-                playable += good - len([r for r in bad if r < good])
-                last_row = good - 1 if good else None
-                if good < unit.count:
-                    text = (f"'{unit.label}' {why + ': ' if why else ''}only {good} of the "
-                            f"{unit.count} listed frames decode")
-                    (rep.problems if rep.complete else rep.notes).append(text)
+        playable, last_row = _decode_units(rep, units, crcs)
     else:
         rep.decoded = False
         covered = [u for u in units if u.exact] if version > 1 else []
@@ -259,16 +192,112 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
             last_row = covered[-1].first + covered[-1].count - 1
     covered_rows = sum(u.count for u in units) if version > 1 else rows
     if version > 1 and covered_rows < rows and rows_t is not None:
-        tail_from = (units[-1].first + units[-1].count) if units else 0
-        lost = rows - tail_from
-        if lost > 0:
-            text = (f"the last {lost} listed frames (from t = {rows_t[tail_from]:.3f} s) were never "
-                    "committed to a segment")
-            (rep.problems if rep.complete else rep.notes).append(text)
+        _uncommitted_tail(rep, units, rows_t)
     if last_row is not None and rows_t is not None and last_row < rows:
         rep._last_frame_t = float(rows_t[last_row])
     rep.video = VideoReport(v["width"], v["height"], float(v["fps"]), v.get("fps_from", "source"),
                             v.get("fps_measured"), rows, playable, segments, _size(store))
+
+
+def _video_timestamps(rep: RecordingReport, v: dict[str, Any]) -> np.ndarray | None:
+    """The frame times (the intact prefix), ``None`` when the file is missing or unreadable."""
+    ts_path = rep.path / v["timestamps"]
+    rows_t = None
+    if not ts_path.is_file():
+        rep.problems.append(f"the timestamps file '{v['timestamps']}' is missing")
+        return None
+    try:
+        cap = timestamps_cap(rep.meta["frames"])
+        rows_t = read_timestamps(ts_path, complete=False, max_bytes=cap)
+        if rep.complete:
+            read_timestamps(ts_path, complete=True, max_bytes=cap)
+    except RecordingError as exc:
+        rep.problems.append(str(exc))
+    if rep.complete and rows_t is not None and len(rows_t) != rep.meta["frames"]:
+        rep.problems.append(f"'{v['timestamps']}' lists {len(rows_t)} frames but meta.json says "
+                            f"{rep.meta['frames']}")
+    return rows_t
+
+
+def _video_checksums(rep: RecordingReport, v: dict[str, Any], rows: int) -> np.ndarray | None:
+    """The frame checksums; ``None`` for a recording made before they were stored, an empty
+    array when unreadable (nothing verifies: every frame is named)."""
+    if v["checksums"] is None:
+        rep.notes.append("no frame checksums (recorded before sensekit stored them): frames are not verified")
+        return None
+    try:
+        crcs = read_checksums(rep.path / v["checksums"], VIDEO_CRC_HEADER, complete=rep.complete,
+                              max_bytes=checksums_cap(rows))
+        if rep.complete and len(crcs) != rows:
+            rep.problems.append(f"'{v['checksums']}' lists {len(crcs)} checksums for {rows} frames")
+    except RecordingError as exc:
+        rep.problems.append(str(exc))
+        crcs = np.zeros(0, np.uint32)
+    return crcs
+
+
+def _video_store(rep: RecordingReport, v: dict[str, Any], store: Path, rows: int) -> tuple[list[VideoUnit], int]:
+    """The units to decode (a version 1 file, or the committed segments) and the segment count."""
+    if rep.meta["version"] == 1:
+        if not store.is_file():
+            rep.problems.append(f"the video file '{v['file']}' is missing")
+            return [], 1
+        return [VideoUnit(store, 0, rows, exact=False)], 1
+    if not store.is_dir():
+        rep.problems.append(f"the video folder '{v['segments']}/' is missing")
+        return [], 1
+    units, layout = video_units(rep.path, rep.meta, rows)
+    found, partial, other = list_segments(store)
+    rep.problems.extend(f"{v['segments']}/: {p}" for p in layout)
+    if partial:
+        what = (f"{len(partial)} unfinished segment file(s) "
+                f"({', '.join(p.name for p in partial[:3])}): the recorder stopped while "
+                "writing them; their frames are not played")
+        (rep.problems if rep.complete else rep.notes).append(what)
+    if other:
+        rep.notes.append(f"{v['segments']}/ also holds {len(other)} other file(s), ignored "
+                         f"({', '.join(p.name for p in other[:3])})")
+    _check_playlist(rep, [seg.path.name for seg in found])
+    return units, len(found)
+
+
+def _decode_units(rep: RecordingReport, units: list[VideoUnit],
+                  crcs: np.ndarray | None) -> tuple[int, int | None]:
+    """Decode every unit: the playable frames and the last playable row."""
+    v = rep.meta["video"]
+    playable = 0
+    last_row: int | None = None
+    for unit, (n, why, bad) in zip(units, _count_all(units, (v["width"], v["height"]), crcs)):
+        if bad:
+            rep.problems.append(f"'{unit.label}': frame(s) {_rows_text(bad)} do not match their "
+                                "checksums (damaged; replay skips them, or stops if complete)")
+        if unit.exact:
+            if n == unit.count:
+                playable += n - len(bad)
+                last_row = unit.first + n - 1
+                continue
+            rep.problems.append(f"'{unit.label}' ({unit.count} frames) "
+                                f"{why or f'decodes {n} frames'}"
+                                + ("" if why else f", not {unit.count}"))
+        else:
+            good = min(n, unit.count)
+            playable += good - len([r for r in bad if r < good])
+            last_row = good - 1 if good else None
+            if good < unit.count:
+                text = (f"'{unit.label}' {why + ': ' if why else ''}only {good} of the "
+                        f"{unit.count} listed frames decode")
+                (rep.problems if rep.complete else rep.notes).append(text)
+    return playable, last_row
+
+
+def _uncommitted_tail(rep: RecordingReport, units: list[VideoUnit], rows_t: np.ndarray) -> None:
+    """Frames listed in the timestamps after the last committed segment."""
+    tail_from = (units[-1].first + units[-1].count) if units else 0
+    lost = len(rows_t) - tail_from
+    if lost > 0:
+        text = (f"the last {lost} listed frames (from t = {rows_t[tail_from]:.3f} s) were never "
+                "committed to a segment")
+        (rep.problems if rep.complete else rep.notes).append(text)
 
 
 def _check_playlist(rep: RecordingReport, committed: list[str]) -> None:
@@ -297,6 +326,27 @@ def _check_playlist(rep: RecordingReport, committed: list[str]) -> None:
                             "segments in order (ffplay would play something else); it is damaged")
 
 
+def _playable_samples(rep: RecordingReport, name: str, header: int, held: int) -> int:
+    """The samples per channel a replay plays: what the header, the file and meta.json agree
+    on; what they disagree on is a problem (complete) or a note (killed while writing)."""
+    if rep.complete:
+        want = rep.meta["audio_samples"]
+        if header != want:
+            rep.problems.append(f"'{name}': its header claims {header} samples per "
+                                f"channel, meta.json says {want}")
+        if held < want:
+            rep.problems.append(f"'{name}' holds only {held} samples per channel, "
+                                f"meta.json says {want}")
+        return int(min(held, want))            # what the file really holds
+    if header > held:
+        rep.problems.append(f"'{name}': its header claims {header} samples per "
+                            f"channel but the file holds only {held}")
+    elif held > header:
+        rep.notes.append(f"'{name}' holds {held - header} samples after its last "
+                         "patched header (written after the last flush); not played")
+    return min(header, held)
+
+
 def _check_audio(rep: RecordingReport) -> None:
     meta, path = rep.meta, rep.path
     a = meta["audio"]
@@ -315,23 +365,8 @@ def _check_audio(rep: RecordingReport) -> None:
             if (info.rate, info.channels) != (a["sample_rate"], a["channels"]):
                 rep.problems.append(f"'{a['file']}' is {info.rate} Hz x {info.channels} channels "
                                     f"but meta.json says {a['sample_rate']} Hz x {a['channels']}")
-            elif rep.complete:
-                want = meta["audio_samples"]
-                if header != want:
-                    rep.problems.append(f"'{a['file']}': its header claims {header} samples per "
-                                        f"channel, meta.json says {want}")
-                if held < want:
-                    rep.problems.append(f"'{a['file']}' holds only {held} samples per channel, "
-                                        f"meta.json says {want}")
-                playable = min(held, want)            # what the file really holds
             else:
-                playable = min(header, held)
-                if header > held:
-                    rep.problems.append(f"'{a['file']}': its header claims {header} samples per "
-                                        f"channel but the file holds only {held}")
-                elif held > header:
-                    rep.notes.append(f"'{a['file']}' holds {held - header} samples after its last "
-                                     "patched header (written after the last flush); not played")
+                playable = _playable_samples(rep, a["file"], header, held)
             if playable:
                 _check_pcm(rep, wav, info.data_offset, playable)
     rep.audio = AudioReport(a["sample_rate"], a["channels"], float(a["gain"]), a["block_size"],

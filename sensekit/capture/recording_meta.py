@@ -21,6 +21,7 @@ import json
 import math
 import os
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,36 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     """
     rec = Path(path)
     label = rec.name or str(rec)
+    loaded = _load_meta(rec, label)
+
+    def bad(what: str) -> RecordingError:
+        return RecordingError(f"'{label}/meta.json': {what}")
+
+    meta, version = _check_header(loaded, bad)
+    for key in ("video", "audio"):
+        if key not in meta:
+            raise bad(f"missing `{key}` (null when the recording has no {key})")
+    video, audio = meta["video"], meta["audio"]
+    if video is not None:
+        _check_video(video, version, bad)
+    if audio is not None:
+        _check_audio(audio, bad)
+    _check_tracks_held(rec, video, audio, bad)
+    _check_top_level(meta, bad)
+    _check_named_files(rec, label, video, audio)
+    if meta["complete"]:
+        if video is not None and meta["frames"] is None:
+            raise bad("recording is marked complete but has no `frames` count")
+        if audio is not None and meta["audio_samples"] is None:
+            raise bad("recording is marked complete but has no `audio_samples` count")
+    return meta
+
+
+_Bad = Callable[[str], RecordingError]
+
+
+def _load_meta(rec: Path, label: str) -> Any:
+    """The parsed ``meta.json`` of the folder ``rec`` (any JSON value; bounded read)."""
     if not rec.exists():
         raise RecordingError(f"recording '{label}' does not exist ({rec})")
     if not rec.is_dir():
@@ -77,17 +108,16 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
         if kind is not None:
             raise RecordingError(f"recording '{label}' is {kind}, not a recording folder")
         raise RecordingError(f"recording '{label}' is not a folder (is it a recording?)")
-    meta_path = rec / META_FILE
     try:
-        raw = read_regular(meta_path, max_bytes=_MAX_META_BYTES, what=f"'{label}/meta.json'",
+        raw = read_regular(rec / META_FILE, max_bytes=_MAX_META_BYTES, what=f"'{label}/meta.json'",
                            error=RecordingError)
     except FileNotFoundError:
         raise RecordingError(f"recording '{label}' has no meta.json (is it a recording folder?)") from None
-    meta = loads_json(raw, what=f"'{label}/meta.json'", max_depth=_MAX_META_DEPTH, error=RecordingError)
+    return loads_json(raw, what=f"'{label}/meta.json'", max_depth=_MAX_META_DEPTH, error=RecordingError)
 
-    def bad(what: str) -> RecordingError:
-        return RecordingError(f"'{label}/meta.json': {what}")
 
+def _check_header(meta: Any, bad: _Bad) -> tuple[dict[str, Any], int]:
+    """An object of our format in a readable version; returns it and the version."""
     if not isinstance(meta, dict):
         raise bad(f"expected a JSON object, got {type(meta).__name__}")
     if meta.get("format") != FORMAT:
@@ -96,69 +126,82 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not _is_int(version) or version not in READABLE_VERSIONS:
         raise bad(f"unsupported `version` {short(version)} (this sensekit reads "
                   f"{', '.join(map(str, READABLE_VERSIONS))})")
+    return meta, int(version)
 
-    for key in ("video", "audio"):
-        if key not in meta:
-            raise bad(f"missing `{key}` (null when the recording has no {key})")
-    video = meta["video"]
-    if video is not None:
-        if not isinstance(video, dict):
-            raise bad(f"`video` must be an object or null, got {short(video)}")
-        for key in ("width", "height"):
-            if not _is_int(video.get(key)) or not 0 < video[key] <= 16384:
-                raise bad(f"`video.{key}` must be a positive integer, got {short(video.get(key))}")
-        if not _is_num(video.get("fps")) or not 0 < video["fps"] <= 1000:
-            raise bad(f"`video.fps` must be a positive number, got {short(video.get('fps'))}")
-        if version == 1:
-            names = {"file": VIDEO_FILE, "timestamps": TIMESTAMPS_FILE}
-        else:
-            names = {"segments": SEGMENTS_DIR, "playlist": PLAYLIST_FILE,
-                     "timestamps": TIMESTAMPS_FILE}
-            video.setdefault("fps_from", "source")
-            if video["fps_from"] not in FPS_FROM:
-                raise bad(f"`video.fps_from` must be one of {list(FPS_FROM)}, "
-                          f"got {short(video['fps_from'])}")
-            measured = video.get("fps_measured")
-            if measured is not None and (not _is_num(measured) or measured <= 0):
-                raise bad(f"`video.fps_measured` must be a positive number, got {short(measured)}")
-        for key, default in names.items():
-            video.setdefault(key, default)
-            if not _plain_name(video[key]):
-                raise bad(f"`video.{key}` must be a file name, got {short(video[key])}")
-        video.setdefault("checksums", None)                # recorded before checksums: None
-        if video["checksums"] is not None and not _plain_name(video["checksums"]):
-            raise bad(f"`video.checksums` must be a file name or null, got {short(video['checksums'])}")
-    audio = meta["audio"]
-    if audio is not None:
-        if not isinstance(audio, dict):
-            raise bad(f"`audio` must be an object or null, got {short(audio)}")
-        if not _is_int(audio.get("sample_rate")) or not 0 < audio["sample_rate"] <= 1_000_000:
-            raise bad(f"`audio.sample_rate` must be a positive integer, "
-                      f"got {short(audio.get('sample_rate'))}")
-        if not _is_int(audio.get("channels")) or not 0 < audio["channels"] <= 64:
-            raise bad(f"`audio.channels` must be 1..64, got {short(audio.get('channels'))}")
-        audio.setdefault("gain", 50)
-        if not _is_num(audio["gain"]) or not 0 <= audio["gain"] <= 100:
-            raise bad(f"`audio.gain` must be 0..100, got {short(audio['gain'])}")
-        audio.setdefault("sample_format", "int16")
-        if audio["sample_format"] != "int16":
-            raise bad(f"`audio.sample_format` must be 'int16', got {short(audio['sample_format'])}")
-        audio.setdefault("file", AUDIO_FILE)
-        if not _plain_name(audio["file"]):
-            raise bad(f"`audio.file` must be a file name, got {short(audio['file'])}")
-        bs = audio.get("block_size")
-        if bs is None:
-            audio["block_size"] = DEFAULT_BLOCK_SIZE
-        elif not _is_int(bs) or not 0 < bs <= 1 << 20:
-            raise bad(f"`audio.block_size` must be a positive integer, got {short(bs)}")
-        audio.setdefault("checksums", None)
-        if audio["checksums"] is not None and not _plain_name(audio["checksums"]):
-            raise bad(f"`audio.checksums` must be a file name or null, got {short(audio['checksums'])}")
-        cb = audio.get("checksum_block")
-        if cb is None:
-            audio["checksum_block"] = audio["block_size"]
-        elif not _is_int(cb) or not 0 < cb <= 1 << 20:
-            raise bad(f"`audio.checksum_block` must be a positive integer, got {short(cb)}")
+
+def _check_video(video: Any, version: int, bad: _Bad) -> None:
+    """The ``video`` object: size, rate, file names (defaults filled in)."""
+    if not isinstance(video, dict):
+        raise bad(f"`video` must be an object or null, got {short(video)}")
+    for key in ("width", "height"):
+        if not _is_int(video.get(key)) or not 0 < video[key] <= 16384:
+            raise bad(f"`video.{key}` must be a positive integer, got {short(video.get(key))}")
+    if not _is_num(video.get("fps")) or not 0 < video["fps"] <= 1000:
+        raise bad(f"`video.fps` must be a positive number, got {short(video.get('fps'))}")
+    if version == 1:
+        names = {"file": VIDEO_FILE, "timestamps": TIMESTAMPS_FILE}
+    else:
+        names = {"segments": SEGMENTS_DIR, "playlist": PLAYLIST_FILE, "timestamps": TIMESTAMPS_FILE}
+        _check_fps_source(video, bad)
+    for key, default in names.items():
+        video.setdefault(key, default)
+        if not _plain_name(video[key]):
+            raise bad(f"`video.{key}` must be a file name, got {short(video[key])}")
+    video.setdefault("checksums", None)                # recorded before checksums: None
+    if video["checksums"] is not None and not _plain_name(video["checksums"]):
+        raise bad(f"`video.checksums` must be a file name or null, got {short(video['checksums'])}")
+
+
+def _check_fps_source(video: dict[str, Any], bad: _Bad) -> None:
+    """Version 2: where ``fps`` came from, and the measured rate."""
+    video.setdefault("fps_from", "source")
+    if video["fps_from"] not in FPS_FROM:
+        raise bad(f"`video.fps_from` must be one of {list(FPS_FROM)}, got {short(video['fps_from'])}")
+    measured = video.get("fps_measured")
+    if measured is not None and (not _is_num(measured) or measured <= 0):
+        raise bad(f"`video.fps_measured` must be a positive number, got {short(measured)}")
+
+
+def _check_audio(audio: Any, bad: _Bad) -> None:
+    """The ``audio`` object: rate, channels, gain, sample format, file names, block sizes."""
+    if not isinstance(audio, dict):
+        raise bad(f"`audio` must be an object or null, got {short(audio)}")
+    if not _is_int(audio.get("sample_rate")) or not 0 < audio["sample_rate"] <= 1_000_000:
+        raise bad(f"`audio.sample_rate` must be a positive integer, "
+                  f"got {short(audio.get('sample_rate'))}")
+    if not _is_int(audio.get("channels")) or not 0 < audio["channels"] <= 64:
+        raise bad(f"`audio.channels` must be 1..64, got {short(audio.get('channels'))}")
+    audio.setdefault("gain", 50)
+    if not _is_num(audio["gain"]) or not 0 <= audio["gain"] <= 100:
+        raise bad(f"`audio.gain` must be 0..100, got {short(audio['gain'])}")
+    audio.setdefault("sample_format", "int16")
+    if audio["sample_format"] != "int16":
+        raise bad(f"`audio.sample_format` must be 'int16', got {short(audio['sample_format'])}")
+    audio.setdefault("file", AUDIO_FILE)
+    if not _plain_name(audio["file"]):
+        raise bad(f"`audio.file` must be a file name, got {short(audio['file'])}")
+    _check_audio_blocks(audio, bad)
+
+
+def _check_audio_blocks(audio: dict[str, Any], bad: _Bad) -> None:
+    """``block_size``, the checksum file and the samples each checksum covers."""
+    bs = audio.get("block_size")
+    if bs is None:
+        audio["block_size"] = DEFAULT_BLOCK_SIZE
+    elif not _is_int(bs) or not 0 < bs <= 1 << 20:
+        raise bad(f"`audio.block_size` must be a positive integer, got {short(bs)}")
+    audio.setdefault("checksums", None)
+    if audio["checksums"] is not None and not _plain_name(audio["checksums"]):
+        raise bad(f"`audio.checksums` must be a file name or null, got {short(audio['checksums'])}")
+    cb = audio.get("checksum_block")
+    if cb is None:
+        audio["checksum_block"] = audio["block_size"]
+    elif not _is_int(cb) or not 0 < cb <= 1 << 20:
+        raise bad(f"`audio.checksum_block` must be a positive integer, got {short(cb)}")
+
+
+def _check_tracks_held(rec: Path, video: Any, audio: Any, bad: _Bad) -> None:
+    """At least one track, and no track's files in the folder when meta.json says it has none."""
     if video is None and audio is None:
         raise bad("has neither `video` nor `audio`")
     if video is None:                    # a damaged meta.json must not hide a track silently
@@ -168,6 +211,9 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     if audio is None and os.path.lexists(rec / AUDIO_FILE):
         raise bad(f"`audio` is null but the recording holds audio ({AUDIO_FILE})")
 
+
+def _check_top_level(meta: dict[str, Any], bad: _Bad) -> None:
+    """``complete``, ``audio_offset_s``, ``start_unix``, ``notes``, ``sources`` and the counts."""
     meta.setdefault("complete", False)
     if not isinstance(meta["complete"], bool):
         raise bad(f"`complete` must be true or false, got {short(meta['complete'])}")
@@ -188,6 +234,10 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
         v = meta[key]
         if v is not None and (not _is_int(v) or v < 0):
             raise bad(f"`{key}` must be a non-negative integer, got {short(v)}")
+
+
+def _check_named_files(rec: Path, label: str, video: Any, audio: Any) -> None:
+    """Every file meta.json names is a file (not a folder, a FIFO, a device)."""
     named = [video[k] for k in ("file", "timestamps", "playlist", "checksums")
              if video is not None and video.get(k) is not None]
     named += [audio[k] for k in ("file", "checksums") if audio is not None and audio.get(k) is not None]
@@ -195,12 +245,6 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
         kind = file_kind(rec / name)
         if kind is not None:
             raise RecordingError(f"'{label}/{name}' is {kind}, not a file")
-    if meta["complete"]:
-        if video is not None and meta["frames"] is None:
-            raise bad("recording is marked complete but has no `frames` count")
-        if audio is not None and meta["audio_samples"] is None:
-            raise bad("recording is marked complete but has no `audio_samples` count")
-    return meta
 
 
 def write_json_atomic(path: Path, data: dict[str, Any], *, fsync: bool = True) -> None:
@@ -252,21 +296,7 @@ def read_timestamps(path: Path, *, complete: bool, max_bytes: int = MAX_TIMESTAM
     times: list[float] = []
     prev = -math.inf
     for n, line in enumerate(lines[1:]):
-        problem = None
-        parts = line.split(b",")
-        if len(parts) != 2:
-            problem = "expected 2 columns"
-        else:
-            try:
-                idx = int(parts[0])
-                t = float(parts[1])
-            except ValueError:
-                problem = "not numbers"
-            else:
-                if idx != n:
-                    problem = f"index {idx} where {n} was expected"
-                elif not math.isfinite(t) or t < prev:
-                    problem = f"time {t!r} is not finite or goes backwards"
+        t, problem = _timestamp_row(line, n, prev)
         if problem is not None:
             if complete:
                 raise RecordingError(f"'{name}' row {n + 2} is invalid ({problem}): "
@@ -275,5 +305,22 @@ def read_timestamps(path: Path, *, complete: bool, max_bytes: int = MAX_TIMESTAM
         times.append(t)
         prev = t
     return np.asarray(times, dtype=np.float64)
+
+
+def _timestamp_row(line: bytes, n: int, prev: float) -> tuple[float, str | None]:
+    """Row ``n`` ("index,t"): its time, or what is wrong with it."""
+    parts = line.split(b",")
+    if len(parts) != 2:
+        return 0.0, "expected 2 columns"
+    try:
+        idx = int(parts[0])
+        t = float(parts[1])
+    except ValueError:
+        return 0.0, "not numbers"
+    if idx != n:
+        return t, f"index {idx} where {n} was expected"
+    if not math.isfinite(t) or t < prev:
+        return t, f"time {t!r} is not finite or goes backwards"
+    return t, None
 
 

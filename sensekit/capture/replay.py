@@ -188,67 +188,75 @@ class ReplaySource(Source):
         if self._opened:
             return
         v, a = self.meta["video"], self.meta["audio"]
-        name = self.path.name
         if v is not None:
-            self._times = read_timestamps(self.path / v["timestamps"], complete=self.complete,
-                                          max_bytes=timestamps_cap(self.meta["frames"]))
-            rows = len(self._times)
-            if self.complete and rows != self.meta["frames"]:
-                raise RecordingError(
-                    f"'{name}/{v['timestamps']}' lists {rows} frames but meta.json "
-                    f"says {self.meta['frames']}")
-            if v["checksums"]:
-                self._frame_crcs = read_checksums(self.path / v["checksums"], VIDEO_CRC_HEADER,
-                                                  complete=self.complete, max_bytes=checksums_cap(rows))
-                if self.complete and len(self._frame_crcs) != rows:
-                    raise RecordingError(f"'{name}/{v['checksums']}' lists {len(self._frame_crcs)} "
-                                         f"checksums for {rows} frames")
-            self._units, problems = video_units(self.path, self.meta, rows)
-            if self.complete:
-                end = self._units[-1].first + self._units[-1].count if self._units else 0
-                if not problems and end < rows:
-                    problems = [f"frames {end}-{rows - 1} have no segment file"]
-                if problems:
-                    why = problems[0]
-                    raise RecordingError(f"'{name}/{v['segments']}' is damaged: {why} "
-                                         "(recording is marked complete)")
-            else:
-                for p in problems:
-                    log.warning("'%s': %s", name, p)
+            self._open_video(v)
         if a is not None:
-            info = read_wav_info(self.path / a["file"])
-            if info.rate != a["sample_rate"] or info.channels != a["channels"]:
-                raise RecordingError(
-                    f"'{name}/{a['file']}' is {info.rate} Hz x {info.channels} channels but "
-                    f"meta.json says {a['sample_rate']} Hz x {a['channels']}")
-            if self.complete:
-                want = self.meta["audio_samples"]
-                if info.declared_frames != want or info.available_frames < want:
-                    raise RecordingError(
-                        f"'{name}/{a['file']}' has the wrong length: its header says "
-                        f"{info.declared_frames} samples per channel, the file holds "
-                        f"{info.available_frames}, meta.json says {want}")
-                self._n_audio = want
-            else:
-                self._n_audio = min(info.declared_frames, info.available_frames)
-            self._wav = info
-            if a["checksums"]:
-                chunks = -(-self._n_audio // a["checksum_block"])
-                self._block_crcs = read_checksums(self.path / a["checksums"], AUDIO_CRC_HEADER,
-                                                  complete=self.complete, max_bytes=checksums_cap(chunks))
-                if self.complete and len(self._block_crcs) != chunks:
-                    raise RecordingError(f"'{name}/{a['checksums']}' lists {len(self._block_crcs)} "
-                                         f"checksums for {chunks} blocks of {a['checksum_block']} samples")
-            try:
-                self._audio_file = open(self.path / a["file"], "rb")  # noqa: SIM115 (open until close())
-            except OSError as exc:
-                raise RecordingError(f"cannot open '{name}/{a['file']}': {exc.strerror or exc}") from None
+            self._open_audio(a)
         self._opened = True
         self._gen = self._items()
         self._pending = None
         self._counts = {"frames": 0, "blocks": 0, "loops": 0}
         self._delivered = {"frames": 0, "blocks": 0}
         self._clock_t0 = self.clock.now() if self.realtime else 0.0
+
+    def _open_video(self, v: dict[str, Any]) -> None:
+        """Read the timestamps, the frame checksums and the segment list (checked when complete)."""
+        name = self.path.name
+        self._times = read_timestamps(self.path / v["timestamps"], complete=self.complete,
+                                      max_bytes=timestamps_cap(self.meta["frames"]))
+        rows = len(self._times)
+        if self.complete and rows != self.meta["frames"]:
+            raise RecordingError(
+                f"'{name}/{v['timestamps']}' lists {rows} frames but meta.json "
+                f"says {self.meta['frames']}")
+        if v["checksums"]:
+            self._frame_crcs = read_checksums(self.path / v["checksums"], VIDEO_CRC_HEADER,
+                                              complete=self.complete, max_bytes=checksums_cap(rows))
+            if self.complete and len(self._frame_crcs) != rows:
+                raise RecordingError(f"'{name}/{v['checksums']}' lists {len(self._frame_crcs)} "
+                                     f"checksums for {rows} frames")
+        self._units, problems = video_units(self.path, self.meta, rows)
+        if not self.complete:
+            for p in problems:
+                log.warning("'%s': %s", name, p)
+            return
+        end = self._units[-1].first + self._units[-1].count if self._units else 0
+        if not problems and end < rows:
+            problems = [f"frames {end}-{rows - 1} have no segment file"]
+        if problems:
+            raise RecordingError(f"'{name}/{v['segments']}' is damaged: {problems[0]} "
+                                 "(recording is marked complete)")
+
+    def _open_audio(self, a: dict[str, Any]) -> None:
+        """Check the WAV against meta.json, read the block checksums, open the file."""
+        name = self.path.name
+        info = read_wav_info(self.path / a["file"])
+        if info.rate != a["sample_rate"] or info.channels != a["channels"]:
+            raise RecordingError(
+                f"'{name}/{a['file']}' is {info.rate} Hz x {info.channels} channels but "
+                f"meta.json says {a['sample_rate']} Hz x {a['channels']}")
+        if self.complete:
+            want = self.meta["audio_samples"]
+            if info.declared_frames != want or info.available_frames < want:
+                raise RecordingError(
+                    f"'{name}/{a['file']}' has the wrong length: its header says "
+                    f"{info.declared_frames} samples per channel, the file holds "
+                    f"{info.available_frames}, meta.json says {want}")
+            self._n_audio = want
+        else:
+            self._n_audio = min(info.declared_frames, info.available_frames)
+        self._wav = info
+        if a["checksums"]:
+            chunks = -(-self._n_audio // a["checksum_block"])
+            self._block_crcs = read_checksums(self.path / a["checksums"], AUDIO_CRC_HEADER,
+                                              complete=self.complete, max_bytes=checksums_cap(chunks))
+            if self.complete and len(self._block_crcs) != chunks:
+                raise RecordingError(f"'{name}/{a['checksums']}' lists {len(self._block_crcs)} "
+                                     f"checksums for {chunks} blocks of {a['checksum_block']} samples")
+        try:
+            self._audio_file = open(self.path / a["file"], "rb")  # noqa: SIM115 (open until close())
+        except OSError as exc:
+            raise RecordingError(f"cannot open '{name}/{a['file']}': {exc.strerror or exc}") from None
 
     def close(self) -> None:
         if self._gen is not None:
@@ -282,7 +290,6 @@ class ReplaySource(Source):
         v = self.meta["video"]
         if v is None:
             return
-        import cv2
         shape = (v["height"], v["width"], 3)
         for unit in self._units:
             if not self._usable(unit):
@@ -290,53 +297,67 @@ class ReplaySource(Source):
             limit = unit.count if unit.exact or self._decoded is None else min(unit.count, self._decoded)
             if limit == 0:
                 continue
-            cap = open_capture(unit.path)
+            cap = self._open_unit(unit)
             if cap is None:
-                if self.complete:
-                    raise RecordingError(f"'{unit.label}' cannot be decoded "
-                                         "(is it an FFV1/MKV video?)")
-                log.warning("'%s' cannot be decoded; replaying without its frames", unit.label)
-                self._decoded = 0 if not unit.exact else self._decoded
-                self._bad_units.add(unit.path)
                 continue
             self._caps.append(cap)
             try:
-                for i in range(limit):
-                    try:
-                        ok, image = cap.read()
-                    except cv2.error:
-                        ok, image = False, None
-                    if not ok or image is None:
-                        if self.complete:
-                            raise RecordingError(
-                                f"'{unit.label}' is truncated or corrupt: only {i} of its "
-                                f"{unit.count} frames decode (recording is marked complete)")
-                        log.warning("'%s': %d of %d frames decode; replaying those",
-                                    unit.label, i, unit.count)
-                        if not unit.exact:
-                            self._decoded = i
-                        break
-                    if image.shape != shape:
-                        what = (f"'{unit.label}' frame {i} is {image.shape[1]}x{image.shape[0]} "
-                                f"but meta.json says {shape[1]}x{shape[0]}")
-                        if self.complete:
-                            raise RecordingError(what)
-                        log.warning("%s; replaying without its frames", what)
-                        if not unit.exact:
-                            self._decoded = i
-                        break
-                    if not self._frame_ok(unit, i, image):
-                        continue
-                    index = self._counts["frames"]
-                    self._counts["frames"] += 1
-                    yield VideoFrame(index, t_offset + float(self._times[unit.first + i]), image, None)
-                else:
-                    if not unit.exact and self._decoded is None:
-                        self._decoded = limit
+                yield from self._unit_frames(unit, cap, limit, shape, t_offset)
             finally:
                 cap.release()
                 if cap in self._caps:
                     self._caps.remove(cap)
+
+    def _open_unit(self, unit: VideoUnit) -> Any:
+        """The capture of one segment (or of a version 1 video), ``None`` if it cannot decode."""
+        cap = open_capture(unit.path)
+        if cap is None:
+            if self.complete:
+                raise RecordingError(f"'{unit.label}' cannot be decoded "
+                                     "(is it an FFV1/MKV video?)")
+            log.warning("'%s' cannot be decoded; replaying without its frames", unit.label)
+            self._decoded = 0 if not unit.exact else self._decoded
+            self._bad_units.add(unit.path)
+        return cap
+
+    def _unit_frames(self, unit: VideoUnit, cap: Any, limit: int, shape: tuple[int, int, int],
+                     t_offset: float) -> Iterator[VideoFrame]:
+        """The frames of one unit, up to ``limit``; stops at the first that does not decode."""
+        import cv2
+        for i in range(limit):
+            try:
+                ok, image = cap.read()
+            except cv2.error:
+                ok, image = False, None
+            if not self._decodes(unit, i, image if ok else None, shape):
+                if not unit.exact:
+                    self._decoded = i
+                return
+            if not self._frame_ok(unit, i, image):
+                continue
+            index = self._counts["frames"]
+            self._counts["frames"] += 1
+            yield VideoFrame(index, t_offset + float(self._times[unit.first + i]), image, None)
+        if not unit.exact and self._decoded is None:
+            self._decoded = limit
+
+    def _decodes(self, unit: VideoUnit, i: int, image: np.ndarray | None, shape: tuple[int, int, int]) -> bool:
+        """Frame ``i`` decoded at the recorded size; a complete recording's failure raises."""
+        if image is None:
+            if self.complete:
+                raise RecordingError(
+                    f"'{unit.label}' is truncated or corrupt: only {i} of its "
+                    f"{unit.count} frames decode (recording is marked complete)")
+            log.warning("'%s': %d of %d frames decode; replaying those", unit.label, i, unit.count)
+            return False
+        if image.shape != shape:
+            what = (f"'{unit.label}' frame {i} is {image.shape[1]}x{image.shape[0]} "
+                    f"but meta.json says {shape[1]}x{shape[0]}")
+            if self.complete:
+                raise RecordingError(what)
+            log.warning("%s; replaying without its frames", what)
+            return False
+        return True
 
     def _audio_items(self, t_offset: float) -> Iterator[AudioBlock]:
         a = self.meta["audio"]

@@ -97,7 +97,16 @@ def parse_source_spec(spec: str | os.PathLike[str]) -> SourceSpec:
     if not text:
         raise SourceError(f"empty source spec; use one of {_valid_kinds()}")
 
-    # camera+mic (either order); '+' may also occur inside URLs and paths.
+    combined = _parse_combined(text, spec)
+    if combined is not None:
+        return combined
+    if _kind_prefix(text) is not None:
+        return _parse_simple(text, spec)
+    return _parse_bare(text, spec)
+
+
+def _parse_combined(text: str, spec: str) -> SourceSpec | None:
+    """camera+mic (either order); '+' may also occur inside URLs and paths."""
     for i, ch in enumerate(text):
         if ch != "+":
             continue
@@ -107,11 +116,11 @@ def parse_source_spec(spec: str | os.PathLike[str]) -> SourceSpec:
             cam, mic = (left, right) if kinds[0] == "camera" else (right, left)
             return SourceSpec("combined", None, spec,
                               (_parse_simple(cam, cam), _parse_simple(mic, mic)))
+    return None
 
-    if _kind_prefix(text) is not None:
-        return _parse_simple(text, spec)
 
-    # A bare path (or a bare bundled-recording name).
+def _parse_bare(text: str, spec: str) -> SourceSpec:
+    """A bare path (or a bare bundled-recording name)."""
     path = Path(text).expanduser()
     if path.is_dir():
         return SourceSpec("replay", str(path), spec)

@@ -119,6 +119,23 @@ class WavInfo:
         self.available_frames = available_frames    # what the file actually holds
 
 
+def _data_chunk(name: str, fmt: tuple[int, ...] | None, pos: int, csize: int, size: int) -> WavInfo:
+    """What the fmt chunk says, checked, for the data chunk at ``pos`` (``csize`` bytes)."""
+    if fmt is None:
+        raise RecordingError(f"'{name}' has a data chunk before its fmt chunk")
+    tag, channels, rate, _, align, bits = fmt
+    if tag not in (1, 0xFFFE) or bits != 16:
+        raise RecordingError(
+            f"'{name}' is not PCM int16 (format tag {tag}, {bits} bits)")
+    if channels < 1 or rate < 1 or align != 2 * channels:
+        raise RecordingError(
+            f"'{name}' has an invalid fmt chunk ({channels} channels, "
+            f"{rate} Hz, block align {align})")
+    data_offset = pos + 8
+    available = max(0, size - data_offset) // align
+    return WavInfo(rate, channels, data_offset, csize // align, available)
+
+
 def read_wav_info(path: Path) -> WavInfo:
     """Parse a PCM int16 WAV header; ``RecordingError`` naming the file on anything odd."""
     name = path.name
@@ -142,19 +159,7 @@ def read_wav_info(path: Path) -> WavInfo:
                         raise RecordingError(f"'{name}' has a truncated fmt chunk")
                     fmt = struct.unpack("<HHIIHH", body[:16])
                 elif cid == b"data":
-                    if fmt is None:
-                        raise RecordingError(f"'{name}' has a data chunk before its fmt chunk")
-                    tag, channels, rate, _, align, bits = fmt
-                    if tag not in (1, 0xFFFE) or bits != 16:
-                        raise RecordingError(
-                            f"'{name}' is not PCM int16 (format tag {tag}, {bits} bits)")
-                    if channels < 1 or rate < 1 or align != 2 * channels:
-                        raise RecordingError(
-                            f"'{name}' has an invalid fmt chunk ({channels} channels, "
-                            f"{rate} Hz, block align {align})")
-                    data_offset = pos + 8
-                    available = max(0, size - data_offset) // align
-                    return WavInfo(rate, channels, data_offset, csize // align, available)
+                    return _data_chunk(name, fmt, pos, csize, size)
                 pos += 8 + csize + (csize & 1)
                 if pos >= size:
                     raise RecordingError(f"'{name}' has no data chunk")

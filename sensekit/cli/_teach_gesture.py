@@ -18,7 +18,6 @@ import argparse
 import json
 import re
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -104,10 +103,9 @@ def main(args: argparse.Namespace) -> int:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(model.to_dict(), f)
     else:
-        from sensekit.profile import load_profile, save_profile
+        from sensekit.profile import save_taught_gestures
 
-        old = load_profile(args.profile) if Path(args.profile).is_file() else {}
-        save_profile(dict(old), args.profile, taught_gestures=model.to_dict())
+        save_taught_gestures(args.profile, model.to_dict())
     counts = ", ".join(f"{name} {len(rows)}" for name, rows in sorted(examples.items()))
     print(f"taught {len(model.classes)} gestures ({counts} hand frames) -> {args.out or args.profile}")
     return 0

@@ -47,6 +47,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,7 @@ from sensekit.profile import load_profile, save_profile
 from sensekit.settings.registry import lookup
 from sensekit.validate import check_positive
 from sensekit.vision.noise import frame_noise_sigma, motion_threshold
+from sensekit.vision.stages import bgr_to_packed_rgb
 from sensekit.cli.numbers import float_in
 
 log = logging.getLogger(__name__)
@@ -87,8 +89,8 @@ def patch_color(image: np.ndarray, x: int, y: int, patch_px: int = PATCH_PX) -> 
         raise ConfigError(f"--pick-color {x},{y} is outside the {w}x{h} frame")
     r = patch_px // 2
     patch = image[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].reshape(-1, 3)
-    b, g, rr = (int(round(float(v))) for v in np.median(patch, axis=0))
-    return f"#{rr:02x}{g:02x}{b:02x}"
+    bgr = [int(round(float(v))) for v in np.median(patch, axis=0)]
+    return f"#{bgr_to_packed_rgb(bgr):06x}"
 
 
 def parse_point(text: str) -> tuple[int, int]:
@@ -114,55 +116,80 @@ def calibrate(source: Any, *, seconds: float, gain: float | None = None, channel
     percentile = lookup("noise_floor.percentile").default if percentile is None else percentile
     from tqdm import tqdm
 
-    from sensekit.audio.level import level
-    from sensekit.capture.base import VideoFrame
+    from sensekit.cli.progress import on_a_terminal
 
-    cal = Calibration()
     if not (source.has_video or source.has_audio):
         raise SourceError(f"source {source.description!r} has neither video nor audio")
     if pick is not None and not source.has_video:
         raise ConfigError(f"--pick-color needs video, but {source.description!r} has none")
-    prev: np.ndarray | None = None
-    frames_for_pick: list[np.ndarray] = []
+    cal = Calibration()
+    seen = _Seen(cal, gain=gain, channel=channel, pick=pick)
     t_first: float | None = None
-    misses = 0
-    from sensekit.cli.progress import on_a_terminal
-
     bar = tqdm(total=round(seconds, 1), unit="s", desc="calibrating", disable=not (progress and on_a_terminal()),
                file=sys.stderr, bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s")
     try:
-        while True:
-            try:
-                item = source.read(timeout=0.5)
-            except EOFError:
-                break
-            if item is None:           # live source with nothing yet (or lost)
-                misses += 1
-                if source.is_live and misses * 0.5 > seconds + 10:
-                    raise SourceError(f"{source.description!r} gave no data for {misses * 0.5:.0f} s")
-                continue
+        for item in _items(source, seconds):
             if t_first is None:
                 t_first = item.t
             elapsed = item.t - t_first
             if elapsed >= seconds:
                 break
             bar.update(max(0.0, round(elapsed, 1) - bar.n))
-            if isinstance(item, VideoFrame):
-                cal.frames += 1
-                cal.frame_size = (item.image.shape[1], item.image.shape[0])
-                if prev is not None and prev.shape == item.image.shape:
-                    cal._sigmas.append(frame_noise_sigma(prev, item.image, channel))
-                prev = item.image
-                if pick is not None:
-                    frames_for_pick.append(item.image)
-            else:
-                cal.blocks += 1
-                if len(item.samples):
-                    cal._levels.append(level(item.samples, gain=gain))
+            seen.add(item)
             cal.seconds = elapsed
         bar.update(max(0.0, bar.total - bar.n) if cal.seconds > 0 else 0)
     finally:
         bar.close()
+    _conclude(cal, source, percentile, pick, seen.frames_for_pick)
+    return cal
+
+
+def _items(source: Any, seconds: float) -> Iterator[Any]:
+    """The source's items until it ends; a live source silent for ``seconds`` + 10 s is an error."""
+    misses = 0
+    while True:
+        try:
+            item = source.read(timeout=0.5)
+        except EOFError:
+            return
+        if item is None:           # live source with nothing yet (or lost)
+            misses += 1
+            if source.is_live and misses * 0.5 > seconds + 10:
+                raise SourceError(f"{source.description!r} gave no data for {misses * 0.5:.0f} s")
+            continue
+        yield item
+
+
+class _Seen:
+    """What calibration gathers per item: frame noise between frames, block levels, frames to pick from."""
+
+    def __init__(self, cal: Calibration, *, gain: float, channel: str, pick: tuple[int, int] | None) -> None:
+        self.cal, self.gain, self.channel, self.pick = cal, gain, channel, pick
+        self.prev: np.ndarray | None = None
+        self.frames_for_pick: list[np.ndarray] = []
+
+    def add(self, item: Any) -> None:
+        from sensekit.audio.level import level
+        from sensekit.capture.base import VideoFrame
+
+        cal = self.cal
+        if isinstance(item, VideoFrame):
+            cal.frames += 1
+            cal.frame_size = (item.image.shape[1], item.image.shape[0])
+            if self.prev is not None and self.prev.shape == item.image.shape:
+                cal._sigmas.append(frame_noise_sigma(self.prev, item.image, self.channel))
+            self.prev = item.image
+            if self.pick is not None:
+                self.frames_for_pick.append(item.image)
+        else:
+            cal.blocks += 1
+            if len(item.samples):
+                cal._levels.append(level(item.samples, gain=self.gain))
+
+
+def _conclude(cal: Calibration, source: Any, percentile: float, pick: tuple[int, int] | None,
+              frames_for_pick: list[np.ndarray]) -> None:
+    """The floors from what was gathered, and the picked colour (from the middle frame)."""
     if cal._levels:
         from sensekit.audio.noise_floor import NoiseFloor
         cal.audio_noise_floor = round(NoiseFloor(percentile=percentile).calibrate(cal._levels), 3)
@@ -175,7 +202,6 @@ def calibrate(source: Any, *, seconds: float, gain: float | None = None, channel
     if cal.audio_noise_floor is None and cal.camera_noise_sigma is None and cal.picked_color is None:
         raise SourceError(f"{source.description!r} ended before calibration had any data "
                           f"({cal.frames} frames, {cal.blocks} audio blocks)")
-    return cal
 
 
 def calibration_values(cal: Calibration) -> dict[str, Any]:

@@ -20,9 +20,13 @@ from __future__ import annotations
 import argparse
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sensekit.cli import Subparsers
 from sensekit.cli._text import printable
+
+if TYPE_CHECKING:
+    from sensekit.capture.recording_check import RecordingReport
 
 INDENT = " " * 11
 
@@ -54,6 +58,34 @@ def _bullets(items: list[str]) -> str:
     return ("\n" + INDENT).join(lines)
 
 
+def _video_line(rep: RecordingReport) -> str:
+    """Size, rate (measured or claimed), codec and the frames that play."""
+    v = rep.video
+    if v is None:
+        return "none"
+    rate = f"{v.fps:g} fps"
+    if v.fps_from == "timestamps":
+        rate += " (measured" + (f": {v.fps_measured:g}" if v.fps_measured else "") + ")"
+    if v.playable_frames is None:
+        count = f"{v.listed_frames} frames listed, not decoded (--quick)"
+    elif v.playable_frames == v.listed_frames:
+        count = f"{v.listed_frames} frames"
+    elif rep.complete:
+        count = f"{v.playable_frames} of {v.listed_frames} listed frames decode"
+    else:
+        count = f"{v.playable_frames} of {v.listed_frames} listed frames decode and play"
+    return f"{v.width}x{v.height} @ {rate}, {rep.meta['video'].get('codec', 'FFV1')}, " + count
+
+
+def _audio_line(rep: RecordingReport) -> str:
+    a = rep.audio
+    if a is None:
+        return "none"
+    ch = "mono" if a.channels == 1 else f"{a.channels} channels"
+    return (f"{a.sample_rate} Hz {ch} int16, gain {a.gain:g}, {a.playable_samples} samples, "
+            f"block {a.block_size}, offset {rep.meta['audio_offset_s']:.3f} s")
+
+
 def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
     """The printed report and the exit status (0 intact, 1 incomplete or damaged)."""
     from sensekit.capture.recording_check import check_recording
@@ -72,30 +104,8 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
         lines.append(("started", f"unknown (start_unix {meta['start_unix']!r} is not a date)"))
     lines.append(("duration", f"{rep.duration_s:.3f} s"))
     v = rep.video
-    if v is not None:
-        rate = f"{v.fps:g} fps"
-        if v.fps_from == "timestamps":
-            rate += " (measured" + (f": {v.fps_measured:g}" if v.fps_measured else "") + ")"
-        if v.playable_frames is None:
-            count = f"{v.listed_frames} frames listed, not decoded (--quick)"
-        elif v.playable_frames == v.listed_frames:
-            count = f"{v.listed_frames} frames"
-        elif rep.complete:
-            count = f"{v.playable_frames} of {v.listed_frames} listed frames decode"
-        else:
-            count = f"{v.playable_frames} of {v.listed_frames} listed frames decode and play"
-        lines.append(("video", f"{v.width}x{v.height} @ {rate}, {meta['video'].get('codec', 'FFV1')}, "
-                               + count))
-    else:
-        lines.append(("video", "none"))
-    a = rep.audio
-    if a is not None:
-        ch = "mono" if a.channels == 1 else f"{a.channels} channels"
-        lines.append(("audio", f"{a.sample_rate} Hz {ch} int16, gain {a.gain:g}, "
-                               f"{a.playable_samples} samples, block {a.block_size}, "
-                               f"offset {meta['audio_offset_s']:.3f} s"))
-    else:
-        lines.append(("audio", "none"))
+    lines.append(("video", _video_line(rep)))
+    lines.append(("audio", _audio_line(rep)))
     lines.append(("sources", printable(", ".join(meta["sources"])) or "-"))
     files = []
     for name, size in rep.files:

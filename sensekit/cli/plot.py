@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import warnings
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -57,6 +57,23 @@ def register(subparsers: Subparsers) -> None:
     p.set_defaults(func=main)
 
 
+def _sort_events(events: Iterable[Any], t: list[float], lv: list[float], acts: list[Any], claps: list[Any],
+                 pats: list[Any]) -> None:
+    """Levels into ``t``/``lv``; activity, claps and patterns into their lists."""
+    from sensekit.events import Activity, Clap, ClapPattern, Level
+
+    for ev in events:
+        if isinstance(ev, Level):
+            t.append(ev.t)
+            lv.append(ev.level)
+        elif isinstance(ev, Activity):
+            acts.append(ev)
+        elif isinstance(ev, ClapPattern):
+            pats.append(ev)
+        elif isinstance(ev, Clap):
+            claps.append(ev)
+
+
 def collect(source: Any, *, settings: Any = None, clap: bool = True,
             on_item: Callable[[Any], None] | None = None) -> dict[str, Any]:
     """Run the audio stage over an (unopened or open) source with ``settings`` (``{key: value}``
@@ -68,7 +85,6 @@ def collect(source: Any, *, settings: Any = None, clap: bool = True,
     from sensekit.audio.noise_floor import NoiseFloor
     from sensekit.audio.pipeline import AudioStage
     from sensekit.capture.base import AudioBlock
-    from sensekit.events import Activity, Clap, ClapPattern, Level
     from sensekit.settings.live import Tuning
 
     values = dict(settings or {})
@@ -79,7 +95,11 @@ def collect(source: Any, *, settings: Any = None, clap: bool = True,
                        pattern=ClapPatternTracker(2) if clap else None)
     Tuning(lambda: [stage]).apply_now(values)
     g = stage.meter.gain
-    t, lv, acts, claps, pats = [], [], [], [], []
+    t: list[float] = []
+    lv: list[float] = []
+    acts: list[Any] = []
+    claps: list[Any] = []
+    pats: list[Any] = []
     thresholds: list[tuple[float, float, float]] = []
     rate = None
     n_samples = 0
@@ -90,16 +110,7 @@ def collect(source: Any, *, settings: Any = None, clap: bool = True,
             continue
         rate = item.rate
         n_samples += len(item.samples)
-        for ev in stage.process(item):
-            if isinstance(ev, Level):
-                t.append(ev.t)
-                lv.append(ev.level)
-            elif isinstance(ev, Activity):
-                acts.append(ev)
-            elif isinstance(ev, ClapPattern):
-                pats.append(ev)
-            elif isinstance(ev, Clap):
-                claps.append(ev)
+        _sort_events(stage.process(item), t, lv, acts, claps, pats)
         if det.on_db is not None and not nf.ready:
             thresholds.append((item.t, np.nan, np.nan))     # floor-relative: not set yet
         else:
@@ -158,6 +169,21 @@ def held_note(active: list[tuple[float, float]], loud: list[tuple[float, float]]
     return ""
 
 
+def _draw_claps(ax: Any, claps: list[Any], patterns: list[Any]) -> None:
+    """Each clap as a green line with a dot on top, each pattern as a purple bar above them."""
+    if claps:
+        ct = [c.t for c in claps]
+        ax.vlines(ct, 0, 104, color="#2b8a3e", lw=0.8, alpha=0.5)
+        ax.plot(ct, [104] * len(ct), ls="", marker="o", ms=6, color="#2b8a3e",
+                label=f"clap ({len(claps)})")
+    for p in patterns:
+        ax.plot([p.times[0], p.times[-1]], [108, 108], color="#5f3dc4", lw=2.5,
+                solid_capstyle="butt")
+    if patterns:
+        ax.plot([], [], color="#5f3dc4", lw=2.5, label=f"{patterns[0].count}-clap pattern "
+                f"({len(patterns)})")
+
+
 def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) -> Path:
     import matplotlib
     matplotlib.use("Agg")
@@ -191,7 +217,7 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
                 label="off level (hysteresis)")
     nf = data["noise_floor"]
     if nf.ready:
-        ax.axhline(nf.level, color="#495057", lw=1.2, ls="--",
+        ax.axhline(nf.level_in_use, color="#495057", lw=1.2, ls="--",
                    label=f"noise floor {nf.db:.0f} dBFS (learned over {nf.learn_ms / 1000:g} s)")
         ax.axvspan(0, min(dur, nf.learn_ms / 1000.0), ymin=0, ymax=0.025, color="#495057",
                    alpha=0.35, lw=0)
@@ -201,18 +227,7 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
             label=f"activating ({len(on)})")
     ax.plot(off, [2.5] * len(off), ls="", marker="v", ms=7, color="#868e96",
             label=f"deactivating ({len(off)})")
-    claps = data["claps"]
-    if claps:
-        ct = [c.t for c in claps]
-        ax.vlines(ct, 0, 104, color="#2b8a3e", lw=0.8, alpha=0.5)
-        ax.plot(ct, [104] * len(ct), ls="", marker="o", ms=6, color="#2b8a3e",
-                label=f"clap ({len(claps)})")
-    for p in data["patterns"]:
-        ax.plot([p.times[0], p.times[-1]], [108, 108], color="#5f3dc4", lw=2.5,
-                solid_capstyle="butt")
-    if data["patterns"]:
-        ax.plot([], [], color="#5f3dc4", lw=2.5, label=f"{data['patterns'][0].count}-clap pattern "
-                f"({len(data['patterns'])})")
+    _draw_claps(ax, data["claps"], data["patterns"])
     ax.set_xlim(0, dur)
     ax.set_ylim(0, 112)
     ax.set_xlabel("time (s)")

@@ -1,13 +1,17 @@
-"""Pose options for ``sensekit events``: ``--pose`` and the ``pose`` group's bound options.
+"""Body options for ``sensekit events``: ``--pose``, ``--silhouette`` and the ``pose`` group's
+bound options.
 
-    --pose                    pose, pose_lost, arms_up, lean, crouch and jump events
+    --pose                    pose, pose_lost, arms_up, lean, crouch, jump and step events
                               (MediaPipe Pose; needs the extra: pip install 'sensekit[hands]')
+    --silhouette              a person mask per frame (MediaPipe selfie segmentation, same extra):
+                              no events; the panel's ``silhouette`` overlay draws it
     --max-people N            1..10 (default 4)
     --no-pose-smoothing       raw MediaPipe landmarks (no One-Euro smoothing)
 
 The last two are bound to the ``pose`` settings group (``sensekit.vision.pose``), like every
 other pose setting through ``--set pose.NAME=VALUE``. Without the extra, ``--pose`` is one
-line naming the install command (exit status 2); without ``--pose`` MediaPipe is never imported.
+line naming the install command (exit status 2), and so is ``--silhouette``; without them MediaPipe
+is never imported.
 """
 from __future__ import annotations
 
@@ -23,7 +27,9 @@ __all__ = ["add_arguments", "option_values", "build_stages"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("pose (needs: pip install 'sensekit[hands]')")
     g.add_argument("--pose", action="store_true",
-                   help="emit pose, pose_lost, arms_up, lean, crouch and jump events")
+                   help="emit pose, pose_lost, arms_up, lean, crouch and jump events (step with [pose] zones)")
+    g.add_argument("--silhouette", action="store_true",
+                   help="a person mask per frame (selfie segmentation; no events: the panel draws it)")
     add_setting_flags(g, ["pose"])
 
 
@@ -32,11 +38,17 @@ def option_values(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Stage]:
-    """The pose stage when ``--pose`` is given, else ``[]``."""
-    if not getattr(args, "pose", False):
-        return []
-    from sensekit.vision.pose import PoseStage     # imports MediaPipe only when asked
-
+    """The pose stage for ``--pose``, the silhouette stage for ``--silhouette`` (MediaPipe is
+    imported only then)."""
     chosen = chosen or {}
-    values = {key.split(".", 1)[1]: v for key, v in chosen.items() if key.startswith("pose.")}
-    return [PoseStage(**values)]
+    out: list[Stage] = []
+    if getattr(args, "pose", False):
+        from sensekit.vision.pose import PoseStage
+
+        out.append(PoseStage(**{k.split(".", 1)[1]: v for k, v in chosen.items() if k.startswith("pose.")}))
+    if getattr(args, "silhouette", False):
+        from sensekit.vision.silhouette import SilhouetteStage
+
+        out.append(SilhouetteStage(**{k.split(".", 1)[1]: v for k, v in chosen.items()
+                                      if k.startswith("silhouette.")}))
+    return out

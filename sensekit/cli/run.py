@@ -1,7 +1,7 @@
 """``sensekit run APP``: play a mini-app on a live device, a file or a recording.
 
     sensekit run APP|FILE.py [--source SPEC] [--headless] [--frames N]
-                     [--screenshot PATH] [--video PATH] [--events PATH] [--hands]
+                     [--screenshot PATH] [--video PATH] [--events PATH] [--hands] [--silhouette]
                      [--words WORD,WORD,...] [--sounds]
                      [--track-color X,Y|#RRGGBB | --track-box X,Y,W,H]
                      [--pick X,Y] [--mode NAME] [--keys "c@2.0,space@5"]
@@ -17,6 +17,8 @@ Without ``--source`` the app uses the live camera/microphone it needs when they 
 otherwise its bundled recording, and prints one line saying so. An
 unknown APP lists the apps (exit status 2). A source without an input the app
 needs (e.g. a video-only file for the clapper) is a one-line error naming it.
+``--silhouette`` adds a person mask per frame (the hands extra; one line naming the install
+without it): ``edge_snow`` piles its snow on it, and every app's overlays and panel can draw it.
 ``--words`` (or a profile's ``[voice] words``) and ``--sounds`` add the voice stage
 (``sensekit.cli.voice_options``): its ``word``/``sound`` events reach the app's handlers, the
 ``--events`` file, OSC and the panel like any other (``sound_flier`` steers by "up"/"down").
@@ -30,6 +32,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sensekit.cli import Subparsers, voice_options
 from sensekit.cli.midi_args import add_midi_arguments, attach_midi
@@ -41,6 +44,10 @@ from sensekit.cli.tuning import add_tuning_arguments, apply_chosen, chosen_value
 from sensekit.errors import ConfigError
 from sensekit.validate import check_output_path
 from sensekit.cli.signals import stop_signals
+
+if TYPE_CHECKING:
+    from sensekit.app.host import RunResult
+    from sensekit.capture.base import Source
 
 SCREENSHOT_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 EVENTS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".txt", ".log")
@@ -71,6 +78,9 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--track-color", metavar="X,Y|#RRGGBB",
                    help="track the object under this point of the (mirrored) first frame, or a colour")
     p.add_argument("--track-box", metavar="X,Y,W,H", help="track the object inside this box of the first frame")
+    p.add_argument("--silhouette", action="store_true",
+                   help="a person mask per frame (selfie segmentation; edge_snow piles snow on it; "
+                        "needs the hands extra)")
     voice_options.add_arguments(p)   # --words, --sounds (sensekit/cli/voice_options.py)
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/cli/osc_args.py)
     add_midi_arguments(p)      # --midi, --midi-virtual (sensekit/cli/midi_args.py)
@@ -103,6 +113,23 @@ def _positive_int(text: str) -> int:
     return n
 
 
+def _check_extras(args: argparse.Namespace, app_cls: type) -> None:
+    """``--hands`` and ``--silhouette`` need the hands extra: a ``ConfigError`` naming the install."""
+    if getattr(args, "hands", False):
+        _check_hands(args.app, app_cls)
+    if getattr(args, "silhouette", False):
+        from sensekit.vision.silhouette import load_segmentation
+        load_segmentation()
+
+
+def _add_silhouette(stages: list[Any]) -> None:
+    """A silhouette stage for the overlays and the panel, unless the app made its own."""
+    from sensekit.vision.silhouette import SilhouetteStage
+
+    if not any(isinstance(s, SilhouetteStage) for s in stages):
+        stages.append(SilhouetteStage())
+
+
 def main(args: argparse.Namespace) -> int:
     from sensekit.app.registry import resolve
     from sensekit.cli.script_args import script_from_args
@@ -113,30 +140,28 @@ def main(args: argparse.Namespace) -> int:
     chosen = chosen_values(args)       # preset < profile < --set, checked before anything opens
     voice_options.option_values(args)  # --sounds needs a profile with taught sounds
     panel_at = panel_address(args)     # a LAN address without a token: one line, exit 2
-    if getattr(args, "hands", False):
-        _check_hands(args.app, app_cls)
+    _check_extras(args, app_cls)
 
     from sensekit.app.host import AppHost, RunOptions
     from sensekit.app.picking import start_tracking
     from sensekit.app.sources import open_for_app
 
-    if not args.headless and not _display_available():
-        args.headless = True
-        if args.screenshot is None:
-            args.screenshot = _default_screenshot(args.app)
-        print(f"No display found: running headless; the last frame goes to {args.screenshot}")
-
+    _choose_display(args)
     source, note = open_for_app(app_cls, args.source, loop=args.loop or not args.headless)
     if note:
         print(note)
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
                          video=args.video, events=args.events, profile=chosen.profile, script=script,
-                         hands=bool(getattr(args, "hands", False)), realtime=args.realtime or panel_at is not None,
+                         hands=bool(getattr(args, "hands", False)),
+                         silhouette=bool(getattr(args, "silhouette", False)),
+                         realtime=args.realtime or panel_at is not None,
                          profile_path=Path(args.profile) if args.profile else Path("venue.toml"))
     try:
         host = AppHost(app_cls, source, options)
         # --words / [voice] words / --sounds: the voice stage feeds the app's word and sound handlers
         host.runner.stages[0:0] = voice_options.build_stages(args, source, chosen.values)
+        if options.silhouette:
+            _add_silhouette(host.runner.stages)
         apply_chosen(host.tuning, chosen)
         start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box)
         midi = attach_midi(host.dispatcher, args)                  # --midi
@@ -162,17 +187,41 @@ def main(args: argparse.Namespace) -> int:
     if result.interrupted:
         print(f"{args.app}: stopped by {stopped.why}")
     if args.headless or result.interrupted:
-        if source.is_live:
-            cpu = 100.0 * result.cpu_s / result.wall_s if result.wall_s > 0 else 0.0
-            what = "frames" if source.has_video else "audio blocks"
-            print(f"{args.app}: {result.arrived} {what} arrived in {result.wall_s:.1f} s, "
-                  f"{result.sim_t:.1f} s simulated, {result.events} events, CPU {cpu:.0f} %")
-        else:
-            print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "
-                  f"{result.fps:.0f} fps, {result.events} events")
-        if args.screenshot is not None:
-            print(f"screenshot: {args.screenshot}")
+        _report(args, source, result)
     return 0
+
+
+def _report(args: argparse.Namespace, source: Source, result: RunResult) -> None:
+    """The closing lines of a headless or interrupted run: what arrived or ran, the screenshot."""
+    if source.is_live:
+        cpu = 100.0 * result.cpu_s / result.wall_s if result.wall_s > 0 else 0.0
+        what = "frames" if source.has_video else "audio blocks"
+        print(f"{args.app}: {result.arrived} {what} arrived in {result.wall_s:.1f} s, "
+              f"{result.sim_t:.1f} s simulated, {result.events} events, CPU {cpu:.0f} %")
+    else:
+        print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "
+              f"{result.fps:.0f} fps, {result.events} events")
+    if args.screenshot is not None:
+        print(f"screenshot: {args.screenshot}")
+
+
+def _choose_display(args: argparse.Namespace) -> None:
+    """Headless when asked or when there is no display (the last frame then goes to a
+    screenshot); SDL's dummy drivers for a headless run, before pygame starts."""
+    if not args.headless and not _display_available():
+        args.headless = True
+        if args.screenshot is None:
+            args.screenshot = _default_screenshot(args.app)
+        print(f"No display found: running headless; the last frame goes to {args.screenshot}")
+    if args.headless:
+        use_headless_drivers()
+
+
+def use_headless_drivers() -> None:
+    """SDL's dummy video and audio drivers for a run without a window; called before the app
+    host initialises pygame's display (the host itself never writes the environment)."""
+    os.environ["SDL_VIDEODRIVER"] = "dummy"
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 
 def _default_screenshot(app: str) -> Path:

@@ -129,7 +129,6 @@ def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRA
                  zones: str | None = None, columns: int = 3) -> np.ndarray:
     """Play ``frames`` up to ``frame_index`` and return the labelled montage (BGR uint8);
     ``settings`` as ``montage_settings`` takes them."""
-    from sensekit.settings.presets import BOOK
     from sensekit.vision import stages
     from sensekit.vision.color_tracker import ColorTracker
     from sensekit.vision.motion import MotionDetector, parse_zones
@@ -138,74 +137,92 @@ def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRA
     if isinstance(frame_index, bool) or not isinstance(frame_index, int) or frame_index < 0:
         raise ConfigError(f"--frame must be a frame number >= 0, got {frame_index!r}")
     v = montage_settings(settings)
-    mirror, blur_px, levels = v["vision.mirror"], v["vision.blur_px"], v["vision.levels"]
-    book_threshold = v["motion.threshold"] or BOOK.values["motion.threshold"]
+    mirror, blur_px = v["vision.mirror"], v["vision.blur_px"]
+    book_threshold = _book_threshold(v)
     tracker: ColorTracker | None = None
     target = parse_track_target(track) if track else None
     tracker_values = _section(v, "tracker", "color", "method")
     motion = MotionDetector(zones_px=parse_zones(zones) if zones else None, **_section(v, "motion"))
     prev_blur: np.ndarray | None = None
-    last: dict[str, np.ndarray] = {}
     n = -1
     for n, raw in enumerate(frames):
         check_frame(raw, "frame")
         m = stages.mirror(raw) if mirror else raw
         b = stages.blur(m, size_px=blur_px)
         if n == 0 and target is not None:
-            if isinstance(target, tuple):
-                tracker = ColorTracker(method=v["tracker.method"] or "model", **tracker_values)
-                tracker.pick(m, *target)
-            else:
-                tracker = ColorTracker(target, method=v["tracker.method"], **tracker_values)
+            tracker = _start_tracker(target, m, v, tracker_values)
         track_result = tracker.update(m, n / 30.0) if tracker is not None else None
         motion_result = motion.update(b)
         if n == frame_index:
-            last = {"m": m, "b": b}
-            q = stages.palette_map(b, levels=levels) if levels is not None else b
-            if prev_blur is None:
-                prev_blur = b
-            diff = cv2.absdiff(b, prev_blur)
+            diff = cv2.absdiff(b, b if prev_blur is None else prev_blur)
             book = stages.threshold(diff, op="<", value=book_threshold << 16, color=0x000000, mask=0xFF0000)
-            panels: list[tuple[str, np.ndarray]] = []
-            shown = m.copy()
-            if track_result is not None and track_result.found:
-                _draw_box(shown, track_result.box, (0, 255, 0))
-                cv2.drawMarker(shown, (int(track_result.cx), int(track_result.cy)), (0, 255, 0),
-                               cv2.MARKER_CROSS, 12, 2)
-            _draw_box(shown, motion_result.box, (0, 0, 255))
-            panels.append((f"input #{n}{' mirrored' if mirror else ''} (track green, motion red)", shown))
-            if blur_px > 1:
-                panels.append((f"box blur {blur_px}", b))
-                panels.append((f"gaussian blur {blur_px}", stages.blur(m, size_px=blur_px, method="gaussian")))
-            else:                                   # 1 is off: show what a blur would do, labelled
-                panels.append((f"box blur {BOOK_BLUR_PX} (book; --blur is off)", stages.blur(m, size_px=BOOK_BLUR_PX)))
-                panels.append((f"gaussian blur {BOOK_BLUR_PX} (--blur is off)",
-                               stages.blur(m, size_px=BOOK_BLUR_PX, method="gaussian")))
-            panels.append((f"palette {levels} levels" if levels is not None else "palette off", q))
-            panels.append((f"difference, red < {book_threshold:#04x} -> 0", book))
-            if tracker is not None and tracker.last_mask is not None:
-                cm = tracker.last_mask
-                if cm.shape != m.shape[:2]:           # model: likely pixels in its search window
-                    full = np.zeros(m.shape[:2], np.uint8)
-                    ox, oy = tracker.last_mask_origin
-                    full[oy:oy + cm.shape[0], ox:ox + cm.shape[1]] = cm
-                    cm = full
-                colour_panel = _bgr(np.where(cm > 0, 255, 0).astype(np.uint8))
-                _draw_box(colour_panel, track_result.box if track_result else (0, 0, 0, 0), (0, 255, 0))
-                panels.append((f"colour ({tracker.method})", colour_panel))
-            else:
-                panels.append(("colour (no --track-color)", np.zeros_like(m)))
-            mm = _bgr(motion_result.mask)
-            _draw_box(mm, motion_result.box, (0, 0, 255))
-            panels.append((f"motion {v['motion.method']} amt {motion_result.amount:.3f}", mm))
-            edge_kw = {"blur_px": v["vision.edge_blur_px"], "threshold_value": v["vision.edge_threshold"]}
-            panels.append(("edges horizontal [0,4,-4]", stages.edges(m, **edge_kw)))
-            panels.append(("edges any (Sobel)", _bgr(stages.edges(m, direction="any", **edge_kw))))
-            break
+            panels = _panels(n, m, b, book, v, tracker, track_result, motion_result)
+            return _grid([_label(p, t) for t, p in panels], columns)
         prev_blur = b
-    if not last:
-        raise SourceError(f"the source has only {n + 1} frame(s); --frame {frame_index} is past the end")
-    labelled = [_label(p, t) for t, p in panels]
+    raise SourceError(f"the source has only {n + 1} frame(s); --frame {frame_index} is past the end")
+
+
+def _start_tracker(target: Any, m: np.ndarray, v: Mapping[str, Any], tracker_values: dict[str, Any]) -> Any:
+    """The tracker of ``--track-color``: a click picks on frame 0 (by default the object under
+    it), a colour is tracked as such."""
+    from sensekit.vision.color_tracker import ColorTracker
+
+    if isinstance(target, tuple):
+        tracker = ColorTracker(method=v["tracker.method"] or "model", **tracker_values)
+        tracker.pick(m, *target)
+        return tracker
+    return ColorTracker(target, method=v["tracker.method"], **tracker_values)
+
+
+def _panels(n: int, m: np.ndarray, b: np.ndarray, book: np.ndarray, v: Mapping[str, Any], tracker: Any,
+            track_result: Any, motion_result: Any) -> list[tuple[str, np.ndarray]]:
+    """Every stage's picture of frame ``n``, with its label."""
+    from sensekit.vision import stages
+
+    mirror, blur_px, levels = v["vision.mirror"], v["vision.blur_px"], v["vision.levels"]
+    panels: list[tuple[str, np.ndarray]] = []
+    shown = m.copy()
+    if track_result is not None and track_result.found:
+        _draw_box(shown, track_result.box, (0, 255, 0))
+        cv2.drawMarker(shown, (int(track_result.cx), int(track_result.cy)), (0, 255, 0),
+                       cv2.MARKER_CROSS, 12, 2)
+    _draw_box(shown, motion_result.box, (0, 0, 255))
+    panels.append((f"input #{n}{' mirrored' if mirror else ''} (track green, motion red)", shown))
+    if blur_px > 1:
+        panels.append((f"box blur {blur_px}", b))
+        panels.append((f"gaussian blur {blur_px}", stages.blur(m, size_px=blur_px, method="gaussian")))
+    else:                                   # 1 is off: show what a blur would do, labelled
+        panels.append((f"box blur {BOOK_BLUR_PX} (book; --blur is off)", stages.blur(m, size_px=BOOK_BLUR_PX)))
+        panels.append((f"gaussian blur {BOOK_BLUR_PX} (--blur is off)",
+                       stages.blur(m, size_px=BOOK_BLUR_PX, method="gaussian")))
+    q = stages.palette_map(b, levels=levels) if levels is not None else b
+    panels.append((f"palette {levels} levels" if levels is not None else "palette off", q))
+    book_threshold = _book_threshold(v)
+    panels.append((f"difference, red < {book_threshold:#04x} -> 0", book))
+    cm = tracker.region_mask(m.shape) if tracker is not None else None
+    if tracker is not None and cm is not None:
+        colour_panel = _bgr(np.where(cm > 0, 255, 0).astype(np.uint8))
+        _draw_box(colour_panel, track_result.box if track_result else (0, 0, 0, 0), (0, 255, 0))
+        panels.append((f"colour ({tracker.method_in_use})", colour_panel))
+    else:
+        panels.append(("colour (no --track-color)", np.zeros_like(m)))
+    mm = _bgr(motion_result.mask)
+    _draw_box(mm, motion_result.box, (0, 0, 255))
+    panels.append((f"motion {v['motion.method']} amt {motion_result.amount:.3f}", mm))
+    edge_kw = {"blur_px": v["vision.edge_blur_px"], "threshold_value": v["vision.edge_threshold"]}
+    panels.append(("edges horizontal [0,4,-4]", stages.edges(m, **edge_kw)))
+    panels.append(("edges any (Sobel)", _bgr(stages.edges(m, direction="any", **edge_kw))))
+    return panels
+
+
+def _book_threshold(v: Mapping[str, Any]) -> int:
+    from sensekit.settings.presets import BOOK
+
+    return int(v["motion.threshold"] or BOOK.values["motion.threshold"])
+
+
+def _grid(labelled: list[np.ndarray], columns: int) -> np.ndarray:
+    """The pictures in rows of ``columns`` (the last row padded with black)."""
     rows = []
     for i in range(0, len(labelled), columns):
         row = labelled[i:i + columns]

@@ -39,11 +39,11 @@ _FLAG_DEST = "_setting__"
 SET_DEST = "settings_set"
 
 
-def _dest(s: Setting) -> str:
+def _dest(s: Setting[Any]) -> str:
     return f"{_FLAG_DEST}{s.section}__{s.name}"
 
 
-def _argtype(s: Setting) -> Any:
+def _argtype(s: Setting[Any]) -> Any:
     def convert(text: str) -> Any:
         try:
             return s.parse(text)
@@ -53,7 +53,7 @@ def _argtype(s: Setting) -> Any:
     return convert
 
 
-def _metavar(s: Setting) -> str | None:
+def _metavar(s: Setting[Any]) -> str | None:
     if s.kind == "choice":
         return None
     if s.unit in ("ms", "px", "level", "Hz", "dB"):
@@ -62,14 +62,14 @@ def _metavar(s: Setting) -> str | None:
             "words": "WORD,WORD,..."}.get(s.kind)
 
 
-def setting_help(s: Setting) -> str:
+def setting_help(s: Setting[Any]) -> str:
     """An option's help: the setting's help, what it takes, its key and its table default."""
     text = f"{s.help} ({s.expectation()}; `{s.key}`, default {s.show(s.default)})"
     return text.replace("%", "%%")
 
 
 def add_setting_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
-                      sections: Iterable[str]) -> list[Setting]:
+                      sections: Iterable[str]) -> list[Setting[Any]]:
     """An option for every setting of ``sections`` that declares a ``flag``; returns them."""
     table = load_table(apps=False)
     added = []

@@ -36,7 +36,7 @@ from sensekit.vision.color_tracker import ColorTracker, tolerance_settings
 from sensekit.vision.motion import MotionDetector, check_zones, parse_zones
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.pipeline import VisionStage
-from sensekit.vision.targets import parse_track_target, target_from_text
+from sensekit.vision.targets import Target, parse_track_target, target_from_text
 
 __all__ = ["add_arguments", "option_values", "build_stages"]
 
@@ -80,6 +80,21 @@ def option_values(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def _tracker_for(target: Target, size: tuple[int, int] | None, chosen: Mapping[str, Any]) -> ColorTracker:
+    """The tracker for ``--track-color``/``--track-box`` with the chosen ``tracker.*`` values:
+    a colour by hsv, a click or a box by the colour model, unless ``--track-method`` says."""
+    tracker_values = {k.split(".", 1)[1]: v for k, v in chosen.items() if k.startswith("tracker.")}
+    method = tracker_values.pop("method", None)
+    tracker_values.pop("color", None)
+    target.check_inside(size)
+    if target.kind == "box" and method not in (None, "model"):
+        raise ConfigError("--track-box starts the colour model; --track-method must be model")
+    if target.kind == "color" and method == "model":
+        raise ConfigError("--track-method model needs a click point X,Y, not a colour")
+    default = "hsv" if target.kind == "color" else "model"
+    return ColorTracker(method=method or default, **tracker_values)
+
+
 def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Stage]:
     """The vision stage for these options, or ``[]`` if no vision stage is asked for."""
     chosen = chosen or {}
@@ -96,19 +111,8 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
             raise ConfigError("--zones needs --motion or --blobs")
         return []
     size = getattr(source, "frame_size", None)
-    tracker_values = {k.split(".", 1)[1]: v for k, v in chosen.items() if k.startswith("tracker.")}
-    method = tracker_values.pop("method", None)
-    tracker_values.pop("color", None)
-    tracker = None
     target = target_from_text(track, track_box)
-    if target is not None:
-        target.check_inside(size)
-        if target.kind == "box" and method not in (None, "model"):
-            raise ConfigError("--track-box starts the colour model; --track-method must be model")
-        if target.kind == "color" and method == "model":
-            raise ConfigError("--track-method model needs a click point X,Y, not a colour")
-        default = "hsv" if target.kind == "color" else "model"
-        tracker = ColorTracker(method=method or default, **tracker_values)
+    tracker = None if target is None else _tracker_for(target, size, chosen)
     motion = None
     if motion_on:
         zones = parse_zones(zones_text) if zones_text else {}

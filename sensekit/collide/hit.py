@@ -32,8 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-import pygame
+import pygame  # (masks need no display: no video driver is chosen here)
 
 from sensekit.errors import ConfigError
 

@@ -33,25 +33,14 @@ def _field_kind(tp: Any) -> tuple[str, str]:
     """(OSC type tag pattern, description) for a field's declared type."""
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
-    if tp is bool:
-        return "i", "int 0/1"
-    if tp is int:
-        return "i", "int"
-    if tp is float:
-        return "f", "float"
-    if tp is str:
-        return "s", "string"
+    for scalar, kind in _SCALARS:
+        if tp is scalar:
+            return kind
     if isinstance(tp, type) and dataclasses.is_dataclass(tp) and hasattr(tp, "osc_tags"):
         return str(tp.osc_tags), " ".join(f.name if f.name != "box" else "x y w h"
                                           for f in dataclasses.fields(tp))
     if origin is tuple:
-        if len(args) == 2 and args[1] is Ellipsis:
-            inner, _ = _field_kind(args[0])
-            return inner + "*", f"{_field_kind(args[0])[1]} per element"
-        tags = "".join(_field_kind(a)[0] for a in args)
-        if len(args) == 4 and all(a is int for a in args):
-            return tags, "x y w h"
-        return tags, "x y z" if len(args) == 3 and all(a is float for a in args) else "tuple"
+        return _tuple_kind(args)
     if origin is dict:
         return "(sf)*", "name, value pairs"
     if origin is typing.Literal and all(isinstance(a, str) for a in args):
@@ -62,8 +51,23 @@ def _field_kind(tp: Any) -> tuple[str, str]:
             tags, desc = _field_kind(rest[0])
             if len(tags) == 1:
                 return tags + "?", f"{desc}, or nil (N) when absent"
-        raise ConfigError(f"field type {tp!r} has no OSC mapping")
     raise ConfigError(f"field type {tp!r} has no OSC mapping")
+
+
+#: the plain types, in the order they are tested (bool before int: a bool is an int)
+_SCALARS: tuple[tuple[type, tuple[str, str]], ...] = (
+    (bool, ("i", "int 0/1")), (int, ("i", "int")), (float, ("f", "float")), (str, ("s", "string")))
+
+
+def _tuple_kind(args: tuple[Any, ...]) -> tuple[str, str]:
+    """A variable tuple (``tuple[X, ...]``: one tag, repeated) or a fixed one (a box, a point)."""
+    if len(args) == 2 and args[1] is Ellipsis:
+        inner, _ = _field_kind(args[0])
+        return inner + "*", f"{_field_kind(args[0])[1]} per element"
+    tags = "".join(_field_kind(a)[0] for a in args)
+    if len(args) == 4 and all(a is int for a in args):
+        return tags, "x y w h"
+    return tags, "x y z" if len(args) == 3 and all(a is float for a in args) else "tuple"
 
 
 def signature(cls: type[Event]) -> list[tuple[str, str, str]]:

@@ -19,6 +19,7 @@ Cost: ~10-20 us per message.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +55,13 @@ def _float32(v: Any) -> float:
     return math.copysign(math.inf, f) if math.isfinite(f) and abs(f) > FLOAT32_MAX else f
 
 
+def _text(v: Any) -> str:
+    return str(v).replace("\x00", "")        # OSC strings end at NUL
+
+
+_SCALAR: dict[str, Callable[[Any], Any]] = {"i": _int32, "f": _float32, "s": _text}
+
+
 def _add_value(builder: osc_message_builder.OscMessageBuilder, tags: str, value: Any) -> None:
     value = _plain(value)
     if hasattr(value, "osc_values"):          # a nested record (BlobInfo): its flat values
@@ -63,12 +71,8 @@ def _add_value(builder: osc_message_builder.OscMessageBuilder, tags: str, value:
             builder.add_arg(None, "N")
             return
         tags = tags[:-1]
-    if tags == "i":
-        builder.add_arg(_int32(value), "i")
-    elif tags == "f":
-        builder.add_arg(_float32(value), "f")
-    elif tags == "s":
-        builder.add_arg(str(value).replace("\x00", ""), "s")   # OSC strings end at NUL
+    if tags in _SCALAR:
+        builder.add_arg(_SCALAR[tags](value), tags)
     elif tags == "(sf)*":
         for k, x in dict(value).items():
             builder.add_arg(str(k).replace("\x00", ""), "s")
@@ -76,12 +80,17 @@ def _add_value(builder: osc_message_builder.OscMessageBuilder, tags: str, value:
     elif tags.endswith("*"):
         for x in value:
             _add_value(builder, tags[:-1], x)
-    else:  # fixed tuple, e.g. a box "iiii"
-        seq = tuple(value)
-        if len(seq) != len(tags):
-            raise ConfigError(f"expected {len(tags)} values, got {seq!r}")
-        for t, x in zip(tags, seq):
-            _add_value(builder, t, x)
+    else:
+        _add_fixed(builder, tags, value)
+
+
+def _add_fixed(builder: osc_message_builder.OscMessageBuilder, tags: str, value: Any) -> None:
+    """A fixed tuple, e.g. a box "iiii": one value per tag."""
+    seq = tuple(value)
+    if len(seq) != len(tags):
+        raise ConfigError(f"expected {len(tags)} values, got {seq!r}")
+    for t, x in zip(tags, seq):
+        _add_value(builder, t, x)
 
 
 _SIGNATURES: dict[type, list[tuple[str, str, str]]] = {}

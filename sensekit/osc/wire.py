@@ -65,47 +65,62 @@ def _string(d: bytes, at: int, end: int, what: str) -> tuple[str, int]:
         raise ValueError(f"{what} at byte {at} is not UTF-8") from None
 
 
+def _fixed(d: bytes, tag: str, at: int, end: int) -> tuple[Any, int]:
+    """A fixed-size argument (int, float, char, time tag, MIDI...) and the offset after it."""
+    fmt, size = _FIXED[tag]
+    if at + size > end:
+        raise ValueError(f"argument '{tag}' at byte {at} runs past the end")
+    v: Any = struct.unpack_from(fmt, d, at)
+    v = v if tag == "m" else v[0]
+    if tag == "c":
+        v = chr(v) if v < 0x110000 else "\ufffd"
+    elif tag == "t":
+        v = _epoch(v)
+    return v, at + size
+
+
+def _blob(d: bytes, at: int, end: int) -> tuple[bytes, int]:
+    """A blob argument (size, bytes, padding) and the offset after it."""
+    if at + 4 > end:
+        raise ValueError(f"blob size at byte {at} runs past the end")
+    (n,) = struct.unpack_from(">i", d, at)
+    if n < 0 or at + 4 + n > end:
+        raise ValueError(f"blob at byte {at} has size {n}, beyond the {end - at - 4} bytes left")
+    return bytes(d[at + 4:at + 4 + n]), at + 4 + n + (-n % 4)
+
+
+def _bracket(stack: list[list[Any]], tag: str) -> None:
+    """``[`` opens an array inside the current one (depth bounded), ``]`` closes it."""
+    if tag == "[":
+        if len(stack) > MAX_ARRAY_DEPTH:
+            raise ValueError(f"arrays nested deeper than {MAX_ARRAY_DEPTH}")
+        inner: list[Any] = []
+        stack[-1].append(inner)
+        stack.append(inner)
+    else:
+        if len(stack) == 1:
+            raise ValueError("']' without '[' in the type tags")
+        stack.pop()
+
+
 def _args(d: bytes, tags: str, at: int, end: int) -> tuple[list[Any], int]:
     out: list[Any] = []
     stack = [out]
     for tag in tags:
+        if tag in "[]":
+            _bracket(stack, tag)
+            continue
         if tag in _FIXED:
-            fmt, size = _FIXED[tag]
-            if at + size > end:
-                raise ValueError(f"argument '{tag}' at byte {at} runs past the end")
-            v: Any = struct.unpack_from(fmt, d, at)
-            at += size
-            v = v if tag == "m" else v[0]
-            if tag == "c":
-                v = chr(v) if v < 0x110000 else "\ufffd"
-            elif tag == "t":
-                v = _epoch(v)
-            stack[-1].append(v)
+            v, at = _fixed(d, tag, at, end)
         elif tag in _EMPTY:
-            stack[-1].append(_EMPTY[tag])
+            v = _EMPTY[tag]
         elif tag in "sS":
-            s, at = _string(d, at, end, "string argument")
-            stack[-1].append(s)
+            v, at = _string(d, at, end, "string argument")
         elif tag == "b":
-            if at + 4 > end:
-                raise ValueError(f"blob size at byte {at} runs past the end")
-            (n,) = struct.unpack_from(">i", d, at)
-            if n < 0 or at + 4 + n > end:
-                raise ValueError(f"blob at byte {at} has size {n}, beyond the {end - at - 4} bytes left")
-            stack[-1].append(bytes(d[at + 4:at + 4 + n]))
-            at += 4 + n + (-n % 4)
-        elif tag == "[":
-            if len(stack) > MAX_ARRAY_DEPTH:
-                raise ValueError(f"arrays nested deeper than {MAX_ARRAY_DEPTH}")
-            inner: list[Any] = []
-            stack[-1].append(inner)
-            stack.append(inner)
-        elif tag == "]":
-            if len(stack) == 1:
-                raise ValueError("']' without '[' in the type tags")
-            stack.pop()
+            v, at = _blob(d, at, end)
         else:
             raise ValueError(f"unknown type tag {tag!r}")
+        stack[-1].append(v)
     if len(stack) != 1:
         raise ValueError("'[' without ']' in the type tags")
     return out, at

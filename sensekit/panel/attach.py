@@ -17,7 +17,10 @@ from sensekit.panel.address import PanelAddress
 from sensekit.panel.control import AppControl, StagesControl
 from sensekit.vision.layers import offered
 from sensekit.panel.session import Panel
+from sensekit.panel.teach import TeachControl
+from sensekit.profile import Profile
 from sensekit.settings.live import Tuning
+from sensekit.vision.taught_live import TakesTaught
 
 if TYPE_CHECKING:
     from sensekit.app.host import AppHost
@@ -63,11 +66,15 @@ def app_panel(host: AppHost, address: PanelAddress) -> Panel:
 def events_panel(runner: Any, address: PanelAddress, *, tuning: Tuning,
                  profile: Mapping[str, Any] | None, profile_path: Path) -> Panel:
     """A started panel on the runner of ``sensekit events``."""
-    panel = Panel(address, runner, StagesControl(runner, tuning, profile, profile_path),
+    control = StagesControl(runner, tuning, profile, profile_path)
+    if any(isinstance(s, TakesTaught) for s in runner.stages):
+        control.teaching = TeachControl(lambda: runner.stages, runner.dispatcher, profile_path,
+                                        model=profile.taught_gestures if isinstance(profile, Profile) else None)
+    panel = Panel(address, runner, control,
                   info={"title": "sensekit events", "app": "", "source": runner.source.description,
                         "inputs": _inputs(runner.source, runner.stages),
                         "mirrored": bool(tuning.settings().get("vision.mirror", False)),   # --mirror
                         "offered_overlays": offered(runner.stages),
-                        "profile": str(profile_path)})
+                        "profile": str(profile_path), "teach": control.teaching is not None})
     panel.start()
     return panel

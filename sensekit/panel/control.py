@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sensekit.errors import ConfigError
+from sensekit.panel.teach import TeachControl
 from sensekit.profile import run_values, save_profile
 from sensekit.settings.live import Tuning, parse_values
 from sensekit.settings.registry import REGISTRY
+from sensekit.vision.stages import bgr_to_packed_rgb
 from sensekit.vision.targets import Target
 
 if TYPE_CHECKING:
@@ -49,9 +51,25 @@ def _hex(rgb: int | None) -> str | None:
 class PanelControl:
     """Shared parts: the stages, the frame, the run's settings table (``tuning``)."""
 
+    #: the teach card's control (``sensekit events --hands --panel``); ``None``: nothing to teach
+    teaching: TeachControl | None = None
+
     def __init__(self, stages: Callable[[], Sequence[Any]], tuning: Tuning) -> None:
         self._stages = stages
         self.tuning = tuning
+
+    def teach(self, action: str, name: Any = None, seconds: Any = None) -> dict[str, Any]:
+        """A teach card request (on the run's thread; ``panel.teach``)."""
+        return self._teaching().act(action, name, seconds)
+
+    def save_taught(self) -> Path:
+        """The learned gestures into the venue profile (any thread; ``panel.teach``)."""
+        return self._teaching().save()
+
+    def _teaching(self) -> TeachControl:
+        if self.teaching is None:
+            raise ConfigError("nothing to teach with: this run has no hand stage (start it with --hands)")
+        return self.teaching
 
     # -- helpers -----------------------------------------------------------------------------
     def stages(self) -> list[Any]:
@@ -159,13 +177,13 @@ class AppControl(PanelControl):
 
     def pick(self, x: float, y: float) -> dict[str, Any]:
         xi, yi = self._check_point(x, y)
-        b, g, r = (int(v) for v in self._image()[yi, xi])
+        under = bgr_to_packed_rgb(self._image()[yi, xi])
         message = self.host.pick_at((xi, yi))
         if message is None:
             raise ConfigError(f"{self.host.app.name or 'this app'} does not track a colour")
         stage = self.tracker_stage()
-        color = _hex(getattr(stage.tracker, "color", None)) if stage is not None else None
-        return {"message": message, "color": color, "under_pointer": _hex((r << 16) | (g << 8) | b)}
+        color = _hex(getattr(stage.tracker, "color_in_use", None)) if stage is not None else None
+        return {"message": message, "color": color, "under_pointer": _hex(under)}
 
     def track_box(self, box: Sequence[float]) -> dict[str, Any]:
         x, y, w, h = self._check_box(box)
@@ -212,8 +230,8 @@ class StagesControl(PanelControl):
         xi, yi = self._check_point(x, y)
         image = self._image()
         b, g, r = (int(v) for v in image[yi, xi])
-        color = _hex((r << 16) | (g << 8) | b)
-        self._track(Target.click(xi, yi, (b, g, r)), tracker.method)
+        color = _hex(bgr_to_packed_rgb((b, g, r)))
+        self._track(Target.click(xi, yi, (b, g, r)), tracker.method_in_use)
         return {"message": f"tracking the object under {xi},{yi} (colour {color})",
                 "color": color, "under_pointer": color}
 
@@ -226,7 +244,7 @@ class StagesControl(PanelControl):
     def track_box(self, box: Sequence[float]) -> dict[str, Any]:
         tracker = self._tracker()
         x, y, w, h = self._check_box(box)
-        self._track(Target.region((x, y, w, h)), tracker.method)
+        self._track(Target.region((x, y, w, h)), tracker.method_in_use)
         return {"message": f"tracking the object in {w}x{h} px at {x},{y}"}
 
     def save(self) -> dict[str, Any]:

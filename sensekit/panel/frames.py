@@ -9,7 +9,8 @@ is kept: a slow client simply gets fewer frames, nothing queues up.
 The binary message a client receives is ``pack(meta, jpeg)``: a 4-byte big-endian length, a
 JSON header (frame ``index``, source ``t``, the picture's ``w``/``h`` in camera pixels,
 ``tap_unix`` - the wall time at which the run handed the frame over, for latency - the tracked
-``box``, the motion ``zones`` and the overlays the panel had to ``computed`` itself), then the
+``box``, the motion ``zones``, the ``poses`` (each person's id and 33 ``[x, y, visibility]``)
+and the overlays the panel had to ``computed`` itself), then the
 JPEG. Pictures wider than ``max_width`` are scaled down for the wire; coordinates in the header
 stay in camera pixels.
 

@@ -179,6 +179,7 @@ class PanelServer:
             web.post("/api/track-box", self._api_track_box),
             web.post("/api/zone", self._api_zone),
             web.post("/api/save", self._api_save),
+            web.post("/api/teach", self._api_teach),
             web.get("/ws/video", self._ws_video),
             web.get("/ws/live", self._ws_live),
             web.static("/static", STATIC_DIR),
@@ -266,10 +267,10 @@ class PanelServer:
     async def _answer(self, work: Callable[[], Awaitable[Any]]) -> web.Response:
         try:
             return web.json_response(await work())
+        except TimeoutError:          # before OSError, of which it is a subclass
+            return _error(504, f"the piece did not answer within {COMMAND_TIMEOUT_S:g} s")
         except (SensekitError, OSError) as exc:
             return _error(400, str(exc))
-        except TimeoutError:
-            return _error(504, f"the piece did not answer within {COMMAND_TIMEOUT_S:g} s")
 
     async def _on_run_thread(self, fn: Callable[[], Any]) -> Any:
         future: Future[Any] = self.commands.submit(fn)
@@ -329,6 +330,23 @@ class PanelServer:
     async def _api_save(self, request: web.Request) -> web.Response:
         async def work() -> Any:
             return await self._on_run_thread(self.control.save)
+        return await self._answer(work)
+
+    async def _api_teach(self, request: web.Request) -> web.Response:
+        """``{"action": "status" | "record" | "forget" | "learn", "name": ..., "seconds": ...}``
+        (``panel/teach.py``)."""
+        async def work() -> Any:
+            body = await self._body(request)
+            action = body.get("action")
+            if not isinstance(action, str):
+                raise ConfigError(f"`action` must be status, record, forget or learn, got {short(action)}")
+            seconds = self._numbers(body, "seconds")[0] if action == "record" else None
+            name = body.get("name")
+            answer = await self._on_run_thread(lambda: self.control.teach(action, name, seconds))
+            if action == "learn":        # writing the profile takes a while: not on the run's thread
+                path = await asyncio.get_running_loop().run_in_executor(self._pool, self.control.save_taught)
+                answer["message"] += f", saved to {path}"
+            return answer
         return await self._answer(work)
 
     # -- WebSockets --------------------------------------------------------------------------

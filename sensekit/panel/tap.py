@@ -31,7 +31,7 @@ from sensekit.panel.frames import FrameHub
 from sensekit.vision.layers import LayerGrabber
 from sensekit.panel.telemetry import Telemetry
 
-__all__ = ["PanelTap", "audio_lines"]
+__all__ = ["PanelTap", "audio_lines", "pose_meta"]
 
 #: events the log leaves out: per-item records, and the levels the graph already draws
 QUIET_EVENTS = frozenset({"frame", "audio_block", "level"})
@@ -49,8 +49,15 @@ def audio_lines(stages: Sequence[Any]) -> dict[str, float]:
             lines["clap min level"] = float(clap.min_level)
         floor = getattr(stage, "noise_floor", None)
         if floor is not None and getattr(floor, "ready", False):
-            lines["noise floor"] = float(floor.level)
+            lines["noise floor"] = float(floor.level_in_use)
     return lines
+
+
+def pose_meta(poses: Sequence[tuple[int, Any]]) -> list[dict[str, Any]]:
+    """Each person's id and 33 ``[x_px, y_px, visibility]`` (rounded: 0.1 px, 0.01) for the
+    frame header; the page draws the skeleton lines itself (``static/video.js``)."""
+    return [{"id": int(pid), "points": [[round(float(x), 1), round(float(y), 1), round(float(v), 2)]
+                                        for x, y, _, v in points]} for pid, points in poses]
 
 
 class PanelTap:
@@ -120,4 +127,6 @@ class PanelTap:
         meta = {"index": item.index, "t": round(item.t, 4), "w": w, "h": h,
                 "tap_unix": time.time(), "box": layers.box,
                 "zones": {k: list(v) for k, v in layers.zones.items()}}
+        if layers.poses:
+            meta["poses"] = pose_meta(layers.poses)
         hub.publish(layers.copy(wanted), meta)

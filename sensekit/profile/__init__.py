@@ -7,7 +7,8 @@ floors into a profile; an app's Shift+S and the browser panel's "save" write wha
 changed (``run_values``).
 """
 from sensekit.profile.load import LEGACY_KEYS, Profile, find_line, load_profile, loads_profile, profile_from_dict
-from sensekit.profile.save import dumps_profile, edit_profile_text, run_values, save_profile
+from sensekit.profile.save import dumps_profile, edit_profile_text, run_values, save_profile, save_taught_gestures
 
 __all__ = ["LEGACY_KEYS", "Profile", "find_line", "load_profile", "loads_profile", "profile_from_dict",
-           "dumps_profile", "edit_profile_text", "run_values", "save_profile"]
+           "dumps_profile", "edit_profile_text", "run_values", "save_profile",
+           "save_taught_gestures"]

@@ -59,6 +59,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 from sensekit.errors import ConfigError
 from sensekit.safe_read import check_nesting, clip, read_regular, short
+from sensekit.settings.declare import Group
 from sensekit.settings.registry import REGISTRY, load_table
 from sensekit.vision.noise import MEDIAN_FACTOR, SQRT2
 
@@ -196,52 +197,69 @@ def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text:
     for section, table in data.items():
         if section in OTHER_TABLES or section in DATA_TABLES:   # read by their owners (--midi, sounds)
             continue
-        group = REGISTRY.get(section)
-        legacy = {k.split(".", 1)[1] for k in LEGACY_KEYS if k.startswith(section + ".")}
-        if group is None and not legacy:
-            raise ConfigError(f"{_where(path, text, section)}: unknown table `{clip(section)}`; known tables: "
-                              f"{', '.join(sorted(REGISTRY))}")
-        if not isinstance(table, Mapping):
-            raise ConfigError(f"{_where(path, text, section)}: `{clip(section)}` must be a table "
-                              f"([{clip(section)}]), got {short(table)}")
+        group, legacy = _section(section, table, path, text)
         for name, value in table.items():
             full = f"{section}.{name}"
-            if full in LEGACY_KEYS:
-                key, convert = LEGACY_KEYS[full]
-                value = convert(value) if convert is not None else value
-            elif group is not None and name in group:
-                key = full
-            else:
-                known = ", ".join(group.names) if group is not None else ""
-                old = ", ".join(sorted(legacy))
-                hint = f"known keys in [{section}]: {known}" if known else ""
-                if old:
-                    hint += ("; " if hint else "") + f"older names: {old}"
-                raise ConfigError(f"{_where(path, text, full)}: unknown key `{clip(full)}`; {hint}")
+            key, value = _key_of(full, name, value, group, legacy, path, text)
             if key in written_as:
                 raise ConfigError(f"{_where(path, text, full)}: `{key}` is set twice "
                                   f"(as `{written_as[key]}` and `{full}`)")
             written_as[key] = full
-            section_name, setting_name = key.split(".")
-            s = REGISTRY.get(section_name)
-            if s is None:
-                raise ConfigError(f"{_where(path, text, full)}: `{full}` is for `{key}`, which this "
-                                  f"installation does not have")
-            setting = s[setting_name]
-            if isinstance(value, str) and value.strip().lower() == "none" and setting.optional:
-                value = None
-            if setting.kind == "zones" and isinstance(value, Mapping):
-                for zone, box in value.items():            # one zone at a time: its own line
-                    try:
-                        setting.check({zone: box})
-                    except ConfigError as exc:
-                        raise ConfigError(f"{_where(path, text, f'{full}.{zone}')}: {exc}") from None
-            try:
-                values[key] = setting.check(value)
-            except ConfigError as exc:
-                message = str(exc) if full == key else f"{exc} (written as `{full}`)"
-                raise ConfigError(f"{_where(path, text, full)}: {message}") from None
+            values[key] = _checked(key, full, value, path, text)
     return Profile(values, path=path, taught_gestures=taught)
+
+
+def _section(section: str, table: Any, path: str, text: str) -> tuple[Group | None, set[str]]:
+    """The group a profile table sets and the older names it may use; ``ConfigError`` if neither."""
+    group = REGISTRY.get(section)
+    legacy = {k.split(".", 1)[1] for k in LEGACY_KEYS if k.startswith(section + ".")}
+    if group is None and not legacy:
+        raise ConfigError(f"{_where(path, text, section)}: unknown table `{clip(section)}`; known tables: "
+                          f"{', '.join(sorted(REGISTRY))}")
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{_where(path, text, section)}: `{clip(section)}` must be a table "
+                          f"([{clip(section)}]), got {short(table)}")
+    return group, legacy
+
+
+def _key_of(full: str, name: str, value: Any, group: Group | None, legacy: set[str],
+            path: str, text: str) -> tuple[str, Any]:
+    """The setting a profile key names (an older name converted) and its value as written."""
+    if full in LEGACY_KEYS:
+        key, convert = LEGACY_KEYS[full]
+        return key, (convert(value) if convert is not None else value)
+    if group is not None and name in group:
+        return full, value
+    section = full.split(".", 1)[0]
+    known = ", ".join(group.names) if group is not None else ""
+    old = ", ".join(sorted(legacy))
+    hint = f"known keys in [{section}]: {known}" if known else ""
+    if old:
+        hint += ("; " if hint else "") + f"older names: {old}"
+    raise ConfigError(f"{_where(path, text, full)}: unknown key `{clip(full)}`; {hint}")
+
+
+def _checked(key: str, full: str, value: Any, path: str, text: str) -> Any:
+    """``value`` checked by the setting ``key`` (written as ``full``); errors name file and line."""
+    section_name, setting_name = key.split(".")
+    s = REGISTRY.get(section_name)
+    if s is None:
+        raise ConfigError(f"{_where(path, text, full)}: `{full}` is for `{key}`, which this "
+                          f"installation does not have")
+    setting = s[setting_name]
+    if isinstance(value, str) and value.strip().lower() == "none" and setting.optional:
+        value = None
+    if setting.kind == "zones" and isinstance(value, Mapping):
+        for zone, box in value.items():            # one zone at a time: its own line
+            try:
+                setting.check({zone: box})
+            except ConfigError as exc:
+                raise ConfigError(f"{_where(path, text, f'{full}.{zone}')}: {exc}") from None
+    try:
+        return setting.check(value)
+    except ConfigError as exc:
+        message = str(exc) if full == key else f"{exc} (written as `{full}`)"
+        raise ConfigError(f"{_where(path, text, full)}: {message}") from None
 
 
 def loads_profile(text: str, *, path: str = "<profile>") -> Profile:

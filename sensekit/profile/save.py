@@ -33,7 +33,7 @@ from sensekit.profile.load import LEGACY_KEYS, legacy_name, profile_from_dict
 from sensekit.settings.live import Tuning, check_values
 from sensekit.settings.registry import REGISTRY, lookup, split_key
 
-__all__ = ["save_profile", "save_table", "dumps_profile", "edit_profile_text", "run_values"]
+__all__ = ["save_profile", "save_taught_gestures", "save_table", "dumps_profile", "edit_profile_text", "run_values"]
 
 HEADER = ("sensekit venue profile: any setting of `sensekit settings`, by table and key.",
           "Edit by hand or with `sensekit calibrate` / Shift+S in an app (comments are kept).")
@@ -200,6 +200,16 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
         text = with_taught_gestures(text, taught_gestures)
     _write_atomic(target, text, mode)
     return p
+
+
+def save_taught_gestures(path: str | os.PathLike[str], model: Mapping[str, Any]) -> Path:
+    """Keep ``model`` (``TaughtGestures.to_dict()``) as the ``[taught_gestures]`` table of the
+    profile at ``path``, the rest of the file as it is (a new file when there is none): what
+    ``sensekit teach gesture --profile`` and the panel's teach card both write."""
+    from sensekit.profile.load import load_profile
+
+    old = load_profile(path) if Path(path).is_file() else {}
+    return save_profile(dict(old), path, taught_gestures=model)
 
 
 def save_table(path: str | os.PathLike[str], name: str, tables: Mapping[str, Mapping[str, Any]]) -> Path:

@@ -1,15 +1,22 @@
 """Declaring a setting: its name, unit, range or choices, default and one line of help.
 
-A detector (or an app) declares its settings once, as a ``Group`` in a class attribute::
+A detector (or an app) declares each setting once, as a class attribute of a ``Tunable``
+(``sensekit.settings.live``) whose class line names the section::
 
-    class MotionDetector(Tunable):
-        SETTINGS = group("motion", "frame-difference / background motion detector",
-            setting("threshold", None, "pixel difference that counts as motion", kind="int",
-                    unit="pixel levels", lo=1, hi=255, none="learned from the camera noise",
-                    flag="--motion-threshold"),
-            setting("min_amount", 0.002, "moving fraction that makes a frame 'moving'",
-                    unit="fraction", lo=0, hi=1),
-        )
+    class MotionDetector(Tunable, section="motion", title="frame-difference / background motion"):
+        threshold: Setting[int | None] = setting(
+            None, "pixel difference that counts as motion", kind="int", unit="pixel levels",
+            lo=1, hi=255, none="learned from the camera noise", flag="--motion-threshold")
+        min_amount = setting(0.002, "moving fraction that makes a frame 'moving'",
+                             unit="fraction", lo=0, hi=1)
+
+The attribute's name is the setting's name; the class gets ``SETTINGS``, the ``Group`` of its
+declarations in order, registered in the table. A ``Setting`` is a descriptor typed by its
+value: ``detector.min_amount`` is a ``float`` to mypy and, once ``init_settings`` stored the
+values in the instance, a plain attribute read at run time (``MotionDetector.min_amount`` is the
+``Setting`` itself). The type comes from the default; a setting whose default is ``None`` or
+that has choices says it once, on the same line (``Setting[int | None]``). Settings shared by
+a helper (the colour model's) are declared on a plain mixin class that the tunable inherits.
 
 Every adapter (CLI options and ``--set``, ``sensekit settings``, the venue profile, OSC
 ``/sensekit/set/<section>/<name>``, the app keys, ``calibrate`` and Shift+S) reads these
@@ -35,9 +42,8 @@ from __future__ import annotations
 import math
 import numbers
 import re
-import sys
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, Generic, Literal, Mapping, TypeVar, overload
 
 from sensekit.errors import ConfigError
 from sensekit.safe_read import MAX_NUMBER_DIGITS, clip, short
@@ -47,6 +53,7 @@ __all__ = ["Kind", "Setting", "Group", "setting", "group", "Zone", "KINDS"]
 Kind = Literal["float", "int", "bool", "choice", "color", "zones", "words"]
 KINDS: tuple[str, ...] = ("float", "int", "bool", "choice", "color", "zones", "words")
 Zone = tuple[float, float, float, float]
+T = TypeVar("T")
 #: a range from above 0 that spans this factor gets a logarithmic slider in the panel
 LOG_CONTROL_RATIO = 1000.0
 #: a range from 0 (or below) this wide gets a number box only: a 1/200 slider step would be 50+ units
@@ -63,11 +70,12 @@ def _number_text(v: float) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Setting:
-    """One declared setting. ``section`` is filled in by the ``Group`` that holds it."""
+class Setting(Generic[T]):
+    """One declared setting, a descriptor typed by its value (see the module docstring).
 
-    name: str
-    default: Any
+    ``name`` and ``section`` are filled in when the class that declares it is created."""
+
+    default: T
     help: str
     kind: Kind = "float"
     unit: str = ""
@@ -81,7 +89,20 @@ class Setting:
     log_step: bool = False
     #: a friendly command-line option bound to this setting (``--blur``); ``--set`` works for all
     flag: str | None = None
+    name: str = ""
     section: str = ""
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any] | None = None) -> Setting[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type[Any] | None = None) -> T: ...
+
+    def __get__(self, obj: object | None, owner: type[Any] | None = None) -> Setting[T] | T:
+        # reached only when the instance holds no value: ``init_settings`` stores every value
+        # in the instance, whose attribute then wins over this (non-data) descriptor
+        if obj is None:
+            return self
+        raise AttributeError(f"setting `{self.key}` of {type(obj).__name__} read before init_settings()")
 
     @property
     def key(self) -> str:
@@ -128,24 +149,33 @@ class Setting:
         if kind in ("float", "int"):
             return self._check_number(value)
         if kind == "bool":
-            if isinstance(value, bool) or type(value).__name__ == "bool_":
-                return bool(value)
-            if isinstance(value, int) and value in (0, 1):     # OSC sends 0/1
-                return bool(value)
-            raise self._bad(value)
+            return self._check_bool(value)
         if kind == "choice":
-            if isinstance(value, str) and value in self.choices:
-                return value
-            raise self._bad(value)
+            return self._check_choice(value)
         if kind == "color":
-            if isinstance(value, str):
-                m = _COLOR_RE.fullmatch(value.strip())
-                if m:
-                    return "#" + m.group(1).lower()
-            raise self._bad(value)
+            return self._check_color(value)
         if kind == "words":
             return self._check_words(value)
         return self._check_zones(value)
+
+    def _check_bool(self, value: Any) -> bool:
+        if isinstance(value, bool) or type(value).__name__ == "bool_":
+            return bool(value)
+        if isinstance(value, int) and value in (0, 1):     # OSC sends 0/1
+            return bool(value)
+        raise self._bad(value)
+
+    def _check_choice(self, value: Any) -> str:
+        if isinstance(value, str) and value in self.choices:
+            return value
+        raise self._bad(value)
+
+    def _check_color(self, value: Any) -> str:
+        if isinstance(value, str):
+            m = _COLOR_RE.fullmatch(value.strip())
+            if m:
+                return "#" + m.group(1).lower()
+        raise self._bad(value)
 
     def _check_words(self, value: Any) -> tuple[str, ...]:
         items = value.split(",") if isinstance(value, str) else value
@@ -284,7 +314,7 @@ class Setting:
 
     def describe(self) -> dict[str, Any]:
         """A JSON-ready description (``sensekit settings --json``)."""
-        default = self.default
+        default: Any = self.default
         if self.kind == "zones" and default is not None:
             default = {n: list(b) for n, b in default.items()}
         return {"key": self.key, "section": self.section, "name": self.name, "kind": self.kind,
@@ -316,12 +346,12 @@ class Group:
 
     section: str
     title: str
-    items: tuple[Setting, ...]
+    items: tuple[Setting[Any], ...]
     #: cross-setting rule on the merged values (raises ``ConfigError``), e.g. fmin < fmax
     rule: Callable[[Mapping[str, Any]], None] | None = field(default=None, compare=False)
     #: the module that declared the group (``sensekit.vision.motion``, ``sensekit_apps.clapper``)
     module: str = field(default="", compare=False)
-    _by_name: dict[str, Setting] = field(init=False, repr=False, compare=False)
+    _by_name: dict[str, Setting[Any]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not _NAME_RE.fullmatch(self.section):
@@ -333,7 +363,7 @@ class Group:
             seen.add(s.name)
         object.__setattr__(self, "_by_name", {s.name: s for s in self.items})
 
-    def __getitem__(self, name: str) -> Setting:
+    def __getitem__(self, name: str) -> Setting[Any]:
         try:
             return self._by_name[name]
         except KeyError:
@@ -359,13 +389,12 @@ class Group:
         return out
 
 
-def setting(name: str, default: Any, help: str, *, kind: Kind | None = None, unit: str = "",
+def setting(default: T, help: str, *, kind: Kind | None = None, unit: str = "",
             lo: float | None = None, hi: float | None = None, choices: tuple[str, ...] = (),
             none: str = "", step: float | None = None, log_step: bool = False,
-            flag: str | None = None) -> Setting:
-    """Declare one setting; the kind is inferred from ``default`` or ``choices`` when not given."""
-    if not _NAME_RE.fullmatch(name):
-        raise ConfigError(f"setting names must be lower_case, got {name!r}")
+            flag: str | None = None) -> Setting[T]:
+    """Declare one setting (a class attribute of a ``Tunable``: its name is the attribute's);
+    the kind is inferred from ``default`` or ``choices`` when not given."""
     if kind is None:
         if choices:
             kind = "choice"
@@ -380,12 +409,11 @@ def setting(name: str, default: Any, help: str, *, kind: Kind | None = None, uni
         elif isinstance(default, dict):
             kind = "zones"
         else:
-            raise ConfigError(f"setting {name!r}: give kind= (cannot infer it from {default!r})")
-    s = Setting(name=name, default=default, help=help, kind=kind, unit=unit, lo=lo, hi=hi,
-                choices=tuple(choices), none=none, step=step, log_step=log_step, flag=flag)
+            raise ConfigError(f"setting {help!r}: give kind= (cannot infer it from {default!r})")
     if flag is not None and not re.fullmatch(r"--[a-z][a-z0-9-]*", flag):
-        raise ConfigError(f"setting {name!r}: flag must look like --name, got {flag!r}")
-    return s
+        raise ConfigError(f"setting {help!r}: flag must look like --name, got {flag!r}")
+    return Setting(default=default, help=help, kind=kind, unit=unit, lo=lo, hi=hi,
+                   choices=tuple(choices), none=none, step=step, log_step=log_step, flag=flag)
 
 
 #: section -> group, filled by ``group(...)`` as declaring modules are imported (the table that
@@ -405,11 +433,15 @@ def register(group: Group) -> Group:
     return group
 
 
-def group(section: str, title: str, *items: Setting,
-          rule: Callable[[Mapping[str, Any]], None] | None = None) -> Group:
-    """Declare (and register in ``REGISTRY``) a group of settings."""
-    placed = tuple(replace(s, section=section) for s in items)
-    g = Group(section, title, placed, rule, module=sys._getframe(1).f_globals.get("__name__", ""))
+def group(section: str, title: str, items: Mapping[str, Setting[Any]],
+          rule: Callable[[Mapping[str, Any]], None] | None = None, *, module: str = "") -> Group:
+    """The group of ``items`` (name -> declared setting, in order), checked and registered in
+    ``REGISTRY``; ``Tunable`` calls it for each class that names a section."""
+    for name in items:
+        if not _NAME_RE.fullmatch(name):
+            raise ConfigError(f"setting names must be lower_case, got {section}.{name}")
+    placed = tuple(replace(s, name=name, section=section) for name, s in items.items())
+    g = Group(section, title, placed, rule, module=module)
     for s in placed:                 # the defaults themselves must be valid
         s.check(s.default)
     return register(g)

@@ -26,7 +26,7 @@ __all__ = ["REGISTRY", "register", "lookup", "groups", "load_table", "DECLARING_
 DECLARING_MODULES: tuple[str, ...] = (
     "sensekit.vision.pipeline", "sensekit.vision.motion", "sensekit.vision.background",
     "sensekit.vision.blob_tracker",
-    "sensekit.vision.color_tracker", "sensekit.vision.hands", "sensekit.vision.pose",
+    "sensekit.vision.color_tracker", "sensekit.vision.hands", "sensekit.vision.pose", "sensekit.vision.silhouette",
     "sensekit.audio.pipeline", "sensekit.audio.noise_floor", "sensekit.audio.activity",
     "sensekit.audio.clap", "sensekit.audio.pitch", "sensekit.audio.voice",
 )
@@ -54,7 +54,7 @@ def split_key(key: str) -> tuple[str, str]:
     return section, name
 
 
-def lookup(key: str) -> Setting:
+def lookup(key: str) -> Setting[Any]:
     """The declared setting called ``key`` (``section.name``); the table is completed on
     demand (library modules, then the apps) before a key counts as unknown."""
     section, name = split_key(key)

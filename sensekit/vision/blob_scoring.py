@@ -108,7 +108,10 @@ class ContourBaseline:
         return out
 
     def update(self, frame: np.ndarray) -> dict[int, Box]:
-        boxes = self.boxes(self.mask(frame))
+        return self.link(self.boxes(self.mask(frame)))
+
+    def link(self, boxes: list[Box]) -> dict[int, Box]:
+        """Ids for this frame's boxes: greedy by IoU with the last frame's, new ids for the rest."""
         pairs = sorted(((box_iou(pb, b), pid, j) for pid, pb in self.prev.items() for j, b in enumerate(boxes)),
                        reverse=True)
         out: dict[int, Box] = {}

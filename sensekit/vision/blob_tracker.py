@@ -48,7 +48,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from sensekit.events import BlobEnter, BlobInfo, BlobLeave, Blobs, Box, Event, ZoneEnter, ZoneLeave
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Tunable, setting
 from sensekit.vision.blobs import Region, box_iou, find_blobs
 
 __all__ = ["BlobTracker", "Track"]
@@ -79,6 +79,9 @@ class Track:
     def predicted_box(self, dt: float) -> tuple[float, float, float, float]:
         px, py = self.cx + self.vx * dt, self.cy + self.vy * dt
         return (px - self.w / 2, py - self.h / 2, self.w, self.h)
+
+
+_FBox = tuple[float, float, float, float]    # a predicted box, x, y, w, h in (fractional) pixels
 
 
 def _merge_regions(a: Region, b: Region) -> Region:
@@ -112,33 +115,23 @@ def _overlap_fraction(inner: Box, outer: tuple[float, float, float, float]) -> f
     return max(0.0, w) * max(0.0, h) / max(1.0, float(iw * ih))
 
 
-class BlobTracker(Tunable):
+class BlobTracker(Tunable, section="blobs",
+                  title="blobs: connected regions of the motion mask with ids"):
     """Blobs of a mask with stable ids. See the module docstring."""
 
-    SETTINGS = group(
-        "blobs", "blobs: connected regions of the motion mask with ids",
-        setting("min_area_px", 150, "smallest region that is a blob", unit="px", lo=1, hi=10_000_000,
-                flag="--blob-min-area"),
-        setting("join_px", 0, "pieces closer than this are one region (closing; 0 or 1: off)", unit="px",
-                lo=0, hi=255),
-        setting("confirm_frames", 5, "frames in a row before a new blob gets its id", unit="frames",
-                lo=1, hi=1000),
-        setting("max_missing_frames", 10, "frames a lost blob keeps its id", unit="frames", lo=0, hi=10_000),
-        setting("max_merged_frames", 60, "frames a blob hidden in another keeps its id", unit="frames",
-                lo=0, hi=10_000),
-        setting("gate", 1.5, "farthest match, in track sizes, when the boxes do not overlap", unit="sizes",
-                lo=0, hi=100),
-        setting("velocity_gain", 0.5, "how fast the velocity follows the measured motion", unit="fraction",
-                lo=0, hi=1),
-    )
-    # the settings as attributes (types only; the declaration above is the one place they live)
-    min_area_px: int
-    join_px: int
-    confirm_frames: int
-    max_missing_frames: int
-    max_merged_frames: int
-    gate: float
-    velocity_gain: float
+    min_area_px = setting(150, "smallest region that is a blob", unit="px", lo=1, hi=10_000_000,
+                          flag="--blob-min-area")
+    join_px = setting(0, "pieces closer than this are one region (closing; 0 or 1: off)", unit="px",
+                      lo=0, hi=255)
+    confirm_frames = setting(5, "frames in a row before a new blob gets its id", unit="frames",
+                             lo=1, hi=1000)
+    max_missing_frames = setting(10, "frames a lost blob keeps its id", unit="frames", lo=0, hi=10_000)
+    max_merged_frames = setting(60, "frames a blob hidden in another keeps its id", unit="frames",
+                                lo=0, hi=10_000)
+    gate = setting(1.5, "farthest match, in track sizes, when the boxes do not overlap", unit="sizes",
+                   lo=0, hi=100)
+    velocity_gain = setting(0.5, "how fast the velocity follows the measured motion", unit="fraction",
+                            lo=0, hi=1)
 
     emits: ClassVar[frozenset[str]] = frozenset({"blobs", "blob_enter", "blob_leave", "zone_enter",
                                                  "zone_leave"})
@@ -175,79 +168,20 @@ class BlobTracker(Tunable):
         self.regions = regions
         tracks = self.tracks
         preds = [tr.predicted_box(dt) for tr in tracks]
-        taken: dict[int, int] = {}                         # track index -> region index
-        if tracks and regions:
-            cost = np.full((len(tracks), len(regions)), _FAR)
-            for i, (tr, pb) in enumerate(zip(tracks, preds)):
-                size = max(tr.w, tr.h, 4.0)
-                pcx, pcy = pb[0] + pb[2] / 2, pb[1] + pb[3] / 2
-                for j, r in enumerate(regions):
-                    iou = box_iou(pb, r.box)
-                    d = float(np.hypot(r.cx - pcx, r.cy - pcy)) / size
-                    if iou > 0 or d <= self.gate:
-                        cost[i, j] = (1.0 - iou) + d
-            rows, cols = linear_sum_assignment(cost)
-            taken = {int(i): int(j) for i, j in zip(rows, cols) if cost[i, j] < _FAR}
-        used = set(taken.values())
-        # fragments: an untaken region mostly inside a matched track's predicted box
-        owner = {j: i for i, j in taken.items()}
-        merged_into: dict[int, Region] = {i: regions[j] for i, j in taken.items()}
-        for j, r in enumerate(regions):
-            if j in used:
-                continue
-            best, best_f = -1, 0.5
-            for i in taken:
-                f = _overlap_fraction(r.box, preds[i])
-                if (f > best_f and r.area_px < regions[taken[i]].area_px
-                        and _grows_by(merged_into[i], r) <= _FRAGMENT_GROWTH * preds[i][2] * preds[i][3]):
-                    best, best_f = i, f
-            if best >= 0:
-                merged_into[best] = _merge_regions(merged_into[best], r)
-                used.add(j)
-                owner[j] = best
+        taken = self._assign(tracks, preds, regions)         # track index -> region index
+        merged_into, used = _absorb_fragments(regions, preds, taken)
         events: list[Event] = []
         kept: list[Track] = []
-        k = self.velocity_gain
         for i, tr in enumerate(tracks):
             region = merged_into.get(i)
             if region is not None:
-                px, py = tr.cx + tr.vx * dt, tr.cy + tr.vy * dt
-                g = 1.0 if tr.hits == 1 else k             # the first step measures it
-                tr.vx += g * (region.cx - px) / dt
-                tr.vy += g * (region.cy - py) / dt
-                tr.cx, tr.cy = region.cx, region.cy
-                own = regions[taken[i]].box                # the size follows its own region only
-                if tr.hits == 1:
-                    tr.w, tr.h = float(own[2]), float(own[3])
-                else:
-                    tr.w += _SIZE_GAIN * (own[2] - tr.w)
-                    tr.h += _SIZE_GAIN * (own[3] - tr.h)
-                tr.region = region
-                tr.hits += 1
-                tr.missing = tr.merged = 0
-                if not tr.id and tr.hits >= self.confirm_frames:
-                    tr.id = self.next_id
-                    self.next_id += 1
-                    events.append(BlobEnter(t=t, id=tr.id, box=region.box, cx=region.cx, cy=region.cy))
+                self._follow(tr, region, regions[taken[i]].box, dt, t, events)
                 kept.append(tr)
                 continue
             tr.region = None
             if not tr.id:
                 continue                                   # a tentative track that missed: gone
-            pb = preds[i]
-            pcx, pcy = pb[0] + pb[2] / 2, pb[1] + pb[3] / 2
-            host = next((merged_into[h] for h in merged_into if _inside(pcx, pcy, merged_into[h].box)), None)
-            if host is not None:                           # hidden in another blob: stay inside it
-                hx, hy, hw, hh = host.box
-                tr.cx = min(max(pcx, hx), hx + hw - 1)
-                tr.cy = min(max(pcy, hy), hy + hh - 1)
-                tr.merged += 1
-                alive = tr.merged <= self.max_merged_frames
-            else:
-                tr.cx, tr.cy = pcx, pcy
-                tr.missing += 1
-                alive = tr.missing <= self.max_missing_frames
-            if alive:
+            if self._coast(tr, preds[i], merged_into):
                 kept.append(tr)
             else:
                 events += [ZoneLeave(t=t, zone=z, id=tr.id) for z in sorted(tr.zones)]
@@ -256,10 +190,7 @@ class BlobTracker(Tunable):
             if j not in used:
                 kept.append(Track(r.cx, r.cy, float(r.box[2]), float(r.box[3]), t, region=r))
                 if self.confirm_frames <= 1:
-                    tr = kept[-1]
-                    tr.id = self.next_id
-                    self.next_id += 1
-                    events.append(BlobEnter(t=t, id=tr.id, box=r.box, cx=r.cx, cy=r.cy))
+                    self._confirm(kept[-1], r, t, events)
         self.tracks = kept
         visible = self.visible
         events.extend(self._zone_events(visible, t))
@@ -268,6 +199,61 @@ class BlobTracker(Tunable):
                       for tr in visible if tr.region is not None)
         events.insert(0, Blobs(t=t, count=len(infos), blobs=infos))
         return events
+
+    def _assign(self, tracks: list[Track], preds: list[_FBox], regions: list[Region]) -> dict[int, int]:
+        """Match tracks to regions (Hungarian, on overlap with the prediction and distance in
+        track sizes; pairs beyond ``gate`` sizes that do not overlap never match)."""
+        if not (tracks and regions):
+            return {}
+        cost = np.full((len(tracks), len(regions)), _FAR)
+        for i, (tr, pb) in enumerate(zip(tracks, preds)):
+            size = max(tr.w, tr.h, 4.0)
+            pcx, pcy = pb[0] + pb[2] / 2, pb[1] + pb[3] / 2
+            for j, r in enumerate(regions):
+                iou = box_iou(pb, r.box)
+                d = float(np.hypot(r.cx - pcx, r.cy - pcy)) / size
+                if iou > 0 or d <= self.gate:
+                    cost[i, j] = (1.0 - iou) + d
+        rows, cols = linear_sum_assignment(cost)
+        return {int(i): int(j) for i, j in zip(rows, cols) if cost[i, j] < _FAR}
+
+    def _follow(self, tr: Track, region: Region, own: Box, dt: float, t: float, events: list[Event]) -> None:
+        """A matched track moves to its region: velocity, size (of its own region only), hits."""
+        px, py = tr.cx + tr.vx * dt, tr.cy + tr.vy * dt
+        g = 1.0 if tr.hits == 1 else self.velocity_gain      # the first step measures it
+        tr.vx += g * (region.cx - px) / dt
+        tr.vy += g * (region.cy - py) / dt
+        tr.cx, tr.cy = region.cx, region.cy
+        if tr.hits == 1:
+            tr.w, tr.h = float(own[2]), float(own[3])
+        else:
+            tr.w += _SIZE_GAIN * (own[2] - tr.w)
+            tr.h += _SIZE_GAIN * (own[3] - tr.h)
+        tr.region = region
+        tr.hits += 1
+        tr.missing = tr.merged = 0
+        if not tr.id and tr.hits >= self.confirm_frames:
+            self._confirm(tr, region, t, events)
+
+    def _confirm(self, tr: Track, region: Region, t: float, events: list[Event]) -> None:
+        tr.id = self.next_id
+        self.next_id += 1
+        events.append(BlobEnter(t=t, id=tr.id, box=region.box, cx=region.cx, cy=region.cy))
+
+    def _coast(self, tr: Track, pb: _FBox, merged_into: dict[int, Region]) -> bool:
+        """A confirmed track that missed: hidden in another blob (it stays inside it), or
+        coasting on its prediction. Returns whether it is still alive."""
+        pcx, pcy = pb[0] + pb[2] / 2, pb[1] + pb[3] / 2
+        host = next((merged_into[h] for h in merged_into if _inside(pcx, pcy, merged_into[h].box)), None)
+        if host is not None:                           # hidden in another blob: stay inside it
+            hx, hy, hw, hh = host.box
+            tr.cx = min(max(pcx, hx), hx + hw - 1)
+            tr.cy = min(max(pcy, hy), hy + hh - 1)
+            tr.merged += 1
+            return tr.merged <= self.max_merged_frames
+        tr.cx, tr.cy = pcx, pcy
+        tr.missing += 1
+        return tr.missing <= self.max_missing_frames
 
     def _zone_events(self, visible: list[Track], t: float) -> list[Event]:
         if not self.zones:
@@ -279,3 +265,24 @@ class BlobTracker(Tunable):
             out += [ZoneEnter(t=t, zone=z, id=tr.id) for z in sorted(now - tr.zones)]
             tr.zones = now
         return out
+
+
+def _absorb_fragments(regions: list[Region], preds: list[_FBox],
+                      taken: dict[int, int]) -> tuple[dict[int, Region], set[int]]:
+    """Each matched track's region, with the untaken regions mostly inside its predicted box
+    (fragments of it) merged in; and the regions used so."""
+    used = set(taken.values())
+    merged_into: dict[int, Region] = {i: regions[j] for i, j in taken.items()}
+    for j, r in enumerate(regions):
+        if j in used:
+            continue
+        best, best_f = -1, 0.5
+        for i in taken:
+            f = _overlap_fraction(r.box, preds[i])
+            if (f > best_f and r.area_px < regions[taken[i]].area_px
+                    and _grows_by(merged_into[i], r) <= _FRAGMENT_GROWTH * preds[i][2] * preds[i][3]):
+                best, best_f = i, f
+        if best >= 0:
+            merged_into[best] = _merge_regions(merged_into[best], r)
+            used.add(j)
+    return merged_into, used

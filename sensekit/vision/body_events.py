@@ -12,7 +12,11 @@ far from the camera and an adult close to it give the same answers.
   wrists above the nose for ``hold_s``), ``lean`` (``left`` / ``right`` / ``none``, with
   hysteresis), ``crouch`` (both knees bent), ``jump`` (hips and ankles rise quickly above
   where they rested). Each change must hold ``hold_s`` (a one-frame flicker changes nothing),
-  except a jump, which is one event at the take-off.
+  except a jump, which is one event at the take-off;
+- ``feet_zones(points, zones)`` names the zones (pixel boxes) that hold a visible ankle, and
+  ``ZoneSteps.update(inside, t)`` turns those sets into ``step`` changes (into a zone / out of
+  it), each held ``hold_s`` too; feet out of sight change nothing (a person whose legs leave the
+  picture is not taken out of the zone they stood in).
 
 Thresholds (``BODY_THRESHOLDS``) are anatomical rather than fitted: a lean starts beyond 15
 degrees and ends below 8; a crouch starts when both knees bend below 120 degrees and ends
@@ -27,11 +31,13 @@ backward as "none"; a camera that moves (handheld) makes a jump out of a camera 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["BODY_THRESHOLDS", "BodyShape", "body_shape", "BodyState", "NOSE", "SHOULDERS", "HIPS"]
+__all__ = ["BODY_THRESHOLDS", "BodyShape", "body_shape", "BodyState", "feet_zones", "ZoneSteps", "NOSE",
+           "SHOULDERS", "HIPS", "ANKLES", "BODY_LINES"]
 
 NOSE = 0
 SHOULDERS = (11, 12)      # left, right (the person's)
@@ -39,6 +45,9 @@ WRISTS = (15, 16)
 HIPS = (23, 24)
 KNEES = (25, 26)
 ANKLES = (27, 28)
+#: the bones to draw a skeleton with: arms, shoulders, torso, hips, legs (MediaPipe Pose's numbering)
+BODY_LINES = ((11, 13), (13, 15), (12, 14), (14, 16), (11, 12), (11, 23), (12, 24), (23, 24),
+              (23, 25), (25, 27), (24, 26), (26, 28))
 
 BODY_THRESHOLDS = {
     "visible": 0.5,            # landmarks below this visibility do not vote
@@ -142,31 +151,44 @@ class BodyState:
     def update(self, shape: BodyShape, t: float) -> dict[str, object]:
         """Feed one frame; returns ``{"arms_up": bool, "lean": str, "crouch": bool, "jump": float}``
         entries for what changed (``jump``: the rise in torso lengths at take-off)."""
-        th = self.thresholds
         out: dict[str, object] = {}
         if self.arms.update(shape.arms_up, t):
             out["arms_up"] = shape.arms_up
-        if not math.isnan(shape.lean_deg):
-            lean = self.lean.current
-            a = shape.lean_deg
-            if lean == "none" and abs(a) > th["lean_start_deg"]:
-                lean = "right" if a > 0 else "left"
-            elif lean != "none" and (abs(a) < th["lean_end_deg"] or (a > 0) != (lean == "right")):
-                lean = "none"
-            if self.lean.update(lean, t):
-                out["lean"] = lean
-        if not math.isnan(shape.knee_deg):
-            crouching = bool(self.crouch.current)
-            if not crouching and shape.knee_deg < th["crouch_start_deg"]:
-                crouching = True
-            elif crouching and shape.knee_deg > th["crouch_end_deg"]:
-                crouching = False
-            if self.crouch.update(crouching, t):
-                out["crouch"] = crouching
+        lean = self._lean(shape, t)
+        if lean is not None:
+            out["lean"] = lean
+        crouching = self._crouch(shape, t)
+        if crouching is not None:
+            out["crouch"] = crouching
         rise = self._jump(shape, t)
         if rise is not None:
             out["jump"] = rise
         return out
+
+    def _lean(self, shape: BodyShape, t: float) -> str | None:
+        """The new lean ("left", "right", "none") once held, else ``None``."""
+        if math.isnan(shape.lean_deg):
+            return None
+        th = self.thresholds
+        lean = self.lean.current
+        a = shape.lean_deg
+        if lean == "none" and abs(a) > th["lean_start_deg"]:
+            lean = "right" if a > 0 else "left"
+        elif lean != "none" and (abs(a) < th["lean_end_deg"] or (a > 0) != (lean == "right")):
+            lean = "none"
+        return str(lean) if self.lean.update(lean, t) else None
+
+    def _crouch(self, shape: BodyShape, t: float) -> bool | None:
+        """The new crouch state once held, else ``None``."""
+        if math.isnan(shape.knee_deg):
+            return None
+        th = self.thresholds
+        crouching = bool(self.crouch.current)
+        if not crouching and shape.knee_deg < th["crouch_start_deg"]:
+            crouching = True
+        elif crouching and shape.knee_deg > th["crouch_end_deg"]:
+            crouching = False
+        return crouching if self.crouch.update(crouching, t) else None
 
     def _jump(self, shape: BodyShape, t: float) -> float | None:
         th = self.thresholds
@@ -191,3 +213,50 @@ class BodyState:
             self._rest_hip += k * (shape.hip_y - self._rest_hip)
             self._rest_ankle += k * (shape.ankle_y - self._rest_ankle)
         return fired
+
+
+def feet_zones(points: np.ndarray, zones: Mapping[str, tuple[float, float, float, float]], *,
+               frame_size: tuple[int, int] | None = None,
+               visible: float = BODY_THRESHOLDS["visible"]) -> frozenset[str] | None:
+    """The zones (``{name: (x, y, w, h)}``, pixels) that hold at least one of the person's
+    ankles; ``None`` when neither ankle is visible (nothing can be said). With ``frame_size``
+    (width, height) an ankle MediaPipe places just beyond the picture's edge counts at the
+    edge, so a zone along the bottom of the picture holds feet cut off by it."""
+    pts = np.asarray(points, dtype=np.float64)
+    vis = pts[:, 3] if pts.shape[1] >= 4 else np.ones(len(pts))
+    feet = [pts[a, :2] for a in ANKLES if vis[a] >= visible]
+    if frame_size is not None:
+        hi = np.array([frame_size[0] - 1, frame_size[1] - 1], np.float64)
+        feet = [np.clip(f, 0.0, hi) for f in feet]
+    if not feet:
+        return None
+    return frozenset(name for name, (x, y, w, h) in zones.items()
+                     if any(x <= fx < x + w and y <= fy < y + h for fx, fy in feet))
+
+
+@dataclass
+class ZoneSteps:
+    """Which zones one person stands in, held ``hold_s``; ``update`` returns the changes as
+    ``[(zone, inside), ...]`` (zones left first, then zones entered, each sorted by name)."""
+    hold_s: float = 0.1
+    inside: frozenset[str] = frozenset()
+    _candidate: frozenset[str] | None = None
+    _since: float = 0.0
+
+    def update(self, now: frozenset[str] | None, t: float) -> list[tuple[str, bool]]:
+        if now is None or now == self.inside:
+            if now is not None:
+                self._candidate = None
+            return []
+        if now != self._candidate:
+            self._candidate, self._since = now, t
+        if t - self._since < self.hold_s:
+            return []
+        before, self.inside, self._candidate = self.inside, now, None
+        return [(z, False) for z in sorted(before - now)] + [(z, True) for z in sorted(now - before)]
+
+    def leave_all(self) -> list[tuple[str, bool]]:
+        """The person is gone: out of every zone they stood in."""
+        out = [(z, False) for z in sorted(self.inside)]
+        self.inside, self._candidate = frozenset(), None
+        return out

@@ -22,14 +22,13 @@ the object is hidden for long or shares its colours with the surround (see ``col
 """
 from __future__ import annotations
 
-from typing import Protocol
-
 import cv2
 import numpy as np
 
 from sensekit.events import Box
+from sensekit.settings import setting
 from sensekit.vision.segment import Segment
-from sensekit.vision.stages import box_from_rect
+from sensekit.vision.stages import bgr_to_packed_rgb, box_from_rect
 
 
 __all__ = ["ColorModel", "MaskMatch", "similarity"]
@@ -83,19 +82,25 @@ def _clip_rect(cx: float, cy: float, w: float, h: float, fw: int, fh: int) -> tu
     return max(0, x0), max(0, y0), min(fw, x1), min(fh, y1)
 
 
-class ModelSettings(Protocol):
-    """The ``tracker`` settings the model reads on every call (``ColorTracker`` has them)."""
+class ModelSettings:
+    """The model method's settings, declared here, next to the code that reads them on every
+    call; ``ColorTracker`` inherits them into its ``tracker`` group (a ``Tunable`` takes the
+    settings of its plain mixins) and hands itself to ``ColorModel``."""
 
-    search: float
-    motion_sigma: float
-    learn_rate: float
-    scale_rate: float
-    surround: float
-    scene_weight: float
-    lost_below: float
-    found_above: float
-    appearance_below: float
-    appearance_found: float
+    search = setting(2.0, "search window around the last position (model)", unit="box sizes", lo=0.25,
+                     hi=10)
+    motion_sigma = setting(1.5, "width of the motion prior (model)", unit="box sizes", lo=0.05, hi=100)
+    learn_rate = setting(0.02, "how fast the colour model follows the object (model)", lo=0, hi=1)
+    scale_rate = setting(0.2, "how fast the box follows size and aspect changes (model)", lo=0, hi=1)
+    surround = setting(0.6, "width of the surround ring (model)", unit="box sizes", lo=0.1, hi=5)
+    scene_weight = setting(1.0, "weight of the first frame outside the box in the surround (model)",
+                           lo=0, hi=100)
+    lost_below = setting(0.3, "model confidence below which the object is lost", lo=0, hi=1)
+    found_above = setting(0.45, "model confidence above which it is found again", lo=0, hi=1)
+    appearance_below = setting(0.45, "similarity of the box's colours to the picked object's below which "
+                               "it is lost (model)", lo=0, hi=1)
+    appearance_found = setting(0.55, "similarity to the picked object's colours above which it is found "
+                               "again (model)", lo=0, hi=1)
 
 
 class ColorModel:
@@ -132,8 +137,7 @@ class ColorModel:
         self.appearance = 1.0
         color = None
         if inside.any():
-            b, g, r = (int(v) for v in np.median(frame[y0:y1, x0:x1][inside], axis=0))
-            color = (r << 16) | (g << 8) | b
+            color = bgr_to_packed_rgb(np.median(frame[y0:y1, x0:x1][inside], axis=0))
         scene_weight = self.settings.scene_weight
         if scene_weight > 0:
             scene = np.bincount(idx.ravel(), minlength=self.bins ** 3).astype(np.float64)

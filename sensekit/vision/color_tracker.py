@@ -72,21 +72,21 @@ Errors: a click outside the frame, a bad colour string or tolerance raise ``Conf
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import cv2
 import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.events import Box, ColorFound, ColorLost, ColorTracked, Event
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_frame
-from sensekit.vision.color_model import ColorModel
+from sensekit.vision.color_model import ColorModel, ModelSettings
 from sensekit.vision.color_threshold import exact_mask, hsv_mask, largest_blob, target_hsv
 from sensekit.vision.segment import Segment, check_box, segment_box, segment_click
 from sensekit.vision.smoothing import OneEuro2D
 from sensekit.vision.stages import blur as blur_stage
-from sensekit.vision.stages import packed_rgb_to_bgr, palette_lut, parse_color
+from sensekit.vision.stages import bgr_to_packed_rgb, packed_rgb_to_bgr, palette_lut, parse_color
 
 __all__ = ["ColorTracker", "TrackResult", "parse_tolerance", "tolerance_settings"]
 
@@ -141,94 +141,61 @@ def _check_method(v: Any) -> None:
                           f"`tracker.color` ({v['color']}): set the colour to none, or the method to hsv or exact")
 
 
-class ColorTracker(Tunable):
+class ColorTracker(Tunable, ModelSettings, section="tracker",
+                   title="colour tracking: exact colour (the book), HSV tolerance, or a colour model",
+                   rule=_check_method):
     """Stateful colour tracker. See the module docstring for the methods and their costs.
 
     ``color`` (``"#RRGGBB"``/int) starts an hsv/exact tracker; otherwise call ``pick(frame,
     x, y)`` or ``pick_box(frame, box)`` before ``update``. ``tolerance`` (``"H,S,V"`` or a
     triple) sets the three tolerance settings at once; every other keyword is a setting of
     the ``tracker`` group (``blur_px`` and ``levels`` pre-filter the frame for the hsv and exact
-    methods: the book uses 10 and 4). ``method`` and ``color`` as settings are what to track
-    by; what a click or box picked is state, not a setting.
+    methods: the book uses 10 and 4; the model method's settings are declared with the model,
+    ``color_model.ModelSettings``). ``method`` and ``color`` are the settings, what to track by;
+    ``method_in_use`` and ``color_in_use`` (``0xRRGGBB``) are what a setting, a click or a box
+    chose (state, not settings).
     """
 
-    SETTINGS = group(
-        "tracker", "colour tracking: exact colour (the book), HSV tolerance, or a colour model",
-        setting("method", None, "exact: the book's exact colour; hsv: within a tolerance; model: "
-                "object/surround colour model", choices=("exact", "hsv", "model"),
-                none="model for a click or box, hsv for a colour", flag="--track-method"),
-        setting("color", None, "the colour to track (exact, hsv)", kind="color", none="pick one with a click"),
-        setting("hue_tolerance", 12.0, "hue tolerance (hsv)", unit="deg", lo=0, hi=180, step=1.25, log_step=True),
-        setting("saturation_tolerance", 80.0, "saturation tolerance (hsv)", unit="levels", lo=0, hi=255),
-        setting("value_tolerance", 80.0, "value (brightness) tolerance (hsv)", unit="levels", lo=0, hi=255),
-        setting("blur_px", 1, "the tracker's own box blur before exact/hsv matching (the book: 10)", unit="px",
-                lo=1, hi=255),
-        setting("levels", None, "the tracker's own palette levels before exact/hsv matching (the book: 4)",
-                kind="int", lo=2, hi=256, none="no palette"),
-        setting("min_area_px", 20, "smallest blob that counts as found (exact, hsv)", unit="px", lo=1, hi=1 << 30),
-        setting("patch_px", 9, "side of the patch a click samples", unit="px", lo=1, hi=255),
-        setting("lost_after_frames", 3, "frames without a match before color_lost", unit="frames", lo=1,
-                hi=10_000),
-        setting("smoothing", True, "One-Euro smoothing of the centre"),
-        setting("min_cutoff_hz", 1.0, "One-Euro cutoff of a still target (lower: steadier)", unit="Hz",
-                lo=0.001, hi=100),
-        setting("beta", 0.05, "how fast the cutoff rises with speed (higher: less lag)", lo=0, hi=100),
-        setting("grey_below_s", 40, "a target less saturated than this ignores hue (hsv)", unit="levels",
-                lo=0, hi=255),
-        setting("search", 2.0, "search window around the last position (model)", unit="box sizes", lo=0.25,
-                hi=10),
-        setting("motion_sigma", 1.5, "width of the motion prior (model)", unit="box sizes", lo=0.05, hi=100),
-        setting("learn_rate", 0.02, "how fast the colour model follows the object (model)", lo=0, hi=1),
-        setting("scale_rate", 0.2, "how fast the box follows size and aspect changes (model)", lo=0, hi=1),
-        setting("surround", 0.6, "width of the surround ring (model)", unit="box sizes", lo=0.1, hi=5),
-        setting("scene_weight", 1.0, "weight of the first frame outside the box in the surround (model)",
-                lo=0, hi=100),
-        setting("lost_below", 0.3, "model confidence below which the object is lost", lo=0, hi=1),
-        setting("found_above", 0.45, "model confidence above which it is found again", lo=0, hi=1),
-        setting("appearance_below", 0.45, "similarity of the box's colours to the picked object's below which "
-                "it is lost (model)", lo=0, hi=1),
-        setting("appearance_found", 0.55, "similarity to the picked object's colours above which it is found "
-                "again (model)", lo=0, hi=1),
-        rule=_check_method,
-    )
+    method: Setting[Method | None] = setting(
+        None, "exact: the book's exact colour; hsv: within a tolerance; model: object/surround colour model",
+        choices=("exact", "hsv", "model"), none="model for a click or box, hsv for a colour", flag="--track-method")
+    color: Setting[str | None] = setting(
+        None, "the colour to track (exact, hsv)", kind="color", none="pick one with a click")
+    hue_tolerance = setting(12.0, "hue tolerance (hsv)", unit="deg", lo=0, hi=180, step=1.25, log_step=True)
+    saturation_tolerance = setting(80.0, "saturation tolerance (hsv)", unit="levels", lo=0, hi=255)
+    value_tolerance = setting(80.0, "value (brightness) tolerance (hsv)", unit="levels", lo=0, hi=255)
+    blur_px = setting(1, "the tracker's own box blur before exact/hsv matching (the book: 10)", unit="px",
+                      lo=1, hi=255)
+    levels: Setting[int | None] = setting(
+        None, "the tracker's own palette levels before exact/hsv matching (the book: 4)",
+        kind="int", lo=2, hi=256, none="no palette")
+    min_area_px = setting(20, "smallest blob that counts as found (exact, hsv)", unit="px", lo=1, hi=1 << 30)
+    patch_px = setting(9, "side of the patch a click samples", unit="px", lo=1, hi=255)
+    lost_after_frames = setting(3, "frames without a match before color_lost", unit="frames", lo=1,
+                                hi=10_000)
+    smoothing = setting(True, "One-Euro smoothing of the centre")
+    min_cutoff_hz = setting(1.0, "One-Euro cutoff of a still target (lower: steadier)", unit="Hz",
+                            lo=0.001, hi=100)
+    beta = setting(0.05, "how fast the cutoff rises with speed (higher: less lag)", lo=0, hi=100)
+    grey_below_s = setting(40, "a target less saturated than this ignores hue (hsv)", unit="levels",
+                           lo=0, hi=255)
     _TOLERANCE = ("hue_tolerance", "saturation_tolerance", "value_tolerance")
-    # the plain settings as attributes (types only; the declaration above is the one place they live)
-    blur_px: int
-    levels: int | None
-    min_area_px: int
-    patch_px: int
-    lost_after_frames: int
-    smoothing: bool
-    min_cutoff_hz: float
-    beta: float
-    grey_below_s: int
-    search: float
-    motion_sigma: float
-    learn_rate: float
-    scale_rate: float
-    surround: float
-    scene_weight: float
-    lost_below: float
-    found_above: float
-    appearance_below: float
-    appearance_found: float
 
     def __init__(self, color: int | str | None = None, *,
                  tolerance: str | float | Sequence[float] | None = None, **settings: Any) -> None:
-        self.method: Method | None = None
-        self.method_setting: Method | None = None
-        self.color: int | None = None       # 0xRRGGBB target in use (exact / hsv)
-        self.color_setting: str | None = None
-        self._tolerance: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self.method_in_use: Method | None = None
+        self.color_in_use: int | None = None       # 0xRRGGBB target in use (exact / hsv)
         self._hsv_target: tuple[float, float, float] | None = None
+        #: the tolerance in use: the settings', widened by a hsv pick to the patch's spread
+        self._tolerance_in_use: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self._lut: np.ndarray | None = None
         self.smoother: OneEuro2D | None = None
         if tolerance is not None:
             settings.update(tolerance_settings(tolerance))
         if color is not None:
             settings["color"] = f"#{parse_color(color):06x}"
         self.init_settings(settings)
-        self._make_smoother()
-        self._hsv_tol: tuple[float, float, float] = self._tolerance
+        self.settings_changed(self.settings())
         self.model = ColorModel(self)       # the "model" method's histograms and box
         # event state
         self.frames = 0
@@ -242,48 +209,29 @@ class ColorTracker(Tunable):
         self.picked: Segment | None = None
 
     # -- settings -------------------------------------------------------------
-    def _store_setting(self, name: str, value: Any) -> None:
-        if name in self._TOLERANCE:
-            tol = list(self._tolerance)
-            tol[self._TOLERANCE.index(name)] = float(value)
-            self._tolerance = self._hsv_tol = (tol[0], tol[1], tol[2])
-        elif name == "method":
-            self.method_setting = value
-            if value is not None:
-                self.method = value
-        elif name == "color":
-            self.color_setting = value
-            if value is not None:
-                if self.method == "model":
-                    self.method = None                 # a colour given: track it by colour
-                self.set_color(value)
-        elif name == "levels":
-            self.levels = value
-            self._lut = palette_lut(value) if value is not None else None
-        else:
-            setattr(self, name, value)
-
-    def settings_changed(self, changed: Any) -> None:
+    def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if "method" in changed and self.method is not None:
+            self.method_in_use = self.method
+        if "color" in changed and self.color is not None:
+            if self.method_in_use == "model":
+                self.method_in_use = None              # a colour given: track it by colour
+            self.set_color(self.color)
+        if changed.keys() & set(self._TOLERANCE):
+            self._tolerance_in_use = self.tolerance
+        if "levels" in changed:
+            self._lut = palette_lut(self.levels) if self.levels is not None else None
         if changed.keys() & {"smoothing", "min_cutoff_hz", "beta"}:
             self._make_smoother()
 
     def _make_smoother(self) -> None:
         self.smoother = OneEuro2D(min_cutoff_hz=self.min_cutoff_hz, beta=self.beta) if self.smoothing else None
 
-    def _read_setting(self, name: str) -> Any:
-        if name in self._TOLERANCE:
-            return self._tolerance[self._TOLERANCE.index(name)]
-        if name == "method":
-            return self.method_setting
-        if name == "color":
-            return self.color_setting
-        return getattr(self, name)
-
     # -- choosing what to track ---------------------------------------------
     @property
     def tolerance(self) -> tuple[float, float, float]:
-        """HSV tolerance (hue degrees, S, V). Setting it takes effect on the next frame."""
-        return self._tolerance
+        """HSV tolerance (hue degrees, S, V): the three settings. Setting it takes effect on the
+        next frame."""
+        return (self.hue_tolerance, self.saturation_tolerance, self.value_tolerance)
 
     @tolerance.setter
     def tolerance(self, value: str | float | Sequence[float]) -> None:
@@ -291,25 +239,26 @@ class ColorTracker(Tunable):
 
     @property
     def ready(self) -> bool:
-        return self.model.ready if self.method == "model" else self.color is not None
+        return self.model.ready if self.method_in_use == "model" else self.color_in_use is not None
 
     def set_color(self, color: int | str) -> None:
         """Track this ``0xRRGGBB`` colour (hsv by default, or exact)."""
-        self.color = parse_color(color)
-        if self.method is None or self.method == "model":
-            if self.method == "model":
+        self.color_in_use = parse_color(color)
+        if self.method_in_use is None or self.method_in_use == "model":
+            if self.method_in_use == "model":
                 raise ConfigError("the 'model' method needs pick(frame, x, y) or pick_box(frame, box), not a colour")
-            self.method = "hsv"
-        self._hsv_target = target_hsv(packed_rgb_to_bgr(self.color))
-        self._hsv_tol = self.tolerance
+            self.method_in_use = "hsv"
+        self._hsv_target = target_hsv(packed_rgb_to_bgr(self.color_in_use))
+        self._tolerance_in_use = self.tolerance
 
-    def pick(self, frame: np.ndarray, x: float, y: float, *, history: Sequence[np.ndarray] = ()) -> None:
+    def pick(self, frame: np.ndarray, x: float, y: float, *, patch_px: int | None = None,
+             history: Sequence[np.ndarray] = ()) -> None:
         """Pick what to track by a click at pixel ``(x, y)`` of ``frame`` (BGR, as shown);
         ``history``: the frames before it, oldest first (the model method measures the
         object's motion from them, see ``segment_click``).
 
-        Samples a ``patch_px`` square; hsv takes its median colour and widens the tolerance by
-        the patch's spread; exact takes the clicked pixel of the pre-filtered frame; model
+        Samples a ``patch_px`` square (the setting, unless given); hsv takes its median colour
+        and widens the tolerance by the patch's spread; exact takes the clicked pixel of the pre-filtered frame; model
         segments the object under the click (``segment_click``, kept in ``picked``) and
         learns it from that box.
         """
@@ -318,16 +267,15 @@ class ColorTracker(Tunable):
         if not (0 <= x < w and 0 <= y < h):
             raise ConfigError(f"click ({x}, {y}) is outside the {w}x{h} frame")
         xi, yi = int(x), int(y)
-        if self.method is None:
-            self.method = "model"
-        r = self.patch_px // 2
+        if self.method_in_use is None:
+            self.method_in_use = "model"
+        r = (self.patch_px if patch_px is None else patch_px) // 2
         x0, y0, x1, y1 = max(0, xi - r), max(0, yi - r), min(w, xi + r + 1), min(h, yi + r + 1)
-        if self.method == "exact":
+        if self.method_in_use == "exact":
             prepared = self.prepare(frame)
-            self.color = int((int(prepared[yi, xi, 2]) << 16) | (int(prepared[yi, xi, 1]) << 8)
-                             | int(prepared[yi, xi, 0]))
+            self.color_in_use = bgr_to_packed_rgb(prepared[yi, xi])
             return
-        patch = self.prepare(frame)[y0:y1, x0:x1] if self.method == "hsv" else frame[y0:y1, x0:x1]
+        patch = self.prepare(frame)[y0:y1, x0:x1] if self.method_in_use == "hsv" else frame[y0:y1, x0:x1]
         hsv = cv2.cvtColor(np.ascontiguousarray(patch), cv2.COLOR_BGR2HSV).reshape(-1, 3).astype(np.float64)
         med = np.median(hsv, axis=0)
         hue_dev = np.abs(((hsv[:, 0] - med[0] + 90) % 180) - 90)   # hue units (2 degrees)
@@ -335,16 +283,16 @@ class ColorTracker(Tunable):
                   np.percentile(np.abs(hsv[:, 1] - med[1]), 90) * 2.0,
                   np.percentile(np.abs(hsv[:, 2] - med[2]), 90) * 2.0)
         bgr = cv2.cvtColor(np.array([[med]], np.uint8), cv2.COLOR_HSV2BGR)[0, 0]
-        target_rgb = (int(bgr[2]) << 16) | (int(bgr[1]) << 8) | int(bgr[0])
-        if self.method == "hsv":
-            self.color = target_rgb
+        target_rgb = bgr_to_packed_rgb(bgr)
+        if self.method_in_use == "hsv":
+            self.color_in_use = target_rgb
             self._hsv_target = (float(med[0]) * 2.0, float(med[1]), float(med[2]))
             h_tol, s_tol, v_tol = (float(max(a, min(b, lim))) for a, b, lim in
                                    zip(self.tolerance, spread, (45.0, 120.0, 120.0)))
-            self._hsv_tol = (h_tol, s_tol, v_tol)
+            self._tolerance_in_use = (h_tol, s_tol, v_tol)
             return
         # model: the object under the click, as a box and a mask
-        self.color = target_rgb
+        self.color_in_use = target_rgb
         self.picked = segment_click(frame, x, y, history=history)
         self._start_model(frame, self.picked)
 
@@ -357,16 +305,12 @@ class ColorTracker(Tunable):
         """
         x, y, w, h = check_box(frame, box)
         fh, fw = frame.shape[:2]
-        if self.method is None:
-            self.method = "model"
-        if self.method != "model":
+        if self.method_in_use is None:
+            self.method_in_use = "model"
+        if self.method_in_use != "model":
             # Centre patch of the box, as a click at its centre with a patch of half its size.
-            keep = self.patch_px
-            self.patch_px = max(1, int(min(w, h) // 2) | 1)
-            try:
-                self.pick(frame, min(fw - 1, x + w / 2), min(fh - 1, y + h / 2))
-            finally:
-                self.patch_px = keep
+            self.pick(frame, min(fw - 1, x + w / 2), min(fh - 1, y + h / 2),
+                      patch_px=max(1, int(min(w, h) // 2) | 1))
             return
         self.picked = segment_box(frame, (x, y, w, h))
         self._start_model(frame, self.picked)
@@ -375,7 +319,7 @@ class ColorTracker(Tunable):
         """Learn the colour model from the picked segment (``ColorModel.start``)."""
         color = self.model.start(frame, picked)
         if color is not None:                  # the object's typical colour, for swatches
-            self.color = color
+            self.color_in_use = color
         self.lost = False
         self.misses = 0
         if self.smoother is not None:
@@ -402,7 +346,7 @@ class ColorTracker(Tunable):
         self.frames += 1
         if t is None:
             t = self.frames / 30.0
-        if self.method == "model":
+        if self.method_in_use == "model":
             match = self.model.update(frame, search_all=self.lost or self.misses >= self.lost_after_frames,
                                       lost=self.lost)
             if match[0]:
@@ -410,12 +354,12 @@ class ColorTracker(Tunable):
                 self.last_mask_origin = self.model.last_mask_origin
         else:
             img = prepared if prepared is not None else self.prepare(frame)
-            assert self.color is not None
-            if self.method == "exact":
-                mask = exact_mask(img, self.color, self._lut)
+            assert self.color_in_use is not None
+            if self.method_in_use == "exact":
+                mask = exact_mask(img, self.color_in_use, self._lut)
             else:
                 assert self._hsv_target is not None
-                mask = hsv_mask(img, self._hsv_target, self._hsv_tol, grey_below_s=self.grey_below_s)
+                mask = hsv_mask(img, self._hsv_target, self._tolerance_in_use, grey_below_s=self.grey_below_s)
             self.last_mask = mask
             match = largest_blob(mask, self.min_area_px)
         found, box, union, raw_cx, raw_cy, area, conf = match
@@ -441,9 +385,22 @@ class ColorTracker(Tunable):
         r = self.last
         if r is None or not r.found or frame_px <= 0:
             return 0.0
-        if self.method != "model" and self.last_mask is not None:
+        if self.method_in_use != "model" and self.last_mask is not None:
             return cv2.countNonZero(self.last_mask) / frame_px
         return r.box[2] * r.box[3] / frame_px
+
+    def region_mask(self, shape: tuple[int, ...]) -> np.ndarray | None:
+        """The last match's colour mask in a frame of ``shape`` (HxW non-zero = on; the model
+        method keeps only its search window, placed where it was); ``None`` before an update."""
+        mask = self.last_mask
+        if mask is None or mask.shape[:2] == shape[:2]:
+            return mask
+        x0, y0 = self.last_mask_origin
+        full = np.zeros(shape[:2], np.uint8)
+        h = max(0, min(mask.shape[0], shape[0] - y0))
+        w = max(0, min(mask.shape[1], shape[1] - x0))
+        full[y0:y0 + h, x0:x0 + w] = mask[:h, :w]
+        return full
 
     def events(self, result: TrackResult, t: float, frame_size: tuple[int, int]) -> list[Event]:
         """Turn one result into events: tracked every found frame, lost once, found again."""

@@ -233,6 +233,29 @@ def _start_frames(n: int, starts: int | Sequence[int]) -> list[int]:
     return [int(s) for s in starts]
 
 
+def _check_starts(first: list[int], n: int, name: str) -> None:
+    if any(not 0 <= s < n for s in first):
+        raise SourceError(f"start frames {first} must lie in the {n} frames of {name}")
+
+
+def _start_trackers(frame: np.ndarray, start: Box, offset: float, make: Callable[[], ColorTracker],
+                    baselines: Sequence[str], *, history: Sequence[np.ndarray] = (),
+                    ) -> tuple[dict[str, Tracker], dict[str, Box]]:
+    """The trackers started on ``frame``: the five clicks around the true box ``start`` (each
+    given the frames before it, ``history``), and the ``baselines`` given the true box; and the
+    clicks' first boxes."""
+    ts: dict[str, Tracker] = {f"click {name}": SensekitTracker(frame, click=xy, make=make, history=history)
+                              for name, xy in click_points(start, offset).items()}
+    picked = {name: t.box for name, t in ts.items()}
+    if "sensekit (true box)" in baselines:
+        ts["sensekit (true box)"] = SensekitTracker(frame, box=start, make=make)
+    if "CamShift (true box)" in baselines:
+        ts["CamShift (true box)"] = CamShiftTracker(frame, start)
+    if "MIL (true box)" in baselines:
+        ts["MIL (true box)"] = MILTracker(frame, start)
+    return ts, picked
+
+
 def evaluate_clip(clip: TrackClip, *, starts: int | Sequence[int] = 3, frames: int | None = 100,
                   offset: float = 0.25, make: Callable[[], ColorTracker] = ColorTracker,
                   baselines: Sequence[str] = BASELINES) -> list[StartResult]:
@@ -240,8 +263,7 @@ def evaluate_clip(clip: TrackClip, *, starts: int | Sequence[int] = 3, frames: i
     clip, or the frames), ``frames`` frames long (``None``: to the end), in one decode."""
     n = len(clip.truth)
     first = _start_frames(n, starts)
-    if any(not 0 <= s < n for s in first):
-        raise SourceError(f"start frames {first} must lie in the {n} frames of {clip.name}")
+    _check_starts(first, n, clip.name)
     ends = [n if frames is None else min(n, s + frames) for s in first]
     running: dict[int, dict[str, Tracker]] = {}
     boxes: dict[int, dict[str, list[Box]]] = {}
@@ -253,17 +275,8 @@ def evaluate_clip(clip: TrackClip, *, starts: int | Sequence[int] = 3, frames: i
             break
         for i, s in enumerate(first):
             if k == s:
-                start = clip.truth[s]
-                ts: dict[str, Tracker] = {f"click {name}": SensekitTracker(frame, click=xy, make=make,
-                                                                           history=list(recent))
-                                          for name, xy in click_points(start, offset).items()}
-                picked[i] = {name: t.box for name, t in ts.items()}
-                if "sensekit (true box)" in baselines:
-                    ts["sensekit (true box)"] = SensekitTracker(frame, box=start, make=make)
-                if "CamShift (true box)" in baselines:
-                    ts["CamShift (true box)"] = CamShiftTracker(frame, start)
-                if "MIL (true box)" in baselines:
-                    ts["MIL (true box)"] = MILTracker(frame, start)
+                ts, picked[i] = _start_trackers(frame, clip.truth[s], offset, make, baselines,
+                                                history=list(recent))
                 running[i] = ts
                 boxes[i] = {name: [t.box] for name, t in ts.items()}
             elif s < k < ends[i]:

@@ -40,6 +40,9 @@ frame in ``redetect_every_frames`` (10): +10-25 % while nobody is there. The ful
 sometimes returns one hand twice (boxes overlapping by more than half, v01 frame 555): the
 second copy is dropped rather than given a new id.
 
+What it shows: ``layers(index)`` gives each hand of the last frame as points with the hand's
+skeleton and a box labelled with its id and gesture (the ``hands`` overlay of the panel).
+
 Cost (``benchmarks/hands.py``): MediaPipe itself, ~15-30 ms per frame on one core for the
 lite models, ~1.6x that for the full ones, at any input size (it scales the picture to 192
 and 224 pixels), plus ~0.3 ms
@@ -52,6 +55,7 @@ for the same frames in the same order, so a replay gives the same events every t
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import os
 import re
@@ -66,10 +70,12 @@ import numpy as np
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import Event, Gesture, Hand, HandLost, Pinch
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_frame
-from sensekit.vision.hand_gestures import (THRESHOLDS, GestureState, HandShape, PinchState, can_pinch,
+from sensekit.vision.hand_gestures import (FINGERS, THRESHOLDS, GestureState, HandShape, PinchState, can_pinch,
                                            classify, hand_shape)
+from sensekit.vision.shapes import BoxShape, Layer, PointsShape
+from sensekit.vision.stages import mirror
 from sensekit.vision.smoothing import OneEuroArray
 from sensekit.vision.taught import TaughtGestures, hand_features
 
@@ -91,37 +97,6 @@ def _check_pinch(v: Mapping[str, Any]) -> None:
     if v["pinch_end_above"] <= v["pinch_start_below"]:
         raise ConfigError(f"`hands.pinch_end_above` ({v['pinch_end_above']:g}) must be greater than "
                           f"`hands.pinch_start_below` ({v['pinch_start_below']:g})")
-
-
-#: Every setting of the hand stage, declared once (``sensekit settings hands`` lists them).
-HAND_SETTINGS = group(
-    "hands", "hand tracking (MediaPipe Hands; the hands extra)",
-    setting("max_hands", 2, "how many hands to follow at once", unit="hands", lo=1, hi=2, flag="--max-hands"),
-    setting("model", "full", "MediaPipe model size: full (MediaPipe's default) or lite (faster)",
-            choices=("lite", "full"), flag="--hand-model"),
-    setting("min_detection_confidence", 0.5, "palm detector score to accept a new hand", lo=0.0, hi=1.0),
-    setting("min_tracking_confidence", 0.5, "landmark score below which tracking is lost and detection reruns",
-            lo=0.0, hi=1.0),
-    setting("smoothing", True, "One-Euro smoothing of the landmarks (off: raw MediaPipe points)",
-            flag="--hand-smoothing"),
-    setting("smoothing_min_cutoff_hz", 1.5, "One-Euro cutoff of a still hand (lower: steadier)", unit="Hz",
-            lo=0.01, hi=30.0),
-    setting("smoothing_beta", 2.0, "how fast the cutoff rises with speed (higher: less lag)",
-            unit="per hand size/s", lo=0.0, hi=100.0),
-    setting("pinch_start_below", THRESHOLDS["pinch_start_below"], "thumb-index distance that starts a pinch",
-            unit="hand sizes", lo=0.01, hi=2.0),
-    setting("pinch_end_above", THRESHOLDS["pinch_end_above"], "thumb-index distance that ends it "
-            "(> start: hysteresis)", unit="hand sizes", lo=0.01, hi=2.0),
-    setting("pinch_hold_ms", 100.0, "a pinch must start/end for this long", unit="ms", lo=0.0, hi=1000.0),
-    setting("gesture_hold_ms", 100.0, "a new gesture must hold this long", unit="ms", lo=0.0, hi=2000.0),
-    setting("lost_after_ms", 100.0, "unseen this long: hand_lost (id forgotten)", unit="ms", lo=0.0, hi=5000.0),
-    setting("redetect", True, "retry detection on a padded copy when hands are missing"),
-    setting("redetect_every_frames", 10, "with no hand in view, retry on one frame in N", unit="frames",
-            lo=1, hi=1000),
-    setting("mirror", False, "flip frames left-right first (coordinates are then mirrored)"),
-    setting("input_mirrored", False, "frames arrive mirrored already (the apps)"),
-    rule=_check_pinch,
-)
 
 
 #: MediaPipe's and TensorFlow Lite's start-up chatter on the C-level stderr (it ignores the
@@ -160,19 +135,25 @@ def hands_available() -> bool:
     return True
 
 
-def load_mediapipe() -> Any:
-    """``mediapipe.solutions.hands``, imported quietly, or ``ConfigError`` naming the fix."""
+def load_solution(name: str, model: str, needs: str) -> Any:
+    """``mediapipe.solutions.<name>`` (a model bundled in the wheel), or ``ConfigError`` naming
+    the install: ``needs`` is what the user asked for ("hand tracking needs"), ``model`` what
+    the wheel must hold ("hand models")."""
     try:
         import mediapipe as mp
     except ImportError as exc:
-        raise ConfigError(f"hand tracking needs the optional extra: {INSTALL_HINT} "
+        raise ConfigError(f"{needs} the optional extra: {INSTALL_HINT} "
                           f"(mediapipe {MEDIAPIPE_VERSION} is not installed: {exc})") from None
     solutions = getattr(mp, "solutions", None)
-    if solutions is None or not hasattr(solutions, "hands"):
-        raise ConfigError(f"mediapipe {getattr(mp, '__version__', '?')} has no bundled hand models "
-                          f"(solutions.hands); hand tracking needs mediapipe=={MEDIAPIPE_VERSION}: "
-                          f"{INSTALL_HINT}")
-    return solutions.hands
+    if solutions is None or not hasattr(solutions, name):
+        raise ConfigError(f"mediapipe {getattr(mp, '__version__', '?')} has no bundled {model} "
+                          f"(solutions.{name}); {needs} mediapipe=={MEDIAPIPE_VERSION}: {INSTALL_HINT}")
+    return getattr(solutions, name)
+
+
+def load_mediapipe() -> Any:
+    """``mediapipe.solutions.hands``, or ``ConfigError`` naming the fix."""
+    return load_solution("hands", "hand models", "hand tracking needs")
 
 
 @dataclass
@@ -203,29 +184,39 @@ class TrackedHand:
         return float(p[0]), float(p[1])
 
 
-class HandStage(Tunable):
+class HandStage(Tunable, section="hands",
+                title="hand tracking (MediaPipe Hands; the hands extra)",
+                rule=_check_pinch):
     """A runner stage: frames in, ``hand``/``gesture``/``pinch``/``hand_lost`` events out."""
 
     consumes: Literal["video"] = "video"
     emits = HAND_EVENTS
-    SETTINGS = HAND_SETTINGS
-    # the settings as attributes (types only; HAND_SETTINGS is the one place they live)
-    max_hands: int
-    model: Literal["lite", "full"]
-    min_detection_confidence: float
-    min_tracking_confidence: float
-    smoothing: bool
-    smoothing_min_cutoff_hz: float
-    smoothing_beta: float
-    pinch_start_below: float
-    pinch_end_above: float
-    pinch_hold_ms: float
-    gesture_hold_ms: float
-    lost_after_ms: float
-    redetect: bool
-    redetect_every_frames: int
-    mirror: bool
-    input_mirrored: bool
+    max_hands = setting(2, "how many hands to follow at once", unit="hands", lo=1, hi=2, flag="--max-hands")
+    model: Setting[Literal["lite", "full"]] = setting(
+        "full", "MediaPipe model size: full (MediaPipe's default) or lite (faster)",
+        choices=("lite", "full"), flag="--hand-model")
+    min_detection_confidence = setting(0.5, "palm detector score to accept a new hand", lo=0.0, hi=1.0)
+    min_tracking_confidence = setting(0.5, "landmark score below which tracking is lost and detection reruns",
+                                      lo=0.0, hi=1.0)
+    smoothing = setting(True, "One-Euro smoothing of the landmarks (off: raw MediaPipe points)",
+                        flag="--hand-smoothing")
+    smoothing_min_cutoff_hz = setting(1.5, "One-Euro cutoff of a still hand (lower: steadier)", unit="Hz",
+                                      lo=0.01, hi=30.0)
+    smoothing_beta = setting(2.0, "how fast the cutoff rises with speed (higher: less lag)",
+                             unit="per hand size/s", lo=0.0, hi=100.0)
+    pinch_start_below: Setting[float] = setting(
+        THRESHOLDS["pinch_start_below"], "thumb-index distance that starts a pinch",
+        unit="hand sizes", lo=0.01, hi=2.0)
+    pinch_end_above: Setting[float] = setting(THRESHOLDS["pinch_end_above"], "thumb-index distance that ends it "
+                                              "(> start: hysteresis)", unit="hand sizes", lo=0.01, hi=2.0)
+    pinch_hold_ms = setting(100.0, "a pinch must start/end for this long", unit="ms", lo=0.0, hi=1000.0)
+    gesture_hold_ms = setting(100.0, "a new gesture must hold this long", unit="ms", lo=0.0, hi=2000.0)
+    lost_after_ms = setting(100.0, "unseen this long: hand_lost (id forgotten)", unit="ms", lo=0.0, hi=5000.0)
+    redetect = setting(True, "retry detection on a padded copy when hands are missing")
+    redetect_every_frames = setting(10, "with no hand in view, retry on one frame in N", unit="frames",
+                                    lo=1, hi=1000)
+    mirror = setting(False, "flip frames left-right first (coordinates are then mirrored)")
+    input_mirrored = setting(False, "frames arrive mirrored already (the apps)")
 
     def __init__(self, *, taught: TaughtGestures | None = None, **settings: Any) -> None:
         """``taught``: a model from ``sensekit teach gesture``; its names replace the built-in
@@ -241,7 +232,15 @@ class HandStage(Tunable):
         self._next_id = 1
         self._empty_streak = 0
         self._last_t = -1.0                    # the previous frame's time
+        self._last_index = -1                  # the last frame's index (``layers``)
         self._rgb: np.ndarray | None = None
+
+    def use_taught(self, taught: TaughtGestures | None) -> None:
+        """Name the gestures with this model from the next frame on (``None``: the built-in
+        ones); each hand's current gesture starts again."""
+        self.taught = taught
+        for hand in self.hands.values():
+            hand.gestures = GestureState(self.gesture_hold_ms / 1000.0)
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         """Model, hand count and confidences are MediaPipe's own: a new graph; the rest
@@ -315,8 +314,9 @@ class HandStage(Tunable):
         s = self
         rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
         if s.mirror:
-            rgb = cv2.flip(rgb, 1)
+            rgb = mirror(rgb)
         self.runs["frames"] += 1
+        self._last_index = item.index
         found = self._detect(rgb)
         self._empty_streak = 0 if found else self._empty_streak + 1
         if s.redetect and len(found) < s.max_hands:
@@ -348,6 +348,16 @@ class HandStage(Tunable):
                 del self.hands[hand.id]
         self._last_t = t
         return events
+
+    def offers(self) -> frozenset[str]:
+        return frozenset({"hands"})
+
+    def layers(self, index: int) -> list[Layer]:
+        """The hands seen on frame ``index`` if it is the last one processed: landmarks and
+        skeleton, box with id and gesture."""
+        if index != self._last_index:
+            return []
+        return hand_layers([h for h in self.hands.values() if h.last_t == self._last_t])
 
     def _new_hand(self) -> TrackedHand:
         s = self
@@ -394,6 +404,22 @@ class HandStage(Tunable):
             x, y = hand.pinch_point
             out.append(Pinch(t=t, id=hand.id, pinching=flipped, x=x, y=y))
         return out
+
+
+#: the hand's skeleton: each finger from the wrist, and across the knuckles
+HAND_LINKS: tuple[tuple[int, int], ...] = tuple(
+    (a, b) for chain in ((0, *joints) for joints in FINGERS.values()) for a, b in itertools.pairwise(chain)
+) + ((5, 9), (9, 13), (13, 17))
+
+
+def hand_layers(hands: Iterable[TrackedHand]) -> list[Layer]:
+    """``layers()`` of these hands (pixels of the frame the stage saw)."""
+    out: list[Layer] = []
+    for hand in hands:
+        out.append(PointsShape("hands", hand.landmarks[:, :2], links=HAND_LINKS, id=hand.id))
+        label = f"{hand.id} {hand.gesture}" if hand.gesture != "none" else str(hand.id)
+        out.append(BoxShape("hands", hand.box, label=label, id=hand.id))
+    return out
 
 
 def _parse(result: Any, width: int, height: int) -> list[Found]:
@@ -456,3 +482,7 @@ def _match(hands: list[TrackedHand], found: list[np.ndarray]) -> dict[int, Track
             out[k] = hand
             used.add(hand.id)
     return out
+
+
+#: the stage's settings group, as ``HandStage.SETTINGS`` (``sensekit settings hands`` lists it)
+HAND_SETTINGS = HandStage.SETTINGS

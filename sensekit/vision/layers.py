@@ -1,40 +1,50 @@
 """What the detector sees, drawn over the camera picture: motion mask, edges, palette, colour region.
 
-``LayerGrabber.grab(image, stages)`` collects, for one frame, the stages' **own** intermediate
-results - the motion detector's mask, the edge sub-stage's map, the palette-mapped frame, the
-colour tracker's region and box, the motion zones - as references into the stages' buffers
-(``Layers``). A result counts only if its sub-stage ran on this frame (``VisionStage.runs``
-moved since the last grab). ``Layers.copy()`` makes a snapshot another thread may keep.
+``LayerGrabber.grab(image, stages)`` collects, for one frame, what each stage shows of it: the
+typed layers its ``layers()`` returns (``sensekit.vision.shapes``: the motion detector's mask,
+the edge map, the palette-mapped frame, the colour tracker's region and box, each blob's
+outline and box, the motion zones, hands and bodies as points) into one ``Layers``. Pictures
+and masks are references into the stages' buffers; ``Layers.copy()`` makes a snapshot another
+thread may keep. No stage attribute is read: a stage shows only what it returns.
 
-``compose(layers, overlays)`` draws the chosen raster overlays over the picture and returns a
-new BGR image (``OVERLAYS``: ``mask`` red, ``edges`` cyan on a dimmed picture, ``palette``
-the palette-mapped frame, ``region`` the tracked colour's pixels in yellow, ``blobs`` each
-blob's outline, box and id in a colour of its own; nothing when no blob tracker runs). An overlay whose
-stage does not run here is computed from the picture with the same library functions
-(``edges()``, ``palette_lut()``, a frame difference for the mask; ``Layers.computed`` says
-which), so every app can show all of them. The app host (keys ``m``/``e``/``p``) and the
-browser panel both draw with it.
+``compose(layers, overlays)`` draws the chosen overlays over the picture and returns a new BGR
+image (``OVERLAYS``: ``mask`` red, ``edges`` cyan on a dimmed picture, ``palette`` the
+palette-mapped frame, ``region`` the tracked colour's pixels in yellow, ``blobs``, ``hands``,
+``pose`` the shapes of each tracked thing in a colour of its own id; ``silhouette`` the person
+mask of the silhouette stage in green, offered only when one runs). A raster overlay no
+stage made here is computed from the picture with the same library functions (``edges()``,
+``palette_lut()``, a frame difference for the mask; by the stage's ``Recipe``;
+``Layers.computed`` says which), so every app can show all of them. ``box`` and ``zones`` are
+not drawn here: the panel draws them as vectors from ``Layers.box`` / ``Layers.zones``. The
+app host (keys ``m``/``e``/``p``) and the browser panel both draw with it; ``offered(stages)``
+names what is worth offering.
 
-Cost: grabbing is a few attribute reads; composing one 320x240 frame with every overlay is
-about 1 ms (OpenCV calls on the whole frame). Failure modes: none on good frames; layers of
-another size than the picture are ignored.
+Cost: grabbing is one ``layers()`` call per stage; composing one 320x240 frame with every
+overlay is about 1 ms (OpenCV calls on the whole frame). Failure modes: none on good frames;
+layers of another size than the picture are ignored.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Protocol, runtime_checkable
 
 import cv2
 import numpy as np
 
-from sensekit.vision.stages import EDGE_THRESHOLD, edges, palette_lut
+from sensekit.events import Box
+from sensekit.vision.shapes import (BoxShape, ContourShape, HasRecipe, ImageLayer, Layer, LayerSource, MaskLayer,
+                                    PointsShape, Recipe, Shape, TextShape)
+from sensekit.vision.stages import edges, palette_lut
 
 __all__ = ["DEFAULT_LEVELS", "MASK_THRESHOLD", "OVERLAYS", "LayerGrabber", "Layers", "compose", "offered",
-           "draw_blobs", "blob_layer", "blob_colour"]
+           "draw_shapes", "blob_colour", "ShowsPoses"]
 
-Box = tuple[int, int, int, int]
-OVERLAYS: tuple[str, ...] = ("mask", "edges", "palette", "region", "blobs")
+OVERLAYS: tuple[str, ...] = ("mask", "edges", "palette", "region", "blobs", "hands", "pose", "silhouette")
+#: the overlays a stage may fill with shapes (drawn by ``compose``; ``box``/``zones`` are the panel's)
+SHAPE_OVERLAYS = frozenset({"blobs", "hands", "pose"})
+#: raster overlays ``compose`` computes itself when no stage made them: always offered
+COMPUTED = ("mask", "edges", "palette")
 #: palette levels when no stage maps a palette (the book's 4)
 DEFAULT_LEVELS = 4
 #: frame difference that counts as motion when no motion detector runs (the book's 0x33)
@@ -43,6 +53,8 @@ MASK_THRESHOLD = 0x33
 _RED = np.array([40, 40, 255], np.float32)
 _CYAN = np.array([255, 230, 0], np.uint8)
 _YELLOW = np.array([0, 220, 255], np.float32)
+_WHITE = (255, 255, 255)
+_GREEN = np.array([80, 230, 60], np.float32)
 
 
 @dataclass
@@ -57,42 +69,67 @@ class Layers:
     edges: np.ndarray | None = None
     palette: np.ndarray | None = None
     region: np.ndarray | None = None
-    #: the tracked object's box (pixels), when the tracker found it on this frame
-    box: Box | None = None
-    #: the blobs seen on this frame: (id, box, outline points (N, 1, 2)) (``VisionStage.blobs``)
-    blobs: list[tuple[int, Box, np.ndarray]] = field(default_factory=list)
-    #: motion zones, pixels (the detector's own, left/right halves included)
-    zones: dict[str, Box] = field(default_factory=dict)
-    #: how to compute what no stage made: palette levels, edge direction, blur, threshold
-    levels: int = DEFAULT_LEVELS
-    edge_options: dict[str, Any] = field(default_factory=dict)
+    #: the person mask of a silhouette stage (HxW, non-zero = a person)
+    silhouette: np.ndarray | None = None
+    #: the people posed on this frame: (id, landmarks (33, 4) x px, y px, z, visibility), for the
+    #: panel, which draws the skeletons itself (it leaves out the points MediaPipe sees poorly)
+    poses: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    #: the stages' shapes (boxes, outlines, points, text), in drawing order
+    shapes: list[Layer] = field(default_factory=list)
+    #: how to compute what no stage made (palette levels, edge options)
+    recipe: Recipe = field(default_factory=Recipe)
     #: the previous picture (for a frame-difference mask when no motion detector runs)
     previous: np.ndarray | None = None
     #: overlays that ``compose`` had to compute itself (filled by ``compose``)
     computed: set[str] = field(default_factory=set)
 
+    @property
+    def box(self) -> Box | None:
+        """The tracked object's box (pixels), when the tracker found it on this frame."""
+        return next((s.box for s in self.shapes if isinstance(s, BoxShape) and s.name == "box"), None)
+
+    @property
+    def zones(self) -> dict[str, Box]:
+        """The motion zones, pixels (the detector's own, left/right halves included)."""
+        return {s.label: s.box for s in self.shapes if isinstance(s, BoxShape) and s.name == "zones"}
+
+    def shapes_of(self, name: str) -> list[Layer]:
+        return [s for s in self.shapes if s.name == name]
+
     def copy(self, overlays: Iterable[str] = OVERLAYS) -> Layers:
-        """A snapshot that owns its arrays (only the ``overlays`` asked for are copied)."""
-        want = set(overlays)
+        """A snapshot that owns its arrays (only the ``overlays`` asked for are copied; the
+        ``box`` and ``zones`` always, for the panel's header)."""
+        want = set(overlays) | {"box", "zones"}
 
         def own(a: np.ndarray | None, name: str) -> np.ndarray | None:
             return None if a is None or name not in want else a.copy()
 
         return replace(self, image=self.image.copy(), mask=own(self.mask, "mask"),
                        edges=own(self.edges, "edges"), palette=own(self.palette, "palette"),
-                       region=own(self.region, "region"), zones=dict(self.zones),
-                       blobs=list(self.blobs) if "blobs" in want else [],
-                       computed=set())
+                       region=own(self.region, "region"), silhouette=own(self.silhouette, "silhouette"),
+                       shapes=[_own_shape(s) for s in self.shapes if s.name in want], computed=set())
+
+
+def _own_shape(shape: Layer) -> Layer:
+    if isinstance(shape, ContourShape | PointsShape):
+        return replace(shape, points=shape.points.copy())
+    return shape
+
+
+@runtime_checkable
+class ShowsPoses(Protocol):
+    """A stage that shows body skeletons (``PoseStage``): the panel draws them as vectors."""
+
+    def skeletons(self, index: int) -> list[tuple[int, np.ndarray]]: ...
 
 
 class LayerGrabber:
-    """Collects ``Layers`` from a run's stages; remembers what ran, and the previous picture."""
+    """Collects ``Layers`` from a run's stages; remembers the previous picture."""
 
     def __init__(self) -> None:
-        self._runs: dict[int, dict[str, int]] = {}
         self._previous: np.ndarray | None = None
 
-    def grab(self, image: np.ndarray, stages: Sequence[Any], *, index: int = 0, t: float = 0.0,
+    def grab(self, image: np.ndarray, stages: Sequence[object], *, index: int = 0, t: float = 0.0,
              keep_previous: bool = False) -> Layers:
         """The layers of the frame ``image`` that the ``stages`` just processed.
 
@@ -100,85 +137,48 @@ class LayerGrabber:
         (only needed when no motion detector runs and someone shows the mask)."""
         layers = Layers(image=image, index=index, t=t, previous=self._previous)
         for stage in stages:
-            runs = getattr(stage, "runs", None)
-            if runs is None:
-                continue
-            before = self._runs.get(id(stage), {})
-            ran = {k for k, v in runs.items() if v > before.get(k, 0)}
-            self._runs[id(stage)] = dict(runs)
-            self._from_vision(stage, ran, layers)
+            if isinstance(stage, HasRecipe):
+                layers.recipe = stage.recipe()
+            if isinstance(stage, LayerSource):
+                for layer in stage.layers(index):
+                    _add(layers, layer)
+            if isinstance(stage, ShowsPoses):
+                layers.poses = [(int(i), np.array(p, copy=True)) for i, p in stage.skeletons(index)]
         self._previous = image.copy() if keep_previous and layers.mask is None else None
         return layers
 
-    @staticmethod
-    def _from_vision(stage: Any, ran: set[str], layers: Layers) -> None:
-        frame = getattr(stage, "frame", None)
-        if isinstance(frame, np.ndarray) and frame.shape == layers.image.shape and ran:
-            layers.image = frame                       # what the sub-stages saw
-        if getattr(stage, "levels", None):
-            layers.levels = int(stage.levels)
-        layers.edge_options = {"direction": getattr(stage, "edge_direction", "horizontal"),
-                               "blur_px": getattr(stage, "edge_blur_px", 3),
-                               "threshold_value": getattr(stage, "edge_threshold", EDGE_THRESHOLD)}
-        result = getattr(stage, "motion_result", None)
-        if "motion" in ran and result is not None:
-            layers.mask = result.mask
-        blobs = getattr(stage, "blobs", None)
-        if "blobs" in ran and blobs is not None:
-            layers.blobs = blob_layer(blobs.visible)
-        motion = getattr(stage, "motion", None)
-        if motion is not None and getattr(motion, "zones", None):
-            layers.zones = {str(k): _box(box) for k, box in motion.zones.items()}
-        if "edges" in ran and getattr(stage, "edge_map", None) is not None:
-            layers.edges = stage.edge_map
-        quantized = getattr(stage, "quantized", None)
-        if "palette" in ran and quantized is not None:
-            layers.palette = quantized
-        tracker = getattr(stage, "tracker", None)
-        if "track" in ran and tracker is not None:
-            track = getattr(stage, "track_result", None)
-            if track is not None and track.found:
-                layers.box = _box(track.box)
-            layers.region = _full_region(tracker, layers.image.shape[:2])
 
-
-def offered(stages: Iterable[Any]) -> list[str]:
-    """The overlays worth offering for these stages: the raster ones always (computed when no
-    stage makes them), the tracked ``region`` and ``box`` only with a colour tracker, the motion
-    ``zones`` only with a motion detector, ``blobs`` only with a blob tracker (otherwise they
-    would draw nothing)."""
-    names = list(OVERLAYS)
-    vision = [s for s in stages if getattr(s, "runs", None) is not None]
-    if not any(getattr(s, "blobs", None) is not None for s in vision):
-        names.remove("blobs")
-    if not any(getattr(s, "tracker", None) is not None for s in vision):
-        names.remove("region")
+def _add(layers: Layers, layer: Layer) -> None:
+    """File one stage layer into ``layers``: pictures and masks by name, shapes in order."""
+    if isinstance(layer, ImageLayer):
+        if layer.name == "frame":
+            if layer.image.shape == layers.image.shape:
+                layers.image = layer.image                  # what the sub-stages saw
+        elif layer.name == "edges":
+            layers.edges = layer.image
+        elif layer.name == "palette":
+            layers.palette = layer.image
+    elif isinstance(layer, MaskLayer):
+        if layer.name == "mask":
+            layers.mask = layer.mask
+        elif layer.name == "region":
+            layers.region = layer.mask
+        elif layer.name == "silhouette":
+            layers.silhouette = layer.mask
     else:
-        names.append("box")
-    if any(getattr(s, "motion", None) is not None for s in vision):
-        names.append("zones")
-    return names
+        layers.shapes.append(layer)
 
 
-def _box(box: Sequence[Any]) -> Box:
-    x, y, w, h = (int(v) for v in box)
-    return x, y, w, h
-
-
-def _full_region(tracker: Any, shape: tuple[int, ...]) -> np.ndarray | None:
-    """The tracker's last colour mask placed in a frame-sized array (the model tracker keeps
-    only its search window)."""
-    mask: np.ndarray | None = getattr(tracker, "last_mask", None)
-    if mask is None:
-        return None
-    if mask.shape[:2] == shape[:2]:
-        return mask
-    x0, y0 = getattr(tracker, "last_mask_origin", (0, 0))
-    full = np.zeros(shape[:2], np.uint8)
-    h = max(0, min(mask.shape[0], shape[0] - y0))
-    w = max(0, min(mask.shape[1], shape[1] - x0))
-    full[y0:y0 + h, x0:x0 + w] = mask[:h, :w]
-    return full
+def offered(stages: Iterable[object]) -> list[str]:
+    """The overlays worth offering for these stages: the raster ones always (computed when no
+    stage makes them), and what a stage ``offers()`` (the tracked ``region`` and ``box``, the
+    motion ``zones``, ``blobs``, ``hands``, ``pose``, ``silhouette``); nothing else, as it would draw nothing."""
+    filled: set[str] = set(COMPUTED)
+    for stage in stages:
+        if isinstance(stage, LayerSource):
+            filled |= stage.offers()
+    names = [n for n in OVERLAYS if n in filled]
+    return names + [n for n in ("box", "zones") if n in filled]
 
 
 def _fits(a: np.ndarray | None, image: np.ndarray) -> bool:
@@ -196,23 +196,11 @@ def compose(layers: Layers, overlays: Iterable[str]) -> np.ndarray:
     """The picture with the chosen ``overlays`` drawn over it (a new BGR image)."""
     want = set(overlays)
     image = layers.image
-    if "palette" in want:
-        pal = layers.palette
-        if not _fits(pal, image) or pal is None or pal.ndim != 3:
-            pal = cv2.LUT(image, palette_lut(layers.levels))
-            layers.computed.add("palette")
-        out = pal.copy()
-    else:
-        out = image.copy()
+    out = _palette(layers) if "palette" in want else image.copy()
     if "edges" in want:
-        e = layers.edges
-        if not _fits(e, image) or e is None:
-            e = edges(image, **layers.edge_options)
-            layers.computed.add("edges")
-        strength = e.max(axis=2) if e.ndim == 3 else e
+        strength = _edges(layers)
         out = cv2.convertScaleAbs(out, alpha=0.5)                # dim the picture
-        on = strength > 0
-        out[on] = _CYAN
+        out[strength > 0] = _CYAN
     if "mask" in want:
         m = layers.mask
         if not _fits(m, image) or m is None:
@@ -221,19 +209,29 @@ def compose(layers: Layers, overlays: Iterable[str]) -> np.ndarray:
         _tint(out, m > 0, _RED, 0.6)
     if "region" in want and _fits(layers.region, image) and layers.region is not None:
         _tint(out, layers.region > 0, _YELLOW, 0.55)
-    if "blobs" in want:
-        draw_blobs(out, layers.blobs)
+    if "silhouette" in want and _fits(layers.silhouette, image) and layers.silhouette is not None:
+        _tint(out, layers.silhouette > 0, _GREEN, 0.5)
+    draw_shapes(out, [s for s in layers.shapes if s.name in want & SHAPE_OVERLAYS])
     return out
 
 
-def blob_layer(tracks: Iterable[Any]) -> list[tuple[int, Box, np.ndarray]]:
-    """``(id, box, outline)`` of each visible track of a ``BlobTracker`` (outlines copied)."""
-    out = []
-    for tr in tracks:
-        region = tr.region
-        if region is not None:
-            out.append((int(tr.id), _box(region.box), region.contour))
-    return out
+def _palette(layers: Layers) -> np.ndarray:
+    """The stage's palette frame, or the picture through the recipe's palette (a new array)."""
+    pal = layers.palette
+    if not _fits(pal, layers.image) or pal is None or pal.ndim != 3:
+        pal = cv2.LUT(layers.image, palette_lut(layers.recipe.levels or DEFAULT_LEVELS))
+        layers.computed.add("palette")
+    return pal.copy()
+
+
+def _edges(layers: Layers) -> np.ndarray:
+    """The edge strength (HxW): the stage's map, or one computed by the recipe."""
+    e = layers.edges
+    if not _fits(e, layers.image) or e is None:
+        r = layers.recipe
+        e = edges(layers.image, direction=r.edge_direction, blur_px=r.edge_blur_px, threshold_value=r.edge_threshold)
+        layers.computed.add("edges")
+    return e.max(axis=2) if e.ndim == 3 else e
 
 
 def blob_colour(blob_id: int) -> tuple[int, int, int]:
@@ -243,20 +241,44 @@ def blob_colour(blob_id: int) -> tuple[int, int, int]:
     return int(bgr[0, 0, 0]), int(bgr[0, 0, 1]), int(bgr[0, 0, 2])
 
 
-def draw_blobs(out: np.ndarray, blobs: Iterable[tuple[int, Box, np.ndarray]]) -> None:
-    """Each blob's outline, box and id over ``out`` (BGR, in place), in the id's colour."""
+def draw_shapes(out: np.ndarray, shapes: Iterable[Layer]) -> None:
+    """Draw ``shapes`` over ``out`` (BGR, in place), in order, each in its id's colour (white
+    without one): outlines, boxes with their label on a tab, points and their links, text.
+    Lines are one pixel per 320 of width."""
     scale = max(1, out.shape[1] // 320)
-    for blob_id, (x, y, w, h), outline in blobs:
-        colour = blob_colour(blob_id)
-        if len(outline):
-            cv2.drawContours(out, [outline], -1, colour, scale)
-        cv2.rectangle(out, (x, y), (x + w - 1, y + h - 1), colour, 1)
-        label = str(blob_id)
-        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.4 * scale, scale)
-        ty = max(th + 2, y - 2)
-        cv2.rectangle(out, (x, ty - th - 2), (x + tw + 2, ty + 1), colour, -1)
-        cv2.putText(out, label, (x + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * scale, (0, 0, 0), scale,
-                    cv2.LINE_AA)
+    for shape in shapes:
+        if not isinstance(shape, Shape):
+            continue
+        colour = _WHITE if shape.id is None else blob_colour(shape.id)
+        if isinstance(shape, ContourShape):
+            if len(shape.points):
+                cv2.drawContours(out, [shape.points], -1, colour, scale)
+        elif isinstance(shape, BoxShape):
+            _draw_box(out, shape, colour, scale)
+        elif isinstance(shape, PointsShape):
+            _draw_points(out, shape, colour, scale)
+        elif isinstance(shape, TextShape):
+            cv2.putText(out, shape.text, shape.at, cv2.FONT_HERSHEY_SIMPLEX, 0.4 * scale, colour, scale)
+
+
+def _draw_box(out: np.ndarray, shape: BoxShape, colour: tuple[int, int, int], scale: int) -> None:
+    x, y, w, h = shape.box
+    cv2.rectangle(out, (x, y), (x + w - 1, y + h - 1), colour, 1)
+    if not shape.label:
+        return
+    (tw, th), _ = cv2.getTextSize(shape.label, cv2.FONT_HERSHEY_SIMPLEX, 0.4 * scale, scale)
+    ty = max(th + 2, y - 2)
+    cv2.rectangle(out, (x, ty - th - 2), (x + tw + 2, ty + 1), colour, -1)
+    cv2.putText(out, shape.label, (x + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * scale, (0, 0, 0), scale,
+                cv2.LINE_AA)
+
+
+def _draw_points(out: np.ndarray, shape: PointsShape, colour: tuple[int, int, int], scale: int) -> None:
+    pts = np.round(shape.points).astype(np.int32)
+    for a, b in shape.links:
+        cv2.line(out, (int(pts[a, 0]), int(pts[a, 1])), (int(pts[b, 0]), int(pts[b, 1])), colour, scale)
+    for x, y in pts:
+        cv2.circle(out, (int(x), int(y)), 2 * scale, colour, -1)
 
 
 def _difference_mask(previous: np.ndarray | None, image: np.ndarray) -> np.ndarray:

@@ -19,8 +19,8 @@ fraction ``amount`` in 0..1, and an amount per zone):
   people apart (``sensekit.vision.blob_tracker``); ``threshold``, ``channel`` and the noise
   settings are the difference method's and do not apply. It learns the scene during its first
   ``background.learn_frames`` (4 s at 30 fps): what stands still then is background. About
-  1.5-2x the cost of OpenCV's MOG2 (10-20x frame difference; ``benchmarks/blob_eval.py
-  --cost``). On the held-back half of CDnet ``highway``
+  1.0-1.4x the wall time of OpenCV's MOG2 at 640x480 on a loaded 2-core machine, on both
+  cores as MOG2 (``benchmarks/blob_eval.py --cost``). On the held-back half of CDnet ``highway``
   it scores well above MOG2 (``benchmarks/motion_eval.py``; table in the README).
 
 Global lighting changes and auto-exposure: with a learned threshold, once more than
@@ -54,17 +54,18 @@ method's own failure modes are in its module.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterator, Literal, Mapping, Sequence
+from typing import Any, Iterator, Literal, Mapping, Sequence
 
 import cv2
 import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.events import Box, Event, Motion, Still
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Setting, Tunable, setting
+from sensekit.settings.declare import Zone
 from sensekit.validate import check_frame
-from sensekit.vision.background import (GAIN_TOLERANCE, SATURATED, BackgroundModel, apply_gain,
-                                        exposure_gain, grid_for)
+from sensekit.vision.background import BackgroundModel
+from sensekit.vision.exposure import GAIN_TOLERANCE, SATURATED, apply_gain, exposure_gain, grid_for
 from sensekit.vision.noise import median_difference, motion_threshold, sigma_from_median
 from sensekit.vision.stages import box_from_rect
 
@@ -133,58 +134,47 @@ def fraction_zones_px(zones: Mapping[str, Sequence[float]], width: int, height: 
     return out
 
 
-class MotionDetector(Tunable):
+class MotionDetector(Tunable, section="motion",
+                     title="motion: frame difference (the book) or a background model"):
     """Stateful motion / foreground detector. See the module docstring.
 
     Settings (the ``motion`` group below) are keyword arguments; ``zones_px`` adds zones in
     pixels, ``frame_size`` checks them at once, ``background`` passes your own model.
     """
 
-    SETTINGS = group(
-        "motion", "motion: frame difference (the book) or a background model",
-        setting("method", "background", "background: is something there (a learned background model); "
-                "difference: did it move (the book)",
-                choices=("difference", "background"), flag="--motion-method"),
-        setting("threshold", None, "pixel difference that counts as motion (the book: 0x33)", kind="int",
-                unit="pixel levels", lo=1, hi=255, none="from the camera noise", flag="--motion-threshold"),
-        setting("noise_sigma", None, "camera noise per pixel and channel; gives the threshold by the noise "
-                "rule (sensekit.vision.noise)", kind="float", unit="pixel levels", lo=0, hi=100,
-                none="learned while running"),
-        setting("channel", "max", "channel of the difference: the largest of B, G, R, one of them "
-                "(the book: red) or grey", choices=("max", "red", "green", "blue", "grey")),
-        setting("noise_k", 5.0, "threshold in standard deviations of the frame difference", unit="sigmas",
-                lo=0.5, hi=50),
-        setting("min_threshold", 8, "lowest threshold the noise rule gives", unit="pixel levels", lo=1, hi=255),
-        setting("noise_every_frames", 4, "re-estimate the noise every N frames while learning", unit="frames",
-                lo=1, hi=10_000),
-        setting("min_amount", 0.002, "moving fraction of the frame that makes a motion event",
-                unit="fraction", lo=0, hi=1),
-        setting("still_after_frames", 5, "quiet frames before one still event", unit="frames", lo=1, hi=100_000),
-        setting("lighting_fraction", 0.5, "a change over this fraction of the frame is light, not motion",
-                unit="fraction", lo=0.05, hi=1),
-        setting("exposure_fraction", 0.02, "changed fraction that starts the exposure check (learned "
-                "threshold)", unit="fraction", lo=0, hi=1),
-        setting("zones", {}, "extra zones, name = [x, y, w, h] in fractions of the frame (the left and "
-                "right halves always exist)", unit="fraction"),
-    )
-    SETTING_ATTRS: ClassVar[Mapping[str, str]] = {"threshold": "fixed_threshold", "zones": "zone_fractions"}
-    # the settings as attributes (types only; the declaration above is the one place they live)
-    method: Literal["difference", "background"]
-    channel: Channel
-    noise_k: float
-    min_threshold: int
-    noise_every_frames: int
-    min_amount: float
-    still_after_frames: int
-    lighting_fraction: float
-    exposure_fraction: float
+    method: Setting[Literal["difference", "background"]] = setting(
+        "background", "background: is something there (a learned background model); "
+        "difference: did it move (the book)",
+        choices=("difference", "background"), flag="--motion-method")
+    threshold: Setting[int | None] = setting(
+        None, "pixel difference that counts as motion (the book: 0x33)", kind="int",
+        unit="pixel levels", lo=1, hi=255, none="from the camera noise", flag="--motion-threshold")
+    noise_sigma: Setting[float | None] = setting(
+        None, "camera noise per pixel and channel; gives the threshold by the noise "
+        "rule (sensekit.vision.noise)", kind="float", unit="pixel levels", lo=0, hi=100,
+        none="learned while running")
+    channel: Setting[Channel] = setting(
+        "max", "channel of the difference: the largest of B, G, R, one of them "
+        "(the book: red) or grey", choices=("max", "red", "green", "blue", "grey"))
+    noise_k = setting(5.0, "threshold in standard deviations of the frame difference", unit="sigmas",
+                      lo=0.5, hi=50)
+    min_threshold = setting(8, "lowest threshold the noise rule gives", unit="pixel levels", lo=1, hi=255)
+    noise_every_frames = setting(4, "re-estimate the noise every N frames while learning", unit="frames",
+                                 lo=1, hi=10_000)
+    min_amount = setting(0.002, "moving fraction of the frame that makes a motion event",
+                         unit="fraction", lo=0, hi=1)
+    still_after_frames = setting(5, "quiet frames before one still event", unit="frames", lo=1, hi=100_000)
+    lighting_fraction = setting(0.5, "a change over this fraction of the frame is light, not motion",
+                                unit="fraction", lo=0.05, hi=1)
+    exposure_fraction = setting(0.02, "changed fraction that starts the exposure check (learned "
+                                "threshold)", unit="fraction", lo=0, hi=1)
+    zones: Setting[dict[str, Zone]] = setting(
+        {}, "extra zones, name = [x, y, w, h] in fractions of the frame (the left and "
+        "right halves always exist)", unit="fraction")
 
     def __init__(self, *, zones_px: Mapping[str, Sequence[int]] | None = None,
                  frame_size: tuple[int, int] | None = None,
                  background: BackgroundModel | None = None, **settings: Any) -> None:
-        self.fixed_threshold: int | None = None
-        self.noise_sigma: float | None = None
-        self.zone_fractions: dict[str, tuple[float, float, float, float]] = {}
         self.init_settings(settings)
         if background is not None and not isinstance(background, BackgroundModel):
             raise ConfigError(f"`background` must be a BackgroundModel, got {type(background).__name__}")
@@ -194,7 +184,8 @@ class MotionDetector(Tunable):
         # switch back finds them (its buffers are allocated on its first frame only)
         self.background: BackgroundModel = background or BackgroundModel(lighting_fraction=self.lighting_fraction)
         self.user_zones = dict(zones_px or {})
-        self.zones: dict[str, Box] = {}
+        #: every zone in pixels: the halves, ``zones_px`` and the ``zones`` setting's fractions
+        self.zone_boxes: dict[str, Box] = {}
         self._size: tuple[int, int] | None = None
         if frame_size is not None:
             self._setup(*frame_size)
@@ -215,8 +206,8 @@ class MotionDetector(Tunable):
     def _derive(self) -> None:
         """The threshold the settings fix: ``threshold``, else the noise rule on ``noise_sigma``,
         else ``None`` (learn it)."""
-        if self.fixed_threshold is not None:
-            self._fixed: float | None = float(self.fixed_threshold)
+        if self.threshold is not None:
+            self._fixed: float | None = float(self.threshold)
         elif self.noise_sigma is not None:
             self._fixed = motion_threshold(self.noise_sigma, noise_k=self.noise_k, min_threshold=self.min_threshold)
         else:
@@ -250,18 +241,18 @@ class MotionDetector(Tunable):
         zones: dict[str, Box] = {"left": (0, 0, width // 2, height),
                                  "right": (width // 2, 0, width - width // 2, height)}
         zones.update(check_zones(self.user_zones, width, height))
-        zones.update(fraction_zones_px(self.zone_fractions, width, height))
-        self.zones = zones
+        zones.update(fraction_zones_px(self.zones, width, height))
+        self.zone_boxes = zones
         self._size = (width, height)
         self._zone_slices = [(name, (slice(y, y + h), slice(x, x + w)), float(w * h))
                              for name, (x, y, w, h) in zones.items()]
         # When the default halves are kept they partition the frame: right = total - left.
-        self._halves = not ({"left", "right"} & (self.user_zones.keys() | self.zone_fractions.keys()))
+        self._halves = not ({"left", "right"} & (self.user_zones.keys() | self.zones.keys()))
         self._npx = float(width * height)
         self._grid = grid_for(height, width)
 
     @property
-    def threshold(self) -> float:
+    def threshold_in_use(self) -> float:
         """The difference threshold in use (fixed, learned, or ``min_threshold`` before learning)."""
         if self._fixed is not None:
             return self._fixed
@@ -315,9 +306,9 @@ class MotionDetector(Tunable):
                 zones[name] = n / area
         else:
             box = (0, 0, 0, 0)
-            zones = dict.fromkeys(self.zones, 0.0)
+            zones = dict.fromkeys(self.zone_boxes, 0.0)
         moving = amount >= self.min_amount and count > 0
-        result = MotionResult(mask, box, amount, zones, moving, lighting, self.threshold)
+        result = MotionResult(mask, box, amount, zones, moving, lighting, self.threshold_in_use)
         self.last = result
         return result
 
@@ -373,13 +364,13 @@ class MotionDetector(Tunable):
         if thr is None:
             if self.frames % self.noise_every_frames == 0 or self._noise_thr is None:
                 self._learn_noise(d1)
-            thr = self.threshold
+            thr = self.threshold_in_use
         mask = cv2.threshold(d1, thr - 1, 255, cv2.THRESH_BINARY, dst=self._mask)[1]
         lighting = False
         count = cv2.countNonZero(mask)
         # the book's fixed threshold only checks for a lamp switched on; a learned one also
         # follows the camera's auto-exposure (checked once a few percent of the frame changed)
-        check = self.lighting_fraction if self.fixed_threshold is not None else self.exposure_fraction
+        check = self.lighting_fraction if self.threshold is not None else self.exposure_fraction
         if count > check * self._npx:
             gain = exposure_gain(cur, prev, grid=self._grid)
             if count > self.lighting_fraction * self._npx or np.any(np.abs(gain - 1.0) > GAIN_TOLERANCE):

@@ -33,6 +33,9 @@ What to track goes through one door, ``track(Target)`` (a click, a box or a colo
 app, the CLI, ``--pick`` or the panel): stored, and applied by the run's thread to the next
 frame; ``pick_at`` (a click) or ``pick_box`` (x, y, w, h) of the constructor are the same for
 the first frame.
+What it shows (``sensekit.vision.shapes``): ``offers()`` names the overlays it fills, ``layers(index)``
+returns what the sub-stages that ran on that frame made (its buffers, typed), ``recipe()`` how to
+compute the rest; the panel and the app overlays draw only from those.
 Failure modes: a ``pick_at`` click or a ``pick_box`` outside the first frame raises ``ConfigError``.
 """
 from __future__ import annotations
@@ -48,16 +51,17 @@ import numpy as np
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import ColorBounds, Edges, Event
-from sensekit.settings import Tunable, group, setting
+from sensekit.settings import Setting, Tunable, setting
 from sensekit.settings.live import apply_all_pending
 from sensekit.validate import check_frame
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.extent import HISTORY_FRAMES
 from sensekit.vision.motion import MotionDetector, MotionResult
+from sensekit.vision.shapes import Box, BoxShape, ContourShape, ImageLayer, Layer, MaskLayer, Recipe
 from sensekit.vision.targets import Target
-from sensekit.vision.stages import (EDGE_THRESHOLD, book_edge_filter, box_from_rect, palette_lut, parse_color,
-                                    packed_rgb_to_bgr)
+from sensekit.vision.stages import (EDGE_THRESHOLD, bgr_to_packed_rgb, blur, book_edge_filter, box_from_rect, mirror,
+                                    palette_lut, parse_color, packed_rgb_to_bgr)
 
 __all__ = ["VisionStage", "SUBSTAGE_EMITS", "COVERS_MOST"]
 
@@ -75,7 +79,8 @@ SUBSTAGE_EMITS: dict[str, frozenset[str]] = {
 }
 
 
-class VisionStage(Tunable):
+class VisionStage(Tunable, section="vision",
+                  title="the vision stage: shared frame preparation and the edge sub-stage"):
     """A runner stage running the enabled vision sub-stages on shared, reused buffers.
 
     The shared preparation and the edge sub-stage are the ``vision`` settings group; a
@@ -83,32 +88,23 @@ class VisionStage(Tunable):
     """
 
     consumes: Literal["video"] = "video"
-    SETTINGS = group(
-        "vision", "the vision stage: shared frame preparation and the edge sub-stage",
-        setting("mirror", False, "flip frames left-right first (coordinates are then mirrored)",
-                flag="--mirror"),
-        setting("blur_px", 1, "box blur before colour tracking, bounds and motion (the book: 10; 1: off)",
-                unit="px", lo=1, hi=255, flag="--blur"),
-        setting("levels", None, "palette levels per channel before colour tracking and bounds (the book: 4)",
-                kind="int", lo=2, hi=256, none="no palette", flag="--levels"),
-        setting("palette_spread", False, "spread the levels over 0..255 (4: 0, 85, 170, 255) instead of the "
-                "book's 0, 64, 128, 192"),
-        setting("edge_direction", "horizontal", "horizontal: the book's [0, 4, -4] kernel; any: Sobel magnitude",
-                choices=("horizontal", "any"), flag="--edge-direction"),
-        setting("edge_blur_px", 3, "box blur of the edge map (the book: Flash's BlurFilter() default, 4)",
-                unit="px", lo=1, hi=255),
-        setting("edge_threshold", EDGE_THRESHOLD, "edge values below this become 0 (the book: 0x22)",
-                unit="pixel levels", lo=0, hi=256, step=8),
-    )
+    mirror = setting(False, "flip frames left-right first (coordinates are then mirrored)",
+                     flag="--mirror")
+    blur_px = setting(1, "box blur before colour tracking, bounds and motion (the book: 10; 1: off)",
+                      unit="px", lo=1, hi=255, flag="--blur")
+    levels: Setting[int | None] = setting(
+        None, "palette levels per channel before colour tracking and bounds (the book: 4)",
+        kind="int", lo=2, hi=256, none="no palette", flag="--levels")
+    palette_spread = setting(False, "spread the levels over 0..255 (4: 0, 85, 170, 255) instead of the "
+                             "book's 0, 64, 128, 192")
+    edge_direction: Setting[Literal["horizontal", "any"]] = setting(
+        "horizontal", "horizontal: the book's [0, 4, -4] kernel; any: Sobel magnitude",
+        choices=("horizontal", "any"), flag="--edge-direction")
+    edge_blur_px = setting(3, "box blur of the edge map (the book: Flash's BlurFilter() default, 4)",
+                           unit="px", lo=1, hi=255)
+    edge_threshold: Setting[int] = setting(EDGE_THRESHOLD, "edge values below this become 0 (the book: 0x22)",
+                                           unit="pixel levels", lo=0, hi=256, step=8)
 
-    # the settings as attributes (types only; the declaration above is the one place they live)
-    mirror: bool
-    blur_px: int
-    levels: int | None
-    palette_spread: bool
-    edge_direction: Literal["horizontal", "any"]
-    edge_blur_px: int
-    edge_threshold: int
 
     def __init__(self, *, mirror: bool | None = None, blur_px: int | None = None, levels: int | None = None,
                  palette_spread: bool | None = None,
@@ -145,18 +141,10 @@ class VisionStage(Tunable):
         if blobs is not None and motion is None:
             raise ConfigError("`blobs` needs a motion detector (its mask)")
         self.blobs = blobs
-        enabled = []
-        if tracker is not None:
-            enabled.append("track")
-        if self._bounds_color is not None:
-            enabled.append("bounds")
-        if motion is not None and (motion_events or blobs is None):
-            enabled.append("motion")
-        if blobs is not None:
-            enabled.append("blobs")
-        if edges:
-            enabled.append("edges")
-        self.enabled: tuple[str, ...] = tuple(enabled)
+        wanted = {"track": tracker is not None, "bounds": self._bounds_color is not None,
+                  "motion": motion is not None and (motion_events or blobs is None),
+                  "blobs": blobs is not None, "edges": edges}
+        self.enabled: tuple[str, ...] = tuple(name for name, on in wanted.items() if on)
         always = set(always_run)
         unknown = always - set(SUBSTAGE_EMITS)
         if unknown:
@@ -166,6 +154,8 @@ class VisionStage(Tunable):
         self._active: tuple[str, ...] = self.enabled    # the sub-stages to run (``listen``)
         self.emits: frozenset[str] = frozenset().union(*(SUBSTAGE_EMITS[s] for s in self.enabled))
         self.runs: Counter[str] = Counter()
+        self._runs_before: dict[str, int] = {}     # ``runs`` as the last frame began (``layers``)
+        self._last_index = -1                        # the last frame's index (``layers``)
         # results apps may read
         self.frame: np.ndarray | None = None
         self.edge_map: np.ndarray | None = None
@@ -192,8 +182,7 @@ class VisionStage(Tunable):
         if self._bounds_color is not None:
             rgb = self._bounds_color
             if self._lut is not None:   # look for the colour as it looks after quantization
-                b, g, r = (int(self._lut[c]) for c in packed_rgb_to_bgr(rgb))
-                rgb = (r << 16) | (g << 8) | b
+                rgb = bgr_to_packed_rgb([self._lut[c] for c in packed_rgb_to_bgr(rgb)])
             self.bounds_rgb = rgb
             self._bounds_bgr = packed_rgb_to_bgr(rgb)
 
@@ -231,7 +220,7 @@ class VisionStage(Tunable):
         share = tracker.coverage(frame_px)
         if share > COVERS_MOST:
             if self._coverage_warning is None:
-                color = f"#{tracker.color:06x}" if tracker.color is not None else "the picked object"
+                color = f"#{tracker.color_in_use:06x}" if tracker.color_in_use is not None else "the picked object"
                 log.warning("the tracked colour %s covers %.0f %% of the frame: pick again on the object "
                             "or narrow the tolerance", color, 100 * share)
             self._coverage_warning = (f"the tracked colour covers {100 * share:.0f} % of the frame: "
@@ -252,7 +241,7 @@ class VisionStage(Tunable):
         target, method = pending
         old = self.tracker
         keep = {k: v for k, v in old.settings().items() if k not in ("method", "color")}
-        chosen = method if method is not None else old.method_setting
+        chosen = method if method is not None else old.method
         if target.kind == "color":
             assert target.color is not None
             self.tracker = ColorTracker(target.color, method=None if chosen == "model" else chosen, **keep)
@@ -269,7 +258,7 @@ class VisionStage(Tunable):
         A property, so an app may swap ``tracker`` between frames.
         """
         t = self.tracker
-        return (t is not None and t.method in ("hsv", "exact") and t.blur_px == 1 and t.levels is None
+        return (t is not None and t.method_in_use in ("hsv", "exact") and t.blur_px == 1 and t.levels is None
                 and (self.blur_px > 1 or self._lut is not None))
 
     def listen(self, wanted: AbstractSet[str]) -> None:
@@ -293,6 +282,7 @@ class VisionStage(Tunable):
     def process(self, item: Item) -> list[Event]:
         if not isinstance(item, VideoFrame):
             return []
+        self._runs_before, self._last_index = dict(self.runs), item.index
         if self._seen_generation != Tunable.generation:     # a setting changed somewhere
             self._seen_generation = Tunable.generation
             apply_all_pending(self.tunables())
@@ -300,77 +290,142 @@ class VisionStage(Tunable):
         if image.shape != self._shape:
             check_frame(image, "frame image")
             self._alloc(image)
-        t = item.t
         active = self._active
         if not active:
             return []
+        t = item.t
+        m, b, q, shares = self._prepare(image, active)
         events: list[Event] = []
+        if "track" in active and self.tracker is not None and (self.tracker.ready or self._pick is not None):
+            self._run_track(self.tracker, m, q, shares, t, events)   # (a tracker waiting for a pick is skipped)
+        if "track" in active and self.tracker is not None and self.tracker.method_in_use in (None, "model"):
+            self.history.append(m.copy())                  # the frames a later click looks back on
+        if "bounds" in active:
+            self._run_bounds(q, t, events)
+        if "motion" in active or "blobs" in active:
+            self._run_motion(b, active, t, events)
+        if "edges" in active:
+            e = self._edges(m)
+            self.edge_map = e
+            count = cv2.countNonZero(self._e_rows)
+            events.append(Edges(t=t, nonzero=count, fraction=count / e.size))
+            self.runs["edges"] += 1
+        return events
+
+    def _prepare(self, image: np.ndarray, active: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        """The shared intermediates, computed once and only if needed: the mirrored frame ``m``,
+        the blurred ``b``, the palette-mapped ``q``; and whether the tracker reads ``q``."""
         runs = self.runs
-        # shared intermediates, computed once and only if needed
         m = image
         if self.mirror:
-            m = cv2.flip(image, 1, dst=self._m)
+            m = mirror(image, dst=self._m)
             runs["mirror"] += 1
         self.frame = m
         if self._target is not None and "track" in active:
             self._apply_target()
         shares = "track" in active and self._tracker_shares
         run_motion = "motion" in active or "blobs" in active
-        need_b = run_motion or "bounds" in active or shares
         b = m
-        if need_b and self.blur_px > 1:
+        if (run_motion or "bounds" in active or shares) and self.blur_px > 1:
             if run_motion:           # alternate buffers: the detector keeps last frame's by reference
                 self._b, self._b_other = self._b_other, self._b
-            b = cv2.blur(m, (self.blur_px, self.blur_px), dst=self._b)
+            b = blur(m, size_px=self.blur_px, dst=self._b)
             runs["blur"] += 1
         q = b
         if self._lut is not None and ("bounds" in active or shares):
             q = self.quantized = cv2.LUT(b, self._lut, dst=self._q)
             runs["palette"] += 1
+        return m, b, q, shares
 
-        if "track" in active and self.tracker is not None and (self.tracker.ready or self._pick is not None):
-            tracker = self.tracker                      # (a tracker waiting for a pick is skipped)
-            pick, self._pick = self._pick, None
-            if pick is not None and pick.point is not None:
-                seen = q if shares else m
-                tracker.pick(seen, *pick.point, history=[h for h in self.history if h.shape == seen.shape])
-                shares = self._tracker_shares        # picking may have chosen the method
-            elif pick is not None and pick.box is not None:
-                tracker.pick_box(q if shares else m, pick.box)
-                shares = self._tracker_shares
-            result = tracker.update(m, t, prepared=q if shares else None)
-            self.track_result = result
-            self._check_coverage(tracker, m.shape[0] * m.shape[1])
-            events.extend(tracker.events(result, t, (m.shape[1], m.shape[0])))
-            runs["track"] += 1
-        if "track" in active and self.tracker is not None and self.tracker.method in (None, "model"):
-            self.history.append(m.copy())                  # the frames a later click looks back on
-        if "bounds" in active:
-            bgr = self._bounds_bgr
-            assert bgr is not None
-            hit = cv2.inRange(q, bgr, bgr, dst=self._hit)
-            self.bounds = box_from_rect(cv2.boundingRect(hit))
-            events.append(ColorBounds(t=t, box=self.bounds, color=self.bounds_rgb or 0))
-            runs["bounds"] += 1
-        if run_motion:
-            motion = self.motion
-            assert motion is not None
-            result_m = motion.update(b, owned=b is self._b)
-            self.motion_result = result_m
-            if "motion" in active:
-                events.extend(motion.events(result_m, t))
-            runs["motion"] += 1
-            if "blobs" in active and self.blobs is not None:
-                self.blobs.zones = motion.zones
-                events.extend(self.blobs.update(result_m.mask, t))
-                runs["blobs"] += 1
-        if "edges" in active:
-            e = self._edges(m)
-            self.edge_map = e
-            count = cv2.countNonZero(self._e_rows)
-            events.append(Edges(t=t, nonzero=count, fraction=count / e.size))
-            runs["edges"] += 1
-        return events
+    def _run_track(self, tracker: ColorTracker, m: np.ndarray, q: np.ndarray, shares: bool, t: float,
+                   events: list[Event]) -> None:
+        pick, self._pick = self._pick, None
+        if pick is not None and pick.point is not None:
+            seen = q if shares else m
+            tracker.pick(seen, *pick.point, history=[h for h in self.history if h.shape == seen.shape])
+            shares = self._tracker_shares        # picking may have chosen the method
+        elif pick is not None and pick.box is not None:
+            tracker.pick_box(q if shares else m, pick.box)
+            shares = self._tracker_shares
+        result = tracker.update(m, t, prepared=q if shares else None)
+        self.track_result = result
+        self._check_coverage(tracker, m.shape[0] * m.shape[1])
+        events.extend(tracker.events(result, t, (m.shape[1], m.shape[0])))
+        self.runs["track"] += 1
+
+    def _run_bounds(self, q: np.ndarray, t: float, events: list[Event]) -> None:
+        bgr = self._bounds_bgr
+        assert bgr is not None
+        hit = cv2.inRange(q, bgr, bgr, dst=self._hit)
+        self.bounds = box_from_rect(cv2.boundingRect(hit))
+        events.append(ColorBounds(t=t, box=self.bounds, color=self.bounds_rgb or 0))
+        self.runs["bounds"] += 1
+
+    def _run_motion(self, b: np.ndarray, active: tuple[str, ...], t: float, events: list[Event]) -> None:
+        """The motion detector on the blurred frame, then the blob tracker on its mask."""
+        motion = self.motion
+        assert motion is not None
+        result_m = motion.update(b, owned=b is self._b)
+        self.motion_result = result_m
+        if "motion" in active:
+            events.extend(motion.events(result_m, t))
+        self.runs["motion"] += 1
+        if "blobs" in active and self.blobs is not None:
+            self.blobs.zones = motion.zone_boxes
+            events.extend(self.blobs.update(result_m.mask, t))
+            self.runs["blobs"] += 1
+
+    # -- what it shows (sensekit.vision.layers) ---------------------------------------------
+    def offers(self) -> frozenset[str]:
+        """The overlays this stage fills: its raster results, the tracked ``region`` and
+        ``box`` (with a tracker), the motion ``zones``, the ``blobs``."""
+        names = {"mask": self.motion is not None, "edges": "edges" in self.enabled,
+                 "palette": self.levels is not None, "region": self.tracker is not None,
+                 "box": self.tracker is not None, "zones": self.motion is not None,
+                 "blobs": self.blobs is not None}
+        return frozenset(k for k, on in names.items() if on)
+
+    def recipe(self) -> Recipe:
+        """How to compute the palette and edge overlays by this stage's settings."""
+        return Recipe(levels=self.levels, edge_direction=self.edge_direction, edge_blur_px=self.edge_blur_px,
+                      edge_threshold=self.edge_threshold)
+
+    def layers(self, index: int) -> list[Layer]:
+        """What the sub-stages that ran on frame ``index`` made of it, if it is the last frame
+        this stage processed (the stage's buffers, valid until the next frame): the picture they
+        saw, the motion mask, the edge map, the palette frame, the tracked region and box, each
+        blob's outline and box; and the motion zones, whatever the frame."""
+        out: list[Layer] = []
+        if self.motion is not None:
+            out.extend(BoxShape("zones", _box(box), label=str(name)) for name, box in self.motion.zone_boxes.items())
+        if index != self._last_index:
+            return out
+        ran = {k for k, v in self.runs.items() if v > self._runs_before.get(k, 0)}
+        if self.frame is None or not ran:
+            return out
+        pictures = {"frame": self.frame, "edges": self.edge_map if "edges" in ran else None,
+                    "palette": self.quantized if "palette" in ran else None}
+        out.extend(ImageLayer(name, image) for name, image in pictures.items() if image is not None)
+        if "motion" in ran and self.motion_result is not None:
+            out.append(MaskLayer("mask", self.motion_result.mask))
+        if "track" in ran:
+            out.extend(self._track_layers(self.frame.shape))
+        if "blobs" in ran and self.blobs is not None:
+            out.extend(blob_layers(self.blobs))
+        return out
+
+    def _track_layers(self, shape: tuple[int, ...]) -> list[Layer]:
+        """The tracked box (when found) and the tracked colour's region."""
+        out: list[Layer] = []
+        if self.tracker is None:
+            return out
+        result = self.track_result
+        if result is not None and result.found:
+            out.append(BoxShape("box", _box(result.box)))
+        region = self.tracker.region_mask(shape)
+        if region is not None:
+            out.append(MaskLayer("region", region))
+        return out
 
     def _edges(self, m: np.ndarray) -> np.ndarray:
         e = self._e
@@ -386,3 +441,18 @@ class VisionStage(Tunable):
             cv2.blur(e, (self.edge_blur_px, self.edge_blur_px), dst=e)
         cv2.threshold(e, self.edge_threshold - 1, 255, cv2.THRESH_TOZERO, dst=e)
         return e
+
+
+def blob_layers(blobs: BlobTracker) -> list[Layer]:
+    """Each visible blob's outline, and its box labelled with its id."""
+    out: list[Layer] = []
+    for track in blobs.visible:
+        if track.region is not None:
+            out.append(ContourShape("blobs", track.region.contour, id=track.id))
+            out.append(BoxShape("blobs", _box(track.region.box), label=str(track.id), id=track.id))
+    return out
+
+
+def _box(box: Iterable[Any]) -> Box:
+    x, y, w, h = (int(v) for v in box)
+    return x, y, w, h

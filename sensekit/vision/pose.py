@@ -7,7 +7,10 @@ Per video frame it emits, for each person in view:
   depth, scaled by the width of the picture the model saw, as the hand stage does);
 - ``arms_up``, ``lean`` (left / right / none), ``crouch`` and ``jump`` when they change
   (``body_events``: geometry in torso lengths, each change held ``hold_ms``);
-- ``pose_lost`` when a person has not been seen for ``lost_after_ms``.
+- ``step`` (id, zone, inside) when a visible ankle goes into one of the ``zones`` (the venue
+  profile's ``[pose] zones``, fractions of the frame as ``[motion] zones``) or out of it;
+- ``pose_lost`` when a person has not been seen for ``lost_after_ms`` (after a ``step`` out of
+  each zone they stood in).
 
 How several people are found with a one-person model: a MediaPipe graph in video mode runs on
 the whole frame, exactly as a bare call does (it tracks its person from frame to frame, with
@@ -21,6 +24,9 @@ where they were. With one person in view the extra cost is the searches, amortis
 Settings are declared once, in the ``pose`` group (``POSE_SETTINGS``). Defaults: up to 4
 people, a search every 30 frames (1 s at 30 fps), in windows every 300 (10 s), confidences
 0.5 (MediaPipe's), One-Euro smoothing on (the hand stage's filter, beta per torso length per second).
+
+What it shows: ``layers(index)`` gives each person of the last frame as points with the body's
+skeleton and a box labelled with its id (the ``pose`` overlay of the panel).
 
 Cost (``benchmarks/pose_eval.py``): one person, MediaPipe itself (~25-40 ms per frame at
 640x480 on one core) plus the amortised search; each further person costs one still-image
@@ -40,19 +46,19 @@ import cv2
 import numpy as np
 
 from sensekit.capture.base import Item, VideoFrame
-from sensekit.errors import ConfigError
-from sensekit.events import ArmsUp, Crouch, Event, Jump, Lean, Pose, PoseLost
-from sensekit.settings import Tunable, group, setting
+from sensekit.events import ArmsUp, Crouch, Event, Jump, Lean, Pose, PoseLost, Step
+from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_frame
-from sensekit.vision.body_events import BodyState, body_shape
-from sensekit.vision.hands import INSTALL_HINT, MEDIAPIPE_VERSION, _filtered_native_stderr
+from sensekit.vision.body_events import BodyState, ZoneSteps, body_shape, feet_zones
+from sensekit.vision.hands import _filtered_native_stderr, load_solution
 from sensekit.vision.people import (Box, box_iou, crop_box, landmark_box, paint_out, search_windows,
                                     torso_visible, upright)
+from sensekit.vision.shapes import BoxShape, Layer, PointsShape
 from sensekit.vision.smoothing import OneEuroArray
 
 __all__ = ["POSE_SETTINGS", "POSE_EVENTS", "PoseStage", "TrackedPerson", "load_pose"]
 
-POSE_EVENTS = frozenset({"pose", "pose_lost", "arms_up", "lean", "crouch", "jump"})
+POSE_EVENTS = frozenset({"pose", "pose_lost", "arms_up", "lean", "crouch", "jump", "step"})
 CROP_MARGIN = 0.25           # a tracked person's crop: their box plus this much of it each side
 SAME_PERSON_IOU = 0.3        # two results whose boxes overlap more are one person
 MIN_PERSON_PX = 32           # a searched or cropped result smaller than this is not kept
@@ -60,39 +66,7 @@ MIN_PERSON_PX = 32           # a searched or cropped result smaller than this is
 
 def load_pose() -> Any:
     """``mediapipe.solutions.pose``, or ``ConfigError`` naming the install."""
-    try:
-        import mediapipe as mp
-    except ImportError as exc:
-        raise ConfigError(f"body pose needs the optional extra: {INSTALL_HINT} "
-                          f"(mediapipe {MEDIAPIPE_VERSION} is not installed: {exc})") from None
-    solutions = getattr(mp, "solutions", None)
-    if solutions is None or not hasattr(solutions, "pose"):
-        raise ConfigError(f"mediapipe {getattr(mp, '__version__', '?')} has no bundled pose model "
-                          f"(solutions.pose); body pose needs mediapipe=={MEDIAPIPE_VERSION}: {INSTALL_HINT}")
-    return solutions.pose
-
-
-#: Every setting of the pose stage, declared once (``sensekit settings pose`` lists them).
-POSE_SETTINGS = group(
-    "pose", "body pose (MediaPipe Pose, full model; the hands extra)",
-    setting("max_people", 4, "how many people to follow at once", unit="people", lo=1, hi=10,
-            flag="--max-people"),
-    setting("search_every_frames", 30, "look for people beyond the tracked ones (the whole frame, the "
-            "tracked people painted out) once in N frames", unit="frames", lo=1, hi=100000),
-    setting("window_every_frames", 300, "look for small people too (overlapping windows, ~18 detector runs) "
-            "once in N frames", unit="frames", lo=1, hi=100000),
-    setting("min_detection_confidence", 0.5, "person detector score to accept a new person", lo=0.0, hi=1.0),
-    setting("min_tracking_confidence", 0.5, "landmark score below which tracking is lost", lo=0.0, hi=1.0),
-    setting("smoothing", True, "One-Euro smoothing of the landmarks (off: raw MediaPipe points)",
-            flag="--pose-smoothing"),
-    setting("smoothing_min_cutoff_hz", 1.5, "One-Euro cutoff of a still body (lower: steadier)", unit="Hz",
-            lo=0.01, hi=30.0),
-    setting("smoothing_beta", 2.0, "how fast the cutoff rises with speed (higher: less lag)",
-            unit="per torso length/s", lo=0.0, hi=100.0),
-    setting("hold_ms", 100.0, "a body event (arms up, lean, crouch) must hold this long", unit="ms",
-            lo=0.0, hi=2000.0),
-    setting("lost_after_ms", 300.0, "unseen this long: pose_lost (id forgotten)", unit="ms", lo=0.0, hi=5000.0),
-)
+    return load_solution("pose", "pose model", "body pose needs")
 
 
 @dataclass
@@ -104,24 +78,35 @@ class TrackedPerson:
     last_t: float
     smoother: OneEuroArray | None = None
     body: BodyState = field(default_factory=BodyState)
+    steps: ZoneSteps = field(default_factory=ZoneSteps)
 
 
-class PoseStage(Tunable):
+class PoseStage(Tunable, section="pose",
+                title="body pose (MediaPipe Pose, full model; the hands extra)"):
     """A runner stage: frames in, ``pose`` and body events out."""
 
     consumes: Literal["video"] = "video"
     emits = POSE_EVENTS
-    SETTINGS = POSE_SETTINGS
-    max_people: int
-    search_every_frames: int
-    window_every_frames: int
-    min_detection_confidence: float
-    min_tracking_confidence: float
-    smoothing: bool
-    smoothing_min_cutoff_hz: float
-    smoothing_beta: float
-    hold_ms: float
-    lost_after_ms: float
+    max_people = setting(4, "how many people to follow at once", unit="people", lo=1, hi=10,
+                         flag="--max-people")
+    search_every_frames = setting(30, "look for people beyond the tracked ones (the whole frame, the "
+                                  "tracked people painted out) once in N frames", unit="frames", lo=1, hi=100000)
+    window_every_frames = setting(300, "look for small people too (overlapping windows, ~18 detector runs) "
+                                  "once in N frames", unit="frames", lo=1, hi=100000)
+    min_detection_confidence = setting(0.5, "person detector score to accept a new person", lo=0.0, hi=1.0)
+    min_tracking_confidence = setting(0.5, "landmark score below which tracking is lost", lo=0.0, hi=1.0)
+    smoothing = setting(True, "One-Euro smoothing of the landmarks (off: raw MediaPipe points)",
+                        flag="--pose-smoothing")
+    smoothing_min_cutoff_hz = setting(1.5, "One-Euro cutoff of a still body (lower: steadier)", unit="Hz",
+                                      lo=0.01, hi=30.0)
+    smoothing_beta = setting(2.0, "how fast the cutoff rises with speed (higher: less lag)",
+                             unit="per torso length/s", lo=0.0, hi=100.0)
+    hold_ms = setting(100.0, "a body event (arms up, lean, crouch) must hold this long", unit="ms",
+                      lo=0.0, hi=2000.0)
+    lost_after_ms = setting(300.0, "unseen this long: pose_lost (id forgotten)", unit="ms", lo=0.0, hi=5000.0)
+    zones: Setting[dict[str, tuple[float, float, float, float]]] = setting(
+        {}, "zones to step into, name = [x, y, w, h] in fractions of the frame (a visible ankle inside: step)",
+        unit="fraction")
 
     def __init__(self, **settings: Any) -> None:
         self.init_settings(settings)
@@ -132,8 +117,14 @@ class PoseStage(Tunable):
         self.runs = {"frames": 0, "searches": 0, "crops": 0, "calls": 0}
         self._next_id = 1
         self._rgb: np.ndarray | None = None
+        self._last_t = -1.0                    # the last frame's time (who ``layers`` shows)
+        self._last_index = -1                  # and its index
+        self._zones_px: dict[str, tuple[float, float, float, float]] = {}
+        self._zones_for: tuple[int, int] | None = None     # the frame size the pixel zones were made for
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if "zones" in changed:
+            self._zones_for = None                  # made again in pixels on the next frame
         if changed.keys() & {"min_detection_confidence", "min_tracking_confidence"}:
             self.close()
             self._graph = self._make_graph(static=False)
@@ -176,60 +167,45 @@ class PoseStage(Tunable):
     def _find(self, rgb: np.ndarray, search: bool, windows: bool) -> list[np.ndarray]:
         """Everyone on this frame: the video graph's person, the tracked others on their crops,
         and, when ``search``, the rest of the frame (in windows too when ``windows``)."""
+        found = _Found()
+        found.keep(self._call(self._graph, rgb), checked=False)     # exactly what a bare call gives
+        self._find_tracked(rgb, found)
+        if (search or windows) and len(found.points) < self.max_people:
+            self._search(rgb, found, windows)
+        return found.points
+
+    def _find_tracked(self, rgb: np.ndarray, found: _Found) -> None:
+        """The tracked people not found yet, each looked for on a crop around its last box."""
         h, w = rgb.shape[:2]
-        found: list[np.ndarray] = []
-        boxes: list[Box] = []
-
-        def keep(pts: np.ndarray | None, *, checked: bool = True) -> bool:
-            """Add a result unless it is someone already found or (``checked``) implausible."""
-            if pts is None:
-                return False
-            box = landmark_box(pts)
-            if box[2] <= 0 or box[3] <= 0 or any(box_iou(box, b) > SAME_PERSON_IOU for b in boxes):
-                return False
-            if checked and (max(box[2], box[3]) < MIN_PERSON_PX or not torso_visible(pts) or not upright(pts)):
-                return False
-            found.append(pts)
-            boxes.append(box)
-            return True
-
-        keep(self._call(self._graph, rgb), checked=False)     # exactly what a bare call gives
         for person in sorted(self.people.values(), key=lambda p: p.id):
-            if len(found) >= self.max_people:
+            if len(found.points) >= self.max_people:
                 break
-            if any(box_iou(person.box, b) > SAME_PERSON_IOU for b in boxes):
+            if any(box_iou(person.box, b) > SAME_PERSON_IOU for b in found.boxes):
                 continue
             crop = crop_box(person.box, w, h, margin=CROP_MARGIN)
             if crop[2] >= 16 and crop[3] >= 16:
-                # the people found so far painted out of the crop, this person's last box kept
-                x, y, cw, ch = crop
-                view = rgb[y:y + ch, x:x + cw].copy()
-                paint_out(view, [(bx - x, by - y, bw, bh) for bx, by, bw, bh in boxes])
-                px, py, pw, ph = (person.box[0] - x, person.box[1] - y, person.box[2], person.box[3])
-                px0, py0 = max(px, 0), max(py, 0)
-                view[py0:max(py + ph, 0), px0:max(px + pw, 0)] = rgb[y + py0:y + max(py + ph, 0),
-                                                                     x + px0:x + max(px + pw, 0)]
                 self.runs["crops"] += 1
-                pts = self._call(self._still, view)
+                pts = self._call(self._still, _crop_view(rgb, crop, person.box, found.boxes))
                 if pts is not None:
-                    pts[:, 0] += x
-                    pts[:, 1] += y
-                keep(pts)
-        if not (search or windows) or len(found) >= self.max_people:
-            return found
+                    pts[:, 0] += crop[0]
+                    pts[:, 1] += crop[1]
+                found.keep(pts)
+
+    def _search(self, rgb: np.ndarray, found: _Found, windows: bool) -> None:
+        """The whole frame with the found people painted out, then (``windows``) its windows."""
+        h, w = rgb.shape[:2]
         self.runs["searches"] += 1
         work = rgb.copy()
-        paint_out(work, boxes)
-        while len(found) < self.max_people:         # the whole frame, found people painted out
-            if not keep(self._call(self._still, work)):
+        paint_out(work, found.boxes)
+        while len(found.points) < self.max_people:
+            if not found.keep(self._call(self._still, work)):
                 break
-            paint_out(work, boxes[-1:])
+            paint_out(work, found.boxes[-1:])
         for window in search_windows(w, h) if windows else ():
-            if len(found) >= self.max_people:
+            if len(found.points) >= self.max_people:
                 break
-            if keep(self._call(self._still, work, window)):
-                paint_out(work, boxes[-1:])
-        return found
+            if found.keep(self._call(self._still, work, window)):
+                paint_out(work, found.boxes[-1:])
 
     # -- the stage -------------------------------------------------------------------
     def process(self, item: Item) -> list[Event]:
@@ -242,8 +218,13 @@ class PoseStage(Tunable):
             check_frame(image, "frame image")
             self._rgb = np.empty_like(image)
         rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
+        h, w = image.shape[:2]
+        if self._zones_for != (w, h):
+            self._zones_px = {name: (x * w, y * h, zw * w, zh * h) for name, (x, y, zw, zh) in self.zones.items()}
+            self._zones_for = (w, h)
         n = self.runs["frames"]
         self.runs["frames"] += 1
+        self._last_index = item.index
         found = self._find(rgb, n % self.search_every_frames == 0, n % self.window_every_frames == 0)
         return self._update(found, item.t)
 
@@ -255,13 +236,34 @@ class PoseStage(Tunable):
             events.extend(self._observe(person, pts, t))
         for person in list(self.people.values()):
             if person.last_t < t and (t - person.last_t) * 1000.0 >= self.lost_after_ms:
+                events.extend(Step(t=t, id=person.id, zone=z, inside=False) for z, _ in person.steps.leave_all())
                 events.append(PoseLost(t=t, id=person.id))
                 del self.people[person.id]
+        self._last_t = t
         return events
+
+    def offers(self) -> frozenset[str]:
+        return frozenset({"pose"})
+
+    def skeletons(self, index: int) -> list[tuple[int, np.ndarray]]:
+        """``(id, landmarks (33, 4): x px, y px, z, visibility)`` of each person seen on frame
+        ``index`` if it is the last one processed, for drawing (the panel's live view); the
+        arrays are the stage's own."""
+        if index != self._last_index:
+            return []
+        return [(p.id, p.landmarks) for p in self.people.values() if p.last_t == self._last_t]
+
+    def layers(self, index: int) -> list[Layer]:
+        """The people seen on frame ``index`` if it is the last one processed: landmarks and
+        skeleton, box with id."""
+        if index != self._last_index:
+            return []
+        return pose_layers([p for p in self.people.values() if p.last_t == self._last_t])
 
     def _new_person(self) -> TrackedPerson:
         person = TrackedPerson(id=self._next_id, landmarks=np.zeros((33, 4)), box=(0, 0, 0, 0), last_t=-1.0,
-                               body=BodyState(hold_s=self.hold_ms / 1000.0))
+                               body=BodyState(hold_s=self.hold_ms / 1000.0),
+                               steps=ZoneSteps(hold_s=self.hold_ms / 1000.0))
         if self.smoothing:
             person.smoother = OneEuroArray(min_cutoff_hz=self.smoothing_min_cutoff_hz, beta=self.smoothing_beta)
         self._next_id += 1
@@ -288,7 +290,57 @@ class PoseStage(Tunable):
                 out.append(Crouch(t=t, id=person.id, crouching=bool(value)))
             elif name == "jump" and isinstance(value, float):
                 out.append(Jump(t=t, id=person.id, rise=value))
+        if self._zones_px or person.steps.inside:
+            for zone, inside in person.steps.update(feet_zones(points, self._zones_px, frame_size=self._zones_for), t):
+                out.append(Step(t=t, id=person.id, zone=zone, inside=inside))
         return out
+
+
+#: the body's skeleton (MediaPipe Pose numbering): shoulders, arms, torso, legs
+POSE_LINKS: tuple[tuple[int, int], ...] = ((11, 12), (11, 13), (13, 15), (12, 14), (14, 16), (11, 23), (12, 24),
+                                           (23, 24), (23, 25), (25, 27), (24, 26), (26, 28))
+
+
+
+@dataclass
+class _Found:
+    """The people found so far on one frame: their landmarks and boxes."""
+    points: list[np.ndarray] = field(default_factory=list)
+    boxes: list[Box] = field(default_factory=list)
+
+    def keep(self, pts: np.ndarray | None, *, checked: bool = True) -> bool:
+        """Add a result unless it is someone already found or (``checked``) implausible."""
+        if pts is None:
+            return False
+        box = landmark_box(pts)
+        if box[2] <= 0 or box[3] <= 0 or any(box_iou(box, b) > SAME_PERSON_IOU for b in self.boxes):
+            return False
+        if checked and (max(box[2], box[3]) < MIN_PERSON_PX or not torso_visible(pts) or not upright(pts)):
+            return False
+        self.points.append(pts)
+        self.boxes.append(box)
+        return True
+
+
+def _crop_view(rgb: np.ndarray, crop: Box, box: Box, found: list[Box]) -> np.ndarray:
+    """A copy of ``crop`` of the frame with the ``found`` people painted out and ``box`` (the
+    person looked for, its last box) kept."""
+    x, y, cw, ch = crop
+    view = rgb[y:y + ch, x:x + cw].copy()
+    paint_out(view, [(bx - x, by - y, bw, bh) for bx, by, bw, bh in found])
+    px, py, pw, ph = (box[0] - x, box[1] - y, box[2], box[3])
+    px0, py0 = max(px, 0), max(py, 0)
+    view[py0:max(py + ph, 0), px0:max(px + pw, 0)] = rgb[y + py0:y + max(py + ph, 0),
+                                                         x + px0:x + max(px + pw, 0)]
+    return view
+
+def pose_layers(people: list[TrackedPerson]) -> list[Layer]:
+    """``layers()`` of these people (pixels of the frame the stage saw)."""
+    out: list[Layer] = []
+    for person in people:
+        out.append(PointsShape("pose", person.landmarks[:, :2], links=POSE_LINKS, id=person.id))
+        out.append(BoxShape("pose", person.box, label=str(person.id), id=person.id))
+    return out
 
 
 def _match(people: list[TrackedPerson], boxes: list[Box]) -> dict[int, TrackedPerson]:
@@ -302,3 +354,7 @@ def _match(people: list[TrackedPerson], boxes: list[Box]) -> dict[int, TrackedPe
             out[k] = person
             used.add(person.id)
     return out
+
+
+#: the stage's settings group, as ``PoseStage.SETTINGS`` (``sensekit settings pose`` lists it)
+POSE_SETTINGS = PoseStage.SETTINGS

@@ -25,7 +25,8 @@ Stages and their Flash counterparts:
   of points, points outside the map are "not on an edge".
 
 Colours are ``0xRRGGBB`` integers (or ``"#RRGGBB"`` strings via ``parse_color``), as in Flash;
-frames are BGR, so ``packed_rgb_to_bgr``/``bgr_to_packed_rgb`` are the one place the order flips.
+frames are BGR, so ``packed_rgb_to_bgr``/``bgr_to_packed_rgb`` (and ``_pack``/``_unpack`` for whole frames)
+are the one place the order flips: every other module calls them.
 Failure modes: none at run time beyond validation; all costs are one or two OpenCV calls,
 no per-pixel Python.
 """
@@ -82,7 +83,7 @@ def parse_color(value: str | int | Sequence[int]) -> int:
         raise ConfigError(f"colour must be '#RRGGBB' or (r, g, b), got {value!r}") from None
     if not all(0 <= c <= 255 for c in (r, g, b)):
         raise ConfigError(f"colour channels must be 0..255, got {value!r}")
-    return (r << 16) | (g << 8) | b
+    return bgr_to_packed_rgb((b, g, r))
 
 
 def packed_rgb_to_bgr(color: int) -> tuple[int, int, int]:
@@ -187,6 +188,36 @@ def palette_lut(levels: int, *, spread: bool = False) -> np.ndarray:
     return np.minimum(v // div * div, 255).astype(np.uint8)
 
 
+def _levels_table(levels: int | Sequence[int]) -> np.ndarray:
+    """The LUT of ``levels`` (one int, or ``(r, g, b)``) for ``cv2.LUT``."""
+    if isinstance(levels, (int, np.integer)) and not isinstance(levels, bool):
+        return palette_lut(int(levels))
+    lv = tuple(levels)  # type: ignore[arg-type]
+    if len(lv) != 3:
+        raise ConfigError(f"`levels` must be one int or (r, g, b), got {levels!r}")
+    r, g, b = (palette_lut(x) for x in lv)
+    return np.dstack([b, g, r]).reshape(1, 256, 3)
+
+
+def _checked_luts(luts: Sequence[np.ndarray | Sequence[int] | None] | None) -> list[np.ndarray | None]:
+    """The (red, green, blue) tables as int64 arrays (``None`` kept), checked."""
+    tables = list(luts)  # type: ignore[arg-type]
+    if len(tables) != 3:
+        raise ConfigError(f"`luts` must be (red, green, blue), got {len(tables)} tables")
+    arrs: list[np.ndarray | None] = []
+    for name, t in zip("rgb", tables):
+        if t is None:
+            arrs.append(None)
+            continue
+        a = np.asarray(t, dtype=np.int64)
+        if a.shape != (256,):
+            raise ConfigError(f"`luts` {name} table must have 256 entries, got shape {a.shape}")
+        if a.min() < 0 or a.max() > 0xFFFFFFFF:
+            raise ConfigError(f"`luts` {name} table values must be 0..0xFFFFFFFF, got {a.min()}..{a.max()}")
+        arrs.append(a)
+    return arrs
+
+
 def palette_map(frame: np.ndarray, *, levels: int | Sequence[int] | None = None,
                 luts: Sequence[np.ndarray | Sequence[int] | None] | None = None,
                 packed: bool | None = None, dst: np.ndarray | None = None) -> np.ndarray:
@@ -206,28 +237,8 @@ def palette_map(frame: np.ndarray, *, levels: int | Sequence[int] | None = None,
     if (levels is None) == (luts is None):
         raise ConfigError("palette_map needs exactly one of `levels` or `luts`")
     if levels is not None:
-        if isinstance(levels, (int, np.integer)) and not isinstance(levels, bool):
-            return cv2.LUT(frame, palette_lut(int(levels)), dst=dst)
-        lv = tuple(levels)  # type: ignore[arg-type]
-        if len(lv) != 3:
-            raise ConfigError(f"`levels` must be one int or (r, g, b), got {levels!r}")
-        r, g, b = (palette_lut(x) for x in lv)
-        table = np.dstack([b, g, r]).reshape(1, 256, 3)
-        return cv2.LUT(frame, table, dst=dst)
-    tables = list(luts)  # type: ignore[arg-type]
-    if len(tables) != 3:
-        raise ConfigError(f"`luts` must be (red, green, blue), got {len(tables)} tables")
-    arrs: list[np.ndarray | None] = []
-    for name, t in zip("rgb", tables):
-        if t is None:
-            arrs.append(None)
-            continue
-        a = np.asarray(t, dtype=np.int64)
-        if a.shape != (256,):
-            raise ConfigError(f"`luts` {name} table must have 256 entries, got shape {a.shape}")
-        if a.min() < 0 or a.max() > 0xFFFFFFFF:
-            raise ConfigError(f"`luts` {name} table values must be 0..0xFFFFFFFF, got {a.min()}..{a.max()}")
-        arrs.append(a)
+        return cv2.LUT(frame, _levels_table(levels), dst=dst)
+    arrs = _checked_luts(luts)
     if packed is None:
         packed = any(a is not None and a.max() > 255 for a in arrs)
     if not packed:

@@ -59,6 +59,21 @@ def test_pinch_toss_without_the_extra_runs_and_shows_the_install_line():
         host.source.close()
 
 
+@pytest.mark.skipif(HAVE_MEDIAPIPE, reason="the hands extra is installed here")
+def test_motion_paddle_played_with_the_body_without_the_extra_says_so_and_waves_on():
+    host = _demo_host("motion_paddle")
+    try:
+        host.tuning.apply({"motion_paddle.steer": "lean"})
+        for _ in range(20):
+            host.step()
+        app = host.app
+        assert "pip install 'sensekit[hands]'" in app.body.error and not app.body_steer
+        assert app.state()["body"] == app.body.error
+        assert host.runner.stats.frames > 0 and "wave" in app.instructions
+    finally:
+        host.source.close()
+
+
 # --- with the extra -------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -188,3 +188,34 @@ def test_conversions_round_trip():
     assert convert.view_to_camera(0, 0, (16, 12), (10, 20, 160, 120)) is None
     assert convert.norm_to_px(0.5, 0.5, (0, 0, 100, 50)) == (50.0, 25.0)
     assert convert.mirror_x(0, 320) == 319
+
+
+def test_the_host_leaves_the_environment_alone(monkeypatch):
+    """``AppHost`` never writes ``os.environ``: the CLI's entry chooses SDL's dummy drivers."""
+    import os
+
+    from sensekit.cli.run import use_headless_drivers
+
+    monkeypatch.setenv("SDL_AUDIODRIVER", "restored after the test")
+    monkeypatch.delenv("SDL_AUDIODRIVER")
+    before = dict(os.environ)
+    host = AppHost(Probe, SyntheticSource(), RunOptions(headless=True, frames=1))
+    host.close()
+    assert dict(os.environ) == before
+    use_headless_drivers()
+    assert os.environ["SDL_VIDEODRIVER"] == os.environ["SDL_AUDIODRIVER"] == "dummy"
+
+
+def test_importing_the_apps_chooses_no_video_driver():
+    """Loading an app (and the collide/steer libraries it imports) leaves SDL's video driver to
+    the entry point: a desktop run opens its window (collide once chose "dummy" on import)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import os\nfrom sensekit.app.registry import load\nfor name in ('steer', 'collide', 'color_ball'):\n"
+            "    load(name)\nprint(os.environ.get('SDL_VIDEODRIVER', 'unset'))")
+    env = {k: v for k, v in os.environ.items() if k != "SDL_VIDEODRIVER"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "unset"

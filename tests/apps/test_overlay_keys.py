@@ -49,3 +49,10 @@ def test_an_app_without_a_camera_view_says_so(play):
     host.press(pygame.K_m)
     assert host.toast is not None and "shows no camera picture" in host.toast[0]
     assert host.overlays.shown == set()
+
+
+def test_b_without_a_silhouette_in_the_run_says_how_to_get_one(play):
+    host = play("color_ball", 5)
+    host.press(pygame.K_b)
+    assert host.toast is not None and "no silhouette in this run" in host.toast[0] and "--silhouette" in host.toast[0]
+    assert host.overlays.shown == set()

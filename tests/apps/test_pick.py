@@ -40,7 +40,7 @@ def test_drag_a_box_around_the_ball_picks_it(play, truth, app):
     _post(pygame.MOUSEBUTTONUP, end, button=1)
     step_to_next_frame(host)
     tracker = host.app.vision.tracker
-    assert tracker.method == "model" and tracker.picked is not None
+    assert tracker.method_in_use == "model" and tracker.picked is not None
     bx, by, bw, bh = tracker.picked.box
     cam = view_to_camera(x, y, (320, 240), host.app.camera_view)
     assert bx <= cam[0] <= bx + bw and by <= cam[1] <= by + bh

@@ -36,8 +36,8 @@ def test_shift_s_saves_what_the_run_changed_and_a_new_run_starts_from_it(play, t
     for key in ("motion_paddle.sensitivity", "motion.min_amount", "vision.blur_px", "motion.noise_sigma"):
         assert again.tuning.settings()[key] == saved[key], key
     # the learned camera noise, saved, gives the threshold the detector had learned
-    assert again.runner.stages[0].motion.threshold == pytest.approx(host.runner.stages[0].motion.threshold,
-                                                                     rel=0.1)
+    assert again.runner.stages[0].motion.threshold_in_use == pytest.approx(
+        host.runner.stages[0].motion.threshold_in_use, rel=0.1)
 
 
 def test_a_click_is_not_a_setting_and_is_not_saved(play, tmp_path):
@@ -48,7 +48,7 @@ def test_a_click_is_not_a_setting_and_is_not_saved(play, tmp_path):
     host.tuning.apply_now({"tracker.hue_tolerance": 20.0})
     host.pick_at((259, 52))
     step_to_next_frame(host)                                          # a pick applies at the next frame
-    assert host.runner.stages[0].tracker.method == "model"
+    assert host.runner.stages[0].tracker.method_in_use == "model"
     assert host.runner.stages[0].tracker.tolerance[0] == 20.0       # the pick kept the tuning
     host.press(pygame.K_s, pygame.KMOD_LSHIFT)
     saved = load_profile(venue)

@@ -118,8 +118,8 @@ def test_thresholds_relative_to_the_noise_floor():
         if ev is not None:
             events.append(ev)
     assert nf.ready and nf.db == pytest.approx(-50, abs=1.0)
-    assert det.on_level == pytest.approx(nf.level + 10 / 0.6)
-    assert det.quiet_level == pytest.approx(nf.level + 6 / 0.6)
+    assert det.on_level == pytest.approx(nf.level_in_use + 10 / 0.6)
+    assert det.quiet_level == pytest.approx(nf.level_in_use + 6 / 0.6)
     assert [e.activating for e in events] == [True, False]
     assert events[0].t == pytest.approx(3.0, abs=0.04)
 

@@ -246,3 +246,29 @@ def test_a_burst_with_no_air_is_never_a_clap():
     x8 = noise_floor(1.0, 8000, -65)
     add_at(x8, clap_burst(8000), 0.4, 8000)
     assert len(detect(x8, 8000, threshold=lowest)) == 1
+
+
+
+def test_a_longer_decay_never_makes_a_burst_more_of_a_clap():
+    """The shipped trees are monotone where physics is (clap_training.DECREASING): a clap
+    is over within ~10 ms, so a burst that decays more slowly never scores higher, even
+    where the training bursts are too few to say so (unconstrained, a 150 ms hiss scored
+    as a clap)."""
+    from sensekit.audio.clap_features import FEATURES, clap_score
+    from sensekit.audio.clap_training import DECREASING
+
+    rng = np.random.default_rng(3)
+    clap = np.array([35.0, 15.0, 50.0, 25.0, 2.0, 6.0, -17.0, -20.0, -15.0, -14.0, -4.0, -8.0,
+                     0.3, 2.9, 0.7, -10.0])
+    assert len(clap) == len(FEATURES)
+    base = clap + rng.normal(0.0, 1.0, (40, len(FEATURES))) * (np.abs(clap) / 3.0 + 0.1)
+    for name in DECREASING:
+        j = FEATURES.index(name)
+        lo, hi = (0.0, 30.0) if name.endswith("_ms") else (-30.0, 3.0)
+        for v in base:
+            scores = []
+            for value in np.linspace(lo, hi, 25):
+                w = v.copy()
+                w[j] = value
+                scores.append(clap_score(w))
+            assert np.all(np.diff(scores) <= 1e-9), (name, scores)

@@ -22,19 +22,19 @@ def test_learns_over_the_first_seconds_and_ignores_a_brief_sound():
     assert nf.ready and nf.version == 1
     assert done_at == pytest.approx(2.0, abs=512 / rate)
     assert nf.db == pytest.approx(-55, abs=1.0)
-    assert nf.threshold(12) == pytest.approx(nf.level + 20)
+    assert nf.threshold(12) == pytest.approx(nf.level_in_use + 20)
 
 
 def test_recalibrate_on_demand():
     nf = NoiseFloor(100)
     for _ in range(10):
         nf.process(10.0, 160, 16000)
-    assert nf.level == 10.0 and not nf.learning
+    assert nf.level_in_use == 10.0 and not nf.learning
     nf.recalibrate()
-    assert nf.learning and nf.level == 10.0                   # old floor stays until learned
+    assert nf.learning and nf.level_in_use == 10.0                   # old floor stays until learned
     for _ in range(10):
         nf.process(30.0, 160, 16000)
-    assert nf.level == 30.0 and nf.version == 2
+    assert nf.level_in_use == 30.0 and nf.version == 2
 
 
 def test_errors():

@@ -181,3 +181,20 @@ def test_events_cli_errors(tmp_path, capsys):
     sf.write(wav, np.zeros(1600, np.float32), 96000)
     assert main(["events", str(wav), "--clap"]) == 2
     assert "96000 Hz is not supported" in capsys.readouterr().err
+
+
+def test_the_stage_holds_the_gain_and_hands_it_to_its_meter_and_clap_detector():
+    """``audio.gain`` has one home, the stage: its meter and the clap detector it is given
+    follow it from the start and on every change; smoothing changes take effect at once."""
+    clap = ClapDetector()                                   # built at unity gain
+    stage = AudioStage(gain=70, clap=clap)
+    assert stage.gain == 70 and stage.meter.gain == 70 and clap.gain == 70
+    stage.apply_now(gain=40.0, smoothing_ms=50.0)
+    assert (stage.gain, stage.meter.gain, clap.gain, stage.meter.smoothing_ms) == (40.0, 40.0, 40.0, 50.0)
+    x = np.full(4800, 0.1, np.float32)
+    quiet = np.zeros(4800, np.float32)
+    stage.meter.process(x, 0.0, 48000)
+    smoothed = stage.meter.process(quiet, 0.1, 48000)           # 100 ms block, 50 ms constant
+    stage.apply_now(smoothing_ms=0.0)
+    assert 0 < smoothed < stage.meter.process(x, 0.2, 48000)    # smoothing off: the raw level
+    assert stage.meter.process(quiet, 0.3, 48000) == 0.0

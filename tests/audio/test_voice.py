@@ -187,3 +187,34 @@ def test_run_with_words_feeds_the_app_and_the_events_file(shared_data, tmp_path,
                  "--events", str(events)]) == 0
     words = [json.loads(line) for line in events.read_text().splitlines() if '"word"' in line]
     assert [w["word"] for w in words] == ["one"] * 3
+
+
+def test_widen_band_tells_the_recogniser_the_source_band(shared_data):
+    x, rate = take(shared_data, 1, "theo", 0)
+    stage = VoiceStage({"words": ("one",)})
+    assert [e.word for e in run_stage(stage, with_silence(x, rate), rate)] == ["one"]
+    assert stage.spotter.band_hz is None                 # widen_band is off by default
+    stage = VoiceStage({"words": ("one",), "widen_band": True})
+    assert [e.word for e in run_stage(stage, with_silence(x, rate), rate)] == ["one"]
+    assert stage.spotter.band_hz == 4000.0               # 8 kHz input: its top band is filled
+    stage.apply(words=("one", "nine"))
+    from scipy.signal import resample_poly
+
+    y = resample_poly(with_silence(x, rate), 2, 1).astype(np.float32)
+    assert [e.word for e in run_stage(stage, y, 16000)] == ["one"]
+    assert stage.spotter.band_hz == 8000.0               # 16 kHz: left as it is
+
+
+def test_a_reset_segmenter_cuts_a_stream_as_a_new_one_does(shared_data):
+    import soxr
+
+    rate = 8000
+    x = np.concatenate([with_silence(take(shared_data, 9, s, 0)[0], rate) for s in ("theo", "yweweler")])
+    pcm = (soxr.resample(x, rate, RATE) * 32767).astype(np.int16)
+    seg = SpeechSegmenter()
+    first = seg.feed(pcm, 0.0) + seg.flush(len(pcm) / RATE)
+    seg.reset()                                  # the WebRTC detector adapts: it must start afresh too
+    again = seg.feed(pcm, 0.0) + seg.flush(len(pcm) / RATE)
+    assert len(first) == 2 and len(again) == 2
+    for a, b in zip(first, again):
+        assert (a.t0, a.start, a.end) == (b.t0, b.start, b.end) and np.array_equal(a.pcm, b.pcm)

@@ -104,6 +104,22 @@ class Kill:
     killed_at: float | None = None
 
 
+def _kill_when_due(k: Kill, deadline: float) -> None:
+    """SIGKILL the recorder once ``delay_s`` has passed since it started recording."""
+    assert k.proc is not None
+    assert k.proc.poll() is None, (
+        f"recorder {k.kind} exited early: {k.proc.stderr.read().decode()[-2000:]}")
+    if k.start_unix is None:
+        try:
+            k.start_unix = json.loads((k.out / "meta.json").read_text())["start_unix"]
+        except (OSError, ValueError, KeyError):
+            assert time.monotonic() < deadline, f"recorder {k.kind} never started"
+            return
+    if time.time() >= k.start_unix + k.delay_s:
+        k.killed_at = time.time()            # just before: never later than the kill
+        k.proc.send_signal(signal.SIGKILL)
+
+
 def run_kills(kills: list[Kill], clips: dict[str, Path]) -> None:
     """Start every recorder, then SIGKILL each at ``start_unix + delay_s``."""
     env = dict(os.environ, OPENCV_FFMPEG_LOGLEVEL="-8", PYGAME_HIDE_SUPPORT_PROMPT="1")
@@ -115,19 +131,8 @@ def run_kills(kills: list[Kill], clips: dict[str, Path]) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S
         while any(k.killed_at is None for k in kills):
             for k in kills:
-                if k.killed_at is not None:
-                    continue
-                assert k.proc.poll() is None, (
-                    f"recorder {k.kind} exited early: {k.proc.stderr.read().decode()[-2000:]}")
-                if k.start_unix is None:
-                    try:
-                        k.start_unix = json.loads((k.out / "meta.json").read_text())["start_unix"]
-                    except (OSError, ValueError, KeyError):
-                        assert time.monotonic() < deadline, f"recorder {k.kind} never started"
-                        continue
-                if time.time() >= k.start_unix + k.delay_s:
-                    k.killed_at = time.time()            # just before: never later than the kill
-                    k.proc.send_signal(signal.SIGKILL)
+                if k.killed_at is None:
+                    _kill_when_due(k, deadline)
             time.sleep(0.005)
         for k in kills:
             k.proc.wait(timeout=10)

@@ -192,7 +192,7 @@ def test_a_pick_goes_to_the_tracker_and_bad_points_are_explained(thread_piece):
     assert stage.target is not None and stage.target.point == (5, 230)
     assert good["color"] == good["under_pointer"] and good["color"] != "#eb2d14"   # the clicked colour, kept
     clicked = int(good["color"][1:], 16)
-    picked = stage.tracker.color
+    picked = stage.tracker.color_in_use
     assert all(abs(((clicked >> s) & 255) - ((picked >> s) & 255)) < 40 for s in (0, 8, 16)), \
         (good["color"], f"#{picked:06x}")                               # the tracker took that colour
     assert "outside the 320x240 picture" in bad["error"]

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from sensekit.vision.body_events import BodyState, body_shape
+from sensekit.vision.body_events import BodyState, ZoneSteps, body_shape, feet_zones
 
 
 def skeleton(*, lean_deg: float = 0.0, arms_up: bool = False, knee_deg: float = 180.0, lift: float = 0.0,
@@ -98,3 +98,43 @@ def test_a_jump_is_one_event_at_take_off_and_walking_is_none():
     # a slow drift of the whole body (walking towards the camera) is not a jump
     drift = [skeleton(lift=0.5 * i) for i in range(120)]
     assert not any("jump" in c for _, c in run(drift))
+
+
+# --- step: feet into a zone ------------------------------------------------------
+
+ZONES = {"mat": (400.0, 550.0, 100.0, 100.0), "door": (0.0, 0.0, 100.0, 700.0)}
+
+
+def test_feet_zones_are_where_a_visible_ankle_stands():
+    # hips at (450, 400), torso 100: the ankles are 180 px lower, 30 px either side of x 450
+    assert feet_zones(skeleton(at=(450.0, 400.0)), ZONES) == {"mat"}
+    assert feet_zones(skeleton(at=(250.0, 400.0)), ZONES) == frozenset()
+    one_foot = skeleton(at=(395.0, 400.0))      # ankles at x 380 and 410: one on the mat
+    assert feet_zones(one_foot, ZONES) == {"mat"}
+    hidden = skeleton(at=(450.0, 400.0))
+    hidden[[27, 28], 3] = 0.2
+    assert feet_zones(hidden, ZONES) is None    # no visible ankle: nothing can be said
+    hidden[27, 3] = 0.9
+    assert feet_zones(hidden, ZONES) == {"mat"}
+
+
+def test_a_step_holds_before_it_counts_and_hidden_feet_change_nothing():
+    steps = ZoneSteps(hold_s=0.1)
+    walk = [250.0] * 5 + [450.0] * 2 + [250.0] * 3 + [450.0] * 10 + [None] * 10 + [250.0] * 10
+    changes = []
+    for i, x in enumerate(walk):
+        pts = skeleton(at=(x or 450.0, 400.0))
+        if x is None:
+            pts[[27, 28], 3] = 0.1                 # the legs out of the picture
+        changes += [(i, ch) for ch in steps.update(feet_zones(pts, ZONES), i / 32)]
+    # two frames on the mat (62 ms) is a flicker; from frame 10 it holds: in at 14, out at 34
+    assert changes == [(14, ("mat", True)), (34, ("mat", False))]
+    steps.update(frozenset({"mat", "door"}), 10.0)
+    assert steps.update(frozenset({"mat", "door"}), 10.2) == [("door", True), ("mat", True)]
+    assert steps.leave_all() == [("door", False), ("mat", False)] and steps.inside == frozenset()
+
+
+def test_feet_cut_off_by_the_picture_count_at_its_edge():
+    low = skeleton(at=(450.0, 500.0))           # ankles at y 680, below a 640-high picture
+    assert feet_zones(low, {"front": (400.0, 600.0, 100.0, 40.0)}) == frozenset()
+    assert feet_zones(low, {"front": (400.0, 600.0, 100.0, 40.0)}, frame_size=(640, 640)) == {"front"}

@@ -56,7 +56,7 @@ def test_exact_method_with_blur_and_palette_like_the_book():
     cv2.rectangle(frame, (50, 30), (79, 59), (200, 30, 30), -1)
     tracker = ColorTracker(method="exact", blur_px=3, levels=4)
     tracker.pick(frame, 65, 45)
-    assert tracker.color == 0x0000C0                    # 4-level palette colour of the square
+    assert tracker.color_in_use == 0x0000C0                    # 4-level palette colour of the square
     r = tracker.update(frame)
     assert r.found and r.box == (51, 31, 28, 28)
 
@@ -86,7 +86,7 @@ def test_model_method_tracks_a_textured_two_colour_object():
         f = noisy(f, rng)
         if k == 0:
             tracker.pick_box(f, (x, y, 24, 30))
-            assert tracker.method == "model"
+            assert tracker.method_in_use == "model"
             continue
         r = tracker.update(f, k / 30)
         assert r.found

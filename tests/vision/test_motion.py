@@ -45,11 +45,11 @@ def test_noise_floor_is_learned_instead_of_a_fixed_threshold():
         r = md.update(_scene(rng, sigma=6.0))
     assert not r.moving and r.amount < 0.001
     # the learned threshold sits above the noise (diff of two sigma-6 frames: sigma ~8.5)
-    assert 15 < md.threshold < 60
+    assert 15 < md.threshold_in_use < 60
     quiet = MotionDetector(method="difference")
     for _ in range(20):
         quiet.update(_scene(rng, sigma=1.0))
-    assert quiet.threshold < md.threshold
+    assert quiet.threshold_in_use < md.threshold_in_use
     r = md.update(_scene(rng, square_at=(40, 40), sigma=6.0))
     assert r.moving and r.box[0] <= 40 and r.box[0] + r.box[2] >= 55
 
@@ -249,7 +249,7 @@ def test_frame_difference_follows_auto_exposure(scene_frames):
     base = frames[0][0]
     step = [base] * 5 + [np.clip(base * np.float32(1.08) + 0.5, 0, 255).astype(np.uint8)]
     learned = MotionDetector(method="difference")
-    fixed = MotionDetector(method="difference", threshold=round(md.threshold))
+    fixed = MotionDetector(method="difference", threshold=round(md.threshold_in_use))
     r = _run(learned, step)[-1]
     assert not r.moving and r.lighting_change
     assert _run(fixed, step)[-1].moving

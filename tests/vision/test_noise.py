@@ -78,7 +78,7 @@ def test_a_calibrated_threshold_is_the_learned_one(tmp_path: Path, sigma: float)
     with open_source(str(rec)) as source:
         for item in source:
             learning.update(item.image)
-    assert calibrated.threshold == pytest.approx(learning.threshold, rel=0.10)
+    assert calibrated.threshold_in_use == pytest.approx(learning.threshold_in_use, rel=0.10)
     assert learning.learned()["noise_sigma"] == pytest.approx(profile["motion.noise_sigma"], rel=0.10)
     if sigma >= 6:                                  # above the rule's floor of 8 levels
-        assert calibrated.threshold > 8.0
+        assert calibrated.threshold_in_use > 8.0

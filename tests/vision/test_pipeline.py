@@ -99,6 +99,23 @@ def test_everything_subscribed_shares_one_blur_and_palette_per_frame():
     assert abs(stage.track_result.raw_cx - (160 - 1 - cx)) < 3
 
 
+def test_a_colour_tracker_without_its_own_blur_reads_the_stages_blurred_frame():
+    """The hsv/exact tracker in use (not its method setting, none here) decides the sharing:
+    tracking on the stage's 5-pixel blur gives the same boxes as the tracker's own 5-pixel blur."""
+    shared = VisionStage(blur_px=5, tracker=ColorTracker("#dc1e1e"))
+    own = VisionStage(tracker=ColorTracker("#dc1e1e", blur_px=5))
+    assert shared.tracker is not None and shared.tracker.method is None
+    assert shared._tracker_shares and not own._tracker_shares
+    boxes = []
+    for stage in (shared, own):
+        d = Dispatcher()
+        found: list[tuple[int, int, int, int]] = []
+        d.on("color_tracked", lambda e, found=found: found.append(e.box))
+        Runner(ListSource(_frames(6)), [stage], d).run()
+        boxes.append(found)
+    assert len(boxes[0]) == 6 and boxes[0] == boxes[1]
+
+
 def test_pick_at_uses_the_first_frame():
     frames = _frames(24)
     _, (cx, cy) = next(iter(ball_frames(24)))
@@ -107,7 +124,7 @@ def test_pick_at_uses_the_first_frame():
     d.on("color_tracked", tracked.append)
     stage = VisionStage(tracker=ColorTracker(), pick_at=(cx, cy))
     Runner(ListSource(frames), [stage], d).run()
-    assert len(tracked) == 24 and stage.tracker.method == "model"
+    assert len(tracked) == 24 and stage.tracker.method_in_use == "model"
     last_cx, last_cy = list(ball_frames(24))[-1][1]
     x, y, w, h = tracked[-1].box
     assert abs(x + w / 2 - last_cx) < 2 and abs(y + h / 2 - last_cy) < 2
@@ -149,10 +166,10 @@ def test_build_stages_from_options():
     assert stage.levels == 4 and stage.tracker.tolerance == (20.0, 80.0, 80.0)
     assert stage.motion.user_zones == {"door": (0, 0, 40, 40)}
     (click,) = _build(["--track-color", "80,60"], src)
-    assert click.pending_target == Target.click(80, 60) and click.tracker.method == "model"
+    assert click.pending_target == Target.click(80, 60) and click.tracker.method_in_use == "model"
     (book,) = _build(["--track-color", "80,60", "--preset", "book", "--motion"], src)   # the book's methods
     assert book.tracker.method == "exact" and (book.tracker.blur_px, book.tracker.levels) == (10, 4)
-    assert (book.motion.fixed_threshold, book.motion.channel, book.blur_px) == (0x33, "red", 10)
+    assert (book.motion.threshold, book.motion.channel, book.blur_px) == (0x33, "red", 10)
 
 
 @pytest.mark.parametrize("argv, match", [
@@ -272,7 +289,7 @@ def test_track_is_one_door_applied_at_the_next_frame_on_the_mirrored_picture():
     d.on("color_tracked", tracked.append)
     Runner(ListSource(frames[:3]), [stage], d).run()
     tracker = stage.tracker
-    assert stage.pending_target is None and tracker.method == "model" and tracker.lost_after_frames == 9
+    assert stage.pending_target is None and tracker.method_in_use == "model" and tracker.lost_after_frames == 9
     assert stage.target is not None and stage.target.bgr == (30, 30, 220)
     x, y, w, h = tracker.picked.box
     assert x <= 160 - 1 - cx <= x + w and y <= cy <= y + h                        # the mirrored ball
@@ -280,7 +297,8 @@ def test_track_is_one_door_applied_at_the_next_frame_on_the_mirrored_picture():
     n = len(tracked)
     stage.track(Target.colour("#DC1E1E"))
     Runner(ListSource(frames[3:]), [stage], d).run()
-    assert stage.tracker is not tracker and stage.tracker.method == "hsv" and stage.tracker.color == 0xDC1E1E
+    assert stage.tracker is not tracker
+    assert stage.tracker.method_in_use == "hsv" and stage.tracker.color_in_use == 0xDC1E1E
     assert stage.tracker.lost_after_frames == 9 and len(tracked) == n + 3             # the red ball, every frame
     with pytest.raises(ConfigError, match="tracks nothing"):
         VisionStage(motion=MotionDetector()).track(Target.click(1, 1))

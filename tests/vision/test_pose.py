@@ -150,3 +150,45 @@ def test_events_command_on_a_still(shared_data):
     assert r.returncode == 0, r.stderr
     poses = [json.loads(line) for line in r.stdout.splitlines() if '"event":"pose"' in line]
     assert len(poses) == 2 and all(len(p["landmarks"]) == 33 and len(p["landmarks"][0]) == 4 for p in poses)
+
+
+def test_steps_into_zones_on_a_real_clip(shared_data):
+    """basketball_two_players, first 130 frames, through the events command: the player standing
+    on the left of the court steps into ``left_court`` at the start; the other walks right, into
+    ``right_court`` (their ankles turn visible there at frame ~73) and back out (~116); nobody's
+    feet are on the wall (``wall``: the top third)."""
+    clip = _pose_dir(shared_data) / "basketball_two_players.mp4"
+    zones = "left_court=0,0.78,0.35,0.22;right_court=0.7,0.78,0.3,0.22;wall=0,0,1,0.33"
+    r = subprocess.run([sys.executable, "-m", "sensekit", "events", f"file:{clip}", "--pose", "--max-items", "130",
+                        "--set", f"pose.zones={zones}", "--jsonl"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    steps = [json.loads(line) for line in r.stdout.splitlines() if '"event":"step"' in line]
+    frame = {(s["id"], s["zone"], s["inside"]): round(s["t"] * 30000 / 1001) for s in steps}
+    assert not any(s["zone"] == "wall" for s in steps), steps
+    left = [s["id"] for s in steps if s["zone"] == "left_court" and s["inside"]]
+    right = [s["id"] for s in steps if s["zone"] == "right_court" and s["inside"]]
+    assert len(left) == 1 and len(right) == 1 and left != right, steps
+    assert frame[(left[0], "left_court", True)] <= 10, steps
+    assert 20 <= frame[(right[0], "right_court", True)] <= 100, steps
+    assert 100 <= frame[(right[0], "right_court", False)] <= 130, steps
+
+
+def test_the_skeletons_the_panel_draws_are_the_people_of_this_frame(shared_data):
+    from sensekit.panel.tap import pose_meta
+    from sensekit.vision.layers import LayerGrabber, offered
+
+    frames = _clip(_pose_dir(shared_data) / "ntu_two_person_hug.mp4", 12)
+    stage, grabber = PoseStage(), LayerGrabber()
+    assert "pose" in offered([stage])
+    for f in frames:
+        events = [e for e in stage.process(f) if e.name == "pose"]
+        layers = grabber.grab(f.image, [stage], index=f.index)
+        assert [i for i, _ in layers.poses] == [e.id for e in events]
+        for (_, pts), e in zip(layers.poses, events):
+            assert np.array_equal(pts, np.array(e.landmarks))
+    stage.close()
+    assert len(layers.poses) == 2
+    meta = pose_meta(layers.poses)
+    assert [m["id"] for m in meta] == [i for i, _ in layers.poses]
+    assert all(np.array(m["points"]).shape == (33, 3) for m in meta)
+    assert np.allclose(np.array(meta[0]["points"])[:, :2], layers.poses[0][1][:, :2], atol=0.05)

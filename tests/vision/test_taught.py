@@ -105,3 +105,32 @@ def test_the_model_lives_in_the_venue_profile_beside_its_settings(tmp_path):
     save_profile({}, venue, taught_gestures={**model, "classes": ["c", "d"]})
     assert load_profile(venue).taught_gestures["classes"] == ["c", "d"]
     assert load_profile(venue)["motion.noise_sigma"] == 1.3
+
+
+def test_shape_distances_do_not_change_when_the_hand_turns():
+    rng = np.random.default_rng(4)
+    a = _hand(rng, SHAPES["star"], scale=40, at=(100, 100))
+    turn = np.radians(70)
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    b = a.copy()
+    b[:, :2] = (a[:, :2] - a[0, :2]) @ rot.T + a[0, :2]
+    fa, fb = hand_features(a), hand_features(b)
+    assert fa.shape == (57,)
+    assert np.allclose(fa[42:], fb[42:]) and not np.allclose(fa[:42], fb[:42])
+    # the thumb tip (4) to index tip (8) distance, in hand sizes
+    rel = (a[:, :2] - a[0, :2]) / np.hypot(*(a[9, :2] - a[0, :2]))
+    assert fa[42:].tolist().count(pytest.approx(np.hypot(*(rel[4] - rel[8])))) == 1
+
+
+def test_a_model_saved_before_the_distances_still_loads_and_answers_the_same():
+    pytest.importorskip("sklearn")
+    rng = np.random.default_rng(5)
+    teach = {name: [hand_features(_hand(rng, shape, scale=50, at=(0, 0))) for _ in range(8)]
+             for name, shape in SHAPES.items()}
+    model = TaughtGestures().fit(teach)
+    old = {**model.to_dict(), "format": "sensekit-taught-gestures-1"}
+    old["features"] = [row[:42] for row in old["features"]]
+    again = TaughtGestures.from_dict(old)
+    probe = hand_features(_hand(rng, SHAPES["heart"], scale=30, at=(5, 5)))
+    assert again.predict(probe) == model.predict(probe) == ("heart", 1.0)
+    assert np.allclose(again.to_dict()["features"], model.to_dict()["features"], atol=1e-5)

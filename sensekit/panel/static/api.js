@@ -5,7 +5,7 @@ const TOKEN_KEY = "sensekit-panel-token";
 export const panel = {
   token: null,
   info: null,
-  shown: new Set(["box", "zones"]),
+  shown: new Set(["box", "zones", "pose"]),
   frame: null,          // {bitmap, meta}
   drag: null,           // {x0, y0, x1, y1} camera pixels
   levels: [],           // [t, level]

@@ -88,9 +88,12 @@ function showLegend(items) {
   }
 }
 
+// a list of points (a pose's 33 landmarks, a hand's 21) is summed up, not printed: the live view draws it
+const summary = (v) => typeof v === "number" ? +v.toFixed(3)
+  : Array.isArray(v) && v.length > 4 && Array.isArray(v[0]) ? `[${v.length} points]` : JSON.stringify(v);
+
 function fields(e) {
-  return Object.entries(e).filter(([k]) => k !== "event" && k !== "t")
-    .map(([k, v]) => `${k}=${typeof v === "number" ? +v.toFixed(3) : JSON.stringify(v)}`).join(" ");
+  return Object.entries(e).filter(([k]) => k !== "event" && k !== "t").map(([k, v]) => `${k}=${summary(v)}`).join(" ");
 }
 
 const MERGE_S = 1.0;     // an event this soon after one of its name, near the top, joins its row

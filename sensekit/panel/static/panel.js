@@ -3,6 +3,7 @@
 import { $, api, openSocket, panel, readToken, saveToken } from "./api.js";
 import { onLive, drawLevels } from "./live.js";
 import { loadSettings, save } from "./settings.js";
+import { offerTeach, setupTeach } from "./teach.js";
 import { connectVideo, drawVideo, sendOverlays, setupPointer } from "./video.js";
 
 async function start() {
@@ -18,6 +19,7 @@ async function start() {
   $("view-card").hidden = !inputs.includes("video");
   $("audio-card").hidden = !inputs.includes("audio");
   if (inputs.includes("video")) { offerOverlays(r.data.offered_overlays); connectVideo(); }
+  offerTeach(r.data);
   openSocket("/ws/live", onLive, false);
   loadSettings();
 }
@@ -59,6 +61,7 @@ function init() {
   window.addEventListener("hashchange", () => { if (/token=/.test(location.hash)) { readToken(); start(); } });
   $("save").addEventListener("click", save);
   setupPointer();
+  setupTeach();
   const frame = () => { drawLevels(); requestAnimationFrame(frame); };
   requestAnimationFrame(frame);
   start();

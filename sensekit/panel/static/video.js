@@ -2,8 +2,14 @@
 import { $, api, openSocket, panel, say } from "./api.js";
 import { loadSettings } from "./settings.js";
 
-const RASTER = ["mask", "edges", "palette", "region", "blobs"];
+// "pose" is not composed on the server: the page draws the skeletons from the header (drawPoses)
+const RASTER = ["mask", "edges", "palette", "region", "blobs", "hands", "silhouette"];
 const DRAG_MIN_PX = 6;
+// MediaPipe Pose's 33 landmarks: the body's bones (the face is drawn as its nose point only)
+const BONES = [[11, 12], [11, 13], [13, 15], [15, 17], [15, 19], [15, 21], [17, 19], [12, 14], [14, 16],
+  [16, 18], [16, 20], [16, 22], [18, 20], [11, 23], [12, 24], [23, 24], [23, 25], [24, 26], [25, 27],
+  [26, 28], [27, 29], [28, 30], [29, 31], [30, 32], [27, 31], [28, 32]];
+const SEEN = 0.5;   // a point MediaPipe marks less visible is not drawn (the body events ignore it too)
 let videoSocket = null;
 
 export function sendOverlays(ws = videoSocket) {
@@ -71,6 +77,7 @@ export function drawVideo() {
     g.strokeStyle = "#ffc640";
     g.strokeRect(b[0], b[1], b[2], b[3]);
   }
+  if (panel.shown.has("pose") && m.poses) drawPoses(g, m.poses, px);
   const d = panel.drag;
   if (d) {
     g.lineWidth = 1.5 * px;
@@ -78,6 +85,47 @@ export function drawVideo() {
     g.setLineDash([5 * px, 3 * px]);
     g.strokeRect(Math.min(d.x0, d.x1), Math.min(d.y0, d.y1), Math.abs(d.x1 - d.x0), Math.abs(d.y1 - d.y0));
     g.setLineDash([]);
+  }
+}
+
+// one colour per id, as the blobs overlay (layers.blob_colour: hue id*47 on OpenCV's 0..180)
+const idColour = (id, a = 1) => `hsla(${((id * 47) % 180) * 2}, 100%, 60%, ${a})`;
+
+function drawPoses(g, poses, px) {
+  g.lineCap = "round";
+  g.font = `bold ${7 * px}px sans-serif`;
+  for (const { id, points } of poses) {
+    const seen = (i) => points[i] && points[i][2] >= SEEN;
+    g.lineWidth = 3.5 * px;
+    g.strokeStyle = "rgba(0,0,0,.55)";
+    for (const pass of [0, 1]) {
+      if (pass) { g.lineWidth = 2 * px; g.strokeStyle = idColour(id); }
+      g.beginPath();
+      for (const [a, b] of BONES) {
+        if (!seen(a) || !seen(b)) continue;
+        g.moveTo(points[a][0], points[a][1]);
+        g.lineTo(points[b][0], points[b][1]);
+      }
+      g.stroke();
+    }
+    g.fillStyle = idColour(id);
+    for (let i = 0; i < points.length; i++) {
+      if (i > 0 && i < 11) continue;                 // eyes, ears, mouth: the nose stands for the face
+      if (!seen(i)) continue;
+      g.beginPath();
+      g.arc(points[i][0], points[i][1], 2.5 * px, 0, 2 * Math.PI);
+      g.fill();
+    }
+    const shown = points.filter((p) => p[2] >= SEEN);
+    if (!shown.length) continue;
+    // the id above the head, centred on the body (people side by side keep their labels apart)
+    const cx = shown.reduce((s, p) => s + p[0], 0) / shown.length, top = Math.min(...shown.map((p) => p[1]));
+    const label = `person ${id}`, w = g.measureText(label).width + 4 * px, h = 9.5 * px;
+    const x = Math.min(Math.max(0, cx - w / 2), g.canvas.width - w), ty = Math.max(0, top - h - 4 * px);
+    g.fillStyle = idColour(id, .9);
+    g.fillRect(x, ty, w, h);
+    g.fillStyle = "#000";
+    g.fillText(label, x + 2 * px, ty + 7.5 * px);
   }
 }
 
