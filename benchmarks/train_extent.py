@@ -25,6 +25,7 @@ import argparse
 import pprint
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -36,10 +37,11 @@ sys.path.insert(0, str(REPO))
 from track_eval import scale_box, scale_view
 
 from sensekit.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok
-from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, features
+from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, consensus, features
 from sensekit.vision.proposals import click_proposals
 
 MODEL_PY = REPO / "sensekit" / "vision" / "extent_model.py"
+TEMPERATURES = (0.0, 0.25, 0.5, 1.0, 2.0)          # consensus temperatures tried (0: the top score)
 
 
 def start_frames(n: int, starts: int = 3) -> list[int]:
@@ -50,7 +52,7 @@ def start_frames(n: int, starts: int = 3) -> list[int]:
 def collect(folder: Path, names: list[str], scales: list[float]) -> dict[str, np.ndarray]:
     """Cues and labels of every proposal of every case (see the module docstring)."""
     K = max(HISTORY_FRAMES)
-    rows: dict[str, list] = {k: [] for k in ("cues", "size_ok", "iou", "case", "clip", "scale")}
+    rows: dict[str, list] = {k: [] for k in ("cues", "size_ok", "iou", "case", "clip", "scale", "box")}
     case = 0
     for ci, name in enumerate(names):
         clip = load_clip(folder, name)
@@ -76,6 +78,7 @@ def collect(folder: Path, names: list[str], scales: list[float]) -> dict[str, np
                     rows["cues"].append(cues)
                     rows["size_ok"].append([size_ok(p.box, truth) for p in props])
                     rows["iou"].append([iou(p.box, truth) for p in props])
+                    rows["box"].append(np.array([p.box for p in props], np.float64).reshape(-1, 4))
                     rows["case"].append(np.full(len(props), case))
                     rows["clip"].append(np.full(len(props), ci))
                     rows["scale"].append(np.full(len(props), factor))
@@ -111,9 +114,32 @@ def fit(cues: np.ndarray, right: np.ndarray, case: np.ndarray, l2: float) -> dic
             "weights": [round(float(v), 6) for v in w]}
 
 
-def choose(model: dict[str, list[float]], cues: np.ndarray) -> int:
+def choose(model: dict[str, Any], cues: np.ndarray, boxes: np.ndarray) -> int:
+    """The proposal ``measure_extent`` takes: the consensus of the scores at the model's temperature."""
     s = ((cues - np.asarray(model["mean"])) / np.asarray(model["std"])) @ np.asarray(model["weights"])
-    return int(np.argmax(s))
+    return consensus(boxes, s, temperature=float(model.get("temperature", 0.0)))
+
+
+def pick_temperature(model: dict[str, Any], cues: np.ndarray, boxes: np.ndarray, right: np.ndarray,
+                     case: np.ndarray) -> float:
+    """The consensus temperature (of ``TEMPERATURES``) that takes a right proposal in most of
+    these cases (the training clips' own: the held-out clip is not looked at)."""
+    groups = [np.nonzero(case == c)[0] for c in np.unique(case)]
+    best, best_t = -1.0, 0.0
+    for t in TEMPERATURES:
+        m = dict(model, temperature=t)
+        got = float(np.mean([right[g[choose(m, cues[g], boxes[g])]] for g in groups]))
+        if got > best + 1e-9:
+            best, best_t = got, t
+    return best_t
+
+
+def fit_model(cues: np.ndarray, boxes: np.ndarray, right: np.ndarray, case: np.ndarray, l2: float
+              ) -> dict[str, Any]:
+    """The weights (``fit``) and then the consensus temperature, on the same cases."""
+    model: dict[str, Any] = fit(cues, right, case, l2)
+    model["temperature"] = pick_temperature(model, cues, boxes, right, case)
+    return model
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,15 +159,16 @@ def main(argv: list[str] | None = None) -> int:
         data = collect(args.clips, names, scales)
         if args.cache is not None:
             np.savez(args.cache, **data)
-    cues, case, clip, scale = (data[k] for k in ("cues", "case", "clip", "scale"))
+    cues, case, clip, scale, boxes = (data[k] for k in ("cues", "case", "clip", "scale", "box"))
     sized, hits = data["size_ok"].astype(bool), data["iou"] > 0.5
     right = sized & hits
     nm = len(MOTION_FEATURES)
     kinds = {"motion": slice(0, None), "still": slice(nm, None)}
-    folds: dict[str, dict[str, dict[str, list[float]]]] = {}
+    folds: dict[str, dict[str, dict[str, Any]]] = {}
     for ci, name in enumerate(names):
         train = clip != ci
-        folds[name] = {k: fit(cues[train][:, sl], right[train], case[train], args.l2) for k, sl in kinds.items()}
+        folds[name] = {k: fit_model(cues[train][:, sl], boxes[train], right[train], case[train], args.l2)
+                       for k, sl in kinds.items()}
     print(f"held out (each clip with the weights fitted on the other {len(names) - 1}): "
           "first box right size / IoU > 0.5")
     print(f"{'cues':8s} {'scale':>6s}  " + "  ".join(f"{n[:14]:>14s}" for n in names) + "      mean")
@@ -152,13 +179,15 @@ def main(argv: list[str] | None = None) -> int:
                 ok, hit = [], []
                 for c in np.unique(case[(clip == ci) & (scale == factor)]):
                     g = np.nonzero(case == c)[0]
-                    best = g[choose(folds[name][kind], cues[g][:, sl])]
+                    best = g[choose(folds[name][kind], cues[g][:, sl], boxes[g])]
                     ok.append(bool(sized[best]))
                     hit.append(bool(hits[best]))
                 cells.append((float(np.mean(ok)), float(np.mean(hit))))
             print(f"{kind:8s} x{factor:<5g}  " + "  ".join(f"{a:6.2f} / {b:4.2f}" for a, b in cells)
                   + f"  {np.mean([a for a, _ in cells]):4.2f} / {np.mean([b for _, b in cells]):4.2f}")
-    shipped = {k: fit(cues[:, sl], right, case, args.l2) for k, sl in kinds.items()}
+    print("consensus temperatures (chosen on each fold's training clips): " + ", ".join(
+        f"{name} {folds[name]['motion']['temperature']:g}/{folds[name]['still']['temperature']:g}" for name in names))
+    shipped = {k: fit_model(cues[:, sl], boxes, right, case, args.l2) for k, sl in kinds.items()}
     text = (f'"""The weights of ``extent.py``\'s proposal score: written by ``benchmarks/train_extent.py``\n'
             f"(do not edit by hand; l2 {args.l2:g}, {len(np.unique(case))} cases of {len(names)} clips "
             f"at scales {args.scales}).\n\n"

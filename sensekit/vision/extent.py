@@ -6,7 +6,9 @@ is a size:
 
 - **colour separation**: 1 - the Bhattacharyya coefficient of the Lab histograms (4x8x8) of
   the box and of a ring half its size around it;
-- **boundary edges**: the mean gradient magnitude along the box's border over the frame's mean;
+- **boundary edges**: the mean gradient magnitude along the box's border over the frame's mean,
+  and over the mean in its ring (an object's border is stronger than what lies around it; a
+  fragment's ring holds the rest of the object's edges: the can's silver side beside its logo);
 - **merge order**: the similarity at which the region was formed and at which it was
   swallowed, its fill of its box, whether it is the bare superpixel or fills its window;
 - **agreement**: how many proposals of the other windows have nearly the same box (IoU > 0.7);
@@ -19,7 +21,11 @@ is a size:
 
 The score is a weighted sum of the standardised cues (``extent_model.py``, written by
 ``benchmarks/train_extent.py``: a conditional logit trained on the developer clips, one set
-of weights with motion and one without); the highest-scoring proposal wins. Held-out
+of weights with motion and one without). The box taken is not simply the highest-scoring
+proposal's but the consensus of the scores (``consensus``): the proposal with the highest
+IoU with all of them, each weighted by the softmax of its score at a temperature fitted with
+the weights (a lone fragment or leak scoring a little above a cluster of similar boxes loses to
+the cluster). Held-out
 figures (each clip scored with the weights fitted on the others) are in ``docs/tracking.md``.
 
 Cost: about 80 ms of CPU per click at 640x480 with a history (max ~100), ~47 ms without (one
@@ -41,14 +47,16 @@ import numpy as np
 from sensekit.vision import extent_model
 from sensekit.vision.proposals import Proposal, click_proposals
 
-__all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "HISTORY_FRAMES"]
+__all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "HISTORY_FRAMES", "consensus",
+           "box_ious", "scores"]
 
 #: frames back the motion cues compare with (``history`` must hold at least the largest)
 HISTORY_FRAMES = (2, 6)
 
 MOTION_FEATURES = ("motion_sep_2", "motion_log_2", "motion_sep_6", "motion_log_6")
 FEATURES = MOTION_FEATURES + ("window_fill", "merged_at", "next_merge", "merge_gap", "fill", "click_dx",
-                              "click_dy", "colour_sep", "edge", "agree", "aspect", "fills_window", "superpixel")
+                              "click_dy", "colour_sep", "edge", "agree", "aspect", "fills_window", "superpixel",
+                              "edge_over_ring")
 
 _LONG_PX = 320                   # the cues are measured on the frame shrunk to this long side
 
@@ -95,6 +103,19 @@ def _colour_sep(lab: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[
     return 1.0 - float(np.sqrt(hi * ho).sum())
 
 
+def _ring_edge(summed: np.ndarray, inner: Rect, outer: Rect, border: float) -> float:
+    """The box border's gradient (``border``, a log) over the mean gradient of its ring (from
+    the integral image ``summed``): an object's border is stronger than what lies around it;
+    a fragment's ring holds the rest of the object's edges."""
+    def total(r: Rect) -> float:
+        x0, y0, x1, y1 = r
+        return float(summed[y1, x1] - summed[y0, x1] - summed[y1, x0] + summed[y0, x0])
+    area = (outer[2] - outer[0]) * (outer[3] - outer[1]) - (inner[2] - inner[0]) * (inner[3] - inner[1])
+    if area <= 0:
+        return 0.0
+    return border - float(np.log(max(0.0, total(outer) - total(inner)) / area + 1e-3))
+
+
 def _edge(grad: np.ndarray, inner: tuple[int, int, int, int]) -> float:
     x0, y0, x1, y1 = inner
     x1, y1 = x1 - 1, y1 - 1
@@ -135,18 +156,35 @@ def _motion(flow: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int
     return out
 
 
-def _agreement(proposals: Sequence[Proposal]) -> np.ndarray:
-    """For each proposal, how many of the other windows' proposals have IoU > 0.7 with it."""
-    b = np.array([p.box for p in proposals], np.float64).reshape(-1, 4)
-    win = np.array([p.window for p in proposals])
+def box_ious(boxes: np.ndarray) -> np.ndarray:
+    """The IoU of every pair of ``(n, 4)`` boxes (x, y, w, h): ``(n, n)``."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
     x1, y1 = b[:, 0] + b[:, 2], b[:, 1] + b[:, 3]
     ix = np.maximum(0.0, np.minimum(x1[:, None], x1[None]) - np.maximum(b[:, None, 0], b[None, :, 0]))
     iy = np.maximum(0.0, np.minimum(y1[:, None], y1[None]) - np.maximum(b[:, None, 1], b[None, :, 1]))
     inter = ix * iy
     area = b[:, 2] * b[:, 3]
-    iou = inter / (area[:, None] + area[None] - inter)
+    out: np.ndarray = inter / (area[:, None] + area[None] - inter)
+    return out
+
+
+def _agreement(proposals: Sequence[Proposal]) -> np.ndarray:
+    """For each proposal, how many of the other windows' proposals have IoU > 0.7 with it."""
+    iou = box_ious(np.array([p.box for p in proposals], np.float64))
+    win = np.array([p.window for p in proposals])
     counts: np.ndarray = ((iou > 0.7) & (win[:, None] != win[None])).sum(1)
     return counts
+
+
+def consensus(boxes: np.ndarray, s: np.ndarray, *, temperature: float) -> int:
+    """The index of the box with the highest expected IoU with the others, each weighted by
+    ``softmax(s / temperature)`` (a minimum-risk choice: it stays with the boxes the
+    high-scoring proposals agree on, rather than a lone fragment or leak that scores a little
+    higher); ``temperature`` 0: the highest score."""
+    if temperature <= 0:
+        return int(np.argmax(s))
+    p = np.exp((s - s.max()) / temperature)
+    return int(np.argmax(box_ious(boxes) @ (p / p.sum())))
 
 
 def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal],
@@ -159,6 +197,7 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     mag = np.asarray(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)))
     grad: np.ndarray = mag / (float(mag.mean()) + 1e-6)
+    summed = cv2.integral(grad, sdepth=cv2.CV_64F)
     flow: np.ndarray | None = None            # the flows from each history frame, stacked
     if len(history) >= max(HISTORY_FRAMES):
         g1 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
@@ -172,22 +211,28 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
         if key not in seen:
             seen[key] = ((_motion(flow, inner, outer) if flow is not None else ())
                          + (_colour_sep(lab, inner, outer), _edge(grad, inner)))
+            seen[key] += (_ring_edge(summed, inner, outer, seen[key][-1]),)
         got = seen[key]
         row = out[i]
-        row[:len(got) - 2] = got[:-2]
+        row[:len(got) - 3] = got[:-3]
         bw, bh = p.box[2], p.box[3]
         rel = max(bw, bh) / p.win.side_px
         row[4:] = (rel, p.merged_at, p.next_merge, p.merged_at - p.next_merge, p.fill,
                    abs(x - (p.box[0] + bw / 2)) / bw, abs(y - (p.box[1] + bh / 2)) / bh,
-                   got[-2], got[-1],
+                   got[-3], got[-2],
                    agree[i],
-                   abs(np.log(bh / bw)), rel > 0.9, p.step == 0)
+                   abs(np.log(bh / bw)), rel > 0.9, p.step == 0, got[-1])
     return out
 
 
 def _weights(motion: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m = extent_model.ACTIVE["motion" if motion else "still"]
     return np.asarray(m["mean"]), np.asarray(m["std"]), np.asarray(m["weights"])
+
+
+def temperature(*, motion: bool) -> float:
+    """The consensus temperature of the active weights (0: the top score; chosen with them)."""
+    return float(extent_model.ACTIVE["motion" if motion else "still"].get("temperature", 0.0))
 
 
 def scores(cues: np.ndarray, *, motion: bool) -> np.ndarray:
@@ -205,7 +250,8 @@ def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.n
     history = [h for h in history if h.shape == frame.shape]
     motion = len(history) >= max(HISTORY_FRAMES)
     cues = features(frame, x, y, props, history if motion else ())
-    return props[int(np.argmax(scores(cues, motion=motion)))]
+    boxes = np.array([p.box for p in props], np.float64)
+    return props[consensus(boxes, scores(cues, motion=motion), temperature=temperature(motion=motion))]
 
 
 @contextmanager

@@ -27,10 +27,12 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-__all__ = ["Proposal", "Window", "click_proposals", "WINDOWS"]
+__all__ = ["Proposal", "Window", "click_proposals", "WINDOWS", "SCALES"]
 
 #: window sides, as fractions of the frame's short side
 WINDOWS = (0.15, 0.3, 0.6, 1.2)
+#: Felzenszwalb scales: each window is split at each (a larger scale, larger superpixels)
+SCALES = (100.0,)
 
 _BINS = 16                       # per Lab channel, for the merge similarity
 
@@ -175,21 +177,25 @@ def _chain(img: np.ndarray, cx: int, cy: int, k: float, min_size: int
 
 
 def click_proposals(frame: np.ndarray, x: float, y: float, *, windows: Sequence[float] = WINDOWS,
-                    work_px: int = 96, scale: float = 100.0, min_size_px: int = 10) -> list[Proposal]:
-    """Every region holding the click ``(x, y)`` in each window (see the module docstring);
-    ``frame`` BGR uint8, the click inside it (checked by the caller)."""
+                    work_px: int = 96, scales: Sequence[float] = SCALES, min_size_px: int = 10) -> list[Proposal]:
+    """Every region holding the click ``(x, y)`` in each window, for each superpixel ``scales``
+    (one chain per window and scale, numbered window-major: ``Proposal.window``); see the module
+    docstring. ``frame`` BGR uint8, the click inside it (checked by the caller)."""
     H, W = frame.shape[:2]
     short = min(H, W)
     out: list[Proposal] = []
-    for i, frac in enumerate(windows):
+    i = 0
+    for frac in windows:
         side = frac * short
         img, origin, size, f = _window(frame, x, y, side, work_px)
         h, w = img.shape[:2]
         cx, cy = min(w - 1, int((x - origin[0]) * f)), min(h - 1, int((y - origin[1]) * f))
-        labels, chain = _chain(img, cx, cy, scale, min_size_px)
-        win = Window(labels, origin, size, f, side)
-        for step, (b, s, fill, mem) in enumerate(chain):
-            nxt = chain[step + 1][1] if step + 1 < len(chain) else 0.0
-            box = (origin[0] + b[0] / f, origin[1] + b[1] / f, (b[2] - b[0] + 1) / f, (b[3] - b[1] + 1) / f)
-            out.append(Proposal(box, i, step, len(chain), s, nxt, fill, mem, win))
+        for k in scales:
+            labels, chain = _chain(img, cx, cy, k, min_size_px)
+            win = Window(labels, origin, size, f, side)
+            for step, (b, s, fill, mem) in enumerate(chain):
+                nxt = chain[step + 1][1] if step + 1 < len(chain) else 0.0
+                box = (origin[0] + b[0] / f, origin[1] + b[1] / f, (b[2] - b[0] + 1) / f, (b[3] - b[1] + 1) / f)
+                out.append(Proposal(box, i, step, len(chain), s, nxt, fill, mem, win))
+            i += 1
     return out

@@ -8,7 +8,7 @@ import pytest
 
 from sensekit.vision import extent_model
 from sensekit.vision.evaluate import iou
-from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, features, held_out, measure_extent
+from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, consensus, features, held_out, measure_extent
 from sensekit.vision.proposals import click_proposals
 from tests.vision.synth import background
 
@@ -56,3 +56,26 @@ def test_held_out_weights_swap_in_and_back():
     assert extent_model.ACTIVE is shipped
     with pytest.raises(KeyError, match="no held-out weights for clip 'nope'"), held_out("nope"):
         pass
+
+
+def test_consensus_takes_the_cluster_the_scores_agree_on_not_a_lone_top_score():
+    """Three nearly equal boxes scoring 1.0, 0.9, 0.9 and a lone fragment scoring 1.1: the top
+    score is the fragment; the consensus is the cluster's box that overlaps the others most."""
+    boxes = np.array([[10, 10, 6, 3], [0, 0, 40, 60], [1, 0, 40, 62], [0, 2, 41, 58]], np.float64)
+    s = np.array([1.1, 1.0, 0.9, 0.9])
+    assert consensus(boxes, s, temperature=0.0) == 0
+    assert consensus(boxes, s, temperature=0.5) == 1
+    # a fragment far ahead of the rest (in units of the temperature) still wins
+    assert consensus(boxes, np.array([5.0, 1.0, 0.9, 0.9]), temperature=0.5) == 0
+
+
+def test_edge_over_ring_is_the_border_over_the_ring_mean():
+    """``_ring_edge`` on a hand-made gradient: 2.0 in the ring, 9.0 inside the box (not counted)."""
+    from sensekit.vision.extent import _ring_edge
+
+    grad = np.full((20, 30), 2.0)
+    grad[5:15, 10:20] = 9.0
+    summed = cv2.integral(grad, sdepth=cv2.CV_64F)
+    got = _ring_edge(summed, (10, 5, 20, 15), (0, 0, 30, 20), 1.5)
+    assert got == pytest.approx(1.5 - np.log(2.0 + 1e-3))
+    assert _ring_edge(summed, (0, 0, 30, 20), (0, 0, 30, 20), 1.5) == 0.0     # no ring
