@@ -81,7 +81,9 @@ from sensekit.errors import ConfigError
 from sensekit.events import Box, ColorFound, ColorLost, ColorTracked, Event
 from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_frame
-from sensekit.vision.color_model import ColorModel, ModelSettings
+from sensekit.vision.click_refine import ClickRefiner
+from sensekit.vision.color_model import ColorModel, MaskMatch, ModelSettings
+from sensekit.vision.extent import HISTORY_FRAMES
 from sensekit.vision.color_threshold import exact_mask, hsv_mask, largest_blob, target_hsv
 from sensekit.vision.segment import Segment, check_box, segment_box, segment_click
 from sensekit.vision.smoothing import OneEuro2D
@@ -177,6 +179,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
     min_cutoff_hz = setting(1.0, "One-Euro cutoff of a still target (lower: steadier)", unit="Hz",
                             lo=0.001, hi=100)
     beta = setting(0.05, "how fast the cutoff rises with speed (higher: less lag)", lo=0, hi=100)
+    refine_after_frames = setting(
+        9, "frames after a click without frames before it when its extent is measured again from the "
+        "object's motion since (0: never; at least 6)", unit="frames", lo=0, hi=1000)
+    refine_gain = setting(1.3, "how much better the motion must support the re-measured box than the "
+                          "tracked one to re-seed the model from it", lo=0, hi=100)
     grey_below_s = setting(40, "a target less saturated than this ignores hue (hsv)", unit="levels",
                            lo=0, hi=255)
     _TOLERANCE = ("hue_tolerance", "saturation_tolerance", "value_tolerance")
@@ -207,6 +214,8 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.last_mask_origin: tuple[int, int] = (0, 0)
         #: what the last model pick took (box and mask, for drawing); ``None`` before one
         self.picked: Segment | None = None
+        #: a click without history, waiting for its second look (``click_refine``)
+        self.refiner: ClickRefiner | None = None
 
     # -- settings -------------------------------------------------------------
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
@@ -295,6 +304,9 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.color_in_use = target_rgb
         self.picked = segment_click(frame, x, y, history=history)
         self._start_model(frame, self.picked)
+        if (self.refine_after_frames > 0 and self.picked.method == "proposal"
+                and len([f for f in history if f.shape == frame.shape]) < max(HISTORY_FRAMES)):
+            self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain)
 
     def pick_box(self, frame: np.ndarray, box: Sequence[float]) -> None:
         """Learn the object from a box ``(x, y, w, h)`` of ``frame``.
@@ -314,6 +326,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             return
         self.picked = segment_box(frame, (x, y, w, h))
         self._start_model(frame, self.picked)
+        self.refiner = None
 
     def _start_model(self, frame: np.ndarray, picked: Segment) -> None:
         """Learn the colour model from the picked segment (``ColorModel.start``)."""
@@ -324,6 +337,33 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.misses = 0
         if self.smoother is not None:
             self.smoother.reset()
+
+    def _update_model(self, frame: np.ndarray) -> MaskMatch:
+        match = self.model.update(frame, search_all=self.lost or self.misses >= self.lost_after_frames,
+                                  lost=self.lost)
+        if match[0]:
+            self.last_mask = self.model.last_mask
+            self.last_mask_origin = self.model.last_mask_origin
+        if self.refiner is not None:
+            self._second_look(frame, match)
+        return match
+
+    def _second_look(self, frame: np.ndarray, match: MaskMatch) -> None:
+        """Keep the frame for the click's second look; when due, re-seed from the re-measured
+        box if the motion supports it clearly better (once; see ``click_refine``)."""
+        refiner = self.refiner
+        assert refiner is not None
+        if not refiner.due:
+            refiner.add(frame)
+            return
+        self.refiner = None
+        found, box, _union, cx, cy = match[:5]
+        if not found:
+            return
+        better = refiner.decide(frame, (cx, cy), box)
+        if better is not None:
+            self.picked = better
+            self.model.start(frame, better)
 
     # -- per frame --------------------------------------------------------------
     def prepare(self, frame: np.ndarray, *, dst: np.ndarray | None = None) -> np.ndarray:
@@ -347,11 +387,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         if t is None:
             t = self.frames / 30.0
         if self.method_in_use == "model":
-            match = self.model.update(frame, search_all=self.lost or self.misses >= self.lost_after_frames,
-                                      lost=self.lost)
-            if match[0]:
-                self.last_mask = self.model.last_mask
-                self.last_mask_origin = self.model.last_mask_origin
+            match = self._update_model(frame)
         else:
             img = prepared if prepared is not None else self.prepare(frame)
             assert self.color_in_use is not None

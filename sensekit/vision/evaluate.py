@@ -258,9 +258,11 @@ def _start_trackers(frame: np.ndarray, start: Box, offset: float, make: Callable
 
 def evaluate_clip(clip: TrackClip, *, starts: int | Sequence[int] = 3, frames: int | None = 100,
                   offset: float = 0.25, make: Callable[[], ColorTracker] = ColorTracker,
-                  baselines: Sequence[str] = BASELINES) -> list[StartResult]:
+                  baselines: Sequence[str] = BASELINES, look_back: bool = True) -> list[StartResult]:
     """Every click and baseline from each start frame (``starts``: a count spread over the
-    clip, or the frames), ``frames`` frames long (``None``: to the end), in one decode."""
+    clip, or the frames), ``frames`` frames long (``None``: to the end), in one decode.
+    ``look_back``: each click is given the frames before it (as a live click); ``False``: none
+    (a click on a still picture, or on a camera's first frame)."""
     n = len(clip.truth)
     first = _start_frames(n, starts)
     _check_starts(first, n, clip.name)
@@ -276,7 +278,7 @@ def evaluate_clip(clip: TrackClip, *, starts: int | Sequence[int] = 3, frames: i
         for i, s in enumerate(first):
             if k == s:
                 ts, picked[i] = _start_trackers(frame, clip.truth[s], offset, make, baselines,
-                                                history=list(recent))
+                                                history=list(recent) if look_back else [])
                 running[i] = ts
                 boxes[i] = {name: [t.box] for name, t in ts.items()}
             elif s < k < ends[i]:

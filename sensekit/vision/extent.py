@@ -267,3 +267,20 @@ def held_out(clip: str) -> Iterator[None]:
         yield
     finally:
         extent_model.ACTIVE = keep
+
+
+def motion_separation(frame: np.ndarray, boxes: Sequence[Sequence[float]], history: Sequence[np.ndarray]
+                      ) -> np.ndarray:
+    """How differently from its ring each box (x, y, w, h, frame px) moved: the mean of the
+    ``motion_sep`` cues over ``HISTORY_FRAMES`` (``history`` as for ``measure_extent``, at least
+    6 frames); ``(len(boxes),)``. A fragment of an object moves like the rest of it around it
+    (low); the whole object moved by a hand, against a still wall, high."""
+    small, f = _small(frame)
+    h, w = small.shape[:2]
+    g1 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    flow = np.concatenate([_flow(_grey(history[-k]), g1) for k in HISTORY_FRAMES], axis=2)
+    out = np.zeros(len(boxes))
+    for i, b in enumerate(boxes):
+        cues = _motion(flow, *_rects(b, f, w, h))
+        out[i] = float(np.mean(cues[0::2]))
+    return out

@@ -55,8 +55,9 @@ import numpy as np
 from sensekit.errors import ConfigError
 from sensekit.validate import check_frame
 from sensekit.vision.extent import measure_extent
+from sensekit.vision.proposals import Proposal
 
-__all__ = ["Segment", "segment_click", "segment_box", "check_box"]
+__all__ = ["Segment", "segment_click", "segment_box", "check_box", "proposal_segment"]
 
 Box = tuple[int, int, int, int]
 
@@ -184,8 +185,13 @@ def segment_click(frame: np.ndarray, x: float, y: float, *, history: Sequence[np
             mask = np.zeros((H, W), bool)
             mask[Y0:Y1, X0:X1] = region
             return Segment((box[0] + X0, box[1] + Y0, box[2], box[3]), mask, "colour region")
-    best = measure_extent(frame, x, y, history)
-    mask = best.mask((H, W))
+    return proposal_segment(measure_extent(frame, x, y, history), (H, W))
+
+
+def proposal_segment(best: Proposal, shape: tuple[int, int]) -> Segment:
+    """A measured extent's proposal as a ``Segment`` of a frame of ``shape`` (its box when the
+    mask is empty)."""
+    mask = best.mask(shape)
     if not mask.any():
         bx, by, bw, bh = (int(round(v)) for v in best.box)
         mask[by:by + bh, bx:bx + bw] = True
