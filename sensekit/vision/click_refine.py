@@ -58,6 +58,6 @@ class ClickRefiner:
         best = measure_extent(frame, x, y, history)
         old, new = motion_separation(frame, [box, best.box], history)
         self.support = (float(old), float(new))
-        if new < self.gain * old or box_ious(np.array([best.box, box], np.float64))[0, 1] >= 0.8:
+        if not new > self.gain * old or box_ious(np.array([best.box, box], np.float64))[0, 1] >= 0.8:
             return None
         return proposal_segment(best, (H, W))
