@@ -42,7 +42,7 @@ Failure modes: a ``pick_at`` click or a ``pick_box`` outside the first frame rai
 from __future__ import annotations
 
 import logging
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Set as AbstractSet
 from typing import Any, Iterable, Iterator, Literal, Mapping
 
@@ -57,6 +57,7 @@ from sensekit.settings.live import apply_all_pending
 from sensekit.validate import check_frame
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
+from sensekit.vision.extent import HISTORY_FRAMES
 from sensekit.vision.motion import MotionDetector, MotionResult
 from sensekit.vision.shapes import Box, BoxShape, ContourShape, ImageLayer, Layer, MaskLayer, Recipe
 from sensekit.vision.targets import Target
@@ -127,6 +128,9 @@ class VisionStage(Tunable, section="vision",
         self.tracker = tracker
         self._target: tuple[Target, str | None] | None = None    # asked for, applied at the next frame
         self._pick: Target | None = None                           # a click or box the tracker has to pick
+        #: the last frames as the tracker sees them (oldest first), kept while a click may come
+        #: for the model method: a click measures the object's motion from them (``segment_click``)
+        self.history: deque[np.ndarray] = deque(maxlen=max(HISTORY_FRAMES))
         #: the last target applied (its click colour ``bgr`` kept), ``None`` before one
         self.target: Target | None = None
         self._coverage_warning: str | None = None
@@ -305,6 +309,8 @@ class VisionStage(Tunable, section="vision",
         events: list[Event] = []
         if "track" in active and self.tracker is not None and (self.tracker.ready or self._pick is not None):
             self._run_track(self.tracker, {"m": m, "b": b, "q": q}, t, events)   # (one waiting for a pick is skipped)
+        if "track" in active and self.tracker is not None and self.tracker.method_in_use in (None, "model"):
+            self.history.append(m.copy())                  # the frames a later click looks back on
         if "bounds" in active:
             self._run_bounds(q, t, events)
         if "motion" in active or "blobs" in active:
@@ -348,7 +354,8 @@ class VisionStage(Tunable, section="vision",
         m = pictures["m"]
         pick, self._pick = self._pick, None
         if pick is not None and pick.point is not None:
-            tracker.pick(pictures[self._tracker_reads], *pick.point)
+            seen = pictures[self._tracker_reads]
+            tracker.pick(seen, *pick.point, history=[h for h in self.history if h.shape == seen.shape])
         elif pick is not None and pick.box is not None:
             tracker.pick_box(pictures[self._tracker_reads], pick.box)
         reads = self._tracker_reads              # picking may have chosen the method

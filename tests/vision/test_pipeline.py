@@ -312,6 +312,35 @@ def test_track_is_one_door_applied_at_the_next_frame_on_the_mirrored_picture():
         stage.track(Target.click(1, 1), method="magic")
 
 
+def test_a_click_looks_back_on_the_frames_before_it(monkeypatch):
+    """While the tracker may be picked by a click (the model method), the stage keeps the last
+    6 frames as it sees them (mirrored); a click hands them to the pick (for the motion cues of
+    ``segment_click``); an hsv tracker keeps none."""
+    frames = _frames(10)
+    stage = VisionStage(mirror=True, tracker=ColorTracker())
+    seen = []
+    real_pick = ColorTracker.pick
+
+    def pick(self, frame, x, y, *, history=()):
+        seen.append([h.copy() for h in history])
+        real_pick(self, frame, x, y, history=history)
+
+    d = Dispatcher()
+    d.on("color_tracked", lambda e: None)
+    Runner(ListSource(frames[:8]), [stage], d).run()
+    assert len(stage.history) == 6
+    assert np.array_equal(stage.history[-1], cv2.flip(frames[7], 1))          # mirrored, newest last
+    monkeypatch.setattr(ColorTracker, "pick", pick)
+    _, (cx, cy) = next(iter(ball_frames(6)))
+    stage.track(Target.click(160 - 1 - cx, cy))
+    Runner(ListSource(frames[8:]), [stage], d).run()
+    assert len(seen) == 1 and len(seen[0]) == 6
+    assert np.array_equal(seen[0][-1], cv2.flip(frames[7], 1))               # the frame before the click
+    hsv = VisionStage(tracker=ColorTracker("#DC1E1E"))
+    Runner(ListSource(frames[:4]), [hsv], d).run()
+    assert len(hsv.history) == 0
+
+
 def test_targets_from_text_are_parsed_once():
     from sensekit.vision.targets import target_from_text
 
