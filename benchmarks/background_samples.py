@@ -96,7 +96,7 @@ def report_cost(data: Path, values: list[int], rounds: int) -> None:
     frames = resized(open_highway(data), 640, 480)
     models = {n: BackgroundModel(samples=n) for n in values}
     mog2 = cv2.createBackgroundSubtractorMOG2()
-    times: dict[str, list[float]] = {str(n): [] for n in values} | {"mog2": []}
+    times: dict[str, list[float]] = {k: [] for k in [*map(str, values), "mog2"]}
     load0 = os.getloadavg()[0]
     for i in range(rounds + 30):
         f = frames[i % len(frames)]

@@ -43,15 +43,16 @@ of cars) were chosen from a small grid on the first half of CDnet ``highway`` (f
 and reported on the second half, beside MOG2 and KNN given the same treatment
 (``benchmarks/motion_eval.py``; the README has the table). The rest come from the papers
 (ViBe: 20 samples, 2 matches, 1-in-16 updates; PBAS: 5x the nearest-sample distance;
-SuBSENSE: blinking +1/-0.1) or from the difference method (``noise_k`` 5).
+SuBSENSE: blinking +1/-0.1) or from the difference method (``noise_k`` 5). 16 samples (a fifth
+less matching) scored the same on highway but let swaying leaves through (docs/blobs.md).
 
 Cost: 20 passes of eight OpenCV calls over the frame, then ~30 for the clean-up, the updates
 and the adaptation. Frames of 200 000 pixels or more (640x480: yes) are worked on in two bands
 of rows on two threads (``sensekit.vision.bands``), as MOG2 uses both cores; with blobs,
 1.1-1.3x MOG2 + ``findContours`` at 640x480 on a loaded 2-core machine and 1.4-1.5x in the
 quietest runs to be had (MOG2 near its idle cost; ``benchmarks/blob_eval.py --cost``,
-docs/blobs.md). Memory ``samples x W x H x 3`` bytes (1.5 MB at 320x240,
-6 MB at 640x480). The same frames give the same masks on every run and on one thread or two
+docs/blobs.md). Memory ``samples x W x H x 3`` bytes (4.6 MB at 320x240,
+18 MB at 640x480). The same frames give the same masks on every run and on one thread or two
 (seeded, ``seed``).
 
 Failure modes: a moving or shaking camera makes everything foreground (after half the frame,
