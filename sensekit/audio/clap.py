@@ -253,6 +253,8 @@ class ClapDetector(Tunable, section="clap",
         self._fp0 = -_BASE_FRAMES[0] - 1                # frame index of _fp[0]
         self._fvalid = 1 << 62                          # first frame with a cached power
         self._pbuf = np.empty(16384, np.float64)        # _find_peaks' cumulative sums and envelope
+        self._dbuf = np.zeros(len(self._buf), np.float64)  # clap_band of _buf (same indices)
+        self._d_lo = self._d_hi = self._b0              # stream samples whose band is in _dbuf
 
     # -- streaming -------------------------------------------------------------
     def feed(self, block: AudioBlock) -> Sequence[Clap]:
@@ -350,9 +352,15 @@ class ClapDetector(Tunable, section="clap",
             new = np.zeros(2 * (kept + n), np.float32)
             new[:kept] = self._buf[drop:used]
             self._buf = new
+            dnew = np.zeros(len(new), np.float64)
+            dnew[:kept] = self._dbuf[drop:used]
+            self._dbuf = dnew
         else:
             self._buf[:kept] = self._buf[drop:used]
+            self._dbuf[:kept] = self._dbuf[drop:used]
         self._b0 += drop
+        self._d_lo = max(self._d_lo, self._b0)
+        self._d_hi = max(self._d_hi, self._d_lo)
         self._room = self._b0 + len(self._buf)
 
     def _grid(self, k0: int, k1: int) -> None:
@@ -427,10 +435,10 @@ class ClapDetector(Tunable, section="clap",
         first = starts[0] - loc                           # first sample of e
         n_e = starts[-1] + span + loc - first
         k = self._band_pre
-        bseg = self._buf[a - k - self._b0: first + n_e + h - self._b0].astype(np.float64)
-        seg = bseg[k - 1:]                                # seg[i] <-> sample a - 1 + i
-        d = clap_band(bseg, self._width)                  # d[i] <-> sample a + i
-        d *= d
+        seg = self._buf[a - 1 - self._b0: first + n_e + h - self._b0].astype(np.float64)
+        # seg[i] <-> sample a - 1 + i; d[i] <-> sample a + i (squared)
+        d = self._band(a, first + n_e + h)
+        d = d * d
         if len(d) + n_e + 1 > len(self._pbuf):
             self._pbuf = np.empty(2 * (len(d) + n_e + 1), np.float64)
         c = self._pbuf[: len(d) + 1]                      # c[i]: samples a .. a + i - 1
@@ -463,6 +471,24 @@ class ClapDetector(Tunable, section="clap",
             self._peaks.append((p, p - loc + int(back.argmax())))
         self._last_found = last
 
+    def _band(self, a: int, b: int) -> np.ndarray:
+        """``clap_band`` (float64) of stream samples ``a .. b-1``, kept in ``_dbuf`` and computed
+        only for samples not there yet (each value is the same wherever it is computed from)."""
+        b0, k = self._b0, self._band_pre
+        lo, hi = self._d_lo, self._d_hi
+        if b < lo or a > hi:                               # not contiguous with the cache
+            lo = hi = a
+        if a < lo:
+            seg = self._buf[a - k - b0: lo - b0].astype(np.float64)
+            self._dbuf[a - b0: lo - b0] = clap_band(seg, self._width)
+            lo = a
+        if b > hi:
+            seg = self._buf[hi - k - b0: b - b0].astype(np.float64)
+            self._dbuf[hi - b0: b - b0] = clap_band(seg, self._width)
+            hi = b
+        self._d_lo, self._d_hi = lo, hi
+        return self._dbuf[a - b0: b - b0]
+
     def is_room(self, vals: Sequence[float]) -> bool:
         """Whether the room rule (``room_feature``, learned by ``calibrate --claps``) calls
         the burst with measurements ``vals`` (``(peak_db,) + FEATURES``) the room's."""
@@ -475,7 +501,9 @@ class ClapDetector(Tunable, section="clap",
         gap_ok = p - self._last_clap >= self._gap
         if not (gap_ok or self.keep_features):
             return None
-        vals = self._meter.measure(self._buf, p - self._b0, gain2=self._gain2)
+        m = self._meter
+        self._band(p - m.nb_pre * m.q, p + m.post)
+        vals = m.measure(self._buf, p - self._b0, gain2=self._gain2, d_band=self._dbuf)
         peak_db, rise_db = vals[0], vals[1]
         ok = peak_db >= self._min_peak_db and rise_db >= self.min_rise_db
         score = clap_score(np.asarray(vals[1:]), self.model) if ok or self.keep_features else -99.0
