@@ -254,6 +254,7 @@ class ClapDetector(Tunable, section="clap",
         self._fvalid = 1 << 62                          # first frame with a cached power
         self._pbuf = np.empty(16384, np.float64)        # _find_peaks' cumulative sums and envelope
         self._dbuf = np.zeros(len(self._buf), np.float64)  # clap_band of _buf (same indices)
+        self._d2buf = np.zeros(len(self._buf), np.float64)  # and its square
         self._d_lo = self._d_hi = self._b0              # stream samples whose band is in _dbuf
 
     # -- streaming -------------------------------------------------------------
@@ -355,9 +356,13 @@ class ClapDetector(Tunable, section="clap",
             dnew = np.zeros(len(new), np.float64)
             dnew[:kept] = self._dbuf[drop:used]
             self._dbuf = dnew
+            dnew = np.zeros(len(new), np.float64)
+            dnew[:kept] = self._d2buf[drop:used]
+            self._d2buf = dnew
         else:
             self._buf[:kept] = self._buf[drop:used]
             self._dbuf[:kept] = self._dbuf[drop:used]
+            self._d2buf[:kept] = self._d2buf[drop:used]
         self._b0 += drop
         self._d_lo = max(self._d_lo, self._b0)
         self._d_hi = max(self._d_hi, self._d_lo)
@@ -435,10 +440,8 @@ class ClapDetector(Tunable, section="clap",
         first = starts[0] - loc                           # first sample of e
         n_e = starts[-1] + span + loc - first
         k = self._band_pre
-        seg = self._buf[a - 1 - self._b0: first + n_e + h - self._b0].astype(np.float64)
-        # seg[i] <-> sample a - 1 + i; d[i] <-> sample a + i (squared)
-        d = self._band(a, first + n_e + h)
-        d = d * d
+        self._band(a, first + n_e + h)
+        d = self._d2buf[a - self._b0: first + n_e + h - self._b0]   # d[i] <-> sample a + i, squared
         if len(d) + n_e + 1 > len(self._pbuf):
             self._pbuf = np.empty(2 * (len(d) + n_e + 1), np.float64)
         c = self._pbuf[: len(d) + 1]                      # c[i]: samples a .. a + i - 1
@@ -457,22 +460,27 @@ class ClapDetector(Tunable, section="clap",
                 continue
             last = p
             e_p = float(e[k])
-            if e_p < float(reduce_max(e[k - loc: k + loc + 1])):
-                continue                                  # a louder sample nearby owns it
-            if strict:
+            if strict:                                    # cheap checks before the features
                 q = p - a
                 rise = e_p * (far - near) / (float(c[q - near] - c[q - far]) + 1e-30)
-                after = float(c[q + loc] - c[q + d3]) / (loc - d3)
-                xs = seg[q + 1 - h // 2: q + 1 - h // 2 + h]
-                if (rise < self._min_rise or after > e_p * _SUSTAINED
-                        or float(np.dot(xs, xs)) / h * self._gain2 < self._min_peak):
-                    continue                              # cheap checks before the features
+                if rise < self._min_rise or float(c[q + loc] - c[q + d3]) / (loc - d3) > e_p * _SUSTAINED:
+                    continue
+            # a louder sample within +-12 ms owns it (e_p is already the region's loudest:
+            # only the samples on either side of the region are left to compare)
+            if ((i > k - loc and e_p < float(reduce_max(e[k - loc: i])))
+                    or (i + span <= k + loc and e_p < float(reduce_max(e[i + span: k + loc + 1])))):
+                continue
+            if strict:
+                xs = self._buf[p - h // 2 - self._b0: p - h // 2 + h - self._b0].astype(np.float64)
+                if float(np.dot(xs, xs)) / h * self._gain2 < self._min_peak:
+                    continue                              # the 1 ms peak under min_level
             back = e[k - loc: k + 1] >= e_p * 10.0 ** (-_ONSET_DB / 10.0)
             self._peaks.append((p, p - loc + int(back.argmax())))
         self._last_found = last
 
     def _band(self, a: int, b: int) -> np.ndarray:
-        """``clap_band`` (float64) of stream samples ``a .. b-1``, kept in ``_dbuf`` and computed
+        """``clap_band`` (float64) of stream samples ``a .. b-1``, kept in ``_dbuf`` (its square
+        in ``_d2buf``) and computed
         only for samples not there yet (each value is the same wherever it is computed from)."""
         b0, k = self._b0, self._band_pre
         lo, hi = self._d_lo, self._d_hi
@@ -481,10 +489,12 @@ class ClapDetector(Tunable, section="clap",
         if a < lo:
             seg = self._buf[a - k - b0: lo - b0].astype(np.float64)
             self._dbuf[a - b0: lo - b0] = clap_band(seg, self._width)
+            np.square(self._dbuf[a - b0: lo - b0], out=self._d2buf[a - b0: lo - b0])
             lo = a
         if b > hi:
             seg = self._buf[hi - k - b0: b - b0].astype(np.float64)
             self._dbuf[hi - b0: b - b0] = clap_band(seg, self._width)
+            np.square(self._dbuf[hi - b0: b - b0], out=self._d2buf[hi - b0: b - b0])
             hi = b
         self._d_lo, self._d_hi = lo, hi
         return self._dbuf[a - b0: b - b0]
