@@ -253,9 +253,6 @@ class ClapDetector(Tunable, section="clap",
         self._fp0 = -_BASE_FRAMES[0] - 1                # frame index of _fp[0]
         self._fvalid = 1 << 62                          # first frame with a cached power
         self._pbuf = np.empty(16384, np.float64)        # _find_peaks' cumulative sums and envelope
-        self._dbuf = np.zeros(len(self._buf), np.float64)  # clap_band of _buf (same indices)
-        self._d2buf = np.zeros(len(self._buf), np.float64)  # and its square
-        self._d_lo = self._d_hi = self._b0              # stream samples whose band is in _dbuf
 
     # -- streaming -------------------------------------------------------------
     def feed(self, block: AudioBlock) -> Sequence[Clap]:
@@ -353,19 +350,9 @@ class ClapDetector(Tunable, section="clap",
             new = np.zeros(2 * (kept + n), np.float32)
             new[:kept] = self._buf[drop:used]
             self._buf = new
-            dnew = np.zeros(len(new), np.float64)
-            dnew[:kept] = self._dbuf[drop:used]
-            self._dbuf = dnew
-            dnew = np.zeros(len(new), np.float64)
-            dnew[:kept] = self._d2buf[drop:used]
-            self._d2buf = dnew
         else:
             self._buf[:kept] = self._buf[drop:used]
-            self._dbuf[:kept] = self._dbuf[drop:used]
-            self._d2buf[:kept] = self._d2buf[drop:used]
         self._b0 += drop
-        self._d_lo = max(self._d_lo, self._b0)
-        self._d_hi = max(self._d_hi, self._d_lo)
         self._room = self._b0 + len(self._buf)
 
     def _grid(self, k0: int, k1: int) -> None:
@@ -440,8 +427,10 @@ class ClapDetector(Tunable, section="clap",
         first = starts[0] - loc                           # first sample of e
         n_e = starts[-1] + span + loc - first
         k = self._band_pre
-        self._band(a, first + n_e + h)
-        d = self._d2buf[a - self._b0: first + n_e + h - self._b0]   # d[i] <-> sample a + i, squared
+        bseg = self._buf[a - k - self._b0: first + n_e + h - self._b0].astype(np.float64)
+        seg = bseg[k - 1:]                                # seg[i] <-> sample a - 1 + i
+        d = clap_band(bseg, self._width)                  # d[i] <-> sample a + i
+        d *= d
         if len(d) + n_e + 1 > len(self._pbuf):
             self._pbuf = np.empty(2 * (len(d) + n_e + 1), np.float64)
         c = self._pbuf[: len(d) + 1]                      # c[i]: samples a .. a + i - 1
@@ -460,44 +449,19 @@ class ClapDetector(Tunable, section="clap",
                 continue
             last = p
             e_p = float(e[k])
-            if strict:                                    # cheap checks before the features
+            if e_p < float(reduce_max(e[k - loc: k + loc + 1])):
+                continue                                  # a louder sample nearby owns it
+            if strict:
                 q = p - a
                 rise = e_p * (far - near) / (float(c[q - near] - c[q - far]) + 1e-30)
-                if rise < self._min_rise or float(c[q + loc] - c[q + d3]) / (loc - d3) > e_p * _SUSTAINED:
-                    continue
-            # a louder sample within +-12 ms owns it (e_p is already the region's loudest:
-            # only the samples on either side of the region are left to compare)
-            if ((i > k - loc and e_p < float(reduce_max(e[k - loc: i])))
-                    or (i + span <= k + loc and e_p < float(reduce_max(e[i + span: k + loc + 1])))):
-                continue
-            if strict:
-                xs = self._buf[p - h // 2 - self._b0: p - h // 2 + h - self._b0].astype(np.float64)
-                if float(np.dot(xs, xs)) / h * self._gain2 < self._min_peak:
-                    continue                              # the 1 ms peak under min_level
+                after = float(c[q + loc] - c[q + d3]) / (loc - d3)
+                xs = seg[q + 1 - h // 2: q + 1 - h // 2 + h]
+                if (rise < self._min_rise or after > e_p * _SUSTAINED
+                        or float(np.dot(xs, xs)) / h * self._gain2 < self._min_peak):
+                    continue                              # cheap checks before the features
             back = e[k - loc: k + 1] >= e_p * 10.0 ** (-_ONSET_DB / 10.0)
             self._peaks.append((p, p - loc + int(back.argmax())))
         self._last_found = last
-
-    def _band(self, a: int, b: int) -> np.ndarray:
-        """``clap_band`` (float64) of stream samples ``a .. b-1``, kept in ``_dbuf`` (its square
-        in ``_d2buf``) and computed
-        only for samples not there yet (each value is the same wherever it is computed from)."""
-        b0, k = self._b0, self._band_pre
-        lo, hi = self._d_lo, self._d_hi
-        if b < lo or a > hi:                               # not contiguous with the cache
-            lo = hi = a
-        if a < lo:
-            seg = self._buf[a - k - b0: lo - b0].astype(np.float64)
-            self._dbuf[a - b0: lo - b0] = clap_band(seg, self._width)
-            np.square(self._dbuf[a - b0: lo - b0], out=self._d2buf[a - b0: lo - b0])
-            lo = a
-        if b > hi:
-            seg = self._buf[hi - k - b0: b - b0].astype(np.float64)
-            self._dbuf[hi - b0: b - b0] = clap_band(seg, self._width)
-            np.square(self._dbuf[hi - b0: b - b0], out=self._d2buf[hi - b0: b - b0])
-            hi = b
-        self._d_lo, self._d_hi = lo, hi
-        return self._dbuf[a - b0: b - b0]
 
     def is_room(self, vals: Sequence[float]) -> bool:
         """Whether the room rule (``room_feature``, learned by ``calibrate --claps``) calls
@@ -511,9 +475,7 @@ class ClapDetector(Tunable, section="clap",
         gap_ok = p - self._last_clap >= self._gap
         if not (gap_ok or self.keep_features):
             return None
-        m = self._meter
-        self._band(p - m.nb_pre * m.q, p + m.post)
-        vals = m.measure(self._buf, p - self._b0, gain2=self._gain2, d_band=self._dbuf)
+        vals = self._meter.measure(self._buf, p - self._b0, gain2=self._gain2)
         peak_db, rise_db = vals[0], vals[1]
         ok = peak_db >= self._min_peak_db and rise_db >= self.min_rise_db
         score = clap_score(np.asarray(vals[1:]), self.model) if ok or self.keep_features else -99.0

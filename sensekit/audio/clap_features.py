@@ -200,25 +200,17 @@ class BurstMeter:
         """Quarter-ms bins in ``v`` ms."""
         return max(1, round(v * 4.0))
 
-    def measure(self, x: np.ndarray, p: int, *, gain2: float = 1.0,
-                d_band: np.ndarray | None = None) -> tuple[float, ...]:
+    def measure(self, x: np.ndarray, p: int, *, gain2: float = 1.0) -> tuple[float, ...]:
         """Features of the burst peaking at ``x[p]``; ``x`` holds ``pre`` before, ``post`` after.
 
-        ``d_band``, when given, is ``clap_band`` of ``x`` (float64) already computed, aligned
-        with ``x`` (``d_band[i]`` belongs to sample ``x[i]``) from ``p - pre + band_pre`` to
-        ``p + post``: the same values this would compute, so the same result.
         Returns ``(peak_db,) + FEATURES``.
         """
         q, h, B = self.q, self.hop, self.bins
         n0, n1 = self.nb_pre, self.nb_post
-        if d_band is None:
-            k = self.band_pre
-            bseg = x[p - n0 * q - k: p + n1 * q].astype(np.float64)   # k more for the band
-            seg = bseg[k - 1:]                                    # x from p - n0 q - 1
-            d = clap_band(bseg, self.width)                       # d[i] <-> seg[i + 1]
-        else:
-            seg = x[p - n0 * q - 1: p + n1 * q].astype(np.float64)
-            d = d_band[p - n0 * q: p + n1 * q]
+        k = self.band_pre
+        bseg = x[p - n0 * q - k: p + n1 * q].astype(np.float64)   # k more for the band
+        seg = bseg[k - 1:]                                        # x from p - n0 q - 1
+        d = clap_band(bseg, self.width)                           # d[i] <-> seg[i + 1]
         dq = d.reshape(-1, q)
         b = einsum("ij,ij->i", dq, dq)                           # bin i <-> index i - n0 + 2
         c = np.empty(len(b) + 1)

@@ -272,17 +272,3 @@ def test_a_longer_decay_never_makes_a_burst_more_of_a_clap():
                 w[j] = value
                 scores.append(clap_score(w))
             assert np.all(np.diff(scores) <= 1e-9), (name, scores)
-
-
-def test_measure_from_the_detector_s_band_cache_matches_measuring_from_scratch() -> None:
-    """The band the detector keeps between blocks gives the very features measure computes."""
-    from sensekit.audio.clap_features import BurstMeter, clap_band
-    rng = np.random.default_rng(3)
-    x = (0.05 * rng.standard_normal(20000)).astype(np.float32)
-    x[9990:10400] += (0.5 * np.exp(-np.arange(410) / 120.0) * rng.uniform(-1, 1, 410)).astype(np.float32)
-    m = BurstMeter(48000)
-    band = np.zeros(len(x))
-    band[m.band_pre:] = clap_band(x.astype(np.float64), m.width)   # band[i] <-> x[i]
-    for p in (10000, 10007, 12345):
-        assert m.measure(x, p, gain2=2.0, d_band=band) == m.measure(x, p, gain2=2.0)
-
