@@ -177,6 +177,7 @@ class BurstMeter:
         self._bg_off = ms(34.0)                                   # the background window
         self._win = np.hanning(n)
         self._nwin = n
+        self._w2 = np.empty((2, n), np.float64)
         f = np.fft.rfftfreq(n, 1.0 / rate)
         def edge(hz: float) -> int:
             return int(np.searchsorted(f, hz))
@@ -246,8 +247,10 @@ class BurstMeter:
         bx = seg[n0 * q + 1 + 12 * q: n0 * q + 1 + 60 * q]         # x from 3 to 15 ms after
         body = 10.0 * math.log10(float(np.dot(bx, bx)) / len(bx) / (px + _TINY) + _TINY)
         o, ob = n0 * q + 1 - self._spec_off, n0 * q + 1 - self._bg_off
-        two = np.abs(np.fft.rfft(np.stack((seg[o: o + self._nwin], seg[ob: ob + self._nwin]))
-                                 * self._win)) ** 2
+        w2 = self._w2                                             # the two windowed frames
+        np.multiply(seg[o: o + self._nwin], self._win, out=w2[0])
+        np.multiply(seg[ob: ob + self._nwin], self._win, out=w2[1])
+        two = np.abs(np.fft.rfft(w2)) ** 2
         # what the burst adds to the room: the background's spectrum (34..22 ms before)
         # taken off, at most 13 dB of each bin (so a steady noise or hum does not read as
         # the burst's own spectrum, and a bin is never emptied)
