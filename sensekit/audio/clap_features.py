@@ -159,6 +159,7 @@ class BurstMeter:
     up to 9 % longer or shorter): bin ``j`` holds the sum of ``d**2`` over the samples
     ``p + (j - 2) q .. p + (j - 1) q - 1``, so ``e`` at ``p + j q`` is bins ``j..j+3``.
     Bands are index ranges of a 12 ms Hann-windowed FFT from 4 ms before the peak.
+    One meter per detector: ``measure`` reuses a scratch array (not for two threads at once).
     """
 
     def __init__(self, rate: int) -> None:
