@@ -477,25 +477,31 @@ def test_saving_after_a_click_keeps_the_profiles_colour(tmp_path: Path):
     assert "# the venue ball" in path.read_text()
 
 
-def test_an_old_tracker_blur_loads_as_the_pictures_one_blur_and_says_where(tmp_path: Path, caplog):
+@pytest.mark.parametrize("old, new, value", [("tracker.blur_px", "vision.blur_px", 5),
+                                             ("tracker.levels", "vision.levels", 4)])
+def test_an_old_tracker_key_loads_as_the_pictures_one_setting_and_says_where(tmp_path: Path, caplog,
+                                                                             old: str, new: str, value: int):
     """``tracker.blur_px`` and ``vision.blur_px`` meant one thing (the blur of the picture the
-    colour tracker reads); one is left. A venue profile with the old key still loads, with one
-    warning naming file, line and the new key, and a save renames the key in place."""
+    colour tracker reads), and so did ``tracker.levels`` and ``vision.levels`` (its palette: the
+    tracker's when set, the stage's otherwise; the same palette, ``palette_spread`` off); one of
+    each is left. A venue profile with the old key still loads, with one warning naming file,
+    line and the new key, and a save renames the key in place."""
     import logging
 
+    name = old.split(".")[1]
     f = tmp_path / "venue.toml"
-    f.write_text('[tracker]\nmethod = "exact"\nblur_px = 5\n')
+    f.write_text(f'[tracker]\nmethod = "exact"\n{name} = {value}\n')
     with caplog.at_level(logging.WARNING, logger="sensekit.profile"):
         p = load_profile(f)
-    assert dict(p) == {"tracker.method": "exact", "vision.blur_px": 5}
+    assert dict(p) == {"tracker.method": "exact", new: value}
     (record,) = [r for r in caplog.records if "deprecated" in r.getMessage()]
-    assert f"{f}:3: `tracker.blur_px` is deprecated, loaded as `vision.blur_px = 5`" in record.getMessage()
-    with pytest.raises(ConfigError, match="tracker.blur_px"):
-        lookup("tracker.blur_px")                     # no second home in the table
-    renamed = edit_profile_text(f.read_text(), {"vision.blur_px": 5})
-    assert renamed.count("blur_px = 5") == 1 and find_line(renamed, "vision.blur_px") is not None
+    assert f"{f}:3: `{old}` is deprecated, loaded as `{new} = {value}`" in record.getMessage()
+    with pytest.raises(ConfigError, match=f"`{old}` moved to `{new}`"):
+        lookup(old)                                   # no second home in the table
+    renamed = edit_profile_text(f.read_text(), {new: value})
+    assert renamed.count(f"{name} = {value}") == 1 and find_line(renamed, new) is not None
     assert dict(loads_profile(renamed)) == dict(p)
-    both = loads_profile("[tracker]\nblur_px = 10\n[vision]\nblur_px = 10\n")   # the book, saved
-    assert dict(both) == {"vision.blur_px": 10}
+    both = loads_profile(f"[tracker]\n{name} = {value}\n[vision]\n{name} = {value}\n")   # the book, saved
+    assert dict(both) == {new: value}
     with pytest.raises(ConfigError, match="set twice"):
-        loads_profile("[tracker]\nblur_px = 10\n[vision]\nblur_px = 3\n")
+        loads_profile(f"[tracker]\n{name} = {value}\n[vision]\n{name} = {value + 1}\n")

@@ -30,9 +30,10 @@ setting is set to nothing with the string ``"none"`` (``threshold = "none"``: le
 Older profiles (before one table) used ``[color] target, tolerance``, ``[audio] threshold,
 timeout_ms, noise_floor`` and ``[motion] noise_floor``; they still load (``LEGACY_KEYS``), the
 old camera noise floor converted to ``motion.noise_sigma`` (it was the median difference /
-0.6745; see ``sensekit.vision.noise``). ``[tracker] blur_px`` loads as ``vision.blur_px`` with a
-warning naming FILE:LINE (``DEPRECATED``: the tracker has no blur of its own any more; a save
-renames it). A setting given twice (new and old name) with two values is an error.
+0.6745; see ``sensekit.vision.noise``). ``[tracker] blur_px`` and ``levels`` load as ``vision.blur_px`` and
+``vision.levels`` with a warning naming FILE:LINE (``DEPRECATED``, from the one table of moved
+settings ``sensekit.settings.renames``: the tracker has no blur or palette of its own any more;
+a save renames them). A setting given twice (new and old name) with two values is an error.
 
 Reading is bounded: the file must be a regular file (not a FIFO or ``/dev/zero``) of at most
 1 MB, nested at most 8 levels, with no number of more than 40 digits; anything else is a
@@ -64,6 +65,7 @@ from sensekit.errors import ConfigError
 from sensekit.safe_read import check_nesting, clip, read_regular, short
 from sensekit.settings.declare import Group
 from sensekit.settings.registry import REGISTRY, load_table
+from sensekit.settings.renames import RENAMED
 from sensekit.vision.noise import MEDIAN_FACTOR, SQRT2
 
 __all__ = ["Profile", "TAUGHT_TABLE", "LEGACY_KEYS", "DEPRECATED", "DATA_TABLES", "load_profile", "loads_profile",
@@ -89,14 +91,12 @@ LEGACY_KEYS: dict[str, tuple[str, Callable[[Any], Any] | None]] = {
     "motion.noise_floor": ("motion.noise_sigma",
                            lambda v: round(float(v) * _OLD_NOISE_TO_SIGMA, 3)
                            if isinstance(v, (int, float)) and not isinstance(v, bool) else v),
-    "tracker.blur_px": ("vision.blur_px", None),
+    **{old: (new, None) for old, (new, _) in RENAMED.items()},
 }
 
-#: old keys that still load but say so (what changed), and that a save moves to the new key
-DEPRECATED = {
-    "tracker.blur_px": "the colour tracker reads the picture's one blur, which also smooths motion "
-                       "and the colour bounds",
-}
+#: old keys that still load but say so (what changed), and that a save moves to the new key:
+#: the settings that moved (``sensekit.settings.renames``, the table ``--set``/OSC/panel read)
+DEPRECATED = {old: why for old, (_, why) in RENAMED.items()}
 
 log = logging.getLogger(__name__)
 

@@ -50,6 +50,7 @@ from typing import Any, Callable, Generic, Literal, Mapping, TypeVar, overload
 
 from sensekit.errors import ConfigError
 from sensekit.safe_read import MAX_NUMBER_DIGITS, clip, short
+from sensekit.settings.renames import moved
 
 __all__ = ["Kind", "Setting", "Group", "setting", "group", "Zone", "KINDS"]
 
@@ -377,6 +378,8 @@ class Group:
         try:
             return self._by_name[name]
         except KeyError:
+            if (went := moved(f"{self.section}.{name}")) is not None:
+                raise ConfigError(went) from None
             raise ConfigError(f"unknown setting `{self.section}.{clip(str(name))}`; known in [{self.section}]: "
                               f"{', '.join(s.name for s in self.items)}") from None
 

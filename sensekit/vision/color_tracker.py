@@ -2,10 +2,10 @@
 
 Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update`` per frame):
 
-- ``"exact"`` - the book: the picture's blur (``vision.blur_px``) and ``levels`` palette
-  quantization, then the pixels exactly equal to the picked (quantized) colour. Cheap (~0.3 ms
-  at 320x240); fails on real objects whose colour varies with light (measured 0.00 success on
-  the OTB clips).
+- ``"exact"`` - the book: the picture's blur (``vision.blur_px``) and palette quantization
+  (``vision.levels``; the table in ``palette``), then the pixels exactly equal to the picked
+  (quantized) colour. Cheap (~0.3 ms at 320x240); fails on real objects whose colour varies
+  with light (measured 0.00 success on the OTB clips).
 - ``"hsv"`` (default for a given colour) - pixels within an HSV tolerance of the colour;
   hue wraps around (red at 175 and 5 are 10 apart); a colour with saturation below
   ``grey_below_s`` ignores hue. Good for a single saturated object (a ball). ~1 ms at 320x240.
@@ -92,7 +92,7 @@ from sensekit.vision.extent import HISTORY_FRAMES
 from sensekit.vision.color_threshold import exact_mask, hsv_mask, largest_blob, target_hsv
 from sensekit.vision.segment import Segment, check_box, segment_box, segment_click
 from sensekit.vision.smoothing import OneEuro2D
-from sensekit.vision.stages import bgr_to_packed_rgb, packed_rgb_to_bgr, palette_lut, parse_color
+from sensekit.vision.stages import bgr_to_packed_rgb, packed_rgb_to_bgr, parse_color
 
 __all__ = ["ColorTracker", "TrackResult", "parse_tolerance", "tolerance_settings"]
 
@@ -155,9 +155,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
     ``color`` (``"#RRGGBB"``/int) starts an hsv/exact tracker; otherwise call ``pick(frame,
     x, y)`` or ``pick_box(frame, box)`` before ``update``. ``tolerance`` (``"H,S,V"`` or a
     triple) sets the three tolerance settings at once; every other keyword is a setting of
-    the ``tracker`` group (``levels`` palette-maps the frame for the hsv and exact methods,
-    after the picture's blur ``vision.blur_px``: the book uses 4 and 10; the model method's
-    settings are declared with the model, ``color_model.ModelSettings``). ``method`` and ``color``
+    the ``tracker`` group (the model method's settings are declared with the model,
+    ``color_model.ModelSettings``). The tracker has no blur or palette of its own: the hsv and
+    exact methods read the picture as ``VisionStage`` prepared it (``vision.blur_px``, then
+    ``vision.levels``: the book uses 10 and 4); ``palette`` is the table that picture went
+    through (``None``: none), so an exact colour is looked for as it looks after it. ``method`` and ``color``
     are the settings, what to track by; ``method_in_use`` and ``color_in_use`` (``0xRRGGBB``)
     are what a setting, a click or a box chose (state, not settings).
     """
@@ -170,9 +172,6 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
     hue_tolerance = setting(12.0, "hue tolerance (hsv)", unit="deg", lo=0, hi=180, step=1.25, log_step=True)
     saturation_tolerance = setting(80.0, "saturation tolerance (hsv)", unit="levels", lo=0, hi=255)
     value_tolerance = setting(80.0, "value (brightness) tolerance (hsv)", unit="levels", lo=0, hi=255)
-    levels: Setting[int | None] = setting(
-        None, "the tracker's own palette levels before exact/hsv matching (the book: 4)",
-        kind="int", lo=2, hi=256, none="no palette")
     min_area_px = setting(20, "smallest blob that counts as found (exact, hsv)", unit="px", lo=1, hi=1 << 30)
     patch_px = setting(9, "side of the patch a click samples", unit="px", lo=1, hi=255)
     lost_after_frames = setting(3, "frames without a match before color_lost", unit="frames", lo=1,
@@ -191,13 +190,15 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
     _TOLERANCE = ("hue_tolerance", "saturation_tolerance", "value_tolerance")
 
     def __init__(self, color: int | str | None = None, *,
-                 tolerance: str | float | Sequence[float] | None = None, **settings: Any) -> None:
+                 tolerance: str | float | Sequence[float] | None = None, palette: np.ndarray | None = None,
+                 **settings: Any) -> None:
         self.method_in_use: Method | None = None
         self.color_in_use: int | None = None       # 0xRRGGBB target in use (exact / hsv)
         self._hsv_target: tuple[float, float, float] | None = None
         #: the tolerance in use: the settings', widened by a hsv pick to the patch's spread
         self._tolerance_in_use: tuple[float, float, float] = (0.0, 0.0, 0.0)
-        self._lut: np.ndarray | None = None
+        #: the palette table (``stages.palette_lut``) the frames it reads went through, or ``None``
+        self.palette = palette
         self.smoother: OneEuro2D | None = None
         if tolerance is not None:
             settings.update(tolerance_settings(tolerance))
@@ -229,8 +230,6 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             self.set_color(self.color)
         if changed.keys() & set(self._TOLERANCE):
             self._tolerance_in_use = self.tolerance
-        if "levels" in changed:
-            self._lut = palette_lut(self.levels) if self.levels is not None else None
         if changed.keys() & {"smoothing", "min_cutoff_hz", "beta"}:
             self._make_smoother()
 
@@ -283,10 +282,9 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         r = (self.patch_px if patch_px is None else patch_px) // 2
         x0, y0, x1, y1 = max(0, xi - r), max(0, yi - r), min(w, xi + r + 1), min(h, yi + r + 1)
         if self.method_in_use == "exact":
-            prepared = self.prepare(frame)
-            self.color_in_use = bgr_to_packed_rgb(prepared[yi, xi])
+            self.color_in_use = bgr_to_packed_rgb(frame[yi, xi])
             return
-        patch = self.prepare(frame)[y0:y1, x0:x1] if self.method_in_use == "hsv" else frame[y0:y1, x0:x1]
+        patch = frame[y0:y1, x0:x1]
         hsv = cv2.cvtColor(np.ascontiguousarray(patch), cv2.COLOR_BGR2HSV).reshape(-1, 3).astype(np.float64)
         med = np.median(hsv, axis=0)
         hue_dev = np.abs(((hsv[:, 0] - med[0] + 90) % 180) - 90)   # hue units (2 degrees)
@@ -368,17 +366,8 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             self.model.start(frame, better)
 
     # -- per frame --------------------------------------------------------------
-    def prepare(self, frame: np.ndarray, *, dst: np.ndarray | None = None) -> np.ndarray:
-        """The pre-filter the hsv/exact methods see: the palette ``levels``, if set. The blur
-        before it is the picture's (``vision.blur_px``: ``VisionStage`` hands its blurred frame
-        over; on its own, blur the frame with ``vision.stages.blur`` first)."""
-        if self._lut is not None:
-            return cv2.LUT(frame, self._lut, dst=dst)
-        return frame
-
-    def update(self, frame: np.ndarray, t: float | None = None, *,
-               prepared: np.ndarray | None = None) -> TrackResult:
-        """Track in one frame. ``prepared`` may pass ``prepare(frame)`` computed elsewhere."""
+    def update(self, frame: np.ndarray, t: float | None = None) -> TrackResult:
+        """Track in one frame (for hsv/exact: as blurred and palette-mapped by the stage)."""
         if self._pending:
             self.apply_pending()
         check_frame(frame)
@@ -390,13 +379,12 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         if self.method_in_use == "model":
             match = self._update_model(frame)
         else:
-            img = prepared if prepared is not None else self.prepare(frame)
             assert self.color_in_use is not None
             if self.method_in_use == "exact":
-                mask = exact_mask(img, self.color_in_use, self._lut)
+                mask = exact_mask(frame, self.color_in_use, self.palette)
             else:
                 assert self._hsv_target is not None
-                mask = hsv_mask(img, self._hsv_target, self._tolerance_in_use, grey_below_s=self.grey_below_s)
+                mask = hsv_mask(frame, self._hsv_target, self._tolerance_in_use, grey_below_s=self.grey_below_s)
             self.last_mask = mask
             match = largest_blob(mask, self.min_area_px)
         found, box, union, raw_cx, raw_cy, area, conf = match
@@ -456,7 +444,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             out.append(ColorLost(t=t))
         return out
 
-    def step(self, frame: np.ndarray, t: float, *, prepared: np.ndarray | None = None) -> list[Event]:
+    def step(self, frame: np.ndarray, t: float) -> list[Event]:
         """``update`` then ``events``."""
-        result = self.update(frame, t, prepared=prepared)
+        result = self.update(frame, t)
         return self.events(result, t, (frame.shape[1], frame.shape[0]))

@@ -255,17 +255,15 @@ class VisionStage(Tunable, section="vision",
         self.target = target
 
     @property
-    def _tracker_reads(self) -> Literal["q", "b", "m"]:
-        """What the tracker reads: ``q`` the shared blurred and palette-mapped picture (hsv/exact
-        with no palette of its own), ``b`` the shared blurred one (its own ``levels`` go on it),
-        ``m`` the frame (the model method). The blur is ``vision.blur_px`` for all: one home.
+    def _tracker_reads(self) -> Literal["q", "m"]:
+        """What the tracker reads: ``q`` the shared blurred and palette-mapped picture (hsv/exact;
+        ``vision.blur_px`` then ``vision.levels``: one home each), ``m`` the frame (the model
+        method).
 
         A property, so an app may swap ``tracker`` between frames.
         """
         t = self.tracker
-        if t is None or t.method_in_use not in ("hsv", "exact"):
-            return "m"
-        return "q" if t.levels is None else "b"
+        return "q" if t is not None and t.method_in_use in ("hsv", "exact") else "m"
 
     def input_is_mirrored(self) -> None:
         """The frames arrive mirrored (an app's host): ``mirror`` asks for what they are already
@@ -308,7 +306,7 @@ class VisionStage(Tunable, section="vision",
         m, b, q = self._prepare(image, active)
         events: list[Event] = []
         if "track" in active and self.tracker is not None and (self.tracker.ready or self._pick is not None):
-            self._run_track(self.tracker, {"m": m, "b": b, "q": q}, t, events)   # (one waiting for a pick is skipped)
+            self._run_track(self.tracker, {"m": m, "q": q}, t, events)   # (one waiting for a pick is skipped)
         if "track" in active and self.tracker is not None and self.tracker.method_in_use in (None, "model"):
             self.history.append(m.copy())                  # the frames a later click looks back on
         if "bounds" in active:
@@ -353,14 +351,14 @@ class VisionStage(Tunable, section="vision",
         """Pick (a click or box waiting), then track on the picture ``_tracker_reads`` names."""
         m = pictures["m"]
         pick, self._pick = self._pick, None
+        tracker.palette = self._lut                 # what the picture it reads went through
         if pick is not None and pick.point is not None:
             seen = pictures[self._tracker_reads]
             tracker.pick(seen, *pick.point, history=[h for h in self.history if h.shape == seen.shape])
         elif pick is not None and pick.box is not None:
             tracker.pick_box(pictures[self._tracker_reads], pick.box)
         reads = self._tracker_reads              # picking may have chosen the method
-        result = (tracker.update(m, t, prepared=pictures["q"]) if reads == "q"
-                  else tracker.update(pictures[reads], t))
+        result = tracker.update(pictures[reads], t)
         self.track_result = result
         self._check_coverage(tracker, m.shape[0] * m.shape[1])
         events.extend(tracker.events(result, t, (m.shape[1], m.shape[0])))

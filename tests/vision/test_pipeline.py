@@ -99,26 +99,30 @@ def test_everything_subscribed_shares_one_blur_and_palette_per_frame():
     assert abs(stage.track_result.raw_cx - (160 - 1 - cx)) < 3
 
 
-def test_a_colour_tracker_reads_the_stages_one_blur():
+def test_a_colour_tracker_reads_the_stages_one_blur_and_one_palette():
     """The hsv/exact tracker in use (not its method setting, none here) reads the stage's blurred
-    picture (``vision.blur_px``, the one blur); with palette levels of its own it maps that blurred
-    picture: the same boxes as a tracker alone on a frame blurred and mapped by hand."""
-    from sensekit.vision.stages import blur
+    picture (``vision.blur_px``, the one blur), palette-mapped by ``vision.levels`` (the one
+    palette: the tracker has none of its own); an exact colour given as it is in the scene is
+    looked for as it looks after that palette: the same boxes as a tracker alone on a frame
+    blurred and mapped by hand."""
+    from sensekit.vision.stages import blur, palette_lut, palette_map
 
     shared = VisionStage(blur_px=5, tracker=ColorTracker("#dc1e1e"))
-    own_levels = VisionStage(blur_px=5, tracker=ColorTracker("#c00000", method="exact", levels=4))
+    paletted = VisionStage(blur_px=5, levels=4, tracker=ColorTracker("#dc1e1e", method="exact"))
     assert shared.tracker is not None and shared.tracker.method is None
-    assert shared._tracker_reads == "q" and own_levels._tracker_reads == "b"
+    assert shared._tracker_reads == "q" and paletted._tracker_reads == "q"
     boxes = []
-    for stage in (shared, own_levels):
+    for stage in (shared, paletted):
         d = Dispatcher()
         found: list[tuple[int, int, int, int]] = []
         d.on("color_tracked", lambda e, found=found: found.append(e.box))
         Runner(ListSource(_frames(6)), [stage], d).run()
         boxes.append(found)
-    alone = [ColorTracker("#dc1e1e"), ColorTracker("#c00000", method="exact", levels=4)]
-    for tracker, got in zip(alone, boxes):
-        want = [tracker.update(blur(f, size_px=5), i / 30).box for i, f in enumerate(_frames(6))]
+    alone = [(ColorTracker("#dc1e1e"), None), (ColorTracker("#dc1e1e", method="exact", palette=palette_lut(4)), 4)]
+    for (tracker, levels), got in zip(alone, boxes):
+        seen = [blur(f, size_px=5) for f in _frames(6)]
+        seen = [palette_map(f, levels=levels) for f in seen] if levels else seen
+        want = [tracker.update(f, i / 30).box for i, f in enumerate(seen)]
         assert len(got) == 6 and got == want
 
 
@@ -174,7 +178,7 @@ def test_build_stages_from_options():
     (click,) = _build(["--track-color", "80,60"], src)
     assert click.pending_target == Target.click(80, 60) and click.tracker.method_in_use == "model"
     (book,) = _build(["--track-color", "80,60", "--preset", "book", "--motion"], src)   # the book's methods
-    assert book.tracker.method == "exact" and (book.blur_px, book.tracker.levels) == (10, 4)
+    assert book.tracker.method == "exact" and (book.blur_px, book.levels) == (10, 4)
     assert (book.motion.threshold, book.motion.channel, book.blur_px) == (0x33, "red", 10)
 
 
