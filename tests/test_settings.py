@@ -449,3 +449,38 @@ def test_words_kind_parses_checks_and_formats():
     for bad in (["two words"], [3], "a=b", {"a": 1}, 5):
         with pytest.raises(ConfigError, match="words"):
             s.check(bad)
+
+
+def test_a_moved_setting_says_where_it_went_wherever_it_is_typed(caplog):
+    """``--set``, OSC control and the panel name a key the user types now: an old key from the
+    one table of renames gets a one-line error naming the new key, not 'unknown setting'."""
+    import argparse
+
+    from sensekit.cli.tuning import add_tuning_arguments
+    from sensekit.osc.control import OscControl
+    from sensekit.panel.control import PanelControl
+    from sensekit.settings.renames import RENAMED
+    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.vision.pipeline import VisionStage
+
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    add_tuning_arguments(parser)
+    stage = VisionStage(tracker=ColorTracker("#ff0000"))
+    tuning = Tuning(lambda: [stage, stage.tracker])
+    panel = PanelControl(lambda: [stage], tuning)
+    assert set(RENAMED) >= {"tracker.blur_px", "tracker.levels"}
+    for old, (new, _why) in RENAMED.items():
+        said = f"`{old}` moved to `{new}`"
+        with pytest.raises(argparse.ArgumentError, match=said):
+            parser.parse_args(["--set", f"{old}=3"])
+        with pytest.raises(ConfigError, match=said):
+            panel.apply(texts={old: "3"})
+        with pytest.raises(ConfigError, match=said):
+            panel.apply({old: 3})
+        with pytest.raises(ConfigError, match=said):
+            lookup(old)
+        with OscControl("127.0.0.1", 0, tuning=tuning) as control:
+            section, name = old.split(".")
+            control.handle(f"/sensekit/set/{section}/{name}", 3)
+        assert control.rejected == 1 and control.accepted == 0
+        assert said in caplog.records[-1].getMessage()

@@ -9,7 +9,8 @@ pyproject.toml, so a program that imported only ``sensekit.profile`` knows the a
 too), so the table is complete; the adapters call it before they list or check keys. This
 module imports nothing above it: apps register, in code or in the package's metadata; settings
 never go looking for them by name. ``lookup("motion.threshold")`` returns one ``Setting``; an
-unknown key is a ``ConfigError`` that suggests the nearest known keys. Cost: the imports, once;
+unknown key is a ``ConfigError`` that suggests the nearest known keys, and a key that moved
+(``sensekit.settings.renames``) one that names where it went. Cost: the imports, once;
 lookups are dictionary reads.
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, Callable
 from sensekit.errors import ConfigError
 from sensekit.safe_read import clip, short
 from sensekit.settings.declare import REGISTRY, Group, Setting, register
+from sensekit.settings.renames import moved
 
 __all__ = ["REGISTRY", "register", "lookup", "groups", "load_table", "DECLARING_MODULES",
            "split_key", "describe_table", "library_sections", "add_finder"]
@@ -77,6 +79,8 @@ def lookup(key: str) -> Setting[Any]:
         load_table(apps=apps)
         group = REGISTRY.get(section)
     if group is None or name not in group:
+        if (went := moved(key)) is not None:
+            raise ConfigError(went)
         # a typo in the name is looked for among its section's keys, a typo in the section among
         # the keys of the sections it is close to
         sections = [section] if group is not None else (
