@@ -68,6 +68,20 @@ class MirrorsInput(Protocol):
     def input_is_mirrored(self) -> None: ...
 
 
+@runtime_checkable
+class Warns(Protocol):
+    """A stage that has something the user should know now (the panel's status line): one
+    short sentence a warning, ``[]`` when all is well. Read on the run's thread, about once a
+    second, so it must be cheap (the vision stage returns a message it kept)."""
+
+    def warnings(self) -> list[str]: ...
+
+
+def stage_warnings(stages: Iterable[object]) -> list[str]:
+    """What the stages that ``Warns`` say now, in stage order."""
+    return [w for s in stages if isinstance(s, Warns) for w in s.warnings()]
+
+
 def checksum(data: np.ndarray) -> str:
     """CRC-32 of an array's bytes as 8 hex digits (stable across runs and machines)."""
     # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python 3.12+

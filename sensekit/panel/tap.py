@@ -8,7 +8,9 @@ after the stages processed it, on the run's thread:
 - an audio block: the level the first audio stage that measured it shows (``trace(index)``,
   ``sensekit.audio.trace``: no ``level`` event is needed) goes to the graph, its thresholds
   and noise floor to the graph's lines;
-- every item: panel requests waiting for the run's thread run (``CommandQueue``).
+- every item: panel requests waiting for the run's thread run (``CommandQueue``);
+- once a second (by ``clock``): the status line, the frame rate and what the stages that
+  ``runner.Warns`` say (their typed ``warnings()``; nothing is looked up by attribute name).
 
 Events reach the panel through ``attach_events(dispatcher)``: it listens only to the event
 names some handler of the run already wants, so the panel never wakes a stage the piece does
@@ -26,11 +28,13 @@ from typing import Any, Literal
 
 from sensekit.audio.trace import TraceSource
 from sensekit.capture.base import Item, VideoFrame
+from sensekit.clock import Clock, MonotonicClock
 from sensekit.events import EVENT_TYPES, Dispatcher, Event
 from sensekit.panel.commands import CommandQueue
 from sensekit.panel.frames import FrameHub
 from sensekit.vision.layers import LayerGrabber
 from sensekit.panel.telemetry import Telemetry
+from sensekit.runner import stage_warnings
 
 __all__ = ["PanelTap", "pose_meta"]
 
@@ -51,14 +55,16 @@ class PanelTap:
     always_run = True
 
     def __init__(self, hub: FrameHub, telemetry: Telemetry, commands: CommandQueue,
-                 stages: Callable[[], Sequence[Any]]) -> None:
+                 stages: Callable[[], Sequence[Any]], *, clock: Clock | None = None) -> None:
         self.hub = hub
         self.telemetry = telemetry
         self.commands = commands
         self._stages = stages
         self._grabber = LayerGrabber()
+        #: what the once-a-second status (frame rate, warnings) is timed by
+        self.clock: Clock = clock if clock is not None else MonotonicClock()
         self._frames = 0
-        self._rate_t0 = time.monotonic()
+        self._rate_t0 = self.clock.now()
         self._rate_frames = 0
 
     def attach_events(self, dispatcher: Dispatcher) -> list[str]:
@@ -94,10 +100,10 @@ class PanelTap:
 
     def _frame(self, item: VideoFrame) -> None:
         self._frames += 1
-        now = time.monotonic()
+        now = self.clock.now()
         if now - self._rate_t0 >= 1.0:
             fps = (self._frames - self._rate_frames) / (now - self._rate_t0)
-            warnings = [w for s in self._others() if callable(getattr(s, "warnings", None)) for w in s.warnings()]
+            warnings = stage_warnings(self._others())        # the typed door: ``runner.Warns``
             self.telemetry.set_status(frames=self._frames, frame_fps=round(fps, 1),
                                       warning="; ".join(warnings) or None)
             self._rate_t0, self._rate_frames = now, self._frames

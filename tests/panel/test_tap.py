@@ -88,3 +88,56 @@ def test_a_stage_the_runner_skipped_shows_no_level():
     telemetry, blocks = _run([stage], listen=False)        # nobody listens: the lazy stage is skipped
     assert blocks and telemetry.since().levels == []
     assert stage.trace(blocks[-1]) is None
+
+
+class SaysSo:
+    """A stage of the user's own that has something to say (``runner.Warns``)."""
+    consumes = "video"
+    emits: frozenset[str] = frozenset()
+    always_run = True
+
+    def __init__(self, said: list[str]) -> None:
+        self.said = said
+
+    def process(self, item: Any) -> tuple[()]:
+        return ()
+
+    def warnings(self) -> list[str]:
+        return list(self.said)
+
+
+def test_the_status_line_says_what_the_stages_warn_through_their_typed_method():
+    """The panel's status line once a second (by the tap's clock) holds what each stage that
+    ``Warns`` says, in stage order; a stage that does not has nothing read from it."""
+    import ast
+    import inspect
+
+    import numpy as np
+
+    from sensekit.capture.base import VideoFrame
+    from sensekit.clock import ManualClock
+    from sensekit.panel import tap as tap_module
+    from sensekit.runner import Warns
+    from sensekit.vision.pipeline import VisionStage
+
+    first, second = SaysSo(["lamp is off"]), SaysSo([])
+    assert isinstance(first, Warns) and isinstance(VisionStage(), Warns)
+    assert not isinstance(LevelAttributes(), Warns)
+    telemetry, clock = Telemetry(), ManualClock()
+    tap = PanelTap(FrameHub(), telemetry, CommandQueue(),
+                   lambda: [first, LevelAttributes(), second, tap], clock=clock)
+    frame = VideoFrame(0, 0.0, np.zeros((4, 4, 3), np.uint8))
+    tap.process(frame)
+    assert "warning" not in telemetry.status()                # not a second yet
+    clock.advance(1.0)
+    second.said.append("camera is dark")
+    tap.process(frame)
+    assert telemetry.status()["warning"] == "lamp is off; camera is dark"
+    first.said.clear()
+    second.said.clear()
+    clock.advance(1.0)
+    tap.process(frame)
+    assert telemetry.status()["warning"] is None
+    reads = [n for n in ast.walk(ast.parse(inspect.getsource(tap_module)))
+             if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "getattr"]
+    assert reads == []                                        # no duck-typing by attribute name

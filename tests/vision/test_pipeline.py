@@ -362,8 +362,8 @@ def test_a_tracked_colour_covering_most_of_the_frame_is_warned_once(caplog):
     """A grey picked on a grey wall matches most of the frame: one log warning, the stage's
     ``warnings()`` (the panel's status line) until the match shrinks again."""
     import logging
-    import time
 
+    from sensekit.clock import ManualClock
     from sensekit.panel.commands import CommandQueue
     from sensekit.panel.frames import FrameHub
     from sensekit.panel.tap import PanelTap
@@ -379,8 +379,9 @@ def test_a_tracked_colour_covering_most_of_the_frame_is_warned_once(caplog):
     assert len([r for r in caplog.records if "covers 100 %" in r.getMessage()]) == 1
     assert stage.warnings() and "covers 100 % of the frame" in stage.warnings()[0]
     telemetry = Telemetry()
-    tap = PanelTap(FrameHub(), telemetry, CommandQueue(), lambda: [stage])
-    tap._rate_t0 = time.monotonic() - 2.0                  # the status is refreshed once a second
+    clock = ManualClock()
+    tap = PanelTap(FrameHub(), telemetry, CommandQueue(), lambda: [stage], clock=clock)
+    clock.advance(2.0)                                     # the status is refreshed once a second
     tap.process(VideoFrame(3, 0.1, wall))
     assert "covers 100 %" in telemetry.status()["warning"]
     list(stage.process(VideoFrame(4, 4 / 30, ball)))
