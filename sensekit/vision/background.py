@@ -33,7 +33,11 @@ A sample-consensus model (the ideas of ViBe, PBAS and SuBSENSE, in colour, vecto
   matching and learning, so the model keeps one exposure. Pixels the camera clipped at 255
   count as "at least that bright". ``lighting=True`` when the gain moved by more than 2 % since
   the previous frame. A change that still leaves more than ``lighting_fraction`` (0.5) of the
-  frame foreground restarts the warm-up (``lighting=True``).
+  frame foreground is learned again (the warm-up restarts) once the new view has held still for
+  ``settle_frames`` (3) frames; until then the mask is empty, ``lighting=True`` and nothing is
+  learned. A camera glitch (frames of noise) or a pan never holds still: it costs the matching
+  alone and the model is kept as it was (a restart refills every sample, ~10 frames' work at
+  1920x1080: a glitch used to restart it on every frame, 2.9 s a frame).
 - **Shadows** (``shadows=True``, off by default): a foreground pixel 45-95 % as bright as the
   background with the same hue and saturation is background.
 - **Clean-up** (``clean=True``): 5x5 median, 7x7 close, 3x3 open.
@@ -56,8 +60,8 @@ docs/blobs.md). Memory ``samples x W x H x 3`` bytes (4.6 MB at 320x240,
 (seeded, ``seed``).
 
 Failure modes: a moving or shaking camera makes everything foreground (after half the frame,
-the warm-up restarts); whatever is in view during the warm-up becomes background, and leaves a
-ghost for ``absorb_after_frames`` when it goes; an object coloured like the background behind it
+nothing is reported until the view holds still, then the warm-up restarts); whatever is in
+view during the warm-up becomes background, and leaves a ghost for ``absorb_after_frames`` when it goes; an object coloured like the background behind it
 (within the match distance) is missed; a cast shadow is foreground unless ``shadows=True``; a
 local light change (a lamp lighting one corner) shows as foreground until absorbed; background
 motion stronger than any seen so far (a gust after a calm) shows as small specks for a second
@@ -156,8 +160,10 @@ class BackgroundModel(Tunable, section="background",
     shadows = setting(False, "suppress shadows: pixels 45-95 % as bright as the background with its "
                       "chromaticity are background (off: a shadow is foreground)")
     clean = setting(True, "clean the mask (median, close, open)")
-    lighting_fraction = setting(0.5, "a change over this fraction of the frame restarts the warm-up",
-                                unit="fraction", lo=0.05, hi=1)
+    lighting_fraction = setting(0.5, "a change over this fraction of the frame restarts the warm-up "
+                                "once the new view holds still", unit="fraction", lo=0.05, hi=1)
+    settle_frames = setting(3, "frames a changed view must hold still before it is learned again "
+                            "(1: at once; camera glitches, noise and pans never hold)", unit="frames", lo=1, hi=1000)
     seed = setting(0, "random seed of the sample updates (same seed, same masks)", lo=0, hi=2**32 - 1)
 
 
@@ -183,6 +189,11 @@ class BackgroundModel(Tunable, section="background",
         self._limit_step = -1.0
         self._limit_table = np.zeros((256, 1), np.uint16)
         self.frames = 0
+        #: frames in a row that changed as a whole and held still (``settle_frames``)
+        self.settling = 0
+        #: frames that changed as a whole and were passed over (glitches, pans): not learned
+        self.passed_over = 0
+        self._view: np.ndarray | None = None        # the last such frame, on the grid
 
     # -- setup --------------------------------------------------------------------------
     def _start(self, x: np.ndarray) -> None:
@@ -266,14 +277,37 @@ class BackgroundModel(Tunable, section="background",
         lut = self._exposure(frame)
         x = frame if lut is None else self._xc
         raw, mind = self._match(frame, lut, x)
-        self._learn_noise(x)
         if self.shadows:
             self._drop_shadows(x, raw)
-        lighting = any(abs(g / b - 1.0) > GAIN_TOLERANCE for g, b in zip(self.gain, before))
         if cv2.countNonZero(raw) > self.lighting_fraction * h * w:
-            self._start(x)                    # the scene changed as a whole: learn it again
-            return np.zeros((h, w), np.uint8), True
+            return self._changed_view(x, before)
+        self.settling, self._view = 0, None
+        self._learn_noise(x)
+        lighting = any(abs(g / b - 1.0) > GAIN_TOLERANCE for g, b in zip(self.gain, before))
         return self._learn(x, raw, mind), lighting
+
+    def _changed_view(self, x: np.ndarray, before: tuple[float, float, float]) -> tuple[np.ndarray, bool]:
+        """A frame most of which matches nothing learned: a new view (the camera moved, a
+        light the exposure cannot explain) is learned again once it has held still for
+        ``settle_frames`` frames; until then, and for frames that never hold still (a glitch
+        of noise, a pan), nothing is learned and the model stays as it was, at the cost of the
+        matching alone (a restart fills every sample: ~10 frames' work at 1920x1080)."""
+        h, w = x.shape[:2]
+        view = x[self._grid]
+        steady = False
+        if self._view is not None:
+            d = cv2.absdiff(view, self._view).max(axis=-1)
+            still = float(np.count_nonzero(d <= max(self.match_distance, self.noise_k * (self.noise_sigma or 0.0))))
+            steady = still >= (1.0 - self.lighting_fraction) * d.size
+        self._view = view.copy()
+        self.settling = self.settling + 1 if steady else 1   # frames of this view so far
+        if self.settling >= self.settle_frames:
+            self.settling, self._view = 0, None
+            self._start(x)                    # the scene changed as a whole: learn it again
+        else:
+            self.passed_over += 1
+            self.gain = before                # a passing frame's exposure is not the scene's
+        return np.zeros((h, w), np.uint8), True
 
     @staticmethod
     def _rows(h: int, w: int) -> tuple[slice, ...]:

@@ -158,3 +158,36 @@ def test_update_limits_are_the_plain_arithmetic_per_pixel(memory_frames):
     got = cv2.LUT(blink, model._limits())
     assert got.dtype == np.uint16 and np.array_equal(got, want)
     assert len(np.unique(want)) > 1
+
+
+def test_a_glitch_of_noise_frames_costs_a_frame_and_keeps_the_model(monkeypatch):
+    """A camera glitch (frames of random noise) matches nothing learned; it used to restart the
+    warm-up on every frame (refilling every sample: 2.9 s a frame at 1920x1080) and lose the
+    model. Now a changed view is learned again only once it holds still for ``settle_frames``:
+    the noise frames are matched and passed over (no restart, no learning), and the real frames
+    after them are found against the model as it was; a camera that really moved to a new still
+    view is learned after ``settle_frames`` frames."""
+    frames = _frames(24, h=120, w=160)
+    starts: list[int] = []
+    model = BackgroundModel(seed=5)
+    real_start = model._start
+    monkeypatch.setattr(model, "_start", lambda x: (starts.append(model.frames), real_start(x))[1])
+    for f in frames[:12]:
+        model.update(f)
+    assert starts == [0]                                   # the first frame fills the samples
+    kept = [a.copy() for a in _state(model)]
+    rng = np.random.default_rng(9)
+    for _ in range(4):
+        mask, lighting = model.update(rng.integers(0, 256, frames[0].shape, dtype=np.uint8))
+        assert lighting and not mask.any()
+    assert starts == [0] and model.passed_over == 4 and model.frames == 16    # no warm-up again
+    assert all(np.array_equal(a, b) for a, b in zip(kept, _state(model)))   # nothing learned
+    glitched = _run(model, frames[12:16])
+    clean = BackgroundModel(seed=5)
+    _run(clean, frames[:12])
+    assert [int(m.sum() > 0) for m in glitched] == [int(m.sum() > 0) for m in _run(clean, frames[12:16])]
+    assert all(0 < cv2.countNonZero(m) < 0.2 * m.size for m in glitched)   # the crossing box, found
+    moved = np.ascontiguousarray(frames[20][::-1, ::-1])   # the camera turned to a new still view
+    for k in range(model.settle_frames):
+        model.update(moved)
+        assert len(starts) == (2 if k == model.settle_frames - 1 else 1)
