@@ -61,7 +61,8 @@ docs/blobs.md). Memory ``samples x W x H x 3`` bytes (4.6 MB at 320x240,
 
 Failure modes: a moving or shaking camera makes everything foreground (after half the frame,
 nothing is reported until the view holds still, then the warm-up restarts); whatever is in
-view during the warm-up becomes background, and leaves a ghost for ``absorb_after_frames`` when it goes; an object coloured like the background behind it
+view during the warm-up becomes background, and leaves a ghost for ``absorb_after_frames``
+when it goes; an object coloured like the background behind it
 (within the match distance) is missed; a cast shadow is foreground unless ``shadows=True``; a
 local light change (a lamp lighting one corner) shows as foreground until absorbed; background
 motion stronger than any seen so far (a gust after a calm) shows as small specks for a second
