@@ -21,8 +21,9 @@ Stereo blocks are averaged to mono unless ``channels=1`` was configured, in whic
 case they raise ``ConfigError``; integer samples are read as PCM (int16: / 32768, as the
 recorder stores them), anything that is not an array of real numbers is a ``ConfigError``.
 Blocks with NaN/Inf samples (or samples so large their mean square overflows) are reported (a logged
-warning naming the block and the count, and ``skipped_blocks``) and skipped: the level
-keeps its previous value and ``process`` returns ``None``. Empty blocks are ignored.
+warning naming the first such block and the count, and ``skipped_blocks``) and skipped: the level
+keeps its previous value and ``process`` returns ``None``. A recording stores NaN/Inf as 0 and
+lists where they were (``audio.nonfinite``), so its replay skips the same blocks. Empty blocks are ignored.
 """
 from __future__ import annotations
 
@@ -160,6 +161,7 @@ class LevelMeter:
         self.raw_level = 0.0
         self.energy = 0.0
         self.skipped_blocks = 0
+        self._said_nonfinite = False
         self._alpha_for: tuple[int, int] = (0, 0)
         self._alpha = 0.0
         self._started = False
@@ -191,9 +193,12 @@ class LevelMeter:
         if ms - ms != 0.0:                          # NaN or Inf somewhere in the block
             self.skipped_blocks += 1
             bad = int(np.count_nonzero(~np.isfinite(x)))
-            if bad:
-                log.warning("audio block %d at t=%.3f s has %d NaN/Inf samples of %d; skipped",
-                            index, t, bad, n)
+            if bad:                                 # said once; a recording replays them as NaN too
+                (log.debug if self._said_nonfinite else log.warning)(
+                    "audio block %d at t=%.3f s has %d NaN/Inf samples of %d; skipped (so are later ones, "
+                    "counted in skipped_blocks; a recording keeps where they were and its replay skips "
+                    "the same blocks)", index, t, bad, n)
+                self._said_nonfinite = True
             else:                                   # finite, but the mean square overflows
                 log.warning("audio block %d at t=%.3f s has samples up to %.3g (full scale is 1.0): "
                             "too large to measure; skipped", index, t, float(np.abs(x).max()))

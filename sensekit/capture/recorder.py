@@ -41,7 +41,7 @@ from sensekit.capture.recording_meta import (AUDIO_FILE, DEFAULT_BLOCK_SIZE, FOR
                                              PLAYLIST_FILE, SEGMENTS_DIR, TIMESTAMPS_FILE,
                                              TIMESTAMPS_HEADER, VERSION, write_json_atomic)
 from sensekit.capture.video_segments import SegmentWriter
-from sensekit.capture.wav import WavWriter, float_to_int16
+from sensekit.capture.wav import MAX_NONFINITE_RUNS, WavWriter, float_to_int16, nonfinite_runs
 from sensekit.errors import ConfigError, RecordingError
 from sensekit.validate import check_range
 
@@ -118,6 +118,10 @@ class Recorder:
                                  f"{exc.strerror or exc}") from None
         self.audio_samples = 0
         self.padded_samples = 0
+        #: runs ``[start, stop)`` of samples that were NaN/Inf (stored as 0; meta ``audio.nonfinite``)
+        self.nonfinite: list[list[int]] = []
+        self._nonfinite_said = False
+        self._nonfinite_full = False
         self._audio_started = False
         self._last_flush_t = 0.0
         self._max_t = 0.0
@@ -251,8 +255,33 @@ class Recorder:
                     self.padded_samples += gap
                 else:
                     log.warning("audio jumps %.1f s ahead at t=%.3f; not padding", gap / a["sample_rate"], t)
+        self._note_nonfinite(s, t)
         self._write_pcm(float_to_int16(s))
         self.audio_samples += s.shape[0]
+
+    def _note_nonfinite(self, s: np.ndarray, t: float) -> None:
+        """List where the block had NaN/Inf samples (the WAV stores them as 0), so a replay puts
+        them back and the stages skip those blocks as they did live; said once in the log."""
+        runs = nonfinite_runs(s)
+        if not runs:
+            return
+        if not self._nonfinite_said:
+            self._nonfinite_said = True
+            log.warning("audio has NaN/Inf samples (first at t=%.3f s): recorded as silence and listed in "
+                        "meta.json, so a replay skips those blocks as the live run does", t)
+        kept = self.nonfinite
+        for a, b in runs:
+            a, b = a + self.audio_samples, b + self.audio_samples
+            if kept and kept[-1][1] == a:               # a run that goes on from the last block
+                kept[-1][1] = b
+            elif len(kept) < MAX_NONFINITE_RUNS:
+                kept.append([a, b])
+            else:
+                if not self._nonfinite_full:
+                    log.warning("more than %d runs of NaN/Inf audio samples: the rest are recorded as "
+                                "silence only", MAX_NONFINITE_RUNS)
+                self._nonfinite_full = True
+                break
 
     def _write_pcm(self, pcm: np.ndarray) -> None:
         assert self._wav is not None and self._pcm is not None
@@ -290,6 +319,8 @@ class Recorder:
                 v["fps_measured"] = round(measured, 3)
         if self._meta["audio"] is not None:
             self._meta["audio_padded_samples"] = self.padded_samples
+            if self.nonfinite:
+                self._meta["audio"]["nonfinite"] = self.nonfinite
         self._meta["duration_s"] = round(self.duration_s, 6)
 
     def close(self, complete: bool = True) -> None:

@@ -22,10 +22,12 @@ import math
 import os
 from pathlib import Path
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
+from sensekit.capture.wav import MAX_NONFINITE_RUNS
 from sensekit.errors import RecordingError
 from sensekit.safe_read import file_kind, loads_json, read_regular, short
 
@@ -198,6 +200,13 @@ def _check_audio_blocks(audio: dict[str, Any], bad: _Bad) -> None:
         audio["checksum_block"] = audio["block_size"]
     elif not _is_int(cb) or not 0 < cb <= 1 << 20:
         raise bad(f"`audio.checksum_block` must be a positive integer, got {short(cb)}")
+    runs = audio.setdefault("nonfinite", [])
+    if (not isinstance(runs, list) or len(runs) > MAX_NONFINITE_RUNS
+            or not all(isinstance(r, list) and len(r) == 2 and all(map(_is_int, r)) and 0 <= r[0] < r[1]
+                       for r in runs)
+            or any(a[1] > b[0] for a, b in pairwise(runs))):
+        raise bad(f"`audio.nonfinite` must be at most {MAX_NONFINITE_RUNS} sorted [start, stop) sample runs, "
+                  f"got {short(runs)}")
 
 
 def _check_tracks_held(rec: Path, video: Any, audio: Any, bad: _Bad) -> None:

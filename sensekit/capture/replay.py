@@ -49,7 +49,7 @@ from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, chec
 from sensekit.capture.recording_meta import DEFAULT_BLOCK_SIZE, read_meta, read_timestamps, timestamps_cap
 from sensekit.capture.video_segments import (count_decodable, list_segments, open_capture,
                                              plan_segments)
-from sensekit.capture.wav import WavInfo, int16_to_float, read_wav_info
+from sensekit.capture.wav import WavInfo, int16_to_float, mark_nonfinite, read_wav_info
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import ConfigError, RecordingError
 
@@ -380,6 +380,8 @@ class ReplaySource(Source):
             s = int16_to_float(np.frombuffer(raw, dtype="<i2"))
             if ch > 1:
                 s = s.reshape(count, ch)
+            if a["nonfinite"]:                          # NaN/Inf when recorded: as the live run had
+                mark_nonfinite(s, start, a["nonfinite"])
             index = self._counts["blocks"]
             self._counts["blocks"] += 1
             yield AudioBlock(index, t_offset + self.audio_offset_s + start / rate, s, rate, None)

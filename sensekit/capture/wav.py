@@ -17,6 +17,7 @@ raises ``RecordingError`` naming the file.
 """
 from __future__ import annotations
 
+import bisect
 import os
 import struct
 from pathlib import Path
@@ -34,13 +35,43 @@ _MAX_WAV_DATA = 0xFFFFFFFF - 36
 def float_to_int16(samples: np.ndarray) -> np.ndarray:
     """Float samples (full scale 1.0) to int16: clip to [-1, 1), x32768, round.
 
-    int16 input is returned unchanged; NaN becomes 0.
+    int16 input is returned unchanged; NaN and Inf become 0 (the recorder lists where they
+    were, ``nonfinite_runs``, so a replay skips those blocks as the live run did).
     """
     a = np.asarray(samples)
     if a.dtype == np.int16:
         return a
-    f = np.nan_to_num(a.astype(np.float64, copy=False), nan=0.0, posinf=1.0, neginf=-1.0)
+    f = np.nan_to_num(a.astype(np.float64, copy=False), nan=0.0, posinf=0.0, neginf=0.0)
     return np.clip(np.rint(f * 32768.0), -32768, 32767).astype(np.int16)
+
+
+#: most runs of NaN/Inf samples a recording lists (``audio.nonfinite`` in meta.json)
+MAX_NONFINITE_RUNS = 4096
+
+
+def nonfinite_runs(samples: np.ndarray) -> list[tuple[int, int]]:
+    """The runs ``[start, stop)`` of sample frames (rows) holding a NaN or Inf in any channel;
+    ``[]`` for integer samples and for the usual all-finite block."""
+    a = np.asarray(samples)
+    if a.dtype.kind != "f" or a.size == 0:
+        return []
+    bad = ~np.isfinite(a.reshape(len(a), -1)).all(axis=1)
+    if not bad.any():
+        return []
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], bad.view(np.int8), [0]))))
+    return [(int(a_), int(b_)) for a_, b_ in zip(edges[::2], edges[1::2])]
+
+
+def mark_nonfinite(samples: np.ndarray, start: int, runs: list[list[int]] | list[tuple[int, int]]) -> np.ndarray:
+    """``samples`` (float, the sample frames from ``start`` on) with NaN put back where
+    ``runs`` (absolute ``[start, stop)``, sorted) say the recorded block had NaN/Inf: a replay
+    hands the stages what the live run had, and they skip it as they did then."""
+    stop = start + len(samples)
+    for a, b in runs[bisect.bisect_right(runs, start, key=lambda r: r[1]):]:   # the first ending after start
+        if a >= stop:
+            break
+        samples[max(a, start) - start:min(b, stop) - start] = np.nan
+    return samples
 
 
 def int16_to_float(samples: np.ndarray) -> np.ndarray:

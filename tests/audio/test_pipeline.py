@@ -198,3 +198,42 @@ def test_the_stage_holds_the_gain_and_hands_it_to_its_meter_and_clap_detector():
     stage.apply_now(smoothing_ms=0.0)
     assert 0 < smoothed < stage.meter.process(x, 0.2, 48000)    # smoothing off: the raw level
     assert stage.meter.process(quiet, 0.3, 48000) == 0.0
+
+
+def test_nan_and_inf_blocks_are_skipped_live_and_in_a_replay_of_their_recording(tmp_path, caplog):
+    """A block with NaN/Inf samples is skipped live (level kept, clap and pitch restarted); a
+    recording used to store them as silence (NaN) or full scale (Inf), so its replay measured
+    those blocks and gave other events. Now it lists where they were and the replay puts NaN
+    back: the same events as live, and each of the two says so once in the log."""
+    import logging
+
+    from sensekit.capture.recorder import Recorder
+    from sensekit.capture.recording_meta import read_meta
+    from sensekit.capture.replay import ReplaySource
+    from sensekit.capture.wav import float_to_int16, int16_to_float
+
+    rate = 16000
+    x = int16_to_float(float_to_int16(demo_signal(rate)))     # samples a WAV holds exactly
+    x[5000:5010] = np.nan
+    x[int(1.02 * rate)] = np.inf                              # in the first clap's tail
+    x[int(2.3 * rate): int(2.3 * rate) + 700] = np.nan         # across a block boundary, in the tone
+    blocks = ArraySource(x, rate).items
+
+    def events(items) -> tuple[list[dict], AudioStage]:
+        stage = make_stage()
+        return [e.to_dict() for it in items for e in stage.process(it)], stage
+
+    with caplog.at_level(logging.WARNING):
+        live, live_stage = events(blocks)
+        with Recorder(tmp_path / "nan.skrec", audio=(rate, 1), block_size=512) as rec:
+            for b in blocks:
+                rec.write(b)
+        with ReplaySource(tmp_path / "nan.skrec") as src:
+            replayed, replay_stage = events(list(src))
+    assert read_meta(tmp_path / "nan.skrec")["audio"]["nonfinite"] == [
+        [5000, 5010], [int(1.02 * rate), int(1.02 * rate) + 1], [int(2.3 * rate), int(2.3 * rate) + 700]]
+    assert live_stage.skipped_blocks == replay_stage.skipped_blocks == 5
+    assert {e["event"] for e in live} >= {"clap", "pitch", "activity", "level"}
+    assert replayed == live
+    said = [r.getMessage() for r in caplog.records if "NaN/Inf" in r.getMessage()]
+    assert len(said) == 3 and sum("recorded as silence" in m for m in said) == 1   # live, recorder, replay
