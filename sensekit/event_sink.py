@@ -1,18 +1,26 @@
-"""``EventSink``: the file behind ``--events PATH``, which never blocks the run for long.
+"""``EventSink``: the file behind ``--events PATH``, which never stops or blocks the run.
 
-A regular file is written as usual (buffered; every line arrives). A FIFO, a pipe or a
-character device is written without blocking: a line the reader cannot take at once waits in
-memory (``waited`` counts those lines) and is sent as soon as the reader catches up (whole
-lines, never torn), with up to ``max_buffer_bytes`` (4 MB) waiting; beyond that new lines are dropped (``dropped``). A
-reader that goes away (``EPIPE``) drops what follows. ``close()`` gives a slow reader up to
-``close_timeout_s`` (1 s) to take what waits, then drops the rest, and logs one warning with
-the counts when anything waited or was dropped.
+A regular file is written as usual (lines gathered in memory, written whole, 64 kB at a time
+and at every ``flush``; every line arrives). A FIFO, a pipe or a character device is written
+without blocking: a line the reader cannot take at once waits in memory (``waited`` counts
+those lines) and is sent as soon as the reader catches up (whole lines, never torn), with up
+to ``max_buffer_bytes`` (4 MB) waiting; beyond that new lines are dropped (``dropped``). A
+reader that goes away (``EPIPE``) drops what follows.
 
-Cost: one ``write`` per line to a file's buffer, one non-blocking ``os.write`` per line (and
+A write that fails (a full disk: ``ENOSPC``; a file size limit: ``EFBIG``; ``EIO``) does not
+stop the run - for a show the camera and the apps matter more than the log: one warning names
+the file, the reason and the lines that got out; a regular file is cut back to its last whole
+line (JSON-lines readers never see a torn one), and every later line is dropped and counted.
+``close()`` gives a slow reader up to ``close_timeout_s`` (1 s) to take what waits, then drops
+the rest, and logs one warning with the counts when anything waited or was dropped; ``stats()``
+has them too.
+
+Cost: one ``write`` per 64 kB of lines to a file, one non-blocking ``os.write`` per line (and
 per waiting batch) to a pipe.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -27,6 +35,7 @@ __all__ = ["EventSink"]
 log = logging.getLogger("sensekit")
 
 _PIPE_BUF = getattr(select, "PIPE_BUF", 512)      # writes up to this size are atomic on a pipe
+_FILE_CHUNK = 64 << 10                            # a regular file is written this much at a time
 
 
 class EventSink:
@@ -38,6 +47,8 @@ class EventSink:
         self.lines = self.waited = self.dropped = 0
         self.max_buffer_bytes = max_buffer_bytes
         self.close_timeout_s = close_timeout_s
+        #: why writing stopped (the first failed write's reason), or ``None``
+        self.failed: str | None = None
         flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
         try:
             fd = os.open(self.path, flags, 0o644)
@@ -48,25 +59,25 @@ class EventSink:
         self.is_pipe = not stat.S_ISREG(os.fstat(fd).st_mode)
         self._pending = bytearray()
         self._gone = False
+        self._written = 0               # bytes written
+        self._whole = 0                 # bytes up to the last whole line written
+        self._sent_lines = 0            # lines that got out whole
         if not self.is_pipe:
             os.set_blocking(fd, True)
             os.ftruncate(fd, 0)
-            self._file = os.fdopen(fd, "w", encoding="utf-8")
 
     def write(self, line: str) -> None:
-        """Write ``line`` (with its newline): to a file at once, to a pipe when it can take it."""
+        """Write ``line`` (with its newline): to a file's buffer, to a pipe when it can take it."""
         self.lines += 1
-        if not self.is_pipe:
-            try:
-                self._file.write(line)
-            except OSError as exc:
-                raise self._named(exc) from None
-            return
         data = line.encode("utf-8")
-        if self._gone or len(self._pending) + len(data) > self.max_buffer_bytes:
+        if self._gone or (self.is_pipe and len(self._pending) + len(data) > self.max_buffer_bytes):
             self.dropped += 1
             return
         self._pending += data
+        if not self.is_pipe:
+            if len(self._pending) >= _FILE_CHUNK:
+                self._drain()
+            return
         self._drain()
         if self._pending:
             self.waited += 1
@@ -78,61 +89,67 @@ class EventSink:
         except BlockingIOError:
             return 0
         except BrokenPipeError:
-            self._gone = True
-            self.dropped += self._pending.count(b"\n")      # what was sent came from _pending
-            self._pending.clear()
+            self._stop()
             return 0
-        except OSError as exc:                          # ENOSPC from /dev/full, EIO, ...
-            self._gone = True                           # (close() then has nothing to send)
-            self.dropped += self._pending.count(b"\n")
-            self._pending.clear()
-            raise self._named(exc) from None
+        except OSError as exc:                          # ENOSPC (a full disk, /dev/full), EFBIG, EIO
+            self._fail(exc)
+            return 0
 
-    def _named(self, exc: OSError) -> OSError:
-        """``exc`` with the events file named (the run ends with it on one line, exit 2)."""
-        return OSError(exc.errno, f"cannot write events to {self.path!r} after {self.lines - 1} "
-                                  f"line(s): {exc.strerror or exc}")
+    def _stop(self) -> None:
+        """Nothing more goes out: what waits is dropped (and counted), and so is what follows."""
+        self._gone = True
+        self.dropped += self._pending.count(b"\n")
+        self._pending.clear()
+
+    def _fail(self, exc: OSError) -> None:
+        """A failed write: said once; a file is cut back to its last whole line; the run goes on."""
+        self.failed = exc.strerror or str(exc)
+        self._stop()
+        if not self.is_pipe and self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self._whole)
+        log.warning("events to %r: cannot write (%s) after %d line(s); the run goes on, the events "
+                    "that follow are dropped and counted", self.path, self.failed, self._sent_lines)
 
     def _drain(self) -> None:
-        """Send whole lines, at most ``PIPE_BUF`` bytes a write (such writes to a pipe are
-        atomic: the reader never sees a torn line; a longer single line goes alone)."""
+        """Send whole lines: to a pipe at most ``PIPE_BUF`` bytes a write (such writes are
+        atomic: the reader never sees a torn line; a longer single line goes alone), to a file
+        all that waits."""
         while self._pending and not self._gone:
-            end = self._pending.rfind(b"\n", 0, _PIPE_BUF) + 1 or self._pending.find(b"\n") + 1
+            if self.is_pipe:
+                end = self._pending.rfind(b"\n", 0, _PIPE_BUF) + 1 or self._pending.find(b"\n") + 1
+            else:
+                end = self._pending.rfind(b"\n") + 1
             sent = self._send(self._pending[:end or len(self._pending)])
             if sent <= 0:
                 return
+            last_nl = self._pending.rfind(b"\n", 0, sent)
+            if last_nl >= 0:                            # a short write may stop mid-line
+                self._whole = self._written + last_nl + 1
+            self._sent_lines += self._pending.count(b"\n", 0, sent)
+            self._written += sent
             del self._pending[:sent]
 
     def flush(self) -> None:
-        if not self.is_pipe:
-            try:
-                self._file.flush()
-            except OSError as exc:
-                raise self._named(exc) from None
-        else:
-            self._drain()
+        self._drain()
 
     def close(self) -> None:
         """Finish (a pipe's reader gets ``close_timeout_s`` to take what waits); idempotent."""
         if self._fd is None:
             return
-        if not self.is_pipe:
-            try:
-                self._file.close()
-            except OSError as exc:
-                self._fd = None                         # closed all the same: close() is idempotent
-                raise self._named(exc) from None
-        else:
-            deadline = time.monotonic() + self.close_timeout_s
+        deadline = time.monotonic() + self.close_timeout_s
+        self._drain()
+        while self.is_pipe and self._pending and not self._gone and time.monotonic() < deadline:
+            time.sleep(0.01)
             self._drain()
-            while self._pending and not self._gone and time.monotonic() < deadline:
-                time.sleep(0.01)
-                self._drain()
-            self.dropped += self._pending.count(b"\n")
-            self._pending.clear()
-            os.close(self._fd)
+        self.dropped += self._pending.count(b"\n")
+        self._pending.clear()
+        os.close(self._fd)
         self._fd = None
-        if self.waited or self.dropped:
+        if self.failed is not None:
+            log.warning("events to %r: %d of %d lines written, %d dropped after the write failed (%s)",
+                        self.path, self.lines - self.dropped, self.lines, self.dropped, self.failed)
+        elif self.waited or self.dropped:
             log.warning("events to %s: the reader fell behind: %d of %d lines waited, %d dropped",
                         self.path, self.waited, self.lines, self.dropped)
 
