@@ -1,6 +1,6 @@
 """``EventSink``: the file behind ``--events PATH``, which never stops or blocks the run.
 
-A regular file is written as usual (lines gathered in memory, written whole, 64 kB at a time
+A regular file is written as usual (lines gathered in memory, written whole, 8 kB at a time
 and at every ``flush``; every line arrives). A FIFO, a pipe or a character device is written
 without blocking: a line the reader cannot take at once waits in memory (``waited`` counts
 those lines) and is sent as soon as the reader catches up (whole lines, never torn), with up
@@ -15,7 +15,7 @@ line (JSON-lines readers never see a torn one), and every later line is dropped 
 the rest, and logs one warning with the counts when anything waited or was dropped; ``stats()``
 has them too.
 
-Cost: one ``write`` per 64 kB of lines to a file, one non-blocking ``os.write`` per line (and
+Cost: one ``write`` per 8 kB of lines to a file, one non-blocking ``os.write`` per line (and
 per waiting batch) to a pipe.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ __all__ = ["EventSink"]
 log = logging.getLogger("sensekit")
 
 _PIPE_BUF = getattr(select, "PIPE_BUF", 512)      # writes up to this size are atomic on a pipe
-_FILE_CHUNK = 64 << 10                            # a regular file is written this much at a time
+_FILE_CHUNK = 8 << 10        # a regular file is written this much at a time (as a buffered file was)
 
 
 class EventSink:
