@@ -24,22 +24,29 @@ import numpy as np
 
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
+from sensekit.safe_read import clip
 
 __all__ = ["add_parser", "parse_range", "main"]
 
 
 def parse_range(text: str) -> tuple[str, float, float]:
     """``"star=1.5-4"`` -> ``("star", 1.5, 4.0)``; anything else is a ``ConfigError`` quoting it."""
-    m = re.fullmatch(r"\s*([A-Za-z][\w-]*)\s*=\s*([0-9.]+)\s*-\s*([0-9.]+)\s*", text)
+    m = re.fullmatch(r"(.+?)=\s*([0-9.]+)\s*-\s*([0-9.]+)\s*", text, flags=re.S)
     if not m:
-        raise ConfigError(f"--class must be NAME=START-END in seconds (e.g. star=1.5-4), got {text!r}")
+        raise ConfigError(f"--class must be NAME=START-END in seconds (e.g. star=1.5-4), got '{clip(text)}'")
+    from sensekit.vision.taught import check_gesture_name    # (the vision package: not at start-up)
+
+    try:
+        name = check_gesture_name(m.group(1))
+    except ConfigError as exc:
+        raise ConfigError(f"--class: {exc}") from None
     try:
         start, end = float(m.group(2)), float(m.group(3))
     except ValueError:
-        raise ConfigError(f"--class times must be numbers, got {text!r}") from None
+        raise ConfigError(f"--class times must be numbers, got '{clip(text)}'") from None
     if not end > start:
-        raise ConfigError(f"--class range must end after it starts, got {text!r}")
-    return m.group(1), start, end
+        raise ConfigError(f"--class range must end after it starts, got '{clip(text)}'")
+    return name, start, end
 
 
 def add_parser(sub: Any) -> None:

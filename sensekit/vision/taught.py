@@ -23,12 +23,14 @@ Needs scikit-learn (in the ``hands`` extra).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from sensekit.errors import ConfigError
+from sensekit.safe_read import clip
 
 __all__ = ["hand_features", "TaughtGestures", "MAX_EXAMPLES", "FORMAT", "N_FEATURES"]
 
@@ -67,6 +69,37 @@ def _spaced(rows: Sequence[np.ndarray], n: int) -> list[np.ndarray]:
     return [rows[i] for i in idx]
 
 
+#: the longest gesture name (a card line, a JSON field, an OSC string)
+MAX_NAME_CHARS = 64
+#: what ``predict`` says for a hand close to no taught gesture: not a name to teach
+NO_GESTURE = "none"
+
+
+def check_gesture_name(name: object) -> str:
+    """A taught gesture's name, stripped of the spaces around it: a letter, then letters, digits,
+    ``_`` or ``-``, 64 characters at most, not ``"none"``; anything else is a one-line
+    ``ConfigError`` naming the problem (the name quoted cut short, control characters escaped).
+    Every door checks it: the panel's teach card, ``sensekit teach gesture --class``, ``fit``
+    and a model read from a profile."""
+    if not isinstance(name, str):
+        raise ConfigError(f"a gesture name is text, got {type(name).__name__}")
+    text = name.strip()
+    if not text:
+        raise ConfigError("a gesture name is empty")
+    if len(text) > MAX_NAME_CHARS:
+        raise ConfigError(f"a gesture name is at most {MAX_NAME_CHARS} characters, got {len(text):,} "
+                          f"('{clip(text, 40)}')")
+    odd = next((k for k, c in enumerate(text) if not c.isprintable()), None)
+    if odd is not None:
+        raise ConfigError(f"a gesture name is one line of printable characters; '{clip(text, 40)}' has "
+                          f"{text[odd]!r} at character {odd + 1}")
+    if not re.fullmatch(r"[^\W\d_][\w-]*", text):
+        raise ConfigError(f"a gesture name is a letter, then letters, digits, _ or -, got '{clip(text, 40)}'")
+    if text == NO_GESTURE:
+        raise ConfigError(f"'{NO_GESTURE}' is what a hand like no taught gesture is called: choose another name")
+    return text
+
+
 class TaughtGestures:
     """A k-nearest-neighbours model of taught hand shapes."""
 
@@ -83,7 +116,7 @@ class TaughtGestures:
 
     def fit(self, examples: Mapping[str, Sequence[np.ndarray]]) -> TaughtGestures:
         """Learn from ``{name: [features, ...]}`` (at least one example per class, two classes)."""
-        named = {str(name): list(rows) for name, rows in examples.items()}
+        named = {check_gesture_name(name): list(rows) for name, rows in examples.items()}
         empty = [name for name, rows in named.items() if not rows]
         if empty:
             raise ConfigError(f"no examples for gesture {empty[0]!r} (no hand in its time range?)")
@@ -131,7 +164,10 @@ class TaughtGestures:
         if data.get("format") not in (FORMAT, FORMAT_1):
             raise ConfigError(f"not a taught gestures model (format {data.get('format')!r}, expected {FORMAT!r})")
         model = cls(k=int(data["k"]), min_confidence=float(data["min_confidence"]))
-        model.classes = [str(c) for c in data["classes"]]
+        try:
+            model.classes = [check_gesture_name(c) for c in data["classes"]]
+        except ConfigError as exc:
+            raise ConfigError(f"taught gestures model: {exc}") from None
         if data["format"] == FORMAT_1:            # an older model: the distances follow from the positions
             old = np.asarray(data["features"], dtype=np.float64).reshape(-1, 42)
             model._x = np.array([_with_distances(row) for row in old]).reshape(-1, N_FEATURES)

@@ -15,27 +15,17 @@ with fewer than two names or a name that saw no hand.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from sensekit.errors import ConfigError
-from sensekit.vision.taught import TaughtGestures, hand_features
+from sensekit.vision.taught import TaughtGestures, check_gesture_name, hand_features
 
-__all__ = ["LiveTeaching", "NAME_PATTERN", "TakesTaught", "check_name"]
+__all__ = ["LiveTeaching", "TakesTaught"]
 
-#: a gesture name: what ``sensekit teach gesture --class NAME=...`` accepts
-NAME_PATTERN = r"[A-Za-z][\w-]{0,31}"
 MIN_SECONDS, MAX_SECONDS = 0.2, 60.0
-
-
-def check_name(name: object) -> str:
-    """The name itself, or ``ConfigError`` quoting it."""
-    if not isinstance(name, str) or not re.fullmatch(NAME_PATTERN, name.strip()):
-        raise ConfigError(f"a gesture name is a letter then letters, digits, _ or - (at most 32), got {name!r}")
-    return name.strip()
 
 
 class LiveTeaching:
@@ -50,7 +40,7 @@ class LiveTeaching:
 
     def record(self, name: str, seconds: float) -> None:
         """Take the hands of the next ``seconds`` as examples of ``name``."""
-        name = check_name(name)
+        name = check_gesture_name(name)
         if not isinstance(seconds, (int, float)) or not MIN_SECONDS <= float(seconds) <= MAX_SECONDS:
             raise ConfigError(f"seconds must be {MIN_SECONDS:g}..{MAX_SECONDS:g}, got {seconds!r}")
         self.recording, self._seconds, self._start = name, float(seconds), None
@@ -69,7 +59,7 @@ class LiveTeaching:
         self.examples[self.recording].append(hand_features(np.asarray(landmarks)))
 
     def forget(self, name: str) -> None:
-        self.examples.pop(check_name(name), None)
+        self.examples.pop(check_gesture_name(name), None)
         if self.recording == name:
             self.recording = None
 

@@ -60,3 +60,30 @@ def test_learning_needs_two_names_and_a_saved_model_restarts_with_its_examples()
     again.load(model.to_dict())
     assert again.status()["examples"] == {"heart": 10, "star": 10}
     assert again.learn().to_dict() == model.to_dict()
+
+
+@pytest.mark.parametrize("name, words", [
+    ("x" * 10_000, "at most 64 characters, got 10,000"),
+    ("star\nfake", r"one line of printable characters; 'star\\nfake' has '\\n' at character 5"),
+    ("star\x1b[31m", "one line of printable characters"),
+    ("none", "choose another name"),
+])
+def test_a_gesture_name_is_checked_at_every_door_in_one_short_line(name, words):
+    """A name of 10,000 characters or with control characters broke the teach card and the JSON
+    lines of gesture events (the command-line check had no length limit, a model read from a
+    profile none at all): the teach card, ``teach gesture --class``, ``fit`` and a model from a
+    profile all refuse it in one line that quotes the name cut short."""
+    from sensekit.cli._teach_gesture import parse_range
+    from sensekit.vision.taught import TaughtGestures
+
+    model = {"format": "sensekit-taught-gestures-1", "k": 1, "min_confidence": 0.5, "classes": [name, "b"],
+             "labels": [0, 1], "features": np.zeros((2, 42)).tolist()}
+    doors = [lambda: LiveTeaching().record(name, 5), lambda: parse_range(f"{name}=1-2"),
+             lambda: TaughtGestures().fit({name: [np.zeros(3)], "b": [np.zeros(3)]}),
+             lambda: TaughtGestures.from_dict(model)]
+    for door in doors:
+        with pytest.raises(ConfigError, match=words) as err:
+            door()
+        message = str(err.value)
+        assert "\n" not in message and "\x1b" not in message and len(message) < 160, message
+    assert LiveTeaching().record("a" * 64, 5) is None and parse_range(" wave_2 = 1-2") == ("wave_2", 1.0, 2.0)
