@@ -123,6 +123,10 @@ class BlobTracker(Tunable, section="blobs",
                           flag="--blob-min-area")
     join_px = setting(0, "pieces closer than this are one region (closing; 0 or 1: off)", unit="px",
                       lo=0, hi=255)
+    split_aspect = setting(0.65, "a blob at least this many times as wide as tall is tried as people side "
+                           "by side (0: off)", unit="width/height", lo=0, hi=10)
+    split_dip = setting(0.08, "the dip between two heads on the blob's top outline that splits it",
+                        unit="share of height", lo=0, hi=1)
     confirm_frames = setting(5, "frames in a row before a new blob gets its id", unit="frames",
                              lo=1, hi=1000)
     max_missing_frames = setting(10, "frames a lost blob keeps its id", unit="frames", lo=0, hi=10_000)
@@ -164,7 +168,8 @@ class BlobTracker(Tunable, section="blobs",
             self.apply_pending()
         dt = _DEFAULT_DT if self._last_t is None or t <= self._last_t else t - self._last_t
         self._last_t = t
-        regions = find_blobs(mask, min_area_px=self.min_area_px, join_px=self.join_px)
+        regions = find_blobs(mask, min_area_px=self.min_area_px, join_px=self.join_px,
+                             split_aspect=self.split_aspect, split_dip=self.split_dip)
         self.regions = regions
         tracks = self.tracks
         preds = [tr.predicted_box(dt) for tr in tracks]
@@ -278,6 +283,8 @@ def _absorb_fragments(regions: list[Region], preds: list[_FBox],
             continue
         best, best_f = -1, 0.5
         for i in taken:
+            if regions[taken[i]].label == r.label:
+                continue                      # a part split off the same region is never a fragment
             f = _overlap_fraction(r.box, preds[i])
             if (f > best_f and r.area_px < regions[taken[i]].area_px
                     and _grows_by(merged_into[i], r) <= _FRAGMENT_GROWTH * preds[i][2] * preds[i][3]):
