@@ -49,7 +49,7 @@ from scipy.optimize import linear_sum_assignment
 
 from sensekit.events import BlobEnter, BlobInfo, BlobLeave, Blobs, Box, Event, ZoneEnter, ZoneLeave
 from sensekit.settings import Tunable, setting
-from sensekit.vision.blobs import Region, box_iou, find_blobs
+from sensekit.vision.blobs import Region, box_iou, find_blobs, split_region
 
 __all__ = ["BlobTracker", "Track"]
 
@@ -170,9 +170,11 @@ class BlobTracker(Tunable, section="blobs",
         self._last_t = t
         regions = find_blobs(mask, min_area_px=self.min_area_px, join_px=self.join_px,
                              split_aspect=self.split_aspect, split_dip=self.split_dip)
-        self.regions = regions
         tracks = self.tracks
         preds = [tr.predicted_box(dt) for tr in tracks]
+        if self.split_aspect > 0:
+            regions = self._split_held(mask, regions, tracks, preds)
+        self.regions = regions
         taken = self._assign(tracks, preds, regions)         # track index -> region index
         merged_into, used = _absorb_fragments(regions, preds, taken)
         events: list[Event] = []
@@ -205,6 +207,23 @@ class BlobTracker(Tunable, section="blobs",
         events.insert(0, Blobs(t=t, count=len(infos), blobs=infos))
         return events
 
+    def _split_held(self, mask: np.ndarray, regions: list[Region], tracks: list[Track],
+                    preds: list[_FBox]) -> list[Region]:
+        """A wide region in which two or more confirmed tracks are predicted (people who were
+        apart, or split, a frame ago) is split with half the dip (``blobs.split_dip`` / 2)."""
+        out: list[Region] = []
+        for r in regions:
+            if r.box[2] >= self.split_aspect * r.box[3] and sum(
+                    1 for tr, pb in zip(tracks, preds)
+                    if tr.id and not tr.missing and _inside(pb[0] + pb[2] / 2, pb[1] + pb[3] / 2, r.box)) >= 2:
+                out += split_region(mask, r, aspect=self.split_aspect, dip=self.split_dip / 2,
+                                    min_area_px=self.min_area_px)
+            else:
+                out.append(r)
+        if len(out) > len(regions):
+            out.sort(key=lambda r: (-r.area_px, r.label))
+        return out
+
     def _assign(self, tracks: list[Track], preds: list[_FBox], regions: list[Region]) -> dict[int, int]:
         """Match tracks to regions (Hungarian, on overlap with the prediction and distance in
         track sizes; pairs beyond ``gate`` sizes that do not overlap never match)."""
@@ -219,8 +238,13 @@ class BlobTracker(Tunable, section="blobs",
                 d = float(np.hypot(r.cx - pcx, r.cy - pcy)) / size
                 if iou > 0 or d <= self.gate:
                     cost[i, j] = (1.0 - iou) + d
-        rows, cols = linear_sum_assignment(cost)
-        return {int(i): int(j) for i, j in zip(rows, cols) if cost[i, j] < _FAR}
+        # each track may also stay unmatched, at the cost of the farthest match the gate allows:
+        # a track is never pushed onto a far region only so that another can take its own
+        miss = np.full((len(tracks), len(tracks)), _FAR)
+        np.fill_diagonal(miss, 1.0 + self.gate)
+        full = np.hstack([cost, miss])
+        rows, cols = linear_sum_assignment(full)
+        return {int(i): int(j) for i, j in zip(rows, cols) if j < len(regions) and cost[i, j] < _FAR}
 
     def _follow(self, tr: Track, region: Region, own: Box, dt: float, t: float, events: list[Event]) -> None:
         """A matched track moves to its region: velocity, size (of its own region only), hits."""

@@ -24,7 +24,7 @@ from sensekit.errors import ConfigError
 from sensekit.events import Box
 from sensekit.vision.blob_split import person_cuts
 
-__all__ = ["Region", "find_blobs", "box_iou"]
+__all__ = ["Region", "find_blobs", "split_region", "box_iou"]
 
 
 @dataclass(slots=True)
@@ -103,12 +103,26 @@ def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0,
         if not cuts:
             out.append(_region(rx, ry, labels, i))
             continue
-        part = np.searchsorted(np.asarray(cuts), rx, side="right")
-        for p in range(len(cuts) + 1):
-            sel = part == p
-            out.append(_region(rx[sel], ry[sel], labels, i))
+        out += _parts(rx, ry, cuts, labels, i)
     out.sort(key=lambda r: (-r.area_px, r.label))
     return out
+
+
+def split_region(mask: np.ndarray, region: Region, *, aspect: float, dip: float, min_area_px: int) -> list[Region]:
+    """``region`` (from ``find_blobs(mask, ...)``) split into side-by-side people with the
+    given thresholds (``sensekit.vision.blob_split.person_cuts``), or ``[region]``."""
+    x, y, w, h = region.box
+    inside = (region.labels[y:y + h, x:x + w] == region.label) & (mask[y:y + h, x:x + w] > 0)
+    rows, cols = np.nonzero(inside)              # row order, as findNonZero gives them
+    rx, ry = cols.astype(np.int32) + x, rows.astype(np.int32) + y
+    cuts = person_cuts(rx, ry, aspect=aspect, dip=dip, min_area_px=min_area_px) if rx.size else []
+    return _parts(rx, ry, cuts, region.labels, region.label) if cuts else [region]
+
+
+def _parts(rx: np.ndarray, ry: np.ndarray, cuts: list[int], labels: np.ndarray, label: int) -> list[Region]:
+    """The regions of the pixels between consecutive ``cuts`` (columns)."""
+    part = np.searchsorted(np.asarray(cuts), rx, side="right")
+    return [_region(rx[part == p], ry[part == p], labels, label) for p in range(len(cuts) + 1)]
 
 
 def _region(rx: np.ndarray, ry: np.ndarray, labels: np.ndarray, label: int) -> Region:
