@@ -60,6 +60,8 @@ def person_cuts(xs: np.ndarray, ys: np.ndarray, *, aspect: float, dip: float, mi
     k = int(np.argmax(dips))
     if dips[k] < dip * h:
         return []
+    run = int(np.argmin(dips[k:] == dips[k])) if not (dips[k:] == dips[k]).all() else dips.size - k
+    k += (run - 1) // 2                                     # the middle of a flat valley
     cut = x0 + int(c[k])
     parts = []
     for sel in (xs < cut, xs >= cut):
