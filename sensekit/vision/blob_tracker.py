@@ -3,20 +3,26 @@
 Per frame (``update(mask, t)``):
 
 1. **Regions** of the mask (``sensekit.vision.blobs.find_blobs``: at least ``min_area_px``
-   pixels, pieces closer than ``join_px`` joined).
+   pixels, pieces closer than ``join_px`` joined), a region at least ``split_aspect`` times as
+   wide as tall with two heads on its top outline split into people
+   (``sensekit.vision.blob_split``; the dip between the heads at least ``split_dip`` of its
+   height, or half that while two confirmed tracks are predicted inside the region, so a couple
+   split once stays split when their heads touch for a few frames).
 2. **Prediction.** Each track moves its box by its velocity (constant velocity; the velocity
    is an alpha-beta filter of the centroid, gain ``velocity_gain``).
 3. **Assignment.** Cost ``(1 - IoU) + distance / size`` between each predicted box and each
    region, pairs further than ``gate`` track sizes and with no overlap excluded, solved by SciPy's
-   ``linear_sum_assignment``.
+   ``linear_sum_assignment``; each track may also stay unmatched at the cost of the farthest
+   match the gate allows, so a track is never pushed onto a far region only so that another
+   can take its own (ids passed along a chain).
 4. **Split and merge.** A region that nobody took, smaller than a matched track's region and
    mostly (> half its box) inside that track's predicted box grown 1.5x, is a fragment of it
    (a person whose belt matched the wall) and is merged into the track's region (box, area,
    centroid). A track's size follows its own region only, so it cannot grow by swallowing
-   its neighbours one after another. A track that lost its region while its predicted
-   centre is inside another track's region has merged with it (two people passing, a group):
-   it coasts on its prediction, kept inside that region, for up to ``max_merged_frames``, and
-   takes its id back when the region splits again. Any other unmatched track coasts for
+   its neighbours one after another. Parts split off one region are never fragments. A track
+   that lost its region while its predicted centre is inside another track's region has
+   merged with it (two people passing, a group): it coasts on its prediction, kept inside
+   that region, for up to ``max_merged_frames``, and takes its id back when the region splits again. Any other unmatched track coasts for
    ``max_missing_frames``.
 5. **Lifetime.** A region nobody took starts a tentative track; after ``confirm_frames``
    frames in a row it gets the next id (1, 2, 3... in order of confirmation: the same frames
@@ -31,10 +37,13 @@ detector's, in pixels).
 Settings: the ``blobs`` group (``sensekit settings blobs``). ``min_area_px`` 150, ``join_px`` 0
 (off), ``confirm_frames`` 5 and ``max_missing_frames`` 10 were chosen by MOTA on the first half
 of CDnet highway (``benchmarks/blob_eval.py``) and reported on the second; ``max_merged_frames``
-60, ``gate`` 1.5 and ``velocity_gain`` 0.5 were set by hand on synthetic crossings.
+60, ``gate`` 1.5 and ``velocity_gain`` 0.5 were set by hand on synthetic crossings;
+``split_aspect`` 0.65 and ``split_dip`` 0.08 on the first highway half (cars stay whole) and
+the PETS 2009 people clip (``benchmarks/blob_split_eval.py``).
 
 Cost: labelling plus a few us per track; the assignment is O(n^3) in blobs (n < 50 in
-practice). Failure modes: two people who enter together are one blob until they part; a blob
+practice). Failure modes: two people who enter together one behind the other are one blob
+until they part (side by side they are split when their heads show); a blob
 that merges for longer than ``max_merged_frames`` loses the hidden id; ids swap when two people
 cross while hidden and change direction behind each other; a stopped person fades into the
 background model after ``background.absorb_after_frames`` and leaves.

@@ -6,10 +6,14 @@ returns them as ``Region`` values, largest first. ``join_px`` closes the mask wi
 ``join_px`` x ``join_px`` ellipse first, so a person whose legs and body come out as separate
 pieces is one region (the region's area is still counted on the original mask). A region's
 ``contour`` (its outer outline, ``cv2.findContours``) is computed only when asked for.
+``split_aspect`` > 0 (off by default here; the tracker's ``blobs.split_aspect`` is 0.65) cuts a
+wide region with two heads on its top outline into side-by-side people
+(``sensekit.vision.blob_split``); the parts keep the region's ``label``.
 
 Cost: one labelling pass over the mask, plus a closing when ``join_px`` > 1; ~0.3 ms at
-640x480 with a few blobs. Failure modes: two people touching in the mask are one region (the
-tracker in ``sensekit.vision.blob_tracker`` keeps their ids through the merge); a person
+640x480 with a few blobs. Failure modes: two people touching in the mask are one region unless
+the split finds their heads (the tracker in ``sensekit.vision.blob_tracker`` keeps their ids
+through the merge); a person
 split by a thin occluder (a lamp post) are two regions unless ``join_px`` bridges the gap.
 """
 from __future__ import annotations
