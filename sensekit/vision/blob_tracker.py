@@ -22,8 +22,8 @@ Per frame (``update(mask, t)``):
    its neighbours one after another. Parts split off one region are never fragments. A track
    that lost its region while its predicted centre is inside another track's region has
    merged with it (two people passing, a group): it coasts on its prediction, kept inside
-   that region, for up to ``max_merged_frames``, and takes its id back when the region splits again. Any other unmatched track coasts for
-   ``max_missing_frames``.
+   that region, for up to ``max_merged_frames``, and takes its id back when the region splits
+   again. Any other unmatched track coasts for ``max_missing_frames``.
 5. **Lifetime.** A region nobody took starts a tentative track; after ``confirm_frames``
    frames in a row it gets the next id (1, 2, 3... in order of confirmation: the same frames
    give the same ids) and a ``blob_enter``; a confirmed track gone for longer than it may coast
