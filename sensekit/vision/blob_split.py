@@ -26,6 +26,7 @@ carrying something wide at head height, a wide object with two bumps on top.
 """
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 __all__ = ["person_cuts"]
@@ -35,21 +36,19 @@ _MIN_HEIGHT_SHARE = 0.6      # each part is at least this share of the region's 
 _MAX_DEPTH = 3               # at most 2**3 parts
 
 
-def person_cuts(xs: np.ndarray, ys: np.ndarray, *, aspect: float, dip: float, min_area_px: int,
+def person_cuts(region: np.ndarray, *, aspect: float, dip: float, min_area_px: int,
                 _depth: int = 0) -> list[int]:
-    """The columns (image x, ascending) at which the region of pixels ``xs``, ``ys`` (in row
-    order, as ``cv2.findNonZero`` gives them) splits into side-by-side people: a part is the
-    pixels left of the first cut, between two cuts, or from the last one on. [] when it does
-    not split. See the module docstring."""
-    if xs.size < 2 * min_area_px or _depth >= _MAX_DEPTH:
+    """The columns (counted from the left edge of ``region``, ascending) at which a region,
+    given as a boolean HxW array cut to its bounding box, splits into side-by-side people: a
+    part is the pixels left of the first cut, between two cuts, or from the last one on. []
+    when it does not split. See the module docstring."""
+    h, w = region.shape
+    if w < aspect * h or w < 4 or _depth >= _MAX_DEPTH:
         return []
-    x0, y0 = int(xs.min()), int(ys[0])
-    w, h = int(xs.max()) - x0 + 1, int(ys[-1]) - y0 + 1
-    if w < aspect * h or w < 4:
+    counts = cv2.reduce(region.view(np.uint8), 0, cv2.REDUCE_SUM, dtype=cv2.CV_32S)[0]   # pixels a column
+    if int(counts.sum()) < 2 * min_area_px:
         return []
-    cols, first = np.unique(xs - x0, return_index=True)     # first pixel of a column: its top
-    prof = np.zeros(w, np.int32)
-    prof[cols] = h - (ys[first] - y0)
+    prof = np.where(counts > 0, h - region.argmax(axis=0), 0)   # the height of each column's top
     left = np.maximum.accumulate(prof)                       # highest point at or left of c
     right = np.maximum.accumulate(prof[::-1])[::-1]          # highest point at or right of c
     lo, hi = max(1, int(np.ceil(_MIDDLE * w))), min(w - 1, int((1 - _MIDDLE) * w))
@@ -60,15 +59,16 @@ def person_cuts(xs: np.ndarray, ys: np.ndarray, *, aspect: float, dip: float, mi
     k = int(np.argmax(dips))
     if dips[k] < dip * h:
         return []
-    run = int(np.argmin(dips[k:] == dips[k])) if not (dips[k:] == dips[k]).all() else dips.size - k
-    k += (run - 1) // 2                                     # the middle of a flat valley
-    cut = x0 + int(c[k])
-    parts = []
-    for sel in (xs < cut, xs >= cut):
-        px, py = xs[sel], ys[sel]
-        if px.size < min_area_px or int(py[-1]) - int(py[0]) + 1 < _MIN_HEIGHT_SHARE * h:
+    flat = dips[k:] == dips[k]
+    run = int(np.argmin(flat)) if not flat.all() else flat.size
+    cut = int(c[k + (run - 1) // 2])                         # the middle of a flat valley
+    out: list[int] = []
+    for x0, part in ((0, region[:, :cut]), (cut, region[:, cut:])):
+        rows = np.flatnonzero(part.any(axis=1))
+        cols = np.flatnonzero(counts[x0:x0 + part.shape[1]])
+        if int(counts[x0:x0 + part.shape[1]].sum()) < min_area_px or rows[-1] - rows[0] + 1 < _MIN_HEIGHT_SHARE * h:
             return []
-        parts.append((px, py))
-    (lx, ly), (rx, ry) = parts
-    return (person_cuts(lx, ly, aspect=aspect, dip=dip, min_area_px=min_area_px, _depth=_depth + 1) + [cut]
-            + person_cuts(rx, ry, aspect=aspect, dip=dip, min_area_px=min_area_px, _depth=_depth + 1))
+        tight = part[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+        inner = person_cuts(tight, aspect=aspect, dip=dip, min_area_px=min_area_px, _depth=_depth + 1)
+        out += ([cut] if x0 else []) + [x0 + int(cols[0]) + v for v in inner]
+    return out

@@ -102,12 +102,16 @@ def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0,
     for k, i in enumerate(present.tolist()):
         a, b = int(starts[k]), int(ends[k])
         rx, ry = xs[a:b], ys[a:b]
-        cuts = person_cuts(rx, ry, aspect=split_aspect, dip=split_dip, min_area_px=min_area_px) \
-            if split_aspect > 0 else []
-        if not cuts:
-            out.append(_region(rx, ry, labels, i))
+        region = _region(rx, ry, labels, i)
+        x, y, w, h = region.box
+        if split_aspect <= 0 or w < split_aspect * h or b - a < 2 * min_area_px:
+            out.append(region)
             continue
-        out += _parts(rx, ry, cuts, labels, i)
+        inside = labels[y:y + h, x:x + w] == i
+        if joined is not mask:
+            inside &= mask[y:y + h, x:x + w] > 0
+        cuts = person_cuts(inside, aspect=split_aspect, dip=split_dip, min_area_px=min_area_px)
+        out += _parts(rx, ry, [x + c for c in cuts], labels, i) if cuts else [region]
     out.sort(key=lambda r: (-r.area_px, r.label))
     return out
 
@@ -117,10 +121,12 @@ def split_region(mask: np.ndarray, region: Region, *, aspect: float, dip: float,
     given thresholds (``sensekit.vision.blob_split.person_cuts``), or ``[region]``."""
     x, y, w, h = region.box
     inside = (region.labels[y:y + h, x:x + w] == region.label) & (mask[y:y + h, x:x + w] > 0)
+    cuts = person_cuts(inside, aspect=aspect, dip=dip, min_area_px=min_area_px)
+    if not cuts:
+        return [region]
     rows, cols = np.nonzero(inside)              # row order, as findNonZero gives them
     rx, ry = cols.astype(np.int32) + x, rows.astype(np.int32) + y
-    cuts = person_cuts(rx, ry, aspect=aspect, dip=dip, min_area_px=min_area_px) if rx.size else []
-    return _parts(rx, ry, cuts, region.labels, region.label) if cuts else [region]
+    return _parts(rx, ry, [x + c for c in cuts], region.labels, region.label)
 
 
 def _parts(rx: np.ndarray, ry: np.ndarray, cuts: list[int], labels: np.ndarray, label: int) -> list[Region]:

@@ -69,10 +69,11 @@ def test_split_off_by_default_and_bad_settings_are_one_line_errors():
     with pytest.raises(ConfigError, match="split_dip"):
         find_blobs(m, split_aspect=0.6, split_dip=2)
     ys, xs = np.nonzero(m)
-    (cut,) = person_cuts(xs, ys, aspect=0.5, dip=0.08, min_area_px=50)
-    assert 52 <= cut <= 56                                     # between the heads (47 and 61)
-    assert person_cuts(xs, ys, aspect=0.8, dip=0.08, min_area_px=50) == []   # not wide enough
-    assert person_cuts(xs, ys, aspect=0.5, dip=0.5, min_area_px=50) == []    # dip too shallow
+    region = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1] > 0
+    (cut,) = person_cuts(region, aspect=0.5, dip=0.08, min_area_px=50)
+    assert 52 <= xs.min() + cut <= 56                          # between the heads (47 and 61)
+    assert person_cuts(region, aspect=0.8, dip=0.08, min_area_px=50) == []   # not wide enough
+    assert person_cuts(region, aspect=0.5, dip=0.5, min_area_px=50) == []    # dip too shallow
 
 
 def test_a_couple_entering_together_gets_two_ids_and_the_parts_are_not_fragments():
