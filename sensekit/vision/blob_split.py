@@ -29,11 +29,27 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["person_cuts"]
+__all__ = ["person_cuts", "top_is_flat"]
 
 _MIDDLE = 0.25               # cuts are looked for between this share of the width and 1 - it
 _MIN_HEIGHT_SHARE = 0.6      # each part is at least this share of the region's height
 _MAX_DEPTH = 3               # at most 2**3 parts
+
+
+def _middle(w: int) -> tuple[int, int]:
+    """The first and last column a cut may be at."""
+    return max(1, int(np.ceil(_MIDDLE * w))), min(w - 1, int((1 - _MIDDLE) * w))
+
+
+def top_is_flat(region: np.ndarray, *, dip: float) -> bool:
+    """A quick test that rules a split out without the top profile: every column of the middle
+    half has a pixel in the top ``dip`` x height rows of the region (boolean HxW, its bounding
+    box), so no column's top is that far below the highest point. ``person_cuts`` would
+    return [] for such a region; most cars are."""
+    h, w = region.shape
+    band = int(np.ceil(dip * h))
+    lo, hi = _middle(w)
+    return band > 0 and hi >= lo and bool(region[:band, lo:hi + 1].any(axis=0).all())
 
 
 def person_cuts(region: np.ndarray, *, aspect: float, dip: float, min_area_px: int,
@@ -43,25 +59,21 @@ def person_cuts(region: np.ndarray, *, aspect: float, dip: float, min_area_px: i
     part is the pixels left of the first cut, between two cuts, or from the last one on. []
     when it does not split. See the module docstring."""
     h, w = region.shape
-    if w < aspect * h or w < 4 or _depth >= _MAX_DEPTH:
+    lo, hi = _middle(w)
+    if w < aspect * h or w < 4 or hi < lo or _depth >= _MAX_DEPTH or top_is_flat(region, dip=dip):
         return []
-    counts = cv2.reduce(region.view(np.uint8), 0, cv2.REDUCE_SUM, dtype=cv2.CV_32S)[0]   # pixels a column
-    if int(counts.sum()) < 2 * min_area_px:
-        return []
-    prof = np.where(counts > 0, h - region.argmax(axis=0), 0)   # the height of each column's top
+    top = region.argmax(axis=0)                              # 0 also for an empty column
+    prof = np.where(region[0] | (top > 0), h - top, 0)       # the height of each column's top
     left = np.maximum.accumulate(prof)                       # highest point at or left of c
     right = np.maximum.accumulate(prof[::-1])[::-1]          # highest point at or right of c
-    lo, hi = max(1, int(np.ceil(_MIDDLE * w))), min(w - 1, int((1 - _MIDDLE) * w))
-    if hi < lo:
-        return []
-    c = np.arange(lo, hi + 1)
-    dips = np.minimum(left[c - 1], right[c]) - prof[c]
+    dips = np.minimum(left[lo - 1:hi], right[lo:hi + 1]) - prof[lo:hi + 1]    # cut before lo..hi
     k = int(np.argmax(dips))
     if dips[k] < dip * h:
         return []
     flat = dips[k:] == dips[k]
     run = int(np.argmin(flat)) if not flat.all() else flat.size
-    cut = int(c[k + (run - 1) // 2])                         # the middle of a flat valley
+    cut = lo + k + (run - 1) // 2                            # the middle of a flat valley
+    counts = cv2.reduce(region.view(np.uint8), 0, cv2.REDUCE_SUM, dtype=cv2.CV_32S)[0]   # pixels a column
     out: list[int] = []
     for x0, part in ((0, region[:, :cut]), (cut, region[:, cut:])):
         rows = np.flatnonzero(part.any(axis=1))

@@ -26,7 +26,7 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.events import Box
-from sensekit.vision.blob_split import person_cuts
+from sensekit.vision.blob_split import person_cuts, top_is_flat
 
 __all__ = ["Region", "find_blobs", "split_region", "box_iou"]
 
@@ -105,6 +105,13 @@ def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0,
         region = _region(rx, ry, labels, i)
         x, y, w, h = region.box
         if split_aspect <= 0 or w < split_aspect * h or b - a < 2 * min_area_px:
+            out.append(region)
+            continue
+        band = int(np.ceil(split_dip * h))               # rule most cars out on their top rows first
+        top = labels[y:y + band, x:x + w] == i
+        if joined is not mask:
+            top &= mask[y:y + band, x:x + w] > 0
+        if band and top_is_flat(top, dip=1.0):
             out.append(region)
             continue
         inside = labels[y:y + h, x:x + w] == i
