@@ -103,34 +103,41 @@ def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0,
         a, b = int(starts[k]), int(ends[k])
         rx, ry = xs[a:b], ys[a:b]
         region = _region(rx, ry, labels, i)
-        x, y, w, h = region.box
+        x, _, w, h = region.box
         if split_aspect <= 0 or w < split_aspect * h or b - a < 2 * min_area_px:
             out.append(region)
             continue
-        band = int(np.ceil(split_dip * h))               # rule most cars out on their top rows first
-        top = labels[y:y + band, x:x + w] == i
-        if joined is not mask:
-            top &= mask[y:y + band, x:x + w] > 0
-        if band and top_is_flat(top, dip=1.0):
-            out.append(region)
-            continue
-        inside = labels[y:y + h, x:x + w] == i
-        if joined is not mask:
-            inside &= mask[y:y + h, x:x + w] > 0
-        cuts = person_cuts(inside, aspect=split_aspect, dip=split_dip, min_area_px=min_area_px)
+        cuts = _cuts(labels, i, region.box, None if joined is mask else mask, split_aspect, split_dip, min_area_px)
         out += _parts(rx, ry, [x + c for c in cuts], labels, i) if cuts else [region]
     out.sort(key=lambda r: (-r.area_px, r.label))
     return out
+
+
+def _cuts(labels: np.ndarray, label: int, box: Box, mask: np.ndarray | None, aspect: float, dip: float,
+          min_area_px: int) -> list[int]:
+    """``person_cuts`` of the region ``label`` (pixels also in ``mask`` when given), its top
+    rows looked at first (most cars are ruled out there)."""
+    x, y, w, h = box
+    band = int(np.ceil(dip * h))
+    top = labels[y:y + band, x:x + w] == label
+    if mask is not None:
+        top &= mask[y:y + band, x:x + w] > 0
+    if band and top_is_flat(top, dip=1.0):
+        return []
+    inside = labels[y:y + h, x:x + w] == label
+    if mask is not None:
+        inside &= mask[y:y + h, x:x + w] > 0
+    return person_cuts(inside, aspect=aspect, dip=dip, min_area_px=min_area_px)
 
 
 def split_region(mask: np.ndarray, region: Region, *, aspect: float, dip: float, min_area_px: int) -> list[Region]:
     """``region`` (from ``find_blobs(mask, ...)``) split into side-by-side people with the
     given thresholds (``sensekit.vision.blob_split.person_cuts``), or ``[region]``."""
     x, y, w, h = region.box
-    inside = (region.labels[y:y + h, x:x + w] == region.label) & (mask[y:y + h, x:x + w] > 0)
-    cuts = person_cuts(inside, aspect=aspect, dip=dip, min_area_px=min_area_px)
+    cuts = _cuts(region.labels, region.label, region.box, mask, aspect, dip, min_area_px)
     if not cuts:
         return [region]
+    inside = (region.labels[y:y + h, x:x + w] == region.label) & (mask[y:y + h, x:x + w] > 0)
     rows, cols = np.nonzero(inside)              # row order, as findNonZero gives them
     rx, ry = cols.astype(np.int32) + x, rows.astype(np.int32) + y
     return _parts(rx, ry, [x + c for c in cuts], region.labels, region.label)
