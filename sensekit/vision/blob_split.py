@@ -19,8 +19,12 @@ A car seen from behind or above has a convex top outline (no dip): on CDnet high
 deepest dip of a car's region is ~0.05 of its height, the couple on PETS 2009 0.05-0.27 (see
 docs/blobs.md for the choice of the defaults, ``blobs.split_aspect`` and ``blobs.split_dip``).
 
-Cost: one pass over the region's pixels per try (~20 us for a 2000-pixel region); regions
-narrower than ``aspect`` are not looked at. Failure modes: people one behind the other (the
+Cost: regions narrower than ``aspect`` are not looked at; for the others, the top rows first
+(``top_is_flat``: a car's roof covers the middle half of its width, about half the cars on
+CDnet highway stop there), then one argmax per column of the region's box (~50 us for a car
+at 640x480). On highway at 640x480 ``find_blobs`` takes ~0.16 ms of CPU more a frame with the
+split than without (0.84 against 0.68 ms, median; every car is wide enough to be looked at).
+Failure modes: people one behind the other (the
 top outline shows one head), a couple whose heads touch in the mask (no dip), a person
 carrying something wide at head height, a wide object with two bumps on top.
 """
