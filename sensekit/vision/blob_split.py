@@ -22,8 +22,8 @@ docs/blobs.md for the choice of the defaults, ``blobs.split_aspect`` and ``blobs
 Cost: regions narrower than ``aspect`` are not looked at; for the others, the top rows first
 (``top_is_flat``: a car's roof covers the middle half of its width, about half the cars on
 CDnet highway stop there), then one argmax per column of the region's box (~50 us for a car
-at 640x480). On highway at 640x480 ``find_blobs`` takes ~0.16 ms of CPU more a frame with the
-split than without (0.84 against 0.68 ms, median; every car is wide enough to be looked at).
+at 640x480). On highway at 640x480 ``find_blobs`` takes ~0.17 ms of CPU more a frame with the
+split than without (every car is wide enough to be looked at).
 Failure modes: people one behind the other (the
 top outline shows one head), a couple whose heads touch in the mask (no dip), a person
 carrying something wide at head height, a wide object with two bumps on top.
