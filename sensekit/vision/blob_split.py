@@ -24,9 +24,11 @@ Cost: regions narrower than ``aspect`` are not looked at; for the others, the to
 CDnet highway stop there), then one argmax per column of the region's box (~50 us for a car
 at 640x480). On highway at 640x480 ``find_blobs`` takes ~0.17 ms of CPU more a frame with the
 split than without (every car is wide enough to be looked at).
-Failure modes: people one behind the other (the
-top outline shows one head), a couple whose heads touch in the mask (no dip), a person
-carrying something wide at head height, a wide object with two bumps on top.
+
+Failure modes: people one behind the other (the top outline shows one head), a couple whose
+heads touch in the mask (no dip), a person carrying something wide at head height, a wide
+object with two bumps on top (the demo recording's ball and its trail, on one frame), ragged
+masks (on OpenCV MOG2's mask it finds heads in the noise).
 """
 from __future__ import annotations
 
