@@ -3,21 +3,27 @@
 Per frame (``update(mask, t)``):
 
 1. **Regions** of the mask (``sensekit.vision.blobs.find_blobs``: at least ``min_area_px``
-   pixels, pieces closer than ``join_px`` joined).
+   pixels, pieces closer than ``join_px`` joined), a region at least ``split_aspect`` times as
+   wide as tall with two heads on its top outline split into people
+   (``sensekit.vision.blob_split``; the dip between the heads at least ``split_dip`` of its
+   height, or half that while two confirmed tracks are predicted inside the region, so a couple
+   split once stays split when their heads touch for a few frames).
 2. **Prediction.** Each track moves its box by its velocity (constant velocity; the velocity
    is an alpha-beta filter of the centroid, gain ``velocity_gain``).
 3. **Assignment.** Cost ``(1 - IoU) + distance / size`` between each predicted box and each
    region, pairs further than ``gate`` track sizes and with no overlap excluded, solved by SciPy's
-   ``linear_sum_assignment``.
+   ``linear_sum_assignment``; each track may also stay unmatched at the cost of the farthest
+   match the gate allows, so a track is never pushed onto a far region only so that another
+   can take its own (ids passed along a chain).
 4. **Split and merge.** A region that nobody took, smaller than a matched track's region and
    mostly (> half its box) inside that track's predicted box grown 1.5x, is a fragment of it
    (a person whose belt matched the wall) and is merged into the track's region (box, area,
    centroid). A track's size follows its own region only, so it cannot grow by swallowing
-   its neighbours one after another. A track that lost its region while its predicted
-   centre is inside another track's region has merged with it (two people passing, a group):
-   it coasts on its prediction, kept inside that region, for up to ``max_merged_frames``, and
-   takes its id back when the region splits again. Any other unmatched track coasts for
-   ``max_missing_frames``.
+   its neighbours one after another. Parts split off one region are never fragments. A track
+   that lost its region while its predicted centre is inside another track's region has
+   merged with it (two people passing, a group): it coasts on its prediction, kept inside
+   that region, for up to ``max_merged_frames``, and takes its id back when the region splits
+   again. Any other unmatched track coasts for ``max_missing_frames``.
 5. **Lifetime.** A region nobody took starts a tentative track; after ``confirm_frames``
    frames in a row it gets the next id (1, 2, 3... in order of confirmation: the same frames
    give the same ids) and a ``blob_enter``; a confirmed track gone for longer than it may coast
@@ -31,10 +37,13 @@ detector's, in pixels).
 Settings: the ``blobs`` group (``sensekit settings blobs``). ``min_area_px`` 150, ``join_px`` 0
 (off), ``confirm_frames`` 5 and ``max_missing_frames`` 10 were chosen by MOTA on the first half
 of CDnet highway (``benchmarks/blob_eval.py``) and reported on the second; ``max_merged_frames``
-60, ``gate`` 1.5 and ``velocity_gain`` 0.5 were set by hand on synthetic crossings.
+60, ``gate`` 1.5 and ``velocity_gain`` 0.5 were set by hand on synthetic crossings;
+``split_aspect`` 0.65 and ``split_dip`` 0.08 on the first highway half (cars stay whole) and
+the PETS 2009 people clip (``benchmarks/blob_split_eval.py``).
 
 Cost: labelling plus a few us per track; the assignment is O(n^3) in blobs (n < 50 in
-practice). Failure modes: two people who enter together are one blob until they part; a blob
+practice). Failure modes: two people who enter together one behind the other are one blob
+until they part (side by side they are split when their heads show); a blob
 that merges for longer than ``max_merged_frames`` loses the hidden id; ids swap when two people
 cross while hidden and change direction behind each other; a stopped person fades into the
 background model after ``background.absorb_after_frames`` and leaves.
@@ -49,7 +58,7 @@ from scipy.optimize import linear_sum_assignment
 
 from sensekit.events import BlobEnter, BlobInfo, BlobLeave, Blobs, Box, Event, ZoneEnter, ZoneLeave
 from sensekit.settings import Tunable, setting
-from sensekit.vision.blobs import Region, box_iou, find_blobs
+from sensekit.vision.blobs import Region, box_iou, find_blobs, split_region
 
 __all__ = ["BlobTracker", "Track"]
 
@@ -123,6 +132,10 @@ class BlobTracker(Tunable, section="blobs",
                           flag="--blob-min-area")
     join_px = setting(0, "pieces closer than this are one region (closing; 0 or 1: off)", unit="px",
                       lo=0, hi=255)
+    split_aspect = setting(0.65, "a blob at least this many times as wide as tall is tried as people side "
+                           "by side (0: off)", unit="width/height", lo=0, hi=10)
+    split_dip = setting(0.08, "the dip between two heads on the blob's top outline that splits it",
+                        unit="share of height", lo=0, hi=1)
     confirm_frames = setting(5, "frames in a row before a new blob gets its id", unit="frames",
                              lo=1, hi=1000)
     max_missing_frames = setting(10, "frames a lost blob keeps its id", unit="frames", lo=0, hi=10_000)
@@ -164,10 +177,13 @@ class BlobTracker(Tunable, section="blobs",
             self.apply_pending()
         dt = _DEFAULT_DT if self._last_t is None or t <= self._last_t else t - self._last_t
         self._last_t = t
-        regions = find_blobs(mask, min_area_px=self.min_area_px, join_px=self.join_px)
-        self.regions = regions
+        regions = find_blobs(mask, min_area_px=self.min_area_px, join_px=self.join_px,
+                             split_aspect=self.split_aspect, split_dip=self.split_dip)
         tracks = self.tracks
         preds = [tr.predicted_box(dt) for tr in tracks]
+        if self.split_aspect > 0:
+            regions = self._split_held(mask, regions, tracks, preds)
+        self.regions = regions
         taken = self._assign(tracks, preds, regions)         # track index -> region index
         merged_into, used = _absorb_fragments(regions, preds, taken)
         events: list[Event] = []
@@ -200,6 +216,23 @@ class BlobTracker(Tunable, section="blobs",
         events.insert(0, Blobs(t=t, count=len(infos), blobs=infos))
         return events
 
+    def _split_held(self, mask: np.ndarray, regions: list[Region], tracks: list[Track],
+                    preds: list[_FBox]) -> list[Region]:
+        """A wide region in which two or more confirmed tracks are predicted (people who were
+        apart, or split, a frame ago) is split with half the dip (``blobs.split_dip`` / 2)."""
+        out: list[Region] = []
+        for r in regions:
+            if r.box[2] >= self.split_aspect * r.box[3] and sum(
+                    1 for tr, pb in zip(tracks, preds)
+                    if tr.id and not tr.missing and _inside(pb[0] + pb[2] / 2, pb[1] + pb[3] / 2, r.box)) >= 2:
+                out += split_region(mask, r, aspect=self.split_aspect, dip=self.split_dip / 2,
+                                    min_area_px=self.min_area_px)
+            else:
+                out.append(r)
+        if len(out) > len(regions):
+            out.sort(key=lambda r: (-r.area_px, r.label))
+        return out
+
     def _assign(self, tracks: list[Track], preds: list[_FBox], regions: list[Region]) -> dict[int, int]:
         """Match tracks to regions (Hungarian, on overlap with the prediction and distance in
         track sizes; pairs beyond ``gate`` sizes that do not overlap never match)."""
@@ -214,8 +247,13 @@ class BlobTracker(Tunable, section="blobs",
                 d = float(np.hypot(r.cx - pcx, r.cy - pcy)) / size
                 if iou > 0 or d <= self.gate:
                     cost[i, j] = (1.0 - iou) + d
-        rows, cols = linear_sum_assignment(cost)
-        return {int(i): int(j) for i, j in zip(rows, cols) if cost[i, j] < _FAR}
+        # each track may also stay unmatched, at the cost of the farthest match the gate allows:
+        # a track is never pushed onto a far region only so that another can take its own
+        miss = np.full((len(tracks), len(tracks)), _FAR)
+        np.fill_diagonal(miss, 1.0 + self.gate)
+        full = np.hstack([cost, miss])
+        rows, cols = linear_sum_assignment(full)
+        return {int(i): int(j) for i, j in zip(rows, cols) if j < len(regions) and cost[i, j] < _FAR}
 
     def _follow(self, tr: Track, region: Region, own: Box, dt: float, t: float, events: list[Event]) -> None:
         """A matched track moves to its region: velocity, size (of its own region only), hits."""
@@ -278,6 +316,8 @@ def _absorb_fragments(regions: list[Region], preds: list[_FBox],
             continue
         best, best_f = -1, 0.5
         for i in taken:
+            if regions[taken[i]].label == r.label:
+                continue                      # a part split off the same region is never a fragment
             f = _overlap_fraction(r.box, preds[i])
             if (f > best_f and r.area_px < regions[taken[i]].area_px
                     and _grows_by(merged_into[i], r) <= _FRAGMENT_GROWTH * preds[i][2] * preds[i][3]):

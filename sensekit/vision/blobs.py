@@ -6,10 +6,14 @@ returns them as ``Region`` values, largest first. ``join_px`` closes the mask wi
 ``join_px`` x ``join_px`` ellipse first, so a person whose legs and body come out as separate
 pieces is one region (the region's area is still counted on the original mask). A region's
 ``contour`` (its outer outline, ``cv2.findContours``) is computed only when asked for.
+``split_aspect`` > 0 (off by default here; the tracker's ``blobs.split_aspect`` is 0.65) cuts a
+wide region with two heads on its top outline into side-by-side people
+(``sensekit.vision.blob_split``); the parts keep the region's ``label``.
 
 Cost: one labelling pass over the mask, plus a closing when ``join_px`` > 1; ~0.3 ms at
-640x480 with a few blobs. Failure modes: two people touching in the mask are one region (the
-tracker in ``sensekit.vision.blob_tracker`` keeps their ids through the merge); a person
+640x480 with a few blobs. Failure modes: two people touching in the mask are one region unless
+the split finds their heads (the tracker in ``sensekit.vision.blob_tracker`` keeps their ids
+through the merge); a person
 split by a thin occluder (a lamp post) are two regions unless ``join_px`` bridges the gap.
 """
 from __future__ import annotations
@@ -22,8 +26,9 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.events import Box
+from sensekit.vision.blob_split import person_cuts, top_is_flat
 
-__all__ = ["Region", "find_blobs", "box_iou"]
+__all__ = ["Region", "find_blobs", "split_region", "box_iou"]
 
 
 @dataclass(slots=True)
@@ -61,14 +66,18 @@ def _kernel(size: int) -> np.ndarray:
     return k
 
 
-def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0) -> list[Region]:
+def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0,
+               split_aspect: float = 0.0, split_dip: float = 0.06) -> list[Region]:
     """The regions of ``mask`` (HxW uint8, non-zero = foreground) of at least ``min_area_px``
-    pixels, largest first. ``join_px`` > 1 closes the mask first (see the module docstring)."""
+    pixels, largest first. ``join_px`` > 1 closes the mask first; ``split_aspect`` > 0 splits
+    side-by-side people (``sensekit.vision.blob_split``; see the module docstring)."""
     if not isinstance(mask, np.ndarray) or mask.dtype != np.uint8 or mask.ndim != 2:
         raise ConfigError(f"blob mask must be an HxW uint8 array, got "
                           f"{getattr(mask, 'dtype', type(mask).__name__)} with shape {getattr(mask, 'shape', None)}")
     if min_area_px < 1:
         raise ConfigError(f"`min_area_px` must be >= 1, got {min_area_px!r}")
+    if split_aspect < 0 or not 0 <= split_dip <= 1:
+        raise ConfigError(f"`split_aspect` must be >= 0 and `split_dip` 0..1, got {split_aspect!r}, {split_dip!r}")
     joined = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _kernel(join_px)) if join_px > 1 else mask
     # labels only (OpenCV's WithStats variant costs ~10 ms at 640x480); the statistics come
     # from the foreground pixels, usually a few percent of the frame
@@ -80,24 +89,72 @@ def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0) ->
         return []
     points = points.reshape(-1, 2)
     xs, ys = points[:, 0], points[:, 1]
-    lab = labels[ys, xs]
+    lab = np.take(labels.ravel(), ys * labels.shape[1] + xs)     # 2x faster than labels[ys, xs]
     order = np.argsort(lab, kind="stable")
     lab, xs, ys = lab[order], xs[order], ys[order]
-    area = np.bincount(lab, minlength=n)
+    bounds = np.searchsorted(lab, np.arange(n + 1))          # each label's run in the sorted pixels
+    area = np.diff(bounds)
     present = np.flatnonzero(area[1:] >= min_area_px) + 1
     if present.size == 0:
         return []
-    starts = np.searchsorted(lab, present)
+    starts = bounds[present]
     ends = starts + area[present]
     out = []
     for k, i in enumerate(present.tolist()):
         a, b = int(starts[k]), int(ends[k])
         rx, ry = xs[a:b], ys[a:b]
-        x0, y0 = int(rx.min()), int(ry[0])          # sorted by position within a label: rows ascend
-        w, h = int(rx.max()) - x0 + 1, int(ry[-1]) - y0 + 1
-        out.append(Region((x0, y0, w, h), float(rx.mean()), float(ry.mean()), b - a, labels, i))
+        region = _region(rx, ry, labels, i)
+        x, _, w, h = region.box
+        if split_aspect <= 0 or w < split_aspect * h or b - a < 2 * min_area_px:
+            out.append(region)
+            continue
+        cuts = _cuts(labels, i, region.box, None if joined is mask else mask, split_aspect, split_dip, min_area_px)
+        out += _parts(rx, ry, [x + c for c in cuts], labels, i) if cuts else [region]
     out.sort(key=lambda r: (-r.area_px, r.label))
     return out
+
+
+def _cuts(labels: np.ndarray, label: int, box: Box, mask: np.ndarray | None, aspect: float, dip: float,
+          min_area_px: int) -> list[int]:
+    """``person_cuts`` of the region ``label`` (pixels also in ``mask`` when given), its top
+    rows looked at first (most cars are ruled out there)."""
+    x, y, w, h = box
+    band = int(np.ceil(dip * h))
+    top = labels[y:y + band, x:x + w] == label
+    if mask is not None:
+        top &= mask[y:y + band, x:x + w] > 0
+    if band and top_is_flat(top, dip=1.0):
+        return []
+    inside = labels[y:y + h, x:x + w] == label
+    if mask is not None:
+        inside &= mask[y:y + h, x:x + w] > 0
+    return person_cuts(inside, aspect=aspect, dip=dip, min_area_px=min_area_px)
+
+
+def split_region(mask: np.ndarray, region: Region, *, aspect: float, dip: float, min_area_px: int) -> list[Region]:
+    """``region`` (from ``find_blobs(mask, ...)``) split into side-by-side people with the
+    given thresholds (``sensekit.vision.blob_split.person_cuts``), or ``[region]``."""
+    x, y, w, h = region.box
+    cuts = _cuts(region.labels, region.label, region.box, mask, aspect, dip, min_area_px)
+    if not cuts:
+        return [region]
+    inside = (region.labels[y:y + h, x:x + w] == region.label) & (mask[y:y + h, x:x + w] > 0)
+    rows, cols = np.nonzero(inside)              # row order, as findNonZero gives them
+    rx, ry = cols.astype(np.int32) + x, rows.astype(np.int32) + y
+    return _parts(rx, ry, [x + c for c in cuts], region.labels, region.label)
+
+
+def _parts(rx: np.ndarray, ry: np.ndarray, cuts: list[int], labels: np.ndarray, label: int) -> list[Region]:
+    """The regions of the pixels between consecutive ``cuts`` (columns)."""
+    part = np.searchsorted(np.asarray(cuts), rx, side="right")
+    return [_region(rx[part == p], ry[part == p], labels, label) for p in range(len(cuts) + 1)]
+
+
+def _region(rx: np.ndarray, ry: np.ndarray, labels: np.ndarray, label: int) -> Region:
+    """The region of the pixels ``rx``, ``ry`` (in row order) of ``label``."""
+    x0, y0 = int(rx.min()), int(ry[0])          # sorted by position within a label: rows ascend
+    w, h = int(rx.max()) - x0 + 1, int(ry[-1]) - y0 + 1
+    return Region((x0, y0, w, h), float(rx.mean()), float(ry.mean()), int(rx.size), labels, label)
 
 
 def box_iou(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
