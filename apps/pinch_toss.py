@@ -34,7 +34,9 @@ class PinchToss(App, section="pinch_toss",
     camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     hands = "always"
-    grab_px = setting(44.0, "a pinch this close to a ball's centre picks it up", unit="px", lo=1, hi=300)
+    plus_minus = ("pinch_toss.grab_px", 1)        # +: a pinch picks up a ball from further away
+    grab_px = setting(44.0, "a pinch this close to a ball's centre picks it up (keys +/-)", unit="px", lo=1,
+                      hi=300, step=4.0)
     gravity = setting(900.0, "pull on a flying ball", unit="px/s²", lo=0, hi=10_000)
     bounce = setting(0.6, "speed kept after hitting a wall or the floor", unit="fraction", lo=0, hi=1)
     max_throw = setting(1800.0, "fastest throw", unit="px/s", lo=1, hi=20_000)

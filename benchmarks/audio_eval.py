@@ -10,9 +10,11 @@ and leave-one-source-out (every constant chosen without the source it is scored 
    each offset, and the minimum over them.
 3. Leave-one-source-out (``--loso nested``, the default): for each source, the trees are
    trained on the other sources only (clips and mixed-in backgrounds), and the threshold is
-   chosen on the other sources by an inner leave-one-source-out; the source's clips are then
-   streamed through that detector. ``--loso quick`` picks one threshold from the single
-   folds (cheaper, slightly optimistic); ``--loso none`` skips this part.
+   chosen on the other sources' single folds only (``clap_folds.nested_thresholds``); the
+   source's clips are then streamed through that detector. ``--loso pairs`` chooses it by a
+   strict inner leave-one-source-out (trees that saw neither source: 91 more fits);
+   ``--loso quick`` uses one threshold chosen from all the single folds (the shipped choice:
+   optimistic for the figures it was chosen on); ``--loso none`` skips this part.
 
 4. The noise curve (``sensekit.audio.clap_noise``): every annotated clap clip mixed with
    white, pink, brown, hum, babble and single-speaker speech at 0-30 dB SNR (the claps'
@@ -23,10 +25,11 @@ and leave-one-source-out (every constant chosen without the source it is scored 
 
 The per-clip and per-clap numbers of part 1 are asserted in tests/audio/test_real_clips.py.
 Cost: parts 1-2 ~1 min; part 3 ~1-2 min to collect the training bursts plus ~5 s per fit
-(77 fits nested, 22 quick; the nested run took 30 min on a busy 2-core machine).
+(14 fits nested or quick, 105 pairs; the pairs run took 30 min on a busy 2-core machine).
+With ``--folds`` (``train_clap.py --save-folds``) nothing is fitted.
 
 Usage: .venv/bin/python benchmarks/audio_eval.py [--data ../shared/data] [--block 512]
-       [--offsets 0,1,...] [--loso nested|quick|none] [--curve-offsets 0,517]
+       [--offsets 0,1,...] [--loso nested|pairs|quick|none] [--curve-offsets 0,517]
        [--curve-json docs/claps_noise_curve.json] [--no-curve]
 """
 from __future__ import annotations
@@ -50,13 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--block", type=int, default=512, help="block size in samples (default 512)")
     ap.add_argument("--offsets", default=",".join(map(str, OFFSETS)),
                     help="start offsets in samples to sweep (comma-separated)")
-    ap.add_argument("--loso", choices=("nested", "quick", "none"), default="nested")
+    ap.add_argument("--loso", choices=("nested", "pairs", "quick", "none"), default="nested")
     ap.add_argument("--curve-offsets", default="0,517", help="start offsets of the noise curve")
     ap.add_argument("--curve-json", type=Path, default=None, help="write the noise curve here")
     ap.add_argument("--no-curve", action="store_true", help="skip the noise curve")
     ap.add_argument("--folds", type=Path, default=None,
-                    help="with --loso quick: the folds written by train_clap.py --save-folds "
-                         "(the same fits, not repeated)")
+                    help="with --loso nested|quick: the folds written by train_clap.py "
+                         "--save-folds (the same fits, not repeated)")
     ap.add_argument("--cache", type=Path, default=None,
                     help="keep the collected training bursts in this .npz (read it when it exists)")
     args = ap.parse_args(argv)
@@ -86,24 +89,19 @@ def main(argv: list[str] | None = None) -> int:
             curve(args, None, "shipped detector (trained on every source: not held out)")
         return 0
 
-    from sensekit.audio import clap_training as ct
-
     print()
-    if args.folds is not None and args.loso == "quick":
-        import json
-        saved = json.loads(args.folds.read_text())
-        folds = {s: (m, float(saved["threshold"])) for s, m in saved["models"].items()}
-    else:
-        say("collecting training bursts (clips and augmented copies)")
-        bursts = ct.collect_cached(args.data, args.cache)
-        folds = ct.loso(bursts, nested=args.loso == "nested", progress=lambda m: say(f"fit {m}"))
+    folds = heldout_folds(args, say)
+    if folds is None:
+        return 2
     sources = {}
     for src, (model, threshold) in sorted(folds.items()):
         e = evaluate(args.data, block=args.block, book=False, only_sources=[src],
                      make=lambda m=model, t=threshold: ClapDetector(model=m, threshold=t))
         sources[src] = e.sources[src]
         say(f"held out {src}: threshold {threshold}")
-    how = "nested threshold" if args.loso == "nested" else "one threshold from the single folds"
+    how = {"nested": "threshold chosen on the other sources' folds",
+           "pairs": "threshold chosen by an inner leave-one-source-out",
+           "quick": "one threshold from all the single folds"}[args.loso]
     print(format_sources(sources, title="leave-one-source-out"))
     print(f"(each source scored by trees trained without it; {how}; offset 0)")
     if not args.no_curve:
@@ -112,6 +110,27 @@ def main(argv: list[str] | None = None) -> int:
             return lambda: ClapDetector(model=model, threshold=threshold)
         curve(args, make_for, f"leave-one-source-out ({args.loso})")
     return 0
+
+
+def heldout_folds(args: argparse.Namespace,
+                  say: Callable[[str], None]) -> dict[str, tuple[Any, float]] | None:
+    """Each source's (trees, threshold) chosen without it: read from ``--folds`` or fitted."""
+    from sensekit.audio import clap_folds as cf
+    from sensekit.audio import clap_training as ct
+
+    if args.folds is not None and args.loso in ("nested", "quick"):
+        import json
+        saved = json.loads(args.folds.read_text())
+        if args.loso == "nested" and "nested" not in saved:
+            print(f"{args.folds} has no nested thresholds (written before them): run "
+                  "train_clap.py --save-folds again, or --loso quick", file=sys.stderr)
+            return None
+        return {s: (m, float(saved["nested"][s] if args.loso == "nested" else saved["threshold"]))
+                for s, m in saved["models"].items()}
+    say("collecting training bursts (clips and augmented copies)")
+    bursts = ct.collect_cached(args.data, args.cache)
+    inner = {"nested": "others", "pairs": "pairs", "quick": "shared"}[args.loso]
+    return cf.loso(bursts, inner=inner, progress=lambda m: say(f"fit {m}"))
 
 
 def curve(args: argparse.Namespace, make_for: Callable[[str], Callable[[], Any]] | None,

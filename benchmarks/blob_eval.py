@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _cdnet import FIRST, HALF, SECOND, open_highway, resized
 from _reference import SHARED_DATA
 
 import cv2
@@ -57,10 +58,8 @@ from sensekit.vision.blob_scoring import ContourBaseline, frame_matches, in_roi,
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.blobs import box_iou
 from sensekit.vision.motion import MotionDetector
-from sensekit.vision.motion_scoring import CdnetClip, load_cdnet
+from sensekit.vision.motion_scoring import CdnetClip
 
-HALF = 150
-FIRST, SECOND = range(0, HALF), range(HALF, 2 * HALF)
 TIE = 0.002
 TRACKER_GRID: dict[str, list[Any]] = {
     "min_area_px": [150, 100, 250],
@@ -177,7 +176,7 @@ def report_cost(clip: CdnetClip, rounds: int) -> None:
     """Median wall ms per frame at 640x480, ours and the baseline interleaved frame by frame
     (so a load that comes and goes hits both alike); the machine's load average beside it."""
     w, h = 640, 480
-    frames = [cv2.resize(f, (w, h), interpolation=cv2.INTER_LINEAR) for f in clip.frames]
+    frames = resized(clip, w, h)
     md, bt = MotionDetector(method="background"), BlobTracker()
     base = ContourBaseline()
     parts: dict[str, list[float]] = {"model": [], "blobs": [], "mog2": [], "contours": []}
@@ -218,14 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shadows", action="store_true", help="also choose background.shadows by MOTA")
     ap.add_argument("--rounds", type=int, default=200, help="timed frames (default %(default)s)")
     args = ap.parse_args(argv)
-    folder = args.data / "video" / "motion" / "cdnet_highway_a"
-    if not folder.is_dir():
-        print(f"CDnet highway not found at {folder} (use --data)", file=sys.stderr)
-        return 2
-    clip = load_cdnet(folder)
-    if len(clip.frames) < 2 * HALF:
-        print(f"expected {2 * HALF} frames in {folder}, found {len(clip.frames)}", file=sys.stderr)
-        return 2
+    clip = open_highway(args.data)
     if not args.no_halves:
         report(clip, [False, True] if args.shadows else [BackgroundModel().shadows])
     if args.cost:

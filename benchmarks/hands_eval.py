@@ -29,21 +29,15 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.capture.base import VideoFrame
+from sensekit.capture.media import read_video
 from sensekit.vision.hands import HandStage, load_mediapipe
 
 DATA = SHARED_DATA / "video" / "hands"
 
 
 def frames_of(prefix: str) -> list[VideoFrame]:
-    cap = cv2.VideoCapture(str(next((DATA / "videos").glob(f"{prefix}_*.mp4"))))
-    fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
-    out = []
-    while True:
-        ok, image = cap.read()
-        if not ok:
-            cap.release()
-            return out
-        out.append(VideoFrame(len(out), len(out) / fps, image))
+    """The developer clip ``prefix`` (v01, v02...) as frames, read by sensekit's own reader."""
+    return read_video(next((DATA / "videos").glob(f"{prefix}_*.mp4")))
 
 
 def detection(models: list[str]) -> None:

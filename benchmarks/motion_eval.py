@@ -35,6 +35,7 @@ import sys
 import time
 from pathlib import Path
 
+from _cdnet import FIRST, HALF, SECOND, open_highway, resized
 from _reference import SHARED_DATA
 from typing import Any, Callable
 
@@ -47,11 +48,7 @@ sys.path.insert(0, str(REPO))
 from sensekit.vision.background import BackgroundModel
 from sensekit.vision.evaluate import iou
 from sensekit.vision.motion import MotionDetector
-from sensekit.vision.motion_scoring import (CdnetClip, f_measure, load_cdnet, score_run,
-                                            subtractor)
-
-HALF = 150
-FIRST, SECOND = range(0, HALF), range(HALF, 2 * HALF)
+from sensekit.vision.motion_scoring import CdnetClip, f_measure, score_run, subtractor
 
 # candidate values, each method's own default first
 GRIDS: dict[str, dict[str, list[Any]]] = {
@@ -172,7 +169,7 @@ def report_cost(clip: CdnetClip, rounds: int) -> None:
     print("| size | sensekit background | sensekit difference | MOG2 | KNN | background / MOG2 |")
     print("|---|---|---|---|---|---|")
     for w, h in ((320, 240), (640, 480)):
-        frames = [cv2.resize(f, (w, h), interpolation=cv2.INTER_LINEAR) for f in clip.frames]
+        frames = resized(clip, w, h)
         makers = {
             "background": lambda: MotionDetector(method="background").update,
             "difference": lambda: MotionDetector().update,
@@ -203,14 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cost", action="store_true", help="also time the methods")
     ap.add_argument("--rounds", type=int, default=200, help="timed frames per size (default %(default)s)")
     args = ap.parse_args(argv)
-    folder = args.data / "video" / "motion" / "cdnet_highway_a"
-    if not folder.is_dir():
-        print(f"CDnet highway not found at {folder} (use --data)", file=sys.stderr)
-        return 2
-    clip = load_cdnet(folder)
-    if len(clip.frames) < 2 * HALF:
-        print(f"expected {2 * HALF} frames in {folder}, found {len(clip.frames)}", file=sys.stderr)
-        return 2
+    clip = open_highway(args.data)
     if not args.no_halves:
         report_halves(clip)
     if not args.no_scenes:

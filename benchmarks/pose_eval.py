@@ -10,8 +10,9 @@ Prints, for ../shared/data/video/pose:
 - cost on a one-person clip (ntu_drink_water, resized to 640x480, played forwards and back
   to ``--frames`` frames, 330 by default so one window search falls inside): the stage (video,
   default settings, events built) vs a bare video-mode call, alternated frame by frame, ms per
-  frame and the ratio of the means (target <= 1.10); and the cost of a still (first frame: the
-  search);
+  frame and the ratio of the means (target <= 1.10), and where the stage's extra goes (frames
+  with only the video graph, with a search, with the window search, with a crop call because the
+  video graph lost its person); and the cost of a still (first frame: the search);
 - people per frame on the clips (how many poses the stage reports).
 
     .venv-hands/bin/python benchmarks/pose_eval.py [--frames 330]
@@ -99,16 +100,20 @@ def cost(n: int) -> None:
     mp_pose = load_pose()
     bare = mp_pose.Pose(static_image_mode=False, model_complexity=1)
     stage = PoseStage()
-    bare_ms, stage_ms = [], []
+    bare_ms, stage_ms, kinds = [], [], []
     gc.disable()
     for frame in frames:
         t0 = time.perf_counter()
         bare.process(cv2.cvtColor(frame.image, cv2.COLOR_BGR2RGB))
         t1 = time.perf_counter()
+        crops = stage.runs["crops"]
         stage.process(frame)
         t2 = time.perf_counter()
         bare_ms.append((t1 - t0) * 1000)
         stage_ms.append((t2 - t1) * 1000)
+        kinds.append("window search" if frame.index % stage.window_every_frames == 0 else
+                     "search" if frame.index % stage.search_every_frames == 0 else
+                     "crop call" if stage.runs["crops"] > crops else "video graph only")
     gc.enable()
     bare.close()
     stage.close()
@@ -119,6 +124,13 @@ def cost(n: int) -> None:
           f"(median {statistics.median(s):.1f}); ratio {statistics.mean(s) / statistics.mean(b):.2f}; "
           f"searches {stage.runs['searches']}, crop calls {stage.runs['crops']}")
     print(f"first frame (a still: search): stage {stage_ms[0]:.0f} ms, bare {bare_ms[0]:.0f} ms")
+    total = sum(b)
+    for kind in ("video graph only", "search", "window search", "crop call"):
+        rows = [(x, y) for x, y, k in zip(b, s, kinds[5:]) if k == kind]
+        if rows:
+            print(f"  {kind}: {len(rows)} frames, bare {statistics.mean(x for x, _ in rows):.1f} ms, stage "
+                  f"{statistics.mean(y for _, y in rows):.1f} ms; the stage's extra over them "
+                  f"{100 * sum(y - x for x, y in rows) / total:+.1f} % of the bare total")
     print(json.dumps({"bare_ms": round(statistics.mean(b), 2), "stage_ms": round(statistics.mean(s), 2),
                       "ratio": round(statistics.mean(s) / statistics.mean(b), 3),
                       "fps": round(1000 / statistics.mean(s), 1)}))

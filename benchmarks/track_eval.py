@@ -27,10 +27,17 @@ and scored from its first frame; one table per factor.
 
     .venv/bin/python benchmarks/track_eval.py [--clips DIR] [--only coke,tiger1] [--frames 100]
                                               [--starts 3] [--no-mil] [--loss] [--scales 0.5,1,2]
+                                              [--held-out]
+
+Start frames: 0, 1/3 and 2/3 of the clip, the first moved to frame 6 so that every click has
+the 6 frames before it (a live click has them: ``VisionStage.history``); a rescaled run is
+written with those 6 frames before its start. ``--held-out``: each developer clip is scored
+with the extent weights fitted without it (``extent.held_out``; ``benchmarks/train_extent.py``).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import sys
 import tempfile
@@ -46,7 +53,10 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.vision.evaluate import BASELINES, TrackClip, click_points, clip_names, evaluate_clip, \
     format_table, frames_of, load_clip, summary
+from sensekit.vision.extent import HISTORY_FRAMES, held_out
 from sensekit.vision.segment import segment_click
+
+BACK = max(HISTORY_FRAMES)
 
 
 def scale_view(frame: np.ndarray, factor: float, centre: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -83,8 +93,8 @@ def rescaled_runs(folder: Path, name: str, factor: float, starts: int, frames: i
 
     clip = load_clip(folder, name)
     n = len(clip.truth)
-    first = [k * n // starts for k in range(starts)]
-    spans = [(s, min(n, s + frames)) for s in first]
+    first = [max(BACK, k * n // starts) for k in range(starts)]
+    spans = [(s - BACK, min(n, s + frames)) for s in first]        # with the frames a click looks back on
     writers: dict[int, tuple[cv2.VideoWriter, np.ndarray]] = {}
     made = []
     for k, frame in enumerate(frames_of(clip)):
@@ -93,7 +103,8 @@ def rescaled_runs(folder: Path, name: str, factor: float, starts: int, frames: i
         for i, (s, e) in enumerate(spans):
             if k == s:
                 t = clip.truth[s:e]
-                centre = (float(np.mean(t[:, 0] + t[:, 2] / 2)), float(np.mean(t[:, 1] + t[:, 3] / 2)))
+                run = t[BACK:]
+                centre = (float(np.mean(run[:, 0] + run[:, 2] / 2)), float(np.mean(run[:, 1] + run[:, 3] / 2)))
                 _img, M = scale_view(frame, factor, centre)
                 stem = out / f"{name}_x{factor:g}_s{s}"
                 H, W = frame.shape[:2]
@@ -120,21 +131,24 @@ def click_times_ms(folder: Path, names: list[str], starts: int) -> list[float]:
     """Wall time of ``segment_click`` for the 5 clicks on each start frame, frames scaled to 640x480."""
     import cv2
 
+    from collections import deque
+
     out = []
     for name in names:
         clip = load_clip(folder, name)
         n = len(clip.truth)
-        wanted = {k * n // starts for k in range(starts)}
+        wanted = {max(BACK, k * n // starts) for k in range(starts)}
+        recent: deque = deque(maxlen=BACK)
         for k, frame in enumerate(frames_of(clip)):
-            if k not in wanted:
-                continue
-            sx, sy = 640 / frame.shape[1], 480 / frame.shape[0]
             big = cv2.resize(frame, (640, 480))
-            x, y, w, h = clip.truth[k]
-            for cx, cy in click_points((x * sx, y * sy, w * sx, h * sy)).values():
-                t0 = time.perf_counter()
-                segment_click(big, cx, cy)
-                out.append(1000 * (time.perf_counter() - t0))
+            if k in wanted:
+                sx, sy = 640 / frame.shape[1], 480 / frame.shape[0]
+                x, y, w, h = clip.truth[k]
+                for cx, cy in click_points((x * sx, y * sy, w * sx, h * sy)).values():
+                    t0 = time.perf_counter()
+                    segment_click(big, cx, cy, history=list(recent))
+                    out.append(1000 * (time.perf_counter() - t0))
+            recent.append(big)
             if k >= max(wanted):
                 break
     return out
@@ -219,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: ex
     ap.add_argument("--starts", type=int, default=3, help="start frames spread over each clip (default 3)")
     ap.add_argument("--no-mil", action="store_true", help="skip OpenCV's MIL tracker (the slow baseline)")
     ap.add_argument("--loss", action="store_true", help="only the color_lost delays (cut, cover)")
+    ap.add_argument("--held-out", action="store_true",
+                    help="score each clip with the extent weights fitted without it (benchmarks/train_extent.py)")
     ap.add_argument("--scales", default="1", help="comma-separated view factors, e.g. 0.5,1,2 (default 1)")
     args = ap.parse_args(argv)
     if not args.clips.is_dir():
@@ -243,13 +259,15 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: ex
         results = {}
         with tempfile.TemporaryDirectory() as tmp:
             for name in names:
-                if factor == 1:
-                    results[name] = evaluate_clip(load_clip(args.clips, name), starts=args.starts,
-                                                  frames=args.frames, baselines=baselines)
-                else:
-                    results[name] = [r for c in rescaled_runs(args.clips, name, factor, args.starts, args.frames,
-                                                              Path(tmp))
-                                     for r in evaluate_clip(c, starts=[0], frames=args.frames, baselines=baselines)]
+                with held_out(name) if args.held_out else contextlib.nullcontext():
+                    if factor == 1:
+                        results[name] = evaluate_clip(load_clip(args.clips, name), starts=args.starts,
+                                                      frames=args.frames, baselines=baselines)
+                    else:
+                        results[name] = [r for c in rescaled_runs(args.clips, name, factor, args.starts,
+                                                                  args.frames, Path(tmp))
+                                         for r in evaluate_clip(c, starts=[BACK], frames=args.frames,
+                                                                baselines=baselines)]
                 print(f"  x{factor:g} {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
         if len(scales) > 1:
             print(f"\nobjects seen x{factor:g}")

@@ -57,7 +57,10 @@ class EventSink:
         """Write ``line`` (with its newline): to a file at once, to a pipe when it can take it."""
         self.lines += 1
         if not self.is_pipe:
-            self._file.write(line)
+            try:
+                self._file.write(line)
+            except OSError as exc:
+                raise self._named(exc) from None
             return
         data = line.encode("utf-8")
         if self._gone or len(self._pending) + len(data) > self.max_buffer_bytes:
@@ -79,6 +82,16 @@ class EventSink:
             self.dropped += self._pending.count(b"\n")      # what was sent came from _pending
             self._pending.clear()
             return 0
+        except OSError as exc:                          # ENOSPC from /dev/full, EIO, ...
+            self._gone = True                           # (close() then has nothing to send)
+            self.dropped += self._pending.count(b"\n")
+            self._pending.clear()
+            raise self._named(exc) from None
+
+    def _named(self, exc: OSError) -> OSError:
+        """``exc`` with the events file named (the run ends with it on one line, exit 2)."""
+        return OSError(exc.errno, f"cannot write events to {self.path!r} after {self.lines - 1} "
+                                  f"line(s): {exc.strerror or exc}")
 
     def _drain(self) -> None:
         """Send whole lines, at most ``PIPE_BUF`` bytes a write (such writes to a pipe are
@@ -92,7 +105,10 @@ class EventSink:
 
     def flush(self) -> None:
         if not self.is_pipe:
-            self._file.flush()
+            try:
+                self._file.flush()
+            except OSError as exc:
+                raise self._named(exc) from None
         else:
             self._drain()
 
@@ -101,7 +117,11 @@ class EventSink:
         if self._fd is None:
             return
         if not self.is_pipe:
-            self._file.close()
+            try:
+                self._file.close()
+            except OSError as exc:
+                self._fd = None                         # closed all the same: close() is idempotent
+                raise self._named(exc) from None
         else:
             deadline = time.monotonic() + self.close_timeout_s
             self._drain()

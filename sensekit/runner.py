@@ -59,6 +59,15 @@ class Stage(Protocol):
     def process(self, item: Item) -> Iterable[Event]: ...
 
 
+@runtime_checkable
+class MirrorsInput(Protocol):
+    """A stage that can mirror its frames itself (``vision.mirror``). ``input_is_mirrored()``
+    tells it that the frames reach it mirrored already (an app's host mirrors them), so it
+    never flips them back: a picture is mirrored in one place."""
+
+    def input_is_mirrored(self) -> None: ...
+
+
 def checksum(data: np.ndarray) -> str:
     """CRC-32 of an array's bytes as 8 hex digits (stable across runs and machines)."""
     # an ndarray is a buffer; numpy's stubs declare __buffer__ only for Python 3.12+

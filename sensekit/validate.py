@@ -43,13 +43,15 @@ def check_positive(name: str, value: Any, *, allow_zero: bool = False) -> float:
 
 
 def check_frame(frame: Any, name: str = "frame") -> np.ndarray:
-    """A BGR frame must be an HxWx3 uint8 array."""
+    """A BGR frame must be an HxWx3 uint8 array with at least one pixel."""
     if not isinstance(frame, np.ndarray):
         raise ConfigError(f"`{name}` must be an HxWx3 uint8 numpy array, got {type(frame).__name__}")
     if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
         raise ConfigError(
             f"`{name}` must be an HxWx3 uint8 array, got shape {frame.shape} dtype {frame.dtype}"
         )
+    if frame.shape[0] == 0 or frame.shape[1] == 0:
+        raise ConfigError(f"`{name}` has no pixels (shape {frame.shape})")
     return frame
 
 

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sensekit.app.registry  # noqa: F401  (the apps' tables are known, as in the CLI: the unknown-table hint lists them)
 from sensekit.errors import ConfigError
 from sensekit.profile import dumps_profile, edit_profile_text, find_line, load_profile, loads_profile, save_profile
 from sensekit.settings import load_table, lookup
@@ -476,3 +475,27 @@ def test_saving_after_a_click_keeps_the_profiles_colour(tmp_path: Path):
     assert saved["tracker.color"] == "#ff2000"
     assert saved["tracker.lost_after_frames"] == 7
     assert "# the venue ball" in path.read_text()
+
+
+def test_an_old_tracker_blur_loads_as_the_pictures_one_blur_and_says_where(tmp_path: Path, caplog):
+    """``tracker.blur_px`` and ``vision.blur_px`` meant one thing (the blur of the picture the
+    colour tracker reads); one is left. A venue profile with the old key still loads, with one
+    warning naming file, line and the new key, and a save renames the key in place."""
+    import logging
+
+    f = tmp_path / "venue.toml"
+    f.write_text('[tracker]\nmethod = "exact"\nblur_px = 5\n')
+    with caplog.at_level(logging.WARNING, logger="sensekit.profile"):
+        p = load_profile(f)
+    assert dict(p) == {"tracker.method": "exact", "vision.blur_px": 5}
+    (record,) = [r for r in caplog.records if "deprecated" in r.getMessage()]
+    assert f"{f}:3: `tracker.blur_px` is deprecated, loaded as `vision.blur_px = 5`" in record.getMessage()
+    with pytest.raises(ConfigError, match="tracker.blur_px"):
+        lookup("tracker.blur_px")                     # no second home in the table
+    renamed = edit_profile_text(f.read_text(), {"vision.blur_px": 5})
+    assert renamed.count("blur_px = 5") == 1 and find_line(renamed, "vision.blur_px") is not None
+    assert dict(loads_profile(renamed)) == dict(p)
+    both = loads_profile("[tracker]\nblur_px = 10\n[vision]\nblur_px = 10\n")   # the book, saved
+    assert dict(both) == {"vision.blur_px": 10}
+    with pytest.raises(ConfigError, match="set twice"):
+        loads_profile("[tracker]\nblur_px = 10\n[vision]\nblur_px = 3\n")

@@ -22,14 +22,13 @@ MediaPipe Pose call per frame for one person, ~30-90 ms at 640x480 on this machi
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pygame
 
 from sensekit.app import draw as D
-from sensekit.app.convert import camera_to_view
-from sensekit.errors import ConfigError
+from sensekit.app.stage_input import StageInput
 from sensekit.events import Event, Pose, PoseLost
 from sensekit.vision.body_events import BODY_LINES, body_shape
 
@@ -39,42 +38,32 @@ if TYPE_CHECKING:
 __all__ = ["BodyInput"]
 
 
-class BodyInput:
+class BodyInput(StageInput):
     def __init__(self, app: App, **pose_settings: Any) -> None:
-        self.app = app
-        self.stage: Any = None
-        self.error: str | None = None
-        self.active = False
+        super().__init__(app)
         self.player: int | None = None
         #: the player's 33 landmarks in camera pixels (x, y, z, visibility), or None
         self.landmarks: np.ndarray | None = None
         self._seen: dict[int, Pose] = {}
         self._pose_settings = pose_settings
 
+    def _build(self) -> Any:
+        from sensekit.vision.pose import PoseStage
+        return PoseStage(**self._pose_settings)
+
+    def handlers(self) -> dict[str, Callable[[Event], None]]:
+        return {"pose": self._pose, "pose_lost": self._lost}
+
     def switch(self, on: bool) -> str:
         """Body input on or off; a short message for the host to show."""
         if on == self.active:
             return "body input " + ("on" if on else "off")
-        d = self.app.host.dispatcher
-        if not on:
-            self.active = False
-            d.off("pose", self._pose)
-            d.off("pose_lost", self._lost)
-            self.player, self.landmarks = None, None
-            self._seen.clear()
-            return "body input off"
-        if self.stage is None:
-            try:
-                from sensekit.vision.pose import PoseStage
-                self.stage = PoseStage(**self._pose_settings)
-            except ConfigError as exc:
-                self.error = str(exc).split(" (")[0]      # "body pose needs the optional extra: ..."
-                return self.error
-            self.app.host.runner.stages.append(self.stage)
-        self.active = True
-        d.on("pose", self._pose)
-        d.on("pose_lost", self._lost)
-        return "body input: stand in view, lean to steer"
+        error = self._turn(on)
+        return error or ("body input: stand in view, lean to steer" if on else "body input off")
+
+    def _forget(self) -> None:
+        self.player, self.landmarks = None, None
+        self._seen.clear()
 
     # -- events -----------------------------------------------------------------------
     def _pose(self, e: Event) -> None:
@@ -97,12 +86,6 @@ class BodyInput:
         """The player's torso from vertical in degrees, + towards the screen's right; nan with
         no player (or the torso not visible)."""
         return float("nan") if self.landmarks is None else body_shape(self.landmarks).lean_deg
-
-    def _view(self, x: float, y: float) -> tuple[float, float] | None:
-        size, view = self.app.host.frame_size, self.app.camera_view
-        if size is None or view is None:
-            return None
-        return camera_to_view(x, y, size, view)
 
     @property
     def shoulders(self) -> tuple[float, float] | None:

@@ -31,8 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import pygame
 
 from sensekit.app import draw as D
-from sensekit.app.convert import camera_to_view
-from sensekit.errors import ConfigError
+from sensekit.app.stage_input import StageInput
 from sensekit.events import Event, Hand, HandLost, Pinch
 
 if TYPE_CHECKING:
@@ -43,12 +42,9 @@ VELOCITY_WINDOW_S = 0.1
 HINT = "hand input: point with your index finger, pinch to click"
 
 
-class HandInput:
+class HandInput(StageInput):
     def __init__(self, app: App) -> None:
-        self.app = app
-        self.stage: Any = None
-        self.error: str | None = None
-        self.active = False
+        super().__init__(app)
         self.hand_id: int | None = None
         self.point: tuple[float, float] | None = None
         self.box: tuple[float, float, float, float] | None = None     # x0, y0, x1, y1 window px
@@ -59,17 +55,15 @@ class HandInput:
         self._on_pinch: PinchHandler | None = None
         want = app.hands == "always" or (app.hands == "switch" and app.host.options.hands)
         if want:
-            self._make_stage()
-            self.active = self.stage is not None
+            self.active = self._make_stage()
 
     # -- wiring -----------------------------------------------------------------------
-    def _make_stage(self) -> None:
+    def _build(self) -> Any:
         from sensekit.vision.hands import HandStage
-        try:
-            self.stage = HandStage(input_mirrored=self.app.mirror)
-        except ConfigError as exc:
-            self.error = str(exc).split(" (")[0]           # "hand tracking needs the optional extra: ..."
-            self.stage = None
+        return HandStage(input_mirrored=self.app.mirror)
+
+    def handlers(self) -> dict[str, Callable[[Event], None]]:
+        return {"hand": self._hand, "pinch": self._pinch, "hand_lost": self._lost}
 
     def stages(self) -> list[Any]:
         """The hand stage, if hand input is on from the start."""
@@ -78,36 +72,13 @@ class HandInput:
     def setup(self, on_pinch: PinchHandler | None = None) -> None:
         self._on_pinch = on_pinch
         if self.active:
-            self._subscribe()
+            self._listen(True)
             self.app.host.say(HINT)
-
-    def _subscribe(self) -> None:
-        d = self.app.host.dispatcher
-        d.on("hand", self._hand)
-        d.on("pinch", self._pinch)
-        d.on("hand_lost", self._lost)
-
-    def _unsubscribe(self) -> None:
-        d = self.app.host.dispatcher
-        d.off("hand", self._hand)
-        d.off("pinch", self._pinch)
-        d.off("hand_lost", self._lost)
 
     def toggle(self) -> str:
         """Key ``h``: hand input on or off (a message for the host to show)."""
-        if self.active:
-            self.active = False
-            self._unsubscribe()
-            self._forget()
-            return "hand input off"
-        if self.stage is None:
-            self._make_stage()
-            if self.stage is None:
-                return self.error or "hand tracking is not available"
-            self.app.host.runner.stages.append(self.stage)
-        self.active = True
-        self._subscribe()
-        return HINT
+        error = self._turn(not self.active)
+        return error or (HINT if self.active else "hand input off")
 
     @property
     def status(self) -> str:
@@ -119,12 +90,6 @@ class HandInput:
         return "hand: pinching" if self.pinching else ("hand: " + self.gesture if self.point else "show a hand")
 
     # -- events -----------------------------------------------------------------------
-    def _view(self, x: float, y: float) -> tuple[float, float] | None:
-        size, view = self.app.host.frame_size, self.app.camera_view
-        if size is None or view is None:
-            return None
-        return camera_to_view(x, y, size, view)
-
     def _hand(self, e: Event) -> None:
         assert isinstance(e, Hand)
         if self.hand_id is None:

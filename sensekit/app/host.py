@@ -20,7 +20,10 @@ real time, CPU use stays low, and ``--frames`` counts the frames that arrived.
 
 The camera image is mirrored (``App.mirror``) before any stage sees it, as
 a mirror is what players expect; event coordinates are therefore in mirrored
-image pixels, the way they appear on screen.
+image pixels, the way they appear on screen. This is the one flip of an app: the host tells
+every stage that can mirror (``runner.MirrorsInput``: the vision stage; the hand stage is made
+with ``input_mirrored``), so ``vision.mirror`` from ``--set`` or a profile asks for what the
+picture already is and flips nothing again.
 
 The host is this loop and its pacing; each other job has its own small class:
 ``Controls`` (``controls.py``: keys, clicks, drags, scripted input), ``Hud`` (``hud.py``: the
@@ -64,7 +67,7 @@ from sensekit.capture.base import Source
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import ConfigError, SensekitError
 from sensekit.events import Dispatcher, Event, SourceLost, SourceRestored
-from sensekit.runner import Runner
+from sensekit.runner import MirrorsInput, Runner
 from sensekit.settings.live import Tuning
 from sensekit.vision.stages import mirror
 
@@ -120,6 +123,10 @@ class AppHost:
         self.runner = Runner(source, list(self.app.stages()), self.dispatcher,
                              frame_transforms=transforms)
         self.tuning = Tuning(lambda: [self.app, *self.runner.stages])
+        if app_cls.mirror:                         # mirrored here, once: no stage flips it back
+            for stage in self.runner.stages:
+                if isinstance(stage, MirrorsInput):
+                    stage.input_is_mirrored()
         self.dispatcher.on(SourceLost.name, self._on_lost)
         self.dispatcher.on(SourceRestored.name, self._on_restored)
         self.outputs = RunOutputs(self.options, self.dispatcher, self.tuning, step_s=app_cls.step_s)
@@ -230,7 +237,10 @@ class AppHost:
 
     def _key_screenshot(self) -> str:
         path = self.options.screenshot_dir / f"{self.app.name or 'app'}-{self.frame_no:05d}.png"
-        self.save_screenshot(path)
+        try:
+            self.save_screenshot(path)
+        except OSError as exc:                    # a full disk must not end the piece
+            return f"could not save the screenshot: {exc.strerror}"
         return f"saved {path.name}"
 
     # -- one iteration -------------------------------------------------------

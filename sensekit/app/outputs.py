@@ -14,6 +14,10 @@ Failure modes: ``ConfigError`` for an unwritable ``--video`` path; ``OSError`` o
 """
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +33,20 @@ __all__ = ["RunOutputs", "save_screenshot"]
 
 
 def save_screenshot(screen: pygame.Surface, path: str | Path) -> Path:
+    """Save ``screen`` to ``path`` (the format from its suffix) through a temporary file renamed
+    into place, so a full disk leaves no truncated picture; a failed write is one ``OSError``
+    naming the file (pygame's own error, and libpng's, name nothing)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pygame.image.save(screen, str(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        pygame.image.save(screen, tmp)
+        os.replace(tmp, path)
+    except (OSError, pygame.error) as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise OSError(errno.EIO, f"cannot save the screenshot {str(path)!r}: {exc}") from None
     return path
 
 
@@ -64,8 +79,11 @@ class RunOutputs:
         return save_profile(self.profile_values(), self.options.profile_path)
 
     def close(self) -> None:
-        if self.video is not None:
-            self.video.close()
-        if self._events_file is not None:
-            self._events_file.close()
-            self._events_file = None
+        try:
+            if self.video is not None:
+                video, self.video = self.video, None
+                video.close()
+        finally:                                   # the events file is closed whatever the video says
+            if self._events_file is not None:
+                self._events_file.close()
+                self._events_file = None

@@ -3,11 +3,13 @@
 The codec follows the file extension: ``.avi`` -> MJPG (small, plays anywhere),
 ``.mkv`` -> FFV1 (lossless), ``.mp4`` -> mp4v. The writer opens on the first
 frame (so it knows the size) and raises ``ConfigError`` naming the path when
-OpenCV cannot open it (unknown extension, missing codec, unwritable folder).
+OpenCV cannot open it (unknown extension, missing codec, unwritable folder); ``close`` checks
+that the container holds every frame written (a full disk: ``OSError`` naming the file).
 Cost: one surface copy + encode per frame, about 1-3 ms at 640x480 for MJPG.
 """
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 import cv2
@@ -45,6 +47,18 @@ class VideoRecorder:
         self.frames += 1
 
     def close(self) -> None:
+        """Finish the file and check it: OpenCV's writer does not report a failed write, so a
+        full disk left a video of a few frames and a run that said nothing. The container must
+        state the frames written (within 1 %: Matroska's count is its duration times the rate; a
+        file cut short states nothing sensible, or cannot be opened); else ``OSError`` naming it."""
         if self._writer is not None:
             self._writer.release()
             self._writer = None
+            cap = cv2.VideoCapture(str(self.path))
+            try:
+                claimed = cap.get(cv2.CAP_PROP_FRAME_COUNT) if cap.isOpened() else -1.0
+            finally:
+                cap.release()
+            if not abs(claimed - self.frames) <= max(1.0, self.frames / 100):   # (a duration x fps estimate)
+                raise OSError(errno.EIO, f"the video {str(self.path)!r} does not hold the {self.frames} frames "
+                                         "written to it (is the disk full?)")

@@ -167,7 +167,8 @@ class ClapDetector(Tunable, section="clap",
         model: Model | None = None,
         **settings: Any,
     ) -> None:
-        self.rate = check_rate(rate, "clap detector") if rate is not None else None
+        given_rate = check_rate(rate, "clap detector") if rate is not None else None
+        self.rate: int | None = None       # set up by reset(), after the settings it reads
         self.channels = None if channels is None else check_int_range("channels", channels, 1, 64)
         self.gain = check_range("gain", gain, 0, 100)
         self._gain2 = gain_to_factor(self.gain) ** 2
@@ -179,6 +180,7 @@ class ClapDetector(Tunable, section="clap",
         self.keep_features = False
         self.features: list[BurstFeatures] = []
         self.skipped_blocks = 0
+        self.rate = given_rate
         self.reset()
 
     # -- settings ------------------------------------------------------------

@@ -123,13 +123,18 @@ class TreeModel:
         self._leaf = np.asarray(model["leaf"], np.float64).ravel()
         self._first = np.arange(n_trees) * self._n_int           # node 0 of every tree
         self._leaf0 = np.arange(n_trees) * 2 ** d - self._n_int   # leaf index offset
+        # every internal node's left child as a flat index: an internal node's, or on the
+        # last level a leaf's (so one step is three takes, a compare and an add)
+        j = np.arange(n_trees * self._n_int) % self._n_int
+        t = np.arange(n_trees * self._n_int) // self._n_int
+        self._left = np.where(2 * j + 1 < self._n_int, t * self._n_int + 2 * j + 1,
+                              self._leaf0[t] + 2 * j + 1).astype(np.intp)
 
     def score(self, v: np.ndarray) -> float:
-        node = np.zeros(len(self._first), np.intp)
+        a = self._first
         for _ in range(self.depth):
-            i = self._first + node
-            node = 2 * node + 1 + (v[self._feature[i]] > self._threshold[i])
-        return self.base + float(self._leaf[self._leaf0 + node].sum())
+            a = self._left.take(a) + (v.take(self._feature.take(a)) > self._threshold.take(a))
+        return self.base + float(self._leaf.take(a).sum())
 
 
 _MODELS: dict[int, TreeModel] = {}
@@ -154,6 +159,7 @@ class BurstMeter:
     up to 9 % longer or shorter): bin ``j`` holds the sum of ``d**2`` over the samples
     ``p + (j - 2) q .. p + (j - 1) q - 1``, so ``e`` at ``p + j q`` is bins ``j..j+3``.
     Bands are index ranges of a 12 ms Hann-windowed FFT from 4 ms before the peak.
+    One meter per detector: ``measure`` reuses a scratch array (not for two threads at once).
     """
 
     def __init__(self, rate: int) -> None:
@@ -172,6 +178,7 @@ class BurstMeter:
         self._bg_off = ms(34.0)                                   # the background window
         self._win = np.hanning(n)
         self._nwin = n
+        self._w2 = np.empty((2, n), np.float64)
         f = np.fft.rfftfreq(n, 1.0 / rate)
         def edge(hz: float) -> int:
             return int(np.searchsorted(f, hz))
@@ -241,8 +248,10 @@ class BurstMeter:
         bx = seg[n0 * q + 1 + 12 * q: n0 * q + 1 + 60 * q]         # x from 3 to 15 ms after
         body = 10.0 * math.log10(float(np.dot(bx, bx)) / len(bx) / (px + _TINY) + _TINY)
         o, ob = n0 * q + 1 - self._spec_off, n0 * q + 1 - self._bg_off
-        two = np.abs(np.fft.rfft(np.stack((seg[o: o + self._nwin], seg[ob: ob + self._nwin]))
-                                 * self._win)) ** 2
+        w2 = self._w2                                             # the two windowed frames
+        np.multiply(seg[o: o + self._nwin], self._win, out=w2[0])
+        np.multiply(seg[ob: ob + self._nwin], self._win, out=w2[1])
+        two = np.abs(np.fft.rfft(w2)) ** 2
         # what the burst adds to the room: the background's spectrum (34..22 ms before)
         # taken off, at most 13 dB of each bin (so a steady noise or hum does not read as
         # the burst's own spectrum, and a bin is never emptied)

@@ -18,7 +18,9 @@ level, so it rises and falls at the same rate in dB), and the per-block mean squ
 
 Cost: one ``np.dot`` and one ``math.log10`` per block (~1.5 us for 512 samples).
 Stereo blocks are averaged to mono unless ``channels=1`` was configured, in which
-case they raise ``ConfigError``. Blocks with NaN/Inf samples are reported (a logged
+case they raise ``ConfigError``; integer samples are read as PCM (int16: / 32768, as the
+recorder stores them), anything that is not an array of real numbers is a ``ConfigError``.
+Blocks with NaN/Inf samples (or samples so large their mean square overflows) are reported (a logged
 warning naming the block and the count, and ``skipped_blocks``) and skipped: the level
 keeps its previous value and ``process`` returns ``None``. Empty blocks are ignored.
 """
@@ -70,10 +72,19 @@ def mono(samples: np.ndarray, *, channels: int | None = None, index: int = 0) ->
     ``channels=1`` means mono was configured: a multi-channel block raises ``ConfigError``.
     """
     x = samples
+    if not isinstance(x, np.ndarray):
+        raise ConfigError(f"audio block {index} must be a numpy array of samples, got {type(x).__name__}")
     if x.ndim == 1 and x.dtype == np.float32 and channels in (None, 1):
         return x
+    if x.dtype.kind not in "fiu":
+        raise ConfigError(f"audio block {index} must hold real numbers (float32, full scale 1.0), "
+                          f"got dtype {x.dtype}")
+    if x.dtype.kind in "iu":                 # integer PCM: to full scale 1.0, as the recorder reads it
+        x = _int_to_float(x)
     if x.ndim == 2:
         ch = x.shape[1]
+        if ch == 0:
+            raise ConfigError(f"audio block {index} has shape {tuple(x.shape)}: no channels")
         if channels is not None and ch != channels:
             what = "mono (channels=1)" if channels == 1 else f"channels={channels}"
             raise ConfigError(f"audio block {index} has shape {tuple(x.shape)} ({ch} channels) "
@@ -85,6 +96,15 @@ def mono(samples: np.ndarray, *, channels: int | None = None, index: int = 0) ->
     if x.dtype != np.float32:
         x = x.astype(np.float32)
     return x
+
+
+def _int_to_float(x: np.ndarray) -> np.ndarray:
+    """Integer PCM samples to float32 with full scale 1.0 (int16: / 32768, as ``wav.int16_to_float``;
+    unsigned samples are centred first, as in 8-bit WAV)."""
+    info = np.iinfo(x.dtype)
+    full = float(-info.min) if info.min < 0 else (info.max + 1) / 2.0
+    centre = 0.0 if info.min < 0 else full
+    return ((x.astype(np.float64) - centre) / full).astype(np.float32)
 
 
 def level(samples: np.ndarray, *, gain: float = UNITY_GAIN) -> float:
@@ -162,7 +182,7 @@ class LevelMeter:
     def process(self, samples: np.ndarray, t: float = 0.0, rate: int = 48000, *,
                 index: int = 0) -> float | None:
         x = samples
-        if x.ndim != 1 or x.dtype.char != "f":
+        if x.__class__ is not np.ndarray or x.ndim != 1 or x.dtype.char != "f":
             x = mono(x, channels=self.channels, index=index)
         n = len(x)
         if n == 0:
@@ -171,8 +191,12 @@ class LevelMeter:
         if ms - ms != 0.0:                          # NaN or Inf somewhere in the block
             self.skipped_blocks += 1
             bad = int(np.count_nonzero(~np.isfinite(x)))
-            log.warning("audio block %d at t=%.3f s has %d NaN/Inf samples of %d; skipped",
-                        index, t, bad, n)
+            if bad:
+                log.warning("audio block %d at t=%.3f s has %d NaN/Inf samples of %d; skipped",
+                            index, t, bad, n)
+            else:                                   # finite, but the mean square overflows
+                log.warning("audio block %d at t=%.3f s has samples up to %.3g (full scale is 1.0): "
+                            "too large to measure; skipped", index, t, float(np.abs(x).max()))
             return None
         self.energy = ms
         ms *= self._gain2

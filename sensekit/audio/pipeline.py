@@ -43,6 +43,7 @@ from sensekit.audio.clap import ClapDetector, ClapPatternTracker, check_rate
 from sensekit.audio.gain import UNITY_GAIN
 from sensekit.audio.level import LevelMeter, mono
 from sensekit.audio.noise_floor import NoiseFloor
+from sensekit.audio.trace import ACTIVITY_LINE, CLAP_LINE, FLOOR_LINE, LevelLine, LevelTrace
 from sensekit.audio.pitch import PitchTracker
 from sensekit.capture.base import AudioBlock
 from sensekit.events import Event, Level, Pitch
@@ -96,6 +97,7 @@ class AudioStage(Tunable, section="audio",
             emit_level, activity is not None, clap is not None, pattern is not None,
             pitch is not None)) if on)
         self.level = 0.0
+        self._last = (-1, 0.0)                  # (index, t) of the last block measured: ``trace``
         self.skipped_blocks = 0
         self._rate: int | None = None
         self._want = dict.fromkeys(_NAMES, True)
@@ -169,6 +171,7 @@ class AudioStage(Tunable, section="audio",
             self._skip_block()
             return ()
         self.level = lv
+        self._last = (item.index, t)
         out: list[Event] = []
         if self._do_level:
             out.append(Level(t=t, level=lv))
@@ -182,10 +185,31 @@ class AudioStage(Tunable, section="audio",
             self._pitch(x, item, out)
         return out
 
+    # -- what it shows (``sensekit.audio.trace``) ------------------------------------------
+    def lines_offered(self) -> frozenset[str]:
+        """The level graph's lines this stage draws: one per detector it has."""
+        return frozenset(name for name, part in ((ACTIVITY_LINE, self.activity), (CLAP_LINE, self.clap),
+                                                 (FLOOR_LINE, self.noise_floor)) if part is not None)
+
+    def trace(self, index: int) -> LevelTrace | None:
+        """The level of audio block ``index`` and the lines (activity threshold, clap minimum
+        level, the noise floor once learnt), if that is the last block this stage measured."""
+        last, t = self._last
+        if index != last:
+            return None
+        lines = []
+        if self.activity is not None:
+            lines.append(LevelLine(ACTIVITY_LINE, float(self.activity.silence_level)))
+        if self.clap is not None:
+            lines.append(LevelLine(CLAP_LINE, float(self.clap.min_level)))
+        if self.noise_floor is not None and self.noise_floor.ready:
+            lines.append(LevelLine(FLOOR_LINE, float(self.noise_floor.level_in_use)))
+        return LevelTrace(t=t, level=self.level, lines=tuple(lines))
+
     def _mono(self, item: AudioBlock) -> np.ndarray:
         """The block as mono float32; a new sample rate is checked for the detectors."""
         x = item.samples
-        if x.ndim != 1 or x.dtype.char != "f":
+        if x.__class__ is not np.ndarray or x.ndim != 1 or x.dtype.char != "f":
             x = mono(x, channels=self.channels, index=item.index)
         if item.rate != self._rate:
             if self.clap is not None or self.pitch is not None:

@@ -1,8 +1,11 @@
 """MicrophoneSource: a ``sounddevice.InputStream`` feeding a bounded queue.
 
 Defaults: the system default input device, its default sample rate (often
-48000 Hz), mono, ``block_size`` 512 samples, captured as ``int16`` and delivered
-as ``float32`` (``value / 32768``, full scale 1.0) in ``AudioBlock`` items.
+48000 Hz; a higher default, such as a studio interface's 96 kHz, is replaced by
+48000 Hz when the device takes it, since the clap detector and pitch tracker handle
+8-48 kHz: ask for ``sample_rate`` to get the device's own), mono, ``block_size``
+512 samples, captured as ``int16`` and delivered as ``float32`` (``value / 32768``,
+full scale 1.0) in ``AudioBlock`` items.
 
 - The PortAudio callback only copies the block into a bounded ``queue.Queue``
   (``max_queued_blocks``, 64 = 0.68 s at 48 kHz) and notes the status flags.
@@ -57,6 +60,9 @@ from sensekit.validate import check_int_range, check_positive, check_range
 log = logging.getLogger(__name__)
 
 _SCALE = {"int16": 32768.0, "int32": 2147483648.0, "float32": 1.0}
+#: the highest rate the audio detectors take (``sensekit.audio.clap.MAX_RATE``, a floor above this
+#: one): a device whose default rate is higher is opened at this rate when it takes it
+DEFAULT_MAX_RATE = 48000
 _CLOSED = object()
 
 
@@ -188,6 +194,20 @@ class MicrophoneSource(Source):
                 f"{self.channels} channel(s), {self.dtype}: {exc}") from None
         self._stream = stream
 
+    def _default_rate(self) -> int:
+        """The device's default rate, or ``DEFAULT_MAX_RATE`` when the default is higher and the
+        device takes that rate (PortAudio checks it without opening a stream)."""
+        assert self.info is not None
+        rate = int(round(self.info.default_samplerate))
+        if rate > DEFAULT_MAX_RATE:
+            try:
+                self._sd.check_input_settings(device=self.info.index, samplerate=DEFAULT_MAX_RATE,
+                                              channels=self.channels, dtype=self.dtype)
+            except Exception:  # noqa: BLE001 - PortAudioError, ValueError: keep the device's own
+                return rate
+            return DEFAULT_MAX_RATE
+        return rate
+
     def open(self) -> None:
         if self._opened:
             return
@@ -196,7 +216,7 @@ class MicrophoneSource(Source):
         if self.channels is not None and self.channels > self.info.channels:
             raise SourceError(f"microphone [{self.info.index}] {self.info.name!r} has "
                               f"{self.info.channels} input channel(s), {self.channels} requested")
-        self.sample_rate = self.requested_rate or int(round(self.info.default_samplerate))
+        self.sample_rate = self.requested_rate or self._default_rate()
         self._queue = queue.Queue(maxsize=self.max_queued_blocks)
         self._closing.clear()
         self._lost = False

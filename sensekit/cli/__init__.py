@@ -28,20 +28,10 @@ from sensekit.cli.paths import check_outputs_apart
 from sensekit.errors import SensekitError
 from sensekit.settings.presets import THE_BOOK
 from sensekit.ratelimit import flush_rate_limit, install_rate_limit
-from sensekit.settings.registry import add_finder
 
 log = logging.getLogger("sensekit")
 
 
-def _app_settings() -> None:
-    """The apps' settings, for a command that needs the whole table (imported only then:
-    the apps bring pygame, which ``--help`` does not need)."""
-    from sensekit.app.registry import load_app_settings
-
-    load_app_settings()
-
-
-add_finder(_app_settings)
 
 
 if TYPE_CHECKING:

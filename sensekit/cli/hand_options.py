@@ -19,23 +19,18 @@ from __future__ import annotations
 import argparse
 from typing import Any, Mapping
 
-from sensekit.cli.tuning import add_setting_flags
+from sensekit.cli.tuning import section_values, stage_options
 from sensekit.errors import ConfigError
 from sensekit.runner import Stage
 
-__all__ = ["add_arguments", "option_values", "build_stages"]
+__all__ = ["add_arguments", "build_stages"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("hands (needs: pip install 'sensekit[hands]')")
-    g.add_argument("--hands", action="store_true", help="emit hand, gesture, pinch and hand_lost events")
-    g.add_argument("--gestures", metavar="MODEL.json", default=None,
-                   help="taught gestures (sensekit teach gesture) instead of the built-in ones")
-    add_setting_flags(g, ["hands"])
-
-
-def option_values(args: argparse.Namespace) -> dict[str, Any]:
-    return {}
+    stage_options(parser, "hands", extra="hands", sections=["hands"], options=[
+        ("--hands", {"action": "store_true", "help": "emit hand, gesture, pinch and hand_lost events"}),
+        ("--gestures", {"metavar": "MODEL.json", "default": None,
+                        "help": "taught gestures (sensekit teach gesture) instead of the built-in ones"})])
 
 
 def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Stage]:
@@ -45,7 +40,7 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     from sensekit.vision.hands import HandStage     # imports MediaPipe only when asked
 
     chosen = chosen or {}
-    values = {key.split(".", 1)[1]: v for key, v in chosen.items() if key.startswith("hands.")}
+    values = section_values(chosen, "hands")
     values.setdefault("mirror", bool(chosen.get("vision.mirror", False)))
     taught = None
     if getattr(args, "gestures", None):

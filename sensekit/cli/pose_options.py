@@ -18,23 +18,18 @@ from __future__ import annotations
 import argparse
 from typing import Any, Mapping
 
-from sensekit.cli.tuning import add_setting_flags
+from sensekit.cli.tuning import section_values, stage_options
 from sensekit.runner import Stage
 
-__all__ = ["add_arguments", "option_values", "build_stages"]
+__all__ = ["add_arguments", "build_stages"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("pose (needs: pip install 'sensekit[hands]')")
-    g.add_argument("--pose", action="store_true",
-                   help="emit pose, pose_lost, arms_up, lean, crouch and jump events (step with [pose] zones)")
-    g.add_argument("--silhouette", action="store_true",
-                   help="a person mask per frame (selfie segmentation; no events: the panel draws it)")
-    add_setting_flags(g, ["pose"])
-
-
-def option_values(args: argparse.Namespace) -> dict[str, Any]:
-    return {}
+    stage_options(parser, "pose", extra="hands", sections=["pose"], options=[
+        ("--pose", {"action": "store_true", "help": "emit pose, pose_lost, arms_up, lean, crouch and jump "
+                                                    "events (step with [pose] zones)"}),
+        ("--silhouette", {"action": "store_true", "help": "a person mask per frame (selfie segmentation; no "
+                                                          "events: the panel draws it)"})])
 
 
 def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Stage]:
@@ -45,10 +40,9 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     if getattr(args, "pose", False):
         from sensekit.vision.pose import PoseStage
 
-        out.append(PoseStage(**{k.split(".", 1)[1]: v for k, v in chosen.items() if k.startswith("pose.")}))
+        out.append(PoseStage(**section_values(chosen, "pose")))
     if getattr(args, "silhouette", False):
         from sensekit.vision.silhouette import SilhouetteStage
 
-        out.append(SilhouetteStage(**{k.split(".", 1)[1]: v for k, v in chosen.items()
-                                      if k.startswith("silhouette.")}))
+        out.append(SilhouetteStage(**section_values(chosen, "silhouette")))
     return out

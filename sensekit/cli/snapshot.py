@@ -36,7 +36,7 @@ import numpy as np
 
 from sensekit.cli import Subparsers
 from sensekit.cli.paths import OutputPath
-from sensekit.cli.tuning import add_setting_flags, add_tuning_arguments, chosen_values
+from sensekit.cli.tuning import add_setting_flags, add_tuning_arguments, chosen_values, section_values
 from sensekit.errors import ConfigError, SourceError
 from sensekit.validate import check_frame
 
@@ -120,8 +120,7 @@ def montage_settings(values: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
 
 def _section(values: Mapping[str, Any], section: str, *drop: str) -> dict[str, Any]:
-    return {k.split(".", 1)[1]: v for k, v in values.items()
-            if k.startswith(section + ".") and k.split(".", 1)[1] not in drop}
+    return {k: v for k, v in section_values(values, section).items() if k not in drop}
 
 
 def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRAME,

@@ -21,7 +21,7 @@ import argparse
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from sensekit.errors import ConfigError
 from sensekit.safe_read import short
@@ -30,8 +30,8 @@ from sensekit.settings.live import Applied, Tuning, check_values
 from sensekit.settings.presets import PRESETS, get_preset
 from sensekit.settings.registry import load_table, lookup, split_key
 
-__all__ = ["add_setting_flags", "add_tuning_arguments", "add_set_argument", "add_profile_argument",
-           "Chosen", "chosen_values", "apply_chosen", "flag_values"]
+__all__ = ["add_setting_flags", "stage_options", "section_values", "add_tuning_arguments", "add_set_argument",
+           "add_profile_argument", "Chosen", "chosen_values", "apply_chosen", "flag_values"]
 
 log = logging.getLogger("sensekit")
 
@@ -85,6 +85,26 @@ def add_setting_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
                                     metavar=_metavar(s), choices=s.choices or None, help=setting_help(s))
             added.append(s)
     return added
+
+
+def stage_options(parser: argparse.ArgumentParser, title: str, *, extra: str | None = None,
+                  options: Sequence[tuple[str, Mapping[str, Any]]] = (),
+                  sections: Iterable[str] = ()) -> argparse._ArgumentGroup:
+    """The option group of a stage provider (``sensekit events``): ``title`` (with the install
+    line of the ``extra`` it needs), its own ``options`` (``(flag, add_argument keywords)``, in
+    order), then an option for every flagged setting of ``sections``."""
+    g = parser.add_argument_group(f"{title} (needs: pip install 'sensekit[{extra}]')" if extra else title)
+    for flag, kwargs in options:
+        g.add_argument(flag, **kwargs)
+    add_setting_flags(g, sections)
+    return g
+
+
+def section_values(chosen: Mapping[str, Any], section: str) -> dict[str, Any]:
+    """The chosen values of one section by setting name (``{"pose.max_people": 2}`` ->
+    ``{"max_people": 2}`` for ``"pose"``): a stage's constructor keywords."""
+    prefix = section + "."
+    return {key[len(prefix):]: v for key, v in chosen.items() if key.startswith(prefix)}
 
 
 def _assignment(text: str) -> tuple[str, Any]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Mapping
 
-from sensekit.cli.tuning import add_setting_flags
+from sensekit.cli.tuning import add_setting_flags, section_values
 from sensekit.errors import ConfigError
 from sensekit.runner import Stage
 from sensekit.vision.color_tracker import ColorTracker, tolerance_settings
@@ -83,7 +83,7 @@ def option_values(args: argparse.Namespace) -> dict[str, Any]:
 def _tracker_for(target: Target, size: tuple[int, int] | None, chosen: Mapping[str, Any]) -> ColorTracker:
     """The tracker for ``--track-color``/``--track-box`` with the chosen ``tracker.*`` values:
     a colour by hsv, a click or a box by the colour model, unless ``--track-method`` says."""
-    tracker_values = {k.split(".", 1)[1]: v for k, v in chosen.items() if k.startswith("tracker.")}
+    tracker_values = section_values(chosen, "tracker")
     method = tracker_values.pop("method", None)
     tracker_values.pop("color", None)
     target.check_inside(size)

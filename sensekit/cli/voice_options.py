@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Mapping
 
-from sensekit.cli.tuning import add_setting_flags
+from sensekit.cli.tuning import add_setting_flags, section_values
 
 __all__ = ["add_arguments", "option_values", "build_stages", "load_sound_book"]
 
@@ -36,7 +36,7 @@ def option_values(args: argparse.Namespace) -> dict[str, Any]:
 def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Any]:
     """A ``VoiceStage`` when words are chosen or ``--sounds`` is given, else ``[]``."""
     chosen = chosen or {}
-    values = {key.split(".", 1)[1]: v for key, v in chosen.items() if key.startswith("voice.")}
+    values = section_values(chosen, "voice")
     sounds = None
     if getattr(args, "sounds", False):
         sounds = load_sound_book(getattr(args, "profile", None))

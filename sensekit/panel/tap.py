@@ -5,9 +5,9 @@ after the stages processed it, on the run's thread:
 
 - a video frame: when a client watches (``FrameHub.due``), the stages' intermediate results
   are grabbed (``LayerGrabber``), copied and published; otherwise nothing is done;
-- an audio block: the level each running audio stage measured on it (its ``level``
-  attribute: no ``level`` event is needed) goes to the graph, its thresholds and noise floor
-  to the graph's lines;
+- an audio block: the level the first audio stage that measured it shows (``trace(index)``,
+  ``sensekit.audio.trace``: no ``level`` event is needed) goes to the graph, its thresholds
+  and noise floor to the graph's lines;
 - every item: panel requests waiting for the run's thread run (``CommandQueue``).
 
 Events reach the panel through ``attach_events(dispatcher)``: it listens only to the event
@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from sensekit.audio.trace import TraceSource
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.events import EVENT_TYPES, Dispatcher, Event
 from sensekit.panel.commands import CommandQueue
@@ -31,26 +32,10 @@ from sensekit.panel.frames import FrameHub
 from sensekit.vision.layers import LayerGrabber
 from sensekit.panel.telemetry import Telemetry
 
-__all__ = ["PanelTap", "audio_lines", "pose_meta"]
+__all__ = ["PanelTap", "pose_meta"]
 
 #: events the log leaves out: per-item records, and the levels the graph already draws
 QUIET_EVENTS = frozenset({"frame", "audio_block", "level"})
-
-
-def audio_lines(stages: Sequence[Any]) -> dict[str, float]:
-    """The level graph's horizontal lines, read from the audio stages (level units 0..100)."""
-    lines: dict[str, float] = {}
-    for stage in stages:
-        activity = getattr(stage, "activity", None)
-        if activity is not None and hasattr(activity, "silence_level"):
-            lines["activity threshold"] = float(activity.silence_level)
-        clap = getattr(stage, "clap", None)
-        if clap is not None and hasattr(clap, "min_level"):
-            lines["clap min level"] = float(clap.min_level)
-        floor = getattr(stage, "noise_floor", None)
-        if floor is not None and getattr(floor, "ready", False):
-            lines["noise floor"] = float(floor.level_in_use)
-    return lines
 
 
 def pose_meta(poses: Sequence[tuple[int, Any]]) -> list[dict[str, Any]]:
@@ -73,13 +58,11 @@ class PanelTap:
         self._stages = stages
         self._grabber = LayerGrabber()
         self._frames = 0
-        self._dispatcher: Dispatcher | None = None
         self._rate_t0 = time.monotonic()
         self._rate_frames = 0
 
     def attach_events(self, dispatcher: Dispatcher) -> list[str]:
         """Listen to the events the run already produces (see the module docstring)."""
-        self._dispatcher = dispatcher
         names = [n for n in sorted(EVENT_TYPES) if dispatcher.wants((n,)) and n not in QUIET_EVENTS]
         for name in names:
             dispatcher.on(name, self._on_event)
@@ -91,22 +74,23 @@ class PanelTap:
     def _on_event(self, event: Event) -> None:
         self.telemetry.add_event(event.to_dict())
 
-    def _ran(self, stage: Any) -> bool:
-        """Whether the runner ran ``stage`` on this item (lazy stages skip when nobody listens)."""
-        d = self._dispatcher
-        return bool(getattr(stage, "always_run", False) or d is None or d.wants(stage.emits))
-
     def process(self, item: Item) -> tuple[Event, ...]:
         self.commands.run_pending()
         if isinstance(item, VideoFrame):
             self._frame(item)
         else:
-            audio = [s for s in self._others() if getattr(s, "consumes", "") == "audio"
-                     and isinstance(getattr(s, "level", None), float) and self._ran(s)]
-            if audio:
-                self.telemetry.add_level(item.t, audio[0].level)
-                self.telemetry.set_lines(audio_lines(audio))
+            self._block(item.index)
         return ()
+
+    def _block(self, index: int) -> None:
+        """The level graph: what the first audio stage that measured this block shows of it
+        (``TraceSource.trace``; a stage the runner skipped shows nothing)."""
+        for stage in self._others():
+            trace = stage.trace(index) if isinstance(stage, TraceSource) else None
+            if trace is not None:
+                self.telemetry.add_level(trace.t, trace.level)
+                self.telemetry.set_lines(trace.line_levels())
+                return
 
     def _frame(self, item: VideoFrame) -> None:
         self._frames += 1

@@ -30,7 +30,9 @@ setting is set to nothing with the string ``"none"`` (``threshold = "none"``: le
 Older profiles (before one table) used ``[color] target, tolerance``, ``[audio] threshold,
 timeout_ms, noise_floor`` and ``[motion] noise_floor``; they still load (``LEGACY_KEYS``), the
 old camera noise floor converted to ``motion.noise_sigma`` (it was the median difference /
-0.6745; see ``sensekit.vision.noise``). A setting given twice (new and old name) is an error.
+0.6745; see ``sensekit.vision.noise``). ``[tracker] blur_px`` loads as ``vision.blur_px`` with a
+warning naming FILE:LINE (``DEPRECATED``: the tracker has no blur of its own any more; a save
+renames it). A setting given twice (new and old name) with two values is an error.
 
 Reading is bounded: the file must be a regular file (not a FIFO or ``/dev/zero``) of at most
 1 MB, nested at most 8 levels, with no number of more than 40 digits; anything else is a
@@ -47,6 +49,7 @@ time, importing the modules that declare settings (the apps' only when a table n
 """
 from __future__ import annotations
 
+import logging
 import os
 import re
 from pathlib import Path
@@ -63,7 +66,7 @@ from sensekit.settings.declare import Group
 from sensekit.settings.registry import REGISTRY, load_table
 from sensekit.vision.noise import MEDIAN_FACTOR, SQRT2
 
-__all__ = ["Profile", "TAUGHT_TABLE", "LEGACY_KEYS", "DATA_TABLES", "load_profile", "loads_profile",
+__all__ = ["Profile", "TAUGHT_TABLE", "LEGACY_KEYS", "DEPRECATED", "DATA_TABLES", "load_profile", "loads_profile",
            "profile_from_dict", "find_line", "legacy_name", "read_table"]
 
 #: tables that hold learned data rather than settings: ``[sounds.NAME]`` (``sensekit teach
@@ -86,7 +89,16 @@ LEGACY_KEYS: dict[str, tuple[str, Callable[[Any], Any] | None]] = {
     "motion.noise_floor": ("motion.noise_sigma",
                            lambda v: round(float(v) * _OLD_NOISE_TO_SIGMA, 3)
                            if isinstance(v, (int, float)) and not isinstance(v, bool) else v),
+    "tracker.blur_px": ("vision.blur_px", None),
 }
+
+#: old keys that still load but say so (what changed), and that a save moves to the new key
+DEPRECATED = {
+    "tracker.blur_px": "the colour tracker reads the picture's one blur, which also smooths motion "
+                       "and the colour bounds",
+}
+
+log = logging.getLogger(__name__)
 
 
 #: tables of a profile that are not settings, read by their own modules
@@ -201,11 +213,15 @@ def profile_from_dict(data: Mapping[str, Any], *, path: str = "<profile>", text:
         for name, value in table.items():
             full = f"{section}.{name}"
             key, value = _key_of(full, name, value, group, legacy, path, text)
-            if key in written_as:
+            if full in DEPRECATED:
+                log.warning("%s: `%s` is deprecated, loaded as `%s = %s` (%s); save the profile to "
+                            "rename it", _where(path, text, full), full, key, short(value), DEPRECATED[full])
+            checked = _checked(key, full, value, path, text)
+            if key in written_as and values[key] != checked:
                 raise ConfigError(f"{_where(path, text, full)}: `{key}` is set twice "
                                   f"(as `{written_as[key]}` and `{full}`)")
             written_as[key] = full
-            values[key] = _checked(key, full, value, path, text)
+            values[key] = checked
     return Profile(values, path=path, taught_gestures=taught)
 
 

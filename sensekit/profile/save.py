@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sensekit.errors import ConfigError
-from sensekit.profile.load import LEGACY_KEYS, legacy_name, profile_from_dict
+from sensekit.profile.load import DEPRECATED, LEGACY_KEYS, legacy_name, profile_from_dict
+from sensekit.safe_read import file_kind, short
 from sensekit.settings.live import Tuning, check_values
 from sensekit.settings.registry import REGISTRY, lookup, split_key
 
@@ -124,9 +125,9 @@ def edit_profile_text(text: str, values: Mapping[str, Any]) -> str:
         if not (section in doc and name in doc[section]) and old_name is not None:
             old_section, old_key = split_key(old_name)
             if old_section in doc and old_key in doc[old_section]:
-                if LEGACY_KEYS[old_name][1] is None:
+                if LEGACY_KEYS[old_name][1] is None and old_name not in DEPRECATED:
                     where = (old_section, old_key)          # keep writing it where the user has it
-                else:                                        # a converted unit: write the new key
+                else:                                        # a converted unit, a deprecated key: the new key
                     del doc[old_section][old_key]
         if key in old and old[key] == value and where[0] in doc and where[1] in doc[where[0]]:
             continue
@@ -249,6 +250,12 @@ def save_table(path: str | os.PathLike[str], name: str, tables: Mapping[str, Map
 
 
 def _write_atomic(target: Path, text: str, mode: int) -> None:
+    """Write ``text`` to a temporary file beside ``target`` and rename it over ``target``, which
+    must be a regular file or missing: the rename would replace a device, a FIFO or a socket
+    with the profile (as root, ``/dev/full`` became a text file) and fails on a folder."""
+    kind = "a folder" if target.is_dir() else file_kind(target)
+    if kind is not None:
+        raise ConfigError(f"cannot save the profile to {short(str(target))}: it is {kind}, not a file")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

@@ -26,7 +26,10 @@ declarations; none of them knows a setting by name. The key of a setting is
 Kinds: ``float`` and ``int`` (a range ``lo..hi``), ``bool``, ``choice`` (one of ``choices``),
 ``color`` (``"#rrggbb"``), ``words`` (a list of words: ``left,right,jump`` or a TOML
 array of strings; lower-cased, in order, without repeats) and ``zones`` (``{name: (x, y, w, h)}``
-in fractions 0..1 of the frame). ``none=`` makes ``None`` a valid value and says what it means ("learned", "off").
+in fractions 0..1 of the frame; at most ``MAX_ZONES`` (64), names of at most ``MAX_ZONE_NAME``
+(64) characters, so a panel or OSC client cannot grow the motion detector's work and every
+motion event without bound, one zone at a time). ``none=`` makes ``None`` a valid value and
+says what it means ("learned", "off").
 ``setting()`` infers the kind from the default when it can.
 
 Values come in two forms: text (command line, ``--set``, an OSC string) through
@@ -56,6 +59,9 @@ Zone = tuple[float, float, float, float]
 T = TypeVar("T")
 #: a range from above 0 that spans this factor gets a logarithmic slider in the panel
 LOG_CONTROL_RATIO = 1000.0
+#: the most zones a ``zones`` setting holds, and the longest zone name
+MAX_ZONES = 64
+MAX_ZONE_NAME = 64
 #: a range from 0 (or below) this wide gets a number box only: a 1/200 slider step would be 50+ units
 NUMBER_CONTROL_SPAN = 10_000.0
 _NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
@@ -214,11 +220,15 @@ class Setting(Generic[T]):
     def _check_zones(self, value: Any) -> dict[str, Zone]:
         if not isinstance(value, Mapping):
             raise self._bad(value)
+        if len(value) > MAX_ZONES:
+            raise ConfigError(f"`{self.key}` holds at most {MAX_ZONES} zones, got {len(value)}")
         zones: dict[str, Zone] = {}
         for name, box in value.items():
+            if not isinstance(name, str) or not name.strip() or set(name) & set(",;=") \
+                    or len(name) > MAX_ZONE_NAME:
+                raise ConfigError(f"zone names in `{self.key}` must be 1..{MAX_ZONE_NAME} characters free "
+                                  f"of , ; =, got {short(name)}")
             where = f"`{self.key}.{name}`"
-            if not isinstance(name, str) or not name.strip() or set(name) & set(",;="):
-                raise ConfigError(f"zone names in `{self.key}` must be non-empty and free of , ; =, got {short(name)}")
             if isinstance(box, (str, bytes)) or not hasattr(box, "__len__") or len(box) != 4:
                 raise ConfigError(f"{where} must be [x, y, w, h] (4 fractions 0..1 of the frame), got {short(box)}")
             nums = []

@@ -69,7 +69,6 @@ BOOK = preset("book", "the book's chapter 5: its constants and methods in every 
     "activity.silence_level": 25.0,
     "activity.timeout_ms": 500.0,
     "tracker.method": "exact",
-    "tracker.blur_px": 10,
     "tracker.levels": 4,
     "vision.blur_px": 10,
     "motion.method": "difference",

@@ -1,18 +1,23 @@
 """The table: every declared group of settings, by section, and lookups by key.
 
 ``group(...)`` (``sensekit.settings.declare``) registers a group in ``REGISTRY`` when its
-module is imported. ``load_table()`` imports every library module that declares settings (the detectors)
-and, unless ``apps=False``, runs the *finders* that the layers above added with
+module is imported. ``load_table()`` imports every library module that declares settings (the
+detectors) and, unless ``apps=False``, runs the *finders* that the layers above added with
 ``add_finder`` (``sensekit.app.registry`` adds one that loads every app ``sensekit apps``
-lists, and the CLI adds it lazily), so the table is complete; the adapters call it before they
-list or check keys. This module imports nothing above it: apps register, settings never go
-looking for them. ``lookup("motion.threshold")`` returns one ``Setting``; an unknown key is a ``ConfigError``
-that suggests the nearest known keys. Cost: the imports, once; lookups are dictionary reads.
+lists) or declared as ``sensekit.settings`` entry points (sensekit declares that same one in
+pyproject.toml, so a program that imported only ``sensekit.profile`` knows the apps' tables
+too), so the table is complete; the adapters call it before they list or check keys. This
+module imports nothing above it: apps register, in code or in the package's metadata; settings
+never go looking for them by name. ``lookup("motion.threshold")`` returns one ``Setting``; an
+unknown key is a ``ConfigError`` that suggests the nearest known keys. Cost: the imports, once;
+lookups are dictionary reads.
 """
 from __future__ import annotations
 
 import difflib
 import importlib
+import logging
+from importlib.metadata import entry_points
 from typing import Any, Callable
 
 from sensekit.errors import ConfigError
@@ -34,6 +39,13 @@ DECLARING_MODULES: tuple[str, ...] = (
 #: functions that import the declarations of the layers above (the apps), run once by
 #: ``load_table(apps=True)``; added with ``add_finder``
 _FINDERS: list[Callable[[], None]] = []
+
+#: the entry-point group of finders a package declares in its metadata (sensekit's own:
+#: ``apps = "sensekit.app.registry:load_app_settings"`` in pyproject.toml), so that the table
+#: is complete in any program, whatever it imported first
+FINDER_ENTRY_POINTS = "sensekit.settings"
+
+log = logging.getLogger(__name__)
 
 
 def add_finder(finder: Callable[[], None]) -> None:
@@ -101,7 +113,20 @@ def load_table(*, apps: bool = True) -> dict[str, Group]:
         _loaded["apps"] = True
         for finder in list(_FINDERS):
             finder()
+        _declared_finders()
     return REGISTRY
+
+
+def _declared_finders() -> None:
+    """Add (and so run) the finders packages declare as ``sensekit.settings`` entry points; one
+    that fails to load is logged and skipped, so a broken package does not hide the table."""
+    for ep in entry_points(group=FINDER_ENTRY_POINTS):
+        try:
+            finder = ep.load()
+        except Exception as exc:  # noqa: BLE001 - a broken plug-in must not hide the table
+            log.warning("settings: could not load the finder %s = %s: %s", ep.name, ep.value, exc)
+            continue
+        add_finder(finder)
 
 
 def describe_table() -> dict[str, Any]:

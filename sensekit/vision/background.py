@@ -43,15 +43,17 @@ of cars) were chosen from a small grid on the first half of CDnet ``highway`` (f
 and reported on the second half, beside MOG2 and KNN given the same treatment
 (``benchmarks/motion_eval.py``; the README has the table). The rest come from the papers
 (ViBe: 20 samples, 2 matches, 1-in-16 updates; PBAS: 5x the nearest-sample distance;
-SuBSENSE: blinking +1/-0.1) or from the difference method (``noise_k`` 5).
+SuBSENSE: blinking +1/-0.1) or from the difference method (``noise_k`` 5). 16 samples (a fifth
+less matching) scored the same on highway but let swaying leaves through (docs/blobs.md).
 
 Cost: 20 passes of eight OpenCV calls over the frame, then ~30 for the clean-up, the updates
 and the adaptation. Frames of 200 000 pixels or more (640x480: yes) are worked on in two bands
-of rows on two threads (``sensekit.vision.bands``), as MOG2 uses both cores; with blobs, 1.0-1.4x
-(median 1.23) MOG2 + ``findContours`` at 640x480 on a loaded 2-core machine
-(``benchmarks/blob_eval.py --cost``, docs/blobs.md). Memory ``samples x W x H x 3`` bytes (1.5 MB at 320x240, 6 MB at
-640x480). The same frames give the same masks on every run and on one thread or two (seeded,
-``seed``).
+of rows on two threads (``sensekit.vision.bands``), as MOG2 uses both cores; with blobs,
+1.1-1.3x MOG2 + ``findContours`` at 640x480 on a loaded 2-core machine and 1.4-1.5x in the
+quietest runs to be had (MOG2 near its idle cost; ``benchmarks/blob_eval.py --cost``,
+docs/blobs.md). Memory ``samples x W x H x 3`` bytes (4.6 MB at 320x240,
+18 MB at 640x480). The same frames give the same masks on every run and on one thread or two
+(seeded, ``seed``).
 
 Failure modes: a moving or shaking camera makes everything foreground (after half the frame,
 the warm-up restarts); whatever is in view during the warm-up becomes background, and leaves a
@@ -105,6 +107,7 @@ class _Draws(NamedTuple):
     dy: int                 # the neighbour direction
     dx: int
     target: np.ndarray      # the neighbour's sample slot
+    limits: np.ndarray      # 256x1 uint16: the update limit of each blinking level (``_limits``)
 
 
 def clean_mask(mask: np.ndarray) -> np.ndarray:
@@ -177,6 +180,8 @@ class BackgroundModel(Tunable, section="background",
         """Forget everything; the next frame starts a new warm-up."""
         self._rng = np.random.default_rng(self.seed)
         self._S: np.ndarray | None = None
+        self._limit_step = -1.0
+        self._limit_table = np.zeros((256, 1), np.uint16)
         self.frames = 0
 
     # -- setup --------------------------------------------------------------------------
@@ -211,6 +216,7 @@ class BackgroundModel(Tunable, section="background",
 
     def _alloc(self, h: int, w: int) -> None:
         self._S = np.empty((self.samples, 3, h, w), np.uint8)     # planar: no de-interleaving
+        self._views: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         self._x = [np.empty((h, w), np.uint8) for _ in range(3)]      # this frame, split (B, G, R)
         self._prev_x = [np.empty((h, w), np.uint8) for _ in range(3)]  # the last frame (swapped)
         self._last_bg = np.empty((h, w, 3), np.uint8)
@@ -304,19 +310,46 @@ class BackgroundModel(Tunable, section="background",
             cv2.max(dist, d1, dst=dist)
             yield cv2.max(dist, d2, dst=dist)
 
+    def _sample_rows(self, rows: slice) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Each sample's three planes at ``rows`` (views, made once per band)."""
+        views = self._views.get((rows.start, rows.stop))
+        if views is None:
+            assert self._S is not None
+            views = self._views[(rows.start, rows.stop)] = [(s[0][rows], s[1][rows], s[2][rows]) for s in self._S]
+        return views
+
     def _match_nearest(self, rows: slice, planes: Sequence[np.ndarray], raw: np.ndarray) -> None:
         """``min_matches`` <= 2: a pixel matches when its ``min_matches``-th nearest sample is
-        within the distance, so the two smallest distances are kept instead of a count."""
+        within the distance, so the two smallest distances are kept instead of a count.
+
+        The loop runs 8 OpenCV calls a sample on each band (the distance, then the two
+        nearest), as lean as Python allows: the sample views made once, the functions local."""
         first, second, tmp = self._mind[rows], self._count[rows], self._hit[rows]
+        dist, d1, d2 = self._dist[rows], self._d[0][rows], self._d[1][rows]
+        xb, xg, xr = (p[rows] for p in planes)
+        absdiff, cmax, cmin = cv2.absdiff, cv2.max, cv2.min
+        if self.min_matches == 2:
+            for k, (sb, sg, sr) in enumerate(self._sample_rows(rows)):
+                absdiff(xb, sb, dist)
+                absdiff(xg, sg, d1)
+                absdiff(xr, sr, d2)
+                cmax(dist, d1, dist)
+                if k == 0:                              # the nearest so far is the first sample
+                    cmax(dist, d2, first)
+                    continue
+                cmax(dist, d2, dist)                    # the largest channel difference
+                if k == 1:                              # the second nearest: the farther of two
+                    cmax(first, dist, second)
+                else:
+                    cmax(first, dist, tmp)              # the second smallest so far
+                    cmin(second, tmp, second)
+                cmin(first, dist, first)
+            cv2.compare(second, self._thr[rows], cv2.CMP_GE, dst=raw[rows])
+            return
         first[:] = 255
-        second[:] = 255
-        two = self.min_matches == 2
         for dist in self._distances(rows, planes):
-            if two:
-                cv2.max(first, dist, dst=tmp)               # the second smallest so far
-                cv2.min(second, tmp, dst=second)
-            cv2.min(first, dist, dst=first)
-        cv2.compare(second if two else first, self._thr[rows], cv2.CMP_GE, dst=raw[rows])
+            cmin(first, dist, first)
+        cv2.compare(first, self._thr[rows], cv2.CMP_GE, dst=raw[rows])
 
     def _match_count(self, rows: slice, planes: Sequence[np.ndarray], raw: np.ndarray) -> None:
         """Count the samples within the distance (any ``min_matches``)."""
@@ -398,7 +431,7 @@ class BackgroundModel(Tunable, section="background",
         own = self._S[int(rng.integers(self.samples))]
         dy, dx = (int(v) for v in rng.integers(-1, 2, 2))
         draws = _Draws(self._rand[start:start + h * w].reshape(h, w), own, dy, dx,
-                       self._S[int(rng.integers(self.samples))])
+                       self._S[int(rng.integers(self.samples))], self._limits())
         mask = np.empty((h, w), np.uint8)
         rows = self._rows(h, w)
         done: list[slice] = []
@@ -412,6 +445,20 @@ class BackgroundModel(Tunable, section="background",
         self._x, self._prev_x = self._prev_x, self._x
         self._prev_mask = mask
         return mask
+
+    def _limits(self) -> np.ndarray:
+        """The 256x1 uint16 table from a pixel's blinking (tenths) to its update limit: a
+        background pixel updates when its random 16-bit number is below it. The base rate
+        (one in ``memory_frames / samples``) plus 10x that per unit of blinking, at most one
+        frame in two. Made by the same OpenCV arithmetic a whole frame once went through."""
+        step = 65536.0 / self.update_every_frames
+        if self._limit_step != step:
+            levels = np.arange(256, dtype=np.uint8).reshape(1, 256)
+            table = cv2.multiply(levels, step * _BLINK_UPDATE / _BLINK_TENTHS, dtype=cv2.CV_16U)
+            cv2.add(table, min(65535.0, step), dst=table)
+            cv2.min(table, 32768.0, dst=table)                 # at most every 2nd frame
+            self._limit_table, self._limit_step = table.reshape(256, 1), step
+        return self._limit_table
 
     def _neighbour(self, dst_y: slice, d: _Draws) -> None:
         """The learned colours of rows ``dst_y - dy`` into a neighbour's samples at ``dst_y``."""
@@ -449,11 +496,7 @@ class BackgroundModel(Tunable, section="background",
             period = max(1.0, min(self.update_every_frames, n / 2.0))
             cv2.compare(d.rand[r], 65536.0 / period, cv2.CMP_LT, dst=upd)
         else:                                       # background only; faster where it blinks
-            step = 65536.0 / self.update_every_frames
-            limit = self._limit[r]
-            cv2.multiply(self._blink[r], step * _BLINK_UPDATE / _BLINK_TENTHS, dst=limit, dtype=cv2.CV_16U)
-            cv2.add(limit, min(65535.0, step), dst=limit)
-            cv2.min(limit, 32768.0, dst=limit)                 # at most every 2nd frame
+            limit = cv2.LUT(self._blink[r], d.limits, dst=self._limit[r])
             cv2.compare(d.rand[r], limit, cv2.CMP_LT, dst=upd)
             cv2.bitwise_and(upd, bg, dst=upd)
         if self.absorb_after_frames:

@@ -2,9 +2,10 @@
 
 Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update`` per frame):
 
-- ``"exact"`` - the book: optional blur and ``levels`` palette quantization, then the pixels
-  exactly equal to the picked (quantized) colour. Cheap (~0.3 ms at 320x240); fails on real
-  objects whose colour varies with light (measured 0.00 success on the OTB clips).
+- ``"exact"`` - the book: the picture's blur (``vision.blur_px``) and ``levels`` palette
+  quantization, then the pixels exactly equal to the picked (quantized) colour. Cheap (~0.3 ms
+  at 320x240); fails on real objects whose colour varies with light (measured 0.00 success on
+  the OTB clips).
 - ``"hsv"`` (default for a given colour) - pixels within an HSV tolerance of the colour;
   hue wraps around (red at 175 and 5 are 10 apart); a colour with saturation below
   ``grey_below_s`` ignores hue. Good for a single saturated object (a ball). ~1 ms at 320x240.
@@ -35,9 +36,14 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   coke-tiger1 return; another object of the same colours (a team-mate in the same shirt) is
   not told apart.
   A click is first segmented (``segment.segment_click``: a region grown from the click in an
-  object/surround colour model, GrabCut when that finds nothing) and a box is cut out by
+  object/surround colour model when it is clean, else the extent measured from proposals
+  around the click and, given the frames before it, their motion) and a box is cut out by
   GrabCut (``segment.segment_box``); ``picked`` keeps that ``Segment`` (box and mask) so an
-  app can draw what was taken, and the tracker starts from its box.
+  app can draw what was taken, and the tracker starts from its box. A click measured without
+  frames before it (a camera's first frames, a still picture) gets one second look
+  (``click_refine``): ``refine_after_frames`` (9) frames later the extent is measured again at
+  the tracked point with the frames since the click as history, and the model is re-seeded
+  from it when its motion separation is above ``refine_gain`` (1) times the tracked box's.
   ~3-8 ms per 640x480 frame (cost grows with the box size, not the frame size).
 
 The tracker holds the settings, the pick and the events; the masks of the threshold methods
@@ -80,11 +86,12 @@ from sensekit.errors import ConfigError
 from sensekit.events import Box, ColorFound, ColorLost, ColorTracked, Event
 from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_frame
-from sensekit.vision.color_model import ColorModel, ModelSettings
+from sensekit.vision.click_refine import ClickRefiner
+from sensekit.vision.color_model import ColorModel, MaskMatch, ModelSettings
+from sensekit.vision.extent import HISTORY_FRAMES
 from sensekit.vision.color_threshold import exact_mask, hsv_mask, largest_blob, target_hsv
 from sensekit.vision.segment import Segment, check_box, segment_box, segment_click
 from sensekit.vision.smoothing import OneEuro2D
-from sensekit.vision.stages import blur as blur_stage
 from sensekit.vision.stages import bgr_to_packed_rgb, packed_rgb_to_bgr, palette_lut, parse_color
 
 __all__ = ["ColorTracker", "TrackResult", "parse_tolerance", "tolerance_settings"]
@@ -148,11 +155,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
     ``color`` (``"#RRGGBB"``/int) starts an hsv/exact tracker; otherwise call ``pick(frame,
     x, y)`` or ``pick_box(frame, box)`` before ``update``. ``tolerance`` (``"H,S,V"`` or a
     triple) sets the three tolerance settings at once; every other keyword is a setting of
-    the ``tracker`` group (``blur_px`` and ``levels`` pre-filter the frame for the hsv and exact
-    methods: the book uses 10 and 4; the model method's settings are declared with the model,
-    ``color_model.ModelSettings``). ``method`` and ``color`` are the settings, what to track by;
-    ``method_in_use`` and ``color_in_use`` (``0xRRGGBB``) are what a setting, a click or a box
-    chose (state, not settings).
+    the ``tracker`` group (``levels`` palette-maps the frame for the hsv and exact methods,
+    after the picture's blur ``vision.blur_px``: the book uses 4 and 10; the model method's
+    settings are declared with the model, ``color_model.ModelSettings``). ``method`` and ``color``
+    are the settings, what to track by; ``method_in_use`` and ``color_in_use`` (``0xRRGGBB``)
+    are what a setting, a click or a box chose (state, not settings).
     """
 
     method: Setting[Method | None] = setting(
@@ -163,8 +170,6 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
     hue_tolerance = setting(12.0, "hue tolerance (hsv)", unit="deg", lo=0, hi=180, step=1.25, log_step=True)
     saturation_tolerance = setting(80.0, "saturation tolerance (hsv)", unit="levels", lo=0, hi=255)
     value_tolerance = setting(80.0, "value (brightness) tolerance (hsv)", unit="levels", lo=0, hi=255)
-    blur_px = setting(1, "the tracker's own box blur before exact/hsv matching (the book: 10)", unit="px",
-                      lo=1, hi=255)
     levels: Setting[int | None] = setting(
         None, "the tracker's own palette levels before exact/hsv matching (the book: 4)",
         kind="int", lo=2, hi=256, none="no palette")
@@ -176,6 +181,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
     min_cutoff_hz = setting(1.0, "One-Euro cutoff of a still target (lower: steadier)", unit="Hz",
                             lo=0.001, hi=100)
     beta = setting(0.05, "how fast the cutoff rises with speed (higher: less lag)", lo=0, hi=100)
+    refine_after_frames = setting(
+        9, "frames after a click without frames before it when its extent is measured again from the "
+        "object's motion since (0: never; at least 6)", unit="frames", lo=0, hi=1000)
+    refine_gain = setting(1.0, "how much better the motion must support the re-measured box than the "
+                          "tracked one to re-seed the model from it", lo=0, hi=100)
     grey_below_s = setting(40, "a target less saturated than this ignores hue (hsv)", unit="levels",
                            lo=0, hi=255)
     _TOLERANCE = ("hue_tolerance", "saturation_tolerance", "value_tolerance")
@@ -206,6 +216,8 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.last_mask_origin: tuple[int, int] = (0, 0)
         #: what the last model pick took (box and mask, for drawing); ``None`` before one
         self.picked: Segment | None = None
+        #: a click without history, waiting for its second look (``click_refine``)
+        self.refiner: ClickRefiner | None = None
 
     # -- settings -------------------------------------------------------------
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
@@ -250,8 +262,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self._hsv_target = target_hsv(packed_rgb_to_bgr(self.color_in_use))
         self._tolerance_in_use = self.tolerance
 
-    def pick(self, frame: np.ndarray, x: float, y: float, *, patch_px: int | None = None) -> None:
-        """Pick what to track by a click at pixel ``(x, y)`` of ``frame`` (BGR, as shown).
+    def pick(self, frame: np.ndarray, x: float, y: float, *, patch_px: int | None = None,
+             history: Sequence[np.ndarray] = ()) -> None:
+        """Pick what to track by a click at pixel ``(x, y)`` of ``frame`` (BGR, as shown);
+        ``history``: the frames before it, oldest first (the model method measures the
+        object's motion from them, see ``segment_click``).
 
         Samples a ``patch_px`` square (the setting, unless given); hsv takes its median colour
         and widens the tolerance by the patch's spread; exact takes the clicked pixel of the pre-filtered frame; model
@@ -289,8 +304,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             return
         # model: the object under the click, as a box and a mask
         self.color_in_use = target_rgb
-        self.picked = segment_click(frame, x, y)
+        self.picked = segment_click(frame, x, y, history=history)
         self._start_model(frame, self.picked)
+        if (self.refine_after_frames > 0 and self.picked.method == "proposal"
+                and len([f for f in history if f.shape == frame.shape]) < max(HISTORY_FRAMES)):
+            self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain)
 
     def pick_box(self, frame: np.ndarray, box: Sequence[float]) -> None:
         """Learn the object from a box ``(x, y, w, h)`` of ``frame``.
@@ -310,6 +328,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             return
         self.picked = segment_box(frame, (x, y, w, h))
         self._start_model(frame, self.picked)
+        self.refiner = None
 
     def _start_model(self, frame: np.ndarray, picked: Segment) -> None:
         """Learn the colour model from the picked segment (``ColorModel.start``)."""
@@ -321,15 +340,41 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         if self.smoother is not None:
             self.smoother.reset()
 
+    def _update_model(self, frame: np.ndarray) -> MaskMatch:
+        match = self.model.update(frame, search_all=self.lost or self.misses >= self.lost_after_frames,
+                                  lost=self.lost)
+        if match[0]:
+            self.last_mask = self.model.last_mask
+            self.last_mask_origin = self.model.last_mask_origin
+        if self.refiner is not None:
+            self._second_look(frame, match)
+        return match
+
+    def _second_look(self, frame: np.ndarray, match: MaskMatch) -> None:
+        """Keep the frame for the click's second look; when due, re-seed from the re-measured
+        box if the motion supports it clearly better (once; see ``click_refine``)."""
+        refiner = self.refiner
+        assert refiner is not None
+        if not refiner.due:
+            refiner.add(frame)
+            return
+        self.refiner = None
+        found, box, _union, cx, cy = match[:5]
+        if not found:
+            return
+        better = refiner.decide(frame, (cx, cy), box)
+        if better is not None:
+            self.picked = better
+            self.model.start(frame, better)
+
     # -- per frame --------------------------------------------------------------
     def prepare(self, frame: np.ndarray, *, dst: np.ndarray | None = None) -> np.ndarray:
-        """The pre-filter the hsv/exact methods see: blur ``blur_px`` then ``levels``."""
-        out = frame
-        if self.blur_px > 1:
-            out = blur_stage(out, size_px=self.blur_px, dst=dst)
+        """The pre-filter the hsv/exact methods see: the palette ``levels``, if set. The blur
+        before it is the picture's (``vision.blur_px``: ``VisionStage`` hands its blurred frame
+        over; on its own, blur the frame with ``vision.stages.blur`` first)."""
         if self._lut is not None:
-            out = cv2.LUT(out, self._lut, dst=dst)
-        return out
+            return cv2.LUT(frame, self._lut, dst=dst)
+        return frame
 
     def update(self, frame: np.ndarray, t: float | None = None, *,
                prepared: np.ndarray | None = None) -> TrackResult:
@@ -343,11 +388,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         if t is None:
             t = self.frames / 30.0
         if self.method_in_use == "model":
-            match = self.model.update(frame, search_all=self.lost or self.misses >= self.lost_after_frames,
-                                      lost=self.lost)
-            if match[0]:
-                self.last_mask = self.model.last_mask
-                self.last_mask_origin = self.model.last_mask_origin
+            match = self._update_model(frame)
         else:
             img = prepared if prepared is not None else self.prepare(frame)
             assert self.color_in_use is not None

@@ -7,7 +7,8 @@ runs on a user's own footage as well as on the developer clips
 (``../shared/data/video/tracking``).
 
 ``evaluate_clip`` decodes a clip once. It starts on ``starts`` frames (0, 1/3 and 2/3 of the
-clip by default) and runs ``frames`` frames from each:
+clip by default, the first moved to frame 6 so that a click has the 6 frames before it, as it
+has live: ``extent.HISTORY_FRAMES``) and runs ``frames`` frames from each:
 
 - **from clicks**: ``ColorTracker.pick(frame, x, y)`` at the true box's centre and at 4 clicks
   moved by ``offset`` (25 %) of the box's width (left, right) or height (up, down); the box the
@@ -25,6 +26,7 @@ minutes for the five developer clips on a loaded 2-core machine. A missing or un
 from __future__ import annotations
 
 import csv
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol, Sequence
@@ -34,6 +36,7 @@ import numpy as np
 
 from sensekit.errors import SourceError
 from sensekit.vision.color_tracker import ColorTracker
+from sensekit.vision.extent import HISTORY_FRAMES
 
 __all__ = ["TrackClip", "Score", "StartResult", "load_clip", "clip_names", "click_points", "iou", "score",
            "CamShiftTracker", "MILTracker", "SensekitTracker", "evaluate_clip", "evaluate", "format_table",
@@ -181,11 +184,11 @@ class SensekitTracker:
     def __init__(self, frame: np.ndarray, *, click: tuple[float, float] | None = None,
                  box: Sequence[float] | None = None,
                  make: Callable[[], ColorTracker] = ColorTracker, fps: float = 30.0,
-                 union: bool = False) -> None:
+                 union: bool = False, history: Sequence[np.ndarray] = ()) -> None:
         self.tracker = make()
         self.union = union
         if click is not None:
-            self.tracker.pick(frame, *click)
+            self.tracker.pick(frame, *click, history=history)
             picked = self.tracker.picked
             if picked is not None:
                 self.box: Box = tuple(float(v) for v in picked.box)  # type: ignore[assignment]
@@ -225,8 +228,8 @@ class StartResult:
 
 
 def _start_frames(n: int, starts: int | Sequence[int]) -> list[int]:
-    if isinstance(starts, int):
-        return [k * n // starts for k in range(starts)]
+    if isinstance(starts, int):        # the first leaves room for the frames a click looks back on
+        return [max(min(n - 1, max(HISTORY_FRAMES)), k * n // starts) for k in range(starts)]
     return [int(s) for s in starts]
 
 
@@ -236,10 +239,12 @@ def _check_starts(first: list[int], n: int, name: str) -> None:
 
 
 def _start_trackers(frame: np.ndarray, start: Box, offset: float, make: Callable[[], ColorTracker],
-                    baselines: Sequence[str]) -> tuple[dict[str, Tracker], dict[str, Box]]:
-    """The trackers started on ``frame``: the five clicks around the true box ``start``, and
-    the ``baselines`` given the true box; and the clicks' first boxes."""
-    ts: dict[str, Tracker] = {f"click {name}": SensekitTracker(frame, click=xy, make=make)
+                    baselines: Sequence[str], *, history: Sequence[np.ndarray] = (),
+                    ) -> tuple[dict[str, Tracker], dict[str, Box]]:
+    """The trackers started on ``frame``: the five clicks around the true box ``start`` (each
+    given the frames before it, ``history``), and the ``baselines`` given the true box; and the
+    clicks' first boxes."""
+    ts: dict[str, Tracker] = {f"click {name}": SensekitTracker(frame, click=xy, make=make, history=history)
                               for name, xy in click_points(start, offset).items()}
     picked = {name: t.box for name, t in ts.items()}
     if "sensekit (true box)" in baselines:
@@ -253,9 +258,11 @@ def _start_trackers(frame: np.ndarray, start: Box, offset: float, make: Callable
 
 def evaluate_clip(clip: TrackClip, *, starts: int | Sequence[int] = 3, frames: int | None = 100,
                   offset: float = 0.25, make: Callable[[], ColorTracker] = ColorTracker,
-                  baselines: Sequence[str] = BASELINES) -> list[StartResult]:
+                  baselines: Sequence[str] = BASELINES, look_back: bool = True) -> list[StartResult]:
     """Every click and baseline from each start frame (``starts``: a count spread over the
-    clip, or the frames), ``frames`` frames long (``None``: to the end), in one decode."""
+    clip, or the frames), ``frames`` frames long (``None``: to the end), in one decode.
+    ``look_back``: each click is given the frames before it (as a live click); ``False``: none
+    (a click on a still picture, or on a camera's first frame)."""
     n = len(clip.truth)
     first = _start_frames(n, starts)
     _check_starts(first, n, clip.name)
@@ -264,12 +271,14 @@ def evaluate_clip(clip: TrackClip, *, starts: int | Sequence[int] = 3, frames: i
     boxes: dict[int, dict[str, list[Box]]] = {}
     picked: dict[int, dict[str, Box]] = {}
     k = -1
+    recent: deque[np.ndarray] = deque(maxlen=max(HISTORY_FRAMES))   # what a live click looks back on
     for k, frame in enumerate(frames_of(clip)):
         if k >= n:
             break
         for i, s in enumerate(first):
             if k == s:
-                ts, picked[i] = _start_trackers(frame, clip.truth[s], offset, make, baselines)
+                ts, picked[i] = _start_trackers(frame, clip.truth[s], offset, make, baselines,
+                                                history=list(recent) if look_back else [])
                 running[i] = ts
                 boxes[i] = {name: [t.box] for name, t in ts.items()}
             elif s < k < ends[i]:
@@ -277,6 +286,7 @@ def evaluate_clip(clip: TrackClip, *, starts: int | Sequence[int] = 3, frames: i
                     boxes[i][name].append(t.update(frame))
             elif k == ends[i]:
                 running.pop(i, None)
+        recent.append(frame)
     if k < max(first):
         raise SourceError(f"{clip.video} has {k + 1} frames, fewer than its {n} boxes")
     out = []

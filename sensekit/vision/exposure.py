@@ -4,7 +4,7 @@
 pixels (``grid_for``) that are neither dark nor possibly clipped, so a moving minority does
 not move it; ``apply_gain`` / ``gain_table`` scale a frame by it with one table lookup. The
 background model divides each frame by its gain against its samples; the frame difference
-scales the previous frame. Cost: ~0.3 ms a frame for the gain, one LUT pass to apply it.
+scales the previous frame. Cost: ~0.1 ms a frame for the gain (640x480), one LUT pass to apply it.
 Failure modes: a change covering most of the frame (a person filling the view) is taken for
 an exposure change; below 50 usable grid pixels the gain is 1.
 """
@@ -37,16 +37,32 @@ def exposure_gain(frame: np.ndarray, reference: np.ndarray, *, grid: tuple[slice
     if grid is None:
         grid = grid_for(*frame.shape[:2])
     ch = 1 if frame.ndim == 2 else frame.shape[2]
-    cur = frame[grid].reshape(-1, ch).astype(np.float32)
-    ref = reference[grid].reshape(-1, ch).astype(np.float32)
-    ok = ((ref > 15) & (ref < SATURATED) & (cur > 15) & (cur < SATURATED)).all(axis=1)
+    cur = np.ascontiguousarray(frame[grid])
+    ref = np.ascontiguousarray(reference[grid])
+    # usable: every channel of both within 16..249 (one pass each: cv2.inRange)
+    lo, hi = (16,) * ch, (SATURATED - 1,) * ch
+    ok = cv2.inRange(cur, lo, hi)
+    cv2.bitwise_and(ok, cv2.inRange(ref, lo, hi), dst=ok)
     if ignore is not None:
-        ok &= ignore[grid].reshape(-1) == 0
-    if np.count_nonzero(ok) < 50:
+        ok[ignore[grid] != 0] = 0
+    idx = np.flatnonzero(ok)
+    if idx.size < 50:
         return np.ones(ch, np.float32)
-    ratios = np.ascontiguousarray((cur[ok] / ref[ok]).T)          # a channel a row: a faster median
-    gains: np.ndarray = np.median(ratios, axis=1).astype(np.float32)
-    return gains
+    c = np.take(cur.reshape(-1, ch), idx, axis=0).astype(np.float32)
+    r = np.take(ref.reshape(-1, ch), idx, axis=0).astype(np.float32)
+    ratios = np.ascontiguousarray((c / r).T)                 # a channel a row: a faster median
+    return _median_rows(ratios)
+
+
+def _median_rows(a: np.ndarray) -> np.ndarray:
+    """``np.median(a, axis=1)`` of a float32 2-D array, the same values at a fraction of the
+    cost: the middle of each sorted row, or the float32 mean of the two middle ones."""
+    s = np.sort(a, axis=1)
+    n = s.shape[1]
+    if n % 2:
+        return s[:, n // 2].copy()
+    mid: np.ndarray = (s[:, n // 2 - 1] + s[:, n // 2]) / np.float32(2)
+    return mid.astype(np.float32)
 
 
 def gain_table(gain: np.ndarray) -> np.ndarray:

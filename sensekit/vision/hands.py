@@ -27,7 +27,8 @@ with the same model as a bare call it finds a hand on at least as many frames
 Handedness: MediaPipe names the hand as if the image were a mirror (selfie) view. The stage
 reports the person's hand: set ``input_mirrored=True`` when frames arrive mirrored (the apps
 mirror their camera), or ``mirror=True`` to have the stage flip them; a direct camera image
-(a webcam facing you, a head-mounted camera) needs neither.
+(a webcam facing you, a head-mounted camera) needs neither. Both at once mirror once: frames that
+arrive mirrored are never flipped back.
 
 Finding more hands than a bare MediaPipe call: when a frame yields fewer hands than the
 previous one (tracking lost) or none at all, the stage runs palm detection again on that
@@ -313,7 +314,7 @@ class HandStage(Tunable, section="hands",
             self._rgb = np.empty_like(image)
         s = self
         rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
-        if s.mirror:
+        if s.mirror and not s.input_mirrored:      # mirrored once, whoever asks
             rgb = mirror(rgb)
         self.runs["frames"] += 1
         self._last_index = item.index
@@ -379,7 +380,7 @@ class HandStage(Tunable, section="hands",
         if hand.smoother is not None:
             size = math.dist(image_points[9, :2].tolist(), image_points[0, :2].tolist())
             points = hand.smoother(image_points, t, speed_scale=1.0 / max(size, 1.0))
-        flip = s.mirror != s.input_mirrored          # MediaPipe's label is right for mirrored views
+        flip = s.mirror or s.input_mirrored          # MediaPipe's label is right for mirrored views
         hand.handedness = label.lower() if flip else {"Left": "right", "Right": "left"}.get(label, label.lower())
         hand.score, hand.landmarks, hand.shape, hand.last_t = score, points, shape, t
         x0, y0 = np.floor(points[:, :2].min(axis=0))

@@ -19,9 +19,10 @@ fraction ``amount`` in 0..1, and an amount per zone):
   people apart (``sensekit.vision.blob_tracker``); ``threshold``, ``channel`` and the noise
   settings are the difference method's and do not apply. It learns the scene during its first
   ``background.learn_frames`` (4 s at 30 fps): what stands still then is background. About
-  1.0-1.4x the wall time of OpenCV's MOG2 at 640x480 on a loaded 2-core machine, on both
-  cores as MOG2 (``benchmarks/blob_eval.py --cost``). On the held-back half of CDnet ``highway``
-  it scores well above MOG2 (``benchmarks/motion_eval.py``; table in the README).
+  1.1-1.3x the wall time of OpenCV's MOG2 at 640x480 on a loaded 2-core machine and 1.4-1.5x
+  in the quietest runs to be had, on both cores as MOG2 (``benchmarks/blob_eval.py --cost``).
+  On the held-back half of CDnet ``highway`` it scores well above MOG2
+  (``benchmarks/motion_eval.py``; table in the README).
 
 Global lighting changes and auto-exposure: with a learned threshold, once more than
 ``exposure_fraction`` (2 %) of the frame changes, the previous frame is scaled by the

@@ -1,7 +1,8 @@
 """VisionStage: the vision sub-stages as one runner stage that shares work between them.
 
 Per frame it computes, only when a running sub-stage needs them, the shared intermediates
-into reused buffers: ``mirrored`` (if ``mirror``), ``blurred`` (box blur ``blur_px``) and
+into reused buffers: ``mirrored`` (if ``mirror``, unless ``input_mirrored``: the frames come
+mirrored already, as in an app), ``blurred`` (box blur ``blur_px``) and
 ``quantized`` (palette ``levels``). Sub-stages and what they read:
 
 ==========  =========================================  ====================================
@@ -41,7 +42,7 @@ Failure modes: a ``pick_at`` click or a ``pick_box`` outside the first frame rai
 from __future__ import annotations
 
 import logging
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Set as AbstractSet
 from typing import Any, Iterable, Iterator, Literal, Mapping
 
@@ -56,6 +57,7 @@ from sensekit.settings.live import apply_all_pending
 from sensekit.validate import check_frame
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
+from sensekit.vision.extent import HISTORY_FRAMES
 from sensekit.vision.motion import MotionDetector, MotionResult
 from sensekit.vision.shapes import Box, BoxShape, ContourShape, ImageLayer, Layer, MaskLayer, Recipe
 from sensekit.vision.targets import Target
@@ -105,8 +107,8 @@ class VisionStage(Tunable, section="vision",
                                            unit="pixel levels", lo=0, hi=256, step=8)
 
 
-    def __init__(self, *, mirror: bool | None = None, blur_px: int | None = None, levels: int | None = None,
-                 palette_spread: bool | None = None,
+    def __init__(self, *, mirror: bool | None = None, input_mirrored: bool = False,
+                 blur_px: int | None = None, levels: int | None = None, palette_spread: bool | None = None,
                  tracker: ColorTracker | None = None, pick_at: tuple[float, float] | None = None,
                  pick_box: tuple[float, float, float, float] | None = None,
                  bounds_color: int | str | None = None,
@@ -115,15 +117,20 @@ class VisionStage(Tunable, section="vision",
                  edges: bool = False, edge_direction: Literal["horizontal", "any"] | None = None,
                  edge_blur_px: int | None = None, edge_threshold: int | None = None,
                  always_run: Iterable[str] = ()) -> None:
-        given = {"mirror": mirror, "blur_px": blur_px, "levels": levels, "palette_spread": palette_spread,
-                 "edge_direction": edge_direction, "edge_blur_px": edge_blur_px, "edge_threshold": edge_threshold}
+        given = {"mirror": mirror, "blur_px": blur_px, "levels": levels,
+                 "palette_spread": palette_spread, "edge_direction": edge_direction,
+                 "edge_blur_px": edge_blur_px, "edge_threshold": edge_threshold}
         self.init_settings({k: v for k, v in given.items() if v is not None})
+        self._input_mirrored = input_mirrored
         self._shape: tuple[int, ...] | None = None
         self._bounds_color = None if bounds_color is None else parse_color(bounds_color)
         self._derive()
         self.tracker = tracker
         self._target: tuple[Target, str | None] | None = None    # asked for, applied at the next frame
         self._pick: Target | None = None                           # a click or box the tracker has to pick
+        #: the last frames as the tracker sees them (oldest first), kept while a click may come
+        #: for the model method: a click measures the object's motion from them (``segment_click``)
+        self.history: deque[np.ndarray] = deque(maxlen=max(HISTORY_FRAMES))
         #: the last target applied (its click colour ``bgr`` kept), ``None`` before one
         self.target: Target | None = None
         self._coverage_warning: str | None = None
@@ -248,14 +255,22 @@ class VisionStage(Tunable, section="vision",
         self.target = target
 
     @property
-    def _tracker_shares(self) -> bool:
-        """The tracker reads the shared blurred/palette image (it has no pre-filter of its own).
+    def _tracker_reads(self) -> Literal["q", "b", "m"]:
+        """What the tracker reads: ``q`` the shared blurred and palette-mapped picture (hsv/exact
+        with no palette of its own), ``b`` the shared blurred one (its own ``levels`` go on it),
+        ``m`` the frame (the model method). The blur is ``vision.blur_px`` for all: one home.
 
         A property, so an app may swap ``tracker`` between frames.
         """
         t = self.tracker
-        return (t is not None and t.method_in_use in ("hsv", "exact") and t.blur_px == 1 and t.levels is None
-                and (self.blur_px > 1 or self._lut is not None))
+        if t is None or t.method_in_use not in ("hsv", "exact"):
+            return "m"
+        return "q" if t.levels is None else "b"
+
+    def input_is_mirrored(self) -> None:
+        """The frames arrive mirrored (an app's host): ``mirror`` asks for what they are already
+        and flips nothing (``runner.MirrorsInput``)."""
+        self._input_mirrored = True
 
     def listen(self, wanted: AbstractSet[str]) -> None:
         """Run only the sub-stages whose events are in ``wanted``, plus ``always_run`` ones
@@ -283,17 +298,19 @@ class VisionStage(Tunable, section="vision",
             self._seen_generation = Tunable.generation
             apply_all_pending(self.tunables())
         image = item.image
-        if image.shape != self._shape:
+        if getattr(image, "shape", ()) != self._shape:       # (a None image fails the check)
             check_frame(image, "frame image")
             self._alloc(image)
         active = self._active
         if not active:
             return []
         t = item.t
-        m, b, q, shares = self._prepare(image, active)
+        m, b, q = self._prepare(image, active)
         events: list[Event] = []
         if "track" in active and self.tracker is not None and (self.tracker.ready or self._pick is not None):
-            self._run_track(self.tracker, m, q, shares, t, events)   # (a tracker waiting for a pick is skipped)
+            self._run_track(self.tracker, {"m": m, "b": b, "q": q}, t, events)   # (one waiting for a pick is skipped)
+        if "track" in active and self.tracker is not None and self.tracker.method_in_use in (None, "model"):
+            self.history.append(m.copy())                  # the frames a later click looks back on
         if "bounds" in active:
             self._run_bounds(q, t, events)
         if "motion" in active or "blobs" in active:
@@ -306,41 +323,44 @@ class VisionStage(Tunable, section="vision",
             self.runs["edges"] += 1
         return events
 
-    def _prepare(self, image: np.ndarray, active: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    def _prepare(self, image: np.ndarray, active: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The shared intermediates, computed once and only if needed: the mirrored frame ``m``,
-        the blurred ``b``, the palette-mapped ``q``; and whether the tracker reads ``q``."""
+        the blurred ``b``, the palette-mapped ``q``."""
         runs = self.runs
         m = image
-        if self.mirror:
+        if self.mirror and not self._input_mirrored:
             m = mirror(image, dst=self._m)
             runs["mirror"] += 1
         self.frame = m
         if self._target is not None and "track" in active:
             self._apply_target()
-        shares = "track" in active and self._tracker_shares
+        reads = self._tracker_reads if "track" in active else "m"
         run_motion = "motion" in active or "blobs" in active
         b = m
-        if (run_motion or "bounds" in active or shares) and self.blur_px > 1:
+        if (run_motion or "bounds" in active or reads != "m") and self.blur_px > 1:
             if run_motion:           # alternate buffers: the detector keeps last frame's by reference
                 self._b, self._b_other = self._b_other, self._b
             b = blur(m, size_px=self.blur_px, dst=self._b)
             runs["blur"] += 1
         q = b
-        if self._lut is not None and ("bounds" in active or shares):
+        if self._lut is not None and ("bounds" in active or reads == "q"):
             q = self.quantized = cv2.LUT(b, self._lut, dst=self._q)
             runs["palette"] += 1
-        return m, b, q, shares
+        return m, b, q
 
-    def _run_track(self, tracker: ColorTracker, m: np.ndarray, q: np.ndarray, shares: bool, t: float,
+    def _run_track(self, tracker: ColorTracker, pictures: dict[str, np.ndarray], t: float,
                    events: list[Event]) -> None:
+        """Pick (a click or box waiting), then track on the picture ``_tracker_reads`` names."""
+        m = pictures["m"]
         pick, self._pick = self._pick, None
         if pick is not None and pick.point is not None:
-            tracker.pick(q if shares else m, *pick.point)
-            shares = self._tracker_shares        # picking may have chosen the method
+            seen = pictures[self._tracker_reads]
+            tracker.pick(seen, *pick.point, history=[h for h in self.history if h.shape == seen.shape])
         elif pick is not None and pick.box is not None:
-            tracker.pick_box(q if shares else m, pick.box)
-            shares = self._tracker_shares
-        result = tracker.update(m, t, prepared=q if shares else None)
+            tracker.pick_box(pictures[self._tracker_reads], pick.box)
+        reads = self._tracker_reads              # picking may have chosen the method
+        result = (tracker.update(m, t, prepared=pictures["q"]) if reads == "q"
+                  else tracker.update(pictures[reads], t))
         self.track_result = result
         self._check_coverage(tracker, m.shape[0] * m.shape[1])
         events.extend(tracker.events(result, t, (m.shape[1], m.shape[0])))

@@ -13,26 +13,19 @@
 3. the object model is re-learnt from that region and the surround from a ring half the
    region's size around it, and 2-3 repeat until the box stops changing (at most 6 times).
 
-4. a region whose width or height is outside ``plausible`` (0.1..0.4 of the frame's short
-   side: a fragment of a textured object, or a leak into a background of similar colour),
-   or one that never grew beyond the seed, is replaced (a small region is kept when it is
-   clean: its colour histogram overlaps its surround's by less than ``clean_overlap``, 0.2,
-   as a plain ball's does - 0.02-0.18 on the synthetic balls, 0.21 and up on the fragments
-   of the real clips) by a **prior box** centred on the
-   click: ``prior_side`` (0.15) of the short side, ``prior_aspect`` (1.8) times as tall as
-   wide, its mask the whole box (``method="prior box"``). On real footage a box of the usual
-   size of a held object or a person beats a wrong region (the click's colours tell the
-   object from its surround too seldom); the user can drag a box instead.
+4. the region is kept when it is **clean**: it grew beyond the seed, and its colour histogram
+   overlaps its surround's by less than ``clean_overlap`` (0.2), as a plain ball's does
+   (0.02-0.18 on the synthetic balls; 0.21 and up on the fragments and leaks of the real clips);
+5. otherwise (a fragment of a textured object, or a leak into a background of similar colour)
+   the object's extent is **measured** (``extent.measure_extent``): the nested regions that hold
+   the click in windows of several sizes (selective-search merges of superpixels) are scored by
+   colour separation from a surrounding ring, boundary edges, merge order, agreement between
+   windows and, when the frames before the click are given (``history``, at least 6), how
+   differently from its surround the region moved (``method="proposal"``). No object size is
+   assumed anywhere: the fixed-size "prior box" of earlier versions is gone.
 
-The constants of step 4 were chosen leaving one of the five developer clips out (a grid over
-the 75 first-frame clicks of ``benchmarks/track_eval.py``: 5 clicks x 3 start frames x 5
-clips): ``prior_side`` 0.15 and ``prior_aspect`` 1.8 won on every fold, ``plausible`` varied
-(0.07-0.1 to 0.3-0.4); the defaults are the all-clip choice. Held out (each clip scored with
-the constants chosen on the other four), a click's first box is within 25 % of the true width
-and height for 0.47 of the clicks (0.27 with the region alone) and overlaps it with IoU > 0.5
-for 0.51 (0.37): coke 0.73, motorbike 0.53, tiger1 0.27, basketball 0.33, bolt1 0.47 within
-25 %. ``clean_overlap`` was added afterwards (it keeps small plain balls) and changes 2 of the
-75 clicks (motorbike, IoU 0.52 instead of the prior box's).
+Held-out figures (weights fitted leaving each developer clip out, objects seen at 0.5, 1 and
+2 times their size) are in ``docs/tracking.md``.
 
 ``segment_box(frame, box)`` runs GrabCut with the dragged rectangle (what is outside it is
 background): the box stays what the user dragged, the mask is what GrabCut finds inside it
@@ -42,7 +35,8 @@ not the corners'.
 On plain shaded balls pasted on frames of the developer videos (synthetic,
 ``tests/vision/test_segment.py``) the region alone gave 86-95 % within 20 %; real scenes are
 harder, and synthetic figures are not evidence for them.
-Cost: 10-60 ms per click at 640x480 on an idle core; meant for a pick, not per frame.
+Cost: 10-60 ms per click at 640x480 on an idle core for a clean region, plus the measured
+extent's when it is not (``benchmarks/track_eval.py`` prints both); meant for a pick, not per frame.
 Failure modes: a ball whose dark side has the colour of what is behind it comes out smaller,
 or, when the region grown from the click spreads into a patch of that colour in one step,
 much larger (a green ball on green-grey); a region of the same colour touching the object is
@@ -60,8 +54,10 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.validate import check_frame
+from sensekit.vision.extent import measure_extent
+from sensekit.vision.proposals import Proposal
 
-__all__ = ["Segment", "segment_click", "segment_box", "check_box", "prior_box"]
+__all__ = ["Segment", "segment_click", "segment_box", "check_box", "proposal_segment"]
 
 Box = tuple[int, int, int, int]
 
@@ -74,7 +70,8 @@ _OPEN = np.ones((3, 3), np.uint8)
 class Segment:
     """The picked object: ``box`` (x, y, w, h) and ``mask`` (HxW bool, frame-sized).
 
-    ``method`` says what found it: ``"colour region"``, ``"prior box"``, ``"grabcut"`` or ``"box"``."""
+    ``method`` says what found it: ``"colour region"``, ``"proposal"`` (the measured extent),
+    ``"grabcut"`` or ``"box"``."""
     box: Box
     mask: np.ndarray = field(repr=False)
     method: str = "colour region"
@@ -134,22 +131,11 @@ def _check_click(frame: np.ndarray, x: float, y: float) -> tuple[int, int]:
     return int(x), int(y)
 
 
-def prior_box(frame: np.ndarray, x: float, y: float, *, side: float = 0.15, aspect: float = 1.8) -> Box:
-    """A box centred on ``(x, y)``: ``side`` of the frame's short side (geometric mean of width and
-    height), ``aspect`` times as tall as wide, clipped to the frame."""
-    H, W = frame.shape[:2]
-    s = side * min(H, W)
-    w, h = max(2.0, s / np.sqrt(aspect)), max(2.0, s * np.sqrt(aspect))
-    x0, y0 = int(round(max(0.0, x - w / 2))), int(round(max(0.0, y - h / 2)))
-    x1, y1 = int(round(min(float(W), x + w / 2))), int(round(min(float(H), y + h / 2)))
-    return x0, y0, max(1, x1 - x0), max(1, y1 - y0)
-
-
-def segment_click(frame: np.ndarray, x: float, y: float, *, seed_px: int = 3,
-                  window: float = 0.6, leak_growth: float = 4.0, iterations: int = 6,
-                  plausible: tuple[float, float] = (0.1, 0.4), clean_overlap: float = 0.2,
-                  prior_side: float = 0.15, prior_aspect: float = 1.8) -> Segment:
-    """The object under a click at pixel ``(x, y)``. See the module docstring."""
+def segment_click(frame: np.ndarray, x: float, y: float, *, history: Sequence[np.ndarray] = (),
+                  seed_px: int = 3, window: float = 0.6, leak_growth: float = 4.0, iterations: int = 6,
+                  clean_overlap: float = 0.2) -> Segment:
+    """The object under a click at pixel ``(x, y)``. ``history``: the frames before ``frame``
+    (oldest first, same size; used when 6 or more). See the module docstring."""
     check_frame(frame)
     xi, yi = _check_click(frame, x, y)
     H, W = frame.shape[:2]
@@ -192,19 +178,24 @@ def segment_click(frame: np.ndarray, x: float, y: float, *, seed_px: int = 3,
         surround[b[1]:b[1] + b[3], b[0]:b[0] + b[2]] = False
         if done:
             break
-    lo, hi = plausible[0] * min(H, W), plausible[1] * min(H, W)
-    small = box[2] < lo or box[3] < lo
-    if small and box[2] <= hi and box[3] <= hi:      # small but clean (a ball): keep it
+    grew = box[2] * box[3] > 2 * seed_area
+    if grew:
         overlap = float(np.minimum(_histogram(bins[region]), _histogram(bins[surround])).sum())
-        small = overlap >= clean_overlap
-    if box[2] * box[3] <= 2 * seed_area or small or box[2] > hi or box[3] > hi:
-        pb = prior_box(frame, x, y, side=prior_side, aspect=prior_aspect)
-        mask = np.zeros((H, W), bool)
-        mask[pb[1]:pb[1] + pb[3], pb[0]:pb[0] + pb[2]] = True
-        return Segment(pb, mask, "prior box")
-    mask = np.zeros((H, W), bool)
-    mask[Y0:Y1, X0:X1] = region
-    return Segment((box[0] + X0, box[1] + Y0, box[2], box[3]), mask, "colour region")
+        if overlap < clean_overlap:
+            mask = np.zeros((H, W), bool)
+            mask[Y0:Y1, X0:X1] = region
+            return Segment((box[0] + X0, box[1] + Y0, box[2], box[3]), mask, "colour region")
+    return proposal_segment(measure_extent(frame, x, y, history), (H, W))
+
+
+def proposal_segment(best: Proposal, shape: tuple[int, int]) -> Segment:
+    """A measured extent's proposal as a ``Segment`` of a frame of ``shape`` (its box when the
+    mask is empty)."""
+    mask = best.mask(shape)
+    if not mask.any():
+        bx, by, bw, bh = (int(round(v)) for v in best.box)
+        mask[by:by + bh, bx:bx + bw] = True
+    return Segment(_bounds(mask), mask, "proposal")
 
 
 def _grabcut(frame: np.ndarray, rect: Box, margin_px: int, iterations: int = 4

@@ -47,5 +47,5 @@ def test_the_book_preset_changes_what_the_apps_do(play, truth):
 
     ball = play("color_ball", 120, each=lambda h: h.steps == 1 and h.tuning.apply_now(PRESETS["book"].values))
     tracker = ball.runner.stages[0].tracker
-    assert (tracker.method, tracker.blur_px, tracker.levels) == ("exact", 10, 4)
+    assert (tracker.method, ball.runner.stages[0].blur_px, tracker.levels) == ("exact", 10, 4)
     assert ball.app.tracking                                          # the ball is found by exact colour

@@ -42,6 +42,18 @@ def test_one_event_per_clap_at_every_rate(rate):
         assert 0.5 < c.strength <= 1.0
 
 
+@pytest.mark.parametrize("rate", [8000, 48000])
+def test_a_rate_given_up_front_gives_the_same_claps(rate):
+    """ClapDetector(rate=...) (a library user who knows the rate) once failed in its constructor."""
+    x = scene(rate)
+    told = ClapDetector(rate=rate)
+    claps = [c for k, i in enumerate(range(0, len(x), 512))
+             for c in told.process(x[i:i + 512], i / rate, rate, index=k)]
+    assert [c.t for c in claps] == [c.t for c in detect(x, rate)]
+    assert len(claps) == 3
+    assert ClapDetector(rate=rate, min_level=30).latency_ms == ClapDetector(rate=rate).latency_ms
+
+
 @pytest.mark.parametrize("block", [64, 100, 256, 512, 1024, 4096])
 def test_block_size_does_not_change_the_result(block):
     rate = 48000

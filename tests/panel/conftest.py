@@ -215,12 +215,29 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+#: the widths the layout tests check: a phone's and a desktop's
+VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
+
+
+def _open_page(browser: Any, viewport: dict[str, int]) -> Iterator[Any]:
+    """A page in a fresh context; the page's uncaught script errors collect in ``page.errors``."""
+    context = browser.new_context(viewport=viewport)
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.errors = errors
     yield pg
     context.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A page at a desktop's size."""
+    yield from _open_page(browser, VIEWPORTS["desktop"])
+
+
+@pytest.fixture
+def viewport_page(browser: Any, viewport: str) -> Iterator[Any]:
+    """A page at ``VIEWPORTS[viewport]``, the test's ``viewport`` parameter
+    (``@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))``)."""
+    yield from _open_page(browser, VIEWPORTS[viewport])

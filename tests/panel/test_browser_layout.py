@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from tests.panel.conftest import VIEWPORTS
 from tests.panel.test_browser import _api_settings, _wait_frames, _wait_value
 
 pytestmark = pytest.mark.browser
 
-VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
 
 
 def _visible(page: Any, selector: str) -> bool:
@@ -91,16 +91,14 @@ _OVERFLOWS = """() => {
 
 @pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
 @pytest.mark.parametrize("app", ["color_ball", "clapper", "motion_paddle"])
-def test_labels_and_controls_fit_their_cards(process_piece, browser, tmp_path, app, viewport):
+def test_labels_and_controls_fit_their_cards(process_piece, viewport_page, tmp_path, app, viewport):
     piece = process_piece("run", app, "--headless", "--loop")
-    context = browser.new_context(viewport=VIEWPORTS[viewport])
-    page = context.new_page()
+    page = viewport_page
     page.goto(piece.url)
     page.wait_for_selector(".setting", timeout=10_000)
     if app != "clapper":
         _wait_frames(page, 2)
     overflowing = page.evaluate(_OVERFLOWS)
     page.screenshot(path=str(tmp_path / f"{app}-{viewport}.png"), full_page=True)
-    context.close()
     assert overflowing == [], "\n".join(overflowing)
     assert _api_settings(piece.url)

@@ -8,12 +8,11 @@ from typing import Any
 
 import pytest
 
+from tests.panel.conftest import VIEWPORTS
 from tests.panel.test_browser import FRAME_TIMEOUT_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.hands]
 pytest.importorskip("mediapipe", reason="needs the hands extra: pip install 'sensekit[hands]'")
-
-VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
 
 #: pixels the skeletons change on the same frame, and how many of them lie near the people
 #: (their landmarks' box, with room for the label above the head)
@@ -49,28 +48,22 @@ def _clip(shared_data: Path) -> Path:
 
 
 @pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
-def test_the_live_view_draws_each_persons_skeleton_and_id(process_piece, browser, shared_data, tmp_path,
+def test_the_live_view_draws_each_persons_skeleton_and_id(process_piece, viewport_page, shared_data, tmp_path,
                                                           viewport):
     piece = process_piece("events", f"file:{_clip(shared_data)}", "--pose", "--loop", "--realtime")
-    context = browser.new_context(viewport=VIEWPORTS[viewport])
-    page: Any = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(piece.url)
-        page.wait_for_function("() => sensekitPanel.frame && (sensekitPanel.frame.meta.poses || []).length >= 2",
-                               timeout=4 * FRAME_TIMEOUT_MS)
-        toggle = page.locator("#overlay-toggles input[value=pose]")
-        assert toggle.is_visible() and toggle.is_checked()
-        assert not page.locator("#overlay-toggles input[value=blobs]").is_visible()
-        drawn = page.evaluate(_SKELETON_PIXELS)
-        assert drawn["checked"] and len(set(drawn["ids"])) == len(drawn["ids"]) >= 2, drawn
-        assert drawn["changed"] > 500, drawn                     # lines, joints and labels are drawn
-        assert drawn["near"] >= 0.95 * drawn["changed"], drawn   # on the people, not elsewhere
-        card = page.locator("#view-card").bounding_box()
-        canvas = page.locator("#video").bounding_box()
-        assert canvas["x"] >= card["x"] and canvas["x"] + canvas["width"] <= card["x"] + card["width"] + 0.5
-        page.screenshot(path=str(tmp_path / f"pose-panel-{viewport}.png"))
-        assert errors == []
-    finally:
-        context.close()
+    page: Any = viewport_page
+    page.goto(piece.url)
+    page.wait_for_function("() => sensekitPanel.frame && (sensekitPanel.frame.meta.poses || []).length >= 2",
+                           timeout=4 * FRAME_TIMEOUT_MS)
+    toggle = page.locator("#overlay-toggles input[value=pose]")
+    assert toggle.is_visible() and toggle.is_checked()
+    assert not page.locator("#overlay-toggles input[value=blobs]").is_visible()
+    drawn = page.evaluate(_SKELETON_PIXELS)
+    assert drawn["checked"] and len(set(drawn["ids"])) == len(drawn["ids"]) >= 2, drawn
+    assert drawn["changed"] > 500, drawn                     # lines, joints and labels are drawn
+    assert drawn["near"] >= 0.95 * drawn["changed"], drawn   # on the people, not elsewhere
+    card = page.locator("#view-card").bounding_box()
+    canvas = page.locator("#video").bounding_box()
+    assert canvas["x"] >= card["x"] and canvas["x"] + canvas["width"] <= card["x"] + card["width"] + 0.5
+    page.screenshot(path=str(tmp_path / f"pose-panel-{viewport}.png"))
+    assert page.errors == []

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.panel.conftest import VIEWPORTS
 from tests.panel.test_browser import FRAME_TIMEOUT_MS
-from tests.panel.test_browser_pose import VIEWPORTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.hands]
 pytest.importorskip("mediapipe", reason="needs the hands extra: pip install 'sensekit[hands]'")
@@ -42,30 +42,24 @@ def v02_replay(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 
 @pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
 def test_two_names_recorded_from_the_live_view_are_learned_into_the_venue_profile(
-        process_piece, browser, v02_replay, tmp_path, viewport):
+        process_piece, viewport_page, v02_replay, tmp_path, viewport):
     from sensekit.profile import load_profile
 
     piece = process_piece("events", f"replay:{v02_replay}", "--hands", "--loop", "--realtime")
-    context = browser.new_context(viewport=VIEWPORTS[viewport])
-    page: Any = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(piece.url)
-        page.wait_for_selector("#teach-card:not([hidden])", timeout=FRAME_TIMEOUT_MS)
-        assert page.locator("#teach-learn").is_disabled()           # nothing to learn yet
-        _record(page, "palm", "1")
-        _record(page, "flip", "1")
-        page.click("#teach-learn")
-        page.wait_for_function("""() => { const e = document.getElementById('teach-result');
-            return /saved to/.test(e.textContent) || e.classList.contains('error'); }""", timeout=FRAME_TIMEOUT_MS)
-        said = page.inner_text("#teach-result")
-        assert "taught 2 gestures" in said and "saved to venue.toml" in said, said
-        card, learn = page.locator("#teach-card").bounding_box(), page.locator("#teach-learn").bounding_box()
-        assert learn["x"] + learn["width"] <= card["x"] + card["width"] + 0.5    # nothing runs out of the card
-        page.screenshot(path=str(tmp_path / f"teach-panel-{viewport}.png"), full_page=True)
-        assert errors == []
-    finally:
-        context.close()
+    page: Any = viewport_page
+    page.goto(piece.url)
+    page.wait_for_selector("#teach-card:not([hidden])", timeout=FRAME_TIMEOUT_MS)
+    assert page.locator("#teach-learn").is_disabled()           # nothing to learn yet
+    _record(page, "palm", "1")
+    _record(page, "flip", "1")
+    page.click("#teach-learn")
+    page.wait_for_function("""() => { const e = document.getElementById('teach-result');
+        return /saved to/.test(e.textContent) || e.classList.contains('error'); }""", timeout=FRAME_TIMEOUT_MS)
+    said = page.inner_text("#teach-result")
+    assert "taught 2 gestures" in said and "saved to venue.toml" in said, said
+    card, learn = page.locator("#teach-card").bounding_box(), page.locator("#teach-learn").bounding_box()
+    assert learn["x"] + learn["width"] <= card["x"] + card["width"] + 0.5    # nothing runs out of the card
+    page.screenshot(path=str(tmp_path / f"teach-panel-{viewport}.png"), full_page=True)
+    assert page.errors == []
     venue = Path(tmp_path) / "venue.toml"                           # the events command's default profile
     assert load_profile(venue).taught_gestures["classes"] == ["flip", "palm"]

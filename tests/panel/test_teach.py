@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import pytest
 
 from sensekit.capture.base import VideoFrame
+from sensekit.capture.media import read_video
 from sensekit.errors import ConfigError
 from sensekit.events import Dispatcher
 from sensekit.panel.teach import TeachControl
@@ -30,14 +30,9 @@ def _frames(shared_data: Path) -> list[VideoFrame]:
     folder = shared_data / "video" / "hands" / "videos"
     if not folder.is_dir():
         pytest.skip(f"hand footage not found at {folder}")
-    cap = cv2.VideoCapture(str(next(folder.glob("v02_*.mp4"))))
-    out = []
-    while True:
-        ok, image = cap.read()
-        if not ok:
-            cap.release()
-            return out
-        out.append(VideoFrame(len(out), len(out) / FPS, image))
+    frames = read_video(next(folder.glob("v02_*.mp4")))
+    assert frames[1].t == 1 / FPS                    # the clip's rate, which the frame numbers below assume
+    return frames
 
 
 def test_record_learn_save_and_the_running_stage_names_the_taught_gesture(shared_data, tmp_path):

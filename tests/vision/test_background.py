@@ -108,3 +108,53 @@ def test_bands_run_every_band_once_and_pass_errors_on():
         in_bands(fail, bands(0, 9, split=True))
     with pytest.raises(ValueError, match="band 0 failed"):    # the caller's own band
         in_bands(fail, [slice(4, 9), slice(0, 4)])
+
+
+def _plain_gain(frame: np.ndarray, reference: np.ndarray, grid: tuple[slice, slice],
+                ignore: np.ndarray | None) -> np.ndarray:
+    """The exposure gain the plain way: float ratios where every channel of both images is
+    within 16..249 and ``ignore`` is 0, their median per channel (ones below 50 pixels)."""
+    ch = 1 if frame.ndim == 2 else frame.shape[2]
+    cur = frame[grid].reshape(-1, ch).astype(np.float32)
+    ref = reference[grid].reshape(-1, ch).astype(np.float32)
+    ok = ((ref > 15) & (ref < 250) & (cur > 15) & (cur < 250)).all(axis=1)
+    if ignore is not None:
+        ok &= ignore[grid].reshape(-1) == 0
+    if np.count_nonzero(ok) < 50:
+        return np.ones(ch, np.float32)
+    return np.median(cur[ok] / ref[ok], axis=0).astype(np.float32)
+
+
+def test_exposure_gain_is_the_plain_median_of_ratios():
+    rng = np.random.default_rng(12)
+    moved = 0
+    for _ in range(300):
+        h, w = (int(v) for v in rng.integers(8, 160, 2))
+        ch = (None, 1, 3, 4)[int(rng.integers(4))]
+        shape = (h, w) if ch is None else (h, w, ch)
+        ref = rng.integers(0, 256, shape, dtype=np.uint8)
+        cur = np.clip(ref * rng.uniform(0.7, 1.3) + rng.normal(0, 6, shape), 0, 255).astype(np.uint8)
+        ignore = np.where(rng.random((h, w)) < rng.random(), 255, 0).astype(np.uint8) if rng.random() < 0.5 else None
+        step = (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+        grid = (slice(step[0] // 2, None, step[0]), slice(step[1] // 2, None, step[1]))
+        got = bg.exposure_gain(cur, ref, grid=grid, ignore=ignore)
+        want = _plain_gain(cur, ref, grid, ignore)
+        assert got.dtype == np.float32 and np.array_equal(got, want), (shape, got, want)
+        moved += not np.all(want == 1.0)
+    assert moved > 200                                                 # most cases had a gain to find
+
+
+@pytest.mark.parametrize("memory_frames", [320, 40, 9, 10_000_000])
+def test_update_limits_are_the_plain_arithmetic_per_pixel(memory_frames):
+    """The table from blinking to update limit gives what the arithmetic on a whole frame gives."""
+    model = BackgroundModel(memory_frames=memory_frames, samples=4)
+    rng = np.random.default_rng(memory_frames % 97)
+    blink = rng.integers(0, 256, (240, 640), dtype=np.uint8)
+    blink[rng.random(blink.shape) < 0.7] = 0
+    step = 65536.0 / model.update_every_frames
+    want = cv2.multiply(blink, step * bg._BLINK_UPDATE / bg._BLINK_TENTHS, dtype=cv2.CV_16U)
+    cv2.add(want, min(65535.0, step), dst=want)
+    cv2.min(want, 32768.0, dst=want)
+    got = cv2.LUT(blink, model._limits())
+    assert got.dtype == np.uint16 and np.array_equal(got, want)
+    assert len(np.unique(want)) > 1

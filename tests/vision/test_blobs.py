@@ -57,3 +57,32 @@ def test_box_iou():
     assert box_iou((0, 0, 10, 10), (5, 0, 10, 10)) == pytest.approx(50 / 150)
     assert box_iou((0, 0, 10, 10), (10, 0, 10, 10)) == 0.0
     assert box_iou((0, 0, 0, 0), (0, 0, 10, 10)) == 0.0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_regions_are_the_plain_statistics_of_each_label(seed):
+    """Many regions, large and small, interleaved row by row: each kept region's box, centroid
+    and area are those of its own pixels (computed here the plain way, label by label)."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    h, w = 120 + 40 * seed, 160 + 30 * seed
+    mask = np.where(rng.random((h, w)) < 0.04, 255, 0).astype(np.uint8)       # specks: small regions
+    for _ in range(12):
+        y, x = int(rng.integers(0, h)), int(rng.integers(0, w))
+        cv2.ellipse(mask, (x, y), (int(rng.integers(3, 30)), int(rng.integers(3, 30))), float(rng.integers(0, 180)),
+                    0, 360, 255, -1)
+    join = (0, 0, 5)[seed % 3]
+    got = find_blobs(mask, min_area_px=40, join_px=join)
+    assert len(got) >= 3
+    joined = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (join, join))) \
+        if join else mask
+    n, labels = cv2.connectedComponents(joined, connectivity=8, ltype=cv2.CV_32S)
+    want = []
+    for i in range(1, n):
+        ys, xs = np.nonzero((labels == i) & (mask > 0))
+        if xs.size >= 40:
+            box = (int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1))
+            want.append((box, float(xs.mean()), float(ys.mean()), int(xs.size)))
+    want.sort(key=lambda r: -r[3])
+    assert [(r.box, r.cx, r.cy, r.area_px) for r in got] == want

@@ -9,6 +9,7 @@ from sensekit.errors import ConfigError
 from sensekit.events import ColorFound, ColorLost, ColorTracked
 from sensekit.vision.color_tracker import ColorTracker, parse_tolerance
 from sensekit.vision.smoothing import OneEuroFilter
+from sensekit.vision.stages import blur
 from tests.vision.synth import background, ball_frames, noisy
 
 
@@ -54,7 +55,8 @@ def test_largest_blob_and_union_box_like_get_color_bounds_rect():
 def test_exact_method_with_blur_and_palette_like_the_book():
     frame = background()
     cv2.rectangle(frame, (50, 30), (79, 59), (200, 30, 30), -1)
-    tracker = ColorTracker(method="exact", blur_px=3, levels=4)
+    frame = blur(frame, size_px=3)                              # the picture's blur (vision.blur_px)
+    tracker = ColorTracker(method="exact", levels=4)
     tracker.pick(frame, 65, 45)
     assert tracker.color_in_use == 0x0000C0                    # 4-level palette colour of the square
     r = tracker.update(frame)
@@ -181,10 +183,10 @@ def test_click_outside_frame_and_other_bad_values():
         ColorTracker().pick(frame, 160, 5)
     with pytest.raises(ConfigError, match=r"click \(-1, 5\)"):
         ColorTracker(method="hsv").pick(frame, -1, 5)
+    with pytest.raises(ConfigError, match="blur_px"):       # no blur of its own: vision.blur_px
+        ColorTracker("#FF0000", blur_px=3)
     with pytest.raises(ConfigError, match="levels"):
         ColorTracker("#FF0000", levels=1)
-    with pytest.raises(ConfigError, match="blur_px"):
-        ColorTracker("#FF0000", blur_px=0)
     with pytest.raises(ConfigError, match="tolerance"):
         parse_tolerance("a,b")
     with pytest.raises(ConfigError, match="nothing to track"):

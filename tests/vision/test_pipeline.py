@@ -99,21 +99,27 @@ def test_everything_subscribed_shares_one_blur_and_palette_per_frame():
     assert abs(stage.track_result.raw_cx - (160 - 1 - cx)) < 3
 
 
-def test_a_colour_tracker_without_its_own_blur_reads_the_stages_blurred_frame():
-    """The hsv/exact tracker in use (not its method setting, none here) decides the sharing:
-    tracking on the stage's 5-pixel blur gives the same boxes as the tracker's own 5-pixel blur."""
+def test_a_colour_tracker_reads_the_stages_one_blur():
+    """The hsv/exact tracker in use (not its method setting, none here) reads the stage's blurred
+    picture (``vision.blur_px``, the one blur); with palette levels of its own it maps that blurred
+    picture: the same boxes as a tracker alone on a frame blurred and mapped by hand."""
+    from sensekit.vision.stages import blur
+
     shared = VisionStage(blur_px=5, tracker=ColorTracker("#dc1e1e"))
-    own = VisionStage(tracker=ColorTracker("#dc1e1e", blur_px=5))
+    own_levels = VisionStage(blur_px=5, tracker=ColorTracker("#c00000", method="exact", levels=4))
     assert shared.tracker is not None and shared.tracker.method is None
-    assert shared._tracker_shares and not own._tracker_shares
+    assert shared._tracker_reads == "q" and own_levels._tracker_reads == "b"
     boxes = []
-    for stage in (shared, own):
+    for stage in (shared, own_levels):
         d = Dispatcher()
         found: list[tuple[int, int, int, int]] = []
         d.on("color_tracked", lambda e, found=found: found.append(e.box))
         Runner(ListSource(_frames(6)), [stage], d).run()
         boxes.append(found)
-    assert len(boxes[0]) == 6 and boxes[0] == boxes[1]
+    alone = [ColorTracker("#dc1e1e"), ColorTracker("#c00000", method="exact", levels=4)]
+    for tracker, got in zip(alone, boxes):
+        want = [tracker.update(blur(f, size_px=5), i / 30).box for i, f in enumerate(_frames(6))]
+        assert len(got) == 6 and got == want
 
 
 def test_pick_at_uses_the_first_frame():
@@ -168,7 +174,7 @@ def test_build_stages_from_options():
     (click,) = _build(["--track-color", "80,60"], src)
     assert click.pending_target == Target.click(80, 60) and click.tracker.method_in_use == "model"
     (book,) = _build(["--track-color", "80,60", "--preset", "book", "--motion"], src)   # the book's methods
-    assert book.tracker.method == "exact" and (book.tracker.blur_px, book.tracker.levels) == (10, 4)
+    assert book.tracker.method == "exact" and (book.blur_px, book.tracker.levels) == (10, 4)
     assert (book.motion.threshold, book.motion.channel, book.blur_px) == (0x33, "red", 10)
 
 
@@ -306,6 +312,35 @@ def test_track_is_one_door_applied_at_the_next_frame_on_the_mirrored_picture():
         stage.track(Target.click(1, 1), method="magic")
 
 
+def test_a_click_looks_back_on_the_frames_before_it(monkeypatch):
+    """While the tracker may be picked by a click (the model method), the stage keeps the last
+    6 frames as it sees them (mirrored); a click hands them to the pick (for the motion cues of
+    ``segment_click``); an hsv tracker keeps none."""
+    frames = _frames(10)
+    stage = VisionStage(mirror=True, tracker=ColorTracker())
+    seen = []
+    real_pick = ColorTracker.pick
+
+    def pick(self, frame, x, y, *, history=()):
+        seen.append([h.copy() for h in history])
+        real_pick(self, frame, x, y, history=history)
+
+    d = Dispatcher()
+    d.on("color_tracked", lambda e: None)
+    Runner(ListSource(frames[:8]), [stage], d).run()
+    assert len(stage.history) == 6
+    assert np.array_equal(stage.history[-1], cv2.flip(frames[7], 1))          # mirrored, newest last
+    monkeypatch.setattr(ColorTracker, "pick", pick)
+    _, (cx, cy) = next(iter(ball_frames(6)))
+    stage.track(Target.click(160 - 1 - cx, cy))
+    Runner(ListSource(frames[8:]), [stage], d).run()
+    assert len(seen) == 1 and len(seen[0]) == 6
+    assert np.array_equal(seen[0][-1], cv2.flip(frames[7], 1))               # the frame before the click
+    hsv = VisionStage(tracker=ColorTracker("#DC1E1E"))
+    Runner(ListSource(frames[:4]), [hsv], d).run()
+    assert len(hsv.history) == 0
+
+
 def test_targets_from_text_are_parsed_once():
     from sensekit.vision.targets import target_from_text
 
@@ -346,3 +381,15 @@ def test_a_tracked_colour_covering_most_of_the_frame_is_warned_once(caplog):
     assert "covers 100 %" in telemetry.status()["warning"]
     list(stage.process(VideoFrame(4, 4 / 30, ball)))
     assert stage.warnings() == []
+
+
+def test_frames_that_arrive_mirrored_are_not_flipped_back():
+    """``mirror`` asks for a mirrored picture; with ``input_mirrored`` (an app's host) it is one
+    already, so the stage sees the frame as given - and flips it only when it is not."""
+    frames = _frames(2)
+    once = VisionStage(mirror=True, input_mirrored=True, edges=True)
+    Runner(ListSource(frames), [once], Dispatcher(), lazy=False).run()
+    assert np.array_equal(once.frame, frames[-1]) and once.runs["mirror"] == 0
+    flips = VisionStage(mirror=True, edges=True)
+    Runner(ListSource(frames), [flips], Dispatcher(), lazy=False).run()
+    assert np.array_equal(flips.frame, frames[-1][:, ::-1]) and flips.runs["mirror"] == 2

@@ -10,7 +10,7 @@ import pytest
 from sensekit.capture.base import VideoFrame
 from sensekit.capture.spec import open_source
 from sensekit.errors import ConfigError
-from sensekit.vision.segment import prior_box, segment_box, segment_click
+from sensekit.vision.segment import segment_box, segment_click
 from tests.vision.ball_scenes import CHECK, TUNE, background_frames, ball_scenes, degrade, render_ball
 from tests.vision.synth import background
 
@@ -105,26 +105,41 @@ def _frame(path, index):
     raise AssertionError(f"no frame {index} in {path}")
 
 
-def test_a_click_on_a_textured_object_gives_a_box_of_its_size_not_a_fragment(shared_data):
-    """Real footage: the centre click on the can of coke (48x80 px, frame 0) and on the sprinter
-    of bolt1 (39x77 px, frame 233). The colour region is a fragment there (24x24 and 12x30 px);
-    the prior box (15 % of the short side, 1.8 times as tall as wide) is the object's size
-    within 40 %."""
-    from sensekit.vision.evaluate import load_clip
-
-    folder = shared_data / "video" / "tracking"
-    for name, index in (("coke", 0), ("vot_bolt1_rva", 233)):
-        clip = load_clip(folder, name)
-        frame = _frame(clip.video, index)
-        x, y, w, h = clip.truth[index]
-        picked = segment_click(frame, x + w / 2, y + h / 2)
-        assert picked.method == "prior box"
-        assert _within(picked.box, (x, y, w, h), 0.4), f"{name}: {picked.box} vs true {(x, y, w, h)}"
-        assert picked.mask.sum() == picked.box[2] * picked.box[3]
+def _seen(frame, factor, centre):
+    """``frame`` with its content ``factor`` times larger around ``centre`` (as track_eval --scales)."""
+    H, W = frame.shape[:2]
+    if factor >= 1:
+        x0 = min(max(0.0, centre[0] - W / factor / 2), W - W / factor)
+        y0 = min(max(0.0, centre[1] - H / factor / 2), H - H / factor)
+        M = np.array([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]])
+    else:
+        M = np.array([[factor, 0, W * (1 - factor) / 2], [0, factor, H * (1 - factor) / 2]])
+    flags = cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(frame, M, (W, H), flags=flags, borderMode=cv2.BORDER_REPLICATE), M
 
 
-def test_prior_box_is_clipped_to_the_frame():
-    frame = np.zeros((100, 200, 3), np.uint8)
-    assert prior_box(frame, 100, 50, side=0.2, aspect=1.0) == (90, 40, 20, 20)
-    x, y, w, h = prior_box(frame, 1, 1)
-    assert (x, y) == (0, 0) and 0 < w <= 200 and 0 < h <= 100
+@pytest.mark.parametrize("factor", [0.5, 1.0, 2.0])
+def test_the_sprinter_clicked_at_any_size_gives_its_size(shared_data, factor):
+    """Real footage, no size assumed: the centre click on the sprinter of bolt1 (frame 6, with the
+    6 frames before it), seen half, once and twice as large: the first box is within 25 % of the
+    true width and height each time (the fixed-size prior box of earlier versions fitted only
+    one of the three). bolt1 is one of the clips the weights were fitted on: a check of the
+    behaviour, not a held-out figure (those are in docs/tracking.md)."""
+    from sensekit.vision.evaluate import load_clip, size_ok
+
+    clip = load_clip(shared_data / "video" / "tracking", "vot_bolt1_rva")
+    frames = []
+    with open_source(f"file:{clip.video}") as source:
+        for item in source:
+            if isinstance(item, VideoFrame):
+                frames.append(item.image)
+                if len(frames) == 7:
+                    break
+    x, y, w, h = clip.truth[6]
+    seen = [_seen(f, factor, (x + w / 2, y + h / 2)) for f in frames]
+    M = seen[-1][1]
+    true = (x * factor + M[0, 2], y * factor + M[1, 2], w * factor, h * factor)
+    picked = segment_click(seen[-1][0], true[0] + true[2] / 2, true[1] + true[3] / 2,
+                           history=[s for s, _ in seen[:-1]])
+    assert size_ok(picked.box, true), f"x{factor:g}: {picked.box} vs true {tuple(round(v) for v in true)}"
+    assert picked.mask.any() and picked.method in ("colour region", "proposal")

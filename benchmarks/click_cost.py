@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""The CPU time of a measured click (``extent.measure_extent``): proposals, cues and score.
+
+Every clip in ``--clips`` (default ``../shared/data/video/tracking``): the 5 clicks of
+``track_eval`` (the true box's centre and 25 % off it) on frame ``--frame`` (6), once with the 6
+frames before it as the click's history (the motion cues: 2 optical flows) and once without (a
+still picture). One OpenCV thread; CPU time (``time.process_time``), so the load of other
+processes counts less than in wall time (it still slows a shared core's caches). One click is
+made first and not counted (imports, OpenCV's first-call set-up). Printed: frame sizes, mean
+and max ms per click, each ``--repeat`` times.
+
+    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from _reference import SHARED_DATA
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from sensekit.vision.evaluate import click_points, clip_names, frames_of, load_clip
+from sensekit.vision.extent import HISTORY_FRAMES, measure_extent
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
+    ap.add_argument("--frame", type=int, default=max(HISTORY_FRAMES))
+    ap.add_argument("--repeat", type=int, default=1)
+    args = ap.parse_args(argv)
+    if args.frame < max(HISTORY_FRAMES):
+        raise SystemExit(f"--frame must be at least {max(HISTORY_FRAMES)} (the motion cues' history)")
+    cv2.setNumThreads(1)
+    cases, sizes = [], set()
+    for name in clip_names(args.clips):
+        frames: list[np.ndarray] = []
+        for frame in frames_of(load_clip(args.clips, name)):
+            frames.append(frame)
+            if len(frames) == args.frame + 1:
+                break
+        truth = load_clip(args.clips, name).truth[args.frame]
+        sizes.add(f"{frames[-1].shape[1]}x{frames[-1].shape[0]}")
+        for px, py in click_points(truth).values():
+            cases.append((frames[-1], px, py, frames[:-1]))
+    frame, px, py, history = cases[0]
+    measure_extent(frame, px, py, history=history)            # warm-up, not counted
+    print(f"{len(cases)} clicks on frames of {', '.join(sorted(sizes))}")
+    for _ in range(args.repeat):
+        for label, with_history in (("with history", True), ("still picture", False)):
+            ms = []
+            for frame, px, py, history in cases:
+                t0 = time.process_time()
+                measure_extent(frame, px, py, history=history if with_history else ())
+                ms.append(1000 * (time.process_time() - t0))
+            print(f"{label:14s} mean {np.mean(ms):5.0f} ms CPU, max {np.max(ms):4.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,286 @@
+"""How big is the clicked object? Scoring the proposals around a click by what says "one object".
+
+``measure_extent(frame, x, y, history=())`` takes the nested regions holding the click
+(``proposals.click_proposals``) and scores each by cues measured in the image, none of which
+is a size:
+
+- **colour separation**: 1 - the Bhattacharyya coefficient of the Lab histograms (4x8x8) of
+  the box and of a ring half its size around it;
+- **boundary edges**: the mean gradient magnitude along the box's border over the frame's mean,
+  and over the mean in its ring (an object's border is stronger than what lies around it; a
+  fragment's ring holds the rest of the object's edges: the can's silver side beside its logo);
+- **merge order**: the similarity at which the region was formed and at which it was
+  swallowed, its fill of its box, whether it is the bare superpixel or fills its window;
+- **agreement**: how many proposals of the other windows have nearly the same box (IoU > 0.7);
+- **where the click is**: its distance from the box's centre, in box widths and heights;
+- **motion**, when frames before the click are given (``history``, oldest first, same size;
+  2 and 6 frames back are used): dense optical flow (DIS) from those frames to this one; the
+  difference between the median flow inside the box and in its ring, absolute (log) and over
+  their spreads. A region that moves unlike its surround is an object; a fragment moves like
+  the rest of the object around it; a leak holds both.
+
+The score is a weighted sum of the standardised cues (``extent_model.py``, written by
+``benchmarks/train_extent.py``: a conditional logit trained on the developer clips, one set
+of weights with motion and one without). The box taken is not simply the highest-scoring
+proposal's but the consensus of the scores (``consensus``): the proposal with the highest
+IoU with all of them, each weighted by the softmax of its score at a temperature fitted with
+the weights (a lone fragment or leak scoring a little above a cluster of similar boxes loses to
+the cluster). Held-out
+figures (each clip scored with the weights fitted on the others) are in ``docs/tracking.md``.
+
+Cost: about 80 ms of CPU per click at 640x480 with a history (max ~100), ~47 ms without (one
+thread): the proposals (4 windows), 2 optical flows at 320 px (2 x 9-11 ms) with a history,
+the cues; measured by ``benchmarks/click_cost.py`` (CPU) and ``benchmarks/track_eval.py``
+(wall time), in ``docs/tracking.md``.
+Failure modes: when no proposal holds just the object (its colours are those of its surround
+and it does not move), the best is a part of it or a part of the scene; with motion, an
+object moved by a hand comes with the hand when the two separate from the surround alike.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator, Sequence
+
+import cv2
+import numpy as np
+
+from sensekit.vision import extent_model
+from sensekit.vision.proposals import Proposal, click_proposals
+
+__all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "HISTORY_FRAMES", "consensus",
+           "box_ious", "scores"]
+
+#: frames back the motion cues compare with (``history`` must hold at least the largest)
+HISTORY_FRAMES = (2, 6)
+
+MOTION_FEATURES = ("motion_sep_2", "motion_log_2", "motion_sep_6", "motion_log_6")
+FEATURES = MOTION_FEATURES + ("window_fill", "merged_at", "next_merge", "merge_gap", "fill", "click_dx",
+                              "click_dy", "colour_sep", "edge", "agree", "aspect", "fills_window", "superpixel",
+                              "edge_over_ring")
+
+_LONG_PX = 320                   # the cues are measured on the frame shrunk to this long side
+
+
+def _small(frame: np.ndarray) -> tuple[np.ndarray, float]:
+    H, W = frame.shape[:2]
+    f = min(1.0, _LONG_PX / max(H, W))
+    if f == 1.0:
+        return frame, f
+    return cv2.resize(frame, (round(W * f), round(H * f)), interpolation=cv2.INTER_AREA), f
+
+
+def _grey(frame: np.ndarray) -> np.ndarray:
+    g: np.ndarray = cv2.cvtColor(_small(frame)[0], cv2.COLOR_BGR2GRAY)
+    return g
+
+
+Rect = tuple[int, int, int, int]
+
+
+def _rects(box: Sequence[float], f: float, w: int, h: int) -> tuple[Rect, Rect]:
+    """The box and its ring's outer box (half its long side around it) in the small frame,
+    clipped: (x0, y0, x1, y1) each."""
+    x, y, bw, bh = (v * f for v in box)
+    x0, y0 = int(min(max(0.0, x), w - 1)), int(min(max(0.0, y), h - 1))
+    x1, y1 = max(x0 + 1, int(min(float(w), np.ceil(x + bw)))), max(y0 + 1, int(min(float(h), np.ceil(y + bh))))
+    m = max(2, int(0.5 * max(bw, bh)))
+    return (x0, y0, x1, y1), (max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m))
+
+
+def _colour_sep(lab: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> float:
+    x0, y0, x1, y1 = inner
+    X0, Y0, X1, Y1 = outer
+    crop = np.ascontiguousarray(lab[Y0:Y1, X0:X1])
+    ring = np.full(crop.shape[:2], 255, np.uint8)
+    ring[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] = 0
+    if not ring.any():
+        return 0.0
+    spec = ([0, 1, 2], [4, 8, 8], [0, 256, 0, 256, 0, 256])
+    hi = np.asarray(cv2.calcHist([crop], spec[0], 255 - ring, spec[1], spec[2]), np.float64).ravel()
+    ho = np.asarray(cv2.calcHist([crop], spec[0], ring, spec[1], spec[2]), np.float64).ravel()
+    hi = hi / max(1.0, float(hi.sum()))
+    ho = ho / max(1.0, float(ho.sum()))
+    return 1.0 - float(np.sqrt(hi * ho).sum())
+
+
+def _ring_edge(summed: np.ndarray, inner: Rect, outer: Rect, border: float) -> float:
+    """The box border's gradient (``border``, a log) over the mean gradient of its ring (from
+    the integral image ``summed``): an object's border is stronger than what lies around it;
+    a fragment's ring holds the rest of the object's edges."""
+    def total(r: Rect) -> float:
+        x0, y0, x1, y1 = r
+        return float(summed[y1, x1] - summed[y0, x1] - summed[y1, x0] + summed[y0, x0])
+    area = (outer[2] - outer[0]) * (outer[3] - outer[1]) - (inner[2] - inner[0]) * (inner[3] - inner[1])
+    if area <= 0:
+        return 0.0
+    return border - float(np.log(max(0.0, total(outer) - total(inner)) / area + 1e-3))
+
+
+def _edge(grad: np.ndarray, inner: tuple[int, int, int, int]) -> float:
+    x0, y0, x1, y1 = inner
+    x1, y1 = x1 - 1, y1 - 1
+    v = np.concatenate([grad[y0, x0:x1 + 1], grad[y1, x0:x1 + 1], grad[y0:y1 + 1, x0], grad[y0:y1 + 1, x1]])
+    return float(np.log(v.mean() + 1e-3))
+
+
+def _flow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    dis = cv2.DISOpticalFlow.create(cv2.DISOPTICAL_FLOW_PRESET_MEDIUM)
+    flow = np.zeros((*a.shape[:2], 2), np.float32)     # output only (no initial flow is used)
+    out: np.ndarray = np.asarray(dis.calc(a, b, flow))
+    return out
+
+
+def _motion(flow: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]
+            ) -> tuple[float, ...]:
+    """The two motion cues of the box against its ring for each flow stacked in ``flow``
+    (``(h, w, 2 * k)``: the medians of all the flows in one call each)."""
+    k = flow.shape[2] // 2
+    x0, y0, x1, y1 = inner
+    X0, Y0, X1, Y1 = outer
+    crop = flow[Y0:Y1:2, X0:X1:2]                 # every other pixel: medians of thousands cost
+    ring = np.ones((Y1 - Y0, X1 - X0), bool)
+    ring[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] = False
+    ring = ring[::2, ::2]
+    if ring.sum() < 4:
+        none: tuple[float, ...] = (0.0, float(np.log(0.1))) * k
+        return none
+    inside, around = flow[y0:y1:2, x0:x1:2].reshape(-1, 2 * k), crop[ring]
+    mi, mr = np.median(inside, 0), np.median(around, 0)
+    di, dr = inside - mi, around - mr
+    si = np.median(np.hypot(di[:, 0::2], di[:, 1::2]), 0)
+    sr = np.median(np.hypot(dr[:, 0::2], dr[:, 1::2]), 0)
+    out: tuple[float, ...] = ()
+    for j in range(k):
+        d = float(np.hypot(*(mi[2 * j:2 * j + 2] - mr[2 * j:2 * j + 2])))
+        out += (d / (float(si[j]) + float(sr[j]) + 0.3), float(np.log(d + 0.1)))
+    return out
+
+
+def box_ious(boxes: np.ndarray) -> np.ndarray:
+    """The IoU of every pair of ``(n, 4)`` boxes (x, y, w, h): ``(n, n)``."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    x1, y1 = b[:, 0] + b[:, 2], b[:, 1] + b[:, 3]
+    ix = np.maximum(0.0, np.minimum(x1[:, None], x1[None]) - np.maximum(b[:, None, 0], b[None, :, 0]))
+    iy = np.maximum(0.0, np.minimum(y1[:, None], y1[None]) - np.maximum(b[:, None, 1], b[None, :, 1]))
+    inter = ix * iy
+    area = b[:, 2] * b[:, 3]
+    out: np.ndarray = inter / (area[:, None] + area[None] - inter)
+    return out
+
+
+def _agreement(proposals: Sequence[Proposal]) -> np.ndarray:
+    """For each proposal, how many of the other windows' proposals have IoU > 0.7 with it."""
+    iou = box_ious(np.array([p.box for p in proposals], np.float64))
+    win = np.array([p.window for p in proposals])
+    counts: np.ndarray = ((iou > 0.7) & (win[:, None] != win[None])).sum(1)
+    return counts
+
+
+def consensus(boxes: np.ndarray, s: np.ndarray, *, temperature: float) -> int:
+    """The index of the box with the highest expected IoU with the others, each weighted by
+    ``softmax(s / temperature)`` (a minimum-risk choice: it stays with the boxes the
+    high-scoring proposals agree on, rather than a lone fragment or leak that scores a little
+    higher); ``temperature`` 0: the highest score."""
+    if temperature <= 0:
+        return int(np.argmax(s))
+    p = np.exp((s - s.max()) / temperature)
+    return int(np.argmax(box_ious(boxes) @ (p / p.sum())))
+
+
+def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal],
+             history: Sequence[np.ndarray] = ()) -> np.ndarray:
+    """The cues of each proposal, ``(len(proposals), len(FEATURES))``; the motion columns are
+    0 without a long enough ``history``."""
+    small, f = _small(frame)
+    h, w = small.shape[:2]
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    mag = np.asarray(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)))
+    grad: np.ndarray = mag / (float(mag.mean()) + 1e-6)
+    summed = cv2.integral(grad, sdepth=cv2.CV_64F)
+    flow: np.ndarray | None = None            # the flows from each history frame, stacked
+    if len(history) >= max(HISTORY_FRAMES):
+        g1 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        flow = np.concatenate([_flow(_grey(history[-k]), g1) for k in HISTORY_FRAMES], axis=2)
+    out = np.zeros((len(proposals), len(FEATURES)))
+    agree = _agreement(proposals)
+    seen: dict[tuple[int, ...], tuple[float, ...]] = {}      # the same box at several steps
+    for i, p in enumerate(proposals):
+        inner, outer = _rects(p.box, f, w, h)
+        key = inner + outer
+        if key not in seen:
+            seen[key] = ((_motion(flow, inner, outer) if flow is not None else ())
+                         + (_colour_sep(lab, inner, outer), _edge(grad, inner)))
+            seen[key] += (_ring_edge(summed, inner, outer, seen[key][-1]),)
+        got = seen[key]
+        row = out[i]
+        row[:len(got) - 3] = got[:-3]
+        bw, bh = p.box[2], p.box[3]
+        rel = max(bw, bh) / p.win.side_px
+        row[4:] = (rel, p.merged_at, p.next_merge, p.merged_at - p.next_merge, p.fill,
+                   abs(x - (p.box[0] + bw / 2)) / bw, abs(y - (p.box[1] + bh / 2)) / bh,
+                   got[-3], got[-2],
+                   agree[i],
+                   abs(np.log(bh / bw)), rel > 0.9, p.step == 0, got[-1])
+    return out
+
+
+def _weights(motion: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    m = extent_model.ACTIVE["motion" if motion else "still"]
+    return np.asarray(m["mean"]), np.asarray(m["std"]), np.asarray(m["weights"])
+
+
+def temperature(*, motion: bool) -> float:
+    """The consensus temperature of the active weights (0: the top score; chosen with them)."""
+    return float(extent_model.ACTIVE["motion" if motion else "still"].get("temperature", 0.0))
+
+
+def scores(cues: np.ndarray, *, motion: bool) -> np.ndarray:
+    """The weighted sum of the standardised cues (the motion columns only when ``motion``)."""
+    mean, std, w = _weights(motion)
+    cols = cues if motion else cues[:, len(MOTION_FEATURES):]
+    s: np.ndarray = ((cols - mean) / std) @ w
+    return s
+
+
+def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()) -> Proposal:
+    """The best-scoring proposal around the click (see the module docstring). ``history``:
+    frames before ``frame``, oldest first, of its size (fewer than 6: no motion cues)."""
+    props = click_proposals(frame, x, y)
+    history = [h for h in history if h.shape == frame.shape]
+    motion = len(history) >= max(HISTORY_FRAMES)
+    cues = features(frame, x, y, props, history if motion else ())
+    boxes = np.array([p.box for p in props], np.float64)
+    return props[consensus(boxes, scores(cues, motion=motion), temperature=temperature(motion=motion))]
+
+
+@contextmanager
+def held_out(clip: str) -> Iterator[None]:
+    """Within the block, score with the weights fitted without ``clip`` (for held-out figures:
+    ``benchmarks/track_eval.py --held-out``); the shipped weights again afterwards."""
+    fold = extent_model.FOLDS.get(clip)
+    if fold is None:
+        raise KeyError(f"no held-out weights for clip {clip!r}; clips: {sorted(extent_model.FOLDS)}")
+    keep = extent_model.ACTIVE
+    extent_model.ACTIVE = fold
+    try:
+        yield
+    finally:
+        extent_model.ACTIVE = keep
+
+
+def motion_separation(frame: np.ndarray, boxes: Sequence[Sequence[float]], history: Sequence[np.ndarray]
+                      ) -> np.ndarray:
+    """How differently from its ring each box (x, y, w, h, frame px) moved: the mean of the
+    ``motion_sep`` cues over ``HISTORY_FRAMES`` (``history`` as for ``measure_extent``, at least
+    6 frames); ``(len(boxes),)``. A fragment of an object moves like the rest of it around it
+    (low); the whole object moved by a hand, against a still wall, high."""
+    small, f = _small(frame)
+    h, w = small.shape[:2]
+    g1 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    flow = np.concatenate([_flow(_grey(history[-k]), g1) for k in HISTORY_FRAMES], axis=2)
+    out = np.zeros(len(boxes))
+    for i, b in enumerate(boxes):
+        cues = _motion(flow, *_rects(b, f, w, h))
+        out[i] = float(np.mean(cues[0::2]))
+    return out

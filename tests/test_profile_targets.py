@@ -1,0 +1,87 @@
+"""Saving the venue profile over something that is not a file is refused in one line and leaves
+it alone. The save renames a temporary file over the target: before this check the panel's
+"Save venue profile" on a run whose profile path was a device replaced the device node with a
+text file (as root, ``/dev/full`` became one), and a FIFO or a symlink to one likewise.
+
+Tried through the doors a user has: the panel's button (``POST /api/save``), Shift+S in an app,
+and the taught-sounds table (``save_table``). A FIFO stands in for a device: the same kind of
+node for the rename, and safe to make in a test folder.
+"""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pygame
+import pytest
+
+from sensekit.app.host import AppHost, RunOptions
+from sensekit.app.registry import load
+from sensekit.app.sources import bundled_source
+from sensekit.errors import ConfigError
+from sensekit.paths import recordings_dir
+from sensekit.profile.save import save_profile, save_table
+
+
+def targets(tmp_path: Path) -> dict[str, Path]:
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.toml"
+    link.symlink_to(fifo)
+    folder = tmp_path / "folder.toml"
+    folder.mkdir()
+    return {"a FIFO": fifo, "a symlink to a FIFO": link, "a folder": folder}
+
+
+def untouched(tmp_path: Path) -> None:
+    assert stat.S_ISFIFO(os.stat(tmp_path / "fifo.toml").st_mode)
+    assert (tmp_path / "link.toml").is_symlink() and (tmp_path / "folder.toml").is_dir()
+    assert not list(tmp_path.glob(".*.tmp")), "a temporary file was left behind"
+
+
+def test_save_functions_refuse_what_is_not_a_file(tmp_path):
+    for what, path in targets(tmp_path).items():
+        kind = "a folder" if what == "a folder" else "a FIFO (named pipe)"
+        for save in (lambda p: save_profile({"motion.threshold": 30}, p),
+                     lambda p: save_table(p, "sounds", {"ding": {"n": 1}})):
+            with pytest.raises(ConfigError, match=f"it is {kind.replace('(', '[(]').replace(')', '[)]')}, "
+                                                  "not a file") as err:
+                save(path)
+            assert "\n" not in str(err.value), what
+    untouched(tmp_path)
+
+
+def test_the_panels_save_button_answers_400_and_keeps_the_node(tmp_path):
+    from tests.panel.conftest import ThreadPiece
+
+    for what, path in targets(tmp_path).items():
+        piece = ThreadPiece(profile_path=path)
+        try:
+            req = urllib.request.Request(piece.url + "api/save", data=b"{}", method="POST",
+                                         headers={"Content-Type": "application/json"})
+            with pytest.raises(urllib.error.HTTPError) as answer:
+                urllib.request.urlopen(req, timeout=10)
+            assert answer.value.code == 400, what
+            assert "not a file" in json.loads(answer.value.read())["error"], what
+            assert piece.error is None
+        finally:
+            piece.stop()
+    untouched(tmp_path)
+
+
+def test_shift_s_in_an_app_says_it_could_not_save(tmp_path):
+    if not (recordings_dir() / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording recordings/demo.skrec not generated (python -m sensekit.synth)")
+    app_cls = load("clapper")
+    with bundled_source(app_cls) as source:
+        link = targets(tmp_path)["a symlink to a FIFO"]
+        host = AppHost(app_cls, source, RunOptions(headless=True, profile_path=link))
+        host.step()
+        host.press(pygame.K_s, pygame.KMOD_SHIFT)
+        assert host.toast is not None and host.toast[0].startswith("could not save the profile")
+        host.close()
+    untouched(tmp_path)

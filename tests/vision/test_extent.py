@@ -1,0 +1,81 @@
+"""The measured extent of a clicked object: motion tells an object from a surround of the same
+look; the held-out weights swap in and out; real footage."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from sensekit.vision import extent_model
+from sensekit.vision.evaluate import iou
+from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, consensus, features, held_out, measure_extent
+from sensekit.vision.proposals import click_proposals
+from tests.vision.synth import background
+
+
+def _moving_patch(side_px: int, step_px: int = 3, frames: int = 7) -> tuple[list[np.ndarray], tuple[int, ...]]:
+    """A patch of the test texture (another seed: the same colours) sliding right over it."""
+    bg = cv2.resize(background(160, 120, seed=1), (640, 480))
+    patch = cv2.resize(background(160, 120, seed=9), (side_px, side_px), interpolation=cv2.INTER_AREA)
+    out = []
+    for k in range(frames):
+        f = bg.copy()
+        x0, y0 = 260 + step_px * k - side_px // 2, 240 - side_px // 2
+        f[y0:y0 + side_px, x0:x0 + side_px] = patch
+        out.append(f)
+    return out, (x0, y0, side_px, side_px)
+
+
+@pytest.mark.parametrize("side_px", [30, 60, 120, 160])
+def test_a_moving_patch_of_the_surround_s_colours_is_found_at_any_size(side_px):
+    """No size is assumed: from 30 to 160 px the box overlaps the patch with IoU > 0.5 (the
+    160 px patch needs the motion: without the frames before, the box is 235x265)."""
+    frames, true = _moving_patch(side_px)
+    cx, cy = true[0] + true[2] / 2, true[1] + true[3] / 2
+    moved = measure_extent(frames[-1], cx, cy, frames[:-1])
+    assert iou(moved.box, true) > 0.5, (moved.box, true)
+
+
+def test_motion_cues_need_the_history():
+    frames, true = _moving_patch(60)
+    cx, cy = true[0] + 30, true[1] + 30
+    props = click_proposals(frames[-1], cx, cy)
+    still = features(frames[-1], cx, cy, props)
+    moving = features(frames[-1], cx, cy, props, frames[:-1])
+    assert still.shape == moving.shape == (len(props), len(FEATURES))
+    assert not still[:, :4].any() and moving[:, :4].any()
+    short = features(frames[-1], cx, cy, props, frames[-max(HISTORY_FRAMES):-1])   # one frame short
+    assert not short[:, :4].any()
+
+
+def test_held_out_weights_swap_in_and_back():
+    shipped = extent_model.ACTIVE
+    name = sorted(extent_model.FOLDS)[0]
+    with held_out(name):
+        assert extent_model.ACTIVE is extent_model.FOLDS[name]
+    assert extent_model.ACTIVE is shipped
+    with pytest.raises(KeyError, match="no held-out weights for clip 'nope'"), held_out("nope"):
+        pass
+
+
+def test_consensus_takes_the_cluster_the_scores_agree_on_not_a_lone_top_score():
+    """Three nearly equal boxes scoring 1.0, 0.9, 0.9 and a lone fragment scoring 1.1: the top
+    score is the fragment; the consensus is the cluster's box that overlaps the others most."""
+    boxes = np.array([[10, 10, 6, 3], [0, 0, 40, 60], [1, 0, 40, 62], [0, 2, 41, 58]], np.float64)
+    s = np.array([1.1, 1.0, 0.9, 0.9])
+    assert consensus(boxes, s, temperature=0.0) == 0
+    assert consensus(boxes, s, temperature=0.5) == 1
+    # a fragment far ahead of the rest (in units of the temperature) still wins
+    assert consensus(boxes, np.array([5.0, 1.0, 0.9, 0.9]), temperature=0.5) == 0
+
+
+def test_edge_over_ring_is_the_border_over_the_ring_mean():
+    """``_ring_edge`` on a hand-made gradient: 2.0 in the ring, 9.0 inside the box (not counted)."""
+    from sensekit.vision.extent import _ring_edge
+
+    grad = np.full((20, 30), 2.0)
+    grad[5:15, 10:20] = 9.0
+    summed = cv2.integral(grad, sdepth=cv2.CV_64F)
+    got = _ring_edge(summed, (10, 5, 20, 15), (0, 0, 30, 20), 1.5)
+    assert got == pytest.approx(1.5 - np.log(2.0 + 1e-3))
+    assert _ring_edge(summed, (0, 0, 30, 20), (0, 0, 30, 20), 1.5) == 0.0     # no ring
