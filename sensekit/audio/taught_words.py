@@ -8,6 +8,9 @@ person's. The result is a ``TaughtWords``; ``to_tables()``/``from_tables()`` kee
 venue profile as ``[taught_words.classifier]`` (plain arrays, see ``word_classifier``), so a
 replay with the same profile gives the same events.
 
+The embedding window (``window_s``, 0.96 s) is kept in the table with the classifier, so a
+profile is always heard with the window it was taught with.
+
 ``TaughtWords.spot(segment, t, among=...)`` embeds one voiced segment and returns a ``Word``
 event (``confidence``: the word's probability) for the most likely of the ``among`` words
 when its probability reaches ``threshold`` (``voice.taught_threshold``, 0.2: chosen from the
@@ -26,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from sensekit.audio.speech_embedding import SpeechEmbedder
+from sensekit.audio.speech_embedding import WINDOW_S, SpeechEmbedder
 from sensekit.audio.vad import Segment
 from sensekit.audio.word_classifier import OTHER, WordClassifier
 from sensekit.errors import ConfigError
@@ -41,9 +44,10 @@ _KEY = "classifier"
 class TaughtWords:
     """A fitted word classifier with the embedder that feeds it (see the module docstring)."""
 
-    def __init__(self, classifier: WordClassifier, *, threshold: float = 0.2,
+    def __init__(self, classifier: WordClassifier, *, threshold: float = 0.2, window_s: float = WINDOW_S,
                  embedder: SpeechEmbedder | None = None) -> None:
         self.classifier = classifier
+        self.window_s = float(window_s)
         self.threshold = float(threshold)
         self._embedder = embedder
         self.embedded = 0               # segments embedded (the cost that matters)
@@ -54,7 +58,7 @@ class TaughtWords:
 
     def embedder(self) -> SpeechEmbedder:
         if self._embedder is None:
-            self._embedder = SpeechEmbedder()
+            self._embedder = SpeechEmbedder(window_s=self.window_s)
         return self._embedder
 
     def spot(self, segment: Segment, t: float, *, among: Sequence[str] | None = None) -> Word | None:
@@ -67,7 +71,7 @@ class TaughtWords:
         return Word(t=t, word=found[0], start=segment.start, end=segment.end, confidence=found[1])
 
     def to_tables(self) -> dict[str, dict[str, Any]]:
-        return {_KEY: self.classifier.to_table()}
+        return {_KEY: {"window_s": self.window_s, **self.classifier.to_table()}}
 
     @classmethod
     def from_tables(cls, tables: Mapping[str, Any], *, threshold: float = 0.2,
@@ -76,7 +80,11 @@ class TaughtWords:
         if not isinstance(table, Mapping):
             raise ConfigError(f"{where}: [{TAUGHT_WORDS_TABLE}] has no `{_KEY}` table (written by "
                               "sensekit teach words); teach the words again")
-        return cls(WordClassifier.from_table(table, where=where), threshold=threshold)
+        try:
+            window_s = float(table.get("window_s", WINDOW_S))
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where}: `window_s` of [{TAUGHT_WORDS_TABLE}.{_KEY}] must be a number") from None
+        return cls(WordClassifier.from_table(table, where=where), threshold=threshold, window_s=window_s)
 
 
 def teach_words(takes: Mapping[str, Sequence[Segment]], others: Sequence[Segment], *,
@@ -96,4 +104,4 @@ def teach_words(takes: Mapping[str, Sequence[Segment]], others: Sequence[Segment
         y.extend([word] * len(segments))
     x.extend(emb.embed(s) for s in others)
     y.extend([OTHER] * len(others))
-    return TaughtWords(WordClassifier().fit(x, y), threshold=threshold, embedder=emb)
+    return TaughtWords(WordClassifier().fit(x, y), threshold=threshold, window_s=emb.window_s, embedder=emb)

@@ -6,7 +6,7 @@ said by the same people teach it what to refuse). ``probabilities(embedding)`` g
 command's probability for one segment's ``SpeechEmbedder.embed`` output, and ``decide``
 returns the most likely command when it reaches ``threshold``.
 
-Method: the ``(7, 96)`` embeddings flattened, standardised, and a multinomial logistic
+Method: the ``(n, 96)`` embeddings flattened, standardised, and a multinomial logistic
 regression (``scikit-learn``, ``C`` = 0.05, fitted deterministically). After fitting, the
 standardisation is folded into the weights: the model is then plain arrays (``classes``,
 ``weights``, ``bias``), applied with NumPy (a softmax), written to and read from a venue
