@@ -166,3 +166,32 @@ def test_taught_words_need_the_embedding_model(monkeypatch, taught, tmp_path, ca
     monkeypatch.setattr(se.importlib.util, "find_spec", lambda name: None)
     assert main(["events", silence(tmp_path), "--profile", str(taught), "--words", "one"]) == 2
     assert "pip install 'sensekit[voice]'" in capsys.readouterr().err
+
+
+def test_taught_words_not_listed_are_refusals(shared_data, taught):
+    """With only "one" listed, nicolas's fives and nines give nothing, and his ones are heard
+    (replayed twice: the same events)."""
+    from sensekit.audio.voice import VoiceStage
+    from sensekit.capture.base import AudioBlock
+    from sensekit.cli.voice_options import load_taught_words
+
+    import soundfile as sf
+
+    parts = []
+    for digit in (1, 5, 9, 1, 5, 9):
+        x, rate = sf.read(str(shared_data / "words" / f"{digit}_nicolas_{20 + len(parts) // 3}.wav"), dtype="float32")
+        parts += [np.zeros(rate // 2, np.float32), x, np.zeros(int(0.6 * rate), np.float32)]
+    x = np.concatenate(parts)
+
+    def hear() -> list:
+        stage = VoiceStage({"words": ("one",)}, taught=load_taught_words(str(taught)))
+        assert stage.word_paths() == {"one": "taught"} and stage.spotter is None
+        n = rate // 50
+        out = []
+        for i in range(0, len(x), n):
+            out += stage.process(AudioBlock(i // n, i / rate, x[i:i + n], rate, None))
+        return out + stage.finish()
+
+    first = hear()
+    assert [e.word for e in first] == ["one", "one"]
+    assert hear() == first
