@@ -13,9 +13,10 @@ profile is always heard with the window it was taught with.
 
 ``TaughtWords.spot(segment, t, among=...)`` embeds one voiced segment and returns a ``Word``
 event (``confidence``: the word's probability) for the most likely of the ``among`` words
-when its probability reaches ``threshold`` (``voice.taught_threshold``, 0.2: chosen from the
-nested leave-one-speaker-out thresholds of ``benchmarks/voice_embed_eval.py``). Taught words
-the run does not list count as refusals.
+when its probability reaches ``threshold`` (``voice.taught_threshold``, 0.2: for each developer
+speaker, the median of the nested thresholds of ``benchmarks/voice_embed_eval.py`` found
+without that speaker is 0.195-0.208). The most likely taught word must be listed: a segment
+most like a taught word that the run does not list gives nothing.
 
 Cost: the embedding, ~10-20 ms per segment on an idle core (up to ~80 ms on a loaded one),
 only when a segment closes; teaching ~0.1 s per take plus ~1 s of fitting. Failure modes:
@@ -62,7 +63,8 @@ class TaughtWords:
         return self._embedder
 
     def spot(self, segment: Segment, t: float, *, among: Sequence[str] | None = None) -> Word | None:
-        """The best of the ``among`` words in ``segment`` if its probability reaches the threshold."""
+        """The most likely taught word in ``segment``, if it is one of ``among`` and its probability
+        reaches the threshold."""
         self.embedded += 1
         found = self.classifier.decide(self.embedder().embed(segment), threshold=self.threshold,
                                        among=tuple(among) if among is not None else None)

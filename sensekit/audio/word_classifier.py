@@ -100,14 +100,13 @@ class WordClassifier:
 
     def decide(self, embedding: np.ndarray, *, threshold: float,
                among: tuple[str, ...] | None = None) -> tuple[str, float] | None:
-        """The most likely command (of ``among``, default all) and its probability, if that
-        reaches ``threshold``; the other classes count as refusals."""
+        """The most likely command and its probability, if that reaches ``threshold`` and the
+        word is one of ``among`` (default: all): a segment most like a command that is not
+        listed gives nothing, rather than the listed word that comes second."""
         p = self.probabilities(embedding)
-        if among is not None:
-            p = {w: v for w, v in p.items() if w in among}
-        if not p:
-            return None
         word = max(p, key=lambda w: p[w])
+        if among is not None and word not in among:
+            return None
         return (word, p[word]) if p[word] >= threshold else None
 
     # -- plain arrays for the venue profile ------------------------------------------------

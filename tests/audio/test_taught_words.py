@@ -169,23 +169,26 @@ def test_taught_words_need_the_embedding_model(monkeypatch, taught, tmp_path, ca
 
 
 def test_taught_words_not_listed_are_refusals(shared_data, taught):
-    """With only "one" listed, nicolas's fives and nines give nothing, and his ones are heard
-    (replayed twice: the same events)."""
+    """With only "nine" listed, nicolas's ones and fives give nothing and his nines are heard; a
+    replay gives the same events. The most likely taught word must be listed: taking the best
+    of the listed words alone gave "nine" for two of his ones and fives here (0.2 is low)."""
     from sensekit.audio.voice import VoiceStage
     from sensekit.capture.base import AudioBlock
     from sensekit.cli.voice_options import load_taught_words
 
     import soundfile as sf
 
-    parts = []
-    for digit in (1, 5, 9, 1, 5, 9):
-        x, rate = sf.read(str(shared_data / "words" / f"{digit}_nicolas_{20 + len(parts) // 3}.wav"), dtype="float32")
-        parts += [np.zeros(rate // 2, np.float32), x, np.zeros(int(0.6 * rate), np.float32)]
+    parts, said = [], []
+    for k in range(40, 44):
+        for digit in (1, 5, 9):
+            x, rate = sf.read(str(shared_data / "words" / f"{digit}_nicolas_{k}.wav"), dtype="float32")
+            parts += [np.zeros(rate // 2, np.float32), x, np.zeros(int(0.6 * rate), np.float32)]
+            said.append(digit)
     x = np.concatenate(parts)
 
     def hear() -> list:
-        stage = VoiceStage({"words": ("one",)}, taught=load_taught_words(str(taught)))
-        assert stage.word_paths() == {"one": "taught"} and stage.spotter is None
+        stage = VoiceStage({"words": ("nine",)}, taught=load_taught_words(str(taught)))
+        assert stage.word_paths() == {"nine": "taught"} and stage.spotter is None
         n = rate // 50
         out = []
         for i in range(0, len(x), n):
@@ -193,5 +196,6 @@ def test_taught_words_not_listed_are_refusals(shared_data, taught):
         return out + stage.finish()
 
     first = hear()
-    assert [e.word for e in first] == ["one", "one"]
+    assert {e.word for e in first} == {"nine"}
+    assert 3 <= len(first) <= 4                       # of 4 nines, and none of the 8 others
     assert hear() == first
