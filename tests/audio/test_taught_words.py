@@ -199,3 +199,14 @@ def test_taught_words_not_listed_are_refusals(shared_data, taught):
     assert {e.word for e in first} == {"nine"}
     assert 3 <= len(first) <= 4                       # of 4 nines, and none of the 8 others
     assert hear() == first
+
+
+def test_without_the_extra_teaching_words_says_what_to_install(monkeypatch, tmp_path, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pocketsphinx", None)
+    assert main(["teach", "words", "--profile", str(tmp_path / "p.toml"), "--other", "a.wav",
+                 "left=a.wav,b.wav,c.wav"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'sensekit[voice]'" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "p.toml").exists()
