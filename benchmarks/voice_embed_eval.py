@@ -1,7 +1,7 @@
 """Command words learnt from other speakers' takes (speech embeddings), leave one speaker out.
 
     python benchmarks/voice_embed_eval.py [--takes N] [--triples 1,5,9 0,2,7 ...] [--fa 0.03] [--fixed T ...]
-                                          [--speaker-norm] [--sounds] [--window 0.96]
+                                          [--speaker-norm] [--sounds] [--personal] [--window 0.96]
 
 Every take of ../shared/data/words is cut by the real ``VoiceStage`` chain (8 kHz -> soxr
 16 kHz -> WebRTC VAD), as ``benchmarks/voice_eval.py`` does, and its longest segment embedded
@@ -24,6 +24,11 @@ statistics come from a balanced mix of all ten digits, which a real session woul
 
 ``--window S``: the embedding window in seconds (0.96, the default, gives 3 sets of 96 numbers;
 1.28 gives 7).
+
+``--personal``: words taught by one person for that person, as ``sensekit teach words`` with
+takes of a single speaker: for each speaker and triple, the classifier is fitted on that
+speaker's first 5 takes of every digit (the commands, and the other seven digits as other
+speech) and tested on the speaker's other 45 takes of each digit, at the threshold 0.2.
 
 ``--sounds``: taught sounds on embeddings instead of DTW on MFCCs, as ``benchmarks/voice_eval.py``
 measures them: each speaker teaches the ten digits from its first 3 (then 5) takes (in the
@@ -117,6 +122,7 @@ def main() -> int:
     ap.add_argument("--fixed", type=float, nargs="*", default=[],
                     help="also report these fixed thresholds (voice.taught_threshold), the same for every fold")
     ap.add_argument("--window", type=float, default=0.96, help="embedding window in seconds")
+    ap.add_argument("--personal", action="store_true", help="words taught by one speaker, tested on that speaker")
     ap.add_argument("--sounds", action="store_true", help="taught sounds by nearest embedding (3 and 5 examples)")
     ap.add_argument("--speaker-norm", action="store_true", help="standardise each speaker's embeddings (unlabelled)")
     args = ap.parse_args()
@@ -138,6 +144,8 @@ def main() -> int:
           f"on {os.cpu_count()} cores)")
     if args.sounds:
         sound_accuracy(emb, labels, speakers)
+    if args.personal:
+        personal(emb, labels, speakers, [tuple(int(v) for v in t.split(",")) for t in args.triples])
     print("\ncommands learnt from the other two speakers, leave one speaker out")
     print("commands            held out   threshold  recall  false accepts  wrong word")
     rows = []
@@ -172,6 +180,28 @@ def held_out_default(nested: list[dict], speakers: np.ndarray) -> None:
             print(f"{r['commands']:<19} {who:<10} {t:9.3f}  {held_rows[-1]['recall']:6.3f}"
                   f"  {held_rows[-1]['false_accepts']:13.3f}")
     summary(held_rows, "held-out default")
+
+
+def personal(emb: np.ndarray, labels: np.ndarray, speakers: np.ndarray, triples: list[tuple[int, ...]],
+             k: int = 5, threshold: float = 0.2) -> None:
+    print(f"\nwords taught by one speaker ({k} takes of every digit), tested on that speaker's other takes")
+    print("commands            speaker    recall  false accepts")
+    rows = []
+    for triple in triples:
+        for who in sorted(set(speakers.tolist())):
+            mine = np.nonzero(speakers == who)[0]
+            taught = np.concatenate([mine[labels[mine] == d][:k] for d in range(10)])
+            tests = np.setdiff1d(mine, taught)
+            names = np.array([DIGITS[d] if d in triple else OTHER for d in labels])
+            clf = WordClassifier().fit(emb[taught], names[taught].tolist())
+            p = clf.probability_matrix(emb[tests])
+            word, best = np.array(clf.words)[p.argmax(axis=1)], p.max(axis=1)
+            acc, tg = best >= threshold, np.isin(labels[tests], triple)
+            rows.append({"recall": float((acc & (word == names[tests]))[tg].mean()),
+                         "false_accepts": float(acc[~tg].mean())})
+            print(f"{','.join(DIGITS[d] for d in triple):<19} {who:<10} {rows[-1]['recall']:6.3f}"
+                  f"  {rows[-1]['false_accepts']:13.3f}")
+    summary(rows, f"one speaker, {k} takes")
 
 
 def sound_accuracy(emb: np.ndarray, labels: np.ndarray, speakers: np.ndarray) -> None:
