@@ -12,7 +12,8 @@ speaker, for front-end variants aimed at narrowband input: as shipped (noise rem
 noise removal on; the mel filters ending at 4 kHz instead of 6.8 kHz (``-upperf 4000``, and
 with 20 filters); Gaussian noise above 3.9 kHz at a fixed level (the empty band is what the
 upsampled audio lacks); and a crude bandwidth extension (``widen``: the 4-8 kHz bins of a
-512-point STFT filled with the 3-3.9 kHz band's RMS, random phase, a fixed seed).
+512-point STFT filled with the 3-3.9 kHz band's RMS, random phase, a fixed seed); and the front
+end of CMU's 8 kHz model (200-3500 Hz, 31 filters) used with the wheel's 16 kHz model.
 
 ``--margin``: keyword detection as a grammar decode of the three command words against an
 allphone (phone-loop, with the wheel's phone language model) decode of the same segment; the
@@ -108,7 +109,9 @@ def front_end(pcms, labels, speakers) -> None:
                 ("upperf 3800, 20 filters", {"upperf": 3800, "nfilt": 20}, "no", None),
                 ("noise > 3.9 kHz, rms 10", {}, "no", lambda p: hf_noise(p, 10.0)),
                 ("noise > 3.9 kHz, rms 30", {}, "no", lambda p: hf_noise(p, 30.0)),
-                ("widen (3-3.9 kHz level to 4-8 kHz)", {}, "no", widen)]
+                ("widen (3-3.9 kHz level to 4-8 kHz)", {}, "no", widen),
+                ("CMU's 8 kHz settings: 200-3500 Hz, 31 filters", {"lowerf": 200, "upperf": 3500, "nfilt": 31},
+                 "no", None)]
     grammar = "#JSGF V1.0;\ngrammar g;\npublic <s> = " + " | ".join(DIGITS) + ";\n"
     truth = np.array([DIGITS[v] for v in labels])
     print("closed-set ten-digit accuracy    all  " + "  ".join(sorted(set(speakers))))

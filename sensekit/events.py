@@ -397,12 +397,13 @@ class Pitch(Event):
 @register
 @dataclass(frozen=True, slots=True)
 class Word(Event):
-    """A listed command word was said (``sensekit.audio.words``); ``t`` is when it was heard."""
+    """A listed command word was said (``sensekit.audio.words``, or a word taught from takes:
+    ``sensekit.audio.taught_words``); ``t`` is when it was heard."""
     name: ClassVar[str] = "word"
     word: str = ""
     start: float = 0.0                 # the word's start and end in the source's seconds
     end: float = 0.0
-    confidence: float = 0.0            # 0..1; 0.5 at the detection threshold
+    confidence: float = 0.0            # 0..1; 0.5 at the spotter's threshold, a taught word's probability
 
 
 @register

@@ -10,8 +10,15 @@ end of the block in which the segment closed (``hangover_ms`` after the sound st
 Settings (group ``voice``): ``words`` (the command list; ``--words left,right,jump``, or
 ``[voice] words = [...]`` in a venue profile), ``threshold`` and ``min_coverage`` of the word
 spotter, ``vad_mode`` (0..3) and ``hangover_ms`` of the segmenter, ``widen_band`` (off: fill the
-empty top band of audio sampled under 14 kHz before recognising words), and ``sound_distance`` for
-taught sounds. The taught sounds themselves are a ``SoundBook`` given to the constructor.
+empty top band of audio sampled under 14 kHz before recognising words), ``sound_distance`` for
+taught sounds and ``taught_threshold`` for taught words. The taught sounds themselves are a
+``SoundBook``, the taught words a ``TaughtWords`` (``sensekit.audio.taught_words``), both given
+to the constructor.
+
+Two paths for words: a listed word that has takes in ``taught`` is heard by its classifier on
+speech embeddings; the others by PocketSphinx keyword spotting over the English dictionary
+(``word_paths()`` says which is which). A segment goes to the classifier first, and to the
+spotter only when the classifier heard none of its words.
 
 Only what someone listens to runs (``listen``); a stage switched on again starts a fresh
 stream. Cost: resampling (~20 us per 10 ms block) and the detector (~10 us per 20 ms) always;
@@ -43,7 +50,8 @@ class VoiceStage(Tunable, section="voice",
     emits = frozenset({"word", "sound"})
     always_run = False
     words: Setting[tuple[str, ...]] = setting(
-        (), "command words to listen for (English, from the recogniser's dictionary)",
+        (), "command words to listen for (English, from the recogniser's dictionary, or taught from "
+        "takes: sensekit teach words)",
         kind="words", flag="--words")
     threshold: Setting[float] = setting(
         -0.8, "word score needed (log-likelihood ratio per 10 ms frame against a "
@@ -59,9 +67,12 @@ class VoiceStage(Tunable, section="voice",
     sound_distance = setting(
         1.5, "taught sounds: distance to the nearest example accepted, in units "
         "of the examples' own spread (higher: more sounds accepted)", unit="spread", lo=0.1, hi=10)
+    taught_threshold = setting(
+        0.2, "words taught from takes (sensekit teach words): probability needed (higher: fewer "
+        "false words, more missed ones)", unit="probability", lo=0.01, hi=0.99)
 
     def __init__(self, values: Mapping[str, Any] | None = None, *, sounds: Any = None,
-                 channels: int | None = None) -> None:
+                 taught: Any = None, channels: int | None = None) -> None:
         from sensekit.audio.words import require_voice
 
         require_voice()
@@ -69,10 +80,14 @@ class VoiceStage(Tunable, section="voice",
 
         self._soxr = soxr
         self.sounds = sounds
+        self.taught = taught
+        self.taught_listed: tuple[str, ...] = ()      # the listed words heard by ``taught``
         self.channels = channels
         self.spotter: Any = None
         self.segmenter: SpeechSegmenter | None = None
         self.init_settings(values)
+        if taught is not None:
+            taught.threshold = self.taught_threshold
         self._build_spotter()
         self._build_segmenter()
         self.emits = frozenset(n for n, on in (("word", bool(self.words)), ("sound", sounds is not None)) if on)
@@ -90,14 +105,25 @@ class VoiceStage(Tunable, section="voice",
     def _build_spotter(self) -> None:
         from sensekit.audio.words import WordSpotter
 
-        self.spotter = WordSpotter(self.words, threshold=self.threshold,
-                                   min_coverage=self.min_coverage) if self.words else None
+        known = set(self.taught.words) if self.taught is not None else set()
+        self.taught_listed = tuple(w.lower() for w in self.words if w.lower() in known)
+        spoken = tuple(w for w in self.words if w.lower() not in known)
+        if self.taught_listed:
+            self.taught.embedder()                # load the model now: a missing one fails at the start
+        self.spotter = WordSpotter(spoken, threshold=self.threshold,
+                                   min_coverage=self.min_coverage) if spoken else None
         self._tell_band()
+
+    def word_paths(self) -> dict[str, str]:
+        """Each listed word and what hears it: ``"taught"`` (its takes) or ``"dictionary"``."""
+        return {w: "taught" if w.lower() in self.taught_listed else "dictionary" for w in self.words}
 
     def _build_segmenter(self) -> None:
         self.segmenter = SpeechSegmenter(mode=self.vad_mode, hangover_ms=self.hangover_ms)
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
+        if self.taught is not None:
+            self.taught.threshold = self.taught_threshold
         if "words" in changed:
             self._build_spotter()
         elif self.spotter is not None:
@@ -162,10 +188,13 @@ class VoiceStage(Tunable, section="voice",
         """The events of one voiced segment (heard at time ``t``)."""
         self.segments += 1
         out: list[Event] = []
-        if self.spotter is not None:
+        word = None
+        if self.taught_listed:
+            word = self.taught.spot(segment, t, among=self.taught_listed)
+        if word is None and self.spotter is not None:
             word = self.spotter.spot(segment, t)
-            if word is not None:
-                out.append(word)
+        if word is not None:
+            out.append(word)
         if self.sounds is not None:
             sound = self.sounds.match(segment, t, distance=self.sound_distance)
             if sound is not None:

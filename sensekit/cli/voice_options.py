@@ -1,7 +1,11 @@
 """Voice options for ``sensekit events`` and ``run``: command words and taught sounds.
 
-    --words WORD,WORD,...     word events for these English words (``voice.words``; a venue
-                              profile's ``[voice] words = [...]`` does the same)
+    --words WORD,WORD,...     word events for these words (``voice.words``; a venue
+                              profile's ``[voice] words = [...]`` does the same): a word
+                              taught to the ``--profile`` from takes (``sensekit teach
+                              words``) is heard by its classifier, any other English word
+                              by PocketSphinx; which path each word takes is printed to
+                              stderr at the start
     --sounds                  sound events for the sounds taught to the ``--profile``
                               (``sensekit teach sound``)
 
@@ -12,11 +16,12 @@ naming the install (exit status 2). The other ``voice`` settings are ``--set voi
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any, Mapping
 
 from sensekit.cli.tuning import add_setting_flags, section_values
 
-__all__ = ["add_arguments", "option_values", "build_stages", "load_sound_book"]
+__all__ = ["add_arguments", "option_values", "build_stages", "load_sound_book", "load_taught_words"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +49,29 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
         return []
     from sensekit.audio.voice import VoiceStage
 
-    return [VoiceStage(values, sounds=sounds)]
+    taught = load_taught_words(getattr(args, "profile", None)) if values.get("words") else None
+    stage = VoiceStage(values, sounds=sounds, taught=taught)
+    paths = stage.word_paths()
+    if paths:
+        heard = [("taught from takes in the profile", [w for w, p in paths.items() if p == "taught"]),
+                 ("PocketSphinx, English dictionary", [w for w, p in paths.items() if p == "dictionary"])]
+        print("voice words: " + "; ".join(f"{', '.join(ws)}: {how}" for how, ws in heard if ws), file=sys.stderr)
+    return [stage]
+
+
+def load_taught_words(path: str | None) -> Any:
+    """The ``TaughtWords`` of the profile at ``path`` (``sensekit teach words``), or ``None``
+    when there is no profile or it has none."""
+    from sensekit.audio.words import require_voice
+    from sensekit.profile.load import read_table
+
+    if not path:
+        return None
+    require_voice()
+    from sensekit.audio.taught_words import TAUGHT_WORDS_TABLE, TaughtWords
+
+    tables = read_table(path, TAUGHT_WORDS_TABLE)
+    return TaughtWords.from_tables(tables, where=str(path)) if tables else None
 
 
 def load_sound_book(path: str | None) -> Any:

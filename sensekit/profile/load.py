@@ -20,7 +20,8 @@ lists them all), so any setting can be kept for a venue::
     method = "activity"
 
 A ``[midi]`` table is the MIDI map (``sensekit.midi.mapping``), read by ``--midi``.
-Taught sounds (``sensekit teach sound``) live in ``[sounds.NAME]`` tables of learned data
+Taught sounds (``sensekit teach sound``) live in ``[sounds.NAME]`` tables of learned data, taught
+command words (``sensekit teach words``) in ``[taught_words.classifier]``
 (``DATA_TABLES``), which the settings check skips and ``read_table`` returns; taught hand
 gestures (``sensekit teach gesture``) in ``[taught_gestures]`` (``TAUGHT_TABLE``).
 
@@ -72,8 +73,9 @@ __all__ = ["Profile", "TAUGHT_TABLE", "LEGACY_KEYS", "DEPRECATED", "DATA_TABLES"
            "profile_from_dict", "find_line", "legacy_name", "read_table"]
 
 #: tables that hold learned data rather than settings: ``[sounds.NAME]`` (``sensekit teach
-#: sound``; read by ``sensekit.audio.sounds``), skipped by the settings check
-DATA_TABLES = frozenset({"sounds"})
+#: sound``; read by ``sensekit.audio.sounds``) and ``[taught_words.classifier]`` (``sensekit
+#: teach words``; ``sensekit.audio.taught_words``), skipped by the settings check
+DATA_TABLES = frozenset({"sounds", "taught_words"})
 
 MAX_PROFILE_BYTES = 1 << 20       # a profile is a page of settings; 1 MB is far beyond any
 MAX_PROFILE_DEPTH = 8             # tables and arrays in a profile: [motion.zones] door = [..]

@@ -1,0 +1,109 @@
+"""Command words taught from recorded takes: speech embedding + word classifier, as ``word`` events.
+
+``teach_words({"left": [segments...], ...}, others=[segments...])`` embeds every take's
+voiced segment (``sensekit.audio.speech_embedding``) and fits a ``WordClassifier`` on them:
+the commands, and ``others`` (any other speech: other words, chatter) as what to refuse.
+Takes from several people make it speaker-independent; takes from one person make it that
+person's. The result is a ``TaughtWords``; ``to_tables()``/``from_tables()`` keep it in the
+venue profile as ``[taught_words.classifier]`` (plain arrays, see ``word_classifier``), so a
+replay with the same profile gives the same events.
+
+The embedding window (``window_s``, 0.96 s) is kept in the table with the classifier, so a
+profile is always heard with the window it was taught with.
+
+``TaughtWords.spot(segment, t, among=...)`` embeds one voiced segment and returns a ``Word``
+event (``confidence``: the word's probability) for the most likely of the ``among`` words
+when its probability reaches ``threshold`` (``voice.taught_threshold``, 0.2: for each developer
+speaker, the median of the nested thresholds of ``benchmarks/voice_embed_eval.py`` found
+without that speaker is 0.195-0.208). The most likely taught word must be listed: a segment
+most like a taught word that the run does not list gives nothing.
+
+Cost: the embedding, ~10-20 ms per segment on an idle core (up to ~80 ms on a loaded one),
+only when a segment closes; teaching ~0.1 s per take plus ~1 s of fitting. Failure modes:
+``ConfigError`` naming the install without the extra, and naming the profile when its table
+is damaged.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from sensekit.audio.speech_embedding import WINDOW_S, SpeechEmbedder
+from sensekit.audio.vad import Segment
+from sensekit.audio.word_classifier import OTHER, WordClassifier
+from sensekit.errors import ConfigError
+from sensekit.events import Word
+
+__all__ = ["TaughtWords", "teach_words", "TAUGHT_WORDS_TABLE"]
+
+TAUGHT_WORDS_TABLE = "taught_words"
+_KEY = "classifier"
+
+
+class TaughtWords:
+    """A fitted word classifier with the embedder that feeds it (see the module docstring)."""
+
+    def __init__(self, classifier: WordClassifier, *, threshold: float = 0.2, window_s: float = WINDOW_S,
+                 embedder: SpeechEmbedder | None = None) -> None:
+        self.classifier = classifier
+        self.window_s = float(window_s)
+        self.threshold = float(threshold)
+        self._embedder = embedder
+        self.embedded = 0               # segments embedded (the cost that matters)
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return self.classifier.words
+
+    def embedder(self) -> SpeechEmbedder:
+        if self._embedder is None:
+            self._embedder = SpeechEmbedder(window_s=self.window_s)
+        return self._embedder
+
+    def spot(self, segment: Segment, t: float, *, among: Sequence[str] | None = None) -> Word | None:
+        """The most likely taught word in ``segment``, if it is one of ``among`` and its probability
+        reaches the threshold."""
+        self.embedded += 1
+        found = self.classifier.decide(self.embedder().embed(segment), threshold=self.threshold,
+                                       among=tuple(among) if among is not None else None)
+        if found is None:
+            return None
+        return Word(t=t, word=found[0], start=segment.start, end=segment.end, confidence=found[1])
+
+    def to_tables(self) -> dict[str, dict[str, Any]]:
+        return {_KEY: {"window_s": self.window_s, **self.classifier.to_table()}}
+
+    @classmethod
+    def from_tables(cls, tables: Mapping[str, Any], *, threshold: float = 0.2,
+                    where: str = "profile") -> TaughtWords:
+        table = tables.get(_KEY)
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{where}: [{TAUGHT_WORDS_TABLE}] has no `{_KEY}` table (written by "
+                              "sensekit teach words); teach the words again")
+        try:
+            window_s = float(table.get("window_s", WINDOW_S))
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where}: `window_s` of [{TAUGHT_WORDS_TABLE}.{_KEY}] must be a number") from None
+        return cls(WordClassifier.from_table(table, where=where), threshold=threshold, window_s=window_s)
+
+
+def teach_words(takes: Mapping[str, Sequence[Segment]], others: Sequence[Segment], *,
+                embedder: SpeechEmbedder | None = None, threshold: float = 0.2) -> TaughtWords:
+    """Fit the classifier on the takes of each word and on ``others`` (what to refuse)."""
+    if not takes:
+        raise ConfigError("teach at least one word (WORD=FILE,FILE,...)")
+    if not others:
+        raise ConfigError("the words need takes of other speech to learn what to refuse (--other FILE,...)")
+    emb = embedder or SpeechEmbedder()
+    x: list[np.ndarray] = []
+    y: list[str] = []
+    for word, segments in takes.items():
+        if word == OTHER:
+            raise ConfigError("a taught word needs a name")
+        x.extend(emb.embed(s) for s in segments)
+        y.extend([word] * len(segments))
+    x.extend(emb.embed(s) for s in others)
+    y.extend([OTHER] * len(others))
+    return TaughtWords(WordClassifier().fit(x, y), threshold=threshold, window_s=emb.window_s, embedder=emb)

@@ -1,0 +1,104 @@
+"""``sensekit teach words``: command words learnt from recorded takes, kept in a venue profile.
+
+    sensekit teach words --profile venue.toml --other FILE[,FILE...] WORD=FILE[,FILE...] [WORD=...]
+
+Each FILE is an audio file, a recording folder (its ``audio.wav``), or either with a time range
+``FILE@START-END`` in seconds, as for ``teach sound``. A WORD's FILEs are takes of that word
+(the longest voiced part of each is kept; 3 or more per word, from several people for a
+speaker-independent model). ``--other`` FILEs hold other speech (other words, chatter): every
+voiced part of them teaches the classifier what to refuse. The classifier
+(``sensekit.audio.taught_words``: speech embeddings + logistic regression) replaces any
+``[taught_words]`` of the profile, the rest of the file is kept; then
+``sensekit events SRC --profile venue.toml --words WORD,...`` hears those words with it.
+Teaching is deterministic: the same takes give the same profile. Needs the voice extra.
+Errors (a bad name, a missing file, too few takes, a take with no speech) are one line naming
+the problem (exit status 2).
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from sensekit.cli._teach_sound import parse_teaching, read_example
+from sensekit.cli.paths import OutputPath
+from sensekit.errors import ConfigError
+
+MIN_TAKES = 3
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``words`` to the ``teach`` command's subcommands (``sensekit.cli.teach``)."""
+    s = sub.add_parser("words", help="teach command words from recorded takes: WORD=FILE[,FILE...]",
+                       description="Learn command words from takes (several people's for any speaker) "
+                                   "and other speech; kept in the profile for --words.")
+    s.add_argument("--profile", required=True, metavar="FILE", type=OutputPath(".toml"),
+                   help="the venue profile to keep them in (.toml; made if missing, else edited in place)")
+    s.add_argument("--other", required=True, metavar="FILE[,FILE...]",
+                   help="other speech (other words, talk): every voiced part is a take of what to refuse")
+    s.add_argument("words", nargs="+", metavar="WORD=FILE[,FILE...]",
+                   help=f"a word and its takes (FILE or FILE@START-END in seconds; {MIN_TAKES} or more)")
+    s.set_defaults(func=main)
+
+
+def parse_word(text: str) -> tuple[str, list[str]]:
+    """``"left=a.wav,b.wav,c.wav"`` -> ``("left", [...])``; a one-line error for a bad one."""
+    try:
+        name, takes = parse_teaching(text)
+    except ConfigError as exc:
+        raise ConfigError(str(exc).replace("a sound is NAME", "a word is WORD").replace("sound ", "word ")) from None
+    if len(takes) < MIN_TAKES:
+        raise ConfigError(f"word {name!r} needs at least {MIN_TAKES} takes (from several people for any "
+                          f"speaker), got {len(takes)}")
+    return name.lower(), takes
+
+
+def other_segments(spec: str) -> list[Any]:
+    """Every voiced segment of one ``--other`` example."""
+    import soxr
+
+    from sensekit.audio.level import mono
+    from sensekit.audio.vad import RATE, SpeechSegmenter
+
+    x, rate = read_example(spec)
+    if rate < 8000:
+        raise ConfigError(f"example {spec!r}: words are taught from audio at 8000 Hz or more, got {rate} Hz")
+    pad = np.zeros(rate // 2, np.float32)
+    y = soxr.resample(np.concatenate([pad, mono(np.asarray(x, np.float32)), pad]), rate, RATE)
+    seg = SpeechSegmenter()
+    found = seg.feed((np.clip(y, -1.0, 1.0) * 32767.0).astype(np.int16), 0.0) + seg.flush(len(y) / RATE)
+    if not found:
+        raise ConfigError(f"example {spec!r}: no speech found (it must stand 12 dB over the background)")
+    return found
+
+
+def main(args: argparse.Namespace) -> int:
+    from sensekit.audio.sounds import example_segment
+    from sensekit.audio.taught_words import TAUGHT_WORDS_TABLE, teach_words
+    from sensekit.audio.words import require_voice
+    from sensekit.profile.save import save_table
+
+    require_voice()
+    parsed = [parse_word(t) for t in args.words]           # every argument checked before work
+    names = [n for n, _ in parsed]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(f"word given twice: {', '.join(twice)} (list all its takes in one WORD=...)")
+    other_specs = [f.strip() for f in args.other.split(",") if f.strip()]
+    if not other_specs:
+        raise ConfigError("--other needs at least one file of other speech")
+    takes = {name: [example_segment(*read_example(spec), what=f"take {spec!r}") for spec in specs]
+             for name, specs in parsed}
+    others = [s for spec in other_specs for s in other_segments(spec)]
+    if len(others) < MIN_TAKES:
+        raise ConfigError(f"--other holds {len(others)} voiced parts; give at least {MIN_TAKES} "
+                          "(other words or talk)")
+    taught = teach_words(takes, others)
+    for name in names:
+        print(f"{name}: {len(takes[name])} takes")
+    print(f"other speech: {len(others)} parts")
+    save_table(args.profile, TAUGHT_WORDS_TABLE, taught.to_tables())
+    print(f"taught {', '.join(names)} -> {args.profile}  (sensekit events SRC --profile "
+          f"{args.profile} --words {','.join(names)})")
+    return 0
