@@ -402,10 +402,11 @@ class ClapDetector(Tunable, section="clap",
         out: list[Clap] = []
         end = self._end
         regions = self._regions
-        need = self._region[1] + self._local + self._hop + 1
         ready = 0
-        while ready < len(regions) and regions[ready] + need <= end:
-            ready += 1
+        if regions and regions[0] + self._ahead <= end:   # a peak of the first may be due now
+            need = self._region[1] + self._local + self._hop + 1
+            while ready < len(regions) and regions[ready] + need <= end:
+                ready += 1
         if ready:
             self._find_peaks(regions[:ready])
             del regions[:ready]
