@@ -218,6 +218,7 @@ class ClapDetector(Tunable, section="clap",
         self._fnext = 0                    # first grid frame not yet tested
         self._regions: list[int] = []      # candidate search starts waiting for their 12 ms
         self._peaks: list[tuple[int, int]] = []   # (peak, onset) waiting for the look-ahead
+        self._due = 1 << 62                # stream index at which _judge_ready has work
         self._last_found = -(1 << 62)      # last region peak found (peaks only move forward)
         self._last_clap = -(1 << 62)       # peak of the last clap reported
         self._recent: deque[tuple[int, float]] = deque()   # (peak, peak_db) of the recent claps
@@ -298,7 +299,7 @@ class ClapDetector(Tunable, section="clap",
             self._chunk_ss += ss
         else:
             self._chunk_done(end, ss)
-        if self._regions or self._peaks:
+        if end >= self._due:                      # a search or a judgement is due
             return self._judge_ready()
         return _NO_CLAPS
 
@@ -400,6 +401,7 @@ class ClapDetector(Tunable, section="clap",
             r0 = self._region[0]
             for k in (np.flatnonzero(hit) + k0).tolist():
                 self._regions.append(k * hop - r0)
+            self._due = min(self._due, self._regions[0] + self._ahead)
 
     def _judge_ready(self) -> list[Clap]:
         out: list[Clap] = []
@@ -419,6 +421,8 @@ class ClapDetector(Tunable, section="clap",
             clap = self._judge(p, onset)
             if clap is not None:
                 out.append(clap)
+        self._due = min(regions[0] if regions else 1 << 62,
+                        peaks[0][0] if peaks else 1 << 62) + self._ahead
         return out
 
     def _find_peaks(self, starts: list[int]) -> None:
