@@ -23,7 +23,9 @@ How it streams, and why the result does not depend on the blocks or the start:
    from 2 ms before it; it must be the loudest within +-12 ms, rise >= ``min_rise_db``
    (8 dB, 2 dB over the grid's 6, so the grid phase does not decide) over 35..10 ms
    before, reach ``min_level``, and not stay within 1 dB of itself 3..12 ms later.
-   Every measurement is anchored at ``p``, to the sample.
+   Every measurement is anchored at ``p``, to the sample. Regions are searched together
+   once the first one's peak could be due (``latency_ms`` after its start), on one
+   cumulative ``d**2`` kept between searches (``clap_energy.BandEnergy``).
 4. ``p`` is judged once 31.5 ms after it have arrived (``latency_ms``, 32.5 ms, plus
    the block that brings them): a clap needs ``score >= threshold`` (the shipped
    ``clap_model.THRESHOLD``). Claps closer than ``min_gap_ms`` (75 ms, 3/4 of the
@@ -49,9 +51,9 @@ block. Not in the table: ``gain`` (the audio stage's), ``model`` (another tree m
 ``strength`` is the peak's level / 100.
 
 Cost (48 kHz): ~1.4 us per block, plus ~12 us per 28 ms of sound above ``min_level`` (the
-grid), ~55 us per batch of candidates searched for their peak and ~150 us per burst judged
-(a few per second of busy sound); ~4.3 us per 512-sample block on ``benchmarks/audio.py``'s
-signal. The sample, difference and cumulative-sum buffers are reused (grown when needed).
+grid), ~40 us per batch of candidates searched for their peak and ~150 us per burst judged
+(a few per second of busy sound); ~4 us per 512-sample block on ``benchmarks/audio.py``'s
+signal. The sample, frame-power and cumulative-sum buffers are reused (grown when needed).
 
 Failure modes: ``ConfigError`` for a rate outside 8000..48000 Hz, a rate change
 mid-stream, a stereo block with ``channels=1``, or a bad setting (each names the
