@@ -23,7 +23,9 @@ How it streams, and why the result does not depend on the blocks or the start:
    from 2 ms before it; it must be the loudest within +-12 ms, rise >= ``min_rise_db``
    (8 dB, 2 dB over the grid's 6, so the grid phase does not decide) over 35..10 ms
    before, reach ``min_level``, and not stay within 1 dB of itself 3..12 ms later.
-   Every measurement is anchored at ``p``, to the sample.
+   Every measurement is anchored at ``p``, to the sample. Regions are searched together
+   once the first one's peak could be due (``latency_ms`` after its start), on one
+   cumulative ``d**2`` kept between searches (``clap_energy.BandEnergy``).
 4. ``p`` is judged once 31.5 ms after it have arrived (``latency_ms``, 32.5 ms, plus
    the block that brings them): a clap needs ``score >= threshold`` (the shipped
    ``clap_model.THRESHOLD``). Claps closer than ``min_gap_ms`` (75 ms, 3/4 of the
@@ -49,9 +51,9 @@ block. Not in the table: ``gain`` (the audio stage's), ``model`` (another tree m
 ``strength`` is the peak's level / 100.
 
 Cost (48 kHz): ~1.4 us per block, plus ~12 us per 28 ms of sound above ``min_level`` (the
-grid), ~55 us per batch of candidates searched for their peak and ~150 us per burst judged
-(a few per second of busy sound); ~4.3 us per 512-sample block on ``benchmarks/audio.py``'s
-signal. The sample, difference and cumulative-sum buffers are reused (grown when needed).
+grid), ~40 us per batch of candidates searched for their peak and ~150 us per burst judged
+(a few per second of busy sound); ~4 us per 512-sample block on ``benchmarks/audio.py``'s
+signal. The sample, frame-power and cumulative-sum buffers are reused (grown when needed).
 
 Failure modes: ``ConfigError`` for a rate outside 8000..48000 Hz, a rate change
 mid-stream, a stereo block with ``channels=1``, or a bad setting (each names the
@@ -72,6 +74,7 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.audio.clap_energy import BandEnergy
 from sensekit.audio.clap_features import (
     FEATURES,
     POST_MS,
@@ -217,6 +220,7 @@ class ClapDetector(Tunable, section="clap",
         self._fnext = 0                    # first grid frame not yet tested
         self._regions: list[int] = []      # candidate search starts waiting for their 12 ms
         self._peaks: list[tuple[int, int]] = []   # (peak, onset) waiting for the look-ahead
+        self._due = 1 << 62                # stream index at which _judge_ready has work
         self._last_found = -(1 << 62)      # last region peak found (peaks only move forward)
         self._last_clap = -(1 << 62)       # peak of the last clap reported
         self._recent: deque[tuple[int, float]] = deque()   # (peak, peak_db) of the recent claps
@@ -233,6 +237,7 @@ class ClapDetector(Tunable, section="clap",
         self._rise_far, self._rise_near = m.ms(35.0), m.ms(10.0)   # the rise window (features)
         self._d3 = m.ms(3.0)
         self._width, self._band_pre = m.width, m.band_pre   # clap_band: L, history
+        self._energy = BandEnergy(rate, m.width)          # the peak search's cumulative d**2
         # samples kept before a region start / peak: the features', the grid's, _find_peaks'
         self._back = max(m.pre, self._local + self._rise_far + m.hop,
                          (_BASE_FRAMES[0] + 1) * m.hop) + m.hop + m.band_pre
@@ -254,7 +259,8 @@ class ClapDetector(Tunable, section="clap",
         self._fp = np.zeros(512, np.float64)            # grid frame powers of the difference
         self._fp0 = -_BASE_FRAMES[0] - 1                # frame index of _fp[0]
         self._fvalid = 1 << 62                          # first frame with a cached power
-        self._pbuf = np.empty(16384, np.float64)        # _find_peaks' cumulative sums and envelope
+        self._pbuf = np.empty(4096, np.float64)         # _find_peaks' envelope
+        self._energy.reset()
 
     # -- streaming -------------------------------------------------------------
     def feed(self, block: AudioBlock) -> Sequence[Clap]:
@@ -295,7 +301,7 @@ class ClapDetector(Tunable, section="clap",
             self._chunk_ss += ss
         else:
             self._chunk_done(end, ss)
-        if self._regions or self._peaks:
+        if end >= self._due:                      # a search or a judgement is due
             return self._judge_ready()
         return _NO_CLAPS
 
@@ -397,15 +403,17 @@ class ClapDetector(Tunable, section="clap",
             r0 = self._region[0]
             for k in (np.flatnonzero(hit) + k0).tolist():
                 self._regions.append(k * hop - r0)
+            self._due = min(self._due, self._regions[0] + self._ahead)
 
     def _judge_ready(self) -> list[Clap]:
         out: list[Clap] = []
         end = self._end
         regions = self._regions
-        need = self._region[1] + self._local + self._hop + 1
         ready = 0
-        while ready < len(regions) and regions[ready] + need <= end:
-            ready += 1
+        if regions and regions[0] + self._ahead <= end:   # a peak of the first may be due now
+            need = self._region[1] + self._local + self._hop + 1
+            while ready < len(regions) and regions[ready] + need <= end:
+                ready += 1
         if ready:
             self._find_peaks(regions[:ready])
             del regions[:ready]
@@ -415,34 +423,31 @@ class ClapDetector(Tunable, section="clap",
             clap = self._judge(p, onset)
             if clap is not None:
                 out.append(clap)
+        self._due = min(regions[0] if regions else 1 << 62,
+                        peaks[0][0] if peaks else 1 << 62) + self._ahead
         return out
 
     def _find_peaks(self, starts: list[int]) -> None:
         """The peak of each search region; keep those that are the loudest sample within
         +-12 ms and pass the cheap checks (rise, level, not sustained), with their onset.
 
-        One envelope serves all the regions: ``d**2`` summed from the first region's rise
-        window to the last region's end (float64: quiet sums follow loud ones)."""
+        One envelope serves all the regions: differences of the cumulative ``d**2`` that
+        ``_energy`` keeps from one search to the next (float64: quiet sums follow loud ones)."""
         h, loc, span = self._hop, self._local, self._region[1]
         far, near, d3 = self._rise_far, self._rise_near, self._d3
-        a = starts[0] - loc - far - h                    # first sample whose d is needed
         first = starts[0] - loc                           # first sample of e
         n_e = starts[-1] + span + loc - first
-        k = self._band_pre
-        bseg = self._buf[a - k - self._b0: first + n_e + h - self._b0].astype(np.float64)
-        seg = bseg[k - 1:]                                # seg[i] <-> sample a - 1 + i
-        d = clap_band(bseg, self._width)                  # d[i] <-> sample a + i
-        d *= d
-        if len(d) + n_e + 1 > len(self._pbuf):
-            self._pbuf = np.empty(2 * (len(d) + n_e + 1), np.float64)
-        c = self._pbuf[: len(d) + 1]                      # c[i]: samples a .. a + i - 1
-        c[0] = 0.0
-        np.cumsum(d, out=c[1:])
-        i0 = first - h // 2 - a
-        e = np.subtract(c[i0 + h: i0 + h + n_e], c[i0: i0 + n_e], out=self._pbuf[len(c): len(c) + n_e])
+        en = self._energy
+        en.extend(self._buf, self._b0, first - far - h, first + n_e + h)
+        c, c0 = en.c, en.c0                               # c[i - c0]: d**2 summed up to sample i
+        if n_e > len(self._pbuf):
+            self._pbuf = np.empty(2 * n_e, np.float64)
+        i0 = first - h // 2 - c0
+        e = np.subtract(c[i0 + h: i0 + h + n_e], c[i0: i0 + n_e], out=self._pbuf[:n_e])
         e /= h                                            # e[i] <-> sample first + i
         last = self._last_found
         strict = not self.keep_features
+        b0 = self._b0
         for s in starts:
             i = s - first
             k = i + int(e[i: i + span].argmax())
@@ -454,12 +459,13 @@ class ClapDetector(Tunable, section="clap",
             if e_p < float(reduce_max(e[k - loc: k + loc + 1])):
                 continue                                  # a louder sample nearby owns it
             if strict:
-                q = p - a
+                q = p - c0
                 rise = e_p * (far - near) / (float(c[q - near] - c[q - far]) + 1e-30)
                 after = float(c[q + loc] - c[q + d3]) / (loc - d3)
-                xs = seg[q + 1 - h // 2: q + 1 - h // 2 + h]
-                if (rise < self._min_rise or after > e_p * _SUSTAINED
-                        or float(np.dot(xs, xs)) / h * self._gain2 < self._min_peak):
+                if rise < self._min_rise or after > e_p * _SUSTAINED:
+                    continue
+                xs = self._buf[p - h // 2 - b0: p - h // 2 + h - b0].astype(np.float64)
+                if float(np.dot(xs, xs)) / h * self._gain2 < self._min_peak:
                     continue                              # cheap checks before the features
             back = e[k - loc: k + 1] >= e_p * 10.0 ** (-_ONSET_DB / 10.0)
             self._peaks.append((p, p - loc + int(back.argmax())))

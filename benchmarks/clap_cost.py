@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""What the clap stage costs on a dense real clip, and which part costs it (for speed work).
+
+Streams the clip (default the shared laughter clip, looped to ``--seconds``) in 512-sample
+blocks through fresh ``ClapDetector``s, ``--passes`` times, the block energy given as the
+level stage gives it. Prints the CPU time per block of the fastest pass (``time.process_time``:
+on a shared machine it moves less than wall time) and how many grid chunks, peak searches and
+judged bursts one pass holds.
+
+``--replay grid,search,measure,score``: the first pass records what those parts return and
+the later passes replay it, so they cost (almost) nothing. Under valgrind, the instructions
+of ``--passes 3`` minus ``--passes 2`` are one pass; with and without a part replayed, the
+difference is that part's cost:
+
+    valgrind --tool=callgrind .venv/bin/python benchmarks/clap_cost.py --passes 2 --replay score
+
+(docs/claps.md, "Exact speed-ups", gives the figures). Exit status 0; a benchmark reports.
+
+Usage: .venv/bin/python benchmarks/clap_cost.py [--passes 5] [--seconds 20] [--clip WAV]
+       [--replay PARTS]
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from _reference import SHARED_DATA
+
+from sensekit.audio import clap as clap_mod
+from sensekit.audio import clap_features
+from sensekit.audio.evaluate import read_wav
+
+PARTS = ("grid", "search", "measure", "score")
+
+
+def patch(replay: set[str], log: dict[str, list[Any]], state: dict[str, Any]) -> dict[str, int]:
+    """Wrap the four parts: count calls, record their effect, replay it once state["replay"]."""
+    det, meter = clap_mod.ClapDetector, clap_features.BurstMeter
+    grid, search, measure, score = det._grid, det._find_peaks, meter.measure, clap_mod.clap_score
+    calls = dict.fromkeys(PARTS, 0)
+
+    def nxt(part: str) -> Any:
+        i = state[part]
+        state[part] = i + 1
+        return log[part][i]
+
+    def grid_(self: Any, k0: int, k1: int) -> None:
+        calls["grid"] += 1
+        if "grid" in replay and state["replay"]:
+            self._regions.extend(nxt("grid"))
+            self._due = min(self._due, self._regions[0] + self._ahead) if self._regions else self._due
+            return
+        n = len(self._regions)
+        grid(self, k0, k1)
+        log["grid"].append(self._regions[n:])
+
+    def search_(self: Any, starts: list[int]) -> None:
+        calls["search"] += 1
+        if "search" in replay and state["replay"]:
+            peaks, self._last_found = nxt("search")
+            self._peaks.extend(peaks)
+            return
+        n = len(self._peaks)
+        search(self, starts)
+        log["search"].append((self._peaks[n:], self._last_found))
+
+    def measure_(self: Any, x: np.ndarray, p: int, *, gain2: float = 1.0) -> Any:
+        calls["measure"] += 1
+        if "measure" in replay and state["replay"]:
+            return nxt("measure")
+        v = measure(self, x, p, gain2=gain2)
+        log["measure"].append(v)
+        return v
+
+    def score_(v: np.ndarray, model: Any = None) -> float:
+        calls["score"] += 1
+        if "score" in replay and state["replay"]:
+            return float(nxt("score"))
+        s = score(v, model)
+        log["score"].append(s)
+        return s
+
+    det._grid, det._find_peaks, meter.measure = grid_, search_, measure_  # type: ignore[method-assign]
+    clap_mod.clap_score = score_  # type: ignore[assignment]
+    return calls
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--passes", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--clip", type=Path, default=SHARED_DATA / "audio" / "laugh_room-small_0.wav")
+    ap.add_argument("--replay", default="", help=f"comma list of {', '.join(PARTS)}")
+    args = ap.parse_args(argv)
+    replay = {p for p in args.replay.split(",") if p}
+    if replay - set(PARTS):
+        raise SystemExit(f"--replay: unknown part(s) {sorted(replay - set(PARTS))}; known: {PARTS}")
+    if not args.clip.is_file():
+        raise SystemExit(f"clip not found: {args.clip}")
+    x, rate = read_wav(args.clip)
+    bs = 512
+    n = int(args.seconds * rate) // bs * bs
+    sig = np.tile(x, -(-n // len(x)))[:n].astype(np.float32)
+    blocks = [sig[k * bs:(k + 1) * bs].copy() for k in range(n // bs)]
+    energy = [float(np.dot(b, b)) / bs for b in blocks]
+    ts = [k * bs / rate for k in range(len(blocks))]
+    log: dict[str, list[Any]] = {p: [] for p in PARTS}
+    state: dict[str, Any] = dict.fromkeys(PARTS, 0)
+    state["replay"] = False
+    calls = patch(replay, log, state)
+    gc.disable()
+    best, per_pass = float("inf"), dict(calls)
+    for i in range(args.passes):
+        state.update(dict.fromkeys(PARTS, 0), replay=i > 0)
+        calls.update(dict.fromkeys(PARTS, 0))
+        proc = clap_mod.ClapDetector().process
+        t0 = time.process_time()
+        for k in range(len(blocks)):
+            proc(blocks[k], ts[k], rate, energy=energy[k])
+        dt = time.process_time() - t0
+        if i == 0:
+            per_pass = dict(calls)
+        elif dt < best:
+            best = dt
+    if args.passes < 2:
+        best = dt
+    print(f"{args.clip.name} looped to {len(blocks) * bs / rate:g} s, {len(blocks)} blocks of {bs}; "
+          f"per pass: {per_pass['grid']} grid chunks, {per_pass['search']} peak searches, "
+          f"{per_pass['measure']} bursts judged")
+    print(f"clap stage (replayed: {', '.join(sorted(replay)) or 'nothing'}): "
+          f"{best / len(blocks) * 1e6:.2f} us CPU per block, {bs / rate / (best / len(blocks)):.0f}x real time")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
