@@ -55,9 +55,6 @@ CAP_DB = 40.0        # rise and attack are capped here
 CONTRAST_CAP_DB = 60.0
 _FLOOR = 0.05        # spectral subtraction keeps at least 5 % (-13 dB) of each bin
 _TINY = 1e-20
-PATCH_FRAMES_MS = (-34.0, -28.0, -22.0, -16.0, -2.0, 4.0, 10.0)   # floor x4, burst, after x2
-PATCH_BANDS = 16
-PATCH_LO_HZ, PATCH_HI_HZ = 250.0, 8000.0
 #: the hot paths call these ~1 us cheaper than ``np.einsum`` / ``ndarray.max`` (same C
 #: functions, without the Python wrappers: same results to the bit)
 reduce_max = np.maximum.reduce
@@ -73,9 +70,7 @@ Model = dict[str, Any]
 
 FEATURES = ("rise_db", "attack_db", "contrast_db", "steep_db", "fall10_ms", "fall20_ms",
             "decay_db", "tail_db", "body_db", "low_db", "tilt_db", "air_db", "flatness",
-            "zcr_khz", "centroid_oct", "spread_db",
-            # the noise-normalised patch (docs/claps.md, fourth pass): per band, over its floor
-            "bands_up", "rise_sd", "rise_tilt", "decay_band")
+            "zcr_khz", "centroid_oct", "spread_db")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,10 +95,6 @@ class BurstFeatures:
     zcr_khz: float
     centroid_oct: float
     spread_db: float
-    bands_up: float
-    rise_sd: float
-    rise_tilt: float
-    decay_band: float
     score: float = 0.0
 
     def vector(self) -> np.ndarray:
@@ -226,16 +217,6 @@ class BurstMeter:
         self._has_air = top > 5000.0
         a, b = self._b["core4"]
         self._f4 = f[a:b]
-        # the patch: 6 ms Hann frames starting at these ms re the peak (4 floor, the burst,
-        # 2 after), each band's power over its floor (the median of the floor frames)
-        n6 = ms(6.0)
-        starts = [ms(t) if t >= 0 else -ms(-t) for t in PATCH_FRAMES_MS]
-        self._patch_idx = np.array(starts)[:, None] + np.arange(n6)[None, :]
-        self._patch_win = np.hanning(n6)
-        fp = np.fft.rfftfreq(n6, 1.0 / rate)
-        hz = np.geomspace(PATCH_LO_HZ, min(PATCH_HI_HZ, 0.45 * rate), PATCH_BANDS + 1)
-        e = np.unique(np.maximum(np.searchsorted(fp, hz), 1))
-        self._patch_edges = e                                     # band k: bins e[k]..e[k+1]-1
 
     def ms(self, v: float) -> int:
         return max(1, round(self.rate * v / 1000.0))
@@ -316,30 +297,7 @@ class BurstMeter:
         octs = (band["o1"], band["o2"], band["o3"])
         spread = 10.0 * math.log10(min(octs) / max(octs))
         return (peak_db, min(CAP_DB, rise), min(CAP_DB, attack), min(CONTRAST_CAP_DB, contrast),
-                steep, fall10, fall20, decay, tail, body, low, tilt, air, flat, zcr, cent, spread,
-                *self.patch(seg, n0 * q + 1))
-
-    def patch(self, seg: np.ndarray, at: int) -> tuple[float, float, float, float]:
-        """The noise-normalised patch around the peak ``seg[at]``: per log-spaced band (16,
-        ``PATCH_LO_HZ``..``PATCH_HI_HZ``), the burst frame's rise over the band's floor (the
-        median of the four 6 ms frames 34..10 ms before), clipped to -10..40 dB.
-        ``bands_up``: share of bands that rose > 6 dB (a clap lifts them all; a plosive
-        or a knock the low ones); ``rise_sd``: spread of the rises over the bands (a clap's
-        is flat); ``rise_tilt``: the top third's mean rise less the bottom third's;
-        ``decay_band``: in the bands that rose, the median of what is left over the floor
-        10..16 ms after less the rise (NaN when none rose)."""
-        fr = seg[at + self._patch_idx] * self._patch_win
-        pw = np.abs(np.fft.rfft(fr, axis=1)) ** 2
-        cs = np.cumsum(pw, axis=1)
-        e = self._patch_edges
-        band = cs[:, e[1:] - 1] - cs[:, e[:-1] - 1] + _TINY       # (frames, bands)
-        floor = np.median(band[:4], axis=0)
-        r = np.clip(10.0 * np.log10(band[4] / floor), -10.0, 40.0)
-        left = np.clip(10.0 * np.log10(band[6] / floor), -10.0, 40.0)
-        third = max(1, len(r) // 3)
-        up = r > 6.0
-        decay = float(np.median(left[up] - r[up])) if up.any() else math.nan
-        return (float(up.mean()), float(r.std()), float(r[-third:].mean() - r[:third].mean()), decay)
+                steep, fall10, fall20, decay, tail, body, low, tilt, air, flat, zcr, cent, spread)
 
 
 def band_width(rate: int) -> int:

@@ -80,7 +80,7 @@ TREES = 300
 RATE = 0.1
 L2 = 1.0
 #: the score may only fall as these grow (hgb): a clap is over within ~10 ms
-DECREASING = ("fall10_ms", "fall20_ms", "decay_db", "tail_db", "decay_band")
+DECREASING = ("fall10_ms", "fall20_ms", "decay_db", "tail_db")
 FAMILY = "hgb"           # the model family (train's default): "hgb" (scikit-learn, monotone in
                          # DECREASING; shipped: as good or better than "booster", fit_trees,
                          # on the same leave-one-source-out folds, docs/claps.md)
