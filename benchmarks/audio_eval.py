@@ -125,8 +125,10 @@ def heldout_folds(args: argparse.Namespace,
             print(f"{args.folds} has no nested thresholds (written before them): run "
                   "train_clap.py --save-folds again, or --loso quick", file=sys.stderr)
             return None
+        from sensekit.audio.evaluate import read_clips
+        streamed = {c.source for c in read_clips(args.data)}   # not the training-only sources (clap_words)
         return {s: (m, float(saved["nested"][s] if args.loso == "nested" else saved["threshold"]))
-                for s, m in saved["models"].items()}
+                for s, m in saved["models"].items() if s in streamed}
     say("collecting training bursts (clips and augmented copies)")
     bursts = ct.collect_cached(args.data, args.cache)
     inner = {"nested": "others", "pairs": "pairs", "quick": "shared"}[args.loso]

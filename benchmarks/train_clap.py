@@ -45,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--also", default="",
                     help="more augmented copies, comma-separated (e.g. clap_training.LOW_SNR: "
                          "lo_white,lo_pink,lo_babble,lo_speech; tried, not shipped)")
+    ap.add_argument("--words", type=Path, default=None, metavar="CACHE",
+                    help="also train on the spoken digits of words/, one source per speaker "
+                         "(clap_words.collect_words; kept in this .npz; tried, not shipped)")
     ap.add_argument("--cache", type=Path, default=None,
                     help="keep the collected bursts in this .npz (read it when it exists)")
     args = ap.parse_args(argv)
@@ -59,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     family = args.family or ct.FAMILY
     also = tuple(v for v in args.also.split(",") if v)
     bursts = ct.collect_cached(args.data, args.cache, augment=ct.AUGMENTATIONS + also)
+    if args.words is not None:
+        from sensekit.audio import clap_words as cw
+        bursts = cw.joined(bursts, cw.collect_words_cached(args.data, args.words))
     say(f"{len(bursts.y)} bursts: {int((bursts.y == 1).sum())} claps, "
         f"{int((bursts.y == 0).sum())} others, {int((bursts.y == -1).sum())} ignored")
     folds, models = {}, {}
@@ -68,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     for s in sorted(set(bursts.source) - {ct.SYNTH}):
         say(f"fold without {s}")
         if s not in models:
-            models[s] = ct.train(bursts, leave_out=[s], family=family)
+            models[s] = ct.train(bursts, leave_out=cw.leave_out(s) if args.words else [s], family=family)
         folds[s] = ct.scores(bursts, models[s])
     threshold = cf.choose_threshold(bursts, folds)
     nested = cf.nested_thresholds(bursts, folds)

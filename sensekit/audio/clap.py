@@ -85,6 +85,7 @@ from sensekit.audio.clap_features import (
     clap_score,
     einsum,
     reduce_max,
+    score_range,
 )
 from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
 from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
@@ -101,8 +102,7 @@ __all__ = ["FEATURES", "BurstFeatures", "ClapDetector", "ClapPatternTracker", "c
 log = logging.getLogger(__name__)
 
 #: the lowest and highest score the shipped trees can give, rounded outwards (whole log-odds)
-SCORE_RANGE = (float(math.floor(SHIPPED_MODEL["base"] + sum(min(v) for v in SHIPPED_MODEL["leaf"]))),
-               float(math.ceil(SHIPPED_MODEL["base"] + sum(max(v) for v in SHIPPED_MODEL["leaf"]))))
+SCORE_RANGE = (float(math.floor(score_range(SHIPPED_MODEL)[0])), float(math.ceil(score_range(SHIPPED_MODEL)[1])))
 
 _NO_CLAPS: tuple[Clap, ...] = ()   # shared empty result (no allocation per quiet block)
 

@@ -110,9 +110,19 @@ class TreeModel:
     ``score(v)`` is the log-odds that the burst with features ``v`` (``FEATURES`` order,
     NaN = not measured) is a clap: ``base`` plus one leaf per tree, reached by
     ``depth`` comparisons ``v[feature] > threshold`` (NaN goes left).
+
+    A *routed* model (keys ``route``, ``split``, ``below``) holds two experts: a burst
+    whose feature ``route`` is below ``split`` is scored by the trees of ``below`` (a
+    model trained for bursts that rise little over their noise floor), every other one
+    (NaN included) by this model's own trees. Each expert's own threshold is folded into
+    its ``base``, so one decision threshold serves both.
     """
 
     def __init__(self, model: Model) -> None:
+        below = model.get("below")
+        self._below = TreeModel(below) if below is not None else None
+        self._route = int(model.get("route", 0))
+        self._split = float(model.get("split", -math.inf))
         self.depth = d = int(model["depth"])
         self.base = float(model["base"])
         feature = np.asarray(model["feature"], np.intp)
@@ -131,10 +141,23 @@ class TreeModel:
                               self._leaf0[t] + 2 * j + 1).astype(np.intp)
 
     def score(self, v: np.ndarray) -> float:
+        if self._below is not None and v[self._route] < self._split:
+            return self._below.score(v)
         a = self._first
         for _ in range(self.depth):
             a = self._left.take(a) + (v.take(self._feature.take(a)) > self._threshold.take(a))
         return self.base + float(self._leaf.take(a).sum())
+
+
+def score_range(model: Model) -> tuple[float, float]:
+    """The lowest and highest score ``model`` can give (over both experts when routed)."""
+    lo = model["base"] + sum(min(v) for v in model["leaf"])
+    hi = model["base"] + sum(max(v) for v in model["leaf"])
+    below = model.get("below")
+    if below is not None:
+        blo, bhi = score_range(below)
+        lo, hi = min(lo, blo), max(hi, bhi)
+    return float(lo), float(hi)
 
 
 _MODELS: dict[int, TreeModel] = {}

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from sensekit.audio.clap_features import Model
+from sensekit.audio.clap_features import FEATURES, Model
 from sensekit.audio.clap_training import FAMILY, SYNTH, Bursts, scores, train
 
 def heldout(bursts: Bursts, score: np.ndarray, threshold: float, source: str) -> float:
@@ -92,6 +92,66 @@ def nested_thresholds(bursts: Bursts, fold_scores: dict[str, np.ndarray]) -> dic
             for s in fold_scores}
 
 
+#: rise_db splits tried for a routed model (``choose_route``): below it, the noise expert
+ROUTE_SPLITS = tuple(float(v) for v in np.arange(12.0, 38.01, 2.0))
+ROUTE_FEATURE = "rise_db"
+
+
+def routed(clean: Model, below: Model, *, split: float, t_clean: float, t_below: float,
+           route: str = ROUTE_FEATURE) -> Model:
+    """One model of two experts (``TreeModel``): bursts whose ``route`` feature is under
+    ``split`` are scored by ``below`` less ``t_below``, the others by ``clean`` less
+    ``t_clean``; its decision threshold is 0. ``rise_db`` is capped at 40 dB and reads the
+    cap at the start of a stream (digital silence before it), so a burst there always goes
+    to ``clean`` while ``split`` is under 40."""
+    return {**clean, "base": clean["base"] - t_clean, "route": FEATURES.index(route),
+            "split": float(split), "below": {**below, "base": below["base"] - t_below}}
+
+
+def route_counts(bursts: Bursts, clean: np.ndarray, below: np.ndarray, sources: list[str],
+                 variants: tuple[str, ...], splits: tuple[float, ...] = ROUTE_SPLITS,
+                 thresholds: np.ndarray = THRESHOLDS, t_clean: float = 0.0,
+                 route: str = ROUTE_FEATURE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Held-out claps found and false claps, and annotated claps, of each (split, below
+    threshold, source) on copies ``variants``: ``clean``/``below`` are the experts' scores of
+    every burst, each source's by its own fold (as ``pooled_f1`` counts them)."""
+    tp = np.zeros((len(splits), len(thresholds), len(sources)))
+    fp = np.zeros_like(tp)
+    n = np.zeros(len(sources))
+    r = bursts.X[:, FEATURES.index(route)]
+    for i, s in enumerate(sources):
+        m = (bursts.source == s) & np.isin(bursts.variant, variants) & (bursts.y >= 0)
+        for v in variants:
+            clips = set(bursts.clip[m & (bursts.variant == v)])
+            n[i] += sum(k for c, k in bursts.onsets.items() if bursts.labels[c] == "clap" and c in clips)
+        y, c_ok = bursts.y[m], clean[m] >= t_clean
+        for a, sp in enumerate(splits):
+            up = r[m] >= sp
+            for k, t in enumerate(thresholds):
+                acc = np.where(up, c_ok, below[m] >= t)
+                tp[a, k, i] = np.count_nonzero(acc & (y == 1))
+                fp[a, k, i] = np.count_nonzero(acc & (y == 0))
+    return tp, fp, n
+
+
+def choose_route(counts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], keep: list[int],
+                 splits: tuple[float, ...] = ROUTE_SPLITS,
+                 thresholds: np.ndarray = THRESHOLDS) -> tuple[float, float, float]:
+    """(split, below threshold, figure) with the best mean of the pooled per-clap F1 of each
+    group of ``counts`` (``route_counts`` on the clips, on their noisy copies), over the
+    sources ``keep``; within ``TIE_F1`` of the best, the highest split (the most bursts left
+    to the clean expert), then the highest threshold."""
+    f1s = []
+    for tp, fp, n in counts:
+        t, f, nn = tp[:, :, keep].sum(axis=2), fp[:, :, keep].sum(axis=2), n[keep].sum()
+        f1s.append(2 * t / np.maximum(2 * t + f + (nn - t), 1))
+    crit = np.mean(f1s, axis=0)
+    best = float(crit.max())
+    a, k = max(((a, k) for a in range(len(splits)) for k in range(len(thresholds))
+                if crit[a, k] >= best - TIE_F1), key=lambda ak: (splits[ak[0]], thresholds[ak[1]]))
+    return splits[a], float(thresholds[k]), float(crit[a, k])
+
+
 def loso(bursts: Bursts, *, inner: str = "others", family: str = FAMILY,
          progress: Callable[[str], None] | None = None) -> dict[str, tuple[Model, float]]:
     """For every source: (trees trained without it, its threshold).
@@ -127,4 +187,5 @@ def loso(bursts: Bursts, *, inner: str = "others", family: str = FAMILY,
         bursts, {o: fold(frozenset([s, o])) for o in sources if o != s})) for s in sources}
 
 
-__all__ = ["THRESHOLDS", "choose_threshold", "heldout", "loso", "nested_thresholds", "pooled_f1"]
+__all__ = ["THRESHOLDS", "choose_route", "choose_threshold", "heldout", "loso", "nested_thresholds",
+           "pooled_f1", "route_counts", "routed"]

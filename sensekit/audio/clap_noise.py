@@ -71,12 +71,18 @@ def other_speech(audio: dict[str, tuple[np.ndarray, int]], speech: Iterable[Clip
     return out
 
 
+def speech_pick(clip_file: str, n_others: int) -> int:
+    """Which of ``n_others`` speech clips (``other_speech``'s order) the ``speech`` mix of
+    ``clip_file`` uses (the first draw of its seed, as ``noise_unit`` draws it)."""
+    return int(np.random.default_rng(_seed("curve", clip_file, "speech")).integers(n_others))
+
+
 def noise_unit(kind: str, clip_file: str, n: int, rate: int, others: list[np.ndarray]) -> np.ndarray:
     """``n`` samples of noise ``kind`` at unit RMS, seeded by the clip and the kind (the same
     mix in every run); ``"speech"`` is one of ``others`` looped."""
     rng = np.random.default_rng(_seed("curve", clip_file, kind))
     if kind == "speech":
-        one = others[int(rng.integers(len(others)))].astype(np.float64)
+        one = others[speech_pick(clip_file, len(others))].astype(np.float64)
         loop = np.tile(one, -(-n // len(one)))[:n]
         out: np.ndarray = loop / (np.sqrt(np.mean(loop ** 2)) + 1e-20)
         return out

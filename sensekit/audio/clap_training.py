@@ -498,11 +498,25 @@ def format_module(model: Model, threshold: float, note: str) -> str:
              "its split nodes (``x > threshold`` goes right, NaN left) and its leaf values.",
              '"""', "from typing import Any", "", 'INF = float("inf")', "", f"THRESHOLD = {threshold!r}",
              f"DEPTH = {model['depth']}", f"BASE = {model['base']!r}", "", "TREES = ("]
-    for f, t, v in zip(model["feature"], model["threshold"], model["leaf"]):
-        lines.append(f"    ({nums(f, '%d')}, {nums(t, '%.10g')}, {nums(v, '%.10g')}),")
-    lines += [")", "", "MODEL: dict[str, Any] = {", '    "depth": DEPTH,', '    "base": BASE,',
-              '    "feature": [t[0] for t in TREES],', '    "threshold": [t[1] for t in TREES],',
-              '    "leaf": [t[2] for t in TREES],', "}", ""]
+    def trees(m: Model) -> list[str]:
+        return [f"    ({nums(f, '%d')}, {nums(t, '%.10g')}, {nums(v, '%.10g')}),"
+                for f, t, v in zip(m["feature"], m["threshold"], m["leaf"])]
+
+    def fields(name: str, base: str) -> list[str]:
+        return ['    "depth": DEPTH,', f'    "base": {base},', f'    "feature": [t[0] for t in {name}],',
+                f'    "threshold": [t[1] for t in {name}],', f'    "leaf": [t[2] for t in {name}],']
+
+    lines += [*trees(model), ")", ""]
+    below = model.get("below")
+    if below is None:
+        lines += ["MODEL: dict[str, Any] = {", *fields("TREES", "BASE"), "}", ""]
+        return "\n".join(lines)
+    # a routed model (clap_folds.routed): the noise expert's trees, and where it takes over
+    lines += [f"ROUTE = {model['route']!r}  # FEATURES index: under SPLIT, BELOW_TREES score",
+              f"SPLIT = {model['split']!r}", f"BELOW_BASE = {below['base']!r}", "", "BELOW_TREES = (",
+              *trees(below), ")", "", "MODEL: dict[str, Any] = {", *fields("TREES", "BASE"),
+              '    "route": ROUTE,', '    "split": SPLIT,', '    "below": {', *("    " + f for f in
+              fields("BELOW_TREES", "BELOW_BASE")), "    },", "}", ""]
     return "\n".join(lines)
 
 

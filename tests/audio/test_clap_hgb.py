@@ -42,17 +42,21 @@ def test_export_refuses_a_deeper_tree() -> None:
 
 def test_shipped_trees_score_as_a_plain_walk_down_each_tree() -> None:
     """TreeModel.score (flat child indices) against the textbook walk, NaN going left."""
+    from sensekit.audio.clap_features import FEATURES
     from sensekit.audio.clap_model import MODEL
     tm = TreeModel(MODEL)
-    depth = int(MODEL["depth"])
     rng = np.random.default_rng(7)
+    n = len(FEATURES)
     for _ in range(200):
-        v = rng.normal(0.0, 15.0, 16)
-        v[rng.random(16) < 0.15] = np.nan
+        v = rng.normal(0.0, 15.0, n)
+        v[rng.random(n) < 0.15] = np.nan
+        # a routed model: the expert its route picks (under the split: "below")
+        m = MODEL["below"] if "below" in MODEL and v[MODEL["route"]] < MODEL["split"] else MODEL
+        depth = int(m["depth"])
         leaves = []
-        for feat, thr, leaf in zip(MODEL["feature"], MODEL["threshold"], MODEL["leaf"]):
+        for feat, thr, leaf in zip(m["feature"], m["threshold"], m["leaf"]):
             node = 0
             for _ in range(depth):
                 node = 2 * node + 1 + int(bool(v[feat[node]] > thr[node]))
             leaves.append(leaf[node - (2 ** depth - 1)])
-        assert tm.score(v) == float(MODEL["base"]) + float(np.sum(np.asarray(leaves, np.float64)))
+        assert tm.score(v) == float(m["base"]) + float(np.sum(np.asarray(leaves, np.float64)))
