@@ -13,7 +13,7 @@ nothing hangs. Needs the voice extra.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -67,17 +67,20 @@ class SegmentCatcher:
 
 
 def catch_examples(source: Any, names: Sequence[str], *, count: int = 3, timeout_s: float = 8.0,
-                   say: Callable[[str], None] = print, verb: str = "make") -> dict[str, list[Segment]]:
-    """``count`` examples of each name from an opened ``source`` (prompted through ``say``)."""
-    if not 1 <= count <= 20:
-        raise ConfigError(f"examples per name must be 1 to 20, got {count}")
+                   say: Callable[[str], None] = print, verb: str = "make",
+                   counts: Mapping[str, int] | None = None) -> dict[str, list[Segment]]:
+    """``count`` examples of each name (``counts[name]`` if given) from an opened ``source``,
+    prompted through ``say``."""
+    wanted = {name: (counts or {}).get(name, count) for name in names}
+    if not all(1 <= n <= 20 for n in wanted.values()):
+        raise ConfigError(f"examples per name must be 1 to 20, got {sorted(set(wanted.values()))}")
     if not timeout_s > 0:
         raise ConfigError(f"the timeout per example must be over 0 s, got {timeout_s:g}")
     catcher = SegmentCatcher()
     ready: list[Segment] = []
     out: dict[str, list[Segment]] = {}
     ended = False
-    for name in names:
+    for name, count in wanted.items():
         for k in range(1, count + 1):
             say(f"{verb} {name} now ({k} of {count})")
             what = f"{name} ({k} of {count})"

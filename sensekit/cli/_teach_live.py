@@ -43,8 +43,9 @@ def check_names(texts: list[str], what: str = "sound") -> list[str]:
     return list(texts)
 
 
-def catch(args: argparse.Namespace, names: list[str], *, verb: str = "make") -> dict[str, list[Any]]:
-    """The prompted examples of each name from ``args.live``."""
+def catch(args: argparse.Namespace, names: list[str], *, verb: str = "make",
+          counts: dict[str, int] | None = None) -> dict[str, list[Any]]:
+    """The prompted examples of each name from ``args.live`` (``counts`` overrides ``--examples``)."""
     from sensekit.audio.live_examples import catch_examples
     from sensekit.capture.spec import open_source
 
@@ -55,4 +56,4 @@ def catch(args: argparse.Namespace, names: list[str], *, verb: str = "make") -> 
         if not source.has_audio:
             raise ConfigError(f"{args.live!r} gives no audio to teach from")
         return catch_examples(source, names, count=args.examples, timeout_s=args.timeout,
-                              say=lambda s: print(s, flush=True), verb=verb)
+                              say=lambda s: print(s, flush=True), verb=verb, counts=counts)
