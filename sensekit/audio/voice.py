@@ -28,7 +28,7 @@ stream; a rate change mid-stream restarts it.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal, Mapping
 
@@ -99,6 +99,8 @@ class VoiceStage(Tunable, section="voice",
         self._t_stream = 0.0
         self._n_out = 0
         self.segments = 0          # voiced segments seen (benchmarks, stats)
+        #: called with every voiced segment before it is recognised (the panel's sound card)
+        self.segment_hooks: list[Callable[[Segment], None]] = []
         self.skipped_blocks = 0
 
     # -- settings --------------------------------------------------------------------
@@ -187,6 +189,8 @@ class VoiceStage(Tunable, section="voice",
     def recognise(self, segment: Segment, t: float) -> list[Event]:
         """The events of one voiced segment (heard at time ``t``)."""
         self.segments += 1
+        for hook in self.segment_hooks:
+            hook(segment)
         out: list[Event] = []
         word = None
         if self.taught_listed:

@@ -1,6 +1,7 @@
 """``sensekit teach sound``: teach the voice stage sounds of your own, kept in a venue profile.
 
     sensekit teach sound --profile venue.toml NAME=FILE[,FILE...] [NAME=...]
+    sensekit teach sound --profile venue.toml --from mic [--examples 3] NAME [NAME...]
 
 Each FILE is an audio file (WAV/FLAC/OGG), a recording folder (its ``audio.wav``), or either
 with a time range ``FILE@START-END`` in seconds (``take.skrec@3.2-4.0``): one example of the
@@ -9,7 +10,8 @@ sound, of which the longest voiced part is kept. Give 3 to 5 examples of each so
 the file is kept; a sound taught again is replaced); then
 ``sensekit events SRC --profile venue.toml --sounds`` emits ``sound`` events. Needs the voice
 extra. Errors (a missing file, a bad range, an example with no sound in it) are one line naming
-the example (exit status 2).
+the example (exit status 2). With ``--from SRC`` (``mic``, or a recording replayed as if live)
+the examples are caught live, prompted one by one (``sensekit.cli._teach_live``).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.cli import _teach_live
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
 
@@ -33,7 +36,9 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--profile", required=True, metavar="FILE", type=OutputPath(".toml"),
                    help="the venue profile to keep them in (.toml; made if missing, else edited in place)")
     s.add_argument("sounds", nargs="+", metavar="NAME=FILE[,FILE...]",
-                   help="a sound's name and its examples (FILE or FILE@START-END in seconds)")
+                   help="a sound's name and its examples (FILE or FILE@START-END in seconds); "
+                        "with --from only the NAME")
+    _teach_live.add_arguments(s)
     s.set_defaults(func=main)
 
 
@@ -78,13 +83,14 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.profile.save import save_table
 
     require_voice()
-    teachings = [parse_teaching(t) for t in args.sounds]     # every argument checked before work
+    if args.live:
+        caught = _teach_live.catch(args, _teach_live.check_names(args.sounds))
+    else:
+        teachings = [parse_teaching(t) for t in args.sounds]     # every argument checked before work
+        caught = {name: [example_segment(*read_example(spec), what=f"example {spec!r}") for spec in specs]
+                  for name, specs in teachings}
     book = SoundBook()
-    for name, specs in teachings:
-        segments = []
-        for spec in specs:
-            x, rate = read_example(spec)
-            segments.append(example_segment(x, rate, what=f"example {spec!r}"))
+    for name, segments in caught.items():
         sound = book.teach(name, segments)
         print(f"{name}: {len(segments)} examples, spread {sound.spread:.2f}")
     save_table(args.profile, SOUNDS_TABLE, book.to_tables())

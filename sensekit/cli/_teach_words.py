@@ -1,6 +1,7 @@
 """``sensekit teach words``: command words learnt from recorded takes, kept in a venue profile.
 
     sensekit teach words --profile venue.toml --other FILE[,FILE...] WORD=FILE[,FILE...] [WORD=...]
+    sensekit teach words --profile venue.toml --from mic [--examples 3] [--other FILE,...] WORD [WORD...]
 
 Each FILE is an audio file, a recording folder (its ``audio.wav``), or either with a time range
 ``FILE@START-END`` in seconds, as for ``teach sound``. A WORD's FILEs are takes of that word
@@ -12,7 +13,9 @@ voiced part of them teaches the classifier what to refuse. The classifier
 ``sensekit events SRC --profile venue.toml --words WORD,...`` hears those words with it.
 Teaching is deterministic: the same takes give the same profile. Needs the voice extra.
 Errors (a bad name, a missing file, too few takes, a take with no speech) are one line naming
-the problem (exit status 2).
+the problem (exit status 2). With ``--from SRC`` (``mic``, or a recording replayed as if live)
+the takes are caught live, prompted one by one (``sensekit.cli._teach_live``); without
+``--other`` the prompts then ask for other words, ``max(3, --examples)`` of them.
 """
 from __future__ import annotations
 
@@ -21,11 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.cli import _teach_live
 from sensekit.cli._teach_sound import parse_teaching, read_example
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
 
 MIN_TAKES = 3
+OTHER = "another word (not a command)"     # the prompt for other speech with --from
 
 
 def add_parser(sub: Any) -> None:
@@ -35,10 +40,13 @@ def add_parser(sub: Any) -> None:
                                    "and other speech; kept in the profile for --words.")
     s.add_argument("--profile", required=True, metavar="FILE", type=OutputPath(".toml"),
                    help="the venue profile to keep them in (.toml; made if missing, else edited in place)")
-    s.add_argument("--other", required=True, metavar="FILE[,FILE...]",
-                   help="other speech (other words, talk): every voiced part is a take of what to refuse")
+    s.add_argument("--other", metavar="FILE[,FILE...]",
+                   help="other speech (other words, talk): every voiced part is a take of what to refuse "
+                        "(needed without --from; with --from, other words are asked for when it is missing)")
     s.add_argument("words", nargs="+", metavar="WORD=FILE[,FILE...]",
-                   help=f"a word and its takes (FILE or FILE@START-END in seconds; {MIN_TAKES} or more)")
+                   help=f"a word and its takes (FILE or FILE@START-END in seconds; {MIN_TAKES} or more); "
+                        "with --from only the WORD")
+    _teach_live.add_arguments(s)
     s.set_defaults(func=main)
 
 
@@ -80,17 +88,30 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.profile.save import save_table
 
     require_voice()
-    parsed = [parse_word(t) for t in args.words]           # every argument checked before work
-    names = [n for n, _ in parsed]
+    if args.live:
+        names = [n.lower() for n in _teach_live.check_names(args.words, "word")]
+        if args.examples < MIN_TAKES:
+            raise ConfigError(f"--examples must be {MIN_TAKES} or more for words, got {args.examples}")
+    else:
+        parsed = [parse_word(t) for t in args.words]           # every argument checked before work
+        names = [n for n, _ in parsed]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise ConfigError(f"word given twice: {', '.join(twice)} (list all its takes in one WORD=...)")
-    other_specs = [f.strip() for f in args.other.split(",") if f.strip()]
-    if not other_specs:
+    if args.other is None and not args.live:
+        raise ConfigError("--other FILE[,FILE...] is needed: other speech, for what to refuse")
+    other_specs = [f.strip() for f in (args.other or "").split(",") if f.strip()]
+    if args.other is not None and not other_specs:
         raise ConfigError("--other needs at least one file of other speech")
-    takes = {name: [example_segment(*read_example(spec), what=f"take {spec!r}") for spec in specs]
-             for name, specs in parsed}
-    others = [s for spec in other_specs for s in other_segments(spec)]
+    if args.live:
+        asked = names if other_specs else [*names, OTHER]
+        takes = _teach_live.catch(args, asked, verb="say", counts={OTHER: max(MIN_TAKES, args.examples)})
+        others = takes.pop(OTHER, [])
+    else:
+        takes = {name: [example_segment(*read_example(spec), what=f"take {spec!r}") for spec in specs]
+                 for name, specs in parsed}
+        others = []
+    others += [s for spec in other_specs for s in other_segments(spec)]
     if len(others) < MIN_TAKES:
         raise ConfigError(f"--other holds {len(others)} voiced parts; give at least {MIN_TAKES} "
                           "(other words or talk)")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any, Mapping
 
 from sensekit.cli.tuning import add_setting_flags, section_values
@@ -34,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def option_values(args: argparse.Namespace) -> dict[str, Any]:
     """Nothing for the table; ``--sounds`` is checked here, before the source opens."""
     if getattr(args, "sounds", False):
-        load_sound_book(getattr(args, "profile", None))
+        load_sound_book(getattr(args, "profile", None), empty_ok=getattr(args, "panel", None) is not None)
     return {}
 
 
@@ -44,7 +45,7 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     values = section_values(chosen, "voice")
     sounds = None
     if getattr(args, "sounds", False):
-        sounds = load_sound_book(getattr(args, "profile", None))
+        sounds = load_sound_book(getattr(args, "profile", None), empty_ok=getattr(args, "panel", None) is not None)
     if not values.get("words") and sounds is None:
         return []
     from sensekit.audio.voice import VoiceStage
@@ -74,16 +75,19 @@ def load_taught_words(path: str | None) -> Any:
     return TaughtWords.from_tables(tables, where=str(path)) if tables else None
 
 
-def load_sound_book(path: str | None) -> Any:
+def load_sound_book(path: str | None, *, empty_ok: bool = False) -> Any:
     """The ``SoundBook`` of the ``[sounds]`` tables of the profile at ``path``; ``ConfigError``
-    when there are none (the profile is read here, above the audio stages that use the book)."""
+    when there are none, unless ``empty_ok`` (``--panel``: its sound card teaches the first ones;
+    the profile is read here, above the audio stages that use the book)."""
     from sensekit.audio.sounds import SOUNDS_TABLE, SoundBook
     from sensekit.errors import ConfigError
     from sensekit.profile.load import read_table
 
     if not path:
         raise ConfigError("--sounds needs --profile FILE with taught sounds (sensekit teach sound)")
-    tables = read_table(path, SOUNDS_TABLE)
+    tables = read_table(path, SOUNDS_TABLE) if Path(path).is_file() or not empty_ok else {}
+    if not tables and empty_ok:
+        return SoundBook()
     if not tables:
         raise ConfigError(f"profile {path!r} has no taught sounds; teach some first: "
                           "sensekit teach sound --profile FILE NAME=FILE,FILE,...")

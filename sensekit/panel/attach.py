@@ -18,6 +18,7 @@ from sensekit.panel.control import AppControl, StagesControl
 from sensekit.vision.layers import offered
 from sensekit.panel.session import Panel
 from sensekit.panel.teach import TeachControl
+from sensekit.panel.teach_sound import SoundTeachControl
 from sensekit.profile import Profile
 from sensekit.settings.live import Tuning
 from sensekit.vision.taught_live import TakesTaught
@@ -70,11 +71,14 @@ def events_panel(runner: Any, address: PanelAddress, *, tuning: Tuning,
     if any(isinstance(s, TakesTaught) for s in runner.stages):
         control.teaching = TeachControl(lambda: runner.stages, runner.dispatcher, profile_path,
                                         model=profile.taught_gestures if isinstance(profile, Profile) else None)
+    if any(hasattr(s, "segment_hooks") for s in runner.stages):          # a VoiceStage
+        control.sound_teaching = SoundTeachControl(lambda: runner.stages, profile_path)
     panel = Panel(address, runner, control,
                   info={"title": "sensekit events", "app": "", "source": runner.source.description,
                         "inputs": _inputs(runner.source, runner.stages),
                         "mirrored": bool(tuning.settings().get("vision.mirror", False)),   # --mirror
                         "offered_overlays": offered(runner.stages),
-                        "profile": str(profile_path), "teach": control.teaching is not None})
+                        "profile": str(profile_path), "teach": control.teaching is not None,
+                        "teach_sound": control.sound_teaching is not None})
     panel.start()
     return panel

@@ -27,6 +27,7 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.panel.teach import TeachControl
+from sensekit.panel.teach_sound import SoundTeachControl
 from sensekit.profile import run_values, save_profile
 from sensekit.settings.live import Tuning, parse_values
 from sensekit.settings.registry import REGISTRY
@@ -53,6 +54,8 @@ class PanelControl:
 
     #: the teach card's control (``sensekit events --hands --panel``); ``None``: nothing to teach
     teaching: TeachControl | None = None
+    #: the sound card's control (a run with a voice stage); ``None``: no sounds to teach
+    sound_teaching: SoundTeachControl | None = None
 
     def __init__(self, stages: Callable[[], Sequence[Any]], tuning: Tuning) -> None:
         self._stages = stages
@@ -65,6 +68,20 @@ class PanelControl:
     def save_taught(self) -> Path:
         """The learned gestures into the venue profile (any thread; ``panel.teach``)."""
         return self._teaching().save()
+
+    def teach_sound(self, action: str, name: Any = None) -> dict[str, Any]:
+        """A sound card request (on the run's thread; ``panel.teach_sound``)."""
+        return self._sound_teaching().act(action, name)
+
+    def save_sounds(self) -> Path:
+        """The taught sounds into the venue profile (any thread; ``panel.teach_sound``)."""
+        return self._sound_teaching().save()
+
+    def _sound_teaching(self) -> SoundTeachControl:
+        if self.sound_teaching is None:
+            raise ConfigError("nothing to teach with: this run has no voice stage (start it with --sounds "
+                              "--profile FILE or --words ...)")
+        return self.sound_teaching
 
     def _teaching(self) -> TeachControl:
         if self.teaching is None:

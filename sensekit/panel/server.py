@@ -180,6 +180,7 @@ class PanelServer:
             web.post("/api/zone", self._api_zone),
             web.post("/api/save", self._api_save),
             web.post("/api/teach", self._api_teach),
+            web.post("/api/teach-sound", self._api_teach_sound),
             web.get("/ws/video", self._ws_video),
             web.get("/ws/live", self._ws_live),
             web.static("/static", STATIC_DIR),
@@ -346,6 +347,22 @@ class PanelServer:
             if action == "learn":        # writing the profile takes a while: not on the run's thread
                 path = await asyncio.get_running_loop().run_in_executor(self._pool, self.control.save_taught)
                 answer["message"] += f", saved to {path}"
+            return answer
+        return await self._answer(work)
+
+    async def _api_teach_sound(self, request: web.Request) -> web.Response:
+        """``{"action": "status" | "record" | "stop" | "forget" | "learn", "name": ...}``
+        (``panel/teach_sound.py``); learn also saves to the venue profile."""
+        async def work() -> Any:
+            body = await self._body(request)
+            action = body.get("action")
+            if not isinstance(action, str):
+                raise ConfigError(f"`action` must be status, record, stop, forget or learn, got {short(action)}")
+            name = body.get("name")
+            answer = await self._on_run_thread(lambda: self.control.teach_sound(action, name))
+            if action == "learn":        # writing the profile takes a while: not on the run's thread
+                path = await asyncio.get_running_loop().run_in_executor(self._pool, self.control.save_sounds)
+                answer["message"] += f"; saved to {path}"
             return answer
         return await self._answer(work)
 

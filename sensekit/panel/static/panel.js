@@ -4,6 +4,7 @@ import { $, api, openSocket, panel, readToken, saveToken } from "./api.js";
 import { onLive, drawLevels } from "./live.js";
 import { loadSettings, save } from "./settings.js";
 import { offerTeach, setupTeach } from "./teach.js";
+import { offerSoundTeach, setupSoundTeach } from "./teach_sound.js";
 import { connectVideo, drawVideo, sendOverlays, setupPointer } from "./video.js";
 
 async function start() {
@@ -20,6 +21,7 @@ async function start() {
   $("audio-card").hidden = !inputs.includes("audio");
   if (inputs.includes("video")) { offerOverlays(r.data.offered_overlays); connectVideo(); }
   offerTeach(r.data);
+  offerSoundTeach(r.data);
   openSocket("/ws/live", onLive, false);
   loadSettings();
 }
@@ -62,6 +64,7 @@ function init() {
   $("save").addEventListener("click", save);
   setupPointer();
   setupTeach();
+  setupSoundTeach();
   const frame = () => { drawLevels(); requestAnimationFrame(frame); };
   requestAnimationFrame(frame);
   start();

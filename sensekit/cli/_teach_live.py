@@ -1,0 +1,59 @@
+"""Teaching from a live source: ``--from mic`` (or any source spec) for ``teach sound``/``words``.
+
+    sensekit teach sound --profile venue.toml --from mic [--examples 3] [--timeout 8] NAME [NAME...]
+
+With ``--from SRC`` the positional arguments are bare names; for each name the command prompts
+"make NAME now (k of n)" and keeps the next voiced segment the source gives
+(``sensekit.audio.live_examples``). SRC is ``mic`` or anything ``sensekit events`` takes: a
+recording or audio file replays as if live (its own clock drives the timeouts), which is how
+the tests drive it and makes it deterministic.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+from typing import Any
+
+from sensekit.errors import ConfigError
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
+def add_arguments(p: Any) -> None:
+    """``--from``, ``--examples``, ``--timeout`` on a teach subcommand."""
+    p.add_argument("--from", dest="live", metavar="SRC",
+                   help="catch the examples from a live source (mic, or a recording replayed as if live); "
+                        "then give bare NAMEs and make each sound when prompted")
+    p.add_argument("--examples", type=int, default=3, metavar="N",
+                   help="with --from: examples per name (default 3; 3 to 5 work best)")
+    p.add_argument("--timeout", type=float, default=8.0, metavar="S",
+                   help="with --from: seconds to wait for each example (default 8)")
+
+
+def check_names(texts: list[str], what: str = "sound") -> list[str]:
+    """Bare names for ``--from`` (one-line errors for ``NAME=FILE`` or a bad name)."""
+    for text in texts:
+        if "=" in text:
+            raise ConfigError(f"with --from give bare {what} names, not {text!r} (files go without --from)")
+        if not NAME.fullmatch(text):
+            raise ConfigError(f"a {what} name is up to 64 letters, digits, _ and -, got {text!r}")
+    twice = sorted({n for n in texts if texts.count(n) > 1})
+    if twice:
+        raise ConfigError(f"{what} given twice: {', '.join(twice)}")
+    return list(texts)
+
+
+def catch(args: argparse.Namespace, names: list[str], *, verb: str = "make",
+          counts: dict[str, int] | None = None) -> dict[str, list[Any]]:
+    """The prompted examples of each name from ``args.live`` (``counts`` overrides ``--examples``)."""
+    from sensekit.audio.live_examples import catch_examples
+    from sensekit.capture.spec import open_source
+
+    if args.examples < 2:
+        raise ConfigError(f"--examples must be 2 or more (3 to 5 work best), got {args.examples}")
+    source = open_source(args.live)
+    with source:
+        if not source.has_audio:
+            raise ConfigError(f"{args.live!r} gives no audio to teach from")
+        return catch_examples(source, names, count=args.examples, timeout_s=args.timeout,
+                              say=lambda s: print(s, flush=True), verb=verb, counts=counts)
