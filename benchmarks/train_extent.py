@@ -23,9 +23,13 @@ the share whose chosen box is the right size and the share with IoU > 0.5, per s
 Written (``--out``, default sensekit/vision/extent_model.py): the weights fitted on all clips,
 and each fold's (``extent.held_out(clip)``; ``track_eval.py --held-out``).
 
+``--trees`` prints the same tables for boosted trees (scikit-learn's HistGradientBoosting
+regressing each proposal's IoU from its cues and its ``context`` among the click's other
+proposals) and writes nothing: held out they do worse than the logit (docs/tracking.md).
+
 Usage: .venv/bin/python benchmarks/train_extent.py [--clips DIR] [--cache cues.npz] [--l2 100]
            [--sources highway,people,hands] [--source-weight 1] [--check-on highway,people,hands]
-           [--source-cache extra.npz]
+           [--source-cache extra.npz] [--trees]
 Cost: ~2-4 min to collect the cues of the tracking clips on a loaded 2-core machine, ~3 min
 for the other sources (2010 cases); each fit takes seconds to a minute.
 """
@@ -48,11 +52,12 @@ from extent_sources import SOURCES, cases as source_cases
 from track_eval import scale_box, scale_view
 
 from sensekit.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok
-from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, consensus, features
+from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus, features
 from sensekit.vision.proposals import click_proposals
 
 MODEL_PY = REPO / "sensekit" / "vision" / "extent_model.py"
 TEMPERATURES = (0.0, 0.25, 0.5, 1.0, 2.0)          # consensus temperatures tried (0: the top score)
+TREE_TEMPERATURES = (0.0, 0.02, 0.05, 0.1, 0.25)   # for ``--trees`` (its scores are IoUs, 0-1)
 #: the views of each other source: cars are small (x1, x2), people large (x0.5, x1)
 SOURCE_SCALES = {"highway": [1.0, 2.0], "people": [0.5, 1.0], "hands": [0.5, 1.0, 2.0]}
 
@@ -155,9 +160,42 @@ def fit(cues: np.ndarray, right: np.ndarray, case: np.ndarray, l2: float, weight
 
 
 def choose(model: dict[str, Any], cues: np.ndarray, boxes: np.ndarray) -> int:
-    """The proposal ``measure_extent`` takes: the consensus of the scores at the model's temperature."""
-    s = ((cues - np.asarray(model["mean"])) / np.asarray(model["std"])) @ np.asarray(model["weights"])
+    """The proposal ``measure_extent`` takes: the consensus of the scores at the model's temperature
+    (a tree model, ``--trees``: its predicted IoU from the cues and ``context``)."""
+    if "predict" in model:
+        s = model["predict"](np.hstack([cues, context(boxes)]))
+    else:
+        s = ((cues - np.asarray(model["mean"])) / np.asarray(model["std"])) @ np.asarray(model["weights"])
     return consensus(boxes, s, temperature=float(model.get("temperature", 0.0)))
+
+
+def context(boxes: np.ndarray) -> np.ndarray:
+    """Each proposal against the others of its click: the rank of its area (0-1), its log
+    area over the median's and over the largest's, its mean IoU with the others."""
+    a = np.log(boxes[:, 2] * boxes[:, 3])
+    rank = (np.argsort(np.argsort(a)) + 0.5) / len(a)
+    return np.stack([rank, a - np.median(a), a - a.max(), box_ious(boxes).mean(1)], 1)
+
+
+def fit_trees(cues: np.ndarray, boxes: np.ndarray, right: np.ndarray, case: np.ndarray,
+              iou_: np.ndarray) -> dict[str, Any]:
+    """``--trees``: scikit-learn's HistGradientBoostingRegressor (depth 4, 200 rounds at 0.05,
+    40 per leaf) on the cues and ``context``, regressing the IoU with the truth (halved when
+    the size is wrong), then the consensus temperature as for the logit."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    from threadpoolctl import threadpool_limits
+
+    ctx = np.zeros((len(case), 4))
+    for c in np.unique(case):
+        g = np.nonzero(case == c)[0]
+        ctx[g] = context(boxes[g])
+    reg = HistGradientBoostingRegressor(max_iter=200, learning_rate=0.05, max_depth=4, min_samples_leaf=40,
+                                        l2_regularization=1.0, random_state=0)
+    with threadpool_limits(1):
+        reg.fit(np.hstack([cues, ctx]), np.where(right, iou_, 0.5 * iou_))
+    model: dict[str, Any] = {"predict": reg.predict}
+    model["temperature"] = pick_temperature(model, cues, boxes, right, case)
+    return model
 
 
 def pick_temperature(model: dict[str, Any], cues: np.ndarray, boxes: np.ndarray, right: np.ndarray,
@@ -166,7 +204,7 @@ def pick_temperature(model: dict[str, Any], cues: np.ndarray, boxes: np.ndarray,
     these cases (the training clips' own: the held-out clip is not looked at)."""
     groups = [np.nonzero(case == c)[0] for c in np.unique(case)]
     best, best_t = -1.0, 0.0
-    for t in TEMPERATURES:
+    for t in TREE_TEMPERATURES if "predict" in model else TEMPERATURES:
         m = dict(model, temperature=t)
         got = float(np.mean([right[g[choose(m, cues[g], boxes[g])]] for g in groups]))
         if got > best + 1e-9:
@@ -193,6 +231,8 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--source-weight", type=float, default=1.0, help="weight of each other source's case (default 1)")
     ap.add_argument("--check-on", default="", help="other sources to score with fits that never saw them")
     ap.add_argument("--source-cache", type=Path, default=None, help="keep the other sources' cues in this .npz")
+    ap.add_argument("--trees", action="store_true",
+                    help="print the held-out tables of boosted trees on the cues and their context (writes nothing)")
     ap.add_argument("--out", type=Path, default=MODEL_PY)
     return ap.parse_args(argv)
 
@@ -215,7 +255,9 @@ class Data:
             track = {k: np.concatenate([track[k], other[k]]) for k in track}
         self.cues, self.case, self.clip, self.scale, self.boxes = (
             track[k] for k in ("cues", "case", "clip", "scale", "box"))
-        self.sized, self.hits = track["size_ok"].astype(bool), track["iou"] > 0.5
+        self.iou = track["iou"]
+        self.sized, self.hits = track["size_ok"].astype(bool), self.iou > 0.5
+        self.trees = False                           # --trees: fit_trees instead of the logit
         self.right = self.sized & self.hits
         self.weight = np.where(self.clip < 0, source_weight, 1.0)
         # the stills have no history: they train only the weights without the motion cues
@@ -226,6 +268,9 @@ class Data:
         """The fit on ``rows`` of ``self.train`` (motion: those with history)."""
         rows = rows & self.train & (self.moving if kind == "motion" else True)
         sl = KINDS[kind]
+        if self.trees:
+            return fit_trees(self.cues[rows][:, sl], self.boxes[rows], self.right[rows], self.case[rows],
+                             self.iou[rows])
         return fit_model(self.cues[rows][:, sl], self.boxes[rows], self.right[rows], self.case[rows], l2,
                          self.weight[rows])
 
@@ -319,9 +364,12 @@ def main(argv: list[str] | None = None) -> int:
         other = {k: v[keep] for k, v in other.items()}
     d = Data(track, other, args.source_weight)
     d.train = np.isin(d.clip, [-1 - SOURCES.index(n) for n in sources]) | (d.clip >= 0)
+    d.trees = args.trees
     folds = held_out_table(d, names, scales, args.l2)
     if check:
         source_table(d, check, args.l2)
+    if args.trees:
+        return 0
     shipped = {k: d.fit(d.train, k, args.l2) for k in KINDS}
     about = (f"l2 {args.l2:g}, {len(np.unique(d.case[d.clip >= 0]))} cases of {len(names)} clips at scales "
              f"{args.scales}" + (f"; always in training: {', '.join(sources)} (weight {args.source_weight:g})"
