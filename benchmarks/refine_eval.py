@@ -10,7 +10,7 @@ The gain is then chosen leaving one clip out (the best mean success on the other
 that clip's success at the chosen gain is printed beside its success without the second look.
 
     .venv/bin/python benchmarks/refine_eval.py [--clips DIR] [--only coke,tiger1] [--frames 100]
-                                               [--after 9] [--gains 1,1.3,1.6,2] [--floors 0,0.5,1]
+                                               [--after 9] [--gains 1,1.3,1.6,2]
 """
 from __future__ import annotations
 
@@ -38,7 +38,6 @@ def main(argv: list[str] | None = None) -> int:
     add_clip_options(ap, SHARED_DATA / "video" / "tracking")
     ap.add_argument("--after", type=int, default=9, help="frames before the second look (default 9)")
     ap.add_argument("--gains", default="1,1.3,1.6,2", help="refine_gain values to try (default 1,1.3,1.6,2)")
-    ap.add_argument("--floors", default="0", help="refine_floor values to try with each gain (default 0)")
     args = ap.parse_args(argv)
     try:
         names = chosen_clips(args.clips, args.only)
@@ -47,13 +46,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         gains = [float(v) for v in args.gains.split(",")]
-        floors = [float(v) for v in args.floors.split(",")]
     except ValueError:
-        print(f"--gains and --floors must be numbers separated by commas, got {args.gains!r}, {args.floors!r}",
-              file=sys.stderr)
+        print(f"--gains must be numbers separated by commas, got {args.gains!r}", file=sys.stderr)
         return 2
-    settings = [("off", 0, 1.0, 0.0)] + [(f"gain {g:g}" + (f" floor {fl:g}" if fl else ""), args.after, g, fl)
-                                         for g in gains for fl in floors]
+    settings = [("off", 0, 1.0)] + [(f"gain {g:g}", args.after, g) for g in gains]
     t0 = time.perf_counter()
     table: dict[str, dict[str, float]] = {}
     for name in names:
@@ -61,8 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         n = len(clip.truth)
         table[name] = {}
         with held_out(name):
-            for label, after, gain, floor in settings:
-                make = partial(ColorTracker, refine_after_frames=after, refine_gain=gain, refine_floor=floor)
+            for label, after, gain in settings:
+                make = partial(ColorTracker, refine_after_frames=after, refine_gain=gain)
                 runs = evaluate_clip(clip, starts=[0, n // 3, 2 * n // 3], frames=args.frames, make=make,
                                      baselines=[], look_back=False)
                 table[name][label] = summary(runs)["clicks"]

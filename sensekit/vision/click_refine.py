@@ -32,10 +32,9 @@ __all__ = ["ClickRefiner"]
 class ClickRefiner:
     """Keeps the frames since a click; ``add`` each tracked frame, then ``decide`` once."""
 
-    def __init__(self, frame: np.ndarray, after_frames: int, gain: float, *, floor: float = 0.0) -> None:
+    def __init__(self, frame: np.ndarray, after_frames: int, gain: float) -> None:
         self.after_frames = max(after_frames, max(HISTORY_FRAMES))
         self.gain = gain
-        self.floor = floor
         self.frames: list[np.ndarray] = [frame.copy()]
         #: what was decided: ``None`` before, then the two motion separations (tracked, new)
         self.support: tuple[float, float] | None = None
@@ -59,7 +58,6 @@ class ClickRefiner:
         best = measure_extent(frame, x, y, history)
         old, new = motion_separation(frame, [box, best.box], history)
         self.support = (float(old), float(new))
-        same = box_ious(np.array([best.box, box], np.float64))[0, 1] >= 0.8
-        if not new > self.gain * old or new < self.floor or same:
+        if not new > self.gain * old or box_ious(np.array([best.box, box], np.float64))[0, 1] >= 0.8:
             return None
         return proposal_segment(best, (H, W))

@@ -186,8 +186,6 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         "object's motion since (0: never; at least 6)", unit="frames", lo=0, hi=1000)
     refine_gain = setting(1.0, "how much better the motion must support the re-measured box than the "
                           "tracked one to re-seed the model from it", lo=0, hi=100)
-    refine_floor = setting(0.0, "the least motion separation of the re-measured box from its ring to "
-                           "re-seed from it (a still object's is noise)", lo=0, hi=100)
     grey_below_s = setting(40, "a target less saturated than this ignores hue (hsv)", unit="levels",
                            lo=0, hi=255)
     _TOLERANCE = ("hue_tolerance", "saturation_tolerance", "value_tolerance")
@@ -310,8 +308,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self._start_model(frame, self.picked)
         if (self.refine_after_frames > 0 and self.picked.method == "proposal"
                 and len([f for f in history if f.shape == frame.shape]) < max(HISTORY_FRAMES)):
-            self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain,
-                                        floor=self.refine_floor)
+            self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain)
 
     def pick_box(self, frame: np.ndarray, box: Sequence[float]) -> None:
         """Learn the object from a box ``(x, y, w, h)`` of ``frame``.

@@ -70,20 +70,3 @@ def test_a_still_scene_supports_no_new_box():
     assert r.due
     assert r.decide(frame, (80.0, 60.0), (70, 50, 20, 20)) is None
     assert r.support is not None and r.support[1] == 0.0
-
-
-def test_a_re_measured_box_below_the_floor_is_not_taken(shared_data):
-    """``refine_floor``: the can's re-measured box moves against its ring (separation ~1.2), so
-    with the floor at 0 (default) the model is re-seeded, and with a floor above that it is not."""
-    truth, frames = _coke(shared_data, 10)
-    x, y, w, h = truth[0]
-    picked = {}
-    for floor in (0.0, 50.0):
-        t = ColorTracker(refine_floor=floor)
-        t.pick(frames[0], x + w / 2, y + h / 2)
-        first = t.picked
-        for k in range(1, 10):
-            t.update(frames[k], k / 30)
-        assert t.refiner is None
-        picked[floor] = t.picked is first
-    assert picked == {0.0: False, 50.0: True}
