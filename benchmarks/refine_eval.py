@@ -28,23 +28,22 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.vision.evaluate import clip_names, evaluate_clip, load_clip, summary
+from sensekit.errors import SourceError
+from sensekit.vision.evaluate import add_clip_options, chosen_clips, evaluate_clip, load_clip, summary
 from sensekit.vision.extent import held_out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking",
-                    help="folder of NAME.mp4 + NAME_gt.csv (frame,x,y,w,h)")
-    ap.add_argument("--only", help="comma-separated clip names (default: every clip in the folder)")
-    ap.add_argument("--frames", type=int, default=100, help="frames per start (default 100)")
+    add_clip_options(ap, SHARED_DATA / "video" / "tracking")
     ap.add_argument("--after", type=int, default=9, help="frames before the second look (default 9)")
     ap.add_argument("--gains", default="1,1.3,1.6,2", help="refine_gain values to try (default 1,1.3,1.6,2)")
     args = ap.parse_args(argv)
-    if not args.clips.is_dir():
-        print(f"clip folder not found: {args.clips}", file=sys.stderr)
+    try:
+        names = chosen_clips(args.clips, args.only)
+    except SourceError as e:
+        print(e, file=sys.stderr)
         return 2
-    names = args.only.split(",") if args.only else clip_names(args.clips)
     try:
         gains = [float(v) for v in args.gains.split(",")]
     except ValueError:

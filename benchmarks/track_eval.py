@@ -51,8 +51,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.vision.evaluate import BASELINES, TrackClip, click_points, clip_names, evaluate_clip, \
-    format_table, frames_of, load_clip, summary
+from sensekit.errors import SourceError
+from sensekit.vision.evaluate import BASELINES, TrackClip, add_clip_options, chosen_clips, click_points, \
+    evaluate_clip, format_table, frames_of, load_clip, summary
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
 from sensekit.vision.segment import segment_click
 
@@ -224,51 +225,64 @@ def loss_table(folder: Path, names: list[str]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: extent)
+def _options(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking",
-                    help="folder of NAME.mp4 + NAME_gt.csv (frame,x,y,w,h)")
-    ap.add_argument("--only", help="comma-separated clip names (default: every clip in the folder)")
-    ap.add_argument("--frames", type=int, default=100, help="frames per start (default 100)")
+    add_clip_options(ap, SHARED_DATA / "video" / "tracking")
     ap.add_argument("--starts", type=int, default=3, help="start frames spread over each clip (default 3)")
     ap.add_argument("--no-mil", action="store_true", help="skip OpenCV's MIL tracker (the slow baseline)")
     ap.add_argument("--loss", action="store_true", help="only the color_lost delays (cut, cover)")
     ap.add_argument("--held-out", action="store_true",
                     help="score each clip with the extent weights fitted without it (benchmarks/train_extent.py)")
     ap.add_argument("--scales", default="1", help="comma-separated view factors, e.g. 0.5,1,2 (default 1)")
-    args = ap.parse_args(argv)
-    if not args.clips.is_dir():
-        print(f"clip folder not found: {args.clips}", file=sys.stderr)
+    return ap.parse_args(argv)
+
+
+def parse_scales(text: str) -> list[float]:
+    """``--scales``: numbers in 0.1..10 separated by commas (``ValueError`` naming the text)."""
+    try:
+        scales = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--scales must be numbers separated by commas, got {text!r}") from None
+    if any(not 0.1 <= f <= 10 for f in scales):
+        raise ValueError(f"--scales must each lie in 0.1..10, got {text!r}")
+    return scales
+
+
+def scale_results(args: argparse.Namespace, names: list[str], factor: float, baselines: list[str],
+                  t0: float) -> dict[str, list]:
+    """Every clip's runs with the objects seen ``factor`` times larger (held out when asked)."""
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            with held_out(name) if args.held_out else contextlib.nullcontext():
+                if factor == 1:
+                    results[name] = evaluate_clip(load_clip(args.clips, name), starts=args.starts,
+                                                  frames=args.frames, baselines=baselines)
+                else:
+                    results[name] = [r for c in rescaled_runs(args.clips, name, factor, args.starts,
+                                                              args.frames, Path(tmp))
+                                     for r in evaluate_clip(c, starts=[BACK], frames=args.frames,
+                                                            baselines=baselines)]
+            print(f"  x{factor:g} {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _options(argv)
+    try:
+        names = chosen_clips(args.clips, args.only)
+        scales = parse_scales(args.scales)
+    except (SourceError, ValueError) as e:
+        print(e, file=sys.stderr)
         return 2
-    names = args.only.split(",") if args.only else clip_names(args.clips)
     if args.loss:
         print(loss_table(args.clips, names))
         return 0
     baselines = [b for b in BASELINES if not (args.no_mil and b.startswith("MIL"))]
-    try:
-        scales = [float(v) for v in args.scales.split(",")]
-    except ValueError:
-        print(f"--scales must be numbers separated by commas, got {args.scales!r}", file=sys.stderr)
-        return 2
-    if any(not 0.1 <= f <= 10 for f in scales):
-        print(f"--scales must each lie in 0.1..10, got {args.scales!r}", file=sys.stderr)
-        return 2
     t0 = time.perf_counter()
     overall = []
     for factor in scales:
-        results = {}
-        with tempfile.TemporaryDirectory() as tmp:
-            for name in names:
-                with held_out(name) if args.held_out else contextlib.nullcontext():
-                    if factor == 1:
-                        results[name] = evaluate_clip(load_clip(args.clips, name), starts=args.starts,
-                                                      frames=args.frames, baselines=baselines)
-                    else:
-                        results[name] = [r for c in rescaled_runs(args.clips, name, factor, args.starts,
-                                                                  args.frames, Path(tmp))
-                                         for r in evaluate_clip(c, starts=[BACK], frames=args.frames,
-                                                                baselines=baselines)]
-                print(f"  x{factor:g} {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+        results = scale_results(args, names, factor, baselines, t0)
         if len(scales) > 1:
             print(f"\nobjects seen x{factor:g}")
         print(format_table(results))

@@ -11,13 +11,27 @@ height and overlaps the truth with IoU > 0.5. The weights maximise the likelihoo
 a right proposal among each case's proposals (a conditional logit, L2 penalty ``--l2``), once
 with the motion cues and once without (a still picture, or too short a history).
 
+``--sources highway,people,hands`` adds the click cases of other real objects
+(``extent_sources.py``: cars of the CDnet highway clip with their history, people and hands on
+stills) to **every** fit, each case weighted ``--source-weight``; the tracking clips stay
+leave-one-clip-out. Without ``--sources`` (the shipped weights) only the tracking clips are used.
+
 Printed: leaving one clip out, each clip's cases scored with the weights fitted on the others:
-the share whose chosen box is the right size and the share with IoU > 0.5, per scale.
+the share whose chosen box is the right size and the share with IoU > 0.5, per scale; with
+``--check-on`` sources, each such source's cases scored by a fit that never saw that source
+(footage from other cameras and scenes than the developer clips).
 Written (``--out``, default sensekit/vision/extent_model.py): the weights fitted on all clips,
 and each fold's (``extent.held_out(clip)``; ``track_eval.py --held-out``).
 
+``--trees`` prints the same tables for boosted trees (scikit-learn's HistGradientBoosting
+regressing each proposal's IoU from its cues and its ``context`` among the click's other
+proposals) and writes nothing: held out they do worse than the logit (docs/tracking.md).
+
 Usage: .venv/bin/python benchmarks/train_extent.py [--clips DIR] [--cache cues.npz] [--l2 100]
-Cost: ~2-4 min to collect the cues on a loaded 2-core machine; the fits take seconds.
+           [--sources highway,people,hands] [--source-weight 1] [--check-on highway,people,hands]
+           [--source-cache extra.npz] [--trees]
+Cost: ~2-4 min to collect the cues of the tracking clips on a loaded 2-core machine, ~3 min
+for the other sources (2010 cases); each fit takes seconds to a minute.
 """
 from __future__ import annotations
 
@@ -34,14 +48,18 @@ from _reference import SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from extent_sources import SOURCES, cases as source_cases
 from track_eval import scale_box, scale_view
 
 from sensekit.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok
-from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, consensus, features
+from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus, features
 from sensekit.vision.proposals import click_proposals
 
 MODEL_PY = REPO / "sensekit" / "vision" / "extent_model.py"
 TEMPERATURES = (0.0, 0.25, 0.5, 1.0, 2.0)          # consensus temperatures tried (0: the top score)
+TREE_TEMPERATURES = (0.0, 0.02, 0.05, 0.1, 0.25)   # for ``--trees`` (its scores are IoUs, 0-1)
+#: the views of each other source: cars are small (x1, x2), people large (x0.5, x1)
+SOURCE_SCALES = {"highway": [1.0, 2.0], "people": [0.5, 1.0], "hands": [0.5, 1.0, 2.0]}
 
 
 def start_frames(n: int, starts: int = 3) -> list[int]:
@@ -49,11 +67,33 @@ def start_frames(n: int, starts: int = 3) -> list[int]:
     return [max(max(HISTORY_FRAMES), k * n // starts) for k in range(starts)]
 
 
+class Rows:
+    """Cues and labels of every proposal of every case, as ``collect`` returns them."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, list] = {k: [] for k in ("cues", "size_ok", "iou", "case", "clip", "scale", "box")}
+        self.cases = 0
+
+    def add(self, frame: np.ndarray, history: list[np.ndarray], truth: np.ndarray,
+            clicks: list[tuple[float, float]], clip: int, factor: float) -> None:
+        for px, py in clicks:
+            props = click_proposals(frame, px, py)
+            self.rows["cues"].append(features(frame, px, py, props, history))
+            self.rows["size_ok"].append([size_ok(p.box, truth) for p in props])
+            self.rows["iou"].append([iou(p.box, truth) for p in props])
+            self.rows["box"].append(np.array([p.box for p in props], np.float64).reshape(-1, 4))
+            for key, v in (("case", self.cases), ("clip", clip), ("scale", factor)):
+                self.rows[key].append(np.full(len(props), v))
+            self.cases += 1
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {k: np.concatenate(v) for k, v in self.rows.items()}
+
+
 def collect(folder: Path, names: list[str], scales: list[float]) -> dict[str, np.ndarray]:
     """Cues and labels of every proposal of every case (see the module docstring)."""
     K = max(HISTORY_FRAMES)
-    rows: dict[str, list] = {k: [] for k in ("cues", "size_ok", "iou", "case", "clip", "scale", "box")}
-    case = 0
+    rows = Rows()
     for ci, name in enumerate(names):
         clip = load_clip(folder, name)
         n = len(clip.truth)
@@ -72,24 +112,28 @@ def collect(folder: Path, names: list[str], scales: list[float]) -> dict[str, np
                 views = [scale_view(f, factor, centre) for f in kept[s]]
                 frames = [v[0] for v in views]
                 truth = scale_box(clip.truth[s][None], views[-1][1])[0]
-                for px, py in click_points(truth).values():
-                    props = click_proposals(frames[-1], px, py)
-                    cues = features(frames[-1], px, py, props, frames[:-1])
-                    rows["cues"].append(cues)
-                    rows["size_ok"].append([size_ok(p.box, truth) for p in props])
-                    rows["iou"].append([iou(p.box, truth) for p in props])
-                    rows["box"].append(np.array([p.box for p in props], np.float64).reshape(-1, 4))
-                    rows["case"].append(np.full(len(props), case))
-                    rows["clip"].append(np.full(len(props), ci))
-                    rows["scale"].append(np.full(len(props), factor))
-                    case += 1
-        print(f"  {name}: {case} cases", file=sys.stderr, flush=True)
-    return {k: np.concatenate(v) for k, v in rows.items()}
+                rows.add(frames[-1], frames[:-1], truth, list(click_points(truth).values()), ci, factor)
+        print(f"  {name}: {rows.cases} cases", file=sys.stderr, flush=True)
+    return rows.arrays()
 
 
-def fit(cues: np.ndarray, right: np.ndarray, case: np.ndarray, l2: float) -> dict[str, list[float]]:
+def collect_sources(data: Path, sources: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The cases of ``extent_sources`` (their ``clip`` is ``-1 - `` the source's index in
+    ``SOURCES``: never a tracking clip), each at its ``SOURCE_SCALES``."""
+    rows = Rows()
+    for name in sources:
+        i = SOURCES.index(name)
+        for _src, factor, frame, history, truth, clicks in source_cases(data, SOURCE_SCALES[name], (name,)):
+            rows.add(frame, history, truth, clicks, -1 - i, factor)
+        print(f"  {name}: {rows.cases} cases", file=sys.stderr, flush=True)
+    return rows.arrays()
+
+
+def fit(cues: np.ndarray, right: np.ndarray, case: np.ndarray, l2: float, weight: np.ndarray | None = None
+        ) -> dict[str, list[float]]:
     """Conditional logit: per case, softmax over its proposals; maximise the probability of
-    its right ones (cases with none or only right ones carry no information)."""
+    its right ones (cases with none or only right ones carry no information), each case
+    weighted by ``weight`` (per row; the case's first row counts; default 1)."""
     from scipy.optimize import minimize
     from scipy.special import logsumexp
 
@@ -97,16 +141,17 @@ def fit(cues: np.ndarray, right: np.ndarray, case: np.ndarray, l2: float) -> dic
     z = (cues - mean) / std
     groups = [np.nonzero(case == c)[0] for c in np.unique(case)]
     groups = [g for g in groups if right[g].any() and not right[g].all()]
+    cw = np.ones(len(groups)) if weight is None else np.array([weight[g[0]] for g in groups])
 
     def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
         total, grad = 0.0, np.zeros_like(w)
-        for g in groups:
+        for g, c in zip(groups, cw):
             zg, yg = z[g], right[g]
             s = zg @ w
             a, b = logsumexp(s), logsumexp(s[yg])
-            total += a - b
-            grad += zg.T @ np.exp(s - a) - zg[yg].T @ np.exp(s[yg] - b)
-        m = len(groups)
+            total += c * (a - b)
+            grad += c * (zg.T @ np.exp(s - a) - zg[yg].T @ np.exp(s[yg] - b))
+        m = float(cw.sum())
         return total / m + l2 * float(w @ w) / m, grad / m + 2 * l2 * w / m
 
     w = minimize(loss, np.zeros(z.shape[1]), jac=True, method="L-BFGS-B").x
@@ -115,9 +160,42 @@ def fit(cues: np.ndarray, right: np.ndarray, case: np.ndarray, l2: float) -> dic
 
 
 def choose(model: dict[str, Any], cues: np.ndarray, boxes: np.ndarray) -> int:
-    """The proposal ``measure_extent`` takes: the consensus of the scores at the model's temperature."""
-    s = ((cues - np.asarray(model["mean"])) / np.asarray(model["std"])) @ np.asarray(model["weights"])
+    """The proposal ``measure_extent`` takes: the consensus of the scores at the model's temperature
+    (a tree model, ``--trees``: its predicted IoU from the cues and ``context``)."""
+    if "predict" in model:
+        s = model["predict"](np.hstack([cues, context(boxes)]))
+    else:
+        s = ((cues - np.asarray(model["mean"])) / np.asarray(model["std"])) @ np.asarray(model["weights"])
     return consensus(boxes, s, temperature=float(model.get("temperature", 0.0)))
+
+
+def context(boxes: np.ndarray) -> np.ndarray:
+    """Each proposal against the others of its click: the rank of its area (0-1), its log
+    area over the median's and over the largest's, its mean IoU with the others."""
+    a = np.log(boxes[:, 2] * boxes[:, 3])
+    rank = (np.argsort(np.argsort(a)) + 0.5) / len(a)
+    return np.stack([rank, a - np.median(a), a - a.max(), box_ious(boxes).mean(1)], 1)
+
+
+def fit_trees(cues: np.ndarray, boxes: np.ndarray, right: np.ndarray, case: np.ndarray,
+              iou_: np.ndarray) -> dict[str, Any]:
+    """``--trees``: scikit-learn's HistGradientBoostingRegressor (depth 4, 200 rounds at 0.05,
+    40 per leaf) on the cues and ``context``, regressing the IoU with the truth (halved when
+    the size is wrong), then the consensus temperature as for the logit."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    from threadpoolctl import threadpool_limits
+
+    ctx = np.zeros((len(case), 4))
+    for c in np.unique(case):
+        g = np.nonzero(case == c)[0]
+        ctx[g] = context(boxes[g])
+    reg = HistGradientBoostingRegressor(max_iter=200, learning_rate=0.05, max_depth=4, min_samples_leaf=40,
+                                        l2_regularization=1.0, random_state=0)
+    with threadpool_limits(1):
+        reg.fit(np.hstack([cues, ctx]), np.where(right, iou_, 0.5 * iou_))
+    model: dict[str, Any] = {"predict": reg.predict}
+    model["temperature"] = pick_temperature(model, cues, boxes, right, case)
+    return model
 
 
 def pick_temperature(model: dict[str, Any], cues: np.ndarray, boxes: np.ndarray, right: np.ndarray,
@@ -126,7 +204,7 @@ def pick_temperature(model: dict[str, Any], cues: np.ndarray, boxes: np.ndarray,
     these cases (the training clips' own: the held-out clip is not looked at)."""
     groups = [np.nonzero(case == c)[0] for c in np.unique(case)]
     best, best_t = -1.0, 0.0
-    for t in TEMPERATURES:
+    for t in TREE_TEMPERATURES if "predict" in model else TEMPERATURES:
         m = dict(model, temperature=t)
         got = float(np.mean([right[g[choose(m, cues[g], boxes[g])]] for g in groups]))
         if got > best + 1e-9:
@@ -134,71 +212,169 @@ def pick_temperature(model: dict[str, Any], cues: np.ndarray, boxes: np.ndarray,
     return best_t
 
 
-def fit_model(cues: np.ndarray, boxes: np.ndarray, right: np.ndarray, case: np.ndarray, l2: float
-              ) -> dict[str, Any]:
+def fit_model(cues: np.ndarray, boxes: np.ndarray, right: np.ndarray, case: np.ndarray, l2: float,
+              weight: np.ndarray | None = None) -> dict[str, Any]:
     """The weights (``fit``) and then the consensus temperature, on the same cases."""
-    model: dict[str, Any] = fit(cues, right, case, l2)
+    model: dict[str, Any] = fit(cues, right, case, l2, weight)
     model["temperature"] = pick_temperature(model, cues, boxes, right, case)
     return model
 
 
-def main(argv: list[str] | None = None) -> int:
+def _options(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
     ap.add_argument("--scales", default="0.5,1,2")
     ap.add_argument("--cache", type=Path, default=None, help="keep the cues in this .npz (reused when it exists)")
     ap.add_argument("--l2", type=float, default=100.0,
                     help="L2 penalty (default 100, the shipped weights; chosen among 0.1-300 on the held-out table)")
+    ap.add_argument("--sources", default="", help=f"other sources always in training, of {','.join(SOURCES)}")
+    ap.add_argument("--source-weight", type=float, default=1.0, help="weight of each other source's case (default 1)")
+    ap.add_argument("--check-on", default="", help="other sources to score with fits that never saw them")
+    ap.add_argument("--source-cache", type=Path, default=None, help="keep the other sources' cues in this .npz")
+    ap.add_argument("--trees", action="store_true",
+                    help="print the held-out tables of boosted trees on the cues and their context (writes nothing)")
     ap.add_argument("--out", type=Path, default=MODEL_PY)
-    args = ap.parse_args(argv)
-    names = clip_names(args.clips)
-    scales = [float(v) for v in args.scales.split(",")]
-    if args.cache is not None and args.cache.is_file():
-        data = dict(np.load(args.cache))
-    else:
-        data = collect(args.clips, names, scales)
-        if args.cache is not None:
-            np.savez(args.cache, **data)
-    cues, case, clip, scale, boxes = (data[k] for k in ("cues", "case", "clip", "scale", "box"))
-    sized, hits = data["size_ok"].astype(bool), data["iou"] > 0.5
-    right = sized & hits
-    nm = len(MOTION_FEATURES)
-    kinds = {"motion": slice(0, None), "still": slice(nm, None)}
-    folds: dict[str, dict[str, dict[str, Any]]] = {}
-    for ci, name in enumerate(names):
-        train = clip != ci
-        folds[name] = {k: fit_model(cues[train][:, sl], boxes[train], right[train], case[train], args.l2)
-                       for k, sl in kinds.items()}
+    return ap.parse_args(argv)
+
+
+def _cached(path: Path | None, make: Any) -> dict[str, np.ndarray]:
+    if path is not None and path.is_file():
+        return dict(np.load(path))
+    data: dict[str, np.ndarray] = make()
+    if path is not None:
+        np.savez(path, **data)
+    return data
+
+
+class Data:
+    """The cases of the tracking clips (``clip`` >= 0) and of the other sources (< 0), as arrays."""
+
+    def __init__(self, track: dict[str, np.ndarray], other: dict[str, np.ndarray] | None, source_weight: float):
+        if other is not None and len(other["case"]):
+            other = dict(other, case=other["case"] + track["case"].max() + 1)
+            track = {k: np.concatenate([track[k], other[k]]) for k in track}
+        self.cues, self.case, self.clip, self.scale, self.boxes = (
+            track[k] for k in ("cues", "case", "clip", "scale", "box"))
+        self.iou = track["iou"]
+        self.sized, self.hits = track["size_ok"].astype(bool), self.iou > 0.5
+        self.trees = False                           # --trees: fit_trees instead of the logit
+        self.right = self.sized & self.hits
+        self.weight = np.where(self.clip < 0, source_weight, 1.0)
+        # the stills have no history: they train only the weights without the motion cues
+        self.moving = (self.clip >= 0) | (self.clip == -1 - SOURCES.index("highway"))
+        self.train = self.clip >= 0                  # the rows any fit may use (the tracking clips, --sources)
+
+    def fit(self, rows: np.ndarray, kind: str, l2: float) -> dict[str, Any]:
+        """The fit on ``rows`` of ``self.train`` (motion: those with history)."""
+        rows = rows & self.train & (self.moving if kind == "motion" else True)
+        sl = KINDS[kind]
+        if self.trees:
+            return fit_trees(self.cues[rows][:, sl], self.boxes[rows], self.right[rows], self.case[rows],
+                             self.iou[rows])
+        return fit_model(self.cues[rows][:, sl], self.boxes[rows], self.right[rows], self.case[rows], l2,
+                         self.weight[rows])
+
+    def scored(self, model: dict[str, Any], kind: str, rows: np.ndarray) -> tuple[float, float, int]:
+        """Right size, IoU > 0.5 (shares) and the number of the cases of ``rows`` (motion: with history)."""
+        ok, hit = [], []
+        for c in np.unique(self.case[rows & (self.moving if kind == "motion" else True)]):
+            g = np.nonzero(self.case == c)[0]
+            best = g[choose(model, self.cues[g][:, KINDS[kind]], self.boxes[g])]
+            ok.append(bool(self.sized[best]))
+            hit.append(bool(self.hits[best]))
+        return (float(np.mean(ok)), float(np.mean(hit)), len(ok)) if ok else (np.nan, np.nan, 0)
+
+
+KINDS = {"motion": slice(0, None), "still": slice(len(MOTION_FEATURES), None)}
+
+
+def held_out_table(d: Data, names: list[str], scales: list[float], l2: float) -> dict[str, dict[str, Any]]:
+    """Print each clip's cases scored by the fit without it; return the folds."""
+    folds = {name: {k: d.fit(d.clip != ci, k, l2) for k in KINDS} for ci, name in enumerate(names)}
     print(f"held out (each clip with the weights fitted on the other {len(names) - 1}): "
           "first box right size / IoU > 0.5")
     print(f"{'cues':8s} {'scale':>6s}  " + "  ".join(f"{n[:14]:>14s}" for n in names) + "      mean")
-    for kind, sl in kinds.items():
+    for kind in KINDS:
         for factor in scales:
-            cells = []
-            for ci, name in enumerate(names):
-                ok, hit = [], []
-                for c in np.unique(case[(clip == ci) & (scale == factor)]):
-                    g = np.nonzero(case == c)[0]
-                    best = g[choose(folds[name][kind], cues[g][:, sl], boxes[g])]
-                    ok.append(bool(sized[best]))
-                    hit.append(bool(hits[best]))
-                cells.append((float(np.mean(ok)), float(np.mean(hit))))
+            cells = [d.scored(folds[name][kind], kind, (d.clip == ci) & (d.scale == factor))[:2]
+                     for ci, name in enumerate(names)]
             print(f"{kind:8s} x{factor:<5g}  " + "  ".join(f"{a:6.2f} / {b:4.2f}" for a, b in cells)
                   + f"  {np.mean([a for a, _ in cells]):4.2f} / {np.mean([b for _, b in cells]):4.2f}")
     print("consensus temperatures (chosen on each fold's training clips): " + ", ".join(
         f"{name} {folds[name]['motion']['temperature']:g}/{folds[name]['still']['temperature']:g}" for name in names))
-    shipped = {k: fit_model(cues[:, sl], boxes, right, case, args.l2) for k, sl in kinds.items()}
+    return folds
+
+
+def source_table(d: Data, check: tuple[str, ...], l2: float) -> None:
+    """Print each other source's cases scored by a fit on the tracking clips and the
+    ``--sources`` other than that source."""
+    print("other sources, each scored by a fit that never saw it: right size / IoU > 0.5 (cases)")
+    for name in check:
+        src = -1 - SOURCES.index(name)
+        for kind in KINDS:
+            got = d.scored(d.fit(d.clip != src, kind, l2), kind, d.clip == src)
+            if got[2]:
+                print(f"  {name:8s} {kind:7s} {got[0]:4.2f} / {got[1]:4.2f} ({got[2]})")
+
+
+def _lean(model: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The still fit without its mean and std when they are the motion fit's (its columns'
+    own): ``extent._weights`` takes them from there."""
+    nm = len(MOTION_FEATURES)
+    m, s = model["motion"], model["still"]
+    if m["mean"][nm:] == s["mean"] and m["std"][nm:] == s["std"]:
+        return {"motion": m, "still": {k: v for k, v in s.items() if k not in ("mean", "std")}}
+    return model
+
+
+def write_model(path: Path, shipped: dict[str, Any], folds: dict[str, dict[str, Any]], about: str) -> None:
+    nm = len(MOTION_FEATURES)
+    shipped, folds = _lean(shipped), {k: _lean(v) for k, v in folds.items()}
     text = (f'"""The weights of ``extent.py``\'s proposal score: written by ``benchmarks/train_extent.py``\n'
-            f"(do not edit by hand; l2 {args.l2:g}, {len(np.unique(case))} cases of {len(names)} clips "
-            f"at scales {args.scales}).\n\n"
+            f"(do not edit by hand; {about}).\n\n"
             "``ACTIVE`` is what ``measure_extent`` uses (the fit on every clip); ``FOLDS[clip]`` the fit\n"
             "without that clip (``extent.held_out``). Each: the cues' mean and std and a weight per cue\n"
-            f"(``extent.FEATURES``; \"still\" without the {nm} motion cues).\n\"\"\"\n"
+            f"(``extent.FEATURES``; \"still\" without the {nm} motion cues, and without a mean and std\n"
+            "when they are the motion fit's last columns).\n\"\"\"\n"
             "from typing import Any\n\n"
             f"ACTIVE: dict[str, Any] = {pprint.pformat(shipped, width=80, compact=True)}\n\n"
             f"FOLDS: dict[str, dict[str, Any]] = {pprint.pformat(folds, width=80, compact=True)}\n")
-    args.out.write_text(text)
-    print(f"wrote {args.out} ({len(FEATURES)} cues)")
+    path.write_text(text)
+    print(f"wrote {path} ({len(FEATURES)} cues)")
+
+
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(v for v in text.split(",") if v)
+    bad = [v for v in names if v not in SOURCES]
+    if bad:
+        raise SystemExit(f"unknown source {', '.join(bad)}; sources: {', '.join(SOURCES)}")
+    return names
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _options(argv)
+    names = clip_names(args.clips)
+    scales = [float(v) for v in args.scales.split(",")]
+    sources, check = _names(args.sources), _names(args.check_on)
+    track = _cached(args.cache, lambda: collect(args.clips, names, scales))
+    wanted = tuple(dict.fromkeys(sources + check))
+    other = _cached(args.source_cache, lambda: collect_sources(SHARED_DATA, wanted)) if wanted else None
+    if other is not None:                     # a cache may hold more sources than asked for
+        keep = np.isin(other["clip"], [-1 - SOURCES.index(n) for n in wanted])
+        other = {k: v[keep] for k, v in other.items()}
+    d = Data(track, other, args.source_weight)
+    d.train = np.isin(d.clip, [-1 - SOURCES.index(n) for n in sources]) | (d.clip >= 0)
+    d.trees = args.trees
+    folds = held_out_table(d, names, scales, args.l2)
+    if check:
+        source_table(d, check, args.l2)
+    if args.trees:
+        return 0
+    shipped = {k: d.fit(d.train, k, args.l2) for k in KINDS}
+    about = (f"l2 {args.l2:g}, {len(np.unique(d.case[d.clip >= 0]))} cases of {len(names)} clips at scales "
+             f"{args.scales}" + (f"; always in training: {', '.join(sources)} (weight {args.source_weight:g})"
+                                 if sources else ""))
+    write_model(args.out, shipped, folds, about)
     return 0
 
 

@@ -40,7 +40,7 @@ from sensekit.vision.extent import HISTORY_FRAMES
 
 __all__ = ["TrackClip", "Score", "StartResult", "load_clip", "clip_names", "click_points", "iou", "score",
            "CamShiftTracker", "MILTracker", "SensekitTracker", "evaluate_clip", "evaluate", "format_table",
-           "summary", "size_ok"]
+           "summary", "size_ok", "chosen_clips", "add_clip_options"]
 
 #: the baselines, started from the true box
 BASELINES = ("sensekit (true box)", "CamShift (true box)", "MIL (true box)")
@@ -69,6 +69,28 @@ def clip_names(folder: Path) -> list[str]:
         raise SourceError(f"tracking clip folder not found: {folder}")
     return sorted(p.name[:-len("_gt.csv")] for p in folder.glob("*_gt.csv")
                   if (folder / (p.name[:-len("_gt.csv")] + ".mp4")).is_file())
+
+
+def chosen_clips(folder: Path, only: str | None = None) -> list[str]:
+    """The clips of ``folder`` to run (``clip_names``), or those named in ``only`` (comma
+    separated), each checked to be there: a bad folder or name raises ``SourceError`` naming it."""
+    names = clip_names(folder)
+    if not only:
+        return names
+    wanted = [n.strip() for n in only.split(",") if n.strip()]
+    missing = [n for n in wanted if n not in names]
+    if missing:
+        raise SourceError(f"no clip {', '.join(map(repr, missing))} in {folder}; clips: {', '.join(names)}")
+    return wanted
+
+
+def add_clip_options(parser: Any, default: Path) -> None:
+    """The options every clip benchmark takes (``parser``: an ``argparse.ArgumentParser``):
+    ``--clips`` (a folder of ``NAME.mp4`` + ``NAME_gt.csv``), ``--only``, ``--frames``."""
+    parser.add_argument("--clips", type=Path, default=default,
+                        help="folder of NAME.mp4 + NAME_gt.csv (frame,x,y,w,h)")
+    parser.add_argument("--only", help="comma-separated clip names (default: every clip in the folder)")
+    parser.add_argument("--frames", type=int, default=100, help="frames per start (default 100)")
 
 
 def load_clip(folder: Path, name: str, *, one_based: bool | None = None) -> TrackClip:

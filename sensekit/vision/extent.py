@@ -226,7 +226,14 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
 
 
 def _weights(motion: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The active fit's cue means, spreads and weights; a still fit without its own mean and
+    std takes the motion fit's for its columns (the same cases: ``train_extent.py`` writes
+    them once)."""
     m = extent_model.ACTIVE["motion" if motion else "still"]
+    if "mean" not in m:
+        nm = len(MOTION_FEATURES)
+        full = extent_model.ACTIVE["motion"]
+        return np.asarray(full["mean"][nm:]), np.asarray(full["std"][nm:]), np.asarray(m["weights"])
     return np.asarray(m["mean"]), np.asarray(m["std"]), np.asarray(m["weights"])
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from sensekit.vision import extent_model
 from sensekit.vision.evaluate import iou
-from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, consensus, features, held_out, measure_extent
+from sensekit.vision.extent import (FEATURES, HISTORY_FRAMES, MOTION_FEATURES, consensus, features, held_out,
+                                    measure_extent, scores)
 from sensekit.vision.proposals import click_proposals
 from tests.vision.synth import background
 
@@ -79,3 +80,22 @@ def test_edge_over_ring_is_the_border_over_the_ring_mean():
     got = _ring_edge(summed, (10, 5, 20, 15), (0, 0, 30, 20), 1.5)
     assert got == pytest.approx(1.5 - np.log(2.0 + 1e-3))
     assert _ring_edge(summed, (0, 0, 30, 20), (0, 0, 30, 20), 1.5) == 0.0     # no ring
+
+
+def test_a_still_fit_without_its_own_mean_and_std_takes_the_motion_fit_s_columns(monkeypatch):
+    """train_extent.py writes the still cues' mean and std once (the motion fit's last columns):
+    the scores are those of the still fit with them written out."""
+    nm = len(MOTION_FEATURES)
+    rng = np.random.default_rng(0)
+    cues = rng.normal(size=(9, len(FEATURES)))
+    motion = {"mean": list(rng.normal(size=len(FEATURES))), "std": list(rng.uniform(0.5, 2, len(FEATURES))),
+              "weights": list(rng.normal(size=len(FEATURES)))}
+    w = list(rng.normal(size=len(FEATURES) - nm))
+    full = {"mean": motion["mean"][nm:], "std": motion["std"][nm:], "weights": w}
+    monkeypatch.setattr(extent_model, "ACTIVE", {"motion": motion, "still": full})
+    written_out = scores(cues, motion=False)
+    monkeypatch.setattr(extent_model, "ACTIVE", {"motion": motion, "still": {"weights": w}})
+    lean = scores(cues, motion=False)
+    assert np.array_equal(lean, written_out)
+    expected = ((cues[:, nm:] - np.asarray(full["mean"])) / np.asarray(full["std"])) @ np.asarray(w)
+    assert np.allclose(lean, expected)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from sensekit.errors import SourceError
-from sensekit.vision.evaluate import (SensekitTracker, click_points, clip_names, evaluate, format_table, iou,
-                                       load_clip, score, size_ok, summary)
+from sensekit.vision.evaluate import (SensekitTracker, chosen_clips, click_points, clip_names, evaluate,
+                                       format_table, iou, load_clip, score, size_ok, summary)
 from tests.vision.ball_scenes import COLOURS, ball_sequence
 from tests.vision.synth import background
 
@@ -46,6 +46,16 @@ def test_clip_folder_lists_pairs_and_reads_either_convention(tmp_path):
         load_clip(tmp_path, "a")
     with pytest.raises(SourceError, match="not found"):
         clip_names(tmp_path / "nowhere")
+
+
+def test_chosen_clips_names_a_clip_that_is_not_there(tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.mp4").write_bytes(b"")
+        (tmp_path / f"{name}_gt.csv").write_text("frame,x,y,w,h\n0,1,1,2,2\n")
+    assert chosen_clips(tmp_path) == ["a", "b"]
+    assert chosen_clips(tmp_path, "b") == ["b"]
+    with pytest.raises(SourceError, match="no clip 'c' in .*; clips: a, b"):
+        chosen_clips(tmp_path, "b,c")
 
 
 def test_size_ok_is_within_a_quarter_in_width_and_height():
