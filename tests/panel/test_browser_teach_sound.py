@@ -43,6 +43,8 @@ def test_a_sound_made_three_times_is_saved_to_the_venue_profile(
     assert said.startswith("taught one (") and f"saved to {venue}" in said, said
     card, learn = page.locator("#sound-card").bounding_box(), page.locator("#sound-learn").bounding_box()
     assert learn["x"] + learn["width"] <= card["x"] + card["width"] + 0.5    # nothing runs out of the card
+    assert page.evaluate("""() => { const e = document.getElementById('sound-result');
+        return e.scrollWidth <= e.clientWidth + 1; }"""), "the profile's path runs out of the card"
     page.locator("#sound-card").screenshot(path=str(tmp_path / f"sound-card-{viewport}.png"))
     assert page.errors == []
     assert "[sounds.one]" in venue.read_text()
