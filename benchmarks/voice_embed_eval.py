@@ -48,29 +48,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.voice_eval import DIGITS, blocks, load_digits, stream_of
+from benchmarks.voice_eval import DIGITS, load_digits, take_segments
 from sensekit.audio.speech_embedding import SpeechEmbedder
-from sensekit.audio.voice import VoiceStage
 from sensekit.audio.word_classifier import OTHER, WordClassifier
 
 TRIPLES = ("1,5,9", "0,2,7", "3,6,8", "2,4,6", "0,5,8")
-
-
-def take_segments(digits) -> list:
-    """The longest voiced ``Segment`` the stage cuts from each take (None if none)."""
-    rate = digits[0][3]
-    x, spans = stream_of([c[2] for c in digits], rate)
-    stage = VoiceStage({"words": ("one",)})
-    segs: list = []
-    stage.recognise = lambda s, t: segs.append(s) or []
-    for b in blocks(x, rate):
-        stage.process(b)
-    stage.finish()
-    out = []
-    for a, b in spans:
-        mine = [s for s in segs if s.end > a and s.start < b]
-        out.append(max(mine, key=lambda s: len(s.pcm)) if mine else None)
-    return out
 
 
 def threshold_at(negatives: np.ndarray, fa: float) -> float:

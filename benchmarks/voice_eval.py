@@ -97,6 +97,23 @@ def blocks(x: np.ndarray, rate: int):
         yield AudioBlock(i // n, i / rate, x[i:i + n], rate, None)
 
 
+def take_segments(digits) -> list:
+    """The longest voiced ``Segment`` the stage cuts from each take (None if none)."""
+    rate = digits[0][3]
+    x, spans = stream_of([c[2] for c in digits], rate)
+    stage = VoiceStage({"words": ("one",)})
+    segs: list = []
+    stage.recognise = lambda s, t: segs.append(s) or []
+    for b in blocks(x, rate):
+        stage.process(b)
+    stage.finish()
+    out = []
+    for a, b in spans:
+        mine = [s for s in segs if s.end > a and s.start < b]
+        out.append(max(mine, key=lambda s: len(s.pcm)) if mine else None)
+    return out
+
+
 def segment_scores(words: tuple[str, ...], x: np.ndarray, rate: int) -> list[tuple[float, float, str, float]]:
     """(start, end, best word, best score) of every voiced segment the stage sees in ``x``."""
     stage = VoiceStage({"words": words, **STAGE})

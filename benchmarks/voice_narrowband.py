@@ -33,27 +33,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.voice_eval import DIGITS, blocks, load_digits, stream_of
-from sensekit.audio.voice import VoiceStage
+from benchmarks.voice_eval import DIGITS, load_digits, take_segments
 
 TRIPLES = ((1, 5, 9), (0, 2, 7), (3, 6, 8), (2, 4, 6), (0, 5, 8))
-
-
-def take_segments(digits) -> list[np.ndarray]:
-    """The longest voiced segment (16 kHz int16) the stage cuts from each take."""
-    rate = digits[0][3]
-    x, spans = stream_of([c[2] for c in digits], rate)
-    stage = VoiceStage({"words": ("one",)})
-    segs: list = []
-    stage.recognise = lambda s, t: segs.append(s) or []
-    for b in blocks(x, rate):
-        stage.process(b)
-    stage.finish()
-    out = []
-    for a, b in spans:
-        mine = [s for s in segs if s.end > a and s.start < b]
-        out.append(max(mine, key=lambda s: len(s.pcm)).pcm if mine else np.zeros(1600, np.int16))
-    return out
 
 
 def decoder(words, *, feat: dict | None = None, remove_noise: str = "no"):
@@ -174,7 +156,7 @@ def main() -> int:
     digits = load_digits(args.takes)
     labels = np.array([c[0] for c in digits])
     speakers = np.array([c[1] for c in digits])
-    pcms = take_segments(digits)
+    pcms = [s.pcm if s is not None else np.zeros(1600, np.int16) for s in take_segments(digits)]
     if args.front_end or not args.margin:
         front_end(pcms, labels, speakers)
     if args.margin or not args.front_end:
