@@ -10,11 +10,11 @@ pieces is one region (the region's area is still counted on the original mask). 
 wide region with two heads on its top outline into side-by-side people
 (``sensekit.vision.blob_split``); the parts keep the region's ``label``.
 
-Cost: one labelling pass over the mask, plus a closing when ``join_px`` > 1; ~0.3 ms at
-640x480 with a few blobs. Failure modes: two people touching in the mask are one region unless
-the split finds their heads (the tracker in ``sensekit.vision.blob_tracker`` keeps their ids
-through the merge); a person
-split by a thin occluder (a lamp post) are two regions unless ``join_px`` bridges the gap.
+Cost: one labelling pass over the box around the foreground (not the whole frame), plus a
+closing when ``join_px`` > 1; ~0.4 ms of CPU at 640x480 on CDnet highway (docs/blobs.md, Cost).
+Failure modes: two people touching in the mask are one region unless the split finds their
+heads (the tracker in ``sensekit.vision.blob_tracker`` keeps their ids through the merge); a
+person split by a thin occluder (a lamp post) are two regions unless ``join_px`` bridges the gap.
 """
 from __future__ import annotations
 
@@ -79,39 +79,52 @@ def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0,
     if split_aspect < 0 or not 0 <= split_dip <= 1:
         raise ConfigError(f"`split_aspect` must be >= 0 and `split_dip` 0..1, got {split_aspect!r}, {split_dip!r}")
     joined = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _kernel(join_px)) if join_px > 1 else mask
-    # labels only (OpenCV's WithStats variant costs ~10 ms at 640x480); the statistics come
-    # from the foreground pixels, usually a few percent of the frame
-    n, labels = cv2.connectedComponents(joined, connectivity=8, ltype=cv2.CV_32S)
-    if n <= 1:
+    labelled = _label(joined, mask)
+    if labelled is None:
         return []
-    points = cv2.findNonZero(mask)                # x, y in row order; 4x faster than NumPy's
-    if points is None:
-        return []
-    points = points.reshape(-1, 2)
-    xs, ys = points[:, 0], points[:, 1]
-    lab = np.take(labels.ravel(), ys * labels.shape[1] + xs)     # 2x faster than labels[ys, xs]
-    order = np.argsort(lab, kind="stable")
-    lab, xs, ys = lab[order], xs[order], ys[order]
-    bounds = np.searchsorted(lab, np.arange(n + 1))          # each label's run in the sorted pixels
-    area = np.diff(bounds)
+    n, labels, lab, xs, ys = labelled
+    area = np.bincount(lab, minlength=n)                     # pixels of each label in the mask
     present = np.flatnonzero(area[1:] >= min_area_px) + 1
     if present.size == 0:
         return []
-    starts = bounds[present]
-    ends = starts + area[present]
     out = []
-    for k, i in enumerate(present.tolist()):
-        a, b = int(starts[k]), int(ends[k])
-        rx, ry = xs[a:b], ys[a:b]
+    for i in present.tolist():
+        # the few kept labels' pixels, one comparison each: cheaper than sorting all of them
+        sel = lab == i
+        rx, ry = xs[sel], ys[sel]
         region = _region(rx, ry, labels, i)
         x, _, w, h = region.box
-        if split_aspect <= 0 or w < split_aspect * h or b - a < 2 * min_area_px:
+        if split_aspect <= 0 or w < split_aspect * h or rx.size < 2 * min_area_px:
             out.append(region)
             continue
         cuts = _cuts(labels, i, region.box, None if joined is mask else mask, split_aspect, split_dip, min_area_px)
         out += _parts(rx, ry, [x + c for c in cuts], labels, i) if cuts else [region]
     out.sort(key=lambda r: (-r.area_px, r.label))
     return out
+
+
+def _label(joined: np.ndarray, mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The labels of ``joined`` (8-connected; HxW int32) and, for each foreground pixel of
+    ``mask`` in row order, its label, x and y; None when there is none."""
+    # only the box around the foreground is labelled and scanned (a quarter of the frame on
+    # CDnet highway), its corner on even pixels so OpenCV's 2x2 blocks, and with them the
+    # numbering of the labels, are those of the whole frame
+    bx, by, bw, bh = cv2.boundingRect(joined)
+    if bw == 0:
+        return None
+    x0, y0 = bx - (bx & 1), by - (by & 1)
+    x1, y1 = bx + bw, by + bh
+    # labels only (OpenCV's WithStats variant costs ~1 ms at 640x480); the statistics come
+    # from the foreground pixels, usually a few percent of the frame
+    n, sub = cv2.connectedComponents(joined[y0:y1, x0:x1], connectivity=8, ltype=cv2.CV_32S)
+    points = cv2.findNonZero(mask[y0:y1, x0:x1])  # x, y in row order; 4x faster than NumPy's
+    if n <= 1 or points is None:
+        return None
+    labels = np.zeros(mask.shape, np.int32)
+    labels[y0:y1, x0:x1] = sub
+    points = points.reshape(-1, 2)
+    lab = np.take(sub.ravel(), points[:, 1] * sub.shape[1] + points[:, 0])   # 2x faster than sub[ys, xs]
+    return n, labels, lab, points[:, 0] + x0, points[:, 1] + y0
 
 
 def _cuts(labels: np.ndarray, label: int, box: Box, mask: np.ndarray | None, aspect: float, dip: float,
@@ -154,7 +167,8 @@ def _region(rx: np.ndarray, ry: np.ndarray, labels: np.ndarray, label: int) -> R
     """The region of the pixels ``rx``, ``ry`` (in row order) of ``label``."""
     x0, y0 = int(rx.min()), int(ry[0])          # sorted by position within a label: rows ascend
     w, h = int(rx.max()) - x0 + 1, int(ry[-1]) - y0 + 1
-    return Region((x0, y0, w, h), float(rx.mean()), float(ry.mean()), int(rx.size), labels, label)
+    n = int(rx.size)           # exact integer sums: the same floats as ``mean``, without its overhead
+    return Region((x0, y0, w, h), int(rx.sum()) / n, int(ry.sum()) / n, n, labels, label)
 
 
 def box_iou(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:

@@ -86,3 +86,25 @@ def test_regions_are_the_plain_statistics_of_each_label(seed):
             want.append((box, float(xs.mean()), float(ys.mean()), int(xs.size)))
     want.sort(key=lambda r: -r[3])
     assert [(r.box, r.cx, r.cy, r.area_px) for r in got] == want
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_labels_and_label_numbers_are_those_of_the_whole_frame(seed):
+    """find_blobs labels only the box around the foreground; its regions' ``labels`` and
+    ``label`` (their numbering decides ties in the order) are those of labelling the whole frame,
+    also when that box starts on an odd row or column."""
+    import cv2
+
+    rng = np.random.default_rng(100 + seed)
+    mask = np.zeros((120, 160), np.uint8)
+    ox, oy = 31 + int(rng.integers(0, 40)), 21 + int(rng.integers(0, 30))     # foreground away from the corner
+    for _ in range(14):
+        x, y = ox + int(rng.integers(0, 60)), oy + int(rng.integers(0, 50))
+        mask[y:y + int(rng.integers(1, 9)), x:x + int(rng.integers(1, 9))] = 255
+    n, want = cv2.connectedComponents(mask, connectivity=8, ltype=cv2.CV_32S)
+    got = find_blobs(mask, min_area_px=1)
+    assert len(got) == n - 1
+    for r in got:
+        np.testing.assert_array_equal(r.labels, want)
+        ys, xs = np.nonzero(want == r.label)
+        assert (r.box[0], r.box[1], r.area_px) == (int(xs.min()), int(ys.min()), xs.size)
