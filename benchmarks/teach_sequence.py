@@ -34,7 +34,7 @@ from typing import Any
 
 from hands_eval import frames_of
 from teach_eval import DATA, SPLITS, Seen, Split, hands_of
-from teach_variants import classifiers, score
+from teach_variants import classifiers, held_out_choice, score
 
 import numpy as np
 
@@ -171,22 +171,7 @@ def main() -> int:
             per_split = " ".join(f"{a:.3f}" for clip in clips for a in rows[clip][:, 0])
             per_clip = "  ".join(f"{c} {rows[c][:, 0].mean():.3f} {rows[c][:, 1].mean():.3f}" for c in clips)
             print(f"  {kind:13s} {mname:8s} {smooth_s:.1f} {gate:.1f}: {per_split} | {per_clip}", flush=True)
-    variants = [v for v in table if v != current]
-    print("leave one clip out: the sequence variant best on the other clip (mean of accuracy and balanced), "
-          "scored on this one")
-    held = []
-    for clip in clips:
-        other = next(c for c in clips if c != clip)
-        chosen = max(variants, key=lambda v: float(table[v][other].mean()))
-        held.append(table[chosen][clip])
-        acc, fair = table[chosen][clip].mean(axis=0)
-        cur_acc, cur_fair = table[current][clip].mean(axis=0)
-        print(f"  {clip}: chosen on {other} {chosen}: accuracy {acc:.3f}, balanced {fair:.3f}; "
-              f"current model {cur_acc:.3f}, {cur_fair:.3f}")
-    h = np.vstack(held)
-    c = np.vstack([table[current][clip] for clip in clips])
-    print(f"mean over the four splits: held-out choice {h[:, 0].mean():.3f} (balanced {h[:, 1].mean():.3f}), "
-          f"current model {c[:, 0].mean():.3f} (balanced {c[:, 1].mean():.3f})")
+    held_out_choice(table, [v for v in table if v != current], current, list(clips))
     return 0
 
 

@@ -125,6 +125,36 @@ def score(split: Split, hands: list[Seen], feats: dict[int, np.ndarray], make: C
     return float(np.mean([t == g for t, g in pairs])), balanced(pairs)
 
 
+def held_out_choice(table: dict[Any, dict[str, np.ndarray]], variants: list[Any], current: Any, clips: list[str],
+                    best_here: bool = False) -> None:
+    """Print, for each clip, the variant best on the other clip (mean of accuracy and balanced
+    accuracy) scored on this one, beside the current model (and, with ``best_here``, the best on
+    this clip itself, not held out); then the means over the four splits."""
+    def merit(v: Any, clip: str) -> float:
+        return float(table[v][clip].mean())
+
+    print("leave one clip out: the variant best on the other clip (mean of accuracy and balanced), "
+          "scored on this one")
+    held: list[np.ndarray] = []
+    for clip in clips:
+        other = next(c for c in clips if c != clip)
+        chosen = max(variants, key=lambda v: merit(v, other))
+        held.append(table[chosen][clip])
+        acc, fair = table[chosen][clip].mean(axis=0)
+        cur_acc, cur_fair = table[current][clip].mean(axis=0)
+        line = (f"  {clip}: chosen on {other} {chosen}: accuracy {acc:.3f}, balanced {fair:.3f}; "
+                f"current model {cur_acc:.3f}, {cur_fair:.3f}")
+        if best_here:
+            top = max(variants, key=lambda v: merit(v, clip))
+            top_acc, top_fair = table[top][clip].mean(axis=0)
+            line += f"; best on {clip} itself (not held out) {top}: {top_acc:.3f}, {top_fair:.3f}"
+        print(line)
+    h = np.vstack(held)
+    c = np.vstack([table[current][clip] for clip in clips])
+    print(f"mean over the four splits: held-out choice {h[:, 0].mean():.3f} (balanced {h[:, 1].mean():.3f}), "
+          f"current model {c[:, 0].mean():.3f} (balanced {c[:, 1].mean():.3f})")
+
+
 def main() -> int:
     if not (DATA / "videos").is_dir():
         print(f"hand clips not found at {DATA}", file=sys.stderr)
@@ -146,28 +176,7 @@ def main() -> int:
                              for clip in clips)
         print(f"  {fname:12s} {cname:8s} {smooth_s:.1f} {gate:.1f}: {per_split} | {per_clip}", flush=True)
 
-    def merit(v: tuple[str, str, float, float], clip: str) -> float:
-        return float(table[v][clip].mean())
-
-    current = ("shape", "knn5", 0.0, 0.6)
-    print("leave one clip out: the variant best on the other clip (mean of accuracy and balanced), "
-          "scored on this one")
-    held: list[np.ndarray] = []
-    for clip in clips:
-        other = next(c for c in clips if c != clip)
-        chosen = max(variants, key=lambda v: merit(v, other))
-        best_here = max(variants, key=lambda v: merit(v, clip))
-        held.append(table[chosen][clip])
-        acc, fair = table[chosen][clip].mean(axis=0)
-        cur_acc, cur_fair = table[current][clip].mean(axis=0)
-        top_acc, top_fair = table[best_here][clip].mean(axis=0)
-        print(f"  {clip}: chosen on {other} {chosen}: accuracy {acc:.3f}, balanced {fair:.3f}; current model "
-              f"{cur_acc:.3f}, {cur_fair:.3f}; best on {clip} itself (not held out) {best_here}: "
-              f"{top_acc:.3f}, {top_fair:.3f}")
-    h = np.vstack(held)
-    c = np.vstack([table[current][clip] for clip in clips])
-    print(f"mean over the four splits: held-out choice {h[:, 0].mean():.3f} (balanced {h[:, 1].mean():.3f}), "
-          f"current model {c[:, 0].mean():.3f} (balanced {c[:, 1].mean():.3f})")
+    held_out_choice(table, variants, ("shape", "knn5", 0.0, 0.6), list(clips), best_here=True)
     return 0
 
 
