@@ -78,7 +78,7 @@ def _why_not(command: str, live_devices: bool) -> str | None:
     for pattern, reason in NOT_HERE:
         if re.search(pattern, command):
             return reason
-    if re.search(r"--words|--sounds|teach sound", command) and not _has_voice_extra():
+    if re.search(r"--words|--sounds|teach sound|teach words", command) and not _has_voice_extra():
         return "needs the voice extra (the README: with '.[test]' alone the voice tests skip)"
     if "../shared/data" in command and not (README.parents[1] / "shared" / "data").is_dir():
         return "../shared/data is not here"
@@ -90,7 +90,9 @@ def _why_not(command: str, live_devices: bool) -> str | None:
 def _has_voice_extra() -> bool:
     import importlib.util
 
-    return all(importlib.util.find_spec(m) is not None for m in ("pocketsphinx", "webrtcvad", "soxr"))
+    return all(importlib.util.find_spec(m) is not None
+               for m in ("pocketsphinx", "webrtcvad", "soxr", "python_speech_features", "openwakeword", "onnxruntime",
+                         "sklearn"))
 
 
 def _live_devices() -> bool:
