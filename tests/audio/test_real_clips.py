@@ -44,13 +44,13 @@ def test_negatives_by_label(evaluation, label):
 
 
 def test_the_known_false_claps(evaluation):
-    """Known limit: a few knocks in the large room and two clicks at the start of the alarm
-    clip (both Sharwin's room and microphone) pass as claps - 2 of the 30 negative clips,
-    against ~40 knocks and ~30 beeps and clicks rejected."""
+    """No negative clip of the developer set gives a clap with the shipped trees (all 41: knocks,
+    taps, typing, speech, music, alarms...; the booster before them fired on the click at the start
+    of the alarm clip). These clips are in the trees' training; held out, several kinds still
+    fire (docs/claps.md, "What still fires")."""
     hits = {r.clip.file.split("/")[-1]: len(r.claps) for r in evaluation.results
             if r.clip.label != "clap" and r.claps}
-    assert set(hits) <= {"knock_room-large_0.wav", "alarm_room-small_0.wav"}, hits
-    assert sum(hits.values()) <= 6, hits
+    assert hits == {}, hits
 
 
 @pytest.mark.parametrize("offset", [1, 23, 517, 1000])
