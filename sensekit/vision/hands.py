@@ -100,31 +100,63 @@ def _check_pinch(v: Mapping[str, Any]) -> None:
                           f"`hands.pinch_start_below` ({v['pinch_start_below']:g})")
 
 
+#: a new graph's log lines are filtered until this many calls after its first hand ...
+WARM_CALLS = 5
+#: ... and in one window for at most this many calls without a hand
+WARM_CALLS_MAX = 90
+
 #: MediaPipe's and TensorFlow Lite's start-up chatter on the C-level stderr (it ignores the
 #: usual log-level variables): dropped; anything else it prints there is passed on.
 _NOISE = re.compile(r"^(INFO: Created TensorFlow Lite|WARNING: All log messages before absl|[IW]\d{4} )")
 
 
-@contextlib.contextmanager
-def _filtered_native_stderr() -> Iterator[None]:
-    """Catch what native code writes to file descriptor 2 during the block, minus ``_NOISE``."""
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError):        # no real stderr (embedded): nothing to filter
-        yield
-        return
-    with tempfile.TemporaryFile() as tmp:
-        os.dup2(tmp.fileno(), 2)
+class _NativeStderrFilter:
+    """File descriptor 2 into a temporary file from ``start`` to ``stop``; at ``stop``, what was
+    written there, minus ``_NOISE``, goes on to stderr. MediaPipe's graphs log from their own
+    threads, so a window that stays open across frames catches a line that one around each call
+    can miss (it was printed between two calls on a loaded machine)."""
+
+    def __init__(self) -> None:
+        self._saved: int | None = None
+        self._tmp: Any = None
+
+    def start(self) -> None:
+        if self._saved is not None:
+            return
         try:
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
+            sys.stderr.flush()
+            saved = os.dup(2)
+        except (OSError, ValueError):    # no real stderr (embedded): nothing to filter
+            return
+        tmp = tempfile.TemporaryFile()   # noqa: SIM115 - kept open across frames; closed in stop()
+        os.dup2(tmp.fileno(), 2)
+        self._saved, self._tmp = saved, tmp
+
+    def stop(self) -> None:
+        if self._saved is None:
+            return
+        saved, tmp = self._saved, self._tmp
+        self._saved = self._tmp = None
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        with tmp:
             tmp.seek(0)
             for line in tmp.read().decode("utf-8", "replace").splitlines():
                 if line.strip() and not _NOISE.match(line):
                     print(line, file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _filtered_native_stderr() -> Iterator[None]:
+    """Catch what native code writes to file descriptor 2 during the block, minus ``_NOISE``."""
+    window = _NativeStderrFilter()
+    window.start()
+    try:
+        yield
+    finally:
+        window.stop()
 
 
 def hands_available() -> bool:
@@ -225,7 +257,8 @@ class HandStage(Tunable, section="hands",
         self.init_settings(settings)
         self.taught = taught
         self._mp_hands = load_mediapipe()
-        self._warming: dict[int, int] = {}     # graph -> quiet calls left (see _run)
+        self._warming: dict[int, list[int]] = {}   # graph -> [calls, calls since its first hand or -1] (_run)
+        self._quiet = _NativeStderrFilter()    # open while any graph warms up
         self._graph = self._make_graph(static=False)
         self._retry_graphs: list[Any] = []     # made on the first retry: this model, the other one
         self.hands: dict[int, TrackedHand] = {}
@@ -253,12 +286,12 @@ class HandStage(Tunable, section="hands",
     # -- MediaPipe -------------------------------------------------------------------
     def _make_graph(self, *, static: bool, model: str | None = None) -> Any:
         s = self
-        with _filtered_native_stderr():
-            graph = self._mp_hands.Hands(static_image_mode=static, max_num_hands=s.max_hands,
+        self._quiet.start()
+        graph = self._mp_hands.Hands(static_image_mode=static, max_num_hands=s.max_hands,
                                         model_complexity=1 if (model or s.model) == "full" else 0,
                                         min_detection_confidence=s.min_detection_confidence,
                                         min_tracking_confidence=s.min_tracking_confidence)
-        self._warming[id(graph)] = 5
+        self._warming[id(graph)] = [0, -1]
         return graph
 
     def close(self) -> None:
@@ -267,17 +300,31 @@ class HandStage(Tunable, section="hands",
                 graph.close()
         self._graph = None
         self._retry_graphs = []
+        self._warming.clear()
+        self._quiet.stop()
 
     def _run(self, graph: Any, rgb: np.ndarray) -> Any:
-        calls = self._warming.get(id(graph))
-        if calls is None:
+        """``graph.process``. A new graph logs from its own threads on its first frames and on its
+        first hand: the stage's stderr window stays open from the graph's creation until
+        ``WARM_CALLS`` calls after its first hand (at most ``WARM_CALLS_MAX`` calls without one;
+        after that, until a hand comes, only each call is filtered)."""
+        state = self._warming.get(id(graph))
+        if state is None:
             return graph.process(rgb)
-        with _filtered_native_stderr():       # a graph logs on its first frames and first hand
-            result = graph.process(rgb)
-        if result.multi_hand_landmarks and calls <= 1:
-            del self._warming[id(graph)]
+        if state[1] < 0 and state[0] >= WARM_CALLS_MAX:
+            with _filtered_native_stderr():
+                result = graph.process(rgb)
         else:
-            self._warming[id(graph)] = calls - 1
+            result = graph.process(rgb)
+        state[0] += 1
+        if state[1] >= 0:
+            state[1] += 1
+        elif result.multi_hand_landmarks:
+            state[1] = 0
+        if state[1] >= WARM_CALLS:
+            del self._warming[id(graph)]
+        if all(calls >= WARM_CALLS_MAX for calls, _ in self._warming.values()):
+            self._quiet.stop()
         return result
 
     def _detect(self, rgb: np.ndarray) -> list[Found]:
