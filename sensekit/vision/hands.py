@@ -55,6 +55,7 @@ for the same frames in the same order, so a replay gives the same events every t
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import math
@@ -111,14 +112,18 @@ _NOISE = re.compile(r"^(INFO: Created TensorFlow Lite|WARNING: All log messages 
 
 
 class _NativeStderrFilter:
-    """File descriptor 2 into a temporary file from ``start`` to ``stop``; at ``stop``, what was
-    written there, minus ``_NOISE``, goes on to stderr. MediaPipe's graphs log from their own
-    threads, so a window that stays open across frames catches a line that one around each call
-    can miss (it was printed between two calls on a loaded machine)."""
+    """File descriptor 2 into a temporary file from ``start`` to ``stop``; what was written there,
+    minus ``_NOISE``, goes on to the real stderr at every ``pass_on`` (the hand stage calls it
+    after each frame, so nothing waits longer than a frame) and at ``stop`` (also at exit, so a
+    traceback or a last message written while the window is open is not lost). MediaPipe's
+    graphs log from their own threads, so a window that stays open across frames catches a line
+    that one around each call can miss (it was printed between two calls on a loaded machine)."""
 
     def __init__(self) -> None:
         self._saved: int | None = None
         self._tmp: Any = None
+        self._read = 0                   # bytes of the file already passed on
+        self._partial = b""              # a last line without its newline yet
 
     def start(self) -> None:
         if self._saved is not None:
@@ -130,22 +135,35 @@ class _NativeStderrFilter:
             return
         tmp = tempfile.TemporaryFile()   # noqa: SIM115 - kept open across frames; closed in stop()
         os.dup2(tmp.fileno(), 2)
-        self._saved, self._tmp = saved, tmp
+        self._saved, self._tmp, self._read, self._partial = saved, tmp, 0, b""
+        atexit.register(self.stop)
+
+    def pass_on(self, *, final: bool = False) -> None:
+        """Write what came since the last call, minus ``_NOISE``, to the real stderr (a line
+        still without its newline waits, unless ``final``)."""
+        if self._saved is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+        self._tmp.seek(self._read)
+        data = self._partial + self._tmp.read()
+        self._read = self._tmp.tell()
+        lines = data.split(b"\n")
+        self._partial = b"" if final else lines.pop()
+        kept = [line for line in lines if line.strip() and not _NOISE.match(line.decode("utf-8", "replace"))]
+        if kept:
+            os.write(self._saved, b"\n".join(kept) + b"\n")
 
     def stop(self) -> None:
         if self._saved is None:
             return
+        self.pass_on(final=True)
         saved, tmp = self._saved, self._tmp
         self._saved = self._tmp = None
-        with contextlib.suppress(OSError, ValueError):
-            sys.stderr.flush()
+        atexit.unregister(self.stop)
         os.dup2(saved, 2)
         os.close(saved)
-        with tmp:
-            tmp.seek(0)
-            for line in tmp.read().decode("utf-8", "replace").splitlines():
-                if line.strip() and not _NOISE.match(line):
-                    print(line, file=sys.stderr)
+        tmp.close()
 
 
 @contextlib.contextmanager
@@ -325,6 +343,8 @@ class HandStage(Tunable, section="hands",
             del self._warming[id(graph)]
         if all(calls >= WARM_CALLS_MAX for calls, _ in self._warming.values()):
             self._quiet.stop()
+        else:
+            self._quiet.pass_on()
         return result
 
     def _detect(self, rgb: np.ndarray) -> list[Found]:

@@ -18,10 +18,18 @@ os.write(2, b'INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\\n')
 window.stop()
 window.stop()                       # and a second stop neither
 os.write(2, b'after the window\\n')
+window.start()
+os.write(2, b'I0000 00:00:1 chatter\\nfirst\\n')
+window.pass_on()                    # passed on while the window stays open
+os.write(2, b'INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\\nsec')
+window.pass_on()                    # a line without its newline waits for the rest of it
+os.write(2, b'ond\\n')
+raise SystemExit('last words, the window still open')
 """
 
 
-def test_the_window_drops_mediapipe_start_up_lines_and_passes_the_rest_on_in_order():
+def test_the_window_drops_mediapipe_start_up_lines_and_passes_the_rest_on_in_order_and_at_exit():
     r = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    assert r.stderr.splitlines() == ["real trouble", "after the window"]
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.splitlines() == ["real trouble", "after the window", "first", "second",
+                                     "last words, the window still open"]
