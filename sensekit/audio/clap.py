@@ -102,7 +102,8 @@ __all__ = ["FEATURES", "BurstFeatures", "ClapDetector", "ClapPatternTracker", "c
 log = logging.getLogger(__name__)
 
 #: the lowest and highest score the shipped trees can give, rounded outwards (whole log-odds)
-SCORE_RANGE = (float(math.floor(score_range(SHIPPED_MODEL)[0])), float(math.ceil(score_range(SHIPPED_MODEL)[1])))
+_LOW, _HIGH = score_range(SHIPPED_MODEL)
+SCORE_RANGE = (float(math.floor(_LOW)), float(math.ceil(_HIGH)))
 
 _NO_CLAPS: tuple[Clap, ...] = ()   # shared empty result (no allocation per quiet block)
 
