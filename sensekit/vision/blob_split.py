@@ -23,7 +23,10 @@ Cost: regions narrower than ``aspect`` are not looked at; for the others, the to
 (``top_is_flat``: a car's roof covers the middle half of its width, about half the cars on
 CDnet highway stop there), then one argmax per column of the region's box (~50 us for a car
 at 640x480). On highway at 640x480 ``find_blobs`` takes ~0.17 ms of CPU more a frame with the
-split than without (every car is wide enough to be looked at).
+split than without (every car is wide enough to be looked at). ``region_cuts(rows, h, w, ...)``
+is ``person_cuts`` with the region given as a function of how many of its top rows to make, so
+a caller that builds the region from a labelling (``blobs.find_blobs``) builds only the top
+rows of a region ruled out there.
 
 Failure modes: people one behind the other (the top outline shows one head), a couple whose
 heads touch in the mask (no dip), a person carrying something wide at head height, a wide
@@ -32,10 +35,12 @@ masks (on OpenCV MOG2's mask it finds heads in the noise).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
-__all__ = ["person_cuts", "top_is_flat"]
+__all__ = ["person_cuts", "region_cuts", "top_is_flat"]
 
 _MIDDLE = 0.25               # cuts are looked for between this share of the width and 1 - it
 _MIN_HEIGHT_SHARE = 0.6      # each part is at least this share of the region's height
@@ -47,15 +52,13 @@ def _middle(w: int) -> tuple[int, int]:
     return max(1, int(np.ceil(_MIDDLE * w))), min(w - 1, int((1 - _MIDDLE) * w))
 
 
-def top_is_flat(region: np.ndarray, *, dip: float) -> bool:
-    """A quick test that rules a split out without the top profile: every column of the middle
-    half has a pixel in the top ``dip`` x height rows of the region (boolean HxW, its bounding
-    box), so no column's top is that far below the highest point. ``person_cuts`` would
-    return [] for such a region; most cars are."""
-    h, w = region.shape
-    band = int(np.ceil(dip * h))
-    lo, hi = _middle(w)
-    return band > 0 and hi >= lo and bool(region[:band, lo:hi + 1].any(axis=0).all())
+def top_is_flat(top: np.ndarray) -> bool:
+    """A quick test that rules a split out without the top profile: ``top`` is the region's
+    top ``ceil(dip x height)`` rows (boolean, the width of its bounding box), and every column
+    of the middle half has a pixel there, so no column's top is that far below the highest
+    point. ``person_cuts`` returns [] for such a region; most cars are."""
+    lo, hi = _middle(top.shape[1])
+    return top.shape[0] > 0 and hi >= lo and bool(top[:, lo:hi + 1].any(axis=0).all())
 
 
 def person_cuts(region: np.ndarray, *, aspect: float, dip: float, min_area_px: int,
@@ -65,9 +68,19 @@ def person_cuts(region: np.ndarray, *, aspect: float, dip: float, min_area_px: i
     part is the pixels left of the first cut, between two cuts, or from the last one on. []
     when it does not split. See the module docstring."""
     h, w = region.shape
+    return region_cuts(lambda rows: region[:rows], h, w, aspect=aspect, dip=dip, min_area_px=min_area_px,
+                       _depth=_depth)
+
+
+def region_cuts(rows: Callable[[int], np.ndarray], h: int, w: int, *, aspect: float, dip: float,
+                min_area_px: int, _depth: int = 0) -> list[int]:
+    """``person_cuts`` of the HxW region whose top ``n`` rows are ``rows(n)`` (boolean, ``w``
+    wide; ``rows(h)`` is all of it): the one place that decides whether a region is looked at,
+    so ``rows(h)`` is made only for a region that is wide enough and not flat on top."""
     lo, hi = _middle(w)
-    if w < aspect * h or w < 4 or hi < lo or _depth >= _MAX_DEPTH or top_is_flat(region, dip=dip):
+    if w < aspect * h or w < 4 or hi < lo or _depth >= _MAX_DEPTH or top_is_flat(rows(int(np.ceil(dip * h)))):
         return []
+    region = rows(h)
     top = region.argmax(axis=0)                              # 0 also for an empty column
     prof = np.where(region[0] | (top > 0), h - top, 0)       # the height of each column's top
     left = np.maximum.accumulate(prof)                       # highest point at or left of c

@@ -26,7 +26,7 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.events import Box
-from sensekit.vision.blob_split import person_cuts, top_is_flat
+from sensekit.vision.blob_split import region_cuts
 
 __all__ = ["Region", "find_blobs", "split_region", "box_iou"]
 
@@ -129,30 +129,31 @@ def _label(joined: np.ndarray, mask: np.ndarray) -> tuple[int, np.ndarray, np.nd
 
 def _cuts(labels: np.ndarray, label: int, box: Box, mask: np.ndarray | None, aspect: float, dip: float,
           min_area_px: int) -> list[int]:
-    """``person_cuts`` of the region ``label`` (pixels also in ``mask`` when given), its top
-    rows looked at first (most cars are ruled out there)."""
+    """``blob_split.region_cuts`` of the region ``label`` (pixels also in ``mask`` when given):
+    only the rows it asks for are made (most cars are ruled out on their top rows)."""
     x, y, w, h = box
-    band = int(np.ceil(dip * h))
-    top = labels[y:y + band, x:x + w] == label
-    if mask is not None:
-        top &= mask[y:y + band, x:x + w] > 0
-    if band and top_is_flat(top, dip=1.0):
-        return []
+    return region_cuts(lambda rows: _inside(labels, label, (x, y, w, rows), mask), h, w,
+                       aspect=aspect, dip=dip, min_area_px=min_area_px)
+
+
+def _inside(labels: np.ndarray, label: int, box: Box, mask: np.ndarray | None) -> np.ndarray:
+    """The pixels of ``label`` (and of ``mask`` when given) in ``box``, boolean."""
+    x, y, w, h = box
     inside = labels[y:y + h, x:x + w] == label
     if mask is not None:
         inside &= mask[y:y + h, x:x + w] > 0
-    return person_cuts(inside, aspect=aspect, dip=dip, min_area_px=min_area_px)
+    return inside
 
 
 def split_region(mask: np.ndarray, region: Region, *, aspect: float, dip: float, min_area_px: int) -> list[Region]:
     """``region`` (from ``find_blobs(mask, ...)``) split into side-by-side people with the
     given thresholds (``sensekit.vision.blob_split.person_cuts``), or ``[region]``."""
-    x, y, w, h = region.box
+    x, y, _, _ = region.box
     cuts = _cuts(region.labels, region.label, region.box, mask, aspect, dip, min_area_px)
     if not cuts:
         return [region]
-    inside = (region.labels[y:y + h, x:x + w] == region.label) & (mask[y:y + h, x:x + w] > 0)
-    rows, cols = np.nonzero(inside)              # row order, as findNonZero gives them
+    # row order, as findNonZero gives them
+    rows, cols = np.nonzero(_inside(region.labels, region.label, region.box, mask))
     rx, ry = cols.astype(np.int32) + x, rows.astype(np.int32) + y
     return _parts(rx, ry, [x + c for c in cuts], region.labels, region.label)
 

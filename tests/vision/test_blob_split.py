@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sensekit.errors import ConfigError
-from sensekit.vision.blob_split import person_cuts
+from sensekit.vision.blob_split import person_cuts, region_cuts
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.blobs import find_blobs
 
@@ -74,6 +74,34 @@ def test_split_off_by_default_and_bad_settings_are_one_line_errors():
     assert 52 <= xs.min() + cut <= 56                          # between the heads (47 and 61)
     assert person_cuts(region, aspect=0.8, dip=0.08, min_area_px=50) == []   # not wide enough
     assert person_cuts(region, aspect=0.5, dip=0.5, min_area_px=50) == []    # dip too shallow
+
+
+def test_region_cuts_makes_the_whole_region_only_when_its_top_rows_do_not_rule_it_out():
+    asked: list[int] = []
+
+    def rows_of(region: np.ndarray):
+        def rows(n: int) -> np.ndarray:
+            asked.append(n)
+            return region[:n]
+        return rows
+
+    car = np.zeros((60, 100), np.uint8)
+    cv2.ellipse(car, (50, 30), (48, 20), 0, 0, 360, 255, -1)
+    car_box = car[10:51] > 0                                   # 41 rows, its top rows cover the middle
+    assert region_cuts(rows_of(car_box), *car_box.shape, aspect=0.5, dip=0.08, min_area_px=50) == []
+    assert asked == [4]                                        # ceil(0.08 * 41): the top rows only
+    m = np.zeros((100, 120), np.uint8)
+    person(m, 40, 20)
+    person(m, 54, 22)
+    ys, xs = np.nonzero(m)
+    couple = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1] > 0
+    asked.clear()
+    cuts = region_cuts(rows_of(couple), *couple.shape, aspect=0.5, dip=0.08, min_area_px=50)
+    assert cuts == person_cuts(couple, aspect=0.5, dip=0.08, min_area_px=50) and len(cuts) == 1
+    assert asked == [4, couple.shape[0]]                       # the top rows, then the whole region
+    asked.clear()
+    assert region_cuts(rows_of(couple), *couple.shape, aspect=5.0, dip=0.08, min_area_px=50) == []
+    assert asked == []                                         # too narrow: nothing made
 
 
 def test_a_couple_entering_together_gets_two_ids_and_the_parts_are_not_fragments():
