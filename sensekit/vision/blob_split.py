@@ -23,7 +23,7 @@ Cost: regions narrower than ``aspect`` are not looked at; for the others, the to
 (``top_is_flat``: a car's roof covers the middle half of its width, about half the cars on
 CDnet highway stop there), then one argmax per column of the region's box (~50 us for a car
 at 640x480). On highway at 640x480 ``find_blobs`` takes ~0.17 ms of CPU more a frame with the
-split than without (every car is wide enough to be looked at). ``region_cuts(rows, h, w, ...)``
+split than without (every car is wide enough to be looked at). ``region_cuts(rows_of, h, w, ...)``
 is ``person_cuts`` with the region given as a function of how many of its top rows to make, so
 a caller that builds the region from a labelling (``blobs.find_blobs``) builds only the top
 rows of a region ruled out there.
@@ -68,19 +68,19 @@ def person_cuts(region: np.ndarray, *, aspect: float, dip: float, min_area_px: i
     part is the pixels left of the first cut, between two cuts, or from the last one on. []
     when it does not split. See the module docstring."""
     h, w = region.shape
-    return region_cuts(lambda rows: region[:rows], h, w, aspect=aspect, dip=dip, min_area_px=min_area_px,
+    return region_cuts(lambda n: region[:n], h, w, aspect=aspect, dip=dip, min_area_px=min_area_px,
                        _depth=_depth)
 
 
-def region_cuts(rows: Callable[[int], np.ndarray], h: int, w: int, *, aspect: float, dip: float,
+def region_cuts(rows_of: Callable[[int], np.ndarray], h: int, w: int, *, aspect: float, dip: float,
                 min_area_px: int, _depth: int = 0) -> list[int]:
-    """``person_cuts`` of the HxW region whose top ``n`` rows are ``rows(n)`` (boolean, ``w``
-    wide; ``rows(h)`` is all of it): the one place that decides whether a region is looked at,
-    so ``rows(h)`` is made only for a region that is wide enough and not flat on top."""
+    """``person_cuts`` of the HxW region whose top ``n`` rows are ``rows_of(n)`` (boolean, ``w``
+    wide; ``rows_of(h)`` is all of it): the one place that decides whether a region is looked
+    at, so ``rows_of(h)`` is made only for a region that is wide enough and not flat on top."""
     lo, hi = _middle(w)
-    if w < aspect * h or w < 4 or hi < lo or _depth >= _MAX_DEPTH or top_is_flat(rows(int(np.ceil(dip * h)))):
+    if w < aspect * h or w < 4 or hi < lo or _depth >= _MAX_DEPTH or top_is_flat(rows_of(int(np.ceil(dip * h)))):
         return []
-    region = rows(h)
+    region = rows_of(h)
     top = region.argmax(axis=0)                              # 0 also for an empty column
     prof = np.where(region[0] | (top > 0), h - top, 0)       # the height of each column's top
     left = np.maximum.accumulate(prof)                       # highest point at or left of c

@@ -132,14 +132,14 @@ def _cuts(labels: np.ndarray, label: int, box: Box, mask: np.ndarray | None, asp
     """``blob_split.region_cuts`` of the region ``label`` (pixels also in ``mask`` when given):
     only the rows it asks for are made (most cars are ruled out on their top rows)."""
     x, y, w, h = box
-    return region_cuts(lambda rows: _inside(labels, label, (x, y, w, rows), mask), h, w,
+    return region_cuts(lambda n: _inside(labels, label, (x, y, w, n), mask), h, w,
                        aspect=aspect, dip=dip, min_area_px=min_area_px)
 
 
 def _inside(labels: np.ndarray, label: int, box: Box, mask: np.ndarray | None) -> np.ndarray:
     """The pixels of ``label`` (and of ``mask`` when given) in ``box``, boolean."""
     x, y, w, h = box
-    inside = labels[y:y + h, x:x + w] == label
+    inside: np.ndarray = labels[y:y + h, x:x + w] == label
     if mask is not None:
         inside &= mask[y:y + h, x:x + w] > 0
     return inside
