@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from sensekit.audio.level import mono
-from sensekit.audio.vad import RATE, Segment, SpeechSegmenter
+from sensekit.audio.vad import RATE, Segment, SpeechSegmenter, to_pcm16
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 
@@ -56,7 +56,7 @@ class SegmentCatcher:
         y = self._resampler.resample_chunk(x)
         t = self._t0 + self._n_out / RATE
         self._n_out += len(y)
-        return self.segmenter.feed((np.clip(y, -1.0, 1.0) * 32767.0).astype(np.int16), t)
+        return self.segmenter.feed(to_pcm16(y), t)
 
     def finish(self) -> list[Segment]:
         """The segment still open when the source ended."""

@@ -24,19 +24,23 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from sensekit.audio.vad import RATE, Segment
+from sensekit.audio.vad import RATE, Segment, voiced_segments
 from sensekit.errors import ConfigError
 from sensekit.events import Sound
+from sensekit.safe_read import clip
 
 __all__ = ["features", "dtw_distance", "SoundBook", "TaughtSound", "example_segment",
-           "SOUNDS_TABLE"]
+           "SOUNDS_TABLE", "check_taught_name", "is_taught_name"]
 
 SOUNDS_TABLE = "sounds"
+MAX_NAME_CHARS = 64
+_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_-]{{0,{MAX_NAME_CHARS - 1}}}")
 N_COEFFS = 13
 _MIN_SPREAD = 1.0            # a sound taught once (or identical examples) still accepts neighbours
 
@@ -87,7 +91,9 @@ class SoundBook:
         return len(self.sounds)
 
     def teach(self, name: str, examples: Iterable[Segment | np.ndarray]) -> TaughtSound:
-        """Learn (or replace) ``name`` from voiced segments (or ready feature arrays)."""
+        """Learn (or replace) ``name`` (``check_taught_name``) from voiced segments (or ready
+        feature arrays)."""
+        name = check_taught_name(name)
         feats = [e if isinstance(e, np.ndarray) else features(e) for e in examples]
         if not feats:
             raise ConfigError(f"sound {name!r} needs at least one example")
@@ -138,21 +144,33 @@ class SoundBook:
         return cls(sounds)
 
 
+def is_taught_name(text: str) -> bool:
+    """Whether ``text`` is a taught sound's or word's name: one word of up to 64 ASCII letters,
+    digits, ``_`` and ``-``, not starting with ``_`` or ``-``."""
+    return _NAME.fullmatch(text) is not None
+
+
+def check_taught_name(name: object, what: str = "sound") -> str:
+    """A taught sound's (or word's, ``what="word"``) name, stripped of the spaces around it; a
+    one-line ``ConfigError`` naming what is wrong otherwise (the name quoted cut short). Every
+    door checks it: ``teach sound``/``teach words`` (files or ``--from``), the panel's sound
+    card, ``SoundBook.teach`` and ``teach_words``."""
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"a {what} needs a name (letters, digits, _ and -)")
+    text = name.strip()
+    if len(text) > MAX_NAME_CHARS:
+        raise ConfigError(f"a {what} name is at most {MAX_NAME_CHARS} characters (one word of up to "
+                          f"{MAX_NAME_CHARS} letters, digits, _ and -), got {len(text):,} ('{clip(text, 40)}')")
+    if not is_taught_name(text):
+        raise ConfigError(f"a {what} name is one word of up to {MAX_NAME_CHARS} letters, digits, _ and -, "
+                          f"got '{clip(text, 40)}'")
+    return text
+
+
 def example_segment(samples: np.ndarray, rate: int, *, what: str = "the example") -> Segment:
     """The longest voiced segment of a taught example (float samples at ``rate``), found as the
-    voice stage finds sounds (``SpeechSegmenter``), so teaching and hearing cut alike."""
-    import soxr
-
-    from sensekit.audio.level import mono
-    from sensekit.audio.vad import SpeechSegmenter
-
-    if rate < 8000:
-        raise ConfigError(f"{what}: sounds are taught from audio at 8000 Hz or more, got {rate} Hz")
-    x = mono(np.asarray(samples, dtype=np.float32))
-    pad = np.zeros(rate // 2, np.float32)                 # room for the detector on both sides
-    y = soxr.resample(np.concatenate([pad, x, pad]), rate, RATE)
-    seg = SpeechSegmenter()
-    found = seg.feed((np.clip(y, -1.0, 1.0) * 32767.0).astype(np.int16), 0.0) + seg.flush(len(y) / RATE)
+    voice stage finds sounds (``vad.voiced_segments``), so teaching and hearing cut alike."""
+    found = voiced_segments(samples, rate, what=what)
     if not found:
         raise ConfigError(f"{what}: no sound found (it must last over 120 ms and stand 12 dB over "
                           "the background)")

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.audio.sounds import check_taught_name
 from sensekit.audio.speech_embedding import WINDOW_S, SpeechEmbedder
 from sensekit.audio.vad import Segment
 from sensekit.audio.word_classifier import OTHER, WordClassifier
@@ -96,12 +97,12 @@ def teach_words(takes: Mapping[str, Sequence[Segment]], others: Sequence[Segment
         raise ConfigError("teach at least one word (WORD=FILE,FILE,...)")
     if not others:
         raise ConfigError("the words need takes of other speech to learn what to refuse (--other FILE,...)")
+    for word in takes:
+        check_taught_name(word, "word")
     emb = embedder or SpeechEmbedder()
     x: list[np.ndarray] = []
     y: list[str] = []
     for word, segments in takes.items():
-        if word == OTHER:
-            raise ConfigError("a taught word needs a name")
         x.extend(emb.embed(s) for s in segments)
         y.extend([word] * len(segments))
     x.extend(emb.embed(s) for s in others)

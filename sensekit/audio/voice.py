@@ -35,7 +35,7 @@ from typing import Any, Literal, Mapping
 import numpy as np
 
 from sensekit.audio.level import mono
-from sensekit.audio.vad import RATE, Segment, SpeechSegmenter
+from sensekit.audio.vad import RATE, Segment, SpeechSegmenter, to_pcm16
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Event
@@ -163,7 +163,7 @@ class VoiceStage(Tunable, section="voice",
         y = self._resampler.resample_chunk(x)
         t_first = self._t_stream + self._n_out / RATE
         self._n_out += len(y)
-        pcm = (np.clip(y, -1.0, 1.0) * 32767.0).astype(np.int16)
+        pcm = to_pcm16(y)
         assert self.segmenter is not None
         out: list[Event] = []
         t_heard = item.t + len(x) / item.rate
@@ -179,7 +179,7 @@ class VoiceStage(Tunable, section="voice",
         tail = self._resampler.resample_chunk(np.zeros(0, np.float32), last=True)
         t = self._t_stream + self._n_out / RATE
         self._n_out += len(tail)
-        segments = self.segmenter.feed((np.clip(tail, -1.0, 1.0) * 32767.0).astype(np.int16), t)
+        segments = self.segmenter.feed(to_pcm16(tail), t)
         t = self._t_stream + self._n_out / RATE
         for segment in segments + self.segmenter.flush(t):
             out.extend(self.recognise(segment, t))

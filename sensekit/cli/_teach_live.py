@@ -11,12 +11,11 @@ the tests drive it and makes it deterministic.
 from __future__ import annotations
 
 import argparse
-import re
 from typing import Any
 
+from sensekit.audio.sounds import check_taught_name
 from sensekit.errors import ConfigError
-
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+from sensekit.safe_read import clip
 
 
 def add_arguments(p: Any) -> None:
@@ -34,9 +33,8 @@ def check_names(texts: list[str], what: str = "sound") -> list[str]:
     """Bare names for ``--from`` (one-line errors for ``NAME=FILE`` or a bad name)."""
     for text in texts:
         if "=" in text:
-            raise ConfigError(f"with --from give bare {what} names, not {text!r} (files go without --from)")
-        if not NAME.fullmatch(text):
-            raise ConfigError(f"a {what} name is up to 64 letters, digits, _ and -, got {text!r}")
+            raise ConfigError(f"with --from give bare {what} names, not '{clip(text, 40)}' (files go without --from)")
+        check_taught_name(text, what)
     twice = sorted({n for n in texts if texts.count(n) > 1})
     if twice:
         raise ConfigError(f"{what} given twice: {', '.join(twice)}")

@@ -22,9 +22,11 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.audio.sounds import is_taught_name
 from sensekit.cli import _teach_live
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
+from sensekit.safe_read import clip
 
 _RANGE = re.compile(r"^(?P<path>.+?)@(?P<a>[0-9.]+)-(?P<b>[0-9.]+)$")
 
@@ -44,13 +46,20 @@ def add_parser(sub: Any) -> None:
 
 def parse_teaching(text: str) -> tuple[str, list[str]]:
     """``"clap=a.wav,b.wav@1-2"`` -> ``("clap", ["a.wav", "b.wav@1-2"])``."""
+    return parse_named_files(text, "sound", "NAME", at_least=2)
+
+
+def parse_named_files(text: str, what: str, label: str, *, at_least: int) -> tuple[str, list[str]]:
+    """``LABEL=FILE[,FILE...]`` of a sound or word (``sounds.is_taught_name``), at least
+    ``at_least`` files; a one-line error naming the argument otherwise."""
     name, eq, files = text.partition("=")
     name = name.strip()
-    if not eq or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
-        raise ConfigError(f"a sound is NAME=FILE[,FILE...] with a name of letters, digits, _ and -, got {text!r}")
+    if not eq or not is_taught_name(name):
+        raise ConfigError(f"a {what} is {label}=FILE[,FILE...] with {label} one word of up to 64 letters, "
+                          f"digits, _ and -, got '{clip(text, 60)}'")
     examples = [f.strip() for f in files.split(",") if f.strip()]
-    if len(examples) < 2:
-        raise ConfigError(f"sound {name!r} needs at least 2 examples (3 to 5 work best), got {len(examples)}")
+    if len(examples) < at_least:
+        raise ConfigError(f"{what} {name!r} needs at least {at_least} examples (3 to 5 work best), got {len(examples)}")
     return name, examples
 
 

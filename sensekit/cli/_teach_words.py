@@ -22,10 +22,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import numpy as np
 
 from sensekit.cli import _teach_live
-from sensekit.cli._teach_sound import parse_teaching, read_example
+from sensekit.cli._teach_sound import parse_named_files, read_example
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
 
@@ -52,10 +51,7 @@ def add_parser(sub: Any) -> None:
 
 def parse_word(text: str) -> tuple[str, list[str]]:
     """``"left=a.wav,b.wav,c.wav"`` -> ``("left", [...])``; a one-line error for a bad one."""
-    try:
-        name, takes = parse_teaching(text)
-    except ConfigError as exc:
-        raise ConfigError(str(exc).replace("a sound is NAME", "a word is WORD").replace("sound ", "word ")) from None
+    name, takes = parse_named_files(text, "word", "WORD", at_least=1)
     if len(takes) < MIN_TAKES:
         raise ConfigError(f"word {name!r} needs at least {MIN_TAKES} takes (from several people for any "
                           f"speaker), got {len(takes)}")
@@ -64,18 +60,9 @@ def parse_word(text: str) -> tuple[str, list[str]]:
 
 def other_segments(spec: str) -> list[Any]:
     """Every voiced segment of one ``--other`` example."""
-    import soxr
+    from sensekit.audio.vad import voiced_segments
 
-    from sensekit.audio.level import mono
-    from sensekit.audio.vad import RATE, SpeechSegmenter
-
-    x, rate = read_example(spec)
-    if rate < 8000:
-        raise ConfigError(f"example {spec!r}: words are taught from audio at 8000 Hz or more, got {rate} Hz")
-    pad = np.zeros(rate // 2, np.float32)
-    y = soxr.resample(np.concatenate([pad, mono(np.asarray(x, np.float32)), pad]), rate, RATE)
-    seg = SpeechSegmenter()
-    found = seg.feed((np.clip(y, -1.0, 1.0) * 32767.0).astype(np.int16), 0.0) + seg.flush(len(y) / RATE)
+    found = voiced_segments(*read_example(spec), what=f"example {spec!r}")
     if not found:
         raise ConfigError(f"example {spec!r}: no speech found (it must stand 12 dB over the background)")
     return found

@@ -15,38 +15,25 @@ run's command queue (so everything happens on the run's thread):
   command's own writer);
 - ``status``: the name being recorded and the examples per name (each with its length).
 
-Names are one line of up to 64 characters of letters, digits, ``_`` and ``-`` (the command's
-own rule). Failure modes: ``ConfigError`` with a sentence (no voice stage in the run, a bad
+Names are one word of up to 64 letters, digits, ``_`` and ``-`` (``sounds.check_taught_name``,
+the command's own rule). Failure modes: ``ConfigError`` with a sentence (no voice stage in the run, a bad
 name, learning with no name recorded 2 times, a profile that cannot be written).
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from sensekit.audio.sounds import check_taught_name
 from sensekit.audio.vad import Segment
 from sensekit.errors import ConfigError
 
-__all__ = ["SoundTeachControl", "SOUND_ACTIONS", "check_sound_name"]
+__all__ = ["SoundTeachControl", "SOUND_ACTIONS"]
 
 SOUND_ACTIONS = ("status", "record", "stop", "forget", "learn")
 MIN_EXAMPLES = 2
 MAX_EXAMPLES = 5
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-
-
-def check_sound_name(name: Any) -> str:
-    """A sound's name, stripped; a one-line ``ConfigError`` naming what is wrong otherwise."""
-    if not isinstance(name, str) or not name.strip():
-        raise ConfigError("a sound needs a name (letters, digits, _ and -)")
-    text = name.strip()
-    if len(text) > 64:
-        raise ConfigError(f"a sound's name is at most 64 characters, got {len(text)}")
-    if not _NAME.fullmatch(text):
-        raise ConfigError(f"a sound's name is one word of letters, digits, _ and -, got {text[:64]!r}")
-    return text
 
 
 class SoundTeachControl:
@@ -89,13 +76,13 @@ class SoundTeachControl:
         stage = self._voice()
         message = ""
         if action == "record":
-            self.recording = check_sound_name(name)
+            self.recording = check_taught_name(name)
             self.examples[self.recording] = []
             message = f"make {self.recording} {MIN_EXAMPLES + 1}-{MAX_EXAMPLES} times, with a pause between"
         elif action == "stop":
             self.recording = None
         elif action == "forget":
-            self.examples.pop(check_sound_name(name), None)
+            self.examples.pop(check_taught_name(name), None)
             message = f"forgot {name.strip()}"
         elif action == "learn":
             message = self._learn(stage)

@@ -1,12 +1,13 @@
 """Taught sounds (sensekit.audio.sounds, ``sensekit teach sound``, ``--sounds``)."""
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import numpy as np
 import pytest
 
-from sensekit.audio.sounds import SoundBook, dtw_distance
+from sensekit.audio.sounds import SoundBook, check_taught_name, dtw_distance
 from sensekit.errors import ConfigError
 
 
@@ -42,6 +43,57 @@ def test_book_round_trips_through_its_tables_and_rejects_damage():
         SoundBook.from_tables({"snap": {"examples": ["not base64!"]}})
     with pytest.raises(ConfigError, match="needs examples"):
         SoundBook.from_tables({"snap": {"spread": 1.0}})
+
+
+GOOD = ["x" * 64, "clap", "2nd-knock", "Snap_1"]
+BAD = [("two words", "one word"), ("x" * 65, "at most 64"), ("-x", "one word"), ("a\nb", "one word"),
+       ("  ", "needs a name"), ("caf\u00e9", "one word")]
+needs_voice = pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("pocketsphinx", "webrtcvad")),
+                                 reason="the teach commands need the voice extra")
+
+
+@pytest.mark.parametrize("name,message", BAD)
+def test_a_bad_name_is_refused_alike_by_the_library(name, message):
+    from sensekit.audio.taught_words import teach_words
+    from sensekit.audio.vad import Segment
+
+    with pytest.raises(ConfigError, match=message):
+        check_taught_name(name)                                 # the panel's sound card and --from
+    with pytest.raises(ConfigError, match=message):
+        SoundBook().teach(name, [np.zeros((12, 13), np.float32)])
+    seg = Segment(0.0, 0.5, np.zeros(8000, np.int16), 0.0)
+    with pytest.raises(ConfigError, match=message.replace("one word", "word name is one word")):
+        teach_words({name: [seg]}, [seg])                       # before any embedding
+
+
+@needs_voice
+@pytest.mark.parametrize("name", [n for n, _ in BAD])
+def test_a_bad_name_is_refused_by_the_teach_commands_before_any_file_is_read(tmp_path, capsys, name):
+    from sensekit.cli import main
+
+    profile = tmp_path / "v.toml"
+    for argv in (["teach", "sound", "--profile", str(profile), f"{name}=a.wav,b.wav"],
+                 ["teach", "words", "--profile", str(profile), "--other", "o.wav", f"{name}=a.wav,b.wav,c.wav"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "NAME=FILE" in err or "WORD=FILE" in err, err
+        assert "no such audio file" not in err and len(err.strip().splitlines()) == 1
+    assert not profile.exists()
+
+
+@pytest.mark.parametrize("name", GOOD)
+def test_a_good_name_passes_the_library(name):
+    assert check_taught_name(f" {name} ") == name
+    assert SoundBook().teach(name, [np.zeros((12, 13), np.float32)]).name == name
+
+
+@needs_voice
+@pytest.mark.parametrize("name", GOOD)
+def test_a_good_name_passes_the_teach_command(tmp_path, capsys, name):
+    from sensekit.cli import main
+
+    assert main(["teach", "sound", "--profile", str(tmp_path / "v.toml"), f"{name}=a.wav,b.wav"]) == 2
+    assert "'a.wav': no such audio file" in capsys.readouterr().err       # the name passed
 
 
 pytest.importorskip("pocketsphinx")
