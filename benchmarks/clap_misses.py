@@ -24,34 +24,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-from _reference import SHARED_DATA
+from _clap_clips import add_data_option, clap_clips
 
 
-def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: later)
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=SHARED_DATA)
+    add_data_option(ap)
     ap.add_argument("--folds", type=Path, required=True)
     ap.add_argument("--kinds", default="white,pink,babble,speech")
     ap.add_argument("--snrs", default="0,5,10,20")
     args = ap.parse_args(argv)
-    if not (args.data / "labels.csv").is_file():
-        print(f"shared data not found at {args.data}", file=sys.stderr)
-        return 2
+    targets, speech, audio = clap_clips(args.data)
     from sensekit.audio.clap import ClapDetector
     from sensekit.audio.clap_augment import clap_loudness
     from sensekit.audio.clap_noise import mix_at, noise_unit, other_speech
-    from sensekit.audio.evaluate import match, read_clips, read_wav
+    from sensekit.audio.evaluate import match
     from sensekit.audio.level import level_to_db
 
     folds = json.loads(args.folds.read_text())
     thr = float(folds["threshold"])
-    clips = read_clips(args.data)
-    targets = [c for c in clips if c.onsets]
-    speech = [c for c in clips if c.label == "speech"]
-    audio = {c.file: read_wav(args.data / c.file) for c in targets + speech}
     print(f"held out (folds {args.folds.name}, threshold {thr:g}): share of the "
           f"{sum(len(c.onsets) for c in targets)} annotated claps")
     for kind in args.kinds.split(","):

@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from _clap_clips import add_expert_folds_options
 
 
 def load_model(path: Path) -> tuple[dict, float]:
@@ -39,8 +40,7 @@ def load_model(path: Path) -> tuple[dict, float]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", type=Path, required=True)
-    ap.add_argument("--clean-folds", type=Path, required=True)
-    ap.add_argument("--below-folds", type=Path, required=True)
+    add_expert_folds_options(ap)
     ap.add_argument("--save-folds", type=Path, required=True)
     ap.add_argument("--below-model", type=Path, default=None,
                     help="the noise expert trained on every source (train_clap.py --out)")

@@ -18,17 +18,15 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-from pathlib import Path
 
 import numpy as np
-from _reference import SHARED_DATA
+from _clap_clips import add_data_option, add_expert_folds_options, clap_clips
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=SHARED_DATA)
-    ap.add_argument("--clean-folds", type=Path, required=True)
-    ap.add_argument("--below-folds", type=Path, required=True)
+    add_data_option(ap)
+    add_expert_folds_options(ap)
     ap.add_argument("--below-threshold", type=float, required=True)
     ap.add_argument("--kind", default="pink")
     ap.add_argument("--snr", type=float, default=10.0)
@@ -38,12 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     from sensekit.audio.clap_augment import clap_loudness
     from sensekit.audio.clap_features import TreeModel
     from sensekit.audio.clap_noise import mix_at, noise_unit, other_speech
-    from sensekit.audio.evaluate import read_clips, read_wav
 
-    clips = read_clips(args.data)
-    targets = [c for c in clips if c.onsets]
-    speech = [c for c in clips if c.label == "speech"]
-    audio = {c.file: read_wav(args.data / c.file) for c in targets + speech}
+    targets, speech, audio = clap_clips(args.data)
     clean = json.loads(args.clean_folds.read_text())
     below = json.loads(args.below_folds.read_text())["models"]
     rows = []

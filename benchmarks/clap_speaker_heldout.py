@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _reference import SHARED_DATA
+from _clap_clips import add_data_option, clap_clips
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=SHARED_DATA)
+    add_data_option(ap)
     ap.add_argument("--cache", type=Path, required=True, help="the clips' training bursts (.npz)")
     ap.add_argument("--words", type=Path, default=None, help="the digits' bursts (clap_words; .npz)")
     ap.add_argument("--folds", type=Path, required=True, help="train_clap.py --save-folds (nested)")
@@ -39,17 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--snrs", default="0,5,10")
     ap.add_argument("--offsets", default="0,517")
     args = ap.parse_args(argv)
-    if not (args.data / "labels.csv").is_file():
-        print(f"shared data not found at {args.data}")
-        return 2
-    from sensekit.audio.evaluate import read_clips, read_wav
-
+    targets, speech, audio = clap_clips(args.data)
     pairs = Pairs(args)
     nested = json.loads(args.folds.read_text())["nested"]
-    clips = read_clips(args.data)
-    targets = [c for c in clips if c.onsets]
-    speech = [c for c in clips if c.label == "speech"]
-    audio = {c.file: read_wav(args.data / c.file) for c in targets + speech}
     snrs = [float(v) for v in args.snrs.split(",")]
     offsets = [int(v) for v in args.offsets.split(",")]
     for snr in snrs:
