@@ -1,9 +1,11 @@
 """Hand-made signals shared by the audio tests (deterministic, tiny)."""
 from __future__ import annotations
 
+import importlib.util
 from typing import Iterator
 
 import numpy as np
+import pytest
 
 from sensekit.capture.base import AudioBlock
 
@@ -39,3 +41,17 @@ def tone(seconds: float, rate: int, hz: float, amp: float = 0.3,
     for k, a in enumerate(harmonics, start=1):
         out += a * np.sin(2 * np.pi * hz * k * t + 0.3 * k)
     return (amp * out / sum(harmonics)).astype(np.float32)
+
+
+#: the spoken digits of ../shared/data/words the taught-word tests teach as commands
+COMMANDS = {1: "one", 5: "five", 9: "nine"}
+
+
+def skip_without_taught_words() -> None:
+    """Skip the calling test module (at its import) unless the voice extra's parts for taught
+    words are installed: the embedding (onnxruntime, openwakeword's model), the fit (sklearn),
+    the cut (soxr, webrtcvad)."""
+    for module in ("onnxruntime", "sklearn", "soxr", "webrtcvad"):
+        pytest.importorskip(module)
+    if importlib.util.find_spec("openwakeword") is None:
+        pytest.skip("openwakeword (the voice extra) is not installed", allow_module_level=True)

@@ -2,7 +2,6 @@
 --words with a profile; the voice extra), trained at test time from ../shared/data/words."""
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -11,18 +10,13 @@ import pytest
 
 from sensekit.errors import ConfigError
 
-pytest.importorskip("onnxruntime")
-pytest.importorskip("sklearn")
-pytest.importorskip("soxr")
+from .helpers import COMMANDS, skip_without_taught_words
+
+skip_without_taught_words()
 pytest.importorskip("pocketsphinx")
-pytest.importorskip("webrtcvad")
-if importlib.util.find_spec("openwakeword") is None:
-    pytest.skip("openwakeword (the voice extra) is not installed", allow_module_level=True)
 
-from sensekit.audio.word_classifier import OTHER, WordClassifier
-from sensekit.cli import main
-
-COMMANDS = {1: "one", 5: "five", 9: "nine"}
+from sensekit.audio.word_classifier import OTHER, WordClassifier  # noqa: E402 - after the skip
+from sensekit.cli import main  # noqa: E402 - after the skip
 QUIET = {"5_theo_5", "4_theo_1"}        # takes WebRTC calls unvoiced (docs/voice.md)
 
 

@@ -2,26 +2,19 @@
 word_classifier; the voice extra) on real spoken digits."""
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 
 from sensekit.errors import ConfigError
 
-pytest.importorskip("onnxruntime")
-pytest.importorskip("sklearn")
-pytest.importorskip("soxr")
-pytest.importorskip("webrtcvad")
-if importlib.util.find_spec("openwakeword") is None:
-    pytest.skip("openwakeword (the voice extra) is not installed", allow_module_level=True)
+from .helpers import COMMANDS, skip_without_taught_words
 
-from sensekit.audio.sounds import example_segment
-from sensekit.audio.speech_embedding import WINDOW_S, SpeechEmbedder
-from sensekit.audio.vad import RATE, Segment
-from sensekit.audio.word_classifier import OTHER, WordClassifier
+skip_without_taught_words()
 
-COMMANDS = {1: "one", 5: "five", 9: "nine"}
+from sensekit.audio.sounds import example_segment  # noqa: E402 - after the skip
+from sensekit.audio.speech_embedding import WINDOW_S, SpeechEmbedder  # noqa: E402 - after the skip
+from sensekit.audio.vad import RATE, Segment  # noqa: E402 - after the skip
+from sensekit.audio.word_classifier import OTHER, WordClassifier  # noqa: E402 - after the skip
 
 
 def segment_of(shared_data, digit: int, speaker: str, k: int) -> Segment:
