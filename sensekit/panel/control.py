@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sensekit.errors import ConfigError
-from sensekit.panel.teach import TeachControl
-from sensekit.panel.teach_sound import SoundTeachControl
+from sensekit.panel.teach import NO_HAND_STAGE, TeachControl
+from sensekit.panel.teach_sound import NO_VOICE_STAGE, SoundTeachControl
 from sensekit.profile import run_values, save_profile
 from sensekit.settings.live import Tuning, parse_values
 from sensekit.settings.registry import REGISTRY
@@ -79,13 +79,12 @@ class PanelControl:
 
     def _sound_teaching(self) -> SoundTeachControl:
         if self.sound_teaching is None:
-            raise ConfigError("nothing to teach with: this run has no voice stage (start it with --sounds "
-                              "--profile FILE or --words ...)")
+            raise ConfigError(NO_VOICE_STAGE)
         return self.sound_teaching
 
     def _teaching(self) -> TeachControl:
         if self.teaching is None:
-            raise ConfigError("nothing to teach with: this run has no hand stage (start it with --hands)")
+            raise ConfigError(NO_HAND_STAGE)
         return self.teaching
 
     # -- helpers -----------------------------------------------------------------------------

@@ -61,6 +61,8 @@ from sensekit.panel.commands import CommandQueue
 from sensekit.panel.control import PanelControl
 from sensekit.panel.frames import FrameHub
 from sensekit.panel.guard import SECURITY_HEADERS, TOKEN_HEADER, foreign, token_problem
+from sensekit.panel.teach import ACTIONS
+from sensekit.panel.teach_sound import SOUND_ACTIONS
 from sensekit.vision.layers import OVERLAYS
 from sensekit.panel.telemetry import Telemetry
 from sensekit.safe_read import loads_json, short
@@ -335,33 +337,32 @@ class PanelServer:
 
     async def _api_teach(self, request: web.Request) -> web.Response:
         """``{"action": "status" | "record" | "forget" | "learn", "name": ..., "seconds": ...}``
-        (``panel/teach.py``)."""
-        async def work() -> Any:
-            body = await self._body(request)
-            action = body.get("action")
-            if not isinstance(action, str):
-                raise ConfigError(f"`action` must be status, record, forget or learn, got {short(action)}")
+        (``panel/teach.py``); learn also saves to the venue profile."""
+        def request_of(action: str, body: dict[str, Any]) -> Callable[[], dict[str, Any]]:
             seconds = self._numbers(body, "seconds")[0] if action == "record" else None
-            name = body.get("name")
-            answer = await self._on_run_thread(lambda: self.control.teach(action, name, seconds))
-            if action == "learn":        # writing the profile takes a while: not on the run's thread
-                path = await asyncio.get_running_loop().run_in_executor(self._pool, self.control.save_taught)
-                answer["message"] += f", saved to {path}"
-            return answer
-        return await self._answer(work)
+            return lambda: self.control.teach(action, body.get("name"), seconds)
+        return await self._teach_card(request, ACTIONS, request_of, self.control.save_taught)
 
     async def _api_teach_sound(self, request: web.Request) -> web.Response:
         """``{"action": "status" | "record" | "stop" | "forget" | "learn", "name": ...}``
         (``panel/teach_sound.py``); learn also saves to the venue profile."""
+        def request_of(action: str, body: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+            return lambda: self.control.teach_sound(action, body.get("name"))
+        return await self._teach_card(request, SOUND_ACTIONS, request_of, self.control.save_sounds)
+
+    async def _teach_card(self, request: web.Request, actions: tuple[str, ...],
+                          request_of: Callable[[str, dict[str, Any]], Callable[[], dict[str, Any]]],
+                          save: Callable[[], Path]) -> web.Response:
+        """One request of a teach card: run on the run's thread; after ``learn``, ``save`` runs on
+        one of the server's threads (writing a profile takes a while: not on the run's thread)."""
         async def work() -> Any:
             body = await self._body(request)
             action = body.get("action")
             if not isinstance(action, str):
-                raise ConfigError(f"`action` must be status, record, stop, forget or learn, got {short(action)}")
-            name = body.get("name")
-            answer = await self._on_run_thread(lambda: self.control.teach_sound(action, name))
-            if action == "learn":        # writing the profile takes a while: not on the run's thread
-                path = await asyncio.get_running_loop().run_in_executor(self._pool, self.control.save_sounds)
+                raise ConfigError(f"`action` must be {', '.join(actions[:-1])} or {actions[-1]}, got {short(action)}")
+            answer = await self._on_run_thread(request_of(action, body))
+            if action == "learn":
+                path = await asyncio.get_running_loop().run_in_executor(self._pool, save)
                 answer["message"] += f"; saved to {path}"
             return answer
         return await self._answer(work)

@@ -34,6 +34,7 @@ from sensekit.vision.taught_live import LiveTeaching, TakesTaught
 __all__ = ["TeachControl", "ACTIONS"]
 
 ACTIONS = ("status", "record", "forget", "learn")
+NO_HAND_STAGE = "nothing to teach with: this run has no hand stage (start it with --hands)"
 
 
 class TeachControl:
@@ -57,7 +58,7 @@ class TeachControl:
         for stage in self._stages():
             if isinstance(stage, TakesTaught):
                 return stage
-        raise ConfigError("nothing to teach with: this run has no hand stage (start it with --hands)")
+        raise ConfigError(NO_HAND_STAGE)
 
     def status(self) -> dict[str, Any]:
         return {**self.teaching.status(), "profile": str(self.profile_path)}

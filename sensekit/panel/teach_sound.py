@@ -34,6 +34,8 @@ __all__ = ["SoundTeachControl", "SOUND_ACTIONS"]
 SOUND_ACTIONS = ("status", "record", "stop", "forget", "learn")
 MIN_EXAMPLES = 2
 MAX_EXAMPLES = 5
+NO_VOICE_STAGE = ("nothing to teach with: this run has no voice stage (start it with --sounds "
+                  "--profile FILE or --words ...)")
 
 
 class SoundTeachControl:
@@ -55,8 +57,7 @@ class SoundTeachControl:
                     stage.segment_hooks.append(self._on_segment)
                     self._hooked = stage
                 return stage
-        raise ConfigError("nothing to teach with: this run has no voice stage (start it with --sounds "
-                          "--profile FILE or --words ...)")
+        raise ConfigError(NO_VOICE_STAGE)
 
     def _on_segment(self, segment: Segment) -> None:
         if self.recording is None:

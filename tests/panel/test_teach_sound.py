@@ -138,6 +138,14 @@ def test_the_card_through_the_panel_of_a_running_piece(shared_data, tmp_path, pr
                 assert (await r.json())["teach_sound"] is True
             status, bad = await teach(action="record", name="two words")
             assert status == 400 and "one word" in bad["error"] and "\n" not in bad["error"]
+            status, bad = await teach(action=7)
+            assert status == 400 and "`action` must be status, record, stop, forget or learn, got 7" in bad["error"]
+            async with s.post(piece.url + "api/teach", json={"action": 7}) as r:       # the gesture card's door
+                assert r.status == 400 and "must be status, record, forget or learn, got 7" in (await r.json())["error"]
+            async with s.post(piece.url + "api/teach", json={"action": "record", "name": "a", "seconds": "x"}) as r:
+                assert r.status == 400 and "`seconds` must be a number" in (await r.json())["error"]
+            async with s.post(piece.url + "api/teach", json={"action": "status"}) as r:
+                assert r.status == 400 and "no hand stage" in (await r.json())["error"]
             status, _ = await teach(action="record", name="one")
             assert status == 200
             for _ in range(200):
