@@ -11,9 +11,10 @@ replay with the same profile gives the same events.
 The embedding window (``window_s``, 0.96 s) is kept in the table with the classifier, so a
 profile is always heard with the window it was taught with.
 
-``TaughtWords.spot(segment, t, among=...)`` embeds one voiced segment and returns a ``Word``
-event (``confidence``: the word's probability) for the most likely of the ``among`` words
-when its probability reaches ``threshold`` (``voice.taught_threshold``, 0.2: for each developer
+``TaughtWords.spot(segment, t, among=..., threshold=...)`` embeds one voiced segment and returns a
+``Word`` event (``confidence``: the word's probability) for the most likely of the ``among``
+words when its probability reaches ``threshold`` (the voice stage passes its setting
+``voice.taught_threshold``, declared there alone: 0.2, for each developer
 speaker, the median of the nested thresholds of ``benchmarks/voice_embed_eval.py`` found
 without that speaker is 0.195-0.208). The most likely taught word must be listed: a segment
 most like a taught word that the run does not list gives nothing.
@@ -46,11 +47,10 @@ _KEY = "classifier"
 class TaughtWords:
     """A fitted word classifier with the embedder that feeds it (see the module docstring)."""
 
-    def __init__(self, classifier: WordClassifier, *, threshold: float = 0.2, window_s: float = WINDOW_S,
+    def __init__(self, classifier: WordClassifier, *, window_s: float = WINDOW_S,
                  embedder: SpeechEmbedder | None = None) -> None:
         self.classifier = classifier
         self.window_s = float(window_s)
-        self.threshold = float(threshold)
         self._embedder = embedder
         self.embedded = 0               # segments embedded (the cost that matters)
 
@@ -63,11 +63,12 @@ class TaughtWords:
             self._embedder = SpeechEmbedder(window_s=self.window_s)
         return self._embedder
 
-    def spot(self, segment: Segment, t: float, *, among: Sequence[str] | None = None) -> Word | None:
+    def spot(self, segment: Segment, t: float, *, threshold: float,
+             among: Sequence[str] | None = None) -> Word | None:
         """The most likely taught word in ``segment``, if it is one of ``among`` and its probability
-        reaches the threshold."""
+        reaches ``threshold``."""
         self.embedded += 1
-        found = self.classifier.decide(self.embedder().embed(segment), threshold=self.threshold,
+        found = self.classifier.decide(self.embedder().embed(segment), threshold=threshold,
                                        among=tuple(among) if among is not None else None)
         if found is None:
             return None
@@ -77,8 +78,7 @@ class TaughtWords:
         return {_KEY: {"window_s": self.window_s, **self.classifier.to_table()}}
 
     @classmethod
-    def from_tables(cls, tables: Mapping[str, Any], *, threshold: float = 0.2,
-                    where: str = "profile") -> TaughtWords:
+    def from_tables(cls, tables: Mapping[str, Any], *, where: str = "profile") -> TaughtWords:
         table = tables.get(_KEY)
         if not isinstance(table, Mapping):
             raise ConfigError(f"{where}: [{TAUGHT_WORDS_TABLE}] has no `{_KEY}` table (written by "
@@ -87,11 +87,11 @@ class TaughtWords:
             window_s = float(table.get("window_s", WINDOW_S))
         except (TypeError, ValueError):
             raise ConfigError(f"{where}: `window_s` of [{TAUGHT_WORDS_TABLE}.{_KEY}] must be a number") from None
-        return cls(WordClassifier.from_table(table, where=where), threshold=threshold, window_s=window_s)
+        return cls(WordClassifier.from_table(table, where=where), window_s=window_s)
 
 
 def teach_words(takes: Mapping[str, Sequence[Segment]], others: Sequence[Segment], *,
-                embedder: SpeechEmbedder | None = None, threshold: float = 0.2) -> TaughtWords:
+                embedder: SpeechEmbedder | None = None) -> TaughtWords:
     """Fit the classifier on the takes of each word and on ``others`` (what to refuse)."""
     if not takes:
         raise ConfigError("teach at least one word (WORD=FILE,FILE,...)")
@@ -107,4 +107,4 @@ def teach_words(takes: Mapping[str, Sequence[Segment]], others: Sequence[Segment
         y.extend([word] * len(segments))
     x.extend(emb.embed(s) for s in others)
     y.extend([OTHER] * len(others))
-    return TaughtWords(WordClassifier().fit(x, y), threshold=threshold, window_s=emb.window_s, embedder=emb)
+    return TaughtWords(WordClassifier().fit(x, y), window_s=emb.window_s, embedder=emb)

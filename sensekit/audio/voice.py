@@ -86,8 +86,6 @@ class VoiceStage(Tunable, section="voice",
         self.spotter: Any = None
         self.segmenter: SpeechSegmenter | None = None
         self.init_settings(values)
-        if taught is not None:
-            taught.threshold = self.taught_threshold
         self._build_spotter()
         self._build_segmenter()
         self.emits = frozenset(n for n, on in (("word", bool(self.words)), ("sound", sounds is not None)) if on)
@@ -124,8 +122,6 @@ class VoiceStage(Tunable, section="voice",
         self.segmenter = SpeechSegmenter(mode=self.vad_mode, hangover_ms=self.hangover_ms)
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
-        if self.taught is not None:
-            self.taught.threshold = self.taught_threshold
         if "words" in changed:
             self._build_spotter()
         elif self.spotter is not None:
@@ -194,7 +190,7 @@ class VoiceStage(Tunable, section="voice",
         out: list[Event] = []
         word = None
         if self.taught_listed:
-            word = self.taught.spot(segment, t, among=self.taught_listed)
+            word = self.taught.spot(segment, t, threshold=self.taught_threshold, among=self.taught_listed)
         if word is None and self.spotter is not None:
             word = self.spotter.spot(segment, t)
         if word is not None:

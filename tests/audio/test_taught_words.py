@@ -93,6 +93,26 @@ def test_words_taught_by_two_speakers_are_heard_on_the_third(shared_data, taught
     assert sum(heard.get(i) == ["seven"] for i, d in enumerate(said) if d == 7) >= 2   # of 4, by PocketSphinx
 
 
+def test_the_taught_threshold_from_set_or_a_profile_is_the_bar_of_each_word(shared_data, taught, tmp_path, capsys):
+    """``voice.taught_threshold`` (declared by the voice stage alone, passed to each ``spot``)."""
+    clip = tmp_path / "nicolas.wav"
+    stream(shared_data, "nicolas", range(10, 12), clip)
+
+    def heard(profile: Path, *extra: str) -> list[dict]:
+        argv = ["events", str(clip), "--profile", str(profile), "--words", "one,five,nine", "--jsonl", *extra]
+        assert main(argv) == 0
+        return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+    default = heard(taught)
+    high = [e for e in default if e["confidence"] >= 0.9]
+    assert 0 < len(high) < len(default)                # the bar moves what is heard here
+    assert heard(taught, "--set", "voice.taught_threshold=0.9") == high
+    strict = tmp_path / "strict.toml"
+    text = taught.read_text()
+    strict.write_text(text.replace("[voice]\n", "[voice]\ntaught_threshold = 0.9\n", 1))
+    assert heard(strict) == high
+
+
 def _durations(shared_data: Path, speaker: str, ks: range) -> list[float]:
     import soundfile as sf
 
