@@ -40,7 +40,9 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-__all__ = ["person_cuts", "region_cuts", "top_is_flat"]
+__all__ = ["person_cuts", "region_cuts", "top_is_flat", "SPLIT_DIP"]
+
+SPLIT_DIP = 0.08             # the default dip: ``blobs.split_dip`` and ``find_blobs`` (docs/blobs.md)
 
 _MIDDLE = 0.25               # cuts are looked for between this share of the width and 1 - it
 _MIN_HEIGHT_SHARE = 0.6      # each part is at least this share of the region's height

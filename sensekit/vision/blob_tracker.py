@@ -58,6 +58,7 @@ from scipy.optimize import linear_sum_assignment
 
 from sensekit.events import BlobEnter, BlobInfo, BlobLeave, Blobs, Box, Event, ZoneEnter, ZoneLeave
 from sensekit.settings import Tunable, setting
+from sensekit.vision.blob_split import SPLIT_DIP
 from sensekit.vision.blobs import Region, box_iou, find_blobs, split_region
 
 __all__ = ["BlobTracker", "Track"]
@@ -134,7 +135,7 @@ class BlobTracker(Tunable, section="blobs",
                       lo=0, hi=255)
     split_aspect = setting(0.65, "a blob at least this many times as wide as tall is tried as people side "
                            "by side (0: off)", unit="width/height", lo=0, hi=10)
-    split_dip = setting(0.08, "the dip between two heads on the blob's top outline that splits it",
+    split_dip = setting(SPLIT_DIP, "the dip between two heads on the blob's top outline that splits it",
                         unit="share of height", lo=0, hi=1)
     confirm_frames = setting(5, "frames in a row before a new blob gets its id", unit="frames",
                              lo=1, hi=1000)

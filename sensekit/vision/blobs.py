@@ -26,7 +26,7 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.events import Box
-from sensekit.vision.blob_split import region_cuts
+from sensekit.vision.blob_split import SPLIT_DIP, region_cuts
 
 __all__ = ["Region", "find_blobs", "split_region", "box_iou"]
 
@@ -67,7 +67,7 @@ def _kernel(size: int) -> np.ndarray:
 
 
 def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0,
-               split_aspect: float = 0.0, split_dip: float = 0.06) -> list[Region]:
+               split_aspect: float = 0.0, split_dip: float = SPLIT_DIP) -> list[Region]:
     """The regions of ``mask`` (HxW uint8, non-zero = foreground) of at least ``min_area_px``
     pixels, largest first. ``join_px`` > 1 closes the mask first; ``split_aspect`` > 0 splits
     side-by-side people (``sensekit.vision.blob_split``; see the module docstring)."""

@@ -163,3 +163,9 @@ def test_the_couple_on_the_pets_clip_has_two_ids_while_they_walk_together(shared
         if i >= bp.COUPLE_FRAMES.stop:
             break
     assert two >= 0.85 * len(bp.COUPLE_FRAMES), two
+
+
+def test_find_blobs_splits_at_the_trackers_dip_unless_told_otherwise():
+    import inspect
+
+    assert inspect.signature(find_blobs).parameters["split_dip"].default == BlobTracker().split_dip
