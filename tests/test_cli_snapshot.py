@@ -49,3 +49,15 @@ def test_with_blur_off_the_blur_panels_show_a_blur_not_the_input(recordings_dir)
     assert np.array_equal(box, stages.blur(m, size_px=BOOK_BLUR_PX))
     blurred = make_montage(frames, frame_index=FRAME, settings={"vision.blur_px": 5})
     assert np.array_equal(_panel(blurred, m.shape, 0, 1), stages.blur(m, size_px=5))
+
+
+def test_the_palette_panel_is_the_stages_palette_with_its_spread(recordings_dir):
+    import cv2
+
+    frames = _frames(recordings_dir)
+    m = stages.mirror(frames[FRAME])
+    for spread in (False, True):
+        chosen = {"vision.levels": 4, "vision.palette_spread": spread}
+        montage = make_montage(frames, frame_index=FRAME, settings=chosen)
+        want = cv2.LUT(stages.blur(m, size_px=1), stages.palette_lut(4, spread=spread))
+        assert np.array_equal(_panel(montage, m.shape, 1, 0), want)

@@ -194,7 +194,8 @@ def _panels(n: int, m: np.ndarray, b: np.ndarray, book: np.ndarray, v: Mapping[s
         panels.append((f"box blur {BOOK_BLUR_PX} (book; --blur is off)", stages.blur(m, size_px=BOOK_BLUR_PX)))
         panels.append((f"gaussian blur {BOOK_BLUR_PX} (--blur is off)",
                        stages.blur(m, size_px=BOOK_BLUR_PX, method="gaussian")))
-    q = stages.palette_map(b, levels=levels) if levels is not None else b
+    # the stage's table (vision.levels, vision.palette_spread), as the tracker and the overlays see it
+    q = cv2.LUT(b, stages.palette_lut(levels, spread=v["vision.palette_spread"])) if levels is not None else b
     panels.append((f"palette {levels} levels" if levels is not None else "palette off", q))
     book_threshold = _book_threshold(v)
     panels.append((f"difference, red < {book_threshold:#04x} -> 0", book))

@@ -219,7 +219,8 @@ def _palette(layers: Layers) -> np.ndarray:
     """The stage's palette frame, or the picture through the recipe's palette (a new array)."""
     pal = layers.palette
     if not _fits(pal, layers.image) or pal is None or pal.ndim != 3:
-        pal = cv2.LUT(layers.image, palette_lut(layers.recipe.levels or DEFAULT_LEVELS))
+        pal = cv2.LUT(layers.image, palette_lut(layers.recipe.levels or DEFAULT_LEVELS,
+                                                spread=layers.recipe.palette_spread))
         layers.computed.add("palette")
     return pal.copy()
 

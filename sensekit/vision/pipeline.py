@@ -398,8 +398,8 @@ class VisionStage(Tunable, section="vision",
 
     def recipe(self) -> Recipe:
         """How to compute the palette and edge overlays by this stage's settings."""
-        return Recipe(levels=self.levels, edge_direction=self.edge_direction, edge_blur_px=self.edge_blur_px,
-                      edge_threshold=self.edge_threshold)
+        return Recipe(levels=self.levels, palette_spread=self.palette_spread, edge_direction=self.edge_direction,
+                      edge_blur_px=self.edge_blur_px, edge_threshold=self.edge_threshold)
 
     def layers(self, index: int) -> list[Layer]:
         """What the sub-stages that ran on frame ``index`` made of it, if it is the last frame

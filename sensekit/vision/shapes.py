@@ -86,8 +86,10 @@ Layer = ImageLayer | MaskLayer | Shape
 @dataclass(frozen=True)
 class Recipe:
     """How to compute what a stage did not make itself, by its own settings: the palette's
-    levels and the edge map's options (``sensekit.vision.stages.edges``)."""
+    levels and spread (``stages.palette_lut``) and the edge map's options
+    (``sensekit.vision.stages.edges``)."""
     levels: int | None = None
+    palette_spread: bool = False
     edge_direction: Literal["horizontal", "any"] = "horizontal"
     edge_blur_px: int = 3
     edge_threshold: int = EDGE_THRESHOLD

@@ -59,6 +59,21 @@ def test_what_no_stage_makes_is_computed_from_the_picture():
     assert picture.shape == layers.image.shape and not np.array_equal(picture, layers.image)
 
 
+def test_a_computed_palette_follows_the_stages_palette_spread():
+    import cv2
+
+    from sensekit.vision.layers import DEFAULT_LEVELS
+    from sensekit.vision.stages import palette_lut
+
+    for spread in (False, True):
+        stage = VisionStage(tracker=ColorTracker("#fafafa"), palette_spread=spread)
+        _, layers = _run(stage)
+        compose(layers, {"palette"})
+        assert "palette" in layers.computed
+        want = cv2.LUT(layers.image, palette_lut(DEFAULT_LEVELS, spread=spread))
+        assert np.array_equal(compose(layers, {"palette"}), want)
+
+
 def test_the_tracked_box_and_colour_region():
     stage = VisionStage(tracker=ColorTracker("#fafafa"))
     _, layers = _run(stage)
