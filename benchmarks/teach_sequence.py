@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from hands_eval import frames_of
-from teach_eval import DATA, SPLITS, Seen, Split, hands_of
+from teach_eval import SPLITS, Seen, Split, hands_of, have_hand_clips
 from teach_variants import classifiers, held_out_choice, score
 
 import numpy as np
@@ -141,8 +141,7 @@ def split_feats(split: Split, hands: list[Seen], kind: str) -> tuple[dict[int, n
 
 
 def main() -> int:
-    if not (DATA / "videos").is_dir():
-        print(f"hand clips not found at {DATA}", file=sys.stderr)
+    if not have_hand_clips():
         return 2
     clips = load(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
     splits = {clip: make(clips[clip]) for clip, make in SPLITS.items()}

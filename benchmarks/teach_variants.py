@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from hands_eval import frames_of
-from teach_eval import DATA, SPLITS, Seen, Split, balanced, hands_of
+from teach_eval import SPLITS, Seen, Split, balanced, hands_of, have_hand_clips
 
 import numpy as np
 
@@ -156,8 +156,7 @@ def held_out_choice(table: dict[Any, dict[str, np.ndarray]], variants: list[Any]
 
 
 def main() -> int:
-    if not (DATA / "videos").is_dir():
-        print(f"hand clips not found at {DATA}", file=sys.stderr)
+    if not have_hand_clips():
         return 2
     clips = {clip: hands_of(frames_of(clip)) for clip in SPLITS}
     splits = {clip: make(clips[clip]) for clip, make in SPLITS.items()}
