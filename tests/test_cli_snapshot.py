@@ -61,3 +61,27 @@ def test_the_palette_panel_is_the_stages_palette_with_its_spread(recordings_dir)
         montage = make_montage(frames, frame_index=FRAME, settings=chosen)
         want = cv2.LUT(stages.blur(m, size_px=1), stages.palette_lut(4, spread=spread))
         assert np.array_equal(_panel(montage, m.shape, 1, 0), want)
+
+
+def test_the_colour_panel_is_what_the_stage_tracks_on_its_palette_picture():
+    """hsv/exact read the picture blurred and through the palette, as ``VisionStage`` hands it to
+    them: with the book's 4 levels, grey 70 and grey 100 are both 64, so an exact #464646 covers
+    the whole frame (on the raw frame it was the square alone)."""
+    from sensekit.cli.snapshot import _bgr, _draw_box
+    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.vision.pipeline import VisionStage
+
+    frames = []
+    for i in range(6):
+        f = np.full((60, 80, 3), 100, np.uint8)
+        f[20:36, 10 + 4 * i:26 + 4 * i] = 70
+        frames.append(f)
+    chosen = {"vision.levels": 4, "vision.mirror": False, "tracker.method": "exact"}
+    montage = make_montage(frames, frame_index=5, settings=chosen, track="#464646")
+    stage = VisionStage(tracker=ColorTracker("#464646", method="exact"), levels=4)
+    for i, f in enumerate(frames):
+        stage.process(VideoFrame(i, i / 30.0, f))
+    assert stage.track_result is not None and stage.track_result.box == (0, 0, 80, 60)
+    want = _bgr(np.where(stage.tracker.region_mask((60, 80)) > 0, 255, 0).astype(np.uint8))
+    _draw_box(want, stage.track_result.box, (0, 255, 0))
+    assert np.array_equal(_panel(montage, (60, 80), 1, 2), want)

@@ -136,7 +136,9 @@ def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRA
     if isinstance(frame_index, bool) or not isinstance(frame_index, int) or frame_index < 0:
         raise ConfigError(f"--frame must be a frame number >= 0, got {frame_index!r}")
     v = montage_settings(settings)
-    mirror, blur_px = v["vision.mirror"], v["vision.blur_px"]
+    mirror, blur_px, levels = v["vision.mirror"], v["vision.blur_px"], v["vision.levels"]
+    # the stage's palette table (vision.levels, vision.palette_spread): the panel and the tracker's picture
+    palette = stages.palette_lut(levels, spread=v["vision.palette_spread"]) if levels is not None else None
     book_threshold = _book_threshold(v)
     tracker: ColorTracker | None = None
     target = parse_track_target(track) if track else None
@@ -148,33 +150,36 @@ def make_montage(frames: Iterable[np.ndarray], *, frame_index: int = DEFAULT_FRA
         check_frame(raw, "frame")
         m = stages.mirror(raw) if mirror else raw
         b = stages.blur(m, size_px=blur_px)
+        q = cv2.LUT(b, palette) if palette is not None else b
         if n == 0 and target is not None:
-            tracker = _start_tracker(target, m, v, tracker_values)
-        track_result = tracker.update(m, n / 30.0) if tracker is not None else None
+            tracker = _start_tracker(target, m, q, v, tracker_values, palette)
+        track_result = tracker.update(q if tracker.reads_prepared else m, n / 30.0) if tracker is not None else None
         motion_result = motion.update(b)
         if n == frame_index:
             diff = cv2.absdiff(b, b if prev_blur is None else prev_blur)
             book = stages.threshold(diff, op="<", value=book_threshold << 16, color=0x000000, mask=0xFF0000)
-            panels = _panels(n, m, b, book, v, tracker, track_result, motion_result)
+            panels = _panels(n, m, b, q, book, v, tracker, track_result, motion_result)
             return _grid([_label(p, t) for t, p in panels], columns)
         prev_blur = b
     raise SourceError(f"the source has only {n + 1} frame(s); --frame {frame_index} is past the end")
 
 
-def _start_tracker(target: Any, m: np.ndarray, v: Mapping[str, Any], tracker_values: dict[str, Any]) -> Any:
+def _start_tracker(target: Any, m: np.ndarray, q: np.ndarray, v: Mapping[str, Any], tracker_values: dict[str, Any],
+                   palette: np.ndarray | None) -> Any:
     """The tracker of ``--track-color``: a click picks on frame 0 (by default the object under
-    it), a colour is tracked as such."""
+    it), a colour is tracked as such; hsv and exact read ``q``, the picture blurred and through
+    ``palette`` as ``VisionStage`` hands it to them."""
     from sensekit.vision.color_tracker import ColorTracker
 
     if isinstance(target, tuple):
-        tracker = ColorTracker(method=v["tracker.method"] or "model", **tracker_values)
-        tracker.pick(m, *target)
+        tracker = ColorTracker(method=v["tracker.method"] or "model", palette=palette, **tracker_values)
+        tracker.pick(q if tracker.reads_prepared else m, *target)
         return tracker
-    return ColorTracker(target, method=v["tracker.method"], **tracker_values)
+    return ColorTracker(target, method=v["tracker.method"], palette=palette, **tracker_values)
 
 
-def _panels(n: int, m: np.ndarray, b: np.ndarray, book: np.ndarray, v: Mapping[str, Any], tracker: Any,
-            track_result: Any, motion_result: Any) -> list[tuple[str, np.ndarray]]:
+def _panels(n: int, m: np.ndarray, b: np.ndarray, q: np.ndarray, book: np.ndarray, v: Mapping[str, Any],
+            tracker: Any, track_result: Any, motion_result: Any) -> list[tuple[str, np.ndarray]]:
     """Every stage's picture of frame ``n``, with its label."""
     from sensekit.vision import stages
 
@@ -194,8 +199,6 @@ def _panels(n: int, m: np.ndarray, b: np.ndarray, book: np.ndarray, v: Mapping[s
         panels.append((f"box blur {BOOK_BLUR_PX} (book; --blur is off)", stages.blur(m, size_px=BOOK_BLUR_PX)))
         panels.append((f"gaussian blur {BOOK_BLUR_PX} (--blur is off)",
                        stages.blur(m, size_px=BOOK_BLUR_PX, method="gaussian")))
-    # the stage's table (vision.levels, vision.palette_spread), as the tracker and the overlays see it
-    q = cv2.LUT(b, stages.palette_lut(levels, spread=v["vision.palette_spread"])) if levels is not None else b
     panels.append((f"palette {levels} levels" if levels is not None else "palette off", q))
     book_threshold = _book_threshold(v)
     panels.append((f"difference, red < {book_threshold:#04x} -> 0", book))

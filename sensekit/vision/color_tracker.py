@@ -248,6 +248,13 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.apply_now(**tolerance_settings(value))
 
     @property
+    def reads_prepared(self) -> bool:
+        """Whether ``update`` (and a pick) wants the picture as ``VisionStage`` prepared it (blurred,
+        then through ``palette``: hsv and exact) rather than the frame (the model method, or no
+        method chosen yet)."""
+        return self.method_in_use in ("hsv", "exact")
+
+    @property
     def ready(self) -> bool:
         return self.model.ready if self.method_in_use == "model" else self.color_in_use is not None
 

@@ -263,7 +263,7 @@ class VisionStage(Tunable, section="vision",
         A property, so an app may swap ``tracker`` between frames.
         """
         t = self.tracker
-        return "q" if t is not None and t.method_in_use in ("hsv", "exact") else "m"
+        return "q" if t is not None and t.reads_prepared else "m"
 
     def input_is_mirrored(self) -> None:
         """The frames arrive mirrored (an app's host): ``mirror`` asks for what they are already
