@@ -40,7 +40,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-__all__ = ["person_cuts", "region_cuts", "top_is_flat", "SPLIT_DIP"]
+__all__ = ["person_cuts", "region_cuts", "top_is_flat", "wide_enough", "SPLIT_DIP"]
 
 SPLIT_DIP = 0.08             # the default dip: ``blobs.split_dip`` and ``find_blobs`` (docs/blobs.md)
 
@@ -52,6 +52,11 @@ _MAX_DEPTH = 3               # at most 2**3 parts
 def _middle(w: int) -> tuple[int, int]:
     """The first and last column a cut may be at."""
     return max(1, int(np.ceil(_MIDDLE * w))), min(w - 1, int((1 - _MIDDLE) * w))
+
+
+def wide_enough(w: int, h: int, aspect: float) -> bool:
+    """Whether a ``w`` x ``h`` region is wide enough to be tried as people side by side (step 1)."""
+    return w >= aspect * h
 
 
 def top_is_flat(top: np.ndarray) -> bool:
@@ -80,7 +85,9 @@ def region_cuts(rows_of: Callable[[int], np.ndarray], h: int, w: int, *, aspect:
     wide; ``rows_of(h)`` is all of it): the one place that decides whether a region is looked
     at, so ``rows_of(h)`` is made only for a region that is wide enough and not flat on top."""
     lo, hi = _middle(w)
-    if w < aspect * h or w < 4 or hi < lo or _depth >= _MAX_DEPTH or top_is_flat(rows_of(int(np.ceil(dip * h)))):
+    if not wide_enough(w, h, aspect) or w < 4 or hi < lo or _depth >= _MAX_DEPTH:
+        return []
+    if top_is_flat(rows_of(int(np.ceil(dip * h)))):
         return []
     region = rows_of(h)
     top = region.argmax(axis=0)                              # 0 also for an empty column

@@ -58,7 +58,7 @@ from scipy.optimize import linear_sum_assignment
 
 from sensekit.events import BlobEnter, BlobInfo, BlobLeave, Blobs, Box, Event, ZoneEnter, ZoneLeave
 from sensekit.settings import Tunable, setting
-from sensekit.vision.blob_split import SPLIT_DIP
+from sensekit.vision.blob_split import SPLIT_DIP, wide_enough
 from sensekit.vision.blobs import Region, box_iou, find_blobs, split_region
 
 __all__ = ["BlobTracker", "Track"]
@@ -223,7 +223,7 @@ class BlobTracker(Tunable, section="blobs",
         apart, or split, a frame ago) is split with half the dip (``blobs.split_dip`` / 2)."""
         out: list[Region] = []
         for r in regions:
-            if r.box[2] >= self.split_aspect * r.box[3] and sum(
+            if wide_enough(r.box[2], r.box[3], self.split_aspect) and sum(
                     1 for tr, pb in zip(tracks, preds)
                     if tr.id and not tr.missing and _inside(pb[0] + pb[2] / 2, pb[1] + pb[3] / 2, r.box)) >= 2:
                 out += split_region(mask, r, aspect=self.split_aspect, dip=self.split_dip / 2,

@@ -26,7 +26,7 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.events import Box
-from sensekit.vision.blob_split import SPLIT_DIP, region_cuts
+from sensekit.vision.blob_split import SPLIT_DIP, region_cuts, wide_enough
 
 __all__ = ["Region", "find_blobs", "split_region", "box_iou"]
 
@@ -94,7 +94,7 @@ def find_blobs(mask: np.ndarray, *, min_area_px: int = 150, join_px: int = 0,
         rx, ry = xs[sel], ys[sel]
         region = _region(rx, ry, labels, i)
         x, _, w, h = region.box
-        if split_aspect <= 0 or w < split_aspect * h or rx.size < 2 * min_area_px:
+        if split_aspect <= 0 or not wide_enough(w, h, split_aspect) or rx.size < 2 * min_area_px:
             out.append(region)
             continue
         cuts = _cuts(labels, i, region.box, None if joined is mask else mask, split_aspect, split_dip, min_area_px)
