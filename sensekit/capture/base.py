@@ -114,6 +114,17 @@ class Source(ABC):
         return []
 
 
+#: what a live source lost, in its ``stats()``: a camera's frames grabbed but never delivered,
+#: a microphone's blocks its queue dropped and the overflow / underflow flags PortAudio raised
+DROP_COUNTERS = ("dropped_frames", "dropped_blocks", "overflows", "underflows")
+
+
+def drop_counts(stats: dict[str, Any]) -> dict[str, int]:
+    """The ``DROP_COUNTERS`` a source's ``stats()`` holds (whole numbers only), in that order."""
+    return {k: int(stats[k]) for k in DROP_COUNTERS
+            if isinstance(stats.get(k), int) and not isinstance(stats.get(k), bool)}
+
+
 def merge_by_time(*streams: Iterable[Item]) -> Iterator[Item]:
     """Interleave already-sorted item streams by ``t``; on ties earlier streams first."""
     def tagged(k: int, s: Iterable[Item]) -> Iterator[tuple[float, int, int, Item]]:
