@@ -25,6 +25,7 @@ import numpy as np
 from sensekit.cli import _teach_live
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
+from sensekit.safe_read import clip
 
 _RANGE = re.compile(r"^(?P<path>.+?)@(?P<a>[0-9.]+)-(?P<b>[0-9.]+)$")
 
@@ -46,8 +47,9 @@ def parse_teaching(text: str) -> tuple[str, list[str]]:
     """``"clap=a.wav,b.wav@1-2"`` -> ``("clap", ["a.wav", "b.wav@1-2"])``."""
     name, eq, files = text.partition("=")
     name = name.strip()
-    if not eq or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
-        raise ConfigError(f"a sound is NAME=FILE[,FILE...] with a name of letters, digits, _ and -, got {text!r}")
+    if not eq or not _teach_live.NAME.fullmatch(name):
+        raise ConfigError(f"a sound is NAME=FILE[,FILE...] with a name of up to 64 letters, digits, _ and -, "
+                          f"got {clip(text)!r}")
     examples = [f.strip() for f in files.split(",") if f.strip()]
     if len(examples) < 2:
         raise ConfigError(f"sound {name!r} needs at least 2 examples (3 to 5 work best), got {len(examples)}")
