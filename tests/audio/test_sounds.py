@@ -118,3 +118,25 @@ def test_sounds_need_a_profile_with_sounds(tmp_path, capsys):
     assert "--sounds needs --profile" in capsys.readouterr().err
     assert main(["events", "x.wav", "--sounds", "--profile", str(profile)]) == 2
     assert "has no taught sounds" in capsys.readouterr().err
+
+
+def test_a_long_example_is_refused_before_it_is_read_and_a_range_reads_only_the_range(tmp_path, capsys):
+    """An example was read whole into memory: a 3 GB WAV (or a sparse one whose header says so)
+    given as an example or --other file filled the machine's memory. Now its length is read from
+    the header: over 600 s it needs a range, and a range reads only those samples."""
+    import soundfile as sf
+
+    from sensekit.cli import main
+    from sensekit.cli._teach_sound import read_example
+
+    long = tmp_path / "long.wav"                      # 700 s at 8 kHz: 11 MB
+    sf.write(str(long), np.zeros(8000 * 700, np.int16), 8000, subtype="PCM_16")
+    for what in ("sound", "words"):
+        extra = ["--other", str(long)] if what == "words" else []
+        assert main(["teach", what, "--profile", str(tmp_path / "v.toml"), *extra,
+                     f"a={long},{long},{long}"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "is 700 s long; an example is at most 600 s (give a range: FILE@START-END)" in err
+        assert "\n" not in err and not (tmp_path / "v.toml").exists()
+    x, rate = read_example(f"{long}@650.5-651")
+    assert rate == 8000 and x.shape == (4000,)
