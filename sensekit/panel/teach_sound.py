@@ -16,8 +16,9 @@ run's command queue (so everything happens on the run's thread):
 - ``status``: the name being recorded and the examples per name (each with its length).
 
 Names are one line of up to 64 characters of letters, digits, ``_`` and ``-`` (the command's
-own rule); at most ``MAX_SOUNDS`` (32) names are recorded at once and known to the run. Failure modes: ``ConfigError`` with a sentence (no voice stage in the run, a bad
-name, learning with no name recorded 2 times, a profile that cannot be written).
+own rule); at most ``MAX_SOUNDS`` (32) names are recorded at once and known to the run.
+Failure modes: ``ConfigError`` with a sentence (no voice stage in the run, a bad name,
+learning with no name recorded 2 times, a profile that cannot be written).
 """
 from __future__ import annotations
 

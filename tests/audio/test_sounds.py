@@ -44,6 +44,35 @@ def test_book_round_trips_through_its_tables_and_rejects_damage():
         SoundBook.from_tables({"snap": {"spread": 1.0}})
 
 
+
+def _snap_table(**changes):
+    rng = np.random.default_rng(2)
+    book = SoundBook()
+    book.teach("snap", [rng.standard_normal((12, 13)).astype(np.float32) for _ in range(3)])
+    table = dict(book.to_tables()["snap"], **changes)
+    return {"snap": table}
+
+
+def _f16(values) -> str:
+    import base64
+    return base64.b64encode(np.asarray(values, "<f2").tobytes()).decode("ascii")
+
+
+@pytest.mark.parametrize("tables, message", [
+    (_snap_table(examples=[]), "0 examples, not 1..100"),                       # a traceback at the first sound
+    (_snap_table(examples=[""]), "frames of finite numbers"),                   # a traceback at the first sound
+    (_snap_table(examples=[_f16(np.full((20, 13), np.nan))]), "frames of finite numbers"),
+    (_snap_table(spread=float("nan")), "spread nan"),                           # events of no confidence
+    (_snap_table(spread=float("inf")), "spread inf"),                           # every sound matched
+    (_snap_table(spread=-5.0), "spread -5"),
+    ({"a\nb": _snap_table()["snap"]}, r"named 'a\\nb'"),
+    ({"n" * 5000: _snap_table()["snap"]}, "a name is up to 64"),
+])
+def test_a_damaged_sound_table_is_refused_when_it_loads(tables, message):
+    with pytest.raises(ConfigError, match=message) as err:
+        SoundBook.from_tables(tables, where="v.toml")
+    assert str(err.value).startswith("v.toml: ") and "\n" not in str(err.value) and len(str(err.value)) < 200
+
 pytest.importorskip("pocketsphinx")
 pytest.importorskip("python_speech_features")
 
