@@ -125,6 +125,15 @@ def drop_counts(stats: dict[str, Any]) -> dict[str, int]:
             if isinstance(stats.get(k), int) and not isinstance(stats.get(k), bool)}
 
 
+def drops_text(drops: dict[str, int]) -> str:
+    """``"; lost: 3 dropped audio blocks, 1 input overflow"`` (empty when nothing was lost): the
+    tail of the last line of ``sensekit record`` and of a live ``sensekit run``."""
+    names = {"dropped_frames": "dropped frame", "dropped_blocks": "dropped audio block",
+             "overflows": "input overflow", "underflows": "input underflow"}
+    lost = [f"{n} {names.get(k, k)}{'' if n == 1 else 's'}" for k, n in drops.items() if n]
+    return "; lost: " + ", ".join(lost) if lost else ""
+
+
 def merge_by_time(*streams: Iterable[Item]) -> Iterator[Item]:
     """Interleave already-sorted item streams by ``t``; on ties earlier streams first."""
     def tagged(k: int, s: Iterable[Item]) -> Iterator[tuple[float, int, int, Item]]:

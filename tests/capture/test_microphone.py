@@ -404,3 +404,27 @@ def test_events_end_summary_names_what_the_microphone_lost():
     _print_stats(RunStats(), src, out)
     first = out.getvalue().splitlines()[0]
     assert first.endswith("dropped frames 0, dropped audio blocks 2 (input overflows 1, underflows 0)")
+
+
+def test_a_live_run_ends_naming_what_the_microphone_lost(capsys):
+    """`sensekit run APP --source mic` (headless or stopped) ends with what arrived; it now says
+    what the source lost too, in the words `sensekit record` uses."""
+    import argparse
+
+    from sensekit.app.host import RunResult
+    from sensekit.cli.run import _report
+
+    try:
+        import sounddevice as sd
+    except (ImportError, OSError) as exc:
+        pytest.skip(f"sounddevice: {exc}")
+    src = MicrophoneSource(sample_rate=48000, max_queued_blocks=1, drop="newest")
+    under = sd.CallbackFlags()
+    under.input_underflow = True
+    for flags in (sd.CallbackFlags(), under, sd.CallbackFlags(), sd.CallbackFlags()):
+        src._callback(np.zeros((512, 1), np.int16), 512, None, flags)
+    result = RunResult(frames=10, sim_t=1.0, wall_s=1.0, events=0, ended=False, state={}, arrived=1)
+    _report(argparse.Namespace(app="clap_counter", screenshot=None), src, result)
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("clap_counter: 1 audio blocks arrived in 1.0 s")
+    assert line.endswith("; lost: 3 dropped audio blocks, 1 input underflow"), line
