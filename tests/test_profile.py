@@ -505,3 +505,34 @@ def test_an_old_tracker_key_loads_as_the_pictures_one_setting_and_says_where(tmp
     assert dict(both) == {new: value}
     with pytest.raises(ConfigError, match="set twice"):
         loads_profile(f"[tracker]\n{name} = {value}\n[vision]\n{name} = {value + 1}\n")
+
+
+def test_two_saves_at_once_keep_both_edits(tmp_path):
+    """The panel saves taught sounds and gestures on a server thread and "Save venue profile" on
+    the run's thread; each reads, edits and renames: two at once kept only one edit (39 of 40
+    tries before). Saves now take turns."""
+    import threading
+    import tomllib
+
+    from sensekit.profile.save import save_profile, save_table, save_taught_gestures
+
+    p = tmp_path / "venue.toml"
+    for trial in range(20):
+        p.write_text("# hall\n[audio]\ngain = 55.0\n")
+        go = threading.Barrier(3)
+        jobs = [lambda: save_table(p, "sounds", {f"s{trial}": {"spread": 1.0}}),
+                lambda: save_profile({"activity.silence_level": 20.0 + trial}, p),
+                lambda: save_taught_gestures(p, {"trial": trial})]
+
+        def run(job):
+            go.wait()
+            job()
+        threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        data = tomllib.loads(p.read_text())
+        assert f"s{trial}" in data["sounds"], trial
+        assert data["activity"]["silence_level"] == 20.0 + trial, trial
+        assert data["taught_gestures"]["trial"] == trial and "# hall" in p.read_text()

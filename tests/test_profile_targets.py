@@ -85,3 +85,28 @@ def test_shift_s_in_an_app_says_it_could_not_save(tmp_path):
         assert host.toast is not None and host.toast[0].startswith("could not save the profile")
         host.close()
     untouched(tmp_path)
+
+
+@pytest.mark.parametrize("flag", ["--sounds", "--words"])
+@pytest.mark.parametrize("kind", ["a FIFO", "/dev/zero", "a 2 MB file"])
+def test_the_profile_of_the_voice_tables_is_read_like_any_profile(flag: str, kind: str, tmp_path: Path) -> None:
+    """`--sounds` read its profile's [sounds] tables with a plain read before the profile itself
+    was checked: a FIFO hung the command, /dev/zero filled memory until it was killed. Now one line,
+    exit status 2, at once (the subprocess's timeout fails the test on a hang)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("webrtcvad")
+    profile = {"a FIFO": tmp_path / "fifo.toml", "/dev/zero": Path("/dev/zero"),
+               "a 2 MB file": tmp_path / "big.toml"}[kind]
+    if kind == "a FIFO":
+        os.mkfifo(profile)
+    elif kind == "a 2 MB file":
+        profile.write_text("# " + "x" * (2 << 20) + "\n")
+    demo = recordings_dir() / "demo.skrec"
+    words = ["--words", "one"] if flag == "--words" else [flag]
+    proc = subprocess.run([sys.executable, "-m", "sensekit", "events", str(demo), "--profile", str(profile),
+                           *words, "--jsonl"], capture_output=True, text=True, timeout=60)
+    err = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(err) == 1, proc.stderr[-2000:]
+    assert f"profile '{profile}'" in err[0] and ("not a file" in err[0] or "more than the 1 MB" in err[0]), err

@@ -23,7 +23,9 @@ from sensekit.audio.vad import RATE, Segment, SpeechSegmenter, to_pcm16
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 
-__all__ = ["SegmentCatcher", "catch_examples"]
+__all__ = ["SegmentCatcher", "catch_examples", "MAX_TIMEOUT_S"]
+
+MAX_TIMEOUT_S = 600.0          # the longest wait for one example
 
 
 class SegmentCatcher:
@@ -74,8 +76,9 @@ def catch_examples(source: Any, names: Sequence[str], *, count: int = 3, timeout
     wanted = {name: (counts or {}).get(name, count) for name in names}
     if not all(1 <= n <= 20 for n in wanted.values()):
         raise ConfigError(f"examples per name must be 1 to 20, got {sorted(set(wanted.values()))}")
-    if not timeout_s > 0:
-        raise ConfigError(f"the timeout per example must be over 0 s, got {timeout_s:g}")
+    if not 0 < timeout_s <= MAX_TIMEOUT_S:          # inf waited for ever on a silent microphone
+        raise ConfigError(f"the timeout per example must be over 0 s and at most {MAX_TIMEOUT_S:g} s, "
+                          f"got {timeout_s:g}")
     catcher = SegmentCatcher()
     ready: list[Segment] = []
     out: dict[str, list[Segment]] = {}

@@ -32,8 +32,8 @@ import numpy as np
 
 from sensekit.audio.vad import RATE, Segment, voiced_segments
 from sensekit.errors import ConfigError
+from sensekit.safe_read import clip, short
 from sensekit.events import Sound
-from sensekit.safe_read import clip
 
 __all__ = ["features", "dtw_distance", "SoundBook", "TaughtSound", "example_segment",
            "SOUNDS_TABLE", "check_taught_name", "is_taught_name"]
@@ -43,6 +43,8 @@ MAX_NAME_CHARS = 64
 _NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_-]{{0,{MAX_NAME_CHARS - 1}}}")
 N_COEFFS = 13
 _MIN_SPREAD = 1.0            # a sound taught once (or identical examples) still accepts neighbours
+_MAX_SPREAD = 1e6            # far beyond any DTW distance of MFCC frames: a bound for damaged tables
+MAX_TAUGHT_EXAMPLES = 100    # a sound's examples in a profile (the command and the panel keep 2-20)
 
 
 def features(segment: Segment) -> np.ndarray:
@@ -130,17 +132,28 @@ class SoundBook:
 
     @classmethod
     def from_tables(cls, tables: Mapping[str, Any], *, where: str = "profile") -> SoundBook:
+        """The book ``to_tables`` wrote; ``ConfigError`` naming ``where`` and the sound when a table is
+        damaged, checked whole here (an empty ``examples`` list or an empty example failed with a
+        traceback at the first sound heard, a NaN ``spread`` gave events of no confidence, an
+        infinite one matched every sound)."""
         sounds = []
         for name, table in tables.items():
+            if not isinstance(name, str) or not is_taught_name(name):
+                raise ConfigError(f"{where}: a taught sound is named {short(name)}; a name is up to 64 "
+                                  "letters, digits, _ and -")
             if not isinstance(table, Mapping) or not isinstance(table.get("examples"), list):
                 raise ConfigError(f"{where}: [sounds.{name}] needs examples = [...] (written by "
                                   "sensekit teach sound)")
             try:
                 examples = [_decode(text) for text in table["examples"]]
                 spread = float(table.get("spread", _MIN_SPREAD))
+                if not 1 <= len(examples) <= MAX_TAUGHT_EXAMPLES:
+                    raise ValueError(f"{len(examples)} examples, not 1..{MAX_TAUGHT_EXAMPLES}")
+                if not _MIN_SPREAD <= spread <= _MAX_SPREAD:      # NaN too
+                    raise ValueError(f"spread {spread:g}, not {_MIN_SPREAD:g}..{_MAX_SPREAD:g}")
             except (TypeError, ValueError) as exc:
-                raise ConfigError(f"{where}: [sounds.{name}] is damaged ({exc}); teach it again") from None
-            sounds.append(TaughtSound(str(name), examples, max(spread, 1e-6)))
+                raise ConfigError(f"{where}: [sounds.{name}] is damaged ({clip(str(exc))}); teach it again") from None
+            sounds.append(TaughtSound(str(name), examples, spread))
         return cls(sounds)
 
 
@@ -187,4 +200,7 @@ def _decode(text: Any) -> np.ndarray:
     raw = base64.b64decode(text.encode("ascii"), validate=True)
     if len(raw) % (2 * N_COEFFS):
         raise ValueError("an example's length is not a whole number of frames")
-    return np.frombuffer(raw, dtype="<f2").reshape(-1, N_COEFFS).astype(np.float32)
+    m = np.frombuffer(raw, dtype="<f2").reshape(-1, N_COEFFS).astype(np.float32)
+    if len(m) == 0 or not np.all(np.isfinite(m)):
+        raise ValueError("an example must hold frames of finite numbers")
+    return m

@@ -4,7 +4,9 @@
 numbers every 80 ms over a window centred on the segment's voiced part (``sensekit.audio.vad``;
 16 kHz int16, padded with silence, or its middle part when longer). Each set of 96 covers
 0.76 s, so a window of ``window_s`` gives ``(window_s - 0.76) / 0.08 + 1`` sets: 3 for the
-default 0.96 s, 7 for 1.28 s. The cost grows with the sets; 0.96 s heard the developer digits
+default 0.96 s, 7 for 1.28 s (``embedding_size``; windows of 0.79..4 s: the log-mel front
+end needs 0.79 s for one set; a shorter window gave none and failed at the first segment).
+The cost grows with the sets; 0.96 s heard the developer digits
 as well as 1.28 s for under half the cost (``benchmarks/voice_embed_eval.py --window``, chosen
 on all three developer speakers), but keeps only the middle 0.96 s of a longer word. The model is Google's
 ``speech_embedding`` (Apache-2.0; trained on a large amount of speech to make keyword
@@ -33,13 +35,24 @@ import numpy as np
 from sensekit.audio.vad import RATE, Segment
 from sensekit.errors import ConfigError
 
-__all__ = ["SpeechEmbedder", "WINDOW_S", "EMBED_INSTALL_HINT"]
+__all__ = ["SpeechEmbedder", "WINDOW_S", "EMBED_INSTALL_HINT", "MIN_WINDOW_S", "MAX_WINDOW_S", "embedding_size"]
 
 EMBED_INSTALL_HINT = ("speech embeddings need the voice extra with its bundled model: "
                       "pip install 'sensekit[voice]' (openwakeword==0.4.0, onnxruntime)")
 WINDOW_S = 0.96          # the default window: 3 embeddings of 0.76 s, 80 ms apart
 _MEL_WINDOW = 76         # log-mel frames (10 ms) per embedding, as the model was trained
 _MEL_STEP = 8
+_MEL_HOP = 160           # samples per log-mel frame; the model gives ceil(samples / hop) - 3 frames
+MIN_WINDOW_S, MAX_WINDOW_S = 0.79, 4.0    # below 0.79 s the model gives no set (0.76-0.78 s crashed)
+
+
+def embedding_size(window_s: float) -> int:
+    """How many numbers ``SpeechEmbedder(window_s=window_s).embed`` gives (``(n, 96)`` flattened),
+    without loading the model: what a taught-words table's weight rows must hold."""
+    if not MIN_WINDOW_S <= window_s <= MAX_WINDOW_S:
+        raise ConfigError(f"the embedding window must be {MIN_WINDOW_S:g}..{MAX_WINDOW_S:g} s, got {window_s!r}")
+    mel = -(-int(round(window_s * RATE)) // _MEL_HOP) - 3
+    return (len(range(0, mel - _MEL_WINDOW + 1, _MEL_STEP))) * 96
 
 
 def _models_dir() -> Path:
@@ -57,8 +70,7 @@ class SpeechEmbedder:
     """Google's speech_embedding over a voiced segment (see the module docstring)."""
 
     def __init__(self, *, window_s: float = WINDOW_S) -> None:
-        if not 0.76 <= window_s <= 4.0:
-            raise ConfigError(f"the embedding window must be 0.76..4 s, got {window_s!r}")
+        embedding_size(window_s)                 # the window's range, checked
         self.window_s = float(window_s)
         models = _models_dir()
         try:

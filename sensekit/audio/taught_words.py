@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from sensekit.audio.sounds import check_taught_name
-from sensekit.audio.speech_embedding import WINDOW_S, SpeechEmbedder
+from sensekit.audio.speech_embedding import MAX_WINDOW_S, MIN_WINDOW_S, WINDOW_S, SpeechEmbedder, embedding_size
 from sensekit.audio.vad import Segment
 from sensekit.audio.word_classifier import OTHER, WordClassifier
 from sensekit.errors import ConfigError
@@ -85,9 +85,11 @@ class TaughtWords:
                               "sensekit teach words); teach the words again")
         try:
             window_s = float(table.get("window_s", WINDOW_S))
-        except (TypeError, ValueError):
-            raise ConfigError(f"{where}: `window_s` of [{TAUGHT_WORDS_TABLE}.{_KEY}] must be a number") from None
-        return cls(WordClassifier.from_table(table, where=where), window_s=window_s)
+            size = embedding_size(window_s)        # the rows must fit it: checked now, not at the first word
+        except (TypeError, ValueError, ConfigError):
+            raise ConfigError(f"{where}: `window_s` of [{TAUGHT_WORDS_TABLE}.{_KEY}] must be a number "
+                              f"{MIN_WINDOW_S:g}..{MAX_WINDOW_S:g}") from None
+        return cls(WordClassifier.from_table(table, where=where, features=size), window_s=window_s)
 
 
 def teach_words(takes: Mapping[str, Sequence[Segment]], others: Sequence[Segment], *,

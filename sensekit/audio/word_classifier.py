@@ -27,15 +27,21 @@ mismatched inputs, fewer than two classes, no ``OTHER`` takes, or a damaged tabl
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+import math
+
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from sensekit.audio.sounds import is_taught_name
 from sensekit.errors import ConfigError
+from sensekit.safe_read import clip, short
 
 __all__ = ["WordClassifier", "OTHER"]
 
 OTHER = ""           # the label of takes that are not a command
+FORMAT = 1           # the layout of ``to_table``; a table without ``format`` is this one
+MAX_ABS = 1e6        # a fitted weight or bias is far smaller (C = 0.05 on standardised inputs)
 
 
 class WordClassifier:
@@ -114,28 +120,50 @@ class WordClassifier:
         """The fitted model as TOML-ready values: ``classes`` (``""`` is OTHER), ``takes``,
         ``bias`` and one base64 float64 row of ``weights`` per class."""
         self._check_fitted()
-        return {"classes": list(self.classes), "takes": [self.takes.get(c, 0) for c in self.classes],
+        return {"format": FORMAT,
+                "classes": list(self.classes), "takes": [self.takes.get(c, 0) for c in self.classes],
                 "c": self.c, "bias": [float(v) for v in self.bias],
                 "weights": [base64.b64encode(np.ascontiguousarray(r, "<f8").tobytes()).decode("ascii")
                             for r in self.weights]}
 
     @classmethod
-    def from_table(cls, table: Mapping[str, object], *, where: str = "profile") -> WordClassifier:
-        """The model written by ``to_table``; ``ConfigError`` naming ``where`` when damaged."""
+    def from_table(cls, table: Mapping[str, object], *, where: str = "profile",
+                   features: int | None = None) -> WordClassifier:
+        """The model written by ``to_table``; ``ConfigError`` naming ``where`` when damaged
+        (checked whole here, so a damaged table is refused when the profile loads, never at the
+        first word heard). ``features``: the numbers a weight row must hold (the embedding's size)."""
+        def bad(why: str) -> ConfigError:
+            return ConfigError(f"{where}: the taught words are damaged ({why}); teach them again")
+
+        fmt = table.get("format", FORMAT)
+        if fmt != FORMAT or isinstance(fmt, bool):
+            raise ConfigError(f"{where}: the taught words are in format {short(fmt)}, this sensekit "
+                              f"reads format {FORMAT}; teach them again")
         try:
-            classes = [str(v) for v in table["classes"]]             # type: ignore[attr-defined]
+            classes = list(table["classes"])                         # type: ignore[call-overload]
             rows = [np.frombuffer(base64.b64decode(str(t).encode("ascii"), validate=True), "<f8")
                     for t in table["weights"]]                       # type: ignore[attr-defined]
             bias = np.asarray([float(v) for v in table["bias"]], np.float64)  # type: ignore[attr-defined]
-            takes = [int(v) for v in table.get("takes", [0] * len(classes))]  # type: ignore[attr-defined]
+            takes = list(table.get("takes", [0] * len(classes)))    # type: ignore[call-overload]
             c = float(table.get("c", 0.05))                          # type: ignore[arg-type]
         except (KeyError, TypeError, ValueError) as exc:
-            raise ConfigError(f"{where}: the taught words are damaged ({exc}); teach them again") from None
+            raise bad(clip(str(exc))) from None
+        _check_classes(classes, bad)
         sizes = {len(r) for r in rows}
-        if (OTHER not in classes or len(classes) < 2 or len(rows) != len(classes) or len(bias) != len(classes)
-                or len(sizes) != 1 or not all(np.all(np.isfinite(r)) for r in rows)):
-            raise ConfigError(f"{where}: the taught words are damaged (classes, weights and bias do not "
-                              "match); teach them again")
+        if len(rows) != len(classes) or len(bias) != len(classes) or len(sizes) != 1:
+            raise bad("classes, weights and bias do not match")
+        size = sizes.pop()
+        if size == 0 or (features is not None and size != features):
+            raise bad(f"weight rows of {size} numbers, the embedding gives {features}")
+        for what, v in (("a weight", np.concatenate(rows)), ("a bias", bias)):
+            if not np.all(np.isfinite(v)) or np.abs(v).max() > MAX_ABS:
+                worst = v[~np.isfinite(v)][0] if not np.all(np.isfinite(v)) else v[np.abs(v).argmax()]
+                raise bad(f"{what} of {worst:g}: not a finite number within +-{MAX_ABS:g}")
+        if len(takes) != len(classes) or not all(isinstance(n, int) and not isinstance(n, bool)
+                                                 and 0 <= n <= 10**9 for n in takes):
+            raise bad("`takes` must be one count of 0 or more per class")
+        if not (math.isfinite(c) and c > 0):
+            raise bad(f"`c` must be a positive number, got {c:g}")
         out = cls(c=c)
         out.classes = tuple(classes)
         out.words = tuple(sorted(set(classes) - {OTHER}))
@@ -143,6 +171,18 @@ class WordClassifier:
         out.bias = bias
         out.takes = dict(zip(classes, takes))
         return out
+
+
+def _check_classes(classes: list[object], bad: Callable[[str], ConfigError]) -> None:
+    """Classes are unique strings: ``OTHER`` and at least one word name (as ``teach words`` writes)."""
+    if OTHER not in classes or len(classes) < 2:
+        raise bad("classes, weights and bias do not match")
+    for name in classes:
+        if not isinstance(name, str) or (name != OTHER and not (is_taught_name(name) and name == name.lower())):
+            raise bad(f"a word is named {short(name)}: up to 64 lower-case letters, digits, _ and -")
+    twice = sorted({str(n) for n in classes if classes.count(n) > 1})
+    if twice:
+        raise bad(f"the word {short(twice[0])} is there twice")
 
 
 def _matrix(embeddings: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:

@@ -114,6 +114,26 @@ class Source(ABC):
         return []
 
 
+#: what a live source lost, in its ``stats()``: a camera's frames grabbed but never delivered,
+#: a microphone's blocks its queue dropped and the overflow / underflow flags PortAudio raised
+DROP_COUNTERS = ("dropped_frames", "dropped_blocks", "overflows", "underflows")
+
+
+def drop_counts(stats: dict[str, Any]) -> dict[str, int]:
+    """The ``DROP_COUNTERS`` a source's ``stats()`` holds (whole numbers only), in that order."""
+    return {k: int(stats[k]) for k in DROP_COUNTERS
+            if isinstance(stats.get(k), int) and not isinstance(stats.get(k), bool)}
+
+
+def drops_text(drops: dict[str, int]) -> str:
+    """``"; lost: 3 dropped audio blocks, 1 input overflow"`` (empty when nothing was lost): the
+    tail of the last line of ``sensekit record`` and of a live ``sensekit run``."""
+    names = {"dropped_frames": "dropped frame", "dropped_blocks": "dropped audio block",
+             "overflows": "input overflow", "underflows": "input underflow"}
+    lost = [f"{n} {names.get(k, k)}{'' if n == 1 else 's'}" for k, n in drops.items() if n]
+    return "; lost: " + ", ".join(lost) if lost else ""
+
+
 def merge_by_time(*streams: Iterable[Item]) -> Iterator[Item]:
     """Interleave already-sorted item streams by ``t``; on ties earlier streams first."""
     def tagged(k: int, s: Iterable[Item]) -> Iterator[tuple[float, int, int, Item]]:

@@ -20,7 +20,7 @@ parts (files) the order is strict: the earlier of the two heads always goes
 first.
 
 ``stats()`` merges both parts' counters (``dropped_frames``, ``latency_ms`` from
-the video part; ``overflows``, ``dropped_blocks`` from the audio part) and keeps
+the video part; ``overflows``, ``underflows``, ``dropped_blocks`` from the audio part) and keeps
 each part's full dict under ``"video"``/``"audio"``. ``poll_status()`` merges
 both parts' lost/restored events, re-timed to the common base.
 
@@ -182,7 +182,7 @@ class CombinedSource(Source):
         if self.audio is not None:
             a = self.audio.stats()
             merged["audio"] = a
-            for key in ("overflows", "dropped_blocks"):
+            for key in ("overflows", "underflows", "dropped_blocks"):
                 if key in a:
                     merged[key] = a[key]
             if "latency_ms" in a:

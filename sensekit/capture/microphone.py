@@ -13,9 +13,13 @@ full scale 1.0) in ``AudioBlock`` items.
   default: a slow consumer gets the newest audio, lowest latency); with
   ``drop="newest"`` the incoming block is dropped instead, so what is delivered
   is one unbroken stretch from the start (what a recorder or a test wants).
-  ``stats()`` counts ``overflows`` (PortAudio's input overflow flag: the OS buffer
-  overran before the callback ran) and
-  ``dropped_blocks`` (our queue was full).
+  ``stats()`` counts ``overflows`` and ``underflows`` (the input overflow / underflow
+  flags of sounddevice's callback status: the OS buffer overran before the callback ran,
+  or PortAudio had too few samples and padded the block) and ``dropped_blocks`` (our
+  queue was full). A dropped block leaves a gap in ``index`` (and in ``t``); an overflow
+  does not (PortAudio does not say how many samples it lost), so only the count tells.
+  ``sensekit events`` prints these when the run ends and ``sensekit record`` writes
+  them into the recording's ``meta.json`` (``source_drops``).
 - Block ``t`` is ``sample_index / rate``: the sample clock, not wall time, so the
   spacing of blocks is exact. ``captured_at`` is ``time.monotonic()`` when the
   callback ran. After a reconnect the sample clock jumps forward to the wall
@@ -124,6 +128,7 @@ class MicrophoneSource(Source):
         self._block_index = 0
         self._last_callback = 0.0
         self._overflows = 0
+        self._underflows = 0
         self._dropped = 0
         self._callbacks = 0
         # consumer side
@@ -148,8 +153,11 @@ class MicrophoneSource(Source):
     # -- the audio callback ----------------------------------------------------
     def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         captured_at = time.monotonic()
-        if status and status.input_overflow:
-            self._overflows += 1
+        if status:
+            if status.input_overflow:
+                self._overflows += 1
+            if status.input_underflow:
+                self._underflows += 1
         item = (self._block_index, self._sample_index, indata.copy(), captured_at)
         self._last_callback = captured_at
         self._callbacks += 1
@@ -365,6 +373,7 @@ class MicrophoneSource(Source):
             "blocks_delivered": self._delivered,
             "dropped_blocks": self._dropped,
             "overflows": self._overflows,
+            "underflows": self._underflows,
             "queued_blocks": self._queue.qsize(),
             "latency_ms": statistics.median(lat) if lat else None,
             "lost": self._lost,

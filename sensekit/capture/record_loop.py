@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame
+from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame, drop_counts
 from sensekit.capture.recorder import FLUSH_INTERVAL_S, Recorder
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import RecordingError, SensekitError
@@ -56,7 +56,8 @@ def record_source(
     meta is marked complete. A source that fails part-way leaves the recording
     marked incomplete and raises ``RecordingError`` naming the cause. Returns a
     summary: frames, audio_samples, duration_s, interrupted, stopped_by ("Ctrl-C",
-    "SIGTERM" or None).
+    "SIGTERM" or None), source_drops (a live source's ``capture.base.drop_counts``, also in
+    ``meta.json``; empty for files and replays).
     """
     if seconds is not None:
         seconds = check_positive("seconds", seconds)
@@ -101,7 +102,8 @@ def record_source(
         _stopped_early(path, rec, failed)
     return {"frames": rec.frames if rec else 0, "audio_samples": rec.audio_samples if rec else 0,
             "duration_s": rec.duration_s if rec else 0.0, "interrupted": interrupted,
-            "stopped_by": stop.by if interrupted else None}
+            "stopped_by": stop.by if interrupted else None,
+            "source_drops": dict(rec.meta.get("source_drops", {})) if rec else {}}
 
 
 def _stopped_early(path: str | os.PathLike[str], rec: Recorder | None, failed: BaseException) -> None:
@@ -139,6 +141,8 @@ def _close_all(source: Source, rec: Recorder | None, bar: Any, *, complete: bool
     """Close the recording (marked ``complete`` or not), then the progress bar and the source."""
     try:
         if rec is not None:
+            if source.is_live:
+                rec.note_source_drops(drop_counts(source.stats() or {}))
             rec.close(complete=complete)
     finally:
         if bar is not None:

@@ -323,6 +323,11 @@ class Recorder:
                 self._meta["audio"]["nonfinite"] = self.nonfinite
         self._meta["duration_s"] = round(self.duration_s, 6)
 
+    def note_source_drops(self, counts: dict[str, int]) -> None:
+        """Keep what the live source lost (``capture.base.drop_counts``) in ``meta.json``'s
+        ``source_drops``, written by the next flush or ``close()``."""
+        self._meta["source_drops"] = {str(k): int(v) for k, v in counts.items()}
+
     def close(self, complete: bool = True) -> None:
         """Finish the files; mark the recording complete unless ``complete=False``. Idempotent."""
         if self._closed:

@@ -13,9 +13,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from sensekit.audio.live_examples import MAX_TIMEOUT_S
 from sensekit.audio.sounds import check_taught_name
+from sensekit.cli.numbers import float_in, int_in
 from sensekit.errors import ConfigError
 from sensekit.safe_read import clip
+
+#: checked while the arguments are parsed: ``--timeout inf`` (or ``1e400``) waited for ever on a
+#: silent microphone, and ``--examples 1000000`` opened the source before it was refused
+MAX_EXAMPLES = 20              # ``live_examples.catch_examples``'s own bound
 
 
 def add_arguments(p: Any) -> None:
@@ -23,10 +29,10 @@ def add_arguments(p: Any) -> None:
     p.add_argument("--from", dest="live", metavar="SRC",
                    help="catch the examples from a live source (mic, or a recording replayed as if live); "
                         "then give bare NAMEs and make each sound when prompted")
-    p.add_argument("--examples", type=int, default=3, metavar="N",
-                   help="with --from: examples per name (default 3; 3 to 5 work best)")
-    p.add_argument("--timeout", type=float, default=8.0, metavar="S",
-                   help="with --from: seconds to wait for each example (default 8)")
+    p.add_argument("--examples", type=int_in(2, MAX_EXAMPLES), default=3, metavar="N",
+                   help=f"with --from: examples per name (default 3; 3 to 5 work best; at most {MAX_EXAMPLES})")
+    p.add_argument("--timeout", type=float_in(0, MAX_TIMEOUT_S), default=8.0, metavar="S",
+                   help=f"with --from: seconds to wait for each example (default 8; at most {MAX_TIMEOUT_S:g})")
 
 
 def check_names(texts: list[str], what: str = "sound") -> list[str]:

@@ -28,6 +28,7 @@ from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
 from sensekit.safe_read import clip
 
+MAX_EXAMPLE_S = 600.0        # the longest example or --other file read whole (10 minutes of talk)
 _RANGE = re.compile(r"^(?P<path>.+?)@(?P<a>[0-9.]+)-(?P<b>[0-9.]+)$")
 
 
@@ -63,8 +64,15 @@ def parse_named_files(text: str, what: str, label: str, *, at_least: int) -> tup
     return name, examples
 
 
+def _quoted(spec: str) -> str:
+    """An example as its message quotes it: whole up to 160 characters, else its end (the file)."""
+    return repr(spec if len(spec) <= 160 else "..." + spec[-120:])
+
+
 def read_example(spec: str) -> tuple[np.ndarray, int]:
-    """The samples of one example: a file or recording, optionally cut to ``@START-END``."""
+    """The samples of one example: a file or recording, optionally cut to ``@START-END``. Only
+    the range is read; a file longer than ``MAX_EXAMPLE_S`` needs one (a whole file was read into
+    memory: a 3 GB WAV given as an example filled it until the machine killed the command)."""
     import soundfile as sf
 
     m = _RANGE.match(spec)
@@ -72,18 +80,27 @@ def read_example(spec: str) -> tuple[np.ndarray, int]:
     if path.is_dir():
         path = path / "audio.wav"
     if not path.is_file():
-        raise ConfigError(f"example {spec!r}: no such audio file")
+        raise ConfigError(f"example {_quoted(spec)}: no such audio file")
     try:
-        x, rate = sf.read(str(path), dtype="float32", always_2d=False)
+        info = sf.info(str(path))
     except (RuntimeError, sf.LibsndfileError) as exc:
-        raise ConfigError(f"example {spec!r}: cannot read it as audio ({exc})") from None
+        raise ConfigError(f"example {_quoted(spec)}: cannot read it as audio ({exc})") from None
+    rate, frames = int(info.samplerate), int(info.frames)
+    start, stop = 0, frames
     if m:
         a, b = float(m.group("a")), float(m.group("b"))
-        if not 0 <= a < b or a * rate >= len(x):
-            raise ConfigError(f"example {spec!r}: the range must be START-END with 0 <= START < END "
-                              f"inside the {len(x) / rate:.2f} s file")
-        x = x[int(a * rate):int(b * rate)]
-    return x, int(rate)
+        if not 0 <= a < b or a * rate >= frames:
+            raise ConfigError(f"example {_quoted(spec)}: the range must be START-END with 0 <= START < END "
+                              f"inside the {frames / rate:.2f} s file")
+        start, stop = int(a * rate), min(frames, int(b * rate))
+    if stop - start > MAX_EXAMPLE_S * rate:
+        raise ConfigError(f"example {_quoted(spec)} is {(stop - start) / rate:,.0f} s long; an example is at most "
+                          f"{MAX_EXAMPLE_S:g} s (give a range: FILE@START-END)")
+    try:
+        x, _ = sf.read(str(path), start=start, stop=stop, dtype="float32", always_2d=False)
+    except (RuntimeError, sf.LibsndfileError) as exc:
+        raise ConfigError(f"example {_quoted(spec)}: cannot read it as audio ({exc})") from None
+    return x, rate
 
 
 def main(args: argparse.Namespace) -> int:

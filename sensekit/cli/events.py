@@ -134,15 +134,24 @@ def warn_idle_stages(stages: list[Any], source: Any) -> list[str]:
 
 
 def _print_stats(stats: Any, source: Any, out: TextIO, osc: dict[str, int] | None = None) -> None:
+    from sensekit.capture.base import drop_counts
+
     src = source.stats() or {}
     dropped = src.get("dropped_frames", src.get("dropped", 0))
+    audio_drops = ""
+    if source.has_audio and source.is_live:
+        d = drop_counts(src)
+        audio_drops = (f", dropped audio blocks {d.get('dropped_blocks', 0)}"
+                       f" (input overflows {d.get('overflows', 0)}, underflows {d.get('underflows', 0)})")
     print(f"frames {stats.frames}, audio blocks {stats.blocks}, events {stats.events}, "
-          f"dropped frames {dropped}", file=out)
+          f"dropped frames {dropped}{audio_drops}", file=out)
     for name, count in sorted(stats.event_counts.items()):
         print(f"  {name:<14} {count}", file=out)
     if stats.latency_ms is not None:
         print(f"  latency        {stats.latency_ms:.1f} ms (median)", file=out)
-    extra = {k: v for k, v in src.items() if k not in ("dropped_frames", "dropped")}
+    shown = ("dropped_frames", "dropped") + (("dropped_blocks", "overflows", "underflows")
+                                             if audio_drops else ())
+    extra = {k: v for k, v in src.items() if k not in shown}
     if extra:
         print("  source         " + ", ".join(f"{k}={v}" for k, v in sorted(extra.items())), file=out)
     if osc:

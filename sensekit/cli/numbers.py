@@ -2,7 +2,8 @@
 any conversion (``--seconds 1e30``, ``--pattern-gap-ms nan`` and 400-digit values are refused while
 the arguments are parsed, one line, exit status 2).
 
-``float_in(lo, hi)`` accepts ``lo < x <= hi`` (``lo`` itself with ``lo_closed=True``).
+``float_in(lo, hi)`` accepts ``lo < x <= hi`` (``lo`` itself with ``lo_closed=True``);
+``int_in(lo, hi)`` a whole number ``lo <= n <= hi``.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Callable
 from sensekit.errors import ConfigError
 from sensekit.safe_read import number_text, short
 
-__all__ = ["float_in"]
+__all__ = ["float_in", "int_in"]
 
 
 def float_in(lo: float, hi: float, *, lo_closed: bool = False) -> Callable[[str], float]:
@@ -29,4 +30,20 @@ def float_in(lo: float, hi: float, *, lo_closed: bool = False) -> Callable[[str]
         return v
 
     convert.__name__ = "number"
+    return convert
+
+
+def int_in(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse ``type``: the text as a whole number in ``[lo, hi]`` (at most 12 digits read)."""
+    def convert(text: str) -> int:
+        s = text.strip()
+        digits = s.lstrip("+-")
+        if not (0 < len(digits) <= 12 and digits.isascii() and digits.isdigit()) or len(s) - len(digits) > 1:
+            raise argparse.ArgumentTypeError(f"must be a whole number {lo}..{hi}, got {short(text)}")
+        n = int(s)
+        if not lo <= n <= hi:
+            raise argparse.ArgumentTypeError(f"must be a whole number {lo}..{hi}, got {short(text)}")
+        return n
+
+    convert.__name__ = "whole number"
     return convert

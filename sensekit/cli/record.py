@@ -17,7 +17,7 @@ import argparse
 import logging
 import sys
 
-from sensekit.capture.base import Source
+from sensekit.capture.base import Source, drops_text
 from sensekit.cli import Subparsers
 from sensekit.cli import free_text
 from sensekit.cli.paths import OutputPath
@@ -99,5 +99,6 @@ def main(args: argparse.Namespace) -> int:
         raise RecordingError(f"recording '{args.out}' failed: {exc.strerror or exc}") from None
     how = f"stopped by {summary.get('stopped_by') or 'Ctrl-C'}; " if summary["interrupted"] else ""
     print(f"{how}saved {args.out}: {summary['duration_s']:.2f} s, {summary['frames']} frames, "
-          f"{summary['audio_samples']} audio samples", file=sys.stderr)
+          f"{summary['audio_samples']} audio samples{drops_text(summary.get('source_drops', {}))}",
+          file=sys.stderr)
     return 0

@@ -34,6 +34,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sensekit.capture.base import drop_counts, drops_text
 from sensekit.cli import Subparsers, voice_options
 from sensekit.cli.midi_args import add_midi_arguments, attach_midi
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
@@ -197,7 +198,8 @@ def _report(args: argparse.Namespace, source: Source, result: RunResult) -> None
         cpu = 100.0 * result.cpu_s / result.wall_s if result.wall_s > 0 else 0.0
         what = "frames" if source.has_video else "audio blocks"
         print(f"{args.app}: {result.arrived} {what} arrived in {result.wall_s:.1f} s, "
-              f"{result.sim_t:.1f} s simulated, {result.events} events, CPU {cpu:.0f} %")
+              f"{result.sim_t:.1f} s simulated, {result.events} events, CPU {cpu:.0f} %"
+              f"{drops_text(drop_counts(source.stats() or {}))}")
     else:
         print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "
               f"{result.fps:.0f} fps, {result.events} events")

@@ -7,7 +7,7 @@ run's command queue (so everything happens on the run's thread):
 
 - ``record`` NAME: the next voiced segments are examples of NAME, up to ``MAX_EXAMPLES`` (then
   recording stops by itself); recording another name stops this one;
-- ``stop``: stop recording; ``forget`` NAME: drop its examples;
+- ``stop``: stop recording; ``forget`` NAME: drop its examples (a name with none is an error);
 - ``learn``: teach every name with ``MIN_EXAMPLES`` or more (``SoundBook.teach``, as
   ``sensekit teach sound`` does) into the stage's book, so ``sound`` events come from the next
   segment on; then ``save()`` (on one of the server's threads: tomlkit takes a while) writes
@@ -16,8 +16,9 @@ run's command queue (so everything happens on the run's thread):
 - ``status``: the name being recorded and the examples per name (each with its length).
 
 Names are one word of up to 64 letters, digits, ``_`` and ``-`` (``sounds.check_taught_name``,
-the command's own rule). Failure modes: ``ConfigError`` with a sentence (no voice stage in the run, a bad
-name, learning with no name recorded 2 times, a profile that cannot be written).
+the command's own rule); at most ``MAX_SOUNDS`` (32) names are recorded at once and known to the
+run. Failure modes: ``ConfigError`` with a sentence (no voice stage in the run, a bad name,
+learning with no name recorded 2 times, a profile that cannot be written).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from typing import Any
 from sensekit.audio.sounds import check_taught_name
 from sensekit.audio.vad import Segment
 from sensekit.errors import ConfigError
+from sensekit.safe_read import short
 
 __all__ = ["SoundTeachControl", "SOUND_ACTIONS"]
 
@@ -36,6 +38,9 @@ MIN_EXAMPLES = 2
 MAX_EXAMPLES = 5
 NO_VOICE_STAGE = ("nothing to teach with: this run has no voice stage (start it with --sounds "
                   "--profile FILE or --words ...)")
+#: names being recorded, and sounds in the stage's book: every request answers with the whole
+#: status, so 20,000 names made each one cost ~20 ms on the run's thread (197 s for the 20,000)
+MAX_SOUNDS = 32
 
 
 class SoundTeachControl:
@@ -77,19 +82,28 @@ class SoundTeachControl:
         stage = self._voice()
         message = ""
         if action == "record":
-            self.recording = check_taught_name(name)
+            self.recording = self._new_name(check_taught_name(name))
             self.examples[self.recording] = []
             message = f"make {self.recording} {MIN_EXAMPLES + 1}-{MAX_EXAMPLES} times, with a pause between"
         elif action == "stop":
             self.recording = None
         elif action == "forget":
-            self.examples.pop(check_taught_name(name), None)
-            message = f"forgot {name.strip()}"
+            forget = check_taught_name(name)
+            if forget not in self.examples:
+                raise ConfigError(f"nothing recorded for {forget!r} to forget")
+            del self.examples[forget]
+            self.recording = None if self.recording == forget else self.recording
+            message = f"forgot {forget}"
         elif action == "learn":
             message = self._learn(stage)
         elif action != "status":
-            raise ConfigError(f"`action` must be one of {', '.join(SOUND_ACTIONS)}, got {action!r}")
+            raise ConfigError(f"`action` must be one of {', '.join(SOUND_ACTIONS)}, got {short(action)}")
         return {**self.status(), "message": message}
+
+    def _new_name(self, name: str) -> str:
+        if name not in self.examples and len(self.examples) >= MAX_SOUNDS:
+            raise ConfigError(f"at most {MAX_SOUNDS} sounds are recorded at once; forget one first")
+        return name
 
     def _learn(self, stage: Any) -> str:
         from sensekit.audio.sounds import SoundBook
@@ -99,6 +113,8 @@ class SoundTeachControl:
             raise ConfigError(f"nothing to learn: record a sound {MIN_EXAMPLES} times or more first")
         self.recording = None
         book = SoundBook(stage.sounds.sounds.values() if stage.sounds is not None else ())
+        if len(set(book.sounds) | set(ready)) > MAX_SOUNDS:
+            raise ConfigError(f"the run would know more than {MAX_SOUNDS} sounds; teach fewer")
         for name, segs in ready.items():
             book.teach(name, segs)
         stage.sounds = book                      # heard from the next segment on

@@ -297,26 +297,28 @@ def loads_profile(text: str, *, path: str = "<profile>") -> Profile:
 def load_profile(path: str | os.PathLike[str]) -> Profile:
     """Read and check a venue profile. Raises ``ConfigError`` (never a TOML or OS error)."""
     p = Path(path)
+    return loads_profile(_profile_text(p), path=str(p))
+
+
+def _profile_text(p: Path) -> str:
+    """The text of the profile at ``p``: a regular file of at most ``MAX_PROFILE_BYTES``, UTF-8."""
     try:
         data = read_regular(p, max_bytes=MAX_PROFILE_BYTES, what=f"profile {str(p)!r}")
     except FileNotFoundError:
         raise ConfigError(f"profile {str(p)!r} does not exist") from None
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
-    return loads_profile(text, path=str(p))
 
 
 def read_table(path: str | os.PathLike[str], name: str) -> dict[str, Any]:
-    """One data table of the profile at ``path`` (``{}`` when absent); ``ConfigError`` otherwise."""
+    """One data table of the profile at ``path`` (``{}`` when absent); ``ConfigError`` otherwise.
+    The file is read as ``load_profile`` reads it (a regular file, capped, nesting bounded): a
+    FIFO or ``/dev/zero`` given as the profile of ``--sounds`` used to hang the command."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"profile {str(p)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
+    text = _profile_text(p)
+    check_nesting(text, toml=True, what=f"{p}: the profile", max_depth=MAX_PROFILE_DEPTH)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -22,11 +22,14 @@ file that is not a valid profile (the message names file, line and key).
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeVar
 
 from sensekit.errors import ConfigError
 from sensekit.profile.load import DEPRECATED, LEGACY_KEYS, legacy_name, profile_from_dict
@@ -35,6 +38,21 @@ from sensekit.settings.live import Tuning, check_values
 from sensekit.settings.registry import REGISTRY, lookup, split_key
 
 __all__ = ["save_profile", "save_taught_gestures", "save_table", "dumps_profile", "edit_profile_text", "run_values"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+#: one save at a time in this process: each reads the file, edits it and renames a new one over
+#: it, so two at once (the panel's sound card saving on a server thread while "Save venue
+#: profile" saves on the run's thread) kept only one of the two edits (39 of 40 tries)
+_SAVING = threading.RLock()
+
+
+def _one_at_a_time(fn: _F) -> _F:
+    @functools.wraps(fn)
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        with _SAVING:
+            return fn(*args, **kwargs)
+    return locked  # type: ignore[return-value]
+
 
 HEADER = ("sensekit venue profile: any setting of `sensekit settings`, by table and key.",
           "Edit by hand or with `sensekit calibrate` / Shift+S in an app (comments are kept).")
@@ -175,6 +193,7 @@ def with_taught_gestures(text: str, model: Mapping[str, Any]) -> str:
     return tomlkit.dumps(doc)
 
 
+@_one_at_a_time
 def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
                  taught_gestures: Mapping[str, Any] | None = None) -> Path:
     """Write ``values`` to ``path`` atomically (a new commented file, or the existing one
@@ -203,6 +222,7 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
     return p
 
 
+@_one_at_a_time
 def save_taught_gestures(path: str | os.PathLike[str], model: Mapping[str, Any]) -> Path:
     """Keep ``model`` (``TaughtGestures.to_dict()``) as the ``[taught_gestures]`` table of the
     profile at ``path``, the rest of the file as it is (a new file when there is none): what
@@ -213,6 +233,7 @@ def save_taught_gestures(path: str | os.PathLike[str], model: Mapping[str, Any])
     return save_profile(dict(old), path, taught_gestures=model)
 
 
+@_one_at_a_time
 def save_table(path: str | os.PathLike[str], name: str, tables: Mapping[str, Mapping[str, Any]]) -> Path:
     """Set ``[name.KEY]`` tables of learned data (``DATA_TABLES``: taught sounds) in the profile at
     ``path``, keeping the rest of the file (a new file when there is none); atomic."""

@@ -96,6 +96,35 @@ def test_a_good_name_passes_the_teach_command(tmp_path, capsys, name):
     assert "'a.wav': no such audio file" in capsys.readouterr().err       # the name passed
 
 
+
+def _snap_table(**changes):
+    rng = np.random.default_rng(2)
+    book = SoundBook()
+    book.teach("snap", [rng.standard_normal((12, 13)).astype(np.float32) for _ in range(3)])
+    table = dict(book.to_tables()["snap"], **changes)
+    return {"snap": table}
+
+
+def _f16(values) -> str:
+    import base64
+    return base64.b64encode(np.asarray(values, "<f2").tobytes()).decode("ascii")
+
+
+@pytest.mark.parametrize("tables, message", [
+    (_snap_table(examples=[]), "0 examples, not 1..100"),                       # a traceback at the first sound
+    (_snap_table(examples=[""]), "frames of finite numbers"),                   # a traceback at the first sound
+    (_snap_table(examples=[_f16(np.full((20, 13), np.nan))]), "frames of finite numbers"),
+    (_snap_table(spread=float("nan")), "spread nan"),                           # events of no confidence
+    (_snap_table(spread=float("inf")), "spread inf"),                           # every sound matched
+    (_snap_table(spread=-5.0), "spread -5"),
+    ({"a\nb": _snap_table()["snap"]}, r"named 'a\\nb'"),
+    ({"n" * 5000: _snap_table()["snap"]}, "a name is up to 64"),
+])
+def test_a_damaged_sound_table_is_refused_when_it_loads(tables, message):
+    with pytest.raises(ConfigError, match=message) as err:
+        SoundBook.from_tables(tables, where="v.toml")
+    assert str(err.value).startswith("v.toml: ") and "\n" not in str(err.value) and len(str(err.value)) < 200
+
 pytest.importorskip("pocketsphinx")
 pytest.importorskip("python_speech_features")
 
@@ -170,3 +199,25 @@ def test_sounds_need_a_profile_with_sounds(tmp_path, capsys):
     assert "--sounds needs --profile" in capsys.readouterr().err
     assert main(["events", "x.wav", "--sounds", "--profile", str(profile)]) == 2
     assert "has no taught sounds" in capsys.readouterr().err
+
+
+def test_a_long_example_is_refused_before_it_is_read_and_a_range_reads_only_the_range(tmp_path, capsys):
+    """An example was read whole into memory: a 3 GB WAV (or a sparse one whose header says so)
+    given as an example or --other file filled the machine's memory. Now its length is read from
+    the header: over 600 s it needs a range, and a range reads only those samples."""
+    import soundfile as sf
+
+    from sensekit.cli import main
+    from sensekit.cli._teach_sound import read_example
+
+    long = tmp_path / "long.wav"                      # 700 s at 8 kHz: 11 MB
+    sf.write(str(long), np.zeros(8000 * 700, np.int16), 8000, subtype="PCM_16")
+    for what in ("sound", "words"):
+        extra = ["--other", str(long)] if what == "words" else []
+        assert main(["teach", what, "--profile", str(tmp_path / "v.toml"), *extra,
+                     f"a={long},{long},{long}"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "is 700 s long; an example is at most 600 s (give a range: FILE@START-END)" in err
+        assert "\n" not in err and not (tmp_path / "v.toml").exists()
+    x, rate = read_example(f"{long}@650.5-651")
+    assert rate == 8000 and x.shape == (4000,)

@@ -224,3 +224,36 @@ def test_without_the_extra_teaching_words_says_what_to_install(monkeypatch, tmp_
     err = capsys.readouterr().err
     assert "pip install 'sensekit[voice]'" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "p.toml").exists()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (("window_s = 0.96", "window_s = 1.28"), "weight rows of 288 numbers, the embedding gives 672"),
+    (("window_s = 0.96", "window_s = 0.77"), "`window_s` of [taught_words.classifier] must be a number 0.79..4"),
+    (("format = 1", "format = 2"), "in format 2, this sensekit reads format 1"),
+    (("c = 0.05", "c = nan"), "`c` must be a positive number"),
+])
+def test_a_damaged_profile_is_refused_when_it_loads_not_at_the_first_word(taught, tmp_path, capsys, edit, message):
+    """The profile's table is checked whole when `--words` loads it: a window edited to 1.28 s
+    used to load, run, and end the show at the first word heard ('embeddings of 672 numbers, the
+    classifier expects 288'); 0.77 s failed there with a NumPy traceback."""
+    from sensekit.cli.voice_options import load_taught_words
+
+    bad = tmp_path / "edited.toml"
+    text = taught.read_text()
+    assert edit[0] in text
+    bad.write_text(text.replace(edit[0], edit[1]))
+    with pytest.raises(ConfigError, match="edited.toml: ") as err:
+        load_taught_words(str(bad))                 # at load: before the source gives a block
+    assert message in str(err.value)
+    assert main(["events", silence(tmp_path), "--profile", str(bad), "--words", "one"]) == 2
+    err_lines = capsys.readouterr().err.strip().splitlines()
+    assert len(err_lines) == 1 and message in err_lines[0]
+
+
+def test_a_word_name_is_at_most_64_letters_as_the_profile_reads_it(tmp_path, capsys):
+    long = "w" * 65
+    assert main(["teach", "words", "--profile", str(tmp_path / "v.toml"), "--other", "a.wav",
+                 f"{long}=a.wav,b.wav,c.wav"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "a name of up to 64 letters" in err and "\n" not in err
+    assert not (tmp_path / "v.toml").exists()

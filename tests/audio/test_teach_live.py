@@ -119,3 +119,48 @@ def test_teach_words_from_a_live_source_asks_for_other_words_too(shared_data, tm
         t += sf.info(str(shared_data / "words" / f"{d}_{who}_{k}.wav")).duration + 0.5
     right = sum(heard.get(at) == w for at, w in truth.items() if w)
     assert right >= 7, (heard, truth)                # measured 8 of 8 (the sevens: see docs/voice.md)
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--timeout", "inf"), ("--timeout", "1e400"), ("--timeout", "nan"), ("--timeout", "0"), ("--timeout", "601"),
+    ("--examples", "1000000"), ("--examples", "0"), ("--examples", "-1"), ("--examples", "2.5"),
+    ("--examples", "9" * 400),
+])
+def test_examples_and_timeout_are_checked_while_parsing(tmp_path, capsys, option, value):
+    """`--timeout inf` was accepted: on a microphone that hears nothing it waited for ever;
+    `--examples 1000000` opened the source before it was refused."""
+    from sensekit.cli import main
+
+    assert main(["teach", "sound", "--profile", str(tmp_path / "v.toml"), "--from", "mic", option, value, "a"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"argument {option}: must be a" in err[0] and len(err[0]) < 200
+
+
+def test_catch_examples_refuses_an_endless_wait_on_a_silent_looping_source(tmp_path):
+    import threading
+
+    import soundfile as sf
+
+    from sensekit.audio.live_examples import catch_examples
+    from sensekit.capture.spec import open_source
+    from sensekit.errors import ConfigError
+
+    quiet = tmp_path / "quiet.skrec"
+    wav = tmp_path / "quiet.wav"
+    sf.write(str(wav), np.zeros(RATE, np.float32), RATE)
+    from sensekit.cli import main
+    assert main(["record", str(quiet), "--source", str(wav), "--no-progress"]) == 0
+    got: list[BaseException] = []
+
+    def run() -> None:
+        with open_source(str(quiet), loop=True) as src:       # silence for ever
+            try:
+                catch_examples(src, ["a"], timeout_s=float("inf"), say=lambda s: None)
+            except ConfigError as exc:
+                got.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout=20)
+    assert not thread.is_alive(), "catch_examples waited for ever"
+    assert got and "at most 600 s, got inf" in str(got[0])

@@ -111,3 +111,71 @@ def test_the_classifier_refuses_bad_training_sets():
     clf = WordClassifier().fit(x, ["one", OTHER, "two", OTHER, "one", "two"])
     assert set(clf.probabilities(x[0])) == {"one", "two"}
     assert clf.decide(x[0], threshold=1.01) is None
+
+
+def _b64(values) -> str:
+    import base64
+    return base64.b64encode(np.asarray(values, "<f8").tobytes()).decode("ascii")
+
+
+def _fitted_table() -> dict:
+    x = np.random.default_rng(5).standard_normal((12, 3, 96)).astype(np.float32)
+    return WordClassifier().fit(x, ["one", OTHER, "two"] * 4).to_table()
+
+
+def _with(**changes):
+    def make(table: dict) -> dict:
+        out = dict(table)
+        out.update({k: (v(table) if callable(v) else v) for k, v in changes.items()})
+        return out
+    return make
+
+
+# each found by a hostile profile: before, all but the last two loaded and then failed (one line, or a
+# warning and silence) when the first word was heard, or never heard a word at all
+DAMAGED = {
+    "rows of 3 numbers": (_with(weights=lambda t: [_b64([1.0, 2.0, 3.0])] * 3), "weight rows of 3 numbers"),
+    "a NaN bias": (_with(bias=[float("nan")] * 3), "a bias of nan"),
+    "an Inf bias": (_with(bias=[float("inf"), 0.0, 0.0]), "a bias of inf"),
+    "a weight of 1e300": (_with(weights=lambda t: [_b64(np.full(288, 1e300))] * 3), "a weight of 1e+300"),
+    "a word twice": (_with(classes=[OTHER, "one", "one"]), "the word 'one' is there twice"),
+    "a newline in a word": (_with(classes=[OTHER, "one\nINJECT", "two"]), "named 'one\\nINJECT'"),
+    "a 100,000-letter word": (_with(classes=[OTHER, "n" * 100_000, "two"]), "nnn..."),
+    "negative takes": (_with(takes=[-1, 4, 4]), "`takes` must be"),
+    "a NaN c": (_with(c=float("nan")), "`c` must be a positive number, got nan"),
+    "format 99": (_with(format=99), "in format 99, this sensekit reads format 1"),
+    "format true": (_with(format=True), "in format True"),
+}
+
+
+@pytest.mark.parametrize("case", list(DAMAGED))
+def test_a_damaged_table_is_refused_when_it_is_read(case):
+    change, message = DAMAGED[case]
+    with pytest.raises(ConfigError) as err:
+        WordClassifier.from_table(change(_fitted_table()), where="v.toml", features=288)
+    text = str(err.value)
+    assert text.startswith("v.toml: the taught words ") and message in text and "\n" not in text
+    assert len(text) < 300
+
+
+def test_a_table_without_format_is_format_1_and_rows_must_fit_the_embedding():
+    table = _fitted_table()
+    assert table["format"] == 1
+    del table["format"]                                  # as the first `teach words` wrote it
+    assert WordClassifier.from_table(table, features=288).words == ("one", "two")
+    with pytest.raises(ConfigError, match="weight rows of 288 numbers, the embedding gives 672"):
+        WordClassifier.from_table(table, features=672)   # taught at 0.96 s, read as 1.28 s
+
+
+def test_embedding_size_is_what_the_model_gives_and_short_windows_are_refused():
+    """Windows of 0.76-0.78 s were accepted and gave no embedding at all: the first segment
+    failed with NumPy's 'need at least one array to stack'."""
+    from sensekit.audio.speech_embedding import MIN_WINDOW_S, embedding_size
+
+    seg = Segment(start=0.0, end=0.5, pcm=np.zeros(RATE, np.int16), t0=0.0)
+    for window_s in (0.79, 0.8, 0.87, 0.96, 0.97, 1.28, 2.5, 4.0):
+        assert SpeechEmbedder(window_s=window_s).embed(seg).size == embedding_size(window_s), window_s
+    assert MIN_WINDOW_S == 0.79 and embedding_size(0.79) == 96
+    for window_s in (0.76, 0.78, 4.01, float("nan")):
+        with pytest.raises(ConfigError, match=r"the embedding window must be 0.79..4 s"):
+            SpeechEmbedder(window_s=window_s)

@@ -302,6 +302,23 @@ def test_the_cli_recorded_the_stream_and_the_fake_microphone(live: dict[str, Any
     assert f"{frames} frames, {samples} audio samples" in live["stderr"]
 
 
+def test_what_the_live_sources_lost_is_in_meta_and_the_last_line(live: dict[str, Any]) -> None:
+    """The camera's dropped frames and the microphone's dropped blocks, overflows and
+    underflows (``source.stats()`` when the recording closed) are kept in ``meta.json``
+    and said in the command's last line: they were only in the source's stats."""
+    from sensekit.capture.base import DROP_COUNTERS, drops_text
+    from sensekit.capture.recording import read_meta
+
+    stats = live["info"]["stats"]
+    drops = read_meta(live["rec"])["source_drops"]
+    assert set(drops) == set(DROP_COUNTERS)
+    assert drops == {k: stats[k] for k in DROP_COUNTERS}
+    last = live["stderr"].strip().splitlines()[-1]
+    assert last.endswith(f"audio samples{drops_text(drops)}"), last
+    if any(drops.values()):
+        assert "; lost: " in last
+
+
 def test_replay_gives_the_delivered_frames_exactly(live: dict[str, Any]) -> None:
     from sensekit.capture.recording import ReplaySource
 

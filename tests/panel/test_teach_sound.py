@@ -158,3 +158,30 @@ def test_the_card_through_the_panel_of_a_running_piece(shared_data, tmp_path, pr
             assert status == 200 and done["message"].startswith("taught one") and str(venue) in done["message"]
     asyncio.run(go())
     assert "[sounds.one]" in venue.read_text()
+
+
+def test_hostile_card_requests_are_one_sentence_and_bounded():
+    """Found by a hostile sweep: 20,000 `record` requests with new names took 197 s on the run's
+    thread (each answer listed every name), `forget` of a name never recorded answered "forgot",
+    and an unknown action was quoted whole (100,000 characters)."""
+    from sensekit.audio.voice import VoiceStage
+    from sensekit.panel.teach_sound import MAX_SOUNDS, SoundTeachControl
+
+    card = SoundTeachControl(lambda: [VoiceStage({"words": ("left",)})], Path("unused.toml"))
+    for i in range(MAX_SOUNDS):
+        card.act("record", f"n{i}")
+    with pytest.raises(ConfigError, match="at most 32 sounds are recorded at once; forget one first"):
+        card.act("record", "one-more")
+    assert card.act("record", "n3")["recording"] == "n3"           # again: an old name is fine
+    assert card.act("forget", "n3")["recording"] is None            # forgetting it stops recording it
+    assert card.act("record", "one-more")["recording"] == "one-more"
+    with pytest.raises(ConfigError, match="nothing recorded for 'never' to forget"):
+        card.act("forget", "never")
+    with pytest.raises(ConfigError) as err:
+        card.act("x" * 100_000)
+    assert len(str(err.value)) < 200 and "\n" not in str(err.value)
+    assert card.act("stop")["recording"] is None and card.act("stop")["recording"] is None
+    with pytest.raises(ConfigError, match="nothing to learn"):
+        card.act("learn")
+    with pytest.raises(ConfigError, match="nothing learned yet"):
+        card.save()
