@@ -255,5 +255,5 @@ def test_a_word_name_is_at_most_64_letters_as_the_profile_reads_it(tmp_path, cap
     assert main(["teach", "words", "--profile", str(tmp_path / "v.toml"), "--other", "a.wav",
                  f"{long}=a.wav,b.wav,c.wav"]) == 2
     err = capsys.readouterr().err.strip()
-    assert "a name of up to 64 letters" in err and "\n" not in err
+    assert "one word of up to 64 letters" in err and "\n" not in err
     assert not (tmp_path / "v.toml").exists()
