@@ -130,30 +130,49 @@ def _flow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _median(a: np.ndarray) -> np.ndarray:
+    """``np.median(a, axis=1)`` of a C-contiguous ``(k, n)`` array, to the bit, without its NaN
+    check (a flow has none): a partition along the contiguous axis, several times faster."""
+    n = a.shape[1]
+    h = n // 2
+    kth = h if n % 2 else (h - 1, h)
+    part = np.partition(a, kth, axis=1)
+    out: np.ndarray = np.mean(part[:, h - 1 + n % 2:h + 1], axis=1)
+    return out
+
+
 def _motion(flow: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]
             ) -> tuple[float, ...]:
     """The two motion cues of the box against its ring for each flow stacked in ``flow``
-    (``(h, w, 2 * k)``: the medians of all the flows in one call each)."""
-    k = flow.shape[2] // 2
+    (channels first, ``(2 * k, h, w)``: the medians of all the flows in one call each)."""
+    k = flow.shape[0] // 2
     x0, y0, x1, y1 = inner
     X0, Y0, X1, Y1 = outer
-    crop = flow[Y0:Y1:2, X0:X1:2]                 # every other pixel: medians of thousands cost
     ring = np.ones((Y1 - Y0, X1 - X0), bool)
     ring[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] = False
-    ring = ring[::2, ::2]
+    ring = ring[::2, ::2]                         # every other pixel: medians of thousands cost
     if ring.sum() < 4:
         none: tuple[float, ...] = (0.0, float(np.log(0.1))) * k
         return none
-    inside, around = flow[y0:y1:2, x0:x1:2].reshape(-1, 2 * k), crop[ring]
-    mi, mr = np.median(inside, 0), np.median(around, 0)
-    di, dr = inside - mi, around - mr
-    si = np.median(np.hypot(di[:, 0::2], di[:, 1::2]), 0)
-    sr = np.median(np.hypot(dr[:, 0::2], dr[:, 1::2]), 0)
+    inside = flow[:, y0:y1:2, x0:x1:2].reshape(2 * k, -1)
+    around = flow[:, Y0:Y1:2, X0:X1:2][:, ring]
+    mi, mr = _median(inside), _median(around)
+    di, dr = inside - mi[:, None], around - mr[:, None]
+    si = _median(np.hypot(di[0::2], di[1::2]))
+    sr = _median(np.hypot(dr[0::2], dr[1::2]))
     out: tuple[float, ...] = ()
     for j in range(k):
         d = float(np.hypot(*(mi[2 * j:2 * j + 2] - mr[2 * j:2 * j + 2])))
         out += (d / (float(si[j]) + float(sr[j]) + 0.3), float(np.log(d + 0.1)))
     return out
+
+
+def _flows(small: np.ndarray, history: Sequence[np.ndarray]) -> np.ndarray:
+    """The flows from each ``HISTORY_FRAMES`` frame back to ``small`` (the frame at the cues'
+    size), stacked channels first: ``(2 * len(HISTORY_FRAMES), h, w)``."""
+    g1 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    return np.ascontiguousarray(np.concatenate([_flow(_grey(history[-k]), g1) for k in HISTORY_FRAMES],
+                                               axis=2).transpose(2, 0, 1))
 
 
 def box_ious(boxes: np.ndarray) -> np.ndarray:
@@ -198,10 +217,7 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
     mag = np.asarray(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)))
     grad: np.ndarray = mag / (float(mag.mean()) + 1e-6)
     summed = cv2.integral(grad, sdepth=cv2.CV_64F)
-    flow: np.ndarray | None = None            # the flows from each history frame, stacked
-    if len(history) >= max(HISTORY_FRAMES):
-        g1 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-        flow = np.concatenate([_flow(_grey(history[-k]), g1) for k in HISTORY_FRAMES], axis=2)
+    flow = _flows(small, history) if len(history) >= max(HISTORY_FRAMES) else None
     out = np.zeros((len(proposals), len(FEATURES)))
     agree = _agreement(proposals)
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}      # the same box at several steps
@@ -284,8 +300,7 @@ def motion_separation(frame: np.ndarray, boxes: Sequence[Sequence[float]], histo
     (low); the whole object moved by a hand, against a still wall, high."""
     small, f = _small(frame)
     h, w = small.shape[:2]
-    g1 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    flow = np.concatenate([_flow(_grey(history[-k]), g1) for k in HISTORY_FRAMES], axis=2)
+    flow = _flows(small, history)
     out = np.zeros(len(boxes))
     for i, b in enumerate(boxes):
         cues = _motion(flow, *_rects(b, f, w, h))

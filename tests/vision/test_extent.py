@@ -99,3 +99,14 @@ def test_a_still_fit_without_its_own_mean_and_std_takes_the_motion_fit_s_columns
     assert np.array_equal(lean, written_out)
     expected = ((cues[:, nm:] - np.asarray(full["mean"])) / np.asarray(full["std"])) @ np.asarray(w)
     assert np.allclose(lean, expected)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 9, 1000, 1001])
+def test_the_fast_median_is_numpy_s_to_the_bit(n):
+    from sensekit.vision.extent import _median
+
+    a = np.random.default_rng(n).normal(size=(4, n)).astype(np.float32)
+    a[:, ::3] = a[:, :1]                              # ties
+    got, want = _median(a), np.median(a, axis=1)
+    assert got.dtype == want.dtype
+    assert np.array_equal(got, want)
