@@ -300,6 +300,12 @@ def held_out_table(d: Data, names: list[str], scales: list[float], l2: float) ->
                      for ci, name in enumerate(names)]
             print(f"{kind:8s} x{factor:<5g}  " + "  ".join(f"{a:6.2f} / {b:4.2f}" for a, b in cells)
                   + f"  {np.mean([a for a, _ in cells]):4.2f} / {np.mean([b for _, b in cells]):4.2f}")
+    for factor in scales:                      # the best the score could do
+        cells = [float(np.mean([d.right[d.case == c].any()
+                                for c in np.unique(d.case[(d.clip == ci) & (d.scale == factor)])]))
+                 for ci in range(len(names))]
+        print(f"{'some':8s} x{factor:<5g}  " + "  ".join(f"{a:13.2f}" for a in cells) + f"  {np.mean(cells):11.2f}"
+              + "   (share of cases where some proposal is right)")
     print("consensus temperatures (chosen on each fold's training clips): " + ", ".join(
         f"{name} {folds[name]['motion']['temperature']:g}/{folds[name]['still']['temperature']:g}" for name in names))
     return folds

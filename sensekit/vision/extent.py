@@ -59,6 +59,7 @@ FEATURES = MOTION_FEATURES + ("window_fill", "merged_at", "next_merge", "merge_g
                               "edge_over_ring")
 
 _LONG_PX = 320                   # the cues are measured on the frame shrunk to this long side
+_MOTION_STEP = 3                 # the motion medians take every 3rd pixel each way of the box and ring
 
 
 def _small(frame: np.ndarray) -> tuple[np.ndarray, float]:
@@ -150,12 +151,13 @@ def _motion(flow: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int
     X0, Y0, X1, Y1 = outer
     ring = np.ones((Y1 - Y0, X1 - X0), bool)
     ring[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] = False
-    ring = ring[::2, ::2]                         # every other pixel: medians of thousands cost
+    m = _MOTION_STEP
+    ring = ring[::m, ::m]                         # medians of thousands cost
     if ring.sum() < 4:
         none: tuple[float, ...] = (0.0, float(np.log(0.1))) * k
         return none
-    inside = flow[:, y0:y1:2, x0:x1:2].reshape(2 * k, -1)
-    around = flow[:, Y0:Y1:2, X0:X1:2][:, ring]
+    inside = flow[:, y0:y1:m, x0:x1:m].reshape(2 * k, -1)
+    around = flow[:, Y0:Y1:m, X0:X1:m][:, ring]
     mi, mr = _median(inside), _median(around)
     di, dr = inside - mi[:, None], around - mr[:, None]
     si = _median(np.hypot(di[0::2], di[1::2]))
