@@ -8,7 +8,7 @@ still picture). One OpenCV thread; CPU time (``time.process_time``), so the load
 processes counts less than in wall time (it still slows a shared core's caches). One click is
 made first and not counted (imports, OpenCV's first-call set-up). Printed: frame sizes, mean
 and max ms per click, each ``--repeat`` times; with ``--parts``, the mean of each part with a
-history: the superpixel proposals, the GrabCut proposals, the two optical flows and the cues.
+history: the proposals, the two optical flows and the cues.
 
     .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts]
 """
@@ -29,26 +29,22 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.vision.evaluate import click_points, clip_names, frames_of, load_clip
 from sensekit.vision import extent
-from sensekit.vision.cut_proposals import cut_proposals
 from sensekit.vision.extent import HISTORY_FRAMES, measure_extent
-from sensekit.vision.proposals import WINDOWS, click_proposals
+from sensekit.vision.proposals import click_proposals
 
 
 def parts(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> None:
     """Print the mean CPU time of each part of a click with a history (``--parts``)."""
-    ms: dict[str, list[float]] = {k: [] for k in ("superpixel proposals", "GrabCut proposals", "2 optical flows",
-                                                  "cues (with the flows)")}
+    ms: dict[str, list[float]] = {k: [] for k in ("superpixel proposals", "2 optical flows", "cues (with the flows)")}
     for frame, px, py, history in cases:
         t0 = time.process_time()
         props = click_proposals(frame, px, py)
-        t1 = time.process_time()
-        props += cut_proposals(frame, px, py, first_window=len(WINDOWS))
-        t2 = time.process_time()
+        t1 = t2 = time.process_time()
         extent._flows(extent._small(frame)[0], history)
         t3 = time.process_time()
         extent.features(frame, px, py, props, history)
         t4 = time.process_time()
-        for key, v in zip(ms, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+        for key, v in zip(ms, (t1 - t0, t3 - t2, t4 - t3)):
             ms[key].append(1000 * v)
     for key, v in ms.items():
         print(f"  {key:22s} {np.mean(v):5.1f} ms")

@@ -52,8 +52,8 @@ from extent_sources import SOURCES, cases as source_cases
 from track_eval import scale_box, scale_view
 
 from sensekit.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok
-from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, all_proposals, box_ious, consensus, \
-    features
+from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus, features
+from sensekit.vision.proposals import click_proposals
 
 MODEL_PY = REPO / "sensekit" / "vision" / "extent_model.py"
 TEMPERATURES = (0.0, 0.25, 0.5, 1.0, 2.0)          # consensus temperatures tried (0: the top score)
@@ -77,7 +77,7 @@ class Rows:
     def add(self, frame: np.ndarray, history: list[np.ndarray], truth: np.ndarray,
             clicks: list[tuple[float, float]], clip: int, factor: float) -> None:
         for px, py in clicks:
-            props = all_proposals(frame, px, py)
+            props = click_proposals(frame, px, py)
             self.rows["cues"].append(features(frame, px, py, props, history))
             self.rows["size_ok"].append([size_ok(p.box, truth) for p in props])
             self.rows["iou"].append([iou(p.box, truth) for p in props])

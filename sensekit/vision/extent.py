@@ -45,11 +45,10 @@ import cv2
 import numpy as np
 
 from sensekit.vision import extent_model
-from sensekit.vision.cut_proposals import cut_proposals
-from sensekit.vision.proposals import WINDOWS, Proposal, click_proposals
+from sensekit.vision.proposals import Proposal, click_proposals
 
-__all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "all_proposals", "held_out", "HISTORY_FRAMES",
-           "consensus", "box_ious", "scores"]
+__all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "HISTORY_FRAMES", "consensus",
+           "box_ious", "scores"]
 
 #: frames back the motion cues compare with (``history`` must hold at least the largest)
 HISTORY_FRAMES = (2, 6)
@@ -57,7 +56,7 @@ HISTORY_FRAMES = (2, 6)
 MOTION_FEATURES = ("motion_sep_2", "motion_log_2", "motion_sep_6", "motion_log_6")
 FEATURES = MOTION_FEATURES + ("window_fill", "merged_at", "next_merge", "merge_gap", "fill", "click_dx",
                               "click_dy", "colour_sep", "edge", "agree", "aspect", "fills_window", "superpixel",
-                              "edge_over_ring", "cut")
+                              "edge_over_ring")
 
 _LONG_PX = 320                   # the cues are measured on the frame shrunk to this long side
 _MOTION_STEP = 3                 # the motion medians take every 3rd pixel each way of the box and ring
@@ -240,8 +239,7 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
                    abs(x - (p.box[0] + bw / 2)) / bw, abs(y - (p.box[1] + bh / 2)) / bh,
                    got[-3], got[-2],
                    agree[i],
-                   abs(np.log(bh / bw)), rel > 0.9, p.step == 0 and p.kind == "merge", got[-1],
-                   p.kind == "cut")
+                   abs(np.log(bh / bw)), rel > 0.9, p.step == 0, got[-1])
     return out
 
 
@@ -270,16 +268,10 @@ def scores(cues: np.ndarray, *, motion: bool) -> np.ndarray:
     return s
 
 
-def all_proposals(frame: np.ndarray, x: float, y: float) -> list[Proposal]:
-    """The proposals scored for a click: the superpixel regions (``proposals.py``) and the
-    GrabCut regions (``cut_proposals.py``)."""
-    return click_proposals(frame, x, y) + cut_proposals(frame, x, y, first_window=len(WINDOWS))
-
-
 def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()) -> Proposal:
     """The best-scoring proposal around the click (see the module docstring). ``history``:
     frames before ``frame``, oldest first, of its size (fewer than 6: no motion cues)."""
-    props = all_proposals(frame, x, y)
+    props = click_proposals(frame, x, y)
     history = [h for h in history if h.shape == frame.shape]
     motion = len(history) >= max(HISTORY_FRAMES)
     cues = features(frame, x, y, props, history if motion else ())

@@ -64,7 +64,6 @@ class Proposal:
     fill: float
     members: tuple[int, ...] = field(repr=False)
     win: Window = field(repr=False)
-    kind: str = "merge"            # "cut": a GrabCut region (``cut_proposals.py``)
 
     def mask(self, shape: tuple[int, int]) -> np.ndarray:
         """The region as a bool mask of a frame of ``shape`` (H, W)."""
