@@ -13,7 +13,7 @@ it fills. Every window sees the object at a different number of work pixels, so 
 proposals span object sizes from a few pixels to the frame without a size being assumed;
 ``extent.py`` scores them.
 
-Cost: about 15-20 ms of CPU per window at 96 px (9 of it the superpixels), 4 windows per click.
+Cost: about 8-9 ms of CPU per window at 96 px (5-6 of it the superpixels), 4 windows per click.
 Failure modes: an object of under ~4 work pixels in the smallest window (under ~3 % of the
 short side) is one superpixel with its surround; an object whose colours match its
 surround's merges with it early, so no proposal holds just the object.
