@@ -88,17 +88,24 @@ def _rects(box: Sequence[float], f: float, w: int, h: int) -> tuple[Rect, Rect]:
     return (x0, y0, x1, y1), (max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m))
 
 
-def _colour_sep(lab: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> float:
+def _lab_bins(small: np.ndarray) -> np.ndarray:
+    """Each pixel's bin of the colour-separation histogram (Lab, 4x8x8 bins, L-major): the
+    bins ``cv2.calcHist`` gives uint8 Lab over [0, 256) with those counts."""
+    lab = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2Lab), np.uint8)
+    out: np.ndarray = ((lab[..., 0] >> 6).astype(np.intp) * 64 + (lab[..., 1] >> 5).astype(np.intp) * 8
+                       + (lab[..., 2] >> 5).astype(np.intp))
+    return out
+
+
+def _colour_sep(bins: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> float:
+    """1 - the Bhattacharyya coefficient of the Lab histograms of the box and its ring
+    (``bins``: ``_lab_bins``; the ring's counts are the outer box's less the box's)."""
     x0, y0, x1, y1 = inner
     X0, Y0, X1, Y1 = outer
-    crop = np.ascontiguousarray(lab[Y0:Y1, X0:X1])
-    ring = np.full(crop.shape[:2], 255, np.uint8)
-    ring[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] = 0
-    if not ring.any():
+    if (x1 - x0) * (y1 - y0) == (X1 - X0) * (Y1 - Y0):
         return 0.0
-    spec = ([0, 1, 2], [4, 8, 8], [0, 256, 0, 256, 0, 256])
-    hi = np.asarray(cv2.calcHist([crop], spec[0], 255 - ring, spec[1], spec[2]), np.float64).ravel()
-    ho = np.asarray(cv2.calcHist([crop], spec[0], ring, spec[1], spec[2]), np.float64).ravel()
+    hi = np.bincount(bins[y0:y1, x0:x1].ravel(), minlength=256).astype(np.float64)
+    ho = np.bincount(bins[Y0:Y1, X0:X1].ravel(), minlength=256).astype(np.float64) - hi
     hi = hi / max(1.0, float(hi.sum()))
     ho = ho / max(1.0, float(ho.sum()))
     return 1.0 - float(np.sqrt(hi * ho).sum())
@@ -214,7 +221,7 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
     0 without a long enough ``history``."""
     small, f = _small(frame)
     h, w = small.shape[:2]
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+    bins = _lab_bins(small)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     mag = np.asarray(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)))
     grad: np.ndarray = mag / (float(mag.mean()) + 1e-6)
@@ -228,7 +235,7 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
         key = inner + outer
         if key not in seen:
             seen[key] = ((_motion(flow, inner, outer) if flow is not None else ())
-                         + (_colour_sep(lab, inner, outer), _edge(grad, inner)))
+                         + (_colour_sep(bins, inner, outer), _edge(grad, inner)))
             seen[key] += (_ring_edge(summed, inner, outer, seen[key][-1]),)
         got = seen[key]
         row = out[i]
