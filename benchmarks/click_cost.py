@@ -7,9 +7,10 @@ frames before it as the click's history (the motion cues: 2 optical flows) and o
 still picture). One OpenCV thread; CPU time (``time.process_time``), so the load of other
 processes counts less than in wall time (it still slows a shared core's caches). One click is
 made first and not counted (imports, OpenCV's first-call set-up). Printed: frame sizes, mean
-and max ms per click, each ``--repeat`` times.
+and max ms per click, each ``--repeat`` times; with ``--parts``, the mean of each part with a
+history: the proposals, the two optical flows and the cues.
 
-    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1]
+    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts]
 """
 from __future__ import annotations
 
@@ -27,7 +28,26 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.vision.evaluate import click_points, clip_names, frames_of, load_clip
+from sensekit.vision import extent
 from sensekit.vision.extent import HISTORY_FRAMES, measure_extent
+from sensekit.vision.proposals import click_proposals
+
+
+def parts(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> None:
+    """Print the mean CPU time of each part of a click with a history (``--parts``)."""
+    ms: dict[str, list[float]] = {k: [] for k in ("superpixel proposals", "2 optical flows", "cues (with the flows)")}
+    for frame, px, py, history in cases:
+        t0 = time.process_time()
+        props = click_proposals(frame, px, py)
+        t1 = t2 = time.process_time()
+        extent._flows(extent._small(frame)[0], history)
+        t3 = time.process_time()
+        extent.features(frame, px, py, props, history)
+        t4 = time.process_time()
+        for key, v in zip(ms, (t1 - t0, t3 - t2, t4 - t3)):
+            ms[key].append(1000 * v)
+    for key, v in ms.items():
+        print(f"  {key:22s} {np.mean(v):5.1f} ms")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
     ap.add_argument("--frame", type=int, default=max(HISTORY_FRAMES))
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--parts", action="store_true", help="also the mean time of each part (with a history)")
     args = ap.parse_args(argv)
     if args.frame < max(HISTORY_FRAMES):
         raise SystemExit(f"--frame must be at least {max(HISTORY_FRAMES)} (the motion cues' history)")
@@ -61,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
                 measure_extent(frame, px, py, history=history if with_history else ())
                 ms.append(1000 * (time.process_time() - t0))
             print(f"{label:14s} mean {np.mean(ms):5.0f} ms CPU, max {np.max(ms):4.0f} ms")
+    if args.parts:
+        parts(cases)
     return 0
 
 

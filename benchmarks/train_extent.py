@@ -23,6 +23,10 @@ the share whose chosen box is the right size and the share with IoU > 0.5, per s
 Written (``--out``, default sensekit/vision/extent_model.py): the weights fitted on all clips,
 and each fold's (``extent.held_out(clip)``; ``track_eval.py --held-out``).
 
+``--chosen-hash`` prints a hash of the box each case chooses with the shipped weights and with
+each fold's, with and without motion, and fits nothing: a change meant to leave every chosen
+box as it was (a faster cue) must print the same hash as before it.
+
 ``--trees`` prints the same tables for boosted trees (scikit-learn's HistGradientBoosting
 regressing each proposal's IoU from its cues and its ``context`` among the click's other
 proposals) and writes nothing: held out they do worse than the logit (docs/tracking.md).
@@ -233,6 +237,8 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--source-cache", type=Path, default=None, help="keep the other sources' cues in this .npz")
     ap.add_argument("--trees", action="store_true",
                     help="print the held-out tables of boosted trees on the cues and their context (writes nothing)")
+    ap.add_argument("--chosen-hash", action="store_true",
+                    help="print a hash of every case's chosen box (shipped and fold weights) and fit nothing")
     ap.add_argument("--out", type=Path, default=MODEL_PY)
     return ap.parse_args(argv)
 
@@ -300,6 +306,12 @@ def held_out_table(d: Data, names: list[str], scales: list[float], l2: float) ->
                      for ci, name in enumerate(names)]
             print(f"{kind:8s} x{factor:<5g}  " + "  ".join(f"{a:6.2f} / {b:4.2f}" for a, b in cells)
                   + f"  {np.mean([a for a, _ in cells]):4.2f} / {np.mean([b for _, b in cells]):4.2f}")
+    for factor in scales:                      # the best the score could do
+        cells = [float(np.mean([d.right[d.case == c].any()
+                                for c in np.unique(d.case[(d.clip == ci) & (d.scale == factor)])]))
+                 for ci in range(len(names))]
+        print(f"{'some':8s} x{factor:<5g}  " + "  ".join(f"{a:13.2f}" for a in cells) + f"  {np.mean(cells):11.2f}"
+              + "   (share of cases where some proposal is right)")
     print("consensus temperatures (chosen on each fold's training clips): " + ", ".join(
         f"{name} {folds[name]['motion']['temperature']:g}/{folds[name]['still']['temperature']:g}" for name in names))
     return folds
@@ -351,12 +363,35 @@ def _names(text: str) -> tuple[str, ...]:
     return names
 
 
+def chosen_hash(track: dict[str, np.ndarray], names: list[str]) -> str:
+    """A hash of the box each case chooses with the shipped weights and each fold's (the
+    clip's), with and without motion (``extent_model``, as ``measure_extent`` scores)."""
+    import hashlib
+
+    from sensekit.vision import extent_model
+
+    nm = len(MOTION_FEATURES)
+    chosen = []
+    for c in np.unique(track["case"]):
+        g = np.nonzero(track["case"] == c)[0]
+        for model in (extent_model.ACTIVE, extent_model.FOLDS[names[int(track["clip"][g[0]])]]):
+            for kind in KINDS:
+                m = dict(model[kind])
+                if "mean" not in m:
+                    m["mean"], m["std"] = model["motion"]["mean"][nm:], model["motion"]["std"][nm:]
+                chosen.append(track["box"][g[choose(m, track["cues"][g][:, KINDS[kind]], track["box"][g])]])
+    return f"{len(chosen)} choices, sha1 {hashlib.sha1(np.array(chosen).tobytes()).hexdigest()[:12]}"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _options(argv)
     names = clip_names(args.clips)
     scales = [float(v) for v in args.scales.split(",")]
     sources, check = _names(args.sources), _names(args.check_on)
     track = _cached(args.cache, lambda: collect(args.clips, names, scales))
+    if args.chosen_hash:
+        print(chosen_hash(track, names))
+        return 0
     wanted = tuple(dict.fromkeys(sources + check))
     other = _cached(args.source_cache, lambda: collect_sources(SHARED_DATA, wanted)) if wanted else None
     if other is not None:                     # a cache may hold more sources than asked for

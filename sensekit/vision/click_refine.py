@@ -12,7 +12,7 @@ object around it; the whole object, against a still background, does not.
 
 Constants (``tracker.refine_after_frames``, ``tracker.refine_gain``) and what they give from
 clicks on the first frame of the developer clips: ``benchmarks/refine_eval.py`` and
-``docs/tracking.md``. Cost: one ``measure_extent`` with motion (~80 ms of CPU at 640x480),
+``docs/tracking.md``. Cost: one ``measure_extent`` with motion (~60 ms of CPU at 640x480),
 once per click; the frames kept are copies (``after_frames`` frames).
 Failure modes: an object held by a hand may be re-measured with the hand; a still object is
 never re-measured into anything (its motion supports no box).

@@ -28,10 +28,10 @@ the weights (a lone fragment or leak scoring a little above a cluster of similar
 the cluster). Held-out
 figures (each clip scored with the weights fitted on the others) are in ``docs/tracking.md``.
 
-Cost: about 80 ms of CPU per click at 640x480 with a history (max ~100), ~47 ms without (one
-thread): the proposals (4 windows), 2 optical flows at 320 px (2 x 9-11 ms) with a history,
-the cues; measured by ``benchmarks/click_cost.py`` (CPU) and ``benchmarks/track_eval.py``
-(wall time), in ``docs/tracking.md``.
+Cost: about 60 ms of CPU per click at 640x480 with a history (max ~75), ~36 ms without (one
+thread, a loaded 2-core machine): the proposals (4 windows, ~34 ms), 2 optical flows at 320 px
+(2 x 7-9 ms) with a history, the cues (~12 ms); measured by ``benchmarks/click_cost.py`` (CPU)
+and ``benchmarks/track_eval.py`` (wall time), in ``docs/tracking.md``.
 Failure modes: when no proposal holds just the object (its colours are those of its surround
 and it does not move), the best is a part of it or a part of the scene; with motion, an
 object moved by a hand comes with the hand when the two separate from the surround alike.
@@ -59,6 +59,7 @@ FEATURES = MOTION_FEATURES + ("window_fill", "merged_at", "next_merge", "merge_g
                               "edge_over_ring")
 
 _LONG_PX = 320                   # the cues are measured on the frame shrunk to this long side
+_MOTION_STEP = 2                 # the motion medians take every other pixel each way (3: tried, not kept)
 
 
 def _small(frame: np.ndarray) -> tuple[np.ndarray, float]:
@@ -87,17 +88,24 @@ def _rects(box: Sequence[float], f: float, w: int, h: int) -> tuple[Rect, Rect]:
     return (x0, y0, x1, y1), (max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m))
 
 
-def _colour_sep(lab: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> float:
+def _lab_bins(small: np.ndarray) -> np.ndarray:
+    """Each pixel's bin of the colour-separation histogram (Lab, 4x8x8 bins, L-major): the
+    bins ``cv2.calcHist`` gives uint8 Lab over [0, 256) with those counts."""
+    lab = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2Lab), np.uint8)
+    out: np.ndarray = ((lab[..., 0] >> 6).astype(np.intp) * 64 + (lab[..., 1] >> 5).astype(np.intp) * 8
+                       + (lab[..., 2] >> 5).astype(np.intp))
+    return out
+
+
+def _colour_sep(bins: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> float:
+    """1 - the Bhattacharyya coefficient of the Lab histograms of the box and its ring
+    (``bins``: ``_lab_bins``; the ring's counts are the outer box's less the box's)."""
     x0, y0, x1, y1 = inner
     X0, Y0, X1, Y1 = outer
-    crop = np.ascontiguousarray(lab[Y0:Y1, X0:X1])
-    ring = np.full(crop.shape[:2], 255, np.uint8)
-    ring[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] = 0
-    if not ring.any():
+    if (x1 - x0) * (y1 - y0) == (X1 - X0) * (Y1 - Y0):
         return 0.0
-    spec = ([0, 1, 2], [4, 8, 8], [0, 256, 0, 256, 0, 256])
-    hi = np.asarray(cv2.calcHist([crop], spec[0], 255 - ring, spec[1], spec[2]), np.float64).ravel()
-    ho = np.asarray(cv2.calcHist([crop], spec[0], ring, spec[1], spec[2]), np.float64).ravel()
+    hi = np.bincount(bins[y0:y1, x0:x1].ravel(), minlength=256).astype(np.float64)
+    ho = np.bincount(bins[Y0:Y1, X0:X1].ravel(), minlength=256).astype(np.float64) - hi
     hi = hi / max(1.0, float(hi.sum()))
     ho = ho / max(1.0, float(ho.sum()))
     return 1.0 - float(np.sqrt(hi * ho).sum())
@@ -130,30 +138,50 @@ def _flow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _median(a: np.ndarray) -> np.ndarray:
+    """``np.median(a, axis=1)`` of a C-contiguous ``(k, n)`` array, to the bit, without its NaN
+    check (a flow has none): a partition along the contiguous axis, several times faster."""
+    n = a.shape[1]
+    h = n // 2
+    kth = h if n % 2 else (h - 1, h)
+    part = np.partition(a, kth, axis=1)
+    out: np.ndarray = np.mean(part[:, h - 1 + n % 2:h + 1], axis=1)
+    return out
+
+
 def _motion(flow: np.ndarray, inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]
             ) -> tuple[float, ...]:
     """The two motion cues of the box against its ring for each flow stacked in ``flow``
-    (``(h, w, 2 * k)``: the medians of all the flows in one call each)."""
-    k = flow.shape[2] // 2
+    (channels first, ``(2 * k, h, w)``: the medians of all the flows in one call each)."""
+    k = flow.shape[0] // 2
     x0, y0, x1, y1 = inner
     X0, Y0, X1, Y1 = outer
-    crop = flow[Y0:Y1:2, X0:X1:2]                 # every other pixel: medians of thousands cost
     ring = np.ones((Y1 - Y0, X1 - X0), bool)
     ring[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] = False
-    ring = ring[::2, ::2]
+    m = _MOTION_STEP
+    ring = ring[::m, ::m]                         # medians of thousands cost
     if ring.sum() < 4:
         none: tuple[float, ...] = (0.0, float(np.log(0.1))) * k
         return none
-    inside, around = flow[y0:y1:2, x0:x1:2].reshape(-1, 2 * k), crop[ring]
-    mi, mr = np.median(inside, 0), np.median(around, 0)
-    di, dr = inside - mi, around - mr
-    si = np.median(np.hypot(di[:, 0::2], di[:, 1::2]), 0)
-    sr = np.median(np.hypot(dr[:, 0::2], dr[:, 1::2]), 0)
+    inside = flow[:, y0:y1:m, x0:x1:m].reshape(2 * k, -1)
+    around = flow[:, Y0:Y1:m, X0:X1:m][:, ring]
+    mi, mr = _median(inside), _median(around)
+    di, dr = inside - mi[:, None], around - mr[:, None]
+    si = _median(np.hypot(di[0::2], di[1::2]))
+    sr = _median(np.hypot(dr[0::2], dr[1::2]))
     out: tuple[float, ...] = ()
     for j in range(k):
         d = float(np.hypot(*(mi[2 * j:2 * j + 2] - mr[2 * j:2 * j + 2])))
         out += (d / (float(si[j]) + float(sr[j]) + 0.3), float(np.log(d + 0.1)))
     return out
+
+
+def _flows(small: np.ndarray, history: Sequence[np.ndarray]) -> np.ndarray:
+    """The flows from each ``HISTORY_FRAMES`` frame back to ``small`` (the frame at the cues'
+    size), stacked channels first: ``(2 * len(HISTORY_FRAMES), h, w)``."""
+    g1 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    return np.ascontiguousarray(np.concatenate([_flow(_grey(history[-k]), g1) for k in HISTORY_FRAMES],
+                                               axis=2).transpose(2, 0, 1))
 
 
 def box_ious(boxes: np.ndarray) -> np.ndarray:
@@ -193,15 +221,12 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
     0 without a long enough ``history``."""
     small, f = _small(frame)
     h, w = small.shape[:2]
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+    bins = _lab_bins(small)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     mag = np.asarray(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)))
     grad: np.ndarray = mag / (float(mag.mean()) + 1e-6)
     summed = cv2.integral(grad, sdepth=cv2.CV_64F)
-    flow: np.ndarray | None = None            # the flows from each history frame, stacked
-    if len(history) >= max(HISTORY_FRAMES):
-        g1 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-        flow = np.concatenate([_flow(_grey(history[-k]), g1) for k in HISTORY_FRAMES], axis=2)
+    flow = _flows(small, history) if len(history) >= max(HISTORY_FRAMES) else None
     out = np.zeros((len(proposals), len(FEATURES)))
     agree = _agreement(proposals)
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}      # the same box at several steps
@@ -210,7 +235,7 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
         key = inner + outer
         if key not in seen:
             seen[key] = ((_motion(flow, inner, outer) if flow is not None else ())
-                         + (_colour_sep(lab, inner, outer), _edge(grad, inner)))
+                         + (_colour_sep(bins, inner, outer), _edge(grad, inner)))
             seen[key] += (_ring_edge(summed, inner, outer, seen[key][-1]),)
         got = seen[key]
         row = out[i]
@@ -284,8 +309,7 @@ def motion_separation(frame: np.ndarray, boxes: Sequence[Sequence[float]], histo
     (low); the whole object moved by a hand, against a still wall, high."""
     small, f = _small(frame)
     h, w = small.shape[:2]
-    g1 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    flow = np.concatenate([_flow(_grey(history[-k]), g1) for k in HISTORY_FRAMES], axis=2)
+    flow = _flows(small, history)
     out = np.zeros(len(boxes))
     for i, b in enumerate(boxes):
         cues = _motion(flow, *_rects(b, f, w, h))

@@ -99,3 +99,35 @@ def test_a_still_fit_without_its_own_mean_and_std_takes_the_motion_fit_s_columns
     assert np.array_equal(lean, written_out)
     expected = ((cues[:, nm:] - np.asarray(full["mean"])) / np.asarray(full["std"])) @ np.asarray(w)
     assert np.allclose(lean, expected)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 9, 1000, 1001])
+def test_the_fast_median_is_numpy_s_to_the_bit(n):
+    from sensekit.vision.extent import _median
+
+    a = np.random.default_rng(n).normal(size=(4, n)).astype(np.float32)
+    a[:, ::3] = a[:, :1]                              # ties
+    got, want = _median(a), np.median(a, axis=1)
+    assert got.dtype == want.dtype
+    assert np.array_equal(got, want)
+
+
+def test_colour_separation_from_bin_counts_is_calchist_s_to_the_bit():
+    """The box and ring histograms counted from one bin image equal ``cv2.calcHist`` with masks."""
+    from sensekit.vision.extent import _colour_sep, _lab_bins
+
+    rng = np.random.default_rng(4)
+    small = cv2.GaussianBlur(rng.integers(0, 256, (120, 160, 3), dtype=np.uint8), (7, 7), 0)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+    spec = ([0, 1, 2], [4, 8, 8], [0, 256, 0, 256, 0, 256])
+    for inner, outer in [((40, 30, 70, 60), (25, 15, 85, 75)), ((0, 0, 9, 5), (0, 0, 14, 10)),
+                         ((10, 10, 160, 120), (0, 0, 160, 120)), ((3, 3, 4, 4), (1, 1, 6, 6))]:
+        X0, Y0, X1, Y1 = outer
+        crop = np.ascontiguousarray(lab[Y0:Y1, X0:X1])
+        ring = np.full(crop.shape[:2], 255, np.uint8)
+        ring[inner[1] - Y0:inner[3] - Y0, inner[0] - X0:inner[2] - X0] = 0
+        hi = np.asarray(cv2.calcHist([crop], spec[0], 255 - ring, spec[1], spec[2]), np.float64).ravel()
+        ho = np.asarray(cv2.calcHist([crop], spec[0], ring, spec[1], spec[2]), np.float64).ravel()
+        hi, ho = hi / max(1.0, float(hi.sum())), ho / max(1.0, float(ho.sum()))
+        assert _colour_sep(_lab_bins(small), inner, outer) == 1.0 - float(np.sqrt(hi * ho).sum())
+    assert _colour_sep(_lab_bins(small), (0, 0, 160, 120), (0, 0, 160, 120)) == 0.0

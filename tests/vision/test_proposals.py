@@ -1,6 +1,8 @@
 """Proposals around a click: nested regions holding it, at any object size."""
 from __future__ import annotations
 
+import itertools
+
 import cv2
 import numpy as np
 import pytest
@@ -40,3 +42,14 @@ def test_each_window_gives_a_nested_chain():
         areas = [p.box[2] * p.box[3] for p in chain]
         assert areas == sorted(areas) and chain[0].step == 0 and chain[0].merged_at == 3.0
         assert all(0 < p.fill <= 1 for p in chain)
+
+
+def test_each_step_holds_the_superpixels_of_the_one_before_and_the_last_holds_the_window():
+    frame, _ = _scene(60)
+    props = click_proposals(frame, 300, 220)
+    for w in {p.window for p in props}:
+        chain = sorted((p for p in props if p.window == w), key=lambda p: p.step)
+        assert len(chain[0].members) == 1
+        for a, b in itertools.pairwise(chain):
+            assert set(a.members) < set(b.members) and len(set(b.members)) == len(b.members)
+        assert set(chain[-1].members) == set(np.unique(chain[-1].win.labels).tolist())
