@@ -40,10 +40,9 @@ from sensekit.settings import Tunable, setting
 
 
 _LAGS: dict[int, np.ndarray] = {}
-try:                                      # np.correlate without its Python wrapper (same C loop)
-    from numpy._core.multiarray import correlate2 as _correlate
-except ImportError:                       # pragma: no cover (numpy < 2)
-    from numpy.core.multiarray import correlate2 as _correlate
+#: np.correlate without its Python wrapper (the same C function: the same results to the bit)
+_correlate: Any = getattr(getattr(np, "_core", None), "multiarray", None)
+_correlate = getattr(_correlate, "correlate2", np.correlate)
 
 
 def _lags(tau_max: int) -> np.ndarray:
@@ -89,7 +88,7 @@ def _yin(x: np.ndarray, rate: float, tau_min: int, tau_max: int, threshold: floa
     w = len(x) - tau_max
     # (no mean removal needed: a DC offset cancels in x[j] - x[j+tau])
     # r(tau) = sum_{j<w} x[j] x[j+tau] for tau = 0..tau_max: one C-level correlation
-    r = _correlate(x[: w + tau_max], x[:w], "valid")
+    r: np.ndarray = _correlate(x[: w + tau_max], x[:w], "valid")
     c = np.cumsum(x * x)
     e0 = float(c[w - 1])                                 # sum x[j]^2, j < w
     d = c[w - 1: w + tau_max]                            # sum x[j+tau]^2, j < w ...
@@ -115,7 +114,8 @@ def _yin(x: np.ndarray, rate: float, tau_min: int, tau_max: int, threshold: floa
         i = int(seg.argmin())
     tau = tau_min + i
     if 0 < tau < len(dn) - 1:
-        a, val, cc = dn[tau - 1: tau + 2].tolist()
+        three: list[float] = dn[tau - 1: tau + 2].tolist()
+        a, val, cc = three
         den = a - 2.0 * val + cc
         shift = 0.5 * (a - cc) / den if den > 0 else 0.0
         shift = max(-0.5, min(0.5, shift))
