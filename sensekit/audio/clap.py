@@ -83,6 +83,7 @@ from sensekit.audio.clap_features import (
     Model,
     clap_band,
     clap_score,
+    tree_model,
     einsum,
     reduce_max,
     score_range,
@@ -180,6 +181,7 @@ class ClapDetector(Tunable, section="clap",
         self._levels_changed()
         self._room_j = FEATURES.index(self.room_feature) + 1 if self.room_feature != "none" else 0
         self.model = model
+        tree_model(model)                  # the trees' tables now, not at the first burst
         #: when True, the features of every judged burst are appended to ``features``
         self.keep_features = False
         self.features: list[BurstFeatures] = []

@@ -38,8 +38,8 @@ multiple of 4 kHz a "quarter millisecond" is up to 9 % off.
 ``clap_score`` is the log-odds from boosted trees (``TreeModel``; the shipped one is
 ``clap_model.MODEL``, written by ``benchmarks/train_clap.py`` from
 ``clap_training.py``). Cost: ~100 us per burst for the features (one FFT, a few
-cumulative sums) and ~30 us for the trees. ``measure`` needs ``pre`` samples before
-and ``post`` after ``p``.
+cumulative sums) and ~15 us for the trees (every tree at once: ``clap_trees.BitTrees``).
+``measure`` needs ``pre`` samples before and ``post`` after ``p``.
 """
 from __future__ import annotations
 
@@ -48,6 +48,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from sensekit.audio.clap_trees import MAX_DEPTH, BitTrees
 
 PRE_MS = 36.0        # signal needed before the peak (rise window + 1 ms)
 POST_MS = 30.0       # signal needed after the peak (fall times)
@@ -139,14 +141,25 @@ class TreeModel:
         t = np.arange(n_trees * self._n_int) // self._n_int
         self._left = np.where(2 * j + 1 < self._n_int, t * self._n_int + 2 * j + 1,
                               self._leaf0[t] + 2 * j + 1).astype(np.intp)
+        # trees of depth <= 6 (the shipped ones): every leaf at once (clap_trees.BitTrees)
+        self._bits = (BitTrees(self._feature.reshape(-1, self._n_int),
+                               self._threshold.reshape(-1, self._n_int))
+                      if 1 <= d <= MAX_DEPTH and n_trees else None)
+
+    def leaf_index(self, v: np.ndarray) -> np.ndarray:
+        """The flat index of the leaf ``v`` reaches in every tree (this model's own trees)."""
+        if self._bits is not None:
+            return self._bits.leaf_index(v)
+        a: np.ndarray = self._first
+        for _ in range(self.depth):
+            a = self._left.take(a) + (v.take(self._feature.take(a)) > self._threshold.take(a))
+        return a
 
     def score(self, v: np.ndarray) -> float:
         if self._below is not None and v[self._route] < self._split:
             return self._below.score(v)
-        a = self._first
-        for _ in range(self.depth):
-            a = self._left.take(a) + (v.take(self._feature.take(a)) > self._threshold.take(a))
-        return self.base + float(self._leaf.take(a).sum())
+        # the leaves summed in tree order by one numpy sum, whichever way they were found
+        return self.base + float(self._leaf.take(self.leaf_index(v)).sum())
 
 
 def score_range(model: Model) -> tuple[float, float]:
@@ -163,15 +176,22 @@ def score_range(model: Model) -> tuple[float, float]:
 _MODELS: dict[int, TreeModel] = {}
 
 
-def clap_score(v: np.ndarray, model: Model | None = None) -> float:
-    """Log-odds of "this burst is a clap" (``v`` in ``FEATURES`` order; NaN = not measured)."""
+def tree_model(model: Model | None = None) -> TreeModel:
+    """The ``TreeModel`` of ``model`` (default the shipped ``clap_model.MODEL``), built once
+    and kept (the shipped trees' tables take ~40 ms to build: ``ClapDetector`` builds them
+    when it is created, not at the first burst)."""
     if model is None:
         from sensekit.audio.clap_model import MODEL
         model = MODEL
     tm = _MODELS.get(id(model))
     if tm is None:
         tm = _MODELS[id(model)] = TreeModel(model)
-    return tm.score(v)
+    return tm
+
+
+def clap_score(v: np.ndarray, model: Model | None = None) -> float:
+    """Log-odds of "this burst is a clap" (``v`` in ``FEATURES`` order; NaN = not measured)."""
+    return tree_model(model).score(v)
 
 
 class BurstMeter:
