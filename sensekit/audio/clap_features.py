@@ -57,14 +57,18 @@ CAP_DB = 40.0        # rise and attack are capped here
 CONTRAST_CAP_DB = 60.0
 _FLOOR = 0.05        # spectral subtraction keeps at least 5 % (-13 dB) of each bin
 _TINY = 1e-20
-#: the hot paths call these ~1 us cheaper than ``np.einsum`` / ``ndarray.max`` (same C
-#: functions, without the Python wrappers: same results to the bit)
+#: the hot paths call these ~1 us cheaper than ``np.einsum`` / ``ndarray.max`` /
+#: ``np.correlate`` / ``np.fft.rfft`` (same C functions, without the Python wrappers: same
+#: results to the bit; the plain functions where a numpy lacks them)
 reduce_max = np.maximum.reduce
 try:
     from numpy._core.multiarray import c_einsum as _c_einsum
 except ImportError:                       # pragma: no cover (numpy < 2)
     _c_einsum = np.einsum
 einsum = _c_einsum
+correlate: Any = getattr(getattr(getattr(np, "_core", None), "multiarray", None), "correlate2",
+                         np.correlate)
+_pfu: Any = getattr(np.fft, "_pocketfft_umath", None)   # numpy >= 2: rfft's pocketfft ufuncs
 
 #: a tree model as ``clap_model.MODEL`` holds it: depth, base, and per tree its split
 #: features, thresholds and leaf values
@@ -222,6 +226,9 @@ class BurstMeter:
         self._win = np.hanning(n)
         self._nwin = n
         self._w2 = np.empty((2, n), np.float64)
+        # np.fft.rfft(self._w2) as its own ufunc does it, into a kept array (fct 1: no norm)
+        self._rfft = None if _pfu is None else (_pfu.rfft_n_even if n % 2 == 0 else _pfu.rfft_n_odd)
+        self._spec2 = np.empty((2, n // 2 + 1), np.complex128)
         f = np.fft.rfftfreq(n, 1.0 / rate)
         def edge(hz: float) -> int:
             return int(np.searchsorted(f, hz))
@@ -294,7 +301,10 @@ class BurstMeter:
         w2 = self._w2                                             # the two windowed frames
         np.multiply(seg[o: o + self._nwin], self._win, out=w2[0])
         np.multiply(seg[ob: ob + self._nwin], self._win, out=w2[1])
-        two = np.abs(np.fft.rfft(w2)) ** 2
+        if self._rfft is not None:
+            two = np.abs(self._rfft(w2, 1, axes=[(1,), (), (1,)], out=self._spec2)) ** 2
+        else:                                                 # pragma: no cover (numpy < 2)
+            two = np.abs(np.fft.rfft(w2)) ** 2
         # what the burst adds to the room: the background's spectrum (34..22 ms before)
         # taken off, at most 13 dB of each bin (so a steady noise or hum does not read as
         # the burst's own spectrum, and a bin is never emptied)

@@ -32,6 +32,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from sensekit.audio.clap import check_rate
+from sensekit.audio.clap_features import correlate
 from sensekit.audio.level import level_to_db, mono
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
@@ -40,9 +41,7 @@ from sensekit.settings import Tunable, setting
 
 
 _LAGS: dict[int, np.ndarray] = {}
-#: np.correlate without its Python wrapper (the same C function: the same results to the bit)
-_correlate: Any = getattr(getattr(np, "_core", None), "multiarray", None)
-_correlate = getattr(_correlate, "correlate2", np.correlate)
+_correlate = correlate      # np.correlate's C function, without its Python wrapper
 
 
 def _lags(tau_max: int) -> np.ndarray:
