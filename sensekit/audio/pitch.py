@@ -87,10 +87,10 @@ def _yin(x: np.ndarray, rate: float, tau_min: int, tau_max: int, threshold: floa
     w = len(x) - tau_max
     # (no mean removal needed: a DC offset cancels in x[j] - x[j+tau])
     # r(tau) = sum_{j<w} x[j] x[j+tau] for tau = 0..tau_max: one C-level correlation
-    r: np.ndarray = _correlate(x[: w + tau_max], x[:w], "valid")
+    r: np.ndarray = _correlate(x, x[:w], "valid")       # (x is x[: w + tau_max])
     c = np.cumsum(x * x)
     e0 = float(c[w - 1])                                 # sum x[j]^2, j < w
-    d = c[w - 1: w + tau_max]                            # sum x[j+tau]^2, j < w ...
+    d = c[w - 1:]                                        # sum x[j+tau]^2, j < w ...
     d[1:] -= c[:tau_max]
     d += e0
     r *= 2.0
