@@ -198,9 +198,15 @@ class PitchTracker(Tunable, section="pitch",
             self._forget()
             self.last = _UNVOICED
             return _UNVOICED
-        self._hold(x)
-        self._since += n * self._ms_per_sample
-        if self._since >= self.hop_ms and self._held >= self._need:
+        # keep x, and only as many older blocks as one analysis needs
+        blocks, need = self._blocks, self._need
+        blocks.append(x)
+        held = self._held + n
+        while held - len(blocks[0]) >= need:
+            held -= len(blocks.popleft())
+        self._held = held
+        self._since = since = self._since + n * self._ms_per_sample
+        if since >= self.hop_ms and held >= need:
             self._analyse()
         return self.last
 
@@ -209,14 +215,6 @@ class PitchTracker(Tunable, section="pitch",
             self._blocks.clear()
             self._held = 0
             self._since = math.inf
-
-    def _hold(self, x: np.ndarray) -> None:
-        """Keep ``x``, and only as many older blocks as one analysis needs."""
-        blocks = self._blocks
-        blocks.append(x)
-        self._held += len(x)
-        while self._held - len(blocks[0]) >= self._need:
-            self._held -= len(blocks.popleft())
 
     def _analyse(self) -> None:
         """YIN on the newest ``_need`` samples (box-filtered and decimated by ``_q``)."""
