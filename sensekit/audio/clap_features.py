@@ -177,19 +177,27 @@ def score_range(model: Model) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-_MODELS: dict[int, TreeModel] = {}
+#: the models scored lately: id -> (model, its TreeModel); a few only (the shipped trees'
+#: tables are 7 MB, and evaluation scripts score one model per fold)
+_MODELS: dict[int, tuple[Model, TreeModel]] = {}
+_KEEP_MODELS = 8
 
 
 def tree_model(model: Model | None = None) -> TreeModel:
     """The ``TreeModel`` of ``model`` (default the shipped ``clap_model.MODEL``), built once
-    and kept (the shipped trees' tables take ~40 ms to build: ``ClapDetector`` builds them
-    when it is created, not at the first burst)."""
+    and kept while it is among the last few models used (the shipped trees' tables take
+    ~16 ms to build: ``ClapDetector`` builds them when it is created, not at the first burst)."""
     if model is None:
         from sensekit.audio.clap_model import MODEL
         model = MODEL
-    tm = _MODELS.get(id(model))
-    if tm is None:
-        tm = _MODELS[id(model)] = TreeModel(model)
+    hit = _MODELS.get(id(model))
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    tm = TreeModel(model)
+    _MODELS.pop(id(model), None)                 # (a dead model's id, reused)
+    while len(_MODELS) >= _KEEP_MODELS:
+        del _MODELS[next(iter(_MODELS))]         # the oldest
+    _MODELS[id(model)] = (model, tm)
     return tm
 
 

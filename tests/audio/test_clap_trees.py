@@ -74,3 +74,19 @@ def test_deeper_trees_are_walked_level_by_level() -> None:
     np.testing.assert_array_equal(tm.leaf_index(v), _walk(feature, threshold, v))
     with pytest.raises(ValueError, match="depth 1..6"):
         BitTrees(feature, threshold)
+
+
+def test_scored_models_are_kept_few_and_never_mixed_up() -> None:
+    """clap_score keeps the tables of the last few models only, and a new model dict that
+    happens to get a dead one's id is scored by its own trees."""
+    from sensekit.audio import clap_features as cf
+
+    def stump(base: float) -> dict:
+        return {"depth": 1, "base": base, "feature": [[0]], "threshold": [[0.0]], "leaf": [[0.0, 1.0]]}
+
+    kept = [stump(float(i)) for i in range(3 * cf._KEEP_MODELS)]
+    for i, m in enumerate(kept):
+        assert cf.clap_score(np.array([1.0]), m) == i + 1.0
+        assert len(cf._MODELS) <= cf._KEEP_MODELS
+    for i in range(50):                      # freed dicts' ids come back in CPython
+        assert cf.clap_score(np.array([-1.0]), stump(100.0 + i)) == 100.0 + i
