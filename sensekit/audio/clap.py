@@ -459,13 +459,13 @@ class ClapDetector(Tunable, section="clap",
             if p <= last:
                 continue
             last = p
-            e_p = e.item(k)                               # (item: a Python float, no numpy scalar)
-            if e_p < reduce_max(e[k - loc: k + loc + 1]).item():
+            e_p = float(e[k])
+            if e_p < float(reduce_max(e[k - loc: k + loc + 1])):
                 continue                                  # a louder sample nearby owns it
             if strict:
                 q = p - c0
-                rise = e_p * (far - near) / ((c.item(q - near) - c.item(q - far)) + 1e-30)
-                after = (c.item(q + loc) - c.item(q + d3)) / (loc - d3)
+                rise = e_p * (far - near) / (float(c[q - near] - c[q - far]) + 1e-30)
+                after = float(c[q + loc] - c[q + d3]) / (loc - d3)
                 if rise < self._min_rise or after > e_p * _SUSTAINED:
                     continue
                 xs = self._buf[p - h // 2 - b0: p - h // 2 + h - b0].astype(np.float64)

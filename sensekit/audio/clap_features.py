@@ -280,14 +280,14 @@ class BurstMeter:
 
         def mean_e(a: float, b_: float) -> float:                 # mean d**2 from a to b ms
             i, k = z + 2 + B(a) if a >= 0 else z + 2 - B(-a), z + 2 + B(b_) if b_ >= 0 else z + 2 - B(-b_)
-            return (c.item(k) - c.item(i)) / ((k - i) * q)      # (item: Python floats)
+            return float((c[k] - c[i]) / ((k - i) * q))
 
         lo, hi = z - B(32.0), z + B(30.0)
         env = (c[lo + 4: hi + 4] - c[lo: hi]) / h + _TINY       # e at p + j q, j = -128..119
         db = 10.0 * np.log10(env)
         k0 = z - lo                                               # j = 0 in env
-        e_p = env.item(k0)
-        pk = db.item(k0)
+        e_p = float(env[k0])
+        pk = float(db[k0])
         xs = seg[n0 * q + 1 - 2 * q: n0 * q + 1 + 2 * q]          # the 1 ms around p
         px = float(np.dot(xs, xs)) / h
         peak_db = 10.0 * math.log10(px * gain2 + _TINY)
