@@ -83,9 +83,11 @@ from sensekit.audio.clap_features import (
     Model,
     clap_band,
     clap_score,
+    correlate,
     einsum,
     reduce_max,
     score_range,
+    tree_model,
 )
 from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
 from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
@@ -180,6 +182,7 @@ class ClapDetector(Tunable, section="clap",
         self._levels_changed()
         self._room_j = FEATURES.index(self.room_feature) + 1 if self.room_feature != "none" else 0
         self.model = model
+        tree_model(model)                  # the trees' tables now, not at the first burst
         #: when True, the features of every judged burst are appended to ``features``
         self.keep_features = False
         self.features: list[BurstFeatures] = []
@@ -391,8 +394,8 @@ class ClapDetector(Tunable, section="clap",
             self._fvalid = need
         new = fp[k0 - o: k1 - o]
         # R times the mean of frames k-30 .. k-7, for k = k0 .. k1-1 (the kernel is symmetric:
-        # np.correlate is np.convolve without its Python wrapper)
-        hit = new >= np.correlate(fp[k0 - far - o: k1 - near - o], self._ratio_ones, "valid")
+        # np.correlate's C function is np.convolve without its Python wrappers)
+        hit = new >= correlate(fp[k0 - far - o: k1 - near - o], self._ratio_ones, "valid")
         if not np.count_nonzero(hit):                   # the usual case: no 6 dB rise
             return
         hit &= new > fp[k0 - 1 - o: k1 - 1 - o]

@@ -38,8 +38,8 @@ multiple of 4 kHz a "quarter millisecond" is up to 9 % off.
 ``clap_score`` is the log-odds from boosted trees (``TreeModel``; the shipped one is
 ``clap_model.MODEL``, written by ``benchmarks/train_clap.py`` from
 ``clap_training.py``). Cost: ~100 us per burst for the features (one FFT, a few
-cumulative sums) and ~30 us for the trees. ``measure`` needs ``pre`` samples before
-and ``post`` after ``p``.
+cumulative sums) and ~15 us for the trees (every tree at once: ``clap_trees.BitTrees``).
+``measure`` needs ``pre`` samples before and ``post`` after ``p``.
 """
 from __future__ import annotations
 
@@ -49,20 +49,26 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.audio.clap_trees import MAX_DEPTH, BitTrees
+
 PRE_MS = 36.0        # signal needed before the peak (rise window + 1 ms)
 POST_MS = 30.0       # signal needed after the peak (fall times)
 CAP_DB = 40.0        # rise and attack are capped here
 CONTRAST_CAP_DB = 60.0
 _FLOOR = 0.05        # spectral subtraction keeps at least 5 % (-13 dB) of each bin
 _TINY = 1e-20
-#: the hot paths call these ~1 us cheaper than ``np.einsum`` / ``ndarray.max`` (same C
-#: functions, without the Python wrappers: same results to the bit)
+#: the hot paths call these ~1 us cheaper than ``np.einsum`` / ``ndarray.max`` /
+#: ``np.correlate`` / ``np.fft.rfft`` (same C functions, without the Python wrappers: same
+#: results to the bit; the plain functions where a numpy lacks them)
 reduce_max = np.maximum.reduce
 try:
     from numpy._core.multiarray import c_einsum as _c_einsum
 except ImportError:                       # pragma: no cover (numpy < 2)
     _c_einsum = np.einsum
 einsum = _c_einsum
+correlate: Any = getattr(getattr(getattr(np, "_core", None), "multiarray", None), "correlate2",
+                         np.correlate)
+_pfu: Any = getattr(np.fft, "_pocketfft_umath", None)   # numpy >= 2: rfft's pocketfft ufuncs
 
 #: a tree model as ``clap_model.MODEL`` holds it: depth, base, and per tree its split
 #: features, thresholds and leaf values
@@ -139,14 +145,25 @@ class TreeModel:
         t = np.arange(n_trees * self._n_int) // self._n_int
         self._left = np.where(2 * j + 1 < self._n_int, t * self._n_int + 2 * j + 1,
                               self._leaf0[t] + 2 * j + 1).astype(np.intp)
+        # trees of depth <= 6 (the shipped ones): every leaf at once (clap_trees.BitTrees)
+        self._bits = (BitTrees(self._feature.reshape(-1, self._n_int),
+                               self._threshold.reshape(-1, self._n_int))
+                      if 1 <= d <= MAX_DEPTH and n_trees else None)
+
+    def leaf_index(self, v: np.ndarray) -> np.ndarray:
+        """The flat index of the leaf ``v`` reaches in every tree (this model's own trees)."""
+        if self._bits is not None:
+            return self._bits.leaf_index(v)
+        a: np.ndarray = self._first
+        for _ in range(self.depth):
+            a = self._left.take(a) + (v.take(self._feature.take(a)) > self._threshold.take(a))
+        return a
 
     def score(self, v: np.ndarray) -> float:
         if self._below is not None and v[self._route] < self._split:
             return self._below.score(v)
-        a = self._first
-        for _ in range(self.depth):
-            a = self._left.take(a) + (v.take(self._feature.take(a)) > self._threshold.take(a))
-        return self.base + float(self._leaf.take(a).sum())
+        # the leaves summed in tree order by one numpy sum, whichever way they were found
+        return self.base + float(self._leaf.take(self.leaf_index(v)).sum())
 
 
 def score_range(model: Model) -> tuple[float, float]:
@@ -160,18 +177,33 @@ def score_range(model: Model) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-_MODELS: dict[int, TreeModel] = {}
+#: the models scored lately: id -> (model, its TreeModel); a few only (the shipped trees'
+#: tables are 7 MB, and evaluation scripts score one model per fold)
+_MODELS: dict[int, tuple[Model, TreeModel]] = {}
+_KEEP_MODELS = 8
+
+
+def tree_model(model: Model | None = None) -> TreeModel:
+    """The ``TreeModel`` of ``model`` (default the shipped ``clap_model.MODEL``), built once
+    and kept while it is among the last few models used (the shipped trees' tables take
+    ~16 ms to build: ``ClapDetector`` builds them when it is created, not at the first burst)."""
+    if model is None:
+        from sensekit.audio.clap_model import MODEL
+        model = MODEL
+    hit = _MODELS.get(id(model))
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    tm = TreeModel(model)
+    _MODELS.pop(id(model), None)                 # (a dead model's id, reused)
+    while len(_MODELS) >= _KEEP_MODELS:
+        del _MODELS[next(iter(_MODELS))]         # the oldest
+    _MODELS[id(model)] = (model, tm)
+    return tm
 
 
 def clap_score(v: np.ndarray, model: Model | None = None) -> float:
     """Log-odds of "this burst is a clap" (``v`` in ``FEATURES`` order; NaN = not measured)."""
-    if model is None:
-        from sensekit.audio.clap_model import MODEL
-        model = MODEL
-    tm = _MODELS.get(id(model))
-    if tm is None:
-        tm = _MODELS[id(model)] = TreeModel(model)
-    return tm.score(v)
+    return tree_model(model).score(v)
 
 
 class BurstMeter:
@@ -202,6 +234,9 @@ class BurstMeter:
         self._win = np.hanning(n)
         self._nwin = n
         self._w2 = np.empty((2, n), np.float64)
+        # np.fft.rfft(self._w2) as its own ufunc does it, into a kept array (fct 1: no norm)
+        self._rfft = None if _pfu is None else (_pfu.rfft_n_even if n % 2 == 0 else _pfu.rfft_n_odd)
+        self._spec2 = np.empty((2, n // 2 + 1), np.complex128)
         f = np.fft.rfftfreq(n, 1.0 / rate)
         def edge(hz: float) -> int:
             return int(np.searchsorted(f, hz))
@@ -274,7 +309,10 @@ class BurstMeter:
         w2 = self._w2                                             # the two windowed frames
         np.multiply(seg[o: o + self._nwin], self._win, out=w2[0])
         np.multiply(seg[ob: ob + self._nwin], self._win, out=w2[1])
-        two = np.abs(np.fft.rfft(w2)) ** 2
+        if self._rfft is not None:
+            two = np.abs(self._rfft(w2, 1, axes=[(1,), (), (1,)], out=self._spec2)) ** 2
+        else:                                                 # pragma: no cover (numpy < 2)
+            two = np.abs(np.fft.rfft(w2)) ** 2
         # what the burst adds to the room: the background's spectrum (34..22 ms before)
         # taken off, at most 13 dB of each bin (so a steady noise or hum does not read as
         # the burst's own spectrum, and a bin is never emptied)

@@ -32,6 +32,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from sensekit.audio.clap import check_rate
+from sensekit.audio.clap_features import correlate
 from sensekit.audio.level import level_to_db, mono
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
@@ -40,6 +41,7 @@ from sensekit.settings import Tunable, setting
 
 
 _LAGS: dict[int, np.ndarray] = {}
+_correlate = correlate      # np.correlate's C function, without its Python wrapper
 
 
 def _lags(tau_max: int) -> np.ndarray:
@@ -72,36 +74,52 @@ def yin(x: np.ndarray, rate: float, *, fmin: float = 70.0, fmax: float = 900.0,
     if w < tau_max:
         raise ConfigError(f"frame of {len(x)} samples is too short for fmin={fmin:g} Hz at "
                           f"{rate} Hz (need {2 * tau_max})")
+    return _yin(x, float(rate), tau_min, tau_max, threshold)
+
+
+def _yin(x: np.ndarray, rate: float, tau_min: int, tau_max: int, threshold: float) -> PitchEstimate:
+    """YIN on a float64 frame of at least ``2 tau_max`` samples, lags ``tau_min..tau_max - 1``
+    (``yin`` checks the arguments; ``PitchTracker`` computes them once per configuration).
+
+    Every value comes from the same floating-point operations in the same order as in the
+    first version (``benchmarks/stage_identity.py`` checks the estimates to the bit); what
+    changed is fewer temporaries and the three values of the refinement as Python floats."""
+    w = len(x) - tau_max
     # (no mean removal needed: a DC offset cancels in x[j] - x[j+tau])
     # r(tau) = sum_{j<w} x[j] x[j+tau] for tau = 0..tau_max: one C-level correlation
-    r = np.correlate(x[: w + tau_max], x[:w], "valid")
+    r: np.ndarray = _correlate(x, x[:w], "valid")       # (x is x[: w + tau_max])
     c = np.cumsum(x * x)
     e0 = float(c[w - 1])                                 # sum x[j]^2, j < w
-    d = c[w - 1: w + tau_max]                            # sum x[j+tau]^2, j < w ...
+    d = c[w - 1:]                                        # sum x[j+tau]^2, j < w ...
     d[1:] -= c[:tau_max]
     d += e0
-    d -= 2.0 * r                                         # ... -> difference function d(tau)
+    r *= 2.0
+    d -= r                                               # ... -> difference function d(tau)
     d[0] = 0.0
     cum = np.cumsum(d)
     cum[0] = 1.0
-    dn = d * _lags(tau_max) / np.maximum(cum, 1e-30)     # cumulative-mean-normalised d'(tau)
-    dn[0] = 1.0
+    np.maximum(cum, 1e-30, out=cum)
+    d *= _lags(tau_max)
+    d /= cum                                             # cumulative-mean-normalised d'(tau)
+    dn = d
     seg = dn[tau_min: tau_max]
-    i = int(np.argmax(seg < threshold))
-    if seg[i] < threshold:
+    below = seg < threshold
+    i = int(below.argmax())
+    if below[i]:
         # walk down to the bottom of this dip (a few steps at most)
         while i + 1 < len(seg) and seg[i + 1] < seg[i]:
             i += 1
     else:
         i = int(seg.argmin())
     tau = tau_min + i
-    val = float(dn[tau])
     if 0 < tau < len(dn) - 1:
-        a, b, cc = dn[tau - 1], dn[tau], dn[tau + 1]
-        den = a - 2.0 * b + cc
+        three: list[float] = dn[tau - 1: tau + 2].tolist()
+        a, val, cc = three
+        den = a - 2.0 * val + cc
         shift = 0.5 * (a - cc) / den if den > 0 else 0.0
         shift = max(-0.5, min(0.5, shift))
     else:
+        val = float(dn[tau])
         shift = 0.0
     conf = max(0.0, min(1.0, 1.0 - val))
     if val > threshold or e0 <= 1e-12:
@@ -151,6 +169,7 @@ class PitchTracker(Tunable, section="pitch",
         if self.fmax > self._dec_rate / 4:
             raise ConfigError(f"`fmax` {self.fmax:g} Hz is too high for rate {rate} Hz")
         tau_max = int(math.ceil(self._dec_rate / self.fmin))
+        self._taus = (max(2, int(self._dec_rate / self.fmax)), tau_max)   # as yin() computes them
         self._need = (2 * tau_max + 8) * self._q           # raw samples per analysis
         self._blocks.clear()
         self._held = 0
@@ -179,9 +198,15 @@ class PitchTracker(Tunable, section="pitch",
             self._forget()
             self.last = _UNVOICED
             return _UNVOICED
-        self._hold(x)
-        self._since += n * self._ms_per_sample
-        if self._since >= self.hop_ms and self._held >= self._need:
+        # keep x, and only as many older blocks as one analysis needs
+        blocks, need = self._blocks, self._need
+        blocks.append(x)
+        held = self._held + n
+        while held - len(blocks[0]) >= need:
+            held -= len(blocks.popleft())
+        self._held = held
+        self._since = since = self._since + n * self._ms_per_sample
+        if since >= self.hop_ms and held >= need:
             self._analyse()
         return self.last
 
@@ -191,14 +216,6 @@ class PitchTracker(Tunable, section="pitch",
             self._held = 0
             self._since = math.inf
 
-    def _hold(self, x: np.ndarray) -> None:
-        """Keep ``x``, and only as many older blocks as one analysis needs."""
-        blocks = self._blocks
-        blocks.append(x)
-        self._held += len(x)
-        while self._held - len(blocks[0]) >= self._need:
-            self._held -= len(blocks.popleft())
-
     def _analyse(self) -> None:
         """YIN on the newest ``_need`` samples (box-filtered and decimated by ``_q``)."""
         self._since = 0.0
@@ -207,9 +224,9 @@ class PitchTracker(Tunable, section="pitch",
         frame = buf[len(buf) - self._need:]
         if self._q > 1:
             frame = frame.reshape(-1, self._q) @ self._ones   # box filter + decimate (BLAS)
-        # (NaN/Inf never get here: such a block's energy fails the level gate above)
-        self.last = yin(frame, self._dec_rate, fmin=self.fmin, fmax=self.fmax,
-                        threshold=self.threshold)
+        # (NaN/Inf never get here: such a block's energy fails the level gate above; the
+        # settings were checked by _configure: yin()'s own checks would say the same)
+        self.last = _yin(frame.astype(np.float64), self._dec_rate, *self._taus, self.threshold)
         self.analyses += 1
 
     def event(self, t: float) -> Pitch:
