@@ -8,7 +8,9 @@ with the noise expert, every other one with the clean expert. The split and the 
 expert's threshold are chosen leave-one-source-out (``clap_folds.choose_route``: the best mean
 of the pooled held-out per-clap F1 on the clips and on their noisy copies), for each held-out
 source on the other sources' folds only (nested); the clean expert keeps its own nested
-threshold. Writes the routed folds for ``benchmarks/audio_eval.py --loso nested --folds``
+threshold. With ``--either`` a burst under the split is a clap when either expert says so
+(sixth pass: never fewer claps than the clean expert finds, at the same thresholds).
+Writes the routed folds for ``benchmarks/audio_eval.py --loso nested --folds``
 (each routed fold's threshold is 0) and, with ``--out``, the routed model module.
 
 Usage: .venv/bin/python benchmarks/clap_route.py --cache BURSTS.npz --clean-folds CLEAN.json
@@ -45,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--below-model", type=Path, default=None,
                     help="the noise expert trained on every source (train_clap.py --out)")
     ap.add_argument("--out", type=Path, default=None, help="write the routed model module here")
+    ap.add_argument("--either", action="store_true",
+                    help="under the split, a clap when either expert says so (sixth pass)")
     args = ap.parse_args(argv)
     from sensekit.audio import clap_folds as cf
     from sensekit.audio import clap_training as ct
@@ -65,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     for s in sources:
         m = b.source == s
         csc[m], bsc[m] = clean[s][m], below[s][m]
-    counts = {t: [cf.route_counts(b, csc, bsc, sources, v, t_clean=t) for v in (("orig",), ct.NOISY)]
+    counts = {t: [cf.route_counts(b, csc, bsc, sources, v, t_clean=t, either=args.either)
+                  for v in (("orig",), ct.NOISY)]
               for t in sorted({t_all, *t_clean.values()})}
     idx = list(range(len(sources)))
     split, t_below, fig = cf.choose_route(counts[t_all], idx)
@@ -75,16 +80,17 @@ def main(argv: list[str] | None = None) -> int:
     for i, s in enumerate(sources):
         sp, tb, fig = cf.choose_route(counts[t_clean[s]], [j for j in idx if j != i])
         models[s] = cf.routed(clean_f["models"][s], below_f["models"][s], split=sp,
-                              t_clean=t_clean[s], t_below=tb)
+                              t_clean=t_clean[s], t_below=tb, either=args.either)
         nested[s] = 0.0
         say(f"held out {s:16s} split {sp:g}, noise expert threshold {tb:g}, clean {t_clean[s]:g} "
             f"(chosen on the other sources' folds; their figure {fig:.4f})")
     args.save_folds.write_text(json.dumps({"threshold": 0.0, "nested": nested, "models": models,
                                            "route": {"split": split, "t_below": t_below,
-                                                     "t_clean": t_all}}))
+                                                     "t_clean": t_all, "either": args.either}}))
     if args.below_model is not None and args.out is not None:
         below_full, _ = load_model(args.below_model)
-        full = cf.routed(MODEL, below_full, split=split, t_clean=THRESHOLD, t_below=t_below)
+        full = cf.routed(MODEL, below_full, split=split, t_clean=THRESHOLD, t_below=t_below,
+                         either=args.either)
         args.out.write_text(ct.format_module(full, 0.0, "Routed by rise_db (benchmarks/clap_route.py)."))
         print(f"wrote {args.out}")
     return 0

@@ -115,7 +115,8 @@ class TreeModel:
     whose feature ``route`` is below ``split`` is scored by the trees of ``below`` (a
     model trained for bursts that rise little over their noise floor), every other one
     (NaN included) by this model's own trees. Each expert's own threshold is folded into
-    its ``base``, so one decision threshold serves both.
+    its ``base``, so one decision threshold serves both. With ``either`` set, a burst under
+    ``split`` gets the higher of both experts' scores (a clap if either says so).
     """
 
     def __init__(self, model: Model) -> None:
@@ -123,6 +124,7 @@ class TreeModel:
         self._below = TreeModel(below) if below is not None else None
         self._route = int(model.get("route", 0))
         self._split = float(model.get("split", -math.inf))
+        self._either = bool(model.get("either", False))
         self.depth = d = int(model["depth"])
         self.base = float(model["base"])
         feature = np.asarray(model["feature"], np.intp)
@@ -142,7 +144,12 @@ class TreeModel:
 
     def score(self, v: np.ndarray) -> float:
         if self._below is not None and v[self._route] < self._split:
+            if self._either:
+                return max(self._below.score(v), self._own(v))
             return self._below.score(v)
+        return self._own(v)
+
+    def _own(self, v: np.ndarray) -> float:
         a = self._first
         for _ in range(self.depth):
             a = self._left.take(a) + (v.take(self._feature.take(a)) > self._threshold.take(a))
