@@ -17,6 +17,7 @@ Usage: .venv/bin/python benchmarks/clap_route.py --cache BURSTS.npz --clean-fold
        --below-folds BELOW.json --save-folds ROUTED.json [--below-model BELOW.py] [--out MODEL.py]
   BURSTS.npz: the bursts with the low-SNR copies (train_clap.py --cache, --also ...);
   CLEAN.json / BELOW.json: train_clap.py --save-folds of the shipped and the low-SNR trees.
+``--auc`` prints each expert's held-out area under the ROC curve by copy and band of rise.
 Cost: ~1 min (28 folds scored; nothing fitted).
 """
 from __future__ import annotations
@@ -38,6 +39,37 @@ def load_model(path: Path) -> tuple[dict, float]:
     return mod.MODEL, float(mod.THRESHOLD)
 
 
+def print_auc(b, clean: dict, below: dict, sources: list[str]) -> None:
+    """Area under the ROC curve (claps against the rest) of each expert's held-out scores (each
+    source's bursts by the fold that did not hear it), by copy and by band of ``rise_db``."""
+    from scipy.stats import rankdata
+
+    from sensekit.audio import clap_training as ct
+
+    def held(folds: dict) -> np.ndarray:
+        out = np.full(len(b.y), np.nan)
+        for s in sources:
+            out[b.source == s] = folds[s][b.source == s]
+        return out
+
+    def auc(sc: np.ndarray, y: np.ndarray) -> float:
+        r = rankdata(sc)
+        n1, n0 = int((y == 1).sum()), int((y == 0).sum())
+        return float((r[y == 1].sum() - n1 * (n1 + 1) / 2) / max(1, n1 * n0))
+    hc, hb = held(clean), held(below)
+    rise = b.X[:, 0]
+    groups = (("clips", ("orig",)), ("noisy copies", ct.NOISY), ("mixed", ("mix0", "mix6")),
+              ("under a speaker", ("lo_speech",)))
+    for name, vs in groups:
+        for lo, hi in ((0.0, 26.0), (26.0, 99.0)):
+            k = (np.isin(b.variant, vs) & (b.y >= 0) & (rise >= lo) & (rise < hi)
+                 & np.isin(b.source, sources))
+            y = b.y[k]
+            if (y == 1).any() and (y == 0).any():
+                print(f"AUC {name:16s} rise {lo:g}-{hi:g} dB ({int((y == 1).sum())} claps, "
+                      f"{int((y == 0).sum())} others): clean {auc(hc[k], y):.3f}, below {auc(hb[k], y):.3f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", type=Path, required=True)
@@ -49,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="write the routed model module here")
     ap.add_argument("--either", action="store_true",
                     help="under the split, a clap when either expert says so (sixth pass)")
+    ap.add_argument("--auc", action="store_true",
+                    help="print each expert's held-out area under the ROC curve by copy and rise")
     args = ap.parse_args(argv)
     from sensekit.audio import clap_folds as cf
     from sensekit.audio import clap_training as ct
@@ -62,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     clean = {s: ct.scores(b, clean_f["models"][s]) for s in sources}
     below = {s: ct.scores(b, below_f["models"][s]) for s in sources}
     say(f"{len(b.y)} bursts scored by {2 * len(sources)} folds")
+    if args.auc:
+        print_auc(b, clean, below, sources)
     t_clean = cf.nested_thresholds(b, clean)
     t_all = cf.choose_threshold(b, clean)
     csc = np.zeros(len(b.y))
