@@ -147,9 +147,13 @@ class TreeModel:
             if self._either:
                 return max(self._below.score(v), self._own(v))
             return self._below.score(v)
-        return self._own(v)
+        a = self._first                     # the walk of _own, inline (the hot path: no call)
+        for _ in range(self.depth):
+            a = self._left.take(a) + (v.take(self._feature.take(a)) > self._threshold.take(a))
+        return self.base + float(self._leaf.take(a).sum())
 
     def _own(self, v: np.ndarray) -> float:
+        """This model's own trees, whatever the route."""
         a = self._first
         for _ in range(self.depth):
             a = self._left.take(a) + (v.take(self._feature.take(a)) > self._threshold.take(a))
