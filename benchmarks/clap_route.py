@@ -8,13 +8,16 @@ with the noise expert, every other one with the clean expert. The split and the 
 expert's threshold are chosen leave-one-source-out (``clap_folds.choose_route``: the best mean
 of the pooled held-out per-clap F1 on the clips and on their noisy copies), for each held-out
 source on the other sources' folds only (nested); the clean expert keeps its own nested
-threshold. Writes the routed folds for ``benchmarks/audio_eval.py --loso nested --folds``
+threshold. With ``--either`` a burst under the split is a clap when either expert says so
+(sixth pass: never fewer claps than the clean expert finds, at the same thresholds).
+Writes the routed folds for ``benchmarks/audio_eval.py --loso nested --folds``
 (each routed fold's threshold is 0) and, with ``--out``, the routed model module.
 
 Usage: .venv/bin/python benchmarks/clap_route.py --cache BURSTS.npz --clean-folds CLEAN.json
        --below-folds BELOW.json --save-folds ROUTED.json [--below-model BELOW.py] [--out MODEL.py]
   BURSTS.npz: the bursts with the low-SNR copies (train_clap.py --cache, --also ...);
   CLEAN.json / BELOW.json: train_clap.py --save-folds of the shipped and the low-SNR trees.
+``--auc`` prints each expert's held-out area under the ROC curve by copy and band of rise.
 Cost: ~1 min (28 folds scored; nothing fitted).
 """
 from __future__ import annotations
@@ -37,6 +40,37 @@ def load_model(path: Path) -> tuple[dict, float]:
     return mod.MODEL, float(mod.THRESHOLD)
 
 
+def print_auc(b, clean: dict, below: dict, sources: list[str]) -> None:
+    """Area under the ROC curve (claps against the rest) of each expert's held-out scores (each
+    source's bursts by the fold that did not hear it), by copy and by band of ``rise_db``."""
+    from scipy.stats import rankdata
+
+    from sensekit.audio import clap_training as ct
+
+    def held(folds: dict) -> np.ndarray:
+        out = np.full(len(b.y), np.nan)
+        for s in sources:
+            out[b.source == s] = folds[s][b.source == s]
+        return out
+
+    def auc(sc: np.ndarray, y: np.ndarray) -> float:
+        r = rankdata(sc)
+        n1, n0 = int((y == 1).sum()), int((y == 0).sum())
+        return float((r[y == 1].sum() - n1 * (n1 + 1) / 2) / max(1, n1 * n0))
+    hc, hb = held(clean), held(below)
+    rise = b.X[:, 0]
+    groups = (("clips", ("orig",)), ("noisy copies", ct.NOISY), ("mixed", ("mix0", "mix6")),
+              ("under a speaker", ("lo_speech",)))
+    for name, vs in groups:
+        for lo, hi in ((0.0, 26.0), (26.0, 99.0)):
+            k = (np.isin(b.variant, vs) & (b.y >= 0) & (rise >= lo) & (rise < hi)
+                 & np.isin(b.source, sources))
+            y = b.y[k]
+            if (y == 1).any() and (y == 0).any():
+                print(f"AUC {name:16s} rise {lo:g}-{hi:g} dB ({int((y == 1).sum())} claps, "
+                      f"{int((y == 0).sum())} others): clean {auc(hc[k], y):.3f}, below {auc(hb[k], y):.3f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", type=Path, required=True)
@@ -45,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--below-model", type=Path, default=None,
                     help="the noise expert trained on every source (train_clap.py --out)")
     ap.add_argument("--out", type=Path, default=None, help="write the routed model module here")
+    ap.add_argument("--either", action="store_true",
+                    help="under the split, a clap when either expert says so (sixth pass)")
+    ap.add_argument("--auc", action="store_true",
+                    help="print each expert's held-out area under the ROC curve by copy and rise")
     args = ap.parse_args(argv)
     from sensekit.audio import clap_folds as cf
     from sensekit.audio import clap_training as ct
@@ -58,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     clean = {s: ct.scores(b, clean_f["models"][s]) for s in sources}
     below = {s: ct.scores(b, below_f["models"][s]) for s in sources}
     say(f"{len(b.y)} bursts scored by {2 * len(sources)} folds")
+    if args.auc:
+        print_auc(b, clean, below, sources)
     t_clean = cf.nested_thresholds(b, clean)
     t_all = cf.choose_threshold(b, clean)
     csc = np.zeros(len(b.y))
@@ -65,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     for s in sources:
         m = b.source == s
         csc[m], bsc[m] = clean[s][m], below[s][m]
-    counts = {t: [cf.route_counts(b, csc, bsc, sources, v, t_clean=t) for v in (("orig",), ct.NOISY)]
+    counts = {t: [cf.route_counts(b, csc, bsc, sources, v, t_clean=t, either=args.either)
+                  for v in (("orig",), ct.NOISY)]
               for t in sorted({t_all, *t_clean.values()})}
     idx = list(range(len(sources)))
     split, t_below, fig = cf.choose_route(counts[t_all], idx)
@@ -75,16 +116,17 @@ def main(argv: list[str] | None = None) -> int:
     for i, s in enumerate(sources):
         sp, tb, fig = cf.choose_route(counts[t_clean[s]], [j for j in idx if j != i])
         models[s] = cf.routed(clean_f["models"][s], below_f["models"][s], split=sp,
-                              t_clean=t_clean[s], t_below=tb)
+                              t_clean=t_clean[s], t_below=tb, either=args.either)
         nested[s] = 0.0
         say(f"held out {s:16s} split {sp:g}, noise expert threshold {tb:g}, clean {t_clean[s]:g} "
             f"(chosen on the other sources' folds; their figure {fig:.4f})")
     args.save_folds.write_text(json.dumps({"threshold": 0.0, "nested": nested, "models": models,
                                            "route": {"split": split, "t_below": t_below,
-                                                     "t_clean": t_all}}))
+                                                     "t_clean": t_all, "either": args.either}}))
     if args.below_model is not None and args.out is not None:
         below_full, _ = load_model(args.below_model)
-        full = cf.routed(MODEL, below_full, split=split, t_clean=THRESHOLD, t_below=t_below)
+        full = cf.routed(MODEL, below_full, split=split, t_clean=THRESHOLD, t_below=t_below,
+                         either=args.either)
         args.out.write_text(ct.format_module(full, 0.0, "Routed by rise_db (benchmarks/clap_route.py)."))
         print(f"wrote {args.out}")
     return 0

@@ -6,7 +6,9 @@ mixes it (``clap_noise``: same seeds, offset 0, 512-sample blocks) and streamed 
 judged burst kept; each annotated clap's burst (the loudest within 60 ms) is scored by its
 source's held-out clean fold (``--clean-folds``, at its nested threshold) and noise-expert
 fold (``--below-folds``, at ``--below-threshold``), both whatever its rise. Prints, per band
-of ``rise_db``, how many claps each expert would find.
+of ``rise_db``, how many claps each expert would find; then how many the noise expert finds
+at each threshold of ``--sweep``, and the median features of the claps the clean expert
+finds and the noise expert loses, against those both find.
 
 Usage: .venv/bin/python benchmarks/clap_route_misses.py --clean-folds SHIPPED.json
        --below-folds BELOW.json --below-threshold 0.75 [--kind pink] [--snr 10]
@@ -31,16 +33,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kind", default="pink")
     ap.add_argument("--snr", type=float, default=10.0)
     ap.add_argument("--bands", default="0,26,38,41", help="rise_db band edges")
+    ap.add_argument("--sweep", default="-0.5,0,0.25,0.5,0.75,1",
+                    help="noise expert thresholds: claps it finds at each, whatever the rise")
     args = ap.parse_args(argv)
     from sensekit.audio.clap import ClapDetector
     from sensekit.audio.clap_augment import clap_loudness
-    from sensekit.audio.clap_features import TreeModel
+    from sensekit.audio.clap_features import FEATURES, TreeModel
     from sensekit.audio.clap_noise import mix_at, noise_unit, other_speech
 
     targets, speech, audio = clap_clips(args.data)
     clean = json.loads(args.clean_folds.read_text())
     below = json.loads(args.below_folds.read_text())["models"]
-    rows = []
+    rows: list[tuple[float, float, float]] = []
+    vecs: list[np.ndarray] = []
     for c in targets:
         x, rate = audio[c.file]
         unit = noise_unit(args.kind, c.file, len(x), rate, other_speech(audio, speech, c.source, rate))
@@ -54,11 +59,13 @@ def main(argv: list[str] | None = None) -> int:
             near = [f for f in det.features if abs(f.t_onset - o) <= 0.06]
             if not near:
                 rows.append((np.nan, np.nan, np.nan))
+                vecs.append(np.full(len(FEATURES), np.nan))
                 continue
             f = max(near, key=lambda f: f.peak_db)
             v = f.vector()
             rows.append((f.rise_db, tc.score(v) - float(clean["nested"][c.source]),
                          tb.score(v) - args.below_threshold))
+            vecs.append(v)
     r = np.array(rows, float)
     ok = ~np.isnan(r[:, 0])
     print(f"{args.kind} at {args.snr:g} dB: {len(r)} annotated claps, {int(ok.sum())} with a judged burst")
@@ -69,6 +76,20 @@ def main(argv: list[str] | None = None) -> int:
         c_ok, b_ok = r[m, 1] >= 0, r[m, 2] >= 0
         print(f"{lo:4g}..{hi:<4g} {int(m.sum()):6d} {int(c_ok.sum()):12d} {int(b_ok.sum()):19d} "
               f"{int((c_ok & b_ok).sum()):5d}")
+    # the same claps, whatever their rise: the expert's threshold against its ranking, and
+    # what the claps it loses (found by the clean expert) look like (sixth pass)
+    sweep = [float(t) for t in args.sweep.split(",")]
+    eb = r[ok, 2] + args.below_threshold
+    print(f"clean expert finds {int((r[ok, 1] >= 0).sum())}; noise expert at "
+          + " / ".join(f"{t:g}" for t in sweep) + ": "
+          + " / ".join(str(int((eb >= t).sum())) for t in sweep))
+    V = np.array(vecs)[ok]
+    lost, both = (r[ok, 1] >= 0) & (r[ok, 2] < 0), (r[ok, 1] >= 0) & (r[ok, 2] >= 0)
+    print(f"found by the clean expert: {int(lost.sum())} lost by the noise expert, {int(both.sum())} "
+          "found by both; median features (lost / both):")
+    for j, name in enumerate(FEATURES):
+        if lost.any() and both.any():
+            print(f"  {name:13s} {np.nanmedian(V[lost, j]):8.2f} {np.nanmedian(V[both, j]):8.2f}")
     return 0
 
 

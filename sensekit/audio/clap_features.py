@@ -121,7 +121,8 @@ class TreeModel:
     whose feature ``route`` is below ``split`` is scored by the trees of ``below`` (a
     model trained for bursts that rise little over their noise floor), every other one
     (NaN included) by this model's own trees. Each expert's own threshold is folded into
-    its ``base``, so one decision threshold serves both.
+    its ``base``, so one decision threshold serves both. With ``either`` set, a burst under
+    ``split`` gets the higher of both experts' scores (a clap if either says so).
     """
 
     def __init__(self, model: Model) -> None:
@@ -129,6 +130,7 @@ class TreeModel:
         self._below = TreeModel(below) if below is not None else None
         self._route = int(model.get("route", 0))
         self._split = float(model.get("split", -math.inf))
+        self._either = bool(model.get("either", False))
         self.depth = d = int(model["depth"])
         self.base = float(model["base"])
         feature = np.asarray(model["feature"], np.intp)
@@ -161,8 +163,14 @@ class TreeModel:
 
     def score(self, v: np.ndarray) -> float:
         if self._below is not None and v[self._route] < self._split:
+            if self._either:
+                return max(self._below.score(v), self._own(v))
             return self._below.score(v)
         # the leaves summed in tree order by one numpy sum, whichever way they were found
+        return self.base + float(self._leaf.take(self.leaf_index(v)).sum())
+
+    def _own(self, v: np.ndarray) -> float:
+        """This model's own trees, whatever the route."""
         return self.base + float(self._leaf.take(self.leaf_index(v)).sum())
 
 

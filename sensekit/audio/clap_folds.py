@@ -98,23 +98,29 @@ ROUTE_FEATURE = "rise_db"
 
 
 def routed(clean: Model, below: Model, *, split: float, t_clean: float, t_below: float,
-           route: str = ROUTE_FEATURE) -> Model:
+           route: str = ROUTE_FEATURE, either: bool = False) -> Model:
     """One model of two experts (``TreeModel``): bursts whose ``route`` feature is under
     ``split`` are scored by ``below`` less ``t_below``, the others by ``clean`` less
     ``t_clean``; its decision threshold is 0. ``rise_db`` is capped at 40 dB and reads the
     cap at the start of a stream (digital silence before it), so a burst there always goes
-    to ``clean`` while ``split`` is under 40."""
-    return {**clean, "base": clean["base"] - t_clean, "route": FEATURES.index(route),
-            "split": float(split), "below": {**below, "base": below["base"] - t_below}}
+    to ``clean`` while ``split`` is under 40. ``either``: under ``split``, a clap when
+    either expert says so (the higher of both scores)."""
+    out = {**clean, "base": clean["base"] - t_clean, "route": FEATURES.index(route),
+           "split": float(split), "below": {**below, "base": below["base"] - t_below}}
+    if either:
+        out["either"] = True
+    return out
 
 
 def route_counts(bursts: Bursts, clean: np.ndarray, below: np.ndarray, sources: list[str],
                  variants: tuple[str, ...], splits: tuple[float, ...] = ROUTE_SPLITS,
                  thresholds: np.ndarray = THRESHOLDS, t_clean: float = 0.0,
-                 route: str = ROUTE_FEATURE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 route: str = ROUTE_FEATURE, either: bool = False,
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Held-out claps found and false claps, and annotated claps, of each (split, below
     threshold, source) on copies ``variants``: ``clean``/``below`` are the experts' scores of
-    every burst, each source's by its own fold (as ``pooled_f1`` counts them)."""
+    every burst, each source's by its own fold (as ``pooled_f1`` counts them). ``either``:
+    under the split, a clap when either expert says so (``routed(..., either=True)``)."""
     tp = np.zeros((len(splits), len(thresholds), len(sources)))
     fp = np.zeros_like(tp)
     n = np.zeros(len(sources))
@@ -128,7 +134,8 @@ def route_counts(bursts: Bursts, clean: np.ndarray, below: np.ndarray, sources: 
         for a, sp in enumerate(splits):
             up = r[m] >= sp
             for k, t in enumerate(thresholds):
-                acc = np.where(up, c_ok, below[m] >= t)
+                b_ok = below[m] >= t
+                acc = np.where(up, c_ok, (b_ok | c_ok) if either else b_ok)
                 tp[a, k, i] = np.count_nonzero(acc & (y == 1))
                 fp[a, k, i] = np.count_nonzero(acc & (y == 0))
     return tp, fp, n

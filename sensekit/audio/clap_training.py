@@ -33,6 +33,8 @@ pushed out from between the palms and always has some energy above 4.5 kHz, so t
 model ends with one more tree (``with_air_gate``): a burst whose ``air_db`` is below every
 training clap's (the 0.1 % quantile minus a quarter of the interquartile range, ~-34 dB)
 scores ``GATE_LEAF`` lower, i.e. is never a clap; NaN (8 kHz streams) passes.
+``train(gate_from=CLEAN)`` takes that quantile over the claps of the copies with nothing
+added only: claps under speech (``lo_speech``) drag it from ~-33 to ~-51 dB (docs/claps_history.md, sixth pass).
 
 Cost: collecting the bursts streams ~30 min of audio (~1-2 min); a fit takes ~5-20 s.
 """
@@ -65,6 +67,8 @@ AUGMENTATIONS = ("orig", "16k", "8k", "22k", "reverb", "clipped", "eq", "eq_reve
 #: speaker at 0-10 dB): tried, not in AUGMENTATIONS (held out they found more claps in
 #: noise and fired more on other sources' sounds, docs/claps.md); train_clap.py --also
 LOW_SNR = ("lo_white", "lo_pink", "lo_babble", "lo_speech")
+#: the copies with nothing added (no noise, no other source's sound): ``train(gate_from=CLEAN)``
+CLEAN = ("orig", "16k", "8k", "22k", "reverb", "clipped", "eq", "eq_reverb", "quiet", "fast", "cut")
 SNR_RANGE_DB = (0.0, 30.0)   # noisy copies: the claps' loudest 5 ms RMS over the noise RMS
 LOW_SNR_DB = (0.0, 15.0)     # LOW_SNR copies: SNR of the reverberant noisy ones
 SPEECH_SNR_DB = (0.0, 10.0)  # and of lo_speech (one speaker of another source)
@@ -459,12 +463,15 @@ def with_air_gate(model: Model, floor_db: float) -> Model:
             "threshold": [*model["threshold"], threshold], "leaf": [*model["leaf"], leaf]}
 
 
-def train(bursts: Bursts, *, leave_out: Iterable[str] = (), family: str = FAMILY) -> Model:
+def train(bursts: Bursts, *, leave_out: Iterable[str] = (), family: str = FAMILY,
+          gate_from: tuple[str, ...] | None = None) -> Model:
     """Trees from every burst whose clip and background come from other sources, and the
     air gate from those bursts' claps. A recording's own bursts (``orig``) weigh
     ``ORIG_WEIGHT`` times an augmented copy's: the copies stand in for rooms and noises
     nobody recorded, the recordings are what people and rooms really sound like.
-    ``family``: "hgb" (scikit-learn, ``clap_hgb.fit_hgb``) or "booster" (``fit_trees``)."""
+    ``family``: "hgb" (scikit-learn, ``clap_hgb.fit_hgb``) or "booster" (``fit_trees``).
+    ``gate_from``: fit the air gate on the claps of these copies only (``CLEAN``: no noise
+    or other sound added, so claps under speech cannot lower it); default every copy."""
     m = bursts.y >= 0
     for s in leave_out:
         m &= (bursts.source != s) & (bursts.background != s)
@@ -478,7 +485,10 @@ def train(bursts: Bursts, *, leave_out: Iterable[str] = (), family: str = FAMILY
         trees = fit_trees(bursts.X[m], y, w)
     else:
         raise ValueError(f"model family must be 'hgb' or 'booster', got {family!r}")
-    return with_air_gate(trees, air_floor(bursts.X[m][y == 1]))
+    g = m & (bursts.y == 1)
+    if gate_from is not None:
+        g &= np.isin(bursts.variant, gate_from)
+    return with_air_gate(trees, air_floor(bursts.X[g]))
 
 
 def scores(bursts: Bursts, model: Model) -> np.ndarray:
@@ -515,7 +525,9 @@ def format_module(model: Model, threshold: float, note: str) -> str:
     lines += [f"ROUTE = {model['route']!r}  # FEATURES index: under SPLIT, BELOW_TREES score",
               f"SPLIT = {model['split']!r}", f"BELOW_BASE = {below['base']!r}", "", "BELOW_TREES = (",
               *trees(below), ")", "", "MODEL: dict[str, Any] = {", *fields("TREES", "BASE"),
-              '    "route": ROUTE,', '    "split": SPLIT,', '    "below": {', *("    " + f for f in
+              '    "route": ROUTE,', '    "split": SPLIT,',
+              *(['    "either": True,  # under SPLIT: the higher of both experts\' scores']
+                if model.get("either") else []), '    "below": {', *("    " + f for f in
               fields("BELOW_TREES", "BELOW_BASE")), "    },", "}", ""]
     return "\n".join(lines)
 

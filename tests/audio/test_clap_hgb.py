@@ -50,13 +50,19 @@ def test_shipped_trees_score_as_a_plain_walk_down_each_tree() -> None:
     for _ in range(200):
         v = rng.normal(0.0, 15.0, n)
         v[rng.random(n) < 0.15] = np.nan
-        # a routed model: the expert its route picks (under the split: "below")
-        m = MODEL["below"] if "below" in MODEL and v[MODEL["route"]] < MODEL["split"] else MODEL
-        depth = int(m["depth"])
-        leaves = []
-        for feat, thr, leaf in zip(m["feature"], m["threshold"], m["leaf"]):
-            node = 0
-            for _ in range(depth):
-                node = 2 * node + 1 + int(bool(v[feat[node]] > thr[node]))
-            leaves.append(leaf[node - (2 ** depth - 1)])
-        assert tm.score(v) == float(m["base"]) + float(np.sum(np.asarray(leaves, np.float64)))
+        # a routed model: the expert its route picks (under the split: "below"; with
+        # "either", the higher of both there)
+        under = "below" in MODEL and v[MODEL["route"]] < MODEL["split"]
+        experts = [MODEL["below"], MODEL] if under and MODEL.get("either") else [
+            MODEL["below"] if under else MODEL]
+        walks = []
+        for m in experts:
+            depth = int(m["depth"])
+            leaves = []
+            for feat, thr, leaf in zip(m["feature"], m["threshold"], m["leaf"]):
+                node = 0
+                for _ in range(depth):
+                    node = 2 * node + 1 + int(bool(v[feat[node]] > thr[node]))
+                leaves.append(leaf[node - (2 ** depth - 1)])
+            walks.append(float(m["base"]) + float(np.sum(np.asarray(leaves, np.float64))))
+        assert tm.score(v) == max(walks)

@@ -95,3 +95,30 @@ def test_the_split_sends_the_low_bursts_to_the_noise_expert() -> None:
     counts2 = [route_counts(b, clean, below2, sources, v) for v in (("orig",), ("n_white",))]
     assert choose_route(counts2, [1, 2]) == held
     assert choose_route(counts2, [0, 1, 2]) != choose_route(counts, [0, 1, 2])
+
+
+def test_either_takes_the_higher_expert_under_the_split_only() -> None:
+    tm = TreeModel(routed(CLEAN, BELOW, split=20.0, t_clean=0.5, t_below=0.25, either=True))
+    # under the split: a clap if either expert says so
+    assert tm.score(_v(rise_db=19.9, decay_db=-20.0, flatness=0.1)) == 3.0 - 0.5
+    assert tm.score(_v(rise_db=19.9, decay_db=-5.0, flatness=0.3)) == 2.0 - 0.25
+    assert tm.score(_v(rise_db=19.9, decay_db=-5.0, flatness=0.1)) == -2.0 - 0.25
+    # over it, the clean expert alone, as without either
+    assert tm.score(_v(rise_db=20.0, decay_db=-5.0, flatness=0.3)) == -3.0 - 0.5
+    space: dict = {}
+    m = routed(CLEAN, BELOW, split=20.0, t_clean=0.5, t_below=0.25, either=True)
+    exec(compile(format_module(m, 0.0, "test"), "clap_model_test", "exec"), space)
+    assert space["MODEL"]["either"] is True
+    assert TreeModel(space["MODEL"]).score(_v(rise_db=19.9, decay_db=-20.0, flatness=0.1)) == 2.5
+
+
+def test_either_counts_every_clap_the_clean_expert_finds() -> None:
+    b, clean, below = _bursts(np.random.default_rng(0))
+    sources = ["a", "b", "c"]
+    for v in (("orig",), ("n_white",)):
+        tp, fp, _ = route_counts(b, clean, below, sources, v)
+        tpe, fpe, _ = route_counts(b, clean, below, sources, v, either=True)
+        assert (tpe >= tp).all() and (fpe >= fp).all()
+        found_clean = [np.count_nonzero((clean >= 0) & (b.source == s) & (b.variant == v[0]) & (b.y == 1))
+                       for s in sources]
+        assert (tpe >= np.array(found_clean)[None, None, :]).all()
