@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _identity import looped_blocks
 from _reference import SHARED_DATA
 
 from sensekit.audio import clap as clap_mod
 from sensekit.audio import clap_features
-from sensekit.audio.evaluate import read_wav
 
 PARTS = ("grid", "search", "measure", "score")
 
@@ -99,14 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     replay = {p for p in args.replay.split(",") if p}
     if replay - set(PARTS):
         raise SystemExit(f"--replay: unknown part(s) {sorted(replay - set(PARTS))}; known: {PARTS}")
-    if not args.clip.is_file():
-        raise SystemExit(f"clip not found: {args.clip}")
-    x, rate = read_wav(args.clip)
     bs = 512
-    n = int(args.seconds * rate) // bs * bs
-    sig = np.tile(x, -(-n // len(x)))[:n].astype(np.float32)
-    blocks = [sig[k * bs:(k + 1) * bs].copy() for k in range(n // bs)]
-    energy = [float(np.dot(b, b)) / bs for b in blocks]
+    blocks, energy, rate = looped_blocks(args.clip, args.seconds, bs)
     ts = [k * bs / rate for k in range(len(blocks))]
     log: dict[str, list[Any]] = {p: [] for p in PARTS}
     state: dict[str, Any] = dict.fromkeys(PARTS, 0)

@@ -13,12 +13,9 @@ Usage: .venv/bin/python benchmarks/clap_identity.py (--save FILE | --check FILE)
 """
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from pathlib import Path
 
-from _reference import SHARED_DATA
+from _identity import identity_arguments, save_or_check
 
 from sensekit.audio.clap import ClapDetector
 from sensekit.audio.evaluate import read_wav
@@ -45,26 +42,12 @@ def claps_of_every_clip(folder: Path) -> dict[str, list[list[str]]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    mode = ap.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--save", type=Path, help="write the claps to this JSON file")
-    mode.add_argument("--check", type=Path, help="compare with a file --save wrote")
-    ap.add_argument("--data", type=Path, default=SHARED_DATA / "audio")
-    args = ap.parse_args(argv)
+    args = identity_arguments(__doc__, "claps").parse_args(argv)
     if not args.data.is_dir():
         raise SystemExit(f"shared audio folder not found: {args.data}")
     got = claps_of_every_clip(args.data)
-    n = sum(len(v) for v in got.values())
-    if args.save:
-        args.save.write_text(json.dumps(got, sort_keys=True))
-        print(f"{len(got)} runs, {n} claps -> {args.save}")
-        return 0
-    want = json.loads(args.check.read_text())
-    bad = sorted(k for k in set(want) | set(got) if want.get(k) != got.get(k))
-    print(f"{len(got)} runs, {n} claps; {len(bad)} runs differ from {args.check}")
-    for k in bad[:10]:
-        print(f"  {k}: before {want.get(k)}, now {got.get(k)}", file=sys.stderr)
-    return 1 if bad else 0
+    return save_or_check(args, got, f"{len(got)} runs, {sum(len(v) for v in got.values())} claps",
+                         lambda k, before, now: f"before {before}, now {now}")
 
 
 if __name__ == "__main__":

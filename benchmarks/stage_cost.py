@@ -25,11 +25,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _identity import looped_blocks
 from _reference import SHARED_DATA
 
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector
-from sensekit.audio.evaluate import read_wav
 from sensekit.audio.level import LevelMeter
 from sensekit.audio.pitch import PitchTracker
 
@@ -72,16 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     stages = {s for s in args.stages.split(",") if s}
     if stages - set(STAGES):
         raise SystemExit(f"--stages: unknown stage(s) {sorted(stages - set(STAGES))}; known: {STAGES}")
-    if not args.clip.is_file():
-        raise SystemExit(f"clip not found: {args.clip}")
     if args.passes < 1:
         raise SystemExit(f"--passes must be at least 1, got {args.passes}")
-    x, rate = read_wav(args.clip)
     bs = 512
-    n = int(args.seconds * rate) // bs * bs
-    sig = np.tile(x, -(-n // len(x)))[:n].astype(np.float32)
-    blocks = [sig[k * bs:(k + 1) * bs].copy() for k in range(n // bs)]
-    energy = [float(np.dot(b, b)) / bs for b in blocks]
+    blocks, energy, rate = looped_blocks(args.clip, args.seconds, bs)
     gc.disable()
     times, analyses = [], 0
     for _ in range(args.passes):

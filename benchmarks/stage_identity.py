@@ -15,13 +15,12 @@ Usage: .venv/bin/python benchmarks/stage_identity.py (--save FILE | --check FILE
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
-from _reference import SHARED_BENCH, SHARED_DATA, load_reference
+from _identity import identity_arguments, save_or_check
+from _reference import SHARED_BENCH, load_reference
 
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector
@@ -70,12 +69,14 @@ def signals(folder: Path, bench: Path) -> dict[str, tuple[np.ndarray, int, tuple
     return out
 
 
+def _first_difference(key: str, before: list[str] | None, now: list[str] | None) -> str:
+    w, g = before or [], now or []
+    i = next((j for j in range(min(len(w), len(g))) if w[j] != g[j]), min(len(w), len(g)))
+    return f"block {i}: before {w[i:i + 1]}, now {g[i:i + 1]}"
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    mode = ap.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--save", type=Path, help="write the outputs to this JSON file")
-    mode.add_argument("--check", type=Path, help="compare with a file --save wrote")
-    ap.add_argument("--data", type=Path, default=SHARED_DATA / "audio")
+    ap = identity_arguments(__doc__, "outputs")
     ap.add_argument("--bench-dir", type=Path, default=SHARED_BENCH)
     args = ap.parse_args(argv)
     if not args.data.is_dir():
@@ -88,18 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     voiced = sum(1 for v in got.values() for s in v
                  if s != "skip" and not s.split(" clap")[0].split()[-2].startswith("0x0"))
     claps = sum(s.count(" clap ") for v in got.values() for s in v)
-    if args.save:
-        args.save.write_text(json.dumps(got, sort_keys=True))
-        print(f"{len(got)} runs, {n} blocks ({voiced} voiced, {claps} claps) -> {args.save}")
-        return 0
-    want = json.loads(args.check.read_text())
-    bad = sorted(k for k in set(want) | set(got) if want.get(k) != got.get(k))
-    print(f"{len(got)} runs, {n} blocks ({voiced} voiced, {claps} claps); {len(bad)} runs differ from {args.check}")
-    for k in bad[:10]:
-        w, g = want.get(k) or [], got.get(k) or []
-        i = next((j for j in range(min(len(w), len(g))) if w[j] != g[j]), min(len(w), len(g)))
-        print(f"  {k}: block {i}: before {w[i:i + 1]}, now {g[i:i + 1]}", file=sys.stderr)
-    return 1 if bad else 0
+    return save_or_check(args, got, f"{len(got)} runs, {n} blocks ({voiced} voiced, {claps} claps)",
+                         _first_difference)
 
 
 if __name__ == "__main__":
