@@ -383,6 +383,22 @@ def test_bad_drop_policy_names_the_value():
         MicrophoneSource(drop="sideways")
 
 
+def _fed_blocks_flagged(flags: list[str]) -> MicrophoneSource:
+    """A microphone that holds one block and keeps the first, fed a silent block per entry of
+    ``flags`` with that PortAudio status flag set ("" for none), as its callback would be."""
+    try:
+        import sounddevice as sd
+    except (ImportError, OSError) as exc:
+        pytest.skip(f"sounddevice: {exc}")
+    src = MicrophoneSource(sample_rate=48000, max_queued_blocks=1, drop="newest")
+    for name in flags:
+        status = sd.CallbackFlags()
+        if name:
+            setattr(status, name, True)
+        src._callback(np.zeros((512, 1), np.int16), 512, None, status)
+    return src
+
+
 def test_events_end_summary_names_what_the_microphone_lost():
     """`sensekit events mic` ends with the audio drops in its first line, as the camera's
     dropped frames are (they were only among the source's other counters)."""
@@ -391,15 +407,7 @@ def test_events_end_summary_names_what_the_microphone_lost():
     from sensekit.cli.events import _print_stats
     from sensekit.runner import RunStats
 
-    try:
-        import sounddevice as sd
-    except (ImportError, OSError) as exc:
-        pytest.skip(f"sounddevice: {exc}")
-    src = MicrophoneSource(sample_rate=48000, max_queued_blocks=1, drop="newest")
-    over = sd.CallbackFlags()
-    over.input_overflow = True
-    for flags in (sd.CallbackFlags(), over, sd.CallbackFlags()):
-        src._callback(np.zeros((512, 1), np.int16), 512, None, flags)
+    src = _fed_blocks_flagged(["", "input_overflow", ""])
     out = io.StringIO()
     _print_stats(RunStats(), src, out)
     first = out.getvalue().splitlines()[0]
@@ -414,15 +422,7 @@ def test_a_live_run_ends_naming_what_the_microphone_lost(capsys):
     from sensekit.app.host import RunResult
     from sensekit.cli.run import _report
 
-    try:
-        import sounddevice as sd
-    except (ImportError, OSError) as exc:
-        pytest.skip(f"sounddevice: {exc}")
-    src = MicrophoneSource(sample_rate=48000, max_queued_blocks=1, drop="newest")
-    under = sd.CallbackFlags()
-    under.input_underflow = True
-    for flags in (sd.CallbackFlags(), under, sd.CallbackFlags(), sd.CallbackFlags()):
-        src._callback(np.zeros((512, 1), np.int16), 512, None, flags)
+    src = _fed_blocks_flagged(["", "input_underflow", "", ""])
     result = RunResult(frames=10, sim_t=1.0, wall_s=1.0, events=0, ended=False, state={}, arrived=1)
     _report(argparse.Namespace(app="clap_counter", screenshot=None), src, result)
     line = capsys.readouterr().out.strip()
