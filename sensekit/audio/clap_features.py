@@ -62,6 +62,9 @@ _TINY = 1e-20
 #: results to the bit; the plain functions where a numpy lacks them)
 reduce_max = np.maximum.reduce
 maximum_acc = np.maximum.accumulate
+sum_reduce = np.add.reduce
+count_nonzero: Any = getattr(getattr(getattr(np, "_core", None), "multiarray", None),
+                             "count_nonzero", np.count_nonzero)
 try:
     from numpy._core.multiarray import c_einsum as _c_einsum
 except ImportError:                       # pragma: no cover (numpy < 2)
@@ -246,6 +249,9 @@ class BurstMeter:
         # np.fft.rfft(self._w2) as its own ufunc does it, into a kept array (fct 1: no norm)
         self._rfft = None if _pfu is None else (_pfu.rfft_n_even if n % 2 == 0 else _pfu.rfft_n_odd)
         self._spec2 = np.empty((2, n // 2 + 1), np.complex128)
+        self._two = np.empty((2, n // 2 + 1), np.float64)        # measure's scratch arrays
+        self._sp = np.empty((2, n // 2 + 1), np.float64)
+        self._cs = np.zeros(n // 2 + 2, np.float64)
         f = np.fft.rfftfreq(n, 1.0 / rate)
         def edge(hz: float) -> int:
             return int(np.searchsorted(f, hz))
@@ -259,7 +265,8 @@ class BurstMeter:
         self._b_lo = np.array([a for a, _ in self._b.values()], np.intp)
         self._b_hi = np.array([b for _, b in self._b.values()], np.intp)
         self._has_air = top > 5000.0
-        a, b = self._b["core4"]
+        self._core, self._core4 = self._b["core"], self._b["core4"]
+        a, b = self._core4
         self._f4 = f[a:b]
         # per-burst constants: bin indices into measure's cumulative sum ``c`` and envelope
         B = self.bins
@@ -334,30 +341,36 @@ class BurstMeter:
         w2 = self._w2                                             # the two windowed frames
         np.multiply(seg[o: o + self._nwin], self._win, out=w2[0])
         np.multiply(seg[ob: ob + self._nwin], self._win, out=w2[1])
+        two = self._two
         if self._rfft is not None:
-            two = np.abs(self._rfft(w2, 1, axes=[(1,), (), (1,)], out=self._spec2)) ** 2
+            np.abs(self._rfft(w2, 1, axes=[(1,), (), (1,)], out=self._spec2), out=two)
         else:                                                 # pragma: no cover (numpy < 2)
-            two = np.abs(np.fft.rfft(w2)) ** 2
+            np.abs(np.fft.rfft(w2), out=two)
+        np.square(two, out=two)                                   # (what ** 2 calls)
         # what the burst adds to the room: the background's spectrum (34..22 ms before)
         # taken off, at most 13 dB of each bin (so a steady noise or hum does not read as
         # the burst's own spectrum, and a bin is never emptied)
-        spec = np.maximum(two[0] - two[1], _FLOOR * two[0]) + _TINY
-        cs = np.empty(len(spec) + 1)
-        cs[0] = 0.0
+        spec, fl = self._sp
+        np.subtract(two[0], two[1], out=spec)
+        np.multiply(two[0], _FLOOR, out=fl)
+        np.maximum(spec, fl, out=spec)
+        spec += _TINY
+        cs = self._cs                                             # cs[0] is 0
         np.cumsum(spec, out=cs[1:])
-        band = dict(zip(self._b, (cs[self._b_hi] - cs[self._b_lo]).tolist()))
-        core = band["core"]
-        low = 10.0 * math.log10(band["lo"] / core)
-        tilt = 10.0 * math.log10(band["high"] / band["mid"])
-        air = 10.0 * math.log10(band["air"] / core) if self._has_air else math.nan
-        a, b = self._b["core"]
-        flat = float(np.exp(np.log(spec[a:b]).sum() / (b - a)) / (core / (b - a)))
+        (lo_b, mid_b, high_b, core, core4, o1, o2, o3, air_b) = (
+            cs.take(self._b_hi) - cs.take(self._b_lo)).tolist()
+        low = 10.0 * math.log10(lo_b / core)
+        tilt = 10.0 * math.log10(high_b / mid_b)
+        air = 10.0 * math.log10(air_b / core) if self._has_air else math.nan
+        a, b = self._core
+        logs = np.log(spec[a:b], out=fl[a:b])
+        flat = float(np.exp(sum_reduce(logs) / (b - a)) / (core / (b - a)))
         zb = seg[n0 * q + 1 - 8 * q: n0 * q + 1 + 24 * q]         # 2 ms before to 6 ms after
-        sb = np.signbit(zb - zb.sum() / len(zb))
-        zcr = float(np.count_nonzero(sb[1:] != sb[:-1])) * self.rate / (2000.0 * len(zb))
-        a, b = self._b["core4"]
-        cent = math.log2(float(np.dot(self._f4, spec[a:b])) / band["core4"] / 1000.0)
-        octs = (band["o1"], band["o2"], band["o3"])
+        sb = np.signbit(zb - sum_reduce(zb) / len(zb))
+        zcr = float(count_nonzero(sb[1:] != sb[:-1])) * self.rate / (2000.0 * len(zb))
+        a, b = self._core4
+        cent = math.log2(float(np.dot(self._f4, spec[a:b])) / core4 / 1000.0)
+        octs = (o1, o2, o3)
         spread = 10.0 * math.log10(min(octs) / max(octs))
         return (peak_db, min(CAP_DB, rise), min(CAP_DB, attack), min(CONTRAST_CAP_DB, contrast),
                 steep, fall10, fall20, decay, tail, body, low, tilt, air, flat, zcr, cent, spread)
