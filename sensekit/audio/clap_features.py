@@ -58,11 +58,13 @@ CONTRAST_CAP_DB = 60.0
 _FLOOR = 0.05        # spectral subtraction keeps at least 5 % (-13 dB) of each bin
 _TINY = 1e-20
 #: the hot paths call these ~1 us cheaper than ``np.einsum`` / ``ndarray.max`` /
-#: ``np.correlate`` / ``np.fft.rfft`` (same C functions, without the Python wrappers: same
-#: results to the bit; the plain functions where a numpy lacks them)
+#: ``np.correlate`` / ``np.fft.rfft`` / ``np.cumsum`` / ``np.count_nonzero`` (same C
+#: functions, without the Python wrappers: same results to the bit; the plain functions
+#: where a numpy lacks them)
 reduce_max = np.maximum.reduce
 maximum_acc = np.maximum.accumulate
 sum_reduce = np.add.reduce
+add_acc = np.add.accumulate
 count_nonzero: Any = getattr(getattr(getattr(np, "_core", None), "multiarray", None),
                              "count_nonzero", np.count_nonzero)
 try:
@@ -304,7 +306,7 @@ class BurstMeter:
         b = einsum("ij,ij->i", dq, dq)                           # bin i <-> index i - n0 + 2
         c = np.empty(len(b) + 1)
         c[0] = 0.0
-        np.cumsum(b, out=c[1:])
+        add_acc(b, out=c[1:])
         # mean d**2 over -35..-10, -5..-2, 3..13 and 13..25 ms, element by element as one
         # call each (the same subtraction and division as one burst at a time)
         far, near, e3, e13 = ((c.take(self._me_k) - c.take(self._me_i)) / self._me_n).tolist()
@@ -356,7 +358,7 @@ class BurstMeter:
         np.maximum(spec, fl, out=spec)
         spec += _TINY
         cs = self._cs                                             # cs[0] is 0
-        np.cumsum(spec, out=cs[1:])
+        add_acc(spec, out=cs[1:])
         (lo_b, mid_b, high_b, core, core4, o1, o2, o3, air_b) = (
             cs.take(self._b_hi) - cs.take(self._b_lo)).tolist()
         low = 10.0 * math.log10(lo_b / core)
