@@ -84,6 +84,7 @@ from sensekit.audio.clap_features import (
     clap_band,
     clap_score,
     correlate,
+    count_nonzero,
     einsum,
     reduce_max,
     score_range,
@@ -395,15 +396,15 @@ class ClapDetector(Tunable, section="clap",
         new = fp[k0 - o: k1 - o]
         # R times the mean of frames k-30 .. k-7, for k = k0 .. k1-1 (the kernel is symmetric:
         # np.correlate's C function is np.convolve without its Python wrappers)
-        hit = new >= correlate(fp[k0 - far - o: k1 - near - o], self._ratio_ones, "valid")
-        if not np.count_nonzero(hit):                   # the usual case: no 6 dB rise
+        hit = new >= correlate(fp[k0 - far - o: k1 - near - o], self._ratio_ones, 0)  # 0: "valid"
+        if not count_nonzero(hit):                      # the usual case: no 6 dB rise
             return
         hit &= new > fp[k0 - 1 - o: k1 - 1 - o]
-        if not np.count_nonzero(hit):
+        if not count_nonzero(hit):
             return
         xs = self._buf[k0 * hop - self._b0: k1 * hop - self._b0].reshape(-1, hop)
         hit &= einsum("ij,ij->i", xs, xs) * self._gain2 >= self._min_fe
-        if np.count_nonzero(hit):
+        if count_nonzero(hit):
             r0 = self._region[0]
             for k in (np.flatnonzero(hit) + k0).tolist():
                 self._regions.append(k * hop - r0)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sensekit.audio.clap_features import clap_band
+from sensekit.audio.clap_features import add_acc, clap_band
 
 __all__ = ["REBASE_S", "BandEnergy"]
 
@@ -67,5 +67,5 @@ class BandEnergy:
         d *= d
         i = end - c0
         d[0] += self.c[i]                          # continue the sum exactly
-        np.cumsum(d, out=self.c[i + 1: stop - c0 + 1])
+        add_acc(d, out=self.c[i + 1: stop - c0 + 1])     # (np.cumsum's own C loop)
         self._cend = stop

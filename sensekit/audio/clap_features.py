@@ -58,9 +58,15 @@ CONTRAST_CAP_DB = 60.0
 _FLOOR = 0.05        # spectral subtraction keeps at least 5 % (-13 dB) of each bin
 _TINY = 1e-20
 #: the hot paths call these ~1 us cheaper than ``np.einsum`` / ``ndarray.max`` /
-#: ``np.correlate`` / ``np.fft.rfft`` (same C functions, without the Python wrappers: same
-#: results to the bit; the plain functions where a numpy lacks them)
+#: ``np.correlate`` / ``np.fft.rfft`` / ``np.cumsum`` / ``np.count_nonzero`` (same C
+#: functions, without the Python wrappers: same results to the bit; the plain functions
+#: where a numpy lacks them)
 reduce_max = np.maximum.reduce
+maximum_acc = np.maximum.accumulate
+sum_reduce = np.add.reduce
+add_acc = np.add.accumulate
+count_nonzero: Any = getattr(getattr(getattr(np, "_core", None), "multiarray", None),
+                             "count_nonzero", np.count_nonzero)
 try:
     from numpy._core.multiarray import c_einsum as _c_einsum
 except ImportError:                       # pragma: no cover (numpy < 2)
@@ -245,6 +251,9 @@ class BurstMeter:
         # np.fft.rfft(self._w2) as its own ufunc does it, into a kept array (fct 1: no norm)
         self._rfft = None if _pfu is None else (_pfu.rfft_n_even if n % 2 == 0 else _pfu.rfft_n_odd)
         self._spec2 = np.empty((2, n // 2 + 1), np.complex128)
+        self._two = np.empty((2, n // 2 + 1), np.float64)        # measure's scratch arrays
+        self._sp = np.empty((2, n // 2 + 1), np.float64)
+        self._cs = np.zeros(n // 2 + 2, np.float64)
         f = np.fft.rfftfreq(n, 1.0 / rate)
         def edge(hz: float) -> int:
             return int(np.searchsorted(f, hz))
@@ -258,8 +267,22 @@ class BurstMeter:
         self._b_lo = np.array([a for a, _ in self._b.values()], np.intp)
         self._b_hi = np.array([b for _, b in self._b.values()], np.intp)
         self._has_air = top > 5000.0
-        a, b = self._b["core4"]
+        self._core, self._core4 = self._b["core"], self._b["core4"]
+        a, b = self._core4
         self._f4 = f[a:b]
+        # per-burst constants: bin indices into measure's cumulative sum ``c`` and envelope
+        B = self.bins
+        z = self.nb_pre - 2                                       # bin index j = 0
+        self._env_lo, self._env_hi = z - B(32.0), z + B(30.0)     # env: j = -128..119
+        self._k0 = k0 = z - self._env_lo                          # j = 0 in env
+        self._pre_end, self._win0, self._after_end = k0 - B(4.0), k0 - B(10.0), k0 + B(30.0)
+
+        def at(v: float) -> int:
+            return z + 2 + B(v) if v >= 0 else z + 2 - B(-v)
+        spans = ((-35.0, -10.0), (-5.0, -2.0), (3.0, 13.0), (13.0, 25.0))   # ms, mean d**2
+        self._me_i = np.array([at(a_) for a_, _ in spans], np.intp)
+        self._me_k = np.array([at(b_) for _, b_ in spans], np.intp)
+        self._me_n = ((self._me_k - self._me_i) * q).astype(np.float64)
 
     def ms(self, v: float) -> int:
         return max(1, round(self.rate * v / 1000.0))
@@ -273,7 +296,7 @@ class BurstMeter:
 
         Returns ``(peak_db,) + FEATURES``.
         """
-        q, h, B = self.q, self.hop, self.bins
+        q, h = self.q, self.hop
         n0, n1 = self.nb_pre, self.nb_post
         k = self.band_pre
         bseg = x[p - n0 * q - k: p + n1 * q].astype(np.float64)   # k more for the band
@@ -283,64 +306,73 @@ class BurstMeter:
         b = einsum("ij,ij->i", dq, dq)                           # bin i <-> index i - n0 + 2
         c = np.empty(len(b) + 1)
         c[0] = 0.0
-        np.cumsum(b, out=c[1:])
-        z = n0 - 2                                                # bin index j = 0
-
-        def mean_e(a: float, b_: float) -> float:                 # mean d**2 from a to b ms
-            i, k = z + 2 + B(a) if a >= 0 else z + 2 - B(-a), z + 2 + B(b_) if b_ >= 0 else z + 2 - B(-b_)
-            return float((c[k] - c[i]) / ((k - i) * q))
-
-        lo, hi = z - B(32.0), z + B(30.0)
-        env = (c[lo + 4: hi + 4] - c[lo: hi]) / h + _TINY       # e at p + j q, j = -128..119
-        db = 10.0 * np.log10(env)
-        k0 = z - lo                                               # j = 0 in env
+        add_acc(b, out=c[1:])
+        # mean d**2 over -35..-10, -5..-2, 3..13 and 13..25 ms, element by element as one
+        # call each (the same subtraction and division as one burst at a time)
+        far, near, e3, e13 = ((c.take(self._me_k) - c.take(self._me_i)) / self._me_n).tolist()
+        lo, hi, k0 = self._env_lo, self._env_hi, self._k0
+        env = np.subtract(c[lo + 4: hi + 4], c[lo: hi])
+        env /= h
+        env += _TINY                                              # e at p + j q, j = -128..119
+        db = np.log10(env)
+        db *= 10.0
         e_p = float(env[k0])
         pk = float(db[k0])
         xs = seg[n0 * q + 1 - 2 * q: n0 * q + 1 + 2 * q]          # the 1 ms around p
         px = float(np.dot(xs, xs)) / h
         peak_db = 10.0 * math.log10(px * gain2 + _TINY)
-        rise = 10.0 * math.log10(e_p / (mean_e(-35.0, -10.0) + _TINY))
-        attack = 10.0 * math.log10(e_p / (mean_e(-5.0, -2.0) + _TINY))
-        pre = db[: k0 - B(4.0)]
-        m = len(pre) // 2
-        contrast = pk - float(np.partition(pre, m)[m])            # over the median, 32..4 ms before
-        win = db[k0 - B(10.0): k0 + 1]
+        rise = 10.0 * math.log10(e_p / (far + _TINY))
+        attack = 10.0 * math.log10(e_p / (near + _TINY))
+        win = db[self._win0: k0 + 1]
         steep = min(CAP_DB, float(reduce_max(win[4:] - win[:-4])))  # largest rise within 1 ms
-        after = db[k0: k0 + B(30.0)]
-        fall10 = _first_below(after, pk - 10.0) * 0.25
-        fall20 = _first_below(after, pk - 20.0) * 0.25
-        decay = 10.0 * math.log10(mean_e(3.0, 13.0) / e_p + _TINY)
-        tail = 10.0 * math.log10(mean_e(13.0, 25.0) / e_p + _TINY)
+        # bins until the level first drops 10 / 20 dB under the peak (len if never): the
+        # first j with -db[j] > 10 - pk, in the running maximum of -db
+        fall = np.negative(db[k0: self._after_end])
+        maximum_acc(fall, out=fall)
+        i10, i20 = fall.searchsorted((10.0 - pk, 20.0 - pk), "right").tolist()
+        fall10, fall20 = i10 * 0.25, i20 * 0.25
+        pre = db[: self._pre_end]                                 # (db is not read after this)
+        m = len(pre) // 2
+        pre.partition(m)
+        contrast = pk - float(pre[m])                             # over the median, 32..4 ms before
+        decay = 10.0 * math.log10(e3 / e_p + _TINY)
+        tail = 10.0 * math.log10(e13 / e_p + _TINY)
         bx = seg[n0 * q + 1 + 12 * q: n0 * q + 1 + 60 * q]         # x from 3 to 15 ms after
         body = 10.0 * math.log10(float(np.dot(bx, bx)) / len(bx) / (px + _TINY) + _TINY)
         o, ob = n0 * q + 1 - self._spec_off, n0 * q + 1 - self._bg_off
         w2 = self._w2                                             # the two windowed frames
         np.multiply(seg[o: o + self._nwin], self._win, out=w2[0])
         np.multiply(seg[ob: ob + self._nwin], self._win, out=w2[1])
+        two = self._two
         if self._rfft is not None:
-            two = np.abs(self._rfft(w2, 1, axes=[(1,), (), (1,)], out=self._spec2)) ** 2
+            np.abs(self._rfft(w2, 1, axes=[(1,), (), (1,)], out=self._spec2), out=two)
         else:                                                 # pragma: no cover (numpy < 2)
-            two = np.abs(np.fft.rfft(w2)) ** 2
+            np.abs(np.fft.rfft(w2), out=two)
+        np.square(two, out=two)                                   # (what ** 2 calls)
         # what the burst adds to the room: the background's spectrum (34..22 ms before)
         # taken off, at most 13 dB of each bin (so a steady noise or hum does not read as
         # the burst's own spectrum, and a bin is never emptied)
-        spec = np.maximum(two[0] - two[1], _FLOOR * two[0]) + _TINY
-        cs = np.empty(len(spec) + 1)
-        cs[0] = 0.0
-        np.cumsum(spec, out=cs[1:])
-        band = dict(zip(self._b, (cs[self._b_hi] - cs[self._b_lo]).tolist()))
-        core = band["core"]
-        low = 10.0 * math.log10(band["lo"] / core)
-        tilt = 10.0 * math.log10(band["high"] / band["mid"])
-        air = 10.0 * math.log10(band["air"] / core) if self._has_air else math.nan
-        a, b = self._b["core"]
-        flat = float(np.exp(np.log(spec[a:b]).sum() / (b - a)) / (core / (b - a)))
+        spec, fl = self._sp
+        np.subtract(two[0], two[1], out=spec)
+        np.multiply(two[0], _FLOOR, out=fl)
+        np.maximum(spec, fl, out=spec)
+        spec += _TINY
+        cs = self._cs                                             # cs[0] is 0
+        add_acc(spec, out=cs[1:])
+        (lo_b, mid_b, high_b, core, core4, o1, o2, o3, air_b) = (
+            cs.take(self._b_hi) - cs.take(self._b_lo)).tolist()
+        low = 10.0 * math.log10(lo_b / core)
+        tilt = 10.0 * math.log10(high_b / mid_b)
+        air = 10.0 * math.log10(air_b / core) if self._has_air else math.nan
+        a, b = self._core
+        logs = np.log(spec[a:b], out=fl[a:b])
+        flat = float(np.exp(sum_reduce(logs) / (b - a)) / (core / (b - a)))
         zb = seg[n0 * q + 1 - 8 * q: n0 * q + 1 + 24 * q]         # 2 ms before to 6 ms after
-        sb = np.signbit(zb - zb.sum() / len(zb))
-        zcr = float(np.count_nonzero(sb[1:] != sb[:-1])) * self.rate / (2000.0 * len(zb))
-        a, b = self._b["core4"]
-        cent = math.log2(float(np.dot(self._f4, spec[a:b])) / band["core4"] / 1000.0)
-        octs = (band["o1"], band["o2"], band["o3"])
+        sb = np.signbit(zb - sum_reduce(zb) / len(zb))
+        zcr = float(count_nonzero(sb[1:] != sb[:-1])) * self.rate / (2000.0 * len(zb))
+        a, b = self._core4
+        cent = math.log2(float(np.dot(self._f4, spec[a:b])) / core4 / 1000.0)
+        octs = (o1, o2, o3)
         spread = 10.0 * math.log10(min(octs) / max(octs))
         return (peak_db, min(CAP_DB, rise), min(CAP_DB, attack), min(CONTRAST_CAP_DB, contrast),
                 steep, fall10, fall20, decay, tail, body, low, tilt, air, flat, zcr, cent, spread)
@@ -371,9 +403,3 @@ def clap_band(seg: np.ndarray, width: int) -> np.ndarray:
     out: np.ndarray = s[width:] - s[:-width]
     return out
 
-
-def _first_below(v: np.ndarray, level: float) -> int:
-    """Bins until ``v`` first drops below ``level`` (``len(v)`` if it never does)."""
-    below = v < level
-    i = int(below.argmax())
-    return i if below[i] else len(v)

@@ -32,7 +32,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from sensekit.audio.clap import check_rate
-from sensekit.audio.clap_features import correlate
+from sensekit.audio.clap_features import add_acc, correlate
 from sensekit.audio.level import level_to_db, mono
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
@@ -87,8 +87,8 @@ def _yin(x: np.ndarray, rate: float, tau_min: int, tau_max: int, threshold: floa
     w = len(x) - tau_max
     # (no mean removal needed: a DC offset cancels in x[j] - x[j+tau])
     # r(tau) = sum_{j<w} x[j] x[j+tau] for tau = 0..tau_max: one C-level correlation
-    r: np.ndarray = _correlate(x, x[:w], "valid")       # (x is x[: w + tau_max])
-    c = np.cumsum(x * x)
+    r: np.ndarray = _correlate(x, x[:w], 0)  # 0: "valid" (x is x[: w + tau_max])
+    c = add_acc(x * x)                                   # (np.cumsum's own C loop)
     e0 = float(c[w - 1])                                 # sum x[j]^2, j < w
     d = c[w - 1:]                                        # sum x[j+tau]^2, j < w ...
     d[1:] -= c[:tau_max]
@@ -96,7 +96,7 @@ def _yin(x: np.ndarray, rate: float, tau_min: int, tau_max: int, threshold: floa
     r *= 2.0
     d -= r                                               # ... -> difference function d(tau)
     d[0] = 0.0
-    cum = np.cumsum(d)
+    cum = add_acc(d)
     cum[0] = 1.0
     np.maximum(cum, 1e-30, out=cum)
     d *= _lags(tau_max)
