@@ -83,16 +83,13 @@ from sensekit.audio.clap_features import (
     Model,
     clap_band,
     clap_score,
-    correlate,
-    count_nonzero,
-    einsum,
-    reduce_max,
     score_range,
     tree_model,
 )
 from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
 from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
+from sensekit.audio.numpy_calls import correlate, count_nonzero, einsum, reduce_max
 from sensekit.audio.level import db_to_level, level_to_db, mono
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sensekit.audio.clap_features import add_acc, clap_band
+from sensekit.audio.clap_features import clap_band
+from sensekit.audio.numpy_calls import add_acc
 
 __all__ = ["REBASE_S", "BandEnergy"]
 

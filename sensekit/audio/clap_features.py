@@ -49,6 +49,8 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.audio.numpy_calls import add_acc, count_nonzero, einsum, maximum_acc, reduce_max, rfft_ufuncs, sum_reduce
+
 from sensekit.audio.clap_trees import MAX_DEPTH, BitTrees
 
 PRE_MS = 36.0        # signal needed before the peak (rise window + 1 ms)
@@ -57,25 +59,6 @@ CAP_DB = 40.0        # rise and attack are capped here
 CONTRAST_CAP_DB = 60.0
 _FLOOR = 0.05        # spectral subtraction keeps at least 5 % (-13 dB) of each bin
 _TINY = 1e-20
-#: the hot paths call these ~1 us cheaper than ``np.einsum`` / ``ndarray.max`` /
-#: ``np.correlate`` / ``np.fft.rfft`` / ``np.cumsum`` / ``np.count_nonzero`` (same C
-#: functions, without the Python wrappers: same results to the bit; the plain functions
-#: where a numpy lacks them)
-reduce_max = np.maximum.reduce
-maximum_acc = np.maximum.accumulate
-sum_reduce = np.add.reduce
-add_acc = np.add.accumulate
-count_nonzero: Any = getattr(getattr(getattr(np, "_core", None), "multiarray", None),
-                             "count_nonzero", np.count_nonzero)
-try:
-    from numpy._core.multiarray import c_einsum as _c_einsum
-except ImportError:                       # pragma: no cover (numpy < 2)
-    _c_einsum = np.einsum
-einsum = _c_einsum
-correlate: Any = getattr(getattr(getattr(np, "_core", None), "multiarray", None), "correlate2",
-                         np.correlate)
-_pfu: Any = getattr(np.fft, "_pocketfft_umath", None)   # numpy >= 2: rfft's pocketfft ufuncs
-
 #: a tree model as ``clap_model.MODEL`` holds it: depth, base, and per tree its split
 #: features, thresholds and leaf values
 Model = dict[str, Any]
@@ -249,7 +232,8 @@ class BurstMeter:
         self._nwin = n
         self._w2 = np.empty((2, n), np.float64)
         # np.fft.rfft(self._w2) as its own ufunc does it, into a kept array (fct 1: no norm)
-        self._rfft = None if _pfu is None else (_pfu.rfft_n_even if n % 2 == 0 else _pfu.rfft_n_odd)
+        self._rfft = None if rfft_ufuncs is None else (rfft_ufuncs.rfft_n_even if n % 2 == 0
+                                                       else rfft_ufuncs.rfft_n_odd)
         self._spec2 = np.empty((2, n // 2 + 1), np.complex128)
         self._two = np.empty((2, n // 2 + 1), np.float64)        # measure's scratch arrays
         self._sp = np.empty((2, n // 2 + 1), np.float64)

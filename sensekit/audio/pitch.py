@@ -32,8 +32,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from sensekit.audio.clap import check_rate
-from sensekit.audio.clap_features import add_acc, correlate
 from sensekit.audio.level import level_to_db, mono
+from sensekit.audio.numpy_calls import add_acc, correlate
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Pitch
