@@ -2,9 +2,18 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
+
+# A test run started in the background by a shell without job control (`nohup ... &` in a
+# script, some CI runners) starts with SIGINT ignored, and so would every command the tests
+# start: Python leaves an ignored SIGINT ignored, so the tests' Ctrl-C would do nothing and
+# they would time out. Give the run a terminal's Ctrl-C (a caught signal is reset to the
+# default in a child, which then installs its own handler).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 pytest_plugins = ["tests.tiers"]
 
