@@ -89,8 +89,8 @@ from sensekit.audio.clap_features import (
 from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
 from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
-from sensekit.audio.numpy_calls import correlate, count_nonzero, einsum, reduce_max
 from sensekit.audio.level import db_to_level, level_to_db, mono
+from sensekit.audio.numpy_calls import correlate, count_nonzero, einsum, reduce_max
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Clap, ClapPattern
@@ -178,7 +178,7 @@ class ClapDetector(Tunable, section="clap",
         self._gain2 = gain_to_factor(self.gain) ** 2
         self.init_settings({k: v for k, v in settings.items() if v is not None})
         self._levels_changed()
-        self._room_j = FEATURES.index(self.room_feature) + 1 if self.room_feature != "none" else 0
+        self._room_j = _room_index(self.room_feature)
         self.model = model
         tree_model(model)                  # the trees' tables now, not at the first burst
         #: when True, the features of every judged burst are appended to ``features``
@@ -200,7 +200,7 @@ class ClapDetector(Tunable, section="clap",
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         self._levels_changed()
-        self._room_j = FEATURES.index(self.room_feature) + 1 if self.room_feature != "none" else 0
+        self._room_j = _room_index(self.room_feature)
         if self.rate is not None:
             self._gap = round(self.rate * self.min_gap_ms / 1000.0)
 
@@ -479,7 +479,7 @@ class ClapDetector(Tunable, section="clap",
         if not self._room_j:
             return False
         v = vals[self._room_j]
-        return math.isfinite(v) and _room_side(v, self.room_limit, self.room_above)
+        return math.isfinite(v) and room_side(v, self.room_limit, self.room_above)
 
     def _judge(self, p: int, onset: int) -> Clap | None:
         gap_ok = p - self._last_clap >= self._gap
@@ -511,8 +511,14 @@ class ClapDetector(Tunable, section="clap",
         return bool(recent) and peak_db < max(db for _, db in recent) - self.below_claps_db
 
 
-def _room_side(v: float, limit: float, above: bool) -> bool:
+def room_side(v: float, limit: float, above: bool) -> bool:
+    """Whether the feature value ``v`` lies on the room's side of the room rule."""
     return v > limit if above else v < limit
+
+
+def _room_index(feature: str) -> int:
+    """The room rule's feature as its index in a judged burst's values (0: no rule)."""
+    return FEATURES.index(feature) + 1 if feature != "none" else 0
 
 
 class ClapPatternTracker:

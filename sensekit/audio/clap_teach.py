@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from sensekit.audio.clap import ClapDetector
+from sensekit.audio.clap import ClapDetector, room_side
 from sensekit.audio.clap_features import FEATURES, BurstFeatures
 from sensekit.errors import ConfigError
 
@@ -135,8 +135,7 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
             rule = (f"room rule: bursts with {FEATURES[j]} {'above' if above else 'below'} "
                     f"{limit:g} are the room's")
             left = [f for f in left if not (np.isfinite(getattr(f, FEATURES[j]))
-                                            and (getattr(f, FEATURES[j]) > limit if above
-                                                 else getattr(f, FEATURES[j]) < limit))]
+                                            and room_side(getattr(f, FEATURES[j]), limit, above))]
         else:
             rule = "no single feature tells the room's sounds from the claps"
     values["clap.threshold"] = threshold
