@@ -27,8 +27,9 @@ import graphlib  # noqa: E402
 
 #: the package's floors, bottom first: a module may import its own floor and the ones below,
 #: never one above. Every import counts - at module level, inside functions and under
-#: TYPE_CHECKING - except a module's own ``if __name__ == "__main__":`` script block, which
-#: never runs on import. docs/ARCHITECTURE.md draws the same floors.
+#: TYPE_CHECKING. A ``__main__`` module (``python -m sensekit``, ``python -m sensekit.synth``) is
+#: a script that nothing imports: it stands on the top floor, whatever folder it is in.
+#: docs/ARCHITECTURE.md draws the same floors.
 FLOORS: list[set[str]] = [
     {"errors", "clock", "ratelimit", "safe_read"},
     {"events", "settings", "paths", "validate", "event_sink", "__init__", "py"},
@@ -49,20 +50,12 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _is_main_block(node: ast.AST) -> bool:
-    test = getattr(node, "test", None)
-    return (isinstance(node, ast.If) and isinstance(test, ast.Compare)
-            and isinstance(test.left, ast.Name) and test.left.id == "__name__")
-
-
 def _imports(tree: ast.AST, package: str, known: set[str]) -> set[str]:
     """Every sensekit module ``tree`` imports (a ``from pkg import sub`` names the submodule)."""
     found: set[str] = set()
     stack = [tree]
     while stack:
         node = stack.pop()
-        if _is_main_block(node):
-            continue
         stack.extend(ast.iter_child_nodes(node))
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
@@ -88,6 +81,8 @@ def _import_graph() -> dict[str, set[str]]:
 
 
 def _floor(module: str) -> int:
+    if module.rpartition(".")[2] == "__main__":
+        return len(FLOORS) - 1
     part = module.split(".")[1] if "." in module else "__init__"
     part = part.removesuffix(".py")
     for level, names in enumerate(FLOORS):

@@ -329,9 +329,3 @@ def generate(out: str | Path = "recordings", *, seconds: float = DURATION_S, nam
     (out / f"{name}.truth.json").write_text(json.dumps(truth, indent=1, sort_keys=True) + "\n",
                                             encoding="utf-8")
     return rec_path
-
-
-if __name__ == "__main__":                      # python -m sensekit.synth (options: sensekit.cli._synth)
-    from sensekit.cli._synth import main
-
-    raise SystemExit(main())

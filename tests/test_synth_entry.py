@@ -1,0 +1,28 @@
+"""``python -m sensekit.synth``: the documented command, through its ``__main__`` entry."""
+import subprocess
+import sys
+from pathlib import Path
+
+
+def test_python_m_sensekit_synth_writes_a_clip_and_its_truth(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "sensekit.synth", "--out", str(tmp_path),
+                           "--seconds", "0.5"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "demo.skrec" / "meta.json").is_file()
+    assert (tmp_path / "demo.truth.json").is_file()
+    assert done.stderr.startswith(f"wrote {tmp_path / 'demo.skrec'} and demo.truth.json")
+
+
+def test_python_m_sensekit_synth_refuses_a_bad_length_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "sensekit.synth", "--out", str(tmp_path),
+                           "--seconds", "-1"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "--seconds" in done.stderr.splitlines()[-1]
+    assert not (tmp_path / "demo.skrec").exists()
+
+
+def test_the_generator_never_imports_the_command_line() -> None:
+    code = "import sys, sensekit.synth; print(any(m.startswith('sensekit.cli') for m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False", done.stderr
