@@ -2,10 +2,14 @@
 with the same help as the full one (benchmarks/startup.py times it)."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
+import pytest
+
 from sensekit.cli import build_parser, command_names, command_summary
+from sensekit.paths import recordings_dir
 
 
 def _subcommands(parser):
@@ -34,3 +38,19 @@ def test_help_imports_neither_the_web_server_nor_scipy_nor_pygame():
             "print(code, 'snapshot' in out.getvalue(), heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["0", "True", "[]"], out
+
+
+def test_an_app_without_blobs_starts_without_scipy_optimize(tmp_path):
+    """scipy.optimize (most of a second to import) is paid by a BlobTracker, not by every app's start."""
+    if not (recordings_dir() / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording recordings/demo.skrec not generated (python -m sensekit.synth)")
+    shot = str(tmp_path / "c.png")
+    code = ("import sys\nfrom sensekit.cli import main\n"
+            f"code = main(['-q', 'run', 'clapper', '--headless', '--frames', '3', '--screenshot', {shot!r}])\n"
+            "before = 'scipy.optimize' in sys.modules\n"
+            "from sensekit.vision.blob_tracker import BlobTracker\nBlobTracker()\n"
+            "print(code, before, 'scipy.optimize' in sys.modules)")
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
+                         timeout=120).stdout
+    assert out.split()[-3:] == ["0", "False", "True"], out

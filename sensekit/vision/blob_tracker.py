@@ -51,10 +51,9 @@ background model after ``background.absorb_after_frames`` and leaves.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from sensekit.events import BlobEnter, BlobInfo, BlobLeave, Blobs, Box, Event, ZoneEnter, ZoneLeave
 from sensekit.settings import Tunable, setting
@@ -151,6 +150,10 @@ class BlobTracker(Tunable, section="blobs",
                                                  "zone_leave"})
 
     def __init__(self, *, zones: Mapping[str, Box] | None = None, **settings: Any) -> None:
+        # scipy.optimize takes most of a second to import: made a tracker's cost, not every app's start
+        from scipy.optimize import linear_sum_assignment
+
+        self._solve: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]] = linear_sum_assignment
         self.init_settings(settings)
         self.zones: dict[str, Box] = dict(zones or {})
         self.reset()
@@ -253,7 +256,7 @@ class BlobTracker(Tunable, section="blobs",
         miss = np.full((len(tracks), len(tracks)), _FAR)
         np.fill_diagonal(miss, 1.0 + self.gate)
         full = np.hstack([cost, miss])
-        rows, cols = linear_sum_assignment(full)
+        rows, cols = self._solve(full)
         return {int(i): int(j) for i, j in zip(rows, cols) if j < len(regions) and cost[i, j] < _FAR}
 
     def _follow(self, tr: Track, region: Region, own: Box, dt: float, t: float, events: list[Event]) -> None:
