@@ -35,13 +35,16 @@ __all__ = ["RunOutputs", "save_screenshot"]
 def save_screenshot(screen: pygame.Surface, path: str | Path) -> Path:
     """Save ``screen`` to ``path`` (the format from its suffix) through a temporary file renamed
     into place, so a full disk leaves no truncated picture; a failed write is one ``OSError``
-    naming the file (pygame's own error, and libpng's, name nothing)."""
+    naming the file (pygame's own error, and libpng's, name nothing). A new picture is readable by
+    all (0644, not the temporary file's 0600); one saved over keeps its file's mode."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.is_file() else 0o644
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
     os.close(fd)
     try:
         pygame.image.save(screen, tmp)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except (OSError, pygame.error) as exc:
         with contextlib.suppress(OSError):
