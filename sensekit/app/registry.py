@@ -27,6 +27,7 @@ is not a folder.
 from __future__ import annotations
 
 import ast
+import difflib
 import importlib.metadata
 import logging
 import importlib.util
@@ -137,7 +138,9 @@ def unknown_app_message(name: str, apps: dict[str, AppInfo]) -> str:
     hint = ""
     if Path(f"{name}.py").is_file():
         hint = f"\n(to run the file {name}.py, write: sensekit run ./{name}.py)"
-    return f"no app named {name!r}; the apps are:\n{listing}{hint}"
+    close = difflib.get_close_matches(name, list(apps), n=1)
+    guess = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"no app named {name!r}{guess}; the apps are:\n{listing}{hint}"
 
 
 def load(name: str, folder: Path | None = None) -> type[App]:

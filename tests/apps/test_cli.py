@@ -21,8 +21,14 @@ def test_apps_lists_every_app_with_a_description(capsys):
 def test_run_unknown_app_lists_the_apps(capsys):
     assert main(["run", "nosuchapp", "--headless"]) == 2
     err = capsys.readouterr().err
-    assert "no app named 'nosuchapp'" in err
+    assert "no app named 'nosuchapp'; the apps are:" in err
     assert all(name in err for name in APPS)
+
+
+def test_a_misspelt_app_name_is_answered_with_the_closest(capsys):
+    assert main(["run", "soundflier", "--headless"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first == "sensekit: error: no app named 'soundflier' (did you mean 'sound_flier'?); the apps are:"
 
 
 @pytest.fixture
