@@ -18,13 +18,15 @@
   blurred neighbourhood is moving). Cells further than ``reach_cells`` stay zero.
 - ``world_size`` maps frame pixels to world units when the world is not the frame.
 
-Cost: building is O(H*W) NumPy (about 1 ms for 640x480); ``sample`` is one gather per
+Cost: building is O(H*W) NumPy (from a mask: about 0.4 ms for 320x240, 0.8 ms for 640x480;
+the blocks' pixel counts are made once per size); ``sample`` is one gather per
 point (about 0.1 ms per 10,000 points).
 Failure modes: ``ConfigError`` naming the value for arrays of the wrong shape or dtype,
 non-finite vectors, ``cell``/``cell_px`` <= 0, non-finite sample points.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -34,16 +36,31 @@ from sensekit.errors import ConfigError
 from sensekit.validate import check_int_range, check_positive
 
 
-def _pool(a: np.ndarray, cell_px: int) -> np.ndarray:
-    """Mean over ``cell_px`` x ``cell_px`` blocks (partial edge blocks averaged too)."""
+@functools.lru_cache(maxsize=16)
+def _cell_sizes(h: int, w: int, cell_px: int) -> np.ndarray:
+    """How many pixels each ``cell_px`` block of an ``h`` x ``w`` picture holds (the last row and
+    column of blocks may be partial): made once per size, not per frame (read-only)."""
+    r = np.minimum(cell_px, h - cell_px * np.arange(-(-h // cell_px)))
+    c = np.minimum(cell_px, w - cell_px * np.arange(-(-w // cell_px)))
+    sizes = np.outer(r, c).astype(np.float64)
+    sizes.flags.writeable = False
+    return sizes
+
+
+def _block_sums(a: np.ndarray, cell_px: int) -> np.ndarray:
+    """Sums over ``cell_px`` x ``cell_px`` blocks (zero-padded to whole blocks only when needed)."""
     h, w = a.shape[:2]
     rows, cols = -(-h // cell_px), -(-w // cell_px)
-    pad = ((0, rows * cell_px - h), (0, cols * cell_px - w)) + ((0, 0),) * (a.ndim - 2)
-    total = np.pad(a, pad).reshape(rows, cell_px, cols, cell_px, *a.shape[2:]).sum(axis=(1, 3))
-    ones = np.pad(np.ones((h, w)), pad[:2]).reshape(rows, cell_px, cols, cell_px).sum(axis=(1, 3))
-    if a.ndim == 3:
-        ones = ones[:, :, None]
-    mean: np.ndarray = total / ones
+    if rows * cell_px != h or cols * cell_px != w:
+        a = np.pad(a, ((0, rows * cell_px - h), (0, cols * cell_px - w)) + ((0, 0),) * (a.ndim - 2))
+    sums: np.ndarray = a.reshape(rows, cell_px, cols, cell_px, *a.shape[2:]).sum(axis=(1, 3))
+    return sums
+
+
+def _pool(a: np.ndarray, cell_px: int) -> np.ndarray:
+    """Mean over ``cell_px`` x ``cell_px`` blocks (partial edge blocks averaged too)."""
+    sizes = _cell_sizes(a.shape[0], a.shape[1], cell_px)
+    mean: np.ndarray = _block_sums(a, cell_px) / (sizes[:, :, None] if a.ndim == 3 else sizes)
     return mean
 
 
@@ -115,7 +132,9 @@ class FlowField:
                               f"got shape {m.shape} dtype {m.dtype}")
         cell_px = int(check_positive("cell_px", cell_px))
         full = check_positive("full_fraction", full_fraction)
-        density = _pool((m != 0).astype(np.float64), cell_px)
+        # the share of moving pixels per block: counted as integers (the same values as summing
+        # 0.0 / 1.0 in float64, without a float copy of the mask)
+        density = _block_sums(m != 0, cell_px) / _cell_sizes(m.shape[0], m.shape[1], cell_px)
         reach = check_int_range("reach_cells", reach_cells, 0, 64)
         # box blur over (2 * reach + 1)^2 cells so the field extends `reach` cells beyond
         pd = np.pad(density, reach, mode="edge")

@@ -50,6 +50,30 @@ def test_from_motion_points_away_from_the_moving_area():
     assert not field.sample([(5, 5)]).any()                  # far from motion: no push
 
 
+
+def _block_means(a, k):
+    """Each k x k block's mean (partial edge blocks over the pixels they hold), block by block."""
+    rows, cols = -(-a.shape[0] // k), -(-a.shape[1] // k)
+    return np.array([[a[r * k:(r + 1) * k, c * k:(c + 1) * k].mean(axis=(0, 1)) for c in range(cols)]
+                     for r in range(rows)])
+
+
+@pytest.mark.parametrize("shape", [(240, 320), (37, 53), (16, 5)])
+def test_builders_pool_whole_and_partial_blocks_as_block_means(shape):
+    rng = np.random.default_rng(sum(shape))
+    mask = rng.random(shape) < 0.2
+    field = FlowField.from_motion(mask.astype(np.uint8) * 255, cell_px=16, reach_cells=0, full_fraction=1.0)
+    # with no blur and full at 1, a block's strength (the vector's length) is its share of moving pixels
+    share = _block_means(mask.astype(np.float64), 16)
+    lengths = np.hypot(field.vectors[..., 0], field.vectors[..., 1])
+    moving = lengths > 0
+    assert np.allclose(lengths[moving], share[moving], rtol=1e-12, atol=0)
+    assert FlowField.from_motion(mask, cell_px=16).shape == share.shape
+    flow = rng.normal(0, 2, (*shape, 2)).astype(np.float32)
+    pooled = FlowField.from_optical_flow(flow, cell_px=16, full_px=1e6).vectors * 1e6
+    assert np.allclose(pooled, _block_means(flow.astype(np.float64), 16), rtol=1e-9, atol=1e-12)
+
+
 def test_bad_inputs_name_the_value():
     with pytest.raises(ConfigError, match=r"`flow`.*dtype uint8"):
         FlowField.from_optical_flow(np.zeros((4, 4, 2), np.uint8))
