@@ -16,11 +16,14 @@ from __future__ import annotations
 import argparse
 import os
 import pkgutil
+import re
 import sys
 import warnings
 from pathlib import Path
 
-SKIP = {"sensekit.__main__"}          # running it is the CLI; importing it would start the CLI
+#: the ``python -m`` scripts (``sensekit.__main__``, ``sensekit.synth.__main__``...): running one is a
+#: command, not an API; importing ``sensekit.__main__`` would start the CLI
+SCRIPTS = r".*\.__main__$"
 
 
 def module_specs() -> list[str]:
@@ -30,14 +33,14 @@ def module_specs() -> list[str]:
     import sensekit
 
     names = ["sensekit"] + sorted(m.name for m in pkgutil.walk_packages(sensekit.__path__, "sensekit.")
-                                  if m.name not in SKIP)
+                                  if not re.match(SCRIPTS, m.name))
     specs: list[str] = []
     covered: set[str] = set()
     for name in names:
         if name not in covered:
             specs.append(name)
             covered.update(pdoc.extract.walk_specs([name]))
-    return specs
+    return specs + [f"!{SCRIPTS}"]          # nor the scripts pdoc finds walking a package
 
 
 def build(out: Path) -> list[str]:
