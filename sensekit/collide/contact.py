@@ -30,9 +30,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from sensekit.collide._check import as_points, as_sizes
 from sensekit.errors import ConfigError
-from sensekit.validate import check_range
+from sensekit.validate import as_points, as_sizes, check_range
 
 
 # The functional form keeps the field types real classes: a class-syntax NamedTuple under

@@ -50,7 +50,7 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from sensekit.collide._check import as_points, as_sizes
+from sensekit.validate import as_points, as_sizes
 from sensekit.errors import ConfigError
 
 Method = Literal["grid", "brute"]

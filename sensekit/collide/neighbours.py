@@ -29,7 +29,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from sensekit.collide._check import as_points, as_sizes
+from sensekit.validate import as_points, as_sizes
 from sensekit.collide.grid import _SLACK, _Sorted, _within_sorted
 from sensekit.errors import ConfigError
 

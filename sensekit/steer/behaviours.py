@@ -36,9 +36,8 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from sensekit.collide._check import as_points, as_sizes, as_vec
 from sensekit.errors import ConfigError
-from sensekit.validate import check_positive
+from sensekit.validate import as_points, as_sizes, as_vec, check_positive
 
 #: a 2-vector or an (N, 2) array of float64: positions, velocities, forces
 Vec = NDArray[np.float64]

@@ -51,11 +51,10 @@ from typing import Any, Literal, Mapping
 import numpy as np
 
 from sensekit.collide.neighbours import NeighbourGrid, NeighbourPairs, neighbour_pairs
-from sensekit.collide._check import as_points, as_vec
 from sensekit.errors import ConfigError
 from sensekit.steer.mix import Mix
 from sensekit.steer.vehicle import check_edges
-from sensekit.validate import check_int_range, check_positive
+from sensekit.validate import as_points, as_vec, check_int_range, check_positive
 
 _SEP_MAX = 10.0  # cap of one neighbour's separation weight (reached at d = rs / 11)
 DEFAULT_WEIGHTS = {"separation": 2.0, "alignment": 1.0, "cohesion": 0.3,

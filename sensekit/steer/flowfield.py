@@ -31,9 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from sensekit.collide._check import as_points, as_vec
 from sensekit.errors import ConfigError
-from sensekit.validate import check_int_range, check_positive
+from sensekit.validate import as_points, as_vec, check_int_range, check_positive
 
 
 @functools.lru_cache(maxsize=16)

@@ -17,7 +17,7 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from sensekit.collide._check import as_vec
+from sensekit.validate import as_vec
 from sensekit.errors import ConfigError
 
 

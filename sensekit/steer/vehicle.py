@@ -34,9 +34,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from sensekit.collide._check import as_vec
 from sensekit.errors import ConfigError
-from sensekit.validate import check_positive
+from sensekit.validate import as_vec, check_positive
 
 Edges = Literal["none", "wrap", "bounce"]
 EDGE_MODES = ("none", "wrap", "bounce")
