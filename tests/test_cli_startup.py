@@ -31,6 +31,20 @@ def test_a_lazily_built_command_parses_like_the_full_parser():
     assert {k: v for k, v in lazy.items() if k != "func"} == {k: v for k, v in full.items() if k != "func"}
 
 
+def test_a_named_command_reads_no_other_commands_summary(monkeypatch):
+    import sensekit.cli as cli
+
+    def unread(module):
+        raise AssertionError(f"read {module}'s source")
+
+    monkeypatch.setattr(cli, "command_summary", unread)
+    assert set(_subcommands(build_parser("events", lazy=True))) == {"events"}
+    monkeypatch.undo()
+    # a word that is no command (a helper module's name too) still lists every command
+    for word in ("paths", "osc_listen", "nosuch"):
+        assert set(_subcommands(build_parser(word, lazy=True))) == set(_subcommands(build_parser()))
+
+
 def test_help_imports_neither_the_web_server_nor_scipy_nor_pygame():
     code = ("import sys, contextlib, io\nfrom sensekit.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()) as out:\n    code = main(['--help'])\n"
