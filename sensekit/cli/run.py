@@ -210,11 +210,11 @@ def _report(args: argparse.Namespace, source: Source, result: RunResult) -> None
 def _choose_display(args: argparse.Namespace) -> None:
     """Headless when asked or when there is no display (the last frame then goes to a
     screenshot); SDL's dummy drivers for a headless run, before pygame starts."""
-    if not args.headless and not _display_available():
+    if not args.headless and (why := _no_display()) is not None:
         args.headless = True
         if args.screenshot is None:
             args.screenshot = _default_screenshot(args.app)
-        print(f"No display found: running headless; the last frame goes to {args.screenshot}")
+        print(f"{why}: running headless; the last frame goes to {args.screenshot}")
     if args.headless:
         use_headless_drivers()
 
@@ -237,10 +237,35 @@ def _default_screenshot(app: str) -> Path:
     return check_output_path("--screenshot", folder / f"{app}.png")
 
 
-def _display_available() -> bool:
-    """False on a Linux/BSD machine with no X11 or Wayland display (a server, CI, ssh)."""
+def _no_display() -> str | None:
+    """Why there is no display to open a window on (a Linux/BSD machine with no X11 or Wayland
+    display: a server, CI, ssh), or None when there is one.
+
+    A ``DISPLAY`` that names no server that answers (a stale ssh forwarding, a container) is
+    tried: SDL would fall back to its invisible ``offscreen`` driver there, and a replay looping
+    in a window nobody sees would never end."""
     if os.environ.get("SDL_VIDEODRIVER"):
-        return os.environ["SDL_VIDEODRIVER"] not in ("dummy", "offscreen")
-    if sys.platform.startswith(("linux", "freebsd", "openbsd")):
-        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-    return True
+        return None if os.environ["SDL_VIDEODRIVER"] not in ("dummy", "offscreen") else "No display found"
+    if not sys.platform.startswith(("linux", "freebsd", "openbsd")):
+        return None
+    named = {k: os.environ[k] for k in ("DISPLAY", "WAYLAND_DISPLAY") if os.environ.get(k)}
+    if not named:
+        return "No display found"
+    if any(_opens({"DISPLAY": "x11", "WAYLAND_DISPLAY": "wayland"}[k]) for k in named):
+        return None
+    return "No display opens (" + ", ".join(f"{k}={v!r}" for k, v in named.items()) + ")"
+
+
+def _opens(driver: str) -> bool:
+    """Whether SDL's video ``driver`` starts (tried alone: no fallback to another driver)."""
+    import pygame
+
+    os.environ["SDL_VIDEODRIVER"] = driver
+    try:
+        pygame.display.init()
+        return True
+    except pygame.error:
+        return False
+    finally:
+        pygame.display.quit()
+        del os.environ["SDL_VIDEODRIVER"]

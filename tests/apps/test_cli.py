@@ -85,3 +85,51 @@ def test_readme_run_command_on_a_machine_without_display_or_devices(tmp_path):
     assert "bundled recording" in proc.stdout
     shot = tmp_path / "out" / "sound_flier.png"
     assert shot.is_file() and shot.stat().st_size > 5000
+
+
+def _run_env(**display):
+    import os
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER", "SDL_AUDIODRIVER")}
+    return {**env, "PYGAME_HIDE_SUPPORT_PROMPT": "1", "SDL_AUDIODRIVER": "dummy", **display}
+
+
+def test_a_display_that_opens_nothing_runs_headless_instead_of_an_invisible_window(tmp_path):
+    """DISPLAY set but no X server there (a stale ssh forwarding): SDL fell back to its invisible
+    offscreen driver, and the looping replay ran in a window nobody saw, for ever."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if Path("/tmp/.X11-unix/X987").exists():
+        pytest.skip("an X server answers on :987 here")
+    proc = subprocess.run([sys.executable, "-m", "sensekit", "run", "clapper"], cwd=tmp_path,
+                          env=_run_env(DISPLAY=":987"), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == ("No display opens (DISPLAY=':987'): running headless; "
+                                           "the last frame goes to out/clapper.png")
+    assert (tmp_path / "out" / "clapper.png").stat().st_size > 5000
+
+
+def test_a_display_that_opens_gets_the_window(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    if shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
+    server = subprocess.Popen(["Xvfb", ":988", "-screen", "0", "800x600x24"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.0)
+        proc = subprocess.run([sys.executable, "-m", "sensekit", "run", "clapper", "--frames", "15",
+                               "--screenshot", "shot.png"], cwd=tmp_path, env=_run_env(DISPLAY=":988"),
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert proc.returncode == 0, proc.stderr
+    assert "running headless" not in proc.stdout and "display" not in proc.stdout.lower()
+    assert (tmp_path / "shot.png").stat().st_size > 5000
