@@ -49,6 +49,8 @@ BACK = max(HISTORY_FRAMES)
 AFTER = (6, 9, 12)
 SCALES = (0.5, 1.0, 2.0)
 L2 = (1.0, 10.0)
+#: how much more than the first candidate's score another needs to be kept
+MARGINS = (0.0, 0.5, 1.0, 2.0, 4.0)
 
 
 def _run_cases(frames: list[np.ndarray], truth: np.ndarray, s: int, k: int) -> list[dict[str, Any]]:
@@ -129,7 +131,9 @@ def _stack(cases: list[dict[str, Any]], after: int, k: int) -> tuple[np.ndarray,
 def chosen(model: dict[str, Any], c: dict[str, Any], after: int, k: int) -> int:
     m = min(k, len(c["right"]))
     z = (c["cues"][after][:m] - np.asarray(model["mean"])) / np.asarray(model["std"])
-    return int(np.argmax(z @ np.asarray(model["weights"])))
+    s = z @ np.asarray(model["weights"])
+    best = int(np.argmax(s))
+    return best if s[best] - s[0] > model.get("margin", 0.0) else 0
 
 
 def fit_on(cases: list[dict[str, Any]], after: int, k: int, l2: float) -> dict[str, Any]:
@@ -141,19 +145,18 @@ def right_share(model: dict[str, Any], cases: list[dict[str, Any]]) -> float:
     return float(np.mean([c["right"][chosen(model, c, model["after"], model["k"])] for c in cases]))
 
 
-def settings_for(train: list[dict[str, Any]], clips: list[str], kmax: int) -> tuple[int, int, float]:
-    """(after, k, l2) with the best mean right share leaving each of ``clips`` out of ``train``."""
-    best, best_s = -1.0, (9, 2, 1.0)
+def settings_for(train: list[dict[str, Any]], clips: list[str], kmax: int) -> tuple[int, int, float, float]:
+    """(after, k, l2, margin) with the best mean right share leaving each of ``clips`` out of ``train``."""
+    best, best_s = -1.0, (9, 2, 1.0, 0.0)
     for after in AFTER:
         for k in range(2, kmax + 1):
             for l2 in L2:
-                got = []
-                for c in clips:
-                    inner = [x for x in train if x["clip"] != c]
-                    model = fit_on(inner, after, k, l2)
-                    got.append(right_share(model, [x for x in train if x["clip"] == c]))
-                if np.mean(got) > best + 1e-9:
-                    best, best_s = float(np.mean(got)), (after, k, l2)
+                models = {c: fit_on([x for x in train if x["clip"] != c], after, k, l2) for c in clips}
+                for margin in MARGINS:
+                    got = [right_share(dict(models[c], margin=margin), [x for x in train if x["clip"] == c])
+                           for c in clips]
+                    if np.mean(got) > best + 1e-9:
+                        best, best_s = float(np.mean(got)), (after, k, l2, margin)
     return best_s
 
 
@@ -184,8 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for name in names:
         train = [c for c in measured if c["clip"] != name]
-        after, k, l2 = settings_for(train, [n for n in names if n != name], args.k)
-        model = fit_on(train, after, k, l2)
+        after, k, l2, margin = settings_for(train, [n for n in names if n != name], args.k)
+        model = dict(fit_on(train, after, k, l2), margin=margin)
         folds[name] = model
         for factor in SCALES:
             test = [c for c in measured if c["clip"] == name and c["scale"] == factor]
@@ -194,14 +197,14 @@ def main(argv: list[str] | None = None) -> int:
             oracle = np.mean([c["right"][:k].any() for c in test])
             rows.append((factor, first, got, oracle))
             print(f"| {name} | x{factor:g} | {len(test)} | {first:.2f} | {got:.2f} | {oracle:.2f} |"
-                  f" {after} frames, k {k}, l2 {l2:g} |")
+                  f" {after} frames, k {k}, l2 {l2:g}, margin {margin:g} |")
     for factor in SCALES:
         r = np.array([x[1:] for x in rows if x[0] == factor])
         print(f"| mean | x{factor:g} | | {r[:, 0].mean():.2f} | {r[:, 1].mean():.2f} | {r[:, 2].mean():.2f} | |")
     if args.out is not None:
-        votes = Counter((m["after"], m["k"], m["l2"]) for m in folds.values())
-        after, k, l2 = votes.most_common(1)[0][0]
-        shipped = fit_on(measured, after, k, l2)
+        votes = Counter((m["after"], m["k"], m["l2"], m["margin"]) for m in folds.values())
+        after, k, l2, margin = votes.most_common(1)[0][0]
+        shipped = dict(fit_on(measured, after, k, l2), margin=margin)
         text = (f'"""The weights of ``click_choice`` (written by ``benchmarks/train_click_choice.py``; do not edit by'
                 f' hand).\n\n``ACTIVE``: the weights in use; ``FOLDS``: each developer clip\'s weights fitted without'
                 f' it\n(for held-out figures, ``extent.held_out``). ``after``: frames followed; ``k``: candidates."""\n'
@@ -209,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"FOLDS: dict[str, dict[str, Any]] = {pprint.pformat(folds, width=110)}\n"
                 f"ACTIVE: dict[str, Any] = SHIPPED\n")
         args.out.write_text(text)
-        print(f"wrote {args.out} (shipped: {after} frames, k {k}, l2 {l2:g})")
+        print(f"wrote {args.out} (shipped: {after} frames, k {k}, l2 {l2:g}, margin {margin:g})")
     return 0
 
 

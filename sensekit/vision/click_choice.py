@@ -61,7 +61,8 @@ class _Follow:
 
 
 def choice_scores(cues: np.ndarray) -> np.ndarray:
-    """The weighted sum of the standardised cues (``click_choice_model.ACTIVE``)."""
+    """The weighted sum of the standardised cues (``click_choice_model.ACTIVE``); another
+    candidate is kept only when it scores ``margin`` more than the first."""
     m = click_choice_model.ACTIVE
     s: np.ndarray = ((cues - np.asarray(m["mean"])) / np.asarray(m["std"])) @ np.asarray(m["weights"])
     return s
@@ -126,7 +127,9 @@ class ClickChoice:
         far, near = (self.back.get(k, frame) for k in (max(HISTORY_FRAMES), min(HISTORY_FRAMES)))
         seq = [far] + [near] * (max(HISTORY_FRAMES) - 1)      # what motion_separation reads: [-6], [-2]
         self.cues = self.features(frame, seq)
-        return int(np.argmax(choice_scores(self.cues)))
+        s = choice_scores(self.cues)
+        best = int(np.argmax(s))
+        return best if s[best] - s[0] > float(click_choice_model.ACTIVE.get("margin", 0.0)) else 0
 
     def reseed(self, i: int, frame: np.ndarray) -> tuple[ColorModel, Segment]:
         """Candidate ``i``'s model and its box on ``frame`` as a segment (for drawing)."""
