@@ -8,10 +8,9 @@ still picture). One OpenCV thread; CPU time (``time.process_time``), so the load
 processes counts less than in wall time (it still slows a shared core's caches). One click is
 made first and not counted (imports, OpenCV's first-call set-up). Printed: frame sizes, mean
 and max ms per click, each ``--repeat`` times; with ``--parts``, the mean of each part with a
-history: the proposals, the two optical flows and the cues; with ``--follow K``, the whole pick
-and the frames after it with K candidate boxes followed (``click_choice``) against 1.
+history: the proposals, the two optical flows and the cues.
 
-    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts] [--follow K]
+    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts]
 """
 from __future__ import annotations
 
@@ -51,25 +50,12 @@ def parts(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> Non
         print(f"  {key:22s} {np.mean(v):5.1f} ms")
 
 
-def timed(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> None:
-    """Print the mean and max CPU time of the clicks, with their history and without."""
-    for label, with_history in (("with history", True), ("still picture", False)):
-        ms = []
-        for frame, px, py, history in cases:
-            t0 = time.process_time()
-            measure_extent(frame, px, py, history=history if with_history else ())
-            ms.append(1000 * (time.process_time() - t0))
-        print(f"{label:14s} mean {np.mean(ms):5.0f} ms CPU, max {np.max(ms):4.0f} ms")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
     ap.add_argument("--frame", type=int, default=max(HISTORY_FRAMES))
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--parts", action="store_true", help="also the mean time of each part (with a history)")
-    ap.add_argument("--follow", type=int, default=1,
-                    help="also a click that follows this many candidate boxes (click_choice): pick and per-frame cost")
     args = ap.parse_args(argv)
     if args.frame < max(HISTORY_FRAMES):
         raise SystemExit(f"--frame must be at least {max(HISTORY_FRAMES)} (the motion cues' history)")
@@ -89,42 +75,16 @@ def main(argv: list[str] | None = None) -> int:
     measure_extent(frame, px, py, history=history)            # warm-up, not counted
     print(f"{len(cases)} clicks on frames of {', '.join(sorted(sizes))}")
     for _ in range(args.repeat):
-        timed(cases)
+        for label, with_history in (("with history", True), ("still picture", False)):
+            ms = []
+            for frame, px, py, history in cases:
+                t0 = time.process_time()
+                measure_extent(frame, px, py, history=history if with_history else ())
+                ms.append(1000 * (time.process_time() - t0))
+            print(f"{label:14s} mean {np.mean(ms):5.0f} ms CPU, max {np.max(ms):4.0f} ms")
     if args.parts:
         parts(cases)
-    if args.follow > 1:
-        follow(args.clips, args.frame, args.follow)
     return 0
-
-
-def follow(folder: Path, at: int, k: int) -> None:
-    """``--follow K``: the CPU time of ``ColorTracker.pick`` with ``choose_candidates`` 1 and K
-    (a click with history), of each tracked frame until the choice, and of the frame that
-    chooses (``click_choice``), over the same clicks."""
-    from sensekit.vision.color_tracker import ColorTracker
-
-    after = ColorTracker().choose_after_frames
-    for kk in (1, k):
-        pick, per_frame, choose = [], [], []
-        for name in clip_names(folder):
-            clip = load_clip(folder, name)
-            frames: list[np.ndarray] = []
-            for frame in frames_of(clip):
-                frames.append(frame)
-                if len(frames) == at + after + 1:
-                    break
-            for px, py in click_points(clip.truth[at]).values():
-                t = ColorTracker(choose_candidates=kk)
-                t0 = time.process_time()
-                t.pick(frames[at], px, py, history=frames[:at])
-                pick.append(1000 * (time.process_time() - t0))
-                for j in range(at + 1, at + after + 1):
-                    t0 = time.process_time()
-                    t.update(frames[j], j / 30)
-                    (choose if j == at + after else per_frame).append(1000 * (time.process_time() - t0))
-        print(f"choose_candidates {kk}: pick mean {np.mean(pick):4.0f} ms (max {np.max(pick):4.0f}), "
-              f"frames 1-{after - 1} mean {np.mean(per_frame):4.1f} ms, frame {after} (the choice) "
-              f"mean {np.mean(choose):4.1f} ms (max {np.max(choose):4.0f})")
 
 
 if __name__ == "__main__":

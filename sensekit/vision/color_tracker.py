@@ -86,7 +86,6 @@ from sensekit.errors import ConfigError
 from sensekit.events import Box, ColorFound, ColorLost, ColorTracked, Event
 from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_frame
-from sensekit.vision.click_choice import ClickChoice
 from sensekit.vision.click_refine import ClickRefiner
 from sensekit.vision.color_model import ColorModel, MaskMatch, ModelSettings
 from sensekit.vision.extent import HISTORY_FRAMES
@@ -186,11 +185,6 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         "object's motion since (0: never; at least 6)", unit="frames", lo=0, hi=1000)
     refine_gain = setting(1.0, "how much better the motion must support the re-measured box than the "
                           "tracked one to re-seed the model from it", lo=0, hi=100)
-    choose_candidates = setting(
-        1, "distinct boxes a click with frames before it follows before choosing one (1: the best-scored "
-        "at once; click_choice)", lo=1, hi=12)
-    choose_after_frames = setting(9, "frames a click follows its candidate boxes before choosing one",
-                                  unit="frames", lo=6, hi=1000)
     grey_below_s = setting(40, "a target less saturated than this ignores hue (hsv)", unit="levels",
                            lo=0, hi=255)
     _TOLERANCE = ("hue_tolerance", "saturation_tolerance", "value_tolerance")
@@ -225,8 +219,6 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.picked: Segment | None = None
         #: a click without history, waiting for its second look (``click_refine``)
         self.refiner: ClickRefiner | None = None
-        #: a click with history following its candidate boxes (``click_choice``)
-        self.choice: ClickChoice | None = None
 
     # -- settings -------------------------------------------------------------
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
@@ -317,16 +309,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             return
         # model: the object under the click, as a box and a mask
         self.color_in_use = target_rgb
-        moving = len([f for f in history if f.shape == frame.shape]) >= max(HISTORY_FRAMES)
-        self.picked = segment_click(frame, x, y, history=history,
-                                    candidates=self.choose_candidates if moving else 1)
+        self.picked = segment_click(frame, x, y, history=history)
         self._start_model(frame, self.picked)
-        self.refiner = self.choice = None
-        if self.refine_after_frames > 0 and self.picked.method == "proposal" and not moving:
+        if (self.refine_after_frames > 0 and self.picked.method == "proposal"
+                and len([f for f in history if f.shape == frame.shape]) < max(HISTORY_FRAMES)):
             self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain)
-        if len(self.picked.alternatives) > 1:
-            segs, values = zip(*self.picked.alternatives)
-            self.choice = ClickChoice(frame, segs, values, self, self.choose_after_frames)
 
     def pick_box(self, frame: np.ndarray, box: Sequence[float]) -> None:
         """Learn the object from a box ``(x, y, w, h)`` of ``frame``.
@@ -346,7 +333,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             return
         self.picked = segment_box(frame, (x, y, w, h))
         self._start_model(frame, self.picked)
-        self.refiner = self.choice = None
+        self.refiner = None
 
     def _start_model(self, frame: np.ndarray, picked: Segment) -> None:
         """Learn the colour model from the picked segment (``ColorModel.start``)."""
@@ -366,22 +353,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             self.last_mask_origin = self.model.last_mask_origin
         if self.refiner is not None:
             self._second_look(frame, match)
-        if self.choice is not None:
-            self._choose(frame, match)
         return match
-
-    def _choose(self, frame: np.ndarray, match: MaskMatch) -> None:
-        """Follow the click's candidate boxes; when due, take the chosen one's model (once; see
-        ``click_choice``)."""
-        choice = self.choice
-        assert choice is not None
-        choice.add(frame, match, self.model.appearance)
-        if not choice.due:
-            return
-        self.choice = None
-        i = choice.decide(frame)
-        if i > 0:
-            self.model, self.picked = choice.reseed(i, frame)
 
     def _second_look(self, frame: np.ndarray, match: MaskMatch) -> None:
         """Keep the frame for the click's second look; when due, re-seed from the re-measured

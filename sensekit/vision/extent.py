@@ -44,11 +44,11 @@ from typing import Iterator, Sequence
 import cv2
 import numpy as np
 
-from sensekit.vision import click_choice_model, extent_model
+from sensekit.vision import extent_model
 from sensekit.vision.proposals import Proposal, click_proposals
 
 __all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "HISTORY_FRAMES", "consensus",
-           "box_ious", "scores", "ranked_extent"]
+           "box_ious", "scores"]
 
 #: frames back the motion cues compare with (``history`` must hold at least the largest)
 HISTORY_FRAMES = (2, 6)
@@ -278,52 +278,27 @@ def scores(cues: np.ndarray, *, motion: bool) -> np.ndarray:
 def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()) -> Proposal:
     """The best-scoring proposal around the click (see the module docstring). ``history``:
     frames before ``frame``, oldest first, of its size (fewer than 6: no motion cues)."""
-    return ranked_extent(frame, x, y, history)[0][0]
-
-
-def ranked_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = (), *,
-                  k: int = 1, distinct_iou: float = 0.7) -> list[tuple[Proposal, float]]:
-    """Up to ``k`` distinct proposals around the click, best first, each with its consensus
-    value (the expected IoU with the proposals weighted by their scores; the score itself at
-    temperature 0). The first is ``measure_extent``'s; each next one is the best whose box
-    overlaps none taken before with IoU ``distinct_iou`` or more."""
     props = click_proposals(frame, x, y)
     history = [h for h in history if h.shape == frame.shape]
     motion = len(history) >= max(HISTORY_FRAMES)
     cues = features(frame, x, y, props, history if motion else ())
     boxes = np.array([p.box for p in props], np.float64)
-    s = scores(cues, motion=motion)
-    t = temperature(motion=motion)
-    ious = box_ious(boxes)
-    if t <= 0:
-        value = s
-    else:
-        p = np.exp((s - s.max()) / t)
-        value = ious @ (p / p.sum())
-    taken: list[int] = []
-    for i in np.argsort(-value, kind="stable"):
-        if len(taken) == k:
-            break
-        if all(ious[i, j] < distinct_iou for j in taken):
-            taken.append(int(i))
-    return [(props[i], float(value[i])) for i in taken]
+    return props[consensus(boxes, scores(cues, motion=motion), temperature=temperature(motion=motion))]
 
 
 @contextmanager
 def held_out(clip: str) -> Iterator[None]:
     """Within the block, score with the weights fitted without ``clip`` (for held-out figures:
-    ``benchmarks/track_eval.py --held-out``), the click choice's too (``click_choice_model``,
-    when it has them); the shipped weights again afterwards."""
+    ``benchmarks/track_eval.py --held-out``); the shipped weights again afterwards."""
     fold = extent_model.FOLDS.get(clip)
     if fold is None:
         raise KeyError(f"no held-out weights for clip {clip!r}; clips: {sorted(extent_model.FOLDS)}")
-    keep, keep_choice = extent_model.ACTIVE, click_choice_model.ACTIVE
+    keep = extent_model.ACTIVE
     extent_model.ACTIVE = fold
-    click_choice_model.ACTIVE = click_choice_model.FOLDS.get(clip, keep_choice)
     try:
         yield
     finally:
-        extent_model.ACTIVE, click_choice_model.ACTIVE = keep, keep_choice
+        extent_model.ACTIVE = keep
 
 
 def motion_separation(frame: np.ndarray, boxes: Sequence[Sequence[float]], history: Sequence[np.ndarray]

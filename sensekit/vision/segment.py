@@ -54,7 +54,7 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.validate import check_frame
-from sensekit.vision.extent import measure_extent, ranked_extent
+from sensekit.vision.extent import measure_extent
 from sensekit.vision.proposals import Proposal
 
 __all__ = ["Segment", "segment_click", "segment_box", "check_box", "proposal_segment"]
@@ -75,9 +75,6 @@ class Segment:
     box: Box
     mask: np.ndarray = field(repr=False)
     method: str = "colour region"
-    #: a measured click's distinct candidate extents, best first (itself first), each with its
-    #: consensus value (``extent.ranked_extent``); empty unless asked for (``candidates``)
-    alternatives: tuple[tuple[Segment, float], ...] = field(default=(), repr=False)
 
     def outline(self) -> list[np.ndarray]:
         """The mask's outer contours as ``(N, 2)`` int arrays of x, y (for drawing)."""
@@ -136,10 +133,9 @@ def _check_click(frame: np.ndarray, x: float, y: float) -> tuple[int, int]:
 
 def segment_click(frame: np.ndarray, x: float, y: float, *, history: Sequence[np.ndarray] = (),
                   seed_px: int = 3, window: float = 0.6, leak_growth: float = 4.0, iterations: int = 6,
-                  clean_overlap: float = 0.2, candidates: int = 1) -> Segment:
+                  clean_overlap: float = 0.2) -> Segment:
     """The object under a click at pixel ``(x, y)``. ``history``: the frames before ``frame``
-    (oldest first, same size; used when 6 or more). See the module docstring. A measured
-    extent with ``candidates`` > 1 keeps up to that many distinct ones in ``alternatives``."""
+    (oldest first, same size; used when 6 or more). See the module docstring."""
     check_frame(frame)
     xi, yi = _check_click(frame, x, y)
     H, W = frame.shape[:2]
@@ -189,11 +185,7 @@ def segment_click(frame: np.ndarray, x: float, y: float, *, history: Sequence[np
             mask = np.zeros((H, W), bool)
             mask[Y0:Y1, X0:X1] = region
             return Segment((box[0] + X0, box[1] + Y0, box[2], box[3]), mask, "colour region")
-    if candidates <= 1:
-        return proposal_segment(measure_extent(frame, x, y, history), (H, W))
-    ranked = [(proposal_segment(p, (H, W)), v) for p, v in ranked_extent(frame, x, y, history, k=candidates)]
-    first = ranked[0][0]
-    return Segment(first.box, first.mask, first.method, tuple(ranked))
+    return proposal_segment(measure_extent(frame, x, y, history), (H, W))
 
 
 def proposal_segment(best: Proposal, shape: tuple[int, int]) -> Segment:
