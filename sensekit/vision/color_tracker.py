@@ -182,8 +182,8 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
                             lo=0.001, hi=100)
     beta = setting(0.05, "how fast the cutoff rises with speed (higher: less lag)", lo=0, hi=100)
     refine_after_frames = setting(
-        9, "frames after a click without frames before it when its extent is measured again from the "
-        "object's motion since (0: never; at least 6)", unit="frames", lo=0, hi=1000)
+        9, "frames after a measured click when its extent is measured again from the object's motion "
+        "since (0: never; at least 6)", unit="frames", lo=0, hi=1000)
     refine_gain = setting(1.0, "how much better the motion must support the re-measured box than the "
                           "tracked one to re-seed the model from it", lo=0, hi=100)
     refine_with_history = setting(True, "a click with frames before it gets the second look too (off: only "
