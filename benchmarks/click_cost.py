@@ -8,9 +8,10 @@ still picture). One OpenCV thread; CPU time (``time.process_time``), so the load
 processes counts less than in wall time (it still slows a shared core's caches). One click is
 made first and not counted (imports, OpenCV's first-call set-up). Printed: frame sizes, mean
 and max ms per click, each ``--repeat`` times; with ``--parts``, the mean of each part with a
-history: the proposals, the two optical flows and the cues.
+history: the proposals, the two optical flows and the cues; with ``--after``, each tracked
+frame after a click with history, its second look (``tracker.refine_with_history``) off and on.
 
-    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts]
+    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts] [--after]
 """
 from __future__ import annotations
 
@@ -50,12 +51,25 @@ def parts(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> Non
         print(f"  {key:22s} {np.mean(v):5.1f} ms")
 
 
+def timed(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> None:
+    """Print the mean and max CPU time of the clicks, with their history and without."""
+    for label, with_history in (("with history", True), ("still picture", False)):
+        ms = []
+        for frame, px, py, history in cases:
+            t0 = time.process_time()
+            measure_extent(frame, px, py, history=history if with_history else ())
+            ms.append(1000 * (time.process_time() - t0))
+        print(f"{label:14s} mean {np.mean(ms):5.0f} ms CPU, max {np.max(ms):4.0f} ms")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
     ap.add_argument("--frame", type=int, default=max(HISTORY_FRAMES))
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--parts", action="store_true", help="also the mean time of each part (with a history)")
+    ap.add_argument("--after", action="store_true",
+                    help="also the tracked frames after a click with history, the second look off and on")
     args = ap.parse_args(argv)
     if args.frame < max(HISTORY_FRAMES):
         raise SystemExit(f"--frame must be at least {max(HISTORY_FRAMES)} (the motion cues' history)")
@@ -75,16 +89,39 @@ def main(argv: list[str] | None = None) -> int:
     measure_extent(frame, px, py, history=history)            # warm-up, not counted
     print(f"{len(cases)} clicks on frames of {', '.join(sorted(sizes))}")
     for _ in range(args.repeat):
-        for label, with_history in (("with history", True), ("still picture", False)):
-            ms = []
-            for frame, px, py, history in cases:
-                t0 = time.process_time()
-                measure_extent(frame, px, py, history=history if with_history else ())
-                ms.append(1000 * (time.process_time() - t0))
-            print(f"{label:14s} mean {np.mean(ms):5.0f} ms CPU, max {np.max(ms):4.0f} ms")
+        timed(cases)
     if args.parts:
         parts(cases)
+    if args.after:
+        after_click(args.clips, args.frame)
     return 0
+
+
+def after_click(folder: Path, at: int) -> None:
+    """``--after``: the CPU time of each tracked frame after a click with history, the second
+    look off and on (``tracker.refine_with_history``): the frames before it and the frame that
+    takes it (``click_refine``), over the same clicks."""
+    from sensekit.vision.color_tracker import ColorTracker
+
+    after = ColorTracker().refine_after_frames
+    for on in (False, True):
+        per_frame, look = [], []
+        for name in clip_names(folder):
+            clip = load_clip(folder, name)
+            frames: list[np.ndarray] = []
+            for frame in frames_of(clip):
+                frames.append(frame)
+                if len(frames) == at + after + 1:
+                    break
+            for px, py in click_points(clip.truth[at]).values():
+                t = ColorTracker(refine_with_history=on)
+                t.pick(frames[at], px, py, history=frames[:at])
+                for j in range(at + 1, at + after + 1):
+                    t0 = time.process_time()
+                    t.update(frames[j], j / 30)
+                    (look if j == at + after else per_frame).append(1000 * (time.process_time() - t0))
+        print(f"after a click, second look {'on ' if on else 'off'}: frames 1-{after - 1} mean "
+              f"{np.mean(per_frame):4.1f} ms, frame {after} mean {np.mean(look):4.1f} ms (max {np.max(look):3.0f})")
 
 
 if __name__ == "__main__":

@@ -27,18 +27,22 @@ and scored from its first frame; one table per factor.
 
     .venv/bin/python benchmarks/track_eval.py [--clips DIR] [--only coke,tiger1] [--frames 100]
                                               [--starts 3] [--no-mil] [--loss] [--scales 0.5,1,2]
-                                              [--held-out]
+                                              [--held-out] [--tracker KEY=VALUE] [--per-click out.json]
 
 Start frames: 0, 1/3 and 2/3 of the clip, the first moved to frame 6 so that every click has
 the 6 frames before it (a live click has them: ``VisionStage.history``); a rescaled run is
 written with those 6 frames before its start. ``--held-out``: each developer clip is scored
 with the extent weights fitted without it (``extent.held_out``; ``benchmarks/train_extent.py``).
+``--tracker KEY=VALUE`` sets a ``tracker`` setting of sensekit's trackers (e.g.
+``refine_with_history=false``); ``--per-click`` writes each click's success (JSON) so that two
+runs can be compared click by click (``benchmarks/track_compare.py``).
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
 import csv
+import json
 import sys
 import tempfile
 import time
@@ -51,7 +55,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.errors import SourceError
+from sensekit.errors import ConfigError, SourceError
 from sensekit.vision.evaluate import BASELINES, TrackClip, add_clip_options, chosen_clips, click_points, \
     evaluate_clip, format_table, frames_of, load_clip, summary
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
@@ -234,7 +238,24 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--held-out", action="store_true",
                     help="score each clip with the extent weights fitted without it (benchmarks/train_extent.py)")
     ap.add_argument("--scales", default="1", help="comma-separated view factors, e.g. 0.5,1,2 (default 1)")
+    ap.add_argument("--tracker", action="append", default=[], metavar="KEY=VALUE",
+                    help="a tracker setting for sensekit's trackers, e.g. refine_with_history=false (repeatable)")
+    ap.add_argument("--per-click", type=Path, metavar="JSON",
+                    help="write each click's and baseline's success per scale, clip and start (track_compare.py)")
     return ap.parse_args(argv)
+
+
+def tracker_settings(texts: list[str]) -> dict[str, object]:
+    """``--tracker KEY=VALUE`` texts -> ``ColorTracker`` settings (``ConfigError`` naming a bad one)."""
+    from sensekit.vision.color_tracker import ColorTracker
+
+    out: dict[str, object] = {}
+    for text in texts:
+        key, eq, value = text.partition("=")
+        if not eq:
+            raise ConfigError(f"--tracker wants KEY=VALUE, got {text!r}")
+        out[key.strip()] = ColorTracker.SETTINGS[key.strip()].parse(value)
+    return out
 
 
 def parse_scales(text: str) -> list[float]:
@@ -251,18 +272,23 @@ def parse_scales(text: str) -> list[float]:
 def scale_results(args: argparse.Namespace, names: list[str], factor: float, baselines: list[str],
                   t0: float) -> dict[str, list]:
     """Every clip's runs with the objects seen ``factor`` times larger (held out when asked)."""
+    from functools import partial
+
+    from sensekit.vision.color_tracker import ColorTracker
+
+    make = partial(ColorTracker, **args.tracker_settings)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             with held_out(name) if args.held_out else contextlib.nullcontext():
                 if factor == 1:
                     results[name] = evaluate_clip(load_clip(args.clips, name), starts=args.starts,
-                                                  frames=args.frames, baselines=baselines)
+                                                  frames=args.frames, baselines=baselines, make=make)
                 else:
                     results[name] = [r for c in rescaled_runs(args.clips, name, factor, args.starts,
                                                               args.frames, Path(tmp))
                                      for r in evaluate_clip(c, starts=[BACK], frames=args.frames,
-                                                            baselines=baselines)]
+                                                            baselines=baselines, make=make)]
             print(f"  x{factor:g} {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     return results
 
@@ -272,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         names = chosen_clips(args.clips, args.only)
         scales = parse_scales(args.scales)
-    except (SourceError, ValueError) as e:
+        args.tracker_settings = tracker_settings(args.tracker)
+    except (SourceError, ValueError, ConfigError) as e:
         print(e, file=sys.stderr)
         return 2
     if args.loss:
@@ -281,8 +308,13 @@ def main(argv: list[str] | None = None) -> int:
     baselines = [b for b in BASELINES if not (args.no_mil and b.startswith("MIL"))]
     t0 = time.perf_counter()
     overall = []
+    per_click: dict[str, dict[str, list]] = {}
     for factor in scales:
         results = scale_results(args, names, factor, baselines, t0)
+        per_click[f"{factor:g}"] = {n: [[r.start, {k: v.success for k, v in r.scores.items()}] for r in runs]
+                                    for n, runs in results.items()}
+        if args.per_click is not None:
+            args.per_click.write_text(json.dumps(per_click, indent=1))
         if len(scales) > 1:
             print(f"\nobjects seen x{factor:g}")
         print(format_table(results))

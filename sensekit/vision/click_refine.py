@@ -1,8 +1,9 @@
-"""A second look at a click that had no frames before it: the object's own motion since.
+"""A second look at a measured click: the object's own motion since.
 
 A click on the first frames of a live camera, or on a still picture, is measured without
 motion cues (``segment_click``), and on a multi-coloured object may take one part of it (the
-red logo of a silver can). People move what they hold: ``ClickRefiner`` keeps the frames
+red logo of a silver can); a click with the frames before it may take a part too, or the
+object with what moved with it. People move what they hold: ``ClickRefiner`` keeps the frames
 from the click on, and once ``after_frames`` have passed it measures the extent again
 (``extent.measure_extent``) at the tracked point, those frames as the history. The new box
 is taken, once, when it is clearly better supported by the motion than the tracked box: its
@@ -10,10 +11,11 @@ motion separation from its ring (``extent.motion_separation``) is at least ``gai
 tracked box's, and it is not the same box (IoU < 0.8). A fragment moves like the rest of the
 object around it; the whole object, against a still background, does not.
 
-Constants (``tracker.refine_after_frames``, ``tracker.refine_gain``) and what they give from
-clicks on the first frame of the developer clips: ``benchmarks/refine_eval.py`` and
-``docs/tracking.md``. Cost: one ``measure_extent`` with motion (~60 ms of CPU at 640x480),
-once per click; the frames kept are copies (``after_frames`` frames).
+Constants (``tracker.refine_after_frames``, ``tracker.refine_gain``, ``tracker.refine_with_history``)
+and what they give from clicks without history (``benchmarks/refine_eval.py``) and with it
+(``benchmarks/track_eval.py --held-out``): ``docs/tracking.md``. Cost: one ``measure_extent``
+with motion (~60 ms of CPU at 640x480) on one frame, once per click; the frames kept are
+copies (``after_frames`` frames).
 Failure modes: an object held by a hand may be re-measured with the hand; a still object is
 never re-measured into anything (its motion supports no box).
 """

@@ -39,11 +39,12 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   object/surround colour model when it is clean, else the extent measured from proposals
   around the click and, given the frames before it, their motion) and a box is cut out by
   GrabCut (``segment.segment_box``); ``picked`` keeps that ``Segment`` (box and mask) so an
-  app can draw what was taken, and the tracker starts from its box. A click measured without
-  frames before it (a camera's first frames, a still picture) gets one second look
-  (``click_refine``): ``refine_after_frames`` (9) frames later the extent is measured again at
-  the tracked point with the frames since the click as history, and the model is re-seeded
-  from it when its motion separation is above ``refine_gain`` (1) times the tracked box's.
+  app can draw what was taken, and the tracker starts from its box. A measured click gets one
+  second look (``click_refine``): ``refine_after_frames`` (9) frames later the extent is
+  measured again at the tracked point with the frames since the click as history, and the
+  model is re-seeded from it when its motion separation is above ``refine_gain`` (1) times the
+  tracked box's; with ``refine_with_history`` off, only a click without frames before it (a
+  camera's first frames, a still picture) gets it.
   ~3-8 ms per 640x480 frame (cost grows with the box size, not the frame size).
 
 The tracker holds the settings, the pick and the events; the masks of the threshold methods
@@ -181,10 +182,12 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
                             lo=0.001, hi=100)
     beta = setting(0.05, "how fast the cutoff rises with speed (higher: less lag)", lo=0, hi=100)
     refine_after_frames = setting(
-        9, "frames after a click without frames before it when its extent is measured again from the "
-        "object's motion since (0: never; at least 6)", unit="frames", lo=0, hi=1000)
+        9, "frames after a measured click when its extent is measured again from the object's motion "
+        "since (0: never; at least 6)", unit="frames", lo=0, hi=1000)
     refine_gain = setting(1.0, "how much better the motion must support the re-measured box than the "
                           "tracked one to re-seed the model from it", lo=0, hi=100)
+    refine_with_history = setting(True, "a click with frames before it gets the second look too (off: only "
+                                  "a click without them)")
     grey_below_s = setting(40, "a target less saturated than this ignores hue (hsv)", unit="levels",
                            lo=0, hi=255)
     _TOLERANCE = ("hue_tolerance", "saturation_tolerance", "value_tolerance")
@@ -311,8 +314,10 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.color_in_use = target_rgb
         self.picked = segment_click(frame, x, y, history=history)
         self._start_model(frame, self.picked)
+        moving = len([f for f in history if f.shape == frame.shape]) >= max(HISTORY_FRAMES)
+        self.refiner = None
         if (self.refine_after_frames > 0 and self.picked.method == "proposal"
-                and len([f for f in history if f.shape == frame.shape]) < max(HISTORY_FRAMES)):
+                and (self.refine_with_history or not moving)):
             self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain)
 
     def pick_box(self, frame: np.ndarray, box: Sequence[float]) -> None:

@@ -105,3 +105,39 @@ def test_size_does_not_grow_onto_a_background_of_the_same_colour():
     areas = np.array([b[2] * b[3] for b in boxes]) / (truth[:, 2] * truth[:, 3])
     assert areas.max() < 1.6, f"box grew to {areas.max():.2f} times the ball"
     assert score(boxes, truth).success >= 0.9
+
+
+def _bench(*args: str):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / args[0]
+    return subprocess.run([sys.executable, str(script), *args[1:]], capture_output=True, text=True, timeout=120)
+
+
+def test_track_compare_pairs_the_same_clicks_and_gives_the_standard_error(tmp_path):
+    """Two --per-click files: B - A per clip and over the clips, the standard error from the
+    paired per-click differences (here 0.1, 0.3, 0.2: mean 0.2, sd 0.1, se 0.1 / sqrt(3))."""
+    import json
+
+    def run(values):
+        scores = [{"click centre": v, "sensekit (true box)": 0.5} for v in values]
+        return {"1": {"clip": [[k, s] for k, s in enumerate(scores)]}}
+
+    (tmp_path / "a.json").write_text(json.dumps(run([0.1, 0.2, 0.3])))
+    (tmp_path / "b.json").write_text(json.dumps(run([0.2, 0.5, 0.5])))
+    proc = _bench("track_compare.py", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert proc.returncode == 0, proc.stderr
+    assert f"| x1 clip | 3 | 0.200 | 0.400 | +0.200 | {0.1 / np.sqrt(3):.3f} |" in proc.stdout
+    assert "| x1 all | 3 |" in proc.stdout
+    bad = _bench("track_compare.py", str(tmp_path / "a.json"), str(tmp_path / "none.json"))
+    assert bad.returncode == 2 and "cannot read a --per-click file" in bad.stderr
+
+
+@pytest.mark.parametrize("text, message", [("nope=1", "unknown setting `tracker.nope`"),
+                                           ("refine_gain", "--tracker wants KEY=VALUE"),
+                                           ("refine_with_history=maybe", "refine_with_history")])
+def test_track_eval_names_a_bad_tracker_setting_in_one_line(text, message):
+    proc = _bench("track_eval.py", "--tracker", text)
+    assert proc.returncode == 2 and message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
