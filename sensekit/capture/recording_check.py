@@ -207,7 +207,7 @@ def _video_timestamps(rep: RecordingReport, v: dict[str, Any]) -> np.ndarray | N
         rep.problems.append(f"the timestamps file '{v['timestamps']}' is missing")
         return None
     try:
-        cap = timestamps_cap(rep.meta["frames"])
+        cap = timestamps_cap(rep.meta["frames"], complete=rep.complete)
         rows_t = read_timestamps(ts_path, complete=False, max_bytes=cap)
         if rep.complete:
             read_timestamps(ts_path, complete=True, max_bytes=cap)

@@ -49,6 +49,10 @@ _MAX_META_DEPTH = 8
 _MAX_TS_ROW_BYTES = 48
 #: ``video_ts.csv`` of a recording whose frame count is unknown (killed): 12 days at 30 fps
 MAX_TIMESTAMPS_BYTES = 256 << 20
+#: rows an unfinished recording may hold beyond the frames ``meta.json`` counts: the frames
+#: written between two of its updates (half a second; the first segment holds up to 60 while
+#: the rate is measured), with room to spare (196 kB at most)
+UNCOMMITTED_ROWS = 4096
 
 
 def _is_int(v: Any) -> bool:
@@ -269,11 +273,18 @@ def write_json_atomic(path: Path, data: dict[str, Any], *, fsync: bool = True) -
 
 # --- timestamps -----------------------------------------------------------------
 
-def timestamps_cap(frames: int | None) -> int:
-    """The most bytes a ``video_ts.csv`` of ``frames`` rows (``None``: unknown) may have."""
+def timestamps_cap(frames: int | None, *, complete: bool = True) -> int:
+    """The most bytes a ``video_ts.csv`` of ``frames`` rows (``None``: unknown) may have.
+
+    An unfinished recording (``complete=False``: being written, killed, or stopped by a full
+    disk) may also hold the rows of frames not committed yet - the recorder writes a frame's row
+    before the segment holding it is committed, and ``meta.json`` counts committed frames only -
+    so it may hold ``UNCOMMITTED_ROWS`` more.
+    """
     if frames is None:
         return MAX_TIMESTAMPS_BYTES
-    return min(MAX_TIMESTAMPS_BYTES, len(TIMESTAMPS_HEADER) + 1 + (frames + 1) * _MAX_TS_ROW_BYTES)
+    rows = frames + 1 + (0 if complete else UNCOMMITTED_ROWS)
+    return min(MAX_TIMESTAMPS_BYTES, len(TIMESTAMPS_HEADER) + 1 + rows * _MAX_TS_ROW_BYTES)
 
 
 def read_timestamps(path: Path, *, complete: bool, max_bytes: int = MAX_TIMESTAMPS_BYTES) -> np.ndarray:

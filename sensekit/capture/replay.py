@@ -203,7 +203,7 @@ class ReplaySource(Source):
         """Read the timestamps, the frame checksums and the segment list (checked when complete)."""
         name = self.path.name
         self._times = read_timestamps(self.path / v["timestamps"], complete=self.complete,
-                                      max_bytes=timestamps_cap(self.meta["frames"]))
+                                      max_bytes=timestamps_cap(self.meta["frames"], complete=self.complete))
         rows = len(self._times)
         if self.complete and rows != self.meta["frames"]:
             raise RecordingError(
