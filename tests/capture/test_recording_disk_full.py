@@ -67,3 +67,28 @@ def test_inspect_calls_it_incomplete_not_damaged(cut_short: Path) -> None:
     assert rep.problems == []
     assert not rep.complete
     assert any("unfinished segment" in n for n in rep.notes), rep.notes
+
+
+def test_a_disk_that_fills_later_keeps_the_first_reason_and_the_recording(tmp_path: Path) -> None:
+    # 200 kB: audio.wav reaches the limit after 6 s; the closing flush then fails too, and its
+    # error used to replace the first ("recording '...' failed: File too large", nothing said
+    # about what was kept)
+    out = tmp_path / "later.skrec"
+    done = _record_with_file_limit(out, 200_000)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("sensekit: error: recording 'later.skrec' stopped early: File too large; "
+                               "the "), lines[0]
+    assert lines[0].endswith("s recorded so far are kept, marked incomplete"), lines[0]
+    meta = read_meta(out)
+    assert meta["complete"] is False and meta["frames"] > 60
+    assert check_recording(out).problems == []
+    frames = 0
+    with ReplaySource(out) as src:
+        while True:
+            try:
+                frames += isinstance(src.read(), VideoFrame)
+            except EOFError:
+                break
+    assert frames >= meta["frames"]        # every committed segment (meta.json may lag one)
