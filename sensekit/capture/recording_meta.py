@@ -53,6 +53,8 @@ MAX_TIMESTAMPS_BYTES = 256 << 20
 #: written between two of its updates (half a second; the first segment holds up to 60 while
 #: the rate is measured), with room to spare (196 kB at most)
 UNCOMMITTED_ROWS = 4096
+#: the most a recording's audio may start before 0 s or after its last frame (seconds)
+MAX_TRACK_GAP_S = 60.0
 
 
 def _is_int(v: Any) -> bool:
@@ -269,6 +271,20 @@ def write_json_atomic(path: Path, data: dict[str, Any], *, fsync: bool = True) -
         if fsync:
             os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+def audio_offset_problem(meta: dict[str, Any], last_frame_t: float | None) -> str | None:
+    """What is wrong with ``audio_offset_s`` given the last frame's time (``None``: no frames),
+    or ``None``. The recorder starts both tracks within the moments its source takes to give
+    them, so the audio starts at most ``MAX_TRACK_GAP_S`` before 0 or after the last frame; a
+    value beyond is damage (``1e9`` made a replay wait, or an app simulate, 30 years for it)."""
+    offset = float(meta["audio_offset_s"])
+    last = max(0.0, last_frame_t or 0.0)
+    if -MAX_TRACK_GAP_S <= offset <= last + MAX_TRACK_GAP_S:
+        return None
+    where = "there is no frame" if last_frame_t is None else f"the last frame is at {last:.3f} s"
+    return (f"`audio_offset_s` is {short(offset)} s and {where}: a recording's audio starts at most "
+            f"{MAX_TRACK_GAP_S:g} s before 0 or after its last frame (is meta.json damaged?)")
 
 
 # --- timestamps -----------------------------------------------------------------
