@@ -97,7 +97,7 @@ def record_source(
         raise
     finally:
         _restore_handlers(old_handlers)
-        _close_all(source, rec, bar, complete=failed is None and not crashed)
+        failed = _close_keeping_reason(source, rec, bar, failed, crashed=crashed)
     if failed is not None:
         _stopped_early(path, rec, failed)
     return {"frames": rec.frames if rec else 0, "audio_samples": rec.audio_samples if rec else 0,
@@ -135,6 +135,21 @@ class _Stop:
     def _on_signal(self, signum: int, frame: Any) -> None:
         self.flag = True
         self.by = self.by or ("SIGTERM" if signum == signal.SIGTERM else "Ctrl-C")
+
+
+def _close_keeping_reason(source: Source, rec: Recorder | None, bar: Any, failed: BaseException | None,
+                          *, crashed: bool) -> BaseException | None:
+    """``_close_all``; returns why the recording stopped early: ``failed``, else a failure of the
+    closing itself. The full disk that stopped the copy fails the closing flush too: the first
+    reason is kept, and either way the caller says what is kept (meta.json was not marked
+    complete)."""
+    try:
+        _close_all(source, rec, bar, complete=failed is None and not crashed)
+    except (SensekitError, OSError) as exc:
+        if crashed:
+            raise
+        return failed or exc
+    return failed
 
 
 def _close_all(source: Source, rec: Recorder | None, bar: Any, *, complete: bool) -> None:

@@ -38,7 +38,7 @@ import numpy as np
 
 from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, checksums_cap, crc32_of,
                                         read_checksums)
-from sensekit.capture.recording_meta import read_meta, read_timestamps, timestamps_cap
+from sensekit.capture.recording_meta import audio_offset_problem, read_meta, read_timestamps, timestamps_cap
 from sensekit.capture.replay import VideoUnit, video_units
 from sensekit.capture.video_segments import count_decodable, list_segments, open_capture
 from sensekit.capture.wav import read_wav_info
@@ -103,6 +103,7 @@ class RecordingReport:
         return d
 
     _last_frame_t: float | None = None
+    _listed_last_t: float | None = None      # the last time video_ts.csv lists
 
 
 def _start_text(value: Any) -> tuple[str | None, str | None]:
@@ -177,6 +178,9 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
     v = meta["video"]
     rows_t = _video_timestamps(rep, v)
     rows = 0 if rows_t is None else len(rows_t)
+    if rows:
+        assert rows_t is not None
+        rep._listed_last_t = float(rows_t[-1])
     crcs = _video_checksums(rep, v, rows)
     version = meta["version"]
     store = path / (v["file"] if version == 1 else v["segments"])
@@ -207,7 +211,7 @@ def _video_timestamps(rep: RecordingReport, v: dict[str, Any]) -> np.ndarray | N
         rep.problems.append(f"the timestamps file '{v['timestamps']}' is missing")
         return None
     try:
-        cap = timestamps_cap(rep.meta["frames"])
+        cap = timestamps_cap(rep.meta["frames"], complete=rep.complete)
         rows_t = read_timestamps(ts_path, complete=False, max_bytes=cap)
         if rep.complete:
             read_timestamps(ts_path, complete=True, max_bytes=cap)
@@ -417,6 +421,9 @@ def check_recording(path: str | os.PathLike[str], *, decode: bool = True) -> Rec
     if meta["video"] is not None:
         _check_video(rep, decode)
     if meta["audio"] is not None:
+        problem = audio_offset_problem(meta, rep._listed_last_t)
+        if problem is not None:
+            rep.problems.append(f"'meta.json': {problem}")
         _check_audio(rep)
     for p in sorted(rec.iterdir()):
         if p.is_file() or p.is_dir():

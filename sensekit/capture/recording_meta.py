@@ -49,6 +49,12 @@ _MAX_META_DEPTH = 8
 _MAX_TS_ROW_BYTES = 48
 #: ``video_ts.csv`` of a recording whose frame count is unknown (killed): 12 days at 30 fps
 MAX_TIMESTAMPS_BYTES = 256 << 20
+#: rows an unfinished recording may hold beyond the frames ``meta.json`` counts: the frames
+#: written between two of its updates (half a second; the first segment holds up to 60 while
+#: the rate is measured), with room to spare (196 kB at most)
+UNCOMMITTED_ROWS = 4096
+#: the most a recording's audio may start before 0 s or after its last frame (seconds)
+MAX_TRACK_GAP_S = 60.0
 
 
 def _is_int(v: Any) -> bool:
@@ -267,13 +273,34 @@ def write_json_atomic(path: Path, data: dict[str, Any], *, fsync: bool = True) -
     os.replace(tmp, path)
 
 
+def audio_offset_problem(meta: dict[str, Any], last_frame_t: float | None) -> str | None:
+    """What is wrong with ``audio_offset_s`` given the last frame's time (``None``: no frames),
+    or ``None``. The recorder starts both tracks within the moments its source takes to give
+    them, so the audio starts at most ``MAX_TRACK_GAP_S`` before 0 or after the last frame; a
+    value beyond is damage (``1e9`` made a replay wait, or an app simulate, 30 years for it)."""
+    offset = float(meta["audio_offset_s"])
+    last = max(0.0, last_frame_t or 0.0)
+    if -MAX_TRACK_GAP_S <= offset <= last + MAX_TRACK_GAP_S:
+        return None
+    where = "there is no frame" if last_frame_t is None else f"the last frame is at {last:.3f} s"
+    return (f"`audio_offset_s` is {short(offset)} s and {where}: a recording's audio starts at most "
+            f"{MAX_TRACK_GAP_S:g} s before 0 or after its last frame (is meta.json damaged?)")
+
+
 # --- timestamps -----------------------------------------------------------------
 
-def timestamps_cap(frames: int | None) -> int:
-    """The most bytes a ``video_ts.csv`` of ``frames`` rows (``None``: unknown) may have."""
+def timestamps_cap(frames: int | None, *, complete: bool = True) -> int:
+    """The most bytes a ``video_ts.csv`` of ``frames`` rows (``None``: unknown) may have.
+
+    An unfinished recording (``complete=False``: being written, killed, or stopped by a full
+    disk) may also hold the rows of frames not committed yet - the recorder writes a frame's row
+    before the segment holding it is committed, and ``meta.json`` counts committed frames only -
+    so it may hold ``UNCOMMITTED_ROWS`` more.
+    """
     if frames is None:
         return MAX_TIMESTAMPS_BYTES
-    return min(MAX_TIMESTAMPS_BYTES, len(TIMESTAMPS_HEADER) + 1 + (frames + 1) * _MAX_TS_ROW_BYTES)
+    rows = frames + 1 + (0 if complete else UNCOMMITTED_ROWS)
+    return min(MAX_TIMESTAMPS_BYTES, len(TIMESTAMPS_HEADER) + 1 + rows * _MAX_TS_ROW_BYTES)
 
 
 def read_timestamps(path: Path, *, complete: bool, max_bytes: int = MAX_TIMESTAMPS_BYTES) -> np.ndarray:

@@ -46,7 +46,8 @@ import numpy as np
 from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame, merge_by_time
 from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, checksums_cap, crc32_of,
                                         read_checksums)
-from sensekit.capture.recording_meta import DEFAULT_BLOCK_SIZE, read_meta, read_timestamps, timestamps_cap
+from sensekit.capture.recording_meta import (DEFAULT_BLOCK_SIZE, audio_offset_problem, read_meta, read_timestamps,
+                                             timestamps_cap)
 from sensekit.capture.video_segments import (count_decodable, list_segments, open_capture,
                                              plan_segments)
 from sensekit.capture.wav import WavInfo, int16_to_float, mark_nonfinite, read_wav_info
@@ -191,6 +192,9 @@ class ReplaySource(Source):
         if v is not None:
             self._open_video(v)
         if a is not None:
+            problem = audio_offset_problem(self.meta, float(self._times[-1]) if len(self._times) else None)
+            if problem is not None:
+                raise RecordingError(f"'{self.path.name}/meta.json': {problem}")
             self._open_audio(a)
         self._opened = True
         self._gen = self._items()
@@ -203,7 +207,7 @@ class ReplaySource(Source):
         """Read the timestamps, the frame checksums and the segment list (checked when complete)."""
         name = self.path.name
         self._times = read_timestamps(self.path / v["timestamps"], complete=self.complete,
-                                      max_bytes=timestamps_cap(self.meta["frames"]))
+                                      max_bytes=timestamps_cap(self.meta["frames"], complete=self.complete))
         rows = len(self._times)
         if self.complete and rows != self.meta["frames"]:
             raise RecordingError(

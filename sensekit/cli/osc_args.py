@@ -69,7 +69,9 @@ class OscAttachment:
 
     def close(self) -> None:
         if self.sender is not None or self.control is not None:
-            log.info("OSC: %s", ", ".join(f"{k} {v}" for k, v in self.stats().items()))
+            # its own format: the rate limit groups lines by format, and "OSC: %s" is also every
+            # accepted setting's (a flood of them hid this line behind "N more message(s)")
+            log.info("OSC at the end: %s", ", ".join(f"{k} {v}" for k, v in self.stats().items()))
         if self.sender is not None:
             self.sender.close()
         if self.control is not None:

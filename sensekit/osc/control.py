@@ -27,13 +27,23 @@ and nesting depth before a value is read; python-osc's parser never sees a recei
 counted in ``malformed``, one longer than ``max_datagram_bytes`` (4096) in
 ``oversized``; both are logged and dropped before any handler runs. The warnings go through
 the CLI's rate limit (``sensekit.ratelimit``); the counts are in ``stats()``.
+
+A flood is bounded: the server thread uses at most ``cpu_share`` (5 %) of one CPU, its own
+CPU time measured per datagram, and leaves the rest to the kernel's receive buffer, which drops
+what does not fit; ``osc_dropped`` is the kernel's count of those (Linux). Unpaced, a flood of
+valid settings from one local sender kept the server thread busy and took a headless
+``color_ball`` from ~400-700 to ~90 frames/s (the run's thread waits for the interpreter lock).
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import socket
 import socketserver
+import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Any, Callable
 
 
@@ -41,6 +51,7 @@ from sensekit.errors import ConfigError
 from sensekit.osc.address import PREFIX
 from sensekit.osc.encode import Received, decode
 from sensekit.safe_read import clip, short
+from sensekit.validate import check_positive
 
 if TYPE_CHECKING:
     from sensekit.settings.live import Tuning
@@ -51,6 +62,13 @@ log = logging.getLogger("sensekit.osc")
 
 SET_PREFIX = f"{PREFIX}/set/"
 MAX_CONTROL_DATAGRAM = 4096
+#: the share of one CPU the ``OscControl`` server thread may use (its own CPU time), and the
+#: seconds of it banked while quiet: some 1,000 settings or 5,000 junk datagrams a second; a
+#: fader sends 60-200 a second
+CPU_SHARE = 0.05
+CPU_BURST_S = 0.05
+#: Linux's socket option: the kernel's count of datagrams dropped for a full buffer
+_SO_RXQ_OVFL = getattr(socket, "SO_RXQ_OVFL", 40)
 #: short addresses from before the table -> setting keys
 LEGACY_ADDRESSES: dict[str, str] = {
     f"{PREFIX}/set/threshold": "activity.silence_level",
@@ -100,13 +118,46 @@ def value_from_args(key: str, args: tuple[Any, ...]) -> Any:
 
 class _ControlServer(socketserver.UDPServer):
     """The UDP server of ``OscControl``: every datagram goes to ``receive(dgram, sender)``, which
-    reads it with the strict reader (python-osc's parser never sees a received byte)."""
+    reads it with the strict reader (python-osc's parser never sees a received byte).
+
+    Paced: the server thread may use ``share`` of one CPU's time (its own CPU time, measured per
+    datagram: a junk datagram costs a few microseconds, a setting applied tens), with ``burst``
+    seconds banked while quiet; past that it sleeps, holding no lock, until repaid. What arrives
+    meanwhile waits in the kernel's receive buffer and, when that is full, is dropped there. On
+    Linux the kernel's count of those drops comes with each datagram (``SO_RXQ_OVFL``) and is
+    kept in ``kernel_drops``."""
 
     max_packet_size = 65536     # read whole datagrams, so an oversized one is seen as such
 
-    def __init__(self, address: tuple[str, int], receive: Callable[[bytes, Any], None]) -> None:
+    def __init__(self, address: tuple[str, int], receive: Callable[[bytes, Any], None], *,
+                 share: float, burst: float) -> None:
         self.receive = receive
+        self.share, self.burst = share, burst
+        self.kernel_drops = 0
+        self._budget = burst
+        self._wall = time.monotonic()
+        self._cpu = time.thread_time()
         super().__init__(address, _Datagram)
+        with contextlib.suppress(OSError):
+            self.socket.setsockopt(socket.SOL_SOCKET, _SO_RXQ_OVFL, 1)
+
+    def get_request(self) -> tuple[tuple[bytes, socket.socket], Any]:  # type: ignore[override]  # UDP: (data, socket)
+        self._pace()
+        data, ancillary, _flags, sender = self.socket.recvmsg(self.max_packet_size, socket.CMSG_SPACE(4))
+        for level, kind, value in ancillary:
+            if level == socket.SOL_SOCKET and kind == _SO_RXQ_OVFL and len(value) >= 4:
+                self.kernel_drops = int.from_bytes(value[:4], sys.byteorder)
+        return (data, self.socket), sender
+
+    def _pace(self) -> None:
+        """Charge the CPU time used since the last call (the datagram before, the wait for this
+        one), refill by the wall time passed, and sleep while the budget is overdrawn."""
+        wall, cpu = time.monotonic(), time.thread_time()
+        self._budget = min(self.burst, self._budget + (wall - self._wall) * self.share - (cpu - self._cpu))
+        if self._budget < 0:
+            time.sleep(-self._budget / self.share)
+            self._budget, wall = 0.0, time.monotonic()
+        self._wall, self._cpu = wall, time.thread_time()
 
 
 class _Datagram(socketserver.BaseRequestHandler):
@@ -123,12 +174,13 @@ class OscControl:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 9001, *, tuning: Tuning | None = None,
                  pause: Callable[[bool], None] | None = None,
-                 max_datagram_bytes: int = MAX_CONTROL_DATAGRAM) -> None:
+                 max_datagram_bytes: int = MAX_CONTROL_DATAGRAM, cpu_share: float = CPU_SHARE) -> None:
         if not isinstance(port, int) or not 0 <= port <= 65535:
             raise ConfigError(f"OSC control port must be 0..65535, got {port!r}")
         self.tuning = tuning
         self.pause = pause
         self.max_datagram_bytes = int(max_datagram_bytes)
+        share = check_positive("cpu_share", cpu_share)
         self.accepted = 0
         self.rejected = 0
         self.unused = 0
@@ -137,7 +189,7 @@ class OscControl:
         #: the last accepted changes, newest last (key -> value), for tests and logs
         self.last: dict[str, Any] = {}
         try:
-            self._server = _ControlServer((host, port), self.receive)
+            self._server = _ControlServer((host, port), self.receive, share=share, burst=CPU_BURST_S)
         except OSError as exc:
             raise ConfigError(f"cannot listen for OSC on {host}:{port}: {exc}") from None
         self.host, self.port = self._server.server_address[:2]
@@ -234,7 +286,8 @@ class OscControl:
 
     def stats(self) -> dict[str, int]:
         return {"osc_accepted": self.accepted, "osc_rejected": self.rejected, "osc_unused": self.unused,
-                "osc_malformed": self.malformed, "osc_oversized": self.oversized}
+                "osc_malformed": self.malformed, "osc_oversized": self.oversized,
+                "osc_dropped": self._server.kernel_drops}
 
     def close(self) -> None:
         if self._thread is not None:

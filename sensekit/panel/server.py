@@ -167,7 +167,19 @@ class PanelServer:
             loop.run_forever()
         finally:
             loop.run_until_complete(self._shutdown())
+            self._finish_tasks(loop)
             loop.close()
+
+    @staticmethod
+    def _finish_tasks(loop: asyncio.AbstractEventLoop) -> None:
+        """Cancel what is still running (a request waiting on the run's thread when the piece
+        ended) and let it finish, within a second: a task left pending when the loop closes is
+        printed as two lines of "Task was destroyed but it is pending!" per connection."""
+        tasks = asyncio.all_tasks(loop)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            loop.run_until_complete(asyncio.wait(tasks, timeout=1.0))
 
     async def _bind(self) -> None:
         app = web.Application(middlewares=[self._guard], client_max_size=MAX_BODY_BYTES)

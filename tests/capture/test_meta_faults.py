@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from sensekit.capture.base import AudioBlock
 from sensekit.capture.recording import ReplaySource
 from sensekit.capture.recording_check import check_recording
 from sensekit.errors import RecordingError
@@ -76,4 +77,27 @@ def test_a_damaged_playlist_is_reported(rec, damage):
 
 
 def test_an_intact_playlist_is_not_a_problem(rec):
+    assert check_recording(rec).status == "intact"
+
+
+@pytest.mark.parametrize("offset", [1e9, 1e308, 71.0, -61.0])
+def test_audio_far_from_the_video_is_refused(rec, offset):
+    # a damaged audio_offset_s put the audio 30 years after the 1.4 s of video: `sensekit run
+    # --headless` on it never ended (it simulated its way towards the audio) and a --realtime
+    # replay waited for it
+    _set(rec, audio_offset_s=offset)
+    with pytest.raises(RecordingError, match=r"^'copy.skrec/meta.json': `audio_offset_s` .* at most 60 s"):
+        ReplaySource(rec).open()
+    report = check_recording(rec)
+    assert report.status == "damaged"
+    assert any("`audio_offset_s`" in p for p in report.problems), report.problems
+
+
+@pytest.mark.parametrize("offset", [-0.05, 0.0, 61.0])
+def test_audio_near_the_video_plays(rec, offset):
+    # 61 s: 59.6 s after the last frame (1.3 s), within the 60 s a recording's tracks may be apart
+    _set(rec, audio_offset_s=offset)
+    items = list(ReplaySource(rec))
+    blocks = [i for i in items if isinstance(i, AudioBlock)]
+    assert blocks and blocks[0].t == pytest.approx(offset)
     assert check_recording(rec).status == "intact"

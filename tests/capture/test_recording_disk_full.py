@@ -1,0 +1,94 @@
+"""A recording stopped by a full disk in its first half second is kept, replays and inspects as
+incomplete (not damaged).
+
+The disk is a real file size limit (``RLIMIT_FSIZE`` in the recorder's process: the kernel
+refuses to grow any file past it, which is what a full disk does to the recorder); the input is
+the bundled demo recording. The recorder writes and fsyncs a frame's timestamp and checksum
+rows before the segment that holds the frame is committed, and ``meta.json`` counts committed
+frames only, so an unfinished recording holds rows for frames ``meta.json`` does not count yet.
+"""
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sensekit.capture.base import AudioBlock, VideoFrame
+from sensekit.capture.recording import ReplaySource
+from sensekit.capture.recording_check import check_recording
+from sensekit.capture.recording_meta import read_meta
+from sensekit.paths import bundled_recording
+
+LIMIT_BYTES = 20_000        # the first video segment of the demo (~50 kB) does not fit
+
+
+def _record_with_file_limit(out: Path, limit: int) -> subprocess.CompletedProcess[str]:
+    def limit_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return subprocess.run(
+        [sys.executable, "-m", "sensekit", "record", "--source", f"replay:{bundled_recording('demo')}",
+         "--no-progress", str(out)],
+        preexec_fn=limit_files, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def cut_short(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("full") / "full.skrec"
+    done = _record_with_file_limit(out, LIMIT_BYTES)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "stopped early" in lines[0] and "kept, marked incomplete" in lines[0], lines
+    return out
+
+
+def test_the_first_half_second_cut_by_a_full_disk_replays(cut_short: Path) -> None:
+    meta = read_meta(cut_short)
+    assert meta["complete"] is False and meta["frames"] == 0 and meta["audio_samples"] > 0
+    # rows were written for frames of the segment that did not fit
+    assert (cut_short / "video_ts.csv").read_text().count("\n") > 2
+    src = ReplaySource(cut_short)
+    items = []
+    with src:
+        while True:
+            try:
+                items.append(src.read())
+            except EOFError:
+                break
+    blocks = [i for i in items if isinstance(i, AudioBlock)]
+    assert blocks and not [i for i in items if isinstance(i, VideoFrame)]
+    assert sum(len(b.samples) for b in blocks) == meta["audio_samples"]
+
+
+def test_inspect_calls_it_incomplete_not_damaged(cut_short: Path) -> None:
+    rep = check_recording(cut_short)
+    assert rep.problems == []
+    assert not rep.complete
+    assert any("unfinished segment" in n for n in rep.notes), rep.notes
+
+
+def test_a_disk_that_fills_later_keeps_the_first_reason_and_the_recording(tmp_path: Path) -> None:
+    # 200 kB: audio.wav reaches the limit after 6 s; the closing flush then fails too, and its
+    # error used to replace the first ("recording '...' failed: File too large", nothing said
+    # about what was kept)
+    out = tmp_path / "later.skrec"
+    done = _record_with_file_limit(out, 200_000)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("sensekit: error: recording 'later.skrec' stopped early: File too large; "
+                               "the "), lines[0]
+    assert lines[0].endswith("s recorded so far are kept, marked incomplete"), lines[0]
+    meta = read_meta(out)
+    assert meta["complete"] is False and meta["frames"] > 60
+    assert check_recording(out).problems == []
+    frames = 0
+    with ReplaySource(out) as src:
+        while True:
+            try:
+                frames += isinstance(src.read(), VideoFrame)
+            except EOFError:
+                break
+    assert frames >= meta["frames"]        # every committed segment (meta.json may lag one)

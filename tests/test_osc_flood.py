@@ -1,0 +1,115 @@
+"""A flood of valid OSC settings is bounded: the control server's thread uses at most its share
+of a CPU, what it cannot take is dropped by the kernel and counted, the last setting still
+applies, and the end-of-run counts are printed (``sensekit.osc.control``)."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+from pythonosc.osc_message_builder import OscMessageBuilder
+
+from sensekit.audio.activity import ActivityDetector
+from sensekit.osc import OscControl
+from sensekit.settings import Tuning
+from sensekit.paths import bundled_recording
+
+
+def _setting(value: float) -> bytes:
+    b = OscMessageBuilder("/sensekit/set/activity/silence_level")
+    b.add_arg(value)
+    return b.build().dgram
+
+
+def _flood(port: int, stop: threading.Event, sent: list[int]) -> None:
+    grams = [_setting(float(10 + i % 7)) for i in range(7)]
+    n = 0
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        while not stop.is_set():
+            s.sendto(grams[n % 7], ("127.0.0.1", port))
+            n += 1
+    sent.append(n)
+
+
+def test_a_flood_of_settings_takes_a_bounded_share_of_a_cpu():
+    detector = ActivityDetector()
+    control = OscControl("127.0.0.1", 0, tuning=Tuning(lambda: [detector])).start()
+    stop = threading.Event()
+    sent: list[int] = []
+    flooder = threading.Thread(target=_flood, args=(control.port, stop, sent))
+    thread = control._thread
+    assert thread is not None
+    try:
+        flooder.start()
+        time.sleep(0.5)                                   # the burst is spent
+        before = control.accepted
+        cpu0 = time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+        t0 = time.monotonic()
+        time.sleep(2.0)
+        cpu = time.clock_gettime(time.pthread_getcpuclockid(thread.ident)) - cpu0
+        wall = time.monotonic() - t0
+        handled = control.accepted - before
+    finally:
+        stop.set()
+        flooder.join()
+    try:
+        # unpaced, the thread took every datagram it could: a whole CPU when it had one
+        assert cpu <= 0.05 * wall + 0.05 + 0.02, (cpu, wall)
+        assert handled > 0
+        assert control.stats()["osc_dropped"] > 0        # the kernel's count of what it dropped
+        time.sleep(1.0)                                   # the budget comes back
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.sendto(_setting(42.0), ("127.0.0.1", control.port))
+        deadline = time.monotonic() + 5
+        while control.last.get("activity.silence_level") != 42.0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert control.last.get("activity.silence_level") == 42.0
+    finally:
+        t0 = time.monotonic()
+        control.close()
+        assert time.monotonic() - t0 < 1.5
+
+
+def test_the_counts_at_the_end_survive_a_flood_of_accepted_settings(tmp_path):
+    # the end-of-run counts shared their log format with each accepted setting, so the rate
+    # limit folded them into "N more message(s) like 'OSC: %s' were not shown"
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sensekit", "events", f"replay:{bundled_recording('demo')}", "--realtime",
+         "--loop", "--activity", "--osc-control", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stderr.readline, "")), daemon=True)
+    reader.start()
+    stop = threading.Event()
+    sent: list[int] = []
+    flooder = threading.Thread(target=_flood, args=(port, stop, sent))
+    try:
+        deadline = time.monotonic() + 60
+        while not any("listening for settings" in line for line in lines) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        flooder.start()
+        time.sleep(2.0)
+        stop.set()
+        flooder.join()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+        reader.join(timeout=10)
+    finally:
+        stop.set()
+        if proc.poll() is None:
+            proc.kill()
+    err = "".join(lines)
+    assert "Traceback" not in err
+    end = [line for line in lines if line.startswith("OSC at the end: ")]
+    assert len(end) == 1, err[-2000:]
+    counts = dict(re.findall(r"(osc_\w+) (\d+)", end[0]))
+    assert int(counts["osc_accepted"]) > 5 and int(counts["osc_dropped"]) > 0, end[0]
+    assert len(lines) < 40, err[-3000:]
