@@ -29,8 +29,6 @@ from sensekit.audio.numpy_calls import add_acc
 
 __all__ = ["REBASE_S", "BandEnergy"]
 
-_multiply = np.multiply
-
 REBASE_S = 0.5        # the kept stretch restarts once it is older than this
 
 
@@ -67,9 +65,8 @@ class BandEnergy:
             grown[: end - c0 + 1] = self.c[: end - c0 + 1]
             self.c = grown
         d = clap_band(buf[end - self.band_pre - b0: stop - b0].astype(np.float64), self.width)
-        run = self.c[end - c0: stop - c0 + 1]      # run[0]: the sum so far
-        _multiply(d, d, run[1:])
-        # continue the sum exactly: run[j + 1] = run[j] + d[j]**2, in order (np.cumsum's
-        # own C loop, in place)
-        add_acc(run, out=run)
+        d *= d
+        i = end - c0
+        d[0] += self.c[i]                          # continue the sum exactly
+        add_acc(d, out=self.c[i + 1: stop - c0 + 1])     # (np.cumsum's own C loop)
         self._cend = stop
