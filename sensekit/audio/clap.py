@@ -396,15 +396,15 @@ class ClapDetector(Tunable, section="clap",
         hit = new >= correlate(fp[k0 - far - o: k1 - near - o], self._ratio_ones, 0)  # 0: "valid"
         if not count_nonzero(hit):                      # the usual case: no 6 dB rise
             return
+        # the frame rises over the one before and reaches min_level (one pass each over the
+        # chunk; the rows' sums as before, so the same floats)
         hit &= new > fp[k0 - 1 - o: k1 - 1 - o]
-        if not count_nonzero(hit):
-            return
-        xs = self._buf[k0 * hop - self._b0: k1 * hop - self._b0].reshape(-1, hop)
+        xs = self._buf[k0 * hop - b0: k1 * hop - b0].reshape(-1, hop)
         hit &= einsum("ij,ij->i", xs, xs) * self._gain2 >= self._min_fe
-        if count_nonzero(hit):
-            r0 = self._region[0]
-            for k in (np.flatnonzero(hit) + k0).tolist():
-                self._regions.append(k * hop - r0)
+        ks = hit.nonzero()[0].tolist()
+        if ks:
+            s0 = k0 * hop - self._region[0]
+            self._regions.extend([s0 + j * hop for j in ks])
             self._due = min(self._due, self._regions[0] + self._ahead)
 
     def _judge_ready(self) -> list[Clap]:
