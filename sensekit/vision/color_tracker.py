@@ -44,7 +44,8 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   measured again at the tracked point with the frames since the click as history, and the
   model is re-seeded from it when its motion separation is above ``refine_gain`` (1) times the
   tracked box's; with ``refine_with_history`` off, only a click without frames before it (a
-  camera's first frames, a still picture) gets it.
+  camera's first frames, a still picture) gets it. With ``refine_looks`` above 1 (default 1),
+  a look that re-seeded is followed by another ``refine_after_frames`` later, up to that many.
   ~3-8 ms per 640x480 frame (cost grows with the box size, not the frame size).
 
 The tracker holds the settings, the pick and the events; the masks of the threshold methods
