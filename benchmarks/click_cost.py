@@ -9,9 +9,9 @@ processes counts less than in wall time (it still slows a shared core's caches).
 made first and not counted (imports, OpenCV's first-call set-up). Printed: frame sizes, mean
 and max ms per click, each ``--repeat`` times; with ``--parts``, the mean of each part with a
 history: the proposals, the two optical flows and the cues; with ``--after``, each tracked
-frame after a click with history, its second look (``tracker.refine_with_history``) off and on.
+frame after a click with history, the second look off, one look, and up to ``--looks`` looks.
 
-    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts] [--after]
+    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts] [--after [--looks 3]]
 """
 from __future__ import annotations
 
@@ -70,7 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parts", action="store_true", help="also the mean time of each part (with a history)")
     ap.add_argument("--after", action="store_true",
                     help="also the tracked frames after a click with history, the second look off and on")
+    ap.add_argument("--looks", type=int, default=3, help="with --after: also up to this many looks (default 3)")
     args = ap.parse_args(argv)
+    if args.looks < 1:
+        raise SystemExit(f"--looks must be at least 1, got {args.looks}")
     if args.frame < max(HISTORY_FRAMES):
         raise SystemExit(f"--frame must be at least {max(HISTORY_FRAMES)} (the motion cues' history)")
     cv2.setNumThreads(1)
@@ -93,36 +96,44 @@ def main(argv: list[str] | None = None) -> int:
     if args.parts:
         parts(cases)
     if args.after:
-        after_click(args.clips, args.frame)
+        after_click(args.clips, args.frame, args.looks)
     return 0
 
 
-def after_click(folder: Path, at: int) -> None:
+def after_click(folder: Path, at: int, looks: int) -> None:
     """``--after``: the CPU time of each tracked frame after a click with history, the second
-    look off and on (``tracker.refine_with_history``): the frames before it and the frame that
-    takes it (``click_refine``), over the same clicks."""
+    look off, one look, and up to ``looks`` looks (``tracker.refine_looks``): the frames between
+    looks and each frame at which a look is due (``click_refine``), over the same clicks."""
     from sensekit.vision.color_tracker import ColorTracker
 
     after = ColorTracker().refine_after_frames
-    for on in (False, True):
-        per_frame, look = [], []
+    n = after * looks
+    for label, settings in (("off", {"refine_with_history": False}), ("1 look", {"refine_looks": 1}),
+                            (f"up to {looks} looks", {"refine_looks": looks})):
+        per_frame: list[float] = []
+        due: list[list[float]] = [[] for _ in range(looks)]
+        taken = []
         for name in clip_names(folder):
             clip = load_clip(folder, name)
             frames: list[np.ndarray] = []
             for frame in frames_of(clip):
                 frames.append(frame)
-                if len(frames) == at + after + 1:
+                if len(frames) == at + n + 1:
                     break
             for px, py in click_points(clip.truth[at]).values():
-                t = ColorTracker(refine_with_history=on)
+                t = ColorTracker(**settings)
                 t.pick(frames[at], px, py, history=frames[:at])
-                for j in range(at + 1, at + after + 1):
+                for j in range(at + 1, min(len(frames), at + n + 1)):
                     t0 = time.process_time()
                     t.update(frames[j], j / 30)
-                    (look if j == at + after else per_frame).append(1000 * (time.process_time() - t0))
-        print(f"after a click, second look {'on ' if on else 'off'}: frames 1-{after - 1} mean "
-              f"{np.mean(per_frame):4.1f} ms, frame {after} mean {np.mean(look):4.1f} ms (max {np.max(look):3.0f})")
-
+                    ms = 1000 * (time.process_time() - t0)
+                    k, r = divmod(j - at, after)
+                    (due[k - 1] if r == 0 else per_frame).append(ms)
+                taken.append(t.looks)
+        dues = ", ".join(f"frame {after * (k + 1)} {np.mean(v):4.1f} (max {np.max(v):3.0f})"
+                         for k, v in enumerate(due) if v)
+        print(f"after a click, {label:12s}: other frames mean {np.mean(per_frame):4.1f} ms; {dues}; "
+              f"looks taken per click {np.mean(taken):.2f}")
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -34,7 +34,7 @@ the 6 frames before it (a live click has them: ``VisionStage.history``); a resca
 written with those 6 frames before its start. ``--held-out``: each developer clip is scored
 with the extent weights fitted without it (``extent.held_out``; ``benchmarks/train_extent.py``).
 ``--tracker KEY=VALUE`` sets a ``tracker`` setting of sensekit's trackers (e.g.
-``refine_with_history=false``); ``--per-click`` writes each click's success (JSON) so that two
+``refine_with_history=false``; with ``--loss`` too); ``--per-click`` writes each click's success (JSON) so that two
 runs can be compared click by click (``benchmarks/track_compare.py``).
 """
 from __future__ import annotations
@@ -189,8 +189,9 @@ def _cover(frame, box) -> object:
     return f
 
 
-def loss_table(folder: Path, names: list[str]) -> str:
-    """Cut and cover runs from a centre click and from the true box (see the docstring)."""
+def loss_table(folder: Path, names: list[str], settings: dict[str, object] | None = None) -> str:
+    """Cut and cover runs from a centre click and from the true box (see the docstring), the
+    trackers made with ``settings`` (``--tracker``) beside the check's on/off."""
     import cv2
 
     from sensekit.vision.color_tracker import ColorTracker
@@ -199,7 +200,8 @@ def loss_table(folder: Path, names: list[str]) -> str:
     truth = {n: load_clip(folder, n).truth for n in names}
 
     def started(name: str, how: str, check: bool) -> ColorTracker:
-        t = ColorTracker() if check else ColorTracker(appearance_below=0.0, appearance_found=0.0)
+        t = ColorTracker(**(settings or {})) if check else \
+            ColorTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
         x, y, w, h = truth[name][0]
         if how == "click":
             t.pick(first[name][0], x + w / 2, y + h / 2)
@@ -303,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         print(e, file=sys.stderr)
         return 2
     if args.loss:
-        print(loss_table(args.clips, names))
+        print(loss_table(args.clips, names, args.tracker_settings))
         return 0
     baselines = [b for b in BASELINES if not (args.no_mil and b.startswith("MIL"))]
     t0 = time.perf_counter()

@@ -6,15 +6,18 @@ red logo of a silver can); a click with the frames before it may take a part too
 object with what moved with it. People move what they hold: ``ClickRefiner`` keeps the frames
 from the click on, and once ``after_frames`` have passed it measures the extent again
 (``extent.measure_extent``) at the tracked point, those frames as the history. The new box
-is taken, once, when it is clearly better supported by the motion than the tracked box: its
+is taken when it is clearly better supported by the motion than the tracked box: its
 motion separation from its ring (``extent.motion_separation``) is at least ``gain`` times the
 tracked box's, and it is not the same box (IoU < 0.8). A fragment moves like the rest of the
-object around it; the whole object, against a still background, does not.
+object around it; the whole object, against a still background, does not. ``ColorTracker``
+takes one look per click by default; with ``tracker.refine_looks`` above 1, a look that
+re-seeded is followed by another (a new ``ClickRefiner``, the frames since as its history).
 
-Constants (``tracker.refine_after_frames``, ``tracker.refine_gain``, ``tracker.refine_with_history``)
+Constants (``tracker.refine_after_frames``, ``tracker.refine_gain``, ``tracker.refine_with_history``,
+``tracker.refine_looks``)
 and what they give from clicks without history (``benchmarks/refine_eval.py``) and with it
 (``benchmarks/track_eval.py --held-out``): ``docs/tracking.md``. Cost: one ``measure_extent``
-with motion (~60 ms of CPU at 640x480) on one frame, once per click; the frames kept are
+with motion (~60 ms of CPU at 640x480) on one frame per look; the frames kept are
 copies (``after_frames`` frames).
 Failure modes: an object held by a hand may be re-measured with the hand; a still object is
 never re-measured into anything (its motion supports no box).

@@ -44,7 +44,8 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   measured again at the tracked point with the frames since the click as history, and the
   model is re-seeded from it when its motion separation is above ``refine_gain`` (1) times the
   tracked box's; with ``refine_with_history`` off, only a click without frames before it (a
-  camera's first frames, a still picture) gets it.
+  camera's first frames, a still picture) gets it. With ``refine_looks`` above 1 (default 1),
+  a look that re-seeded is followed by another ``refine_after_frames`` later, up to that many.
   ~3-8 ms per 640x480 frame (cost grows with the box size, not the frame size).
 
 The tracker holds the settings, the pick and the events; the masks of the threshold methods
@@ -186,6 +187,8 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         "since (0: never; at least 6)", unit="frames", lo=0, hi=1000)
     refine_gain = setting(1.0, "how much better the motion must support the re-measured box than the "
                           "tracked one to re-seed the model from it", lo=0, hi=100)
+    refine_looks = setting(1, "how many looks at most, one every refine_after_frames frames, each taken only "
+                           "after a look that re-seeded", unit="looks", lo=1, hi=100)
     refine_with_history = setting(True, "a click with frames before it gets the second look too (off: only "
                                   "a click without them)")
     grey_below_s = setting(40, "a target less saturated than this ignores hue (hsv)", unit="levels",
@@ -220,8 +223,10 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.last_mask_origin: tuple[int, int] = (0, 0)
         #: what the last model pick took (box and mask, for drawing); ``None`` before one
         self.picked: Segment | None = None
-        #: a click without history, waiting for its second look (``click_refine``)
+        #: a measured click waiting for its next look (``click_refine``)
         self.refiner: ClickRefiner | None = None
+        #: looks taken since the last measured click
+        self.looks = 0
 
     # -- settings -------------------------------------------------------------
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
@@ -316,6 +321,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self._start_model(frame, self.picked)
         moving = len([f for f in history if f.shape == frame.shape]) >= max(HISTORY_FRAMES)
         self.refiner = None
+        self.looks = 0
         if (self.refine_after_frames > 0 and self.picked.method == "proposal"
                 and (self.refine_with_history or not moving)):
             self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain)
@@ -361,8 +367,9 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         return match
 
     def _second_look(self, frame: np.ndarray, match: MaskMatch) -> None:
-        """Keep the frame for the click's second look; when due, re-seed from the re-measured
-        box if the motion supports it clearly better (once; see ``click_refine``)."""
+        """Keep the frame for the click's next look; when due, re-seed from the re-measured
+        box if the motion supports it clearly better; after a look that re-seeded, look again
+        ``refine_after_frames`` later, up to ``refine_looks`` looks (see ``click_refine``)."""
         refiner = self.refiner
         assert refiner is not None
         if not refiner.due:
@@ -373,9 +380,12 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         if not found:
             return
         better = refiner.decide(frame, (cx, cy), box)
+        self.looks += 1
         if better is not None:
             self.picked = better
             self.model.start(frame, better)
+            if self.looks < self.refine_looks:
+                self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain)
 
     # -- per frame --------------------------------------------------------------
     def update(self, frame: np.ndarray, t: float | None = None) -> TrackResult:

@@ -98,3 +98,42 @@ def test_a_still_scene_supports_no_new_box():
     assert r.due
     assert r.decide(frame, (80.0, 60.0), (70, 50, 20, 20)) is None
     assert r.support is not None and r.support[1] == 0.0
+
+
+def _reseeds(t: ColorTracker, frames, start: int, stop: int, truth=None) -> list[int]:
+    """The frames at which the tracker re-seeded its model from a look (with ``truth``: each
+    with the IoU of the new box with the true box of that frame)."""
+    out, picked = [], t.picked
+    for k in range(start, stop):
+        t.update(frames[k], k / 30)
+        if t.picked is not picked:
+            out.append(k if truth is None else (k, iou(t.picked.box, truth[k])))
+            picked = t.picked
+    return out
+
+
+def test_more_looks_follow_only_a_look_that_re_seeded_up_to_refine_looks(shared_data):
+    """``refine_looks``: a look that re-seeded is followed by another ``refine_after_frames``
+    later, up to ``refine_looks`` looks; a look that did not re-seed ends the looking. Coke, the
+    centre click on frame 0: every look re-seeds while the can is moved, so 1 look re-seeds on
+    frame 9 only and 3 looks on frames 9, 18 and 27, each new box less like the can (IoU 0.88,
+    0.71, 0.46: the box that moves most against its ring grows to the can with the hand). The
+    click 25 % right of the centre on frame 6 with its history: the look on frame 15 re-seeds,
+    the one on frame 24 does not, and no third look follows."""
+    truth, frames = _coke(shared_data, 40)
+    x, y, w, h = truth[0]
+    for looks, want in ((1, [9]), (3, [9, 18, 27])):
+        t = ColorTracker(refine_looks=looks)
+        t.pick(frames[0], x + w / 2, y + h / 2)
+        seeds = _reseeds(t, frames, 1, 40, truth)
+        assert [k for k, _ in seeds] == want
+        assert t.looks == looks and t.refiner is None
+    ious = [v for _, v in seeds]
+    assert ious[0] > 0.8 and ious[0] > ious[1] > ious[2] and ious[2] < 0.5
+    x, y, w, h = truth[6]
+    t = ColorTracker(refine_looks=3)
+    t.pick(frames[6], x + 0.75 * w, y + h / 2, history=frames[:6])
+    assert _reseeds(t, frames, 7, 40) == [15]
+    assert t.looks == 2 and t.refiner is None
+    t.pick(frames[6], x + 0.75 * w, y + h / 2, history=frames[:6])
+    assert t.looks == 0 and t.refiner is not None

@@ -135,6 +135,29 @@ def test_track_compare_pairs_the_same_clicks_and_gives_the_standard_error(tmp_pa
     assert bad.returncode == 2 and "cannot read a --per-click file" in bad.stderr
 
 
+def test_track_loo_chooses_each_clip_s_value_on_the_other_clips(tmp_path):
+    """Three clips, two candidate values: b is better on clips p and q, much worse on r. Left
+    out, p chooses on q and r (a: 0.35 against b: 0.30), and r on p and q (b: 0.6 against 0.3),
+    so r is scored at b though a is better there. The held-out mean is set against the base."""
+    import json
+
+    def run(per_clip):
+        return {"1": {c: [[0, {"click centre": v}], [1, {"click centre": v}]] for c, v in per_clip.items()}}
+
+    a = run({"p": 0.3, "q": 0.3, "r": 0.4})
+    b = run({"p": 0.6, "q": 0.6, "r": 0.0})
+    for name, r in (("a", a), ("b", b)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(r))
+    proc = _bench("track_loo.py", str(tmp_path / "a.json"), f"a={tmp_path / 'a.json'}", f"b={tmp_path / 'b.json'}")
+    assert proc.returncode == 0, proc.stderr
+    assert "without p: a 0.350, b 0.300 -> a" in proc.stdout
+    assert "without r: a 0.300, b 0.600 -> b" in proc.stdout
+    assert "| x1 r (b) | 2 | 0.400 | 0.000 | -0.400 | 0.000 |" in proc.stdout
+    assert "| x1 all | 6 | 0.333 | " in proc.stdout
+    bad = _bench("track_loo.py", str(tmp_path / "a.json"), "b")
+    assert bad.returncode == 2 and "LABEL=JSON" in bad.stderr
+
+
 @pytest.mark.parametrize("text, message", [("nope=1", "unknown setting `tracker.nope`"),
                                            ("refine_gain", "--tracker wants KEY=VALUE"),
                                            ("refine_with_history=maybe", "refine_with_history")])
