@@ -107,3 +107,23 @@ def test_taught_in_tr_room_the_route_stays_off_and_the_room_stays_silent(eldar, 
     assert lesson.floor_spread_db < FLOOR_SPLIT_DB and lesson.clap_snr_db > 35.0
     assert lesson.values["clap.noise_route"] is False
     assert not stream(tr, tr_rate, **settings_of(lesson))
+
+
+def test_route_on_gives_the_same_claps_at_any_block_size_and_when_switched_on_mid_stream(eldar):
+    x, onsets = eldar
+    loud = clap_loudness(x, RATE, onsets)
+    y = (x + noise("white", len(x), RATE, np.random.default_rng(5)) * loud * 10.0 ** (-10.0 / 20.0)).astype(np.float32)
+    on = stream(y, RATE, noise_route=True)
+    assert len(on) > len(stream(y, RATE))                 # the route matters on this mix
+    for block in (256, 1024, 4096):
+        det = ClapDetector(noise_route=True)
+        got = [c.t for i in range(0, len(y), block) for c in det.process(y[i:i + block], i / RATE, RATE)]
+        assert got == on
+    det = ClapDetector()
+    switch = len(y) // 4
+    late: list[float] = []
+    for k, i in enumerate(range(0, len(y), 512)):
+        if i >= switch and not det.noise_route:
+            det.apply_now(noise_route=True)
+        late += [c.t for c in det.process(y[i:i + 512], i / RATE, RATE, index=k) if c.t > switch / RATE + 1.0]
+    assert late == [t for t in on if t > switch / RATE + 1.0]
