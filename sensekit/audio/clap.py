@@ -39,7 +39,9 @@ Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; s
 ``sensekit settings``, ``--set clap.threshold=2``, profiles, OSC and Shift+S know them):
 ``room_feature``/``room_limit``/``room_above`` (a venue's rule, learned by ``sensekit calibrate
 --claps``, ``clap_teach.py``: bursts beyond the limit on that feature are the room's sounds;
-"none" by default),
+"none" by default), ``noise_route`` (off by default; on, a burst rising < 24 dB over a
+steady floor is judged by the noise expert, ``clap_floor.py``: ``calibrate --claps`` switches
+it on in a steady noisy room; off, nothing of it runs),
 ``threshold`` (log-odds, default the shipped ``clap_model.THRESHOLD``, range ``SCORE_RANGE``
 = what the shipped trees can score; lower finds softer, odder claps and more false ones),
 ``below_claps_db`` (30, above), ``min_level`` (activity level 0..100 of the 1 ms peak after
