@@ -39,7 +39,9 @@ Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; s
 ``sensekit settings``, ``--set clap.threshold=2``, profiles, OSC and Shift+S know them):
 ``room_feature``/``room_limit``/``room_above`` (a venue's rule, learned by ``sensekit calibrate
 --claps``, ``clap_teach.py``: bursts beyond the limit on that feature are the room's sounds;
-"none" by default),
+"none" by default), ``noise_route`` (off by default; on, a burst rising < 24 dB over a
+steady floor is judged by the noise expert, ``clap_floor.py``: ``calibrate --claps`` switches
+it on in a steady noisy room; off, nothing of it runs),
 ``threshold`` (log-odds, default the shipped ``clap_model.THRESHOLD``, range ``SCORE_RANGE``
 = what the shipped trees can score; lower finds softer, odder claps and more false ones),
 ``below_claps_db`` (30, above), ``min_level`` (activity level 0..100 of the 1 ms peak after
@@ -86,6 +88,7 @@ from sensekit.audio.clap_features import (
     score_range,
     tree_model,
 )
+from sensekit.audio.clap_floor import FloorRoute
 from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
 from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
@@ -161,6 +164,10 @@ class ClapDetector(Tunable, section="clap",
     room_limit = setting(0.0, "bursts whose room_feature is beyond this are the room's, not claps "
                          "(above it when room_above, else below)", lo=-1000, hi=1000)
     room_above = setting(True, "the room's sounds lie above room_limit (else below)")
+    noise_route = setting(False, "bursts rising < 24 dB over a steady floor (spread < 2 dB: white or "
+                          "pink noise, a fan) are judged by the noise expert (clap_floor; switched "
+                          "on by `sensekit calibrate --claps` for a steady room whose claps stand "
+                          "little over it)")
 
     def __init__(
         self,
@@ -179,6 +186,7 @@ class ClapDetector(Tunable, section="clap",
         self.init_settings({k: v for k, v in settings.items() if v is not None})
         self._levels_changed()
         self._room_j = _room_index(self.room_feature)
+        self._route: FloorRoute | None = None   # made by _configure when noise_route is on
         self.model = model
         tree_model(model)                  # the trees' tables now, not at the first burst
         #: when True, the features of every judged burst are appended to ``features``
@@ -203,6 +211,8 @@ class ClapDetector(Tunable, section="clap",
         self._room_j = _room_index(self.room_feature)
         if self.rate is not None:
             self._gap = round(self.rate * self.min_gap_ms / 1000.0)
+            if "noise_route" in changed:     # (mid-stream: judged once the history is there)
+                self._route_changed()
 
     @property
     def latency_ms(self) -> float:
@@ -240,13 +250,20 @@ class ClapDetector(Tunable, section="clap",
         self._d3 = m.ms(3.0)
         self._width, self._band_pre = m.width, m.band_pre   # clap_band: L, history
         self._energy = BandEnergy(rate, m.width)          # the peak search's cumulative d**2
-        # samples kept before a region start / peak: the features', the grid's, _find_peaks'
-        self._back = max(m.pre, self._local + self._rise_far + m.hop,
-                         (_BASE_FRAMES[0] + 1) * m.hop) + m.hop + m.band_pre
+        self._route_changed()
         self._gap = round(rate * self.min_gap_ms / 1000.0)
         nb = _BASE_FRAMES[0] - _BASE_FRAMES[1] + 1
         self._ratio_ones = np.full(nb, _GRID_RISE / nb)   # R times the mean, by convolution
         self._levels_changed()
+
+    def _route_changed(self) -> None:
+        """The floor route (``noise_route``) and the history it needs, made or dropped."""
+        m = self._meter
+        self._route = FloorRoute(m.rate) if self.noise_route else None
+        # samples kept before a region start / peak: the features', the grid's, _find_peaks'
+        # (and the floor route's 0.3 s when it is on)
+        self._back = max(m.pre, self._local + self._rise_far + m.hop, (_BASE_FRAMES[0] + 1) * m.hop,
+                         0 if self._route is None else self._route.pre) + m.hop + m.band_pre
 
     def _start(self, t: float) -> None:
         self._t0 = t
@@ -489,6 +506,9 @@ class ClapDetector(Tunable, section="clap",
         peak_db, rise_db = vals[0], vals[1]
         ok = peak_db >= self._min_peak_db and rise_db >= self.min_rise_db
         score = clap_score(np.asarray(vals[1:]), self.model) if ok or self.keep_features else -99.0
+        if self._route is not None and (ok or self.keep_features):
+            expert = self._route.score(self._buf, p - self._b0, vals)
+            score = score if expert is None else expert
         t0, rate = self._t0 or 0.0, self._meter.rate
         t_onset = t0 + onset / rate
         if self.keep_features:

@@ -11,7 +11,16 @@ clap-like sounds stop firing while every taught clap still does (``sensekit cali
 2. **Room sounds that fire**: the claps it reports in ``room`` (which holds none).
 3. **Threshold**: raised to just over the room's highest-scoring false clap when that
    stays ``MARGIN`` under every taught clap's score.
-4. **Room rule** (``clap.room_feature``, ``room_limit``, ``room_above``): if room sounds
+4. **Noise route** (``clap.noise_route``, ``clap_floor``): switched on when the room's floor
+   is steady (the median ``floor_spread_db`` over the room recording, every 0.25 s, under
+   ``FLOOR_SPLIT_DB``, 2 dB) **and** the taught claps stand less than ``ROUTE_SNR_DB`` over
+   it (the median clap's loudest 5 ms RMS over the floor RMS: the square root of the median
+   50 ms power of the room). The limit is the route's own rise split (24 dB), fixed a priori:
+   a clap standing more than that over the floor rises more than that over it (its 1 ms peak
+   is at least its 5 ms RMS), so the expert would never judge the venue's claps, only the
+   room's quiet sounds (tr's room noise: a tick rising 17 dB over a 1.1 dB floor fires). When
+   on, the claps and the room are streamed again with it for steps 3 and 5.
+5. **Room rule** (``clap.room_feature``, ``room_limit``, ``room_above``): if room sounds
    still fire, the one feature (``clap_features.FEATURES``) and side on which the most of
    them lie beyond every taught clap; the limit is half-way between the taught claps'
    extreme and the nearest such room sound. Ties go to the widest gap relative to the taught
@@ -30,11 +39,14 @@ from typing import Any
 import numpy as np
 
 from sensekit.audio.clap import ClapDetector, room_side
+from sensekit.audio.clap_augment import clap_loudness
 from sensekit.audio.clap_features import FEATURES, BurstFeatures
+from sensekit.audio.clap_floor import FLOOR_SPLIT_DB, RISE_SPLIT_DB, FloorRoute
 from sensekit.errors import ConfigError
 
 SLACK = 4.0      # log-odds under the threshold a taught clap may score when none passes
 MARGIN = 1.0     # log-odds kept between the threshold and the quietest taught clap
+ROUTE_SNR_DB = RISE_SPLIT_DB   # claps standing less than this over a steady floor: noise route
 
 
 @dataclass
@@ -48,11 +60,43 @@ class ClapLesson:
     threshold: float
     rule: str
     values: dict[str, Any] = field(default_factory=dict)
+    noise_route: bool = False
+    clap_snr_db: float = float("nan")       # the claps' loudest 5 ms RMS over the floor RMS
+    floor_spread_db: float = float("nan")   # the room floor's median floor_spread_db
+
+    @property
+    def route_text(self) -> str:
+        """What was decided about the noise route, and why (one line)."""
+        steady = self.floor_spread_db < FLOOR_SPLIT_DB
+        why = (f"claps stand {self.clap_snr_db:.0f} dB over a "
+               f"{'steady' if steady else 'moving'} floor, spread {self.floor_spread_db:.1f} dB)")
+        return f"noise route: {'on' if self.noise_route else 'off'} ({why}"
 
     def summary(self) -> str:
         return (f"heard {self.claps_heard} claps; the room ({self.room_seconds:.0f} s, "
                 f"{self.room_bursts} bursts) gave {self.room_fired} false claps, "
-                f"{self.room_rejected} now rejected; threshold {self.threshold:g}; {self.rule}")
+                f"{self.room_rejected} now rejected; threshold {self.threshold:g}; {self.rule}; "
+                f"{self.route_text}")
+
+
+def room_floor(room: np.ndarray, rate: int) -> tuple[float, float]:
+    """(median ``floor_spread_db`` every 0.25 s, floor RMS) of the room recording ``room``:
+    the floor RMS is the square root of the median power of its 50 ms frames (a knock or a
+    word does not move it)."""
+    fr = FloorRoute(rate)
+    x = np.ascontiguousarray(room, np.float32)
+    spreads = [fr.floor_spread_db(x, p) for p in range(fr.pre, len(x), max(1, rate // 4))]
+    n = max(1, rate // 20)
+    frames = x[: len(x) // n * n].astype(np.float64).reshape(-1, n)
+    power = float(np.median(np.mean(frames ** 2, axis=1))) if len(frames) else 0.0
+    spread = float(np.median(spreads)) if spreads else float("inf")
+    return spread, float(np.sqrt(power))
+
+
+def clap_snr_db(claps: np.ndarray, rate: int, onsets: list[float], floor_rms: float) -> float:
+    """The taught claps' median loudest 5 ms RMS over ``floor_rms``, in dB."""
+    loud = clap_loudness(np.asarray(claps, np.float64), rate, onsets)
+    return float(20.0 * np.log10(max(loud, 1e-12) / max(floor_rms, 1e-12)))
 
 
 def _stream(x: np.ndarray, rate: int, settings: Mapping[str, Any], gain: float,
@@ -113,6 +157,14 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
             raise ConfigError("calibrate --claps heard no clap in the clap part of the recording "
                               "(clap louder or nearer the microphone, or give more seconds)")
         threshold = round(min(f.score for f in taught) - MARGIN, 2)
+    spread, floor_rms = room_floor(room, rate)
+    snr = clap_snr_db(claps, rate, [f.t_onset for f in taught], floor_rms)
+    route = spread < FLOOR_SPLIT_DB and snr < ROUTE_SNR_DB
+    values["clap.noise_route"] = route
+    if route != bool(base.get("noise_route", False)):
+        base = {**base, "noise_route": route}
+        heard, feats = _stream(claps, rate, {**base, "threshold": threshold}, gain)
+        taught = _of(heard, feats) or taught
     clap_min = min(f.score for f in taught)
     fired_t, room_feats = _stream(room, rate, {**base, "threshold": threshold}, gain)
     fired = _of(fired_t, room_feats)
@@ -140,4 +192,4 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
             rule = "no single feature tells the room's sounds from the claps"
     values["clap.threshold"] = threshold
     return ClapLesson(len(taught), room_s, len(room_feats), len(fired), len(fired) - len(left),
-                      threshold, rule, values)
+                      threshold, rule, values, route, snr, spread)

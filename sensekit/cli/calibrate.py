@@ -25,7 +25,8 @@ Reads the first ``--seconds`` (default 5) of SOURCE and writes a venue profile (
 first ``--clap-seconds`` (10) of SOURCE are someone clapping a few times, the next
 ``--seconds`` (30) the room as it usually sounds, without claps. It prints how many claps it
 heard, how many of the room's sounds fired before and after, and writes ``clap.threshold``
-and the room rule (``clap.room_feature``, ``clap.room_limit``, ``clap.room_above``).
+and the room rule (``clap.room_feature``, ``clap.room_limit``, ``clap.room_above``), and
+``clap.noise_route`` (on for a steady floor the claps stand less than 24 dB over).
 
 If ``--out`` exists it is loaded first and edited in place: only what was measured or set
 changes; zones, thresholds, comments and keys tuned by hand are kept. Written atomically.
@@ -278,6 +279,7 @@ def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -
           f"after ({lesson.room_bursts} bursts judged)")
     print(f"  threshold           {lesson.threshold:g}")
     print(f"  {lesson.rule}")
+    print(f"  {lesson.route_text}")
     print(f"wrote {out}")
     return 0
 

@@ -68,7 +68,8 @@ def test_taught_detector_fires_less_on_the_room_and_finds_as_many_claps(venue):
 def test_what_it_learned_is_said_and_is_settings(venue):
     claps, room, _, _ = venue
     lesson = teach(claps, room, RATE, settings=START)
-    assert set(lesson.values) <= {"clap.threshold", "clap.room_feature", "clap.room_limit", "clap.room_above"}
+    assert set(lesson.values) <= {"clap.threshold", "clap.room_feature", "clap.room_limit", "clap.room_above",
+                                  "clap.noise_route"}
     ClapDetector(**{k.split(".", 1)[1]: v for k, v in lesson.values.items()})   # valid settings
     text = lesson.summary()
     assert f"heard {lesson.claps_heard} claps" in text and "now rejected" in text
@@ -95,11 +96,19 @@ def test_calibrate_claps_writes_the_lesson_into_the_venue_profile(venue, tmp_pat
                  "--seconds", seconds, "--set", "clap.threshold=-2"]) == 0
     printed = capsys.readouterr().out
     assert "claps heard" in printed and "room false claps" in printed
+    assert lesson_route_line(printed) == "noise route: off"
     profile = load_profile(out)
     lesson = teach(claps, room, RATE, settings=START)
     assert profile["clap.threshold"] == lesson.values["clap.threshold"]
     assert {k: v for k, v in profile.items() if k.startswith("clap.room")} == \
         {k: v for k, v in lesson.values.items() if k.startswith("clap.room")}
+    assert profile["clap.noise_route"] is lesson.values["clap.noise_route"] is False
+
+
+def lesson_route_line(printed: str) -> str:
+    """The decision of calibrate's "noise route: on|off (why)" line."""
+    line = next(ln.strip() for ln in printed.splitlines() if "noise route:" in ln)
+    return line.split(" (")[0]
 
 
 def test_the_room_rule_rejects_only_what_lies_beyond_its_limit(venue):

@@ -1,0 +1,118 @@
+"""The floor route: a burst over a steady floor judged by the noise expert (``clap.noise_route``).
+
+Off by default; ``sensekit calibrate --claps`` switches it on for a room whose floor is steady
+and whose claps stand little over it (``clap_teach.noise_route_wanted``). When on, a burst
+that passes ``min_level``/``min_rise_db`` and rises less than ``RISE_SPLIT_DB`` (24 dB) gets
+``floor_spread_db``; over a floor spreading less than ``FLOOR_SPLIT_DB`` (2 dB: white or pink
+noise, a steady fan) it is scored by the expert of ``clap_noise_model`` on the 16 burst
+features plus the noise-normalised patch (``patch``); every other burst keeps the shipped
+trees' score. docs/claps_history.md ("Seventh pass", "Eighth pass"; branch ``claps8-docs``) has
+the choice of the constants and the held-out figures.
+
+Cost: ~13 us for the statistic of a burst rising under 24 dB, ~270 us for the patch and the
+expert of a burst over a steady floor; nothing when off (the detector then keeps its usual,
+shorter history). The statistic is a ratio of the signal to itself anchored at the peak: gain,
+block size and start offset do not change it.
+
+Known weakness: a quiet real sound in a quiet steady room looks, to these features, like a
+clap buried in steady noise (tr's room noise fires at 2.65 s with the route on); that is why
+the route is a venue setting and not the default.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sensekit.audio.clap_features import FEATURES, tree_model
+from sensekit.audio.clap_noise_model import FLOOR_SPLIT_DB, RISE_SPLIT_DB
+from sensekit.audio.clap_noise_model import MODEL as EXPERT_MODEL
+from sensekit.audio.numpy_calls import einsum, reduce_max
+
+__all__ = ["EXPERT_FEATURES", "FLOOR_SPLIT_DB", "RISE_SPLIT_DB", "FloorRoute"]
+
+#: the floor a burst rises over: FLOOR_FRAMES frames of FLOOR_FRAME_MS, one every
+#: FLOOR_EVERY_MS, the first FLOOR_FROM_MS before the peak (25 frames of 6 ms, 304..10 ms before)
+FLOOR_FRAMES, FLOOR_FRAME_MS, FLOOR_EVERY_MS, FLOOR_FROM_MS = 25, 6.0, 12.0, 304.0
+FLOOR_RANGE_DB = 60.0    # a frame counts at most this far under the loudest one
+#: the noise-normalised patch: 6 ms Hann frames in log-spaced bands; each band's floor is the
+#: median of the frames starting every 12 ms from 304 to 16 ms before the peak, the burst's
+#: frame starts 2 ms before the peak, the decay's 10 ms after it
+PATCH_FLOOR_MS = (-304.0, -16.0, 12.0)     # first start, last start, step
+PATCH_AT_MS = (-2.0, 4.0, 10.0)           # the burst, after, later
+PATCH_BANDS = 16
+PATCH_LO_HZ, PATCH_HI_HZ = 250.0, 8000.0
+_TINY = 1e-20
+
+#: what the expert's trees read: the burst features, then the patch's four
+EXPERT_FEATURES = (*FEATURES, "bands_up", "rise_sd", "rise_tilt", "decay_band")
+
+
+class FloorRoute:
+    """The floor statistic, the patch and the expert at one sample rate."""
+
+    def __init__(self, rate: int) -> None:
+        def ms(v: float) -> int:
+            return max(1, round(rate * v / 1000.0))
+
+        self._fl_len, self._fl_every = ms(FLOOR_FRAME_MS), ms(FLOOR_EVERY_MS)
+        floor_pre = ms(FLOOR_FROM_MS) + 1
+        lo, hi, step = PATCH_FLOOR_MS
+        starts = [*np.arange(lo, hi + 0.5, step), *PATCH_AT_MS]
+        off = np.array([round(rate * t / 1000.0) for t in starts])
+        self._n_floor = len(starts) - len(PATCH_AT_MS)
+        self._patch_idx = off[:, None] + np.arange(ms(6.0))[None, :]
+        self._patch_win = np.hanning(ms(6.0))
+        fp = np.fft.rfftfreq(ms(6.0), 1.0 / rate)
+        hz = np.geomspace(PATCH_LO_HZ, min(PATCH_HI_HZ, 0.45 * rate), PATCH_BANDS + 1)
+        self._patch_edges = np.unique(np.maximum(np.searchsorted(fp, hz), 1))
+        self._floor_pre = floor_pre
+        #: samples the route needs before a peak (the detector keeps this much history)
+        self.pre = max(floor_pre, int(-off.min()))
+        self._expert = tree_model(EXPERT_MODEL)
+
+    def score(self, x: np.ndarray, p: int, vals: tuple[float, ...]) -> float | None:
+        """The expert's score of the burst peaking at ``x[p]`` with measurements ``vals``
+        (``(peak_db,) + FEATURES``), or None when the burst is not the expert's (it rises
+        ``RISE_SPLIT_DB`` or more, its floor is not steady, or ``x`` lacks the history)."""
+        if vals[1] >= RISE_SPLIT_DB or p < self.pre or self.floor_spread_db(x, p) >= FLOOR_SPLIT_DB:
+            return None
+        return self._expert.score(np.asarray((*vals[1:], *self.patch(x, p))))
+
+    def floor_spread_db(self, x: np.ndarray, p: int) -> float:
+        """How much the floor under the burst peaking at ``x[p]`` moves: the power of the
+        first difference in 25 frames of 6 ms, one every 12 ms from 304 ms before the peak,
+        in dB; the range of the middle 21 (a frame counts at most ``FLOOR_RANGE_DB`` under the
+        loudest). Steady noise spreads a few dB, speech and music tens; a floor with a frame of
+        digital silence reads ``FLOOR_RANGE_DB`` (no steady noise)."""
+        n, every = self._fl_len, self._fl_every
+        a = p - self._floor_pre
+        seg = x[a: a + FLOOR_FRAMES * every + 1]
+        d = (seg[1:] - seg[:-1]).reshape(FLOOR_FRAMES, every)[:, :n]
+        pw = einsum("ij,ij->i", d, d).astype(np.float64)
+        if np.count_nonzero(pw) != FLOOR_FRAMES:                     # digital silence: no floor
+            return FLOOR_RANGE_DB
+        pw += reduce_max(pw) * 10.0 ** (-FLOOR_RANGE_DB / 10.0)
+        lv = np.log10(pw)
+        lv.sort()
+        return 10.0 * float(lv[FLOOR_FRAMES - 3] - lv[2])
+
+    def patch(self, x: np.ndarray, p: int) -> tuple[float, float, float, float]:
+        """The noise-normalised patch around ``x[p]``: per log-spaced band (up to 16,
+        250 Hz..8 kHz), the burst frame's rise over the band's floor, clipped to -10..40 dB.
+        ``bands_up``: share of bands that rose > 6 dB; ``rise_sd``: spread of the rises;
+        ``rise_tilt``: the top third's mean rise less the bottom third's; ``decay_band``: in
+        the bands that rose, the median of what is left 10..16 ms after less the rise (NaN
+        when none rose)."""
+        fr = x[p + self._patch_idx] * self._patch_win
+        cs = np.cumsum(np.abs(np.fft.rfft(fr, axis=1)) ** 2, axis=1)
+        e = self._patch_edges
+        band = cs[:, e[1:] - 1] - cs[:, e[:-1] - 1] + _TINY       # (frames, bands)
+        nf = self._n_floor
+        floor = np.median(band[:nf], axis=0)
+        r = np.clip(10.0 * np.log10(band[nf] / floor), -10.0, 40.0)
+        left = np.clip(10.0 * np.log10(band[nf + 2] / floor), -10.0, 40.0)
+        third = max(1, len(r) // 3)
+        up = r > 6.0
+        decay = float(np.median(left[up] - r[up])) if up.any() else math.nan
+        return (float(up.mean()), float(r.std()), float(r[-third:].mean() - r[:third].mean()), decay)

@@ -1,0 +1,129 @@
+"""The floor route (``sensekit.audio.clap_floor``, ``clap.noise_route``) and the venue deciding it.
+
+Unit checks of the floor statistic on seeded synthetic noise; behaviour on real clips: taught in
+steady noise (a clap clip mixed with white or pink noise at 10 dB) ``calibrate --claps``
+switches the route on and the second half gives more claps and no more false ones; taught in
+a quiet room (claps 40+ dB over a steady floor: eldar's own room, tr's room noise) it stays off,
+so tr's room noise, which fires with the route on, stays silent.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sensekit.audio.clap import ClapDetector
+from sensekit.audio.clap_augment import clap_loudness, noise
+from sensekit.audio.clap_floor import FLOOR_SPLIT_DB, FloorRoute
+from sensekit.audio.clap_teach import room_floor, teach
+from sensekit.audio.clap_training import resample
+from sensekit.audio.evaluate import match, read_clips, read_wav
+
+RATE = 48000
+
+
+def stream(x: np.ndarray, rate: int, **settings) -> list[float]:
+    det = ClapDetector(**settings)
+    out: list[float] = []
+    for k, i in enumerate(range(0, len(x), 512)):
+        out += [c.t for c in det.process(x[i:i + 512], i / rate, rate, index=k)]
+    return out
+
+
+def settings_of(lesson) -> dict:
+    return {k.split(".", 1)[1]: v for k, v in lesson.values.items()}
+
+
+@pytest.mark.parametrize("rate", [16000, 44100, 48000])
+def test_floor_spread_tells_steady_noise_from_a_swelling_floor_and_silence(rate):
+    rng = np.random.default_rng(3)
+    route = FloorRoute(rate)
+    n = route.pre + rate // 10
+    p = route.pre
+    white = rng.standard_normal(n).astype(np.float32)
+    swell = (white * (1.0 + 0.9 * np.sin(2 * np.pi * 3.0 * np.arange(n) / rate))).astype(np.float32)
+    gated = white.copy()
+    gated[p // 2: p // 2 + rate // 50] = 0.0            # 20 ms of digital silence in the floor
+    assert route.floor_spread_db(white, p) < FLOOR_SPLIT_DB
+    assert route.floor_spread_db(100.0 * white, p) == pytest.approx(route.floor_spread_db(white, p), abs=1e-3)
+    assert route.floor_spread_db(swell, p) > 3 * FLOOR_SPLIT_DB
+    assert route.floor_spread_db(gated, p) == 60.0
+
+
+@pytest.fixture(scope="module")
+def eldar(shared_data):
+    clip = next(c for c in read_clips(shared_data) if c.file.endswith("clap_sparse_eldar-sample2.wav"))
+    x, rate = read_wav(shared_data / clip.file)
+    assert rate == RATE
+    return x.astype(np.float64), list(clip.onsets)
+
+
+@pytest.mark.parametrize("kind", ["white", "pink"])
+def test_taught_in_steady_noise_the_route_finds_more_claps_and_no_more_false_ones(eldar, kind):
+    x, onsets = eldar
+    loud = clap_loudness(x, RATE, onsets)
+    nz = noise(kind, 2 * len(x), RATE, np.random.default_rng(7)) * loud * 10.0 ** (-10.0 / 20.0)
+    y = (x + nz[:len(x)]).astype(np.float32)            # the claps at 10 dB SNR
+    room = nz[len(x):].astype(np.float32)                # the same room without claps
+    half = len(x) // 2
+    lesson = teach(y[:half], room[:half], RATE)
+    print(lesson.summary())
+    assert lesson.noise_route and lesson.values["clap.noise_route"] is True
+    assert "noise route: on" in lesson.summary()
+    truth = [t - half / RATE for t in onsets if t >= half / RATE + 0.05]
+    before = match(stream(y[half:], RATE), truth)
+    after = match(stream(y[half:], RATE, **settings_of(lesson)), truth)
+    print(before, after)
+    assert after.tp > before.tp
+    assert after.fp <= before.fp
+
+
+def test_taught_in_a_quiet_room_the_route_stays_off(eldar):
+    x, onsets = eldar
+    first = onsets[0] - 0.1
+    room = x[:round(first * RATE)].astype(np.float32)   # eldar's room before the first clap
+    claps = x[round(first * RATE):len(x) // 2].astype(np.float32)
+    spread, _ = room_floor(room, RATE)
+    assert spread < FLOOR_SPLIT_DB                      # a steady floor ...
+    lesson = teach(claps, room, RATE)
+    print(lesson.summary())
+    assert lesson.clap_snr_db > 35.0                     # ... that the claps stand far over
+    assert lesson.values["clap.noise_route"] is False
+    assert "noise route: off" in lesson.summary()
+
+
+def test_taught_in_tr_room_the_route_stays_off_and_the_room_stays_silent(eldar, shared_data):
+    x, onsets = eldar
+    tr, tr_rate = read_wav(shared_data / "audio" / "tr_silence-2.wav")
+    assert stream(tr, tr_rate, noise_route=True)         # the known quiet tick fires with the route on
+    assert not stream(tr, tr_rate)
+    floor = resample(tr.astype(np.float64), tr_rate, RATE)
+    half = len(x) // 2
+    _, floor_rms = room_floor(floor.astype(np.float32), RATE)
+    floor *= clap_loudness(x, RATE, onsets) / (floor_rms * 10.0 ** (40.0 / 20.0))   # claps 40 dB over it
+    claps = (x[:half] + np.tile(floor, -(-half // len(floor)))[:half]).astype(np.float32)
+    lesson = teach(claps, floor.astype(np.float32), RATE)
+    print(lesson.summary())
+    assert lesson.claps_heard >= 3
+    assert lesson.floor_spread_db < FLOOR_SPLIT_DB and lesson.clap_snr_db > 35.0
+    assert lesson.values["clap.noise_route"] is False
+    assert not stream(tr, tr_rate, **settings_of(lesson))
+
+
+def test_route_on_gives_the_same_claps_at_any_block_size_and_when_switched_on_mid_stream(eldar):
+    x, onsets = eldar
+    loud = clap_loudness(x, RATE, onsets)
+    y = (x + noise("white", len(x), RATE, np.random.default_rng(5)) * loud * 10.0 ** (-10.0 / 20.0)).astype(np.float32)
+    on = stream(y, RATE, noise_route=True)
+    assert len(on) > len(stream(y, RATE))                 # the route matters on this mix
+    for block in (256, 1024, 4096):
+        det = ClapDetector(noise_route=True)
+        got = [c.t for i in range(0, len(y), block) for c in det.process(y[i:i + block], i / RATE, RATE)]
+        assert got == on
+    det = ClapDetector()
+    switch = len(y) // 4
+    late: list[float] = []
+    for k, i in enumerate(range(0, len(y), 512)):
+        if i >= switch and not det.noise_route:
+            det.apply_now(noise_route=True)
+        late += [c.t for c in det.process(y[i:i + 512], i / RATE, RATE, index=k) if c.t > switch / RATE + 1.0]
+    assert late == [t for t in on if t > switch / RATE + 1.0]
