@@ -72,7 +72,7 @@ import logging
 import math
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -88,7 +88,6 @@ from sensekit.audio.clap_features import (
     score_range,
     tree_model,
 )
-from sensekit.audio.clap_floor import FloorRoute
 from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
 from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
@@ -99,6 +98,9 @@ from sensekit.errors import ConfigError
 from sensekit.events import Clap, ClapPattern
 from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_int_range, check_positive, check_range
+
+if TYPE_CHECKING:
+    from sensekit.audio.clap_floor import FloorRoute
 
 __all__ = ["FEATURES", "BurstFeatures", "ClapDetector", "ClapPatternTracker", "check_rate"]
 
@@ -259,7 +261,12 @@ class ClapDetector(Tunable, section="clap",
     def _route_changed(self) -> None:
         """The floor route (``noise_route``) and the history it needs, made or dropped."""
         m = self._meter
-        self._route = FloorRoute(m.rate) if self.noise_route else None
+        if self.noise_route:     # the expert's trees are imported only by a venue that uses them
+            from sensekit.audio.clap_floor import FloorRoute
+
+            self._route = FloorRoute(m.rate)
+        else:
+            self._route = None
         # samples kept before a region start / peak: the features', the grid's, _find_peaks'
         # (and the floor route's 0.3 s when it is on)
         self._back = max(m.pre, self._local + self._rise_far + m.hop, (_BASE_FRAMES[0] + 1) * m.hop,

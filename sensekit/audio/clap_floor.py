@@ -6,7 +6,7 @@ that passes ``min_level``/``min_rise_db`` and rises less than ``RISE_SPLIT_DB`` 
 ``floor_spread_db``; over a floor spreading less than ``FLOOR_SPLIT_DB`` (2 dB: white or pink
 noise, a steady fan) it is scored by the expert of ``clap_noise_model`` on the 16 burst
 features plus the noise-normalised patch (``patch``); every other burst keeps the shipped
-trees' score. docs/claps_history.md ("Seventh pass", "Eighth pass"; branch ``claps8-docs``) has
+trees' score. docs/claps_history.md ("Seventh pass", "Eighth pass") has
 the choice of the constants and the held-out figures.
 
 Cost: ~13 us for the statistic of a burst rising under 24 dB, ~270 us for the patch and the
