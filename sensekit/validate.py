@@ -161,19 +161,26 @@ def _first_bad(name: str, arr: np.ndarray, what: str) -> ConfigError:
     return ConfigError(f"`{name}` must be {what}; item {idx} is {float(arr[idx])!r}")
 
 
-def as_points(name: str, value: Any, n: int | None = None) -> NDArray[np.float64]:
-    """``value`` as a C-contiguous float64 ``(N, 2)`` array of finite points."""
+def as_rows(name: str, value: Any, width: int, n: int | None = None, *,
+            layout: str = "") -> NDArray[np.float64]:
+    """``value`` as a C-contiguous float64 ``(N, width)`` array of finite numbers (``layout``,
+    e.g. ``" as (x0, y0, x1, y1)"``, is added to the shape error)."""
     try:
         arr = np.ascontiguousarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ConfigError(f"`{name}` must be an (N, 2) array of numbers, got {value!r}") from None
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ConfigError(f"`{name}` must have shape (N, 2), got {arr.shape}")
+        raise ConfigError(f"`{name}` must be an (N, {width}) array of numbers, got {value!r}") from None
+    if arr.ndim != 2 or arr.shape[1] != width:
+        raise ConfigError(f"`{name}` must have shape (N, {width}){layout}, got {arr.shape}")
     if n is not None and arr.shape[0] != n:
         raise ConfigError(f"`{name}` must have {n} rows, got {arr.shape[0]}")
     if not np.isfinite(arr).all():
         raise _first_bad(name, arr, "finite")
     return arr
+
+
+def as_points(name: str, value: Any, n: int | None = None) -> NDArray[np.float64]:
+    """``value`` as a C-contiguous float64 ``(N, 2)`` array of finite points."""
+    return as_rows(name, value, 2, n)
 
 
 def as_vec(name: str, value: Any) -> NDArray[np.float64]:

@@ -50,7 +50,7 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from sensekit.validate import as_points, as_sizes
+from sensekit.validate import as_points, as_rows, as_sizes
 from sensekit.errors import ConfigError
 
 Method = Literal["grid", "brute"]
@@ -81,15 +81,7 @@ def _check_method(method: str) -> None:
 
 
 def _check_boxes(boxes: Any) -> np.ndarray:
-    try:
-        b = np.ascontiguousarray(boxes, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ConfigError(f"`boxes` must be an (N, 4) array of numbers, got {boxes!r}") from None
-    if b.ndim != 2 or b.shape[1] != 4:
-        raise ConfigError(f"`boxes` must have shape (N, 4) as (x0, y0, x1, y1), got {b.shape}")
-    if not np.isfinite(b).all():
-        row = int(np.flatnonzero(~np.isfinite(b).all(axis=1))[0])
-        raise ConfigError(f"`boxes` must be finite; row {row} is {b[row].tolist()!r}")
+    b = as_rows("boxes", boxes, 4, layout=" as (x0, y0, x1, y1)")
     bad = (b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1])
     if bad.any():
         row = int(np.flatnonzero(bad)[0])

@@ -134,3 +134,19 @@ def test_huge_coordinates_and_tiny_cells_stay_exact():
     assert np.array_equal(circle_pairs(p, r), circle_pairs(p, r, method="brute"))
     q = rng.uniform(0, 50, (60, 2))
     assert np.array_equal(circle_pairs(q, 30.0, cell=1e-6), circle_pairs(q, 30.0, method="brute"))
+
+
+@pytest.mark.parametrize(("boxes", "message"), [
+    ("abc", r"`boxes` must be an \(N, 4\) array of numbers, got 'abc'"),
+    (np.zeros((3, 2)), r"`boxes` must have shape \(N, 4\) as \(x0, y0, x1, y1\), got \(3, 2\)"),
+    ([[0, 0, 1, 1], [0, 0, np.inf, 1]], r"`boxes` must be finite; row 1 is \[0.0, 0.0, inf, 1.0\]"),
+    ([[0, 0, 1, 1], [5, 0, 1, 1]], r"`boxes` rows must be \(x0, y0, x1, y1\) with x0 <= x1 and y0 <= y1; row 1"),
+])
+def test_bad_boxes_are_named_with_the_row_at_fault(boxes, message):
+    with pytest.raises(ConfigError, match=message):
+        box_pairs(boxes)
+
+
+def test_bad_positions_say_the_shape_they_need():
+    with pytest.raises(ConfigError, match=r"`positions` must have shape \(N, 2\), got \(4, 3\)"):
+        circle_pairs(np.zeros((4, 3)), 1.0)
