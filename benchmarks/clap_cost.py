@@ -12,7 +12,10 @@ the later passes replay it, so they cost (almost) nothing. Under valgrind, the i
 of ``--passes 3`` minus ``--passes 2`` are one pass; with and without a part replayed, the
 difference is that part's cost:
 
-    valgrind --tool=callgrind .venv/bin/python benchmarks/clap_cost.py --passes 2 --replay score
+    PYTHONHASHSEED=0 OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind \\
+        .venv/bin/python benchmarks/clap_cost.py --passes 2 --replay score
+
+(Fix the hash seed: without it, runs of the same code move by ~1.7k instructions a block.)
 
 (docs/claps.md, "Exact speed-ups", gives the figures). Exit status 0; a benchmark reports.
 

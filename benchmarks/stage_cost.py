@@ -9,8 +9,10 @@ how many pitch analyses a pass holds. Under valgrind, the instructions of ``--pa
 ``--passes 2`` are one pass (imports and set-up cancel); with one stage left out, the
 difference is that stage's cost:
 
-    OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \\
+    PYTHONHASHSEED=0 OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \\
         .venv/bin/python benchmarks/stage_cost.py --passes 2 --stages level,activity,clap
+
+(Fix the hash seed: without it, runs of the same code move by ~1.7k instructions a block.)
 
 Exit status 0; a benchmark reports.
 
