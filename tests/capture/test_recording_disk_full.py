@@ -9,7 +9,9 @@ frames only, so an unfinished recording holds rows for frames ``meta.json`` does
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -144,3 +146,27 @@ def test_a_close_that_fails_on_a_full_disk_still_closes_every_file(tmp_path: Pat
     assert got["closed"] is not None and "File too large" in got["closed"]     # the first error, raised
     assert got["leaked"] == [], got["leaked"]
     assert read_meta(tmp_path / "full.skrec")["complete"] is False
+
+
+def _open_paths(folder: Path) -> list[str]:
+    paths = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):                 # the descriptor listdir used
+            paths.append(os.readlink(f"/proc/self/fd/{fd}"))
+    return [p for p in paths if p.startswith(str(folder))]
+
+
+def test_release_closes_the_segment_a_failed_flush_left_open(tmp_path: Path) -> None:
+    # Recorder.close() calls it when its flush failed before the segment was committed
+    import numpy as np
+
+    from sensekit.capture.video_segments import SegmentWriter
+
+    writer = SegmentWriter(tmp_path / "seg", (16, 16), fps=10.0)
+    for i in range(3):
+        writer.write(np.zeros((16, 16, 3), np.uint8), i / 10)
+    assert _open_paths(tmp_path) == [str(tmp_path / "seg" / "000000.partial.mkv")]
+    writer.release()
+    writer.release()                                  # idempotent
+    assert _open_paths(tmp_path) == []
+    assert sorted(p.name for p in (tmp_path / "seg").iterdir()) == ["000000.partial.mkv"]
