@@ -113,3 +113,58 @@ def test_the_counts_at_the_end_survive_a_flood_of_accepted_settings(tmp_path):
     counts = dict(re.findall(r"(osc_\w+) (\d+)", end[0]))
     assert int(counts["osc_accepted"]) > 5 and int(counts["osc_dropped"]) > 0, end[0]
     assert len(lines) < 40, err[-3000:]
+
+
+def _mixed_flood(port: int, stop: threading.Event, sent: list[int]) -> None:
+    grams = [_setting(float(10 + i % 7)) for i in range(7)] + [b"junk!", b"\x00" * 6]   # valid and malformed
+    n = 0
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        while not stop.is_set():
+            s.sendto(grams[n % len(grams)], ("127.0.0.1", port))
+            n += 1
+    sent.append(n)
+
+
+def test_a_flood_to_osc_listen_is_paced_and_its_output_bounded(capsys):
+    # unpaced, osc-listen read every datagram it could and printed one stderr line per
+    # malformed one (thousands a second), and nothing said what the kernel dropped
+    import io
+
+    from sensekit.cli.osc_listen import listen
+
+    out = io.StringIO()
+    ports: list[int] = []
+    ready = threading.Event()
+    threads: list[threading.Thread] = []
+    listener = threading.Thread(target=lambda: listen(
+        0, seconds=3.5, out=out, ready=lambda p: (ports.append(p), threads.append(threading.current_thread()),
+                                                  ready.set())))
+    listener.start()
+    assert ready.wait(5)
+    stop = threading.Event()
+    sent: list[int] = []
+    flooder = threading.Thread(target=_mixed_flood, args=(ports[0], stop, sent))
+    try:
+        flooder.start()
+        time.sleep(0.5)                                   # the burst is spent
+        clock = time.pthread_getcpuclockid(threads[0].ident)
+        cpu0, t0 = time.clock_gettime(clock), time.monotonic()
+        time.sleep(2.0)
+        cpu, wall = time.clock_gettime(clock) - cpu0, time.monotonic() - t0
+    finally:
+        stop.set()
+        flooder.join()
+    t0 = time.monotonic()
+    listener.join(10)
+    assert not listener.is_alive() and time.monotonic() - t0 < 2.0
+    assert cpu <= 0.05 * wall + 0.05 + 0.02, (cpu, wall)
+    printed = out.getvalue().splitlines()
+    assert 0 < len(printed) < sent[0]
+    err = capsys.readouterr().err.splitlines()
+    malformed = [ln for ln in err if ln.startswith("dropped a malformed datagram")]
+    assert 1 <= len(malformed) <= 5 and "counted, not shown" in malformed[-1], err[:10]
+    ends = dict((m.group(2), int(m.group(1))) for ln in err
+                if (m := re.match(r"(\d+) (malformed datagram\(s\) dropped|datagram\(s\) dropped by the kernel)", ln)))
+    assert ends["malformed datagram(s) dropped"] >= len(malformed)
+    assert ends["datagram(s) dropped by the kernel"] > 0
+    assert len(printed) + ends["malformed datagram(s) dropped"] + ends["datagram(s) dropped by the kernel"] <= sent[0]

@@ -30,7 +30,7 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -329,28 +329,40 @@ class Recorder:
         self._meta["source_drops"] = {str(k): int(v) for k, v in counts.items()}
 
     def close(self, complete: bool = True) -> None:
-        """Finish the files; mark the recording complete unless ``complete=False``. Idempotent."""
+        """Finish the files; mark the recording complete unless ``complete=False``. Idempotent.
+
+        Every file is closed whatever fails on the way (a full disk fails the closing writes);
+        the first error is raised after, and ``meta.json`` is then left as the last flush wrote it."""
         if self._closed:
             return
         self._closed = True
+        steps: list[Callable[[], None]] = []
         if self._pcm is not None:
-            self._pcm.finish()                 # the shorter last chunk
-        try:
-            self.flush()
-        finally:
-            if self._ts is not None:
-                self._ts.close()
-            if self._wav is not None:
-                self._wav.close()
-            for log_ in (self._frame_crcs, self._block_crcs):
-                if log_ is not None:
-                    log_.close()
+            steps.append(self._pcm.finish)                 # the shorter last chunk
+        steps.append(self.flush)
+        steps += [f.close for f in (self._ts, self._wav, self._frame_crcs, self._block_crcs) if f is not None]
+        if self._video is not None:
+            steps.append(self._video.release)              # the segment a failed flush left open
+        first = _run_all(steps)
+        if first is not None:
+            raise first
         a = self._meta["audio"]
         if a is not None and a["block_size"] is None:
             a["block_size"] = DEFAULT_BLOCK_SIZE
         self._meta["complete"] = bool(complete)
         self._update_meta()
         write_json_atomic(self.path / META_FILE, self._meta, fsync=self._fsync)
+
+
+def _run_all(steps: Sequence[Callable[[], None]]) -> BaseException | None:
+    """Run every step even if some fail; the first failure (None if none)."""
+    first: BaseException | None = None
+    for step in steps:
+        try:
+            step()
+        except BaseException as exc:  # noqa: BLE001 - kept and raised by the caller
+            first = exc if first is None else first
+    return first
 
 
 def _video_meta(video: tuple[int, int, float | None],

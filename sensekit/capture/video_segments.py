@@ -268,6 +268,13 @@ class SegmentWriter:
         """Commit what is left. Idempotent."""
         self.commit()
 
+    def release(self) -> None:
+        """Close the open segment's writer without committing it (its ``.partial`` file stays,
+        as after a kill). Idempotent."""
+        if self._writer is not None:
+            self._writer.release()
+            self._writer = None
+
 
 # --- reading ------------------------------------------------------------------------
 

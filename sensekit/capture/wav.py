@@ -132,10 +132,13 @@ class WavWriter:
             os.fsync(f.fileno())
 
     def close(self) -> None:
+        """Patch the header and close; the file is closed even if that last write fails."""
         if self._f is not None:
-            self.flush()
-            self._f.close()
-            self._f = None
+            try:
+                self.flush()
+            finally:
+                self._f.close()
+                self._f = None
 
 
 class WavInfo:

@@ -9,8 +9,11 @@ pointing it at ``sensekit run --osc-control PORT``, or to watch ``--osc`` output
 Defaults: listens on 127.0.0.1 (``--host 0.0.0.0`` for the network); runs
 until Ctrl-C, ``--count N`` messages or ``--seconds S``. A datagram that is not
 well-formed OSC (``sensekit.osc.wire`` checks every size, pad and depth) is reported on
-stderr, counted and skipped; the count is printed at the end. A port already in use is a one-line
-error (exit status 2).
+stderr (at most 5 such lines every 10 s), counted and skipped. A flood is bounded the way
+``OscControl`` bounds it (``sensekit.osc.pace``): the listener uses at most 5 % of a CPU, the kernel
+drops what does not fit in its receive buffer, and so the output grows no faster than that. The
+counts of malformed datagrams and of those the kernel dropped are printed at the end. A port
+already in use is a one-line error (exit status 2).
 """
 from __future__ import annotations
 
@@ -25,6 +28,9 @@ from typing import Callable, TextIO
 from sensekit.cli import Subparsers
 from sensekit.errors import ConfigError
 from sensekit.osc import Received, decode
+from sensekit.osc.control import CPU_BURST_S, CPU_SHARE
+from sensekit.osc.pace import CpuPace, count_kernel_drops, receive
+from sensekit.ratelimit import DEFAULT_BURST, DEFAULT_INTERVAL_S
 from sensekit.validate import check_positive
 from sensekit.cli.numbers import float_in
 
@@ -42,13 +48,23 @@ def _json_value(v: object) -> object:
     return v.hex() if isinstance(v, bytes) else str(v)
 
 
+def _write(out: TextIO, messages: list[Received], jsonl: bool) -> None:
+    for r in messages:
+        if jsonl:
+            out.write(json.dumps({"address": r.address, "tags": r.tags, "args": list(r.args),
+                                  "timetag": r.timetag}, default=_json_value) + "\n")
+        else:
+            out.write(format_received(r) + "\n")
+
+
 def listen(port: int, *, host: str = "127.0.0.1", count: int | None = None,
            seconds: float | None = None, jsonl: bool = False, out: TextIO | None = None,
            ready: Callable[[int], None] | None = None) -> int:
     """Print messages until ``count`` arrived or ``seconds`` passed; returns how many."""
     out = out if out is not None else sys.stdout
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    dropped = 0
+    tally = _Tally()
+    count_kernel_drops(sock)
     try:
         try:
             sock.bind((host, port))
@@ -57,38 +73,63 @@ def listen(port: int, *, host: str = "127.0.0.1", count: int | None = None,
         log.info("listening for OSC on %s:%d", host, sock.getsockname()[1])
         if ready is not None:
             ready(sock.getsockname()[1])
+        pace = CpuPace(CPU_SHARE, CPU_BURST_S)
         deadline = None if seconds is None else time.monotonic() + seconds
         n = 0
         while count is None or n < count:
             wait = 0.5 if deadline is None else min(0.5, deadline - time.monotonic())
             if wait <= 0:
                 break
+            pace.wait()
             sock.settimeout(wait)
             try:
-                dgram, sender = sock.recvfrom(65536)
+                dgram, sender, drops = receive(sock, 65536)
             except TimeoutError:
                 continue
+            tally.kernel_drops = drops if drops is not None else tally.kernel_drops
             try:
                 messages = decode(dgram)
             except ValueError as exc:
-                dropped += 1
-                print(f"dropped a malformed datagram from {sender[0]}:{sender[1]} ({len(dgram)} bytes): {exc}",
-                      file=sys.stderr)
+                tally.malformed(sender, dgram, exc)
                 continue
-            for r in messages:
-                if jsonl:
-                    out.write(json.dumps({"address": r.address, "tags": r.tags,
-                                          "args": list(r.args), "timetag": r.timetag},
-                                         default=_json_value) + "\n")
-                else:
-                    out.write(format_received(r) + "\n")
-                n += 1
+            _write(out, messages, jsonl)
+            n += len(messages)
             out.flush()
         return n
     finally:
         sock.close()
-        if dropped:
-            print(f"{dropped} malformed datagram(s) dropped", file=sys.stderr)
+        tally.report()
+
+
+class _Tally:
+    """What was dropped: malformed datagrams (``DEFAULT_BURST`` lines shown every
+    ``DEFAULT_INTERVAL_S``, the rest only counted) and the kernel's count of those it dropped."""
+
+    def __init__(self) -> None:
+        self.dropped = 0
+        self.kernel_drops = 0
+        self.start = -DEFAULT_INTERVAL_S
+        self.shown = 0
+
+    def malformed(self, sender: tuple[str, int], dgram: bytes, exc: ValueError) -> None:
+        self.dropped += 1
+        now = time.monotonic()
+        if now - self.start >= DEFAULT_INTERVAL_S:
+            self.start, self.shown = now, 0
+        if self.shown >= DEFAULT_BURST:
+            return
+        self.shown += 1
+        note = (f" [more in the next {DEFAULT_INTERVAL_S:g} s are counted, not shown]"
+                if self.shown == DEFAULT_BURST else "")
+        print(f"dropped a malformed datagram from {sender[0]}:{sender[1]} ({len(dgram)} bytes): {exc}{note}",
+              file=sys.stderr)
+
+    def report(self) -> None:
+        if self.dropped:
+            print(f"{self.dropped} malformed datagram(s) dropped", file=sys.stderr)
+        if self.kernel_drops:
+            print(f"{self.kernel_drops} datagram(s) dropped by the kernel (more than the listener takes: "
+                  f"{CPU_SHARE:.0%} of a CPU)", file=sys.stderr)
 
 
 def _cmd(args: argparse.Namespace) -> int:

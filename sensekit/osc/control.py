@@ -36,20 +36,18 @@ valid settings from one local sender kept the server thread busy and took a head
 """
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import socket
 import socketserver
-import sys
 import threading
-import time
 from typing import TYPE_CHECKING, Any, Callable
 
 
 from sensekit.errors import ConfigError
 from sensekit.osc.address import PREFIX
 from sensekit.osc.encode import Received, decode
+from sensekit.osc.pace import CpuPace, count_kernel_drops, receive as receive_datagram
 from sensekit.safe_read import clip, short
 from sensekit.validate import check_positive
 
@@ -67,8 +65,6 @@ MAX_CONTROL_DATAGRAM = 4096
 #: fader sends 60-200 a second
 CPU_SHARE = 0.05
 CPU_BURST_S = 0.05
-#: Linux's socket option: the kernel's count of datagrams dropped for a full buffer
-_SO_RXQ_OVFL = getattr(socket, "SO_RXQ_OVFL", 40)
 #: short addresses from before the table -> setting keys
 LEGACY_ADDRESSES: dict[str, str] = {
     f"{PREFIX}/set/threshold": "activity.silence_level",
@@ -132,32 +128,17 @@ class _ControlServer(socketserver.UDPServer):
     def __init__(self, address: tuple[str, int], receive: Callable[[bytes, Any], None], *,
                  share: float, burst: float) -> None:
         self.receive = receive
-        self.share, self.burst = share, burst
         self.kernel_drops = 0
-        self._budget = burst
-        self._wall = time.monotonic()
-        self._cpu = time.thread_time()
+        self._pace = CpuPace(share, burst)
         super().__init__(address, _Datagram)
-        with contextlib.suppress(OSError):
-            self.socket.setsockopt(socket.SOL_SOCKET, _SO_RXQ_OVFL, 1)
+        count_kernel_drops(self.socket)
 
     def get_request(self) -> tuple[tuple[bytes, socket.socket], Any]:  # type: ignore[override]  # UDP: (data, socket)
-        self._pace()
-        data, ancillary, _flags, sender = self.socket.recvmsg(self.max_packet_size, socket.CMSG_SPACE(4))
-        for level, kind, value in ancillary:
-            if level == socket.SOL_SOCKET and kind == _SO_RXQ_OVFL and len(value) >= 4:
-                self.kernel_drops = int.from_bytes(value[:4], sys.byteorder)
+        self._pace.wait()
+        data, sender, drops = receive_datagram(self.socket, self.max_packet_size)
+        if drops is not None:
+            self.kernel_drops = drops
         return (data, self.socket), sender
-
-    def _pace(self) -> None:
-        """Charge the CPU time used since the last call (the datagram before, the wait for this
-        one), refill by the wall time passed, and sleep while the budget is overdrawn."""
-        wall, cpu = time.monotonic(), time.thread_time()
-        self._budget = min(self.burst, self._budget + (wall - self._wall) * self.share - (cpu - self._cpu))
-        if self._budget < 0:
-            time.sleep(-self._budget / self.share)
-            self._budget, wall = 0.0, time.monotonic()
-        self._wall, self._cpu = wall, time.thread_time()
 
 
 class _Datagram(socketserver.BaseRequestHandler):

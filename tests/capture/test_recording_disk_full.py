@@ -9,6 +9,9 @@ frames only, so an unfinished recording holds rows for frames ``meta.json`` does
 """
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import resource
 import subprocess
 import sys
@@ -92,3 +95,78 @@ def test_a_disk_that_fills_later_keeps_the_first_reason_and_the_recording(tmp_pa
             except EOFError:
                 break
     assert frames >= meta["frames"]        # every committed segment (meta.json may lag one)
+
+
+_HOLD_OPEN = r'''
+import json, os, resource, sys
+import numpy as np
+from sensekit.capture.base import AudioBlock, VideoFrame
+from sensekit.capture.recorder import Recorder
+
+def record(path, n):
+    rng = np.random.default_rng(0)
+    rec = Recorder(path, video=(16, 16, 10.0), audio=(8000, 1), fsync=False)
+    failed = None
+    try:
+        for i in range(n):
+            rec.write(VideoFrame(i, i / 10, np.zeros((16, 16, 3), np.uint8)))
+            rec.write(AudioBlock(i, i / 10, (rng.standard_normal(800) * 0.1).astype(np.float32), 8000))
+    except OSError as exc:
+        failed = str(exc)
+    try:
+        rec.close(complete=failed is None)
+        closed = None
+    except OSError as exc:
+        closed = str(exc)
+    return rec, failed, closed           # the caller still holds the recorder
+
+out = sys.argv[1]
+record(os.path.join(out, "warm.skrec"), 8)     # lazy imports open what they keep open
+before = set(os.listdir("/proc/self/fd"))
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), int(sys.argv[2])))
+rec, failed, closed = record(os.path.join(out, "full.skrec"), 100)
+leaked = []
+for fd in set(os.listdir("/proc/self/fd")) - before:
+    try:
+        leaked.append(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        pass                                   # the descriptor listdir itself used
+print(json.dumps({"failed": failed, "closed": closed, "leaked": leaked}))
+'''
+
+
+def test_a_close_that_fails_on_a_full_disk_still_closes_every_file(tmp_path: Path) -> None:
+    # the closing flush of audio.wav failed, and the files after it in close() (audio.wav
+    # itself, both checksum logs) stayed open as long as the caller held the recorder
+    done = subprocess.run([sys.executable, "-c", _HOLD_OPEN, str(tmp_path), "20000"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["failed"] is not None and "File too large" in got["failed"]
+    assert got["closed"] is not None and "File too large" in got["closed"]     # the first error, raised
+    assert got["leaked"] == [], got["leaked"]
+    assert read_meta(tmp_path / "full.skrec")["complete"] is False
+
+
+def _open_paths(folder: Path) -> list[str]:
+    paths = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):                 # the descriptor listdir used
+            paths.append(os.readlink(f"/proc/self/fd/{fd}"))
+    return [p for p in paths if p.startswith(str(folder))]
+
+
+def test_release_closes_the_segment_a_failed_flush_left_open(tmp_path: Path) -> None:
+    # Recorder.close() calls it when its flush failed before the segment was committed
+    import numpy as np
+
+    from sensekit.capture.video_segments import SegmentWriter
+
+    writer = SegmentWriter(tmp_path / "seg", (16, 16), fps=10.0)
+    for i in range(3):
+        writer.write(np.zeros((16, 16, 3), np.uint8), i / 10)
+    assert _open_paths(tmp_path) == [str(tmp_path / "seg" / "000000.partial.mkv")]
+    writer.release()
+    writer.release()                                  # idempotent
+    assert _open_paths(tmp_path) == []
+    assert sorted(p.name for p in (tmp_path / "seg").iterdir()) == ["000000.partial.mkv"]
