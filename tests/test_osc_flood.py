@@ -168,3 +168,25 @@ def test_a_flood_to_osc_listen_is_paced_and_its_output_bounded(capsys):
     assert ends["malformed datagram(s) dropped"] >= len(malformed)
     assert ends["datagram(s) dropped by the kernel"] > 0
     assert len(printed) + ends["malformed datagram(s) dropped"] + ends["datagram(s) dropped by the kernel"] <= sent[0]
+
+
+class _RecvfromOnly:
+    """A socket as Windows has it: no ``recvmsg``."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+
+    def recvfrom(self, size: int):
+        return self._sock.recvfrom(size)
+
+
+def test_a_socket_without_recvmsg_still_receives_with_no_drop_count():
+    from sensekit.osc.pace import receive
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as rx, \
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx:
+        rx.bind(("127.0.0.1", 0))
+        rx.settimeout(5)
+        tx.sendto(_setting(3.0), rx.getsockname())
+        data, sender, drops = receive(_RecvfromOnly(rx), 65536)
+    assert data == _setting(3.0) and sender[0] == "127.0.0.1" and drops is None

@@ -45,12 +45,17 @@ class CpuPace:
 
 def count_kernel_drops(sock: socket.socket) -> None:
     """Ask the kernel to report its drop count with each datagram (Linux; a no-op elsewhere)."""
-    with contextlib.suppress(OSError):
-        sock.setsockopt(socket.SOL_SOCKET, _SO_RXQ_OVFL, 1)
+    if sys.platform.startswith("linux"):      # the option's number means something else elsewhere
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, _SO_RXQ_OVFL, 1)
 
 
 def receive(sock: socket.socket, size: int) -> tuple[bytes, Any, int | None]:
-    """One datagram: ``(data, sender, the kernel's drop count so far or None)``."""
+    """One datagram: ``(data, sender, the kernel's drop count so far or None)``; None where
+    sockets have no ``recvmsg`` (Windows)."""
+    if not hasattr(sock, "recvmsg"):
+        data, sender = sock.recvfrom(size)
+        return data, sender, None
     data, ancillary, _flags, sender = sock.recvmsg(size, socket.CMSG_SPACE(4))
     drops = None
     for level, kind, value in ancillary:
