@@ -40,7 +40,7 @@ __all__ = ["CommandQueue"]
 class CommandQueue:
     def __init__(self, *, max_pending: int = 32, share: float = 0.1, burst_s: float = 0.25,
                  min_cost_s: float = 0.05, clock: Clock | None = None) -> None:
-        self._queue: queue.Queue[tuple[Callable[[], Any], Future[Any]]] = queue.Queue(max_pending)
+        self._queue: queue.Queue[tuple[Callable[[], Any], Future[Any], bool]] = queue.Queue(max_pending)
         self.share = check_positive("share", share)
         self.burst_s = check_positive("burst_s", burst_s)
         self.min_cost_s = check_positive("min_cost_s", min_cost_s, allow_zero=True)
@@ -50,10 +50,13 @@ class CommandQueue:
         #: requests refused because the queue was full
         self.refused = 0
 
-    def submit(self, fn: Callable[[], Any]) -> Future[Any]:
+    def submit(self, fn: Callable[[], Any], *, light: bool = False) -> Future[Any]:
+        """Queue ``fn`` for the run's thread. A ``light`` one (a read that leaves no work behind:
+        a teach card's status poll, four times a second while it records) is charged only the
+        time it takes, not ``min_cost_s``."""
         future: Future[Any] = Future()
         try:
-            self._queue.put_nowait((fn, future))
+            self._queue.put_nowait((fn, future, light))
         except queue.Full:
             self.refused += 1
             raise ConfigError("the piece has too many panel requests waiting; try again") from None
@@ -71,7 +74,7 @@ class CommandQueue:
         n = 0
         while self._budget > 0:
             try:
-                fn, future = self._queue.get_nowait()
+                fn, future, light = self._queue.get_nowait()
             except queue.Empty:
                 return n
             if not future.set_running_or_notify_cancel():
@@ -84,6 +87,6 @@ class CommandQueue:
                 future.set_exception(exc)
             finally:
                 ended = self._clock.now()
-                self._budget -= max(self.min_cost_s, ended - started)
+                self._budget -= ended - started if light else max(self.min_cost_s, ended - started)
                 self._refill(ended)
         return n

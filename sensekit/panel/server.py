@@ -287,8 +287,8 @@ class PanelServer:
         except (SensekitError, OSError) as exc:
             return _error(400, str(exc))
 
-    async def _on_run_thread(self, fn: Callable[[], Any]) -> Any:
-        future: Future[Any] = self.commands.submit(fn)
+    async def _on_run_thread(self, fn: Callable[[], Any], *, light: bool = False) -> Any:
+        future: Future[Any] = self.commands.submit(fn, light=light)
         return await asyncio.wait_for(asyncio.wrap_future(future), COMMAND_TIMEOUT_S)
 
     async def _api_set(self, request: web.Request) -> web.Response:
@@ -372,7 +372,7 @@ class PanelServer:
             action = body.get("action")
             if not isinstance(action, str):
                 raise ConfigError(f"`action` must be {', '.join(actions[:-1])} or {actions[-1]}, got {short(action)}")
-            answer = await self._on_run_thread(request_of(action, body))
+            answer = await self._on_run_thread(request_of(action, body), light=action == "status")
             if action == "learn":
                 path = await asyncio.get_running_loop().run_in_executor(self._pool, save)
                 answer["message"] += f"; saved to {path}"

@@ -99,3 +99,20 @@ def test_commands_flooding_a_real_clock_stop_at_the_burst():
 def test_bad_budget_is_a_one_line_error(bad):
     with pytest.raises(ConfigError, match="must be"):
         CommandQueue(**bad)
+
+
+def test_a_teach_cards_status_polls_do_not_use_up_the_budget():
+    # while a card records, the page asks for its status four times a second; charged 50 ms
+    # each, the polls alone would need twice the share and queue up behind it
+    clock = ManualClock()
+    q = CommandQueue(clock=clock)
+    ran: list[float] = []
+    polls = []
+    for frame in range(30 * 20):                      # 20 s of a 30 frames/s piece
+        if frame % 8 == 0:                            # every 0.27 s
+            polls.append(q.submit(_costly(clock, 0.0005, ran), light=True))
+        q.run_pending()
+        clock.advance(1 / 30)
+    assert all(p.done() for p in polls)               # each answered on the next item
+    click = q.submit(_costly(clock, 0.03, ran))       # and a click right after is not kept waiting
+    assert q.run_pending() == 1 and click.done()
