@@ -9,7 +9,9 @@ is counted and dropped. The first record of the next window carries the count
 ("... [312 more like this in the last 10 s not shown]"), and ``flush()`` logs the
 counts still pending (the CLI calls it on exit), so nothing disappears without a
 number. Records below ``level`` (INFO: a camera's "restored" line flaps with its
-"lost" warning; debug output is never limited) always pass.
+"lost" warning; debug output is never limited) always pass. ``BurstWindow`` is that window
+for one kind alone, for a caller that prints rather than logs (``sensekit osc-listen``'s
+malformed-datagram lines).
 
 ``install_rate_limit()`` adds one shared filter to the plain stderr handlers of
 the root logger (what ``logging.basicConfig`` made); the ``sensekit`` command calls
@@ -36,6 +38,12 @@ DEFAULT_INTERVAL_S = 10.0
 _BYPASS = "_sensekit_ratelimit_bypass"
 
 
+def _checked(burst: int, interval_s: float) -> tuple[int, float]:
+    if burst < 1 or not interval_s > 0:
+        raise ValueError(f"burst must be >= 1 and interval_s > 0, got {burst}, {interval_s}")
+    return int(burst), float(interval_s)
+
+
 @dataclass(frozen=True)
 class Shown:
     """What ``BurstWindow.admit`` says of a shown record."""
@@ -51,10 +59,7 @@ class BurstWindow:
     its malformed-datagram lines. Not thread-safe (the filter holds its lock around it)."""
 
     def __init__(self, burst: int = DEFAULT_BURST, interval_s: float = DEFAULT_INTERVAL_S) -> None:
-        if burst < 1 or not interval_s > 0:
-            raise ValueError(f"burst must be >= 1 and interval_s > 0, got {burst}, {interval_s}")
-        self.burst = int(burst)
-        self.interval_s = float(interval_s)
+        self.burst, self.interval_s = _checked(burst, interval_s)
         self.start: float | None = None
         self.shown = 0
         self.suppressed = 0
@@ -80,9 +85,7 @@ class RateLimitFilter(logging.Filter):
                  level: int = logging.INFO,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
-        BurstWindow(burst, interval_s)                   # refuses a bad burst or interval now
-        self.burst = int(burst)
-        self.interval_s = float(interval_s)
+        self.burst, self.interval_s = _checked(burst, interval_s)
         self.level = level
         self.clock = clock
         self.suppressed_total = 0
