@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
                          "(clap_words.collect_words; kept in this .npz; tried, not shipped)")
     ap.add_argument("--everyday", action="store_true",
                     help="also synthesise clap_augment.EVERYDAY_KINDS (typing, footsteps on gravel, "
-                         "knocks through a phone) as hard negatives (the tenth pass)")
+                         "knocks through a phone) as hard negatives (the tenth pass; tried, not shipped)")
     ap.add_argument("--cache", type=Path, default=None,
                     help="keep the collected bursts in this .npz (read it when it exists)")
     args = ap.parse_args(argv)

@@ -22,7 +22,8 @@ ringing 8-60 ms), a thud (noise low-passed at 150-600 Hz with a 10-40 ms decay),
 voiced tail) and a tap (a click into a 2-6 kHz ring). Each clip holds 12-20 of them at
 random times and levels.
 
-**Everyday hard negatives** (``EVERYDAY_KINDS``, the tenth pass, docs/claps_history.md): the
+**Everyday hard negatives** (``EVERYDAY_KINDS``; tried in the tenth pass, not in the shipped
+training: held out, the real typing, gravel and phone knocks fired as before, docs/claps_history.md): the
 held-out sounds that still fired, synthesised from how they are made (parameters from
 physics and general knowledge, fixed before any held-out score):
 
