@@ -6,7 +6,8 @@ pitch) and the vision chain (colour tracker, motion, blobs and zones, edges) twi
 and with every item's ``t`` moved 21 days on and its index moved by the blocks (frames) three
 weeks hold. The events must be the same, at the same times relative to the start, to the 1e-6 s
 the JSON lines keep (values to 1e-5: the One-Euro smoothing divides by frame intervals that are
-differences of large times). Then ``time.time`` is stepped back and forth by an hour on every
+differences of large times). The voice stage's word spotting is checked alike on theo's spoken
+digits. Then ``time.time`` is stepped back and forth by an hour on every
 call (``time.monotonic`` untouched): the log rate limit, the OSC reader's CPU pace, the panel's
 command budget and frame rate, and OSC bundle timetags must behave as with a steady clock.
 """
@@ -85,6 +86,35 @@ def test_chains_three_weeks_in_give_the_events_of_a_fresh_start():
     for a, b in zip(fresh, late):
         assert abs(a["t"] - b["t"]) <= 1e-6, (a, b)
         assert worst_difference(a, b) <= 1e-5, (a, b)
+
+
+def test_word_spotting_three_weeks_in_hears_the_words_of_a_fresh_start(shared_data):
+    pytest.importorskip("pocketsphinx")
+    pytest.importorskip("webrtcvad")
+    pytest.importorskip("soxr")
+    import soundfile as sf
+
+    from sensekit.audio.voice import VoiceStage
+
+    parts, rate = [], 8000
+    for k in range(2):
+        for digit in range(10):
+            x, rate = sf.read(str(shared_data / "words" / f"{digit}_theo_{k}.wav"), dtype="float32")
+            parts += [np.zeros(rate // 2, np.float32), x, np.zeros(int(0.6 * rate), np.float32)]
+    x = np.concatenate(parts)
+
+    def heard(offset_s: float, blocks: int) -> list[tuple[str, float, float, float]]:
+        stage, events = VoiceStage({"words": ("one", "nine")}), []
+        for i in range(0, len(x), 512):
+            events += stage.process(AudioBlock(i // 512 + blocks, offset_s + i / rate, x[i:i + 512], rate))
+        events += stage.finish()
+        return [(e.word, e.t - offset_s, e.start - offset_s, e.end - offset_s) for e in events]
+
+    fresh = heard(0.0, 0)
+    assert fresh and {w for w, *_ in fresh} <= {"one", "nine"}
+    late = heard(WEEKS_S, BLOCKS_3W)
+    assert [w for w, *_ in late] == [w for w, *_ in fresh]
+    assert np.allclose([v for _, *v in late], [v for _, *v in fresh], atol=1e-6)
 
 
 # --- a wall clock that NTP steps ------------------------------------------------------------------
