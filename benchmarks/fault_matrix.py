@@ -176,6 +176,19 @@ def corruption_matrix(tmp: Path, rec: Path) -> None:  # noqa: C901 (see pyprojec
     report = check_recording(copy)
     row("recording", "video.ffconcat damaged (two lines swapped)",
         f"inspect {report.status}: {report.problems[0] if report.problems else ''}", report.status == "damaged")
+    copy = Path(shutil.copytree(rec, tmp / "ts.skrec"))
+    lines = (copy / "video_ts.csv").read_bytes().split(b"\n")
+    lines[11] = lines[11][:-1] + bytes([lines[11][-1] ^ 1])     # frame 10 moved by 1 us, still valid
+    (copy / "video_ts.csv").write_bytes(b"\n".join(lines))
+    report = check_recording(copy)
+    try:
+        list(ReplaySource(copy))
+        replay = "replays (!)"
+    except RecordingError as exc:
+        replay = f"replay: {exc}"
+    row("recording", "a digit of a video_ts.csv row flipped (still a valid time)",
+        f"inspect {report.status}: {report.problems[0] if report.problems else ''}; {replay}",
+        report.status == "damaged" and replay.startswith("replay:"))
     if os.path.exists("/dev/full"):
         from sensekit.capture.base import VideoFrame
         from sensekit.capture.recording import Recorder

@@ -48,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--words", type=Path, default=None, metavar="CACHE",
                     help="also train on the spoken digits of words/, one source per speaker "
                          "(clap_words.collect_words; kept in this .npz; tried, not shipped)")
+    ap.add_argument("--everyday", action="store_true",
+                    help="also synthesise clap_augment.EVERYDAY_KINDS (typing, footsteps on gravel, "
+                         "knocks through a phone) as hard negatives (the tenth pass; tried, not shipped)")
     ap.add_argument("--cache", type=Path, default=None,
                     help="keep the collected bursts in this .npz (read it when it exists)")
     args = ap.parse_args(argv)
@@ -61,7 +64,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# {message}", file=sys.stderr, flush=True)
     family = args.family or ct.FAMILY
     also = tuple(v for v in args.also.split(",") if v)
-    bursts = ct.collect_cached(args.data, args.cache, augment=ct.AUGMENTATIONS + also)
+    from sensekit.audio.clap_augment import EVERYDAY_KINDS, SYNTHETIC_KINDS
+    synth = SYNTHETIC_KINDS + (EVERYDAY_KINDS if args.everyday else ())
+    bursts = ct.collect_cached(args.data, args.cache, augment=ct.AUGMENTATIONS + also, synth=synth)
     if args.words is not None:
         from sensekit.audio import clap_words as cw
         bursts = cw.joined(bursts, cw.collect_words_cached(args.data, args.words))

@@ -216,10 +216,10 @@ _RATES = {"16k": 16000, "8k": 8000, "22k": 22050}
 class _Clips:
     """The clips (real and synthetic) with their audio, and other sources' speech and backgrounds."""
 
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, synth: Iterable[str] = SYNTHETIC_KINDS) -> None:
         self.clips = read_clips(data)
         self.audio = {c.file: read_wav(data / c.file) for c in self.clips}
-        for kind in SYNTHETIC_KINDS:
+        for kind in synth:
             for i in range(SYNTH_CLIPS):
                 name = f"synthetic/{kind}_{i}.wav"
                 self.audio[name] = (synthetic_negatives(kind, 48000, np.random.default_rng(seed_of(name))), 48000)
@@ -293,9 +293,11 @@ class _Clips:
 
 
 def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
-            progress: Callable[[str], None] | None = None) -> Bursts:
-    """Stream every clip and its augmented copies; return all judged bursts."""
-    sources = _Clips(Path(data))
+            progress: Callable[[str], None] | None = None,
+            synth: Iterable[str] = SYNTHETIC_KINDS) -> Bursts:
+    """Stream every clip and its augmented copies; return all judged bursts. ``synth``: the
+    kinds of synthetic hard negatives (``SYNTH_CLIPS`` clips each, source ``SYNTH``)."""
+    sources = _Clips(Path(data), synth)
     rows: list[tuple[Any, ...]] = []
     counts: dict[str, int] = {}
     for c in sources.clips:
@@ -322,7 +324,8 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
 
 
 def collect_cached(data: Path, cache: Path | None, *, augment: Iterable[str] = AUGMENTATIONS,
-                   progress: Callable[[str], None] | None = None) -> Bursts:
+                   progress: Callable[[str], None] | None = None,
+                   synth: Iterable[str] = SYNTHETIC_KINDS) -> Bursts:
     """``collect(data)``, kept in ``cache`` (an .npz) when given: read from it when it
     exists, written to it otherwise. Delete the file after changing the features."""
     if cache is not None and Path(cache).is_file():
@@ -330,7 +333,7 @@ def collect_cached(data: Path, cache: Path | None, *, augment: Iterable[str] = A
         meta = {k: z[k].tolist() for k in ("on_k", "on_v", "lab_k", "lab_v")}
         return Bursts(z["X"], z["y"], z["source"], z["background"], z["variant"], z["clip"],
                       dict(zip(meta["on_k"], meta["on_v"])), dict(zip(meta["lab_k"], meta["lab_v"])))
-    b = collect(data, augment=augment, progress=progress)
+    b = collect(data, augment=augment, progress=progress, synth=synth)
     if cache is not None:
         np.savez_compressed(cache, X=b.X, y=b.y, source=b.source, background=b.background,
                             variant=b.variant, clip=b.clip, on_k=list(b.onsets),

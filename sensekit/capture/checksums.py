@@ -8,11 +8,15 @@ Since this release a recording (format version 2) carries two more files, named 
 - ``audio_crc.csv`` (``audio.checksums``): a header ``block,crc32``, then one row per
   ``audio.checksum_block`` samples of ``audio.wav`` (the recorded block size): the CRC-32 of
   those int16 samples as stored (little-endian, channels interleaved). The last, shorter chunk
-  gets its row when the recording closes.
+  gets its row when the recording closes;
+- ``video_ts_crc.csv`` (``video.timestamps_checksums``): a header ``row,crc32``, then one row
+  per row of ``video_ts.csv``: the CRC-32 of that row's text (``index,t``, without its newline),
+  so a flipped byte that still reads as a valid time is named instead of shifting the replay.
 
 Rows are written with the timestamps and fsynced before the segment they belong to is
 committed, so every committed frame has its checksum. Recordings made before (no
-``checksums`` in ``meta.json``) still replay; they cannot be verified, and ``inspect`` says so.
+``checksums`` or ``timestamps_checksums`` in ``meta.json``) still replay; what they lack cannot
+be verified, and ``inspect`` says so.
 
 ``ChecksumLog`` appends rows; ``PcmChecksums`` cuts the int16 stream into chunks;
 ``read_checksums`` reads a file back (``RecordingError`` naming the row on damage; a killed
@@ -32,12 +36,15 @@ from sensekit.errors import RecordingError
 from sensekit.safe_read import read_regular
 
 __all__ = ["VIDEO_CRC_FILE", "AUDIO_CRC_FILE", "VIDEO_CRC_HEADER", "AUDIO_CRC_HEADER", "crc32_of",
+           "TIMESTAMPS_CRC_FILE", "TIMESTAMPS_CRC_HEADER",
            "ChecksumLog", "PcmChecksums", "read_checksums", "checksums_cap"]
 
 VIDEO_CRC_FILE = "video_crc.csv"
 AUDIO_CRC_FILE = "audio_crc.csv"
 VIDEO_CRC_HEADER = "index,crc32"
 AUDIO_CRC_HEADER = "block,crc32"
+TIMESTAMPS_CRC_FILE = "video_ts_crc.csv"
+TIMESTAMPS_CRC_HEADER = "row,crc32"
 _ROW_BYTES = 21 + 1 + 8 + 1            # index, comma, 8 hex digits, newline
 _MAX_BYTES = 256 << 20
 

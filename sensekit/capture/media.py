@@ -25,7 +25,9 @@ opened (about 4 bytes per sample per channel, and an ``ffmpeg`` run).
 
 Failure modes (``SourceError`` naming the path): the file does not exist or is a
 folder; it is neither audio ``soundfile`` can read nor video OpenCV can decode;
-an audio file with no samples; a video with no readable frame. A truncated video
+an audio file with no samples; a video with no readable frame. A WAV whose header gives no
+length (a data size of 0: the program writing it stopped before finishing it) plays the
+samples the file holds, with a warning (16/32-bit integer, 8-bit, float and double PCM). A truncated video
 plays the frames that decode and logs how many the container promised.
 """
 from __future__ import annotations
@@ -134,6 +136,60 @@ def _decode_track_ffmpeg(path: str) -> tuple[np.ndarray, int] | str | None:
     return samples, int(rate)
 
 
+#: the WAV sample formats read directly when the header gives no length: NumPy type, full scale
+_HELD_FORMATS = {"PCM_16": ("<i2", 32768.0), "PCM_32": ("<i4", 2147483648.0), "FLOAT": ("<f4", 1.0),
+                 "DOUBLE": ("<f8", 1.0), "PCM_U8": ("u1", 128.0)}
+
+
+def _unfinished_wav(path: Path, subtype: str, channels: int) -> tuple[int, int] | None:
+    """``(offset, frames)`` of the samples after a WAV's ``data`` chunk header when that chunk
+    declares 0 bytes (a writer stopped before it patched the sizes) and the file holds some;
+    ``None`` otherwise (libsndfile then read the header right: the file is empty)."""
+    if subtype not in _HELD_FORMATS:
+        return None
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        head = fh.read(12)
+        if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+            return None
+        pos = 12
+        for _ in range(64):                          # the chunks before `data` (fmt, LIST, fact...)
+            fh.seek(pos)
+            chunk = fh.read(8)
+            if len(chunk) < 8:
+                return None
+            csize = int.from_bytes(chunk[4:], "little")
+            if chunk[:4] == b"data":
+                frames = (size - pos - 8) // (channels * np.dtype(_HELD_FORMATS[subtype][0]).itemsize)
+                return (pos + 8, frames) if csize == 0 and frames > 0 else None
+            pos += 8 + csize + (csize & 1)
+    return None
+
+
+class _HeldSamples:
+    """The samples an unfinished WAV holds, read as ``soundfile.SoundFile.read`` gives them
+    (float32, full scale 1.0; ``(n,)`` mono, ``(n, channels)`` otherwise)."""
+
+    def __init__(self, path: Path, offset: int, frames: int, subtype: str, channels: int) -> None:
+        kind, self._scale = _HELD_FORMATS[subtype]
+        self._data: np.ndarray | None = np.memmap(path, dtype=kind, mode="r", offset=offset,
+                                                  shape=(frames, channels))
+        self._unsigned = kind == "u1"
+        self._pos = 0
+
+    def read(self, n: int, dtype: str = "float32", always_2d: bool = False) -> np.ndarray:
+        assert self._data is not None, "closed"
+        x = self._data[self._pos:self._pos + n].astype(np.float64)
+        self._pos += len(x)
+        if self._unsigned:
+            x -= 128.0
+        y = (x / self._scale).astype(dtype)
+        return y if always_2d or y.shape[1] > 1 else y[:, 0]
+
+    def close(self) -> None:
+        self._data = None
+
+
 class MediaFileSource(Source):
     """A video file (frames + audio track) or an audio file; see the module docstring."""
 
@@ -193,12 +249,19 @@ class MediaFileSource(Source):
             f = sf.SoundFile(str(self.path))
         except Exception as exc:  # noqa: BLE001 - libsndfile: not audio, or corrupt
             return str(exc)
+        self.sample_rate, self.channels = int(f.samplerate), int(f.channels)
         if f.frames == 0:
             f.close()
-            raise SourceError(f"audio file '{self.path}' is empty (0 samples)")
-        self._sf = f
+            held = _unfinished_wav(self.path, f.subtype, self.channels)
+            if held is None:
+                raise SourceError(f"audio file '{self.path}' is empty (0 samples)")
+            log.warning("'%s': the WAV header gives no length (the program that wrote it stopped "
+                        "before finishing it); playing the %.2f s the file holds", self.path.name,
+                        held[1] / self.sample_rate)
+            self._sf = _HeldSamples(self.path, *held, f.subtype, self.channels)
+        else:
+            self._sf = f
         self.has_audio, self.has_video = True, False
-        self.sample_rate, self.channels = int(f.samplerate), int(f.channels)
         self.audio_decoder = "soundfile"
         return None
 

@@ -35,7 +35,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from sensekit.capture.base import AudioBlock, Item, VideoFrame
-from sensekit.capture.checksums import (AUDIO_CRC_FILE, AUDIO_CRC_HEADER, VIDEO_CRC_FILE, VIDEO_CRC_HEADER,
+from sensekit.capture.checksums import (AUDIO_CRC_FILE, AUDIO_CRC_HEADER, TIMESTAMPS_CRC_FILE,
+                                        TIMESTAMPS_CRC_HEADER, VIDEO_CRC_FILE, VIDEO_CRC_HEADER,
                                         ChecksumLog, PcmChecksums, crc32_of)
 from sensekit.capture.recording_meta import (AUDIO_FILE, DEFAULT_BLOCK_SIZE, FORMAT, META_FILE,
                                              PLAYLIST_FILE, SEGMENTS_DIR, TIMESTAMPS_FILE,
@@ -132,6 +133,7 @@ class Recorder:
         self._ts: Any = None
         self._wav: WavWriter | None = None
         self._frame_crcs: ChecksumLog | None = None
+        self._ts_crcs: ChecksumLog | None = None
         self._block_crcs: ChecksumLog | None = None
         self._pcm: PcmChecksums | None = None
         if video is not None:
@@ -142,6 +144,7 @@ class Recorder:
             self._ts = open(self.path / TIMESTAMPS_FILE, "w", encoding="ascii", newline="\n")  # noqa: SIM115
             self._ts.write(TIMESTAMPS_HEADER + "\n")
             self._frame_crcs = ChecksumLog(self.path / VIDEO_CRC_FILE, VIDEO_CRC_HEADER, fsync=fsync)
+            self._ts_crcs = ChecksumLog(self.path / TIMESTAMPS_CRC_FILE, TIMESTAMPS_CRC_HEADER, fsync=fsync)
         if audio is not None:
             a = self._meta["audio"]
             self._wav = WavWriter(self.path / AUDIO_FILE, a["sample_rate"], a["channels"])
@@ -216,8 +219,10 @@ class Recorder:
         index = self._video.written
         image = np.ascontiguousarray(image)
         self._video.write(image, t)
-        self._ts.write(f"{index},{t:.6f}\n")
-        assert self._frame_crcs is not None
+        row = f"{index},{t:.6f}"
+        self._ts.write(row + "\n")
+        assert self._frame_crcs is not None and self._ts_crcs is not None
+        self._ts_crcs.add(crc32_of(row.encode("ascii")))
         self._frame_crcs.add(crc32_of(image))
         self._last_frame_t = round(t, 6)
 
@@ -297,7 +302,7 @@ class Recorder:
             self._ts.flush()
             if self._fsync:
                 os.fsync(self._ts.fileno())
-        for log_ in (self._frame_crcs, self._block_crcs):    # before what they check
+        for log_ in (self._ts_crcs, self._frame_crcs, self._block_crcs):    # before what they check
             if log_ is not None:
                 log_.flush()
         if self._video is not None:
@@ -340,7 +345,8 @@ class Recorder:
         if self._pcm is not None:
             steps.append(self._pcm.finish)                 # the shorter last chunk
         steps.append(self.flush)
-        steps += [f.close for f in (self._ts, self._wav, self._frame_crcs, self._block_crcs) if f is not None]
+        steps += [f.close for f in (self._ts, self._wav, self._ts_crcs, self._frame_crcs, self._block_crcs)
+                  if f is not None]
         if self._video is not None:
             steps.append(self._video.release)              # the segment a failed flush left open
         first = _run_all(steps)
@@ -383,7 +389,8 @@ def _video_meta(video: tuple[int, int, float | None],
     meta = {"width": w, "height": h, "fps": fps or fps_hint or 30.0,
             "fps_from": "source" if fps is not None else "timestamps",
             "codec": "FFV1", "segments": SEGMENTS_DIR, "playlist": PLAYLIST_FILE,
-            "timestamps": TIMESTAMPS_FILE, "checksums": VIDEO_CRC_FILE}
+            "timestamps": TIMESTAMPS_FILE, "checksums": VIDEO_CRC_FILE,
+            "timestamps_checksums": TIMESTAMPS_CRC_FILE}
     return meta, fps, fps_hint
 
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, checksums_cap, crc32_of,
                                         read_checksums)
-from sensekit.capture.recording_meta import audio_offset_problem, read_meta, read_timestamps, timestamps_cap
+from sensekit.capture.recording_meta import audio_offset_problem, read_meta, read_video_times
 from sensekit.capture.replay import VideoUnit, video_units
 from sensekit.capture.video_segments import count_decodable, list_segments, open_capture
 from sensekit.capture.wav import read_wav_info
@@ -210,11 +210,15 @@ def _video_timestamps(rep: RecordingReport, v: dict[str, Any]) -> np.ndarray | N
     if not ts_path.is_file():
         rep.problems.append(f"the timestamps file '{v['timestamps']}' is missing")
         return None
+    if v["timestamps_checksums"] is None:
+        rep.notes.append("no timestamp checksums (recorded before sensekit stored them): "
+                         "frame times are not verified")
+    frames = rep.meta["frames"]
     try:
-        cap = timestamps_cap(rep.meta["frames"], complete=rep.complete)
-        rows_t = read_timestamps(ts_path, complete=False, max_bytes=cap)
+        rows_t = read_video_times(rep.path, v, frames, complete=False,
+                                  warn=None if rep.complete else rep.problems.append)
         if rep.complete:
-            read_timestamps(ts_path, complete=True, max_bytes=cap)
+            read_video_times(rep.path, v, frames, complete=True)
     except RecordingError as exc:
         rep.problems.append(str(exc))
     if rep.complete and rows_t is not None and len(rows_t) != rep.meta["frames"]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import zlib
 from pathlib import Path
 from collections.abc import Callable
 from itertools import pairwise
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.capture.checksums import TIMESTAMPS_CRC_HEADER, checksums_cap, read_checksums
 from sensekit.capture.wav import MAX_NONFINITE_RUNS
 from sensekit.errors import RecordingError
 from sensekit.safe_read import file_kind, loads_json, read_regular, short
@@ -155,9 +157,10 @@ def _check_video(video: Any, version: int, bad: _Bad) -> None:
         video.setdefault(key, default)
         if not _plain_name(video[key]):
             raise bad(f"`video.{key}` must be a file name, got {short(video[key])}")
-    video.setdefault("checksums", None)                # recorded before checksums: None
-    if video["checksums"] is not None and not _plain_name(video["checksums"]):
-        raise bad(f"`video.checksums` must be a file name or null, got {short(video['checksums'])}")
+    for key in ("checksums", "timestamps_checksums"):
+        video.setdefault(key, None)                    # recorded before these checksums: None
+        if video[key] is not None and not _plain_name(video[key]):
+            raise bad(f"`video.{key}` must be a file name or null, got {short(video[key])}")
 
 
 def _check_fps_source(video: dict[str, Any], bad: _Bad) -> None:
@@ -253,7 +256,7 @@ def _check_top_level(meta: dict[str, Any], bad: _Bad) -> None:
 
 def _check_named_files(rec: Path, label: str, video: Any, audio: Any) -> None:
     """Every file meta.json names is a file (not a folder, a FIFO, a device)."""
-    named = [video[k] for k in ("file", "timestamps", "playlist", "checksums")
+    named = [video[k] for k in ("file", "timestamps", "playlist", "checksums", "timestamps_checksums")
              if video is not None and video.get(k) is not None]
     named += [audio[k] for k in ("file", "checksums") if audio is not None and audio.get(k) is not None]
     for name in named:
@@ -303,28 +306,23 @@ def timestamps_cap(frames: int | None, *, complete: bool = True) -> int:
     return min(MAX_TIMESTAMPS_BYTES, len(TIMESTAMPS_HEADER) + 1 + rows * _MAX_TS_ROW_BYTES)
 
 
-def read_timestamps(path: Path, *, complete: bool, max_bytes: int = MAX_TIMESTAMPS_BYTES) -> np.ndarray:
+def read_timestamps(path: Path, *, complete: bool, max_bytes: int = MAX_TIMESTAMPS_BYTES,
+                    row_crcs: np.ndarray | None = None,
+                    warn: Callable[[str], None] | None = None) -> np.ndarray:
     """Parse ``video_ts.csv`` into a float64 array of frame times.
 
     For a complete recording any bad row is a ``RecordingError``; for an
     incomplete one the intact prefix is returned (a killed recorder may leave a
     partial last line). A file that is not a regular file or is longer than
     ``max_bytes`` (see ``timestamps_cap``) is a ``RecordingError`` before it is read.
+    ``row_crcs`` (``video_ts_crc.csv``, when the recording has it) are the rows' CRC-32s: a
+    row that does not match is a bad row; rows past them (a killed recorder's last ones, in an
+    incomplete recording) are read unverified. In an incomplete recording the times stop
+    before a row that does not match, and ``warn`` is told so in one line.
     """
     name = path.name
-    try:
-        data = read_regular(path, max_bytes=max_bytes, what=f"'{name}'", error=RecordingError)
-    except FileNotFoundError:
-        raise RecordingError(f"cannot read '{name}': no such file") from None
-    lines = data.split(b"\n")
-    if not data.endswith(b"\n"):
-        if not complete:
-            lines = lines[:-1]            # a partial line from a killed recorder
-    else:
-        lines = lines[:-1]
+    lines = _timestamp_lines(path, complete=complete, max_bytes=max_bytes)
     if not lines:
-        if complete:
-            raise RecordingError(f"'{name}' is empty (expected the header {TIMESTAMPS_HEADER!r})")
         return np.zeros(0)
     if lines[0].strip() != TIMESTAMPS_HEADER.encode():
         raise RecordingError(f"'{name}' does not start with the header {TIMESTAMPS_HEADER!r}, "
@@ -333,6 +331,8 @@ def read_timestamps(path: Path, *, complete: bool, max_bytes: int = MAX_TIMESTAM
     prev = -math.inf
     for n, line in enumerate(lines[1:]):
         t, problem = _timestamp_row(line, n, prev)
+        if problem is None and row_crcs is not None and _row_damaged(name, line, n, row_crcs, complete, warn):
+            break
         if problem is not None:
             if complete:
                 raise RecordingError(f"'{name}' row {n + 2} is invalid ({problem}): "
@@ -341,6 +341,59 @@ def read_timestamps(path: Path, *, complete: bool, max_bytes: int = MAX_TIMESTAM
         times.append(t)
         prev = t
     return np.asarray(times, dtype=np.float64)
+
+
+def read_video_times(rec: Path, video: dict[str, Any], frames: int | None, *, complete: bool,
+                     warn: Callable[[str], None] | None = None) -> np.ndarray:
+    """A recording's frame times (``video_ts.csv``, capped by ``timestamps_cap``), each row checked
+    against ``video_ts_crc.csv`` when the recording has it (``video.timestamps_checksums``;
+    recordings made before it are read unverified). See ``read_timestamps``."""
+    crcs = None
+    if video.get("timestamps_checksums"):
+        rows = None if frames is None else frames + (0 if complete else UNCOMMITTED_ROWS)
+        crcs = read_checksums(rec / video["timestamps_checksums"], TIMESTAMPS_CRC_HEADER, complete=complete,
+                              max_bytes=checksums_cap(rows))
+    times = read_timestamps(rec / video["timestamps"], complete=complete,
+                            max_bytes=timestamps_cap(frames, complete=complete), row_crcs=crcs, warn=warn)
+    if complete and crcs is not None and len(crcs) != len(times):
+        raise RecordingError(f"'{video['timestamps_checksums']}' lists {len(crcs)} checksums for "
+                             f"{len(times)} timestamps")
+    return times
+
+
+def _timestamp_lines(path: Path, *, complete: bool, max_bytes: int) -> list[bytes]:
+    """The file's whole lines (an incomplete recording's partial last line dropped)."""
+    name = path.name
+    try:
+        data = read_regular(path, max_bytes=max_bytes, what=f"'{name}'", error=RecordingError)
+    except FileNotFoundError:
+        raise RecordingError(f"cannot read '{name}': no such file") from None
+    lines = data.split(b"\n")
+    if data.endswith(b"\n") or not complete:
+        lines = lines[:-1]                # the empty tail, or a killed recorder's partial line
+    if not lines and complete:
+        raise RecordingError(f"'{name}' is empty (expected the header {TIMESTAMPS_HEADER!r})")
+    return lines
+
+
+def _row_damaged(name: str, line: bytes, n: int, row_crcs: np.ndarray, complete: bool,
+                 warn: Callable[[str], None] | None) -> bool:
+    """Whether row ``n`` fails its checksum (a ``RecordingError`` in a complete recording; in an
+    incomplete one ``warn`` is told, and rows past the checksums play unverified)."""
+    if n >= len(row_crcs):
+        if not complete:
+            return False
+        damage = "has no checksum"
+    elif zlib.crc32(line) & 0xFFFFFFFF != int(row_crcs[n]):
+        damage = "does not match its checksum"
+    else:
+        return False
+    text = f"'{name}' row {n + 2} (frame {n}) {damage}"
+    if complete:
+        raise RecordingError(f"{text}: the timestamps are damaged")
+    if warn is not None:
+        warn(f"{text}: the frames from there on are not played")
+    return True
 
 
 def _timestamp_row(line: bytes, n: int, prev: float) -> tuple[float, str | None]:

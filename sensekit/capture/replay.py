@@ -46,8 +46,7 @@ import numpy as np
 from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame, merge_by_time
 from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, checksums_cap, crc32_of,
                                         read_checksums)
-from sensekit.capture.recording_meta import (DEFAULT_BLOCK_SIZE, audio_offset_problem, read_meta, read_timestamps,
-                                             timestamps_cap)
+from sensekit.capture.recording_meta import DEFAULT_BLOCK_SIZE, audio_offset_problem, read_meta, read_video_times
 from sensekit.capture.video_segments import (count_decodable, list_segments, open_capture,
                                              plan_segments)
 from sensekit.capture.wav import WavInfo, int16_to_float, mark_nonfinite, read_wav_info
@@ -125,6 +124,8 @@ class ReplaySource(Source):
         if a is not None:
             needed.append(("audio file", a["file"], False))
         needed += [("checksum file", t["checksums"], False) for t in (v, a) if t is not None and t["checksums"]]
+        if v is not None and v["timestamps_checksums"]:
+            needed.append(("timestamps checksum file", v["timestamps_checksums"], False))
         for what, name, folder in needed:
             p = self.path / name
             if not (p.is_dir() if folder else p.is_file()):
@@ -206,8 +207,8 @@ class ReplaySource(Source):
     def _open_video(self, v: dict[str, Any]) -> None:
         """Read the timestamps, the frame checksums and the segment list (checked when complete)."""
         name = self.path.name
-        self._times = read_timestamps(self.path / v["timestamps"], complete=self.complete,
-                                      max_bytes=timestamps_cap(self.meta["frames"], complete=self.complete))
+        self._times = read_video_times(self.path, v, self.meta["frames"], complete=self.complete,
+                                       warn=lambda text: log.warning("'%s': %s", name, text))
         rows = len(self._times)
         if self.complete and rows != self.meta["frames"]:
             raise RecordingError(

@@ -189,3 +189,46 @@ def test_the_container_count_agrees_with_the_decoder_on_cut_segments(pristine, t
         cut.write_bytes(data[:int(len(data) * frac)])
         assert count_blocks(cut) == count_decodable(cut, (W, H))[0], frac
     assert count_blocks(tmp_path) == 0 and count_blocks(Path("/dev/null")) == 0
+
+
+def _flip_last_digit_of_row(rec: Path, frame: int) -> float:
+    """Flip the low bit of the last digit of ``frame``'s row in ``video_ts.csv`` (a time 1 us
+    off that still reads as a valid, increasing time); returns the damaged time."""
+    path = rec / "video_ts.csv"
+    lines = path.read_bytes().split(b"\n")
+    row = bytearray(lines[frame + 1])
+    row[-1] ^= 1
+    lines[frame + 1] = bytes(row)
+    path.write_bytes(b"\n".join(lines))
+    return float(row.split(b",")[1])
+
+
+def test_a_flipped_byte_in_the_timestamps_is_named_not_replayed(rec, caplog):
+    damaged = _flip_last_digit_of_row(rec, 10)
+    assert abs(damaged - 10 / FPS) < 2e-6                     # a valid time: only a checksum sees it
+    report = check_recording(rec)
+    assert report.status == "damaged"
+    assert any("'video_ts.csv' row 12 (frame 10) does not match its checksum" in p for p in report.problems), \
+        report.problems
+    with pytest.raises(RecordingError, match=r"'video_ts.csv' row 12 \(frame 10\) does not match its checksum"):
+        list(ReplaySource(rec))
+    _mark_incomplete(rec)                                      # incomplete: the times before it play
+    with caplog.at_level(logging.WARNING, logger="sensekit.capture.replay"):
+        frames = [i for i in ReplaySource(rec) if isinstance(i, VideoFrame)]
+    # the frames before it (version 2: before the segment that holds it), at their own times
+    assert 0 < len(frames) <= 10
+    assert [round(f.t, 6) for f in frames] == [round(i / FPS, 6) for i in range(len(frames))]
+    assert any("row 12 (frame 10) does not match its checksum" in r.getMessage() for r in caplog.records)
+
+
+def test_recordings_without_timestamp_checksums_replay_unverified(rec):
+    meta = json.loads((rec / "meta.json").read_text())
+    assert meta["video"].pop("timestamps_checksums") == "video_ts_crc.csv"
+    (rec / "meta.json").write_text(json.dumps(meta))
+    (rec / "video_ts_crc.csv").unlink()
+    damaged = _flip_last_digit_of_row(rec, 10)
+    frames = [i for i in ReplaySource(rec) if isinstance(i, VideoFrame)]
+    assert len(frames) == N_FRAMES and frames[10].t == damaged       # as before: not verified
+    report = check_recording(rec)
+    assert report.status == "intact"
+    assert any("frame times are not verified" in n for n in report.notes), report.notes

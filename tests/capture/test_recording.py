@@ -314,7 +314,7 @@ def test_missing_files_and_bad_timestamps(tmp_path: Path) -> None:
         ReplaySource(rec)
     rec2 = tmp_path / "ts.skrec"
     write_clip(rec2, frames=5, blocks=2)
-    (rec2 / "video_ts.csv").write_text("index,t\n0,0.0\n1,abc\n")
+    (rec2 / "video_ts.csv").write_text("index,t\n0,0.000000\n1,abc\n")   # row 2 as recorded (its checksum holds)
     with pytest.raises(RecordingError, match="video_ts.csv' row 3"):
         ReplaySource(rec2).open()
 

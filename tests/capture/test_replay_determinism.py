@@ -83,7 +83,8 @@ def test_synth_is_byte_identical_twice(tmp_path: Path) -> None:
     assert len(segments) >= 2 and segments[0].startswith("demo.skrec/video/000000-")
     assert [n for n in names if n not in segments] == [
         "demo.skrec/audio.wav", "demo.skrec/audio_crc.csv", "demo.skrec/meta.json",
-        "demo.skrec/video.ffconcat", "demo.skrec/video_crc.csv", "demo.skrec/video_ts.csv", "demo.truth.json"]
+        "demo.skrec/video.ffconcat", "demo.skrec/video_crc.csv", "demo.skrec/video_ts.csv",
+        "demo.skrec/video_ts_crc.csv", "demo.truth.json"]
     for f in files:
         assert (a.parent / f).read_bytes() == (b.parent / f).read_bytes(), f
 
