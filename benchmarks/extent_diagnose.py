@@ -19,7 +19,10 @@ The x1 views are the clip's own frames (as ``track_eval.py`` at x1 sees them); a
 scales the views are made in memory (``track_eval.py`` re-encodes them as mp4, so its size-ok
 figures there differ slightly).
 
-    .venv/bin/python benchmarks/extent_diagnose.py [--clips DIR] [--scales 1] [--sheet out.png]
+    .venv/bin/python benchmarks/extent_diagnose.py [--clips DIR] [--only coke,tiger1] [--scales 1]
+                                                   [--sheet out.png]
+
+A clip with no held-out weights (your own footage) is scored with the shipped weights.
 
 ``--sheet`` writes a contact sheet of every case (truth green, first box red) to look at.
 Cost: ~10-20 s per scale on a loaded 2-core machine.
@@ -27,6 +30,7 @@ Cost: ~10-20 s per scale on a loaded 2-core machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections import Counter
 from pathlib import Path
@@ -42,7 +46,9 @@ sys.path.insert(0, str(REPO))
 from track_eval import scale_box, scale_view
 from train_extent import start_frames
 
-from sensekit.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok
+from sensekit.errors import SourceError
+from sensekit.vision import extent_model
+from sensekit.vision.evaluate import chosen_clips, click_points, frames_of, iou, load_clip, size_ok
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
 from sensekit.vision.proposals import click_proposals
 from sensekit.vision.segment import segment_click
@@ -144,15 +150,20 @@ def _thumb(frame: np.ndarray, box: np.ndarray, truth: np.ndarray, click: tuple[f
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
+    ap.add_argument("--only", help="comma-separated clip names (default: every clip in the folder)")
     ap.add_argument("--scales", default="1")
     ap.add_argument("--sheet", type=Path, default=None, help="contact sheet of the cases (PNG)")
     args = ap.parse_args(argv)
-    names = clip_names(args.clips)
+    try:
+        names = chosen_clips(args.clips, args.only)
+    except SourceError as e:
+        print(e, file=sys.stderr)
+        return 2
     thumbs = []
     for factor in (float(v) for v in args.scales.split(",")):
         rows = []
         for name, s, cname, frame, history, truth, (px, py) in cases(args.clips, names, factor):
-            with held_out(name):
+            with held_out(name) if name in extent_model.FOLDS else contextlib.nullcontext():
                 seg = segment_click(frame, px, py, history=history)
             box = np.array(seg.box, np.float64)
             props = click_proposals(frame, px, py)
