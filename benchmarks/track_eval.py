@@ -34,8 +34,9 @@ the 6 frames before it (a live click has them: ``VisionStage.history``); a resca
 written with those 6 frames before its start. ``--held-out``: each developer clip is scored
 with the extent weights fitted without it (``extent.held_out``; ``benchmarks/train_extent.py``).
 ``--tracker KEY=VALUE`` sets a ``tracker`` setting of sensekit's trackers (e.g.
-``refine_with_history=false``; with ``--loss`` too); ``--per-click`` writes each click's success (JSON) so that two
-runs can be compared click by click (``benchmarks/track_compare.py``).
+``refine_with_history=false``; with ``--loss`` too); ``--per-click`` writes each click's success
+and whether its first box is the right size (``size ok:click ...``; JSON) so that two runs can
+be compared click by click (``benchmarks/track_compare.py``, ``--size`` for the first boxes).
 """
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.errors import ConfigError, SourceError
 from sensekit.vision.evaluate import BASELINES, TrackClip, add_clip_options, chosen_clips, click_points, \
-    evaluate_clip, format_table, frames_of, load_clip, summary
+    evaluate_clip, format_table, frames_of, load_clip, size_ok, summary
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
 from sensekit.vision.segment import segment_click
 
@@ -313,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
     per_click: dict[str, dict[str, list]] = {}
     for factor in scales:
         results = scale_results(args, names, factor, baselines, t0)
-        per_click[f"{factor:g}"] = {n: [[r.start, {k: v.success for k, v in r.scores.items()}] for r in runs]
+        per_click[f"{factor:g}"] = {n: [[r.start, {**{k: v.success for k, v in r.scores.items()},
+                                                   **{f"size ok:{k}": float(size_ok(b, r.truth))
+                                                      for k, b in r.first_boxes.items()}}] for r in runs]
                                     for n, runs in results.items()}
         if args.per_click is not None:
             args.per_click.write_text(json.dumps(per_click, indent=1))
