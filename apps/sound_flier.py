@@ -172,6 +172,11 @@ class SoundFlier(App, section="sound_flier",
     def distance_m(self) -> float:
         return self.world_x / PX_PER_M
 
+    @property
+    def best_so_far_m(self) -> float:
+        """The best distance of any run, this one included (the HUD never shows a best below the score)."""
+        return max(self.best_m, self.distance_m)
+
     # -- keys ----------------------------------------------------------------
     def recalibrate(self) -> str:
         self.audio.noise_floor.recalibrate()
@@ -182,7 +187,7 @@ class SoundFlier(App, section="sound_flier",
 
     def state(self) -> dict[str, Any]:
         return {"altitude": self.bottom - self.y, "distance_m": self.distance_m,
-                "crashed": self.crashed_at is not None, "runs": self.runs, "best_m": self.best_m}
+                "crashed": self.crashed_at is not None, "runs": self.runs, "best_m": self.best_so_far_m}
 
     # -- drawing -------------------------------------------------------------
     def _make_background(self) -> pygame.Surface:
@@ -232,4 +237,4 @@ class SoundFlier(App, section="sound_flier",
                      color=(170, 40, 40))
         elif self.t < 2.5 and self.runs == 1:
             D.banner(screen, "Make noise to fly!", color=(40, 110, 170), y=cave.top + 60)
-        self.draw_frame(screen, f"{self.distance_m:5.0f} m   best {self.best_m:.0f} m")
+        self.draw_frame(screen, f"{self.distance_m:5.0f} m   best {self.best_so_far_m:.0f} m")

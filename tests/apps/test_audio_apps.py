@@ -104,3 +104,16 @@ def test_flier_steers_by_spoken_up_and_down(play):
     for _ in range(10):
         host.step()
     assert app.y > y1 + 0.8 * app.word_kick / (1 - app.friction)
+
+
+def test_flier_best_is_never_below_the_current_distance(play):
+    """The HUD's "best" counts the run in progress: at 300 steps on the demo the second run has
+    flown further than the first (it showed "35 m   best 19 m")."""
+    seen: list[tuple[float, float, int]] = []
+    host = play("sound_flier", 300, each=lambda h: seen.append(
+        (h.app.state()["distance_m"], h.app.state()["best_m"], h.app.runs)))
+    assert host.app.runs >= 2                       # the demo crashes once and flies again
+    assert all(best >= distance for distance, best, _ in seen)
+    # a finished run's best stays after a restart
+    firsts = [d for d, _, run in seen if run == 1]
+    assert min(best for _, best, run in seen if run >= 2) >= max(firsts) - 1e-9
