@@ -43,8 +43,11 @@ async function onVideo(ws, ev) {
   s.latency_ms = [...s.latencies].sort((a, b) => a - b)[s.latencies.length >> 1];   // median
   s.received.push(now);
   while (s.received.length && now - s.received[0] > 2000) s.received.shift();
-  s.fps = s.received.length > 1 ? (s.received.length - 1) * 1000 / (now - s.received[0]) : 0;
-  $("video-stats").textContent = `${s.fps.toFixed(0)} fps · +${s.latency_ms.toFixed(0)} ms · ${meta.w}×${meta.h}` +
+  // a rate over less than half a second is noise (two frames handled in one task read "Infinity fps")
+  const span = s.received.length > 1 ? now - s.received[0] : 0;
+  s.fps = span >= 500 ? (s.received.length - 1) * 1000 / span : 0;
+  const rate = s.fps > 0 ? `${s.fps.toFixed(0)} fps` : s.received.length < 2 && s.frames > 1 ? "under 1 fps" : "measuring fps";
+  $("video-stats").textContent = `${rate} · ${s.latency_ms.toFixed(0)} ms behind · ${meta.w}×${meta.h}` +
     (meta.computed && meta.computed.length ? ` · panel computed: ${meta.computed.join(", ")}` : "");
 }
 

@@ -1,0 +1,57 @@
+"""What the panel's numbers say to a person: the level graph's time axis and the camera card's
+frame rate. Real pieces in subprocesses, headless Chromium (skipped without it; see
+tests/panel/test_browser.py)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.panel.test_browser import FRAME_TIMEOUT_MS, _wait_frames
+
+pytestmark = pytest.mark.browser
+
+#: every text drawn on the level graph's canvas, in order
+_RECORD_LEVEL_TEXTS = """
+  window.levelTexts = [];
+  const fillText = CanvasRenderingContext2D.prototype.fillText;
+  CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+    if (this.canvas.id === 'levels') window.levelTexts.push(String(text));
+    return fillText.call(this, text, ...rest);
+  };
+"""
+
+
+def test_the_level_graph_counts_seconds_back_from_now(process_piece, page):
+    """The axis said the source's own seconds: '-5s -3s -1s 1s 3s' four seconds into the demo,
+    anything after a loop; a 10 s graph reads '8 s ago' ... 'now', as the apps' graphs do."""
+    page.add_init_script(_RECORD_LEVEL_TEXTS)
+    piece = process_piece("run", "clapper", "--headless", "--loop")
+    page.goto(piece.url)
+    page.wait_for_function("() => sensekitPanel.levels.length > 60", timeout=FRAME_TIMEOUT_MS)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    texts = page.evaluate("() => window.levelTexts.slice(-20)")
+    assert "now" in texts
+    ticks = [t for t in texts if t != "now"]
+    assert ticks and all(re.fullmatch(r"(2|4|6|8) s ago", t) for t in ticks), ticks
+
+
+def test_the_frame_rate_is_a_number_or_says_it_is_measuring(process_piece, page):
+    """Frames handled within one millisecond (a browser catching up, here a frozen clock) read
+    'Infinity fps'; a rate is shown only over half a second of frames."""
+    page.add_init_script("performance.now = () => 1000;")
+    piece = process_piece("run", "color_ball", "--headless", "--loop")
+    page.goto(piece.url)
+    _wait_frames(page, 5)
+    text = page.locator("#video-stats").inner_text()
+    assert "Infinity" not in text and "NaN" not in text, text
+    assert text.startswith("measuring fps · "), text
+
+
+def test_a_live_frame_rate_and_delay_read_as_numbers(process_piece, page):
+    piece = process_piece("run", "color_ball", "--headless", "--loop")
+    page.goto(piece.url)
+    _wait_frames(page, 30)
+    text = page.locator("#video-stats").inner_text()
+    assert re.match(r"\d+ fps · \d+ ms behind · 320\u00d7240", text), text
+    assert 5 <= float(text.split()[0]) <= 60
