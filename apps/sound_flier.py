@@ -230,8 +230,8 @@ class SoundFlier(App, section="sound_flier",
         hover = self.hover_level_now
         D.meter(screen, pygame.Rect(cave.right - 26, cave.top + 40, 14, cave.h - 80), self.level,
                 color=D.GREEN if self.level >= hover else D.CYAN, mark=hover)
-        D.text(screen, "voice", (cave.right - 19, cave.top + 36), size=16, color=D.GREY,
-               anchor="midbottom")
+        D.label(screen, "voice", (cave.right - 19, cave.top + 38), size=16, color=D.GREY,
+                anchor="midbottom", pad_px=(3, 2))
         if self.crashed_at is not None:
             D.banner(screen, f"CRASH!  {self.distance_m:.0f} m - shout to fly again",
                      color=(170, 40, 40))
