@@ -55,3 +55,29 @@ def test_a_live_frame_rate_and_delay_read_as_numbers(process_piece, page):
     text = page.locator("#video-stats").inner_text()
     assert re.match(r"\d+ fps · \d+ ms behind · 320\u00d7240", text), text
     assert 5 <= float(text.split()[0]) <= 60
+
+
+_ZONE_LABEL_SHADE = """() => {
+    const c = document.getElementById('video'), g = c.getContext('2d');
+    const zones = sensekitPanel.frame.meta.zones, px = Math.max(1, c.width / 320), out = {};
+    g.font = `${11 * px}px sans-serif`;
+    for (const [name, b] of Object.entries(zones)) {
+      const w = Math.ceil(g.measureText(name).width), x = Math.round(b[0] + 3 * px), y = Math.round(b[1] + 3 * px);
+      const d = g.getImageData(x, y, w, Math.round(9 * px)).data;
+      let dark = 0, n = 0;
+      for (let i = 0; i < d.length; i += 4, n++) if (0.3 * d[i] + 0.59 * d[i + 1] + 0.11 * d[i + 2] < 70) dark++;
+      out[name] = dark / n;
+    }
+    return out; }"""
+
+
+def test_zone_names_stand_on_a_dark_backing(process_piece, page):
+    """The paddle's zone names were cyan straight on the picture: 'left' and 'right' on the
+    light wall, 'wave_left' on the white shelf edge could not be read. Behind each name now
+    at least a third of the pixels are dark, whatever the picture."""
+    piece = process_piece("run", "motion_paddle", "--headless", "--loop")
+    page.goto(piece.url)
+    _wait_frames(page, 3)
+    shade = page.evaluate(_ZONE_LABEL_SHADE)
+    assert set(shade) == {"left", "right", "wave_left", "wave_right"}
+    assert all(v >= 0.33 for v in shade.values()), shade

@@ -67,6 +67,9 @@ export function drawVideo() {
       g.setLineDash([4 * px, 3 * px]);
       g.strokeRect(b[0] + .5, b[1] + .5, b[2] - 1, b[3] - 1);
       g.setLineDash([]);
+      // the name on a dark backing: cyan alone vanished on a light wall or a white shelf
+      g.fillStyle = "rgba(12,14,20,.75)";
+      g.fillRect(b[0] + 1.5 * px, b[1] + 1.5 * px, g.measureText(name).width + 3 * px, 13 * px);
       g.fillStyle = "rgba(70,215,255,.95)";
       g.fillText(name, b[0] + 3 * px, b[1] + 12 * px);
     }
