@@ -4,6 +4,7 @@ tests/panel/test_browser.py)."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import pytest
 
@@ -11,29 +12,45 @@ from tests.panel.test_browser import FRAME_TIMEOUT_MS, _wait_frames
 
 pytestmark = pytest.mark.browser
 
-#: every text drawn on the level graph's canvas, in order
+#: every text drawn on the level graph's canvas, in order: [text, left, right] in canvas pixels
 _RECORD_LEVEL_TEXTS = """
   window.levelTexts = [];
   const fillText = CanvasRenderingContext2D.prototype.fillText;
-  CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
-    if (this.canvas.id === 'levels') window.levelTexts.push(String(text));
-    return fillText.call(this, text, ...rest);
+  CanvasRenderingContext2D.prototype.fillText = function (text, x, ...rest) {
+    if (this.canvas.id === 'levels') {
+      const w = this.measureText(String(text)).width;
+      const left = this.textAlign === 'right' || this.textAlign === 'end' ? x - w : x;
+      window.levelTexts.push([String(text), left, left + w]);
+    }
+    return fillText.call(this, text, x, ...rest);
   };
 """
 
 
-def test_the_level_graph_counts_seconds_back_from_now(process_piece, page):
+@pytest.mark.parametrize("width", [320, 1280])
+def test_the_level_graph_counts_seconds_back_from_now(process_piece, browser, width):
     """The axis said the source's own seconds: '-5s -3s -1s 1s 3s' four seconds into the demo,
-    anything after a loop; a 10 s graph reads '8 s ago' ... 'now', as the apps' graphs do."""
-    page.add_init_script(_RECORD_LEVEL_TEXTS)
-    piece = process_piece("run", "clapper", "--headless", "--loop")
-    page.goto(piece.url)
-    page.wait_for_function("() => sensekitPanel.levels.length > 60", timeout=FRAME_TIMEOUT_MS)
-    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
-    texts = page.evaluate("() => window.levelTexts.slice(-20)")
-    assert "now" in texts
-    ticks = [t for t in texts if t != "now"]
-    assert ticks and all(re.fullmatch(r"(2|4|6|8) s ago", t) for t in ticks), ticks
+    anything after a loop; a 10 s graph reads '8 s ago' ... 'now', as the apps' graphs do, and
+    no two labels overlap (at 320 px '2 s ago' ran into 'now')."""
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    try:
+        page = context.new_page()
+        page.add_init_script(_RECORD_LEVEL_TEXTS)
+        piece = process_piece("run", "clapper", "--headless", "--loop")
+        page.goto(piece.url)
+        page.wait_for_function("() => sensekitPanel.levels.length > 60", timeout=FRAME_TIMEOUT_MS)
+        page.evaluate("() => { window.levelTexts = []; }")
+        page.wait_for_function("() => window.levelTexts.some((t) => t[0] === 'now')", timeout=FRAME_TIMEOUT_MS)
+        drawn = page.evaluate("() => window.levelTexts")
+    finally:
+        context.close()
+    one = drawn[:next(i for i, t in enumerate(drawn) if t[0] == "now") + 1]      # one drawing of the axis
+    texts = [t for t, _, _ in one]
+    ticks = texts[:-1]
+    assert texts[-1] == "now" and ticks, texts
+    assert all(re.fullmatch(r"(2|4|6|8) s ago", t) for t in ticks), ticks
+    spans = sorted((left, right) for _, left, right in one)
+    assert all(a[1] <= b[0] for a, b in pairwise(spans)), one
 
 
 def test_the_frame_rate_is_a_number_or_says_it_is_measuring(process_piece, page):

@@ -39,7 +39,12 @@ export function drawLevels() {
   g.fillStyle = "#5b6173";
   // seconds before the newest point, as the apps' graphs say it: the source's own clock can be
   // anywhere (a looped replay, a run started long ago; before the first second it was negative)
-  for (let ago = GRAPH_S - 2; ago >= 2; ago -= 2) g.fillText(`${ago} s ago`, X(tEnd - ago) + 2, c.height - 3 * dpr);
+  // (a label that would run into "now", as "2 s ago" does on a narrow phone, is left out)
+  const nowLeft = c.width - 2 - g.measureText("now").width;
+  for (let ago = GRAPH_S - 2; ago >= 2; ago -= 2) {
+    const label = `${ago} s ago`, x = X(tEnd - ago) + 2;
+    if (x + g.measureText(label).width + 6 * dpr <= nowLeft) g.fillText(label, x, c.height - 3 * dpr);
+  }
   g.textAlign = "right";
   g.fillText("now", c.width - 2, c.height - 3 * dpr);
   g.textAlign = "left";
