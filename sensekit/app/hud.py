@@ -25,6 +25,14 @@ __all__ = ["Hud", "TOAST_S"]
 TOAST_S = 2.0
 
 
+def _level(name: str, value: float) -> str:
+    """``level 42``; a name that ends in its unit puts the unit after the number: ``match 96 %``."""
+    label, _, unit = name.rpartition(" ")
+    if label and unit == "%":
+        return f"{label} {value:.0f} %"
+    return f"{name} {value:.0f}"
+
+
 class Hud:
     def __init__(self, host: Host, *, deterministic: bool) -> None:
         self.host = host
@@ -62,7 +70,7 @@ class Hud:
             fps = f"{(len(times) - 1) / span:.0f} fps" if span > 0 else "-- fps"
             ms = host.runner.stats.latency_ms
             latency = f"latency {ms:.0f} ms" if ms is not None else lag
-        levels = "  ".join(f"{k} {v:.0f}" for k, v in host.app.levels().items())
+        levels = "  ".join(_level(k, v) for k, v in host.app.levels().items())
         return f"{fps} | {host.source.description} | {latency}" + (f" | {levels}" if levels else "")
 
     def draw(self, screen: pygame.Surface, *, status_line: bool, paused: bool, ended: bool) -> None:
