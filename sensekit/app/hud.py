@@ -81,9 +81,9 @@ class Hud:
             D.banner(screen, self.lost, color=D.RED, y=content.y + 30, size=26)
         elif paused:
             D.banner(screen, "PAUSED - space to resume", color=(70, 70, 90))
-        elif ended:
-            D.text(screen, "recording ended", (content.right - 8, content.bottom - 6),
-                   size=18, color=D.GREY, anchor="bottomright")
+        elif ended:     # in the title bar, right of the status line: over the game it ran into
+            D.label(screen, "recording ended", (content.right - 6, D.TITLE_H - 1), size=17,   # axes and traces
+                    color=D.ACCENT, anchor="bottomright", pad_px=(4, 1))
         if self.toast is not None:
             message, until = self.toast
             if self.host.sim_t <= until or paused:
