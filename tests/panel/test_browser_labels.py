@@ -98,3 +98,17 @@ def test_zone_names_stand_on_a_dark_backing(process_piece, page):
     shade = page.evaluate(_ZONE_LABEL_SHADE)
     assert set(shade) == {"left", "right", "wave_left", "wave_right"}
     assert all(v >= 0.33 for v in shade.values()), shade
+
+
+@pytest.mark.parametrize("app, key, text", [
+    ("color_ball", "tracker.min_area_px", "1..1,073,741,824 px"),
+    ("clapper", "activity.timeout_ms", "0..600,000 ms"),
+    ("clapper", "clap.min_gap_ms", "0..1000 ms"),
+])
+def test_a_range_reads_with_thousands_grouped(process_piece, page, app, key, text):
+    """A range printed as '1..1073741824 px' had to be counted digit by digit."""
+    piece = process_piece("run", app, "--headless", "--loop")
+    page.goto(piece.url)
+    unit = page.locator(f'.setting[data-key="{key}"] .unit')
+    unit.wait_for(timeout=10_000)
+    assert unit.inner_text() == text
