@@ -145,18 +145,19 @@ class Clapper(App, section="clapper",
                color=(20, 20, 20) if self.lamp_on else (110, 110, 125), anchor="midtop")
         if self.t <= self.flash_until:
             D.text(screen, "CLAP!", (cx + 150, cy - 30), size=44, color=D.ACCENT, bold=True, anchor="center")
-        self._draw_strip(screen, pygame.Rect(area.x + 20, area.bottom - 86, area.w - 40, 70))
+        self._draw_strip(screen, pygame.Rect(area.x + 20, area.bottom - 100, area.w - 40, 90))
         self.draw_frame(screen, f"claps {len(self.claps)}   doubles {self.doubles}")
 
     def _draw_strip(self, screen: pygame.Surface, rect: pygame.Rect) -> None:
         pygame.draw.rect(screen, D.PANEL, rect, border_radius=6)
+        label = D.text(screen, "sound, last 6 s  (| = clap)", (rect.x + 8, rect.y + 3), size=16, color=D.GREY)
+        plot = pygame.Rect(rect.x, label.bottom + 2, rect.w, rect.bottom - label.bottom - 2)   # under the label
         t0 = self.t - HISTORY_S
-        pts = [(rect.x + (t - t0) / HISTORY_S * rect.w, rect.bottom - 4 - lv / 100 * (rect.h - 8))
+        pts = [(plot.x + (t - t0) / HISTORY_S * plot.w, plot.bottom - 4 - lv / 100 * (plot.h - 8))
                for t, lv in self.levels_seen if t >= t0]
         if len(pts) > 1:
             pygame.draw.lines(screen, D.CYAN, False, pts, 2)
         for t in self.claps:
             if t >= t0:
-                x = rect.x + (t - t0) / HISTORY_S * rect.w
-                pygame.draw.line(screen, D.ACCENT, (x, rect.y + 4), (x, rect.bottom - 4), 2)
-        D.text(screen, "sound, last 6 s  (| = clap)", (rect.x + 8, rect.y + 4), size=16, color=D.GREY)
+                x = plot.x + (t - t0) / HISTORY_S * plot.w
+                pygame.draw.line(screen, D.ACCENT, (x, plot.y + 2), (x, plot.bottom - 4), 2)

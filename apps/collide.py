@@ -254,7 +254,7 @@ class Collide(TrackerPicking, App, section="collide",
                 pygame.draw.circle(screen, (230, 230, 255), (x, y), 3)
         screen.set_clip(None)
         self.draw_picked(screen)
-        D.text(screen, f"c: {scene}", (v.x + 10, v.y + 8), size=22, anchor="topleft", color=D.ACCENT, bold=True)
+        D.label(screen, f"c: {scene}", (v.x + 6, v.y + 6), size=22, color=D.ACCENT, bold=True)
         self.hand.draw(screen)
         score = {"balls": f"contacts {self.contacts}", "stars": "hit!" if self.star_hit else "apart",
                  "node garden": f"links {len(self.links)}"}[scene]

@@ -172,6 +172,11 @@ class SoundFlier(App, section="sound_flier",
     def distance_m(self) -> float:
         return self.world_x / PX_PER_M
 
+    @property
+    def best_so_far_m(self) -> float:
+        """The best distance of any run, this one included (the HUD never shows a best below the score)."""
+        return max(self.best_m, self.distance_m)
+
     # -- keys ----------------------------------------------------------------
     def recalibrate(self) -> str:
         self.audio.noise_floor.recalibrate()
@@ -182,7 +187,7 @@ class SoundFlier(App, section="sound_flier",
 
     def state(self) -> dict[str, Any]:
         return {"altitude": self.bottom - self.y, "distance_m": self.distance_m,
-                "crashed": self.crashed_at is not None, "runs": self.runs, "best_m": self.best_m}
+                "crashed": self.crashed_at is not None, "runs": self.runs, "best_m": self.best_so_far_m}
 
     # -- drawing -------------------------------------------------------------
     def _make_background(self) -> pygame.Surface:
@@ -225,11 +230,11 @@ class SoundFlier(App, section="sound_flier",
         hover = self.hover_level_now
         D.meter(screen, pygame.Rect(cave.right - 26, cave.top + 40, 14, cave.h - 80), self.level,
                 color=D.GREEN if self.level >= hover else D.CYAN, mark=hover)
-        D.text(screen, "voice", (cave.right - 19, cave.top + 36), size=16, color=D.GREY,
-               anchor="midbottom")
+        D.label(screen, "voice", (cave.right - 19, cave.top + 38), size=16, color=D.GREY,
+                anchor="midbottom", pad_px=(3, 2))
         if self.crashed_at is not None:
             D.banner(screen, f"CRASH!  {self.distance_m:.0f} m - shout to fly again",
                      color=(170, 40, 40))
         elif self.t < 2.5 and self.runs == 1:
             D.banner(screen, "Make noise to fly!", color=(40, 110, 170), y=cave.top + 60)
-        self.draw_frame(screen, f"{self.distance_m:5.0f} m   best {self.best_m:.0f} m")
+        self.draw_frame(screen, f"{self.distance_m:5.0f} m   best {self.best_so_far_m:.0f} m")

@@ -246,8 +246,7 @@ class Steer(TrackerPicking, App, section="steer",
             self._draw_wanderers(screen, np.array(v.topleft, float))
         screen.set_clip(None)
         self.draw_picked(screen)
-        D.text(screen, f"c: {mode}", (v.x + 10, v.y + 8), size=22, anchor="topleft",
-               color=D.ACCENT, bold=True)
+        D.label(screen, f"c: {mode}", (v.x + 6, v.y + 6), size=22, color=D.ACCENT, bold=True)
         self.hand.draw(screen)
         self.draw_frame(screen, mode)
 

@@ -33,3 +33,12 @@ def test_the_default_timeout_is_shown_holding_the_demo_in_one_span(recordings_di
     assert "2000 ms timeout" in note and "separate loud passages" in note
     short_active, short_loud, short_note = _spans(recordings_dir, 500.0)
     assert len(short_active) >= 5 and short_loud == loud and short_note == ""
+
+
+def test_the_summary_line_counts_in_words(recordings_dir, tmp_path, capsys):
+    """The demo has one activity start: the line read '6 claps, 1 activations'."""
+    from sensekit.cli import main
+
+    assert main(["plot", str(recordings_dir / "demo.skrec"), "--out", str(tmp_path / "p.png")]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.endswith("blocks, 6 claps, 1 activation)"), line

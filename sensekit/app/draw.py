@@ -24,6 +24,7 @@ Color = tuple[int, int, int]
 TITLE_H = 44
 FOOTER_H = 24
 MAX_CACHED = 512
+LABEL_RADIUS_PX = 4
 
 WHITE: Color = (245, 245, 245)
 BLACK: Color = (0, 0, 0)
@@ -123,3 +124,16 @@ def meter(screen: pygame.Surface, rect: pygame.Rect, value: float, *, maximum: f
         y = rect.bottom - int(rect.h * max(0.0, min(1.0, mark / maximum)))
         pygame.draw.line(screen, ACCENT, (rect.x - 3, y), (rect.right + 2, y), 2)
     pygame.draw.rect(screen, GREY, rect, 1)
+
+
+def label(screen: pygame.Surface, s: str, pos: tuple[float, float], *, size: int = 20,
+          color: Color = WHITE, anchor: Anchor = "topleft", bold: bool = False,
+          backing: Color = PANEL, pad_px: tuple[int, int] = (6, 3)) -> pygame.Rect:
+    """``text()`` on an opaque rounded backing, for a label over a busy picture (balls, rocks,
+    a camera view); ``anchor`` places the backing. Returns the backing's rectangle."""
+    surf = render(s, size, color, bold=bold)
+    box = pygame.Rect(0, 0, surf.get_width() + 2 * pad_px[0], surf.get_height() + 2 * pad_px[1])
+    setattr(box, anchor, (int(pos[0]), int(pos[1])))
+    pygame.draw.rect(screen, backing, box, border_radius=LABEL_RADIUS_PX)
+    screen.blit(surf, surf.get_rect(center=box.center))
+    return box

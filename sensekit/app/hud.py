@@ -25,6 +25,14 @@ __all__ = ["Hud", "TOAST_S"]
 TOAST_S = 2.0
 
 
+def _level(name: str, value: float) -> str:
+    """``level 42``; a name that ends in its unit puts the unit after the number: ``match 96 %``."""
+    label, _, unit = name.rpartition(" ")
+    if label and unit == "%":
+        return f"{label} {value:.0f} %"
+    return f"{name} {value:.0f}"
+
+
 class Hud:
     def __init__(self, host: Host, *, deterministic: bool) -> None:
         self.host = host
@@ -62,7 +70,7 @@ class Hud:
             fps = f"{(len(times) - 1) / span:.0f} fps" if span > 0 else "-- fps"
             ms = host.runner.stats.latency_ms
             latency = f"latency {ms:.0f} ms" if ms is not None else lag
-        levels = "  ".join(f"{k} {v:.0f}" for k, v in host.app.levels().items())
+        levels = "  ".join(_level(k, v) for k, v in host.app.levels().items())
         return f"{fps} | {host.source.description} | {latency}" + (f" | {levels}" if levels else "")
 
     def draw(self, screen: pygame.Surface, *, status_line: bool, paused: bool, ended: bool) -> None:
@@ -73,9 +81,9 @@ class Hud:
             D.banner(screen, self.lost, color=D.RED, y=content.y + 30, size=26)
         elif paused:
             D.banner(screen, "PAUSED - space to resume", color=(70, 70, 90))
-        elif ended:
-            D.text(screen, "recording ended", (content.right - 8, content.bottom - 6),
-                   size=18, color=D.GREY, anchor="bottomright")
+        elif ended:     # in the title bar, right of the status line: over the game it ran into
+            D.label(screen, "recording ended", (content.right - 6, D.TITLE_H - 1), size=17,   # axes and traces
+                    color=D.ACCENT, anchor="bottomright", pad_px=(4, 1))
         if self.toast is not None:
             message, until = self.toast
             if self.host.sim_t <= until or paused:

@@ -9,6 +9,7 @@ pixels of ``app.camera_view``. A subclass says which stage (``_build``), which h
 """
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 from sensekit.app.convert import camera_to_view
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from sensekit.app.base import App
 
 __all__ = ["StageInput"]
+
+log = logging.getLogger(__name__)
 
 
 class StageInput:
@@ -44,7 +47,10 @@ class StageInput:
             try:
                 self.stage = self._build()
             except ConfigError as exc:
+                first = self.error is None
                 self.error = str(exc).split(" (")[0]     # "... needs the optional extra: pip install ..."
+                if first:                                 # headless, the window's line is not seen
+                    log.warning("%s: %s (the app goes on without it)", self.app.title, self.error)
                 return False
         return True
 

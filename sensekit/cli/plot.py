@@ -280,6 +280,8 @@ def main(args: argparse.Namespace) -> int:
             data = collect(source, settings=_settings(args), clap=not args.no_clap, on_item=progress)
     title = args.title if args.title is not None else str(args.source)   # '' = no title
     render(data, args.out, title=title, width=args.width)
-    print(f"wrote {args.out} ({len(data['level'])} blocks, {len(data['claps'])} claps, "
-          f"{sum(1 for e in data['activity'] if e.activating)} activations)")
+    starts = sum(1 for e in data["activity"] if e.activating)
+    claps = len(data["claps"])
+    print(f"wrote {args.out} ({len(data['level'])} blocks, {claps} clap{'' if claps == 1 else 's'}, "
+          f"{starts} activation{'' if starts == 1 else 's'})")
     return 0

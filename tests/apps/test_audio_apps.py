@@ -104,3 +104,46 @@ def test_flier_steers_by_spoken_up_and_down(play):
     for _ in range(10):
         host.step()
     assert app.y > y1 + 0.8 * app.word_kick / (1 - app.friction)
+
+
+def test_flier_best_is_never_below_the_current_distance(play):
+    """The HUD's "best" counts the run in progress: at 300 steps on the demo the second run has
+    flown further than the first (it showed "35 m   best 19 m")."""
+    seen: list[tuple[float, float, int]] = []
+    host = play("sound_flier", 300, each=lambda h: seen.append(
+        (h.app.state()["distance_m"], h.app.state()["best_m"], h.app.runs)))
+    assert host.app.runs >= 2                       # the demo crashes once and flies again
+    assert all(best >= distance for distance, best, _ in seen)
+    # a finished run's best stays after a restart
+    firsts = [d for d, _, run in seen if run == 1]
+    assert min(best for _, best, run in seen if run >= 2) >= max(firsts) - 1e-9
+
+
+def test_clapper_sound_strip_keeps_its_label_readable(play, truth):
+    """The strip's trace and clap marks stay off its label ("sound, last 6 s (| = clap)"): at
+    full level the trace used to run through the text. The label's pixels are those a strip
+    with no sound drawn shows; with the claps' sound drawn they must be unchanged."""
+    import pygame
+
+    from sensekit.app.convert import surface_to_array
+
+    host = play("clapper", int((truth["claps"][-1] + 0.5) * 30))
+    app = host.app
+    rect = pygame.Rect(20, 20, 600, 90)
+
+    def strip() -> np.ndarray:
+        screen = pygame.Surface((640, 130))
+        app._draw_strip(screen, rect)
+        return surface_to_array(screen)
+
+    drawn = strip()
+    app.levels_seen, app.claps = type(app.levels_seen)(), []
+    empty = strip()
+    background = empty[rect.bottom - 3, rect.centerx]
+    inside = np.zeros(empty.shape[:2], bool)
+    inside[rect.y + 6:rect.bottom - 6, rect.x + 6:rect.right - 6] = True       # off the rounded corners
+    ys, xs = np.nonzero((empty != background).any(axis=2) & inside)
+    assert len(ys) > 50                                   # the label is there
+    box = (slice(ys.min() - 2, ys.max() + 3), slice(xs.min() - 2, xs.max() + 3))
+    assert np.array_equal(drawn[box], empty[box]), "trace or clap marks drawn over the label"
+    assert (drawn != empty).any(axis=2).sum() > 500       # and the sound is drawn, below it

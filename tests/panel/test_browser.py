@@ -229,8 +229,8 @@ def test_every_running_setting_is_a_control_with_its_unit_and_range(process_piec
         const bad = [];
         for (const g of sensekitPanel.table.groups) for (const s of g.settings) {
           const row = document.querySelector(`.setting[data-key="${s.key}"]`);
-          const unit = row.querySelector(".unit").textContent;
-          if (s.lo !== null && s.hi !== null && !unit.includes(`${s.lo}..${s.hi}`)) bad.push(s.key);
+          const unit = row.querySelector(".unit").textContent;   // thousands grouped: 600,000
+          if (s.lo !== null && s.hi !== null && !unit.replaceAll(",", "").includes(`${s.lo}..${s.hi}`)) bad.push(s.key);
           if (s.unit && !unit.includes(s.unit)) bad.push(s.key);
           if (!row.querySelector("input, select")) bad.push(s.key);
         }

@@ -37,7 +37,17 @@ export function drawLevels() {
   const Y = (v) => (c.height - padB) - Math.min(100, Math.max(0, v)) / 100 * (c.height - padB - 4 * dpr);
   g.font = `${10 * dpr}px sans-serif`;
   g.fillStyle = "#5b6173";
-  for (let s = Math.ceil(t0); s <= tEnd; s += 2) g.fillText(`${s}s`, X(s) + 2, c.height - 3 * dpr);
+  // seconds before the newest point, as the apps' graphs say it: the source's own clock can be
+  // anywhere (a looped replay, a run started long ago; before the first second it was negative)
+  // (a label that would run into "now", as "2 s ago" does on a narrow phone, is left out)
+  const nowLeft = c.width - 2 - g.measureText("now").width;
+  for (let ago = GRAPH_S - 2; ago >= 2; ago -= 2) {
+    const label = `${ago} s ago`, x = X(tEnd - ago) + 2;
+    if (x + g.measureText(label).width + 6 * dpr <= nowLeft) g.fillText(label, x, c.height - 3 * dpr);
+  }
+  g.textAlign = "right";
+  g.fillText("now", c.width - 2, c.height - 3 * dpr);
+  g.textAlign = "left";
   let i = 0;
   const legend = [];
   for (const [name, v] of Object.entries(panel.lines)) {

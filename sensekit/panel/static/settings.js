@@ -1,10 +1,13 @@
 // Every running setting of the table as a control with its unit and range; save.
 import { $, api, panel, say } from "./api.js";
 
+// 600000 and 1073741824 are read at a glance as 600,000 and 1,073,741,824
+const num = (v) => Math.abs(v) >= 10000 ? v.toLocaleString("en-US", { maximumFractionDigits: 6 }) : String(v);
+
 function rangeText(s) {
   const unit = s.unit ? " " + s.unit : "";
-  if (s.lo !== null && s.hi !== null) return `${s.lo}..${s.hi}${unit}`;
-  if (s.lo !== null) return `≥ ${s.lo}${unit}`;
+  if (s.lo !== null && s.hi !== null) return `${num(s.lo)}..${num(s.hi)}${unit}`;
+  if (s.lo !== null) return `≥ ${num(s.lo)}${unit}`;
   return unit.trim();
 }
 

@@ -43,8 +43,11 @@ async function onVideo(ws, ev) {
   s.latency_ms = [...s.latencies].sort((a, b) => a - b)[s.latencies.length >> 1];   // median
   s.received.push(now);
   while (s.received.length && now - s.received[0] > 2000) s.received.shift();
-  s.fps = s.received.length > 1 ? (s.received.length - 1) * 1000 / (now - s.received[0]) : 0;
-  $("video-stats").textContent = `${s.fps.toFixed(0)} fps · +${s.latency_ms.toFixed(0)} ms · ${meta.w}×${meta.h}` +
+  // a rate over less than half a second is noise (two frames handled in one task read "Infinity fps")
+  const span = s.received.length > 1 ? now - s.received[0] : 0;
+  s.fps = span >= 500 ? (s.received.length - 1) * 1000 / span : 0;
+  const rate = s.fps > 0 ? `${s.fps.toFixed(0)} fps` : s.received.length < 2 && s.frames > 1 ? "under 1 fps" : "measuring fps";
+  $("video-stats").textContent = `${rate} · ${s.latency_ms.toFixed(0)} ms behind · ${meta.w}×${meta.h}` +
     (meta.computed && meta.computed.length ? ` · panel computed: ${meta.computed.join(", ")}` : "");
 }
 
@@ -64,6 +67,9 @@ export function drawVideo() {
       g.setLineDash([4 * px, 3 * px]);
       g.strokeRect(b[0] + .5, b[1] + .5, b[2] - 1, b[3] - 1);
       g.setLineDash([]);
+      // the name on a dark backing: cyan alone vanished on a light wall or a white shelf
+      g.fillStyle = "rgba(12,14,20,.75)";
+      g.fillRect(b[0] + 1.5 * px, b[1] + 1.5 * px, g.measureText(name).width + 3 * px, 13 * px);
       g.fillStyle = "rgba(70,215,255,.95)";
       g.fillText(name, b[0] + 3 * px, b[1] + 12 * px);
     }

@@ -1,0 +1,34 @@
+"""sensekit.app.hud: the status line reads as a person says it."""
+from __future__ import annotations
+
+import re
+
+
+def test_a_percentage_level_reads_number_then_percent(play):
+    """color_ball's and steer's levels are named with their unit ("match %"): the status line
+    read "match % 96" and "polarization % 8"."""
+    for app, name in (("color_ball", "match"), ("steer", "polarization")):
+        line = play(app, 30).hud.line()
+        assert re.search(rf"\| {name} \d+ %$", line), line
+    assert re.search(r"\| level \d+$", play("clapper", 30).hud.line())      # a plain level as before
+
+
+def test_recording_ended_is_said_in_the_title_bar_not_over_the_game(play):
+    """At the end of a replay the notice sat at the bottom right of the game, over the
+    activity graph's 'now', the clapper's trace and the paddle's zone box."""
+    import numpy as np
+    import pygame
+
+    from sensekit.app import draw as D
+    from sensekit.app.convert import surface_to_array
+
+    for app in ("activity_graph", "clapper", "motion_paddle"):
+        host = play(app, 30)
+        shots = []
+        for ended in (False, True):
+            screen = pygame.Surface(host.screen.get_size())
+            host.app.draw(screen)
+            host.hud.draw(screen, status_line=True, paused=False, ended=ended)
+            shots.append(surface_to_array(screen))
+        rows = np.nonzero((shots[0] != shots[1]).any(axis=(1, 2)))[0]
+        assert len(rows) and rows.max() < D.TITLE_H, (app, rows.min(), rows.max())
