@@ -35,6 +35,11 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   were set on coke and tiger1 (the box's similarity on and off the object) and the
   coke-tiger1 return; another object of the same colours (a team-mate in the same shirt) is
   not told apart.
+  **A changed view** (a cut, a camera swung away; ``view_change``: more than ``cut_above``,
+  0.5, of a 32x24 thumbnail changed since the last frame) makes the box re-verify: searched in
+  the whole frame at the found bars, and kept only within ``cut_margin`` (0.1) of the last
+  tracked frame's similarity to the pick, else lost at once. Cut runs lost within 15 frames:
+  24 of 28 (18 without it); tracking on the uncut clips unchanged (the cue never fires there).
   A click is first segmented (``segment.segment_click``: a region grown from the click in an
   object/surround colour model when it is clean, else the extent measured from proposals
   around the click and, given the frames before it, their motion) and a box is cut out by
