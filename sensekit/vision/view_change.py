@@ -5,11 +5,12 @@ its cells whose colour moved by more than ``level`` (40 of 255 in any channel) f
 previous frame's. An object moving, or a camera panning to follow it, changes a band of cells;
 a cut or a swung camera changes most of them. On the five developer tracking clips the share
 between consecutive frames stays at or below 0.38 (the panning sprinter; the others at or
-below 0.20), while a cut to another clip reads 0.76-0.94 (``benchmarks/loss_misses.py
+below 0.20), while a cut to another clip reads 0.76-0.93 (``benchmarks/loss_misses.py
 --cue``). ``ColorTracker`` takes above ``tracker.cut_above`` (0.5: half the picture, chosen
 before looking at the scores) as a changed view and then re-verifies its box strictly.
 
-Cost: ~40 us per 640x480 frame (one ``cv2.resize`` and a 32x24x3 difference). Failure
+Cost: ~80 us per 640x480 frame at a load of ~8 (one ``cv2.resize`` and a 32x24x3
+difference), about 1 % of a model tracker's update. Failure
 modes: a sudden exposure or white-balance jump, or a flash, also changes most cells (the
 tracker then only re-checks its box, which passes when the object is still there); a slow
 pan of a whole new scene into view changes a little each frame and is not a cut (the
