@@ -12,7 +12,12 @@ out (midway between the other clips' highest within-clip share and lowest cut sh
 that held-out threshold separates the left-out clip; and the cue's cost in us per 640x480
 frame beside one ``ColorTracker`` update (model method) on the same frames, same process.
 
-    .venv/bin/python benchmarks/loss_misses.py [--clips DIR] [--tracker KEY=VALUE] [--all] [--cue]
+``--jump``: the other side of a cut, the object still in view: after 29 frames the clip jumps
+30 frames ahead in itself (a jump cut; the object has moved); per clip and start (a centre
+click, the true box), whether ``color_lost`` came within 15 frames of the jump, and whether
+the tracker then held the object 15 frames after it (found, IoU > 0.3 with the truth).
+
+    .venv/bin/python benchmarks/loss_misses.py [--clips DIR] [--tracker KEY=VALUE] [--all] [--cue] [--jump]
 """
 from __future__ import annotations
 
@@ -126,16 +131,48 @@ def cost(frames: list) -> None:
           f"({100 * c / u:.1f} %)")
 
 
+def jump_table(folder: Path, names: list[str], settings: dict[str, object]) -> None:
+    print("clip                        start   cue at the jump   lost within 15   holds it 15 frames after (IoU > 0.3)")
+    lost_n = held_n = runs = 0
+    for name in names:
+        clip = load_clip(folder, name)
+        frames = _first(folder, name, 75)
+        if len(frames) < 75:
+            continue
+        for how in ("click", "box"):
+            t = ColorTracker(**settings)
+            x, y, w, h = clip.truth[0]
+            if how == "click":
+                t.pick(frames[0], x + w / 2, y + h / 2)
+            else:
+                t.pick_box(frames[0], clip.truth[0])
+            seq = list(range(1, 30)) + list(range(60, 75))
+            lost_at, share = None, 0.0
+            for n, k in enumerate(seq, start=1):
+                if any(isinstance(e, ColorLost) for e in t.step(frames[k], n / 30)) and k >= 60 and lost_at is None:
+                    lost_at = k - 60
+                share = t.view.share if k == 60 else share
+            r = t.last
+            held = r is not None and r.found and iou(r.box, clip.truth[74]) > 0.3
+            runs, lost_n, held_n = runs + 1, lost_n + (lost_at is not None), held_n + held
+            print(f"{name:26s} {how:6s} {share:15.2f} {'at +' + str(lost_at) if lost_at is not None else 'no':>16s}"
+                  f"   {'yes' if held else 'no'}")
+    print(f"{'all':26s} {runs:6d} {'':15s} {lost_n:16d}   {held_n}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
     ap.add_argument("--tracker", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--all", action="store_true", help="every run not lost before the cut, not only the misses")
     ap.add_argument("--cue", action="store_true", help="the view-change cue's shares and cost")
+    ap.add_argument("--jump", action="store_true", help="jump cuts within a clip: the object stays in view")
     args = ap.parse_args(argv)
     names = sorted(p.stem for p in args.clips.glob("*.mp4"))
     if args.cue:
         cue_table(args.clips, names)
+    elif args.jump:
+        jump_table(args.clips, names, tracker_settings(args.tracker))
     else:
         misses(args.clips, names, tracker_settings(args.tracker), args.all)
     return 0

@@ -5,7 +5,7 @@ its cells whose colour moved by more than ``level`` (40 of 255 in any channel) f
 previous frame's. An object moving, or a camera panning to follow it, changes a band of cells;
 a cut or a swung camera changes most of them. On the five developer tracking clips the share
 between consecutive frames stays at or below 0.38 (the panning sprinter; the others at or
-below 0.20), while a cut to another clip reads 0.76-0.93 (``benchmarks/loss_misses.py
+below 0.21), while a cut to another clip reads 0.76-0.93 (``benchmarks/loss_misses.py
 --cue``). ``ColorTracker`` takes above ``tracker.cut_above`` (0.5: half the picture, chosen
 before looking at the scores) as a changed view and then re-verifies its box strictly.
 
