@@ -166,9 +166,10 @@ class ColorModel:
         s = self.ho + self.hs
         self.prob_lut = np.where(s > 1e-9, self.ho / np.maximum(s, 1e-9), 0.5).astype(np.float32)
 
-    def update(self, frame: np.ndarray, *, search_all: bool, lost: bool) -> MaskMatch:
+    def update(self, frame: np.ndarray, *, search_all: bool, lost: bool, at_least: float = 0.0) -> MaskMatch:
         """Find the object in ``frame``: near the last position, or everywhere with
-        ``search_all``; ``lost`` raises the bar to ``found_above``."""
+        ``search_all``; ``lost`` raises the bar to ``found_above``; ``at_least`` raises the
+        appearance bar further (a view that changed at once, see ``ColorTracker``)."""
         assert self.prob_lut is not None and self.ho is not None and self.hs is not None
         cfg = self.settings
         fh, fw = frame.shape[:2]
@@ -207,7 +208,7 @@ class ColorModel:
         conf = min(conf, self.appearance)
         searching = search_all or lost
         if (conf < (cfg.found_above if searching else cfg.lost_below)
-                or self.appearance < (cfg.appearance_found if searching else cfg.appearance_below)):
+                or self.appearance < max(at_least, cfg.appearance_found if searching else cfg.appearance_below)):
             return False, (0, 0, 0, 0), (0, 0, 0, 0), 0.0, 0.0, 0, conf
         self.cx, self.cy = float(ncx), float(ncy)
         if cfg.scale_rate > 0:

@@ -35,6 +35,11 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   were set on coke and tiger1 (the box's similarity on and off the object) and the
   coke-tiger1 return; another object of the same colours (a team-mate in the same shirt) is
   not told apart.
+  **A changed view** (a cut, a camera swung away; ``view_change``: more than ``cut_above``,
+  0.5, of a 32x24 thumbnail changed since the last frame) makes the box re-verify: searched in
+  the whole frame at the found bars, and kept only within ``cut_margin`` (0.1) of the last
+  tracked frame's similarity to the pick, else lost at once. Cut runs lost within 15 frames:
+  24 of 28 (18 without it); tracking on the uncut clips unchanged (the cue never fires there).
   A click is first segmented (``segment.segment_click``: a region grown from the click in an
   object/surround colour model when it is clean, else the extent measured from proposals
   around the click and, given the frames before it, their motion) and a box is cut out by
@@ -95,6 +100,7 @@ from sensekit.vision.color_threshold import exact_mask, hsv_mask, largest_blob, 
 from sensekit.vision.segment import Segment, check_box, segment_box, segment_click
 from sensekit.vision.smoothing import OneEuro2D
 from sensekit.vision.stages import bgr_to_packed_rgb, packed_rgb_to_bgr, parse_color
+from sensekit.vision.view_change import ViewChange
 
 __all__ = ["ColorTracker", "TrackResult", "parse_tolerance", "tolerance_settings"]
 
@@ -191,6 +197,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
                            "after a look that re-seeded", unit="looks", lo=1, hi=100)
     refine_with_history = setting(True, "a click with frames before it gets the second look too (off: only "
                                   "a click without them)")
+    cut_above = setting(0.5, "share of the picture changed at once (32x24 thumbnail) above which the view "
+                        "counts as changed and the box must match the pick as well as before (model; "
+                        "1: never)", lo=0, hi=1)
+    cut_margin = setting(0.1, "after a changed view, how far below the last tracked frame's similarity to "
+                         "the pick the box may be and still be kept (model)", lo=0, hi=1)
     grey_below_s = setting(40, "a target less saturated than this ignores hue (hsv)", unit="levels",
                            lo=0, hi=255)
     _TOLERANCE = ("hue_tolerance", "saturation_tolerance", "value_tolerance")
@@ -227,6 +238,10 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.refiner: ClickRefiner | None = None
         #: looks taken since the last measured click
         self.looks = 0
+        #: the cut / view-change cue (model method)
+        self.view = ViewChange()
+        #: the similarity to the pick of the last frame tracked (model)
+        self.appearance_before = 0.0
 
     # -- settings -------------------------------------------------------------
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
@@ -353,13 +368,26 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             self.color_in_use = color
         self.lost = False
         self.misses = 0
+        self.appearance_before = 1.0
+        self.view.reset()
+        self.view.update(frame)
         if self.smoother is not None:
             self.smoother.reset()
 
     def _update_model(self, frame: np.ndarray) -> MaskMatch:
-        match = self.model.update(frame, search_all=self.lost or self.misses >= self.lost_after_frames,
-                                  lost=self.lost)
+        cut = self.view.update(frame) > self.cut_above
+        if cut and not self.lost and self.misses == 0:
+            # Most of the picture changed at once: the box must match the pick (searched for in
+            # the whole frame, at the found bars) about as well as before, or it is lost now.
+            at_least = self.appearance_before - self.cut_margin
+            match = self.model.update(frame, search_all=True, lost=True, at_least=at_least)
+            if not match[0]:
+                self.misses = max(self.misses, self.lost_after_frames - 1)
+        else:
+            match = self.model.update(frame, search_all=self.lost or self.misses >= self.lost_after_frames,
+                                      lost=self.lost)
         if match[0]:
+            self.appearance_before = self.model.appearance
             self.last_mask = self.model.last_mask
             self.last_mask_origin = self.model.last_mask_origin
         if self.refiner is not None:

@@ -215,13 +215,15 @@ def test_color_lost_within_15_frames_when_the_clip_cuts_away_from_the_object(sha
                                                                               appearance_below):
     """Real footage: the object is clicked and followed for 29 frames, then the picture cuts to
     another clip where it is not. color_lost comes within 15 frames (0.5 s at 30 fps) of the
-    cut. Without the appearance check (``appearance_below=0``) the colour model follows the
+    cut. Without the appearance check (``appearance_below=0``, and the view-change cue off,
+    ``cut_above=1``, which would otherwise catch these cuts too) the colour model follows the
     new scene: 39 frames on these two pairs, or never."""
     truth, frames = _clip_frames(shared_data, picked, 30)
     _, away = _clip_frames(shared_data, other, 20)
     h, w = frames[0].shape[:2]
     away = [cv2.resize(f, (w, h)) for f in away]
-    t = ColorTracker() if appearance_below is None else ColorTracker(appearance_below=appearance_below)
+    t = ColorTracker() if appearance_below is None else ColorTracker(appearance_below=appearance_below,
+                                                                       cut_above=1.0)
     x, y, bw, bh = truth[0]
     t.pick(frames[0], x + bw / 2, y + bh / 2)
     conf_before, lost_at = [], None
@@ -235,6 +237,34 @@ def test_color_lost_within_15_frames_when_the_clip_cuts_away_from_the_object(sha
     in_time = lost_at is not None and lost_at <= 15
     assert in_time == (appearance_below is None), f"color_lost {lost_at} frames after the cut"
     assert np.median(conf_before) > 0.3
+
+
+@pytest.mark.parametrize("picked, other", [("gusot_motorbike_arldemo", "tiger1"), ("coke", "vot_bolt1_rva")])
+@pytest.mark.parametrize("cut_above", [None, 1.0])
+def test_color_lost_within_15_frames_after_a_cut_to_a_scene_of_similar_colours(shared_data, picked, other,
+                                                                                cut_above):
+    """Real footage: two cuts the appearance check alone misses (the new scene's colours match
+    the pick at 0.53-0.66, above ``appearance_below``; never lost on main before the
+    view-change cue). Most of the picture changes at once, so the box must match the pick
+    about as well as before the cut: lost within 15 frames. With the cue off
+    (``cut_above=1``) it is never lost."""
+    truth, frames = _clip_frames(shared_data, picked, 30)
+    _, away = _clip_frames(shared_data, other, 20)
+    h, w = frames[0].shape[:2]
+    away = [cv2.resize(f, (w, h)) for f in away]
+    t = ColorTracker() if cut_above is None else ColorTracker(cut_above=cut_above)
+    x, y, bw, bh = truth[0]
+    t.pick(frames[0], x + bw / 2, y + bh / 2)
+    lost_at = None
+    for k, frame in enumerate(frames[1:] + away, start=1):
+        events = t.step(frame, k / 30)
+        if k < 30:
+            assert not any(isinstance(e, ColorLost) for e in events), f"lost at frame {k}, before the cut"
+            assert t.view.share <= t.cut_above, f"the cue fired at frame {k}, before the cut"
+        elif lost_at is None and any(isinstance(e, ColorLost) for e in events):
+            lost_at = k - 30
+    in_time = lost_at is not None and lost_at <= 15
+    assert in_time == (cut_above is None), f"color_lost {lost_at} frames after the cut"
 
 
 def test_color_found_when_the_object_comes_back_anywhere(shared_data):
