@@ -104,3 +104,20 @@ def test_flier_steers_by_spoken_up_and_down(play):
     for _ in range(10):
         host.step()
     assert app.y > y1 + 0.8 * app.word_kick / (1 - app.friction)
+
+
+def test_flier_status_line_names_its_numbers_and_they_are_true(play):
+    from sensekit.events import Word
+
+    host = play("sound_flier", 30)
+    app = host.app
+    line = host.hud_line()
+    above = round(app.hover_level_now)
+    assert f"voice level {app.level:.0f}" in line and f"climbs above {above}" in line, line
+    assert "hover" not in line
+    app.level = app.hover_level_now * 1.05             # a little over the number shown: it climbs
+    assert app.acceleration() < 0
+    app.level = app.hover_level_now * 0.95             # a little under: it sinks
+    assert app.acceleration() > 0
+    host.dispatcher.dispatch(Word(t=host.sim_t, word="up", confidence=0.9))
+    assert app.voice_steering and "climbs above" not in host.hud_line()   # words steer, not loudness
