@@ -183,7 +183,11 @@ class SoundFlier(App, section="sound_flier",
         return "measuring the room's noise - stay quiet for a second"
 
     def levels(self) -> dict[str, float]:
-        return {"level": self.level, "hover": self.hover_level_now}
+        """The status line's numbers, named for a player: the voice level now and the level
+        above which the plane climbs (below it, it sinks); words steering: the level only."""
+        if self.voice_steering:
+            return {"voice level": self.level}
+        return {"voice level": self.level, "climbs above": self.hover_level_now}
 
     def state(self) -> dict[str, Any]:
         return {"altitude": self.bottom - self.y, "distance_m": self.distance_m,

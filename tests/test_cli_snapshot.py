@@ -85,3 +85,25 @@ def test_the_colour_panel_is_what_the_stage_tracks_on_its_palette_picture():
     want = _bgr(np.where(stage.tracker.region_mask((60, 80)) > 0, 255, 0).astype(np.uint8))
     _draw_box(want, stage.track_result.box, (0, 255, 0))
     assert np.array_equal(_panel(montage, (60, 80), 1, 2), want)
+
+
+def _input_caption(monkeypatch, frames, **kwargs) -> str:
+    """The label ``make_montage`` gives the input panel."""
+    import sensekit.cli.snapshot as snapshot
+
+    labels: list[str] = []
+    real = snapshot._label
+    monkeypatch.setattr(snapshot, "_label", lambda p, t: labels.append(t) or real(p, t))
+    make_montage(frames, frame_index=FRAME, **kwargs)
+    return labels[0]
+
+
+def test_the_input_caption_says_what_is_tracked(recordings_dir, monkeypatch):
+    frames = _frames(recordings_dir)
+    untracked = _input_caption(monkeypatch, frames)
+    assert "nothing tracked" in untracked and "track green" not in untracked
+    # the demo's ball at frame 0 (demo.truth.json: cx 160, cy 99; the montage is mirrored)
+    assert "(track green, " in _input_caption(monkeypatch, frames, track="159,99")
+    assert "colour not found" in _input_caption(monkeypatch, frames, track="#00ff00")
+    still = [frames[0]] * (FRAME + 1)                      # one frame over and over: nothing moves
+    assert _input_caption(monkeypatch, still).endswith("(nothing tracked, no motion)")

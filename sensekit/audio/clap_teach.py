@@ -26,6 +26,11 @@ clap-like sounds stop firing while every taught clap still does (``sensekit cali
    extreme and the nearest such room sound. Ties go to the widest gap relative to the taught
    claps' spread.
 
+**Is the lesson sound?** ``lesson_problem`` says what is wrong with one that must not be
+written: fewer than ``MIN_CLAPS`` claps heard in ``claps``, or ``ROOM_CLAPS`` or more room
+bursts the untaught detector scores ``CONFIDENT`` log-odds over its threshold (someone
+clapped while the room was recorded: a lesson that rejects them rejects claps).
+
 What it cannot do: learn a room sound that is a clap in every feature (someone else
 clapping), or claps it never heard. Cost: two streaming passes (~1 s for 40 s of audio).
 Errors: ``ConfigError`` when no clap at all is heard in ``claps`` (it says so).
@@ -47,6 +52,9 @@ from sensekit.errors import ConfigError
 SLACK = 4.0      # log-odds under the threshold a taught clap may score when none passes
 MARGIN = 1.0     # log-odds kept between the threshold and the quietest taught clap
 ROUTE_SNR_DB = RISE_SPLIT_DB   # claps standing less than this over a steady floor: noise route
+MIN_CLAPS = 3    # claps a lesson needs heard in the clap part
+CONFIDENT = 3.0  # log-odds over the untaught threshold (p > 0.95): a room burst that is a sure clap
+ROOM_CLAPS = 2   # sure claps in the room part that make the lesson unsound (one bang is a room sound)
 
 
 @dataclass
@@ -63,6 +71,7 @@ class ClapLesson:
     noise_route: bool = False
     clap_snr_db: float = float("nan")       # the claps' loudest 5 ms RMS over the floor RMS
     floor_spread_db: float = float("nan")   # the room floor's median floor_spread_db
+    room_claps: list[float] = field(default_factory=list)  # room bursts (onset, s) scored sure claps
 
     @property
     def route_text(self) -> str:
@@ -77,6 +86,18 @@ class ClapLesson:
                 f"{self.room_bursts} bursts) gave {self.room_fired} false claps, "
                 f"{self.room_rejected} now rejected; threshold {self.threshold:g}; {self.rule}; "
                 f"{self.route_text}")
+
+
+def lesson_problem(lesson: ClapLesson) -> str | None:
+    """Why ``lesson`` must not be written (one phrase), or None when it is sound."""
+    if lesson.claps_heard < MIN_CLAPS:
+        return (f"heard {lesson.claps_heard} clap{'s' * (lesson.claps_heard != 1)} in the clap "
+                f"part ({MIN_CLAPS} or more are needed)")
+    if len(lesson.room_claps) >= ROOM_CLAPS:
+        at = ", ".join(f"{t:.1f}" for t in lesson.room_claps[:4])
+        return (f"heard {len(lesson.room_claps)} sure claps in the room part ({at} s into it), "
+                "which must hold none")
+    return None
 
 
 def room_floor(room: np.ndarray, rate: int) -> tuple[float, float]:
@@ -149,7 +170,8 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
     heard, feats = _stream(claps, rate, base, gain)
     taught = _of(heard, feats)
     values: dict[str, Any] = {}
-    if not taught:
+    untaught = threshold
+    if len(taught) < MIN_CLAPS:
         low = {**base, "threshold": threshold - SLACK}
         heard, feats = _stream(claps, rate, low, gain)
         taught = _of(heard, feats)
@@ -191,5 +213,6 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
         else:
             rule = "no single feature tells the room's sounds from the claps"
     values["clap.threshold"] = threshold
+    sure = [f.t_onset for f in room_feats if f.score >= untaught + CONFIDENT]
     return ClapLesson(len(taught), room_s, len(room_feats), len(fired), len(fired) - len(left),
-                      threshold, rule, values, route, snr, spread)
+                      threshold, rule, values, route, snr, spread, sure)

@@ -26,7 +26,10 @@ first ``--clap-seconds`` (10) of SOURCE are someone clapping a few times, the ne
 ``--seconds`` (30) the room as it usually sounds, without claps. It prints how many claps it
 heard, how many of the room's sounds fired before and after, and writes ``clap.threshold``
 and the room rule (``clap.room_feature``, ``clap.room_limit``, ``clap.room_above``), and
-``clap.noise_route`` (on for a steady floor the claps stand less than 24 dB over).
+``clap.noise_route`` (on for a steady floor the claps stand less than 24 dB over). It refuses
+(one line, exit status 2, nothing written) a lesson with fewer than 3 claps heard in the clap
+part or with sure claps in the room part (``clap_teach.lesson_problem``): claps at the wrong
+moment would teach a venue that hears no claps.
 
 If ``--out`` exists it is loaded first and edited in place: only what was measured or set
 changes; zones, thresholds, comments and keys tuned by hand are kept. Written atomically.
@@ -249,7 +252,7 @@ def read_audio(source: Any, seconds: float) -> tuple[np.ndarray, int]:
 
 def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -> int:
     """``--claps``: the first ``--clap-seconds`` are claps, the next ``--seconds`` the room."""
-    from sensekit.audio.clap_teach import teach
+    from sensekit.audio.clap_teach import MIN_CLAPS, lesson_problem, teach
     from sensekit.capture.spec import open_source
 
     clap_s = check_positive("--clap-seconds", args.clap_seconds)
@@ -270,6 +273,11 @@ def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -
         raise SourceError(f"{source.description!r} ended before the room part "
                           f"(after {len(claps) / rate:.1f} s of claps)")
     lesson = teach(claps, room, rate, settings=clap_settings, gain=settings.get("audio.gain", 50.0))
+    problem = lesson_problem(lesson)
+    if problem is not None:
+        raise ConfigError(f"calibrate --claps {problem}; nothing written: clap {MIN_CLAPS} or more "
+                          f"times in the first {clap_s:g} s, then keep the room as it is for "
+                          f"{room_s:g} s (--clap-seconds and --seconds set those spans)")
     chosen = chosen_values(args)
     save_profile({**chosen.values, **lesson.values}, out)
     print(f"taught claps from {len(claps) / rate:.1f} s of claps and {len(room) / room_rate:.1f} s "

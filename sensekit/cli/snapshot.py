@@ -10,7 +10,8 @@ the tracker and the motion detector have the history they would have live, then 
 labelled 3x3 montage: input, box blur, Gaussian blur, palette, the
 book's threshold on the frame difference, the colour mask (tracker), the motion mask,
 horizontal edges, and any-direction edges. The tracked box (green) and the motion box (red)
-are drawn on the input panel; the tracker starts on frame 0 (a click X,Y, or a colour).
+are drawn on the input panel, and its label says which are there ("nothing tracked" without
+``--track-color``, "colour not found", "no motion"); the tracker starts on frame 0 (a click X,Y, or a colour).
 Every stage uses the settings table (``vision``, ``tracker`` and ``motion``): the table's
 defaults, then ``--preset``, ``--profile``, the options and ``--set``, as ``sensekit events``
 does; the book's threshold panel uses ``motion.threshold`` (the book's 0x33 when it is none).
@@ -178,6 +179,19 @@ def _start_tracker(target: Any, m: np.ndarray, q: np.ndarray, v: Mapping[str, An
     return ColorTracker(target, method=v["tracker.method"], palette=palette, **tracker_values)
 
 
+def input_caption(n: int, mirror: bool, tracking: bool, track_result: Any,
+                  motion_box: tuple[int, int, int, int]) -> str:
+    """The input panel's label: what its boxes are, and only boxes that are drawn."""
+    if not tracking:
+        track = "nothing tracked"
+    elif track_result is not None and track_result.found:
+        track = "track green"
+    else:
+        track = "colour not found"
+    motion = "motion red" if motion_box[2] > 0 and motion_box[3] > 0 else "no motion"
+    return f"input #{n}{' mirrored' if mirror else ''} ({track}, {motion})"
+
+
 def _panels(n: int, m: np.ndarray, b: np.ndarray, q: np.ndarray, book: np.ndarray, v: Mapping[str, Any],
             tracker: Any, track_result: Any, motion_result: Any) -> list[tuple[str, np.ndarray]]:
     """Every stage's picture of frame ``n``, with its label."""
@@ -191,7 +205,7 @@ def _panels(n: int, m: np.ndarray, b: np.ndarray, q: np.ndarray, book: np.ndarra
         cv2.drawMarker(shown, (int(track_result.cx), int(track_result.cy)), (0, 255, 0),
                        cv2.MARKER_CROSS, 12, 2)
     _draw_box(shown, motion_result.box, (0, 0, 255))
-    panels.append((f"input #{n}{' mirrored' if mirror else ''} (track green, motion red)", shown))
+    panels.append((input_caption(n, mirror, tracker is not None, track_result, motion_result.box), shown))
     if blur_px > 1:
         panels.append((f"box blur {blur_px}", b))
         panels.append((f"gaussian blur {blur_px}", stages.blur(m, size_px=blur_px, method="gaussian")))

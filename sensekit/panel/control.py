@@ -131,21 +131,34 @@ class PanelControl:
         raise NotImplementedError
 
     # -- any thread -------------------------------------------------------------------------
+    def fixed(self) -> dict[str, tuple[Any, str]]:
+        """Settings this run holds at a value whatever they are set to: ``{key: (value, why)}``
+        (an app that mirrors the camera itself: ``vision.mirror`` is true and changes nothing)."""
+        return {}
+
+    def _shown(self) -> dict[str, Any]:
+        """The running settings' values, the fixed ones as they are in effect."""
+        values = dict(self.tuning.settings())
+        values.update({k: v for k, (v, _) in self.fixed().items() if k in values})
+        return values
+
     def settings(self) -> dict[str, Any]:
         """The running groups of the settings table (as ``sensekit settings --json`` describes
-        them), and the value of each setting in this run."""
-        values = self.tuning.settings()
+        them), the value of each setting in this run, and the fixed ones with why
+        (``fixed``: ``{key: reason}``)."""
+        values = self._shown()
         groups = []
         for section in self.tuning.sections():
             group = REGISTRY.get(section)
             if group is not None:
                 groups.append({"section": section, "title": group.title,
                                "settings": [st.describe() for st in group.items]})
-        return {"groups": groups, "values": _plain(values)}
+        fixed = {k: why for k, (_, why) in self.fixed().items() if k in values}
+        return {"groups": groups, "values": _plain(values), "fixed": fixed}
 
     def values(self) -> dict[str, Any]:
         """The value of each running setting (JSON-ready), for the live socket."""
-        return _plain(self.tuning.settings())
+        return _plain(self._shown())
 
     def apply(self, values: dict[str, Any] | None = None,
               texts: dict[str, str] | None = None) -> dict[str, Any]:
@@ -153,6 +166,9 @@ class PanelControl:
         against the table and the running objects, then apply them all for the next frame or
         block; on any error nothing changes and the ``ConfigError`` names the key and value."""
         wanted = {**(values or {}), **parse_values(texts or {})}
+        for key, (value, why) in self.fixed().items():
+            if key in wanted and wanted[key] != value:
+                raise ConfigError(f"`{key}` stays {_plain({key: value})[key]!r} in this run: {why}")
         done = self.tuning.apply(wanted)
         if done.unused:
             raise ConfigError(f"nothing in this run uses {', '.join(f'`{k}`' for k in done.unused)}"
@@ -186,6 +202,12 @@ class AppControl(PanelControl):
     def __init__(self, host: AppHost) -> None:
         super().__init__(lambda: host.runner.stages, host.tuning)
         self.host = host
+
+    def fixed(self) -> dict[str, tuple[Any, str]]:
+        if type(self.host.app).mirror:
+            return {"vision.mirror": (True, f"{self.host.app.name or 'this app'} mirrors the "
+                                            "camera picture itself")}
+        return {}
 
     def picture(self) -> np.ndarray | None:
         frame = self.host.runner.latest_frame

@@ -147,3 +147,20 @@ def test_clapper_sound_strip_keeps_its_label_readable(play, truth):
     box = (slice(ys.min() - 2, ys.max() + 3), slice(xs.min() - 2, xs.max() + 3))
     assert np.array_equal(drawn[box], empty[box]), "trace or clap marks drawn over the label"
     assert (drawn != empty).any(axis=2).sum() > 500       # and the sound is drawn, below it
+
+
+def test_flier_status_line_names_its_numbers_and_they_are_true(play):
+    from sensekit.events import Word
+
+    host = play("sound_flier", 30)
+    app = host.app
+    line = host.hud_line()
+    above = round(app.hover_level_now)
+    assert f"voice level {app.level:.0f}" in line and f"climbs above {above}" in line, line
+    assert "hover" not in line
+    app.level = app.hover_level_now * 1.05             # a little over the number shown: it climbs
+    assert app.acceleration() < 0
+    app.level = app.hover_level_now * 0.95             # a little under: it sinks
+    assert app.acceleration() > 0
+    host.dispatcher.dispatch(Word(t=host.sim_t, word="up", confidence=0.9))
+    assert app.voice_steering and "climbs above" not in host.hud_line()   # words steer, not loudness

@@ -127,3 +127,39 @@ def test_the_room_rule_rejects_only_what_lies_beyond_its_limit(venue):
     assert len(above) == sum(v <= middle for v in lows)
     assert len(below) == sum(v >= middle for v in lows)
     assert stream(claps, room_feature="none", room_limit=middle) == found
+
+
+def refused(argv: list[str], out, capsys) -> str:
+    """Run ``calibrate --claps`` expecting a refusal: exit 2, one line, ``out`` untouched."""
+    from sensekit.cli import main
+
+    before = out.read_bytes() if out.exists() else None
+    assert main(["calibrate", *argv, "--out", str(out), "--claps"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "nothing written" in err
+    assert (out.read_bytes() if out.exists() else None) == before
+    return err
+
+
+def test_the_demo_clapped_in_the_room_part_is_refused_and_the_profile_kept(tmp_path, capsys):
+    from sensekit.cli import main
+    from sensekit.profile import load_profile
+
+    out = tmp_path / "v.toml"
+    out.write_text("[audio]\ngain = 50.0\n")
+    err = refused(["demo"], out, capsys)                 # its claps come after 10 s
+    assert "heard 1 clap in the clap part (3 or more are needed)" in err
+    assert "clap 3 or more times in the first 10 s" in err and "for 30 s" in err
+    assert "--clap-seconds" in err
+    # spans that fit the demo (claps in its first 16 s, the room after) give a lesson
+    assert main(["calibrate", "demo", "--out", str(out), "--claps", "--clap-seconds", "16",
+                 "--seconds", "4"]) == 0
+    assert "clap.threshold" in load_profile(out)
+
+
+def test_a_clap_clip_cut_at_the_wrong_moment_is_refused(shared_data, tmp_path, capsys):
+    wav = str(shared_data / "audio" / "clap_sparse_eldar-sample2.wav")   # claps at 2.0, 3.5, 6.3 ... 13.8 s
+    out = tmp_path / "v.toml"
+    assert "heard 2 claps in the clap part" in refused([wav, "--clap-seconds", "4"], out, capsys)
+    err = refused([wav, "--clap-seconds", "7"], out, capsys)  # 3 claps, then 8 in the "room"
+    assert "sure claps in the room part" in err and "clap 3 or more times in the first 7 s" in err

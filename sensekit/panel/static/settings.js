@@ -187,9 +187,22 @@ function renderSettings(table) {
       det.appendChild(el);
       rows[s.key] = { s, row };
       showValue(s, row, table.values[s.key]);
+      const why = (table.fixed || {})[s.key];
+      if (why) fix(row, why, help);
     }
     root.appendChild(det);
   }
+}
+
+// a setting this run holds at its value (an app that mirrors the picture itself): shown as it
+// is in effect, not editable, and why
+function fix(row, why, help) {
+  for (const el of row.inputs) { el.disabled = true; el.title = why; }
+  row.el.classList.add("fixed");
+  const note = document.createElement("span");
+  note.className = "fixed-note";
+  note.textContent = ` (fixed: ${why})`;
+  help.appendChild(note);
 }
 
 function sameKeys(keys) {
