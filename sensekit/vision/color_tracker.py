@@ -40,6 +40,8 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   the whole frame at the found bars, and kept only within ``cut_margin`` (0.1) of the last
   tracked frame's similarity to the pick, else lost at once. Cut runs lost within 15 frames:
   24 of 28 (18 without it); tracking on the uncut clips unchanged (the cue never fires there).
+  The other four were a click never confirmed, which now sends ``color_lost`` 3 frames after
+  it, before the cut (24 of 24; see below and docs/tracking.md).
   A click is first segmented (``segment.segment_click``: a region grown from the click in an
   object/surround colour model when it is clean, else the extent measured from proposals
   around the click and, given the frames before it, their motion) and a box is cut out by
