@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """False losses on the uncut developer clips: runs in which ``color_lost`` fires while the
-tracker's box still holds the object (IoU > 0.3 with the true box of that frame).
+tracker's box still holds the object (IoU > 0.3 with the true box of that frame), and the
+``color_lost`` of clicks the tracker never confirmed, counted apart (they tell the app to ask
+for another click, whatever the box overlaps; listed with their IoU at the loss).
 
 The runs of ``track_eval.py --scales 1 --held-out``: every clip, 3 start frames, the 5 clicks
 (each given the 6 frames before it) and the true box, 100 frames each, the extent scored with
 the weights fitted without the clip. Printed per clip: runs, runs with a ``color_lost``, runs
-with a false one, and the frames on which the view-change cue fired (``tracker.cut_above``).
+with a false one (of runs confirmed before the loss), runs lost never confirmed, and the
+frames on which the view-change cue fired (``tracker.cut_above``).
 
     .venv/bin/python benchmarks/false_losses.py [--clips DIR] [--tracker KEY=VALUE]
 """
@@ -36,41 +39,52 @@ def _box_now(t: ColorTracker) -> tuple[float, float, float, float]:
     return (m.cx - m.w / 2, m.cy - m.h / 2, m.w, m.h)
 
 
-def _run(t: ColorTracker, frames: list, truth, start: int) -> tuple[bool, bool, int]:
-    """(any color_lost, a false one, frames the cue fired) over the frames after the start."""
+def _run(t: ColorTracker, frames: list, truth, start: int) -> tuple[bool, bool, int, float | None]:
+    """(a color_lost of a confirmed run, a false one, frames the cue fired, the IoU at the
+    color_lost of a run never confirmed before it or ``None``) over the frames after the start."""
     lost = false = False
+    unconfirmed: float | None = None
     cues = 0
     for k, frame in enumerate(frames, start=1):
         box = _box_now(t)
         events = t.step(frame, k / 30)
         cues += int(t.view.share > t.cut_above) if hasattr(t, "view") else 0
         if any(isinstance(e, ColorLost) for e in events):
+            overlap = iou(box, truth[start + k])
+            if not t.ever_found:
+                unconfirmed = overlap if unconfirmed is None else unconfirmed
+                continue
             lost = True
-            false |= iou(box, truth[start + k]) > 0.3
-    return lost, false, cues
+            false |= overlap > 0.3
+    return lost, false, cues, unconfirmed
 
 
-def clip_row(folder: Path, name: str, settings: dict[str, object]) -> tuple[int, int, int, int]:
+def clip_row(folder: Path, name: str, settings: dict[str, object],
+             notes: list[str] | None = None) -> tuple[int, int, int, int, int]:
     clip = load_clip(folder, name)
     n = len(clip.truth)
     starts = [max(min(n - 1, max(HISTORY_FRAMES)), k * n // 3) for k in range(3)]
     frames = [f for k, f in zip(range(n), frames_of(clip))]
-    runs = lost = false = cues = 0
+    runs = lost = false = cues = never = 0
     with held_out(name):
         for s in starts:
             after = frames[s + 1:min(n, s + FRAMES)]
             history = frames[max(0, s - max(HISTORY_FRAMES)):s]
-            starters = [("click", xy) for xy in click_points(clip.truth[s]).values()] + [("box", None)]
+            starters = [(k, xy) for k, xy in click_points(clip.truth[s]).items()] + [("box", None)]
             for how, xy in starters:
                 t = ColorTracker(**settings)
-                if how == "click":
+                if how != "box":
                     assert xy is not None
                     t.pick(frames[s], *xy, history=history)
                 else:
                     t.pick_box(frames[s], clip.truth[s])
-                a, b, c = _run(t, after, clip.truth, s)
+                a, b, c, u = _run(t, after, clip.truth, s)
                 runs, lost, false, cues = runs + 1, lost + a, false + b, cues + c
-    return runs, lost, false, cues
+                if u is not None:
+                    never += 1
+                    if notes is not None:
+                        notes.append(f"{name} start {s} {how}: never confirmed, color_lost with IoU {u:.2f}")
+    return runs, lost, false, never, cues
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,13 +93,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tracker", action="append", default=[], metavar="KEY=VALUE")
     args = ap.parse_args(argv)
     settings = tracker_settings(args.tracker)
-    total = [0, 0, 0, 0]
-    print("clip                        runs  with color_lost  false (IoU > 0.3)  cue fired (frames)")
+    total = [0, 0, 0, 0, 0]
+    notes: list[str] = []
+    print("clip                        runs  confirmed, color_lost  false (IoU > 0.3)  never confirmed, "
+          "color_lost  cue fired (frames)")
     for name in sorted(p.stem for p in args.clips.glob("*.mp4")):
-        row = clip_row(args.clips, name, settings)
+        row = clip_row(args.clips, name, settings, notes)
         total = [a + b for a, b in zip(total, row)]
-        print(f"{name:26s} {row[0]:5d} {row[1]:16d} {row[2]:18d} {row[3]:19d}")
-    print(f"{'all':26s} {total[0]:5d} {total[1]:16d} {total[2]:18d} {total[3]:19d}")
+        print(f"{name:26s} {row[0]:5d} {row[1]:22d} {row[2]:18d} {row[3]:28d} {row[4]:19d}")
+    print(f"{'all':26s} {total[0]:5d} {total[1]:22d} {total[2]:18d} {total[3]:28d} {total[4]:19d}")
+    for line in notes:
+        print(line)
     return 0
 
 

@@ -40,6 +40,8 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   the whole frame at the found bars, and kept only within ``cut_margin`` (0.1) of the last
   tracked frame's similarity to the pick, else lost at once. Cut runs lost within 15 frames:
   24 of 28 (18 without it); tracking on the uncut clips unchanged (the cue never fires there).
+  The other four were a click never confirmed, which now sends ``color_lost`` 3 frames after
+  it, before the cut (24 of 24; see below and docs/tracking.md).
   A click is first segmented (``segment.segment_click``: a region grown from the click in an
   object/surround colour model when it is clean, else the extent measured from proposals
   around the click and, given the frames before it, their motion) and a box is cut out by
@@ -61,7 +63,11 @@ For every method the result has the largest connected blob (``box``; for ``"mode
 tracked window), the union box of all matching pixels (``union_box``, as
 ``getColorBoundsRect``), the centre smoothed by a One-Euro filter, the area and a confidence
 in 0..1. After ``lost_after_frames`` frames without a match it emits ``color_lost`` (the model
-then searches the whole frame); the next match emits ``color_found``.
+then searches the whole frame); the next match emits ``color_found``. A click or a box that no
+frame confirms (the model's box never as similar to the pick as ``appearance_below``) counts as
+lost the same way: ``color_lost`` once after ``lost_after_frames`` frames, so an app can ask for
+another click, and ``color_found`` if it is matched later. A colour given as a setting that is
+not in view sends nothing until it is first seen.
 
 Failure modes: a background of the same colour (hsv/exact pick the largest blob, which may be
 the background); the model drifts when the object is fully hidden for long, or shares its
@@ -229,6 +235,9 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.misses = 0
         self.lost = False
         self.ever_found = False
+        #: a click or a box chose what to track and no frame has matched it since: a miss of
+        #: ``lost_after_frames`` frames then sends ``color_lost`` as for an object lost later
+        self.unconfirmed = False
         self.last: TrackResult | None = None
         self.last_mask: np.ndarray | None = None     # hsv/exact: frame-sized; model: search window
         self.last_mask_origin: tuple[int, int] = (0, 0)
@@ -307,6 +316,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         if not (0 <= x < w and 0 <= y < h):
             raise ConfigError(f"click ({x}, {y}) is outside the {w}x{h} frame")
         xi, yi = int(x), int(y)
+        self.unconfirmed = True
         if self.method_in_use is None:
             self.method_in_use = "model"
         r = (self.patch_px if patch_px is None else patch_px) // 2
@@ -350,6 +360,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         """
         x, y, w, h = check_box(frame, box)
         fh, fw = frame.shape[:2]
+        self.unconfirmed = True
         if self.method_in_use is None:
             self.method_in_use = "model"
         if self.method_in_use != "model":
@@ -486,10 +497,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
                 self.lost = False
                 out.append(ColorFound(t=t, cx=result.cx, cy=result.cy))
             self.ever_found = True
+            self.unconfirmed = False
             out.append(ColorTracked(t=t, box=result.box, union_box=result.union_box,
                                     cx=result.cx, cy=result.cy, nx=result.cx / w, ny=result.cy / h,
                                     area_px=result.area_px, confidence=result.confidence))
-        elif self.ever_found and not self.lost and self.misses >= self.lost_after_frames:
+        elif (self.ever_found or self.unconfirmed) and not self.lost and self.misses >= self.lost_after_frames:
             self.lost = True
             out.append(ColorLost(t=t))
         return out

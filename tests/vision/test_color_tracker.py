@@ -290,3 +290,31 @@ def test_color_found_when_the_object_comes_back_anywhere(shared_data):
     assert k < 60, f"found again only at frame {k}"
     tx, ty, tw, th = truth[k]
     assert abs(event.cx - (tx + tw / 2)) < tw and abs(event.cy - (ty + th / 2)) < th
+
+
+def test_a_click_the_tracker_never_confirms_sends_color_lost(shared_data):
+    """Real footage: the centre click on the sprinter (bolt1, frame 0, no frames before it) takes
+    a box the tracker never confirms (mean object probability 0.23-0.25 on frames 1-4, below
+    ``lost_below``, though its similarity to the pick is 0.96).
+    ``color_lost`` comes once within 15 frames, before any ``color_tracked``, so an app can ask
+    for another click; before, a tracker that had never matched never sent it."""
+    truth, frames = _clip_frames(shared_data, "vot_bolt1_rva", 16)
+    t = ColorTracker()
+    x, y, bw, bh = truth[0]
+    t.pick(frames[0], x + bw / 2, y + bh / 2)
+    names = [e.name for k, frame in enumerate(frames[1:], start=1) for e in t.step(frame, k / 30)]
+    assert "color_lost" in names, names
+    assert names.count("color_lost") == 1 and "color_tracked" not in names[:names.index("color_lost")], names
+    assert t.lost and not t.ever_found
+
+
+def test_a_confirmed_click_is_not_lost_on_its_uncut_clip(shared_data):
+    """Real footage: the centre click on the can (coke, frame 0) is confirmed on the first frame
+    and followed for 100 frames without a ``color_lost``."""
+    truth, frames = _clip_frames(shared_data, "coke", 101)
+    t = ColorTracker()
+    x, y, bw, bh = truth[0]
+    t.pick(frames[0], x + bw / 2, y + bh / 2)
+    names = [[e.name for e in t.step(frame, k / 30)] for k, frame in enumerate(frames[1:], start=1)]
+    assert "color_tracked" in names[0]
+    assert not any("color_lost" in n for n in names), [k for k, n in enumerate(names, 1) if "color_lost" in n]

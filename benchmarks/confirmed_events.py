@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""The events of every run on the uncut developer clips, this tree's ``ColorTracker`` against
+another version's ``color_tracker.py``: are the runs the tracker confirms unchanged?
+
+The runs of ``false_losses.py`` (every clip, 3 start frames, the 5 clicks with the 6 frames
+before them and the true box, 100 frames, held out). Both trackers see the same frames; a run
+is "confirmed" unless this tree's tracker sent ``color_lost`` before any frame matched the pick. Printed: per clip the
+runs, the confirmed runs and how many of them have the very same events (names, times, boxes,
+centres, confidences) in both versions; then every run that differs, with its first
+difference.
+
+    git show click8:sensekit/vision/color_tracker.py > /tmp/color_tracker_click8.py
+    .venv/bin/python benchmarks/confirmed_events.py /tmp/color_tracker_click8.py
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from _reference import SHARED_DATA
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from track_eval import tracker_settings
+
+from sensekit.vision.color_tracker import ColorTracker
+from sensekit.vision.evaluate import click_points, frames_of, load_clip
+from sensekit.vision.extent import HISTORY_FRAMES, held_out
+
+FRAMES = 100
+
+
+def load_other(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("color_tracker_other", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _events(t: Any, first: Any, frames: list, how: str, xy: Any, box: Any,
+            history: list) -> tuple[list[str], bool]:
+    """The run's events, and whether a ``color_lost`` came before any match (never confirmed)."""
+    if how == "box":
+        t.pick_box(first, box)
+    else:
+        t.pick(first, *xy, history=history)
+    out: list[str] = []
+    unconfirmed = False
+    for k, frame in enumerate(frames, start=1):
+        events = t.step(frame, k / 30)
+        unconfirmed |= not t.ever_found and any(e.name == "color_lost" for e in events)
+        out += [f"{k}: {e!r}" for e in events]
+    return out, unconfirmed
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("other", type=Path, help="the other version's sensekit/vision/color_tracker.py")
+    ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
+    ap.add_argument("--tracker", action="append", default=[], metavar="KEY=VALUE")
+    args = ap.parse_args(argv)
+    other = load_other(args.other)
+    settings = tracker_settings(args.tracker)
+    diffs: list[str] = []
+    total = [0, 0, 0]
+    print("clip                        runs  confirmed  confirmed, same events")
+    for name in sorted(p.stem for p in args.clips.glob("*.mp4")):
+        clip = load_clip(args.clips, name)
+        n = len(clip.truth)
+        starts = [max(min(n - 1, max(HISTORY_FRAMES)), k * n // 3) for k in range(3)]
+        frames = [f for _k, f in zip(range(n), frames_of(clip))]
+        row = [0, 0, 0]
+        with held_out(name):
+            for s in starts:
+                after = frames[s + 1:min(n, s + FRAMES)]
+                history = frames[max(0, s - max(HISTORY_FRAMES)):s]
+                starters = list(click_points(clip.truth[s]).items()) + [("box", None)]
+                for how, xy in starters:
+                    here = ColorTracker(**settings)
+                    a, never = _events(here, frames[s], after, how, xy, clip.truth[s], history)
+                    b, _ = _events(other.ColorTracker(**settings), frames[s], after, how, xy, clip.truth[s],
+                                   history)
+                    confirmed = not never
+                    row[0] += 1
+                    row[1] += int(confirmed)
+                    row[2] += int(confirmed and a == b)
+                    if a != b:
+                        first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+                        diffs.append(f"{name} start {s} {how} ({'confirmed' if confirmed else 'never confirmed'}): "
+                                     f"here {a[first] if first < len(a) else '-'} | other "
+                                     f"{b[first] if first < len(b) else '-'}")
+        total = [x + y for x, y in zip(total, row)]
+        print(f"{name:26s} {row[0]:5d} {row[1]:10d} {row[2]:23d}")
+    print(f"{'all':26s} {total[0]:5d} {total[1]:10d} {total[2]:23d}")
+    for line in diffs:
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
