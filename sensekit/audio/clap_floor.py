@@ -89,8 +89,8 @@ class FloorRoute:
         n, every, k = self._fl_len, self._fl_every, FLOOR_FRAMES
         a = p - self._floor_pre
         seg = x[a: a + k * every + 1]
-        # only the n samples of each frame are differenced (not the whole 12 ms step)
-        d = seg[1:].reshape(k, every)[:, :n] - seg[:-1].reshape(k, every)[:, :n]
+        d = (seg[1:] - seg[:-1]).reshape(k, every)[:, :n]   # (differencing only the frames'
+        # samples is fewer subtractions but more instructions: numpy copies the strided views)
         pw = einsum("ij,ij->i", d, d).astype(np.float64)
         # the order statistics of the powers, then the log of the two that count: log10 and
         # adding the same floor keep the order, so this is the log of every frame sorted
