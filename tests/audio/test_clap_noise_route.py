@@ -127,3 +127,28 @@ def test_route_on_gives_the_same_claps_at_any_block_size_and_when_switched_on_mi
             det.apply_now(noise_route=True)
         late += [c.t for c in det.process(y[i:i + 512], i / RATE, RATE, index=k) if c.t > switch / RATE + 1.0]
     assert late == [t for t in on if t > switch / RATE + 1.0]
+
+
+def _spread_as_defined(x: np.ndarray, p: int, rate: int) -> float:
+    """``floor_spread_db`` written out as its docstring says: every frame's log power, sorted."""
+    n, every = round(rate * 0.006), round(rate * 0.012)
+    a = p - round(rate * 0.304) - 1
+    d = np.diff(x[a: a + 25 * every + 1]).reshape(25, every)[:, :n].astype(np.float64)
+    pw = (d * d).sum(axis=1)
+    if np.count_nonzero(pw) != 25:
+        return 60.0
+    lv = np.sort(np.log10(pw + pw.max() * 1e-6))
+    return 10.0 * float(lv[22] - lv[2])
+
+
+@pytest.mark.parametrize("rate", [16000, 44100, 48000])
+def test_floor_spread_is_the_range_of_the_middle_frames_log_powers(rate):
+    rng = np.random.default_rng(rate)
+    x = rng.standard_normal(3 * rate).astype(np.float32)
+    x[rate: rate + rate // 2] *= np.linspace(1.0, 30.0, rate // 2, dtype=np.float32)   # a swell
+    x[2 * rate + 100: 2 * rate + 400] = 0.0                                             # silence
+    fr = FloorRoute(rate)
+    got = [fr.floor_spread_db(x, p) for p in range(fr.pre, len(x), 997)]
+    want = [_spread_as_defined(x, p, rate) for p in range(fr.pre, len(x), 997)]
+    assert np.allclose(got, want, rtol=0, atol=1e-3)      # (the frames summed in float32)
+    assert min(got) < FLOOR_SPLIT_DB < max(got) and 60.0 in got     # every branch was taken
