@@ -26,7 +26,7 @@ first ``--clap-seconds`` (10) of SOURCE are someone clapping a few times, the ne
 ``--seconds`` (30) the room as it usually sounds, without claps. It prints how many claps it
 heard, how many of the room's sounds fired before and after, and writes ``clap.threshold``
 and the room rule (``clap.room_feature``, ``clap.room_limit``, ``clap.room_above``), and
-``clap.noise_route`` (on for a steady floor the claps stand less than 24 dB over).
+``clap.noise_route`` (on for a steady floor the claps stand less than 24 dB over, else off).
 
 If ``--out`` exists it is loaded first and edited in place: only what was measured or set
 changes; zones, thresholds, comments and keys tuned by hand are kept. Written atomically.
