@@ -11,8 +11,12 @@ folds and one fit on every source. ``--save-folds`` writes the folds as ``train_
 every source as a model module (``--below-model``). With ``--route-weight 1`` it gives the
 sixth pass's expert again (the air gate aside). Cost: ~2-4 min.
 
-Usage: .venv/bin/python benchmarks/clap_expert_refit.py --cache ROUTED_FLOOR.npz
-       --route-weight 4 --save-folds M4.json --out M4_MODEL.py
+Run it with ``OMP_NUM_THREADS=1``: scikit-learn's histogram sums are merged across threads in
+another order with more of them, and the trees differ (``clap_noise_model.py`` was fitted
+with one thread).
+
+Usage: OMP_NUM_THREADS=1 .venv/bin/python benchmarks/clap_expert_refit.py
+       --cache ROUTED_FLOOR.npz --route-weight 4 --save-folds M4.json --out M4_MODEL.py
 """
 from __future__ import annotations
 
