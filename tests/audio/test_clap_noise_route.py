@@ -93,6 +93,30 @@ def test_taught_in_a_quiet_room_the_route_stays_off(eldar):
     assert "noise route: off" in lesson.summary()
 
 
+def test_a_venue_switched_off_is_streamed_with_the_route_off(eldar, monkeypatch):
+    """The decision is compared with the detector's default (on), not with False: the claps are
+    streamed again and the room is streamed with the route off once the lesson says off."""
+    from sensekit.audio import clap_teach
+
+    x, onsets = eldar
+    first = onsets[0] - 0.1
+    room = x[:round(first * RATE)].astype(np.float32)
+    claps = x[round(first * RATE):len(x) // 2].astype(np.float32)
+    seen: list[tuple[int, object]] = []
+    real = clap_teach._stream
+
+    def spy(y, rate, settings, gain, block=1024):
+        seen.append((len(y), ClapDetector(**settings).noise_route))
+        return real(y, rate, settings, gain, block)
+
+    monkeypatch.setattr(clap_teach, "_stream", spy)
+    lesson = teach(claps, room, RATE)
+    assert lesson.values["clap.noise_route"] is False
+    assert seen[0] == (len(claps), True)                 # heard with the default: the route on
+    assert (len(claps), False) in seen[1:]               # then again as decided
+    assert [r for n, r in seen if n == len(room)] == [False]   # the room: with the route off
+
+
 def test_taught_in_tr_room_the_route_stays_off_and_the_room_stays_silent(eldar, shared_data):
     x, onsets = eldar
     tr, tr_rate = read_wav(shared_data / "audio" / "tr_silence-2.wav")
