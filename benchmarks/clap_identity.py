@@ -9,9 +9,10 @@ change of the detector must leave this file identical: run ``--save FILE`` on th
 then ``--check FILE`` on the new. Exit status 1 and the first differing runs when they differ.
 Cost: ~5 s for the 71 clips (426 runs).
 
-``--noise-route``: with ``clap.noise_route`` on (the floor route, ``clap_floor``), so a change
-of the route's code is checked too; ``--white DBFS`` adds seeded white noise of that RMS to
-every clip first (e.g. -50: many more bursts then lie over a steady floor and reach the
+``--noise-route``: with ``clap.noise_route`` on (the floor route, ``clap_floor``; the
+detector's default since the eleventh pass), so a change of the route's code is checked too;
+without it the route is off, as the files saved before that pass were; ``--white DBFS`` adds
+seeded white noise of that RMS to every clip first (e.g. -50: many more bursts then lie over a steady floor and reach the
 route's expert).
 
 Usage: .venv/bin/python benchmarks/clap_identity.py (--save FILE | --check FILE) [--data DIR]
