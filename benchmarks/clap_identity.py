@@ -12,8 +12,8 @@ Cost: ~5 s for the 71 clips (426 runs).
 ``--noise-route``: with ``clap.noise_route`` on (the floor route, ``clap_floor``; the
 detector's default since the eleventh pass), so a change of the route's code is checked too;
 without it the route is off, as the files saved before that pass were; ``--white DBFS`` adds
-seeded white noise of that RMS to every clip first (e.g. -50: many more bursts then lie over a steady floor and reach the
-route's expert).
+seeded white noise of that RMS to every clip first (e.g. -50: many more bursts then lie over a
+steady floor and reach the route's expert).
 
 Usage: .venv/bin/python benchmarks/clap_identity.py (--save FILE | --check FILE) [--data DIR]
        [--noise-route] [--white DBFS]
