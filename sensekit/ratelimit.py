@@ -9,7 +9,9 @@ is counted and dropped. The first record of the next window carries the count
 ("... [312 more like this in the last 10 s not shown]"), and ``flush()`` logs the
 counts still pending (the CLI calls it on exit), so nothing disappears without a
 number. Records below ``level`` (INFO: a camera's "restored" line flaps with its
-"lost" warning; debug output is never limited) always pass.
+"lost" warning; debug output is never limited) always pass. ``BurstWindow`` is that window
+for one kind alone, for a caller that prints rather than logs (``sensekit osc-listen``'s
+malformed-datagram lines).
 
 ``install_rate_limit()`` adds one shared filter to the plain stderr handlers of
 the root logger (what ``logging.basicConfig`` made); the ``sensekit`` command calls
@@ -36,11 +38,44 @@ DEFAULT_INTERVAL_S = 10.0
 _BYPASS = "_sensekit_ratelimit_bypass"
 
 
-@dataclass
-class _Window:
-    start: float
-    shown: int = 0
-    suppressed: int = 0
+def _checked(burst: int, interval_s: float) -> tuple[int, float]:
+    if burst < 1 or not interval_s > 0:
+        raise ValueError(f"burst must be >= 1 and interval_s > 0, got {burst}, {interval_s}")
+    return int(burst), float(interval_s)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What ``BurstWindow.admit`` says of a shown record."""
+
+    last: bool          # the last one shown in this window: say that the rest are counted
+    carried: int        # how many the window before counted and did not show
+    span_s: float       # how long that window ran (0 for the first)
+
+
+class BurstWindow:
+    """One kind of message's window: the first ``burst`` in each ``interval_s`` are shown,
+    the rest counted. ``RateLimitFilter`` keeps one per kind; ``sensekit osc-listen`` one for
+    its malformed-datagram lines. Not thread-safe (the filter holds its lock around it)."""
+
+    def __init__(self, burst: int = DEFAULT_BURST, interval_s: float = DEFAULT_INTERVAL_S) -> None:
+        self.burst, self.interval_s = _checked(burst, interval_s)
+        self.start: float | None = None
+        self.shown = 0
+        self.suppressed = 0
+
+    def admit(self, now: float) -> Shown | None:
+        """``Shown`` for a record to show at ``now``; ``None`` (and counted) for one to drop."""
+        carried, span = 0, 0.0
+        if self.start is None or now - self.start >= self.interval_s:
+            if self.start is not None:
+                carried, span = self.suppressed, now - self.start
+            self.start, self.shown, self.suppressed = now, 0, 0
+        if self.shown >= self.burst:
+            self.suppressed += 1
+            return None
+        self.shown += 1
+        return Shown(self.shown == self.burst, carried, span)
 
 
 class RateLimitFilter(logging.Filter):
@@ -50,14 +85,11 @@ class RateLimitFilter(logging.Filter):
                  level: int = logging.INFO,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
-        if burst < 1 or not interval_s > 0:
-            raise ValueError(f"burst must be >= 1 and interval_s > 0, got {burst}, {interval_s}")
-        self.burst = int(burst)
-        self.interval_s = float(interval_s)
+        self.burst, self.interval_s = _checked(burst, interval_s)
         self.level = level
         self.clock = clock
         self.suppressed_total = 0
-        self._windows: dict[tuple[str, int, str], _Window] = {}
+        self._windows: dict[tuple[str, int, str], BurstWindow] = {}
         self._lock = threading.Lock()
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -67,20 +99,17 @@ class RateLimitFilter(logging.Filter):
         now = self.clock()
         with self._lock:
             win = self._windows.get(key)
-            if win is None or now - win.start >= self.interval_s:
-                carried = win.suppressed if win is not None else 0
-                span = now - win.start if win is not None else 0.0
-                win = self._windows[key] = _Window(now)
-                if carried:
-                    _append(record, f" [{carried} more like this in the last {span:.0f} s not shown]")
-            if win.shown >= self.burst:
-                win.suppressed += 1
+            if win is None:
+                win = self._windows[key] = BurstWindow(self.burst, self.interval_s)
+            shown = win.admit(now)
+            if shown is None:
                 self.suppressed_total += 1
                 return False
-            win.shown += 1
-            if win.shown == self.burst:
-                _append(record, f" [repeats in the next {self.interval_s:g} s are counted, not shown]")
-            return True
+        if shown.carried:
+            _append(record, f" [{shown.carried} more like this in the last {shown.span_s:.0f} s not shown]")
+        if shown.last:
+            _append(record, f" [repeats in the next {self.interval_s:g} s are counted, not shown]")
+        return True
 
     def pending(self) -> list[tuple[str, int]]:
         """``(message template, suppressed count)`` not yet reported; resets them."""

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sensekit.osc import OscControl, free_udp_port
-from sensekit.ratelimit import RateLimitFilter
+from sensekit.ratelimit import DEFAULT_INTERVAL_S, BurstWindow, RateLimitFilter, Shown
 
 
 class Clock:
@@ -175,3 +175,35 @@ def test_an_osc_flood_on_a_running_command_is_a_few_lines_and_counted(tmp_path, 
     assert any("counted, not shown" in line for line in warnings)
     held = [line for line in lines if "were not shown" in line]
     assert len(held) == 3 and all(re.match(r"99\d more message", line) for line in held), err[-2000:]
+
+
+def test_a_burst_window_shows_a_burst_a_window_and_carries_the_count():
+    win = BurstWindow(burst=3, interval_s=10.0)
+    seen = [win.admit(t) for t in (0.0, 1.0, 2.0, 3.0, 9.9)]
+    assert [s is not None for s in seen] == [True, True, True, False, False]
+    assert [s.last for s in seen[:3] if s is not None] == [False, False, True]
+    assert win.suppressed == 2
+    nxt = win.admit(12.5)                          # a new window: shown, with the count before it
+    assert nxt == Shown(last=False, carried=2, span_s=12.5)
+    assert win.suppressed == 0
+    with pytest.raises(ValueError, match="burst must be >= 1"):
+        BurstWindow(burst=0)
+
+
+def test_osc_listen_shows_the_same_burst_per_window_for_malformed_datagrams(capsys):
+    # osc-listen kept a window of its own; it now counts with BurstWindow and prints as before
+    from sensekit.cli.osc_listen import _Tally
+
+    clock = Clock()
+    tally = _Tally(clock)
+    for i in range(12):                            # 12 in the first 6 s, then 2 after 10 s
+        clock.t = i * 0.5
+        tally.malformed(("127.0.0.1", 9000), b"junk!", ValueError("not OSC"))
+    clock.t = 10.5
+    tally.malformed(("127.0.0.1", 9000), b"junk!", ValueError("not OSC"))
+    tally.report()
+    err = capsys.readouterr().err.splitlines()
+    head = "dropped a malformed datagram from 127.0.0.1:9000 (5 bytes): not OSC"
+    assert err[:4] == [head] * 4
+    assert err[4] == head + f" [more in the next {DEFAULT_INTERVAL_S:g} s are counted, not shown]"
+    assert err[5:] == [head, "13 malformed datagram(s) dropped"]

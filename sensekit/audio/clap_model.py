@@ -8,6 +8,8 @@ its split nodes (``x > threshold`` goes right, NaN left) and its leaf values.
 """
 from typing import Any
 
+from sensekit.audio.clap_trees import model_dict
+
 INF = float("inf")
 
 THRESHOLD = 0.0
@@ -318,10 +320,4 @@ TREES = (
     ((11, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), (-34.46, -1e+30, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF), (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
 )
 
-MODEL: dict[str, Any] = {
-    "depth": DEPTH,
-    "base": BASE,
-    "feature": [t[0] for t in TREES],
-    "threshold": [t[1] for t in TREES],
-    "leaf": [t[2] for t in TREES],
-}
+MODEL: dict[str, Any] = model_dict(DEPTH, BASE, TREES)

@@ -13,6 +13,8 @@ goes right, NaN left) and its leaf values.
 """
 from typing import Any
 
+from sensekit.audio.clap_trees import model_dict
+
 INF = float("inf")
 
 RISE_SPLIT_DB = 24.0   # the expert judges bursts rising less than this ...
@@ -324,10 +326,4 @@ TREES = (
     ((11, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), (-50.93, -1e+30, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF, INF), (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
 )
 
-MODEL: dict[str, Any] = {
-    "depth": DEPTH,
-    "base": BASE,
-    "feature": [t[0] for t in TREES],
-    "threshold": [t[1] for t in TREES],
-    "leaf": [t[2] for t in TREES],
-}
+MODEL: dict[str, Any] = model_dict(DEPTH, BASE, TREES)

@@ -506,29 +506,26 @@ def format_module(model: Model, threshold: float, note: str) -> str:
              "The last tree is the air gate (``clap_training.with_air_gate``).",
              "Each line is one tree, level by level: the feature index and the threshold of",
              "its split nodes (``x > threshold`` goes right, NaN left) and its leaf values.",
-             '"""', "from typing import Any", "", 'INF = float("inf")', "", f"THRESHOLD = {threshold!r}",
+             '"""', "from typing import Any", "", "from sensekit.audio.clap_trees import model_dict", "",
+             'INF = float("inf")', "", f"THRESHOLD = {threshold!r}",
              f"DEPTH = {model['depth']}", f"BASE = {model['base']!r}", "", "TREES = ("]
     def trees(m: Model) -> list[str]:
         return [f"    ({nums(f, '%d')}, {nums(t, '%.10g')}, {nums(v, '%.10g')}),"
                 for f, t, v in zip(m["feature"], m["threshold"], m["leaf"])]
 
-    def fields(name: str, base: str) -> list[str]:
-        return ['    "depth": DEPTH,', f'    "base": {base},', f'    "feature": [t[0] for t in {name}],',
-                f'    "threshold": [t[1] for t in {name}],', f'    "leaf": [t[2] for t in {name}],']
-
     lines += [*trees(model), ")", ""]
     below = model.get("below")
     if below is None:
-        lines += ["MODEL: dict[str, Any] = {", *fields("TREES", "BASE"), "}", ""]
+        lines += ["MODEL: dict[str, Any] = model_dict(DEPTH, BASE, TREES)", ""]
         return "\n".join(lines)
     # a routed model (clap_folds.routed): the noise expert's trees, and where it takes over
     lines += [f"ROUTE = {model['route']!r}  # FEATURES index: under SPLIT, BELOW_TREES score",
               f"SPLIT = {model['split']!r}", f"BELOW_BASE = {below['base']!r}", "", "BELOW_TREES = (",
-              *trees(below), ")", "", "MODEL: dict[str, Any] = {", *fields("TREES", "BASE"),
+              *trees(below), ")", "", "MODEL: dict[str, Any] = {", "    **model_dict(DEPTH, BASE, TREES),",
               '    "route": ROUTE,', '    "split": SPLIT,',
               *(['    "either": True,  # under SPLIT: the higher of both experts\' scores']
-                if model.get("either") else []), '    "below": {', *("    " + f for f in
-              fields("BELOW_TREES", "BELOW_BASE")), "    },", "}", ""]
+                if model.get("either") else []), '    "below": model_dict(DEPTH, BELOW_BASE, BELOW_TREES),',
+              "}", ""]
     return "\n".join(lines)
 
 

@@ -24,10 +24,22 @@ walk on values at, between and beyond every threshold, NaN and +-inf included.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 MAX_DEPTH = 6                       # 64 leaves: one bit each in an int64
 _MOD = 67                           # 2**k mod 67 differs for k = 0..65 (2 is a primitive root)
+
+
+def model_dict(depth: int, base: float,
+               trees: Sequence[tuple[Sequence[int], Sequence[float], Sequence[float]]]) -> dict[str, Any]:
+    """A model dict from a generated module's trees (``(features, thresholds, leaves)`` per
+    tree, level by level): what ``clap_model.MODEL`` and ``clap_noise_model.MODEL`` are made
+    of (``clap_training.format_module`` writes the call)."""
+    return {"depth": depth, "base": base, "feature": [t[0] for t in trees],
+            "threshold": [t[1] for t in trees], "leaf": [t[2] for t in trees]}
 
 
 def _left_masks(depth: int) -> np.ndarray:

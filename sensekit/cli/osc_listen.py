@@ -30,7 +30,7 @@ from sensekit.errors import ConfigError
 from sensekit.osc import Received, decode
 from sensekit.osc.control import CPU_BURST_S, CPU_SHARE
 from sensekit.osc.pace import CpuPace, count_kernel_drops, receive
-from sensekit.ratelimit import DEFAULT_BURST, DEFAULT_INTERVAL_S
+from sensekit.ratelimit import DEFAULT_BURST, DEFAULT_INTERVAL_S, BurstWindow
 from sensekit.validate import check_positive
 from sensekit.cli.numbers import float_in
 
@@ -105,22 +105,18 @@ class _Tally:
     """What was dropped: malformed datagrams (``DEFAULT_BURST`` lines shown every
     ``DEFAULT_INTERVAL_S``, the rest only counted) and the kernel's count of those it dropped."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
         self.dropped = 0
         self.kernel_drops = 0
-        self.start = -DEFAULT_INTERVAL_S
-        self.shown = 0
+        self.window = BurstWindow(DEFAULT_BURST, DEFAULT_INTERVAL_S)
 
     def malformed(self, sender: tuple[str, int], dgram: bytes, exc: ValueError) -> None:
         self.dropped += 1
-        now = time.monotonic()
-        if now - self.start >= DEFAULT_INTERVAL_S:
-            self.start, self.shown = now, 0
-        if self.shown >= DEFAULT_BURST:
+        shown = self.window.admit(self.clock())
+        if shown is None:
             return
-        self.shown += 1
-        note = (f" [more in the next {DEFAULT_INTERVAL_S:g} s are counted, not shown]"
-                if self.shown == DEFAULT_BURST else "")
+        note = f" [more in the next {DEFAULT_INTERVAL_S:g} s are counted, not shown]" if shown.last else ""
         print(f"dropped a malformed datagram from {sender[0]}:{sender[1]} ({len(dgram)} bytes): {exc}{note}",
               file=sys.stderr)
 
