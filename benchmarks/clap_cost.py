@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--clip", type=Path, default=SHARED_DATA / "audio" / "laugh_room-small_0.wav")
     ap.add_argument("--replay", default="", help=f"comma list of {', '.join(PARTS)}")
-    ap.add_argument("--noise-route", action="store_true", help="with clap.noise_route on (clap_floor)")
+    ap.add_argument("--noise-route", action=argparse.BooleanOptionalAction, default=None,
+                    help="clap.noise_route on or off (clap_floor; default: the detector's default, on)")
     args = ap.parse_args(argv)
     replay = {p for p in args.replay.split(",") if p}
     if replay - set(PARTS):
@@ -115,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.passes):
         state.update(dict.fromkeys(PARTS, 0), replay=i > 0)
         calls.update(dict.fromkeys(PARTS, 0))
-        proc = clap_mod.ClapDetector(noise_route=args.noise_route).process
+        route = {} if args.noise_route is None else {"noise_route": args.noise_route}
+        proc = clap_mod.ClapDetector(**route).process
         t0 = time.process_time()
         for k in range(len(blocks)):
             proc(blocks[k], ts[k], rate, energy=energy[k])

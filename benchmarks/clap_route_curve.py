@@ -5,7 +5,7 @@ Every clap clip of the shared data mixed with white, pink, brown noise and babbl
 (``sensekit.audio.clap_noise.noise_curve``: the claps' loudest 5 ms RMS over the noise RMS),
 streamed in 512-sample blocks at start offsets 0 and 517; prints recall / false claps per minute
 (the worse offset) for each. The trees are the shipped ones, fitted on every source: NOT held
-out (the held-out figures are the eighth pass's, docs/claps_history.md). Cost: ~1 min a setting.
+out (the held-out figures are the eighth and eleventh passes', docs/claps_history.md). Cost: ~1 min a setting.
 
 Usage: .venv/bin/python benchmarks/clap_route_curve.py [--data DIR]
 """

@@ -39,9 +39,9 @@ Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; s
 ``sensekit settings``, ``--set clap.threshold=2``, profiles, OSC and Shift+S know them):
 ``room_feature``/``room_limit``/``room_above`` (a venue's rule, learned by ``sensekit calibrate
 --claps``, ``clap_teach.py``: bursts beyond the limit on that feature are the room's sounds;
-"none" by default), ``noise_route`` (off by default; on, a burst rising < 24 dB over a
-steady floor is judged by the noise expert, ``clap_floor.py``: ``calibrate --claps`` switches
-it on in a steady noisy room; off, nothing of it runs),
+"none" by default), ``noise_route`` (on by default: a burst rising < 24 dB over a steady
+floor is judged by the noise expert, ``clap_floor.py``; ``calibrate --claps`` switches it off
+in a room whose claps stand far over its floor; off, nothing of it runs),
 ``threshold`` (log-odds, default the shipped ``clap_model.THRESHOLD``, range ``SCORE_RANGE``
 = what the shipped trees can score; lower finds softer, odder claps and more false ones),
 ``below_claps_db`` (30, above), ``min_level`` (activity level 0..100 of the 1 ms peak after
@@ -166,10 +166,10 @@ class ClapDetector(Tunable, section="clap",
     room_limit = setting(0.0, "bursts whose room_feature is beyond this are the room's, not claps "
                          "(above it when room_above, else below)", lo=-1000, hi=1000)
     room_above = setting(True, "the room's sounds lie above room_limit (else below)")
-    noise_route = setting(False, "bursts rising < 24 dB over a steady floor (spread < 2 dB: white or "
-                          "pink noise, a fan) are judged by the noise expert (clap_floor; switched "
-                          "on by `sensekit calibrate --claps` for a steady room whose claps stand "
-                          "little over it)")
+    noise_route = setting(True, "bursts rising < 24 dB over a steady floor (spread < 2 dB: white or "
+                          "pink noise, a fan) are judged by the noise expert (clap_floor; "
+                          "`sensekit calibrate --claps` keeps it on for a steady room whose claps "
+                          "stand little over it, else switches it off)")
 
     def __init__(
         self,

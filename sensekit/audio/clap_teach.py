@@ -11,15 +11,16 @@ clap-like sounds stop firing while every taught clap still does (``sensekit cali
 2. **Room sounds that fire**: the claps it reports in ``room`` (which holds none).
 3. **Threshold**: raised to just over the room's highest-scoring false clap when that
    stays ``MARGIN`` under every taught clap's score.
-4. **Noise route** (``clap.noise_route``, ``clap_floor``): switched on when the room's floor
+4. **Noise route** (``clap.noise_route``, ``clap_floor``; on by default): kept on when the room's floor
    is steady (the median ``floor_spread_db`` over the room recording, every 0.25 s, under
    ``FLOOR_SPLIT_DB``, 2 dB) **and** the taught claps stand less than ``ROUTE_SNR_DB`` over
    it (the median clap's loudest 5 ms RMS over the floor RMS: the square root of the median
    50 ms power of the room). The limit is the route's own rise split (24 dB), fixed a priori:
    a clap standing more than that over the floor rises more than that over it (its 1 ms peak
    is at least its 5 ms RMS), so the expert would never judge the venue's claps, only the
-   room's quiet sounds (tr's room noise: a tick rising 17 dB over a 1.1 dB floor fires). When
-   on, the claps and the room are streamed again with it for steps 3 and 5.
+   room's quiet sounds; otherwise switched off. When the decision differs from the setting
+   it started from, the claps are streamed again with it, and the room is streamed with it,
+   for steps 3 and 5.
 5. **Room rule** (``clap.room_feature``, ``room_limit``, ``room_above``): if room sounds
    still fire, the one feature (``clap_features.FEATURES``) and side on which the most of
    them lie beyond every taught clap; the limit is half-way between the taught claps'
@@ -183,7 +184,7 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
     snr = clap_snr_db(claps, rate, [f.t_onset for f in taught], floor_rms)
     route = spread < FLOOR_SPLIT_DB and snr < ROUTE_SNR_DB
     values["clap.noise_route"] = route
-    if route != bool(base.get("noise_route", False)):
+    if route != bool(base.get("noise_route", ClapDetector.SETTINGS["noise_route"].default)):
         base = {**base, "noise_route": route}
         heard, feats = _stream(claps, rate, {**base, "threshold": threshold}, gain)
         taught = _of(heard, feats) or taught

@@ -6,8 +6,9 @@ then writes ``video_crc.csv``, ``video_ts_crc.csv`` (one CRC-32 per row of ``vid
 its text as stored) and ``audio_crc.csv`` with the recorder's own writers (``ChecksumLog``,
 ``PcmChecksums``; chunks of the recorded block size) and names them in ``meta.json``
 (``video.checksums``, ``video.timestamps_checksums``, ``audio.checksums``,
-``audio.checksum_block``), written atomically last. The video, the samples and the timestamps are not rewritten, so replay gives
-the same frames and samples; ``inspect`` then verifies them. The bundled demo recording got its
+``audio.checksum_block``), written atomically last. The video, the samples and the
+timestamps are not rewritten, so replay gives the same frames and samples; ``inspect`` then
+verifies them. The bundled demo recording got its
 checksums this way::
 
     python -m sensekit.capture.backfill_checksums recordings/demo.skrec

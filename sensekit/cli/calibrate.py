@@ -26,7 +26,7 @@ first ``--clap-seconds`` (10) of SOURCE are someone clapping a few times, the ne
 ``--seconds`` (30) the room as it usually sounds, without claps. It prints how many claps it
 heard, how many of the room's sounds fired before and after, and writes ``clap.threshold``
 and the room rule (``clap.room_feature``, ``clap.room_limit``, ``clap.room_above``), and
-``clap.noise_route`` (on for a steady floor the claps stand less than 24 dB over). It refuses
+``clap.noise_route`` (on for a steady floor the claps stand less than 24 dB over, else off). It refuses
 (one line, exit status 2, nothing written) a lesson with fewer than 3 claps heard in the clap
 part or with sure claps in the room part (``clap_teach.lesson_problem``): claps at the wrong
 moment would teach a venue that hears no claps.
