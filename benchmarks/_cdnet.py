@@ -1,7 +1,7 @@
 """The CDnet highway clip as every benchmark reads it: one folder, one check, the same two halves.
 
 ``open_highway(data)`` reads ``data/video/motion/cdnet_highway_a`` (frames 470-769, their
-ground-truth masks and the region of interest; ``sensekit.vision.motion_scoring.load_cdnet``)
+ground-truth masks and the region of interest; ``sensekit.evaluation.vision.motion_scoring.load_cdnet``)
 and exits with a one-line message when the folder is missing or holds fewer than
 ``2 * HALF`` frames. ``FIRST`` (frames 470-619) is where constants are chosen, ``SECOND``
 (620-769) where they are reported. ``resized(clip, w, h)`` is the clip's frames at another
@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from sensekit.vision.motion_scoring import CdnetClip, load_cdnet
+from sensekit.evaluation.vision.motion_scoring import CdnetClip, load_cdnet
 
 HIGHWAY = Path("video") / "motion" / "cdnet_highway_a"
 HALF = 150                                    # frames in each half

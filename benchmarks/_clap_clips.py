@@ -31,7 +31,7 @@ def add_expert_folds_options(ap: argparse.ArgumentParser) -> None:
 
 def clap_clips(data: Path) -> tuple[list[Any], list[Any], dict[str, tuple[np.ndarray, int]]]:
     """The clips with annotated claps, the speech clips, and ``{file: (samples, rate)}`` of both."""
-    from sensekit.audio.evaluate import read_clips, read_wav
+    from sensekit.evaluation.audio.evaluate import read_clips, read_wav
 
     if not (data / "labels.csv").is_file():
         print(f"shared data not found at {data} (use --data)", file=sys.stderr)

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 from _reference import SHARED_DATA
 
-from sensekit.audio.evaluate import read_wav
+from sensekit.evaluation.audio.evaluate import read_wav
 
 
 def identity_arguments(doc: str, what: str) -> argparse.ArgumentParser:

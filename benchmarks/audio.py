@@ -322,7 +322,7 @@ def dense_clip(args: argparse.Namespace, ref: Any, sr: int, bs: int,
                rows_all: Callable[..., Any]) -> tuple[str, float] | None:
     """``sk.all`` on a dense real clip (``--dense``: laughter by default), looped to
     ``--seconds`` at its own rate: every block holds sound, many hold bursts."""
-    from sensekit.audio.evaluate import read_wav
+    from sensekit.evaluation.audio.evaluate import read_wav
 
     path = args.dense
     if path is None or not path.is_file():

@@ -16,7 +16,7 @@ and leave-one-source-out (every constant chosen without the source it is scored 
    ``--loso quick`` uses one threshold chosen from all the single folds (the shipped choice:
    optimistic for the figures it was chosen on); ``--loso none`` skips this part.
 
-4. The noise curve (``sensekit.audio.clap_noise``): every annotated clap clip mixed with
+4. The noise curve (``sensekit.evaluation.audio.clap_noise``): every annotated clap clip mixed with
    white, pink, brown, hum, babble and single-speaker speech at 0-30 dB SNR (the claps'
    loudest 5 ms RMS over the noise RMS), at the start offsets of ``--curve-offsets``:
    recall and false claps per minute. With ``--loso quick|nested`` each clip is scored by
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"shared data not found at {args.data}", file=sys.stderr)
         return 2
     from sensekit.audio.clap import ClapDetector
-    from sensekit.audio.evaluate import evaluate, format_sources, format_table
+    from sensekit.evaluation.audio.evaluate import evaluate, format_sources, format_table
 
     def say(message: str) -> None:
         print(f"# {message}", file=sys.stderr, flush=True)
@@ -115,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
 def heldout_folds(args: argparse.Namespace,
                   say: Callable[[str], None]) -> dict[str, tuple[Any, float]] | None:
     """Each source's (trees, threshold) chosen without it: read from ``--folds`` or fitted."""
-    from sensekit.audio import clap_folds as cf
-    from sensekit.audio import clap_training as ct
+    from sensekit.evaluation.audio import clap_folds as cf
+    from sensekit.evaluation.audio import clap_training as ct
 
     if args.folds is not None and args.loso in ("nested", "quick"):
         import json
@@ -125,7 +125,7 @@ def heldout_folds(args: argparse.Namespace,
             print(f"{args.folds} has no nested thresholds (written before them): run "
                   "train_clap.py --save-folds again, or --loso quick", file=sys.stderr)
             return None
-        from sensekit.audio.evaluate import read_clips
+        from sensekit.evaluation.audio.evaluate import read_clips
         streamed = {c.source for c in read_clips(args.data)}   # not the training-only sources (clap_words)
         return {s: (m, float(saved["nested"][s] if args.loso == "nested" else saved["threshold"]))
                 for s, m in saved["models"].items() if s in streamed}
@@ -139,7 +139,7 @@ def curve(args: argparse.Namespace, make_for: Callable[[str], Callable[[], Any]]
           mode: str) -> None:
     import json
 
-    from sensekit.audio.clap_noise import curve_json, format_curve, noise_curve
+    from sensekit.evaluation.audio.clap_noise import curve_json, format_curve, noise_curve
 
     offsets = [int(v) for v in args.curve_offsets.split(",") if v.strip()]
     points = noise_curve(args.data, offsets=offsets, block=args.block, make_for=make_for)

@@ -39,10 +39,10 @@ sys.path.insert(0, str(REPO))
 import blob_eval  # benchmarks/ is on the path when run as a script
 
 from sensekit.vision.background import BackgroundModel
-from sensekit.vision.blob_scoring import truth_objects
+from sensekit.evaluation.vision.blob_scoring import truth_objects
 from sensekit.vision.blobs import box_iou
 from sensekit.vision.motion import MotionDetector
-from sensekit.vision.motion_scoring import f_measure, score_run, subtractor
+from sensekit.evaluation.vision.motion_scoring import f_measure, score_run, subtractor
 
 
 def report_highway(data: Path, values: list[int]) -> None:

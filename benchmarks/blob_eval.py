@@ -4,7 +4,7 @@
 Ground truth: CDnet ``highway`` (``../shared/data/video/motion/cdnet_highway_a``, frames
 470-769). Its objects are the connected components of the moving label (255) inside the
 region of interest, of at least 150 pixels, linked from frame to frame by overlap
-(``sensekit.vision.blob_scoring.truth_objects``). A found blob counts when its centre is in
+(``sensekit.evaluation.vision.blob_scoring.truth_objects``). A found blob counts when its centre is in
 the region of interest.
 
 1. **Choice half** (frames 470-619): the tracker's ``min_area_px``, ``join_px``,
@@ -54,11 +54,11 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.events import Box
 from sensekit.vision.background import BackgroundModel
-from sensekit.vision.blob_scoring import ContourBaseline, frame_matches, in_roi, truth_objects
+from sensekit.evaluation.vision.blob_scoring import ContourBaseline, frame_matches, in_roi, truth_objects
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.blobs import box_iou
 from sensekit.vision.motion import MotionDetector
-from sensekit.vision.motion_scoring import CdnetClip
+from sensekit.evaluation.vision.motion_scoring import CdnetClip
 
 TIE = 0.002
 TRACKER_GRID: dict[str, list[Any]] = {

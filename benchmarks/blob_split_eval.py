@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO))
 
 from blob_eval import score, sensekit_masks, track
 
-from sensekit.vision.blob_scoring import truth_objects
+from sensekit.evaluation.vision.blob_scoring import truth_objects
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.motion import MotionDetector
 

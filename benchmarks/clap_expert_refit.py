@@ -26,10 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-from sensekit.audio import clap_folds as cf
-from sensekit.audio import clap_training as ct
+from sensekit.evaluation.audio import clap_folds as cf
+from sensekit.evaluation.audio import clap_training as ct
 from sensekit.audio.clap_features import FEATURES
-from sensekit.audio.clap_hgb import fit_hgb
+from sensekit.evaluation.audio.clap_hgb import fit_hgb
 from sensekit.audio.clap_noise_model import FLOOR_SPLIT_DB, RISE_SPLIT_DB
 
 

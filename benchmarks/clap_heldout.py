@@ -70,10 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.data / "labels.csv").is_file():
         print(f"shared data not found at {args.data}", file=sys.stderr)
         return 2
-    from sensekit.audio import clap_training as ct
+    from sensekit.evaluation.audio import clap_training as ct
     from sensekit.audio.clap_features import FEATURES
     from sensekit.audio.clap_model import THRESHOLD
-    from sensekit.audio.evaluate import read_clips, read_wav
+    from sensekit.evaluation.audio.evaluate import read_clips, read_wav
 
     if args.cache.is_file():
         b, folds, ungated, dur = pickle.loads(args.cache.read_bytes())

@@ -26,7 +26,7 @@ import numpy as np
 from _identity import identity_arguments, save_or_check
 
 from sensekit.audio.clap import ClapDetector
-from sensekit.audio.evaluate import read_wav
+from sensekit.evaluation.audio.evaluate import read_wav
 
 BLOCKS = (256, 512, 1024)
 OFFSETS = (0, 517)

@@ -39,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     targets, speech, audio = clap_clips(args.data)
     from sensekit.audio.clap import ClapDetector
     from sensekit.audio.clap_augment import clap_loudness
-    from sensekit.audio.clap_noise import mix_at, noise_unit, other_speech
-    from sensekit.audio.evaluate import match
+    from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech
+    from sensekit.evaluation.audio.evaluate import match
     from sensekit.audio.level import level_to_db
 
     folds = json.loads(args.folds.read_text())

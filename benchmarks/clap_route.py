@@ -45,7 +45,7 @@ def print_auc(b, clean: dict, below: dict, sources: list[str]) -> None:
     source's bursts by the fold that did not hear it), by copy and by band of ``rise_db``."""
     from scipy.stats import rankdata
 
-    from sensekit.audio import clap_training as ct
+    from sensekit.evaluation.audio import clap_training as ct
 
     def held(folds: dict) -> np.ndarray:
         out = np.full(len(b.y), np.nan)
@@ -84,8 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--auc", action="store_true",
                     help="print each expert's held-out area under the ROC curve by copy and rise")
     args = ap.parse_args(argv)
-    from sensekit.audio import clap_folds as cf
-    from sensekit.audio import clap_training as ct
+    from sensekit.evaluation.audio import clap_folds as cf
+    from sensekit.evaluation.audio import clap_training as ct
     from sensekit.audio.clap_model import MODEL, THRESHOLD
 
     def say(message: str) -> None:

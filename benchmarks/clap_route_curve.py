@@ -2,7 +2,7 @@
 """Recall and false claps in noise with ``clap.noise_route`` off and on (docs/claps.md, "Teach the venue").
 
 Every clap clip of the shared data mixed with white, pink, brown noise and babble at 5 and 10 dB
-(``sensekit.audio.clap_noise.noise_curve``: the claps' loudest 5 ms RMS over the noise RMS),
+(``sensekit.evaluation.audio.clap_noise.noise_curve``: the claps' loudest 5 ms RMS over the noise RMS),
 streamed in 512-sample blocks at start offsets 0 and 517; prints recall / false claps per minute
 (the worse offset) for each. The trees are the shipped ones, fitted on every source: NOT held
 out (the held-out figures are the eighth and eleventh passes', docs/claps_history.md). Cost: ~1 min a setting.
@@ -18,7 +18,7 @@ from pathlib import Path
 from _reference import SHARED_DATA
 
 from sensekit.audio.clap import ClapDetector
-from sensekit.audio.clap_noise import format_curve, noise_curve
+from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     from sensekit.audio.clap import ClapDetector
     from sensekit.audio.clap_augment import clap_loudness
     from sensekit.audio.clap_features import FEATURES, TreeModel
-    from sensekit.audio.clap_noise import mix_at, noise_unit, other_speech
+    from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech
 
     targets, speech, audio = clap_clips(args.data)
     clean = json.loads(args.clean_folds.read_text())

@@ -58,8 +58,8 @@ class Pairs:
     """The folds without a clip's source and a speaker's, fitted once and kept in ``--pairs``."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from sensekit.audio import clap_training as ct
-        from sensekit.audio import clap_words as cw
+        from sensekit.evaluation.audio import clap_training as ct
+        from sensekit.evaluation.audio import clap_words as cw
 
         self.bursts = ct.collect_cached(args.data, args.cache)
         if args.words is not None:
@@ -69,8 +69,8 @@ class Pairs:
         self.pairs: dict[str, Any] = json.loads(self.path.read_text()) if self.path.is_file() else {}
 
     def fold(self, source: str, speaker: str) -> Any:
-        from sensekit.audio import clap_training as ct
-        from sensekit.audio import clap_words as cw
+        from sensekit.evaluation.audio import clap_training as ct
+        from sensekit.evaluation.audio import clap_words as cw
 
         key = f"{source}+{speaker}"
         if key not in self.pairs:
@@ -89,7 +89,7 @@ Mix = tuple[Any, str, np.ndarray, int, list[float]]   # trees, the clip's source
 def score(mixes: list[Mix], offsets: list[int], nested: dict[str, float]) -> str:
     """Recall and false claps per minute over ``mixes``, the worse of ``offsets``."""
     from sensekit.audio.clap import ClapDetector
-    from sensekit.audio.evaluate import match, stream_claps
+    from sensekit.evaluation.audio.evaluate import match, stream_claps
 
     worst = []
     for off in offsets:
@@ -108,10 +108,10 @@ def digit_mixes(data: Path, targets: list[Any], audio: dict[str, tuple[np.ndarra
                 fold: Callable[[str, str], Any], snr: float) -> list[Mix]:
     """Each digit speaker (60 takes, looped) under every annotated clip at ``snr``, with the
     fold that heard neither the clip's source nor the speaker."""
-    from sensekit.audio import clap_training as ct
-    from sensekit.audio import clap_words as cw
+    from sensekit.evaluation.audio import clap_training as ct
+    from sensekit.evaluation.audio import clap_words as cw
     from sensekit.audio.clap_augment import clap_loudness
-    from sensekit.audio.clap_noise import mix_at
+    from sensekit.evaluation.audio.clap_noise import mix_at
 
     takes = cw.read_words(data)
     mixes = []
@@ -130,7 +130,7 @@ def speech_mixes(targets: list[Any], speech: list[Any], audio: dict[str, tuple[n
     """The noise curve's one-speaker mixes at ``snr``, each with the fold that heard neither
     the clip's source nor the speaker's."""
     from sensekit.audio.clap_augment import clap_loudness
-    from sensekit.audio.clap_noise import mix_at, noise_unit, other_speech, speech_pick
+    from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech, speech_pick
 
     mixes = []
     for c in targets:

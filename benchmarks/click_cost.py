@@ -28,7 +28,7 @@ from _reference import SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.vision.evaluate import click_points, clip_names, frames_of, load_clip
+from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, load_clip
 from sensekit.vision import extent
 from sensekit.vision.extent import HISTORY_FRAMES, measure_extent
 from sensekit.vision.proposals import click_proposals

@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 from track_eval import tracker_settings
 
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.vision.evaluate import click_points, frames_of, load_clip
+from sensekit.evaluation.vision.evaluate import click_points, frames_of, load_clip
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
 
 FRAMES = 100

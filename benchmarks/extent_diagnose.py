@@ -48,7 +48,7 @@ from train_extent import start_frames
 
 from sensekit.errors import SourceError
 from sensekit.vision import extent_model
-from sensekit.vision.evaluate import chosen_clips, click_points, frames_of, iou, load_clip, size_ok
+from sensekit.evaluation.vision.evaluate import chosen_clips, click_points, frames_of, iou, load_clip, size_ok
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
 from sensekit.vision.proposals import click_proposals
 from sensekit.vision.segment import segment_click

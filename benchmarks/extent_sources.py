@@ -31,7 +31,7 @@ import numpy as np
 
 from track_eval import scale_box, scale_view
 
-from sensekit.vision.evaluate import click_points, iou
+from sensekit.evaluation.vision.evaluate import click_points, iou
 from sensekit.vision.extent import HISTORY_FRAMES
 
 SOURCES = ("highway", "people", "hands")
@@ -53,7 +53,7 @@ def _views(source: str, frame: np.ndarray, history: list[np.ndarray], truth: np.
 
 def highway(data: Path, scales: list[float], every: int = 3) -> Iterator[Case]:
     """Cars of the CDnet highway clip (see the module docstring)."""
-    from sensekit.vision.motion_scoring import load_cdnet
+    from sensekit.evaluation.vision.motion_scoring import load_cdnet
 
     clip = load_cdnet(Path(data) / "video" / "motion" / "cdnet_highway_a")
     back = max(HISTORY_FRAMES)

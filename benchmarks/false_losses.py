@@ -27,7 +27,7 @@ from track_eval import tracker_settings
 
 from sensekit.events import ColorLost
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.vision.evaluate import click_points, frames_of, iou, load_clip
+from sensekit.evaluation.vision.evaluate import click_points, frames_of, iou, load_clip
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
 
 FRAMES = 100

@@ -38,7 +38,7 @@ from track_eval import _first, tracker_settings
 
 from sensekit.events import ColorLost
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.vision.evaluate import frames_of, iou, load_clip
+from sensekit.evaluation.vision.evaluate import frames_of, iou, load_clip
 from sensekit.vision.view_change import ViewChange, thumbnail, view_change
 
 

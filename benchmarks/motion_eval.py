@@ -21,7 +21,7 @@
 4. **Cost** (``--cost``): median ms per frame at 320x240 and 640x480 (highway frames resized),
    and the ratio to MOG2 in the same run.
 
-Pixel F-measure with CDnet's conventions (``sensekit.vision.motion_scoring``): 255 moving,
+Pixel F-measure with CDnet's conventions (``sensekit.evaluation.vision.motion_scoring``): 255 moving,
 0 static and 50 shadow count as not moving, 85 (outside the ROI) and 170 (unknown) are not scored.
 
     .venv/bin/python benchmarks/motion_eval.py [--data ../shared/data] [--no-scenes] [--cost]
@@ -46,9 +46,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.vision.background import BackgroundModel
-from sensekit.vision.evaluate import iou
+from sensekit.evaluation.vision.evaluate import iou
 from sensekit.vision.motion import MotionDetector
-from sensekit.vision.motion_scoring import CdnetClip, f_measure, score_run, subtractor
+from sensekit.evaluation.vision.motion_scoring import CdnetClip, f_measure, score_run, subtractor
 
 # candidate values, each method's own default first
 GRIDS: dict[str, dict[str, list[Any]]] = {

@@ -3,7 +3,7 @@
 
 Prints, for ../shared/data/video/pose:
 
-- per still, each annotated person's PCK@0.2 (``sensekit.vision.pose_scoring``) for the stage
+- per still, each annotated person's PCK@0.2 (``sensekit.evaluation.vision.pose_scoring``) for the stage
   and for a bare MediaPipe Pose call (static image, full model) on the same image; then the
   people found (PCK >= 0.5) and the mean PCK over the people with at least 5 labelled points.
   ``tflitetest_image1`` (a computer render, keypoints from another model) is scored apart;
@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.capture.base import VideoFrame
 from sensekit.vision.pose import PoseStage, load_pose
-from sensekit.vision.pose_scoring import FOUND_PCK, score_people
+from sensekit.evaluation.vision.pose_scoring import FOUND_PCK, score_people
 
 DATA = SHARED_DATA / "video" / "pose"
 APART = ("tflitetest_image1",)

@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.errors import SourceError
-from sensekit.vision.evaluate import add_clip_options, chosen_clips, evaluate_clip, load_clip, summary
+from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, evaluate_clip, load_clip, summary
 from sensekit.vision.extent import held_out
 
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.vision import click_refine
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.vision.evaluate import add_clip_options, chosen_clips, click_points, frames_of, iou, load_clip
+from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, click_points, frames_of, iou, load_clip
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
 
 

@@ -24,7 +24,7 @@ from _reference import SHARED_BENCH, load_reference
 
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector
-from sensekit.audio.evaluate import read_wav
+from sensekit.evaluation.audio.evaluate import read_wav
 from sensekit.audio.level import LevelMeter
 from sensekit.audio.pitch import PitchTracker
 

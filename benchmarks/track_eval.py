@@ -10,7 +10,7 @@ MIL tracker started from the true box. Columns: mean success (IoU > 0.5) with th
 centre error in px in brackets; the clicks' success over the same tracker's from the true box;
 the share of clicks whose first box is within 25 % of the true width and height; and the time
 a click's segmentation takes (``segment_click``; mean and max over the clicks, ms).
-(``sensekit.vision.evaluate``; ``tests/vision/test_track_eval.py``.)
+(``sensekit.evaluation.vision.evaluate``; ``tests/vision/test_track_eval.py``.)
 With ``--loss``, the delay before ``color_lost`` once the object is gone, from a centre click
 and from the true box on frame 0: (1) **cut**: after 29 frames the picture cuts to each other
 clip (resized); (2) **cover**: from frame 30 a dark grey card 20 % larger than the true box
@@ -57,7 +57,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.errors import ConfigError, SourceError
-from sensekit.vision.evaluate import BASELINES, TrackClip, add_clip_options, chosen_clips, click_points, \
+from sensekit.evaluation.vision.evaluate import BASELINES, TrackClip, add_clip_options, chosen_clips, click_points, \
     evaluate_clip, format_table, frames_of, load_clip, size_ok, summary
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
 from sensekit.vision.segment import segment_click

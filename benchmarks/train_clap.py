@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Train the clap model on the developer clips and write sensekit/audio/clap_model.py.
 
-Deterministic: the same data give byte-identical output. Steps (``sensekit.audio.clap_training``):
+Deterministic: the same data give byte-identical output. Steps (``sensekit.evaluation.audio.clap_training``):
 every clip and its augmented copies are streamed through ClapDetector, every judged burst
 is labelled (clap_onsets.csv, or the data README's recipe for clap clips without times);
 boosted trees are fitted on all of them, plus the air gate (a last tree that rejects
@@ -57,8 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.data / "labels.csv").is_file():
         print(f"shared data not found at {args.data}", file=sys.stderr)
         return 2
-    from sensekit.audio import clap_folds as cf
-    from sensekit.audio import clap_training as ct
+    from sensekit.evaluation.audio import clap_folds as cf
+    from sensekit.evaluation.audio import clap_training as ct
 
     def say(message: str) -> None:
         print(f"# {message}", file=sys.stderr, flush=True)
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     synth = SYNTHETIC_KINDS + (EVERYDAY_KINDS if args.everyday else ())
     bursts = ct.collect_cached(args.data, args.cache, augment=ct.AUGMENTATIONS + also, synth=synth)
     if args.words is not None:
-        from sensekit.audio import clap_words as cw
+        from sensekit.evaluation.audio import clap_words as cw
         bursts = cw.joined(bursts, cw.collect_words_cached(args.data, args.words))
     say(f"{len(bursts.y)} bursts: {int((bursts.y == 1).sum())} claps, "
         f"{int((bursts.y == 0).sum())} others, {int((bursts.y == -1).sum())} ignored")

@@ -55,7 +55,7 @@ sys.path.insert(0, str(REPO))
 from extent_sources import SOURCES, cases as source_cases
 from track_eval import scale_box, scale_view
 
-from sensekit.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok
+from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok
 from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus, features
 from sensekit.vision.proposals import click_proposals
 

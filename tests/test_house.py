@@ -28,8 +28,9 @@ import graphlib  # noqa: E402
 #: the package's floors, bottom first: a module may import its own floor and the ones below,
 #: never one above. Every import counts - at module level, inside functions and under
 #: TYPE_CHECKING. A ``__main__`` module (``python -m sensekit``, ``python -m sensekit.synth``) is
-#: a script that nothing imports: it stands on the top floor, whatever folder it is in.
-#: docs/ARCHITECTURE.md draws the same floors.
+#: a script that nothing imports: it stands on the scripts' floor, whatever folder it is in.
+#: ``evaluation`` (training and scoring, for benchmarks and tests) stands above everything, so
+#: nothing the runtime loads may import it. docs/ARCHITECTURE.md draws the same floors.
 FLOORS: list[set[str]] = [
     {"errors", "clock", "ratelimit", "safe_read"},
     {"events", "settings", "paths", "validate", "event_sink", "__init__", "py"},
@@ -40,7 +41,9 @@ FLOORS: list[set[str]] = [
     {"panel"},
     {"cli"},
     {"__main__"},
+    {"evaluation"},
 ]
+SCRIPTS_FLOOR = FLOORS.index({"__main__"})
 
 
 def _module_name(path: Path) -> str:
@@ -82,7 +85,7 @@ def _import_graph() -> dict[str, set[str]]:
 
 def _floor(module: str) -> int:
     if module.rpartition(".")[2] == "__main__":
-        return len(FLOORS) - 1
+        return SCRIPTS_FLOOR
     part = module.split(".")[1] if "." in module else "__init__"
     part = part.removesuffix(".py")
     for level, names in enumerate(FLOORS):
@@ -102,3 +105,41 @@ def test_no_import_cycle():
         tuple(graphlib.TopologicalSorter(_import_graph()).static_order())
     except graphlib.CycleError as exc:
         raise AssertionError(f"an import cycle: {' -> '.join(exc.args[1])}") from None
+
+
+# --- evaluation code stays out of the runtime -------------------------------------------------
+
+REPO = PACKAGE.parent
+
+
+def _names_evaluation(path: Path) -> bool:
+    """Whether ``path`` imports anything of ``sensekit.evaluation`` (any form, at any depth)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        if any(n == "sensekit.evaluation" or n.startswith("sensekit.evaluation.") for n in names):
+            return True
+    return False
+
+
+def test_the_evaluation_floor_is_the_top_one():
+    assert _floor("sensekit.evaluation.audio.clap_training") == len(FLOORS) - 1
+    assert all(_floor(m) < len(FLOORS) - 1 for m in _import_graph()
+               if not m.startswith("sensekit.evaluation"))
+
+
+def test_nothing_outside_evaluation_imports_it():
+    runtime = [p for p in PACKAGE.rglob("*.py") if "evaluation" not in p.relative_to(PACKAGE).parts[:1]]
+    runtime += [p for folder in ("apps", "examples") if (REPO / folder).is_dir()
+                for p in (REPO / folder).rglob("*.py")]
+    assert len(runtime) > 50, "the runtime's files were not found"
+    graph = _import_graph()
+    inside = {m for m, dsts in graph.items() if not m.startswith("sensekit.evaluation")
+              and any(d.startswith("sensekit.evaluation") for d in dsts)}
+    named = sorted(str(p.relative_to(REPO)) for p in runtime if _names_evaluation(p))
+    assert not inside and not named, (
+        f"sensekit.evaluation is for benchmarks and tests only; imported by: {sorted(inside) + named}")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sensekit.audio.clap_training import clipped, mixed, resample, reverberate
-from sensekit.audio.evaluate import match, read_clips, read_wav, stream_claps
+from sensekit.evaluation.audio.clap_training import clipped, mixed, resample, reverberate
+from sensekit.evaluation.audio.evaluate import match, read_clips, read_wav, stream_claps
 
 CLAP_CLIPS = ("clap_k_regular14.wav", "clap_k_steady13.wav", "clap_k_mixed18.wav",
               "clap_j_sparse7.wav", "clap_sparse_eldar-sample2.wav")

@@ -59,7 +59,7 @@ def test_clapper_app_and_events_cli_agree(shared_data, capsys, name):
 def test_a_clap_5_ms_into_the_stream_reaches_the_app(shared_data, capsys, tmp_path):
     import soundfile as sf
 
-    from sensekit.audio.evaluate import read_wav
+    from sensekit.evaluation.audio.evaluate import read_wav
 
     x, rate = read_wav(shared_data / "audio" / "clap_k_triple.wav")
     start = int((1.265 - 0.005) * rate)                  # 5 ms before the first clap

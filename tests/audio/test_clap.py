@@ -267,7 +267,7 @@ def test_a_longer_decay_never_makes_a_burst_more_of_a_clap():
     where the training bursts are too few to say so (unconstrained, a 150 ms hiss scored
     as a clap)."""
     from sensekit.audio.clap_features import FEATURES, clap_score
-    from sensekit.audio.clap_training import DECREASING
+    from sensekit.evaluation.audio.clap_training import DECREASING
 
     rng = np.random.default_rng(3)
     clap = np.array([35.0, 15.0, 50.0, 25.0, 2.0, 6.0, -17.0, -20.0, -15.0, -14.0, -4.0, -8.0,

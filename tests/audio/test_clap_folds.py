@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sensekit.audio.clap_folds import choose_threshold, heldout, nested_thresholds, pooled_f1
-from sensekit.audio.clap_training import Bursts
+from sensekit.evaluation.audio.clap_folds import choose_threshold, heldout, nested_thresholds, pooled_f1
+from sensekit.evaluation.audio.clap_training import Bursts
 
 
 def _bursts(rng: np.random.Generator) -> Bursts:

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from sensekit.audio.clap_features import FEATURES, TreeModel
-from sensekit.audio.clap_training import CLEAN, GATE_LEAF, Bursts, train
+from sensekit.evaluation.audio.clap_training import CLEAN, GATE_LEAF, Bursts, train
 
 
 def _bursts() -> Bursts:

@@ -9,7 +9,7 @@ pytest.importorskip("sklearn")
 from threadpoolctl import threadpool_limits
 
 from sensekit.audio.clap_features import TreeModel
-from sensekit.audio.clap_hgb import classifier, export, finite
+from sensekit.evaluation.audio.clap_hgb import classifier, export, finite
 
 
 def test_exported_trees_score_like_sklearn_with_nan_left() -> None:

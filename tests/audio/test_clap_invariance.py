@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from sensekit.audio.clap import ClapDetector
-from sensekit.audio.clap_training import resample
-from sensekit.audio.evaluate import read_clips, read_wav
+from sensekit.evaluation.audio.clap_training import resample
+from sensekit.evaluation.audio.evaluate import read_clips, read_wav
 
 BLOCKS = (64, 100, 256, 333, 512, 1024, 2048, 4096)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import sensekit.audio.clap_model as shipped
 import sensekit.audio.clap_noise_model as noise
-from sensekit.audio.clap_training import format_module
+from sensekit.evaluation.audio.clap_training import format_module
 from sensekit.audio.clap_trees import model_dict
 
 _CALL = "MODEL: dict[str, Any] = model_dict(DEPTH, BASE, TREES)\n"

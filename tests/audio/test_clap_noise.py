@@ -1,9 +1,9 @@
-"""The noise curve's speech mixes (sensekit/audio/clap_noise.py)."""
+"""The noise curve's speech mixes (sensekit/evaluation/audio/clap_noise.py)."""
 from __future__ import annotations
 
 import numpy as np
 
-from sensekit.audio.clap_noise import noise_unit, speech_pick
+from sensekit.evaluation.audio.clap_noise import noise_unit, speech_pick
 
 
 def test_speech_pick_names_the_recording_the_speech_mix_uses() -> None:

@@ -15,8 +15,8 @@ from sensekit.audio.clap import ClapDetector
 from sensekit.audio.clap_augment import clap_loudness, noise
 from sensekit.audio.clap_floor import FLOOR_SPLIT_DB, FloorRoute
 from sensekit.audio.clap_teach import room_floor, teach
-from sensekit.audio.clap_training import resample
-from sensekit.audio.evaluate import match, read_clips, read_wav
+from sensekit.evaluation.audio.clap_training import resample
+from sensekit.evaluation.audio.evaluate import match, read_clips, read_wav
 
 RATE = 48000
 

@@ -6,8 +6,8 @@ import math
 import numpy as np
 
 from sensekit.audio.clap_features import FEATURES, TreeModel, score_range
-from sensekit.audio.clap_folds import choose_route, route_counts, routed
-from sensekit.audio.clap_training import Bursts, format_module
+from sensekit.evaluation.audio.clap_folds import choose_route, route_counts, routed
+from sensekit.evaluation.audio.clap_training import Bursts, format_module
 
 
 def _stump(feature: str, threshold: float, left: float, right: float) -> dict:

@@ -11,8 +11,8 @@ import pytest
 
 from sensekit.audio.clap import ClapDetector
 from sensekit.audio.clap_teach import teach
-from sensekit.audio.clap_training import resample
-from sensekit.audio.evaluate import match, read_clips, read_wav
+from sensekit.evaluation.audio.clap_training import resample
+from sensekit.evaluation.audio.evaluate import match, read_clips, read_wav
 from sensekit.errors import ConfigError
 
 RATE = 48000

@@ -1,11 +1,11 @@
-"""The spoken digits as clap-training speech (sensekit/audio/clap_words.py)."""
+"""The spoken digits as clap-training speech (sensekit/evaluation/audio/clap_words.py)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
 
-from sensekit.audio import clap_words as cw
+from sensekit.evaluation.audio import clap_words as cw
 from sensekit.audio.clap_augment import clap_loudness
 
 

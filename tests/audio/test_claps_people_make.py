@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
-from sensekit.audio.evaluate import Scores, stream_claps
+from sensekit.evaluation.audio.evaluate import Scores, stream_claps
 
 from . import realmix as R
 
@@ -84,7 +84,7 @@ def test_double_and_triple_patterns(shared_data, name, count, patterns):
 
 def test_the_books_activity_detector_is_unchanged(shared_data):
     """setSilenceLevel(25, 500) on a clap clip: one activation per burst of sound, as before."""
-    from sensekit.audio.evaluate import stream_book
+    from sensekit.evaluation.audio.evaluate import stream_book
 
     x, rate, _ = R.load(shared_data, "clap_sparse_eldar-sample2.wav")
     acts = stream_book(x, rate)

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
-from sensekit.audio.evaluate import match
+from sensekit.evaluation.audio.evaluate import match
 
 
 def test_demo_claps_found(recordings_dir):

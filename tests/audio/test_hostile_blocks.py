@@ -107,7 +107,7 @@ def test_a_block_too_loud_to_measure_is_skipped_and_named(caplog):
 def test_sample_rates_at_the_edges(pcm, rate):
     """8 kHz (telephone audio) runs; 96 kHz (studio interfaces) is refused in one line naming
     the range the clap detector handles, before any event."""
-    from sensekit.audio.clap_training import resample
+    from sensekit.evaluation.audio.clap_training import resample
 
     x16, src_rate = pcm
     x16 = x16[:int(2.5 * src_rate)]                 # five claps, 0.34 .. 2.26 s

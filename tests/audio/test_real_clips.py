@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from sensekit.audio.clap import ClapDetector
-from sensekit.audio.evaluate import evaluate, format_table, read_clips, read_wav
+from sensekit.evaluation.audio.evaluate import evaluate, format_table, read_clips, read_wav
 
 
 @pytest.fixture(scope="module")

@@ -162,7 +162,7 @@ def test_cdnet_highway_held_back_half_beats_mog2_contours(shared_data):
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     import blob_eval as be
-    from sensekit.vision.motion_scoring import load_cdnet
+    from sensekit.evaluation.vision.motion_scoring import load_cdnet
 
     clip = load_cdnet(shared_data / "video" / "motion" / "cdnet_highway_a")
     truth = be.truth_objects(clip.truths, clip.roi)

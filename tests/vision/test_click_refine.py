@@ -6,7 +6,7 @@ import numpy as np
 from sensekit.events import ColorLost
 from sensekit.vision.click_refine import ClickRefiner
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.vision.evaluate import frames_of, iou, load_clip
+from sensekit.evaluation.vision.evaluate import frames_of, iou, load_clip
 from tests.vision.synth import background
 
 

@@ -198,7 +198,7 @@ def test_click_outside_frame_and_other_bad_values():
 
 
 def _clip_frames(shared_data, name, n):
-    from sensekit.vision.evaluate import frames_of, load_clip
+    from sensekit.evaluation.vision.evaluate import frames_of, load_clip
 
     clip = load_clip(shared_data / "video" / "tracking", name)
     out = []

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sensekit.vision import extent_model
-from sensekit.vision.evaluate import iou
+from sensekit.evaluation.vision.evaluate import iou
 from sensekit.vision.extent import (FEATURES, HISTORY_FRAMES, MOTION_FEATURES, consensus, features, held_out,
                                     measure_extent, scores)
 from sensekit.vision.proposals import click_proposals

@@ -9,7 +9,7 @@ from sensekit.errors import ConfigError
 from sensekit.events import Motion
 from sensekit.vision.background import BackgroundModel, exposure_gain
 from sensekit.vision.motion import MotionDetector, parse_zones
-from sensekit.vision.motion_scoring import f_measure, load_cdnet, score_run, subtractor
+from sensekit.evaluation.vision.motion_scoring import f_measure, load_cdnet, score_run, subtractor
 from tests.vision import scenes
 from tests.vision.synth import background, noisy
 

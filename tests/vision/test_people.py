@@ -6,7 +6,7 @@ import pytest
 
 from sensekit.vision.people import (box_iou, crop_box, landmark_box, paint_out, search_windows, torso_visible,
                                     upright)
-from sensekit.vision.pose_scoring import COCO_FROM_MEDIAPIPE, pck, score_people
+from sensekit.evaluation.vision.pose_scoring import COCO_FROM_MEDIAPIPE, pck, score_people
 
 
 def test_windows_cover_every_pixel_and_stay_inside():

@@ -31,7 +31,7 @@ pytest.importorskip("mediapipe", reason="needs the hands extra: pip install 'sen
 from sensekit.capture.base import VideoFrame  # noqa: E402
 from sensekit.events import to_jsonl  # noqa: E402
 from sensekit.vision.pose import PoseStage, load_pose  # noqa: E402
-from sensekit.vision.pose_scoring import FOUND_PCK, score_people  # noqa: E402
+from sensekit.evaluation.vision.pose_scoring import FOUND_PCK, score_people  # noqa: E402
 
 APART = ("tflitetest_image1",)
 

@@ -125,7 +125,7 @@ def test_the_sprinter_clicked_at_any_size_gives_its_size(shared_data, factor):
     true width and height each time (the fixed-size prior box of earlier versions fitted only
     one of the three). bolt1 is one of the clips the weights were fitted on: a check of the
     behaviour, not a held-out figure (those are in docs/tracking.md)."""
-    from sensekit.vision.evaluate import load_clip, size_ok
+    from sensekit.evaluation.vision.evaluate import load_clip, size_ok
 
     clip = load_clip(shared_data / "video" / "tracking", "vot_bolt1_rva")
     frames = []

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sensekit.errors import SourceError
-from sensekit.vision.evaluate import (SensekitTracker, chosen_clips, click_points, clip_names, evaluate,
+from sensekit.evaluation.vision.evaluate import (SensekitTracker, chosen_clips, click_points, clip_names, evaluate,
                                        format_table, iou, load_clip, score, size_ok, summary)
 from tests.vision.ball_scenes import COLOURS, ball_sequence
 from tests.vision.synth import background

@@ -25,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 from sensekit.audio.clap_features import FEATURES, Model
-from sensekit.audio.clap_training import FAMILY, SYNTH, Bursts, scores, train
+from sensekit.evaluation.audio.clap_training import FAMILY, SYNTH, Bursts, scores, train
 
 def heldout(bursts: Bursts, score: np.ndarray, threshold: float, source: str) -> float:
     """A source's figure at ``threshold``, from its original clips' bursts: per-clap F1 on

@@ -26,7 +26,7 @@ import numpy as np
 
 from sensekit.audio.clap import ClapDetector
 from sensekit.audio.clap_augment import clap_loudness, noise
-from sensekit.audio.evaluate import Clip, match, read_clips, read_wav, stream_claps
+from sensekit.evaluation.audio.evaluate import Clip, match, read_clips, read_wav, stream_claps
 
 CURVE_KINDS = ("white", "pink", "brown", "hum", "babble", "speech")
 CURVE_SNRS_DB = (0.0, 5.0, 10.0, 15.0, 20.0, 30.0)
@@ -61,7 +61,7 @@ def other_speech(audio: dict[str, tuple[np.ndarray, int]], speech: Iterable[Clip
                  rate: int) -> list[np.ndarray]:
     """The speech clips of every source but ``source``, at ``rate`` (what babble and the
     speech mixes are made of: a held-out source is never mixed with its own voice)."""
-    from sensekit.audio.clap_training import resample
+    from sensekit.evaluation.audio.clap_training import resample
 
     out = []
     for sp in speech:

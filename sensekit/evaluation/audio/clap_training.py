@@ -58,7 +58,7 @@ from sensekit.audio.clap_augment import (
     with_noise,
 )
 from sensekit.audio.clap_features import FEATURES, BurstFeatures, Model, TreeModel
-from sensekit.audio.evaluate import Clip, read_clips, read_wav, recipe_onsets
+from sensekit.evaluation.audio.evaluate import Clip, read_clips, read_wav, recipe_onsets
 
 NOISY = tuple(f"n_{k}" for k in NOISE_KINDS)
 AUGMENTATIONS = ("orig", "16k", "8k", "22k", "reverb", "clipped", "eq", "eq_reverb", "quiet",
@@ -481,7 +481,7 @@ def train(bursts: Bursts, *, leave_out: Iterable[str] = (), family: str = FAMILY
     y = bursts.y[m]
     w = balanced_weights(y, bursts.source[m]) * np.where(bursts.variant[m] == "orig", ORIG_WEIGHT, 1.0)
     if family == "hgb":
-        from sensekit.audio.clap_hgb import fit_hgb
+        from sensekit.evaluation.audio.clap_hgb import fit_hgb
         trees = fit_hgb(bursts.X[m], y, w, depth=DEPTH, trees=TREES, rate=RATE, l2=L2,
                         decreasing=tuple(FEATURES.index(f) for f in DECREASING))
     elif family == "booster":

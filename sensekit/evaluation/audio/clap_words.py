@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from sensekit.audio.clap_augment import clap_loudness
-from sensekit.audio.clap_training import (
+from sensekit.evaluation.audio.clap_training import (
     Bursts,
     _Clips,
     judged_bursts,
@@ -35,7 +35,7 @@ from sensekit.audio.clap_training import (
     resample,
     seed_of,
 )
-from sensekit.audio.evaluate import read_wav, recipe_onsets
+from sensekit.evaluation.audio.evaluate import read_wav, recipe_onsets
 
 WORDS = "words"
 SOURCE_PREFIX = "fsdd_"
@@ -174,7 +174,7 @@ def joined(a: Bursts, b: Bursts) -> Bursts:
 
 def collect_words_cached(data: Path, cache: Path) -> Bursts:
     """``collect_words(data)``, kept in ``cache`` (an .npz; read when it exists)."""
-    from sensekit.audio.clap_training import collect_cached
+    from sensekit.evaluation.audio.clap_training import collect_cached
 
     if not Path(cache).is_file():
         b = collect_words(data)
