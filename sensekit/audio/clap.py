@@ -56,6 +56,8 @@ Cost (48 kHz): ~1.4 us per block, plus ~12 us per 28 ms of sound above ``min_lev
 grid), ~40 us per batch of candidates searched for their peak and ~150 us per burst judged
 (a few per second of busy sound); ~4 us per 512-sample block on ``benchmarks/audio.py``'s
 signal. The sample, frame-power and cumulative-sum buffers are reused (grown when needed).
+The first detector built with ``noise_route`` on builds the expert's trees (~25 ms, once per
+process), so no block and no clap pays for them.
 
 Failure modes: ``ConfigError`` for a rate outside 8000..48000 Hz, a rate change
 mid-stream, a stereo block with ``channels=1``, or a bad setting (each names the
@@ -189,6 +191,7 @@ class ClapDetector(Tunable, section="clap",
         self._levels_changed()
         self._room_j = _room_index(self.room_feature)
         self._route: FloorRoute | None = None   # made by _configure when noise_route is on
+        self._load_expert()                # its trees now, not at the first block
         self.model = model
         tree_model(model)                  # the trees' tables now, not at the first burst
         #: when True, the features of every judged burst are appended to ``features``
@@ -215,6 +218,8 @@ class ClapDetector(Tunable, section="clap",
             self._gap = round(self.rate * self.min_gap_ms / 1000.0)
             if "noise_route" in changed:     # (mid-stream: judged once the history is there)
                 self._route_changed()
+        elif "noise_route" in changed:
+            self._load_expert()
 
     @property
     def latency_ms(self) -> float:
@@ -257,6 +262,14 @@ class ClapDetector(Tunable, section="clap",
         nb = _BASE_FRAMES[0] - _BASE_FRAMES[1] + 1
         self._ratio_ones = np.full(nb, _GRID_RISE / nb)   # R times the mean, by convolution
         self._levels_changed()
+
+    def _load_expert(self) -> None:
+        """With ``noise_route`` on, the expert's trees (``clap_floor.expert``, ~25 ms once per
+        process) built now: when the detector is made or told to take the route, not on a block."""
+        if self.noise_route:
+            from sensekit.audio.clap_floor import expert
+
+            expert()
 
     def _route_changed(self) -> None:
         """The floor route (``noise_route``) and the history it needs, made or dropped."""

@@ -22,16 +22,17 @@ more, does not, but held out (tr's fold never hearing tr) it still does.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-from sensekit.audio.clap_features import FEATURES, tree_model
+from sensekit.audio.clap_features import FEATURES, TreeModel
 from sensekit.audio.clap_noise_model import FLOOR_SPLIT_DB, RISE_SPLIT_DB
 from sensekit.audio.clap_noise_model import MODEL as EXPERT_MODEL
 from sensekit.audio.numpy_calls import einsum
 
-__all__ = ["EXPERT_FEATURES", "FLOOR_SPLIT_DB", "RISE_SPLIT_DB", "FloorRoute"]
+__all__ = ["EXPERT_FEATURES", "FLOOR_SPLIT_DB", "RISE_SPLIT_DB", "FloorRoute", "expert"]
 
 #: the floor a burst rises over: FLOOR_FRAMES frames of FLOOR_FRAME_MS, one every
 #: FLOOR_EVERY_MS, the first FLOOR_FROM_MS before the peak (25 frames of 6 ms, 304..10 ms before)
@@ -49,6 +50,15 @@ _RANGE = 10.0 ** (-FLOOR_RANGE_DB / 10.0)   # a frame's power counts from this u
 
 #: what the expert's trees read: the burst features, then the patch's four
 EXPERT_FEATURES = (*FEATURES, "bands_up", "rise_sd", "rise_tilt", "decay_band")
+
+
+@functools.cache
+def expert() -> TreeModel:
+    """The expert's trees, built once per process (~25 ms; importing ``clap_noise_model`` costs
+    ~3 ms more from its ``.pyc``, ~100 ms when Python has to compile it). ``ClapDetector``
+    calls this when it is built with the route on, so neither its first block nor its first
+    routed burst pays for it."""
+    return TreeModel(EXPERT_MODEL)
 
 
 class FloorRoute:
@@ -72,7 +82,7 @@ class FloorRoute:
         self._floor_pre = floor_pre
         #: samples the route needs before a peak (the detector keeps this much history)
         self.pre = max(floor_pre, int(-off.min()))
-        self._expert = tree_model(EXPERT_MODEL)
+        self._expert = expert()
 
     def score(self, x: np.ndarray, p: int, vals: tuple[float, ...]) -> float | None:
         """The expert's score of the burst peaking at ``x[p]`` with measurements ``vals``

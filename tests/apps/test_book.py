@@ -49,3 +49,27 @@ def test_the_book_preset_changes_what_the_apps_do(play, truth):
     tracker = ball.runner.stages[0].tracker
     assert (tracker.method, ball.runner.stages[0].blur_px, ball.runner.stages[0].levels) == ("exact", 10, 4)
     assert ball.app.tracking                                          # the ball is found by exact colour
+
+
+#: the book clapper's lamp toggles on the demo (the activity events that switch it), as main
+#: gave them at 40e340a, before the noise route was on by default (``sensekit run clapper
+#: --preset book --headless --frames 600 --events FILE`` on that commit)
+MAIN_BOOK_TOGGLES_S = [0.992, 9.984, 10.976, 12.0, 13.472, 14.976, 16.0]
+
+
+@pytest.mark.parametrize("route", [True, False])
+def test_the_book_clapper_is_untouched_by_the_noise_route(play, truth, route):
+    """The book's lamp listens to ``activity`` (setSilenceLevel), not to the clap detector, so
+    ``clap.noise_route`` (on by default since the eleventh pass) changes none of its toggles;
+    the clap detector, still running under the preset, reports the demo's claps either way."""
+    claps: list[float] = []
+
+    def each(h):
+        if h.steps == 1:
+            h.tuning.apply_now({**PRESETS["book"].values, "clap.noise_route": route})
+            h.dispatcher.on("clap", lambda e: claps.append(round(e.t, 3)))
+
+    book = play("clapper", 600, each=each)
+    assert book.app.method == "activity" and book.runner.stages[0].clap.noise_route is route
+    assert [round(t, 3) for t in book.app.claps] == MAIN_BOOK_TOGGLES_S
+    assert claps == [round(t, 3) for t in truth["claps"]]

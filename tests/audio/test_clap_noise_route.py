@@ -180,3 +180,36 @@ def test_floor_spread_is_the_range_of_the_middle_frames_log_powers(rate):
     want = [_spread_as_defined(x, p, rate) for p in range(fr.pre, len(x), 997)]
     assert np.allclose(got, want, rtol=0, atol=1e-3)      # (the frames summed in float32)
     assert min(got) < FLOOR_SPLIT_DB < max(got) and 60.0 in got     # every branch was taken
+
+
+def test_the_experts_trees_are_built_with_the_detector_not_on_a_block_or_a_clap(eldar, monkeypatch):
+    from sensekit.audio import clap_floor
+
+    x, onsets = eldar
+    loud = clap_loudness(x, RATE, onsets)
+    y = (x + noise("white", len(x), RATE, np.random.default_rng(5)) * loud * 10.0 ** (-10.0 / 20.0)).astype(np.float32)
+    clap_floor.expert.cache_clear()
+    ClapDetector(noise_route=False)
+    assert clap_floor.expert.cache_info().currsize == 0          # off: the expert is not built
+    det = ClapDetector()                                         # on by default, no rate yet
+    assert clap_floor.expert.cache_info().currsize == 1
+    later = ClapDetector(noise_route=False)
+    later.apply_now(noise_route=True)                            # switched on before its first block
+    clap_floor.expert.cache_clear()
+    later.apply_now(noise_route=False)
+    later.apply_now(noise_route=True)
+    assert clap_floor.expert.cache_info().currsize == 1
+    built = clap_floor.expert.cache_info().misses
+    routed: list[float] = []
+    score = FloorRoute.score
+
+    def noting(self, xb, p, vals):
+        s = score(self, xb, p, vals)
+        if s is not None:
+            routed.append(s)
+        return s
+
+    monkeypatch.setattr(FloorRoute, "score", noting)
+    claps = [c.t for i in range(0, len(y), 512) for c in det.process(y[i:i + 512], i / RATE, RATE)]
+    assert routed and claps                                      # the expert judged bursts here ...
+    assert clap_floor.expert.cache_info().misses == built        # ... with the trees built before
