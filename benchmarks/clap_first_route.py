@@ -43,8 +43,8 @@ def one_run(clip: str, snr_db: float) -> dict[str, object]:
     t_import = time.perf_counter() - t0
 
     from sensekit.audio.clap_augment import clap_loudness
-    from sensekit.audio.clap_noise import mix_at, noise_unit
-    from sensekit.audio.evaluate import read_clips, read_wav
+    from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit
+    from sensekit.evaluation.audio.evaluate import read_clips, read_wav
 
     clips = {c.file: c for c in read_clips(SHARED_DATA)}
     c = clips[f"audio/{clip}"]

@@ -32,7 +32,7 @@ from sensekit.audio.clap import ClapDetector
 from sensekit.audio.clap_augment import clap_loudness, noise
 from sensekit.audio.clap_features import TreeModel
 from sensekit.audio.clap_teach import lesson_problem, teach
-from sensekit.audio.evaluate import Scores, match, read_clips, read_wav
+from sensekit.evaluation.audio.evaluate import Scores, match, read_clips, read_wav
 
 CLIPS = ("clap_k_mixed15.wav", "clap_k_mixed18.wav", "clap_k_pairs8.wav", "clap_k_regular14.wav",
          "clap_k_steady13.wav")
