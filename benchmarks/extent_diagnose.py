@@ -44,12 +44,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from track_eval import scale_box, scale_view
-from train_extent import start_frames
+from train_extent import starts_of
 
 from sensekit.errors import SourceError
 from sensekit.vision import extent_model
-from sensekit.evaluation.vision.evaluate import chosen_clips, click_points, frames_of, iou, load_clip, size_ok
-from sensekit.vision.extent import HISTORY_FRAMES, held_out
+from sensekit.evaluation.vision.evaluate import chosen_clips, click_points, iou, load_clip, size_ok
+from sensekit.vision.extent import held_out
 from sensekit.vision.proposals import click_proposals
 from sensekit.vision.segment import segment_click
 
@@ -112,24 +112,13 @@ def classify(frame: np.ndarray, box: np.ndarray, truth: np.ndarray) -> tuple[str
 
 def cases(folder: Path, names: list[str], factor: float):
     """(clip, start, click name, frame, history, truth, click) for every case at ``factor``."""
-    K = max(HISTORY_FRAMES)
     for name in names:
         clip = load_clip(folder, name)
-        wanted = sorted(set(start_frames(len(clip.truth))))
-        kept: dict[int, list[np.ndarray]] = {}
-        for k, frame in enumerate(frames_of(clip)):
-            for s in wanted:
-                if s - K <= k <= s:
-                    kept.setdefault(s, []).append(frame)
-            if k >= max(wanted):
-                break
-        for s in wanted:
-            run = clip.truth[s:s + 100]
-            centre = (float(np.mean(run[:, 0] + run[:, 2] / 2)), float(np.mean(run[:, 1] + run[:, 3] / 2)))
+        for s, history, centre in starts_of(clip):
             if factor == 1:
-                frames, truth = kept[s], clip.truth[s].astype(np.float64)
+                frames, truth = history, clip.truth[s].astype(np.float64)
             else:
-                views = [scale_view(f, factor, centre) for f in kept[s]]
+                views = [scale_view(f, factor, centre) for f in history]
                 frames, truth = [v[0] for v in views], scale_box(clip.truth[s][None], views[-1][1])[0]
             for cname, (px, py) in click_points(truth).items():
                 yield name, s, cname, frames[-1], frames[:-1], truth, (px, py)

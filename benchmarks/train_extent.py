@@ -71,6 +71,25 @@ def start_frames(n: int, starts: int = 3) -> list[int]:
     return [max(max(HISTORY_FRAMES), k * n // starts) for k in range(starts)]
 
 
+def starts_of(clip: Any) -> list[tuple[int, list[np.ndarray], tuple[float, float]]]:
+    """(start frame, the frames up to it, ``max(HISTORY_FRAMES)`` before and the start itself,
+    the centre of the object's next 100 boxes) for every start of ``clip``."""
+    K = max(HISTORY_FRAMES)
+    wanted = sorted(set(start_frames(len(clip.truth))))
+    kept: dict[int, list[np.ndarray]] = {}
+    for k, frame in enumerate(frames_of(clip)):
+        for s in wanted:
+            if s - K <= k <= s:
+                kept.setdefault(s, []).append(frame)
+        if k >= max(wanted):
+            break
+    out = []
+    for s in wanted:
+        run = clip.truth[s:s + 100]
+        out.append((s, kept[s], (float(np.mean(run[:, 0] + run[:, 2] / 2)), float(np.mean(run[:, 1] + run[:, 3] / 2)))))
+    return out
+
+
 class Rows:
     """Cues and labels of every proposal of every case, as ``collect`` returns them."""
 
@@ -96,24 +115,12 @@ class Rows:
 
 def collect(folder: Path, names: list[str], scales: list[float]) -> dict[str, np.ndarray]:
     """Cues and labels of every proposal of every case (see the module docstring)."""
-    K = max(HISTORY_FRAMES)
     rows = Rows()
     for ci, name in enumerate(names):
         clip = load_clip(folder, name)
-        n = len(clip.truth)
-        wanted = sorted(set(start_frames(n)))
-        kept: dict[int, list[np.ndarray]] = {}
-        for k, frame in enumerate(frames_of(clip)):
-            for s in wanted:
-                if s - K <= k <= s:
-                    kept.setdefault(s, []).append(frame)
-            if k >= max(wanted):
-                break
-        for s in wanted:
-            run = clip.truth[s:s + 100]
-            centre = (float(np.mean(run[:, 0] + run[:, 2] / 2)), float(np.mean(run[:, 1] + run[:, 3] / 2)))
+        for s, history, centre in starts_of(clip):
             for factor in scales:
-                views = [scale_view(f, factor, centre) for f in kept[s]]
+                views = [scale_view(f, factor, centre) for f in history]
                 frames = [v[0] for v in views]
                 truth = scale_box(clip.truth[s][None], views[-1][1])[0]
                 rows.add(frames[-1], frames[:-1], truth, list(click_points(truth).values()), ci, factor)

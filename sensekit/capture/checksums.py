@@ -37,7 +37,7 @@ from sensekit.safe_read import read_regular
 
 __all__ = ["VIDEO_CRC_FILE", "AUDIO_CRC_FILE", "VIDEO_CRC_HEADER", "AUDIO_CRC_HEADER", "crc32_of",
            "TIMESTAMPS_CRC_FILE", "TIMESTAMPS_CRC_HEADER",
-           "ChecksumLog", "PcmChecksums", "read_checksums", "checksums_cap"]
+           "ChecksumLog", "PcmChecksums", "read_checksums", "checksums_cap", "recorded_lines"]
 
 VIDEO_CRC_FILE = "video_crc.csv"
 AUDIO_CRC_FILE = "audio_crc.csv"
@@ -113,17 +113,26 @@ class PcmChecksums:
             self._pending.clear()
 
 
+def recorded_lines(path: Path, *, complete: bool, max_bytes: int, missing: str) -> list[bytes]:
+    """The whole lines of a file a recorder appends to (``RecordingError`` with ``missing`` when
+    it is not there; beyond ``max_bytes``, or not a regular file, as ``read_regular`` says): an
+    incomplete recording's partial last line (a killed writer's) is dropped."""
+    try:
+        data = read_regular(path, max_bytes=max_bytes, what=f"'{path.name}'", error=RecordingError)
+    except FileNotFoundError:
+        raise RecordingError(missing) from None
+    lines = data.split(b"\n")
+    if data.endswith(b"\n") or not complete:
+        lines = lines[:-1]                      # the empty tail, or a killed writer's partial line
+    return lines
+
+
 def read_checksums(path: Path, header: str, *, complete: bool, max_bytes: int = _MAX_BYTES) -> np.ndarray:
     """The CRC-32s of a checksum file, in row order (``uint32``). For a complete recording any
     bad row is a ``RecordingError``; for an incomplete one the rows before it are returned."""
     name = path.name
-    try:
-        data = read_regular(path, max_bytes=max_bytes, what=f"'{name}'", error=RecordingError)
-    except FileNotFoundError:
-        raise RecordingError(f"the checksum file '{name}' is missing") from None
-    lines = data.split(b"\n")
-    if data.endswith(b"\n") or not complete:
-        lines = lines[:-1]                      # the empty tail, or a killed writer's partial line
+    lines = recorded_lines(path, complete=complete, max_bytes=max_bytes,
+                           missing=f"the checksum file '{name}' is missing")
     if not lines or lines[0].strip() != header.encode():
         raise RecordingError(f"'{name}' does not start with the header {header!r}")
     out = np.zeros(len(lines) - 1, np.uint32)

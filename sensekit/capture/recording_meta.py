@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from sensekit.capture.checksums import TIMESTAMPS_CRC_HEADER, checksums_cap, read_checksums
+from sensekit.capture.checksums import TIMESTAMPS_CRC_HEADER, checksums_cap, read_checksums, recorded_lines
 from sensekit.capture.wav import MAX_NONFINITE_RUNS
 from sensekit.errors import RecordingError
 from sensekit.safe_read import file_kind, loads_json, read_regular, short
@@ -364,13 +364,8 @@ def read_video_times(rec: Path, video: dict[str, Any], frames: int | None, *, co
 def _timestamp_lines(path: Path, *, complete: bool, max_bytes: int) -> list[bytes]:
     """The file's whole lines (an incomplete recording's partial last line dropped)."""
     name = path.name
-    try:
-        data = read_regular(path, max_bytes=max_bytes, what=f"'{name}'", error=RecordingError)
-    except FileNotFoundError:
-        raise RecordingError(f"cannot read '{name}': no such file") from None
-    lines = data.split(b"\n")
-    if data.endswith(b"\n") or not complete:
-        lines = lines[:-1]                # the empty tail, or a killed recorder's partial line
+    lines = recorded_lines(path, complete=complete, max_bytes=max_bytes,
+                           missing=f"cannot read '{name}': no such file")
     if not lines and complete:
         raise RecordingError(f"'{name}' is empty (expected the header {TIMESTAMPS_HEADER!r})")
     return lines
