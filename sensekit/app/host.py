@@ -22,8 +22,10 @@ The camera image is mirrored (``App.mirror``) before any stage sees it, as
 a mirror is what players expect; event coordinates are therefore in mirrored
 image pixels, the way they appear on screen. This is the one flip of an app: the host tells
 every stage that can mirror (``runner.MirrorsInput``: the vision stage; the hand stage is made
-with ``input_mirrored``), so ``vision.mirror`` from ``--set`` or a profile asks for what the
-picture already is and flips nothing again.
+with ``input_mirrored``), so ``vision.mirror`` true from ``--set`` or a profile asks for what the
+picture already is and flips nothing again. ``vision.mirror`` is ``fixed`` in the run's table
+(``Tuning.fixed``): false is refused with the reason, the same line through every door (the
+panel's API, OSC's log line, a warning for ``--set`` and a profile; the run goes on).
 
 The host is this loop and its pacing; each other job has its own small class:
 ``Controls`` (``controls.py``: keys, clicks, drags, scripted input), ``Hud`` (``hud.py``: the
@@ -127,6 +129,8 @@ class AppHost:
             for stage in self.runner.stages:
                 if isinstance(stage, MirrorsInput):
                     stage.input_is_mirrored()
+            self.tuning.fixed["vision.mirror"] = (
+                True, f"{self.app.name or 'this app'} mirrors the camera picture itself")
         self.dispatcher.on(SourceLost.name, self._on_lost)
         self.dispatcher.on(SourceRestored.name, self._on_restored)
         self.outputs = RunOutputs(self.options, self.dispatcher, self.tuning, step_s=app_cls.step_s)

@@ -168,10 +168,12 @@ def _unfinished_wav(path: Path, subtype: str, channels: int) -> tuple[int, int] 
 
 class _HeldSamples:
     """The samples an unfinished WAV holds, read as ``soundfile.SoundFile.read`` gives them
-    (float32, full scale 1.0; ``(n,)`` mono, ``(n, channels)`` otherwise)."""
+    (float32, full scale 1.0; ``(n,)`` mono, ``(n, channels)`` otherwise); ``seek``, ``frames``
+    and ``channels`` as a ``SoundFile`` has them."""
 
     def __init__(self, path: Path, offset: int, frames: int, subtype: str, channels: int) -> None:
         kind, self._scale = _HELD_FORMATS[subtype]
+        self.frames, self.channels = frames, channels
         self._data: np.ndarray | None = np.memmap(path, dtype=kind, mode="r", offset=offset,
                                                   shape=(frames, channels))
         self._unsigned = kind == "u1"
@@ -186,8 +188,34 @@ class _HeldSamples:
         y = (x / self._scale).astype(dtype)
         return y if always_2d or y.shape[1] > 1 else y[:, 0]
 
+    def seek(self, frame: int) -> int:
+        assert self._data is not None, "closed"
+        self._pos = min(max(0, int(frame)), self.frames)
+        return self._pos
+
     def close(self) -> None:
         self._data = None
+
+
+def open_audio_file(path: Path) -> tuple[Any, int, int]:
+    """``(reader, sample rate, channels)`` of an audio file ``soundfile`` opens: its
+    ``SoundFile``, or for a WAV whose header gives no length (a data size of 0) the samples the
+    file holds, with a warning. The reader has ``frames``, ``seek(frame)``, ``read(n, dtype,
+    always_2d)`` and ``close()``. libsndfile's error if it cannot open it; ``SourceError`` if
+    it holds no samples. Every path that reads an audio file by name uses this."""
+    import soundfile as sf
+
+    f = sf.SoundFile(str(path))
+    rate, channels = int(f.samplerate), int(f.channels)
+    if f.frames > 0:
+        return f, rate, channels
+    f.close()
+    held = _unfinished_wav(path, f.subtype, channels)
+    if held is None:
+        raise SourceError(f"audio file '{path}' is empty (0 samples)")
+    log.warning("'%s': the WAV header gives no length (the program that wrote it stopped before "
+                "finishing it); reading the %.2f s the file holds", path.name, held[1] / rate)
+    return _HeldSamples(path, *held, f.subtype, channels), rate, channels
 
 
 class MediaFileSource(Source):
@@ -243,24 +271,12 @@ class MediaFileSource(Source):
         self._items = items
 
     def _open_audio_file(self) -> str | None:
-        import soundfile as sf
-
         try:
-            f = sf.SoundFile(str(self.path))
+            self._sf, self.sample_rate, self.channels = open_audio_file(self.path)
+        except SourceError:
+            raise
         except Exception as exc:  # noqa: BLE001 - libsndfile: not audio, or corrupt
             return str(exc)
-        self.sample_rate, self.channels = int(f.samplerate), int(f.channels)
-        if f.frames == 0:
-            f.close()
-            held = _unfinished_wav(self.path, f.subtype, self.channels)
-            if held is None:
-                raise SourceError(f"audio file '{self.path}' is empty (0 samples)")
-            log.warning("'%s': the WAV header gives no length (the program that wrote it stopped "
-                        "before finishing it); playing the %.2f s the file holds", self.path.name,
-                        held[1] / self.sample_rate)
-            self._sf = _HeldSamples(self.path, *held, f.subtype, self.channels)
-        else:
-            self._sf = f
         self.has_audio, self.has_video = True, False
         self.audio_decoder = "soundfile"
         return None

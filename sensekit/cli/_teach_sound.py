@@ -25,7 +25,7 @@ import numpy as np
 from sensekit.audio.sounds import is_taught_name
 from sensekit.cli import _teach_live
 from sensekit.cli.paths import OutputPath
-from sensekit.errors import ConfigError
+from sensekit.errors import ConfigError, SourceError
 from sensekit.safe_read import clip
 
 MAX_EXAMPLE_S = 600.0        # the longest example or --other file read whole (10 minutes of talk)
@@ -75,31 +75,39 @@ def read_example(spec: str) -> tuple[np.ndarray, int]:
     memory: a 3 GB WAV given as an example filled it until the machine killed the command)."""
     import soundfile as sf
 
+    from sensekit.capture.media import open_audio_file
+
     m = _RANGE.match(spec)
     path = Path(m.group("path") if m else spec)
     if path.is_dir():
         path = path / "audio.wav"
     if not path.is_file():
         raise ConfigError(f"example {_quoted(spec)}: no such audio file")
-    try:
-        info = sf.info(str(path))
+    try:        # a WAV whose writer stopped before it wrote the length reads as `sensekit events` reads it
+        f, rate, _ = open_audio_file(path)
+    except SourceError as exc:
+        raise ConfigError(f"example {_quoted(spec)}: {exc}") from None
     except (RuntimeError, sf.LibsndfileError) as exc:
         raise ConfigError(f"example {_quoted(spec)}: cannot read it as audio ({exc})") from None
-    rate, frames = int(info.samplerate), int(info.frames)
-    start, stop = 0, frames
-    if m:
-        a, b = float(m.group("a")), float(m.group("b"))
-        if not 0 <= a < b or a * rate >= frames:
-            raise ConfigError(f"example {_quoted(spec)}: the range must be START-END with 0 <= START < END "
-                              f"inside the {frames / rate:.2f} s file")
-        start, stop = int(a * rate), min(frames, int(b * rate))
-    if stop - start > MAX_EXAMPLE_S * rate:
-        raise ConfigError(f"example {_quoted(spec)} is {(stop - start) / rate:,.0f} s long; an example is at most "
-                          f"{MAX_EXAMPLE_S:g} s (give a range: FILE@START-END)")
     try:
-        x, _ = sf.read(str(path), start=start, stop=stop, dtype="float32", always_2d=False)
-    except (RuntimeError, sf.LibsndfileError) as exc:
-        raise ConfigError(f"example {_quoted(spec)}: cannot read it as audio ({exc})") from None
+        frames = int(f.frames)
+        start, stop = 0, frames
+        if m:
+            a, b = float(m.group("a")), float(m.group("b"))
+            if not 0 <= a < b or a * rate >= frames:
+                raise ConfigError(f"example {_quoted(spec)}: the range must be START-END with 0 <= START < END "
+                                  f"inside the {frames / rate:.2f} s file")
+            start, stop = int(a * rate), min(frames, int(b * rate))
+        if stop - start > MAX_EXAMPLE_S * rate:
+            raise ConfigError(f"example {_quoted(spec)} is {(stop - start) / rate:,.0f} s long; an example is "
+                              f"at most {MAX_EXAMPLE_S:g} s (give a range: FILE@START-END)")
+        try:
+            f.seek(start)
+            x = f.read(stop - start, dtype="float32", always_2d=False)
+        except (RuntimeError, sf.LibsndfileError) as exc:
+            raise ConfigError(f"example {_quoted(spec)}: cannot read it as audio ({exc})") from None
+    finally:
+        f.close()
     return x, rate
 
 

@@ -194,8 +194,22 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
 
 def apply_chosen(tuning: Tuning, chosen: Chosen) -> Applied:
     """Apply ``chosen`` to a run before it starts (at once: the caller is the loop's thread); a
-    key the user typed whose group is not running is a warning."""
-    done = tuning.apply_now(chosen.values)
+    key the user typed whose group is not running is a warning, and so is a value the run keeps
+    fixed (``Tuning.fixed``: ``vision.mirror`` in an app that mirrors itself) asked for by an
+    option, ``--set`` or the profile: it is left out and the run starts."""
+    values = dict(chosen.values)
+    for key in list(values):
+        why = tuning.refusal(key, values[key])
+        if why is None:
+            continue
+        del values[key]
+        if key in chosen.typed:
+            log.warning("%s; %s=%s from the command line is not applied", why, key,
+                        lookup(key).show(chosen.values[key]))
+        elif chosen.profile is not None and key in chosen.profile:
+            log.warning("%s; %s=%s from the profile is not applied", why, key,
+                        lookup(key).show(chosen.values[key]))
+    done = tuning.apply_now(values)
     for key in done.unused:
         if key in chosen.typed:
             log.warning("%s is set, but nothing in this run uses [%s]", key, key.split(".")[0])

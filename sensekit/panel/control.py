@@ -133,8 +133,9 @@ class PanelControl:
     # -- any thread -------------------------------------------------------------------------
     def fixed(self) -> dict[str, tuple[Any, str]]:
         """Settings this run holds at a value whatever they are set to: ``{key: (value, why)}``
-        (an app that mirrors the camera itself: ``vision.mirror`` is true and changes nothing)."""
-        return {}
+        (an app that mirrors the camera itself: ``vision.mirror`` is true and changes nothing);
+        the run's table keeps them (``Tuning.fixed``), for every door."""
+        return dict(self.tuning.fixed)
 
     def _shown(self) -> dict[str, Any]:
         """The running settings' values, the fixed ones as they are in effect."""
@@ -166,10 +167,7 @@ class PanelControl:
         against the table and the running objects, then apply them all for the next frame or
         block; on any error nothing changes and the ``ConfigError`` names the key and value."""
         wanted = {**(values or {}), **parse_values(texts or {})}
-        for key, (value, why) in self.fixed().items():
-            if key in wanted and wanted[key] != value:
-                raise ConfigError(f"`{key}` stays {_plain({key: value})[key]!r} in this run: {why}")
-        done = self.tuning.apply(wanted)
+        done = self.tuning.apply(wanted)          # refuses a fixed setting's other value, with why
         if done.unused:
             raise ConfigError(f"nothing in this run uses {', '.join(f'`{k}`' for k in done.unused)}"
                               + ("; the other values were applied" if done.values else ""))
@@ -202,12 +200,6 @@ class AppControl(PanelControl):
     def __init__(self, host: AppHost) -> None:
         super().__init__(lambda: host.runner.stages, host.tuning)
         self.host = host
-
-    def fixed(self) -> dict[str, tuple[Any, str]]:
-        if type(self.host.app).mirror:
-            return {"vision.mirror": (True, f"{self.host.app.name or 'this app'} mirrors the "
-                                            "camera picture itself")}
-        return {}
 
     def picture(self) -> np.ndarray | None:
         frame = self.host.runner.latest_frame

@@ -31,6 +31,11 @@ checks all values against the declarations and the live objects before applying 
 run's ``baseline``, the values the app started with, and still differs from it) read the run
 back, for ``Shift+S`` and the profile.
 
+``fixed`` (``{key: (value, why)}``, empty unless the run sets it) holds settings this run keeps at
+one value whatever they are set to (an app that mirrors the camera itself: ``vision.mirror``
+stays true); ``apply`` refuses another value for them with ``why`` (``refusal``), so every
+door (the panel, OSC, ``--set`` and a profile) says the same sentence.
+
 Failure modes: an unknown key or a bad value is a ``ConfigError`` naming the key and value;
 a key whose group is not running is reported in ``Applied.unused`` (callers warn for what the
 user typed, and stay quiet for a preset or a profile that covers more than this run).
@@ -196,6 +201,8 @@ class Tuning:
         self._lock = threading.Lock()
         self._baseline: dict[str, Any] = {}
         self._applied: set[str] = set()
+        #: settings this run keeps at one value: ``{key: (value, why)}`` (see the module docstring)
+        self.fixed: dict[str, tuple[Any, str]] = {}
 
     def tunables(self) -> list[Tunable]:
         return find_tunables(self._roots())
@@ -248,7 +255,10 @@ class Tuning:
         per_section: dict[str, dict[str, Any]] = {}
         for key, value in values.items():
             s = lookup(key)
-            per_section.setdefault(s.section, {})[s.name] = s.check(value)
+            checked = per_section.setdefault(s.section, {})[s.name] = s.check(value)
+            refused = self.refusal(s.key, checked)
+            if refused is not None:
+                raise ConfigError(refused)
         with self._lock:
             live = self.by_section()
             plan: list[tuple[Tunable, dict[str, Any]]] = []
@@ -265,6 +275,14 @@ class Tuning:
                 result.values.update({f"{section}.{n}": v for n, v in vals.items()})
             self._applied.update(result.values)
         return result
+
+    def refusal(self, key: str, value: Any) -> str | None:
+        """Why ``value`` (checked, native) cannot be applied to ``key`` in this run (it is
+        ``fixed`` at another value), or ``None``."""
+        if key not in self.fixed or self.fixed[key][0] == value:
+            return None
+        kept, why = self.fixed[key]
+        return f"`{key}` stays {kept!r} in this run: {why}"
 
     def apply_now(self, values: Mapping[str, Any]) -> Applied:
         """``apply`` and take effect at once (the loop's own thread, between items). Values of a

@@ -221,3 +221,30 @@ def test_a_long_example_is_refused_before_it_is_read_and_a_range_reads_only_the_
         assert "\n" not in err and not (tmp_path / "v.toml").exists()
     x, rate = read_example(f"{long}@650.5-651")
     assert rate == 8000 and x.shape == (4000,)
+
+
+def test_teach_sound_reads_an_unfinished_wav_as_events_does(shared_data, tmp_path, capsys, caplog):
+    """A take whose WAV header gives a data size of 0 (its writer stopped before patching it)
+    was refused as holding no sound; it now teaches exactly what the finished take teaches, with
+    the warning ``sensekit events`` gives (one reader: ``capture.media.open_audio_file``)."""
+    from sensekit.cli import main
+    from sensekit.cli._teach_sound import read_example
+
+    words, cut = shared_data / "words", tmp_path / "cut"
+    cut.mkdir()
+    for k in range(4):
+        data = bytearray((words / f"1_theo_{k}.wav").read_bytes())
+        at = data.find(b"data")
+        data[at + 4:at + 8] = bytes(4)                    # the data size a killed writer leaves
+        (cut / f"1_theo_{k}.wav").write_bytes(bytes(data))
+    profiles = []
+    for folder in (words, cut):
+        profile = tmp_path / f"{folder.name}.toml"
+        spec = "one=" + ",".join(str(folder / f"1_theo_{k}.wav") for k in range(4))
+        assert main(["teach", "sound", "--profile", str(profile), spec]) == 0, capsys.readouterr().err
+        profiles.append(profile.read_text())
+    assert profiles[0] == profiles[1] and "[sounds.one]" in profiles[0]
+    assert any("the WAV header gives no length" in r.getMessage() for r in caplog.records)
+    whole, rate = read_example(str(words / "1_theo_0.wav"))
+    part, rate_cut = read_example(f"{cut / '1_theo_0.wav'}@0.1-0.3")
+    assert rate == rate_cut and np.array_equal(part, whole[int(0.1 * rate):int(0.3 * rate)])
