@@ -14,7 +14,9 @@ source, (S, drop) is the grid point with the best pooled per-clap F1 on the *oth
 over all conditions (drop 0: the shipped detector; ties: the smaller drop, then the smaller
 S); that source is then scored at its choice (``--fixed S,drop``: one point for all, a
 look). Prints per condition (negative clips by label) recall and false claps a minute,
-shipped against the lever, and the nested choices.
+shipped against the lever, and the nested choices. ``--streamed``: the same conditions
+streamed again with the lever inside the detector (the floor route's ``score`` also scores
+a burst in the band with the source's trees plus ``drop``), so merges are counted: exact.
 
 Usage: .venv/bin/python benchmarks/clap_babble_band.py --folds SHIPPED.json [--snrs 0,5,10,15,20,30]
 """
@@ -50,7 +52,40 @@ def f1(accs: list[dict[str, Any]], s: float, d: float) -> float:
     return 2 * tp / (n + tp + fp) if n + tp + fp else 1.0
 
 
-def collect(data: Path, snrs: list[float], folds: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def with_band(s: float, d: float, model: dict[str, Any], base: type) -> type:
+    """A ``FloorRoute`` (``base``: the original class, never an earlier patch) that also
+    scores a burst rising under 24 dB over a floor spreading 2..``s`` dB with ``model``'s
+    trees plus ``d`` (the lever inside the detector)."""
+    from sensekit.audio.clap_features import clap_score
+
+    class Band(base):  # type: ignore[misc]
+        def score(self, x: np.ndarray, p: int, vals: tuple[float, ...]) -> float | None:
+            e: float | None = super().score(x, p, vals)
+            if e is not None or d <= 0 or vals[1] >= 24.0 or p < self.pre:
+                return e
+            if 2.0 <= self.floor_spread_db(x, p) < s:
+                return float(clap_score(np.asarray(vals[1:]), model)) + d
+            return None
+    return Band
+
+
+def streamed(data: Path, snrs: list[float], folds: dict[str, Any],
+             choice: dict[str, tuple[float, float]]) -> dict[str, dict[str, Any]]:
+    """``collect`` with each source's lever inside its detector."""
+    import sensekit.audio.clap_floor as cf
+    original = cf.FloorRoute
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        for src in folds["models"]:
+            cf.FloorRoute = with_band(*choice[src], folds["models"][src], original)  # type: ignore[assignment,misc]
+            out.update(collect(data, snrs, folds, only=src))
+    finally:
+        cf.FloorRoute = original  # type: ignore[misc]
+    return out
+
+
+def collect(data: Path, snrs: list[float], folds: dict[str, Any],
+            only: str | None = None) -> dict[str, dict[str, Any]]:
     """``{source: {condition: accumulator}}``."""
     from sensekit.audio.clap import ClapDetector
     from sensekit.audio.clap_augment import clap_loudness
@@ -65,9 +100,10 @@ def collect(data: Path, snrs: list[float], folds: dict[str, Any]) -> dict[str, d
         det.keep_features = True
         return det
 
-    clips = read_clips(data)
+    clips = [c for c in read_clips(data) if only is None or c.source == only]
     audio = {c.file: read_wav(data / c.file) for c in clips}
-    speech = [c for c in clips if c.label == "speech"]
+    speech = [c for c in read_clips(data) if c.label == "speech"]
+    audio.update({c.file: read_wav(data / c.file) for c in speech})
     out: dict[str, dict[str, Any]] = {}
     for c in clips:
         x, rate = audio[c.file]
@@ -85,11 +121,26 @@ def collect(data: Path, snrs: list[float], folds: dict[str, Any]) -> dict[str, d
     return out
 
 
+def print_streamed(by: dict[str, dict[str, Any]], lev: dict[str, dict[str, Any]], conds: list[str]) -> None:
+    print(f"\nstreamed: {'condition':24s} {'shipped':>14s} {'lever':>14s}")
+    for cond in conds:
+        cells = []
+        for d in (by, lev):
+            accs = [cs[cond] for cs in d.values() if cond in cs]
+            n = sum(len(a["claps"]) for a in accs)
+            tp = sum(a["count"]["found"] for a in accs)
+            fp, sec = sum(a["fp"] for a in accs), sum(a["seconds"] for a in accs)
+            cells.append((f"{tp / n:.2f}" if n else "-") + f" / {60 * fp / sec:.1f}")
+        print(f"          {cond:24s} {cells[0]:>14s} {cells[1]:>14s}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_data_option(ap)
     ap.add_argument("--folds", type=Path, required=True)
     ap.add_argument("--snrs", default="0,5,10,15,20,30")
+    ap.add_argument("--streamed", action="store_true",
+                    help="also stream every condition with the lever in the detector (exact, merges counted)")
     ap.add_argument("--fixed", help="S,drop for every source instead of the nested choice (a look, not a choice)")
     args = ap.parse_args(argv)
     folds = json.loads(args.folds.read_text())
@@ -122,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
                     tp, n, fp, sec = tp + g, n + k, fp + f, sec + cs[cond]["seconds"]
             cells.append((f"{tp / n:.2f}" if n else "-") + f" / {60 * fp / sec:.1f}")
         print(f"{cond:24s} {cells[0]:>34s} {cells[1]:>22s}")
+    if args.streamed:
+        print_streamed(by, streamed(args.data, [float(v) for v in args.snrs.split(",")], folds, choice), conds)
     return 0
 
 
