@@ -134,6 +134,25 @@ def print_streamed(by: dict[str, dict[str, Any]], lev: dict[str, dict[str, Any]]
         print(f"          {cond:24s} {cells[0]:>14s} {cells[1]:>14s}")
 
 
+def print_sources(by: dict[str, dict[str, Any]], lev: dict[str, dict[str, Any]]) -> None:
+    """Per source, as claps.md's table: per-clap F1 on its clips; its negative clips firing
+    (claps)."""
+    print(f"\nstreamed, per source: {'per-clap F1':>24s} {'negative clips firing (claps)':>36s}")
+    for src in sorted(by):
+        cells = []
+        for d in (by, lev):
+            cs = d[src]
+            a = cs.get("clips")
+            f1c = "-"
+            if a is not None and a["claps"]:
+                tp = a["count"]["found"]
+                f1c = f"{2 * tp / (len(a['claps']) + tp + a['fp']):.3f}"
+            neg = [v for k, v in cs.items() if k.startswith("negative")]
+            firing = f"{sum(v['firing'] for v in neg)}/{sum(v['mixes'] for v in neg)} ({sum(v['fp'] for v in neg)})"
+            cells.append(f"{f1c} | {firing}")
+        print(f"  {src:16s} shipped {cells[0]:>24s}   lever {cells[1]:>24s}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_data_option(ap)
@@ -174,7 +193,9 @@ def main(argv: list[str] | None = None) -> int:
             cells.append((f"{tp / n:.2f}" if n else "-") + f" / {60 * fp / sec:.1f}")
         print(f"{cond:24s} {cells[0]:>34s} {cells[1]:>22s}")
     if args.streamed:
-        print_streamed(by, streamed(args.data, [float(v) for v in args.snrs.split(",")], folds, choice), conds)
+        lev = streamed(args.data, [float(v) for v in args.snrs.split(",")], folds, choice)
+        print_streamed(by, lev, conds)
+        print_sources(by, lev)
     return 0
 
 

@@ -91,7 +91,10 @@ def run_mix(det: Any, y32: np.ndarray, rate: int, onsets: list[float],
     from sensekit.evaluation.audio.evaluate import match
     route = FloorRoute(rate)
     found = stream(det, y32, rate)
-    acc["fp"] += match(found, onsets).fp
+    fp = match(found, onsets).fp
+    acc["fp"] += fp
+    acc["mixes"] += 1
+    acc["firing"] += int(fp > 0)
     acc["seconds"] += len(y32) / rate
     y64 = y32.astype(np.float64)
     for o in onsets:
@@ -105,7 +108,8 @@ def run_mix(det: Any, y32: np.ndarray, rate: int, onsets: list[float],
 
 
 def new_acc() -> dict[str, Any]:
-    return {"fp": 0, "seconds": 0.0, "count": dict.fromkeys(WHATS, 0), "claps": [], "others": []}
+    return {"fp": 0, "mixes": 0, "firing": 0, "seconds": 0.0, "count": dict.fromkeys(WHATS, 0),
+            "claps": [], "others": []}
 
 
 def in_band(rise: float, spread: float, top: float) -> bool:
