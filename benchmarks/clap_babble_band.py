@@ -96,7 +96,7 @@ def collect(data: Path, snrs: list[float], folds: dict[str, Any],
 
     def detector(source: str) -> Any:
         det = ClapDetector(model=folds["models"][source],
-                           threshold=float(nested.get(source, folds["threshold"])))
+                           threshold=float(nested.get(source, folds["threshold"])), noise_route=False)
         det.keep_features = True
         return det
 

@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def detector(source: str) -> Any:
         det = ClapDetector(model=folds["models"][source],
-                           threshold=float(nested.get(source, folds["threshold"])))
+                           threshold=float(nested.get(source, folds["threshold"])), noise_route=False)
         det.keep_features = True
         return det
 

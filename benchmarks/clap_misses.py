@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             fp, seconds = 0, 0.0
             for c in targets:
                 x, rate = audio[c.file]
-                det = ClapDetector(model=folds["models"][c.source], threshold=thr)
+                det = ClapDetector(model=folds["models"][c.source], threshold=thr, noise_route=False)
                 det.keep_features = True
                 min_db = level_to_db(det.min_level)
                 loud = clap_loudness(x, rate, c.onsets)
