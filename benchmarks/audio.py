@@ -50,6 +50,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 
+#: settings every ClapDetector here is built with (``--no-noise-route``: ``{"noise_route": False}``)
+CLAP_SETTINGS: dict[str, Any] = {}
+
+
 def add_claps(sig: np.ndarray, rate: int, every_s: float, rng: np.random.Generator) -> list[float]:
     """Mix a 10 ms decaying noise burst (-6 dBFS peak) in every ``every_s`` seconds."""
     n = round(0.010 * rate)
@@ -116,7 +120,13 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
                     help="statistic for the summary and ratios: median pass, fastest pass, or "
                          "best = sum of each ~1 s chunk's fastest time over all passes (default; "
                          "filters out the scheduling noise of a shared machine)")
+    ap.add_argument("--noise-route", action=argparse.BooleanOptionalAction, default=None,
+                    help="clap.noise_route on or off for every clap detector timed (default: the "
+                         "detector's default, on)")
     args = ap.parse_args(argv)
+    CLAP_SETTINGS.clear()
+    if args.noise_route is not None:
+        CLAP_SETTINGS["noise_route"] = args.noise_route
 
     from sensekit.audio.activity import ActivityDetector
     from sensekit.audio.clap import ClapDetector, ClapPatternTracker
@@ -185,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
         return step
 
     def sk_clap():
-        proc = ClapDetector().process
+        proc = ClapDetector(**CLAP_SETTINGS).process
 
         def step(lo: int, hi: int) -> None:
             for k in range(lo, hi):
@@ -204,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
         m = LevelMeter()
         mp = m.process
         ap_ = ActivityDetector(10, 2000).process
-        cp = ClapDetector().process
+        cp = ClapDetector(**CLAP_SETTINGS).process
         pp = PitchTracker().process
         found.clear()
 
@@ -223,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
         return step
 
     def sk_stage(level_events: bool = False):
-        st = AudioStage(activity=ActivityDetector(10, 2000), clap=ClapDetector(),
+        st = AudioStage(activity=ActivityDetector(10, 2000), clap=ClapDetector(**CLAP_SETTINGS),
                         pattern=ClapPatternTracker(2), pitch=PitchTracker(),
                         emit_level=level_events)
         proc = st.process
@@ -302,7 +312,7 @@ def sk_all_on(blocks: list[np.ndarray], sr: int) -> Callable[[], Callable[[int, 
     def factory() -> Callable[[int, int], Any]:
         m = LevelMeter()
         mp, ap_ = m.process, ActivityDetector(10, 2000).process
-        cp, pp = ClapDetector().process, PitchTracker().process
+        cp, pp = ClapDetector(**CLAP_SETTINGS).process, PitchTracker().process
 
         def step(lo: int, hi: int) -> None:
             for k in range(lo, hi):
