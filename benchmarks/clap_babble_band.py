@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 from _clap_clips import add_data_option
-from clap_babble_misses import in_band, new_acc, run_mix
+from clap_babble_misses import fold_detector, in_band, new_acc, run_mix
 
 SPREADS = (6.0, 10.0, 14.0, 18.0, 25.0)
 DROPS = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
@@ -87,18 +87,12 @@ def streamed(data: Path, snrs: list[float], folds: dict[str, Any],
 def collect(data: Path, snrs: list[float], folds: dict[str, Any],
             only: str | None = None) -> dict[str, dict[str, Any]]:
     """``{source: {condition: accumulator}}``."""
-    from sensekit.audio.clap import ClapDetector
     from sensekit.audio.clap_augment import clap_loudness
     from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech
     from sensekit.evaluation.audio.evaluate import read_clips, read_wav
 
-    nested = folds.get("nested", {})
-
     def detector(source: str) -> Any:
-        det = ClapDetector(model=folds["models"][source],
-                           threshold=float(nested.get(source, folds["threshold"])), noise_route=False)
-        det.keep_features = True
-        return det
+        return fold_detector(folds, source)
 
     clips = [c for c in read_clips(data) if only is None or c.source == only]
     audio = {c.file: read_wav(data / c.file) for c in clips}

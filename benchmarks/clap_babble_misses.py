@@ -107,6 +107,17 @@ def run_mix(det: Any, y32: np.ndarray, rate: int, onsets: list[float],
             acc["others"].append((f.score - det.threshold, f.rise_db, spread_at(route, y64, f, rate)))
 
 
+def fold_detector(folds: dict[str, Any], source: str) -> Any:
+    """The held-out detector of ``source`` (its fold's trees at its nested threshold, else the
+    folds' one), keeping its bursts' features; the noise route off (its expert heard every source)."""
+    from sensekit.audio.clap import ClapDetector
+
+    det = ClapDetector(model=folds["models"][source], noise_route=False,
+                       threshold=float(folds.get("nested", {}).get(source, folds["threshold"])))
+    det.keep_features = True
+    return det
+
+
 def new_acc() -> dict[str, Any]:
     return {"fp": 0, "mixes": 0, "firing": 0, "seconds": 0.0, "count": dict.fromkeys(WHATS, 0),
             "claps": [], "others": []}
@@ -160,18 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sweep", action="store_true")
     args = ap.parse_args(argv)
     targets, speech, audio = clap_clips(args.data)
-    from sensekit.audio.clap import ClapDetector
     from sensekit.audio.clap_augment import clap_loudness
     from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech
 
     folds = json.loads(args.folds.read_text())
-    nested = folds.get("nested", {})
 
     def detector(source: str) -> Any:
-        det = ClapDetector(model=folds["models"][source],
-                           threshold=float(nested.get(source, folds["threshold"])), noise_route=False)
-        det.keep_features = True
-        return det
+        return fold_detector(folds, source)
 
     base = new_acc()
     for c in targets:

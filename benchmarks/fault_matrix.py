@@ -130,6 +130,23 @@ def cli_matrix(tmp: Path, rec: Path) -> None:
     cli_row("recording", '"video": null hiding an existing video', ["inspect", str(copy)])
 
 
+def _damage_named(copy: Path) -> tuple[str, bool]:
+    """What ``inspect`` and a replay say of the damaged recording ``copy``, and whether both name
+    the damage (inspect: damaged; the replay: a ``RecordingError``)."""
+    from sensekit.capture.recording import ReplaySource
+    from sensekit.capture.recording_check import check_recording
+    from sensekit.errors import RecordingError
+
+    report = check_recording(copy)
+    try:
+        list(ReplaySource(copy))
+        replay = "replays (!)"
+    except RecordingError as exc:
+        replay = f"replay: {exc}"
+    return (f"inspect {report.status}: {report.problems[0] if report.problems else ''}; {replay}",
+            report.status == "damaged" and replay.startswith("replay:"))
+
+
 def _flip(path: Path, bits: int, seed: int, start: int | None = None) -> None:
     data = bytearray(path.read_bytes())
     rng = np.random.default_rng(seed)
@@ -139,8 +156,7 @@ def _flip(path: Path, bits: int, seed: int, start: int | None = None) -> None:
     path.write_bytes(bytes(data))
 
 
-def corruption_matrix(tmp: Path, rec: Path) -> None:  # noqa: C901 (see pyproject: later)
-    from sensekit.capture.recording import ReplaySource
+def corruption_matrix(tmp: Path, rec: Path) -> None:
     from sensekit.capture.recording_check import check_recording
     from sensekit.capture.wav import read_wav_info
     from sensekit.errors import RecordingError
@@ -158,17 +174,10 @@ def corruption_matrix(tmp: Path, rec: Path) -> None:  # noqa: C901 (see pyprojec
                 else:
                     info = read_wav_info(copy / "audio.wav")
                     _flip(copy / "audio.wav", bits, bits, start=info.data_offset + 5000)
-                report = check_recording(copy)
-                try:
-                    list(ReplaySource(copy))
-                    replay = "replays (!)"
-                except RecordingError as exc:
-                    replay = f"replay: {exc}"
                 what = "a segment" if target == "video" and version == 2 else (
                     "video.mkv" if target == "video" else "audio.wav")
                 row("recording", f"{bits} bit(s) flipped in {what} (version {version})",
-                    f"inspect {report.status}: {report.problems[0] if report.problems else ''}; {replay}",
-                    report.status == "damaged" and replay.startswith("replay:"))
+                    *_damage_named(copy))
     copy = Path(shutil.copytree(rec, tmp / "ffconcat.skrec"))
     lines = (copy / "video.ffconcat").read_text().splitlines()
     lines[1], lines[2] = lines[2], lines[1]
@@ -180,15 +189,7 @@ def corruption_matrix(tmp: Path, rec: Path) -> None:  # noqa: C901 (see pyprojec
     lines = (copy / "video_ts.csv").read_bytes().split(b"\n")
     lines[11] = lines[11][:-1] + bytes([lines[11][-1] ^ 1])     # frame 10 moved by 1 us, still valid
     (copy / "video_ts.csv").write_bytes(b"\n".join(lines))
-    report = check_recording(copy)
-    try:
-        list(ReplaySource(copy))
-        replay = "replays (!)"
-    except RecordingError as exc:
-        replay = f"replay: {exc}"
-    row("recording", "a digit of a video_ts.csv row flipped (still a valid time)",
-        f"inspect {report.status}: {report.problems[0] if report.problems else ''}; {replay}",
-        report.status == "damaged" and replay.startswith("replay:"))
+    row("recording", "a digit of a video_ts.csv row flipped (still a valid time)", *_damage_named(copy))
     if os.path.exists("/dev/full"):
         from sensekit.capture.base import VideoFrame
         from sensekit.capture.recording import Recorder
