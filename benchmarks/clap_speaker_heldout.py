@@ -14,7 +14,7 @@ The pair folds are fitted once and kept in ``--pairs`` (JSON, read when it holds
 (the same speaker), as ``clap_words.leave_out`` does the other way round.
 
 Usage: .venv/bin/python benchmarks/clap_speaker_heldout.py --cache BASE.npz [--words WORDS.npz]
-       --folds FOLDS.json --pairs PAIRS.json [--snrs 0,5,10] [--offsets 0,517]
+       [--dull DULL.npz] --folds FOLDS.json --pairs PAIRS.json [--snrs 0,5,10] [--offsets 0,517]
 Cost: ~15-40 s per pair fold (11 for the speech mixes, 18 more with --words); ~1 min streaming.
 """
 from __future__ import annotations
@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     add_data_option(ap)
     ap.add_argument("--cache", type=Path, required=True, help="the clips' training bursts (.npz)")
     ap.add_argument("--words", type=Path, default=None, help="the digits' bursts (clap_words; .npz)")
+    ap.add_argument("--dull", type=Path, default=None,
+                    help="the dull claps' copies' bursts (clap_dull, train_clap.py --dull; .npz)")
     ap.add_argument("--folds", type=Path, required=True, help="train_clap.py --save-folds (nested)")
     ap.add_argument("--pairs", type=Path, required=True, help="the pair folds, kept here (JSON)")
     ap.add_argument("--snrs", default="0,5,10")
@@ -65,6 +67,11 @@ class Pairs:
         if args.words is not None:
             self.bursts = cw.joined(self.bursts, cw.collect_words_cached(args.data, args.words))
         self.words = args.words is not None
+        self.gate_from: tuple[str, ...] | None = None
+        if args.dull is not None:      # as train_clap.py --dull: the air gate without those copies
+            from sensekit.evaluation.audio.clap_dull import with_dull
+            self.bursts = with_dull(self.bursts, args.data, args.dull)
+            self.gate_from = tuple(ct.AUGMENTATIONS)
         self.path: Path = args.pairs
         self.pairs: dict[str, Any] = json.loads(self.path.read_text()) if self.path.is_file() else {}
 
@@ -78,7 +85,7 @@ class Pairs:
             if self.words and speaker == "fsdd":
                 lo.append(cw.SOURCE_PREFIX + "yweweler")
             print(f"# fit without {source} and {speaker}", flush=True)
-            self.pairs[key] = ct.train(self.bursts, leave_out=lo)
+            self.pairs[key] = ct.train(self.bursts, leave_out=lo, gate_from=self.gate_from)
             self.path.write_text(json.dumps(self.pairs))
         return self.pairs[key]
 

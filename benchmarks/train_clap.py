@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--everyday", action="store_true",
                     help="also synthesise clap_augment.EVERYDAY_KINDS (typing, footsteps on gravel, "
                          "knocks through a phone) as hard negatives (the tenth pass; tried, not shipped)")
+    ap.add_argument("--dull", type=Path, default=None, metavar="CACHE",
+                    help="also train on babble and one-speaker copies of the dull claps "
+                         "(clap_dull.collect_dull; kept in this .npz; the thirteenth pass; tried, not shipped)")
     ap.add_argument("--cache", type=Path, default=None,
                     help="keep the collected bursts in this .npz (read it when it exists)")
     args = ap.parse_args(argv)
@@ -70,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.words is not None:
         from sensekit.evaluation.audio import clap_words as cw
         bursts = cw.joined(bursts, cw.collect_words_cached(args.data, args.words))
+    gate_from = None
+    if args.dull is not None:       # the air gate as without the dull copies (their claps are noisy)
+        from sensekit.evaluation.audio import clap_dull as cd
+        bursts = cd.with_dull(bursts, args.data, args.dull, progress=say)
+        gate_from = tuple(ct.AUGMENTATIONS) + also
     say(f"{len(bursts.y)} bursts: {int((bursts.y == 1).sum())} claps, "
         f"{int((bursts.y == 0).sum())} others, {int((bursts.y == -1).sum())} ignored")
     folds, models = {}, {}
@@ -79,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     for s in sorted(set(bursts.source) - {ct.SYNTH}):
         say(f"fold without {s}")
         if s not in models:
-            models[s] = ct.train(bursts, leave_out=cw.leave_out(s) if args.words else [s], family=family)
+            models[s] = ct.train(bursts, leave_out=cw.leave_out(s) if args.words else [s], family=family,
+                                 gate_from=gate_from)
         folds[s] = ct.scores(bursts, models[s])
     threshold = cf.choose_threshold(bursts, folds)
     nested = cf.nested_thresholds(bursts, folds)
@@ -95,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"held out {s:16s} figure {cf.heldout(bursts, sc, threshold, s):.3f}; nested threshold "
             f"{nested[s]:g} (chosen on the other sources' folds): {cf.heldout(bursts, sc, nested[s], s):.3f}")
     say(f"threshold {threshold}")
-    model = ct.train(bursts, family=family)
+    model = ct.train(bursts, family=family, gate_from=gate_from)
     text = ct.format_module(model, threshold, f"{ct.TREES} trees of depth {ct.DEPTH} ({family}), "
                             f"trained on {len(bursts.y)} bursts.")
     if args.check:
