@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from _reference import SHARED_DATA
 
@@ -62,22 +63,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from sensekit.evaluation.audio import clap_folds as cf
     from sensekit.evaluation.audio import clap_training as ct
+    from sensekit.evaluation.audio import clap_words as cw
 
     def say(message: str) -> None:
         print(f"# {message}", file=sys.stderr, flush=True)
     family = args.family or ct.FAMILY
-    also = tuple(v for v in args.also.split(",") if v)
-    from sensekit.audio.clap_augment import EVERYDAY_KINDS, SYNTHETIC_KINDS
-    synth = SYNTHETIC_KINDS + (EVERYDAY_KINDS if args.everyday else ())
-    bursts = ct.collect_cached(args.data, args.cache, augment=ct.AUGMENTATIONS + also, synth=synth)
-    if args.words is not None:
-        from sensekit.evaluation.audio import clap_words as cw
-        bursts = cw.joined(bursts, cw.collect_words_cached(args.data, args.words))
-    gate_from = None
-    if args.dull is not None:       # the air gate as without the dull copies (their claps are noisy)
-        from sensekit.evaluation.audio import clap_dull as cd
-        bursts = cd.with_dull(bursts, args.data, args.dull, progress=say)
-        gate_from = tuple(ct.AUGMENTATIONS) + also
+    bursts, gate_from = training_set(args, say)
     say(f"{len(bursts.y)} bursts: {int((bursts.y == 1).sum())} claps, "
         f"{int((bursts.y == 0).sum())} others, {int((bursts.y == -1).sum())} ignored")
     folds, models = {}, {}
@@ -114,6 +105,24 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(text)
     print(f"wrote {args.out} (threshold {threshold})")
     return 0
+
+
+def training_set(args: argparse.Namespace, say: Any) -> tuple[Any, tuple[str, ...] | None]:
+    """The collected bursts (with ``--also``, ``--everyday``, ``--words``, ``--dull``) and the
+    copies the air gate is taken from (``None``: every copy)."""
+    from sensekit.audio.clap_augment import EVERYDAY_KINDS, SYNTHETIC_KINDS
+    from sensekit.evaluation.audio import clap_training as ct
+
+    also = tuple(v for v in args.also.split(",") if v)
+    synth = SYNTHETIC_KINDS + (EVERYDAY_KINDS if args.everyday else ())
+    bursts = ct.collect_cached(args.data, args.cache, augment=ct.AUGMENTATIONS + also, synth=synth)
+    if args.words is not None:
+        from sensekit.evaluation.audio import clap_words as cw
+        bursts = cw.joined(bursts, cw.collect_words_cached(args.data, args.words))
+    if args.dull is None:
+        return bursts, None
+    from sensekit.evaluation.audio import clap_dull as cd     # the air gate as without the dull
+    return cd.with_dull(bursts, args.data, args.dull, progress=say), tuple(ct.AUGMENTATIONS) + also
 
 
 if __name__ == "__main__":
