@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     add_data_option(ap)
     ap.add_argument("--cache", type=Path, required=True, help="the clips' training bursts (.npz)")
     ap.add_argument("--words", type=Path, default=None, help="the digits' bursts (clap_words; .npz)")
+    ap.add_argument("--dull-variants", default="d_babble,d_speech",
+                    help="which of the dull copies (clap_dull.VARIANTS) to train on")
     ap.add_argument("--dull", type=Path, default=None,
                     help="the dull claps' copies' bursts (clap_dull, train_clap.py --dull; .npz)")
     ap.add_argument("--folds", type=Path, required=True, help="train_clap.py --save-folds (nested)")
@@ -70,7 +72,8 @@ class Pairs:
         self.gate_from: tuple[str, ...] | None = None
         if args.dull is not None:      # as train_clap.py --dull: the air gate without those copies
             from sensekit.evaluation.audio.clap_dull import with_dull
-            self.bursts = with_dull(self.bursts, args.data, args.dull)
+            self.bursts = with_dull(self.bursts, args.data, args.dull,
+                                    variants=tuple(args.dull_variants.split(",")))
             self.gate_from = tuple(ct.AUGMENTATIONS)
         self.path: Path = args.pairs
         self.pairs: dict[str, Any] = json.loads(self.path.read_text()) if self.path.is_file() else {}

@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--everyday", action="store_true",
                     help="also synthesise clap_augment.EVERYDAY_KINDS (typing, footsteps on gravel, "
                          "knocks through a phone) as hard negatives (the tenth pass; tried, not shipped)")
+    ap.add_argument("--dull-variants", default="d_babble,d_speech",
+                    help="which of the dull copies (clap_dull.VARIANTS) to train on")
     ap.add_argument("--dull", type=Path, default=None, metavar="CACHE",
                     help="also train on babble and one-speaker copies of the dull claps "
                          "(clap_dull.collect_dull; kept in this .npz; the thirteenth pass; tried, not shipped)")
@@ -122,7 +124,8 @@ def training_set(args: argparse.Namespace, say: Any) -> tuple[Any, tuple[str, ..
     if args.dull is None:
         return bursts, None
     from sensekit.evaluation.audio import clap_dull as cd     # the air gate as without the dull
-    return cd.with_dull(bursts, args.data, args.dull, progress=say), tuple(ct.AUGMENTATIONS) + also
+    return cd.with_dull(bursts, args.data, args.dull, progress=say,
+                        variants=tuple(args.dull_variants.split(","))), tuple(ct.AUGMENTATIONS) + also
 
 
 if __name__ == "__main__":

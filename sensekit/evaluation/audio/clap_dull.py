@@ -108,19 +108,29 @@ def collect_dull(data: Path, *, progress: Callable[[str], None] | None = None) -
 
 
 def with_dull(bursts: Bursts, data: Path, cache: Path | None = None,
-              progress: Callable[[str], None] | None = None) -> Bursts:
-    """``bursts`` joined with ``collect_dull(data)``, kept in ``cache`` (.npz) when given."""
+              progress: Callable[[str], None] | None = None,
+              variants: tuple[str, ...] = VARIANTS) -> Bursts:
+    """``bursts`` joined with the copies ``variants`` of ``collect_dull(data)``, kept in
+    ``cache`` (.npz, every variant) when given."""
     from sensekit.evaluation.audio.clap_training import collect_cached
 
     if cache is not None and Path(cache).is_file():
-        return joined(bursts, collect_cached(data, cache))
+        return joined(bursts, _only(collect_cached(data, cache), variants))
     d = collect_dull(data, progress=progress)
     if cache is not None:
         np.savez_compressed(cache, X=d.X, y=d.y, source=d.source, background=d.background,
                             variant=d.variant, clip=d.clip, on_k=list(d.onsets),
                             on_v=list(d.onsets.values()), lab_k=list(d.labels),
                             lab_v=list(d.labels.values()))
-    return joined(bursts, d)
+    return joined(bursts, _only(d, variants))
+
+
+def _only(b: Bursts, variants: tuple[str, ...]) -> Bursts:
+    unknown = set(variants) - set(VARIANTS)
+    if unknown:
+        raise ValueError(f"dull copies must be among {VARIANTS}, got {sorted(unknown)}")
+    m = np.isin(b.variant, variants)
+    return Bursts(b.X[m], b.y[m], b.source[m], b.background[m], b.variant[m], b.clip[m], b.onsets, b.labels)
 
 
 __all__ = ["COPIES", "DULL_FALL_MS", "SNR_DB", "VARIANTS", "collect_dull", "dull_claps", "with_dull"]
