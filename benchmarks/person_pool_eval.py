@@ -21,6 +21,7 @@ Cost: ~5-8 min to collect on a loaded 2-core machine; the fits ~1 min per varian
 from __future__ import annotations
 
 import argparse
+import pickle
 import sys
 from pathlib import Path
 
@@ -43,11 +44,14 @@ from sensekit.vision.proposals import Proposal, Window, click_proposals
 EXTRA = 4                       # from HOG, HOG margin, from Pose, Pose score
 
 
-def person_proposals(frame: np.ndarray, x: float, y: float) -> tuple[list[Proposal], np.ndarray]:
+def person_proposals(frame: np.ndarray, x: float, y: float, detectors: tuple[str, ...] = ("hog", "pose")
+                     ) -> tuple[list[Proposal], np.ndarray]:
     """The person boxes holding the click as ``Proposal``s (constant merge cues: a window of
     their own size, no merges, filled) and their extra columns."""
     out, extra = [], []
-    for j, (detector, found) in enumerate((("hog", hog_boxes(frame, x, y)), ("pose", person_boxes(frame, x, y)))):
+    finders = {"hog": hog_boxes, "pose": person_boxes}
+    for j, detector in enumerate(("hog", "pose")):
+        found = finders[detector](frame, x, y) if detector in detectors else []
         for p in found:
             bx, by, bw, bh = (float(v) for v in p.box)
             if bw < 2 or bh < 2:
@@ -98,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
     ap.add_argument("--cache", type=Path, default=None)
     ap.add_argument("--l2", type=float, default=100.0)
+    ap.add_argument("--write-models", type=Path, default=None,
+                    help="pickle the + HOG variant's fits (all clips and each fold) for person_track_eval.py")
     args = ap.parse_args(argv)
     names = clip_names(args.clips)
     scales = [0.5, 1.0, 2.0]
@@ -109,7 +115,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, keep in (("pool as shipped", (0,)), ("+ HOG", (0, 1)), ("+ Pose", (0, 2)), ("+ both", (0, 1, 2))):
         print(f"\n=== {name} ===")
         d = Data(variant(track, keep), variant(other, keep), 1.0)
-        held_out_table(d, names, scales, args.l2)
+        folds = held_out_table(d, names, scales, args.l2)
+        if name == "+ HOG" and args.write_models is not None:
+            every = {k: d.fit(d.clip >= 0, k, args.l2) for k in ("motion", "still")}
+            args.write_models.write_bytes(pickle.dumps({"active": every, "folds": folds}))
         for kind in ("still",):
             fit = d.fit(d.clip >= 0, kind, args.l2)
             for factor in (0.5, 1.0):
