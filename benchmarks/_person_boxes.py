@@ -21,8 +21,8 @@ the track. Two detectors give the person's box around a click; ``person_box_eval
 Cost (CPU per click, 640x480-ish frames, ``person_box_eval.py``): Pose ~70 ms for the three
 crops (max ~190), HOG ~80 ms (max ~96): either alone is more than the budget a click has left
 (< 100 ms in all, ~60 ms already spent on the proposals). Nothing is downloaded.
-Failure modes: Pose finds no one under ~1/5 of a crop's side and, in a crowd, another person
-than the one clicked (the basketball player, the sprinter); both detectors find the person
+Failure modes: around small people in a crowd (the basketball player, the sprinter) Pose
+mostly finds no one, or another person than the one clicked; both detectors find the person
 holding a clicked object (the can, the plush tiger) and the rider of the motorbike.
 """
 from __future__ import annotations

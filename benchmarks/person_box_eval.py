@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
               f"({len(g)} clicks; some person box right-sized: {some:.2f})")
     ms = [r["ms"][args.detector] for r in rows if r["group"] != "people" and r["scale"] == 1]
     print(f"\nCPU per click of the person boxes ({args.detector}), the clips at x1: mean {np.mean(ms):.0f} ms, "
-          f"max {np.max(ms):.0f} ms (frames of 576x432 to 640x480; process CPU time, the detector's threads included)")
+          f"max {np.max(ms):.0f} ms (the clips' own frames; process CPU time, the detector's threads included)")
     print("\nright size over every threshold (the five clips at all scales / the stills):")
     people_rows = [r for r in rows if r["group"] == "people"]
     print("  " + ", ".join(f"s {s:g}: {right_share(track, s):.2f} / {right_share(people_rows, s):.2f}"
