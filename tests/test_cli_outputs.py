@@ -308,3 +308,23 @@ def test_bad_option_values_never_give_a_traceback(command, rec, tmp_path_factory
         assert _digest(rec) == before, f"{argv} changed the input recording"
 
     check()
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["events", "demo", "--clapp"],
+     "sensekit events: error: unrecognized arguments: --clapp; did you mean --clap? (see `sensekit events --help`)"),
+    (["inspect", "demo", "--quik"],
+     "sensekit inspect: error: unrecognized arguments: --quik; did you mean --quick? (see `sensekit inspect --help`)"),
+    (["run", "clapper", "--sorce", "demo"],
+     "sensekit run: error: unrecognized arguments: --sorce demo; did you mean --source? "
+     "(see `sensekit run --help`)"),
+    (["events", "demo", "extra"], "sensekit events: error: unrecognized arguments: extra (see `sensekit events --help`)"),
+    (["--clap"], "sensekit: error: unrecognized arguments: --clap (see `sensekit --help`)"),
+])
+def test_an_unknown_option_points_at_its_command_s_help(argv, expected, capsys):
+    """A typo in a command's option: the error named `sensekit --help`, which does not list the
+    command's options, and offered no spelling."""
+    from sensekit.cli import main
+
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == expected

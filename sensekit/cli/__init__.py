@@ -124,6 +124,25 @@ def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.Arg
     return parser
 
 
+def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> NoReturn:
+    """Arguments no parser took: the error comes from the command's own parser (so it points
+    at ``sensekit COMMAND --help``, where its options are), with the closest option names."""
+    import difflib
+
+    target = parser
+    for action in parser._subparsers._group_actions if parser._subparsers else []:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            target = action.choices[command]
+    known = [o for a in target._actions for o in a.option_strings if o.startswith("--")]
+    hints = []
+    for arg in extra:
+        if arg.startswith("--"):
+            close = difflib.get_close_matches(arg.split("=", 1)[0], known, n=2, cutoff=0.75)
+            hints += [c for c in close if c not in hints]
+    tail = f"; did you mean {' or '.join(hints)}?" if hints else ""
+    target.error(f"unrecognized arguments: {' '.join(extra)}{tail}")
+
+
 def setup_logging(verbose: int, quiet: bool) -> None:
     level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO)
     logging.basicConfig(level=level, format="%(message)s" if verbose == 0 else
@@ -135,7 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_command_in(argv), lazy=True)
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            _unrecognized(parser, getattr(args, "command", None), extra)
     except SystemExit as exc:     # a bad argument (one line printed), --help or --version
         return exc.code if isinstance(exc.code, int) else 2
     setup_logging(args.verbose, args.quiet)
