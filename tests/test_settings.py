@@ -74,6 +74,24 @@ def test_settings_command_lists_every_setting_with_units_ranges_and_defaults(cap
     assert "unknown settings section(s) mootion" in capsys.readouterr().err
 
 
+def test_settings_command_shows_one_setting_by_its_key(capsys):
+    """`sensekit settings clap.threshold` (the key --set takes) was 'unknown settings section(s)'."""
+    from sensekit.cli import main
+
+    assert main(["settings", "--json", "motion.method", "clap"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    listed = [s["key"] for g in data["groups"] for s in g["settings"]]
+    clap = {s.key for s in load_table()["clap"].items}
+    assert listed.count("motion.method") == 1 and set(listed) == clap | {"motion.method"}
+    assert data["presets"]["book"]["values"] == {"motion.method": "difference"}
+    assert main(["settings", "clap.threshold"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("[clap]  ") and "  clap.threshold = 0" in text
+    assert "1 setting in 1 group. Set it with" in text
+    assert main(["settings", "clap.treshold"]) == 2
+    assert "unknown setting `clap.treshold`; did you mean clap.threshold?" in capsys.readouterr().err
+
+
 def test_every_preset_value_is_a_valid_setting():
     for p in PRESETS.values():
         for key, value in p.values.items():
