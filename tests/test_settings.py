@@ -92,6 +92,16 @@ def test_settings_command_shows_one_setting_by_its_key(capsys):
     assert "unknown setting `clap.treshold`; did you mean clap.threshold?" in capsys.readouterr().err
 
 
+def test_a_large_bound_is_printed_exactly_and_grouped():
+    """`sensekit settings` said 'a whole number 1..1.07374e+09 px' (rounded, not the bound)."""
+    area = lookup("tracker.min_area_px")
+    assert area.expectation() == "a whole number 1..1,073,741,824 px"
+    assert area.check(1073741824) == 1073741824
+    with pytest.raises(ConfigError, match=r"must be a whole number 1\.\.1,073,741,824 px, got 1073741825"):
+        area.check(1073741825)
+    assert lookup("activity.timeout_ms").expectation() == "a number 0..600000 ms"      # below a million: as before
+
+
 def test_every_preset_value_is_a_valid_setting():
     for p in PRESETS.values():
         for key, value in p.values.items():
