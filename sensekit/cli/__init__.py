@@ -60,8 +60,28 @@ class _Parser(argparse.ArgumentParser):
         return super()._get_value(action, arg_string)
 
     def error(self, message: str) -> NoReturn:
-        message = " ".join(message.split())
+        message = " ".join(message.split()) + _command_hint(message)
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+#: words a newcomer types for a command that is not one, and where that job is
+_NOT_COMMANDS = {"replay": "a recording replays with `sensekit events REC` or `sensekit run APP --source REC`",
+                 "play": "an app plays with `sensekit run APP`; a recording with `sensekit events REC`"}
+
+
+def _command_hint(message: str) -> str:
+    """For an unknown command (or other choice): the closest name, or where that job is done."""
+    import difflib
+    import re
+
+    m = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)", " ".join(message.split()))
+    if not m:
+        return ""
+    word, choices = m.group(2), re.findall(r"'([^']*)'", m.group(3))
+    if m.group(1) == "COMMAND" and word.lower() in _NOT_COMMANDS:
+        return f"; {_NOT_COMMANDS[word.lower()]}"
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def command_names() -> list[str]:
