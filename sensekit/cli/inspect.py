@@ -66,6 +66,19 @@ def _bullets(items: list[str]) -> str:
     return ("\n" + INDENT).join(lines)
 
 
+def _listed(items: list[str], width: int = 76) -> str:
+    """``a, b, c`` wrapped at ``width`` between items (an item is never split)."""
+    rows = [""]
+    for item in items:
+        piece = item if not rows[-1] else f", {item}"
+        if rows[-1] and len(rows[-1]) + len(piece) > width:
+            rows[-1] += ","
+            rows.append(item)
+        else:
+            rows[-1] += piece
+    return ("\n" + INDENT).join(rows)
+
+
 def _video_line(rep: RecordingReport) -> str:
     """Size, rate (measured or claimed), codec and the frames that play."""
     v = rep.video
@@ -120,7 +133,7 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
     for name, size in rep.files:
         extra = f" {v.segments} segments" if v is not None and name == meta["video"].get("segments", "") + "/" else ""
         files.append(f"{printable(name)}{extra} {_size(size)}")
-    lines.append(("files", ", ".join(files)))
+    lines.append(("files", _listed(files)))
     lines.append(("size", _size(sum(size for _, size in rep.files))))
     text = printable(meta["notes"].strip(), keep_newlines=True) or "-"
     wrapped = [w for para in text.split("\n") for w in (textwrap.wrap(para, 76) or [""])]

@@ -198,3 +198,16 @@ def test_frames_past_the_checksums_are_said_to_have_none(tmp_path: Path, capsys:
     assert code == 1 and "'video_crc.csv' lists 22 checksums for 25 frames" in problems, out
     assert "frame(s) 22, 23, 24 have no checksum in 'video_crc.csv'" in problems, out
     assert "do not match" not in problems, out
+
+
+def test_the_files_line_is_wrapped_between_files(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """The files line of a version 2 recording ran to ~170 columns (every other field wraps at 76);
+    it wraps between files, never inside one."""
+    code, out, _ = inspect(capsys, make(tmp_path / "ok.skrec"))
+    start = out.index("\nfiles ") + 1
+    block = out[start:out.index("\nsize ")].splitlines()
+    assert code == 0 and len(block) >= 2 and all(len(line) <= 11 + 77 for line in block), block
+    assert all(line.startswith(" " * 11) for line in block[1:]), block
+    files = " ".join(line.strip() for line in block)[len("files "):].strip().split(", ")
+    assert [f.split(" ")[0] for f in files] == ["audio.wav", "audio_crc.csv", "meta.json", "video/", "video.ffconcat",
+                                                "video_crc.csv", "video_ts.csv", "video_ts_crc.csv"], files
