@@ -98,3 +98,15 @@ def test_inspect_points_to_the_option_and_the_option_writes_them(demo: Path, tmp
     assert "not verified" not in out and "--add-checksums" not in out
     assert main(["inspect", str(rec), "--add-checksums", "--quick"]) == 0
     assert "has every checksum file already; nothing written" in capsys.readouterr().out
+
+
+def test_a_version_2_recording_gets_the_recorder_s_own_checksums(tmp_path: Path) -> None:
+    """Segments, its own block size: what add_checksums writes is what the recorder wrote."""
+    from tests.capture.test_inspect import make
+
+    made = make(tmp_path / "made.skrec")
+    rec = strip(made, tmp_path / "old.skrec")
+    assert add_checksums(rec) == {VIDEO_CRC_FILE: 25, TIMESTAMPS_CRC_FILE: 25, AUDIO_CRC_FILE: 12}
+    for name in FILES[1:]:
+        assert (rec / name).read_bytes() == (made / name).read_bytes(), name
+    assert json.loads((rec / "meta.json").read_text()) == json.loads((made / "meta.json").read_text())
