@@ -146,4 +146,4 @@ class ActivityGraph(App, section="activity_graph",
             x = r.x - 18
         D.text(screen, f"{self.seconds:g} s ago", (plot.x, plot.bottom + 4), size=16, color=D.GREY)
         D.text(screen, "now", (plot.right, plot.bottom + 4), size=16, color=D.GREY, anchor="topright")
-        self.draw_frame(screen, f"on {self.counts['on']}  claps {self.counts['clap']}")
+        self.draw_frame(screen, f"activations {self.counts['on']}  claps {self.counts['clap']}")

@@ -48,7 +48,7 @@ from train_extent import starts_of
 
 from sensekit.errors import SourceError
 from sensekit.vision import extent_model
-from sensekit.evaluation.vision.evaluate import chosen_clips, click_points, iou, load_clip, size_ok
+from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, click_points, iou, load_clip, size_ok
 from sensekit.vision.extent import held_out
 from sensekit.vision.proposals import click_proposals
 from sensekit.vision.segment import segment_click
@@ -138,8 +138,7 @@ def _thumb(frame: np.ndarray, box: np.ndarray, truth: np.ndarray, click: tuple[f
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
-    ap.add_argument("--only", help="comma-separated clip names (default: every clip in the folder)")
+    add_clip_options(ap, SHARED_DATA / "video" / "tracking", frames=False)   # one frame a click, no runs
     ap.add_argument("--scales", default="1")
     ap.add_argument("--sheet", type=Path, default=None, help="contact sheet of the cases (PNG)")
     args = ap.parse_args(argv)

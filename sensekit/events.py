@@ -438,8 +438,12 @@ class Dispatcher:
 
     def on(self, name: str, handler: Handler) -> Handler:
         if name != "*" and name not in EVENT_TYPES:
+            import difflib
+
             known = ", ".join(sorted(EVENT_TYPES))
-            raise ConfigError(f"unknown event name {name!r}; known events: {known}")
+            close = difflib.get_close_matches(str(name), sorted(EVENT_TYPES), n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"unknown event name {name!r}{hint}; known events: {known}")
         self._handlers.setdefault(name, []).append(handler)
         self.version += 1
         return handler

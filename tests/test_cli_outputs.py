@@ -308,3 +308,42 @@ def test_bad_option_values_never_give_a_traceback(command, rec, tmp_path_factory
         assert _digest(rec) == before, f"{argv} changed the input recording"
 
     check()
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["events", "demo", "--clapp"],
+     "sensekit events: error: unrecognized arguments: --clapp; did you mean --clap? (see `sensekit events --help`)"),
+    (["inspect", "demo", "--quik"],
+     "sensekit inspect: error: unrecognized arguments: --quik; did you mean --quick? (see `sensekit inspect --help`)"),
+    (["run", "clapper", "--sorce", "demo"],
+     "sensekit run: error: unrecognized arguments: --sorce demo; did you mean --source? "
+     "(see `sensekit run --help`)"),
+    (["events", "demo", "extra"],
+     "sensekit events: error: unrecognized arguments: extra (see `sensekit events --help`)"),
+    (["--clap"], "sensekit: error: unrecognized arguments: --clap (see `sensekit --help`)"),
+])
+def test_an_unknown_option_points_at_its_command_s_help(argv, expected, capsys):
+    """A typo in a command's option: the error named `sensekit --help`, which does not list the
+    command's options, and offered no spelling."""
+    from sensekit.cli import main
+
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == expected
+
+
+@pytest.mark.parametrize(("argv", "tail"), [
+    (["evnts", "demo"], "; did you mean 'events'? (see `sensekit --help`)"),
+    (["replay", "demo"], "; a recording replays with `sensekit events REC` or `sensekit run APP --source REC` "
+                         "(see `sensekit --help`)"),
+    (["play", "clapper"], "; an app plays with `sensekit run APP`; a recording with `sensekit events REC` "
+                          "(see `sensekit --help`)"),
+    (["teach", "gestur"], "; did you mean 'gesture'? (see `sensekit teach --help`)"),
+    (["zzz"], "'teach') (see `sensekit --help`)"),
+])
+def test_an_unknown_command_names_the_closest_or_where_that_job_is(argv, tail, capsys):
+    """'sensekit replay demo' (the docs speak of replays) or a typo listed the commands only."""
+    from sensekit.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "invalid choice" in err and err.endswith(tail) and len(err.splitlines()) == 1, err

@@ -68,3 +68,33 @@ def test_an_app_without_blobs_starts_without_scipy_optimize(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
                          timeout=120).stdout
     assert out.split()[-3:] == ["0", "False", "True"], out
+
+
+def _every_parser():
+    import argparse
+
+    from sensekit.cli import build_parser
+
+    todo = [build_parser()]
+    while todo:
+        parser = todo.pop()
+        yield parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo.extend(action.choices.values())
+
+
+def test_every_help_is_plain_text_and_names_its_positionals():
+    """`osc-listen --help` printed its module docstring's reST (``sensekit osc-listen PORT``) and a
+    bare PORT; `teach gesture --help` its ``...`` markup and a lower-case `source`."""
+    import argparse
+
+    seen = 0
+    for parser in _every_parser():
+        text = parser.format_help()
+        assert "``" not in text, parser.prog
+        for action in parser._positionals._group_actions:
+            if action.help is None and not isinstance(action, argparse._SubParsersAction):
+                raise AssertionError(f"{parser.prog}: positional {action.metavar or action.dest} has no help")
+        seen += 1
+    assert seen >= 16                   # sensekit, its 12 commands, teach's 3

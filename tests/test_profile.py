@@ -304,6 +304,17 @@ def test_calibrate_learns_noise_floors_and_a_colour(tmp_path: Path, capsys):
     assert p2["noise_floor.level"] - p["noise_floor.level"] == pytest.approx(20 * np.log10(4) / 0.6, abs=1.0)
 
 
+def test_calibrate_pick_color_says_which_picture_its_pixel_is_in(capsys):
+    """The help said only 'store the colour at pixel X,Y'; the apps show the picture mirrored,
+    calibrate reads the source's own, so a point read off an app's view picks the wrong place."""
+    from sensekit.cli import main
+
+    assert main(["calibrate", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("--pick-color X,Y store as tracker.color the colour at pixel X,Y of the source's own picture "
+            "(not mirrored, unlike an app's view), in the middle of --seconds") in text
+
+
 @pytest.mark.parametrize("argv,fragment", [
     (["--pick-color", "500,5"], "outside the 80x60 frame"),
     (["--pick-color", "x"], "X,Y"),

@@ -74,6 +74,34 @@ def test_settings_command_lists_every_setting_with_units_ranges_and_defaults(cap
     assert "unknown settings section(s) mootion" in capsys.readouterr().err
 
 
+def test_settings_command_shows_one_setting_by_its_key(capsys):
+    """`sensekit settings clap.threshold` (the key --set takes) was 'unknown settings section(s)'."""
+    from sensekit.cli import main
+
+    assert main(["settings", "--json", "motion.method", "clap"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    listed = [s["key"] for g in data["groups"] for s in g["settings"]]
+    clap = {s.key for s in load_table()["clap"].items}
+    assert listed.count("motion.method") == 1 and set(listed) == clap | {"motion.method"}
+    assert data["presets"]["book"]["values"] == {"motion.method": "difference"}
+    assert main(["settings", "clap.threshold"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("[clap]  ") and "  clap.threshold = 0" in text
+    assert "1 setting in 1 group. Set it with" in text
+    assert main(["settings", "clap.treshold"]) == 2
+    assert "unknown setting `clap.treshold`; did you mean clap.threshold?" in capsys.readouterr().err
+
+
+def test_a_large_bound_is_printed_exactly_and_grouped():
+    """`sensekit settings` said 'a whole number 1..1.07374e+09 px' (rounded, not the bound)."""
+    area = lookup("tracker.min_area_px")
+    assert area.expectation() == "a whole number 1..1,073,741,824 px"
+    assert area.check(1073741824) == 1073741824
+    with pytest.raises(ConfigError, match=r"must be a whole number 1\.\.1,073,741,824 px, got 1073741825"):
+        area.check(1073741825)
+    assert lookup("activity.timeout_ms").expectation() == "a number 0..600000 ms"      # below a million: as before
+
+
 def test_every_preset_value_is_a_valid_setting():
     for p in PRESETS.values():
         for key, value in p.values.items():

@@ -51,6 +51,7 @@ headless without the dummy driver);
 """
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +73,8 @@ from sensekit.events import Dispatcher, Event, SourceLost, SourceRestored
 from sensekit.runner import MirrorsInput, Runner
 from sensekit.settings.live import Tuning
 from sensekit.vision.stages import mirror
+
+log = logging.getLogger("sensekit")
 
 @dataclass
 class RunResult:
@@ -232,8 +235,10 @@ class AppHost:
             path = self.write_profile()
         except (OSError, SensekitError) as exc:
             self.say(f"could not save the profile: {exc}")
+            log.warning("could not save the venue profile: %s", exc)
             return None
         self.say(f"saved venue profile {path}")
+        log.info("saved venue profile %s", path)       # also on the terminal: headless, no one sees the toast
         return path
 
     def save_screenshot(self, path: str | Path) -> Path:
@@ -244,7 +249,9 @@ class AppHost:
         try:
             self.save_screenshot(path)
         except OSError as exc:                    # a full disk must not end the piece
+            log.warning("could not save the screenshot %s: %s", path, exc.strerror)
             return f"could not save the screenshot: {exc.strerror}"
+        log.info("saved screenshot %s", path)        # the toast names the file, the terminal where it is
         return f"saved {path.name}"
 
     # -- one iteration -------------------------------------------------------

@@ -27,6 +27,8 @@ app that tracks no colour, and for keys that leave a headless run without
 """
 from __future__ import annotations
 
+import difflib
+
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -105,7 +107,10 @@ def check_mode(app_cls: type[App], mode: str) -> str:
     for candidate in app_cls.modes:
         if _norm(candidate) == _norm(mode):
             return candidate
-    raise ConfigError(f"--mode {mode!r}: {name}'s modes are {', '.join(app_cls.modes)}")
+    typed = [_norm(m).replace(" ", "-") for m in app_cls.modes]      # as a shell takes them unquoted
+    close = difflib.get_close_matches(_norm(mode).replace(" ", "-"), typed, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    raise ConfigError(f"--mode {mode!r}: {hint}{name}'s modes are {', '.join(typed)}")
 
 
 class Script:

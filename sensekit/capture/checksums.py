@@ -22,6 +22,9 @@ be verified, and ``inspect`` says so.
 ``read_checksums`` reads a file back (``RecordingError`` naming the row on damage; a killed
 recorder's partial last line is dropped). Cost: a CRC-32 runs at several GB/s (~0.1 ms for a
 640x480 frame).
+
+``missing_checksums(meta)`` names the files a recording made before them lacks
+(``sensekit.capture.checksums_add`` writes them: ``sensekit inspect REC --add-checksums``).
 """
 from __future__ import annotations
 
@@ -37,7 +40,8 @@ from sensekit.safe_read import read_regular
 
 __all__ = ["VIDEO_CRC_FILE", "AUDIO_CRC_FILE", "VIDEO_CRC_HEADER", "AUDIO_CRC_HEADER", "crc32_of",
            "TIMESTAMPS_CRC_FILE", "TIMESTAMPS_CRC_HEADER",
-           "ChecksumLog", "PcmChecksums", "read_checksums", "checksums_cap", "recorded_lines"]
+           "ChecksumLog", "PcmChecksums", "read_checksums", "checksums_cap", "recorded_lines",
+           "missing_checksums"]
 
 VIDEO_CRC_FILE = "video_crc.csv"
 AUDIO_CRC_FILE = "audio_crc.csv"
@@ -45,6 +49,9 @@ VIDEO_CRC_HEADER = "index,crc32"
 AUDIO_CRC_HEADER = "block,crc32"
 TIMESTAMPS_CRC_FILE = "video_ts_crc.csv"
 TIMESTAMPS_CRC_HEADER = "row,crc32"
+CHECKSUM_FILES = (("video", "checksums", VIDEO_CRC_FILE),          # (track, meta key, file)
+                  ("video", "timestamps_checksums", TIMESTAMPS_CRC_FILE),
+                  ("audio", "checksums", AUDIO_CRC_FILE))
 _ROW_BYTES = 21 + 1 + 8 + 1            # index, comma, 8 hex digits, newline
 _MAX_BYTES = 256 << 20
 
@@ -150,3 +157,9 @@ def read_checksums(path: Path, header: str, *, complete: bool, max_bytes: int = 
                                      f"{line[:40].decode('ascii', 'replace')!r}")
             return out[:n]
     return out
+
+
+def missing_checksums(meta: dict[str, Any]) -> list[str]:
+    """The checksum files a recording's ``meta.json`` does not name (it was made before them)."""
+    return [name for track, key, name in CHECKSUM_FILES if meta.get(track) and not meta[track].get(key)]
+

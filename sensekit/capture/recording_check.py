@@ -181,10 +181,10 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
     if rows:
         assert rows_t is not None
         rep._listed_last_t = float(rows_t[-1])
-    crcs = _video_checksums(rep, v, rows)
+    crcs = _video_checksums(rep, v, None if rows_t is None else rows)
     version = meta["version"]
     store = path / (v["file"] if version == 1 else v["segments"])
-    units, segments = _video_store(rep, v, store, rows)
+    units, segments = _video_store(rep, v, store, rows, times_known=rows_t is not None)
     playable: int | None = None
     last_row: int | None = None
     if decode:
@@ -227,16 +227,17 @@ def _video_timestamps(rep: RecordingReport, v: dict[str, Any]) -> np.ndarray | N
     return rows_t
 
 
-def _video_checksums(rep: RecordingReport, v: dict[str, Any], rows: int) -> np.ndarray | None:
+def _video_checksums(rep: RecordingReport, v: dict[str, Any], rows: int | None) -> np.ndarray | None:
     """The frame checksums; ``None`` for a recording made before they were stored, an empty
-    array when unreadable (nothing verifies: every frame is named)."""
+    array when unreadable (nothing verifies: every frame is named). ``rows``: the frames the
+    timestamps list (``None``: unreadable, so neither the file's size nor its rows are judged)."""
     if v["checksums"] is None:
         rep.notes.append("no frame checksums (recorded before sensekit stored them): frames are not verified")
         return None
     try:
         crcs = read_checksums(rep.path / v["checksums"], VIDEO_CRC_HEADER, complete=rep.complete,
                               max_bytes=checksums_cap(rows))
-        if rep.complete and len(crcs) != rows:
+        if rep.complete and rows is not None and len(crcs) != rows:
             rep.problems.append(f"'{v['checksums']}' lists {len(crcs)} checksums for {rows} frames")
     except RecordingError as exc:
         rep.problems.append(str(exc))
@@ -244,8 +245,11 @@ def _video_checksums(rep: RecordingReport, v: dict[str, Any], rows: int) -> np.n
     return crcs
 
 
-def _video_store(rep: RecordingReport, v: dict[str, Any], store: Path, rows: int) -> tuple[list[VideoUnit], int]:
-    """The units to decode (a version 1 file, or the committed segments) and the segment count."""
+def _video_store(rep: RecordingReport, v: dict[str, Any], store: Path, rows: int, *,
+                 times_known: bool = True) -> tuple[list[VideoUnit], int]:
+    """The units to decode (a version 1 file, or the committed segments) and the segment count.
+    Without readable timestamps (``times_known`` false; that problem is named already) the
+    segments are not judged against them: each would be 'past the timestamps'."""
     if rep.meta["version"] == 1:
         if not store.is_file():
             rep.problems.append(f"the video file '{v['file']}' is missing")
@@ -256,7 +260,8 @@ def _video_store(rep: RecordingReport, v: dict[str, Any], store: Path, rows: int
         return [], 1
     units, layout = video_units(rep.path, rep.meta, rows)
     found, partial, other = list_segments(store)
-    rep.problems.extend(f"{v['segments']}/: {p}" for p in layout)
+    if times_known:
+        rep.problems.extend(f"{v['segments']}/: {p}" for p in layout)
     if partial:
         what = (f"{len(partial)} unfinished segment file(s) "
                 f"({', '.join(p.name for p in partial[:3])}): the recorder stopped while "
@@ -276,9 +281,14 @@ def _decode_units(rep: RecordingReport, units: list[VideoUnit],
     playable = 0
     last_row: int | None = None
     for unit, (n, why, bad) in zip(units, _count_all(units, (v["width"], v["height"]), crcs)):
-        if bad:
-            rep.problems.append(f"'{unit.label}': frame(s) {_rows_text(bad)} do not match their "
+        wrong = [r for r in bad if crcs is not None and r < len(crcs)]
+        if wrong:
+            rep.problems.append(f"'{unit.label}': frame(s) {_rows_text(wrong)} do not match their "
                                 "checksums (damaged; replay skips them, or stops if complete)")
+        if len(wrong) < len(bad) and crcs is not None and len(crcs):   # an unreadable file is named already
+            rep.problems.append(f"'{unit.label}': frame(s) {_rows_text(bad[len(wrong):])} have no "
+                                f"checksum in '{v['checksums']}' (not verified; replay skips them, "
+                                "or stops if complete)")
         if unit.exact:
             if n == unit.count:
                 playable += n - len(bad)

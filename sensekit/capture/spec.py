@@ -136,11 +136,20 @@ def _parse_bare(text: str, spec: str) -> SourceSpec:
     if sep and len(prefix) > 1 and "/" not in prefix and "\\" not in prefix:
         raise SourceError(f"unknown source kind {prefix!r} in spec {spec!r}; "
                           f"valid kinds are {_valid_kinds()}")
-    if "/" not in text and "\\" not in text and not path.suffix:
-        from sensekit.paths import list_bundled, recordings_dir
-        if text in list_bundled():
-            return SourceSpec("replay", str(recordings_dir() / f"{text}.skrec"), spec)
-    raise SourceError(f"no such file or recording: {text!r} (source specs: {_valid_kinds()})")
+    from sensekit.paths import list_bundled, recordings_dir
+    bundled = list_bundled()
+    if "/" not in text and "\\" not in text and not path.suffix and text in bundled:
+        return SourceSpec("replay", str(recordings_dir() / f"{text}.skrec"), spec)
+    raise SourceError(f"no such file or recording: {text!r}{_closest(text, bundled)} (source specs: "
+                      f"{_valid_kinds()}" + (f"; bundled recordings: {', '.join(bundled)}" if bundled else "") + ")")
+
+
+def _closest(text: str, bundled: list[str]) -> str:
+    """'; did you mean 'demo'?' for a misspelt bundled recording's name, else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(text.removesuffix(".skrec"), bundled, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def not_a_media_file(path: Path, spec: str) -> str:

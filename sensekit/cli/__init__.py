@@ -60,8 +60,28 @@ class _Parser(argparse.ArgumentParser):
         return super()._get_value(action, arg_string)
 
     def error(self, message: str) -> NoReturn:
-        message = " ".join(message.split())
+        message = " ".join(message.split()) + _command_hint(message)
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+#: words a newcomer types for a command that is not one, and where that job is
+_NOT_COMMANDS = {"replay": "a recording replays with `sensekit events REC` or `sensekit run APP --source REC`",
+                 "play": "an app plays with `sensekit run APP`; a recording with `sensekit events REC`"}
+
+
+def _command_hint(message: str) -> str:
+    """For an unknown command (or other choice): the closest name, or where that job is done."""
+    import difflib
+    import re
+
+    m = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)", " ".join(message.split()))
+    if not m:
+        return ""
+    word, choices = m.group(2), re.findall(r"'([^']*)'", m.group(3))
+    if m.group(1) == "COMMAND" and word.lower() in _NOT_COMMANDS:
+        return f"; {_NOT_COMMANDS[word.lower()]}"
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def command_names() -> list[str]:
@@ -124,6 +144,25 @@ def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.Arg
     return parser
 
 
+def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> NoReturn:
+    """Arguments no parser took: the error comes from the command's own parser (so it points
+    at ``sensekit COMMAND --help``, where its options are), with the closest option names."""
+    import difflib
+
+    target = parser
+    for action in parser._subparsers._group_actions if parser._subparsers else []:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            target = action.choices[command]
+    known = [o for a in target._actions for o in a.option_strings if o.startswith("--")]
+    hints = []
+    for arg in extra:
+        if arg.startswith("--"):
+            close = difflib.get_close_matches(arg.split("=", 1)[0], known, n=2, cutoff=0.75)
+            hints += [c for c in close if c not in hints]
+    tail = f"; did you mean {' or '.join(hints)}?" if hints else ""
+    target.error(f"unrecognized arguments: {' '.join(extra)}{tail}")
+
+
 def setup_logging(verbose: int, quiet: bool) -> None:
     level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO)
     logging.basicConfig(level=level, format="%(message)s" if verbose == 0 else
@@ -135,7 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_command_in(argv), lazy=True)
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            _unrecognized(parser, getattr(args, "command", None), extra)
     except SystemExit as exc:     # a bad argument (one line printed), --help or --version
         return exc.code if isinstance(exc.code, int) else 2
     setup_logging(args.verbose, args.quiet)

@@ -52,14 +52,15 @@ def parse_range(text: str) -> tuple[str, float, float]:
 def add_parser(sub: Any) -> None:
     """Add ``gesture`` to the ``teach`` command's subcommands (``sensekit.cli.teach``)."""
     g = sub.add_parser("gesture", help="hand shapes from a recording's time ranges",
-                       description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+                       description=__doc__.split("\n\n", 1)[1].replace("``", "`") if __doc__ else None,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    g.add_argument("source", help="recording, video file or camera:N")
+    g.add_argument("source", metavar="SOURCE", help="recording, video file or camera:N")
     g.add_argument("--class", dest="classes", action="append", required=True, metavar="NAME=START-END",
                    help="a gesture and a time range in seconds (repeat)")
     where = g.add_mutually_exclusive_group(required=True)
-    where.add_argument("--out", type=OutputPath(".json"), help="write the model to this JSON file")
-    where.add_argument("--profile", type=OutputPath(".toml"),
+    where.add_argument("--out", type=OutputPath(".json"), metavar="MODEL.json",
+                       help="write the model to this JSON file")
+    where.add_argument("--profile", type=OutputPath(".toml"), metavar="FILE",
                        help="keep the model in this venue profile (its [taught_gestures] table; the "
                             "file is created, or edited keeping everything else)")
     g.add_argument("--hand-model", choices=("full", "lite"), default="full", help="MediaPipe model size")

@@ -24,13 +24,15 @@ from sensekit.safe_read import clip
 MAX_EXAMPLES = 20              # ``live_examples.catch_examples``'s own bound
 
 
-def add_arguments(p: Any) -> None:
-    """``--from``, ``--examples``, ``--timeout`` on a teach subcommand."""
+def add_arguments(p: Any, what: str = "sound") -> None:
+    """``--from``, ``--examples``, ``--timeout`` on a teach subcommand (``what``: ``sound`` or
+    ``word``, as its positional arguments and its prompts name it)."""
+    ask = "say each word" if what == "word" else f"make each {what}"
     p.add_argument("--from", dest="live", metavar="SRC",
                    help="catch the examples from a live source (mic, or a recording replayed as if live); "
-                        "then give bare NAMEs and make each sound when prompted")
+                        f"then give bare {'WORD' if what == 'word' else 'NAME'}s and {ask} when prompted")
     p.add_argument("--examples", type=int_in(2, MAX_EXAMPLES), default=3, metavar="N",
-                   help=f"with --from: examples per name (default 3; 3 to 5 work best; at most {MAX_EXAMPLES})")
+                   help=f"with --from: examples per {what} (default 3; 3 to 5 work best; at most {MAX_EXAMPLES})")
     p.add_argument("--timeout", type=float_in(0, MAX_TIMEOUT_S), default=8.0, metavar="S",
                    help=f"with --from: seconds to wait for each example (default 8; at most {MAX_TIMEOUT_S:g})")
 

@@ -59,6 +59,8 @@ def parse_named_files(text: str, what: str, label: str, *, at_least: int) -> tup
         raise ConfigError(f"a {what} is {label}=FILE[,FILE...] with {label} one word of up to 64 letters, "
                           f"digits, _ and -, got '{clip(text, 60)}'")
     examples = [f.strip() for f in files.split(",") if f.strip()]
+    for spec in examples:                     # a mistyped path is named before the count
+        example_path(spec)
     if len(examples) < at_least:
         raise ConfigError(f"{what} {name!r} needs at least {at_least} examples (3 to 5 work best), got {len(examples)}")
     return name, examples
@@ -67,6 +69,22 @@ def parse_named_files(text: str, what: str, label: str, *, at_least: int) -> tup
 def _quoted(spec: str) -> str:
     """An example as its message quotes it: whole up to 160 characters, else its end (the file)."""
     return repr(spec if len(spec) <= 160 else "..." + spec[-120:])
+
+
+def example_path(spec: str) -> Path:
+    """The audio file of an example (``FILE``, ``FILE@START-END``, or a recording folder's
+    ``audio.wav``); a one-line error when there is none."""
+    m = _RANGE.match(spec)
+    path = Path(m.group("path") if m else spec)
+    if path.is_dir():
+        if not (path / "meta.json").is_file():
+            raise ConfigError(f"example {_quoted(spec)} is a folder, not an audio file or a recording")
+        path = path / "audio.wav"
+        if not path.is_file():
+            raise ConfigError(f"example {_quoted(spec)}: the recording has no audio ('audio.wav')")
+    elif not path.is_file():
+        raise ConfigError(f"example {_quoted(spec)}: no such audio file")
+    return path
 
 
 def read_example(spec: str) -> tuple[np.ndarray, int]:
@@ -78,11 +96,7 @@ def read_example(spec: str) -> tuple[np.ndarray, int]:
     from sensekit.capture.media import open_audio_file
 
     m = _RANGE.match(spec)
-    path = Path(m.group("path") if m else spec)
-    if path.is_dir():
-        path = path / "audio.wav"
-    if not path.is_file():
-        raise ConfigError(f"example {_quoted(spec)}: no such audio file")
+    path = example_path(spec)
     try:        # a WAV whose writer stopped before it wrote the length reads as `sensekit events` reads it
         f, rate, _ = open_audio_file(path)
     except SourceError as exc:

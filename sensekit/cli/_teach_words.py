@@ -45,7 +45,7 @@ def add_parser(sub: Any) -> None:
     s.add_argument("words", nargs="+", metavar="WORD=FILE[,FILE...]",
                    help=f"a word and its takes (FILE or FILE@START-END in seconds; {MIN_TAKES} or more); "
                         "with --from only the WORD")
-    _teach_live.add_arguments(s)
+    _teach_live.add_arguments(s, "word")
     s.set_defaults(func=main)
 
 

@@ -356,6 +356,8 @@ def register(subparsers: Subparsers) -> None:
                         "the room as it usually sounds (--seconds)")
     p.add_argument("--clap-seconds", type=float_in(0, 3600), default=10.0, metavar="S",
                    help="with --claps: how long the clapping part is (default 10)")
-    p.add_argument("--pick-color", metavar="X,Y", help="store the colour at pixel X,Y")
+    p.add_argument("--pick-color", metavar="X,Y",
+                   help="store as tracker.color the colour at pixel X,Y of the source's own picture "
+                        "(not mirrored, unlike an app's view), in the middle of --seconds")
     add_set_argument(p)
     p.set_defaults(func=main)

@@ -94,7 +94,8 @@ def register(subparsers: Subparsers) -> None:
         "events", help="run the pipeline on a source and print events",
         description="Run the stages on a source and print the events they emit.")
     p.add_argument("source", metavar="SOURCE",
-                   help="camera:N, mic[:NAME], file:PATH, replay:PATH, camera:0+mic, or a path")
+                   help="camera:N, mic[:NAME], file:PATH, replay:PATH, camera:0+mic, a path, "
+                        "or demo (the bundled recording)")
     p.add_argument("--jsonl", action="store_true", help="one JSON line per event")
     p.add_argument("--records", action="store_true",
                    help="one record per frame and audio block with a checksum")

@@ -1,4 +1,4 @@
-"""``sensekit inspect REC [--quick]``: what a recording really holds, and what is damaged.
+"""``sensekit inspect REC [--quick] [--add-checksums]``: what a recording really holds, and what is damaged.
 
 Prints whether the recording is complete, the start time, the duration, the
 video (size, frame rate and whether it was measured, frames that decode out of
@@ -10,6 +10,11 @@ control characters escaped, so it cannot drive the terminal.
 Every frame is decoded (``sensekit.capture.recording_check``; about 1-10 ms a
 frame, segments in parallel); ``--quick`` reads only names and headers and then
 cannot vouch for the frames.
+
+A complete recording made before checksums were stored replays unverified; ``--add-checksums``
+writes the checksum files it lacks (``sensekit.capture.checksums.add_checksums``: no frame or
+sample rewritten; refused, with nothing written, when the recording is incomplete or damaged),
+then prints the report.
 
 Exit status: 0 when the recording is complete and intact; 1 when it is
 incomplete (the recorder stopped without finishing: it replays what it saved)
@@ -39,6 +44,9 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("rec", metavar="REC", help="recording folder (or a bundled name such as 'demo')")
     p.add_argument("--quick", action="store_true",
                    help="do not decode the video (instant; cannot vouch for the frames)")
+    p.add_argument("--add-checksums", action="store_true",
+                   help="first write the checksum files a recording made before them lacks "
+                        "(frames, samples and times untouched; refused if it is incomplete or damaged)")
     p.set_defaults(func=main)
 
 
@@ -56,6 +64,19 @@ def _bullets(items: list[str]) -> str:
         wrapped = textwrap.wrap(printable(item), 76, subsequent_indent="  ") or ["-"]
         lines.append("- " + ("\n" + INDENT).join(wrapped))
     return ("\n" + INDENT).join(lines)
+
+
+def _listed(items: list[str], width: int = 76) -> str:
+    """``a, b, c`` wrapped at ``width`` between items (an item is never split)."""
+    rows = [""]
+    for item in items:
+        piece = item if not rows[-1] else f", {item}"
+        if rows[-1] and len(rows[-1]) + len(piece) > width:
+            rows[-1] += ","
+            rows.append(item)
+        else:
+            rows[-1] += piece
+    return ("\n" + INDENT).join(rows)
 
 
 def _video_line(rep: RecordingReport) -> str:
@@ -88,6 +109,7 @@ def _audio_line(rep: RecordingReport) -> str:
 
 def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
     """The printed report and the exit status (0 intact, 1 incomplete or damaged)."""
+    from sensekit.capture.checksums import missing_checksums
     from sensekit.capture.recording_check import check_recording
 
     rep = check_recording(path, decode=decode)
@@ -111,7 +133,7 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
     for name, size in rep.files:
         extra = f" {v.segments} segments" if v is not None and name == meta["video"].get("segments", "") + "/" else ""
         files.append(f"{printable(name)}{extra} {_size(size)}")
-    lines.append(("files", ", ".join(files)))
+    lines.append(("files", _listed(files)))
     lines.append(("size", _size(sum(size for _, size in rep.files))))
     text = printable(meta["notes"].strip(), keep_newlines=True) or "-"
     wrapped = [w for para in text.split("\n") for w in (textwrap.wrap(para, 76) or [""])]
@@ -123,6 +145,11 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
                                     "marked complete must be whole)"))
     if rep.notes:
         lines.append(("also", _bullets(rep.notes)))
+    if rep.status == "intact" and missing_checksums(meta):
+        hint = (f"{', '.join(missing_checksums(meta))} missing: `sensekit inspect "
+                f"{printable(str(path))} --add-checksums` writes them")
+        lines.append(("checksums", ("\n" + INDENT).join(textwrap.wrap(hint, 76, break_on_hyphens=False,
+                                                                      break_long_words=False))))
     out = "\n".join(f"{k:<10} {val}" for k, val in lines)
     return out, 0 if rep.status == "intact" else 1
 
@@ -132,6 +159,15 @@ def main(args: argparse.Namespace) -> int:
 
     spec = parse_source_spec(args.rec)
     target = Path(str(spec.target)) if spec.kind in ("replay", "file") else Path(args.rec)
+    if args.add_checksums:
+        from sensekit.capture.checksums_add import add_checksums
+
+        written = add_checksums(target)
+        if written:
+            print("wrote " + ", ".join(f"{name} ({rows} rows)" for name, rows in written.items())
+                  + "; meta.json names them")
+        else:
+            print(f"{printable(target.name)} has every checksum file already; nothing written")
     text, status = summary(target, decode=not args.quick)
     print(text)
     return status

@@ -149,10 +149,11 @@ def _port(text: str) -> int:
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("osc-listen", help="print incoming OSC messages",
-                       description=__doc__.split("\n\n")[0])
-    p.add_argument("port", type=_port, metavar="PORT")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--count", type=int, help="exit after N messages")
-    p.add_argument("--seconds", type=float_in(0, 1e9), help="exit after S seconds")
+                       description="Print the OSC messages that arrive on a UDP port, one line each "
+                                   "(until Ctrl-C, --count or --seconds).")
+    p.add_argument("port", type=_port, metavar="PORT", help="UDP port to listen on, e.g. 9000")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; 0.0.0.0: the network)")
+    p.add_argument("--count", type=int, metavar="N", help="exit after N messages")
+    p.add_argument("--seconds", type=float_in(0, 1e9), metavar="S", help="exit after S seconds")
     p.add_argument("--jsonl", action="store_true", help="JSON lines instead of text")
     p.set_defaults(func=_cmd)

@@ -43,7 +43,8 @@ def register(subparsers: Subparsers) -> None:
         "plot", help="plot the audio level, thresholds and events of a source",
         description="Plot the activity level over time with the threshold, the noise floor "
                     "and the activity and clap events, to tune thresholds by eye.")
-    p.add_argument("source", metavar="SOURCE", help="audio/video file, recording, or source spec")
+    p.add_argument("source", metavar="SOURCE",
+                   help="audio/video file, recording, source spec, or demo (the bundled recording)")
     p.add_argument("--out", type=OutputPath(".png", ".svg", ".pdf"), default="level.png",
                    metavar="PNG", help="output image, .png/.svg/.pdf (default level.png)")
     p.add_argument("--activity", metavar="LEVEL[,TIMEOUT_MS]",

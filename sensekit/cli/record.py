@@ -76,7 +76,9 @@ def build_source(args: argparse.Namespace) -> Source:
     if not found:
         from sensekit.errors import DeviceNotFoundError
         kind = DeviceNotFoundError if all(isinstance(e, DeviceNotFoundError) for e in errors) else SourceError
-        raise kind("nothing to record: " + "; ".join(str(e) for e in errors))
+        found_none = "; ".join(str(e)[:1].lower() + str(e)[1:] for e in errors)
+        raise kind(f"nothing to record: {found_none} (to record a file or a recording instead: "
+                   "--source SPEC, e.g. --source demo)")
     if len(found) == 1:
         log.info("recording %s only (%s)", found[0].description, errors[0])
         return found[0]

@@ -60,8 +60,8 @@ def register(subparsers: Subparsers) -> None:
         description="Play a mini-app on a live device, a media file or a recording.")
     p.add_argument("app", metavar="APP", help="app name, as listed by `sensekit apps`, or an app file (my_app.py)")
     p.add_argument("--source", metavar="SPEC",
-                   help="camera:N, mic:NAME, file:PATH, replay:PATH or a path "
-                        "(default: live devices if present, else the bundled recording)")
+                   help="camera:N, mic:NAME, file:PATH, replay:PATH, a path or demo "
+                        "(default: live devices if present, else the bundled recording, demo)")
     p.add_argument("--headless", action="store_true",
                    help="no window (SDL dummy driver); replays run as fast as possible, "
                         "live sources at their own pace")

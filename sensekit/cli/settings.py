@@ -4,7 +4,8 @@ Every setting of every detector, stage and app (``sensekit.settings``): its key,
 unit and range or choices, the command-line option bound to it (if any) and one line of
 help; then the presets. ``--json`` prints the same as one JSON document (``groups`` ->
 ``settings``, and ``presets``). Naming sections shows only those (``sensekit settings motion
-clap``); an unknown one is an error listing the sections.
+clap``), naming keys only those settings (``sensekit settings clap.threshold``); an unknown
+section is an error listing the sections, an unknown key one naming the closest keys.
 
 Any key can be set with ``--set KEY=VALUE`` (``run``, ``events``, ``calibrate``), in a venue
 profile (``[section] name = value``), over OSC (``/sensekit/set/<section>/<name>``) and, for
@@ -28,23 +29,29 @@ def register(subparsers: Subparsers) -> None:
         description="List every setting of every detector, stage and app, and the presets. Set any "
                     "of them with --set KEY=VALUE, in a venue profile, or over OSC.",
         epilog=THE_BOOK + ".")
-    p.add_argument("sections", nargs="*", metavar="SECTION", help="only these sections (e.g. motion clap)")
+    p.add_argument("sections", nargs="*", metavar="SECTION[.NAME]",
+                   help="only these sections or settings (e.g. motion clap.threshold)")
     p.add_argument("--json", action="store_true", help="one JSON document instead of text")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from sensekit.settings.registry import describe_table, load_table
+    from sensekit.settings.registry import describe_table, load_table, lookup
 
     table = load_table()
-    unknown = [s for s in args.sections if s not in table]
+    keys = [lookup(k).key for k in args.sections if "." in k]      # a one-line error naming the closest
+    unknown = [s for s in args.sections if "." not in s and s not in table]
     if unknown:
         raise ConfigError(f"unknown settings section(s) {', '.join(unknown)}; sections: {', '.join(sorted(table))}")
     data = describe_table()
     if args.sections:
-        data["groups"] = [g for g in data["groups"] if g["section"] in args.sections]
-        data["presets"] = {name: {**p, "values": {k: v for k, v in p["values"].items()
-                                                  if k.split(".")[0] in args.sections}}
+        whole = {s for s in args.sections if "." not in s}
+
+        def wanted(key: str) -> bool:
+            return key.split(".")[0] in whole or key in keys
+        groups = [{**g, "settings": [s for s in g["settings"] if wanted(s["key"])]} for g in data["groups"]]
+        data["groups"] = [g for g in groups if g["settings"]]
+        data["presets"] = {name: {**p, "values": {k: v for k, v in p["values"].items() if wanted(k)}}
                            for name, p in data["presets"].items()}
     if args.json:
         print(json.dumps(data, indent=1, sort_keys=True))
@@ -83,7 +90,9 @@ def render_text(data: dict[str, Any]) -> str:
             body = f"{s['help']}; {s['expects']}"
             lines.extend(textwrap.wrap(body, width=96, initial_indent="      ", subsequent_indent="      "))
         lines.append("")
-    lines.append(f"{count} settings in {len(data['groups'])} groups. Set any of them with --set KEY=VALUE, "
+    groups = len(data["groups"])
+    lines.append(f"{count} setting{'' if count == 1 else 's'} in {groups} group{'' if groups == 1 else 's'}. "
+                 f"Set {'it' if count == 1 else 'any of them'} with --set KEY=VALUE, "
                  "in a profile ([section] name = value) or over OSC (/sensekit/set/<section>/<name>).")
     lines += ["", THE_BOOK + "."]
     if data["presets"]:

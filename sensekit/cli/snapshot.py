@@ -253,7 +253,7 @@ def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "snapshot", help="save a labelled montage of every vision stage for one frame",
         description="Save a labelled montage of every vision stage of one frame, for tuning.")
-    p.add_argument("source", metavar="SOURCE", help="source spec or video path")
+    p.add_argument("source", metavar="SOURCE", help="source spec, video path, or demo (the bundled recording)")
     p.add_argument("--frame", type=int, default=DEFAULT_FRAME, metavar="N",
                    help="frame number (default %(default)s)")
     p.add_argument("--out", type=OutputPath(".png", ".jpg", ".jpeg"), default="stages.png",

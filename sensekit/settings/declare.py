@@ -73,6 +73,10 @@ _FALSE = ("false", "0", "no", "off")
 
 
 def _number_text(v: float) -> str:
+    """A bound as people read it: ``600000``, ``0.5``; a whole number of a million or more with
+    its thousands grouped (``1,073,741,824``: ``:g`` rounded it to ``1.07374e+09``)."""
+    if float(v).is_integer() and abs(v) >= 1e6:
+        return f"{int(v):,}"
     return f"{v:g}"
 
 

@@ -32,3 +32,18 @@ def test_recording_ended_is_said_in_the_title_bar_not_over_the_game(play):
             shots.append(surface_to_array(screen))
         rows = np.nonzero((shots[0] != shots[1]).any(axis=(1, 2)))[0]
         assert len(rows) and rows.max() < D.TITLE_H, (app, rows.min(), rows.max())
+
+
+def test_the_activity_graph_s_title_counts_activations_by_name(play, monkeypatch):
+    """Its title bar read 'on 3  claps 0': 'on' what? It counts the activations the green marks
+    show ('activity on' in its legend)."""
+    import pygame
+
+    from sensekit.app import draw as D
+
+    host = play("activity_graph", 200)
+    said: list[str] = []
+    monkeypatch.setattr(D, "title_bar", lambda screen, title, score="": said.append(score))
+    host.app.draw(pygame.Surface(host.screen.get_size()))
+    assert said == [f"activations {host.app.counts['on']}  claps {host.app.counts['clap']}"]
+    assert host.app.counts["on"] == 3

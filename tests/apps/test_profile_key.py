@@ -56,3 +56,17 @@ def test_a_click_is_not_a_setting_and_is_not_saved(play, tmp_path):
     assert "tracker.method" not in saved and "tracker.color" not in saved
     again = play("color_ball", 30, each=lambda h: h.steps == 1 and h.tuning.apply_now(saved))
     assert again.app.tracking
+
+
+def test_saving_says_where_on_the_terminal_too(play, tmp_path, caplog):
+    """A headless run with --keys "S@1,s@1.5" saved the profile and a screenshot and printed
+    nothing: the toast is drawn on a screen no one sees, and it names the picture, not its folder."""
+    import logging
+
+    venue = tmp_path / "venue.toml"
+    host = play("clapper", 5, profile_path=venue, screenshot_dir=tmp_path)
+    with caplog.at_level(logging.INFO, logger="sensekit"):
+        host.press(pygame.K_s, pygame.KMOD_LSHIFT)
+        host.press(pygame.K_s)
+    shot = next(tmp_path.glob("*.png"))
+    assert [r.getMessage() for r in caplog.records] == [f"saved venue profile {venue}", f"saved screenshot {shot}"]

@@ -41,8 +41,13 @@ def test_parse_pick_needs_two_whole_numbers(text):
 def test_modes_forgive_case_dashes_and_underscores():
     steer = load("steer")
     assert check_mode(steer, "Flock-Flees_hand") == "flock flees hand"
-    with pytest.raises(ConfigError, match="steer's modes are arrive at colour, arrive at motion"):
-        check_mode(steer, "dance")
+    with pytest.raises(ConfigError, match="steer's modes are arrive-at-colour, arrive-at-motion"):
+        check_mode(steer, "dance")                # named as a shell takes them unquoted (had spaces)
+    with pytest.raises(ConfigError, match="^--mode 'wanderer': did you mean wanderers\\? steer's modes are "):
+        check_mode(steer, "wanderer")
+    with pytest.raises(ConfigError, match="^--mode 'dance': steer's modes are"):
+        check_mode(steer, "dance")                # nothing close: no guess
+    assert check_mode(steer, "flock-flees-hand") == "flock flees hand"   # the listed form is taken
     with pytest.raises(ConfigError, match="clapper has no modes"):
         check_mode(load("clapper"), "x")
 

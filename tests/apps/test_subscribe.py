@@ -44,5 +44,7 @@ def test_on_attaches_to_the_dispatcher_and_checks_the_name_now():
     app.dispatcher.off("level", handler)
     app.dispatcher.dispatch(Level(t=0.6, level=7.0))
     assert heard == [42.0]
-    with pytest.raises(ConfigError, match="unknown event name 'levle'"):
-        app.on("levle", print)
+    with pytest.raises(ConfigError, match="unknown event name 'levle'; did you mean 'level'\\?; known events: "):
+        app.on("levle", print)                    # the tutorial's typo gets its spelling
+    with pytest.raises(ConfigError, match="unknown event name 'zzz'; known events: activity, "):
+        app.on("zzz", print)

@@ -178,15 +178,19 @@ def test_teach_then_events_with_sounds(shared_data, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["one=a.wav"], "at least 2 examples"),
+    (["one={demo}/audio.wav"], "at least 2 examples"),
     (["=a.wav,b.wav"], "NAME=FILE"),
     (["one=missing.wav,missing2.wav"], "no such audio file"),
+    (["one=missing.wav"], "'missing.wav': no such audio file"),       # said 'at least 2 examples'
+    (["one={tmp},{tmp}"], "' is a folder, not an audio file or a recording"),   # said 'no such audio file'
 ])
-def test_teach_errors_are_one_line(tmp_path, capsys, argv, message):
+def test_teach_errors_are_one_line(tmp_path, capsys, argv, message, recordings_dir):
     from sensekit.cli import main
 
+    argv = [a.replace("{demo}", str(recordings_dir / "demo.skrec")).replace("{tmp}", str(tmp_path)) for a in argv]
     assert main(["teach", "sound", "--profile", str(tmp_path / "v.toml"), *argv]) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "v.toml").exists()
 
 

@@ -164,3 +164,17 @@ def test_catch_examples_refuses_an_endless_wait_on_a_silent_looping_source(tmp_p
     thread.join(timeout=20)
     assert not thread.is_alive(), "catch_examples waited for ever"
     assert got and "at most 600 s, got inf" in str(got[0])
+
+
+@pytest.mark.parametrize(("what", "said"), [
+    ("words", "then give bare WORDs and say each word when prompted"),
+    ("sound", "then give bare NAMEs and make each sound when prompted"),
+])
+def test_from_s_help_names_what_the_command_teaches(what, said, capsys):
+    """teach words --help said 'give bare NAMEs and make each sound' (the sound command's line),
+    while its arguments are WORDs and its prompts say 'say WORD now'."""
+    from sensekit.cli import main
+
+    assert main(["teach", what, "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert said in out and f"examples per {what.rstrip('s')} " in out

@@ -66,6 +66,24 @@ def test_record_missing_camera_is_one_clear_line(tmp_path: Path, capsys: pytest.
     assert not (tmp_path / "c.skrec").exists()
 
 
+def test_record_without_devices_says_what_to_record_instead(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """No camera and no microphone: one line naming both, then the way out (--source); it
+    ended on the microphone's message with no next step."""
+    import sensekit.capture.spec as spec
+    from sensekit.errors import DeviceNotFoundError
+
+    def no_device(text: str) -> None:
+        raise DeviceNotFoundError(f"No {'camera at index 0' if text.startswith('camera') else 'microphone'}; "
+                                  "available: none")
+    monkeypatch.setattr(spec, "open_source", no_device)
+    code, _, err = run(capsys, "record", str(tmp_path / "c.skrec"), "--seconds", "1")
+    assert code == 2 and err.strip() == (
+        "sensekit: error: nothing to record: no camera at index 0; available: none; no microphone; available: "
+        "none (to record a file or a recording instead: --source SPEC, e.g. --source demo)")
+    assert not (tmp_path / "c.skrec").exists()
+
+
 RECORD_UNTIL_CTRL_C = r"""
 import sys
 from sensekit.capture.recording import ReplaySource, record_source

@@ -1,7 +1,7 @@
 """The bundled demo recording carries the format's checksums (issue: ``inspect demo`` warned).
 
-They were added by ``sensekit.capture.backfill_checksums`` without rewriting the video or the
-samples: the demo replays, verified, to the very frames and samples it gave without them, and
+They were added by ``add_checksums`` (now ``sensekit inspect REC --add-checksums``) without
+rewriting the video or the samples: the demo replays, verified, to the very frames and samples it gave without them, and
 its frame checksums are the ones the golden records (written before) hold.
 """
 from __future__ import annotations
@@ -13,12 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sensekit.capture.backfill_checksums import add_checksums
 from sensekit.capture.base import AudioBlock, VideoFrame
 from sensekit.capture.checksums import AUDIO_CRC_FILE, TIMESTAMPS_CRC_FILE, VIDEO_CRC_FILE
 from sensekit.capture.recording_check import check_recording
 from sensekit.capture.replay import ReplaySource
-from sensekit.errors import RecordingError
 
 GOLDEN = Path(__file__).parent / "golden" / "demo_records.jsonl"
 
@@ -74,12 +72,3 @@ def test_the_checksums_changed_no_frame_and_no_sample(demo: Path, tmp_path: Path
     frame_crcs = [r["checksum"] for r in golden if r["event"] == "frame"]
     stored = (demo / VIDEO_CRC_FILE).read_text().splitlines()[1:]
     assert frame_crcs and [row.split(",")[1] for row in stored[:len(frame_crcs)]] == frame_crcs
-
-
-def test_the_backfill_writes_what_is_bundled_and_only_once(demo: Path, tmp_path: Path) -> None:
-    rec = strip(demo, tmp_path / "demo.skrec")
-    assert add_checksums(rec) == (300, 625)                # 320000 samples in blocks of 512
-    for name in ("meta.json", VIDEO_CRC_FILE, AUDIO_CRC_FILE, TIMESTAMPS_CRC_FILE):
-        assert (rec / name).read_bytes() == (demo / name).read_bytes(), name
-    with pytest.raises(RecordingError, match="has checksums already"):
-        add_checksums(rec)

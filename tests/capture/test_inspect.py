@@ -171,3 +171,43 @@ def test_not_a_recording_is_status_2(tmp_path: Path, capsys: pytest.CaptureFixtu
     (tmp_path / "x.skrec").mkdir()
     code, _, err = inspect(capsys, tmp_path / "x.skrec")
     assert code == 2 and "has no meta.json" in err
+
+
+@pytest.mark.parametrize("gone", ["video_ts.csv", "video_ts_crc.csv", "video_crc.csv"])
+def test_a_missing_file_is_the_one_problem_named(tmp_path: Path, capsys: pytest.CaptureFixture, gone: str) -> None:
+    """A recording folder missing one file: inspect names that file and blames no intact one. It
+    said 'video_crc.csv' is 3.7 kB, more than the 63 bytes it may be' when the timestamps were
+    unreadable, and that every frame did 'not match its checksum' when video_crc.csv was gone."""
+    rec = make(tmp_path / "miss.skrec")
+    (rec / gone).unlink()
+    code, out, _ = inspect(capsys, rec)
+    problems = flat(out.split("\nproblems", 1)[1].split("\nreplay ", 1)[0])
+    assert code == 1 and f"'{gone}' is missing" in problems, out
+    assert "may be" not in problems and "do not match" not in problems, out
+    assert problems.count(" - ") == 0 and problems.strip().startswith("- "), out
+
+
+def test_frames_past_the_checksums_are_said_to_have_none(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A complete recording whose video_crc.csv lost its last rows: those frames have no
+    checksum (they were said not to match theirs)."""
+    rec = make(tmp_path / "short.skrec")
+    rows = (rec / "video_crc.csv").read_text().splitlines()
+    (rec / "video_crc.csv").write_text("\n".join(rows[:-3]) + "\n")
+    code, out, _ = inspect(capsys, rec)
+    problems = flat(out.split("\nproblems", 1)[1].split("\nreplay ", 1)[0])
+    assert code == 1 and "'video_crc.csv' lists 22 checksums for 25 frames" in problems, out
+    assert "frame(s) 22, 23, 24 have no checksum in 'video_crc.csv'" in problems, out
+    assert "do not match" not in problems, out
+
+
+def test_the_files_line_is_wrapped_between_files(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """The files line of a version 2 recording ran to ~170 columns (every other field wraps at 76);
+    it wraps between files, never inside one."""
+    code, out, _ = inspect(capsys, make(tmp_path / "ok.skrec"))
+    start = out.index("\nfiles ") + 1
+    block = out[start:out.index("\nsize ")].splitlines()
+    assert code == 0 and len(block) >= 2 and all(len(line) <= 11 + 77 for line in block), block
+    assert all(line.startswith(" " * 11) for line in block[1:]), block
+    files = " ".join(line.strip() for line in block)[len("files "):].strip().split(", ")
+    assert [f.split(" ")[0] for f in files] == ["audio.wav", "audio_crc.csv", "meta.json", "video/", "video.ffconcat",
+                                                "video_crc.csv", "video_ts.csv", "video_ts_crc.csv"], files

@@ -84,6 +84,19 @@ def test_missing_path_is_a_clear_error(tmp_path: Path) -> None:
         open_source(f"replay:{tmp_path / 'gone.skrec'}")
 
 
+@pytest.mark.parametrize(("text", "hint"), [("dmeo", "; did you mean 'demo'?"), ("Demo", "; did you mean 'demo'?"),
+                                          ("demo.skrec", "; did you mean 'demo'?"), ("take1", "")])
+def test_a_misspelt_bundled_name_is_named_and_the_bundled_ones_listed(text: str, hint: str, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's `sensekit events demo ...` misspelt: the error offered only the spec kinds and
+    never said that 'demo' exists."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SourceError) as info:
+        parse_source_spec(text)
+    assert str(info.value) == (f"no such file or recording: {text!r}{hint} (source specs: 'camera:', 'mic:', "
+                               "'file:', 'replay:', 'camera:0+mic', or a path; bundled recordings: demo)")
+
+
 @pytest.mark.parametrize("text", ["webcam:0", "microphone:2", "screen:1"])
 def test_unknown_kind_names_spec_and_lists_kinds(text: str) -> None:
     with pytest.raises(SourceError) as info:

@@ -284,3 +284,13 @@ def _wait_value(url: str, key: str, value: Any) -> None:
     while _api_settings(url)[key] != value and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _api_settings(url)[key] == value
+
+
+def test_the_connection_badge_does_not_call_a_replay_live(process_piece, page):
+    """The header's badge read 'live' beside 'replay:demo.skrec': it says the page is connected."""
+    piece = process_piece("run", "clapper", "--headless", "--loop")
+    page.goto(piece.url)
+    page.wait_for_function("() => sensekitPanel.levels.length > 5", timeout=FRAME_TIMEOUT_MS)
+    assert page.inner_text("#conn") == "connected"
+    assert "replay:" in page.inner_text("header")
+    assert page.errors == []

@@ -58,6 +58,22 @@ def test_chosen_clips_names_a_clip_that_is_not_there(tmp_path):
         chosen_clips(tmp_path, "b,c")
 
 
+def test_clip_options_leave_out_frames_for_a_benchmark_that_does_not_track(tmp_path):
+    """extent_diagnose looks at single frames: the shared options without a --frames it would
+    ignore (it defined --clips/--only again before add_clip_options could leave it out)."""
+    import argparse
+
+    from sensekit.evaluation.vision.evaluate import add_clip_options
+
+    tracking, single = argparse.ArgumentParser(), argparse.ArgumentParser()
+    add_clip_options(tracking, tmp_path)
+    add_clip_options(single, tmp_path, frames=False)
+    assert vars(tracking.parse_args([])) == {"clips": tmp_path, "only": None, "frames": 100}
+    assert vars(single.parse_args(["--only", "coke"])) == {"clips": tmp_path, "only": "coke"}
+    with pytest.raises(SystemExit):
+        single.parse_args(["--frames", "3"])
+
+
 def test_size_ok_is_within_a_quarter_in_width_and_height():
     assert size_ok((0, 0, 75, 125), (5, 5, 100, 100))
     assert not size_ok((0, 0, 74, 100), (0, 0, 100, 100))

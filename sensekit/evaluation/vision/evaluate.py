@@ -84,13 +84,15 @@ def chosen_clips(folder: Path, only: str | None = None) -> list[str]:
     return wanted
 
 
-def add_clip_options(parser: Any, default: Path) -> None:
+def add_clip_options(parser: Any, default: Path, *, frames: bool = True) -> None:
     """The options every clip benchmark takes (``parser``: an ``argparse.ArgumentParser``):
-    ``--clips`` (a folder of ``NAME.mp4`` + ``NAME_gt.csv``), ``--only``, ``--frames``."""
+    ``--clips`` (a folder of ``NAME.mp4`` + ``NAME_gt.csv``), ``--only`` and, unless ``frames``
+    is false (a benchmark that looks at single frames, not tracked runs), ``--frames``."""
     parser.add_argument("--clips", type=Path, default=default,
                         help="folder of NAME.mp4 + NAME_gt.csv (frame,x,y,w,h)")
     parser.add_argument("--only", help="comma-separated clip names (default: every clip in the folder)")
-    parser.add_argument("--frames", type=int, default=100, help="frames per start (default 100)")
+    if frames:
+        parser.add_argument("--frames", type=int, default=100, help="frames per start (default 100)")
 
 
 def load_clip(folder: Path, name: str, *, one_based: bool | None = None) -> TrackClip:

@@ -61,7 +61,7 @@ export function openSocket(path, onMessage, binary, onOpen) {
   ws.onopen = () => {
     if (panel.token) ws.send(JSON.stringify({ token: panel.token }));
     if (onOpen) onOpen(ws);
-    setConn("live", "ok");
+    setConn("connected", "ok");       // not "live": a replay is connected too
   };
   ws.onmessage = (ev) => onMessage(ws, ev);
   ws.onclose = (ev) => {
