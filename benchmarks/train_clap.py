@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# {message}", file=sys.stderr, flush=True)
     family = args.family or ct.FAMILY
     also = tuple(v for v in args.also.split(",") if v)
-    from sensekit.audio.clap_augment import EVERYDAY_KINDS, SYNTHETIC_KINDS
+    from sensekit.evaluation.audio.clap_augment import EVERYDAY_KINDS, SYNTHETIC_KINDS
     synth = SYNTHETIC_KINDS + (EVERYDAY_KINDS if args.everyday else ())
     bursts = ct.collect_cached(args.data, args.cache, augment=ct.AUGMENTATIONS + also, synth=synth)
     if args.words is not None:
