@@ -11,7 +11,7 @@ trees' score. docs/claps_history.md ("Seventh pass", "Eighth pass") has
 the choice of the constants and the held-out figures.
 
 Cost: ~13 us for the statistic of a burst rising under 24 dB (the route's own test, ``steady``,
-decides the same split in ~60 % of the instructions), ~270 us for the patch and the expert
+decides the same split in two thirds of its instructions), ~270 us for the patch and the expert
 of a burst over a steady floor; nothing when off (the detector then keeps its usual, shorter
 history). The statistic is a ratio of the signal to itself anchored at the peak: gain, block
 size and start offset do not change it.
@@ -111,7 +111,7 @@ class FloorRoute:
 
     def steady(self, x: np.ndarray, p: int) -> bool:
         """Whether the floor under the burst peaking at ``x[p]`` is steady: always the answer
-        of ``floor_spread_db(x, p) < FLOOR_SPLIT_DB``, in ~60 % of its instructions.
+        of ``floor_spread_db(x, p) < FLOOR_SPLIT_DB``, in two thirds of its instructions.
 
         The same 25 frame powers, summed by one ``vecdot`` call from a reused buffer and
         compared as a power ratio in Python (no ``astype``, ``sort`` or ``log10`` calls). Both
