@@ -7,12 +7,15 @@ nearly all of them without the full statistic.
 """
 from __future__ import annotations
 
+import functools
 from unittest import mock
 
 import numpy as np
 import pytest
 
+from sensekit.audio import clap_floor
 from sensekit.audio.clap_floor import FLOOR_EVERY_MS, FLOOR_FRAMES, FLOOR_SPLIT_DB, FloorRoute
+from sensekit.audio.numpy_calls import einsum
 from sensekit.evaluation.audio.evaluate import read_wav
 
 
@@ -95,3 +98,16 @@ def test_steady_agrees_with_the_statistic_on_real_floors(shared_data, name):
         answers.update(got)
     assert answers == {True, False} or name == "laugh_room-small_0.wav"
     assert agree > 300 and handed < 0.02 * agree
+
+
+def test_steady_without_vecdot_uses_einsum_and_agrees(monkeypatch):
+    """NumPy < 2 (the ``hands`` extra pins it) has no ``vecdot``: ``einsum`` sums the rows."""
+    monkeypatch.setattr(clap_floor, "_row_dots", functools.partial(einsum, "ij,ij->i"))
+    route = FloorRoute(48000)
+    rng = np.random.default_rng(11)
+    n = route.pre + 4800
+    x = rng.standard_normal(n).astype(np.float32)
+    swell = (x * (1.0 + 0.9 * np.sin(2 * np.pi * 3.0 * np.arange(n) / 48000))).astype(np.float32)
+    got = [route.steady(y, p) for y in (x, swell) for p in range(route.pre, n - 480, 480)]
+    assert got == [expected(route, y, p) for y in (x, swell) for p in range(route.pre, n - 480, 480)]
+    assert set(got) == {True, False}
