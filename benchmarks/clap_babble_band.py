@@ -87,7 +87,7 @@ def streamed(data: Path, snrs: list[float], folds: dict[str, Any],
 def collect(data: Path, snrs: list[float], folds: dict[str, Any],
             only: str | None = None) -> dict[str, dict[str, Any]]:
     """``{source: {condition: accumulator}}``."""
-    from sensekit.audio.clap_augment import clap_loudness
+    from sensekit.audio.clap_loudness import clap_loudness
     from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech
     from sensekit.evaluation.audio.evaluate import read_clips, read_wav
 

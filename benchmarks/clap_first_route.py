@@ -42,7 +42,7 @@ def one_run(clip: str, snr_db: float) -> dict[str, object]:
     from sensekit.audio.clap import ClapDetector
     t_import = time.perf_counter() - t0
 
-    from sensekit.audio.clap_augment import clap_loudness
+    from sensekit.audio.clap_loudness import clap_loudness
     from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit
     from sensekit.evaluation.audio.evaluate import read_clips, read_wav
 

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     targets, speech, audio = clap_clips(args.data)
     from sensekit.audio.clap import ClapDetector
-    from sensekit.audio.clap_augment import clap_loudness
+    from sensekit.audio.clap_loudness import clap_loudness
     from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech
     from sensekit.evaluation.audio.evaluate import match
     from sensekit.audio.level import level_to_db

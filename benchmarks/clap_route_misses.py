@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="noise expert thresholds: claps it finds at each, whatever the rise")
     args = ap.parse_args(argv)
     from sensekit.audio.clap import ClapDetector
-    from sensekit.audio.clap_augment import clap_loudness
+    from sensekit.audio.clap_loudness import clap_loudness
     from sensekit.audio.clap_features import FEATURES, TreeModel
     from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech
 

@@ -121,7 +121,7 @@ def digit_mixes(data: Path, targets: list[Any], audio: dict[str, tuple[np.ndarra
     fold that heard neither the clip's source nor the speaker."""
     from sensekit.evaluation.audio import clap_training as ct
     from sensekit.evaluation.audio import clap_words as cw
-    from sensekit.audio.clap_augment import clap_loudness
+    from sensekit.audio.clap_loudness import clap_loudness
     from sensekit.evaluation.audio.clap_noise import mix_at
 
     takes = cw.read_words(data)
@@ -140,7 +140,7 @@ def speech_mixes(targets: list[Any], speech: list[Any], audio: dict[str, tuple[n
                  fold: Callable[[str, str], Any], snr: float) -> list[Mix]:
     """The noise curve's one-speaker mixes at ``snr``, each with the fold that heard neither
     the clip's source nor the speaker's."""
-    from sensekit.audio.clap_augment import clap_loudness
+    from sensekit.audio.clap_loudness import clap_loudness
     from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech, speech_pick
 
     mixes = []

@@ -3,7 +3,7 @@
 
 For each of the five k clips with many claps (``clap_k_mixed15``, ``mixed18``, ``pairs8``,
 ``regular14``, ``steady13``; one person, room and microphone) and each noise (white, pink) and
-SNR (``--snrs``, dB under the claps' loudness, ``clap_augment.clap_loudness``): seeded noise of
+SNR (``--snrs``, dB under the claps' loudness, ``clap_loudness.clap_loudness``): seeded noise of
 twice the clip's length (``numpy.random.default_rng(7)``, as
 ``tests/audio/test_clap_noise_route.py``), the clip plus its first half, the room its second.
 ``clap_teach.teach`` learns the venue from the first halves of both; the second half of the
@@ -29,9 +29,10 @@ from _reference import SHARED_DATA
 
 from sensekit.audio import clap_floor
 from sensekit.audio.clap import ClapDetector
-from sensekit.audio.clap_augment import clap_loudness, noise
 from sensekit.audio.clap_features import TreeModel
+from sensekit.audio.clap_loudness import clap_loudness
 from sensekit.audio.clap_teach import lesson_problem, teach
+from sensekit.evaluation.audio.clap_augment import noise
 from sensekit.evaluation.audio.evaluate import Scores, match, read_clips, read_wav
 
 CLIPS = ("clap_k_mixed15.wav", "clap_k_mixed18.wav", "clap_k_pairs8.wav", "clap_k_regular14.wav",

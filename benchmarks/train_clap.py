@@ -112,8 +112,8 @@ def main(argv: list[str] | None = None) -> int:
 def training_set(args: argparse.Namespace, say: Any) -> tuple[Any, tuple[str, ...] | None]:
     """The collected bursts (with ``--also``, ``--everyday``, ``--words``, ``--dull``) and the
     copies the air gate is taken from (``None``: every copy)."""
-    from sensekit.audio.clap_augment import EVERYDAY_KINDS, SYNTHETIC_KINDS
     from sensekit.evaluation.audio import clap_training as ct
+    from sensekit.evaluation.audio.clap_augment import EVERYDAY_KINDS, SYNTHETIC_KINDS
 
     also = tuple(v for v in args.also.split(",") if v)
     synth = SYNTHETIC_KINDS + (EVERYDAY_KINDS if args.everyday else ())

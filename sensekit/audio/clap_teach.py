@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from sensekit.audio.clap import ClapDetector, room_side
-from sensekit.audio.clap_augment import clap_loudness
+from sensekit.audio.clap_loudness import clap_loudness
 from sensekit.audio.clap_features import FEATURES, BurstFeatures
 from sensekit.audio.clap_floor import FLOOR_SPLIT_DB, RISE_SPLIT_DB, FloorRoute
 from sensekit.errors import ConfigError

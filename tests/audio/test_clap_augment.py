@@ -1,10 +1,12 @@
-"""Noise at a chosen SNR, the synthetic hard negatives, and the clap band (tiny signals)."""
+"""Noise at a chosen SNR, the synthetic hard negatives (``evaluation.audio.clap_augment``), the clap band."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sensekit.audio.clap_augment import (
+from sensekit.audio.clap_features import band_width, clap_band
+from sensekit.audio.clap_loudness import clap_loudness, rms_5ms_peak
+from sensekit.evaluation.audio.clap_augment import (
     EVERYDAY_KINDS,
     NOISE_KINDS,
     SYNTHETIC_KINDS,
@@ -12,15 +14,12 @@ from sensekit.audio.clap_augment import (
     _keystroke,
     _knocks,
     _typing,
-    clap_loudness,
     everyday,
     noise,
     phone,
-    rms_5ms_peak,
     synthetic_negatives,
     with_noise,
 )
-from sensekit.audio.clap_features import band_width, clap_band
 
 RATE = 48000
 
@@ -30,15 +29,6 @@ def burst(rate: int = RATE, seconds: float = 1.0, at: float = 0.5, amp: float = 
     i = round(at * rate)
     x[i: i + rate // 100] = amp * np.random.default_rng(0).uniform(-1, 1, rate // 100)
     return x
-
-
-def test_loudest_5ms_rms_of_a_constant_and_of_claps():
-    x = np.full(4800, 0.25, np.float32)
-    assert rms_5ms_peak(x, RATE) == pytest.approx(0.25)
-    two = burst() + burst(at=0.2, amp=0.1)
-    quiet, loud = clap_loudness(two, RATE, [0.2]), clap_loudness(two, RATE, [0.5])
-    assert loud / quiet == pytest.approx(5.0, rel=0.1)
-    assert clap_loudness(two, RATE, [0.2, 0.5]) == pytest.approx((quiet + loud) / 2)
 
 
 @pytest.mark.parametrize("kind", NOISE_KINDS)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sensekit.audio.clap_augment import clap_loudness
+from sensekit.audio.clap_loudness import clap_loudness
 from sensekit.evaluation.audio import clap_dull as cd
 from sensekit.evaluation.audio.evaluate import read_clips, read_wav, recipe_onsets
 

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 from sensekit.audio.clap import ClapDetector
-from sensekit.audio.clap_augment import clap_loudness, noise
 from sensekit.audio.clap_floor import FLOOR_SPLIT_DB, FloorRoute
+from sensekit.audio.clap_loudness import clap_loudness
 from sensekit.audio.clap_teach import room_floor, teach
+from sensekit.evaluation.audio.clap_augment import noise
 from sensekit.evaluation.audio.clap_training import resample
 from sensekit.evaluation.audio.evaluate import match, read_clips, read_wav
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from sensekit.evaluation.audio import clap_words as cw
-from sensekit.audio.clap_augment import clap_loudness
+from sensekit.audio.clap_loudness import clap_loudness
 
 
 def _takes(n: int, seed: int) -> list[np.ndarray]:

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sensekit.audio.clap_augment import clap_loudness, with_noise
+from sensekit.audio.clap_loudness import clap_loudness
+from sensekit.evaluation.audio.clap_augment import with_noise
 from sensekit.evaluation.audio.clap_training import (
     SYNTH,
     Bursts,

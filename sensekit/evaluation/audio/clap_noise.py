@@ -3,7 +3,7 @@
 Every clip of ``clap_onsets.csv`` (annotated claps) is mixed with noise of each kind
 (``clap_augment.noise``: white, pink, brown, hum, babble, and ``speech``, one speech
 recording of another source) at each SNR - the claps' loudest 5 ms RMS (the clip's median,
-``clap_augment.clap_loudness``) over the noise RMS - and streamed at each start offset.
+``clap_loudness.clap_loudness``) over the noise RMS - and streamed at each start offset.
 A detected clap within 60 ms of an annotated one finds it (``evaluate.match``); every
 other detected clap is a false one, counted per minute of the noisy clips.
 
@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from sensekit.audio.clap import ClapDetector
-from sensekit.audio.clap_augment import clap_loudness, noise
+from sensekit.audio.clap_loudness import clap_loudness
+from sensekit.evaluation.audio.clap_augment import noise
 from sensekit.evaluation.audio.evaluate import Clip, match, read_clips, read_wav, stream_claps
 
 CURVE_KINDS = ("white", "pink", "brown", "hum", "babble", "speech")

@@ -49,15 +49,15 @@ from typing import Any
 import numpy as np
 
 from sensekit.audio.clap import ClapDetector
-from sensekit.audio.clap_augment import (
+from sensekit.audio.clap_features import FEATURES, BurstFeatures, Model, TreeModel
+from sensekit.audio.clap_loudness import clap_loudness
+from sensekit.evaluation.audio.clap_augment import (
     NOISE_KINDS,
     SYNTHETIC_KINDS,
-    clap_loudness,
     synthetic_claps,
     synthetic_negatives,
     with_noise,
 )
-from sensekit.audio.clap_features import FEATURES, BurstFeatures, Model, TreeModel
 from sensekit.evaluation.audio.evaluate import Clip, read_clips, read_wav, recipe_onsets
 
 NOISY = tuple(f"n_{k}" for k in NOISE_KINDS)

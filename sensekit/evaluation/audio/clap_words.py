@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from sensekit.audio.clap_augment import clap_loudness
+from sensekit.audio.clap_loudness import clap_loudness
 from sensekit.evaluation.audio.clap_training import (
     Bursts,
     _Clips,

@@ -1,13 +1,15 @@
 """Sounds a clap must survive and sounds it must not be: noise at a chosen SNR, synthetic hard negatives.
 
-Used by ``clap_training.py`` (augmented training copies) and ``benchmarks/audio_eval.py``
-(the noise curve). Everything is a pure function of its arguments and a seeded
-``numpy.random.Generator``: the same seed gives the same samples.
+Evaluation code: used by ``clap_training.py`` (augmented training copies),
+``clap_noise.py`` and ``benchmarks/audio_eval.py`` (the noise curve) and
+``benchmarks/train_clap.py --everyday``; never by the runtime. Everything is a pure function
+of its arguments and a seeded ``numpy.random.Generator``: the same seed gives the same
+samples.
 
 **SNR** is the clap's own loudness over the noise's: the claps' loudest 5 ms RMS (the
-median over a clip's claps, ``clap_loudness``) over the RMS of the noise. So "10 dB" is
-what a listener would call a clap clearly over a fan, not the power ratio of two whole
-recordings (a few claps in a long clip would otherwise read as very quiet).
+median over a clip's claps, ``sensekit.audio.clap_loudness``, which ``calibrate --claps``
+uses too) over the RMS of the noise. So "10 dB" is what a listener would call a clap
+clearly over a fan, not the power ratio of two whole recordings.
 
 **Noise kinds** (``NOISE_KINDS``): ``white``; ``pink`` (-3 dB/octave) and ``brown``
 (-6 dB/octave, from 20 Hz), shaped in the frequency domain; ``hum`` (a 50 or 60 Hz mains
@@ -52,29 +54,6 @@ import numpy as np
 NOISE_KINDS = ("white", "pink", "brown", "hum", "babble")
 SYNTHETIC_KINDS = ("knock", "thud", "plosive", "tap")
 EVERYDAY_KINDS = ("typing", "gravel", "phone_knock")
-
-
-def rms_5ms_peak(x: np.ndarray, rate: int) -> float:
-    """The loudest 5 ms RMS of ``x`` (a sliding window, float64)."""
-    n = max(1, round(0.005 * rate))
-    x2 = x.astype(np.float64) ** 2
-    if len(x2) <= n:
-        return float(np.sqrt(x2.mean()))
-    c = np.concatenate([[0.0], np.cumsum(x2)])
-    return float(np.sqrt(max(0.0, float((c[n:] - c[:-n]).max()) / n)))
-
-
-def clap_loudness(x: np.ndarray, rate: int, onsets: list[float]) -> float:
-    """The median over ``onsets`` of each clap's loudest 5 ms RMS (from 5 ms before its
-    onset to 30 ms after); the whole clip's loudest 5 ms RMS when there are no onsets."""
-    if not onsets:
-        return rms_5ms_peak(x, rate)
-    vals = []
-    for o in onsets:
-        a, b = max(0, round((o - 0.005) * rate)), round((o + 0.030) * rate)
-        if b - a > 1:
-            vals.append(rms_5ms_peak(x[a:b], rate))
-    return float(np.median(vals)) if vals else rms_5ms_peak(x, rate)
 
 
 def _shaped(n: int, rate: int, power: float, rng: np.random.Generator, f_lo: float = 20.0) -> np.ndarray:
