@@ -317,7 +317,8 @@ def leave_table(folder: Path, names: list[str], settings: dict[str, object] | No
                     rows.setdefault((kind, check), []).append((*r, plan.turn))
                     if verbose:
                         print(f"  {name} {plan.label} {how} check {'on' if check else 'off'}: edge {plan.edge}"
-                              f" half {plan.half} out {plan.out}; lost inside (IoU) {r[0]}, lost at {r[1]},"
+                              f" half {plan.half} out {plan.out}; lost in view "
+                              f"{'-' if r[0] is None else f'at {r[0][0]} (IoU {r[0][1]:.2f})'}; from out {r[1]},"
                               f" still lost {r[2]}", file=sys.stderr, flush=True)
     for (kind, check), runs in sorted(rows.items(), key=lambda kv: (kv[0][0], not kv[0][1])):
         early = [(r[0][1], r[0][0] < r[3]) for r in runs if r[0] is not None]
