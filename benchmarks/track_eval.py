@@ -301,7 +301,7 @@ def leave_table(folder: Path, names: list[str], settings: dict[str, object] | No
     from sensekit.vision.color_tracker import ColorTracker
 
     lines = ["leave        check  runs  lost inside (IoU>0.3, before the pan)  not lost before  "
-             "color_lost by out+15  still lost at out+15  delay from out (median)"]
+             "color_lost by out+15  still lost at out+15  delay from out, median"]
     rows: dict[tuple[str, bool], list] = {}
     for name in names:
         plans, frames = leave_plans(folder, name)
@@ -314,7 +314,7 @@ def leave_table(folder: Path, names: list[str], settings: dict[str, object] | No
                     t = ColorTracker(**(settings or {})) if check else \
                         ColorTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
                     r = leave_run(t, frames, plan, truth, how)
-                    rows.setdefault((kind, check), []).append((*r, plan.turn))
+                    rows.setdefault((kind, check), []).append((*r, plan.turn, plan.out - plan.half))
                     if verbose:
                         print(f"  {name} {plan.label} {how} check {'on' if check else 'off'}: edge {plan.edge}"
                               f" half {plan.half} out {plan.out}; lost in view "
@@ -326,6 +326,8 @@ def leave_table(folder: Path, names: list[str], settings: dict[str, object] | No
         soon = [r[1] for r in kept if r[1] is not None and r[1] <= 15]
         still = sum(1 for r in kept if r[2])
         med = f"{np.median(soon):+.0f}" if soon else "-"
+        halves = [r[1] + r[4] for r in kept if r[1] is not None and r[1] <= 15]
+        med += f" ({np.median(halves):+.0f} from half out)" if halves else ""
         lines.append(f"  {kind:10s} {'on' if check else 'off':>4s} {len(runs):5d} {len(early):6d} "
                      f"({sum(1 for v, _ in early if v > 0.3)}, {sum(1 for _, b in early if b)})"
                      f"{len(kept):26d}  {len(soon):10d} "
