@@ -121,3 +121,17 @@ def test_color_lost_within_15_frames_when_the_camera_pans_away(clip, name, direc
     assert np.median(overlap) > 0.3, "the tracker did not hold the object while it was in view"
     in_time = lost_at is not None and lost_at <= plan.out + 15 and lost
     assert in_time == (lost_after_frames is None), (lost_at, plan.out)
+
+
+@pytest.mark.parametrize("how", ["click", "box"])
+def test_color_lost_when_the_sprinter_runs_out_of_a_still_view(clip, how):
+    """Real footage: a still window of half of bolt1's frame that the sprinter runs out of (at
+    frame 134; half out at 118). ``color_lost`` comes while he leaves, from the frame his box
+    touches the border (111) to 15 frames after he is out; measured: frame 124. (Three frames
+    later the tracker finds another runner in the same kit and follows him; docs/tracking.md.)"""
+    truth, frames = clip("vot_bolt1_rva", 150)
+    plan = still_plan(truth, (frames[0].shape[1], frames[0].shape[0]))
+    assert plan is not None and plan.first == 0 and plan.out + 15 < len(frames)
+    lost_at, _lost, overlap = _run(truth, frames, plan, how, ColorTracker())
+    assert np.median(overlap) > 0.3, "the tracker did not hold the sprinter while he was in view"
+    assert lost_at is not None and plan.edge <= lost_at <= plan.out + 15, (lost_at, plan.edge, plan.out)
