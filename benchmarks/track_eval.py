@@ -36,6 +36,7 @@ and scored from its first frame; one table per factor.
     .venv/bin/python benchmarks/track_eval.py [--clips DIR] [--only coke,tiger1] [--frames 100]
                                               [--starts 3] [--no-mil] [--loss] [--scales 0.5,1,2]
                                               [--held-out] [--tracker KEY=VALUE] [--per-click out.json]
+                                              [--loss [--leave-only] [--verbose]]
 
 Start frames: 0, 1/3 and 2/3 of the clip, the first moved to frame 6 so that every click has
 the 6 frames before it (a live click has them: ``VisionStage.history``); a rescaled run is
