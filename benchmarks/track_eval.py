@@ -16,6 +16,14 @@ and from the true box on frame 0: (1) **cut**: after 29 frames the picture cuts 
 clip (resized); (2) **cover**: from frame 30 a dark grey card 20 % larger than the true box
 hides the object. Printed: runs not already lost before, and how many of them lost it within
 15 frames (0.5 s at 30 fps), with and without the appearance check (``appearance_below=0``).
+(3) **leave** (``leave_table``): the object leaves the view, made of the clip's own pixels
+(``sensekit.evaluation.vision.leave``): a window of half the frame, enlarged back, follows the
+object and then pans away at 4 or 16 px/frame in each direction the clip allows, or stays
+still while the object walks out of it; a centre click and the true box on the window's first
+frame. Printed: runs lost while the object was still fully inside (those whose last box still
+overlapped it, IoU > 0.3, and those lost before the pan began), and of the others how many got
+``color_lost`` by 15 frames after the object was fully out, and how many were still lost then.
+``--leave-only`` skips the cut and cover runs; ``--verbose`` prints each leave run.
 
 ``--scales 0.5,1,2`` scores the same runs on rescaled views too, so a method tuned to the
 developer clips' object sizes shows up: at a factor above 1 each run's frames are cropped to
@@ -28,6 +36,7 @@ and scored from its first frame; one table per factor.
     .venv/bin/python benchmarks/track_eval.py [--clips DIR] [--only coke,tiger1] [--frames 100]
                                               [--starts 3] [--no-mil] [--loss] [--scales 0.5,1,2]
                                               [--held-out] [--tracker KEY=VALUE] [--per-click out.json]
+                                              [--loss [--leave-only] [--verbose]]
 
 Start frames: 0, 1/3 and 2/3 of the clip, the first moved to frame 6 so that every click has
 the 6 frames before it (a live click has them: ``VisionStage.history``); a rescaled run is
@@ -232,12 +241,110 @@ def loss_table(folder: Path, names: list[str], settings: dict[str, object] | Non
     return "\n".join(lines)
 
 
+LEAVE_SPEEDS_PX = (4.0, 16.0)      # a slow pan and a fast one, source pixels per frame
+
+
+def leave_plans(folder: Path, name: str) -> tuple[list, list]:
+    """The pans (each direction x ``LEAVE_SPEEDS_PX``) and the still window the clip allows
+    (``sensekit.evaluation.vision.leave``), with the clip's frames up to the last one needed."""
+    from sensekit.evaluation.vision.leave import DIRECTIONS, pan_plan, still_plan
+
+    truth = load_clip(folder, name).truth
+    frames = _first(folder, name, 1)
+    size = (frames[0].shape[1], frames[0].shape[0])
+    plans = [pan_plan(truth, size, direction=d, speed_px=v, start=min(30, len(truth) // 4))
+             for v in LEAVE_SPEEDS_PX for d in DIRECTIONS]
+    plans.append(still_plan(truth, size))
+    kept = [p for p in plans if p is not None]
+    need = max((p.first + len(p.windows) for p in kept), default=0)
+    return kept, _first(folder, name, need)
+
+
+def leave_run(tracker, frames: list, plan, truth: np.ndarray,
+              how: str) -> tuple[tuple[int, float] | None, int | None, bool]:
+    """One run through ``plan``'s views: (the frame of a ``color_lost`` while the object was fully
+    inside and the IoU of the last box found with the truth then, else None; frame of the first
+    ``color_lost`` from ``edge`` on, minus ``out``; still lost at ``out`` + 15, not found again)."""
+    from sensekit.evaluation.vision.evaluate import iou
+    from sensekit.evaluation.vision.leave import view, view_box
+    from sensekit.events import ColorFound, ColorLost
+
+    size = (frames[0].shape[1], frames[0].shape[0])
+    first = view(frames[plan.first], plan.windows[0])
+    box = view_box(truth[plan.first], plan.windows[0], size)
+    if how == "click":
+        tracker.pick(first, box[0] + box[2] / 2, box[1] + box[3] / 2)
+    else:
+        tracker.pick_box(first, box)
+    inside: tuple[int, float] | None = None
+    at, lost, held = None, False, (0.0, 0.0, 0.0, 0.0)
+    for k in range(1, plan.out + 16):
+        for e in tracker.step(view(frames[plan.first + k], plan.windows[k]), k / 30):
+            if isinstance(e, ColorLost):
+                lost = True
+                if k < plan.edge and inside is None:
+                    inside = (k, iou(held, view_box(truth[plan.first + k], plan.windows[k], size)))
+                elif k >= plan.edge and at is None:
+                    at = k - plan.out
+            elif isinstance(e, ColorFound):
+                lost = False
+        if tracker.last is not None and tracker.last.found:
+            held = tracker.last.box
+    return inside, at, lost
+
+
+def leave_table(folder: Path, names: list[str], settings: dict[str, object] | None = None,
+                verbose: bool = False) -> str:
+    """The object leaving the view (a pan away, or walking out of a still window): runs lost
+    while it was fully inside (false when the last box still overlapped it, IoU > 0.3), and of
+    the others how many got ``color_lost`` by 15 frames after it was fully out, and how many
+    were still lost then (not found again on something else)."""
+    from sensekit.vision.color_tracker import ColorTracker
+
+    lines = ["leave        check  runs  lost inside (IoU>0.3, before the pan)  not lost before  "
+             "color_lost by out+15  still lost at out+15  delay from out, median"]
+    rows: dict[tuple[str, bool], list] = {}
+    for name in names:
+        plans, frames = leave_plans(folder, name)
+        truth = load_clip(folder, name).truth
+        for plan in plans:
+            kind = "walks out" if not plan.label.startswith("pan") else \
+                "pan slow" if plan.label.endswith(f" {LEAVE_SPEEDS_PX[0]:g} px/frame") else "pan fast"
+            for check in (True, False):
+                for how in ("click", "box"):
+                    t = ColorTracker(**(settings or {})) if check else \
+                        ColorTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
+                    r = leave_run(t, frames, plan, truth, how)
+                    rows.setdefault((kind, check), []).append((*r, plan.turn, plan.out - plan.half))
+                    if verbose:
+                        print(f"  {name} {plan.label} {how} check {'on' if check else 'off'}: edge {plan.edge}"
+                              f" half {plan.half} out {plan.out}; lost in view "
+                              f"{'-' if r[0] is None else f'at {r[0][0]} (IoU {r[0][1]:.2f})'}; from out {r[1]},"
+                              f" still lost {r[2]}", file=sys.stderr, flush=True)
+    for (kind, check), runs in sorted(rows.items(), key=lambda kv: (kv[0][0], not kv[0][1])):
+        early = [(r[0][1], r[0][0] < r[3]) for r in runs if r[0] is not None]
+        kept = [r for r in runs if r[0] is None]
+        soon = [r[1] for r in kept if r[1] is not None and r[1] <= 15]
+        still = sum(1 for r in kept if r[2])
+        med = f"{np.median(soon):+.0f}" if soon else "-"
+        halves = [r[1] + r[4] for r in kept if r[1] is not None and r[1] <= 15]
+        med += f" ({np.median(halves):+.0f} from half out)" if halves else ""
+        lines.append(f"  {kind:10s} {'on' if check else 'off':>4s} {len(runs):5d} {len(early):6d} "
+                     f"({sum(1 for v, _ in early if v > 0.3)}, {sum(1 for _, b in early if b)})"
+                     f"{len(kept):26d}  {len(soon):10d} "
+                     f"({len(soon) / max(1, len(kept)):.2f}) {still:12d} ({still / max(1, len(kept)):.2f})"
+                     f" {med:>14s}")
+    return "\n".join(lines)
+
+
 def _options(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_clip_options(ap, SHARED_DATA / "video" / "tracking")
     ap.add_argument("--starts", type=int, default=3, help="start frames spread over each clip (default 3)")
     ap.add_argument("--no-mil", action="store_true", help="skip OpenCV's MIL tracker (the slow baseline)")
-    ap.add_argument("--loss", action="store_true", help="only the color_lost delays (cut, cover)")
+    ap.add_argument("--loss", action="store_true", help="only the color_lost delays (cut, cover, leave)")
+    ap.add_argument("--leave-only", action="store_true", help="with --loss: only the leave runs")
+    ap.add_argument("--verbose", action="store_true", help="with --loss: each leave run on stderr")
     ap.add_argument("--held-out", action="store_true",
                     help="score each clip with the extent weights fitted without it (benchmarks/train_extent.py)")
     ap.add_argument("--scales", default="1", help="comma-separated view factors, e.g. 0.5,1,2 (default 1)")
@@ -306,7 +413,9 @@ def main(argv: list[str] | None = None) -> int:
         print(e, file=sys.stderr)
         return 2
     if args.loss:
-        print(loss_table(args.clips, names, args.tracker_settings))
+        if not args.leave_only:
+            print(loss_table(args.clips, names, args.tracker_settings))
+        print(leave_table(args.clips, names, args.tracker_settings, args.verbose))
         return 0
     baselines = [b for b in BASELINES if not (args.no_mil and b.startswith("MIL"))]
     t0 = time.perf_counter()
