@@ -38,7 +38,7 @@ def test_recalibrate_on_demand():
 
 
 def test_errors():
-    with pytest.raises(ConfigError, match=r"`noise_floor.learn_ms` must be a number 1..3.6e\+06 ms, got -1"):
+    with pytest.raises(ConfigError, match=r"`noise_floor.learn_ms` must be a number 1..3,600,000 ms, got -1"):
         NoiseFloor(-1)
     with pytest.raises(ConfigError, match="not learned yet"):
         NoiseFloor().threshold(10)
