@@ -36,8 +36,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--words", type=Path, default=None, help="the digits' bursts (clap_words; .npz)")
     ap.add_argument("--folds", type=Path, required=True, help="train_clap.py --save-folds (nested)")
     ap.add_argument("--pairs", type=Path, required=True, help="the pair folds, kept here (JSON)")
-    ap.add_argument("--floor", default=None, metavar="NAMES",
-                    help="train_clap.py --floor: only these clap_features.FLOOR_FEATURES")
     ap.add_argument("--snrs", default="0,5,10")
     ap.add_argument("--offsets", default="0,517")
     args = ap.parse_args(argv)
@@ -64,7 +62,6 @@ class Pairs:
         from sensekit.evaluation.audio import clap_words as cw
 
         self.bursts = ct.collect_cached(args.data, args.cache)
-        self.bursts = ct.floor_only(self.bursts, args.floor)
         if args.words is not None:
             self.bursts = cw.joined(self.bursts, cw.collect_words_cached(args.data, args.words))
         self.words = args.words is not None

@@ -51,9 +51,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--everyday", action="store_true",
                     help="also synthesise clap_augment.EVERYDAY_KINDS (typing, footsteps on gravel, "
                          "knocks through a phone) as hard negatives (the tenth pass; tried, not shipped)")
-    ap.add_argument("--floor", default=None, metavar="NAMES",
-                    help="with a cache collected with clap_features.FLOOR_FEATURES: train on these of them "
-                         "only, comma-separated (the fourteenth pass: fl_flat,fl_air_oct; tried, not shipped)")
     ap.add_argument("--cache", type=Path, default=None,
                     help="keep the collected bursts in this .npz (read it when it exists)")
     args = ap.parse_args(argv)
@@ -70,7 +67,6 @@ def main(argv: list[str] | None = None) -> int:
     from sensekit.audio.clap_augment import EVERYDAY_KINDS, SYNTHETIC_KINDS
     synth = SYNTHETIC_KINDS + (EVERYDAY_KINDS if args.everyday else ())
     bursts = ct.collect_cached(args.data, args.cache, augment=ct.AUGMENTATIONS + also, synth=synth)
-    bursts = ct.floor_only(bursts, args.floor)
     if args.words is not None:
         from sensekit.evaluation.audio import clap_words as cw
         bursts = cw.joined(bursts, cw.collect_words_cached(args.data, args.words))

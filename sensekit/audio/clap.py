@@ -86,6 +86,7 @@ from sensekit.audio.clap_features import (
     BurstMeter,
     Model,
     clap_band,
+    clap_score,
     score_range,
     tree_model,
 )
@@ -524,15 +525,14 @@ class ClapDetector(Tunable, section="clap",
         vals = self._meter.measure(self._buf, p - self._b0, gain2=self._gain2)
         peak_db, rise_db = vals[0], vals[1]
         ok = peak_db >= self._min_peak_db and rise_db >= self.min_rise_db
-        keep = self.keep_features
-        score = self._meter.score(self._buf, p - self._b0, vals, self.model, keep) if ok or keep else -99.0
+        score = clap_score(np.asarray(vals[1:]), self.model) if ok or self.keep_features else -99.0
         if self._route is not None and (ok or self.keep_features):
             expert = self._route.score(self._buf, p - self._b0, vals)
             score = score if expert is None else expert
         t0, rate = self._t0 or 0.0, self._meter.rate
         t_onset = t0 + onset / rate
         if self.keep_features:
-            self.features.append(self._meter.kept(t_onset, t0 + p / rate, vals, score))
+            self.features.append(BurstFeatures(*(t_onset, t0 + p / rate, *vals, score)))
         if not (ok and gap_ok) or score < self.threshold or (self._room_j and self.is_room(vals)):
             return None
         if self._under_recent_claps(p, peak_db, rate):

@@ -63,10 +63,6 @@ _TINY = 1e-20
 #: features, thresholds and leaf values
 Model = dict[str, Any]
 
-#: the burst's rise over a moving floor, per band (``FloorBands``; the fourteenth pass's candidate):
-#: measured only for a burst rising under ``FLOOR_RISE_DB`` and only when the model asks for them
-FLOOR_FEATURES = ("fl_lo", "fl_o1", "fl_o2", "fl_o3", "fl_air", "fl_flat", "fl_air_oct")
-FLOOR_RISE_DB = 24.0
 FEATURES = ("rise_db", "attack_db", "contrast_db", "steep_db", "fall10_ms", "fall20_ms",
             "decay_db", "tail_db", "body_db", "low_db", "tilt_db", "air_db", "flatness",
             "zcr_khz", "centroid_oct", "spread_db")
@@ -95,14 +91,12 @@ class BurstFeatures:
     centroid_oct: float
     spread_db: float
     score: float = 0.0
-    floor: tuple[float, ...] = ()     # FLOOR_FEATURES, when measured (clap_floor_bands)
 
     def vector(self) -> np.ndarray:
-        """``FEATURES`` then ``floor`` (``FLOOR_FEATURES`` when the detector measured them)."""
-        return np.array([*(getattr(self, k) for k in FEATURES), *self.floor], dtype=np.float64)
+        return np.array([getattr(self, k) for k in FEATURES], dtype=np.float64)
 
     def as_dict(self) -> dict[str, float]:
-        return {k: float(getattr(self, k)) for k in self.__slots__ if k != "floor"}
+        return {k: float(getattr(self, k)) for k in self.__slots__}
 
 
 class TreeModel:
@@ -143,9 +137,6 @@ class TreeModel:
         self._left = np.where(2 * j + 1 < self._n_int, t * self._n_int + 2 * j + 1,
                               self._leaf0[t] + 2 * j + 1).astype(np.intp)
         # trees of depth <= 6 (the shipped ones): every leaf at once (clap_trees.BitTrees)
-        #: columns the trees read (more than ``FEATURES``: they read ``FLOOR_FEATURES`` too)
-        self.width: int = max(int(feature.max()) + 1 if feature.size else 0,
-                         self._below.width if self._below is not None else 0)
         self._bits = (BitTrees(self._feature.reshape(-1, self._n_int),
                                self._threshold.reshape(-1, self._n_int))
                       if 1 <= d <= MAX_DEPTH and n_trees else None)
@@ -276,26 +267,6 @@ class BurstMeter:
         self._me_i = np.array([at(a_) for a_, _ in spans], np.intp)
         self._me_k = np.array([at(b_) for _, b_ in spans], np.intp)
         self._me_n = ((self._me_k - self._me_i) * q).astype(np.float64)
-        self.floor = FloorBands(rate, n, f)
-        self.pre = max(self.pre, self.floor.pre)
-        #: the last ``score``'s ``FLOOR_FEATURES`` (``()`` when not measured)
-        self.last_floor: tuple[float, ...] = ()
-
-    def score(self, x: np.ndarray, p: int, vals: tuple[float, ...], model: Model | None,
-              keep: bool = False) -> float:
-        """``clap_score`` of the burst ``measure`` just gave ``vals`` for (at ``x[p]``), with
-        ``FLOOR_FEATURES`` measured only when ``model`` reads them or ``keep`` is set."""
-        tm = tree_model(model)
-        if keep or tm.width > len(FEATURES):
-            self.last_floor = self.floor.measure(x, p, vals[1], self._two[0])
-            return tm.score(np.array((*vals[1:], *self.last_floor)))
-        self.last_floor = ()
-        return tm.score(np.asarray(vals[1:]))
-
-    def kept(self, t_onset: float, t_peak: float, vals: tuple[float, ...], score: float) -> BurstFeatures:
-        """The burst ``score`` just judged, as ``BurstFeatures`` (with its ``FLOOR_FEATURES``)."""
-        floats: tuple[Any, ...] = (t_onset, t_peak, *vals, score, self.last_floor)
-        return BurstFeatures(*floats)
 
     def ms(self, v: float) -> int:
         return max(1, round(self.rate * v / 1000.0))
@@ -389,48 +360,6 @@ class BurstMeter:
         spread = 10.0 * math.log10(min(octs) / max(octs))
         return (peak_db, min(CAP_DB, rise), min(CAP_DB, attack), min(CONTRAST_CAP_DB, contrast),
                 steep, fall10, fall20, decay, tail, body, low, tilt, air, flat, zcr, cent, spread)
-
-
-class FloorBands:
-    """The burst's rise over a floor that moves (``FLOOR_FEATURES``): the power of the burst's
-    12 ms window (``BurstMeter``'s, from 4 ms before the peak) in the bands 50-500 Hz, 0.5-1,
-    1-2, 2-4 kHz and 4.5 kHz-up, over the same bands of the floor: the per-bin median of the
-    same window's spectra every 6 ms over the 0.3 s ending 10 ms before the peak; in dB,
-    clipped to -20..60. ``fl_flat``: the weakest octave's rise (0.5-4 kHz) less the strongest's
-    (a clap over a voice rises most where the voice is weak); ``fl_air_oct``: the air's rise
-    less the octaves' mean. NaN for a burst rising ``FLOOR_RISE_DB`` or more (a clap over
-    quiet: nothing to learn there). Cost ~49 FFTs of 12 ms and a median, ~0.2 ms a burst."""
-
-    def __init__(self, rate: int, n: int, f: np.ndarray) -> None:
-        def ms(v: float) -> int:
-            return max(1, round(rate * v / 1000.0))
-
-        hop, gap, span = ms(6.0), ms(10.0), ms(300.0)
-        k = (span - n) // hop + 1
-        self._idx = -(gap + n + hop * np.arange(k))[::-1, None] + np.arange(n)[None, :]
-        self._win = np.hanning(n)
-        self.pre = gap + n + hop * (k - 1) + 1
-        top = min(16000.0, 0.45 * rate)
-        edges = [(50.0, 500.0), (500.0, 1000.0), (1000.0, 2000.0), (2000.0, 4000.0), (4500.0, top)]
-        self._bands = [(int(np.searchsorted(f, lo)), int(np.searchsorted(f, hi))) for lo, hi in edges]
-        self._nan = (math.nan,) * len(FLOOR_FEATURES)
-
-    def measure(self, x: np.ndarray, p: int, rise_db: float, burst: np.ndarray) -> tuple[float, ...]:
-        """``FLOOR_FEATURES`` of the burst peaking at ``x[p]`` whose window's power spectrum
-        is ``burst``."""
-        if not rise_db < FLOOR_RISE_DB or p < self.pre:
-            return self._nan
-        fr = x[p + self._idx] * self._win
-        floor = np.median(np.abs(np.fft.rfft(fr, axis=1)) ** 2, axis=0)
-        r = []
-        for a, b in self._bands:
-            if b <= a:
-                r.append(math.nan)
-                continue
-            db = 10.0 * math.log10((float(burst[a:b].sum()) + _TINY) / (float(floor[a:b].sum()) + _TINY))
-            r.append(min(60.0, max(-20.0, db)))
-        octs = r[1:4]
-        return (*r, min(octs) - max(octs), r[4] - sum(octs) / 3.0)
 
 
 def band_width(rate: int) -> int:

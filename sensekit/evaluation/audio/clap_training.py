@@ -342,26 +342,6 @@ def collect_cached(data: Path, cache: Path | None, *, augment: Iterable[str] = A
     return b
 
 
-def floor_only(bursts: Bursts, names: str | None) -> Bursts:
-    """``bursts`` with only the ``FLOOR_FEATURES`` named in ``names`` (comma-separated; the
-    others NaN: not measured, so no tree splits on them); ``None``, or bursts collected
-    without them: ``bursts`` as they are."""
-    from dataclasses import replace as _replace
-
-    from sensekit.audio.clap_features import FLOOR_FEATURES
-    if names is None or bursts.X.shape[1] <= len(FEATURES):
-        return bursts
-    keep = {v for v in names.split(",") if v}
-    unknown = keep - set(FLOOR_FEATURES)
-    if unknown:
-        raise ValueError(f"unknown floor features {sorted(unknown)}; known: {', '.join(FLOOR_FEATURES)}")
-    X = bursts.X.copy()
-    for j, name in enumerate(FLOOR_FEATURES):
-        if name not in keep:
-            X[:, len(FEATURES) + j] = np.nan
-    return _replace(bursts, X=X)
-
-
 def balanced_weights(y: np.ndarray, source: np.ndarray, power: float = 0.5) -> np.ndarray:
     """Each (source, class) group weighs ``n ** power`` in total (0.5: a source with 100x
     the bursts counts 10x, so one big collection cannot drown a small one, nor a single
