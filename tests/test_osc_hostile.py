@@ -151,3 +151,23 @@ def test_a_word_the_recogniser_does_not_know_is_refused_at_the_door_and_the_run_
     s.send_and_wait(_message(setting_address("voice.words"), "left,right"), "voice.words ok")
     s.runner.run(max_items=10)
     assert voice.words == ("left", "right") and s.control.accepted == 1
+
+
+@pytest.mark.parametrize("picked_by", ["model", "exact"])
+def test_switching_a_clicked_target_to_hsv_goes_on_tracking_its_colour(show, picked_by):
+    """A click tracked by ``model`` (or ``exact``), then ``/sensekit/set/tracker/method hsv``: the
+    tracker had no hsv target (only a colour given or an hsv pick made one) and the run ended
+    at the next frame on an ``AssertionError``. Now hsv goes on from the clicked colour, as if
+    that colour had been given: the same box as a run tracking the ball's colour from the start."""
+    by_color = show(["--track-color", "#eb2d14"])
+    ball = by_color.stages[0].tracker.last
+    assert ball is not None and ball.found
+    s = show(["--track-color", f"{ball.cx:.0f},{ball.cy:.0f}", "--track-method", picked_by])
+    tracker = s.stages[0].tracker
+    assert tracker.method_in_use == picked_by and tracker.last.found
+    s.send_and_wait(_message(setting_address("tracker.method"), "hsv"), "tracker.method hsv")
+    s.runner.run(max_items=40)                      # AssertionError here before
+    by_color.runner.run(max_items=40)
+    assert s.control.accepted == 1 and tracker.method_in_use == "hsv"
+    assert tracker.last.found and by_color.stages[0].tracker.last.found
+    assert tracker.last.box == pytest.approx(by_color.stages[0].tracker.last.box, abs=2)
