@@ -13,7 +13,8 @@ port of 127.0.0.1, sent to by a plain socket.
   past and future, NaN, inf and out-of-range numbers for every setting of the run in every
   numeric type, addresses with odd characters) the server still answers a valid setting, the
   run goes on, every setting of the run holds a value its declaration (and its group's rule)
-  allows, and every log line the datagram caused is one line.
+  allows, and every log line the datagram caused is one line. Values anywhere in a setting's
+  declared range are sent too: the running stages must take them or refuse them at the door.
 
 Every wait is bounded (``WAIT_S``); a server that stops answering fails the test.
 """
@@ -253,7 +254,7 @@ def test_the_first_unknown_key_leaves_the_doors_answering(demo):
 BROAD_RUN = ["--track-color", "#eb2d14", "--motion", "--blobs", "--edges", "--activity", "--clap",
              "--pattern", "3", "--pitch", "--level"]
 PROBE_KEY = "activity.silence_level"          # the valid setting sent after each bad datagram
-CASES = 300
+CASES = 600
 
 
 def _pad(b: bytes) -> bytes:
@@ -363,7 +364,27 @@ def _odd_addressed(rng: random.Random, keys: list[str]) -> bytes:
     return _osc_message(_odd_address(rng), *_number_args(rng))
 
 
-_FAMILIES = (_mutated, _cut_or_grown, _wrong_tags, _huge, _deep, _wide, _far_timetag, _odd_addressed)
+def _in_range(rng: random.Random, keys: list[str]) -> bytes:
+    """A value its declaration allows, anywhere in the range (what a fader or a script sends):
+    the running stage must take it, or refuse it at the door."""
+    st_ = lookup(rng.choice(keys))
+    address = setting_address(st_.key).encode()
+    if st_.kind in ("float", "int") and st_.lo is not None and st_.hi is not None:
+        v = rng.uniform(st_.lo, st_.hi) if rng.random() < 0.8 else rng.choice([st_.lo, st_.hi])
+        if st_.kind == "int" and abs(v) < 2 ** 31:
+            return _osc_message(address, b"i", struct.pack(">i", round(v)))
+        return _osc_message(address, b"f", struct.pack(">f", v))
+    if st_.kind == "bool":
+        return _osc_message(address, rng.choice([b"T", b"F"]), b"")
+    text = {"choice": lambda: rng.choice(st_.choices or ("",)),
+            "color": lambda: f"#{rng.randrange(1 << 24):06x}",
+            "zones": lambda: ";".join(f"z{i}={rng.random() / 2:.3f},{rng.random() / 2:.3f},0.2,0.3"
+                                      for i in range(rng.randrange(0, 5))) or "none"}.get(st_.kind, lambda: "none")()
+    return _osc_message(address, b"s", _pad(text.encode()))
+
+
+_FAMILIES = (_in_range, _in_range, _mutated, _cut_or_grown, _wrong_tags, _huge, _deep, _wide, _far_timetag,
+             _odd_addressed)
 
 
 def _bad_datagram(seed: int, keys: list[str]) -> bytes:
