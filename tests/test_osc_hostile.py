@@ -449,3 +449,27 @@ def test_after_any_bad_datagram_the_server_answers_and_the_run_holds_valid_setti
     assert values[PROBE_KEY] == pytest.approx(probe)
     _assert_valid_settings(values)
     assert all("\n" not in line and "\r" not in line for line in lines.lines), lines.lines
+
+
+@pytest.mark.skipif(not _voice_ready(), reason="the voice extra is not installed")
+def test_a_word_list_longer_than_a_command_vocabulary_is_refused_at_every_door(show):
+    """``voice.words`` had no bound: 3,000 dictionary words (a panel body holds ~12,000) made the
+    recogniser take 0.35 s for each 0.84 s of speech (0.02 s with two words) on the audio thread.
+    A list holds at most 64 words now, a rule of the declaration, so OSC, the panel, ``--set``
+    and a profile say the same."""
+    from sensekit.audio.words import _lexicon, require_voice
+    from sensekit.panel.control import PanelControl
+
+    lexicon = _lexicon(Path(require_voice().get_model_path()) / "en-us" / "cmudict-en-us.dict")
+    known = sorted(w for w in lexicon if w.isalpha() and len(w) <= 5)
+    max_words = 64
+    s = show(["--words", "left"])
+    voice = next(t for t in s.tuning.tunables() if type(t).SETTINGS.section == "voice")
+    s.send_and_wait(_message(setting_address("voice.words"), ",".join(known[:max_words + 1])), "65 words")
+    assert s.control.rejected == 1 and voice.words == ("left",)
+    panel = PanelControl(lambda: s.stages, s.tuning)
+    with pytest.raises(Exception, match=f"`voice.words` holds at most {max_words} words, got 3,000"):
+        panel.apply({"voice.words": known[:3000]}, {})
+    s.send_and_wait(_message(setting_address("voice.words"), ",".join(known[:max_words])), "64 words")
+    s.runner.run(max_items=5)
+    assert s.control.accepted == 1 and len(voice.words) == max_words
