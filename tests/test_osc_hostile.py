@@ -15,6 +15,9 @@ port of 127.0.0.1, sent to by a plain socket.
   run goes on, every setting of the run holds a value its declaration (and its group's rule)
   allows, and every log line the datagram caused is one line. Values anywhere in a setting's
   declared range are sent too: the running stages must take them or refuse them at the door.
+- Every setting of two runs (tracking a colour; a click, with background motion) sent at each
+  end of its range and each choice: taken or refused, the run goes on (deterministic: it fails
+  on both findings above when their fixes are taken out).
 
 Every wait is bounded (``WAIT_S``); a server that stops answering fails the test.
 """
@@ -254,7 +257,7 @@ def test_the_first_unknown_key_leaves_the_doors_answering(demo):
 BROAD_RUN = ["--track-color", "#eb2d14", "--motion", "--blobs", "--edges", "--activity", "--clap",
              "--pattern", "3", "--pitch", "--level"]
 PROBE_KEY = "activity.silence_level"          # the valid setting sent after each bad datagram
-CASES = 450
+CASES = 300
 
 
 def _pad(b: bytes) -> bytes:
@@ -473,3 +476,37 @@ def test_a_word_list_longer_than_a_command_vocabulary_is_refused_at_every_door(s
     s.send_and_wait(_message(setting_address("voice.words"), ",".join(known[:max_words])), "64 words")
     s.runner.run(max_items=5)
     assert s.control.accepted == 1 and len(voice.words) == max_words
+
+
+# --- every setting at the ends of its range, live ------------------------------------------------
+
+def _ends(s: Setting[Any]) -> list[Any]:
+    """The values a fader or a script reaches first: each end of the range, each choice."""
+    if s.kind in ("float", "int"):
+        return [v for v in (s.lo, s.hi) if v is not None]
+    if s.kind == "bool":
+        return [True, False]
+    if s.kind == "choice":
+        return list(s.choices)
+    return []
+
+
+@pytest.mark.parametrize("run", [BROAD_RUN, ["--track-color", "160,100", "--motion", "--motion-method",
+                                             "background", "--blobs", "--activity", "--pitch"]],
+                         ids=["colour", "click"])
+def test_every_setting_at_each_end_of_its_range_is_taken_or_refused_and_the_run_goes_on(show, run):
+    """Each setting of the run sent over OSC at each end of its range (and each choice), then
+    the run goes on 5 items: a value is applied or refused at the door, never taken and then
+    fatal on the run's thread (``pitch.fmax`` 4000 at 16 kHz, ``tracker.method`` hsv on a
+    clicked target both were). The settings are put back after each key."""
+    s = show(run)
+    start = s.tuning.settings()
+    for key in sorted(start):
+        for value in _ends(lookup(key)):
+            before = s.counted()
+            args = (1 if value else 0,) if isinstance(value, bool) else (value,)
+            s.send(_message(setting_address(key), *args))
+            _wait(lambda: s.counted() > before, f"{key} = {value!r}")
+            s.runner.run(max_items=5)
+        s.tuning.apply_now({key: start[key]})
+    _assert_valid_settings(s.tuning.settings())
