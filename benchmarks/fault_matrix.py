@@ -104,6 +104,8 @@ def cli_matrix(tmp: Path, rec: Path) -> None:
         ("--profile /dev/zero", ["events", str(rec), "--profile", "/dev/zero"]),
         ("--profile FIFO (no writer)", ["events", str(rec), "--profile", str(fifo)]),
         ("--profile, a 3 GB sparse file", ["events", str(rec), "--profile", str(big)]),
+        ("--gestures FIFO (no writer)", ["events", str(rec), "--hands", "--gestures", str(fifo)]),
+        ("--gestures /dev/zero", ["events", str(rec), "--hands", "--gestures", "/dev/zero"]),
         ("profile with 5,000 nested [", ["events", str(rec), "--profile", str(deep)]),
         ("profile number of 400 digits", ["events", str(rec), "--profile", str(digits)]),
         ("--set audio.gain=1 + 400 zeros", ["events", str(rec), "--set", "audio.gain=1" + "0" * 400]),

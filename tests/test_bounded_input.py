@@ -70,6 +70,14 @@ def test_profile_from_dev_zero_and_a_fifo(capsys, rec, fifo):
     one_line_error(capsys, ["events", str(rec), "--profile", str(fifo)], "is a FIFO (named pipe), not a file")
 
 
+def test_taught_gestures_from_a_fifo_and_dev_zero(capsys, rec, fifo):
+    """``--gestures`` was read with ``open``/``json.load``: a FIFO hung the start for good and
+    ``/dev/zero`` read until memory ran out. (The FIFO first: before the fix it fails there.)"""
+    one_line_error(capsys, ["events", str(rec), "--hands", "--gestures", str(fifo)],
+                   "taught gestures '" + str(fifo) + "' is a FIFO (named pipe), not a file")
+    one_line_error(capsys, ["events", str(rec), "--hands", "--gestures", "/dev/zero"],
+                   "taught gestures '/dev/zero' is a character device, not a file")
+
 def test_a_profile_too_large_is_refused_before_reading(tmp_path, capsys, rec):
     big = tmp_path / "big.toml"
     with open(big, "wb") as f:

@@ -164,3 +164,31 @@ def test_a_port_that_fails_is_counted_not_raised():
     out = MidiOut(parse_mapping({"map": {"clap": "note 60"}}).mapper, Broken())
     out(Clap(t=0.0))
     assert (out.sent, out.errors) == (0, 2)
+
+
+def test_the_midi_map_is_read_as_the_profile_is(tmp_path: Path):
+    """``load_midi`` read the profile with ``read_text``: given a FIFO it hung for good (the CLI
+    checks the profile first, a program calling it does not), and a profile nested 5,000 deep
+    was a ``RecursionError``. (The FIFO in a thread with a time limit: before, it hung there.)"""
+    import os
+    import threading
+
+    fifo = tmp_path / "venue.toml"
+    os.mkfifo(fifo)
+    caught: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            load_midi(fifo)
+        except BaseException as exc:  # noqa: BLE001 - what it raises is the finding
+            caught.append(exc)
+
+    t = threading.Thread(target=load, daemon=True)
+    t.start()
+    t.join(10)
+    assert not t.is_alive(), "load_midi hung on a FIFO"
+    assert isinstance(caught[0], ConfigError) and "is a FIFO (named pipe), not a file" in str(caught[0])
+    deep = tmp_path / "deep.toml"
+    deep.write_text("[midi]\nmap = " + "[" * 5000 + "\n")
+    with pytest.raises(ConfigError, match="nested more than 8 levels deep"):
+        load_midi(deep)

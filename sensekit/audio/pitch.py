@@ -127,6 +127,19 @@ def _yin(x: np.ndarray, rate: float, tau_min: int, tau_max: int, threshold: floa
     return PitchEstimate(float(rate / (tau + shift)), conf)
 
 
+def _decimation(rate: int) -> int:
+    """The box-filter factor ``PitchTracker`` decimates ``rate`` by (to 6-8 kHz)."""
+    return max(1, rate // 6000)
+
+
+def _check_fmax(fmax: float, rate: int) -> None:
+    """``ConfigError`` unless ``fmax`` is at most a quarter of the decimated rate (YIN's limit)."""
+    top = rate / _decimation(rate) / 4
+    if fmax > top:
+        raise ConfigError(f"`pitch.fmax` {fmax:g} Hz is too high for this source's rate {rate} Hz "
+                          f"(at most {top:g} Hz)")
+
+
 def _check_band(v: Mapping[str, Any]) -> None:
     if v["fmin"] >= v["fmax"]:
         raise ConfigError(f"`pitch.fmin` must be below `pitch.fmax`, got fmin={v['fmin']!r}, fmax={v['fmax']!r}")
@@ -161,13 +174,18 @@ class PitchTracker(Tunable, section="pitch",
         if changed.keys() & {"fmin", "fmax"}:
             self.rate = None                                # reconfigure on the next block
 
+    def check_live(self, values: Mapping[str, Any]) -> None:
+        """Once the rate is known, ``fmax`` must fit it (OSC or the panel would otherwise stop
+        the run at the next block)."""
+        if self.rate is not None:
+            _check_fmax(values["fmax"], self.rate)
+
     def _configure(self, rate: int) -> None:
         self.rate = check_rate(rate, "pitch tracker")
-        self._q = max(1, rate // 6000)
+        self._q = _decimation(rate)
         self._dec_rate = rate / self._q
         self._ones = np.ones(self._q, np.float32)
-        if self.fmax > self._dec_rate / 4:
-            raise ConfigError(f"`fmax` {self.fmax:g} Hz is too high for rate {rate} Hz")
+        _check_fmax(self.fmax, rate)
         tau_max = int(math.ceil(self._dec_rate / self.fmin))
         self._taus = (max(2, int(self._dec_rate / self.fmax)), tau_max)   # as yin() computes them
         self._need = (2 * tau_max + 8) * self._q           # raw samples per analysis

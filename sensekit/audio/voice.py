@@ -114,6 +114,14 @@ class VoiceStage(Tunable, section="voice",
                                    min_coverage=self.min_coverage) if spoken else None
         self._tell_band()
 
+    def check_live(self, values: Mapping[str, Any]) -> None:
+        """Listed words must be taught or in the recogniser's dictionary (an unknown word sent
+        over OSC used to stop the run at the next block, when the spotter was rebuilt)."""
+        from sensekit.audio.words import check_in_dictionary
+
+        known = set(self.taught.words) if self.taught is not None else set()
+        check_in_dictionary([w for w in values["words"] if w.lower() not in known])
+
     def word_paths(self) -> dict[str, str]:
         """Each listed word and what hears it: ``"taught"`` (its takes) or ``"dictionary"``."""
         return {w: "taught" if w.lower() in self.taught_listed else "dictionary" for w in self.words}

@@ -37,9 +37,10 @@ from typing import Any
 from sensekit.audio.narrowband import widen_band
 from sensekit.audio.vad import RATE, Segment
 from sensekit.errors import ConfigError
+from sensekit.safe_read import clip
 from sensekit.events import Word
 
-__all__ = ["WordSpotter", "require_voice", "INSTALL_HINT", "CONF_SCALE"]
+__all__ = ["WordSpotter", "check_in_dictionary", "require_voice", "INSTALL_HINT", "CONF_SCALE"]
 
 INSTALL_HINT = "voice commands need the voice extra: pip install 'sensekit[voice]'"
 CONF_SCALE = 0.1          # score units: confidence 0.5 at the threshold, 0.92 at +2.5 scales
@@ -73,6 +74,18 @@ def _lexicon(path: Path) -> dict[str, list[str]]:
     return found
 
 
+def check_in_dictionary(words: tuple[str, ...] | list[str]) -> dict[str, list[str]]:
+    """``ConfigError`` naming the ``words`` (lower case) the recogniser's dictionary lacks;
+    else the dictionary (read once per process)."""
+    root = Path(require_voice().get_model_path()) / "en-us"
+    lexicon = _lexicon(root / "cmudict-en-us.dict")
+    missing = [w for w in words if w not in lexicon]
+    if missing:
+        raise ConfigError(f"not in the recogniser's English dictionary: {clip(', '.join(missing))} "
+                          "(use common English spellings; or teach them as sounds)")
+    return lexicon
+
+
 class WordSpotter:
     """Keyword spotting over a list of English words (see the module docstring)."""
 
@@ -85,11 +98,7 @@ class WordSpotter:
         self.threshold = float(threshold)
         self.min_coverage = float(min_coverage)
         root = Path(ps.get_model_path()) / "en-us"
-        lexicon = _lexicon(root / "cmudict-en-us.dict")
-        missing = [w for w in self.words if w not in lexicon]
-        if missing:
-            raise ConfigError(f"not in the recogniser's English dictionary: {', '.join(missing)} "
-                              "(use common English spellings; or teach them as sounds)")
+        lexicon = check_in_dictionary(self.words)
         params = (root / "en-us" / "feat.params").read_text().replace("-remove_noise yes", "-remove_noise no")
         with tempfile.TemporaryDirectory(prefix="sensekit-voice-") as tmp:
             feat = Path(tmp) / "feat.params"

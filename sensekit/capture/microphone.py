@@ -30,6 +30,11 @@ full scale 1.0) in ``AudioBlock`` items.
   applies the gain.
 - The microphone is chosen by index or name substring (``devices.find_microphone``).
 
+A device whose driver hangs (a read that never returns) cannot be stopped: after
+``STOP_TIMEOUT_S`` (2 s) its stream is left to the system with a warning, no new stream is
+opened on it until the stop completes, and PortAudio is not terminated at exit, so ``close()``
+and the program's end stay bounded.
+
 Failure modes: no PortAudio library, or no matching device -> ``SourceError`` /
 ``DeviceNotFoundError`` (worded in ``devices``). A stream that dies mid-run (the
 stream finishes without ``close()``, or no callback for ``stall_timeout_s``, 2 s)
@@ -45,6 +50,7 @@ per block in the consumer.
 """
 from __future__ import annotations
 
+import atexit
 import logging
 import queue
 import statistics
@@ -68,6 +74,17 @@ _SCALE = {"int16": 32768.0, "int32": 2147483648.0, "float32": 1.0}
 #: one): a device whose default rate is higher is opened at this rate when it takes it
 DEFAULT_MAX_RATE = 48000
 _CLOSED = object()
+#: how long stopping a stream may take before the device counts as hung (``_abort_stream``)
+STOP_TIMEOUT_S = 2.0
+
+
+def _no_portaudio_exit(sd: Any) -> None:
+    """Skip sounddevice's exit handler: it stops the last stream and terminates PortAudio,
+    which waits for every stream - for ever on one whose driver hangs, so the program could
+    not end. The system releases the devices when the process ends."""
+    handler = getattr(sd, "_exit_handler", None)
+    if handler is not None:
+        atexit.unregister(handler)
 
 
 class MicrophoneSource(Source):
@@ -119,6 +136,7 @@ class MicrophoneSource(Source):
         self._closing = threading.Event()
         self._stream_died = threading.Event()
         self._watchdog: threading.Thread | None = None
+        self._stopping: threading.Thread | None = None     # a stream's stop that hangs
         self._lock = threading.Lock()
         self._status: list[Event] = []
         self._lost = False
@@ -237,14 +255,36 @@ class MicrophoneSource(Source):
         self._watchdog.start()
 
     def _abort_stream(self) -> None:
+        """Stop and close the stream, waiting at most ``STOP_TIMEOUT_S``: a driver whose read
+        blocks (a hung device) blocks PortAudio's abort with it, for as long as it hangs. Such a
+        stream is left to the OS (``_stopping`` keeps the stop going on a daemon thread; no
+        new stream is opened on the device meanwhile) and PortAudio is not terminated at exit
+        (it would wait for the stream for ever)."""
         stream, self._stream = self._stream, None
         if stream is None:
             return
-        try:
-            stream.abort(ignore_errors=True)
-            stream.close(ignore_errors=True)
-        except Exception as exc:  # noqa: BLE001 - a dead device may fail to close
-            log.debug("%s: closing the dead stream failed: %s", self.description, exc)
+        done = threading.Event()
+
+        def stop() -> None:
+            try:
+                stream.abort(ignore_errors=True)
+                stream.close(ignore_errors=True)
+            except Exception as exc:  # noqa: BLE001 - a dead device may fail to close
+                log.debug("%s: closing the dead stream failed: %s", self.description, exc)
+            finally:
+                done.set()
+
+        stopping = threading.Thread(target=stop, name=f"stop:{self.description}", daemon=True)
+        stopping.start()
+        if not done.wait(STOP_TIMEOUT_S):
+            self._stopping = stopping
+            log.warning("%s: the device did not stop within %g s (its driver hangs); it is left to "
+                        "the system", self.description, STOP_TIMEOUT_S)
+            _no_portaudio_exit(self._sd)
+
+    def _still_stopping(self) -> bool:
+        """A stream left to the OS has not stopped yet (the device still hangs)."""
+        return self._stopping is not None and self._stopping.is_alive()
 
     def close(self) -> None:
         if not self._opened:
@@ -278,6 +318,10 @@ class MicrophoneSource(Source):
                     backoff = self.backoff_initial_s
                     if self._closing.wait(backoff):
                         return
+                continue
+            if self._still_stopping():          # the hung device has not let go yet
+                if self._closing.wait(backoff):
+                    return
                 continue
             outcome = self._reopen(backoff)
             if outcome == "closing":

@@ -54,17 +54,21 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     return [HandStage(taught=taught, **values)]
 
 
+#: a taught gestures model (``sensekit teach gesture``): at most 60 examples of 63 numbers a
+#: gesture, ~80 kB each as JSON; 16 MB is far beyond any
+MAX_MODEL_BYTES = 16 << 20
+
+
 def load_taught(path: str) -> Any:
     """The taught gestures model in ``path`` (JSON), or a ``ConfigError`` naming the file."""
-    import json
-
+    from sensekit.safe_read import loads_json, read_regular
     from sensekit.vision.taught import TaughtGestures
 
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read taught gestures {path!r}: {exc}") from None
+    what = f"taught gestures {path!r}"
+    try:       # a regular file, capped, read as every file of the CLI (a FIFO hung the start)
+        data = loads_json(read_regular(path, max_bytes=MAX_MODEL_BYTES, what=what), what=what)
+    except FileNotFoundError:
+        raise ConfigError(f"{what} does not exist") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path!r} is not a taught gestures model (sensekit teach gesture writes one)")
     return TaughtGestures.from_dict(data)

@@ -174,13 +174,15 @@ def parse_mapping(table: Mapping[str, Any]) -> MidiSettings:
 
 def load_midi(path: str | os.PathLike[str]) -> MidiSettings:
     """The ``[midi]`` table of a venue profile; errors start with FILE:LINE."""
-    from sensekit.profile.load import find_line
+    from sensekit.profile.load import MAX_PROFILE_DEPTH, find_line, profile_text
+    from sensekit.safe_read import check_nesting
 
     p = Path(path)
+    text = profile_text(p)                  # as the profile is read: a regular file, at most 1 MB
+    check_nesting(text, toml=True, what=f"{p}: the profile", max_depth=MAX_PROFILE_DEPTH)
     try:
-        text = p.read_text(encoding="utf-8")
         data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:   # TOMLDecodeError is a ValueError
+    except ValueError as exc:               # TOMLDecodeError is a ValueError
         raise ConfigError(f"cannot read the MIDI map in {str(p)!r}: {exc}") from None
     table = data.get("midi")
     if not isinstance(table, Mapping):

@@ -49,6 +49,7 @@ from sensekit.osc.address import PREFIX
 from sensekit.osc.encode import Received, decode
 from sensekit.osc.pace import CpuPace, count_kernel_drops, receive as receive_datagram
 from sensekit.safe_read import clip, short
+from sensekit.settings.registry import load_table
 from sensekit.validate import check_positive
 
 if TYPE_CHECKING:
@@ -160,6 +161,11 @@ class OscControl:
             raise ConfigError(f"OSC control port must be 0..65535, got {port!r}")
         self.tuning = tuning
         self.pause = pause
+        if tuning is not None:
+            # the whole table now, on the caller's thread: a key is then looked up without an
+            # import (the first unknown key imported the apps on the server thread, ~0.6-1 s of
+            # CPU, and the pace then kept the door deaf ~10 s)
+            load_table()
         self.max_datagram_bytes = int(max_datagram_bytes)
         share = check_positive("cpu_share", cpu_share)
         self.accepted = 0

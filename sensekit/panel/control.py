@@ -30,6 +30,7 @@ from sensekit.panel.teach import NO_HAND_STAGE, TeachControl
 from sensekit.panel.teach_sound import NO_VOICE_STAGE, SoundTeachControl
 from sensekit.profile import run_values, save_profile
 from sensekit.settings.live import Tuning, parse_values
+from sensekit.settings.registry import load_table
 from sensekit.settings.registry import REGISTRY
 from sensekit.vision.stages import bgr_to_packed_rgb
 from sensekit.vision.targets import Target
@@ -60,6 +61,7 @@ class PanelControl:
     def __init__(self, stages: Callable[[], Sequence[Any]], tuning: Tuning) -> None:
         self._stages = stages
         self.tuning = tuning
+        load_table()        # as OscControl: no import on the server's thread for an unknown key
 
     def teach(self, action: str, name: Any = None, seconds: Any = None) -> dict[str, Any]:
         """A teach card request (on the run's thread; ``panel.teach``)."""

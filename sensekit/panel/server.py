@@ -34,8 +34,10 @@ browser) and a ``POST`` that is not ``application/json`` (cross-site forms). Req
 limited to 64 KiB (and must arrive within ``BODY_TIMEOUT_S``), JSON to ``MAX_JSON_DEPTH`` levels,
 with no NaN, Infinity or 40-digit numbers (400 with a message); video clients to
 ``MAX_VIDEO_CLIENTS``, live clients to ``MAX_LIVE_CLIENTS`` (503 beyond); a connection must send
-its headers within ``HEADER_TIMEOUT_S`` and is closed when idle that long; the token is checked
-from the headers, before any body is read; no access log (nothing to leak).
+its headers within ``HEADER_TIMEOUT_S`` and is closed when idle that long; at most 64 are open
+at once, and one whose client leaves what it was sent unread for 5 s is closed
+(``connections.py``); the token is checked from the headers, before any body is read; no access
+log (nothing to leak).
 
 Failure modes: ``start()`` raises ``ConfigError`` when the address cannot be bound (in use, not
 an address of this machine). A client that vanishes mid-frame only ends its own connection.
@@ -58,6 +60,7 @@ from aiohttp import WSMsgType, web
 from sensekit.errors import ConfigError, SensekitError
 from sensekit.panel.address import PanelAddress
 from sensekit.panel.commands import CommandQueue
+from sensekit.panel.connections import BoundedRunner
 from sensekit.panel.control import PanelControl
 from sensekit.panel.frames import FrameHub
 from sensekit.panel.guard import SECURITY_HEADERS, TOKEN_HEADER, foreign, token_problem
@@ -128,7 +131,8 @@ class PanelServer:
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._error: BaseException | None = None
-        self._runner: web.AppRunner | None = None
+        self._runner: BoundedRunner | None = None
+        self._watch: asyncio.Future[None] | None = None     # BoundedRunner.watch
         self._sockets: set[web.WebSocketResponse] = set()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sensekit-panel-encode")
         self._frame_waiter: asyncio.Future[None] | None = None
@@ -137,6 +141,14 @@ class PanelServer:
     @property
     def url(self) -> str:
         return self.address.url(self.port)
+
+    def connection_stats(self) -> dict[str, int]:
+        """Connections open now, refused over the cap and closed for not reading (``connections.py``)."""
+        runner = self._runner
+        server = runner.server if runner is not None else None
+        return {"open": len(server.connections) if server is not None else 0,
+                "refused": runner.refused if runner is not None else 0,
+                "stalled": runner.stalled if runner is not None else 0}
 
     def start(self) -> str:
         """Bind and serve on a thread of its own; returns the page's URL."""
@@ -199,11 +211,12 @@ class PanelServer:
             web.get("/ws/live", self._ws_live),
             web.static("/static", STATIC_DIR),
         ])
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0,
+        self._runner = BoundedRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0,
                                      keepalive_timeout=HEADER_TIMEOUT_S, lingering_time=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.address.host, self.address.port)
         await site.start()
+        self._watch = asyncio.ensure_future(self._runner.watch())
         server = getattr(site, "_server", None)
         sockets = getattr(server, "sockets", None) or []
         if sockets:
@@ -259,6 +272,10 @@ class PanelServer:
     async def _headers(request: web.Request, response: web.StreamResponse) -> None:
         for k, v in SECURITY_HEADERS.items():
             response.headers.setdefault(k, v)
+        if isinstance(response, web.FileResponse):
+            # through the transport, not sendfile (which goes past it): a client that never reads
+            # a page is then seen and closed (connections.py); aborted mid-sendfile, asyncio broke
+            response.enable_compression()
 
     # -- page and API ------------------------------------------------------------------------
     async def _index(self, request: web.Request) -> web.StreamResponse:

@@ -297,11 +297,12 @@ def loads_profile(text: str, *, path: str = "<profile>") -> Profile:
 def load_profile(path: str | os.PathLike[str]) -> Profile:
     """Read and check a venue profile. Raises ``ConfigError`` (never a TOML or OS error)."""
     p = Path(path)
-    return loads_profile(_profile_text(p), path=str(p))
+    return loads_profile(profile_text(p), path=str(p))
 
 
-def _profile_text(p: Path) -> str:
-    """The text of the profile at ``p``: a regular file of at most ``MAX_PROFILE_BYTES``, UTF-8."""
+def profile_text(p: Path) -> str:
+    """The text of the profile at ``p``: a regular file of at most ``MAX_PROFILE_BYTES``, UTF-8
+    (every reader of a profile: loading it, and saving into it while a show runs)."""
     try:
         data = read_regular(p, max_bytes=MAX_PROFILE_BYTES, what=f"profile {str(p)!r}")
     except FileNotFoundError:
@@ -317,7 +318,7 @@ def read_table(path: str | os.PathLike[str], name: str) -> dict[str, Any]:
     The file is read as ``load_profile`` reads it (a regular file, capped, nesting bounded): a
     FIFO or ``/dev/zero`` given as the profile of ``--sounds`` used to hang the command."""
     p = Path(path)
-    text = _profile_text(p)
+    text = profile_text(p)
     check_nesting(text, toml=True, what=f"{p}: the profile", max_depth=MAX_PROFILE_DEPTH)
     try:
         data = tomllib.loads(text)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Mapping, TypeVar
 
 from sensekit.errors import ConfigError
-from sensekit.profile.load import DEPRECATED, LEGACY_KEYS, legacy_name, profile_from_dict
+from sensekit.profile.load import DEPRECATED, LEGACY_KEYS, legacy_name, profile_from_dict, profile_text
 from sensekit.safe_read import file_kind, short
 from sensekit.settings.live import Tuning, check_values
 from sensekit.settings.registry import REGISTRY, lookup, split_key
@@ -204,10 +204,7 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
     mode = 0o644
     if target.is_file():
         mode = target.stat().st_mode & 0o7777
-        try:
-            old_text = target.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
+        old_text = profile_text(target)     # as loading reads it: regular, at most 1 MB
         try:
             text = edit_profile_text(old_text, values)
         except ConfigError as exc:
@@ -245,10 +242,9 @@ def save_table(path: str | os.PathLike[str], name: str, tables: Mapping[str, Map
     doc: Any = tomlkit.document()
     if target.is_file():
         mode = target.stat().st_mode & 0o7777
+        text = profile_text(target)
         try:
-            doc = tomlkit.parse(target.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
+            doc = tomlkit.parse(text)
         except tomlkit.exceptions.ParseError as exc:
             raise ConfigError(f"{p}: not valid TOML: {exc}") from None
     if name not in doc:

@@ -14,9 +14,10 @@ declaration and stored as instance attributes of the same name, read as plain at
 (``self.fmin``, typed ``float``); nothing else writes them. Then:
 
 - ``settings()`` -> ``{name: value}``, the whole group (values waiting to apply included);
-- ``apply(**values)`` checks *every* value first (and the group's cross-setting rule), so on
-  any error nothing changes; good values wait in a pending dict. It is thread-safe: OSC and a
-  panel call it from their own threads;
+- ``apply(**values)`` checks *every* value first (and the group's cross-setting rule, and
+  ``check_live``: what the running object can take), so on any error nothing changes; good
+  values wait in a pending dict. It is thread-safe: OSC and a panel call it from their own
+  threads;
 - the owner calls ``apply_pending()`` at the start of its next frame or block (the check is
   ``if self._pending:``, one attribute read, so settings cost nothing per frame); it stores
   the values and calls ``settings_changed(changed)`` for derived state;
@@ -120,8 +121,19 @@ class Tunable:
 
     # -- changing ------------------------------------------------------------------
     def check_settings(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """``values`` checked against the declaration and the current values; nothing stored."""
-        return type(self).SETTINGS.check(values, self.settings())
+        """``values`` checked against the declaration and the current values, then against what
+        this running object can take (``check_live``); nothing stored."""
+        current = self.settings()
+        checked = type(self).SETTINGS.check(values, current)
+        self.check_live({**current, **checked})
+        return checked
+
+    def check_live(self, values: Mapping[str, Any]) -> None:
+        """Hook: ``ConfigError`` for values the declaration allows but this running object
+        cannot take (a pitch range above what the rate it runs at holds, a word its recogniser
+        does not know). ``values`` is the whole group with the new values in. Called on the
+        thread that applies them (OSC's, the panel's), so a value is refused at the door, in one
+        line, instead of failing on the run's thread when it takes effect. Default: nothing."""
 
     def apply(self, **values: Any) -> dict[str, Any]:
         """Check every value, then queue them for the next frame or block (thread-safe).

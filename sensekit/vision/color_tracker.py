@@ -255,7 +255,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
     # -- settings -------------------------------------------------------------
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         if "method" in changed and self.method is not None:
-            self.method_in_use = self.method
+            was, self.method_in_use = self.method_in_use, self.method
+            if self.method == "hsv" and was != "hsv" and self.color_in_use is not None:
+                # tracking a click or a box by model or exact: hsv goes on from its colour
+                self._hsv_target = target_hsv(packed_rgb_to_bgr(self.color_in_use))
+                self._tolerance_in_use = self.tolerance
         if "color" in changed and self.color is not None:
             if self.method_in_use == "model":
                 self.method_in_use = None              # a colour given: track it by colour

@@ -4,8 +4,12 @@ headers, before any body is read."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import select
 import socket
 import time
+import urllib.request
+from pathlib import Path
 from urllib.parse import urlparse
 
 import aiohttp
@@ -147,3 +151,83 @@ def test_the_token_is_checked_before_the_body(thread_piece):
         assert time.monotonic() - t0 < 2.0
         assert reply.startswith(b"HTTP/1.1 401" if not token else b"HTTP/1.1 403")
     assert piece.panel is not None and piece.panel.server.refused == 2
+
+
+def _pipelining_reader_that_never_reads(url: str, path: str) -> socket.socket:
+    u = urlparse(url)
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect((u.hostname, u.port))
+    s.setblocking(False)
+    with contextlib.suppress(BlockingIOError):
+        s.send(f"GET {path} HTTP/1.1\r\nHost: {u.netloc}\r\n\r\n".encode() * 2000)
+    return s
+
+
+def _server_ends(url: str) -> int:
+    """Established TCP connections whose local end is the panel's port (Linux
+    ``/proc/net/tcp``): the server's side of each client's connection."""
+    port = f":{urlparse(url).port:04X}"
+    lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return sum(1 for line in lines if line.split()[1].endswith(port) and line.split()[3] == "01")
+
+
+def test_a_client_that_never_reads_its_answers_is_closed(thread_piece):
+    """Pipelined requests whose answers are never read: the server kept each such connection
+    (its buffers, a descriptor) for good - the header and keep-alive timeouts only apply to an
+    idle one. Now one whose client takes nothing for 5 s is closed; other clients go on."""
+    piece = thread_piece()
+    server = piece.panel.server
+    socks = [_pipelining_reader_that_never_reads(piece.url, path)
+             for path in ("/", "/api/settings", "/static/panel.js") * 2]
+    try:
+        deadline = time.monotonic() + 20
+        while _server_ends(piece.url) > 0 and time.monotonic() < deadline:
+            with urllib.request.urlopen(piece.url + "api/info", timeout=5) as r:    # another client
+                assert r.status == 200
+            time.sleep(0.5)
+        assert _server_ends(piece.url) == 0, "the server kept connections whose client never reads"
+        stats = server.connection_stats()
+        assert stats["stalled"] == len(socks) and stats["open"] <= 1, stats
+    finally:
+        for s in socks:
+            s.close()
+    assert piece.error is None
+
+
+def test_connections_over_the_cap_are_closed_at_once_and_clients_in_keep_working(thread_piece):
+    """300 connections at once from one client: each held a descriptor of the run's process until
+    the header timeout (1,500 took a process with the usual limit of 1,024 to "Too many open
+    files"). Over 64 open, a new one is closed as it is accepted; a client already connected goes
+    on working."""
+    piece = thread_piece()
+    server = piece.panel.server
+
+    async def go() -> None:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(piece.url + "api/info") as r:
+                assert r.status == 200
+            socks = [_raw(piece.url) for _ in range(300)]
+            try:
+                closed: set[socket.socket] = set()
+                deadline = time.monotonic() + 3.0          # well before the 5 s header timeout
+                while len(closed) < 100 and time.monotonic() < deadline:
+                    await asyncio.sleep(0.2)
+                    readable, _, _ = select.select([s for s in socks if s not in closed], [], [], 0)
+                    for s in readable:                     # the server said nothing: closed
+                        try:
+                            if s.recv(1) == b"":
+                                closed.add(s)
+                        except ConnectionResetError:
+                            closed.add(s)
+                assert len(closed) >= 100, len(closed)
+                stats = server.connection_stats()
+                assert stats["refused"] >= 100, (len(closed), stats)
+                assert stats["open"] <= 64 + 128 + 2, stats
+                async with session.get(piece.url + "api/info") as r:     # the same connection
+                    assert r.status == 200
+            finally:
+                for s in socks:
+                    s.close()
+
+    run(go())
