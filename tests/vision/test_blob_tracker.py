@@ -61,6 +61,15 @@ def test_a_blob_that_goes_leaves_after_max_missing_frames():
     assert blobs_of(out[5]) == {}
 
 
+def test_blob_leave_gives_where_the_blob_was_last_seen_not_where_it_coasted_to():
+    # a blob walking right at 3 px a frame, then gone: it coasts on for max_missing_frames
+    masks = [frame((20 + 3 * k, 50, 20, 20)) for k in range(8)] + [frame()] * 6
+    _, out = run(masks, confirm_frames=2, max_missing_frames=4)
+    (leave,) = [e for ev in out for e in ev if e.name == "blob_leave"]
+    last = blobs_of(out[7])[leave.id]
+    assert (leave.cx, leave.cy) == (last.cx, last.cy) == (20 + 3 * 7 + 9.5, 59.5)
+
+
 def test_a_flicker_shorter_than_confirm_frames_gets_no_id():
     masks = [frame((50, 50, 20, 20))] * 2 + [frame()] * 3 + [frame((10, 10, 20, 20))] * 4
     _, out = run(masks, confirm_frames=3)
