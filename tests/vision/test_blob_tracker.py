@@ -57,7 +57,8 @@ def test_a_blob_that_goes_leaves_after_max_missing_frames():
     _, out = run(masks, confirm_frames=2, max_missing_frames=3)
     leaves = [(i, e) for i, ev in enumerate(out) for e in ev if e.name == "blob_leave"]
     assert [(i, e.id) for i, e in leaves] == [(5 + 3, 1)]
-    assert leaves[0][1].seconds == pytest.approx(8 / FPS)
+    assert leaves[0][1].t == pytest.approx(8 / FPS)
+    assert leaves[0][1].seconds == pytest.approx(4 / FPS)     # in view on frames 0-4, not until 8
     assert blobs_of(out[5]) == {}
 
 
