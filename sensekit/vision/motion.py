@@ -103,6 +103,8 @@ def parse_zones(text: str) -> dict[str, Box]:
             vals = []
         if not sep or not name or len(vals) != 4:
             raise ConfigError(f"zone must look like 'name=x,y,w,h', got {part!r}")
+        if name in zones:
+            raise ConfigError(f"zone {name!r} is given twice in {text!r}")
         zones[name] = (vals[0], vals[1], vals[2], vals[3])
     if not zones:
         raise ConfigError(f"no zones in {text!r} (expected 'name=x,y,w,h;...')")
@@ -117,7 +119,9 @@ def check_zones(zones: Mapping[str, Sequence[int]], width: int, height: int) -> 
             x, y, w, h = (int(v) for v in box)
         except (TypeError, ValueError):
             raise ConfigError(f"zone {name!r} must be (x, y, w, h), got {box!r}") from None
-        if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > width or y + h > height:
+        if w <= 0 or h <= 0:
+            raise ConfigError(f"zone {name!r} {tuple(box)} must have a width and height over 0")
+        if x < 0 or y < 0 or x + w > width or y + h > height:
             raise ConfigError(f"zone {name!r} {tuple(box)} is outside the {width}x{height} frame")
         out[name] = (x, y, w, h)
     return out
