@@ -181,6 +181,8 @@ def test_teach_then_events_with_sounds(shared_data, tmp_path, capsys):
     (["one=a.wav"], "at least 2 examples"),
     (["=a.wav,b.wav"], "NAME=FILE"),
     (["one=missing.wav,missing2.wav"], "no such audio file"),
+    # the same name twice kept only one of them without a word (teach words refuses it)
+    (["one=a.wav,b.wav", "one=c.wav,d.wav"], "sound given twice: one (list all its examples in one NAME=...)"),
 ])
 def test_teach_errors_are_one_line(tmp_path, capsys, argv, message):
     from sensekit.cli import main
