@@ -160,6 +160,32 @@ def test_a_zone_named_twice_or_empty_is_an_error_not_silently_dropped():
         md.update(np.zeros((120, 160, 3), np.uint8))
 
 
+def test_the_zones_option_beats_a_profile_zone_of_the_same_name(recordings_dir, tmp_path, capsys, caplog):
+    # "later wins: --profile, options, --set": `--zones door=...` was silently ignored when the
+    # venue profile also had a `door` (the profile's box was used)
+    import json
+
+    from sensekit.cli import main
+
+    profile = tmp_path / "venue.toml"
+    profile.write_text("[motion.zones]\ndoor = [0.0, 0.0, 0.25, 1.0]\n")
+    demo = str(recordings_dir / "demo.skrec")
+
+    def door_events(*extra):
+        capsys.readouterr()
+        assert main(["events", demo, "--blobs", "--jsonl", *extra]) == 0
+        lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        return [(d["event"], d["id"], d["t"]) for d in lines if d.get("zone") == "door"]
+
+    alone = door_events("--zones", "door=240,0,80,240")
+    assert not caplog.records
+    with_profile = door_events("--profile", str(profile), "--zones", "door=240,0,80,240")
+    from_profile = door_events("--profile", str(profile))
+    assert alone and from_profile and alone != from_profile
+    assert with_profile == alone
+    assert [r.getMessage() for r in caplog.records] == ["zone 'door' of --zones replaces the one of `motion.zones`"]
+
+
 # --- background model: behaviour a user notices ---------------------------------------------
 
 def _run(md, frames):
