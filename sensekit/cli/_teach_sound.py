@@ -116,6 +116,7 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.audio.words import require_voice
     from sensekit.profile.save import save_table
 
+    _teach_live.settle_arguments(args)
     require_voice()
     if args.live:
         caught = _teach_live.catch(args, _teach_live.check_names(args.sounds))
