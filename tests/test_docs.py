@@ -118,3 +118,22 @@ def test_the_app_screenshot_script_makes_a_picture(tmp_path):
     made = pygame.surfarray.array3d(pygame.image.load(str(tmp_path / "motion_paddle.png")))
     shown = pygame.surfarray.array3d(pygame.image.load(str(REPO / "docs" / "screenshots" / "motion_paddle.png")))
     assert np.array_equal(made, shown)          # a replay is deterministic: the same picture
+
+
+@pytest.mark.parametrize("doc", ["blobs.md", "hands.md", "pose.md", "voice.md", "events.md"])
+def test_event_tables_name_every_field_of_their_events(doc):
+    # a row `| `name` | ... |` of a docs table that describes a registered event mentions each
+    # of its fields (all but `t`); the `gesture` row of hands.md lacked `confidence`
+    import dataclasses
+
+    from sensekit.events import EVENT_TYPES
+
+    missing = []
+    for line in (REPO / "docs" / doc).read_text(encoding="utf-8").splitlines():
+        m = re.match(r"\|\s*`([a-z_]+)`(?:\s*/\s*`([a-z_]+)`)?\s*\|(.*)", line)
+        for name in filter(None, m.group(1, 2)) if m else ():
+            if name in EVENT_TYPES:
+                rest = m.group(3)
+                missing += [f"{name}.{f.name}" for f in dataclasses.fields(EVENT_TYPES[name])
+                            if f.name != "t" and f"`{f.name}`" not in rest and f" {f.name}" not in rest]
+    assert not missing, f"docs/{doc}: event table rows without these fields: {missing}"

@@ -192,3 +192,14 @@ def test_the_midi_map_is_read_as_the_profile_is(tmp_path: Path):
     deep.write_text("[midi]\nmap = " + "[" * 5000 + "\n")
     with pytest.raises(ConfigError, match="nested more than 8 levels deep"):
         load_midi(deep)
+
+
+def test_an_error_in_an_event_field_key_names_its_own_line(tmp_path: Path):
+    # `"level.level"` is line 9 of VENUE: a quoted dotted key is one key, not midi.map.level.level
+    venue = tmp_path / "venue.toml"
+    venue.write_text(VENUE.replace('"level.level" = "cc 7 0..100"', '"level.levle" = "cc 7 0..100"'))
+    with pytest.raises(ConfigError, match=rf"^{venue}:9: MIDI map `level.levle`: `level` has no number field"):
+        load_midi(venue)
+    venue.write_text(VENUE.replace('"blob.count" = "cc 1"', '"blob.count" = "cc 300"'))
+    with pytest.raises(ConfigError, match=rf"^{venue}:10: MIDI map `blob.count`"):
+        load_midi(venue)

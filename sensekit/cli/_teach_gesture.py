@@ -26,7 +26,7 @@ from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
 from sensekit.safe_read import clip
 
-__all__ = ["add_parser", "parse_range", "main"]
+__all__ = ["add_parser", "parse_range", "check_overlaps", "main"]
 
 
 def parse_range(text: str) -> tuple[str, float, float]:
@@ -47,6 +47,16 @@ def parse_range(text: str) -> tuple[str, float, float]:
     if not end > start:
         raise ConfigError(f"--class range must end after it starts, got '{clip(text)}'")
     return name, start, end
+
+
+def check_overlaps(ranges: list[tuple[str, float, float]]) -> None:
+    """Ranges of two different gestures may touch but not overlap (a hand seen in both would be
+    an example of both); ``ConfigError`` naming the first pair that does."""
+    for i, (n1, a1, b1) in enumerate(ranges):
+        for n2, a2, b2 in ranges[i + 1:]:
+            if n1 != n2 and a1 < b2 and a2 < b1:
+                raise ConfigError(f"--class ranges overlap: {n1} {a1:g}-{b1:g} s and {n2} {a2:g}-{b2:g} s "
+                                  f"(a hand in both would be taught as both gestures)")
 
 
 def add_parser(sub: Any) -> None:
@@ -104,6 +114,7 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.vision.taught import TaughtGestures
 
     ranges = [parse_range(text) for text in args.classes]
+    check_overlaps(ranges)
     with open_source(args.source) as source:
         examples = collect(source, ranges, model=args.hand_model)
     model = TaughtGestures().fit(examples)

@@ -22,6 +22,8 @@ from sensekit.safe_read import clip
 #: checked while the arguments are parsed: ``--timeout inf`` (or ``1e400``) waited for ever on a
 #: silent microphone, and ``--examples 1000000`` opened the source before it was refused
 MAX_EXAMPLES = 20              # ``live_examples.catch_examples``'s own bound
+DEFAULT_EXAMPLES = 3
+DEFAULT_TIMEOUT_S = 8.0
 
 
 def add_arguments(p: Any, what: str = "sound") -> None:
@@ -31,10 +33,23 @@ def add_arguments(p: Any, what: str = "sound") -> None:
     p.add_argument("--from", dest="live", metavar="SRC",
                    help="catch the examples from a live source (mic, or a recording replayed as if live); "
                         f"then give bare {'WORD' if what == 'word' else 'NAME'}s and {ask} when prompted")
-    p.add_argument("--examples", type=int_in(2, MAX_EXAMPLES), default=3, metavar="N",
+    p.add_argument("--examples", type=int_in(2, MAX_EXAMPLES), default=None, metavar="N",
                    help=f"with --from: examples per {what} (default 3; 3 to 5 work best; at most {MAX_EXAMPLES})")
-    p.add_argument("--timeout", type=float_in(0, MAX_TIMEOUT_S), default=8.0, metavar="S",
+    p.add_argument("--timeout", type=float_in(0, MAX_TIMEOUT_S), default=None, metavar="S",
                    help=f"with --from: seconds to wait for each example (default 8; at most {MAX_TIMEOUT_S:g})")
+
+
+def settle_arguments(args: argparse.Namespace) -> None:
+    """``--examples`` and ``--timeout`` only go with ``--from`` (with files every example given
+    is used, and nothing is waited for): a one-line error, else their defaults (3, 8 s)."""
+    given = [opt for opt, value in (("--examples", args.examples), ("--timeout", args.timeout))
+             if value is not None]
+    if given and not args.live:
+        raise ConfigError(f"{given[0]} goes with --from (examples given as files are all used)")
+    if args.examples is None:
+        args.examples = DEFAULT_EXAMPLES
+    if args.timeout is None:
+        args.timeout = DEFAULT_TIMEOUT_S
 
 
 def check_names(texts: list[str], what: str = "sound") -> list[str]:

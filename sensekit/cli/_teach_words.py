@@ -74,6 +74,7 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.audio.words import require_voice
     from sensekit.profile.save import save_table
 
+    _teach_live.settle_arguments(args)
     require_voice()
     if args.live:
         names = [n.lower() for n in _teach_live.check_names(args.words, "word")]

@@ -192,6 +192,7 @@ def load_midi(path: str | os.PathLike[str]) -> MidiSettings:
     except ConfigError as exc:
         m = re.search(r"`(midi\.[^`]+|[a-z_]+(?:\.[a-z_]+)?)`", str(exc))
         key = m.group(1) if m else "midi"
-        key = key if key.startswith("midi.") else f"midi.map.{key}"
-        line = find_line(text, key) or find_line(text, "midi")
+        # a map key (`clap`, `blobs.count`) is one quoted key of [midi.map], dots and all
+        parts = tuple(key.split(".")) if key.startswith("midi.") else ("midi", "map", key)
+        line = find_line(text, parts) or find_line(text, "midi")
         raise ConfigError(f"{p}:{line}: {exc}" if line else f"{p}: {exc}") from None

@@ -159,10 +159,11 @@ def _split_key(text: str) -> tuple[str, ...]:
     return tuple(p[1:-1] if p[:1] in "\"'" else p for p in parts)
 
 
-def find_line(text: str, key: str) -> int | None:
-    """1-based line where dotted ``key`` is set; else the line of its deepest enclosing
-    table or inline table; ``None`` if nothing matches."""
-    want = tuple(key.split("."))
+def find_line(text: str, key: str | tuple[str, ...]) -> int | None:
+    """1-based line where dotted ``key`` is set (or the key given as its parts, for a part
+    that holds a dot: ``("midi", "map", "blobs.count")``); else the line of its deepest
+    enclosing table or inline table; ``None`` if nothing matches."""
+    want = key if isinstance(key, tuple) else tuple(key.split("."))
     table: tuple[str, ...] = ()
     best: int | None = None
     best_depth = 0

@@ -362,6 +362,8 @@ def _parse_zones(text: str, key: str) -> dict[str, list[float]]:
             nums = []
         if not sep or not name.strip() or len(nums) != 4:
             raise ConfigError(f"`{key}` zones must look like 'name=x,y,w,h;...' (fractions 0..1), got {short(part)}")
+        if name.strip() in zones:
+            raise ConfigError(f"`{key}` names zone {short(name.strip())} twice")
         zones[name.strip()] = nums
     return zones
 

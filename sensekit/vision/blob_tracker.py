@@ -84,6 +84,12 @@ class Track:
     merged: int = 0                     # frames hidden inside another track's region
     region: Region | None = None        # this frame's region (None when not seen)
     zones: set[str] = field(default_factory=set)
+    seen_cx: float = 0.0                # where its own region was last seen (set on creation)
+    seen_cy: float = 0.0
+    seen_t: float = 0.0                 # when its own region was last seen
+
+    def __post_init__(self) -> None:
+        self.seen_cx, self.seen_cy, self.seen_t = self.cx, self.cy, self.first_t
 
     def predicted_box(self, dt: float) -> tuple[float, float, float, float]:
         px, py = self.cx + self.vx * dt, self.cy + self.vy * dt
@@ -205,7 +211,8 @@ class BlobTracker(Tunable, section="blobs",
                 kept.append(tr)
             else:
                 events += [ZoneLeave(t=t, zone=z, id=tr.id) for z in sorted(tr.zones)]
-                events.append(BlobLeave(t=t, id=tr.id, cx=tr.cx, cy=tr.cy, seconds=t - tr.first_t))
+                events.append(BlobLeave(t=t, id=tr.id, cx=tr.seen_cx, cy=tr.seen_cy,
+                                        seconds=tr.seen_t - tr.first_t))
         for j, r in enumerate(regions):
             if j not in used:
                 kept.append(Track(r.cx, r.cy, float(r.box[2]), float(r.box[3]), t, region=r))
@@ -266,6 +273,7 @@ class BlobTracker(Tunable, section="blobs",
         tr.vx += g * (region.cx - px) / dt
         tr.vy += g * (region.cy - py) / dt
         tr.cx, tr.cy = region.cx, region.cy
+        tr.seen_cx, tr.seen_cy, tr.seen_t = region.cx, region.cy, t
         if tr.hits == 1:
             tr.w, tr.h = float(own[2]), float(own[3])
         else:

@@ -21,7 +21,8 @@ far from the camera and an adult close to it give the same answers.
 Thresholds (``BODY_THRESHOLDS``) are anatomical rather than fitted: a lean starts beyond 15
 degrees and ends below 8; a crouch starts when both knees bend below 120 degrees and ends
 above 145 (a standing knee is 165-180); a jump is the hips rising 0.25 torso lengths above
-their resting height within 0.4 s, with the ankles leaving the floor (0.10 torso lengths).
+their resting height within 0.4 s, with the ankles leaving the floor (0.10 torso lengths),
+once the body has been seen for those 0.4 s (its first frames are no resting height).
 Points MediaPipe marks less than 0.5 visible do not vote: with the legs out of the picture
 there is no crouch and no jump, only arms and lean.
 
@@ -139,6 +140,7 @@ class BodyState:
     crouch: _Held = field(init=False)
     _rest_hip: float = float("nan")
     _rest_ankle: float = float("nan")
+    _rest_since: float = 0.0           # when the resting heights were first measured
     _airborne: bool = False
     _t: float | None = None
     _history: list[tuple[float, float]] = field(default_factory=list)
@@ -198,12 +200,16 @@ class BodyState:
             return None
         if math.isnan(self._rest_hip):
             self._rest_hip, self._rest_ankle = shape.hip_y, shape.ankle_y
+            self._rest_since = t
         rise = (self._rest_hip - shape.hip_y) / shape.torso_px
         feet = (self._rest_ankle - shape.ankle_y) / shape.torso_px
         self._history = [(ts, r) for ts, r in self._history if t - ts <= th["jump_window_s"]]
         self._history.append((t, rise))
         fired: float | None = None
-        if not self._airborne and rise > th["jump_rise_torso"] and feet > th["jump_feet_torso"] \
+        # a resting height needs the body seen for the jump window: one frame is no rest (a
+        # person's first pose, often the least accurate, would make the second frame a jump)
+        rested = t - self._rest_since >= th["jump_window_s"]
+        if not self._airborne and rested and rise > th["jump_rise_torso"] and feet > th["jump_feet_torso"] \
                 and min(r for _, r in self._history) < th["jump_rise_torso"] / 2:
             self._airborne, fired = True, rise
         elif self._airborne and rise < th["jump_rise_torso"] / 2:

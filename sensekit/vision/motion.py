@@ -54,6 +54,7 @@ method's own failure modes are in its module.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Literal, Mapping, Sequence
 
@@ -71,6 +72,8 @@ from sensekit.vision.noise import median_difference, motion_threshold, sigma_fro
 from sensekit.vision.stages import box_from_rect
 
 __all__ = ["MotionDetector", "MotionResult", "parse_zones", "check_zones", "fraction_zones_px"]
+
+log = logging.getLogger(__name__)
 
 Channel = Literal["max", "red", "green", "blue", "grey"]
 _CHANNEL_INDEX = {"red": 2, "green": 1, "blue": 0}
@@ -103,6 +106,8 @@ def parse_zones(text: str) -> dict[str, Box]:
             vals = []
         if not sep or not name or len(vals) != 4:
             raise ConfigError(f"zone must look like 'name=x,y,w,h', got {part!r}")
+        if name in zones:
+            raise ConfigError(f"zone {name!r} is given twice in {text!r}")
         zones[name] = (vals[0], vals[1], vals[2], vals[3])
     if not zones:
         raise ConfigError(f"no zones in {text!r} (expected 'name=x,y,w,h;...')")
@@ -117,7 +122,9 @@ def check_zones(zones: Mapping[str, Sequence[int]], width: int, height: int) -> 
             x, y, w, h = (int(v) for v in box)
         except (TypeError, ValueError):
             raise ConfigError(f"zone {name!r} must be (x, y, w, h), got {box!r}") from None
-        if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > width or y + h > height:
+        if w <= 0 or h <= 0:
+            raise ConfigError(f"zone {name!r} {tuple(box)} must have a width and height over 0")
+        if x < 0 or y < 0 or x + w > width or y + h > height:
             raise ConfigError(f"zone {name!r} {tuple(box)} is outside the {width}x{height} frame")
         out[name] = (x, y, w, h)
     return out
@@ -241,8 +248,11 @@ class MotionDetector(Tunable, section="motion",
     def _setup(self, width: int, height: int) -> None:
         zones: dict[str, Box] = {"left": (0, 0, width // 2, height),
                                  "right": (width // 2, 0, width - width // 2, height)}
-        zones.update(check_zones(self.user_zones, width, height))
         zones.update(fraction_zones_px(self.zones, width, height))
+        # the pixel zones (`--zones`, an option) come after the setting (a profile): later wins
+        for name in sorted(self.user_zones.keys() & self.zones.keys()):
+            log.warning("zone %r of --zones replaces the one of `motion.zones`", name)
+        zones.update(check_zones(self.user_zones, width, height))
         self.zone_boxes = zones
         self._size = (width, height)
         self._zone_slices = [(name, (slice(y, y + h), slice(x, x + w)), float(w * h))

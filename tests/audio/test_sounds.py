@@ -183,6 +183,11 @@ def test_teach_then_events_with_sounds(shared_data, tmp_path, capsys):
     (["one=missing.wav,missing2.wav"], "no such audio file"),
     (["one=missing.wav"], "'missing.wav': no such audio file"),       # said 'at least 2 examples'
     (["one={tmp},{tmp}"], "' is a folder, not an audio file or a recording"),   # said 'no such audio file'
+    # the same name twice kept only one of them without a word (teach words refuses it)
+    (["one=a.wav,b.wav", "one=c.wav,d.wav"], "sound given twice: one (list all its examples in one NAME=...)"),
+    # --examples and --timeout are for --from; with files they were silently ignored
+    (["--examples", "4", "one=a.wav,b.wav"], "--examples goes with --from"),
+    (["--timeout", "3", "one=a.wav,b.wav"], "--timeout goes with --from"),
 ])
 def test_teach_errors_are_one_line(tmp_path, capsys, argv, message, recordings_dir):
     from sensekit.cli import main

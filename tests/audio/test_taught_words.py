@@ -130,6 +130,7 @@ def test_bad_teaching_is_a_one_line_error(shared_data, tmp_path, capsys):
         ([f"one={three},{tmp_path / 'missing.wav'}"], other, "missing.wav': no such audio file"),
         ([f"one={three}"], str(shared_data / "words" / "2_theo_0.wav"), "--other holds 1 voiced parts"),
         ([f"one={three}"], f"{shared_data / 'words' / '2_theo_0.wav'}@9-10", "the range must be"),
+        (["--examples", "5", f"one={three}"], other, "--examples goes with --from"),
     ]
     for words, others, message in cases:
         assert main(["teach", "words", "--profile", str(profile), "--other", others, *words]) == 2

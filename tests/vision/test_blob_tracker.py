@@ -57,8 +57,18 @@ def test_a_blob_that_goes_leaves_after_max_missing_frames():
     _, out = run(masks, confirm_frames=2, max_missing_frames=3)
     leaves = [(i, e) for i, ev in enumerate(out) for e in ev if e.name == "blob_leave"]
     assert [(i, e.id) for i, e in leaves] == [(5 + 3, 1)]
-    assert leaves[0][1].seconds == pytest.approx(8 / FPS)
+    assert leaves[0][1].t == pytest.approx(8 / FPS)
+    assert leaves[0][1].seconds == pytest.approx(4 / FPS)     # in view on frames 0-4, not until 8
     assert blobs_of(out[5]) == {}
+
+
+def test_blob_leave_gives_where_the_blob_was_last_seen_not_where_it_coasted_to():
+    # a blob walking right at 3 px a frame, then gone: it coasts on for max_missing_frames
+    masks = [frame((20 + 3 * k, 50, 20, 20)) for k in range(8)] + [frame()] * 6
+    _, out = run(masks, confirm_frames=2, max_missing_frames=4)
+    (leave,) = [e for ev in out for e in ev if e.name == "blob_leave"]
+    last = blobs_of(out[7])[leave.id]
+    assert (leave.cx, leave.cy) == (last.cx, last.cy) == (20 + 3 * 7 + 9.5, 59.5)
 
 
 def test_a_flicker_shorter_than_confirm_frames_gets_no_id():

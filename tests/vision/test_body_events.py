@@ -100,6 +100,16 @@ def test_a_jump_is_one_event_at_take_off_and_walking_is_none():
     assert not any("jump" in c for _, c in run(drift))
 
 
+def test_no_jump_before_a_resting_height_is_known():
+    # the basketball clip: a player's first pose sat 13 px low, so the second frame "rose" 0.37
+    # torso lengths and gave a jump 33 ms after she was first seen. One frame is no resting height.
+    first_low = [skeleton(lift=-40.0)] + [skeleton()] * 30
+    assert not any("jump" in c for _, c in run(first_low))
+    # a real take-off once the body has been seen standing for the jump window still counts
+    jump = [skeleton(lift=h) for h in (10.0, 30.0, 50.0, 60.0, 50.0, 30.0, 10.0, 0.0)]
+    assert [i for i, c in run([skeleton()] * 13 + jump) if "jump" in c] == [14]
+
+
 # --- step: feet into a zone ------------------------------------------------------
 
 ZONES = {"mat": (400.0, 550.0, 100.0, 100.0), "door": (0.0, 0.0, 100.0, 700.0)}

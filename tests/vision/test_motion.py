@@ -7,6 +7,7 @@ import pytest
 
 from sensekit.errors import ConfigError
 from sensekit.events import Motion
+from sensekit.settings import lookup
 from sensekit.vision.background import BackgroundModel, exposure_gain
 from sensekit.vision.motion import MotionDetector, parse_zones
 from sensekit.evaluation.vision.motion_scoring import f_measure, load_cdnet, score_run, subtractor
@@ -145,6 +146,44 @@ def test_parse_zones_and_bad_values():
         MotionDetector(method="bogus")
     with pytest.raises(ConfigError, match="HxWx3 uint8"):
         MotionDetector().update(np.zeros((4, 4), np.uint8))
+
+
+def test_a_zone_named_twice_or_empty_is_an_error_not_silently_dropped():
+    # `--zones "door=0,0,80,240;door=100,0,10,10"` kept only the second door
+    with pytest.raises(ConfigError, match="zone 'door' is given twice"):
+        parse_zones("door=0,0,80,240; door=100,0,10,10")
+    with pytest.raises(ConfigError, match=r"`motion.zones` names zone 'door' twice"):
+        lookup("motion.zones").parse("door=0.1,0.7,0.2,0.3;door=0.5,0.6,0.5,0.4")
+    # a zone of width 0 is not "outside the frame": say what is wrong with it
+    md = MotionDetector(zones_px={"flat": (0, 0, 0, 5)})
+    with pytest.raises(ConfigError, match=r"zone 'flat' \(0, 0, 0, 5\) must have a width and height over 0"):
+        md.update(np.zeros((120, 160, 3), np.uint8))
+
+
+def test_the_zones_option_beats_a_profile_zone_of_the_same_name(recordings_dir, tmp_path, capsys, caplog):
+    # "later wins: --profile, options, --set": `--zones door=...` was silently ignored when the
+    # venue profile also had a `door` (the profile's box was used)
+    import json
+
+    from sensekit.cli import main
+
+    profile = tmp_path / "venue.toml"
+    profile.write_text("[motion.zones]\ndoor = [0.0, 0.0, 0.25, 1.0]\n")
+    demo = str(recordings_dir / "demo.skrec")
+
+    def door_events(*extra):
+        capsys.readouterr()
+        assert main(["events", demo, "--blobs", "--jsonl", *extra]) == 0
+        lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        return [(d["event"], d["id"], d["t"]) for d in lines if d.get("zone") == "door"]
+
+    alone = door_events("--zones", "door=240,0,80,240")
+    assert not caplog.records
+    with_profile = door_events("--profile", str(profile), "--zones", "door=240,0,80,240")
+    from_profile = door_events("--profile", str(profile))
+    assert alone and from_profile and alone != from_profile
+    assert with_profile == alone
+    assert [r.getMessage() for r in caplog.records] == ["zone 'door' of --zones replaces the one of `motion.zones`"]
 
 
 # --- background model: behaviour a user notices ---------------------------------------------

@@ -87,6 +87,23 @@ def test_class_ranges():
             parse_range(bad)
 
 
+def test_overlapping_ranges_of_two_gestures_are_refused_before_the_source_is_read(tmp_path, capsys):
+    # a hand in both ranges would be taught as both gestures at once
+    from sensekit.cli import main
+
+    out = tmp_path / "g.json"
+    argv = ["teach", "gesture", str(tmp_path / "never-read.skrec"), "--out", str(out)]
+    assert main([*argv, "--class", "star=2-7", "--class", "heart=5-14"]) == 2
+    err = capsys.readouterr().err
+    assert "sensekit: error: --class ranges overlap: star 2-7 s and heart 5-14 s" in err
+    assert len(err.strip().splitlines()) == 1 and not out.exists()
+    # one gesture in two overlapping ranges, or ranges that only touch, are fine: the check
+    # lets them through to the source (which does not exist here)
+    for classes in (["star=2-7", "star=5-9", "heart=9-14"], ["star=2-7", "heart=7-14"]):
+        assert main([*argv, *(x for c in classes for x in ("--class", c))]) == 2
+        assert "ranges overlap" not in capsys.readouterr().err
+
+
 def test_the_model_lives_in_the_venue_profile_beside_its_settings(tmp_path):
     from sensekit.profile import load_profile, save_profile
 
