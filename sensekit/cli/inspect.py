@@ -89,6 +89,9 @@ def _video_line(rep: RecordingReport) -> str:
         rate += " (measured" + (f": {v.fps_measured:g}" if v.fps_measured else "") + ")"
     if v.playable_frames is None:
         count = f"{v.listed_frames} frames listed, not decoded (--quick)"
+    elif v.unverified is not None:
+        some = "all" if v.playable_frames == v.listed_frames else f"{v.playable_frames} of the"
+        count = f"{some} {v.listed_frames} listed frames decode, not verified: {v.unverified}"
     elif v.playable_frames == v.listed_frames:
         count = f"{v.listed_frames} frames"
     elif rep.complete:
@@ -126,7 +129,7 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
         lines.append(("started", f"unknown (start_unix {meta['start_unix']!r} is not a date)"))
     lines.append(("duration", f"{rep.duration_s:.3f} s"))
     v = rep.video
-    lines.append(("video", _video_line(rep)))
+    lines.append(("video", ("\n" + INDENT).join(textwrap.wrap(_video_line(rep), 76))))
     lines.append(("audio", _audio_line(rep)))
     lines.append(("sources", printable(", ".join(meta["sources"])) or "-"))
     files = []
@@ -140,7 +143,12 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
     lines.append(("notes", ("\n" + INDENT).join(wrapped)))
     if rep.problems:
         lines.append(("problems", _bullets(rep.problems)))
-        if rep.complete:
+        if rep.missing:
+            why = f"it is missing its {rep.missing[0]}" + (f" (and {len(rep.missing) - 1} more)"
+                                                          if len(rep.missing) > 1 else "")
+            lines.append(("replay", "\n".join(textwrap.wrap(f"refuses to open it: {why}", 76))
+                          .replace("\n", "\n" + INDENT)))
+        elif rep.complete:
             lines.append(("replay", "stops with an error at the first problem (a recording "
                                     "marked complete must be whole)"))
     if rep.notes:

@@ -19,6 +19,7 @@ import pytest
 from sensekit.capture.base import AudioBlock, VideoFrame
 from sensekit.capture.recording import Recorder, ReplaySource
 from sensekit.cli import main as cli_main
+from sensekit.errors import RecordingError
 from tests.capture.recording_versions import to_version_1
 
 W, H, FPS, RATE = 32, 24, 10.0, 8000
@@ -211,3 +212,23 @@ def test_the_files_line_is_wrapped_between_files(tmp_path: Path, capsys: pytest.
     files = " ".join(line.strip() for line in block)[len("files "):].strip().split(", ")
     assert [f.split(" ")[0] for f in files] == ["audio.wav", "audio_crc.csv", "meta.json", "video/", "video.ffconcat",
                                                 "video_crc.csv", "video_ts.csv", "video_ts_crc.csv"], files
+
+
+@pytest.mark.parametrize("complete", [True, False])
+def test_frames_without_their_checksum_file_decode_unverified_and_replay_refuses(
+        tmp_path: Path, capsys: pytest.CaptureFixture, complete: bool) -> None:
+    """video_crc.csv gone: the frames still decode, so inspect counts them ('all 25 listed
+    frames decode, not verified'), not '0 of 25 listed frames decode'; and it says what replay
+    does with the recording, complete or not: refuses to open it, naming the same file."""
+    rec = make(tmp_path / "nocrc.skrec")
+    (rec / "video_crc.csv").unlink()
+    if not complete:
+        set_meta(rec, complete=False)
+    code, out, _ = inspect(capsys, rec)
+    text = flat(out)
+    assert code == 1 and "all 25 listed frames decode, not verified: 'video_crc.csv' is missing" in text, out
+    assert "0 of 25" not in text, out
+    with pytest.raises(RecordingError) as err:
+        ReplaySource(rec)
+    assert "checksum file 'video_crc.csv'" in str(err.value)
+    assert "replay refuses to open it: it is missing its checksum file 'video_crc.csv'" in text, out
