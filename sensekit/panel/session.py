@@ -41,6 +41,12 @@ class Panel:
         return self.server.url
 
     def start(self) -> str:
+        # the event kinds the run can emit (the level graph's legend lists only its marks among
+        # them; the page adds any kind it then sees, e.g. a sound taught in the panel)
+        emits: set[str] = set()
+        for stage in self.runner.stages:
+            emits.update(getattr(stage, "emits", ()))
+        self.server.info.setdefault("emits", sorted(emits))
         url = self.server.start()
         self.runner.stages.append(self.tap)
         self.tap.attach_events(self.runner.dispatcher)
