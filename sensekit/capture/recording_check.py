@@ -62,6 +62,7 @@ class VideoReport:
     files_bytes: int
     unverified: str | None = None      # why the decoded frames could not be checked (the
                                        # checksum file named in meta.json is missing/unreadable)
+    times_unverified: str | None = None    # the same for the frame times (video_ts_crc.csv)
 
 
 @dataclass
@@ -108,6 +109,7 @@ class RecordingReport:
         return d
 
     _last_frame_t: float | None = None
+    _times_unverified: str | None = None     # why the frame times could not be checked
     _listed_last_t: float | None = None      # the last time video_ts.csv lists
 
 
@@ -205,7 +207,8 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
     if last_row is not None and rows_t is not None and last_row < rows:
         rep._last_frame_t = float(rows_t[last_row])
     rep.video = VideoReport(v["width"], v["height"], float(v["fps"]), v.get("fps_from", "source"),
-                            v.get("fps_measured"), rows, playable, segments, _size(store), unverified)
+                            v.get("fps_measured"), rows, playable, segments, _size(store), unverified,
+                            rep._times_unverified)
 
 
 def _video_timestamps(rep: RecordingReport, v: dict[str, Any]) -> np.ndarray | None:
@@ -218,6 +221,12 @@ def _video_timestamps(rep: RecordingReport, v: dict[str, Any]) -> np.ndarray | N
     if v["timestamps_checksums"] is None:
         rep.notes.append("no timestamp checksums (recorded before sensekit stored them): "
                          "frame times are not verified")
+    elif not (rep.path / v["timestamps_checksums"]).is_file():
+        # the times are still there: read them unverified (that problem is named), so the frames
+        # are counted and checked; they were '0 frames'
+        rep.problems.append(f"the checksum file '{v['timestamps_checksums']}' is missing")
+        rep._times_unverified = f"'{v['timestamps_checksums']}' is missing"
+        v = {**v, "timestamps_checksums": None}
     frames = rep.meta["frames"]
     try:
         rows_t = read_video_times(rep.path, v, frames, complete=False,

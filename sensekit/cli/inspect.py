@@ -98,6 +98,8 @@ def _video_line(rep: RecordingReport) -> str:
         count = f"{v.playable_frames} of {v.listed_frames} listed frames decode"
     else:
         count = f"{v.playable_frames} of {v.listed_frames} listed frames decode and play"
+    if v.times_unverified is not None:
+        count += f"; their times not verified: {v.times_unverified}"
     return f"{v.width}x{v.height} @ {rate}, {rep.meta['video'].get('codec', 'FFV1')}, " + count
 
 

@@ -232,3 +232,16 @@ def test_frames_without_their_checksum_file_decode_unverified_and_replay_refuses
         ReplaySource(rec)
     assert "checksum file 'video_crc.csv'" in str(err.value)
     assert "replay refuses to open it: it is missing its checksum file 'video_crc.csv'" in text, out
+
+
+def test_times_without_their_checksum_file_are_read_unverified(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture) -> None:
+    """video_ts_crc.csv gone: the frames and their times are still there; inspect counts and
+    checks the frames ('25 frames; their times not verified') where it said '0 frames'."""
+    rec = make(tmp_path / "notscrc.skrec")
+    (rec / "video_ts_crc.csv").unlink()
+    code, out, _ = inspect(capsys, rec)
+    text = flat(out)
+    assert code == 1 and "25 frames; their times not verified: 'video_ts_crc.csv' is missing" in text, out
+    assert "replay refuses to open it: it is missing its timestamps checksum file 'video_ts_crc.csv'" in text, out
+    assert "duration 2.500 s" in text, out
