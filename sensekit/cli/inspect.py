@@ -87,7 +87,10 @@ def _video_line(rep: RecordingReport) -> str:
     rate = f"{v.fps:g} fps"
     if v.fps_from == "timestamps":
         rate += " (measured" + (f": {v.fps_measured:g}" if v.fps_measured else "") + ")"
-    if v.playable_frames is None:
+    ts_name = rep.meta["video"]["timestamps"]
+    if not v.listed_frames and not (rep.path / ts_name).is_file():
+        count = f"frames not counted: the timestamps file '{ts_name}' that lists them is missing"
+    elif v.playable_frames is None:
         count = f"{v.listed_frames} frames listed, not decoded (--quick)"
     elif v.unverified is not None:
         some = "all" if v.playable_frames == v.listed_frames else f"{v.playable_frames} of the"

@@ -245,3 +245,16 @@ def test_times_without_their_checksum_file_are_read_unverified(tmp_path: Path,
     assert code == 1 and "25 frames; their times not verified: 'video_ts_crc.csv' is missing" in text, out
     assert "replay refuses to open it: it is missing its timestamps checksum file 'video_ts_crc.csv'" in text, out
     assert "duration 2.500 s" in text, out
+
+
+def test_frames_without_their_timestamps_file_are_not_said_to_be_none(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """video_ts.csv gone: the video line said '0 frames' (the video holds 25); it says why they
+    are not counted."""
+    rec = make(tmp_path / "nots.skrec")
+    (rec / "video_ts.csv").unlink()
+    code, out, _ = inspect(capsys, rec)
+    text = flat(out)
+    said = "frames not counted: the timestamps file 'video_ts.csv' that lists them is missing"
+    assert code == 1 and said in text, out
+    assert " 0 frames" not in text, out
