@@ -111,7 +111,10 @@ def _audio_line(rep: RecordingReport) -> str:
     if a is None:
         return "none"
     ch = "mono" if a.channels == 1 else f"{a.channels} channels"
-    return (f"{a.sample_rate} Hz {ch} int16, gain {a.gain:g}, {a.playable_samples} samples, "
+    wav = rep.meta["audio"]["file"]
+    held = (f"{a.playable_samples} samples" if (rep.path / wav).is_file()
+            else f"no samples: the audio file '{wav}' is missing")
+    return (f"{a.sample_rate} Hz {ch} int16, gain {a.gain:g}, {held}, "
             f"block {a.block_size}, offset {rep.meta['audio_offset_s']:.3f} s")
 
 
@@ -135,7 +138,7 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
     lines.append(("duration", f"{rep.duration_s:.3f} s"))
     v = rep.video
     lines.append(("video", ("\n" + INDENT).join(textwrap.wrap(_video_line(rep), 76))))
-    lines.append(("audio", _audio_line(rep)))
+    lines.append(("audio", ("\n" + INDENT).join(textwrap.wrap(_audio_line(rep), 76))))
     lines.append(("sources", printable(", ".join(meta["sources"])) or "-"))
     files = []
     for name, size in rep.files:

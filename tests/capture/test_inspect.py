@@ -258,3 +258,12 @@ def test_frames_without_their_timestamps_file_are_not_said_to_be_none(
     said = "frames not counted: the timestamps file 'video_ts.csv' that lists them is missing"
     assert code == 1 and said in text, out
     assert " 0 frames" not in text, out
+
+
+def test_a_missing_wav_is_not_said_to_hold_0_samples(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    rec = make(tmp_path / "nowav.skrec")
+    (rec / "audio.wav").unlink()
+    code, out, _ = inspect(capsys, rec)
+    text = flat(out)
+    assert code == 1 and "no samples: the audio file 'audio.wav' is missing" in text, out
+    assert "0 samples" not in text, out
