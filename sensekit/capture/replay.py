@@ -205,6 +205,13 @@ class ReplaySource(Source):
                 f"'{name}/{v['timestamps']}' lists {rows} frames but meta.json "
                 f"says {self.meta['frames']}")
         if v["checksums"]:
+            try:                                      # more rows than the times: one file is damaged
+                too_long = (self.path / v["checksums"]).stat().st_size > checksums_cap(rows)
+            except OSError:
+                too_long = False                      # read_checksums names the problem
+            if too_long:
+                raise RecordingError(f"'{name}/{v['checksums']}' holds more checksums than the {rows} "
+                                     f"frames '{v['timestamps']}' lists (one of the two is damaged)")
             self._frame_crcs = read_checksums(self.path / v["checksums"], VIDEO_CRC_HEADER,
                                               complete=self.complete, max_bytes=checksums_cap(rows))
             if self.complete and len(self._frame_crcs) != rows:

@@ -267,3 +267,16 @@ def test_a_missing_wav_is_not_said_to_hold_0_samples(tmp_path: Path, capsys: pyt
     text = flat(out)
     assert code == 1 and "no samples: the audio file 'audio.wav' is missing" in text, out
     assert "0 samples" not in text, out
+
+
+def test_replay_of_emptied_timestamps_names_the_recording_and_both_files(tmp_path: Path) -> None:
+    """An incomplete recording whose video_ts.csv was emptied: replay said only "'video_crc.csv'
+    is 290 bytes, more than the 63 bytes it may be" (no recording, and it blamed the intact file;
+    tests/test_recording_fuzz.py found it)."""
+    rec = make(tmp_path / "emptied.skrec")
+    set_meta(rec, complete=False)
+    (rec / "video_ts.csv").write_bytes(b"")
+    with pytest.raises(RecordingError) as err:
+        ReplaySource(rec).open()
+    text = str(err.value)
+    assert text.startswith("'emptied.skrec/video_crc.csv' holds more checksums than the 0 frames 'video_ts.csv'"), text
