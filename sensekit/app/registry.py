@@ -179,6 +179,7 @@ def load_path(path: Path, *, add_to_path: bool = False) -> type[App]:
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ConfigError(f"cannot load app file {str(path)!r}")
+    _refuse_scripts(path)
     if add_to_path and str(path.parent) not in sys.path:
         sys.path.insert(0, str(path.parent))
     module = importlib.util.module_from_spec(spec)
@@ -192,6 +193,21 @@ def load_path(path: Path, *, add_to_path: bool = False) -> type[App]:
     cls = _the_app_class(module, f"app file {str(path)!r}")
     cls.name = path.stem
     return cls
+
+
+def _refuse_scripts(path: Path) -> None:
+    """A file that defines no class cannot hold an App: refuse it before running it (a script
+    such as examples/osc_out.py would run its top level, read 'run' as its source, or send OSC)."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except SyntaxError as exc:
+        raise ConfigError(f"app file {str(path)!r} line {exc.lineno}: syntax error: {exc.msg}") from None
+    except OSError:
+        return                                          # the import names the problem
+    if not any(isinstance(node, ast.ClassDef) for node in ast.walk(tree)):
+        shown = path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
+        raise ConfigError(f"app file {str(shown)!r} must define exactly one App subclass, found none "
+                          f"(it defines no class; a script runs with `python {shown}`)")
 
 
 def _the_app_class(module: ModuleType, what: str) -> type[App]:
