@@ -191,3 +191,10 @@ def test_an_example_script_is_refused_without_being_run(clean_env, capsys, scrip
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no such file or recording" not in err, err
     assert f"found none (it defines no class; a script runs with `python examples/{script}`)" in err, err
+
+
+def test_scripts_in_an_apps_folder_are_not_listed_as_apps(clean_env):
+    """SENSEKIT_APPS_DIR=examples listed double_clap, motion_arrows and osc_out as apps (scripts,
+    which `sensekit run NAME` then refused or ran); only the app files are listed now."""
+    found = discover(REPO / "examples")
+    assert set(found) == {"custom_app", "pitch_sprite", "track_click"}, sorted(found)
