@@ -139,5 +139,6 @@ function logEvent(e) {
     li.appendChild(span);
   }
   log.insertBefore(li, top);
+  $("log-empty").hidden = true;
   while (log.children.length > 200) log.removeChild(log.lastElementChild);
 }
