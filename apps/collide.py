@@ -216,7 +216,11 @@ class Collide(TrackerPicking, App, section="collide",
             self.restart()
 
     def levels(self) -> dict[str, float]:
-        return {"contacts": float(self.contacts), "links": float(len(self.links))}
+        """The HUD's number for the scene on screen (another scene's would be a stale count)."""
+        scene = SCENES[self.scene]
+        if scene == "balls":
+            return {"contacts": float(self.contacts)}
+        return {"links": float(len(self.links))} if scene == "node garden" else {}
 
     def state(self) -> dict[str, Any]:
         return {"scene": SCENES[self.scene], "contacts": self.contacts, "flashing": int((self.flash > 0).sum()),

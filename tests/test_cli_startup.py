@@ -2,7 +2,9 @@
 with the same help as the full one (benchmarks/startup.py times it)."""
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 import subprocess
 import sys
 
@@ -98,3 +100,45 @@ def test_every_help_is_plain_text_and_names_its_positionals():
                 raise AssertionError(f"{parser.prog}: positional {action.metavar or action.dest} has no help")
         seen += 1
     assert seen >= 16                   # sensekit, its 12 commands, teach's 3
+
+
+def _startup_lines(argv: list[str], tmp_path, **env_changes: str) -> list[str]:
+    """Every line ``sensekit`` prints (stdout and stderr) before the run's closing report."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER", "SDL_AUDIODRIVER")}
+    env.update(PYGAME_HIDE_SUPPORT_PROMPT="1", SDL_AUDIODRIVER="dummy", **env_changes)
+    proc = subprocess.run([sys.executable, "-m", "sensekit", *argv], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = (proc.stderr + proc.stdout).splitlines()
+    report = re.compile(rf"{argv[1]}: \d+ (frames|audio blocks)|screenshot: | ")   # or an event line
+    return [line for line in lines if line.strip() and not report.match(line)]
+
+
+def test_every_start_up_notice_has_one_style(tmp_path):
+    """The notices a run prints as it starts (no display, the bundled recording instead of a
+    device, the words heard and how, the panel's address, OSC) read alike: lower case, unless
+    the first word is an acronym ('OSC: ...'). 'No display found' and 'No display opens' were
+    the capitalised ones."""
+    if not (recordings_dir() / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording recordings/demo.skrec not generated (python -m sensekit.synth)")
+    pytest.importorskip("pocketsphinx")
+    stale = ":986"
+    if os.path.exists(f"/tmp/.X11-unix/X{stale[1:]}"):
+        pytest.skip(f"an X server answers on {stale} here")
+    notices = _startup_lines(["run", "sound_flier", "--frames", "3", "--panel", "127.0.0.1:0",
+                              "--set", "voice.words=go,stop", "--osc", "127.0.0.1:9",
+                              "--osc-control", "127.0.0.1:0"], tmp_path)
+    notices += _startup_lines(["run", "clapper", "--frames", "3"], tmp_path, DISPLAY=stale)
+    notices += _startup_lines(["events", "demo", "--panel", "127.0.0.1:0", "--max-items", "5", "--level"],
+                              tmp_path)
+    expected = {"no display found", "no display opens", "voice words", "panel", "OSC"}
+    if importlib.util.find_spec("mediapipe") is None:       # the missing extra's notice, by app name
+        notices += _startup_lines(["run", "pinch_toss", "--frames", "3"], tmp_path)
+        expected.add("pinch_toss")
+    kinds = {line.split(":")[0].split(" (")[0] for line in notices}
+    assert expected <= kinds, notices
+    assert any(line.startswith("no live microphone found") for line in notices), notices
+    for line in notices:
+        first = line.split()[0].rstrip(":")
+        assert line[0].islower() or first.isupper(), f"start-up notice not in the house style: {line!r}"

@@ -86,7 +86,7 @@ def user_apps_dirs() -> list[Path]:
 def _folder_apps(folder: Path, origin: str) -> dict[str, AppInfo]:
     found: dict[str, AppInfo] = {}
     for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
-        if not path.name.startswith("_"):
+        if not path.name.startswith("_") and not _is_script(path):
             found[path.stem] = AppInfo(path.stem, path, _first_doc_line(path), origin)
     return found
 
@@ -179,6 +179,7 @@ def load_path(path: Path, *, add_to_path: bool = False) -> type[App]:
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ConfigError(f"cannot load app file {str(path)!r}")
+    _refuse_scripts(path)
     if add_to_path and str(path.parent) not in sys.path:
         sys.path.insert(0, str(path.parent))
     module = importlib.util.module_from_spec(spec)
@@ -192,6 +193,25 @@ def load_path(path: Path, *, add_to_path: bool = False) -> type[App]:
     cls = _the_app_class(module, f"app file {str(path)!r}")
     cls.name = path.stem
     return cls
+
+
+def _is_script(path: Path) -> bool:
+    """Whether the file defines no class, so no App (a script such as examples/osc_out.py); a
+    file that cannot be parsed is not judged here (loading it names the problem)."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError, OSError):
+        return False
+    return not any(isinstance(node, ast.ClassDef) for node in ast.walk(tree))
+
+
+def _refuse_scripts(path: Path) -> None:
+    """A file that defines no class cannot hold an App: refuse it before running it (a script
+    such as examples/osc_out.py would run its top level, read 'run' as its source, or send OSC)."""
+    if _is_script(path):
+        shown = path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
+        raise ConfigError(f"app file {str(shown)!r} must define exactly one App subclass, found none "
+                          f"(it defines no class; a script runs with `python {shown}`)")
 
 
 def _the_app_class(module: ModuleType, what: str) -> type[App]:

@@ -50,7 +50,7 @@ class StageInput:
                 first = self.error is None
                 self.error = str(exc).split(" (")[0]     # "... needs the optional extra: pip install ..."
                 if first:                                 # headless, the window's line is not seen
-                    log.warning("%s: %s (the app goes on without it)", self.app.title, self.error)
+                    log.warning("%s: %s (the app goes on without it)", self.app.name, self.error)
                 return False
         return True
 

@@ -38,7 +38,8 @@ import numpy as np
 
 from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, checksums_cap, crc32_of,
                                         read_checksums)
-from sensekit.capture.recording_meta import audio_offset_problem, read_meta, read_video_times
+from sensekit.capture.recording_meta import (audio_offset_problem, missing_named_files, read_meta,
+                                             read_video_times)
 from sensekit.capture.replay import VideoUnit, video_units
 from sensekit.capture.video_segments import count_decodable, list_segments, open_capture
 from sensekit.capture.wav import read_wav_info
@@ -59,6 +60,9 @@ class VideoReport:
     playable_frames: int | None        # frames replay plays (None: not decoded)
     segments: int                      # committed segment files (version 2), else 1
     files_bytes: int
+    unverified: str | None = None      # why the decoded frames could not be checked (the
+                                       # checksum file named in meta.json is missing/unreadable)
+    times_unverified: str | None = None    # the same for the frame times (video_ts_crc.csv)
 
 
 @dataclass
@@ -85,6 +89,8 @@ class RecordingReport:
     notes: list[str] = field(default_factory=list)
     files: list[tuple[str, int]] = field(default_factory=list)    # (name, bytes)
     decoded: bool = True
+    missing: list[str] = field(default_factory=list)  # files meta.json names that are not there:
+                                                      # replay refuses the recording
 
     @property
     def status(self) -> str:
@@ -103,6 +109,7 @@ class RecordingReport:
         return d
 
     _last_frame_t: float | None = None
+    _times_unverified: str | None = None     # why the frame times could not be checked
     _listed_last_t: float | None = None      # the last time video_ts.csv lists
 
 
@@ -181,7 +188,7 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
     if rows:
         assert rows_t is not None
         rep._listed_last_t = float(rows_t[-1])
-    crcs = _video_checksums(rep, v, None if rows_t is None else rows)
+    crcs, unverified = _video_checksums(rep, v, None if rows_t is None else rows)
     version = meta["version"]
     store = path / (v["file"] if version == 1 else v["segments"])
     units, segments = _video_store(rep, v, store, rows, times_known=rows_t is not None)
@@ -200,7 +207,8 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
     if last_row is not None and rows_t is not None and last_row < rows:
         rep._last_frame_t = float(rows_t[last_row])
     rep.video = VideoReport(v["width"], v["height"], float(v["fps"]), v.get("fps_from", "source"),
-                            v.get("fps_measured"), rows, playable, segments, _size(store))
+                            v.get("fps_measured"), rows, playable, segments, _size(store), unverified,
+                            rep._times_unverified)
 
 
 def _video_timestamps(rep: RecordingReport, v: dict[str, Any]) -> np.ndarray | None:
@@ -213,6 +221,12 @@ def _video_timestamps(rep: RecordingReport, v: dict[str, Any]) -> np.ndarray | N
     if v["timestamps_checksums"] is None:
         rep.notes.append("no timestamp checksums (recorded before sensekit stored them): "
                          "frame times are not verified")
+    elif not (rep.path / v["timestamps_checksums"]).is_file():
+        # the times are still there: read them unverified (that problem is named), so the frames
+        # are counted and checked; they were '0 frames'
+        rep.problems.append(f"the checksum file '{v['timestamps_checksums']}' is missing")
+        rep._times_unverified = f"'{v['timestamps_checksums']}' is missing"
+        v = {**v, "timestamps_checksums": None}
     frames = rep.meta["frames"]
     try:
         rows_t = read_video_times(rep.path, v, frames, complete=False,
@@ -227,13 +241,15 @@ def _video_timestamps(rep: RecordingReport, v: dict[str, Any]) -> np.ndarray | N
     return rows_t
 
 
-def _video_checksums(rep: RecordingReport, v: dict[str, Any], rows: int | None) -> np.ndarray | None:
-    """The frame checksums; ``None`` for a recording made before they were stored, an empty
-    array when unreadable (nothing verifies: every frame is named). ``rows``: the frames the
-    timestamps list (``None``: unreadable, so neither the file's size nor its rows are judged)."""
+def _video_checksums(rep: RecordingReport, v: dict[str, Any], rows: int | None
+                     ) -> tuple[np.ndarray | None, str | None]:
+    """The frame checksums (``None``: none to check against) and, when meta.json names a
+    checksum file that is missing or unreadable, why (that problem is named; the frames are
+    then decoded and counted, not verified). ``rows``: the frames the timestamps list (``None``:
+    unreadable, so neither the file's size nor its rows are judged)."""
     if v["checksums"] is None:
         rep.notes.append("no frame checksums (recorded before sensekit stored them): frames are not verified")
-        return None
+        return None, None
     try:
         crcs = read_checksums(rep.path / v["checksums"], VIDEO_CRC_HEADER, complete=rep.complete,
                               max_bytes=checksums_cap(rows))
@@ -241,8 +257,9 @@ def _video_checksums(rep: RecordingReport, v: dict[str, Any], rows: int | None) 
             rep.problems.append(f"'{v['checksums']}' lists {len(crcs)} checksums for {rows} frames")
     except RecordingError as exc:
         rep.problems.append(str(exc))
-        crcs = np.zeros(0, np.uint32)
-    return crcs
+        gone = not (rep.path / v["checksums"]).is_file()
+        return None, f"'{v['checksums']}' is {'missing' if gone else 'unreadable'}"
+    return crcs, None
 
 
 def _video_store(rep: RecordingReport, v: dict[str, Any], store: Path, rows: int, *,
@@ -439,6 +456,7 @@ def check_recording(path: str | os.PathLike[str], *, decode: bool = True) -> Rec
         if problem is not None:
             rep.problems.append(f"'meta.json': {problem}")
         _check_audio(rep)
+    rep.missing = missing_named_files(rec, meta)
     for p in sorted(rec.iterdir()):
         if p.is_file() or p.is_dir():
             rep.files.append((p.name + ("/" if p.is_dir() else ""), _size(p)))

@@ -265,6 +265,25 @@ def _check_named_files(rec: Path, label: str, video: Any, audio: Any) -> None:
             raise RecordingError(f"'{label}/{name}' is {kind}, not a file")
 
 
+def missing_named_files(rec: Path, meta: dict[str, Any]) -> list[str]:
+    """The files ``meta.json`` names that are not there, each as "what 'name'" (``video file
+    'video.mkv'``, ``checksum file 'video_crc.csv'``), in the order replay needs them. Replay
+    refuses a recording for which this is not empty, complete or not."""
+    v, a = meta["video"], meta["audio"]
+    needed: list[tuple[str, str, bool]] = []          # (what, name, is a folder)
+    if v is not None:
+        needed += [("video file", v["file"], False) if meta["version"] == 1
+                   else ("video folder", v["segments"], True),
+                   ("timestamps file", v["timestamps"], False)]
+    if a is not None:
+        needed.append(("audio file", a["file"], False))
+    needed += [("checksum file", t["checksums"], False) for t in (v, a) if t is not None and t["checksums"]]
+    if v is not None and v["timestamps_checksums"]:
+        needed.append(("timestamps checksum file", v["timestamps_checksums"], False))
+    return [f"{what} '{name}'" for what, name, folder in needed
+            if not ((rec / name).is_dir() if folder else (rec / name).is_file())]
+
+
 def write_json_atomic(path: Path, data: dict[str, Any], *, fsync: bool = True) -> None:
     """Write ``data`` as indented JSON to ``path`` via a temporary file and ``os.replace``."""
     tmp = path.with_name(path.name + ".tmp")

@@ -46,7 +46,8 @@ import numpy as np
 from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame, merge_by_time
 from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, checksums_cap, crc32_of,
                                         read_checksums)
-from sensekit.capture.recording_meta import DEFAULT_BLOCK_SIZE, audio_offset_problem, read_meta, read_video_times
+from sensekit.capture.recording_meta import (DEFAULT_BLOCK_SIZE, audio_offset_problem, missing_named_files,
+                                             read_meta, read_video_times)
 from sensekit.capture.video_segments import (count_decodable, list_segments, open_capture,
                                              plan_segments)
 from sensekit.capture.wav import WavInfo, int16_to_float, mark_nonfinite, read_wav_info
@@ -116,20 +117,9 @@ class ReplaySource(Source):
             raise ConfigError(f"`block_size` must be a positive integer, got {block_size!r}")
         self.block_size = block_size or (a["block_size"] if a else DEFAULT_BLOCK_SIZE)
         self.audio_offset_s = float(self.meta["audio_offset_s"])
-        needed = []                                   # (what, name, is a folder)
-        if v is not None:
-            needed += [("video file", v["file"], False) if self.meta["version"] == 1
-                       else ("video folder", v["segments"], True),
-                       ("timestamps file", v["timestamps"], False)]
-        if a is not None:
-            needed.append(("audio file", a["file"], False))
-        needed += [("checksum file", t["checksums"], False) for t in (v, a) if t is not None and t["checksums"]]
-        if v is not None and v["timestamps_checksums"]:
-            needed.append(("timestamps checksum file", v["timestamps_checksums"], False))
-        for what, name, folder in needed:
-            p = self.path / name
-            if not (p.is_dir() if folder else p.is_file()):
-                raise RecordingError(f"recording '{self.path.name}' is missing its {what} '{name}'")
+        missing = missing_named_files(self.path, self.meta)
+        if missing:
+            raise RecordingError(f"recording '{self.path.name}' is missing its {missing[0]}")
         self._times = np.zeros(0)
         self._units: list[VideoUnit] = []
         self._bad_units: set[Path] = set()
@@ -215,6 +205,13 @@ class ReplaySource(Source):
                 f"'{name}/{v['timestamps']}' lists {rows} frames but meta.json "
                 f"says {self.meta['frames']}")
         if v["checksums"]:
+            try:                                      # more rows than the times: one file is damaged
+                too_long = (self.path / v["checksums"]).stat().st_size > checksums_cap(rows)
+            except OSError:
+                too_long = False                      # read_checksums names the problem
+            if too_long:
+                raise RecordingError(f"'{name}/{v['checksums']}' holds more checksums than the {rows} "
+                                     f"frames '{v['timestamps']}' lists (one of the two is damaged)")
             self._frame_crcs = read_checksums(self.path / v["checksums"], VIDEO_CRC_HEADER,
                                               complete=self.complete, max_bytes=checksums_cap(rows))
             if self.complete and len(self._frame_crcs) != rows:

@@ -87,14 +87,22 @@ def _video_line(rep: RecordingReport) -> str:
     rate = f"{v.fps:g} fps"
     if v.fps_from == "timestamps":
         rate += " (measured" + (f": {v.fps_measured:g}" if v.fps_measured else "") + ")"
-    if v.playable_frames is None:
+    ts_name = rep.meta["video"]["timestamps"]
+    if not v.listed_frames and not (rep.path / ts_name).is_file():
+        count = f"frames not counted: the timestamps file '{ts_name}' that lists them is missing"
+    elif v.playable_frames is None:
         count = f"{v.listed_frames} frames listed, not decoded (--quick)"
+    elif v.unverified is not None:
+        some = "all" if v.playable_frames == v.listed_frames else f"{v.playable_frames} of the"
+        count = f"{some} {v.listed_frames} listed frames decode, not verified: {v.unverified}"
     elif v.playable_frames == v.listed_frames:
         count = f"{v.listed_frames} frames"
     elif rep.complete:
         count = f"{v.playable_frames} of {v.listed_frames} listed frames decode"
     else:
         count = f"{v.playable_frames} of {v.listed_frames} listed frames decode and play"
+    if v.times_unverified is not None:
+        count += f"; their times not verified: {v.times_unverified}"
     return f"{v.width}x{v.height} @ {rate}, {rep.meta['video'].get('codec', 'FFV1')}, " + count
 
 
@@ -103,7 +111,10 @@ def _audio_line(rep: RecordingReport) -> str:
     if a is None:
         return "none"
     ch = "mono" if a.channels == 1 else f"{a.channels} channels"
-    return (f"{a.sample_rate} Hz {ch} int16, gain {a.gain:g}, {a.playable_samples} samples, "
+    wav = rep.meta["audio"]["file"]
+    held = (f"{a.playable_samples} samples" if (rep.path / wav).is_file()
+            else f"no samples: the audio file '{wav}' is missing")
+    return (f"{a.sample_rate} Hz {ch} int16, gain {a.gain:g}, {held}, "
             f"block {a.block_size}, offset {rep.meta['audio_offset_s']:.3f} s")
 
 
@@ -126,8 +137,8 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
         lines.append(("started", f"unknown (start_unix {meta['start_unix']!r} is not a date)"))
     lines.append(("duration", f"{rep.duration_s:.3f} s"))
     v = rep.video
-    lines.append(("video", _video_line(rep)))
-    lines.append(("audio", _audio_line(rep)))
+    lines.append(("video", ("\n" + INDENT).join(textwrap.wrap(_video_line(rep), 76))))
+    lines.append(("audio", ("\n" + INDENT).join(textwrap.wrap(_audio_line(rep), 76))))
     lines.append(("sources", printable(", ".join(meta["sources"])) or "-"))
     files = []
     for name, size in rep.files:
@@ -140,7 +151,12 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
     lines.append(("notes", ("\n" + INDENT).join(wrapped)))
     if rep.problems:
         lines.append(("problems", _bullets(rep.problems)))
-        if rep.complete:
+        if rep.missing:
+            why = f"it is missing its {rep.missing[0]}" + (f" (and {len(rep.missing) - 1} more)"
+                                                          if len(rep.missing) > 1 else "")
+            lines.append(("replay", "\n".join(textwrap.wrap(f"refuses to open it: {why}", 76))
+                          .replace("\n", "\n" + INDENT)))
+        elif rep.complete:
             lines.append(("replay", "stops with an error at the first problem (a recording "
                                     "marked complete must be whole)"))
     if rep.notes:

@@ -245,15 +245,15 @@ def _no_display() -> str | None:
     tried: SDL would fall back to its invisible ``offscreen`` driver there, and a replay looping
     in a window nobody sees would never end."""
     if os.environ.get("SDL_VIDEODRIVER"):
-        return None if os.environ["SDL_VIDEODRIVER"] not in ("dummy", "offscreen") else "No display found"
+        return None if os.environ["SDL_VIDEODRIVER"] not in ("dummy", "offscreen") else "no display found"
     if not sys.platform.startswith(("linux", "freebsd", "openbsd")):
         return None
     named = {k: os.environ[k] for k in ("DISPLAY", "WAYLAND_DISPLAY") if os.environ.get(k)}
     if not named:
-        return "No display found"
+        return "no display found"
     if any(_opens({"DISPLAY": "x11", "WAYLAND_DISPLAY": "wayland"}[k]) for k in named):
         return None
-    return "No display opens (" + ", ".join(f"{k}={v!r}" for k, v in named.items()) + ")"
+    return "no display opens (" + ", ".join(f"{k}={v!r}" for k, v in named.items()) + ")"
 
 
 def _opens(driver: str) -> bool:

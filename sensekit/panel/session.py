@@ -18,7 +18,7 @@ from sensekit.panel.commands import CommandQueue
 from sensekit.panel.control import PanelControl
 from sensekit.panel.frames import FrameHub
 from sensekit.panel.server import PanelServer
-from sensekit.panel.tap import PanelTap
+from sensekit.panel.tap import QUIET_EVENTS, PanelTap
 from sensekit.panel.telemetry import Telemetry
 
 __all__ = ["Panel"]
@@ -41,6 +41,13 @@ class Panel:
         return self.server.url
 
     def start(self) -> str:
+        # the event kinds the run can emit (the level graph's legend lists only its marks among
+        # them; the page adds any kind it then sees, e.g. a sound taught in the panel)
+        emits: set[str] = set()
+        for stage in self.runner.stages:
+            emits.update(getattr(stage, "emits", ()))
+        self.server.info.setdefault("emits", sorted(emits))
+        self.server.info.setdefault("listed", sorted(emits - QUIET_EVENTS))   # what the log lists
         url = self.server.start()
         self.runner.stages.append(self.tap)
         self.tap.attach_events(self.runner.dispatcher)

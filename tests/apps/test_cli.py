@@ -81,7 +81,7 @@ def test_readme_run_command_on_a_machine_without_display_or_devices(tmp_path):
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert "No display found" in proc.stdout
+    assert "no display found" in proc.stdout
     assert "bundled recording" in proc.stdout
     shot = tmp_path / "out" / "sound_flier.png"
     assert shot.is_file() and shot.stat().st_size > 5000
@@ -107,7 +107,7 @@ def test_a_display_that_opens_nothing_runs_headless_instead_of_an_invisible_wind
     proc = subprocess.run([sys.executable, "-m", "sensekit", "run", "clapper"], cwd=tmp_path,
                           env=_run_env(DISPLAY=":987"), capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[0] == ("No display opens (DISPLAY=':987'): running headless; "
+    assert proc.stdout.splitlines()[0] == ("no display opens (DISPLAY=':987'): running headless; "
                                            "the last frame goes to out/clapper.png")
     assert (tmp_path / "out" / "clapper.png").stat().st_size > 5000
 

@@ -60,7 +60,7 @@ def test_pinch_toss_without_the_extra_runs_and_shows_the_install_line(caplog):
             host.source.close()
     # headless (or in a terminal), the install line is said once, not only drawn in the window
     said = [r.getMessage() for r in caplog.records if "pip install 'sensekit[hands]'" in r.getMessage()]
-    assert len(said) == 1 and said[0].startswith("Pinch Toss: ")
+    assert len(said) == 1 and said[0].startswith("pinch_toss: ")
 
 
 @pytest.mark.skipif(HAVE_MEDIAPIPE, reason="the hands extra is installed here")

@@ -140,7 +140,9 @@ def test_run_an_app_file_by_path_from_another_folder(clean_env, tmp_path, capsys
 @pytest.mark.parametrize("content, expected", [
     (None, "app file 'gone.py' not found"),
     ("def broken(:\n", "line 1: syntax error"),
-    ("import no_such_module_here\n", "cannot import what it needs: No module named 'no_such_module_here'"),
+    # (with a class: a file that defines none is refused before it runs, see below)
+    ("import no_such_module_here\n\n\nclass Lamp:\n    pass\n",
+     "cannot import what it needs: No module named 'no_such_module_here'"),
     ("x = 1\n", "must define exactly one App subclass, found none"),
 ])
 def test_bad_app_files_are_one_line_errors(clean_env, tmp_path, capsys, content, expected):
@@ -177,3 +179,22 @@ def test_apps_help_documents_where_apps_come_from(capsys):
     out = capsys.readouterr().out
     assert "SENSEKIT_APPS_DIR" in out and '[project.entry-points."sensekit.apps"]' in out
     assert "sensekit run path/to/my_app.py" in out
+
+
+@pytest.mark.parametrize("script", ["motion_arrows.py", "double_clap.py", "osc_out.py"])
+def test_an_example_script_is_refused_without_being_run(clean_env, capsys, script):
+    """`sensekit run examples/osc_out.py` ran the script's top level: it read 'run' as its source
+    ("no such file or recording: 'run'"), and osc_out would have sent OSC for the demo's 20 s
+    first. A file that defines no class is refused before it runs, saying how scripts run."""
+    clean_env.chdir(REPO)
+    assert main(["run", f"examples/{script}", "--headless", "--frames", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such file or recording" not in err, err
+    assert f"found none (it defines no class; a script runs with `python examples/{script}`)" in err, err
+
+
+def test_scripts_in_an_apps_folder_are_not_listed_as_apps(clean_env):
+    """SENSEKIT_APPS_DIR=examples listed double_clap, motion_arrows and osc_out as apps (scripts,
+    which `sensekit run NAME` then refused or ran); only the app files are listed now."""
+    found = discover(REPO / "examples")
+    assert set(found) == {"custom_app", "pitch_sprite", "track_click"}, sorted(found)

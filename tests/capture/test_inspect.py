@@ -19,6 +19,7 @@ import pytest
 from sensekit.capture.base import AudioBlock, VideoFrame
 from sensekit.capture.recording import Recorder, ReplaySource
 from sensekit.cli import main as cli_main
+from sensekit.errors import RecordingError
 from tests.capture.recording_versions import to_version_1
 
 W, H, FPS, RATE = 32, 24, 10.0, 8000
@@ -211,3 +212,71 @@ def test_the_files_line_is_wrapped_between_files(tmp_path: Path, capsys: pytest.
     files = " ".join(line.strip() for line in block)[len("files "):].strip().split(", ")
     assert [f.split(" ")[0] for f in files] == ["audio.wav", "audio_crc.csv", "meta.json", "video/", "video.ffconcat",
                                                 "video_crc.csv", "video_ts.csv", "video_ts_crc.csv"], files
+
+
+@pytest.mark.parametrize("complete", [True, False])
+def test_frames_without_their_checksum_file_decode_unverified_and_replay_refuses(
+        tmp_path: Path, capsys: pytest.CaptureFixture, complete: bool) -> None:
+    """video_crc.csv gone: the frames still decode, so inspect counts them ('all 25 listed
+    frames decode, not verified'), not '0 of 25 listed frames decode'; and it says what replay
+    does with the recording, complete or not: refuses to open it, naming the same file."""
+    rec = make(tmp_path / "nocrc.skrec")
+    (rec / "video_crc.csv").unlink()
+    if not complete:
+        set_meta(rec, complete=False)
+    code, out, _ = inspect(capsys, rec)
+    text = flat(out)
+    assert code == 1 and "all 25 listed frames decode, not verified: 'video_crc.csv' is missing" in text, out
+    assert "0 of 25" not in text, out
+    with pytest.raises(RecordingError) as err:
+        ReplaySource(rec)
+    assert "checksum file 'video_crc.csv'" in str(err.value)
+    assert "replay refuses to open it: it is missing its checksum file 'video_crc.csv'" in text, out
+
+
+def test_times_without_their_checksum_file_are_read_unverified(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture) -> None:
+    """video_ts_crc.csv gone: the frames and their times are still there; inspect counts and
+    checks the frames ('25 frames; their times not verified') where it said '0 frames'."""
+    rec = make(tmp_path / "notscrc.skrec")
+    (rec / "video_ts_crc.csv").unlink()
+    code, out, _ = inspect(capsys, rec)
+    text = flat(out)
+    assert code == 1 and "25 frames; their times not verified: 'video_ts_crc.csv' is missing" in text, out
+    assert "replay refuses to open it: it is missing its timestamps checksum file 'video_ts_crc.csv'" in text, out
+    assert "duration 2.500 s" in text, out
+
+
+def test_frames_without_their_timestamps_file_are_not_said_to_be_none(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """video_ts.csv gone: the video line said '0 frames' (the video holds 25); it says why they
+    are not counted."""
+    rec = make(tmp_path / "nots.skrec")
+    (rec / "video_ts.csv").unlink()
+    code, out, _ = inspect(capsys, rec)
+    text = flat(out)
+    said = "frames not counted: the timestamps file 'video_ts.csv' that lists them is missing"
+    assert code == 1 and said in text, out
+    assert " 0 frames" not in text, out
+
+
+def test_a_missing_wav_is_not_said_to_hold_0_samples(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    rec = make(tmp_path / "nowav.skrec")
+    (rec / "audio.wav").unlink()
+    code, out, _ = inspect(capsys, rec)
+    text = flat(out)
+    assert code == 1 and "no samples: the audio file 'audio.wav' is missing" in text, out
+    assert "0 samples" not in text, out
+
+
+def test_replay_of_emptied_timestamps_names_the_recording_and_both_files(tmp_path: Path) -> None:
+    """An incomplete recording whose video_ts.csv was emptied: replay said only "'video_crc.csv'
+    is 290 bytes, more than the 63 bytes it may be" (no recording, and it blamed the intact file;
+    tests/test_recording_fuzz.py found it)."""
+    rec = make(tmp_path / "emptied.skrec")
+    set_meta(rec, complete=False)
+    (rec / "video_ts.csv").write_bytes(b"")
+    with pytest.raises(RecordingError) as err:
+        ReplaySource(rec).open()
+    text = str(err.value)
+    assert text.startswith("'emptied.skrec/video_crc.csv' holds more checksums than the 0 frames 'video_ts.csv'"), text

@@ -59,3 +59,27 @@ def test_alpha_threshold_key_changes_the_star_hit():
                 if hit_test(app.masks[0], (0, 0), app.masks[1], (dx, 0))]
         reach[app.alpha_threshold] = max(hits)
     assert reach[1] > reach[255]                # the soft glow reaches further than the core
+
+
+def test_the_hud_line_counts_only_the_scene_on_screen():
+    """After the balls scene, the stars and the node garden showed its frozen 'contacts 56' in
+    the HUD line (and the balls scene a 'links 0' of a garden not running)."""
+    if not (recordings_dir() / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording recordings/demo.skrec not generated")
+    app_cls = load("collide")
+    source = bundled_source(app_cls)
+    source.open()
+    host = AppHost(app_cls, source, RunOptions(headless=True))
+    lines = []
+    try:
+        for _ in range(3):                          # balls, stars, node garden
+            for _ in range(45):
+                host.step()
+            lines.append(host.hud.line())
+            host.press(pygame.K_c)
+    finally:
+        host.close()
+    balls, stars, garden = lines
+    assert "contacts" in balls and "links" not in balls, balls
+    assert "contacts" not in stars and "links" not in stars, stars
+    assert "contacts" not in garden and f"links {len(host.app.links)}" in garden, garden

@@ -294,3 +294,42 @@ def test_the_connection_badge_does_not_call_a_replay_live(process_piece, page):
     assert page.inner_text("#conn") == "connected"
     assert "replay:" in page.inner_text("header")
     assert page.errors == []
+
+
+def _legend(page: Any) -> list[str]:
+    return page.evaluate("[...document.querySelectorAll('#legend span')].map((s) => s.textContent)")
+
+
+def test_the_level_graph_legend_lists_only_the_marks_the_run_can_make(process_piece, page):
+    """sound_flier emits no clap, clap pattern or activity: its legend listed all three (every
+    app's did). The clapper's lists its clap mark, and only what its stages emit."""
+    flier = process_piece("run", "sound_flier", "--headless", "--loop")
+    page.goto(flier.url)
+    page.wait_for_function("() => sensekitPanel.levels.length > 60", timeout=FRAME_TIMEOUT_MS)
+    legend = _legend(page)
+    assert legend and not {"clap", "clap_pattern", "activity"} & set(legend), legend
+    emits = page.evaluate("sensekitPanel.info.emits")
+    assert "level" in emits and not {"clap", "clap_pattern", "activity"} & set(emits), emits
+    clapper = process_piece("run", "clapper", "--headless", "--loop")
+    page.goto(clapper.url)
+    page.wait_for_function("() => sensekitPanel.levels.length > 60", timeout=FRAME_TIMEOUT_MS)
+    emits = page.evaluate("sensekitPanel.info.emits")
+    marks = {n for n in ("clap", "clap_pattern", "activity") if n in emits}
+    assert "clap" in marks, emits
+    assert {n for n in _legend(page) if n in ("clap", "clap_pattern", "activity")} == marks
+    assert page.errors == []
+
+
+def test_the_events_card_says_why_it_is_empty(process_piece, page):
+    """sound_flier emits only levels (the graph draws them): its Events card was an empty box
+    for ever. It says so; a run whose events arrive lists them and the line goes."""
+    flier = process_piece("run", "sound_flier", "--headless", "--loop")
+    page.goto(flier.url)
+    page.wait_for_function("() => sensekitPanel.levels.length > 30", timeout=FRAME_TIMEOUT_MS)
+    assert page.locator("#log li").count() == 0
+    assert page.inner_text("#log-empty") == "this run emits no events to list: its sound level is the graph above"
+    paddle = process_piece("run", "motion_paddle", "--headless", "--loop")
+    page.goto(paddle.url)
+    page.wait_for_function("() => document.querySelectorAll('#log li').length > 0", timeout=FRAME_TIMEOUT_MS)
+    assert not page.locator("#log-empty").is_visible()
+    assert page.errors == []

@@ -102,3 +102,31 @@ def test_labels_and_controls_fit_their_cards(process_piece, viewport_page, tmp_p
     page.screenshot(path=str(tmp_path / f"{app}-{viewport}.png"), full_page=True)
     assert overflowing == [], "\n".join(overflowing)
     assert _api_settings(piece.url)
+
+
+#: for every setting row with a slider: where its range label sits (top, left) relative to the
+#: slider (bottom, left), and the label's font size in px
+_RANGE_LABELS = """() => [...document.querySelectorAll('.setting')].flatMap((row) => {
+    const slider = row.querySelector('input[type=range]'), unit = row.querySelector('.unit');
+    if (!slider || !unit || !unit.textContent) return [];
+    const s = slider.getBoundingClientRect(), u = unit.getBoundingClientRect();
+    return [{key: row.dataset.key, text: unit.textContent, below: u.top - s.bottom,
+             dx: u.left - s.left, right: u.right, clipped: unit.scrollWidth > unit.clientWidth + 1,
+             font: parseFloat(getComputedStyle(unit).fontSize)}]; })"""
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_every_range_label_sits_under_its_slider(process_piece, viewport_page, viewport):
+    """At 1280 px the range label of a short range ('0..100') sat beside its slider and a long
+    one ('4..10,000,000 frames') under it. Now it is under the slider, at the slider's left, on
+    every row and at both widths, whole and at a readable size."""
+    piece = process_piece("run", "color_ball", "--headless", "--loop")   # tracker, motion, background
+    page = viewport_page
+    page.goto(piece.url)
+    page.wait_for_selector('.setting input[type=range]', timeout=10_000)
+    labels = page.evaluate(_RANGE_LABELS)
+    assert len(labels) >= 10, labels
+    width = VIEWPORTS[viewport]["width"]
+    for lab in labels:
+        assert -1 <= lab["below"] <= 12 and abs(lab["dx"]) <= 2, lab     # under it, from its left
+        assert lab["right"] <= width and not lab["clipped"] and lab["font"] >= 12, lab

@@ -10,6 +10,7 @@ export const panel = {
   drag: null,           // {x0, y0, x1, y1} camera pixels
   levels: [],           // [t, level]
   marks: [],            // {t, name}
+  markKinds: new Set(), // the marked event kinds seen (the legend lists these and info.emits')
   lines: {},
   table: null,          // /api/settings
   stats: { frames: 0, fps: 0, latency_ms: null, index: -1, received: [], latencies: [] },

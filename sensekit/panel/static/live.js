@@ -10,6 +10,7 @@ export function onLive(ws, ev) {
   const u = JSON.parse(ev.data);
   for (const p of u.levels) panel.levels.push(p);
   for (const e of u.events) {
+    if (MARKS[e.event]) panel.markKinds.add(e.event);
     if (MARKS[e.event] && (e.event !== "activity" || e.activating)) panel.marks.push({ t: e.t, name: e.event });
     logEvent(e);
   }
@@ -77,7 +78,11 @@ export function drawLevels() {
     g.stroke();
     $("level-now").textContent = `level ${pts[pts.length - 1][1].toFixed(0)}`;
   }
-  for (const [n, col] of Object.entries(MARKS)) legend.push([n, col, "solid"]);
+  // only the marks this run can make (sound_flier emits no clap) or has made
+  const emits = (panel.info && panel.info.emits) || [];
+  for (const [n, col] of Object.entries(MARKS)) {
+    if (emits.includes(n) || panel.markKinds.has(n)) legend.push([n, col, "solid"]);
+  }
   showLegend(legend);
 }
 
@@ -134,5 +139,6 @@ function logEvent(e) {
     li.appendChild(span);
   }
   log.insertBefore(li, top);
+  $("log-empty").hidden = true;
   while (log.children.length > 200) log.removeChild(log.lastElementChild);
 }

@@ -20,6 +20,10 @@ async function start() {
   $("view-card").hidden = !inputs.includes("video");
   $("audio-card").hidden = !inputs.includes("audio");
   if (inputs.includes("video")) { offerOverlays(r.data.offered_overlays); connectVideo(); }
+  // the events card, before its first event: what it will list, or why it stays empty
+  $("log-empty").textContent = (r.data.listed || []).length
+    ? `no events yet (this run lists ${r.data.listed.join(", ")})`
+    : "this run emits no events to list: its sound level is the graph above";
   offerTeach(r.data);
   offerSoundTeach(r.data);
   openSocket("/ws/live", onLive, false);

@@ -109,6 +109,8 @@ function makeControl(s, row) {
   unit.className = "unit";
   unit.textContent = rangeText(s);
   box.appendChild(unit);
+  const none = box.querySelector("label.none");     // the range's line stays right under the slider
+  if (none) box.appendChild(none);
   row.inputs = inputs;
   return box;
 }
