@@ -41,13 +41,19 @@ def save_or_check(args: argparse.Namespace, got: dict[str, Any], summary: str,
     return 1 if bad else 0
 
 
-def looped_blocks(clip: Path, seconds: float, bs: int = 512) -> tuple[list[np.ndarray], list[float], int]:
+def looped_blocks(clip: Path, seconds: float, bs: int = 512, *,
+                  white_dbfs: float | None = None) -> tuple[list[np.ndarray], list[float], int]:
     """``clip`` looped to ``seconds`` in blocks of ``bs`` samples: the blocks, each block's mean
-    energy (as ``sk.all`` passes it to the clap detector) and the clip's rate."""
+    energy (as ``sk.all`` passes it to the clap detector) and the clip's rate. ``white_dbfs``:
+    seeded white noise of that RMS (seed 0, as ``clap_identity.py --white`` gives its first
+    clip) added to the looped signal, a steady floor under every burst."""
     if not clip.is_file():
         raise SystemExit(f"clip not found: {clip}")
     x, rate = read_wav(clip)
     n = int(seconds * rate) // bs * bs
     sig = np.tile(x, -(-n // len(x)))[:n].astype(np.float32)
+    if white_dbfs is not None:
+        noise = np.random.default_rng(0).standard_normal(n) * 10.0 ** (white_dbfs / 20.0)
+        sig = (sig + noise).astype(np.float32)
     blocks = [sig[k * bs:(k + 1) * bs].copy() for k in range(n // bs)]
     return blocks, [float(np.dot(b, b)) / bs for b in blocks], rate

@@ -17,10 +17,14 @@ difference is that part's cost:
 
 (Fix the hash seed: without it, runs of the same code move by ~1.7k instructions a block.)
 
+``--white DBFS``: seeded white noise of that RMS added to the looped clip, so that most
+bursts lie over a steady floor and the floor route (``clap_floor``) hands them to its expert:
+the noisy room the route is for (e.g. ``--white -30``).
+
 (docs/claps.md, "Exact speed-ups", gives the figures). Exit status 0; a benchmark reports.
 
 Usage: .venv/bin/python benchmarks/clap_cost.py [--passes 5] [--seconds 20] [--clip WAV]
-       [--replay PARTS]
+       [--replay PARTS] [--white DBFS] [--[no-]noise-route]
 """
 from __future__ import annotations
 
@@ -100,12 +104,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replay", default="", help=f"comma list of {', '.join(PARTS)}")
     ap.add_argument("--noise-route", action=argparse.BooleanOptionalAction, default=None,
                     help="clap.noise_route on or off (clap_floor; default: the detector's default, on)")
+    ap.add_argument("--white", type=float, default=None, metavar="DBFS",
+                    help="add seeded white noise of this RMS (dBFS) to the looped clip")
     args = ap.parse_args(argv)
     replay = {p for p in args.replay.split(",") if p}
     if replay - set(PARTS):
         raise SystemExit(f"--replay: unknown part(s) {sorted(replay - set(PARTS))}; known: {PARTS}")
     bs = 512
-    blocks, energy, rate = looped_blocks(args.clip, args.seconds, bs)
+    blocks, energy, rate = looped_blocks(args.clip, args.seconds, bs, white_dbfs=args.white)
     ts = [k * bs / rate for k in range(len(blocks))]
     log: dict[str, list[Any]] = {p: [] for p in PARTS}
     state: dict[str, Any] = dict.fromkeys(PARTS, 0)
@@ -128,9 +134,10 @@ def main(argv: list[str] | None = None) -> int:
             best = dt
     if args.passes < 2:
         best = dt
-    print(f"{args.clip.name} looped to {len(blocks) * bs / rate:g} s, {len(blocks)} blocks of {bs}; "
+    noise = "" if args.white is None else f" plus white noise at {args.white:g} dBFS"
+    print(f"{args.clip.name}{noise} looped to {len(blocks) * bs / rate:g} s, {len(blocks)} blocks of {bs}; "
           f"per pass: {per_pass['grid']} grid chunks, {per_pass['search']} peak searches, "
-          f"{per_pass['measure']} bursts judged")
+          f"{per_pass['measure']} bursts judged, {per_pass['score']} scored by the trees")
     print(f"clap stage (replayed: {', '.join(sorted(replay)) or 'nothing'}): "
           f"{best / len(blocks) * 1e6:.2f} us CPU per block, {bs / rate / (best / len(blocks)):.0f}x real time")
     return 0

@@ -525,10 +525,10 @@ class ClapDetector(Tunable, section="clap",
         vals = self._meter.measure(self._buf, p - self._b0, gain2=self._gain2)
         peak_db, rise_db = vals[0], vals[1]
         ok = peak_db >= self._min_peak_db and rise_db >= self.min_rise_db
-        score = clap_score(np.asarray(vals[1:]), self.model) if ok or self.keep_features else -99.0
-        if self._route is not None and (ok or self.keep_features):
-            expert = self._route.score(self._buf, p - self._b0, vals)
-            score = score if expert is None else expert
+        score = -99.0                      # the route first: the trees only for bursts it keeps
+        if ok or self.keep_features:
+            expert = None if self._route is None else self._route.score(self._buf, p - self._b0, vals)
+            score = clap_score(np.asarray(vals[1:]), self.model) if expert is None else expert
         t0, rate = self._t0 or 0.0, self._meter.rate
         t_onset = t0 + onset / rate
         if self.keep_features:

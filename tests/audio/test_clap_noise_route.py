@@ -214,3 +214,36 @@ def test_the_experts_trees_are_built_with_the_detector_not_on_a_block_or_a_clap(
     claps = [c.t for i in range(0, len(y), 512) for c in det.process(y[i:i + 512], i / RATE, RATE)]
     assert routed and claps                                      # the expert judged bursts here ...
     assert clap_floor.expert.cache_info().misses == built        # ... with the trees built before
+
+
+def test_a_burst_the_route_takes_is_not_scored_by_the_shipped_trees(eldar, monkeypatch):
+    """The route answers first; the shipped trees score only the bursts it leaves (their score
+    of a routed burst was thrown away), and every judged burst keeps the score that decides."""
+    from sensekit.audio import clap as clap_mod
+
+    x, onsets = eldar
+    loud = clap_loudness(x, RATE, onsets)
+    y = (x + noise("white", len(x), RATE, np.random.default_rng(7)) * loud * 10.0 ** (-10.0 / 20.0)).astype(np.float32)
+    answers: list[float | None] = []
+    trees: list[float] = []
+    route_score, trees_score = FloorRoute.score, clap_mod.clap_score
+
+    def route_noting(self, xb, p, vals):
+        answers.append(route_score(self, xb, p, vals))
+        return answers[-1]
+
+    def trees_noting(v, model=None):
+        trees.append(trees_score(v, model))
+        return trees[-1]
+
+    monkeypatch.setattr(FloorRoute, "score", route_noting)
+    monkeypatch.setattr(clap_mod, "clap_score", trees_noting)
+    det = ClapDetector()
+    det.keep_features = True
+    for k, i in enumerate(range(0, len(y), 512)):
+        det.process(y[i:i + 512], i / RATE, RATE, index=k)
+    routed = [s for s in answers if s is not None]
+    assert len(answers) == len(det.features) and len(routed) >= 5
+    assert len(trees) == len(answers) - len(routed)
+    got, it_t, it_r = [f.score for f in det.features], iter(trees), iter(routed)
+    assert got == [next(it_r) if s is not None else next(it_t) for s in answers]
