@@ -184,7 +184,8 @@ def test_teach_then_events_with_sounds(shared_data, tmp_path, capsys):
     (["one=missing.wav"], "'missing.wav': no such audio file"),       # said 'at least 2 examples'
     (["one={tmp},{tmp}"], "' is a folder, not an audio file or a recording"),   # said 'no such audio file'
     # the same name twice kept only one of them without a word (teach words refuses it)
-    (["one={demo}/audio.wav,{demo}/audio.wav", "one={demo}/audio.wav,{demo}/audio.wav"], "sound given twice: one (list all its examples in one NAME=...)"),
+    (["one={demo}/audio.wav,{demo}/audio.wav", "one={demo}/audio.wav,{demo}/audio.wav"],
+     "sound given twice: one (list all its examples in one NAME=...)"),
     # --examples and --timeout are for --from; with files they were silently ignored
     (["--examples", "4", "one=a.wav,b.wav"], "--examples goes with --from"),
     (["--timeout", "3", "one=a.wav,b.wav"], "--timeout goes with --from"),
