@@ -14,7 +14,8 @@ it reaches ``max_ms`` (2 s: a command is a word, not a sentence). Segments with 
 
 When a segment closes it is judged again against the floor as it is then: its sound is the
 10 ms steps within 35 dB of its loudest and 12 dB over that floor; runs of sound a hangover or
-more apart become separate segments, and runs with less than ``min_ms`` of sound are dropped. A
+more apart become separate segments (then runs with less than ``min_ms`` of sound are dropped),
+and a segment with no sound left is dropped. A
 segment's ``start``/``end`` are its run's first and last such step. This is what keeps a
 fade-in (or a fan switched on) from joining the next sound: the floor is held down by the quiet
 start for up to a second, so the room's noise counts as sound while the segment is open, but
@@ -169,7 +170,7 @@ class SpeechSegmenter:
         # re-judged with the floor as it is now (it may have risen since the segment opened, after
         # a fade-in or when a fan was switched on): the sound is the 10 ms steps within 35 dB of
         # the loudest and 12 dB over the floor (a 10 ms step holds half a frame's energy); runs
-        # of it apart by a hangover or more are separate segments, and a run with less than
+        # of it apart by a hangover or more are separate segments, and then a run with less than
         # min_ms of sound is dropped. Start and end are a run's first and last step (the
         # detector's decisions come in 20 ms steps and lag the sound).
         n = len(pcm) // HOP
