@@ -10,8 +10,18 @@ belongs to the sound while it is within 35 dB of the segment's loudest and 12 dB
 floor (the detector is stingy with quiet voices after an onset, and its own hangover adds
 ~200 ms), and the segment closes after ``hangover_ms`` of frames that do not (120 ms), or when
 it reaches ``max_ms`` (2 s: a command is a word, not a sentence). Segments with less than
-``min_ms`` of sound (120 ms) are dropped. A segment's ``start``/``end`` are its first and last 10 ms within 35 dB of its
-loudest.
+``min_ms`` of sound (120 ms) are dropped.
+
+When a segment closes it is judged again against the floor as it is then: its sound is the
+10 ms steps within 35 dB of its loudest and 12 dB over that floor; runs of sound a hangover or
+more apart become separate segments (then runs with less than ``min_ms`` of sound are dropped),
+and a segment with no sound left is dropped. A
+segment's ``start``/``end`` are its run's first and last such step. This is what keeps a
+fade-in (or a fan switched on) from joining the next sound: the floor is held down by the quiet
+start for up to a second, so the room's noise counts as sound while the segment is open, but
+by the time the segment closes the floor has caught up with the noise and the noise is cut
+away (before this, ``clap_k_triple.wav`` gave one event from 0.22 to 1.50 s for a clap at
+1.265 s).
 
 A frame counts as voiced only when it is also 12 dB over the noise floor (the quietest 20 ms
 of the last second), so steady hiss, hum and fan noise, which the detector alone often calls
@@ -90,6 +100,7 @@ class SpeechSegmenter:
         self._peak = 0.0
         self._recent = np.zeros(FLOOR_FRAMES)
         self._n_seen = 0
+        self._floor = 1.0
 
     @property
     def in_speech(self) -> bool:
@@ -103,9 +114,7 @@ class SpeechSegmenter:
         n = len(pcm) // FRAME * FRAME
         out: list[Segment] = []
         for i in range(0, n, FRAME):
-            seg = self._frame(pcm[i:i + FRAME], t + i / RATE)
-            if seg is not None:
-                out.append(seg)
+            out += self._frame(pcm[i:i + FRAME], t + i / RATE)
         self._rest = pcm[n:].copy()
         self._t_rest = t + n / RATE
         return out
@@ -117,14 +126,14 @@ class SpeechSegmenter:
         self._rest = np.zeros(0, np.int16)
         for _ in range(self.hangover - self._silent_run):    # the silence the stream did not give
             self._frames.append(np.zeros(FRAME, np.int16))
-        seg = self._close(t)
-        return [seg] if seg is not None else []
+        return self._close(t)
 
-    def _frame(self, frame: np.ndarray, t: float) -> Segment | None:
+    def _frame(self, frame: np.ndarray, t: float) -> list[Segment]:
         energy = float(np.dot(frame, frame.astype(np.float64))) + 1.0
         self._recent[self._n_seen % FLOOR_FRAMES] = energy      # the noise floor: the quietest
         self._n_seen += 1                                       # frame of the last second
-        floor = float(self._recent[:self._n_seen].min()) if self._n_seen < FLOOR_FRAMES else float(self._recent.min())
+        seen = self._recent[:self._n_seen] if self._n_seen < FLOOR_FRAMES else self._recent
+        floor = self._floor = float(seen.min())
         voiced = energy > floor * OVER_FLOOR and bool(self._vad.is_speech(frame.tobytes(), RATE))
         if not self._frames:
             self._before.append(frame)
@@ -136,7 +145,7 @@ class SpeechSegmenter:
                 self._silent_run = 0
                 self._peak = max(float(np.dot(f, f.astype(np.float64))) for f in self._frames)
                 self._before.clear()
-            return None
+            return []
         self._frames.append(frame)
         self._peak = max(self._peak, energy)
         # once open, the sound goes on while it stays within 35 dB of its loudest frame and over
@@ -149,23 +158,42 @@ class SpeechSegmenter:
             self._silent_run += 1
         if self._silent_run >= self.hangover or len(self._frames) >= self.max_frames:
             return self._close(t + FRAME / RATE)
-        return None
+        return []
 
-    def _close(self, t_end: float) -> Segment | None:
+    def _close(self, t_end: float) -> list[Segment]:
         frames, voiced = self._frames, self._voiced
         self._frames = []
         self._voiced_run = 0
         if voiced < self.min_frames:
-            return None
+            return []
         pcm = np.concatenate(frames)
-        # start and end: the first and last 10 ms within 35 dB of the loudest (the detector's
-        # decisions come in 20 ms steps and lag the sound)
+        # re-judged with the floor as it is now (it may have risen since the segment opened, after
+        # a fade-in or when a fan was switched on): the sound is the 10 ms steps within 35 dB of
+        # the loudest and 12 dB over the floor (a 10 ms step holds half a frame's energy); runs
+        # of it apart by a hangover or more are separate segments, and then a run with less than
+        # min_ms of sound is dropped. Start and end are a run's first and last step (the
+        # detector's decisions come in 20 ms steps and lag the sound).
         n = len(pcm) // HOP
         e = (pcm[:n * HOP].astype(np.float64).reshape(n, HOP) ** 2).sum(axis=1)
-        loud = np.nonzero(e >= e.max() * QUIET)[0]
-        start = self._t0 + loud[0] * HOP / RATE
-        end = min(t_end, self._t0 + (loud[-1] + 1) * HOP / RATE)
-        return Segment(start, end, pcm, self._t0)
+        loud = np.nonzero((e >= e.max() * QUIET) & (2.0 * e > self._floor * OVER_FLOOR))[0]
+        if not len(loud):
+            return []
+        gap = 2 * self.hangover
+        cuts = np.nonzero(np.diff(loud) > gap)[0]
+        runs = np.split(loud, cuts + 1)
+        out: list[Segment] = []
+        for run in runs:
+            if len(runs) > 1 and len(run) < 2 * self.min_frames:
+                continue
+            start = self._t0 + run[0] * HOP / RATE
+            end = min(t_end, self._t0 + (run[-1] + 1) * HOP / RATE)
+            if len(runs) == 1:
+                out.append(Segment(start, end, pcm, self._t0))
+                continue
+            a = max(0, (run[0] - 2 * self.pad) * HOP)
+            b = min(len(pcm), (run[-1] + 1 + gap) * HOP)
+            out.append(Segment(start, end, pcm[a:b], self._t0 + a / RATE))
+        return out
 
 
 def to_pcm16(y: np.ndarray) -> np.ndarray:
