@@ -65,9 +65,12 @@ def main(argv: list[str] | None = None) -> int:
         stop.set()
         sender.join()
         stats = show.control.stats()
+        budget = show.runner.settings_budget
+        superseded = show.tuning.superseded()
         show.close()
         print(f"{key}: {args.items} items alone {alone:.2f} s, flooded {flooded:.2f} s "
-              f"({flooded / alone:.1f}x); accepted {stats['osc_accepted']}")
+              f"({flooded / alone:.1f}x); accepted {stats['osc_accepted']}, applied {budget.applied}, "
+              f"superseded {superseded}, deferred {budget.deferred} item(s)")
     return 0
 
 
