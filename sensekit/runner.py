@@ -38,6 +38,7 @@ import numpy as np
 
 from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame
 from sensekit.events import AudioBlockSeen, Dispatcher, Event, FrameSeen
+from sensekit.settings.live import SettingsBudget, swap_budget
 
 
 @runtime_checkable
@@ -146,6 +147,8 @@ class Runner:
         self.ended = False
         #: How often ``run()`` checks a live source's status while no data arrives.
         self.status_poll_s = 0.2
+        #: the time this run's thread may spend applying settings (``sensekit.settings.live``)
+        self.settings_budget = SettingsBudget()
         self._pending: Item | None = None
         self._heard = -1                 # dispatcher version the stages were last told about
 
@@ -181,9 +184,13 @@ class Runner:
             self.stats.blocks += 1
             kind = "audio"
         events: list[Event] = []
-        for stage in self.stages:
-            if stage.consumes in (kind, "both") and self._active(stage):
-                events.extend(stage.process(item))
+        outer = swap_budget(self.settings_budget)
+        try:
+            for stage in self.stages:
+                if stage.consumes in (kind, "both") and self._active(stage):
+                    events.extend(stage.process(item))
+        finally:
+            swap_budget(outer)
         counts = self.stats.event_counts
         for event in events:
             counts[event.name] = counts.get(event.name, 0) + 1

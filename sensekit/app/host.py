@@ -69,6 +69,7 @@ from sensekit.app.overlay_view import OverlayView
 from sensekit.capture.base import Source
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import ConfigError, SensekitError
+from sensekit.settings.live import budget_for_thread
 from sensekit.events import Dispatcher, Event, SourceLost, SourceRestored
 from sensekit.runner import MirrorsInput, Runner
 from sensekit.settings.live import Tuning
@@ -265,7 +266,8 @@ class AppHost:
             script.before_step(self)
         if not self.paused:
             if self.app._pending:
-                self.app.apply_pending()
+                with budget_for_thread(self.runner.settings_budget):
+                    self.app.apply_pending()
             self.steps += 1
             self.sim_t = self.steps * self.app.step_s
             self.runner.pump(None if self.live else self.sim_t)

@@ -48,7 +48,7 @@ from sensekit.audio.pitch import PitchTracker
 from sensekit.capture.base import AudioBlock
 from sensekit.events import Event, Level, Pitch
 from sensekit.settings import Tunable, setting
-from sensekit.settings.live import apply_all_pending
+from sensekit.settings.live import catch_up
 
 _NAMES = ("level", "activity", "clap", "clap_pattern", "pitch")
 
@@ -156,9 +156,7 @@ class AudioStage(Tunable, section="audio",
     def process(self, item: Any) -> Iterable[Event]:
         if not isinstance(item, AudioBlock):
             return ()
-        if self._seen_generation != Tunable.generation:     # a setting changed somewhere
-            self._seen_generation = Tunable.generation
-            apply_all_pending(self.tunables())
+        self._seen_generation = catch_up(self._seen_generation, self.tunables)  # a setting changed?
         t = item.t
         rate = item.rate
         x = self._mono(item)

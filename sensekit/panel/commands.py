@@ -7,7 +7,8 @@ request waits at most one frame or block (or one app step while paused) while th
 used as people use it. The queue is bounded (``max_pending``, 32): a flood of requests is
 refused, not stored.
 
-The time the commands take is budgeted (a token bucket): they may use ``share`` (10 %) of the
+The time the commands take is budgeted (``sensekit.budget.TimeBudget``, the rule settings
+applied on the run's thread share): they may use ``share`` (10 %) of the
 run's time on average, with a burst of ``burst_s`` (0.25 s) banked while nothing asks, so a
 person clicking gets every answer at once, and a flood of requests (a script, or a stuck page
 posting in a loop) gets about a tenth of the run and the piece keeps its frame rate. Each
@@ -30,6 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
+from sensekit.budget import TimeBudget
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import ConfigError
 from sensekit.validate import check_positive
@@ -41,12 +43,10 @@ class CommandQueue:
     def __init__(self, *, max_pending: int = 32, share: float = 0.1, burst_s: float = 0.25,
                  min_cost_s: float = 0.05, clock: Clock | None = None) -> None:
         self._queue: queue.Queue[tuple[Callable[[], Any], Future[Any], bool]] = queue.Queue(max_pending)
-        self.share = check_positive("share", share)
-        self.burst_s = check_positive("burst_s", burst_s)
         self.min_cost_s = check_positive("min_cost_s", min_cost_s, allow_zero=True)
         self._clock: Clock = clock if clock is not None else MonotonicClock()
-        self._budget = self.burst_s
-        self._last: float | None = None
+        self.budget = TimeBudget(share=share, burst_s=burst_s, clock=self._clock)
+        self.share, self.burst_s = self.budget.share, self.budget.burst_s
         #: requests refused because the queue was full
         self.refused = 0
 
@@ -62,17 +62,11 @@ class CommandQueue:
             raise ConfigError("the piece has too many panel requests waiting; try again") from None
         return future
 
-    def _refill(self, now: float) -> None:
-        if self._last is not None:
-            self._budget = min(self.burst_s, self._budget + (now - self._last) * self.share)
-        self._last = now
-
     def run_pending(self) -> int:
         """Run waiting commands (on the caller's thread) while the time budget lasts; returns
         how many ran."""
-        self._refill(self._clock.now())
         n = 0
-        while self._budget > 0:
+        while self.budget.available():
             try:
                 fn, future, light = self._queue.get_nowait()
             except queue.Empty:
@@ -87,6 +81,5 @@ class CommandQueue:
                 future.set_exception(exc)
             finally:
                 ended = self._clock.now()
-                self._budget -= ended - started if light else max(self.min_cost_s, ended - started)
-                self._refill(ended)
+                self.budget.charge(ended - started if light else max(self.min_cost_s, ended - started), ended)
         return n

@@ -20,7 +20,16 @@ declaration and stored as instance attributes of the same name, read as plain at
   threads;
 - the owner calls ``apply_pending()`` at the start of its next frame or block (the check is
   ``if self._pending:``, one attribute read, so settings cost nothing per frame); it stores
-  the values and calls ``settings_changed(changed)`` for derived state;
+  the values and calls ``settings_changed(changed)`` for derived state. Values wait in one
+  dict per object, so a key sent again before it applied keeps only its latest value (the
+  earlier one is counted in ``settings_superseded``, never applied);
+- inside a run (``Runner.process`` installs the run's ``SettingsBudget`` for its thread with
+  ``budget_for_thread``), applying is budgeted by the panel's rule (``sensekit.budget``): it may
+  take 10 % of the run's time, 0.25 s banked. While the budget is overdrawn, ``apply_pending``
+  leaves the values waiting (``SettingsBudget.deferred``) and a later frame or block applies
+  the latest ones. A person moving a slider never sees it; a flood of settings that rebuild
+  (``voice.words``, ``background.samples``) gets a tenth of the run instead of all of it.
+  ``apply_now`` (the loop's own changes: a key press, ``--set``) always applies at once;
 - ``learned()`` -> values learned from data that a profile may keep (a noise floor);
 - ``tunables()`` -> the object and the tunables it owns (a stage's detectors).
 
@@ -43,15 +52,54 @@ user typed, and stay quiet for a preset or a profile that covers more than this 
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping
 
+from sensekit.budget import TimeBudget
 from sensekit.errors import ConfigError
 from sensekit.settings.declare import Group, Setting, group
 from sensekit.settings.registry import lookup, split_key
 
-__all__ = ["Tunable", "Tuning", "Applied", "find_tunables", "apply_all_pending", "parse_values", "check_values"]
+__all__ = ["Tunable", "Tuning", "Applied", "SettingsBudget", "budget_for_thread", "swap_budget", "catch_up",
+           "charge_budget", "find_tunables", "apply_all_pending", "parse_values", "check_values"]
+
+
+class SettingsBudget(TimeBudget):
+    """The time a run's thread may spend applying settings (see the module docstring);
+    ``applied`` counts the objects' values applied under it, ``deferred`` the times values
+    were left waiting because it was spent. Each
+    application is charged at least ``min_cost_s``: a new value can leave work for the next
+    frame that the budget does not see (a new background model warms up on it)."""
+
+    applied: int = 0
+    deferred: int = 0
+    min_cost_s: float = 0.005
+
+
+class _ThisThread(threading.local):
+    budget: SettingsBudget | None = None
+
+
+_this_thread = _ThisThread()
+
+
+def swap_budget(budget: SettingsBudget | None) -> SettingsBudget | None:
+    """Install ``budget`` for ``apply_pending`` on the calling thread; returns the previous one
+    (the hot path's form of ``budget_for_thread``)."""
+    previous, _this_thread.budget = _this_thread.budget, budget
+    return previous
+
+
+@contextlib.contextmanager
+def budget_for_thread(budget: SettingsBudget | None) -> Iterator[None]:
+    """``apply_pending`` on this thread is paced by ``budget`` inside the block."""
+    previous = swap_budget(budget)
+    try:
+        yield
+    finally:
+        swap_budget(previous)
 
 
 class Tunable:
@@ -61,6 +109,8 @@ class Tunable:
     #: bumped by every ``apply`` anywhere: a stage that owns tunables compares it with the value
     #: it saw last, and only then looks for pending values (one comparison per item)
     generation: ClassVar[int] = 0
+    #: values replaced by a later value of the same key before they applied (never applied)
+    settings_superseded: int = 0
     _pending: dict[str, Any] | None = None
     _settings_lock: threading.Lock
 
@@ -145,12 +195,34 @@ class Tunable:
             current = self.settings()
             changes = {k: v for k, v in checked.items() if k not in current or current[k] != v}
             if changes:
-                self._pending = {**(self._pending or {}), **changes}
+                pending = self._pending or {}
+                replaced = sum(1 for k in changes if k in pending)
+                if replaced:
+                    self.settings_superseded += replaced
+                self._pending = {**pending, **changes}
                 Tunable.generation += 1
         return checked
 
     def apply_pending(self) -> dict[str, Any]:
-        """Store the queued values and call ``settings_changed``; the owner's loop calls this."""
+        """Store the queued values and call ``settings_changed``; the owner's loop calls this.
+        Inside a run whose settings budget is spent, nothing changes yet: returns ``{}`` and the
+        values keep waiting (see the module docstring)."""
+        budget = _this_thread.budget
+        if budget is None:
+            return self._apply_pending_now()
+        if not budget.available():
+            budget.deferred += 1
+            return {}
+        clock = budget.clock
+        started = clock.now()
+        budget.applied += 1
+        try:
+            return self._apply_pending_now()
+        finally:
+            ended = clock.now()
+            budget.charge(max(budget.min_cost_s, ended - started), ended)
+
+    def _apply_pending_now(self) -> dict[str, Any]:
         with self._settings_lock:
             changes, self._pending = self._pending, None
         if not changes:
@@ -163,18 +235,41 @@ class Tunable:
     def apply_now(self, **values: Any) -> dict[str, Any]:
         """``apply`` and ``apply_pending`` at once (for the loop's own thread)."""
         self.apply(**values)
-        return self.apply_pending()
+        return self._apply_pending_now()
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         """Hook: recompute what depends on the changed settings (default: nothing)."""
 
 
-def apply_all_pending(objs: Iterable[Tunable]) -> None:
+def charge_budget(cost_s: float) -> None:
+    """Charge ``cost_s`` seconds of work a new value left behind (a model rebuilt on the next
+    frame) to the settings budget of the calling thread's run, if it has one."""
+    budget = _this_thread.budget
+    if budget is not None:
+        budget.charge(cost_s)
+
+
+def apply_all_pending(objs: Iterable[Tunable]) -> bool:
     """``apply_pending`` on each object with values waiting (a composite stage, per item, once
-    ``Tunable.generation`` moved)."""
+    ``Tunable.generation`` moved). Returns whether none is left waiting (the run's settings
+    budget may leave some for a later item)."""
+    done = True
     for t in objs:
         if t._pending:
             t.apply_pending()
+            if t._pending:
+                done = False
+    return done
+
+
+def catch_up(seen: int, tunables: Callable[[], Iterable[Tunable]]) -> int:
+    """A composite stage's per-item check: if ``Tunable.generation`` moved since ``seen``,
+    ``apply_all_pending(tunables())``. Returns the generation to remember (``-1`` while some
+    values wait for the run's settings budget, so the next item looks again)."""
+    now = Tunable.generation
+    if now == seen:
+        return seen
+    return now if apply_all_pending(tunables()) else -1
 
 
 def find_tunables(roots: Iterable[Any]) -> list[Tunable]:
@@ -288,6 +383,10 @@ class Tuning:
             self._applied.update(result.values)
         return result
 
+    def superseded(self) -> int:
+        """Values of the running objects replaced by a later one before they applied."""
+        return sum(t.settings_superseded for t in self.tunables())
+
     def refusal(self, key: str, value: Any) -> str | None:
         """Why ``value`` (checked, native) cannot be applied to ``key`` in this run (it is
         ``fixed`` at another value), or ``None``."""
@@ -305,7 +404,7 @@ class Tuning:
             step = self.apply({k: values[k] for k in done.unused})
             for t in self.tunables():
                 if t._pending:
-                    t.apply_pending()
+                    t._apply_pending_now()
             done.values.update(step.values)
             if len(step.unused) == len(done.unused):
                 break

@@ -72,6 +72,7 @@ or two while it is learned.
 # mypy: disable-error-code="call-overload"
 from __future__ import annotations
 
+import time
 from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 import cv2
@@ -79,6 +80,7 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.settings import Tunable, setting
+from sensekit.settings.live import charge_budget
 from sensekit.validate import check_frame
 from sensekit.vision.bands import bands, in_bands
 from sensekit.vision.exposure import (GAIN_TOLERANCE, SATURATED, apply_gain, exposure_gain, gain_table,
@@ -146,6 +148,8 @@ class BackgroundModel(Tunable, section="background",
     array each frame) and whether a global light change restarted the warm-up.
     """
 
+    _owed = False      # a setting restarted the model: its next start is charged to the run
+
     samples = setting(20, "past background colours kept per pixel", unit="samples", lo=4, hi=64)
     min_matches = setting(2, "samples a pixel must match to be background", unit="samples", lo=1, hi=64)
     match_distance = setting(12.0, "colour distance that matches a sample (raised by the camera noise "
@@ -177,6 +181,7 @@ class BackgroundModel(Tunable, section="background",
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         if changed.keys() & {"samples", "seed", "match_distance"}:
             self.reset()
+            self._owed = True                 # the restart's cost is the run's settings budget's
 
     @property
     def update_every_frames(self) -> float:
@@ -271,7 +276,11 @@ class BackgroundModel(Tunable, section="background",
         h, w = frame.shape[:2]
         if self._S is None or self._S.shape[2:] != (h, w):
             check_frame(frame)
+            started = time.perf_counter()
             self._start(frame)
+            if self._owed:
+                self._owed = False
+                charge_budget(time.perf_counter() - started)
             return np.zeros((h, w), np.uint8), False
         self.frames += 1
         before = self.gain

@@ -53,7 +53,7 @@ from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import ColorBounds, Edges, Event
 from sensekit.settings import Setting, Tunable, setting
-from sensekit.settings.live import apply_all_pending
+from sensekit.settings.live import catch_up
 from sensekit.validate import check_frame
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
@@ -292,9 +292,7 @@ class VisionStage(Tunable, section="vision",
         if not isinstance(item, VideoFrame):
             return []
         self._runs_before, self._last_index = dict(self.runs), item.index
-        if self._seen_generation != Tunable.generation:     # a setting changed somewhere
-            self._seen_generation = Tunable.generation
-            apply_all_pending(self.tunables())
+        self._seen_generation = catch_up(self._seen_generation, self.tunables)  # a setting changed?
         image = item.image
         if getattr(image, "shape", ()) != self._shape:       # (a None image fails the check)
             check_frame(image, "frame image")

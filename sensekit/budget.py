@@ -1,0 +1,56 @@
+"""``TimeBudget``: a share of one thread's time for work that arrives from outside (a token bucket).
+
+The rule the run's thread uses for what other threads ask of it (the panel's commands, the
+settings that OSC, the panel or a script apply): the work may use ``share`` of the thread's
+wall time on average, with a burst of ``burst_s`` banked while nothing asks, so a person gets
+an answer at once and a flood gets about ``share`` of the run. Work is never cut short: a piece
+that overdraws the budget runs whole, and the next waits (``available()`` is false) until the
+debt is repaid by the time that passes.
+
+Usage, on the one thread that owns it::
+
+    if budget.available():          # refills from the clock first
+        started = clock.now()
+        work()
+        budget.charge(clock.now() - started)
+
+Failure modes: none of its own; ``share`` and ``burst_s`` must be positive (``ConfigError``).
+"""
+from __future__ import annotations
+
+from sensekit.clock import Clock, MonotonicClock
+from sensekit.validate import check_positive
+
+__all__ = ["TimeBudget"]
+
+
+class TimeBudget:
+    def __init__(self, *, share: float = 0.1, burst_s: float = 0.25, clock: Clock | None = None) -> None:
+        self.share = check_positive("share", share)
+        self.burst_s = check_positive("burst_s", burst_s)
+        self.clock: Clock = clock if clock is not None else MonotonicClock()
+        self._budget = self.burst_s
+        self._last: float | None = None
+
+    def refill(self, now: float | None = None) -> None:
+        """Add what the time since the last refill earned (at most ``burst_s`` banked)."""
+        if now is None:
+            now = self.clock.now()
+        if self._last is not None:
+            self._budget = min(self.burst_s, self._budget + (now - self._last) * self.share)
+        self._last = now
+
+    def available(self) -> bool:
+        """Refill, then whether work may run now (the budget is not overdrawn)."""
+        self.refill()
+        return self._budget > 0
+
+    def charge(self, cost_s: float, now: float | None = None) -> None:
+        """Take ``cost_s`` seconds of work off the budget (then refill up to ``now``)."""
+        self._budget -= cost_s
+        self.refill(now)
+
+    @property
+    def balance_s(self) -> float:
+        """Seconds of work left (negative: the debt the next work waits for)."""
+        return self._budget
