@@ -29,6 +29,14 @@ def clap_burst(rate: int, *, peak: float = 0.5, length_ms: float = 12.0, decay_m
     return (peak * env * rng.uniform(-1, 1, n)).astype(np.float32)
 
 
+def burst_in_silence(rate: int = 48000, seconds: float = 1.0, at: float = 0.5, amp: float = 0.5) -> np.ndarray:
+    """``seconds`` of digital silence with 10 ms of uniform noise (peak ``amp``) from ``at`` s."""
+    x = np.zeros(round(seconds * rate), np.float32)
+    i = round(at * rate)
+    x[i: i + rate // 100] = amp * np.random.default_rng(0).uniform(-1, 1, rate // 100)
+    return x
+
+
 def add_at(x: np.ndarray, burst: np.ndarray, t: float, rate: int) -> None:
     i = int(round(t * rate))
     x[i:i + len(burst)] += burst[: len(x) - i]

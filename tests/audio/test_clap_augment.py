@@ -21,14 +21,9 @@ from sensekit.evaluation.audio.clap_augment import (
     with_noise,
 )
 
+from .helpers import burst_in_silence
+
 RATE = 48000
-
-
-def burst(rate: int = RATE, seconds: float = 1.0, at: float = 0.5, amp: float = 0.5) -> np.ndarray:
-    x = np.zeros(round(seconds * rate), np.float32)
-    i = round(at * rate)
-    x[i: i + rate // 100] = amp * np.random.default_rng(0).uniform(-1, 1, rate // 100)
-    return x
 
 
 @pytest.mark.parametrize("kind", NOISE_KINDS)
@@ -56,7 +51,7 @@ def test_pink_is_flat_per_octave_and_brown_falls():
 
 
 def test_with_noise_sets_the_snr_against_the_claps_loudness():
-    x = burst()
+    x = burst_in_silence()
     loud = clap_loudness(x, RATE, [0.5])
     y = with_noise(x, RATE, loud, 10.0, "white", np.random.default_rng(2))
     n = y.astype(np.float64) - x
