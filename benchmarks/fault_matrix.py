@@ -339,10 +339,41 @@ def panel_matrix() -> None:  # noqa: C901 (see pyproject: later)
         c.close()
     row("panel", "50 half-open requests (headers never finished)", f"all closed by the server after {held_s:.1f} s",
         held_s < panel_server.HEADER_TIMEOUT_S + 3)
+    flood_row(url, panel)
     stop.set()
     thread.join(10)
     panel.close()
     source.close()
+
+
+def flood_row(url: str, panel: Any) -> None:
+    """64 silent connections (every slot), then a browser: the page and a live update."""
+    import aiohttp
+
+    from sensekit.panel.connections import MAX_CONNECTIONS
+
+    host, port = url.split("//")[1].rstrip("/").split(":")
+    socks = [socket.create_connection((host, int(port))) for _ in range(MAX_CONNECTIONS)]
+    deadline = time.monotonic() + 5
+    while panel.server.connection_stats()["open"] < MAX_CONNECTIONS and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+    async def browser() -> str:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:
+            async with s.get(url) as page:
+                await page.read()
+            async with s.ws_connect(url + "ws/live") as ws:
+                update = await ws.receive_json(timeout=5)
+            return f"page HTTP {page.status}, a live update of {len(update)} fields"
+    try:
+        got, ok = asyncio.run(browser()), True
+    except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        got, ok = f"the browser got no answer: {type(exc).__name__}", False
+    stats = panel.server.connection_stats()
+    for c in socks:
+        c.close()
+    row("panel", f"{MAX_CONNECTIONS} silent connections hold every slot, then a browser",
+        f"{got}; {stats['shed']} silent one(s) closed to make room, {stats['refused']} refused", ok)
 
 
 def main(argv: list[str] | None = None) -> int:

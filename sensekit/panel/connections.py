@@ -1,21 +1,30 @@
-"""Bounds on the panel's connections: how many are open at once, and how long one may keep what
-it was sent without reading it.
+"""Bounds on the panel's connections: how many are open at once, who gives up a slot when they are
+all taken, and how long one may keep what it was sent without reading it.
 
-``BoundedRunner`` is aiohttp's ``AppRunner`` with two rules, so no client can take the file
-descriptors the run needs (a camera reconnecting, a profile saved, a recording's next segment):
+``ConnectionCap`` is the listening socket's protocol factory: it wraps aiohttp's ``web.Server``
+(the runner's ``server``, documented as a protocol factory for ``loop.create_server``) with three
+rules, so no client can take the file descriptors the run needs (a camera reconnecting, a profile
+saved, a recording's next segment), nor the operator's way in:
 
-- at most ``max_connections`` (``MAX_CONNECTIONS``, 64) are open at once; a new one beyond is
-  closed as it is accepted (the count lags by at most one accept batch, the listen backlog of
-  128, so the process never holds more than ~200 of the panel's). Before, 1,500 connections
-  from one client took the process to its 1,024 descriptors ("Too many open files");
+- at most ``max_connections`` (``MAX_CONNECTIONS``, 64) are open at once. A new one over the cap
+  takes the slot of the connection that has done least with its own (``shed``), in this order:
+  one that never finished a request (oldest first: a flood of silent or half-sent connections),
+  one idle between requests (idle longest first), one whose client has taken none of what it was
+  sent for a second or more (stalled longest first). A connection with a request in hand (a
+  WebSocket, a command waiting for the run) is never closed for a newcomer; when every slot holds
+  one, the newcomer is closed as it is accepted (``refused``). Before, every new connection over
+  the cap was refused, so 64 silent connections (and more coming) kept the operator's browser out;
 - ``watch()`` (a task of the server's loop) aborts a connection whose client has not taken a
   byte of what it was sent for ``stall_s`` (``WRITE_STALL_S``, 5 s; what waits in the
   transport's buffer and, on Linux, in the kernel's send queue): a client that pipelines
   requests and never reads their answers kept its connection, its buffers and its descriptor for
   as long as it liked (the header and keep-alive timeouts only apply to an idle connection).
 
-Counts: ``refused`` (connections over the cap) and ``stalled`` (aborted). Cost: one look at each
-open connection's write buffer a second.
+Requests are seen through ``middleware`` (put it first in the application's list): it notes, by
+the request's transport, when a connection has a request in hand and since when it is idle.
+
+Counts: ``refused``, ``shed`` and ``stalled`` (aborted by the watch). Cost: one look at each open
+connection when a newcomer finds the slots full, and one look at each write buffer a second.
 """
 from __future__ import annotations
 
@@ -25,21 +34,27 @@ import fcntl
 import logging
 import struct
 import termios
+import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
-__all__ = ["BoundedRunner", "MAX_CONNECTIONS", "WRITE_STALL_S"]
+__all__ = ["ConnectionCap", "MAX_CONNECTIONS", "WRITE_STALL_S"]
 
 log = logging.getLogger(__name__)
 
 MAX_CONNECTIONS = 64
 WRITE_STALL_S = 5.0
+#: a connection whose client took nothing for this long may be shed for a newcomer
+SHED_STALLED_S = 1.0
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def _unsent(transport: asyncio.Transport) -> int:
     """Bytes sent to the client and not taken yet: the transport's buffer and the kernel's send
-    queue (Linux ``SIOCOUTQ``; a static file goes out by ``sendfile``, past the transport)."""
+    queue (Linux ``SIOCOUTQ``)."""
     size = transport.get_write_buffer_size()
     sock = transport.get_extra_info("socket")
     if sock is not None and hasattr(termios, "TIOCOUTQ"):
@@ -49,72 +64,150 @@ def _unsent(transport: asyncio.Transport) -> int:
 
 
 class _Refused(asyncio.Protocol):
-    """A connection over the cap: closed as soon as it is made."""
+    """A connection over the cap with no slot to take: closed as soon as it is made."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         transport.abort()
 
 
-class _CappedServer(web.Server):
-    """aiohttp's server (the protocol factory of the listening socket), refusing connections
-    over ``max_connections``."""
+class ConnectionCap:
+    """The protocol factory of the panel's listening socket, with the rules of the module
+    docstring. ``serve(runner, host, port)`` listens; ``watch()`` runs the stall check."""
 
-    max_connections = MAX_CONNECTIONS
-    refused = 0
-
-    def __call__(self) -> Any:
-        if len(self.connections) >= self.max_connections:
-            self.refused += 1
-            return _Refused()
-        return super().__call__()
-
-
-class BoundedRunner(web.AppRunner):
-    """``web.AppRunner`` with the bounds of the module docstring."""
-
-    def __init__(self, app: web.Application, *, max_connections: int = MAX_CONNECTIONS,
-                 stall_s: float = WRITE_STALL_S, **kwargs: Any) -> None:
-        super().__init__(app, **kwargs)
+    def __init__(self, *, max_connections: int = MAX_CONNECTIONS, stall_s: float = WRITE_STALL_S) -> None:
         self.max_connections = max_connections
         self.stall_s = stall_s
-        self.stalled = 0
+        self.refused = self.shed = self.stalled = 0
+        self._server: web.Server | None = None
+        self._accepted: dict[Any, list[Any]] = {}       # protocol -> [when made, its transport]
+        self._busy: dict[asyncio.BaseTransport, int] = {}     # transport -> requests in hand
+        self._idle: dict[asyncio.BaseTransport, float] = {}   # transport -> idle since (served once)
+        self._stuck: dict[asyncio.BaseTransport, tuple[int, float]] = {}  # -> (unsent bytes, since)
 
-    async def _make_server(self) -> web.Server:
-        server = await super()._make_server()
-        server.__class__ = _CappedServer          # the same server, refusing over the cap
-        assert isinstance(server, _CappedServer)
-        server.max_connections = self.max_connections
-        return server
+    # -- listening ------------------------------------------------------------------------------
+    async def serve(self, runner: web.BaseRunner, host: str, port: int, *,
+                    backlog: int = 128) -> asyncio.Server:
+        """Listen on ``host:port`` for ``runner`` (set up) through this factory; close the
+        returned server before ``runner.cleanup()``."""
+        if runner.server is None:
+            raise RuntimeError("the runner is not set up")
+        self._server = runner.server
+        loop = asyncio.get_running_loop()
+        return await loop.create_server(self, host, port, backlog=backlog, reuse_address=True)
+
+    @staticmethod
+    def _time() -> float:
+        return time.monotonic()
+
+    def _live(self) -> list[tuple[float, asyncio.Transport | None]]:
+        """(when made, transport) of the connections open now; a protocol made an instant ago
+        and not connected yet has no transport."""
+        now, live = self._time(), []
+        for proto, entry in list(self._accepted.items()):
+            transport = getattr(proto, "transport", None)
+            if transport is not None:
+                entry[1] = transport
+            gone = entry[1] is not None and (transport is None or transport.is_closing())
+            if gone or (entry[1] is None and now - entry[0] > self.stall_s):   # never connected
+                del self._accepted[proto]
+                continue
+            live.append((entry[0], transport))
+        return live
+
+    def _victim(self, live: list[tuple[float, asyncio.Transport | None]]) -> asyncio.Transport | None:
+        """The connection to close for a newcomer (module docstring), or None."""
+        now = self._time()
+        never: list[tuple[float, asyncio.Transport]] = []
+        idle: list[tuple[float, asyncio.Transport]] = []
+        stuck: list[tuple[float, asyncio.Transport]] = []
+        for made, transport in live:
+            if transport is None:
+                continue
+            if self._busy.get(transport, 0) == 0:
+                if transport in self._idle:
+                    idle.append((self._idle[transport], transport))
+                else:
+                    never.append((made, transport))
+            elif transport in self._stuck and now - self._stuck[transport][1] >= SHED_STALLED_S:
+                stuck.append((self._stuck[transport][1], transport))
+        for group in (never, idle, stuck):
+            if group:
+                return min(group, key=lambda t: t[0])[1]
+        return None
+
+    def __call__(self) -> asyncio.BaseProtocol:
+        assert self._server is not None, "serve() first"
+        live = self._live()
+        if len(live) >= self.max_connections:
+            victim = self._victim(live)
+            if victim is None:
+                self.refused += 1
+                return _Refused()
+            self.shed += 1
+            victim.abort()
+            self._forget(victim)
+        proto = self._server()
+        self._accepted[proto] = [self._time(), None]
+        return proto
+
+    def _forget(self, transport: asyncio.BaseTransport) -> None:
+        self._busy.pop(transport, None)
+        self._idle.pop(transport, None)
+        self._stuck.pop(transport, None)
 
     @property
-    def refused(self) -> int:
-        server = self.server
-        return server.refused if isinstance(server, _CappedServer) else 0
+    def open(self) -> int:
+        """Connections open now (read from any thread: it changes nothing)."""
+        count = 0
+        for proto in list(self._accepted):
+            transport = getattr(proto, "transport", None)
+            count += transport is not None and not transport.is_closing()
+        return count
 
+    # -- requests -------------------------------------------------------------------------------
+    @web.middleware
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        key = request.transport
+        if key is None or key.is_closing():
+            return await handler(request)
+        self._busy[key] = self._busy.get(key, 0) + 1
+        try:
+            return await handler(request)
+        finally:
+            if key in self._busy:
+                self._busy[key] -= 1
+                if self._busy[key] <= 0:
+                    del self._busy[key]
+                    if not key.is_closing():
+                        self._idle[key] = self._time()
+
+    # -- stalled clients ------------------------------------------------------------------------
     async def watch(self, every_s: float = 1.0) -> None:
         """Abort connections whose write buffer has not shrunk for ``stall_s`` (runs until
         cancelled)."""
-        since: dict[int, tuple[int, float]] = {}          # transport -> (buffered bytes, since)
-        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(every_s)
-            now, seen = loop.time(), {}
-            for handler in self.server.connections if self.server is not None else ():
-                transport = handler.transport
-                if transport is None or transport.is_closing():
+            now = self._time()
+            seen: dict[asyncio.BaseTransport, tuple[int, float]] = {}
+            for _, transport in self._live():
+                if transport is None:
                     continue
+                key = transport
                 size = _unsent(transport)
                 if size == 0:
                     continue
-                last = since.get(id(transport))
+                last = self._stuck.get(key)
                 if last is None or size < last[0]:              # it took some: not stalled
-                    seen[id(transport)] = (size, now)
+                    seen[key] = (size, now)
                     continue
-                seen[id(transport)] = (size, last[1])
+                seen[key] = (size, last[1])
                 if now - last[1] >= self.stall_s:
                     self.stalled += 1
                     log.warning("panel: closed a connection whose client took none of the %d bytes "
                                 "waiting for it in %g s", size, self.stall_s)
                     transport.abort()
-            since = seen
+            self._stuck = seen
+            live = {t for _, t in self._live() if t is not None}
+            for gone in [k for k in self._idle if k not in live]:
+                del self._idle[gone]

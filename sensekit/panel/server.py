@@ -60,7 +60,7 @@ from aiohttp import WSMsgType, web
 from sensekit.errors import ConfigError, SensekitError
 from sensekit.panel.address import PanelAddress
 from sensekit.panel.commands import CommandQueue
-from sensekit.panel.connections import BoundedRunner
+from sensekit.panel.connections import ConnectionCap
 from sensekit.panel.control import PanelControl
 from sensekit.panel.frames import FrameHub
 from sensekit.panel.guard import SECURITY_HEADERS, TOKEN_HEADER, foreign, token_problem
@@ -131,8 +131,10 @@ class PanelServer:
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._error: BaseException | None = None
-        self._runner: BoundedRunner | None = None
-        self._watch: asyncio.Future[None] | None = None     # BoundedRunner.watch
+        self._runner: web.AppRunner | None = None
+        self._cap = ConnectionCap()
+        self._listener: asyncio.Server | None = None
+        self._watch: asyncio.Future[None] | None = None     # ConnectionCap.watch
         self._sockets: set[web.WebSocketResponse] = set()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sensekit-panel-encode")
         self._frame_waiter: asyncio.Future[None] | None = None
@@ -143,12 +145,10 @@ class PanelServer:
         return self.address.url(self.port)
 
     def connection_stats(self) -> dict[str, int]:
-        """Connections open now, refused over the cap and closed for not reading (``connections.py``)."""
-        runner = self._runner
-        server = runner.server if runner is not None else None
-        return {"open": len(server.connections) if server is not None else 0,
-                "refused": runner.refused if runner is not None else 0,
-                "stalled": runner.stalled if runner is not None else 0}
+        """Connections open now, closed to make room for a newcomer (``shed``), newcomers closed
+        with every slot busy (``refused``) and closed for not reading (``connections.py``)."""
+        cap = self._cap
+        return {"open": cap.open, "shed": cap.shed, "refused": cap.refused, "stalled": cap.stalled}
 
     def start(self) -> str:
         """Bind and serve on a thread of its own; returns the page's URL."""
@@ -194,7 +194,8 @@ class PanelServer:
             loop.run_until_complete(asyncio.wait(tasks, timeout=1.0))
 
     async def _bind(self) -> None:
-        app = web.Application(middlewares=[self._guard], client_max_size=MAX_BODY_BYTES)
+        app = web.Application(middlewares=[self._cap.middleware, self._guard],
+                              client_max_size=MAX_BODY_BYTES)
         app.on_response_prepare.append(self._headers)
         app.add_routes([
             web.get("/", self._index),
@@ -211,20 +212,20 @@ class PanelServer:
             web.get("/ws/live", self._ws_live),
             web.static("/static", STATIC_DIR),
         ])
-        self._runner = BoundedRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0,
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0,
                                      keepalive_timeout=HEADER_TIMEOUT_S, lingering_time=1.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.address.host, self.address.port)
-        await site.start()
-        self._watch = asyncio.ensure_future(self._runner.watch())
-        server = getattr(site, "_server", None)
-        sockets = getattr(server, "sockets", None) or []
-        if sockets:
-            self.port = int(sockets[0].getsockname()[1])
+        # the runner's server is the protocol factory; the cap stands in front of it (no site)
+        self._listener = await self._cap.serve(self._runner, self.address.host, self.address.port)
+        self._watch = asyncio.ensure_future(self._cap.watch())
+        if self._listener.sockets:
+            self.port = int(self._listener.sockets[0].getsockname()[1])
 
     async def _shutdown(self) -> None:
         for ws in list(self._sockets):
             await ws.close(code=1001, message=b"the piece stopped")
+        if self._listener is not None:
+            self._listener.close()                  # no new connections; the open ones end below
         if self._runner is not None:
             await self._runner.cleanup()
 

@@ -198,8 +198,8 @@ def test_a_client_that_never_reads_its_answers_is_closed(thread_piece):
 def test_connections_over_the_cap_are_closed_at_once_and_clients_in_keep_working(thread_piece):
     """300 connections at once from one client: each held a descriptor of the run's process until
     the header timeout (1,500 took a process with the usual limit of 1,024 to "Too many open
-    files"). Over 64 open, a new one is closed as it is accepted; a client already connected goes
-    on working."""
+    files"). Over 64 open, a new one takes the slot of the oldest that never sent a request (or is
+    closed as it is accepted when none has one to give); a client already connected goes on working."""
     piece = thread_piece()
     server = piece.panel.server
 
@@ -222,8 +222,10 @@ def test_connections_over_the_cap_are_closed_at_once_and_clients_in_keep_working
                             closed.add(s)
                 assert len(closed) >= 100, len(closed)
                 stats = server.connection_stats()
-                assert stats["refused"] >= 100, (len(closed), stats)
-                assert stats["open"] <= 64 + 128 + 2, stats
+                # closed for a newcomer (the oldest silent ones) or as accepted (a newcomer that
+                # found every slot taken by connections made in the same accept batch)
+                assert stats["refused"] + stats["shed"] >= 100, (len(closed), stats)
+                assert stats["open"] <= 64, stats
                 async with session.get(piece.url + "api/info") as r:     # the same connection
                     assert r.status == 200
             finally:
