@@ -13,15 +13,23 @@ shared). It prints seconds alone and flooded, their ratio, the OSC counts and wh
 settings budget did (harden11: values applied, superseded by a later one, items that left
 them waiting), and asserts nothing. ``--unbudgeted`` gives the run an unlimited budget: the
 behaviour before harden11, measured in the same process.
+
+``--panel-flood`` adds a panel to the run (started: its tap is one of the run's stages) and a
+second flood beside the settings: a thread keeps the panel's command queue full of commands
+that each take ``--command-ms`` of CPU (as a script posting saves would). It prints, for each
+case, the run alone, with the settings flood, with the panel flood and with both (harden12:
+the two share one budget, a tenth of the run between them; before, each had a tenth).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -38,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--every-ms", type=float, default=2.0)
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--unbudgeted", action="store_true", help="no limit on applying (before harden11)")
+    p.add_argument("--panel-flood", action="store_true", help="a panel, and its commands flooded too")
+    p.add_argument("--command-ms", type=float, default=60.0)
+    p.add_argument("--only", help="only this setting's case")
     args = p.parse_args(argv)
     sys.path.insert(0, str(REPO))
     from tests.test_osc_hostile import Show, _message
@@ -46,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.disable(logging.WARNING)             # one line per accepted setting otherwise
     for key, values, run in CASES:
+        if args.only and key != args.only:
+            continue
         try:
             show = Show(REPO / "recordings" / "demo.skrec", run)
         except Exception as exc:  # noqa: BLE001 - a missing extra: say so and go on
@@ -63,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.unbudgeted:
             show.runner.settings_budget = SettingsBudget(share=1e9, burst_s=1e9)
+        if args.panel_flood:
+            print(double_flood(show, flood, stop, args))
+            show.close()
+            continue
         alone = flooded = float("inf")
         for _ in range(args.runs):
             t = time.perf_counter()
@@ -85,6 +102,85 @@ def main(argv: list[str] | None = None) -> int:
               f"({flooded / alone:.1f}x); accepted {stats['osc_accepted']}, applied {budget.applied}, "
               f"superseded {superseded}, deferred {budget.deferred} item(s)")
     return 0
+
+
+def _drop_waiting(commands: Any) -> None:
+    """Cancel the commands still waiting (their clients gave up), so none runs in the next run."""
+    import queue
+
+    with contextlib.suppress(queue.Empty):
+        while True:
+            commands._queue.get_nowait()[1].cancel()
+
+
+def double_flood(show: Any, flood: Callable[[], None], stop: threading.Event, args: Any) -> str:
+    """The run alone, flooded with settings, with panel commands, and with both (fastest of
+    ``--runs`` each, in turns)."""
+    import tempfile
+
+    from sensekit.errors import ConfigError
+    from sensekit.panel import Panel, parse_panel_address
+    from sensekit.panel.control import StagesControl
+
+    venue = Path(tempfile.mkdtemp(prefix="sensekit-flood-")) / "venue.toml"
+    panel = Panel(parse_panel_address("127.0.0.1:0", None), show.runner,
+                  StagesControl(show.runner, show.tuning, None, venue), info={"title": "flood"})
+    panel.start()
+
+    def command() -> None:
+        t = time.perf_counter()
+        while time.perf_counter() - t < args.command_ms / 1000:
+            pass
+
+    def post() -> None:
+        while not stop.is_set():
+            try:
+                panel.commands.submit(command)
+            except ConfigError:
+                time.sleep(0.005)                 # the queue is full: as a client told to retry
+
+    spent = [0.0]                                 # seconds charged to the run's budget(s)
+    for budget in {id(b): b for b in (show.runner.settings_budget, panel.commands.budget)}.values():
+        _count_charges(budget, spent)
+    best: dict[str, tuple[float, float]] = {}
+    for _ in range(args.runs):
+        for name, senders in (("alone", []), ("settings", [flood]), ("panel", [post]), ("both", [flood, post])):
+            secs, share = _one_run(show, panel, senders, stop, spent, args.items)
+            if name not in best or secs < best[name][0]:
+                best[name] = (secs, share)
+    panel.close()
+    alone = best["alone"][0]
+    return ("  ".join(f"{name} {secs:.2f} s ({secs / alone:.2f}x, {100 * share:.1f} % budgeted work)"
+                      for name, (secs, share) in best.items())
+            + f"  [{args.items} items, commands of {args.command_ms:g} ms]")
+
+
+def _one_run(show: Any, panel: Any, senders: list[Callable[[], None]], stop: threading.Event,
+             spent: list[float], items: int) -> tuple[float, float]:
+    """Seconds ``items`` items take while ``senders`` flood, and the share of them charged."""
+    stop.clear()
+    threads = [threading.Thread(target=f, daemon=True) for f in senders]
+    for th in threads:
+        th.start()
+    spent[0], t = 0.0, time.perf_counter()
+    show.runner.run(max_items=items)
+    secs, charged = time.perf_counter() - t, spent[0]
+    stop.set()
+    for th in threads:
+        th.join()
+    _drop_waiting(panel.commands)
+    time.sleep(0.5)                               # the last values apply; the budget refills
+    return secs, charged / secs
+
+
+def _count_charges(budget: Any, spent: list[float]) -> None:
+    """Add what ``budget`` is charged to ``spent[0]`` (the commands' and the settings' time)."""
+    charge = budget.charge
+
+    def counted(cost_s: float, now: float | None = None) -> None:
+        spent[0] += cost_s
+        charge(cost_s, now)
+    budget.charge = counted
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """``TimeBudget``: a share of one thread's time for work that arrives from outside (a token bucket).
 
 The rule the run's thread uses for what other threads ask of it (the panel's commands, the
-settings that OSC, the panel or a script apply): the work may use ``share`` of the thread's
+settings that OSC, the panel or a script apply; one budget for both, the run's
+``settings_budget``, so a flood of each at once still gets one ``share``): the work may use ``share`` of the thread's
 wall time on average, with a burst of ``burst_s`` banked while nothing asks, so a person gets
 an answer at once and a flood gets about ``share`` of the run. Work is never cut short: a piece
 that overdraws the budget runs whole, and the next waits (``available()`` is false) until the
@@ -14,6 +15,12 @@ Usage, on the one thread that owns it::
         work()
         budget.charge(clock.now() - started)
 
+One budget may be shared by several kinds of work (``available(who)``): when it comes back after
+being spent, the kind that has waited longest goes first, so a flood of one kind cannot take
+every turn from another (the panel's commands are checked after the stages on each item; sharing
+without turns gave them every refill and left the settings waiting for good). A kind that has
+not asked for ``STALE_S`` (0.5 s) no longer holds its turn.
+
 Failure modes: none of its own; ``share`` and ``burst_s`` must be positive (``ConfigError``).
 """
 from __future__ import annotations
@@ -21,7 +28,10 @@ from __future__ import annotations
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.validate import check_positive
 
-__all__ = ["TimeBudget"]
+__all__ = ["TimeBudget", "STALE_S"]
+
+#: a kind of work that has not asked for this long gives up its turn
+STALE_S = 0.5
 
 
 class TimeBudget:
@@ -31,6 +41,7 @@ class TimeBudget:
         self.clock: Clock = clock if clock is not None else MonotonicClock()
         self._budget = self.burst_s
         self._last: float | None = None
+        self._waiting: dict[str, tuple[float, float]] = {}   # who -> (first refused, last asked)
 
     def refill(self, now: float | None = None) -> None:
         """Add what the time since the last refill earned (at most ``burst_s`` banked)."""
@@ -40,10 +51,20 @@ class TimeBudget:
             self._budget = min(self.burst_s, self._budget + (now - self._last) * self.share)
         self._last = now
 
-    def available(self) -> bool:
-        """Refill, then whether work may run now (the budget is not overdrawn)."""
-        self.refill()
-        return self._budget > 0
+    def available(self, who: str = "") -> bool:
+        """Refill, then whether work of kind ``who`` may run now: the budget is not overdrawn and
+        no other kind has been waiting longer for it (module docstring)."""
+        now = self.clock.now()
+        self.refill(now)
+        first = self._waiting.get(who, (now, now))[0]
+        if self._budget > 0:
+            ahead = [w for w, (f, a) in self._waiting.items()
+                     if w != who and now - a < STALE_S and f < first]
+            if not ahead:
+                self._waiting.pop(who, None)
+                return True
+        self._waiting[who] = (first, now)
+        return False
 
     def charge(self, cost_s: float, now: float | None = None) -> None:
         """Take ``cost_s`` seconds of work off the budget (then refill up to ``now``)."""

@@ -165,3 +165,41 @@ def test_values_sent_over_osc_while_the_run_is_busy_are_one_rebuild_with_the_las
         assert tuning.superseded() == superseded + len(values) - 1
     finally:
         show.close()
+
+
+def test_a_panel_flood_and_a_settings_flood_at_once_share_one_tenth_of_the_run(model):
+    """A script posting to the panel and another sending rebuilding settings over OSC, at once.
+    The panel's commands had a budget of their own (10 % of the run) beside the settings' (10 %):
+    together they took a fifth. Now the panel charges the run's budget: a tenth between them,
+    and each flood still gets a part of it."""
+    from sensekit.errors import ConfigError
+    from sensekit.panel import Panel, parse_panel_address
+
+    clock = model.clock
+    runner = Runner(Frames(20_000), [model], lazy=False)
+    runner.settings_budget = SettingsBudget(clock=clock)
+    panel = Panel(parse_panel_address("127.0.0.1:0", None), runner, control=None)    # not started
+    assert panel.commands.budget is runner.settings_budget
+    tuning = Tuning(lambda: runner.stages)
+    commands_s, n = 0.0, 0
+    while True:
+        n += 1
+        tuning.apply({f"{SECTION}.size": n + 1})
+        while True:                                  # the panel's queue kept full (a save: 60 ms)
+            try:
+                panel.commands.submit(lambda: clock.advance(0.06))
+            except ConfigError:
+                break
+        try:
+            item = runner.source.read()
+        except EOFError:
+            break
+        runner.process(item)
+        before = clock.now()
+        panel.poll()                                 # as the app host does between steps
+        commands_s += clock.now() - before
+    total, rebuild_s = clock.now(), len(model.rebuilt) * REBUILD_S
+    assert commands_s + rebuild_s <= 0.1 * total + 0.25 + 0.06 + REBUILD_S, (commands_s, rebuild_s, total)
+    # turns, not time: a command costs 60 ms, a rebuild 20 ms (sharing without turns gave the
+    # panel every refill: one rebuild in 20,000 items)
+    assert commands_s >= 0.02 * total and rebuild_s >= 0.02 * total, (commands_s, rebuild_s, total)

@@ -161,11 +161,12 @@ def test_osc_pace_neither_stalls_nor_bursts_when_the_wall_clock_steps(stepping_w
 
 
 def test_panel_budget_and_frame_rate_hold_when_the_wall_clock_steps(stepping_wall_clock):
+    from sensekit.budget import TimeBudget
     from sensekit.panel.commands import CommandQueue
     from sensekit.panel.frames import FrameHub
     from sensekit.vision.layers import Layers
 
-    q = CommandQueue(share=0.1, burst_s=0.25, min_cost_s=0.05)
+    q = CommandQueue(TimeBudget(share=0.1, burst_s=0.25), min_cost_s=0.05)
     for _ in range(20):
         q.submit(lambda: None)
     assert q.run_pending() in (5, 6)      # the banked 0.25 s at 0.05 s each (and what refilled)

@@ -7,11 +7,13 @@ request waits at most one frame or block (or one app step while paused) while th
 used as people use it. The queue is bounded (``max_pending``, 32): a flood of requests is
 refused, not stored.
 
-The time the commands take is budgeted (``sensekit.budget.TimeBudget``, the rule settings
-applied on the run's thread share): they may use ``share`` (10 %) of the
-run's time on average, with a burst of ``burst_s`` (0.25 s) banked while nothing asks, so a
-person clicking gets every answer at once, and a flood of requests (a script, or a stuck page
-posting in a loop) gets about a tenth of the run and the piece keeps its frame rate. Each
+The time the commands take is budgeted (``sensekit.budget.TimeBudget``): the queue is given the
+run's own budget (``Runner.settings_budget``, which the settings applied on the run's thread are
+charged to as well), so the panel's commands and the settings share one tenth of the run between
+them (``share``, 10 %, with a burst of ``burst_s``, 0.25 s, banked while nothing asks): a person
+clicking gets every answer at once, and a flood of requests (a script, or a stuck page posting in
+a loop) with a flood of settings (OSC) at once gets about a tenth of the run, not a fifth, and
+the piece keeps its frame rate. Without a budget given, the queue makes one of its own. Each
 command is charged at least ``min_cost_s`` (50 ms): a pick costs the command under 1 ms but
 leaves the tracker a new target to learn on the next frames, work the budget does not see (with
 the share alone, eight clients posting picks still took a paced ``color_ball`` from 30 to 16
@@ -32,7 +34,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from sensekit.budget import TimeBudget
-from sensekit.clock import Clock, MonotonicClock
+from sensekit.clock import Clock
 from sensekit.errors import ConfigError
 from sensekit.validate import check_positive
 
@@ -40,13 +42,16 @@ __all__ = ["CommandQueue"]
 
 
 class CommandQueue:
-    def __init__(self, *, max_pending: int = 32, share: float = 0.1, burst_s: float = 0.25,
+    def __init__(self, budget: TimeBudget | None = None, *, max_pending: int = 32,
                  min_cost_s: float = 0.05, clock: Clock | None = None) -> None:
+        """``budget``: the run's (shared with its settings); without one, a ``TimeBudget`` of its
+        own on ``clock``. The budget's share and burst are read from it (``budget.share``)."""
+        if budget is not None and clock is not None:
+            raise ConfigError("CommandQueue: the budget given has its clock; give no other")
         self._queue: queue.Queue[tuple[Callable[[], Any], Future[Any], bool]] = queue.Queue(max_pending)
         self.min_cost_s = check_positive("min_cost_s", min_cost_s, allow_zero=True)
-        self._clock: Clock = clock if clock is not None else MonotonicClock()
-        self.budget = TimeBudget(share=share, burst_s=burst_s, clock=self._clock)
-        self.share, self.burst_s = self.budget.share, self.budget.burst_s
+        self.budget = budget if budget is not None else TimeBudget(clock=clock)
+        self._clock: Clock = self.budget.clock
         #: requests refused because the queue was full
         self.refused = 0
 
@@ -66,7 +71,7 @@ class CommandQueue:
         """Run waiting commands (on the caller's thread) while the time budget lasts; returns
         how many ran."""
         n = 0
-        while self.budget.available():
+        while not self._queue.empty() and self.budget.available("panel"):
             try:
                 fn, future, light = self._queue.get_nowait()
             except queue.Empty:

@@ -7,7 +7,9 @@
 
 ``start`` appends the ``PanelTap`` to ``runner.stages`` and subscribes it to the events the
 run already produces (``PanelTap.attach_events``); ``close`` stops the server and takes the tap
-out again. Failure modes: ``ConfigError`` from ``start`` when the address cannot be bound.
+out again. The panel's commands are charged to the run's own budget (``Runner.settings_budget``,
+taken when the panel is made), so they and the settings share one tenth of the run. Failure
+modes: ``ConfigError`` from ``start`` when the address cannot be bound.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ class Panel:
         self.runner = runner
         self.hub = hub if hub is not None else FrameHub()
         self.telemetry = Telemetry()
-        self.commands = CommandQueue()
+        self.commands = CommandQueue(runner.settings_budget)    # one budget with the run's settings
         self.tap = PanelTap(self.hub, self.telemetry, self.commands, lambda: runner.stages)
         self.server = PanelServer(address, self.hub, self.telemetry, self.commands, control,
                                   info=dict(info or {}))

@@ -25,7 +25,8 @@ declaration and stored as instance attributes of the same name, read as plain at
   earlier one is counted in ``settings_superseded``, never applied);
 - inside a run (``Runner.process`` installs the run's ``SettingsBudget`` for its thread with
   ``budget_for_thread``), applying is budgeted by the panel's rule (``sensekit.budget``): it may
-  take 10 % of the run's time, 0.25 s banked. While the budget is overdrawn, ``apply_pending``
+  take 10 % of the run's time, 0.25 s banked, together with the panel's commands (a panel
+  charges its ``CommandQueue`` to the same budget). While the budget is overdrawn, ``apply_pending``
   leaves the values waiting (``SettingsBudget.deferred``) and a later frame or block applies
   the latest ones. A person moving a slider never sees it; a flood of settings that rebuild
   (``voice.words``, ``background.samples``) gets a tenth of the run instead of all of it.
@@ -210,7 +211,7 @@ class Tunable:
         budget = _this_thread.budget
         if budget is None:
             return self._apply_pending_now()
-        if not budget.available():
+        if not budget.available("settings"):
             budget.deferred += 1
             return {}
         clock = budget.clock

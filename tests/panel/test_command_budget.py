@@ -2,10 +2,12 @@
 the piece's frame rate (``sensekit.panel.commands``)."""
 from __future__ import annotations
 
+import contextlib
 import time
 
 import pytest
 
+from sensekit.budget import TimeBudget
 from sensekit.clock import ManualClock
 from sensekit.errors import ConfigError
 from sensekit.panel.commands import CommandQueue
@@ -21,7 +23,7 @@ def _costly(clock: ManualClock, seconds: float, ran: list[float]):
 
 def test_a_flood_gets_its_share_of_the_run_and_no_more():
     clock = ManualClock()
-    q = CommandQueue(share=0.1, burst_s=0.25, clock=clock)
+    q = CommandQueue(TimeBudget(share=0.1, burst_s=0.25, clock=clock))
     ran: list[float] = []
     spent = 0.0
     frames = 30 * 30                                  # 30 s of a 30 frames/s piece
@@ -62,7 +64,7 @@ def test_a_flood_of_cheap_commands_is_counted_at_the_least_cost():
     # a pick takes the command under 1 ms but leaves the tracker a new target to learn on the
     # next frame: each command is charged at least min_cost_s
     clock = ManualClock()
-    q = CommandQueue(share=0.1, burst_s=0.25, min_cost_s=0.03, clock=clock)
+    q = CommandQueue(TimeBudget(share=0.1, burst_s=0.25, clock=clock), min_cost_s=0.03)
     ran: list[float] = []
     for _ in range(30 * 20):                          # 20 s at 30 frames/s
         while True:
@@ -95,10 +97,15 @@ def test_commands_flooding_a_real_clock_stop_at_the_burst():
     assert time.monotonic() - t0 < 0.25 + 0.2
 
 
-@pytest.mark.parametrize("bad", [{"share": 0}, {"share": -1}, {"burst_s": float("nan")}, {"min_cost_s": -1}])
+@pytest.mark.parametrize("bad", [{"share": 0}, {"share": -1}, {"burst_s": float("nan")}])
 def test_bad_budget_is_a_one_line_error(bad):
     with pytest.raises(ConfigError, match="must be"):
-        CommandQueue(**bad)
+        CommandQueue(TimeBudget(**bad))
+
+
+def test_a_bad_least_cost_is_a_one_line_error():
+    with pytest.raises(ConfigError, match="must be"):
+        CommandQueue(min_cost_s=-1)
 
 
 def test_a_teach_cards_status_polls_do_not_use_up_the_budget():
@@ -116,3 +123,32 @@ def test_a_teach_cards_status_polls_do_not_use_up_the_budget():
     assert all(p.done() for p in polls)               # each answered on the next item
     click = q.submit(_costly(clock, 0.03, ran))       # and a click right after is not kept waiting
     assert q.run_pending() == 1 and click.done()
+
+
+def test_commands_charged_to_the_runs_budget_leave_settings_the_rest_of_one_share():
+    """The run's budget (``Runner.settings_budget``) given to the queue: what the commands spend,
+    the settings do not get, and the other way round."""
+    from sensekit.settings.live import SettingsBudget
+
+    clock = ManualClock()
+    budget = SettingsBudget(clock=clock)
+    q = CommandQueue(budget)
+    ran: list[float] = []
+    for _ in range(30 * 30):                          # 30 s at 30 frames/s, both flooding
+        with contextlib.suppress(ConfigError):
+            q.submit(_costly(clock, 0.05, ran))
+        if budget.available("settings"):                        # a setting applied on the run's thread
+            started = clock.now()
+            clock.advance(0.02)
+            budget.charge(clock.now() - started)
+        q.run_pending()
+        clock.advance(1 / 30)
+    commands_s = len(ran) * 0.05
+    settings_s = clock.now() - 30.0 - commands_s
+    assert commands_s + settings_s <= 0.1 * clock.now() + 0.25 + 0.05
+    assert commands_s > 0.5 and settings_s > 0.5
+
+
+def test_a_queue_given_a_budget_takes_no_other_clock():
+    with pytest.raises(ConfigError, match="give no other"):
+        CommandQueue(TimeBudget(clock=ManualClock()), clock=ManualClock())
