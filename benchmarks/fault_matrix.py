@@ -91,6 +91,22 @@ def make_recording(path: Path) -> Path:
     return path
 
 
+def midi_cases(tmp: Path, rec: str) -> list[tuple[str, list[str]]]:
+    """Venue profiles whose [midi] map holds a bad number, and a profile that is a folder."""
+    cases = []
+    for name, rule in [("a range bound of 400 digits", '"level.level" = "cc 7 -' + "9" * 400 + '..0"'),
+                       ("a range 1.2.3..5", '"level.level" = "cc 7 1.2.3..5"'),
+                       ("a note number of 5,000 digits", 'clap = "note ' + "9" * 5000 + '"')]:
+        path = tmp / f"midi-{len(cases)}.toml"
+        path.write_text("[midi.map]\n" + rule + "\n")
+        cases.append((f"--midi, the profile's MIDI map with {name}",
+                      ["events", rec, "--level", "--clap", "--profile", str(path), "--midi", "none-such"]))
+    folder = tmp / "venue-folder.toml"
+    folder.mkdir()
+    cases.append(("--midi, the profile a folder", ["events", rec, "--level", "--profile", str(folder), "--midi", "x"]))
+    return cases
+
+
 def cli_matrix(tmp: Path, rec: Path) -> None:
     fifo = tmp / "fifo"
     os.mkfifo(fifo)
@@ -114,6 +130,7 @@ def cli_matrix(tmp: Path, rec: Path) -> None:
         ("record --seconds 1e30", ["record", str(tmp / "r.skrec"), "--source", str(rec), "--seconds", "1e30"]),
         ("inspect FIFO", ["inspect", str(fifo)]),
         ("inspect /dev/zero", ["inspect", "/dev/zero"]),
+        *midi_cases(tmp, str(rec)),
     ]:
         cli_row("command line", case, argv)
     for name in ("meta.json", "audio.wav"):

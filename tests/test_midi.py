@@ -203,3 +203,51 @@ def test_an_error_in_an_event_field_key_names_its_own_line(tmp_path: Path):
     venue.write_text(VENUE.replace('"blob.count" = "cc 1"', '"blob.count" = "cc 300"'))
     with pytest.raises(ConfigError, match=rf"^{venue}:10: MIDI map `blob.count`"):
         load_midi(venue)
+
+
+@pytest.mark.parametrize("key, text, message", [
+    ("level.level", "cc 7 1.2.3..5", "the range '1.2.3..5' must be LO..HI, two numbers"),
+    ("level.level", "cc 7 ...5", "the range '...5' must be LO..HI, two numbers"),
+    ("level.level", "cc 7 -" + "9" * 400 + "..0", "the range '-99999999999"),
+    ("level.level", "cc 7 0.." + "9" * 41, "(at most 40 digits)"),
+    ("clap", "note " + "9" * 5000, "note number must be 0..127, got 99999999"),
+    ("clap", "note 60 " + "9" * 5000, "velocity must be 1..127, got 99999999"),
+])
+def test_a_bad_number_in_a_rule_is_one_clear_line_not_a_traceback(key, text, message):
+    """A range `1.2.3..5` or `...5` raised a bare ValueError from float(); a 5,000-digit note
+    number one from int() (Python's digit limit); a 400-digit bound parsed as -inf, so every
+    event then raised ValueError (NaN to int) on the run's thread: the show stopped at its first
+    level. Now each is a one-line ConfigError when the profile is read, quoting at most 60
+    characters."""
+    with pytest.raises(ConfigError) as exc:
+        parse_rule(key, text)
+    assert message in str(exc.value) and "\n" not in str(exc.value) and len(str(exc.value)) < 300
+
+
+@pytest.mark.parametrize("value, expected", [(float("nan"), None), (float("inf"), 127), (float("-inf"), 0),
+                                             (1e308, 127), (-1e308, 0), (50.0, 64)])
+def test_a_field_that_is_not_finite_or_huge_never_stops_the_run(value, expected):
+    """An event field of 1e308 overflowed (``int(round(inf))``) and a NaN raised, in the
+    dispatcher's handler on the run's thread. Now out-of-range values clamp and a NaN sends
+    nothing."""
+    m = parse_mapping({"map": {"level.level": "cc 7 0..100"}}).mapper
+    got = m.messages(Level(t=1.0, level=value))
+    assert [msg.value for msg in got] == ([] if expected is None else [expected])
+
+
+def test_a_profile_with_a_bad_midi_range_stops_at_the_start_in_one_line(recordings_dir: Path, tmp_path: Path,
+                                                                      capsys, monkeypatch):
+    """What a user got: the run started, then ended at the first level with a traceback
+    (ValueError: cannot convert float NaN to integer)."""
+    from sensekit.cli import main, midi_args
+
+    demo = recordings_dir / "demo.skrec"
+    if not demo.is_dir():
+        pytest.skip("recordings/demo.skrec not generated (python -m sensekit.synth)")
+    venue = tmp_path / "venue.toml"
+    venue.write_text(VENUE.replace('"cc 7 0..100"', '"cc 7 -' + "9" * 400 + '..0"'))
+    monkeypatch.setattr(midi_args, "open_port", lambda name, *, virtual=False: ListPort())
+    assert main(["events", str(demo), "--level", "--profile", str(venue), "--midi", "synth",
+                 "--max-items", "50"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "MIDI map `level.level`: the range" in err[0], err

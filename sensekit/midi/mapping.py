@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 from sensekit.errors import ConfigError
 from sensekit.events import EVENT_TYPES, Event
+from sensekit.safe_read import MAX_NUMBER_DIGITS as MAX_DIGITS
+from sensekit.safe_read import short
 
 __all__ = ["Rule", "MidiMapper", "parse_rule", "parse_mapping", "load_midi", "MidiSettings", "require_mido"]
 
@@ -66,11 +69,14 @@ class Rule:
     lo: float = 0.0
     hi: float = 127.0
 
-    def scale(self, value: float) -> int:
-        """``value`` from ``lo..hi`` to 0..127, clamped."""
+    def scale(self, value: float) -> int | None:
+        """``value`` from ``lo..hi`` to 0..127, clamped (infinities and huge values too);
+        ``None`` for a NaN (nothing to send)."""
         span = self.hi - self.lo
         v = (float(value) - self.lo) / span * 127.0 if span else 0.0
-        return max(0, min(127, int(round(v))))
+        if math.isnan(v):
+            return None
+        return int(round(max(0.0, min(127.0, v))))
 
 
 def _known_event(name: str, key: str) -> str:
@@ -82,21 +88,40 @@ def _known_event(name: str, key: str) -> str:
     return name
 
 
+def _small(digits: str, most: int, what: str) -> int:
+    """A run of digits as an int at most ``most`` (checked before ``int()`` reads it: Python
+    refuses more than 4,300 digits with a ``ValueError``)."""
+    n = int(digits) if len(digits) <= 6 else most + 1
+    if n > most:
+        raise ConfigError(f"{what}, got {digits if len(digits) <= 20 else digits[:17] + '...'}")
+    return n
+
+
+def _range(key: str, text: str, lo: str, hi: str) -> tuple[float, float]:
+    """``LO..HI`` as two finite numbers of at most 40 digits, or a one-line ``ConfigError``."""
+    where = f"MIDI map `{key}`: the range {short(text, 40)}"
+    if any(len(re.sub(r"\D", "", part)) > MAX_DIGITS for part in (lo, hi)):
+        raise ConfigError(f"{where} has a number of more than {MAX_DIGITS} digits (at most {MAX_DIGITS} digits)")
+    try:
+        low, high = float(lo), float(hi)
+    except ValueError:
+        raise ConfigError(f"{where} must be LO..HI, two numbers (e.g. -60..0)") from None
+    return low, high
+
+
 def parse_rule(key: str, text: Any, *, channel: int = 0) -> Rule:
     """One ``key = "note N [VELOCITY]"`` or ``key = "cc N [LO..HI]"`` entry."""
     if not isinstance(text, str) or not (m := _RULE_RE.match(text)):
         raise ConfigError(f"MIDI map `{key}` must be \"note N [VELOCITY]\" or \"cc N [LO..HI]\", got {text!r}")
     kind, number, velocity, lo, hi = m.groups()
-    n = int(number)
-    if not 0 <= n <= 127:
-        raise ConfigError(f"MIDI map `{key}`: {kind} number must be 0..127, got {n}")
+    n = _small(number, 127, f"MIDI map `{key}`: {kind} number must be 0..127")
     event, _, field = key.partition(".")
     event = _known_event(event, key)
     if kind == "note":
         if field or lo is not None:
             raise ConfigError(f"MIDI map `{key}`: a note is played for an event (`{event} = \"note {n}\"`); "
                               f"a field's value goes to a cc")
-        vel = 100 if velocity is None else int(velocity)
+        vel = 100 if velocity is None else _small(velocity, 127, f"MIDI map `{key}`: velocity must be 1..127")
         if not 1 <= vel <= 127:
             raise ConfigError(f"MIDI map `{key}`: velocity must be 1..127, got {vel}")
         return Rule(key, event, None, "note", n, channel, velocity=vel)
@@ -109,7 +134,7 @@ def parse_rule(key: str, text: Any, *, channel: int = 0) -> Rule:
                           f"its number fields: {', '.join(numbers) or 'none'}")
     if velocity is not None:
         raise ConfigError(f"MIDI map `{key}`: a cc takes a range LO..HI, not a velocity, got {text!r}")
-    low, high = (0.0, 127.0) if lo is None else (float(lo), float(hi))
+    low, high = (0.0, 127.0) if lo is None else _range(key, text.split()[-1], lo, hi)
     if low == high:
         raise ConfigError(f"MIDI map `{key}`: the range {text.split()[-1]!r} is empty")
     return Rule(key, event, field, "cc", n, channel, lo=low, hi=high)
@@ -140,7 +165,7 @@ class MidiMapper:
                 out.append(Message("note_off", channel=r.channel, note=r.number, velocity=0))
                 continue
             value = r.scale(getattr(event, r.field or ""))
-            if self._last.get(r.key) != value:
+            if value is not None and self._last.get(r.key) != value:
                 self._last[r.key] = value
                 out.append(Message("control_change", channel=r.channel, control=r.number, value=value))
         return out
