@@ -129,10 +129,26 @@ class PanelControl:
     def track_box(self, box: Sequence[float]) -> dict[str, Any]:
         raise NotImplementedError
 
-    def save(self) -> dict[str, Any]:
+    def save_values(self) -> tuple[dict[str, Any], Path]:
+        """What a save writes, and where (reads the run's settings)."""
         raise NotImplementedError
 
+    def saved(self, path: Path) -> dict[str, Any]:
+        """The answer to a save that wrote ``path``."""
+        return {"path": str(path)}
+
+    def save(self) -> dict[str, Any]:
+        """The whole save on the caller's thread (the server writes on a thread of its own:
+        ``save_values``, then ``write_profile`` there, then ``saved``)."""
+        values, path = self.save_values()
+        return self.saved(self.write_profile(values, path))
+
     # -- any thread -------------------------------------------------------------------------
+    @staticmethod
+    def write_profile(values: dict[str, Any], path: Path) -> Path:
+        """Write the venue profile (editing a large one takes seconds: not on the run's thread)."""
+        return save_profile(values, path)
+
     def fixed(self) -> dict[str, tuple[Any, str]]:
         """Settings this run holds at a value whatever they are set to: ``{key: (value, why)}``
         (an app that mirrors the camera itself: ``vision.mirror`` is true and changes nothing);
@@ -225,8 +241,10 @@ class AppControl(PanelControl):
         self.host.say(message)
         return {"message": message}
 
-    def save(self) -> dict[str, Any]:
-        path = self.host.write_profile()
+    def save_values(self) -> tuple[dict[str, Any], Path]:
+        return self.host.profile_values(), self.host.options.profile_path
+
+    def saved(self, path: Path) -> dict[str, Any]:
         self.host.say(f"saved venue profile {path}")
         return {"path": str(path)}
 
@@ -279,6 +297,5 @@ class StagesControl(PanelControl):
         self._track(Target.region((x, y, w, h)), tracker.method_in_use)
         return {"message": f"tracking the object in {w}x{h} px at {x},{y}"}
 
-    def save(self) -> dict[str, Any]:
-        path = save_profile(run_values(self.tuning, self.profile), self.profile_path)
-        return {"path": str(path)}
+    def save_values(self) -> tuple[dict[str, Any], Path]:
+        return run_values(self.tuning, self.profile), self.profile_path

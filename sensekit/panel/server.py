@@ -138,6 +138,7 @@ class PanelServer:
         self._sockets: set[web.WebSocketResponse] = set()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sensekit-panel-encode")
         self._frame_waiter: asyncio.Future[None] | None = None
+        self._saving = False                                 # a save is being written
 
     # -- lifecycle --------------------------------------------------------------------------
     @property
@@ -361,8 +362,19 @@ class PanelServer:
         return await self._answer(work)
 
     async def _api_save(self, request: web.Request) -> web.Response:
+        """The values are read on the run's thread; the file is written on one of the server's
+        (editing a large profile took seconds, all of them on the run's thread); one at a time."""
         async def work() -> Any:
-            return await self._on_run_thread(self.control.save)
+            if self._saving:
+                raise ConfigError("the venue profile is being saved; try again when that is done")
+            self._saving = True
+            try:
+                values, path = await self._on_run_thread(self.control.save_values, light=True)
+                loop = asyncio.get_running_loop()
+                written = await loop.run_in_executor(self._pool, self.control.write_profile, values, path)
+                return await self._on_run_thread(lambda: self.control.saved(written), light=True)
+            finally:
+                self._saving = False
         return await self._answer(work)
 
     async def _api_teach(self, request: web.Request) -> web.Response:
