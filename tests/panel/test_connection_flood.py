@@ -92,3 +92,65 @@ def test_an_operator_opens_the_panel_while_a_flood_holds_every_slot(thread_piece
     finally:
         flood.stop()
     assert piece.error is None
+
+
+def _idle_keep_alive(url: str) -> socket.socket:
+    """A connection that made one request, read its answer and stays open (keep-alive)."""
+    s = _raw(url)
+    s.sendall(b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    got = b""
+    while b"\r\n\r\n" not in got:
+        got += s.recv(65536)
+    head, _, body = got.partition(b"\r\n\r\n")
+    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length")))
+    while len(body) < length:
+        body += s.recv(65536)
+    return s
+
+
+def test_when_every_slot_is_idle_the_longest_idle_makes_room(thread_piece):
+    """64 keep-alive connections that each made a request and went quiet (a script that leaked
+    its sessions): a new one was closed as it was accepted for up to 5 s (the keep-alive
+    timeout), renewed as often as the script asked again. Now the longest idle gives its slot."""
+    piece = thread_piece()
+    server = piece.panel.server
+    held = [_idle_keep_alive(piece.url) for _ in range(MAX_CONNECTIONS)]
+    try:
+        async def browser() -> int:
+            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as s:
+                async with s.get(piece.url + "api/info") as r:
+                    await r.read()
+                    return r.status
+        assert run(browser()) == 200
+        assert _is_closed(held[0]) and not any(_is_closed(s) for s in held[2:])
+        assert server.connection_stats()["shed"] >= 1
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_a_flood_never_takes_the_slot_of_a_connection_with_a_request_in_hand(thread_piece):
+    """Live WebSockets (a request in hand for as long as they are open) keep their slots while
+    200 silent connections come and go."""
+    piece = thread_piece()
+
+    async def go() -> list[bool]:
+        async with aiohttp.ClientSession() as s:
+            sockets = [await s.ws_connect(piece.url + "ws/live") for _ in range(12)]
+            for ws in sockets:
+                await ws.receive_json(timeout=5)
+            flood = [_raw(piece.url) for _ in range(200)]
+            await asyncio.sleep(1.0)
+            alive = []
+            for ws in sockets:
+                msg = await ws.receive(timeout=5)
+                alive.append(msg.type == aiohttp.WSMsgType.TEXT)
+                await ws.close()
+            assert sum(_is_closed(f) for f in flood) >= 200 - MAX_CONNECTIONS
+            for f in flood:
+                f.close()
+            return alive
+    assert all(run(go()))
+    stats = piece.panel.server.connection_stats()
+    assert stats["shed"] + stats["refused"] >= 200 - MAX_CONNECTIONS, stats
