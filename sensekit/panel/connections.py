@@ -20,8 +20,10 @@ saved, a recording's next segment), nor the operator's way in:
   requests and never reads their answers kept its connection, its buffers and its descriptor for
   as long as it liked (the header and keep-alive timeouts only apply to an idle connection).
 
-Requests are seen through ``middleware`` (put it first in the application's list): it notes, by
-the request's transport, when a connection has a request in hand and since when it is idle.
+Requests are seen through ``middleware`` (put it after the guard: a connection whose requests were
+all refused, for a missing token or a foreign origin, has not been served and goes first): it
+notes, by the request's transport, when a connection has a request in hand and since when it is
+idle.
 
 Counts: ``refused``, ``shed`` and ``stalled`` (aborted by the watch). Cost: one look at each open
 connection when a newcomer finds the slots full, and one look at each write buffer a second.

@@ -195,7 +195,7 @@ class PanelServer:
             loop.run_until_complete(asyncio.wait(tasks, timeout=1.0))
 
     async def _bind(self) -> None:
-        app = web.Application(middlewares=[self._cap.middleware, self._guard],
+        app = web.Application(middlewares=[self._guard, self._cap.middleware],
                               client_max_size=MAX_BODY_BYTES)
         app.on_response_prepare.append(self._headers)
         app.add_routes([

@@ -118,10 +118,10 @@ def test_when_every_slot_is_idle_the_longest_idle_makes_room(thread_piece):
     held = [_idle_keep_alive(piece.url) for _ in range(MAX_CONNECTIONS)]
     try:
         async def browser() -> int:
-            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as s:
-                async with s.get(piece.url + "api/info") as r:
-                    await r.read()
-                    return r.status
+            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as s, \
+                    s.get(piece.url + "api/info") as r:
+                await r.read()
+                return r.status
         assert run(browser()) == 200
         assert _is_closed(held[0]) and not any(_is_closed(s) for s in held[2:])
         assert server.connection_stats()["shed"] >= 1
@@ -154,3 +154,31 @@ def test_a_flood_never_takes_the_slot_of_a_connection_with_a_request_in_hand(thr
     assert all(run(go()))
     stats = piece.panel.server.connection_stats()
     assert stats["shed"] + stats["refused"] >= 200 - MAX_CONNECTIONS, stats
+
+
+def test_connections_refused_by_the_guard_go_before_one_that_was_served(thread_piece):
+    """A connection whose requests were all refused (no token) counts as never served: with the
+    slots full, such a connection gives its slot before the operator's idle one, even a newer one."""
+    from sensekit.panel.guard import TOKEN_HEADER
+    from tests.panel.test_server import TOKEN
+
+    piece = thread_piece(token=TOKEN)
+    operator = _raw(piece.url)
+    operator.sendall(b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\n" + TOKEN_HEADER.encode()
+                     + b": " + TOKEN.encode() + b"\r\n\r\n")
+    assert operator.recv(65536).startswith(b"HTTP/1.1 200")
+    refused = []
+    for _ in range(MAX_CONNECTIONS - 1):
+        s = _raw(piece.url)
+        s.sendall(b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert s.recv(65536).startswith(b"HTTP/1.1 401")
+        refused.append(s)
+    try:
+        newcomer = _raw(piece.url)
+        time.sleep(0.3)
+        assert not _is_closed(operator) and _is_closed(refused[0]) and not _is_closed(newcomer)
+        newcomer.close()
+    finally:
+        operator.close()
+        for s in refused:
+            s.close()
