@@ -56,7 +56,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 def _unsent(transport: asyncio.Transport) -> int:
     """Bytes sent to the client and not taken yet: the transport's buffer and the kernel's send
-    queue (Linux ``SIOCOUTQ``)."""
+    queue (Linux ``SIOCOUTQ``; a static file goes out by ``sendfile``, past the transport)."""
     size = transport.get_write_buffer_size()
     sock = transport.get_extra_info("socket")
     if sock is not None and hasattr(termios, "TIOCOUTQ"):
