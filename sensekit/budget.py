@@ -3,10 +3,10 @@
 The rule the run's thread uses for what other threads ask of it (the panel's commands, the
 settings that OSC, the panel or a script apply; one budget for both, the run's
 ``settings_budget``, so a flood of each at once still gets one ``share``): the work may use
-``share`` of the thread's wall time on average, with a burst of ``burst_s`` banked while nothing asks, so a person gets
-an answer at once and a flood gets about ``share`` of the run. Work is never cut short: a piece
-that overdraws the budget runs whole, and the next waits (``available()`` is false) until the
-debt is repaid by the time that passes.
+``share`` of the thread's wall time on average, with a burst of ``burst_s`` banked while nothing
+asks, so a person gets an answer at once and a flood gets about ``share`` of the run. Work is
+never cut short: a piece that overdraws the budget runs whole, and the next waits
+(``available()`` is false) until the debt is repaid by the time that passes.
 
 Usage, on the one thread that owns it::
 
