@@ -27,8 +27,6 @@ app that tracks no colour, and for keys that leave a headless run without
 """
 from __future__ import annotations
 
-import difflib
-
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -37,6 +35,7 @@ import pygame
 
 from sensekit.app.base import App
 from sensekit.errors import ConfigError
+from sensekit.suggest import close_matches, did_you_mean
 
 if TYPE_CHECKING:
     from sensekit.app.base import Host
@@ -108,8 +107,8 @@ def check_mode(app_cls: type[App], mode: str) -> str:
         if _norm(candidate) == _norm(mode):
             return candidate
     typed = [_norm(m).replace(" ", "-") for m in app_cls.modes]      # as a shell takes them unquoted
-    close = difflib.get_close_matches(_norm(mode).replace(" ", "-"), typed, n=1, cutoff=0.6)
-    hint = f"did you mean {close[0]}? " if close else ""
+    hint = did_you_mean(close_matches(_norm(mode).replace(" ", "-"), typed), quote=str)
+    hint = f"{hint} " if hint else ""
     raise ConfigError(f"--mode {mode!r}: {hint}{name}'s modes are {', '.join(typed)}")
 
 
