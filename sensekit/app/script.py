@@ -36,6 +36,7 @@ import pygame
 from sensekit.app.base import App
 from sensekit.errors import ConfigError
 from sensekit.suggest import close_matches, did_you_mean
+from sensekit.vision.targets import parse_pixel
 
 if TYPE_CHECKING:
     from sensekit.app.base import Host
@@ -60,14 +61,8 @@ class KeyPress:
 
 
 def parse_pick(text: str) -> tuple[int, int]:
-    """``"X,Y"`` -> ``(X, Y)``, whole non-negative pixels."""
-    try:
-        x, y = (int(part) for part in text.split(","))
-    except ValueError:
-        raise ConfigError(f"--pick must be X,Y in whole pixels, got {text!r}") from None
-    if x < 0 or y < 0:
-        raise ConfigError(f"--pick must be non-negative pixels, got {text!r}")
-    return x, y
+    """``"X,Y"`` -> ``(X, Y)``, whole non-negative pixels (``--pick``)."""
+    return parse_pixel(text, option="--pick")
 
 
 def parse_keys(text: str) -> tuple[KeyPress, ...]:
