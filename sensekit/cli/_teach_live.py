@@ -56,10 +56,16 @@ def check_names(texts: list[str], what: str = "sound") -> list[str]:
         if "=" in text:
             raise ConfigError(f"with --from give bare {what} names, not '{clip(text, 40)}' (files go without --from)")
         check_taught_name(text, what)
-    twice = sorted({n for n in texts if texts.count(n) > 1})
-    if twice:
-        raise ConfigError(f"{what} given twice: {', '.join(twice)}")
+    once_each(texts, what)
     return list(texts)
+
+
+def once_each(names: list[str], what: str, hint: str = "") -> None:
+    """A one-line ``ConfigError`` naming every name given more than once (``hint``: how to give
+    it once), for names given bare or as ``NAME=FILE``."""
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(f"{what} given twice: {', '.join(twice)}{hint}")
 
 
 def catch(args: argparse.Namespace, names: list[str], *, verb: str = "make",
