@@ -64,10 +64,10 @@ def available() -> bool:
 def _pose() -> Any:
     global _graph
     if _graph is None:
-        from sensekit.vision.hands import _filtered_native_stderr
+        from sensekit.vision.mediapipe_base import filtered_native_stderr
         from sensekit.vision.pose import load_pose
 
-        with _filtered_native_stderr():
+        with filtered_native_stderr():
             _graph = load_pose().Pose(static_image_mode=True, model_complexity=1, enable_segmentation=True,
                                       min_detection_confidence=0.5)
     return _graph

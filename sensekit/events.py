@@ -438,11 +438,11 @@ class Dispatcher:
 
     def on(self, name: str, handler: Handler) -> Handler:
         if name != "*" and name not in EVENT_TYPES:
-            import difflib
+            from sensekit.suggest import close_matches, did_you_mean
 
             known = ", ".join(sorted(EVENT_TYPES))
-            close = difflib.get_close_matches(str(name), sorted(EVENT_TYPES), n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            close = did_you_mean(close_matches(str(name), EVENT_TYPES))
+            hint = f"; {close}" if close else ""
             raise ConfigError(f"unknown event name {name!r}{hint}; known events: {known}")
         self._handlers.setdefault(name, []).append(handler)
         self.version += 1

@@ -1,4 +1,4 @@
-"""Where the bundled apps and recordings live.
+"""Where the bundled apps and recordings live, and where a venue profile is saved by default.
 
 The repository keeps them in the top-level ``apps/`` and ``recordings/`` folders.
 A wheel installs those folders inside the package, as ``sensekit/apps/`` and
@@ -20,6 +20,9 @@ from sensekit.errors import RecordingError
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_DIR = PACKAGE_DIR.parent
 SUFFIX = ".skrec"
+#: where an app's Shift+S and the panel's "save" write the venue profile when the run was
+#: given no ``--profile`` (relative: in the working folder)
+DEFAULT_PROFILE = Path("venue.toml")
 
 
 def bundled_dir(name: str) -> Path:

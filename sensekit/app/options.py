@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sensekit.paths import DEFAULT_PROFILE
+
 __all__ = ["RunOptions"]
 
 
@@ -23,7 +25,7 @@ class RunOptions:
     #: where key ``s`` saves pictures
     screenshot_dir: Path = field(default_factory=Path.cwd)
     #: where ``Shift+S`` saves the venue profile (the current tuning of the stages)
-    profile_path: Path = field(default_factory=lambda: Path("venue.toml"))
+    profile_path: Path = DEFAULT_PROFILE
     #: the profile the run started from; saving keeps what the stages do not know (zones)
     profile: Any = None
     #: draw the HUD line (tests of pure game pictures may switch it off)

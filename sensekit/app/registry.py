@@ -27,7 +27,6 @@ is not a folder.
 from __future__ import annotations
 
 import ast
-import difflib
 import importlib.metadata
 import logging
 import importlib.util
@@ -40,6 +39,7 @@ from types import ModuleType
 from sensekit.app.base import App
 from sensekit.errors import ConfigError
 from sensekit.settings.registry import add_finder
+from sensekit.suggest import close_matches, did_you_mean
 
 log = logging.getLogger(__name__)
 
@@ -138,8 +138,8 @@ def unknown_app_message(name: str, apps: dict[str, AppInfo]) -> str:
     hint = ""
     if Path(f"{name}.py").is_file():
         hint = f"\n(to run the file {name}.py, write: sensekit run ./{name}.py)"
-    close = difflib.get_close_matches(name, list(apps), n=1)
-    guess = f" (did you mean {close[0]!r}?)" if close else ""
+    close = did_you_mean(close_matches(name, apps))
+    guess = f" ({close})" if close else ""
     return f"no app named {name!r}{guess}; the apps are:\n{listing}{hint}"
 
 

@@ -27,8 +27,6 @@ app that tracks no colour, and for keys that leave a headless run without
 """
 from __future__ import annotations
 
-import difflib
-
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -37,6 +35,8 @@ import pygame
 
 from sensekit.app.base import App
 from sensekit.errors import ConfigError
+from sensekit.suggest import close_matches, did_you_mean
+from sensekit.vision.targets import parse_pixel
 
 if TYPE_CHECKING:
     from sensekit.app.base import Host
@@ -61,14 +61,8 @@ class KeyPress:
 
 
 def parse_pick(text: str) -> tuple[int, int]:
-    """``"X,Y"`` -> ``(X, Y)``, whole non-negative pixels."""
-    try:
-        x, y = (int(part) for part in text.split(","))
-    except ValueError:
-        raise ConfigError(f"--pick must be X,Y in whole pixels, got {text!r}") from None
-    if x < 0 or y < 0:
-        raise ConfigError(f"--pick must be non-negative pixels, got {text!r}")
-    return x, y
+    """``"X,Y"`` -> ``(X, Y)``, whole non-negative pixels (``--pick``)."""
+    return parse_pixel(text, option="--pick")
 
 
 def parse_keys(text: str) -> tuple[KeyPress, ...]:
@@ -108,8 +102,8 @@ def check_mode(app_cls: type[App], mode: str) -> str:
         if _norm(candidate) == _norm(mode):
             return candidate
     typed = [_norm(m).replace(" ", "-") for m in app_cls.modes]      # as a shell takes them unquoted
-    close = difflib.get_close_matches(_norm(mode).replace(" ", "-"), typed, n=1, cutoff=0.6)
-    hint = f"did you mean {close[0]}? " if close else ""
+    hint = did_you_mean(close_matches(_norm(mode).replace(" ", "-"), typed), quote=str)
+    hint = f"{hint} " if hint else ""
     raise ConfigError(f"--mode {mode!r}: {hint}{name}'s modes are {', '.join(typed)}")
 
 

@@ -23,9 +23,12 @@ from sensekit.audio.vad import RATE, Segment, SpeechSegmenter, to_pcm16
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 
-__all__ = ["SegmentCatcher", "catch_examples", "MAX_TIMEOUT_S"]
+__all__ = ["SegmentCatcher", "catch_examples", "MAX_TIMEOUT_S", "MAX_EXAMPLES", "DEFAULT_EXAMPLES", "DEFAULT_TIMEOUT_S"]
 
 MAX_TIMEOUT_S = 600.0          # the longest wait for one example
+DEFAULT_TIMEOUT_S = 8.0        # the wait for one example when none is given
+MAX_EXAMPLES = 20              # the most examples of one name
+DEFAULT_EXAMPLES = 3           # examples of each name when no count is given (3 to 5 work best)
 
 
 class SegmentCatcher:
@@ -68,14 +71,15 @@ class SegmentCatcher:
         return self.segmenter.flush(self._t0 + self._n_out / RATE)
 
 
-def catch_examples(source: Any, names: Sequence[str], *, count: int = 3, timeout_s: float = 8.0,
+def catch_examples(source: Any, names: Sequence[str], *, count: int = DEFAULT_EXAMPLES,
+                   timeout_s: float = DEFAULT_TIMEOUT_S,
                    say: Callable[[str], None] = print, verb: str = "make",
                    counts: Mapping[str, int] | None = None) -> dict[str, list[Segment]]:
     """``count`` examples of each name (``counts[name]`` if given) from an opened ``source``,
     prompted through ``say``."""
     wanted = {name: (counts or {}).get(name, count) for name in names}
-    if not all(1 <= n <= 20 for n in wanted.values()):
-        raise ConfigError(f"examples per name must be 1 to 20, got {sorted(set(wanted.values()))}")
+    if not all(1 <= n <= MAX_EXAMPLES for n in wanted.values()):
+        raise ConfigError(f"examples per name must be 1 to {MAX_EXAMPLES}, got {sorted(set(wanted.values()))}")
     if not 0 < timeout_s <= MAX_TIMEOUT_S:          # inf waited for ever on a silent microphone
         raise ConfigError(f"the timeout per example must be over 0 s and at most {MAX_TIMEOUT_S:g} s, "
                           f"got {timeout_s:g}")

@@ -7,6 +7,9 @@
   renames it over ``path``, so a reader sees the old or the new file, never a
   torn one.
 - ``read_timestamps(path, complete=...)`` parses ``video_ts.csv``.
+- ``named_files(video, audio, version)`` lists the files ``meta.json`` names: ``read_meta``
+  checks each is a file, replay and ``sensekit inspect`` that each is there
+  (``missing_named_files``).
 
 Version 1 stores the video in one ``video.mkv`` (``video.file``); version 2,
 written since the crash-safety rework, in half-second segments under
@@ -97,7 +100,7 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
         _check_audio(audio, bad)
     _check_tracks_held(rec, video, audio, bad)
     _check_top_level(meta, bad)
-    _check_named_files(rec, label, video, audio)
+    _check_named_files(rec, label, video, audio, version)
     if meta["complete"]:
         if video is not None and meta["frames"] is None:
             raise bad("recording is marked complete but has no `frames` count")
@@ -254,34 +257,42 @@ def _check_top_level(meta: dict[str, Any], bad: _Bad) -> None:
             raise bad(f"`{key}` must be a non-negative integer, got {short(v)}")
 
 
-def _check_named_files(rec: Path, label: str, video: Any, audio: Any) -> None:
-    """Every file meta.json names is a file (not a folder, a FIFO, a device)."""
-    named = [video[k] for k in ("file", "timestamps", "playlist", "checksums", "timestamps_checksums")
-             if video is not None and video.get(k) is not None]
-    named += [audio[k] for k in ("file", "checksums") if audio is not None and audio.get(k) is not None]
-    for name in named:
-        kind = file_kind(rec / name)
-        if kind is not None:
-            raise RecordingError(f"'{label}/{name}' is {kind}, not a file")
+def named_files(video: dict[str, Any] | None, audio: dict[str, Any] | None,
+                version: int) -> list[tuple[str, str, str]]:
+    """Every file and folder a checked ``meta.json`` names, as ``(what, name, kind)`` with
+    ``kind`` "file", "folder" or "optional" (a file only players use: v2's playlist), in the
+    order replay needs them: video (v1's file, v2's segments folder), timestamps, playlist,
+    audio, the checksum files."""
+    named: list[tuple[str, str, str]] = []
+    if video is not None:
+        named += [("video file", video["file"], "file") if version == 1
+                  else ("video folder", video["segments"], "folder"),
+                  ("timestamps file", video["timestamps"], "file")]
+        if version != 1:
+            named.append(("playlist", video["playlist"], "optional"))
+    if audio is not None:
+        named.append(("audio file", audio["file"], "file"))
+    named += [("checksum file", t["checksums"], "file") for t in (video, audio) if t is not None and t["checksums"]]
+    if video is not None and video["timestamps_checksums"]:
+        named.append(("timestamps checksum file", video["timestamps_checksums"], "file"))
+    return named
+
+
+def _check_named_files(rec: Path, label: str, video: Any, audio: Any, version: int) -> None:
+    """Every file meta.json names is a file (not a folder, a FIFO, a device), if it is there."""
+    for _, name, kind in named_files(video, audio, version):
+        odd = file_kind(rec / name) if kind != "folder" else None
+        if odd is not None:
+            raise RecordingError(f"'{label}/{name}' is {odd}, not a file")
 
 
 def missing_named_files(rec: Path, meta: dict[str, Any]) -> list[str]:
     """The files ``meta.json`` names that are not there, each as "what 'name'" (``video file
     'video.mkv'``, ``checksum file 'video_crc.csv'``), in the order replay needs them. Replay
-    refuses a recording for which this is not empty, complete or not."""
-    v, a = meta["video"], meta["audio"]
-    needed: list[tuple[str, str, bool]] = []          # (what, name, is a folder)
-    if v is not None:
-        needed += [("video file", v["file"], False) if meta["version"] == 1
-                   else ("video folder", v["segments"], True),
-                   ("timestamps file", v["timestamps"], False)]
-    if a is not None:
-        needed.append(("audio file", a["file"], False))
-    needed += [("checksum file", t["checksums"], False) for t in (v, a) if t is not None and t["checksums"]]
-    if v is not None and v["timestamps_checksums"]:
-        needed.append(("timestamps checksum file", v["timestamps_checksums"], False))
-    return [f"{what} '{name}'" for what, name, folder in needed
-            if not ((rec / name).is_dir() if folder else (rec / name).is_file())]
+    refuses a recording for which this is not empty, complete or not (the playlist, which only
+    players read, is not needed)."""
+    return [f"{what} '{name}'" for what, name, kind in named_files(meta["video"], meta["audio"], meta["version"])
+            if kind != "optional" and not ((rec / name).is_dir() if kind == "folder" else (rec / name).is_file())]
 
 
 def write_json_atomic(path: Path, data: dict[str, Any], *, fsync: bool = True) -> None:

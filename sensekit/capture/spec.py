@@ -146,10 +146,10 @@ def _parse_bare(text: str, spec: str) -> SourceSpec:
 
 def _closest(text: str, bundled: list[str]) -> str:
     """'; did you mean 'demo'?' for a misspelt bundled recording's name, else ''."""
-    import difflib
+    from sensekit.suggest import close_matches, did_you_mean
 
-    close = difflib.get_close_matches(text.removesuffix(".skrec"), bundled, n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(close_matches(text.removesuffix(".skrec"), bundled))
+    return f"; {hint}" if hint else ""
 
 
 def not_a_media_file(path: Path, spec: str) -> str:

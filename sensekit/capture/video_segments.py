@@ -392,7 +392,9 @@ def count_decodable(path: Path, size: tuple[int, int], limit: int | None = None)
 
 # --- making MKV files reproducible ---------------------------------------------------
 
-_EBML_MASTERS = {0x18538067, 0x1549A966, 0x1654AE6B, 0x1254C367, 0xAE, 0x7373, 0x63C0}
+#: Matroska element ids: the Segment, a Cluster (frames), the two kinds of block (one frame each)
+_SEGMENT, _CLUSTER, _SIMPLE_BLOCK, _BLOCK_GROUP = 0x18538067, 0x1F43B675, 0xA3, 0xA0
+_EBML_MASTERS = {_SEGMENT, 0x1549A966, 0x1654AE6B, 0x1254C367, 0xAE, 0x7373, 0x63C0}
 _FIXED_UIDS = {0x73A4: b"sensekit-skrec-1", 0x73C5: None, 0x63C5: None}  # None: integer 1
 _DATE_UTC = 0x4461
 
@@ -408,7 +410,13 @@ def _vint(buf: bytes | bytearray, pos: int, *, keep_marker: bool) -> tuple[int, 
     return value, length
 
 
-_SEGMENT, _CLUSTER, _SIMPLE_BLOCK, _BLOCK_GROUP = 0x18538067, 0x1F43B675, 0xA3, 0xA0
+def _element(buf: bytes | bytearray, pos: int) -> tuple[int, int, int | None]:
+    """The EBML element header at ``pos``: its id, where its data starts, and its data size
+    (``None``: unknown, the element runs to the end of its parent). ``ValueError`` or
+    ``IndexError`` where the header is cut or not EBML."""
+    eid, n_id = _vint(buf, pos, keep_marker=True)
+    size, n_size = _vint(buf, pos + n_id, keep_marker=False)
+    return eid, pos + n_id + n_size, None if size == (1 << (7 * n_size)) - 1 else size
 
 
 def count_blocks(path: Path) -> int:
@@ -424,11 +432,8 @@ def count_blocks(path: Path) -> int:
     def walk(pos: int, stop: int, depth: int) -> None:
         nonlocal n
         while pos < stop:
-            eid, n_id = _vint(buf, pos, keep_marker=True)
-            size, n_size = _vint(buf, pos + n_id, keep_marker=False)
-            data = pos + n_id + n_size
-            unknown = size == (1 << (7 * n_size)) - 1
-            last = stop if unknown else data + size
+            eid, data, size = _element(buf, pos)
+            last = stop if size is None else data + size
             if eid in (_SEGMENT, _CLUSTER) and depth < 2:
                 walk(data, min(last, stop), depth + 1)
             elif eid in (_SIMPLE_BLOCK, _BLOCK_GROUP) and depth == 2 and last <= end:
@@ -456,14 +461,11 @@ def make_mkv_reproducible(path: str | os.PathLike[str]) -> None:
     def walk(start: int, end: int) -> None:
         pos = start
         while pos < end:
-            eid, n_id = _vint(buf, pos, keep_marker=True)
-            size, n_size = _vint(buf, pos + n_id, keep_marker=False)
-            data = pos + n_id + n_size
-            unknown = size == (1 << (7 * n_size)) - 1
-            stop = end if unknown else min(end, data + size)
+            eid, data, size = _element(buf, pos)
+            stop = end if size is None else min(end, data + size)
             if eid in _EBML_MASTERS:
                 walk(data, stop)
-                if eid != 0x18538067 and stop - data >= 6 and buf[data] == 0xBF and buf[data + 1] == 0x84:
+                if eid != _SEGMENT and stop - data >= 6 and buf[data] == 0xBF and buf[data + 1] == 0x84:
                     crc = zlib.crc32(bytes(buf[data + 6: stop])) & 0xFFFFFFFF
                     buf[data + 2: data + 6] = crc.to_bytes(4, "little")
             elif eid in _FIXED_UIDS:
@@ -475,7 +477,7 @@ def make_mkv_reproducible(path: str | os.PathLike[str]) -> None:
                     buf[data:stop] = fixed[:width].ljust(width, b"\0")
             elif eid == _DATE_UTC:
                 buf[data:stop] = bytes(stop - data)
-            elif eid == 0x1F43B675:      # Cluster: frames, nothing to fix; stop early
+            elif eid == _CLUSTER:        # frames, nothing to fix; stop early
                 pass
             pos = stop
 

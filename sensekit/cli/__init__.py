@@ -64,6 +64,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
+#: how alike a mistyped option must be to a command's own to be offered (two at most): higher
+#: than ``suggest.CUTOFF`` because every option shares the leading ``--``, which lifts the ratio
+_OPTION_CUTOFF = 0.75
+
 #: words a newcomer types for a command that is not one, and where that job is
 _NOT_COMMANDS = {"replay": "a recording replays with `sensekit events REC` or `sensekit run APP --source REC`",
                  "play": "an app plays with `sensekit run APP`; a recording with `sensekit events REC`"}
@@ -71,8 +75,9 @@ _NOT_COMMANDS = {"replay": "a recording replays with `sensekit events REC` or `s
 
 def _command_hint(message: str) -> str:
     """For an unknown command (or other choice): the closest name, or where that job is done."""
-    import difflib
     import re
+
+    from sensekit.suggest import close_matches, did_you_mean
 
     m = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)", " ".join(message.split()))
     if not m:
@@ -80,8 +85,8 @@ def _command_hint(message: str) -> str:
     word, choices = m.group(2), re.findall(r"'([^']*)'", m.group(3))
     if m.group(1) == "COMMAND" and word.lower() in _NOT_COMMANDS:
         return f"; {_NOT_COMMANDS[word.lower()]}"
-    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
+    hint = did_you_mean(close_matches(word, choices))
+    return f"; {hint}" if hint else ""
 
 
 def command_names() -> list[str]:
@@ -147,7 +152,7 @@ def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.Arg
 def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> NoReturn:
     """Arguments no parser took: the error comes from the command's own parser (so it points
     at ``sensekit COMMAND --help``, where its options are), with the closest option names."""
-    import difflib
+    from sensekit.suggest import close_matches, did_you_mean
 
     target = parser
     for action in parser._subparsers._group_actions if parser._subparsers else []:
@@ -157,9 +162,9 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: l
     hints = []
     for arg in extra:
         if arg.startswith("--"):
-            close = difflib.get_close_matches(arg.split("=", 1)[0], known, n=2, cutoff=0.75)
+            close = close_matches(arg.split("=", 1)[0], known, n=2, cutoff=_OPTION_CUTOFF)
             hints += [c for c in close if c not in hints]
-    tail = f"; did you mean {' or '.join(hints)}?" if hints else ""
+    tail = f"; {did_you_mean(hints, quote=str, sep=' or ')}" if hints else ""
     target.error(f"unrecognized arguments: {' '.join(extra)}{tail}")
 
 

@@ -13,17 +13,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sensekit.audio.live_examples import MAX_TIMEOUT_S
+from sensekit.audio.live_examples import DEFAULT_EXAMPLES, DEFAULT_TIMEOUT_S, MAX_EXAMPLES, MAX_TIMEOUT_S
 from sensekit.audio.sounds import check_taught_name
 from sensekit.cli.numbers import float_in, int_in
 from sensekit.errors import ConfigError
 from sensekit.safe_read import clip
-
-#: checked while the arguments are parsed: ``--timeout inf`` (or ``1e400``) waited for ever on a
-#: silent microphone, and ``--examples 1000000`` opened the source before it was refused
-MAX_EXAMPLES = 20              # ``live_examples.catch_examples``'s own bound
-DEFAULT_EXAMPLES = 3
-DEFAULT_TIMEOUT_S = 8.0
 
 
 def add_arguments(p: Any, what: str = "sound") -> None:
@@ -33,10 +27,14 @@ def add_arguments(p: Any, what: str = "sound") -> None:
     p.add_argument("--from", dest="live", metavar="SRC",
                    help="catch the examples from a live source (mic, or a recording replayed as if live); "
                         f"then give bare {'WORD' if what == 'word' else 'NAME'}s and {ask} when prompted")
+    # bounded while the arguments are parsed: ``--timeout inf`` (or ``1e400``) waited for ever on a
+    # silent microphone, and ``--examples 1000000`` opened the source before it was refused
     p.add_argument("--examples", type=int_in(2, MAX_EXAMPLES), default=None, metavar="N",
-                   help=f"with --from: examples per {what} (default 3; 3 to 5 work best; at most {MAX_EXAMPLES})")
+                   help=f"with --from: examples per {what} (default {DEFAULT_EXAMPLES}; 3 to 5 work best; "
+                        f"at most {MAX_EXAMPLES})")
     p.add_argument("--timeout", type=float_in(0, MAX_TIMEOUT_S), default=None, metavar="S",
-                   help=f"with --from: seconds to wait for each example (default 8; at most {MAX_TIMEOUT_S:g})")
+                   help=f"with --from: seconds to wait for each example (default {DEFAULT_TIMEOUT_S:g}; "
+                        f"at most {MAX_TIMEOUT_S:g})")
 
 
 def settle_arguments(args: argparse.Namespace) -> None:
@@ -58,10 +56,16 @@ def check_names(texts: list[str], what: str = "sound") -> list[str]:
         if "=" in text:
             raise ConfigError(f"with --from give bare {what} names, not '{clip(text, 40)}' (files go without --from)")
         check_taught_name(text, what)
-    twice = sorted({n for n in texts if texts.count(n) > 1})
-    if twice:
-        raise ConfigError(f"{what} given twice: {', '.join(twice)}")
+    once_each(texts, what)
     return list(texts)
+
+
+def once_each(names: list[str], what: str, hint: str = "") -> None:
+    """A one-line ``ConfigError`` naming every name given more than once (``hint``: how to give
+    it once), for names given bare or as ``NAME=FILE``."""
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(f"{what} given twice: {', '.join(twice)}{hint}")
 
 
 def catch(args: argparse.Namespace, names: list[str], *, verb: str = "make",

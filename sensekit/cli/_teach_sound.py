@@ -136,10 +136,7 @@ def main(args: argparse.Namespace) -> int:
         caught = _teach_live.catch(args, _teach_live.check_names(args.sounds))
     else:
         teachings = [parse_teaching(t) for t in args.sounds]     # every argument checked before work
-        names = [n for n, _ in teachings]
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise ConfigError(f"sound given twice: {', '.join(twice)} (list all its examples in one NAME=...)")
+        _teach_live.once_each([n for n, _ in teachings], "sound", " (list all its examples in one NAME=...)")
         caught = {name: [example_segment(*read_example(spec), what=f"example {spec!r}") for spec in specs]
                   for name, specs in teachings}
     book = SoundBook()

@@ -83,9 +83,7 @@ def main(args: argparse.Namespace) -> int:
     else:
         parsed = [parse_word(t) for t in args.words]           # every argument checked before work
         names = [n for n, _ in parsed]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise ConfigError(f"word given twice: {', '.join(twice)} (list all its takes in one WORD=...)")
+    _teach_live.once_each(names, "word", " (list all its takes in one WORD=...)")
     if args.other is None and not args.live:
         raise ConfigError("--other FILE[,FILE...] is needed: other speech, for what to refuse")
     other_specs = [f.strip() for f in (args.other or "").split(",") if f.strip()]

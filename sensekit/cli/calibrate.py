@@ -65,6 +65,7 @@ from sensekit.settings.registry import lookup
 from sensekit.validate import check_positive
 from sensekit.vision.noise import frame_noise_sigma, motion_threshold
 from sensekit.vision.stages import bgr_to_packed_rgb
+from sensekit.vision.targets import parse_pixel
 from sensekit.cli.numbers import float_in
 
 log = logging.getLogger(__name__)
@@ -95,17 +96,6 @@ def patch_color(image: np.ndarray, x: int, y: int, patch_px: int = PATCH_PX) -> 
     patch = image[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].reshape(-1, 3)
     bgr = [int(round(float(v))) for v in np.median(patch, axis=0)]
     return f"#{bgr_to_packed_rgb(bgr):06x}"
-
-
-def parse_point(text: str) -> tuple[int, int]:
-    try:
-        xs, ys = text.split(",")
-        x, y = int(xs), int(ys)
-    except ValueError:
-        raise ConfigError(f"--pick-color must be X,Y in pixels, got {text!r}") from None
-    if x < 0 or y < 0:
-        raise ConfigError(f"--pick-color must be non-negative pixels, got {text!r}")
-    return x, y
 
 
 def calibrate(source: Any, *, seconds: float, gain: float | None = None, channel: str | None = None,
@@ -304,7 +294,7 @@ def main(args: argparse.Namespace) -> int:
     seconds = check_positive("--seconds", args.seconds)
     if not math.isfinite(seconds):
         raise ConfigError(f"--seconds must be finite, got {args.seconds!r}")
-    pick = parse_point(args.pick_color) if args.pick_color else None
+    pick = parse_pixel(args.pick_color, option="--pick-color") if args.pick_color else None
     out: Path = args.out
     current = dict(load_profile(out)) if out.exists() else {}
     chosen = chosen_values(args)                       # --set: written into the profile too

@@ -36,6 +36,7 @@ from sensekit.cli.midi_args import add_midi_arguments, attach_midi
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
 from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.cli.tuning import Chosen, add_tuning_arguments, apply_chosen, chosen_values
+from sensekit.paths import DEFAULT_PROFILE
 from sensekit.settings.live import Tuning
 from sensekit.validate import check_positive
 
@@ -189,7 +190,8 @@ def main(args: argparse.Namespace) -> int:
             if panel_at is not None:
                 from sensekit.panel.attach import events_panel
                 panel = events_panel(runner, panel_at, profile=chosen.profile,
-                                     profile_path=Path(args.profile or "venue.toml"), tuning=tuning)
+                                     profile_path=Path(args.profile) if args.profile else DEFAULT_PROFILE,
+                                     tuning=tuning)
                 print(f"panel: {panel.url}", file=sys.stderr, flush=True)
             from sensekit.cli.progress import clip_progress
 

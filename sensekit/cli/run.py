@@ -43,6 +43,7 @@ from sensekit.cli.paths import OutputPath
 from sensekit.cli.script_args import add_script_arguments
 from sensekit.cli.tuning import add_tuning_arguments, apply_chosen, chosen_values
 from sensekit.errors import ConfigError
+from sensekit.paths import DEFAULT_PROFILE
 from sensekit.validate import check_output_path
 from sensekit.cli.signals import stop_signals
 
@@ -156,7 +157,7 @@ def main(args: argparse.Namespace) -> int:
                          hands=bool(getattr(args, "hands", False)),
                          silhouette=bool(getattr(args, "silhouette", False)),
                          realtime=args.realtime or panel_at is not None,
-                         profile_path=Path(args.profile) if args.profile else Path("venue.toml"))
+                         profile_path=Path(args.profile) if args.profile else DEFAULT_PROFILE)
     try:
         host = AppHost(app_cls, source, options)
         # --words / [voice] words / --sounds: the voice stage feeds the app's word and sound handlers

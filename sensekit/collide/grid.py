@@ -269,6 +269,21 @@ def _sorted_for(p: np.ndarray, reach_x_max: float, reach_y_max: float, cell: flo
     return _Sorted(p[:, 0], p[:, 1], reach_x_max, reach_y_max, cell)
 
 
+def close_pairs(xs: np.ndarray, ys: np.ndarray, I: np.ndarray, J: np.ndarray, limit2: float, *,
+                closed: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Of the candidate pairs ``I``, ``J`` (indices into ``xs``, ``ys``), those whose squared
+    distance is ``<= limit2`` (``<`` unless ``closed``), as ``I, J, dx, dy, d2`` with
+    ``dx, dy = p_J - p_I``: the exact check after the grid's broad phase."""
+    dx = xs.take(J)
+    dx -= xs.take(I)
+    dy = ys.take(J)
+    dy -= ys.take(I)
+    d2 = dx * dx
+    d2 += dy * dy
+    k = np.flatnonzero(d2 <= limit2 if closed else d2 < limit2)     # index once, then take (2x faster than masks)
+    return I.take(k), J.take(k), dx.take(k), dy.take(k), d2.take(k)
+
+
 def _within_sorted(p: np.ndarray, distance: float, cell: float | None, *, closed: bool
                    ) -> tuple[_Sorted, list[np.ndarray]]:
     """Pairs within ``distance`` (``<=`` if closed, else ``<``) as sorted-space
@@ -279,14 +294,7 @@ def _within_sorted(p: np.ndarray, distance: float, cell: float | None, *, closed
     lim = distance * distance
 
     def test(I: np.ndarray, J: np.ndarray) -> tuple[np.ndarray, ...]:
-        dx = xs.take(J)
-        dx -= xs.take(I)
-        dy = ys.take(J)
-        dy -= ys.take(I)
-        d2 = dx * dx
-        d2 += dy * dy
-        k = np.flatnonzero(d2 <= lim if closed else d2 < lim)
-        return I.take(k), J.take(k), dx.take(k), dy.take(k), d2.take(k)
+        return close_pairs(xs, ys, I, J, lim, closed=closed)
 
     out = s.pairs(distance, distance, test)
     if not out:

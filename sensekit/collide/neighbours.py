@@ -15,7 +15,7 @@ the grid once (``order[k]`` is the caller's index of sorted point ``k``; ``x``, 
 sorted coordinates), and ``scan(test)`` hands ``test`` candidate pairs as sorted-space index
 arrays ``I``, ``J`` about 16k at a time. Every unordered pair within ``radius`` is among
 the candidates exactly once; so are some farther pairs, which ``test`` filters with its
-own exact distance check. ``test`` returns a tuple of arrays to keep (or ``()``); ``scan``
+own exact distance check (``close_pairs``). ``test`` returns a tuple of arrays to keep (or ``()``); ``scan``
 concatenates them column by column.
 
 Cost: that of ``sensekit.collide.grid`` (one argsort of N keys plus one pass over the
@@ -30,10 +30,10 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from sensekit.validate import as_points, as_sizes
-from sensekit.collide.grid import _SLACK, _Sorted, _within_sorted
+from sensekit.collide.grid import _SLACK, _Sorted, _within_sorted, close_pairs
 from sensekit.errors import ConfigError
 
-__all__ = ["NeighbourGrid", "NeighbourPairs", "neighbour_pairs"]
+__all__ = ["NeighbourGrid", "NeighbourPairs", "neighbour_pairs", "close_pairs"]
 
 
 class NeighbourPairs(NamedTuple):

@@ -22,7 +22,6 @@ FILE:LINE. Needs ``mido`` (the ``midi`` extra); cost: a dict lookup per event.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import os
 import re
@@ -39,6 +38,7 @@ from sensekit.errors import ConfigError
 from sensekit.events import EVENT_TYPES, Event
 from sensekit.safe_read import MAX_NUMBER_DIGITS as MAX_DIGITS
 from sensekit.safe_read import short
+from sensekit.suggest import backticked, close_matches, did_you_mean
 
 __all__ = ["Rule", "MidiMapper", "parse_rule", "parse_mapping", "load_midi", "MidiSettings", "require_mido"]
 
@@ -82,8 +82,8 @@ class Rule:
 def _known_event(name: str, key: str) -> str:
     name = _ALIASES.get(name, name)
     if name not in EVENT_TYPES:
-        close = difflib.get_close_matches(name, EVENT_TYPES, n=1)
-        hint = f" (did you mean `{close[0]}`?)" if close else f"; events: {', '.join(sorted(EVENT_TYPES))}"
+        close = did_you_mean(close_matches(name, EVENT_TYPES), quote=backticked)
+        hint = f" ({close})" if close else f"; events: {', '.join(sorted(EVENT_TYPES))}"
         raise ConfigError(f"MIDI map `{key}`: unknown event `{name}`{hint}")
     return name
 

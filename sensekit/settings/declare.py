@@ -350,22 +350,34 @@ class Setting(Generic[T]):
                 "expects": self.expectation(), "control": self.control()}
 
 
-def _parse_zones(text: str, key: str) -> dict[str, list[float]]:
-    zones: dict[str, list[float]] = {}
+def parse_named_boxes(text: str, number: Callable[[str], T], *, bad: Callable[[str], str],
+                      twice: Callable[[str], str]) -> dict[str, list[T]]:
+    """``"name=x,y,w,h;name2=x,y,w,h"`` -> ``{name: [x, y, w, h]}``, each read by ``number``:
+    the one grammar of zones as text (the ``motion.zones`` kind of setting in fractions, the
+    pixel zones of ``--zones``). A part that is not ``name=`` and four numbers is a
+    ``ConfigError`` worded by ``bad(part)``, a name given twice by ``twice(name)``."""
+    boxes: dict[str, list[T]] = {}
     for part in (p.strip() for p in text.split(";")):
         if not part:
             continue
         name, sep, rest = part.partition("=")
+        name = name.strip()
         try:
-            nums = [float(v) for v in rest.split(",")]
+            nums = [number(v) for v in rest.split(",")]
         except ValueError:
             nums = []
-        if not sep or not name.strip() or len(nums) != 4:
-            raise ConfigError(f"`{key}` zones must look like 'name=x,y,w,h;...' (fractions 0..1), got {short(part)}")
-        if name.strip() in zones:
-            raise ConfigError(f"`{key}` names zone {short(name.strip())} twice")
-        zones[name.strip()] = nums
-    return zones
+        if not sep or not name or len(nums) != 4:
+            raise ConfigError(bad(part))
+        if name in boxes:
+            raise ConfigError(twice(name))
+        boxes[name] = nums
+    return boxes
+
+
+def _parse_zones(text: str, key: str) -> dict[str, list[float]]:
+    return parse_named_boxes(
+        text, float, twice=lambda name: f"`{key}` names zone {short(name)} twice",
+        bad=lambda part: f"`{key}` zones must look like 'name=x,y,w,h;...' (fractions 0..1), got {short(part)}")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ lookups are dictionary reads.
 """
 from __future__ import annotations
 
-import difflib
 import importlib
 import logging
 from importlib.metadata import entry_points
@@ -25,6 +24,7 @@ from sensekit.errors import ConfigError
 from sensekit.safe_read import clip, short
 from sensekit.settings.declare import REGISTRY, Group, Setting, register
 from sensekit.settings.renames import moved
+from sensekit.suggest import close_matches, did_you_mean
 
 __all__ = ["REGISTRY", "register", "lookup", "groups", "load_table", "DECLARING_MODULES",
            "split_key", "describe_table", "library_sections", "add_finder"]
@@ -83,11 +83,10 @@ def lookup(key: str) -> Setting[Any]:
             raise ConfigError(went)
         # a typo in the name is looked for among its section's keys, a typo in the section among
         # the keys of the sections it is close to
-        sections = [section] if group is not None else (
-            difflib.get_close_matches(section, list(REGISTRY), n=3, cutoff=0.6) if len(section) <= 64 else [])
+        sections = [section] if group is not None else close_matches(section, REGISTRY, n=3)
         keys = [s.key for name in sections for s in REGISTRY[name].items]
-        near = difflib.get_close_matches(key, keys, n=3, cutoff=0.6) if len(key) <= 64 else []
-        hint = f"; did you mean {', '.join(near)}?" if near else "; `sensekit settings` lists them all"
+        near = did_you_mean(close_matches(key, keys, n=3), quote=str)
+        hint = f"; {near}" if near else "; `sensekit settings` lists them all"
         raise ConfigError(f"unknown setting `{clip(key)}`{hint}")
     return group[name]
 

@@ -50,7 +50,7 @@ from typing import Any, Literal, Mapping
 
 import numpy as np
 
-from sensekit.collide.neighbours import NeighbourGrid, NeighbourPairs, neighbour_pairs
+from sensekit.collide.neighbours import NeighbourGrid, NeighbourPairs, close_pairs, neighbour_pairs
 from sensekit.errors import ConfigError
 from sensekit.steer.mix import Mix
 from sensekit.steer.vehicle import check_edges
@@ -165,14 +165,7 @@ class Flock:
         front = self.front_only
 
         def test(I: np.ndarray, J: np.ndarray) -> tuple[np.ndarray, ...]:
-            dx = xs.take(J)
-            dx -= xs.take(I)
-            dy = ys.take(J)
-            dy -= ys.take(I)
-            d2 = dx * dx
-            d2 += dy * dy
-            k = np.flatnonzero(d2 <= R2)     # index once, then take (2x faster than masks)
-            I, J, dx, dy, d2 = I.take(k), J.take(k), dx.take(k), dy.take(k), d2.take(k)
+            I, J, dx, dy, d2 = close_pairs(xs, ys, I, J, R2, closed=True)
             if front:
                 ka = np.flatnonzero(dx * hx.take(I) + dy * hy.take(I) >= 0)   # I sees J
                 kb = np.flatnonzero(dx * hx.take(J) + dy * hy.take(J) <= 0)   # J sees I

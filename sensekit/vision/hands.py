@@ -55,16 +55,10 @@ for the same frames in the same order, so a replay gives the same events every t
 """
 from __future__ import annotations
 
-import atexit
-import contextlib
 import itertools
 import math
-import os
-import re
-import sys
-import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Literal, Mapping
+from typing import Any, Iterable, Literal, Mapping
 
 import cv2
 import numpy as np
@@ -73,9 +67,10 @@ from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import Event, Gesture, Hand, HandLost, Pinch
 from sensekit.settings import Setting, Tunable, setting
-from sensekit.validate import check_frame
 from sensekit.vision.hand_gestures import (FINGERS, THRESHOLDS, GestureState, HandShape, PinchState, can_pinch,
                                            classify, hand_shape)
+from sensekit.vision.mediapipe_base import (INSTALL_HINT, NativeStderrFilter, RgbBuffer, filtered_native_stderr,
+                                           load_solution)
 from sensekit.vision.shapes import BoxShape, Layer, PointsShape
 from sensekit.vision.stages import mirror
 from sensekit.vision.smoothing import OneEuroArray
@@ -85,8 +80,6 @@ __all__ = ["HAND_SETTINGS", "HandStage", "TrackedHand", "HAND_EVENTS", "INSTALL_
            "hands_available"]
 
 HAND_EVENTS = frozenset({"hand", "gesture", "pinch", "hand_lost"})
-INSTALL_HINT = "pip install 'sensekit[hands]'"
-MEDIAPIPE_VERSION = "0.10.21"
 PAD_FRACTION = 0.15          # border added for the retry, as a fraction of the larger side
 TIP, THUMB_TIP = 8, 4        # index fingertip, thumb tip (MediaPipe's numbering)
 PALM = [0, 5, 9, 13, 17]     # wrist and the four knuckles: the palm centre, for matching
@@ -106,77 +99,6 @@ WARM_CALLS = 5
 #: ... and in one window for at most this many calls without a hand
 WARM_CALLS_MAX = 90
 
-#: MediaPipe's and TensorFlow Lite's start-up chatter on the C-level stderr (it ignores the
-#: usual log-level variables): dropped; anything else it prints there is passed on.
-_NOISE = re.compile(r"^(INFO: Created TensorFlow Lite|WARNING: All log messages before absl|[IW]\d{4} )")
-
-
-class _NativeStderrFilter:
-    """File descriptor 2 into a temporary file from ``start`` to ``stop``; what was written there,
-    minus ``_NOISE``, goes on to the real stderr at every ``pass_on`` (the hand stage calls it
-    after each frame, so nothing waits longer than a frame) and at ``stop`` (also at exit, so a
-    traceback or a last message written while the window is open is not lost). MediaPipe's
-    graphs log from their own threads, so a window that stays open across frames catches a line
-    that one around each call can miss (it was printed between two calls on a loaded machine)."""
-
-    def __init__(self) -> None:
-        self._saved: int | None = None
-        self._tmp: Any = None
-        self._read = 0                   # bytes of the file already passed on
-        self._partial = b""              # a last line without its newline yet
-
-    def start(self) -> None:
-        if self._saved is not None:
-            return
-        try:
-            sys.stderr.flush()
-            saved = os.dup(2)
-        except (OSError, ValueError):    # no real stderr (embedded): nothing to filter
-            return
-        tmp = tempfile.TemporaryFile()   # noqa: SIM115 - kept open across frames; closed in stop()
-        os.dup2(tmp.fileno(), 2)
-        self._saved, self._tmp, self._read, self._partial = saved, tmp, 0, b""
-        atexit.register(self.stop)
-
-    def pass_on(self, *, final: bool = False) -> None:
-        """Write what came since the last call, minus ``_NOISE``, to the real stderr (a line
-        still without its newline waits, unless ``final``)."""
-        if self._saved is None:
-            return
-        with contextlib.suppress(OSError, ValueError):
-            sys.stderr.flush()
-        self._tmp.seek(self._read)
-        data = self._partial + self._tmp.read()
-        self._read = self._tmp.tell()
-        lines = data.split(b"\n")
-        self._partial = b"" if final else lines.pop()
-        kept = [line for line in lines if line.strip() and not _NOISE.match(line.decode("utf-8", "replace"))]
-        if kept:
-            os.write(self._saved, b"\n".join(kept) + b"\n")
-
-    def stop(self) -> None:
-        if self._saved is None:
-            return
-        self.pass_on(final=True)
-        saved, tmp = self._saved, self._tmp
-        self._saved = self._tmp = None
-        atexit.unregister(self.stop)
-        os.dup2(saved, 2)
-        os.close(saved)
-        tmp.close()
-
-
-@contextlib.contextmanager
-def _filtered_native_stderr() -> Iterator[None]:
-    """Catch what native code writes to file descriptor 2 during the block, minus ``_NOISE``."""
-    window = _NativeStderrFilter()
-    window.start()
-    try:
-        yield
-    finally:
-        window.stop()
-
-
 def hands_available() -> bool:
     """True if the hands extra (MediaPipe with its bundled hand models) is installed."""
     try:
@@ -184,22 +106,6 @@ def hands_available() -> bool:
     except ConfigError:
         return False
     return True
-
-
-def load_solution(name: str, model: str, needs: str) -> Any:
-    """``mediapipe.solutions.<name>`` (a model bundled in the wheel), or ``ConfigError`` naming
-    the install: ``needs`` is what the user asked for ("hand tracking needs"), ``model`` what
-    the wheel must hold ("hand models")."""
-    try:
-        import mediapipe as mp
-    except ImportError as exc:
-        raise ConfigError(f"{needs} the optional extra: {INSTALL_HINT} "
-                          f"(mediapipe {MEDIAPIPE_VERSION} is not installed: {exc})") from None
-    solutions = getattr(mp, "solutions", None)
-    if solutions is None or not hasattr(solutions, name):
-        raise ConfigError(f"mediapipe {getattr(mp, '__version__', '?')} has no bundled {model} "
-                          f"(solutions.{name}); {needs} mediapipe=={MEDIAPIPE_VERSION}: {INSTALL_HINT}")
-    return getattr(solutions, name)
 
 
 def load_mediapipe() -> Any:
@@ -276,7 +182,7 @@ class HandStage(Tunable, section="hands",
         self.taught = taught
         self._mp_hands = load_mediapipe()
         self._warming: dict[int, list[int]] = {}   # graph -> [calls, calls since its first hand or -1] (_run)
-        self._quiet = _NativeStderrFilter()    # open while any graph warms up
+        self._quiet = NativeStderrFilter()    # open while any graph warms up
         self._graph = self._make_graph(static=False)
         self._retry_graphs: list[Any] = []     # made on the first retry: this model, the other one
         self.hands: dict[int, TrackedHand] = {}
@@ -285,7 +191,7 @@ class HandStage(Tunable, section="hands",
         self._empty_streak = 0
         self._last_t = -1.0                    # the previous frame's time
         self._last_index = -1                  # the last frame's index (``layers``)
-        self._rgb: np.ndarray | None = None
+        self._rgb = RgbBuffer()
 
     def use_taught(self, taught: TaughtGestures | None) -> None:
         """Name the gestures with this model from the next frame on (``None``: the built-in
@@ -330,7 +236,7 @@ class HandStage(Tunable, section="hands",
         if state is None:
             return graph.process(rgb)
         if state[1] < 0 and state[0] >= WARM_CALLS_MAX:
-            with _filtered_native_stderr():
+            with filtered_native_stderr():
                 result = graph.process(rgb)
         else:
             result = graph.process(rgb)
@@ -376,11 +282,8 @@ class HandStage(Tunable, section="hands",
         if self._pending:
             self.apply_pending()
         image = item.image
-        if self._rgb is None or self._rgb.shape != image.shape:
-            check_frame(image, "frame image")
-            self._rgb = np.empty_like(image)
         s = self
-        rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
+        rgb = self._rgb(image)
         if s.mirror and not s.input_mirrored:      # mirrored once, whoever asks
             rgb = mirror(rgb)
         self.runs["frames"] += 1

@@ -64,7 +64,7 @@ import numpy as np
 from sensekit.errors import ConfigError
 from sensekit.events import Box, Event, Motion, Still
 from sensekit.settings import Setting, Tunable, setting
-from sensekit.settings.declare import Zone
+from sensekit.settings.declare import Zone, parse_named_boxes
 from sensekit.validate import check_frame
 from sensekit.vision.background import BackgroundModel
 from sensekit.vision.exposure import GAIN_TOLERANCE, SATURATED, apply_gain, exposure_gain, grid_for
@@ -94,21 +94,9 @@ class MotionResult:
 
 def parse_zones(text: str) -> dict[str, Box]:
     """``"name=x,y,w,h;name2=x,y,w,h"`` -> ``{name: (x, y, w, h)}`` (pixels)."""
-    zones: dict[str, Box] = {}
-    for part in (p.strip() for p in text.split(";")):
-        if not part:
-            continue
-        name, sep, rest = part.partition("=")
-        name = name.strip()
-        try:
-            vals = [int(v) for v in rest.split(",")]
-        except ValueError:
-            vals = []
-        if not sep or not name or len(vals) != 4:
-            raise ConfigError(f"zone must look like 'name=x,y,w,h', got {part!r}")
-        if name in zones:
-            raise ConfigError(f"zone {name!r} is given twice in {text!r}")
-        zones[name] = (vals[0], vals[1], vals[2], vals[3])
+    named = parse_named_boxes(text, int, bad=lambda part: f"zone must look like 'name=x,y,w,h', got {part!r}",
+                              twice=lambda name: f"zone {name!r} is given twice in {text!r}")
+    zones: dict[str, Box] = {name: (v[0], v[1], v[2], v[3]) for name, v in named.items()}
     if not zones:
         raise ConfigError(f"no zones in {text!r} (expected 'name=x,y,w,h;...')")
     return zones

@@ -42,15 +42,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
-import cv2
 import numpy as np
 
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.events import ArmsUp, Crouch, Event, Jump, Lean, Pose, PoseLost, Step
 from sensekit.settings import Setting, Tunable, setting
-from sensekit.validate import check_frame
 from sensekit.vision.body_events import BodyState, ZoneSteps, body_shape, feet_zones
-from sensekit.vision.hands import _filtered_native_stderr, load_solution
+from sensekit.vision.mediapipe_base import RgbBuffer, filtered_native_stderr, load_solution
 from sensekit.vision.people import (Box, box_iou, crop_box, landmark_box, paint_out, search_windows,
                                     torso_visible, upright)
 from sensekit.vision.shapes import BoxShape, Layer, PointsShape
@@ -116,7 +114,7 @@ class PoseStage(Tunable, section="pose",
         self.people: dict[int, TrackedPerson] = {}
         self.runs = {"frames": 0, "searches": 0, "crops": 0, "calls": 0}
         self._next_id = 1
-        self._rgb: np.ndarray | None = None
+        self._rgb = RgbBuffer()
         self._last_t = -1.0                    # the last frame's time (who ``layers`` shows)
         self._last_index = -1                  # and its index
         self._zones_px: dict[str, tuple[float, float, float, float]] = {}
@@ -132,7 +130,7 @@ class PoseStage(Tunable, section="pose",
 
     # -- MediaPipe -------------------------------------------------------------------
     def _make_graph(self, *, static: bool) -> Any:
-        with _filtered_native_stderr():
+        with filtered_native_stderr():
             return self._mp_pose.Pose(static_image_mode=static, model_complexity=1, smooth_landmarks=True,
                                       enable_segmentation=False,
                                       min_detection_confidence=self.min_detection_confidence,
@@ -150,7 +148,7 @@ class PoseStage(Tunable, section="pose",
         view = rgb if box is None else np.ascontiguousarray(rgb[y:y + box[3], x:x + box[2]])
         self.runs["calls"] += 1
         if self.runs["calls"] <= 3:
-            with _filtered_native_stderr():
+            with filtered_native_stderr():
                 result = graph.process(view)
         else:
             result = graph.process(view)
@@ -214,10 +212,7 @@ class PoseStage(Tunable, section="pose",
         if self._pending:
             self.apply_pending()
         image = item.image
-        if self._rgb is None or self._rgb.shape != image.shape:
-            check_frame(image, "frame image")
-            self._rgb = np.empty_like(image)
-        rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
+        rgb = self._rgb(image)
         h, w = image.shape[:2]
         if self._zones_for != (w, h):
             self._zones_px = {name: (x * w, y * h, zw * w, zh * h) for name, (x, y, zw, zh) in self.zones.items()}

@@ -30,8 +30,7 @@ import numpy as np
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.events import Event
 from sensekit.settings import Tunable, setting
-from sensekit.validate import check_frame
-from sensekit.vision.hands import _filtered_native_stderr, load_solution
+from sensekit.vision.mediapipe_base import RgbBuffer, filtered_native_stderr, load_solution
 from sensekit.vision.shapes import Layer, MaskLayer
 
 __all__ = ["SILHOUETTE_SETTINGS", "SilhouetteStage", "load_segmentation"]
@@ -65,10 +64,10 @@ class SilhouetteStage(Tunable, section="silhouette",
         self.area_share = 0.0
         self.runs = {"silhouette": 0}
         self._last_index = -1                  # the frame ``layers`` shows
-        self._rgb: np.ndarray | None = None
+        self._rgb = RgbBuffer()
 
     def _open(self) -> None:
-        with _filtered_native_stderr():
+        with filtered_native_stderr():
             self._graph = self._solution.SelfieSegmentation(model_selection=MODELS[self.model])
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
@@ -99,14 +98,11 @@ class SilhouetteStage(Tunable, section="silhouette",
         """The person mask of one BGR frame (a new or reused HxW uint8 array, 0/255)."""
         if self._pending:
             self.apply_pending()
-        if self._rgb is None or self._rgb.shape != image.shape:
-            check_frame(image, "frame image")
-            self._rgb = np.empty_like(image)
+        rgb = self._rgb(image)                 # checks a frame of a new size
+        if self.mask is None or self.mask.shape != image.shape[:2]:
             self.mask = np.empty(image.shape[:2], np.uint8)
-        assert self.mask is not None
-        rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
         if self.runs["silhouette"] == 0:
-            with _filtered_native_stderr():
+            with filtered_native_stderr():
                 result = self._graph.process(rgb)
         else:
             result = self._graph.process(rgb)

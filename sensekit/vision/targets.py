@@ -3,7 +3,9 @@
 ``--track-box``, ``--pick``, the browser panel).
 
 As text: a click ``X,Y`` or a colour ``#RRGGBB`` (``--track-color``), or a box ``X,Y,W,H``
-(``--track-box``), in pixels of the (mirrored) picture as shown (``target_from_text``).
+(``--track-box``), in pixels of the (mirrored) picture as shown (``target_from_text``); a
+pixel ``X,Y`` in whole non-negative pixels (``--pick``, ``calibrate --pick-color``:
+``parse_pixel``).
 Used by ``sensekit events`` and by ``sensekit run`` (``sensekit.app.picking``). Bad text is a
 ``ConfigError`` naming the option and the value.
 """
@@ -15,7 +17,7 @@ from typing import Literal
 from sensekit.errors import ConfigError
 from sensekit.vision.stages import parse_color
 
-__all__ = ["Target", "target_from_text", "parse_track_target", "parse_track_box", "check_track_box"]
+__all__ = ["Target", "target_from_text", "parse_track_target", "parse_track_box", "check_track_box", "parse_pixel"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,17 @@ def parse_track_target(text: str) -> tuple[float, float] | int:
         return parse_color(s)
     except ConfigError:
         raise ConfigError(f"--track-color must be X,Y or #RRGGBB, got {text!r}") from None
+
+
+def parse_pixel(text: str, *, option: str) -> tuple[int, int]:
+    """``"X,Y"`` -> ``(X, Y)``, whole non-negative pixels; ``ConfigError`` naming ``option``."""
+    try:
+        x, y = (int(part) for part in text.split(","))
+    except ValueError:
+        raise ConfigError(f"{option} must be X,Y in whole pixels, got {text!r}") from None
+    if x < 0 or y < 0:
+        raise ConfigError(f"{option} must be non-negative pixels, got {text!r}")
+    return x, y
 
 
 def parse_track_box(text: str) -> tuple[float, float, float, float]:

@@ -70,3 +70,12 @@ def test_saving_says_where_on_the_terminal_too(play, tmp_path, caplog):
         host.press(pygame.K_s)
     shot = next(tmp_path.glob("*.png"))
     assert [r.getMessage() for r in caplog.records] == [f"saved venue profile {venue}", f"saved screenshot {shot}"]
+
+
+def test_without_a_profile_the_save_goes_to_venue_toml_in_the_working_folder(tmp_path, monkeypatch, capsys):
+    from sensekit.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "clapper", "--headless", "--frames", "20", "--keys", "S@0.3"]) == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["venue.toml"]
+    load_profile(tmp_path / "venue.toml")                             # a profile (nothing was changed)

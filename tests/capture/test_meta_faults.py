@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -101,3 +102,17 @@ def test_audio_near_the_video_plays(rec, offset):
     blocks = [i for i in items if isinstance(i, AudioBlock)]
     assert blocks and blocks[0].t == pytest.approx(offset)
     assert check_recording(rec).status == "intact"
+
+
+def test_a_playlist_that_is_a_fifo_is_refused_and_a_key_of_version_1_is_not_read(rec):
+    # one list says which files meta.json names (replay's and read_meta's): v2's playlist is
+    # one of them; v1's `video.file` is not, so a stray non-name there is ignored (it raised
+    # a TypeError from read_meta)
+    meta = json.loads((rec / "meta.json").read_text())
+    assert meta["version"] == 2
+    _set(rec, video={**meta["video"], "file": 5})
+    assert len(list(ReplaySource(rec))) > 0
+    (rec / "video.ffconcat").unlink()
+    os.mkfifo(rec / "video.ffconcat")
+    with pytest.raises(RecordingError, match=r"^'copy.skrec/video.ffconcat' is a FIFO \(named pipe\), not a file$"):
+        ReplaySource(rec)

@@ -7,8 +7,8 @@ import sys
 
 CODE = """
 import os
-from sensekit.vision.hands import _NativeStderrFilter
-window = _NativeStderrFilter()
+from sensekit.vision.mediapipe_base import NativeStderrFilter
+window = NativeStderrFilter()
 window.start()
 os.write(2, b'INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\\n')
 os.write(2, b'W0000 00:00:1 a MediaPipe warning line\\n')

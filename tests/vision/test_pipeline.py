@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import cv2
@@ -356,6 +357,19 @@ def test_targets_from_text_are_parsed_once():
         target_from_text("10,20", "1,2,30,40")
     with pytest.raises(ConfigError, match=r"outside the 20x20 frame"):
         Target.click(25, 5).check_inside((20, 20))
+
+
+@pytest.mark.parametrize(("option", "text", "message"), [
+    ("--pick", "1.5,2", "--pick must be X,Y in whole pixels, got '1.5,2'"),
+    ("--pick-color", "x", "--pick-color must be X,Y in whole pixels, got 'x'"),
+    ("--pick-color", "3,-1", "--pick-color must be non-negative pixels, got '3,-1'"),
+])
+def test_a_pixel_is_two_whole_non_negative_numbers_named_by_its_option(option, text, message):
+    from sensekit.vision.targets import parse_pixel
+
+    assert parse_pixel(" 3, 40", option=option) == (3, 40)
+    with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
+        parse_pixel(text, option=option)
 
 
 def test_a_tracked_colour_covering_most_of_the_frame_is_warned_once(caplog):
