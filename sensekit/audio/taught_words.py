@@ -38,10 +38,11 @@ from sensekit.audio.word_classifier import OTHER, WordClassifier
 from sensekit.errors import ConfigError
 from sensekit.events import Word
 
-__all__ = ["TaughtWords", "teach_words", "TAUGHT_WORDS_TABLE"]
+__all__ = ["TaughtWords", "teach_words", "word_parts", "TAUGHT_WORDS_TABLE", "PART"]
 
 TAUGHT_WORDS_TABLE = "taught_words"
 _KEY = "classifier"
+PART = 0.4           # a part of a take: its first or last 40 % (benchmarks/voice_few_takes.py)
 
 
 class TaughtWords:
@@ -92,9 +93,21 @@ class TaughtWords:
         return cls(WordClassifier.from_table(table, where=where, features=size), window_s=window_s)
 
 
+def word_parts(segment: Segment, part: float = PART) -> tuple[Segment, Segment]:
+    """The first and the last ``part`` of a take's voiced span, as segments of their own: a
+    piece of a word (the end of "nine", a breath after "one") that must not be heard as it."""
+    if not 0.0 < part < 1.0:
+        raise ConfigError(f"a part of a take must be a fraction 0..1 of it, got {part!r}")
+    span = segment.end - segment.start
+    return (Segment(segment.start, segment.start + part * span, segment.pcm, segment.t0),
+            Segment(segment.end - part * span, segment.end, segment.pcm, segment.t0))
+
+
 def teach_words(takes: Mapping[str, Sequence[Segment]], others: Sequence[Segment], *,
-                embedder: SpeechEmbedder | None = None) -> TaughtWords:
-    """Fit the classifier on the takes of each word and on ``others`` (what to refuse)."""
+                embedder: SpeechEmbedder | None = None, parts_as_other: bool = False) -> TaughtWords:
+    """Fit the classifier on the takes of each word and on ``others`` (what to refuse).
+    ``parts_as_other``: the first and last 40 % of every take (``word_parts``) are other speech
+    too (``sensekit teach words --refuse-parts``)."""
     if not takes:
         raise ConfigError("teach at least one word (WORD=FILE,FILE,...)")
     if not others:
@@ -107,6 +120,7 @@ def teach_words(takes: Mapping[str, Sequence[Segment]], others: Sequence[Segment
     for word, segments in takes.items():
         x.extend(emb.embed(s) for s in segments)
         y.extend([word] * len(segments))
-    x.extend(emb.embed(s) for s in others)
-    y.extend([OTHER] * len(others))
+    pieces = [p for segments in takes.values() for s in segments for p in word_parts(s)] if parts_as_other else []
+    x.extend(emb.embed(s) for s in [*others, *pieces])
+    y.extend([OTHER] * (len(others) + len(pieces)))
     return TaughtWords(WordClassifier().fit(x, y), window_s=emb.window_s, embedder=emb)
