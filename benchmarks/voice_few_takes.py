@@ -35,6 +35,7 @@ from benchmarks.voice_eval import DIGITS, load_digits, stream_of, blocks
 from sensekit.audio.taught_words import word_parts
 from sensekit.audio.voice import VoiceStage
 
+SWEEP = (0.1, 0.2, 0.3, 0.5, 0.7)
 SETS = ("1,5,9", "1,9", "1,5", "0,2,7", "3,6,8", "2,4,6", "0,5,8", "4,7", "6,8", "2,3")
 
 
@@ -158,14 +159,8 @@ def main() -> int:
     sets = [tuple(int(v) for v in s.split(",")) for s in args.sets]
     runs = [(f, fold_scores(data, f)) for f in folds(data, sets, args.takes_per_word, args.seeds)]
     speakers = sorted({f["speaker"] for f, _ in runs})
-    factors = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, np.inf)
-    # the distance lever's factor, chosen on the other two speakers (highest recall minus false accepts)
-    chosen = {}
-    for who in speakers:
-        def gain(c: float) -> float:
-            m = [measure(data, f, s, "plain", args.threshold, c) for f, s in runs if f["speaker"] != who]
-            return _mean(m, "recall") - _mean(m, "fa")
-        chosen[who] = max(factors, key=gain)
+    chosen = {who: choose_factor(data, [r for r in runs if r[0]["speaker"] != who], args.threshold)
+              for who in speakers}
     levers = {"as shipped": lambda f, s: measure(data, f, s, "plain", args.threshold),
               "parts as other": lambda f, s: measure(data, f, s, "parts", args.threshold),
               "nearest take": lambda f, s: measure(data, f, s, "plain", args.threshold, chosen[f["speaker"]])}
@@ -179,6 +174,22 @@ def main() -> int:
             mine = [r for r, (f, _) in zip(rows, runs) if who in ("all", f["speaker"])]
             print(f"{name:<17} {who:<10} {_mean(mine, 'recall'):6.3f}  {_mean(mine, 'fa'):13.3f}  "
                   f"({_mean(mine, 'seen'):.3f}  {_mean(mine, 'unseen'):.3f})  {_mean(mine, 'parts'):11.3f}")
+    paired(results)
+    sweep(data, runs)
+    confusion(results, runs)
+    return 0
+
+
+def choose_factor(data: dict[str, np.ndarray], runs: list, threshold: float) -> float:
+    """The nearest-take lever's factor with the highest mean recall minus false accepts on ``runs``
+    (the other two speakers' folds)."""
+    def gain(c: float) -> float:
+        m = [measure(data, f, s, "plain", threshold, c) for f, s in runs]
+        return _mean(m, "recall") - _mean(m, "fa")
+    return max((2.0, 3.0, 4.0, 5.0, 6.0, 8.0, np.inf), key=gain)
+
+
+def paired(results: dict[str, list[dict]]) -> None:
     base = results["as shipped"]
     for name, rows in results.items():
         if name == "as shipped":
@@ -188,6 +199,19 @@ def main() -> int:
         print(f"{name} against as shipped, paired over {len(dr)} folds: recall {dr.mean():+.3f} "
               f"(worse in {int((dr < 0).sum())}, better in {int((dr > 0).sum())}), false accepts {df.mean():+.3f} "
               f"(worse in {int((df > 0).sum())}, better in {int((df < 0).sum())})")
+
+
+def sweep(data: dict[str, np.ndarray], runs: list) -> None:
+    print("\nthe same folds at other thresholds (all speakers): recall, false accepts, parts heard")
+    for lever in ("plain", "parts"):
+        cells = []
+        for t in SWEEP:
+            m = [measure(data, f, s, lever, t) for f, s in runs]
+            cells.append(f"{t:g}: {_mean(m, 'recall'):.3f} {_mean(m, 'fa'):.3f} {_mean(m, 'parts'):.3f}")
+        print(f"{'as shipped' if lever == 'plain' else 'parts as other':<15} " + " | ".join(cells))
+
+
+def confusion(results: dict[str, list[dict]], runs: list) -> None:
     for name in ("as shipped", "parts as other"):
         total: Counter = Counter()
         for r in results[name]:
@@ -195,7 +219,6 @@ def main() -> int:
         said = sum(len(f["test"]) for f, _ in runs)
         print(f"most heard non-target -> taught word ({name}, of {said} test takes): "
               + ", ".join(f"{t}->{w} {n}" for (t, w), n in total.most_common(8)))
-    return 0
 
 
 if __name__ == "__main__":
