@@ -73,7 +73,7 @@ def loso(emb: np.ndarray, labels: np.ndarray, speakers: np.ndarray, triple: tupl
     def best(train: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x, y = emb[train], names[train].tolist()
         if parts is not None:                    # --parts: the command takes' parts as OTHER
-            mine = parts[:, train & target].reshape(-1, parts.shape[-1])
+            mine = parts[:, train & target].reshape(-1, *emb.shape[1:])
             x, y = np.concatenate([x, mine]), y + [OTHER] * len(mine)
         clf = WordClassifier().fit(x, y)
         p = clf.probability_matrix(emb[test])
