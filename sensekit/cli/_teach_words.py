@@ -48,8 +48,9 @@ def add_parser(sub: Any) -> None:
                    help=f"a word and its takes (FILE or FILE@START-END in seconds; {MIN_TAKES} or more); "
                         "with --from only the WORD")
     s.add_argument("--refuse-parts", action="store_true",
-                   help="also teach the first and last 40%% of every take as other speech: fewer words heard "
-                        "in other words and in pieces of words, and a few more missed (docs/voice.md)")
+                   help="also teach the first and last 40%% of every take as other speech, for words one "
+                        "person teaches for themselves: fewer words heard in their other words and in pieces "
+                        "of words, a few more missed (docs/voice.md)")
     _teach_live.add_arguments(s, "word")
     s.set_defaults(func=main)
 
