@@ -38,6 +38,9 @@ measures them: each speaker teaches the ten digits from its first 3 (then 5) tak
 order of labels.csv) and every other take of that speaker is given the digit of its nearest
 taught example (Euclidean and cosine distance between flattened embeddings).
 
+Words one person teaches from a few takes, and their false accepts on that person's other
+words, are measured by ``benchmarks/voice_few_takes.py``.
+
 This is not the general ``--words`` path: the classifier knows only words with recorded takes.
 """
 from __future__ import annotations
