@@ -22,6 +22,9 @@ spread over all of their takes (no labels), the held-out speaker's included. Thi
 adapting to a user's voice from unlabelled speech could buy; it is optimistic, since the
 statistics come from a balanced mix of all ten digits, which a real session would not have.
 
+``--parts``: the first and last 40 % of every command take of the training speakers are taught
+as other speech too, as ``sensekit teach words --refuse-parts`` does.
+
 ``--window S``: the embedding window in seconds (0.96, the default, gives 3 sets of 96 numbers;
 1.28 gives 7).
 
@@ -34,6 +37,9 @@ speech) and tested on the speaker's other 45 takes of each digit, at the thresho
 measures them: each speaker teaches the ten digits from its first 3 (then 5) takes (in the
 order of labels.csv) and every other take of that speaker is given the digit of its nearest
 taught example (Euclidean and cosine distance between flattened embeddings).
+
+Words one person teaches from a few takes, and their false accepts on that person's other
+words, are measured by ``benchmarks/voice_few_takes.py``.
 
 This is not the general ``--words`` path: the classifier knows only words with recorded takes.
 """
@@ -62,13 +68,17 @@ def threshold_at(negatives: np.ndarray, fa: float) -> float:
 
 
 def loso(emb: np.ndarray, labels: np.ndarray, speakers: np.ndarray, triple: tuple[int, ...],
-         fa: float, fixed: tuple[float, ...] = ()) -> list[dict]:
+         fa: float, fixed: tuple[float, ...] = (), parts: np.ndarray | None = None) -> list[dict]:
     words = [DIGITS[d] for d in triple]
     target = np.isin(labels, triple)
     names = np.array([DIGITS[d] if t else OTHER for d, t in zip(labels, target)])
 
     def best(train: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        clf = WordClassifier().fit(emb[train], names[train].tolist())
+        x, y = emb[train], names[train].tolist()
+        if parts is not None:                    # --parts: the command takes' parts as OTHER
+            mine = parts[:, train & target].reshape(-1, *emb.shape[1:])
+            x, y = np.concatenate([x, mine]), y + [OTHER] * len(mine)
+        clf = WordClassifier().fit(x, y)
         p = clf.probability_matrix(emb[test])
         return np.array(clf.words)[p.argmax(axis=1)], p.max(axis=1)
 
@@ -106,6 +116,9 @@ def main() -> int:
     ap.add_argument("--window", type=float, default=0.96, help="embedding window in seconds")
     ap.add_argument("--personal", action="store_true", help="words taught by one speaker, tested on that speaker")
     ap.add_argument("--sounds", action="store_true", help="taught sounds by nearest embedding (3 and 5 examples)")
+    ap.add_argument("--parts", action="store_true",
+                    help="teach the first and last 40%% of every command take as other speech too "
+                         "(teach words --refuse-parts)")
     ap.add_argument("--speaker-norm", action="store_true", help="standardise each speaker's embeddings (unlabelled)")
     args = ap.parse_args()
     digits = load_digits(args.takes)
@@ -116,6 +129,7 @@ def main() -> int:
     t0 = time.perf_counter()
     emb = np.stack([embedder.embed(segs[i]) for i in keep])
     cost_ms = (time.perf_counter() - t0) / len(keep) * 1000
+    parts = part_embeddings(embedder, [segs[i] for i in keep]) if args.parts else None
     labels = np.array([digits[i][0] for i in keep])
     speakers = np.array([digits[i][1] for i in keep])
     if args.speaker_norm:
@@ -133,7 +147,7 @@ def main() -> int:
     rows = []
     for text in args.triples:
         triple = tuple(int(v) for v in text.split(","))
-        for r in loso(emb, labels, speakers, triple, args.fa, tuple(args.fixed)):
+        for r in loso(emb, labels, speakers, triple, args.fa, tuple(args.fixed), parts):
             rows.append(r)
             if not r["fixed"]:
                 print(f"{r['commands']:<19} {r['held_out']:<10} {r['threshold']:9.3f}  {r['recall']:6.3f}"
@@ -148,6 +162,14 @@ def main() -> int:
         summary(mine, f"fixed {t:g}")
     held_out_default([r for r in rows if not r["fixed"]], speakers)
     return 0
+
+
+def part_embeddings(embedder: SpeechEmbedder, segments: list) -> np.ndarray:
+    """``(2, takes, ...)``: the embeddings of the first and of the last 40 % of every take."""
+    from sensekit.audio.taught_words import word_parts
+
+    cut = [word_parts(s) for s in segments]
+    return np.stack([[embedder.embed(c[j]) for c in cut] for j in (0, 1)])
 
 
 def held_out_default(nested: list[dict], speakers: np.ndarray) -> None:

@@ -16,6 +16,8 @@ Errors (a bad name, a missing file, too few takes, a take with no speech) are on
 the problem (exit status 2). With ``--from SRC`` (``mic``, or a recording replayed as if live)
 the takes are caught live, prompted one by one (``sensekit.cli._teach_live``); without
 ``--other`` the prompts then ask for other words, ``max(3, --examples)`` of them.
+``--refuse-parts``: the first and last 40 % of every take are taught as other speech too
+(``teach_words(parts_as_other=True)``; measured by ``benchmarks/voice_few_takes.py``).
 """
 from __future__ import annotations
 
@@ -45,6 +47,10 @@ def add_parser(sub: Any) -> None:
     s.add_argument("words", nargs="+", metavar="WORD=FILE[,FILE...]",
                    help=f"a word and its takes (FILE or FILE@START-END in seconds; {MIN_TAKES} or more); "
                         "with --from only the WORD")
+    s.add_argument("--refuse-parts", action="store_true",
+                   help="also teach the first and last 40%% of every take as other speech, for words one "
+                        "person teaches for themselves: fewer words heard in their other words and in pieces "
+                        "of words, a few more missed (docs/voice.md)")
     _teach_live.add_arguments(s, "word")
     s.set_defaults(func=main)
 
@@ -101,10 +107,11 @@ def main(args: argparse.Namespace) -> int:
     if len(others) < MIN_TAKES:
         raise ConfigError(f"--other holds {len(others)} voiced parts; give at least {MIN_TAKES} "
                           "(other words or talk)")
-    taught = teach_words(takes, others)
+    taught = teach_words(takes, others, parts_as_other=args.refuse_parts)
     for name in names:
         print(f"{name}: {len(takes[name])} takes")
-    print(f"other speech: {len(others)} parts")
+    print(f"other speech: {len(others)} parts" + (", and the first and last 40 % of every take"
+                                                  if args.refuse_parts else ""))
     save_table(args.profile, TAUGHT_WORDS_TABLE, taught.to_tables())
     print(f"taught {', '.join(names)} -> {args.profile}  (sensekit events SRC --profile "
           f"{args.profile} --words {','.join(names)})")
