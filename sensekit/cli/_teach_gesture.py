@@ -6,7 +6,8 @@
 SOURCE is anything ``sensekit events`` reads (a recording, a video file, ``camera:0``).
 Each ``--class`` names a gesture and a time range in seconds (repeat a name for several
 ranges; a range must end within a recording or a video file). The hand stage runs over the
-source; every hand seen inside a range is an example of that gesture (``sensekit.vision.taught``: normalised landmarks, k nearest neighbours).
+source; every hand seen inside a range is an example of that gesture (``sensekit.vision.taught``:
+normalised landmarks, k nearest neighbours).
 The model is written as JSON (``--out``) or into a venue profile's ``[taught_gestures]`` table
 (``--profile``; the rest of the file is kept); ``sensekit events SOURCE --hands --gestures
 MODEL.json`` (or ``--profile venue.toml``) then names those gestures in ``gesture`` events,
