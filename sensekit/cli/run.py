@@ -149,8 +149,6 @@ def main(args: argparse.Namespace) -> int:
 
     _choose_display(args)
     source, note = open_for_app(app_cls, args.source, loop=args.loop or not args.headless)
-    if note:
-        print(note)
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
                          video=args.video, events=args.events, profile=chosen.profile, script=script,
                          hands=bool(getattr(args, "hands", False)),
@@ -168,6 +166,8 @@ def main(args: argparse.Namespace) -> int:
         midi = attach_midi(host.dispatcher, args)                  # --midi
         osc = attach_osc(host.dispatcher, args, tuning=host.tuning,
                          pause=lambda on: setattr(host, "paused", on))
+        if note:      # once the app has set up: an error in the app's own file comes alone
+            print(note, flush=True)
         panel = None
         try:
             if panel_at is not None:

@@ -133,3 +133,19 @@ def test_a_display_that_opens_gets_the_window(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "running headless" not in proc.stdout and "display" not in proc.stdout.lower()
     assert (tmp_path / "shot.png").stat().st_size > 5000
+
+
+def test_a_script_with_a_misspelt_event_gets_its_error_alone(tmp_path, capsys, recordings_dir):
+    # the bundled-recording notice used to come first, and the script's error after it
+    if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording not generated yet")
+    app = tmp_path / "balloon.py"
+    app.write_text('from sensekit.app import App\nfrom sensekit.audio.pipeline import AudioStage\n\n\n'
+                   'class Balloon(App):\n    needs = frozenset({"audio"})\n\n'
+                   '    def stages(self):\n        return [AudioStage()]\n\n'
+                   '    def setup(self):\n        self.on("levle", print)\n')
+    assert main(["run", str(app), "--headless", "--frames", "5"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("sensekit: error: unknown event name 'levle'; did you mean 'level'?")
+    assert len(captured.err.strip().splitlines()) == 1
