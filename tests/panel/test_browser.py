@@ -79,6 +79,17 @@ def test_clicking_the_video_picks_a_colour(process_piece, page):
     assert "tracking the object" in text, text
 
 
+def test_the_picture_s_hint_offers_a_colour_pick_only_where_something_tracks(process_piece, page):
+    """motion_paddle tracks no colour: its page said "Click the picture to pick a colour", and a
+    click answered "motion_paddle does not track a colour"."""
+    hint = "() => document.getElementById('pick-result').textContent"
+    piece = process_piece("run", "motion_paddle", "--headless", "--loop")
+    page.goto(piece.url)
+    _wait_frames(page, 3)
+    assert page.evaluate(hint) == "Drag on the picture to set a zone."
+    assert page.get_attribute("#video", "aria-label") == "live camera view: drag on the picture to set a zone"
+
+
 def test_dragging_sets_what_to_track(process_piece, page):
     piece = process_piece("run", "color_ball", "--headless", "--loop")
     page.goto(piece.url)
