@@ -197,6 +197,10 @@ def test_the_readme_screenshot_script_runs(browser, tmp_path):
     assert proc.returncode == 0, proc.stderr
     for png in (out, phone):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    # the phone picture is the phone's first screen (390x844 at 2x), not an 18,878 px strip
+    import struct
+
+    assert struct.unpack(">II", phone.read_bytes()[16:24]) == (780, 1688)
 
 
 def _api_settings(url: str) -> dict[str, Any]:
