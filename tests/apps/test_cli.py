@@ -143,7 +143,8 @@ def test_a_script_with_a_misspelt_event_gets_its_error_alone(tmp_path, capsys, r
     app.write_text('from sensekit.app import App\nfrom sensekit.audio.pipeline import AudioStage\n\n\n'
                    'class Balloon(App):\n    needs = frozenset({"audio"})\n\n'
                    '    def stages(self):\n        return [AudioStage()]\n\n'
-                   '    def setup(self):\n        self.on("levle", print)\n')
+                   '    def setup(self):\n        self.on("levle", print)\n\n'
+                   '    def draw(self, screen):\n        screen.fill((0, 0, 0))\n')
     assert main(["run", str(app), "--headless", "--frames", "5"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
