@@ -111,3 +111,29 @@ def test_the_c_key_does_what_the_apps_page_says(play):
             assert said.startswith(("behaviour:", "scene:")), (name, said)
         else:
             assert said == "nothing to recalibrate", (name, said)
+
+
+def test_a_click_tracks_in_the_apps_the_apps_page_names(play):
+    """docs/apps.md: a click tracks an object in the apps it names; the others say they track
+    none (they used to do nothing, silently)."""
+    import re
+
+    from tests.markdown_commands import REPO
+
+    text = " ".join((REPO / "docs" / "apps.md").read_text().split())
+    m = re.search(r"to track it in the apps that track one \(([^;]*);", text)
+    assert m, "docs/apps.md no longer says which apps track a click"
+    tracking = set(m.group(1).split(", "))
+    for name in BUNDLED:
+        if name == "pinch_toss":
+            continue                             # needs the hands extra to be itself
+        host = play(name, 5)
+        view = host.app.camera_view
+        if view is None:
+            assert name not in tracking, name    # no picture to click
+            continue
+        host.click(view.center)
+        said = host.toast[0] if host.toast else ""
+        assert said.startswith("tracking") == (name in tracking), (name, said)
+        assert said.startswith("tracking") or said.endswith("tracks no object: a click or a drag picks only in "
+                                                             "an app that does"), (name, said)
