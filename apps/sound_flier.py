@@ -189,6 +189,10 @@ class SoundFlier(App, section="sound_flier",
             return {"voice level": self.level}
         return {"voice level": self.level, "climbs above": self.hover_level_now}
 
+    def level_lines(self) -> dict[str, float]:
+        """The panel's level graph draws the level the plane climbs above (what the HUD says)."""
+        return {} if self.voice_steering else {"climbs above": self.hover_level_now}
+
     def state(self) -> dict[str, Any]:
         return {"altitude": self.bottom - self.y, "distance_m": self.distance_m,
                 "crashed": self.crashed_at is not None, "runs": self.runs, "best_m": self.best_so_far_m}

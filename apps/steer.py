@@ -216,13 +216,23 @@ class Steer(TrackerPicking, App, section="steer",
         self.flock.max_speed, self.flock.max_force = self.speed, 3 * self.speed
 
     def levels(self) -> dict[str, float]:
-        return {"polarization %": 100 * self.flock.polarization}
+        """The status line's number for what is on screen: the flock's polarization while a
+        flock flies, the vehicles' mean distance to their target while they arrive."""
+        mode = MODES[self.mode]
+        if mode.startswith("flock"):
+            return {"polarization %": 100 * self.flock.polarization}
+        gap = self._gap_to_target() if mode.startswith("arrive") else None
+        return {} if gap is None else {"gap to target px": gap}
+
+    def _gap_to_target(self) -> float | None:
+        """The arriving vehicles' mean distance to the sensed target, px (None: no target yet)."""
+        target = self.colour_at if self.mode == 0 else self.motion_at
+        if target is None:
+            return None
+        return float(np.mean([np.hypot(*(v.position - target)) for v in self.arrivers]))
 
     def state(self) -> dict[str, Any]:
-        target = self.colour_at if self.mode == 0 else self.motion_at
-        gap = None
-        if target is not None:
-            gap = float(np.mean([np.hypot(*(v.position - target)) for v in self.arrivers]))
+        gap = self._gap_to_target()
         centres, radii = self._obstacles_now()
         clearance = min(float((np.hypot(*(centres - (w.position + self.camera_view.topleft)).T)
                                - radii).min()) for w in self.wandering)

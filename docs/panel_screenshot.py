@@ -10,7 +10,9 @@ Starts ``sensekit events demo --motion --clap --track-color '#eb2d14' --panel 12
 (the system's ``chromium``, driven by Playwright), switches on ``--overlays``, waits until
 the recording reaches ``--at`` seconds (13.2 s: the hand waving on the right, just after the
 double clap at 12.25 s, so the level graph shows the clap marks) and saves a full-page
-screenshot at 1280 px wide; ``--phone`` also saves one at a phone's 390x844 viewport.
+screenshot at 1280 px wide; ``--phone`` also saves what a phone's 390x844 screen shows
+when the page opens (its first screen, not the whole page: at one column the settings run
+to some 9,000 px, a picture nobody could read in the docs).
 ``tests/panel/test_browser.py`` runs this script (with a short ``--at``) so it keeps working.
 """
 from __future__ import annotations
@@ -66,7 +68,7 @@ def _shoot(browser, url: str, out: Path, *, at_s: float, overlays: list[str],  #
     page.wait_for_function(f"() => sensekitPanel.frame && sensekitPanel.frame.meta.t >= {at_s}",
                            timeout=int((at_s + 30) * 1000), polling=20)
     out.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(out), full_page=True)
+    page.screenshot(path=str(out), full_page=not phone)
     context.close()
 
 

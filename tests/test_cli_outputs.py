@@ -321,6 +321,11 @@ def test_bad_option_values_never_give_a_traceback(command, rec, tmp_path_factory
     (["events", "demo", "extra"],
      "sensekit events: error: unrecognized arguments: extra (see `sensekit events --help`)"),
     (["--clap"], "sensekit: error: unrecognized arguments: --clap (see `sensekit --help`)"),
+    # sensekit's own options after the command (they were refused with no word on where they go)
+    (["run", "clapper", "-q"], "sensekit run: error: unrecognized arguments: -q (-q goes before the command: "
+     "sensekit -q run ...) (see `sensekit run --help`)"),
+    (["events", "demo", "--clap", "-vv"], "sensekit events: error: unrecognized arguments: -vv (-vv goes before "
+     "the command: sensekit -vv events ...) (see `sensekit events --help`)"),
 ])
 def test_an_unknown_option_points_at_its_command_s_help(argv, expected, capsys):
     """A typo in a command's option: the error named `sensekit --help`, which does not list the

@@ -102,6 +102,13 @@ def test_every_help_is_plain_text_and_names_its_positionals():
     assert seen >= 16                   # sensekit, its 12 commands, teach's 3
 
 
+def test_teach_help_names_everything_it_teaches():
+    """`sensekit teach --help` said "gestures and sounds" above its three commands: gesture,
+    sound and words (the command words)."""
+    teach = next(p for p in _every_parser() if p.prog == "sensekit teach")
+    assert "gestures, sounds and command words" in " ".join(teach.format_help().split())
+
+
 def _startup_lines(argv: list[str], tmp_path, **env_changes: str) -> list[str]:
     """Every line ``sensekit`` prints (stdout and stderr) before the run's closing report."""
     env = {k: v for k, v in os.environ.items()

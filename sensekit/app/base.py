@@ -31,6 +31,8 @@ Hooks the host calls (all optional except ``draw``):
 - ``update(dt)`` -> advance the game by exactly ``dt`` seconds (the fixed step);
 - ``draw(screen)`` -> draw the whole window (``self.draw_frame`` helps);
 - ``levels()`` -> numbers for the HUD (``{"level": 42.0}``);
+- ``level_lines()`` -> the levels (0..100) the app judges the audio level by, drawn as lines on
+  the browser panel's level graph beside the stages' own (``{"climbs above": 62.0}``);
 - ``recalibrate()`` (key ``c``), ``adjust_sensitivity(step)`` (keys ``+``/``-``, for an app
   that declares no ``plus_minus`` setting),
   ``pick_color(bgr, xy)`` (click on ``camera_view``, or ``--pick``; by default the
@@ -145,6 +147,10 @@ class App(Subscriber, Tunable):
         raise NotImplementedError
 
     def levels(self) -> dict[str, float]:
+        return {}
+
+    def level_lines(self) -> dict[str, float]:
+        """Levels (0..100) the app judges the audio level by, for the panel's level graph."""
         return {}
 
     def recalibrate(self) -> str | None:

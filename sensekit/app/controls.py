@@ -88,7 +88,13 @@ class Controls:
         xy = view_to_camera(pos[0], pos[1], (w, h), view)
         if xy is None:
             return
-        self.pick_at(xy)
+        if self.pick_at(xy) is None:
+            self._tracks_nothing()
+
+    def _tracks_nothing(self) -> None:
+        """A click or drag in an app that tracks nothing says so (it did nothing, silently)."""
+        self.host.say(f"{self.host.app.name or 'this app'} tracks no object: a click or a drag picks "
+                      f"only in an app that does")
 
     def pick_at(self, xy: tuple[int, int]) -> str | None:
         """Pick the colour at pixel ``xy`` of the latest (mirrored) frame, as a click there does;
@@ -119,7 +125,11 @@ class Controls:
         (x0, y0), (x1, y1) = corners
         box = (min(x0, x1), min(y0, y1), abs(x1 - x0) + 1, abs(y1 - y0) + 1)
         if box[2] >= 2 and box[3] >= 2:
-            self.host.say(self.host.app.pick_region(box))
+            message = self.host.app.pick_region(box)
+            if message is None:
+                self._tracks_nothing()
+            else:
+                self.host.say(message)
 
     def handle_events(self) -> None:
         """Everything pygame queued since the last step."""

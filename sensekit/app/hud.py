@@ -26,10 +26,11 @@ TOAST_S = 2.0
 
 
 def _level(name: str, value: float) -> str:
-    """``level 42``; a name that ends in its unit puts the unit after the number: ``match 96 %``."""
+    """``level 42``; a name that ends in its unit puts the unit after the number: ``match 96 %``,
+    ``gap to target 85 px``."""
     label, _, unit = name.rpartition(" ")
-    if label and unit == "%":
-        return f"{label} {value:.0f} %"
+    if label and unit in ("%", "px"):
+        return f"{label} {value:.0f} {unit}"
     return f"{name} {value:.0f}"
 
 

@@ -221,7 +221,16 @@ def _the_app_class(module: ModuleType, what: str) -> type[App]:
     if len(classes) != 1:
         names = ", ".join(c.__name__ for c in classes) or "none"
         raise ConfigError(f"{what} must define exactly one App subclass, found {names}")
-    return classes[0]
+    return _check_hooks(classes[0], what)
+
+
+def _check_hooks(cls: type[App], what: str) -> type[App]:
+    """``draw`` is the one hook every app must write: without it the first frame would end the
+    run with a traceback (``App.draw`` raises), so the load says so instead."""
+    if cls.draw is App.draw:
+        raise ConfigError(f"{what}: {cls.__name__} must define draw(self, screen), the one hook "
+                          f"every app writes (the others are optional: docs/tutorial.md)")
+    return cls
 
 
 def _load_entry_point(info: AppInfo) -> type[App]:
@@ -235,7 +244,7 @@ def _load_entry_point(info: AppInfo) -> type[App]:
     if isinstance(obj, ModuleType):
         cls = _the_app_class(obj, what)
     elif isinstance(obj, type) and issubclass(obj, App):
-        cls = obj
+        cls = _check_hooks(obj, what)
     else:
         raise ConfigError(f"{what} names {obj!r}, which is neither an App subclass nor a module")
     cls.name = info.name

@@ -48,6 +48,7 @@ KEYS: dict[str, tuple[int, int]] = {
     "+": (pygame.K_PLUS, 0), "-": (pygame.K_MINUS, 0), "r": (pygame.K_r, 0),
     "q": (pygame.K_q, 0), "esc": (pygame.K_ESCAPE, 0), "escape": (pygame.K_ESCAPE, 0),
     "m": (pygame.K_m, 0), "e": (pygame.K_e, 0), "p": (pygame.K_p, 0),          # overlays
+    "b": (pygame.K_b, 0),                      # the silhouette overlay (with --silhouette)
 }
 EPS_S = 1e-9
 
@@ -86,7 +87,7 @@ def parse_keys(text: str) -> tuple[KeyPress, ...]:
     return tuple(sorted(presses, key=lambda p: p.t_s))
 
 
-KEY_NAMES = ("space", "c", "s", "S", "+", "-", "r", "q", "esc", "m", "e", "p")
+KEY_NAMES = ("space", "c", "s", "S", "+", "-", "r", "q", "esc", "m", "e", "p", "b")
 
 
 def _norm(mode: str) -> str:

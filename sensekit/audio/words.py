@@ -82,7 +82,8 @@ def check_in_dictionary(words: tuple[str, ...] | list[str]) -> dict[str, list[st
     missing = [w for w in words if w not in lexicon]
     if missing:
         raise ConfigError(f"not in the recogniser's English dictionary: {clip(', '.join(missing))} "
-                          "(use common English spellings; or teach them as sounds)")
+                          "(use common English spellings, or teach them from takes: sensekit teach "
+                          "words --profile FILE, and run with that --profile)")
     return lexicon
 
 

@@ -149,6 +149,10 @@ def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.Arg
     return parser
 
 
+#: options of ``sensekit`` itself, given before the command
+_GLOBAL_OPTIONS = frozenset({"-q", "--quiet", "-v", "--verbose", "--version"})
+
+
 def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> NoReturn:
     """Arguments no parser took: the error comes from the command's own parser (so it points
     at ``sensekit COMMAND --help``, where its options are), with the closest option names."""
@@ -165,6 +169,9 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: l
             close = close_matches(arg.split("=", 1)[0], known, n=2, cutoff=_OPTION_CUTOFF)
             hints += [c for c in close if c not in hints]
     tail = f"; {did_you_mean(hints, quote=str, sep=' or ')}" if hints else ""
+    mine = [a for a in extra if a in _GLOBAL_OPTIONS or (len(a) > 1 and a[0] == "-" and set(a[1:]) == {"v"})]
+    if mine and command:                    # `sensekit run clapper -q`: an option of sensekit itself
+        tail += f" ({' '.join(mine)} goes before the command: sensekit {' '.join(mine)} {command} ...)"
     target.error(f"unrecognized arguments: {' '.join(extra)}{tail}")
 
 

@@ -5,8 +5,9 @@
 
 SOURCE is anything ``sensekit events`` reads (a recording, a video file, ``camera:0``).
 Each ``--class`` names a gesture and a time range in seconds (repeat a name for several
-ranges). The hand stage runs over the source; every hand seen inside a range is an example
-of that gesture (``sensekit.vision.taught``: normalised landmarks, k nearest neighbours).
+ranges; a range must end within a recording or a video file). The hand stage runs over the
+source; every hand seen inside a range is an example of that gesture (``sensekit.vision.taught``:
+normalised landmarks, k nearest neighbours).
 The model is written as JSON (``--out``) or into a venue profile's ``[taught_gestures]`` table
 (``--profile``; the rest of the file is kept); ``sensekit events SOURCE --hands --gestures
 MODEL.json`` (or ``--profile venue.toml``) then names those gestures in ``gesture`` events,
@@ -26,7 +27,7 @@ from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
 from sensekit.safe_read import clip
 
-__all__ = ["add_parser", "parse_range", "check_overlaps", "main"]
+__all__ = ["add_parser", "parse_range", "check_overlaps", "check_within", "main"]
 
 
 def parse_range(text: str) -> tuple[str, float, float]:
@@ -57,6 +58,24 @@ def check_overlaps(ranges: list[tuple[str, float, float]]) -> None:
             if n1 != n2 and a1 < b2 and a2 < b1:
                 raise ConfigError(f"--class ranges overlap: {n1} {a1:g}-{b1:g} s and {n2} {a2:g}-{b2:g} s "
                                   f"(a hand in both would be taught as both gestures)")
+
+
+def check_within(ranges: list[tuple[str, float, float]], source: Any) -> None:
+    """Every range must end within the source (a replay's or a video file's length; a live
+    source has none and is not checked): ``ConfigError`` naming the first range that does not,
+    with the source's length in seconds and frames."""
+    from sensekit.cli.progress import clip_length_s
+
+    length = clip_length_s(source)
+    if length is None:
+        return
+    fps = getattr(source, "fps", None)
+    frames = getattr(source, "frame_count", None) or getattr(source, "frame_count_hint", None)
+    for name, start, end in ranges:
+        if end > length + 1e-6:
+            size = f"{length:.2f} s" + (f", {frames} frames at {fps:g} fps" if frames and fps else "")
+            raise ConfigError(f"--class {name}={start:g}-{end:g} ends after the source does: "
+                              f"{source.description} is {size}; give ranges within 0-{length:.2f} s")
 
 
 def add_parser(sub: Any) -> None:
@@ -116,6 +135,7 @@ def main(args: argparse.Namespace) -> int:
     ranges = [parse_range(text) for text in args.classes]
     check_overlaps(ranges)
     with open_source(args.source) as source:
+        check_within(ranges, source)
         examples = collect(source, ranges, model=args.hand_model)
     model = TaughtGestures().fit(examples)
     if args.out is not None:

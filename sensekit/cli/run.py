@@ -150,8 +150,6 @@ def main(args: argparse.Namespace) -> int:
 
     _choose_display(args)
     source, note = open_for_app(app_cls, args.source, loop=args.loop or not args.headless)
-    if note:
-        print(note)
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
                          video=args.video, events=args.events, profile=chosen.profile, script=script,
                          hands=bool(getattr(args, "hands", False)),
@@ -165,10 +163,13 @@ def main(args: argparse.Namespace) -> int:
         if options.silhouette:
             _add_silhouette(host.runner.stages)
         apply_chosen(host.tuning, chosen)
-        start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box)
+        start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box,
+                       frame_size=getattr(source, "frame_size", None))
         midi = attach_midi(host.dispatcher, args)                  # --midi
         osc = attach_osc(host.dispatcher, args, tuning=host.tuning,
                          pause=lambda on: setattr(host, "paused", on))
+        if note:      # once the app has set up: an error in the app's own file comes alone
+            print(note, flush=True)
         panel = None
         try:
             if panel_at is not None:

@@ -40,6 +40,7 @@ from sensekit.cli.paths import OutputPath
 from sensekit.cli.tuning import add_setting_flags, add_tuning_arguments, chosen_values, section_values
 from sensekit.errors import ConfigError, SourceError
 from sensekit.validate import check_frame
+from sensekit.vision.motion import HALVES_NOTE
 
 if TYPE_CHECKING:
     from sensekit.capture.base import Source
@@ -260,7 +261,7 @@ def register(subparsers: Subparsers) -> None:
                    metavar="PATH", help="picture to write, .png/.jpg (default %(default)s)")
     p.add_argument("--track-color", metavar="X,Y|#RRGGBB", help="what to track, picked on frame 0")
     p.add_argument("--tolerance", metavar="H[,S,V]", help="HSV tolerance for a colour (`tracker.hue_tolerance` ...)")
-    p.add_argument("--zones", metavar="NAME=X,Y,W,H;...", help="extra motion zones in pixels")
+    p.add_argument("--zones", metavar="NAME=X,Y,W,H;...", help=f"extra motion zones in pixels ({HALVES_NOTE})")
     add_setting_flags(p, ["vision", "tracker", "motion"])
     add_tuning_arguments(p)
     p.set_defaults(func=main)

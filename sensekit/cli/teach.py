@@ -1,4 +1,4 @@
-"""``sensekit teach``: teach sensekit gestures and sounds of your own, from examples.
+"""``sensekit teach``: teach sensekit gestures, sounds and command words of your own, from examples.
 
     sensekit teach gesture SOURCE --class NAME=START-END [...] --out MODEL.json | --profile venue.toml
     sensekit teach sound --profile venue.toml NAME=FILE[,FILE...] [NAME=...]
@@ -21,7 +21,8 @@ __all__ = ["register"]
 
 def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("teach", help="teach gestures, sounds and command words of your own by showing them",
-                              description="Teach sensekit gestures and sounds of your own from examples.")
+                              description="Teach sensekit gestures, sounds and command words of your own from "
+                                          "examples.")
     sub = p.add_subparsers(dest="what", metavar="WHAT", required=True)
     _teach_gesture.add_parser(sub)
     _teach_sound.add_parser(sub)

@@ -9,7 +9,8 @@
     --tolerance H[,S,V]           HSV tolerance for a colour: hue degrees, S and V 0..255
                                   (``tracker.hue_tolerance`` etc.; defaults from the table)
     --motion                      motion / still events
-    --zones "name=x,y,w,h;..."    extra motion zones in pixels (left/right halves always exist)
+    --zones "name=x,y,w,h;..."    extra motion zones in pixels (a zone named left or right
+                                  replaces that half of the frame)
     --blobs                       blobs with ids (blobs, blob_enter/leave, zone_enter/leave events)
     --edges                       edges events
 
@@ -33,7 +34,7 @@ from sensekit.cli.tuning import add_setting_flags, section_values
 from sensekit.errors import ConfigError
 from sensekit.runner import Stage
 from sensekit.vision.color_tracker import ColorTracker, tolerance_settings
-from sensekit.vision.motion import MotionDetector, check_zones, parse_zones
+from sensekit.vision.motion import HALVES_NOTE, MotionDetector, check_zones, parse_zones
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.pipeline import VisionStage
 from sensekit.vision.targets import Target, parse_track_target, target_from_text
@@ -58,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--tolerance", metavar="H[,S,V]", help=_tolerance_help())
     g.add_argument("--motion", action="store_true", help="emit motion / still events")
     g.add_argument("--zones", metavar="NAME=X,Y,W,H;...",
-                   help="extra motion zones in pixels (left and right halves always exist)")
+                   help=f"extra motion zones in pixels ({HALVES_NOTE})")
     g.add_argument("--blobs", action="store_true",
                    help="emit blobs with ids: blobs, blob_enter, blob_leave, zone_enter, zone_leave")
     g.add_argument("--edges", action="store_true", help="emit edges events (edge map for apps)")

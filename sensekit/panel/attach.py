@@ -48,7 +48,8 @@ def app_panel(host: AppHost, address: PanelAddress) -> Panel:
                   info={"title": app.title, "app": app.name, "source": host.source.description,
                         "inputs": _inputs(host.source, host.runner.stages), "mirrored": type(app).mirror,
                         "offered_overlays": offered(host.runner.stages),
-                        "profile": str(host.options.profile_path)})
+                        "profile": str(host.options.profile_path)},
+                  app_lines=app.level_lines)
     panel.start()
     last = [0.0]
 

@@ -13,6 +13,7 @@ modes: ``ConfigError`` from ``start`` when the address cannot be bound.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sensekit.panel.address import PanelAddress
@@ -28,13 +29,15 @@ __all__ = ["Panel"]
 
 class Panel:
     def __init__(self, address: PanelAddress, runner: Any, control: PanelControl, *,
-                 info: dict[str, Any] | None = None, hub: FrameHub | None = None) -> None:
+                 info: dict[str, Any] | None = None, hub: FrameHub | None = None,
+                 app_lines: Callable[[], Mapping[str, float]] | None = None) -> None:
         self.address = address
         self.runner = runner
         self.hub = hub if hub is not None else FrameHub()
         self.telemetry = Telemetry()
         self.commands = CommandQueue(runner.settings_budget)    # one budget with the run's settings
-        self.tap = PanelTap(self.hub, self.telemetry, self.commands, lambda: runner.stages)
+        self.tap = PanelTap(self.hub, self.telemetry, self.commands, lambda: runner.stages,
+                            app_lines=app_lines)
         self.server = PanelServer(address, self.hub, self.telemetry, self.commands, control,
                                   info=dict(info or {}))
 

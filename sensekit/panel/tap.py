@@ -7,7 +7,8 @@ after the stages processed it, on the run's thread:
   are grabbed (``LayerGrabber``), copied and published; otherwise nothing is done;
 - an audio block: the level the first audio stage that measured it shows (``trace(index)``,
   ``sensekit.audio.trace``: no ``level`` event is needed) goes to the graph, its thresholds
-  and noise floor to the graph's lines;
+  and noise floor to the graph's lines, with the lines of ``app_lines`` (an app's own
+  thresholds: ``App.level_lines``);
 - every item: panel requests waiting for the run's thread run (``CommandQueue``);
 - once a second (by ``clock``): the status line, the frame rate and what the stages that
   ``runner.Warns`` say (their typed ``warnings()``; nothing is looked up by attribute name).
@@ -23,7 +24,7 @@ watching: one grab and copy per published frame (~0.1 ms at 320x240) and one loc
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from sensekit.audio.trace import TraceSource
@@ -55,11 +56,13 @@ class PanelTap:
     always_run = True
 
     def __init__(self, hub: FrameHub, telemetry: Telemetry, commands: CommandQueue,
-                 stages: Callable[[], Sequence[Any]], *, clock: Clock | None = None) -> None:
+                 stages: Callable[[], Sequence[Any]], *, clock: Clock | None = None,
+                 app_lines: Callable[[], Mapping[str, float]] | None = None) -> None:
         self.hub = hub
         self.telemetry = telemetry
         self.commands = commands
         self._stages = stages
+        self._app_lines = app_lines
         self._grabber = LayerGrabber()
         #: what the once-a-second status (frame rate, warnings) is timed by
         self.clock: Clock = clock if clock is not None else MonotonicClock()
@@ -95,7 +98,10 @@ class PanelTap:
             trace = stage.trace(index) if isinstance(stage, TraceSource) else None
             if trace is not None:
                 self.telemetry.add_level(trace.t, trace.level)
-                self.telemetry.set_lines(trace.line_levels())
+                lines = trace.line_levels()
+                if self._app_lines is not None:
+                    lines.update(self._app_lines())
+                self.telemetry.set_lines(lines)
                 return
 
     def _frame(self, item: VideoFrame) -> None:

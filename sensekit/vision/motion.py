@@ -33,10 +33,11 @@ changed (the book's semantics otherwise, and no cost). If the frame still mostly
 after compensation, nothing is reported for it. The background model does the same against
 its own samples on every frame.
 
-Zones: ``left`` and ``right`` halves always exist; ``zones_px={"name": (x, y, w, h)}`` adds
-rectangles in pixels, the ``zones`` setting rectangles in fractions 0..1 of the frame (what a
-venue profile stores, so it survives a change of camera). A pixel zone outside the frame
-raises ``ConfigError`` naming it (checked on the first frame when the size is not given).
+Zones: the ``left`` and ``right`` halves of the frame, unless a zone of that name replaces
+one (``HALVES_NOTE``); ``zones_px={"name": (x, y, w, h)}`` adds rectangles in pixels, the
+``zones`` setting rectangles in fractions 0..1 of the frame (what a venue profile stores, so it
+survives a change of camera). A pixel zone outside the frame raises ``ConfigError`` naming it
+(checked on the first frame when the size is not given).
 Events from ``events``: ``motion`` while the amount is at least ``min_amount``, ``still`` once
 after ``still_after_frames`` quiet frames.
 
@@ -71,7 +72,10 @@ from sensekit.vision.exposure import GAIN_TOLERANCE, SATURATED, apply_gain, expo
 from sensekit.vision.noise import median_difference, motion_threshold, sigma_from_median
 from sensekit.vision.stages import box_from_rect
 
-__all__ = ["MotionDetector", "MotionResult", "parse_zones", "check_zones", "fraction_zones_px"]
+__all__ = ["MotionDetector", "MotionResult", "parse_zones", "check_zones", "fraction_zones_px", "HALVES_NOTE"]
+
+#: what the help of every zone option says about the default halves (one wording, one place)
+HALVES_NOTE = "the left and right halves are zones too; a zone named left or right replaces that half"
 
 log = logging.getLogger(__name__)
 
@@ -165,8 +169,8 @@ class MotionDetector(Tunable, section="motion",
     exposure_fraction = setting(0.02, "changed fraction that starts the exposure check (learned "
                                 "threshold)", unit="fraction", lo=0, hi=1)
     zones: Setting[dict[str, Zone]] = setting(
-        {}, "extra zones, name = [x, y, w, h] in fractions of the frame (the left and "
-        "right halves always exist)", unit="fraction")
+        {}, f"extra zones, name = [x, y, w, h] in fractions of the frame ({HALVES_NOTE})",
+        unit="fraction")
 
     def __init__(self, *, zones_px: Mapping[str, Sequence[int]] | None = None,
                  frame_size: tuple[int, int] | None = None,

@@ -46,13 +46,14 @@ class Target:
         return cls("color", color=parse_color(color))
 
     def check_inside(self, size: tuple[int, int] | None) -> None:
-        """A click or box must lie inside a frame of ``size`` (w, h) when the size is known."""
+        """A click or box must lie inside a frame of ``size`` (w, h) when the size is known (the
+        message names the option that gives them: ``--track-color X,Y``, ``--track-box``)."""
         if size is None:
             return
         if self.point is not None:
             x, y = self.point
             if not (0 <= x < size[0] and 0 <= y < size[1]):
-                raise ConfigError(f"click ({x:g}, {y:g}) is outside the {size[0]}x{size[1]} frame")
+                raise ConfigError(f"--track-color {x:g},{y:g} is outside the {size[0]}x{size[1]} frame")
         if self.box is not None:
             check_track_box(self.box, size)
 

@@ -133,3 +133,36 @@ def test_a_display_that_opens_gets_the_window(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "running headless" not in proc.stdout and "display" not in proc.stdout.lower()
     assert (tmp_path / "shot.png").stat().st_size > 5000
+
+
+def test_a_script_with_a_misspelt_event_gets_its_error_alone(tmp_path, capsys, recordings_dir):
+    # the bundled-recording notice used to come first, and the script's error after it
+    if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording not generated yet")
+    app = tmp_path / "balloon.py"
+    app.write_text('from sensekit.app import App\nfrom sensekit.audio.pipeline import AudioStage\n\n\n'
+                   'class Balloon(App):\n    needs = frozenset({"audio"})\n\n'
+                   '    def stages(self):\n        return [AudioStage()]\n\n'
+                   '    def setup(self):\n        self.on("levle", print)\n\n'
+                   '    def draw(self, screen):\n        screen.fill((0, 0, 0))\n')
+    assert main(["run", str(app), "--headless", "--frames", "5"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("sensekit: error: unknown event name 'levle'; did you mean 'level'?")
+    assert len(captured.err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("option, value, said", [
+    ("--track-color", "900,900", "--track-color 900,900 is outside the 320x240 frame"),
+    ("--track-box", "300,200,50,50", "--track-box 300,200,50,50 is not inside the 320x240 frame"),
+])
+def test_a_track_target_outside_the_recording_is_refused_before_the_run(option, value, said, capsys,
+                                                                       recordings_dir):
+    # it was found on the first frame: after the bundled-recording notice, and worded as
+    # "click (900.0, 900.0)" / "box (300.0, 200.0, 50.0, 50.0)", unlike `sensekit events`
+    if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording not generated yet")
+    for argv in (["run", "color_ball", "--headless", "--frames", "3"], ["events", "demo"]):
+        assert main([*argv, option, value]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err == f"sensekit: error: {said}\n", argv

@@ -8,9 +8,26 @@ def test_a_percentage_level_reads_number_then_percent(play):
     """color_ball's and steer's levels are named with their unit ("match %"): the status line
     read "match % 96" and "polarization % 8"."""
     for app, name in (("color_ball", "match"), ("steer", "polarization")):
-        line = play(app, 30).hud.line()
+        host = play(app, 30)
+        if app == "steer":
+            host.app.set_mode("flock flees hand")        # the flock's number, while a flock flies
+        line = host.hud.line()
         assert re.search(rf"\| {name} \d+ %$", line), line
     assert re.search(r"\| level \d+$", play("clapper", 30).hud.line())      # a plain level as before
+
+
+def test_steer_s_status_line_names_what_is_on_screen(play):
+    """Arriving vehicles or wanderers showed the flock's 'polarization 8 %', a flock that was
+    neither moving nor drawn (the number never changed)."""
+    host = play("steer", 60)
+    line = host.hud.line()
+    gap = host.app.state()["mean_gap_to_target"]
+    assert gap is not None and line.endswith(f"| gap to target {gap:.0f} px"), line
+    for mode, tail in (("arrive at motion", r"(\| gap to target \d+ px|lag \d+ ms)$"),
+                       ("wanderers", r"lag \d+ ms$"), ("flock flees people", r"\| polarization \d+ %$")):
+        host.app.set_mode(mode)
+        assert re.search(tail, host.hud.line()), (mode, host.hud.line())
+    assert "polarization" not in line
 
 
 def test_recording_ended_is_said_in_the_title_bar_not_over_the_game(play):

@@ -106,3 +106,16 @@ def test_bad_track_options_are_one_line_errors(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("app", ["motion_paddle", "edge_snow"])
+def test_a_click_or_drag_in_an_app_that_tracks_nothing_says_so(play, app):
+    """The README's "click an object on the camera view to track it": in the apps that track
+    nothing a click or a drag on the picture did nothing and said nothing."""
+    host = play(app, 5)
+    view = host.app.camera_view
+    host.click(view.center)
+    assert host.toast and host.toast[0] == f"{app} tracks no object: a click or a drag picks only in an app that does"
+    host.hud.toast = None
+    host.drag((view.left + 20, view.top + 20), (view.left + 120, view.top + 90))
+    assert host.toast and host.toast[0].startswith(f"{app} tracks no object")

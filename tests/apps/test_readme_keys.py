@@ -85,3 +85,55 @@ def test_every_key_the_readme_names_does_what_it_says(name, tmp_path):
         host.close()
     finally:
         source.close()
+
+
+def test_the_c_key_does_what_the_apps_page_says(play):
+    """docs/apps.md listed `c` among the keys of every app as "recalibrate the noise floor";
+    six of the nine answered "nothing to recalibrate" and steer and collide change mode."""
+    import re
+
+    from tests.markdown_commands import REPO
+
+    text = " ".join((REPO / "docs" / "apps.md").read_text().split())
+    m = re.search(r"`c` measures the noise floor again \(([^)]*)\) or moves to the next mode \(([^)]*)\); "
+                  r"the other apps answer that there is nothing to recalibrate", text)
+    assert m, "docs/apps.md no longer says what `c` does"
+    floor, modes = (set(group.split(", ")) for group in m.groups())
+    for name in BUNDLED:
+        if name == "pinch_toss":
+            continue                             # needs the hands extra to be itself
+        host = play(name, 5)
+        host.press(pygame.K_c)
+        said = host.toast[0] if host.toast else ""
+        if name in floor:
+            assert "noise" in said, (name, said)
+        elif name in modes:
+            assert said.startswith(("behaviour:", "scene:")), (name, said)
+        else:
+            assert said == "nothing to recalibrate", (name, said)
+
+
+def test_a_click_tracks_in_the_apps_the_apps_page_names(play):
+    """docs/apps.md: a click tracks an object in the apps it names; the others say they track
+    none (they used to do nothing, silently)."""
+    import re
+
+    from tests.markdown_commands import REPO
+
+    text = " ".join((REPO / "docs" / "apps.md").read_text().split())
+    m = re.search(r"to track it in the apps that track one \(([^;]*);", text)
+    assert m, "docs/apps.md no longer says which apps track a click"
+    tracking = set(m.group(1).split(", "))
+    for name in BUNDLED:
+        if name == "pinch_toss":
+            continue                             # needs the hands extra to be itself
+        host = play(name, 5)
+        view = host.app.camera_view
+        if view is None:
+            assert name not in tracking, name    # no picture to click
+            continue
+        host.click(view.center)
+        said = host.toast[0] if host.toast else ""
+        assert said.startswith("tracking") == (name in tracking), (name, said)
+        assert said.startswith("tracking") or said.endswith("tracks no object: a click or a drag picks only in "
+                                                             "an app that does"), (name, said)

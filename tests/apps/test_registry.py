@@ -144,6 +144,9 @@ def test_run_an_app_file_by_path_from_another_folder(clean_env, tmp_path, capsys
     ("import no_such_module_here\n\n\nclass Lamp:\n    pass\n",
      "cannot import what it needs: No module named 'no_such_module_here'"),
     ("x = 1\n", "must define exactly one App subclass, found none"),
+    # (a traceback from App.draw's NotImplementedError on the first frame, after the notice)
+    ("from sensekit.app import App\n\n\nclass Lamp(App):\n    needs = frozenset({'audio'})\n",
+     "Lamp must define draw(self, screen), the one hook every app writes"),
 ])
 def test_bad_app_files_are_one_line_errors(clean_env, tmp_path, capsys, content, expected):
     clean_env.chdir(tmp_path)

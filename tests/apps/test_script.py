@@ -18,10 +18,20 @@ def test_parse_keys_sorts_by_time_and_knows_the_host_keys():
     assert parse_keys("ESC@0")[0].key == "esc"
 
 
+def test_every_overlay_key_of_the_window_can_be_scripted():
+    """`b` (the silhouette overlay) worked in the window but --keys refused it."""
+    from sensekit.app.overlay_view import OVERLAY_KEYS
+    from sensekit.app.script import KEYS
+
+    scripted = {code for code, mod in KEYS.values() if not mod}
+    assert set(OVERLAY_KEYS) <= scripted
+    assert parse_keys("b@0.5") == (KeyPress(0.5, "b"),)
+
+
 @pytest.mark.parametrize("text, message", [
     ("c", "KEY@SECONDS (e.g. c@2.0), got 'c'"),
     ("@2", "got '@2'"),
-    ("x@1", "unknown key 'x' in 'x@1'; keys: space c s S + - r q esc m e p"),
+    ("x@1", "unknown key 'x' in 'x@1'; keys: space c s S + - r q esc m e p b"),
     ("c@soon", "the time in 'c@soon' must be seconds >= 0, got 'soon'"),
     ("c@-1", "must be seconds >= 0"),
     ("c@nan", "must be seconds >= 0"),

@@ -129,8 +129,10 @@ def test_words_change_while_running(shared_data):
 
 
 def test_unknown_words_and_bad_input_are_one_line_errors():
-    with pytest.raises(ConfigError, match="not in the recogniser's English dictionary: qzxv"):
+    with pytest.raises(ConfigError, match="not in the recogniser's English dictionary: qzxv") as err:
         VoiceStage({"words": ("left", "qzxv")})
+    # the way to such a word: taught from takes (a taught sound gives `sound` events, not `word`)
+    assert "teach them from takes: sensekit teach words --profile FILE" in str(err.value)
     with pytest.raises(ConfigError, match="needs command words"):
         VoiceStage()
     stage = VoiceStage({"words": ("left",)})

@@ -79,6 +79,17 @@ def test_clicking_the_video_picks_a_colour(process_piece, page):
     assert "tracking the object" in text, text
 
 
+def test_the_picture_s_hint_offers_a_colour_pick_only_where_something_tracks(process_piece, page):
+    """motion_paddle tracks no colour: its page said "Click the picture to pick a colour", and a
+    click answered "motion_paddle does not track a colour"."""
+    hint = "() => document.getElementById('pick-result').textContent"
+    piece = process_piece("run", "motion_paddle", "--headless", "--loop")
+    page.goto(piece.url)
+    _wait_frames(page, 3)
+    assert page.evaluate(hint) == "Drag on the picture to set a zone."
+    assert page.get_attribute("#video", "aria-label") == "live camera view: drag on the picture to set a zone"
+
+
 def test_dragging_sets_what_to_track(process_piece, page):
     piece = process_piece("run", "color_ball", "--headless", "--loop")
     page.goto(piece.url)
@@ -186,6 +197,10 @@ def test_the_readme_screenshot_script_runs(browser, tmp_path):
     assert proc.returncode == 0, proc.stderr
     for png in (out, phone):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    # the phone picture is the phone's first screen (390x844 at 2x), not an 18,878 px strip
+    import struct
+
+    assert struct.unpack(">II", phone.read_bytes()[16:24]) == (780, 1688)
 
 
 def _api_settings(url: str) -> dict[str, Any]:

@@ -141,3 +141,33 @@ def test_the_status_line_says_what_the_stages_warn_through_their_typed_method():
     reads = [n for n in ast.walk(ast.parse(inspect.getsource(tap_module)))
              if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "getattr"]
     assert reads == []                                        # no duck-typing by attribute name
+
+
+def test_an_apps_own_threshold_is_a_line_of_the_level_graph(monkeypatch):
+    # sound_flier's HUD said "climbs above 62" and the panel's graph had no such line
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
+    from sensekit.app.host import AppHost, RunOptions
+    from sensekit.app.registry import load
+    from sensekit.panel import parse_panel_address
+    from sensekit.panel.attach import app_panel
+
+    if not (DEMO / "meta.json").is_file():
+        pytest.skip("bundled recording recordings/demo.skrec not generated (python -m sensekit.synth)")
+    lines = {}
+    for name in ("sound_flier", "clapper"):
+        with ReplaySource(DEMO) as source:
+            host = AppHost(load(name), source, RunOptions(headless=True))
+            panel = app_panel(host, parse_panel_address("127.0.0.1:0", None))
+            try:
+                for _ in range(90):
+                    host.step()
+            finally:
+                panel.close()
+                host.close()
+            lines[name] = panel.telemetry.since().lines
+            if name == "sound_flier":
+                assert host.app.levels()["climbs above"] == pytest.approx(lines[name]["climbs above"], abs=0.01)
+                assert 60 <= lines[name]["climbs above"] <= 70
+    assert lines["sound_flier"].keys() == {"noise floor", "climbs above"}
+    assert "climbs above" not in lines["clapper"] and "clap min level" in lines["clapper"]

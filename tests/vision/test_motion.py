@@ -78,6 +78,25 @@ def test_user_zones_may_redefine_left_and_right():
     assert r.moving and r.zones == {"left": 0.0, "right": 0.0}
 
 
+def _option_help(command: str, option: str) -> str:
+    from sensekit.cli import build_parser
+
+    sub = build_parser(command, lazy=True)._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+    return " ".join(next(a.help for a in sub._actions if option in a.option_strings).split())
+
+
+@pytest.mark.parametrize("command", ["events", "snapshot"])
+def test_zones_help_says_a_zone_named_left_replaces_that_half(command):
+    # the help said "left and right halves always exist" while a zone named left replaced the half
+    md = MotionDetector(method="difference", zones_px={"left": (0, 60, 80, 60)}, frame_size=(160, 120))
+    assert md.zone_boxes["left"] == (0, 60, 80, 60) and md.zone_boxes["right"] == (80, 0, 80, 120)
+    from sensekit.settings.registry import lookup
+
+    for text in (_option_help(command, "--zones"), lookup("motion.zones").help):
+        assert "always" not in text
+        assert "a zone named left or right replaces that half" in text
+
+
 def test_global_lighting_change_is_not_motion():
     rng = np.random.default_rng(2)
     for method in ("difference", "background"):

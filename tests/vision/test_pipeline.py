@@ -185,7 +185,7 @@ def test_build_stages_from_options():
 
 @pytest.mark.parametrize("argv, match", [
     (["--track-color", "#12"], r"--track-color must be X,Y or #RRGGBB, got '#12'"),
-    (["--track-color", "200,10"], r"click \(200, 10\) is outside the 160x120 frame"),
+    (["--track-color", "200,10"], r"--track-color 200,10 is outside the 160x120 frame"),
     (["--motion", "--zones", "door=150,0,20,20"], r"zone 'door' \(150, 0, 20, 20\) is outside"),
     (["--zones", "a=0,0,1,1"], "--zones needs --motion"),
     (["--track-color", "#ff0000", "--track-method", "model"], "--track-method model needs a click point"),

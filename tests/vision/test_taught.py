@@ -151,3 +151,29 @@ def test_a_model_saved_before_the_distances_still_loads_and_answers_the_same():
     probe = hand_features(_hand(rng, SHAPES["heart"], scale=30, at=(5, 5)))
     assert again.predict(probe) == model.predict(probe) == ("heart", 1.0)
     assert np.allclose(again.to_dict()["features"], model.to_dict()["features"], atol=1e-5)
+
+
+def test_a_range_past_the_source_end_names_its_length_and_the_range(tmp_path, capsys):
+    # it was accepted: the hand stage ran over the whole source and taught nothing for the range
+    import cv2
+
+    from sensekit.cli import main
+
+    out = tmp_path / "g.json"
+    argv = ["teach", "gesture", "demo", "--out", str(out)]
+    assert main([*argv, "--class", "star=2-7", "--class", "heart=18-25"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("sensekit: error: --class heart=18-25 ends after the source does: replay:demo.skrec "
+                           "is 20.00 s, 300 frames at 15 fps; give ranges within 0-20.00 s")
+    assert not out.exists()
+    video = tmp_path / "clip.avi"                 # a video file: 12 frames at 6 fps, 2 s
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 6, (64, 48))
+    for i in range(12):
+        writer.write(np.full((48, 64, 3), 20 * i, np.uint8))
+    writer.release()
+    assert main(["teach", "gesture", str(video), "--out", str(out), "--class", "star=1.5-2.5"]) == 2
+    err = capsys.readouterr().err
+    assert "--class star=1.5-2.5 ends after the source does" in err and "is 2.00 s, 12 frames at 6 fps" in err
+    # a range that ends with the source goes on to the hand stage (which may be missing here)
+    main(["teach", "gesture", str(video), "--out", str(out), "--class", "star=1.5-2"])
+    assert "ends after the source" not in capsys.readouterr().err

@@ -45,8 +45,13 @@ function offerOverlays(offered) {
   if (first) $("drag-mode").value = first.value;
   $("drag-row").hidden = !first;
   $("zone-name").closest("label").hidden = !modes.zone;
-  $("pick-result").textContent = "Click the picture to pick a colour" +
-    (first ? `; drag on it to set ${first.value === "zone" ? "a zone" : "what to track"}.` : ".");
+  // a click picks only where a stage tracks (a piece without a tracker answers "does not track")
+  const tracks = offered.includes("box");
+  const drag = first ? `set ${first.value === "zone" ? "a zone" : "what to track"}` : "";
+  const hint = tracks ? "Click the picture to pick a colour" + (first ? `; drag on it to ${drag}.` : ".")
+    : first ? `Drag on the picture to ${drag}.` : "";
+  $("pick-result").textContent = hint;
+  $("video").setAttribute("aria-label", "live camera view" + (hint ? `: ${hint.toLowerCase().replace(/\.$/, "")}` : ""));
 }
 
 function init() {
