@@ -245,6 +245,7 @@ class AppHost:
             self._said_save((None, exc))
             return
         self._saver.start(values, self.options.profile_path)
+        self.say(f"saving venue profile {self.options.profile_path} ...")    # a large one takes seconds
 
     def wait_for_save(self, timeout: float | None = None) -> Path | None:
         """Wait until a save ``Shift+S`` started is written (``close`` does) and say what

@@ -68,6 +68,7 @@ def test_a_second_shift_s_waits_its_turn_and_closing_finishes_the_save(tmp_path)
     try:
         host.tuning.apply_now({"audio.gain": 33.0})
         host.press(pygame.K_s, SHIFT)
+        assert _said(host) == f"saving venue profile {venue} ..."   # said at once
         host.press(pygame.K_s, SHIFT)                       # while the first is being written
         assert _said(host) == "the venue profile is being saved; try again when that is done"
         host.close()                                        # the app exits: the save is done first
