@@ -82,6 +82,7 @@ def test_shift_s_in_an_app_says_it_could_not_save(tmp_path):
         host = AppHost(app_cls, source, RunOptions(headless=True, profile_path=link))
         host.step()
         host.press(pygame.K_s, pygame.KMOD_SHIFT)
+        assert host.wait_for_save() is None     # written off the run's thread
         assert host.toast is not None and host.toast[0].startswith("could not save the profile")
         host.close()
     untouched(tmp_path)

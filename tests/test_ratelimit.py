@@ -150,6 +150,9 @@ def test_an_osc_flood_on_a_running_command_is_a_few_lines_and_counted(tmp_path, 
                 s.sendto(b"/" + b"x" * 5003, ("127.0.0.1", port))
                 if i % 10 == 9:
                     time.sleep(0.01)               # let the server keep up (UDP drops otherwise)
+            # the one good datagram goes 1 s after the flood, once the server has read what the
+            # kernel kept: sent straight after it, a full receive buffer could drop it too
+            time.sleep(1.0)
             s.sendto(good.build().dgram, ("127.0.0.1", port))
         wait_for("OSC: activity.silence_level=30.0")   # the server has handled everything before it
         proc.send_signal(signal.SIGINT)
@@ -164,12 +167,17 @@ def test_an_osc_flood_on_a_running_command_is_a_few_lines_and_counted(tmp_path, 
     osc = [line for line in lines if line.strip().startswith("osc ")]
     assert osc, err
     counts = dict(re.findall(r"(osc_\w+)=(\d+)", osc[0]))
-    # UDP may drop a few datagrams when the machine is busy (the kernel's receive buffer
-    # overflows before the server reads it); every datagram that arrives is counted once.
-    # The exact per-datagram counts are checked in-process above.
+    # The server reads a flood at its CPU share (``CpuPace``); what arrives meanwhile waits in the
+    # kernel's receive buffer and, when that is full, the kernel drops it and counts it
+    # (``osc_dropped``, Linux). How many that is depends on the machine's speed and load (0 to
+    # over a third here), so the test asks for the exact account: every datagram sent is counted
+    # once, as read or as dropped. The per-datagram counts are checked in-process above.
     for kind in ("osc_malformed", "osc_oversized", "osc_rejected"):
-        assert 950 <= int(counts[kind]) <= 1000, osc[0]
+        assert 0 < int(counts[kind]) <= 1000, osc[0]
     assert counts["osc_accepted"] == "1", osc[0]
+    if sys.platform.startswith("linux"):
+        read = sum(int(counts[k]) for k in ("osc_malformed", "osc_oversized", "osc_rejected", "osc_accepted"))
+        assert read + int(counts["osc_dropped"]) == 3 * 1000 + 1, osc[0]
     warnings = [line for line in lines if line.startswith(("OSC: dropped", "OSC: ignored"))]
     assert len(warnings) <= 3 * 5, f"{len(warnings)} warning lines:\n{err[:3000]}"
     assert any("counted, not shown" in line for line in warnings)

@@ -66,6 +66,7 @@ from sensekit.app.hud import Hud
 from sensekit.app.options import RunOptions as RunOptions  # the host's options, imported from here too
 from sensekit.app.outputs import RunOutputs, save_screenshot
 from sensekit.app.overlay_view import OverlayView
+from sensekit.app.profile_saver import ProfileSaver
 from sensekit.capture.base import Source
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import ConfigError, SensekitError
@@ -138,6 +139,7 @@ class AppHost:
         self.dispatcher.on(SourceLost.name, self._on_lost)
         self.dispatcher.on(SourceRestored.name, self._on_restored)
         self.outputs = RunOutputs(self.options, self.dispatcher, self.tuning, step_s=app_cls.step_s)
+        self._saver = ProfileSaver(RunOutputs.write_values)       # Shift+S: the file written off this thread
         self.app.setup()
         self.tuning.baseline()                     # what the app starts with; Shift+S saves changes
         if self.options.script is not None:
@@ -226,15 +228,37 @@ class AppHost:
         return self.outputs.profile_values()
 
     def write_profile(self) -> Path:
-        """Write the venue profile; raises on failure."""
+        """Write the venue profile on this thread; raises on failure."""
         return self.outputs.write_profile()
 
-    def save_profile(self) -> Path | None:
+    def save_profile(self) -> None:
         """Save the run's settings as a venue profile, so the piece comes back tuned next time
-        (``--profile``); says what happened."""
+        (``--profile``). The values are read here, on the run's thread; the file is written on a
+        thread of its own (a large profile takes seconds), one save at a time; what happened is
+        said when it is written (``wait_for_save`` waits for it)."""
+        if self._saver.busy:
+            self.say("the venue profile is being saved; try again when that is done")
+            return
         try:
-            path = self.write_profile()
-        except (OSError, SensekitError) as exc:
+            values = self.profile_values()
+        except SensekitError as exc:
+            self._said_save((None, exc))
+            return
+        self._saver.start(values, self.options.profile_path)
+        self.say(f"saving venue profile {self.options.profile_path} ...")    # a large one takes seconds
+
+    def wait_for_save(self, timeout: float | None = None) -> Path | None:
+        """Wait until a save ``Shift+S`` started is written (``close`` does) and say what
+        happened; the path written, or None (no save in hand, it failed, or ``timeout`` s passed)."""
+        return self._said_save(self._saver.wait(timeout))
+
+    def _said_save(self, outcome: tuple[Path | None, Exception | None] | None) -> Path | None:
+        if outcome is None:
+            return None
+        path, exc = outcome
+        if exc is not None and not isinstance(exc, (OSError, SensekitError)):
+            raise exc                                  # a bug: not a message
+        if exc is not None or path is None:
             self.say(f"could not save the profile: {exc}")
             log.warning("could not save the venue profile: %s", exc)
             return None
@@ -259,6 +283,7 @@ class AppHost:
     def step(self) -> None:
         """One fixed simulation step (unless paused) and one drawing."""
         self.controls.handle_events()
+        self._said_save(self._saver.result())
         for hook in self.step_hooks:
             hook()
         script = self.options.script
@@ -361,7 +386,10 @@ class AppHost:
                          interrupted=interrupted, cpu_s=time.process_time() - cpu0)
 
     def close(self) -> None:
-        self.outputs.close()
+        try:
+            self.wait_for_save()                       # a save Shift+S started is finished first
+        finally:
+            self.outputs.close()
 
 
 def _init_display(headless: bool) -> None:

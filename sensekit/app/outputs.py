@@ -10,7 +10,8 @@
   ``RunOptions.profile_path`` (an existing file is edited in place, comments kept).
 
 Failure modes: ``ConfigError`` for an unwritable ``--video`` path; ``OSError`` or
-``SensekitError`` from ``write_profile`` (``AppHost.save_profile`` turns them into a message).
+``SensekitError`` from ``write_profile`` / ``write_values`` (``AppHost`` turns them into a message:
+``Shift+S`` writes through ``write_values`` on a thread of its own, ``app/profile_saver.py``).
 """
 from __future__ import annotations
 
@@ -78,8 +79,13 @@ class RunOutputs:
 
     def write_profile(self) -> Path:
         """Write the venue profile; raises on failure."""
+        return self.write_values(self.profile_values(), self.options.profile_path)
+
+    @staticmethod
+    def write_values(values: dict[str, Any], path: Path) -> Path:
+        """Write ``values`` (``profile_values``) to the profile at ``path`` (any thread)."""
         from sensekit.profile import save_profile
-        return save_profile(self.profile_values(), self.options.profile_path)
+        return save_profile(values, path)
 
     def close(self) -> None:
         try:

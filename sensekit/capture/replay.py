@@ -14,13 +14,14 @@ What is played:
   segments, a timestamp count that differs from ``frames``, or a WAV shorter
   than ``audio_samples`` raise ``RecordingError`` when the source opens; a
   segment (or version 1 file) that decodes fewer frames than it should raises
-  when the decoder runs out.
+  when the decoder runs out; one deleted during the replay is named as missing.
 - A recording marked **incomplete** (the recorder was killed, or its source
   failed) plays what is intact: version 2 plays every committed segment that
   decodes exactly the frames its name promises (a damaged one is skipped with
   a warning: never a frame with the wrong time), ignores the ``.partial``
   segment a killed recorder leaves, and plays the WAV up to its last patched
-  header; version 1 plays the frames that decode, up to the timestamps.
+  header (a WAV cut short during the replay ends the audio there, with a warning,
+  and the frames play on); version 1 plays the frames that decode, up to the timestamps.
   ``stats()["truncated_frames"]`` counts listed frames that were not played.
 - **Checksums** (``sensekit.capture.checksums``; recordings made since they exist): every
   decoded frame and every stored chunk of samples is compared with its CRC-32. In a complete
@@ -314,10 +315,11 @@ class ReplaySource(Source):
         """The capture of one segment (or of a version 1 video), ``None`` if it cannot decode."""
         cap = open_capture(unit.path)
         if cap is None:
+            what = ("is missing (deleted or moved during the replay)" if not unit.path.is_file()
+                    else "cannot be decoded (is it an FFV1/MKV video?)")
             if self.complete:
-                raise RecordingError(f"'{unit.label}' cannot be decoded "
-                                     "(is it an FFV1/MKV video?)")
-            log.warning("'%s' cannot be decoded; replaying without its frames", unit.label)
+                raise RecordingError(f"'{unit.label}' {what}")
+            log.warning("'%s' %s; replaying without its frames", unit.label, what)
             self._decoded = 0 if not unit.exact else self._decoded
             self._bad_units.add(unit.path)
         return cap
@@ -376,7 +378,13 @@ class ReplaySource(Source):
             f.seek(info.data_offset + start * 2 * ch)
             raw = f.read(count * 2 * ch)
             if len(raw) != count * 2 * ch:
-                raise RecordingError(f"'{self.path.name}/{a['file']}' ended early while reading")
+                what = f"'{self.path.name}/{a['file']}' ended early while reading"
+                if self.complete:
+                    raise RecordingError(what)
+                # incomplete: what is there plays; audio cut short ends there, the frames go on
+                log.warning("%s (at %.2f s of %.2f s: cut during the replay?); the audio ends there",
+                            what, start / rate, n / rate)
+                return
             if self._block_crcs is not None and not self._pcm_ok(start, count):
                 raw = bytes(len(raw))                   # named in a warning, played as silence
             s = int16_to_float(np.frombuffer(raw, dtype="<i2"))

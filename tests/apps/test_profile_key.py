@@ -21,6 +21,7 @@ def test_shift_s_saves_what_the_run_changed_and_a_new_run_starts_from_it(play, t
     host.app.apply_pending()
     assert host.app.sensitivity == 6 and host.toast[0] == "motion_paddle.sensitivity = 6"
     host.press(pygame.K_s, pygame.KMOD_LSHIFT)
+    assert host.wait_for_save() == venue                    # written off the run's thread
     assert "saved venue profile" in host.toast[0]
     text = venue.read_text()
     assert "# kept" in text and "min_motion = 0.02  # mine" in text          # the user's lines stay
@@ -51,6 +52,7 @@ def test_a_click_is_not_a_setting_and_is_not_saved(play, tmp_path):
     assert host.runner.stages[0].tracker.method_in_use == "model"
     assert host.runner.stages[0].tracker.tolerance[0] == 20.0       # the pick kept the tuning
     host.press(pygame.K_s, pygame.KMOD_LSHIFT)
+    host.wait_for_save()
     saved = load_profile(venue)
     assert saved["tracker.hue_tolerance"] == 20.0
     assert "tracker.method" not in saved and "tracker.color" not in saved
@@ -67,6 +69,7 @@ def test_saving_says_where_on_the_terminal_too(play, tmp_path, caplog):
     host = play("clapper", 5, profile_path=venue, screenshot_dir=tmp_path)
     with caplog.at_level(logging.INFO, logger="sensekit"):
         host.press(pygame.K_s, pygame.KMOD_LSHIFT)
+        host.wait_for_save()
         host.press(pygame.K_s)
     shot = next(tmp_path.glob("*.png"))
     assert [r.getMessage() for r in caplog.records] == [f"saved venue profile {venue}", f"saved screenshot {shot}"]

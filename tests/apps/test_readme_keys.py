@@ -65,6 +65,7 @@ def test_every_key_the_readme_names_does_what_it_says(name, tmp_path):
 
         # Shift+S saves the venue profile
         host.press(pygame.K_s, pygame.KMOD_SHIFT)
+        host.wait_for_save()                    # written off the run's thread
         assert profile.is_file() and profile.stat().st_size > 0, (name, host.toast)
 
         # a click on the camera view picks what is there (apps that show the camera)

@@ -4,7 +4,6 @@ the piece stood still while an operator saved."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -20,6 +19,9 @@ def _big_profile(path: Path) -> None:
 
 
 def test_saving_a_large_profile_does_not_stop_the_piece(thread_piece, tmp_path):
+    """While the file is being written the run goes on: the write waits (up to 30 s) until the
+    run has processed 10 more items. Written on the run's thread (before), it could not, however
+    long it waited. No wall-clock bound: the machine's load changes nothing here."""
     venue = tmp_path / "venue.toml"
     _big_profile(venue)
     piece = thread_piece(profile_path=venue, profile=load_profile(venue))
@@ -27,30 +29,22 @@ def test_saving_a_large_profile_does_not_stop_the_piece(thread_piece, tmp_path):
     deadline = time.monotonic() + 10
     while stats.frames + stats.blocks < 20 and time.monotonic() < deadline:
         time.sleep(0.05)
-    longest, done = 0.0, threading.Event()
+    control = piece.panel.server.control
+    write = control.write_profile
+    went_on: list[bool] = []
 
-    def watch() -> None:                                # the longest time no item was processed
-        nonlocal longest
-        last_n, since = stats.frames + stats.blocks, time.monotonic()
-        while not done.is_set():
+    def write_while_the_run_goes_on(values, path):
+        start, until = stats.frames + stats.blocks, time.monotonic() + 30
+        while stats.frames + stats.blocks < start + 10 and time.monotonic() < until:
             time.sleep(0.01)
-            n, now = stats.frames + stats.blocks, time.monotonic()
-            if n != last_n:
-                last_n, since = n, now
-            longest = max(longest, now - since)
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    t0 = time.monotonic()
+        went_on.append(stats.frames + stats.blocks >= start + 10)
+        return write(values, path)
+    control.write_profile = write_while_the_run_goes_on
     request = urllib.request.Request(piece.url + "api/save", data=b"{}", method="POST",
                                      headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=60) as r:
+    with urllib.request.urlopen(request, timeout=90) as r:
         answer = json.loads(r.read())
-    took = time.monotonic() - t0
-    done.set()
-    watcher.join()
     assert answer == {"path": str(venue)}
     assert "threshold" in venue.read_text() and len(venue.read_text()) > 140_000      # kept
-    # before: the run stood still for the whole save (longest == took, 1-5 s here)
-    print(f"save {took:.2f} s, longest stand-still {longest:.2f} s")
-    assert took > 0.3 and longest < max(0.25, took / 3), (longest, took)
+    assert went_on == [True]            # before: the run stood still for the whole save
     assert piece.error is None

@@ -1,0 +1,87 @@
+"""Shift+S writes the venue profile off the run's thread (``app/profile_saver.py``): editing a
+large profile (tomlkit, pure Python) took seconds, all of them inside the key press, so the piece
+stood still for the whole save (the panel's save was moved off the run's thread before)."""
+from __future__ import annotations
+
+import threading
+
+import pygame
+
+from sensekit.app.host import AppHost, RunOptions
+from sensekit.app.outputs import RunOutputs
+from sensekit.app.registry import load
+from sensekit.app.sources import bundled_source
+from sensekit.profile import load_profile
+from tests.apps.conftest import _need_demo
+from tests.panel.test_save_off_thread import _big_profile
+
+SHIFT = pygame.KMOD_LSHIFT
+
+
+def _host(venue):
+    _need_demo()
+    app_cls = load("clapper")
+    source = bundled_source(app_cls)
+    source.open()
+    host = AppHost(app_cls, source, RunOptions(headless=True, profile_path=venue,
+                                               profile=load_profile(venue)))
+    for _ in range(5):
+        host.step()
+    return host, source
+
+
+def _said(host) -> str:
+    return host.toast[0] if host.toast else ""
+
+
+def test_shift_s_with_a_large_profile_does_not_stop_the_piece(tmp_path, monkeypatch):
+    """The file is written off the run's thread, and the app steps on while it is: the write is
+    held until the test has stepped 10 times. Written inside the key press (before), the press
+    itself held the run's thread. No wall-clock bound: the machine's load changes nothing here."""
+    venue = tmp_path / "venue.toml"
+    _big_profile(venue)
+    write, release = RunOutputs.write_values, threading.Event()
+    writers: list[threading.Thread] = []
+
+    def held_write(values, path):
+        writers.append(threading.current_thread())
+        release.wait(10)
+        return write(values, path)
+    monkeypatch.setattr(RunOutputs, "write_values", staticmethod(held_write))
+    host, source = _host(venue)
+    try:
+        host.tuning.apply_now({"audio.gain": 31.0})
+        host.press(pygame.K_s, SHIFT)                       # what the loop does on the key
+        assert _said(host) == f"saving venue profile {venue} ..."
+        for _ in range(10):                                 # the run steps while the file is held
+            host.step()
+        assert _said(host) == f"saving venue profile {venue} ..."
+        assert writers and writers[0] is not threading.current_thread()
+        release.set()
+        assert host.wait_for_save(timeout=60) == venue
+        assert _said(host) == f"saved venue profile {venue}"
+        saved = load_profile(venue)
+        text = venue.read_text()
+        assert saved["audio.gain"] == 31.0 and "threshold" in text and len(text) > 140_000     # kept
+        host.close()
+    finally:
+        release.set()
+        source.close()
+
+
+def test_a_second_shift_s_waits_its_turn_and_closing_finishes_the_save(tmp_path):
+    venue = tmp_path / "venue.toml"
+    _big_profile(venue)
+    host, source = _host(venue)
+    try:
+        host.tuning.apply_now({"audio.gain": 33.0})
+        host.press(pygame.K_s, SHIFT)
+        assert _said(host) == f"saving venue profile {venue} ..."   # said at once
+        host.press(pygame.K_s, SHIFT)                       # while the first is being written
+        assert _said(host) == "the venue profile is being saved; try again when that is done"
+        host.close()                                        # the app exits: the save is done first
+        assert _said(host) == f"saved venue profile {venue}"
+        assert load_profile(venue)["audio.gain"] == 33.0
+        assert host.wait_for_save() is None                 # handed back once
+    finally:
+        source.close()
