@@ -32,8 +32,8 @@ def candidate_route(trees: dict[str, Any], net: dict[str, Any]) -> type:
     """A stand-in for ``clap_floor.FloorRoute`` that scores every burst: the mean of the trees'
     and the net's log-odds."""
     from sensekit.audio.clap_features import TreeModel
-    from sensekit.audio.clap_mlp import MlpModel
-    from sensekit.audio.clap_patch import BurstPatch
+    from sensekit.evaluation.audio.clap_mlp import MlpModel
+    from sensekit.evaluation.audio.clap_patch import BurstPatch
 
     tm = TreeModel(trees)
     mm = MlpModel(net)

@@ -9,7 +9,7 @@ pytest.importorskip("sklearn")
 from sklearn.metrics import roc_auc_score
 from sklearn.neural_network import MLPClassifier
 
-from sensekit.audio.clap_mlp import MlpModel, net_input
+from sensekit.evaluation.audio.clap_mlp import MlpModel, net_input
 from sensekit.evaluation.audio import clap_net as cn
 from sensekit.evaluation.audio.clap_training import SPEECH0, Bursts
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sensekit.audio.clap_patch import CLIP_DB, PATCH_BANDS, PATCH_FRAMES, BurstPatch
+from sensekit.evaluation.audio.clap_patch import CLIP_DB, PATCH_BANDS, PATCH_FRAMES, BurstPatch
 
 
 def noisy_burst(rate: int, *, burst_gain: float = 30.0, seed: int = 3) -> tuple[np.ndarray, int]:

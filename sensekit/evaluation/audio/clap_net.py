@@ -1,6 +1,6 @@
 """Training the fifteenth pass's candidate: a small net on each burst's noise-normalised patch.
 
-The net (scikit-learn's ``MLPClassifier``, exported to ``sensekit.audio.clap_mlp.MlpModel``
+The net (scikit-learn's ``MLPClassifier``, exported to ``sensekit.evaluation.audio.clap_mlp.MlpModel``
 arrays) reads a burst's ``clap_patch.BurstPatch`` (16 bands x 12 frames in dB over each band's
 floor) and, optionally, its 16 burst features. It is trained on exactly the bursts and weights
 of the trees (``clap_training.train``: every augmented copy, the synthetic hard negatives, a
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from sensekit.audio.clap_mlp import MlpModel, net_input
+from sensekit.evaluation.audio.clap_mlp import MlpModel, net_input
 from sensekit.evaluation.audio.clap_training import (
     ORIG_WEIGHT,
     SPEECH0,

@@ -303,7 +303,7 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
     """Stream every clip and its augmented copies; return all judged bursts. ``synth``: the
     kinds of synthetic hard negatives (``SYNTH_CLIPS`` clips each, source ``SYNTH``).
     ``patches``: also each burst's ``clap_patch.BurstPatch`` (``Bursts.P``)."""
-    from sensekit.audio.clap_patch import BurstPatch
+    from sensekit.evaluation.audio.clap_patch import BurstPatch
 
     sources = _Clips(Path(data), synth)
     rows: list[tuple[Any, ...]] = []
