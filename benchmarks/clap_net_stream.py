@@ -64,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--curve-offsets", default="0,517")
     ap.add_argument("--no-curve", action="store_true")
     ap.add_argument("--sources", default="")
+    ap.add_argument("--threshold", type=float, default=None,
+                    help="one threshold for every source instead of the nested ones (NOT a nested "
+                         "choice: splits a candidate's gain between its ranking and its threshold)")
     args = ap.parse_args(argv)
     if not (args.data / "labels.csv").is_file():
         print(f"shared data not found at {args.data}", file=sys.stderr)
@@ -88,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         fold_sc = {s: 0.5 * (tree_sc[s] + np.asarray(got[s]["scores"])[train]) for s in trees}
     nested = cf.nested_thresholds(tb, fold_sc)
+    if args.threshold is not None:
+        nested = {s: args.threshold for s in nested}
     print(f"# {args.mode}: nested thresholds {dict((s, float(v)) for s, v in nested.items())}",
           file=sys.stderr, flush=True)
     sources = sorted(trees) if not args.sources else args.sources.split(",")
