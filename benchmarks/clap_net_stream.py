@@ -51,6 +51,29 @@ def candidate_route(trees: dict[str, Any], net: dict[str, Any]) -> type:
     return Candidate
 
 
+def thresholds(args: argparse.Namespace, trees: dict[str, Any]) -> dict[str, float]:
+    """Each source's threshold: chosen on the other sources' folds (``clap_folds.nested_thresholds``)
+    of the trees or of the mean, from the bursts' held-out scores; or ``--threshold`` for all."""
+    from sensekit.evaluation.audio import clap_folds as cf
+    from sensekit.evaluation.audio import clap_training as ct
+
+    b = ct.collect_cached(args.data, args.cache, patches=True)
+    train = b.variant != ct.SPEECH0
+    tb = ct.Bursts(b.X[train], b.y[train], b.source[train], b.background[train], b.variant[train],
+                   b.clip[train], b.onsets, b.labels)
+    got = json.loads(args.net_folds.read_text())
+    tree_sc = {s: ct.scores(b, trees[s])[train] for s in trees}
+    if args.mode == "trees":
+        fold_sc = tree_sc
+    else:
+        fold_sc = {s: 0.5 * (tree_sc[s] + np.asarray(got[s]["scores"])[train]) for s in trees}
+    nested = {s: float(v) for s, v in cf.nested_thresholds(tb, fold_sc).items()}
+    print(f"# {args.mode}: nested thresholds {nested}", file=sys.stderr, flush=True)
+    if args.threshold is not None:
+        nested = {s: args.threshold for s in nested}
+    return nested
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=SHARED_DATA)
@@ -73,28 +96,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import sensekit.audio.clap_floor as cfl
     from sensekit.audio.clap import ClapDetector
-    from sensekit.evaluation.audio import clap_folds as cf
-    from sensekit.evaluation.audio import clap_training as ct
     from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
     from sensekit.evaluation.audio.evaluate import evaluate, format_sources
 
-    b = ct.collect_cached(args.data, args.cache, patches=True)
-    train = b.variant != ct.SPEECH0
-    tb = ct.Bursts(b.X[train], b.y[train], b.source[train], b.background[train], b.variant[train],
-                   b.clip[train], b.onsets, b.labels)
     trees = json.loads(args.tree_folds.read_text())["models"]
     nets = json.loads(args.net_models.read_text())
-    got = json.loads(args.net_folds.read_text())
-    tree_sc = {s: ct.scores(b, trees[s])[train] for s in trees}
-    if args.mode == "trees":
-        fold_sc = tree_sc
-    else:
-        fold_sc = {s: 0.5 * (tree_sc[s] + np.asarray(got[s]["scores"])[train]) for s in trees}
-    nested = cf.nested_thresholds(tb, fold_sc)
-    if args.threshold is not None:
-        nested = {s: args.threshold for s in nested}
-    print(f"# {args.mode}: nested thresholds {dict((s, float(v)) for s, v in nested.items())}",
-          file=sys.stderr, flush=True)
+    nested = thresholds(args, trees)
     sources = sorted(trees) if not args.sources else args.sources.split(",")
 
     def make_for(source: str) -> Any:
