@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             offsets = [int(v) for v in args.curve_offsets.split(",")]
             points = noise_curve(args.data, offsets=offsets, block=args.block, make_for=make_for,
                                  only_sources=sources)
-            print(f"noise curve: {args.mode}, leave-one-source-out (nested); offsets {offsets}")
+            how = "nested" if args.threshold is None else f"threshold {args.threshold:g} for all: not nested"
+            print(f"noise curve: {args.mode}, leave-one-source-out ({how}); offsets {offsets}")
             print(format_curve(points))
     finally:
         cfl.FloorRoute = original  # type: ignore[misc]
