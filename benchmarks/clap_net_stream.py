@@ -28,9 +28,11 @@ import numpy as np
 from _reference import SHARED_DATA
 
 
-def candidate_route(trees: dict[str, Any], net: dict[str, Any]) -> type:
+def candidate_route(trees: dict[str, Any], net: dict[str, Any], *, alone: bool = False,
+                    expert_first: type | None = None) -> type:
     """A stand-in for ``clap_floor.FloorRoute`` that scores every burst: the mean of the trees'
-    and the net's log-odds."""
+    and the net's log-odds (``alone``: the net's). ``expert_first``: the real ``FloorRoute``,
+    whose noise expert keeps the bursts it takes (the route on)."""
     from sensekit.audio.clap_features import TreeModel
     from sensekit.evaluation.audio.clap_mlp import MlpModel
     from sensekit.evaluation.audio.clap_patch import BurstPatch
@@ -41,13 +43,18 @@ def candidate_route(trees: dict[str, Any], net: dict[str, Any]) -> type:
     class Candidate:
         def __init__(self, rate: int) -> None:
             self._patch = BurstPatch(rate)
-            self.pre = self._patch.pre
+            self._floor = None if expert_first is None else expert_first(rate)
+            self.pre = max(self._patch.pre, 0 if self._floor is None else self._floor.pre)
 
         def score(self, x: np.ndarray, p: int, vals: tuple[float, ...]) -> float | None:
+            if self._floor is not None:
+                e: float | None = self._floor.score(x, p, vals)
+                if e is not None:
+                    return e
             v = np.asarray(vals[1:])
             t = tm.score(v)
             n = float(mm.scores(self._patch(x, p)[None], v[None])[0])
-            return 0.5 * (t + n)
+            return n if alone else 0.5 * (t + n)
     return Candidate
 
 
@@ -65,6 +72,8 @@ def thresholds(args: argparse.Namespace, trees: dict[str, Any]) -> dict[str, flo
     tree_sc = {s: ct.scores(b, trees[s])[train] for s in trees}
     if args.mode == "trees":
         fold_sc = tree_sc
+    elif args.mode == "net":
+        fold_sc = {s: np.asarray(got[s]["scores"])[train] for s in trees}
     else:
         fold_sc = {s: 0.5 * (tree_sc[s] + np.asarray(got[s]["scores"])[train]) for s in trees}
     nested = {s: float(v) for s, v in cf.nested_thresholds(tb, fold_sc).items()}
@@ -81,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree-folds", type=Path, required=True)
     ap.add_argument("--net-folds", type=Path, required=True)
     ap.add_argument("--net-models", type=Path, required=True)
-    ap.add_argument("--mode", choices=("mean", "trees"), default="mean")
+    ap.add_argument("--mode", choices=("mean", "net", "trees"), default="mean")
+    ap.add_argument("--route", action="store_true",
+                    help="the floor route on: its expert (clap_noise_model, which heard every "
+                         "source: not held out) first, as on main")
     ap.add_argument("--block", type=int, default=512)
     ap.add_argument("--offsets", default="0")
     ap.add_argument("--curve-offsets", default="0,517")
@@ -104,16 +116,20 @@ def main(argv: list[str] | None = None) -> int:
     nested = thresholds(args, trees)
     sources = sorted(trees) if not args.sources else args.sources.split(",")
 
+    original = cfl.FloorRoute
+
     def make_for(source: str) -> Any:
-        route = candidate_route(trees[source], nets[source])
+        route = candidate_route(trees[source], nets[source], alone=args.mode == "net",
+                                expert_first=original if args.route else None)
 
         def make() -> ClapDetector:
             if args.mode == "trees":          # main's fold detector, as audio_eval.py makes it
-                return ClapDetector(model=trees[source], threshold=float(nested[source]), noise_route=False)
+                cfl.FloorRoute = original  # type: ignore[misc]
+                return ClapDetector(model=trees[source], threshold=float(nested[source]),
+                                    noise_route=args.route)
             cfl.FloorRoute = route  # type: ignore[misc]
             return ClapDetector(model=trees[source], threshold=float(nested[source]), noise_route=True)
         return make
-    original = cfl.FloorRoute
     try:
         for off in [int(v) for v in args.offsets.split(",")]:
             per = {}
@@ -121,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                 e = evaluate(args.data, block=args.block, offset=off, book=False, only_sources=[s], make=make_for(s))
                 if s in e.sources:
                     per[s] = e.sources[s]
-            print(format_sources(per, title=f"{args.mode} off {off}"))
+            print(format_sources(per, title=f"{args.mode}{' route' if args.route else ''} off {off}"))
             print(flush=True)
         if not args.no_curve:
             offsets = [int(v) for v in args.curve_offsets.split(",")]
