@@ -29,10 +29,11 @@ from _reference import SHARED_DATA
 
 
 def candidate_route(trees: dict[str, Any], net: dict[str, Any], *, alone: bool = False,
-                    expert_first: type | None = None) -> type:
+                    expert_first: type | None = None, threshold: float = 0.0) -> type:
     """A stand-in for ``clap_floor.FloorRoute`` that scores every burst: the mean of the trees'
     and the net's log-odds (``alone``: the net's). ``expert_first``: the real ``FloorRoute``,
-    whose noise expert keeps the bursts it takes (the route on)."""
+    whose noise expert keeps the bursts it takes (the route on), judged at its own threshold
+    as on main (its score plus the detector's ``threshold``)."""
     from sensekit.audio.clap_features import TreeModel
     from sensekit.evaluation.audio.clap_mlp import MlpModel
     from sensekit.evaluation.audio.clap_patch import BurstPatch
@@ -50,7 +51,7 @@ def candidate_route(trees: dict[str, Any], net: dict[str, Any], *, alone: bool =
             if self._floor is not None:
                 e: float | None = self._floor.score(x, p, vals)
                 if e is not None:
-                    return e
+                    return e + threshold
             v = np.asarray(vals[1:])
             t = tm.score(v)
             n = float(mm.scores(self._patch(x, p)[None], v[None])[0])
@@ -120,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def make_for(source: str) -> Any:
         route = candidate_route(trees[source], nets[source], alone=args.mode == "net",
-                                expert_first=original if args.route else None)
+                                expert_first=original if args.route else None,
+                                threshold=float(nested[source]))
 
         def make() -> ClapDetector:
             if args.mode == "trees":          # main's fold detector, as audio_eval.py makes it
