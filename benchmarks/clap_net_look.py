@@ -15,7 +15,7 @@ Usage: .venv/bin/python benchmarks/clap_net_look.py --cache BURSTS.npz [--tree-f
        [--net-folds N.npz] [--jobs 2] [--features both|patch]
   --cache      bursts with patches (collected here when the file does not exist: ~3 min)
   --tree-folds the trees' 14 single-source fits (JSON; fitted and written when missing: ~3 min)
-  --net-folds  the nets' held-out scores and choices (written when missing; ~10-20 min, 2 jobs)
+  --net-folds  the nets' held-out scores, choices and models (written when missing; ~25 min, 2 jobs)
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ NOISY_KINDS = ("white", "pink", "babble")
 _B: Any = None
 
 
-def _net_fold(args: tuple[str, str, int]) -> tuple[str, list[float], list[float], list[int], float, list[float]]:
+def _net_fold(args: tuple[str, str, int]) -> tuple[str, list[float], list[float], list[int], float, dict[str, Any]]:
     from sensekit.evaluation.audio import clap_net as cn
     source, features, epochs = args
     use_f = features == "both"
@@ -44,7 +44,7 @@ def _net_fold(args: tuple[str, str, int]) -> tuple[str, list[float], list[float]
     hidden, alpha, crit = cn.choose_config(_B, source, use_features=use_f, epochs=epochs, progress=say)
     model = cn.fit_net(_B, leave_out=[source], hidden=hidden, alpha=alpha, use_features=use_f, epochs=epochs)
     say(f"{source}: chose {hidden} alpha {alpha}")
-    return source, cn.net_scores(_B, model).tolist(), crit, list(hidden), alpha, []
+    return source, cn.net_scores(_B, model).tolist(), crit, list(hidden), alpha, model
 
 
 def group_masks(b: Any) -> dict[str, np.ndarray]:
@@ -98,8 +98,8 @@ def net_folds(args: argparse.Namespace, sources: list[str], epochs: int) -> dict
             results = pool.map(_net_fold, work, chunksize=1)
     else:
         results = [_net_fold(w) for w in work]
-    for s, sc, crit, hidden, alpha, _ in results:
-        got[s] = {"scores": sc, "crit": crit, "hidden": hidden, "alpha": alpha}
+    for s, sc, crit, hidden, alpha, model in results:
+        got[s] = {"scores": sc, "crit": crit, "hidden": hidden, "alpha": alpha, "model": model}
     if args.net_folds is not None:
         args.net_folds.write_text(json.dumps(got))
     return got

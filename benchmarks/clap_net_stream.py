@@ -11,9 +11,9 @@ the candidate (the floor expert is not used: route off on both sides, as ``audio
 scores folds), and the detector keeps the 0.3 s of history the patch needs.
 
 Usage: .venv/bin/python benchmarks/clap_net_stream.py --cache BURSTS.npz --tree-folds T.json
-       --net-folds N.json --net-models M.json [--mode mean|net|trees] [--offsets 0,517]
-       [--curve-offsets 0,517] [--no-curve] [--sources a,b]
-  (the files written by benchmarks/clap_net_look.py and clap_net.fit_net per fold)
+       --net-folds N.json [--net-models M.json] [--mode mean|net|trees] [--route] [--threshold T]
+       [--offsets 0,517] [--curve-offsets 0,517] [--no-curve] [--sources a,b]
+  (the files written by benchmarks/clap_net_look.py; its N.json keeps each fold's net)
 """
 from __future__ import annotations
 
@@ -90,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, required=True)
     ap.add_argument("--tree-folds", type=Path, required=True)
     ap.add_argument("--net-folds", type=Path, required=True)
-    ap.add_argument("--net-models", type=Path, required=True)
+    ap.add_argument("--net-models", type=Path, default=None,
+                    help="the fold nets (JSON, source -> model); default: --net-folds' own")
     ap.add_argument("--mode", choices=("mean", "net", "trees"), default="mean")
     ap.add_argument("--route", action="store_true",
                     help="the floor route on: its expert (clap_noise_model, which heard every "
@@ -113,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     from sensekit.evaluation.audio.evaluate import evaluate, format_sources
 
     trees = json.loads(args.tree_folds.read_text())["models"]
-    nets = json.loads(args.net_models.read_text())
+    nets = json.loads((args.net_models or args.net_folds).read_text())
+    if args.net_models is None:
+        nets = {s: v["model"] for s, v in nets.items()}
     nested = thresholds(args, trees)
     sources = sorted(trees) if not args.sources else args.sources.split(",")
 
