@@ -67,6 +67,8 @@ AUGMENTATIONS = ("orig", "16k", "8k", "22k", "reverb", "clipped", "eq", "eq_reve
 #: speaker at 0-10 dB): tried, not in AUGMENTATIONS (held out they found more claps in
 #: noise and fired more on other sources' sounds, docs/claps.md); train_clap.py --also
 LOW_SNR = ("lo_white", "lo_pink", "lo_babble", "lo_speech")
+#: one speaker of another source at exactly 0 dB (as ``lo_speech``): for held-out evaluation only
+SPEECH0 = "sp0"
 #: the copies with nothing added (no noise, no other source's sound): ``train(gate_from=CLEAN)``
 CLEAN = ("orig", "16k", "8k", "22k", "reverb", "clipped", "eq", "eq_reverb", "quiet", "fast", "cut")
 SNR_RANGE_DB = (0.0, 30.0)   # noisy copies: the claps' loudest 5 ms RMS over the noise RMS
@@ -175,6 +177,7 @@ class Bursts:
     clip: np.ndarray
     onsets: dict[str, int]   # clip -> number of clap times used for its labels
     labels: dict[str, str]   # clip -> label in labels.csv
+    P: np.ndarray | None = None   # (n, bands, frames) ``clap_patch`` patches (``collect(patches=True)``)
 
 
 _NEUTRAL = {"depth": 1, "base": 0.0, "feature": [[0]], "threshold": [[float("inf")]],
@@ -260,8 +263,8 @@ class _Clips:
                 return None
             y, times = faster(x, rate, onsets, rng)
             return y, rate, times, ""
-        if variant in LOW_SNR:
-            return self.low_snr(variant[3:], c, x, rate, onsets, rng)
+        if variant in LOW_SNR or variant == SPEECH0:
+            return self.low_snr(variant[3:] if variant in LOW_SNR else SPEECH0, c, x, rate, onsets, rng)
         if variant == "cut":                   # the stream starts 2-45 ms before a clap
             if not onsets:
                 return None
@@ -276,14 +279,16 @@ class _Clips:
     def low_snr(self, kind: str, c: Clip, x: np.ndarray, rate: int, onsets: list[float],
                 rng: np.random.Generator) -> tuple[np.ndarray, int, list[float], str]:
         """A clap clip in a reverberant room under noise ``kind`` at 0-15 dB SNR, or under one
-        speaker of another source at 0-10 dB (its plosives are the hard negatives)."""
-        if kind == "speech":
+        speaker of another source at 0-10 dB (its plosives are the hard negatives), or
+        (``SPEECH0``) at exactly 0 dB."""
+        if kind in ("speech", SPEECH0):
+            speech_db = (0.0, 0.0) if kind == SPEECH0 else SPEECH_SNR_DB
             sp = [b for b in self.speech if b.source != c.source]
             one = sp[int(rng.integers(len(sp)))]
             sx = self.at_rate(one.file, rate).astype(np.float64)
             unit = np.resize(np.roll(sx, int(rng.integers(len(sx)))), len(x))
             y = x.astype(np.float64) + unit / (np.sqrt(np.mean(unit ** 2)) + 1e-20) * (
-                clap_loudness(x, rate, onsets) * 10.0 ** (-rng.uniform(*SPEECH_SNR_DB) / 20.0))
+                clap_loudness(x, rate, onsets) * 10.0 ** (-rng.uniform(*speech_db) / 20.0))
             peak = float(np.abs(y).max())
             return np.asarray(y * (0.95 / peak) if peak > 0.95 else y, np.float32), rate, onsets, one.source
         r = reverberate(x, rate, rng)
@@ -294,11 +299,15 @@ class _Clips:
 
 def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
             progress: Callable[[str], None] | None = None,
-            synth: Iterable[str] = SYNTHETIC_KINDS) -> Bursts:
+            synth: Iterable[str] = SYNTHETIC_KINDS, patches: bool = False) -> Bursts:
     """Stream every clip and its augmented copies; return all judged bursts. ``synth``: the
-    kinds of synthetic hard negatives (``SYNTH_CLIPS`` clips each, source ``SYNTH``)."""
+    kinds of synthetic hard negatives (``SYNTH_CLIPS`` clips each, source ``SYNTH``).
+    ``patches``: also each burst's ``clap_patch.BurstPatch`` (``Bursts.P``)."""
+    from sensekit.evaluation.audio.clap_patch import BurstPatch
+
     sources = _Clips(Path(data), synth)
     rows: list[tuple[Any, ...]] = []
+    cut: list[np.ndarray] = []
     counts: dict[str, int] = {}
     for c in sources.clips:
         x, rate = sources.audio[c.file]
@@ -312,6 +321,9 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
             feats = judged_bursts(y, r)
             labels = label_bursts(feats, times) if c.label == "clap" else [0] * len(feats)
             rows.extend((f.vector(), lab, c.source, bg_source, variant, c.file) for f, lab in zip(feats, labels))
+            if patches:
+                bp = BurstPatch(r)
+                cut.extend(bp(y, round(f.t_peak * r)) for f in feats)
         if progress is not None:
             progress(c.file)
     X = np.array([r[0] for r in rows])
@@ -320,25 +332,31 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
         return np.array([r[i] for r in rows])
 
     return Bursts(X, col(1).astype(int), col(2), col(3), col(4), col(5), counts,
-                  {c.file: c.label for c in sources.clips})
+                  {c.file: c.label for c in sources.clips}, np.array(cut) if patches else None)
 
 
 def collect_cached(data: Path, cache: Path | None, *, augment: Iterable[str] = AUGMENTATIONS,
                    progress: Callable[[str], None] | None = None,
-                   synth: Iterable[str] = SYNTHETIC_KINDS) -> Bursts:
+                   synth: Iterable[str] = SYNTHETIC_KINDS, patches: bool = False) -> Bursts:
     """``collect(data)``, kept in ``cache`` (an .npz) when given: read from it when it
     exists, written to it otherwise. Delete the file after changing the features."""
     if cache is not None and Path(cache).is_file():
         z = np.load(cache, allow_pickle=False)
         meta = {k: z[k].tolist() for k in ("on_k", "on_v", "lab_k", "lab_v")}
+        if patches and "P" not in z:
+            raise ValueError(f"{cache} holds no patches: delete it or pass another --cache")
         return Bursts(z["X"], z["y"], z["source"], z["background"], z["variant"], z["clip"],
-                      dict(zip(meta["on_k"], meta["on_v"])), dict(zip(meta["lab_k"], meta["lab_v"])))
-    b = collect(data, augment=augment, progress=progress, synth=synth)
+                      dict(zip(meta["on_k"], meta["on_v"])), dict(zip(meta["lab_k"], meta["lab_v"])),
+                      z.get("P"))
+    b = collect(data, augment=augment, progress=progress, synth=synth, patches=patches)
     if cache is not None:
-        np.savez_compressed(cache, X=b.X, y=b.y, source=b.source, background=b.background,
-                            variant=b.variant, clip=b.clip, on_k=list(b.onsets),
-                            on_v=list(b.onsets.values()), lab_k=list(b.labels),
-                            lab_v=list(b.labels.values()))
+        arrays: dict[str, Any] = {"X": b.X, "y": b.y, "source": b.source, "background": b.background,
+                  "variant": b.variant, "clip": b.clip, "on_k": np.array(list(b.onsets)),
+                  "on_v": np.array(list(b.onsets.values())), "lab_k": np.array(list(b.labels)),
+                  "lab_v": np.array(list(b.labels.values()))}
+        if b.P is not None:
+            arrays["P"] = b.P
+        np.savez_compressed(cache, **arrays)
     return b
 
 
