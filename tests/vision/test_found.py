@@ -1,0 +1,82 @@
+"""``color_found`` after the object went (sensekit.evaluation.vision.comeback): scripts on hand-made
+tracks, scoring, and the tracker on real clips: found on the object, not on a look-alike."""
+from __future__ import annotations
+
+import numpy as np
+
+from sensekit.evaluation.vision.comeback import (CUT_AT, Script, Step, cover_script, cut_script, pan_script,
+                                                 render, score_run, walk_script)
+from sensekit.evaluation.vision.leave import outside_share, pan_plan, still_plan
+
+
+def _still(n: int, box=(60.0, 70.0, 20.0, 20.0)) -> np.ndarray:
+    return np.tile(box, (n, 1))
+
+
+def test_a_cut_away_and_back_resumes_the_first_clip_as_it_is_by_then():
+    truth = _still(120)
+    gone = cut_script("a", truth, "b", 200, (400, 160), hold=45)
+    assert gone is not None and gone.back is None and gone.gone == CUT_AT
+    assert [s.clip for s in gone.steps] == ["a"] * CUT_AT + ["b"] * 45
+    assert all(s.truth is None for s in gone.steps[CUT_AT:])
+    back = cut_script("a", truth, "b", 200, (400, 160), back_after=20, hold=45)
+    assert back is not None and back.back == CUT_AT + 20
+    assert [s.frame for s in back.steps[CUT_AT + 20:CUT_AT + 22]] == [CUT_AT + 20, CUT_AT + 21]
+    assert back.steps[back.back].truth == (60.0, 70.0, 20.0, 20.0)
+    assert cut_script("a", truth[:40], "b", 200, (400, 160), back_after=20) is None     # nothing to come back to
+
+
+def test_a_card_covers_the_object_and_is_removed():
+    truth = _still(120)
+    s = cover_script("a", truth, back=True)
+    assert s is not None and s.back == CUT_AT + 20
+    assert s.steps[CUT_AT].card == (60.0, 70.0, 20.0, 20.0) and s.steps[CUT_AT].truth is None
+    assert s.steps[s.back].card is None and s.steps[s.back].truth is not None
+    frames = {"a": [np.full((160, 400, 3), 200, np.uint8)] * 120}
+    covered = render(s.steps[CUT_AT], frames, (400, 160))
+    assert covered[70:90, 60:80].max() == 60 and covered[0, 0, 0] == 200
+
+
+def test_a_pan_away_holds_or_pans_back_and_follows():
+    truth = _still(200)
+    plan = pan_plan(truth, (400, 160), direction="right", speed_px=4, start=30)
+    assert plan is not None
+    held = pan_script("a", truth, plan, (400, 160), back=False, hold=45)
+    assert held is not None and held.back is None and len(held.steps) == plan.out + 46
+    assert all(s.truth is None for s in held.steps[plan.out:])
+    back = pan_script("a", truth, plan, (400, 160), back=True)
+    assert back is not None and back.away == plan.out and back.back is not None and back.back > plan.out
+    w = [s.window for s in back.steps]
+    assert w[back.back] is not None and outside_share(truth[back.back], w[back.back]) == 0
+    assert back.steps[back.back - 1].truth is not None or back.back == plan.out + 1   # it comes in over the edge
+    assert w[-1] is not None and w[-1][0] < w[len(plan.windows) - 1][0]               # panned back left
+
+
+def test_a_walk_out_followed_back():
+    x = np.concatenate([np.full(40, 20.0), 20.0 + 3 * np.arange(1, 161)])
+    truth = np.stack([x, np.full(200, 60.0), np.full(200, 10.0), np.full(200, 10.0)], -1)
+    plan = still_plan(truth, (400, 160), fraction=0.25)
+    assert plan is not None
+    s = walk_script("a", truth, plan, (400, 160), back=True)
+    assert s is not None and s.back is not None and s.back > plan.out
+    assert s.steps[s.back].truth is not None
+
+
+def _script(n: int, gone: int, back: int | None, truth_from: int | None) -> Script:
+    box = (10.0, 10.0, 20.0, 20.0)
+    steps = [Step("a", k, truth=box if k < gone or (truth_from is not None and k >= truth_from) else None)
+             for k in range(n)]
+    return Script("t", steps, gone, back)
+
+
+def test_score_counts_founds_off_the_object_as_false_and_times_the_true_one():
+    s = _script(60, 20, 40, 40)
+    events = [(22, "lost", None), (25, "found", (200.0, 200.0, 20.0, 20.0)),     # not in view: false
+              (30, "lost", None), (41, "found", (100.0, 10.0, 20.0, 20.0)),      # in view, elsewhere: false
+              (44, "lost", None), (47, "found", (12.0, 10.0, 20.0, 20.0))]       # on it: re-found
+    r = score_run(events, s)
+    assert not r.lost_before and r.lost
+    assert r.false_found == [25, 41]
+    assert r.delay == 7 and r.first_false == 3
+    assert score_run([(5, "lost", None)], s).lost_before
+    assert score_run([(22, "lost", None)], s).delay is None
