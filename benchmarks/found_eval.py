@@ -42,11 +42,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.errors import ConfigError, SourceError
-from sensekit.evaluation.vision.comeback import (RunScore, Script, cover_script, cut_script, pan_script, render,
-                                                 score_run, walk_script)
+from sensekit.evaluation.vision.comeback import Script, cover_script, cut_script, pan_script, run_script, walk_script
 from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, frames_of, load_clip
 from sensekit.evaluation.vision.leave import DIRECTIONS, pan_plan, still_plan
-from sensekit.events import ColorFound, ColorLost
 
 SPEEDS_PX = (4.0, 16.0)        # as track_eval.py --loss
 BACK_AFTER = 20                # frames cut away before cutting back
@@ -75,24 +73,6 @@ def scripts(name: str, truths: dict[str, np.ndarray], lengths: dict[str, int],
     return [(a, b, s) for a, b, s in out if s is not None]
 
 
-def run(tracker, script: Script, frames: dict, size: tuple[int, int], how: str) -> RunScore:
-    """Pick on the script's first frame (centre click or true box), step through the rest."""
-    first = render(script.steps[0], frames, size)
-    box = script.steps[0].truth
-    assert box is not None
-    if how == "click":
-        tracker.pick(first, box[0] + box[2] / 2, box[1] + box[3] / 2)
-    else:
-        tracker.pick_box(first, box)
-    events = []
-    for k in range(1, len(script.steps)):
-        for e in tracker.step(render(script.steps[k], frames, size), k / 30):
-            if isinstance(e, (ColorLost, ColorFound)):
-                events.append((k, "lost" if isinstance(e, ColorLost) else "found",
-                               tracker.last.box if tracker.last is not None and tracker.last.found else None))
-    return score_run(events, script)
-
-
 def evaluate(folder: Path, names: list[str], settings: dict[str, object], verbose: bool = False) -> list[dict]:
     """Every run of every clip as a dict (clip, arm, back, label, how, and ``RunScore``'s fields)."""
     from sensekit.vision.color_tracker import ColorTracker
@@ -111,7 +91,7 @@ def evaluate(folder: Path, names: list[str], settings: dict[str, object], verbos
         size = (first.shape[1], first.shape[0])
         for arm, back, script in scripts(name, truths, lengths, size):
             for how in ("click", "box"):
-                r = run(ColorTracker(**settings), script, all_frames, size, how)
+                r = run_script(ColorTracker(**settings), script, all_frames, size, how)
                 row = {"clip": name, "arm": arm, "back": back, "label": script.label, "how": how,
                        "gone": script.gone, "back_at": script.back, **asdict(r)}
                 rows.append(row)

@@ -97,6 +97,19 @@ class ModelSettings:
                            lo=0, hi=100)
     lost_below = setting(0.3, "model confidence below which the object is lost", lo=0, hi=1)
     found_above = setting(0.45, "model confidence above which it is found again", lo=0, hi=1)
+    refind_radius = setting(
+        100.0, "while lost, how far from where it was last seen the object is looked for at first (model)",
+        unit="box sizes", lo=0.1, hi=100)
+    refind_widen = setting(0.0, "how fast that reach grows while lost (model)", unit="box sizes/frame",
+                           lo=0, hi=100)
+    refind_edge = setting(
+        0.0, "an object lost over the picture's edge is looked for only this near the edges until a new "
+        "view (its centre within half a box plus this of an edge; 0: everywhere) (model)", unit="box sizes",
+        lo=0, hi=100)
+    refind_ratio = setting(
+        0.0, "while lost, a window is found again only if its similarity to the pick is at least this share "
+        "of the object's typical one while tracked (the median of its last tracked frames; 0: off) (model)",
+        lo=0, hi=2)
     appearance_below = setting(0.45, "similarity of the box's colours to the picked object's below which "
                                "it is lost (model)", lo=0, hi=1)
     appearance_found = setting(0.55, "similarity to the picked object's colours above which it is found "
@@ -166,16 +179,22 @@ class ColorModel:
         s = self.ho + self.hs
         self.prob_lut = np.where(s > 1e-9, self.ho / np.maximum(s, 1e-9), 0.5).astype(np.float32)
 
-    def update(self, frame: np.ndarray, *, search_all: bool, lost: bool, at_least: float = 0.0) -> MaskMatch:
+    def update(self, frame: np.ndarray, *, search_all: bool, lost: bool, at_least: float = 0.0,
+               reach: float | None = None, edge_band: float | None = None) -> MaskMatch:
         """Find the object in ``frame``: near the last position, or everywhere with
-        ``search_all``; ``lost`` raises the bar to ``found_above``; ``at_least`` raises the
-        appearance bar further (a view that changed at once, see ``ColorTracker``)."""
+        ``search_all`` (within ``reach`` box sizes of the last position when given; with
+        ``edge_band``, only centres within half a box plus that many box sizes of an edge); ``lost``
+        raises the bar to ``found_above``; ``at_least`` raises the appearance bar further (a view
+        that changed at once, see ``ColorTracker``)."""
         assert self.prob_lut is not None and self.ho is not None and self.hs is not None
         cfg = self.settings
         fh, fw = frame.shape[:2]
         sigma: float | None
         if search_all:
             X0, Y0, X1, Y1 = 0, 0, fw, fh                          # search everywhere
+            if reach is not None:                                  # ... within reach of the last position
+                X0, Y0, X1, Y1 = _clip_rect(self.cx, self.cy, self.w * (1 + 2 * reach),
+                                            self.h * (1 + 2 * reach), fw, fh)
             sigma = None
         else:
             sw = self.w * (1 + 2 * cfg.search)
@@ -197,6 +216,12 @@ class ColorModel:
             score = mean * wy[:, None] * wx[None, :]
         else:
             score = mean
+        if edge_band is not None:          # lost over the edge: it comes back over an edge
+            xs = np.arange(X0, X1, dtype=np.float32)
+            ys = np.arange(Y0, Y1, dtype=np.float32)
+            mx, my = (0.5 + edge_band) * self.w, (0.5 + edge_band) * self.h
+            near = ((ys <= my) | (ys >= fh - my))[:, None] | ((xs <= mx) | (xs >= fw - mx))[None, :]
+            score = np.where(near, mean, np.float32(-1))
         iy, ix = np.unravel_index(int(np.argmax(score)), score.shape)
         conf = float(mean[iy, ix])
         ncx = X0 + ix + (0.5 if bw % 2 == 0 else 0.0)

@@ -89,6 +89,7 @@ Errors: a click outside the frame, a bad colour string or tolerance raise ``Conf
 """
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Sequence
 
@@ -111,6 +112,9 @@ from sensekit.vision.view_change import ViewChange
 __all__ = ["ColorTracker", "TrackResult", "parse_tolerance", "tolerance_settings"]
 
 Method = Literal["exact", "hsv", "model"]
+
+#: tracked frames whose similarity to the pick make the typical one (``refind_ratio``)
+SIMILARITY_FRAMES = 60
 
 
 @dataclass(frozen=True)
@@ -251,6 +255,12 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.view = ViewChange()
         #: the similarity to the pick of the last frame tracked (model)
         self.appearance_before = 0.0
+        #: the similarity to the pick of the last ``SIMILARITY_FRAMES`` frames tracked (model)
+        self.tracked_similarity: deque[float] = deque(maxlen=SIMILARITY_FRAMES)
+        #: the model's box touched the picture's edge when the object was lost (``refind_edge``)
+        self.lost_over_edge = False
+        #: the last frame's view changed at once (``view_change``, model)
+        self.view_changed = False
 
     # -- settings -------------------------------------------------------------
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
@@ -384,6 +394,8 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.lost = False
         self.misses = 0
         self.appearance_before = 1.0
+        self.tracked_similarity.clear()
+        self.lost_over_edge = False
         self.view.reset()
         self.view.update(frame)
         if self.smoother is not None:
@@ -391,6 +403,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
 
     def _update_model(self, frame: np.ndarray) -> MaskMatch:
         cut = self.view.update(frame) > self.cut_above
+        self.view_changed = cut
         if cut and not self.lost and self.misses == 0:
             # Most of the picture changed at once: the box must match the pick (searched for in
             # the whole frame, at the found bars) about as well as before, or it is lost now.
@@ -399,10 +412,21 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             if not match[0]:
                 self.misses = max(self.misses, self.lost_after_frames - 1)
         else:
-            match = self.model.update(frame, search_all=self.lost or self.misses >= self.lost_after_frames,
-                                      lost=self.lost)
+            searching = self.lost or self.misses >= self.lost_after_frames
+            reach = None
+            if searching and self.refind_radius < 100:
+                reach = self.refind_radius + self.refind_widen * max(0, self.misses - self.lost_after_frames)
+            at_least = 0.0
+            if searching and self.refind_ratio > 0 and self.tracked_similarity:
+                at_least = self.refind_ratio * float(np.median(self.tracked_similarity))
+            if cut:
+                self.lost_over_edge = False        # a new view: it may be anywhere
+            band = self.refind_edge if searching and self.lost_over_edge and self.refind_edge > 0 else None
+            match = self.model.update(frame, search_all=searching, lost=self.lost, reach=reach, at_least=at_least,
+                                      edge_band=band)
         if match[0]:
             self.appearance_before = self.model.appearance
+            self.tracked_similarity.append(self.model.appearance)
             self.last_mask = self.model.last_mask
             self.last_mask_origin = self.model.last_mask_origin
         if self.refiner is not None:
@@ -464,10 +488,19 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         else:
             self.misses += 1
             cx, cy = (self.last.cx, self.last.cy) if self.last is not None else (0.0, 0.0)
+            if self.misses == self.lost_after_frames and self.method_in_use == "model":
+                self.lost_over_edge = self._at_edge(frame) and not self.view_changed
         result = TrackResult(found, box, union, float(cx), float(cy), float(raw_cx), float(raw_cy),
                              int(area), float(conf))
         self.last = result
         return result
+
+    def _at_edge(self, frame: np.ndarray) -> bool:
+        """Whether the model's last box comes within a quarter of its size of the frame's edge."""
+        m = self.model
+        fh, fw = frame.shape[:2]
+        return bool(m.cx - 0.75 * m.w <= 0 or m.cx + 0.75 * m.w >= fw or m.cy - 0.75 * m.h <= 0
+                    or m.cy + 0.75 * m.h >= fh)
 
     def coverage(self, frame_px: int) -> float:
         """The share of a frame of ``frame_px`` pixels the last match covers: the matching pixels

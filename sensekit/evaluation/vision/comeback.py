@@ -36,9 +36,11 @@ import numpy as np
 
 from sensekit.evaluation.vision.evaluate import iou
 from sensekit.evaluation.vision.leave import LeavePlan, outside_share, view, view_box
+from sensekit.events import ColorFound, ColorLost
+from sensekit.vision.color_tracker import ColorTracker
 
 __all__ = ["Step", "Script", "cut_script", "cover_script", "pan_script", "walk_script", "render",
-           "RunScore", "score_run", "CUT_AT", "COVER_FRAMES"]
+           "RunScore", "score_run", "run_script", "CUT_AT", "COVER_FRAMES"]
 
 CUT_AT = 30             # frames of the first clip before a cut or a card
 COVER_FRAMES = 20       # frames the card stays on in the "back" arm
@@ -214,3 +216,26 @@ def score_run(events: Sequence[tuple[int, str, BoxF | None]], script: Script) ->
             delay = k - script.back
     first_false = false[0] - lost_at[0] if false and lost_at else None
     return RunScore(lost_before, bool(lost_at), false, delay, first_false, founds)
+
+
+def run_script(tracker: ColorTracker, script: Script, frames: dict[str, list[np.ndarray]], size: tuple[int, int],
+               how: str) -> RunScore:
+    """Pick on the script's first frame (``how``: ``"click"`` at the true box's centre, or
+    ``"box"``: the true box), step through the rest and score it (``score_run``)."""
+    first = render(script.steps[0], frames, size)
+    box = script.steps[0].truth
+    if box is None:
+        raise ValueError(f"script {script.label!r} starts without the object in view")
+    if how == "click":
+        tracker.pick(first, box[0] + box[2] / 2, box[1] + box[3] / 2)
+    else:
+        tracker.pick_box(first, box)
+    events: list[tuple[int, str, BoxF | None]] = []
+    for k in range(1, len(script.steps)):
+        for e in tracker.step(render(script.steps[k], frames, size), k / 30):
+            if isinstance(e, (ColorLost, ColorFound)):
+                last = tracker.last
+                found = last.box if last is not None and last.found else None
+                events.append((k, "lost" if isinstance(e, ColorLost) else "found",
+                               None if found is None else _box(found)))
+    return score_run(events, script)
