@@ -103,8 +103,8 @@ class ModelSettings:
     refind_widen = setting(0.0, "how fast that reach grows while lost (model)", unit="box sizes/frame",
                            lo=0, hi=100)
     refind_edge = setting(
-        0.0, "an object lost over the picture's edge is looked for only this near the edges until a new "
-        "view (its centre within half a box plus this of an edge; 0: everywhere) (model)", unit="box sizes",
+        0.0, "an object lost over the picture's edge is looked for only this near that edge until a new "
+        "view (its centre within half a box plus this of it; 0: everywhere) (model)", unit="box sizes",
         lo=0, hi=100)
     refind_ratio = setting(
         0.0, "while lost, a window is found again only if its similarity to the pick is at least this share "
@@ -180,10 +180,12 @@ class ColorModel:
         self.prob_lut = np.where(s > 1e-9, self.ho / np.maximum(s, 1e-9), 0.5).astype(np.float32)
 
     def update(self, frame: np.ndarray, *, search_all: bool, lost: bool, at_least: float = 0.0,
-               reach: float | None = None, edge_band: float | None = None) -> MaskMatch:
+               reach: float | None = None, edge_band: float | None = None,
+               edges: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> MaskMatch:
         """Find the object in ``frame``: near the last position, or everywhere with
         ``search_all`` (within ``reach`` box sizes of the last position when given; with
-        ``edge_band``, only centres within half a box plus that many box sizes of an edge); ``lost``
+        ``edge_band``, only centres within half a box plus that many box sizes of one of the
+        ``edges``: left, right, top, bottom); ``lost``
         raises the bar to ``found_above``; ``at_least`` raises the appearance bar further (a view
         that changed at once, see ``ColorTracker``)."""
         assert self.prob_lut is not None and self.ho is not None and self.hs is not None
@@ -220,7 +222,9 @@ class ColorModel:
             xs = np.arange(X0, X1, dtype=np.float32)
             ys = np.arange(Y0, Y1, dtype=np.float32)
             mx, my = (0.5 + edge_band) * self.w, (0.5 + edge_band) * self.h
-            near = ((ys <= my) | (ys >= fh - my))[:, None] | ((xs <= mx) | (xs >= fw - mx))[None, :]
+            left, right, top, bottom = edges
+            near = (((ys <= my) & top) | ((ys >= fh - my) & bottom))[:, None] | \
+                (((xs <= mx) & left) | ((xs >= fw - mx) & right))[None, :]
             score = np.where(near, mean, np.float32(-1))
         iy, ix = np.unravel_index(int(np.argmax(score)), score.shape)
         conf = float(mean[iy, ix])

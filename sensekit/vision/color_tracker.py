@@ -115,6 +115,7 @@ Method = Literal["exact", "hsv", "model"]
 
 #: tracked frames whose similarity to the pick make the typical one (``refind_ratio``)
 SIMILARITY_FRAMES = 60
+_NO_EDGE = (False, False, False, False)
 
 
 @dataclass(frozen=True)
@@ -257,8 +258,9 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.appearance_before = 0.0
         #: the similarity to the pick of the last ``SIMILARITY_FRAMES`` frames tracked (model)
         self.tracked_similarity: deque[float] = deque(maxlen=SIMILARITY_FRAMES)
-        #: the model's box touched the picture's edge when the object was lost (``refind_edge``)
-        self.lost_over_edge = False
+        #: the picture's edges (left, right, top, bottom) the model's box touched when the object
+        #: was lost (``refind_edge``)
+        self.lost_over_edge = _NO_EDGE
         #: the last frame's view changed at once (``view_change``, model)
         self.view_changed = False
 
@@ -395,7 +397,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.misses = 0
         self.appearance_before = 1.0
         self.tracked_similarity.clear()
-        self.lost_over_edge = False
+        self.lost_over_edge = _NO_EDGE
         self.view.reset()
         self.view.update(frame)
         if self.smoother is not None:
@@ -420,10 +422,10 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             if searching and self.refind_ratio > 0 and self.tracked_similarity:
                 at_least = self.refind_ratio * float(np.median(self.tracked_similarity))
             if cut:
-                self.lost_over_edge = False        # a new view: it may be anywhere
-            band = self.refind_edge if searching and self.lost_over_edge and self.refind_edge > 0 else None
+                self.lost_over_edge = _NO_EDGE     # a new view: it may be anywhere
+            band = self.refind_edge if searching and any(self.lost_over_edge) and self.refind_edge > 0 else None
             match = self.model.update(frame, search_all=searching, lost=self.lost, reach=reach, at_least=at_least,
-                                      edge_band=band)
+                                      edge_band=band, edges=self.lost_over_edge)
         if match[0]:
             self.appearance_before = self.model.appearance
             self.tracked_similarity.append(self.model.appearance)
@@ -489,18 +491,19 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             self.misses += 1
             cx, cy = (self.last.cx, self.last.cy) if self.last is not None else (0.0, 0.0)
             if self.misses == self.lost_after_frames and self.method_in_use == "model":
-                self.lost_over_edge = self._at_edge(frame) and not self.view_changed
+                self.lost_over_edge = _NO_EDGE if self.view_changed else self._edges(frame)
         result = TrackResult(found, box, union, float(cx), float(cy), float(raw_cx), float(raw_cy),
                              int(area), float(conf))
         self.last = result
         return result
 
-    def _at_edge(self, frame: np.ndarray) -> bool:
-        """Whether the model's last box comes within a quarter of its size of the frame's edge."""
+    def _edges(self, frame: np.ndarray) -> tuple[bool, bool, bool, bool]:
+        """The frame's edges (left, right, top, bottom) the model's last box comes within a
+        quarter of its size of."""
         m = self.model
         fh, fw = frame.shape[:2]
-        return bool(m.cx - 0.75 * m.w <= 0 or m.cx + 0.75 * m.w >= fw or m.cy - 0.75 * m.h <= 0
-                    or m.cy + 0.75 * m.h >= fh)
+        return (bool(m.cx - 0.75 * m.w <= 0), bool(m.cx + 0.75 * m.w >= fw), bool(m.cy - 0.75 * m.h <= 0),
+                bool(m.cy + 0.75 * m.h >= fh))
 
     def coverage(self, frame_px: int) -> float:
         """The share of a frame of ``frame_px`` pixels the last match covers: the matching pixels
