@@ -97,17 +97,12 @@ class ModelSettings:
                            lo=0, hi=100)
     lost_below = setting(0.3, "model confidence below which the object is lost", lo=0, hi=1)
     found_above = setting(0.45, "model confidence above which it is found again", lo=0, hi=1)
-    refind_radius = setting(
-        100.0, "while lost, how far from where it was last seen the object is looked for at first (model)",
-        unit="box sizes", lo=0.1, hi=100)
-    refind_widen = setting(0.0, "how fast that reach grows while lost (model)", unit="box sizes/frame",
-                           lo=0, hi=100)
     refind_edge = setting(
-        0.0, "an object lost over the picture's edge is looked for only this near that edge until a new "
+        1.0, "an object lost over the picture's edge is looked for only this near that edge until a new "
         "view (its centre within half a box plus this of it; 0: everywhere) (model)", unit="box sizes",
         lo=0, hi=100)
     refind_ratio = setting(
-        0.0, "while lost, a window is found again only if its similarity to the pick is at least this share "
+        0.7, "while lost, a window is found again only if its similarity to the pick is at least this share "
         "of the object's typical one while tracked (the median of its last tracked frames; 0: off) (model)",
         lo=0, hi=2)
     appearance_below = setting(0.45, "similarity of the box's colours to the picked object's below which "
@@ -180,11 +175,10 @@ class ColorModel:
         self.prob_lut = np.where(s > 1e-9, self.ho / np.maximum(s, 1e-9), 0.5).astype(np.float32)
 
     def update(self, frame: np.ndarray, *, search_all: bool, lost: bool, at_least: float = 0.0,
-               reach: float | None = None, edge_band: float | None = None,
+               edge_band: float | None = None,
                edges: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> MaskMatch:
         """Find the object in ``frame``: near the last position, or everywhere with
-        ``search_all`` (within ``reach`` box sizes of the last position when given; with
-        ``edge_band``, only centres within half a box plus that many box sizes of one of the
+        ``search_all`` (with ``edge_band``, only centres within half a box plus that many box sizes of one of the
         ``edges``: left, right, top, bottom); ``lost``
         raises the bar to ``found_above``; ``at_least`` raises the appearance bar further (a view
         that changed at once, see ``ColorTracker``)."""
@@ -194,9 +188,6 @@ class ColorModel:
         sigma: float | None
         if search_all:
             X0, Y0, X1, Y1 = 0, 0, fw, fh                          # search everywhere
-            if reach is not None:                                  # ... within reach of the last position
-                X0, Y0, X1, Y1 = _clip_rect(self.cx, self.cy, self.w * (1 + 2 * reach),
-                                            self.h * (1 + 2 * reach), fw, fh)
             sigma = None
         else:
             sw = self.w * (1 + 2 * cfg.search)

@@ -415,16 +415,13 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
                 self.misses = max(self.misses, self.lost_after_frames - 1)
         else:
             searching = self.lost or self.misses >= self.lost_after_frames
-            reach = None
-            if searching and self.refind_radius < 100:
-                reach = self.refind_radius + self.refind_widen * max(0, self.misses - self.lost_after_frames)
             at_least = 0.0
             if searching and self.refind_ratio > 0 and self.tracked_similarity:
                 at_least = self.refind_ratio * float(np.median(self.tracked_similarity))
             if cut:
                 self.lost_over_edge = _NO_EDGE     # a new view: it may be anywhere
             band = self.refind_edge if searching and any(self.lost_over_edge) and self.refind_edge > 0 else None
-            match = self.model.update(frame, search_all=searching, lost=self.lost, reach=reach, at_least=at_least,
+            match = self.model.update(frame, search_all=searching, lost=self.lost, at_least=at_least,
                                       edge_band=band, edges=self.lost_over_edge)
         if match[0]:
             self.appearance_before = self.model.appearance
