@@ -11,10 +11,13 @@ size and aspect (``scale_rate``) and blends the histograms with ``learn_rate``. 
 the best window's 8x8x8 colour histogram is compared with the picked box's (``appearance``,
 the Bhattacharyya coefficient; ``similarity``): below ``appearance_below`` (above
 ``appearance_found`` while searching) the match is refused, so a model that drifted onto the
-background, or a scene without the object, ends in ``color_lost``.
+background, or a scene without the object, ends in ``color_lost``. While searching, ``ColorTracker``
+may raise that bar (``at_least``: ``refind_ratio``) and keep the search near the edges the
+object left by (``edge_band``: ``refind_edge``).
 
 The settings (``search``, ``motion_sigma``, ``learn_rate``, ``scale_rate``, ``surround``,
-``scene_weight``, ``lost_below``, ``found_above``, ``appearance_below``, ``appearance_found``:
+``scene_weight``, ``lost_below``, ``found_above``, ``refind_edge``, ``refind_ratio``,
+``appearance_below``, ``appearance_found``:
 the ``tracker`` group) are read from the
 owning ``ColorTracker`` on every call, so a change applies on the next frame. Cost: ~3-8 ms
 per 640x480 frame, growing with the box size, not the frame size. Failure modes: drift when
