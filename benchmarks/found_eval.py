@@ -139,7 +139,7 @@ def tables(rows: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_clip_options(ap, SHARED_DATA / "video" / "tracking")
+    add_clip_options(ap, SHARED_DATA / "video" / "tracking", frames=False)
     ap.add_argument("--tracker", action="append", default=[], metavar="KEY=VALUE",
                     help="a tracker setting, e.g. appearance_found=0.7 (repeatable)")
     ap.add_argument("--json", type=Path, help="write every run here")
