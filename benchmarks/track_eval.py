@@ -23,7 +23,9 @@ still while the object walks out of it; a centre click and the true box on the w
 frame. Printed: runs lost while the object was still fully inside (those whose last box still
 overlapped it, IoU > 0.3, and those lost before the pan began), and of the others how many got
 ``color_lost`` by 15 frames after the object was fully out, and how many were still lost then.
-``--leave-only`` skips the cut and cover runs; ``--verbose`` prints each leave run.
+``--leave-only`` skips the cut and cover runs; ``--verbose`` prints each leave run. ``--found``
+adds the tables of ``benchmarks/found_eval.py`` (``color_found`` on a look-alike after the object
+went, and the delay to re-finding it when it comes back).
 
 ``--scales 0.5,1,2`` scores the same runs on rescaled views too, so a method tuned to the
 developer clips' object sizes shows up: at a factor above 1 each run's frames are cropped to
@@ -345,6 +347,8 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--loss", action="store_true", help="only the color_lost delays (cut, cover, leave)")
     ap.add_argument("--leave-only", action="store_true", help="with --loss: only the leave runs")
     ap.add_argument("--verbose", action="store_true", help="with --loss: each leave run on stderr")
+    ap.add_argument("--found", action="store_true",
+                    help="with --loss: also color_found after the object went, false and true (found_eval.py)")
     ap.add_argument("--held-out", action="store_true",
                     help="score each clip with the extent weights fitted without it (benchmarks/train_extent.py)")
     ap.add_argument("--scales", default="1", help="comma-separated view factors, e.g. 0.5,1,2 (default 1)")
@@ -416,6 +420,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.leave_only:
             print(loss_table(args.clips, names, args.tracker_settings))
         print(leave_table(args.clips, names, args.tracker_settings, args.verbose))
+        if args.found:
+            from found_eval import evaluate, tables
+
+            print(tables(evaluate(args.clips, names, args.tracker_settings)))
         return 0
     baselines = [b for b in BASELINES if not (args.no_mil and b.startswith("MIL"))]
     t0 = time.perf_counter()

@@ -11,10 +11,13 @@ size and aspect (``scale_rate``) and blends the histograms with ``learn_rate``. 
 the best window's 8x8x8 colour histogram is compared with the picked box's (``appearance``,
 the Bhattacharyya coefficient; ``similarity``): below ``appearance_below`` (above
 ``appearance_found`` while searching) the match is refused, so a model that drifted onto the
-background, or a scene without the object, ends in ``color_lost``.
+background, or a scene without the object, ends in ``color_lost``. While searching, ``ColorTracker``
+may raise that bar (``at_least``: ``refind_ratio``) and keep the search near the edges the
+object left by (``edge_band``: ``refind_edge``).
 
 The settings (``search``, ``motion_sigma``, ``learn_rate``, ``scale_rate``, ``surround``,
-``scene_weight``, ``lost_below``, ``found_above``, ``appearance_below``, ``appearance_found``:
+``scene_weight``, ``lost_below``, ``found_above``, ``refind_edge``, ``refind_ratio``,
+``appearance_below``, ``appearance_found``:
 the ``tracker`` group) are read from the
 owning ``ColorTracker`` on every call, so a change applies on the next frame. Cost: ~3-8 ms
 per 640x480 frame, growing with the box size, not the frame size. Failure modes: drift when
@@ -97,6 +100,14 @@ class ModelSettings:
                            lo=0, hi=100)
     lost_below = setting(0.3, "model confidence below which the object is lost", lo=0, hi=1)
     found_above = setting(0.45, "model confidence above which it is found again", lo=0, hi=1)
+    refind_edge = setting(
+        1.0, "an object lost over the picture's edge is looked for only this near that edge until a new "
+        "view (its centre within half a box plus this of it; 0: everywhere) (model)", unit="box sizes",
+        lo=0, hi=100)
+    refind_ratio = setting(
+        0.7, "while lost, a window is found again only if its similarity to the pick is at least this share "
+        "of the object's typical one while tracked (the median of its last tracked frames; 0: off) (model)",
+        lo=0, hi=2)
     appearance_below = setting(0.45, "similarity of the box's colours to the picked object's below which "
                                "it is lost (model)", lo=0, hi=1)
     appearance_found = setting(0.55, "similarity to the picked object's colours above which it is found "
@@ -166,10 +177,14 @@ class ColorModel:
         s = self.ho + self.hs
         self.prob_lut = np.where(s > 1e-9, self.ho / np.maximum(s, 1e-9), 0.5).astype(np.float32)
 
-    def update(self, frame: np.ndarray, *, search_all: bool, lost: bool, at_least: float = 0.0) -> MaskMatch:
+    def update(self, frame: np.ndarray, *, search_all: bool, lost: bool, at_least: float = 0.0,
+               edge_band: float | None = None,
+               edges: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> MaskMatch:
         """Find the object in ``frame``: near the last position, or everywhere with
-        ``search_all``; ``lost`` raises the bar to ``found_above``; ``at_least`` raises the
-        appearance bar further (a view that changed at once, see ``ColorTracker``)."""
+        ``search_all`` (with ``edge_band``, only centres within half a box plus that many box sizes of one of the
+        ``edges``: left, right, top, bottom); ``lost``
+        raises the bar to ``found_above``; ``at_least`` raises the appearance bar further (a view
+        that changed at once, see ``ColorTracker``)."""
         assert self.prob_lut is not None and self.ho is not None and self.hs is not None
         cfg = self.settings
         fh, fw = frame.shape[:2]
@@ -197,6 +212,14 @@ class ColorModel:
             score = mean * wy[:, None] * wx[None, :]
         else:
             score = mean
+        if edge_band is not None:          # lost over the edge: it comes back over an edge
+            xs = np.arange(X0, X1, dtype=np.float32)
+            ys = np.arange(Y0, Y1, dtype=np.float32)
+            mx, my = (0.5 + edge_band) * self.w, (0.5 + edge_band) * self.h
+            left, right, top, bottom = edges
+            near = (((ys <= my) & top) | ((ys >= fh - my) & bottom))[:, None] | \
+                (((xs <= mx) & left) | ((xs >= fw - mx) & right))[None, :]
+            score = np.where(near, mean, np.float32(-1))
         iy, ix = np.unravel_index(int(np.argmax(score)), score.shape)
         conf = float(mean[iy, ix])
         ncx = X0 + ix + (0.5 if bw % 2 == 0 else 0.0)

@@ -127,8 +127,9 @@ def test_color_lost_within_15_frames_when_the_camera_pans_away(clip, name, direc
 def test_color_lost_when_the_sprinter_runs_out_of_a_still_view(clip, how):
     """Real footage: a still window of half of bolt1's frame that the sprinter runs out of (at
     frame 134; half out at 118). ``color_lost`` comes while he leaves, from the frame his box
-    touches the border (111) to 15 frames after he is out; measured: frame 124. (Three frames
-    later the tracker finds another runner in the same kit and follows him; docs/tracking.md.)"""
+    touches the border (111) to 15 frames after he is out; measured: frame 124. (On main, three
+    frames later the tracker found another runner in the same kit; no longer, see
+    tests/vision/test_found.py and docs/tracking.md.)"""
     truth, frames = clip("vot_bolt1_rva", 150)
     plan = still_plan(truth, (frames[0].shape[1], frames[0].shape[0]))
     assert plan is not None and plan.first == 0 and plan.out + 15 < len(frames)
