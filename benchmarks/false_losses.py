@@ -23,11 +23,9 @@ from _reference import SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from track_eval import tracker_settings
-
 from sensekit.events import ColorLost
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.evaluation.vision.evaluate import click_points, frames_of, iou, load_clip
+from sensekit.evaluation.vision.evaluate import click_points, frames_of, iou, load_clip, tracker_settings
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
 
 FRAMES = 100

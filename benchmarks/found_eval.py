@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.errors import ConfigError, SourceError
 from sensekit.evaluation.vision.comeback import Script, cover_script, cut_script, pan_script, run_script, walk_script
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, frames_of, load_clip
+from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, frames_of, load_clip, tracker_settings
 from sensekit.evaluation.vision.leave import DIRECTIONS, pan_plan, still_plan
 
 SPEEDS_PX = (4.0, 16.0)        # as track_eval.py --loss
@@ -146,8 +146,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verbose", action="store_true", help="each run on stderr")
     ap.add_argument("--tables-from", type=Path, metavar="JSON", help="print the tables of a --json file, run nothing")
     args = ap.parse_args(argv)
-    from track_eval import tracker_settings
-
     if args.tables_from is not None:
         print(tables(json.loads(args.tables_from.read_text())))
         return 0

@@ -34,11 +34,11 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from track_eval import _first, tracker_settings
+from track_eval import _first
 
 from sensekit.events import ColorLost
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.evaluation.vision.evaluate import frames_of, iou, load_clip
+from sensekit.evaluation.vision.evaluate import frames_of, iou, load_clip, tracker_settings
 from sensekit.vision.view_change import ViewChange, thumbnail, view_change
 
 

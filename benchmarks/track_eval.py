@@ -69,7 +69,7 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.errors import ConfigError, SourceError
 from sensekit.evaluation.vision.evaluate import BASELINES, TrackClip, add_clip_options, chosen_clips, click_points, \
-    evaluate_clip, format_table, frames_of, load_clip, size_ok, summary
+    evaluate_clip, format_table, frames_of, load_clip, size_ok, summary, tracker_settings
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
 from sensekit.vision.segment import segment_click
 
@@ -357,19 +357,6 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--per-click", type=Path, metavar="JSON",
                     help="write each click's and baseline's success per scale, clip and start (track_compare.py)")
     return ap.parse_args(argv)
-
-
-def tracker_settings(texts: list[str]) -> dict[str, object]:
-    """``--tracker KEY=VALUE`` texts -> ``ColorTracker`` settings (``ConfigError`` naming a bad one)."""
-    from sensekit.vision.color_tracker import ColorTracker
-
-    out: dict[str, object] = {}
-    for text in texts:
-        key, eq, value = text.partition("=")
-        if not eq:
-            raise ConfigError(f"--tracker wants KEY=VALUE, got {text!r}")
-        out[key.strip()] = ColorTracker.SETTINGS[key.strip()].parse(value)
-    return out
 
 
 def parse_scales(text: str) -> list[float]:

@@ -97,8 +97,8 @@ def blocks(x: np.ndarray, rate: int):
         yield AudioBlock(i // n, i / rate, x[i:i + n], rate, None)
 
 
-def take_segments(digits) -> list:
-    """The longest voiced ``Segment`` the stage cuts from each take (None if none)."""
+def all_segments(digits) -> list[list]:
+    """Every voiced ``Segment`` the stage cuts within each take's span, longest first."""
     rate = digits[0][3]
     x, spans = stream_of([c[2] for c in digits], rate)
     stage = VoiceStage({"words": ("one",)})
@@ -107,11 +107,12 @@ def take_segments(digits) -> list:
     for b in blocks(x, rate):
         stage.process(b)
     stage.finish()
-    out = []
-    for a, b in spans:
-        mine = [s for s in segs if s.end > a and s.start < b]
-        out.append(max(mine, key=lambda s: len(s.pcm)) if mine else None)
-    return out
+    return [sorted((s for s in segs if s.end > a and s.start < b), key=lambda s: -len(s.pcm)) for a, b in spans]
+
+
+def take_segments(digits) -> list:
+    """The longest voiced ``Segment`` the stage cuts from each take (None if none)."""
+    return [mine[0] if mine else None for mine in all_segments(digits)]
 
 
 def segment_scores(words: tuple[str, ...], x: np.ndarray, rate: int) -> list[tuple[float, float, str, float]]:

@@ -31,25 +31,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.voice_eval import DIGITS, load_digits, stream_of, blocks
+from benchmarks.voice_eval import DIGITS, all_segments, load_digits
 from sensekit.audio.taught_words import word_parts
-from sensekit.audio.voice import VoiceStage
 
 SWEEP = (0.1, 0.2, 0.3, 0.5, 0.7)
 SETS = ("1,5,9", "1,9", "1,5", "0,2,7", "3,6,8", "2,4,6", "0,5,8", "4,7", "6,8", "2,3")
-
-
-def all_segments(digits) -> list[list]:
-    """Every voiced ``Segment`` the stage cuts within each take's span, longest first."""
-    rate = digits[0][3]
-    x, spans = stream_of([c[2] for c in digits], rate)
-    stage = VoiceStage({"words": ("one",)})
-    segs: list = []
-    stage.recognise = lambda s, t: segs.append(s) or []
-    for b in blocks(x, rate):
-        stage.process(b)
-    stage.finish()
-    return [sorted((s for s in segs if s.end > a and s.start < b), key=lambda s: -len(s.pcm)) for a, b in spans]
 
 
 def embed_all(cache: Path | None) -> dict[str, np.ndarray]:

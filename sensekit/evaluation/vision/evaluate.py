@@ -34,13 +34,13 @@ from typing import Any, Callable, Iterator, Protocol, Sequence
 import cv2
 import numpy as np
 
-from sensekit.errors import SourceError
+from sensekit.errors import ConfigError, SourceError
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.extent import HISTORY_FRAMES
 
 __all__ = ["TrackClip", "Score", "StartResult", "load_clip", "clip_names", "click_points", "iou", "score",
            "CamShiftTracker", "MILTracker", "SensekitTracker", "evaluate_clip", "evaluate", "format_table",
-           "summary", "size_ok", "chosen_clips", "add_clip_options"]
+           "summary", "size_ok", "chosen_clips", "add_clip_options", "tracker_settings"]
 
 #: the baselines, started from the true box
 BASELINES = ("sensekit (true box)", "CamShift (true box)", "MIL (true box)")
@@ -357,3 +357,14 @@ def format_table(results: dict[str, list[StartResult]]) -> str:
         ratio = f"{s['clicks'] / box:10.2f}" if box else f"{'-':>10s}"
         lines.append(f"{row}   {ratio}   {s['size ok']:7.2f}")
     return "\n".join(lines)
+
+
+def tracker_settings(texts: list[str]) -> dict[str, object]:
+    """``--tracker KEY=VALUE`` texts -> ``ColorTracker`` settings (``ConfigError`` naming a bad one)."""
+    out: dict[str, object] = {}
+    for text in texts:
+        key, eq, value = text.partition("=")
+        if not eq:
+            raise ConfigError(f"--tracker wants KEY=VALUE, got {text!r}")
+        out[key.strip()] = ColorTracker.SETTINGS[key.strip()].parse(value)
+    return out
