@@ -32,6 +32,7 @@ from types import ModuleType
 from typing import Any, TextIO
 
 from sensekit.cli import Subparsers
+from sensekit.cli.attachments import close_attachments
 from sensekit.cli.midi_args import add_midi_arguments, attach_midi
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
 from sensekit.cli.panel_args import add_panel_arguments, panel_address
@@ -198,11 +199,7 @@ def main(args: argparse.Namespace) -> int:
             with clip_progress(source, "events", quiet=args.quiet or bool(args.loop)) as progress:
                 runner.run(max_items=args.max_items, on_item=progress)
         finally:
-            osc.close()
-            if midi is not None:
-                midi.close()
-            if panel is not None:
-                panel.close()
+            close_attachments(osc, midi, panel)
             out.flush()
             if args.stats:
                 _print_stats(runner.stats, source, sys.stderr, osc.stats())

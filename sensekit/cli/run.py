@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from sensekit.capture.base import drop_counts, drops_text
 from sensekit.cli import Subparsers, voice_options
+from sensekit.cli.attachments import close_attachments
 from sensekit.cli.midi_args import add_midi_arguments, attach_midi
 from sensekit.cli.osc_args import add_osc_arguments, attach_osc
 from sensekit.cli.panel_args import add_panel_arguments, panel_address
@@ -180,11 +181,7 @@ def main(args: argparse.Namespace) -> int:
             with stop_signals() as stopped:
                 result = host.run()
         finally:
-            osc.close()
-            if midi is not None:
-                midi.close()
-            if panel is not None:
-                panel.close()
+            close_attachments(osc, midi, panel)
     finally:
         source.close()
     if result.interrupted:
