@@ -42,7 +42,8 @@ class ActivityGraph(App, section="activity_graph",
         return [self.audio]
 
     def setup(self) -> None:
-        self.trace = np.zeros(int(round(self.seconds / self.step_s)), np.float32)   # per step, newest last
+        # per step, newest last; NaN before the run started (no data: nothing is drawn there)
+        self.trace = np.full(int(round(self.seconds / self.step_s)), np.nan, np.float32)
         self.level = 0.0
         self.peak_since_step = 0.0
         self.active = False
@@ -56,7 +57,7 @@ class ActivityGraph(App, section="activity_graph",
         if "seconds" in changed:                      # keep the newest part of the trace
             n = int(round(self.seconds / self.step_s))
             old = self.trace[-n:]
-            self.trace = np.zeros(n, np.float32)
+            self.trace = np.full(n, np.nan, np.float32)
             self.trace[n - len(old):] = old
 
     def _on_level(self, event: Level) -> None:
@@ -110,10 +111,12 @@ class ActivityGraph(App, section="activity_graph",
         pygame.draw.rect(screen, (60, 64, 78), (plot.x, int(y_of(floor)), plot.w, plot.bottom - int(y_of(floor))))
 
         xs = np.linspace(plot.x, plot.right, len(self.trace))
-        ys = y_of(self.trace)
-        pts = np.column_stack([xs, ys])
-        pygame.draw.polygon(screen, (24, 70, 96), [(plot.x, plot.bottom), *pts.tolist(), (plot.right, plot.bottom)])
-        pygame.draw.lines(screen, D.CYAN, False, pts.tolist(), 2)
+        known = ~np.isnan(self.trace)          # the steps since the run started (the newest ones)
+        if known.sum() >= 2:
+            pts = np.column_stack([xs[known], y_of(self.trace[known])]).tolist()
+            pygame.draw.polygon(screen, (24, 70, 96), [(pts[0][0], plot.bottom), *pts,
+                                                       (plot.right, plot.bottom)])
+            pygame.draw.lines(screen, D.CYAN, False, pts, 2)
 
         thr = int(y_of(self.threshold))
         pygame.draw.line(screen, D.ACCENT, (plot.x, thr), (plot.right, thr), 2)

@@ -42,3 +42,29 @@ def test_the_summary_line_counts_in_words(recordings_dir, tmp_path, capsys):
     assert main(["plot", str(recordings_dir / "demo.skrec"), "--out", str(tmp_path / "p.png")]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
     assert line.endswith("blocks, 6 claps, 1 activation)"), line
+
+
+def test_the_threshold_legend_names_its_level_or_its_range(tmp_path, monkeypatch):
+    import soundfile as sf
+    from matplotlib.figure import Figure
+
+    from sensekit.cli import main
+
+    legends: list[list[str]] = []
+    save = Figure.savefig
+
+    def spy(fig, *args, **kwargs):
+        legends.append([t.get_text() for t in fig.axes[0].get_legend().get_texts()])
+        return save(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", spy)
+    rng = np.random.default_rng(3)
+    wav = tmp_path / "n.wav"
+    sf.write(wav, (0.01 * rng.standard_normal(16000 * 2)).astype(np.float32), 16000)
+    assert main(["plot", str(wav), "--out", str(tmp_path / "p.png"), "--activity", "62,300"]) == 0
+    assert "threshold 62 (timeout 300 ms)" in legends[-1], legends[-1]
+    from sensekit.cli.plot import level_label     # a threshold that changed, or not yet known
+
+    assert level_label("threshold", [np.nan, 40.0, 40.0, 62.0]) == "threshold 40-62"
+    assert level_label("threshold", [np.nan, 37.44, 37.44]) == "threshold 37.4"
+    assert level_label("threshold", [np.nan]) == "threshold"

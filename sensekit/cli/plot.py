@@ -185,6 +185,17 @@ def _draw_claps(ax: Any, claps: list[Any], patterns: list[Any]) -> None:
                 f"({len(patterns)})")
 
 
+def level_label(name: str, values: ArrayLike) -> str:
+    """``name`` with the level it had over the plot: ``"threshold 62"`` when it stayed the same,
+    ``"threshold 40-62"`` when it changed; NaN (not yet known) is left out."""
+    known = np.asarray(values, float)
+    known = known[np.isfinite(known)]
+    if len(known) == 0:
+        return name
+    lo, hi = (f"{round(float(v), 1):g}" for v in (known.min(), known.max()))
+    return f"{name} {lo}" if lo == hi else f"{name} {lo}-{hi}"
+
+
 def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) -> Path:
     import matplotlib
     matplotlib.use("Agg")
@@ -211,11 +222,11 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
     ax.plot(t, lv, color="#1c7ed6", lw=0.9, label="activity level")
     th = data["thresholds"]
     ax.step(th[:, 0], th[:, 1], where="post", color="#e8590c", lw=1.4, ls="-",
-            label=f"threshold (timeout {data['detector'].timeout_ms:g} ms)")
+            label=f"{level_label('threshold', th[:, 1])} (timeout {timeout_ms:g} ms)")
     gap = th[:, 1] - th[:, 2]
     if np.any(gap[np.isfinite(gap)] > 1e-9):
         ax.step(th[:, 0], th[:, 2], where="post", color="#e8590c", lw=1.0, ls=":",
-                label="off level (hysteresis)")
+                label=f"{level_label('off level', th[:, 2])} (hysteresis)")
     nf = data["noise_floor"]
     if nf.ready:
         ax.axhline(nf.level_in_use, color="#495057", lw=1.2, ls="--",

@@ -188,11 +188,13 @@ def main(args: argparse.Namespace) -> int:
         print(f"{args.app}: stopped by {stopped.why}")
     if args.headless or result.interrupted:
         _report(args, source, result)
+        for line in _written(args):
+            print(line)
     return 0
 
 
 def _report(args: argparse.Namespace, source: Source, result: RunResult) -> None:
-    """The closing lines of a headless or interrupted run: what arrived or ran, the screenshot."""
+    """The closing line of a headless or interrupted run: what arrived or ran."""
     if source.is_live:
         cpu = 100.0 * result.cpu_s / result.wall_s if result.wall_s > 0 else 0.0
         what = "frames" if source.has_video else "audio blocks"
@@ -202,8 +204,16 @@ def _report(args: argparse.Namespace, source: Source, result: RunResult) -> None
     else:
         print(f"{args.app}: {result.frames} frames, {result.sim_t:.1f} s simulated, "
               f"{result.fps:.0f} fps, {result.events} events")
-    if args.screenshot is not None:
-        print(f"screenshot: {args.screenshot}")
+
+
+def _written(args: argparse.Namespace) -> list[str]:
+    """One line per file the run wrote (screenshot, video, events), each with its full path."""
+    lines = []
+    for what, path in (("screenshot", args.screenshot), ("video", args.video),
+                       ("events", args.events)):
+        if path is not None and Path(path).exists():
+            lines.append(f"{what}: {Path(path).absolute()}")
+    return lines
 
 
 def _choose_display(args: argparse.Namespace) -> None:

@@ -65,6 +65,25 @@ def test_activity_graph_marks_activity_and_claps(play, truth):
     assert app.counts["on"] >= 2 and app.counts["off"] >= 1
 
 
+def test_activity_graph_draws_nothing_for_the_time_before_the_run(play):
+    from sensekit.app import draw as D
+
+    shots = []
+    host = play("activity_graph", 30, each=lambda h: shots.append(h.screen.copy()))   # 1 s of 10
+    trace = host.app.state()["trace"]
+    assert np.isnan(trace[:-30]).all() and not np.isnan(trace[-30:]).any()
+    import pygame
+
+    pixels = pygame.surfarray.pixels3d(shots[-1])           # (x, y, rgb)
+    area = D.content_rect(shots[-1])
+    plot_x, plot_w = area.x + 44, area.w - 64                # the graph's layout in draw()
+    older = pixels[plot_x + 4: plot_x + plot_w * 8 // 10]    # 10 s .. 2 s ago: before the run
+    newest = pixels[plot_x + plot_w * 92 // 100: plot_x + plot_w]
+    trace_colours = [D.CYAN, (24, 70, 96)]
+    assert not any((older == c).all(axis=-1).any() for c in trace_colours)
+    assert all((newest == c).all(axis=-1).any() for c in trace_colours)
+
+
 def test_keys_recalibrate_the_noise_floor_and_move_the_threshold(play):
     import pygame
 

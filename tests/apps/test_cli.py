@@ -166,3 +166,16 @@ def test_a_track_target_outside_the_recording_is_refused_before_the_run(option, 
         assert main([*argv, option, value]) == 2
         captured = capsys.readouterr()
         assert captured.out == "" and captured.err == f"sensekit: error: {said}\n", argv
+
+
+def test_the_closing_lines_name_every_file_the_run_wrote(video_only_file, tmp_path, capsys,
+                                                         monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out").mkdir()
+    args = ["run", "edge_snow", "--source", f"file:{video_only_file}", "--headless", "--frames",
+            "5", "--screenshot", "shot.png", "--video", "out/run.avi", "--events", "ev.jsonl"]
+    assert main(args) == 0
+    out = capsys.readouterr().out.splitlines()
+    for what, name in (("screenshot", "shot.png"), ("video", "out/run.avi"), ("events", "ev.jsonl")):
+        assert (tmp_path / name).is_file()
+        assert f"{what}: {tmp_path / name}" in out, out
