@@ -14,13 +14,18 @@ from sensekit.collide import hit_test
 from sensekit.paths import recordings_dir
 
 
-def run(steps_per_scene: int, scenes: int = 3) -> tuple[AppHost, list[np.ndarray], list[dict]]:
+def collide_host() -> AppHost:
+    """The collide app, headless, on the bundled recording (skips when it is not generated)."""
     if not (recordings_dir() / "demo.skrec" / "meta.json").is_file():
         pytest.skip("bundled recording recordings/demo.skrec not generated")
     app_cls = load("collide")
     source = bundled_source(app_cls)
     source.open()
-    host = AppHost(app_cls, source, RunOptions(headless=True))
+    return AppHost(app_cls, source, RunOptions(headless=True))
+
+
+def run(steps_per_scene: int, scenes: int = 3) -> tuple[AppHost, list[np.ndarray], list[dict]]:
+    host = collide_host()
     shots, states = [], []
     try:
         for _ in range(scenes):
@@ -64,12 +69,7 @@ def test_alpha_threshold_key_changes_the_star_hit():
 def test_the_hud_line_counts_only_the_scene_on_screen():
     """After the balls scene, the stars and the node garden showed its frozen 'contacts 56' in
     the HUD line (and the balls scene a 'links 0' of a garden not running)."""
-    if not (recordings_dir() / "demo.skrec" / "meta.json").is_file():
-        pytest.skip("bundled recording recordings/demo.skrec not generated")
-    app_cls = load("collide")
-    source = bundled_source(app_cls)
-    source.open()
-    host = AppHost(app_cls, source, RunOptions(headless=True))
+    host = collide_host()
     lines = []
     try:
         for _ in range(3):                          # balls, stars, node garden
