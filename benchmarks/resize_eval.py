@@ -1,34 +1,44 @@
 #!/usr/bin/env python3
-"""Re-sizing the tracked box in the first second after a click, from what moves with it.
+"""Re-sizing the tracked box in the first second after a click: what moves with it, or its colour.
 
 Issue 20's lever 3: a click's first box is often a part of the object (the tiger's face, the
-player's shirt) or the object with the hand that holds it. Once the tracker follows the box
-for a while, the pixels that move with it (stable in the box's own coordinates) are the
-object; the scene it moves against changes there. This script measures that idea on the
-developer clips before any of it goes into ``ColorTracker``:
+player's shirt) or the object with the hand that holds it. Once the tracker has followed the
+box for a while, what moves with it, or what the tracker's colour model calls the object over
+those frames, might give the whole object. This script measures that on the developer clips
+before any of it goes into ``ColorTracker`` (none of it did: docs/tracking.md, "Re-sizing in
+the first second after a click"):
 
 1. every click of ``track_eval.py`` (5 clicks x 3 starts x each clip, the 6 frames before the
-   click as history, the extent weights fitted without the clip: ``extent.held_out``), at
-   ``--scales`` (views made in memory, as ``extent_diagnose.py``), is followed by the shipped
-   ``ColorTracker`` (its second look included) for ``max(--at)`` frames, its box kept per frame;
-2. at each frame ``k`` of ``--at``, the frames ``k - SPAN .. k`` are cut in the tracked box's
-   own coordinates (a window ``WINDOW`` times the box at ``k``, centred on each frame's tracked
-   centre, ``GRID`` x ``GRID`` cells, Lab), and each cell's spread over those frames (the
-   standard deviation, mean over the channels) is kept: ``--cache`` stores it;
-3. the rule: when the ring around the box (1-2x its size) varies at least ``gamma`` times as
-   much as the box's core (the box moved against its surround), the cells varying less than
-   ``inside + theta (ring - inside)`` are the object; their 8-connected part holding the core
-   gives the new box (kept within 1/3..3 times the tracked box's size), else the tracked box.
+   click as history, the extent weights fitted without the clip: ``extent.held_out``; a start
+   whose ``max(--at)`` frames run past the clip is left out), at ``--scales`` (views made in
+   memory, as ``extent_diagnose.py``), is followed by the shipped ``ColorTracker`` (its second
+   look included), its box kept per frame;
+2. at each frame ``k`` of ``--at``, three maps of a window ``WINDOW`` times the box at ``k``
+   (``GRID`` x ``GRID`` cells), over frames ``k - SPAN .. k`` (``--span``; after the second
+   look at frame 9): **motion**, how much each cell moves with the box (its Lab spread cut at
+   each frame's tracked centre against its spread cut at a fixed place, ``spread_map``);
+   **colour**, the tracker's colour model at ``k`` (P(object | colour)) averaged over the
+   frames cut at the tracked centres (``colour_map``); **flow**, how far each cell's path,
+   followed back through DIS optical flow, strays from the path of the box's core
+   (``flow_map``). ``--cache`` keeps them;
+3. the rules: a map cut at a threshold, the 8-connected part holding the box's core gives the
+   new box (kept within 1/3..3 times the tracked box's size), with a gate that keeps the
+   tracked box (the core did not move against its surround; the ring's paths did not stray);
+   for the colour map also a level chosen per click (the most stable part's box, as MSER, or
+   the most contrasted against a ring), with only the gate as setting.
 
-``theta`` and ``gamma`` are chosen for each clip on the other four (the most right-sized boxes
-at frame ``k`` over their clicks at every scale) and the clip is scored at its fold's choice:
-size ok (within 25 % of the true w and h) and IoU > 0.5 at frame ``k``, tracked against
-re-sized, click by click.
+The settings are chosen for each clip on the other four (the most right-sized boxes and IoU >
+0.5 at frame ``k`` over their clicks at every scale; ties to the larger gate, inf never
+re-sizes) and the clip is scored at its fold's choice: size ok (within 25 % of the true w and h)
+and IoU > 0.5 at frame ``k``, tracked against re-sized, click by click. ``--grid`` also prints
+every setting on all clips (not held out), and each map's ceiling (the best threshold per
+click) is printed first.
 
     .venv/bin/python benchmarks/resize_eval.py [--scales 0.5,1,2] [--at 20,30] [--span 10] [--grid]
                                                [--cache /tmp/resize.pkl]
 
-Cost: one tracker per click (~3-8 ms a frame) plus the cutting; ~1-2 minutes per scale.
+Cost: one tracker per click (~3-8 ms a frame), 30 DIS flows per start and view, the cutting;
+~3-4 minutes for the three scales on a loaded 2-core machine, seconds from ``--cache``.
 """
 from __future__ import annotations
 
@@ -54,7 +64,7 @@ from train_extent import start_frames
 from sensekit.evaluation.vision.evaluate import (SensekitTracker, chosen_clips, click_points, frames_of, iou,
                                                  load_clip, size_ok)
 from sensekit.vision.color_model import _bin_index
-from sensekit.vision.extent import HISTORY_FRAMES, held_out
+from sensekit.vision.extent import HISTORY_FRAMES, _small, held_out
 
 BACK = max(HISTORY_FRAMES)
 SPAN = 10          # frames looked at before frame k (after the second look at frame 9); --span
@@ -65,6 +75,8 @@ THETAS = (0.0, 0.1, 0.2, 0.35, 0.5)
 GAMMAS = (0.0, 0.1, 0.2, 0.35, np.inf)   # inf: never re-size
 COLOUR_LEVELS = (0.4, 0.5, 0.6, 0.7, 0.8)    # P(object) levels of the colour consensus
 GATES = (0.0, 0.5, 0.6, 0.7, np.inf)           # its core's median at least this, else no re-size
+TAUS = (0.05, 0.1, 0.15, 0.25)                 # how far (box sizes) a path may stray from the core's
+FLOW_GATES = (0.0, 0.1, 0.2, 0.4, np.inf)      # the ring must stray at least this, else no re-size
 
 
 def _crop(frame: np.ndarray, centre: tuple[float, float], size: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -116,6 +128,68 @@ def colour_map(views: list[np.ndarray], boxes: list[tuple[float, ...]], k: int, 
         img = cv2.warpAffine(views[j], M, (GRID, GRID), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
         probs.append(lut[_bin_index(img)])
     return cv2.GaussianBlur(np.mean(probs, axis=0).astype(np.float32), (0, 0), 1.0)
+
+
+def back_flows(views: list[np.ndarray]) -> tuple[list[np.ndarray], float]:
+    """``flows[j]``: for j >= 1 the flow from frame j back to frame j - 1 (DIS, medium preset, on
+    grey frames at ``extent``'s 320 px), and the scale of those frames."""
+    f = _small(views[0])[1]
+    greys = [cv2.cvtColor(_small(v)[0], cv2.COLOR_BGR2GRAY) for v in views]
+    dis = cv2.DISOpticalFlow.create(cv2.DISOPTICAL_FLOW_PRESET_MEDIUM)
+    zero = np.zeros(greys[0].shape + (2,), np.float32)
+    return [zero] + [np.asarray(dis.calc(greys[j], greys[j - 1], zero.copy())) for j in range(1, len(greys))], f
+
+
+def flow_map(flows: list[np.ndarray], f: float, box: tuple[float, ...], k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell of the window (``WINDOW`` times the box at ``k``, centred on it): how far its
+    path over frames ``k - SPAN .. k`` (followed back through ``flows``) strays from the path of
+    the box's core (the median of the core cells' paths), at most over those frames, in box
+    sizes (the larger of w, h); and the cells whose path stayed in the frame."""
+    cx, cy = (box[0] + box[2] / 2) * f, (box[1] + box[3] / 2) * f
+    w, h = box[2] * WINDOW * f, box[3] * WINDOW * f
+    u = (np.arange(GRID) + 0.5) / GRID - 0.5
+    px, py = np.meshgrid(cx + u * w, cy + u * h)
+    H, W = flows[0].shape[:2]
+    valid = (px >= 0) & (px < W) & (py >= 0) & (py < H)
+    r = GRID / (2 * WINDOW)
+    dx, dy = np.abs(px - cx) / (w / GRID) / r, np.abs(py - cy) / (h / GRID) / r
+    core = (dx < 0.5) & (dy < 0.5)
+    stray = np.zeros((GRID, GRID), np.float32)
+    x, y = px.astype(np.float32), py.astype(np.float32)
+    for j in range(k, max(0, k - SPAN), -1):
+        d = cv2.remap(flows[j], x, y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        x, y = x + d[..., 0], y + d[..., 1]
+        valid &= (x >= 0) & (x < W) & (y >= 0) & (y < H)
+        ox, oy = x - px, y - py
+        mx, my = np.median(ox[core]), np.median(oy[core])
+        stray = np.maximum(stray, np.hypot(ox - mx, oy - my))
+    return stray / max(box[2] * f, box[3] * f), valid
+
+
+def flow_resized(stray: np.ndarray, valid: np.ndarray, box: tuple[float, ...], tau: float, gate: float
+                 ) -> tuple[float, float, float, float]:
+    """The cells whose path stays within ``tau`` box sizes of the core's are the object; their
+    8-connected part holding the core gives the box, when the ring (1-2 box sizes out) strayed
+    by at least ``gate`` (the object moved against its surround; inf: never re-size)."""
+    if not np.isfinite(gate):
+        return tuple(box)  # type: ignore[return-value]
+    c = GRID / 2
+    r = GRID / (2 * WINDOW)
+    yy, xx = np.mgrid[0:GRID, 0:GRID] + 0.5
+    dx, dy = np.abs(xx - c) / r, np.abs(yy - c) / r
+    core = (dx < 0.5) & (dy < 0.5) & valid
+    ring = (np.maximum(dx, dy) > 1.0) & (np.maximum(dx, dy) < 2.0) & valid
+    if core.sum() < 4 or ring.sum() < 8 or float(np.median(stray[ring])) < gate:
+        return tuple(box)  # type: ignore[return-value]
+    p = _component((stray < tau) & valid, core)
+    if p is None:
+        return tuple(box)  # type: ignore[return-value]
+    cell_w, cell_h = box[2] * WINDOW / GRID, box[3] * WINDOW / GRID
+    nw, nh = (p[2] - p[0]) * cell_w, (p[3] - p[1]) * cell_h
+    if not (1 / 3 <= nw / box[2] <= 3 and 1 / 3 <= nh / box[3] <= 3):
+        return tuple(box)  # type: ignore[return-value]
+    return (float(box[0] + box[2] / 2 + (p[0] - c) * cell_w), float(box[1] + box[3] / 2 + (p[1] - c) * cell_h),
+            float(nw), float(nh))
 
 
 def resized(moves: np.ndarray, valid: np.ndarray, box: tuple[float, ...], theta: float, gamma: float
@@ -232,6 +306,7 @@ def _click_rows(views: list[np.ndarray], truth: np.ndarray, at: list[int]) -> li
     """The 5 clicks on ``views[BACK]`` (the frames before it as history), each followed by the
     shipped tracker to ``max(at)``; their rows (without clip, scale, start)."""
     rows = []
+    flows, f = back_flows(views[BACK:])
     for click, xy in click_points(truth[BACK]).items():
         t = SensekitTracker(views[BACK], click=xy, history=views[:BACK])
         boxes, luts = [t.box], {}
@@ -243,7 +318,8 @@ def _click_rows(views: list[np.ndarray], truth: np.ndarray, at: list[int]) -> li
         for k in at:
             spread, valid = spread_map(views[BACK:], boxes, k)
             row["at"][k] = {"box": tuple(boxes[k]), "truth": tuple(truth[BACK + k]), "spread": spread,
-                            "valid": valid, "colour": colour_map(views[BACK:], boxes, k, luts[k])}
+                            "valid": valid, "colour": colour_map(views[BACK:], boxes, k, luts[k]),
+                            "flow": flow_map(flows, f, boxes[k], k)}
         rows.append(row)
     return rows
 
@@ -287,6 +363,8 @@ def _rules() -> dict[str, tuple[Rule, list[tuple[float, ...]]]]:
                    list(itertools.product(THETAS, GAMMAS))),
         "colour": (lambda a, t, g: resized(a["colour"], a["valid"], a["box"], t, g),
                    list(itertools.product(COLOUR_LEVELS, GATES))),
+        "flow": (lambda a, t, g: flow_resized(a["flow"][0], a["flow"][1], a["box"], t, g),
+                 list(itertools.product(TAUS, FLOW_GATES))),
         "colour, stable level": (lambda a, g: chosen_level(a["colour"], a["valid"], a["box"], "stable", g),
                                  [(g,) for g in GATES]),
         "colour, contrast level": (lambda a, g: chosen_level(a["colour"], a["valid"], a["box"], "contrast", g),
@@ -352,17 +430,21 @@ def grid_table(rows: list[dict], k: int, rule: str) -> str:
 
 def ceiling(rows: list[dict], k: int) -> str:
     """Clicks whose box at frame k is right-sized as tracked, or at the best threshold of each map
-    for that click alone (a fine grid: an upper bound no rule reaches)."""
-    levels = {"spread": np.linspace(-0.3, 0.8, 23), "colour": np.linspace(0.2, 0.9, 15)}
-    lines = [f"frame {k}: right-sized boxes, tracked / the best threshold of each map per click"]
+    for that click alone (a fine grid, no gate: an upper bound no rule reaches)."""
+    tries: dict[str, tuple[Rule, np.ndarray]] = {
+        "motion": (lambda a, t: resized(a["spread"], a["valid"], a["box"], t, -1e9), np.linspace(-0.3, 0.8, 23)),
+        "colour": (lambda a, t: resized(a["colour"], a["valid"], a["box"], t, -1e9), np.linspace(0.2, 0.9, 15)),
+        "flow": (lambda a, t: flow_resized(a["flow"][0], a["flow"][1], a["box"], t, 0.0), np.linspace(0.02, 0.4, 20)),
+    }
+    lines = [f"frame {k}: right-sized boxes, tracked / at the best threshold of each map per click"]
     for scale in sorted({r["scale"] for r in rows}):
         sub = [r for r in rows if r["scale"] == scale]
         tr = [size_ok(r["at"][k]["box"], r["at"][k]["truth"]) for r in sub]
         cells = [f"tracked {sum(tr)}"]
-        for key, ths in levels.items():
-            best = sum(t or any(size_ok(resized(r["at"][k][key], r["at"][k]["valid"], r["at"][k]["box"], th, -1e9),
-                                        r["at"][k]["truth"]) for th in ths) for t, r in zip(tr, sub))
-            cells.append(f"{key} {best}")
+        for name, (fn, ths) in tries.items():
+            best = sum(t or any(size_ok(fn(r["at"][k], th), r["at"][k]["truth"]) for th in ths)
+                       for t, r in zip(tr, sub))
+            cells.append(f"{name} {best}")
         lines.append(f"x{scale:g}: " + ", ".join(cells) + f" of {len(sub)}")
     return "\n".join(lines)
 
