@@ -77,6 +77,7 @@ COLOUR_LEVELS = (0.4, 0.5, 0.6, 0.7, 0.8)    # P(object) levels of the colour co
 GATES = (0.0, 0.5, 0.6, 0.7, np.inf)           # its core's median at least this, else no re-size
 TAUS = (0.05, 0.1, 0.15, 0.25)                 # how far (box sizes) a path may stray from the core's
 FLOW_GATES = (0.0, 0.1, 0.2, 0.4, np.inf)      # the ring must stray at least this, else no re-size
+RIGID = (0.03, 0.05, 0.1, 0.2)                 # the box's own cells may stray at most this
 
 
 def _crop(frame: np.ndarray, centre: tuple[float, float], size: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -166,11 +167,13 @@ def flow_map(flows: list[np.ndarray], f: float, box: tuple[float, ...], k: int) 
     return stray / max(box[2] * f, box[3] * f), valid
 
 
-def flow_resized(stray: np.ndarray, valid: np.ndarray, box: tuple[float, ...], tau: float, gate: float
-                 ) -> tuple[float, float, float, float]:
+def flow_resized(stray: np.ndarray, valid: np.ndarray, box: tuple[float, ...], tau: float, gate: float,
+                 rigid: float = np.inf) -> tuple[float, float, float, float]:
     """The cells whose path stays within ``tau`` box sizes of the core's are the object; their
     8-connected part holding the core gives the box, when the ring (1-2 box sizes out) strayed
-    by at least ``gate`` (the object moved against its surround; inf: never re-size)."""
+    by at least ``gate`` (the object moved against its surround; inf: never re-size) and the
+    box's own cells strayed by at most ``rigid`` (their 75th percentile: a rigid object, not a
+    runner's arms and legs; inf: no such condition)."""
     if not np.isfinite(gate):
         return tuple(box)  # type: ignore[return-value]
     c = GRID / 2
@@ -180,6 +183,9 @@ def flow_resized(stray: np.ndarray, valid: np.ndarray, box: tuple[float, ...], t
     core = (dx < 0.5) & (dy < 0.5) & valid
     ring = (np.maximum(dx, dy) > 1.0) & (np.maximum(dx, dy) < 2.0) & valid
     if core.sum() < 4 or ring.sum() < 8 or float(np.median(stray[ring])) < gate:
+        return tuple(box)  # type: ignore[return-value]
+    inside = (np.maximum(dx, dy) < 1.0) & valid
+    if float(np.percentile(stray[inside], 75)) > rigid:
         return tuple(box)  # type: ignore[return-value]
     p = _component((stray < tau) & valid, core)
     if p is None:
@@ -365,6 +371,8 @@ def _rules() -> dict[str, tuple[Rule, list[tuple[float, ...]]]]:
                    list(itertools.product(COLOUR_LEVELS, GATES))),
         "flow": (lambda a, t, g: flow_resized(a["flow"][0], a["flow"][1], a["box"], t, g),
                  list(itertools.product(TAUS, FLOW_GATES))),
+        "flow, rigid box": (lambda a, t, g, q: flow_resized(a["flow"][0], a["flow"][1], a["box"], t, g, q),
+                            list(itertools.product(TAUS, FLOW_GATES[:-1], RIGID)) + [(0.15, np.inf, np.inf)]),
         "colour, stable level": (lambda a, g: chosen_level(a["colour"], a["valid"], a["box"], "stable", g),
                                  [(g,) for g in GATES]),
         "colour, contrast level": (lambda a, g: chosen_level(a["colour"], a["valid"], a["box"], "contrast", g),
