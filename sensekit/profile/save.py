@@ -12,7 +12,12 @@
   Keys of the file that ``values`` does not name are left alone.
 
 ``run_values(tuning, base)`` is what a running piece saves (Shift+S in an app, "save" in the
-browser panel): the keys of the profile it started from, what it changed, what it learned.
+browser panel): the keys of the profile it started from, what it changed, what it learned. The
+values are read on the run's thread and written later on another (``app/profile_saver.py``, the
+panel's server), so two saves of one run can be written in the other order than they were read:
+``RunValues`` carries the order they were read in (``read_at``), and ``save_profile`` writes a
+key only if no save read later has written it to that file already. A Shift+S whose file was
+written after a newer panel save (or the reverse) used to put the older values back.
 
 An optional setting set to nothing is written as ``"none"``. The file is written atomically
 (temporary file, fsync, rename), a symlink is followed and the file keeps its permissions, so
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import math
 import os
 import tempfile
@@ -37,13 +43,46 @@ from sensekit.safe_read import file_kind, short
 from sensekit.settings.live import Tuning, check_values
 from sensekit.settings.registry import REGISTRY, lookup, split_key
 
-__all__ = ["save_profile", "save_taught_gestures", "save_table", "dumps_profile", "edit_profile_text", "run_values"]
+__all__ = ["RunValues", "save_profile", "save_taught_gestures", "save_table", "dumps_profile",
+           "edit_profile_text", "run_values"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 #: one save at a time in this process: each reads the file, edits it and renames a new one over
 #: it, so two at once (the panel's sound card saving on a server thread while "Save venue
 #: profile" saves on the run's thread) kept only one of the two edits (39 of 40 tries)
 _SAVING = threading.RLock()
+
+
+#: the order in which a running piece's values were read (``RunValues.read_at``)
+_READS = itertools.count(1)
+#: per profile written (its real path): key -> ``read_at`` of the values last written there
+_WRITTEN: dict[str, dict[str, int]] = {}
+
+
+class RunValues(dict[str, Any]):
+    """What ``run_values`` reads (``{key: value}``), numbered in the order it was read
+    (``read_at``): ``save_profile`` does not write a key over a value read later."""
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        super().__init__(values)
+        self.read_at = next(_READS)
+
+
+def _not_older(values: Mapping[str, Any], target: Path) -> tuple[Mapping[str, Any], int | None]:
+    """``values`` without the keys a save read after them has written to ``target``, and their
+    ``read_at`` (None for values that are not a ``RunValues``: written whole, as before)."""
+    read_at = getattr(values, "read_at", None)
+    if not isinstance(read_at, int):
+        return values, None
+    written = _WRITTEN.get(os.path.realpath(target), {})
+    return {k: v for k, v in values.items() if written.get(k, 0) < read_at}, read_at
+
+
+def _note_written(values: Mapping[str, Any], target: Path, read_at: int | None) -> None:
+    if read_at is not None:
+        written = _WRITTEN.setdefault(os.path.realpath(target), {})
+        for key in values:
+            written[key] = max(written.get(key, 0), read_at)
 
 
 def _one_at_a_time(fn: _F) -> _F:
@@ -160,19 +199,20 @@ def edit_profile_text(text: str, values: Mapping[str, Any]) -> str:
     return tomlkit.dumps(doc)
 
 
-def run_values(tuning: Tuning, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def run_values(tuning: Tuning, base: Mapping[str, Any] | None = None) -> RunValues:
     """What a run saves (Shift+S, the panel's "save"): the keys of the profile it started from
     (``base``, at their current values), every setting changed through the table, and what the
-    detectors learned. A key of the profile that the program itself set to nothing keeps the
-    profile's value: a click starts a new tracker without ``tracker.color`` (what it picked is
-    state, not a setting), and saving must not turn the venue's colour into "none"."""
+    detectors learned, numbered in the order read (``RunValues``). A key of the profile that the
+    program itself set to nothing keeps the profile's value: a click starts a new tracker
+    without ``tracker.color`` (what it picked is state, not a setting), and saving must not turn
+    the venue's colour into "none"."""
     current = tuning.settings()
     values = {key: value if current.get(key, value) is None else current.get(key, value)
               for key, value in (base or {}).items()}
     values.update(tuning.changed())
     for key, value in tuning.learned().items():
         values.setdefault(key, value)
-    return values
+    return RunValues(values)
 
 
 def with_taught_gestures(text: str, model: Mapping[str, Any]) -> str:
@@ -198,9 +238,10 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
                  taught_gestures: Mapping[str, Any] | None = None) -> Path:
     """Write ``values`` to ``path`` atomically (a new commented file, or the existing one
     edited in place), and ``taught_gestures`` as its ``[taught_gestures]`` table when given;
-    returns the path."""
+    returns the path. Of ``RunValues``, a key a later-read save already wrote is left as it is."""
     p = Path(path)
     target = p.resolve() if p.is_symlink() else p
+    values, read_at = _not_older(values, target)
     mode = 0o644
     if target.is_file():
         mode = target.stat().st_mode & 0o7777
@@ -216,6 +257,7 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
     if taught_gestures is not None:
         text = with_taught_gestures(text, taught_gestures)
     _write_atomic(target, text, mode)
+    _note_written(values, target, read_at)
     return p
 
 
