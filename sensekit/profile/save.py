@@ -27,13 +27,15 @@ file that is not a valid profile (the message names file, line and key).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import itertools
 import math
 import os
 import tempfile
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Mapping, TypeVar
 
@@ -49,7 +51,8 @@ __all__ = ["RunValues", "save_profile", "save_taught_gestures", "save_table", "d
 _F = TypeVar("_F", bound=Callable[..., Any])
 #: one save at a time in this process: each reads the file, edits it and renames a new one over
 #: it, so two at once (the panel's sound card saving on a server thread while "Save venue
-#: profile" saves on the run's thread) kept only one of the two edits (39 of 40 tries)
+#: profile" saves on the run's thread) kept only one of the two edits (39 of 40 tries); other
+#: programs are waited for through a lock on the folder (``_folder_lock``)
 _SAVING = threading.RLock()
 
 
@@ -85,12 +88,58 @@ def _note_written(values: Mapping[str, Any], target: Path, read_at: int | None) 
             written[key] = max(written.get(key, 0), read_at)
 
 
-def _one_at_a_time(fn: _F) -> _F:
-    @functools.wraps(fn)
-    def locked(*args: Any, **kwargs: Any) -> Any:
-        with _SAVING:
-            return fn(*args, **kwargs)
-    return locked  # type: ignore[return-value]
+#: a save waits at most this long for another program's save of a profile in the same folder
+OTHER_WRITER_WAIT_S = 30.0
+_HELD = [0]                 # saves in hand in this process (nested: one lock of the folder)
+
+
+@contextlib.contextmanager
+def _folder_lock(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Take turns with other programs saving a profile in ``path``'s folder: an advisory lock
+    (``flock``) on the folder itself, held while the file is read, edited and renamed (the rename
+    replaces the file, so the file could not carry the lock). A folder that cannot be opened (not
+    there yet) is not locked. One that stays locked for ``OTHER_WRITER_WAIT_S`` is a one-line
+    ``ConfigError``, not a hang."""
+    p = Path(path)
+    folder = (p.resolve() if p.is_symlink() else p).parent
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        yield
+        return
+    try:
+        deadline = time.monotonic() + OTHER_WRITER_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise ConfigError(f"cannot save the profile {short(str(p))}: another program has been "
+                                      f"saving in its folder for {OTHER_WRITER_WAIT_S:g} s") from None
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(fd)                            # releases the lock
+
+
+def _one_at_a_time(path_at: int) -> Callable[[_F], _F]:
+    """One save at a time: in this process (``_SAVING``) and with other programs saving in the
+    same folder (``_folder_lock`` on the path, argument ``path_at``)."""
+    def wrap(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with _SAVING:
+                if _HELD[0]:                    # a save inside a save: the folder is locked already
+                    return fn(*args, **kwargs)
+                _HELD[0] += 1
+                try:
+                    with _folder_lock(args[path_at] if len(args) > path_at else kwargs["path"]):
+                        return fn(*args, **kwargs)
+                finally:
+                    _HELD[0] -= 1
+        return locked  # type: ignore[return-value]
+    return wrap
 
 
 HEADER = ("sensekit venue profile: any setting of `sensekit settings`, by table and key.",
@@ -233,7 +282,7 @@ def with_taught_gestures(text: str, model: Mapping[str, Any]) -> str:
     return tomlkit.dumps(doc)
 
 
-@_one_at_a_time
+@_one_at_a_time(1)
 def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
                  taught_gestures: Mapping[str, Any] | None = None) -> Path:
     """Write ``values`` to ``path`` atomically (a new commented file, or the existing one
@@ -261,7 +310,7 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
     return p
 
 
-@_one_at_a_time
+@_one_at_a_time(0)
 def save_taught_gestures(path: str | os.PathLike[str], model: Mapping[str, Any]) -> Path:
     """Keep ``model`` (``TaughtGestures.to_dict()``) as the ``[taught_gestures]`` table of the
     profile at ``path``, the rest of the file as it is (a new file when there is none): what
@@ -272,7 +321,7 @@ def save_taught_gestures(path: str | os.PathLike[str], model: Mapping[str, Any])
     return save_profile(dict(old), path, taught_gestures=model)
 
 
-@_one_at_a_time
+@_one_at_a_time(0)
 def save_table(path: str | os.PathLike[str], name: str, tables: Mapping[str, Mapping[str, Any]]) -> Path:
     """Set ``[name.KEY]`` tables of learned data (``DATA_TABLES``: taught sounds) in the profile at
     ``path``, keeping the rest of the file (a new file when there is none); atomic."""
