@@ -60,7 +60,8 @@ class TimeBudget:
 
     def available(self, who: str = "") -> bool:
         """Refill, then whether work of kind ``who`` may run now: the budget is not overdrawn and
-        no other kind has been waiting longer for it (module docstring)."""
+        no other kind waiting for it has been charged less (of equals: has waited longer; module
+        docstring)."""
         now = self.clock.now()
         self.refill(now)
         self._back(who, now)
@@ -95,11 +96,6 @@ class TimeBudget:
         self._budget -= cost_s
         self._used[who] = self._used.get(who, 0.0) + cost_s
         self.refill(now)
-
-    def charged(self, who: str = "") -> float:
-        """Seconds charged to kind ``who`` so far (from when it last came back after a pause, it
-        starts level with the others: see the module docstring)."""
-        return self._used.get(who, 0.0)
 
     @property
     def balance_s(self) -> float:

@@ -118,6 +118,8 @@ def _folder_lock(path: str | os.PathLike[str]) -> Iterator[None]:
                     raise ConfigError(f"cannot save the profile {short(str(p))}: another program has been "
                                       f"saving in its folder for {OTHER_WRITER_WAIT_S:g} s") from None
                 time.sleep(0.02)
+            except OSError:                     # no locks there (some network file systems): as before
+                break
         yield
     finally:
         os.close(fd)                            # releases the lock
