@@ -110,6 +110,7 @@ def start_matrix(tmp: Path, rec: Path) -> None:
             code, err, took = cli([*command, "--profile", str(venue), "--midi", "x",
                                    "--osc-control", str(busy.getsockname()[1])])
             port_closed = bool(ports) and ports[-1].closed
+            err = err.replace(f":{busy.getsockname()[1]}", ":PORT")
             row("start", f"{command[0]} --midi, then --osc-control on a port in use",
                 f"exit {code}, {took:.1f} s: {err.splitlines()[-1] if err else ''}; the MIDI port closed: "
                 f"{port_closed}", code == 2 and port_closed and "Traceback" not in err)
@@ -124,6 +125,7 @@ def start_matrix(tmp: Path, rec: Path) -> None:
         code, err, took = cli(["run", "clapper", "--source", str(rec), "--headless", "--events", str(events),
                                "--panel", f"127.0.0.1:{taken.getsockname()[1]}"])
     finally:
+        err = err.replace(f":{taken.getsockname()[1]}", ":PORT").replace(f", {taken.getsockname()[1]})", ", PORT)")
         taken.close()
     left = _open_fds(events)
     row("start", "run --events FILE --panel on a port in use",
@@ -521,8 +523,8 @@ def flood_row(url: str, panel: Any, first: bytes = b"", what: str = "silent conn
         time.sleep(slow_s)
     renewer = threading.Thread(target=renew, daemon=True)
     renewer.start()
-    if first:
-        time.sleep(1.0)                   # the renewals take any slot left over first
+    if first:                             # past the 5 s a body or a token may take: the first 64
+        time.sleep(6.0)                   # are gone, the slots hold renewed ones only
 
     try:
         got, ok = asyncio.run(_browser(url, token)), True
