@@ -178,6 +178,12 @@ class AppHost:
     def paused(self) -> bool:
         return self.controls.paused
 
+    @paused.setter
+    def paused(self, on: bool) -> None:
+        """Pause or resume as the key does (``/sensekit/pause`` over OSC sets it from its thread:
+        the loop reads it at its next step)."""
+        self.controls.paused = bool(on)
+
     @property
     def quit(self) -> bool:
         return self.controls.quit
