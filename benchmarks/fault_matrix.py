@@ -133,6 +133,34 @@ def start_matrix(tmp: Path, rec: Path) -> None:
         code == 2 and left == 0)
 
 
+def pause_row(rec: Path) -> None:
+    """``/sensekit/pause 1`` to ``sensekit run APP --osc-control`` (harden14)."""
+    from pythonosc.udp_client import SimpleUDPClient
+
+    from sensekit.cli import main
+    from sensekit.osc import free_udp_port
+
+    port = free_udp_port()
+    out, err, done = io.StringIO(), io.StringIO(), []
+
+    def work() -> None:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            done.append(main(["run", "clapper", "--source", str(rec), "--headless", "--realtime",
+                              "--frames", "60", "--osc-control", str(port)]))
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    client, deadline = SimpleUDPClient("127.0.0.1", port), time.monotonic() + 60
+    while t.is_alive() and time.monotonic() < deadline:
+        client.send_message("/sensekit/pause", 1)
+        t.join(0.02)
+    simulated = next((line.split("frames, ")[1] for line in out.getvalue().splitlines()
+                      if line.startswith("clapper: ")), "no closing line")
+    tracebacks = err.getvalue().count("Traceback")
+    row("OSC", "/sensekit/pause 1 to sensekit run (60 steps of 1/30 s)",
+        f"exit {done[0] if done else None}: {simulated}; {tracebacks} traceback(s) on stderr",
+        done == [0] and tracebacks == 0 and not simulated.startswith("2.0 s"))
+
+
 def save_order_row(tmp: Path) -> None:
     """Two saves of a running piece written in the other order than they were read (harden14)."""
     from sensekit.profile import load_profile, save_profile
@@ -551,6 +579,7 @@ def main(argv: list[str] | None = None) -> int:
         rec = make_recording(tmp / "small.skrec")
         steps: list[Callable[[], None]] = [lambda: osc_matrix(), lambda: cli_matrix(tmp, rec),
                                            lambda: start_matrix(tmp, rec), lambda: save_order_row(tmp),
+                                           lambda: pause_row(rec),
                                            lambda: corruption_matrix(tmp, rec), lambda: panel_matrix()]
         for step in steps:
             step()
