@@ -161,6 +161,30 @@ def pause_row(rec: Path) -> None:
         done == [0] and tracebacks == 0 and not simulated.startswith("2.0 s"))
 
 
+def fifo_events_row(tmp: Path) -> None:
+    """``sensekit run --events FIFO`` read by a consumer to its end, as ``cat`` reads (harden14)."""
+    fifo = tmp / "events-fifo.jsonl"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def consumer() -> None:
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+    reader = threading.Thread(target=consumer, daemon=True)
+    reader.start()
+    from sensekit.paths import recordings_dir
+
+    code, err, _took = cli(["run", "color_ball", "--source", str(recordings_dir() / "demo.skrec"), "--headless",
+                            "--frames", "30", "--events", str(fifo)])
+    reader.join(20)
+    if reader.is_alive():                         # the run never opened it: let the reader go
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    lines = len(got[0].splitlines()) if got else 0
+    row("command line", "run --events FIFO, its reader reading to the end (as cat)",
+        f"exit {code}, {lines} lines read{': ' + err.splitlines()[-1] if err else ''}", code == 0 and lines > 0)
+
+
 def save_order_row(tmp: Path) -> None:
     """Two saves of a running piece written in the other order than they were read (harden14)."""
     from sensekit.profile import load_profile, save_profile
@@ -579,7 +603,7 @@ def main(argv: list[str] | None = None) -> int:
         rec = make_recording(tmp / "small.skrec")
         steps: list[Callable[[], None]] = [lambda: osc_matrix(), lambda: cli_matrix(tmp, rec),
                                            lambda: start_matrix(tmp, rec), lambda: save_order_row(tmp),
-                                           lambda: pause_row(rec),
+                                           lambda: pause_row(rec), lambda: fifo_events_row(tmp),
                                            lambda: corruption_matrix(tmp, rec), lambda: panel_matrix()]
         for step in steps:
             step()
