@@ -75,6 +75,134 @@ def cli_row(area: str, case: str, argv: list[str]) -> None:
     row(area, case, f"exit {code}, {took:.1f} s: {shown}" if code is not None else "HUNG", ok)
 
 
+def _open_fds(path: Path) -> int:
+    """This process's descriptors open on ``path``."""
+    n = 0
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            n += os.readlink(f"/proc/self/fd/{fd}") == str(path.resolve())
+    return n
+
+
+def start_matrix(tmp: Path, rec: Path) -> None:
+    """Starts that fail half-way: what stays open (harden14)."""
+    from sensekit.cli import midi_args
+
+    venue = tmp / "midi-ok.toml"
+    venue.write_text('[midi.map]\nclap = "note 60"\n')
+    ports: list[Any] = []
+
+    class Port:
+        closed = False
+
+        def send(self, message: Any) -> None:
+            pass
+
+        def close(self) -> None:
+            self.closed = True
+
+    real_open = midi_args.open_port
+    midi_args.open_port = lambda name, *, virtual=False: ports.append(Port()) or ports[-1]  # type: ignore[assignment]
+    busy = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    busy.bind(("127.0.0.1", 0))
+    try:
+        for command in (["events", str(rec), "--level"], ["run", "clapper", "--source", str(rec), "--headless"]):
+            code, err, took = cli([*command, "--profile", str(venue), "--midi", "x",
+                                   "--osc-control", str(busy.getsockname()[1])])
+            port_closed = bool(ports) and ports[-1].closed
+            err = err.replace(f":{busy.getsockname()[1]}", ":PORT")
+            row("start", f"{command[0]} --midi, then --osc-control on a port in use",
+                f"exit {code}, {took:.1f} s: {err.splitlines()[-1] if err else ''}; the MIDI port closed: "
+                f"{port_closed}", code == 2 and port_closed and "Traceback" not in err)
+    finally:
+        midi_args.open_port = real_open
+        busy.close()
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    events = tmp / "start-events.jsonl"
+    try:
+        code, err, took = cli(["run", "clapper", "--source", str(rec), "--headless", "--events", str(events),
+                               "--panel", f"127.0.0.1:{taken.getsockname()[1]}"])
+    finally:
+        err = err.replace(f":{taken.getsockname()[1]}", ":PORT").replace(f", {taken.getsockname()[1]})", ", PORT)")
+        taken.close()
+    left = _open_fds(events)
+    row("start", "run --events FILE --panel on a port in use",
+        f"exit {code}, the events file left open {left} time(s): {err.splitlines()[-1] if err else ''}",
+        code == 2 and left == 0)
+
+
+def pause_row(rec: Path) -> None:
+    """``/sensekit/pause 1`` to ``sensekit run APP --osc-control`` (harden14)."""
+    from pythonosc.udp_client import SimpleUDPClient
+
+    from sensekit.cli import main
+    from sensekit.osc import free_udp_port
+
+    port = free_udp_port()
+    out, err, done = io.StringIO(), io.StringIO(), []
+
+    def work() -> None:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            done.append(main(["run", "clapper", "--source", str(rec), "--headless", "--realtime",
+                              "--frames", "60", "--osc-control", str(port)]))
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    client, deadline = SimpleUDPClient("127.0.0.1", port), time.monotonic() + 60
+    while t.is_alive() and time.monotonic() < deadline:
+        client.send_message("/sensekit/pause", 1)
+        t.join(0.02)
+    simulated = next((line.split("frames, ")[1] for line in out.getvalue().splitlines()
+                      if line.startswith("clapper: ")), "no closing line")
+    tracebacks = err.getvalue().count("Traceback")
+    row("OSC", "/sensekit/pause 1 to sensekit run (60 steps of 1/30 s)",
+        f"exit {done[0] if done else None}: {simulated}; {tracebacks} traceback(s) on stderr",
+        done == [0] and tracebacks == 0 and not simulated.startswith("2.0 s"))
+
+
+def fifo_events_row(tmp: Path) -> None:
+    """``sensekit run --events FIFO`` read by a consumer to its end, as ``cat`` reads (harden14)."""
+    fifo = tmp / "events-fifo.jsonl"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def consumer() -> None:
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+    reader = threading.Thread(target=consumer, daemon=True)
+    reader.start()
+    from sensekit.paths import recordings_dir
+
+    code, err, _took = cli(["run", "color_ball", "--source", str(recordings_dir() / "demo.skrec"), "--headless",
+                            "--frames", "30", "--events", str(fifo)])
+    reader.join(20)
+    if reader.is_alive():                         # the run never opened it: let the reader go
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    lines = len(got[0].splitlines()) if got else 0
+    row("command line", "run --events FIFO, its reader reading to the end (as cat)",
+        f"exit {code}, {lines} lines read{': ' + err.splitlines()[-1] if err else ''}", code == 0 and lines > 0)
+
+
+def save_order_row(tmp: Path) -> None:
+    """Two saves of a running piece written in the other order than they were read (harden14)."""
+    from sensekit.profile import load_profile, save_profile
+    try:
+        from sensekit.profile.save import RunValues
+    except ImportError:                              # a checkout before harden14: no order kept
+        RunValues = dict  # type: ignore[misc,assignment]
+
+    venue = tmp / "order.toml"
+    venue.write_text("[audio]\ngain = 20.0\n")
+    older, newer = RunValues({"audio.gain": 31.0}), RunValues({"audio.gain": 35.0})
+    save_profile(newer, venue)                       # the panel's save, read second, written first
+    save_profile(older, venue)                       # Shift+S, read first, written last
+    gain = load_profile(venue)["audio.gain"]
+    row("profile", "Shift+S read gain 31, the panel then read 35; the panel's written first",
+        f"the profile holds gain {gain}", gain == 35.0)
+
+
 def make_recording(path: Path) -> Path:
     from sensekit.capture.base import AudioBlock, VideoFrame
     from sensekit.capture.recording import Recorder
@@ -357,40 +485,111 @@ def panel_matrix() -> None:  # noqa: C901 (see pyproject: later)
     row("panel", "50 half-open requests (headers never finished)", f"all closed by the server after {held_s:.1f} s",
         held_s < panel_server.HEADER_TIMEOUT_S + 3)
     flood_row(url, panel)
+    time.sleep(1.0)
+    flood_row(url, panel, SLOW_POST, "POSTs whose bodies trickle in (a byte every 0.05 s)")
     stop.set()
     thread.join(10)
     panel.close()
     source.close()
+    token_flood_row()
 
 
-def flood_row(url: str, panel: Any) -> None:
-    """64 silent connections (every slot), then a browser: the page and a live update."""
+def token_flood_row() -> None:
+    """A panel with a token: WebSocket handshakes that never send it hold every slot (harden14)."""
+    from sensekit.capture.replay import ReplaySource
+    from sensekit.panel import Panel, parse_panel_address
+    from sensekit.panel.control import StagesControl
+    from sensekit.paths import recordings_dir
+    from sensekit.runner import Runner
+    from sensekit.settings.live import Tuning
+    from sensekit.vision.motion import MotionDetector
+    from sensekit.vision.pipeline import VisionStage
+
+    token = "matrix-token-1234"
+    source = ReplaySource(recordings_dir() / "demo.skrec", realtime=False, loop=True)
+    source.open()
+    runner = Runner(source, [VisionStage(motion=MotionDetector())])
+    panel = Panel(parse_panel_address("127.0.0.1:0", token), runner,
+                  StagesControl(runner, Tuning(lambda: runner.stages), None, Path("venue.toml")),
+                  info={"title": "matrix"})
+    panel.start()
+    try:
+        flood_row(panel.url, panel, WS_NO_TOKEN, "video WebSockets that never send the token", token)
+    finally:
+        panel.close()
+        source.close()
+
+
+SLOW_POST = (b"POST /api/set HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+             b"Content-Length: 60000\r\n\r\n{")
+WS_NO_TOKEN = (b"GET /ws/video HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+
+
+async def _browser(url: str, token: str | None) -> str:
+    """The page and a live update, as a browser (with the panel's token) gets them."""
     import aiohttp
 
+    from sensekit.panel.guard import TOKEN_HEADER
+
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:
+        async with s.get(url, headers={TOKEN_HEADER: token} if token else {}) as page:
+            await page.read()
+        async with s.ws_connect(url + "ws/live") as ws:
+            if token:
+                await ws.send_json({"token": token})
+            update = await ws.receive_json(timeout=5)
+        return f"page HTTP {page.status}, a live update of {len(update)} fields"
+
+
+def flood_row(url: str, panel: Any, first: bytes = b"", what: str = "silent connections",
+              token: str | None = None) -> None:
+    """64 connections that each send ``first`` (nothing: silent) hold every slot, renewed 20 times
+    a second while a browser (with ``token``) asks for the page and a live update."""
+    import aiohttp
+
+    from sensekit.panel import connections
     from sensekit.panel.connections import MAX_CONNECTIONS
 
+    slow_s = getattr(connections, "SLOW_REQUEST_S", 2.0)           # (a checkout before harden14)
     host, port = url.split("//")[1].rstrip("/").split(":")
-    socks = [socket.create_connection((host, int(port))) for _ in range(MAX_CONNECTIONS)]
+    before = panel.server.connection_stats()
+
+    def one() -> socket.socket:
+        c = socket.create_connection((host, int(port)))
+        c.sendall(first)
+        return c
+    socks = [one() for _ in range(MAX_CONNECTIONS)]
     deadline = time.monotonic() + 5
     while panel.server.connection_stats()["open"] < MAX_CONNECTIONS and time.monotonic() < deadline:
         time.sleep(0.05)
+    stop = threading.Event()
 
-    async def browser() -> str:
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:
-            async with s.get(url) as page:
-                await page.read()
-            async with s.ws_connect(url + "ws/live") as ws:
-                update = await ws.receive_json(timeout=5)
-            return f"page HTTP {page.status}, a live update of {len(update)} fields"
+    def renew() -> None:
+        while first and not stop.wait(0.05):
+            socks.append(one())
+            for c in socks[-2 * MAX_CONNECTIONS:]:
+                with contextlib.suppress(OSError):
+                    c.sendall(b" " if first is SLOW_POST else b"")
+    if first:
+        time.sleep(slow_s)
+    renewer = threading.Thread(target=renew, daemon=True)
+    renewer.start()
+    if first:                             # past the 5 s a body or a token may take: the first 64
+        time.sleep(6.0)                   # are gone, the slots hold renewed ones only
+
     try:
-        got, ok = asyncio.run(browser()), True
+        got, ok = asyncio.run(_browser(url, token)), True
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
         got, ok = f"the browser got no answer: {type(exc).__name__}", False
-    stats = panel.server.connection_stats()
+    stop.set()
+    renewer.join(5)
+    stats = {k: v - before[k] for k, v in panel.server.connection_stats().items()}
     for c in socks:
         c.close()
-    row("panel", f"{MAX_CONNECTIONS} silent connections hold every slot, then a browser",
-        f"{got}; {stats['shed']} silent one(s) closed to make room, {stats['refused']} refused", ok)
+    row("panel", f"{MAX_CONNECTIONS} {what} hold every slot{', renewed' if first else ''}, then a browser"
+        + (" with the token" if token else ""),
+        f"{got}; {stats['shed']} closed to make room, {stats['refused']} refused", ok)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -403,6 +602,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rec = make_recording(tmp / "small.skrec")
         steps: list[Callable[[], None]] = [lambda: osc_matrix(), lambda: cli_matrix(tmp, rec),
+                                           lambda: start_matrix(tmp, rec), lambda: save_order_row(tmp),
+                                           lambda: pause_row(rec), lambda: fifo_events_row(tmp),
                                            lambda: corruption_matrix(tmp, rec), lambda: panel_matrix()]
         for step in steps:
             step()

@@ -18,7 +18,8 @@ behaviour before harden11, measured in the same process.
 second flood beside the settings: a thread keeps the panel's command queue full of commands
 that each take ``--command-ms`` of CPU (as a script posting saves would). It prints, for each
 case, the run alone, with the settings flood, with the panel flood and with both (harden12:
-the two share one budget, a tenth of the run between them; before, each had a tenth).
+the two share one budget, a tenth of the run between them; before, each had a tenth), with the
+share of the run charged to each (harden14: the two share the budget's time, not its turns).
 """
 from __future__ import annotations
 
@@ -139,47 +140,59 @@ def double_flood(show: Any, flood: Callable[[], None], stop: threading.Event, ar
             except ConfigError:
                 time.sleep(0.005)                 # the queue is full: as a client told to retry
 
-    spent = [0.0]                                 # seconds charged to the run's budget(s)
+    spent: dict[str, float] = {}                  # seconds charged to the run's budget(s), by kind
     for budget in {id(b): b for b in (show.runner.settings_budget, panel.commands.budget)}.values():
         _count_charges(budget, spent)
-    best: dict[str, tuple[float, float]] = {}
+    best: dict[str, tuple[float, dict[str, float]]] = {}
     for _ in range(args.runs):
         for name, senders in (("alone", []), ("settings", [flood]), ("panel", [post]), ("both", [flood, post])):
-            secs, share = _one_run(show, panel, senders, stop, spent, args.items)
+            secs, shares = _one_run(show, panel, senders, stop, spent, args.items)
             if name not in best or secs < best[name][0]:
-                best[name] = (secs, share)
+                best[name] = (secs, shares)
     panel.close()
     alone = best["alone"][0]
-    return ("  ".join(f"{name} {secs:.2f} s ({secs / alone:.2f}x, {100 * share:.1f} % budgeted work)"
-                      for name, (secs, share) in best.items())
+    return ("  ".join(f"{name} {secs:.2f} s ({secs / alone:.2f}x, {_split(shares)})"
+                      for name, (secs, shares) in best.items())
             + f"  [{args.items} items, commands of {args.command_ms:g} ms]")
 
 
+def _split(shares: dict[str, float]) -> str:
+    """"10.1 % budgeted work: panel 5.0 %, settings 5.1 %"."""
+    kinds = ", ".join(f"{k} {100 * v:.1f} %" for k, v in sorted(shares.items()) if v)
+    return f"{100 * sum(shares.values()):.1f} % budgeted work" + (f": {kinds}" if kinds else "")
+
+
 def _one_run(show: Any, panel: Any, senders: list[Callable[[], None]], stop: threading.Event,
-             spent: list[float], items: int) -> tuple[float, float]:
-    """Seconds ``items`` items take while ``senders`` flood, and the share of them charged."""
+             spent: dict[str, float], items: int) -> tuple[float, dict[str, float]]:
+    """Seconds ``items`` items take while ``senders`` flood, and the share of them charged to
+    each kind of work."""
     stop.clear()
     threads = [threading.Thread(target=f, daemon=True) for f in senders]
     for th in threads:
         th.start()
-    spent[0], t = 0.0, time.perf_counter()
+    spent.clear()
+    t = time.perf_counter()
     show.runner.run(max_items=items)
-    secs, charged = time.perf_counter() - t, spent[0]
+    secs, charged = time.perf_counter() - t, dict(spent)
     stop.set()
     for th in threads:
         th.join()
     _drop_waiting(panel.commands)
     time.sleep(0.5)                               # the last values apply; the budget refills
-    return secs, charged / secs
+    return secs, {k: v / secs for k, v in charged.items()}
 
 
-def _count_charges(budget: Any, spent: list[float]) -> None:
-    """Add what ``budget`` is charged to ``spent[0]`` (the commands' and the settings' time)."""
+def _count_charges(budget: Any, spent: dict[str, float]) -> None:
+    """Add what ``budget`` is charged to ``spent[kind]``: "panel" for the commands' time,
+    "settings" for the settings' (told by the module that charges, so the same script measures
+    a checkout whose ``charge`` takes no kind)."""
     charge = budget.charge
 
-    def counted(cost_s: float, now: float | None = None) -> None:
-        spent[0] += cost_s
-        charge(cost_s, now)
+    def counted(cost_s: float, now: float | None = None, **kw: Any) -> None:
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        kind = "panel" if caller.startswith("sensekit.panel") else "settings"
+        spent[kind] = spent.get(kind, 0.0) + cost_s
+        charge(cost_s, now, **kw)
     budget.charge = counted
 
 

@@ -11,7 +11,8 @@ bytes, oversized datagrams, deeply nested arrays, unknown addresses.
 Panel, in a loop: ``GET /api/info``; ``POST /api/set`` valid and junk bodies (NaN, Infinity,
 30,000 nested ``[``, 4,000-digit numbers, not JSON); a ``/ws/live`` client that reads a few
 updates and leaves; a ``/ws/video`` client that takes two frames and leaves, after junk messages;
-half-open connections that send part of a request and stall (at most 20 open at once). Counts
+half-open connections that send part of a request and stall, their headers or (harden14) the body
+of a POST (at most 20 open at once). Counts
 every HTTP status; a 500 or a refused connection is an error.
 """
 from __future__ import annotations
@@ -32,6 +33,10 @@ from urllib.parse import urlparse
 import aiohttp
 
 NEGATIVE_ELEMENT = b"#bundle\0" + struct.pack(">Qi", 1, -4) + b"/a\0\0,\0\0\0"
+#: the start of a request that then stalls: headers that never end, a body that never comes
+HALF_REQUESTS = [b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ",
+                 b"POST /api/set HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 60000\r\n\r\n{"]
 
 
 def _msg(address: str, tag: str, value: object) -> bytes:
@@ -113,7 +118,7 @@ async def panel_churn(url: str, stop: threading.Event, counts: Counter[str]) -> 
             if len(half_open) < 20:
                 try:
                     h = socket.create_connection((u.hostname, u.port), timeout=2)
-                    h.sendall(b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+                    h.sendall(HALF_REQUESTS[i % len(HALF_REQUESTS)])
                     h.setblocking(False)
                     half_open.append(h)
                     counts["half_open_made"] += 1

@@ -71,8 +71,14 @@ def _inside_recording(path: Path) -> Path | None:
 
 
 def _probe_file(path: Path) -> None:
-    """Open ``path`` for writing without changing it (created and removed if it did not exist)."""
-    if path.exists():
+    """Open ``path`` for writing without changing it (created and removed if it did not exist).
+    A FIFO or a device is not opened, only its permission checked: a writer that opens a FIFO and
+    closes it hands its reader the end of the file (``cat`` or a consumer reading to the end then
+    goes, and the command's real open found no reader)."""
+    if path.exists() and not path.is_file():
+        if not os.access(path, os.W_OK):
+            raise PermissionError(errno.EACCES, "permission denied")
+    elif path.exists():
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)   # no truncation, no write
         os.close(fd)
     else:

@@ -49,3 +49,39 @@ def test_one_kind_alone_is_as_before():
             _spend(budget, clock, 0.05)
         clock.advance(1 / 30)
     assert 0.1 * clock.now() * 0.9 <= ran * 0.05 <= 0.1 * clock.now() + 0.25 + 0.05
+
+
+def test_two_kinds_of_unequal_cost_share_the_time_not_the_turns():
+    """A 60 ms panel command and a 20 ms settings rebuild, both flooding: turns by count gave the
+    commands 3/4 of the budget's time (75 % of it, 3x the settings'); the time is now shared."""
+    clock = ManualClock()
+    budget = TimeBudget(share=0.1, burst_s=0.25, clock=clock)
+    spent = {"panel": 0.0, "settings": 0.0}
+    cost = {"panel": 0.06, "settings": 0.02}
+    for _ in range(3000):                  # 100 s of 1/30 s items; the settings ask first
+        for who in ("settings", "panel"):
+            if budget.available(who):
+                clock.advance(cost[who])
+                budget.charge(cost[who], who=who)
+                spent[who] += cost[who]
+        clock.advance(1 / 30)
+    assert abs(spent["panel"] - spent["settings"]) <= 0.1 * (spent["panel"] + spent["settings"]), spent
+    assert sum(spent.values()) <= 0.1 * clock.now() + 0.25 + 0.06
+
+
+def test_a_kind_back_after_a_pause_has_no_credit_for_the_time_it_did_not_ask():
+    """The settings flood stops for 10 s while the commands go on, then comes back: it shares the
+    budget from then on; it does not take every turn until it has "caught up" the 10 s."""
+    clock = ManualClock()
+    budget = TimeBudget(share=0.1, burst_s=0.25, clock=clock)
+    after = {"panel": 0.0, "settings": 0.0}
+    for item in range(900):                # 30 s; the settings ask in the first and last 10 s only
+        asking = ("settings", "panel") if not 300 <= item < 600 else ("panel",)
+        for who in asking:
+            if budget.available(who):
+                clock.advance(0.05)
+                budget.charge(0.05, who=who)
+                if item >= 600:
+                    after[who] += 0.05
+        clock.advance(1 / 30)
+    assert after["panel"] >= 0.35 * sum(after.values()), after

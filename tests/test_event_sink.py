@@ -106,3 +106,31 @@ def test_a_reader_that_goes_away_drops_the_rest(fifo):
         sink.write(LINE)
     sink.close()
     assert sink.stats()["event_lines_dropped"] == 10
+
+
+def test_sensekit_run_events_to_a_fifo_whose_reader_reads_to_the_end(fifo, recordings_dir):
+    """`mkfifo ev.jsonl; consumer < ev.jsonl &; sensekit run APP --events ev.jsonl`: the option's
+    check opened the FIFO for writing and closed it, so the consumer read its end of file and
+    went (`cat`: 0 bytes), and the run stopped at once: `cannot write events to 'ev.jsonl': no
+    process is reading it`, exit 2. The check now leaves a FIFO unopened: the reader gets every
+    line, as with a regular file."""
+    import threading
+
+    from sensekit.cli import main
+
+    demo = recordings_dir / "demo.skrec"
+    if not demo.is_dir():
+        pytest.skip("recordings/demo.skrec not generated (python -m sensekit.synth)")
+    got: list[bytes] = []
+
+    def consumer() -> None:
+        with open(fifo, "rb") as f:               # as `cat` and `python consumer.py < FIFO` read
+            got.append(f.read())
+    reader = threading.Thread(target=consumer, daemon=True)
+    reader.start()
+    code = main(["run", "color_ball", "--source", str(demo), "--headless", "--frames", "30",
+                 "--events", str(fifo)])
+    reader.join(20)
+    assert code == 0
+    lines = got[0].decode().splitlines() if got else []
+    assert len(lines) >= 10 and all(line.startswith("{") for line in lines), got

@@ -752,3 +752,51 @@ def test_docs_say_how_every_kind_of_setting_is_sent():
     for kind in kinds:
         assert words[kind] in section, f"docs/OSC.md does not say how a {kind} setting is sent"
     assert "/sensekit/set/<section>/<name>" in section and "/sensekit/preset" in section
+
+
+def test_osc_pause_pauses_an_app_run(recordings_dir: Path, capsys):
+    """`sensekit run APP --osc-control PORT`, then `/sensekit/pause 1`: since the app host was split
+    up (issue 22) its `paused` had no setter, so the pause raised AttributeError on the OSC thread
+    (a traceback on stderr) and the app never paused: all 60 steps simulated. Now the simulation
+    stops where the pause lands (the steps go on drawing, as with the key)."""
+    from sensekit.cli import main
+    from sensekit.osc import free_udp_port
+
+    demo = _demo(recordings_dir)
+    port = free_udp_port()
+    done: list[int] = []
+    run = threading.Thread(target=lambda: done.append(main(
+        ["run", "clapper", "--source", str(demo), "--headless", "--realtime", "--frames", "60",
+         "--osc-control", str(port)])), daemon=True)
+    run.start()
+    client = SimpleUDPClient("127.0.0.1", port)
+    while run.is_alive():                     # until it lands, however loaded the machine is
+        client.send_message("/sensekit/pause", 1)
+        run.join(0.02)
+    captured = capsys.readouterr()
+    assert done == [0] and "Traceback" not in captured.err and "AttributeError" not in captured.err, captured.err
+    simulated = float(re.search(r"clapper: 60 frames, ([\d.]+) s simulated", captured.out).group(1))
+    assert simulated < 60 / 30, captured.out
+
+
+def test_a_handler_that_raises_is_one_log_line_and_the_next_setting_applies(capfd, caplog):
+    """Anything but a ``ConfigError`` from acting on a message (the pause above, or any bug) went
+    to socketserver's ``handle_error``: a 20-line traceback on stderr for every such datagram, as
+    often as a sender liked. Now one rate-limited log line each, and the door goes on."""
+    knobs = _Knobs()
+
+    def broken_pause(on: bool) -> None:
+        raise RuntimeError("the pause handler failed")
+
+    with caplog.at_level(logging.WARNING, logger="sensekit.osc"), \
+            OscControl("127.0.0.1", 0, tuning=knobs.tuning, pause=broken_pause) as control:
+        client = SimpleUDPClient("127.0.0.1", control.port)
+        for _ in range(3):
+            client.send_message("/sensekit/pause", 1)
+        client.send_message("/sensekit/set/gain", 64.0)
+        _wait(lambda: control.accepted >= 1)
+    assert knobs.settle()["audio.gain"] == 64.0
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception occurred" not in err, err
+    lines = [r.getMessage() for r in caplog.records if "could not be handled" in r.getMessage()]
+    assert len(lines) == 3 and all("RuntimeError: the pause handler failed" in m for m in lines), lines

@@ -140,14 +140,14 @@ class AppHost:
         self.dispatcher.on(SourceRestored.name, self._on_restored)
         self.outputs = RunOutputs(self.options, self.dispatcher, self.tuning, step_s=app_cls.step_s)
         self._saver = ProfileSaver(RunOutputs.write_values)       # Shift+S: the file written off this thread
-        self.app.setup()
-        self.tuning.baseline()                     # what the app starts with; Shift+S saves changes
-        if self.options.script is not None:
-            try:
+        try:               # the events file and the video are open: an app or script that fails closes them
+            self.app.setup()
+            self.tuning.baseline()                 # what the app starts with; Shift+S saves changes
+            if self.options.script is not None:
                 self.options.script.start(self)
-            except BaseException:
-                self.close()
-                raise
+        except BaseException:
+            self.close()
+            raise
 
     # -- source status -------------------------------------------------------
     def _on_lost(self, event: Event) -> None:
@@ -177,6 +177,12 @@ class AppHost:
     @property
     def paused(self) -> bool:
         return self.controls.paused
+
+    @paused.setter
+    def paused(self, on: bool) -> None:
+        """Pause or resume as the key does (``/sensekit/pause`` over OSC sets it from its thread:
+        the loop reads it at its next step)."""
+        self.controls.paused = bool(on)
 
     @property
     def quit(self) -> bool:

@@ -65,7 +65,11 @@ class RunOutputs:
             sink = self._events_file = EventSink(options.events)   # a FIFO never blocks the run
             dispatcher.on("*", lambda e: sink.write(to_jsonl(e) + "\n"))
         if options.video is not None:
-            self.video = VideoRecorder(options.video, fps=1.0 / step_s)
+            try:
+                self.video = VideoRecorder(options.video, fps=1.0 / step_s)
+            except BaseException:                  # the events file opened above is not left open
+                self.close()
+                raise
 
     def drawn(self, screen: pygame.Surface) -> None:
         """After each drawing: the window's frame into the video."""

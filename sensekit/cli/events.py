@@ -32,9 +32,9 @@ from types import ModuleType
 from typing import Any, TextIO
 
 from sensekit.cli import Subparsers
-from sensekit.cli.attachments import close_attachments
-from sensekit.cli.midi_args import add_midi_arguments, attach_midi
-from sensekit.cli.osc_args import add_osc_arguments, attach_osc
+from sensekit.cli.attachments import close_attachments, open_attachments
+from sensekit.cli.midi_args import add_midi_arguments
+from sensekit.cli.osc_args import add_osc_arguments
 from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.cli.tuning import Chosen, add_tuning_arguments, apply_chosen, chosen_values
 from sensekit.paths import DEFAULT_PROFILE
@@ -180,8 +180,7 @@ def main(args: argparse.Namespace) -> int:
             stages.insert(0, RecordStage())
         warn_idle_stages(stages, source)
         runner = Runner(source, stages)
-        midi = attach_midi(runner.dispatcher, args)                  # --midi
-        osc = attach_osc(runner.dispatcher, args, tuning=tuning)  # --osc, --osc-control
+        osc, midi = open_attachments(runner.dispatcher, args, tuning=tuning)   # --midi, --osc
         if args.jsonl:
             runner.dispatcher.on("*", JsonlWriter(out))
         else:

@@ -96,8 +96,13 @@ def attach_osc(dispatcher: Dispatcher, args: argparse.Namespace, *, tuning: Tuni
                  " in timetagged bundles" if att.sender.bundle else "")
     control = getattr(args, "osc_control", None)
     if control:
-        host, port = parse_target(control, default_host="127.0.0.1", allow_any_port=True)
-        att.control = OscControl(host, port, tuning=tuning, pause=pause)
-        att.control.start()
+        try:
+            host, port = parse_target(control, default_host="127.0.0.1", allow_any_port=True)
+            att.control = OscControl(host, port, tuning=tuning, pause=pause)
+            att.control.start()
+        except BaseException:           # the port in use: the sender opened above is closed
+            if att.sender is not None:
+                att.sender.close()
+            raise
         log.info("OSC: listening for settings on %s:%d", att.control.host, att.control.port)
     return att

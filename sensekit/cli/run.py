@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 from sensekit.capture.base import drop_counts, drops_text
 from sensekit.cli import Subparsers, voice_options
-from sensekit.cli.attachments import close_attachments
-from sensekit.cli.midi_args import add_midi_arguments, attach_midi
-from sensekit.cli.osc_args import add_osc_arguments, attach_osc
+from sensekit.cli.attachments import close_attachments, open_attachments
+from sensekit.cli.midi_args import add_midi_arguments
+from sensekit.cli.osc_args import add_osc_arguments
 from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.cli.paths import OutputPath
 from sensekit.cli.script_args import add_script_arguments
@@ -159,29 +159,34 @@ def main(args: argparse.Namespace) -> int:
                          profile_path=Path(args.profile) if args.profile else DEFAULT_PROFILE)
     try:
         host = AppHost(app_cls, source, options)
-        # --words / [voice] words / --sounds: the voice stage feeds the app's word and sound handlers
-        host.runner.stages[0:0] = voice_options.build_stages(args, source, chosen.values)
-        if options.silhouette:
-            _add_silhouette(host.runner.stages)
-        apply_chosen(host.tuning, chosen)
-        start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box,
-                       frame_size=getattr(source, "frame_size", None))
-        midi = attach_midi(host.dispatcher, args)                  # --midi
-        osc = attach_osc(host.dispatcher, args, tuning=host.tuning,
-                         pause=lambda on: setattr(host, "paused", on))
-        if note:      # once the app has set up: an error in the app's own file comes alone
-            print(note, flush=True)
-        panel = None
+        ran = False              # host.run() closes the host; a start that fails before it, here
         try:
-            if panel_at is not None:
-                from sensekit.panel.attach import app_panel
-                panel = app_panel(host, panel_at)
-                print(f"panel: {panel.url}" + ("  (add #token=TOKEN)" if panel_at.token else ""),
-                      flush=True)
-            with stop_signals() as stopped:
-                result = host.run()
+            # --words / [voice] words / --sounds: the voice stage feeds the app's word and sound handlers
+            host.runner.stages[0:0] = voice_options.build_stages(args, source, chosen.values)
+            if options.silhouette:
+                _add_silhouette(host.runner.stages)
+            apply_chosen(host.tuning, chosen)
+            start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box,
+                           frame_size=getattr(source, "frame_size", None))
+            osc, midi = open_attachments(host.dispatcher, args, tuning=host.tuning,     # --midi, --osc
+                                         pause=lambda on: setattr(host, "paused", on))
+            if note:      # once the app has set up: an error in the app's own file comes alone
+                print(note, flush=True)
+            panel = None
+            try:
+                if panel_at is not None:
+                    from sensekit.panel.attach import app_panel
+                    panel = app_panel(host, panel_at)
+                    print(f"panel: {panel.url}" + ("  (add #token=TOKEN)" if panel_at.token else ""),
+                          flush=True)
+                ran = True
+                with stop_signals() as stopped:
+                    result = host.run()
+            finally:
+                close_attachments(osc, midi, panel)
         finally:
-            close_attachments(osc, midi, panel)
+            if not ran:          # the events file, the --video writer: closed, not left to exit
+                host.close()
     finally:
         source.close()
     if result.interrupted:

@@ -40,6 +40,7 @@ import logging
 import math
 import socket
 import socketserver
+import sys
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -130,6 +131,7 @@ class _ControlServer(socketserver.UDPServer):
                  share: float, burst: float) -> None:
         self.receive = receive
         self.kernel_drops = 0
+        self.failed = 0                 # datagrams whose handling raised (handle_error)
         self._pace = CpuPace(share, burst)
         super().__init__(address, _Datagram)
         count_kernel_drops(self.socket)
@@ -140,6 +142,15 @@ class _ControlServer(socketserver.UDPServer):
         if drops is not None:
             self.kernel_drops = drops
         return (data, self.socket), sender
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A message whose handling raised something unforeseen (a bug, or a pause handler that
+        failed): one log line (rate-limited like the others) and the next datagram, not
+        socketserver's traceback on stderr for each datagram."""
+        exc = sys.exc_info()[1]
+        self.failed += 1
+        log.warning("OSC: a datagram from %s could not be handled: %s: %s", short(client_address),
+                    type(exc).__name__, clip(str(exc), 200))
 
 
 class _Datagram(socketserver.BaseRequestHandler):

@@ -10,7 +10,8 @@ refused, not stored.
 The time the commands take is budgeted (``sensekit.budget.TimeBudget``): the queue is given the
 run's own budget (``Runner.settings_budget``, which the settings applied on the run's thread are
 charged to as well), so the panel's commands and the settings share one tenth of the run between
-them (``share``, 10 %, with a burst of ``burst_s``, 0.25 s, banked while nothing asks): a person
+them (``share``, 10 %, with a burst of ``burst_s``, 0.25 s, banked while nothing asks; the two
+share its time, not its turns: ``budget.py``): a person
 clicking gets every answer at once, and a flood of requests (a script, or a stuck page posting in
 a loop) with a flood of settings (OSC) at once gets about a tenth of the run, not a fifth, and
 the piece keeps its frame rate. Without a budget given, the queue makes one of its own. Each
@@ -86,5 +87,6 @@ class CommandQueue:
                 future.set_exception(exc)
             finally:
                 ended = self._clock.now()
-                self.budget.charge(ended - started if light else max(self.min_cost_s, ended - started), ended)
+                self.budget.charge(ended - started if light else max(self.min_cost_s, ended - started), ended,
+                                   who="panel")
         return n

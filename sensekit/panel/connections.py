@@ -9,11 +9,16 @@ saved, a recording's next segment), nor the operator's way in:
 - at most ``max_connections`` (``MAX_CONNECTIONS``, 64) are open at once. A new one over the cap
   takes the slot of the connection that has done least with its own (``shed``), in this order:
   one that never finished a request (oldest first: a flood of silent or half-sent connections),
-  one idle between requests (idle longest first), one whose client has taken none of what it was
+  one whose request is not all there yet (``slow``, oldest first): a body still arriving after
+  ``SLOW_REQUEST_S`` (2 s) in all, or after ``SLOW_GRACE_S`` (0.5 s) at under ``MIN_BODY_RATE``
+  (16 kB/s), or a WebSocket that has not yet sent the panel's token (``unproven``); then one idle
+  between requests (idle longest first), one whose client has taken none of what it was
   sent for a second or more (stalled longest first). A connection with a request in hand (a
   WebSocket, a command waiting for the run) is never closed for a newcomer; when every slot holds
   one, the newcomer is closed as it is accepted (``refused``). Before, every new connection over
   the cap was refused, so 64 silent connections (and more coming) kept the operator's browser out;
+  and a slow body, or a WebSocket waiting for its token, counted as a request in hand: 64 of them,
+  renewed every few seconds by a client without the token, kept the operator out;
 - ``watch()`` (a task of the server's loop) aborts a connection whose client has not taken a
   byte of what it was sent for ``stall_s`` (``WRITE_STALL_S``, 5 s; what waits in the
   transport's buffer and, on Linux, in the kernel's send queue): a client that pipelines
@@ -37,12 +42,12 @@ import logging
 import struct
 import termios
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from aiohttp import web
 
-__all__ = ["ConnectionCap", "MAX_CONNECTIONS", "WRITE_STALL_S"]
+__all__ = ["ConnectionCap", "MAX_CONNECTIONS", "MIN_BODY_RATE", "SLOW_REQUEST_S", "WRITE_STALL_S"]
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +55,11 @@ MAX_CONNECTIONS = 64
 WRITE_STALL_S = 5.0
 #: a connection whose client took nothing for this long may be shed for a newcomer
 SHED_STALLED_S = 1.0
+#: a request whose body is not all there after this long may be shed for a newcomer...
+SLOW_REQUEST_S = 2.0
+#: ... or after this long, if it arrives slower than ``MIN_BODY_RATE`` bytes a second
+SLOW_GRACE_S = 0.5
+MIN_BODY_RATE = 16 * 1024
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -86,6 +96,8 @@ class ConnectionCap:
         self._busy: dict[asyncio.BaseTransport, int] = {}     # transport -> requests in hand
         self._idle: dict[asyncio.BaseTransport, float] = {}   # transport -> idle since (served once)
         self._stuck: dict[asyncio.BaseTransport, tuple[int, float]] = {}  # -> (unsent bytes, since)
+        self._requests: dict[asyncio.BaseTransport, tuple[float, Any]] = {}  # -> (since, its body)
+        self._unproven: dict[asyncio.BaseTransport, float] = {}  # a WebSocket awaiting its token
 
     # -- listening ------------------------------------------------------------------------------
     async def serve(self, runner: web.BaseRunner, host: str, port: int, *,
@@ -121,6 +133,7 @@ class ConnectionCap:
         """The connection to close for a newcomer (module docstring), or None."""
         now = self._time()
         never: list[tuple[float, asyncio.Transport]] = []
+        slow: list[tuple[float, asyncio.Transport]] = []
         idle: list[tuple[float, asyncio.Transport]] = []
         stuck: list[tuple[float, asyncio.Transport]] = []
         for made, transport in live:
@@ -131,12 +144,45 @@ class ConnectionCap:
                     idle.append((self._idle[transport], transport))
                 else:
                     never.append((made, transport))
+            elif (since := self._slow(transport, now)) is not None:
+                slow.append((since, transport))
             elif transport in self._stuck and now - self._stuck[transport][1] >= SHED_STALLED_S:
                 stuck.append((self._stuck[transport][1], transport))
-        for group in (never, idle, stuck):
+        for group in (never, slow, idle, stuck):
             if group:
                 return min(group, key=lambda t: t[0])[1]
         return None
+
+    def _slow(self, transport: asyncio.BaseTransport, now: float) -> float | None:
+        """Since when ``transport``'s request has been in hand, if it is not all there yet (see the
+        module docstring), else None."""
+        since = self._unproven.get(transport)
+        if since is not None:
+            return since
+        request = self._requests.get(transport)
+        if request is None:
+            return None
+        started, body = request
+        if body.is_eof():                       # all of it has arrived (or there is none)
+            return None
+        took = now - started
+        if took >= SLOW_REQUEST_S or (took >= SLOW_GRACE_S
+                                      and getattr(body, "total_bytes", 0) < MIN_BODY_RATE * took):
+            return started
+        return None
+
+    @contextlib.contextmanager
+    def unproven(self, transport: asyncio.BaseTransport | None) -> Iterator[None]:
+        """While a WebSocket on ``transport`` waits for the panel's token: its slot may be taken
+        (module docstring)."""
+        if transport is None:
+            yield
+            return
+        self._unproven[transport] = self._time()
+        try:
+            yield
+        finally:
+            self._unproven.pop(transport, None)
 
     def __call__(self) -> asyncio.BaseProtocol:
         assert self._server is not None, "serve() first"
@@ -157,6 +203,8 @@ class ConnectionCap:
         self._busy.pop(transport, None)
         self._idle.pop(transport, None)
         self._stuck.pop(transport, None)
+        self._requests.pop(transport, None)
+        self._unproven.pop(transport, None)
 
     @property
     def open(self) -> int:
@@ -174,9 +222,11 @@ class ConnectionCap:
         if key is None or key.is_closing():
             return await handler(request)
         self._busy[key] = self._busy.get(key, 0) + 1
+        self._requests[key] = (self._time(), request.content)
         try:
             return await handler(request)
         finally:
+            self._requests.pop(key, None)
             if key in self._busy:
                 self._busy[key] -= 1
                 if self._busy[key] <= 0:

@@ -416,7 +416,8 @@ class PanelServer:
         if self.address.token is not None:
             given = None
             try:
-                msg = await ws.receive(timeout=AUTH_TIMEOUT_S)
+                with self._cap.unproven(request.transport):    # its slot may go to a newcomer
+                    msg = await ws.receive(timeout=AUTH_TIMEOUT_S)
                 if msg.type == WSMsgType.TEXT:
                     data = loads_json(msg.data, what="the message", max_depth=MAX_JSON_DEPTH)
                     given = data.get("token") if isinstance(data, dict) else None

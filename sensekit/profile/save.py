@@ -12,7 +12,12 @@
   Keys of the file that ``values`` does not name are left alone.
 
 ``run_values(tuning, base)`` is what a running piece saves (Shift+S in an app, "save" in the
-browser panel): the keys of the profile it started from, what it changed, what it learned.
+browser panel): the keys of the profile it started from, what it changed, what it learned. The
+values are read on the run's thread and written later on another (``app/profile_saver.py``, the
+panel's server), so two saves of one run can be written in the other order than they were read:
+``RunValues`` carries the order they were read in (``read_at``), and ``save_profile`` writes a
+key only if no save read later has written it to that file already. A Shift+S whose file was
+written after a newer panel save (or the reverse) used to put the older values back.
 
 An optional setting set to nothing is written as ``"none"``. The file is written atomically
 (temporary file, fsync, rename), a symlink is followed and the file keeps its permissions, so
@@ -22,12 +27,15 @@ file that is not a valid profile (the message names file, line and key).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
+import itertools
 import math
 import os
 import tempfile
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Mapping, TypeVar
 
@@ -37,21 +45,103 @@ from sensekit.safe_read import file_kind, short
 from sensekit.settings.live import Tuning, check_values
 from sensekit.settings.registry import REGISTRY, lookup, split_key
 
-__all__ = ["save_profile", "save_taught_gestures", "save_table", "dumps_profile", "edit_profile_text", "run_values"]
+__all__ = ["RunValues", "save_profile", "save_taught_gestures", "save_table", "dumps_profile",
+           "edit_profile_text", "run_values"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 #: one save at a time in this process: each reads the file, edits it and renames a new one over
 #: it, so two at once (the panel's sound card saving on a server thread while "Save venue
-#: profile" saves on the run's thread) kept only one of the two edits (39 of 40 tries)
+#: profile" saves on the run's thread) kept only one of the two edits (39 of 40 tries); other
+#: programs are waited for through a lock on the folder (``_folder_lock``)
 _SAVING = threading.RLock()
 
 
-def _one_at_a_time(fn: _F) -> _F:
-    @functools.wraps(fn)
-    def locked(*args: Any, **kwargs: Any) -> Any:
-        with _SAVING:
-            return fn(*args, **kwargs)
-    return locked  # type: ignore[return-value]
+#: the order in which a running piece's values were read (``RunValues.read_at``)
+_READS = itertools.count(1)
+#: per profile written (its real path): key -> ``read_at`` of the values last written there
+_WRITTEN: dict[str, dict[str, int]] = {}
+
+
+class RunValues(dict[str, Any]):
+    """What ``run_values`` reads (``{key: value}``), numbered in the order it was read
+    (``read_at``): ``save_profile`` does not write a key over a value read later."""
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        super().__init__(values)
+        self.read_at = next(_READS)
+
+
+def _not_older(values: Mapping[str, Any], target: Path) -> tuple[Mapping[str, Any], int | None]:
+    """``values`` without the keys a save read after them has written to ``target``, and their
+    ``read_at`` (None for values that are not a ``RunValues``: written whole, as before)."""
+    read_at = getattr(values, "read_at", None)
+    if not isinstance(read_at, int):
+        return values, None
+    written = _WRITTEN.get(os.path.realpath(target), {})
+    return {k: v for k, v in values.items() if written.get(k, 0) < read_at}, read_at
+
+
+def _note_written(values: Mapping[str, Any], target: Path, read_at: int | None) -> None:
+    if read_at is not None:
+        written = _WRITTEN.setdefault(os.path.realpath(target), {})
+        for key in values:
+            written[key] = max(written.get(key, 0), read_at)
+
+
+#: a save waits at most this long for another program's save of a profile in the same folder
+OTHER_WRITER_WAIT_S = 30.0
+_HELD = [0]                 # saves in hand in this process (nested: one lock of the folder)
+
+
+@contextlib.contextmanager
+def _folder_lock(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Take turns with other programs saving a profile in ``path``'s folder: an advisory lock
+    (``flock``) on the folder itself, held while the file is read, edited and renamed (the rename
+    replaces the file, so the file could not carry the lock). A folder that cannot be opened (not
+    there yet) is not locked. One that stays locked for ``OTHER_WRITER_WAIT_S`` is a one-line
+    ``ConfigError``, not a hang."""
+    p = Path(path)
+    folder = (p.resolve() if p.is_symlink() else p).parent
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        yield
+        return
+    try:
+        deadline = time.monotonic() + OTHER_WRITER_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise ConfigError(f"cannot save the profile {short(str(p))}: another program has been "
+                                      f"saving in its folder for {OTHER_WRITER_WAIT_S:g} s") from None
+                time.sleep(0.02)
+            except OSError:                     # no locks there (some network file systems): as before
+                break
+        yield
+    finally:
+        os.close(fd)                            # releases the lock
+
+
+def _one_at_a_time(path_at: int) -> Callable[[_F], _F]:
+    """One save at a time: in this process (``_SAVING``) and with other programs saving in the
+    same folder (``_folder_lock`` on the path, argument ``path_at``)."""
+    def wrap(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with _SAVING:
+                if _HELD[0]:                    # a save inside a save: the folder is locked already
+                    return fn(*args, **kwargs)
+                _HELD[0] += 1
+                try:
+                    with _folder_lock(args[path_at] if len(args) > path_at else kwargs["path"]):
+                        return fn(*args, **kwargs)
+                finally:
+                    _HELD[0] -= 1
+        return locked  # type: ignore[return-value]
+    return wrap
 
 
 HEADER = ("sensekit venue profile: any setting of `sensekit settings`, by table and key.",
@@ -160,19 +250,20 @@ def edit_profile_text(text: str, values: Mapping[str, Any]) -> str:
     return tomlkit.dumps(doc)
 
 
-def run_values(tuning: Tuning, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def run_values(tuning: Tuning, base: Mapping[str, Any] | None = None) -> RunValues:
     """What a run saves (Shift+S, the panel's "save"): the keys of the profile it started from
     (``base``, at their current values), every setting changed through the table, and what the
-    detectors learned. A key of the profile that the program itself set to nothing keeps the
-    profile's value: a click starts a new tracker without ``tracker.color`` (what it picked is
-    state, not a setting), and saving must not turn the venue's colour into "none"."""
+    detectors learned, numbered in the order read (``RunValues``). A key of the profile that the
+    program itself set to nothing keeps the profile's value: a click starts a new tracker
+    without ``tracker.color`` (what it picked is state, not a setting), and saving must not turn
+    the venue's colour into "none"."""
     current = tuning.settings()
     values = {key: value if current.get(key, value) is None else current.get(key, value)
               for key, value in (base or {}).items()}
     values.update(tuning.changed())
     for key, value in tuning.learned().items():
         values.setdefault(key, value)
-    return values
+    return RunValues(values)
 
 
 def with_taught_gestures(text: str, model: Mapping[str, Any]) -> str:
@@ -193,14 +284,15 @@ def with_taught_gestures(text: str, model: Mapping[str, Any]) -> str:
     return tomlkit.dumps(doc)
 
 
-@_one_at_a_time
+@_one_at_a_time(1)
 def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
                  taught_gestures: Mapping[str, Any] | None = None) -> Path:
     """Write ``values`` to ``path`` atomically (a new commented file, or the existing one
     edited in place), and ``taught_gestures`` as its ``[taught_gestures]`` table when given;
-    returns the path."""
+    returns the path. Of ``RunValues``, a key a later-read save already wrote is left as it is."""
     p = Path(path)
     target = p.resolve() if p.is_symlink() else p
+    values, read_at = _not_older(values, target)
     mode = 0o644
     if target.is_file():
         mode = target.stat().st_mode & 0o7777
@@ -216,10 +308,11 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
     if taught_gestures is not None:
         text = with_taught_gestures(text, taught_gestures)
     _write_atomic(target, text, mode)
+    _note_written(values, target, read_at)
     return p
 
 
-@_one_at_a_time
+@_one_at_a_time(0)
 def save_taught_gestures(path: str | os.PathLike[str], model: Mapping[str, Any]) -> Path:
     """Keep ``model`` (``TaughtGestures.to_dict()``) as the ``[taught_gestures]`` table of the
     profile at ``path``, the rest of the file as it is (a new file when there is none): what
@@ -230,7 +323,7 @@ def save_taught_gestures(path: str | os.PathLike[str], model: Mapping[str, Any])
     return save_profile(dict(old), path, taught_gestures=model)
 
 
-@_one_at_a_time
+@_one_at_a_time(0)
 def save_table(path: str | os.PathLike[str], name: str, tables: Mapping[str, Mapping[str, Any]]) -> Path:
     """Set ``[name.KEY]`` tables of learned data (``DATA_TABLES``: taught sounds) in the profile at
     ``path``, keeping the rest of the file (a new file when there is none); atomic."""

@@ -221,7 +221,7 @@ class Tunable:
             return self._apply_pending_now()
         finally:
             ended = clock.now()
-            budget.charge(max(budget.min_cost_s, ended - started), ended)
+            budget.charge(max(budget.min_cost_s, ended - started), ended, who="settings")
 
     def _apply_pending_now(self) -> dict[str, Any]:
         with self._settings_lock:
@@ -247,7 +247,7 @@ def charge_budget(cost_s: float) -> None:
     frame) to the settings budget of the calling thread's run, if it has one."""
     budget = _this_thread.budget
     if budget is not None:
-        budget.charge(cost_s)
+        budget.charge(cost_s, who="settings")
 
 
 def apply_all_pending(objs: Iterable[Tunable]) -> bool:

@@ -85,3 +85,56 @@ def test_a_second_shift_s_waits_its_turn_and_closing_finishes_the_save(tmp_path)
         assert host.wait_for_save() is None                 # handed back once
     finally:
         source.close()
+
+
+def test_a_shift_s_written_after_a_newer_panel_save_does_not_undo_it(tmp_path, monkeypatch):
+    """Shift+S reads gain 31 and its file is held; the gain goes to 35 and the panel saves it.
+    When the key's save is written, last, it wrote 31 over the panel's 35: the newer settings
+    were lost. Each key keeps the value read last."""
+    from sensekit.panel.control import AppControl
+
+    venue = tmp_path / "venue.toml"
+    venue.write_text("[audio]\ngain = 20.0  # the venue's\n")
+    write, release = RunOutputs.write_values, threading.Event()
+
+    def held_write(values, path):
+        release.wait(10)
+        return write(values, path)
+    monkeypatch.setattr(RunOutputs, "write_values", staticmethod(held_write))
+    host, source = _host(venue)
+    try:
+        host.tuning.apply_now({"audio.gain": 31.0})
+        host.press(pygame.K_s, SHIFT)                       # reads 31; the write is held
+        host.tuning.apply_now({"audio.gain": 35.0})
+        AppControl(host).save()                             # the panel's save: reads 35, writes it
+        assert load_profile(venue)["audio.gain"] == 35.0
+        release.set()
+        assert host.wait_for_save(timeout=60) == venue
+        assert load_profile(venue)["audio.gain"] == 35.0
+        assert "# the venue's" in venue.read_text()
+        host.close()
+    finally:
+        release.set()
+        source.close()
+
+
+def test_a_panel_save_written_after_a_newer_shift_s_does_not_undo_it(tmp_path):
+    """The other order: the panel reads gain 31 (its file written on a server thread, later),
+    the gain goes to 35 and Shift+S saves it; the panel's write, last, kept 31."""
+    from sensekit.panel.control import AppControl
+
+    venue = tmp_path / "venue.toml"
+    venue.write_text("[audio]\ngain = 20.0\n")
+    host, source = _host(venue)
+    try:
+        control = AppControl(host)
+        host.tuning.apply_now({"audio.gain": 31.0})
+        values, path = control.save_values()                # on the run's thread
+        host.tuning.apply_now({"audio.gain": 35.0})
+        host.press(pygame.K_s, SHIFT)
+        assert host.wait_for_save(timeout=60) == venue
+        assert control.write_profile(values, path) == venue  # what the server's thread does next
+        assert load_profile(venue)["audio.gain"] == 35.0
+        host.close()
+    finally:
+        source.close()

@@ -5,13 +5,16 @@ script and its live WebSocket; connections doing work are never closed for a new
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 import aiohttp
 
-from sensekit.panel.connections import MAX_CONNECTIONS
+from sensekit.panel.connections import MAX_CONNECTIONS, SLOW_REQUEST_S
 from tests.panel.test_server import run
 from tests.panel.test_server_limits import _raw
 
@@ -182,3 +185,118 @@ def test_connections_refused_by_the_guard_go_before_one_that_was_served(thread_p
         operator.close()
         for s in refused:
             s.close()
+
+
+SLOW_HEAD = (b"POST /api/set HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+             b"Content-Length: 60000\r\n\r\n{\"values\": {")
+
+
+def _ws_without_token(url: str, path: str = "/ws/video") -> socket.socket:
+    """A WebSocket handshake that never sends the panel's token afterwards."""
+    s = _raw(url)
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              f"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    return s
+
+
+class Renewed:
+    """``first`` connections made by ``make``, then one more every ``every_s`` on a thread of its
+    own; every ``trickle_s`` each open one is sent a byte (a body that keeps arriving, slowly)."""
+
+    def __init__(self, make: Callable[[], socket.socket], first: int, every_s: float,
+                 trickle_s: float | None = None) -> None:
+        self.make, self.every_s, self.trickle_s = make, every_s, trickle_s
+        self.socks = [make() for _ in range(first)]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._go, daemon=True)
+        self._thread.start()
+
+    def _go(self) -> None:
+        last = time.monotonic()
+        while not self._stop.wait(self.every_s):
+            self.socks.append(self.make())
+            if self.trickle_s is not None and time.monotonic() - last >= self.trickle_s:
+                last = time.monotonic()
+                for s in self.socks[-2 * MAX_CONNECTIONS:]:
+                    with contextlib.suppress(OSError):
+                        s.sendall(b" ")
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        for s in self.socks:
+            s.close()
+
+
+def _wait_full(server: Any) -> None:
+    deadline = time.monotonic() + 5
+    while server.connection_stats()["open"] < MAX_CONNECTIONS and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.connection_stats()["open"] >= MAX_CONNECTIONS    # every slot is held
+    time.sleep(SLOW_REQUEST_S)              # each is now slow by any measure
+
+
+def test_slow_bodies_renewed_do_not_keep_an_operator_out(thread_piece):
+    """64 POSTs whose bodies trickle in (a byte every 0.3 s), renewed 20 times a second, on a
+    loopback panel: each counted as a request in hand for the 5 s a body may take, so every slot
+    was held and the operator's browser was closed as it connected, for as long as it went on.
+    A body that arrives that slowly now gives its slot: page, API and a setting all answer."""
+    piece = thread_piece()
+    server = piece.panel.server
+    flood = Renewed(lambda: _slow_post(piece.url), MAX_CONNECTIONS, every_s=0.05, trickle_s=0.3)
+    try:
+        _wait_full(server)
+
+        async def operator() -> tuple[int, int, int]:
+            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:
+                async with s.get(piece.url) as page:
+                    await page.read()
+                async with s.get(piece.url + "api/info") as info:
+                    await info.read()
+                async with s.post(piece.url + "api/set", json={"values": {"motion.threshold": 31}}) as put:
+                    await put.read()
+                return page.status, info.status, put.status
+        assert run(operator()) == (200, 200, 200)
+        stats = server.connection_stats()
+        assert stats["open"] <= MAX_CONNECTIONS and stats["shed"] >= 1, stats
+        assert _is_closed(flood.socks[0])                          # the oldest slow one made room
+    finally:
+        flood.stop()
+    assert piece.error is None
+
+
+def _slow_post(url: str) -> socket.socket:
+    s = _raw(url)
+    s.sendall(SLOW_HEAD)
+    return s
+
+
+def test_websockets_without_the_token_renewed_do_not_keep_the_operator_out(thread_piece):
+    """A panel with a token: video WebSocket handshakes that never send it, renewed 20 times a
+    second, each held its slot for the 5 s the token may take: every slot was held and the
+    operator, token in hand, was closed as they connected. One waiting for its token now gives
+    its slot: the operator's API call and live WebSocket answer."""
+    from sensekit.panel.guard import TOKEN_HEADER
+    from tests.panel.test_server import TOKEN
+
+    piece = thread_piece(token=TOKEN)
+    server = piece.panel.server
+    flood = Renewed(lambda: _ws_without_token(piece.url), MAX_CONNECTIONS, every_s=0.05)
+    try:
+        _wait_full(server)
+
+        async def operator() -> tuple[int, dict[str, object]]:
+            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:
+                async with s.get(piece.url + "api/info", headers={TOKEN_HEADER: TOKEN}) as info:
+                    await info.read()
+                async with s.ws_connect(piece.url + "ws/live") as ws:
+                    await ws.send_json({"token": TOKEN})
+                    update = await ws.receive_json(timeout=5)
+                return info.status, update
+        status, update = run(operator())
+        assert status == 200 and "settings" in update
+        stats = server.connection_stats()
+        assert stats["open"] <= MAX_CONNECTIONS and stats["shed"] >= 1, stats
+    finally:
+        flood.stop()
+    assert piece.error is None
