@@ -7,12 +7,12 @@ from sensekit.events import ColorLost
 from sensekit.vision.click_refine import ClickRefiner
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.evaluation.vision.evaluate import iou
-from tests.vision.clips import first_frames
+from tests.vision.clips import truth_and_frames
 from tests.vision.synth import background
 
 
 def _coke(shared_data, n):
-    return first_frames(shared_data, "coke", n)
+    return truth_and_frames(shared_data, "coke", n)
 
 
 def _lost_before(t: ColorTracker, frames) -> int | None:

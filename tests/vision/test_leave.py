@@ -9,7 +9,7 @@ from sensekit.evaluation.vision.evaluate import iou
 from sensekit.evaluation.vision.leave import outside_share, pan_plan, still_plan, view, view_box
 from sensekit.events import ColorFound, ColorLost
 from sensekit.vision.color_tracker import ColorTracker
-from tests.vision.clips import first_frames
+from tests.vision.clips import truth_and_frames
 
 
 def test_outside_share_of_a_box():
@@ -66,7 +66,7 @@ def clip(request):
 
     def load(name, n):
         if name not in cache:
-            cache[name] = first_frames(shared_data, name, n)
+            cache[name] = truth_and_frames(shared_data, name, n)
         return cache[name]
     return load
 
