@@ -19,7 +19,8 @@ de-interleaved per sample. Nothing is allocated: the work arrays come in ``Match
 # mypy: disable-error-code="call-overload"
 from __future__ import annotations
 
-from typing import Iterable, Iterator, NamedTuple, Sequence
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -30,7 +31,8 @@ __all__ = ["Planes", "MatchScratch", "sample_distances", "match_nearest", "match
 Planes = Sequence[np.ndarray]
 
 
-class MatchScratch(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class MatchScratch:
     """Work arrays of the band's shape (uint8), overwritten by each call."""
     dist: np.ndarray
     d1: np.ndarray

@@ -22,7 +22,8 @@ nothing allocated.
 # mypy: disable-error-code="call-overload"
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from dataclasses import dataclass
+from typing import Sequence
 
 import cv2
 import numpy as np
@@ -38,7 +39,8 @@ _DMIN_RATE = 0.01               # running average of the nearest-sample distance
 _DMIN_SCALE = 5.0               # PBAS: match distance >= 5x that average
 
 
-class UpdateDraws(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class UpdateDraws:
     """One frame's random choices for the sample updates (drawn in this order)."""
     rand: np.ndarray        # HxW uint16: a pixel updates when below its limit
     own: np.ndarray         # the sample slot replaced at the updating pixels (3xHxW)
