@@ -101,7 +101,8 @@ __all__ = ["BackgroundModel", "exposure_gain", "apply_gain", "gain_table", "clea
            "SATURATED"]
 
 _SPLIT_PIXELS = 200_000         # frames this large are worked on in two bands on two threads (640x480: yes)
-_BLINK_TENTHS, _BLINK_UPDATE = BLINK_TENTHS, BLINK_UPDATE     # the update limits' arithmetic (sample_update)
+# the update limits' constants (sample_update), under the names tests/vision/test_background.py reads
+_BLINK_TENTHS, _BLINK_UPDATE = BLINK_TENTHS, BLINK_UPDATE
 _NEAR = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))  # where objects are, grown by 3 px
 
 
