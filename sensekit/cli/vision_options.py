@@ -106,21 +106,19 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     motion_on = bool(getattr(args, "motion", False)) or blobs_on
     edges_on = bool(getattr(args, "edges", False))
     zones_text = getattr(args, "zones", None)
-    if not (track or track_box or motion_on or edges_on):
-        if zones_text:
-            raise ConfigError("--zones needs --motion or --blobs")
+    if not (track or track_box or motion_on or edges_on or zones_text):
         return []
     size = getattr(source, "frame_size", None)
     target = target_from_text(track, track_box)
     tracker = None if target is None else _tracker_for(target, size, chosen)
+    if zones_text and not motion_on:
+        raise ConfigError("--zones needs --motion or --blobs")
     motion = None
     if motion_on:
         zones = parse_zones(zones_text) if zones_text else {}
         if size is not None:
             check_zones(zones, *size)
         motion = MotionDetector(zones_px=zones)
-    elif zones_text:
-        raise ConfigError("--zones needs --motion or --blobs")
     blobs = BlobTracker() if blobs_on else None
     stage = VisionStage(tracker=tracker, motion=motion, blobs=blobs,
                         motion_events=bool(getattr(args, "motion", False)), edges=edges_on)

@@ -205,6 +205,7 @@ def test_a_chosen_tracker_setting_reaches_the_tracker_the_target_starts(target):
     (["--track-color", "200,10"], r"--track-color 200,10 is outside the 160x120 frame"),
     (["--motion", "--zones", "door=150,0,20,20"], r"zone 'door' \(150, 0, 20, 20\) is outside"),
     (["--zones", "a=0,0,1,1"], "--zones needs --motion"),
+    (["--track-color", "80,60", "--edges", "--zones", "a=0,0,1,1"], "--zones needs --motion"),
     (["--track-color", "#ff0000", "--track-method", "model"], "--track-method model needs a click point"),
 ])
 def test_bad_options_name_the_value(argv, match):
