@@ -29,8 +29,8 @@ sys.path.insert(0, str(REPO))
 from track_eval import tracker_settings
 
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.evaluation.vision.evaluate import click_points, frames_of, load_clip
-from sensekit.vision.extent import HISTORY_FRAMES, held_out
+from sensekit.evaluation.vision.evaluate import click_points, first_frames, history_before, load_clip, start_frames
+from sensekit.vision.extent import held_out
 
 FRAMES = 100
 
@@ -75,13 +75,13 @@ def main(argv: list[str] | None = None) -> int:
     for name in sorted(p.stem for p in args.clips.glob("*.mp4")):
         clip = load_clip(args.clips, name)
         n = len(clip.truth)
-        starts = [max(min(n - 1, max(HISTORY_FRAMES)), k * n // 3) for k in range(3)]
-        frames = [f for _k, f in zip(range(n), frames_of(clip))]
+        starts = start_frames(n)
+        frames = first_frames(clip, n)
         row = [0, 0, 0]
         with held_out(name):
             for s in starts:
                 after = frames[s + 1:min(n, s + FRAMES)]
-                history = frames[max(0, s - max(HISTORY_FRAMES)):s]
+                history = history_before(frames, s)
                 starters = list(click_points(clip.truth[s]).items()) + [("box", None)]
                 for how, xy in starters:
                     here = ColorTracker(**settings)

@@ -25,8 +25,9 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.events import ColorLost
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.evaluation.vision.evaluate import click_points, frames_of, iou, load_clip, tracker_settings
-from sensekit.vision.extent import HISTORY_FRAMES, held_out
+from sensekit.evaluation.vision.evaluate import (click_points, first_frames, history_before, iou, load_clip,
+                                                start_frames, tracker_settings)
+from sensekit.vision.extent import held_out
 
 FRAMES = 100
 
@@ -61,13 +62,13 @@ def clip_row(folder: Path, name: str, settings: dict[str, object],
              notes: list[str] | None = None) -> tuple[int, int, int, int, int]:
     clip = load_clip(folder, name)
     n = len(clip.truth)
-    starts = [max(min(n - 1, max(HISTORY_FRAMES)), k * n // 3) for k in range(3)]
-    frames = [f for k, f in zip(range(n), frames_of(clip))]
+    starts = start_frames(n)
+    frames = first_frames(clip, n)
     runs = lost = false = cues = never = 0
     with held_out(name):
         for s in starts:
             after = frames[s + 1:min(n, s + FRAMES)]
-            history = frames[max(0, s - max(HISTORY_FRAMES)):s]
+            history = history_before(frames, s)
             starters = [(k, xy) for k, xy in click_points(clip.truth[s]).items()] + [("box", None)]
             for how, xy in starters:
                 t = ColorTracker(**settings)

@@ -26,8 +26,9 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.vision import click_refine
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, click_points, frames_of, iou, load_clip
-from sensekit.vision.extent import HISTORY_FRAMES, held_out
+from sensekit.evaluation.vision.evaluate import (add_clip_options, chosen_clips, click_points, frames_of,
+                                                history_before, iou, load_clip, start_frames)
+from sensekit.vision.extent import held_out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,12 +54,12 @@ def main(argv: list[str] | None = None) -> int:
         clip = load_clip(args.clips, name)
         frames = list(frames_of(clip))
         n = min(len(frames), len(clip.truth))
-        starts = [max(min(n - 1, max(HISTORY_FRAMES)), k * n // 3) for k in range(3)]
+        starts = start_frames(n)
         with held_out(name):
             for s in starts:
                 for px, py in click_points(clip.truth[s]).values():
                     t = ColorTracker(refine_looks=args.looks)
-                    t.pick(frames[s], px, py, history=frames[s - max(HISTORY_FRAMES):s])
+                    t.pick(frames[s], px, py, history=history_before(frames, s))
                     state.update(tracker=t, truth=clip.truth)
                     for j in range(s + 1, min(n, s + after * args.looks + 1)):
                         state["frame"] = j

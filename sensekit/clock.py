@@ -12,8 +12,16 @@ from typing import Protocol
 
 
 class Clock(Protocol):
-    def now(self) -> float: ...
-    def sleep_until(self, t: float) -> None: ...
+    """What waits on time takes: ``now()`` in seconds and ``sleep_until(t)``, which returns
+    at once when ``t`` has passed."""
+
+    def now(self) -> float:
+        """Seconds on this clock."""
+        ...
+
+    def sleep_until(self, t: float) -> None:
+        """Return once ``now()`` has reached ``t`` (at once if it has)."""
+        ...
 
 
 class MonotonicClock:
@@ -61,9 +69,11 @@ class ManualClock:
         return self._t
 
     def set(self, t: float) -> None:
+        """Move the clock to ``t`` seconds (backwards too)."""
         self._t = float(t)
 
     def advance(self, dt: float) -> None:
+        """Move the clock ``dt`` seconds on."""
         self._t += float(dt)
 
     def sleep_until(self, t: float) -> None:

@@ -40,10 +40,13 @@ def register(cls: type[Event]) -> type[Event]:
 
 @dataclass(frozen=True, slots=True)
 class Event:
+    """The base of every event record: its registered ``name`` and its time ``t`` in seconds
+    from the start of its source."""
     name: ClassVar[str] = "event"
     t: float
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"event": name, field: value...}`` with plain JSON values (tuples as lists)."""
         d = {"event": self.name}
         for f in dataclasses.fields(self):
             d[f.name] = _plain(getattr(self, f.name))
@@ -82,6 +85,8 @@ class AudioBlockSeen(Event):
 @register
 @dataclass(frozen=True, slots=True)
 class SourceLost(Event):
+    """A live camera or microphone stopped delivering (unplugged, no frames): ``source`` names
+    it, ``reason`` says what was seen; the source tries to reconnect."""
     name: ClassVar[str] = "source_lost"
     source: str = ""
     reason: str = ""
@@ -90,6 +95,7 @@ class SourceLost(Event):
 @register
 @dataclass(frozen=True, slots=True)
 class SourceRestored(Event):
+    """A lost live source delivers again."""
     name: ClassVar[str] = "source_restored"
     source: str = ""
 
@@ -114,6 +120,7 @@ class ColorTracked(Event):
 @register
 @dataclass(frozen=True, slots=True)
 class ColorLost(Event):
+    """The tracked colour or object is no longer seen (after ``tracker.lost_after_frames``)."""
     name: ClassVar[str] = "color_lost"
 
 
@@ -129,6 +136,8 @@ class ColorFound(Event):
 @register
 @dataclass(frozen=True, slots=True)
 class Motion(Event):
+    """Something moves: the box around the moving pixels, the moving share of the frame and of
+    each zone."""
     name: ClassVar[str] = "motion"
     box: Box = (0, 0, 0, 0)
     amount: float = 0.0                # fraction of pixels moving, 0..1
@@ -174,6 +183,7 @@ class BlobInfo:
     osc_tags: ClassVar[str] = "iiiiiffiff"
 
     def osc_values(self) -> tuple[Any, ...]:
+        """The flat OSC arguments: id, x, y, w, h, cx, cy, area_px, vx, vy (``osc_types``)."""
         x, y, w, h = self.box
         return (self.id, x, y, w, h, self.cx, self.cy, self.area_px, self.vx, self.vy)
 
@@ -188,6 +198,7 @@ class Blobs(Event):
 
     @classmethod
     def parse_fields(cls, fields: dict[str, Any]) -> dict[str, Any]:
+        """The blobs read from JSON (dicts) as ``BlobInfo`` records."""
         fields["blobs"] = tuple(b if isinstance(b, BlobInfo) else
                                 BlobInfo(**{**b, "box": tuple(b.get("box", (0, 0, 0, 0)))})
                                 for b in fields.get("blobs", ()))
@@ -277,6 +288,7 @@ class Pinch(Event):
 @register
 @dataclass(frozen=True, slots=True)
 class HandLost(Event):
+    """Hand ``id`` has not been seen for ``hands.lost_after_ms``; its id is forgotten."""
     name: ClassVar[str] = "hand_lost"
     id: int = 0
 
@@ -300,6 +312,7 @@ class Pose(Event):
 @register
 @dataclass(frozen=True, slots=True)
 class PoseLost(Event):
+    """Person ``id`` has not been seen for ``pose.lost_after_ms``; its id is forgotten."""
     name: ClassVar[str] = "pose_lost"
     id: int = 0
 
@@ -373,6 +386,7 @@ class Activity(Event):
 @register
 @dataclass(frozen=True, slots=True)
 class Clap(Event):
+    """A hand clap was heard, ``strength`` 0..1."""
     name: ClassVar[str] = "clap"
     strength: float = 0.0              # 0..1
 
@@ -389,6 +403,7 @@ class ClapPattern(Event):
 @register
 @dataclass(frozen=True, slots=True)
 class Pitch(Event):
+    """The sung or whistled pitch of this stretch of audio (``hz`` 0 when unvoiced)."""
     name: ClassVar[str] = "pitch"
     hz: float = 0.0                    # 0 when unvoiced
     confidence: float = 0.0            # voicing confidence 0..1
@@ -437,6 +452,8 @@ class Dispatcher:
         self.version = 0
 
     def on(self, name: str, handler: Handler) -> Handler:
+        """Call ``handler(event)`` for every event called ``name`` (``"*"``: every event, after
+        the named handlers); an unknown name is a ``ConfigError`` now. Returns the handler."""
         if name != "*" and name not in EVENT_TYPES:
             from sensekit.suggest import close_matches, did_you_mean
 
@@ -449,6 +466,7 @@ class Dispatcher:
         return handler
 
     def off(self, name: str, handler: Handler) -> None:
+        """Stop calling ``handler`` for ``name``."""
         self._handlers.get(name, []).remove(handler)
         self.version += 1
 
@@ -465,6 +483,8 @@ class Dispatcher:
         return any(self._handlers.get(n) for n in names)
 
     def dispatch(self, event: Event) -> None:
+        """Hand ``event`` to its handlers in the order attached (one that returns ``True`` stops
+        it there), then to the ``"*"`` observers."""
         for handler in self._handlers.get(event.name, ()):
             if handler(event) is True:
                 break

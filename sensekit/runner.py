@@ -106,6 +106,8 @@ class RecordStage:
 
 @dataclass
 class RunStats:
+    """What a run has processed so far: frames, audio blocks, events (in all and by name) and
+    the recent capture-to-dispatch latencies of a live source."""
     frames: int = 0
     blocks: int = 0
     events: int = 0
@@ -118,6 +120,7 @@ class RunStats:
         return statistics.median(self.latencies_ms) if self.latencies_ms else None
 
     def as_dict(self) -> dict[str, Any]:
+        """The counts and the median latency as JSON-ready data (event names sorted)."""
         return {"frames": self.frames, "blocks": self.blocks, "events": self.events,
                 "event_counts": dict(sorted(self.event_counts.items())),
                 "latency_ms": self.latency_ms}
@@ -127,6 +130,11 @@ FrameTransform = Callable[[np.ndarray], np.ndarray]
 
 
 class Runner:
+    """The one loop over a source: each item through the ``frame_transforms`` (video), then
+    every stage that consumes it and has a listener (all of them with ``lazy=False``), and their
+    events to the ``dispatcher``. See the module docstring; ``run`` for a whole source,
+    ``pump`` for a fixed-step app, ``process`` for one item."""
+
     def __init__(
         self,
         source: Source,

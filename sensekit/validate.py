@@ -25,6 +25,7 @@ def check_range(name: str, value: float, lo: float, hi: float) -> float:
 
 
 def check_int_range(name: str, value: Any, lo: int, hi: int) -> int:
+    """``value`` as an int within ``lo..hi``; else a ``ConfigError`` naming ``name`` and the value."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ConfigError(f"`{name}` must be an integer {lo}..{hi}, got {value!r}")
     if not lo <= int(value) <= hi:
@@ -33,6 +34,8 @@ def check_int_range(name: str, value: Any, lo: int, hi: int) -> int:
 
 
 def check_positive(name: str, value: Any, *, allow_zero: bool = False) -> float:
+    """``value`` as a finite float > 0 (>= 0 with ``allow_zero``); else a ``ConfigError`` naming
+    ``name`` and the value."""
     try:
         v = float(value)
     except (TypeError, ValueError):

@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import pytest
 
-from tests.capture.test_cli_foundation import make_clip
+from tests.capture.clips import make_clip, record_until_signalled
 
 RECORD_UNTIL_STOPPED = r"""
 import sys
@@ -31,23 +31,8 @@ def _env() -> dict[str, str]:
 def test_record_says_which_signal_stopped_it(tmp_path: Path, sig: int, word: str) -> None:
     clip = make_clip(tmp_path / "clip.skrec")
     out = tmp_path / "live.skrec"
-    proc = subprocess.Popen([sys.executable, "-c", RECORD_UNTIL_STOPPED, str(clip), str(out)],
-                            env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if json.loads((out / "meta.json").read_text())["frames"] >= 5:
-                    break
-            except (OSError, ValueError, KeyError):
-                pass
-            time.sleep(0.05)
-        proc.send_signal(sig)
-        stdout, stderr = proc.communicate(timeout=20)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, stderr
+    code, stdout, stderr = record_until_signalled(RECORD_UNTIL_STOPPED, clip, out, sig, frames=5, env=_env())
+    assert code == 0, stderr
     assert stdout.split()[0] == word
 
 

@@ -91,18 +91,31 @@ class Host(Protocol):
     frame_no: int
 
     @property
-    def frame_size(self) -> tuple[int, int] | None: ...
+    def frame_size(self) -> tuple[int, int] | None:
+        """The camera picture's (w, h): the last frame's, else the source's (``None``: unknown)."""
+        ...
 
-    def say(self, message: str | None) -> None: ...
+    def say(self, message: str | None) -> None:
+        """Show ``message`` for a moment (``None`` or empty: nothing)."""
+        ...
 
-    def camera_surface(self, size: tuple[int, int]) -> pygame.Surface | None: ...
+    def camera_surface(self, size: tuple[int, int]) -> pygame.Surface | None:
+        """The latest (mirrored) camera picture scaled to ``size``; ``None`` before the first frame."""
+        ...
 
-    def press(self, key: int, mod: int = 0) -> None: ...
+    def press(self, key: int, mod: int = 0) -> None:
+        """Act as if the player pressed ``key`` (a pygame key code) with modifiers ``mod``."""
+        ...
 
-    def pick_at(self, xy: tuple[int, int]) -> str | None: ...
+    def pick_at(self, xy: tuple[int, int]) -> str | None:
+        """Pick what is under camera pixel ``xy``, as a click there does; the message to show."""
+        ...
 
 
 class App(Subscriber, Tunable):
+    """A mini-app: what it is, its stages, its game (``update``) and its picture (``draw``);
+    the hooks and the class attributes are described in the module docstring."""
+
     #: set from the file name by the registry (``apps/clapper.py`` -> ``"clapper"``)
     name: ClassVar[str] = ""
     title: ClassVar[str] = "sensekit app"
@@ -135,18 +148,23 @@ class App(Subscriber, Tunable):
 
     # -- hooks ---------------------------------------------------------------
     def stages(self) -> Iterable[Stage]:
+        """The runner stages the app senses with (built once, before ``setup``)."""
         return []
 
     def setup(self) -> None:
+        """Subscribe to events (``self.on``) and build the game state."""
         pass
 
     def update(self, dt: float) -> None:
+        """Advance the game by exactly ``dt`` seconds (the fixed step)."""
         pass
 
     def draw(self, screen: pygame.Surface) -> None:
+        """Draw the whole window (the one hook an app must have)."""
         raise NotImplementedError
 
     def levels(self) -> dict[str, float]:
+        """Numbers for the HUD line (``{"level": 42.0}``)."""
         return {}
 
     def level_lines(self) -> dict[str, float]:
@@ -154,6 +172,7 @@ class App(Subscriber, Tunable):
         return {}
 
     def recalibrate(self) -> str | None:
+        """Key ``c``: learn the room again; a message to show."""
         return None
 
     def adjust_sensitivity(self, step: int) -> str | None:
@@ -166,6 +185,7 @@ class App(Subscriber, Tunable):
         return self.plus_minus
 
     def tunables(self) -> Iterator[Tunable]:
+        """The app itself when it declares settings (its stages' are the runner's)."""
         if getattr(type(self), "SETTINGS", None) is not None:
             yield self
 
@@ -204,9 +224,11 @@ class App(Subscriber, Tunable):
         return None
 
     def pick_region(self, box: tuple[int, int, int, int]) -> str | None:
+        """A box ``x, y, w, h`` (camera pixels) dragged on ``camera_view``; a message to show."""
         return None
 
     def restart(self) -> str | None:
+        """Key ``r``: start the game again; a message to show."""
         return None
 
     def key(self, key: int) -> str | None:
@@ -214,6 +236,7 @@ class App(Subscriber, Tunable):
         return None
 
     def state(self) -> dict[str, Any]:
+        """What the player sees, as plain data (for tests, benchmarks and the run's result)."""
         return {}
 
     # -- helpers for subclasses ----------------------------------------------

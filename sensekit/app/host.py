@@ -80,6 +80,8 @@ log = logging.getLogger("sensekit")
 
 @dataclass
 class RunResult:
+    """What ``AppHost.run`` did: steps, game and wall time, events, whether the source ended,
+    and the app's ``state()`` at the end."""
     frames: int
     sim_t: float
     wall_s: float
@@ -95,6 +97,7 @@ class RunResult:
 
     @property
     def fps(self) -> float:
+        """Steps per wall-clock second."""
         return self.frames / self.wall_s if self.wall_s > 0 else float("inf")
 
 
@@ -176,6 +179,7 @@ class AppHost:
 
     @property
     def paused(self) -> bool:
+        """Space paused the game."""
         return self.controls.paused
 
     @paused.setter
@@ -186,9 +190,11 @@ class AppHost:
 
     @property
     def quit(self) -> bool:
+        """Esc or q (or closing the window) asked the run to end."""
         return self.controls.quit
 
     def camera_surface(self, size: tuple[int, int]) -> pygame.Surface | None:
+        """The latest (mirrored) frame scaled to ``size`` (made once per frame and size)."""
         frame = self.runner.latest_frame
         if frame is None:
             return None
@@ -200,6 +206,7 @@ class AppHost:
 
     @property
     def frame_size(self) -> tuple[int, int] | None:
+        """The latest frame's (w, h), else the source's."""
         frame = self.runner.latest_frame
         if frame is None:
             return self.source.frame_size
@@ -227,6 +234,7 @@ class AppHost:
         self.controls.drag(start, end)
 
     def hud_line(self) -> str:
+        """The HUD's status line as drawn now: fps, the source, latency or lag, the app's levels."""
         return self.hud.line()
 
     def profile_values(self) -> dict[str, Any]:

@@ -35,6 +35,8 @@ def _level(name: str, value: float) -> str:
 
 
 class Hud:
+    """The status line, the banners and the messages of one host (see the module docstring)."""
+
     def __init__(self, host: Host, *, deterministic: bool) -> None:
         self.host = host
         self.deterministic = deterministic
@@ -46,6 +48,7 @@ class Hud:
         self._last_item_t = 0.0
 
     def say(self, message: str | None) -> None:
+        """Show ``message`` for ``TOAST_S`` seconds of game time (``None`` or empty: nothing)."""
         if message:
             self.toast = (message, self.host.sim_t + TOAST_S)
 
@@ -57,9 +60,11 @@ class Hud:
             self._last_item_t = max(latest)
 
     def drawn(self) -> None:
+        """Note that a picture was drawn now (the live fps counts these)."""
         self._wall_times.append(time.perf_counter())
 
     def line(self) -> str:
+        """The status line: fps, the source, latency (live) or lag (deterministic), the app's levels."""
         host = self.host
         lag = f"lag {max(0.0, (host.sim_t - self._last_item_t) * 1000.0):.0f} ms"
         if self.deterministic:
@@ -75,6 +80,7 @@ class Hud:
         return f"{fps} | {host.source.description} | {latency}" + (f" | {levels}" if levels else "")
 
     def draw(self, screen: pygame.Surface, *, status_line: bool, paused: bool, ended: bool) -> None:
+        """Draw the status line (if ``status_line``), the banner that applies and the message."""
         if status_line:
             D.text(screen, self.line(), (10, D.TITLE_H - 3), size=17, color=D.GREY, anchor="bottomleft")
         content = D.content_rect(screen)

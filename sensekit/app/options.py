@@ -17,10 +17,16 @@ __all__ = ["RunOptions"]
 
 @dataclass
 class RunOptions:
+    """How the host runs an app; every field has the default of a plain ``sensekit run``."""
+    #: no window (SDL's dummy driver); a replay then runs as fast as it can
     headless: bool = False
+    #: stop after this many steps (``None``: at the end of the source, or never when live)
     frames: int | None = None
+    #: write the last picture here at the end (``--screenshot``)
     screenshot: Path | None = None
+    #: record the window to this video file (``--video``)
     video: Path | None = None
+    #: write every event as JSON lines here (``--events``)
     events: Path | None = None
     #: where key ``s`` saves pictures
     screenshot_dir: Path = field(default_factory=Path.cwd)

@@ -19,6 +19,8 @@ import numpy as np
 
 @dataclass(frozen=True, slots=True)
 class VideoFrame:
+    """One camera or video frame: its number from the source's start, its time ``t`` in seconds,
+    the picture and, from a live device, when it was handed over (see the module docstring)."""
     index: int
     t: float
     image: np.ndarray            # HxWx3 uint8, BGR
@@ -27,6 +29,9 @@ class VideoFrame:
 
 @dataclass(frozen=True, slots=True)
 class AudioBlock:
+    """One block of microphone or recorded audio: its number, the time of its first sample,
+    the samples (float, full scale 1.0) at ``rate`` Hz and, from a live device, when it was
+    handed over."""
     index: int
     t: float                     # time of the block's first sample
     samples: np.ndarray          # float32, shape (n,) mono or (n, channels), full scale = 1.0

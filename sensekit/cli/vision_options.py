@@ -4,8 +4,6 @@
                                   then the colour model), or a colour (HSV tolerance)
     --track-box X,Y,W,H           track the object inside a box of the first frame (GrabCut,
                                   then the colour model)
-    --track-box X,Y,W,H           track the object inside a box of the first frame (GrabCut,
-                                  then the colour model)
     --tolerance H[,S,V]           HSV tolerance for a colour: hue degrees, S and V 0..255
                                   (``tracker.hue_tolerance`` etc.; defaults from the table)
     --motion                      motion / still events
@@ -20,17 +18,20 @@ declares one (``--mirror``, ``--blur``, ``--levels``, ``--edge-direction``, ``--
 other setting is ``--set KEY=VALUE``.
 
 ``build_stages`` returns ``[]`` when no vision stage is asked for (a profile's colour counts:
-it turns tracking on). The stage is built with the table's defaults; the command applies the
-chosen settings to it before the first frame. Bad values (a colour that does not parse, a
-click or zone outside the source's frame) raise ``ConfigError`` naming the value; with a
-source whose frame size is unknown, clicks and zones are checked on the first frame instead.
+it turns tracking on). The stage is built with the table's defaults (the tracker with the
+method its target needs, unless ``--track-method`` says); the command applies the chosen
+settings (``tracker.refind_ratio`` and the rest, from the preset, the profile, the options and
+``--set``) to it before the first frame, once: nothing here reads them again. Bad values (a
+colour that does not parse, a click or zone outside the source's frame) raise ``ConfigError``
+naming the value; with a source whose frame size is unknown, clicks and zones are checked on
+the first frame instead.
 """
 from __future__ import annotations
 
 import argparse
 from typing import Any, Mapping
 
-from sensekit.cli.tuning import add_setting_flags, section_values
+from sensekit.cli.tuning import add_setting_flags
 from sensekit.errors import ConfigError
 from sensekit.runner import Stage
 from sensekit.vision.color_tracker import ColorTracker, tolerance_settings
@@ -74,26 +75,26 @@ def option_values(args: argparse.Namespace) -> dict[str, Any]:
     if tolerance is not None:
         out.update({f"tracker.{k}": v for k, v in tolerance_settings(tolerance).items()})
     track = getattr(args, "track_color", None)
-    if getattr(args, "track_box", None) or (track and isinstance(parse_track_target(track), tuple)):
+    if getattr(args, "track_box", None):
         out["tracker.color"] = None
     elif track:
-        out["tracker.color"] = f"#{parse_track_target(track):06x}"
+        target = parse_track_target(track)
+        out["tracker.color"] = None if isinstance(target, tuple) else f"#{target:06x}"
     return out
 
 
 def _tracker_for(target: Target, size: tuple[int, int] | None, chosen: Mapping[str, Any]) -> ColorTracker:
-    """The tracker for ``--track-color``/``--track-box`` with the chosen ``tracker.*`` values:
-    a colour by hsv, a click or a box by the colour model, unless ``--track-method`` says."""
-    tracker_values = section_values(chosen, "tracker")
-    method = tracker_values.pop("method", None)
-    tracker_values.pop("color", None)
+    """The tracker for ``--track-color``/``--track-box``: a colour by hsv, a click or a box by
+    the colour model, unless ``--track-method`` (``tracker.method``) says. Its other settings are
+    the table's until the command applies the chosen ones (``build_stages``)."""
+    method = chosen.get("tracker.method")
     target.check_inside(size)
     if target.kind == "box" and method not in (None, "model"):
         raise ConfigError("--track-box starts the colour model; --track-method must be model")
     if target.kind == "color" and method == "model":
         raise ConfigError("--track-method model needs a click point X,Y, not a colour")
     default = "hsv" if target.kind == "color" else "model"
-    return ColorTracker(method=method or default, **tracker_values)
+    return ColorTracker(method=method or default)
 
 
 def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Stage]:
@@ -101,27 +102,23 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     chosen = chosen or {}
     track = getattr(args, "track_color", None)
     track_box = getattr(args, "track_box", None)
-    if track and track_box:
-        raise ConfigError("give --track-color or --track-box, not both")
     blobs_on = bool(getattr(args, "blobs", False))
     motion_on = bool(getattr(args, "motion", False)) or blobs_on
     edges_on = bool(getattr(args, "edges", False))
     zones_text = getattr(args, "zones", None)
-    if not (track or track_box or motion_on or edges_on):
-        if zones_text:
-            raise ConfigError("--zones needs --motion or --blobs")
+    if not (track or track_box or motion_on or edges_on or zones_text):
         return []
     size = getattr(source, "frame_size", None)
     target = target_from_text(track, track_box)
     tracker = None if target is None else _tracker_for(target, size, chosen)
+    if zones_text and not motion_on:
+        raise ConfigError("--zones needs --motion or --blobs")
     motion = None
     if motion_on:
         zones = parse_zones(zones_text) if zones_text else {}
         if size is not None:
             check_zones(zones, *size)
         motion = MotionDetector(zones_px=zones)
-    elif zones_text:
-        raise ConfigError("--zones needs --motion or --blobs")
     blobs = BlobTracker() if blobs_on else None
     stage = VisionStage(tracker=tracker, motion=motion, blobs=blobs,
                         motion_events=bool(getattr(args, "motion", False)), edges=edges_on)

@@ -38,6 +38,7 @@ THE_BOOK = ('"the book" is Keith Peters, AdvancED ActionScript 3.0 Animation (ch
 
 @dataclass(frozen=True)
 class Preset:
+    """A named set of settings (``--preset NAME``): ``values`` by key, ``help`` one line."""
     name: str
     help: str
     values: Mapping[str, Any]
@@ -54,6 +55,7 @@ def preset(name: str, help: str, values: Mapping[str, Any]) -> Preset:
 
 
 def get_preset(name: str) -> Preset:
+    """The preset called ``name``; an unknown name is a ``ConfigError`` listing the presets."""
     try:
         return PRESETS[name]
     except KeyError:

@@ -50,6 +50,12 @@ and reported on the second half, beside MOG2 and KNN given the same treatment
 SuBSENSE: blinking +1/-0.1) or from the difference method (``noise_k`` 5). 16 samples (a fifth
 less matching) scored the same on highway but let swaying leaves through (docs/blobs.md).
 
+The model's parts: the matching against the samples is ``sensekit.vision.sample_match``, the
+rules by which samples are learned (update limits, neighbour copies, still objects absorbed,
+the adapted match distance) ``sensekit.vision.sample_update``, the shadows and the clean-up
+``sensekit.vision.foreground_mask``; this module holds the settings, the samples and the frame's
+way through them.
+
 Cost: 20 passes of eight OpenCV calls over the frame, then ~30 for the clean-up, the updates
 and the adaptation. Frames of 200 000 pixels or more (640x480: yes) are worked on in two bands
 of rows on two threads (``sensekit.vision.bands``), as MOG2 uses both cores; with blobs,
@@ -73,7 +79,7 @@ or two while it is learned.
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -85,49 +91,19 @@ from sensekit.validate import check_frame
 from sensekit.vision.bands import bands, in_bands
 from sensekit.vision.exposure import (GAIN_TOLERANCE, SATURATED, apply_gain, exposure_gain, gain_table,
                                       grid_for)
+from sensekit.vision.foreground_mask import CLEAN_REACH, clean_mask, drop_shadows
 from sensekit.vision.noise import MIN_MEDIAN, SQRT2, sigma_from_median
+from sensekit.vision.sample_match import MatchScratch, match_count, match_nearest
+from sensekit.vision.sample_update import (BLINK_TENTHS, BLINK_UPDATE, UpdateDraws, absorb_still, adapt_distance,
+                                           copy_to_neighbour, update_limits)
 
 __all__ = ["BackgroundModel", "exposure_gain", "apply_gain", "gain_table", "clean_mask", "grid_for", "GAIN_TOLERANCE",
            "SATURATED"]
 
-_DMIN_RATE = 0.01               # running average of the nearest-sample distance (100 frames)
-_DMIN_SCALE = 5.0               # PBAS: match distance >= 5x that average
-# "Blinking" v (SuBSENSE): +1 per foreground/background flip away from objects, -0.1 per frame;
-# kept in tenths in a uint8 (so v <= 25.5). There the match distance is x (1 + 0.1 v) and the
-# update period / (1 + 10 v), at least 2 frames (SuBSENSE's T falls to 2 as fast).
-_BLINK_TENTHS = 10.0
-_BLINK_UP = 11                  # +1.1 on a flip (the -0.1 of every frame included)
-_BLINK_GAIN = 0.1
-_BLINK_UPDATE = 10.0
 _SPLIT_PIXELS = 200_000         # frames this large are worked on in two bands on two threads (640x480: yes)
-_K3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-_K7 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
-
-
-_CLEAN_REACH = 2 + 3 + 3 + 1 + 1      # rows of clean_mask's input that reach one output row, each side
-
-
-class _Draws(NamedTuple):
-    """One frame's random choices for the sample updates (drawn in this order)."""
-    rand: np.ndarray        # HxW uint16: a pixel updates when below its limit
-    own: np.ndarray         # the sample slot replaced at the updating pixels
-    dy: int                 # the neighbour direction
-    dx: int
-    target: np.ndarray      # the neighbour's sample slot
-    limits: np.ndarray      # 256x1 uint16: the update limit of each blinking level (``_limits``)
-
-
-def clean_mask(mask: np.ndarray) -> np.ndarray:
-    """5x5 median, 7x7 close, 3x3 open of a 0/255 mask (specks out, holes in objects filled).
-
-    The median of a 0/255 mask is 255 where 13 or more of the 25 pixels are: a 5x5 mean
-    (rounded to 133 or more, against 122 or less for 12) with the median's replicated border;
-    the same result as ``cv2.medianBlur(mask, 5)`` at a quarter of its cost.
-    """
-    out = cv2.blur(mask, (5, 5), borderType=cv2.BORDER_REPLICATE)
-    cv2.compare(out, 127, cv2.CMP_GT, dst=out)
-    out = cv2.morphologyEx(out, cv2.MORPH_CLOSE, _K7)
-    return cv2.morphologyEx(out, cv2.MORPH_OPEN, _K3)
+# the update limits' constants (sample_update), under the names tests/vision/test_background.py reads
+_BLINK_TENTHS, _BLINK_UPDATE = BLINK_TENTHS, BLINK_UPDATE
+_NEAR = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))  # where objects are, grown by 3 px
 
 
 def _check_counts(v: Mapping[str, Any]) -> None:
@@ -288,7 +264,7 @@ class BackgroundModel(Tunable, section="background",
         x = frame if lut is None else self._xc
         raw, mind = self._match(frame, lut, x)
         if self.shadows:
-            self._drop_shadows(x, raw)
+            drop_shadows(x, self._last_bg, raw)
         if cv2.countNonZero(raw) > self.lighting_fraction * h * w:
             return self._changed_view(x, before)
         self.settling, self._view = 0, None
@@ -341,19 +317,6 @@ class BackgroundModel(Tunable, section="background",
         in_bands(rows, self._rows(*x.shape[:2]))
         return raw, self._mind
 
-    def _distances(self, rows: slice, planes: Sequence[np.ndarray]) -> Iterator[np.ndarray]:
-        """Each sample's distance to the pixels of ``rows`` (largest channel difference), in turn."""
-        assert self._S is not None
-        dist = self._dist[rows]
-        xb, xg, xr = (p[rows] for p in planes)
-        d1, d2 = (d[rows] for d in self._d)
-        for s in self._S:
-            cv2.absdiff(xb, s[0][rows], dst=dist)
-            cv2.absdiff(xg, s[1][rows], dst=d1)
-            cv2.absdiff(xr, s[2][rows], dst=d2)
-            cv2.max(dist, d1, dst=dist)
-            yield cv2.max(dist, d2, dst=dist)
-
     def _sample_rows(self, rows: slice) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Each sample's three planes at ``rows`` (views, made once per band)."""
         views = self._views.get((rows.start, rows.stop))
@@ -362,51 +325,21 @@ class BackgroundModel(Tunable, section="background",
             views = self._views[(rows.start, rows.stop)] = [(s[0][rows], s[1][rows], s[2][rows]) for s in self._S]
         return views
 
+    def _scratch(self, rows: slice) -> MatchScratch:
+        return MatchScratch(self._dist[rows], self._d[0][rows], self._d[1][rows], self._hit[rows])
+
     def _match_nearest(self, rows: slice, planes: Sequence[np.ndarray], raw: np.ndarray) -> None:
         """``min_matches`` <= 2: a pixel matches when its ``min_matches``-th nearest sample is
-        within the distance, so the two smallest distances are kept instead of a count.
-
-        The loop runs 8 OpenCV calls a sample on each band (the distance, then the two
-        nearest), as lean as Python allows: the sample views made once, the functions local."""
-        first, second, tmp = self._mind[rows], self._count[rows], self._hit[rows]
-        dist, d1, d2 = self._dist[rows], self._d[0][rows], self._d[1][rows]
-        xb, xg, xr = (p[rows] for p in planes)
-        absdiff, cmax, cmin = cv2.absdiff, cv2.max, cv2.min
-        if self.min_matches == 2:
-            for k, (sb, sg, sr) in enumerate(self._sample_rows(rows)):
-                absdiff(xb, sb, dist)
-                absdiff(xg, sg, d1)
-                absdiff(xr, sr, d2)
-                cmax(dist, d1, dist)
-                if k == 0:                              # the nearest so far is the first sample
-                    cmax(dist, d2, first)
-                    continue
-                cmax(dist, d2, dist)                    # the largest channel difference
-                if k == 1:                              # the second nearest: the farther of two
-                    cmax(first, dist, second)
-                else:
-                    cmax(first, dist, tmp)              # the second smallest so far
-                    cmin(second, tmp, second)
-                cmin(first, dist, first)
-            cv2.compare(second, self._thr[rows], cv2.CMP_GE, dst=raw[rows])
-            return
-        first[:] = 255
-        for dist in self._distances(rows, planes):
-            cmin(first, dist, first)
-        cv2.compare(first, self._thr[rows], cv2.CMP_GE, dst=raw[rows])
+        within the distance, so the two smallest distances are kept instead of a count."""
+        match_nearest([p[rows] for p in planes], self._sample_rows(rows), self._thr[rows], raw[rows],
+                      min_matches=self.min_matches, nearest=self._mind[rows], second=self._count[rows],
+                      scratch=self._scratch(rows))
 
     def _match_count(self, rows: slice, planes: Sequence[np.ndarray], raw: np.ndarray) -> None:
         """Count the samples within the distance (any ``min_matches``)."""
-        count, mind, hit, thr = self._count[rows], self._mind[rows], self._hit[rows], self._thr[rows]
-        count[:] = 0
-        mind[:] = 255
-        for dist in self._distances(rows, planes):
-            cv2.min(mind, dist, dst=mind)
-            # a match is dist < thr: thr - dist saturates to 0 otherwise, so min(., 1) counts it
-            cv2.subtract(thr, dist, dst=hit)
-            cv2.min(hit, 1, dst=hit)
-            cv2.add(count, hit, dst=count)
-        cv2.compare(count, self.min_matches, cv2.CMP_LT, dst=raw[rows])
+        match_count([p[rows] for p in planes], self._sample_rows(rows), self._thr[rows], raw[rows],
+                    min_matches=self.min_matches, nearest=self._mind[rows], count=self._count[rows],
+                    scratch=self._scratch(rows))
 
     def _learn_noise(self, x: np.ndarray) -> None:
         """Camera noise from the median frame difference on a grid (every 4th frame)."""
@@ -447,19 +380,6 @@ class BackgroundModel(Tunable, section="background",
             cv2.bitwise_and(self._last_bg[r], clipped, dst=clipped)
             cv2.max(x[r], clipped, dst=x[r])
 
-    def _drop_shadows(self, x: np.ndarray, raw: np.ndarray) -> None:
-        fg = raw > 0
-        if not fg.any():
-            return
-        xs = x[fg].astype(np.float32) + 1.0
-        bs = self._last_bg[fg].astype(np.float32) + 1.0
-        ratio = xs / bs
-        mean = ratio.mean(axis=1)
-        spread = ratio.max(axis=1) - ratio.min(axis=1)
-        shadow = (mean > 0.45) & (mean < 0.95) & (spread < 0.1 * mean + 0.02)
-        idx = np.flatnonzero(fg)[shadow]
-        raw.reshape(-1)[idx] = 0
-
     # -- learning -----------------------------------------------------------------------
     def _learn(self, x: np.ndarray, raw: np.ndarray, mind: np.ndarray) -> np.ndarray:
         """Clean the mask, replace samples at the chosen pixels (see the module docstring),
@@ -474,7 +394,7 @@ class BackgroundModel(Tunable, section="background",
         start = int(rng.integers(self._rand.size - h * w))
         own = self._S[int(rng.integers(self.samples))]
         dy, dx = (int(v) for v in rng.integers(-1, 2, 2))
-        draws = _Draws(self._rand[start:start + h * w].reshape(h, w), own, dy, dx,
+        draws = UpdateDraws(self._rand[start:start + h * w].reshape(h, w), own, dy, dx,
                        self._S[int(rng.integers(self.samples))], self._limits())
         mask = np.empty((h, w), np.uint8)
         rows = self._rows(h, w)
@@ -491,45 +411,31 @@ class BackgroundModel(Tunable, section="background",
         return mask
 
     def _limits(self) -> np.ndarray:
-        """The 256x1 uint16 table from a pixel's blinking (tenths) to its update limit: a
-        background pixel updates when its random 16-bit number is below it. The base rate
-        (one in ``memory_frames / samples``) plus 10x that per unit of blinking, at most one
-        frame in two. Made by the same OpenCV arithmetic a whole frame once went through."""
+        """The 256x1 uint16 table from a pixel's blinking (tenths) to its update limit
+        (``sample_update.update_limits``), made again when the update rate changes."""
         step = 65536.0 / self.update_every_frames
         if self._limit_step != step:
-            levels = np.arange(256, dtype=np.uint8).reshape(1, 256)
-            table = cv2.multiply(levels, step * _BLINK_UPDATE / _BLINK_TENTHS, dtype=cv2.CV_16U)
-            cv2.add(table, min(65535.0, step), dst=table)
-            cv2.min(table, 32768.0, dst=table)                 # at most every 2nd frame
-            self._limit_table, self._limit_step = table.reshape(256, 1), step
+            self._limit_table, self._limit_step = update_limits(self.update_every_frames), step
         return self._limit_table
 
-    def _neighbour(self, dst_y: slice, d: _Draws) -> None:
+    def _neighbour(self, dst_y: slice, d: UpdateDraws) -> None:
         """The learned colours of rows ``dst_y - dy`` into a neighbour's samples at ``dst_y``."""
-        h, w = self._upd.shape
-        dst_y = slice(max(dst_y.start, d.dy, 0), min(dst_y.stop, h + d.dy, h))
-        if dst_y.stop <= dst_y.start:
-            return
-        src_y = slice(dst_y.start - d.dy, dst_y.stop - d.dy)
-        src_x = slice(max(0, -d.dx), w - max(0, d.dx))
-        dst_x = slice(max(0, d.dx), w - max(0, -d.dx))
-        for c in range(3):
-            cv2.copyTo(self._x[c][src_y, src_x], self._upd[src_y, src_x], d.target[c][dst_y, dst_x])
+        copy_to_neighbour(self._x, self._upd, dst_y, d)
 
     def _clean_rows(self, r: slice, raw: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``mask[r]`` = the clean mask's rows ``r``; returns where objects were, grown by 3 px,
         for those rows (this mask or the last one). Works on ``r`` widened by the filters'
         reach, so the rows are the same as when the whole frame is cleaned."""
         h = raw.shape[0]
-        lo, hi = max(0, r.start - _CLEAN_REACH - 3), min(h, r.stop + _CLEAN_REACH + 3)
+        lo, hi = max(0, r.start - CLEAN_REACH - 3), min(h, r.stop + CLEAN_REACH + 3)
         clean = clean_mask(raw[lo:hi]) if self.clean else raw[lo:hi]
         mask[r] = clean[r.start - lo:r.stop - lo]
         a, b = max(0, r.start - 3), min(h, r.stop + 3)
         near = cv2.bitwise_or(clean[a - lo:b - lo], self._prev_mask[a:b])
-        return cv2.dilate(near, _K7)[r.start - a:r.stop - a]
+        return cv2.dilate(near, _NEAR)[r.start - a:r.stop - a]
 
     def _learn_rows(self, r: slice, x: np.ndarray, raw: np.ndarray, mind: np.ndarray, mask: np.ndarray,
-                    d: _Draws) -> slice:
+                    d: UpdateDraws) -> slice:
         """Rows ``r``: the clean mask, which pixels learn, their samples, the last background
         colour, adaptation, and the neighbour copies within ``r``; returns the rows copied."""
         near = self._clean_rows(r, raw, mask)
@@ -557,38 +463,16 @@ class BackgroundModel(Tunable, section="background",
         return inside
 
     def _absorb(self, r: slice, x: np.ndarray, raw: np.ndarray, upd: np.ndarray) -> None:
-        """Foreground that has not changed for ``absorb_after_frames`` joins the background.
-
-        The count is kept in a uint8, one tick every ``ceil(absorb_after_frames / 250)`` frames.
-        """
-        tick = -(-self.absorb_after_frames // 250)
-        steady, d = self._dist[r], self._hit[r]
-        for c, (now, before) in enumerate(zip(self._x, self._prev_x)):
-            cv2.absdiff(now[r], before[r], dst=d if c else steady)
-            if c:
-                cv2.max(steady, d, dst=steady)
-        cv2.compare(steady, self._thr[r], cv2.CMP_LT, dst=steady)
-        cv2.bitwise_and(steady, raw[r], dst=steady)
-        still = self._still[r]
-        cv2.bitwise_and(still, steady, dst=still)          # reset where it changed or is background
-        if self.frames % tick == 0:
-            cv2.add(still, 1, dst=still, mask=steady)
-        old = cv2.compare(still, float(self.absorb_after_frames // tick), cv2.CMP_GE, dst=self._old[r])
-        cv2.bitwise_or(upd, old, dst=upd)
+        """Foreground that has not changed for ``absorb_after_frames`` joins the background."""
+        absorb_still([p[r] for p in self._x], [p[r] for p in self._prev_x], self._thr[r], raw[r], self._still[r], upd,
+                     after_frames=self.absorb_after_frames, frame_no=self.frames,
+                     scratch=(self._dist[r], self._hit[r], self._old[r]))
 
     def _adapt(self, r: slice, raw: np.ndarray, mind: np.ndarray, bg: np.ndarray, near: np.ndarray) -> None:
         """Raise the match distance where the background moves (see module docstring); ``near``:
         rows ``r`` of where objects are or were (their flips are edges, not blinking)."""
-        cv2.accumulateWeighted(mind[r], self._dmin[r], _DMIN_RATE, mask=bg)
-        flips = cv2.bitwise_xor(raw[r], self._prev_raw[r], dst=self._flips[r])
-        cv2.bitwise_and(flips, cv2.bitwise_not(near, dst=near), dst=flips)     # not at an object's edges
-        blink = self._blink[r]
-        cv2.subtract(blink, 1, dst=blink)
-        cv2.add(blink, _BLINK_UP, dst=blink, mask=flips)
         base = self.match_distance
         if self.noise_sigma is not None:
             base = max(base, self.noise_k * SQRT2 * self.noise_sigma)
-        thr = cv2.convertScaleAbs(self._dmin[r], alpha=_DMIN_SCALE, dst=self._thr[r])
-        cv2.max(thr, min(255.0, round(base)), dst=thr)
-        extra = cv2.multiply(thr, blink, scale=_BLINK_GAIN / _BLINK_TENTHS, dst=self._extra[r])
-        cv2.add(thr, extra, dst=thr)
+        adapt_distance(mind[r], raw[r], self._prev_raw[r], bg, near, base=base, dmin=self._dmin[r],
+                       blink=self._blink[r], thr=self._thr[r], scratch=(self._flips[r], self._extra[r]))

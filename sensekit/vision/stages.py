@@ -115,6 +115,7 @@ def _unpack(packed: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 
 def empty_box() -> Box:
+    """The box of nothing found: ``(0, 0, 0, 0)``."""
     return (0, 0, 0, 0)
 
 

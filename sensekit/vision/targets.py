@@ -34,15 +34,18 @@ class Target:
 
     @classmethod
     def click(cls, x: float, y: float, bgr: tuple[int, int, int] | None = None) -> Target:
+        """A click at pixel ``x, y``; ``bgr``: the colour the user saw there, when read."""
         return cls("click", point=(float(x), float(y)), bgr=bgr)
 
     @classmethod
     def region(cls, box: tuple[float, float, float, float]) -> Target:
+        """A box ``x, y, w, h`` in pixels."""
         x, y, w, h = (float(v) for v in box)
         return cls("box", box=(x, y, w, h))
 
     @classmethod
     def colour(cls, color: int | str) -> Target:
+        """A colour: ``0xRRGGBB``, or ``"#RRGGBB"`` text (``parse_color``)."""
         return cls("color", color=parse_color(color))
 
     def check_inside(self, size: tuple[int, int] | None) -> None:

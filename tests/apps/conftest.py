@@ -6,20 +6,14 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from sensekit.app.host import AppHost, RunOptions
-from sensekit.app.registry import load
-from sensekit.app.sources import bundled_source
+from sensekit.app.host import AppHost
 from sensekit.paths import recordings_dir
-
-
-def _need_demo() -> None:
-    if not (recordings_dir() / "demo.skrec" / "meta.json").is_file():
-        pytest.skip("bundled recording recordings/demo.skrec not generated (python -m sensekit.synth)")
+from tests.apps.hosts import demo_host, need_demo
 
 
 @pytest.fixture(scope="session")
 def truth() -> dict[str, Any]:
-    _need_demo()
+    need_demo()
     return json.loads((recordings_dir() / "demo.truth.json").read_text())
 
 
@@ -33,12 +27,8 @@ def play() -> Iterator[Callable[..., AppHost]]:
 
     def _play(name: str, steps: int, each: Callable[[AppHost], None] | None = None,
               **options: Any) -> AppHost:
-        _need_demo()
-        app_cls = load(name)
-        source = bundled_source(app_cls)
-        source.open()
-        opened.append(source)
-        host = AppHost(app_cls, source, RunOptions(headless=True, **options))
+        host = demo_host(name, **options)
+        opened.append(host.source)
         for _ in range(steps):
             host.step()
             if each is not None:

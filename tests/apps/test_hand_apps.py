@@ -16,27 +16,17 @@ import pytest
 
 from sensekit.app.host import AppHost, RunOptions
 from sensekit.app.registry import load
-from sensekit.app.sources import bundled_source
 from sensekit.capture.base import VideoFrame
-from sensekit.paths import recordings_dir
+from tests.apps.hosts import demo_host
 
 HAVE_MEDIAPIPE = importlib.util.find_spec("mediapipe") is not None
 HAND_APPS = ("color_ball", "steer", "collide")
 
 
-def _demo_host(name: str, **options) -> AppHost:
-    if not (recordings_dir() / "demo.skrec" / "meta.json").is_file():
-        pytest.skip("bundled recording recordings/demo.skrec not generated")
-    app_cls = load(name)
-    source = bundled_source(app_cls)
-    source.open()
-    return AppHost(app_cls, source, RunOptions(headless=True, **options))
-
-
 @pytest.mark.skipif(HAVE_MEDIAPIPE, reason="the hands extra is installed here")
 @pytest.mark.parametrize("name", HAND_APPS)
 def test_key_h_without_the_extra_says_so_and_the_app_goes_on(name):
-    host = _demo_host(name)
+    host = demo_host(name)
     try:
         host.press(pygame.K_h)
         assert "pip install 'sensekit[hands]'" in host.toast[0]
@@ -51,7 +41,7 @@ def test_key_h_without_the_extra_says_so_and_the_app_goes_on(name):
 @pytest.mark.skipif(HAVE_MEDIAPIPE, reason="the hands extra is installed here")
 def test_pinch_toss_without_the_extra_runs_and_shows_the_install_line(caplog):
     with caplog.at_level("WARNING"):
-        host = _demo_host("pinch_toss")
+        host = demo_host("pinch_toss")
         try:
             for _ in range(20):
                 host.step()
@@ -65,7 +55,7 @@ def test_pinch_toss_without_the_extra_runs_and_shows_the_install_line(caplog):
 
 @pytest.mark.skipif(HAVE_MEDIAPIPE, reason="the hands extra is installed here")
 def test_motion_paddle_played_with_the_body_without_the_extra_says_so_and_waves_on():
-    host = _demo_host("motion_paddle")
+    host = demo_host("motion_paddle")
     try:
         host.tuning.apply({"motion_paddle.steer": "lean"})
         for _ in range(20):

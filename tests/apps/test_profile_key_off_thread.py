@@ -7,27 +7,19 @@ import threading
 
 import pygame
 
-from sensekit.app.host import AppHost, RunOptions
 from sensekit.app.outputs import RunOutputs
-from sensekit.app.registry import load
-from sensekit.app.sources import bundled_source
 from sensekit.profile import load_profile
-from tests.apps.conftest import _need_demo
+from tests.apps.hosts import demo_host
 from tests.panel.test_save_off_thread import _big_profile
 
 SHIFT = pygame.KMOD_LSHIFT
 
 
 def _host(venue):
-    _need_demo()
-    app_cls = load("clapper")
-    source = bundled_source(app_cls)
-    source.open()
-    host = AppHost(app_cls, source, RunOptions(headless=True, profile_path=venue,
-                                               profile=load_profile(venue)))
+    host = demo_host("clapper", profile_path=venue, profile=load_profile(venue))
     for _ in range(5):
         host.step()
-    return host, source
+    return host, host.source
 
 
 def _said(host) -> str:

@@ -6,26 +6,16 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from sensekit.capture.base import AudioBlock, VideoFrame
-from sensekit.capture.recording import Recorder, ReplaySource, read_meta
+from sensekit.capture.base import VideoFrame
+from sensekit.capture.recording import ReplaySource, read_meta
 from sensekit.cli import events as events_cli
 from sensekit.cli import main as cli_main
-
-
-def make_clip(path: Path, frames: int = 10, blocks: int = 12) -> Path:
-    with Recorder(path, video=(32, 24, 10.0), audio=(8000, 1), notes="a tiny clip",
-                  block_size=400, start_unix=0.0) as rec:
-        items = [VideoFrame(i, i / 10, np.full((24, 32, 3), i * 20 % 256, np.uint8)) for i in range(frames)]
-        items += [AudioBlock(k, k * 0.05, np.full(400, k / 100, np.float32), 8000) for k in range(blocks)]
-        for item in sorted(items, key=lambda it: it.t):
-            rec.write(item)
-    return path
+from tests.capture.clips import make_clip, record_until_signalled
 
 
 def run(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
@@ -97,25 +87,9 @@ def test_ctrl_c_finishes_the_recording_cleanly(tmp_path: Path, sig: int) -> None
     clip = make_clip(tmp_path / "clip.skrec")
     out = tmp_path / "live.skrec"
     env = dict(os.environ, PYGAME_HIDE_SUPPORT_PROMPT="1")
-    proc = subprocess.Popen([sys.executable, "-c", RECORD_UNTIL_CTRL_C, str(clip), str(out)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if json.loads((out / "meta.json").read_text())["frames"] >= 10:
-                    break
-            except (OSError, ValueError, KeyError):
-                pass
-            assert proc.poll() is None, proc.stderr.read().decode()
-            time.sleep(0.05)
-        proc.send_signal(sig)
-        stdout, stderr = proc.communicate(timeout=20)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, stderr.decode()
-    word, frames = stdout.decode().split()
+    code, stdout, stderr = record_until_signalled(RECORD_UNTIL_CTRL_C, clip, out, sig, frames=10, env=env)
+    assert code == 0, stderr
+    word, frames = stdout.split()
     assert word == "interrupted" and int(frames) >= 10
     meta = read_meta(out)
     assert meta["complete"] is True and meta["frames"] == int(frames)
@@ -268,8 +242,6 @@ print(json.dumps({"summary": summary, "frames": seen, "blocks": blocks}))
 
 def test_events_into_a_closed_pipe_exits_quietly(recordings_dir):
     """`sensekit events ... | head -1` must not print a BrokenPipeError traceback."""
-    import subprocess
-    import sys
     env = dict(__import__("os").environ, PYGAME_HIDE_SUPPORT_PROMPT="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "sensekit", "events", str(recordings_dir / "demo.skrec"), "--jsonl"],

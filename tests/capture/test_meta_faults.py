@@ -13,7 +13,7 @@ from sensekit.capture.base import AudioBlock
 from sensekit.capture.recording import ReplaySource
 from sensekit.capture.recording_check import check_recording
 from sensekit.errors import RecordingError
-from tests.capture.test_cli_foundation import make_clip
+from tests.capture.clips import make_clip
 
 
 @pytest.fixture(scope="module")

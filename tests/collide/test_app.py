@@ -4,28 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pygame
-import pytest
 
 from sensekit.app.convert import surface_to_array
-from sensekit.app.host import AppHost, RunOptions
-from sensekit.app.registry import load
-from sensekit.app.sources import bundled_source
+from sensekit.app.host import AppHost
 from sensekit.collide import hit_test
-from sensekit.paths import recordings_dir
-
-
-def collide_host() -> AppHost:
-    """The collide app, headless, on the bundled recording (skips when it is not generated)."""
-    if not (recordings_dir() / "demo.skrec" / "meta.json").is_file():
-        pytest.skip("bundled recording recordings/demo.skrec not generated")
-    app_cls = load("collide")
-    source = bundled_source(app_cls)
-    source.open()
-    return AppHost(app_cls, source, RunOptions(headless=True))
+from tests.apps.hosts import demo_host
 
 
 def run(steps_per_scene: int, scenes: int = 3) -> tuple[AppHost, list[np.ndarray], list[dict]]:
-    host = collide_host()
+    host = demo_host("collide")
     shots, states = [], []
     try:
         for _ in range(scenes):
@@ -69,7 +56,7 @@ def test_alpha_threshold_key_changes_the_star_hit():
 def test_the_hud_line_counts_only_the_scene_on_screen():
     """After the balls scene, the stars and the node garden showed its frozen 'contacts 56' in
     the HUD line (and the balls scene a 'links 0' of a garden not running)."""
-    host = collide_host()
+    host = demo_host("collide")
     lines = []
     try:
         for _ in range(3):                          # balls, stars, node garden

@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pygame
-import pytest
 
 from sensekit.app.convert import surface_to_array
-from sensekit.app.host import AppHost, RunOptions
-from sensekit.app.registry import load
-from sensekit.app.sources import bundled_source
-from sensekit.paths import recordings_dir
+from tests.apps.hosts import demo_host
 
 
 def run(steps_per_mode: int, modes: int = 4) -> tuple[list[np.ndarray], list[list[dict]]]:
-    if not (recordings_dir() / "demo.skrec" / "meta.json").is_file():
-        pytest.skip("bundled recording recordings/demo.skrec not generated")
-    app_cls = load("steer")
-    source = bundled_source(app_cls)
-    source.open()
-    host = AppHost(app_cls, source, RunOptions(headless=True))
+    host = demo_host("steer")
     shots, states = [], []
     try:
         for _ in range(modes):

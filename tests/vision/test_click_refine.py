@@ -6,18 +6,13 @@ import numpy as np
 from sensekit.events import ColorLost
 from sensekit.vision.click_refine import ClickRefiner
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.evaluation.vision.evaluate import frames_of, iou, load_clip
+from sensekit.evaluation.vision.evaluate import iou
+from tests.vision.clips import truth_and_frames
 from tests.vision.synth import background
 
 
 def _coke(shared_data, n):
-    clip = load_clip(shared_data / "video" / "tracking", "coke")
-    frames = []
-    for frame in frames_of(clip):
-        if len(frames) == n:
-            break
-        frames.append(frame)
-    return clip.truth, frames
+    return truth_and_frames(shared_data, "coke", n)
 
 
 def _lost_before(t: ColorTracker, frames) -> int | None:

@@ -10,6 +10,7 @@ from sensekit.events import ColorFound, ColorLost, ColorTracked
 from sensekit.vision.color_tracker import ColorTracker, parse_tolerance
 from sensekit.vision.smoothing import OneEuroFilter
 from sensekit.vision.stages import blur, palette_lut, palette_map
+from tests.vision.clips import truth_and_frames
 from tests.vision.synth import background, ball_frames, noisy
 
 
@@ -197,18 +198,6 @@ def test_click_outside_frame_and_other_bad_values():
         ColorTracker().pick_box(frame, (150, 10, 20, 20))
 
 
-def _clip_frames(shared_data, name, n):
-    from sensekit.evaluation.vision.evaluate import frames_of, load_clip
-
-    clip = load_clip(shared_data / "video" / "tracking", name)
-    out = []
-    for frame in frames_of(clip):
-        if len(out) == n:
-            break
-        out.append(frame)
-    return clip.truth, out
-
-
 @pytest.mark.parametrize("picked, other", [("coke", "tiger1"), ("tiger1", "vot_bolt1_rva")])
 @pytest.mark.parametrize("appearance_below", [None, 0.0])
 def test_color_lost_within_15_frames_when_the_clip_cuts_away_from_the_object(shared_data, picked, other,
@@ -218,8 +207,8 @@ def test_color_lost_within_15_frames_when_the_clip_cuts_away_from_the_object(sha
     cut. Without the appearance check (``appearance_below=0``, and the view-change cue off,
     ``cut_above=1``, which would otherwise catch these cuts too) the colour model follows the
     new scene: 39 frames on these two pairs, or never."""
-    truth, frames = _clip_frames(shared_data, picked, 30)
-    _, away = _clip_frames(shared_data, other, 20)
+    truth, frames = truth_and_frames(shared_data, picked, 30)
+    _, away = truth_and_frames(shared_data, other, 20)
     h, w = frames[0].shape[:2]
     away = [cv2.resize(f, (w, h)) for f in away]
     t = ColorTracker() if appearance_below is None else ColorTracker(appearance_below=appearance_below,
@@ -248,8 +237,8 @@ def test_color_lost_within_15_frames_after_a_cut_to_a_scene_of_similar_colours(s
     view-change cue). Most of the picture changes at once, so the box must match the pick
     about as well as before the cut: lost within 15 frames. With the cue off
     (``cut_above=1``) it is never lost."""
-    truth, frames = _clip_frames(shared_data, picked, 30)
-    _, away = _clip_frames(shared_data, other, 20)
+    truth, frames = truth_and_frames(shared_data, picked, 30)
+    _, away = truth_and_frames(shared_data, other, 20)
     h, w = frames[0].shape[:2]
     away = [cv2.resize(f, (w, h)) for f in away]
     t = ColorTracker() if cut_above is None else ColorTracker(cut_above=cut_above)
@@ -271,8 +260,8 @@ def test_color_found_when_the_object_comes_back_anywhere(shared_data):
     """Real footage: coke, cut to tiger1 for 20 frames, then back to coke 30 frames later (the
     can has moved): color_lost during the cut, color_found within 10 frames of coming back,
     near the can."""
-    truth, frames = _clip_frames(shared_data, "coke", 80)
-    _, away = _clip_frames(shared_data, "tiger1", 20)
+    truth, frames = truth_and_frames(shared_data, "coke", 80)
+    _, away = truth_and_frames(shared_data, "tiger1", 20)
     t = ColorTracker()
     x, y, bw, bh = truth[0]
     t.pick(frames[0], x + bw / 2, y + bh / 2)
@@ -298,7 +287,7 @@ def test_a_click_the_tracker_never_confirms_sends_color_lost(shared_data):
     ``lost_below``, though its similarity to the pick is 0.96).
     ``color_lost`` comes once within 15 frames, before any ``color_tracked``, so an app can ask
     for another click; before, a tracker that had never matched never sent it."""
-    truth, frames = _clip_frames(shared_data, "vot_bolt1_rva", 16)
+    truth, frames = truth_and_frames(shared_data, "vot_bolt1_rva", 16)
     t = ColorTracker()
     x, y, bw, bh = truth[0]
     t.pick(frames[0], x + bw / 2, y + bh / 2)
@@ -311,7 +300,7 @@ def test_a_click_the_tracker_never_confirms_sends_color_lost(shared_data):
 def test_a_confirmed_click_is_not_lost_on_its_uncut_clip(shared_data):
     """Real footage: the centre click on the can (coke, frame 0) is confirmed on the first frame
     and followed for 100 frames without a ``color_lost``."""
-    truth, frames = _clip_frames(shared_data, "coke", 101)
+    truth, frames = truth_and_frames(shared_data, "coke", 101)
     t = ColorTracker()
     x, y, bw, bh = truth[0]
     t.pick(frames[0], x + bw / 2, y + bh / 2)

@@ -9,6 +9,7 @@ from sensekit.evaluation.vision.evaluate import iou
 from sensekit.evaluation.vision.leave import outside_share, pan_plan, still_plan, view, view_box
 from sensekit.events import ColorFound, ColorLost
 from sensekit.vision.color_tracker import ColorTracker
+from tests.vision.clips import truth_and_frames
 
 
 def test_outside_share_of_a_box():
@@ -61,19 +62,11 @@ def test_view_is_the_window_enlarged_and_boxes_follow():
 @pytest.fixture(scope="module")
 def clip(request):
     shared_data = request.getfixturevalue("shared_data")
-    from sensekit.evaluation.vision.evaluate import frames_of, load_clip
-
     cache = {}
 
     def load(name, n):
         if name not in cache:
-            c = load_clip(shared_data / "video" / "tracking", name)
-            frames = []
-            for f in frames_of(c):
-                if len(frames) == n:
-                    break
-                frames.append(f)
-            cache[name] = (c.truth, frames)
+            cache[name] = truth_and_frames(shared_data, name, n)
         return cache[name]
     return load
 

@@ -183,11 +183,29 @@ def test_build_stages_from_options():
     assert (book.motion.threshold, book.motion.channel, book.blur_px) == (0x33, "red", 10)
 
 
+@pytest.mark.parametrize("target", [["--track-color", "80,60"], ["--track-box", "60,40,40,40"],
+                                    ["--track-color", "#DC1E1E"]])
+def test_a_chosen_tracker_setting_reaches_the_tracker_the_target_starts(target):
+    """``tracker.*`` values come to the tracker by one route (the command applies them to the
+    built stage; the builder does not pass them again): they hold before the first frame and in
+    the tracker the target starts on it."""
+    src = ListSource(_frames(2))
+    (stage,) = _build([*target, "--set", "tracker.refind_ratio=0.4", "--set", "tracker.lost_below=0.25",
+                       "--tolerance", "20"], src)
+    built = stage.tracker
+    stage.process(src.read())
+    assert stage.pending_target is None and stage.tracker is not built      # the target started a new one
+    for tracker in (built, stage.tracker):
+        assert (tracker.refind_ratio, tracker.lost_below, tracker.tolerance) == (0.4, 0.25, (20.0, 80.0, 80.0))
+
+
 @pytest.mark.parametrize("argv, match", [
     (["--track-color", "#12"], r"--track-color must be X,Y or #RRGGBB, got '#12'"),
+    (["--track-color", "1,2", "--track-box", "0,0,9,9"], "give --track-color or --track-box, not both"),
     (["--track-color", "200,10"], r"--track-color 200,10 is outside the 160x120 frame"),
     (["--motion", "--zones", "door=150,0,20,20"], r"zone 'door' \(150, 0, 20, 20\) is outside"),
     (["--zones", "a=0,0,1,1"], "--zones needs --motion"),
+    (["--track-color", "80,60", "--edges", "--zones", "a=0,0,1,1"], "--zones needs --motion"),
     (["--track-color", "#ff0000", "--track-method", "model"], "--track-method model needs a click point"),
 ])
 def test_bad_options_name_the_value(argv, match):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import csv
 from collections import deque
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol, Sequence
 
@@ -40,7 +41,8 @@ from sensekit.vision.extent import HISTORY_FRAMES
 
 __all__ = ["TrackClip", "Score", "StartResult", "load_clip", "clip_names", "click_points", "iou", "score",
            "CamShiftTracker", "MILTracker", "SensekitTracker", "evaluate_clip", "evaluate", "format_table",
-           "summary", "size_ok", "chosen_clips", "add_clip_options", "tracker_settings"]
+           "summary", "size_ok", "chosen_clips", "add_clip_options", "tracker_settings", "first_frames",
+           "start_frames", "history_before"]
 
 #: the baselines, started from the true box
 BASELINES = ("sensekit (true box)", "CamShift (true box)", "MIL (true box)")
@@ -126,6 +128,11 @@ def frames_of(clip: TrackClip) -> Iterator[np.ndarray]:
         for item in source:
             if isinstance(item, VideoFrame):
                 yield item.image
+
+
+def first_frames(clip: TrackClip, n: int) -> list[np.ndarray]:
+    """The clip's first ``n`` frames (fewer if it is shorter), decoded once."""
+    return list(islice(frames_of(clip), n))
 
 
 def click_points(box: Sequence[float], offset: float = 0.25) -> dict[str, tuple[float, float]]:
@@ -251,10 +258,19 @@ class StartResult:
     truth: Box
 
 
-def _start_frames(n: int, starts: int | Sequence[int]) -> list[int]:
-    if isinstance(starts, int):        # the first leaves room for the frames a click looks back on
+def start_frames(n: int, starts: int | Sequence[int] = 3) -> list[int]:
+    """The frames a run on a clip of ``n`` frames starts on: ``starts`` of them spread over it
+    (``k n / starts``, the first moved to ``max(HISTORY_FRAMES)`` so that a click has the frames
+    it looks back on, as it has live), or the frames ``starts`` names."""
+    if isinstance(starts, int):
         return [max(min(n - 1, max(HISTORY_FRAMES)), k * n // starts) for k in range(starts)]
     return [int(s) for s in starts]
+
+
+def history_before(frames: Sequence[np.ndarray], start: int) -> Sequence[np.ndarray]:
+    """What a live click on ``frames[start]`` looks back on: up to ``max(HISTORY_FRAMES)``
+    frames before it."""
+    return frames[max(0, start - max(HISTORY_FRAMES)):start]
 
 
 def _check_starts(first: list[int], n: int, name: str) -> None:
@@ -288,7 +304,7 @@ def evaluate_clip(clip: TrackClip, *, starts: int | Sequence[int] = 3, frames: i
     ``look_back``: each click is given the frames before it (as a live click); ``False``: none
     (a click on a still picture, or on a camera's first frame)."""
     n = len(clip.truth)
-    first = _start_frames(n, starts)
+    first = start_frames(n, starts)
     _check_starts(first, n, clip.name)
     ends = [n if frames is None else min(n, s + frames) for s in first]
     running: dict[int, dict[str, Tracker]] = {}

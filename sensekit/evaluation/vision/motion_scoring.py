@@ -25,7 +25,8 @@ from typing import Any, Callable, Sequence
 import cv2
 import numpy as np
 
-from sensekit.vision.background import BackgroundModel, clean_mask
+from sensekit.vision.background import BackgroundModel
+from sensekit.vision.foreground_mask import clean_mask
 from sensekit.vision.motion import MotionDetector
 
 __all__ = ["CdnetClip", "load_cdnet", "counts", "f_measure", "subtractor", "score_run"]
