@@ -11,8 +11,11 @@ the candidate (the floor expert is not used: route off on both sides, as ``audio
 scores folds), and the detector keeps the 0.3 s of history the patch needs.
 
 Usage: .venv/bin/python benchmarks/clap_net_stream.py --cache BURSTS.npz --tree-folds T.json
-       --net-folds N.json [--net-models M.json] [--mode mean|net|trees] [--route] [--threshold T]
-       [--offsets 0,517] [--curve-offsets 0,517] [--no-curve] [--sources a,b]
+       --net-folds N.json [--net-models M.json] [--mode mean|net|trees|gated] [--route] [--threshold T]
+       [--gate-threshold nested|trees|T] [--offsets 0,517] [--curve-offsets 0,517] [--no-curve]
+       [--sources a,b] [--kinds white,pink,...] [--snrs 0,5,10]
+  --mode gated: the sixteenth pass's candidate (``clap_net_gate``): the mean only for bursts rising
+  < 24 dB over a floor that moves, the trees for every other, each branch at its own threshold
   (the files written by benchmarks/clap_net_look.py; its N.json keeps each fold's net)
 """
 from __future__ import annotations
@@ -29,15 +32,23 @@ from _reference import SHARED_DATA
 
 
 def candidate_route(trees: dict[str, Any], net: dict[str, Any], *, alone: bool = False,
-                    expert_first: type | None = None, threshold: float = 0.0) -> type:
+                    expert_first: type | None = None, threshold: float = 0.0,
+                    gate_shift: float | None = None, floor_route: type | None = None,
+                    gate_rise: float = 24.0) -> type:
     """A stand-in for ``clap_floor.FloorRoute`` that scores every burst: the mean of the trees'
     and the net's log-odds (``alone``: the net's). ``expert_first``: the real ``FloorRoute``,
     whose noise expert keeps the bursts it takes (the route on), judged at its own threshold
-    as on main (its score plus the detector's ``threshold``)."""
+    as on main (its score plus the detector's ``threshold``). ``gate_shift`` (the sixteenth
+    pass, ``clap_net_gate``): only a burst rising < 24 dB over a floor that is not steady gets the
+    mean, less ``gate_shift`` (its branch threshold less the trees'); every other the trees'.
+    ``floor_route``: the real ``FloorRoute`` class, whose ``steady`` test the gate asks;
+    ``gate_rise``: the gate's rise split (the route's 24 dB; ``inf``: every burst over a moving floor)."""
     from sensekit.audio.clap_features import TreeModel
     from sensekit.evaluation.audio.clap_mlp import MlpModel
     from sensekit.evaluation.audio.clap_patch import BurstPatch
 
+    if gate_shift is not None and floor_route is None:
+        raise ValueError("gate_shift needs floor_route (the real FloorRoute, for its steady test)")
     tm = TreeModel(trees)
     mm = MlpModel(net)
 
@@ -45,7 +56,9 @@ def candidate_route(trees: dict[str, Any], net: dict[str, Any], *, alone: bool =
         def __init__(self, rate: int) -> None:
             self._patch = BurstPatch(rate)
             self._floor = None if expert_first is None else expert_first(rate)
-            self.pre = max(self._patch.pre, 0 if self._floor is None else self._floor.pre)
+            self._gate = None if gate_shift is None or floor_route is None else floor_route(rate)
+            self.pre = max(self._patch.pre, 0 if self._floor is None else self._floor.pre,
+                           0 if self._gate is None else self._gate.pre)
 
         def score(self, x: np.ndarray, p: int, vals: tuple[float, ...]) -> float | None:
             if self._floor is not None:
@@ -54,15 +67,23 @@ def candidate_route(trees: dict[str, Any], net: dict[str, Any], *, alone: bool =
                     return e + threshold
             v = np.asarray(vals[1:])
             t = tm.score(v)
+            if self._gate is not None and (vals[1] >= gate_rise or p < self._gate.pre
+                                           or self._gate.steady(x, p)):
+                return t
             n = float(mm.scores(self._patch(x, p)[None], v[None])[0])
-            return n if alone else 0.5 * (t + n)
+            if alone:
+                return n
+            return 0.5 * (t + n) - (gate_shift or 0.0)
     return Candidate
 
 
-def thresholds(args: argparse.Namespace, trees: dict[str, Any]) -> dict[str, float]:
+def thresholds(args: argparse.Namespace, trees: dict[str, Any]) -> tuple[dict[str, float], dict[str, float]]:
     """Each source's threshold: chosen on the other sources' folds (``clap_folds.nested_thresholds``)
-    of the trees or of the mean, from the bursts' held-out scores; or ``--threshold`` for all."""
+    of the trees or of the mean, from the bursts' held-out scores; or ``--threshold`` for all.
+    And (``--mode gated``) each source's gated branch threshold (``clap_net_gate``; the trees'
+    threshold for both branches with ``--gate-threshold trees``, or a number for all)."""
     from sensekit.evaluation.audio import clap_folds as cf
+    from sensekit.evaluation.audio import clap_net_gate as cg
     from sensekit.evaluation.audio import clap_training as ct
 
     b = ct.collect_cached(args.data, args.cache, patches=True)
@@ -71,7 +92,7 @@ def thresholds(args: argparse.Namespace, trees: dict[str, Any]) -> dict[str, flo
                    b.clip[train], b.onsets, b.labels)
     got = json.loads(args.net_folds.read_text())
     tree_sc = {s: ct.scores(b, trees[s])[train] for s in trees}
-    if args.mode == "trees":
+    if args.mode in ("trees", "gated"):
         fold_sc = tree_sc
     elif args.mode == "net":
         fold_sc = {s: np.asarray(got[s]["scores"])[train] for s in trees}
@@ -81,7 +102,20 @@ def thresholds(args: argparse.Namespace, trees: dict[str, Any]) -> dict[str, flo
     print(f"# {args.mode}: nested thresholds {nested}", file=sys.stderr, flush=True)
     if args.threshold is not None:
         nested = {s: args.threshold for s in nested}
-    return nested
+    gated: dict[str, float] = {}
+    if args.mode == "gated":
+        net_sc = {s: np.asarray(got[s]["scores"])[train] for s in trees}
+        g = cg.bursts_gate(b, rise_split=args.gate_rise)[train]
+        if args.gate_threshold == "nested":
+            gated = cg.nested_gate_thresholds(tb, g, tree_sc, net_sc, nested)
+        elif args.gate_threshold == "trees":
+            gated = dict(nested)
+        else:
+            gated = {s: float(args.gate_threshold) for s in nested}
+        gated = {k: v + args.gate_offset for k, v in gated.items()}
+        print(f"# gated: branch thresholds {gated}; gated bursts {int(g.sum())} of {len(g)}",
+              file=sys.stderr, flush=True)
+    return nested, gated
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,7 +126,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--net-folds", type=Path, required=True)
     ap.add_argument("--net-models", type=Path, default=None,
                     help="the fold nets (JSON, source -> model); default: --net-folds' own")
-    ap.add_argument("--mode", choices=("mean", "net", "trees"), default="mean")
+    ap.add_argument("--mode", choices=("mean", "net", "trees", "gated"), default="mean")
+    ap.add_argument("--gate-threshold", default="nested",
+                    help="--mode gated: the gated branch's threshold: nested (clap_net_gate, on the "
+                         "other sources' folds), trees (the trees' own) or a number for all")
+    ap.add_argument("--gate-offset", type=float, default=0.0,
+                    help="--mode gated: added to every branch threshold (0.25: one threshold step up)")
+    ap.add_argument("--gate-rise", type=float, default=24.0,
+                    help="--mode gated: bursts rising under this over a moving floor get the net "
+                         "(24: the route's split; inf: every burst over a moving floor)")
+    ap.add_argument("--kinds", default=",".join(("white", "pink", "brown", "hum", "babble", "speech")))
+    ap.add_argument("--snrs", default="0,5,10,15,20,30")
     ap.add_argument("--route", action="store_true",
                     help="the floor route on: its expert (clap_noise_model, which heard every "
                          "source: not held out) first, as on main")
@@ -117,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     nets = json.loads((args.net_models or args.net_folds).read_text())
     if args.net_models is None:
         nets = {s: v["model"] for s, v in nets.items()}
-    nested = thresholds(args, trees)
+    nested, gated = thresholds(args, trees)
     sources = sorted(trees) if not args.sources else args.sources.split(",")
 
     original = cfl.FloorRoute
@@ -125,7 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     def make_for(source: str) -> Any:
         route = candidate_route(trees[source], nets[source], alone=args.mode == "net",
                                 expert_first=original if args.route else None,
-                                threshold=float(nested[source]))
+                                threshold=float(nested[source]),
+                                gate_shift=gated[source] - nested[source] if gated else None,
+                                floor_route=original, gate_rise=args.gate_rise)
 
         def make() -> ClapDetector:
             if args.mode == "trees":          # main's fold detector, as audio_eval.py makes it
@@ -147,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_curve:
             offsets = [int(v) for v in args.curve_offsets.split(",")]
             points = noise_curve(args.data, offsets=offsets, block=args.block, make_for=make_for,
-                                 only_sources=sources)
+                                 only_sources=sources, kinds=args.kinds.split(","),
+                                 snrs_db=[float(v) for v in args.snrs.split(",")])
             how = "nested" if args.threshold is None else f"threshold {args.threshold:g} for all: not nested"
             print(f"noise curve: {args.mode}, leave-one-source-out ({how}); offsets {offsets}")
             print(format_curve(points))

@@ -40,6 +40,7 @@ Cost: collecting the bursts streams ~30 min of audio (~1-2 min); a fit takes ~5-
 """
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -178,6 +179,9 @@ class Bursts:
     onsets: dict[str, int]   # clip -> number of clap times used for its labels
     labels: dict[str, str]   # clip -> label in labels.csv
     P: np.ndarray | None = None   # (n, bands, frames) ``clap_patch`` patches (``collect(patches=True)``)
+    #: (n,) ``clap_floor.FloorRoute.floor_spread_db`` of each burst, NaN when its peak lacks the
+    #: route's history (``collect(patches=True)``; the sixteenth pass's gate)
+    S: np.ndarray | None = None
 
 
 _NEUTRAL = {"depth": 1, "base": 0.0, "feature": [[0]], "threshold": [[float("inf")]],
@@ -303,11 +307,13 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
     """Stream every clip and its augmented copies; return all judged bursts. ``synth``: the
     kinds of synthetic hard negatives (``SYNTH_CLIPS`` clips each, source ``SYNTH``).
     ``patches``: also each burst's ``clap_patch.BurstPatch`` (``Bursts.P``)."""
+    from sensekit.audio.clap_floor import FloorRoute
     from sensekit.evaluation.audio.clap_patch import BurstPatch
 
     sources = _Clips(Path(data), synth)
     rows: list[tuple[Any, ...]] = []
     cut: list[np.ndarray] = []
+    spread: list[float] = []
     counts: dict[str, int] = {}
     for c in sources.clips:
         x, rate = sources.audio[c.file]
@@ -322,8 +328,11 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
             labels = label_bursts(feats, times) if c.label == "clap" else [0] * len(feats)
             rows.extend((f.vector(), lab, c.source, bg_source, variant, c.file) for f, lab in zip(feats, labels))
             if patches:
-                bp = BurstPatch(r)
-                cut.extend(bp(y, round(f.t_peak * r)) for f in feats)
+                bp, fr = BurstPatch(r), FloorRoute(r)
+                for f in feats:
+                    p = round(f.t_peak * r)
+                    cut.append(bp(y, p))
+                    spread.append(fr.floor_spread_db(y, p) if p >= fr.pre else math.nan)
         if progress is not None:
             progress(c.file)
     X = np.array([r[0] for r in rows])
@@ -332,7 +341,8 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
         return np.array([r[i] for r in rows])
 
     return Bursts(X, col(1).astype(int), col(2), col(3), col(4), col(5), counts,
-                  {c.file: c.label for c in sources.clips}, np.array(cut) if patches else None)
+                  {c.file: c.label for c in sources.clips}, np.array(cut) if patches else None,
+                  np.array(spread) if patches else None)
 
 
 def collect_cached(data: Path, cache: Path | None, *, augment: Iterable[str] = AUGMENTATIONS,
@@ -347,7 +357,7 @@ def collect_cached(data: Path, cache: Path | None, *, augment: Iterable[str] = A
             raise ValueError(f"{cache} holds no patches: delete it or pass another --cache")
         return Bursts(z["X"], z["y"], z["source"], z["background"], z["variant"], z["clip"],
                       dict(zip(meta["on_k"], meta["on_v"])), dict(zip(meta["lab_k"], meta["lab_v"])),
-                      z.get("P"))
+                      z.get("P"), z.get("S"))
     b = collect(data, augment=augment, progress=progress, synth=synth, patches=patches)
     if cache is not None:
         arrays: dict[str, Any] = {"X": b.X, "y": b.y, "source": b.source, "background": b.background,
@@ -356,6 +366,8 @@ def collect_cached(data: Path, cache: Path | None, *, augment: Iterable[str] = A
                   "lab_v": np.array(list(b.labels.values()))}
         if b.P is not None:
             arrays["P"] = b.P
+        if b.S is not None:
+            arrays["S"] = b.S
         np.savez_compressed(cache, **arrays)
     return b
 
