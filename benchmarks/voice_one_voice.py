@@ -8,10 +8,12 @@ people's takes.
   4-5 takes each and 4-5 other digits once each, and is tested on all their other takes.
 - **Several people** (``voice_embed_eval.py``'s split): the five triples of command digits taught
   from two speakers and heard on the third; the takes are all 50 of each speaker ("all"), or 2 or
-  3 takes of each command and one of each other digit per speaker ("2 each", "3 each").
+  3 takes of each command and one of each other digit per speaker ("2 each", "3 each", drawn
+  with ``--seeds`` seeds).
 
 Every fold is taught plainly and with the parts (``voice_few_takes.fold_scores``), and heard at
-the fixed 0.2. "auto" takes the parts when the takes' ``voice_spread`` is under a limit. The
+the fixed 0.2. "auto" takes the parts when the takes' ``voice_spread`` is under a limit and no
+word has more than ``MAX_ONE_VOICE_TAKES`` (20) takes, as ``teach_words`` does by default. The
 limit is chosen leaving one speaker out: for speaker X it is the lowest spread of the
 several-people folds taught without X (those that hold X out). One person's folds of X are
 reported with X's limit; a several-people fold is reported once with the limit of each of its
@@ -30,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.voice_embed_eval import TRIPLES
 from benchmarks.voice_eval import load_digits, all_segments
 from benchmarks.voice_few_takes import SETS, embed_all, fold_scores, folds, measure
-from sensekit.audio.take_voices import ONE_VOICE_BELOW, spread_of, voice_vector
+from sensekit.audio.take_voices import MAX_ONE_VOICE_TAKES, ONE_VOICE_BELOW, spread_of, voice_vector
 
 SEVERAL = {"all": None, "2 each": 2, "3 each": 3}
 
@@ -45,24 +47,26 @@ def with_voices(cache: Path | None) -> dict[str, np.ndarray]:
     return data
 
 
-def several_folds(data: dict[str, np.ndarray], takes: int | None):
+def several_folds(data: dict[str, np.ndarray], takes: int | None, seeds: int):
     """Each triple taught from two speakers' takes, tested on every take of the third."""
     digit, speaker = data["digit"], data["speaker"]
     names = sorted(set(speaker.tolist()))
-    for words in (tuple(int(v) for v in t.split(",")) for t in TRIPLES):
-        for held in names:
-            rng = np.random.default_rng([*words, sum(map(ord, held))])
-            used = []
-            for who in (n for n in names if n != held):
-                for d in range(10):
-                    mine = np.nonzero((speaker == who) & (digit == d))[0]
-                    n = len(mine) if takes is None else min(len(mine), takes if d in words else 1)
-                    used.extend(rng.choice(mine, n, replace=False) if takes is not None else mine)
-            rows = np.array(used)
-            yield {"speaker": held, "teachers": [n for n in names if n != held], "words": words,
-                   "taught": {d: rows[digit[rows] == d] for d in words},
-                   "other": rows[~np.isin(digit[rows], words)],
-                   "seen": set(range(10)) - set(words), "test": np.nonzero(speaker == held)[0]}
+    for words, held, seed in ((tuple(int(v) for v in t.split(",")), held, seed) for t in TRIPLES
+                              for held in names for seed in range(1 if takes is None else seeds)):
+        rng = np.random.default_rng([seed, *words, sum(map(ord, held))])
+        used = []
+        for who in (n for n in names if n != held):
+            for d in range(10):
+                mine = np.nonzero((speaker == who) & (digit == d))[0]
+                if takes is None:
+                    used.extend(mine)
+                else:
+                    used.extend(rng.choice(mine, min(len(mine), takes if d in words else 1), replace=False))
+        rows = np.array(used)
+        yield {"speaker": held, "teachers": [n for n in names if n != held], "words": words,
+               "taught": {d: rows[digit[rows] == d] for d in words},
+               "other": rows[~np.isin(digit[rows], words)],
+               "seen": set(range(10)) - set(words), "test": np.nonzero(speaker == held)[0]}
 
 
 def spread(data: dict[str, np.ndarray], f: dict) -> float:
@@ -73,14 +77,15 @@ def spread(data: dict[str, np.ndarray], f: dict) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache", type=Path, help="keep the embeddings in this .npz between runs")
-    ap.add_argument("--seeds", type=int, default=3, help="seeds of one person's folds")
+    ap.add_argument("--seeds", type=int, default=3, help="seeds of one person's folds and of several people's "
+                                                         "2 or 3 each")
     args = ap.parse_args()
     warnings.filterwarnings("ignore", "Mean of empty slice")     # several people: no unseen digits
     warnings.filterwarnings("ignore", "invalid value encountered")
     data = with_voices(args.cache)
     sets = [tuple(int(v) for v in s.split(",")) for s in SETS]
     one = [(f, spread(data, f)) for f in folds(data, sets, [4, 5], args.seeds)]
-    several = {name: [(f, spread(data, f)) for f in several_folds(data, k)] for name, k in SEVERAL.items()}
+    several = {name: [(f, spread(data, f)) for f in several_folds(data, k, args.seeds)] for name, k in SEVERAL.items()}
     speakers = sorted({f["speaker"] for f, _ in one})
     limit = {x: min(s for rows in several.values() for f, s in rows if f["speaker"] == x) for x in speakers}
     print("spread of the takes (min, median, max): " + "; ".join(
@@ -109,7 +114,7 @@ def table(data: dict[str, np.ndarray], what: str, rows: list, limit: dict[str, f
     scored = []
     for f, s, who in rows:
         plain, parts = f["result"]
-        auto = s < limit[who]
+        auto = s < limit[who] and max(len(t) for t in f["taught"].values()) <= MAX_ONE_VOICE_TAKES
         scored.append((who, plain, parts, parts if auto else plain, auto))
     for who in ([] if only_all else sorted(limit)) + ["all"]:
         mine = [r for r in scored if who in ("all", r[0])]

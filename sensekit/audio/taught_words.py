@@ -129,7 +129,7 @@ def teach_words(takes: Mapping[str, Sequence[Segment]], others: Sequence[Segment
         check_taught_name(word, "word")
     spread = voice_spread(takes, others)
     if parts_as_other is None:
-        parts_as_other = one_voice(spread)
+        parts_as_other = one_voice(spread, max(len(v) for v in takes.values()))
     emb = embedder or SpeechEmbedder()
     x: list[np.ndarray] = []
     y: list[str] = []

@@ -79,15 +79,18 @@ def other_segments(spec: str) -> list[Any]:
 
 def why_parts(taught: Any, asked: bool | None) -> str:
     """Why the parts of the takes were (not) taught as other speech, when the takes decided it."""
-    from sensekit.audio.take_voices import ONE_VOICE_BELOW
+    from sensekit.audio.take_voices import MAX_ONE_VOICE_TAKES, ONE_VOICE_BELOW
 
     if asked is not None:
         return ""
     spread = taught.voice_spread
     if taught.parts_as_other:
         return f" (the takes sound like one voice: spread {spread:.2f} < {ONE_VOICE_BELOW:g})"
-    return (f" (the takes sound like several voices: spread {spread:.2f}, not under {ONE_VOICE_BELOW:g}; "
-            "--refuse-parts teaches the parts anyway)")
+    most = max(taught.classifier.takes[w] for w in taught.words)
+    why = (f"a word has {most} takes, more than one person is asked for ({MAX_ONE_VOICE_TAKES})"
+           if most > MAX_ONE_VOICE_TAKES and spread < ONE_VOICE_BELOW else
+           f"the takes sound like several voices: spread {spread:.2f}, not under {ONE_VOICE_BELOW:g}")
+    return f" ({why}; --refuse-parts teaches the parts anyway)"
 
 
 def main(args: argparse.Namespace) -> int:

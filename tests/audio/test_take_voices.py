@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from sensekit.audio.take_voices import ONE_VOICE_BELOW, one_voice, spread_of, voice_vector
+from sensekit.audio.take_voices import MAX_ONE_VOICE_TAKES, ONE_VOICE_BELOW, one_voice, spread_of, voice_vector
 from sensekit.audio.vad import RATE, Segment
 
 WORDS = np.array([[0.0] * 19, [10.0] + [0.0] * 18, [0.0, 10.0] + [0.0] * 17])   # three words, 10 apart
@@ -26,12 +26,13 @@ def test_one_voice_is_tight_and_two_voices_spread():
     alone = spread_of(takes_of(rng, [me], 4), others)
     both = spread_of(takes_of(rng, [me, you], 2), np.concatenate([others, others + you]))
     assert alone < ONE_VOICE_BELOW <= both
-    assert one_voice(alone) and not one_voice(both)
+    assert one_voice(alone, 4) and not one_voice(both, 4)
+    assert not one_voice(alone, MAX_ONE_VOICE_TAKES + 1)        # a collection of takes: several people
 
 
 def test_no_word_with_two_takes_counts_as_several_voices():
     spread = spread_of({"one": np.zeros((1, 19))}, np.ones((3, 19)))
-    assert math.isnan(spread) and not one_voice(spread)
+    assert math.isnan(spread) and not one_voice(spread, 1)
     assert math.isnan(spread_of({"one": np.zeros((3, 19))}, np.zeros((0, 19))))   # nothing else to compare
 
 
