@@ -111,3 +111,18 @@ def test_the_cli_option_teaches_the_parts_and_a_bad_part_is_refused(shared_data,
     assert profiles[2] == profiles[1]
     with pytest.raises(ConfigError, match="a fraction 0..1"):
         word_parts(take(shared_data, 1, 0), 1.0)
+
+
+def test_a_collection_of_takes_is_taught_plainly_by_default(shared_data, tmp_path, capsys):
+    """More takes of a word than --from asks one person for (20) come from a collection: the
+    parts are not taught by default, even when the takes sound like one voice, and it says why."""
+    from sensekit.cli import main
+
+    words = shared_data / "words"
+    one = ",".join(str(words / f"1_yweweler_{k}.wav") for k in range(21))
+    other = ",".join(str(words / f"{d}_yweweler_0.wav") for d in (2, 3, 6))
+    profile = tmp_path / "many.toml"
+    assert main(["teach", "words", "--profile", str(profile), "--other", other, f"one={one}"]) == 0
+    out = capsys.readouterr().out
+    assert "other speech: 3 parts (a word has 21 takes, more than one person is asked for (20);" in out
+    assert "".join(profile.read_text().split("takes = [")[1].split("]")[0].split()) == "3,21,"
