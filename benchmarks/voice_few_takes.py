@@ -147,7 +147,7 @@ def main() -> int:
     speakers = sorted({f["speaker"] for f, _ in runs})
     chosen = {who: choose_factor(data, [r for r in runs if r[0]["speaker"] != who], args.threshold)
               for who in speakers}
-    levers = {"as shipped": lambda f, s: measure(data, f, s, "plain", args.threshold),
+    levers = {"taught plainly": lambda f, s: measure(data, f, s, "plain", args.threshold),
               "parts as other": lambda f, s: measure(data, f, s, "parts", args.threshold),
               "nearest take": lambda f, s: measure(data, f, s, "plain", args.threshold, chosen[f["speaker"]])}
     print(f"{len(runs)} folds: {len(speakers)} speakers x {len(sets)} word sets x takes {args.takes_per_word} "
@@ -176,13 +176,13 @@ def choose_factor(data: dict[str, np.ndarray], runs: list, threshold: float) -> 
 
 
 def paired(results: dict[str, list[dict]]) -> None:
-    base = results["as shipped"]
+    base = results["taught plainly"]
     for name, rows in results.items():
-        if name == "as shipped":
+        if name == "taught plainly":
             continue
         dr = np.array([r["recall"] - b["recall"] for r, b in zip(rows, base)])
         df = np.array([r["fa"] - b["fa"] for r, b in zip(rows, base)])
-        print(f"{name} against as shipped, paired over {len(dr)} folds: recall {dr.mean():+.3f} "
+        print(f"{name} against taught plainly, paired over {len(dr)} folds: recall {dr.mean():+.3f} "
               f"(worse in {int((dr < 0).sum())}, better in {int((dr > 0).sum())}), false accepts {df.mean():+.3f} "
               f"(worse in {int((df > 0).sum())}, better in {int((df < 0).sum())})")
 
@@ -194,11 +194,11 @@ def sweep(data: dict[str, np.ndarray], runs: list) -> None:
         for t in SWEEP:
             m = [measure(data, f, s, lever, t) for f, s in runs]
             cells.append(f"{t:g}: {_mean(m, 'recall'):.3f} {_mean(m, 'fa'):.3f} {_mean(m, 'parts'):.3f}")
-        print(f"{'as shipped' if lever == 'plain' else 'parts as other':<15} " + " | ".join(cells))
+        print(f"{'taught plainly' if lever == 'plain' else 'parts as other':<15} " + " | ".join(cells))
 
 
 def confusion(results: dict[str, list[dict]], runs: list) -> None:
-    for name in ("as shipped", "parts as other"):
+    for name in ("taught plainly", "parts as other"):
         total: Counter = Counter()
         for r in results[name]:
             total.update(r["confusion"])

@@ -8,11 +8,13 @@ person's. The result is a ``TaughtWords``; ``to_tables()``/``from_tables()`` kee
 venue profile as ``[taught_words.classifier]`` (plain arrays, see ``word_classifier``), so a
 replay with the same profile gives the same events.
 
-``teach_words(..., parts_as_other=True)`` (``teach words --refuse-parts``; off by default) also
-teaches the first and last 40 % of every take (``word_parts``) as other speech. For words taught
-by one person from 4-5 takes it cut false accepts on that person's other digits from 0.270 to
-0.099 and on pieces of words from 0.574 to 0.018, for 0.017 less recall
-(``benchmarks/voice_few_takes.py``); it costs two more embeddings per take at teach time.
+``teach_words(..., parts_as_other=True)`` (``teach words --refuse-parts``) also teaches the first
+and last 40 % of every take (``word_parts``) as other speech. For words taught by one person from
+4-5 takes it cut false accepts on that person's other digits from 0.270 to 0.099 and on pieces of
+words from 0.574 to 0.018, for 0.017 less recall (``benchmarks/voice_few_takes.py``); with takes
+of several people it costs recall (0.960 -> 0.895). By default (``parts_as_other=None``) it is on
+when the takes sound like one voice (``sensekit.audio.take_voices``, measured by
+``benchmarks/voice_one_voice.py``). It costs two more embeddings per take at teach time.
 
 The embedding window (``window_s``, 0.96 s) is kept in the table with the classifier, so a
 profile is always heard with the window it was taught with.
@@ -39,6 +41,7 @@ import numpy as np
 
 from sensekit.audio.sounds import check_taught_name
 from sensekit.audio.speech_embedding import MAX_WINDOW_S, MIN_WINDOW_S, WINDOW_S, SpeechEmbedder, embedding_size
+from sensekit.audio.take_voices import one_voice, voice_spread
 from sensekit.audio.vad import Segment
 from sensekit.audio.word_classifier import OTHER, WordClassifier
 from sensekit.errors import ConfigError
@@ -60,6 +63,8 @@ class TaughtWords:
         self.window_s = float(window_s)
         self._embedder = embedder
         self.embedded = 0               # segments embedded (the cost that matters)
+        self.parts_as_other = False     # teach_words: were the parts of the takes taught as other speech
+        self.voice_spread = float("nan")  # teach_words: the takes' voice_spread (take_voices)
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -110,16 +115,21 @@ def word_parts(segment: Segment, part: float = PART) -> tuple[Segment, Segment]:
 
 
 def teach_words(takes: Mapping[str, Sequence[Segment]], others: Sequence[Segment], *,
-                embedder: SpeechEmbedder | None = None, parts_as_other: bool = False) -> TaughtWords:
+                embedder: SpeechEmbedder | None = None, parts_as_other: bool | None = None) -> TaughtWords:
     """Fit the classifier on the takes of each word and on ``others`` (what to refuse).
     ``parts_as_other``: the first and last 40 % of every take (``word_parts``) are other speech
-    too (``sensekit teach words --refuse-parts``)."""
+    too (``sensekit teach words --refuse-parts``); ``None`` (the default) does so when the takes
+    sound like one voice (``sensekit.audio.take_voices``). The result's ``parts_as_other`` and
+    ``voice_spread`` say what was done and why."""
     if not takes:
         raise ConfigError("teach at least one word (WORD=FILE,FILE,...)")
     if not others:
         raise ConfigError("the words need takes of other speech to learn what to refuse (--other FILE,...)")
     for word in takes:
         check_taught_name(word, "word")
+    spread = voice_spread(takes, others)
+    if parts_as_other is None:
+        parts_as_other = one_voice(spread, max(len(v) for v in takes.values()))
     emb = embedder or SpeechEmbedder()
     x: list[np.ndarray] = []
     y: list[str] = []
@@ -129,4 +139,6 @@ def teach_words(takes: Mapping[str, Sequence[Segment]], others: Sequence[Segment
     pieces = [p for segments in takes.values() for s in segments for p in word_parts(s)] if parts_as_other else []
     x.extend(emb.embed(s) for s in [*others, *pieces])
     y.extend([OTHER] * (len(others) + len(pieces)))
-    return TaughtWords(WordClassifier().fit(x, y), window_s=emb.window_s, embedder=emb)
+    taught = TaughtWords(WordClassifier().fit(x, y), window_s=emb.window_s, embedder=emb)
+    taught.parts_as_other, taught.voice_spread = parts_as_other, spread
+    return taught

@@ -17,7 +17,9 @@ the problem (exit status 2). With ``--from SRC`` (``mic``, or a recording replay
 the takes are caught live, prompted one by one (``sensekit.cli._teach_live``); without
 ``--other`` the prompts then ask for other words, ``max(3, --examples)`` of them.
 ``--refuse-parts``: the first and last 40 % of every take are taught as other speech too
-(``teach_words(parts_as_other=True)``; measured by ``benchmarks/voice_few_takes.py``).
+(``teach_words(parts_as_other=True)``; measured by ``benchmarks/voice_few_takes.py``);
+``--no-refuse-parts``: never; by default, when the takes sound like one voice
+(``sensekit.audio.take_voices``; ``benchmarks/voice_one_voice.py``), and the command says which.
 """
 from __future__ import annotations
 
@@ -47,10 +49,11 @@ def add_parser(sub: Any) -> None:
     s.add_argument("words", nargs="+", metavar="WORD=FILE[,FILE...]",
                    help=f"a word and its takes (FILE or FILE@START-END in seconds; {MIN_TAKES} or more); "
                         "with --from only the WORD")
-    s.add_argument("--refuse-parts", action="store_true",
+    s.add_argument("--refuse-parts", action=argparse.BooleanOptionalAction, default=None,
                    help="also teach the first and last 40%% of every take as other speech, for words one "
                         "person teaches for themselves: fewer words heard in their other words and in pieces "
-                        "of words, a few more missed (docs/voice.md)")
+                        "of words, a few more missed. Default: when the takes sound like one voice; "
+                        "--no-refuse-parts never (docs/voice.md)")
     _teach_live.add_arguments(s, "word")
     s.set_defaults(func=main)
 
@@ -72,6 +75,22 @@ def other_segments(spec: str) -> list[Any]:
     if not found:
         raise ConfigError(f"example {spec!r}: no speech found (it must stand 12 dB over the background)")
     return found
+
+
+def why_parts(taught: Any, asked: bool | None) -> str:
+    """Why the parts of the takes were (not) taught as other speech, when the takes decided it."""
+    from sensekit.audio.take_voices import MAX_ONE_VOICE_TAKES, ONE_VOICE_BELOW
+
+    if asked is not None:
+        return ""
+    spread = taught.voice_spread
+    if taught.parts_as_other:
+        return f" (the takes sound like one voice: spread {spread:.2f} < {ONE_VOICE_BELOW:g})"
+    most = max(taught.classifier.takes[w] for w in taught.words)
+    why = (f"a word has {most} takes, more than one person is asked for ({MAX_ONE_VOICE_TAKES})"
+           if most > MAX_ONE_VOICE_TAKES and spread < ONE_VOICE_BELOW else
+           f"the takes sound like several voices: spread {spread:.2f}, not under {ONE_VOICE_BELOW:g}")
+    return f" ({why}; --refuse-parts teaches the parts anyway)"
 
 
 def main(args: argparse.Namespace) -> int:
@@ -110,8 +129,8 @@ def main(args: argparse.Namespace) -> int:
     taught = teach_words(takes, others, parts_as_other=args.refuse_parts)
     for name in names:
         print(f"{name}: {len(takes[name])} takes")
-    print(f"other speech: {len(others)} parts" + (", and the first and last 40 % of every take"
-                                                  if args.refuse_parts else ""))
+    parts = ", and the first and last 40 % of every take" if taught.parts_as_other else ""
+    print(f"other speech: {len(others)} parts{parts}{why_parts(taught, args.refuse_parts)}")
     save_table(args.profile, TAUGHT_WORDS_TABLE, taught.to_tables())
     print(f"taught {', '.join(names)} -> {args.profile}  (sensekit events SRC --profile "
           f"{args.profile} --words {','.join(names)})")
