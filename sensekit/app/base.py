@@ -102,6 +102,10 @@ class Host(Protocol):
     def pick_at(self, xy: tuple[int, int]) -> str | None: ...
 
 
+#: what the picked outline says after a click (``resize_pick``; a click on the same spot: ``click_pool``)
+RESIZE_HINT = "wheel or +/-: larger/smaller, click again: another box"
+
+
 class App(Subscriber, Tunable):
     #: set from the file name by the registry (``apps/clapper.py`` -> ``"clapper"``)
     name: ClassVar[str] = ""
@@ -205,6 +209,21 @@ class App(Subscriber, Tunable):
 
     def pick_region(self, box: tuple[int, int, int, int]) -> str | None:
         return None
+
+    def resize_pick(self, steps: int) -> str | None:
+        """The mouse wheel or ``+``/``-`` after a click: the click's next larger (``steps`` > 0)
+        or smaller box (``sensekit.vision.click_pool``), through ``VisionStage.track`` at the
+        next frame; ``None`` when no stage tracks a click's box (``+``/``-`` then move the
+        app's ``plus_minus`` setting)."""
+        from sensekit.vision.pipeline import VisionStage
+        from sensekit.vision.targets import Target
+
+        stage = next((s for s in self.host.runner.stages if isinstance(s, VisionStage)
+                      and s.tracker is not None and s.tracker.pool is not None), None)
+        if stage is None:
+            return None
+        stage.track(Target.grow() if steps > 0 else Target.shrink())
+        return "a larger box around the click" if steps > 0 else "a smaller box around the click"
 
     def restart(self) -> str | None:
         return None
