@@ -18,6 +18,8 @@ The values are the consensus values of ``extent.measure_pool`` (the first box is
 A click whose first box was the clean colour region measures its pool at the first gesture
 (the cost of a click, ~40-70 ms, once), so keeping the pool costs a click nothing.
 
+The boxes are those of the proposals' masks (``segment.proposal_segment``, what a gesture shows
+and tracks; a proposal's own box can be wider than its mask), made at the first gesture (~10 ms).
 The ordering is pure (``same_size``, ``size_ladder``, ``ladder_step``, ``next_guess``, on
 ``(n, 4)`` boxes x, y, w, h); ``ClickPool`` holds the click's frame (a copy), its history and
 what has been shown. Failure modes: when no proposal holds just the object (the sprinter with
@@ -133,6 +135,7 @@ class ClickPool:
         self._props: list[Proposal] | None = list(proposals) if proposals is not None else None
         self._values = None if values is None else np.asarray(values, np.float64)
         self._rungs: list[int] | None = None
+        self._segments: list[Segment] | None = None
 
     def _pool(self) -> tuple[list[Proposal], np.ndarray]:
         if self._props is None or self._values is None:
@@ -140,11 +143,18 @@ class ClickPool:
             self.history = ()                          # not needed any more
         return self._props, self._values
 
+    def segments(self) -> list[Segment]:
+        """Each proposal as the ``Segment`` a gesture gives (its mask's box: what is shown and
+        tracked; measured now if the click did not)."""
+        if self._segments is None:
+            props, _ = self._pool()
+            self._segments = [proposal_segment(p, self.frame.shape[:2]) for p in props]
+        return self._segments
+
     @property
     def boxes(self) -> np.ndarray:
-        """The pool's boxes ``(n, 4)`` (measured now if the click did not)."""
-        props, _ = self._pool()
-        return np.array([p.box for p in props], np.float64).reshape(-1, 4)
+        """The pool's boxes ``(n, 4)``, as its segments have them."""
+        return np.array([s.box for s in self.segments()], np.float64).reshape(-1, 4)
 
     def rungs(self) -> list[int]:
         """The size ladder (``size_ladder``) as indices into the pool."""
@@ -154,8 +164,7 @@ class ClickPool:
         return self._rungs
 
     def _take(self, i: int) -> Segment:
-        props, _ = self._pool()
-        seg = proposal_segment(props[i], self.frame.shape[:2])
+        seg = self.segments()[i]
         self.current = seg
         self.shown.append(seg.box)
         return seg
