@@ -13,7 +13,8 @@ a ``ColorTracker`` (segmentation, the click's pool kept, the model) and the firs
 with ``--after``, each tracked
 frame after a click with history, the second look off, one look, and up to ``--looks`` looks.
 
-    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts] [--pick] [--after [--looks 3]]
+    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts] [--pick]
+                                              [--after [--looks 3]]
 """
 from __future__ import annotations
 
@@ -91,6 +92,22 @@ def picks(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> Non
     print(f"{'first grow':14s} mean {np.mean(grow):5.0f} ms CPU, max {np.max(grow):4.0f} ms")
 
 
+def click_cases(folder: Path, at: int) -> tuple[list[tuple[np.ndarray, float, float, list[np.ndarray]]], set[str]]:
+    """The 5 clicks of every clip on frame ``at``, with the frames before it; the frame sizes."""
+    cases, sizes = [], set()
+    for name in clip_names(folder):
+        frames: list[np.ndarray] = []
+        for frame in frames_of(load_clip(folder, name)):
+            frames.append(frame)
+            if len(frames) == at + 1:
+                break
+        truth = load_clip(folder, name).truth[at]
+        sizes.add(f"{frames[-1].shape[1]}x{frames[-1].shape[0]}")
+        for px, py in click_points(truth).values():
+            cases.append((frames[-1], px, py, frames[:-1]))
+    return cases, sizes
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
@@ -108,17 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.frame < max(HISTORY_FRAMES):
         raise SystemExit(f"--frame must be at least {max(HISTORY_FRAMES)} (the motion cues' history)")
     cv2.setNumThreads(1)
-    cases, sizes = [], set()
-    for name in clip_names(args.clips):
-        frames: list[np.ndarray] = []
-        for frame in frames_of(load_clip(args.clips, name)):
-            frames.append(frame)
-            if len(frames) == args.frame + 1:
-                break
-        truth = load_clip(args.clips, name).truth[args.frame]
-        sizes.add(f"{frames[-1].shape[1]}x{frames[-1].shape[0]}")
-        for px, py in click_points(truth).values():
-            cases.append((frames[-1], px, py, frames[:-1]))
+    cases, sizes = click_cases(args.clips, args.frame)
     frame, px, py, history = cases[0]
     measure_extent(frame, px, py, history=history)            # warm-up, not counted
     print(f"{len(cases)} clicks on frames of {', '.join(sorted(sizes))}")
