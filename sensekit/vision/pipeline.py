@@ -33,7 +33,9 @@ sum of the sub-stages' OpenCV calls plus ~10-30 us of Python per frame; the benc
 What to track goes through one door, ``track(Target)`` (a click, a box or a colour; from an
 app, the CLI, ``--pick`` or the panel): stored, and applied by the run's thread to the next
 frame; ``pick_at`` (a click) or ``pick_box`` (x, y, w, h) of the constructor are the same for
-the first frame.
+the first frame. After a click, ``Target.grow()`` / ``Target.shrink()`` and a click on the same
+spot (``AGAIN_SHARE``) restart the tracker on another box of that click's pool
+(``click_pool``, no new segmentation); ``gesture`` says what the last one did.
 What it shows (``sensekit.vision.shapes``): ``offers()`` names the overlays it fills, ``layers(index)``
 returns what the sub-stages that ran on that frame made (its buffers, typed), ``recipe()`` how to
 compute the rest; the panel and the app overlays draw only from those.
