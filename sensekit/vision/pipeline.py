@@ -142,7 +142,8 @@ class VisionStage(Tunable, section="vision",
         #: the last frames as the tracker sees them (oldest first), kept while a click may come
         #: for the model method: a click measures the object's motion from them (``segment_click``)
         self.history: deque[np.ndarray] = deque(maxlen=max(HISTORY_FRAMES))
-        #: the last target applied (its click colour ``bgr`` kept), ``None`` before one
+        #: the last target applied (its click colour ``bgr`` kept; a grow, shrink or click again
+        #: keeps the click's), ``None`` before one
         self.target: Target | None = None
         self._coverage_warning: str | None = None
         if (pick_at is not None or pick_box is not None) and tracker is None:
@@ -296,8 +297,7 @@ class VisionStage(Tunable, section="vision",
         self.gesture = f"{what} box {segment.box[2]}x{segment.box[3]} px"
         self.tracker = ColorTracker(method="model", **keep)
         self._pool_pick = (pool, segment, (point[0] - pool.point[0], point[1] - pool.point[1]))
-        self._pick = None
-        self.target = target
+        self._pick = None                 # ``target`` stays the click's (its colour kept)
 
     @property
     def _tracker_reads(self) -> Literal["q", "m"]:

@@ -83,6 +83,7 @@ def test_the_wheel_and_plus_minus_step_through_the_clicks_boxes():
         assert grown is not tracker and grown.pool is tracker.pool          # restarted, same pool
         assert _area(grown.picked.box) > _area(first) and not same_size(grown.picked.box, first)
         assert host.app.vision.gesture.startswith("larger box")
+        assert host.app.vision.target.kind == "click"                     # the click (and its colour) kept
         tracked = host.app.vision.track_result.box
         assert same_size(tracked, grown.picked.box, tolerance=0.1)        # the tracker follows the new box
         host.step()

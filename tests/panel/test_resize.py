@@ -22,11 +22,18 @@ def _post(url: str, body: Any) -> tuple[int, dict[str, Any]]:
     return out
 
 
-def _wait(cond: Any) -> None:
+def _picked(stage: Any, gesture: str = "") -> tuple[int, int, int, int]:
+    """The box the stage's tracker picked, once it has one from a click (and ``gesture`` says
+    what was asked): a request applies at the next frame, on the run's thread."""
     deadline = time.monotonic() + 10
-    while not cond() and time.monotonic() < deadline:     # a request applies at the next frame
+    while time.monotonic() < deadline:
+        tracker = stage.tracker                      # read once: the run's thread may replace it
+        picked = getattr(tracker, "picked", None)
+        if picked is not None and getattr(tracker, "pool", None) is not None and stage.gesture.startswith(gesture):
+            box: tuple[int, int, int, int] = picked.box
+            return box
         time.sleep(0.02)
-    assert cond()
+    raise AssertionError(f"no box picked ({gesture or 'a click'}) within 10 s; gesture {stage.gesture!r}")
 
 
 def test_resize_steps_the_clicks_box_and_refuses_what_it_cannot_do(thread_piece):
@@ -42,14 +49,12 @@ def test_resize_steps_the_clicks_box_and_refuses_what_it_cannot_do(thread_piece)
     # the piece tracks a colour (hsv: a click there picks a colour, no box); a click on the object
     # as an app's click is (the model method)
     stage.track(Target.click(*SKY), method="model")
-    _wait(lambda: getattr(stage.tracker, "pool", None) is not None)
-    first = stage.tracker.picked.box
+    first = _picked(stage)
     status, body = _post(piece.url, {"step": 1})
     assert status == 200 and body["message"] == "a larger box around the click"
-    _wait(lambda: stage.gesture.startswith("larger box"))
-    grown = stage.tracker.picked.box
+    grown = _picked(stage, "larger box")
     assert grown[2] * grown[3] > first[2] * first[3]
     status, body = _post(piece.url, {"step": -1})
     assert status == 200
-    _wait(lambda: stage.gesture.startswith("smaller box"))
-    assert stage.tracker.picked.box[2] * stage.tracker.picked.box[3] < grown[2] * grown[3]
+    shrunk = _picked(stage, "smaller box")
+    assert shrunk[2] * shrunk[3] < grown[2] * grown[3]
