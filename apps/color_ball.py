@@ -42,7 +42,7 @@ def star_points(cx: float, cy: float, r: float, spin: float) -> list[tuple[float
 class ColorBall(TrackerPicking, App, section="color_ball",
                 title="colour ball: the ball follows a coloured object; catch the stars"):
     title = "Color Ball"
-    instructions = "move a bright object - the ball follows it; catch the stars   click/drag: pick  +/- tolerance"
+    instructions = "move a bright object - the ball follows it; catch the stars   click/drag: pick  +/-: tolerance/size"
     needs = frozenset({"video"})
     camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
     window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)

@@ -8,10 +8,13 @@ still picture). One OpenCV thread; CPU time (``time.process_time``), so the load
 processes counts less than in wall time (it still slows a shared core's caches). One click is
 made first and not counted (imports, OpenCV's first-call set-up). Printed: frame sizes, mean
 and max ms per click, each ``--repeat`` times; with ``--parts``, the mean of each part with a
-history: the proposals, the two optical flows and the cues; with ``--after``, each tracked
+history: the proposals, the two optical flows and the cues; with ``--pick``, the whole click of
+a ``ColorTracker`` (segmentation, the click's pool kept, the model) and the first grow after it;
+with ``--after``, each tracked
 frame after a click with history, the second look off, one look, and up to ``--looks`` looks.
 
-    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts] [--after [--looks 3]]
+    .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts] [--pick]
+                                              [--after [--looks 3]]
 """
 from __future__ import annotations
 
@@ -62,12 +65,57 @@ def timed(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> Non
         print(f"{label:14s} mean {np.mean(ms):5.0f} ms CPU, max {np.max(ms):4.0f} ms")
 
 
+def picks(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> None:
+    """``--pick``: the whole click as an app's tracker takes it (``ColorTracker.pick``: the
+    segmentation, the click's pool kept for a grow, shrink or second click, the colour model),
+    and the first grow after it (the pool's segments and ladder; a clean colour region's pool is
+    measured then)."""
+    from sensekit.vision.color_tracker import ColorTracker
+
+    from sensekit.vision.click_pool import ClickPool
+
+    ms, grow, keep = [], [], []
+    for frame, px, py, history in cases:
+        t = ColorTracker()
+        t0 = time.process_time()
+        t.pick(frame, px, py, history=history)
+        t1 = time.process_time()
+        assert t.pool is not None and t.picked is not None
+        t.pool.step(+1)
+        t2 = time.process_time()
+        ClickPool(frame, (px, py), t.picked, history=history)      # what keeping the pool adds to a click
+        keep.append(1000 * (time.process_time() - t2))
+        ms.append(1000 * (t1 - t0))
+        grow.append(1000 * (t2 - t1))
+    print(f"{'tracker pick':14s} mean {np.mean(ms):5.0f} ms CPU, max {np.max(ms):4.0f} ms (the pool kept: "
+          f"{np.mean(keep):.2f} ms of it)")
+    print(f"{'first grow':14s} mean {np.mean(grow):5.0f} ms CPU, max {np.max(grow):4.0f} ms")
+
+
+def click_cases(folder: Path, at: int) -> tuple[list[tuple[np.ndarray, float, float, list[np.ndarray]]], set[str]]:
+    """The 5 clicks of every clip on frame ``at``, with the frames before it; the frame sizes."""
+    cases, sizes = [], set()
+    for name in clip_names(folder):
+        frames: list[np.ndarray] = []
+        for frame in frames_of(load_clip(folder, name)):
+            frames.append(frame)
+            if len(frames) == at + 1:
+                break
+        truth = load_clip(folder, name).truth[at]
+        sizes.add(f"{frames[-1].shape[1]}x{frames[-1].shape[0]}")
+        for px, py in click_points(truth).values():
+            cases.append((frames[-1], px, py, frames[:-1]))
+    return cases, sizes
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
     ap.add_argument("--frame", type=int, default=max(HISTORY_FRAMES))
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--parts", action="store_true", help="also the mean time of each part (with a history)")
+    ap.add_argument("--pick", action="store_true",
+                    help="also the whole click of a tracker (the pool kept) and the first grow after it")
     ap.add_argument("--after", action="store_true",
                     help="also the tracked frames after a click with history, the second look off and on")
     ap.add_argument("--looks", type=int, default=3, help="with --after: also up to this many looks (default 3)")
@@ -77,17 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.frame < max(HISTORY_FRAMES):
         raise SystemExit(f"--frame must be at least {max(HISTORY_FRAMES)} (the motion cues' history)")
     cv2.setNumThreads(1)
-    cases, sizes = [], set()
-    for name in clip_names(args.clips):
-        frames: list[np.ndarray] = []
-        for frame in frames_of(load_clip(args.clips, name)):
-            frames.append(frame)
-            if len(frames) == args.frame + 1:
-                break
-        truth = load_clip(args.clips, name).truth[args.frame]
-        sizes.add(f"{frames[-1].shape[1]}x{frames[-1].shape[0]}")
-        for px, py in click_points(truth).values():
-            cases.append((frames[-1], px, py, frames[:-1]))
+    cases, sizes = click_cases(args.clips, args.frame)
     frame, px, py, history = cases[0]
     measure_extent(frame, px, py, history=history)            # warm-up, not counted
     print(f"{len(cases)} clicks on frames of {', '.join(sorted(sizes))}")
@@ -95,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         timed(cases)
     if args.parts:
         parts(cases)
+    if args.pick:
+        picks(cases)
     if args.after:
         after_click(args.clips, args.frame, args.looks)
     return 0

@@ -112,6 +112,10 @@ class Host(Protocol):
         ...
 
 
+#: what the picked outline says after a click (``resize_pick``; a click on the same spot: ``click_pool``)
+RESIZE_HINT = "wheel or +/-: larger/smaller, click again: another box"
+
+
 class App(Subscriber, Tunable):
     """A mini-app: what it is, its stages, its game (``update``) and its picture (``draw``);
     the hooks and the class attributes are described in the module docstring."""
@@ -226,6 +230,21 @@ class App(Subscriber, Tunable):
     def pick_region(self, box: tuple[int, int, int, int]) -> str | None:
         """A box ``x, y, w, h`` (camera pixels) dragged on ``camera_view``; a message to show."""
         return None
+
+    def resize_pick(self, steps: int) -> str | None:
+        """The mouse wheel or ``+``/``-`` after a click: the click's next larger (``steps`` > 0)
+        or smaller box (``sensekit.vision.click_pool``), through ``VisionStage.track`` at the
+        next frame; ``None`` when no stage tracks a click's box (``+``/``-`` then move the
+        app's ``plus_minus`` setting)."""
+        from sensekit.vision.pipeline import VisionStage
+        from sensekit.vision.targets import Target
+
+        stage = next((s for s in self.host.runner.stages if isinstance(s, VisionStage)
+                      and s.tracker is not None and s.tracker.pool is not None), None)
+        if stage is None:
+            return None
+        stage.track(Target.grow() if steps > 0 else Target.shrink())
+        return "a larger box around the click" if steps > 0 else "a smaller box around the click"
 
     def restart(self) -> str | None:
         """Key ``r``: start the game again; a message to show."""

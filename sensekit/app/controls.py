@@ -1,7 +1,8 @@
 """``Controls``: the keys, clicks and drags every app gets from its host.
 
 Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``Shift+S`` save the venue
-profile, ``+``/``-`` move the app's ``plus_minus`` setting by its declared step, ``r``
+profile, ``+``/``-`` grow or shrink the box of a clicked object (``App.resize_pick``, as the
+mouse wheel does), else move the app's ``plus_minus`` setting by its declared step, ``r``
 restart, ``esc``/``q`` quit, ``m``/``e``/``p`` the overlays (``overlay_view.py``); any other
 key goes to ``app.key``. A left click on ``app.camera_view`` picks what is under the pointer
 (``App.pick_color``); pressing, dragging at least ``DRAG_MIN_PX`` and releasing picks what is
@@ -51,9 +52,9 @@ class Controls:
         elif key == pygame.K_s:
             say(self._screenshot())
         elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
-            say(self.adjust(+1))
+            say(app.resize_pick(+1) or self.adjust(+1))
         elif key in (pygame.K_MINUS, pygame.K_KP_MINUS):
-            say(self.adjust(-1))
+            say(app.resize_pick(-1) or self.adjust(-1))
         elif key == pygame.K_r:
             say(app.restart())
         elif key in (pygame.K_ESCAPE, pygame.K_q):
@@ -79,6 +80,12 @@ class Controls:
         return f"{key} = {s.show(value)}"
 
     # -- the pointer ---------------------------------------------------------
+    def wheel(self, steps: int) -> None:
+        """The mouse wheel (up: ``steps`` > 0): the clicked object's next larger or smaller box."""
+        if steps:
+            self.host.say(self.host.app.resize_pick(steps) or "click an object first: the wheel then grows "
+                                                              "or shrinks its box")
+
     def click(self, pos: tuple[int, int]) -> None:
         """A left click at window pixel ``pos``: picks the colour under it on the camera view."""
         view, frame = self.host.app.camera_view, self.host.runner.latest_frame
@@ -138,6 +145,8 @@ class Controls:
                 self.quit = True
             elif ev.type == pygame.KEYDOWN:
                 self.press(ev.key, ev.mod)
+            elif ev.type == pygame.MOUSEWHEEL:
+                self.wheel(int(ev.y))
             elif ev.type == pygame.MOUSEBUTTONDOWN and ev.button == 1:
                 self.drag_band = (ev.pos, ev.pos)
             elif ev.type == pygame.MOUSEMOTION and self.drag_band is not None:

@@ -8,9 +8,13 @@ tracker on the object, and the app shows what was taken.
   on the next frame a new tracker (the run's tracker settings kept) segments the object under
   the pointer (``sensekit.vision.segment``) and replaces the old one;
 - ``pick_region(box)``: a dragged box - the same with ``Target.region`` (GrabCut inside the box);
+- after a click, the mouse wheel and ``+``/``-`` (``App.resize_pick``) step to the click's next
+  larger or smaller box, and a click on the same spot to its next guess of another size
+  (``sensekit.vision.click_pool``, no new segmentation); the outline shows the new box at once;
 
 and ``draw_picked(screen)``, which outlines the segmented mask (yellow on black) for
-``PICK_SHOWN_S`` seconds of simulation time after a pick, so the player sees what was taken.
+``PICK_SHOWN_S`` seconds of simulation time after a pick, so the player sees what was taken,
+and after a click says how to change it (``RESIZE_HINT``).
 Coordinates are camera pixels of the mirrored image, as the host passes them.
 
 ``start_tracking(stages, track_color=..., track_box=...)`` applies ``sensekit run``'s
@@ -25,6 +29,7 @@ from typing import TYPE_CHECKING, Sequence
 import pygame
 
 from sensekit.app import draw as D
+from sensekit.app.base import RESIZE_HINT
 from sensekit.app.convert import camera_to_view
 from sensekit.vision.segment import Segment
 from sensekit.vision.targets import Target, target_from_text
@@ -83,6 +88,9 @@ class TrackerPicking:
             pygame.draw.lines(screen, D.ACCENT, True, pts, 2)
         x0, y0 = camera_to_view(picked.box[0], picked.box[1], size, view)
         D.text(screen, "picked", (x0, y0 - 2), size=18, color=D.ACCENT, anchor="bottomleft")
+        if getattr(self.vision.tracker, "pool", None) is not None:     # a click's box: it can be resized
+            D.label(screen, RESIZE_HINT, (view.centerx, view.bottom - 6), size=18, color=D.ACCENT,
+                    anchor="midbottom", pad_px=(6, 2))
 
 
 def start_tracking(stages: Sequence[object], *, track_color: str | None = None,

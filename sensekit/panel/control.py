@@ -4,7 +4,8 @@ setting, save the venue profile.
 ``PanelControl`` is the one place the web server reaches into the run. Two kinds of call:
 
 - **on the run's thread** (the server sends them through ``CommandQueue``): ``pick(x, y)``,
-  ``track_box(box)`` and ``save()``, because they touch the stages and the app;
+  ``track_box(box)``, ``resize(step)`` (the last click's next larger or smaller box) and
+  ``save()``, because they touch the stages and the app;
 - **from any thread**: ``settings()`` and ``apply(values)``, which go through the run's settings
   table (its ``apply`` validates every value first, then queues them for the next frame or
   block, so this is thread-safe and a bad value changes nothing).
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 __all__ = ["AppControl", "PanelControl", "StagesControl"]
 
 Box = tuple[int, int, int, int]
+#: a grow or shrink with no click's box tracked
+NO_CLICK = "click an object first: larger and smaller change the box a click took"
 #: the setting a dragged zone goes to
 ZONES_KEY = "motion.zones"
 
@@ -128,6 +131,17 @@ class PanelControl:
 
     def track_box(self, box: Sequence[float]) -> dict[str, Any]:
         raise NotImplementedError
+
+    def resize(self, step: int) -> dict[str, Any]:
+        """The last click's next larger (``step`` 1) or smaller (-1) box (``click_pool``), through
+        ``VisionStage.track``; a second click on the same spot is a ``pick``."""
+        if step not in (1, -1):
+            raise ConfigError(f"`step` must be 1 (larger) or -1 (smaller), got {step!r}")
+        stage = self.tracker_stage()
+        if stage is None or getattr(stage.tracker, "pool", None) is None or not callable(getattr(stage, "track", None)):
+            raise ConfigError(NO_CLICK)
+        stage.track(Target.grow() if step > 0 else Target.shrink())
+        return {"message": "a larger box around the click" if step > 0 else "a smaller box around the click"}
 
     def save_values(self) -> tuple[dict[str, Any], Path]:
         """What a save writes, and where (reads the run's settings)."""

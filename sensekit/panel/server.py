@@ -15,6 +15,7 @@ Routes:
                        the key and changes nothing
 ``POST /api/pick``     ``{"x", "y"}`` camera pixels: pick the colour there
 ``POST /api/track-box``  ``{"box": [x, y, w, h]}``: track what is inside
+``POST /api/resize``   ``{"step": 1 | -1}``: the last click's next larger / smaller box
 ``POST /api/zone``     ``{"name", "box": [x, y, w, h]}`` pixels: set a motion zone
 ``POST /api/save``     write the venue profile (comments kept)
 ``GET /ws/video``      WebSocket: binary frames (``frames.pack``); the client sends
@@ -205,6 +206,7 @@ class PanelServer:
             web.post("/api/set", self._api_set),
             web.post("/api/pick", self._api_pick),
             web.post("/api/track-box", self._api_track_box),
+            web.post("/api/resize", self._api_resize),
             web.post("/api/zone", self._api_zone),
             web.post("/api/save", self._api_save),
             web.post("/api/teach", self._api_teach),
@@ -349,6 +351,14 @@ class PanelServer:
         async def work() -> Any:
             box = self._box(await self._body(request))
             return await self._on_run_thread(lambda: self.control.track_box(box))
+        return await self._answer(work)
+
+    async def _api_resize(self, request: web.Request) -> web.Response:
+        async def work() -> Any:
+            step = (await self._body(request)).get("step")
+            if step not in (1, -1) or isinstance(step, bool):
+                raise ConfigError(f"`step` must be 1 (larger) or -1 (smaller), got {short(step)}")
+            return await self._on_run_thread(lambda: self.control.resize(int(step)))
         return await self._answer(work)
 
     async def _api_zone(self, request: web.Request) -> web.Response:

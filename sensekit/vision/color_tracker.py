@@ -109,7 +109,8 @@ from sensekit.vision.click_refine import ClickRefiner
 from sensekit.vision.color_model import ColorModel, MaskMatch, ModelSettings
 from sensekit.vision.extent import HISTORY_FRAMES
 from sensekit.vision.color_threshold import exact_mask, hsv_mask, largest_blob, target_hsv
-from sensekit.vision.segment import Segment, check_box, segment_box, segment_click
+from sensekit.vision.click_pool import ClickPool
+from sensekit.vision.segment import Segment, check_box, segment_box, segment_click_pool, shifted
 from sensekit.vision.smoothing import OneEuro2D
 from sensekit.vision.stages import bgr_to_packed_rgb, packed_rgb_to_bgr, parse_color
 from sensekit.vision.view_change import ViewChange
@@ -253,6 +254,10 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.last_mask_origin: tuple[int, int] = (0, 0)
         #: what the last model pick took (box and mask, for drawing); ``None`` before one
         self.picked: Segment | None = None
+        #: the last click's other boxes (``click_pool``: grow, shrink, click again); ``None``
+        #: before a click or after a box
+        self.pool: ClickPool | None = None
+        self._anchor = (0.0, 0.0)                  # the model's centre less the click's point
         #: a measured click waiting for its next look (``click_refine``)
         self.refiner: ClickRefiner | None = None
         #: looks taken since the last measured click
@@ -363,8 +368,12 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             return
         # model: the object under the click, as a box and a mask
         self.color_in_use = target_rgb
-        self.picked = segment_click(frame, x, y, history=history)
+        self.picked, measured = segment_click_pool(frame, x, y, history=history)
         self._start_model(frame, self.picked)
+        self.pool = ClickPool(frame, (x, y), self.picked, history=history,
+                              proposals=None if measured is None else measured[0],
+                              values=None if measured is None else measured[1])
+        self._anchor = (self.model.cx - x, self.model.cy - y)
         moving = len([f for f in history if f.shape == frame.shape]) >= max(HISTORY_FRAMES)
         self.refiner = None
         self.looks = 0
@@ -392,6 +401,35 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.picked = segment_box(frame, (x, y, w, h))
         self._start_model(frame, self.picked)
         self.refiner = None
+        self.pool = None
+
+    def click_point(self) -> tuple[float, float] | None:
+        """Where the click's point is now (it moves with the tracked box); ``None`` without a
+        click's pool."""
+        if self.pool is None:
+            return None
+        return self.model.cx - self._anchor[0], self.model.cy - self._anchor[1]
+
+    def restart_on(self, pool: ClickPool, segment: Segment, frame: np.ndarray,
+                   moved: tuple[float, float] = (0.0, 0.0)) -> None:
+        """Start the model on ``segment``, another box of ``pool``'s click (a grow, shrink or
+        second click; ``click_pool``): learnt on the click's frame, placed ``moved`` px from
+        where it was there (the click's point has moved with the object since), tracked from
+        ``frame`` on. ``picked`` is the segment as placed now."""
+        self.method_in_use = "model"
+        self.unconfirmed = True
+        self._start_model(pool.frame, segment)
+        self.view.reset()
+        self.view.update(frame)
+        dx, dy = (int(round(v)) for v in moved)
+        self.model.cx += dx
+        self.model.cy += dy
+        self.picked = shifted(segment, dx, dy)
+        self.pool = pool
+        px, py = pool.point
+        self._anchor = (self.model.cx - px - dx, self.model.cy - py - dy)
+        self.refiner = None            # the user chose this box: no second look replaces it
+        self.looks = 0
 
     def _start_model(self, frame: np.ndarray, picked: Segment) -> None:
         """Learn the colour model from the picked segment (``ColorModel.start``)."""
@@ -453,8 +491,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         better = refiner.decide(frame, (cx, cy), box)
         self.looks += 1
         if better is not None:
+            point = self.click_point()
             self.picked = better
             self.model.start(frame, better)
+            if point is not None:
+                self._anchor = (self.model.cx - point[0], self.model.cy - point[1])
             if self.looks < self.refine_looks:
                 self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain)
 

@@ -48,7 +48,8 @@ from sensekit.vision import extent_model
 from sensekit.vision.proposals import Proposal, click_proposals
 
 __all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "HISTORY_FRAMES", "consensus",
-           "box_ious", "scores"]
+           "box_ious", "scores",
+           "consensus_values", "measure_pool"]
 
 #: frames back the motion cues compare with (``history`` must hold at least the largest)
 HISTORY_FRAMES = (2, 6)
@@ -209,10 +210,18 @@ def consensus(boxes: np.ndarray, s: np.ndarray, *, temperature: float) -> int:
     ``softmax(s / temperature)`` (a minimum-risk choice: it stays with the boxes the
     high-scoring proposals agree on, rather than a lone fragment or leak that scores a little
     higher); ``temperature`` 0: the highest score."""
+    return int(np.argmax(consensus_values(boxes, s, temperature=temperature)))
+
+
+def consensus_values(boxes: np.ndarray, s: np.ndarray, *, temperature: float) -> np.ndarray:
+    """What ``consensus`` maximises, for every box: its expected IoU with the others under
+    ``softmax(s / temperature)``; ``temperature`` 0: the scores themselves. The click's
+    pool (``click_pool``) ranks its other guesses by it."""
     if temperature <= 0:
-        return int(np.argmax(s))
+        return np.asarray(s, np.float64)
     p = np.exp((s - s.max()) / temperature)
-    return int(np.argmax(box_ious(boxes) @ (p / p.sum())))
+    out: np.ndarray = box_ious(boxes) @ (p / p.sum())
+    return out
 
 
 def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal],
@@ -278,12 +287,20 @@ def scores(cues: np.ndarray, *, motion: bool) -> np.ndarray:
 def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()) -> Proposal:
     """The best-scoring proposal around the click (see the module docstring). ``history``:
     frames before ``frame``, oldest first, of its size (fewer than 6: no motion cues)."""
+    props, values = measure_pool(frame, x, y, history)
+    return props[int(np.argmax(values))]
+
+
+def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()
+                 ) -> tuple[list[Proposal], np.ndarray]:
+    """Every proposal around the click and its consensus value (``consensus_values``; the
+    highest is ``measure_extent``'s choice): the pool a click keeps for its other guesses."""
     props = click_proposals(frame, x, y)
     history = [h for h in history if h.shape == frame.shape]
     motion = len(history) >= max(HISTORY_FRAMES)
     cues = features(frame, x, y, props, history if motion else ())
     boxes = np.array([p.box for p in props], np.float64)
-    return props[consensus(boxes, scores(cues, motion=motion), temperature=temperature(motion=motion))]
+    return props, consensus_values(boxes, scores(cues, motion=motion), temperature=temperature(motion=motion))
 
 
 @contextmanager

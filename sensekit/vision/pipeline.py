@@ -33,7 +33,9 @@ sum of the sub-stages' OpenCV calls plus ~10-30 us of Python per frame; the benc
 What to track goes through one door, ``track(Target)`` (a click, a box or a colour; from an
 app, the CLI, ``--pick`` or the panel): stored, and applied by the run's thread to the next
 frame; ``pick_at`` (a click) or ``pick_box`` (x, y, w, h) of the constructor are the same for
-the first frame.
+the first frame. After a click, ``Target.grow()`` / ``Target.shrink()`` and a click on the same
+spot (``AGAIN_SHARE``) restart the tracker on another box of that click's pool
+(``click_pool``, no new segmentation); ``gesture`` says what the last one did.
 What it shows (``sensekit.vision.shapes``): ``offers()`` names the overlays it fills, ``layers(index)``
 returns what the sub-stages that ran on that frame made (its buffers, typed), ``recipe()`` how to
 compute the rest; the panel and the app overlays draw only from those.
@@ -56,20 +58,25 @@ from sensekit.settings import Setting, Tunable, setting
 from sensekit.settings.live import catch_up
 from sensekit.validate import check_frame
 from sensekit.vision.blob_tracker import BlobTracker
+from sensekit.vision.click_pool import ClickPool
 from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.extent import HISTORY_FRAMES
 from sensekit.vision.motion import MotionDetector, MotionResult
+from sensekit.vision.segment import Segment
 from sensekit.vision.shapes import Box, BoxShape, ContourShape, ImageLayer, Layer, MaskLayer, Recipe
 from sensekit.vision.targets import Target
 from sensekit.vision.stages import (EDGE_THRESHOLD, bgr_to_packed_rgb, blur, book_edge_filter, box_from_rect, mirror,
                                     palette_lut, parse_color, packed_rgb_to_bgr)
 
-__all__ = ["VisionStage", "SUBSTAGE_EMITS", "COVERS_MOST"]
+__all__ = ["VisionStage", "SUBSTAGE_EMITS", "COVERS_MOST", "AGAIN_SHARE"]
 
 log = logging.getLogger(__name__)
 
 #: a tracked match covering more than this share of the frame gets a warning
 COVERS_MOST = 0.5
+#: a click within this share of the frame's short side of the last click's point (as it moved
+#: since) is a click again: that click's next guess (``click_pool``), not a new segmentation
+AGAIN_SHARE = 0.03
 
 SUBSTAGE_EMITS: dict[str, frozenset[str]] = {
     "track": frozenset({"color_tracked", "color_lost", "color_found"}),
@@ -128,10 +135,15 @@ class VisionStage(Tunable, section="vision",
         self.tracker = tracker
         self._target: tuple[Target, str | None] | None = None    # asked for, applied at the next frame
         self._pick: Target | None = None                           # a click or box the tracker has to pick
+        #: another box of the last click (grow, shrink, click again) the tracker starts on
+        self._pool_pick: tuple[ClickPool, Segment, tuple[float, float]] | None = None
+        #: what the last grow, shrink or click again did (for the app's HUD and the panel)
+        self.gesture = ""
         #: the last frames as the tracker sees them (oldest first), kept while a click may come
         #: for the model method: a click measures the object's motion from them (``segment_click``)
         self.history: deque[np.ndarray] = deque(maxlen=max(HISTORY_FRAMES))
-        #: the last target applied (its click colour ``bgr`` kept), ``None`` before one
+        #: the last target applied (its click colour ``bgr`` kept; a grow, shrink or click again
+        #: keeps the click's), ``None`` before one
         self.target: Target | None = None
         self._coverage_warning: str | None = None
         if (pick_at is not None or pick_box is not None) and tracker is None:
@@ -244,6 +256,9 @@ class VisionStage(Tunable, section="vision",
         target, method = pending
         old = self.tracker
         keep = {k: v for k, v in old.settings().items() if k not in ("method", "color")}
+        if target.kind == "resize" or self._again(old, target):
+            self._from_pool(old, target, keep)
+            return
         chosen = method if method is not None else old.method
         if target.kind == "color":
             assert target.color is not None
@@ -253,6 +268,36 @@ class VisionStage(Tunable, section="vision",
             self.tracker = ColorTracker(method=chosen, **keep)
             self._pick = target
         self.target = target
+
+    def _again(self, old: ColorTracker, target: Target) -> bool:
+        """Whether a click lands on the last click's spot (within ``AGAIN_SHARE`` of the
+        frame's short side of where that click's point is now)."""
+        point, frame = old.click_point(), self.frame
+        if target.kind != "click" or target.point is None or point is None or frame is None:
+            return False
+        reach = max(4.0, AGAIN_SHARE * min(frame.shape[:2]))
+        return bool(np.hypot(target.point[0] - point[0], target.point[1] - point[1]) <= reach)
+
+    def _from_pool(self, old: ColorTracker, target: Target, keep: dict[str, Any]) -> None:
+        """A grow, a shrink or a click again: the last click's next box (``click_pool``, no new
+        segmentation), tracked by a new tracker with the run's settings from this frame;
+        nothing changes when there is no such box (``gesture`` says why)."""
+        pool, point = old.pool, old.click_point()
+        if pool is None or point is None:
+            self.gesture = "no click to grow or shrink: click the object first"
+            return
+        if target.kind == "resize":
+            segment = pool.step(target.step, None if old.picked is None else old.picked.box)
+            what = "larger" if target.step > 0 else "smaller"
+        else:
+            segment, what = pool.again(), "other"
+        if segment is None:
+            self.gesture = f"no {what} box around the click"
+            return
+        self.gesture = f"{what} box {segment.box[2]}x{segment.box[3]} px"
+        self.tracker = ColorTracker(method="model", **keep)
+        self._pool_pick = (pool, segment, (point[0] - pool.point[0], point[1] - pool.point[1]))
+        self._pick = None                 # ``target`` stays the click's (its colour kept)
 
     @property
     def _tracker_reads(self) -> Literal["q", "m"]:
@@ -303,7 +348,8 @@ class VisionStage(Tunable, section="vision",
         t = item.t
         m, b, q = self._prepare(image, active)
         events: list[Event] = []
-        if "track" in active and self.tracker is not None and (self.tracker.ready or self._pick is not None):
+        if "track" in active and self.tracker is not None and (self.tracker.ready or self._pick is not None
+                                                               or self._pool_pick is not None):
             self._run_track(self.tracker, {"m": m, "q": q}, t, events)   # (one waiting for a pick is skipped)
         if "track" in active and self.tracker is not None and self.tracker.method_in_use in (None, "model"):
             self.history.append(m.copy())                  # the frames a later click looks back on
@@ -349,8 +395,11 @@ class VisionStage(Tunable, section="vision",
         """Pick (a click or box waiting), then track on the picture ``_tracker_reads`` names."""
         m = pictures["m"]
         pick, self._pick = self._pick, None
+        again, self._pool_pick = self._pool_pick, None
         tracker.palette = self._lut                 # what the picture it reads went through
-        if pick is not None and pick.point is not None:
+        if again is not None:
+            tracker.restart_on(again[0], again[1], m, again[2])
+        elif pick is not None and pick.point is not None:
             seen = pictures[self._tracker_reads]
             tracker.pick(seen, *pick.point, history=[h for h in self.history if h.shape == seen.shape])
         elif pick is not None and pick.box is not None:

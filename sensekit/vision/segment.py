@@ -54,10 +54,11 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.validate import check_frame
-from sensekit.vision.extent import measure_extent
+from sensekit.vision.extent import measure_pool
 from sensekit.vision.proposals import Proposal
 
-__all__ = ["Segment", "segment_click", "segment_box", "check_box", "proposal_segment"]
+__all__ = ["Segment", "segment_click", "segment_click_pool", "segment_box", "check_box", "proposal_segment",
+           "shifted"]
 
 Box = tuple[int, int, int, int]
 
@@ -136,6 +137,19 @@ def segment_click(frame: np.ndarray, x: float, y: float, *, history: Sequence[np
                   clean_overlap: float = 0.2) -> Segment:
     """The object under a click at pixel ``(x, y)``. ``history``: the frames before ``frame``
     (oldest first, same size; used when 6 or more). See the module docstring."""
+    return segment_click_pool(frame, x, y, history=history, seed_px=seed_px, window=window,
+                              leak_growth=leak_growth, iterations=iterations, clean_overlap=clean_overlap)[0]
+
+
+Pool = tuple[list[Proposal], np.ndarray]
+
+
+def segment_click_pool(frame: np.ndarray, x: float, y: float, *, history: Sequence[np.ndarray] = (),
+                       seed_px: int = 3, window: float = 0.6, leak_growth: float = 4.0, iterations: int = 6,
+                       clean_overlap: float = 0.2) -> tuple[Segment, Pool | None]:
+    """``segment_click``'s box and, when it measured the extent, the proposals and their
+    consensus values (``extent.measure_pool``) for the click's other guesses (``click_pool``);
+    ``None`` for a clean colour region (its pool is measured when first asked for)."""
     check_frame(frame)
     xi, yi = _check_click(frame, x, y)
     H, W = frame.shape[:2]
@@ -184,8 +198,9 @@ def segment_click(frame: np.ndarray, x: float, y: float, *, history: Sequence[np
         if overlap < clean_overlap:
             mask = np.zeros((H, W), bool)
             mask[Y0:Y1, X0:X1] = region
-            return Segment((box[0] + X0, box[1] + Y0, box[2], box[3]), mask, "colour region")
-    return proposal_segment(measure_extent(frame, x, y, history), (H, W))
+            return Segment((box[0] + X0, box[1] + Y0, box[2], box[3]), mask, "colour region"), None
+    props, values = measure_pool(frame, x, y, history)
+    return proposal_segment(props[int(np.argmax(values))], (H, W)), (props, values)
 
 
 def proposal_segment(best: Proposal, shape: tuple[int, int]) -> Segment:
@@ -196,6 +211,20 @@ def proposal_segment(best: Proposal, shape: tuple[int, int]) -> Segment:
         bx, by, bw, bh = (int(round(v)) for v in best.box)
         mask[by:by + bh, bx:bx + bw] = True
     return Segment(_bounds(mask), mask, "proposal")
+
+
+def shifted(segment: Segment, dx: int, dy: int) -> Segment:
+    """``segment`` moved by ``(dx, dy)`` px in a frame of the same size (what leaves it is cut)."""
+    if dx == 0 and dy == 0:
+        return segment
+    H, W = segment.mask.shape
+    dx, dy = max(-W, min(W, dx)), max(-H, min(H, dy))
+    mask = np.zeros_like(segment.mask)
+    mask[max(0, dy):H + min(0, dy), max(0, dx):W + min(0, dx)] = \
+        segment.mask[max(0, -dy):H - max(0, dy), max(0, -dx):W - max(0, dx)]
+    x, y, w, h = segment.box
+    box = (max(0, x + dx), max(0, y + dy), w, h) if not mask.any() else _bounds(mask)
+    return Segment(box, mask, segment.method)
 
 
 def _grabcut(frame: np.ndarray, rect: Box, margin_px: int, iterations: int = 4

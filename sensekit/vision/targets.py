@@ -24,13 +24,27 @@ __all__ = ["Target", "target_from_text", "parse_track_target", "parse_track_box"
 class Target:
     """What to track. ``kind`` ``"click"``: ``point`` (x, y) and, when the asker read it, the
     colour under the pointer as the user saw it (``bgr``); ``"box"``: ``box`` (x, y, w, h);
-    ``"color"``: ``color`` (``0xRRGGBB``). Pixels of the picture as shown (mirrored if the
-    stage mirrors). Build with ``Target.click``, ``Target.region`` or ``Target.colour``."""
-    kind: Literal["click", "box", "color"]
+    ``"color"``: ``color`` (``0xRRGGBB``); ``"resize"``: ``step`` +1 / -1, the last click's
+    next larger / smaller box (``sensekit.vision.click_pool``). Pixels of the picture as shown
+    (mirrored if the stage mirrors). Build with ``Target.click``, ``Target.region``,
+    ``Target.colour``, ``Target.grow`` or ``Target.shrink``. A click on the spot of the last
+    click (``VisionStage.AGAIN_PX``) takes that click's next guess of another size."""
+    kind: Literal["click", "box", "color", "resize"]
     point: tuple[float, float] | None = None
     box: tuple[float, float, float, float] | None = None
     color: int | None = None
     bgr: tuple[int, int, int] | None = None
+    step: int = 0
+
+    @classmethod
+    def grow(cls) -> Target:
+        """The last click's next larger box (``click_pool``: the mouse wheel, ``+``)."""
+        return cls("resize", step=1)
+
+    @classmethod
+    def shrink(cls) -> Target:
+        """The last click's next smaller box (the mouse wheel, ``-``)."""
+        return cls("resize", step=-1)
 
     @classmethod
     def click(cls, x: float, y: float, bgr: tuple[int, int, int] | None = None) -> Target:

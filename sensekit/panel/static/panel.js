@@ -51,6 +51,7 @@ function offerOverlays(offered) {
   const hint = tracks ? "Click the picture to pick a colour" + (first ? `; drag on it to ${drag}.` : ".")
     : first ? `Drag on the picture to ${drag}.` : "";
   $("pick-result").textContent = hint;
+  $("resize-row").hidden = !tracks;
   $("video").setAttribute("aria-label", "live camera view" + (hint ? `: ${hint.toLowerCase().replace(/\.$/, "")}` : ""));
 }
 

@@ -175,12 +175,25 @@ export function setupPointer() {
     drawVideo();
   };
   c.addEventListener("pointerup", finish);
+  // the wheel over the picture, or the two buttons: the clicked object's next larger / smaller box
+  c.addEventListener("wheel", (ev) => {
+    if (!panel.frame || ev.deltaY === 0) return;
+    ev.preventDefault();
+    resize(ev.deltaY < 0 ? 1 : -1);
+  }, { passive: false });
+  $("resize-larger").addEventListener("click", () => resize(1));
+  $("resize-smaller").addEventListener("click", () => resize(-1));
   c.addEventListener("pointercancel", () => { start = null; panel.drag = null; drawVideo(); });
 }
 async function pick(x, y) {
   const r = await api("/api/pick", { x: Math.round(x), y: Math.round(y) });
   if (r.ok) say("pick-result", r.data.message + (r.data.color ? ` (${r.data.color})` : ""));
   else say("pick-result", r.data.error, true);
+}
+
+async function resize(step) {
+  const r = await api("/api/resize", { step });
+  say("pick-result", r.ok ? r.data.message : r.data.error, !r.ok);
 }
 
 async function dragged(box) {
