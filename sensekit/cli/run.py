@@ -188,8 +188,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"{args.app}: stopped by {stopped.why}")
     if args.headless or result.interrupted:
         _report(args, source, result)
-        for line in _written(args):
-            print(line)
+    for line in _written(args):       # however the run ended, a window's included
+        print(line)
     return 0
 
 
