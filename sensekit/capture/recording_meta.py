@@ -135,7 +135,7 @@ def _check_header(meta: Any, bad: _Bad) -> tuple[dict[str, Any], int]:
         raise bad(f"expected a JSON object, got {type(meta).__name__}")
     if meta.get("format") != FORMAT:
         raise bad(f"`format` must be {short(FORMAT)}, got {short(meta.get('format'))}")
-    version = meta.get("version")
+    version: Any = meta.get("version")
     readable = ", ".join(map(str, READABLE_VERSIONS))
     if _is_int(version) and version > max(READABLE_VERSIONS):
         raise bad(f"`version` {version} is newer than this sensekit reads ({readable}): "
