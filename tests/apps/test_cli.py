@@ -210,3 +210,20 @@ def test_a_run_in_a_window_that_ends_names_the_files_it_wrote(tmp_path):
     assert f"screenshot: {tmp_path / 'shot.png'}" in out, out
     assert f"events: {tmp_path / 'ev.jsonl'}" in out, out
     assert out[-2:] == [f"screenshot: {tmp_path / 'shot.png'}", f"events: {tmp_path / 'ev.jsonl'}"], out
+
+
+def test_no_display_with_a_live_device_runs_on_the_device_headless(video_only_file, tmp_path, capsys,
+                                                                  monkeypatch):
+    # README said "With none (or no screen), it plays the app's bundled recording": without a
+    # screen it runs headless on the live devices there are (here a file stands in for a camera)
+    import sensekit.app.sources as sources
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sources, "live_spec", lambda app_cls: f"file:{video_only_file}")
+    assert main(["run", "edge_snow", "--frames", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "no display found: running headless; the last frame goes to out/edge_snow.png"
+    assert not any("bundled recording" in line for line in out), out
+    assert out[-1] == f"screenshot: {tmp_path / 'out' / 'edge_snow.png'}"
