@@ -58,3 +58,10 @@ def test_a_port_in_use_names_the_fix_on_every_command(argv, kind, prefix, capsys
 def test_a_host_that_does_not_resolve_is_named(capsys):
     assert main(["osc-listen", "9", "--host", "nohost.invalid", "--seconds", "1"]) == 2
     assert capsys.readouterr().err == "sensekit: error: cannot listen on nohost.invalid:9: no such host\n"
+
+
+def test_an_osc_target_that_does_not_resolve_is_named(capsys):
+    # it said "[Errno -2] Name or service not known"
+    assert main(["events", "demo", "--max-items", "1", "--osc", "nohost.invalid:9000"]) == 2
+    assert capsys.readouterr().err == ("sensekit: error: cannot resolve OSC host 'nohost.invalid': no such "
+                                       "host (check the name, or give its IP address)\n")
