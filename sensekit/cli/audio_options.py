@@ -64,10 +64,15 @@ def parse_activity(text: str) -> dict[str, Any]:
         raise ConfigError(f"--activity must be LEVEL[,TIMEOUT_MS], got {text!r}")
     out: dict[str, Any] = {}
     if len(parts) == 2:
+        from sensekit.settings.registry import lookup
         try:
-            out["activity.timeout_ms"] = float(parts[1])
+            ms = float(parts[1])
         except ValueError:
             raise ConfigError(f"--activity timeout must be a number of ms, got {parts[1]!r}") from None
+        try:                     # the table's range, named by the option typed
+            out["activity.timeout_ms"] = lookup("activity.timeout_ms").check(ms)
+        except ConfigError as exc:
+            raise ConfigError(f"--activity {text}: {exc}") from None
     head = parts[0].lower()
     if head.startswith("floor"):
         rest = head[5:].strip() or "+10"
