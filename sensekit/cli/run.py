@@ -165,7 +165,7 @@ def main(args: argparse.Namespace) -> int:
             _add_silhouette(host.runner.stages)
         apply_chosen(host.tuning, chosen)
         start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box,
-                       frame_size=getattr(source, "frame_size", None))
+                       frame_size=getattr(source, "frame_size", None), app_name=args.app)
         midi = attach_midi(host.dispatcher, args)                  # --midi
         osc = attach_osc(host.dispatcher, args, tuning=host.tuning,
                          pause=lambda on: setattr(host, "paused", on))
