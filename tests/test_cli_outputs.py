@@ -235,6 +235,22 @@ def test_empty_and_zero_values_are_rejected(argv, fragment, rec, capsys):
     assert code == 2 and fragment in err and len(err.splitlines()) == 1, err
 
 
+@pytest.mark.parametrize("argv, said", [
+    (["events", "{rec}", "--clap", "--pattern-gap-ms", "300"],
+     "--pattern-gap-ms goes with --pattern N (the gap between its claps)"),
+    (["events", "{rec}", "--clap", "--gestures", "g.json"],
+     "--gestures needs --hands (it names the gestures the hand stage knows)"),
+    (["events", "{rec}", "--clap", "--osc-bundle"], "--osc-bundle needs --osc HOST:PORT (it wraps what --osc sends)"),
+    (["run", "clapper", "--headless", "--frames", "3", "--source", "{rec}", "--osc-bundle"],
+     "--osc-bundle needs --osc HOST:PORT (it wraps what --osc sends)"),
+])
+def test_an_option_without_the_one_it_goes_with_is_refused(argv, said, rec, capsys):
+    # each was silently ignored (a --gestures file that does not exist included), where
+    # --midi-virtual without --midi and --panel-token without --panel were refused
+    code, out, err = _cli(capsys, [a.replace("{rec}", str(rec)) for a in argv])
+    assert (code, out, err) == (2, "", f"sensekit: error: {said}\n")
+
+
 def test_free_text_may_be_empty(tmp_path, rec, capsys):
     code, _, err = _cli(capsys, ["record", str(tmp_path / "n.skrec"), "--source", f"replay:{rec}",
                                  "--seconds", "0.1", "--no-progress", "--notes", ""])

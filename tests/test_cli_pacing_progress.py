@@ -67,3 +67,17 @@ def test_plot_and_snapshot_show_progress_on_a_terminal(tmp_path):
     quiet = _stderr_of([sys.executable, "-m", "sensekit", "-q", "plot", "demo", "--out", str(tmp_path / "q.png")],
                        terminal=True)
     assert "plot:" not in quiet
+
+
+def test_record_shows_progress_on_a_terminal_and_none_in_a_log(tmp_path):
+    # record drew its bar whatever stderr was: `sensekit record ... 2> log` filled the log with
+    # '\r' frames, where events, plot and snapshot write none there
+    def cmd(name: str) -> list[str]:
+        return [sys.executable, "-m", "sensekit", "record", str(tmp_path / name), "--source", "demo",
+                "--seconds", "1"]
+
+    on_tty = _stderr_of(cmd("a.skrec"), terminal=True)
+    assert "recording a.skrec:" in on_tty, on_tty[-500:]
+    logged = _stderr_of(cmd("b.skrec"), terminal=False)
+    assert "\r" not in logged and "recording b.skrec:" not in logged, logged
+    assert logged.startswith("saved ") and logged.count("\n") == 1, logged

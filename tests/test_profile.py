@@ -188,6 +188,28 @@ def test_missing_and_unreadable_files(tmp_path: Path):
         load_profile(bad)
 
 
+@pytest.mark.parametrize("text, starts, ends", [
+    # each was the bare list of known keys or tables, or Python's codec error
+    ("[motion]\nthresh = 3\n", "venue.toml:2: unknown key `motion.thresh`; known keys in [motion]: ",
+     "; did you mean `motion.threshold`?"),
+    ("[motoin]\nthreshold = 3\n", "venue.toml:1: unknown table `motoin`; known tables: activity, ",
+     ", voice; did you mean `motion`?"),
+    # a key above every table was "unknown table `threshold`"
+    ("threshold = 3\n", "venue.toml:1: `threshold` stands outside any table; a setting goes under its "
+                        "table's line ([clap] or [motion] or [pitch] or [silhouette]; `sensekit "
+                        "settings` lists them)", ""),
+    (b"\xff\xfe[motion]\n", "cannot read profile 'venue.toml': it is not UTF-8 text (byte 0xff at "
+                             "offset 0); a profile is a TOML text file, saved as UTF-8", ""),
+])
+def test_a_profile_mistake_is_answered_with_the_fix(tmp_path: Path, text, starts, ends):
+    f = tmp_path / "venue.toml"
+    f.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(ConfigError) as info:
+        load_profile(f)
+    msg = str(info.value).replace(str(f), "venue.toml")
+    assert msg.startswith(starts) and msg.endswith(ends), msg
+
+
 def test_find_line_handles_dotted_inline_and_quoted_keys():
     text = 'a.b = 1\n[x]\ny.z = 2\nzones = { q = [1] }\n["sp ace"]\n"k" = 3\n'
     assert find_line(text, "a.b") == 1

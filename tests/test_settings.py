@@ -74,6 +74,18 @@ def test_settings_command_lists_every_setting_with_units_ranges_and_defaults(cap
     assert "unknown settings section(s) mootion" in capsys.readouterr().err
 
 
+def test_a_misspelt_settings_section_is_answered_with_the_closest(capsys):
+    # `sensekit settings clapp` listed the sections but, unlike `clap.treshold`, named no closest
+    from sensekit.cli import main
+
+    assert main(["settings", "clapp"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sensekit: error: unknown settings section(s) clapp (did you mean 'clap'?); "
+                          "sections: activity, ")
+    assert main(["settings", "zzzz"]) == 2
+    assert capsys.readouterr().err.startswith("sensekit: error: unknown settings section(s) zzzz; sections: ")
+
+
 def test_settings_command_shows_one_setting_by_its_key(capsys):
     """`sensekit settings clap.threshold` (the key --set takes) was 'unknown settings section(s)'."""
     from sensekit.cli import main

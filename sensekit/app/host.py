@@ -277,7 +277,8 @@ class AppHost:
             log.warning("could not save the venue profile: %s", exc)
             return None
         self.say(f"saved venue profile {path}")
-        log.info("saved venue profile %s", path)       # also on the terminal: headless, no one sees the toast
+        # also on the terminal (headless, no one sees the toast), by its full path as screenshots are
+        log.info("saved venue profile %s", path.absolute())
         return path
 
     def save_screenshot(self, path: str | Path) -> Path:

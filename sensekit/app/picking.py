@@ -94,7 +94,8 @@ class TrackerPicking:
 
 
 def start_tracking(stages: Sequence[object], *, track_color: str | None = None,
-                   track_box: str | None = None, frame_size: tuple[int, int] | None = None) -> bool:
+                   track_box: str | None = None, frame_size: tuple[int, int] | None = None,
+                   app_name: str = "this app") -> bool:
     """Point the first stage with a tracker at a click or colour (``track_color``) or a box
     (``track_box``); ``False`` if nothing was asked. ``ConfigError`` if the app tracks nothing
     or the values are bad (a click or box outside ``frame_size``, when the source knows it,
@@ -106,7 +107,8 @@ def start_tracking(stages: Sequence[object], *, track_color: str | None = None,
         return False
     stage = next((s for s in stages if getattr(s, "tracker", None) is not None), None)
     if stage is None or not callable(getattr(stage, "track", None)):
-        raise ConfigError("this app does not track anything; --track-color and --track-box need one that does")
+        raise ConfigError(f"{app_name} does not track anything; --track-color and --track-box need an "
+                          f"app that tracks a coloured object")
     target.check_inside(frame_size)
     stage.track(target, method=None if target.kind == "color" else "model")  # type: ignore[attr-defined]
     return True

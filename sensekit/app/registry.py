@@ -138,6 +138,10 @@ def unknown_app_message(name: str, apps: dict[str, AppInfo]) -> str:
     hint = ""
     if Path(f"{name}.py").is_file():
         hint = f"\n(to run the file {name}.py, write: sensekit run ./{name}.py)"
+    elif name and Path(name).is_dir():
+        hint = f"\n('{name}' is a folder here: to list and run the apps in it, set {APPS_DIR_ENV}={name})"
+    elif name and Path(name).is_file():
+        hint = f"\n('{name}' is a file here, but an app file is Python, ending in .py)"
     close = did_you_mean(close_matches(name, apps))
     guess = f" ({close})" if close else ""
     return f"no app named {name!r}{guess}; the apps are:\n{listing}{hint}"

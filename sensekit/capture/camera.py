@@ -212,7 +212,8 @@ class CameraSource(Source):
             from sensekit.capture.spec import not_a_media_file
             return SourceError(not_a_media_file(Path(self.device), self.description))
         if not os.path.exists(self.device):
-            return SourceError(f"camera file not found: {self.device!r}")
+            return SourceError(f"no camera {self.device!r}: a camera is an index (camera:0; "
+                               f"`sensekit devices` lists them), a stream URL or a video file that exists")
         return SourceError(f"cannot open {self.device!r} as a camera: OpenCV cannot decode it as video")
 
     def open(self) -> None:

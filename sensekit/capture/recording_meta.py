@@ -135,10 +135,14 @@ def _check_header(meta: Any, bad: _Bad) -> tuple[dict[str, Any], int]:
         raise bad(f"expected a JSON object, got {type(meta).__name__}")
     if meta.get("format") != FORMAT:
         raise bad(f"`format` must be {short(FORMAT)}, got {short(meta.get('format'))}")
-    version = meta.get("version")
+    version: Any = meta.get("version")
+    readable = ", ".join(map(str, READABLE_VERSIONS))
+    if _is_int(version) and version > max(READABLE_VERSIONS):
+        raise bad(f"`version` {version} is newer than this sensekit reads ({readable}): "
+                  f"update sensekit to replay it")
     if not _is_int(version) or version not in READABLE_VERSIONS:
-        raise bad(f"unsupported `version` {short(version)} (this sensekit reads "
-                  f"{', '.join(map(str, READABLE_VERSIONS))})")
+        what = "missing `version`" if version is None else f"unknown `version` {short(version)}"
+        raise bad(f"{what} (sensekit writes {readable}; is meta.json damaged?)")
     return meta, int(version)
 
 

@@ -10,7 +10,7 @@
 ``file:PATH``               a video or audio file (``MediaFileSource``)
 ``replay:PATH``             a recording folder (``ReplaySource``)
 ``PATH``                    a folder with ``meta.json`` replays; a file plays
-``demo``                    a bundled recording, when no such path exists
+``demo`` / ``replay:demo``  a bundled recording, when no such path exists
 ========================  ===============================================
 
 ``parse_source_spec`` only parses (it looks at the file system to classify a
@@ -152,6 +152,19 @@ def _closest(text: str, bundled: list[str]) -> str:
     return f"; {hint}" if hint else ""
 
 
+def _replay_path(path: Path, parsed: SourceSpec) -> Path:
+    """The folder ``replay:TARGET`` names: the path, else (``replay:demo``, as a bare ``demo``)
+    the bundled recording of that name; ``SourceError`` naming the closest bundled one."""
+    if path.exists():
+        return path
+    from sensekit.paths import list_bundled, recordings_dir
+    bundled, name = list_bundled(), str(parsed.target)
+    if name in bundled:
+        return recordings_dir() / f"{name}.skrec"
+    raise SourceError(f"no such recording: '{path}'{_closest(name, bundled)} (from spec {parsed.text!r}"
+                      + (f"; bundled recordings: {', '.join(bundled)}" if bundled else "") + ")")
+
+
 def not_a_media_file(path: Path, spec: str) -> str:
     """The message for a folder given where a media file was expected."""
     if (path / "meta.json").is_file():
@@ -197,9 +210,7 @@ def open_source(spec: str | os.PathLike[str] | SourceSpec, **options: Any) -> So
     path = Path(str(parsed.target)).expanduser()
     if parsed.kind == "replay":
         from sensekit.capture.recording import ReplaySource
-        if not path.exists():
-            raise SourceError(f"no such recording: '{path}' (from spec {parsed.text!r})")
-        return ReplaySource(path, **mine)
+        return ReplaySource(_replay_path(path, parsed), **mine)
     if path.is_dir():
         raise SourceError(not_a_media_file(path, parsed.text))
     if not path.is_file():

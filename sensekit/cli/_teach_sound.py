@@ -29,7 +29,8 @@ from sensekit.errors import ConfigError, SourceError
 from sensekit.safe_read import clip
 
 MAX_EXAMPLE_S = 600.0        # the longest example or --other file read whole (10 minutes of talk)
-_RANGE = re.compile(r"^(?P<path>.+?)@(?P<a>[0-9.]+)-(?P<b>[0-9.]+)$")
+_SECONDS = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_RANGE = re.compile(rf"^(?P<path>.+?)@(?P<a>{_SECONDS})-(?P<b>{_SECONDS})$")
 
 
 def add_parser(sub: Any) -> None:
@@ -76,6 +77,10 @@ def example_path(spec: str) -> Path:
     ``audio.wav``); a one-line error when there is none."""
     m = _RANGE.match(spec)
     path = Path(m.group("path") if m else spec)
+    head, at, after = spec.rpartition("@")
+    if not m and at and not path.exists() and Path(head).exists():
+        raise ConfigError(f"example {_quoted(spec)}: the range must be START-END in seconds "
+                          f"(e.g. {clip(Path(head).name, 60)}@1.5-2.5), got '{clip(after, 60)}'")
     if path.is_dir():
         if not (path / "meta.json").is_file():
             raise ConfigError(f"example {_quoted(spec)} is a folder, not an audio file or a recording")

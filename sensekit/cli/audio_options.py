@@ -38,6 +38,9 @@ from sensekit.cli.numbers import float_in
 
 __all__ = ["add_arguments", "option_values", "build_stages", "parse_activity"]
 
+#: ``--pattern-gap-ms`` when not given: ``ClapPatternTracker``'s own default
+PATTERN_GAP_MS = 600.0
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("audio")
@@ -46,8 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "events within TIMEOUT_MS are ignored (without a value: the settings')")
     g.add_argument("--clap", action="store_true", help="clap events")
     g.add_argument("--pattern", type=int, metavar="N", help="N-clap pattern events (implies --clap)")
-    g.add_argument("--pattern-gap-ms", type=float_in(0, 60_000), default=600.0, metavar="MS",
-                   help="max gap between claps of a pattern (default 600)")
+    g.add_argument("--pattern-gap-ms", type=float_in(0, 60_000), default=None, metavar="MS",
+                   help=f"with --pattern: max gap between claps of a pattern (default {PATTERN_GAP_MS:g})")
     g.add_argument("--pitch", action="store_true", help="pitch events (F0 and voicing confidence)")
     g.add_argument("--level", action="store_true", help="one level event per audio block")
     g.add_argument("--mono", action="store_true", help="require mono audio blocks")
@@ -61,10 +64,15 @@ def parse_activity(text: str) -> dict[str, Any]:
         raise ConfigError(f"--activity must be LEVEL[,TIMEOUT_MS], got {text!r}")
     out: dict[str, Any] = {}
     if len(parts) == 2:
+        from sensekit.settings.registry import lookup
         try:
-            out["activity.timeout_ms"] = float(parts[1])
+            ms = float(parts[1])
         except ValueError:
             raise ConfigError(f"--activity timeout must be a number of ms, got {parts[1]!r}") from None
+        try:                     # the table's range, named by the option typed
+            out["activity.timeout_ms"] = lookup("activity.timeout_ms").check(ms)
+        except ConfigError as exc:
+            raise ConfigError(f"--activity {text}: {exc}") from None
     head = parts[0].lower()
     if head.startswith("floor"):
         rest = head[5:].strip() or "+10"
@@ -89,6 +97,9 @@ def option_values(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Any]:
+    gap_ms = getattr(args, "pattern_gap_ms", None)
+    if gap_ms is not None and getattr(args, "pattern", None) is None:     # was silently ignored
+        raise ConfigError("--pattern-gap-ms goes with --pattern N (the gap between its claps)")
     wants = [getattr(args, k, None) for k in ("activity", "clap", "pattern", "pitch", "level")]
     if all(w is None or w is False for w in wants):     # `--pattern 0` is given (and rejected)
         return []
@@ -97,8 +108,8 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     activity = ActivityDetector() if args.activity is not None else None
     pattern = None
     if args.pattern is not None:
-        pattern = ClapPatternTracker(check_int_range("--pattern", args.pattern, 2, 16),
-                                     check_positive("--pattern-gap-ms", args.pattern_gap_ms))
+        gap = PATTERN_GAP_MS if gap_ms is None else check_positive("--pattern-gap-ms", gap_ms)
+        pattern = ClapPatternTracker(check_int_range("--pattern", args.pattern, 2, 16), gap)
     clap = ClapDetector(gain=gain, channels=channels) if (args.clap or pattern is not None) else None
     pitch = PitchTracker(channels=channels) if args.pitch else None
     return [AudioStage(gain=gain, channels=channels, activity=activity, clap=clap, pattern=pattern,

@@ -71,6 +71,8 @@ from sensekit.cli.numbers import float_in
 log = logging.getLogger(__name__)
 
 PATCH_PX = 9
+#: seconds of clapping `--claps` listens to first (`--clap-seconds`)
+DEFAULT_CLAP_S = 10.0
 
 
 @dataclass
@@ -282,12 +284,26 @@ def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -
     return 0
 
 
+def settle_options(args: argparse.Namespace) -> bool:
+    """Refuse what the mode would ignore, fill in the defaults; whether it is ``--claps``."""
+    claps = bool(getattr(args, "claps", False))
+    if args.clap_seconds is not None and not claps:        # was silently ignored
+        raise ConfigError("--clap-seconds goes with --claps (how long the clapping part is)")
+    if claps and args.pick_color:                          # was silently ignored
+        raise ConfigError("--pick-color does not go with --claps: pick the colour in a calibrate "
+                          "run of its own (the profile keeps both)")
+    if args.clap_seconds is None:
+        args.clap_seconds = DEFAULT_CLAP_S
+    if args.seconds is None:
+        args.seconds = 30.0 if claps else 5.0
+    return claps
+
+
 def main(args: argparse.Namespace) -> int:
     from sensekit.capture.spec import open_source
 
-    if args.seconds is None:
-        args.seconds = 30.0 if getattr(args, "claps", False) else 5.0
-    if getattr(args, "claps", False):
+    claps = settle_options(args)
+    if claps:
         out_ = args.out
         cur = dict(load_profile(out_)) if out_.exists() else {}
         return teach_claps(args, {**cur, **chosen_values(args).values}, out_)
@@ -344,8 +360,8 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--claps", action="store_true",
                    help="teach the clap detector this venue: claps first (--clap-seconds), then "
                         "the room as it usually sounds (--seconds)")
-    p.add_argument("--clap-seconds", type=float_in(0, 3600), default=10.0, metavar="S",
-                   help="with --claps: how long the clapping part is (default 10)")
+    p.add_argument("--clap-seconds", type=float_in(0, 3600), default=None, metavar="S",
+                   help=f"with --claps: how long the clapping part is (default {DEFAULT_CLAP_S:g})")
     p.add_argument("--pick-color", metavar="X,Y",
                    help="store as tracker.color the colour at pixel X,Y of the source's own picture "
                         "(not mirrored, unlike an app's view), in the middle of --seconds")

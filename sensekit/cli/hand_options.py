@@ -36,6 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Stage]:
     """The hand stage when ``--hands`` is given, else ``[]``."""
     if not getattr(args, "hands", False):
+        if getattr(args, "gestures", None):                    # was silently ignored
+            raise ConfigError("--gestures needs --hands (it names the gestures the hand stage knows)")
         return []
     from sensekit.vision.hands import HandStage     # imports MediaPipe only when asked
 

@@ -88,6 +88,8 @@ def attach_osc(dispatcher: Dispatcher, args: argparse.Namespace, *, tuning: Tuni
     """
     att = OscAttachment()
     target = getattr(args, "osc", None)
+    if getattr(args, "osc_bundle", False) and not target:       # was silently ignored
+        raise ConfigError("--osc-bundle needs --osc HOST:PORT (it wraps what --osc sends)")
     if target:
         host, port = parse_target(target)
         att.sender = OscSender(host, port, bundle=bool(getattr(args, "osc_bundle", False)))

@@ -26,6 +26,7 @@ import time
 from typing import Callable, TextIO
 
 from sensekit.cli import Subparsers
+from sensekit.bind_errors import bind_failure
 from sensekit.errors import ConfigError
 from sensekit.osc import Received, decode
 from sensekit.osc.control import CPU_BURST_S, CPU_SHARE
@@ -69,7 +70,7 @@ def listen(port: int, *, host: str = "127.0.0.1", count: int | None = None,
         try:
             sock.bind((host, port))
         except OSError as exc:
-            raise ConfigError(f"cannot listen on {host}:{port}: {exc}") from None
+            raise ConfigError(f"cannot listen on {host}:{port}: {bind_failure(exc, port)}") from None
         log.info("listening for OSC on %s:%d", host, sock.getsockname()[1])
         if ready is not None:
             ready(sock.getsockname()[1])

@@ -5,9 +5,9 @@
 
 With neither ``--camera`` nor ``--mic`` nor ``--source`` it records the default
 camera and microphone, whichever exist (and says which were missing). Shows a
-tqdm progress bar; Ctrl-C or SIGTERM finishes cleanly (files closed, meta marked
-complete). A source that fails part-way (a damaged file, a disk error) leaves
-what was recorded, marked incomplete, and exits 2 with one line saying so.
+tqdm progress bar on a terminal (none in a log or a pipe, or under ``-q``); Ctrl-C or SIGTERM
+finishes cleanly (files closed, meta marked complete). A source that fails part-way (a damaged
+file, a disk error) leaves what was recorded, marked incomplete, and exits 2 with one line saying so.
 ``--seconds`` must be positive (``ConfigError`` quoting the value otherwise).
 No devices: the device modules' message, which lists what is available.
 """
@@ -18,6 +18,7 @@ import logging
 import sys
 
 from sensekit.capture.base import Source, drops_text
+from sensekit.cli.progress import on_a_terminal
 from sensekit.cli import Subparsers
 from sensekit.cli import free_text
 from sensekit.cli.paths import OutputPath
@@ -94,7 +95,9 @@ def main(args: argparse.Namespace) -> int:
         check_range("--seconds", args.seconds, 0, MAX_RECORD_S)      # 1e30 s: no progress bar
     source = build_source(args)
     try:
-        summary = record_source(source, args.out, seconds=args.seconds, progress=args.progress,
+        # the bar on a terminal only, as events/plot/snapshot: a log gets no '\r' frames
+        progress = args.progress and not getattr(args, "quiet", False) and on_a_terminal()
+        summary = record_source(source, args.out, seconds=args.seconds, progress=progress,
                                 notes=args.notes)
     except OSError as exc:                     # e.g. the disk filled up while closing the files
         from sensekit.errors import RecordingError

@@ -167,7 +167,7 @@ def main(args: argparse.Namespace) -> int:
                 _add_silhouette(host.runner.stages)
             apply_chosen(host.tuning, chosen)
             start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box,
-                           frame_size=getattr(source, "frame_size", None))
+                           frame_size=getattr(source, "frame_size", None), app_name=args.app)
             osc, midi = open_attachments(host.dispatcher, args, tuning=host.tuning,     # --midi, --osc
                                          pause=lambda on: setattr(host, "paused", on))
             if note:      # once the app has set up: an error in the app's own file comes alone
@@ -193,8 +193,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"{args.app}: stopped by {stopped.why}")
     if args.headless or result.interrupted:
         _report(args, source, result)
-        for line in _written(args):
-            print(line)
+    for line in _written(args):       # however the run ended, a window's included
+        print(line)
     return 0
 
 

@@ -37,12 +37,15 @@ def register(subparsers: Subparsers) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from sensekit.settings.registry import describe_table, load_table, lookup
+    from sensekit.suggest import close_matches, did_you_mean
 
     table = load_table()
     keys = [lookup(k).key for k in args.sections if "." in k]      # a one-line error naming the closest
     unknown = [s for s in args.sections if "." not in s and s not in table]
     if unknown:
-        raise ConfigError(f"unknown settings section(s) {', '.join(unknown)}; sections: {', '.join(sorted(table))}")
+        close = did_you_mean([m for s in unknown for m in close_matches(s, table)])
+        raise ConfigError(f"unknown settings section(s) {', '.join(unknown)}"
+                          f"{f' ({close})' if close else ''}; sections: {', '.join(sorted(table))}")
     data = describe_table()
     if args.sections:
         whole = {s for s in args.sections if "." not in s}

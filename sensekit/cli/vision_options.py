@@ -33,6 +33,7 @@ from typing import Any, Mapping
 
 from sensekit.cli.tuning import add_setting_flags
 from sensekit.errors import ConfigError
+from sensekit.safe_read import clip
 from sensekit.runner import Stage
 from sensekit.vision.color_tracker import ColorTracker, tolerance_settings
 from sensekit.vision.motion import HALVES_NOTE, MotionDetector, check_zones, parse_zones
@@ -73,7 +74,12 @@ def option_values(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     tolerance = getattr(args, "tolerance", None)
     if tolerance is not None:
-        out.update({f"tracker.{k}": v for k, v in tolerance_settings(tolerance).items()})
+        try:
+            checked = tolerance_settings(tolerance)
+        except ConfigError as exc:        # named by the option typed, not only the setting it sets
+            said = str(exc).removeprefix("tolerance ")
+            raise ConfigError(f"--tolerance {clip(str(tolerance), 60)}: {said}") from None
+        out.update({f"tracker.{k}": v for k, v in checked.items()})
     track = getattr(args, "track_color", None)
     if getattr(args, "track_box", None):
         out["tracker.color"] = None

@@ -12,7 +12,7 @@
     "blobs.count" = "cc 1"     # the number of blobs as controller 1 (0..127, clamped)
     "level.db" = "cc 7 -60..0" # the level, -60..0 dB scaled to 0..127
 
-A key is an event name (``sensekit events --list`` / docs/OSC.md) for a note, or
+A key is an event name (docs/events.md; ``python -m sensekit.osc`` prints them all) for a note, or
 ``EVENT.FIELD`` (a number field of that event) for a control change, sent when its value
 changes. ``parse_mapping(table)`` checks it all and returns a ``MidiMapper`` whose
 ``messages(event)`` gives the ``mido.Message`` list for one event. Errors are

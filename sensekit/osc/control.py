@@ -45,6 +45,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 
+from sensekit.bind_errors import bind_failure
 from sensekit.errors import ConfigError
 from sensekit.osc.address import PREFIX
 from sensekit.osc.encode import Received, decode
@@ -189,7 +190,7 @@ class OscControl:
         try:
             self._server = _ControlServer((host, port), self.receive, share=share, burst=CPU_BURST_S)
         except OSError as exc:
-            raise ConfigError(f"cannot listen for OSC on {host}:{port}: {exc}") from None
+            raise ConfigError(f"cannot listen for OSC on {host}:{port}: {bind_failure(exc, port)}") from None
         self.host, self.port = self._server.server_address[:2]
         self._thread: threading.Thread | None = None
 

@@ -19,6 +19,7 @@ import socket
 import time
 from typing import Iterable
 
+from sensekit.bind_errors import resolve_failure
 from sensekit.errors import ConfigError
 from sensekit.events import EVENT_TYPES, Event
 from sensekit.osc.encode import encode
@@ -44,7 +45,7 @@ class OscSender:
         try:
             family, _, _, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_DGRAM)[0]
         except (OSError, UnicodeError) as exc:
-            raise ConfigError(f"cannot resolve OSC host {host!r}: {exc}") from None
+            raise ConfigError(f"cannot resolve OSC host {host!r}: {resolve_failure(exc)}") from None
         self._addr = addr
         self._sock = socket.socket(family, socket.SOCK_DGRAM)
         self._sock.setblocking(False)  # never stall the pipeline on a full buffer

@@ -58,6 +58,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from sensekit.bind_errors import bind_failure
 from sensekit.errors import ConfigError, SensekitError
 from sensekit.panel.address import PanelAddress
 from sensekit.panel.commands import CommandQueue
@@ -160,7 +161,7 @@ class PanelServer:
         if self._error is not None:
             a = self.address
             raise ConfigError(f"--panel: cannot listen on {a.host}:{a.port}: "
-                              f"{getattr(self._error, 'strerror', None) or self._error}")
+                              f"{bind_failure(self._error, a.port)}")
         self.hub.on_publish = self._publish_callback()
         return self.url
 

@@ -67,6 +67,7 @@ from sensekit.safe_read import check_nesting, clip, read_regular, short
 from sensekit.settings.declare import Group
 from sensekit.settings.registry import REGISTRY, load_table
 from sensekit.settings.renames import RENAMED
+from sensekit.suggest import backticked, close_matches, did_you_mean
 from sensekit.vision.noise import MEDIAN_FACTOR, SQRT2
 
 __all__ = ["Profile", "TAUGHT_TABLE", "LEGACY_KEYS", "DEPRECATED", "DATA_TABLES", "load_profile", "loads_profile",
@@ -233,8 +234,15 @@ def _section(section: str, table: Any, path: str, text: str) -> tuple[Group | No
     group = REGISTRY.get(section)
     legacy = {k.split(".", 1)[1] for k in LEGACY_KEYS if k.startswith(section + ".")}
     if group is None and not legacy:
+        if not isinstance(table, Mapping):
+            owners = [g for g in sorted(REGISTRY) if section in REGISTRY[g]]
+            under = " or ".join(f"[{g}]" for g in owners[:4]) or "its table"
+            raise ConfigError(f"{_where(path, text, section)}: `{clip(section)}` stands outside any table; "
+                              f"a setting goes under its table's line ({under}; `sensekit settings` "
+                              f"lists them)")
+        close = did_you_mean(close_matches(section, REGISTRY), quote=backticked)
         raise ConfigError(f"{_where(path, text, section)}: unknown table `{clip(section)}`; known tables: "
-                          f"{', '.join(sorted(REGISTRY))}")
+                          f"{', '.join(sorted(REGISTRY))}" + (f"; {close}" if close else ""))
     if not isinstance(table, Mapping):
         raise ConfigError(f"{_where(path, text, section)}: `{clip(section)}` must be a table "
                           f"([{clip(section)}]), got {short(table)}")
@@ -255,6 +263,10 @@ def _key_of(full: str, name: str, value: Any, group: Group | None, legacy: set[s
     hint = f"known keys in [{section}]: {known}" if known else ""
     if old:
         hint += ("; " if hint else "") + f"older names: {old}"
+    close = did_you_mean([f"{section}.{n}" for n in close_matches(name, [*(group.names if group else ()),
+                                                                        *legacy])], quote=backticked)
+    if close:
+        hint += ("; " if hint else "") + close
     raise ConfigError(f"{_where(path, text, full)}: unknown key `{clip(full)}`; {hint}")
 
 
@@ -311,7 +323,9 @@ def profile_text(p: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"cannot read profile {str(p)!r}: {exc}") from None
+        raise ConfigError(f"cannot read profile {str(p)!r}: it is not UTF-8 text (byte "
+                          f"0x{data[exc.start]:02x} at offset {exc.start}); a profile is a TOML text "
+                          f"file, saved as UTF-8") from None
 
 
 def read_table(path: str | os.PathLike[str], name: str) -> dict[str, Any]:

@@ -37,6 +37,7 @@ __all__ = ["hand_features", "TaughtGestures", "MAX_EXAMPLES", "FORMAT", "N_FEATU
 MAX_EXAMPLES = 60
 FORMAT = "sensekit-taught-gestures-2"
 FORMAT_1 = "sensekit-taught-gestures-1"     # positions only (42 numbers): read, distances added
+FORMAT_PREFIX = "sensekit-taught-gestures-"
 #: the wrist and the five fingertips, whose distances two by two describe the hand's shape
 SHAPE_POINTS = (0, 4, 8, 12, 16, 20)
 _PAIRS = np.array([(a, b) for i, a in enumerate(SHAPE_POINTS) for b in SHAPE_POINTS[i + 1:]])
@@ -161,8 +162,27 @@ class TaughtGestures:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TaughtGestures:
-        if data.get("format") not in (FORMAT, FORMAT_1):
-            raise ConfigError(f"not a taught gestures model (format {data.get('format')!r}, expected {FORMAT!r})")
+        """The model ``to_dict`` wrote (format 1 or 2); ``ConfigError`` for another format or a
+        damaged one (a missing key or a wrong type was a ``KeyError``/``ValueError`` traceback)."""
+        fmt = data.get("format")
+        if fmt not in (FORMAT, FORMAT_1):
+            number = fmt.removeprefix(FORMAT_PREFIX) if isinstance(fmt, str) and fmt.startswith(FORMAT_PREFIX) else ""
+            if number.isdigit() and int(number) > 2:
+                raise ConfigError(f"the taught gestures are in format {fmt!r}, newer than this sensekit "
+                                  f"reads ({FORMAT_1!r}, {FORMAT!r}): update sensekit, or teach them "
+                                  f"again (sensekit teach gesture)")
+            raise ConfigError(f"not a taught gestures model (format {clip(repr(fmt), 60)}, expected {FORMAT!r})")
+        try:
+            return cls._from_checked(data)
+        except ConfigError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            why = f"no `{exc.args[0]}`" if isinstance(exc, KeyError) else clip(str(exc), 80)
+            raise ConfigError(f"taught gestures model is damaged ({why}); teach it again "
+                              f"(sensekit teach gesture)") from None
+
+    @classmethod
+    def _from_checked(cls, data: Mapping[str, Any]) -> TaughtGestures:
         model = cls(k=int(data["k"]), min_confidence=float(data["min_confidence"]))
         try:
             model.classes = [check_gesture_name(c) for c in data["classes"]]

@@ -112,12 +112,15 @@ def test_a_display_that_opens_nothing_runs_headless_instead_of_an_invisible_wind
     assert (tmp_path / "out" / "clapper.png").stat().st_size > 5000
 
 
-def test_a_display_that_opens_gets_the_window(tmp_path):
+def test_a_display_that_opens_gets_the_window(tmp_path_factory):
     import shutil
     import subprocess
     import sys
     import time
 
+    # the run now names the files it wrote by their full path: a folder named after this test
+    # would put "display" in stdout
+    tmp_path = tmp_path_factory.mktemp("window")
     if shutil.which("Xvfb") is None:
         pytest.skip("Xvfb is not installed (apt-get install xvfb)")
     server = subprocess.Popen(["Xvfb", ":988", "-screen", "0", "800x600x24"],
@@ -179,3 +182,48 @@ def test_the_closing_lines_name_every_file_the_run_wrote(video_only_file, tmp_pa
     for what, name in (("screenshot", "shot.png"), ("video", "out/run.avi"), ("events", "ev.jsonl")):
         assert (tmp_path / name).is_file()
         assert f"{what}: {tmp_path / name}" in out, out
+
+
+def test_a_run_in_a_window_that_ends_names_the_files_it_wrote(tmp_path):
+    # headless and interrupted runs printed "screenshot: PATH" etc.; a window run that ended
+    # normally (--frames, esc, the end of a recording) printed nothing about its files
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    if shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
+    server = subprocess.Popen(["Xvfb", ":989", "-screen", "0", "800x600x24"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.0)
+        proc = subprocess.run([sys.executable, "-m", "sensekit", "run", "clapper", "--frames", "15",
+                               "--screenshot", "shot.png", "--events", "ev.jsonl"], cwd=tmp_path,
+                              env=_run_env(DISPLAY=":989"), capture_output=True, text=True, timeout=120)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert "running headless" not in proc.stdout
+    assert f"screenshot: {tmp_path / 'shot.png'}" in out, out
+    assert f"events: {tmp_path / 'ev.jsonl'}" in out, out
+    assert out[-2:] == [f"screenshot: {tmp_path / 'shot.png'}", f"events: {tmp_path / 'ev.jsonl'}"], out
+
+
+def test_no_display_with_a_live_device_runs_on_the_device_headless(video_only_file, tmp_path, capsys,
+                                                                  monkeypatch):
+    # README said "With none (or no screen), it plays the app's bundled recording": without a
+    # screen it runs headless on the live devices there are (here a file stands in for a camera)
+    import sensekit.app.sources as sources
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sources, "live_spec", lambda app_cls: f"file:{video_only_file}")
+    assert main(["run", "edge_snow", "--frames", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "no display found: running headless; the last frame goes to out/edge_snow.png"
+    assert not any("bundled recording" in line for line in out), out
+    assert out[-1] == f"screenshot: {tmp_path / 'out' / 'edge_snow.png'}"

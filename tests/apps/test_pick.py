@@ -108,6 +108,13 @@ def test_bad_track_options_are_one_line_errors(argv, message, capsys):
     assert message in err and "Traceback" not in err
 
 
+def test_a_track_option_on_an_app_that_tracks_nothing_names_the_app(capsys):
+    # it said "this app does not track anything", where --pick says "--pick: clapper tracks no colour"
+    assert main(["run", "clapper", "--headless", "--frames", "5", "--track-color", "5,5"]) == 2
+    assert capsys.readouterr().err == ("sensekit: error: clapper does not track anything; --track-color "
+                                       "and --track-box need an app that tracks a coloured object\n")
+
+
 @pytest.mark.parametrize("app", ["motion_paddle", "edge_snow"])
 def test_a_click_or_drag_in_an_app_that_tracks_nothing_says_so(play, app):
     """The README's "click an object on the camera view to track it": in the apps that track

@@ -82,3 +82,17 @@ def test_without_a_profile_the_save_goes_to_venue_toml_in_the_working_folder(tmp
     assert main(["run", "clapper", "--headless", "--frames", "20", "--keys", "S@0.3"]) == 0
     assert [p.name for p in tmp_path.iterdir()] == ["venue.toml"]
     load_profile(tmp_path / "venue.toml")                             # a profile (nothing was changed)
+
+
+def test_the_terminal_names_the_saved_profile_by_its_full_path(tmp_path, monkeypatch, caplog):
+    # a screenshot was named "saved screenshot /full/path.png", the profile "saved venue profile
+    # venue.toml": relative to a folder the terminal does not show
+    import logging
+
+    from sensekit.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    with caplog.at_level(logging.INFO, logger="sensekit"):
+        assert main(["run", "clapper", "--headless", "--frames", "20", "--keys", "S@0.3"]) == 0
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("saved venue profile")]
+    assert said == [f"saved venue profile {tmp_path / 'venue.toml'}"]

@@ -177,6 +177,22 @@ def test_unknown_name_with_a_file_of_that_name_says_how_to_run_it(clean_env, tmp
     assert "no app named 'mine'" in err and "sensekit run ./mine.py" in err
 
 
+@pytest.mark.parametrize("name, said", [
+    ("my_apps", "('my_apps' is a folder here: to list and run the apps in it, set SENSEKIT_APPS_DIR=my_apps)"),
+    ("notes.txt", "('notes.txt' is a file here, but an app file is Python, ending in .py)"),
+])
+def test_unknown_name_that_is_a_folder_or_file_here_says_what_it_is(name, said, clean_env, tmp_path,
+                                                                    capsys):
+    # both got the list of apps alone, as if the name were a typo
+    (tmp_path / "my_apps").mkdir()
+    (tmp_path / "notes.txt").write_text("hi\n")
+    clean_env.chdir(tmp_path)
+    assert main(["run", name, "--headless"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"sensekit: error: no app named '{name}'; the apps are:")
+    assert err.rstrip("\n").endswith(said), err
+
+
 def test_apps_help_documents_where_apps_come_from(capsys):
     assert main(["apps", "--help"]) == 0
     out = capsys.readouterr().out

@@ -163,3 +163,18 @@ def test_a_clap_clip_cut_at_the_wrong_moment_is_refused(shared_data, tmp_path, c
     assert "heard 2 claps in the clap part" in refused([wav, "--clap-seconds", "4"], out, capsys)
     err = refused([wav, "--clap-seconds", "7"], out, capsys)  # 3 claps, then 8 in the "room"
     assert "sure claps in the room part" in err and "clap 3 or more times in the first 7 s" in err
+
+
+@pytest.mark.parametrize("extra, said", [
+    (["--clap-seconds", "3"], "--clap-seconds goes with --claps (how long the clapping part is)"),
+    (["--claps", "--pick-color", "10,10"], "--pick-color does not go with --claps: pick the colour in "
+                                           "a calibrate run of its own (the profile keeps both)"),
+])
+def test_an_option_calibrate_would_ignore_is_refused(extra, said, tmp_path, capsys):
+    # both were silently ignored: a 5 s noise calibration, or a clap lesson with no colour
+    from sensekit.cli import main
+
+    out = tmp_path / "v.toml"
+    assert main(["calibrate", "demo", "--out", str(out), *extra]) == 2
+    assert capsys.readouterr().err == f"sensekit: error: {said}\n"
+    assert not out.exists()

@@ -149,6 +149,15 @@ def test_option_errors_name_the_value(argv, message):
         build(argv)
 
 
+def test_a_bad_activity_timeout_is_named_by_the_option_typed(capsys):
+    # it named only `activity.timeout_ms`, where a bad level said `--activity level`
+    from sensekit.cli import main
+
+    assert main(["events", "demo", "--activity", "25,-5", "--max-items", "1"]) == 2
+    assert capsys.readouterr().err == ("sensekit: error: --activity 25,-5: `activity.timeout_ms` must be "
+                                       "a number 0..600000 ms, got -5.0\n")
+
+
 def test_bound_options_are_checked_while_parsing(capsys):
     with pytest.raises(SystemExit):
         parse(["--clap", "--gain", "150"])

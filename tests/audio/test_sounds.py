@@ -200,6 +200,23 @@ def test_teach_errors_are_one_line(tmp_path, capsys, argv, message, recordings_d
     assert not (tmp_path / "v.toml").exists()
 
 
+@pytest.mark.parametrize("what", ["sound", "words"])
+@pytest.mark.parametrize("rng", ["abc", "1.2.3-4", "2-", "x-4"])
+def test_a_malformed_range_on_a_file_that_exists_names_the_range(what, rng, tmp_path, capsys,
+                                                                 recordings_dir):
+    # '@1.2.3-4' was a ValueError traceback, and '@abc' 'no such audio file' of a file that exists
+    from sensekit.cli import main
+
+    wav = recordings_dir / "demo.skrec" / "audio.wav"
+    extra = ["--other", str(wav)] if what == "words" else []
+    assert main(["teach", what, "--profile", str(tmp_path / "v.toml"), *extra,
+                 f"a={wav}@{rng},{wav},{wav}"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"sensekit: error: example '{wav}@{rng}': the range must be START-END in seconds "
+                   f"(e.g. audio.wav@1.5-2.5), got '{rng}'\n")
+    assert not (tmp_path / "v.toml").exists()
+
+
 def test_sounds_need_a_profile_with_sounds(tmp_path, capsys):
     from sensekit.cli import main
 

@@ -114,6 +114,16 @@ def test_missing_file_names_the_path(tmp_path):
         CameraSource(path).open()
 
 
+def test_a_camera_name_that_is_no_index_url_or_file_says_what_a_camera_is(capsys):
+    # `camera:usb` said only "camera file not found: 'usb'"
+    from sensekit.cli import main
+
+    assert main(["events", "camera:usb", "--max-items", "1"]) == 2
+    assert capsys.readouterr().err == (
+        "sensekit: error: no camera 'usb': a camera is an index (camera:0; `sensekit devices` lists "
+        "them), a stream URL or a video file that exists\n")
+
+
 def test_bad_settings_quote_the_value():
     with pytest.raises(ConfigError, match="`width` must be 1..16384, got 0"):
         CameraSource(0, width=0)

@@ -450,3 +450,25 @@ def test_sigkill_leaves_a_replayable_recording(tmp_path: Path) -> None:
     # ordinary tools read the WAV up to its last flushed second
     data, rate = soundfile.read(rec / "audio.wav", dtype="int16")
     assert rate == RATE and len(data) == len(audio)
+
+
+@pytest.mark.parametrize("version, said", [
+    (3, "'new.skrec/meta.json': `version` 3 is newer than this sensekit reads (1, 2): "
+        "update sensekit to replay it"),
+    (0, "'new.skrec/meta.json': unknown `version` 0 (sensekit writes 1, 2; is meta.json damaged?)"),
+    ("2", "'new.skrec/meta.json': unknown `version` '2' (sensekit writes 1, 2; is meta.json damaged?)"),
+    (None, "'new.skrec/meta.json': missing `version` (sensekit writes 1, 2; is meta.json damaged?)"),
+])
+def test_a_recording_from_another_version_says_what_to_do(tmp_path: Path, version: object,
+                                                          said: str) -> None:
+    # it said "unsupported `version` 3 (this sensekit reads 1, 2)" for every case, and
+    # "unsupported `version` None" for a meta.json without one: no word of the fix
+    rec = tmp_path / "new.skrec"
+    rec.mkdir()
+    meta = {"format": "sensekit-recording", "video": None, "audio": None}
+    if version is not None:
+        meta["version"] = version
+    (rec / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(RecordingError) as info:
+        read_meta(rec)
+    assert str(info.value) == said

@@ -138,3 +138,18 @@ def test_bundled_name(recordings_dir: Path) -> None:
         pytest.skip("bundled recording not generated")
     spec = parse_source_spec("demo")
     assert spec.kind == "replay" and Path(str(spec.target)) == recordings_dir / "demo.skrec"
+
+
+def test_replay_of_a_bundled_name_plays_it_and_a_near_miss_is_named(recordings_dir: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # `--source replay:demo` was "no such recording: 'demo'", where `--source demo` plays it; and
+    # 'replay:demo.skrec' (what the HUD and the panel show as the source) named no bundled one
+    if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording not generated")
+    monkeypatch.chdir(tmp_path)
+    with open_source("replay:demo") as source:
+        assert Path(source.path) == recordings_dir / "demo.skrec"
+    with pytest.raises(SourceError) as info:
+        open_source("replay:demo.skrec")
+    assert str(info.value) == ("no such recording: 'demo.skrec'; did you mean 'demo'? (from spec "
+                               "'replay:demo.skrec'; bundled recordings: demo)")

@@ -430,3 +430,17 @@ def test_frames_that_arrive_mirrored_are_not_flipped_back():
     flips = VisionStage(mirror=True, edges=True)
     Runner(ListSource(frames), [flips], Dispatcher(), lazy=False).run()
     assert np.array_equal(flips.frame, frames[-1][:, ::-1]) and flips.runs["mirror"] == 2
+
+
+@pytest.mark.parametrize("command", [["events", "demo", "--max-items", "1"], ["snapshot", "demo"]])
+@pytest.mark.parametrize("value, said", [
+    ("500", "--tolerance 500: `tracker.hue_tolerance` must be a number 0..180 deg, got 500.0"),
+    ("10,20", "--tolerance 10,20: must be 'H' or 'H,S,V', got '10,20'"),
+])
+def test_a_bad_tolerance_is_named_by_the_option_typed(command, value, said, capsys, tmp_path):
+    # the message named only `tracker.hue_tolerance`, or "tolerance", not the --tolerance typed
+    from sensekit.cli import main
+
+    out = ["--out", str(tmp_path / "s.png")] if command[0] == "snapshot" else []
+    assert main([*command, *out, "--tolerance", value]) == 2
+    assert capsys.readouterr().err == f"sensekit: error: {said}\n"

@@ -79,6 +79,37 @@ def test_a_file_that_is_not_a_model_is_refused():
         TaughtGestures.from_dict({"format": "something else"})
 
 
+@pytest.mark.parametrize("data, said", [
+    ({"format": "sensekit-taught-gestures-2"},
+     "taught gestures model is damaged (no `k`); teach it again (sensekit teach gesture)"),
+    ({"format": "sensekit-taught-gestures-2", "k": "x", "min_confidence": 0.6, "classes": ["a"],
+      "labels": [0], "features": [[0.0] * 57]},
+     "taught gestures model is damaged (invalid literal for int() with base 10: 'x'); teach it again "
+     "(sensekit teach gesture)"),
+    ({"format": "sensekit-taught-gestures-3"},
+     "the taught gestures are in format 'sensekit-taught-gestures-3', newer than this sensekit reads "
+     "('sensekit-taught-gestures-1', 'sensekit-taught-gestures-2'): update sensekit, or teach them again "
+     "(sensekit teach gesture)"),
+    ({"format": 5}, "not a taught gestures model (format 5, expected 'sensekit-taught-gestures-2')"),
+])
+def test_a_damaged_or_newer_model_is_one_clear_error(data, said):
+    # a missing key or a wrong type was a KeyError / ValueError traceback (`sensekit events --hands`
+    # with a profile whose [taught_gestures] lost a line), and a newer one "not a taught gestures model"
+    with pytest.raises(ConfigError) as info:
+        TaughtGestures.from_dict(data)
+    assert str(info.value) == said
+
+
+def test_a_damaged_model_in_the_profile_is_one_line(tmp_path, capsys):
+    from sensekit.cli import main
+
+    venue = tmp_path / "venue.toml"
+    venue.write_text('[taught_gestures]\nformat = "sensekit-taught-gestures-2"\n')
+    assert main(["events", "demo", "--hands", "--profile", str(venue), "--max-items", "1"]) == 2
+    assert capsys.readouterr().err == ("sensekit: error: taught gestures model is damaged (no `k`); "
+                                       "teach it again (sensekit teach gesture)\n")
+
+
 def test_class_ranges():
     assert parse_range("star=1.5-4") == ("star", 1.5, 4.0)
     assert parse_range(" heart_hands = 0-2.25 ") == ("heart_hands", 0.0, 2.25)
