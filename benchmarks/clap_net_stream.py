@@ -14,7 +14,7 @@ Usage: .venv/bin/python benchmarks/clap_net_stream.py --cache BURSTS.npz --tree-
        --net-folds N.json [--net-models M.json] [--mode mean|net|trees|gated] [--route] [--threshold T]
        [--gate-threshold nested|trees|T] [--margin nested|M] [--veto-side both|claps]
        [--offsets 0,517] [--curve-offsets 0,517] [--no-curve]
-       [--sources a,b] [--kinds white,pink,...] [--snrs 0,5,10]
+       [--sources a,b] [--kinds white,pink,...] [--snrs 0,5,10] [--dense CLIP]
   --mode gated: the sixteenth pass's candidate (``clap_net_gate``): the mean only for bursts rising
   < 24 dB over a floor that moves, the trees for every other, each branch at its own threshold
   (the files written by benchmarks/clap_net_look.py; its N.json keeps each fold's net)
@@ -160,6 +160,42 @@ def thresholds(args: argparse.Namespace, trees: dict[str, Any]) -> tuple[dict[st
     return nested, gated
 
 
+def load_nets(args: argparse.Namespace) -> dict[str, Any]:
+    """Each fold's net: ``--net-models``, or the models kept in ``--net-folds``."""
+    nets: dict[str, Any] = json.loads((args.net_models or args.net_folds).read_text())
+    return nets if args.net_models is not None else {s: v["model"] for s, v in nets.items()}
+
+
+def dense_counts(args: argparse.Namespace) -> None:
+    """``--dense``: the shipped trees at their threshold, the route on (as shipped), over one
+    clip: how many bursts the trees judge and how many are inside each margin of
+    ``clap_net_veto.MARGINS`` (the patches the veto would compute; the first fold's net is
+    only called, the counts do not depend on it), for ``--veto-side``."""
+    import sensekit.audio.clap_floor as cfl
+    from sensekit.audio.clap import ClapDetector
+    from sensekit.audio.clap_model import MODEL, THRESHOLD
+    from sensekit.evaluation.audio.clap_net_veto import MARGINS
+    from sensekit.evaluation.audio.evaluate import read_wav
+
+    path, side = args.dense, args.veto_side
+    net = next(iter(load_nets(args).values()))
+    x, rate = read_wav(path)
+    original = cfl.FloorRoute
+    print(f"{path.name}: {len(x) / rate:.1f} s; the shipped trees at {THRESHOLD:g}, route on; veto {side}")
+    try:
+        for margin in MARGINS:
+            counts: dict[str, int] = {}
+            cfl.FloorRoute = candidate_route(MODEL, net, expert_first=original, threshold=THRESHOLD,  # type: ignore[misc]
+                                             veto=(margin, side), counts=counts)
+            det = ClapDetector(threshold=THRESHOLD, noise_route=True)
+            for i in range(0, len(x), 512):
+                det.process(x[i:i + 512], i / rate, rate)
+            print(f"margin {margin:g}: bursts judged by the trees {counts.get('bursts', 0)}, "
+                  f"inside the margin (patch computed) {counts.get('patched', 0)}")
+    finally:
+        cfl.FloorRoute = original  # type: ignore[misc]
+
+
 def print_counts(args: argparse.Namespace, counts: dict[str, dict[str, int]]) -> None:
     """``--mode veto``: each source's bursts judged and those that needed the patch."""
     if args.mode != "veto":
@@ -207,19 +243,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threshold", type=float, default=None,
                     help="one threshold for every source instead of the nested ones (NOT a nested "
                          "choice: splits a candidate's gain between its ranking and its threshold)")
+    ap.add_argument("--dense", type=Path, default=None,
+                    help="only count, on this clip (benchmarks/audio.py's dense clip: "
+                         "audio/laugh_room-small_0.wav), the bursts inside each veto margin")
     args = ap.parse_args(argv)
     if not (args.data / "labels.csv").is_file():
         print(f"shared data not found at {args.data}", file=sys.stderr)
         return 2
+    if args.dense is not None:
+        dense_counts(args)
+        return 0
     import sensekit.audio.clap_floor as cfl
     from sensekit.audio.clap import ClapDetector
     from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
     from sensekit.evaluation.audio.evaluate import evaluate, format_sources
 
     trees = json.loads(args.tree_folds.read_text())["models"]
-    nets = json.loads((args.net_models or args.net_folds).read_text())
-    if args.net_models is None:
-        nets = {s: v["model"] for s, v in nets.items()}
+    nets = load_nets(args)
     nested, gated = thresholds(args, trees)
     sources = sorted(trees) if not args.sources else args.sources.split(",")
 
