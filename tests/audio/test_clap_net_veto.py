@@ -68,3 +68,19 @@ def test_nested_margin_never_reads_the_held_out_source() -> None:
     moved = {s: v.copy() for s, v in net.items()}
     moved["a"][b.source == "a"] = 50.0               # source a's own net scores change...
     assert cv.nested_margins(b, trees, moved, {"a": 0.0, "b": 0.0})["a"] == 3.0   # ...not its margin
+
+
+def test_the_stream_computes_the_patch_only_for_close_calls() -> None:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from clap_net_stream import close_call
+
+    counts: dict[str, int] = {}
+    needs = close_call((1.0, "both"), 2.0, counts)
+    assert [needs(t) for t in (2.5, 1.2, 5.0, -3.0, 3.0)] == [True, True, False, False, False]
+    assert counts == {"bursts": 5, "patched": 2}
+    only = close_call((1.0, "claps"), 2.0, None)
+    assert [only(t) for t in (2.5, 1.2)] == [True, False]
+    assert close_call(None, 2.0, None)(40.0)              # no veto: every burst gets the net
