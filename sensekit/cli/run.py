@@ -72,7 +72,7 @@ def register(subparsers: Subparsers) -> None:
                         "frames that arrived on a live source")
     p.add_argument("--screenshot", type=OutputPath(*SCREENSHOT_SUFFIXES, replaced=True), metavar="PATH",
                    help="save a picture of the last frame (.png/.jpg/.bmp), Ctrl-C included")
-    p.add_argument("--video", type=OutputPath(".avi", ".mkv", ".mp4"), metavar="PATH",
+    p.add_argument("--video", type=OutputPath(".avi", ".mkv", ".mp4", replaced=True), metavar="PATH",
                    help="write the window to a video (.avi/.mkv/.mp4)")
     p.add_argument("--events", type=OutputPath(*EVENTS_SUFFIXES), metavar="PATH",
                    help="write the dispatched events as JSON lines (.jsonl)")
