@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import tempfile
 from pathlib import Path
@@ -49,16 +50,25 @@ def save_screenshot(screen: pygame.Surface, path: str | Path) -> Path:
         raise OSError(errno.EINVAL, f"cannot save the screenshot {str(path)!r}: it is {kind}, not a file")
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.is_file() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
+    picture = io.BytesIO()          # encoded in memory: a full disk is Python's OSError, not libpng's line
     try:
-        pygame.image.save(screen, tmp)
+        pygame.image.save(screen, picture, path.name)
+    except pygame.error as exc:
+        raise OSError(errno.EIO, f"cannot save the screenshot {str(path)!r}: {exc}") from None
+    tmp = ""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(picture.getvalue())
+            fh.flush()
+            os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except (OSError, pygame.error) as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise OSError(errno.EIO, f"cannot save the screenshot {str(path)!r}: {exc}") from None
+    except OSError as exc:
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise OSError(errno.EIO, f"cannot save the screenshot {str(path)!r}: {exc.strerror or exc}") from None
     return path
 
 

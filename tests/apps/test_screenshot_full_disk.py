@@ -29,6 +29,7 @@ def test_the_screenshot_option_on_a_full_disk_is_one_line_and_leaves_nothing(tmp
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2, r.stderr[-2000:]
     assert "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr        # libpng's own line came first
     assert r.stderr.strip().splitlines()[-1].startswith("sensekit: error: [Errno 5] cannot save the "
                                                          "screenshot 'shot.png'")
     assert list(tmp_path.iterdir()) == []
