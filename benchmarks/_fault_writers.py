@@ -132,7 +132,7 @@ def _row(row: Callable[[str, str, str, bool], None], what: str, where: str, fold
     said = lines[-1] if lines else ""
     going_on = what.startswith("Shift+S")                  # the piece goes on, it says so
     ok = (code == 0 if going_on else code == 2) and kept and "Traceback" not in " ".join(lines) \
-        and (going_on or len(lines) == 1 or what == "run --video")   # (OpenCV warns per frame: noted)
+        and (going_on or len(lines) == 1)
     if what == "run --events" and where == "on a full disk":
         ok = code == 0 and "dropped after the write failed" in said   # the show goes on, counted
     extra = [] if kept else ["the previous file was lost"]

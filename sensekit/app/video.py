@@ -21,6 +21,7 @@ import cv2
 import pygame
 
 from sensekit.app.convert import surface_to_array
+from sensekit.capture.devices import quiet_opencv
 from sensekit.errors import ConfigError
 
 FOURCC = {".avi": "MJPG", ".mkv": "FFV1", ".mp4": "mp4v"}
@@ -51,7 +52,8 @@ class VideoRecorder:
             if not writer.isOpened():
                 raise ConfigError(f"cannot write video {str(self.path)!r} with codec {self.fourcc}")
             self._writer = writer
-        self._writer.write(image)
+        with quiet_opencv():     # a full disk: a warning per frame for as long as the run lasts; close() tells
+            self._writer.write(image)
         self.frames += 1
 
     def close(self) -> None:
@@ -62,7 +64,8 @@ class VideoRecorder:
         if self._writer is not None:
             self._writer.release()
             self._writer = None
-            cap = cv2.VideoCapture(str(self._partial))
+            with quiet_opencv():                 # (FFmpeg's "File ended prematurely": said below in one line)
+                cap = cv2.VideoCapture(str(self._partial))
             try:
                 claimed = cap.get(cv2.CAP_PROP_FRAME_COUNT) if cap.isOpened() else -1.0
             finally:
