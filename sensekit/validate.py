@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sensekit.errors import ConfigError
+from sensekit.safe_read import file_kind
 
 
 def check_range(name: str, value: float, lo: float, hi: float) -> float:
@@ -108,7 +109,7 @@ def _check_path_text(text: str, label: str, suffixes: tuple[str, ...]) -> None:
 
 def check_output_path(name: str | None, path: str | os.PathLike[str], *,
                       suffixes: tuple[str, ...] = (), folder: bool = False,
-                      exist_ok: bool = True) -> Path:
+                      exist_ok: bool = True, replaced: bool = False) -> Path:
     """Return ``path`` as a ``Path`` if a command can write it, else raise ``ConfigError``.
 
     Checked, without changing anything on disk: the name ends in one of ``suffixes``
@@ -116,7 +117,10 @@ def check_output_path(name: str | None, path: str | os.PathLike[str], *,
     existing folder (for a file) or does not exist at all (a ``folder`` output, or
     ``exist_ok=False``), it does not lie inside a recording folder (recordings are
     never changed), and the OS lets us create it (a file is created and removed
-    again, an existing file is opened for appending and closed). ``name`` (e.g.
+    again, an existing file is opened for appending and closed). ``replaced``: the
+    command writes a new file and renames it over the path (a screenshot, a profile),
+    so what the path names now (through a symlink: its target) must be a regular file
+    or nothing - a FIFO, a device or a socket would be replaced by the file. ``name`` (e.g.
     ``"--out"``) prefixes the message; the CLI's argparse types pass ``None``
     because argparse names the option itself.
     """
@@ -137,6 +141,10 @@ def check_output_path(name: str | None, path: str | os.PathLike[str], *,
         raise ConfigError(f"{label}{shown} must end in {_suffix_list(suffixes)}")
     if exists and (folder or not exist_ok):
         raise ConfigError(f"{label}{shown} already exists; choose another name or delete it")
+    kind = file_kind(p) if replaced else None
+    if kind is not None:
+        raise ConfigError(f"{label}{shown} is {kind}, not a file: the file written would replace it; "
+                          "give the name of a file")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         why = "is not a folder" if parent.exists() else "does not exist"

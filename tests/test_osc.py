@@ -389,6 +389,29 @@ def test_control_port_in_use_is_a_config_error():
         OscControl("127.0.0.1", control.port)
 
 
+@pytest.mark.parametrize("door", ["control", "osc-listen"])
+def test_a_failure_just_after_the_socket_binds_closes_it(door, monkeypatch):
+    """``count_kernel_drops`` runs once the socket is bound (the control server) or made
+    (osc-listen); if it raised, the bound socket stayed open and its port taken until the
+    process ended: a program starting again got 'address in use'."""
+    import sensekit.cli.osc_listen as osc_listen
+    import sensekit.osc.control as control
+
+    seen: list[socket.socket] = []
+
+    def fails(sock: socket.socket) -> None:
+        seen.append(sock)
+        raise RuntimeError("setsockopt went wrong")
+
+    monkeypatch.setattr(control if door == "control" else osc_listen, "count_kernel_drops", fails)
+    with pytest.raises(RuntimeError, match="setsockopt went wrong"):
+        if door == "control":
+            OscControl("127.0.0.1", 0)
+        else:
+            osc_listen.listen(0, seconds=0.1, out=io.StringIO())
+    assert len(seen) == 1 and seen[0].fileno() == -1
+
+
 # --- CLI helpers --------------------------------------------------------------
 
 def test_add_and_attach_osc(collector):

@@ -249,7 +249,10 @@ def profiles(draw):
     p["tracker.hue_tolerance"] = draw(st.floats(0, 180))
     p["motion.threshold"] = draw(st.none() | st.integers(1, 255))
     p["motion.noise_sigma"] = draw(st.none() | st.floats(0, 100))
-    names = draw(st.lists(st.text(string.printable.translate(str.maketrans("", "", ",;=")) + "éß✓\x7f",
+    # any printable name (quotes, backslashes, spaces, non-ASCII): a name with a control character
+    # (\t \n \r \x0b \x0c \x7f, which this drew before harden15) is refused on load since
+    # (tests/vision/test_zone_names.py), so it is no longer a profile that round-trips
+    names = draw(st.lists(st.text(string.printable.translate(str.maketrans("", "", ",;=\t\n\r\x0b\x0c")) + "éß✓",
                                   min_size=1, max_size=8).filter(str.strip),
                           unique=True, max_size=4))
     p["motion.zones"] = {n: draw(zones()) for n in names}

@@ -134,3 +134,31 @@ def test_saving_into_a_profile_that_grew_huge_is_refused_before_reading_it(tmp_p
         assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 64 << 10    # kB: < 64 MB
         assert big.stat().st_size == 600 << 20                                           # left alone
         big.unlink()
+
+
+def test_a_profile_save_on_a_full_disk_names_the_file_and_keeps_the_old_one(tmp_path):
+    # `sensekit calibrate --out`, `teach ... --profile`, Shift+S and the panel all said
+    # "[Errno 28] No space left on device" (or EFBIG) and nothing of which file
+    import resource
+    import subprocess
+    import sys
+    import textwrap
+
+    old = "[motion]\nthreshold = 30\n"
+    (tmp_path / "venue.toml").write_text(old)
+    code = textwrap.dedent("""
+        import resource
+        from sensekit.profile.save import save_profile
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16, 16))           # a disk with 16 bytes free
+        try:
+            save_profile({"motion.threshold": 40}, "venue.toml")
+        except OSError as exc:
+            print(exc)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == ("[Errno 27] cannot save the profile 'venue.toml': File too large "
+                                "(the previous one is kept)"), r.stdout
+    assert (tmp_path / "venue.toml").read_text() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["venue.toml"]
+    assert resource.getrlimit(resource.RLIMIT_FSIZE)     # (the limit was the child's only)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import tempfile
 from pathlib import Path
@@ -28,6 +29,7 @@ from sensekit.app.options import RunOptions
 from sensekit.app.video import VideoRecorder
 from sensekit.event_sink import EventSink
 from sensekit.events import Dispatcher, to_jsonl
+from sensekit.safe_read import file_kind
 from sensekit.settings.live import Tuning
 
 __all__ = ["RunOutputs", "save_screenshot"]
@@ -37,20 +39,36 @@ def save_screenshot(screen: pygame.Surface, path: str | Path) -> Path:
     """Save ``screen`` to ``path`` (the format from its suffix) through a temporary file renamed
     into place, so a full disk leaves no truncated picture; a failed write is one ``OSError``
     naming the file (pygame's own error, and libpng's, name nothing). A new picture is readable by
-    all (0644, not the temporary file's 0600); one saved over keeps its file's mode."""
+    all (0644, not the temporary file's 0600); one saved over keeps its file's mode. A symlink is
+    followed (its target is saved over, the link stays); a FIFO, a device or a socket is an
+    ``OSError`` and left alone (the rename would have replaced it with the picture)."""
     path = Path(path)
+    if path.is_symlink():
+        path = path.resolve()
+    kind = file_kind(path)
+    if kind is not None:
+        raise OSError(errno.EINVAL, f"cannot save the screenshot {str(path)!r}: it is {kind}, not a file")
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.is_file() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
+    picture = io.BytesIO()          # encoded in memory: a full disk is Python's OSError, not libpng's line
     try:
-        pygame.image.save(screen, tmp)
+        pygame.image.save(screen, picture, path.name)
+    except pygame.error as exc:
+        raise OSError(errno.EIO, f"cannot save the screenshot {str(path)!r}: {exc}") from None
+    tmp = ""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(picture.getvalue())
+            fh.flush()
+            os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except (OSError, pygame.error) as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise OSError(errno.EIO, f"cannot save the screenshot {str(path)!r}: {exc}") from None
+    except OSError as exc:
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise OSError(errno.EIO, f"cannot save the screenshot {str(path)!r}: {exc.strerror or exc}") from None
     return path
 
 

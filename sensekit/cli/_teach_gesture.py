@@ -87,9 +87,9 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--class", dest="classes", action="append", required=True, metavar="NAME=START-END",
                    help="a gesture and a time range in seconds (repeat)")
     where = g.add_mutually_exclusive_group(required=True)
-    where.add_argument("--out", type=OutputPath(".json"), metavar="MODEL.json",
+    where.add_argument("--out", type=OutputPath(".json", replaced=True), metavar="MODEL.json",
                        help="write the model to this JSON file")
-    where.add_argument("--profile", type=OutputPath(".toml"), metavar="FILE",
+    where.add_argument("--profile", type=OutputPath(".toml", replaced=True), metavar="FILE",
                        help="keep the model in this venue profile (its [taught_gestures] table; the "
                             "file is created, or edited keeping everything else)")
     g.add_argument("--hand-model", choices=("full", "lite"), default="full", help="MediaPipe model size")
@@ -139,8 +139,9 @@ def main(args: argparse.Namespace) -> int:
         examples = collect(source, ranges, model=args.hand_model)
     model = TaughtGestures().fit(examples)
     if args.out is not None:
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(model.to_dict(), f)
+        from sensekit.atomic import write_text_atomic   # whole or not at all: a full disk keeps the old model
+
+        write_text_atomic(args.out, json.dumps(model.to_dict()), what="the gesture model")
     else:
         from sensekit.profile import save_taught_gestures
 

@@ -37,7 +37,7 @@ def add_parser(sub: Any) -> None:
     """Add ``sound`` to the ``teach`` command's subcommands (``sensekit.cli.teach``)."""
     s = sub.add_parser("sound", help="teach sounds from examples: NAME=FILE[,FILE...]",
                        description="Teach sounds from 3-5 examples each; they are kept in the profile.")
-    s.add_argument("--profile", required=True, metavar="FILE", type=OutputPath(".toml"),
+    s.add_argument("--profile", required=True, metavar="FILE", type=OutputPath(".toml", replaced=True),
                    help="the venue profile to keep them in (.toml; made if missing, else edited in place)")
     s.add_argument("sounds", nargs="+", metavar="NAME=FILE[,FILE...]",
                    help="a sound's name and its examples (FILE or FILE@START-END in seconds); "

@@ -41,7 +41,7 @@ def add_parser(sub: Any) -> None:
     s = sub.add_parser("words", help="teach command words from recorded takes: WORD=FILE[,FILE...]",
                        description="Learn command words from takes (several people's for any speaker) "
                                    "and other speech; kept in the profile for --words.")
-    s.add_argument("--profile", required=True, metavar="FILE", type=OutputPath(".toml"),
+    s.add_argument("--profile", required=True, metavar="FILE", type=OutputPath(".toml", replaced=True),
                    help="the venue profile to keep them in (.toml; made if missing, else edited in place)")
     s.add_argument("--other", metavar="FILE[,FILE...]",
                    help="other speech (other words, talk): every voiced part is a take of what to refuse "

@@ -352,7 +352,7 @@ def register(subparsers: Subparsers) -> None:
         description="Learn the audio and camera noise floors of a venue, and optionally "
                     "pick a colour, into a venue profile TOML file.")
     p.add_argument("source", metavar="SOURCE", help="camera:N, mic, camera:0+mic, a recording...")
-    p.add_argument("--out", type=OutputPath(".toml"), required=True, metavar="FILE",
+    p.add_argument("--out", type=OutputPath(".toml", replaced=True), required=True, metavar="FILE",
                    help="profile to write, .toml (edited in place if it exists)")
     p.add_argument("--seconds", type=float_in(0, 3600), default=None, metavar="S",
                    help="how much of the source to measure (default 5; with --claps, the room "

@@ -65,8 +65,8 @@ def listen(port: int, *, host: str = "127.0.0.1", count: int | None = None,
     out = out if out is not None else sys.stdout
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     tally = _Tally()
-    count_kernel_drops(sock)
     try:
+        count_kernel_drops(sock)           # inside: a failure closes the socket
         try:
             sock.bind((host, port))
         except OSError as exc:

@@ -8,7 +8,9 @@ Declare an output option with the ``OutputPath`` type and it is checked for free
 At parse time (``sensekit.validate.check_output_path``): the extension, that the
 parent folder exists, that a file output is not an existing folder (and that a
 folder output does not exist yet), that it is not inside a recording, and that
-the OS lets us create it. Nothing on disk changes. A bad path is one line, exit
+the OS lets us create it; with ``replaced=True`` (a file written beside and renamed into
+place: a screenshot, a profile) that the path is not a FIFO, a device or a socket, which the
+rename would replace. Nothing on disk changes. A bad path is one line, exit
 status 2: ``sensekit plot: error: argument --out: cannot write '/proc/x.png': ...``.
 String defaults go through the type as well, so ``plot``'s default ``level.png``
 in an unwritable folder fails the same way.
@@ -36,16 +38,18 @@ from sensekit.validate import check_output_path
 class OutputPath:
     """``argparse`` type for a file (or, with ``folder=True``, a folder) a command writes."""
 
-    def __init__(self, *suffixes: str, folder: bool = False, exist_ok: bool = True) -> None:
+    def __init__(self, *suffixes: str, folder: bool = False, exist_ok: bool = True,
+                 replaced: bool = False) -> None:
         self.suffixes = tuple(s.lower() for s in suffixes)
         self.folder = folder
         self.exist_ok = exist_ok and not folder
+        self.replaced = replaced          # written beside and renamed over: a FIFO or device is refused
         self.__name__ = "output folder" if folder else "output file"   # argparse names the type
 
     def __call__(self, text: str) -> Path:
         try:
             return check_output_path(None, text, suffixes=self.suffixes, folder=self.folder,
-                                     exist_ok=self.exist_ok)
+                                     exist_ok=self.exist_ok, replaced=self.replaced)
         except ConfigError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 

@@ -70,9 +70,9 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--frames", type=_positive_int, metavar="N",
                    help="stop after N frames: simulation steps on a replay or file, "
                         "frames that arrived on a live source")
-    p.add_argument("--screenshot", type=OutputPath(*SCREENSHOT_SUFFIXES), metavar="PATH",
+    p.add_argument("--screenshot", type=OutputPath(*SCREENSHOT_SUFFIXES, replaced=True), metavar="PATH",
                    help="save a picture of the last frame (.png/.jpg/.bmp), Ctrl-C included")
-    p.add_argument("--video", type=OutputPath(".avi", ".mkv", ".mp4"), metavar="PATH",
+    p.add_argument("--video", type=OutputPath(".avi", ".mkv", ".mp4", replaced=True), metavar="PATH",
                    help="write the window to a video (.avi/.mkv/.mp4)")
     p.add_argument("--events", type=OutputPath(*EVENTS_SUFFIXES), metavar="PATH",
                    help="write the dispatched events as JSON lines (.jsonl)")
@@ -248,7 +248,7 @@ def _default_screenshot(app: str) -> Path:
     except OSError as exc:
         raise ConfigError(f"no display, and cannot make '{folder}' for the screenshot: "
                           f"{exc.strerror or exc}") from None
-    return check_output_path("--screenshot", folder / f"{app}.png")
+    return check_output_path("--screenshot", folder / f"{app}.png", replaced=True)
 
 
 def _no_display() -> str | None:

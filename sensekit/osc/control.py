@@ -135,7 +135,11 @@ class _ControlServer(socketserver.UDPServer):
         self.failed = 0                 # datagrams whose handling raised (handle_error)
         self._pace = CpuPace(share, burst)
         super().__init__(address, _Datagram)
-        count_kernel_drops(self.socket)
+        try:
+            count_kernel_drops(self.socket)
+        except BaseException:              # the bound socket is not left open
+            self.server_close()
+            raise
 
     def get_request(self) -> tuple[tuple[bytes, socket.socket], Any]:  # type: ignore[override]  # UDP: (data, socket)
         self._pace.wait()

@@ -367,7 +367,10 @@ def _write_atomic(target: Path, text: str, mode: int) -> None:
     if kind is not None:
         raise ConfigError(f"cannot save the profile to {short(str(target))}: it is {kind}, not a file")
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _not_saved(target, exc) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -375,7 +378,17 @@ def _write_atomic(target: Path, text: str, mode: int) -> None:
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
+    except OSError as exc:            # a full disk: the file named, the old profile as it was
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise _not_saved(target, exc) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _not_saved(target: Path, exc: OSError) -> OSError:
+    """A failed write (a full disk, a file size limit) as one line naming the profile."""
+    kept = " (the previous one is kept)" if target.is_file() else ""
+    return OSError(exc.errno, f"cannot save the profile {short(str(target))}: {exc.strerror or exc}{kept}")

@@ -53,7 +53,7 @@ from sensekit.errors import ConfigError
 from sensekit.safe_read import MAX_NUMBER_DIGITS, clip, short
 from sensekit.settings.renames import moved
 
-__all__ = ["Kind", "Setting", "Group", "setting", "group", "Zone", "KINDS"]
+__all__ = ["Kind", "Setting", "Group", "setting", "group", "Zone", "KINDS", "check_zone_name"]
 
 Kind = Literal["float", "int", "bool", "choice", "color", "zones", "words"]
 KINDS: tuple[str, ...] = ("float", "int", "bool", "choice", "color", "zones", "words")
@@ -244,6 +244,7 @@ class Setting(Generic[T]):
                     or len(name) > MAX_ZONE_NAME:
                 raise ConfigError(f"zone names in `{self.key}` must be 1..{MAX_ZONE_NAME} characters free "
                                   f"of , ; =, got {short(name)}")
+            check_zone_name(name, f"`{self.key}`")
             where = f"`{self.key}.{name}`"
             if isinstance(box, (str, bytes)) or not hasattr(box, "__len__") or len(box) != 4:
                 raise ConfigError(f"{where} must be [x, y, w, h] (4 fractions 0..1 of the frame), got {short(box)}")
@@ -348,6 +349,16 @@ class Setting(Generic[T]):
                 "choices": list(self.choices) or None, "none": self.none or None, "step": self.step,
                 "log_step": self.log_step, "flag": self.flag, "help": self.help,
                 "expects": self.expectation(), "control": self.control()}
+
+
+def check_zone_name(name: str, where: str) -> str:
+    """``name`` if it is printable text, else one ``ConfigError`` line naming the zone (escaped)
+    and ``where`` it was given: a newline, a tab or another control character in a zone name
+    would reach every motion event, log line, OSC address and file that names the zone."""
+    if not name.isprintable():
+        raise ConfigError(f"zone {short(name)} in {where} has a control character (a newline, a tab, ...); "
+                          "zone names must be printable text")
+    return name
 
 
 def parse_named_boxes(text: str, number: Callable[[str], T], *, bad: Callable[[str], str],

@@ -65,7 +65,7 @@ import numpy as np
 from sensekit.errors import ConfigError
 from sensekit.events import Box, Event, Motion, Still
 from sensekit.settings import Setting, Tunable, setting
-from sensekit.settings.declare import Zone, parse_named_boxes
+from sensekit.settings.declare import Zone, check_zone_name, parse_named_boxes
 from sensekit.validate import check_frame
 from sensekit.vision.background import BackgroundModel
 from sensekit.vision.exposure import GAIN_TOLERANCE, SATURATED, apply_gain, exposure_gain, grid_for
@@ -100,7 +100,8 @@ def parse_zones(text: str) -> dict[str, Box]:
     """``"name=x,y,w,h;name2=x,y,w,h"`` -> ``{name: (x, y, w, h)}`` (pixels)."""
     named = parse_named_boxes(text, int, bad=lambda part: f"zone must look like 'name=x,y,w,h', got {part!r}",
                               twice=lambda name: f"zone {name!r} is given twice in {text!r}")
-    zones: dict[str, Box] = {name: (v[0], v[1], v[2], v[3]) for name, v in named.items()}
+    zones: dict[str, Box] = {check_zone_name(name, "--zones"): (v[0], v[1], v[2], v[3])
+                             for name, v in named.items()}
     if not zones:
         raise ConfigError(f"no zones in {text!r} (expected 'name=x,y,w,h;...')")
     return zones
@@ -110,6 +111,7 @@ def check_zones(zones: Mapping[str, Sequence[int]], width: int, height: int) -> 
     """Validate zones against a frame size; messages name the zone and its box."""
     out: dict[str, Box] = {}
     for name, box in zones.items():
+        check_zone_name(str(name), "the zones")
         try:
             x, y, w, h = (int(v) for v in box)
         except (TypeError, ValueError):

@@ -29,6 +29,7 @@ def test_the_screenshot_option_on_a_full_disk_is_one_line_and_leaves_nothing(tmp
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2, r.stderr[-2000:]
     assert "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr        # libpng's own line came first
     assert r.stderr.strip().splitlines()[-1].startswith("sensekit: error: [Errno 5] cannot save the "
                                                          "screenshot 'shot.png'")
     assert list(tmp_path.iterdir()) == []
@@ -72,3 +73,31 @@ def test_a_video_cut_short_by_a_full_disk_is_reported(tmp_path):
         assert last == (f"sensekit: error: [Errno 5] the video 'out.{ext}' does not hold the 120 frames "
                         "written to it (is the disk full?)"), (ext, last)
         assert (tmp_path / "ev.jsonl").read_text().count("\n") > 10       # the events file was closed whole
+
+
+def test_a_video_that_does_not_fit_leaves_the_previous_video_as_it_was(tmp_path):
+    # the writer wrote into the file from the first frame: the previous video was lost and the
+    # partial one left in its place; now it is written beside it and renamed when it is whole
+    previous = b"the video of last night" * 10
+    (tmp_path / "out.mkv").write_bytes(previous)
+    r = subprocess.run([sys.executable, "-m", "sensekit", "run", "clapper", "--headless", "--frames", "120",
+                        "--video", "out.mkv"], cwd=tmp_path, preexec_fn=lambda: _limit(64 * 1024), env=ENV,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert r.stderr.strip().splitlines() == [       # (OpenCV warned once a frame, FFmpeg once more)
+        "sensekit: error: [Errno 5] the video 'out.mkv' does not hold the 120 frames written to it "
+        "(is the disk full?); the video that was there is kept"]
+    assert (tmp_path / "out.mkv").read_bytes() == previous
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.mkv"]
+
+
+def test_a_video_through_a_symlink_is_written_to_its_target(tmp_path):
+    (tmp_path / "videos").mkdir()
+    (tmp_path / "videos" / "tonight.avi").write_bytes(b"old")
+    (tmp_path / "out.avi").symlink_to(tmp_path / "videos" / "tonight.avi")
+    r = subprocess.run([sys.executable, "-m", "sensekit", "run", "clapper", "--headless", "--frames", "10",
+                        "--video", "out.avi"], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert (tmp_path / "out.avi").is_symlink()
+    assert (tmp_path / "videos" / "tonight.avi").read_bytes()[:4] == b"RIFF"
+    assert sorted(p.name for p in (tmp_path / "videos").iterdir()) == ["tonight.avi"]

@@ -1,0 +1,57 @@
+"""``write_text_atomic``: a small file written whole or not at all.
+
+The text goes to a temporary file beside the target (flushed and ``fsync``-ed), which is then
+renamed over it: a full disk, a file size limit or a read-only folder leaves the previous file
+as it was and no temporary behind, and the failure is one ``OSError`` naming the file. A
+symlink is followed (its target is replaced, the link stays); a FIFO, a device or a socket is
+refused (the rename would replace it). A new file is readable by all (0644), one written over
+keeps its mode.
+
+Cost: one extra ``fsync`` and a rename per write; for files written once per command (a taught
+model), never per frame.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import tempfile
+from pathlib import Path
+
+from sensekit.safe_read import file_kind
+
+__all__ = ["write_text_atomic"]
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str, *, what: str = "file") -> Path:
+    """Write ``text`` (UTF-8) to ``path`` as described in the module docstring; returns the path
+    written (a symlink's target). ``what`` names the file in the error ("the model")."""
+    target = Path(path)
+    if target.is_symlink():
+        target = target.resolve()
+    kind = "a folder" if target.is_dir() else file_kind(target)
+    if kind is not None:
+        raise OSError(errno.EINVAL, f"cannot write {what} {str(path)!r}: it is {kind}, not a file")
+    existed = target.is_file()
+    mode = target.stat().st_mode & 0o7777 if existed else 0o644
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write {what} {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        kept = " (the previous one is kept)" if existed else ""
+        raise OSError(exc.errno, f"cannot write {what} {str(path)!r}: {exc.strerror or exc}{kept}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return target
