@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
-from sensekit.audio.gain import UNITY_GAIN
+from sensekit.audio.gain import source_gain
 from sensekit.audio.pipeline import AudioStage
 from sensekit.audio.pitch import PitchTracker
 from sensekit.cli.tuning import add_setting_flags
@@ -92,7 +92,7 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     wants = [getattr(args, k, None) for k in ("activity", "clap", "pattern", "pitch", "level")]
     if all(w is None or w is False for w in wants):     # `--pattern 0` is given (and rejected)
         return []
-    gain = float(getattr(source, "gain", UNITY_GAIN) or UNITY_GAIN)
+    gain = source_gain(source)
     channels = 1 if getattr(args, "mono", False) else None
     activity = ActivityDetector() if args.activity is not None else None
     pattern = None
