@@ -99,7 +99,7 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     if args.pattern is not None:
         pattern = ClapPatternTracker(check_int_range("--pattern", args.pattern, 2, 16),
                                      check_positive("--pattern-gap-ms", args.pattern_gap_ms))
-    clap = ClapDetector(gain=gain, channels=channels) if (args.clap or pattern is not None) else None
+    clap = ClapDetector(channels=channels) if (args.clap or pattern is not None) else None   # gain: the stage's
     pitch = PitchTracker(channels=channels) if args.pitch else None
     return [AudioStage(gain=gain, channels=channels, activity=activity, clap=clap, pattern=pattern,
                        pitch=pitch, emit_level=bool(args.level))]
