@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any, Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_BENCH = REPO.parent / "shared" / "bench"
@@ -33,3 +34,10 @@ def load_reference(name: str, bench_dir: Path = SHARED_BENCH) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def median_ms(stats: Sequence[dict[str, Any]]) -> float:
+    """The median of the ``median_ms`` of timing runs (``benchutil``'s stats, one dict a run)."""
+    import numpy as np
+
+    return float(np.median([s["median_ms"] for s in stats]))

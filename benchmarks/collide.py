@@ -26,12 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from _reference import SHARED_BENCH as DEFAULT_BENCH, load_reference
+from _reference import SHARED_BENCH as DEFAULT_BENCH, load_reference, median_ms
 
-
-
-def median(stats: list[dict]) -> float:
-    return float(np.median([s["median_ms"] for s in stats]))
 
 
 def main() -> int:
@@ -75,13 +71,13 @@ def main() -> int:
             our_stats.append(bu.measure(our_fn, args))
         bu.emit("collide.circles", dict(P, method="grid"), ref_stats[-1])
         bu.emit("collide.circles", dict(P, method="sensekit"), our_stats[-1])
-        ratio = median(our_stats) / median(ref_stats)
+        ratio = median_ms(our_stats) / median_ms(ref_stats)
         limit = 1.0 if n >= 100000 else None
         print(json.dumps({"name": "ratio", "what": f"circle_pairs N={n} vs reference grid",
-                          "sensekit_ms": round(median(our_stats), 3),
-                          "reference_ms": round(median(ref_stats), 3),
+                          "sensekit_ms": round(median_ms(our_stats), 3),
+                          "reference_ms": round(median_ms(ref_stats), 3),
                           "ratio": round(ratio, 3), "limit": limit}), flush=True)
-        summary.append((f"grid N={n}", median(our_stats), median(ref_stats), ratio, limit))
+        summary.append((f"grid N={n}", median_ms(our_stats), median_ms(ref_stats), ratio, limit))
 
     if not args.no_masks:
         ma, _ = cr.star_mask(rot_deg=0)
@@ -101,11 +97,11 @@ def main() -> int:
             P = {"size": "100x100", "offset": [ox, oy], "case": label, "op": "overlap"}
             bu.emit("collide.mask", dict(P, impl="pygame"), rs[-1])
             bu.emit("collide.mask", dict(P, impl="sensekit"), us[-1])
-            ratio = median(us) / median(rs)
+            ratio = median_ms(us) / median_ms(rs)
             print(json.dumps({"name": "ratio", "what": f"hit_test {label} vs raw Mask.overlap",
-                              "sensekit_ms": median(us), "reference_ms": median(rs),
+                              "sensekit_ms": median_ms(us), "reference_ms": median_ms(rs),
                               "ratio": round(ratio, 3), "limit": 1.5}), flush=True)
-            summary.append((f"hit_test {label}", median(us), median(rs), ratio, 1.5))
+            summary.append((f"hit_test {label}", median_ms(us), median_ms(rs), ratio, 1.5))
 
     bu.log("summary (sensekit / reference, medians over alternating rounds):")
     ok = True

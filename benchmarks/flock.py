@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _reference import SHARED_BENCH as DEFAULT_BENCH, load_reference
+from _reference import SHARED_BENCH as DEFAULT_BENCH, load_reference, median_ms
 
 
 
@@ -47,10 +47,6 @@ def ref_counts(pos: np.ndarray, vel: np.ndarray, R: float, fr) -> np.ndarray:
     b = (d * h[j]).sum(1) <= 0
     n = len(pos)
     return np.bincount(i[a], minlength=n) + np.bincount(j[b], minlength=n)
-
-
-def median(stats: list[dict]) -> float:
-    return float(np.median([s["median_ms"] for s in stats]))
 
 
 def main() -> int:
@@ -107,13 +103,13 @@ def main() -> int:
                 mean_neighbours=round(float(want.mean()), 2))
         bu.emit("flock.step", dict(params, method="sensekit"), our_stats[-1],
                 mean_neighbours=round(float(want.mean()), 2))
-        ratio = median(our_stats) / median(ref_stats)
+        ratio = median_ms(our_stats) / median_ms(ref_stats)
         limit = 1.0 if n == 5000 else None
         print(json.dumps({"name": "ratio", "what": f"Flock.step N={n} vs cKDTree reference",
-                          "sensekit_ms": round(median(our_stats), 3),
-                          "reference_ms": round(median(ref_stats), 3),
+                          "sensekit_ms": round(median_ms(our_stats), 3),
+                          "reference_ms": round(median_ms(ref_stats), 3),
                           "ratio": round(ratio, 3), "limit": limit}), flush=True)
-        summary.append((f"flock N={n}", median(our_stats), median(ref_stats), ratio, limit))
+        summary.append((f"flock N={n}", median_ms(our_stats), median_ms(ref_stats), ratio, limit))
 
     bu.log("summary (sensekit / reference, medians over alternating rounds):")
     ok = True

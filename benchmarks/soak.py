@@ -43,10 +43,8 @@ import argparse
 import gc
 import os
 import shutil
-import socket
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,34 +81,6 @@ def full_pipeline(recording: Path, source: Any) -> tuple[list[Any], list[str]]:
     for provider in _providers():
         stages.extend(provider.build_stages(args, source))
     return stages, unknown
-
-
-class UdpCounter:
-    """A local UDP receiver that counts datagrams (for ``--osc``)."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.settimeout(0.1)
-        self.port = self.sock.getsockname()[1]
-        self.count = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.sock.recv(65536)
-                self.count += 1
-            except (TimeoutError, OSError):
-                continue
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(2)
-        self.sock.close()
 
 
 @dataclass
@@ -188,7 +158,8 @@ def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_
     counter = sender = None
     if osc:
         from sensekit.osc import OscSender
-        counter = UdpCounter()
+        from sensekit.osc.receiver import UdpReceiver
+        counter = UdpReceiver()
         sender = OscSender("127.0.0.1", counter.port)
         host.dispatcher.on("*", sender)
     hostile_parts = start_hostile(host) if hostile else None

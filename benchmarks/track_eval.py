@@ -69,7 +69,7 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.errors import ConfigError, SourceError
 from sensekit.evaluation.vision.evaluate import BASELINES, TrackClip, add_clip_options, chosen_clips, click_points, \
-    evaluate_clip, format_table, frames_of, load_clip, size_ok, summary, tracker_settings
+    evaluate_clip, format_table, frames_of, load_clip, size_ok, start_frames, summary, tracker_settings
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
 from sensekit.vision.segment import segment_click
 
@@ -110,7 +110,7 @@ def rescaled_runs(folder: Path, name: str, factor: float, starts: int, frames: i
 
     clip = load_clip(folder, name)
     n = len(clip.truth)
-    first = [max(BACK, k * n // starts) for k in range(starts)]
+    first = start_frames(n, starts)
     spans = [(s - BACK, min(n, s + frames)) for s in first]        # with the frames a click looks back on
     writers: dict[int, tuple[cv2.VideoWriter, np.ndarray]] = {}
     made = []
@@ -154,7 +154,7 @@ def click_times_ms(folder: Path, names: list[str], starts: int) -> list[float]:
     for name in names:
         clip = load_clip(folder, name)
         n = len(clip.truth)
-        wanted = {max(BACK, k * n // starts) for k in range(starts)}
+        wanted = set(start_frames(n, starts))
         recent: deque = deque(maxlen=BACK)
         for k, frame in enumerate(frames_of(clip)):
             big = cv2.resize(frame, (640, 480))

@@ -55,7 +55,8 @@ sys.path.insert(0, str(REPO))
 from extent_sources import SOURCES, cases as source_cases
 from track_eval import scale_box, scale_view
 
-from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok
+from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok, \
+    start_frames
 from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus, features
 from sensekit.vision.proposals import click_proposals
 
@@ -64,11 +65,6 @@ TEMPERATURES = (0.0, 0.25, 0.5, 1.0, 2.0)          # consensus temperatures trie
 TREE_TEMPERATURES = (0.0, 0.02, 0.05, 0.1, 0.25)   # for ``--trees`` (its scores are IoUs, 0-1)
 #: the views of each other source: cars are small (x1, x2), people large (x0.5, x1)
 SOURCE_SCALES = {"highway": [1.0, 2.0], "people": [0.5, 1.0], "hands": [0.5, 1.0, 2.0]}
-
-
-def start_frames(n: int, starts: int = 3) -> list[int]:
-    """track_eval's start frames: ``k n / starts``, at least ``max(HISTORY_FRAMES)``."""
-    return [max(max(HISTORY_FRAMES), k * n // starts) for k in range(starts)]
 
 
 def starts_of(clip: Any) -> list[tuple[int, list[np.ndarray], tuple[float, float]]]:

@@ -30,6 +30,7 @@ from sensekit.cli.osc_args import add_osc_arguments, attach_osc
 from sensekit.osc import (LEGACY_ADDRESSES, OscControl, OscSender, Received, address_for, decode,
                           describe_addresses, encode, event_arguments, parse_target, setting_address,
                           signature)
+from sensekit.osc.receiver import UdpReceiver
 from sensekit.settings import Tuning
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,38 +38,18 @@ REPO = Path(__file__).resolve().parents[1]
 
 # --- helpers ----------------------------------------------------------------
 
-class Collector:
+class Collector(UdpReceiver):
     """A raw UDP socket on a free port that decodes every datagram (with type tags)."""
 
     def __init__(self) -> None:
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.settimeout(0.05)
-        self.port = self.sock.getsockname()[1]
         self.received: list[Received] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                dgram = self.sock.recv(65536)
-            except (TimeoutError, OSError):
-                continue
-            self.received.extend(decode(dgram))
+        super().__init__(lambda dgram: self.received.extend(decode(dgram)))
 
     def wait_for(self, n: int, timeout: float = 5.0) -> list[Received]:
         deadline = time.monotonic() + timeout
         while len(self.received) < n and time.monotonic() < deadline:
             time.sleep(0.002)
         return list(self.received)
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(2)
-        self.sock.close()
 
 
 @pytest.fixture

@@ -208,9 +208,9 @@ class App(Subscriber, Tunable):
         stage = next(s for s in self.host.runner.stages if getattr(s, "tracker", None) is tracker)
         color = f"#{bgr_to_packed_rgb(bgr):06x}"
         if isinstance(stage, VisionStage):              # the vision stage: picked on its next frame
-            # the ``tracker.method`` setting decides; none set: the object under the click (model)
-            stage.track(Target.click(xy[0], xy[1], bgr), method=tracker.method)
-            if tracker.method in (None, "model"):
+            target = Target.click(xy[0], xy[1], bgr)
+            stage.track(target)                         # the one rule: ``Target.method``
+            if target.method(tracker.method) == "model":
                 return f"tracking the object under {xy[0]},{xy[1]} (colour {color})"
         else:
             tracker.pick(frame.image, *xy)

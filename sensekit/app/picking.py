@@ -4,9 +4,10 @@ tracker on the object, and the app shows what was taken.
 ``TrackerPicking`` is a mixin for apps whose ``self.vision`` is a ``VisionStage`` with a tracker
 (color_ball, steer, collide). It implements the host's hooks:
 
-- ``pick_color(bgr, xy)``: a click - ``VisionStage.track(Target.click(...), method="model")``:
-  on the next frame a new tracker (the run's tracker settings kept) segments the object under
-  the pointer (``sensekit.vision.segment``) and replaces the old one;
+- ``pick_color(bgr, xy)``: a click - ``VisionStage.track(Target.click(...))``: on the next
+  frame a new tracker (the run's tracker settings kept) segments the object under the pointer
+  (``sensekit.vision.segment``; the colour model, unless ``tracker.method`` names another:
+  ``Target.method``) and replaces the old one;
 - ``pick_region(box)``: a dragged box - the same with ``Target.region`` (GrabCut inside the box);
 - after a click, the mouse wheel and ``+``/``-`` (``App.resize_pick``) step to the click's next
   larger or smaller box, and a click on the same spot to its next guess of another size
@@ -31,6 +32,7 @@ import pygame
 from sensekit.app import draw as D
 from sensekit.app.base import RESIZE_HINT
 from sensekit.app.convert import camera_to_view
+from sensekit.errors import ConfigError
 from sensekit.vision.segment import Segment
 from sensekit.vision.targets import Target, target_from_text
 
@@ -56,7 +58,10 @@ class TrackerPicking:
     def _start(self, target: Target) -> str | None:
         if self.host.runner.latest_frame is None:
             return None
-        self.vision.track(target, method="model")     # the next frame is picked; settings stay
+        try:
+            self.vision.track(target)                 # the next frame is picked; settings stay
+        except ConfigError as e:                       # a box while `tracker.method` is a colour's
+            return str(e)
         if target.box is not None:
             x, y, w, h = (int(v) for v in target.box)
             return f"tracking the object in {w}x{h} px at {x},{y}"
@@ -100,8 +105,6 @@ def start_tracking(stages: Sequence[object], *, track_color: str | None = None,
     (``track_box``); ``False`` if nothing was asked. ``ConfigError`` if the app tracks nothing
     or the values are bad (a click or box outside ``frame_size``, when the source knows it,
     before anything runs)."""
-    from sensekit.errors import ConfigError
-
     target = target_from_text(track_color, track_box)
     if target is None:
         return False
@@ -110,5 +113,5 @@ def start_tracking(stages: Sequence[object], *, track_color: str | None = None,
         raise ConfigError(f"{app_name} does not track anything; --track-color and --track-box need an "
                           f"app that tracks a coloured object")
     target.check_inside(frame_size)
-    stage.track(target, method=None if target.kind == "color" else "model")  # type: ignore[attr-defined]
+    stage.track(target)  # type: ignore[attr-defined]
     return True

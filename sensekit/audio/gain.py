@@ -7,10 +7,18 @@ way Flash amplifies before it computes ``activityLevel``.
 """
 from __future__ import annotations
 
+from typing import Any
+
+from sensekit.capture.base import UNITY_GAIN as UNITY_GAIN    # a source's gain: capture's
 from sensekit.validate import check_range
 
-UNITY_GAIN = 50.0
 DB_PER_STEP = 0.6
+
+
+def source_gain(source: Any) -> float:
+    """The gain an opened source carries (a microphone's, a recording's stored one), unity for a
+    source without one; what a run starts from before its settings (``audio.gain``) apply."""
+    return float(getattr(source, "gain", UNITY_GAIN) or UNITY_GAIN)
 
 
 def gain_to_db(gain: float) -> float:

@@ -16,6 +16,10 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 
+#: a source's microphone gain that leaves the samples as they are (0..100, Flash's scale;
+#: ``sensekit.audio.gain`` maps it to dB)
+UNITY_GAIN = 50.0
+
 
 @dataclass(frozen=True, slots=True)
 class VideoFrame:

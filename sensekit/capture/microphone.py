@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from sensekit.capture.base import AudioBlock, Source
+from sensekit.capture.base import UNITY_GAIN, AudioBlock, Source
 from sensekit.capture.devices import MicrophoneInfo, find_microphone, import_sounddevice
 from sensekit.errors import ConfigError, SourceError
 from sensekit.events import Event, SourceLost, SourceRestored
@@ -102,7 +102,7 @@ class MicrophoneSource(Source):
         block_size: int = 512,
         channels: int = 1,
         dtype: str = "int16",
-        gain: float = 50.0,
+        gain: float = UNITY_GAIN,
         max_queued_blocks: int = 64,
         drop: str = "oldest",
         backoff_initial_s: float = 0.25,

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame, drop_counts
+from sensekit.capture.base import UNITY_GAIN, AudioBlock, Item, Source, VideoFrame, drop_counts
 from sensekit.capture.recorder import FLUSH_INTERVAL_S, Recorder
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import RecordingError, SensekitError
@@ -227,7 +227,7 @@ def _open_recorder(source: Source, path: str | os.PathLike[str], video: tuple[in
     start_unix = _start_unix(pending[0]) if source.is_live and pending else None
     audio_part = getattr(source, "audio", None) or source     # CombinedSource keeps its parts
     gain: Any = getattr(source, "gain", None)
-    gain = getattr(audio_part, "gain", 50) if gain is None else gain
+    gain = getattr(audio_part, "gain", UNITY_GAIN) if gain is None else gain
     block_size = getattr(source, "block_size", None) or getattr(audio_part, "block_size", None)
     return Recorder(path, video=video, audio=audio, gain=float(gain),
                     sources=[source.description], notes=notes, t0=t0, start_unix=start_unix,

@@ -44,7 +44,7 @@ from typing import Any, BinaryIO, Generator, Iterator
 
 import numpy as np
 
-from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame, merge_by_time
+from sensekit.capture.base import UNITY_GAIN, AudioBlock, Item, Source, VideoFrame, merge_by_time
 from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, checksums_cap, crc32_of,
                                         read_checksums)
 from sensekit.capture.recording_meta import (DEFAULT_BLOCK_SIZE, audio_offset_problem, missing_named_files,
@@ -112,7 +112,7 @@ class ReplaySource(Source):
         self.fps = float(v["fps"]) if v else None
         self.sample_rate = a["sample_rate"] if a else None
         self.channels = a["channels"] if a else None
-        self.gain = float(a["gain"]) if a else 50.0
+        self.gain = float(a["gain"]) if a else UNITY_GAIN
         if block_size is not None and (not isinstance(block_size, int) or isinstance(block_size, bool)
                                        or block_size <= 0):
             raise ConfigError(f"`block_size` must be a positive integer, got {block_size!r}")

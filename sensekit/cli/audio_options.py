@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
-from sensekit.audio.gain import UNITY_GAIN
+from sensekit.audio.gain import source_gain
 from sensekit.audio.pipeline import AudioStage
 from sensekit.audio.pitch import PitchTracker
 from sensekit.cli.tuning import add_setting_flags
@@ -103,14 +103,14 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     wants = [getattr(args, k, None) for k in ("activity", "clap", "pattern", "pitch", "level")]
     if all(w is None or w is False for w in wants):     # `--pattern 0` is given (and rejected)
         return []
-    gain = float(getattr(source, "gain", UNITY_GAIN) or UNITY_GAIN)
+    gain = source_gain(source)
     channels = 1 if getattr(args, "mono", False) else None
     activity = ActivityDetector() if args.activity is not None else None
     pattern = None
     if args.pattern is not None:
         gap = PATTERN_GAP_MS if gap_ms is None else check_positive("--pattern-gap-ms", gap_ms)
         pattern = ClapPatternTracker(check_int_range("--pattern", args.pattern, 2, 16), gap)
-    clap = ClapDetector(gain=gain, channels=channels) if (args.clap or pattern is not None) else None
+    clap = ClapDetector(channels=channels) if (args.clap or pattern is not None) else None   # gain: the stage's
     pitch = PitchTracker(channels=channels) if args.pitch else None
     return [AudioStage(gain=gain, channels=channels, activity=activity, clap=clap, pattern=pattern,
                        pitch=pitch, emit_level=bool(args.level))]

@@ -52,13 +52,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
 from sensekit.cli import Subparsers
 from sensekit.cli.paths import OutputPath
-from sensekit.cli.tuning import add_set_argument, chosen_values
+from sensekit.cli.tuning import Chosen, add_set_argument, chosen_values
 from sensekit.errors import ConfigError, SourceError
 from sensekit.profile import load_profile, save_profile
 from sensekit.settings.registry import lookup
@@ -264,7 +264,7 @@ def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -
     if len(room) < rate:
         raise SourceError(f"{source.description!r} ended before the room part "
                           f"(after {len(claps) / rate:.1f} s of claps)")
-    lesson = teach(claps, room, rate, settings=clap_settings, gain=settings.get("audio.gain", 50.0))
+    lesson = teach(claps, room, rate, settings=clap_settings, gain=setting_in(settings, "audio.gain"))
     problem = lesson_problem(lesson)
     if problem is not None:
         raise ConfigError(f"calibrate --claps {problem}; nothing written: clap {MIN_CLAPS} or more "
@@ -299,25 +299,34 @@ def settle_options(args: argparse.Namespace) -> bool:
     return claps
 
 
+def profile_and_set(args: argparse.Namespace) -> tuple[Chosen, dict[str, Any]]:
+    """The ``--set`` values chosen (``chosen_values``) and the settings a calibration starts
+    from: the profile ``--out`` names (when it exists), then those."""
+    current = dict(load_profile(args.out)) if args.out.exists() else {}
+    chosen = chosen_values(args)
+    return chosen, {**current, **chosen.values}
+
+
+def setting_in(settings: Mapping[str, Any], key: str) -> Any:
+    """``key``'s value in ``settings`` (the profile's, then ``--set``), else the table's default."""
+    return settings.get(key, lookup(key).default)
+
+
 def main(args: argparse.Namespace) -> int:
     from sensekit.capture.spec import open_source
 
     claps = settle_options(args)
+    out: Path = args.out
     if claps:
-        out_ = args.out
-        cur = dict(load_profile(out_)) if out_.exists() else {}
-        return teach_claps(args, {**cur, **chosen_values(args).values}, out_)
+        return teach_claps(args, profile_and_set(args)[1], out)
     seconds = check_positive("--seconds", args.seconds)
     if not math.isfinite(seconds):
         raise ConfigError(f"--seconds must be finite, got {args.seconds!r}")
     pick = parse_pixel(args.pick_color, option="--pick-color") if args.pick_color else None
-    out: Path = args.out
-    current = dict(load_profile(out)) if out.exists() else {}
-    chosen = chosen_values(args)                       # --set: written into the profile too
-    settings = {**current, **chosen.values}
+    chosen, settings = profile_and_set(args)           # --set: written into the profile too
 
     def get(key: str) -> Any:
-        return settings.get(key, lookup(key).default)
+        return setting_in(settings, key)
 
     source = open_source(args.source)
     with source:

@@ -82,14 +82,14 @@ def collect(source: Any, *, settings: Any = None, clap: bool = True,
     from the table); return arrays and events. ``on_item`` sees every item (the progress bar)."""
     from sensekit.audio.activity import ActivityDetector
     from sensekit.audio.clap import ClapDetector, ClapPatternTracker
-    from sensekit.audio.gain import UNITY_GAIN
+    from sensekit.audio.gain import source_gain
     from sensekit.audio.noise_floor import NoiseFloor
     from sensekit.audio.pipeline import AudioStage
     from sensekit.capture.base import AudioBlock
     from sensekit.settings.live import Tuning
 
     values = dict(settings or {})
-    values.setdefault("audio.gain", float(getattr(source, "gain", UNITY_GAIN) or UNITY_GAIN))
+    values.setdefault("audio.gain", source_gain(source))
     nf = NoiseFloor()
     det = ActivityDetector()
     stage = AudioStage(activity=det, noise_floor=nf, clap=ClapDetector() if clap else None,

@@ -90,17 +90,13 @@ def option_values(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _tracker_for(target: Target, size: tuple[int, int] | None, chosen: Mapping[str, Any]) -> ColorTracker:
-    """The tracker for ``--track-color``/``--track-box``: a colour by hsv, a click or a box by
-    the colour model, unless ``--track-method`` (``tracker.method``) says. Its other settings are
-    the table's until the command applies the chosen ones (``build_stages``)."""
-    method = chosen.get("tracker.method")
+    """The tracker for ``--track-color``/``--track-box``, tracking as the one rule says
+    (``Target.method``: the ``--track-method`` / ``tracker.method`` setting, else by the kind of
+    target); a target and a method that do not go together are an error before anything runs.
+    Its settings are the table's until the command applies the chosen ones (``build_stages``)."""
     target.check_inside(size)
-    if target.kind == "box" and method not in (None, "model"):
-        raise ConfigError("--track-box starts the colour model; --track-method must be model")
-    if target.kind == "color" and method == "model":
-        raise ConfigError("--track-method model needs a click point X,Y, not a colour")
-    default = "hsv" if target.kind == "color" else "model"
-    return ColorTracker(method=method or default)
+    target.method(chosen.get("tracker.method"))
+    return ColorTracker.for_target(target)
 
 
 def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any] | None = None) -> list[Stage]:

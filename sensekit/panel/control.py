@@ -290,25 +290,25 @@ class StagesControl(PanelControl):
         return stage.tracker
 
     def pick(self, x: float, y: float) -> dict[str, Any]:
-        tracker = self._tracker()
+        self._tracker()                         # ConfigError when nothing tracks
         xi, yi = self._check_point(x, y)
         image = self._image()
         b, g, r = (int(v) for v in image[yi, xi])
         color = _hex(bgr_to_packed_rgb((b, g, r)))
-        self._track(Target.click(xi, yi, (b, g, r)), tracker.method_in_use)
+        self._track(Target.click(xi, yi, (b, g, r)))
         return {"message": f"tracking the object under {xi},{yi} (colour {color})",
                 "color": color, "under_pointer": color}
 
-    def _track(self, target: Target, method: Any) -> None:
+    def _track(self, target: Target) -> None:
         stage = self.tracker_stage()
         if not callable(getattr(stage, "track", None)):
             raise ConfigError("the tracking stage of this run takes no targets")
-        stage.track(target, method=method)
+        stage.track(target)                      # how: the one rule, ``Target.method``
 
     def track_box(self, box: Sequence[float]) -> dict[str, Any]:
-        tracker = self._tracker()
+        self._tracker()
         x, y, w, h = self._check_box(box)
-        self._track(Target.region((x, y, w, h)), tracker.method_in_use)
+        self._track(Target.region((x, y, w, h)))
         return {"message": f"tracking the object in {w}x{h} px at {x},{y}"}
 
     def save_values(self) -> tuple[dict[str, Any], Path]:

@@ -96,7 +96,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -113,11 +113,11 @@ from sensekit.vision.click_pool import ClickPool
 from sensekit.vision.segment import Segment, check_box, segment_box, segment_click_pool, shifted
 from sensekit.vision.smoothing import OneEuro2D
 from sensekit.vision.stages import bgr_to_packed_rgb, packed_rgb_to_bgr, parse_color
+from sensekit.vision.targets import DEFAULT_METHOD, Method, Target
 from sensekit.vision.view_change import ViewChange
 
 __all__ = ["ColorTracker", "TrackResult", "parse_tolerance", "tolerance_settings"]
 
-Method = Literal["exact", "hsv", "model"]
 
 #: tracked frames whose similarity to the pick make the typical one (``refind_ratio``)
 SIMILARITY_FRAMES = 60
@@ -274,6 +274,16 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         #: the last frame's view changed at once (``view_change``, model)
         self.view_changed = False
 
+    @classmethod
+    def for_target(cls, target: Target, forced: str | None = None, **settings: Any) -> ColorTracker:
+        """A new tracker with ``settings`` for ``target``, not yet picked: the method in use is
+        ``target.method(...)`` of ``forced``, else of the ``method`` setting (the one rule); a
+        colour target's colour is its ``color`` setting."""
+        in_use = target.method(forced if forced is not None else settings.get("method"))
+        tracker = cls(target.color, **settings)
+        tracker.method_in_use = in_use
+        return tracker
+
     # -- settings -------------------------------------------------------------
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         if "method" in changed and self.method is not None:
@@ -322,7 +332,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         if self.method_in_use is None or self.method_in_use == "model":
             if self.method_in_use == "model":
                 raise ConfigError("the 'model' method needs pick(frame, x, y) or pick_box(frame, box), not a colour")
-            self.method_in_use = "hsv"
+            self.method_in_use = DEFAULT_METHOD["color"]
         self._hsv_target = target_hsv(packed_rgb_to_bgr(self.color_in_use))
         self._tolerance_in_use = self.tolerance
 
@@ -344,7 +354,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         xi, yi = int(x), int(y)
         self.unconfirmed = True
         if self.method_in_use is None:
-            self.method_in_use = "model"
+            self.method_in_use = DEFAULT_METHOD["click"]
         r = (self.patch_px if patch_px is None else patch_px) // 2
         x0, y0, x1, y1 = max(0, xi - r), max(0, yi - r), min(w, xi + r + 1), min(h, yi + r + 1)
         if self.method_in_use == "exact":
@@ -392,7 +402,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         fh, fw = frame.shape[:2]
         self.unconfirmed = True
         if self.method_in_use is None:
-            self.method_in_use = "model"
+            self.method_in_use = DEFAULT_METHOD["box"]
         if self.method_in_use != "model":
             # Centre patch of the box, as a click at its centre with a patch of half its size.
             self.pick(frame, min(fw - 1, x + w / 2), min(fh - 1, y + h / 2),

@@ -63,14 +63,14 @@ from typing import Any, Iterable, Literal, Mapping
 import cv2
 import numpy as np
 
-from sensekit.capture.base import Item, VideoFrame
+from sensekit.capture.base import Item
 from sensekit.errors import ConfigError
 from sensekit.events import Event, Gesture, Hand, HandLost, Pinch
 from sensekit.settings import Setting, Tunable, setting
 from sensekit.vision.hand_gestures import (FINGERS, THRESHOLDS, GestureState, HandShape, PinchState, can_pinch,
                                            classify, hand_shape)
 from sensekit.vision.mediapipe_base import (INSTALL_HINT, NativeStderrFilter, RgbBuffer, filtered_native_stderr,
-                                           load_solution)
+                                           frame_in, load_solution)
 from sensekit.vision.shapes import BoxShape, Layer, PointsShape
 from sensekit.vision.stages import mirror
 from sensekit.vision.smoothing import OneEuroArray
@@ -277,17 +277,12 @@ class HandStage(Tunable, section="hands",
 
     # -- the stage -------------------------------------------------------------------
     def process(self, item: Item) -> list[Event]:
-        if not isinstance(item, VideoFrame):
+        rgb = frame_in(self, item)
+        if rgb is None:
             return []
-        if self._pending:
-            self.apply_pending()
-        image = item.image
         s = self
-        rgb = self._rgb(image)
         if s.mirror and not s.input_mirrored:      # mirrored once, whoever asks
             rgb = mirror(rgb)
-        self.runs["frames"] += 1
-        self._last_index = item.index
         found = self._detect(rgb)
         self._empty_streak = 0 if found else self._empty_streak + 1
         if s.redetect and len(found) < s.max_hands:

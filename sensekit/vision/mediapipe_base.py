@@ -8,6 +8,8 @@ the frame in RGB.
   start-up chatter on the C-level stderr dropped, anything else it prints there passed on.
 - ``RgbBuffer``: a BGR frame in RGB, MediaPipe's order, in one array reused while the frame
   size holds (a frame of a new size is checked first).
+- ``frame_in(stage, item)``: how the hands and pose stages start on an item: only a video
+  frame, their pending settings applied, the frame counted, its picture in RGB.
 
 Cost: the import of MediaPipe on the first load (seconds); a stderr window is a temporary
 file and two ``dup2`` calls; the conversion one ``cv2.cvtColor``. Failure modes:
@@ -22,16 +24,17 @@ import os
 import re
 import sys
 import tempfile
-from typing import Any, Iterator
+from typing import Any, Iterator, Protocol
 
 import cv2
 import numpy as np
 
+from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.validate import check_frame
 
 __all__ = ["INSTALL_HINT", "MEDIAPIPE_VERSION", "load_solution", "NativeStderrFilter", "filtered_native_stderr",
-           "RgbBuffer"]
+           "RgbBuffer", "frame_in"]
 
 INSTALL_HINT = "pip install 'sensekit[hands]'"
 MEDIAPIPE_VERSION = "0.10.21"
@@ -136,3 +139,26 @@ class RgbBuffer:
             check_frame(image, "frame image")
             self._rgb = np.empty_like(image)
         return cv2.cvtColor(image, cv2.COLOR_BGR2RGB, dst=self._rgb)
+
+
+class _FrameStage(Protocol):
+    _pending: Any
+    _rgb: RgbBuffer
+    _last_index: int
+    runs: dict[str, int]
+
+    def apply_pending(self) -> dict[str, Any]: ...
+
+
+def frame_in(stage: _FrameStage, item: Item) -> np.ndarray | None:
+    """The start of a MediaPipe stage's ``process``: ``None`` for anything but a video frame;
+    else the stage's pending settings applied, the frame counted (``runs["frames"]``, its
+    index kept for ``layers``) and its picture in RGB (the stage's ``RgbBuffer``)."""
+    if not isinstance(item, VideoFrame):
+        return None
+    if stage._pending:
+        stage.apply_pending()
+    rgb = stage._rgb(item.image)
+    stage.runs["frames"] += 1
+    stage._last_index = item.index
+    return rgb

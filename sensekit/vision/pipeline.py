@@ -218,12 +218,12 @@ class VisionStage(Tunable, section="vision",
         for what to track. Thread-safe: it only stores the request; the run's thread applies it
         to the next frame this stage processes (the same frame the pick reads, mirrored as
         shown). The stage's tracker is replaced by a new one that keeps the run's tracker
-        settings; ``method`` forces one (``"model"`` for an app's click), else the tracker's
-        ``method`` setting decides. ``ConfigError`` if the stage has no tracker."""
+        settings, ``tracker.method`` with them; ``method`` forces one for this target, else that
+        setting decides by the one rule, ``Target.method``. ``ConfigError`` if the stage has no tracker or the
+        target cannot be tracked by that method (a colour by the model, a box by a colour)."""
         if self.tracker is None:
             raise ConfigError("this vision stage tracks nothing (build it with a tracker)")
-        if method is not None and method not in ("exact", "hsv", "model"):
-            raise ConfigError(f"method must be exact, hsv or model, got {method!r}")
+        target.method(method if method is not None else self.tracker.method)
         self._target = (target, method)
 
     def warnings(self) -> list[str]:
@@ -255,18 +255,12 @@ class VisionStage(Tunable, section="vision",
             return
         target, method = pending
         old = self.tracker
-        keep = {k: v for k, v in old.settings().items() if k not in ("method", "color")}
+        keep = {k: v for k, v in old.settings().items() if k != "color"}
         if target.kind == "resize" or self._again(old, target):
             self._from_pool(old, target, keep)
             return
-        chosen = method if method is not None else old.method
-        if target.kind == "color":
-            assert target.color is not None
-            self.tracker = ColorTracker(target.color, method=None if chosen == "model" else chosen, **keep)
-            self._pick = None
-        else:
-            self.tracker = ColorTracker(method=chosen, **keep)
-            self._pick = target
+        self.tracker = ColorTracker.for_target(target, method, **keep)
+        self._pick = None if target.kind == "color" else target
         self.target = target
 
     def _again(self, old: ColorTracker, target: Target) -> bool:
@@ -295,7 +289,8 @@ class VisionStage(Tunable, section="vision",
             self.gesture = f"no {what} box around the click"
             return
         self.gesture = f"{what} box {segment.box[2]}x{segment.box[3]} px"
-        self.tracker = ColorTracker(method="model", **keep)
+        self.tracker = ColorTracker(**keep)           # the user's ``tracker.method`` setting kept,
+        self.tracker.method_in_use = "model"          # the pool's box tracked by the colour model
         self._pool_pick = (pool, segment, (point[0] - pool.point[0], point[1] - pool.point[1]))
         self._pick = None                 # ``target`` stays the click's (its colour kept)
 

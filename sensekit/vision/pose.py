@@ -44,11 +44,11 @@ from typing import Any, Literal, Mapping
 
 import numpy as np
 
-from sensekit.capture.base import Item, VideoFrame
+from sensekit.capture.base import Item
 from sensekit.events import ArmsUp, Crouch, Event, Jump, Lean, Pose, PoseLost, Step
 from sensekit.settings import Setting, Tunable, setting
 from sensekit.vision.body_events import BodyState, ZoneSteps, body_shape, feet_zones
-from sensekit.vision.mediapipe_base import RgbBuffer, filtered_native_stderr, load_solution
+from sensekit.vision.mediapipe_base import RgbBuffer, filtered_native_stderr, frame_in, load_solution
 from sensekit.vision.people import (Box, box_iou, crop_box, landmark_box, paint_out, search_windows,
                                     torso_visible, upright)
 from sensekit.vision.shapes import BoxShape, Layer, PointsShape
@@ -207,19 +207,14 @@ class PoseStage(Tunable, section="pose",
 
     # -- the stage -------------------------------------------------------------------
     def process(self, item: Item) -> list[Event]:
-        if not isinstance(item, VideoFrame):
+        rgb = frame_in(self, item)
+        if rgb is None:
             return []
-        if self._pending:
-            self.apply_pending()
-        image = item.image
-        rgb = self._rgb(image)
-        h, w = image.shape[:2]
+        h, w = rgb.shape[:2]
         if self._zones_for != (w, h):
             self._zones_px = {name: (x * w, y * h, zw * w, zh * h) for name, (x, y, zw, zh) in self.zones.items()}
             self._zones_for = (w, h)
-        n = self.runs["frames"]
-        self.runs["frames"] += 1
-        self._last_index = item.index
+        n = self.runs["frames"] - 1                 # this frame's count from 0
         found = self._find(rgb, n % self.search_every_frames == 0, n % self.window_every_frames == 0)
         return self._update(found, item.t)
 

@@ -8,6 +8,11 @@ pixel ``X,Y`` in whole non-negative pixels (``--pick``, ``calibrate --pick-color
 ``parse_pixel``).
 Used by ``sensekit events`` and by ``sensekit run`` (``sensekit.app.picking``). Bad text is a
 ``ConfigError`` naming the option and the value.
+
+How a target is tracked is one rule, ``Target.method``: the ``tracker.method`` setting when it
+names a method, else ``DEFAULT_METHOD`` by the target's kind (the colour model for a click or a
+box, hsv for a colour). Every door (``VisionStage.track``) and ``ColorTracker`` itself follow it;
+the ``tracker.method`` setting is left as the user set it (none by default).
 """
 from __future__ import annotations
 
@@ -17,7 +22,15 @@ from typing import Literal
 from sensekit.errors import ConfigError
 from sensekit.vision.stages import parse_color
 
-__all__ = ["Target", "target_from_text", "parse_track_target", "parse_track_box", "check_track_box", "parse_pixel"]
+__all__ = ["Target", "Method", "DEFAULT_METHOD", "target_from_text", "parse_track_target", "parse_track_box",
+           "check_track_box", "parse_pixel"]
+
+
+#: how a colour tracker tracks: the book's exact colour, a colour within a tolerance, or the
+#: object/surround colour model learnt from a click or a box
+Method = Literal["exact", "hsv", "model"]
+#: how each kind of target is tracked when the ``tracker.method`` setting names no method
+DEFAULT_METHOD: dict[str, Method] = {"click": "model", "box": "model", "color": "hsv"}
 
 
 @dataclass(frozen=True)
@@ -61,6 +74,22 @@ class Target:
     def colour(cls, color: int | str) -> Target:
         """A colour: ``0xRRGGBB``, or ``"#RRGGBB"`` text (``parse_color``)."""
         return cls("color", color=parse_color(color))
+
+    def method(self, setting: str | None = None) -> Method:
+        """How this target is tracked, given the ``tracker.method`` setting (``None``: the kind's
+        ``DEFAULT_METHOD``). ``ConfigError`` for a method it cannot be tracked by: a colour by the
+        model (it learns from a click or a box), a box by a colour (exact or hsv)."""
+        if setting is None:
+            return DEFAULT_METHOD[self.kind]
+        if setting not in ("exact", "hsv", "model"):
+            raise ConfigError(f"method must be exact, hsv or model, got {setting!r}")
+        if self.kind == "color" and setting == "model":
+            raise ConfigError("--track-method model needs a click point X,Y or a box, not a colour "
+                              "(`tracker.method` is model)")
+        if self.kind == "box" and setting != "model":
+            raise ConfigError(f"--track-box starts the colour model; --track-method must be model or none "
+                              f"(`tracker.method` is {setting})")
+        return setting  # type: ignore[return-value]
 
     def check_inside(self, size: tuple[int, int] | None) -> None:
         """A click or box must lie inside a frame of ``size`` (w, h) when the size is known (the

@@ -444,3 +444,52 @@ def test_a_bad_tolerance_is_named_by_the_option_typed(command, value, said, caps
     out = ["--out", str(tmp_path / "s.png")] if command[0] == "snapshot" else []
     assert main([*command, *out, "--tolerance", value]) == 2
     assert capsys.readouterr().err == f"sensekit: error: {said}\n"
+
+
+@pytest.mark.parametrize("option, value", [("track_color", "#DC1E1E"), ("track_color", "80,60"),
+                                           ("track_box", "60,40,40,40")])
+def test_a_target_gives_the_same_tracker_through_every_door(option, value):
+    """One rule for how a target is tracked: ``sensekit events`` (``build_stages``),
+    ``sensekit run`` (``start_tracking``), an app's click or drag (``TrackerPicking``) and
+    ``App.pick_color`` give the tracker the same settings (``tracker.method`` included, which
+    the panel shows) and the same method in use. Before, events stored ``hsv`` for a colour
+    and ``model`` for a click where run stored none."""
+    from types import SimpleNamespace
+
+    from sensekit.app.base import App
+    from sensekit.app.picking import TrackerPicking, start_tracking
+    from sensekit.vision.targets import target_from_text
+
+    frame = _frames(1)[0]
+    target = target_from_text(**{option: value})
+
+    def after_a_frame(stage: VisionStage) -> ColorTracker:
+        list(stage.process(VideoFrame(0, 0.0, frame)))
+        assert stage.pending_target is None
+        return stage.tracker
+
+    (events,) = _build(["--" + option.replace("_", "-"), value], ListSource([frame]))
+    trackers = {"events": after_a_frame(events)}
+    run = VisionStage(tracker=ColorTracker())
+    assert start_tracking([run], **{option: value}, frame_size=(160, 120))
+    trackers["run"] = after_a_frame(run)
+    if target.kind != "color":
+        picker = TrackerPicking()
+        picker.vision = VisionStage(tracker=ColorTracker())
+        picker.host = SimpleNamespace(runner=SimpleNamespace(latest_frame=frame))   # type: ignore[assignment]
+        if target.kind == "click":
+            assert picker.pick_color((30, 30, 220), (80, 60)) is not None
+        else:
+            assert picker.pick_region((60, 40, 40, 40)) is not None
+        trackers["app drag or click"] = after_a_frame(picker.vision)
+    if target.kind == "click":
+        stage = VisionStage(tracker=ColorTracker())
+        app = SimpleNamespace(color_tracker=lambda: stage.tracker,
+                              host=SimpleNamespace(runner=SimpleNamespace(latest_frame=frame, stages=[stage])))
+        assert App.pick_color(app, (30, 30, 220), (80, 60)) is not None   # type: ignore[arg-type]
+        trackers["App.pick_color"] = after_a_frame(stage)
+    seen = {door: (t.settings(), t.method_in_use) for door, t in trackers.items()}
+    first = seen["run"]
+    assert first[1] == ("hsv" if target.kind == "color" else "model")
+    for door, got in seen.items():
+        assert got == first, f"{door} differs from run: {got} != {first}"
