@@ -31,15 +31,10 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   its typical similarity while tracked (the median of the last 60 tracked frames); an object
   lost with its box at the picture's edge is looked for only within ``refind_edge`` (1) box
   sizes of the edges it left by, until the view changes at once. Measured by
-  ``benchmarks/found_eval.py`` (false founds after the object went 10 -> 5 in 49 runs; re-found
-  when it comes back 29 of 35 as before, median delay unchanged; docs/tracking.md). Measured on the developer
-  clips (``benchmarks/track_eval.py --loss``): cut to another clip 29 frames after a click or
-  a true box, ``color_lost`` within 15 frames of the cut in 19 of the 28 runs not already
-  lost (12 without the check); a grey card over the object, 5 of 7 (4). Tracking success from
-  clicks is unchanged (0.35 vs 0.37 on tiger1, 0.085 vs 0.071 on bolt1). The two thresholds
-  were set on coke and tiger1 (the box's similarity on and off the object) and the
-  coke-tiger1 return; another object of the same colours (a team-mate in the same shirt) is
-  not told apart.
+  ``benchmarks/found_eval.py`` and ``track_eval.py --loss`` (docs/tracking.md has the
+  figures). The two thresholds were set on coke and tiger1 (the box's similarity on and off
+  the object) and the coke-tiger1 return; another object of the same colours (a team-mate in
+  the same shirt) is not told apart.
   **A changed view** (a cut, a camera swung away; ``view_change``: more than ``cut_above``,
   0.5, of a 32x24 thumbnail changed since the last frame) makes the box re-verify: searched in
   the whole frame at the found bars, and kept only within ``cut_margin`` (0.1) of the last

@@ -30,7 +30,7 @@ __all__ = ["Target", "Method", "DEFAULT_METHOD", "target_from_text", "parse_trac
 #: object/surround colour model learnt from a click or a box
 Method = Literal["exact", "hsv", "model"]
 #: how each kind of target is tracked when the ``tracker.method`` setting names no method
-DEFAULT_METHOD: dict[str, Method] = {"click": "model", "box": "model", "color": "hsv"}
+DEFAULT_METHOD: dict[str, Method] = {"click": "model", "box": "model", "color": "hsv", "resize": "model"}
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class Target:
         """How this target is tracked, given the ``tracker.method`` setting (``None``: the kind's
         ``DEFAULT_METHOD``). ``ConfigError`` for a method it cannot be tracked by: a colour by the
         model (it learns from a click or a box), a box by a colour (exact or hsv)."""
-        if setting is None:
+        if setting is None or self.kind == "resize":      # a resize: a box of the click's pool
             return DEFAULT_METHOD[self.kind]
         if setting not in ("exact", "hsv", "model"):
             raise ConfigError(f"method must be exact, hsv or model, got {setting!r}")
