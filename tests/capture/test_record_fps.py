@@ -94,8 +94,9 @@ def test_meta_states_the_measured_rate(recorded: dict[float, Path], fps: float) 
         assert video["fps"] == nominal_fps(rate), (video, rate)
     else:
         assert abs(video["fps"] - rate) <= 0.005 + 1e-3, (video, rate)
-    assert abs(video["fps_measured"] - mean) <= 0.0005 + 1e-3, (video, mean)
-    assert abs(video["fps_measured"] - fps) <= 0.05 * fps, video     # the mean: drops count
+    assert abs(video["fps_measured"] - mean) <= 0.0005 + 1e-3, (video, mean)   # drops count
+    # (was: within 5 % of the server's nominal rate, which a loaded machine's server does not
+    # keep: 7.50 and 7.60 for 8; the mean with frames lost is exact in test_measured_rate.py)
 
 
 @pytest.mark.parametrize("fps", [15.0, 8.0])
