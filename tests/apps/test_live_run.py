@@ -3,7 +3,8 @@
 A live source paces the run by its own clock: game time follows wall time, the process
 mostly waits (CPU well under a core), and ``--frames N`` stops after N camera frames
 arrived. Ctrl-C (a real SIGINT to a real process) still writes ``--screenshot``.
-Timing bounds are deliberately loose: the machine is shared and noisy.
+Timing bounds are one-sided (a loaded machine only makes a run slower); the exact pacing
+is checked on a camera with known frame times in ``test_live_pacing.py``.
 """
 from __future__ import annotations
 
@@ -51,7 +52,9 @@ def test_headless_live_run_is_paced_by_the_camera(camera, tmp_path):
     arrived, wall_s, sim_s, cpu = int(m[1]), float(m[2]), float(m[3]), int(m[5])
     assert arrived == frames                      # --frames counts camera frames
     assert wall_s >= 0.8 * frames / FPS           # ... which come at the camera's rate
-    assert 0.75 < sim_s / wall_s < 1.25           # game time tracks wall time (was ~80x)
+    assert sim_s / wall_s < 1.25                  # game time does not run ahead (was ~80x)
+    # (that it keeps up, step for step with the frames, is exact in test_live_pacing.py: a
+    # loaded machine legitimately falls behind here, and the host does not catch up)
     assert cpu < 60                               # mostly waiting (was 100 % of a core)
     assert cv2.imread(str(shot)) is not None
 

@@ -5,8 +5,10 @@ Two MJPEG servers (``tests/capture/mjpeg_server.py``) send 15 fps and 8 fps; the
 real CLI, ``sensekit record OUT --camera URL --seconds 3``, records each in a
 subprocess. Then:
 
-- ``meta.json`` states the measured rate: 15 (a standard rate, within 1.5 %) and
-  8 (within 0.25 fps), with ``fps_from: "timestamps"``;
+- ``meta.json`` states the rate measured from the recording's own ``video_ts.csv`` (the
+  camera's rate from the median interval, snapped to a standard rate within 1.5 %, or
+  the mean if frames were lost), with ``fps_from: "timestamps"``; exact 15 and 8 on known
+  frame times are checked in ``test_measured_rate.py``;
 - every video segment's container says the rate measured when it was opened
   (``ffprobe`` ``r_frame_rate``; never the stream's 25), so ``ffplay`` plays
   each segment as long as its frames took to capture (within 15 % and a
@@ -23,9 +25,11 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sensekit.capture.recording_meta import read_meta, read_timestamps
+from sensekit.capture.video_segments import STANDARD_FPS, backlog_frames, nominal_fps
 from tests.capture.mjpeg_server import MjpegServer
 
 RECORD_S = 3.0
@@ -66,13 +70,33 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[float, Path]:
     return out
 
 
-@pytest.mark.parametrize("fps, tolerance", [(15.0, 0.0), (8.0, 0.25)])
-def test_meta_states_the_measured_rate(recorded: dict[float, Path], fps: float,
-                                       tolerance: float) -> None:
-    video = read_meta(recorded[fps])["video"]
+def _rule(times: np.ndarray) -> tuple[float, float]:
+    """The rate ``meta.json`` must state for these frame times, unrounded, and the mean rate
+    (``video_segments``' documented rule, written out here from the times alone)."""
+    skip = backlog_frames(times[:32].tolist())
+    mean = (len(times) - 1 - skip) / (times[-1] - times[skip])
+    camera = 1 / float(np.median(np.diff(times[-65:])))
+    dropping = times[-1] - times[0] >= 2.0 and mean < 0.95 * camera
+    return (mean if dropping else camera), mean
+
+
+@pytest.mark.parametrize("fps", [15.0, 8.0])
+def test_meta_states_the_measured_rate(recorded: dict[float, Path], fps: float) -> None:
+    """The stated rate is the one the recording's own timestamps give (exact, whatever the
+    server's pace on a loaded machine; ``test_measured_rate.py`` checks 15 on known times)."""
+    rec = recorded[fps]
+    video = read_meta(rec)["video"]
+    times = read_timestamps(rec / "video_ts.csv", complete=True)
+    rate, mean = _rule(times)
     assert video["fps_from"] == "timestamps"
-    assert abs(video["fps"] - fps) <= tolerance, video
-    assert abs(video["fps_measured"] - fps) <= 0.05 * fps, video     # the mean: drops count
+    # the rows are rounded to 1 us: rates off by up to ~1e-3 fps, so a rounding edge may move
+    if nominal_fps(rate) in STANDARD_FPS:
+        assert video["fps"] == nominal_fps(rate), (video, rate)
+    else:
+        assert abs(video["fps"] - rate) <= 0.005 + 1e-3, (video, rate)
+    assert abs(video["fps_measured"] - mean) <= 0.0005 + 1e-3, (video, mean)   # drops count
+    # (was: within 5 % of the server's nominal rate, which a loaded machine's server does not
+    # keep: 7.50 and 7.60 for 8; the mean with frames lost is exact in test_measured_rate.py)
 
 
 @pytest.mark.parametrize("fps", [15.0, 8.0])
