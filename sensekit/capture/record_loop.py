@@ -153,10 +153,12 @@ def _close_keeping_reason(source: Source, rec: Recorder | None, bar: Any, failed
 
 
 def _close_all(source: Source, rec: Recorder | None, bar: Any, *, complete: bool) -> None:
-    """Close the recording (marked ``complete`` or not), then the progress bar and the source."""
+    """Close the recording (marked ``complete`` or not), then the progress bar and the source (a
+    live source first, so that what it lost, noted in ``meta.json``, is final)."""
     try:
         if rec is not None:
-            if source.is_live:
+            if source.is_live:     # stopped first: a camera still grabbing counted drops after the note
+                source.close()
                 rec.note_source_drops(drop_counts(source.stats() or {}))
             rec.close(complete=complete)
     finally:
