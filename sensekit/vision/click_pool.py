@@ -19,7 +19,8 @@ A click whose first box was the clean colour region measures its pool at the fir
 (the cost of a click, ~40-70 ms, once), so keeping the pool costs a click nothing.
 
 The boxes are those of the proposals' masks (``segment.proposal_segment``, what a gesture shows
-and tracks; a proposal's own box can be wider than its mask), made at the first gesture (~10 ms).
+and tracks; the proposal's own box, the one scored, to a pixel: ``proposals.work_mask``), made
+at the first gesture (~10 ms).
 The ordering is pure (``same_size``, ``size_ladder``, ``ladder_step``, ``next_guess``, on
 ``(n, 4)`` boxes x, y, w, h); ``ClickPool`` holds the click's frame (a copy), its history and
 what has been shown. Failure modes: when no proposal holds just the object (the sprinter with

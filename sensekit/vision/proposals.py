@@ -27,7 +27,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-__all__ = ["Proposal", "Window", "click_proposals", "WINDOWS", "SCALES"]
+__all__ = ["Proposal", "Window", "click_proposals", "work_mask", "WINDOWS", "SCALES"]
 
 #: window sides, as fractions of the frame's short side
 WINDOWS = (0.15, 0.3, 0.6, 1.2)
@@ -66,14 +66,30 @@ class Proposal:
     win: Window = field(repr=False)
 
     def mask(self, shape: tuple[int, int]) -> np.ndarray:
-        """The region as a bool mask of a frame of ``shape`` (H, W)."""
+        """The region as a bool mask of a frame of ``shape`` (H, W) (``work_mask``: its bounds
+        are the proposal's ``box``, the box the cues scored, to within a pixel)."""
         w = self.win
-        small = np.isin(w.labels, np.asarray(self.members)).astype(np.uint8)
-        big = cv2.resize(small, w.size, interpolation=cv2.INTER_NEAREST)
+        small = np.isin(w.labels, np.asarray(self.members))
+        big = work_mask(small, w.size)
         out = np.zeros(shape, bool)
         x0, y0 = w.origin
-        out[y0:y0 + big.shape[0], x0:x0 + big.shape[1]] = big > 0
+        out[y0:y0 + big.shape[0], x0:x0 + big.shape[1]] = big
         return out
+
+
+def work_mask(small: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """A window's bool mask in work pixels ``small`` as a mask of the window's ``size`` (w, h)
+    in frame pixels: a frame pixel belongs when any work pixel over it does. A window enlarged
+    to its work size has several work pixels per frame pixel; picking one of them (nearest
+    neighbour) drops superpixels thinner than a frame pixel, so the mask (what is shipped and
+    tracked) came out narrower than the region's box (what was scored)."""
+    s = np.ascontiguousarray(small, dtype=np.uint8)
+    if s.shape[1] > size[0] or s.shape[0] > size[1]:
+        area = cv2.resize(s.astype(np.float32), size, interpolation=cv2.INTER_AREA)
+        out: np.ndarray = area > 1e-6
+        return out
+    near: np.ndarray = cv2.resize(s, size, interpolation=cv2.INTER_NEAREST) > 0
+    return near
 
 
 def _window(frame: np.ndarray, x: float, y: float, side: float, work_px: int

@@ -53,3 +53,35 @@ def test_each_step_holds_the_superpixels_of_the_one_before_and_the_last_holds_th
         for a, b in itertools.pairwise(chain):
             assert set(a.members) < set(b.members) and len(set(b.members)) == len(b.members)
         assert set(chain[-1].members) == set(np.unique(chain[-1].win.labels).tolist())
+
+
+def test_an_enlarged_windows_thin_region_keeps_its_box_in_the_mask():
+    """A window of 72 frame px enlarged to 96 work px: a region one work pixel wide (column 3,
+    between the work columns nearest-neighbour sampling reads for frame columns 2 and 3) is
+    in the mask, whose bounds are the proposal's box (the box the cues scored) to a pixel."""
+    from sensekit.vision.proposals import Proposal, Window
+
+    f = 96 / 72
+    labels = np.zeros((96, 96), np.int32)
+    labels[10:40, 3] = 1
+    win = Window(labels, (50, 60), (72, 72), f, 72.0)
+    box = (50 + 3 / f, 60 + 10 / f, 1 / f, 30 / f)
+    p = Proposal(box, 0, 0, 1, 3.0, 0.0, 1.0, (1,), win)
+    mask = p.mask((240, 320))
+    assert mask.any(), "the region was lost from its mask"
+    x, y, w, h = cv2.boundingRect(mask.view(np.uint8))
+    assert abs(x - box[0]) <= 1 and abs(y - box[1]) <= 1, ((x, y, w, h), box)
+    assert abs(x + w - (box[0] + box[2])) <= 1 and abs(y + h - (box[1] + box[3])) <= 1, ((x, y, w, h), box)
+    assert not mask[:, :50].any() and not mask[:60].any()       # nothing outside the window
+
+
+def test_a_shrunk_windows_mask_is_its_regions_pixels():
+    """A window of 192 frame px shrunk to 96 work px: each work pixel is 2x2 frame pixels."""
+    from sensekit.vision.proposals import work_mask
+
+    small = np.zeros((96, 96), bool)
+    small[5:9, 20:30] = True
+    big = work_mask(small, (192, 192))
+    expected = np.zeros((192, 192), bool)
+    expected[10:18, 40:60] = True
+    assert np.array_equal(big, expected)
