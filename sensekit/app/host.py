@@ -55,7 +55,7 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 import pygame
 
@@ -220,8 +220,8 @@ class AppHost:
         """A left-button drag between window pixels (``Controls.drag``)."""
         self.controls.drag(start, end)
 
-    def hud_line(self) -> str:
-        return self.hud.line()
+    def hud_line(self, *, leave_out: Collection[str] = ()) -> str:
+        return self.hud.line(leave_out=leave_out)
 
     def profile_values(self) -> dict[str, Any]:
         """What ``Shift+S`` saves (``RunOutputs.profile_values``)."""
