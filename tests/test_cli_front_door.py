@@ -75,3 +75,17 @@ def test_the_closing_lines_of_a_command_that_writes_files_are_on_stdout(argv, sa
     out, err = capsys.readouterr()
     assert said in out and str(tmp_path) in out, out
     assert said not in err and str(tmp_path) not in err, err
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["record", "r.skrec", "--source", "demo", "--seconds", "0.5", "--no-progress"], "saved "),
+    (["plot", "demo", "--out", "p.png"], "wrote "),
+    (["snapshot", "demo", "--frame", "3", "--out", "s.png"], "wrote "),
+])
+def test_a_file_given_by_a_relative_name_is_said_by_its_full_path(argv, said, tmp_path, monkeypatch, capsys):
+    # run said 'screenshot: /full/path.png'; record, plot and snapshot said the name as typed
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    name = argv[1] if argv[0] == "record" else argv[argv.index("--out") + 1]
+    assert f"{said}{tmp_path / name}" in out, out
