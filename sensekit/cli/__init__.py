@@ -9,7 +9,10 @@ of their ``add_parser`` call, read from the source (keep it a literal string).
 Errors that sensekit raises on purpose (``SensekitError``), bad arguments
 (argparse's message, without the usage block) and operating-system errors while
 writing (disk full...) print as one plain line and exit with status 2; Ctrl-C
-exits with 130. No traceback, unless ``-vv``. Output paths are checked while the
+exits with 130; ``sensekit`` with no command is such a mistake (``--help`` exits 0). The
+closing lines of a command that writes files (``saved PATH``, ``wrote PATH``, ``screenshot:
+PATH``) go to stdout and name each file by its full path; errors, warnings and progress go
+to stderr. No traceback, unless ``-vv``. Output paths are checked while the
 arguments are parsed (``sensekit.cli.paths.OutputPath``), before any work.
 Repeated log warnings are rate-limited (``sensekit.ratelimit``).
 """
