@@ -1,7 +1,8 @@
 """Clapper: clap to switch the lamp on and off; clap twice quickly to change its colour.
 
 Every clap toggles the lamp (the classic "clap on, clap off"); a double clap
-(two claps within 0.6 s) also moves to the next colour. The strip at the
+(two claps within 0.6 s) also moves to the next colour and leaves the lamp on in it, so the change
+shows (its two claps switched the lamp twice: from off, it was off again when the colour changed). The strip at the
 bottom shows the last few seconds of sound with a mark at every clap.
 ``--preset book`` (or ``--set clapper.method=activity``) switches the lamp the book's way: on
 every activating ``activity`` event, with ``setSilenceLevel(25, 500)``: any sound loud enough,
@@ -105,6 +106,7 @@ class Clapper(App, section="clapper",
         if event.count == 2:
             self.color_index = (self.color_index + 1) % len(COLORS)
             self.doubles += 1
+            self.lamp_on = True                       # the new colour shows, whatever the two claps did
             self.host.say(f"double clap: {COLORS[self.color_index][0]}")
 
     def _on_level(self, event: Level) -> None:

@@ -5,9 +5,9 @@
 
 Runs ``sensekit run APP --headless --frames N --screenshot OUT/APP.png`` for each app on its
 bundled recording (the demo), with the number of steps tests/apps/test_screenshots.py uses
-(until something has happened on screen: 420 for the clapper, 200 for the activity graph,
-150 otherwise). A run is deterministic, so the same command gives the same picture, pixel for
-pixel. pinch_toss is left out: without a hand in the recording it only says "show a hand".
+(until something has happened on screen: 395 for the clapper, lit red after the double clap;
+200 for the activity graph; 150 otherwise). A run is deterministic, so the same command gives the
+same picture, pixel for pixel. pinch_toss is left out: without a hand in the recording it only says "show a hand".
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 APPS = ["sound_flier", "clapper", "activity_graph", "color_ball", "motion_paddle", "edge_snow", "steer", "collide"]
-STEPS = {"clapper": 420, "activity_graph": 200}
+STEPS = {"clapper": 395, "activity_graph": 200}
 
 
 def main(argv: list[str] | None = None) -> int:

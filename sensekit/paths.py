@@ -25,6 +25,17 @@ SUFFIX = ".skrec"
 DEFAULT_PROFILE = Path("venue.toml")
 
 
+def doc(name: str) -> str:
+    """Where ``docs/<name>`` is, for a message or a ``--help``: its full path in a source checkout
+    (or an editable install); a wheel holds no ``docs/``, so there it says where the file is
+    (the repository, or the sdist) rather than send the reader to a file that is not there."""
+    here = REPO_DIR / "docs" / name
+    if here.is_file():
+        return str(here)
+    from sensekit import __version__
+    return f"docs/{name} in sensekit's sources (its repository, or the sdist sensekit-{__version__}.tar.gz)"
+
+
 def bundled_dir(name: str) -> Path:
     """``sensekit/<name>`` in an installed wheel, else the repository's top-level ``<name>/``."""
     installed = PACKAGE_DIR / name

@@ -82,6 +82,14 @@ def test_the_wheel_holds_the_apps_and_the_demo(dist):
     with tarfile.open(next(dist.glob("*.tar.gz"))) as sdist:
         members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
     assert {f"apps/{a}.py" for a in APPS} <= members and set(RECORDING_FILES) <= members
+    assert {"docs/book.md", "docs/tutorial.md", "docs/OSC.md", "examples/double_clap.py"} <= members   # MANIFEST.in
+
+
+def test_help_in_the_wheel_says_where_the_docs_it_names_are(venv):
+    # the wheel has no docs/: `sensekit --help` sent its reader to docs/book.md, which was not there
+    for argv in (["--help"], ["apps", "--help"]):
+        text = " ".join(venv.run(venv.bin / "sensekit", *argv).split())
+        assert "docs/" in text and " in sensekit's sources (its repository, or the sdist" in text, text
 
 
 def test_the_wheel_holds_the_panel_page(dist, venv):

@@ -4,10 +4,12 @@ Keys: ``space`` pause, ``c`` recalibrate, ``s`` screenshot, ``Shift+S`` save the
 profile, ``+``/``-`` grow or shrink the box of a clicked object (``App.resize_pick``, as the
 mouse wheel does), else move the app's ``plus_minus`` setting by its declared step, ``r``
 restart, ``esc``/``q`` quit, ``m``/``e``/``p`` the overlays (``overlay_view.py``); any other
-key goes to ``app.key``. A left click on ``app.camera_view`` picks what is under the pointer
-(``App.pick_color``); pressing, dragging at least ``DRAG_MIN_PX`` and releasing picks what is
-inside the box (``App.pick_region``), with a rubber band shown while dragging. Scripted input
-(``--pick``, ``--keys``) goes through the same ``press`` and ``pick_at``.
+key goes to ``app.key`` (``h``, hand input on/off, in the apps that take it; the others say they
+take none, as ``c`` and a click say what an app does not do). A left click on
+``app.camera_view`` picks what is under the pointer (``App.pick_color``); pressing, dragging at
+least ``DRAG_MIN_PX`` and releasing picks what is inside the box (``App.pick_region``), with a
+rubber band shown while dragging. Scripted input (``--pick``, ``--keys``) goes through the same
+``press`` and ``pick_at``.
 """
 from __future__ import annotations
 
@@ -62,7 +64,16 @@ class Controls:
         elif key in OVERLAY_KEYS:
             say(self.overlays.toggle(OVERLAY_KEYS[key]))
         else:
-            say(app.key(key))
+            say(self._app_key(key))
+
+    def _app_key(self, key: int) -> str | None:
+        """A key for the app itself; ``h`` in an app that takes no hand input says so."""
+        app = self.host.app
+        said = app.key(key)
+        if said is None and key == pygame.K_h:
+            said = (f"{app.name or 'this app'} takes no hand input (h switches it in the apps "
+                    "that follow a hand: `sensekit apps`)")
+        return said
 
     def adjust(self, steps: int) -> str | None:
         """Keys ``+``/``-``: move the app's ``plus_minus`` setting by ``steps`` declared steps."""

@@ -55,7 +55,7 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 import pygame
 
@@ -233,9 +233,10 @@ class AppHost:
         """A left-button drag between window pixels (``Controls.drag``)."""
         self.controls.drag(start, end)
 
-    def hud_line(self) -> str:
-        """The HUD's status line as drawn now: fps, the source, latency or lag, the app's levels."""
-        return self.hud.line()
+    def hud_line(self, *, leave_out: Collection[str] = ()) -> str:
+        """The HUD's status line as drawn now: fps, the source, latency or lag, the app's levels
+        (but those named in ``leave_out``)."""
+        return self.hud.line(leave_out=leave_out)
 
     def profile_values(self) -> dict[str, Any]:
         """What ``Shift+S`` saves (``RunOutputs.profile_values``)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Collection
 
 import pygame
 
@@ -63,8 +64,10 @@ class Hud:
         """Note that a picture was drawn now (the live fps counts these)."""
         self._wall_times.append(time.perf_counter())
 
-    def line(self) -> str:
-        """The status line: fps, the source, latency (live) or lag (deterministic), the app's levels."""
+    def line(self, *, leave_out: Collection[str] = ()) -> str:
+        """The status line: fps, the source, latency (live) or lag (deterministic), the app's
+        levels; ``leave_out``: names of the app's levels to leave out (the panel's, whose level
+        graph shows those fresher than a status handed over twice a second)."""
         host = self.host
         lag = f"lag {max(0.0, (host.sim_t - self._last_item_t) * 1000.0):.0f} ms"
         if self.deterministic:
@@ -76,7 +79,7 @@ class Hud:
             fps = f"{(len(times) - 1) / span:.0f} fps" if span > 0 else "-- fps"
             ms = host.runner.stats.latency_ms
             latency = f"latency {ms:.0f} ms" if ms is not None else lag
-        levels = "  ".join(_level(k, v) for k, v in host.app.levels().items())
+        levels = "  ".join(_level(k, v) for k, v in host.app.levels().items() if k not in leave_out)
         return f"{fps} | {host.source.description} | {latency}" + (f" | {levels}" if levels else "")
 
     def draw(self, screen: pygame.Surface, *, status_line: bool, paused: bool, ended: bool) -> None:

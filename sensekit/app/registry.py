@@ -38,6 +38,7 @@ from types import ModuleType
 
 from sensekit.app.base import App
 from sensekit.errors import ConfigError
+from sensekit.paths import doc
 from sensekit.settings.registry import add_finder
 from sensekit.suggest import close_matches, did_you_mean
 
@@ -233,7 +234,7 @@ def _check_hooks(cls: type[App], what: str) -> type[App]:
     run with a traceback (``App.draw`` raises), so the load says so instead."""
     if cls.draw is App.draw:
         raise ConfigError(f"{what}: {cls.__name__} must define draw(self, screen), the one hook "
-                          f"every app writes (the others are optional: docs/tutorial.md)")
+                          f"every app writes (the others are optional: {doc('tutorial.md')})")
     return cls
 
 

@@ -9,7 +9,10 @@ of their ``add_parser`` call, read from the source (keep it a literal string).
 Errors that sensekit raises on purpose (``SensekitError``), bad arguments
 (argparse's message, without the usage block) and operating-system errors while
 writing (disk full...) print as one plain line and exit with status 2; Ctrl-C
-exits with 130. No traceback, unless ``-vv``. Output paths are checked while the
+exits with 130; ``sensekit`` with no command is such a mistake (``--help`` exits 0). The
+closing lines of a command that writes files (``saved PATH``, ``wrote PATH``, ``screenshot:
+PATH``) go to stdout and name each file by its full path; errors, warnings and progress go
+to stderr. No traceback, unless ``-vv``. Output paths are checked while the
 arguments are parsed (``sensekit.cli.paths.OutputPath``), before any work.
 Repeated log warnings are rate-limited (``sensekit.ratelimit``).
 """
@@ -26,7 +29,7 @@ from typing import TYPE_CHECKING, NoReturn
 from sensekit import __version__
 from sensekit.cli.paths import check_outputs_apart
 from sensekit.errors import SensekitError
-from sensekit.settings.presets import THE_BOOK
+from sensekit.settings.presets import the_book
 from sensekit.ratelimit import flush_rate_limit, install_rate_limit
 
 log = logging.getLogger("sensekit")
@@ -62,6 +65,16 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         message = " ".join(message.split()) + _command_hint(message)
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+class WrapFormatter(argparse.HelpFormatter):
+    """Wraps the description and epilog between words only: a path (``/work/my-site/docs/book.md``)
+    is never cut at a hyphen, so it can be copied from the terminal."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False, break_long_words=False)
 
 
 #: how alike a mistyped option must be to a command's own to be offered (two at most): higher
@@ -124,7 +137,8 @@ def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.Arg
     parser = _Parser(
         prog="sensekit",
         description="Control programs with a camera and a microphone.",
-        epilog=THE_BOOK + ".",
+        epilog=the_book() + ".",
+        formatter_class=WrapFormatter,
     )
     parser.add_argument("--version", action="version", version=f"sensekit {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
@@ -192,9 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:     # a bad argument (one line printed), --help or --version
         return exc.code if isinstance(exc.code, int) else 2
     setup_logging(args.verbose, args.quiet)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 0
+    if not getattr(args, "func", None):    # `sensekit` alone is a mistake: one line, status 2 (argparse's way)
+        print("sensekit: error: name a command, e.g. `sensekit run clapper`; `sensekit --help` lists them, "
+              "`sensekit apps` the apps", file=sys.stderr)
+        return 2
     try:
         check_outputs_apart(parser, args)
         return int(args.func(args) or 0)

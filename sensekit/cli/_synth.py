@@ -6,7 +6,6 @@ module whose name starts with ``_`` is not a ``sensekit`` subcommand.)
 from __future__ import annotations
 
 import argparse
-import sys
 
 from sensekit.synth import DURATION_S, __doc__ as SYNTH_DOC, generate
 from sensekit.cli.numbers import float_in
@@ -23,5 +22,5 @@ def main(argv: list[str] | None = None) -> int:
     path = generate(args.out, seconds=args.seconds)
     size = sum(p.stat().st_size for p in path.parent.rglob("*") if p.is_file())
     print(f"wrote {path} and {path.with_suffix('').with_suffix('.truth.json').name} "
-          f"({size / 1e6:.2f} MB in {path.parent})", file=sys.stderr)
+          f"({size / 1e6:.2f} MB in {path.parent})")
     return 0

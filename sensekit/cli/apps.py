@@ -6,6 +6,7 @@ import os
 
 from sensekit.app.registry import APPS_DIR_ENV, ENTRY_POINT_GROUP, apps_dir, discover
 from sensekit.cli import Subparsers
+from sensekit.paths import doc
 
 WHERE = f"""\
 where apps come from (a later one with the same name wins):
@@ -18,14 +19,15 @@ where apps come from (a later one with the same name wins):
                       e.g.  export {APPS_DIR_ENV}=~/sensekit-apps
 
 run a file without registering it:  sensekit run path/to/my_app.py
-write one: subclass sensekit.app.App (docs/tutorial.md in the sources walks through one)
+write one: subclass sensekit.app.App ({{tutorial}} walks through one)
 """
 
 
 def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("apps", help="list the mini-apps",
                               description="List the mini-apps: the bundled ones, installed ones and yours.",
-                              epilog=WHERE, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              epilog=WHERE.format(tutorial=doc("tutorial.md")),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(func=main)
 
 

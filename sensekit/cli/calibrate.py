@@ -280,7 +280,7 @@ def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -
     print(f"  threshold           {lesson.threshold:g}")
     print(f"  {lesson.rule}")
     print(f"  {lesson.route_text}")
-    print(f"wrote {out}")
+    print(f"wrote {Path(out).absolute()}")
     return 0
 
 
@@ -350,7 +350,7 @@ def main(args: argparse.Namespace) -> int:
         lines.append(f"  colour              {cal.picked_color} at {pick[0]},{pick[1]}")
     if chosen.values:
         lines.append("  set                 " + ", ".join(f"{k}={v}" for k, v in chosen.values.items()))
-    lines.append(f"wrote {out}")
+    lines.append(f"wrote {Path(out).absolute()}")
     print("\n".join(lines))
     return 0
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from sensekit.errors import ConfigError
+from sensekit.paths import doc
 from sensekit.events import Dispatcher
 from sensekit.osc.control import OscControl
 from sensekit.osc.sender import OscSender, parse_target
@@ -44,7 +45,7 @@ def add_osc_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--osc HOST:PORT``, ``--osc-bundle`` and ``--osc-control [HOST:]PORT``."""
     group = parser.add_argument_group("OSC")
     group.add_argument("--osc", metavar="HOST:PORT", type=_target_arg(),
-                       help="send every event as an OSC message (see docs/OSC.md)")
+                       help=f"send every event as an OSC message (see {doc('OSC.md')})")
     group.add_argument("--osc-bundle", action="store_true",
                        help="wrap each message in a bundle timetagged with the event time")
     group.add_argument("--osc-control", metavar="[HOST:]PORT",

@@ -294,6 +294,6 @@ def main(args: argparse.Namespace) -> int:
     render(data, args.out, title=title, width=args.width)
     starts = sum(1 for e in data["activity"] if e.activating)
     claps = len(data["claps"])
-    print(f"wrote {args.out} ({len(data['level'])} blocks, {claps} clap{'' if claps == 1 else 's'}, "
+    print(f"wrote {Path(args.out).absolute()} ({len(data['level'])} blocks, {claps} clap{'' if claps == 1 else 's'}, "
           f"{starts} activation{'' if starts == 1 else 's'})")
     return 0

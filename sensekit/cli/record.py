@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
+from pathlib import Path
 
 from sensekit.capture.base import Source, drops_text
 from sensekit.cli.progress import on_a_terminal
@@ -103,7 +103,6 @@ def main(args: argparse.Namespace) -> int:
         from sensekit.errors import RecordingError
         raise RecordingError(f"recording '{args.out}' failed: {exc.strerror or exc}") from None
     how = f"stopped by {summary.get('stopped_by') or 'Ctrl-C'}; " if summary["interrupted"] else ""
-    print(f"{how}saved {args.out}: {summary['duration_s']:.2f} s, {summary['frames']} frames, "
-          f"{summary['audio_samples']} audio samples{drops_text(summary.get('source_drops', {}))}",
-          file=sys.stderr)
+    print(f"{how}saved {Path(args.out).absolute()}: {summary['duration_s']:.2f} s, {summary['frames']} frames, "
+          f"{summary['audio_samples']} audio samples{drops_text(summary.get('source_drops', {}))}")
     return 0

@@ -18,9 +18,9 @@ import json
 import textwrap
 from typing import Any
 
-from sensekit.cli import Subparsers
+from sensekit.cli import Subparsers, WrapFormatter
 from sensekit.errors import ConfigError
-from sensekit.settings.presets import THE_BOOK
+from sensekit.settings.presets import the_book
 
 
 def register(subparsers: Subparsers) -> None:
@@ -28,7 +28,7 @@ def register(subparsers: Subparsers) -> None:
         "settings", help="list every setting (units, ranges, defaults, help) and the presets",
         description="List every setting of every detector, stage and app, and the presets. Set any "
                     "of them with --set KEY=VALUE, in a venue profile, or over OSC.",
-        epilog=THE_BOOK + ".")
+        epilog=the_book() + ".", formatter_class=WrapFormatter)
     p.add_argument("sections", nargs="*", metavar="SECTION[.NAME]",
                    help="only these sections or settings (e.g. motion clap.threshold)")
     p.add_argument("--json", action="store_true", help="one JSON document instead of text")
@@ -97,7 +97,7 @@ def render_text(data: dict[str, Any]) -> str:
     lines.append(f"{count} setting{'' if count == 1 else 's'} in {groups} group{'' if groups == 1 else 's'}. "
                  f"Set {'it' if count == 1 else 'any of them'} with --set KEY=VALUE, "
                  "in a profile ([section] name = value) or over OSC (/sensekit/set/<section>/<name>).")
-    lines += ["", THE_BOOK + "."]
+    lines += ["", the_book() + "."]
     if data["presets"]:
         lines += ["", "presets (--preset NAME):"]
         for name, p in sorted(data["presets"].items()):

@@ -30,6 +30,7 @@ a source with fewer than N+1 frames, or a bad option value.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 import cv2
@@ -277,5 +278,5 @@ def main(args: argparse.Namespace) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if not cv2.imwrite(str(args.out), montage):
         raise ConfigError(f"cannot write {str(args.out)!r} (is the extension .png?)")
-    print(f"wrote {args.out} ({montage.shape[1]}x{montage.shape[0]}, frame {args.frame})")
+    print(f"wrote {Path(args.out).absolute()} ({montage.shape[1]}x{montage.shape[0]}, frame {args.frame})")
     return 0

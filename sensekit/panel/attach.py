@@ -4,7 +4,9 @@
 the server, print nothing (the CLI prints ``panel.url``) and return the running ``Panel``; the
 caller closes it. ``app_panel`` also hooks the host's loop: panel requests run between steps
 (so a pick works while the app is paused) and the status line (the HUD: fps, source, latency)
-is handed over twice a second.
+is handed over twice a second. When the page draws the level graph, the status line leaves out
+the app's levels the graph shows (``graph_levels``): the graph's "level 3" stood beside a
+status "voice level 84" from up to half a second before, two readings of one sound.
 """
 from __future__ import annotations
 
@@ -26,9 +28,20 @@ from sensekit.vision.taught_live import TakesTaught
 if TYPE_CHECKING:
     from sensekit.app.host import AppHost
 
-__all__ = ["STATUS_INTERVAL_S", "app_panel", "events_panel"]
+__all__ = ["STATUS_INTERVAL_S", "app_panel", "events_panel", "graph_levels"]
 
 STATUS_INTERVAL_S = 0.5
+
+
+def graph_levels(app: Any, inputs: list[str]) -> frozenset[str]:
+    """The app's levels (``App.levels``) that the panel's level graph shows block by block, so
+    the status line leaves them out: the sound level (named ``level`` or ``... level``; the
+    graph's header says it) and the app's lines (``App.level_lines``; the legend says them).
+    None without the audio card (no graph)."""
+    if "audio" not in inputs:
+        return frozenset()
+    lines = set(app.level_lines())
+    return frozenset(n for n in app.levels() if n == "level" or n.endswith(" level") or n in lines)
 
 
 def _inputs(source: Any, stages: Any) -> list[str]:
@@ -44,9 +57,10 @@ def _inputs(source: Any, stages: Any) -> list[str]:
 def app_panel(host: AppHost, address: PanelAddress) -> Panel:
     """A started panel on ``host`` (its runner, app, settings table and Shift+S profile)."""
     app = host.app
+    inputs = _inputs(host.source, host.runner.stages)
     panel = Panel(address, host.runner, AppControl(host),
                   info={"title": app.title, "app": app.name, "source": host.source.description,
-                        "inputs": _inputs(host.source, host.runner.stages), "mirrored": type(app).mirror,
+                        "inputs": inputs, "mirrored": type(app).mirror,
                         "offered_overlays": offered(host.runner.stages),
                         "profile": str(host.options.profile_path)},
                   app_lines=app.level_lines)
@@ -58,7 +72,7 @@ def app_panel(host: AppHost, address: PanelAddress) -> Panel:
         now = time.monotonic()
         if now - last[0] >= STATUS_INTERVAL_S:
             last[0] = now
-            panel.telemetry.set_status(hud=host.hud_line(), paused=host.paused,
+            panel.telemetry.set_status(hud=host.hud_line(leave_out=graph_levels(app, inputs)), paused=host.paused,
                                        sim_t=round(host.sim_t, 2), steps=host.steps)
 
     host.step_hooks.append(between_steps)

@@ -30,10 +30,18 @@ from typing import Any, Mapping
 
 from sensekit.errors import ConfigError
 
-__all__ = ["Preset", "PRESETS", "preset", "get_preset", "BOOK", "THE_BOOK"]
+__all__ = ["Preset", "PRESETS", "preset", "get_preset", "BOOK", "THE_BOOK", "the_book"]
 
-THE_BOOK = ('"the book" is Keith Peters, AdvancED ActionScript 3.0 Animation (chapters 1, 2 and 5); '
-            '"Flash" is the Flash Player API it uses: see docs/book.md')
+
+def the_book() -> str:
+    """What "the book" and "Flash" are, and where docs/book.md is (``sensekit.paths.doc``: a wheel
+    install has no docs/ folder)."""
+    from sensekit.paths import doc
+    return ('"the book" is Keith Peters, AdvancED ActionScript 3.0 Animation (chapters 1, 2 and 5); '
+            f'"Flash" is the Flash Player API it uses: see {doc("book.md")}')
+
+
+THE_BOOK = the_book()
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,33 @@ def test_clapper_toggles_once_per_clap(play, truth):
     assert app.toggles == len(truth["claps"])
     assert np.allclose(app.claps, truth["claps"], atol=0.05)
     assert app.doubles == len(truth["clap_patterns"])
-    assert app.lamp_on == (len(truth["claps"]) % 2 == 1)
+    # each clap toggles; a double clap then leaves the lamp on in its new colour
+    lamp = False
+    ends = {p["times"][-1] for p in truth["clap_patterns"] if p["count"] == 2}
+    for t in truth["claps"]:
+        lamp = not lamp or t in ends
+    assert app.lamp_on == lamp
+
+
+def test_clapper_double_clap_shows_its_new_colour_on_a_lit_lamp(play, truth):
+    # the demo's double clap (12.0, 12.25) comes after an even number of claps: its two claps
+    # switched the lamp on and off again, and the colour changed on a dark lamp
+    _first, second = truth["clap_patterns"][0]["times"]
+    later = min(t for t in truth["claps"] if t > second)
+    host = play("clapper", int((later - 0.1) * 30))
+    app = host.app
+    assert app.doubles == 1 and app.state()["color"] == "red"
+    assert app.lamp_on and app.state()["lamp_on"]
+
+
+def test_clapper_book_preset_toggles_on_activity_and_ignores_doubles(play):
+    # --preset book keeps the book's lamp: every activating sound toggles it, colours never change
+    from sensekit.settings.presets import PRESETS
+
+    host = play("clapper", 600, each=lambda h: h.steps == 1 and h.tuning.apply_now(PRESETS["book"].values))
+    app = host.app
+    assert app.doubles == 0 and app.state()["color"] == "warm white"
+    assert app.toggles == 7 and app.lamp_on                       # 7 toggles from off (tests/apps/test_book.py)
 
 
 def test_activity_graph_marks_activity_and_claps(play, truth):

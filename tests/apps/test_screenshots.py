@@ -10,7 +10,8 @@ from sensekit.app.convert import surface_to_array
 from sensekit.app.registry import discover
 
 APPS = sorted(discover())
-STEPS = {"clapper": 420, "activity_graph": 200}     # until something has happened on screen
+# until something has happened on screen (the clapper: lit in the double clap's colour)
+STEPS = {"clapper": 395, "activity_graph": 200}
 
 
 @pytest.mark.parametrize("name", APPS)

@@ -36,10 +36,11 @@ def test_record_negative_seconds(tmp_path: Path, capsys: pytest.CaptureFixture) 
 def test_record_a_source_and_replay_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     clip = make_clip(tmp_path / "clip.skrec")
     out = tmp_path / "copy.skrec"
-    code, _, err = run(capsys, "record", str(out), "--source", f"replay:{clip}", "--seconds", "0.5",
-                       "--notes", "copied")
+    code, out_text, err = run(capsys, "record", str(out), "--source", f"replay:{clip}", "--seconds", "0.5",
+                              "--notes", "copied")
     assert code == 0, err
-    assert "saved" in err and "5 frames" in err
+    assert "saved" in out_text and "5 frames" in out_text     # the closing line on stdout, as run's
+    assert "saved" not in err
     meta = read_meta(out)
     assert meta["complete"] and meta["notes"] == "copied" and meta["sources"] == ["replay:clip.skrec"]
     original = [i for i in ReplaySource(clip) if i.t < 0.5]

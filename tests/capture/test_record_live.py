@@ -250,7 +250,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     info = json.loads((folder / "delivered.json").read_text())
     return {"folder": folder, "rec": out, "clip": clip, "url": url, "served": served,
-            "stderr": proc.stderr, "took": took, "info": info,
+            "stderr": proc.stderr, "stdout": proc.stdout, "took": took, "info": info,
             "frames": np.load(folder / "delivered_frames.npy"),
             "audio": np.load(folder / "delivered_audio.npy")}
 
@@ -299,7 +299,7 @@ def test_the_cli_recorded_the_stream_and_the_fake_microphone(live: dict[str, Any
     assert len(numbers) >= 8, (
         f"only {len(numbers)} frames in {RECORD_S} s ({live['took']:.1f} s run)")
     frames, samples = _written(live)
-    assert f"{frames} frames, {samples} audio samples" in live["stderr"]
+    assert f"{frames} frames, {samples} audio samples" in live["stdout"]
 
 
 def test_what_the_live_sources_lost_is_in_meta_and_the_last_line(live: dict[str, Any]) -> None:
@@ -313,7 +313,7 @@ def test_what_the_live_sources_lost_is_in_meta_and_the_last_line(live: dict[str,
     drops = read_meta(live["rec"])["source_drops"]
     assert set(drops) == set(DROP_COUNTERS)
     assert drops == {k: stats[k] for k in DROP_COUNTERS}
-    last = live["stderr"].strip().splitlines()[-1]
+    last = live["stdout"].strip().splitlines()[-1]
     assert last.endswith(f"audio samples{drops_text(drops)}"), last
     if any(drops.values()):
         assert "; lost: " in last
