@@ -20,7 +20,7 @@ from pathlib import Path
 
 from sensekit.safe_read import file_kind
 
-__all__ = ["write_text_atomic"]
+__all__ = ["write_text_atomic", "replace_file"]
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str, *, what: str = "file") -> Path:
@@ -35,9 +35,19 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, what: str = "f
     existed = target.is_file()
     mode = target.stat().st_mode & 0o7777 if existed else 0o644
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        replace_file(target, text, mode)
     except OSError as exc:
-        raise OSError(exc.errno, f"cannot write {what} {str(path)!r}: {exc.strerror or exc}") from None
+        kept = " (the previous one is kept)" if existed else ""
+        raise OSError(exc.errno, f"cannot write {what} {str(path)!r}: {exc.strerror or exc}{kept}") from None
+    return target
+
+
+def replace_file(target: Path, text: str, mode: int) -> None:
+    """The write itself, for callers that check ``target`` and word the error their own way (a
+    profile): ``text`` (UTF-8) to a temporary file beside ``target``, flushed and ``fsync``-ed,
+    given ``mode``, then renamed over ``target``. On any failure the temporary file is removed
+    and the error is raised as it came (an ``OSError`` from the disk)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -45,13 +55,7 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, what: str = "f
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        kept = " (the previous one is kept)" if existed else ""
-        raise OSError(exc.errno, f"cannot write {what} {str(path)!r}: {exc.strerror or exc}{kept}") from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    return target

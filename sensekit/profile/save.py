@@ -32,7 +32,6 @@ import functools
 import itertools
 import math
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -41,6 +40,7 @@ from typing import Any, Mapping, TypeVar
 
 from sensekit.errors import ConfigError
 from sensekit.profile.load import DEPRECATED, LEGACY_KEYS, legacy_name, profile_from_dict, profile_text
+from sensekit.atomic import replace_file
 from sensekit.safe_read import file_kind, short
 from sensekit.settings.live import Tuning, check_values
 from sensekit.settings.registry import REGISTRY, lookup, split_key
@@ -368,24 +368,9 @@ def _write_atomic(target: Path, text: str, mode: int) -> None:
         raise ConfigError(f"cannot save the profile to {short(str(target))}: it is {kind}, not a file")
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise _not_saved(target, exc) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
+        replace_file(target, text, mode)
     except OSError as exc:            # a full disk: the file named, the old profile as it was
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
         raise _not_saved(target, exc) from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _not_saved(target: Path, exc: OSError) -> OSError:
