@@ -21,6 +21,8 @@ Evaluation code (``benchmarks/clap_net_stream.py --mode gated``); ``sensekit/aud
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from sensekit.audio.clap_features import FEATURES
@@ -28,7 +30,8 @@ from sensekit.audio.clap_floor import FLOOR_SPLIT_DB, RISE_SPLIT_DB
 from sensekit.evaluation.audio.clap_folds import THRESHOLDS, TIE_F1
 from sensekit.evaluation.audio.clap_training import NOISY, Bursts
 
-__all__ = ["GROUPS", "bursts_gate", "choose_gate_threshold", "gate", "gated_scores", "nested_gate_thresholds"]
+__all__ = ["GROUPS", "bursts_gate", "choose_gate_threshold", "gate", "gated_scores", "nested_gate_thresholds",
+           "pooled_f1"]
 
 #: the two groups whose pooled per-clap F1 the branch threshold averages
 GROUPS: tuple[tuple[str, ...], ...] = (("orig",), (*NOISY, "mix0", "mix6"))
@@ -68,28 +71,38 @@ def _counts(bursts: Bursts, source: str, variants: tuple[str, ...]) -> tuple[np.
     return m, n
 
 
+def pooled_f1(bursts: Bursts, sources: list[str],
+              accepted: Callable[[str, np.ndarray], list[np.ndarray]], n: int) -> np.ndarray:
+    """For ``n`` candidate rules, the mean over ``GROUPS`` of the per-clap F1 pooled over
+    ``sources``: ``accepted(s, m)`` gives, for source ``s``'s bursts selected by ``m``, which of
+    them each rule takes for claps (one boolean array per rule)."""
+    crit = np.zeros(n)
+    for variants in GROUPS:
+        tp, fp, claps = np.zeros(n), np.zeros(n), 0
+        for s in sources:
+            m, k = _counts(bursts, s, variants)
+            claps += k
+            y = bursts.y[m]
+            for i, acc in enumerate(accepted(s, m)):
+                tp[i] += np.count_nonzero(acc & (y == 1))
+                fp[i] += np.count_nonzero(acc & (y == 0))
+        crit += 2 * tp / np.maximum(2 * tp + fp + (claps - tp), 1) / len(GROUPS)
+    return crit
+
+
 def choose_gate_threshold(bursts: Bursts, gated: np.ndarray, trees: dict[str, np.ndarray],
                           net: dict[str, np.ndarray], t_trees: float,
                           thresholds: np.ndarray = THRESHOLDS) -> float:
     """The gated branch's threshold for the sources of ``trees``/``net`` (each source's scores by
     its own fold), the trees' branch at ``t_trees``: the lowest within ``TIE_F1`` of the best
     mean over ``GROUPS`` of the pooled per-clap F1."""
-    crit = np.zeros(len(thresholds))
-    for variants in GROUPS:
-        tp = np.zeros(len(thresholds))
-        fp = np.zeros(len(thresholds))
-        n = 0
-        for s in trees:
-            m, k = _counts(bursts, s, variants)
-            n += k
-            y, g = bursts.y[m], gated[m]
-            t_ok = (trees[s][m] >= t_trees) & ~g
-            mean = 0.5 * (trees[s][m] + net[s][m])
-            for i, u in enumerate(thresholds):
-                acc = t_ok | (g & (mean >= u))
-                tp[i] += np.count_nonzero(acc & (y == 1))
-                fp[i] += np.count_nonzero(acc & (y == 0))
-        crit += 2 * tp / np.maximum(2 * tp + fp + (n - tp), 1) / len(GROUPS)
+    def accepted(s: str, m: np.ndarray) -> list[np.ndarray]:
+        g = gated[m]
+        t_ok = (trees[s][m] >= t_trees) & ~g
+        mean = 0.5 * (trees[s][m] + net[s][m])
+        return [t_ok | (g & (mean >= u)) for u in thresholds]
+
+    crit = pooled_f1(bursts, list(trees), accepted, len(thresholds))
     best = float(crit.max())
     return float(next(u for u, c in zip(thresholds, crit) if c >= best - TIE_F1))
 

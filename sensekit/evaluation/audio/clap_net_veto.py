@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from sensekit.evaluation.audio.clap_folds import TIE_F1
-from sensekit.evaluation.audio.clap_net_gate import GROUPS, _counts
+from sensekit.evaluation.audio.clap_net_gate import pooled_f1
 from sensekit.evaluation.audio.clap_training import Bursts
 
 __all__ = ["MARGINS", "SIDES", "choose_margin", "in_margin", "nested_margins", "veto_scores"]
@@ -58,20 +58,11 @@ def choose_margin(bursts: Bursts, trees: dict[str, np.ndarray], net: dict[str, n
     """The margin for the sources of ``trees``/``net`` (each source's scores by its own fold) at
     the trees' ``threshold``: the smallest within ``TIE_F1`` of the best mean over ``GROUPS`` of
     the pooled per-clap F1; and the criterion of every margin."""
-    crit = np.zeros(len(margins))
-    for variants in GROUPS:
-        tp = np.zeros(len(margins))
-        fp = np.zeros(len(margins))
-        n = 0
-        for s in trees:
-            m, k = _counts(bursts, s, variants)
-            n += k
-            y = bursts.y[m]
-            for i, u in enumerate(margins):
-                acc = veto_scores(trees[s][m], net[s][m], threshold=threshold, margin=u, side=side) >= threshold
-                tp[i] += np.count_nonzero(acc & (y == 1))
-                fp[i] += np.count_nonzero(acc & (y == 0))
-        crit += 2 * tp / np.maximum(2 * tp + fp + (n - tp), 1) / len(GROUPS)
+    def accepted(s: str, m: np.ndarray) -> list[np.ndarray]:
+        return [veto_scores(trees[s][m], net[s][m], threshold=threshold, margin=u, side=side) >= threshold
+                for u in margins]
+
+    crit = pooled_f1(bursts, list(trees), accepted, len(margins))
     best = float(crit.max())
     return float(next(u for u, c in zip(margins, crit) if c >= best - TIE_F1)), crit.tolist()
 
