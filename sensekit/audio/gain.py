@@ -17,8 +17,10 @@ DB_PER_STEP = 0.6
 
 def source_gain(source: Any) -> float:
     """The gain an opened source carries (a microphone's, a recording's stored one), unity for a
-    source without one; what a run starts from before its settings (``audio.gain``) apply."""
-    return float(getattr(source, "gain", UNITY_GAIN) or UNITY_GAIN)
+    source without one (or with ``None``); 0 stays 0 (muted). What a run starts from before its
+    settings (``audio.gain``) apply."""
+    gain = getattr(source, "gain", None)
+    return UNITY_GAIN if gain is None else float(gain)
 
 
 def gain_to_db(gain: float) -> float:

@@ -34,7 +34,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from sensekit.capture.base import AudioBlock, Item, VideoFrame
+from sensekit.capture.base import UNITY_GAIN, AudioBlock, Item, VideoFrame
 from sensekit.capture.checksums import (AUDIO_CRC_FILE, AUDIO_CRC_HEADER, TIMESTAMPS_CRC_FILE,
                                         TIMESTAMPS_CRC_HEADER, VIDEO_CRC_FILE, VIDEO_CRC_HEADER,
                                         ChecksumLog, PcmChecksums, crc32_of)
@@ -80,7 +80,7 @@ class Recorder:
         *,
         video: tuple[int, int, float | None] | None = None,
         audio: tuple[int, int] | None = None,
-        gain: float = 50,
+        gain: float = UNITY_GAIN,
         sources: Sequence[str] = (),
         notes: str = "",
         block_size: int | None = None,

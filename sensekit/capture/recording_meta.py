@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.capture.base import UNITY_GAIN
 from sensekit.capture.checksums import TIMESTAMPS_CRC_HEADER, checksums_cap, read_checksums, recorded_lines
 from sensekit.capture.wav import MAX_NONFINITE_RUNS
 from sensekit.errors import RecordingError
@@ -189,7 +190,7 @@ def _check_audio(audio: Any, bad: _Bad) -> None:
                   f"got {short(audio.get('sample_rate'))}")
     if not _is_int(audio.get("channels")) or not 0 < audio["channels"] <= 64:
         raise bad(f"`audio.channels` must be 1..64, got {short(audio.get('channels'))}")
-    audio.setdefault("gain", 50)
+    audio.setdefault("gain", UNITY_GAIN)      # read side only: never written back
     if not _is_num(audio["gain"]) or not 0 <= audio["gain"] <= 100:
         raise bad(f"`audio.gain` must be 0..100, got {short(audio['gain'])}")
     audio.setdefault("sample_format", "int16")

@@ -37,7 +37,7 @@ from typing import Any, Iterator
 import cv2
 import numpy as np
 
-from sensekit.capture.base import AudioBlock, VideoFrame, merge_by_time
+from sensekit.capture.base import UNITY_GAIN, AudioBlock, VideoFrame, merge_by_time
 from sensekit.capture.recording import Recorder
 from sensekit.validate import check_positive
 
@@ -319,7 +319,7 @@ def generate(out: str | Path = "recordings", *, seconds: float = DURATION_S, nam
              "an orange-red ball on a Lissajous path, a hand waving lower-left (3-6 s) then "
              "lower-right (11-14 s), voice-like phrases and claps. Ground truth: "
              f"{name}.truth.json.")
-    with Recorder(rec_path, video=(WIDTH, HEIGHT, float(FPS)), audio=(SAMPLE_RATE, 1), gain=50,
+    with Recorder(rec_path, video=(WIDTH, HEIGHT, float(FPS)), audio=(SAMPLE_RATE, 1), gain=UNITY_GAIN,
                   sources=[f"synth:{name} seed={SEED}"], notes=notes, block_size=BLOCK_SIZE,
                   start_unix=START_UNIX, reproducible=True) as rec:
         for item in merge_by_time(video_frames(seconds, frames_truth),
