@@ -10,11 +10,13 @@ subprocess. Then:
   the mean if frames were lost), with ``fps_from: "timestamps"``; exact 15 and 8 on known
   frame times are checked in ``test_measured_rate.py``;
 - every video segment's container says the rate measured when it was opened
-  (``ffprobe`` ``r_frame_rate``; never the stream's 25), so ``ffplay`` plays
-  each segment as long as its frames took to capture (within 15 % and a
-  frame), and the ``video.ffconcat`` playlist as long as the recording lasted
-  (within 10 %). Rates are compared with the recorded timestamps, not with the
-  server's nominal rate, which a busy test machine does not always keep.
+  (``ffprobe`` ``r_frame_rate``; never the stream's 25): exactly the documented rule
+  applied to the recording's own ``video_ts.csv`` up to the frame that opened it (the
+  first segment is held until 8 intervals after the connect backlog are measured); the
+  ``video.ffconcat`` playlist shows each segment at that rate (within Matroska's 1 ms per
+  segment) and plays as long as the recording lasted (within 10 %).
+  Rates are compared with the recorded timestamps, not with the server's nominal rate
+  or the wall-clock time a segment's frames took, which a busy test machine does not keep.
 """
 from __future__ import annotations
 
@@ -80,6 +82,19 @@ def _rule(times: np.ndarray) -> tuple[float, float]:
     return (mean if dropping else camera), mean
 
 
+def _frames_at_open(times: np.ndarray, first: int, last: int) -> int:
+    """How many frames the writer had when segment ``first``..``last`` was opened: a later
+    segment at its first frame; the first held until 8 frame intervals after the connect
+    backlog were measured (or 60 frames held), else until its commit."""
+    if first > 0:
+        return first + 1
+    for n in range(1, last + 2):
+        head = times[:min(n, 32)].tolist()
+        if len(head) - backlog_frames(head) - 1 >= 8 or n - 1 >= 60:
+            return n
+    return last + 1
+
+
 @pytest.mark.parametrize("fps", [15.0, 8.0])
 def test_meta_states_the_measured_rate(recorded: dict[float, Path], fps: float) -> None:
     """The stated rate is the one the recording's own timestamps give (exact, whatever the
@@ -101,23 +116,33 @@ def test_meta_states_the_measured_rate(recorded: dict[float, Path], fps: float) 
 
 @pytest.mark.parametrize("fps", [15.0, 8.0])
 def test_containers_play_at_the_measured_rate(recorded: dict[float, Path], fps: float) -> None:
-    """Each segment, and the whole playlist, plays as long as its frames took to capture."""
+    """Each segment's container states the rate measured when it was opened; the playlist
+    shows the segments at those rates, and as long as the recording lasted."""
     rec = recorded[fps]
     meta = read_meta(rec)
     times = read_timestamps(rec / "video_ts.csv", complete=True)
     segments = sorted((rec / "video").glob("*-*.mkv"))
     assert len(segments) >= 4
+    durations = []                                    # each segment's frames at its own rate
     for seg in segments:
         first, last = (int(x) for x in seg.name[:-4].split("-"))
-        rate = float(Fraction(_probe(seg, "stream=r_frame_rate")[0]))
-        assert abs(rate - fps) <= 0.2 * fps, (seg.name, rate)        # never the 25 fps claim
-        # (a segment holds ~4 frames at 8 fps, so a loaded machine's jitter moves its median)
-        end = times[last + 1] if last + 1 < len(times) else times[last] + 1 / meta["video"]["fps"]
-        real, played = end - times[first], (last - first + 1) / rate
-        assert abs(played - real) <= 0.15 * real + 1 / rate, (seg.name, rate, played, real)
+        probed = float(Fraction(_probe(seg, "stream=r_frame_rate")[0]))
+        durations.append((last - first + 1) / probed)
+        last_rate = probed
+        opened = _frames_at_open(times, first, last)
+        rate, _ = _rule(times[:opened])               # the rate measured when it was opened
+        # the rows are rounded to 1 us (rates off by < 1e-4 of themselves), so a rate on a
+        # rounding or snapping edge may go either way; Matroska stores a frame duration in ns
+        stated = {nominal_fps(rate * (1 + e)) for e in (-1e-4, 0.0, 1e-4)}
+        assert min(abs(probed - r) for r in stated) <= 1e-3, (seg.name, opened, probed, rate)
+    # (was: within 20 % of the server's nominal rate, and each segment played within 15 % and a
+    # frame of the time its frames took to arrive: 0.60 s played in 0.40 s on a loaded machine)
     # the whole video through the playlist: its last frame is shown when the camera sent it
     pts = [float(t) for t in _probe(rec / "video.ffconcat", "packet=pts_time") if t != "N/A"]
     assert len(pts) == len(times) == meta["frames"]
     real, played = times[-1] - times[0], pts[-1] - pts[0]
+    # the playlist shows every segment at its container's rate (Matroska: 1 ms timestamps)
+    shown = sum(durations) - 1 / last_rate
+    assert abs(played - shown) <= 0.001 * len(segments), (played, shown)
     assert real > RECORD_S * 0.6
     assert abs(played - real) <= 0.1 * real, (played, real)
