@@ -1,6 +1,8 @@
 """`sensekit apps` and `sensekit run`: listing, unknown apps, missing inputs, the bundled fallback."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -112,27 +114,31 @@ def test_a_display_that_opens_nothing_runs_headless_instead_of_an_invisible_wind
     assert (tmp_path / "out" / "clapper.png").stat().st_size > 5000
 
 
-def test_a_display_that_opens_gets_the_window(tmp_path_factory):
+def _run_in_a_window(display: str, argv: list[str], cwd: Path):
+    """``python -m sensekit ARGV`` in ``cwd`` with a virtual screen (Xvfb) on ``display``."""
     import shutil
     import subprocess
     import sys
     import time
 
-    # the run now names the files it wrote by their full path: a folder named after this test
-    # would put "display" in stdout
-    tmp_path = tmp_path_factory.mktemp("window")
     if shutil.which("Xvfb") is None:
         pytest.skip("Xvfb is not installed (apt-get install xvfb)")
-    server = subprocess.Popen(["Xvfb", ":988", "-screen", "0", "800x600x24"],
+    server = subprocess.Popen(["Xvfb", display, "-screen", "0", "800x600x24"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(1.0)
-        proc = subprocess.run([sys.executable, "-m", "sensekit", "run", "clapper", "--frames", "15",
-                               "--screenshot", "shot.png"], cwd=tmp_path, env=_run_env(DISPLAY=":988"),
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run([sys.executable, "-m", "sensekit", *argv], cwd=cwd,
+                              env=_run_env(DISPLAY=display), capture_output=True, text=True, timeout=120)
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_a_display_that_opens_gets_the_window(tmp_path_factory):
+    # the run now names the files it wrote by their full path: a folder named after this test
+    # would put "display" in stdout
+    tmp_path = tmp_path_factory.mktemp("window")
+    proc = _run_in_a_window(":988", ["run", "clapper", "--frames", "15", "--screenshot", "shot.png"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "running headless" not in proc.stdout and "display" not in proc.stdout.lower()
     assert (tmp_path / "shot.png").stat().st_size > 5000
@@ -187,23 +193,8 @@ def test_the_closing_lines_name_every_file_the_run_wrote(video_only_file, tmp_pa
 def test_a_run_in_a_window_that_ends_names_the_files_it_wrote(tmp_path):
     # headless and interrupted runs printed "screenshot: PATH" etc.; a window run that ended
     # normally (--frames, esc, the end of a recording) printed nothing about its files
-    import shutil
-    import subprocess
-    import sys
-    import time
-
-    if shutil.which("Xvfb") is None:
-        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
-    server = subprocess.Popen(["Xvfb", ":989", "-screen", "0", "800x600x24"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        time.sleep(1.0)
-        proc = subprocess.run([sys.executable, "-m", "sensekit", "run", "clapper", "--frames", "15",
-                               "--screenshot", "shot.png", "--events", "ev.jsonl"], cwd=tmp_path,
-                              env=_run_env(DISPLAY=":989"), capture_output=True, text=True, timeout=120)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    proc = _run_in_a_window(":989", ["run", "clapper", "--frames", "15", "--screenshot", "shot.png",
+                                     "--events", "ev.jsonl"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.splitlines()
     assert "running headless" not in proc.stdout
