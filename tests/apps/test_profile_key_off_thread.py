@@ -22,6 +22,20 @@ def _host(venue):
     return host, host.source
 
 
+def _hold_writes(monkeypatch) -> tuple[threading.Event, list[threading.Thread]]:
+    """Hold every profile write until the event is set (10 s at most); the list gets the thread
+    of each write."""
+    write, release = RunOutputs.write_values, threading.Event()
+    writers: list[threading.Thread] = []
+
+    def held_write(values, path):
+        writers.append(threading.current_thread())
+        release.wait(10)
+        return write(values, path)
+    monkeypatch.setattr(RunOutputs, "write_values", staticmethod(held_write))
+    return release, writers
+
+
 def _said(host) -> str:
     return host.toast[0] if host.toast else ""
 
@@ -32,14 +46,7 @@ def test_shift_s_with_a_large_profile_does_not_stop_the_piece(tmp_path, monkeypa
     itself held the run's thread. No wall-clock bound: the machine's load changes nothing here."""
     venue = tmp_path / "venue.toml"
     _big_profile(venue)
-    write, release = RunOutputs.write_values, threading.Event()
-    writers: list[threading.Thread] = []
-
-    def held_write(values, path):
-        writers.append(threading.current_thread())
-        release.wait(10)
-        return write(values, path)
-    monkeypatch.setattr(RunOutputs, "write_values", staticmethod(held_write))
+    release, writers = _hold_writes(monkeypatch)
     host, source = _host(venue)
     try:
         host.tuning.apply_now({"audio.gain": 31.0})
@@ -87,12 +94,7 @@ def test_a_shift_s_written_after_a_newer_panel_save_does_not_undo_it(tmp_path, m
 
     venue = tmp_path / "venue.toml"
     venue.write_text("[audio]\ngain = 20.0  # the venue's\n")
-    write, release = RunOutputs.write_values, threading.Event()
-
-    def held_write(values, path):
-        release.wait(10)
-        return write(values, path)
-    monkeypatch.setattr(RunOutputs, "write_values", staticmethod(held_write))
+    release, _ = _hold_writes(monkeypatch)
     host, source = _host(venue)
     try:
         host.tuning.apply_now({"audio.gain": 31.0})
