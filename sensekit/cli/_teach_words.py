@@ -24,6 +24,7 @@ the takes are caught live, prompted one by one (``sensekit.cli._teach_live``); w
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 
@@ -132,6 +133,6 @@ def main(args: argparse.Namespace) -> int:
     parts = ", and the first and last 40 % of every take" if taught.parts_as_other else ""
     print(f"other speech: {len(others)} parts{parts}{why_parts(taught, args.refuse_parts)}")
     save_table(args.profile, TAUGHT_WORDS_TABLE, taught.to_tables())
-    print(f"taught {', '.join(names)} -> {args.profile}  (sensekit events SRC --profile "
+    print(f"taught {', '.join(names)} -> {Path(args.profile).absolute()}  (sensekit events SRC --profile "
           f"{args.profile} --words {','.join(names)})")
     return 0
