@@ -44,6 +44,9 @@ __all__ = ["TrackerPicking", "PICK_SHOWN_S", "start_tracking"]
 
 #: how long the outline of a fresh pick stays on screen (simulation seconds)
 PICK_SHOWN_S = 2.0
+#: the "picked" label: this far under the outline; its size, roughly, at 18 px type; the resize
+#: hint's strip at the view's bottom it keeps clear of
+PICKED_GAP_PX, PICKED_LABEL_W_PX, PICKED_LABEL_H_PX, PICKED_HINT_H_PX = 8, 64, 22, 30
 
 
 class TrackerPicking:
@@ -91,8 +94,15 @@ class TrackerPicking:
             pts = [camera_to_view(float(x) + 0.5, float(y) + 0.5, size, view) for x, y in contour]
             pygame.draw.lines(screen, D.BLACK, True, pts, 4)
             pygame.draw.lines(screen, D.ACCENT, True, pts, 2)
-        x0, y0 = camera_to_view(picked.box[0], picked.box[1], size, view)
-        D.text(screen, "picked", (x0, y0 - 2), size=18, color=D.ACCENT, anchor="bottomleft")
+        bx, by, bw, bh = picked.box
+        x0, y0 = camera_to_view(bx, by, size, view)
+        _, y1 = camera_to_view(bx + bw, by + bh, size, view)
+        # under the outline, on a backing: above it the tracker's own label ("tracking") sits
+        # and the two ran into each other; above only when there is no room below
+        below = y1 + PICKED_GAP_PX + PICKED_LABEL_H_PX <= view.bottom - PICKED_HINT_H_PX
+        x = min(max(x0, view.x), view.right - PICKED_LABEL_W_PX)
+        D.label(screen, "picked", (x, y1 + PICKED_GAP_PX) if below else (x, y0 - PICKED_GAP_PX - PICKED_LABEL_H_PX),
+                size=18, color=D.ACCENT, anchor="topleft" if below else "bottomleft", pad_px=(4, 1))
         if getattr(self.vision.tracker, "pool", None) is not None:     # a click's box: it can be resized
             D.label(screen, RESIZE_HINT, (view.centerx, view.bottom - 6), size=18, color=D.ACCENT,
                     anchor="midbottom", pad_px=(6, 2))

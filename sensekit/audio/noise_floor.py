@@ -66,6 +66,12 @@ class NoiseFloor(Tunable, section="noise_floor",
             return {"level": round(self.level_in_use, 3)}
         return {}
 
+    def in_use(self) -> dict[str, Any]:
+        """``level`` in use when it is not set: "learning" until the first floor is learned."""
+        if self.level is not None:
+            return {}
+        return {"level": round(self.level_in_use, 3) if self.ready else "learning"}
+
     @property
     def db(self) -> float:
         """The floor as rms dBFS (level 0 reads as the mapping's bottom, -66 dBFS)."""

@@ -12,7 +12,7 @@
 
 Failure modes, each a ``SourceError`` (``DeviceNotFoundError`` for a device that
 does not exist) whose message says what was tried and what is available, e.g.
-"No microphone matching 'usb'; available: [0] default, [2] HDMI".
+"no microphone matching 'usb'; available: [0] default, [2] HDMI".
 """
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ def camera_not_found(index: int, max_index: int = 4) -> DeviceNotFoundError:
     cams = list_cameras(max_index)
     available = ", ".join(str(c) for c in cams) if cams else f"none (probed indices 0..{max_index})"
     tried = f"/dev/video{index}" if os.name == "posix" and os.path.isdir("/dev") else f"index {index}"
-    return DeviceNotFoundError(f"No camera at index {index} (tried {tried}); available: {available}")
+    return DeviceNotFoundError(f"no camera at index {index} (tried {tried}); available: {available}")
 
 
 # --- PortAudio -----------------------------------------------------------------
@@ -190,17 +190,17 @@ def find_microphone(spec: int | str | None = None) -> MicrophoneInfo:
     if not mics:
         wanted = "" if spec is None or spec == "" else f" matching {spec!r}"
         raise DeviceNotFoundError(
-            f"No microphone{wanted}; available: none (PortAudio lists no input devices: "
+            f"no microphone{wanted}; available: none (PortAudio lists no input devices: "
             "is a sound card or USB microphone connected, and is ALSA/PulseAudio set up?)")
     if spec is None or (isinstance(spec, str) and spec.strip().lower() in ("", "default")):
         return _default_microphone(mics, named=spec is not None and spec.strip().lower() == "default")
     if isinstance(spec, bool):
-        raise DeviceNotFoundError(f"No microphone {spec!r}; available: {_listing(mics)}")
+        raise DeviceNotFoundError(f"no microphone {spec!r}; available: {_listing(mics)}")
     if isinstance(spec, int) or spec.strip().isdigit():
         index = int(spec)
         found = next((m for m in mics if m.index == index), None)
         if found is None:
-            raise DeviceNotFoundError(f"No microphone at index {index}; available: {_listing(mics)}")
+            raise DeviceNotFoundError(f"no microphone at index {index}; available: {_listing(mics)}")
         return found
     needle = str(spec).strip().lower()
     exact = [m for m in mics if m.name.lower() == needle]
@@ -209,4 +209,4 @@ def find_microphone(spec: int | str | None = None) -> MicrophoneInfo:
     matches = [m for m in mics if needle in m.name.lower()]
     if matches:
         return matches[0]
-    raise DeviceNotFoundError(f"No microphone matching {spec!r}; available: {_listing(mics)}")
+    raise DeviceNotFoundError(f"no microphone matching {spec!r}; available: {_listing(mics)}")

@@ -19,6 +19,7 @@ import argparse
 import json
 import re
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -147,5 +148,5 @@ def main(args: argparse.Namespace) -> int:
 
         save_taught_gestures(args.profile, model.to_dict())
     counts = ", ".join(f"{name} {len(rows)}" for name, rows in sorted(examples.items()))
-    print(f"taught {len(model.classes)} gestures ({counts} hand frames) -> {args.out or args.profile}")
+    print(f"taught {len(model.classes)} gestures ({counts} hand frames) -> {Path(args.out or args.profile).absolute()}")
     return 0

@@ -149,6 +149,6 @@ def main(args: argparse.Namespace) -> int:
         sound = book.teach(name, segments)
         print(f"{name}: {len(segments)} examples, spread {sound.spread:.2f}")
     save_table(args.profile, SOUNDS_TABLE, book.to_tables())
-    print(f"taught {', '.join(book.sounds)} -> {args.profile}  (sensekit events SRC --profile "
+    print(f"taught {', '.join(book.sounds)} -> {Path(args.profile).absolute()}  (sensekit events SRC --profile "
           f"{args.profile} --sounds)")
     return 0

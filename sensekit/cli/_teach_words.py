@@ -24,6 +24,7 @@ the takes are caught live, prompted one by one (``sensekit.cli._teach_live``); w
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 
@@ -83,14 +84,17 @@ def why_parts(taught: Any, asked: bool | None) -> str:
 
     if asked is not None:
         return ""
-    spread = taught.voice_spread
+    differ = f"how much they differ, {taught.voice_spread:.2f}, is"      # the measure's name is jargon
     if taught.parts_as_other:
-        return f" (the takes sound like one voice: spread {spread:.2f} < {ONE_VOICE_BELOW:g})"
+        return (f" (the takes sound like one voice: {differ} under {ONE_VOICE_BELOW:g}; so the start and end "
+                "of each take are taught as not the word, and a piece of it is not heard as the word; "
+                "--no-refuse-parts: don't)")
+    spread = taught.voice_spread
     most = max(taught.classifier.takes[w] for w in taught.words)
     why = (f"a word has {most} takes, more than one person is asked for ({MAX_ONE_VOICE_TAKES})"
            if most > MAX_ONE_VOICE_TAKES and spread < ONE_VOICE_BELOW else
-           f"the takes sound like several voices: spread {spread:.2f}, not under {ONE_VOICE_BELOW:g}")
-    return f" ({why}; --refuse-parts teaches the parts anyway)"
+           f"the takes sound like several voices: {differ} not under {ONE_VOICE_BELOW:g}")
+    return f" ({why}; --refuse-parts also teaches the start and end of each take as not the word)"
 
 
 def main(args: argparse.Namespace) -> int:
@@ -132,6 +136,6 @@ def main(args: argparse.Namespace) -> int:
     parts = ", and the first and last 40 % of every take" if taught.parts_as_other else ""
     print(f"other speech: {len(others)} parts{parts}{why_parts(taught, args.refuse_parts)}")
     save_table(args.profile, TAUGHT_WORDS_TABLE, taught.to_tables())
-    print(f"taught {', '.join(names)} -> {args.profile}  (sensekit events SRC --profile "
+    print(f"taught {', '.join(names)} -> {Path(args.profile).absolute()}  (sensekit events SRC --profile "
           f"{args.profile} --words {','.join(names)})")
     return 0

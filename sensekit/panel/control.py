@@ -187,11 +187,15 @@ class PanelControl:
                 groups.append({"section": section, "title": group.title,
                                "settings": [st.describe() for st in group.items]})
         fixed = {k: why for k, (_, why) in self.fixed().items() if k in values}
-        return {"groups": groups, "values": _plain(values), "fixed": fixed}
+        return {"groups": groups, "values": _plain(values), "fixed": fixed, "in_use": self.in_use()}
 
     def values(self) -> dict[str, Any]:
         """The value of each running setting (JSON-ready), for the live socket."""
         return _plain(self._shown())
+
+    def in_use(self) -> dict[str, Any]:
+        """The settings left empty to be learned: the value in use or "learning" (JSON-ready)."""
+        return _plain(self.tuning.in_use())
 
     def apply(self, values: dict[str, Any] | None = None,
               texts: dict[str, str] | None = None) -> dict[str, Any]:

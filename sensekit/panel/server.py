@@ -10,7 +10,7 @@ Routes:
 =====================  =========================================================================
 ``GET /``              the page (``static/index.html``; ``/static/...`` for its script and style)
 ``GET /api/info``      what runs: title, source, inputs, overlay names
-``GET /api/settings``  the running groups of the settings table, with values
+``GET /api/settings``  the running groups of the settings table, with values (and ``in_use``)
 ``POST /api/set``      ``{"values": {key: value}}``: every value checked first; the error names
                        the key and changes nothing
 ``POST /api/pick``     ``{"x", "y"}`` camera pixels: pick the colour there
@@ -23,7 +23,9 @@ Routes:
                        most ``VIDEO_CREDITS`` frames are in flight, the rest are skipped
 ``GET /ws/live``       WebSocket: JSON ``Telemetry`` updates ten times a second, with the
                        settings' values (``"settings"``) when any changed (keys, OSC, another
-                       browser) and at least every ``SETTINGS_RESEND_S``
+                       browser) and at least every ``SETTINGS_RESEND_S``; ``"in_use"`` with
+                       them and when it changes: what a setting left empty to be learned uses
+                       now, or "learning" (``noise_floor.level``)
 =====================  =========================================================================
 
 Security (``guard.py``, ``address.py``): with a token, every ``/api`` request carries it in the
@@ -458,7 +460,7 @@ class PanelServer:
         reader = asyncio.ensure_future(self._drain(ws))
         cursor = (0, 0)
         loop = asyncio.get_running_loop()
-        seen_generation, sent_at = -1, 0.0
+        seen_generation, sent_at, in_use_sent = -1, 0.0, None
         try:
             while not ws.closed and not reader.done():
                 update = self.telemetry.since(cursor)
@@ -468,6 +470,9 @@ class PanelServer:
                 if Tunable.generation != seen_generation or now - sent_at >= SETTINGS_RESEND_S:
                     seen_generation, sent_at = Tunable.generation, now
                     message["settings"] = self.control.values()
+                in_use = self.control.in_use()      # a floor being learned changes no setting
+                if in_use != in_use_sent or "settings" in message:
+                    message["in_use"] = in_use_sent = in_use
                 await ws.send_json(message)
                 await asyncio.wait({reader}, timeout=LIVE_INTERVAL_S)
         except (ConnectionError, RuntimeError):

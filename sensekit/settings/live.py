@@ -166,6 +166,11 @@ class Tunable:
         """Values this object learned from data that a profile may keep (name -> value)."""
         return {}
 
+    def in_use(self) -> dict[str, Any]:
+        """For a setting left ``None`` to be learned: the value in use now, or ``"learning"``
+        while there is none yet (name -> value; what the panel shows in the empty box)."""
+        return {}
+
     def tunables(self) -> Iterator[Tunable]:
         """This object and the tunable objects it owns."""
         yield self
@@ -337,6 +342,15 @@ class Tuning:
         for t in self.tunables():
             section = type(t).SETTINGS.section
             for name, value in t.learned().items():
+                out.setdefault(f"{section}.{name}", value)
+        return out
+
+    def in_use(self) -> dict[str, Any]:
+        """``{key: value or "learning"}`` for the settings left ``None`` to be learned."""
+        out: dict[str, Any] = {}
+        for t in self.tunables():
+            section = type(t).SETTINGS.section
+            for name, value in t.in_use().items():
                 out.setdefault(f"{section}.{name}", value)
         return out
 

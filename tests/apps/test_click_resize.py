@@ -142,3 +142,34 @@ def test_a_click_elsewhere_segments_anew(tmp_path: Path):
         assert host.app.vision.tracker.pool is not first.pool
     finally:
         host.close()
+
+
+def test_the_picked_label_stays_clear_of_the_trackers_label(monkeypatch):
+    """"picked" was drawn right above the click's outline, where color_ball's "tracking" tag
+    sits: the two words ran into each other. It is a label of its own under the outline."""
+    from sensekit.app import draw
+
+    drawn: list[tuple[str, pygame.Rect]] = []
+    label = draw.label
+
+    def spy(screen, s, pos, **kw):                     # type: ignore[no-untyped-def]
+        rect = label(screen, s, pos, **kw)
+        drawn.append((s, rect))
+        return rect
+
+    host, point = _host(8)
+    try:
+        view = host.app.camera_view
+        host.click(tuple(int(v) for v in camera_to_view(*point, host.frame_size, view)))
+        step_to_next_frame(host)
+        monkeypatch.setattr(draw, "label", spy)
+        drawn.clear()
+        host.step()
+        picked = [rect for s, rect in drawn if s == "picked"]
+        assert len(picked) == 1, drawn
+        green = pygame.mask.from_threshold(host.screen, (0, 255, 120, 255), (1, 1, 1, 255))
+        tag = green.get_bounding_rects()                # color_ball's tracking box and its tag
+        assert tag and not any(picked[0].colliderect(r) for r in tag), (picked, tag)
+        assert view.contains(picked[0]), (picked, view)
+    finally:
+        host.close()

@@ -45,3 +45,13 @@ def test_errors():
     with pytest.raises(ConfigError, match="0 levels"):
         NoiseFloor().calibrate([float("nan")])
     assert np.isfinite(NoiseFloor().calibrate([1.0, float("nan"), 3.0]))
+
+
+def test_the_floor_says_learning_until_learned_then_its_value():
+    floor = NoiseFloor(learn_ms=100)
+    assert floor.in_use() == {"level": "learning"}
+    for _ in range(4):
+        floor.process(12.0, 800, 16000)         # 50 ms a block
+    assert floor.ready and floor.in_use() == {"level": 12.0}
+    assert NoiseFloor(level=30).in_use() == {}  # set outright: the box shows it
+

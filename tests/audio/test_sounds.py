@@ -275,3 +275,28 @@ def test_teach_sound_reads_an_unfinished_wav_as_events_does(shared_data, tmp_pat
     whole, rate = read_example(str(words / "1_theo_0.wav"))
     part, rate_cut = read_example(f"{cut / '1_theo_0.wav'}@0.1-0.3")
     assert rate == rate_cut and np.array_equal(part, whole[int(0.1 * rate):int(0.3 * rate)])
+
+
+@needs_voice
+def test_teach_names_the_profile_it_wrote_by_full_path(tmp_path, capsys, monkeypatch):
+    """`teach sound --profile venue.toml` said "-> venue.toml" while record, snapshot, plot and
+    calibrate name what they wrote by full path."""
+    import wave
+
+    from sensekit.cli import main
+    from tests.audio.helpers import noise_floor, tone
+
+    rate = 16000
+    monkeypatch.chdir(tmp_path)
+    for k, name in enumerate(("a.wav", "b.wav")):
+        x = np.concatenate([noise_floor(0.4, rate, seed=k), tone(0.3, rate, 700.0 + 20 * k, amp=0.4),
+                            noise_floor(0.4, rate, seed=k + 5)])
+        with wave.open(name, "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(rate)
+            w.writeframes((np.clip(x, -1, 1) * 32767).astype("<i2").tobytes())
+    assert main(["teach", "sound", "--profile", "venue.toml", "beep=a.wav,b.wav"]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert f"taught beep -> {tmp_path / 'venue.toml'}  (" in out, out
+    assert (tmp_path / "venue.toml").is_file()

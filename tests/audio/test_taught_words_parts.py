@@ -106,6 +106,7 @@ def test_the_cli_option_teaches_the_parts_and_a_bad_part_is_refused(shared_data,
     assert "other speech: 3 parts, and the first and last 40 % of every take\n" in out
     # by default: theo's takes sound like one voice, so the parts are taught, and it says why
     assert "other speech: 3 parts, and the first and last 40 % of every take (the takes sound like one voice" in out
+    assert "spread" not in out and "taught as not the word" in out and "--no-refuse-parts" in out, out
     counts = ["".join(text.split("takes = [")[1].split("]")[0].split()) for text in profiles]
     assert counts == ["3,4,", "11,4,", "11,4,"]        # other speech: + 2 parts of each of the 4 takes
     assert profiles[2] == profiles[1]

@@ -51,7 +51,7 @@ def test_camera_not_found_message_names_index_and_what_was_probed():
     err = devices.camera_not_found(57, max_index=2)
     assert isinstance(err, DeviceNotFoundError)
     msg = str(err)
-    assert msg.startswith("No camera at index 57")
+    assert msg.startswith("no camera at index 57")
     assert "available:" in msg
     cams = devices.list_cameras(2)
     if not cams:
@@ -147,4 +147,13 @@ def test_no_microphone_at_all_says_what_was_tried(tmp_path):
         except DeviceNotFoundError as exc:
             print(exc)
     """, env=env)
-    assert result.stdout.startswith("No microphone matching 'usb'; available: none"), result.stderr
+    assert result.stdout.startswith("no microphone matching 'usb'; available: none"), result.stderr
+
+
+def test_no_microphone_errors_are_lower_case_after_sensekit_error(monkeypatch):
+    """Every other error reads "sensekit: error: no ..."; the microphone's began "No microphone"."""
+    fake = [devices.MicrophoneInfo(3, "USB Mic", 1, 16000.0, "ALSA", is_default=True)]
+    for mics, spec in (([], None), ([], "usb"), (fake, True), (fake, 97), (fake, "hdmi")):
+        monkeypatch.setattr(devices, "list_microphones", lambda mics=mics: list(mics))
+        with pytest.raises(DeviceNotFoundError, match=r"^no microphone"):
+            devices.find_microphone(spec)

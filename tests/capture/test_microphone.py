@@ -169,9 +169,9 @@ def test_choose_by_name_and_index_and_missing_name_lists_devices(tmp_path):
     assert "filemic" in out["names"] and "default" in out["names"]
     assert out["by_name"] == "filemic" and out["same"]
     assert out["default"] == "default"
-    assert out["err"].startswith("No microphone matching 'usb'; available: [")
+    assert out["err"].startswith("no microphone matching 'usb'; available: [")
     assert "filemic" in out["err"] and "default" in out["err"]
-    assert out["err_index"].startswith("No microphone at index 97; available: [")
+    assert out["err_index"].startswith("no microphone at index 97; available: [")
 
 
 def _no_portaudio(code: str) -> subprocess.CompletedProcess:

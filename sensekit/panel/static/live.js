@@ -1,6 +1,6 @@
 // The level graph (last 10 s, thresholds, noise floor, event marks) and the event log.
 import { $, panel } from "./api.js";
-import { updateValues } from "./settings.js";
+import { updateInUse, updateValues } from "./settings.js";
 
 const MARKS = { clap: "#ffc640", clap_pattern: "#ff8a3d", activity: "#6be38a" };
 const LINE_COLORS = ["#ff5a5a", "#c58cff", "#9096a8", "#46d7ff"];
@@ -23,6 +23,7 @@ export function onLive(ws, ev) {
   const line = st.hud || (st.frame_fps !== undefined ? `${st.frame_fps} frames/s processed` : "");
   $("status").textContent = st.warning ? `warning: ${st.warning}. ${line}` : line;
   if (u.settings) updateValues(u.settings);
+  if (u.in_use) updateInUse(u.in_use);
 }
 
 export function drawLevels() {

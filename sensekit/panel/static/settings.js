@@ -149,6 +149,28 @@ async function setValue(s, row, value, asText) {
 }
 
 const rows = {};
+let inUse = {};        // a setting left empty to be learned: the value in use, or "learning"
+
+function inUseText(key) {
+  const v = inUse[key];
+  if (v === undefined || v === null) return "";
+  return v === "learning" ? "learning…" : `${num(v)} (learned)`;
+}
+
+// what an empty box stands for: shown in the box (its placeholder) while the value is empty
+function showInUse() {
+  for (const [k, r] of Object.entries(rows)) {
+    const box = r.row.inputs.find((el) => el.dataset.role === "value" && el.type === "number");
+    if (!box) continue;
+    box.placeholder = inUseText(k);
+    box.title = box.placeholder ? `in use now: ${box.placeholder}` : "";
+  }
+}
+
+export function updateInUse(values) {
+  inUse = values || {};
+  showInUse();
+}
 
 function renderSettings(table) {
   const root = $("settings");
@@ -240,6 +262,7 @@ export async function loadSettings() {
       renderSettings(r.data);
       rendered = true;
     }
+    updateInUse(r.data.in_use);
   } finally {
     loading = false;
   }
