@@ -338,19 +338,18 @@ class Tuning:
         return out
 
     def learned(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for t in self.tunables():
-            section = type(t).SETTINGS.section
-            for name, value in t.learned().items():
-                out.setdefault(f"{section}.{name}", value)
-        return out
+        """``{key: value}`` of what the running stages learned (the first object of a section speaks)."""
+        return self._by_key(lambda t: t.learned())
 
     def in_use(self) -> dict[str, Any]:
         """``{key: value or "learning"}`` for the settings left ``None`` to be learned."""
+        return self._by_key(lambda t: t.in_use())
+
+    def _by_key(self, read: Callable[[Tunable], Mapping[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for t in self.tunables():
             section = type(t).SETTINGS.section
-            for name, value in t.in_use().items():
+            for name, value in read(t).items():
                 out.setdefault(f"{section}.{name}", value)
         return out
 

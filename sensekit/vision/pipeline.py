@@ -289,8 +289,8 @@ class VisionStage(Tunable, section="vision",
             self.gesture = f"no {what} box around the click"
             return
         self.gesture = f"{what} box {segment.box[2]}x{segment.box[3]} px"
-        self.tracker = ColorTracker(**keep)           # the user's ``tracker.method`` setting kept,
-        self.tracker.method_in_use = "model"          # the pool's box tracked by the colour model
+        # the pool's box is tracked by the colour model, the user's ``tracker.method`` setting kept
+        self.tracker = ColorTracker.for_target(Target.region(segment.box), "model", **keep)
         self._pool_pick = (pool, segment, (point[0] - pool.point[0], point[1] - pool.point[1]))
         self._pick = None                 # ``target`` stays the click's (its colour kept)
 
