@@ -1,8 +1,10 @@
 """The table: every declared group of settings, by section, and lookups by key.
 
 ``group(...)`` (``sensekit.settings.declare``) registers a group in ``REGISTRY`` when its
-module is imported. ``load_table()`` imports every library module that declares settings (the
-detectors) and, unless ``apps=False``, runs the *finders* that the layers above added with
+module is imported: a stage registers itself (``class MotionDetector(Tunable, section=...)``).
+``load_table()`` imports the modules of the stage packages (``STAGE_PACKAGES``: the detectors
+in ``sensekit.vision`` and ``sensekit.audio``) that declare a group, so a new stage module is
+found without being listed anywhere, and, unless ``apps=False``, runs the *finders* that the layers above added with
 ``add_finder`` (``sensekit.app.registry`` adds one that loads every app ``sensekit apps``
 lists) or declared as ``sensekit.settings`` entry points (sensekit declares that same one in
 pyproject.toml, so a program that imported only ``sensekit.profile`` knows the apps' tables
@@ -16,8 +18,12 @@ lookups are dictionary reads.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
+import pkgutil
+import re
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any, Callable
 
 from sensekit.errors import ConfigError
@@ -26,17 +32,16 @@ from sensekit.settings.declare import REGISTRY, Group, Setting, register
 from sensekit.settings.renames import moved
 from sensekit.suggest import close_matches, did_you_mean
 
-__all__ = ["REGISTRY", "register", "lookup", "groups", "load_table", "DECLARING_MODULES",
-           "split_key", "describe_table", "library_sections", "add_finder"]
+__all__ = ["REGISTRY", "register", "lookup", "groups", "load_table", "STAGE_PACKAGES",
+           "import_stage_modules", "split_key", "describe_table", "library_sections", "add_finder"]
 
-#: the library modules that declare settings (apps register theirs through ``add_finder``)
-DECLARING_MODULES: tuple[str, ...] = (
-    "sensekit.vision.pipeline", "sensekit.vision.motion", "sensekit.vision.background",
-    "sensekit.vision.blob_tracker",
-    "sensekit.vision.color_tracker", "sensekit.vision.hands", "sensekit.vision.pose", "sensekit.vision.silhouette",
-    "sensekit.audio.pipeline", "sensekit.audio.noise_floor", "sensekit.audio.activity",
-    "sensekit.audio.clap", "sensekit.audio.pitch", "sensekit.audio.voice",
-)
+#: the packages whose modules hold the library's stages; every module in them is imported by
+#: ``load_table`` and each stage declares its own group (apps register theirs through
+#: ``add_finder``)
+STAGE_PACKAGES: tuple[str, ...] = ("sensekit.vision", "sensekit.audio")
+
+#: what a module that declares a group says (a false hit only costs an import)
+_DECLARES = re.compile(rb"\bsection\s*=")
 
 #: functions that import the declarations of the layers above (the apps), run once by
 #: ``load_table(apps=True)``; added with ``add_finder``
@@ -94,7 +99,33 @@ def lookup(key: str) -> Setting[Any]:
 def library_sections() -> list[str]:
     """The sections declared by sensekit's own detectors and stages (not by apps)."""
     load_table(apps=False)
-    return sorted(s for s, g in REGISTRY.items() if g.module in DECLARING_MODULES)
+    return sorted(s for s, g in REGISTRY.items() if _in_packages(g.module, STAGE_PACKAGES))
+
+
+def _in_packages(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def import_stage_modules(packages: tuple[str, ...] = STAGE_PACKAGES) -> list[str]:
+    """Import every module of ``packages`` that declares a group (its text names a
+    ``section=``: ``class MotionDetector(Tunable, section="motion", ...)``), so that each stage
+    in them registers itself; returns the module names, in the order imported. The others are
+    not imported (the clap models cost ~0.3 s each and load when a detector needs them). A
+    module that fails to import raises: a broken stage must not leave a silent hole."""
+    names: list[str] = []
+    for package in packages:
+        path = importlib.import_module(package).__path__
+        for info in sorted(pkgutil.iter_modules(path, package + "."), key=lambda m: m.name):
+            spec = None if info.ispkg else importlib.util.find_spec(info.name)
+            if spec is None or not spec.origin or not _declares(Path(spec.origin).read_bytes()):
+                continue
+            importlib.import_module(info.name)
+            names.append(info.name)
+    return names
+
+
+def _declares(text: bytes) -> bool:
+    return b"section" in text and _DECLARES.search(text) is not None   # `in` first: ~1 MB models
 
 
 def groups() -> list[Group]:
@@ -106,11 +137,10 @@ _loaded = {"library": False, "apps": False}
 
 
 def load_table(*, apps: bool = True) -> dict[str, Group]:
-    """Import every library module that declares settings and, unless ``apps=False``, run the
+    """Import every module of the stage packages (each stage registers itself) and, unless ``apps=False``, run the
     finders (``add_finder``: the apps); returns the table."""
     if not _loaded["library"]:
-        for module in DECLARING_MODULES:
-            importlib.import_module(module)
+        import_stage_modules()
         _loaded["library"] = True
     if apps and not _loaded["apps"]:
         _loaded["apps"] = True
