@@ -1,8 +1,11 @@
 """Rate-limited log warnings: a flood of one warning becomes a few lines and a count.
 
 ``RateLimitFilter`` is a ``logging.Filter`` for a handler. Records are grouped by
-logger, level and message *template* (``record.msg`` before ``%`` formatting), so
-"audio jumps %.1f s ahead at t=%.3f" is one kind of message whatever the numbers.
+logger, level and message *template* (``record.msg`` before ``%`` formatting, its digits
+masked: ``kind_of``), so "audio jumps %.1f s ahead at t=%.3f" is one kind of message whatever
+the numbers, and so is a message a caller formatted itself (``log.warning(f"block {i} ...")``,
+a library's pre-formatted text), which before the mask was a new kind at every number and
+never limited.
 Per kind, the first ``burst`` (5) records in a window of ``interval_s`` (10 s) are
 shown; the last of them says that repeats are now counted; the rest of the window
 is counted and dropped. The first record of the next window carries the count
@@ -20,12 +23,17 @@ so every repeated warning (unknown OSC addresses, malformed datagrams, audio
 jumps in a replay, a camera flapping between lost and restored, NaN blocks) is
 limited in one place.
 
-Cost: one dict lookup and a lock per INFO or WARNING record. Memory: one small entry per
-message template seen (templates are source-code constants, so a few dozen).
+Cost: the masked template (cached), one dict lookup and a lock per INFO
+or WARNING record. Memory: one small entry per kind of message seen (templates are
+source-code constants, so a few dozen); past ``MAX_KINDS`` the kinds whose window has ended
+with nothing held back are forgotten, so pre-formatted text that varies in words (file names)
+cannot grow the table without bound.
 """
 from __future__ import annotations
 
+import functools
 import logging
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -36,6 +44,20 @@ log = logging.getLogger(__name__)
 DEFAULT_BURST = 5
 DEFAULT_INTERVAL_S = 10.0
 _BYPASS = "_sensekit_ratelimit_bypass"
+#: how many kinds the filter keeps before it forgets the idle ones
+MAX_KINDS = 512
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def kind_of(msg: object) -> str:
+    """The template a record is grouped by: its ``msg`` with every number masked as ``#``
+    (``"block 12 at t=3.5 s"`` and ``"block 13 at t=3.6 s"`` -> ``"block # at t=# s"``)."""
+    return _masked(str(msg))
+
+
+@functools.lru_cache(maxsize=1024)      # templates repeat: the mask is a dict read for them
+def _masked(text: str) -> str:
+    return _NUMBER.sub("#", text)
 
 
 def _checked(burst: int, interval_s: float) -> tuple[int, float]:
@@ -90,17 +112,22 @@ class RateLimitFilter(logging.Filter):
         self.clock = clock
         self.suppressed_total = 0
         self._windows: dict[tuple[str, int, str], BurstWindow] = {}
+        self._labels: dict[tuple[str, int, str], str] = {}   # the first message of each kind
+        self._prune_at = MAX_KINDS   # doubles past what is still live, so pruning stays O(1) a record
         self._lock = threading.Lock()
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno < self.level or getattr(record, _BYPASS, False):
             return True
-        key = (record.name, record.levelno, str(record.msg))
+        key = (record.name, record.levelno, kind_of(record.msg))
         now = self.clock()
         with self._lock:
             win = self._windows.get(key)
             if win is None:
+                if len(self._windows) >= self._prune_at:
+                    self._forget_idle(now)
                 win = self._windows[key] = BurstWindow(self.burst, self.interval_s)
+                self._labels[key] = str(record.msg)
             shown = win.admit(now)
             if shown is None:
                 self.suppressed_total += 1
@@ -111,13 +138,26 @@ class RateLimitFilter(logging.Filter):
             _append(record, f" [repeats in the next {self.interval_s:g} s are counted, not shown]")
         return True
 
+    def kinds(self) -> int:
+        """How many kinds of message the filter holds a window for."""
+        with self._lock:
+            return len(self._windows)
+
+    def _forget_idle(self, now: float) -> None:
+        """Drop the kinds whose window has ended with nothing held back (lock held)."""
+        for key, win in list(self._windows.items()):
+            if not win.suppressed and (win.start is None or now - win.start >= self.interval_s):
+                del self._windows[key], self._labels[key]
+        self._prune_at = max(MAX_KINDS, 2 * len(self._windows))
+
     def pending(self) -> list[tuple[str, int]]:
-        """``(message template, suppressed count)`` not yet reported; resets them."""
+        """``(message template, suppressed count)`` not yet reported, the template as the
+        kind's first record gave it; resets them."""
         out = []
         with self._lock:
-            for (_, _, msg), win in self._windows.items():
+            for key, win in self._windows.items():
                 if win.suppressed:
-                    out.append((msg, win.suppressed))
+                    out.append((self._labels[key], win.suppressed))
                     win.suppressed = 0
         return out
 

@@ -223,3 +223,36 @@ def test_osc_listen_shows_the_same_burst_per_window_for_malformed_datagrams(caps
     assert err[:4] == [head] * 4
     assert err[4] == head + f" [more in the next {DEFAULT_INTERVAL_S:g} s are counted, not shown]"
     assert err[5:] == [head, "13 malformed datagram(s) dropped"]
+
+
+def test_a_message_formatted_by_its_caller_is_limited_whatever_its_numbers():
+    """``log.warning(f"...{i}...")`` (or a library's pre-formatted text) is one kind: before the
+    digits were masked each number made a new kind and all 1,000 lines were shown."""
+    clock = Clock()
+    flt = RateLimitFilter(burst=5, interval_s=10.0, clock=clock)
+    log, shown = _logger(flt)
+    for i in range(1000):
+        clock.t = i * 0.005
+        log.warning(f"audio block {i} at t={clock.t:.3f} s has NaN samples; skipped")
+    assert len(shown) == 5 and flt.suppressed_total == 995
+    assert shown[0] == "audio block 0 at t=0.000 s has NaN samples; skipped"
+    assert flt.pending() == [("audio block 0 at t=0.000 s has NaN samples; skipped", 995)]
+    log.warning("audio block %d of %d is short", 3, 9)   # other words: another kind, shown
+    assert shown[-1] == "audio block 3 of 9 is short"
+
+
+def test_kinds_that_went_quiet_are_forgotten_so_varied_text_cannot_grow_the_table():
+    from sensekit.ratelimit import MAX_KINDS
+
+    clock = Clock()
+    flt = RateLimitFilter(burst=5, interval_s=10.0, clock=clock)
+    log, shown = _logger(flt)
+    names = ["".join(chr(ord("a") + int(d)) for d in str(i)) for i in range(4 * MAX_KINDS)]
+    for i, name in enumerate(names):          # a new file name every 0.1 s: no number repeats
+        clock.t = i * 0.1
+        log.warning(f"cannot read {name}.wav")
+    assert len(shown) == len(names)          # each kind once: nothing held back, nothing lost
+    assert flt.kinds() <= 2 * MAX_KINDS
+    for _ in range(10):                        # and a flood still counts
+        log.warning("cannot read zz.wav")
+    assert flt.suppressed_total == 5
