@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from sensekit.errors import DeviceNotFoundError, SourceError
 
@@ -61,9 +62,43 @@ class MicrophoneInfo:
 
 # --- OpenCV ------------------------------------------------------------------
 
+class _OpenCvSilence:
+    """OpenCV's log level is one for the whole process (its Python binding sets no level per
+    thread or per call), so quiet blocks on several threads share one silence: the first to
+    enter saves the level and silences, the last to leave restores it. Saved and restored per
+    block, two blocks that overlapped on two threads (a video written while a camera opens)
+    left OpenCV silent for the rest of the run: the second saved the first's silence as the
+    level to go back to."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved: int | None = None
+
+    def enter(self, get: Callable[[], int], set_: Callable[[int], None], silent: int) -> None:
+        with self._lock:
+            if self._depth == 0:
+                self._saved = get()
+                set_(silent)
+            self._depth += 1
+
+    def leave(self, set_: Callable[[int], None]) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0 and self._saved is not None:
+                set_(self._saved)
+                self._saved = None
+
+
+_SILENCE = _OpenCvSilence()
+
+
 @contextlib.contextmanager
 def quiet_opencv() -> Iterator[None]:
-    """Silence OpenCV's own log lines (missing /dev/videoN, refused streams) for a block."""
+    """Silence OpenCV's own log lines (missing /dev/videoN, refused streams) for a block.
+    OpenCV has one log level per process: while any thread is inside a quiet block, OpenCV's
+    lines from every thread are dropped, so keep the block around the one call that floods; the
+    level goes back to what it was when the last open block ends."""
     import cv2
 
     log = getattr(getattr(cv2, "utils", None), "logging", None)
@@ -74,12 +109,11 @@ def quiet_opencv() -> Iterator[None]:
     else:  # very old builds: nothing to silence with
         yield
         return
-    previous = get()
-    set_(silent)
+    _SILENCE.enter(get, set_, silent)
     try:
         yield
     finally:
-        set_(previous)
+        _SILENCE.leave(set_)
 
 
 def _quiet_ffmpeg_env() -> None:

@@ -157,3 +157,34 @@ def test_no_microphone_errors_are_lower_case_after_sensekit_error(monkeypatch):
         monkeypatch.setattr(devices, "list_microphones", lambda mics=mics: list(mics))
         with pytest.raises(DeviceNotFoundError, match=r"^no microphone"):
             devices.find_microphone(spec)
+
+
+def test_quiet_blocks_that_overlap_on_two_threads_restore_the_log_level():
+    """A video frame written (quiet) while another thread opens a camera (quiet): each block
+    saved and restored the level on its own, so the one that left last restored the other's
+    silence and OpenCV stayed silent for the rest of the run."""
+    import threading
+
+    import cv2
+
+    log = getattr(cv2.utils, "logging", None)
+    level = log.getLogLevel if log is not None else cv2.getLogLevel
+    before = level()
+    assert before != 0
+    inside, first_left, done = threading.Event(), threading.Event(), threading.Event()
+
+    def other() -> None:             # enters second, leaves last
+        with devices.quiet_opencv():
+            inside.set()
+            assert first_left.wait(10), "the main thread never left its quiet block"
+            assert level() == 0      # still silent: one block is open
+        done.set()
+
+    with devices.quiet_opencv():
+        worker = threading.Thread(target=other)
+        worker.start()
+        assert inside.wait(10), "the other thread never entered its quiet block"
+    first_left.set()
+    worker.join(10)
+    assert done.is_set(), "the other thread did not finish its quiet block"
+    assert level() == before
