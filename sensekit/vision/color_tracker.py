@@ -56,8 +56,10 @@ Three methods, one interface (``pick``/``pick_box``/``set_color``, then ``update
   ~3-8 ms per 640x480 frame (cost grows with the box size, not the frame size).
 
 The tracker holds the settings, the pick and the events; the masks of the threshold methods
-(exact, hsv) are in ``sensekit.vision.color_threshold`` and the model in
-``sensekit.vision.color_model``.
+(exact, hsv) are in ``sensekit.vision.color_threshold``, the model in
+``sensekit.vision.color_model`` and how the model method follows its object between frames
+(a changed view, re-finding, a click's second look, another box of its pool) in
+``sensekit.vision.model_follow``.
 
 For every method the result has the largest connected blob (``box``; for ``"model"`` the
 tracked window), the union box of all matching pixels (``union_box``, as
@@ -89,7 +91,6 @@ Errors: a click outside the frame, a bad colour string or tolerance raise ``Conf
 """
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -101,22 +102,19 @@ from sensekit.events import Box, ColorFound, ColorLost, ColorTracked, Event
 from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_frame
 from sensekit.vision.click_refine import ClickRefiner
-from sensekit.vision.color_model import ColorModel, MaskMatch, ModelSettings
+from sensekit.vision.color_model import ColorModel, ModelSettings
 from sensekit.vision.extent import HISTORY_FRAMES
 from sensekit.vision.color_threshold import exact_mask, hsv_mask, largest_blob, target_hsv
 from sensekit.vision.click_pool import ClickPool
-from sensekit.vision.segment import Segment, check_box, segment_box, segment_click_pool, shifted
+from sensekit.vision.model_follow import NO_EDGE, ModelFollow
+from sensekit.vision.segment import check_box, segment_box, segment_click_pool
 from sensekit.vision.smoothing import OneEuro2D
 from sensekit.vision.stages import bgr_to_packed_rgb, packed_rgb_to_bgr, parse_color
 from sensekit.vision.targets import DEFAULT_METHOD, Method, Target
-from sensekit.vision.view_change import ViewChange
 
 __all__ = ["ColorTracker", "TrackResult", "parse_tolerance", "tolerance_settings"]
 
 
-#: tracked frames whose similarity to the pick make the typical one (``refind_ratio``)
-SIMILARITY_FRAMES = 60
-_NO_EDGE = (False, False, False, False)
 
 
 @dataclass(frozen=True)
@@ -167,7 +165,7 @@ def _check_method(v: Any) -> None:
                           f"`tracker.color` ({v['color']}): set the colour to none, or the method to hsv or exact")
 
 
-class ColorTracker(Tunable, ModelSettings, section="tracker",
+class ColorTracker(Tunable, ModelSettings, ModelFollow, section="tracker",
                    title="colour tracking: exact colour (the book), HSV tolerance, or a colour model",
                    rule=_check_method):
     """Stateful colour tracker. See the module docstring for the methods and their costs.
@@ -247,27 +245,7 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.last: TrackResult | None = None
         self.last_mask: np.ndarray | None = None     # hsv/exact: frame-sized; model: search window
         self.last_mask_origin: tuple[int, int] = (0, 0)
-        #: what the last model pick took (box and mask, for drawing); ``None`` before one
-        self.picked: Segment | None = None
-        #: the last click's other boxes (``click_pool``: grow, shrink, click again); ``None``
-        #: before a click or after a box
-        self.pool: ClickPool | None = None
-        self._anchor = (0.0, 0.0)                  # the model's centre less the click's point
-        #: a measured click waiting for its next look (``click_refine``)
-        self.refiner: ClickRefiner | None = None
-        #: looks taken since the last measured click
-        self.looks = 0
-        #: the cut / view-change cue (model method)
-        self.view = ViewChange()
-        #: the similarity to the pick of the last frame tracked (model)
-        self.appearance_before = 0.0
-        #: the similarity to the pick of the last ``SIMILARITY_FRAMES`` frames tracked (model)
-        self.tracked_similarity: deque[float] = deque(maxlen=SIMILARITY_FRAMES)
-        #: the picture's edges (left, right, top, bottom) the model's box touched when the object
-        #: was lost (``refind_edge``)
-        self.lost_over_edge = _NO_EDGE
-        #: the last frame's view changed at once (``view_change``, model)
-        self.view_changed = False
+        self.init_following()
 
     @classmethod
     def for_target(cls, target: Target, forced: str | None = None, **settings: Any) -> ColorTracker:
@@ -408,102 +386,6 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
         self.refiner = None
         self.pool = None
 
-    def click_point(self) -> tuple[float, float] | None:
-        """Where the click's point is now (it moves with the tracked box); ``None`` without a
-        click's pool."""
-        if self.pool is None:
-            return None
-        return self.model.cx - self._anchor[0], self.model.cy - self._anchor[1]
-
-    def restart_on(self, pool: ClickPool, segment: Segment, frame: np.ndarray,
-                   moved: tuple[float, float] = (0.0, 0.0)) -> None:
-        """Start the model on ``segment``, another box of ``pool``'s click (a grow, shrink or
-        second click; ``click_pool``): learnt on the click's frame, placed ``moved`` px from
-        where it was there (the click's point has moved with the object since), tracked from
-        ``frame`` on. ``picked`` is the segment as placed now."""
-        self.method_in_use = "model"
-        self.unconfirmed = True
-        self._start_model(pool.frame, segment)
-        self.view.reset()
-        self.view.update(frame)
-        dx, dy = (int(round(v)) for v in moved)
-        self.model.cx += dx
-        self.model.cy += dy
-        self.picked = shifted(segment, dx, dy)
-        self.pool = pool
-        px, py = pool.point
-        self._anchor = (self.model.cx - px - dx, self.model.cy - py - dy)
-        self.refiner = None            # the user chose this box: no second look replaces it
-        self.looks = 0
-
-    def _start_model(self, frame: np.ndarray, picked: Segment) -> None:
-        """Learn the colour model from the picked segment (``ColorModel.start``)."""
-        color = self.model.start(frame, picked)
-        if color is not None:                  # the object's typical colour, for swatches
-            self.color_in_use = color
-        self.lost = False
-        self.misses = 0
-        self.appearance_before = 1.0
-        self.tracked_similarity.clear()
-        self.lost_over_edge = _NO_EDGE
-        self.view.reset()
-        self.view.update(frame)
-        if self.smoother is not None:
-            self.smoother.reset()
-
-    def _update_model(self, frame: np.ndarray) -> MaskMatch:
-        cut = self.view.update(frame) > self.cut_above
-        self.view_changed = cut
-        if cut and not self.lost and self.misses == 0:
-            # Most of the picture changed at once: the box must match the pick (searched for in
-            # the whole frame, at the found bars) about as well as before, or it is lost now.
-            at_least = self.appearance_before - self.cut_margin
-            match = self.model.update(frame, search_all=True, lost=True, at_least=at_least)
-            if not match[0]:
-                self.misses = max(self.misses, self.lost_after_frames - 1)
-        else:
-            searching = self.lost or self.misses >= self.lost_after_frames
-            at_least = 0.0
-            if searching and self.refind_ratio > 0 and self.tracked_similarity:
-                at_least = self.refind_ratio * float(np.median(self.tracked_similarity))
-            if cut:
-                self.lost_over_edge = _NO_EDGE     # a new view: it may be anywhere
-            band = self.refind_edge if searching and any(self.lost_over_edge) and self.refind_edge > 0 else None
-            match = self.model.update(frame, search_all=searching, lost=self.lost, at_least=at_least,
-                                      edge_band=band, edges=self.lost_over_edge)
-        if match[0]:
-            self.appearance_before = self.model.appearance
-            self.tracked_similarity.append(self.model.appearance)
-            self.last_mask = self.model.last_mask
-            self.last_mask_origin = self.model.last_mask_origin
-        if self.refiner is not None:
-            self._second_look(frame, match)
-        return match
-
-    def _second_look(self, frame: np.ndarray, match: MaskMatch) -> None:
-        """Keep the frame for the click's next look; when due, re-seed from the re-measured
-        box if the motion supports it clearly better; after a look that re-seeded, look again
-        ``refine_after_frames`` later, up to ``refine_looks`` looks (see ``click_refine``)."""
-        refiner = self.refiner
-        assert refiner is not None
-        if not refiner.due:
-            refiner.add(frame)
-            return
-        self.refiner = None
-        found, box, _union, cx, cy = match[:5]
-        if not found:
-            return
-        better = refiner.decide(frame, (cx, cy), box)
-        self.looks += 1
-        if better is not None:
-            point = self.click_point()
-            self.picked = better
-            self.model.start(frame, better)
-            if point is not None:
-                self._anchor = (self.model.cx - point[0], self.model.cy - point[1])
-            if self.looks < self.refine_looks:
-                self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain)
-
     # -- per frame --------------------------------------------------------------
     def update(self, frame: np.ndarray, t: float | None = None) -> TrackResult:
         """Track in one frame (for hsv/exact: as blurred and palette-mapped by the stage)."""
@@ -539,19 +421,11 @@ class ColorTracker(Tunable, ModelSettings, section="tracker",
             self.misses += 1
             cx, cy = (self.last.cx, self.last.cy) if self.last is not None else (0.0, 0.0)
             if self.misses == self.lost_after_frames and self.method_in_use == "model":
-                self.lost_over_edge = _NO_EDGE if self.view_changed else self._edges(frame)
+                self.lost_over_edge = NO_EDGE if self.view_changed else self._edges(frame)
         result = TrackResult(found, box, union, float(cx), float(cy), float(raw_cx), float(raw_cy),
                              int(area), float(conf))
         self.last = result
         return result
-
-    def _edges(self, frame: np.ndarray) -> tuple[bool, bool, bool, bool]:
-        """The frame's edges (left, right, top, bottom) the model's last box comes within a
-        quarter of its size of."""
-        m = self.model
-        fh, fw = frame.shape[:2]
-        return (bool(m.cx - 0.75 * m.w <= 0), bool(m.cx + 0.75 * m.w >= fw), bool(m.cy - 0.75 * m.h <= 0),
-                bool(m.cy + 0.75 * m.h >= fh))
 
     def coverage(self, frame_px: int) -> float:
         """The share of a frame of ``frame_px`` pixels the last match covers: the matching pixels
