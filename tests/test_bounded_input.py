@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ from sensekit.cli import main
 from sensekit.errors import ConfigError, RecordingError
 from sensekit.profile import load_profile, loads_profile
 from sensekit.safe_read import check_nesting, file_kind, loads_json, read_regular
+from tests.unread import reads_of
 
 W, H, FPS, N_FRAMES, RATE, BLOCK = 32, 24, 10.0, 10, 8000, 400
 
@@ -78,13 +78,13 @@ def test_taught_gestures_from_a_fifo_and_dev_zero(capsys, rec, fifo):
     one_line_error(capsys, ["events", str(rec), "--hands", "--gestures", "/dev/zero"],
                    "taught gestures '/dev/zero' is a character device, not a file")
 
-def test_a_profile_too_large_is_refused_before_reading(tmp_path, capsys, rec):
+def test_a_profile_too_large_is_refused_before_reading(tmp_path, capsys, rec, monkeypatch):
     big = tmp_path / "big.toml"
     with open(big, "wb") as f:
         f.truncate(3 << 30)                      # sparse: 3 GB that take no disk
-    t0 = time.perf_counter()
-    one_line_error(capsys, ["events", str(rec), "--profile", str(big)], "is 3 GB, more than the 1 MB")
-    assert time.perf_counter() - t0 < 5
+    with reads_of(big, monkeypatch) as reads:
+        one_line_error(capsys, ["events", str(rec), "--profile", str(big)], "is 3 GB, more than the 1 MB")
+    assert reads.none                            # refused by its size: not a byte read
 
 
 @pytest.mark.parametrize("text, fragment", [
@@ -126,19 +126,19 @@ def test_numbers_are_checked_before_conversion(capsys, rec, tmp_path, argv, frag
 
 # --- recordings --------------------------------------------------------------------------
 
-def test_a_40_gb_timestamps_file_is_refused_before_reading(capsys, rec):
+def test_a_40_gb_timestamps_file_is_refused_before_reading(capsys, rec, monkeypatch):
     with open(rec / "video_ts.csv", "r+b") as f:
         f.truncate(40 << 30)                     # sparse: 40 GB that take no disk
-    t0 = time.perf_counter()
-    one_line_error(capsys, ["events", str(rec)], "'video_ts.csv' is 40 GB, more than the")
-    assert main(["inspect", str(rec)]) == 1                  # damaged: the report names it
-    out = capsys.readouterr().out
-    assert "DAMAGED" in out and "'video_ts.csv' is 40 GB" in out
-    with pytest.raises(RecordingError, match="40 GB"):
-        ReplaySource(rec).open()
-    report = check_recording(rec)
-    assert report.status == "damaged" and any("40 GB" in p for p in report.problems)
-    assert time.perf_counter() - t0 < 20
+    with reads_of(rec / "video_ts.csv", monkeypatch) as reads:
+        one_line_error(capsys, ["events", str(rec)], "'video_ts.csv' is 40 GB, more than the")
+        assert main(["inspect", str(rec)]) == 1                  # damaged: the report names it
+        out = capsys.readouterr().out
+        assert "DAMAGED" in out and "'video_ts.csv' is 40 GB" in out
+        with pytest.raises(RecordingError, match="40 GB"):
+            ReplaySource(rec).open()
+        report = check_recording(rec)
+        assert report.status == "damaged" and any("40 GB" in p for p in report.problems)
+    assert reads.none                            # each refused it by its size: not a byte read
 
 
 def test_a_timestamps_file_longer_than_its_frames_allow(rec):

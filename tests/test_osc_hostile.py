@@ -230,18 +230,13 @@ def test_the_first_unknown_key_leaves_the_doors_answering(demo):
         while not any("activity.silence_level=31.0" in line for _, line in lines):
             assert time.monotonic() < sent + 30, lines
             time.sleep(0.01)
-        applied = next(t for t, line in lines if "activity.silence_level=31.0" in line)
-        assert applied - sent < 2.0, f"the valid setting applied {applied - sent:.1f} s after the unknown key"
 
         request = urllib.request.Request(f"{url}/api/set", method="POST",
                                          data=json.dumps({"values": {"activity.silence_levels": 30}}).encode(),
                                          headers={"Content-Type": "application/json", "Origin": url})
-        asked = time.monotonic()
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(request, timeout=30)
-        answered = time.monotonic() - asked
         assert refused.value.code == 400 and b"unknown setting" in refused.value.read()
-        assert answered < 1.0, f"the panel answered an unknown key after {answered:.1f} s"
     finally:
         proc.terminate()
         try:
@@ -249,6 +244,50 @@ def test_the_first_unknown_key_leaves_the_doors_answering(demo):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+UNKNOWN_KEY_IMPORTS = """
+import sys
+from sensekit.audio.activity import ActivityDetector
+from sensekit.errors import ConfigError
+from sensekit.osc import OscControl
+from sensekit.panel.control import PanelControl
+from sensekit.settings import Tuning
+from sensekit.settings.registry import lookup
+
+detector = ActivityDetector()
+tuning = Tuning(lambda: [detector])
+doors = sys.argv[1] == "open"
+if doors:
+    control = OscControl("127.0.0.1", 0, tuning=tuning)
+    panel = PanelControl(lambda: [detector], tuning)
+before = set(sys.modules)
+if doors:
+    control.handle("/sensekit/set/motion/still_after_framez", [5])
+try:
+    lookup("activity.silence_levels")                 # what the panel's /api/set looks up
+except ConfigError:
+    pass
+print(len(set(sys.modules) - before))
+"""
+
+
+def test_an_unknown_key_at_an_open_door_imports_nothing():
+    """The cause of the deaf door above, exactly: once the OSC and panel doors are open, an
+    unknown key is looked up without importing a module (the table was completed when they
+    opened); a fresh process, since the table is per process. Without the doors the same
+    lookups import the apps (~200 modules): the measure can tell."""
+    import subprocess
+    import sys
+
+    def new_modules(doors: str) -> int:
+        r = subprocess.run([sys.executable, "-c", UNKNOWN_KEY_IMPORTS, doors], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr[-2000:]
+        return int(r.stdout.split()[-1])
+
+    assert new_modules("open") == 0
+    assert new_modules("closed") > 0
 
 
 # --- any bad datagram, then a valid one --------------------------------------------------------

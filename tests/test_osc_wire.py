@@ -19,6 +19,7 @@ from pythonosc.osc_message_builder import OscMessageBuilder
 
 from sensekit.osc import OscControl, decode, free_udp_port
 from sensekit.osc.wire import MAX_ARRAY_DEPTH, MAX_DEPTH, read_packet
+from tests.hang_guard import returns
 
 #: issue 21: a bundle element of size -4 sent python-osc's bundle parser into an endless loop
 NEGATIVE_ELEMENT = b"#bundle\0" + struct.pack(">Qi", 1, -4) + b"/a\0\0,\0\0\0"
@@ -38,10 +39,8 @@ def _bundle(*contents: bytes, timetag: float = 1000.0) -> bytes:
 
 def test_the_negative_element_bundle_is_refused_at_once():
     assert len(NEGATIVE_ELEMENT) == 28
-    t0 = time.perf_counter()
     with pytest.raises(ValueError, match="bundle element at byte 16 has size -4"):
-        decode(NEGATIVE_ELEMENT)
-    assert time.perf_counter() - t0 < 0.5
+        returns(decode, NEGATIVE_ELEMENT, what="decoding the negative-element bundle")
 
 
 @pytest.mark.parametrize("dgram, message", [
@@ -126,8 +125,8 @@ def test_osc_control_counts_the_hostile_datagram_and_keeps_working(caplog):
             s.sendto(NEGATIVE_ELEMENT, ("127.0.0.1", control.port))
         s.sendto(_msg("/sensekit/set/threshold", (31.0, "f")), ("127.0.0.1", control.port))
         assert _wait(lambda: control.accepted == 1)
-        t0 = time.monotonic()
-    assert time.monotonic() - t0 < 1.0                         # the server thread ended at once
+        thread = control._thread
+    assert thread is not None and not thread.is_alive()        # the server thread ended in close()'s join
     assert control.stats()["osc_malformed"] == 3
     assert control.last == {"activity.silence_level": 31.0}
     assert "size -4" in caplog.text
@@ -160,11 +159,9 @@ def test_osc_control_closes_within_a_second_under_a_flood():
     t.start()
     try:
         assert _wait(lambda: control.malformed > 20)
-        t0 = time.monotonic()
         thread = control._thread
-        control.close()
-        assert time.monotonic() - t0 < 1.0
-        assert thread is not None and not thread.is_alive()
+        returns(control.close, what="OscControl.close() under a flood")
+        assert thread is not None and not thread.is_alive()    # ended in close()'s 1 s join
     finally:
         stop.set()
         t.join()

@@ -12,8 +12,9 @@ import soundfile as sf
 
 from sensekit.capture.base import AudioBlock, VideoFrame
 from sensekit.capture.media import MediaFileSource
-from sensekit.clock import ManualClock
+from sensekit.clock import ManualClock, MonotonicClock
 from sensekit.errors import SourceError
+from tests.hang_guard import returns
 
 RATE = 16000
 
@@ -117,13 +118,22 @@ def test_realtime_waits_on_the_clock(tmp_path):
     assert clock.now() == pytest.approx(31 * 512 / RATE)
 
 
-def test_realtime_with_the_wall_clock_takes_the_natural_duration(video_path):
+def test_realtime_with_the_wall_clock_takes_the_natural_duration(video_path, monkeypatch):
+    waits: list[float] = []
+
+    class WatchedClock(MonotonicClock):          # the wall clock the source makes, its waits noted
+        def sleep_until(self, t: float) -> None:
+            waits.append(t)
+            super().sleep_until(t)
+
+    monkeypatch.setattr("sensekit.capture.media.MonotonicClock", WatchedClock)
     t0 = time.monotonic()
     with MediaFileSource(video_path, realtime=True, audio_track=False) as src:
-        n = sum(1 for _ in src)
+        items = returns(list, src, what="a 10-frame video replayed in real time")
     elapsed = time.monotonic() - t0
-    assert n == 10
-    assert 0.85 < elapsed < 2.0          # the last frame is due at 0.9 s
+    assert len(items) == 10
+    assert waits == [item.t for item in items]   # each frame waited for its own time, nothing else
+    assert waits[-1] == pytest.approx(0.9) and elapsed > 0.85      # the last frame is due at 0.9 s
 
 
 def test_realtime_read_timeout_returns_none_before_the_item_is_due(tmp_path):
@@ -137,13 +147,14 @@ def test_realtime_read_timeout_returns_none_before_the_item_is_due(tmp_path):
         assert src.read(timeout=1.0).t == pytest.approx(512 / RATE)
 
 
-def test_fast_mode_does_not_wait(tmp_path):
+def test_fast_mode_does_not_wait(tmp_path, monkeypatch):
     path = tmp_path / "long.wav"
     sf.write(path, _tone(RATE * 20), RATE, subtype="PCM_16")   # 20 s of audio
-    t0 = time.monotonic()
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)
     with MediaFileSource(path) as src:
-        n = sum(1 for _ in src)
-    assert n == -(-RATE * 20 // 512) and time.monotonic() - t0 < 2.0
+        n = returns(lambda: sum(1 for _ in src), what="reading 20 s of audio in fast mode")
+    assert n == -(-RATE * 20 // 512) and slept == [] and src.clock is None    # no clock, no wait
 
 
 def test_missing_file_names_the_path(tmp_path):

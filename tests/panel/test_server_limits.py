@@ -96,20 +96,21 @@ def _raw(url: str) -> socket.socket:
     return socket.create_connection((u.hostname, u.port), timeout=10)
 
 
-def _closed_after(sock: socket.socket, limit_s: float) -> tuple[float, bytes]:
-    """Seconds until the server closes ``sock`` (reading what it says), at most ``limit_s``."""
-    t0 = time.monotonic()
+def _closed_by_server(sock: socket.socket, guard_s: float = 30.0) -> tuple[bool, bytes]:
+    """Whether the server closed ``sock`` (reading what it said first); ``False`` when
+    ``guard_s`` ran out first (a hang guard, far above the timeouts under test)."""
     got = b""
-    sock.settimeout(limit_s)
+    sock.settimeout(guard_s)
     try:
         while True:
             chunk = sock.recv(4096)
             if not chunk:
-                break
+                return True, got
             got += chunk
-    except (TimeoutError, ConnectionResetError):
-        pass
-    return time.monotonic() - t0, got
+    except ConnectionResetError:
+        return True, got
+    except TimeoutError:
+        return False, got
 
 
 def test_half_open_requests_are_closed_after_the_header_timeout(thread_piece, monkeypatch):
@@ -119,10 +120,10 @@ def test_half_open_requests_are_closed_after_the_header_timeout(thread_piece, mo
     for i, s in enumerate(socks):
         if i % 2:
             s.sendall(b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")   # never finished
-    waits = [_closed_after(s, 5.0)[0] for s in socks]
+    closed = [_closed_by_server(s)[0] for s in socks]
     for s in socks:
         s.close()
-    assert max(waits) < 3.0, waits                         # 1 s (+ the timer's rounding)
+    assert closed == [True] * 20, closed                   # each closed by the server's 1 s timeout
 
 
 def test_a_stalled_body_times_out(thread_piece, monkeypatch):
@@ -131,24 +132,24 @@ def test_a_stalled_body_times_out(thread_piece, monkeypatch):
     s = _raw(piece.url)
     s.sendall(b"POST /api/pick HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
               b"Content-Length: 100\r\n\r\n{\"x\": 1")
-    took, reply = _closed_after(s, 5.0)
+    closed, reply = _closed_by_server(s)
     s.close()
     assert reply.startswith(b"HTTP/1.1 400") and b"did not arrive within 0.5 s" in reply
-    assert took < 3.0
+    assert closed
 
 
-def test_the_token_is_checked_before_the_body(thread_piece):
+def test_the_token_is_checked_before_the_body(thread_piece, monkeypatch):
+    # the body would be waited for an hour: an answer before that is one made from the headers
+    monkeypatch.setattr(panel_server, "BODY_TIMEOUT_S", 3600.0)
     piece = thread_piece(token=TOKEN)
     for token in (b"", b"wrong-token-00"):
         s = _raw(piece.url)
         header = TOKEN_HEADER.encode() + b": " + token + b"\r\n" if token else b""
         s.sendall(b"POST /api/set HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                   + header + b"Content-Length: 60000\r\n\r\n")          # the body never comes
-        t0 = time.monotonic()
-        s.settimeout(5.0)
+        s.settimeout(30.0)                                                # a hang guard
         reply = s.recv(4096)
         s.close()
-        assert time.monotonic() - t0 < 2.0
         assert reply.startswith(b"HTTP/1.1 401" if not token else b"HTTP/1.1 403")
     assert piece.panel is not None and piece.panel.server.refused == 2
 
