@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sensekit.cli import Subparsers
-from sensekit.cli._text import printable
+from sensekit.cli._printable import printable
 
 if TYPE_CHECKING:
     from sensekit.capture.recording_check import RecordingReport
