@@ -118,9 +118,15 @@ def test_stream_death_reports_lost_then_restored(tmp_path):
         stats_lost = src.stats()
         while src.read(timeout=0) is not None:
             pass
+        gets, real_get = [], src._queue.get
+        def noted_get(block=True, timeout=None):      # what the read waits on, and for how long
+            gets.append(timeout)
+            return real_get(block, timeout)
+        src._queue.get = noted_get
         t0 = time.monotonic()
         none_while_lost = src.read(timeout=0.1)
         waited = time.monotonic() - t0
+        src._queue.get = real_get
         os.rename("gone.raw", "clip.raw")
         deadline = time.monotonic() + 5
         restored = []
@@ -130,12 +136,13 @@ def test_stream_death_reports_lost_then_restored(tmp_path):
         after = src.read(timeout=2)
         src.close()
         print(json.dumps({"lost": lost, "stats_lost": stats_lost, "none": none_while_lost is None,
-                          "waited": waited, "restored": restored,
+                          "waited": waited, "gets": gets, "restored": restored,
                           "after": after is not None, "lost_after": src.stats()["lost"]}))
     """)
     assert out["lost"] == [["source_lost", "mic:default", "audio stream stopped unexpectedly"]]
     assert out["stats_lost"]["lost"] is True
-    assert out["none"] and 0.05 < out["waited"] < 1.0
+    # the read waited on its queue for its 0.1 s timeout, once, and came back empty
+    assert out["none"] and out["gets"] == [0.1] and out["waited"] > 0.05
     assert [r[:2] for r in out["restored"]] == [["source_restored", "mic:default"]]
     assert out["after"] and out["lost_after"] is False
 
