@@ -41,13 +41,14 @@ def test_a_new_stage_module_registers_itself(tmp_path: Path, monkeypatch: pytest
             gain = setting(1.0, "how much", lo=0.0, hi=4.0)
     '''))
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(sys, "modules", dict(sys.modules))   # the test's modules leave with it
     try:
         assert import_stage_modules(("more_stages_x",)) == ["more_stages_x.demo_stage"]
         assert REGISTRY["demo_stage_x"].module == "more_stages_x.demo_stage"
         assert [s.key for s in REGISTRY["demo_stage_x"].items] == ["demo_stage_x.gain"]
-    finally:
+    finally:                                        # the test's stage leaves the table with it
         REGISTRY.pop("demo_stage_x", None)
+        for name in ("more_stages_x.demo_stage", "more_stages_x"):
+            sys.modules.pop(name, None)
 
 
 def _tunables(cls: type) -> list[type]:
