@@ -45,10 +45,10 @@ class NearTakes:
         if not (math.isfinite(limit) and 0 < limit <= 2):
             raise ConfigError(f"the near-takes limit must be a cosine distance over 0 and up to 2, got {limit!r}")
         self.limit = float(limit)
-        self.rows = {w: np.asarray(v, np.float32).reshape(len(v), -1) for w, v in takes.items()}
-        for w, v in self.rows.items():
+        for w, v in takes.items():
             if not len(v):
                 raise ConfigError(f"the word {w!r} has no takes to tell what is unlike it")
+        self.rows = {w: np.asarray(v, np.float32).reshape(len(v), -1) for w, v in takes.items()}
         self.takes = {w: _unit(v) for w, v in self.rows.items()}
 
     def distance(self, embedding: np.ndarray, word: str) -> float:
