@@ -1,14 +1,15 @@
 """Words never taught must not fire: one person teaches K digits, everything else is played.
 
-    python benchmarks/voice_open_set.py [--cache FILE] [--seeds 5] [--ks 3 5]
+    python benchmarks/voice_open_set.py [--cache FILE] [--seeds 10] [--ks 3 5] [--random-takes]
 
 What a user does: ``sensekit teach words --from mic`` with K command words (K = 3 or 5, drawn
 at random from the ten digits, ``--seeds`` subsets per speaker and K), 5 takes of each by one
 developer speaker, and 3 other words said once each (what the command asks for without
-``--other``: here 3 other digits of the same speaker). The words are taught as ``teach_words``
-does by default (the parts of the takes as other speech when the takes sound like one voice,
-``sensekit.audio.take_voices``) and heard at the shipped ``voice.taught_threshold`` (0.2).
-Then every other recording is played:
+``--other``: here 3 other digits of the same speaker), all in one sitting: takes n..n+4 of each
+command and take n+5 of the other words, n drawn at random (``--random-takes``: any takes).
+The words are taught as ``teach_words`` does by default (the parts of the takes as other
+speech when the takes sound like one voice, ``sensekit.audio.take_voices``) and heard at the shipped
+``voice.taught_threshold`` (0.2). Then every other recording is played:
 
 - **same speaker**: recall on the taught digits (heard as the right word); false accepts on the
   untaught digits (heard as any taught word), split into the 3 said as other words while teaching
