@@ -20,6 +20,9 @@ the takes are caught live, prompted one by one (``sensekit.cli._teach_live``); w
 (``teach_words(parts_as_other=True)``; measured by ``benchmarks/voice_few_takes.py``);
 ``--no-refuse-parts``: never; by default, when the takes sound like one voice
 (``sensekit.audio.take_voices``; ``benchmarks/voice_one_voice.py``), and the command says which.
+``--refuse-unlike``: the takes are kept in the profile and a word heard unlike all of its takes is
+refused, so words never said while teaching do not fire (``sensekit.audio.open_set``;
+``benchmarks/voice_open_set.py``); ``--no-refuse-unlike``: never; by default, as for the parts.
 """
 from __future__ import annotations
 
@@ -55,6 +58,11 @@ def add_parser(sub: Any) -> None:
                         "person teaches for themselves: fewer words heard in their other words and in pieces "
                         "of words, a few more missed. Default: when the takes sound like one voice; "
                         "--no-refuse-parts never (docs/voice.md)")
+    s.add_argument("--refuse-unlike", action=argparse.BooleanOptionalAction, default=None,
+                   help="keep the takes in the profile and refuse a word heard unlike all of its takes, for "
+                        "words one person teaches for themselves: words never said while teaching fire far "
+                        "less, a few more commands are missed. Default: when the takes sound like one voice; "
+                        "--no-refuse-unlike never (docs/voice.md)")
     _teach_live.add_arguments(s, "word")
     s.set_defaults(func=main)
 
@@ -130,12 +138,15 @@ def main(args: argparse.Namespace) -> int:
     if len(others) < MIN_TAKES:
         raise ConfigError(f"--other holds {len(others)} voiced parts; give at least {MIN_TAKES} "
                           "(other words or talk)")
-    taught = teach_words(takes, others, parts_as_other=args.refuse_parts)
+    taught = teach_words(takes, others, parts_as_other=args.refuse_parts, near_takes=args.refuse_unlike)
     for name in names:
         print(f"{name}: {len(takes[name])} takes")
     parts = ", and the first and last 40 % of every take" if taught.parts_as_other else ""
     print(f"other speech: {len(others)} parts{parts}{why_parts(taught, args.refuse_parts)}")
-    save_table(args.profile, TAUGHT_WORDS_TABLE, taught.to_tables())
+    if taught.near is not None:
+        print("words unlike all their takes are refused (a word never said while teaching does not fire"
+              + ("; --no-refuse-unlike: don't)" if args.refuse_unlike is None else ")"))
+    save_table(args.profile, TAUGHT_WORDS_TABLE, taught.to_tables(), replace=True)
     print(f"taught {', '.join(names)} -> {Path(args.profile).absolute()}  (sensekit events SRC --profile "
           f"{args.profile} --words {','.join(names)})")
     return 0

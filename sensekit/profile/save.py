@@ -324,9 +324,11 @@ def save_taught_gestures(path: str | os.PathLike[str], model: Mapping[str, Any])
 
 
 @_one_at_a_time(0)
-def save_table(path: str | os.PathLike[str], name: str, tables: Mapping[str, Mapping[str, Any]]) -> Path:
+def save_table(path: str | os.PathLike[str], name: str, tables: Mapping[str, Mapping[str, Any]], *,
+               replace: bool = False) -> Path:
     """Set ``[name.KEY]`` tables of learned data (``DATA_TABLES``: taught sounds) in the profile at
-    ``path``, keeping the rest of the file (a new file when there is none); atomic."""
+    ``path``, keeping the rest of the file (a new file when there is none); atomic. ``replace``:
+    drop the ``[name.KEY]`` tables that ``tables`` does not hold (taught words are replaced whole)."""
     import tomlkit
 
     p = Path(path)
@@ -344,6 +346,8 @@ def save_table(path: str | os.PathLike[str], name: str, tables: Mapping[str, Map
         outer = tomlkit.table(is_super_table=True)
         doc.add(name, outer)
     outer = doc[name]
+    for key in [k for k in outer if replace and k not in tables]:
+        del outer[key]
     for key, values in tables.items():
         table = tomlkit.table()
         for k, v in values.items():
