@@ -98,9 +98,10 @@ def table(b: ct.Bursts, so: dict[str, np.ndarray], sr: dict[str, np.ndarray], so
     print("\n| held out | T / T_ring alone / margin, T_ring | close calls (of bursts) "
           "| claps found: today / ring alone / wait (of) | false bursts: today / ring alone / wait "
           "| recordings: claps / false, today -> wait "
-          "| recordings per-clap F1 today -> wait | sp0 claps today / wait (of) | claps delayed |")
+          "| per-clap F1 today -> wait: every copy, recordings | sp0 claps today / wait (of) "
+          "| claps delayed: copies, recordings |")
     print("|---|---|---|---|---|---|---|---|---|")
-    tot = np.zeros(12, int)
+    tot = np.zeros(14, int)
     for s in sources:
         u, v = wait[s]
         m = (b.source == s) & (y >= 0) & (b.variant != ct.SPEECH0)
@@ -116,17 +117,20 @@ def table(b: ct.Bursts, so: dict[str, np.ndarray], sr: dict[str, np.ndarray], so
         row = [c(today, m & (y == 1)), c(alone, m & (y == 1)), c(two, m & (y == 1)),
                c(today, m & (y == 0)), c(alone, m & (y == 0)), c(two, m & (y == 0)),
                c(today, org & (y == 1)), c(today, org & (y == 0)), c(two, org & (y == 1)), c(two, org & (y == 0)),
-               c(today, sp), c(two, sp)]
+               c(today, sp), c(two, sp), c(two & close, m & (y == 1)), c(two & close, org & (y == 1))]
         tot += np.array(row)
-        f_old = f1(row[6], row[7], n_org) if n_org else "-"
-        f_new = f1(row[8], row[9], n_org) if n_org else "-"
+        n_all = c(m, y == 1)
+        f_old = f1(row[0], row[3], n_all) + ", " + f1(row[6], row[7], n_org) if n_org else "-"
+        f_new = f1(row[2], row[5], n_all) + ", " + f1(row[8], row[9], n_org) if n_org else "-"
         print(f"| {s} | {T[s]:.2f} / {Tr[s]:.2f} / {u:g}, {v:.2f} | {c(close, m)} ({int(m.sum())}) "
               f"| {row[0]} / {row[1]} / {row[2]} ({c(m, y == 1)}) | {row[3]} / {row[4]} / {row[5]} "
               f"| {row[6]} / {row[7]} -> {row[8]} / {row[9]} | {f_old} -> {f_new} "
-              f"| {row[10]} / {row[11]} ({int(sp.sum())}) | {c(two & close, m & (y == 1))} of {row[2]} |",
+              f"| {row[10]} / {row[11]} ({int(sp.sum())}) | {row[12]} of {row[2]}, {row[13]} of {row[8]} |",
               flush=True)
     print(f"| total | | | {tot[0]} / {tot[1]} / {tot[2]} | {tot[3]} / {tot[4]} / {tot[5]} "
-          f"| {tot[6]} / {tot[7]} -> {tot[8]} / {tot[9]} | | {tot[10]} / {tot[11]} | |")
+          f"| {tot[6]} / {tot[7]} -> {tot[8]} / {tot[9]} | | {tot[10]} / {tot[11]} "
+          f"| {tot[12]} of {tot[2]} ({tot[12] / max(tot[2], 1):.0%}), {tot[13]} of {tot[8]} "
+          f"({tot[13] / max(tot[8], 1):.0%}) |")
 
 
 def main() -> None:
