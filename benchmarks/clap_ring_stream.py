@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""The nineteenth pass's candidate streamed, held out: each source's clips through
+``clap_ring_stream.RingWaitDetector`` with its fold's trees, its fold's ring trees and the margin
+and thresholds chosen on the other sources (``clap_ring_wait.py``'s candidate: voicing 50-130 ms,
+the ring trees' own nested threshold, the margin nested under ``--max-delayed``), against today's
+trees of the same folds at their nested thresholds (the same detector with margin 0, which is
+``ClapDetector`` exactly). Route off on both sides, as ``audio_eval.py`` scores folds.
+
+Printed: per-clap F1 per source (``evaluate``), the noise curve's rows (``--kinds``, ``--snrs``),
+and the detector's decision delay (the last sample in when a clap is emitted, less its onset):
+p50 over all claps, p50 / p95 of the close calls (which waited for their ring) and of the others.
+
+Usage: .venv/bin/python benchmarks/clap_ring_stream.py --cache /tmp/claps20/PATCH.npz
+       --tree-folds /tmp/claps20/TREES.json --out /tmp/claps22 [--max-delayed 0.25]
+       [--offsets 0,517] [--kinds white,pink,babble,speech] [--snrs 0,5,10] [--no-curve]
+  --out: the folder ``clap_ring_wait.py --voiced-ms 130`` filled (RING_130.json, SCORES_130.npz).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from _reference import SHARED_DATA
+
+
+def choices(args: argparse.Namespace, sources: list[str]) -> dict[str, tuple[float, float, float]]:
+    """Per source: today's threshold, the ring's threshold and the margin, nested."""
+    from sensekit.evaluation.audio import clap_folds as cf
+    from sensekit.evaluation.audio import clap_ring_wait as rw
+    from sensekit.evaluation.audio import clap_training as ct
+
+    b = ct.collect_cached(SHARED_DATA, args.cache, patches=True)
+    z = np.load(args.out / "SCORES_130.npz")
+    so, sr = {s: z[f"o_{s}"] for s in sources}, {s: z[f"r_{s}"] for s in sources}
+    T, Tr = cf.nested_thresholds(b, so), cf.nested_thresholds(b, sr)
+    w = rw.nested_waits(b, so, sr, T, ring_thresholds=Tr, max_delayed=args.max_delayed)
+    return {s: (T[s], w[s][1], w[s][0]) for s in sources}
+
+
+def delays(dets: list[Any]) -> str:
+    d = [(e - t) * 1000.0 for det in dets for t, e, _ in det.decisions]
+    c = [(e - t) * 1000.0 for det in dets for t, e, close in det.decisions if close]
+    o = [(e - t) * 1000.0 for det in dets for t, e, close in det.decisions if not close]
+
+    def q(v: list[float], p: float) -> str:
+        return f"{np.percentile(v, p):.0f}" if v else "-"
+    return (f"claps {len(d)}: p50 {q(d, 50)} ms; close calls {len(c)}: p50 {q(c, 50)} / p95 {q(c, 95)} ms; "
+            f"others {len(o)}: p50 {q(o, 50)} / p95 {q(o, 95)} ms")
+
+
+def per_source(args: argparse.Namespace, sources: list[str], make_for: Callable[[str], Any],
+               made: dict[str, list[Any]]) -> None:
+    from sensekit.evaluation.audio.evaluate import evaluate, format_sources
+
+    for off in [int(v) for v in args.offsets.split(",")]:
+        for mode in ("today", "wait"):
+            made[mode].clear()
+            per = {}
+            for s in sources:
+                e = evaluate(SHARED_DATA, block=args.block, offset=off, book=False, only_sources=[s],
+                             make=make_for(mode)(s))
+                if s in e.sources:
+                    per[s] = e.sources[s]
+            print(format_sources(per, title=f"{mode} off {off}"))
+            print(f"decision delay ({mode}, off {off}): {delays(made[mode])}\n", flush=True)
+
+
+def curve(args: argparse.Namespace, sources: list[str], make_for: Callable[[str], Any],
+          made: dict[str, list[Any]]) -> None:
+    from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
+
+    offsets = [int(v) for v in args.curve_offsets.split(",")]
+    for mode in ("today", "wait"):
+        made[mode].clear()
+        points = noise_curve(SHARED_DATA, offsets=offsets, block=args.block, make_for=make_for(mode),
+                             only_sources=sources, kinds=args.kinds.split(","),
+                             snrs_db=[float(v) for v in args.snrs.split(",")])
+        print(f"noise curve: {mode}, leave-one-source-out (nested); offsets {offsets}")
+        print(format_curve(points))
+        print(f"decision delay ({mode}, noise curve): {delays(made[mode])}\n", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cache", type=Path, required=True)
+    ap.add_argument("--tree-folds", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--max-delayed", type=float, default=0.25)
+    ap.add_argument("--block", type=int, default=512)
+    ap.add_argument("--offsets", default="0")
+    ap.add_argument("--curve-offsets", default="0")
+    ap.add_argument("--kinds", default="white,pink,babble,speech")
+    ap.add_argument("--snrs", default="0,5,10")
+    ap.add_argument("--no-curve", action="store_true")
+    ap.add_argument("--sources", default="")
+    args = ap.parse_args(argv)
+    if not (SHARED_DATA / "labels.csv").is_file():
+        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+        return 2
+    from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
+
+    trees = json.loads(args.tree_folds.read_text())["models"]
+    ring = json.loads((args.out / "RING_130.json").read_text())
+    sources = sorted(trees) if not args.sources else args.sources.split(",")
+    ch = choices(args, sorted(trees))
+    print("per source: today's threshold, the ring's threshold, the margin (nested): "
+          + "; ".join(f"{s} {t:g}, {r:g}, {m:g}" for s, (t, r, m) in ch.items()), flush=True)
+    made: dict[str, list[Any]] = {"today": [], "wait": []}
+
+    def make_for(mode: str) -> Callable[[str], Callable[[], Any]]:
+        def for_source(s: str) -> Callable[[], Any]:
+            t, r, m = ch[s]
+
+            def make() -> Any:
+                det = RingWaitDetector(model=trees[s], threshold=t, ring_model=ring[s], ring_threshold=r,
+                                       margin=m if mode == "wait" else 0.0, wait_ms=130.0, noise_route=False)
+                made[mode].append(det)
+                return det
+            return make
+        return for_source
+
+    per_source(args, sources, make_for, made)
+    if not args.no_curve:
+        curve(args, sources, make_for, made)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
