@@ -12,7 +12,7 @@ p50 over all claps, p50 / p95 of the close calls (which waited for their ring) a
 
 Usage: .venv/bin/python benchmarks/clap_ring_stream.py --cache /tmp/claps20/PATCH.npz
        --tree-folds /tmp/claps20/TREES.json --out /tmp/claps22 [--max-delayed 0.25]
-       [--offsets 0,517] [--kinds white,pink,babble,speech] [--snrs 0,5,10] [--no-curve]
+       [--offsets 0,517] [--kinds white,pink,babble,speech] [--snrs 0,5,10] [--no-curve] [--shipped]
   --out: the folder ``clap_ring_wait.py --voiced-ms 130`` filled (RING_130.json, SCORES_130.npz).
 """
 from __future__ import annotations
@@ -40,6 +40,48 @@ def choices(args: argparse.Namespace, sources: list[str]) -> dict[str, tuple[flo
     T, Tr = cf.nested_thresholds(b, so), cf.nested_thresholds(b, sr)
     w = rw.nested_waits(b, so, sr, T, ring_thresholds=Tr, max_delayed=args.max_delayed)
     return {s: (T[s], w[s][1], w[s][0]) for s in sources}
+
+
+def shipped(args: argparse.Namespace, sources: list[str]) -> None:
+    """The candidate as it would ship: today's shipped trees and threshold, the ring's trees fitted on
+    every source (kept in ``--out``/RING_130_all.json), the ring's threshold and the margin chosen on
+    every source's fold scores; every clip streamed (in-sample, as tests/audio/test_real_clips.py)."""
+    from sensekit.audio.clap_model import MODEL, THRESHOLD
+    from sensekit.evaluation.audio import clap_folds as cf
+    from sensekit.evaluation.audio import clap_ring_wait as rw
+    from sensekit.evaluation.audio import clap_training as ct
+    from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
+    from sensekit.evaluation.audio.evaluate import evaluate, format_table
+
+    b = ct.collect_cached(SHARED_DATA, args.cache, patches=True)
+    z = np.load(args.out / "SCORES_130.npz")
+    so, sr = {s: z[f"o_{s}"] for s in sources}, {s: z[f"r_{s}"] for s in sources}
+    t_ring = cf.choose_threshold(b, sr)
+    margin, _, _ = rw.choose_wait(b, so, sr, THRESHOLD, ring_thresholds=np.array([t_ring]),
+                                  max_delayed=args.max_delayed)
+    path = args.out / "RING_130_all.json"
+    if not path.is_file():
+        E = np.load(args.out / "EXTRA.npz")["E"]
+        v = np.load(args.out / "VOICED130.npz")["v"]
+        train = b.variant != ct.SPEECH0
+        Xn = np.column_stack([b.X, E[:, 0], v])
+        keep = ct.Bursts(Xn[train], b.y[train], b.source[train], b.background[train], b.variant[train],
+                         b.clip[train], b.onsets, b.labels)
+        path.write_text(json.dumps(ct.train(keep)))
+    ring = json.loads(path.read_text())
+    made: list[Any] = []
+
+    def make() -> Any:
+        det = RingWaitDetector(model=MODEL, threshold=THRESHOLD, ring_model=ring, ring_threshold=t_ring,
+                               margin=margin, wait_ms=130.0)
+        made.append(det)
+        return det
+    print(f"shipped trees at {THRESHOLD:g}; ring trees (every source) at {t_ring:g}; margin {margin:g}")
+    ev = evaluate(SHARED_DATA, block=args.block, make=make)
+    print(format_table(ev, clips=False))
+    hits = {r.clip.file.split("/")[-1]: len(r.claps) for r in ev.results if r.clip.label != "clap" and r.claps}
+    print(f"negative clips with claps (tests/audio/test_real_clips.py's known false claps): {hits}")
+    print(f"decision delay: {delays(made)}", flush=True)
 
 
 def delays(dets: list[Any]) -> str:
@@ -98,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--snrs", default="0,5,10")
     ap.add_argument("--no-curve", action="store_true")
     ap.add_argument("--sources", default="")
+    ap.add_argument("--shipped", action="store_true",
+                    help="only the candidate as it would ship, every clip, in-sample (see shipped())")
     args = ap.parse_args(argv)
     if not (SHARED_DATA / "labels.csv").is_file():
         print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
@@ -105,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
 
     trees = json.loads(args.tree_folds.read_text())["models"]
+    if args.shipped:
+        shipped(args, sorted(trees))
+        return 0
     ring = json.loads((args.out / "RING_130.json").read_text())
     sources = sorted(trees) if not args.sources else args.sources.split(",")
     ch = choices(args, sorted(trees))

@@ -3,7 +3,8 @@
 ``RingWaitDetector`` is a ``ClapDetector`` whose judge, for a burst whose trees' score ``t`` lies
 within ``margin`` of the threshold, waits until ``wait_ms`` of signal after the peak is in the
 buffer and then decides it with the ring's trees (``clap_ring_wait``: the 16 features,
-``late_db``, ``voiced_after``) at their own threshold. Every other burst is decided as today.
+``late_db``, ``voiced_after``) at their own threshold. Every other burst is decided as today
+(a burst the floor route takes, ``noise_route``, by the route's expert, never waiting).
 
 The held peak stays at the head of the detector's peak queue, so every later peak waits behind
 it: claps come out in order, ``min_gap_ms`` and ``below_claps_db`` see them in order, and
@@ -86,17 +87,24 @@ class RingWaitDetector(ClapDetector):
         # the ring's last sample (voicing to wait_ms) and one more
         self._wait = round(self._wait_ms * rate / 1000.0) + 1
 
-    def _score(self, p: int) -> tuple[tuple[float, ...], bool, float]:
+    def _score(self, p: int) -> tuple[tuple[float, ...], bool, float, bool]:
+        """The burst's values, whether it passes the level and rise checks, its score (the floor
+        route's expert's when the route takes it, else today's trees'), and whether it is a close
+        call (a trees' score within the margin; a routed burst never is)."""
         vals = self._meter.measure(self._buf, p - self._b0, gain2=self._gain2)
         ok = vals[0] >= self._min_peak_db and vals[1] >= self.min_rise_db
-        return vals, ok, clap_score(np.asarray(vals[1:]), self.model) if ok else -99.0
+        if not ok:
+            return vals, False, -99.0, False
+        expert = None if self._route is None else self._route.score(self._buf, p - self._b0, vals)
+        if expert is not None:
+            return vals, True, expert, False
+        t = clap_score(np.asarray(vals[1:]), self.model)
+        return vals, True, t, abs(t - self.threshold) < self._margin
 
     def _waits(self, p: int) -> bool:
         """Whether the burst at ``p`` is a close call that needs its ring (computed once)."""
         if p not in self._held:
-            gap_ok = p - self._last_clap >= self._gap
-            _, ok, t = self._score(p) if gap_ok else ((), False, -99.0)
-            self._held[p] = ok and abs(t - self.threshold) < self._margin
+            self._held[p] = p - self._last_clap >= self._gap and self._score(p)[3]
         return self._held[p]
 
     def _judge_ready(self) -> list[Clap]:
@@ -132,8 +140,7 @@ class RingWaitDetector(ClapDetector):
         gap_ok = p - self._last_clap >= self._gap
         if not (gap_ok or self.keep_features):
             return None
-        vals, ok, score = self._score(p)
-        close = ok and abs(score - self.threshold) < self._margin
+        vals, ok, score, close = self._score(p)
         if close:                 # the ring's trees, shifted onto today's threshold
             self.close_calls += 1
             rate = self._meter.rate
