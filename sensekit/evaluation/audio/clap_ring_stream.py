@@ -72,6 +72,7 @@ class RingWaitDetector(ClapDetector):
         self._ring_model, self._ring_threshold = ring_model, float(ring_threshold)
         self._margin, self._wait_ms = float(margin), float(wait_ms)
         self._held: dict[int, bool] = {}
+        self._scored: dict[int, tuple[tuple[float, ...], bool, float, bool]] = {}
         #: (onset time, time of the last sample in when emitted, close call) of every clap emitted
         self.decisions: list[tuple[float, float, bool]] = []
         #: close calls decided by the ring's trees (claps or not)
@@ -79,7 +80,7 @@ class RingWaitDetector(ClapDetector):
         super().__init__(**kw)
 
     def reset(self) -> None:
-        self._held = {}
+        self._held, self._scored = {}, {}
         super().reset()
 
     def _configure(self, rate: int) -> None:
@@ -102,9 +103,14 @@ class RingWaitDetector(ClapDetector):
         return vals, True, t, abs(t - self.threshold) < self._margin
 
     def _waits(self, p: int) -> bool:
-        """Whether the burst at ``p`` is a close call that needs its ring (computed once)."""
+        """Whether the burst at ``p`` is a close call that needs its ring (computed once; the
+        score is kept for ``_judge``)."""
         if p not in self._held:
-            self._held[p] = p - self._last_clap >= self._gap and self._score(p)[3]
+            if p - self._last_clap >= self._gap:
+                self._scored[p] = got = self._score(p)
+                self._held[p] = got[3]
+            else:
+                self._held[p] = False
         return self._held[p]
 
     def _judge_ready(self) -> list[Clap]:
@@ -140,7 +146,8 @@ class RingWaitDetector(ClapDetector):
         gap_ok = p - self._last_clap >= self._gap
         if not (gap_ok or self.keep_features):
             return None
-        vals, ok, score, close = self._score(p)
+        got = self._scored.pop(p, None)
+        vals, ok, score, close = self._score(p) if got is None else got
         if close:                 # the ring's trees, shifted onto today's threshold
             self.close_calls += 1
             rate = self._meter.rate
