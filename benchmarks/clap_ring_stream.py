@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""The nineteenth pass's candidate streamed, held out: each source's clips through
+``clap_ring_stream.RingWaitDetector`` with its fold's trees, its fold's ring trees and the margin
+and thresholds chosen on the other sources (``clap_ring_wait.py``'s candidate: voicing 50-130 ms,
+the ring trees' own nested threshold, the margin nested under ``--max-delayed``), against today's
+trees of the same folds at their nested thresholds (the same detector with margin 0, which is
+``ClapDetector`` exactly). Route off on both sides, as ``audio_eval.py`` scores folds.
+
+Printed: per-clap F1 per source (``evaluate``), the noise curve's rows (``--kinds``, ``--snrs``),
+and the detector's decision delay (the last sample in when a clap is emitted, less its onset):
+p50 over all claps, p50 / p95 of the close calls (which waited for their ring) and of the others.
+
+Usage: .venv/bin/python benchmarks/clap_ring_stream.py --cache /tmp/claps20/PATCH.npz
+       --tree-folds /tmp/claps20/TREES.json --out /tmp/claps22 [--max-delayed 0.25]
+       [--offsets 0,517] [--kinds white,pink,babble,speech] [--snrs 0,5,10] [--no-curve] [--shipped [--speed CLIP]]
+  --out: the folder ``clap_ring_wait.py --voiced-ms 130`` filled (RING_130.json, SCORES_130.npz).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from _reference import SHARED_DATA
+
+
+def choices(args: argparse.Namespace, sources: list[str]) -> dict[str, tuple[float, float, float]]:
+    """Per source: today's threshold, the ring's threshold and the margin, nested."""
+    from sensekit.evaluation.audio import clap_folds as cf
+    from sensekit.evaluation.audio import clap_ring_wait as rw
+    from sensekit.evaluation.audio import clap_training as ct
+
+    b = ct.collect_cached(SHARED_DATA, args.cache, patches=True)
+    z = np.load(args.out / "SCORES_130.npz")
+    so, sr = {s: z[f"o_{s}"] for s in sources}, {s: z[f"r_{s}"] for s in sources}
+    T, Tr = cf.nested_thresholds(b, so), cf.nested_thresholds(b, sr)
+    w = rw.nested_waits(b, so, sr, T, ring_thresholds=Tr, max_delayed=args.max_delayed)
+    return {s: (T[s], w[s][1], w[s][0]) for s in sources}
+
+
+def shipped(args: argparse.Namespace, sources: list[str]) -> None:
+    """The candidate as it would ship: today's shipped trees and threshold, the ring's trees fitted on
+    every source (kept in ``--out``/RING_130_all.json), the ring's threshold and the margin chosen on
+    every source's fold scores; every clip streamed (in-sample, as tests/audio/test_real_clips.py)."""
+    from sensekit.audio.clap_model import MODEL, THRESHOLD
+    from sensekit.evaluation.audio import clap_folds as cf
+    from sensekit.evaluation.audio import clap_ring_wait as rw
+    from sensekit.evaluation.audio import clap_training as ct
+    from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
+    from sensekit.evaluation.audio.evaluate import evaluate, format_table
+
+    b = ct.collect_cached(SHARED_DATA, args.cache, patches=True)
+    z = np.load(args.out / "SCORES_130.npz")
+    so, sr = {s: z[f"o_{s}"] for s in sources}, {s: z[f"r_{s}"] for s in sources}
+    t_ring = cf.choose_threshold(b, sr)
+    margin, _, _ = rw.choose_wait(b, so, sr, THRESHOLD, ring_thresholds=np.array([t_ring]),
+                                  max_delayed=args.max_delayed)
+    path = args.out / "RING_130_all.json"
+    if not path.is_file():
+        E = np.load(args.out / "EXTRA.npz")["E"]
+        v = np.load(args.out / "VOICED130.npz")["v"]
+        train = b.variant != ct.SPEECH0
+        Xn = np.column_stack([b.X, E[:, 0], v])
+        keep = ct.Bursts(Xn[train], b.y[train], b.source[train], b.background[train], b.variant[train],
+                         b.clip[train], b.onsets, b.labels)
+        path.write_text(json.dumps(ct.train(keep)))
+    ring = json.loads(path.read_text())
+    made: list[Any] = []
+
+    def make() -> Any:
+        det = RingWaitDetector(model=MODEL, threshold=THRESHOLD, ring_model=ring, ring_threshold=t_ring,
+                               margin=margin, wait_ms=130.0)
+        made.append(det)
+        return det
+    print(f"shipped trees at {THRESHOLD:g}; ring trees (every source) at {t_ring:g}; margin {margin:g}")
+    ev = evaluate(SHARED_DATA, block=args.block, make=make)
+    print(format_table(ev, clips=False))
+    hits = {r.clip.file.split("/")[-1]: len(r.claps) for r in ev.results if r.clip.label != "clap" and r.claps}
+    print(f"negative clips with claps (tests/audio/test_real_clips.py's known false claps): {hits}")
+    print(f"decision delay: {delays(made)}", flush=True)
+    if args.speed is not None:
+        speed(args, ring, t_ring, margin)
+
+
+def speed(args: argparse.Namespace, ring: Any, t_ring: float, margin: float) -> None:
+    """CPU time of the clap stage alone on ``--speed``'s clip looped to 20 s (48 kHz blocks of 512 as
+    read): today's shipped detector and the candidate, alternated five times; the fastest of each."""
+    import time
+
+    from sensekit.audio.clap import ClapDetector
+    from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
+    from sensekit.evaluation.audio.evaluate import read_wav
+
+    x, rate = read_wav(args.speed)
+    x = np.tile(x, int(np.ceil(20.0 * rate / len(x))))[: int(20.0 * rate)]
+    best = {"today": np.inf, "wait": np.inf}
+    close = 0
+    for _ in range(5):
+        for mode in best:
+            det = ClapDetector() if mode == "today" else RingWaitDetector(
+                ring_model=ring, ring_threshold=t_ring, margin=margin, wait_ms=130.0)
+            t0 = time.process_time()
+            for k, i in enumerate(range(0, len(x), 512)):
+                det.process(x[i:i + 512], i / rate, rate, index=k)
+            best[mode] = min(best[mode], time.process_time() - t0)
+            close = getattr(det, "close_calls", close)
+    print(f"clap stage on {args.speed.name} looped to 20 s: today {20.0 / best['today']:.0f}x real time, "
+          f"wait {20.0 / best['wait']:.0f}x (close calls a pass: {close})", flush=True)
+
+
+def delays(dets: list[Any]) -> str:
+    d = [(e - t) * 1000.0 for det in dets for t, e, _ in det.decisions]
+    c = [(e - t) * 1000.0 for det in dets for t, e, close in det.decisions if close]
+    o = [(e - t) * 1000.0 for det in dets for t, e, close in det.decisions if not close]
+
+    def q(v: list[float], p: float) -> str:
+        return f"{np.percentile(v, p):.0f}" if v else "-"
+    return (f"claps {len(d)}: p50 {q(d, 50)} ms; close calls {len(c)}: p50 {q(c, 50)} / p95 {q(c, 95)} ms; "
+            f"others {len(o)}: p50 {q(o, 50)} / p95 {q(o, 95)} ms")
+
+
+def per_source(args: argparse.Namespace, sources: list[str], make_for: Callable[[str], Any],
+               made: dict[str, list[Any]]) -> None:
+    from sensekit.evaluation.audio.evaluate import evaluate, format_sources
+
+    for off in [int(v) for v in args.offsets.split(",")]:
+        for mode in ("today", "wait"):
+            made[mode].clear()
+            per = {}
+            for s in sources:
+                e = evaluate(SHARED_DATA, block=args.block, offset=off, book=False, only_sources=[s],
+                             make=make_for(mode)(s))
+                if s in e.sources:
+                    per[s] = e.sources[s]
+            print(format_sources(per, title=f"{mode} off {off}"))
+            print(f"decision delay ({mode}, off {off}): {delays(made[mode])}\n", flush=True)
+
+
+def curve(args: argparse.Namespace, sources: list[str], make_for: Callable[[str], Any],
+          made: dict[str, list[Any]]) -> None:
+    from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
+
+    offsets = [int(v) for v in args.curve_offsets.split(",")]
+    for mode in ("today", "wait"):
+        made[mode].clear()
+        points = noise_curve(SHARED_DATA, offsets=offsets, block=args.block, make_for=make_for(mode),
+                             only_sources=sources, kinds=args.kinds.split(","),
+                             snrs_db=[float(v) for v in args.snrs.split(",")])
+        print(f"noise curve: {mode}, leave-one-source-out (nested); offsets {offsets}")
+        print(format_curve(points))
+        print(f"decision delay ({mode}, noise curve): {delays(made[mode])}\n", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cache", type=Path, required=True)
+    ap.add_argument("--tree-folds", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--max-delayed", type=float, default=0.25)
+    ap.add_argument("--block", type=int, default=512)
+    ap.add_argument("--offsets", default="0")
+    ap.add_argument("--curve-offsets", default="0")
+    ap.add_argument("--kinds", default="white,pink,babble,speech")
+    ap.add_argument("--snrs", default="0,5,10")
+    ap.add_argument("--no-curve", action="store_true")
+    ap.add_argument("--sources", default="")
+    ap.add_argument("--speed", type=Path, default=None,
+                    help="with --shipped: time the clap stage on this clip too (the dense laughter clip)")
+    ap.add_argument("--shipped", action="store_true",
+                    help="only the candidate as it would ship, every clip, in-sample (see shipped())")
+    args = ap.parse_args(argv)
+    if not (SHARED_DATA / "labels.csv").is_file():
+        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+        return 2
+    from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
+
+    trees = json.loads(args.tree_folds.read_text())["models"]
+    if args.shipped:
+        shipped(args, sorted(trees))
+        return 0
+    ring = json.loads((args.out / "RING_130.json").read_text())
+    sources = sorted(trees) if not args.sources else args.sources.split(",")
+    ch = choices(args, sorted(trees))
+    print("per source: today's threshold, the ring's threshold, the margin (nested): "
+          + "; ".join(f"{s} {t:g}, {r:g}, {m:g}" for s, (t, r, m) in ch.items()), flush=True)
+    made: dict[str, list[Any]] = {"today": [], "wait": []}
+
+    def make_for(mode: str) -> Callable[[str], Callable[[], Any]]:
+        def for_source(s: str) -> Callable[[], Any]:
+            t, r, m = ch[s]
+
+            def make() -> Any:
+                det = RingWaitDetector(model=trees[s], threshold=t, ring_model=ring[s], ring_threshold=r,
+                                       margin=m if mode == "wait" else 0.0, wait_ms=130.0, noise_route=False)
+                made[mode].append(det)
+                return det
+            return make
+        return for_source
+
+    per_source(args, sources, make_for, made)
+    if not args.no_curve:
+        curve(args, sources, make_for, made)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
