@@ -306,6 +306,12 @@ def recording_damages(pristine: Path, n: int, rng: np.random.Generator) -> Itera
             yield f"{f}: bit(s) {spots} flipped", f, bytes(data)
 
 
+#: a file checked against another: a message naming either names the damage (a checksum file
+#: cut short and the file it checks disagree; which of the two is wrong cannot be told)
+PARTNERS = {"video_ts.csv": ("video_ts_crc.csv", "video_crc.csv"), "video_ts_crc.csv": ("video_ts.csv",),
+            "audio.wav": ("audio_crc.csv",), "audio_crc.csv": ("audio.wav",), "video_crc.csv": ("video_ts.csv",)}
+
+
 def fuzz_recording(sweep: Sweep, n: int) -> None:
     import logging
 
@@ -321,7 +327,7 @@ def fuzz_recording(sweep: Sweep, n: int) -> None:
             for k, (label, rel, data) in enumerate(recording_damages(pristine, n // 2, sweep.rng(version))):
                 complete = None if k % 2 == 0 else False
                 work = _damaged_copy(pristine, base / "work.skrec", rel, data, complete)
-                names = (Path(rel).name, "work.skrec", "meta.json")
+                names = (Path(rel).name, "work.skrec", "meta.json") + PARTNERS.get(Path(rel).name, ())
                 got = sweep.only(f"v{version} {label}{' (marked incomplete)' if complete is False else ''}",
                                  (RecordingError,), lambda: replay_all(work), names=names, limit=10)
                 if isinstance(got, int) and got > whole:
