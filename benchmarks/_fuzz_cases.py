@@ -276,19 +276,14 @@ def _damaged_copy(pristine: Path, work: Path, rel: str, data: bytes, complete: b
 
 
 def recording_damages(pristine: Path, n: int, rng: np.random.Generator) -> Iterator[tuple[str, str, bytes]]:
-    """(label, file, new content): every byte boundary of each file (a stride on files whose
-    boundaries would exceed the share of ``n``), then bit flips and lying lengths."""
+    """(label, file, new content): each file cut at every byte boundary, then ``n`` bit flips
+    and lying 32-bit lengths."""
     files = sorted(str(p.relative_to(pristine)) for p in pristine.rglob("*") if p.is_file())
-    total = sum((pristine / f).stat().st_size for f in files)
-    share = max(1, n // 2)
-    step = max(1, math.ceil(total / share))
     for f in files:
         data = (pristine / f).read_bytes()
-        cuts = sorted(set(range(0, len(data), step)) | set(range(min(len(data), 80))))
-        for cut in cuts:
+        for cut in range(len(data)):
             yield f"{f} cut to {cut} of {len(data)} bytes", f, data[:cut]
-    rest = n - share
-    for k in range(rest):
+    for k in range(n):
         f = files[int(rng.integers(len(files)))]
         data = bytearray((pristine / f).read_bytes())
         if not data:

@@ -37,6 +37,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BOUNDARIES = ("osc", "panel", "recording", "sources", "files")
+#: cases a boundary (``recording``: bit flips and lying lengths, beside a cut at every byte
+#: boundary of each file of the two small recordings, about 29,800)
 DEFAULT_CASES = {"osc": 4000, "panel": 3000, "recording": 4000, "sources": 400, "files": 4000}
 
 
