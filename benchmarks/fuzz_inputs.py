@@ -12,15 +12,19 @@ same cases every run, and a failure prints what reproduces it. What counts as a 
 
 - ``osc``: ``decode`` raising anything but a one-line ``ValueError``; ``OscControl.receive``
   raising at all; after a burst of the cases on its UDP port, a setting that does not apply;
-- ``panel``: a 5xx, a server traceback (aiohttp's "Error handling request" log), a request that
-  neither answers nor closes within 8 s, a panel that no longer answers ``/api/info``;
+- ``panel``: a 5xx, a log record at ERROR, with a traceback or over several lines (aiohttp's
+  "Error handling request"), a request that neither answers nor closes within 8 s, a panel
+  that no longer answers ``/api/info``;
 - ``recording``: a replay of a damaged copy raising anything but a one-line ``RecordingError``
-  that names the damaged file, or (complete recordings) playing damage without a word;
+  that names the damaged file (or the file it is checked against), playing more items than the
+  whole recording, or refusing an incomplete copy whose WAV header is intact;
 - ``sources``: a truncated video or an odd WAV through ``file:PATH`` and ``camera:PATH``, an
   MJPEG stream that misbehaves: an exception that is not the source's one-line error, a hang,
   a ``close()`` that does not return;
 - ``files``: profiles with taught tables, gesture models and MIDI maps that are mutated: anything
-  but a one-line ``ConfigError``.
+  but a one-line ``ConfigError`` naming the file.
+
+Every boundary also fails a case that grows the process's peak RSS by 512 MB.
 
 The counts are printed as a table; the exit status is 1 when any boundary had a failure. The
 cases' helpers are in ``benchmarks/_fuzz_cases.py`` and ``benchmarks/_fuzz_net.py``.
