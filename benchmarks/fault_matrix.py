@@ -406,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, help="also write the table here")
     p.add_argument("--writers-only", action="store_true", help="only the rows of benchmarks/_fault_writers.py")
+    p.add_argument("--fuzz-only", action="store_true", help="only the rows of benchmarks/_fault_fuzz.py")
     args = p.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))       # tests.capture helpers
     tmp = Path(tempfile.mkdtemp(prefix="sensekit-faults-"))
@@ -416,11 +417,13 @@ def main(argv: list[str] | None = None) -> int:
                                            lambda: start_matrix(tmp, rec), lambda: save_order_row(tmp),
                                            lambda: pause_row(rec), lambda: fifo_events_row(tmp),
                                            lambda: corruption_matrix(tmp, rec), lambda: panel_rows(row)]
+        from _fault_fuzz import fuzz_rows
         from _fault_panel import panel_rows                  # (benchmarks/: this script's folder)
         from _fault_writers import writer_rows
         from sensekit.paths import recordings_dir
         writers = [lambda: writer_rows(tmp, str(recordings_dir() / "demo.skrec"), row, cli_row)]
-        steps = writers if args.writers_only else steps + writers
+        fuzz: list[Callable[[], None]] = [lambda: fuzz_rows(tmp, rec, row, cli)]
+        steps = writers if args.writers_only else fuzz if args.fuzz_only else steps + writers + fuzz
         for step in steps:
             step()
     finally:

@@ -224,6 +224,30 @@ def test_a_bad_number_in_a_rule_is_one_clear_line_not_a_traceback(key, text, mes
     assert message in str(exc.value) and "\n" not in str(exc.value) and len(str(exc.value)) < 300
 
 
+@pytest.mark.parametrize("table, fragment", [
+    ({"map": {"1" * 5000: "note 60"}}, "MIDI map `11111111111"),
+    ({"map": {"clap": "c" + "[" * 3000}}, "got 'c[[[[[[["),
+    ({"map": {"level.level": "cc 7 " + "{" * 3000}}, "got 'cc 7 {{{{{"),
+    ({"map": {"level." + "x" * 3000: "cc 7"}}, "`level` has no number field `xxxxxxxx"),
+    ({"por" + "9" * 3000: "x", "map": {"clap": "note 60"}}, "unknown key `midi.por9999"),
+    ({"port": ["x" * 3000], "map": {"clap": "note 60"}}, "`midi.port` must be a port name, got ['xxxx"),
+])
+def test_a_long_key_or_rule_is_quoted_cut_short(tmp_path: Path, table, fragment):
+    """harden16's fuzz sweep: a map key, a rule or an unknown key of thousands of characters
+    was quoted whole (a message of 5,000 characters on one line); now at most 60 of each."""
+    with pytest.raises(ConfigError) as exc:
+        parse_mapping(table)
+    text = str(exc.value)
+    assert fragment in text and "..." in text and len(text) < 600, text[:300]
+    venue = tmp_path / "venue.toml"
+    lines = ["[midi]"] + [f'"{k}" = {json.dumps(v)}' for k, v in table.items() if k != "map"]
+    lines += ["[midi.map]"] + [f'"{k}" = {json.dumps(v)}' for k, v in table["map"].items()]
+    venue.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ConfigError) as exc:
+        load_midi(venue)
+    assert str(exc.value).startswith(f"{venue}:") and len(str(exc.value)) < 700
+
+
 @pytest.mark.parametrize("value, expected", [(float("nan"), None), (float("inf"), 127), (float("-inf"), 0),
                                              (1e308, 127), (-1e308, 0), (50.0, 64)])
 def test_a_field_that_is_not_finite_or_huge_never_stops_the_run(value, expected):

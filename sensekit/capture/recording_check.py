@@ -403,22 +403,25 @@ def _check_audio(rep: RecordingReport) -> None:
             else:
                 playable = _playable_samples(rep, a["file"], header, held)
             if playable:
-                _check_pcm(rep, wav, info.data_offset, playable)
+                _check_pcm(rep, wav, info.data_offset, playable, max(header, held))
     rep.audio = AudioReport(a["sample_rate"], a["channels"], float(a["gain"]), a["block_size"],
                             header, held, playable)
 
 
-def _check_pcm(rep: RecordingReport, wav: Path, data_offset: int, playable: int) -> None:
-    """Compare the playable samples' chunks with their stored checksums."""
+def _check_pcm(rep: RecordingReport, wav: Path, data_offset: int, playable: int, claimed: int) -> None:
+    """Compare the playable samples' chunks with their stored checksums. An incomplete
+    recording's checksum file is capped by the samples the WAV claims or holds (``claimed``), as
+    the replay caps it: its rows may run past what plays."""
     a = rep.meta["audio"]
     if a["checksums"] is None:
         rep.notes.append("no audio checksums (recorded before sensekit stored them): samples are not verified")
         return
     cb, ch = a["checksum_block"], a["channels"]
     chunks = -(-playable // cb)
+    most = chunks if rep.complete else -(-max(playable, claimed) // cb)
     try:
         crcs = read_checksums(rep.path / a["checksums"], AUDIO_CRC_HEADER, complete=rep.complete,
-                              max_bytes=checksums_cap(chunks))
+                              max_bytes=checksums_cap(most))
     except RecordingError as exc:
         rep.problems.append(str(exc))
         return

@@ -251,8 +251,12 @@ class ReplaySource(Source):
         self._wav = info
         if a["checksums"]:
             chunks = -(-self._n_audio // a["checksum_block"])
+            # an incomplete recording's checksums may run past the samples it plays (a WAV cut
+            # short, a header patched before the rows were): capped by what the WAV claims or holds
+            held = chunks if self.complete else \
+                -(-max(info.declared_frames, info.available_frames) // a["checksum_block"])
             self._block_crcs = read_checksums(self.path / a["checksums"], AUDIO_CRC_HEADER,
-                                              complete=self.complete, max_bytes=checksums_cap(chunks))
+                                              complete=self.complete, max_bytes=checksums_cap(held))
             if self.complete and len(self._block_crcs) != chunks:
                 raise RecordingError(f"'{name}/{a['checksums']}' lists {len(self._block_crcs)} "
                                      f"checksums for {chunks} blocks of {a['checksum_block']} samples")

@@ -73,4 +73,7 @@ def load_taught(path: str) -> Any:
         raise ConfigError(f"{what} does not exist") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path!r} is not a taught gestures model (sensekit teach gesture writes one)")
-    return TaughtGestures.from_dict(data)
+    try:
+        return TaughtGestures.from_dict(data)
+    except ConfigError as exc:          # named: the model's own message did not say which file
+        raise ConfigError(f"{path!r}: {exc}") from None

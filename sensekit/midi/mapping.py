@@ -37,7 +37,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 from sensekit.errors import ConfigError
 from sensekit.events import EVENT_TYPES, Event
 from sensekit.safe_read import MAX_NUMBER_DIGITS as MAX_DIGITS
-from sensekit.safe_read import short
+from sensekit.safe_read import clip, short
 from sensekit.suggest import backticked, close_matches, did_you_mean
 
 __all__ = ["Rule", "MidiMapper", "parse_rule", "parse_mapping", "load_midi", "MidiSettings", "require_mido"]
@@ -84,7 +84,7 @@ def _known_event(name: str, key: str) -> str:
     if name not in EVENT_TYPES:
         close = did_you_mean(close_matches(name, EVENT_TYPES), quote=backticked)
         hint = f" ({close})" if close else f"; events: {', '.join(sorted(EVENT_TYPES))}"
-        raise ConfigError(f"MIDI map `{key}`: unknown event `{name}`{hint}")
+        raise ConfigError(f"MIDI map `{clip(key)}`: unknown event `{clip(name)}`{hint}")
     return name
 
 
@@ -110,33 +110,35 @@ def _range(key: str, text: str, lo: str, hi: str) -> tuple[float, float]:
 
 
 def parse_rule(key: str, text: Any, *, channel: int = 0) -> Rule:
-    """One ``key = "note N [VELOCITY]"`` or ``key = "cc N [LO..HI]"`` entry."""
+    """One ``key = "note N [VELOCITY]"`` or ``key = "cc N [LO..HI]"`` entry. The key and the
+    text are quoted cut short (a key of 5,000 characters made a message of as many)."""
+    k = clip(key)
     if not isinstance(text, str) or not (m := _RULE_RE.match(text)):
-        raise ConfigError(f"MIDI map `{key}` must be \"note N [VELOCITY]\" or \"cc N [LO..HI]\", got {text!r}")
+        raise ConfigError(f"MIDI map `{k}` must be \"note N [VELOCITY]\" or \"cc N [LO..HI]\", got {short(text)}")
     kind, number, velocity, lo, hi = m.groups()
-    n = _small(number, 127, f"MIDI map `{key}`: {kind} number must be 0..127")
+    n = _small(number, 127, f"MIDI map `{k}`: {kind} number must be 0..127")
     event, _, field = key.partition(".")
     event = _known_event(event, key)
     if kind == "note":
         if field or lo is not None:
-            raise ConfigError(f"MIDI map `{key}`: a note is played for an event (`{event} = \"note {n}\"`); "
+            raise ConfigError(f"MIDI map `{k}`: a note is played for an event (`{event} = \"note {n}\"`); "
                               f"a field's value goes to a cc")
-        vel = 100 if velocity is None else _small(velocity, 127, f"MIDI map `{key}`: velocity must be 1..127")
+        vel = 100 if velocity is None else _small(velocity, 127, f"MIDI map `{k}`: velocity must be 1..127")
         if not 1 <= vel <= 127:
-            raise ConfigError(f"MIDI map `{key}`: velocity must be 1..127, got {vel}")
+            raise ConfigError(f"MIDI map `{k}`: velocity must be 1..127, got {vel}")
         return Rule(key, event, None, "note", n, channel, velocity=vel)
     if not field:
-        raise ConfigError(f"MIDI map `{key}`: a cc needs a number field, `{event}.FIELD`")
+        raise ConfigError(f"MIDI map `{k}`: a cc needs a number field, `{event}.FIELD`")
     fields = {f.name: f for f in dataclasses.fields(EVENT_TYPES[event])}
     if field not in fields or fields[field].type not in ("int", "float"):
         numbers = [f for f, d in fields.items() if d.type in ("int", "float")]
-        raise ConfigError(f"MIDI map `{key}`: `{event}` has no number field `{field}`; "
+        raise ConfigError(f"MIDI map `{k}`: `{event}` has no number field `{clip(field)}`; "
                           f"its number fields: {', '.join(numbers) or 'none'}")
     if velocity is not None:
-        raise ConfigError(f"MIDI map `{key}`: a cc takes a range LO..HI, not a velocity, got {text!r}")
-    low, high = (0.0, 127.0) if lo is None else _range(key, text.split()[-1], lo, hi)
+        raise ConfigError(f"MIDI map `{k}`: a cc takes a range LO..HI, not a velocity, got {short(text)}")
+    low, high = (0.0, 127.0) if lo is None else _range(k, text.split()[-1], lo, hi)
     if low == high:
-        raise ConfigError(f"MIDI map `{key}`: the range {text.split()[-1]!r} is empty")
+        raise ConfigError(f"MIDI map `{k}`: the range {short(text.split()[-1])} is empty")
     return Rule(key, event, field, "cc", n, channel, lo=low, hi=high)
 
 
@@ -182,17 +184,17 @@ def parse_mapping(table: Mapping[str, Any]) -> MidiSettings:
     """The ``[midi]`` table (``port``, ``channel``, ``map``) -> ``MidiSettings``."""
     unknown = sorted(set(table) - {"port", "channel", "map"})
     if unknown:
-        raise ConfigError(f"unknown key `midi.{unknown[0]}`; known keys in [midi]: channel, map, port")
+        raise ConfigError(f"unknown key `midi.{clip(unknown[0])}`; known keys in [midi]: channel, map, port")
     channel = table.get("channel", 1)
     if isinstance(channel, bool) or not isinstance(channel, int) or not 1 <= channel <= 16:
-        raise ConfigError(f"`midi.channel` must be 1..16, got {channel!r}")
+        raise ConfigError(f"`midi.channel` must be 1..16, got {short(channel)}")
     port = table.get("port")
     if port is not None and not isinstance(port, str):
-        raise ConfigError(f"`midi.port` must be a port name, got {port!r}")
+        raise ConfigError(f"`midi.port` must be a port name, got {short(port)}")
     rules_table = table.get("map", {})
     if not isinstance(rules_table, Mapping) or not rules_table:
         raise ConfigError("`midi.map` must be a table of EVENT = \"note N\" / \"EVENT.FIELD\" = \"cc N\", "
-                          f"got {rules_table!r}")
+                          f"got {short(rules_table)}")
     rules = [parse_rule(str(k), v, channel=channel - 1) for k, v in rules_table.items()]
     return MidiSettings(port, MidiMapper(rules))
 

@@ -17,6 +17,7 @@ Modules, one concept each:
 - ``control``: what a panel may do to an app host or to bare stages;
 - ``tap``: the runner stage that feeds all of the above;
 - ``guard``: who may talk to it (Host, Origin, token) and the security headers;
+- ``malformed``: requests the HTTP layer cannot parse: a 400 in one line, one log line each;
 - ``server``: the aiohttp server on its own thread; ``session``: ``Panel`` ties them;
 - ``attach``: starting one from ``sensekit run`` / ``sensekit events``;
 - ``static/``: the page (plain HTML, CSS and JavaScript, no build step).

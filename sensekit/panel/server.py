@@ -67,7 +67,9 @@ from sensekit.panel.commands import CommandQueue
 from sensekit.panel.connections import ConnectionCap
 from sensekit.panel.control import PanelControl
 from sensekit.panel.frames import FrameHub
+from sensekit.panel import malformed
 from sensekit.panel.guard import SECURITY_HEADERS, TOKEN_HEADER, foreign, token_problem
+from sensekit.panel.malformed import header_problem, protocol_problem
 from sensekit.panel.teach import ACTIONS
 from sensekit.panel.teach_sound import SOUND_ACTIONS
 from sensekit.vision.layers import OVERLAYS
@@ -180,9 +182,11 @@ class PanelServer:
         self._loop = loop
         self._frame_waiter = loop.create_future()
         self._ready.set()
+        malformed.install()       # aiohttp's traceback for each malformed request: one counted line
         try:
             loop.run_forever()
         finally:
+            malformed.uninstall()
             loop.run_until_complete(self._shutdown())
             self._finish_tasks(loop)
             loop.close()
@@ -262,6 +266,9 @@ class PanelServer:
     # -- guard: host, origin, token (sensekit.panel.guard) -----------------------------------
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        bad_header = header_problem(request)     # before aiohttp's own 400 quotes it and cannot encode it
+        if bad_header is not None:
+            return _error(400, bad_header)
         why = foreign(request.host or "", request.headers.get("Origin"), loopback=self.address.loopback)
         if why is not None:
             self.refused += 1
@@ -301,6 +308,8 @@ class PanelServer:
             raw = await asyncio.wait_for(request.read(), BODY_TIMEOUT_S)
         except TimeoutError:
             raise ConfigError(f"the request body did not arrive within {BODY_TIMEOUT_S:g} s") from None
+        except web.RequestPayloadError as exc:       # a body that is not the gzip it claims: was a 500
+            raise ConfigError(f"the request body could not be read: {protocol_problem(exc)}") from None
         return parse_body(raw)
 
     async def _answer(self, work: Callable[[], Awaitable[Any]]) -> web.Response:

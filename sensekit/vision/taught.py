@@ -188,13 +188,22 @@ class TaughtGestures:
             model.classes = [check_gesture_name(c) for c in data["classes"]]
         except ConfigError as exc:
             raise ConfigError(f"taught gestures model: {exc}") from None
-        if data["format"] == FORMAT_1:            # an older model: the distances follow from the positions
-            old = np.asarray(data["features"], dtype=np.float64).reshape(-1, 42)
-            model._x = np.array([_with_distances(row) for row in old]).reshape(-1, N_FEATURES)
-        else:
-            model._x = np.asarray(data["features"], dtype=np.float64).reshape(-1, N_FEATURES)
-        model._y = np.asarray(data["labels"], dtype=int)
-        if len(model._x) != len(model._y) or not len(model._y) or model._y.max() >= len(model.classes):
-            raise ConfigError("taught gestures model is damaged: features and labels do not match")
+        width = 42 if data["format"] == FORMAT_1 else N_FEATURES     # an older model: positions only
+        try:
+            x = np.asarray(data["features"], dtype=np.float64)
+        except (TypeError, ValueError):       # numpy's words ("an inhomogeneous shape") said nothing
+            x = np.zeros((0, 0))
+        if x.size == 0 or x.size % width:
+            raise ConfigError(f"taught gestures model is damaged (`features` must be rows of {width} numbers)")
+        if not np.all(np.isfinite(x)):        # scikit-learn's words: "Input X contains infinity"
+            raise ConfigError("taught gestures model is damaged (a feature is not a finite number)")
+        x = x.reshape(-1, width)
+        model._x = np.array([_with_distances(row) for row in x]) if width != N_FEATURES else x
+        y = np.asarray(data["labels"])
+        if y.ndim != 1 or y.dtype.kind not in "iu" or len(y) != len(x) or not len(y) \
+                or y.min() < 0 or y.max() >= len(model.classes):
+            raise ConfigError("taught gestures model is damaged: features and labels do not match "
+                              f"(a label is a whole number 0..{len(model.classes) - 1} for each row of features)")
+        model._y = y.astype(int)
         model._build()
         return model

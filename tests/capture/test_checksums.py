@@ -232,3 +232,22 @@ def test_recordings_without_timestamp_checksums_replay_unverified(rec):
     report = check_recording(rec)
     assert report.status == "intact"
     assert any("frame times are not verified" in n for n in report.notes), report.notes
+
+
+@pytest.mark.parametrize("keep_bytes", [45, 44 + BLOCK * 2 + 1])
+def test_an_incomplete_recording_whose_wav_is_cut_short_plays_its_frames(rec, keep_bytes):
+    """harden16's fuzz sweep (every byte boundary of a small recording): an incomplete recording
+    whose ``audio.wav`` holds less than a block while its checksums cover every block was refused
+    whole (``'audio_crc.csv' is 494 bytes, more than the 63 bytes it may be``), its video with it;
+    now its checksum file is capped by the samples the WAV claims, and the frames play."""
+    wav = rec / "audio.wav"
+    wav.write_bytes(wav.read_bytes()[:keep_bytes])
+    _mark_incomplete(rec)
+    items = list(ReplaySource(rec))
+    frames = [i for i in items if isinstance(i, VideoFrame)]
+    samples = sum(len(i.samples) for i in items if isinstance(i, AudioBlock))
+    assert [checksum(f.image) for f in frames] == [checksum(_frame(i)) for i in range(N_FRAMES)]
+    assert samples == (keep_bytes - 44) // 2
+    report = check_recording(rec)
+    assert report.video is not None and report.video.playable_frames == N_FRAMES
+    assert report.audio is not None and report.audio.playable_samples == samples

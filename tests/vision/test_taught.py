@@ -110,6 +110,36 @@ def test_a_damaged_model_in_the_profile_is_one_line(tmp_path, capsys):
                                        "teach it again (sensekit teach gesture)\n")
 
 
+def _damaged_models() -> list[tuple[str, dict, str]]:
+    rng = np.random.default_rng(4)
+    good = TaughtGestures().fit({"open": [hand_features(rng.random((21, 3))) for _ in range(3)],
+                                 "fist": [hand_features(rng.random((21, 3))) for _ in range(3)]}).to_dict()
+    ragged = {**good, "features": [good["features"][0], good["features"][1][:10]] + good["features"][2:]}
+    huge = {**good, "features": [[12345.5] * 57] + good["features"][1:]}     # written as 1e999
+    negative = {**good, "labels": [-1] + good["labels"][1:]}
+    return [("rows of unequal length", ragged, "(`features` must be rows of 57 numbers)"),
+            ("a feature of 1e999", huge, "(a feature is not a finite number)"),
+            ("a label of -1", negative, "(a label is a whole number 0..1 for each row of features)")]
+
+
+@pytest.mark.parametrize("case, data, said", _damaged_models(), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_damaged_gestures_file_names_the_file_and_the_damage(tmp_path, case, data, said):
+    """harden16's fuzz sweep (mutated models through ``--gestures FILE``): the error named no
+    file, and said numpy's or scikit-learn's words ("setting an array element with a sequence.
+    The requested array has an inhomogeneous shape...", "Input X contains infinity"); a label
+    of -1 was taken (the row then voted for the last gesture)."""
+    pytest.importorskip("sklearn")
+    from sensekit.cli.hand_options import load_taught
+
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(data).replace("12345.5", "1e999"))      # JSON's number: float() makes it inf
+    with pytest.raises(ConfigError) as info:
+        load_taught(str(path))
+    text = str(info.value)
+    assert text.startswith(f"{str(path)!r}: taught gestures model is damaged") and said in text, text
+    assert "\n" not in text and len(text) < 300
+
+
 def test_class_ranges():
     assert parse_range("star=1.5-4") == ("star", 1.5, 4.0)
     assert parse_range(" heart_hands = 0-2.25 ") == ("heart_hands", 0.0, 2.25)
