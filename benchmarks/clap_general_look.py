@@ -302,6 +302,9 @@ def look(b: ct.Bursts, d: np.ndarray, Ms: dict[str, np.ndarray], E: dict[str, np
     close = (np.abs(d) < M) & (b.y >= 0)
     print(f"\n# margin {M}: close calls {close.sum()}, claps {(close & (b.y == 1)).sum()}")
     scores: dict[str, np.ndarray] = {"trees t-T": d}
+    R = np.zeros((len(b.y), 512))     # the control: what pooling 14 held-out fits gives a random embedding
+    R[Ms["idx"]] = np.random.default_rng(0).normal(size=(len(Ms["idx"]), 512)).astype(np.float32)
+    scores["random 512-d (control)"] = held_out(R, b.y, b.source, close, sources)
     for k in WINDOWS:
         at = Ms["idx"][E[f"{k}_rows"]]
         if not np.isin(np.flatnonzero(close), at).all():
