@@ -1,4 +1,4 @@
-"""The nineteenth pass's look (benchmarks/clap_general_look.py): its copy of the aisfx front end
+"""The twentieth pass's look (benchmarks/clap_general_look.py): its copy of the aisfx front end
 and the replace / veto / boost rules with their threshold choice. Synthetic signals only."""
 from __future__ import annotations
 
