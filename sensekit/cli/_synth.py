@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is None:
         from sensekit.paths import recordings_dir
         args.out = recordings_dir()
-    path = generate(args.out, seconds=args.seconds)
+    path = generate(args.out, seconds=args.seconds).absolute()   # where it wrote, not the path as typed
     size = sum(p.stat().st_size for p in path.parent.rglob("*") if p.is_file())
     print(f"wrote {path} and {path.with_suffix('').with_suffix('.truth.json').name} "
           f"({size / 1e6:.2f} MB in {path.parent})")
