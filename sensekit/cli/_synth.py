@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
         from sensekit.paths import recordings_dir
         args.out = recordings_dir()
     path = generate(args.out, seconds=args.seconds).absolute()   # where it wrote, not the path as typed
-    size = sum(p.stat().st_size for p in path.parent.rglob("*") if p.is_file())
-    print(f"wrote {path} and {path.with_suffix('').with_suffix('.truth.json').name} "
-          f"({size / 1e6:.2f} MB in {path.parent})")
+    truth = path.with_suffix("").with_suffix(".truth.json")
+    size = truth.stat().st_size + sum(p.stat().st_size for p in path.rglob("*") if p.is_file())  # the two, not the folder
+    print(f"wrote {path} and {truth.name} ({size / 1e6:.2f} MB in {path.parent})")
     return 0
