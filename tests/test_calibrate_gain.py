@@ -44,3 +44,12 @@ def test_calibrate_claps_teaches_at_the_gain_a_run_starts_from(demo_at_80, tmp_p
     assert main(["calibrate", str(demo_at_80), "--out", str(out), "--claps", "--clap-seconds", "16",
                  "--seconds", "4"]) == 0
     assert gains == [expected]
+
+
+def test_the_gain_help_says_a_recording_s_own_gain_is_where_a_run_starts(capsys):
+    """`--gain` said only "default 50", and a recording stored at 80 replays at 80."""
+    from sensekit.cli import main
+
+    assert main(["events", "--help"]) == 0
+    gain_help = " ".join(capsys.readouterr().out.split("  --gain X", 1)[1].split("  --smoothing-ms")[0].split())
+    assert "a recording's stored gain" in gain_help, gain_help
