@@ -24,6 +24,7 @@ from sensekit.settings import setting
 SILENCE_LEVEL = 30.0     # this app's setSilenceLevel(level, timeout): the activity settings it starts with
 TIMEOUT_MS = 300.0
 MARK_COLORS = {"on": D.GREEN, "off": D.RED, "clap": D.ACCENT}
+PLOT_BG: D.Color = (10, 12, 18)
 
 
 class ActivityGraph(App, section="activity_graph",
@@ -98,7 +99,7 @@ class ActivityGraph(App, section="activity_graph",
         area = D.content_rect(screen)
         screen.fill(D.DARK, area)
         plot = pygame.Rect(area.x + 44, area.y + 70, area.w - 64, area.h - 100)
-        pygame.draw.rect(screen, (10, 12, 18), plot)
+        pygame.draw.rect(screen, PLOT_BG, plot)
 
         def y_of(level: float | np.ndarray) -> Any:
             return plot.bottom - np.clip(level, 0, 100) / 100.0 * plot.h
@@ -120,8 +121,6 @@ class ActivityGraph(App, section="activity_graph",
 
         thr = int(y_of(self.threshold))
         pygame.draw.line(screen, D.ACCENT, (plot.x, thr), (plot.right, thr), 2)
-        D.text(screen, f"threshold {self.threshold:.0f}", (plot.x + 6, thr - 2), size=18,
-               color=D.ACCENT, anchor="bottomleft")
 
         for t, kind in self.marks:
             x = plot.right - (self.t - t) / self.seconds * plot.w
@@ -134,6 +133,9 @@ class ActivityGraph(App, section="activity_graph",
                 tip = plot.y + (0 if kind == "on" else 12)
                 pygame.draw.polygon(screen, color, [(x - 6, plot.y + 6), (x + 6, plot.y + 6),
                                                     (x, tip if kind == "off" else plot.y - 4)])
+        # over the trace and the marks, on the plot's colour: they crossed "threshold 30"
+        D.label(screen, f"threshold {self.threshold:.0f}", (plot.x + 2, thr - 1), size=18, color=D.ACCENT,
+                anchor="bottomleft", backing=PLOT_BG, pad_px=(4, 1))
 
         state = "SOUND" if self.active else "quiet"
         D.text(screen, f"{self.level:3.0f}", (area.x + 20, area.y + 8), size=56, bold=True,

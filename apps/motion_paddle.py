@@ -238,7 +238,8 @@ class MotionPaddle(App, section="motion_paddle",
             lit = min(1.0, amount * 10)
             color = (int(90 + 165 * lit), int(90 + 120 * lit), int(110 - 70 * lit))
             pygame.draw.rect(screen, color, rect, 3 + int(3 * lit), border_radius=10)
-            D.text(screen, label, (rect.centerx, rect.bottom - 8), size=22, color=color, anchor="midbottom",
+            text = (int(175 + 80 * lit), int(175 + 35 * lit), int(195 - 155 * lit))  # readable unlit too
+            D.text(screen, label, (rect.centerx, rect.bottom - 8), size=22, color=text, anchor="midbottom",
                    bold=lit > 0)
         bw = f.w / COLS
         for r, c in zip(*np.nonzero(self.bricks)):

@@ -107,3 +107,13 @@ def test_the_input_caption_says_what_is_tracked(recordings_dir, monkeypatch):
     assert "colour not found" in _input_caption(monkeypatch, frames, track="#00ff00")
     still = [frames[0]] * (FRAME + 1)                      # one frame over and over: nothing moves
     assert _input_caption(monkeypatch, still).endswith("(nothing tracked, no motion)")
+
+
+def test_the_help_gives_the_montage_s_mirror_default(capsys):
+    """`snapshot --help` said "--mirror, --no-mirror ... `vision.mirror`, default false" (the
+    table's) while the montage mirrors unless --no-mirror."""
+    from sensekit.cli import main
+
+    assert main(["snapshot", "--help"]) == 0
+    mirror_help = " ".join(capsys.readouterr().out.split("--mirror, --no-mirror", 1)[1].split("  --blur")[0].split())
+    assert "default here: true" in mirror_help and "default false" not in mirror_help, mirror_help

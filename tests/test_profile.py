@@ -272,7 +272,7 @@ def test_round_trip(p):
 # --- sensekit calibrate ----------------------------------------------------------------
 
 def _noisy_recording(path: Path, *, pixel_sigma: float, audio_rms: float, seconds: float = 2.0,
-                     fps: float = 10.0, rate: int = 8000) -> Path:
+                     fps: float = 10.0, rate: int = 8000, gain: float = 50.0) -> Path:
     """A recording of a static grey scene with Gaussian pixel noise and white audio noise,
     and an orange square at (40..60, 20..40)."""
     import numpy as np
@@ -292,7 +292,7 @@ def _noisy_recording(path: Path, *, pixel_sigma: float, audio_rms: float, second
     for k in range(int(seconds * rate) // block):
         s = (rng.standard_normal(block) * audio_rms).astype(np.float32)
         items.append(AudioBlock(k, k * block / rate, s, rate))
-    with Recorder(path, video=(80, 60, fps), audio=(rate, 1), block_size=block, fsync=False) as rec:
+    with Recorder(path, video=(80, 60, fps), audio=(rate, 1), block_size=block, gain=gain, fsync=False) as rec:
         for item in sorted(items, key=lambda it: (it.t, isinstance(it, AudioBlock))):
             rec.write(item)
     return path
@@ -327,6 +327,25 @@ def test_calibrate_learns_noise_floors_and_a_colour(tmp_path: Path, capsys):
     assert p2["tracker.color"] == "#ff8000"                        # not re-picked: kept
     assert p2["motion.noise_sigma"] / quiet_sigma == pytest.approx(3.0, rel=0.2)
     assert p2["noise_floor.level"] - p["noise_floor.level"] == pytest.approx(20 * np.log10(4) / 0.6, abs=1.0)
+
+
+def test_calibrate_measures_at_the_gain_a_run_starts_from(tmp_path: Path, capsys):
+    """With no audio.gain in the profile or --set, the floor is measured at the recording's stored
+    gain, as `run` and `events` replay it (it was measured at the table's 50: 30 levels low at 80)."""
+    import numpy as np
+
+    from sensekit.audio.level import level
+    from sensekit.cli import main
+
+    rms = 10 ** (-40 / 20)
+    rec = _noisy_recording(tmp_path / "loud.skrec", pixel_sigma=2.0, audio_rms=rms, gain=80.0)
+    out = tmp_path / "venue.toml"
+    assert main(["calibrate", str(rec), "--out", str(out), "--seconds", "1.5"]) == 0
+    at_80 = level(np.full(400, rms, np.float32), gain=80.0)
+    assert load_profile(out)["noise_floor.level"] == pytest.approx(at_80, abs=1.0)
+    out.write_text("[audio]\ngain = 50\n")                              # the profile's gain wins
+    assert main(["calibrate", str(rec), "--out", str(out), "--seconds", "1.5"]) == 0
+    assert load_profile(out)["noise_floor.level"] == pytest.approx(at_80 - 30, abs=1.0)   # 0.6 dB a step and a level
 
 
 def test_calibrate_pick_color_says_which_picture_its_pixel_is_in(capsys):

@@ -144,3 +144,13 @@ def test_shell_commands_run_as_written(tmp_path):
     assert len(ran) >= 30, ran
     assert any(c.startswith("sensekit run sound_flier") for c in ran)
     assert "mkdocs build --strict" in ran and (room / "site" / "api" / "index.html").is_file()
+
+
+def test_install_hints_name_an_install_that_works_from_the_checkout():
+    """The errors said `pip install 'sensekit[hands]'` (and [voice], [midi]), docs/pose.md ran it:
+    no package index holds sensekit ("No matching distribution found for sensekit"); the README
+    installs from sensekit's folder, `pip install -e '.[EXTRA]'`."""
+    root = README.parent
+    texts = [p for d in ("sensekit", "apps", "docs") for p in (root / d).rglob("*") if p.suffix in (".py", ".md")]
+    said = [f"{p.relative_to(root)}" for p in texts + [README] if re.search(r"pip install '?sensekit\[", p.read_text())]
+    assert not said, said

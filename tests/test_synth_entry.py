@@ -14,6 +14,26 @@ def test_python_m_sensekit_synth_writes_a_clip_and_its_truth(tmp_path: Path) -> 
     assert "wrote" not in done.stderr
 
 
+def test_python_m_sensekit_synth_names_where_it_wrote_not_the_path_as_typed(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "sensekit.synth", "--out", "clips", "--seconds", "0.5"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    where = tmp_path.resolve() / "clips"
+    assert (where / "demo.skrec" / "meta.json").is_file()
+    assert done.stdout.startswith(f"wrote {where / 'demo.skrec'} and demo.truth.json"), done.stdout
+    assert done.stdout.rstrip().endswith(f"in {where})"), done.stdout
+
+
+def test_python_m_sensekit_synth_counts_the_clip_and_its_truth_not_the_whole_folder(tmp_path: Path) -> None:
+    (tmp_path / "other.bin").write_bytes(bytes(3_000_000))          # a user's file already in --out
+    done = subprocess.run([sys.executable, "-m", "sensekit.synth", "--out", str(tmp_path), "--seconds", "0.5"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    written = (tmp_path / "demo.truth.json").stat().st_size + sum(
+        p.stat().st_size for p in (tmp_path / "demo.skrec").rglob("*") if p.is_file())
+    assert f"({written / 1e6:.2f} MB in {tmp_path})" in done.stdout, done.stdout
+
+
 def test_python_m_sensekit_synth_refuses_a_bad_length_in_one_line(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "sensekit.synth", "--out", str(tmp_path),
                            "--seconds", "-1"], capture_output=True, text=True, timeout=120)

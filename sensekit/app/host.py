@@ -278,8 +278,10 @@ class AppHost:
             log.warning("could not save the venue profile: %s", exc)
             return None
         self.say(f"saved venue profile {path}")
-        # also on the terminal (headless, no one sees the toast), by its full path as screenshots are
-        log.info("saved venue profile %s", path.absolute())
+        # also on the terminal (headless, no one sees the toast), by its full path as screenshots are;
+        # a run started without --profile does not read it: say how a later one does
+        later = "" if self.options.profile is not None else f" (a later run starts from it with --profile {path})"
+        log.info("saved venue profile %s%s", path.absolute(), later)
         return path
 
     def save_screenshot(self, path: str | Path) -> Path:

@@ -58,7 +58,8 @@ class AudioStage(Tunable, section="audio",
     consumes: Literal["audio"] = "audio"
     emits = frozenset(_NAMES)
     always_run = False
-    gain = setting(UNITY_GAIN, "gain 0..100 as in Flash: 50 = unity, 0.6 dB per step, 0 mutes",
+    gain = setting(UNITY_GAIN, "gain 0..100 as in Flash: 50 = unity, 0.6 dB per step, 0 mutes; unset, a "
+                               "run takes its source's (a recording's stored gain)",
                    lo=0, hi=100, flag="--gain")
     smoothing_ms = setting(0.0, "level smoothing time constant (0: off)", unit="ms", lo=0, hi=60_000,
                            flag="--smoothing-ms")

@@ -42,7 +42,7 @@ from sensekit.events import Word
 
 __all__ = ["WordSpotter", "check_in_dictionary", "require_voice", "INSTALL_HINT", "CONF_SCALE"]
 
-INSTALL_HINT = "voice commands need the voice extra: pip install 'sensekit[voice]'"
+INSTALL_HINT = "voice commands need the voice extra: pip install -e '.[voice]'"
 CONF_SCALE = 0.1          # score units: confidence 0.5 at the threshold, 0.92 at +2.5 scales
 _KWS_THRESHOLD = "1e-60"  # the decoder reports every candidate; ``threshold`` decides
 

@@ -19,8 +19,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is None:
         from sensekit.paths import recordings_dir
         args.out = recordings_dir()
-    path = generate(args.out, seconds=args.seconds)
-    size = sum(p.stat().st_size for p in path.parent.rglob("*") if p.is_file())
-    print(f"wrote {path} and {path.with_suffix('').with_suffix('.truth.json').name} "
-          f"({size / 1e6:.2f} MB in {path.parent})")
+    path = generate(args.out, seconds=args.seconds).absolute()   # where it wrote, not the path as typed
+    truth = path.with_suffix("").with_suffix(".truth.json")
+    size = truth.stat().st_size + sum(p.stat().st_size for p in path.rglob("*") if p.is_file())  # not all of --out
+    print(f"wrote {path} and {truth.name} ({size / 1e6:.2f} MB in {path.parent})")
     return 0

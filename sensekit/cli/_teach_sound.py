@@ -56,6 +56,9 @@ def parse_named_files(text: str, what: str, label: str, *, at_least: int) -> tup
     ``at_least`` files; a one-line error naming the argument otherwise."""
     name, eq, files = text.partition("=")
     name = name.strip()
+    if not eq and is_taught_name(name):       # a bare name: the files are missing, or --from was meant
+        raise ConfigError(f"{what} {name!r} has no examples: give {label}=FILE[,FILE...] (recordings of it; "
+                          f"3 to 5 work best), or catch them live with --from mic")
     if not eq or not is_taught_name(name):
         raise ConfigError(f"a {what} is {label}=FILE[,FILE...] with {label} one word of up to 64 letters, "
                           f"digits, _ and -, got '{clip(text, 60)}'")

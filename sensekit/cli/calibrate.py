@@ -8,7 +8,8 @@ Reads the first ``--seconds`` (default 5) of SOURCE and writes a venue profile (
 
 - **audio noise floor** (``noise_floor.level``): ``NoiseFloor.calibrate`` over the activity
   levels (0..100, ``sensekit.audio.level``, at the gain the profile or ``--set audio.gain``
-  gives) of the audio blocks: the ``noise_floor.percentile`` (20th) percentile, the rule the
+  gives, else at the source's own: a recording's stored gain, where ``run`` and ``events``
+  start) of the audio blocks: the ``noise_floor.percentile`` (20th) percentile, the rule the
   audio stage uses when it learns the floor itself, so a cough or a door does not raise it.
 - **camera noise** (``motion.noise_sigma``): the camera noise rule of
   ``sensekit.vision.noise`` on each pair of consecutive frames (the median absolute difference
@@ -105,9 +106,12 @@ def calibrate(source: Any, *, seconds: float, gain: float | None = None, channel
               progress: bool = True) -> Calibration:
     """Measure noise floors over the first ``seconds`` of an opened ``source``.
 
-    ``gain`` (``audio.gain``), ``channel`` (``motion.channel``) and ``percentile``
-    (``noise_floor.percentile``) default to the table's."""
-    gain = lookup("audio.gain").default if gain is None else gain
+    ``gain`` (``audio.gain``) defaults to the source's own (a recording's stored gain: what a run
+    starts from), ``channel`` (``motion.channel``) and ``percentile`` (``noise_floor.percentile``)
+    to the table's."""
+    from sensekit.audio.gain import source_gain
+
+    gain = source_gain(source) if gain is None else gain
     channel = lookup("motion.channel").default if channel is None else channel
     percentile = lookup("noise_floor.percentile").default if percentile is None else percentile
     from tqdm import tqdm
@@ -245,6 +249,7 @@ def read_audio(source: Any, seconds: float) -> tuple[np.ndarray, int]:
 def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -> int:
     """``--claps``: the first ``--clap-seconds`` are claps, the next ``--seconds`` the room."""
     from sensekit.audio.clap_teach import MIN_CLAPS, lesson_problem, teach
+    from sensekit.audio.gain import source_gain
     from sensekit.capture.spec import open_source
 
     clap_s = check_positive("--clap-seconds", args.clap_seconds)
@@ -257,6 +262,7 @@ def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -
             raise SourceError(f"calibrate --claps needs audio, but {source.description!r} has none")
         if source.is_live:
             print(f"clap {clap_s:g} s: clap a few times, a second or more apart ...", file=sys.stderr)
+        gain = source_gain(source)            # the run's start (a recording's stored gain), not the table's
         claps, rate = read_audio(source, clap_s)
         if source.is_live:
             print(f"now {room_s:g} s of the room as it usually sounds (no claps) ...", file=sys.stderr)
@@ -264,7 +270,7 @@ def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -
     if len(room) < rate:
         raise SourceError(f"{source.description!r} ended before the room part "
                           f"(after {len(claps) / rate:.1f} s of claps)")
-    lesson = teach(claps, room, rate, settings=clap_settings, gain=setting_in(settings, "audio.gain"))
+    lesson = teach(claps, room, rate, settings=clap_settings, gain=settings.get("audio.gain", gain))
     problem = lesson_problem(lesson)
     if problem is not None:
         raise ConfigError(f"calibrate --claps {problem}; nothing written: clap {MIN_CLAPS} or more "
@@ -330,7 +336,7 @@ def main(args: argparse.Namespace) -> int:
 
     source = open_source(args.source)
     with source:
-        cal = calibrate(source, seconds=seconds, gain=get("audio.gain"), channel=get("motion.channel"),
+        cal = calibrate(source, seconds=seconds, gain=settings.get("audio.gain"), channel=get("motion.channel"),
                         percentile=get("noise_floor.percentile"), pick=pick,
                         progress=not getattr(args, "quiet", False))
     values = {**chosen.values, **calibration_values(cal)}

@@ -149,7 +149,7 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.app.picking import start_tracking
     from sensekit.app.sources import open_for_app
 
-    _choose_display(args)
+    headless_note = _choose_display(args)   # said once the piece starts: not before a source that fails
     source, note = open_for_app(app_cls, args.source, loop=args.loop or not args.headless)
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
                          video=args.video, events=args.events, profile=chosen.profile, script=script,
@@ -170,8 +170,9 @@ def main(args: argparse.Namespace) -> int:
                            frame_size=getattr(source, "frame_size", None), app_name=args.app)
             osc, midi = open_attachments(host.dispatcher, args, tuning=host.tuning,     # --midi, --osc
                                          pause=lambda on: setattr(host, "paused", on))
-            if note:      # once the app has set up: an error in the app's own file comes alone
-                print(note, flush=True)
+            for said in (headless_note, note):   # once the app has set up: an error comes alone
+                if said:
+                    print(said, flush=True)
             panel = None
             try:
                 if panel_at is not None:
@@ -221,16 +222,19 @@ def _written(args: argparse.Namespace) -> list[str]:
     return lines
 
 
-def _choose_display(args: argparse.Namespace) -> None:
+def _choose_display(args: argparse.Namespace) -> str | None:
     """Headless when asked or when there is no display (the last frame then goes to a
-    screenshot); SDL's dummy drivers for a headless run, before pygame starts."""
+    screenshot); SDL's dummy drivers for a headless run, before pygame starts. Returns what to
+    say about it (the run prints it when the piece starts), or None."""
+    said = None
     if not args.headless and (why := _no_display()) is not None:
         args.headless = True
         if args.screenshot is None:
             args.screenshot = _default_screenshot(args.app)
-        print(f"{why}: running headless; the last frame goes to {args.screenshot}")
+        said = f"{why}: running headless; the last frame goes to {args.screenshot}"
     if args.headless:
         use_headless_drivers()
+    return said
 
 
 def use_headless_drivers() -> None:

@@ -264,6 +264,11 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--tolerance", metavar="H[,S,V]", help="HSV tolerance for a colour (`tracker.hue_tolerance` ...)")
     p.add_argument("--zones", metavar="NAME=X,Y,W,H;...", help=f"extra motion zones in pixels ({HALVES_NOTE})")
     add_setting_flags(p, ["vision", "tracker", "motion"])
+    for action in p._actions:             # the table's default (false) is not the montage's: it mirrors
+        if "--mirror" in action.option_strings:
+            action.help = ("flip frames left-right first, like the apps' pictures (`vision.mirror`, "
+                           "default here: true; --no-mirror shows the frame as recorded, as `sensekit "
+                           "events` reads it)")
     add_tuning_arguments(p)
     p.set_defaults(func=main)
 

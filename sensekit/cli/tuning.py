@@ -93,7 +93,7 @@ def stage_options(parser: argparse.ArgumentParser, title: str, *, extra: str | N
     """The option group of a stage provider (``sensekit events``): ``title`` (with the install
     line of the ``extra`` it needs), its own ``options`` (``(flag, add_argument keywords)``, in
     order), then an option for every flagged setting of ``sections``."""
-    g = parser.add_argument_group(f"{title} (needs: pip install 'sensekit[{extra}]')" if extra else title)
+    g = parser.add_argument_group(f"{title} (needs: pip install -e '.[{extra}]')" if extra else title)
     for flag, kwargs in options:
         g.add_argument(flag, **kwargs)
     add_setting_flags(g, sections)

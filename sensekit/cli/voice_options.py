@@ -9,7 +9,7 @@
     --sounds                  sound events for the sounds taught to the ``--profile``
                               (``sensekit teach sound``)
 
-Both need the extra (``pip install 'sensekit[voice]'``); without it either option is one line
+Both need the extra (``pip install -e '.[voice]'``); without it either option is one line
 naming the install (exit status 2). The other ``voice`` settings are ``--set voice.NAME=VALUE``
 (``sensekit settings voice``). Without words or sounds nothing of the extra is imported.
 """
@@ -26,7 +26,7 @@ __all__ = ["add_arguments", "option_values", "build_stages", "load_sound_book", 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("voice (needs: pip install 'sensekit[voice]')")
+    g = parser.add_argument_group("voice (needs: pip install -e '.[voice]')")
     add_setting_flags(g, ["voice"])
     g.add_argument("--sounds", action="store_true",
                    help="sound events for the sounds taught to the --profile (sensekit teach sound)")

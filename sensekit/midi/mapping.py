@@ -52,7 +52,7 @@ def require_mido() -> Any:
     try:
         import mido
     except ModuleNotFoundError:
-        raise ConfigError("MIDI needs mido and python-rtmidi: pip install 'sensekit[midi]'") from None
+        raise ConfigError("MIDI needs mido and python-rtmidi: pip install -e '.[midi]'") from None
     return mido
 
 

@@ -36,7 +36,7 @@ from sensekit.validate import check_frame
 __all__ = ["INSTALL_HINT", "MEDIAPIPE_VERSION", "load_solution", "NativeStderrFilter", "filtered_native_stderr",
            "RgbBuffer", "frame_in"]
 
-INSTALL_HINT = "pip install 'sensekit[hands]'"
+INSTALL_HINT = "pip install -e '.[hands]'"
 MEDIAPIPE_VERSION = "0.10.21"
 
 

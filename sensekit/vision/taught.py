@@ -137,7 +137,7 @@ class TaughtGestures:
         try:
             from sklearn.neighbors import KNeighborsClassifier
         except ImportError as exc:
-            raise ConfigError(f"taught gestures need scikit-learn: pip install 'sensekit[hands]' ({exc})") from None
+            raise ConfigError(f"taught gestures need scikit-learn: pip install -e '.[hands]' ({exc})") from None
         self._knn = KNeighborsClassifier(n_neighbors=min(self.k, len(self._y)), weights="uniform",
                                          algorithm="brute")
         self._knn.fit(self._x, self._y)

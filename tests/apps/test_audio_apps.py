@@ -209,3 +209,28 @@ def test_flier_status_line_names_its_numbers_and_they_are_true(play):
     assert app.acceleration() > 0
     host.dispatcher.dispatch(Word(t=host.sim_t, word="up", confidence=0.9))
     assert app.voice_steering and "climbs above" not in host.hud_line()   # words steer, not loudness
+
+
+def test_activity_graph_s_threshold_label_is_not_crossed_by_the_trace_or_the_marks(play):
+    """The event marks and a loud trace were drawn over 'threshold 30' (the screenshot's green and
+    cyan lines through it); the label now sits on the plot's colour above them."""
+    import pygame
+
+    from sensekit.app import draw as D
+
+    host = play("activity_graph", 30)
+    app = host.app
+    area = D.content_rect(host.screen)
+    plot_x = area.x + 44                                     # the graph's layout in draw()
+    app.trace[:] = 90.0                                      # loud all along: the trace above the line
+    app.marks = [(app.t - (1 - f) * app.seconds, kind) for f in np.linspace(0, 0.3, 40)
+                 for kind in ("on", "off", "clap")]          # marks across the label's end of the plot
+    app.draw(host.screen)
+    text = D.render(f"threshold {app.threshold:.0f}", 18, D.ACCENT)
+    plot_bottom, plot_h = area.y + 70 + area.h - 100, area.h - 100
+    thr = int(plot_bottom - app.threshold / 100.0 * plot_h)
+    box = pygame.surfarray.pixels3d(host.screen)[plot_x + 6: plot_x + 6 + text.get_width(),
+                                                 thr - 2 - text.get_height(): thr - 2]
+    for colour in (D.CYAN, (24, 70, 96), D.GREEN, D.RED):
+        assert not (box == colour).all(axis=-1).any(), colour
+    assert (box == D.ACCENT).all(axis=-1).any()              # the label is there

@@ -20,7 +20,7 @@ from sensekit.app.registry import load
 from sensekit.capture.spec import open_source
 
 pytestmark = pytest.mark.hands
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install 'sensekit[hands]' "
+pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]' "
                                         "(CI runs these in .venv-hands)")
 
 

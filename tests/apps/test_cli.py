@@ -218,3 +218,15 @@ def test_no_display_with_a_live_device_runs_on_the_device_headless(video_only_fi
     assert out[0] == "no display found: running headless; the last frame goes to out/edge_snow.png"
     assert not any("bundled recording" in line for line in out), out
     assert out[-1] == f"screenshot: {tmp_path / 'out' / 'edge_snow.png'}"
+
+
+def test_a_source_that_fails_to_open_is_not_promised_a_screenshot(tmp_path, capsys, monkeypatch):
+    """`sensekit run clapper --source mic` with no microphone printed "no display found: running
+    headless; the last frame goes to out/clapper.png" and then the error: no frame, no picture."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["run", "clapper", "--source", "nothing.wav"]) == 2
+    said = capsys.readouterr()
+    assert "no such file or recording: 'nothing.wav'" in said.err
+    assert "running headless" not in said.out and "last frame" not in said.out, said.out

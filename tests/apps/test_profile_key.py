@@ -72,7 +72,8 @@ def test_saving_says_where_on_the_terminal_too(play, tmp_path, caplog):
         host.wait_for_save()
         host.press(pygame.K_s)
     shot = next(tmp_path.glob("*.png"))
-    assert [r.getMessage() for r in caplog.records] == [f"saved venue profile {venue}", f"saved screenshot {shot}"]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"saved venue profile {venue} (a later run starts from it with --profile {venue})", f"saved screenshot {shot}"]
 
 
 def test_without_a_profile_the_save_goes_to_venue_toml_in_the_working_folder(tmp_path, monkeypatch, capsys):
@@ -95,4 +96,22 @@ def test_the_terminal_names_the_saved_profile_by_its_full_path(tmp_path, monkeyp
     with caplog.at_level(logging.INFO, logger="sensekit"):
         assert main(["run", "clapper", "--headless", "--frames", "20", "--keys", "S@0.3"]) == 0
     said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("saved venue profile")]
-    assert said == [f"saved venue profile {tmp_path / 'venue.toml'}"]
+    assert said == [f"saved venue profile {tmp_path / 'venue.toml'} "
+                    "(a later run starts from it with --profile venue.toml)"]
+
+
+def test_a_saved_profile_says_how_a_later_run_uses_it_unless_this_one_did(tmp_path, monkeypatch, caplog):
+    """Shift+S wrote ./venue.toml and the next `sensekit run` in that folder ignored it: only
+    --profile reads a profile. The line says so; a run started from that --profile needs no hint."""
+    import logging
+
+    from sensekit.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for argv in ([], ["--profile", "venue.toml"]):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="sensekit"):
+            assert main(["run", "clapper", "--headless", "--frames", "20", "--keys", "S@0.3", *argv]) == 0
+        said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("saved venue profile")]
+        hint = " (a later run starts from it with --profile venue.toml)" if not argv else ""
+        assert said == [f"saved venue profile {tmp_path / 'venue.toml'}{hint}"]

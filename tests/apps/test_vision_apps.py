@@ -117,3 +117,34 @@ def test_clicking_the_picture_picks_the_colour_to_track(play, truth):
         host.step()
     assert app.tracking
     assert isinstance(pygame.Rect(app.box), pygame.Rect)
+
+
+def _luminance(rgb: np.ndarray) -> float:
+    c = rgb / 255.0
+    c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return float(c @ [0.2126, 0.7152, 0.0722])
+
+
+def test_motion_paddle_s_still_zone_labels_are_readable(play):
+    """An unlit "< wave here" was drawn in the dim zone outline's grey (90, 90, 110) on the dimmed
+    floor: a contrast of 1.5 to 1, where it tells a new player where to wave. At least 3 to 1 now
+    (the WCAG floor for large text)."""
+    import pygame
+
+    from sensekit.app import draw as D
+
+    host = play("motion_paddle", 30)
+    app = host.app
+    app.left = app.right = 0.0                                  # both still: the unlit labels
+    app.draw(host.screen)
+    f = app.field
+    top, half = f.y + int(f.h * 0.6), f.w // 2                  # ZONE_TOP: the zones' layout in draw()
+    pixels = pygame.surfarray.array3d(host.screen)              # (x, y, rgb)
+    for label, rect in (("< wave here", pygame.Rect(f.x + 4, top, half - 8, f.bottom - top - 4)),
+                        ("wave here >", pygame.Rect(f.x + half + 4, top, half - 8, f.bottom - top - 4))):
+        box = D.render(label, 22).get_rect(midbottom=(rect.centerx, rect.bottom - 8))
+        area = pixels[box.left:box.right, box.top:box.bottom].reshape(-1, 3).astype(float)
+        ground = np.median(area, axis=0)
+        ink = area[np.argmax(np.abs(area - ground).sum(axis=1))]
+        lo, hi = sorted((_luminance(ground), _luminance(ink)))
+        assert (hi + 0.05) / (lo + 0.05) >= 3.0, (label, ground, ink)

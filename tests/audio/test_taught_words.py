@@ -180,7 +180,7 @@ def test_taught_words_need_the_embedding_model(monkeypatch, taught, tmp_path, ca
 
     monkeypatch.setattr(se.importlib.util, "find_spec", lambda name: None)
     assert main(["events", silence(tmp_path), "--profile", str(taught), "--words", "one"]) == 2
-    assert "pip install 'sensekit[voice]'" in capsys.readouterr().err
+    assert "pip install -e '.[voice]'" in capsys.readouterr().err
 
 
 def test_taught_words_not_listed_are_refusals(shared_data, taught):
@@ -223,7 +223,7 @@ def test_without_the_extra_teaching_words_says_what_to_install(monkeypatch, tmp_
     assert main(["teach", "words", "--profile", str(tmp_path / "p.toml"), "--other", "a.wav",
                  "left=a.wav,b.wav,c.wav"]) == 2
     err = capsys.readouterr().err
-    assert "pip install 'sensekit[voice]'" in err and len(err.strip().splitlines()) == 1
+    assert "pip install -e '.[voice]'" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "p.toml").exists()
 
 

@@ -148,7 +148,7 @@ def test_without_the_extra_words_say_what_to_install(monkeypatch):
     from sensekit.cli import main
 
     monkeypatch.setitem(sys.modules, "pocketsphinx", None)
-    with pytest.raises(ConfigError, match=r"pip install 'sensekit\[voice\]'"):
+    with pytest.raises(ConfigError, match=r"pip install -e '\.\[voice\]'"):
         VoiceStage({"words": ("left",)})
     assert main(["events", "x.wav", "--words", "left"]) == 2
 

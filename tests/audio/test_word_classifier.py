@@ -62,7 +62,7 @@ def test_without_the_bundled_model_the_error_names_the_install(monkeypatch):
     import sensekit.audio.speech_embedding as se
 
     monkeypatch.setattr(se.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ConfigError, match=r"pip install 'sensekit\[voice\]'"):
+    with pytest.raises(ConfigError, match=r"pip install -e '\.\[voice\]'"):
         SpeechEmbedder()
 
 

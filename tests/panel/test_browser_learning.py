@@ -34,3 +34,23 @@ def test_the_level_box_shows_the_learned_floor(process_piece, page):
     box = page.locator(BOX)
     text = box.get_attribute("placeholder")
     assert box.input_value() == "" and 0 <= float(text.split()[0]) <= 100, text
+
+
+FITS = """(sel) => {
+  const box = document.querySelector(sel), cs = getComputedStyle(box);
+  const ctx = document.createElement("canvas").getContext("2d");
+  ctx.font = cs.font;
+  const inner = box.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+  return [ctx.measureText(box.placeholder).width, inner];
+}"""
+
+
+@pytest.mark.parametrize("viewport", ["phone", "desktop"])
+def test_the_learned_floor_fits_its_box(process_piece, viewport_page, viewport):
+    """ "0 (learned)" was cut to "0 (learne" in the 6.5rem number box (the sound_flier panel)."""
+    piece = process_piece("events", "demo", "--clap", "--noise-floor-ms", "200")
+    viewport_page.goto(piece.url)
+    learned = f"() => / \\(learned\\)$/.test(document.querySelector(\"{BOX}\")?.placeholder || '')"
+    viewport_page.wait_for_function(learned, timeout=FRAME_TIMEOUT_MS)
+    text_px, inner_px = viewport_page.evaluate(FITS, BOX)
+    assert text_px + 16 <= inner_px, (text_px, inner_px)           # 16 px: the arrows of a number box

@@ -12,7 +12,7 @@ from tests.panel.conftest import VIEWPORTS
 from tests.panel.test_browser import FRAME_TIMEOUT_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.hands]
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install 'sensekit[hands]'")
+pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]'")
 
 #: pixels the skeletons change on the same frame, and how many of them lie near the people
 #: (their landmarks' box, with room for the label above the head)

@@ -15,8 +15,8 @@ from tests.panel.conftest import VIEWPORTS
 from tests.panel.test_browser import FRAME_TIMEOUT_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.hands]
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install 'sensekit[hands]'")
-pytest.importorskip("sklearn", reason="needs the hands extra: pip install 'sensekit[hands]'")
+pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]'")
+pytest.importorskip("sklearn", reason="needs the hands extra: pip install -e '.[hands]'")
 
 
 def _record(page: Any, name: str, seconds: str) -> None:

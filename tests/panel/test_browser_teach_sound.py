@@ -13,7 +13,7 @@ from tests.panel.conftest import VIEWPORTS
 from tests.panel.test_browser import FRAME_TIMEOUT_MS
 
 pytestmark = [pytest.mark.browser]
-pytest.importorskip("webrtcvad", reason="needs the voice extra: pip install 'sensekit[voice]'")
+pytest.importorskip("webrtcvad", reason="needs the voice extra: pip install -e '.[voice]'")
 
 
 @pytest.mark.parametrize("viewport", sorted(VIEWPORTS))

@@ -20,8 +20,8 @@ from sensekit.events import Dispatcher
 from sensekit.panel.teach import TeachControl
 
 pytestmark = pytest.mark.hands
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install 'sensekit[hands]'")
-pytest.importorskip("sklearn", reason="needs the hands extra: pip install 'sensekit[hands]'")
+pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]'")
+pytest.importorskip("sklearn", reason="needs the hands extra: pip install -e '.[hands]'")
 
 FPS = 25.0
 

@@ -18,8 +18,8 @@ from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Sound
 
-pytest.importorskip("webrtcvad", reason="needs the voice extra: pip install 'sensekit[voice]'")
-pytest.importorskip("soxr", reason="needs the voice extra: pip install 'sensekit[voice]'")
+pytest.importorskip("webrtcvad", reason="needs the voice extra: pip install -e '.[voice]'")
+pytest.importorskip("soxr", reason="needs the voice extra: pip install -e '.[voice]'")
 
 RATE = 8000
 GAP = np.zeros(RATE // 2, np.float32)

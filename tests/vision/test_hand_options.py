@@ -55,7 +55,7 @@ def test_hands_without_the_extra_is_one_line_naming_the_install(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "pip install 'sensekit[hands]'" in lines[0], r.stderr
+    assert len(lines) == 1 and "pip install -e '.[hands]'" in lines[0], r.stderr
 
 
 @pytest.mark.skipif(HAVE_MEDIAPIPE, reason="the hands extra is installed here")
@@ -64,7 +64,7 @@ def test_run_hands_without_the_extra_is_one_line(tmp_path):
                         "--frames", "2"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "pip install 'sensekit[hands]'" in lines[0], r.stderr
+    assert len(lines) == 1 and "pip install -e '.[hands]'" in lines[0], r.stderr
 
 
 def _hand() -> Hand:

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 pytestmark = pytest.mark.hands
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install 'sensekit[hands]' "
+pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]' "
                                         "(CI runs these in .venv-hands)")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

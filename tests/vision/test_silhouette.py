@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 pytestmark = pytest.mark.hands
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install 'sensekit[hands]' "
+pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]' "
                                         "(CI runs these in .venv-hands)")
 
 from sensekit.capture.base import VideoFrame  # noqa: E402

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.hands
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install 'sensekit[hands]'")
-pytest.importorskip("sklearn", reason="needs the hands extra: pip install 'sensekit[hands]'")
+pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]'")
+pytest.importorskip("sklearn", reason="needs the hands extra: pip install -e '.[hands]'")
 
 
 def _run(*argv: str) -> subprocess.CompletedProcess:

@@ -164,7 +164,21 @@ function showInUse() {
     if (!box) continue;
     box.placeholder = inUseText(k);
     box.title = box.placeholder ? `in use now: ${box.placeholder}` : "";
+    fitPlaceholder(box);
   }
+}
+
+// a box as wide as its placeholder: "0 (learned)" read "0 (learne" in the 6.5rem box
+let measure = null;
+function fitPlaceholder(box) {
+  if (!box.placeholder) { box.style.minWidth = ""; return; }
+  const cs = getComputedStyle(box);
+  measure = measure || document.createElement("canvas").getContext("2d");
+  measure.font = cs.font;
+  const sides = ["paddingLeft", "paddingRight", "borderLeftWidth", "borderRightWidth"]
+    .reduce((sum, p) => sum + (parseFloat(cs[p]) || 0), 0);
+  const spin = 20;                                        // the number box's arrows
+  box.style.minWidth = `${Math.ceil(measure.measureText(box.placeholder).width + sides + spin)}px`;
 }
 
 export function updateInUse(values) {

@@ -1,0 +1,55 @@
+"""``sensekit calibrate --claps`` teaches at the gain a run starts from: the profile's or
+``--set``'s ``audio.gain``, else the recording's stored gain (as ``run`` and ``events`` replay
+it), never the table's 50 when the recording says otherwise."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sensekit.paths import recordings_dir
+
+
+@pytest.fixture
+def demo_at_80(tmp_path: Path) -> Path:
+    """The bundled demo with its stored gain set to 80 (its samples unchanged)."""
+    rec = tmp_path / "demo80.skrec"
+    shutil.copytree(recordings_dir() / "demo.skrec", rec)
+    meta = json.loads((rec / "meta.json").read_text())
+    meta["audio"]["gain"] = 80.0
+    (rec / "meta.json").write_text(json.dumps(meta))
+    return rec
+
+
+@pytest.mark.parametrize("profile, expected", [(None, 80.0), ("[audio]\ngain = 62.5\n", 62.5)])
+def test_calibrate_claps_teaches_at_the_gain_a_run_starts_from(demo_at_80, tmp_path, monkeypatch,
+                                                                profile, expected):
+    import sensekit.audio.clap_teach as clap_teach
+    from sensekit.cli import main
+
+    gains: list[float] = []
+    teach = clap_teach.teach
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        gains.append(kwargs["gain"])
+        return teach(*args, **kwargs)
+
+    monkeypatch.setattr(clap_teach, "teach", spy)
+    out = tmp_path / "v.toml"
+    if profile is not None:
+        out.write_text(profile)
+    assert main(["calibrate", str(demo_at_80), "--out", str(out), "--claps", "--clap-seconds", "16",
+                 "--seconds", "4"]) == 0
+    assert gains == [expected]
+
+
+def test_the_gain_help_says_a_recording_s_own_gain_is_where_a_run_starts(capsys):
+    """`--gain` said only "default 50", and a recording stored at 80 replays at 80."""
+    from sensekit.cli import main
+
+    assert main(["events", "--help"]) == 0
+    gain_help = " ".join(capsys.readouterr().out.split("  --gain X", 1)[1].split("  --smoothing-ms")[0].split())
+    assert "a recording's stored gain" in gain_help, gain_help
