@@ -11,7 +11,13 @@ and with IoU > 0.5, for the shipped box and for each rule:
 - ``whole``: the smallest crop whose part does not touch its edge, else the largest crop's
   (``SalientClick.segment``, what ships), over the crops given by ``--crops``;
 - ``crop F``: one crop alone;
-- ``then extent``: ``whole``, and the shipped box where no crop has a part at the click.
+- ``stable``: the smaller of the two neighbouring crops whose parts overlap most (IoU);
+- ``then extent``: ``whole``, and the shipped box where no crop has a part at the click;
+- ``refine K``: the part on one crop K times the shipped box's long side (the shipped box where
+  it has none): the shipped box's size choosing the crop.
+
+``whole``, ``stable`` and ``then extent`` take ``:F,F,F`` to use only those crops (``--rules``).
+``use_in_tracker`` makes ``track_eval.py --salient`` start its trackers from such a first box.
 
 The model was not fitted to any of these clips; ``--choose`` picks among the rules named there
 for each clip on the other four (most size-ok clicks over the scales) and prints the held-out
@@ -20,7 +26,8 @@ result. ``--cache FILE`` keeps the boxes (re-printing costs seconds).
     .venv/bin/python benchmarks/salient_eval.py --scales 0.5,1,2 [--input-px 160] [--crops 0.2,0.4,0.8]
                                                 [--only coke] [--cache /tmp/salient.pkl]
 
-Cost: ~0.35 s a click at 160 px (3 crops), ~1.5-2 min a scale on a loaded 2-core machine.
+Cost: ~0.33 s of CPU a click for 3 crops at 160 px, +0.1 s each refine crop; ~20 min for
+the three scales at a load of ~12 on 2 cores.
 """
 from __future__ import annotations
 
@@ -56,6 +63,34 @@ def _box(mask: np.ndarray | None) -> Box | None:
         return None
     ys, xs = np.nonzero(mask)
     return float(xs.min()), float(ys.min()), float(xs.max() - xs.min() + 1), float(ys.max() - ys.min() + 1)
+
+
+def use_in_tracker(rule: str, model: SalientClick) -> None:
+    """Make every ``ColorTracker.pick`` of this process take its first box by ``rule`` (for
+    ``track_eval.py --salient``): ``then-extent``, the salient part of the smallest whole crop
+    (``SalientClick.segment``) and the shipped box where there is none; ``refine``, the salient
+    part of a crop twice the shipped box's long side, the shipped box where there is none. The
+    click's pool for a gesture is measured at the first gesture, as after a colour region."""
+    from sensekit.vision import color_tracker
+    from sensekit.vision.segment import Segment, segment_click_pool
+
+    def pool(frame: np.ndarray, x: float, y: float, **kw: object) -> tuple[Segment, object]:
+        if rule == "then-extent":
+            mask = model.segment(frame, x, y)
+        else:
+            first, measured = segment_click_pool(frame, x, y, **kw)  # type: ignore[arg-type]
+            mask, _t = model.part(frame, x, y, int(round(2 * max(first.box[2], first.box[3]))))
+            if mask is None:
+                return first, measured
+        if mask is None:
+            return segment_click_pool(frame, x, y, **kw)  # type: ignore[arg-type]
+        b = _box(mask)
+        assert b is not None
+        return Segment(tuple(int(v) for v in b), mask, "salient"), None  # type: ignore[arg-type]
+
+    if rule not in ("then-extent", "refine"):
+        raise ConfigError(f"--salient must be then-extent or refine, got {rule!r}")
+    color_tracker.segment_click_pool = pool  # type: ignore[assignment]
 
 
 def collect(folder: Path, names: list[str], factors: list[float], model: SalientClick) -> list[dict]:
