@@ -13,11 +13,12 @@ their salient object marked), 4.6 MB of ONNX shipped inside the ``rembg-aws-lamb
 wheel (PyPI, MIT): nothing is downloaded at run time. It was trained at 320x320; the graph is
 loaded with its height and width made free (``onnx``) so a crop runs at ``input_px`` (the cost
 grows with its square). ``rembg`` itself is never imported. None of it was fitted to the
-developer clips; figures on them (every clip held out by construction) are in
-``docs/tracking.md``.
+developer clips. On them it gives fewer right-sized first boxes than the shipped cues
+(``segment_click``) at every scale, so a click does not use it (``benchmarks/salient_eval.py``;
+figures in ``docs/tracking.md``, "A learned model for the click").
 
 Cost: one model run per crop, ~110 ms of CPU at 160 px and ~450-600 ms at 320 px on this loaded
-2-core machine (one thread), ~0.3 s to load the model once.
+2-core machine (one thread): ~330 ms a click with the 3 crops; ~0.15 s to load the model once.
 Failure modes: the model marks what a photographer would have framed, so on a crop holding a
 larger salient thing (a person holding the can) the click's part may be that thing; a click on
 a part of the scene that is not salient in any crop gives ``None``.
