@@ -13,8 +13,10 @@ their salient object marked), 4.6 MB of ONNX shipped inside the ``rembg-aws-lamb
 wheel (PyPI, MIT): nothing is downloaded at run time. It was trained at 320x320; the graph is
 loaded with its height and width made free (``onnx``) so a crop runs at ``input_px`` (the cost
 grows with its square). ``rembg`` itself is never imported. None of it was fitted to the
-developer clips. On them it gives fewer right-sized first boxes than the shipped cues
-(``segment_click``) at every scale, so a click does not use it (``benchmarks/salient_eval.py``;
+developer clips. On them, at 160 px it gives fewer right-sized first boxes than the shipped cues
+(``segment_click``) at every scale; at 320 px (``input_px=320``, ~4x the cost) the part of a
+crop twice the shipped box's size gives more (0.45-0.49 against 0.35-0.43) but loses the tiger,
+and tracking from it is no better; a click does not use it (``benchmarks/salient_eval.py``;
 figures in ``docs/tracking.md``, "A learned model for the click").
 
 Cost: one model run per crop, ~110 ms of CPU at 160 px and ~450-600 ms at 320 px on this loaded
