@@ -10,11 +10,12 @@ made first and not counted (imports, OpenCV's first-call set-up). Printed: frame
 and max ms per click, each ``--repeat`` times; with ``--parts``, the mean of each part with a
 history: the proposals, the two optical flows and the cues; with ``--pick``, the whole click of
 a ``ColorTracker`` (segmentation, the click's pool kept, the model) and the first grow after it;
-with ``--after``, each tracked
+with ``--salient``, the learned salient model's click (``salient_click.SalientClick.segment``, its
+crops at ``--salient-px``; needs the salient extra) on the same clicks; with ``--after``, each tracked
 frame after a click with history, the second look off, one look, and up to ``--looks`` looks.
 
     .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts] [--pick]
-                                              [--after [--looks 3]]
+                                              [--after [--looks 3]] [--salient [--salient-px 160]]
 """
 from __future__ import annotations
 
@@ -92,6 +93,29 @@ def picks(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> Non
     print(f"{'first grow':14s} mean {np.mean(grow):5.0f} ms CPU, max {np.max(grow):4.0f} ms")
 
 
+def salient(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]], input_px: int) -> None:
+    """``--salient``: the CPU time of the salient model's click (one ONNX thread) and of its model
+    alone on one crop."""
+    from sensekit.vision.salient_click import SalientClick
+
+    t0 = time.process_time()
+    model = SalientClick(input_px=input_px)
+    load = 1000 * (time.process_time() - t0)
+    frame, px, py, _ = cases[0]
+    model.segment(frame, px, py)                        # warm-up, not counted
+    ms, one = [], []
+    for frame, px, py, _ in cases:
+        t0 = time.process_time()
+        model.segment(frame, px, py)
+        t1 = time.process_time()
+        model.saliency(frame[:input_px, :input_px])
+        ms.append(1000 * (t1 - t0))
+        one.append(1000 * (time.process_time() - t1))
+    print(f"{'salient click':14s} mean {np.mean(ms):5.0f} ms CPU, max {np.max(ms):4.0f} ms "
+          f"({len(model.crops)} crops at {input_px} px; one model run {np.mean(one):.0f} ms; "
+          f"loading the model {load:.0f} ms, once)")
+
+
 def click_cases(folder: Path, at: int) -> tuple[list[tuple[np.ndarray, float, float, list[np.ndarray]]], set[str]]:
     """The 5 clicks of every clip on frame ``at``, with the frames before it; the frame sizes."""
     cases, sizes = [], set()
@@ -118,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="also the whole click of a tracker (the pool kept) and the first grow after it")
     ap.add_argument("--after", action="store_true",
                     help="also the tracked frames after a click with history, the second look off and on")
+    ap.add_argument("--salient", action="store_true", help="also the learned salient click (the salient extra)")
+    ap.add_argument("--salient-px", type=int, default=160, help="with --salient: the model's input side")
     ap.add_argument("--looks", type=int, default=3, help="with --after: also up to this many looks (default 3)")
     args = ap.parse_args(argv)
     if args.looks < 1:
@@ -135,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         parts(cases)
     if args.pick:
         picks(cases)
+    if args.salient:
+        salient(cases, args.salient_px)
     if args.after:
         after_click(args.clips, args.frame, args.looks)
     return 0

@@ -38,6 +38,7 @@ and scored from its first frame; one table per factor.
     .venv/bin/python benchmarks/track_eval.py [--clips DIR] [--only coke,tiger1] [--frames 100]
                                               [--starts 3] [--no-mil] [--loss] [--scales 0.5,1,2]
                                               [--held-out] [--tracker KEY=VALUE] [--per-click out.json]
+                                              [--salient then-extent|refine [--salient-px 160]]
                                               [--loss [--leave-only] [--verbose]]
 
 Start frames: 0, 1/3 and 2/3 of the clip, the first moved to frame 6 so that every click has
@@ -48,6 +49,8 @@ with the extent weights fitted without it (``extent.held_out``; ``benchmarks/tra
 ``refine_with_history=false``; with ``--loss`` too); ``--per-click`` writes each click's success
 and whether its first box is the right size (``size ok:click ...``; JSON) so that two runs can
 be compared click by click (``benchmarks/track_compare.py``, ``--size`` for the first boxes).
+``--salient RULE``: every click's first box from the learned salient model
+(``benchmarks/salient_eval.py``, ``use_in_tracker``; needs the salient extra).
 """
 from __future__ import annotations
 
@@ -354,6 +357,9 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--scales", default="1", help="comma-separated view factors, e.g. 0.5,1,2 (default 1)")
     ap.add_argument("--tracker", action="append", default=[], metavar="KEY=VALUE",
                     help="a tracker setting for sensekit's trackers, e.g. refine_with_history=false (repeatable)")
+    ap.add_argument("--salient", choices=("then-extent", "refine"), default=None,
+                    help="the first box from the learned salient model (salient_eval.py; the salient extra)")
+    ap.add_argument("--salient-px", type=int, default=160, help="with --salient: the model's input side (px)")
     ap.add_argument("--per-click", type=Path, metavar="JSON",
                     help="write each click's and baseline's success per scale, clip and start (track_compare.py)")
     return ap.parse_args(argv)
@@ -394,6 +400,16 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
     return results
 
 
+def _use_salient(rule: str | None, input_px: int) -> None:
+    """``--salient``: every tracker's click takes its first box from the salient model."""
+    if rule is not None:
+        from salient_eval import use_in_tracker
+
+        from sensekit.vision.salient_click import SalientClick
+
+        use_in_tracker(rule, SalientClick(input_px=input_px))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _options(argv)
     try:
@@ -403,6 +419,7 @@ def main(argv: list[str] | None = None) -> int:
     except (SourceError, ValueError, ConfigError) as e:
         print(e, file=sys.stderr)
         return 2
+    _use_salient(args.salient, args.salient_px)
     if args.loss:
         if not args.leave_only:
             print(loss_table(args.clips, names, args.tracker_settings))
