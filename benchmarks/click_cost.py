@@ -96,7 +96,7 @@ def picks(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> Non
 def salient(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]], input_px: int) -> None:
     """``--salient``: the CPU time of the salient model's click (one ONNX thread) and of its model
     alone on one crop."""
-    from sensekit.vision.salient_click import SalientClick
+    from sensekit.evaluation.vision.salient_click import SalientClick
 
     t0 = time.process_time()
     model = SalientClick(input_px=input_px)

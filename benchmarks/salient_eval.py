@@ -50,7 +50,7 @@ from sensekit.errors import ConfigError, SourceError
 from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, iou, size_ok
 from sensekit.vision import extent_model
 from sensekit.vision.extent import held_out
-from sensekit.vision.salient_click import SalientClick
+from sensekit.evaluation.vision.salient_click import SalientClick
 from sensekit.vision.segment import segment_click
 
 Box = tuple[float, float, float, float]

@@ -405,7 +405,7 @@ def _use_salient(rule: str | None, input_px: int) -> None:
     if rule is not None:
         from salient_eval import use_in_tracker
 
-        from sensekit.vision.salient_click import SalientClick
+        from sensekit.evaluation.vision.salient_click import SalientClick
 
         use_in_tracker(rule, SalientClick(input_px=input_px))
 

