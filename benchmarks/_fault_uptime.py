@@ -95,6 +95,24 @@ def _rate_limit_rows(row: Row) -> None:
             logger.warning(f"client sent {name}")
         return 0
 
+    def long_texts(logger: logging.Logger, flt: RateLimitFilter) -> int:
+        import tracemalloc
+
+        logger.handlers[0].emit = lambda record: None  # type: ignore[method-assign]
+        texts = [chr(97 + i % 26) * 3 + f"{i:05d}" + "z" * 100_000 + chr(97 + i // 26 % 26) for i in range(600)]
+        tracemalloc.start()
+        start = tracemalloc.get_traced_memory()[0]
+        for text in texts:
+            for _ in range(6):
+                logger.warning(text)
+        held[0] = tracemalloc.get_traced_memory()[0] - start
+        tracemalloc.stop()
+        return 0
+
+    held = [0]
+    run(long_texts)
+    row("log rate limit", "600 different messages of 100 kB, each 6 times",
+        f"{held[0] / 1e6:.1f} MB held by the filter", held[0] < 2_000_000)
     kinds, shown, counted = run(held_back)
     row("log rate limit", "2,048 kinds of text that vary in words, each repeated 6 times, one every 0.1 s",
         f"at most {kinds} kinds kept; {shown} lines shown, {counted} counted", kinds <= MAX_KINDS + 1)

@@ -317,3 +317,34 @@ def _collecting(lines: list[str]) -> logging.Logger:
 
     logger.handlers[:] = [Keep()]
     return logger
+
+
+def test_long_messages_hold_their_first_200_characters_not_their_whole_text():
+    """harden17: the kind and the label were the whole message, and the mask's cache kept 1,024
+    of them: 600 different messages of 100 kB (a library's text quoting what it was sent) held
+    120 MB. Now a kind is the first ``KIND_CHARS`` (200) characters, masked."""
+    import tracemalloc
+
+    from sensekit.ratelimit import kind_of
+
+    kind_chars = 200                                     # sensekit.ratelimit.KIND_CHARS
+
+    clock = Clock()
+    flt = RateLimitFilter(burst=5, interval_s=10.0, clock=clock)
+    log, _ = _logger(flt)
+    shown = []                                           # counted, not kept: only the filter's memory
+    log.handlers[0].emit = lambda record: shown.append(1)  # type: ignore[method-assign]
+    texts = [chr(97 + i % 26) * 3 + f"{i:05d}" + "z" * 100_000 + chr(97 + i // 26 % 26) for i in range(600)]
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for text in texts:
+            for _ in range(6):
+                log.warning(text)
+        held = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert held < 2_000_000, held                        # was 120 MB
+    assert len(kind_of(texts[0])) == kind_chars - 4      # the 5 digits masked as one '#'
+    assert len(shown) == 26 * 5 and flt.kinds() == 26    # what follows the first 200 does not count
+    assert all(len(label) <= kind_chars for label, _ in flt.pending())
