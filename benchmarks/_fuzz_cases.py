@@ -243,6 +243,26 @@ def make_small_recording(path: Path, version: int) -> Path:
     return path
 
 
+def _inspect_agrees(sweep: Sweep, folder: Path, label: str) -> bool:
+    """``inspect`` says the audio is skipped exactly when replay skips it, and counts the samples
+    replay plays (harden17); whether replay skipped it."""
+    from sensekit.capture.recording_check import check_recording
+    from sensekit.capture.replay import ReplaySource
+
+    src = ReplaySource(folder)
+    src.open()
+    try:
+        skipped, samples = src.stats()["audio_skipped"], src.audio_sample_count
+    finally:
+        src.close()
+    rep = check_recording(folder, decode=False)
+    says = rep.audio.playable_samples if rep.audio is not None else 0
+    if (rep.audio_skipped is None) != (skipped is None) or says != samples:
+        sweep.fail(label, f"replay skips the audio: {skipped!r}, {samples} samples; inspect: "
+                          f"{rep.audio_skipped!r}, {says} samples")
+    return skipped is not None
+
+
 def replay_all(folder: Path) -> int:
     from sensekit.capture.replay import ReplaySource
 
@@ -315,6 +335,7 @@ def fuzz_recording(sweep: Sweep, n: int) -> None:
     logging.getLogger("sensekit").setLevel(logging.CRITICAL)
     logging.getLogger().setLevel(logging.CRITICAL)
     base = Path(tempfile.mkdtemp(prefix="fuzzrec-", dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else None))
+    audio_cases = skipped = 0
     try:
         for version in (2, 1):
             pristine = make_small_recording(base / f"v{version}.skrec", version)
@@ -325,12 +346,17 @@ def fuzz_recording(sweep: Sweep, n: int) -> None:
                 names = (Path(rel).name, "work.skrec", "meta.json") + PARTNERS.get(Path(rel).name, ())
                 got = sweep.only(f"v{version} {label}{' (marked incomplete)' if complete is False else ''}",
                                  (RecordingError,), lambda: replay_all(work), names=names, limit=10)
-                wav_head = (pristine / "audio.wav").read_bytes()[:44] if rel == "audio.wav" else b""
-                if complete is False and wav_head and data[:44] == wav_head and isinstance(got, RecordingError):
-                    # an incomplete recording plays its WAV up to what is there (docs: replay.py)
-                    sweep.fail(f"v{version} {label} (marked incomplete)", f"refused, header intact: {got}")
+                if complete is False and rel in ("audio.wav", "audio_crc.csv") and isinstance(got, RecordingError):
+                    # an incomplete recording plays its WAV up to what is there, and its video
+                    # alone when the audio cannot be read (harden17; docs: replay.py)
+                    sweep.fail(f"v{version} {label} (marked incomplete)", f"refused, video intact: {got}")
+                if complete is False and rel in ("audio.wav", "audio_crc.csv") and isinstance(got, int):
+                    audio_cases += 1
+                    skipped += _inspect_agrees(sweep, work, f"v{version} {label} (marked incomplete)")
                 if isinstance(got, int) and got > whole:
                     sweep.fail(f"v{version} {label}", f"{got} items played, the whole recording has {whole}")
+        sweep.notes.append(f"{audio_cases} incomplete copies with damaged audio played; {skipped} of them "
+                           "their video without the audio (inspect agreed on each)")
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

@@ -407,6 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="also write the table here")
     p.add_argument("--writers-only", action="store_true", help="only the rows of benchmarks/_fault_writers.py")
     p.add_argument("--fuzz-only", action="store_true", help="only the rows of benchmarks/_fault_fuzz.py")
+    p.add_argument("--uptime-only", action="store_true", help="only the rows of benchmarks/_fault_uptime.py")
     args = p.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))       # tests.capture helpers
     tmp = Path(tempfile.mkdtemp(prefix="sensekit-faults-"))
@@ -422,8 +423,11 @@ def main(argv: list[str] | None = None) -> int:
         from _fault_writers import writer_rows
         from sensekit.paths import recordings_dir
         writers = [lambda: writer_rows(tmp, str(recordings_dir() / "demo.skrec"), row, cli_row)]
+        from _fault_uptime import uptime_rows
         fuzz: list[Callable[[], None]] = [lambda: fuzz_rows(tmp, rec, row, cli)]
-        steps = writers if args.writers_only else fuzz if args.fuzz_only else steps + writers + fuzz
+        uptime: list[Callable[[], None]] = [lambda: uptime_rows(tmp, rec, row)]
+        steps = (writers if args.writers_only else fuzz if args.fuzz_only else uptime if args.uptime_only
+                 else steps + writers + fuzz + uptime)
         for step in steps:
             step()
     finally:

@@ -17,7 +17,9 @@ same cases every run, and a failure prints what reproduces it. What counts as a 
   that no longer answers ``/api/info``;
 - ``recording``: a replay of a damaged copy raising anything but a one-line ``RecordingError``
   that names the damaged file (or the file it is checked against), playing more items than the
-  whole recording, or refusing an incomplete copy whose WAV header is intact;
+  whole recording, or refusing an incomplete copy whose audio alone is damaged (its video
+  plays, the audio skipped when its header cannot be read: harden17), or ``inspect`` disagreeing
+  with replay on such a copy (whether the audio is skipped, the samples that play);
 - ``sources``: a truncated video or an odd WAV through ``file:PATH`` and ``camera:PATH``, an
   MJPEG stream that misbehaves: an exception that is not the source's one-line error, a hang,
   a ``close()`` that does not return;

@@ -25,9 +25,15 @@ limited in one place.
 
 Cost: the masked template (cached), one dict lookup and a lock per INFO
 or WARNING record. Memory: one small entry per kind of message seen (templates are
-source-code constants, so a few dozen); past ``MAX_KINDS`` the kinds whose window has ended
-with nothing held back are forgotten, so pre-formatted text that varies in words (file names)
-cannot grow the table without bound.
+source-code constants, so a few dozen), never more than ``MAX_KINDS`` (512) plus one overflow
+kind per logger and level: past ``MAX_KINDS`` the kinds whose window has ended are forgotten
+(the repeats they held back are kept as one count, which ``flush()`` reports), and while the
+table is full of kinds still in their window, a new kind shares the overflow kind's window
+(``OVERFLOW``), so pre-formatted text that varies in words (file names, a library's text
+quoting what a client sent) cannot grow the table, however fast it comes or however long the
+run (harden17: a kind held back was never forgotten, and 2,048 kinds each repeated kept 2,048).
+A kind is the first ``KIND_CHARS`` (200) characters of the text, so a long message costs no
+more than a short one (600 messages of 100 kB held 120 MB in the kinds and the mask's cache).
 """
 from __future__ import annotations
 
@@ -46,13 +52,20 @@ DEFAULT_INTERVAL_S = 10.0
 _BYPASS = "_sensekit_ratelimit_bypass"
 #: how many kinds the filter keeps before it forgets the idle ones
 MAX_KINDS = 512
+#: the characters of a message that make its kind (and the label ``flush`` quotes)
+KIND_CHARS = 200
+#: the kind a new kind of message shares while the table is full of kinds in their window
+OVERFLOW = "(a kind of message beyond the first 512 at once)"
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 
 
 def kind_of(msg: object) -> str:
-    """The template a record is grouped by: its ``msg`` with every number masked as ``#``
-    (``"block 12 at t=3.5 s"`` and ``"block 13 at t=3.6 s"`` -> ``"block # at t=# s"``)."""
-    return _masked(str(msg))
+    """The template a record is grouped by: its ``msg``'s first ``KIND_CHARS`` characters with
+    every number masked as ``#`` (``"block 12 at t=3.5 s"`` and ``"block 13 at t=3.6 s"`` ->
+    ``"block # at t=# s"``). Only the start counts, so a kind (and the cache of masks) holds
+    at most 200 characters whatever a library puts in its text (harden17: 600 messages of
+    100 kB held 120 MB)."""
+    return _masked(str(msg)[:KIND_CHARS])
 
 
 @functools.lru_cache(maxsize=1024)      # templates repeat: the mask is a dict read for them
@@ -113,7 +126,8 @@ class RateLimitFilter(logging.Filter):
         self.suppressed_total = 0
         self._windows: dict[tuple[str, int, str], BurstWindow] = {}
         self._labels: dict[tuple[str, int, str], str] = {}   # the first message of each kind
-        self._prune_at = MAX_KINDS   # doubles past what is still live, so pruning stays O(1) a record
+        self._next_prune = float("-inf")   # no window ends before it: a full table is not rescanned
+        self._forgotten = [0, 0]           # repeats held back by kinds forgotten, and those kinds
         self._lock = threading.Lock()
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -124,10 +138,15 @@ class RateLimitFilter(logging.Filter):
         with self._lock:
             win = self._windows.get(key)
             if win is None:
-                if len(self._windows) >= self._prune_at:
+                if len(self._windows) >= MAX_KINDS and now >= self._next_prune:
                     self._forget_idle(now)
-                win = self._windows[key] = BurstWindow(self.burst, self.interval_s)
-                self._labels[key] = str(record.msg)
+                if len(self._windows) >= MAX_KINDS:
+                    key = (record.name, record.levelno, OVERFLOW)
+                    win = self._windows.get(key)
+                if win is None:
+                    win = self._windows[key] = BurstWindow(self.burst, self.interval_s)
+                    self._next_prune = min(self._next_prune, now + self.interval_s)
+                    self._labels[key] = str(record.msg)[:KIND_CHARS] if key[2] != OVERFLOW else OVERFLOW
             shown = win.admit(now)
             if shown is None:
                 self.suppressed_total += 1
@@ -144,11 +163,18 @@ class RateLimitFilter(logging.Filter):
             return len(self._windows)
 
     def _forget_idle(self, now: float) -> None:
-        """Drop the kinds whose window has ended with nothing held back (lock held)."""
+        """Drop the kinds whose window has ended, keeping what they held back as one count
+        (lock held); note when the first window still open ends."""
+        ends = float("inf")
         for key, win in list(self._windows.items()):
-            if not win.suppressed and (win.start is None or now - win.start >= self.interval_s):
+            if win.start is None or now - win.start >= self.interval_s:
+                if win.suppressed:
+                    self._forgotten[0] += win.suppressed
+                    self._forgotten[1] += 1
                 del self._windows[key], self._labels[key]
-        self._prune_at = max(MAX_KINDS, 2 * len(self._windows))
+            else:
+                ends = min(ends, win.start + self.interval_s)
+        self._next_prune = ends
 
     def pending(self) -> list[tuple[str, int]]:
         """``(message template, suppressed count)`` not yet reported, the template as the
@@ -161,14 +187,27 @@ class RateLimitFilter(logging.Filter):
                     win.suppressed = 0
         return out
 
+    def forgotten(self) -> tuple[int, int]:
+        """``(repeats, kinds)`` held back by kinds forgotten to keep the table small, not yet
+        reported; resets them."""
+        with self._lock:
+            out = (self._forgotten[0], self._forgotten[1])
+            self._forgotten = [0, 0]
+        return out
+
     def flush(self, logger: logging.Logger | None = None) -> int:
-        """Log one line per kind of message with repeats not shown yet; returns how many."""
+        """Log one line per kind of message with repeats not shown yet (and one for the kinds
+        forgotten with repeats held back); returns how many lines."""
         target = logger or log
         items = self.pending()
         for msg, n in items:
             target.warning("%d more message(s) like %r were not shown", n, msg,
                            extra={_BYPASS: True})
-        return len(items)
+        repeats, kinds = self.forgotten()
+        if repeats:
+            target.warning("%d more message(s) of %d other kind(s), no longer seen, were not shown",
+                           repeats, kinds, extra={_BYPASS: True})
+        return len(items) + (1 if repeats else 0)
 
 
 def _append(record: logging.LogRecord, note: str) -> None:

@@ -256,3 +256,95 @@ def test_kinds_that_went_quiet_are_forgotten_so_varied_text_cannot_grow_the_tabl
     for _ in range(10):                        # and a flood still counts
         log.warning("cannot read zz.wav")
     assert flt.suppressed_total == 5
+
+
+def test_kinds_held_back_are_forgotten_too_and_their_count_is_kept():
+    """harden17: a kind whose window ended with repeats held back was never forgotten (its count
+    waited for ``flush()`` at exit), so text that varies in words, each repeated past the burst
+    once (a library quoting what each client sent), grew the table by one kind each: 2,048 kinds
+    kept. Now at most ``MAX_KINDS`` plus the overflow kind, and no repeat goes uncounted."""
+    from sensekit.ratelimit import MAX_KINDS
+
+    clock = Clock()
+    flt = RateLimitFilter(burst=5, interval_s=10.0, clock=clock)
+    log, shown = _logger(flt)
+    names = ["".join(chr(ord("a") + int(d)) for d in str(i)) for i in range(4 * MAX_KINDS)]
+    most = 0
+    for i, name in enumerate(names):          # a new kind every 0.1 s, each 6 times: 1 held back
+        clock.t = i * 0.1
+        for _ in range(6):
+            log.warning(f"client sent {name}")
+        most = max(most, flt.kinds())
+    assert most <= MAX_KINDS + 1, most
+    for k in range(3):                          # the table fills at once with new kinds, goes
+        clock.t = 1000.0 * (k + 1)              # quiet, fills again
+        for name in names[k * MAX_KINDS:(k + 1) * MAX_KINDS]:
+            log.warning(f"client sent {name}")
+    assert flt.kinds() == MAX_KINDS and len(shown) == 5 * len(names) + 3 * MAX_KINDS
+    assert flt.suppressed_total + len(shown) == 6 * len(names) + 3 * MAX_KINDS
+    lines: list[str] = []
+    flt.flush(_collecting(lines))
+    counted = sum(int(line.split()[0]) for line in lines)
+    assert counted == flt.suppressed_total                           # and every count reported
+
+
+def test_a_flood_of_new_kinds_at_once_shares_one_window():
+    """10,000 kinds inside one window (none has ended, none can be forgotten) kept 10,000 windows
+    and showed 10,000 lines; past ``MAX_KINDS`` they now share the overflow kind's window."""
+    from sensekit import ratelimit
+    from sensekit.ratelimit import MAX_KINDS
+
+    clock = Clock()
+    flt = RateLimitFilter(burst=5, interval_s=10.0, clock=clock)
+    log, shown = _logger(flt)
+    names = ["".join(chr(ord("a") + int(d)) for d in str(i)) for i in range(10_000)]
+    for i, name in enumerate(names):
+        clock.t = i * 0.0001                  # 10,000 in 1 s
+        log.warning(f"client sent {name}")
+    assert flt.kinds() == MAX_KINDS + 1
+    assert len(shown) == MAX_KINDS + 5 and flt.suppressed_total == 10_000 - MAX_KINDS - 5
+    assert flt.pending() == [(ratelimit.OVERFLOW, 10_000 - MAX_KINDS - 5)]
+
+
+def _collecting(lines: list[str]) -> logging.Logger:
+    logger = logging.getLogger("sensekit.test.ratelimit.flush")
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    logger.handlers[:] = [Keep()]
+    return logger
+
+
+def test_long_messages_hold_their_first_200_characters_not_their_whole_text():
+    """harden17: the kind and the label were the whole message, and the mask's cache kept 1,024
+    of them: 600 different messages of 100 kB (a library's text quoting what it was sent) held
+    120 MB. Now a kind is the first ``KIND_CHARS`` (200) characters, masked."""
+    import tracemalloc
+
+    from sensekit.ratelimit import kind_of
+
+    kind_chars = 200                                     # sensekit.ratelimit.KIND_CHARS
+
+    clock = Clock()
+    flt = RateLimitFilter(burst=5, interval_s=10.0, clock=clock)
+    log, _ = _logger(flt)
+    shown = []                                           # counted, not kept: only the filter's memory
+    log.handlers[0].emit = lambda record: shown.append(1)  # type: ignore[method-assign]
+    texts = [chr(97 + i % 26) * 3 + f"{i:05d}" + "z" * 100_000 + chr(97 + i // 26 % 26) for i in range(600)]
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for text in texts:
+            for _ in range(6):
+                log.warning(text)
+        held = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert held < 2_000_000, held                        # was 120 MB
+    assert len(kind_of(texts[0])) == kind_chars - 4      # the 5 digits masked as one '#'
+    assert len(shown) == 26 * 5 and flt.kinds() == 26    # what follows the first 200 does not count
+    assert all(len(label) <= kind_chars for label, _ in flt.pending())

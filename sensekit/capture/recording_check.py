@@ -40,7 +40,7 @@ from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, chec
                                         read_checksums)
 from sensekit.capture.recording_meta import (audio_offset_problem, missing_named_files, read_meta,
                                              read_video_times)
-from sensekit.capture.replay import VideoUnit, video_units
+from sensekit.capture.replay import VideoUnit, skips_damaged_audio, video_units
 from sensekit.capture.video_segments import count_decodable, list_segments, open_capture
 from sensekit.capture.wav import read_wav_info
 from sensekit.errors import RecordingError
@@ -91,6 +91,8 @@ class RecordingReport:
     decoded: bool = True
     missing: list[str] = field(default_factory=list)  # files meta.json names that are not there:
                                                       # replay refuses the recording
+    audio_skipped: str | None = None   # why replay skips a damaged audio track and plays the
+                                       # video alone (incomplete recordings only)
 
     @property
     def status(self) -> str:
@@ -391,31 +393,37 @@ def _check_audio(rep: RecordingReport) -> None:
     if not wav.is_file():
         rep.problems.append(f"the audio file '{a['file']}' is missing")
     else:
+        unreadable = None
         try:
             info = read_wav_info(wav)
         except RecordingError as exc:
-            rep.problems.append(str(exc))
+            unreadable = str(exc)
         else:
             header, held = info.declared_frames, info.available_frames
             if (info.rate, info.channels) != (a["sample_rate"], a["channels"]):
-                rep.problems.append(f"'{a['file']}' is {info.rate} Hz x {info.channels} channels "
-                                    f"but meta.json says {a['sample_rate']} Hz x {a['channels']}")
+                unreadable = (f"'{a['file']}' is {info.rate} Hz x {info.channels} channels "
+                              f"but meta.json says {a['sample_rate']} Hz x {a['channels']}")
             else:
                 playable = _playable_samples(rep, a["file"], header, held)
             if playable:
-                _check_pcm(rep, wav, info.data_offset, playable, max(header, held))
+                unreadable = _check_pcm(rep, wav, info.data_offset, playable, max(header, held))
+        if unreadable is not None:
+            rep.problems.append(unreadable)
+            if skips_damaged_audio(meta):          # as ReplaySource: the video plays alone
+                rep.audio_skipped, playable = unreadable, 0
     rep.audio = AudioReport(a["sample_rate"], a["channels"], float(a["gain"]), a["block_size"],
                             header, held, playable)
 
 
-def _check_pcm(rep: RecordingReport, wav: Path, data_offset: int, playable: int, claimed: int) -> None:
+def _check_pcm(rep: RecordingReport, wav: Path, data_offset: int, playable: int, claimed: int) -> str | None:
     """Compare the playable samples' chunks with their stored checksums. An incomplete
     recording's checksum file is capped by the samples the WAV claims or holds (``claimed``), as
-    the replay caps it: its rows may run past what plays."""
+    the replay caps it: its rows may run past what plays. Returns why the checksum file cannot
+    be read (replay refuses the audio then), else None."""
     a = rep.meta["audio"]
     if a["checksums"] is None:
         rep.notes.append("no audio checksums (recorded before sensekit stored them): samples are not verified")
-        return
+        return None
     cb, ch = a["checksum_block"], a["channels"]
     chunks = -(-playable // cb)
     most = chunks if rep.complete else -(-max(playable, claimed) // cb)
@@ -423,8 +431,7 @@ def _check_pcm(rep: RecordingReport, wav: Path, data_offset: int, playable: int,
         crcs = read_checksums(rep.path / a["checksums"], AUDIO_CRC_HEADER, complete=rep.complete,
                               max_bytes=checksums_cap(most))
     except RecordingError as exc:
-        rep.problems.append(str(exc))
-        return
+        return str(exc)
     if rep.complete and len(crcs) != chunks:
         rep.problems.append(f"'{a['checksums']}' lists {len(crcs)} checksums for {chunks} blocks")
     bad = []
@@ -442,6 +449,7 @@ def _check_pcm(rep: RecordingReport, wav: Path, data_offset: int, playable: int,
     if not rep.complete and len(crcs) < chunks:
         rep.notes.append(f"the last {playable - len(crcs) * cb} samples have no checksum yet "
                          "(written after the last flush); played unverified")
+    return None
 
 
 def check_recording(path: str | os.PathLike[str], *, decode: bool = True) -> RecordingReport:

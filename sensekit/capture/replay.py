@@ -22,6 +22,8 @@ What is played:
   segment a killed recorder leaves, and plays the WAV up to its last patched
   header (a WAV cut short during the replay ends the audio there, with a warning,
   and the frames play on); version 1 plays the frames that decode, up to the timestamps.
+  A WAV header or ``audio_crc.csv`` header too damaged to read skips the audio, with one
+  warning, and the video plays (``stats()["audio_skipped"]`` says why).
   ``stats()["truncated_frames"]`` counts listed frames that were not played.
 - **Checksums** (``sensekit.capture.checksums``; recordings made since they exist): every
   decoded frame and every stored chunk of samples is compared with its CRC-32. In a complete
@@ -75,6 +77,13 @@ class VideoUnit:
     def label(self) -> str:
         return f"{self.path.parent.parent.name}/{self.path.parent.name}/{self.path.name}" \
             if self.exact else f"{self.path.parent.name}/{self.path.name}"
+
+
+def skips_damaged_audio(meta: dict[str, Any]) -> bool:
+    """Does a replay play the video alone when the audio cannot be read (a WAV header or an
+    ``audio_crc.csv`` header that is damaged)? Only in an incomplete recording with video: a
+    complete one must be whole, and an audio-only one would play nothing."""
+    return not meta["complete"] and meta["video"] is not None and meta["audio"] is not None
 
 
 def video_units(path: Path, meta: dict[str, Any], rows: int) -> tuple[list[VideoUnit], list[str]]:
@@ -137,6 +146,7 @@ class ReplaySource(Source):
         self._frame_crcs: np.ndarray | None = None
         self._block_crcs: np.ndarray | None = None
         self._checked_chunks: dict[int, bool] = {}
+        self._audio_skipped: str | None = None    # why a damaged audio track is not played
         self._corrupt = {"frames": 0, "blocks": 0}     # skipped frames, blocks played as silence
         self._clock_t0 = 0.0
 
@@ -231,7 +241,20 @@ class ReplaySource(Source):
                                  "(recording is marked complete)")
 
     def _open_audio(self, a: dict[str, Any]) -> None:
-        """Check the WAV against meta.json, read the block checksums, open the file."""
+        """Check the WAV against meta.json, read the block checksums, open the file. An
+        incomplete recording with video whose WAV header or checksum file is damaged plays its
+        video without the audio, with one warning (``stats()["audio_skipped"]``)."""
+        try:
+            self._read_audio(a)
+        except RecordingError as exc:
+            if not skips_damaged_audio(self.meta):
+                raise
+            self._wav, self._n_audio, self._block_crcs = None, 0, None
+            self._audio_skipped = str(exc)
+            log.warning("'%s': %s; the audio is damaged and skipped, the video plays "
+                        "(recording is marked incomplete)", self.path.name, exc)
+
+    def _read_audio(self, a: dict[str, Any]) -> None:
         name = self.path.name
         info = read_wav_info(self.path / a["file"])
         if info.rate != a["sample_rate"] or info.channels != a["channels"]:
@@ -485,4 +508,4 @@ class ReplaySource(Source):
                 "loops": self._counts["loops"], "dropped_frames": 0,
                 "truncated_frames": max(0, rows - len(self._playable_rows())) if known else 0,
                 "corrupt_frames": self._corrupt["frames"], "corrupt_blocks": self._corrupt["blocks"],
-                "complete": self.complete}
+                "complete": self.complete, "audio_skipped": self._audio_skipped}

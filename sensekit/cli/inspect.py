@@ -114,6 +114,8 @@ def _audio_line(rep: RecordingReport) -> str:
     wav = rep.meta["audio"]["file"]
     held = (f"{a.playable_samples} samples" if (rep.path / wav).is_file()
             else f"no samples: the audio file '{wav}' is missing")
+    if rep.audio_skipped is not None:
+        held = "no samples play: the audio is damaged (see problems)"
     return (f"{a.sample_rate} Hz {ch} int16, gain {a.gain:g}, {held}, "
             f"block {a.block_size}, offset {rep.meta['audio_offset_s']:.3f} s")
 
@@ -159,6 +161,9 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
         elif rep.complete:
             lines.append(("replay", "stops with an error at the first problem (a recording "
                                     "marked complete must be whole)"))
+        elif rep.audio_skipped is not None:
+            lines.append(("replay", "plays the video and skips the audio, which is damaged "
+                                    "(one warning)"))
     if rep.notes:
         lines.append(("also", _bullets(rep.notes)))
     if rep.status == "intact" and missing_checksums(meta):

@@ -251,3 +251,66 @@ def test_an_incomplete_recording_whose_wav_is_cut_short_plays_its_frames(rec, ke
     report = check_recording(rec)
     assert report.video is not None and report.video.playable_frames == N_FRAMES
     assert report.audio is not None and report.audio.playable_samples == samples
+
+
+def _damage_wav_fmt(rec: Path) -> None:
+    data = bytearray((rec / "audio.wav").read_bytes())
+    data[0:4] = b"RIFX"                                           # not a RIFF file any more
+    (rec / "audio.wav").write_bytes(bytes(data))
+
+
+def _damage_wav_data_id(rec: Path) -> None:
+    data = bytearray((rec / "audio.wav").read_bytes())
+    at = data.index(b"data")
+    data[at:at + 4] = b"dat\x00"                                  # 'has no data chunk'
+    (rec / "audio.wav").write_bytes(bytes(data))
+
+
+def _damage_crc_header(rec: Path) -> None:
+    text = (rec / "audio_crc.csv").read_bytes()
+    (rec / "audio_crc.csv").write_bytes(b"blocj" + text[5:])      # one bit of the header line
+
+
+@pytest.mark.parametrize("damage, named", [(_damage_wav_fmt, "'audio.wav' is not a WAV file"),
+                                           (_damage_wav_data_id, "'audio.wav' has no data chunk"),
+                                           (_damage_crc_header, "'audio_crc.csv' does not start")],
+                         ids=["riff", "data-id", "crc-header"])
+def test_an_incomplete_recording_with_a_damaged_audio_header_plays_its_video(rec, caplog, damage, named):
+    """harden16's sweep: 317 of 10,797 incomplete copies with damaged audio were refused whole,
+    their intact video with them. Now the video plays, every frame as recorded, with one line
+    saying the audio is damaged and skipped; ``inspect`` says the same. Complete: still refused."""
+    from sensekit.cli.inspect import summary
+
+    damage(rec)
+    with pytest.raises(RecordingError, match=named):
+        ReplaySource(rec).open()                                  # complete: must be whole
+    _mark_incomplete(rec)
+    caplog.set_level(logging.WARNING, logger="sensekit")
+    src = ReplaySource(rec)
+    items = list(src)
+    frames = [i for i in items if isinstance(i, VideoFrame)]
+    assert [checksum(f.image) for f in frames] == [checksum(_frame(i)) for i in range(N_FRAMES)]
+    assert not [i for i in items if isinstance(i, AudioBlock)]
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("sensekit")]
+    assert len(lines) == 1, lines
+    assert named in lines[0] and "the audio is damaged and skipped, the video plays" in lines[0]
+    assert named in (src.stats()["audio_skipped"] or "")
+    report = check_recording(rec)
+    assert report.video is not None and report.video.playable_frames == N_FRAMES
+    assert report.audio is not None and report.audio.playable_samples == 0
+    assert report.audio_skipped is not None and named in report.audio_skipped
+    text, status = summary(rec)
+    assert "plays the video and skips the audio, which is damaged" in text
+    assert "no samples play: the audio is damaged" in text
+    assert status == 1 and named in text
+
+
+def test_an_incomplete_audio_only_recording_with_a_damaged_wav_is_still_refused(tmp_path):
+    """Nothing would play: the one-line error stays."""
+    path = tmp_path / "a.skrec"
+    with Recorder(path, audio=(RATE, 1), block_size=BLOCK, start_unix=0.0, fsync=False) as r:
+        r.write(AudioBlock(0, 0.0, np.zeros(BLOCK, np.float32), RATE))
+    _damage_wav_fmt(path)
+    _mark_incomplete(path)
+    with pytest.raises(RecordingError, match="'audio.wav' is not a WAV file"):
+        list(ReplaySource(path))
