@@ -13,7 +13,7 @@ p50 over all claps, p50 / p95 of the close calls (which waited for their ring) a
 Usage: .venv/bin/python benchmarks/clap_ring_stream.py --cache /tmp/claps20/PATCH.npz
        --tree-folds /tmp/claps20/TREES.json --out /tmp/claps22 [--max-delayed 0.25]
        [--offsets 0,517] [--kinds white,pink,babble,speech] [--snrs 0,5,10] [--no-curve] [--shipped [--speed CLIP]]
-       [--ring-input late_db|late_floor_db|late_above_db]
+       [--ring-input late_db|late_floor_db|late_above_db] [--ring-threshold alone|today]
   --out: the folder ``clap_ring_wait.py --voiced-ms 130 [--ring-input ...]`` filled (RING_130[_<input>].json,
   SCORES_130[_<input>].npz).
 """
@@ -43,7 +43,8 @@ def choices(args: argparse.Namespace, sources: list[str]) -> dict[str, tuple[flo
     b = ct.collect_cached(SHARED_DATA, args.cache, patches=True)
     z = np.load(args.out / f"SCORES_{_tag(args)}.npz")
     so, sr = {s: z[f"o_{s}"] for s in sources}, {s: z[f"r_{s}"] for s in sources}
-    T, Tr = cf.nested_thresholds(b, so), cf.nested_thresholds(b, sr)
+    T = cf.nested_thresholds(b, so)
+    Tr = dict(T) if args.ring_threshold == "today" else cf.nested_thresholds(b, sr)
     w = rw.nested_waits(b, so, sr, T, ring_thresholds=Tr, max_delayed=args.max_delayed)
     return {s: (T[s], w[s][1], w[s][0]) for s in sources}
 
@@ -174,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kinds", default="white,pink,babble,speech")
     ap.add_argument("--snrs", default="0,5,10")
     ap.add_argument("--no-curve", action="store_true")
+    ap.add_argument("--ring-threshold", choices=("alone", "today"), default="alone",
+                    help="the ring trees at their own nested threshold, or at today's trees' (held out)")
     ap.add_argument("--ring-input", choices=("late_db", "late_floor_db", "late_above_db"), default="late_db",
                     help="how the ring is measured (clap_ring_stream.RING_INPUTS)")
     ap.add_argument("--sources", default="")

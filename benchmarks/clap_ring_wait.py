@@ -11,7 +11,7 @@ and false bursts of today's trees, the refit trees alone and the two-stage decis
 copy but ``sp0``, on the recordings, and under one speaker at 0 dB (``sp0``).
 
 Usage: .venv/bin/python benchmarks/clap_ring_wait.py --cache BURSTS.npz --tree-folds T.json
-       --out DIR [--voiced-ms 200|130] [--margins 0,0.5,1,...] [--ring-threshold nested|alone]
+       --out DIR [--voiced-ms 200|130] [--margins 0,0.5,1,...] [--ring-threshold nested|alone|today]
        [--max-delayed 0.5] [--ring-input late_db|late_floor_db|late_above_db]
   BURSTS.npz, T.json: the seventeenth pass's cache and folds (/tmp/claps20/PATCH.npz, TREES.json).
   DIR keeps EXTRA.npz (``clap_ring_look.py``'s eight inputs; copied there to skip ~70 s),
@@ -102,10 +102,11 @@ def f1(tp: int, fp: int, n: int) -> str:
 
 
 def table(b: ct.Bursts, so: dict[str, np.ndarray], sr: dict[str, np.ndarray], sources: list[str],
-          margins: tuple[float, ...], *, ring_alone: bool, max_delayed: float) -> None:
+          margins: tuple[float, ...], *, ring_threshold: str, max_delayed: float) -> None:
     T = cf.nested_thresholds(b, so)
-    Tr = cf.nested_thresholds(b, sr)
-    wait = rw.nested_waits(b, so, sr, T, margins=margins, ring_thresholds=Tr if ring_alone else None,
+    Tr = dict(T) if ring_threshold == "today" else cf.nested_thresholds(b, sr)
+    wait = rw.nested_waits(b, so, sr, T, margins=margins,
+                           ring_thresholds=None if ring_threshold == "nested" else Tr,
                            max_delayed=max_delayed)
     y = b.y
     print("\n| held out | T / T_ring alone / margin, T_ring | close calls (of bursts) "
@@ -153,8 +154,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--voiced-ms", type=int, choices=sorted(WAIT_MS), default=200)
     ap.add_argument("--margins", default=",".join(f"{u:g}" for u in rw.MARGINS))
-    ap.add_argument("--ring-threshold", choices=("nested", "alone"), default="nested",
-                    help="nested: chosen with the margin; alone: the ring trees' own nested threshold")
+    ap.add_argument("--ring-threshold", choices=("nested", "alone", "today"), default="nested",
+                    help="nested: chosen with the margin; alone: the ring trees' own nested threshold; "
+                         "today: today's trees' nested threshold")
     ap.add_argument("--ring-input", choices=RING_INPUTS, default="late_db")
     ap.add_argument("--max-delayed", type=float, default=1.0,
                     help="margins delaying more of the other sources' found claps are not considered")
@@ -173,7 +175,7 @@ def main() -> None:
     print(f"# voicing 50-{a.voiced_ms} ms after the peak (a close call waits {WAIT_MS[a.voiced_ms]} ms "
           f"after it); ring input {a.ring_input}; margins {margins}; ring threshold {a.ring_threshold}; "
           f"max delayed {a.max_delayed}")
-    table(b, so, sr, sources, margins, ring_alone=a.ring_threshold == "alone", max_delayed=a.max_delayed)
+    table(b, so, sr, sources, margins, ring_threshold=a.ring_threshold, max_delayed=a.max_delayed)
 
 
 if __name__ == "__main__":
