@@ -13,7 +13,9 @@ p50 over all claps, p50 / p95 of the close calls (which waited for their ring) a
 Usage: .venv/bin/python benchmarks/clap_ring_stream.py --cache /tmp/claps20/PATCH.npz
        --tree-folds /tmp/claps20/TREES.json --out /tmp/claps22 [--max-delayed 0.25]
        [--offsets 0,517] [--kinds white,pink,babble,speech] [--snrs 0,5,10] [--no-curve] [--shipped [--speed CLIP]]
-  --out: the folder ``clap_ring_wait.py --voiced-ms 130`` filled (RING_130.json, SCORES_130.npz).
+       [--ring-input late_db|late_floor_db|late_above_db] [--ring-threshold alone|today]
+  --out: the folder ``clap_ring_wait.py --voiced-ms 130 [--ring-input ...]`` filled (RING_130[_<input>].json,
+  SCORES_130[_<input>].npz).
 """
 from __future__ import annotations
 
@@ -28,6 +30,10 @@ import numpy as np
 from _reference import SHARED_DATA
 
 
+def _tag(args: argparse.Namespace) -> str:
+    return "130" if args.ring_input == "late_db" else f"130_{args.ring_input}"
+
+
 def choices(args: argparse.Namespace, sources: list[str]) -> dict[str, tuple[float, float, float]]:
     """Per source: today's threshold, the ring's threshold and the margin, nested."""
     from sensekit.evaluation.audio import clap_folds as cf
@@ -35,9 +41,10 @@ def choices(args: argparse.Namespace, sources: list[str]) -> dict[str, tuple[flo
     from sensekit.evaluation.audio import clap_training as ct
 
     b = ct.collect_cached(SHARED_DATA, args.cache, patches=True)
-    z = np.load(args.out / "SCORES_130.npz")
+    z = np.load(args.out / f"SCORES_{_tag(args)}.npz")
     so, sr = {s: z[f"o_{s}"] for s in sources}, {s: z[f"r_{s}"] for s in sources}
-    T, Tr = cf.nested_thresholds(b, so), cf.nested_thresholds(b, sr)
+    T = cf.nested_thresholds(b, so)
+    Tr = dict(T) if args.ring_threshold == "today" else cf.nested_thresholds(b, sr)
     w = rw.nested_waits(b, so, sr, T, ring_thresholds=Tr, max_delayed=args.max_delayed)
     return {s: (T[s], w[s][1], w[s][0]) for s in sources}
 
@@ -54,17 +61,18 @@ def shipped(args: argparse.Namespace, sources: list[str]) -> None:
     from sensekit.evaluation.audio.evaluate import evaluate, format_table
 
     b = ct.collect_cached(SHARED_DATA, args.cache, patches=True)
-    z = np.load(args.out / "SCORES_130.npz")
+    z = np.load(args.out / f"SCORES_{_tag(args)}.npz")
     so, sr = {s: z[f"o_{s}"] for s in sources}, {s: z[f"r_{s}"] for s in sources}
     t_ring = cf.choose_threshold(b, sr)
     margin, _, _ = rw.choose_wait(b, so, sr, THRESHOLD, ring_thresholds=np.array([t_ring]),
                                   max_delayed=args.max_delayed)
-    path = args.out / "RING_130_all.json"
+    path = args.out / f"RING_{_tag(args)}_all.json"
     if not path.is_file():
+        from clap_ring_wait import ring_column
         E = np.load(args.out / "EXTRA.npz")["E"]
         v = np.load(args.out / "VOICED130.npz")["v"]
         train = b.variant != ct.SPEECH0
-        Xn = np.column_stack([b.X, E[:, 0], v])
+        Xn = np.column_stack([b.X, ring_column(E, args.ring_input), v])
         keep = ct.Bursts(Xn[train], b.y[train], b.source[train], b.background[train], b.variant[train],
                          b.clip[train], b.onsets, b.labels)
         path.write_text(json.dumps(ct.train(keep)))
@@ -73,7 +81,7 @@ def shipped(args: argparse.Namespace, sources: list[str]) -> None:
 
     def make() -> Any:
         det = RingWaitDetector(model=MODEL, threshold=THRESHOLD, ring_model=ring, ring_threshold=t_ring,
-                               margin=margin, wait_ms=130.0)
+                               margin=margin, wait_ms=130.0, ring=args.ring_input)
         made.append(det)
         return det
     print(f"shipped trees at {THRESHOLD:g}; ring trees (every source) at {t_ring:g}; margin {margin:g}")
@@ -102,7 +110,7 @@ def speed(args: argparse.Namespace, ring: Any, t_ring: float, margin: float) -> 
     for _ in range(5):
         for mode in best:
             det = ClapDetector() if mode == "today" else RingWaitDetector(
-                ring_model=ring, ring_threshold=t_ring, margin=margin, wait_ms=130.0)
+                ring_model=ring, ring_threshold=t_ring, margin=margin, wait_ms=130.0, ring=args.ring_input)
             t0 = time.process_time()
             for k, i in enumerate(range(0, len(x), 512)):
                 det.process(x[i:i + 512], i / rate, rate, index=k)
@@ -167,6 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kinds", default="white,pink,babble,speech")
     ap.add_argument("--snrs", default="0,5,10")
     ap.add_argument("--no-curve", action="store_true")
+    ap.add_argument("--ring-threshold", choices=("alone", "today"), default="alone",
+                    help="the ring trees at their own nested threshold, or at today's trees' (held out)")
+    ap.add_argument("--ring-input", choices=("late_db", "late_floor_db", "late_above_db"), default="late_db",
+                    help="how the ring is measured (clap_ring_stream.RING_INPUTS)")
     ap.add_argument("--sources", default="")
     ap.add_argument("--speed", type=Path, default=None,
                     help="with --shipped: time the clap stage on this clip too (the dense laughter clip)")
@@ -182,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.shipped:
         shipped(args, sorted(trees))
         return 0
-    ring = json.loads((args.out / "RING_130.json").read_text())
+    ring = json.loads((args.out / f"RING_{_tag(args)}.json").read_text())
     sources = sorted(trees) if not args.sources else args.sources.split(",")
     ch = choices(args, sorted(trees))
     print("per source: today's threshold, the ring's threshold, the margin (nested): "
@@ -195,7 +207,8 @@ def main(argv: list[str] | None = None) -> int:
 
             def make() -> Any:
                 det = RingWaitDetector(model=trees[s], threshold=t, ring_model=ring[s], ring_threshold=r,
-                                       margin=m if mode == "wait" else 0.0, wait_ms=130.0, noise_route=False)
+                                       margin=m if mode == "wait" else 0.0, wait_ms=130.0, noise_route=False,
+                                       ring=args.ring_input)
                 made[mode].append(det)
                 return det
             return make

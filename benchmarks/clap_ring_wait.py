@@ -11,11 +11,13 @@ and false bursts of today's trees, the refit trees alone and the two-stage decis
 copy but ``sp0``, on the recordings, and under one speaker at 0 dB (``sp0``).
 
 Usage: .venv/bin/python benchmarks/clap_ring_wait.py --cache BURSTS.npz --tree-folds T.json
-       --out DIR [--voiced-ms 200|130] [--margins 0,0.5,1,...] [--ring-threshold nested|alone]
-       [--max-delayed 0.5]
+       --out DIR [--voiced-ms 200|130] [--margins 0,0.5,1,...] [--ring-threshold nested|alone|today]
+       [--max-delayed 0.5] [--ring-input late_db|late_floor_db|late_above_db]
   BURSTS.npz, T.json: the seventeenth pass's cache and folds (/tmp/claps20/PATCH.npz, TREES.json).
   DIR keeps EXTRA.npz (``clap_ring_look.py``'s eight inputs; copied there to skip ~70 s),
-  VOICED130.npz, the refit folds RING_<ms>.json and the scores SCORES_<ms>.npz between runs.
+  VOICED130.npz, the refit folds RING_<ms>[_<input>].json and the scores SCORES_<ms>[_<input>].npz
+  between runs. --ring-input (the twenty-first pass): the ring measured against the peak (late_db,
+  the nineteenth pass's), against the floor before the burst, or its excess over that floor.
 """
 from __future__ import annotations
 
@@ -32,8 +34,19 @@ from clap_ring_look import _voiced, extra_inputs, subset
 from sensekit.evaluation.audio import clap_folds as cf
 from sensekit.evaluation.audio import clap_ring_wait as rw
 from sensekit.evaluation.audio import clap_training as ct
+from sensekit.evaluation.audio.clap_ring_stream import RING_INPUTS, ring_level
 
 WAIT_MS = {200: 200, 130: 130}   # the signal a close call needs after its peak
+
+
+def ring_tag(voiced_ms: int, ring: str) -> str:
+    """The suffix of the refit folds and scores of a voicing span and ring input."""
+    return str(voiced_ms) if ring == "late_db" else f"{voiced_ms}_{ring}"
+
+
+def ring_column(E: np.ndarray, ring: str) -> np.ndarray:
+    """The ring input ``ring`` of every burst, from ``EXTRA.npz``'s ``late_db`` and ``late_floor_db``."""
+    return np.array([ring_level(float(a), float(b), ring) for a, b in E[:, :2]])
 
 
 def voiced_130(cache: Path, out: Path) -> np.ndarray:
@@ -89,10 +102,11 @@ def f1(tp: int, fp: int, n: int) -> str:
 
 
 def table(b: ct.Bursts, so: dict[str, np.ndarray], sr: dict[str, np.ndarray], sources: list[str],
-          margins: tuple[float, ...], *, ring_alone: bool, max_delayed: float) -> None:
+          margins: tuple[float, ...], *, ring_threshold: str, max_delayed: float) -> None:
     T = cf.nested_thresholds(b, so)
-    Tr = cf.nested_thresholds(b, sr)
-    wait = rw.nested_waits(b, so, sr, T, margins=margins, ring_thresholds=Tr if ring_alone else None,
+    Tr = dict(T) if ring_threshold == "today" else cf.nested_thresholds(b, sr)
+    wait = rw.nested_waits(b, so, sr, T, margins=margins,
+                           ring_thresholds=None if ring_threshold == "nested" else Tr,
                            max_delayed=max_delayed)
     y = b.y
     print("\n| held out | T / T_ring alone / margin, T_ring | close calls (of bursts) "
@@ -140,8 +154,10 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--voiced-ms", type=int, choices=sorted(WAIT_MS), default=200)
     ap.add_argument("--margins", default=",".join(f"{u:g}" for u in rw.MARGINS))
-    ap.add_argument("--ring-threshold", choices=("nested", "alone"), default="nested",
-                    help="nested: chosen with the margin; alone: the ring trees' own nested threshold")
+    ap.add_argument("--ring-threshold", choices=("nested", "alone", "today"), default="nested",
+                    help="nested: chosen with the margin; alone: the ring trees' own nested threshold; "
+                         "today: today's trees' nested threshold")
+    ap.add_argument("--ring-input", choices=RING_INPUTS, default="late_db")
     ap.add_argument("--max-delayed", type=float, default=1.0,
                     help="margins delaying more of the other sources' found claps are not considered")
     a = ap.parse_args()
@@ -153,12 +169,13 @@ def main() -> None:
     b = ct.collect_cached(SHARED_DATA, a.cache, patches=True)
     old = json.loads(a.tree_folds.read_text())["models"]
     sources = sorted(old)
-    Xn = np.column_stack([b.X, E[:, 0], voiced])
-    so, sr = fold_scores(b, Xn, old, sources, a.out, str(a.voiced_ms))
+    Xn = np.column_stack([b.X, ring_column(E, a.ring_input), voiced])
+    so, sr = fold_scores(b, Xn, old, sources, a.out, ring_tag(a.voiced_ms, a.ring_input))
     margins = tuple(float(v) for v in a.margins.split(","))
     print(f"# voicing 50-{a.voiced_ms} ms after the peak (a close call waits {WAIT_MS[a.voiced_ms]} ms "
-          f"after it); margins {margins}; ring threshold {a.ring_threshold}; max delayed {a.max_delayed}")
-    table(b, so, sr, sources, margins, ring_alone=a.ring_threshold == "alone", max_delayed=a.max_delayed)
+          f"after it); ring input {a.ring_input}; margins {margins}; ring threshold {a.ring_threshold}; "
+          f"max delayed {a.max_delayed}")
+    table(b, so, sr, sources, margins, ring_threshold=a.ring_threshold, max_delayed=a.max_delayed)
 
 
 if __name__ == "__main__":

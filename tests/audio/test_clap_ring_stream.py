@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from sensekit.audio.clap import ClapDetector
-from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector, ring_inputs
+from sensekit.evaluation.audio.clap_ring_stream import (
+    ABOVE_FLOOR_MIN_DB,
+    RingWaitDetector,
+    ring_inputs,
+    ring_level,
+)
 from sensekit.evaluation.audio.evaluate import read_clips, read_wav
 from tests.audio.helpers import add_at, clap_burst, noise_floor, tone
 
@@ -36,6 +41,38 @@ def test_ring_inputs_of_a_clap_and_of_a_voice() -> None:
     y[p + rate // 40: p + rate // 5] += tone(0.175, rate, 150.0, amp=0.1)[: rate // 5 - rate // 40]
     late_y, voiced_y = ring_inputs(y, p, rate)
     assert late_y > late_db + 20.0 and voiced_y > 0.9 > voiced + 0.3   # a voice goes on after it
+
+
+def test_ring_against_the_floor_ignores_steady_noise() -> None:
+    """Under steady noise late_db measures the noise (the twenty-first pass); the ring against the
+    floor before the burst, or its excess over that floor, does not."""
+    rate = 16000
+    quiet = noise_floor(1.0, rate, dbfs=-70.0)
+    add_at(quiet, clap_burst(rate), 0.3, rate)
+    p = int(np.argmax(np.abs(quiet)))
+    noisy = quiet + np.random.default_rng(20).normal(0.0, 0.01, len(quiet)).astype(np.float32)
+    assert int(np.argmax(np.abs(noisy))) == p
+    q = {k: ring_inputs(quiet, p, rate, ring=k)[0] for k in ("late_db", "late_floor_db", "late_above_db")}
+    n = {k: ring_inputs(noisy, p, rate, ring=k)[0] for k in q}
+    assert n["late_db"] > q["late_db"] + 20.0                # the noise, read as ring
+    assert abs(n["late_floor_db"]) < 1.0                     # no more than the floor before it
+    assert n["late_above_db"] < -40.0                        # nothing above that floor
+    y = noisy.copy()                                         # a voice after the clap, in the same noise
+    y[p + rate // 40: p + rate // 5] += tone(0.175, rate, 150.0, amp=0.1)[: rate // 5 - rate // 40]
+    assert ring_inputs(y, p, rate, ring="late_floor_db")[0] > 15.0
+    assert ring_inputs(y, p, rate, ring="late_above_db")[0] > n["late_above_db"] + 20.0
+
+
+def test_ring_level_from_the_two_powers() -> None:
+    assert ring_level(-30.0, 5.0, "late_db") == -30.0 and ring_level(-30.0, 5.0, "late_floor_db") == 5.0
+    # late 10^-3 of the peak, floor 10^-3.5: the excess is 10^-3 - 10^-3.5
+    assert ring_level(-30.0, 5.0, "late_above_db") == pytest.approx(10 * np.log10(1e-3 - 10 ** -3.5))
+    assert ring_level(-30.0, -2.0, "late_above_db") == ABOVE_FLOOR_MIN_DB   # under the floor
+    assert np.isnan(ring_level(float("nan"), 5.0, "late_above_db"))
+    with pytest.raises(ValueError, match="ring input 'late'"):
+        ring_level(-30.0, 5.0, "late")
+    with pytest.raises(ValueError, match="ring input 'late'"):
+        RingWaitDetector(ring_model=RING, ring_threshold=0.0, margin=1.0, ring="late")
 
 
 def test_margin_zero_is_todays_detector(shared_data) -> None:

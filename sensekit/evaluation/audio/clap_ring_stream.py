@@ -29,7 +29,31 @@ from sensekit.audio.clap_features import BurstFeatures, Model, clap_score
 from sensekit.audio.level import db_to_level
 from sensekit.events import Clap
 
-__all__ = ["RingWaitDetector", "ring_inputs"]
+__all__ = ["RING_INPUTS", "RingWaitDetector", "ring_inputs", "ring_level"]
+
+#: how the ring's power 30-80 ms after the peak is measured (the twenty-first pass): against the 1 ms
+#: peak (``late_db``, the nineteenth pass's), against the floor 35-10 ms before the peak
+#: (``late_floor_db``), or its excess over that floor against the peak (``late_above_db``)
+RING_INPUTS = ("late_db", "late_floor_db", "late_above_db")
+#: ``late_above_db`` of a ring no stronger than the floor before the burst
+ABOVE_FLOOR_MIN_DB = -60.0
+
+
+def ring_level(late_db: float, late_floor_db: float, kind: str) -> float:
+    """The ring input ``kind`` (``RING_INPUTS``) from ``late_db`` (ring power over the peak's, dB)
+    and ``late_floor_db`` (ring power over the floor's before the burst, dB). ``late_above_db`` is
+    ``10 log10((late - floor) / peak)``, at least ``ABOVE_FLOOR_MIN_DB``: the ring less the floor's
+    share, so steady noise does not count as ring."""
+    if kind == "late_db":
+        return late_db
+    if kind == "late_floor_db":
+        return late_floor_db
+    if kind != "late_above_db":
+        raise ValueError(f"ring input {kind!r} is not one of {RING_INPUTS}")
+    if math.isnan(late_db) or math.isnan(late_floor_db):
+        return float("nan")
+    excess = 10.0 ** (late_db / 10.0) - 10.0 ** ((late_db - late_floor_db) / 10.0)
+    return max(ABOVE_FLOOR_MIN_DB, 10.0 * math.log10(excess)) if excess > 0 else ABOVE_FLOOR_MIN_DB
 
 
 def _power(x: np.ndarray, a: int, b: int) -> float:
@@ -54,22 +78,32 @@ def _voiced(x: np.ndarray, a: int, b: int, rate: int) -> float:
     return float(np.max(ac[lo:hi] / (ac[0] * (n - lag) / n)))
 
 
-def ring_inputs(x: np.ndarray, p: int, rate: int, *, voiced_ms: float = 130.0) -> tuple[float, float]:
-    """``late_db`` and ``voiced_after`` of the burst peaking at ``x[p]``, as they were trained."""
+def _db(a: float, b: float) -> float:
+    return 10.0 * math.log10((a + 1e-20) / (b + 1e-20))
+
+
+def ring_inputs(x: np.ndarray, p: int, rate: int, *, voiced_ms: float = 130.0,
+                ring: str = "late_db") -> tuple[float, float]:
+    """The ring input ``ring`` (``ring_level``) and ``voiced_after`` of the burst peaking at
+    ``x[p]``, as they were trained (``benchmarks/clap_ring_look.py``'s powers)."""
     def ms(v: float) -> int:
         return round(v * rate / 1000.0)
 
     pk, late = _power(x, p - ms(0.5), p + ms(0.5)), _power(x, p + ms(30), p + ms(80))
-    late_db = 10.0 * math.log10((late + 1e-20) / (pk + 1e-20))
-    return late_db, _voiced(x, p + ms(50), p + ms(voiced_ms), rate)
+    pre = _power(x, p - ms(35), p - ms(10))
+    level = ring_level(_db(late, pk), _db(late, pre), ring)
+    return level, _voiced(x, p + ms(50), p + ms(voiced_ms), rate)
 
 
 class RingWaitDetector(ClapDetector):
     """Today's detector, with the close calls decided by the ring's trees after ``wait_ms``."""
 
     def __init__(self, *, ring_model: Model, ring_threshold: float, margin: float,
-                 wait_ms: float = 130.0, **kw: Any) -> None:
+                 wait_ms: float = 130.0, ring: str = "late_db", **kw: Any) -> None:
+        if ring not in RING_INPUTS:
+            raise ValueError(f"ring input {ring!r} is not one of {RING_INPUTS}")
         self._ring_model, self._ring_threshold = ring_model, float(ring_threshold)
+        self._ring = ring
         self._margin, self._wait_ms = float(margin), float(wait_ms)
         self._held: dict[int, bool] = {}
         self._scored: dict[int, tuple[tuple[float, ...], bool, float, bool]] = {}
@@ -151,9 +185,9 @@ class RingWaitDetector(ClapDetector):
         if close:                 # the ring's trees, shifted onto today's threshold
             self.close_calls += 1
             rate = self._meter.rate
-            late_db, voiced = ring_inputs(self._buf, p - self._b0, rate,
-                                          voiced_ms=self._wait_ms)
-            ring = clap_score(np.asarray((*vals[1:], late_db, voiced)), self._ring_model)
+            level, voiced = ring_inputs(self._buf, p - self._b0, rate, voiced_ms=self._wait_ms,
+                                        ring=self._ring)
+            ring = clap_score(np.asarray((*vals[1:], level, voiced)), self._ring_model)
             score = ring - self._ring_threshold + self.threshold
         t0, rate = self._t0 or 0.0, self._meter.rate
         t_onset = t0 + onset / rate
