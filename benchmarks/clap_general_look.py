@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 from _reference import SHARED_DATA
+from clap_ring_look import collect_checked, kinds_of
 from scipy.signal import resample_poly
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
@@ -109,10 +110,8 @@ def mels(cache: Path, keep: np.ndarray, out: Path) -> dict[str, np.ndarray]:
     got: dict[str, list[np.ndarray]] = {k: [] for k in WINDOWS}
     idx: list[int] = []
     count = [0]
-    plain = ct.judged_bursts
 
-    def judged(x: np.ndarray, rate: int, *, block: int = 4096) -> list[Any]:
-        feats = plain(x, rate, block=block)
+    def seen(x: np.ndarray, rate: int, feats: list[Any]) -> None:
         y = np.asarray(x, np.float64)
         for f in feats:
             i = count[0]
@@ -121,16 +120,8 @@ def mels(cache: Path, keep: np.ndarray, out: Path) -> dict[str, np.ndarray]:
                 idx.append(i)
                 for k, w in WINDOWS.items():
                     got[k].append(log_mel(y, rate, round(f.t_peak * rate), w))
-        return feats
 
-    ct.judged_bursts = judged
-    try:
-        b = ct.collect(SHARED_DATA, augment=(*ct.AUGMENTATIONS, ct.SPEECH0))
-    finally:
-        ct.judged_bursts = plain
-    X = np.load(cache)["X"]
-    if X.shape != b.X.shape or not np.allclose(np.nan_to_num(X), np.nan_to_num(b.X)):
-        raise SystemExit(f"{cache}: its bursts are not collect()'s of today; rebuild it")
+    collect_checked(cache, seen)
     res = {"idx": np.array(idx), **{k: np.stack(v) for k, v in got.items()}}
     np.savez(out, **res)
     return res
@@ -179,20 +170,6 @@ def call_cost(net: Any) -> None:
 
 def _lr(C: float = 0.05) -> Any:
     return make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=3000, class_weight="balanced"))
-
-
-def kinds_of(b: ct.Bursts, close: np.ndarray) -> np.ndarray:
-    kind = np.full(len(b.y), "", dtype=object)
-    for i in np.flatnonzero(close):
-        lab = b.labels[b.clip[i]]
-        if b.y[i] == 1:
-            kind[i] = "clap"
-        elif lab == "clap":
-            mix = " (speech/mix)" if b.variant[i] in ("sp0", "mix0", "mix6") else ""
-            kind[i] = f"{b.source[i]}: non-clap in clap clip{mix}"
-        else:
-            kind[i] = f"{b.source[i]}: {lab}"
-    return kind
 
 
 def held_out(F: np.ndarray, y: np.ndarray, src: np.ndarray, close: np.ndarray, sources: list[str]) -> np.ndarray:

@@ -21,6 +21,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -96,15 +97,14 @@ def burst_inputs(y: np.ndarray, rate: int, feats: list[Any]) -> list[tuple[float
     return out
 
 
-def extra_inputs(cache: Path, out: Path) -> np.ndarray:
-    """The eight inputs of every burst of ``collect`` (kept in ``out``), checked against ``cache``'s rows."""
-    if out.is_file():
-        return np.asarray(np.load(out)["E"])
+def collect_checked(cache: Path, seen: Callable[[np.ndarray, int, list[Any]], None]) -> ct.Bursts:
+    """``collect``'s bursts (every copy, ``sp0`` too) with ``seen(audio, rate, bursts)`` called on each
+    judged stretch of audio in burst order; stops when they are not ``cache``'s rows."""
     plain = ct.judged_bursts
 
     def judged(x: np.ndarray, rate: int, *, block: int = 4096) -> list[Any]:
         feats = plain(x, rate, block=block)
-        _EXTRA.extend(burst_inputs(np.asarray(x, np.float64), rate, feats))
+        seen(x, rate, feats)
         return feats
 
     ct.judged_bursts = judged
@@ -115,6 +115,14 @@ def extra_inputs(cache: Path, out: Path) -> np.ndarray:
     X = np.load(cache)["X"]
     if X.shape != b.X.shape or not np.allclose(np.nan_to_num(X), np.nan_to_num(b.X)):
         raise SystemExit(f"{cache}: its bursts are not collect()'s of today; rebuild it")
+    return b
+
+
+def extra_inputs(cache: Path, out: Path) -> np.ndarray:
+    """The eight inputs of every burst of ``collect`` (kept in ``out``), checked against ``cache``'s rows."""
+    if out.is_file():
+        return np.asarray(np.load(out)["E"])
+    collect_checked(cache, lambda x, rate, feats: _EXTRA.extend(burst_inputs(np.asarray(x, np.float64), rate, feats)))
     E = np.array(_EXTRA)
     np.savez(out, E=E, names=np.array(NAMES))
     return E
