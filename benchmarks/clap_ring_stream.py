@@ -13,7 +13,7 @@ p50 over all claps, p50 / p95 of the close calls (which waited for their ring) a
 Usage: .venv/bin/python benchmarks/clap_ring_stream.py --cache /tmp/claps20/PATCH.npz
        --tree-folds /tmp/claps20/TREES.json --out /tmp/claps22 [--max-delayed 0.25]
        [--offsets 0,517] [--kinds white,pink,babble,speech] [--snrs 0,5,10] [--no-curve] [--shipped [--speed CLIP]]
-       [--ring-input late_db|late_floor_db|late_above_db] [--ring-threshold alone|today]
+       [--ring-input late_db|late_floor_db|late_above_db] [--ring-threshold alone|today] [--latency-slack 1]
   --out: the folder ``clap_ring_wait.py --voiced-ms 130 [--ring-input ...]`` filled (RING_130[_<input>].json,
   SCORES_130[_<input>].npz).
 """
@@ -34,8 +34,37 @@ def _tag(args: argparse.Namespace) -> str:
     return "130" if args.ring_input == "late_db" else f"130_{args.ring_input}"
 
 
-def choices(args: argparse.Namespace, sources: list[str]) -> dict[str, tuple[float, float, float]]:
-    """Per source: today's threshold, the ring's threshold and the margin, nested."""
+def today_delays(args: argparse.Namespace, sources: list[str], trees: dict[str, Any],
+                 T: dict[str, float]) -> dict[str, np.ndarray]:
+    """Per source: today's decision delays (ms) of the claps its fold's detector emits on its clips at
+    ``--offsets`` (kept in ``--out``/DELAYS_today_<offsets>.json): the latency the nested cap is chosen on."""
+    from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
+    from sensekit.evaluation.audio.evaluate import evaluate
+
+    path = args.out / f"DELAYS_today_{args.offsets.replace(',', '_')}.json"
+    if path.is_file():
+        return {s: np.asarray(v, np.float64) for s, v in json.loads(path.read_text()).items()}
+    out: dict[str, list[float]] = {}
+    for s in sources:
+        made: list[Any] = []
+
+        def make(s: str = s) -> Any:
+            det = RingWaitDetector(model=trees[s], threshold=T[s], ring_model=trees[s], ring_threshold=T[s],
+                                   margin=0.0, noise_route=False)
+            made.append(det)
+            return det
+        for off in [int(v) for v in args.offsets.split(",")]:
+            evaluate(SHARED_DATA, block=args.block, offset=off, book=False, only_sources=[s], make=make)
+        out[s] = [(e - t) * 1000.0 for det in made for t, e, _ in det.decisions]
+    path.write_text(json.dumps(out))
+    return {s: np.asarray(v, np.float64) for s, v in out.items()}
+
+
+def choices(args: argparse.Namespace, sources: list[str],
+            trees: dict[str, Any]) -> dict[str, tuple[float, float, float]]:
+    """Per source: today's threshold, the ring's threshold and the margin, nested. With
+    ``--latency-slack`` the cap on delayed claps is each source's ``clap_ring_wait.latency_caps``:
+    from today's streamed delays of the other sources, on their recordings (not ``--max-delayed``)."""
     from sensekit.evaluation.audio import clap_folds as cf
     from sensekit.evaluation.audio import clap_ring_wait as rw
     from sensekit.evaluation.audio import clap_training as ct
@@ -45,7 +74,15 @@ def choices(args: argparse.Namespace, sources: list[str]) -> dict[str, tuple[flo
     so, sr = {s: z[f"o_{s}"] for s in sources}, {s: z[f"r_{s}"] for s in sources}
     T = cf.nested_thresholds(b, so)
     Tr = dict(T) if args.ring_threshold == "today" else cf.nested_thresholds(b, sr)
-    w = rw.nested_waits(b, so, sr, T, ring_thresholds=Tr, max_delayed=args.max_delayed)
+    caps = None
+    if args.latency_slack is not None:
+        d = today_delays(args, sources, trees, T)
+        caps = rw.latency_caps(d, args.latency_slack)
+        print("today's p50 decision delay of the other sources / nested cap on delayed claps (recordings): "
+              + "; ".join(f"{s} {np.percentile(np.concatenate([d[o] for o in d if o != s]), 50):.1f} ms"
+                          f" / {caps[s]:.3f}" for s in sources), flush=True)
+    w = rw.nested_waits(b, so, sr, T, ring_thresholds=Tr,
+                        max_delayed=1.0 if caps is not None else args.max_delayed, max_recorded=caps)
     return {s: (T[s], w[s][1], w[s][0]) for s in sources}
 
 
@@ -63,9 +100,17 @@ def shipped(args: argparse.Namespace, sources: list[str]) -> None:
     b = ct.collect_cached(SHARED_DATA, args.cache, patches=True)
     z = np.load(args.out / f"SCORES_{_tag(args)}.npz")
     so, sr = {s: z[f"o_{s}"] for s in sources}, {s: z[f"r_{s}"] for s in sources}
-    t_ring = cf.choose_threshold(b, sr)
+    t_ring = THRESHOLD if args.ring_threshold == "today" else cf.choose_threshold(b, sr)
+    cap = 1.0
+    if args.latency_slack is not None:   # every source's delays (today's folds, streamed held out)
+        path = args.out / f"DELAYS_today_{args.offsets.replace(',', '_')}.json"
+        if not path.is_file():
+            raise SystemExit(f"{path} is absent: run the held-out stream with --latency-slack first")
+        cap = rw.latency_cap(np.concatenate([np.asarray(v, np.float64) for v in json.loads(path.read_text()).values()]),
+                             args.latency_slack)
+        print(f"cap on delayed claps (recordings, every source): {cap:.3f}")
     margin, _, _ = rw.choose_wait(b, so, sr, THRESHOLD, ring_thresholds=np.array([t_ring]),
-                                  max_delayed=args.max_delayed)
+                                  max_delayed=1.0 if cap < 1.0 else args.max_delayed, max_recorded=cap)
     path = args.out / f"RING_{_tag(args)}_all.json"
     if not path.is_file():
         from clap_ring_wait import ring_column
@@ -169,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree-folds", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--max-delayed", type=float, default=0.25)
+    ap.add_argument("--latency-slack", type=float, default=None,
+                    help="the cap on delayed claps nested from the latency: the largest share on the other "
+                         "sources' recordings that keeps their p50 decision delay within this many ms of today's")
     ap.add_argument("--block", type=int, default=512)
     ap.add_argument("--offsets", default="0")
     ap.add_argument("--curve-offsets", default="0")
@@ -196,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     ring = json.loads((args.out / f"RING_{_tag(args)}.json").read_text())
     sources = sorted(trees) if not args.sources else args.sources.split(",")
-    ch = choices(args, sorted(trees))
+    ch = choices(args, sorted(trees), trees)
     print("per source: today's threshold, the ring's threshold, the margin (nested): "
           + "; ".join(f"{s} {t:g}, {r:g}, {m:g}" for s, (t, r, m) in ch.items()), flush=True)
     made: dict[str, list[Any]] = {"today": [], "wait": []}

@@ -13,6 +13,7 @@ copy but ``sp0``, on the recordings, and under one speaker at 0 dB (``sp0``).
 Usage: .venv/bin/python benchmarks/clap_ring_wait.py --cache BURSTS.npz --tree-folds T.json
        --out DIR [--voiced-ms 200|130] [--margins 0,0.5,1,...] [--ring-threshold nested|alone|today]
        [--max-delayed 0.5] [--ring-input late_db|late_floor_db|late_above_db]
+       [--latency-slack 1 --delays DIR/DELAYS_today_0_517.json]
   BURSTS.npz, T.json: the seventeenth pass's cache and folds (/tmp/claps20/PATCH.npz, TREES.json).
   DIR keeps EXTRA.npz (``clap_ring_look.py``'s eight inputs; copied there to skip ~70 s),
   VOICED130.npz, the refit folds RING_<ms>[_<input>].json and the scores SCORES_<ms>[_<input>].npz
@@ -102,12 +103,13 @@ def f1(tp: int, fp: int, n: int) -> str:
 
 
 def table(b: ct.Bursts, so: dict[str, np.ndarray], sr: dict[str, np.ndarray], sources: list[str],
-          margins: tuple[float, ...], *, ring_threshold: str, max_delayed: float) -> None:
+          margins: tuple[float, ...], *, ring_threshold: str, max_delayed: float,
+          max_recorded: dict[str, float] | None = None) -> None:
     T = cf.nested_thresholds(b, so)
     Tr = dict(T) if ring_threshold == "today" else cf.nested_thresholds(b, sr)
     wait = rw.nested_waits(b, so, sr, T, margins=margins,
                            ring_thresholds=None if ring_threshold == "nested" else Tr,
-                           max_delayed=max_delayed)
+                           max_delayed=max_delayed, max_recorded=max_recorded)
     y = b.y
     print("\n| held out | T / T_ring alone / margin, T_ring | close calls (of bursts) "
           "| claps found: today / ring alone / wait (of) | false bursts: today / ring alone / wait "
@@ -160,6 +162,11 @@ def main() -> None:
     ap.add_argument("--ring-input", choices=RING_INPUTS, default="late_db")
     ap.add_argument("--max-delayed", type=float, default=1.0,
                     help="margins delaying more of the other sources' found claps are not considered")
+    ap.add_argument("--latency-slack", type=float, default=None,
+                    help="the twenty-second pass: the cap on delayed claps of each held-out source nested from "
+                         "today's streamed decision delays of the other sources (--delays) on their recordings")
+    ap.add_argument("--delays", type=Path, default=None,
+                    help="today's decision delays per source, ms (clap_ring_stream.py's DELAYS_today_*.json)")
     a = ap.parse_args()
     if not SHARED_DATA.is_dir():
         raise SystemExit(f"{SHARED_DATA} is absent: this pass needs the real clips")
@@ -175,7 +182,16 @@ def main() -> None:
     print(f"# voicing 50-{a.voiced_ms} ms after the peak (a close call waits {WAIT_MS[a.voiced_ms]} ms "
           f"after it); ring input {a.ring_input}; margins {margins}; ring threshold {a.ring_threshold}; "
           f"max delayed {a.max_delayed}")
-    table(b, so, sr, sources, margins, ring_threshold=a.ring_threshold, max_delayed=a.max_delayed)
+    caps = None
+    if a.latency_slack is not None:
+        if a.delays is None or not a.delays.is_file():
+            raise SystemExit("--latency-slack needs --delays, today's streamed decision delays "
+                             "(benchmarks/clap_ring_stream.py --latency-slack writes them)")
+        d = {s: np.asarray(v, np.float64) for s, v in json.loads(a.delays.read_text()).items()}
+        caps = rw.latency_caps(d, a.latency_slack)
+        print("# nested caps on delayed claps (recordings): " + "; ".join(f"{s} {caps[s]:.3f}" for s in sources))
+    table(b, so, sr, sources, margins, ring_threshold=a.ring_threshold,
+          max_delayed=1.0 if caps is not None else a.max_delayed, max_recorded=caps)
 
 
 if __name__ == "__main__":

@@ -65,3 +65,53 @@ def test_nested_waits_never_read_the_held_out_source() -> None:
     moved = {s: v.copy() for s, v in ring.items()}
     moved["a"][b.source == "a"] = 50.0               # source a's own ring scores change...
     assert rw.nested_waits(b, trees, moved, grid, ring_thresholds=grid)["a"] == (3.0, 0.0)   # ...not its choice
+
+
+def test_the_p50_after_a_share_waits() -> None:
+    d = np.arange(100.0)                              # today's delays 0..99 ms: p50 49.5
+    assert rw.p50_after_wait(d, 0.0) == 49.5
+    # a fifth waits and comes out after every other: the median is today's 62.5th percentile
+    assert rw.p50_after_wait(d, 0.2) == np.percentile(d, 62.5) == 61.875
+    assert rw.p50_after_wait(d, 0.5) == math.inf      # the median clap itself waits
+    try:
+        rw.p50_after_wait(np.array([]), 0.1)
+    except ValueError as e:
+        assert "no decision delays" in str(e)
+    else:
+        raise AssertionError("an empty list of delays must be refused")
+
+
+def test_latency_cap_is_the_largest_share_within_the_slack() -> None:
+    d = np.array([40.0] * 60 + [45.0] * 40)           # p50 40 ms; the 60th clap on is 5 ms later
+    # p50 <= 41 while 99 q <= 59.2 (q = 0.5 / (1 - f)): f <= 0.1638..., on the grid 0.163
+    cap = rw.latency_cap(d, 1.0)
+    assert cap == 0.163
+    assert rw.p50_after_wait(d, cap) <= 41.0 < rw.p50_after_wait(d, cap + 0.001)
+    assert rw.latency_cap(d, 0.0) == 0.161            # 99 q <= 59: f <= 0.1610...
+    assert rw.latency_cap(d, 10.0) == 0.499           # a slack past every delay: all but the median
+
+
+def test_latency_caps_never_read_the_source_they_are_for() -> None:
+    d = {"a": np.full(50, 40.0), "b": np.array([40.0] * 60 + [45.0] * 40), "c": np.full(30, 40.0)}
+    caps = rw.latency_caps(d, 1.0)
+    assert caps["a"] == rw.latency_cap(np.concatenate([d["b"], d["c"]]), 1.0)
+    moved = dict(d, a=np.full(50, 400.0))             # source a's own delays change...
+    assert rw.latency_caps(moved, 1.0)["a"] == caps["a"]   # ...not its cap
+    assert rw.latency_caps(moved, 1.0)["c"] != caps["c"]
+
+
+def test_recorded_share_and_its_cap() -> None:
+    b, trees, ring = _bursts()
+    one = ({"b": trees["b"]}, {"b": ring["b"]})
+    # on b's recording, margin 3 accepts 3 bursts of which the missed clap waited; inf: all 3 waited
+    share = rw.recorded_share(b, *one, 0.0, [(0.0, 0.0), (3.0, 0.0), (math.inf, 0.0)])
+    np.testing.assert_allclose(share, [0.0, 1 / 3, 1.0])
+    # source a, margin inf: the ring accepts its two claps at 4 (both waited), rejects the rest
+    np.testing.assert_allclose(rw.recorded_share(b, {"a": trees["a"]}, {"a": ring["a"]}, 0.0, [(math.inf, 0.0)]),
+                               [1.0])
+    assert rw.choose_wait(b, *one, 0.0, ring_thresholds=np.array([0.0]), max_recorded=0.2)[:2] == (0.0, 0.0)
+    assert rw.choose_wait(b, *one, 0.0, ring_thresholds=np.array([0.0]), max_recorded=0.5)[:2] == (3.0, 0.0)
+    grid = {"a": 0.0, "b": 0.0}
+    # a's margin is chosen on b: a cap of 0.2 for a forbids b's margin 3; b's cap leaves a's 1
+    got = rw.nested_waits(b, trees, ring, grid, ring_thresholds=grid, max_recorded={"a": 0.2, "b": 0.2})
+    assert got == {"a": (0.0, 0.0), "b": (1.0, 0.0)}
