@@ -57,7 +57,7 @@ def test_screenshots_shown_in_the_readme_exist(shot):
 
 # What a headless test cannot run, and why. Everything else in the README's sh blocks runs.
 NOT_HERE = [
-    (r"pip (?:un)?install|python3 -m venv|^\. \.venv/bin/activate", "setup: CI's install step did it"),
+    (r"pip (?:un)?install|pip download|python3 -m venv|^\. \.venv/bin/activate", "setup: CI's install step did it"),
     (r"--hands|--pose|--silhouette|steer=(?:lean|body)|pinch_toss|teach gesture",
      "needs the hands extra: CI runs the hand tests in .venv-hands"),
     (r"-m pytest", "the test suite itself"),

@@ -187,7 +187,9 @@ def test_a_pick_goes_to_the_tracker_and_bad_points_are_explained(thread_piece):
     good, bad = run(go())
     stage = piece.runner.stages[0]
     deadline = time.monotonic() + 10
-    while stage.target is None and time.monotonic() < deadline:   # a pick applies at the next frame
+    # a pick applies at the next frame, and its tracker takes the colour while it reads that frame:
+    # the run's thread may be between the two when the target is first seen
+    while (stage.target is None or stage.tracker.color_in_use is None) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert stage.target is not None and stage.target.point == (5, 230)
     assert good["color"] == good["under_pointer"] and good["color"] != "#eb2d14"   # the clicked colour, kept
