@@ -151,4 +151,11 @@ class ActivityGraph(App, section="activity_graph",
             x = r.x - 18
         D.text(screen, f"{self.seconds:g} s ago", (plot.x, plot.bottom + 4), size=16, color=D.GREY)
         D.text(screen, "now", (plot.right, plot.bottom + 4), size=16, color=D.GREY, anchor="topright")
-        self.draw_frame(screen, f"activations {self.counts['on']}  claps {self.counts['clap']}")
+        self.draw_frame(screen, self.counts_said())
+
+    def counts_said(self) -> str:
+        """The title bar's counts; the activations with the threshold and timeout that counted them
+        (``sensekit plot`` on the same demo says "1 activation at threshold 10, timeout 2000 ms",
+        the table's; this app starts at 30 and 300 ms and counts 10)."""
+        return (f"activations {self.counts['on']} (threshold {self.threshold:.0f}, "
+                f"{self.activity.timeout_ms:g} ms)  claps {self.counts['clap']}")

@@ -44,6 +44,9 @@ def test_calibrate_claps_teaches_at_the_gain_a_run_starts_from(demo_at_80, tmp_p
     assert main(["calibrate", str(demo_at_80), "--out", str(out), "--claps", "--clap-seconds", "16",
                  "--seconds", "4"]) == 0
     assert gains == [expected]
+    from sensekit.profile import load_profile
+
+    assert load_profile(out)["audio.gain"] == expected      # the threshold's scale goes with it
 
 
 def test_the_gain_help_says_a_recording_s_own_gain_is_where_a_run_starts(capsys):
@@ -53,3 +56,33 @@ def test_the_gain_help_says_a_recording_s_own_gain_is_where_a_run_starts(capsys)
     assert main(["events", "--help"]) == 0
     gain_help = " ".join(capsys.readouterr().out.split("  --gain X", 1)[1].split("  --smoothing-ms")[0].split())
     assert "a recording's stored gain" in gain_help, gain_help
+
+
+def test_calibrate_keeps_the_gain_it_measured_the_floor_at_so_a_later_run_hears_the_room_as_it_did(
+        demo_at_80, tmp_path, capsys):
+    """A floor learned from a recording stored at gain 80 (22.7) was written without its gain; a
+    run from the profile on a source at 50 (the same samples: the demo as stored, a live mic's
+    default) heard that room at 0. The profile keeps the gain; the run's levels over the same 5 s
+    give the floor calibrate wrote."""
+    import json
+
+    from sensekit.audio.noise_floor import NoiseFloor
+    from sensekit.cli import main
+    from sensekit.profile import load_profile
+    from sensekit.settings.registry import lookup
+
+    out = tmp_path / "v.toml"
+    assert main(["-q", "calibrate", str(demo_at_80), "--out", str(out), "--seconds", "5"]) == 0
+    said = capsys.readouterr().out
+    assert "at gain 80: kept as audio.gain" in said, said
+    profile = load_profile(out)
+    assert profile["audio.gain"] == 80.0
+    floor = profile["noise_floor.level"]
+    assert floor > 20                                       # the room at 80 (at 50 it reads 0)
+    assert main(["events", str(recordings_dir() / "demo.skrec"), "--profile", str(out), "--level",
+                 "--jsonl", "--max-items", "400"]) == 0
+    levels = [e["level"] for e in map(json.loads, capsys.readouterr().out.splitlines())
+              if e["event"] == "level" and e["t"] < 5.0]
+    assert len(levels) == 157                               # the blocks calibrate measured
+    heard = NoiseFloor(percentile=lookup("noise_floor.percentile").default).calibrate(levels)
+    assert round(heard, 3) == floor

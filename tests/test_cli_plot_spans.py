@@ -41,7 +41,7 @@ def test_the_summary_line_counts_in_words(recordings_dir, tmp_path, capsys):
 
     assert main(["plot", str(recordings_dir / "demo.skrec"), "--out", str(tmp_path / "p.png")]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
-    assert line.endswith("blocks, 6 claps, 1 activation)"), line
+    assert line.endswith("blocks, 6 claps, 1 activation at threshold 10, timeout 2000 ms)"), line
 
 
 def test_the_threshold_legend_names_its_level_or_its_range(tmp_path, monkeypatch):

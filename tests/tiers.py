@@ -39,6 +39,9 @@ HEAVY = (
     "tests/vision/test_motion.py::test_background_model_replays_bit_for_bit",
     "tests/audio/test_plot.py::test_plot_writes_a_png",
     "tests/audio/test_clap.py::test_a_burst_with_no_air_is_never_a_clap",
+    "tests/apps/test_hud.py::test_plot_and_the_activity_graph_count",
+    "tests/test_synth_entry.py::test_python_m_sensekit_synth_never_rewrites",
+    "tests/test_synth_entry.py::test_python_m_sensekit_synth_makes_a_missing",
 )
 
 

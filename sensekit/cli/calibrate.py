@@ -11,6 +11,13 @@ Reads the first ``--seconds`` (default 5) of SOURCE and writes a venue profile (
   gives, else at the source's own: a recording's stored gain, where ``run`` and ``events``
   start) of the audio blocks: the ``noise_floor.percentile`` (20th) percentile, the rule the
   audio stage uses when it learns the floor itself, so a cough or a door does not raise it.
+  The gain it was measured at is written with it (``audio.gain``): a level is a level after
+  gain (10 gain steps move it by 10), so a floor measured from a recording stored at gain 80
+  is 30 too high for a microphone at 50. Keeping the gain, rather than storing the floor
+  converted to gain 50, makes a later run from the profile apply the same gain and hear the
+  room as calibrate did: levels clip at 0 and 100 (the demo's room reads 0 at gain 50, 22.7
+  at 80), so a converted floor would not come back, and the clap threshold ``--claps`` writes
+  is on the same after-gain scale.
 - **camera noise** (``motion.noise_sigma``): the camera noise rule of
   ``sensekit.vision.noise`` on each pair of consecutive frames (the median absolute difference
   on every 4th pixel of the ``motion.channel`` the profile uses, converted to a per-pixel
@@ -26,11 +33,12 @@ Reads the first ``--seconds`` (default 5) of SOURCE and writes a venue profile (
 first ``--clap-seconds`` (10) of SOURCE are someone clapping a few times, the next
 ``--seconds`` (30) the room as it usually sounds, without claps. It prints how many claps it
 heard, how many of the room's sounds fired before and after, and writes ``clap.threshold``
-and the room rule (``clap.room_feature``, ``clap.room_limit``, ``clap.room_above``), and
-``clap.noise_route`` (on for a steady floor the claps stand less than 24 dB over, else off). It refuses
-(one line, exit status 2, nothing written) a lesson with fewer than 3 claps heard in the clap
-part or with sure claps in the room part (``clap_teach.lesson_problem``): claps at the wrong
-moment would teach a venue that hears no claps.
+with the gain it judged levels at (``audio.gain``), the room rule (``clap.room_feature``,
+``clap.room_limit``, ``clap.room_above``), and ``clap.noise_route`` (on for a steady floor the
+claps stand less than 24 dB over, else off). It refuses (one line, exit status 2, nothing
+written) a lesson with fewer than 3 claps heard in the clap part or with sure claps in the room
+part (``clap_teach.lesson_problem``): claps at the wrong moment would teach a venue that hears
+no claps.
 
 If ``--out`` exists it is loaded first and edited in place: only what was measured or set
 changes; zones, thresholds, comments and keys tuned by hand are kept. Written atomically.
@@ -83,6 +91,8 @@ class Calibration:
     frames: int = 0
     blocks: int = 0
     audio_noise_floor: float | None = None
+    #: the gain (``audio.gain``) the audio levels were measured at: the floor's scale
+    audio_gain: float | None = None
     camera_noise_sigma: float | None = None
     picked_color: str | None = None
     frame_size: tuple[int, int] | None = None
@@ -122,7 +132,7 @@ def calibrate(source: Any, *, seconds: float, gain: float | None = None, channel
         raise SourceError(f"source {source.description!r} has neither video nor audio")
     if pick is not None and not source.has_video:
         raise ConfigError(f"--pick-color needs video, but {source.description!r} has none")
-    cal = Calibration()
+    cal = Calibration(audio_gain=gain if source.has_audio else None)
     seen = _Seen(cal, gain=gain, channel=channel, pick=pick)
     t_first: float | None = None
     bar = tqdm(total=round(seconds, 1), unit="s", desc="calibrating", disable=not (progress and on_a_terminal()),
@@ -209,6 +219,8 @@ def calibration_values(cal: Calibration) -> dict[str, Any]:
     values: dict[str, Any] = {}
     if cal.audio_noise_floor is not None:
         values["noise_floor.level"] = min(100.0, cal.audio_noise_floor)
+        if cal.audio_gain is not None:       # the floor's scale: a run at another gain hears another room
+            values["audio.gain"] = cal.audio_gain
     if cal.camera_noise_sigma is not None:
         values["motion.noise_sigma"] = min(100.0, cal.camera_noise_sigma)
     if cal.picked_color is not None:
@@ -270,20 +282,22 @@ def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -
     if len(room) < rate:
         raise SourceError(f"{source.description!r} ended before the room part "
                           f"(after {len(claps) / rate:.1f} s of claps)")
-    lesson = teach(claps, room, rate, settings=clap_settings, gain=settings.get("audio.gain", gain))
+    taught_gain = float(settings.get("audio.gain", gain))
+    lesson = teach(claps, room, rate, settings=clap_settings, gain=taught_gain)
     problem = lesson_problem(lesson)
     if problem is not None:
         raise ConfigError(f"calibrate --claps {problem}; nothing written: clap {MIN_CLAPS} or more "
                           f"times in the first {clap_s:g} s, then keep the room as it is for "
                           f"{room_s:g} s (--clap-seconds and --seconds set those spans)")
     chosen = chosen_values(args)
-    save_profile({**chosen.values, **lesson.values}, out)
+    # the threshold and room rule judge levels after this gain: the profile keeps it with them
+    save_profile({**chosen.values, **lesson.values, "audio.gain": taught_gain}, out)
     print(f"taught claps from {len(claps) / rate:.1f} s of claps and {len(room) / room_rate:.1f} s "
           f"of room ({source.description})")
     print(f"  claps heard         {lesson.claps_heard}")
     print(f"  room false claps    {lesson.room_fired} before, {lesson.room_fired - lesson.room_rejected} "
           f"after ({lesson.room_bursts} bursts judged)")
-    print(f"  threshold           {lesson.threshold:g}")
+    print(f"  threshold           {lesson.threshold:g} (at gain {taught_gain:g}: kept as audio.gain)")
     print(f"  {lesson.rule}")
     print(f"  {lesson.route_text}")
     print(f"wrote {Path(out).absolute()}")
@@ -344,7 +358,8 @@ def main(args: argparse.Namespace) -> int:
     lines = [f"calibrated from {cal.seconds:.1f} s of {source.description} "
              f"({cal.frames} frames, {cal.blocks} audio blocks)"]
     if cal.audio_noise_floor is not None:
-        lines.append(f"  audio noise floor   {cal.audio_noise_floor:.2f} (level 0..100)")
+        lines.append(f"  audio noise floor   {cal.audio_noise_floor:.2f} (level 0..100, at gain {cal.audio_gain:g}: "
+                     f"kept as audio.gain)")
     if cal.camera_noise_sigma is not None:
         thr = get("motion.threshold")
         if thr is None:

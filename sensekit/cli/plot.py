@@ -271,6 +271,16 @@ def render(data: dict[str, Any], out: Path, *, title: str, width: float = 12.0) 
     return out
 
 
+def activations_said(data: dict[str, Any]) -> str:
+    """How many activations, with the threshold and timeout that counted them: ``"1 activation
+    at threshold 10, timeout 2000 ms"``. The count depends on both (the demo: 1 at the table's 10
+    and 2000 ms, 10 at activity_graph's 30 and 300 ms), so it is never said without them."""
+    starts = sum(1 for e in data["activity"] if e.activating)
+    return (f"{starts} activation{'' if starts == 1 else 's'} at "
+            f"{level_label('threshold', np.reshape(data['thresholds'], (-1, 3))[:, 1])}, "
+            f"timeout {data['detector'].timeout_ms:g} ms")
+
+
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     from sensekit.cli.audio_options import parse_activity
 
@@ -292,8 +302,7 @@ def main(args: argparse.Namespace) -> int:
             data = collect(source, settings=_settings(args), clap=not args.no_clap, on_item=progress)
     title = args.title if args.title is not None else str(args.source)   # '' = no title
     render(data, args.out, title=title, width=args.width)
-    starts = sum(1 for e in data["activity"] if e.activating)
     claps = len(data["claps"])
     print(f"wrote {Path(args.out).absolute()} ({len(data['level'])} blocks, {claps} clap{'' if claps == 1 else 's'}, "
-          f"{starts} activation{'' if starts == 1 else 's'})")
+          f"{activations_said(data)})")
     return 0

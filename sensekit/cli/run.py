@@ -245,13 +245,16 @@ def use_headless_drivers() -> None:
 
 
 def _default_screenshot(app: str) -> Path:
-    """``out/APP.png`` for a run without a display (the folder is made; checked like --screenshot)."""
+    """``out/APP.png`` for a run without a display, checked like --screenshot. A missing ``out``
+    is only checked to be makeable (made and removed again): the picture's save makes it, so a
+    run that fails before its first frame leaves no empty ``out/`` behind."""
     folder = Path("out")
-    try:
-        folder.mkdir(exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"no display, and cannot make '{folder}' for the screenshot: "
-                          f"{exc.strerror or exc}") from None
+    if not folder.is_dir():
+        try:
+            check_output_path(None, folder, folder=True)
+        except ConfigError as exc:
+            raise ConfigError(f"no display, and cannot make '{folder}' for the screenshot: {exc}") from None
+        return folder / f"{app}.png"
     return check_output_path("--screenshot", folder / f"{app}.png", replaced=True)
 
 

@@ -230,3 +230,28 @@ def test_a_source_that_fails_to_open_is_not_promised_a_screenshot(tmp_path, caps
     said = capsys.readouterr()
     assert "no such file or recording: 'nothing.wav'" in said.err
     assert "running headless" not in said.out and "last frame" not in said.out, said.out
+
+
+def test_a_run_that_fails_before_starting_leaves_no_out_folder(tmp_path, capsys, monkeypatch):
+    """The headless run's ``out/`` was made before the source opened: a run that failed there left
+    an empty ``out/`` in the user's folder. It is made when the picture is written."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["run", "clapper", "--source", "nothing.wav"]) == 2
+    assert "no such file or recording: 'nothing.wav'" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    assert main(["run", "clapper", "--frames", "2"]) == 0          # a run that draws makes it
+    assert capsys.readouterr().out.splitlines()[-1] == f"screenshot: {tmp_path / 'out' / 'clapper.png'}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_no_display_and_an_out_that_cannot_be_made_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "out").write_text("a file, not a folder")
+    assert main(["run", "clapper", "--frames", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "no display, and cannot make 'out' for the screenshot" in err, err
+    assert (tmp_path / "out").read_text() == "a file, not a folder"

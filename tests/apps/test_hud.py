@@ -62,5 +62,30 @@ def test_the_activity_graph_s_title_counts_activations_by_name(play, monkeypatch
     said: list[str] = []
     monkeypatch.setattr(D, "title_bar", lambda screen, title, score="": said.append(score))
     host.app.draw(pygame.Surface(host.screen.get_size()))
-    assert said == [f"activations {host.app.counts['on']}  claps {host.app.counts['clap']}"]
+    assert said == [f"activations {host.app.counts['on']} (threshold 30, 300 ms)  claps {host.app.counts['clap']}"]
     assert host.app.counts["on"] == 3
+
+
+def test_plot_and_the_activity_graph_count_the_same_activations_at_the_same_settings(play, capsys, tmp_path):
+    """`sensekit plot demo` said "1 activation" and activity_graph on the demo "activations 10": the
+    table's threshold 10 and 2000 ms against the app's 30 and 300 ms. Each now says at which, and
+    at the app's settings the plot counts what the app does."""
+
+    from sensekit.cli import main
+    from sensekit.paths import recordings_dir
+
+    host = play("activity_graph", 25 * 30)                     # past the demo's 20 s
+    assert host.app.counts["on"] == 10
+    assert host.app.counts_said() == "activations 10 (threshold 30, 300 ms)  claps 6"
+    from sensekit.app import draw as D
+
+    title_w = D.render(host.app.title, 28, D.ACCENT, bold=True).get_width()
+    score_w = D.render(host.app.counts_said(), 28, D.WHITE, bold=True).get_width()
+    assert 10 + title_w + 20 + score_w + 10 <= host.screen.get_width()     # the title bar still holds both
+    demo = str(recordings_dir() / "demo.skrec")
+    lines = []
+    for extra in ([], ["--activity", "30,300"]):
+        assert main(["plot", demo, "--out", str(tmp_path / "p.png"), *extra]) == 0
+        lines.append(capsys.readouterr().out.strip().splitlines()[-1])
+    assert lines[0].endswith("6 claps, 1 activation at threshold 10, timeout 2000 ms)"), lines[0]
+    assert lines[1].endswith("6 claps, 10 activations at threshold 30, timeout 300 ms)"), lines[1]
