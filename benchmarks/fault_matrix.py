@@ -408,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--writers-only", action="store_true", help="only the rows of benchmarks/_fault_writers.py")
     p.add_argument("--fuzz-only", action="store_true", help="only the rows of benchmarks/_fault_fuzz.py")
     p.add_argument("--uptime-only", action="store_true", help="only the rows of benchmarks/_fault_uptime.py")
+    p.add_argument("--panel-only", action="store_true", help="only the rows of benchmarks/_fault_panel.py")
     args = p.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))       # tests.capture helpers
     tmp = Path(tempfile.mkdtemp(prefix="sensekit-faults-"))
@@ -426,8 +427,9 @@ def main(argv: list[str] | None = None) -> int:
         from _fault_uptime import uptime_rows
         fuzz: list[Callable[[], None]] = [lambda: fuzz_rows(tmp, rec, row, cli)]
         uptime: list[Callable[[], None]] = [lambda: uptime_rows(tmp, rec, row)]
+        panel: list[Callable[[], None]] = [lambda: panel_rows(row)]
         steps = (writers if args.writers_only else fuzz if args.fuzz_only else uptime if args.uptime_only
-                 else steps + writers + fuzz + uptime)
+                 else panel if args.panel_only else steps + writers + fuzz + uptime)
         for step in steps:
             step()
     finally:
