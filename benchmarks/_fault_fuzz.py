@@ -45,7 +45,7 @@ def _answer(got: bytes) -> str:
 
 def panel_fuzz_rows(tmp: Path, row: Row) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from _fuzz_net import start_panel
+    from _replay_panel import start_replay_panel
 
     from sensekit.ratelimit import install_rate_limit
 
@@ -55,7 +55,7 @@ def panel_fuzz_rows(tmp: Path, row: Row) -> None:
     root = logging.getLogger()
     root.addHandler(handler)
     limit = install_rate_limit()
-    panel, _runner, thread, stop = start_panel(tmp)
+    panel, _runner, thread, stop, _source = start_replay_panel(tmp / "venue.toml", speed=1.0, title="fuzz")
     port = int(panel.url.rsplit(":", 1)[1].strip("/"))
     try:
         body = b'{"x": 10, "y": 20.5}'

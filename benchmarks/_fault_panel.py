@@ -26,46 +26,13 @@ def panel_rows(add_row: Callable[[str, str, str, bool], None]) -> None:
     panel_matrix()
 
 
-def panel_matrix() -> None:  # noqa: C901 (see pyproject: later)
+def panel_matrix() -> None:
     import aiohttp
 
-    from sensekit.audio.clap import ClapDetector
-    from sensekit.audio.pipeline import AudioStage
-    from sensekit.capture.replay import ReplaySource
-    from sensekit.clock import ScaledClock
-    from sensekit.panel import Panel, parse_panel_address
+    from _replay_panel import start_replay_panel                 # (benchmarks/: this folder)
     from sensekit.panel import server as panel_server
-    from sensekit.panel.control import StagesControl
-    from sensekit.paths import recordings_dir
-    from sensekit.runner import Runner
-    from sensekit.settings.live import Tuning
-    from sensekit.vision.color_tracker import ColorTracker
-    from sensekit.vision.motion import MotionDetector
-    from sensekit.vision.pipeline import VisionStage
 
-    source = ReplaySource(recordings_dir() / "demo.skrec", realtime=True, loop=True, clock=ScaledClock(2.0))
-    source.open()
-    runner = Runner(source, [VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector()),
-                             AudioStage(clap=ClapDetector())])
-    tuning = Tuning(lambda: runner.stages)
-    panel = Panel(parse_panel_address("127.0.0.1:0", None), runner,
-                  StagesControl(runner, tuning, None, Path("venue.toml")), info={"title": "matrix"})
-    panel.start()
-    stop = threading.Event()
-
-    class Stop(Exception):
-        pass
-
-    def until_stopped(_item: Any) -> None:
-        if stop.is_set():
-            raise Stop
-
-    def run() -> None:
-        with contextlib.suppress(Stop):
-            runner.run(on_item=until_stopped)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
+    panel, _runner, thread, stop, source = start_replay_panel(Path("venue.toml"), speed=2.0, title="matrix")
     url = panel.url
     bodies = [("api/pick", '{"x": NaN, "y": 1}'), ("api/pick", '{"x": Infinity, "y": 1}'),
               ("api/track-box", '{"box": [1, 2, NaN, 4]}'), ("api/zone", '{"name": "d", "box": [0, 0, Infinity, 1]}'),

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from _fuzz_cases import Sweep
+from _replay_panel import start_replay_panel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.test_fuzz import mutate_bytes, mutate_text
@@ -44,46 +45,6 @@ class _Errors(logging.Handler):
         bad = record.levelno >= logging.ERROR or exc is not None or "\n" in record.getMessage()
         self.seen.append(("!" if bad else "") + f"{record.name}: {record.levelname} {record.msg}"
                          + (f" ({type(exc).__name__}: {str(exc).splitlines()[0][:80]})" if exc else ""))
-
-
-def start_panel(tmp: Path) -> tuple[Any, Any, threading.Thread, threading.Event]:
-    from sensekit.audio.clap import ClapDetector
-    from sensekit.audio.pipeline import AudioStage
-    from sensekit.capture.replay import ReplaySource
-    from sensekit.clock import ScaledClock
-    from sensekit.panel import Panel, parse_panel_address
-    from sensekit.panel.control import StagesControl
-    from sensekit.paths import recordings_dir
-    from sensekit.runner import Runner
-    from sensekit.settings.live import Tuning
-    from sensekit.vision.color_tracker import ColorTracker
-    from sensekit.vision.motion import MotionDetector
-    from sensekit.vision.pipeline import VisionStage
-
-    source = ReplaySource(recordings_dir() / "demo.skrec", realtime=True, loop=True, clock=ScaledClock(1.0))
-    source.open()
-    runner = Runner(source, [VisionStage(tracker=ColorTracker("#eb2d14"), motion=MotionDetector()),
-                             AudioStage(clap=ClapDetector())])
-    tuning = Tuning(lambda: runner.stages)
-    panel = Panel(parse_panel_address("127.0.0.1:0", None), runner,
-                  StagesControl(runner, tuning, None, tmp / "venue.toml"), info={"title": "fuzz"})
-    panel.start()
-    stop = threading.Event()
-
-    class Stop(Exception):
-        pass
-
-    def until_stopped(_item: Any) -> None:
-        if stop.is_set():
-            raise Stop
-
-    def run() -> None:
-        with contextlib.suppress(Stop):
-            runner.run(on_item=until_stopped)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return panel, runner, thread, stop
 
 
 def http_corpus(port: int) -> list[bytes]:
@@ -259,7 +220,7 @@ def fuzz_panel(sweep: Sweep, n: int) -> None:
     for name in ("aiohttp", "sensekit", "asyncio"):
         logging.getLogger(name).addHandler(errors)
     tmp = Path(tempfile.mkdtemp(prefix="fuzzpanel-"))
-    panel, _runner, thread, stop = start_panel(tmp)
+    panel, _runner, thread, stop, _source = start_replay_panel(tmp / "venue.toml", speed=1.0, title="fuzz")
     port = int(panel.url.rsplit(":", 1)[1].strip("/"))
     corpus = http_corpus(port)
     tally: dict[str, Any] = {"answers": {}, "logged": {}}
