@@ -42,6 +42,10 @@ __all__ = ["add_arguments", "option_values", "build_stages", "parse_activity"]
 PATTERN_GAP_MS = 600.0
 
 
+#: the place of these options among the stage providers' (``sensekit.cli.events.stage_providers``)
+STAGE_ORDER = 20
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("audio")
     g.add_argument("--activity", metavar="LEVEL[,TIMEOUT_MS]", nargs="?", const=True,

@@ -11,7 +11,8 @@ to the table (``sensekit.cli.tuning``); they apply before the first item, and wi
 replays of the same recording give byte-identical output; otherwise one readable
 line per event. ``--records`` adds ``RecordStage`` (one record per frame and audio
 block, with a CRC-32 of the data). Stage options come from the modules listed in
-``STAGE_PROVIDERS`` (each defines ``add_arguments(parser)``, ``build_stages(args, source,
+``STAGE_PROVIDERS``: the modules ``sensekit/cli/*_options.py``, in the order of their
+``STAGE_ORDER`` (each defines ``add_arguments(parser)``, ``build_stages(args, source,
 chosen)`` (``chosen``: the settings the command line chose, ``{key: value}``) and, optionally,
 ``option_values(args)``: what its own options mean in the settings table); a provider that is
 not installed is skipped.
@@ -41,11 +42,32 @@ from sensekit.paths import DEFAULT_PROFILE
 from sensekit.settings.live import Tuning
 from sensekit.validate import check_positive
 
-STAGE_PROVIDERS: list[str] = ["sensekit.cli.vision_options", "sensekit.cli.audio_options",
-                              "sensekit.cli.hand_options", "sensekit.cli.pose_options",
-                              "sensekit.cli.voice_options"]
-
 log = logging.getLogger(__name__)
+
+
+def stage_providers(folder: Path, package: str) -> list[str]:
+    """The provider modules in ``folder`` (the package ``package``): every ``*_options.py`` that
+    defines ``build_stages``, ordered by its ``STAGE_ORDER = N`` (a literal number, read from the
+    source without importing it), which sets the order of their options in ``--help`` and of
+    their stages in the run. Adding a stage with options means adding one such file."""
+    import ast
+
+    found = []
+    for path in sorted(folder.glob("*_options.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if not any(isinstance(n, ast.FunctionDef) and n.name == "build_stages" for n in tree.body):
+            continue
+        orders = [n.value.value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+                  and any(isinstance(t, ast.Name) and t.id == "STAGE_ORDER" for t in n.targets)]
+        if len(orders) != 1 or isinstance(orders[0], bool) or not isinstance(orders[0], (int, float)):
+            raise ValueError(f"{path} defines build_stages but no STAGE_ORDER = N (a number, set once): "
+                             "the place of its options among the stage providers'")
+        found.append((orders[0], path.stem))
+    return [f"{package}.{name}" for _, name in sorted(found)]
+
+
+#: the stage providers, in order (``stage_providers``): this package's ``*_options.py`` modules
+STAGE_PROVIDERS: list[str] = stage_providers(Path(__file__).parent, __package__ or "sensekit.cli")
 
 
 def _providers() -> list[ModuleType]:

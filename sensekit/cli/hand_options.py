@@ -26,6 +26,10 @@ from sensekit.runner import Stage
 __all__ = ["add_arguments", "build_stages"]
 
 
+#: the place of these options among the stage providers' (``sensekit.cli.events.stage_providers``)
+STAGE_ORDER = 30
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     stage_options(parser, "hands", extra="hands", sections=["hands"], options=[
         ("--hands", {"action": "store_true", "help": "emit hand, gesture, pinch and hand_lost events"}),

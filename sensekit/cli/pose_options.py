@@ -24,6 +24,10 @@ from sensekit.runner import Stage
 __all__ = ["add_arguments", "build_stages"]
 
 
+#: the place of these options among the stage providers' (``sensekit.cli.events.stage_providers``)
+STAGE_ORDER = 40
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     stage_options(parser, "pose", extra="hands", sections=["pose"], options=[
         ("--pose", {"action": "store_true", "help": "emit pose, pose_lost, arms_up, lean, crouch and jump "

@@ -52,6 +52,10 @@ def _tolerance_help() -> str:
             f"(`tracker.hue_tolerance` etc.; default {h:g},{sat:g},{v:g})")
 
 
+#: the place of these options among the stage providers' (``sensekit.cli.events.stage_providers``)
+STAGE_ORDER = 10
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("vision")
     g.add_argument("--track-color", metavar="X,Y|#RRGGBB",

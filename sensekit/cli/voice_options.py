@@ -25,6 +25,10 @@ from sensekit.cli.tuning import add_setting_flags, section_values
 __all__ = ["add_arguments", "option_values", "build_stages", "load_sound_book", "load_taught_words"]
 
 
+#: the place of these options among the stage providers' (``sensekit.cli.events.stage_providers``)
+STAGE_ORDER = 50
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("voice (needs: pip install -e '.[voice]')")
     add_setting_flags(g, ["voice"])
