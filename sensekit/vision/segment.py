@@ -57,8 +57,8 @@ from sensekit.validate import check_frame
 from sensekit.vision.extent import measure_pool
 from sensekit.vision.proposals import Proposal
 
-__all__ = ["Segment", "segment_click", "segment_click_pool", "segment_box", "check_box", "proposal_segment",
-           "shifted"]
+__all__ = ["Segment", "segment_click", "segment_click_pool", "segment_box", "check_box", "check_click", "part_at",
+           "proposal_segment", "shifted"]
 
 Box = tuple[int, int, int, int]
 
@@ -104,8 +104,9 @@ def _histogram(bins: np.ndarray) -> np.ndarray:
     return out
 
 
-def _part_at(mask: np.ndarray, x: int, y: int, reach_px: int = 3) -> np.ndarray | None:
-    """The 8-connected part of ``mask`` containing ``(x, y)`` or the nearest within reach."""
+def part_at(mask: np.ndarray, x: int, y: int, reach_px: int = 3) -> np.ndarray | None:
+    """The 8-connected part of ``mask`` containing ``(x, y)`` or the nearest within ``reach_px``
+    (``None``: no part that near)."""
     _n, labels = cv2.connectedComponents(mask.view(np.uint8), connectivity=8)
     lab = labels[y, x]
     if lab == 0:
@@ -125,7 +126,8 @@ def _bounds(mask: np.ndarray) -> Box:
     return int(x), int(y), int(w), int(h)
 
 
-def _check_click(frame: np.ndarray, x: float, y: float) -> tuple[int, int]:
+def check_click(frame: np.ndarray, x: float, y: float) -> tuple[int, int]:
+    """The click as whole pixels; ``ConfigError`` when it is outside the frame."""
     h, w = frame.shape[:2]
     if not (0 <= x < w and 0 <= y < h):
         raise ConfigError(f"click ({x:g}, {y:g}) is outside the {w}x{h} frame")
@@ -151,7 +153,7 @@ def segment_click_pool(frame: np.ndarray, x: float, y: float, *, history: Sequen
     consensus values (``extent.measure_pool``) for the click's other guesses (``click_pool``);
     ``None`` for a clean colour region (its pool is measured when first asked for)."""
     check_frame(frame)
-    xi, yi = _check_click(frame, x, y)
+    xi, yi = check_click(frame, x, y)
     H, W = frame.shape[:2]
     half = max(8, int(window * min(H, W) / 2))
     X0, Y0, X1, Y1 = max(0, xi - half), max(0, yi - half), min(W, xi + half + 1), min(H, yi + half + 1)
@@ -168,7 +170,7 @@ def segment_click_pool(frame: np.ndarray, x: float, y: float, *, history: Sequen
         prob = (ho / np.maximum(ho + hs, 1e-12))[bins]
         found = None
         for t in _THRESHOLDS:
-            part = _part_at(cv2.morphologyEx((prob > t).view(np.uint8), cv2.MORPH_OPEN, _OPEN) > 0, cx, cy)
+            part = part_at(cv2.morphologyEx((prob > t).view(np.uint8), cv2.MORPH_OPEN, _OPEN) > 0, cx, cy)
             if part is None:
                 break
             b = _bounds(part)

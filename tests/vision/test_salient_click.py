@@ -45,6 +45,36 @@ def test_bad_settings_are_named(kwargs, word):
         SalientClick(**kwargs)
 
 
+
+class _RedIsSalient(SalientClick):
+    """The click's steps around a saliency that is the red channel (no model: the extra is
+    not needed): the crop, the part under the click, whether it touches the crop's inner edge."""
+
+    def __init__(self) -> None:                   # (no session: saliency is the red channel)
+        self.crops, self.threshold = (0.5, 1.0), 0.5
+
+    def saliency(self, crop: np.ndarray) -> np.ndarray:
+        return (crop[..., 2] / 255.0).astype(np.float32)
+
+
+def test_the_part_under_a_click_on_its_crop():
+    frame = np.zeros((120, 160, 3), np.uint8)
+    frame[40:60, 50:70, 2] = 255                  # a red square
+    frame[0:120, 150:160, 2] = 255                # a red bar along the right edge
+    model = _RedIsSalient()
+    square = np.zeros((120, 160), bool)
+    square[40:60, 50:70] = True
+    mask, touches = model.part(frame, 55.5, 45, 60)
+    assert mask is not None and np.array_equal(mask, square) and not touches
+    mask, touches = model.part(frame, 71, 45, 60)         # 2 px right of the square: the nearest part
+    assert mask is not None and np.array_equal(mask, square) and not touches
+    assert model.part(frame, 72, 45, 60) == (None, False)  # 3 px off: too far on a 60 px crop
+    mask, touches = model.part(frame, 155, 60, 40)        # the bar runs past the crop, inside the frame
+    assert mask is not None and touches and mask.sum() == 10 * 40
+    assert model.segment(frame, 10, 10) is None
+    with pytest.raises(ConfigError, match=r"click \(160, 10\) is outside the 160x120 frame"):
+        model.part(frame, 160, 10, 60)
+
 @pytest.fixture(scope="module")
 def model():
     if not salient_available():

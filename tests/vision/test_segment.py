@@ -10,7 +10,7 @@ import pytest
 from sensekit.capture.base import VideoFrame
 from sensekit.capture.spec import open_source
 from sensekit.errors import ConfigError
-from sensekit.vision.segment import segment_box, segment_click
+from sensekit.vision.segment import check_click, part_at, segment_box, segment_click
 from tests.vision.ball_scenes import CHECK, TUNE, background_frames, ball_scenes, degrade, render_ball
 from tests.vision.synth import background
 
@@ -70,6 +70,30 @@ def test_bad_clicks_and_boxes_are_named():
     with pytest.raises(ConfigError, match="box must be"):
         segment_box(frame, (1, 2, 3))
 
+
+
+def test_a_click_is_checked_and_made_whole_pixels():
+    frame = np.zeros((120, 160, 3), np.uint8)
+    assert check_click(frame, 159.9, 0.0) == (159, 0)
+    for x, y in [(160, 5), (-0.5, 5), (5, 120)]:
+        with pytest.raises(ConfigError, match=rf"click \({x:g}, {y:g}\) is outside the 160x120 frame"):
+            check_click(frame, x, y)
+
+
+def test_the_part_under_a_point_or_the_nearest_within_reach():
+    mask = np.zeros((40, 60), bool)
+    mask[5:15, 5:15] = True                       # a square
+    mask[20:30, 40:50] = True                     # another
+    mask[14, 15] = True                           # touching the first on its corner: 8-connected
+    square = mask.copy()
+    square[20:30, 40:50] = False
+    assert np.array_equal(part_at(mask, 8, 8), square)
+    assert np.array_equal(part_at(mask, 18, 14), square)        # 3 px off: within the default reach
+    assert part_at(mask, 19, 14) is None                        # 4 px off
+    assert np.array_equal(part_at(mask, 19, 14, reach_px=4), square)
+    near = part_at(mask, 36, 25, reach_px=4)                    # nearer the second square
+    assert near is not None and near.sum() == 100 and near[25, 45]
+    assert part_at(np.zeros((10, 10), bool), 5, 5) is None
 
 def test_demo_ball_clicked_on_several_frames(recordings_dir):
     truth = json.loads((recordings_dir / "demo.truth.json").read_text())

@@ -38,6 +38,7 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.validate import check_frame
+from sensekit.vision.segment import check_click, part_at
 
 __all__ = ["SalientClick", "SALIENT_INSTALL_HINT", "salient_available", "model_path", "CROPS", "INPUT_PX",
            "THRESHOLD"]
@@ -105,22 +106,6 @@ def _crop(H: int, W: int, x: int, y: int, side: int) -> tuple[int, int, int, int
     return x0, y0, x0 + side, y0 + side
 
 
-def _part(mask: np.ndarray, x: int, y: int, reach: int) -> np.ndarray | None:
-    """The 8-connected part of ``mask`` holding (x, y), or the nearest within ``reach`` px."""
-    _n, labels = cv2.connectedComponents(mask.view(np.uint8), connectivity=8)
-    lab = int(labels[y, x])
-    if lab == 0:
-        y0, x0 = max(0, y - reach), max(0, x - reach)
-        near = labels[y0:y + reach + 1, x0:x + reach + 1]
-        ys, xs = np.nonzero(near)
-        if len(ys) == 0:
-            return None
-        k = int(np.argmin((ys + y0 - y) ** 2 + (xs + x0 - x) ** 2))
-        lab = int(near[ys[k], xs[k]])
-    out: np.ndarray = labels == lab
-    return out
-
-
 class SalientClick:
     """A click's object from U2-Net-p on crops around it (see the module docstring)."""
 
@@ -156,12 +141,10 @@ class SalientClick:
         whether it touches the crop's edge where that is not the frame's."""
         check_frame(frame)
         H, W = frame.shape[:2]
-        if not (0 <= x < W and 0 <= y < H):
-            raise ConfigError(f"click ({x:g}, {y:g}) is outside the {W}x{H} frame")
-        xi, yi = int(x), int(y)
+        xi, yi = check_click(frame, x, y)
         X0, Y0, X1, Y1 = _crop(H, W, xi, yi, int(side_px))
         prob = self.saliency(np.ascontiguousarray(frame[Y0:Y1, X0:X1]))
-        part = _part(prob > self.threshold, xi - X0, yi - Y0, max(2, (X1 - X0) // 50))
+        part = part_at(prob > self.threshold, xi - X0, yi - Y0, max(2, (X1 - X0) // 50))
         if part is None:
             return None, False
         bx, by, bw, bh = cv2.boundingRect(part.view(np.uint8))
