@@ -55,7 +55,7 @@ def panel_fuzz_rows(tmp: Path, row: Row) -> None:
     root = logging.getLogger()
     root.addHandler(handler)
     limit = install_rate_limit()
-    panel, _runner, thread, stop, _source = start_replay_panel(tmp / "venue.toml", speed=1.0, title="fuzz")
+    panel, _runner, thread, stop, source = start_replay_panel(tmp / "venue.toml", speed=1.0, title="fuzz")
     port = int(panel.url.rsplit(":", 1)[1].strip("/"))
     try:
         body = b'{"x": 10, "y": 20.5}'
@@ -83,6 +83,7 @@ def panel_fuzz_rows(tmp: Path, row: Row) -> None:
         stop.set()
         panel.close()
         thread.join(5)
+        source.close()
         handler.removeFilter(limit)
         root.removeHandler(handler)
 

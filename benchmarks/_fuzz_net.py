@@ -220,7 +220,7 @@ def fuzz_panel(sweep: Sweep, n: int) -> None:
     for name in ("aiohttp", "sensekit", "asyncio"):
         logging.getLogger(name).addHandler(errors)
     tmp = Path(tempfile.mkdtemp(prefix="fuzzpanel-"))
-    panel, _runner, thread, stop, _source = start_replay_panel(tmp / "venue.toml", speed=1.0, title="fuzz")
+    panel, _runner, thread, stop, source = start_replay_panel(tmp / "venue.toml", speed=1.0, title="fuzz")
     port = int(panel.url.rsplit(":", 1)[1].strip("/"))
     corpus = http_corpus(port)
     tally: dict[str, Any] = {"answers": {}, "logged": {}}
@@ -249,6 +249,7 @@ def fuzz_panel(sweep: Sweep, n: int) -> None:
     stop.set()
     panel.close()
     thread.join(5)
+    source.close()
     shutil.rmtree(tmp, ignore_errors=True)
 
 
