@@ -20,6 +20,7 @@ the dense laughter clip looped to 20 s, today's detector against the wait with t
 
 Usage: .venv/bin/python benchmarks/clap_mel_wait.py --cache /tmp/claps20/PATCH.npz
        --tree-folds /tmp/claps20/TREES.json --out DIR [--stream [--offsets 0,517] [--no-curve]] [--cost]
+       [--rule veto|sum]
   DIR holds the twenty-second pass's files (SCORES_130_late_above_db.npz, RING_130_late_above_db.json,
   DELAYS_today_0_517.json) and the twentieth pass's MARGIN.npy and MELS.npz (clap_general_look.py's
   ``short`` window of every burst with |t - T| < 4); it keeps MEL_LR.json, MEL_SCORES.npy, MEL_CHOICE.json.
@@ -99,10 +100,11 @@ def decide(t: np.ndarray, r: np.ndarray, s: np.ndarray, T: float, margin: float,
 
 
 def choose(b: ct.Bursts, so: dict[str, np.ndarray], sr: dict[str, np.ndarray], ms: np.ndarray,
-           T: float, margin: float, others: list[str]) -> tuple[str, float, float]:
-    """The rule and theta with the best pooled criterion on ``others`` (ties within ``TIE_F1``: veto
-    first, then theta nearest 0); and the criterion there."""
-    rules = [(u, float(v)) for u in MEL_RULES for v in THETAS]
+           T: float, margin: float, others: list[str],
+           only: str | None = None) -> tuple[str, float, float]:
+    """The rule (``only``, if given) and theta with the best pooled criterion on ``others`` (ties within
+    ``TIE_F1``: veto first, then theta nearest 0); and the criterion there."""
+    rules = [(u, float(v)) for u in MEL_RULES for v in THETAS if only in (None, u)]
 
     def accepted(s: str, m: np.ndarray) -> list[np.ndarray]:
         t, r, x = so[s][m], sr[s][m], ms[m]
@@ -236,6 +238,8 @@ def main() -> int:
     ap.add_argument("--kinds", default="white,pink,babble,speech")
     ap.add_argument("--snrs", default="0,5,10")
     ap.add_argument("--no-curve", action="store_true")
+    ap.add_argument("--rule", choices=MEL_RULES, default=None,
+                    help="only this rule (theta still nested); by default the rule is chosen nested too")
     args = ap.parse_args()
     if not (SHARED_DATA / "labels.csv").is_file():
         print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
@@ -247,13 +251,13 @@ def main() -> int:
         if not np.allclose(np.nan_to_num(d[k]), np.nan_to_num(so[s][k] - T[s]), atol=1e-6):
             raise SystemExit("MARGIN.npy is not t - T of these folds and thresholds")
     ms, lr = mel_scores(args, b, sources)
-    cpath = args.out / "MEL_CHOICE.json"
+    cpath = args.out / ("MEL_CHOICE.json" if args.rule is None else f"MEL_CHOICE_{args.rule}.json")
     if cpath.is_file():
         pick = {s: (str(u), float(v)) for s, (u, v) in json.loads(cpath.read_text()).items()}
     else:
         pick = {}
         for s in sources:
-            u, v, c = choose(b, so, sr, ms, T[s], margin[s], [o for o in sources if o != s])
+            u, v, c = choose(b, so, sr, ms, T[s], margin[s], [o for o in sources if o != s], args.rule)
             pick[s] = (u, v)
             print(f"# {s}: margin {margin[s]:g}, rule {u}, theta {v:g} (criterion {c:.4f})", file=sys.stderr,
                   flush=True)
