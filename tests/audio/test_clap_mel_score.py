@@ -95,33 +95,42 @@ def clips(shared_data):
             if c.file.split("/")[-1] in CLIPS]
 
 
+class Recording(LinearScore):
+    """A linear score that keeps every input it is given."""
+
+    def __call__(self, f: np.ndarray) -> np.ndarray:
+        self.__dict__.setdefault("seen", []).append(np.array(f))
+        return super().__call__(f)
+
+
 class Recorded(MelWaitDetector):
-    """Keeps each close call's stream index and log-mel window."""
+    """Keeps each close call's stream index and today's score."""
 
     def __init__(self, **kw: object) -> None:
-        self.windows: list[tuple[int, np.ndarray]] = []
+        self.calls: list[tuple[int, float]] = []
         super().__init__(**kw)  # type: ignore[arg-type]
 
     def _close_score(self, p: int, vals: tuple[float, ...], t: float) -> float:
-        x = self._buf[: self._end - self._b0]
-        self.windows.append((p, log_mel(x, self._meter.rate, p - self._b0)))
+        self.calls.append((p, t - self.threshold))
         return super()._close_score(p, vals, t)
 
 
 def test_the_streamed_window_is_the_offline_one(clips) -> None:
-    """The buffer holds the window's 0.3 s of history and its 0.13 s after the peak: the log-mel
-    the stream scores is the one of the whole clip at the same peak, for any block size and offset."""
+    """What the stream gives the score is the log-mel of the whole clip at the same peak, and ``t - T``,
+    for any block size and offset (the buffer holds the window's 0.3 s before and 0.13 s after the peak)."""
     rng = np.random.default_rng(26)
-    score = LinearScore(rng.normal(size=N) * 0.05, 0.0)
     seen = 0
     for name, x, rate in clips:
         for block, offset in ((512, 0), (int(rng.choice((64, 333, 4096))), int(rng.integers(1, 1001)))):
+            score = Recording(rng.normal(size=N) * 0.05, 0.0)
             det = Recorded(mel_score=score, rule="sum", theta=0.0, ring_model=RING, ring_threshold=0.0, margin=10.0)
             stream(det, x, rate, block=block, offset=offset)
             y = np.concatenate([np.zeros(offset, np.float32), x])
-            for p, m in det.windows:
-                assert np.allclose(m, log_mel(y, rate, p), atol=1e-6), (name, block, offset, p)
-            seen += len(det.windows)
+            got = score.__dict__.get("seen", [])
+            assert len(got) == len(det.calls) == det.mel_calls == det.close_calls
+            for (p, over), f in zip(det.calls, got):
+                assert np.allclose(f, mel_features(log_mel(y, rate, p), over), atol=1e-6), (name, block, offset, p)
+            seen += len(got)
     assert seen >= 200
 
 
