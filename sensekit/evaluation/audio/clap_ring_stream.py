@@ -175,6 +175,13 @@ class RingWaitDetector(ClapDetector):
         self._due = min((regions[0] + self._ahead) if regions else 1 << 62, head)
         return out
 
+    def _close_score(self, p: int, vals: tuple[float, ...], t: float) -> float:
+        """A close call's score (today's trees' ``t``): the ring's trees', shifted onto today's threshold."""
+        level, voiced = ring_inputs(self._buf, p - self._b0, self._meter.rate, voiced_ms=self._wait_ms,
+                                    ring=self._ring)
+        ring = clap_score(np.asarray((*vals[1:], level, voiced)), self._ring_model)
+        return ring - self._ring_threshold + self.threshold
+
     def _judge(self, p: int, onset: int) -> Clap | None:
         self._held.pop(p, None)
         gap_ok = p - self._last_clap >= self._gap
@@ -182,13 +189,9 @@ class RingWaitDetector(ClapDetector):
             return None
         got = self._scored.pop(p, None)
         vals, ok, score, close = self._score(p) if got is None else got
-        if close:                 # the ring's trees, shifted onto today's threshold
+        if close:
             self.close_calls += 1
-            rate = self._meter.rate
-            level, voiced = ring_inputs(self._buf, p - self._b0, rate, voiced_ms=self._wait_ms,
-                                        ring=self._ring)
-            ring = clap_score(np.asarray((*vals[1:], level, voiced)), self._ring_model)
-            score = ring - self._ring_threshold + self.threshold
+            score = self._close_score(p, vals, score)
         t0, rate = self._t0 or 0.0, self._meter.rate
         t_onset = t0 + onset / rate
         if self.keep_features:
