@@ -65,15 +65,16 @@ value). A block with NaN/Inf samples is logged, counted in ``skipped_blocks`` an
 skipped; the stream restarts after it (as if from silence). Known limits: see
 docs/claps.md (per source, leave-one-source-out; the noise curve; what still fires).
 
-``ClapPatternTracker`` turns claps into ``ClapPattern`` events: ``count`` claps, each
-within ``max_gap_ms`` of the previous one (a double clap is ``count=2``).
+``ClapPatternTracker`` (``clap_pattern.py``, re-exported here) turns claps into ``ClapPattern``
+events: ``count`` claps, each within ``max_gap_ms`` of the previous one (a double clap is ``count=2``).
+The room rule and the recent-claps rule are pure functions in ``clap_rules.py``.
 """
 from __future__ import annotations
 
 import logging
 import math
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -92,19 +93,22 @@ from sensekit.audio.clap_features import (
 )
 from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
 from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
+from sensekit.audio.clap_pattern import ClapPatternTracker
+from sensekit.audio.clap_rules import room_index as _room_index
+from sensekit.audio.clap_rules import room_side, under_recent_claps
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
 from sensekit.audio.level import db_to_level, level_to_db, mono
 from sensekit.audio.numpy_calls import correlate, count_nonzero, einsum, reduce_max
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
-from sensekit.events import Clap, ClapPattern
+from sensekit.events import Clap
 from sensekit.settings import Setting, Tunable, setting
-from sensekit.validate import check_int_range, check_positive, check_range
+from sensekit.validate import check_int_range, check_range
 
 if TYPE_CHECKING:
     from sensekit.audio.clap_floor import FloorRoute
 
-__all__ = ["FEATURES", "BurstFeatures", "ClapDetector", "ClapPatternTracker", "check_rate"]
+__all__ = ["FEATURES", "BurstFeatures", "ClapDetector", "ClapPatternTracker", "check_rate", "room_side"]
 
 log = logging.getLogger(__name__)
 
@@ -541,56 +545,7 @@ class ClapDetector(Tunable, section="clap",
         self._recent.append((p, peak_db))
         return Clap(t=t_onset, strength=min(1.0, db_to_level(peak_db) / 100.0))
 
-
     def _under_recent_claps(self, p: int, peak_db: float, rate: int) -> bool:
         """Whether the burst at ``p`` is ``below_claps_db`` under the loudest clap of the last
-        ``RECENT_CLAPS_S`` (older claps are forgotten here)."""
-        recent = self._recent
-        while recent and p - recent[0][0] > RECENT_CLAPS_S * rate:
-            recent.popleft()
-        return bool(recent) and peak_db < max(db for _, db in recent) - self.below_claps_db
-
-
-def room_side(v: float, limit: float, above: bool) -> bool:
-    """Whether the feature value ``v`` lies on the room's side of the room rule."""
-    return v > limit if above else v < limit
-
-
-def _room_index(feature: str) -> int:
-    """The room rule's feature as its index in a judged burst's values (0: no rule)."""
-    return FEATURES.index(feature) + 1 if feature != "none" else 0
-
-
-class ClapPatternTracker:
-    """Groups claps into n-clap patterns: ``count`` claps, consecutive gaps <= ``max_gap_ms``.
-
-    ``add(clap)`` returns a ``ClapPattern`` when the ``count``-th clap of a run arrives,
-    then starts a new run (so four quick claps give two double claps, not three).
-    """
-
-    def __init__(self, count: int = 2, max_gap_ms: float = 600.0, min_gap_ms: float = 0.0) -> None:
-        self.count = check_int_range("count", count, 2, 16)
-        self.max_gap_ms = check_positive("max_gap_ms", max_gap_ms)
-        self.min_gap_ms = check_positive("min_gap_ms", min_gap_ms, allow_zero=True)
-        self._times: list[float] = []
-
-    def reset(self) -> None:
-        self._times.clear()
-
-    def add(self, clap: Clap) -> ClapPattern | None:
-        if self._times and (clap.t - self._times[-1]) * 1000.0 > self.max_gap_ms:
-            self._times.clear()
-        self._times.append(clap.t)
-        if len(self._times) == self.count:
-            times = tuple(self._times)
-            self._times.clear()
-            return ClapPattern(t=clap.t, count=self.count, times=times)
-        return None
-
-    def add_all(self, claps: Iterable[Clap]) -> list[ClapPattern]:
-        out = []
-        for c in claps:
-            p = self.add(c)
-            if p is not None:
-                out.append(p)
-        return out
+        ``RECENT_CLAPS_S`` (``clap_rules.under_recent_claps``)."""
+        return under_recent_claps(self._recent, p, peak_db, RECENT_CLAPS_S * rate, self.below_claps_db)
