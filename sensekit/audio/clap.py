@@ -94,6 +94,7 @@ from sensekit.audio.clap_features import (
 from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
 from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
 from sensekit.audio.clap_pattern import ClapPatternTracker
+from sensekit.audio.clap_wait import SHIPPED, BEFORE_S, WaitModel, close_call_score, wait_samples, warm
 from sensekit.audio.clap_rules import room_index as _room_index
 from sensekit.audio.clap_rules import room_side, under_recent_claps
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
@@ -176,6 +177,9 @@ class ClapDetector(Tunable, section="clap",
                           "pink noise, a fan) are judged by the noise expert (clap_floor; "
                           "`sensekit calibrate --claps` keeps it on for a steady room whose claps "
                           "stand little over it, else switches it off)")
+    close_call_wait = setting(True, "a burst the shipped trees call close (within clap_wait.MARGIN of "
+                              "the threshold) waits until 130 ms after its peak are in and is decided "
+                              "by its ring and log-mel (clap_wait); off: every burst ~40 ms after its peak")
 
     def __init__(
         self,
@@ -184,6 +188,7 @@ class ClapDetector(Tunable, section="clap",
         channels: int | None = None,
         gain: float = UNITY_GAIN,
         model: Model | None = None,
+        wait_model: WaitModel | None = None,
         **settings: Any,
     ) -> None:
         given_rate = check_rate(rate, "clap detector") if rate is not None else None
@@ -198,6 +203,9 @@ class ClapDetector(Tunable, section="clap",
         self._load_expert()                # its trees now, not at the first block
         self.model = model
         tree_model(model)                  # the trees' tables now, not at the first burst
+        #: the close-call wait's constants (fitted to the shipped trees: none for another ``model``)
+        self.wait_model = wait_model if wait_model is not None or model is not None else SHIPPED
+        self._wait_on()
         #: when True, the features of every judged burst are appended to ``features``
         self.keep_features = False
         self.features: list[BurstFeatures] = []
@@ -218,16 +226,19 @@ class ClapDetector(Tunable, section="clap",
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         self._levels_changed()
         self._room_j = _room_index(self.room_feature)
+        if "close_call_wait" in changed:
+            self._wait_on()
         if self.rate is not None:
             self._gap = round(self.rate * self.min_gap_ms / 1000.0)
-            if "noise_route" in changed:     # (mid-stream: judged once the history is there)
-                self._route_changed()
+            if "noise_route" in changed or "close_call_wait" in changed:   # (mid-stream: judged
+                self._route_changed()                                     # once the history is there)
         elif "noise_route" in changed:
             self._load_expert()
 
     @property
     def latency_ms(self) -> float:
-        """How long after a clap's peak it is decided (plus the block that completes it)."""
+        """How long after a clap's peak it is decided (plus the block that completes it); a close
+        call (``close_call_wait``) comes out ~130 ms after its peak instead."""
         if self.rate is None:
             return (max(_LOCAL_MS, POST_MS) + 2.5)            # before the first block: nominal
         return 1000.0 * self._ahead / self.rate
@@ -247,6 +258,7 @@ class ClapDetector(Tunable, section="clap",
         self._last_found = -(1 << 62)      # last region peak found (peaks only move forward)
         self._last_clap = -(1 << 62)       # peak of the last clap reported
         self._recent: deque[tuple[int, float]] = deque()   # (peak, peak_db) of the recent claps
+        self._look: tuple[int, tuple[float, ...], bool, float, bool] | None = None   # the held head's
         if self.rate is not None:
             self._configure(self.rate)
 
@@ -287,7 +299,9 @@ class ClapDetector(Tunable, section="clap",
         # samples kept before a region start / peak: the features', the grid's, _find_peaks'
         # (and the floor route's 0.3 s when it is on)
         self._back = max(m.pre, self._local + self._rise_far + m.hop, (_BASE_FRAMES[0] + 1) * m.hop,
-                         0 if self._route is None else self._route.pre) + m.hop + m.band_pre
+                         0 if self._route is None else self._route.pre,
+                         round(BEFORE_S * m.rate) + 1 if self._cw else 0) + m.hop + m.band_pre
+        self._hold_n = wait_samples(m.rate) if self._cw else 0
 
     def _start(self, t: float) -> None:
         self._t0 = t
@@ -462,13 +476,31 @@ class ClapDetector(Tunable, section="clap",
             del regions[:ready]
         peaks = self._peaks
         while peaks and peaks[0][0] + self._ahead <= end:
-            p, onset = peaks.pop(0)
+            p, onset = peaks[0]
+            if self._hold_n and p + self._hold_n > end and self._holds(p):
+                break                                     # a close call: its ring is not in yet
+            peaks.pop(0)
             clap = self._judge(p, onset)
             if clap is not None:
                 out.append(clap)
-        self._due = min(regions[0] if regions else 1 << 62,
-                        peaks[0][0] if peaks else 1 << 62) + self._ahead
+        head = peaks[0][0] + self._ahead if peaks else 1 << 62
+        if self._hold_n and peaks and head <= end:          # held: due when its ring is in
+            head = peaks[0][0] + self._hold_n
+        self._due = min(regions[0] + self._ahead if regions else 1 << 62, head)
         return out
+
+    def _wait_on(self) -> None:
+        """The close-call wait on (``close_call_wait`` with a ``wait_model``) or off."""
+        self._cw = bool(self.close_call_wait and self.wait_model is not None)
+        self._cc_margin = 0.0 if self.wait_model is None else self.wait_model.margin
+        if self.wait_model is not None and self._cw:
+            warm(self.wait_model)
+
+    def _holds(self, p: int) -> bool:
+        """Whether the head peak ``p`` is a close call (its first look is kept for ``_judge``)."""
+        if self._look is None or self._look[0] != p:
+            self._look = (p, *self._first_look(p, p - self._last_clap >= self._gap))
+        return self._look[4]
 
     def _find_peaks(self, starts: list[int]) -> None:
         """The peak of each search region; keep those that are the loudest sample within
@@ -522,17 +554,30 @@ class ClapDetector(Tunable, section="clap",
         v = vals[self._room_j]
         return math.isfinite(v) and room_side(v, self.room_limit, self.room_above)
 
-    def _judge(self, p: int, onset: int) -> Clap | None:
-        gap_ok = p - self._last_clap >= self._gap
-        if not (gap_ok or self.keep_features):
-            return None
+    def _first_look(self, p: int, gap_ok: bool) -> tuple[tuple[float, ...], bool, float, bool]:
+        """The burst's values, whether it passes the level and rise checks, its score (the route's
+        expert's or the trees'), and whether it is a close call (trees' score within the margin)."""
         vals = self._meter.measure(self._buf, p - self._b0, gain2=self._gain2)
-        peak_db, rise_db = vals[0], vals[1]
-        ok = peak_db >= self._min_peak_db and rise_db >= self.min_rise_db
+        ok = vals[0] >= self._min_peak_db and vals[1] >= self.min_rise_db
         score = -99.0                      # the route first: the trees only for bursts it keeps
         if ok or self.keep_features:
             expert = None if self._route is None else self._route.score(self._buf, p - self._b0, vals)
-            score = clap_score(np.asarray(vals[1:]), self.model) if expert is None else expert
+            if expert is not None:
+                return vals, ok, expert, False
+            score = clap_score(np.asarray(vals[1:]), self.model)
+        return vals, ok, score, bool(self._hold_n and ok and gap_ok and abs(score - self.threshold) < self._cc_margin)
+
+    def _judge(self, p: int, onset: int) -> Clap | None:
+        gap_ok = p - self._last_clap >= self._gap
+        look, self._look = self._look, None
+        if not (gap_ok or self.keep_features):
+            return None
+        vals, ok, score, close = look[1:] if look is not None and look[0] == p else self._first_look(p, gap_ok)
+        if close:                          # its ring and log-mel are in (clap_wait)
+            b0 = self._b0
+            score = self.threshold + close_call_score(self._buf[: self._end - b0], p - b0, self._meter.rate,
+                                                      vals, score - self.threshold, self.wait_model or SHIPPED)
+        peak_db = vals[0]
         t0, rate = self._t0 or 0.0, self._meter.rate
         t_onset = t0 + onset / rate
         if self.keep_features:
