@@ -37,6 +37,8 @@ from typing import Any
 import numpy as np
 from _reference import SHARED_DATA
 
+from sensekit.audio.clap import ClapDetector
+from sensekit.audio.clap_wait import WaitModel
 from sensekit.evaluation.audio import clap_folds as cf
 from sensekit.evaluation.audio import clap_ring_wait as rw
 from sensekit.evaluation.audio import clap_training as ct
@@ -88,6 +90,27 @@ def mel_scores(args: argparse.Namespace, b: ct.Bursts, sources: list[str]) -> tu
     np.save(path, out)
     fits.write_text(json.dumps({s: v.to_json() for s, v in lr.items()}))
     return out, lr
+
+
+class Shipped(ClapDetector):
+    """The shipped ``ClapDetector`` (its own wait) with the fold's constants, recording its decisions."""
+
+    def __init__(self, **kw: Any) -> None:
+        self.decisions: list[tuple[float, float, bool]] = []
+        self._close_p = (-1, False)
+        super().__init__(**kw)
+
+    def _first_look(self, p: int, gap_ok: bool) -> tuple[tuple[float, ...], bool, float, bool]:
+        got = super()._first_look(p, gap_ok)
+        self._close_p = (p, got[3])
+        return got
+
+    def _judge(self, p: int, onset: int) -> Any:
+        clap = super()._judge(p, onset)
+        if clap is not None:
+            self.decisions.append((clap.t, (self._t0 or 0.0) + self._end / self._meter.rate,
+                                   self._close_p == (p, True)))
+        return clap
 
 
 def decide(t: np.ndarray, r: np.ndarray, s: np.ndarray, T: float, margin: float, rule: str | None,
@@ -170,8 +193,13 @@ def stream(args: argparse.Namespace, sources: list[str], T: dict[str, float], ma
             def make() -> Any:
                 kw = dict(model=trees[s], threshold=T[s], ring_model=ring[s], ring_threshold=T[s],
                           wait_ms=130.0, noise_route=False, ring=RING)
-                det = (RingWaitDetector(margin=0.0, **kw) if mode == "today" else
-                       MelWaitDetector(margin=margin[s], mel_score=lr[s], rule=pick[s][0], theta=pick[s][1], **kw))
+                if mode == "wait" and args.shipped_detector:   # (the sum rule: checked in main)
+                    wm = WaitModel(ring[s], T[s], margin[s], pick[s][1], lr[s].w, lr[s].b)
+                    det: Any = Shipped(model=trees[s], threshold=T[s], noise_route=False, wait_model=wm)
+                else:
+                    det = (RingWaitDetector(margin=0.0, **kw) if mode == "today" else
+                           MelWaitDetector(margin=margin[s], mel_score=lr[s], rule=pick[s][0], theta=pick[s][1],
+                                           **kw))
                 made[mode].append(det)
                 return det
             return make
@@ -238,6 +266,8 @@ def main() -> int:
     ap.add_argument("--kinds", default="white,pink,babble,speech")
     ap.add_argument("--snrs", default="0,5,10")
     ap.add_argument("--no-curve", action="store_true")
+    ap.add_argument("--shipped-detector", action="store_true",
+                    help="with --stream: the wait through sensekit's ClapDetector (wait_model=the fold's constants)")
     ap.add_argument("--rule", choices=MEL_RULES, default=None,
                     help="only this rule (theta still nested); by default the rule is chosen nested too")
     args = ap.parse_args()
@@ -264,6 +294,8 @@ def main() -> int:
         cpath.write_text(json.dumps(pick))
     print("per source: margin; rule, theta (nested): " + "; ".join(f"{s} {margin[s]:g}; {u} {v:g}"
                                                                     for s, (u, v) in pick.items()), flush=True)
+    if args.shipped_detector and any(u != "sum" for u, _ in pick.values()):
+        raise SystemExit("the shipped detector has the sum rule only")
     if args.cost:
         cost(args, sources, T, margin, pick, lr)
     elif args.stream:
