@@ -94,7 +94,7 @@ from sensekit.audio.clap_features import (
 from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
 from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
 from sensekit.audio.clap_pattern import ClapPatternTracker
-from sensekit.audio.clap_wait import SHIPPED, BEFORE_S, WaitModel, close_call_score, wait_samples, warm
+from sensekit.audio.clap_wait import SHIPPED, BEFORE_S, WaitModel, close_call_score, is_close, wait_samples, warm
 from sensekit.audio.clap_rules import room_index as _room_index
 from sensekit.audio.clap_rules import room_side, under_recent_claps
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
@@ -492,7 +492,6 @@ class ClapDetector(Tunable, section="clap",
     def _wait_on(self) -> None:
         """The close-call wait on (``close_call_wait`` with a ``wait_model``) or off."""
         self._cw = bool(self.close_call_wait and self.wait_model is not None)
-        self._cc_margin = 0.0 if self.wait_model is None else self.wait_model.margin
         if self.wait_model is not None and self._cw:
             warm(self.wait_model)
 
@@ -565,7 +564,7 @@ class ClapDetector(Tunable, section="clap",
             if expert is not None:
                 return vals, ok, expert, False
             score = clap_score(np.asarray(vals[1:]), self.model)
-        return vals, ok, score, bool(self._hold_n and ok and gap_ok and abs(score - self.threshold) < self._cc_margin)
+        return vals, ok, score, bool(self._hold_n and ok and gap_ok and is_close(score, self.wait_model or SHIPPED))
 
     def _judge(self, p: int, onset: int) -> Clap | None:
         gap_ok = p - self._last_clap >= self._gap
@@ -575,8 +574,8 @@ class ClapDetector(Tunable, section="clap",
         vals, ok, score, close = look[1:] if look is not None and look[0] == p else self._first_look(p, gap_ok)
         if close:                          # its ring and log-mel are in (clap_wait)
             b0 = self._b0
-            score = self.threshold + close_call_score(self._buf[: self._end - b0], p - b0, self._meter.rate,
-                                                      vals, score - self.threshold, self.wait_model or SHIPPED)
+            score = close_call_score(self._buf[: self._end - b0], p - b0, self._meter.rate, vals, score,
+                                     self.wait_model or SHIPPED)
         peak_db = vals[0]
         t0, rate = self._t0 or 0.0, self._meter.rate
         t_onset = t0 + onset / rate

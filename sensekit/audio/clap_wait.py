@@ -29,12 +29,11 @@ import numpy as np
 from scipy.signal import resample_poly
 
 from sensekit.audio.clap_features import Model, clap_score, tree_model
-from sensekit.audio.clap_model import THRESHOLD as RING_THRESHOLD
+from sensekit.audio.clap_model import THRESHOLD
 from sensekit.audio.clap_wait_model import MARGIN, MEL_B, MEL_W, RING_MODEL, THETA
 
-__all__ = ["AFTER_S", "BEFORE_S", "MARGIN", "SHIPPED", "WAIT_MS", "WaitModel", "close_call_score", "log_mel",
-           "mel_bank",
-           "ring_inputs", "wait_samples", "warm"]
+__all__ = ["AFTER_S", "BEFORE_S", "MARGIN", "SHIPPED", "WAIT_MS", "WaitModel", "close_call_score", "is_close",
+           "log_mel", "mel_bank", "ring_inputs", "wait_samples", "warm"]
 
 #: how long after its peak a close call is decided (the voicing's last sample is in)
 WAIT_MS = 130.0
@@ -137,29 +136,38 @@ def ring_inputs(x: np.ndarray, p: int, rate: int) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class WaitModel:
-    """The wait's constants: the ring's trees at their threshold, the margin of a close call, the
-    log-mel score's weights and the sum rule's theta. ``SHIPPED``: ``clap_wait_model.py``'s."""
+    """The wait's constants: the ring's trees, the trees' threshold they were chosen at (a close call
+    lies within ``margin`` of it), the log-mel score's weights and the sum rule's theta. ``SHIPPED``:
+    ``clap_wait_model.py``'s, at the shipped ``clap_model.THRESHOLD``. A burst's score does not
+    depend on ``clap.threshold``, which only cuts it (as ``calibrate --claps`` assumes)."""
 
     ring_model: Model
-    ring_threshold: float
+    threshold: float
     margin: float
     theta: float
     mel_w: np.ndarray
     mel_b: float
 
 
-SHIPPED = WaitModel(RING_MODEL, RING_THRESHOLD, MARGIN, THETA, _W, MEL_B)
+SHIPPED = WaitModel(RING_MODEL, THRESHOLD, MARGIN, THETA, _W, MEL_B)
 
 
-def close_call_score(x: np.ndarray, p: int, rate: int, vals: Sequence[float], t_minus_T: float,
+def is_close(t: float, wait: WaitModel = SHIPPED) -> bool:
+    """Whether the trees' score ``t`` makes a burst a close call."""
+    return abs(t - wait.threshold) < wait.margin
+
+
+def close_call_score(x: np.ndarray, p: int, rate: int, vals: Sequence[float], t: float,
                      wait: WaitModel = SHIPPED) -> float:
-    """A close call's score over today's threshold, by the sum rule: the ring's trees' log-odds over
-    their threshold plus the log-mel score less ``theta`` (a clap when >= 0). ``x`` holds the samples
+    """A close call's score (log-odds, cut by the detector's threshold like the trees'; ``t``: the
+    trees' score), by the sum rule: the ring's trees' log-odds plus the log-mel score less ``theta``
+    (at the wait's own threshold, the ring's trees' log-odds over it plus the score reach theta).
+    ``x`` holds the samples
     in (at least ``WAIT_MS`` after the peak ``x[p]``), ``vals`` the burst's ``(peak_db,) + FEATURES``."""
     level, voiced = ring_inputs(x, p, rate)
     ring = clap_score(np.asarray((*vals[1:], level, voiced)), wait.ring_model)
-    f = np.append(np.asarray(log_mel(x, rate, p), np.float64).ravel(), float(t_minus_T))
-    return ring - wait.ring_threshold + float(f @ wait.mel_w + wait.mel_b) - wait.theta
+    f = np.append(np.asarray(log_mel(x, rate, p), np.float64).ravel(), float(t - wait.threshold))
+    return ring + float(f @ wait.mel_w + wait.mel_b) - wait.theta
 
 
 def warm(wait: WaitModel = SHIPPED) -> None:
