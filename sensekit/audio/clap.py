@@ -42,7 +42,9 @@ Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; s
 "none" by default), ``noise_route`` (on by default: a burst rising < 24 dB over a steady
 floor is judged by the noise expert, ``clap_floor.py``; ``calibrate --claps`` switches it off
 in a room whose claps stand far over its floor; off, nothing of it runs),
-``threshold`` (log-odds, default the shipped ``clap_model.THRESHOLD``, range ``SCORE_RANGE``
+``close_call_wait`` (on: a burst within ``clap_wait.MARGIN`` of the trees' threshold waits 130 ms
+for its ring and log-mel, ``clap_wait.py``), ``threshold`` (log-odds, default the shipped
+``clap_model.THRESHOLD``, range ``SCORE_RANGE``
 = what the shipped trees can score; lower finds softer, odder claps and more false ones),
 ``below_claps_db`` (30, above), ``min_level`` (activity level 0..100 of the 1 ms peak after
 ``gain``; default 20 = -54 dBFS;
