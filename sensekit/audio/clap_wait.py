@@ -15,8 +15,9 @@ HTK mel bands, ``log10(1e4 P + 1) / LOG_MAX``, the window scaled to a peak of 1)
 Every constant is in ``clap_wait_model.py`` (``benchmarks/train_clap_wait.py``, fitted on every
 source). Pure functions of the samples: what a close call gets does not depend on the blocks.
 
-Cost: ~1-2 ms a close call at 48 kHz (most of it the polyphase resampler to 44.1 kHz, the one
-SciPy call); nothing for a burst that is not a close call.
+Cost: ~2-5 ms a close call at 48 kHz (most of it the polyphase resampler to 44.1 kHz,
+``polyphase.resample_poly``: SciPy's, in NumPy, so no app's start imports ``scipy.signal``);
+nothing for a burst that is not a close call.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from math import gcd
 
 import numpy as np
-from scipy.signal import resample_poly
+from sensekit.audio.polyphase import resample_poly
 
 from sensekit.audio.clap_features import Model, clap_score, tree_model
 from sensekit.audio.clap_model import THRESHOLD
