@@ -38,6 +38,7 @@ import numpy as np
 from _reference import SHARED_DATA
 
 from sensekit.audio.clap import ClapDetector
+from sensekit.audio.clap_noise_model import RISE_SPLIT_DB
 from sensekit.audio.clap_wait import WaitModel
 from sensekit.evaluation.audio import clap_folds as cf
 from sensekit.evaluation.audio import clap_ring_wait as rw
@@ -49,6 +50,7 @@ from sensekit.evaluation.audio.clap_net_gate import pooled_f1
 TRAIN_MARGIN = 1.5                      # the close calls the score is fitted on
 THETAS = np.round(np.arange(-4.0, 4.01, 0.25), 2)
 RING = "late_above_db"
+WIDE = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0)   # the twenty-fifth pass's W: close calls down to T - W
 
 
 def load(args: argparse.Namespace) -> tuple[ct.Bursts, list[str], dict[str, np.ndarray], dict[str, np.ndarray],
@@ -114,10 +116,14 @@ class Shipped(ClapDetector):
 
 
 def decide(t: np.ndarray, r: np.ndarray, s: np.ndarray, T: float, margin: float, rule: str | None,
-           theta: float) -> tuple[np.ndarray, np.ndarray]:
+           theta: float, wide: tuple[float, np.ndarray | None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Which bursts are claps (and which are close calls): today's trees outside the margin; inside it
-    the ring's trees (``rule`` None) or ``mel_decision``."""
+    the ring's trees (``rule`` None) or ``mel_decision``. ``wide`` (W, the bursts' rise_db or None): the
+    twenty-fifth pass's candidates, bursts in [T - W, T) (rising < 24 dB if given) are close calls too."""
     close = rw.waits(t, threshold=T, margin=margin)
+    if wide is not None:
+        low = (t >= T - wide[0]) & (t < T)
+        close = close | (low if wide[1] is None else low & (wide[1] < RISE_SPLIT_DB))
     inner = r >= T if rule is None else mel_decision(rule, r - T, s, theta)
     return np.asarray(np.where(close, inner, t >= T)), close
 
@@ -140,6 +146,56 @@ def choose(b: ct.Bursts, so: dict[str, np.ndarray], sr: dict[str, np.ndarray], m
     ok = [k for k in range(len(rules)) if crit[k] >= crit.max() - TIE_F1]
     k = min(ok, key=lambda k: (MEL_RULES.index(rules[k][0]), abs(rules[k][1])))
     return rules[k][0], rules[k][1], float(crit[k])
+
+
+def choose_wide(b: ct.Bursts, so: dict[str, np.ndarray], sr: dict[str, np.ndarray], ms: np.ndarray,
+                T: float, margin: float, theta: float, others: list[str], low: bool) -> tuple[float, np.ndarray]:
+    """The twenty-fifth pass's W (``WIDE``) with the best pooled criterion on ``others`` (ties within
+    ``TIE_F1`` to the smaller), the sum rule at ``theta``; and the criterion at every W."""
+    def accepted(s: str, m: np.ndarray) -> list[np.ndarray]:
+        t, r, x = so[s][m], sr[s][m], np.nan_to_num(ms[m], nan=-99.0)
+        rise = b.X[m, 0] if low else None
+        return [decide(t, r, x, T, margin, "sum", theta, (w, rise))[0] for w in WIDE]
+
+    crit = pooled_f1(b, others, accepted, len(WIDE))
+    k = min(k for k in range(len(WIDE)) if crit[k] >= crit.max() - TIE_F1)
+    return float(WIDE[k]), crit
+
+
+def wide_table(b: ct.Bursts, sources: list[str], so: dict[str, np.ndarray], sr: dict[str, np.ndarray],
+               ms: np.ndarray, T: dict[str, float], margin: dict[str, float], pick: dict[str, tuple[str, float]],
+               low: bool) -> dict[str, float]:
+    """Each source's W chosen on the others, and its bursts (every copy but ``sp0``) with the shipped wait
+    and with the wide wait: claps found, false bursts, close calls."""
+    got: dict[str, float] = {}
+    print(f"\n| held out | W ({'low-rise' if low else 'every burst'}) | criterion on the others at W = "
+          + " / ".join(f"{w:g}" for w in WIDE) + " | claps: wait / wide (of) | false bursts: wait / wide "
+          "| recordings: claps / false, wait / wide | sp0 claps: wait / wide (of) |")
+    print("|---|---|---|---|---|---|---|")
+    tot = np.zeros(10, int)
+    for s in sources:
+        w, crit = choose_wide(b, so, sr, ms, T[s], margin[s], pick[s][1], [o for o in sources if o != s], low)
+        got[s] = w
+        y = b.y
+        m = (b.source == s) & (y >= 0) & (b.variant != ct.SPEECH0)
+        org = m & (b.variant == "orig")
+        sp = (b.source == s) & (b.variant == ct.SPEECH0) & (y == 1)
+        x = np.nan_to_num(ms, nan=-99.0)
+        base, _ = decide(so[s], sr[s], x, T[s], margin[s], "sum", pick[s][1])
+        wide, _ = decide(so[s], sr[s], x, T[s], margin[s], "sum", pick[s][1], (w, b.X[:, 0] if low else None))
+
+        def c(a: np.ndarray, k: np.ndarray) -> int:
+            return int(np.count_nonzero(a & k))
+        row = [c(base, m & (y == 1)), c(wide, m & (y == 1)), c(base, m & (y == 0)), c(wide, m & (y == 0)),
+               c(base, org & (y == 1)), c(base, org & (y == 0)), c(wide, org & (y == 1)), c(wide, org & (y == 0)),
+               c(base, sp), c(wide, sp)]
+        tot += np.array(row)
+        print(f"| {s} | {w:g} | " + " / ".join(f"{v:.4f}" for v in crit)
+              + f" | {row[0]} / {row[1]} ({c(m, y == 1)}) | {row[2]} / {row[3]} "
+              f"| {row[4]} / {row[5]}, {row[6]} / {row[7]} | {row[8]} / {row[9]} ({int(sp.sum())}) |", flush=True)
+    print(f"| total | | | {tot[0]} / {tot[1]} | {tot[2]} / {tot[3]} | {tot[4]} / {tot[5]}, {tot[6]} / {tot[7]} "
+          f"| {tot[8]} / {tot[9]} |")
+    return got
 
 
 def burst_table(b: ct.Bursts, sources: list[str], so: dict[str, np.ndarray], sr: dict[str, np.ndarray],
@@ -212,6 +268,63 @@ def stream(args: argparse.Namespace, sources: list[str], T: dict[str, float], ma
     print(f"log-mel scores computed (noise curve's detectors): {n}")
 
 
+def losses(args: argparse.Namespace, sources: list[str], T: dict[str, float], margin: dict[str, float],
+           pick: dict[str, tuple[str, float]], lr: dict[str, LinearScore]) -> None:
+    """``--losses``: each annotated clap of ``--loss-rows``'s mixes (the noise curve's: same seeds, 512-sample
+    blocks, each offset of ``--curve-offsets``) streamed through the shipped ``ClapDetector`` with its fold's
+    constants (``clap_losses.LossDetector``), each missed clap counted by where it was lost."""
+    from _clap_clips import clap_clips
+
+    from sensekit.audio.clap_loudness import clap_loudness
+    from sensekit.evaluation.audio.clap_losses import KINDS, LossDetector, best_near, loss_of, unmatched
+    from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech
+
+    trees = json.loads(args.tree_folds.read_text())["models"]
+    ring = json.loads((args.out / f"RING_130_{RING}.json").read_text())
+    targets, speech, audio = clap_clips(SHARED_DATA)
+    rows = [(k, float(v)) for k, v in (r.split(":") for r in args.loss_rows.split(","))]
+    print("\n| mix, offset | claps | found | " + " | ".join(KINDS) + " |")
+    print("|---|---|---|" + "---|" * len(KINDS))
+    for kind, snr in rows:
+        for off in [int(v) for v in args.curve_offsets.split(",")]:
+            count = dict.fromkeys(KINDS, 0)
+            n = found = 0
+            under: list[float] = []
+            rises: list[float] = []
+            for c in targets:
+                if c.source not in sources:
+                    continue
+                x, rate = audio[c.file]
+                y = x.astype(np.float32) if kind == "clean" else mix_at(
+                    x, noise_unit(kind, c.file, len(x), rate, other_speech(audio, speech, c.source, rate)),
+                    clap_loudness(x, rate, c.onsets), snr)
+                s = c.source
+                wm = WaitModel(ring[s], T[s], margin[s], pick[s][1], lr[s].w, lr[s].b)
+                det = LossDetector(model=trees[s], threshold=T[s], noise_route=args.route, wait_model=wm)
+                y = np.concatenate([np.zeros(off, np.float32), y]) if off else y
+                for k, i in enumerate(range(0, len(y), args.block)):
+                    det.process(y[i:i + args.block], i / rate, rate, index=k)
+                off_s = off / rate
+                missed, matched = unmatched([t - off_s for t in det.claps], list(c.onsets))
+                n += len(c.onsets)
+                found += len(c.onsets) - len(missed)
+                for o in missed:
+                    why = loss_of(det, o, matched, off_s)
+                    count[why] += 1
+                    j = best_near(det, o, off_s)
+                    if why in ("trees", "close low") and j is not None:
+                        under.append(j.trees - T[s])
+                        rises.append(j.rise_db)
+            print(f"| {kind} {snr:g} dB, {off} | {n} | {found} ({found / n:.2f}) | "
+                  + " | ".join(str(count[k]) for k in KINDS) + " |", flush=True)
+            if under:
+                q = np.percentile(under, [10, 50, 90])
+                print(f"  (lost at the trees: t - T 10/50/90 % {q[0]:.1f} / {q[1]:.1f} / {q[2]:.1f}, within 3: "
+                      f"{int(np.sum(np.asarray(under) >= -3.0))} of {len(under)}; rise_db p50 "
+                      f"{np.median(rises):.0f}, under 24 dB {int(np.sum(np.asarray(rises) < 24.0))})", file=sys.stderr,
+                      flush=True)
+
+
 def cost(args: argparse.Namespace, sources: list[str], T: dict[str, float], margin: dict[str, float],
          pick: dict[str, tuple[str, float]], lr: dict[str, LinearScore]) -> None:
     """ms per log-mel score (median of 200, 48 kHz), and the clap stage's rate on the dense clip with
@@ -266,6 +379,13 @@ def main() -> int:
     ap.add_argument("--kinds", default="white,pink,babble,speech")
     ap.add_argument("--snrs", default="0,5,10")
     ap.add_argument("--no-curve", action="store_true")
+    ap.add_argument("--losses", action="store_true",
+                    help="where the missed claps of --loss-rows are lost (clap_losses; the shipped detector)")
+    ap.add_argument("--loss-rows", default="clean:0,pink:10,pink:5,babble:10,speech:0")
+    ap.add_argument("--wide", choices=("low", "all"), default=None,
+                    help="the twenty-fifth pass's candidates: close calls down to T - W (W nested), bursts rising "
+                         "< 24 dB only (low) or every burst (all); burst level, or streamed with --stream")
+    ap.add_argument("--route", action="store_true", help="with --losses: the noise route on (the shipped one)")
     ap.add_argument("--shipped-detector", action="store_true",
                     help="with --stream: the wait through sensekit's ClapDetector (wait_model=the fold's constants)")
     ap.add_argument("--rule", choices=MEL_RULES, default=None,
@@ -296,7 +416,19 @@ def main() -> int:
                                                                     for s, (u, v) in pick.items()), flush=True)
     if args.shipped_detector and any(u != "sum" for u, _ in pick.values()):
         raise SystemExit("the shipped detector has the sum rule only")
-    if args.cost:
+    wide = None
+    if args.wide is not None:
+        path = args.out / f"WIDE_{args.wide}.json"
+        if path.is_file() and (args.stream or args.losses):
+            wide = {s: float(v) for s, v in json.loads(path.read_text()).items()}
+        else:
+            wide = wide_table(b, sources, so, sr, ms, T, margin, pick, args.wide == "low")
+            path.write_text(json.dumps(wide))
+            return 0
+    args.wide_w = wide
+    if args.losses:
+        losses(args, sources, T, margin, pick, lr)
+    elif args.cost:
         cost(args, sources, T, margin, pick, lr)
     elif args.stream:
         stream(args, sources, T, margin, pick, lr)
