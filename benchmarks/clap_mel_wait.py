@@ -18,9 +18,15 @@ score. ``--stream``: each source's clips through ``clap_mel_stream.MelWaitDetect
 ``benchmarks/clap_ring_stream.py``. ``--cost``: ms per log-mel score, and the clap stage's rate on
 the dense laughter clip looped to 20 s, today's detector against the wait with the score.
 
+The twenty-fifth pass: ``--losses`` counts, for each row of ``--loss-rows`` (kind:snr, or clean:0), where each
+missed clap was lost in the shipped detector with its fold's constants (``clap_losses``; ``--route`` with the
+noise route on, its expert in-sample); ``--wide low|all`` chooses, per held-out source on the others, the W of
+its candidates (bursts in [T - W, T), rising < 24 dB or all, wait too) at burst level, then with ``--stream
+--shipped-detector``, ``--losses`` or ``--cost`` runs them.
+
 Usage: .venv/bin/python benchmarks/clap_mel_wait.py --cache /tmp/claps20/PATCH.npz
        --tree-folds /tmp/claps20/TREES.json --out DIR [--stream [--offsets 0,517] [--no-curve]] [--cost]
-       [--rule veto|sum]
+       [--rule veto|sum] [--losses [--loss-rows pink:10,...] [--route]] [--wide low|all]
   DIR holds the twenty-second pass's files (SCORES_130_late_above_db.npz, RING_130_late_above_db.json,
   DELAYS_today_0_517.json) and the twentieth pass's MARGIN.npy and MELS.npz (clap_general_look.py's
   ``short`` window of every burst with |t - T| < 4); it keeps MEL_LR.json, MEL_SCORES.npy, MEL_CHOICE.json.
@@ -37,13 +43,13 @@ from typing import Any
 import numpy as np
 from _reference import SHARED_DATA
 
-from sensekit.audio.clap import ClapDetector
 from sensekit.audio.clap_noise_model import RISE_SPLIT_DB
-from sensekit.audio.clap_wait import WaitModel
+from sensekit.audio.clap_wait import SHIPPED, WaitModel
 from sensekit.evaluation.audio import clap_folds as cf
 from sensekit.evaluation.audio import clap_ring_wait as rw
 from sensekit.evaluation.audio import clap_training as ct
 from sensekit.evaluation.audio.clap_folds import TIE_F1
+from sensekit.evaluation.audio.clap_losses import LossDetector
 from sensekit.evaluation.audio.clap_mel_score import MEL_RULES, LinearScore, fit_linear, mel_decision
 from sensekit.evaluation.audio.clap_net_gate import pooled_f1
 
@@ -94,18 +100,26 @@ def mel_scores(args: argparse.Namespace, b: ct.Bursts, sources: list[str]) -> tu
     return out, lr
 
 
-class Shipped(ClapDetector):
-    """The shipped ``ClapDetector`` (its own wait) with the fold's constants, recording its decisions."""
+class Shipped(LossDetector):
+    """The shipped ``ClapDetector`` (its own wait) with the fold's constants, recording its decisions (and,
+    as ``clap_losses.LossDetector``, which gives ``ClapDetector``'s claps, each burst's path). ``wide``:
+    the twenty-fifth pass's candidates, bursts in [T - W, T) (rising < 24 dB when ``low``) wait too."""
 
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, wide: float | None = None, low: bool = True, **kw: Any) -> None:
         self.decisions: list[tuple[float, float, bool]] = []
         self._close_p = (-1, False)
+        self._wide, self._low = wide, low
         super().__init__(**kw)
 
     def _first_look(self, p: int, gap_ok: bool) -> tuple[tuple[float, ...], bool, float, bool]:
-        got = super()._first_look(p, gap_ok)
-        self._close_p = (p, got[3])
-        return got
+        vals, ok, score, close = super()._first_look(p, gap_ok)
+        if self._wide is not None and self._hold_n and ok and gap_ok and self._route is None:
+            T = (self.wait_model or SHIPPED).threshold     # the twenty-fifth pass: [T - W, T) wait too
+            close = close or (T - self._wide <= score < T and (not self._low or vals[1] < RISE_SPLIT_DB))
+        self._close_p = (p, close)
+        self._fl = (p, vals, ok, score, close)
+        self.close_calls = getattr(self, "close_calls", 0) + int(close)
+        return vals, ok, score, close
 
     def _judge(self, p: int, onset: int) -> Any:
         clap = super()._judge(p, onset)
@@ -251,7 +265,8 @@ def stream(args: argparse.Namespace, sources: list[str], T: dict[str, float], ma
                           wait_ms=130.0, noise_route=False, ring=RING)
                 if mode == "wait" and args.shipped_detector:   # (the sum rule: checked in main)
                     wm = WaitModel(ring[s], T[s], margin[s], pick[s][1], lr[s].w, lr[s].b)
-                    det: Any = Shipped(model=trees[s], threshold=T[s], noise_route=False, wait_model=wm)
+                    det: Any = Shipped(model=trees[s], threshold=T[s], noise_route=False, wait_model=wm,
+                                       wide=None if args.wide_w is None else args.wide_w[s], low=args.wide == "low")
                 else:
                     det = (RingWaitDetector(margin=0.0, **kw) if mode == "today" else
                            MelWaitDetector(margin=margin[s], mel_score=lr[s], rule=pick[s][0], theta=pick[s][1],
@@ -276,7 +291,7 @@ def losses(args: argparse.Namespace, sources: list[str], T: dict[str, float], ma
     from _clap_clips import clap_clips
 
     from sensekit.audio.clap_loudness import clap_loudness
-    from sensekit.evaluation.audio.clap_losses import KINDS, LossDetector, best_near, loss_of, unmatched
+    from sensekit.evaluation.audio.clap_losses import KINDS, best_near, loss_of, unmatched
     from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech
 
     trees = json.loads(args.tree_folds.read_text())["models"]
@@ -300,7 +315,8 @@ def losses(args: argparse.Namespace, sources: list[str], T: dict[str, float], ma
                     clap_loudness(x, rate, c.onsets), snr)
                 s = c.source
                 wm = WaitModel(ring[s], T[s], margin[s], pick[s][1], lr[s].w, lr[s].b)
-                det = LossDetector(model=trees[s], threshold=T[s], noise_route=args.route, wait_model=wm)
+                det = Shipped(model=trees[s], threshold=T[s], noise_route=args.route, wait_model=wm,
+                              wide=None if args.wide_w is None else args.wide_w[s], low=args.wide == "low")
                 y = np.concatenate([np.zeros(off, np.float32), y]) if off else y
                 for k, i in enumerate(range(0, len(y), args.block)):
                     det.process(y[i:i + args.block], i / rate, rate, index=k)
@@ -350,19 +366,44 @@ def cost(args: argparse.Namespace, sources: list[str], T: dict[str, float], marg
     y = np.tile(y, int(np.ceil(20.0 * rate / len(y))))[: int(20.0 * rate)]
     best = {"today": np.inf, "wait+mel": np.inf}
     calls = 0
+    wm = WaitModel(ring["k"], T["k"], margin["k"], pick["k"][1], lr["k"].w, lr["k"].b)
     for _ in range(5):
         for mode in best:
-            det = ClapDetector(model=trees["k"], threshold=T["k"], noise_route=False) if mode == "today" else \
-                MelWaitDetector(model=trees["k"], threshold=T["k"], ring_model=ring["k"], ring_threshold=T["k"],
-                                margin=margin["k"], wait_ms=130.0, noise_route=False, ring=RING,
-                                mel_score=lr["k"], rule=pick["k"][0], theta=pick["k"][1])
+            if args.wide_w is not None:    # the twenty-fifth pass: the shipped wait against the wide one
+                det: Any = Shipped(model=trees["k"], threshold=T["k"], noise_route=False, wait_model=wm,
+                                   wide=None if mode == "today" else args.wide_w["k"], low=args.wide == "low")
+            elif mode == "today":
+                det = ClapDetector(model=trees["k"], threshold=T["k"], noise_route=False)
+            else:
+                det = MelWaitDetector(model=trees["k"], threshold=T["k"], ring_model=ring["k"],
+                                      ring_threshold=T["k"], margin=margin["k"], wait_ms=130.0, noise_route=False,
+                                      ring=RING, mel_score=lr["k"], rule=pick["k"][0], theta=pick["k"][1])
             t0 = time.process_time()
             for k, i in enumerate(range(0, len(y), 512)):
                 det.process(y[i:i + 512], i / rate, rate, index=k)
             best[mode] = min(best[mode], time.process_time() - t0)
-            calls = getattr(det, "mel_calls", calls)
-    print(f"clap stage on {args.dense.name} looped to 20 s (k's fold): today {20.0 / best['today']:.0f}x real time, "
-          f"wait+mel {20.0 / best['wait+mel']:.0f}x (log-mel scores a pass: {calls})", flush=True)
+            calls = getattr(det, "mel_calls", None) or getattr(det, "close_calls", 0)
+    names = ("the shipped wait", f"the wide wait ({args.wide}, W {args.wide_w['k']:g})") if args.wide_w else \
+        ("today", "wait+mel")
+    print(f"clap stage on {args.dense.name} looped to 20 s (k's fold): {names[0]} {20.0 / best['today']:.0f}x "
+          f"real time, {names[1]} {20.0 / best['wait+mel']:.0f}x (close calls a pass: {calls})", flush=True)
+
+
+def picks(args: argparse.Namespace, b: ct.Bursts, sources: list[str], so: dict[str, np.ndarray],
+          sr: dict[str, np.ndarray], ms: np.ndarray, T: dict[str, float],
+          margin: dict[str, float]) -> dict[str, tuple[str, float]]:
+    """Each source's rule and theta, nested (kept in MEL_CHOICE[_rule].json)."""
+    cpath = args.out / ("MEL_CHOICE.json" if args.rule is None else f"MEL_CHOICE_{args.rule}.json")
+    if cpath.is_file():
+        return {s: (str(u), float(v)) for s, (u, v) in json.loads(cpath.read_text()).items()}
+    pick = {}
+    for s in sources:
+        u, v, c = choose(b, so, sr, ms, T[s], margin[s], [o for o in sources if o != s], args.rule)
+        pick[s] = (u, v)
+        print(f"# {s}: margin {margin[s]:g}, rule {u}, theta {v:g} (criterion {c:.4f})", file=sys.stderr,
+              flush=True)
+    cpath.write_text(json.dumps(pick))
+    return pick
 
 
 def main() -> int:
@@ -401,31 +442,18 @@ def main() -> int:
         if not np.allclose(np.nan_to_num(d[k]), np.nan_to_num(so[s][k] - T[s]), atol=1e-6):
             raise SystemExit("MARGIN.npy is not t - T of these folds and thresholds")
     ms, lr = mel_scores(args, b, sources)
-    cpath = args.out / ("MEL_CHOICE.json" if args.rule is None else f"MEL_CHOICE_{args.rule}.json")
-    if cpath.is_file():
-        pick = {s: (str(u), float(v)) for s, (u, v) in json.loads(cpath.read_text()).items()}
-    else:
-        pick = {}
-        for s in sources:
-            u, v, c = choose(b, so, sr, ms, T[s], margin[s], [o for o in sources if o != s], args.rule)
-            pick[s] = (u, v)
-            print(f"# {s}: margin {margin[s]:g}, rule {u}, theta {v:g} (criterion {c:.4f})", file=sys.stderr,
-                  flush=True)
-        cpath.write_text(json.dumps(pick))
+    pick = picks(args, b, sources, so, sr, ms, T, margin)
     print("per source: margin; rule, theta (nested): " + "; ".join(f"{s} {margin[s]:g}; {u} {v:g}"
                                                                     for s, (u, v) in pick.items()), flush=True)
     if args.shipped_detector and any(u != "sum" for u, _ in pick.values()):
         raise SystemExit("the shipped detector has the sum rule only")
-    wide = None
+    args.wide_w = None
     if args.wide is not None:
         path = args.out / f"WIDE_{args.wide}.json"
-        if path.is_file() and (args.stream or args.losses):
-            wide = {s: float(v) for s, v in json.loads(path.read_text()).items()}
-        else:
-            wide = wide_table(b, sources, so, sr, ms, T, margin, pick, args.wide == "low")
-            path.write_text(json.dumps(wide))
+        if not (path.is_file() and (args.stream or args.losses or args.cost)):
+            path.write_text(json.dumps(wide_table(b, sources, so, sr, ms, T, margin, pick, args.wide == "low")))
             return 0
-    args.wide_w = wide
+        args.wide_w = {s: float(v) for s, v in json.loads(path.read_text()).items()}
     if args.losses:
         losses(args, sources, T, margin, pick, lr)
     elif args.cost:
