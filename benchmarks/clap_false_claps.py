@@ -13,9 +13,9 @@ Default: the per-source table (``evaluate.format_sources``), every false clap on
 clips-with-a-clap per negative source against the bar (at most 1 in 10), and per feature how far the
 false claps of each negative source sit from the true claps of the clap sources' recordings (AUC).
 Keeps ``CLAPS_<offset>.json`` in ``--out``.
-``--veto``: the declared fix, a clap dropped when ``attack_peak_db`` exceeds a cut nested from the
-*other* clap sources' true claps at offset 0 (``CLAPS_0.json``), streamed at each offset and on the
-noise curve.
+Then the noise curve (``--no-curve``: not). ``--veto``: the declared fix, a clap dropped when
+``attack_peak_db`` exceeds a cut nested from the *other* clap sources' true claps at offset 0
+(``CLAPS_0.json``), streamed at each offset and on the noise curve.
 
 Usage: .venv/bin/python benchmarks/clap_false_claps.py --folds DIR --out DIR [--offsets 0,517] [--veto]
   --folds DIR holds TREES.json, WAIT_FOLDS.json, RING_130_late_above_db.json, MEL_LR.json
@@ -234,7 +234,7 @@ def main() -> int:
         bar_table(per, rows, off)
         if not args.veto and off == 0:
             feature_table(rows)
-    if args.veto and not args.no_curve:
+    if not args.no_curve:
         from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
 
         made_c: list[Recorder] = []
@@ -242,9 +242,10 @@ def main() -> int:
                              make_for=lambda s: maker(s, *folds_, made_c, None if cuts is None else cuts[s]),
                              only_sources=sources, kinds=args.kinds.split(","),
                              snrs_db=[float(v) for v in args.snrs.split(",")])
-        print("noise curve: veto, leave-one-source-out (nested)")
+        name = "veto" if args.veto else "shipped wait"
+        print(f"noise curve: {name}, leave-one-source-out (nested)")
         print(format_curve(points))
-        print(f"decision delay (veto, noise curve): {delays(made_c)}", flush=True)
+        print(f"decision delay ({name}, noise curve): {delays(made_c)}", flush=True)
     return 0
 
 
