@@ -76,7 +76,8 @@ class Recorder(Shipped):
         wm = self.wait_model
         assert sp == p and wm is not None
         row: dict[str, Any] = {"t": clap.t, "trees": t, "t_minus_T": t - wm.threshold, "close": close,
-                               "attack_peak_db": attack, **dict(zip(("peak_db", *FEATURES), vals))}
+                               "attack_peak_db": attack, "attack5_peak_db": attack_peak_db(x, p - b0, rate, 5.0),
+                               "peak_t": (self._t0 or 0.0) + p / rate, **dict(zip(("peak_db", *FEATURES), vals))}
         if close:
             level, voiced = ring_inputs(x, p - b0, rate)
             ring = clap_score(np.asarray((*vals[1:], level, voiced)), wm.ring_model)
@@ -172,7 +173,7 @@ def bar_table(per: dict[str, Any], rows: list[dict[str, Any]], off: int) -> None
 def feature_table(rows: list[dict[str, Any]]) -> None:
     true = [r for r in rows if r["true"]]
     negs = sorted({r["source"] for r in rows if r["kind"] == "negative"})
-    names = ["t_minus_T", "attack_peak_db", *FEATURES, "late_above_db", "voiced_after", "mel"]
+    names = ["t_minus_T", "attack_peak_db", "attack5_peak_db", *FEATURES, "late_above_db", "voiced_after", "mel"]
     print(f"\nper feature: median of the true claps (recordings, {len(true)}) and, per negative source, the median of "
           "its false claps and AUC(false > true) (0.5: no difference; close-call inputs over close calls only)")
     print("| feature | true | " + " | ".join(f"{s} ({sum(r['source'] == s and r['kind'] == 'negative' for r in rows)})"

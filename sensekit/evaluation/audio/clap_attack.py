@@ -19,14 +19,17 @@ LOW_HZ = 300.0
 HIGH_HZ = 12000.0
 
 
-def attack_peak_db(x: np.ndarray, p: int, rate: int) -> float:
-    """The largest over the median power of the attack's spectrum (dB) of the burst peaking at ``x[p]``.
-    Samples outside ``x`` count as zeros. ``ValueError`` for a rate under 2 kHz or a peak outside ``x``."""
+def attack_peak_db(x: np.ndarray, p: int, rate: int, after_ms: float = AFTER_MS) -> float:
+    """The largest over the median power of the attack's spectrum (dB) of the burst peaking at ``x[p]``,
+    over ``BEFORE_MS`` before to ``after_ms`` after it. Samples outside ``x`` count as zeros.
+    ``ValueError`` for a rate under 2 kHz, a peak outside ``x`` or ``after_ms`` under 1 ms."""
     if rate < 2000:
         raise ValueError(f"attack_peak_db needs a rate of at least 2 kHz, got {rate}")
     if not 0 <= p < len(x):
         raise ValueError(f"peak {p} outside the {len(x)} samples")
-    a, b = p - int(round(BEFORE_MS * 1e-3 * rate)), p + int(round(AFTER_MS * 1e-3 * rate))
+    if after_ms < 1.0:
+        raise ValueError(f"the attack's window needs at least 1 ms after the peak, got {after_ms} ms")
+    a, b = p - int(round(BEFORE_MS * 1e-3 * rate)), p + int(round(after_ms * 1e-3 * rate))
     w = np.zeros(b - a, np.float64)
     lo, hi = max(a, 0), min(b, len(x))
     w[lo - a:hi - a] = x[lo:hi]
