@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""The twenty-sixth pass (docs/claps_history.md): what still fires, held out, through the shipped detector.
+
+Every source's clips are streamed through sensekit's ``ClapDetector`` with its own fold's constants
+(the trees of ``TREES.json``, the wait's ``WaitModel`` from ``WAIT_FOLDS.json``,
+``RING_130_late_above_db.json`` and ``MEL_LR.json``: what ``clap_mel_wait.py --stream
+--shipped-detector`` passes), 512-sample blocks, route off. Every clap emitted is recorded with what
+decided it: the trees' score ``t`` and ``t - T``, whether it was a close call, and for a close call the
+ring's trees' log-odds over ``T``, the log-mel score, the sum less theta, ``late_above_db`` and
+``voiced_after``; plus its 16 features and ``clap_attack.attack_peak_db``.
+
+Default: the per-source table (``evaluate.format_sources``), every false clap on a negative clip, the
+clips-with-a-clap per negative source against the bar (at most 1 in 10), and per feature how far the
+false claps of each negative source sit from the true claps of the clap sources' recordings (AUC).
+Keeps ``CLAPS_<offset>.json`` in ``--out``.
+Then the noise curve (``--no-curve``: not). ``--veto``: the declared fix, a clap dropped when
+``attack_peak_db`` exceeds a cut nested from the *other* clap sources' true claps at offset 0
+(``CLAPS_0.json``), streamed at each offset and on the noise curve.
+
+Usage: .venv/bin/python benchmarks/clap_false_claps.py --folds DIR --out DIR [--offsets 0,517] [--veto]
+  --folds DIR holds TREES.json, WAIT_FOLDS.json, RING_130_late_above_db.json, MEL_LR.json
+  (/tmp/claps20, /tmp/claps27 and /tmp/claps26's).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from _reference import SHARED_DATA
+from clap_mel_wait import Shipped
+from clap_ring_stream import delays
+
+from sensekit.audio.clap_features import FEATURES, clap_score
+from sensekit.audio.clap_wait import WaitModel, log_mel, ring_inputs
+from sensekit.evaluation.audio.clap_attack import attack_peak_db
+from sensekit.evaluation.audio.clap_mel_score import LinearScore
+
+TOL_S = 0.06
+BAR = 0.1
+
+
+class Recorder(Shipped):
+    """The shipped detector with a fold's constants; records every clap it emits with what decided it,
+    and drops it when ``attack_peak_db`` exceeds ``veto`` (None: never)."""
+
+    def __init__(self, lr: LinearScore, veto: float | None = None, **kw: Any) -> None:
+        self.rows: list[dict[str, Any]] = []
+        self._lr, self._veto = lr, veto
+        self._seen: tuple[int, tuple[float, ...], float, bool] = (-1, (), 0.0, False)
+        super().__init__(**kw)
+
+    def _first_look(self, p: int, gap_ok: bool) -> tuple[tuple[float, ...], bool, float, bool]:
+        got = super()._first_look(p, gap_ok)
+        self._seen = (p, got[0], got[2], got[3])
+        return got
+
+    def _judge(self, p: int, onset: int) -> Any:
+        last, n_recent, n_dec = self._last_clap, len(self._recent), len(self.decisions)
+        clap = super()._judge(p, onset)
+        if clap is None:
+            return None
+        b0, rate = self._b0, self._meter.rate
+        x = self._buf[: self._end - b0]
+        attack = attack_peak_db(x, p - b0, rate)
+        if self._veto is not None and attack > self._veto:
+            self._last_clap = last                  # as if the burst had not been a clap
+            while len(self._recent) > n_recent:
+                self._recent.pop()
+            del self.decisions[n_dec:]
+            return None
+        sp, vals, t, close = self._seen
+        wm = self.wait_model
+        assert sp == p and wm is not None
+        row: dict[str, Any] = {"t": clap.t, "trees": t, "t_minus_T": t - wm.threshold, "close": close,
+                               "attack_peak_db": attack, "attack5_peak_db": attack_peak_db(x, p - b0, rate, 5.0),
+                               "peak_t": (self._t0 or 0.0) + p / rate, **dict(zip(("peak_db", *FEATURES), vals))}
+        if close:
+            level, voiced = ring_inputs(x, p - b0, rate)
+            ring = clap_score(np.asarray((*vals[1:], level, voiced)), wm.ring_model)
+            f = np.append(np.asarray(log_mel(x, rate, p - b0), np.float64).ravel(), t - wm.threshold)
+            mel = float(f @ wm.mel_w + wm.mel_b)
+            row.update(ring_over_T=ring - wm.threshold, mel=mel, sum_minus_theta=ring + mel - wm.theta,
+                       late_above_db=level, voiced_after=voiced)
+        self.rows.append(row)
+        return clap
+
+
+def load_folds(d: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, LinearScore]]:
+    trees = json.loads((d / "TREES.json").read_text())["models"]
+    folds = json.loads((d / "WAIT_FOLDS.json").read_text())
+    ring = json.loads((d / "RING_130_late_above_db.json").read_text())
+    lr = {s: LinearScore.from_json(v) for s, v in json.loads((d / "MEL_LR.json").read_text()).items()}
+    if any(f["rule"] != "sum" for f in folds.values()):
+        raise SystemExit("the shipped detector has the sum rule only")
+    return trees, folds, ring, lr
+
+
+def maker(s: str, trees: dict[str, Any], folds: dict[str, Any], ring: dict[str, Any],
+          lr: dict[str, LinearScore], made: list[Recorder], veto: float | None = None) -> Any:
+    f = folds[s]
+    wm = WaitModel(ring[s], f["T"], f["margin"], f["theta"], lr[s].w, lr[s].b)
+
+    def make() -> Recorder:
+        det = Recorder(lr[s], veto, model=trees[s], threshold=f["T"], noise_route=False, wait_model=wm)
+        made.append(det)
+        return det
+    return make
+
+
+def run(args: argparse.Namespace, sources: list[str], off: int, cuts: dict[str, float] | None,
+        folds_: tuple[Any, ...]) -> tuple[dict[str, Any], list[dict[str, Any]], list[Recorder]]:
+    from sensekit.evaluation.audio.evaluate import evaluate
+
+    per: dict[str, Any] = {}
+    rows: list[dict[str, Any]] = []
+    made: list[Recorder] = []
+    for s in sources:
+        first = len(made)
+        e = evaluate(SHARED_DATA, block=args.block, offset=off, book=False, only_sources=[s],
+                     make=maker(s, *folds_, made, None if cuts is None else cuts[s]))
+        if s not in e.sources:
+            continue
+        per[s] = e.sources[s]
+        for r, det in zip(e.results, made[first:]):
+            kind = "onsets" if r.clip.onsets else ("recipe" if r.clip.label == "clap" else "negative")
+            for row in det.rows:
+                t = row["t"] - off / (det._meter.rate or 1)
+                true = kind == "onsets" and any(abs(t - o) <= TOL_S for o in r.clip.onsets)
+                rows.append({**row, "t": t, "source": s, "clip": r.clip.file, "label": r.clip.label,
+                             "kind": kind, "true": true})
+    return per, rows, made
+
+
+def auc(a: np.ndarray, b: np.ndarray) -> float:
+    """P(a > b) + P(a == b) / 2 over every pair."""
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if not len(a) or not len(b):
+        return float("nan")
+    return float((a[:, None] > b[None, :]).mean() + 0.5 * (a[:, None] == b[None, :]).mean())
+
+
+def report(rows: list[dict[str, Any]], off: int) -> None:
+    neg = [r for r in rows if r["kind"] == "negative"]
+    print(f"\nevery false clap on a negative clip, offset {off} (t - T; close call: ring over T, "
+          "mel, sum - theta, late_above_db, voiced; attack_peak_db):")
+    for r in neg:
+        c = (f"close: ring {r['ring_over_T']:+.2f} mel {r['mel']:+.2f} sum-theta {r['sum_minus_theta']:+.2f} "
+             f"late {r['late_above_db']:.1f} voiced {r['voiced_after']:.2f}" if r["close"] else "far")
+        print(f"  {r['source']:8s} {r['clip'].split('/', 1)[-1][:44]:44s} {r['t']:7.3f}s t-T {r['t_minus_T']:+.2f} "
+              f"{c}; attack {r['attack_peak_db']:.1f} dB")
+
+
+def bar_table(per: dict[str, Any], rows: list[dict[str, Any]], off: int) -> None:
+    print(f"\nnegative sources against the bar (at most 1 clip in 10 gives a clap), offset {off}:")
+    print("| held out | clips with a clap / clips | false claps | of which close calls (t < T: let through by the "
+          "wait) | bar |")
+    print("|---|---|---|---|---|")
+    for s, sc in per.items():
+        if not sc.negative_clips:
+            continue
+        mine = [r for r in rows if r["source"] == s and r["kind"] == "negative"]
+        close = sum(r["close"] for r in mine)
+        through = sum(r["close"] and r["t_minus_T"] < 0 for r in mine)
+        ok = sc.negative_clips_hit <= BAR * sc.negative_clips
+        print(f"| {s} | {sc.negative_clips_hit}/{sc.negative_clips} | {sc.false_claps} | {close} ({through}) | "
+              f"{'met' if ok else 'missed'} |")
+
+
+def feature_table(rows: list[dict[str, Any]]) -> None:
+    true = [r for r in rows if r["true"]]
+    negs = sorted({r["source"] for r in rows if r["kind"] == "negative"})
+    names = ["t_minus_T", "attack_peak_db", "attack5_peak_db", *FEATURES, "late_above_db", "voiced_after", "mel"]
+    print(f"\nper feature: median of the true claps (recordings, {len(true)}) and, per negative source, the median of "
+          "its false claps and AUC(false > true) (0.5: no difference; close-call inputs over close calls only)")
+    print("| feature | true | " + " | ".join(f"{s} ({sum(r['source'] == s and r['kind'] == 'negative' for r in rows)})"
+                                             for s in negs) + " |")
+    print("|---|---|" + "---|" * len(negs))
+    for n in names:
+        tv = np.array([r.get(n, np.nan) for r in true], np.float64)
+        cells = []
+        for s in negs:
+            fv = np.array([r.get(n, np.nan) for r in rows if r["source"] == s and r["kind"] == "negative"],
+                          np.float64)
+            med = np.nanmedian(fv) if np.isfinite(fv).any() else np.nan
+            cells.append(f"{med:.2f}, {auc(fv, tv):.2f}")
+        tm = np.nanmedian(tv) if np.isfinite(tv).any() else np.nan
+        print(f"| {n} | {tm:.2f} | " + " | ".join(cells) + " |")
+
+
+def nested_cuts(rows: list[dict[str, Any]], sources: list[str]) -> dict[str, float]:
+    """Per held-out source: the largest ``attack_peak_db`` of the other sources' true claps."""
+    out = {}
+    for s in sources:
+        v = [r["attack_peak_db"] for r in rows if r["true"] and r["source"] != s]
+        out[s] = float(max(v))
+    return out
+
+
+def main() -> int:
+    from sensekit.evaluation.audio.evaluate import format_sources
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--folds", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--block", type=int, default=512)
+    ap.add_argument("--offsets", default="0,517")
+    ap.add_argument("--sources", default="")
+    ap.add_argument("--veto", action="store_true")
+    ap.add_argument("--no-curve", action="store_true")
+    ap.add_argument("--kinds", default="white,pink,babble,speech")
+    ap.add_argument("--snrs", default="0,5,10")
+    args = ap.parse_args()
+    if not (SHARED_DATA / "labels.csv").is_file():
+        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+        return 2
+    folds_ = load_folds(args.folds)
+    sources = args.sources.split(",") if args.sources else sorted(folds_[0])
+    cuts = None
+    if args.veto:
+        cuts = nested_cuts(json.loads((args.out / "CLAPS_0.json").read_text()), sources)
+        print("attack_peak_db cut per held-out source (nested): "
+              + ", ".join(f"{s} {v:.1f}" for s, v in cuts.items()), flush=True)
+    for off in [int(v) for v in args.offsets.split(",")]:
+        per, rows, made = run(args, sources, off, cuts, folds_)
+        name = "veto" if args.veto else "shipped wait"
+        print(format_sources(per, title=f"{name} off {off}"))
+        print(f"decision delay ({name}, off {off}): {delays(made)}", flush=True)
+        if not args.veto:
+            (args.out / f"CLAPS_{off}.json").write_text(json.dumps(rows))
+        report(rows, off)
+        bar_table(per, rows, off)
+        if not args.veto and off == 0:
+            feature_table(rows)
+    if not args.no_curve:
+        from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
+
+        made_c: list[Recorder] = []
+        points = noise_curve(SHARED_DATA, offsets=[int(v) for v in args.offsets.split(",")], block=args.block,
+                             make_for=lambda s: maker(s, *folds_, made_c, None if cuts is None else cuts[s]),
+                             only_sources=sources, kinds=args.kinds.split(","),
+                             snrs_db=[float(v) for v in args.snrs.split(",")])
+        name = "veto" if args.veto else "shipped wait"
+        print(f"noise curve: {name}, leave-one-source-out (nested)")
+        print(format_curve(points))
+        print(f"decision delay ({name}, noise curve): {delays(made_c)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
