@@ -1,0 +1,93 @@
+"""A burst at the OSC control port (``sensekit.osc.control``, ``sensekit.osc.pace``): the last
+setting of a burst of 4,000 is the one that sticks, and what the kernel drops of a burst's tail is
+counted. Exact: the test waits until the kernel's buffer is empty and every datagram read has
+been handled (a hang guard, not a time bound), then checks values and counts."""
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+from pythonosc.osc_message_builder import OscMessageBuilder
+
+from sensekit.audio.activity import ActivityDetector
+from sensekit.osc import OscControl
+from sensekit.osc.pace import socket_drops
+from sensekit.settings import Tuning
+from tests.hang_guard import HANG_S, returns
+
+BURST = 4000
+LAST = 95.0
+
+
+def _setting(value: float) -> bytes:
+    b = OscMessageBuilder("/sensekit/set/activity/silence_level")
+    b.add_arg(value)
+    return b.build().dgram
+
+
+def _burst(port: int) -> None:
+    """4,000 settings as fast as a socket sends them, the last one ``LAST``: a fader's burst."""
+    grams = [_setting(float(i % 90) + 0.5) for i in range(BURST - 1)] + [_setting(LAST)]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for g in grams:
+            s.sendto(g, ("127.0.0.1", port))
+
+
+def _wait_until_read(control: OscControl) -> None:
+    """Until the socket's buffer is empty and every datagram read has been handled (a backlog is
+    read in batches, a setting superseded in its batch not applied: ~1 s for 4,000 here, 9-20 s
+    one by one); a hang fails after ``4 * HANG_S``."""
+    server = control._server
+    deadline = time.monotonic() + 4 * HANG_S
+    while time.monotonic() < deadline:
+        queued = socket_drops(server.socket)
+        assert queued is not None, "the socket is not in /proc/net/udp"
+        if queued[1] == 0 and server.read == server.handled:
+            return
+        time.sleep(0.05)
+    pytest.fail(f"the control port did not read its buffer within {4 * HANG_S:g} s: it hangs")
+
+
+def _control() -> OscControl:
+    return OscControl("127.0.0.1", 0, tuning=Tuning(lambda: [ActivityDetector()]))
+
+
+def test_the_last_setting_of_a_burst_of_4000_is_the_one_that_sticks():
+    """A fader's burst of 4,000 settings, the last 95: 95 sticks, nothing dropped."""
+    control = _control()
+    # the kernel's default buffer (~208 kB, ~250 datagrams) kept the burst's oldest and dropped
+    # its newest: the value that stuck was one from early in the burst (35.5, not 95)
+    if control._server.buffer_bytes < 4 * 1024 * 1024:
+        control.close()
+        pytest.skip(f"the kernel grants a receive buffer of {control._server.buffer_bytes} bytes "
+                    "(net.core.rmem_max, not root): too small to hold a burst of 4,000")
+    control.start()
+    try:
+        _burst(control.port)
+        _wait_until_read(control)
+        stats = control.stats()
+        assert control.last["activity.silence_level"] == LAST
+        assert stats["osc_dropped"] == 0
+        # every datagram read, once: applied, or superseded by a later one in its batch
+        assert stats["osc_accepted"] + stats["osc_superseded"] == BURST, stats
+        assert stats["osc_rejected"] == stats["osc_malformed"] == 0, stats
+    finally:
+        returns(control.close, what="OscControl.close() after a burst")
+
+
+def test_the_dropped_tail_of_a_burst_is_counted():
+    control = _control()
+    # a small buffer, as a kernel that grants no more gives: the burst's tail is dropped with no
+    # datagram after it to bring the count (SO_RXQ_OVFL): before, 586 accepted and 2,600
+    # counted dropped of 4,000
+    control._server.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+    control.start()
+    try:
+        _burst(control.port)
+        _wait_until_read(control)
+        stats = control.stats()
+        assert stats["osc_dropped"] > 0
+        assert stats["osc_accepted"] + stats["osc_superseded"] + stats["osc_dropped"] == BURST, stats
+    finally:
+        returns(control.close, what="OscControl.close() after a burst")
