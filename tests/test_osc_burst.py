@@ -26,9 +26,9 @@ def _setting(value: float) -> bytes:
     return b.build().dgram
 
 
-def _burst(port: int) -> None:
-    """4,000 settings as fast as a socket sends them, the last one ``LAST``: a fader's burst."""
-    grams = [_setting(float(i % 90) + 0.5) for i in range(BURST - 1)] + [_setting(LAST)]
+def _burst(port: int, tail: tuple[float, ...] = (LAST,)) -> None:
+    """4,000 settings as fast as a socket sends them, ending on ``tail``: a fader's burst."""
+    grams = [_setting(float(i % 90) + 0.5) for i in range(BURST - len(tail))] + [_setting(v) for v in tail]
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         for g in grams:
             s.sendto(g, ("127.0.0.1", port))
@@ -53,8 +53,11 @@ def _control() -> OscControl:
     return OscControl("127.0.0.1", 0, tuning=Tuning(lambda: [ActivityDetector()]))
 
 
-def test_the_last_setting_of_a_burst_of_4000_is_the_one_that_sticks():
-    """A fader's burst of 4,000 settings, the last 95: 95 sticks, nothing dropped."""
+@pytest.mark.parametrize("tail, sticks, refused", [((LAST,), LAST, 0), ((77.0, 300.0), 77.0, 1)],
+                         ids=["ends-on-95", "ends-on-77-then-out-of-range"])
+def test_the_last_setting_of_a_burst_of_4000_is_the_one_that_sticks(tail, sticks, refused):
+    """A fader's burst of 4,000 settings, the last 95: 95 sticks, nothing dropped. A last value
+    out of range (300) is refused as it always was, and the good one before it (77) sticks."""
     control = _control()
     # the kernel's default buffer (~208 kB, ~250 datagrams) kept the burst's oldest and dropped
     # its newest: the value that stuck was one from early in the burst (35.5, not 95)
@@ -64,14 +67,14 @@ def test_the_last_setting_of_a_burst_of_4000_is_the_one_that_sticks():
                     "(net.core.rmem_max, not root): too small to hold a burst of 4,000")
     control.start()
     try:
-        _burst(control.port)
+        _burst(control.port, tail)
         _wait_until_read(control)
         stats = control.stats()
-        assert control.last["activity.silence_level"] == LAST
+        assert control.last["activity.silence_level"] == sticks
         assert stats["osc_dropped"] == 0
-        # every datagram read, once: applied, or superseded by a later one in its batch
-        assert stats["osc_accepted"] + stats["osc_superseded"] == BURST, stats
-        assert stats["osc_rejected"] == stats["osc_malformed"] == 0, stats
+        # every datagram read, once: applied, refused, or superseded by a later one in its batch
+        assert stats["osc_accepted"] + stats["osc_rejected"] + stats["osc_superseded"] == BURST, stats
+        assert stats["osc_rejected"] == refused and stats["osc_malformed"] == 0, stats
     finally:
         returns(control.close, what="OscControl.close() after a burst")
 
@@ -91,3 +94,26 @@ def test_the_dropped_tail_of_a_burst_is_counted():
         assert stats["osc_accepted"] + stats["osc_superseded"] + stats["osc_dropped"] == BURST, stats
     finally:
         returns(control.close, what="OscControl.close() after a burst")
+
+
+def _batch(grams: list[bytes]) -> list[tuple[bytes, tuple[str, int]]]:
+    return [(g, ("127.0.0.1", 9)) for g in grams]
+
+
+def test_in_a_backlog_only_the_last_taken_value_of_each_address_is_applied():
+    """``receive_batch`` on a batch read at once, exactly: the last value of each address that the
+    table takes is applied; values after it that the table refuses are refused as ever; earlier
+    ones are superseded; a batch shorter than ``COALESCE_FROM`` applies every message."""
+    from sensekit.osc.control import COALESCE_FROM
+
+    failures: list[BaseException] = []
+    with OscControl("127.0.0.1", 0, tuning=Tuning(lambda: [ActivityDetector()])) as control:
+        grams = [_setting(float(i)) for i in range(COALESCE_FROM)] + [_setting(77.0), _setting(300.0)]
+        control.receive_batch(_batch(grams), lambda exc, sender: failures.append(exc))
+        assert control.last["activity.silence_level"] == 77.0
+        assert (control.accepted, control.rejected, control.superseded) == (1, 1, COALESCE_FROM)
+        short = [_setting(1.0), _setting(300.0), _setting(2.0)]
+        control.receive_batch(_batch(short), lambda exc, sender: failures.append(exc))
+        assert control.last["activity.silence_level"] == 2.0
+        assert (control.accepted, control.rejected, control.superseded) == (3, 2, COALESCE_FROM)
+    assert failures == []

@@ -130,6 +130,33 @@ def value_from_args(key: str, args: tuple[Any, ...]) -> Any:
     return s.check(value)
 
 
+def _last_taken(batch: list[list[Received]]) -> dict[str, tuple[int, int]]:
+    """For each setting address in ``batch`` (the messages of each datagram), where its last
+    message whose value the settings table takes is: (datagram, message). The running objects
+    may still refuse that value; the earlier messages to that address are superseded by it."""
+    from sensekit.settings.registry import lookup
+
+    last: dict[str, tuple[int, int]] = {}
+    unknown: set[str] = set()                       # not a setting's address: no value helps
+    for i in range(len(batch) - 1, -1, -1):         # newest first
+        for j in range(len(batch[i]) - 1, -1, -1):
+            r = batch[i][j]
+            if r.address in last or r.address in unknown or not r.address.startswith(SET_PREFIX):
+                continue
+            try:
+                key = key_for_address(r.address)
+                lookup(key)
+            except ConfigError:
+                unknown.add(r.address)
+                continue
+            try:
+                value_from_args(key, r.args)
+            except ConfigError:
+                continue
+            last[r.address] = (i, j)
+    return last
+
+
 class _ControlServer(socketserver.UDPServer):
     """The UDP server of ``OscControl``: every datagram goes to ``receive(dgram, sender)``, which
     reads it with the strict reader (python-osc's parser never sees a received byte).
@@ -258,24 +285,20 @@ class OscControl:
 
     def receive_batch(self, batch: list[tuple[bytes, Any]],
                       failed: Callable[[BaseException, Any], None]) -> None:
-        """Act on datagrams read together, in order. A backlog (``COALESCE_FROM`` datagrams or
-        more: a burst the port is behind on) applies only the last message of each setting
-        address in it, in order; the earlier ones are superseded (counted in ``superseded``,
-        never checked): the value that sticks is the one sent last, read at the cost of the
-        datagrams' reading rather than of applying each (a setting's check builds what it
-        changes). A message whose handling raises something other than ``ConfigError`` ends its
+        """Act on datagrams read together, in order. In a backlog (``COALESCE_FROM`` datagrams or
+        more: a burst the port is behind on) a setting message is superseded (counted in
+        ``superseded``, not applied) when a later message in the batch sets the same address
+        to a value the settings table takes (its range and type; a bad value supersedes
+        nothing and is refused as before): the value that sticks is the one sent last, read at
+        the cost of reading the datagrams rather than of applying each (a setting's check
+        builds what it changes). A message whose handling raises something other than ``ConfigError`` ends its
         datagram through ``failed(exc, sender)``; the next datagram goes on."""
         read = [(self.read(dgram, sender) or [], sender) for dgram, sender in batch]
-        last: dict[str, tuple[int, int]] = {}
-        if len(batch) >= COALESCE_FROM:
-            for i, (messages, _sender) in enumerate(read):
-                for j, r in enumerate(messages):
-                    if r.address.startswith(SET_PREFIX):
-                        last[r.address] = (i, j)
+        last = _last_taken([messages for messages, _sender in read]) if len(batch) >= COALESCE_FROM else {}
         for i, (messages, sender) in enumerate(read):
             try:
                 for j, r in enumerate(messages):
-                    if last.get(r.address, (i, j)) != (i, j):
+                    if (i, j) < last.get(r.address, (i, j)):          # a later one is taken
                         self.superseded += 1
                         continue
                     self._handle(r.address, *r.args)
