@@ -117,3 +117,31 @@ def test_in_a_backlog_only_the_last_taken_value_of_each_address_is_applied():
         assert control.last["activity.silence_level"] == 2.0
         assert (control.accepted, control.rejected, control.superseded) == (3, 2, COALESCE_FROM)
     assert failures == []
+
+
+def test_osc_listen_counts_the_dropped_tail_of_a_burst(capsys):
+    """``sensekit osc-listen`` under a burst of 4,000 (the kernel's default buffer): every
+    datagram is printed or counted as dropped by the kernel at the end, exactly; the count that
+    came with each datagram missed the tail (nothing came after it to bring it)."""
+    import io
+    import re
+    import threading
+
+    from sensekit.cli.osc_listen import listen
+
+    out = io.StringIO()
+    ports: list[int] = []
+    ready = threading.Event()
+    # the listener ends 8 s after it starts; it reads what the kernel kept in well under 1 s
+    listener = threading.Thread(target=lambda: listen(
+        0, seconds=8.0, out=out, ready=lambda p: (ports.append(p), ready.set())))
+    listener.start()
+    assert ready.wait(HANG_S)
+    _burst(ports[0])
+    listener.join(HANG_S)
+    assert not listener.is_alive(), "listen(seconds=8) did not return"
+    printed = len(out.getvalue().splitlines())
+    err = capsys.readouterr().err
+    m = re.search(r"(\d+) datagram\(s\) dropped by the kernel", err)
+    dropped = int(m.group(1)) if m else 0
+    assert printed + dropped == BURST, (printed, dropped, err[-500:])
