@@ -26,10 +26,13 @@ connections). Then every event must also reach the events file, no request may g
 and the OSC and panel counts are printed. Valid settings change what the detectors emit, so
 the per-pass comparison is off. ``--seconds`` runs for a time instead of a frame count.
 
-Acceptance: RSS at the end is within 5% of RSS at the 10% mark, and zero events are
-lost. An event is lost when the runner counted it but the handler never received
-it, when a pass of the loop produced fewer events than the passes before it, or
-(with ``--osc``) when a message was sent but did not arrive. Dropped frames are
+Acceptance: RSS at the end is within 5% of RSS at the 10% mark, the process holds no more
+descriptors and threads than at the 10% mark (beyond ``FD_SLACK`` / ``THREAD_SLACK``: the panel's
+client connections and the attackers' in flight, with ``--hostile``), and zero events are
+lost. Each 10% line also prints the descriptors, the threads and the simulated time (frames at
+the recording's rate), and the end the growth per simulated hour. An event is lost when the
+runner counted it but the handler never received it, when a pass of the loop produced fewer
+events than the passes before it, or (with ``--osc``) when a message was sent but did not arrive. Dropped frames are
 reported from the source's stats (a replay never drops any). Exit status 0 when
 accepted, 1 otherwise.
 
@@ -57,6 +60,24 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_RECORDING = REPO / "recordings" / "demo.skrec"
 RSS_TOLERANCE = 0.05
+#: descriptors and threads the end may hold beyond the 10 % mark: the panel's connections to
+#: clients that come and go (64 slots) and the attackers' sockets in flight (hostile), else none
+FD_SLACK = {False: 2, True: 72}
+THREAD_SLACK = {False: 1, True: 4}
+
+
+def open_fds() -> int:
+    """Descriptors this process holds (Linux ``/proc/self/fd``)."""
+    return len(os.listdir("/proc/self/fd"))
+
+
+def os_threads() -> int:
+    """Threads of this process, the native ones (FFmpeg's, aiohttp's executor) included."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+    return 0
 
 
 def rss_mb() -> float:
@@ -96,6 +117,8 @@ class SoakResult:
     dropped_frames: int = 0
     wall_s: float = 0.0
     rss_marks: list[tuple[int, float]] = field(default_factory=list)
+    #: at each 10 % mark: (simulated seconds, descriptors, threads)
+    os_marks: list[tuple[float, int, int]] = field(default_factory=list)
     pass_events: list[int] = field(default_factory=list)
     hostile: bool = False
     event_file_lines: int = 0
@@ -125,8 +148,26 @@ class SoakResult:
         return (last - first) / first
 
     @property
+    def fd_growth(self) -> int:
+        return self.os_marks[-1][1] - self.os_marks[0][1] if len(self.os_marks) >= 2 else 0
+
+    @property
+    def thread_growth(self) -> int:
+        return self.os_marks[-1][2] - self.os_marks[0][2] if len(self.os_marks) >= 2 else 0
+
+    def per_simulated_hour(self) -> str:
+        """Growth from the 10 % mark to the end, per simulated hour (the replay's clock)."""
+        if len(self.os_marks) < 2 or self.os_marks[-1][0] <= self.os_marks[0][0]:
+            return "not enough simulated time"
+        hours = (self.os_marks[-1][0] - self.os_marks[0][0]) / 3600.0
+        rss = self.rss_marks[-1][1] - self.rss_marks[0][1]
+        return (f"over {hours:.2f} simulated hours: RSS {rss / hours:+.2f} MB/h, "
+                f"descriptors {self.fd_growth / hours:+.1f}/h, threads {self.thread_growth / hours:+.1f}/h")
+
+    @property
     def accepted(self) -> bool:
-        return abs(self.rss_growth) <= RSS_TOLERANCE and self.lost == 0 and self.server_errors == 0
+        return (abs(self.rss_growth) <= RSS_TOLERANCE and self.lost == 0 and self.server_errors == 0
+                and self.fd_growth <= FD_SLACK[self.hostile] and self.thread_growth <= THREAD_SLACK[self.hostile])
 
 
 def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_ball",  # noqa: C901 (see pyproject: later)
@@ -190,6 +231,8 @@ def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_
                 gc.collect()
                 rss = rss_mb()
                 res.rss_marks.append((mark, rss))
+                simulated = n / (source.fps or 30.0)
+                res.os_marks.append((simulated, open_fds(), os_threads()))
                 stats = host.runner.stats
                 total = stats.events + sum(v for k, v in stats.event_counts.items()
                                            if k in ("source_lost", "source_restored"))
@@ -197,7 +240,9 @@ def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_
                 out(f"{10 * len(res.rss_marks):3d}%  frames {n:>9}  rss {rss:8.1f} MB  "
                     f"events {total:>10}  lost {total - res.events_received:>3}  "
                     f"dropped {source.stats().get('dropped_frames', 0):>3}  "
-                    f"{n / elapsed:7.0f} frames/s  {elapsed:8.1f} s")
+                    f"{n / elapsed:7.0f} frames/s  {elapsed:8.1f} s  "
+                    f"fds {res.os_marks[-1][1]:>4}  threads {res.os_marks[-1][2]:>3}  "
+                    f"simulated {simulated / 3600:6.2f} h")
     finally:
         res.wall_s = time.perf_counter() - start
         if hostile_parts is not None:
@@ -283,6 +328,11 @@ def report(res: SoakResult, out: Callable[[str], None] = print) -> None:
     if res.rss_marks:
         out(f"RSS {res.rss_marks[0][1]:.1f} MB at 10% -> {res.rss_marks[-1][1]:.1f} MB at the end "
             f"({100 * res.rss_growth:+.2f}%, limit +-{100 * RSS_TOLERANCE:.0f}%)")
+    if res.os_marks:
+        out(f"descriptors {res.os_marks[0][1]} at 10% -> {res.os_marks[-1][1]} at the end "
+            f"({res.fd_growth:+d}, limit +{FD_SLACK[res.hostile]}); threads {res.os_marks[0][2]} -> "
+            f"{res.os_marks[-1][2]} ({res.thread_growth:+d}, limit +{THREAD_SLACK[res.hostile]})")
+        out("growth " + res.per_simulated_hour())
     out("ACCEPTED" if res.accepted else "NOT ACCEPTED")
 
 

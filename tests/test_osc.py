@@ -314,7 +314,8 @@ def test_control_accepts_good_settings_in_order_and_ignores_bad_ones(caplog):
     assert values["activity.timeout_ms"] == 250.0 and values["activity.off_level"] is None
     assert values["vision.mirror"] is True and paused == [True]
     assert control.stats() == {"osc_accepted": 9, "osc_rejected": 8, "osc_unused": 1,
-                               "osc_malformed": 0, "osc_oversized": 0, "osc_dropped": 0}
+                               "osc_malformed": 0, "osc_oversized": 0, "osc_dropped": 0,
+                               "osc_superseded": 0}
     warnings = " | ".join(r.getMessage() for r in caplog.records)
     for fragment in ["300.0", "'loud'", "'orange'", "/sensekit/set/nothing", "[2]", "silence_levl",
                      "no running stage uses pitch.fmin"]:

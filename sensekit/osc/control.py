@@ -30,9 +30,18 @@ the CLI's rate limit (``sensekit.ratelimit``); the counts are in ``stats()``.
 
 A flood is bounded: the server thread uses at most ``cpu_share`` (5 %) of one CPU, its own
 CPU time measured per datagram, and leaves the rest to the kernel's receive buffer, which drops
-what does not fit; ``osc_dropped`` is the kernel's count of those (Linux). Unpaced, a flood of
-valid settings from one local sender kept the server thread busy and took a headless
-``color_ball`` from ~400-700 to ~90 frames/s (the run's thread waits for the interpreter lock).
+what does not fit; ``osc_dropped`` is the kernel's count of those (Linux, ``/proc/net/udp``).
+The buffer is asked to be 2 MB (``sensekit.osc.pace.enlarge_receive_buffer``; the kernel grants
+up to ``net.core.rmem_max``, or more to root, and doubles it): a burst of up to ~5,000 small
+datagrams waits there instead of its newest being dropped. A backlog is read in batches of up
+to 128 datagrams; in a batch of 32 or more only the last message to each setting address is
+applied (the others are counted in ``osc_superseded``), so the last setting of a burst is the
+one that sticks, soon after the burst. With the kernel's default buffer (~208 kB) a
+4,000-datagram burst ending on 95 left the setting at 35.5, a value from early in the burst, and
+the dropped tail went uncounted (the count comes with a later datagram, and none came); read
+one by one, the 4,000 took 9-20 s. Unpaced, a flood of valid settings from one local sender
+kept the server thread busy and took a headless ``color_ball`` from ~400-700 to ~90 frames/s
+(the run's thread waits for the interpreter lock).
 """
 from __future__ import annotations
 
@@ -49,7 +58,8 @@ from sensekit.bind_errors import bind_failure
 from sensekit.errors import ConfigError
 from sensekit.osc.address import PREFIX
 from sensekit.osc.encode import Received, decode
-from sensekit.osc.pace import CpuPace, count_kernel_drops, receive as receive_datagram
+from sensekit.osc.pace import (CpuPace, count_kernel_drops, enlarge_receive_buffer,
+                               receive as receive_datagram, socket_drops)
 from sensekit.safe_read import clip, short
 from sensekit.settings.registry import load_table
 from sensekit.validate import check_positive
@@ -68,6 +78,11 @@ MAX_CONTROL_DATAGRAM = 4096
 #: fader sends 60-200 a second
 CPU_SHARE = 0.05
 CPU_BURST_S = 0.05
+#: datagrams read at once when more wait behind the first (a backlog), and the batch from which
+#: a setting superseded by a later one to the same address in it is not applied
+BATCH = 128
+COALESCE_FROM = 32
+_DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
 #: short addresses from before the table -> setting keys
 LEGACY_ADDRESSES: dict[str, str] = {
     f"{PREFIX}/set/threshold": "activity.silence_level",
@@ -115,6 +130,33 @@ def value_from_args(key: str, args: tuple[Any, ...]) -> Any:
     return s.check(value)
 
 
+def _last_taken(batch: list[list[Received]]) -> dict[str, tuple[int, int]]:
+    """For each setting address in ``batch`` (the messages of each datagram), where its last
+    message whose value the settings table takes is: (datagram, message). The running objects
+    may still refuse that value; the earlier messages to that address are superseded by it."""
+    from sensekit.settings.registry import lookup
+
+    last: dict[str, tuple[int, int]] = {}
+    unknown: set[str] = set()                       # not a setting's address: no value helps
+    for i in range(len(batch) - 1, -1, -1):         # newest first
+        for j in range(len(batch[i]) - 1, -1, -1):
+            r = batch[i][j]
+            if r.address in last or r.address in unknown or not r.address.startswith(SET_PREFIX):
+                continue
+            try:
+                key = key_for_address(r.address)
+                lookup(key)
+            except ConfigError:
+                unknown.add(r.address)
+                continue
+            try:
+                value_from_args(key, r.args)
+            except ConfigError:
+                continue
+            last[r.address] = (i, j)
+    return last
+
+
 class _ControlServer(socketserver.UDPServer):
     """The UDP server of ``OscControl``: every datagram goes to ``receive(dgram, sender)``, which
     reads it with the strict reader (python-osc's parser never sees a received byte).
@@ -128,41 +170,76 @@ class _ControlServer(socketserver.UDPServer):
 
     max_packet_size = 65536     # read whole datagrams, so an oversized one is seen as such
 
-    def __init__(self, address: tuple[str, int], receive: Callable[[bytes, Any], None], *,
+    def __init__(self, address: tuple[str, int],
+                 receive: Callable[[list[tuple[bytes, Any]], Callable[[BaseException, Any], None]], None], *,
                  share: float, burst: float) -> None:
         self.receive = receive
         self.kernel_drops = 0
         self.failed = 0                 # datagrams whose handling raised (handle_error)
+        self.read = 0                   # datagrams read from the socket
+        self.handled = 0                # of those, acted on (or counted and dropped)
+        self.buffer_bytes = 0           # the receive buffer the kernel granted
         self._pace = CpuPace(share, burst)
         super().__init__(address, _Datagram)
         try:
             count_kernel_drops(self.socket)
+            self.buffer_bytes = enlarge_receive_buffer(self.socket)
         except BaseException:              # the bound socket is not left open
             self.server_close()
             raise
 
-    def get_request(self) -> tuple[tuple[bytes, socket.socket], Any]:  # type: ignore[override]  # UDP: (data, socket)
+    def get_request(self) -> tuple[tuple[list[tuple[bytes, Any]], socket.socket], Any]:  # type: ignore[override]
+        """The datagram the socket has, and those waiting behind it (up to ``BATCH``): a backlog
+        is read as one batch, so a setting superseded in it need not be applied (see
+        ``OscControl.receive_batch``)."""
         self._pace.wait()
-        data, sender, drops = receive_datagram(self.socket, self.max_packet_size)
-        if drops is not None:
-            self.kernel_drops = drops
-        return (data, self.socket), sender
+        batch: list[tuple[bytes, Any]] = []
+        flags = 0
+        while len(batch) < BATCH:
+            try:
+                data, sender, drops = receive_datagram(self.socket, self.max_packet_size, flags)
+            except BlockingIOError:
+                if not batch:
+                    raise                   # nothing after all: socketserver skips this round
+                break
+            if drops is not None:
+                self.kernel_drops = drops
+            batch.append((data, sender))
+            flags = _DONTWAIT
+            if not flags:
+                break
+        self.read += len(batch)
+        return (batch, self.socket), batch[0][1]
+
+    def shutdown_request(self, request: Any) -> None:
+        self.handled += len(request[0])  # after handle() or handle_error(): this batch is done
+
+    def note_failure(self, exc: BaseException, sender: Any) -> None:
+        """A message whose handling raised something unforeseen: one log line, counted."""
+        self.failed += 1
+        log.warning("OSC: a datagram from %s could not be handled: %s: %s", short(sender),
+                    type(exc).__name__, clip(str(exc), 200))
+
+    def dropped(self) -> int:
+        """The kernel's count of datagrams it dropped for a full buffer: read from
+        ``/proc/net/udp`` (the count that comes with a datagram misses the tail of a burst that
+        nothing followed), else the last count a datagram brought."""
+        counted = socket_drops(self.socket) if self.socket.fileno() >= 0 else None
+        return max(self.kernel_drops, counted[0]) if counted is not None else self.kernel_drops
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A message whose handling raised something unforeseen (a bug, or a pause handler that
         failed): one log line (rate-limited like the others) and the next datagram, not
         socketserver's traceback on stderr for each datagram."""
         exc = sys.exc_info()[1]
-        self.failed += 1
-        log.warning("OSC: a datagram from %s could not be handled: %s: %s", short(client_address),
-                    type(exc).__name__, clip(str(exc), 200))
+        self.note_failure(exc if exc is not None else RuntimeError("unknown"), client_address)
 
 
 class _Datagram(socketserver.BaseRequestHandler):
     server: _ControlServer
 
     def handle(self) -> None:
-        self.server.receive(self.request[0], self.client_address)
+        self.server.receive(self.request[0], self.server.note_failure)
 
 
 class OscControl:
@@ -189,10 +266,11 @@ class OscControl:
         self.unused = 0
         self.malformed = 0
         self.oversized = 0
+        self.superseded = 0
         #: the last accepted changes, newest last (key -> value), for tests and logs
         self.last: dict[str, Any] = {}
         try:
-            self._server = _ControlServer((host, port), self.receive, share=share, burst=CPU_BURST_S)
+            self._server = _ControlServer((host, port), self.receive_batch, share=share, burst=CPU_BURST_S)
         except OSError as exc:
             raise ConfigError(f"cannot listen for OSC on {host}:{port}: {bind_failure(exc, port)}") from None
         self.host, self.port = self._server.server_address[:2]
@@ -204,6 +282,28 @@ class OscControl:
         messages = self.read(dgram, sender)
         for r in messages or ():
             self._handle(r.address, *r.args)
+
+    def receive_batch(self, batch: list[tuple[bytes, Any]],
+                      failed: Callable[[BaseException, Any], None]) -> None:
+        """Act on datagrams read together, in order. In a backlog (``COALESCE_FROM`` datagrams or
+        more: a burst the port is behind on) a setting message is superseded (counted in
+        ``superseded``, not applied) when a later message in the batch sets the same address
+        to a value the settings table takes (its range and type; a bad value supersedes
+        nothing and is refused as before): the value that sticks is the one sent last, read at
+        the cost of reading the datagrams rather than of applying each (a setting's check
+        builds what it changes). A message whose handling raises something other than ``ConfigError`` ends its
+        datagram through ``failed(exc, sender)``; the next datagram goes on."""
+        read = [(self.read(dgram, sender) or [], sender) for dgram, sender in batch]
+        last = _last_taken([messages for messages, _sender in read]) if len(batch) >= COALESCE_FROM else {}
+        for i, (messages, sender) in enumerate(read):
+            try:
+                for j, r in enumerate(messages):
+                    if (i, j) < last.get(r.address, (i, j)):          # a later one is taken
+                        self.superseded += 1
+                        continue
+                    self._handle(r.address, *r.args)
+            except Exception as exc:  # noqa: BLE001 - one line each, as socketserver's handle_error
+                failed(exc, sender)
 
     def screen(self, dgram: bytes, sender: Any = None) -> bool:
         """True if ``dgram`` is a well-formed OSC datagram of acceptable size; else count
@@ -290,7 +390,7 @@ class OscControl:
     def stats(self) -> dict[str, int]:
         return {"osc_accepted": self.accepted, "osc_rejected": self.rejected, "osc_unused": self.unused,
                 "osc_malformed": self.malformed, "osc_oversized": self.oversized,
-                "osc_dropped": self._server.kernel_drops}
+                "osc_dropped": self._server.dropped(), "osc_superseded": self.superseded}
 
     def close(self) -> None:
         if self._thread is not None:
