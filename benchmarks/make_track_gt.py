@@ -136,6 +136,7 @@ def highway(data: Path, out: Path, min_frames: int, keep_edge: bool) -> int:
     if not folder.is_dir():
         sys.exit(f"CDnet highway not found at {folder} (use --data)")
     clip = load_cdnet(folder)
+    out.mkdir(parents=True, exist_ok=True)
     n = 0
     runs = [run for first, boxes in car_tracks(clip.truths, keep_edge) for run in _large(first, boxes)]
     for first, boxes in sorted(runs):
@@ -152,13 +153,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, required=True, help="folder to write NAME.mp4 + NAME_gt.csv into")
     ap.add_argument("--data", type=Path, default=SHARED_DATA, help="the shared data folder")
-    ap.add_argument("--min-frames", type=int, default=30, help="shortest track kept (frames; default 30)")
+    ap.add_argument("--min-frames", type=int, default=20, help="shortest track kept (frames; default 20)")
     ap.add_argument("--cut-edge", action="store_true",
                     help="end a car's track at any edge of the frame (default: only at the top edge)")
     args = ap.parse_args(argv)
     if args.min_frames < 7:
         ap.error("--min-frames must be at least 7 (a click looks back on 6 frames)")
-    args.out.mkdir(parents=True, exist_ok=True)
     n = highway(args.data, args.out, args.min_frames, not args.cut_edge)
     print(f"{n} clips in {args.out}")
     return 0 if n else 1
