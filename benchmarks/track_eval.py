@@ -33,12 +33,14 @@ developer clips' object sizes shows up: at a factor above 1 each run's frames ar
 object looks factor times larger); below 1 the frame is shrunk by the factor and padded back to
 its size with its edge pixels repeated (the object looks smaller in a frame of the same size).
 The true boxes go through the same transform. Each run is written as a temporary clip (mp4v)
-and scored from its first frame; one table per factor.
+and scored from its first frame; one table per factor. A run whose clicks fall outside its
+enlarged view (an object that crosses more than the view in the run, e.g. a car driving through
+a small frame) is left out with a note on stderr.
 
     .venv/bin/python benchmarks/track_eval.py [--clips DIR] [--only coke,tiger1] [--frames 100]
                                               [--starts 3] [--no-mil] [--loss] [--scales 0.5,1,2]
                                               [--held-out] [--tracker KEY=VALUE] [--per-click out.json]
-                                              [--salient then-extent|refine [--salient-px 160]]
+                                              [--salient then-extent|refine [--salient-px 160]] [--holder-cut]
                                               [--loss [--leave-only] [--verbose]]
 
 Start frames: 0, 1/3 and 2/3 of the clip, the first moved to frame 6 so that every click has
@@ -51,6 +53,8 @@ and whether its first box is the right size (``size ok:click ...``; JSON) so tha
 be compared click by click (``benchmarks/track_compare.py``, ``--size`` for the first boxes).
 ``--salient RULE``: every click's first box from the learned salient model
 (``benchmarks/salient_eval.py``, ``use_in_tracker``; needs the salient extra).
+``--holder-cut``: a measured first box without the skin crossing its border
+(``benchmarks/holder_eval.py``; tried on branch ``click17``, not shipped).
 """
 from __future__ import annotations
 
@@ -126,8 +130,13 @@ def rescaled_runs(folder: Path, name: str, factor: float, starts: int, frames: i
                 run = t[BACK:]
                 centre = (float(np.mean(run[:, 0] + run[:, 2] / 2)), float(np.mean(run[:, 1] + run[:, 3] / 2)))
                 _img, M = scale_view(frame, factor, centre)
-                stem = out / f"{name}_x{factor:g}_s{s}"
                 H, W = frame.shape[:2]
+                clicks = np.array(list(click_points(scale_box(clip.truth[s + BACK], M)).values()))
+                if not np.all((clicks >= 0) & (clicks < (W, H))):
+                    print(f"  x{factor:g} {name} start {s + BACK}: a click falls outside the view (the object "
+                          f"moves more than the view holds in the run); run left out", file=sys.stderr)
+                    continue
+                stem = out / f"{name}_x{factor:g}_s{s}"
                 w = cv2.VideoWriter(str(stem) + ".mp4", cv2.VideoWriter_fourcc(*"mp4v"), 30.0, (W, H))
                 writers[i] = (w, M)
                 with open(str(stem) + "_gt.csv", "w", newline="") as fh:
@@ -136,7 +145,7 @@ def rescaled_runs(folder: Path, name: str, factor: float, starts: int, frames: i
                     for j, b in enumerate(scale_box(t, M)):
                         rows.writerow([j, *(f"{v:.2f}" for v in b)])
                 made.append(stem.name)
-            if i in writers and s <= k < e:
+            if i in writers and s <= k < e:   # a run left out above has no writer
                 w, M = writers[i]
                 w.write(_warp(frame, M))
                 if k == e - 1:
@@ -360,6 +369,8 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--salient", choices=("then-extent", "refine"), default=None,
                     help="the first box from the learned salient model (salient_eval.py; the salient extra)")
     ap.add_argument("--salient-px", type=int, default=160, help="with --salient: the model's input side (px)")
+    ap.add_argument("--holder-cut", action="store_true",
+                    help="cut the skin that crosses a measured first box's border (holder_eval.py; not shipped)")
     ap.add_argument("--per-click", type=Path, metavar="JSON",
                     help="write each click's and baseline's success per scale, clip and start (track_compare.py)")
     return ap.parse_args(argv)
@@ -397,11 +408,18 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
                                      for r in evaluate_clip(c, starts=[BACK], frames=args.frames,
                                                             baselines=baselines, make=make)]
             print(f"  x{factor:g} {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+            if not results[name]:
+                del results[name]                       # every run left out (see above)
     return results
 
 
-def _use_salient(rule: str | None, input_px: int) -> None:
-    """``--salient``: every tracker's click takes its first box from the salient model."""
+def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False) -> None:
+    """``--salient``: every tracker's click takes its first box from the salient model;
+    ``--holder-cut``: a measured first box without the skin crossing its border."""
+    if holder_cut:
+        from holder_eval import use_in_tracker as cut_in_tracker
+
+        cut_in_tracker()
     if rule is not None:
         from salient_eval import use_in_tracker
 
@@ -419,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     except (SourceError, ValueError, ConfigError) as e:
         print(e, file=sys.stderr)
         return 2
-    _use_salient(args.salient, args.salient_px)
+    _use_salient(args.salient, args.salient_px, args.holder_cut)
     if args.loss:
         if not args.leave_only:
             print(loss_table(args.clips, names, args.tracker_settings))
