@@ -10,13 +10,15 @@ mean probability weighted by a Gaussian motion prior (``motion_sigma`` box sizes
 size and aspect (``scale_rate``) and blends the histograms with ``learn_rate``. Each frame
 the best window's 8x8x8 colour histogram is compared with the picked box's (``appearance``,
 the Bhattacharyya coefficient; ``similarity``): below ``appearance_below`` (above
-``appearance_found`` while searching) the match is refused, so a model that drifted onto the
+``appearance_found`` while searching), or a mean probability below ``lost_below`` (above
+``found_above``; both lowered in proportion to at most ``pick_share`` of the pick's own score when
+the pick separates from its ring by ``pick_contrast``: ``bars``) the match is refused, so a model that drifted onto the
 background, or a scene without the object, ends in ``color_lost``. While searching, ``ColorTracker``
 may raise that bar (``at_least``: ``refind_ratio``) and keep the search near the edges the
 object left by (``edge_band``: ``refind_edge``).
 
 The settings (``search``, ``motion_sigma``, ``learn_rate``, ``scale_rate``, ``surround``,
-``scene_weight``, ``lost_below``, ``found_above``, ``refind_edge``, ``refind_ratio``,
+``scene_weight``, ``lost_below``, ``found_above``, ``pick_share``, ``pick_contrast``, ``refind_edge``, ``refind_ratio``,
 ``appearance_below``, ``appearance_found``:
 the ``tracker`` group) are read from the
 owning ``ColorTracker`` on every call, so a change applies on the next frame. Cost: ~3-8 ms
@@ -101,9 +103,10 @@ class ModelSettings:
     lost_below = setting(0.3, "model confidence below which the object is lost", lo=0, hi=1)
     found_above = setting(0.45, "model confidence above which it is found again", lo=0, hi=1)
     pick_share = setting(
-        0.7, "the two confidence bars (lost_below, found_above) are lowered, in proportion, to at most this "
-        "share of the picked box's own mean object probability on its frame (an object whose colours the "
-        "scene shares scores low from the start; 0: off) (model)", lo=0, hi=1)
+        0.7, "for a box given by the user: the two confidence bars (lost_below, found_above) are lowered, in "
+        "proportion, to at most this share of the box's own mean object probability on its frame (an object "
+        "whose colours the scene shares scores low from the start; 0: off; a click keeps the plain bars) "
+        "(model)", lo=0, hi=1)
     pick_contrast = setting(
         2.0, "pick_share applies only to a pick whose box scores at least this many times its surround ring "
         "(the colour model separates the object from what is around it) (model)", lo=0, hi=100)
@@ -137,6 +140,9 @@ class ColorModel:
         self.pick_score = 1.0
         #: the picked box's mean object probability over its surround ring's (``pick_contrast``)
         self.pick_contrast = 0.0
+        #: the pick was a box the user gave (``ColorTracker.pick_box``), not a click's measured
+        #: extent: only then are the bars relative to it (``bars``); set by the tracker
+        self.from_box = False
         self.last_mask: np.ndarray | None = None       # the search window's likely pixels
         self.last_mask_origin: tuple[int, int] = (0, 0)
 
@@ -167,6 +173,7 @@ class ColorModel:
             hs += scene * (scene_weight * hs.sum() / max(1.0, scene.sum()))
         self.ho, self.hs = ho, hs
         self._update_lut()
+        self.from_box = False
         self._score_pick(idx, (x0, y0, x1, y1))
         return color
 
@@ -186,11 +193,14 @@ class ColorModel:
         self.pick_contrast = self.pick_score / ring if ring > 0 else float("inf")
 
     def bars(self) -> tuple[float, float]:
-        """The confidence bars in use: ``lost_below`` and ``found_above``, both lowered in proportion
-        so that the lost bar is at most ``pick_share`` times the pick's own score (``pick_score``)."""
+        """The confidence bars in use: ``lost_below`` and ``found_above``; for a box the user gave
+        (``from_box``) that separates from its ring by ``pick_contrast``, both lowered in proportion
+        so that the lost bar is at most ``pick_share`` times the box's own score (``pick_score``).
+        A click's measured extent keeps the plain bars: they are what tells a wrong extent (a
+        click the tracker never confirms)."""
         cfg = self.settings
         lost, found = cfg.lost_below, cfg.found_above
-        if cfg.pick_share > 0 and lost > 0 and self.pick_contrast >= cfg.pick_contrast:
+        if self.from_box and cfg.pick_share > 0 and lost > 0 and self.pick_contrast >= cfg.pick_contrast:
             scale = min(1.0, cfg.pick_share * self.pick_score / lost)
             lost, found = lost * scale, found * scale
         return lost, found

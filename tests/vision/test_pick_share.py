@@ -1,6 +1,7 @@
-"""The model's confidence bars relative to its own pick (``pick_share``, ``pick_contrast``): an
-object whose colours the scene shares (a grey car on a grey road) scores low from its own pick
-and was refused on the next frames (``lost_below``) while it was in plain view."""
+"""The model's confidence bars relative to a box the user gave (``pick_share``, ``pick_contrast``):
+an object whose colours the scene shares (a grey car on a grey road) scores low from its own box
+and was refused on the next frames (``lost_below``) while it was in plain view. A click's
+measured extent keeps the plain bars (a click the tracker never confirms is told)."""
 from __future__ import annotations
 
 import sys
@@ -55,6 +56,9 @@ def test_a_pick_that_scores_low_but_separates_lowers_the_bars_in_proportion():
     mixed = ColorTracker(pick_contrast=contrast + 0.01)       # a pick that does not separate: the bars stay
     mixed.pick_box(_grey_scene(0), BOX)
     assert mixed.model.bars() == (mixed.lost_below, mixed.found_above)
+    clicked = ColorTracker()                                  # a click's measured extent: the plain bars
+    clicked.pick(_grey_scene(0), BOX[0] + BOX[2] / 2, BOX[1] + BOX[3] / 2)
+    assert clicked.model.bars() == (clicked.lost_below, clicked.found_above)
 
 
 def test_an_object_of_the_scenes_colours_is_held_not_lost_in_plain_view():
