@@ -11,11 +11,12 @@ size and aspect (``scale_rate``) and blends the histograms with ``learn_rate``. 
 the best window's 8x8x8 colour histogram is compared with the picked box's (``appearance``,
 the Bhattacharyya coefficient; ``similarity``): below ``appearance_below`` (above
 ``appearance_found`` while searching), or a mean probability below ``lost_below`` (above
-``found_above``; both lowered in proportion to at most ``pick_share`` of the pick's own score when
-the pick separates from its ring by ``pick_contrast``: ``bars``) the match is refused, so a model that drifted onto the
-background, or a scene without the object, ends in ``color_lost``. While searching, ``ColorTracker``
-may raise that bar (``at_least``: ``refind_ratio``) and keep the search near the edges the
-object left by (``edge_band``: ``refind_edge``).
+``found_above``; for a box the user gave that separates from its ring by ``pick_contrast``,
+the lost bar at most ``pick_share`` of the box's own score: ``bars``) the match is refused, so a
+model that drifted onto the background, or a scene without the object, ends in
+``color_lost``. While searching, ``ColorTracker`` may raise that bar (``at_least``:
+``refind_ratio``) and keep the search near the edges the object left by (``edge_band``:
+``refind_edge``).
 
 The settings (``search``, ``motion_sigma``, ``learn_rate``, ``scale_rate``, ``surround``,
 ``scene_weight``, ``lost_below``, ``found_above``, ``pick_share``, ``pick_contrast``, ``refind_edge``, ``refind_ratio``,
@@ -103,10 +104,9 @@ class ModelSettings:
     lost_below = setting(0.3, "model confidence below which the object is lost", lo=0, hi=1)
     found_above = setting(0.45, "model confidence above which it is found again", lo=0, hi=1)
     pick_share = setting(
-        0.7, "for a box given by the user: the two confidence bars (lost_below, found_above) are lowered, in "
-        "proportion, to at most this share of the box's own mean object probability on its frame (an object "
-        "whose colours the scene shares scores low from the start; 0: off; a click keeps the plain bars) "
-        "(model)", lo=0, hi=1)
+        0.7, "for a box given by the user: lost_below is lowered to at most this share of the box's own mean "
+        "object probability on its frame (an object whose colours the scene shares scores low from the start; "
+        "0: off; a click keeps the plain bar; found_above is kept) (model)", lo=0, hi=1)
     pick_contrast = setting(
         2.0, "pick_share applies only to a pick whose box scores at least this many times its surround ring "
         "(the colour model separates the object from what is around it) (model)", lo=0, hi=100)
@@ -194,15 +194,15 @@ class ColorModel:
 
     def bars(self) -> tuple[float, float]:
         """The confidence bars in use: ``lost_below`` and ``found_above``; for a box the user gave
-        (``from_box``) that separates from its ring by ``pick_contrast``, both lowered in proportion
-        so that the lost bar is at most ``pick_share`` times the box's own score (``pick_score``).
+        (``from_box``) that separates from its ring by ``pick_contrast``, the lost bar at most
+        ``pick_share`` times the box's own score (``pick_score``). Finding it again keeps
+        ``found_above`` (lowered too, it let look-alikes be found: docs/tracking.md).
         A click's measured extent keeps the plain bars: they are what tells a wrong extent (a
         click the tracker never confirms)."""
         cfg = self.settings
         lost, found = cfg.lost_below, cfg.found_above
-        if self.from_box and cfg.pick_share > 0 and lost > 0 and self.pick_contrast >= cfg.pick_contrast:
-            scale = min(1.0, cfg.pick_share * self.pick_score / lost)
-            lost, found = lost * scale, found * scale
+        if self.from_box and cfg.pick_share > 0 and self.pick_contrast >= cfg.pick_contrast:
+            lost = min(lost, cfg.pick_share * self.pick_score)
         return lost, found
 
     def _histograms(self, idx: np.ndarray, ox: int, oy: int) -> tuple[np.ndarray, np.ndarray]:

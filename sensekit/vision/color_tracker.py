@@ -80,9 +80,9 @@ degrees with saturation and value 80, ``min_area_px=20``, ``lost_after_frames=3`
 ``min_cutoff_hz=1``, ``beta=0.05``; model ``search=2``, ``motion_sigma=1.5``,
 ``learn_rate=0.02``, ``scale_rate=0.2``, ``surround=0.6``, ``scene_weight=1``,
 ``lost_below=0.3``, ``found_above=0.45``, ``pick_share=0.7``, ``pick_contrast=2``, ``refind_edge=1``,
-``refind_ratio=0.7``, ``appearance_below=0.45``, ``appearance_found=0.55``. ``lost_below`` and
-``found_above`` are lowered in proportion when a box the user gave (``pick_box``; not a click)
-scores below ``lost_below / pick_share`` but at least ``pick_contrast`` times its surround ring
+``refind_ratio=0.7``, ``appearance_below=0.45``, ``appearance_found=0.55``. ``lost_below`` is
+lowered to ``pick_share`` times a box's own score when a box the user gave (``pick_box``; not a
+click) scores below ``lost_below / pick_share`` but at least ``pick_contrast`` times its surround ring
 (a grey car on a grey road scores 0.27-0.32 on its own frame: it was refused on the next frames
 in plain view; docs/tracking.md, "The confidence bar on footage no weight was fitted on").
 Measured from clicks on the developer clips by
