@@ -84,7 +84,7 @@ degrees with saturation and value 80, ``min_area_px=20``, ``lost_after_frames=3`
 lowered to ``pick_share`` times a box's own score when a box the user gave (``pick_box``; not a
 click) scores below ``lost_below / pick_share`` but at least ``pick_contrast`` times its surround ring
 (a grey car on a grey road scores 0.27-0.32 on its own frame: it was refused on the next frames
-in plain view; docs/tracking.md, "The confidence bar on footage no weight was fitted on").
+in plain view; docs/tracking.md, "Why the tracker dropped a car that MIL holds").
 Measured from clicks on the developer clips by
 ``benchmarks/track_eval.py`` (the README's table). ``scale_rate`` and the aspect candidates
 were chosen on the coke clip and on synthetic balls coming closer, moving away and turning
