@@ -143,6 +143,9 @@ class ColorModel:
         #: the pick was a box the user gave (``ColorTracker.pick_box``), not a click's measured
         #: extent: only then are the bars relative to it (``bars``); set by the tracker
         self.from_box = False
+        #: the last frame was not matched (set by the tracker): the plain lost bar applies
+        #: until the next match, so a look-alike is not taken over in the frames before ``color_lost``
+        self.missed = False
         self.last_mask: np.ndarray | None = None       # the search window's likely pixels
         self.last_mask_origin: tuple[int, int] = (0, 0)
 
@@ -195,13 +198,16 @@ class ColorModel:
     def bars(self) -> tuple[float, float]:
         """The confidence bars in use: ``lost_below`` and ``found_above``; for a box the user gave
         (``from_box``) that separates from its ring by ``pick_contrast``, the lost bar at most
-        ``pick_share`` times the box's own score (``pick_score``). Finding it again keeps
+        ``pick_share`` times the box's own score (``pick_score``), and only while it was matched on
+        the frame before (``missed``: after a miss a look-alike just above the lowered bar was taken
+        over before ``color_lost``; bolt1's fast pan, docs/tracking.md). Finding it again keeps
         ``found_above`` (lowered too, it let look-alikes be found: docs/tracking.md).
         A click's measured extent keeps the plain bars: they are what tells a wrong extent (a
         click the tracker never confirms)."""
         cfg = self.settings
         lost, found = cfg.lost_below, cfg.found_above
-        if self.from_box and cfg.pick_share > 0 and self.pick_contrast >= cfg.pick_contrast:
+        if (self.from_box and not self.missed and cfg.pick_share > 0
+                and self.pick_contrast >= cfg.pick_contrast):
             lost = min(lost, cfg.pick_share * self.pick_score)
         return lost, found
 
