@@ -208,6 +208,27 @@ def curve(args: argparse.Namespace, sources: list[str], make_for: Callable[[str]
         print(f"decision delay ({mode}, noise curve): {delays(made[mode])}\n", flush=True)
 
 
+def stream_tables(args: argparse.Namespace, sources: list[str],
+                  detector: Callable[[str, str], Any]) -> dict[str, list[Any]]:
+    """``per_source`` and (unless ``--no-curve``) ``curve``, each clip through a new ``detector(mode, source)``
+    (mode ``today`` or ``wait``); the detectors of the last table made, per mode."""
+    made: dict[str, list[Any]] = {"today": [], "wait": []}
+
+    def make_for(mode: str) -> Callable[[str], Callable[[], Any]]:
+        def for_source(s: str) -> Callable[[], Any]:
+            def make() -> Any:
+                det = detector(mode, s)
+                made[mode].append(det)
+                return det
+            return make
+        return for_source
+
+    per_source(args, sources, make_for, made)
+    if not args.no_curve:
+        curve(args, sources, make_for, made)
+    return made
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", type=Path, required=True)
@@ -247,24 +268,13 @@ def main(argv: list[str] | None = None) -> int:
     ch = choices(args, sorted(trees), trees)
     print("per source: today's threshold, the ring's threshold, the margin (nested): "
           + "; ".join(f"{s} {t:g}, {r:g}, {m:g}" for s, (t, r, m) in ch.items()), flush=True)
-    made: dict[str, list[Any]] = {"today": [], "wait": []}
+    def detector(mode: str, s: str) -> Any:
+        t, r, m = ch[s]
+        return RingWaitDetector(model=trees[s], threshold=t, ring_model=ring[s], ring_threshold=r,
+                                margin=m if mode == "wait" else 0.0, wait_ms=130.0, noise_route=False,
+                                ring=args.ring_input)
 
-    def make_for(mode: str) -> Callable[[str], Callable[[], Any]]:
-        def for_source(s: str) -> Callable[[], Any]:
-            t, r, m = ch[s]
-
-            def make() -> Any:
-                det = RingWaitDetector(model=trees[s], threshold=t, ring_model=ring[s], ring_threshold=r,
-                                       margin=m if mode == "wait" else 0.0, wait_ms=130.0, noise_route=False,
-                                       ring=args.ring_input)
-                made[mode].append(det)
-                return det
-            return make
-        return for_source
-
-    per_source(args, sources, make_for, made)
-    if not args.no_curve:
-        curve(args, sources, make_for, made)
+    stream_tables(args, sources, detector)
     return 0
 
 

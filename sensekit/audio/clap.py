@@ -121,8 +121,7 @@ SCORE_RANGE = (float(math.floor(_LOW)), float(math.ceil(_HIGH)))
 
 _NO_CLAPS: tuple[Clap, ...] = ()   # shared empty result (no allocation per quiet block)
 
-MIN_RATE = 8000
-MAX_RATE = 48000
+MIN_RATE, MAX_RATE = 8000, 48000
 _TINY = 1e-20
 _GRID_RISE = 10.0 ** 0.6          # 6 dB: the grid test's rise over the frames before
 _BASE_FRAMES = (30, 7)            # the grid test's reference: frames k-30 .. k-7
@@ -574,10 +573,8 @@ class ClapDetector(Tunable, section="clap",
         if not (gap_ok or self.keep_features):
             return None
         vals, ok, score, close = look[1:] if look is not None and look[0] == p else self._first_look(p, gap_ok)
-        if close:                          # its ring and log-mel are in (clap_wait)
-            b0 = self._b0
-            score = close_call_score(self._buf[: self._end - b0], p - b0, self._meter.rate, vals, score,
-                                     self.wait_model or SHIPPED)
+        if close:                          # its ring and log-mel are in
+            score = self._close_score(p, vals, score)
         peak_db = vals[0]
         t0, rate = self._t0 or 0.0, self._meter.rate
         t_onset = t0 + onset / rate
@@ -590,6 +587,11 @@ class ClapDetector(Tunable, section="clap",
         self._last_clap = p
         self._recent.append((p, peak_db))
         return Clap(t=t_onset, strength=min(1.0, db_to_level(peak_db) / 100.0))
+
+    def _close_score(self, p: int, vals: tuple[float, ...], t: float) -> float:
+        """The close call at ``p``'s score (``clap_wait.close_call_score``; ``t``: the trees')."""
+        b0, wait = self._b0, self.wait_model or SHIPPED
+        return close_call_score(self._buf[: self._end - b0], p - b0, self._meter.rate, vals, t, wait)
 
     def _under_recent_claps(self, p: int, peak_db: float, rate: int) -> bool:
         """Whether the burst at ``p`` is ``below_claps_db`` under the loudest clap of the last

@@ -18,6 +18,7 @@ from sensekit.evaluation.audio.clap_mel_score import LinearScore
 from sensekit.evaluation.audio.clap_mel_stream import MelWaitDetector
 from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
 from sensekit.evaluation.audio.evaluate import read_clips, read_wav
+from tests.audio.helpers import stream_claps
 
 CLIPS = ("clap_room-small_0.wav", "clap_room-small_3.wav", "clap_room-large_4.wav", "clap_sparse_eldar-sample2.wav",
          "clap_k_mixed18.wav", "clap_j_sparse7.wav", "typing_ibm_part1.wav")
@@ -47,13 +48,7 @@ class Recorded(ClapDetector):
         return clap
 
 
-def stream(det: ClapDetector, x: np.ndarray, rate: int, *, block: int = 512, offset: int = 0) -> list[float]:
-    if offset:
-        x = np.concatenate([np.zeros(offset, np.float32), x])
-    out: list[float] = []
-    for k, i in enumerate(range(0, len(x), block)):
-        out += [c.t - offset / rate for c in det.process(x[i:i + block], i / rate, rate, index=k)]
-    return out
+stream = stream_claps
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +66,11 @@ def test_the_wait_off_is_the_detector_before_it(clips) -> None:
 
 
 def test_the_shipped_wait_is_the_evaluated_one(clips) -> None:
-    """ClapDetector's wait gives the claps of the twenty-third pass's MelWaitDetector with the same constants."""
+    """ClapDetector's wait gives the claps of the twenty-third pass's MelWaitDetector with the same constants.
+    Both share the front end and the queue (MelWaitDetector is ClapDetector with an overridden
+    ``_close_score``): what is compared is the close call's score, the shipped ``close_call_score``
+    against the evaluation's ring-over-threshold plus score less theta. The twenty-third pass resampled
+    with SciPy: ``test_polyphase`` holds the shipped log-mel to that one."""
     lr = LinearScore(np.asarray(W.MEL_W), W.MEL_B)
     changed = 0
     for name, x, rate in clips:
