@@ -352,7 +352,7 @@ class AppHost:
             try:
                 item = self.source.read(timeout=remaining)
             except EOFError:
-                self.runner.ended = True
+                self.runner.finish()         # what the stages still hold (a held clap), then ended
                 return
             if item is None:                 # nothing came before ``due``
                 self.clock.sleep_until(due)  # (a no-op on the wall clock; moves a test clock)

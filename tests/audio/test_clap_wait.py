@@ -114,6 +114,28 @@ def test_held_close_calls_keep_offset_and_block_size_invariance(clips) -> None:
     assert held >= 100
 
 
+def test_streams_ending_while_a_call_is_held_keep_block_size_and_offset_invariance(clips) -> None:
+    """Each clip cut 35..125 ms after one of its close calls' peaks (held when the stream ends): the claps,
+    with those ``finish()`` owes, do not depend on the blocks, the last one or the start offset."""
+    rng = np.random.default_rng(31)
+    owed = 0
+    for name, x, rate in clips:
+        det = Recorded(wait_model=WIDE)
+        stream(det, x, rate)
+        closes = [p for p, _, close in det.out if close]
+        for p in [closes[int(i)] for i in rng.integers(0, len(closes), 2)] if closes else []:
+            y = x[: p + int(rng.integers(round(0.035 * rate), round(0.125 * rate)))]
+            ref_det = ClapDetector(wait_model=WIDE)
+            ref = stream(ref_det, y, rate) + [c.t for c in ref_det.finish()]
+            owed += len(ref) - len(stream(ClapDetector(wait_model=WIDE), y, rate))
+            for _ in range(2):
+                offset, block = int(rng.integers(0, 1001)), int(rng.integers(64, 4097))
+                d = ClapDetector(wait_model=WIDE)
+                got = stream(d, y, rate, block=block, offset=offset) + [c.t - offset / rate for c in d.finish()]
+                assert got == pytest.approx(ref, abs=1e-6), (name, len(y), offset, block)
+    assert owed >= 5                                     # the end owed claps on these cuts
+
+
 def test_the_setting_turns_the_wait_off_mid_stream(clips) -> None:
     _, x, rate = next(c for c in clips if c[0].endswith("clap_room-small_3.wav"))
     det = ClapDetector()
