@@ -69,6 +69,26 @@ def test_no_source_falls_back_to_the_bundled_recording_with_one_line(tmp_path, c
     assert events.read_text().count("\n") > 10
 
 
+def test_the_bundled_recording_note_says_a_window_repeats_it(monkeypatch, recordings_dir):
+    """In a window the bundled recording plays over and over (an exhibition never ends), and the
+    note said only "playing the bundled recording 'demo'": a new user waited for the 20 s demo
+    to end. Headless it ends, and the note says nothing of repeating."""
+    if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording not generated yet")
+    from sensekit.app import sources
+    from sensekit.app.registry import resolve
+
+    monkeypatch.setattr(sources, "live_spec", lambda app_cls: None)       # no camera, no microphone
+    notes = {}
+    for loop in (True, False):
+        source, notes[loop] = sources.open_for_app(resolve("clapper"), None, loop=loop)
+        source.close()
+    assert notes[True] == ("no live microphone found for audio; playing the bundled recording 'demo' "
+                           "(over and over until esc; use --source to choose)"), notes[True]
+    assert notes[False] == ("no live microphone found for audio; playing the bundled recording 'demo' "
+                            "(use --source to choose)"), notes[False]
+
+
 def test_readme_run_command_on_a_machine_without_display_or_devices(tmp_path):
     """The README's main command, on a server with no screen, camera or microphone:
     it says what it fell back to, plays the bundled recording headless, and saves a picture."""
