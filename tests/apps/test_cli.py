@@ -20,6 +20,14 @@ def test_apps_lists_every_app_with_a_description(capsys):
         assert name in lines and len(lines[name].split(None, 1)[1]) > 20
 
 
+def test_the_list_says_which_app_needs_the_hands_extra(capsys):
+    """`sensekit apps` listed pinch_toss like the others; it does nothing without the hands extra
+    (the README says "with the optional hands extra"), which a new user learnt only on running it."""
+    assert main(["apps"]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("pinch_toss "))
+    assert line.endswith("through the hoop (hands extra)."), line
+
+
 def test_run_unknown_app_lists_the_apps(capsys):
     assert main(["run", "nosuchapp", "--headless"]) == 2
     err = capsys.readouterr().err
