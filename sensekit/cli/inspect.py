@@ -177,8 +177,21 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
 
 def main(args: argparse.Namespace) -> int:
     from sensekit.capture.spec import parse_source_spec
+    from sensekit.errors import SourceError
+    from sensekit.paths import list_bundled
+    from sensekit.suggest import close_matches, did_you_mean
 
-    spec = parse_source_spec(args.rec)
+    try:
+        spec = parse_source_spec(args.rec)
+    except SourceError:
+        if Path(args.rec).exists():
+            raise
+        # the source specs (camera:, mic:, ...) the message listed are nothing inspect reads
+        bundled = list_bundled()
+        hint = did_you_mean(close_matches(str(args.rec).removesuffix(".skrec"), bundled))
+        raise SourceError(f"no such recording: {args.rec!r}{'; ' + hint if hint else ''} (a recording "
+                          "folder such as take1.skrec, made by `sensekit record`"
+                          + (f", or a bundled one: {', '.join(bundled)}" if bundled else "") + ")") from None
     target = Path(str(spec.target)) if spec.kind in ("replay", "file") else Path(args.rec)
     if args.add_checksums:
         from sensekit.capture.checksums_add import add_checksums
