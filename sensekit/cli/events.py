@@ -216,8 +216,10 @@ def main(args: argparse.Namespace) -> int:
                                      tuning=tuning)
                 print(f"panel: {panel.url}", file=sys.stderr, flush=True)
             from sensekit.cli.progress import clip_progress
+            from sensekit.cli.signals import stop_signals
 
-            with clip_progress(source, "events", quiet=args.quiet or bool(args.loop)) as progress:
+            # SIGTERM stops as Ctrl-C does: the events the stages hold, then all closed
+            with clip_progress(source, "events", quiet=args.quiet or bool(args.loop)) as progress, stop_signals():
                 runner.run(max_items=args.max_items, on_item=progress)
         finally:
             close_attachments(osc, midi, panel)

@@ -145,3 +145,37 @@ def test_the_clapper_app_stopped_hears_the_owed_clap(cut, interrupt: bool) -> No
     assert result.interrupted is interrupt and not host.runner.ended
     claps = list(host.app.claps)
     assert sum(abs(c - t) < 1e-4 for c in claps) == 1, (claps, t)
+
+
+def test_sensekit_events_stopped_by_sigterm_prints_the_owed_clap(cut, monkeypatch, capsys) -> None:  # noqa: F811
+    """SIGTERM right after the last block (as ``systemctl stop`` would): the clap still held is printed
+    before the command stops (status 130). Without the command's handler the signal would end the test
+    run; this test's own handler turns that into a failure."""
+    import json
+    import os
+    import signal
+
+    from sensekit.capture import spec
+    from sensekit.cli import main
+
+    x, rate, t = cut
+
+    class Terminated(ArraySource):
+        def read(self, timeout: float | None = None) -> Item | None:
+            if self._i >= len(self.items):
+                os.kill(os.getpid(), signal.SIGTERM)
+                return None
+            return super().read(timeout)
+
+    def unhandled(signum: int, frame: Any) -> None:
+        raise AssertionError("SIGTERM reached the default handler: `sensekit events` does not stop on it")
+
+    monkeypatch.setattr(spec, "open_source", lambda *a, **k: Terminated(x, rate, block=1024))
+    old = signal.signal(signal.SIGTERM, unhandled)
+    try:
+        code = main(["events", "clip.wav", "--clap", "--set", f"clap.threshold={THRESHOLD}", "--jsonl"])
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert code == 130
+    claps = [e["t"] for e in map(json.loads, capsys.readouterr().out.splitlines()) if e["event"] == "clap"]
+    assert sum(abs(c - t) < 1e-4 for c in claps) == 1, (claps, t)
