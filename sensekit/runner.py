@@ -21,7 +21,7 @@ it never needs the dispatcher itself, and a handler attached before the first it
 At the end of the source the runner calls ``finish()`` on every active stage that has that
 (optional) method and dispatches what it returns: a stage holding an unfinished sound (the
 voice stage's open speech segment, the clap detector's held close call) reports it then.
-A run stopped before the end (Ctrl-C or SIGTERM, ``run(max_items=...)``, an app's
+A run stopped before the end (Ctrl-C or SIGTERM, ``events --max-items``, an app's
 ``--frames`` or quit) does the same through ``stop()``, and a looping source
 (``source.loops`` grew: the stream restarted) through the same call before the next
 pass's first item: the stages finish the pass, then start a new stream.
@@ -256,9 +256,10 @@ class Runner:
     # -- loops -------------------------------------------------------------
     def run(self, *, max_items: int | None = None,
             on_item: Callable[[Item], None] | None = None) -> RunStats:
-        """Process the whole source (or ``max_items`` items). Stopped before the end (``max_items``,
-        Ctrl-C or SIGTERM as ``KeyboardInterrupt``), the stages' held events are dispatched (``stop()``)
-        before it returns or re-raises."""
+        """Process the whole source (or ``max_items`` items: a caller may go on with another
+        ``run``, so a limit is not a stop; one that ends there calls ``stop()``). Stopped by Ctrl-C
+        or SIGTERM (``KeyboardInterrupt``), the stages' held events are dispatched (``stop()``)
+        before it re-raises."""
         n = 0
         live = self.source.is_live
         try:
@@ -280,7 +281,6 @@ class Runner:
         except KeyboardInterrupt:
             self.stop()
             raise
-        self.stop()                       # a limit: nothing after finish()
         return self.stats
 
     def pump(self, until_t: float | None = None, *, max_items: int = 10_000) -> int:

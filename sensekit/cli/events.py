@@ -221,6 +221,7 @@ def main(args: argparse.Namespace) -> int:
             # SIGTERM stops as Ctrl-C does: the events the stages hold, then all closed
             with clip_progress(source, "events", quiet=args.quiet or bool(args.loop)) as progress, stop_signals():
                 runner.run(max_items=args.max_items, on_item=progress)
+            runner.stop()              # --max-items: what the stages still hold (nothing after the end)
         finally:
             close_attachments(osc, midi, panel)
             out.flush()

@@ -60,15 +60,38 @@ def stage() -> AudioStage:
     return AudioStage(clap=ClapDetector(threshold=THRESHOLD))
 
 
-def test_a_run_stopped_by_max_items_reports_the_owed_clap(cut) -> None:  # noqa: F811
+def test_events_stopped_by_max_items_prints_the_owed_clap(cut, tmp_path, capsys) -> None:  # noqa: F811
+    import json
+
+    import soundfile as sf
+
+    from sensekit.capture.spec import open_source
+    from sensekit.cli import main
+
     x, rate, t = cut
-    source = ArraySource(x, rate, block=1024)
-    runner = Runner(source, [stage()])
+    wav = tmp_path / "cut.wav"
+    sf.write(wav, x, rate, subtype="FLOAT")
+    with open_source(str(wav)) as source:
+        blocks = sum(1 for _ in source)
+    args = ["events", str(wav), "--clap", "--set", f"clap.threshold={THRESHOLD}", "--jsonl"]
+    assert main([*args, "--max-items", str(blocks)]) == 0           # every block, the end not read
+    claps = [e["t"] for e in map(json.loads, capsys.readouterr().out.splitlines()) if e["event"] == "clap"]
+    assert sum(abs(c - t) < 1e-4 for c in claps) == 1, (claps, t)
+
+
+def test_a_run_in_pieces_is_one_stream_and_stop_owes_once(cut) -> None:  # noqa: F811
+    """``run(max_items=...)`` is not a stop (a caller may go on): two pieces then the end give what one
+    run gives; ``stop()`` after the end owes nothing."""
+    x, rate, _ = cut
+    whole = Runner(ArraySource(x, rate, block=1024), [stage()])
+    one = claps_of(whole)
+    whole.run()
+    runner = Runner(ArraySource(x, rate, block=1024), [stage()])
     seen = claps_of(runner)
-    runner.run(max_items=len(source.items))              # every block, the end not read
-    assert not runner.ended
-    assert sum(abs(c - t) < 1e-9 for c in seen) == 1, (seen, t)
-    assert runner.stop() == []                             # owed once
+    runner.run(max_items=20)
+    runner.run(max_items=20)
+    runner.run()
+    assert runner.ended and seen == one and runner.stop() == []
 
 
 def test_a_run_stopped_by_ctrl_c_reports_the_owed_clap(cut) -> None:  # noqa: F811
