@@ -91,9 +91,9 @@ def test_the_bundled_recording_note_says_a_window_repeats_it(monkeypatch, record
     for loop in (True, False):
         source, notes[loop] = sources.open_for_app(resolve("clapper"), None, loop=loop)
         source.close()
-    assert notes[True] == ("no live microphone found for audio; playing the bundled recording 'demo' "
+    assert notes[True] == ("no microphone found; playing the bundled recording 'demo' "
                            "(over and over until esc or Ctrl-C; use --source to choose)"), notes[True]
-    assert notes[False] == ("no live microphone found for audio; playing the bundled recording 'demo' "
+    assert notes[False] == ("no microphone found; playing the bundled recording 'demo' "
                             "(use --source to choose)"), notes[False]
 
 
