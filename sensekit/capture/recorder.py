@@ -128,6 +128,7 @@ class Recorder:
         #: ahead not filled (meta ``audio_jumps``): ``at`` counts the samples stored before
         self.gaps: list[list[int]] = []
         self.jumps: list[list[int]] = []
+        self.jumped_samples = 0
         self._opened_at = time.monotonic()
         #: runs ``[start, stop)`` of samples that were NaN/Inf (stored as 0; meta ``audio.nonfinite``)
         self.nonfinite: list[list[int]] = []
@@ -262,7 +263,8 @@ class Recorder:
         else:
             # A block that starts later than the samples so far reach (the microphone
             # dropped blocks) is preceded by silence, so audio stays in sync with video.
-            gap = int(round((t - self._meta["audio_offset_s"]) * a["sample_rate"])) - self.audio_samples
+            gap = (int(round((t - self._meta["audio_offset_s"]) * a["sample_rate"]))
+                   - self.audio_samples - self.jumped_samples)
             if gap > max(1, s.shape[0] // 2):
                 self._fill_gap(gap, ch, a["sample_rate"], t)
         self._note_nonfinite(s, t)
@@ -280,6 +282,7 @@ class Recorder:
                         "allow; not padding (listed in meta.json's audio_jumps)", gap / rate, t, limit_s)
             if len(self.jumps) < MAX_GAP_RUNS:
                 self.jumps.append([self.audio_samples, gap])
+            self.jumped_samples += gap      # the blocks after it follow on: one jump, not one a block
             return
         if len(self.gaps) < MAX_GAP_RUNS:
             self.gaps.append([self.audio_samples, gap])

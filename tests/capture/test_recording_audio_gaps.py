@@ -111,3 +111,20 @@ def test_gaps_up_to_ten_seconds_are_padded_whatever_the_clock(tmp_path, monkeypa
         r.write(_block(1, 9.1))
     meta = read_meta(rec)
     assert meta["audio_padded_samples"] == 9000 and meta["audio_gaps"] == [[100, 9000]]
+
+
+def test_the_blocks_after_a_jump_follow_on_without_a_warning_each(tmp_path, monkeypatch, caplog):
+    """The blocks after a jump that is not filled used to be jumps too (the stored samples never
+    caught up): one warning and one ``audio_jumps`` row per block, 94 a second at 48 kHz."""
+    clock = HandClock()
+    monkeypatch.setattr(recorder_mod.time, "monotonic", clock)
+    rec = tmp_path / "jump2.skrec"
+    with caplog.at_level("WARNING", logger="sensekit.capture.recorder"):
+        with Recorder(rec, audio=(RATE, 1), block_size=BLOCK) as r:
+            r.write(_block(0, 0.0))
+            for k in range(1, 50):
+                r.write(_block(k, 3600.0 + (k - 1) * 0.1))
+    meta = read_meta(rec)
+    assert meta["audio_jumps"] == [[100, 3600 * RATE - 100]]
+    assert meta["audio_samples"] == 50 * BLOCK and meta["audio_padded_samples"] == 0
+    assert sum("audio jumps" in m for m in caplog.messages) == 1
