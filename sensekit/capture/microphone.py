@@ -24,7 +24,8 @@ full scale 1.0) in ``AudioBlock`` items.
   spacing of blocks is exact. ``captured_at`` is ``time.monotonic()`` when the
   callback ran. After a reconnect the sample clock jumps forward to the wall
   time elapsed since ``open()`` (never backwards), so ``t`` stays comparable
-  with other sources.
+  with other sources; so does a block that arrives after the loss was declared (the
+  dead stream's blocked read returning when the device goes on): a gap is a gap.
 - ``gain`` (0..100, 50 = unity, Flash semantics; see ``sensekit.audio.gain``) is
   stored on the source only. The source delivers RAW samples; the level stage
   applies the gain.
@@ -176,6 +177,11 @@ class MicrophoneSource(Source):
                 self._overflows += 1
             if status.input_underflow:
                 self._underflows += 1
+        if self._lost and self.started_at is not None:
+            # a stream being stopped after a loss hands over what its blocked read returns when
+            # the device goes on: those samples were heard now, not where the clock stopped
+            self._sample_index = max(self._sample_index, int(round(
+                (captured_at - self.started_at) * (self.sample_rate or 0))) - frames)
         item = (self._block_index, self._sample_index, indata.copy(), captured_at)
         self._last_callback = captured_at
         self._callbacks += 1

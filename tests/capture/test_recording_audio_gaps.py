@@ -119,11 +119,11 @@ def test_the_blocks_after_a_jump_follow_on_without_a_warning_each(tmp_path, monk
     clock = HandClock()
     monkeypatch.setattr(recorder_mod.time, "monotonic", clock)
     rec = tmp_path / "jump2.skrec"
-    with caplog.at_level("WARNING", logger="sensekit.capture.recorder"):
-        with Recorder(rec, audio=(RATE, 1), block_size=BLOCK) as r:
-            r.write(_block(0, 0.0))
-            for k in range(1, 50):
-                r.write(_block(k, 3600.0 + (k - 1) * 0.1))
+    with caplog.at_level("WARNING", logger="sensekit.capture.recorder"), \
+            Recorder(rec, audio=(RATE, 1), block_size=BLOCK) as r:
+        r.write(_block(0, 0.0))
+        for k in range(1, 50):
+            r.write(_block(k, 3600.0 + (k - 1) * 0.1))
     meta = read_meta(rec)
     assert meta["audio_jumps"] == [[100, 3600 * RATE - 100]]
     assert meta["audio_samples"] == 50 * BLOCK and meta["audio_padded_samples"] == 0
