@@ -81,3 +81,40 @@ def test_blocks_after_a_hang_are_stamped_after_it_not_before(tmp_path):
     step = blocks[k][1] - blocks[k - 1][1]
     assert step >= STALL_S, (f"the block after the hang starts {step:.4f} s after the one before "
                              f"it; the device delivered nothing for {HANG_S:g} s")
+
+
+SHORT_READER = READER.replace("stall_timeout_s=2.0", "stall_timeout_s=30.0").replace(
+    "restored is None or time.monotonic() - restored < 1.0", "time.monotonic() - t0 < 9.0")
+
+
+def test_a_silence_shorter_than_the_stall_timeout_is_a_gap_not_compressed_time(tmp_path):
+    """A device that delivers nothing for 4 s and goes on by itself (no loss declared: the
+    stall timeout is 30 s here) used to go on from where its sample clock stopped: every block
+    after it was stamped 4 s early, for the rest of the run (against the camera, in a
+    recording). Now a block that comes more than 0.5 s later than the one before it resyncs
+    the clock to the wall time. The feeder's wait guarantees >= 4 s between the two reads; the
+    2 s margin is load the previous block's delivery may take."""
+    release = threading.Event()
+
+    def fill(mic: int, n: int) -> np.ndarray:
+        if n == HANG_AT:
+            release.wait(4.0)
+        return np.full(PERIOD, 1 + n, np.int16)
+
+    with PacedMics(tmp_path, 1, rate=RATE, period=PERIOD, fill=fill) as mics:
+        try:
+            r = subprocess.run([sys.executable, "-c", textwrap.dedent(SHORT_READER)], env=mics.env,
+                               capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+        finally:
+            release.set()
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["events"] == [], out["events"]
+    blocks = out["blocks"]
+    ts = [t for _i, t, _m in blocks]
+    assert ts == sorted(ts), "block times went backwards"
+    k = next(i for i, (_idx, _t, marker) in enumerate(blocks) if marker >= 1 + HANG_AT)
+    step = blocks[k][1] - blocks[k - 1][1]
+    assert step >= 2.0, f"the block after a 4 s silence starts {step:.4f} s after the one before it"
+    assert out["stats"]["clock_resyncs"] == 1
+    assert out["blocks"][0][1] == 0.0           # the stream's start is not a resync
