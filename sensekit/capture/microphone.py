@@ -34,7 +34,8 @@ full scale 1.0) in ``AudioBlock`` items.
 - ``gain`` (0..100, 50 = unity, Flash semantics; see ``sensekit.audio.gain``) is
   stored on the source only. The source delivers RAW samples; the level stage
   applies the gain.
-- The microphone is chosen by index or name substring (``devices.find_microphone``).
+- The microphone is chosen by index or name substring (``devices.find_microphone``; a part
+  of several names is refused, naming them).
 
 A device whose driver hangs (a read that never returns) cannot be stopped: after
 ``STOP_TIMEOUT_S`` (2 s) its stream is left to the system with a warning, no new stream is
