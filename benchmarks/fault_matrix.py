@@ -409,6 +409,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fuzz-only", action="store_true", help="only the rows of benchmarks/_fault_fuzz.py")
     p.add_argument("--uptime-only", action="store_true", help="only the rows of benchmarks/_fault_uptime.py")
     p.add_argument("--panel-only", action="store_true", help="only the rows of benchmarks/_fault_panel.py")
+    p.add_argument("--mic-only", action="store_true", help="only the rows of benchmarks/_fault_mic.py")
     args = p.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))       # tests.capture helpers
     tmp = Path(tempfile.mkdtemp(prefix="sensekit-faults-"))
@@ -428,8 +429,11 @@ def main(argv: list[str] | None = None) -> int:
         fuzz: list[Callable[[], None]] = [lambda: fuzz_rows(tmp, rec, row, cli)]
         uptime: list[Callable[[], None]] = [lambda: uptime_rows(tmp, rec, row)]
         panel: list[Callable[[], None]] = [lambda: panel_rows(row)]
+        from _fault_mic import mic_rows
+        mic: list[Callable[[], None]] = [lambda: mic_rows(tmp, row)]
         steps = (writers if args.writers_only else fuzz if args.fuzz_only else uptime if args.uptime_only
-                 else panel if args.panel_only else steps + writers + fuzz + uptime)
+                 else panel if args.panel_only else mic if args.mic_only
+                 else steps + writers + fuzz + uptime + mic)
         for step in steps:
             step()
     finally:
