@@ -4,7 +4,7 @@ Each PortAudio row runs a fresh Python process on a paced ALSA fake microphone
 (``tests/capture/alsa_pacedmic.py``: the ``file`` plugin reading a FIFO a feeder writes in real
 time; the feeder holding a period back is a device that delivers nothing, its read blocked). The
 recorder rows move the recorder's ``time.monotonic`` by hand. ``mic_rows`` adds them through the
-matrix's ``row``; about 45 s (three live runs of 10-20 s). Rows are skipped, with a row saying
+matrix's ``row``; about a minute (three live runs of 10-20 s). Rows are skipped, with a row saying
 why, where the fake microphone cannot run.
 """
 from __future__ import annotations
@@ -129,6 +129,30 @@ def _live_rows(tmp: Path, row: Row) -> None:
         line.startswith("error: microphone name 'sensekitmic' matches 2 devices"))
 
 
+HUD = """
+import json
+from sensekit.app.host import AppHost, RunOptions
+from sensekit.app.registry import load
+from sensekit.capture.microphone import MicrophoneSource
+src = MicrophoneSource(sample_rate=48000, max_queued_blocks=2, drop="newest")
+src.open()
+while src.stats()["dropped_blocks"] == 0:
+    src.read(timeout=5)
+src.close()
+print(json.dumps({"line": AppHost(load("clapper"), src, RunOptions(headless=True)).hud.line(),
+                  "dropped": src.stats()["dropped_blocks"]}))
+"""
+
+
+def _hud_row(tmp: Path, row: Row) -> None:
+    from tests.capture.alsa_filemic import FileMic, known_samples
+
+    r = FileMic(tmp / "hud", known_samples(48000), 48000).run(HUD, timeout=60)
+    out = json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else {"line": r.stderr[-120:]}
+    row("microphone", "the status line (HUD, panel) of a live run whose microphone drops blocks (a 2-block queue)",
+        out["line"], f"lost: {out.get('dropped')} dropped audio block" in out["line"])
+
+
 class _Lines(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
@@ -217,4 +241,5 @@ def mic_rows(tmp: Path, row: Row) -> None:
     if reason is not None:
         row("microphone", "the paced ALSA fake microphone rows", f"skipped: {reason}", True)
         return
+    _hud_row(tmp, row)
     _live_rows(tmp, row)
