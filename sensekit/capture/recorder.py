@@ -54,7 +54,7 @@ FLUSH_INTERVAL_S = 0.5         # commit video, timestamps, WAV and meta this oft
 #: (a source faster than real time, a wrong ``t``) is not filled but kept in ``audio_jumps``
 MAX_PAD_S = 10.0
 _PAD_CHUNK = 1 << 16          # samples of silence written at a time (bounded memory)
-MAX_GAP_RUNS = 4096           # gaps (and jumps) listed in meta.json; the rest are counted only
+MAX_GAP_RUNS = 4096           # gaps (and jumps) listed in meta.json; later ones are not listed
 
 
 def _is_int(v: Any) -> bool:
