@@ -3,9 +3,9 @@
 Each PortAudio row runs a fresh Python process on a paced ALSA fake microphone
 (``tests/capture/alsa_pacedmic.py``: the ``file`` plugin reading a FIFO a feeder writes in real
 time; the feeder holding a period back is a device that delivers nothing, its read blocked). The
-recorder rows move the recorder's ``time.monotonic`` by hand. ``mic_rows`` adds them through the
-matrix's ``row``; about a minute (three live runs of 10-20 s). Rows are skipped, with a row saying
-why, where the fake microphone cannot run.
+recorder rows move the recorder's clock (``recorder._monotonic``) by hand. ``mic_rows`` adds
+them through the matrix's ``row``; about a minute (three live runs of 10-20 s). Rows are
+skipped, with a row saying why, where the fake microphone cannot run.
 """
 from __future__ import annotations
 
@@ -170,8 +170,8 @@ def _recorder_rows(tmp: Path, row: Row) -> None:
     from sensekit.cli.inspect import summary
 
     now = [1000.0]
-    real = recorder_mod.time.monotonic
-    recorder_mod.time.monotonic = lambda: now[0]          # type: ignore[assignment]
+    real = recorder_mod._monotonic
+    recorder_mod._monotonic = lambda: now[0]
     seen = _Lines()
     logging.getLogger("sensekit").addHandler(seen)
     try:
@@ -201,7 +201,7 @@ def _recorder_rows(tmp: Path, row: Row) -> None:
                     f"not padded, {warned} warning(s) for 50 blocks (was 50), inspect: {said[:70]}",
                     warned == 1 and at == 1000 and "not kept" in said)
     finally:
-        recorder_mod.time.monotonic = real               # type: ignore[assignment]
+        recorder_mod._monotonic = real
         logging.getLogger("sensekit").removeHandler(seen)
 
 

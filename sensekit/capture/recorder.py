@@ -54,6 +54,7 @@ FLUSH_INTERVAL_S = 0.5         # commit video, timestamps, WAV and meta this oft
 #: (a source faster than real time, a wrong ``t``) is not filled but kept in ``audio_jumps``
 MAX_PAD_S = 10.0
 _PAD_CHUNK = 1 << 16          # samples of silence written at a time (bounded memory)
+_monotonic = time.monotonic   # the clock the gap rule reads (tests move it by hand)
 MAX_GAP_RUNS = 4096           # gaps (and jumps) listed in meta.json; later ones are not listed
 
 
@@ -129,7 +130,7 @@ class Recorder:
         self.gaps: list[list[int]] = []
         self.jumps: list[list[int]] = []
         self.jumped_samples = 0
-        self._opened_at = time.monotonic()
+        self._opened_at = _monotonic()
         #: runs ``[start, stop)`` of samples that were NaN/Inf (stored as 0; meta ``audio.nonfinite``)
         self.nonfinite: list[list[int]] = []
         self._nonfinite_said = False
@@ -276,7 +277,7 @@ class Recorder:
         blocks, or lost its device and reconnected), so the audio stays in sync with the video
         and a replay plays each block when it was heard; a gap longer than the recorder has run
         is a jump no live source makes: not filled, logged and listed."""
-        limit_s = MAX_PAD_S + max(0.0, time.monotonic() - self._opened_at)
+        limit_s = MAX_PAD_S + max(0.0, _monotonic() - self._opened_at)
         if gap > limit_s * rate:
             log.warning("audio jumps %.1f s ahead at t=%.3f, more than the %.1f s recorded so far "
                         "allow; not padding (listed in meta.json's audio_jumps)", gap / rate, t, limit_s)

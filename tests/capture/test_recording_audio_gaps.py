@@ -6,8 +6,8 @@ reopened with back-off, so its next block starts more than 10 s after the last. 
 used to fill gaps of at most 10 s (``MAX_PAD_S``) with silence and log the rest: every sample
 after a longer gap was stored straight after the samples before it, so the replay played it
 early by the gap's length (out of sync with the video, the claps at the wrong times), and
-``sensekit inspect`` said nothing. The recorder's clock is moved by hand here (``time.monotonic``
-in ``sensekit.capture.recorder``), so the tests are exact.
+``sensekit inspect`` said nothing. The recorder's clock (``sensekit.capture.recorder._monotonic``)
+is moved by hand here, so the tests are exact.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ BLOCK = 100
 
 
 class HandClock:
-    """``time.monotonic`` for the recorder, moved by the test only."""
+    """The recorder's monotonic clock, moved by the test only."""
 
     def __init__(self) -> None:
         self.now = 5000.0
@@ -61,7 +61,7 @@ def _record_with_gap(path: Path, clock: HandClock, gap_s: float, *, video: bool 
 @pytest.mark.parametrize("gap_s", [12.0, 60.0])
 def test_a_gap_longer_than_ten_seconds_stays_a_gap_in_the_replay(tmp_path: Path, monkeypatch, gap_s):
     clock = HandClock()
-    monkeypatch.setattr(recorder_mod.time, "monotonic", clock)
+    monkeypatch.setattr(recorder_mod, "_monotonic", clock)
     assert gap_s > MAX_PAD_S
     rec = tmp_path / "quiet.skrec"
     _record_with_gap(rec, clock, gap_s, video=True)
@@ -86,7 +86,7 @@ def test_a_jump_beyond_the_time_recorded_is_not_padded_and_inspect_says_so(tmp_p
     """A block whose time is later than any live gap could be (the recorder has run 1 s, the
     block claims 1 hour on): not filled with an hour of silence, but kept in meta and named."""
     clock = HandClock()
-    monkeypatch.setattr(recorder_mod.time, "monotonic", clock)
+    monkeypatch.setattr(recorder_mod, "_monotonic", clock)
     rec = tmp_path / "jump.skrec"
     with Recorder(rec, audio=(RATE, 1), block_size=BLOCK) as r:
         for k in range(10):
@@ -104,7 +104,7 @@ def test_gaps_up_to_ten_seconds_are_padded_whatever_the_clock(tmp_path, monkeypa
     """A replay recorded faster than real time (the clock barely moves) still has its gaps of
     up to 10 s filled, as before."""
     clock = HandClock()
-    monkeypatch.setattr(recorder_mod.time, "monotonic", clock)
+    monkeypatch.setattr(recorder_mod, "_monotonic", clock)
     rec = tmp_path / "fast.skrec"
     with Recorder(rec, audio=(RATE, 1), block_size=BLOCK) as r:
         r.write(_block(0, 0.0))
@@ -117,7 +117,7 @@ def test_the_blocks_after_a_jump_follow_on_without_a_warning_each(tmp_path, monk
     """The blocks after a jump that is not filled used to be jumps too (the stored samples never
     caught up): one warning and one ``audio_jumps`` row per block, 94 a second at 48 kHz."""
     clock = HandClock()
-    monkeypatch.setattr(recorder_mod.time, "monotonic", clock)
+    monkeypatch.setattr(recorder_mod, "_monotonic", clock)
     rec = tmp_path / "jump2.skrec"
     with caplog.at_level("WARNING", logger="sensekit.capture.recorder"), \
             Recorder(rec, audio=(RATE, 1), block_size=BLOCK) as r:
