@@ -63,11 +63,11 @@ signal. The sample, frame-power and cumulative-sum buffers are reused (grown whe
 The first detector built with ``noise_route`` on builds the expert's trees (~25 ms, once per
 process), so no block and no clap pays for them.
 
-Failure modes: ``ConfigError`` for a rate outside 8000..48000 Hz, a rate change
-mid-stream, a stereo block with ``channels=1``, or a bad setting (each names the
-value). A block with NaN/Inf samples is logged, counted in ``skipped_blocks`` and
-skipped; the stream restarts after it (as if from silence). Known limits: see
-docs/claps.md (per source, leave-one-source-out; the noise curve; what still fires).
+Failure modes: ``ConfigError`` for a rate outside 8000..48000 Hz, a rate change mid-stream, a stereo block
+with ``channels=1``, or a bad setting (each names the value). A block with NaN/Inf samples is logged, counted
+in ``skipped_blocks`` and skipped; the stream restarts after it (as if from silence). A block whose ``t`` starts
+after a gap (blocks dropped, a device reopened) is fed at its ``t``, so claps keep their times (``clap_gap``;
+``gaps``, ``gap_samples``). Known limits: docs/claps.md (per source; the noise curve; what still fires).
 
 ``ClapPatternTracker`` (``clap_pattern.py``, re-exported here) turns claps into ``ClapPattern``
 events: ``count`` claps, each within ``max_gap_ms`` of the previous one (a double clap is ``count=2``).
@@ -84,6 +84,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sensekit.audio.clap_energy import BandEnergy
+from sensekit.audio.clap_gap import bridge, enter
 from sensekit.audio.clap_features import (
     FEATURES,
     POST_MS,
@@ -95,8 +96,7 @@ from sensekit.audio.clap_features import (
     score_range,
     tree_model,
 )
-from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
-from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
+from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL, THRESHOLD as SHIPPED_THRESHOLD
 from sensekit.audio.clap_pattern import ClapPatternTracker
 from sensekit.audio.clap_wait import SHIPPED, BEFORE_S, WaitModel, close_call_score, is_close, wait_samples, warm
 from sensekit.audio.clap_rules import room_index as _room_index
@@ -202,6 +202,7 @@ class ClapDetector(Tunable, section="clap",
         self.keep_features = False
         self.features: list[BurstFeatures] = []
         self.skipped_blocks = 0
+        self.gaps = self.gap_samples = 0           # gaps in the stream bridged (clap_gap)
         self.rate = given_rate
         self.reset()
 
@@ -335,8 +336,8 @@ class ClapDetector(Tunable, section="clap",
             energy = float(np.dot(x, x)) / n
         if not math.isfinite(energy):
             return self._skip(index, t)
-        if self._t0 is None:
-            self._start(t)
+        if (gap := enter(self, t, rate, n)):       # the stream starts, or blocks are missing before it
+            return bridge(self, gap, x, t, rate, index)
         end = self._end
         if end + n > self._room:
             self._make_room(n)
