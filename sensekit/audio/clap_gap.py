@@ -16,13 +16,28 @@ Cost: one call on ``PAD_S`` (at most) of zeros per gap; nothing per block but on
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from sensekit.audio.clap import ClapDetector
-    from sensekit.events import Clap
+from sensekit.events import Clap
+
+
+class ClapDetector(Protocol):
+    """What ``enter`` and ``bridge`` use of ``sensekit.audio.clap.ClapDetector`` (a protocol, so
+    that this module does not import the detector that imports it)."""
+
+    _t0: float | None
+    _end: int
+    _last_clap: int
+    _recent: deque[tuple[int, float]]
+    gaps: int
+    gap_samples: int
+
+    def _start(self, t: float) -> None: ...
+
+    def process(self, samples: np.ndarray, t: float, rate: int, *, index: int = 0) -> Sequence[Clap]: ...
 
 PAD_S = 1.0              # silence fed in place of a gap at most (the rest moves the time base)
 GAP_FRACTION = 0.5       # a jump of at least this much of the block is a gap
