@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+from _fault_uptime import WarningLines
 
 Row = Callable[[str, str, str, bool], None]
 RATE, PERIOD, HANG_AT = 48000, 512, 100
@@ -153,15 +154,6 @@ def _hud_row(tmp: Path, row: Row) -> None:
         out["line"], f"lost: {out.get('dropped')} dropped audio block" in out["line"])
 
 
-class _Lines(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
-
-
 def _recorder_rows(tmp: Path, row: Row) -> None:
     from sensekit.capture import recorder as recorder_mod
     from sensekit.capture.base import AudioBlock
@@ -172,7 +164,7 @@ def _recorder_rows(tmp: Path, row: Row) -> None:
     now = [1000.0]
     real = recorder_mod._monotonic
     recorder_mod._monotonic = lambda: now[0]
-    seen = _Lines()
+    seen = WarningLines()
     logging.getLogger("sensekit").addHandler(seen)
     try:
         for name, gap_s, late_s in (("gap", 60.0, 60.0), ("jump", 3600.0, 0.0)):
