@@ -54,23 +54,28 @@ src.close()
 print(json.dumps({"blocks": blocks, "events": events, "stats": src.stats()}), flush=True)
 """
 
-
-def test_blocks_after_a_hang_are_stamped_after_it_not_before(tmp_path):
+def _read_across_a_hang(tmp_path, reader: str, hang_s: float) -> dict:
+    """Runs ``reader`` in a child process against a paced microphone that delivers nothing for
+    ``hang_s`` at period ``HANG_AT`` (the pipe kept open), and returns its JSON line."""
     release = threading.Event()
 
     def fill(mic: int, n: int) -> np.ndarray:
         if n == HANG_AT:
-            release.wait(HANG_S)                   # the pipe stays open, nothing comes
+            release.wait(hang_s)                   # the pipe stays open, nothing comes
         return np.full(PERIOD, 1 + n, np.int16)    # each period marked by its number
 
     with PacedMics(tmp_path, 1, rate=RATE, period=PERIOD, fill=fill) as mics:
         try:
-            r = subprocess.run([sys.executable, "-c", textwrap.dedent(READER)], env=mics.env,
+            r = subprocess.run([sys.executable, "-c", textwrap.dedent(reader)], env=mics.env,
                                capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
         finally:
             release.set()
     assert r.returncode == 0, r.stderr[-2000:]
-    out = json.loads(r.stdout.strip().splitlines()[-1])
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_blocks_after_a_hang_are_stamped_after_it_not_before(tmp_path):
+    out = _read_across_a_hang(tmp_path, READER, HANG_S)
     assert out["events"][:2] == ["SourceLost", "SourceRestored"], out["events"]
     blocks = out["blocks"]
     ts = [t for _i, t, _m in blocks]
@@ -94,21 +99,7 @@ def test_a_silence_shorter_than_the_stall_timeout_is_a_gap_not_compressed_time(t
     recording). Now a block that comes more than 0.5 s later than the one before it resyncs
     the clock to the wall time. The feeder's wait guarantees >= 4 s between the two reads; the
     2 s margin is load the previous block's delivery may take."""
-    release = threading.Event()
-
-    def fill(mic: int, n: int) -> np.ndarray:
-        if n == HANG_AT:
-            release.wait(4.0)
-        return np.full(PERIOD, 1 + n, np.int16)
-
-    with PacedMics(tmp_path, 1, rate=RATE, period=PERIOD, fill=fill) as mics:
-        try:
-            r = subprocess.run([sys.executable, "-c", textwrap.dedent(SHORT_READER)], env=mics.env,
-                               capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
-        finally:
-            release.set()
-    assert r.returncode == 0, r.stderr[-2000:]
-    out = json.loads(r.stdout.strip().splitlines()[-1])
+    out = _read_across_a_hang(tmp_path, SHORT_READER, 4.0)
     assert out["events"] == [], out["events"]
     blocks = out["blocks"]
     ts = [t for _i, t, _m in blocks]
