@@ -96,3 +96,30 @@ def two_source_bursts() -> tuple[Any, dict[str, np.ndarray], dict[str, np.ndarra
     trees = {s: np.where(src == s, np.array(col[4], float), np.nan) for s in ("a", "b")}
     second = {s: np.where(src == s, np.array(col[5], float), np.nan) for s in ("a", "b")}
     return b, trees, second
+
+
+def clapper_claps(path: Any, threshold: float | None = None) -> list[float]:
+    """The claps the clapper app hears replaying the WAV at ``path`` headless to its end; with
+    ``threshold``, its clap detector is set to it (``apply_now``) before the first block."""
+    from sensekit.app.host import AppHost, RunOptions
+    from sensekit.app.registry import load
+    from sensekit.audio.pipeline import AudioStage
+    from sensekit.capture.spec import open_source
+
+    source = open_source(f"file:{path}")
+    source.open()
+    try:
+        host = AppHost(load("clapper"), source, RunOptions(headless=True, hud=False))
+        if threshold is not None:
+            stage = next(s for s in host.runner.stages if isinstance(s, AudioStage))
+            assert stage.clap is not None
+            stage.clap.apply_now(threshold=threshold)
+        for _ in range(30 * 60):
+            if host.runner.ended:
+                break
+            host.step()
+        host.close()
+        assert host.runner.ended
+        return list(host.app.claps)
+    finally:
+        source.close()

@@ -15,6 +15,7 @@ from sensekit.audio.clap import ClapDetector
 from sensekit.audio.clap_loudness import clap_loudness
 from sensekit.audio.pipeline import AudioStage
 from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit
+from tests.audio.helpers import clapper_claps
 from sensekit.evaluation.audio.evaluate import read_clips, read_wav
 from sensekit.runner import Runner
 
@@ -130,27 +131,8 @@ def test_a_stream_with_nothing_held_owes_nothing(shared_data) -> None:
 
 
 def test_a_replay_in_the_clapper_app_hears_the_owed_clap(cut, tmp_path) -> None:
-    from sensekit.app.host import AppHost, RunOptions
-    from sensekit.app.registry import load
-    from sensekit.capture.spec import open_source
-
     x, rate, t = cut
     wav = tmp_path / "cut.wav"
     sf.write(wav, x, rate, subtype="FLOAT")
-    source = open_source(f"file:{wav}")
-    source.open()
-    try:
-        host = AppHost(load("clapper"), source, RunOptions(headless=True, hud=False))
-        stage = next(s for s in host.runner.stages if isinstance(s, AudioStage))
-        assert stage.clap is not None
-        stage.clap.apply_now(threshold=THRESHOLD)
-        for _ in range(30 * 60):
-            if host.runner.ended:
-                break
-            host.step()
-        host.close()
-        assert host.runner.ended
-        claps = list(host.app.claps)
-    finally:
-        source.close()
+    claps = clapper_claps(wav, threshold=THRESHOLD)
     assert sum(abs(c - t) < 1e-4 for c in claps) == 1, (claps, t)
