@@ -84,7 +84,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sensekit.audio.clap_energy import BandEnergy
-from sensekit.audio.clap_gap import bridge, enter
+from sensekit.audio.clap_gap import GAP_FRACTION, bridge, enter
 from sensekit.audio.clap_features import (
     FEATURES,
     POST_MS,
@@ -336,7 +336,8 @@ class ClapDetector(Tunable, section="clap",
             energy = float(np.dot(x, x)) / n
         if not math.isfinite(energy):
             return self._skip(index, t)
-        if (gap := enter(self, t, rate, n)):       # the stream starts, or blocks are missing before it
+        if ((self._t0 is None or (t - self._t0) * rate - self._end >= GAP_FRACTION * n - 1)
+                and (gap := enter(self, t, rate, n))):   # the stream starts, or blocks are missing before it
             return bridge(self, gap, x, t, rate, index)
         end = self._end
         if end + n > self._room:
@@ -359,9 +360,8 @@ class ClapDetector(Tunable, section="clap",
         """The end of the stream: the claps still owed, at their own times, then ``reset()`` (a second call
         owes nothing). Rule (issue 19, chosen before measuring): a held close call whose look-ahead is in,
         and each burst behind it, is decided as with ``close_call_wait`` off (trees' or route's score vs
-        ``threshold``, same gates): the wait's inputs need all 130 ms (voicing window, last log-mel frame
-        and edge), a call is released once they are in, and they are never padded. A burst less than its
-        look-ahead (31.5 ms) from the end is not measured nor reported."""
+        ``threshold``, same gates): the wait's inputs need all 130 ms and are never padded. A burst less
+        than its look-ahead (31.5 ms) from the end is not measured nor reported."""
         if self._t0 is None:
             return []
         self._hold_n = 0                       # the wait off for what is owed (reset() restores it)

@@ -11,7 +11,8 @@ time base on by the rest of the gap (and its memory of recent claps back by as m
 fed at its own ``t``. ``GAP_FRACTION`` of a block is the least that counts as a gap: a
 source's ``t`` is its sample count, exact to float rounding.
 
-Cost: one call on ``PAD_S`` (at most) of zeros per gap; nothing per block but one compare.
+Cost: one call on ``PAD_S`` (at most) of zeros per gap; per block, one compare in ``ClapDetector.process``
+(``enter`` is called only when the block may follow a gap or start the stream).
 """
 from __future__ import annotations
 
