@@ -1,4 +1,4 @@
-"""Pinch toss: pinch a ball to pick it up, swing and let go to throw it through the hoop.
+"""Pinch toss: pinch a ball to pick it up, swing and let go to throw it through the hoop (hands extra).
 
 Hand input (needs the hands extra: pip install -e '.[hands]'). Balls rest on the floor
 of the (mirrored) camera picture. Pinch your thumb and index finger on a ball to pick it

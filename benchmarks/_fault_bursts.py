@@ -79,15 +79,7 @@ def _stream_restarts_row(row: Row, restarts: int = 200) -> None:
     losses = restored = 0
     fds0 = threads0 = 0
     for i in range(restarts):
-        server.stop()
-        deadline = time.monotonic() + 20
-        while not cam.stats()["lost"] and time.monotonic() < deadline:
-            time.sleep(0.005)
-        server.start()
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if cam.read(0.5) is not None and not cam.stats()["lost"]:
-                break
+        server.restart_under(cam)
         for e in cam.poll_status():
             losses += e.name == "source_lost"
             restored += e.name == "source_restored"

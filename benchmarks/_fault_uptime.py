@@ -13,7 +13,9 @@ from typing import Callable
 Row = Callable[[str, str, str, bool], None]
 
 
-class _Lines(logging.Handler):
+class WarningLines(logging.Handler):
+    """The messages of the WARNING (and above) records it is handed (the microphone rows use it too)."""
+
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.lines: list[str] = []
@@ -34,7 +36,7 @@ def _damaged_audio_row(tmp: Path, rec: Path, row: Row, name: str, case: str,
     meta = json.loads((copy / "meta.json").read_text())
     meta["complete"] = False
     (copy / "meta.json").write_text(json.dumps(meta))
-    seen = _Lines()
+    seen = WarningLines()
     logger = logging.getLogger("sensekit")
     logger.addHandler(seen)
     try:
@@ -74,7 +76,7 @@ def _rate_limit_rows(row: Row) -> None:
     def run(sends: Callable[[logging.Logger, RateLimitFilter], int]) -> tuple[int, int, int]:
         flt = RateLimitFilter(burst=5, interval_s=10.0, clock=lambda: clock[0])
         logger = logging.getLogger(f"sensekit.fault.ratelimit.{id(flt)}")
-        logger.propagate, shown = False, _Lines()
+        logger.propagate, shown = False, WarningLines()
         shown.addFilter(flt)
         logger.handlers[:] = [shown]
         most = sends(logger, flt)

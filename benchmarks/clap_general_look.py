@@ -11,7 +11,8 @@ other sources' close calls.
 
 For every judged burst of ``clap_training.collect`` (the same bursts in the same order as
 ``--cache``, checked) that is a close call at the widest margin, two log-mel windows around its
-peak ``p`` (the package's own front end: 44.1 kHz, 2048 / 1024, 96 HTK mel bands, log10(1e4 P + 1)):
+peak ``p`` (the package's own front end: 44.1 kHz, 2048 / 1024, 96 HTK mel bands, log10(1e4 P + 1);
+the shipped ``clap_wait.log_mel``, whose resampler equals the SciPy one this pass used to 1e-15):
 ``short`` p-0.25..+0.10 s (16 frames, needs 0.12 s after the peak) and ``long`` p-0.5..+1.0 s
 (65 frames, near the 2.3 s blocks it was trained on). Printed: the cost of one call, the AUC per
 negative kind of held-out scores, and claps found / false bursts per source when the score
@@ -33,58 +34,22 @@ import importlib.util
 import json
 import sys
 import time
-from math import gcd
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from _reference import SHARED_DATA
 from clap_ring_look import collect_checked, kinds_of
-from scipy.signal import resample_poly
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from sensekit.audio.clap_wait import HOP, NFFT, NMEL, SR, WINDOW, log_mel
 from sensekit.evaluation.audio import clap_folds as cf
 from sensekit.evaluation.audio import clap_training as ct
 
-SR, NFFT, HOP, NMEL = 44100, 2048, 1024, 96
-WINDOWS = {"short": (-0.25, 0.10), "long": (-0.5, 1.0)}   # frame centres, s from the peak
-LOG_MAX = 9.457798957824707                                 # the package's 'original' normalisation
-
-
-def mel_bank() -> np.ndarray:
-    """librosa.filters.mel(sr=44100, n_fft=2048, n_mels=96, fmin=0, fmax=22050, htk=True, norm=1)."""
-    def mel(f: np.ndarray) -> np.ndarray:
-        return np.asarray(2595.0 * np.log10(1.0 + f / 700.0))
-    f = np.fft.rfftfreq(NFFT, 1.0 / SR)
-    pts = 700.0 * (10.0 ** (np.linspace(0.0, float(mel(np.array(SR / 2.0))), NMEL + 2) / 2595.0) - 1.0)
-    fd, ramps = np.diff(pts), pts[:, None] - f[None, :]
-    w = np.maximum(0.0, np.minimum(-ramps[:-2] / fd[:-1, None], ramps[2:] / fd[1:, None]))
-    return np.asarray(w / np.maximum(w.sum(axis=1, keepdims=True), 1e-12))
-
-
-_BANK = mel_bank()
-_HANN = 0.5 - 0.5 * np.cos(2.0 * np.pi * np.arange(NFFT) / NFFT)
-
-
-def log_mel(x: np.ndarray, rate: int, p: int, window: tuple[float, float]) -> np.ndarray:
-    """(frames, 96): the package's input for frames centred at p+window[0] .. p+window[1] s."""
-    a, b = p + round(window[0] * rate) - round(0.03 * rate), p + round(window[1] * rate) + round(0.03 * rate)
-    seg = np.zeros(b - a)
-    lo, hi = max(0, a), min(len(x), b)
-    if hi > lo:
-        seg[lo - a:hi - a] = x[lo:hi]
-    g = gcd(rate, SR)
-    y = resample_poly(seg, SR // g, rate // g)
-    y = y / (np.max(np.abs(y)) or 1.0)
-    c0 = round(0.03 * SR)
-    n = int(round((window[1] - window[0]) * SR / HOP)) + 1
-    y = np.r_[np.zeros(NFFT // 2), y, np.zeros(NFFT)]
-    fr = np.stack([y[c0 + i * HOP: c0 + i * HOP + NFFT] for i in range(n)]) * _HANN
-    P = np.abs(np.fft.rfft(fr, axis=1)) ** 2
-    return np.asarray(np.log10(P @ _BANK.T * 1e4 + 1.0) / LOG_MAX, np.float32)
+WINDOWS = {"short": WINDOW, "long": (-0.5, 1.0)}   # frame centres, s from the peak
 
 
 def tree_margins(b: ct.Bursts, trees: dict[str, Any]) -> tuple[np.ndarray, list[str]]:

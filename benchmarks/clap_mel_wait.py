@@ -249,36 +249,26 @@ def burst_table(b: ct.Bursts, sources: list[str], so: dict[str, np.ndarray], sr:
 
 def stream(args: argparse.Namespace, sources: list[str], T: dict[str, float], margin: dict[str, float],
            pick: dict[str, tuple[str, float]], lr: dict[str, LinearScore]) -> None:
-    from clap_ring_stream import curve, per_source
+    from clap_ring_stream import stream_tables
 
     from sensekit.evaluation.audio.clap_mel_stream import MelWaitDetector
     from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
 
     trees = json.loads(args.tree_folds.read_text())["models"]
     ring = json.loads((args.out / f"RING_130_{RING}.json").read_text())
-    made: dict[str, list[Any]] = {"today": [], "wait": []}
 
-    def make_for(mode: str) -> Any:
-        def for_source(s: str) -> Any:
-            def make() -> Any:
-                kw = dict(model=trees[s], threshold=T[s], ring_model=ring[s], ring_threshold=T[s],
-                          wait_ms=130.0, noise_route=False, ring=RING)
-                if mode == "wait" and args.shipped_detector:   # (the sum rule: checked in main)
-                    wm = WaitModel(ring[s], T[s], margin[s], pick[s][1], lr[s].w, lr[s].b)
-                    det: Any = Shipped(model=trees[s], threshold=T[s], noise_route=False, wait_model=wm,
-                                       wide=None if args.wide_w is None else args.wide_w[s], low=args.wide == "low")
-                else:
-                    det = (RingWaitDetector(margin=0.0, **kw) if mode == "today" else
-                           MelWaitDetector(margin=margin[s], mel_score=lr[s], rule=pick[s][0], theta=pick[s][1],
-                                           **kw))
-                made[mode].append(det)
-                return det
-            return make
-        return for_source
+    def detector(mode: str, s: str) -> Any:
+        kw = dict(model=trees[s], threshold=T[s], ring_model=ring[s], ring_threshold=T[s],
+                  wait_ms=130.0, noise_route=False, ring=RING)
+        if mode == "wait" and args.shipped_detector:   # (the sum rule: checked in main)
+            wm = WaitModel(ring[s], T[s], margin[s], pick[s][1], lr[s].w, lr[s].b)
+            return Shipped(model=trees[s], threshold=T[s], noise_route=False, wait_model=wm,
+                           wide=None if args.wide_w is None else args.wide_w[s], low=args.wide == "low")
+        if mode == "today":
+            return RingWaitDetector(margin=0.0, **kw)
+        return MelWaitDetector(margin=margin[s], mel_score=lr[s], rule=pick[s][0], theta=pick[s][1], **kw)
 
-    per_source(args, sources, make_for, made)
-    if not args.no_curve:
-        curve(args, sources, make_for, made)
+    made = stream_tables(args, sources, detector)
     n = sum(getattr(d, "mel_calls", 0) for d in made["wait"])
     print(f"log-mel scores computed (noise curve's detectors): {n}")
 

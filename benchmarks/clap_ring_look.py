@@ -32,6 +32,9 @@ from sklearn.metrics import roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from sensekit.audio.clap_wait import db_ratio as _db
+from sensekit.audio.clap_wait import mean_power as _power
+from sensekit.audio.clap_wait import voicing as _voiced
 from sensekit.evaluation.audio import clap_folds as cf
 from sensekit.evaluation.audio import clap_training as ct
 
@@ -39,30 +42,6 @@ RING = ("late_db", "late_floor_db", "later_floor_db", "voiced_after", "voiced_be
 CONTEXT = ("n_near", "n_similar")
 NAMES = RING + CONTEXT
 _EXTRA: list[tuple[float, ...]] = []
-
-
-def _db(a: float, b: float) -> float:
-    return float(10.0 * np.log10((a + 1e-20) / (b + 1e-20)))
-
-
-def _power(x: np.ndarray, a: int, b: int) -> float:
-    a, b = max(0, a), min(len(x), b)
-    return float(np.mean(x[a:b] ** 2)) if b - a > 8 else float("nan")
-
-
-def _voiced(x: np.ndarray, a: int, b: int, rate: int) -> float:
-    """The largest normalised autocorrelation at pitch lags 2.5-12.5 ms (80-400 Hz) of x[a:b]."""
-    a, b = max(0, a), min(len(x), b)
-    if b - a < int(0.06 * rate):
-        return float("nan")
-    s = x[a:b] - x[a:b].mean()
-    n = len(s)
-    ac = np.fft.irfft(np.abs(np.fft.rfft(s, 2 * n)) ** 2)[:n]
-    if ac[0] <= 0:
-        return float("nan")
-    lo, hi = int(0.0025 * rate), int(0.0125 * rate)
-    lag = np.arange(lo, hi)
-    return float(np.max(ac[lo:hi] / (ac[0] * (n - lag) / n)))
 
 
 def _ring(x: np.ndarray, p: int, rate: int) -> float:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _clap_tables import noise_curves, per_source_tables
 from _reference import SHARED_DATA
 
 
@@ -176,36 +177,27 @@ def delays(dets: list[Any]) -> str:
             f"others {len(o)}: p50 {q(o, 50)} / p95 {q(o, 95)} ms")
 
 
-def per_source(args: argparse.Namespace, sources: list[str], make_for: Callable[[str], Any],
-               made: dict[str, list[Any]]) -> None:
-    from sensekit.evaluation.audio.evaluate import evaluate, format_sources
+def stream_tables(args: argparse.Namespace, sources: list[str],
+                  detector: Callable[[str, str], Any]) -> dict[str, list[Any]]:
+    """``per_source_tables`` and (unless ``--no-curve``) ``noise_curves`` (_clap_tables), each clip
+    through a new ``detector(mode, source)`` (mode ``today`` or ``wait``); the detectors of the last
+    table made, per mode."""
+    made: dict[str, list[Any]] = {"today": [], "wait": []}
 
-    for off in [int(v) for v in args.offsets.split(",")]:
-        for mode in ("today", "wait"):
-            made[mode].clear()
-            per = {}
-            for s in sources:
-                e = evaluate(SHARED_DATA, block=args.block, offset=off, book=False, only_sources=[s],
-                             make=make_for(mode)(s))
-                if s in e.sources:
-                    per[s] = e.sources[s]
-            print(format_sources(per, title=f"{mode} off {off}"))
-            print(f"decision delay ({mode}, off {off}): {delays(made[mode])}\n", flush=True)
+    def make_for(mode: str) -> Callable[[str], Callable[[], Any]]:
+        def for_source(s: str) -> Callable[[], Any]:
+            def make() -> Any:
+                det = detector(mode, s)
+                made[mode].append(det)
+                return det
+            return make
+        return for_source
 
-
-def curve(args: argparse.Namespace, sources: list[str], make_for: Callable[[str], Any],
-          made: dict[str, list[Any]]) -> None:
-    from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
-
-    offsets = [int(v) for v in args.curve_offsets.split(",")]
-    for mode in ("today", "wait"):
-        made[mode].clear()
-        points = noise_curve(SHARED_DATA, offsets=offsets, block=args.block, make_for=make_for(mode),
-                             only_sources=sources, kinds=args.kinds.split(","),
-                             snrs_db=[float(v) for v in args.snrs.split(",")])
-        print(f"noise curve: {mode}, leave-one-source-out (nested); offsets {offsets}")
-        print(format_curve(points))
-        print(f"decision delay ({mode}, noise curve): {delays(made[mode])}\n", flush=True)
+    per_source_tables(args, [int(v) for v in args.offsets.split(",")], ["today", "wait"], sources, make_for,
+                      made, delays, title="{mode} off {off}", tag="{mode}, off {off}")
+    if not args.no_curve:
+        noise_curves(args, ["today", "wait"], sources, make_for, made, delays)
+    return made
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -247,24 +239,13 @@ def main(argv: list[str] | None = None) -> int:
     ch = choices(args, sorted(trees), trees)
     print("per source: today's threshold, the ring's threshold, the margin (nested): "
           + "; ".join(f"{s} {t:g}, {r:g}, {m:g}" for s, (t, r, m) in ch.items()), flush=True)
-    made: dict[str, list[Any]] = {"today": [], "wait": []}
+    def detector(mode: str, s: str) -> Any:
+        t, r, m = ch[s]
+        return RingWaitDetector(model=trees[s], threshold=t, ring_model=ring[s], ring_threshold=r,
+                                margin=m if mode == "wait" else 0.0, wait_ms=130.0, noise_route=False,
+                                ring=args.ring_input)
 
-    def make_for(mode: str) -> Callable[[str], Callable[[], Any]]:
-        def for_source(s: str) -> Callable[[], Any]:
-            t, r, m = ch[s]
-
-            def make() -> Any:
-                det = RingWaitDetector(model=trees[s], threshold=t, ring_model=ring[s], ring_threshold=r,
-                                       margin=m if mode == "wait" else 0.0, wait_ms=130.0, noise_route=False,
-                                       ring=args.ring_input)
-                made[mode].append(det)
-                return det
-            return make
-        return for_source
-
-    per_source(args, sources, make_for, made)
-    if not args.no_curve:
-        curve(args, sources, make_for, made)
+    stream_tables(args, sources, detector)
     return 0
 
 

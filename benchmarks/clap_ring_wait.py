@@ -30,12 +30,12 @@ from typing import Any
 
 import numpy as np
 from _reference import SHARED_DATA
-from clap_ring_look import _voiced, extra_inputs, subset
+from clap_ring_look import collect_checked, extra_inputs, subset
 
+from sensekit.audio.clap_wait import RING_INPUTS, ring_level, voicing
 from sensekit.evaluation.audio import clap_folds as cf
 from sensekit.evaluation.audio import clap_ring_wait as rw
 from sensekit.evaluation.audio import clap_training as ct
-from sensekit.evaluation.audio.clap_ring_stream import RING_INPUTS, ring_level
 
 WAIT_MS = {200: 200, 130: 130}   # the signal a close call needs after its peak
 
@@ -54,24 +54,15 @@ def voiced_130(cache: Path, out: Path) -> np.ndarray:
     """Voicing 50-130 ms after the peak of every burst of ``collect`` (kept in ``out``)."""
     if out.is_file():
         return np.asarray(np.load(out)["v"])
-    plain, got = ct.judged_bursts, []
+    got: list[float] = []
 
-    def judged(x: np.ndarray, rate: int, *, block: int = 4096) -> list[Any]:
-        feats = plain(x, rate, block=block)
+    def seen(x: np.ndarray, rate: int, feats: list[Any]) -> None:
         y = np.asarray(x, np.float64)
         for f in feats:
             p = round(f.t_peak * rate)
-            got.append(_voiced(y, p + round(0.050 * rate), p + round(0.130 * rate), rate))
-        return feats
+            got.append(voicing(y, p + round(0.050 * rate), p + round(0.130 * rate), rate))
 
-    ct.judged_bursts = judged
-    try:
-        b = ct.collect(SHARED_DATA, augment=(*ct.AUGMENTATIONS, ct.SPEECH0))
-    finally:
-        ct.judged_bursts = plain
-    X = np.load(cache)["X"]
-    if X.shape != b.X.shape or not np.allclose(np.nan_to_num(X), np.nan_to_num(b.X)):
-        raise SystemExit(f"{cache}: its bursts are not collect()'s of today; rebuild it")
+    collect_checked(cache, seen)
     v = np.array(got)
     np.savez(out, v=v)
     return v

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _clap_tables import noise_curves, per_source_tables
 from _reference import SHARED_DATA
 from clap_mel_wait import Shipped, load, mel_scores
 
@@ -116,43 +117,16 @@ def fold_constants(args: argparse.Namespace, modes: list[str]) -> tuple[list[str
     return sources, trees, T, experts, waits
 
 
-def tables(args: argparse.Namespace, modes: list[str], sources: list[str], make_for: Any,
-           made: dict[str, list[Any]]) -> None:
-    """The per-source table of each mode at each of ``--offsets``, and the decision delays."""
-    from sensekit.evaluation.audio.evaluate import evaluate, format_sources
+def write_curve(args: argparse.Namespace, mode: str, points: Any) -> None:
+    """Writes the curve of ``route+wait`` to ``--curve-json`` and of ``route`` to ``--route-json``."""
+    from sensekit.evaluation.audio.clap_noise import curve_json
 
-    for off in [int(v) for v in args.offsets.split(",") if v]:
-        for mode in modes:
-            made[mode].clear()
-            per = {}
-            for s in sources:
-                e = evaluate(SHARED_DATA, block=args.block, offset=off, book=False, only_sources=[s],
-                             make=make_for(mode)(s))
-                if s in e.sources:
-                    per[s] = e.sources[s]
-            print(format_sources(per, title=f"{mode}, offset {off}"))
-            print(f"decision delay ({mode}, offset {off}): {delays(made[mode])}\n", flush=True)
-
-
-def curves(args: argparse.Namespace, modes: list[str], sources: list[str], make_for: Any,
-           made: dict[str, list[Any]]) -> None:
-    from sensekit.evaluation.audio.clap_noise import curve_json, format_curve, noise_curve
-
-    offsets = [int(v) for v in args.curve_offsets.split(",")]
-    for mode in modes:
-        made[mode].clear()
-        points = noise_curve(SHARED_DATA, offsets=offsets, block=args.block, make_for=make_for(mode),
-                             only_sources=sources, kinds=args.kinds.split(","),
-                             snrs_db=[float(v) for v in args.snrs.split(",")])
-        print(f"noise curve: {mode}, leave-one-source-out (nested); offsets {offsets}")
-        print(format_curve(points))
-        print(f"decision delay ({mode}, noise curve): {delays(made[mode])}\n", flush=True)
-        path = {"route+wait": args.curve_json, "route": args.route_json}.get(mode)
-        if path is not None:
-            what = ("the route on and the close-call wait on, as shipped" if mode == "route+wait"
-                    else "the route on, the close-call wait off")
-            path.write_text(json.dumps(curve_json(points, f"leave-one-source-out (nested), {what}"), indent=1) + "\n")
-            print(f"wrote {path}")
+    path = {"route+wait": args.curve_json, "route": args.route_json}.get(mode)
+    if path is not None:
+        what = ("the route on and the close-call wait on, as shipped" if mode == "route+wait"
+                else "the route on, the close-call wait off")
+        path.write_text(json.dumps(curve_json(points, f"leave-one-source-out (nested), {what}"), indent=1) + "\n")
+        print(f"wrote {path}")
 
 
 def main() -> int:
@@ -178,9 +152,11 @@ def main() -> int:
             return make
         return for_source
 
-    tables(args, modes, sources, make_for, made)
+    per_source_tables(args, [int(v) for v in args.offsets.split(",") if v], modes, sources, make_for, made,
+                      delays, title="{mode}, offset {off}", tag="{mode}, offset {off}")
     if not args.no_curve:
-        curves(args, modes, sources, make_for, made)
+        noise_curves(args, modes, sources, make_for, made, delays,
+                     then=lambda mode, points: write_curve(args, mode, points))
     return 0
 
 

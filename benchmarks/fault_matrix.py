@@ -410,6 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--uptime-only", action="store_true", help="only the rows of benchmarks/_fault_uptime.py")
     p.add_argument("--panel-only", action="store_true", help="only the rows of benchmarks/_fault_panel.py")
     p.add_argument("--bursts-only", action="store_true", help="only the rows of benchmarks/_fault_bursts.py")
+    p.add_argument("--mic-only", action="store_true", help="only the rows of benchmarks/_fault_mic.py")
     args = p.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))       # tests.capture helpers
     tmp = Path(tempfile.mkdtemp(prefix="sensekit-faults-"))
@@ -430,10 +431,12 @@ def main(argv: list[str] | None = None) -> int:
         uptime: list[Callable[[], None]] = [lambda: uptime_rows(tmp, rec, row)]
         panel: list[Callable[[], None]] = [lambda: panel_rows(row)]
         from _fault_bursts import burst_rows
+        from _fault_mic import mic_rows
         bursts: list[Callable[[], None]] = [lambda: burst_rows(row)]
+        mic: list[Callable[[], None]] = [lambda: mic_rows(tmp, row)]
         steps = (writers if args.writers_only else fuzz if args.fuzz_only else uptime if args.uptime_only
-                 else panel if args.panel_only else bursts if args.bursts_only
-                 else steps + writers + fuzz + uptime + bursts)
+                 else panel if args.panel_only else bursts if args.bursts_only else mic if args.mic_only
+                 else steps + writers + fuzz + uptime + bursts + mic)
         for step in steps:
             step()
     finally:

@@ -29,6 +29,7 @@ from _reference import SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from _first_box_hooks import holder_cut_in_tracker as use_in_tracker  # noqa: F401 (its name here)
 from extent_diagnose import cases
 
 from sensekit.errors import SourceError
@@ -37,21 +38,6 @@ from sensekit.vision import extent_model
 from sensekit.vision.extent import held_out
 from sensekit.evaluation.vision.holder_cut import cut_holder
 from sensekit.vision.segment import segment_click
-
-
-def use_in_tracker() -> None:
-    """Make every ``ColorTracker.pick`` of this process cut the holder out of a measured first
-    box (for ``track_eval.py --holder-cut``); the click's pool for a gesture stays the same."""
-    from sensekit.vision import color_tracker
-    from sensekit.vision.segment import Segment, segment_click_pool
-
-    def pool(frame: np.ndarray, x: float, y: float, **kw: object) -> tuple[Segment, object]:
-        first, measured = segment_click_pool(frame, x, y, **kw)  # type: ignore[arg-type]
-        if first.method == "proposal":
-            first = cut_holder(frame, first, x, y)
-        return first, measured
-
-    color_tracker.segment_click_pool = pool  # type: ignore[assignment]
 
 
 def _row(frame: np.ndarray, history: list[np.ndarray], truth: np.ndarray, px: float, py: float,

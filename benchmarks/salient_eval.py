@@ -44,6 +44,7 @@ from _reference import SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from _first_box_hooks import mask_box, salient_in_tracker as use_in_tracker  # noqa: F401 (its name here)
 from extent_diagnose import cases
 
 from sensekit.errors import ConfigError, SourceError
@@ -58,52 +59,17 @@ Box = tuple[float, float, float, float]
 REFINE = (1.5, 2.0, 3.0)
 
 
-def _box(mask: np.ndarray | None) -> Box | None:
-    if mask is None:
-        return None
-    ys, xs = np.nonzero(mask)
-    return float(xs.min()), float(ys.min()), float(xs.max() - xs.min() + 1), float(ys.max() - ys.min() + 1)
-
-
-def use_in_tracker(rule: str, model: SalientClick) -> None:
-    """Make every ``ColorTracker.pick`` of this process take its first box by ``rule`` (for
-    ``track_eval.py --salient``): ``then-extent``, the salient part of the smallest whole crop
-    (``SalientClick.segment``) and the shipped box where there is none; ``refine``, the salient
-    part of a crop twice the shipped box's long side, the shipped box where there is none. The
-    click's pool for a gesture is measured at the first gesture, as after a colour region."""
-    from sensekit.vision import color_tracker
-    from sensekit.vision.segment import Segment, segment_click_pool
-
-    def pool(frame: np.ndarray, x: float, y: float, **kw: object) -> tuple[Segment, object]:
-        if rule == "then-extent":
-            mask = model.segment(frame, x, y)
-        else:
-            first, measured = segment_click_pool(frame, x, y, **kw)  # type: ignore[arg-type]
-            mask, _t = model.part(frame, x, y, int(round(2 * max(first.box[2], first.box[3]))))
-            if mask is None:
-                return first, measured
-        if mask is None:
-            return segment_click_pool(frame, x, y, **kw)  # type: ignore[arg-type]
-        b = _box(mask)
-        assert b is not None
-        return Segment(tuple(int(v) for v in b), mask, "salient"), None  # type: ignore[arg-type]
-
-    if rule not in ("then-extent", "refine"):
-        raise ConfigError(f"--salient must be then-extent or refine, got {rule!r}")
-    color_tracker.segment_click_pool = pool  # type: ignore[assignment]
-
-
 def collect(folder: Path, names: list[str], factors: list[float], model: SalientClick) -> list[dict]:
     rows = []
     for factor in factors:
         for name, s, cname, frame, history, truth, (px, py) in cases(folder, names, factor):
             with held_out(name) if name in extent_model.FOLDS else contextlib.nullcontext():
                 seg = segment_click(frame, px, py, history=history)
-            parts = [(f, _box(m), t) for f, m, t in model.parts(frame, px, py)]
+            parts = [(f, mask_box(m), t) for f, m, t in model.parts(frame, px, py)]
             refined = []
             for k in REFINE:
                 m, t = model.part(frame, px, py, int(round(k * max(seg.box[2], seg.box[3]))))
-                refined.append((k, _box(m), t))
+                refined.append((k, mask_box(m), t))
             rows.append({"clip": name, "scale": factor, "start": s, "click": cname, "truth": tuple(truth),
                          "shipped": tuple(float(v) for v in seg.box), "parts": parts,
                          "refined": refined})

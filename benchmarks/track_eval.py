@@ -52,7 +52,7 @@ with the extent weights fitted without it (``extent.held_out``; ``benchmarks/tra
 and whether its first box is the right size (``size ok:click ...``; JSON) so that two runs can
 be compared click by click (``benchmarks/track_compare.py``, ``--size`` for the first boxes).
 ``--salient RULE``: every click's first box from the learned salient model
-(``benchmarks/salient_eval.py``, ``use_in_tracker``; needs the salient extra).
+(``benchmarks/_first_box_hooks.py``, ``salient_in_tracker``; needs the salient extra).
 ``--holder-cut``: a measured first box without the skin crossing its border
 (``benchmarks/holder_eval.py``; tried on branch ``click17``, not shipped).
 """
@@ -417,15 +417,15 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False) -> N
     """``--salient``: every tracker's click takes its first box from the salient model;
     ``--holder-cut``: a measured first box without the skin crossing its border."""
     if holder_cut:
-        from holder_eval import use_in_tracker as cut_in_tracker
+        from _first_box_hooks import holder_cut_in_tracker
 
-        cut_in_tracker()
+        holder_cut_in_tracker()
     if rule is not None:
-        from salient_eval import use_in_tracker
+        from _first_box_hooks import salient_in_tracker
 
         from sensekit.evaluation.vision.salient_click import SalientClick
 
-        use_in_tracker(rule, SalientClick(input_px=input_px))
+        salient_in_tracker(rule, SalientClick(input_px=input_px))
 
 
 def main(argv: list[str] | None = None) -> int:

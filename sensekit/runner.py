@@ -20,7 +20,11 @@ it never needs the dispatcher itself, and a handler attached before the first it
 
 At the end of the source the runner calls ``finish()`` on every active stage that has that
 (optional) method and dispatches what it returns: a stage holding an unfinished sound (the
-voice stage's open speech segment) reports it then.
+voice stage's open speech segment, the clap detector's held close call) reports it then.
+A run stopped before the end (Ctrl-C or SIGTERM, ``events --max-items``, an app's
+``--frames`` or quit) does the same through ``stop()``, and a looping source
+(``source.loops`` grew: the stream restarted) through the same call before the next
+pass's first item: the stages finish the pass, then start a new stream.
 
 ``pump(until_t)`` is for fixed-step apps: it processes everything up to the
 simulation time (replays and files) or everything that has arrived (live).
@@ -158,6 +162,8 @@ class Runner:
         #: the time this run's thread may spend applying settings (``sensekit.settings.live``)
         self.settings_budget = SettingsBudget()
         self._pending: Item | None = None
+        self._flushed = False            # the stages' finish() called since their last item
+        self._loops = int(getattr(source, "loops", 0))   # passes of a looping source seen
         self._heard = -1                 # dispatcher version the stages were last told about
 
     # -- one item ----------------------------------------------------------
@@ -176,6 +182,11 @@ class Runner:
 
     def process(self, item: Item) -> list[Event]:
         """Transform, run stages and dispatch for one item; returns its events."""
+        loops = int(getattr(self.source, "loops", 0))
+        if loops != self._loops:          # a looping source restarted: the last pass ends here
+            self._loops = loops
+            self._finish_stages()
+        self._flushed = False
         if getattr(self.dispatcher, "version", 0) != self._heard:
             self.tell_stages()
         if isinstance(item, VideoFrame):
@@ -211,6 +222,18 @@ class Runner:
     def finish(self) -> list[Event]:
         """The end of the source: dispatch what the stages with ``finish()`` still hold."""
         self.ended = True
+        return self._finish_stages()
+
+    def stop(self) -> list[Event]:
+        """A run stopped before the end of its source (Ctrl-C, SIGTERM, an item or frame limit,
+        quit): dispatch what the stages still hold, as at the end. Nothing after ``finish()`` or a
+        previous ``stop()`` with no item since. ``ended`` is left as it is (the source has not ended)."""
+        return self._finish_stages()
+
+    def _finish_stages(self) -> list[Event]:
+        if self._flushed:
+            return []
+        self._flushed = True
         events: list[Event] = []
         for stage in self.stages:
             finish = getattr(stage, "finish", None)
@@ -233,24 +256,31 @@ class Runner:
     # -- loops -------------------------------------------------------------
     def run(self, *, max_items: int | None = None,
             on_item: Callable[[Item], None] | None = None) -> RunStats:
-        """Process the whole source (or ``max_items`` items)."""
+        """Process the whole source (or ``max_items`` items: a caller may go on with another
+        ``run``, so a limit is not a stop; one that ends there calls ``stop()``). Stopped by Ctrl-C
+        or SIGTERM (``KeyboardInterrupt``), the stages' held events are dispatched (``stop()``)
+        before it re-raises."""
         n = 0
         live = self.source.is_live
-        while max_items is None or n < max_items:
-            if live:
-                # Poll with a short timeout so a lost device is reported while it lasts.
-                self.dispatch_status()
-            try:
-                item = self.source.read(timeout=self.status_poll_s if live else None)
-            except EOFError:
-                self.finish()
-                break
-            if item is None:
-                continue
-            self.process(item)
-            n += 1
-            if on_item is not None:
-                on_item(item)
+        try:
+            while max_items is None or n < max_items:
+                if live:
+                    # Poll with a short timeout so a lost device is reported while it lasts.
+                    self.dispatch_status()
+                try:
+                    item = self.source.read(timeout=self.status_poll_s if live else None)
+                except EOFError:
+                    self.finish()
+                    break
+                if item is None:
+                    continue
+                self.process(item)
+                n += 1
+                if on_item is not None:
+                    on_item(item)
+        except KeyboardInterrupt:
+            self.stop()
+            raise
         return self.stats
 
     def pump(self, until_t: float | None = None, *, max_items: int = 10_000) -> int:

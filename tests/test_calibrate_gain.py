@@ -86,3 +86,15 @@ def test_calibrate_keeps_the_gain_it_measured_the_floor_at_so_a_later_run_hears_
     assert len(levels) == 157                               # the blocks calibrate measured
     heard = NoiseFloor(percentile=lookup("noise_floor.percentile").default).calibrate(levels)
     assert round(heard, 3) == floor
+
+
+def test_calibrate_help_says_it_writes_the_gain_with_the_floor(capsys):
+    """`sensekit calibrate --help` named the noise floors and the colour, not the gain it also
+    writes: a user who had set audio.gain in the profile by hand found it replaced (or kept)
+    without a word from the help."""
+    from sensekit.cli import main
+
+    assert main(["calibrate", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(noise_floor.level) with the gain it was measured at (audio.gain" in text, text
+    assert "--claps writes clap.threshold and the room rule, also with audio.gain" in text, text

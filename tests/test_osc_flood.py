@@ -143,9 +143,11 @@ def test_a_flood_to_osc_listen_is_paced_and_its_output_bounded(capsys):
     ports: list[int] = []
     ready = threading.Event()
     threads: list[threading.Thread] = []
+    # a daemon: a listen() that ignores its 3.5 s fails the hang guard below by name, and does not
+    # keep the test process alive after it (listen has no other timeout that would end it)
     listener = threading.Thread(target=lambda: listen(
         0, seconds=3.5, out=out, ready=lambda p: (ports.append(p), threads.append(threading.current_thread()),
-                                                  ready.set())))
+                                                  ready.set())), daemon=True)
     listener.start()
     assert ready.wait(5)
     stop = threading.Event()

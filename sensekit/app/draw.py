@@ -92,12 +92,21 @@ def text(screen: pygame.Surface, s: str, pos: tuple[float, float], *, size: int 
 
 
 def title_bar(screen: pygame.Surface, title: str, score: str = "") -> None:
-    """The dark strip at the top with the game's title and, on the right, its score."""
+    """The dark strip at the top with the game's title and, on the right, its score. A score too
+    wide for the room the title leaves is drawn smaller (down to 16), then cut: it never covers
+    the title (activity_graph's counts with a long timeout and 3-digit counts ran over it)."""
     w = screen.get_width()
     screen.fill(PANEL, (0, 0, w, TITLE_H))
-    text(screen, title, (10, 4), size=28, color=ACCENT, bold=True)
+    left = text(screen, title, (10, 4), size=28, color=ACCENT, bold=True)
     if score:
-        text(screen, score, (w - 10, 4), size=28, color=WHITE, anchor="topright", bold=True)
+        room = pygame.Rect(left.right + 20, 0, max(0, w - 10 - left.right - 20), TITLE_H)
+        size = 28
+        while size > 16 and render(score, size, WHITE, bold=True).get_width() > room.w:
+            size -= 2
+        clip = screen.get_clip()
+        screen.set_clip(room.clip(clip))
+        text(screen, score, (w - 10, 4 + (28 - size) // 2), size=size, color=WHITE, anchor="topright", bold=True)
+        screen.set_clip(clip)
 
 
 def footer(screen: pygame.Surface, instructions: str) -> None:

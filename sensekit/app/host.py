@@ -352,7 +352,7 @@ class AppHost:
             try:
                 item = self.source.read(timeout=remaining)
             except EOFError:
-                self.runner.ended = True
+                self.runner.finish()         # what the stages still hold (a held clap), then ended
                 return
             if item is None:                 # nothing came before ``due``
                 self.clock.sleep_until(due)  # (a no-op on the wall clock; moves a test clock)
@@ -360,7 +360,8 @@ class AppHost:
             self.runner.process(item)
 
     def run(self) -> RunResult:
-        """Loop until quit, Ctrl-C, ``--frames``, or (headless, no ``--frames``) the end of a replay.
+        """Loop until quit, Ctrl-C, ``--frames``, or (headless, no ``--frames``) the end of a replay;
+        then the events the stages still hold are dispatched (``Runner.stop``, a no-op after the end).
 
         A live source paces the loop by its own clock, windowed or headless: between
         steps the loop waits on the source and handles each item as it arrives, so game
@@ -392,6 +393,10 @@ class AppHost:
                             self._wait_for_source(due)
                         else:
                             self.clock.sleep_until(due)
+            except KeyboardInterrupt:
+                interrupted = True
+            try:
+                self.runner.stop()       # stopped before the end: what the stages still hold (a held clap)
             except KeyboardInterrupt:
                 interrupted = True
             if self.options.screenshot is not None:

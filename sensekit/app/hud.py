@@ -1,7 +1,9 @@
 """``Hud``: what the host draws over an app - the status line, the banners and short messages.
 
 - the **status line** (second line of the title bar): fps, the source, the capture-to-event
-  latency and the app's levels. In deterministic runs (a replay or file, headless) the fps is
+  latency, what a live source has lost so far when anything (``lost: 3 dropped audio blocks,
+  1 input overflow``, its ``stats()``: a microphone that hiccups says so during the show, not
+  only when it ends) and the app's levels. In deterministic runs (a replay or file, headless) the fps is
   the simulation rate and the latency is the source-time lag between an item and the step that
   used it, so screenshots do not depend on machine speed;
 - **banners**: the source is lost (red, until it is back), paused, the recording ended;
@@ -19,6 +21,7 @@ import pygame
 
 from sensekit.app import draw as D
 from sensekit.app.base import Host
+from sensekit.capture.base import drop_counts, drops_text
 
 __all__ = ["Hud", "TOAST_S"]
 
@@ -80,7 +83,9 @@ class Hud:
             ms = host.runner.stats.latency_ms
             latency = f"latency {ms:.0f} ms" if ms is not None else lag
         levels = "  ".join(_level(k, v) for k, v in host.app.levels().items() if k not in leave_out)
-        return f"{fps} | {host.source.description} | {latency}" + (f" | {levels}" if levels else "")
+        lost = drops_text(drop_counts(host.source.stats() or {})).removeprefix("; ") if host.source.is_live else ""
+        return (f"{fps} | {host.source.description} | {latency}" + (f" | {lost}" if lost else "")
+                + (f" | {levels}" if levels else ""))
 
     def draw(self, screen: pygame.Surface, *, status_line: bool, paused: bool, ended: bool) -> None:
         """Draw the status line (if ``status_line``), the banner that applies and the message."""

@@ -16,7 +16,7 @@ in a mode or press keys at known times. Every app gets these, through the host:
   clock (steps x ``App.step_s`` from the start, so it keeps going while paused:
   ``space@5,space@6`` pauses for one second); a press fires before the first
   step at or after its time. Keys: the host's (``space c s S + - r q esc``;
-  ``S`` is Shift+S).
+  ``S`` is Shift+S), the overlays' (``m e p b``) and ``h`` (hand input).
 
 Validation: ``ConfigError`` with one line naming the option and the value, raised
 before the run for malformed values, unknown keys or modes, a key after the end
@@ -49,6 +49,7 @@ KEYS: dict[str, tuple[int, int]] = {
     "q": (pygame.K_q, 0), "esc": (pygame.K_ESCAPE, 0), "escape": (pygame.K_ESCAPE, 0),
     "m": (pygame.K_m, 0), "e": (pygame.K_e, 0), "p": (pygame.K_p, 0),          # overlays
     "b": (pygame.K_b, 0),                      # the silhouette overlay (with --silhouette)
+    "h": (pygame.K_h, 0),                      # hand input on/off (apps that follow a hand)
 }
 EPS_S = 1e-9
 
@@ -87,7 +88,7 @@ def parse_keys(text: str) -> tuple[KeyPress, ...]:
     return tuple(sorted(presses, key=lambda p: p.t_s))
 
 
-KEY_NAMES = ("space", "c", "s", "S", "+", "-", "r", "q", "esc", "m", "e", "p", "b")
+KEY_NAMES = ("space", "c", "s", "S", "+", "-", "r", "q", "esc", "m", "e", "p", "b", "h")
 
 
 def _norm(mode: str) -> str:

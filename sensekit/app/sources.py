@@ -101,9 +101,10 @@ def open_for_app(app_cls: type[App], spec: str | None, *,
             pass
     source = bundled_source(app_cls, loop=loop)
     source.open()
-    needs = " and ".join(sorted(app_cls.needs))
     word = {"video": "camera", "audio": "microphone"}
-    devs = " and ".join(word[n] for n in sorted(app_cls.needs))
-    note = (f"no live {devs} found for {needs}; playing the bundled recording "
-            f"'{app_cls.recording}' (use --source to choose)")
+    devs = " or ".join(word[n] for n in sorted(app_cls.needs))
+    # a window repeats the recording (an exhibition never ends): said, or a user waits for an end
+    again = "over and over until esc or Ctrl-C; " if loop else ""
+    note = (f"no {devs} found; playing the bundled recording "
+            f"'{app_cls.recording}' ({again}use --source to choose)")
     return source, note

@@ -34,6 +34,8 @@ How it streams, and why the result does not depend on the blocks or the start:
    claps of one person in one room vary by 20 dB at most (the soft claps of the developer
    clips lie 11-20 dB under the loud ones), while a faint plosive of distant speech between
    loud claps scores like a clap once the room's floor is taken off it.
+5. At the end of a stream ``finish()`` decides the bursts still owed (a held close call and those
+   behind it: by the trees, as with the wait off) and resets; the runner calls it (``AudioStage``).
 
 Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; so
 ``sensekit settings``, ``--set clap.threshold=2``, profiles, OSC and Shift+S know them):
@@ -61,11 +63,11 @@ signal. The sample, frame-power and cumulative-sum buffers are reused (grown whe
 The first detector built with ``noise_route`` on builds the expert's trees (~25 ms, once per
 process), so no block and no clap pays for them.
 
-Failure modes: ``ConfigError`` for a rate outside 8000..48000 Hz, a rate change
-mid-stream, a stereo block with ``channels=1``, or a bad setting (each names the
-value). A block with NaN/Inf samples is logged, counted in ``skipped_blocks`` and
-skipped; the stream restarts after it (as if from silence). Known limits: see
-docs/claps.md (per source, leave-one-source-out; the noise curve; what still fires).
+Failure modes: ``ConfigError`` for a rate outside 8000..48000 Hz, a rate change mid-stream, a stereo block
+with ``channels=1``, or a bad setting (each names the value). A block with NaN/Inf samples is logged, counted
+in ``skipped_blocks`` and skipped; the stream restarts after it (as if from silence). A block whose ``t`` starts
+after a gap (blocks dropped, a device reopened) is fed at its ``t``, so claps keep their times (``clap_gap``;
+``gaps``, ``gap_samples``). Known limits: docs/claps.md (per source; the noise curve; what still fires).
 
 ``ClapPatternTracker`` (``clap_pattern.py``, re-exported here) turns claps into ``ClapPattern``
 events: ``count`` claps, each within ``max_gap_ms`` of the previous one (a double clap is ``count=2``).
@@ -82,6 +84,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sensekit.audio.clap_energy import BandEnergy
+from sensekit.audio.clap_gap import GAP_FRACTION, bridge, enter
 from sensekit.audio.clap_features import (
     FEATURES,
     POST_MS,
@@ -93,8 +96,7 @@ from sensekit.audio.clap_features import (
     score_range,
     tree_model,
 )
-from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL
-from sensekit.audio.clap_model import THRESHOLD as SHIPPED_THRESHOLD
+from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL, THRESHOLD as SHIPPED_THRESHOLD
 from sensekit.audio.clap_pattern import ClapPatternTracker
 from sensekit.audio.clap_wait import SHIPPED, BEFORE_S, WaitModel, close_call_score, is_close, wait_samples, warm
 from sensekit.audio.clap_rules import room_index as _room_index
@@ -102,6 +104,7 @@ from sensekit.audio.clap_rules import room_side, under_recent_claps
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
 from sensekit.audio.level import db_to_level, level_to_db, mono
 from sensekit.audio.numpy_calls import correlate, count_nonzero, einsum, reduce_max
+from sensekit.audio.rates import MAX_RATE, MIN_RATE, check_rate
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Clap
@@ -111,7 +114,8 @@ from sensekit.validate import check_int_range, check_range
 if TYPE_CHECKING:
     from sensekit.audio.clap_floor import FloorRoute
 
-__all__ = ["FEATURES", "BurstFeatures", "ClapDetector", "ClapPatternTracker", "check_rate", "room_side"]
+__all__ = ["FEATURES", "MAX_RATE", "MIN_RATE", "BurstFeatures", "ClapDetector", "ClapPatternTracker", "check_rate",
+           "room_side"]
 
 log = logging.getLogger(__name__)
 
@@ -121,8 +125,6 @@ SCORE_RANGE = (float(math.floor(_LOW)), float(math.ceil(_HIGH)))
 
 _NO_CLAPS: tuple[Clap, ...] = ()   # shared empty result (no allocation per quiet block)
 
-MIN_RATE = 8000
-MAX_RATE = 48000
 _TINY = 1e-20
 _GRID_RISE = 10.0 ** 0.6          # 6 dB: the grid test's rise over the frames before
 _BASE_FRAMES = (30, 7)            # the grid test's reference: frames k-30 .. k-7
@@ -134,18 +136,6 @@ _ONSET_DB = 10.0                  # onset: first sample within 10 dB of the peak
 _SUSTAINED = 10.0 ** (-1.0 / 10.0)  # a burst whose 3..12 ms after the peak is within 1 dB of
                                   # it has not stopped: no clap (every training clap is below;
                                   # 3 dB until the clap band, where 25 of 9330 are above -3 dB)
-
-
-def check_rate(rate: int, what: str = "detector") -> int:
-    """Validate a sample rate for the audio detectors (8000..48000 Hz)."""
-    if isinstance(rate, bool) or not isinstance(rate, (int, np.integer, float)) or rate != int(rate):
-        raise ConfigError(f"sample rate must be an integer number of Hz, got {rate!r}")
-    r = int(rate)
-    if not MIN_RATE <= r <= MAX_RATE:
-        raise ConfigError(
-            f"sample rate {r} Hz is not supported by the {what}; it handles {MIN_RATE}..{MAX_RATE} Hz"
-        )
-    return r
 
 
 class ClapDetector(Tunable, section="clap",
@@ -212,6 +202,7 @@ class ClapDetector(Tunable, section="clap",
         self.keep_features = False
         self.features: list[BurstFeatures] = []
         self.skipped_blocks = 0
+        self.gaps = self.gap_samples = 0           # gaps in the stream bridged (clap_gap)
         self.rate = given_rate
         self.reset()
 
@@ -345,8 +336,9 @@ class ClapDetector(Tunable, section="clap",
             energy = float(np.dot(x, x)) / n
         if not math.isfinite(energy):
             return self._skip(index, t)
-        if self._t0 is None:
-            self._start(t)
+        if ((self._t0 is None or (t - self._t0) * rate - self._end >= GAP_FRACTION * n - 1)
+                and (gap := enter(self, t, rate, n))):   # the stream starts, or blocks are missing before it
+            return bridge(self, gap, x, t, rate, index)
         end = self._end
         if end + n > self._room:
             self._make_room(n)
@@ -363,6 +355,19 @@ class ClapDetector(Tunable, section="clap",
         if end >= self._due:                      # a search or a judgement is due
             return self._judge_ready()
         return _NO_CLAPS
+
+    def finish(self) -> list[Clap]:
+        """The end of the stream: the claps still owed, at their own times, then ``reset()`` (a second call
+        owes nothing). Rule (issue 19, chosen before measuring): a held close call whose look-ahead is in,
+        and each burst behind it, is decided as with ``close_call_wait`` off (trees' or route's score vs
+        ``threshold``, same gates): the wait's inputs need all 130 ms and are never padded. A burst less
+        than its look-ahead (31.5 ms) from the end is not measured nor reported."""
+        if self._t0 is None:
+            return []
+        self._hold_n = 0                       # the wait off for what is owed (reset() restores it)
+        out = self._judge_ready()
+        self.reset()
+        return out
 
     def _settle(self, rate: int, index: int) -> None:
         """Before a block: apply settings changed since the last one, then take a new rate
@@ -574,10 +579,8 @@ class ClapDetector(Tunable, section="clap",
         if not (gap_ok or self.keep_features):
             return None
         vals, ok, score, close = look[1:] if look is not None and look[0] == p else self._first_look(p, gap_ok)
-        if close:                          # its ring and log-mel are in (clap_wait)
-            b0 = self._b0
-            score = close_call_score(self._buf[: self._end - b0], p - b0, self._meter.rate, vals, score,
-                                     self.wait_model or SHIPPED)
+        if close and self._hold_n:         # its ring and log-mel are in (clap_wait; not at finish())
+            score = self._close_score(p, vals, score)
         peak_db = vals[0]
         t0, rate = self._t0 or 0.0, self._meter.rate
         t_onset = t0 + onset / rate
@@ -585,13 +588,13 @@ class ClapDetector(Tunable, section="clap",
             self.features.append(BurstFeatures(*(t_onset, t0 + p / rate, *vals, score)))
         if not (ok and gap_ok) or score < self.threshold or (self._room_j and self.is_room(vals)):
             return None
-        if self._under_recent_claps(p, peak_db, rate):
-            return None
+        if under_recent_claps(self._recent, p, peak_db, RECENT_CLAPS_S * rate, self.below_claps_db):
+            return None                    # below_claps_db under the recent claps (clap_rules)
         self._last_clap = p
         self._recent.append((p, peak_db))
         return Clap(t=t_onset, strength=min(1.0, db_to_level(peak_db) / 100.0))
 
-    def _under_recent_claps(self, p: int, peak_db: float, rate: int) -> bool:
-        """Whether the burst at ``p`` is ``below_claps_db`` under the loudest clap of the last
-        ``RECENT_CLAPS_S`` (``clap_rules.under_recent_claps``)."""
-        return under_recent_claps(self._recent, p, peak_db, RECENT_CLAPS_S * rate, self.below_claps_db)
+    def _close_score(self, p: int, vals: tuple[float, ...], t: float) -> float:
+        """The close call at ``p``'s score (``clap_wait.close_call_score``; ``t``: the trees')."""
+        return close_call_score(self._buf[: self._end - self._b0], p - self._b0, self._meter.rate, vals, t,
+                                self.wait_model or SHIPPED)

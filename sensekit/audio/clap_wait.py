@@ -33,8 +33,9 @@ from sensekit.audio.clap_features import Model, clap_score, tree_model
 from sensekit.audio.clap_model import THRESHOLD
 from sensekit.audio.clap_wait_model import MARGIN, MEL_B, MEL_W, RING_MODEL, THETA
 
-__all__ = ["AFTER_S", "BEFORE_S", "MARGIN", "SHIPPED", "WAIT_MS", "WaitModel", "close_call_score", "is_close",
-           "log_mel", "mel_bank", "ring_inputs", "wait_samples", "warm"]
+__all__ = ["AFTER_S", "BEFORE_S", "MARGIN", "RING_INPUTS", "SHIPPED", "WAIT_MS", "WINDOW", "WaitModel",
+           "close_call_score", "db_ratio", "is_close", "log_mel", "mean_power", "mel_bank", "ring_inputs",
+           "ring_level", "voicing", "wait_samples", "warm"]
 
 #: how long after its peak a close call is decided (the voicing's last sample is in)
 WAIT_MS = 130.0
@@ -49,6 +50,10 @@ AFTER_S = WINDOW[1] + EDGE_S
 LOG_MAX = 9.457798957824707
 #: ``late_above_db`` of a ring no stronger than the floor before the burst
 ABOVE_FLOOR_MIN_DB = -60.0
+#: how the ring's power 30-80 ms after the peak is measured: against the 1 ms peak (``late_db``),
+#: against the floor 35-10 ms before the peak (``late_floor_db``), or its excess over that floor
+#: against the peak (``late_above_db``, the shipped wait's; the others are the evaluation's)
+RING_INPUTS = ("late_db", "late_floor_db", "late_above_db")
 _W = np.asarray(MEL_W, np.float64)
 
 
@@ -72,13 +77,13 @@ _BANK_T = np.ascontiguousarray(mel_bank().T)
 _HANN = 0.5 - 0.5 * np.cos(2.0 * np.pi * np.arange(NFFT) / NFFT)
 
 
-def log_mel(x: np.ndarray, rate: int, p: int) -> np.ndarray:
-    """(16, 96) float32: the log-mel of frames centred at ``p - 0.25`` .. ``p + 0.10`` s of ``x``
-    (zeros outside ``x``)."""
+def log_mel(x: np.ndarray, rate: int, p: int, window: tuple[float, float] = WINDOW) -> np.ndarray:
+    """(frames, 96) float32: the log-mel of frames centred at ``p + window[0]`` .. ``p + window[1]`` s
+    of ``x`` (zeros outside ``x``); the shipped ``WINDOW``'s 16 frames by default."""
     if rate <= 0:
         raise ValueError(f"sample rate must be positive, got {rate}")
-    a = p + round(WINDOW[0] * rate) - round(EDGE_S * rate)
-    b = p + round(WINDOW[1] * rate) + round(EDGE_S * rate)
+    a = p + round(window[0] * rate) - round(EDGE_S * rate)
+    b = p + round(window[1] * rate) + round(EDGE_S * rate)
     seg = np.zeros(b - a)
     lo, hi = max(0, a), min(len(x), b)
     if hi > lo:
@@ -87,19 +92,20 @@ def log_mel(x: np.ndarray, rate: int, p: int) -> np.ndarray:
     y = resample_poly(seg, SR // g, rate // g) if rate != SR else seg
     y = y / (np.max(np.abs(y)) or 1.0)
     c0 = round(EDGE_S * SR)
-    n = int(round((WINDOW[1] - WINDOW[0]) * SR / HOP)) + 1
+    n = int(round((window[1] - window[0]) * SR / HOP)) + 1
     y = np.r_[np.zeros(NFFT // 2), y, np.zeros(NFFT)]
     fr = np.lib.stride_tricks.sliding_window_view(y[c0:], NFFT)[::HOP][:n] * _HANN
     P = np.abs(np.fft.rfft(fr, axis=1)) ** 2
     return np.asarray(np.log10(P @ _BANK_T * 1e4 + 1.0) / LOG_MAX, np.float32)
 
 
-def _power(x: np.ndarray, a: int, b: int) -> float:
+def mean_power(x: np.ndarray, a: int, b: int) -> float:
+    """The mean square of ``x[a:b]`` (clipped to ``x``; NaN for 8 samples or fewer)."""
     a, b = max(0, a), min(len(x), b)
     return float(np.mean(np.asarray(x[a:b], np.float64) ** 2)) if b - a > 8 else float("nan")
 
 
-def _voiced(x: np.ndarray, a: int, b: int, rate: int) -> float:
+def voicing(x: np.ndarray, a: int, b: int, rate: int) -> float:
     """The largest normalised autocorrelation at pitch lags 2.5-12.5 ms (80-400 Hz) of x[a:b]."""
     a, b = max(0, a), min(len(x), b)
     if b - a < int(0.06 * rate):
@@ -115,24 +121,39 @@ def _voiced(x: np.ndarray, a: int, b: int, rate: int) -> float:
     return float(np.max(ac[lo:hi] / (ac[0] * (n - lag) / n)))
 
 
-def _db(a: float, b: float) -> float:
+def db_ratio(a: float, b: float) -> float:
+    """``a`` over ``b`` in dB (powers; 1e-20 added to both)."""
     return 10.0 * math.log10((a + 1e-20) / (b + 1e-20))
 
 
-def ring_inputs(x: np.ndarray, p: int, rate: int) -> tuple[float, float]:
-    """``late_above_db`` and ``voiced_after`` (50-130 ms) of the burst peaking at ``x[p]``."""
+def ring_level(late_db: float, late_floor_db: float, kind: str = "late_above_db") -> float:
+    """The ring input ``kind`` (``RING_INPUTS``) from ``late_db`` (ring power over the peak's, dB)
+    and ``late_floor_db`` (ring power over the floor's before the burst, dB). ``late_above_db`` is
+    ``10 log10((late - floor) / peak)``, at least ``ABOVE_FLOOR_MIN_DB``: the ring less the floor's
+    share, so steady noise does not count as ring."""
+    if kind == "late_db":
+        return late_db
+    if kind == "late_floor_db":
+        return late_floor_db
+    if kind != "late_above_db":
+        raise ValueError(f"ring input {kind!r} is not one of {RING_INPUTS}")
+    if math.isnan(late_db) or math.isnan(late_floor_db):
+        return float("nan")
+    excess = 10.0 ** (late_db / 10.0) - 10.0 ** ((late_db - late_floor_db) / 10.0)
+    return max(ABOVE_FLOOR_MIN_DB, 10.0 * math.log10(excess)) if excess > 0 else ABOVE_FLOOR_MIN_DB
+
+
+def ring_inputs(x: np.ndarray, p: int, rate: int, *, voiced_ms: float = WAIT_MS,
+                ring: str = "late_above_db") -> tuple[float, float]:
+    """The ring input ``ring`` (``ring_level``; shipped: ``late_above_db``) and ``voiced_after``
+    (50 ms to ``voiced_ms`` after the peak; shipped: ``WAIT_MS``) of the burst peaking at ``x[p]``."""
     def ms(v: float) -> int:
         return round(v * rate / 1000.0)
 
-    pk, late = _power(x, p - ms(0.5), p + ms(0.5)), _power(x, p + ms(30), p + ms(80))
-    pre = _power(x, p - ms(35), p - ms(10))
-    late_db, late_floor_db = _db(late, pk), _db(late, pre)
-    if math.isnan(late_db) or math.isnan(late_floor_db):
-        level = float("nan")
-    else:
-        excess = 10.0 ** (late_db / 10.0) - 10.0 ** ((late_db - late_floor_db) / 10.0)
-        level = max(ABOVE_FLOOR_MIN_DB, 10.0 * math.log10(excess)) if excess > 0 else ABOVE_FLOOR_MIN_DB
-    return level, _voiced(x, p + ms(50), p + ms(WAIT_MS), rate)
+    pk, late = mean_power(x, p - ms(0.5), p + ms(0.5)), mean_power(x, p + ms(30), p + ms(80))
+    pre = mean_power(x, p - ms(35), p - ms(10))
+    level = ring_level(db_ratio(late, pk), db_ratio(late, pre), ring)
+    return level, voicing(x, p + ms(50), p + ms(voiced_ms), rate)
 
 
 @dataclass(frozen=True)

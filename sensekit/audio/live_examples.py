@@ -125,6 +125,11 @@ def _next_segment(source: Any, catcher: SegmentCatcher, ready: list[Segment], ti
         if ready:
             return ready.pop(0)
         if item.t >= deadline and not catcher.segmenter.in_speech:
+            if not getattr(source, "is_live", True):     # a recording: no microphone to come closer to
+                raise ConfigError(
+                    f"nothing heard for {what} in {timeout_s:g} s ({deadline - timeout_s:.2f}-{item.t:.2f} s of "
+                    f"{getattr(source, 'description', 'the source')}): no voiced sound there stands 12 dB over "
+                    "the background; teach from another recording, or give the examples as NAME=FILE@START-END")
             raise ConfigError(f"nothing heard for {what} in {timeout_s:g} s: make it louder or closer "
                               "to the microphone (it must stand 12 dB over the background)")
     return None

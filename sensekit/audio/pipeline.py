@@ -21,6 +21,9 @@ them); a change through ``apply`` takes effect at the next block (one integer co
 block when nothing changed). The stage always has a ``NoiseFloor`` (the activity detector's
 ``on_db`` thresholds use it).
 
+At the end of the source the runner calls ``finish()``: the claps still owed (a close call held for
+its ring when the stream stopped) come out then, at their own times.
+
 Pitch events are emitted when an estimate is made (every ``PitchTracker.hop_ms``) and
 once when the sound goes quiet, not on every block.
 
@@ -46,7 +49,7 @@ from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.audio.trace import ACTIVITY_LINE, CLAP_LINE, FLOOR_LINE, LevelLine, LevelTrace
 from sensekit.audio.pitch import PitchTracker
 from sensekit.capture.base import AudioBlock
-from sensekit.events import Event, Level, Pitch
+from sensekit.events import Clap, Event, Level, Pitch
 from sensekit.settings import Tunable, setting
 from sensekit.settings.live import catch_up
 
@@ -228,10 +231,24 @@ class AudioStage(Tunable, section="audio",
         if self.pitch is not None:
             self.pitch.reset()
 
+    def finish(self) -> list[Event]:
+        """The end of the source (the runner calls it): the claps the clap detector still owes (a close
+        call held for its ring: ``ClapDetector.finish``), each with the pattern it completes; then the
+        detector and the pattern tracker start a new stream. The other detectors hold nothing back."""
+        out: list[Event] = []
+        if self._do_clap:
+            self._add_claps(self.clap.finish(), out)   # type: ignore[union-attr]
+            if self.pattern is not None:
+                self.pattern.reset()
+        return out
+
     def _claps(self, x: np.ndarray, item: AudioBlock, out: list[Event]) -> None:
         """The claps this block completes, each followed by the pattern it completes, if any."""
         claps = self.clap.process(x, item.t, item.rate, index=item.index,  # type: ignore[union-attr]
                                   energy=self.meter.energy)
+        self._add_claps(claps, out)
+
+    def _add_claps(self, claps: Iterable[Clap], out: list[Event]) -> None:
         for c in claps:
             out.append(c)
             if self.pattern is not None:

@@ -217,8 +217,8 @@ def find_microphone(spec: int | str | None = None) -> MicrophoneInfo:
 
     ``None``, ``""`` or ``"default"``: the system default input (else the first one).
     An int or a string of digits: that PortAudio device index.
-    Any other string: the first input device whose name contains it (case-insensitive),
-    preferring an exact name match.
+    Any other string: the input device whose name is it, else the one whose name contains it
+    (case-insensitive); a part of several names is ``DeviceNotFoundError`` naming them.
     """
     mics = list_microphones()
     if not mics:
@@ -241,6 +241,10 @@ def find_microphone(spec: int | str | None = None) -> MicrophoneInfo:
     if exact:
         return exact[0]
     matches = [m for m in mics if needle in m.name.lower()]
-    if matches:
+    if len(matches) == 1:
         return matches[0]
+    if matches:      # the first of several could be another device after a reboot or a re-plug
+        raise DeviceNotFoundError(
+            f"microphone name {spec!r} matches {len(matches)} devices: {_listing(matches)}; pass the "
+            f"index (mic:{matches[0].index}) or more of the name, as `sensekit devices` lists it")
     raise DeviceNotFoundError(f"no microphone matching {spec!r}; available: {_listing(mics)}")

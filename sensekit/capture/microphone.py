@@ -24,11 +24,18 @@ full scale 1.0) in ``AudioBlock`` items.
   spacing of blocks is exact. ``captured_at`` is ``time.monotonic()`` when the
   callback ran. After a reconnect the sample clock jumps forward to the wall
   time elapsed since ``open()`` (never backwards), so ``t`` stays comparable
-  with other sources.
+  with other sources; so does a block that arrives after the loss was declared (the
+  dead stream's blocked read returning when the device goes on), and one that comes more than
+  ``LATE_RESYNC_S`` (0.5 s, or 4 input latencies) after the block before it (a device that went
+  quiet and went on by itself, before ``stall_timeout_s``): a gap is a gap, not compressed time
+  (``stats()["clock_resyncs"]`` counts the jumps). The stream's buffer holds about its input
+  latency, so a block that much later followed samples that were lost; the jump stamps it by
+  the wall time, within a buffer's length of when it was heard.
 - ``gain`` (0..100, 50 = unity, Flash semantics; see ``sensekit.audio.gain``) is
   stored on the source only. The source delivers RAW samples; the level stage
   applies the gain.
-- The microphone is chosen by index or name substring (``devices.find_microphone``).
+- The microphone is chosen by index or name substring (``devices.find_microphone``; a part
+  of several names is refused, naming them).
 
 A device whose driver hangs (a read that never returns) cannot be stopped: after
 ``STOP_TIMEOUT_S`` (2 s) its stream is left to the system with a warning, no new stream is
@@ -74,6 +81,10 @@ _SCALE = {"int16": 32768.0, "int32": 2147483648.0, "float32": 1.0}
 #: one): a device whose default rate is higher is opened at this rate when it takes it
 DEFAULT_MAX_RATE = 48000
 _CLOSED = object()
+#: a block that comes this much later than the one before it (beyond its own length; or 4 times the
+#: stream's input latency when longer: what PortAudio's buffer can hold and hand over in a burst)
+#: follows samples the device never delivered: the sample clock jumps to the wall time
+LATE_RESYNC_S = 0.5
 #: how long stopping a stream may take before the device counts as hung (``_abort_stream``)
 STOP_TIMEOUT_S = 2.0
 
@@ -149,6 +160,9 @@ class MicrophoneSource(Source):
         self._underflows = 0
         self._dropped = 0
         self._callbacks = 0
+        self._prev_callback: float | None = None   # this stream's previous callback
+        self._late_s = LATE_RESYNC_S
+        self._resyncs = 0
         # consumer side
         self._delivered = 0
         self._latencies: deque[float] = deque(maxlen=256)
@@ -176,6 +190,16 @@ class MicrophoneSource(Source):
                 self._overflows += 1
             if status.input_underflow:
                 self._underflows += 1
+        prev, self._prev_callback = self._prev_callback, captured_at
+        late = prev is not None and captured_at - prev - frames / (self.sample_rate or 1) > self._late_s
+        if (self._lost or late) and self.started_at is not None:
+            # a stream being stopped after a loss hands over what its blocked read returns when
+            # the device goes on, and a device that went quiet for a while and goes on by itself
+            # delivers samples heard now: not where the sample clock stopped (a gap is a gap)
+            before = self._sample_index
+            self._sample_index = max(self._sample_index, int(round(
+                (captured_at - self.started_at) * (self.sample_rate or 0))) - frames)
+            self._resyncs += self._sample_index > before
         item = (self._block_index, self._sample_index, indata.copy(), captured_at)
         self._last_callback = captured_at
         self._callbacks += 1
@@ -213,6 +237,8 @@ class MicrophoneSource(Source):
                                     finished_callback=self._finished)
             self._stream_died.clear()
             self._last_callback = time.monotonic()
+            self._prev_callback = None
+            self._late_s = max(LATE_RESYNC_S, 4.0 * float(getattr(stream, "latency", 0.0) or 0.0))
             stream.start()
         except Exception as exc:  # noqa: BLE001 - PortAudioError, ValueError from sounddevice
             raise SourceError(
@@ -418,6 +444,7 @@ class MicrophoneSource(Source):
             "dropped_blocks": self._dropped,
             "overflows": self._overflows,
             "underflows": self._underflows,
+            "clock_resyncs": self._resyncs,
             "queued_blocks": self._queue.qsize(),
             "latency_ms": statistics.median(lat) if lat else None,
             "lost": self._lost,

@@ -49,7 +49,13 @@ from sensekit.validate import check_range
 log = logging.getLogger(__name__)
 
 FLUSH_INTERVAL_S = 0.5         # commit video, timestamps, WAV and meta this often (recording time)
-MAX_PAD_S = 10.0           # longest audio gap the recorder fills with silence
+#: an audio gap is filled with silence when at most this long, or at most as long as the recorder
+#: has run (plus this): a live source cannot miss more time than has passed; a longer jump
+#: (a source faster than real time, a wrong ``t``) is not filled but kept in ``audio_jumps``
+MAX_PAD_S = 10.0
+_PAD_CHUNK = 1 << 16          # samples of silence written at a time (bounded memory)
+_monotonic = time.monotonic   # the clock the gap rule reads (tests move it by hand)
+MAX_GAP_RUNS = 4096           # gaps (and jumps) listed in meta.json; later ones are not listed
 
 
 def _is_int(v: Any) -> bool:
@@ -119,6 +125,12 @@ class Recorder:
                                  f"{exc.strerror or exc}") from None
         self.audio_samples = 0
         self.padded_samples = 0
+        #: ``[at, samples]``: silence filling a gap the source left (meta ``audio_gaps``), and jumps
+        #: ahead not filled (meta ``audio_jumps``): ``at`` counts the samples stored before
+        self.gaps: list[list[int]] = []
+        self.jumps: list[list[int]] = []
+        self.jumped_samples = 0
+        self._opened_at = _monotonic()
         #: runs ``[start, stop)`` of samples that were NaN/Inf (stored as 0; meta ``audio.nonfinite``)
         self.nonfinite: list[list[int]] = []
         self._nonfinite_said = False
@@ -252,17 +264,36 @@ class Recorder:
         else:
             # A block that starts later than the samples so far reach (the microphone
             # dropped blocks) is preceded by silence, so audio stays in sync with video.
-            gap = int(round((t - self._meta["audio_offset_s"]) * a["sample_rate"])) - self.audio_samples
+            gap = (int(round((t - self._meta["audio_offset_s"]) * a["sample_rate"]))
+                   - self.audio_samples - self.jumped_samples)
             if gap > max(1, s.shape[0] // 2):
-                if gap <= MAX_PAD_S * a["sample_rate"]:
-                    self._write_pcm(np.zeros((gap, ch), np.int16))
-                    self.audio_samples += gap
-                    self.padded_samples += gap
-                else:
-                    log.warning("audio jumps %.1f s ahead at t=%.3f; not padding", gap / a["sample_rate"], t)
+                self._fill_gap(gap, ch, a["sample_rate"], t)
         self._note_nonfinite(s, t)
         self._write_pcm(float_to_int16(s))
         self.audio_samples += s.shape[0]
+
+    def _fill_gap(self, gap: int, channels: int, rate: int, t: float) -> None:
+        """Silence for a gap of ``gap`` samples before the block at ``t`` (the source dropped
+        blocks, or lost its device and reconnected), so the audio stays in sync with the video
+        and a replay plays each block when it was heard; a gap longer than the recorder has run
+        is a jump no live source makes: not filled, logged and listed."""
+        limit_s = MAX_PAD_S + max(0.0, _monotonic() - self._opened_at)
+        if gap > limit_s * rate:
+            log.warning("audio jumps %.1f s ahead at t=%.3f, more than the %.1f s recorded so far "
+                        "allow; not padding (listed in meta.json's audio_jumps)", gap / rate, t, limit_s)
+            if len(self.jumps) < MAX_GAP_RUNS:
+                self.jumps.append([self.audio_samples, gap])
+            self.jumped_samples += gap      # the blocks after it follow on: one jump, not one a block
+            return
+        if len(self.gaps) < MAX_GAP_RUNS:
+            self.gaps.append([self.audio_samples, gap])
+        left = gap
+        while left > 0:
+            n = min(left, _PAD_CHUNK)
+            self._write_pcm(np.zeros((n, channels), np.int16))
+            left -= n
+        self.audio_samples += gap
+        self.padded_samples += gap
 
     def _note_nonfinite(self, s: np.ndarray, t: float) -> None:
         """List where the block had NaN/Inf samples (the WAV stores them as 0), so a replay puts
@@ -324,6 +355,9 @@ class Recorder:
                 v["fps_measured"] = round(measured, 3)
         if self._meta["audio"] is not None:
             self._meta["audio_padded_samples"] = self.padded_samples
+            for key, runs in (("audio_gaps", self.gaps), ("audio_jumps", self.jumps)):
+                if runs:
+                    self._meta[key] = runs
             if self.nonfinite:
                 self._meta["audio"]["nonfinite"] = self.nonfinite
         self._meta["duration_s"] = round(self.duration_s, 6)

@@ -478,6 +478,11 @@ class ReplaySource(Source):
             t_offset += length
             self._counts["loops"] += 1
 
+    @property
+    def loops(self) -> int:
+        """Passes completed by a looping replay (the runner finishes its stages' stream at each)."""
+        return int(self._counts["loops"])
+
     def read(self, timeout: float | None = None) -> Item | None:
         if not self._opened:
             self.open()

@@ -380,7 +380,12 @@ def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "calibrate", help="learn noise floors (and a colour) into a venue profile",
         description="Learn the audio and camera noise floors of a venue, and optionally "
-                    "pick a colour, into a venue profile TOML file.")
+                    "pick a colour, into a venue profile TOML file. It writes the floor "
+                    "(noise_floor.level) with the gain it was measured at (audio.gain: the "
+                    "profile's or --set's, else the source's own, a recording's stored gain), "
+                    "so a run from the profile hears the room as calibrate did, and the camera "
+                    "noise (motion.noise_sigma); --claps writes clap.threshold and the room "
+                    "rule, also with audio.gain.")
     p.add_argument("source", metavar="SOURCE", help="camera:N, mic, camera:0+mic, a recording...")
     p.add_argument("--out", type=OutputPath(".toml", replaced=True), required=True, metavar="FILE",
                    help="profile to write, .toml (edited in place if it exists)")

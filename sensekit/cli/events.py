@@ -216,9 +216,12 @@ def main(args: argparse.Namespace) -> int:
                                      tuning=tuning)
                 print(f"panel: {panel.url}", file=sys.stderr, flush=True)
             from sensekit.cli.progress import clip_progress
+            from sensekit.cli.signals import stop_signals
 
-            with clip_progress(source, "events", quiet=args.quiet or bool(args.loop)) as progress:
+            # SIGTERM stops as Ctrl-C does: the events the stages hold, then all closed
+            with clip_progress(source, "events", quiet=args.quiet or bool(args.loop)) as progress, stop_signals():
                 runner.run(max_items=args.max_items, on_item=progress)
+            runner.stop()              # --max-items: what the stages still hold (nothing after the end)
         finally:
             close_attachments(osc, midi, panel)
             out.flush()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sensekit.cli import Subparsers
 from sensekit.cli._printable import printable
@@ -120,6 +120,58 @@ def _audio_line(rep: RecordingReport) -> str:
             f"block {a.block_size}, offset {rep.meta['audio_offset_s']:.3f} s")
 
 
+def _runs(meta: dict[str, Any], key: str) -> list[tuple[int, int]]:
+    """``meta[key]`` as ``[at, samples]`` pairs of whole numbers (anything else is ignored: the
+    key is a note for people, not read by replay)."""
+    runs = meta.get(key)
+    if not isinstance(runs, list):
+        return []
+    return [(r[0], r[1]) for r in runs if isinstance(r, list) and len(r) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in r)]
+
+
+def _audio_missing(rep: RecordingReport) -> list[str]:
+    """What the audio track lacks: gaps the recorder filled with silence (the source dropped
+    blocks or lost its device), jumps it did not fill, and what the devices counted lost."""
+    from sensekit.capture.base import drops_text
+
+    meta, a = rep.meta, rep.audio
+    out = []
+    if a is not None and a.sample_rate:
+        rate, offset = a.sample_rate, rep.meta["audio_offset_s"]
+        padded = meta.get("audio_padded_samples")
+        gaps = _runs(meta, "audio_gaps")
+        if isinstance(padded, int) and not isinstance(padded, bool) and padded > 0:
+            text = f"{padded / rate:.3f} s of silence fill "
+            if gaps:
+                at, n = max(gaps, key=lambda g: g[1])
+                text += (f"{len(gaps)} gap{'' if len(gaps) == 1 else 's'} the source left (the longest "
+                         f"{n / rate:.3f} s at {offset + at / rate:.3f} s)")
+            else:
+                text += "gaps the source left"
+            out.append(text)
+        for at, n in _runs(meta, "audio_jumps")[:3]:
+            out.append(f"{n / rate:.3f} s of audio not kept at {offset + at / rate:.3f} s (a jump "
+                       "longer than the recording had run): what follows plays that much early")
+    drops = meta.get("source_drops")
+    if isinstance(drops, dict):
+        lost = drops_text({str(k): v for k, v in drops.items()
+                           if isinstance(v, int) and not isinstance(v, bool) and v > 0})
+        if lost:
+            out.append("the devices counted " + lost.removeprefix("; lost: ") + " while recording")
+    return out
+
+
+def _track_lines(rep: RecordingReport) -> list[tuple[str, str]]:
+    """The video and audio lines, and what the audio misses when anything."""
+    lines = [("video", ("\n" + INDENT).join(textwrap.wrap(_video_line(rep), 76))),
+             ("audio", ("\n" + INDENT).join(textwrap.wrap(_audio_line(rep), 76)))]
+    missing = _audio_missing(rep)
+    if missing:
+        lines.append(("missing", _bullets(missing)))
+    return lines
+
+
 def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
     """The printed report and the exit status (0 intact, 1 incomplete or damaged)."""
     from sensekit.capture.checksums import missing_checksums
@@ -139,8 +191,7 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
         lines.append(("started", f"unknown (start_unix {meta['start_unix']!r} is not a date)"))
     lines.append(("duration", f"{rep.duration_s:.3f} s"))
     v = rep.video
-    lines.append(("video", ("\n" + INDENT).join(textwrap.wrap(_video_line(rep), 76))))
-    lines.append(("audio", ("\n" + INDENT).join(textwrap.wrap(_audio_line(rep), 76))))
+    lines += _track_lines(rep)
     lines.append(("sources", printable(", ".join(meta["sources"])) or "-"))
     files = []
     for name, size in rep.files:
@@ -177,8 +228,21 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
 
 def main(args: argparse.Namespace) -> int:
     from sensekit.capture.spec import parse_source_spec
+    from sensekit.errors import SourceError
+    from sensekit.paths import list_bundled
+    from sensekit.suggest import close_matches, did_you_mean
 
-    spec = parse_source_spec(args.rec)
+    try:
+        spec = parse_source_spec(args.rec)
+    except SourceError:
+        if Path(args.rec).exists():
+            raise
+        # the source specs (camera:, mic:, ...) the message listed are nothing inspect reads
+        bundled = list_bundled()
+        hint = did_you_mean(close_matches(str(args.rec).removesuffix(".skrec"), bundled))
+        raise SourceError(f"no such recording: {args.rec!r}{'; ' + hint if hint else ''} (a recording "
+                          "folder such as take1.skrec, made by `sensekit record`"
+                          + (f", or a bundled one: {', '.join(bundled)}" if bundled else "") + ")") from None
     target = Path(str(spec.target)) if spec.kind in ("replay", "file") else Path(args.rec)
     if args.add_checksums:
         from sensekit.capture.checksums_add import add_checksums

@@ -89,7 +89,8 @@ def register(subparsers: Subparsers) -> None:
     add_midi_arguments(p)      # --midi, --midi-virtual (sensekit/cli/midi_args.py)
     add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
     add_script_arguments(p)    # --pick, --mode, --keys (sensekit/cli/script_args.py)
-    p.add_argument("--loop", action="store_true", help="repeat a recording when it ends")
+    p.add_argument("--loop", action="store_true",
+                   help="repeat a recording when it ends (headless; a window always repeats one)")
     p.add_argument("--realtime", action="store_true",
                    help="play a recording or file at recorded speed, also headless (a window and --panel always do)")
     add_panel_arguments(p)     # --panel, --panel-token (sensekit/cli/panel_args.py)

@@ -20,6 +20,14 @@ def test_apps_lists_every_app_with_a_description(capsys):
         assert name in lines and len(lines[name].split(None, 1)[1]) > 20
 
 
+def test_the_list_says_which_app_needs_the_hands_extra(capsys):
+    """`sensekit apps` listed pinch_toss like the others; it does nothing without the hands extra
+    (the README says "with the optional hands extra"), which a new user learnt only on running it."""
+    assert main(["apps"]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("pinch_toss "))
+    assert line.endswith("through the hoop (hands extra)."), line
+
+
 def test_run_unknown_app_lists_the_apps(capsys):
     assert main(["run", "nosuchapp", "--headless"]) == 2
     err = capsys.readouterr().err
@@ -67,6 +75,26 @@ def test_no_source_falls_back_to_the_bundled_recording_with_one_line(tmp_path, c
     notes = [line for line in out if "bundled recording" in line]
     assert len(notes) == 1 and "demo" in notes[0]
     assert events.read_text().count("\n") > 10
+
+
+def test_the_bundled_recording_note_says_a_window_repeats_it(monkeypatch, recordings_dir):
+    """In a window the bundled recording plays over and over (an exhibition never ends), and the
+    note said only "playing the bundled recording 'demo'": a new user waited for the 20 s demo
+    to end. Headless it ends, and the note says nothing of repeating."""
+    if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording not generated yet")
+    from sensekit.app import sources
+    from sensekit.app.registry import resolve
+
+    monkeypatch.setattr(sources, "live_spec", lambda app_cls: None)       # no camera, no microphone
+    notes = {}
+    for loop in (True, False):
+        source, notes[loop] = sources.open_for_app(resolve("clapper"), None, loop=loop)
+        source.close()
+    assert notes[True] == ("no microphone found; playing the bundled recording 'demo' "
+                           "(over and over until esc or Ctrl-C; use --source to choose)"), notes[True]
+    assert notes[False] == ("no microphone found; playing the bundled recording 'demo' "
+                            "(use --source to choose)"), notes[False]
 
 
 def test_readme_run_command_on_a_machine_without_display_or_devices(tmp_path):

@@ -89,3 +89,33 @@ def test_plot_and_the_activity_graph_count_the_same_activations_at_the_same_sett
         lines.append(capsys.readouterr().out.strip().splitlines()[-1])
     assert lines[0].endswith("6 claps, 1 activation at threshold 10, timeout 2000 ms)"), lines[0]
     assert lines[1].endswith("6 claps, 10 activations at threshold 30, timeout 300 ms)"), lines[1]
+
+
+def test_a_score_too_wide_for_the_title_bar_never_covers_the_title():
+    """activity_graph's counts fill ~592 of 640 px beside its title ("activations 3 (threshold 30,
+    300 ms)  claps 0"); three-digit counts at a long timeout ran over "Activity Graph". The score
+    is drawn smaller, then cut, in the room the title leaves; a score that fits is as before."""
+    import numpy as np
+    import pygame
+
+    from sensekit.app import draw as D
+    from sensekit.app.convert import surface_to_array
+
+    def bar(score: str) -> np.ndarray:
+        screen = pygame.Surface((640, 100))
+        D.title_bar(screen, "Activity Graph", score)
+        return surface_to_array(screen)
+
+    title_w = D.render("Activity Graph", 28, D.ACCENT, bold=True).get_width()
+    bare = bar("")
+    long = "activations 104 (threshold 100, 600000 ms)  claps 123"
+    assert D.render(long, 28, D.WHITE, bold=True).get_width() > 640 - 10 - title_w - 20 - 10
+    drawn = bar(long)
+    assert (drawn[:, : 10 + title_w + 20] == bare[:, : 10 + title_w + 20]).all()     # the title untouched
+    assert (drawn[:, 10 + title_w + 20:] != bare[:, 10 + title_w + 20:]).any()       # the score is there
+    fits = "activations 3 (threshold 30, 300 ms)  claps 0"
+    screen = pygame.Surface((640, 100))
+    screen.fill(D.PANEL, (0, 0, 640, D.TITLE_H))
+    D.text(screen, "Activity Graph", (10, 4), size=28, color=D.ACCENT, bold=True)
+    D.text(screen, fits, (630, 4), size=28, color=D.WHITE, anchor="topright", bold=True)
+    assert (bar(fits) == surface_to_array(screen)).all()                              # unchanged when it fits

@@ -217,3 +217,22 @@ def test_scripts_in_an_apps_folder_are_not_listed_as_apps(clean_env):
     which `sensekit run NAME` then refused or ran); only the app files are listed now."""
     found = discover(REPO / "examples")
     assert set(found) == {"custom_app", "pitch_sprite", "track_click"}, sorted(found)
+
+
+def test_the_settings_table_discovers_the_apps_once(clean_env, tmp_path, monkeypatch):
+    """The complete settings table (the panel's, `sensekit settings`') imports every app; it
+    discovered all apps again for each one (1 + 10 scans, each parsing every file of apps/ and
+    SENSEKIT_APPS_DIR twice): about 1.3 of the 2.4 s before `--panel` said its address."""
+    import sensekit.app.registry as registry
+
+    write_app(tmp_path / "mine", "counter")
+    clean_env.setenv("SENSEKIT_APPS_DIR", str(tmp_path / "mine"))
+    scans: list[Path] = []
+    real = registry._folder_apps
+    monkeypatch.setattr(registry, "_folder_apps", lambda folder, origin: scans.append(folder) or real(folder, origin))
+    loaded: list[str] = []
+    real_path = registry.load_path
+    monkeypatch.setattr(registry, "load_path", lambda path, **kw: loaded.append(path.stem) or real_path(path, **kw))
+    registry.load_app_settings()
+    assert scans == [registry.apps_dir(), tmp_path / "mine"], scans          # one discovery
+    assert sorted(loaded) == sorted(discover()) and "counter" in loaded        # every app still imported

@@ -28,6 +28,19 @@ def test_every_overlay_key_of_the_window_can_be_scripted():
     assert parse_keys("b@0.5") == (KeyPress(0.5, "b"),)
 
 
+def test_the_hand_key_can_be_scripted(tmp_path, monkeypatch):
+    """docs/apps.md lists `h` (hand input on or off; the apps without hand input say they take
+    none) among the keys of every app, but --keys refused it: "unknown key 'h'"."""
+    import pygame
+
+    from sensekit.app.script import KEYS
+
+    assert parse_keys("h@0.5") == (KeyPress(0.5, "h"),) and KEYS["h"] == (pygame.K_h, 0)
+    monkeypatch.chdir(tmp_path)
+    for app in ("clapper", "color_ball"):
+        assert main(["run", app, "--headless", "--frames", "30", "--keys", "h@0.5"]) == 0
+
+
 @pytest.mark.parametrize("text, message", [
     ("c", "KEY@SECONDS (e.g. c@2.0), got 'c'"),
     ("@2", "got '@2'"),

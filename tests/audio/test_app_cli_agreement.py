@@ -11,29 +11,11 @@ import json
 
 import pytest
 
-from sensekit.app.host import AppHost, RunOptions
-from sensekit.app.registry import load
-from sensekit.capture.spec import open_source
 from sensekit.cli import main
+from tests.audio.helpers import clapper_claps
 
 CLIPS = ["clap_j_clipped_start.wav", "clap_j_double.wav", "clap_k_triple.wav",
          "clap_k_pairs8.wav", "clap_sparse_eldar-sample2.wav", "typing_ibm_part1.wav"]
-
-
-def app_claps(path) -> list[float]:
-    source = open_source(f"file:{path}")
-    source.open()
-    try:
-        host = AppHost(load("clapper"), source, RunOptions(headless=True, hud=False))
-        for _ in range(30 * 60):
-            if host.runner.ended:
-                break
-            host.step()
-        host.close()
-        assert host.runner.ended
-        return list(host.app.claps)
-    finally:
-        source.close()
 
 
 def cli_claps(path, capsys) -> list[float]:
@@ -46,7 +28,7 @@ def cli_claps(path, capsys) -> list[float]:
 @pytest.mark.parametrize("name", CLIPS)
 def test_clapper_app_and_events_cli_agree(shared_data, capsys, name):
     path = shared_data / "audio" / name
-    from_app = app_claps(path)
+    from_app = clapper_claps(path)
     from_cli = cli_claps(path, capsys)
     assert len(from_app) == len(from_cli), (from_app, from_cli)
     assert all(abs(a - b) <= 0.001 for a, b in zip(from_app, from_cli)), (from_app, from_cli)
@@ -65,6 +47,6 @@ def test_a_clap_5_ms_into_the_stream_reaches_the_app(shared_data, capsys, tmp_pa
     start = int((1.265 - 0.005) * rate)                  # 5 ms before the first clap
     path = tmp_path / "late_start.wav"
     sf.write(path, x[start:], rate, subtype="FLOAT")
-    from_app, from_cli = app_claps(path), cli_claps(path, capsys)
+    from_app, from_cli = clapper_claps(path), cli_claps(path, capsys)
     assert from_app == pytest.approx(from_cli, abs=0.001)
     assert len(from_cli) == 3 and from_cli[0] < 0.02, from_cli

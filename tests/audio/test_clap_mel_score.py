@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sensekit.audio.clap import ClapDetector
 from sensekit.evaluation.audio.clap_mel_score import (
     AFTER_S,
     BEFORE_S,
@@ -19,7 +18,7 @@ from sensekit.evaluation.audio.clap_mel_score import (
 from sensekit.evaluation.audio.clap_mel_stream import MelWaitDetector
 from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
 from sensekit.evaluation.audio.evaluate import read_clips, read_wav
-from tests.audio.helpers import add_at, clap_burst, noise_floor
+from tests.audio.helpers import add_at, clap_burst, noise_floor, stream_claps
 
 #: a ring model on the 18 inputs: a clap when late_db (index 16) is at most -25 dB (NaN: a clap)
 RING = {"depth": 1, "base": 0.0, "feature": [[16]], "threshold": [[-25.0]], "leaf": [[4.0, -4.0]]}
@@ -28,13 +27,7 @@ CLIPS = ("clap_room-small_0.wav", "clap_sparse_eldar-sample2.wav", "clap_k_mixed
 N = 16 * 96 + 1
 
 
-def stream(det: ClapDetector, x: np.ndarray, rate: int, *, block: int = 512, offset: int = 0) -> list[float]:
-    if offset:
-        x = np.concatenate([np.zeros(offset, np.float32), x])
-    out: list[float] = []
-    for k, i in enumerate(range(0, len(x), block)):
-        out += [c.t - offset / rate for c in det.process(x[i:i + block], i / rate, rate, index=k)]
-    return out
+stream = stream_claps
 
 
 def test_mel_bank_and_window() -> None:

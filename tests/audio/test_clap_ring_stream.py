@@ -2,6 +2,8 @@
 ring's trees; the decisions stay independent of block sizes and start offsets."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,8 @@ from sensekit.evaluation.audio.clap_ring_stream import (
     ring_level,
 )
 from sensekit.evaluation.audio.evaluate import read_clips, read_wav
-from tests.audio.helpers import add_at, clap_burst, noise_floor, tone
+from sensekit.events import Clap
+from tests.audio.helpers import add_at, clap_burst, noise_floor, stream_claps, tone
 
 #: a ring model on the 18 inputs: a clap when late_db (index 16) is at most -25 dB (NaN: a clap)
 RING = {"depth": 1, "base": 0.0, "feature": [[16]], "threshold": [[-25.0]], "leaf": [[4.0, -4.0]]}
@@ -21,13 +24,7 @@ CLIPS = ("clap_room-small_0.wav", "clap_room-small_2.wav", "clap_sparse_eldar-sa
          "clap_k_mixed18.wav", "clap_j_sparse7.wav", "typing_ibm_part1.wav")
 
 
-def stream(det: ClapDetector, x: np.ndarray, rate: int, *, block: int = 512, offset: int = 0) -> list[float]:
-    if offset:
-        x = np.concatenate([np.zeros(offset, np.float32), x])
-    out: list[float] = []
-    for k, i in enumerate(range(0, len(x), block)):
-        out += [c.t - offset / rate for c in det.process(x[i:i + block], i / rate, rate, index=k)]
-    return out
+stream = stream_claps
 
 
 def test_ring_inputs_of_a_clap_and_of_a_voice() -> None:
@@ -122,3 +119,60 @@ def test_the_ring_decides_the_close_calls(clips) -> None:
         assert set(np.round(got, 4)) <= set(np.round(today, 4)), name   # only far claps are left
         rejected += det.close_calls
     assert rejected >= 100
+
+
+class Peaks(RingWaitDetector):
+    """Keeps each emitted clap's peak, the stream index when it came out and whether it waited."""
+
+    def __init__(self, **kw: object) -> None:
+        self.out: list[tuple[int, int, bool]] = []
+        super().__init__(**kw)  # type: ignore[arg-type]
+
+    def _judge(self, p: int, onset: int) -> Clap | None:
+        clap = super()._judge(p, onset)
+        if clap is not None:
+            self.out.append((p, self._end, self.decisions[-1][2]))
+        return clap
+
+
+def _claps_in_noise(rate: int) -> np.ndarray:
+    x = noise_floor(3.0, rate, dbfs=-60.0, seed=19)
+    for k, t in enumerate((0.3, 0.8, 1.1, 1.7, 2.2, 2.6)):
+        add_at(x, clap_burst(rate, peak=0.2 + 0.1 * k), t, rate)
+    return x
+
+
+@pytest.mark.parametrize("wait_ms", [130.0, 200.0])
+def test_a_close_call_waits_wait_ms(wait_ms: float) -> None:
+    """The wrapper's wait (ClapDetector's queue, held ``wait_ms``): a close call comes out in the block
+    that brings its peak + ``wait_ms`` (and one sample), its ring's voicing read to ``wait_ms``."""
+    rate, block = 16000, 64
+    x = _claps_in_noise(rate)
+    det = Peaks(ring_model={**RING, "leaf": [[9.0, 9.0]]}, ring_threshold=0.0, margin=50.0, wait_ms=wait_ms)
+    stream(det, x, rate, block=block)
+    n = round(wait_ms * rate / 1000.0) + 1
+    assert len(det.out) == 6 and all(close for _, _, close in det.out) and det.close_calls == 6
+    assert all(0 <= end - (p + n) < block for p, end, _ in det.out)
+
+
+def test_the_margin_is_around_the_detectors_threshold() -> None:
+    """A close call lies within ``margin`` of the detector's threshold, also after it is changed."""
+    rate = 16000
+    x = _claps_in_noise(rate)
+    never = {**RING, "leaf": [[-9.0, -9.0]]}
+    far = RingWaitDetector(ring_model=never, ring_threshold=0.0, margin=1.0, threshold=-20.0)
+    assert len(stream(far, x, rate)) == 6 and far.close_calls == 0
+    moved = RingWaitDetector(ring_model=never, ring_threshold=0.0, margin=1.0, threshold=-20.0)
+    scores = [f.score for f in _features(x, rate)]
+    moved.apply_now(threshold=round(scores[0], 2))
+    assert moved.wait_model is not None and moved.wait_model.threshold == round(scores[0], 2)
+    stream(moved, x, rate)
+    want = sum(abs(s - round(scores[0], 2)) < 1.0 for s in scores)
+    assert moved.close_calls == want >= 1
+
+
+def _features(x: np.ndarray, rate: int) -> list[Any]:
+    det = ClapDetector(close_call_wait=False, threshold=-20.0)
+    det.keep_features = True
+    stream(det, x, rate)
+    return det.features

@@ -7,6 +7,7 @@ import numpy as np
 
 from sensekit.evaluation.audio import clap_ring_wait as rw
 from sensekit.evaluation.audio.clap_training import Bursts
+from tests.audio.helpers import two_source_bursts
 
 
 def test_only_close_calls_wait_and_take_the_ring_decision() -> None:
@@ -20,22 +21,9 @@ def test_only_close_calls_wait_and_take_the_ring_decision() -> None:
 
 
 def _bursts() -> tuple[Bursts, dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """Two sources, one clap clip each (3 claps). Source a: a false clap at trees 0.5 that the
-    ring rejects (-6), and a clap at trees 1.5 the ring also rejects: margin 1 fixes the first
-    only and wins. Source b: a missed clap at trees -2.5 that the ring finds (+8): margin 3 wins."""
-    rows = []   # source, variant, clip, y, trees, ring
-    for v in ("orig", "n_babble"):
-        rows += [("a", v, "a.wav", 1, 4.0, 4.0), ("a", v, "a.wav", 1, 1.5, -6.0),
-                 ("a", v, "a.wav", 1, 4.0, 4.0), ("a", v, "a.wav", 0, 0.5, -6.0)]
-        rows += [("b", v, "b.wav", 1, 4.0, 4.0), ("b", v, "b.wav", 1, -2.5, 8.0),
-                 ("b", v, "b.wav", 1, 4.0, 4.0), ("b", v, "b.wav", 0, -5.0, 9.0)]
-    col = list(zip(*rows))
-    b = Bursts(np.zeros((len(rows), 16)), np.array(col[3]), np.array(col[0]), np.array([""] * len(rows)),
-               np.array(col[1]), np.array(col[2]), {"a.wav": 3, "b.wav": 3}, {"a.wav": "clap", "b.wav": "clap"})
-    src = np.array(col[0])
-    trees = {s: np.where(src == s, np.array(col[4], float), np.nan) for s in ("a", "b")}
-    ring = {s: np.where(src == s, np.array(col[5], float), np.nan) for s in ("a", "b")}
-    return b, trees, ring
+    """``two_source_bursts``: the second score is the ring's trees''s. Source a: margin 1 fixes the false clap
+    at trees 0.5 only and wins; source b: margin 3 finds the missed clap at trees -2.5."""
+    return two_source_bursts()  # type: ignore[no-any-return]
 
 
 def test_the_smallest_margin_of_the_best_and_its_ring_threshold() -> None:

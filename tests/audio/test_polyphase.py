@@ -24,3 +24,22 @@ def test_same_rate_and_errors():
         resample_poly(x, 0, 2)
     with pytest.raises(ValueError, match="1-D"):
         resample_poly(np.zeros((3, 2)), 2, 1)
+
+
+@pytest.mark.parametrize("rate", [16000, 22050, 48000])
+def test_the_close_call_log_mel_is_the_scipy_one(rate, monkeypatch):
+    """The twenty-third pass's log-mel (its evaluation copy resampled with SciPy) is the shipped
+    ``clap_wait.log_mel``, which the evaluation and the benchmarks now import, to float32's precision."""
+    from sensekit.audio import clap_wait
+    from tests.audio.helpers import add_at, clap_burst, noise_floor
+
+    x = noise_floor(1.0, rate, dbfs=-50.0, seed=rate)
+    add_at(x, clap_burst(rate), 0.5, rate)
+    p = int(np.argmax(np.abs(x)))
+    windows = (clap_wait.WINDOW, (-0.5, 1.0))
+    got = [clap_wait.log_mel(x, rate, p, w) for w in windows]
+    monkeypatch.setattr(clap_wait, "resample_poly", scipy_resample_poly)
+    want = [clap_wait.log_mel(x, rate, p, w) for w in windows]
+    assert [g.shape for g in got] == [(16, 96), (66, 96)] and want[0].any()
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=0, atol=1e-6)

@@ -75,6 +75,24 @@ def test_silence_times_out_with_a_message_naming_the_example(tmp_path, capsys):
     assert not (tmp_path / "v.toml").exists()
 
 
+def test_a_recording_with_nothing_to_catch_is_not_answered_with_the_microphone(tmp_path, capsys):
+    """`sensekit teach sound knock --from demo` (a new user's first try without a microphone)
+    answered "make it louder or closer to the microphone": a recording has none. It now names the
+    stretch of the recording it listened to and what to do instead."""
+    import soundfile as sf
+
+    from sensekit.cli import main
+
+    quiet = tmp_path / "quiet.wav"
+    sf.write(str(quiet), np.random.default_rng(0).normal(0, 1e-3, RATE * 12).astype(np.float32), RATE)
+    assert main(["teach", "sound", "--profile", str(tmp_path / "v.toml"), "--from", str(quiet),
+                 "--timeout", "3", "snap"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "nothing heard for snap (1 of 3) in 3 s (0.00-3.0" in err and "quiet.wav" in err, err
+    assert "microphone" not in err and "NAME=FILE@START-END" in err and "\n" not in err, err
+    assert not (tmp_path / "v.toml").exists()
+
+
 def test_a_source_that_ends_first_says_which_example_is_missing(shared_data, tmp_path, capsys):
     from sensekit.cli import main
 

@@ -25,7 +25,7 @@ import socketserver
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
-from typing import Callable
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -161,6 +161,19 @@ class MjpegServer:
                 conn.close()
         if self._thread is not None:
             self._thread.join(timeout=2.0)
+
+    def restart_under(self, cam: Any, wait_s: float = 20.0) -> None:
+        """Stop, wait (up to ``wait_s``) until ``cam`` (a CameraSource on this URL) says it is lost,
+        start again, and wait (up to ``wait_s``) until it reads a frame and is no longer lost."""
+        self.stop()
+        deadline = time.monotonic() + wait_s
+        while not cam.stats()["lost"] and time.monotonic() < deadline:
+            time.sleep(0.005)
+        self.start()
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            if cam.read(timeout=0.5) is not None and not cam.stats()["lost"]:
+                break
 
     def __enter__(self) -> MjpegServer:
         return self.start()

@@ -224,15 +224,7 @@ def test_a_stream_server_restarted_60_times_leaves_no_descriptor_or_thread_behin
         with cam:
             _read_n(cam, 1)
             for _ in range(60):
-                server.stop()
-                deadline = time.monotonic() + 20
-                while not cam.stats()["lost"] and time.monotonic() < deadline:
-                    time.sleep(0.005)
-                server.start()
-                deadline = time.monotonic() + 20
-                while time.monotonic() < deadline:
-                    if cam.read(timeout=0.5) is not None and not cam.stats()["lost"]:
-                        break
+                server.restart_under(cam)
                 names += [e.name for e in cam.poll_status()]
                 counts.append(_fds_and_threads())
     assert names == ["source_lost", "source_restored"] * 60

@@ -188,3 +188,29 @@ def test_quiet_blocks_that_overlap_on_two_threads_restore_the_log_level():
     worker.join(10)
     assert done.is_set(), "the other thread did not finish its quiet block"
     assert level() == before
+
+
+@needs_alsa
+def test_a_name_that_matches_two_microphones_is_one_line_naming_both(tmp_path):
+    """``mic:sensekitmic`` matched both paced fake microphones and silently took the first: after
+    a reboot or a re-plug the order of the list can change, and the show listens to the other
+    microphone. Now it is one line naming both and what to pass instead; the whole name and a
+    part only one name holds still choose."""
+    from tests.capture.alsa_pacedmic import PacedMics
+
+    with PacedMics(tmp_path, 2) as mics:       # fed: PortAudio opens each device while listing
+        result = _py("""
+        from sensekit.capture.devices import find_microphone
+        from sensekit.errors import DeviceNotFoundError
+        try:
+            find_microphone("sensekitmic")
+            print("chose one")
+        except DeviceNotFoundError as exc:
+            print("error:", exc)
+        print(find_microphone("SENSEKITMIC1").name, find_microphone("kitmic0").name)
+        """, env=mics.env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    first, second = result.stdout.strip().splitlines()
+    assert first.startswith("error: microphone name 'sensekitmic' matches 2 devices: ["), first
+    assert "] sensekitmic0, [" in first and "] sensekitmic1;" in first and "pass the index (mic:" in first
+    assert second == "sensekitmic1 sensekitmic0"

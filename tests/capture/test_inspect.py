@@ -280,3 +280,16 @@ def test_replay_of_emptied_timestamps_names_the_recording_and_both_files(tmp_pat
         ReplaySource(rec).open()
     text = str(err.value)
     assert text.startswith("'emptied.skrec/video_crc.csv' holds more checksums than the 0 frames 'video_ts.csv'"), text
+
+
+def test_a_missing_recording_is_answered_with_what_inspect_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture) -> None:
+    """`sensekit inspect nosuch` listed the source specs ('camera:', 'mic:', ...) that inspect
+    cannot read; it now says what it reads (a recording folder, or a bundled name)."""
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["inspect", "nosuch"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("sensekit: error: no such recording: 'nosuch' (a recording folder such as take1.skrec, "
+                   "made by `sensekit record`, or a bundled one: demo)"), err
+    assert cli_main(["inspect", "demoo"]) == 2
+    assert "no such recording: 'demoo'; did you mean 'demo'? (a recording folder" in capsys.readouterr().err

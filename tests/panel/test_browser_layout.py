@@ -130,3 +130,31 @@ def test_every_range_label_sits_under_its_slider(process_piece, viewport_page, v
     for lab in labels:
         assert -1 <= lab["below"] <= 12 and abs(lab["dx"]) <= 2, lab     # under it, from its left
         assert lab["right"] <= width and not lab["clipped"] and lab["font"] >= 12, lab
+
+
+_CUT_OPTIONS = """() => {
+    const g = document.createElement('canvas').getContext('2d'), out = [];
+    for (const sel of document.querySelectorAll('.setting select')) {
+      const st = getComputedStyle(sel);
+      g.font = `${st.fontWeight} ${st.fontSize} ${st.fontFamily}`;
+      const room = sel.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - 20;  // the arrow
+      for (const o of sel.options) {
+        const w = g.measureText(o.textContent).width;
+        if (w > room) out.push([sel.closest('.setting').dataset.key, o.textContent, Math.round(w), Math.round(room)]);
+      }
+    }
+    return out;
+}"""
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_every_choice_reads_whole_in_its_dropdown(process_piece, viewport_page, viewport):
+    """tracker.method's 'none' option read '(model for a click or box, hsv for ...' cut off at 390 and
+    1280 px: each option's text fits its select, and what 'none' means is said under it."""
+    piece = process_piece("run", "color_ball", "--headless", "--loop")
+    viewport_page.goto(piece.url)
+    row = viewport_page.locator('.setting[data-key="tracker.method"]')
+    row.wait_for(timeout=10_000)
+    assert viewport_page.locator(".setting select").count() >= 1
+    assert viewport_page.evaluate(_CUT_OPTIONS) == []
+    assert "model for a click or box, hsv for a colour" in row.inner_text()

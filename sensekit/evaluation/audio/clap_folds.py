@@ -146,8 +146,10 @@ def choose_route(counts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], keep: 
                  thresholds: np.ndarray = THRESHOLDS) -> tuple[float, float, float]:
     """(split, below threshold, figure) with the best mean of the pooled per-clap F1 of each
     group of ``counts`` (``route_counts`` on the clips, on their noisy copies), over the
-    sources ``keep``; within ``TIE_F1`` of the best, the highest split (the most bursts left
-    to the clean expert), then the highest threshold."""
+    sources ``keep``; within ``TIE_F1`` of the best, the highest split, then the highest threshold.
+    A burst rising less than the split goes to the noise expert (``route_counts``: ``below``), the
+    rest stay with the clean trees, so the highest split is the one that sends the most bursts to
+    the noise expert (the fewest left to the clean trees)."""
     f1s = []
     for tp, fp, n in counts:
         t, f, nn = tp[:, :, keep].sum(axis=2), fp[:, :, keep].sum(axis=2), n[keep].sum()

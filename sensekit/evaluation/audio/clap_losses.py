@@ -131,7 +131,7 @@ class LossDetector(ClapDetector):
         assert self._fl is not None
         _, vals, _, trees, close = self._fl
         final = trees
-        if close:
+        if close and self._hold_n:                      # (at finish() the trees decide)
             b0 = self._b0
             final = close_call_score(self._buf[: self._end - b0], p - b0, self._meter.rate, vals, trees,
                                      self.wait_model or SHIPPED)

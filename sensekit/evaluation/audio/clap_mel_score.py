@@ -12,68 +12,24 @@ input of the close-call decision of the wait (``clap_ring_wait``), in one of two
 The front end is the twentieth pass's (the sound-effects model's): 44.1 kHz, 2048-sample Hann frames
 every 1024, 96 HTK mel bands, ``log10(1e4 P + 1) / LOG_MAX``, the window's samples scaled to a peak of 1.
 It needs 0.13 s of signal after the peak (0.03 s of it for the resampler's edge), inside the wait's 130 ms.
+It is the shipped one (``sensekit.audio.clap_wait.log_mel``, ``mel_bank``, re-exported here): the
+twenty-third pass resampled with SciPy's ``resample_poly``, the shipped ``polyphase.resample_poly``
+equals it to 1e-15.
 
-Evaluation code (``benchmarks/clap_mel_wait.py``); ``sensekit/audio`` is unchanged.
+Evaluation code (``benchmarks/clap_mel_wait.py``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import gcd
 
 import numpy as np
-from scipy.signal import resample_poly
+
+from sensekit.audio.clap_wait import AFTER_S, BEFORE_S, WINDOW, log_mel, mel_bank
 
 __all__ = ["AFTER_S", "BEFORE_S", "LinearScore", "MEL_RULES", "WINDOW", "fit_linear", "log_mel", "mel_bank",
            "mel_decision", "mel_features"]
 
-SR, NFFT, HOP, NMEL = 44100, 2048, 1024, 96
-#: frame centres, s from the peak (16 frames)
-WINDOW = (-0.25, 0.10)
-#: the resampler's edge on both sides of the frames' span, s
-EDGE_S = 0.03
-#: the signal the score needs before / after the peak, s
-BEFORE_S = -WINDOW[0] + EDGE_S + NFFT / 2 / SR
-AFTER_S = WINDOW[1] + EDGE_S
-LOG_MAX = 9.457798957824707
 MEL_RULES = ("veto", "sum")
-
-
-def mel_bank() -> np.ndarray:
-    """(96, 1025): triangular HTK mel filters over 0-22,050 Hz, each normalised to sum 1."""
-    def mel(f: np.ndarray) -> np.ndarray:
-        return np.asarray(2595.0 * np.log10(1.0 + f / 700.0))
-    f = np.fft.rfftfreq(NFFT, 1.0 / SR)
-    pts = 700.0 * (10.0 ** (np.linspace(0.0, float(mel(np.array(SR / 2.0))), NMEL + 2) / 2595.0) - 1.0)
-    fd, ramps = np.diff(pts), pts[:, None] - f[None, :]
-    w = np.maximum(0.0, np.minimum(-ramps[:-2] / fd[:-1, None], ramps[2:] / fd[1:, None]))
-    return np.asarray(w / np.maximum(w.sum(axis=1, keepdims=True), 1e-12))
-
-
-_BANK = mel_bank()
-_BANK_T = np.ascontiguousarray(_BANK.T)
-_HANN = 0.5 - 0.5 * np.cos(2.0 * np.pi * np.arange(NFFT) / NFFT)
-
-
-def log_mel(x: np.ndarray, rate: int, p: int, window: tuple[float, float] = WINDOW) -> np.ndarray:
-    """(frames, 96) float32: the log-mel of frames centred at ``p + window[0]`` .. ``p + window[1]``
-    s (zeros outside ``x``)."""
-    if rate <= 0:
-        raise ValueError(f"sample rate must be positive, got {rate}")
-    a = p + round(window[0] * rate) - round(EDGE_S * rate)
-    b = p + round(window[1] * rate) + round(EDGE_S * rate)
-    seg = np.zeros(b - a)
-    lo, hi = max(0, a), min(len(x), b)
-    if hi > lo:
-        seg[lo - a:hi - a] = x[lo:hi]
-    g = gcd(rate, SR)
-    y = resample_poly(seg, SR // g, rate // g) if rate != SR else seg
-    y = y / (np.max(np.abs(y)) or 1.0)
-    c0 = round(EDGE_S * SR)
-    n = int(round((window[1] - window[0]) * SR / HOP)) + 1
-    y = np.r_[np.zeros(NFFT // 2), y, np.zeros(NFFT)]
-    fr = np.lib.stride_tricks.sliding_window_view(y[c0:], NFFT)[::HOP][:n] * _HANN
-    P = np.abs(np.fft.rfft(fr, axis=1)) ** 2
-    return np.asarray(np.log10(P @ _BANK_T * 1e4 + 1.0) / LOG_MAX, np.float32)
 
 
 def mel_features(mel: np.ndarray, t_minus_T: float) -> np.ndarray:

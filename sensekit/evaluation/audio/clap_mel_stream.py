@@ -1,10 +1,11 @@
 """The twenty-third pass streamed: the close-call wait with the log-mel linear score as an input.
 
-``MelWaitDetector`` is ``clap_ring_stream.RingWaitDetector`` whose close calls (held until 130 ms
-after their peak are in) are decided by ``clap_mel_score.mel_decision``: the ring's trees' score
-over their threshold and the linear score on the log-mel of -0.25..+0.10 s around the peak (with
-today's ``t - T``), by the rule ``veto`` or ``sum`` at ``theta``. Every other burst is decided as
-today's. The buffer keeps ``clap_mel_score.BEFORE_S`` of signal before the head peak (the window's
+``MelWaitDetector`` is ``clap_ring_stream.RingWaitDetector`` (``ClapDetector`` with a fold's wait)
+whose close calls (held until 130 ms after their peak are in) are decided by
+``clap_mel_score.mel_decision``: the ring's trees' score over their threshold and the linear score on
+the log-mel of -0.25..+0.10 s around the peak (the shipped ``clap_wait.log_mel``, with today's
+``t - T``), by the rule ``veto`` or ``sum`` at ``theta``. Every other burst is decided as today's.
+``ClapDetector``'s wait keeps ``clap_wait.BEFORE_S`` of signal before the head peak (the window's
 history); the score needs 0.13 s after the peak, which the wait already holds.
 
 ``mel_calls`` counts the scores computed. Evaluation code (``benchmarks/clap_mel_wait.py``); not shipped.
@@ -13,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sensekit.evaluation.audio.clap_mel_score import (AFTER_S, BEFORE_S, MEL_RULES, LinearScore, log_mel,
-                                                      mel_features)
+from sensekit.audio.clap_wait import AFTER_S, log_mel
+from sensekit.evaluation.audio.clap_mel_score import MEL_RULES, LinearScore, mel_features
 from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
 
 __all__ = ["MelWaitDetector"]
@@ -32,10 +33,6 @@ class MelWaitDetector(RingWaitDetector):
         #: log-mel scores computed (one per close call judged)
         self.mel_calls = 0
         super().__init__(**kw)
-
-    def _configure(self, rate: int) -> None:
-        super()._configure(rate)
-        self._back = max(self._back, round(BEFORE_S * rate) + 1)   # the window's history
 
     def _close_score(self, p: int, vals: tuple[float, ...], t: float) -> float:
         over = super()._close_score(p, vals, t) - self.threshold

@@ -51,12 +51,11 @@ def wait_decision(trees: np.ndarray, ring: np.ndarray, *, threshold: float, ring
     return np.asarray(np.where(w, np.asarray(ring, np.float64) >= ring_threshold, t >= threshold))
 
 
-def delayed_share(bursts: Bursts, trees: dict[str, np.ndarray], ring: dict[str, np.ndarray],
-                  threshold: float, rules: list[tuple[float, float]]) -> np.ndarray:
-    """For each rule ``(margin, ring threshold)``: the share of the claps it finds (pooled over
-    the sources of ``trees`` and the copies of ``GROUPS``) that waited for their ring."""
+def _waited_share(bursts: Bursts, trees: dict[str, np.ndarray], ring: dict[str, np.ndarray],
+                  threshold: float, rules: list[tuple[float, float]], m: np.ndarray) -> np.ndarray:
+    """For each rule ``(margin, ring threshold)``: the share of the bursts of ``m`` it accepts (pooled
+    over the sources of ``trees``) that waited for their ring."""
     found, late = np.zeros(len(rules)), np.zeros(len(rules))
-    m = np.isin(bursts.variant, [v for g in GROUPS for v in g]) & (bursts.y == 1)
     for s in trees:
         k = m & (bursts.source == s)
         t, r = trees[s][k], ring[s][k]
@@ -65,6 +64,14 @@ def delayed_share(bursts: Bursts, trees: dict[str, np.ndarray], ring: dict[str, 
             found[i] += np.count_nonzero(acc)
             late[i] += np.count_nonzero(acc & waits(t, threshold=threshold, margin=u))
     return np.asarray(late / np.maximum(found, 1))
+
+
+def delayed_share(bursts: Bursts, trees: dict[str, np.ndarray], ring: dict[str, np.ndarray],
+                  threshold: float, rules: list[tuple[float, float]]) -> np.ndarray:
+    """For each rule ``(margin, ring threshold)``: the share of the claps it finds (pooled over
+    the sources of ``trees`` and the copies of ``GROUPS``) that waited for their ring."""
+    m = np.isin(bursts.variant, [v for g in GROUPS for v in g]) & (bursts.y == 1)
+    return _waited_share(bursts, trees, ring, threshold, rules, m)
 
 
 def recorded_share(bursts: Bursts, trees: dict[str, np.ndarray], ring: dict[str, np.ndarray],
@@ -72,16 +79,7 @@ def recorded_share(bursts: Bursts, trees: dict[str, np.ndarray], ring: dict[str,
     """For each rule ``(margin, ring threshold)``: the share of the bursts it accepts on the
     recordings (``orig``, claps and false bursts, pooled over the sources of ``trees``) that waited
     for their ring: the population of a streamed p50 decision delay."""
-    found, late = np.zeros(len(rules)), np.zeros(len(rules))
-    m = bursts.variant == "orig"
-    for s in trees:
-        k = m & (bursts.source == s)
-        t, r = trees[s][k], ring[s][k]
-        for i, (u, v) in enumerate(rules):
-            acc = wait_decision(t, r, threshold=threshold, ring_threshold=v, margin=u)
-            found[i] += np.count_nonzero(acc)
-            late[i] += np.count_nonzero(acc & waits(t, threshold=threshold, margin=u))
-    return np.asarray(late / np.maximum(found, 1))
+    return _waited_share(bursts, trees, ring, threshold, rules, bursts.variant == "orig")
 
 
 def p50_after_wait(delays: np.ndarray, share: float) -> float:

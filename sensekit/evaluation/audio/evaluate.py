@@ -187,6 +187,7 @@ def stream_claps(x: np.ndarray, rate: int, *, block: int = 512, offset: int = 0,
     out: list[float] = []
     for k, i in enumerate(range(0, len(x), block)):
         out.extend(c.t - offset / rate for c in det.process(x[i:i + block], i / rate, rate, index=k))
+    out.extend(c.t - offset / rate for c in det.finish())      # the claps owed at the stream's end
     return out
 
 

@@ -93,10 +93,19 @@ function makeControl(s, row) {
     for (const c of [...(s.choices || []), ...(s.none ? [""] : [])]) {
       const o = document.createElement("option");
       o.value = c;
-      o.textContent = c || `(${s.none})`;             // "none" is a value too (what it means)
+      // "none" is a value too: a short name in the list (a long one was cut off at every width),
+      // what it means on the line under the list
+      o.textContent = c || "(default)";
+      if (!c) o.title = s.none;
       sel.appendChild(o);
     }
     add(sel, () => send(sel.value === "" ? null : sel.value));
+    if (s.none) {
+      const means = document.createElement("span");
+      means.className = "none";
+      means.textContent = `(default): ${s.none}`;
+      box.appendChild(means);
+    }
   } else if (s.kind === "color") {
     const col = add(element("input", "color", "value"), () => send(col.value));
     if (s.none) addNone(s, box, inputs, () => col.value, send);

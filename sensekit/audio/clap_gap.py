@@ -1,0 +1,68 @@
+"""The clap detector across a gap in its stream: claps are timed by when they were heard.
+
+The detector times a clap by its own sample count from its first block (``t0 + sample /
+rate``). A block whose ``t`` starts later than the samples so far reach follows a gap (a live
+microphone's queue dropped blocks while the consumer stalled, or the device was lost and
+reopened: ``MicrophoneSource`` stamps blocks by its sample clock, which skips what was not
+delivered). ``bridge`` feeds up to ``PAD_S`` of silence in its place, which settles every burst
+waiting for its look-ahead as a stream with silence there would, then moves the detector's
+time base on by the rest of the gap (and its memory of recent claps back by as much, so
+``min_gap_ms`` and ``below_claps_db`` compare with the real time since them), so the block is
+fed at its own ``t``. ``GAP_FRACTION`` of a block is the least that counts as a gap: a
+source's ``t`` is its sample count, exact to float rounding.
+
+Cost: one call on ``PAD_S`` (at most) of zeros per gap; per block, one compare in ``ClapDetector.process``
+(``enter`` is called only when the block may follow a gap or start the stream).
+"""
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from sensekit.events import Clap
+
+
+class ClapDetector(Protocol):
+    """What ``enter`` and ``bridge`` use of ``sensekit.audio.clap.ClapDetector`` (a protocol, so
+    that this module does not import the detector that imports it)."""
+
+    _t0: float | None
+    _end: int
+    _last_clap: int
+    _recent: deque[tuple[int, float]]
+    gaps: int
+    gap_samples: int
+
+    def _start(self, t: float) -> None: ...
+
+    def process(self, samples: np.ndarray, t: float, rate: int, *, index: int = 0) -> Sequence[Clap]: ...
+
+PAD_S = 1.0              # silence fed in place of a gap at most (the rest moves the time base)
+GAP_FRACTION = 0.5       # a jump of at least this much of the block is a gap
+
+
+def enter(det: ClapDetector, t: float, rate: int, n: int) -> int:
+    """Before a block of ``n`` samples at ``t``: start the detector's stream there (0), or the
+    samples missing before the block (0: none)."""
+    if det._t0 is None:
+        det._start(t)
+        return 0
+    missing = int(round((t - (det._t0 or 0.0)) * rate)) - det._end
+    return missing if missing >= max(1, int(GAP_FRACTION * n)) else 0
+
+
+def bridge(det: ClapDetector, gap: int, samples: np.ndarray, t: float, rate: int, index: int) -> list[Clap]:
+    """Feed the block at ``t`` after a gap of ``gap`` samples; the claps it and the silence complete."""
+    pad = min(gap, int(PAD_S * rate))
+    found = list(det.process(np.zeros(pad, np.float32), t - gap / rate, rate, index=index))
+    rest = gap - pad
+    if rest:
+        det._t0 = (det._t0 or 0.0) + rest / rate
+        det._recent = deque((p - rest, db) for p, db in det._recent)
+        det._last_clap -= rest
+    det.gaps += 1
+    det.gap_samples += gap
+    return found + list(det.process(samples, t, rate, index=index))
