@@ -10,16 +10,13 @@ mean probability weighted by a Gaussian motion prior (``motion_sigma`` box sizes
 size and aspect (``scale_rate``) and blends the histograms with ``learn_rate``. Each frame
 the best window's 8x8x8 colour histogram is compared with the picked box's (``appearance``,
 the Bhattacharyya coefficient; ``similarity``): below ``appearance_below`` (above
-``appearance_found`` while searching), or a mean probability below ``lost_below`` (above
-``found_above``; for a box the user gave that separates from its ring by ``pick_contrast``,
-the lost bar at most ``pick_share`` of the box's own score: ``bars``) the match is refused, so a
-model that drifted onto the background, or a scene without the object, ends in
-``color_lost``. While searching, ``ColorTracker`` may raise that bar (``at_least``:
-``refind_ratio``) and keep the search near the edges the object left by (``edge_band``:
-``refind_edge``).
+``appearance_found`` while searching) the match is refused, so a model that drifted onto the
+background, or a scene without the object, ends in ``color_lost``. While searching, ``ColorTracker``
+may raise that bar (``at_least``: ``refind_ratio``) and keep the search near the edges the
+object left by (``edge_band``: ``refind_edge``).
 
 The settings (``search``, ``motion_sigma``, ``learn_rate``, ``scale_rate``, ``surround``,
-``scene_weight``, ``lost_below``, ``found_above``, ``pick_share``, ``pick_contrast``, ``refind_edge``, ``refind_ratio``,
+``scene_weight``, ``lost_below``, ``found_above``, ``refind_edge``, ``refind_ratio``,
 ``appearance_below``, ``appearance_found``:
 the ``tracker`` group) are read from the
 owning ``ColorTracker`` on every call, so a change applies on the next frame. Cost: ~3-8 ms
@@ -103,13 +100,6 @@ class ModelSettings:
                            lo=0, hi=100)
     lost_below = setting(0.3, "model confidence below which the object is lost", lo=0, hi=1)
     found_above = setting(0.45, "model confidence above which it is found again", lo=0, hi=1)
-    pick_share = setting(
-        0.7, "for a box given by the user: lost_below is lowered to at most this share of the box's own mean "
-        "object probability on its frame (an object whose colours the scene shares scores low from the start; "
-        "0: off; a click keeps the plain bar; found_above is kept) (model)", lo=0, hi=1)
-    pick_contrast = setting(
-        2.0, "pick_share applies only to a pick whose box scores at least this many times its surround ring "
-        "(the colour model separates the object from what is around it) (model)", lo=0, hi=100)
     refind_edge = setting(
         1.0, "an object lost over the picture's edge is looked for only this near that edge until a new "
         "view (its centre within half a box plus this of it; 0: everywhere) (model)", unit="box sizes",
@@ -136,16 +126,6 @@ class ColorModel:
         self.cx = self.cy = self.w = self.h = 0.0
         self.reference: np.ndarray | None = None       # the picked object's 8x8x8 histogram
         self.appearance = 0.0                           # last box's similarity to it
-        #: the picked box's mean object probability on its own frame (``pick_share``)
-        self.pick_score = 1.0
-        #: the picked box's mean object probability over its surround ring's (``pick_contrast``)
-        self.pick_contrast = 0.0
-        #: the pick was a box the user gave (``ColorTracker.pick_box``), not a click's measured
-        #: extent: only then are the bars relative to it (``bars``); set by the tracker
-        self.from_box = False
-        #: the last frame was not matched (set by the tracker): the plain lost bar applies
-        #: until the next match, so a look-alike is not taken over in the frames before ``color_lost``
-        self.missed = False
         self.last_mask: np.ndarray | None = None       # the search window's likely pixels
         self.last_mask_origin: tuple[int, int] = (0, 0)
 
@@ -176,40 +156,7 @@ class ColorModel:
             hs += scene * (scene_weight * hs.sum() / max(1.0, scene.sum()))
         self.ho, self.hs = ho, hs
         self._update_lut()
-        self.from_box = False
-        self._score_pick(idx, (x0, y0, x1, y1))
         return color
-
-    def _score_pick(self, idx: np.ndarray, rect: tuple[int, int, int, int]) -> None:
-        """``pick_score`` and ``pick_contrast`` of the picked box ``rect`` (x0, y0, x1, y1)."""
-        assert self.prob_lut is not None
-        x0, y0, x1, y1 = rect
-        fh, fw = idx.shape
-        m = self.settings.surround * max(self.w, self.h)
-        X0, Y0, X1, Y1 = _clip_rect(self.cx, self.cy, self.w + 2 * m, self.h + 2 * m, fw, fh)
-        inside = float(np.take(self.prob_lut, idx[y0:y1, x0:x1]).sum())
-        outer = float(np.take(self.prob_lut, idx[Y0:Y1, X0:X1]).sum())
-        n_in = max(0, x1 - x0) * max(0, y1 - y0)
-        n_ring = (X1 - X0) * (Y1 - Y0) - n_in
-        self.pick_score = inside / n_in if n_in else 1.0
-        ring = (outer - inside) / n_ring if n_ring > 0 else 0.0
-        self.pick_contrast = self.pick_score / ring if ring > 0 else float("inf")
-
-    def bars(self) -> tuple[float, float]:
-        """The confidence bars in use: ``lost_below`` and ``found_above``; for a box the user gave
-        (``from_box``) that separates from its ring by ``pick_contrast``, the lost bar at most
-        ``pick_share`` times the box's own score (``pick_score``), and only while it was matched on
-        the frame before (``missed``: after a miss a look-alike just above the lowered bar was taken
-        over before ``color_lost``; bolt1's fast pan, docs/tracking.md). Finding it again keeps
-        ``found_above`` (lowered too, it let look-alikes be found: docs/tracking.md).
-        A click's measured extent keeps the plain bars: they are what tells a wrong extent (a
-        click the tracker never confirms)."""
-        cfg = self.settings
-        lost, found = cfg.lost_below, cfg.found_above
-        if (self.from_box and not self.missed and cfg.pick_share > 0
-                and self.pick_contrast >= cfg.pick_contrast):
-            lost = min(lost, cfg.pick_share * self.pick_score)
-        return lost, found
 
     def _histograms(self, idx: np.ndarray, ox: int, oy: int) -> tuple[np.ndarray, np.ndarray]:
         """Object and surround histograms; ``idx`` covers the frame from ``(ox, oy)``."""
@@ -283,8 +230,7 @@ class ColorModel:
                                                                       max(0, cx0 - X0):cx1 - X0]))
         conf = min(conf, self.appearance)
         searching = search_all or lost
-        lost_bar, found_bar = self.bars()
-        if (conf < (found_bar if searching else lost_bar)
+        if (conf < (cfg.found_above if searching else cfg.lost_below)
                 or self.appearance < max(at_least, cfg.appearance_found if searching else cfg.appearance_below)):
             return False, (0, 0, 0, 0), (0, 0, 0, 0), 0.0, 0.0, 0, conf
         self.cx, self.cy = float(ncx), float(ncy)

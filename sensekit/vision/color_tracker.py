@@ -79,13 +79,8 @@ Settings: the ``tracker`` group (``sensekit settings tracker``); defaults: hue t
 degrees with saturation and value 80, ``min_area_px=20``, ``lost_after_frames=3``, One-Euro
 ``min_cutoff_hz=1``, ``beta=0.05``; model ``search=2``, ``motion_sigma=1.5``,
 ``learn_rate=0.02``, ``scale_rate=0.2``, ``surround=0.6``, ``scene_weight=1``,
-``lost_below=0.3``, ``found_above=0.45``, ``pick_share=0.7``, ``pick_contrast=2``, ``refind_edge=1``,
-``refind_ratio=0.7``, ``appearance_below=0.45``, ``appearance_found=0.55``. ``lost_below`` is
-lowered to ``pick_share`` times a box's own score when a box the user gave (``pick_box``; not a
-click) scores below ``lost_below / pick_share`` but at least ``pick_contrast`` times its surround ring
-(a grey car on a grey road scores 0.27-0.32 on its own frame: it was refused on the next frames
-in plain view; docs/tracking.md, "Why the tracker dropped a car that MIL holds").
-Measured from clicks on the developer clips by
+``lost_below=0.3``, ``found_above=0.45``, ``refind_edge=1``, ``refind_ratio=0.7``,
+``appearance_below=0.45``, ``appearance_found=0.55``. Measured from clicks on the developer clips by
 ``benchmarks/track_eval.py`` (the README's table). ``scale_rate`` and the aspect candidates
 were chosen on the coke clip and on synthetic balls coming closer, moving away and turning
 over one half of the backgrounds (``tests/vision/ball_scenes.py``), and checked on tiger1 and the
@@ -388,7 +383,6 @@ class ColorTracker(Tunable, ModelSettings, ModelFollow, section="tracker",
             return
         self.picked = segment_box(frame, (x, y, w, h))
         self._start_model(frame, self.picked)
-        self.model.from_box = True          # the user's extent: the bars are relative to it
         self.refiner = None
         self.pool = None
 

@@ -124,7 +124,6 @@ class ModelFollow:
     def _update_model(self, frame: np.ndarray) -> MaskMatch:
         cut = self.view.update(frame) > self.cut_above
         self.view_changed = cut
-        self.model.missed = self.misses > 0 or self.lost
         if cut and not self.lost and self.misses == 0:
             # Most of the picture changed at once: the box must match the pick (searched for in
             # the whole frame, at the found bars) about as well as before, or it is lost now.
