@@ -9,7 +9,7 @@ fold (held out). A burst that passed the level and rise gates is a *clap burst* 
 before to 60 ms after an annotated onset, otherwise a *noise burst* (speech, babble, a negative clip's
 sound). For each, ``clap_hpss.percussive_share`` (three windows of the harmonic estimate) is measured
 on the mix at the peak, with no sample later than 31.5 ms after it (what the detector holds when it
-judges a burst).
+judges a burst; ``c130``: up to 130 ms, what a close call's wait holds).
 
 Prints, per band of the trees' score ``t - T`` (near misses [-3, 0), the close calls |t - T| < 1.5, ...),
 the AUC of each share for the clap bursts over the noise bursts of each kind (0.5: no separation), with
@@ -31,11 +31,12 @@ from clap_false_claps import auc, load_folds
 from clap_mel_wait import Shipped
 
 from sensekit.audio.clap_wait import WaitModel
-from sensekit.evaluation.audio.clap_hpss import NAMES, percussive_rise_db, percussive_share
+from sensekit.evaluation.audio.clap_hpss import AFTER_MS, NAMES, percussive_rise_db, percussive_share
 from sensekit.evaluation.audio.clap_losses import NEAR_S, unmatched
 
-#: the harmonic estimate's windows: (name, before_ms, causal)
-VARIANTS = (("c20", 20.0, False), ("c64", 64.0, False), ("causal64", 64.0, True))
+#: the harmonic estimate's windows: (name, before_ms, causal, after_ms); c130 waits the close call's 130 ms
+VARIANTS = (("c20", 20.0, False, AFTER_MS), ("c64", 64.0, False, AFTER_MS), ("causal64", 64.0, True, AFTER_MS),
+            ("c130", 64.0, False, 130.0))
 BANDS = (("near miss [-3, 0)", -3.0, 0.0), ("trees' loss [-4, -1.5)", -4.0, -1.5),
          ("close |t-T| < 1.5", -1.5, 1.5), ("[-3, +1.5)", -3.0, 1.5), ("every burst", -np.inf, np.inf))
 
@@ -64,8 +65,8 @@ def bursts_of(det: Shipped, y: np.ndarray, rate: int, onsets: list[float], T: fl
                                "t_minus_T": j.trees - T, "close": j.close, "clap_emitted": j.clap,
                                "rise_db": j.rise_db, "is_clap": bool(near),
                                "missed": bool(near) and any(o in missed for o in near)}
-        for name, before, causal in VARIANTS:
-            v = percussive_share(y, p, rate, causal=causal, before_ms=before)
+        for name, before, causal, after in VARIANTS:
+            v = percussive_share(y, p, rate, causal=causal, before_ms=before, after_ms=after)
             row.update({f"{name}_{n}": float(x) for n, x in zip(NAMES, v)})
         for name, causal in (("causal", True), ("c64", False)):
             pr, mr = percussive_rise_db(y, p, rate, causal=causal)
@@ -198,7 +199,8 @@ def main() -> int:
         rows = collect(args, load_folds(args.folds))
         path.write_text(json.dumps(rows))
     table(rows)
-    for fn in ("c20_perc_mid", "c20_perc_share", "c64_perc_mid", "causal_perc_over_mix_db"):
+    for fn in ("c20_perc_mid", "c20_perc_share", "c64_perc_mid", "causal_perc_over_mix_db", "c130_perc_share",
+               "c130_perc_mid"):
         nested(rows, fn)
         nested(rows, fn, -1.5, 0.0)
         operating(rows, fn)
