@@ -161,6 +161,11 @@ def _rule(claps: np.ndarray, room: np.ndarray) -> tuple[int, bool, float, int] |
     return best[2], best[3], round(best[4], 4), int(best[0])
 
 
+def _negatives(left: list[BurstFeatures], room: list[BurstFeatures], threshold: float) -> list[BurstFeatures]:
+    """The room bursts the room rule is chosen to reject: those still firing (``left``)."""
+    return left
+
+
 def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
           settings: Mapping[str, Any] | None = None, gain: float = 50.0) -> ClapLesson:
     """Learn a venue from ``claps`` (someone clapping a few times) and ``room`` (the room
@@ -201,7 +206,7 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
         left = [f for f in fired if f.score >= threshold]
     if left:
         C = np.array([f.vector() for f in taught])
-        R = np.array([f.vector() for f in left])
+        R = np.array([f.vector() for f in _negatives(left, room_feats, threshold)])
         found = _rule(C, R)
         if found is not None:
             j, above, limit, _ = found
