@@ -166,6 +166,11 @@ def _negatives(left: list[BurstFeatures], room: list[BurstFeatures], threshold: 
     return left
 
 
+def _ceiling(scores: list[float]) -> float:
+    """The highest threshold the room may raise it to: ``MARGIN`` under the quietest taught clap."""
+    return min(scores) - MARGIN
+
+
 def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
           settings: Mapping[str, Any] | None = None, gain: float = 50.0) -> ClapLesson:
     """Learn a venue from ``claps`` (someone clapping a few times) and ``room`` (the room
@@ -193,7 +198,7 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
         base = {**base, "noise_route": route}
         heard, feats = _stream(claps, rate, {**base, "threshold": threshold}, gain)
         taught = _of(heard, feats) or taught
-    clap_min = min(f.score for f in taught)
+    ceiling = _ceiling([f.score for f in taught])
     fired_t, room_feats = _stream(room, rate, {**base, "threshold": threshold}, gain)
     fired = _of(fired_t, room_feats)
     room_s = len(room) / rate
@@ -201,7 +206,7 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
     left = fired
     if fired:
         top = max(f.score for f in fired) + 0.25
-        if top <= clap_min - MARGIN:
+        if top <= ceiling:
             threshold = max(threshold, round(top, 2))
         left = [f for f in fired if f.score >= threshold]
     if left:
