@@ -131,6 +131,63 @@ def spread(scores: list[float]) -> float:
     return min(float(v.min()) - clap_teach.MARGIN, float(v.mean()) - 3.0 * sd)
 
 
+def taught_row(base: dict[str, Any], room: Joined, half: int, lc: Joined, tc: Joined,
+               mix: np.ndarray) -> tuple[Outcome, Outcome, str, bool]:
+    """(untaught, what the user gets, what the lesson said, refused) for one room and clapper."""
+    before = measure(base, room, half, mix, tc.onsets)
+    try:
+        lesson = teach(lc.x.astype(np.float32), room.x[:half].astype(np.float32), RATE, settings=base)
+    except ConfigError as e:
+        return before, before, f"refused: {e}", True
+    problem = lesson_problem(lesson)
+    taught = {**base, **{k.split(".", 1)[1]: v for k, v in lesson.values.items()}}
+    after = measure(taught, room, half, mix, tc.onsets)
+    said = f"{lesson.claps_heard} claps, {lesson.room_fired} fired, {lesson.rule}; T {lesson.threshold:g}"
+    if problem is None:
+        return before, after, said, False
+    return before, before, (f"refused: {problem} (if written: {said}; false {after.false}, parts "
+                            f"{after.parts_firing}, claps {after.found}, unmatched {after.extra})"), True
+
+
+@dataclass
+class Totals:
+    n: int = 0
+    refused: int = 0
+    fell: int = 0
+    rose: int = 0
+    lost: int = 0
+    minutes: float = 0.0
+    false: tuple[int, int] = (0, 0)
+    found: tuple[int, int] = (0, 0)
+    truth: int = 0
+
+    def add(self, before: Outcome, after: Outcome, refused: bool, minutes: float, truth: int) -> None:
+        self.n += 1
+        self.refused += refused
+        self.fell += after.false < before.false
+        self.rose += after.false > before.false
+        self.lost += after.found < before.found
+        self.minutes += minutes
+        self.false = (self.false[0] + before.false, self.false[1] + after.false)
+        self.found = (self.found[0] + before.found, self.found[1] + after.found)
+        self.truth += truth
+
+    def text(self) -> str:
+        return (f"{self.n} lessons ({self.refused} refused): taught false claps fell in {self.fell}, rose in "
+                f"{self.rose}; {self.false[0]} -> {self.false[1]} false claps over {self.minutes:.1f} min "
+                f"({self.false[0] / self.minutes:.1f} -> {self.false[1] / self.minutes:.1f} a minute); claps "
+                f"found {self.found[0]} -> {self.found[1]} of {self.truth} (lost in {self.lost} lessons)")
+
+
+def set_variant(name: str) -> None:
+    if name == "near":
+        clap_teach._negatives = near
+    elif name == "spread":
+        clap_teach._ceiling = spread
+    elif name:
+        raise SystemExit(f"--variant must be near or spread, got {name!r}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--folds", type=Path, required=True)
@@ -140,24 +197,17 @@ def main(argv: list[str] | None = None) -> int:
     if not (SHARED_DATA / "labels.csv").is_file():
         print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
         return 2
+    set_variant(args.variant)
     trees, folds, ring, lr = load_folds(args.folds)
     clips = read_clips(SHARED_DATA)
     by_name = {c.file.split("/")[-1]: c for c in clips}
     negatives = sorted({c.source for c in clips if c.label != "clap"})
-    if args.sources:
-        negatives = [s for s in negatives if s in args.sources.split(",")]
-    if args.variant == "near":
-        clap_teach._negatives = near  # type: ignore[assignment]
-    elif args.variant == "spread":
-        clap_teach._ceiling = spread  # type: ignore[assignment]
-    elif args.variant:
-        raise SystemExit(f"--variant must be near or spread, got {args.variant!r}")
+    negatives = [s for s in negatives if not args.sources or s in args.sources.split(",")]
     print(f"variant: {args.variant or 'shipped'}")
     print("| room (test s) | clapper | lesson | false claps/min untaught -> taught | clip parts firing | "
           "claps found (mix) | unmatched on the mix |")
     print("|---|---|---|---|---|---|---|")
-    tot = {"fell": 0, "rose": 0, "same": 0, "lost": 0, "gained": 0, "refused": 0, "n": 0,
-           "false0": 0, "false1": 0, "found0": 0, "found1": 0, "truth": 0, "min": 0.0}
+    tot, per = Totals(), {}
     for s in negatives:
         f = folds[s]
         base = {"model": trees[s], "threshold": f["T"], "noise_route": False,
@@ -165,52 +215,26 @@ def main(argv: list[str] | None = None) -> int:
         room = joined([c for c in clips if c.source == s and c.label != "clap"])
         half = min(len(room.x) // 2, int(ROOM_S * RATE))
         rest_min = (len(room.x) - half) / RATE / 60.0
+        parts = sum(1 for _, a, b in room.spans if b > half)
+        per[s] = Totals()
         for who, (lesson_names, test_names) in CLAPPERS.items():
             if by_name[lesson_names[0]].source == s:
                 continue
             lc, tc = joined([by_name[n] for n in lesson_names]), joined([by_name[n] for n in test_names])
             n = max(len(room.x) - half, len(tc.x))
             mix = np.resize(room.x[half:], n) + np.pad(tc.x, (0, n - len(tc.x)))
-            before = measure(base, room, half, mix, tc.onsets)
-            try:
-                lesson = teach(lc.x.astype(np.float32), room.x[:half].astype(np.float32), RATE,
-                               settings=base)
-                problem = lesson_problem(lesson)
-            except ConfigError as e:
-                lesson, problem = None, str(e)
-            if lesson is not None:
-                taught = {**base, **{k.split(".", 1)[1]: v for k, v in lesson.values.items()}}
-                after = measure(taught, room, half, mix, tc.onsets)
-                said = f"{lesson.claps_heard} claps, {lesson.room_fired} fired, {lesson.rule}; T {lesson.threshold:g}"
-            if lesson is None or problem:
-                if lesson is not None:
-                    said = (f"refused: {problem} (if written: {said}; false {after.false}, parts "
-                            f"{after.parts_firing}, claps {after.found}, unmatched {after.extra})")
-                else:
-                    said = f"refused: {problem}"
-                after = before
-                tot["refused"] += 1
-            tot["n"] += 1
-            tot["min"] += rest_min
-            tot["fell" if after.false < before.false else "rose" if after.false > before.false else "same"] += 1
-            tot["lost"] += after.found < before.found
-            tot["gained"] += after.found > before.found
-            for k, o in (("0", before), ("1", after)):
-                tot["false" + k] += o.false
-                tot["found" + k] += o.found
-            tot["truth"] += len(tc.onsets)
-            parts = sum(1 for _, a, b in room.spans if b > half)
+            before, after, said, refused = taught_row(base, room, half, lc, tc, mix)
+            for t in (tot, per[s]):
+                t.add(before, after, refused, rest_min, len(tc.onsets))
             print(f"| {s} ({rest_min * 60:.1f}) | {who} | {said} | {before.false / rest_min:.1f} -> "
                   f"{after.false / rest_min:.1f} ({before.false} -> {after.false}) | {before.parts_firing} -> "
                   f"{after.parts_firing} of {parts} | {before.found} -> {after.found} of {len(tc.onsets)} | "
                   f"{before.extra} -> {after.extra} |", flush=True)
-    print(f"\n{tot['n']} lessons ({tot['refused']} refused): taught false claps fell in {tot['fell']}, rose in "
-          f"{tot['rose']}, same in {tot['same']}; {tot['false0']} -> {tot['false1']} false claps over "
-          f"{tot['min']:.1f} min ({tot['false0'] / tot['min']:.1f} -> {tot['false1'] / tot['min']:.1f} a minute); "
-          f"claps found {tot['found0']} -> {tot['found1']} of {tot['truth']} (lost in {tot['lost']} lessons, "
-          f"gained in {tot['gained']})")
+    print("\nper room (both clappers):")
+    for s, t in per.items():
+        print(f"  {s:16s} {t.text()}")
+    print(f"\n{tot.text()}")
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

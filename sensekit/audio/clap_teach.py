@@ -30,7 +30,8 @@ clap-like sounds stop firing while every taught clap still does (``sensekit cali
 **Is the lesson sound?** ``lesson_problem`` says what is wrong with one that must not be
 written: fewer than ``MIN_CLAPS`` claps heard in ``claps``, or ``ROOM_CLAPS`` or more room
 bursts the untaught detector scores ``CONFIDENT`` log-odds over its threshold (someone
-clapped while the room was recorded: a lesson that rejects them rejects claps).
+clapped while the room was recorded, or the room's own sounds are sure claps to it - typing,
+drums, footsteps, ``benchmarks/clap_teach_venues.py``: a lesson that rejects them rejects claps).
 
 What it cannot do: learn a room sound that is a clap in every feature (someone else
 clapping), or claps it never heard. Cost: two streaming passes (~1 s for 40 s of audio).
@@ -97,7 +98,8 @@ def lesson_problem(lesson: ClapLesson) -> str | None:
     if len(lesson.room_claps) >= ROOM_CLAPS:
         at = ", ".join(f"{t:.1f}" for t in lesson.room_claps[:4])
         return (f"heard {len(lesson.room_claps)} sure claps in the room part ({at} s into it), "
-                "which must hold none")
+                "which must hold none (someone clapped, or the room's own sounds - typing, drums, "
+                "footsteps - are sure claps to the detector: it cannot be taught those)")
     return None
 
 
