@@ -42,6 +42,10 @@ step (3) may raise the threshold only to ``min(quietest - MARGIN, mean - 3 sd)``
 scores (sample sd): the claps of the same hands in the test score lower than the few taught ones, and 3
 sd is fixed a priori (a normal tail of 0.13 %), not fitted. Same criterion for shipping.
 
+``--variant rule_only`` (declared after ``spread`` was run and rejected, before this one was): the room
+never raises the threshold (step 3 off: its ceiling is minus infinity); every room burst that fires goes
+to the room rule (step 5). No constant. Same criterion for shipping.
+
     .venv/bin/python benchmarks/clap_teach_venues.py --folds /tmp/claps30 [--variant NAME]
 """
 from __future__ import annotations
@@ -184,8 +188,10 @@ def set_variant(name: str) -> None:
         clap_teach._negatives = near
     elif name == "spread":
         clap_teach._ceiling = spread
+    elif name == "rule_only":
+        clap_teach._ceiling = lambda scores: float("-inf")
     elif name:
-        raise SystemExit(f"--variant must be near or spread, got {name!r}")
+        raise SystemExit(f"--variant must be near, spread or rule_only, got {name!r}")
 
 
 def main(argv: list[str] | None = None) -> int:
