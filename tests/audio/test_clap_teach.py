@@ -178,3 +178,16 @@ def test_an_option_calibrate_would_ignore_is_refused(extra, said, tmp_path, caps
     assert main(["calibrate", "demo", "--out", str(out), *extra]) == 2
     assert capsys.readouterr().err == f"sensekit: error: {said}\n"
     assert not out.exists()
+
+
+
+def test_sure_claps_in_the_room_are_refused_with_both_causes_said():
+    # held out (benchmarks/clap_teach_venues.py), typing, drums and footsteps score as sure claps:
+    # the refusal must not only tell a typist that someone clapped
+    from sensekit.audio.clap_teach import ClapLesson, lesson_problem
+
+    lesson = ClapLesson(14, 19.0, 97, 37, 30, 0.0, "no room rule needed", room_claps=[0.6, 0.7, 0.8])
+    problem = lesson_problem(lesson)
+    assert problem is not None and problem.startswith("heard 3 sure claps in the room part (0.6, 0.7, 0.8 s")
+    assert "someone clapped, or the room's own sounds - typing, drums, footsteps - are sure claps" in problem
+    assert lesson_problem(ClapLesson(14, 19.0, 97, 37, 30, 0.0, "", room_claps=[0.6])) is None
