@@ -42,7 +42,8 @@ sys.path.insert(0, str(REPO))
 from extent_diagnose import cases
 
 from sensekit.errors import SourceError
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, size_ok
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import add_clip_options, size_ok
 from sensekit.vision import extent_model
 from sensekit.vision.click_pool import SAME_SIZE, ClickPool
 from sensekit.vision.extent import held_out, measure_pool
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cap", type=int, default=3, help="the most gestures counted (default 3)")
     args = ap.parse_args(argv)
     try:
-        names = chosen_clips(args.clips, args.only)
+        names = checked_clips(args.clips, args.only)
     except SourceError as e:
         print(e, file=sys.stderr)
         return 2

@@ -48,7 +48,8 @@ from train_extent import starts_of
 
 from sensekit.errors import SourceError
 from sensekit.vision import extent_model
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, click_points, iou, load_clip, size_ok
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import add_clip_options, click_points, iou, load_clip, size_ok
 from sensekit.vision.extent import held_out
 from sensekit.vision.proposals import click_proposals
 from sensekit.vision.segment import segment_click
@@ -143,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sheet", type=Path, default=None, help="contact sheet of the cases (PNG)")
     args = ap.parse_args(argv)
     try:
-        names = chosen_clips(args.clips, args.only)
+        names = checked_clips(args.clips, args.only)
     except SourceError as e:
         print(e, file=sys.stderr)
         return 2

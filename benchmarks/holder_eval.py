@@ -33,7 +33,8 @@ from _first_box_hooks import holder_cut_in_tracker as use_in_tracker  # noqa: F4
 from extent_diagnose import cases
 
 from sensekit.errors import SourceError
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, iou, size_ok
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import add_clip_options, iou, size_ok
 from sensekit.vision import extent_model
 from sensekit.vision.extent import held_out
 from sensekit.evaluation.vision.holder_cut import cut_holder
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stills", default="", help="comma-separated still sources of extent_sources.py: people,hands")
     args = ap.parse_args(argv)
     try:
-        names = chosen_clips(args.clips, args.only)
+        names = checked_clips(args.clips, args.only)
     except SourceError as e:
         print(e, file=sys.stderr)
         return 2

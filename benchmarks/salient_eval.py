@@ -48,7 +48,8 @@ from _first_box_hooks import mask_box, salient_in_tracker as use_in_tracker  # n
 from extent_diagnose import cases
 
 from sensekit.errors import ConfigError, SourceError
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, iou, size_ok
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import add_clip_options, iou, size_ok
 from sensekit.vision import extent_model
 from sensekit.vision.extent import held_out
 from sensekit.evaluation.vision.salient_click import SalientClick
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--choose", default="", help="rules to choose among per clip on the others, ';'-separated")
     args = ap.parse_args(argv)
     try:
-        names = chosen_clips(args.clips, args.only)
+        names = checked_clips(args.clips, args.only)
         factors = [float(v) for v in args.scales.split(",")]
         crops = [float(v) for v in args.crops.split(",")]
         if args.cache is not None and args.cache.exists():

@@ -261,9 +261,10 @@ class StartResult:
 def start_frames(n: int, starts: int | Sequence[int] = 3) -> list[int]:
     """The frames a run on a clip of ``n`` frames starts on: ``starts`` of them spread over it
     (``k n / starts``, the first moved to ``max(HISTORY_FRAMES)`` so that a click has the frames
-    it looks back on, as it has live), or the frames ``starts`` names."""
+    it looks back on, as it has live), or the frames ``starts`` names. On a short clip (20 frames
+    or fewer for 3 starts) two spread starts can fall on the same frame: it is run once."""
     if isinstance(starts, int):
-        return [max(min(n - 1, max(HISTORY_FRAMES)), k * n // starts) for k in range(starts)]
+        return list(dict.fromkeys(max(min(n - 1, max(HISTORY_FRAMES)), k * n // starts) for k in range(starts)))
     return [int(s) for s in starts]
 
 
