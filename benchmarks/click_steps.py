@@ -124,7 +124,9 @@ def main(argv: list[str] | None = None) -> int:
         for t in tolerances:
             print(f"\nobjects seen x{factor:g}: {n} clicks, the ladder's same size {t:g}")
             table(rows[t], names, args.cap)
-        if len(tolerances) > 1:
+        if len(tolerances) > 1 and len(names) < 2:
+            print(f"\nobjects seen x{factor:g}: no held-out choice of the tolerance (it needs 2 clips or more)")
+        elif len(tolerances) > 1:
             print(f"\nobjects seen x{factor:g}, each clip at its fold's choice (held out)")
             table(held_out_choice(rows, names, args.cap), names, args.cap)
     return 0

@@ -65,11 +65,17 @@ def main(argv: list[str] | None = None) -> int:
                 table[name][label] = summary(runs)["clicks"]
         print(f"  {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     labels = [s[0] for s in settings]
+    if len(names) < 2:                    # nothing to choose the gain on without the clip
+        print("| clip | " + " | ".join(labels) + " |\n| --- |" + " --- |" * len(labels))
+        for name in names:
+            print(f"| {name} | " + " | ".join(f"{table[name][lab]:.3f}" for lab in labels) + " |")
+        print("\nheld out: no choice of the gain (it needs 2 clips or more)")
+        return 0
     print("| clip | " + " | ".join(labels) + " | gain chosen without the clip | success then |")
     print("| --- |" + " --- |" * (len(labels) + 2))
     held = []
     for name in names:
-        others = [m for m in names if m != name] or [name]
+        others = [m for m in names if m != name]
         best = max(labels[1:], key=lambda lab: np.mean([table[m][lab] for m in others]))
         held.append((table[name]["off"], table[name][best]))
         cells = " | ".join(f"{table[name][lab]:.3f}" for lab in labels)

@@ -114,6 +114,15 @@ def test_a_short_clip_runs_each_start_once_and_is_left_out_of_runs_it_is_too_sho
     assert "mid: 40 frames, the cover runs need 46; left out of them" in err
 
 
+def test_one_clip_has_no_held_out_choice_rather_than_one_made_on_itself(tmp_path):
+    """refine_eval chose the gain 'without the clip' on the clip itself when it was alone."""
+    _clip(tmp_path, "alone")
+    proc = _bench("refine_eval.py", "--clips", str(tmp_path), "--frames", "5", "--gains", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "held out: no choice of the gain (it needs 2 clips or more)" in proc.stdout
+    assert "without the clip" not in proc.stdout and _rows(proc.stdout.replace("|", " "), ["alone"])
+
+
 def test_the_shipped_weights_score_a_clip_no_fit_saw_and_the_fold_a_developer_clip():
     keep = extent_model.ACTIVE
     with unseen_by_fit("my_own_clip"):
