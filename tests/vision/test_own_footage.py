@@ -215,3 +215,12 @@ def test_every_clip_benchmark_refuses_a_bad_folder_in_one_line(tmp_path, bench, 
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert proc.stderr.strip() == message or proc.stderr.strip().startswith(message), proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("how", BAD)
+def test_track_eval_refuses_each_bad_folder_in_one_line(tmp_path, how):
+    """The user-facing entry on each refusal (the others share its check: above)."""
+    folder, message = _bad(tmp_path, how)
+    proc = _bench("track_eval.py", "--clips", str(folder), "--no-mil", "--frames", "5")
+    assert proc.returncode == 2 and proc.stdout == "", (proc.stdout, proc.stderr)
+    assert proc.stderr.startswith(message) and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
