@@ -319,12 +319,13 @@ def held_out(clip: str) -> Iterator[None]:
 
 
 @contextmanager
-def unseen_by_fit(clip: str) -> Iterator[None]:
+def unseen_by_fit(clip: str | None) -> Iterator[None]:
     """Within the block, weights no fit saw ``clip`` in: the fold fitted without it when it is
     one of the clips the weights were fitted on (``held_out``), else the shipped weights (a
     clip of the user's own footage, or ``benchmarks/make_track_gt.py``'s: no weight was fitted
-    on it). Matched by name: a developer clip copied under another name is not recognised."""
-    if clip in extent_model.FOLDS:
+    on it; ``None``: a case of no clip, e.g. a still). Matched by name: a developer clip copied
+    under another name is not recognised."""
+    if clip is not None and clip in extent_model.FOLDS:
         with held_out(clip):
             yield
     else:
