@@ -199,6 +199,9 @@ def test_a_good_folder_passes_and_only_checks_the_clips_asked_for(tmp_path):
     assert check_clip(tmp_path, "a").truth.tolist() == [list(b) for b in boxes[:12]]
     (tmp_path / "b_gt.csv").write_text("frame,x,y,w,h\n0,40,45,24,24\n1,x,45,24,24\n")
     assert checked_clips(tmp_path, "a") == ["a"]                      # --only a: b is not looked at
+    (tmp_path / "b_gt.csv").write_bytes(b"\xef\xbb\xbfframe, x, y, w, h\r\n" + b"".join(
+        f"{k}, 40, 45, 24, 24\r\n".encode() for k in range(6)))       # saved by a spreadsheet
+    assert check_clip(tmp_path, "b").truth.tolist() == [[40, 45, 24, 24]] * 6
 
 
 BENCHES = [("track_eval.py", "--no-mil", "--frames", "5"), ("false_losses.py",), ("found_eval.py",),

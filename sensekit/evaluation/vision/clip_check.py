@@ -71,8 +71,8 @@ def _check_row(gt: Path, line: int, cells: list[str], frame_no: int, size: tuple
 
 def _check_rows(gt: Path, size: tuple[int, int]) -> int:
     """The number of rows of ``gt``, each checked (``SourceError`` naming the line)."""
-    with gt.open(newline="") as fh:
-        reader = csv.reader(fh)
+    with gt.open(encoding="utf-8-sig", newline="") as fh:        # as load_clip: a BOM, ", " separators
+        reader = csv.reader(fh, skipinitialspace=True)
         header = [c.strip() for c in next(reader, [])]
         missing = [c for c in COLUMNS if c not in header]
         if missing:

@@ -107,8 +107,8 @@ def load_clip(folder: Path, name: str, *, one_based: bool | None = None) -> Trac
             raise SourceError(f"tracking clip file not found: {p}")
     if one_based is None:
         one_based = (Path(folder) / f"{name}_groundtruth_rect_original.txt").is_file()
-    with gt.open() as fh:
-        rows = list(csv.DictReader(fh))
+    with gt.open(encoding="utf-8-sig", newline="") as fh:        # a spreadsheet's BOM, ", " separators
+        rows = list(csv.DictReader(fh, skipinitialspace=True))
     try:
         d = 1.0 if one_based else 0.0
         truth = np.array([(float(r["x"]) - d, float(r["y"]) - d, float(r["w"]), float(r["h"])) for r in rows])
