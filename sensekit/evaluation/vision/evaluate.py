@@ -4,7 +4,8 @@ A clip is ``NAME.mp4`` with ``NAME_gt.csv`` (``frame,x,y,w,h``, one row per fram
 pixels; OTB clips, recognised by the ``NAME_groundtruth_rect_original.txt`` kept beside them,
 are 1-based). ``clip_names(folder)`` lists every such pair, so ``benchmarks/track_eval.py``
 runs on a user's own footage as well as on the developer clips
-(``../shared/data/video/tracking``).
+(``../shared/data/video/tracking``); the benchmarks check such a folder first, row by row
+(``clip_check.checked_clips``).
 
 ``evaluate_clip`` decodes a clip once. It starts on ``starts`` frames (0, 1/3 and 2/3 of the
 clip by default, the first moved to frame 6 so that a click has the 6 frames before it, as it
