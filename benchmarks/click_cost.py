@@ -32,6 +32,8 @@ from _reference import SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from sensekit.errors import SourceError
+from sensekit.evaluation.vision.clip_check import checked_clips
 from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, load_clip
 from sensekit.vision import extent
 from sensekit.vision.extent import HISTORY_FRAMES, measure_extent
@@ -150,6 +152,15 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--looks must be at least 1, got {args.looks}")
     if args.frame < max(HISTORY_FRAMES):
         raise SystemExit(f"--frame must be at least {max(HISTORY_FRAMES)} (the motion cues' history)")
+    try:
+        short = [n for n in checked_clips(args.clips) if len(load_clip(args.clips, n).truth) <= args.frame]
+    except SourceError as e:
+        print(e, file=sys.stderr)
+        return 2
+    if short:
+        print(f"--frame {args.frame}: clips {', '.join(short)} in {args.clips} have no frame {args.frame}",
+              file=sys.stderr)
+        return 2
     cv2.setNumThreads(1)
     cases, sizes = click_cases(args.clips, args.frame)
     frame, px, py, history = cases[0]

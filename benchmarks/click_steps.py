@@ -28,7 +28,6 @@ Cost: one click's segmentation per case (~0.1 s), ~30 s per scale on a loaded 2-
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 from pathlib import Path
 
@@ -42,10 +41,10 @@ sys.path.insert(0, str(REPO))
 from extent_diagnose import cases
 
 from sensekit.errors import SourceError
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, size_ok
-from sensekit.vision import extent_model
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import add_clip_options, size_ok
 from sensekit.vision.click_pool import SAME_SIZE, ClickPool
-from sensekit.vision.extent import held_out, measure_pool
+from sensekit.vision.extent import unseen_by_fit, measure_pool
 from sensekit.vision.segment import segment_click_pool
 
 NEVER = 99
@@ -102,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cap", type=int, default=3, help="the most gestures counted (default 3)")
     args = ap.parse_args(argv)
     try:
-        names = chosen_clips(args.clips, args.only)
+        names = checked_clips(args.clips, args.only)
     except SourceError as e:
         print(e, file=sys.stderr)
         return 2
@@ -110,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     for factor in (float(v) for v in args.scales.split(",")):
         rows: dict[float, list[tuple[str, int, int, int]]] = {t: [] for t in tolerances}
         for name, _s, _c, frame, history, truth, (px, py) in cases(args.clips, names, factor):
-            with held_out(name) if name in extent_model.FOLDS else contextlib.nullcontext():
+            with unseen_by_fit(name):
                 first, measured = segment_click_pool(frame, px, py, history=history)
                 if measured is None:              # a clean colour region: the pool at the first gesture
                     measured = measure_pool(frame, px, py, history)
@@ -123,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         for t in tolerances:
             print(f"\nobjects seen x{factor:g}: {n} clicks, the ladder's same size {t:g}")
             table(rows[t], names, args.cap)
-        if len(tolerances) > 1:
+        if len(tolerances) > 1 and len(names) < 2:
+            print(f"\nobjects seen x{factor:g}: no held-out choice of the tolerance (it needs 2 clips or more)")
+        elif len(tolerances) > 1:
             print(f"\nobjects seen x{factor:g}, each clip at its fold's choice (held out)")
             table(held_out_choice(rows, names, args.cap), names, args.cap)
     return 0

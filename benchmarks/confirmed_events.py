@@ -29,8 +29,10 @@ sys.path.insert(0, str(REPO))
 from track_eval import tracker_settings
 
 from sensekit.vision.color_tracker import ColorTracker
+from sensekit.errors import SourceError
+from sensekit.evaluation.vision.clip_check import checked_clips
 from sensekit.evaluation.vision.evaluate import click_points, first_frames, history_before, load_clip, start_frames
-from sensekit.vision.extent import held_out
+from sensekit.vision.extent import unseen_by_fit
 
 FRAMES = 100
 
@@ -67,18 +69,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
     ap.add_argument("--tracker", action="append", default=[], metavar="KEY=VALUE")
     args = ap.parse_args(argv)
+    try:
+        names = checked_clips(args.clips)
+    except SourceError as e:
+        print(e, file=sys.stderr)
+        return 2
     other = load_other(args.other)
     settings = tracker_settings(args.tracker)
     diffs: list[str] = []
     total = [0, 0, 0]
     print("clip                        runs  confirmed  confirmed, same events")
-    for name in sorted(p.stem for p in args.clips.glob("*.mp4")):
+    for name in names:
         clip = load_clip(args.clips, name)
         n = len(clip.truth)
         starts = start_frames(n)
         frames = first_frames(clip, n)
         row = [0, 0, 0]
-        with held_out(name):
+        with unseen_by_fit(name):
             for s in starts:
                 after = frames[s + 1:min(n, s + FRAMES)]
                 history = history_before(frames, s)

@@ -30,7 +30,6 @@ Cost: ~10-20 s per scale on a loaded 2-core machine.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 from collections import Counter
 from pathlib import Path
@@ -47,9 +46,9 @@ from track_eval import scale_box, scale_view
 from train_extent import starts_of
 
 from sensekit.errors import SourceError
-from sensekit.vision import extent_model
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, click_points, iou, load_clip, size_ok
-from sensekit.vision.extent import held_out
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import add_clip_options, click_points, iou, load_clip, size_ok
+from sensekit.vision.extent import unseen_by_fit
 from sensekit.vision.proposals import click_proposals
 from sensekit.vision.segment import segment_click
 
@@ -143,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sheet", type=Path, default=None, help="contact sheet of the cases (PNG)")
     args = ap.parse_args(argv)
     try:
-        names = chosen_clips(args.clips, args.only)
+        names = checked_clips(args.clips, args.only)
     except SourceError as e:
         print(e, file=sys.stderr)
         return 2
@@ -151,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     for factor in (float(v) for v in args.scales.split(",")):
         rows = []
         for name, s, cname, frame, history, truth, (px, py) in cases(args.clips, names, factor):
-            with held_out(name) if name in extent_model.FOLDS else contextlib.nullcontext():
+            with unseen_by_fit(name):
                 seg = segment_click(frame, px, py, history=history)
             box = np.array(seg.box, np.float64)
             props = click_proposals(frame, px, py)

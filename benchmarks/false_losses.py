@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""False losses on the uncut developer clips: runs in which ``color_lost`` fires while the
+"""False losses on uncut clips (``--clips``; default the developer clips): runs in which ``color_lost`` fires while the
 tracker's box still holds the object (IoU > 0.3 with the true box of that frame), and the
 ``color_lost`` of clicks the tracker never confirmed, counted apart (they tell the app to ask
 for another click, whatever the box overlaps; listed with their IoU at the loss).
 
 The runs of ``track_eval.py --scales 1 --held-out``: every clip, 3 start frames, the 5 clicks
 (each given the 6 frames before it) and the true box, 100 frames each, the extent scored with
-the weights fitted without the clip. Printed per clip: runs, runs with a ``color_lost``, runs
+the weights fitted without the clip (a clip no weight was fitted on, e.g. a user's own, gets the
+shipped weights: ``extent.unseen_by_fit``). Printed per clip: runs, runs with a ``color_lost``, runs
 with a false one (of runs confirmed before the loss), runs lost never confirmed, and the
 frames on which the view-change cue fired (``tracker.cut_above``).
 
-    .venv/bin/python benchmarks/false_losses.py [--clips DIR] [--tracker KEY=VALUE]
+    .venv/bin/python benchmarks/false_losses.py [--clips DIR] [--only A,B] [--tracker KEY=VALUE]
 """
 from __future__ import annotations
 
@@ -23,11 +24,13 @@ from _reference import SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from sensekit.errors import ConfigError, SourceError
 from sensekit.events import ColorLost
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.evaluation.vision.evaluate import (click_points, first_frames, history_before, iou, load_clip,
-                                                start_frames, tracker_settings)
-from sensekit.vision.extent import held_out
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import (add_clip_options, click_points, first_frames, history_before, iou,
+                                                load_clip, start_frames, tracker_settings)
+from sensekit.vision.extent import unseen_by_fit
 
 FRAMES = 100
 
@@ -65,7 +68,7 @@ def clip_row(folder: Path, name: str, settings: dict[str, object],
     starts = start_frames(n)
     frames = first_frames(clip, n)
     runs = lost = false = cues = never = 0
-    with held_out(name):
+    with unseen_by_fit(name):
         for s in starts:
             after = frames[s + 1:min(n, s + FRAMES)]
             history = history_before(frames, s)
@@ -88,15 +91,20 @@ def clip_row(folder: Path, name: str, settings: dict[str, object],
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
+    add_clip_options(ap, SHARED_DATA / "video" / "tracking", frames=False)
     ap.add_argument("--tracker", action="append", default=[], metavar="KEY=VALUE")
     args = ap.parse_args(argv)
-    settings = tracker_settings(args.tracker)
+    try:
+        names = checked_clips(args.clips, args.only)
+        settings = tracker_settings(args.tracker)
+    except (SourceError, ConfigError) as e:
+        print(e, file=sys.stderr)
+        return 2
     total = [0, 0, 0, 0, 0]
     notes: list[str] = []
     print("clip                        runs  confirmed, color_lost  false (IoU > 0.3)  never confirmed, "
           "color_lost  cue fired (frames)")
-    for name in sorted(p.stem for p in args.clips.glob("*.mp4")):
+    for name in names:
         row = clip_row(args.clips, name, settings, notes)
         total = [a + b for a, b in zip(total, row)]
         print(f"{name:26s} {row[0]:5d} {row[1]:22d} {row[2]:18d} {row[3]:28d} {row[4]:19d}")

@@ -16,7 +16,6 @@ the cut, and the cut's time (mean and max ms). No constant is chosen here: the r
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import time
 from collections import defaultdict
@@ -33,16 +32,16 @@ from _first_box_hooks import holder_cut_in_tracker as use_in_tracker  # noqa: F4
 from extent_diagnose import cases
 
 from sensekit.errors import SourceError
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, iou, size_ok
-from sensekit.vision import extent_model
-from sensekit.vision.extent import held_out
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import add_clip_options, iou, size_ok
+from sensekit.vision.extent import unseen_by_fit
 from sensekit.evaluation.vision.holder_cut import cut_holder
 from sensekit.vision.segment import segment_click
 
 
 def _row(frame: np.ndarray, history: list[np.ndarray], truth: np.ndarray, px: float, py: float,
          fold: str | None) -> tuple[bool, bool, bool, bool, bool, float]:
-    with held_out(fold) if fold in extent_model.FOLDS else contextlib.nullcontext():
+    with unseen_by_fit(fold):
         seg = segment_click(frame, px, py, history=history)
     t0 = time.process_time()
     cut = cut_holder(frame, seg, px, py) if seg.method == "proposal" else seg
@@ -74,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stills", default="", help="comma-separated still sources of extent_sources.py: people,hands")
     args = ap.parse_args(argv)
     try:
-        names = chosen_clips(args.clips, args.only)
+        names = checked_clips(args.clips, args.only)
     except SourceError as e:
         print(e, file=sys.stderr)
         return 2

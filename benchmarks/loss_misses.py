@@ -38,6 +38,8 @@ from track_eval import _first
 
 from sensekit.events import ColorLost
 from sensekit.vision.color_tracker import ColorTracker
+from sensekit.errors import SourceError
+from sensekit.evaluation.vision.clip_check import checked_clips
 from sensekit.evaluation.vision.evaluate import frames_of, iou, load_clip, tracker_settings
 from sensekit.vision.view_change import ViewChange, thumbnail, view_change
 
@@ -168,7 +170,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cue", action="store_true", help="the view-change cue's shares and cost")
     ap.add_argument("--jump", action="store_true", help="jump cuts within a clip: the object stays in view")
     args = ap.parse_args(argv)
-    names = sorted(p.stem for p in args.clips.glob("*.mp4"))
+    try:
+        names = checked_clips(args.clips)
+    except SourceError as e:
+        print(e, file=sys.stderr)
+        return 2
+    lengths = {n: len(load_clip(args.clips, n).truth) for n in names}
+    for n in (n for n in names if lengths[n] < 30):
+        print(f"  {n}: {lengths[n]} frames, a cut after frame 29 needs 30; left out", file=sys.stderr)
+    names = [n for n in names if lengths[n] >= 30]
+    if len(names) < 2:
+        print(f"{args.clips}: the cuts need at least 2 clips of 30 frames or more (a cut goes from one to "
+              "another)", file=sys.stderr)
+        return 2
     if args.cue:
         cue_table(args.clips, names)
     elif args.jump:

@@ -29,8 +29,9 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.errors import SourceError
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, evaluate_clip, load_clip, summary
-from sensekit.vision.extent import held_out
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import add_clip_options, evaluate_clip, load_clip, summary
+from sensekit.vision.extent import unseen_by_fit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gains", default="1,1.3,1.6,2", help="refine_gain values to try (default 1,1.3,1.6,2)")
     args = ap.parse_args(argv)
     try:
-        names = chosen_clips(args.clips, args.only)
+        names = checked_clips(args.clips, args.only)
     except SourceError as e:
         print(e, file=sys.stderr)
         return 2
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         clip = load_clip(args.clips, name)
         n = len(clip.truth)
         table[name] = {}
-        with held_out(name):
+        with unseen_by_fit(name):
             for label, after, gain in settings:
                 make = partial(ColorTracker, refine_after_frames=after, refine_gain=gain)
                 runs = evaluate_clip(clip, starts=[0, n // 3, 2 * n // 3], frames=args.frames, make=make,
@@ -64,11 +65,17 @@ def main(argv: list[str] | None = None) -> int:
                 table[name][label] = summary(runs)["clicks"]
         print(f"  {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     labels = [s[0] for s in settings]
+    if len(names) < 2:                    # nothing to choose the gain on without the clip
+        print("| clip | " + " | ".join(labels) + " |\n| --- |" + " --- |" * len(labels))
+        for name in names:
+            print(f"| {name} | " + " | ".join(f"{table[name][lab]:.3f}" for lab in labels) + " |")
+        print("\nheld out: no choice of the gain (it needs 2 clips or more)")
+        return 0
     print("| clip | " + " | ".join(labels) + " | gain chosen without the clip | success then |")
     print("| --- |" + " --- |" * (len(labels) + 2))
     held = []
     for name in names:
-        others = [m for m in names if m != name] or [name]
+        others = [m for m in names if m != name]
         best = max(labels[1:], key=lambda lab: np.mean([table[m][lab] for m in others]))
         held.append((table[name]["off"], table[name][best]))
         cells = " | ".join(f"{table[name][lab]:.3f}" for lab in labels)

@@ -26,9 +26,11 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.vision import click_refine
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.evaluation.vision.evaluate import (add_clip_options, chosen_clips, click_points, frames_of,
+from sensekit.errors import SourceError
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import (add_clip_options, click_points, frames_of,
                                                 history_before, iou, load_clip, start_frames)
-from sensekit.vision.extent import held_out
+from sensekit.vision.extent import unseen_by_fit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,7 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     add_clip_options(ap, SHARED_DATA / "video" / "tracking")
     ap.add_argument("--looks", type=int, default=3, help="looks at most (tracker.refine_looks)")
     args = ap.parse_args(argv)
-    names = chosen_clips(args.clips, args.only)
+    try:
+        names = checked_clips(args.clips, args.only)
+    except SourceError as e:
+        print(e, file=sys.stderr)
+        return 2
     #: per look: (IoU of the tracked box, IoU of the new box or None when not re-seeded)
     seen: list[list[tuple[float, float | None]]] = [[] for _ in range(args.looks)]
     decide = click_refine.ClickRefiner.decide
@@ -55,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         frames = list(frames_of(clip))
         n = min(len(frames), len(clip.truth))
         starts = start_frames(n)
-        with held_out(name):
+        with unseen_by_fit(name):
             for s in starts:
                 for px, py in click_points(clip.truth[s]).values():
                     t = ColorTracker(refine_looks=args.looks)

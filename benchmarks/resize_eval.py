@@ -61,10 +61,12 @@ sys.path.insert(0, str(REPO))
 from track_eval import scale_box, scale_view
 from train_extent import start_frames
 
-from sensekit.evaluation.vision.evaluate import (SensekitTracker, chosen_clips, click_points, frames_of, iou,
+from sensekit.errors import SourceError
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import (SensekitTracker, click_points, frames_of, iou,
                                                  load_clip, size_ok)
 from sensekit.vision.color_model import _bin_index
-from sensekit.vision.extent import HISTORY_FRAMES, _small, held_out
+from sensekit.vision.extent import HISTORY_FRAMES, _small, unseen_by_fit
 
 BACK = max(HISTORY_FRAMES)
 SPAN = 10          # frames looked at before frame k (after the second look at frame 9); --span
@@ -339,8 +341,12 @@ def collect(clips: Path, names: list[str], scales: list[float], at: list[int]) -
     for name in names:
         clip = load_clip(clips, name)
         starts = [s for s in start_frames(len(clip.truth)) if s + K < len(clip.truth)]
+        if not starts:
+            print(f"  {name}: {len(clip.truth)} frames, no start has {K} frames after it (--at); left out",
+                  file=sys.stderr)
+            continue
         kept = _kept_frames(clip, starts, K)
-        with held_out(name):
+        with unseen_by_fit(name):
             for s in starts:
                 run = clip.truth[s:s + 100]
                 centre = (float(np.mean(run[:, 0] + run[:, 2] / 2)), float(np.mean(run[:, 1] + run[:, 3] / 2)))
@@ -473,7 +479,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.cache is not None and args.cache.exists():
         rows = pickle.loads(args.cache.read_bytes())
     else:
-        names = chosen_clips(args.clips, args.only)
+        try:
+            names = checked_clips(args.clips, args.only)
+        except SourceError as e:
+            print(e, file=sys.stderr)
+            return 2
         rows = collect(args.clips, names, [float(v) for v in args.scales.split(",")], at)
         if args.cache is not None:
             args.cache.write_bytes(pickle.dumps(rows))

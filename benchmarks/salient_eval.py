@@ -32,7 +32,6 @@ the three scales at a load of ~12 on 2 cores.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import pickle
 import sys
 from pathlib import Path
@@ -48,9 +47,9 @@ from _first_box_hooks import mask_box, salient_in_tracker as use_in_tracker  # n
 from extent_diagnose import cases
 
 from sensekit.errors import ConfigError, SourceError
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, iou, size_ok
-from sensekit.vision import extent_model
-from sensekit.vision.extent import held_out
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import add_clip_options, iou, size_ok
+from sensekit.vision.extent import unseen_by_fit
 from sensekit.evaluation.vision.salient_click import SalientClick
 from sensekit.vision.segment import segment_click
 
@@ -63,7 +62,7 @@ def collect(folder: Path, names: list[str], factors: list[float], model: Salient
     rows = []
     for factor in factors:
         for name, s, cname, frame, history, truth, (px, py) in cases(folder, names, factor):
-            with held_out(name) if name in extent_model.FOLDS else contextlib.nullcontext():
+            with unseen_by_fit(name):
                 seg = segment_click(frame, px, py, history=history)
             parts = [(f, mask_box(m), t) for f, m, t in model.parts(frame, px, py)]
             refined = []
@@ -133,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--choose", default="", help="rules to choose among per clip on the others, ';'-separated")
     args = ap.parse_args(argv)
     try:
-        names = chosen_clips(args.clips, args.only)
+        names = checked_clips(args.clips, args.only)
         factors = [float(v) for v in args.scales.split(",")]
         crops = [float(v) for v in args.crops.split(",")]
         if args.cache is not None and args.cache.exists():

@@ -16,6 +16,8 @@ and from the true box on frame 0: (1) **cut**: after 29 frames the picture cuts 
 clip (resized); (2) **cover**: from frame 30 a dark grey card 20 % larger than the true box
 hides the object. Printed: runs not already lost before, and how many of them lost it within
 15 frames (0.5 s at 30 fps), with and without the appearance check (``appearance_below=0``).
+A clip of fewer than 30 frames (cut) or 46 (cover: 15 covered frames to count) is left out of
+those runs with a note on stderr.
 (3) **leave** (``leave_table``): the object leaves the view, made of the clip's own pixels
 (``sensekit.evaluation.vision.leave``): a window of half the frame, enlarged back, follows the
 object and then pans away at 4 or 16 px/frame in each direction the clip allows, or stays
@@ -46,7 +48,11 @@ a small frame) is left out with a note on stderr.
 Start frames: 0, 1/3 and 2/3 of the clip, the first moved to frame 6 so that every click has
 the 6 frames before it (a live click has them: ``VisionStage.history``); a rescaled run is
 written with those 6 frames before its start. ``--held-out``: each developer clip is scored
-with the extent weights fitted without it (``extent.held_out``; ``benchmarks/train_extent.py``).
+with the extent weights fitted without it (``extent.held_out``; ``benchmarks/train_extent.py``); a
+clip no weight was fitted on (a user's own) gets the shipped weights (``extent.unseen_by_fit``).
+The folder is checked first (``sensekit.evaluation.vision.clip_check``): a video without its
+CSV, a bad row, a box outside the frame, fewer frames than rows or a video that will not open
+stops the run with one line naming the file (and line), exit status 2.
 ``--tracker KEY=VALUE`` sets a ``tracker`` setting of sensekit's trackers (e.g.
 ``refine_with_history=false``; with ``--loss`` too); ``--per-click`` writes each click's success
 and whether its first box is the right size (``size ok:click ...``; JSON) so that two runs can
@@ -75,9 +81,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.errors import ConfigError, SourceError
-from sensekit.evaluation.vision.evaluate import BASELINES, TrackClip, add_clip_options, chosen_clips, click_points, \
+from sensekit.evaluation.vision.comeback import CUT_AT
+from sensekit.evaluation.vision.clip_check import checked_clips
+from sensekit.evaluation.vision.evaluate import BASELINES, TrackClip, add_clip_options, click_points, \
     evaluate_clip, format_table, frames_of, load_clip, size_ok, start_frames, summary, tracker_settings
-from sensekit.vision.extent import HISTORY_FRAMES, held_out
+from sensekit.vision.extent import HISTORY_FRAMES, unseen_by_fit
 from sensekit.vision.segment import segment_click
 
 BACK = max(HISTORY_FRAMES)
@@ -213,6 +221,18 @@ def _cover(frame, box) -> object:
     return f
 
 
+def _long_enough(first: dict[str, list], names: list[str]) -> dict[str, list[str]]:
+    """The clips long enough for the cut runs (the ``CUT_AT`` frames before the cut) and the
+    cover runs (and 15 covered frames after it); a note on stderr for each left out."""
+    out = {}
+    for label, least in (("cut", CUT_AT), ("cover", CUT_AT + 16)):
+        out[label] = [n for n in names if len(first[n]) >= least]
+        for name in (n for n in names if len(first[n]) < least):
+            print(f"  {name}: {len(first[name])} frames, the {label} runs need {least}; left out of them",
+                  file=sys.stderr)
+    return out
+
+
 def loss_table(folder: Path, names: list[str], settings: dict[str, object] | None = None) -> str:
     """Cut and cover runs from a centre click and from the true box (see the docstring), the
     trackers made with ``settings`` (``--tracker``) beside the check's on/off."""
@@ -233,21 +253,22 @@ def loss_table(folder: Path, names: list[str], settings: dict[str, object] | Non
             t.pick_box(first[name][0], truth[name][0])
         return t
 
+    long_enough = _long_enough(first, names)
     lines = ["loss            check   runs not lost before   color_lost within 15 frames"]
     for label in ("cut", "cover"):
         for check in (True, False):
             runs = []
-            for name in names:
+            for name in long_enough[label]:
                 frames = first[name]
                 size = (frames[0].shape[1], frames[0].shape[0])
                 for how in ("click", "box"):
                     if label == "cut":
                         for other in (o for o in names if o != name):
                             away = [cv2.resize(f, size) for f in first[other][:20]]
-                            runs.append(_delay(started(name, how, check), frames[:30], away, 30))
+                            runs.append(_delay(started(name, how, check), frames[:CUT_AT], away, CUT_AT))
                     else:
-                        covered = [_cover(frames[k], truth[name][k]) for k in range(30, len(frames))]
-                        runs.append(_delay(started(name, how, check), frames[:30], covered, 30))
+                        covered = [_cover(frames[k], truth[name][k]) for k in range(CUT_AT, len(frames))]
+                        runs.append(_delay(started(name, how, check), frames[:CUT_AT], covered, CUT_AT))
             kept = [at for before, at in runs if not before]
             soon = sum(1 for at in kept if at is not None and at <= 15)
             lines.append(f"  {label:12s} {'on' if check else 'off':>5s}   {len(kept):4d} of {len(runs):<4d}"
@@ -398,7 +419,7 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            with held_out(name) if args.held_out else contextlib.nullcontext():
+            with unseen_by_fit(name) if args.held_out else contextlib.nullcontext():
                 if factor == 1:
                     results[name] = evaluate_clip(load_clip(args.clips, name), starts=args.starts,
                                                   frames=args.frames, baselines=baselines, make=make)
@@ -431,7 +452,7 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False) -> N
 def main(argv: list[str] | None = None) -> int:
     args = _options(argv)
     try:
-        names = chosen_clips(args.clips, args.only)
+        names = checked_clips(args.clips, args.only)
         scales = parse_scales(args.scales)
         args.tracker_settings = tracker_settings(args.tracker)
     except (SourceError, ValueError, ConfigError) as e:

@@ -35,6 +35,9 @@ HEAVY = (
     "tests/capture/test_recording.py::test_sigkill_leaves_a_replayable_recording",
     # evaluations on long synthetic scenes
     "tests/vision/test_track_eval.py", "tests/vision/test_hand_options.py", "tests/test_benchmarks.py",
+    "tests/vision/test_own_footage.py::test_track_eval_on", "tests/vision/test_own_footage.py::test_false_losses_on",
+    "tests/vision/test_own_footage.py::test_every_clip_benchmark", "tests/vision/test_own_footage.py::test_one_clip",
+    "tests/vision/test_own_footage.py::test_track_eval_refuses",
     "tests/vision/test_noise.py::test_a_calibrated_threshold_is_the_learned_one",
     "tests/vision/test_motion.py::test_background_model_replays_bit_for_bit",
     "tests/audio/test_plot.py::test_plot_writes_a_png",

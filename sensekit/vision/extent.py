@@ -47,8 +47,8 @@ import numpy as np
 from sensekit.vision import extent_model
 from sensekit.vision.proposals import Proposal, click_proposals
 
-__all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "HISTORY_FRAMES", "consensus",
-           "box_ious", "scores",
+__all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "unseen_by_fit", "HISTORY_FRAMES",
+           "consensus", "box_ious", "scores",
            "consensus_values", "measure_pool"]
 
 #: frames back the motion cues compare with (``history`` must hold at least the largest)
@@ -316,6 +316,20 @@ def held_out(clip: str) -> Iterator[None]:
         yield
     finally:
         extent_model.ACTIVE = keep
+
+
+@contextmanager
+def unseen_by_fit(clip: str | None) -> Iterator[None]:
+    """Within the block, weights no fit saw ``clip`` in: the fold fitted without it when it is
+    one of the clips the weights were fitted on (``held_out``), else the shipped weights (a
+    clip of the user's own footage, or ``benchmarks/make_track_gt.py``'s: no weight was fitted
+    on it; ``None``: a case of no clip, e.g. a still). Matched by name: a developer clip copied
+    under another name is not recognised."""
+    if clip is not None and clip in extent_model.FOLDS:
+        with held_out(clip):
+            yield
+    else:
+        yield
 
 
 def motion_separation(frame: np.ndarray, boxes: Sequence[Sequence[float]], history: Sequence[np.ndarray]

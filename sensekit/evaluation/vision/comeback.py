@@ -81,7 +81,10 @@ def _inside_frame(b: Sequence[float], size: tuple[int, int]) -> bool:
 def cut_script(name: str, truth: np.ndarray, other: str, other_frames: int, size: tuple[int, int], *,
                back_after: int | None = None, hold: int = 45) -> Script | None:
     """``CUT_AT`` frames of ``name``, then ``other`` (``hold`` frames, or ``back_after`` before
-    cutting back to ``name``'s frames as they would be by then, to the clip's end or ``hold``)."""
+    cutting back to ``name``'s frames as they would be by then, to the clip's end or ``hold``);
+    ``None`` when ``name`` has fewer than ``CUT_AT`` frames (nothing to cut from)."""
+    if len(truth) < CUT_AT:
+        return None
     steps = [Step(name, k, truth=_box(truth[k])) for k in range(CUT_AT)]
     away = min(other_frames, hold if back_after is None else back_after)
     steps += [Step(other, k) for k in range(away)]

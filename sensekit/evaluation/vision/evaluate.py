@@ -4,7 +4,8 @@ A clip is ``NAME.mp4`` with ``NAME_gt.csv`` (``frame,x,y,w,h``, one row per fram
 pixels; OTB clips, recognised by the ``NAME_groundtruth_rect_original.txt`` kept beside them,
 are 1-based). ``clip_names(folder)`` lists every such pair, so ``benchmarks/track_eval.py``
 runs on a user's own footage as well as on the developer clips
-(``../shared/data/video/tracking``).
+(``../shared/data/video/tracking``); the benchmarks check such a folder first, row by row
+(``clip_check.checked_clips``).
 
 ``evaluate_clip`` decodes a clip once. It starts on ``starts`` frames (0, 1/3 and 2/3 of the
 clip by default, the first moved to frame 6 so that a click has the 6 frames before it, as it
@@ -107,8 +108,8 @@ def load_clip(folder: Path, name: str, *, one_based: bool | None = None) -> Trac
             raise SourceError(f"tracking clip file not found: {p}")
     if one_based is None:
         one_based = (Path(folder) / f"{name}_groundtruth_rect_original.txt").is_file()
-    with gt.open() as fh:
-        rows = list(csv.DictReader(fh))
+    with gt.open(encoding="utf-8-sig", newline="") as fh:        # a spreadsheet's BOM, ", " separators
+        rows = list(csv.DictReader(fh, skipinitialspace=True))
     try:
         d = 1.0 if one_based else 0.0
         truth = np.array([(float(r["x"]) - d, float(r["y"]) - d, float(r["w"]), float(r["h"])) for r in rows])
@@ -261,9 +262,10 @@ class StartResult:
 def start_frames(n: int, starts: int | Sequence[int] = 3) -> list[int]:
     """The frames a run on a clip of ``n`` frames starts on: ``starts`` of them spread over it
     (``k n / starts``, the first moved to ``max(HISTORY_FRAMES)`` so that a click has the frames
-    it looks back on, as it has live), or the frames ``starts`` names."""
+    it looks back on, as it has live), or the frames ``starts`` names. On a short clip (20 frames
+    or fewer for 3 starts) two spread starts can fall on the same frame: it is run once."""
     if isinstance(starts, int):
-        return [max(min(n - 1, max(HISTORY_FRAMES)), k * n // starts) for k in range(starts)]
+        return list(dict.fromkeys(max(min(n - 1, max(HISTORY_FRAMES)), k * n // starts) for k in range(starts)))
     return [int(s) for s in starts]
 
 
