@@ -41,8 +41,7 @@ sys.path.insert(0, str(REPO))
 
 from extent_diagnose import cases
 
-from sensekit.errors import SourceError
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, size_ok
+from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, clips_to_run, size_ok
 from sensekit.vision import extent_model
 from sensekit.vision.click_pool import SAME_SIZE, ClickPool
 from sensekit.vision.extent import held_out, measure_pool
@@ -101,11 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                          "held out at its fold's choice")
     ap.add_argument("--cap", type=int, default=3, help="the most gestures counted (default 3)")
     args = ap.parse_args(argv)
-    try:
-        names = chosen_clips(args.clips, args.only)
-    except SourceError as e:
-        print(e, file=sys.stderr)
-        return 2
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     tolerances = [float(v) for v in args.tolerance.split(",")]
     for factor in (float(v) for v in args.scales.split(",")):
         rows: dict[float, list[tuple[str, int, int, int]]] = {t: [] for t in tolerances}

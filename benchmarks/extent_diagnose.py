@@ -46,9 +46,9 @@ sys.path.insert(0, str(REPO))
 from track_eval import scale_box, scale_view
 from train_extent import starts_of
 
-from sensekit.errors import SourceError
 from sensekit.vision import extent_model
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, click_points, iou, load_clip, size_ok
+from sensekit.evaluation.vision.evaluate import (REFUSED, add_clip_options, click_points, clips_to_run, iou, load_clip,
+                                                 size_ok)
 from sensekit.vision.extent import held_out
 from sensekit.vision.proposals import click_proposals
 from sensekit.vision.segment import segment_click
@@ -142,11 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scales", default="1")
     ap.add_argument("--sheet", type=Path, default=None, help="contact sheet of the cases (PNG)")
     args = ap.parse_args(argv)
-    try:
-        names = chosen_clips(args.clips, args.only)
-    except SourceError as e:
-        print(e, file=sys.stderr)
-        return 2
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     thumbs = []
     for factor in (float(v) for v in args.scales.split(",")):
         rows = []

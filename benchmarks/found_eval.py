@@ -43,7 +43,8 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.errors import ConfigError, SourceError
 from sensekit.evaluation.vision.comeback import Script, cover_script, cut_script, pan_script, run_script, walk_script
-from sensekit.evaluation.vision.evaluate import add_clip_options, chosen_clips, frames_of, load_clip, tracker_settings
+from sensekit.evaluation.vision.evaluate import (REFUSED, add_clip_options, clips_to_run, frames_of, load_clip,
+                                                 tracker_settings)
 from sensekit.evaluation.vision.leave import DIRECTIONS, pan_plan, still_plan
 
 SPEEDS_PX = (4.0, 16.0)        # as track_eval.py --loss
@@ -149,8 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.tables_from is not None:
         print(tables(json.loads(args.tables_from.read_text())))
         return 0
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     try:
-        names = chosen_clips(args.clips, args.only)
         settings = tracker_settings(args.tracker)
     except (SourceError, ConfigError) as e:
         print(e, file=sys.stderr)

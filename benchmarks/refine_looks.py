@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.vision import click_refine
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.evaluation.vision.evaluate import (add_clip_options, chosen_clips, click_points, frames_of,
+from sensekit.evaluation.vision.evaluate import (REFUSED, add_clip_options, click_points, clips_to_run, frames_of,
                                                 history_before, iou, load_clip, start_frames)
 from sensekit.vision.extent import held_out
 
@@ -36,7 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     add_clip_options(ap, SHARED_DATA / "video" / "tracking")
     ap.add_argument("--looks", type=int, default=3, help="looks at most (tracker.refine_looks)")
     args = ap.parse_args(argv)
-    names = chosen_clips(args.clips, args.only)
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     #: per look: (IoU of the tracked box, IoU of the new box or None when not re-seeded)
     seen: list[list[tuple[float, float | None]]] = [[] for _ in range(args.looks)]
     decide = click_refine.ClickRefiner.decide

@@ -61,7 +61,7 @@ sys.path.insert(0, str(REPO))
 from track_eval import scale_box, scale_view
 from train_extent import start_frames
 
-from sensekit.evaluation.vision.evaluate import (SensekitTracker, chosen_clips, click_points, frames_of, iou,
+from sensekit.evaluation.vision.evaluate import (REFUSED, SensekitTracker, click_points, clips_to_run, frames_of, iou,
                                                  load_clip, size_ok)
 from sensekit.vision.color_model import _bin_index
 from sensekit.vision.extent import HISTORY_FRAMES, _small, held_out
@@ -473,7 +473,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cache is not None and args.cache.exists():
         rows = pickle.loads(args.cache.read_bytes())
     else:
-        names = chosen_clips(args.clips, args.only)
+        if (names := clips_to_run(args.clips, args.only)) is None:
+            return REFUSED
         rows = collect(args.clips, names, [float(v) for v in args.scales.split(",")], at)
         if args.cache is not None:
             args.cache.write_bytes(pickle.dumps(rows))

@@ -75,8 +75,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.errors import ConfigError, SourceError
-from sensekit.evaluation.vision.evaluate import BASELINES, TrackClip, add_clip_options, chosen_clips, click_points, \
-    evaluate_clip, format_table, frames_of, load_clip, size_ok, start_frames, summary, tracker_settings
+from sensekit.evaluation.vision.evaluate import BASELINES, REFUSED, TrackClip, add_clip_options, click_points, \
+    clips_to_run, evaluate_clip, format_table, frames_of, load_clip, size_ok, start_frames, summary, tracker_settings
 from sensekit.vision.extent import HISTORY_FRAMES, held_out
 from sensekit.vision.segment import segment_click
 
@@ -428,10 +428,22 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False) -> N
         salient_in_tracker(rule, SalientClick(input_px=input_px))
 
 
+def _loss_tables(args: argparse.Namespace, names: list[str]) -> None:
+    """``--loss``: the loss table (unless ``--leave-only``), the leave table and with ``--found`` found_eval's."""
+    if not args.leave_only:
+        print(loss_table(args.clips, names, args.tracker_settings))
+    print(leave_table(args.clips, names, args.tracker_settings, args.verbose))
+    if args.found:
+        from found_eval import evaluate, tables
+
+        print(tables(evaluate(args.clips, names, args.tracker_settings)))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _options(argv)
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     try:
-        names = chosen_clips(args.clips, args.only)
         scales = parse_scales(args.scales)
         args.tracker_settings = tracker_settings(args.tracker)
     except (SourceError, ValueError, ConfigError) as e:
@@ -439,13 +451,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     _use_salient(args.salient, args.salient_px, args.holder_cut)
     if args.loss:
-        if not args.leave_only:
-            print(loss_table(args.clips, names, args.tracker_settings))
-        print(leave_table(args.clips, names, args.tracker_settings, args.verbose))
-        if args.found:
-            from found_eval import evaluate, tables
-
-            print(tables(evaluate(args.clips, names, args.tracker_settings)))
+        _loss_tables(args, names)
         return 0
     baselines = [b for b in BASELINES if not (args.no_mil and b.startswith("MIL"))]
     t0 = time.perf_counter()

@@ -26,6 +26,7 @@ minutes for the five developer clips on a loaded 2-core machine. A missing or un
 from __future__ import annotations
 
 import csv
+import sys
 from collections import deque
 from dataclasses import dataclass
 from itertools import islice
@@ -41,8 +42,8 @@ from sensekit.vision.extent import HISTORY_FRAMES
 
 __all__ = ["TrackClip", "Score", "StartResult", "load_clip", "clip_names", "click_points", "iou", "score",
            "CamShiftTracker", "MILTracker", "SensekitTracker", "evaluate_clip", "evaluate", "format_table",
-           "summary", "size_ok", "chosen_clips", "add_clip_options", "tracker_settings", "first_frames",
-           "start_frames", "history_before"]
+           "summary", "size_ok", "chosen_clips", "REFUSED", "clips_to_run", "add_clip_options", "tracker_settings",
+           "first_frames", "start_frames", "history_before"]
 
 #: the baselines, started from the true box
 BASELINES = ("sensekit (true box)", "CamShift (true box)", "MIL (true box)")
@@ -84,6 +85,21 @@ def chosen_clips(folder: Path, only: str | None = None) -> list[str]:
     if missing:
         raise SourceError(f"no clip {', '.join(map(repr, missing))} in {folder}; clips: {', '.join(names)}")
     return wanted
+
+
+#: what a clip benchmark's ``main`` returns when it refuses its clips (``clips_to_run``)
+REFUSED = 2
+
+
+def clips_to_run(folder: Path, only: str | None = None) -> list[str] | None:
+    """``chosen_clips``, or None once its refusal (the ``SourceError``'s one line) is printed to stderr:
+    every clip benchmark then returns ``REFUSED`` from ``main``, so each refuses a folder or a clip
+    name it cannot use with the same line and exit status."""
+    try:
+        return chosen_clips(folder, only)
+    except SourceError as e:
+        print(e, file=sys.stderr)
+        return None
 
 
 def add_clip_options(parser: Any, default: Path, *, frames: bool = True) -> None:
