@@ -35,6 +35,7 @@ Usage: .venv/bin/python benchmarks/audio_eval.py [--data ../shared/data] [--bloc
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     sources = {}
     for src, (model, threshold) in sorted(folds.items()):
         e = evaluate(args.data, block=args.block, book=False, only_sources=[src],
-                     make=lambda m=model, t=threshold: ClapDetector(model=m, threshold=t, noise_route=False))
+                     make=functools.partial(ClapDetector, model=model, threshold=threshold, noise_route=False))
         sources[src] = e.sources[src]
         say(f"held out {src}: threshold {threshold}")
     how = {"nested": "threshold chosen on the other sources' folds",

@@ -112,7 +112,8 @@ def maker(s: str, trees: dict[str, Any], folds: dict[str, Any], ring: dict[str, 
 
 
 def run(args: argparse.Namespace, sources: list[str], off: int, cuts: dict[str, float] | None,
-        folds_: tuple[Any, ...]) -> tuple[dict[str, Any], list[dict[str, Any]], list[Recorder]]:
+        folds_: tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, LinearScore]]) -> tuple[
+            dict[str, Any], list[dict[str, Any]], list[Recorder]]:
     from sensekit.evaluation.audio.evaluate import evaluate
 
     per: dict[str, Any] = {}

@@ -372,7 +372,7 @@ def cost(args: argparse.Namespace, sources: list[str], T: dict[str, float], marg
             for k, i in enumerate(range(0, len(y), 512)):
                 det.process(y[i:i + 512], i / rate, rate, index=k)
             best[mode] = min(best[mode], time.process_time() - t0)
-            calls = getattr(det, "mel_calls", None) or getattr(det, "close_calls", 0)
+            calls = getattr(det, "mel_calls", 0) or getattr(det, "close_calls", 0)
     names = ("the shipped wait", f"the wide wait ({args.wide}, W {args.wide_w['k']:g})") if args.wide_w else \
         ("today", "wait+mel")
     print(f"clap stage on {args.dense.name} looped to 20 s (k's fold): {names[0]} {20.0 / best['today']:.0f}x "

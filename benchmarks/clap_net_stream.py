@@ -185,7 +185,7 @@ def dense_counts(args: argparse.Namespace) -> None:
     try:
         for margin in MARGINS:
             counts: dict[str, int] = {}
-            cfl.FloorRoute = candidate_route(MODEL, net, expert_first=original, threshold=THRESHOLD,  # type: ignore[misc]
+            cfl.FloorRoute = candidate_route(MODEL, net, expert_first=original, threshold=THRESHOLD,  # type: ignore[misc, assignment]
                                              veto=(margin, side), counts=counts)
             det = ClapDetector(threshold=THRESHOLD, noise_route=True)
             for i in range(0, len(x), 512):
@@ -281,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                 cfl.FloorRoute = original  # type: ignore[misc]
                 return ClapDetector(model=trees[source], threshold=float(nested[source]),
                                     noise_route=args.route)
-            cfl.FloorRoute = route  # type: ignore[misc]
+            cfl.FloorRoute = route  # type: ignore[misc, assignment]
             return ClapDetector(model=trees[source], threshold=float(nested[source]), noise_route=True)
         return make
     try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     #: per look: (IoU of the tracked box, IoU of the new box or None when not re-seeded)
     seen: list[list[tuple[float, float | None]]] = [[] for _ in range(args.looks)]
     decide = click_refine.ClickRefiner.decide
-    state: dict = {}
+    state: dict[str, Any] = {}
 
     def recording(self, frame, point, box):  # type: ignore[no-untyped-def]
         out = decide(self, frame, point, box)
