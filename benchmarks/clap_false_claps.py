@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _clap_tables import add_stream_options
 from _reference import SHARED_DATA
 from clap_mel_wait import Shipped
 from clap_ring_stream import delays
@@ -207,13 +208,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--folds", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--block", type=int, default=512)
-    ap.add_argument("--offsets", default="0,517")
+    add_stream_options(ap, curve_offsets=None)       # its curve takes --offsets
     ap.add_argument("--sources", default="")
     ap.add_argument("--veto", action="store_true")
-    ap.add_argument("--no-curve", action="store_true")
-    ap.add_argument("--kinds", default="white,pink,babble,speech")
-    ap.add_argument("--snrs", default="0,5,10")
     args = ap.parse_args()
     if not (SHARED_DATA / "labels.csv").is_file():
         print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)

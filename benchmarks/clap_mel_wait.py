@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _clap_tables import add_stream_options
 from _reference import SHARED_DATA
 
 from sensekit.audio.clap_noise_model import RISE_SPLIT_DB
@@ -404,12 +405,7 @@ def main() -> int:
     ap.add_argument("--stream", action="store_true")
     ap.add_argument("--cost", action="store_true")
     ap.add_argument("--dense", type=Path, default=SHARED_DATA / "audio" / "laugh_room-small_0.wav")
-    ap.add_argument("--block", type=int, default=512)
-    ap.add_argument("--offsets", default="0,517")
-    ap.add_argument("--curve-offsets", default="0,517")
-    ap.add_argument("--kinds", default="white,pink,babble,speech")
-    ap.add_argument("--snrs", default="0,5,10")
-    ap.add_argument("--no-curve", action="store_true")
+    add_stream_options(ap)
     ap.add_argument("--losses", action="store_true",
                     help="where the missed claps of --loss-rows are lost (clap_losses; the shipped detector)")
     ap.add_argument("--loss-rows", default="clean:0,pink:10,pink:5,babble:10,speech:0")

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _clap_tables import noise_curves, per_source_tables
+from _clap_tables import add_stream_options, noise_curves, per_source_tables
 from _reference import SHARED_DATA
 
 
@@ -209,12 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--latency-slack", type=float, default=None,
                     help="the cap on delayed claps nested from the latency: the largest share on the other "
                          "sources' recordings that keeps their p50 decision delay within this many ms of today's")
-    ap.add_argument("--block", type=int, default=512)
-    ap.add_argument("--offsets", default="0")
-    ap.add_argument("--curve-offsets", default="0")
-    ap.add_argument("--kinds", default="white,pink,babble,speech")
-    ap.add_argument("--snrs", default="0,5,10")
-    ap.add_argument("--no-curve", action="store_true")
+    add_stream_options(ap, offsets="0", curve_offsets="0")
     ap.add_argument("--ring-threshold", choices=("alone", "today"), default="alone",
                     help="the ring trees at their own nested threshold, or at today's trees' (held out)")
     ap.add_argument("--ring-input", choices=("late_db", "late_floor_db", "late_above_db"), default="late_db",

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _clap_tables import noise_curves, per_source_tables
+from _clap_tables import add_stream_options, noise_curves, per_source_tables
 from _reference import SHARED_DATA
 from clap_mel_wait import Shipped, load, mel_scores
 
@@ -80,12 +80,7 @@ def options() -> argparse.Namespace:
     ap.add_argument("--out", type=Path, required=True, help="the twenty-third pass's folder (clap_mel_wait.py)")
     ap.add_argument("--route-folds", type=Path, default=None, help="needed by the route's modes")
     ap.add_argument("--modes", default="route,route+wait")
-    ap.add_argument("--block", type=int, default=512)
-    ap.add_argument("--offsets", default="0,517")
-    ap.add_argument("--curve-offsets", default="0,517")
-    ap.add_argument("--kinds", default="white,pink,brown,hum,babble,speech")
-    ap.add_argument("--snrs", default="0,5,10,15,20,30")
-    ap.add_argument("--no-curve", action="store_true")
+    add_stream_options(ap, kinds="white,pink,brown,hum,babble,speech", snrs="0,5,10,15,20,30")
     ap.add_argument("--curve-json", type=Path, default=None)
     ap.add_argument("--route-json", type=Path, default=None)
     return ap.parse_args()
