@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 
 REPO = Path(__file__).resolve().parents[1]
 OFFSETS = (0, 1, 2, 3, 5, 7, 11, 23, 64, 100, 257, 333, 517, 800, 1000)
@@ -64,8 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=None,
                     help="keep the collected training bursts in this .npz (read it when it exists)")
     args = ap.parse_args(argv)
-    if not (args.data / "labels.csv").is_file():
-        print(f"shared data not found at {args.data}", file=sys.stderr)
+    if data_refused(args.data):
         return 2
     from sensekit.audio.clap import ClapDetector
     from sensekit.evaluation.audio.evaluate import evaluate, format_sources, format_table

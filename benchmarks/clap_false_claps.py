@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from _clap_tables import add_stream_options
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 from clap_mel_wait import Shipped
 from clap_ring_stream import delays
 
@@ -212,8 +211,7 @@ def main() -> int:
     ap.add_argument("--sources", default="")
     ap.add_argument("--veto", action="store_true")
     args = ap.parse_args()
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused():
         return 2
     folds_ = load_folds(args.folds)
     sources = args.sources.split(",") if args.sources else sorted(folds_[0])

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 
 META = ("on_k", "on_v", "lab_k", "lab_v")
 ROWS = ("X", "y", "source", "background", "variant", "clip")
@@ -81,8 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--part", default="0/1", help="K/N: the K-th of N runs of clips, written to OUT.K")
     ap.add_argument("--merge", type=int, default=0, help="join N parts into OUT")
     args = ap.parse_args(argv)
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused():
         return 2
     def name(k: int) -> Path:
         return args.out.with_name(f"{args.out.name}.{k}.npz")

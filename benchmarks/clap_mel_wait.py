@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 from _clap_tables import add_stream_options
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 
 from sensekit.audio.clap_noise_model import RISE_SPLIT_DB
 from sensekit.audio.clap_wait import SHIPPED, WaitModel
@@ -418,8 +418,7 @@ def main() -> int:
     ap.add_argument("--rule", choices=MEL_RULES, default=None,
                     help="only this rule (theta still nested); by default the rule is chosen nested too")
     args = ap.parse_args()
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused():
         return 2
     b, sources, so, sr, T, margin = load(args)
     d = np.load(args.out / "MARGIN.npy")

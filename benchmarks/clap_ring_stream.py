@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from _clap_tables import add_stream_options, noise_curves, per_source_tables
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 
 
 def _tag(args: argparse.Namespace) -> str:
@@ -220,8 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shipped", action="store_true",
                     help="only the candidate as it would ship, every clip, in-sample (see shipped())")
     args = ap.parse_args(argv)
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused():
         return 2
     from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 from _clap_tables import add_stream_options, noise_curves, per_source_tables
-from _reference import SHARED_DATA
+from _reference import data_refused
 from clap_mel_wait import Shipped, load, mel_scores
 
 from sensekit.audio.clap_features import TreeModel
@@ -126,8 +126,7 @@ def write_curve(args: argparse.Namespace, mode: str, points: Any) -> None:
 
 def main() -> int:
     args = options()
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused():
         return 2
     modes = args.modes.split(",")
     if any(m not in MODES for m in modes):
