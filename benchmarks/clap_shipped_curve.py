@@ -97,7 +97,7 @@ def fold_constants(args: argparse.Namespace, modes: list[str]) -> tuple[list[str
     trees = json.loads(args.tree_folds.read_text())["models"]
     if args.route_folds is None and any(m.startswith("route") for m in modes):
         raise SystemExit("the route's modes need --route-folds (clap_floor_route.py --save-folds)")
-    rf = json.loads(args.route_folds.read_text()) if args.route_folds is not None else {
+    rf: dict[str, Any] = json.loads(args.route_folds.read_text()) if args.route_folds is not None else {
         "nested": T, "chosen": {s: {"split": 0.0, "t_expert": float("nan")} for s in sources}, "models": {}}
     for s in sources:
         if rf["nested"][s] != T[s]:
