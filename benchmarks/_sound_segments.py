@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._reference import SHARED_DATA
-from benchmarks.voice_eval import read_wav
+from _reference import SHARED_DATA
+from voice_eval import read_wav
 
 TAKES = 20           # takes of each digit and speaker
 
