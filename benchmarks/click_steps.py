@@ -31,6 +31,7 @@ import argparse
 import contextlib
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +51,7 @@ from sensekit.vision.segment import segment_click_pool
 NEVER = 99
 
 
-def gestures(pool_of, truth: np.ndarray, cap: int) -> tuple[int, int, int]:
+def gestures(pool_of: Any, truth: np.ndarray, cap: int) -> tuple[int, int, int]:
     """(wheel, again, best): the fewest gestures of each kind giving a right-sized box
     (0: the first box is; ``NEVER``: not within ``cap``). ``pool_of()`` makes a fresh pool."""
     first = pool_of().first

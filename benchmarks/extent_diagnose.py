@@ -33,7 +33,9 @@ import argparse
 import contextlib
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -64,7 +66,8 @@ def _skin(img: np.ndarray) -> np.ndarray:
 def _hist(lab: np.ndarray) -> np.ndarray:
     h = np.bincount(((lab[:, 0] >> 6).astype(np.intp) * 64 + (lab[:, 1] >> 5) * 8 + (lab[:, 2] >> 5)),
                     minlength=256).astype(np.float64)
-    return h / max(1.0, h.sum())
+    share: np.ndarray = h / max(1.0, h.sum())
+    return share
 
 
 def _masks(shape: tuple[int, int], box: np.ndarray) -> np.ndarray:
@@ -110,7 +113,7 @@ def classify(frame: np.ndarray, box: np.ndarray, truth: np.ndarray) -> tuple[str
         "part of the object" if inside >= 0.8 else "off"
 
 
-def cases(folder: Path, names: list[str], factor: float):
+def cases(folder: Path, names: list[str], factor: float) -> Iterator[tuple[Any, ...]]:
     """(clip, start, click name, frame, history, truth, click) for every case at ``factor``."""
     for name in names:
         clip = load_clip(folder, name)

@@ -65,7 +65,9 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from _reference import SHARED_DATA
 
@@ -137,7 +139,7 @@ def rescaled_runs(folder: Path, name: str, factor: float, starts: int, frames: i
                           f"moves more than the view holds in the run); run left out", file=sys.stderr)
                     continue
                 stem = out / f"{name}_x{factor:g}_s{s}"
-                w = cv2.VideoWriter(str(stem) + ".mp4", cv2.VideoWriter_fourcc(*"mp4v"), 30.0, (W, H))
+                w = cv2.VideoWriter(str(stem) + ".mp4", cv2.VideoWriter.fourcc(*"mp4v"), 30.0, (W, H))
                 writers[i] = (w, M)
                 with open(str(stem) + "_gt.csv", "w", newline="") as fh:
                     rows = csv.writer(fh)
@@ -167,7 +169,7 @@ def click_times_ms(folder: Path, names: list[str], starts: int) -> list[float]:
         clip = load_clip(folder, name)
         n = len(clip.truth)
         wanted = set(start_frames(n, starts))
-        recent: deque = deque(maxlen=BACK)
+        recent: deque[Any] = deque(maxlen=BACK)
         for k, frame in enumerate(frames_of(clip)):
             big = cv2.resize(frame, (640, 480))
             if k in wanted:
@@ -183,8 +185,8 @@ def click_times_ms(folder: Path, names: list[str], starts: int) -> list[float]:
     return out
 
 
-def _first(clip_folder: Path, name: str, n: int) -> list:
-    out = []
+def _first(clip_folder: Path, name: str, n: int) -> list[np.ndarray]:
+    out: list[np.ndarray] = []
     for frame in frames_of(load_clip(clip_folder, name)):
         if len(out) == n:
             break
@@ -192,7 +194,7 @@ def _first(clip_folder: Path, name: str, n: int) -> list:
     return out
 
 
-def _delay(tracker, picked: list, after: list, start: int) -> tuple[bool, int | None]:
+def _delay(tracker: Any, picked: list[np.ndarray], after: list[np.ndarray], start: int) -> tuple[bool, int | None]:
     """(lost before the object went, frames after it went until color_lost or None)."""
     from sensekit.events import ColorLost
 
@@ -205,7 +207,7 @@ def _delay(tracker, picked: list, after: list, start: int) -> tuple[bool, int | 
     return before, at
 
 
-def _cover(frame, box) -> object:
+def _cover(frame: np.ndarray, box: Sequence[float]) -> np.ndarray:
     """``frame`` with a dark grey card 20 % larger than ``box`` over it."""
     f = frame.copy()
     x, y, w, h = box
@@ -213,7 +215,7 @@ def _cover(frame, box) -> object:
     return f
 
 
-def loss_table(folder: Path, names: list[str], settings: dict[str, object] | None = None) -> str:
+def loss_table(folder: Path, names: list[str], settings: dict[str, Any] | None = None) -> str:
     """Cut and cover runs from a centre click and from the true box (see the docstring), the
     trackers made with ``settings`` (``--tracker``) beside the check's on/off."""
     import cv2
@@ -258,7 +260,7 @@ def loss_table(folder: Path, names: list[str], settings: dict[str, object] | Non
 LEAVE_SPEEDS_PX = (4.0, 16.0)      # a slow pan and a fast one, source pixels per frame
 
 
-def leave_plans(folder: Path, name: str) -> tuple[list, list]:
+def leave_plans(folder: Path, name: str) -> tuple[list[Any], list[np.ndarray]]:
     """The pans (each direction x ``LEAVE_SPEEDS_PX``) and the still window the clip allows
     (``sensekit.evaluation.vision.leave``), with the clip's frames up to the last one needed."""
     from sensekit.evaluation.vision.leave import DIRECTIONS, pan_plan, still_plan
@@ -274,7 +276,7 @@ def leave_plans(folder: Path, name: str) -> tuple[list, list]:
     return kept, _first(folder, name, need)
 
 
-def leave_run(tracker, frames: list, plan, truth: np.ndarray,
+def leave_run(tracker: Any, frames: list[np.ndarray], plan: Any, truth: np.ndarray,
               how: str) -> tuple[tuple[int, float] | None, int | None, bool]:
     """One run through ``plan``'s views: (the frame of a ``color_lost`` while the object was fully
     inside and the IoU of the last box found with the truth then, else None; frame of the first
@@ -307,7 +309,7 @@ def leave_run(tracker, frames: list, plan, truth: np.ndarray,
     return inside, at, lost
 
 
-def leave_table(folder: Path, names: list[str], settings: dict[str, object] | None = None,
+def leave_table(folder: Path, names: list[str], settings: dict[str, Any] | None = None,
                 verbose: bool = False) -> str:
     """The object leaving the view (a pan away, or walking out of a still window): runs lost
     while it was fully inside (false when the last box still overlapped it, IoU > 0.3), and of
@@ -317,7 +319,7 @@ def leave_table(folder: Path, names: list[str], settings: dict[str, object] | No
 
     lines = ["leave        check  runs  lost inside (IoU>0.3, before the pan)  not lost before  "
              "color_lost by out+15  still lost at out+15  delay from out, median"]
-    rows: dict[tuple[str, bool], list] = {}
+    rows: dict[tuple[str, bool], list[Any]] = {}
     for name in names:
         plans, frames = leave_plans(folder, name)
         truth = load_clip(folder, name).truth
@@ -388,7 +390,7 @@ def parse_scales(text: str) -> list[float]:
 
 
 def scale_results(args: argparse.Namespace, names: list[str], factor: float, baselines: list[str],
-                  t0: float) -> dict[str, list]:
+                  t0: float) -> dict[str, list[Any]]:
     """Every clip's runs with the objects seen ``factor`` times larger (held out when asked)."""
     from functools import partial
 
@@ -456,7 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     baselines = [b for b in BASELINES if not (args.no_mil and b.startswith("MIL"))]
     t0 = time.perf_counter()
     overall = []
-    per_click: dict[str, dict[str, list]] = {}
+    per_click: dict[str, dict[str, list[Any]]] = {}
     for factor in scales:
         results = scale_results(args, names, factor, baselines, t0)
         per_click[f"{factor:g}"] = {n: [[r.start, {**{k: v.success for k, v in r.scores.items()},
