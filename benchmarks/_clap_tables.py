@@ -14,6 +14,23 @@ from typing import Any
 
 from _reference import SHARED_DATA
 
+#: the noise curve's kinds and SNRs (dB) by default in the stream benchmarks
+CURVE_KINDS, CURVE_SNRS = "white,pink,babble,speech", "0,5,10"
+
+
+def add_stream_options(ap: argparse.ArgumentParser, *, offsets: str = "0,517", curve_offsets: str | None = "0,517",
+                       kinds: str = CURVE_KINDS, snrs: str = CURVE_SNRS) -> None:
+    """The options of a clap stream benchmark that ``per_source_tables`` and ``noise_curves`` read:
+    ``--block``, ``--offsets`` (the per-source tables'), ``--curve-offsets`` (the curve's; None: no such
+    option, the benchmark's curve takes ``--offsets``), ``--kinds``, ``--snrs`` and ``--no-curve``."""
+    ap.add_argument("--block", type=int, default=512)
+    ap.add_argument("--offsets", default=offsets)
+    if curve_offsets is not None:
+        ap.add_argument("--curve-offsets", default=curve_offsets)
+    ap.add_argument("--kinds", default=kinds)
+    ap.add_argument("--snrs", default=snrs)
+    ap.add_argument("--no-curve", action="store_true")
+
 
 def per_source_tables(args: argparse.Namespace, offsets: list[int], modes: list[str], sources: list[str],
                       make_for: Callable[[str], Any], made: dict[str, list[Any]],

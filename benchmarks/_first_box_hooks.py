@@ -43,7 +43,7 @@ def holder_cut_in_tracker() -> None:
             first = cut_holder(frame, first, x, y)
         return first, measured
 
-    color_tracker.segment_click_pool = pool  # type: ignore[assignment]
+    color_tracker.segment_click_pool = pool  # type: ignore[attr-defined, assignment]
 
 
 def salient_in_tracker(rule: str, model: SalientClick) -> None:
@@ -71,4 +71,4 @@ def salient_in_tracker(rule: str, model: SalientClick) -> None:
 
     if rule not in ("then-extent", "refine"):
         raise ConfigError(f"--salient must be then-extent or refine, got {rule!r}")
-    color_tracker.segment_click_pool = pool  # type: ignore[assignment]
+    color_tracker.segment_click_pool = pool  # type: ignore[attr-defined, assignment]

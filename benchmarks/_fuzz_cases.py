@@ -305,20 +305,20 @@ def recording_damages(pristine: Path, n: int, rng: np.random.Generator) -> Itera
             yield f"{f} cut to {cut} of {len(data)} bytes", f, data[:cut]
     for k in range(n):
         f = files[int(rng.integers(len(files)))]
-        data = bytearray((pristine / f).read_bytes())
-        if not data:
+        buf = bytearray((pristine / f).read_bytes())
+        if not buf:
             continue
-        if k % 3 == 0 and len(data) >= 8:               # a lying 32-bit length at a word boundary
-            at = int(rng.integers(0, len(data) - 3))
-            value = [0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 4, len(data) * 100][int(rng.integers(7))]
-            data[at:at + 4] = struct.pack("<I", value)
-            yield f"{f}: bytes {at}..{at + 3} set to {value:#x}", f, bytes(data)
+        if k % 3 == 0 and len(buf) >= 8:               # a lying 32-bit length at a word boundary
+            at = int(rng.integers(0, len(buf) - 3))
+            value = [0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 4, len(buf) * 100][int(rng.integers(7))]
+            buf[at:at + 4] = struct.pack("<I", value)
+            yield f"{f}: bytes {at}..{at + 3} set to {value:#x}", f, bytes(buf)
         else:
             bits = int(rng.integers(1, 9))
-            spots = [int(i) for i in rng.integers(0, len(data) * 8, bits)]
+            spots = [int(i) for i in rng.integers(0, len(buf) * 8, bits)]
             for b in spots:
-                data[b // 8] ^= 1 << (b % 8)
-            yield f"{f}: bit(s) {spots} flipped", f, bytes(data)
+                buf[b // 8] ^= 1 << (b % 8)
+            yield f"{f}: bit(s) {spots} flipped", f, bytes(buf)
 
 
 #: a file checked against another: a message naming either names the damage (a checksum file

@@ -341,7 +341,7 @@ def mjpeg_case(sweep: Sweep, mode: str, k: int) -> None:
 
 def small_video(path: Path) -> Path:
     import cv2
-    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 12.0, (64, 48))
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), 12.0, (64, 48))
     rng = np.random.default_rng(5)
     for _ in range(24):
         w.write(rng.integers(0, 256, (48, 64, 3), dtype=np.uint8))

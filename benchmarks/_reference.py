@@ -18,6 +18,15 @@ SHARED_BENCH = REPO.parent / "shared" / "bench"
 SHARED_DATA = Path(os.environ.get("SENSEKIT_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 
+def data_refused(data: Path = SHARED_DATA) -> bool:
+    """Whether ``data`` is not the shared data folder (no ``labels.csv``), after the one line a
+    benchmark that needs it refuses with on stderr; its ``main`` then returns 2."""
+    if (Path(data) / "labels.csv").is_file():
+        return False
+    print(f"shared data not found at {data}", file=sys.stderr)
+    return True
+
+
 def load_reference(name: str, bench_dir: Path = SHARED_BENCH) -> ModuleType:
     """Import ``bench_dir/name.py`` (e.g. ``"vision_ref"``) as a module."""
     path = Path(bench_dir) / f"{name}.py"

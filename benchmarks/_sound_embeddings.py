@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._reference import SHARED_DATA
-from benchmarks._sound_segments import _clips
-from benchmarks.voice_eval import read_wav
+from _reference import SHARED_DATA
+from _sound_segments import _clips
+from voice_eval import read_wav
 from sensekit.audio.vad import RATE, Segment
 
 

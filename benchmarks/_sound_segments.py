@@ -10,12 +10,13 @@ from __future__ import annotations
 import csv
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._reference import SHARED_DATA
-from benchmarks.voice_eval import read_wav
+from _reference import SHARED_DATA
+from voice_eval import read_wav
 
 TAKES = 20           # takes of each digit and speaker
 
@@ -89,7 +90,8 @@ def prepare(cache: Path | None) -> dict[str, np.ndarray]:
             "end": np.array([m[4] for m in meta]), "frames": np.array([len(m) for m in feats]), "dist": dist,
             "kinds": np.array(list(seconds)), "seconds": np.array(list(seconds.values()))}
     if cache is not None:
-        np.savez(cache, **data)
+        arrays: dict[str, Any] = data
+        np.savez(cache, **arrays)
     return data
 
 

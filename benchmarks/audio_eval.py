@@ -35,12 +35,13 @@ Usage: .venv/bin/python benchmarks/audio_eval.py [--data ../shared/data] [--bloc
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 
 REPO = Path(__file__).resolve().parents[1]
 OFFSETS = (0, 1, 2, 3, 5, 7, 11, 23, 64, 100, 257, 333, 517, 800, 1000)
@@ -63,8 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=None,
                     help="keep the collected training bursts in this .npz (read it when it exists)")
     args = ap.parse_args(argv)
-    if not (args.data / "labels.csv").is_file():
-        print(f"shared data not found at {args.data}", file=sys.stderr)
+    if data_refused(args.data):
         return 2
     from sensekit.audio.clap import ClapDetector
     from sensekit.evaluation.audio.evaluate import evaluate, format_sources, format_table
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     sources = {}
     for src, (model, threshold) in sorted(folds.items()):
         e = evaluate(args.data, block=args.block, book=False, only_sources=[src],
-                     make=lambda m=model, t=threshold: ClapDetector(model=m, threshold=t, noise_route=False))
+                     make=functools.partial(ClapDetector, model=model, threshold=threshold, noise_route=False))
         sources[src] = e.sources[src]
         say(f"held out {src}: threshold {threshold}")
     how = {"nested": "threshold chosen on the other sources' folds",

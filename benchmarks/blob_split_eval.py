@@ -55,7 +55,7 @@ def people_masks(path: Path) -> list[np.ndarray]:
         print(f"cannot open {path} (use --data)", file=sys.stderr)
         raise SystemExit(2)
     md = MotionDetector(method="background")
-    out = []
+    out: list[np.ndarray] = []
     while True:
         ok, image = cap.read()
         if not ok:
@@ -63,7 +63,7 @@ def people_masks(path: Path) -> list[np.ndarray]:
         out.append(md.update(image).mask.copy())
 
 
-def couple(bp: Any, masks: list[np.ndarray], fps: float, **split: float) -> tuple[int, int]:
+def couple(bp: Any, masks: list[np.ndarray], fps: float, **split: Any) -> tuple[int, int]:
     """Frames on which the couple shows two ids; regions split off others on frames 120-399."""
     bt = BlobTracker(**split)
     two = parts = 0

@@ -28,7 +28,7 @@ import numpy as np
 
 from sensekit.evaluation.audio import clap_folds as cf
 from sensekit.evaluation.audio import clap_training as ct
-from sensekit.audio.clap_features import FEATURES
+from sensekit.audio.clap_features import FEATURES, Model
 from sensekit.evaluation.audio.clap_hgb import fit_hgb
 from sensekit.audio.clap_noise_model import FLOOR_SPLIT_DB, RISE_SPLIT_DB
 
@@ -45,7 +45,7 @@ def load(cache: Path) -> tuple[ct.Bursts, np.ndarray]:
     return b, routed
 
 
-def train(b: ct.Bursts, routed: np.ndarray, weight: float, leave_out: tuple[str, ...] = ()) -> ct.Model:
+def train(b: ct.Bursts, routed: np.ndarray, weight: float, leave_out: tuple[str, ...] = ()) -> Model:
     """``clap_training.train`` (hgb, the gate from every copy), ``routed`` bursts x ``weight``."""
     m = b.y >= 0
     for s in leave_out:

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _reference import SHARED_DATA
+from _clap_tables import add_stream_options
+from _reference import SHARED_DATA, data_refused
 from clap_mel_wait import Shipped
 from clap_ring_stream import delays
 
@@ -112,7 +112,8 @@ def maker(s: str, trees: dict[str, Any], folds: dict[str, Any], ring: dict[str, 
 
 
 def run(args: argparse.Namespace, sources: list[str], off: int, cuts: dict[str, float] | None,
-        folds_: tuple[Any, ...]) -> tuple[dict[str, Any], list[dict[str, Any]], list[Recorder]]:
+        folds_: tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, LinearScore]]) -> tuple[
+            dict[str, Any], list[dict[str, Any]], list[Recorder]]:
     from sensekit.evaluation.audio.evaluate import evaluate
 
     per: dict[str, Any] = {}
@@ -206,16 +207,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--folds", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--block", type=int, default=512)
-    ap.add_argument("--offsets", default="0,517")
+    add_stream_options(ap, curve_offsets=None)       # its curve takes --offsets
     ap.add_argument("--sources", default="")
     ap.add_argument("--veto", action="store_true")
-    ap.add_argument("--no-curve", action="store_true")
-    ap.add_argument("--kinds", default="white,pink,babble,speech")
-    ap.add_argument("--snrs", default="0,5,10")
     args = ap.parse_args()
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused():
         return 2
     folds_ = load_folds(args.folds)
     sources = args.sources.split(",") if args.sources else sorted(folds_[0])

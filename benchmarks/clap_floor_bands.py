@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--margin", type=float, default=2.0)
     args = ap.parse_args(argv)
     targets, speech, audio = clap_clips(args.data)
-    from sensekit.audio.clap_augment import clap_loudness
+    from sensekit.audio.clap_loudness import clap_loudness
     from sensekit.audio.clap_features import FEATURES
     from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech
     from sensekit.evaluation.audio.evaluate import read_clips, read_wav

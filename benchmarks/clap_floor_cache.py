@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 
 META = ("on_k", "on_v", "lab_k", "lab_v")
 ROWS = ("X", "y", "source", "background", "variant", "clip")
@@ -45,9 +45,10 @@ def stream(x: np.ndarray, rate: int, block: int = 4096) -> list[Any]:
 def part(out: Path, k: int, n: int) -> None:
     from sensekit.audio.clap_floor import FloorRoute
     from sensekit.evaluation.audio import clap_training as ct
+    from sensekit.evaluation.audio.clap_augment import SYNTHETIC_KINDS
     from sensekit.evaluation.audio.evaluate import recipe_onsets
 
-    src = ct._Clips(SHARED_DATA, ct.SYNTHETIC_KINDS)
+    src = ct._Clips(SHARED_DATA, SYNTHETIC_KINDS)
     counts, rows = {}, []
     for c in src.clips:
         x, rate = src.audio[c.file]
@@ -70,7 +71,7 @@ def part(out: Path, k: int, n: int) -> None:
                 spread = fr.floor_spread_db(y, p) if has else math.nan
                 rows.append((np.r_[f.vector(), patch, spread], lab, c.source, bg, variant, c.file))
         print(f"# {c.file}", file=sys.stderr, flush=True)
-    cols = {name: np.array([r[i] for r in rows]) for i, name in enumerate(ROWS)}
+    cols: dict[str, Any] = {name: np.array([r[i] for r in rows]) for i, name in enumerate(ROWS)}
     np.savez_compressed(out, **cols, on_k=np.array(list(counts)), on_v=np.array(list(counts.values())),
                         lab_k=np.array([c.file for c in src.clips]), lab_v=np.array([c.label for c in src.clips]))
 
@@ -81,18 +82,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--part", default="0/1", help="K/N: the K-th of N runs of clips, written to OUT.K")
     ap.add_argument("--merge", type=int, default=0, help="join N parts into OUT")
     args = ap.parse_args(argv)
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused():
         return 2
+    out: Path = args.out
+
     def name(k: int) -> Path:
-        return args.out.with_name(f"{args.out.name}.{k}.npz")
+        return out.with_name(f"{out.name}.{k}.npz")
     if args.merge:
         parts = [np.load(name(k)) for k in range(args.merge)]
         if any(not all(np.array_equal(p[m], parts[0][m]) for m in META) for p in parts):
             print("the parts were not made from the same clips", file=sys.stderr)
             return 2
-        np.savez_compressed(args.out, **{r: np.concatenate([p[r] for p in parts]) for r in ROWS},
-                            **{m: parts[0][m] for m in META})
+        merged: dict[str, Any] = {**{r: np.concatenate([p[r] for p in parts]) for r in ROWS},
+                                  **{m: parts[0][m] for m in META}}
+        np.savez_compressed(args.out, **merged)
         print(f"wrote {args.out}")
         return 0
     k, n = (int(v) for v in args.part.split("/"))

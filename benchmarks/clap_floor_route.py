@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def say(message: str) -> None:
         print(f"# {message}", file=sys.stderr, flush=True)
-    b = ct.collect_cached(None, args.cache)
+    b = ct.collect_cached(None, args.cache)  # type: ignore[arg-type]  # (the cache must be there: no data)
     if b.X.shape[1] != EXPERT_N + 1:
         print(f"{args.cache}: {b.X.shape[1]} columns, not the 16 features, the patch's 4 and the "
               "floor spread", file=sys.stderr)

@@ -87,14 +87,14 @@ def mels(cache: Path, keep: np.ndarray, out: Path) -> dict[str, np.ndarray]:
                     got[k].append(log_mel(y, rate, round(f.t_peak * rate), w))
 
     collect_checked(cache, seen)
-    res = {"idx": np.array(idx), **{k: np.stack(v) for k, v in got.items()}}
+    res: dict[str, Any] = {"idx": np.array(idx), **{k: np.stack(v) for k, v in got.items()}}
     np.savez(out, **res)
     return res
 
 
 def load_net(aisfx: Path, torch_path: Path) -> Any:
     sys.path.append(str(torch_path))
-    import torch
+    import torch  # type: ignore[import-not-found, unused-ignore]
     torch.set_num_threads(1)
     spec = importlib.util.spec_from_file_location("aisfx_cnn2d", aisfx / "aisfx/models/cnn2d.py")
     assert spec is not None and spec.loader is not None
@@ -108,7 +108,7 @@ def load_net(aisfx: Path, torch_path: Path) -> Any:
 
 
 def embed(net: Any, M: np.ndarray, batch: int = 64) -> np.ndarray:
-    import torch
+    import torch  # type: ignore[import-not-found, unused-ignore]
     out = []
     with torch.no_grad():
         for i in range(0, len(M), batch):
@@ -118,7 +118,7 @@ def embed(net: Any, M: np.ndarray, batch: int = 64) -> np.ndarray:
 
 def call_cost(net: Any) -> None:
     """ms per call, one window at a time (as a detector would call it), one thread."""
-    import torch
+    import torch  # type: ignore[import-not-found, unused-ignore]
     print("\n| frames (s of audio) | ms per call, median of 30 |\n|---|---|")
     rng = np.random.default_rng(0)
     for n in (8, 16, 65):
@@ -228,7 +228,7 @@ def embeddings(net: Any, Ms: dict[str, np.ndarray], d: np.ndarray, long_within: 
                path: Path) -> dict[str, np.ndarray]:
     """Each window's embeddings (kept in ``path``); ``k_rows``: the rows of ``Ms`` embedded."""
     if not path.is_file():
-        res = {}
+        res: dict[str, Any] = {}
         for k in WINDOWS:
             rows = np.arange(len(Ms["idx"]))
             if k == "long" and long_within is not None:
@@ -304,4 +304,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -28,7 +28,7 @@ import pickle
 import sys
 from pathlib import Path
 
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 from typing import Any
 
 import numpy as np
@@ -67,8 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threshold", type=float, default=None)
     ap.add_argument("--thresholds", default="0,0.5,1,1.25,1.5,2,3,4")
     args = ap.parse_args(argv)
-    if not (args.data / "labels.csv").is_file():
-        print(f"shared data not found at {args.data}", file=sys.stderr)
+    if data_refused(args.data):
         return 2
     from sensekit.evaluation.audio import clap_training as ct
     from sensekit.audio.clap_features import FEATURES

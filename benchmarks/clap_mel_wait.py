@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _reference import SHARED_DATA
+from _clap_tables import add_stream_options
+from _reference import SHARED_DATA, data_refused
 
 from sensekit.audio.clap_noise_model import RISE_SPLIT_DB
 from sensekit.audio.clap_wait import SHIPPED, WaitModel
@@ -372,7 +373,7 @@ def cost(args: argparse.Namespace, sources: list[str], T: dict[str, float], marg
             for k, i in enumerate(range(0, len(y), 512)):
                 det.process(y[i:i + 512], i / rate, rate, index=k)
             best[mode] = min(best[mode], time.process_time() - t0)
-            calls = getattr(det, "mel_calls", None) or getattr(det, "close_calls", 0)
+            calls = getattr(det, "mel_calls", 0) or getattr(det, "close_calls", 0)
     names = ("the shipped wait", f"the wide wait ({args.wide}, W {args.wide_w['k']:g})") if args.wide_w else \
         ("today", "wait+mel")
     print(f"clap stage on {args.dense.name} looped to 20 s (k's fold): {names[0]} {20.0 / best['today']:.0f}x "
@@ -404,12 +405,7 @@ def main() -> int:
     ap.add_argument("--stream", action="store_true")
     ap.add_argument("--cost", action="store_true")
     ap.add_argument("--dense", type=Path, default=SHARED_DATA / "audio" / "laugh_room-small_0.wav")
-    ap.add_argument("--block", type=int, default=512)
-    ap.add_argument("--offsets", default="0,517")
-    ap.add_argument("--curve-offsets", default="0,517")
-    ap.add_argument("--kinds", default="white,pink,babble,speech")
-    ap.add_argument("--snrs", default="0,5,10")
-    ap.add_argument("--no-curve", action="store_true")
+    add_stream_options(ap)
     ap.add_argument("--losses", action="store_true",
                     help="where the missed claps of --loss-rows are lost (clap_losses; the shipped detector)")
     ap.add_argument("--loss-rows", default="clean:0,pink:10,pink:5,babble:10,speech:0")
@@ -422,8 +418,7 @@ def main() -> int:
     ap.add_argument("--rule", choices=MEL_RULES, default=None,
                     help="only this rule (theta still nested); by default the rule is chosen nested too")
     args = ap.parse_args()
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused():
         return 2
     b, sources, so, sr, T, margin = load(args)
     d = np.load(args.out / "MARGIN.npy")

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 
 RISE_UNDER_DB = 26.0
 NOISY_KINDS = ("white", "pink", "babble")
@@ -118,8 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="the net reads the patch and the 16 features (both) or the patch only")
     ap.add_argument("--sources", default="", help="only these held-out sources (comma-separated)")
     args = ap.parse_args(argv)
-    if not args.cache.is_file() and not (args.data / "labels.csv").is_file():
-        print(f"shared data not found at {args.data}", file=sys.stderr)
+    if not args.cache.is_file() and data_refused(args.data):
         return 2
     from sensekit.evaluation.audio import clap_folds as cf
     from sensekit.evaluation.audio import clap_net as cn

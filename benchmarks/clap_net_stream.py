@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 
 
 def close_call(veto: tuple[float, str] | None, threshold: float,
@@ -185,7 +185,7 @@ def dense_counts(args: argparse.Namespace) -> None:
     try:
         for margin in MARGINS:
             counts: dict[str, int] = {}
-            cfl.FloorRoute = candidate_route(MODEL, net, expert_first=original, threshold=THRESHOLD,  # type: ignore[misc]
+            cfl.FloorRoute = candidate_route(MODEL, net, expert_first=original, threshold=THRESHOLD,  # type: ignore[misc, assignment]
                                              veto=(margin, side), counts=counts)
             det = ClapDetector(threshold=THRESHOLD, noise_route=True)
             for i in range(0, len(x), 512):
@@ -247,8 +247,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="only count, on this clip (benchmarks/audio.py's dense clip: "
                          "audio/laugh_room-small_0.wav), the bursts inside each veto margin")
     args = ap.parse_args(argv)
-    if not (args.data / "labels.csv").is_file():
-        print(f"shared data not found at {args.data}", file=sys.stderr)
+    if data_refused(args.data):
         return 2
     if args.dense is not None:
         dense_counts(args)
@@ -281,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
                 cfl.FloorRoute = original  # type: ignore[misc]
                 return ClapDetector(model=trees[source], threshold=float(nested[source]),
                                     noise_route=args.route)
-            cfl.FloorRoute = route  # type: ignore[misc]
+            cfl.FloorRoute = route  # type: ignore[misc, assignment]
             return ClapDetector(model=trees[source], threshold=float(nested[source]), noise_route=True)
         return make
     try:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any
@@ -62,7 +61,7 @@ def burst_inputs(y: np.ndarray, rate: int, feats: list[Any]) -> list[tuple[float
 
     tp = np.array([f.t_peak for f in feats])
     V = np.array([f.vector() for f in feats]) if feats else np.zeros((0, 16))
-    out = []
+    out: list[tuple[float, ...]] = []
     for i, f in enumerate(feats):
         p = round(f.t_peak * rate)
         pk, pre = _power(y, p - ms(0.5), p + ms(0.5)), _power(y, p - ms(35), p - ms(10))
@@ -240,4 +239,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

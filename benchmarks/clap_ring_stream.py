@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _clap_tables import noise_curves, per_source_tables
-from _reference import SHARED_DATA
+from _clap_tables import add_stream_options, noise_curves, per_source_tables
+from _reference import SHARED_DATA, data_refused
 
 
 def _tag(args: argparse.Namespace) -> str:
@@ -209,12 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--latency-slack", type=float, default=None,
                     help="the cap on delayed claps nested from the latency: the largest share on the other "
                          "sources' recordings that keeps their p50 decision delay within this many ms of today's")
-    ap.add_argument("--block", type=int, default=512)
-    ap.add_argument("--offsets", default="0")
-    ap.add_argument("--curve-offsets", default="0")
-    ap.add_argument("--kinds", default="white,pink,babble,speech")
-    ap.add_argument("--snrs", default="0,5,10")
-    ap.add_argument("--no-curve", action="store_true")
+    add_stream_options(ap, offsets="0", curve_offsets="0")
     ap.add_argument("--ring-threshold", choices=("alone", "today"), default="alone",
                     help="the ring trees at their own nested threshold, or at today's trees' (held out)")
     ap.add_argument("--ring-input", choices=("late_db", "late_floor_db", "late_above_db"), default="late_db",
@@ -225,8 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shipped", action="store_true",
                     help="only the candidate as it would ship, every clip, in-sample (see shipped())")
     args = ap.parse_args(argv)
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused():
         return 2
     from sensekit.evaluation.audio.clap_ring_stream import RingWaitDetector
 

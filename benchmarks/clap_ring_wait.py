@@ -85,7 +85,8 @@ def fold_scores(b: ct.Bursts, Xn: np.ndarray, old: dict[str, Any], sources: list
     every = np.ones(len(b.y), bool)
     so = {s: ct.scores(b, old[s]) for s in sources}
     sr = {s: ct.scores(subset(b, Xn, every), got[s]) for s in sources}
-    np.savez(sc, **{f"o_{s}": v for s, v in so.items()}, **{f"r_{s}": v for s, v in sr.items()})
+    arrays: dict[str, Any] = {**{f"o_{s}": v for s, v in so.items()}, **{f"r_{s}": v for s, v in sr.items()}}
+    np.savez(sc, **arrays)
     return so, sr
 
 
@@ -186,4 +187,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -27,12 +27,13 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from _clap_clips import add_expert_folds_options
 
 
-def load_model(path: Path) -> tuple[dict, float]:
+def load_model(path: Path) -> tuple[dict[str, Any], float]:
     spec = importlib.util.spec_from_file_location("clap_model_file", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
@@ -40,14 +41,14 @@ def load_model(path: Path) -> tuple[dict, float]:
     return mod.MODEL, float(mod.THRESHOLD)
 
 
-def print_auc(b, clean: dict, below: dict, sources: list[str]) -> None:
+def print_auc(b: Any, clean: dict[str, Any], below: dict[str, Any], sources: list[str]) -> None:
     """Area under the ROC curve (claps against the rest) of each expert's held-out scores (each
     source's bursts by the fold that did not hear it), by copy and by band of ``rise_db``."""
     from scipy.stats import rankdata
 
     from sensekit.evaluation.audio import clap_training as ct
 
-    def held(folds: dict) -> np.ndarray:
+    def held(folds: dict[str, Any]) -> np.ndarray:
         out = np.full(len(b.y), np.nan)
         for s in sources:
             out[b.source == s] = folds[s][b.source == s]
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def say(message: str) -> None:
         print(f"# {message}", file=sys.stderr, flush=True)
-    b = ct.collect_cached(None, args.cache)
+    b = ct.collect_cached(None, args.cache)  # type: ignore[arg-type]  # (the cache must be there: no data)
     clean_f, below_f = (json.loads(p.read_text()) for p in (args.clean_folds, args.below_folds))
     sources = sorted(clean_f["models"])
     clean = {s: ct.scores(b, clean_f["models"][s]) for s in sources}

@@ -21,6 +21,11 @@ from sensekit.audio.clap import ClapDetector
 from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
 
 
+def _same(make: functools.partial[ClapDetector], _source: str) -> functools.partial[ClapDetector]:
+    """Every source's detector is made alike (``noise_curve``'s ``make_for``)."""
+    return make
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=SHARED_DATA)
@@ -28,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     for on in (False, True):
         make = functools.partial(ClapDetector, noise_route=on)
         points = noise_curve(args.data, kinds=("white", "pink", "brown", "babble"), snrs_db=(5.0, 10.0),
-                             offsets=(0, 517), make_for=lambda _source, make=make: make)
+                             offsets=(0, 517), make_for=functools.partial(_same, make))
         print(f"clap.noise_route {'on' if on else 'off'}")
         print(format_curve(points))
     return 0

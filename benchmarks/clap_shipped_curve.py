@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _clap_tables import noise_curves, per_source_tables
-from _reference import SHARED_DATA
+from _clap_tables import add_stream_options, noise_curves, per_source_tables
+from _reference import data_refused
 from clap_mel_wait import Shipped, load, mel_scores
 
 from sensekit.audio.clap_features import TreeModel
@@ -80,12 +80,7 @@ def options() -> argparse.Namespace:
     ap.add_argument("--out", type=Path, required=True, help="the twenty-third pass's folder (clap_mel_wait.py)")
     ap.add_argument("--route-folds", type=Path, default=None, help="needed by the route's modes")
     ap.add_argument("--modes", default="route,route+wait")
-    ap.add_argument("--block", type=int, default=512)
-    ap.add_argument("--offsets", default="0,517")
-    ap.add_argument("--curve-offsets", default="0,517")
-    ap.add_argument("--kinds", default="white,pink,brown,hum,babble,speech")
-    ap.add_argument("--snrs", default="0,5,10,15,20,30")
-    ap.add_argument("--no-curve", action="store_true")
+    add_stream_options(ap, kinds="white,pink,brown,hum,babble,speech", snrs="0,5,10,15,20,30")
     ap.add_argument("--curve-json", type=Path, default=None)
     ap.add_argument("--route-json", type=Path, default=None)
     return ap.parse_args()
@@ -102,7 +97,7 @@ def fold_constants(args: argparse.Namespace, modes: list[str]) -> tuple[list[str
     trees = json.loads(args.tree_folds.read_text())["models"]
     if args.route_folds is None and any(m.startswith("route") for m in modes):
         raise SystemExit("the route's modes need --route-folds (clap_floor_route.py --save-folds)")
-    rf = json.loads(args.route_folds.read_text()) if args.route_folds is not None else {
+    rf: dict[str, Any] = json.loads(args.route_folds.read_text()) if args.route_folds is not None else {
         "nested": T, "chosen": {s: {"split": 0.0, "t_expert": float("nan")} for s in sources}, "models": {}}
     for s in sources:
         if rf["nested"][s] != T[s]:
@@ -131,8 +126,7 @@ def write_curve(args: argparse.Namespace, mode: str, points: Any) -> None:
 
 def main() -> int:
     args = options()
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused():
         return 2
     modes = args.modes.split(",")
     if any(m not in MODES for m in modes):

@@ -20,6 +20,7 @@ Cost: ~15-40 s per pair fold (11 for the speech mixes, 18 more with --words); ~1
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -106,10 +107,8 @@ def score(mixes: list[Mix], offsets: list[int], nested: dict[str, float]) -> str
         tp = fn = fp = 0
         seconds = 0.0
         for model, source, y, rate, onsets in mixes:
-            det = [model, float(nested[source])]
-            m = match(stream_claps(y, rate, block=512, offset=off,
-                                   make=lambda d=det: ClapDetector(model=d[0], threshold=d[1],
-                                                                   noise_route=False)), onsets)
+            make = functools.partial(ClapDetector, model=model, threshold=float(nested[source]), noise_route=False)
+            m = match(stream_claps(y, rate, block=512, offset=off, make=make), onsets)
             tp, fn, fp, seconds = tp + m.tp, fn + m.fn, fp + m.fp, seconds + len(y) / rate
         worst.append((tp / (tp + fn), 60.0 * fp / seconds))
     return f"recall {min(r for r, _ in worst):.2f}, false claps/min {max(f for _, f in worst):.1f}"

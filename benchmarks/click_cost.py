@@ -53,8 +53,8 @@ def parts(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> Non
         t4 = time.process_time()
         for key, v in zip(ms, (t1 - t0, t3 - t2, t4 - t3)):
             ms[key].append(1000 * v)
-    for key, v in ms.items():
-        print(f"  {key:22s} {np.mean(v):5.1f} ms")
+    for key, times in ms.items():
+        print(f"  {key:22s} {np.mean(times):5.1f} ms")
 
 
 def timed(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> None:

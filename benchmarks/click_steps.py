@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -40,9 +41,8 @@ sys.path.insert(0, str(REPO))
 
 from extent_diagnose import cases
 
-from sensekit.errors import SourceError
-from sensekit.evaluation.vision.clip_check import checked_clips
-from sensekit.evaluation.vision.evaluate import add_clip_options, size_ok
+from sensekit.evaluation.vision.clip_check import clips_to_run
+from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, size_ok
 from sensekit.vision.click_pool import SAME_SIZE, ClickPool
 from sensekit.vision.extent import unseen_by_fit, measure_pool
 from sensekit.vision.segment import segment_click_pool
@@ -50,7 +50,7 @@ from sensekit.vision.segment import segment_click_pool
 NEVER = 99
 
 
-def gestures(pool_of, truth: np.ndarray, cap: int) -> tuple[int, int, int]:
+def gestures(pool_of: Any, truth: np.ndarray, cap: int) -> tuple[int, int, int]:
     """(wheel, again, best): the fewest gestures of each kind giving a right-sized box
     (0: the first box is; ``NEVER``: not within ``cap``). ``pool_of()`` makes a fresh pool."""
     first = pool_of().first
@@ -100,11 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                          "held out at its fold's choice")
     ap.add_argument("--cap", type=int, default=3, help="the most gestures counted (default 3)")
     args = ap.parse_args(argv)
-    try:
-        names = checked_clips(args.clips, args.only)
-    except SourceError as e:
-        print(e, file=sys.stderr)
-        return 2
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     tolerances = [float(v) for v in args.tolerance.split(",")]
     for factor in (float(v) for v in args.scales.split(",")):
         rows: dict[float, list[tuple[str, int, int, int]]] = {t: [] for t in tolerances}

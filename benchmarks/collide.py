@@ -52,7 +52,7 @@ def main() -> int:
     from sensekit.collide import circle_pairs, hit_test
 
     rng = np.random.default_rng(args.seed)
-    summary = []
+    summary: list[tuple[str, float, float, float, float | None]] = []
     for n in bu.parse_int_list(args.n):
         r, world, snaps = cr.make_scene(n, args.rmin, args.rmax, args.density, args.snapshots, rng)
         ref_fn = lambda i: cr.pairs_grid(snaps[i % len(snaps)], r, args.rmax, world)  # noqa: E731
@@ -89,11 +89,11 @@ def main() -> int:
             pb = (pa[0] + ox, pa[1] + oy)
             assert hit_test(ma, pa, mb, pb) == (ma.overlap(mb, (ox, oy)) is not None), label
             raw = lambda i: ma.overlap(mb, (ox, oy))  # noqa: E731
-            ours = lambda i: hit_test(ma, pa, mb, pb)  # noqa: E731
+            ours_fn = lambda i: hit_test(ma, pa, mb, pb)  # noqa: E731
             rs, us = [], []
             for _ in range(args.rounds):
                 rs.append(bu.measure(raw, args, inner=200))
-                us.append(bu.measure(ours, args, inner=200))
+                us.append(bu.measure(ours_fn, args, inner=200))
             P = {"size": "100x100", "offset": [ox, oy], "case": label, "op": "overlap"}
             bu.emit("collide.mask", dict(P, impl="pygame"), rs[-1])
             bu.emit("collide.mask", dict(P, impl="sensekit"), us[-1])

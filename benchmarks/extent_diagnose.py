@@ -32,7 +32,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -45,9 +47,8 @@ sys.path.insert(0, str(REPO))
 from track_eval import scale_box, scale_view
 from train_extent import starts_of
 
-from sensekit.errors import SourceError
-from sensekit.evaluation.vision.clip_check import checked_clips
-from sensekit.evaluation.vision.evaluate import add_clip_options, click_points, iou, load_clip, size_ok
+from sensekit.evaluation.vision.clip_check import clips_to_run
+from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, click_points, iou, load_clip, size_ok
 from sensekit.vision.extent import unseen_by_fit
 from sensekit.vision.proposals import click_proposals
 from sensekit.vision.segment import segment_click
@@ -63,7 +64,8 @@ def _skin(img: np.ndarray) -> np.ndarray:
 def _hist(lab: np.ndarray) -> np.ndarray:
     h = np.bincount(((lab[:, 0] >> 6).astype(np.intp) * 64 + (lab[:, 1] >> 5) * 8 + (lab[:, 2] >> 5)),
                     minlength=256).astype(np.float64)
-    return h / max(1.0, h.sum())
+    share: np.ndarray = h / max(1.0, h.sum())
+    return share
 
 
 def _masks(shape: tuple[int, int], box: np.ndarray) -> np.ndarray:
@@ -109,7 +111,7 @@ def classify(frame: np.ndarray, box: np.ndarray, truth: np.ndarray) -> tuple[str
         "part of the object" if inside >= 0.8 else "off"
 
 
-def cases(folder: Path, names: list[str], factor: float):
+def cases(folder: Path, names: list[str], factor: float) -> Iterator[tuple[Any, ...]]:
     """(clip, start, click name, frame, history, truth, click) for every case at ``factor``."""
     for name in names:
         clip = load_clip(folder, name)
@@ -141,11 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scales", default="1")
     ap.add_argument("--sheet", type=Path, default=None, help="contact sheet of the cases (PNG)")
     args = ap.parse_args(argv)
-    try:
-        names = checked_clips(args.clips, args.only)
-    except SourceError as e:
-        print(e, file=sys.stderr)
-        return 2
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     thumbs = []
     for factor in (float(v) for v in args.scales.split(",")):
         rows = []

@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 from _reference import SHARED_DATA
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,7 +43,8 @@ def _box_now(t: ColorTracker) -> tuple[float, float, float, float]:
     return (m.cx - m.w / 2, m.cy - m.h / 2, m.w, m.h)
 
 
-def _run(t: ColorTracker, frames: list, truth, start: int) -> tuple[bool, bool, int, float | None]:
+def _run(t: ColorTracker, frames: list[np.ndarray], truth: np.ndarray,
+         start: int) -> tuple[bool, bool, int, float | None]:
     """(a color_lost of a confirmed run, a false one, frames the cue fired, the IoU at the
     color_lost of a run never confirmed before it or ``None``) over the frames after the start."""
     lost = false = False
@@ -61,7 +64,7 @@ def _run(t: ColorTracker, frames: list, truth, start: int) -> tuple[bool, bool, 
     return lost, false, cues, unconfirmed
 
 
-def clip_row(folder: Path, name: str, settings: dict[str, object],
+def clip_row(folder: Path, name: str, settings: dict[str, Any],
              notes: list[str] | None = None) -> tuple[int, int, int, int, int]:
     clip = load_clip(folder, name)
     n = len(clip.truth)

@@ -26,6 +26,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
+from unittest import mock
 
 import numpy as np
 
@@ -89,8 +90,6 @@ def start_matrix(tmp: Path, rec: Path) -> None:
 
     venue = tmp / "midi-ok.toml"
     venue.write_text('[midi.map]\nclap = "note 60"\n')
-    ports: list[Any] = []
-
     class Port:
         closed = False
 
@@ -100,11 +99,15 @@ def start_matrix(tmp: Path, rec: Path) -> None:
         def close(self) -> None:
             self.closed = True
 
-    real_open = midi_args.open_port
-    midi_args.open_port = lambda name, *, virtual=False: ports.append(Port()) or ports[-1]  # type: ignore[assignment]
+    ports: list[Port] = []
+
+    def fake_open(name: str, *, virtual: bool = False) -> Port:
+        ports.append(Port())
+        return ports[-1]
+
     busy = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     busy.bind(("127.0.0.1", 0))
-    try:
+    with busy, mock.patch.object(midi_args, "open_port", fake_open):   # the port closes, open_port comes back
         for command in (["events", str(rec), "--level"], ["run", "clapper", "--source", str(rec), "--headless"]):
             code, err, took = cli([*command, "--profile", str(venue), "--midi", "x",
                                    "--osc-control", str(busy.getsockname()[1])])
@@ -113,9 +116,6 @@ def start_matrix(tmp: Path, rec: Path) -> None:
             row("start", f"{command[0]} --midi, then --osc-control on a port in use",
                 f"exit {code}, {took:.1f} s: {err.splitlines()[-1] if err else ''}; the MIDI port closed: "
                 f"{port_closed}", code == 2 and port_closed and "Traceback" not in err)
-    finally:
-        midi_args.open_port = real_open
-        busy.close()
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen()
@@ -220,7 +220,7 @@ def make_recording(path: Path) -> Path:
 
 def midi_cases(tmp: Path, rec: str) -> list[tuple[str, list[str]]]:
     """Venue profiles whose [midi] map holds a bad number, and a profile that is a folder."""
-    cases = []
+    cases: list[tuple[str, list[str]]] = []
     for name, rule in [("a range bound of 400 digits", '"level.level" = "cc 7 -' + "9" * 400 + '..0"'),
                        ("a range 1.2.3..5", '"level.level" = "cc 7 1.2.3..5"'),
                        ("a note number of 5,000 digits", 'clap = "note ' + "9" * 5000 + '"')]:
@@ -332,9 +332,9 @@ def corruption_matrix(tmp: Path, rec: Path) -> None:
     row("recording", "video.ffconcat damaged (two lines swapped)",
         f"inspect {report.status}: {report.problems[0] if report.problems else ''}", report.status == "damaged")
     copy = Path(shutil.copytree(rec, tmp / "ts.skrec"))
-    lines = (copy / "video_ts.csv").read_bytes().split(b"\n")
-    lines[11] = lines[11][:-1] + bytes([lines[11][-1] ^ 1])     # frame 10 moved by 1 us, still valid
-    (copy / "video_ts.csv").write_bytes(b"\n".join(lines))
+    rows = (copy / "video_ts.csv").read_bytes().split(b"\n")
+    rows[11] = rows[11][:-1] + bytes([rows[11][-1] ^ 1])     # frame 10 moved by 1 us, still valid
+    (copy / "video_ts.csv").write_bytes(b"\n".join(rows))
     row("recording", "a digit of a video_ts.csv row flipped (still a valid time)", *_damage_named(copy))
     if os.path.exists("/dev/full"):
         from sensekit.capture.base import VideoFrame
@@ -386,10 +386,13 @@ def osc_matrix() -> None:
     got: list[int] = []
     err = io.StringIO()
 
+    def bound(port: int) -> None:
+        ports.append(port)
+        ready.set()
+
     def work() -> None:
         with contextlib.redirect_stderr(err):
-            got.append(listen(0, count=1, seconds=10, out=io.StringIO(),
-                              ready=lambda p: (ports.append(p), ready.set())))
+            got.append(listen(0, count=1, seconds=10, out=io.StringIO(), ready=bound))
     t = threading.Thread(target=work, daemon=True)
     t.start()
     ready.wait(5)

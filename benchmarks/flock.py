@@ -26,6 +26,7 @@ import argparse
 import json
 import math
 import sys
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +35,7 @@ from _reference import SHARED_BENCH as DEFAULT_BENCH, load_reference, median_ms
 
 
 
-def ref_counts(pos: np.ndarray, vel: np.ndarray, R: float, fr) -> np.ndarray:
+def ref_counts(pos: np.ndarray, vel: np.ndarray, R: float, fr: Any) -> np.ndarray:
     """In-sight neighbour count per boid, computed the reference's way (cKDTree)."""
     from scipy.spatial import cKDTree
     h = fr.headings(vel)
@@ -84,10 +85,10 @@ def main() -> int:
         bu.log(f"verify N={n}: same in-sight neighbour count for every boid "
                f"(mean {want.mean():.2f}); one step finite")
 
-        def ref_run(_):
+        def ref_run(_: int) -> None:
             fr.step_kdtree(pos0.copy(), vel0.copy(), P)
 
-        def our_run(_):
+        def our_run(_: int) -> None:
             flock.positions = pos0.copy()
             flock.velocities = vel0.copy()
             flock.step(1.0)

@@ -33,6 +33,7 @@ import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from _reference import SHARED_DATA
 
@@ -43,8 +44,8 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.errors import ConfigError, SourceError
 from sensekit.evaluation.vision.comeback import Script, cover_script, cut_script, pan_script, run_script, walk_script
-from sensekit.evaluation.vision.clip_check import checked_clips
-from sensekit.evaluation.vision.evaluate import add_clip_options, frames_of, load_clip, tracker_settings
+from sensekit.evaluation.vision.clip_check import clips_to_run
+from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, frames_of, load_clip, tracker_settings
 from sensekit.evaluation.vision.leave import DIRECTIONS, pan_plan, still_plan
 
 SPEEDS_PX = (4.0, 16.0)        # as track_eval.py --loss
@@ -74,13 +75,13 @@ def scripts(name: str, truths: dict[str, np.ndarray], lengths: dict[str, int],
     return [(a, b, s) for a, b, s in out if s is not None]
 
 
-def evaluate(folder: Path, names: list[str], settings: dict[str, object], verbose: bool = False) -> list[dict]:
+def evaluate(folder: Path, names: list[str], settings: dict[str, Any], verbose: bool = False) -> list[dict[str, Any]]:
     """Every run of every clip as a dict (clip, arm, back, label, how, and ``RunScore``'s fields)."""
     from sensekit.vision.color_tracker import ColorTracker
 
     clips = {n: load_clip(folder, n) for n in names}
     truths = {n: c.truth for n, c in clips.items()}
-    all_frames: dict[str, list] = {}
+    all_frames: dict[str, list[np.ndarray]] = {}
     for n, c in clips.items():
         all_frames[n] = list(frames_of(c))
     lengths = {n: min(len(all_frames[n]), len(truths[n])) for n in names}
@@ -105,11 +106,11 @@ def evaluate(folder: Path, names: list[str], settings: dict[str, object], verbos
     return rows
 
 
-def _med(values: list) -> str:
+def _med(values: list[int]) -> str:
     return f"{np.median(values):+.0f} ({min(values):+d} to {max(values):+d})" if values else "-"
 
 
-def tables(rows: list[dict]) -> str:
+def tables(rows: list[dict[str, Any]]) -> str:
     """The two tables (see the module docstring), one line per arm and a total."""
     arms = ("cut", "cover", "pan", "walk")
     lines = ["gone for good   runs  lost before  lost after  false founds (per run)  runs with any  "
@@ -150,8 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.tables_from is not None:
         print(tables(json.loads(args.tables_from.read_text())))
         return 0
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     try:
-        names = checked_clips(args.clips, args.only)
         settings = tracker_settings(args.tracker)
     except (SourceError, ConfigError) as e:
         print(e, file=sys.stderr)

@@ -16,11 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 
-def _figures(rows: list[dict], clips: set[str]) -> dict:
+def _figures(rows: list[dict[str, Any]], clips: set[str]) -> dict[str, Any]:
     kept = [r for r in rows if r["clip"] in clips and not r["lost_before"]]
     back = {(r["clip"], r["label"], r["how"]): r["delay"] for r in kept if r["back"] and r["lost"]}
     delays = [d for d in back.values() if d is not None]
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = {p.stem: json.loads(p.read_text()) for p in args.runs}
     ref = args.runs[0].stem
     clips = sorted({r["clip"] for r in runs[ref]})
-    total = {"ref": [0, 0, 0, []], "chosen": [0, 0, 0, []]}
+    total: dict[str, list[Any]] = {"ref": [0, 0, 0, []], "chosen": [0, 0, 0, []]}
     print("held out                  chosen on the others        false founds (runs)   re-found   median delay"
           "   | reference: false (runs), re-found, median")
     for held in clips:

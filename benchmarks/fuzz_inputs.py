@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         fails = r["failures"]
         assert isinstance(fails, list)
-        for note in r.get("notes", []) or []:        # type: ignore[union-attr]
+        for note in r.get("notes", []) or []:        # type: ignore[attr-defined]
             print(f"{r['name']}: note: {note}")
         for f in fails[:40]:
             print(f"{r['name']}: FAIL {f}")

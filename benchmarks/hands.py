@@ -28,6 +28,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from _reference import SHARED_DATA
 
@@ -56,7 +57,7 @@ def clips(n: int, size: tuple[int, int]) -> dict[str, list[VideoFrame]]:
     for path in sorted((DATA / "videos").glob("*.mp4")):
         cap = cv2.VideoCapture(str(path))
         fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
-        frames = []
+        frames: list[VideoFrame] = []
         while len(frames) < n:
             ok, image = cap.read()
             if not ok:
@@ -68,7 +69,7 @@ def clips(n: int, size: tuple[int, int]) -> dict[str, list[VideoFrame]]:
     return out
 
 
-def run(size: tuple[int, int], n: int) -> dict:
+def run(size: tuple[int, int], n: int) -> dict[str, Any]:
     mp_hands = load_mediapipe()
     bare_ms, stage_ms = [], []
     found_bare = found_stage = total = retries = 0
@@ -77,7 +78,7 @@ def run(size: tuple[int, int], n: int) -> dict:
                               min_detection_confidence=0.5, min_tracking_confidence=0.5)
         stage = HandStage()
         dispatcher = Dispatcher()
-        seen: list = []
+        seen: list[Any] = []
         for event in HAND_EVENTS:
             dispatcher.on(event, seen.append)
         runner = Runner(_NoSource(), [stage], dispatcher)

@@ -31,9 +31,8 @@ sys.path.insert(0, str(REPO))
 from _first_box_hooks import holder_cut_in_tracker as use_in_tracker  # noqa: F401 (its name here)
 from extent_diagnose import cases
 
-from sensekit.errors import SourceError
-from sensekit.evaluation.vision.clip_check import checked_clips
-from sensekit.evaluation.vision.evaluate import add_clip_options, iou, size_ok
+from sensekit.evaluation.vision.clip_check import clips_to_run
+from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, iou, size_ok
 from sensekit.vision.extent import unseen_by_fit
 from sensekit.evaluation.vision.holder_cut import cut_holder
 from sensekit.vision.segment import segment_click
@@ -72,11 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scales", default="1")
     ap.add_argument("--stills", default="", help="comma-separated still sources of extent_sources.py: people,hands")
     args = ap.parse_args(argv)
-    try:
-        names = checked_clips(args.clips, args.only)
-    except SourceError as e:
-        print(e, file=sys.stderr)
-        return 2
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     scales = [float(v) for v in args.scales.split(",")]
     rows: dict[tuple[str, float], list[tuple[bool, bool, bool, bool, bool, float]]] = defaultdict(list)
     skipped = 0

@@ -28,9 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.errors import SourceError
-from sensekit.evaluation.vision.clip_check import checked_clips
-from sensekit.evaluation.vision.evaluate import add_clip_options, evaluate_clip, load_clip, summary
+from sensekit.evaluation.vision.clip_check import clips_to_run
+from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, evaluate_clip, load_clip, summary
 from sensekit.vision.extent import unseen_by_fit
 
 
@@ -40,11 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--after", type=int, default=9, help="frames before the second look (default 9)")
     ap.add_argument("--gains", default="1,1.3,1.6,2", help="refine_gain values to try (default 1,1.3,1.6,2)")
     args = ap.parse_args(argv)
-    try:
-        names = checked_clips(args.clips, args.only)
-    except SourceError as e:
-        print(e, file=sys.stderr)
-        return 2
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     try:
         gains = [float(v) for v in args.gains.split(",")]
     except ValueError:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -26,9 +27,8 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.vision import click_refine
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.errors import SourceError
-from sensekit.evaluation.vision.clip_check import checked_clips
-from sensekit.evaluation.vision.evaluate import (add_clip_options, click_points, frames_of,
+from sensekit.evaluation.vision.clip_check import clips_to_run
+from sensekit.evaluation.vision.evaluate import (REFUSED, add_clip_options, click_points, frames_of,
                                                 history_before, iou, load_clip, start_frames)
 from sensekit.vision.extent import unseen_by_fit
 
@@ -38,15 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     add_clip_options(ap, SHARED_DATA / "video" / "tracking")
     ap.add_argument("--looks", type=int, default=3, help="looks at most (tracker.refine_looks)")
     args = ap.parse_args(argv)
-    try:
-        names = checked_clips(args.clips, args.only)
-    except SourceError as e:
-        print(e, file=sys.stderr)
-        return 2
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     #: per look: (IoU of the tracked box, IoU of the new box or None when not re-seeded)
     seen: list[list[tuple[float, float | None]]] = [[] for _ in range(args.looks)]
     decide = click_refine.ClickRefiner.decide
-    state: dict = {}
+    state: dict[str, Any] = {}
 
     def recording(self, frame, point, box):  # type: ignore[no-untyped-def]
         out = decide(self, frame, point, box)

@@ -61,9 +61,8 @@ sys.path.insert(0, str(REPO))
 from track_eval import scale_box, scale_view
 from train_extent import start_frames
 
-from sensekit.errors import SourceError
-from sensekit.evaluation.vision.clip_check import checked_clips
-from sensekit.evaluation.vision.evaluate import (SensekitTracker, click_points, frames_of, iou,
+from sensekit.evaluation.vision.clip_check import clips_to_run
+from sensekit.evaluation.vision.evaluate import (REFUSED, SensekitTracker, click_points, frames_of, iou,
                                                  load_clip, size_ok)
 from sensekit.vision.color_model import _bin_index
 from sensekit.vision.extent import HISTORY_FRAMES, _small, unseen_by_fit
@@ -479,11 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cache is not None and args.cache.exists():
         rows = pickle.loads(args.cache.read_bytes())
     else:
-        try:
-            names = checked_clips(args.clips, args.only)
-        except SourceError as e:
-            print(e, file=sys.stderr)
-            return 2
+        if (names := clips_to_run(args.clips, args.only)) is None:
+            return REFUSED
         rows = collect(args.clips, names, [float(v) for v in args.scales.split(",")], at)
         if args.cache is not None:
             args.cache.write_bytes(pickle.dumps(rows))

@@ -47,8 +47,8 @@ from _first_box_hooks import mask_box, salient_in_tracker as use_in_tracker  # n
 from extent_diagnose import cases
 
 from sensekit.errors import ConfigError, SourceError
-from sensekit.evaluation.vision.clip_check import checked_clips
-from sensekit.evaluation.vision.evaluate import add_clip_options, iou, size_ok
+from sensekit.evaluation.vision.clip_check import clips_to_run
+from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, iou, size_ok
 from sensekit.vision.extent import unseen_by_fit
 from sensekit.evaluation.vision.salient_click import SalientClick
 from sensekit.vision.segment import segment_click
@@ -121,6 +121,19 @@ def rates(rows: list[dict], rule: str) -> tuple[float, float, int]:
     return ok / n, right / n, sum(rule_box(r, rule) is None for r in rows)
 
 
+def _rows(args: argparse.Namespace, names: list[str]) -> list[dict]:
+    """The clicks' rows: read from ``--cache`` when it exists, else collected (and kept there)."""
+    factors = [float(v) for v in args.scales.split(",")]
+    crops = [float(v) for v in args.crops.split(",")]
+    if args.cache is not None and args.cache.exists():
+        cached: list[dict] = pickle.loads(args.cache.read_bytes())
+        return cached
+    rows = collect(args.clips, names, factors, SalientClick(crops=crops, input_px=args.input_px))
+    if args.cache is not None:
+        args.cache.write_bytes(pickle.dumps(rows))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_clip_options(ap, SHARED_DATA / "video" / "tracking", frames=False)
@@ -131,16 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rules", default="", help="more rules to print, ';'-separated (e.g. 'whole:0.2,0.4,0.8')")
     ap.add_argument("--choose", default="", help="rules to choose among per clip on the others, ';'-separated")
     args = ap.parse_args(argv)
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     try:
-        names = checked_clips(args.clips, args.only)
-        factors = [float(v) for v in args.scales.split(",")]
-        crops = [float(v) for v in args.crops.split(",")]
-        if args.cache is not None and args.cache.exists():
-            rows = pickle.loads(args.cache.read_bytes())
-        else:
-            rows = collect(args.clips, names, factors, SalientClick(crops=crops, input_px=args.input_px))
-            if args.cache is not None:
-                args.cache.write_bytes(pickle.dumps(rows))
+        rows = _rows(args, names)
     except (SourceError, ConfigError) as e:
         print(e, file=sys.stderr)
         return 2

@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from typing import Any
 from urllib.parse import urlparse
 
 import aiohttp
@@ -39,7 +40,7 @@ HALF_REQUESTS = [b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ",
                  b"Content-Length: 60000\r\n\r\n{"]
 
 
-def _msg(address: str, tag: str, value: object) -> bytes:
+def _msg(address: str, tag: str, value: Any) -> bytes:
     from pythonosc.osc_message_builder import OscMessageBuilder
 
     b = OscMessageBuilder(address=address)

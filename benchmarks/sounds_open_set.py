@@ -79,7 +79,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._sound_segments import prepare
+from _sound_segments import prepare
 
 DISTANCE = 1.5                                  # voice.sound_distance
 TAUGHT = ("clap", "door_knock", "tap", "cough")  # and every digit
@@ -276,7 +276,7 @@ def main() -> None:
              "nearest": [{"factor": a, "nearest": True} for a in FACTORS],
              "other": [{"other": b} for b in (0.8, 0.9, 1.0, 1.1, 1.25, 1.5)]}
     if args.emb_cache is not None:
-        from benchmarks._sound_embeddings import prepare_embeddings
+        from _sound_embeddings import prepare_embeddings
         emb = prepare_embeddings(args.emb_cache, data)
         data.update({k: emb[k] for k in METRICS.values()})
         grids.update(embedding_grids())

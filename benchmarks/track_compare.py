@@ -17,11 +17,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 
-def clicks(run: dict, scale: str, clip: str, prefix: str = "click ") -> np.ndarray:
+def clicks(run: dict[str, Any], scale: str, clip: str, prefix: str = "click ") -> np.ndarray:
     """The success of every click of ``clip`` at ``scale``, in a fixed order (start, click);
     ``prefix`` "size ok:click ": whether each click's first box was the right size (1 or 0)."""
     return np.array([scores[k] for _start, scores in run[scale][clip] for k in sorted(scores)

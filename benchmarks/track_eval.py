@@ -71,7 +71,9 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from _reference import SHARED_DATA
 
@@ -82,8 +84,8 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.errors import ConfigError, SourceError
 from sensekit.evaluation.vision.comeback import CUT_AT
-from sensekit.evaluation.vision.clip_check import checked_clips
-from sensekit.evaluation.vision.evaluate import BASELINES, TrackClip, add_clip_options, click_points, \
+from sensekit.evaluation.vision.clip_check import clips_to_run
+from sensekit.evaluation.vision.evaluate import REFUSED, BASELINES, TrackClip, add_clip_options, click_points, \
     evaluate_clip, format_table, frames_of, load_clip, size_ok, start_frames, summary, tracker_settings
 from sensekit.vision.extent import HISTORY_FRAMES, unseen_by_fit
 from sensekit.vision.segment import segment_click
@@ -145,7 +147,7 @@ def rescaled_runs(folder: Path, name: str, factor: float, starts: int, frames: i
                           f"moves more than the view holds in the run); run left out", file=sys.stderr)
                     continue
                 stem = out / f"{name}_x{factor:g}_s{s}"
-                w = cv2.VideoWriter(str(stem) + ".mp4", cv2.VideoWriter_fourcc(*"mp4v"), 30.0, (W, H))
+                w = cv2.VideoWriter(str(stem) + ".mp4", cv2.VideoWriter.fourcc(*"mp4v"), 30.0, (W, H))
                 writers[i] = (w, M)
                 with open(str(stem) + "_gt.csv", "w", newline="") as fh:
                     rows = csv.writer(fh)
@@ -175,7 +177,7 @@ def click_times_ms(folder: Path, names: list[str], starts: int) -> list[float]:
         clip = load_clip(folder, name)
         n = len(clip.truth)
         wanted = set(start_frames(n, starts))
-        recent: deque = deque(maxlen=BACK)
+        recent: deque[Any] = deque(maxlen=BACK)
         for k, frame in enumerate(frames_of(clip)):
             big = cv2.resize(frame, (640, 480))
             if k in wanted:
@@ -191,8 +193,8 @@ def click_times_ms(folder: Path, names: list[str], starts: int) -> list[float]:
     return out
 
 
-def _first(clip_folder: Path, name: str, n: int) -> list:
-    out = []
+def _first(clip_folder: Path, name: str, n: int) -> list[np.ndarray]:
+    out: list[np.ndarray] = []
     for frame in frames_of(load_clip(clip_folder, name)):
         if len(out) == n:
             break
@@ -200,7 +202,7 @@ def _first(clip_folder: Path, name: str, n: int) -> list:
     return out
 
 
-def _delay(tracker, picked: list, after: list, start: int) -> tuple[bool, int | None]:
+def _delay(tracker: Any, picked: list[np.ndarray], after: list[np.ndarray], start: int) -> tuple[bool, int | None]:
     """(lost before the object went, frames after it went until color_lost or None)."""
     from sensekit.events import ColorLost
 
@@ -213,7 +215,7 @@ def _delay(tracker, picked: list, after: list, start: int) -> tuple[bool, int | 
     return before, at
 
 
-def _cover(frame, box) -> object:
+def _cover(frame: np.ndarray, box: Sequence[float]) -> np.ndarray:
     """``frame`` with a dark grey card 20 % larger than ``box`` over it."""
     f = frame.copy()
     x, y, w, h = box
@@ -233,7 +235,7 @@ def _long_enough(first: dict[str, list], names: list[str]) -> dict[str, list[str
     return out
 
 
-def loss_table(folder: Path, names: list[str], settings: dict[str, object] | None = None) -> str:
+def loss_table(folder: Path, names: list[str], settings: dict[str, Any] | None = None) -> str:
     """Cut and cover runs from a centre click and from the true box (see the docstring), the
     trackers made with ``settings`` (``--tracker``) beside the check's on/off."""
     import cv2
@@ -279,7 +281,7 @@ def loss_table(folder: Path, names: list[str], settings: dict[str, object] | Non
 LEAVE_SPEEDS_PX = (4.0, 16.0)      # a slow pan and a fast one, source pixels per frame
 
 
-def leave_plans(folder: Path, name: str) -> tuple[list, list]:
+def leave_plans(folder: Path, name: str) -> tuple[list[Any], list[np.ndarray]]:
     """The pans (each direction x ``LEAVE_SPEEDS_PX``) and the still window the clip allows
     (``sensekit.evaluation.vision.leave``), with the clip's frames up to the last one needed."""
     from sensekit.evaluation.vision.leave import DIRECTIONS, pan_plan, still_plan
@@ -295,7 +297,7 @@ def leave_plans(folder: Path, name: str) -> tuple[list, list]:
     return kept, _first(folder, name, need)
 
 
-def leave_run(tracker, frames: list, plan, truth: np.ndarray,
+def leave_run(tracker: Any, frames: list[np.ndarray], plan: Any, truth: np.ndarray,
               how: str) -> tuple[tuple[int, float] | None, int | None, bool]:
     """One run through ``plan``'s views: (the frame of a ``color_lost`` while the object was fully
     inside and the IoU of the last box found with the truth then, else None; frame of the first
@@ -328,7 +330,7 @@ def leave_run(tracker, frames: list, plan, truth: np.ndarray,
     return inside, at, lost
 
 
-def leave_table(folder: Path, names: list[str], settings: dict[str, object] | None = None,
+def leave_table(folder: Path, names: list[str], settings: dict[str, Any] | None = None,
                 verbose: bool = False) -> str:
     """The object leaving the view (a pan away, or walking out of a still window): runs lost
     while it was fully inside (false when the last box still overlapped it, IoU > 0.3), and of
@@ -338,7 +340,7 @@ def leave_table(folder: Path, names: list[str], settings: dict[str, object] | No
 
     lines = ["leave        check  runs  lost inside (IoU>0.3, before the pan)  not lost before  "
              "color_lost by out+15  still lost at out+15  delay from out, median"]
-    rows: dict[tuple[str, bool], list] = {}
+    rows: dict[tuple[str, bool], list[Any]] = {}
     for name in names:
         plans, frames = leave_plans(folder, name)
         truth = load_clip(folder, name).truth
@@ -409,7 +411,7 @@ def parse_scales(text: str) -> list[float]:
 
 
 def scale_results(args: argparse.Namespace, names: list[str], factor: float, baselines: list[str],
-                  t0: float) -> dict[str, list]:
+                  t0: float) -> dict[str, list[Any]]:
     """Every clip's runs with the objects seen ``factor`` times larger (held out when asked)."""
     from functools import partial
 
@@ -449,10 +451,22 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False) -> N
         salient_in_tracker(rule, SalientClick(input_px=input_px))
 
 
+def _loss_tables(args: argparse.Namespace, names: list[str]) -> None:
+    """``--loss``: the loss table (unless ``--leave-only``), the leave table and with ``--found`` found_eval's."""
+    if not args.leave_only:
+        print(loss_table(args.clips, names, args.tracker_settings))
+    print(leave_table(args.clips, names, args.tracker_settings, args.verbose))
+    if args.found:
+        from found_eval import evaluate, tables
+
+        print(tables(evaluate(args.clips, names, args.tracker_settings)))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _options(argv)
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return REFUSED
     try:
-        names = checked_clips(args.clips, args.only)
         scales = parse_scales(args.scales)
         args.tracker_settings = tracker_settings(args.tracker)
     except (SourceError, ValueError, ConfigError) as e:
@@ -460,18 +474,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     _use_salient(args.salient, args.salient_px, args.holder_cut)
     if args.loss:
-        if not args.leave_only:
-            print(loss_table(args.clips, names, args.tracker_settings))
-        print(leave_table(args.clips, names, args.tracker_settings, args.verbose))
-        if args.found:
-            from found_eval import evaluate, tables
-
-            print(tables(evaluate(args.clips, names, args.tracker_settings)))
+        _loss_tables(args, names)
         return 0
     baselines = [b for b in BASELINES if not (args.no_mil and b.startswith("MIL"))]
     t0 = time.perf_counter()
     overall = []
-    per_click: dict[str, dict[str, list]] = {}
+    per_click: dict[str, dict[str, list[Any]]] = {}
     for factor in scales:
         results = scale_results(args, names, factor, baselines, t0)
         per_click[f"{factor:g}"] = {n: [[r.start, {**{k: v.success for k, v in r.scores.items()},

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL_PY = REPO / "sensekit" / "audio" / "clap_model.py"
@@ -60,8 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=None,
                     help="keep the collected bursts in this .npz (read it when it exists)")
     args = ap.parse_args(argv)
-    if not (args.data / "labels.csv").is_file():
-        print(f"shared data not found at {args.data}", file=sys.stderr)
+    if data_refused(args.data):
         return 2
     from sensekit.evaluation.audio import clap_folds as cf
     from sensekit.evaluation.audio import clap_training as ct

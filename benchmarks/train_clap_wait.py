@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 from clap_mel_wait import RING, TRAIN_MARGIN, choose, mel_scores
 
 from sensekit.evaluation.audio import clap_ring_wait as rw
@@ -68,8 +67,7 @@ def main() -> int:
     ap.add_argument("--module", type=Path, default=MODULE)
     ap.add_argument("--latency-slack", type=float, default=1.0)
     args = ap.parse_args()
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused():
         return 2
     from sensekit.audio.clap_model import THRESHOLD
 

@@ -90,7 +90,7 @@ class Rows:
     """Cues and labels of every proposal of every case, as ``collect`` returns them."""
 
     def __init__(self) -> None:
-        self.rows: dict[str, list] = {k: [] for k in ("cues", "size_ok", "iou", "case", "clip", "scale", "box")}
+        self.rows: dict[str, list[Any]] = {k: [] for k in ("cues", "size_ok", "iou", "case", "clip", "scale", "box")}
         self.cases = 0
 
     def add(self, frame: np.ndarray, history: list[np.ndarray], truth: np.ndarray,
@@ -251,7 +251,8 @@ def _cached(path: Path | None, make: Any) -> dict[str, np.ndarray]:
         return dict(np.load(path))
     data: dict[str, np.ndarray] = make()
     if path is not None:
-        np.savez(path, **data)
+        arrays: dict[str, Any] = data
+        np.savez(path, **arrays)
     return data
 
 
@@ -310,10 +311,10 @@ def held_out_table(d: Data, names: list[str], scales: list[float], l2: float) ->
             print(f"{kind:8s} x{factor:<5g}  " + "  ".join(f"{a:6.2f} / {b:4.2f}" for a, b in cells)
                   + f"  {np.mean([a for a, _ in cells]):4.2f} / {np.mean([b for _, b in cells]):4.2f}")
     for factor in scales:                      # the best the score could do
-        cells = [float(np.mean([d.right[d.case == c].any()
-                                for c in np.unique(d.case[(d.clip == ci) & (d.scale == factor)])]))
-                 for ci in range(len(names))]
-        print(f"{'some':8s} x{factor:<5g}  " + "  ".join(f"{a:13.2f}" for a in cells) + f"  {np.mean(cells):11.2f}"
+        some = [float(np.mean([d.right[d.case == c].any()
+                               for c in np.unique(d.case[(d.clip == ci) & (d.scale == factor)])]))
+                for ci in range(len(names))]
+        print(f"{'some':8s} x{factor:<5g}  " + "  ".join(f"{a:13.2f}" for a in some) + f"  {np.mean(some):11.2f}"
               + "   (share of cases where some proposal is right)")
     print("consensus temperatures (chosen on each fold's training clips): " + ", ".join(
         f"{name} {folds[name]['motion']['temperature']:g}/{folds[name]['still']['temperature']:g}" for name in names))

@@ -15,7 +15,7 @@ from pathlib import Path
 import soundfile as sf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._reference import SHARED_DATA
+from _reference import SHARED_DATA
 from sensekit.audio.vad import voiced_segments
 
 CLIPS = ("clap_k_triple", "clap_k_regular14", "clap_j_double")

@@ -54,7 +54,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.voice_eval import DIGITS, load_digits, take_segments
+from voice_eval import DIGITS, load_digits, take_segments
 from sensekit.audio.speech_embedding import SpeechEmbedder
 from sensekit.audio.word_classifier import OTHER, WordClassifier
 

@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._reference import SHARED_DATA
+from _reference import SHARED_DATA
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector
 from sensekit.audio.pipeline import AudioStage

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.voice_eval import DIGITS, all_segments, load_digits
+from voice_eval import DIGITS, all_segments, load_digits
 from sensekit.audio.taught_words import word_parts
 
 SWEEP = (0.1, 0.2, 0.3, 0.5, 0.7)

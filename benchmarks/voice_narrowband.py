@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.voice_eval import DIGITS, load_digits, take_segments
+from voice_eval import DIGITS, load_digits, take_segments
 
 TRIPLES = ((1, 5, 9), (0, 2, 7), (3, 6, 8), (2, 4, 6), (0, 5, 8))
 

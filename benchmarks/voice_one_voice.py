@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.voice_embed_eval import TRIPLES
-from benchmarks.voice_eval import load_digits, all_segments
-from benchmarks.voice_few_takes import SETS, embed_all, fold_scores, folds, measure
+from voice_embed_eval import TRIPLES
+from voice_eval import load_digits, all_segments
+from voice_few_takes import SETS, embed_all, fold_scores, folds, measure
 from sensekit.audio.take_voices import MAX_ONE_VOICE_TAKES, ONE_VOICE_BELOW, spread_of, voice_vector
 
 SEVERAL = {"all": None, "2 each": 2, "3 each": 3}

@@ -43,9 +43,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._reference import SHARED_DATA
-from benchmarks.voice_eval import DIGITS, all_segments, load_digits, read_wav
-from benchmarks.voice_few_takes import embed_all
+from _reference import SHARED_DATA
+from voice_eval import DIGITS, all_segments, load_digits, read_wav
+from voice_few_takes import embed_all
 from sensekit.audio.open_set import LIMIT, NearTakes
 from sensekit.audio.take_voices import one_voice, spread_of, voice_vector
 from sensekit.audio.vad import RATE, Segment

@@ -15,7 +15,7 @@ import pytest
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
-pytest_plugins = ["tests.tiers"]
+pytest_plugins = ["tests.tiers", "tests.osc_collector"]   # test tiers; the OSC tests' collector
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")

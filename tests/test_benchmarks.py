@@ -28,3 +28,19 @@ def test_the_vision_benchmark_still_compares_equal_outputs() -> None:
     assert "outputs equal on 16 frames" in proc.stdout
     line = json.loads(proc.stdout.strip().splitlines()[-1])
     assert line["name"] == "vision.sensekit.chain_vs_ref" and line["ratio"] > 0
+
+
+def test_the_benchmarks_refuse_missing_shared_data_in_one_place(tmp_path, capsys) -> None:
+    """``_reference.data_refused``: the one line and the verdict every benchmark that needs the shared data
+    refuses with (eleven wrote the three lines each); none writes that line itself any more
+    (``_clap_clips.clap_clips`` has its own, which names ``--data``)."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from _reference import data_refused
+
+    assert data_refused(tmp_path) is True
+    assert capsys.readouterr().err == f"shared data not found at {tmp_path}\n"
+    (tmp_path / "labels.csv").write_text("file,label\n")
+    assert data_refused(tmp_path) is False and capsys.readouterr().err == ""
+    own = [p.name for p in (REPO / "benchmarks").glob("*.py")
+           if p.name not in ("_reference.py", "_clap_clips.py") and "shared data not found at" in p.read_text()]
+    assert own == []

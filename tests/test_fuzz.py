@@ -204,7 +204,7 @@ def _osc_corpus() -> list[bytes]:
     from pythonosc.osc_bundle_builder import OscBundleBuilder
     from pythonosc.osc_message_builder import OscMessageBuilder
 
-    def msg(address: str, *args: tuple[Any, str]) -> Any:
+    def msg(address: str, *args: tuple[Any, str | None]) -> Any:
         b = OscMessageBuilder(address=address)
         for value, tag in args:
             b.add_arg(value, tag)
@@ -217,12 +217,12 @@ def _osc_corpus() -> list[bytes]:
                 msg("/arr", ([1, [2.0, "x"]], None))]
     out = [m.dgram for m in messages]
     for depth in range(1, 4):
-        b = OscBundleBuilder(1.0e9)
+        b = OscBundleBuilder(10 ** 9)
         for m in messages[:depth + 1]:
             b.add_content(m)
         inner = b.build()
         for _ in range(depth):
-            outer = OscBundleBuilder(2.0e9)
+            outer = OscBundleBuilder(2 * 10 ** 9)
             outer.add_content(inner)
             inner = outer.build()
         out.append(inner.dgram)

@@ -85,22 +85,12 @@ import numpy as np
 
 from sensekit.audio.clap_energy import BandEnergy
 from sensekit.audio.clap_gap import GAP_FRACTION, bridge, enter
-from sensekit.audio.clap_features import (
-    FEATURES,
-    POST_MS,
-    BurstFeatures,
-    BurstMeter,
-    Model,
-    clap_band,
-    clap_score,
-    score_range,
-    tree_model,
-)
+from sensekit.audio.clap_features import (FEATURES, POST_MS, BurstFeatures, BurstMeter, Model, clap_band, clap_score,
+                                           score_range, tree_model)
 from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL, THRESHOLD as SHIPPED_THRESHOLD
 from sensekit.audio.clap_pattern import ClapPatternTracker
 from sensekit.audio.clap_wait import SHIPPED, BEFORE_S, WaitModel, close_call_score, is_close, wait_samples, warm
-from sensekit.audio.clap_rules import room_index as _room_index
-from sensekit.audio.clap_rules import room_side, under_recent_claps
+from sensekit.audio.clap_rules import room_index as _room_index, room_side, under_recent_claps
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
 from sensekit.audio.level import db_to_level, level_to_db, mono
 from sensekit.audio.numpy_calls import correlate, count_nonzero, einsum, reduce_max
@@ -252,6 +242,7 @@ class ClapDetector(Tunable, section="clap",
         self._last_clap = -(1 << 62)       # peak of the last clap reported
         self._recent: deque[tuple[int, float]] = deque()   # (peak, peak_db) of the recent claps
         self._look: tuple[int, tuple[float, ...], bool, float, bool] | None = None   # the held head's
+        self._ended = False                # finish(): what is owed is decided with the wait off
         if self.rate is not None:
             self._configure(self.rate)
 
@@ -294,7 +285,16 @@ class ClapDetector(Tunable, section="clap",
         self._back = max(m.pre, self._local + self._rise_far + m.hop, (_BASE_FRAMES[0] + 1) * m.hop,
                          0 if self._route is None else self._route.pre,
                          round(BEFORE_S * m.rate) + 1 if self._cw else 0) + m.hop + m.band_pre
-        self._hold_n = wait_samples(m.rate) if self._cw else 0
+        self._wait_n = self._wait_samples(m.rate) if self._cw else 0
+
+    def _wait_samples(self, rate: int) -> int:
+        """How long after its peak a close call waits for its ring and log-mel (``clap_wait``)."""
+        return wait_samples(rate)
+
+    @property
+    def _hold_n(self) -> int:
+        """The close-call wait in samples now: 0 with the wait off, or once the stream has ended."""
+        return 0 if self._ended else self._wait_n
 
     def _start(self, t: float) -> None:
         self._t0 = t
@@ -364,7 +364,7 @@ class ClapDetector(Tunable, section="clap",
         than its look-ahead (31.5 ms) from the end is not measured nor reported."""
         if self._t0 is None:
             return []
-        self._hold_n = 0                       # the wait off for what is owed (reset() restores it)
+        self._ended = True                     # the wait off for what is owed (reset() clears it)
         out = self._judge_ready()
         self.reset()
         return out

@@ -84,6 +84,18 @@ def test_the_owed_clap_does_not_depend_on_the_blocks_or_the_last_one(cut) -> Non
     assert ref[-1] == pytest.approx(t, abs=1e-9)
 
 
+def test_after_finish_the_next_stream_waits_again(cut) -> None:
+    """finish() turns the wait off only for what is owed: the same detector then holds the close call of a
+    second stream as a new one does (the cut clip's close call still held at its last block)."""
+    x, rate, t = cut
+    det = ClapDetector(threshold=THRESHOLD)
+    first = stream(det, x, rate) + [c.t for c in det.finish()]
+    again = stream(det, x, rate)
+    assert again == stream(ClapDetector(threshold=THRESHOLD), x, rate)
+    assert all(abs(c - t) > 0.05 for c in again)           # held again, not decided as with the wait off
+    assert again + [c.t for c in det.finish()] == first
+
+
 def test_the_runner_and_the_events_cli_report_the_owed_clap(cut, tmp_path, capsys) -> None:
     from sensekit.cli import main
 

@@ -12,7 +12,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from _clap_tables import noise_curves, per_source_tables
+from _clap_tables import add_stream_options, noise_curves, per_source_tables
 
 import sensekit.evaluation.audio.clap_noise as clap_noise
 import sensekit.evaluation.audio.evaluate as evaluate_module
@@ -68,3 +68,16 @@ def test_each_noise_curve_reports_its_own_detectors_then_hands_its_points_on(mon
         "noise curve: route+wait, leave-one-source-out (nested); offsets [0, 517]", repr(points),
         "decision delay (route+wait, noise curve): 3 made"]
     assert handed == [("route", points), ("route+wait", points)]
+
+
+def test_the_stream_options_are_the_ones_the_tables_read() -> None:
+    """``add_stream_options``: what ``per_source_tables`` and ``noise_curves`` read, each benchmark's own
+    defaults; without ``curve_offsets`` (clap_false_claps: its curve takes --offsets) no --curve-offsets."""
+    ap = argparse.ArgumentParser()
+    add_stream_options(ap, offsets="0", curve_offsets="0")
+    assert vars(ap.parse_args([])) == {"block": 512, "offsets": "0", "curve_offsets": "0",
+                                       "kinds": "white,pink,babble,speech", "snrs": "0,5,10", "no_curve": False}
+    ap = argparse.ArgumentParser()
+    add_stream_options(ap, curve_offsets=None, kinds="hum", snrs="20")
+    assert vars(ap.parse_args(["--block", "64", "--no-curve"])) == {
+        "block": 64, "offsets": "0,517", "kinds": "hum", "snrs": "20", "no_curve": True}

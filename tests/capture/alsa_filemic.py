@@ -79,7 +79,7 @@ def alsa_env(conf_path: Path) -> dict[str, str]:
 class FileMic:
     """A raw int16 clip plus an ALSA config that serves it as the default capture device."""
 
-    def __init__(self, folder: str | os.PathLike, samples: np.ndarray, rate: int = 48000) -> None:
+    def __init__(self, folder: str | os.PathLike[str], samples: np.ndarray, rate: int = 48000) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.samples = np.ascontiguousarray(samples, dtype="<i2")
@@ -114,7 +114,7 @@ class FileMic:
     def env(self) -> dict[str, str]:
         return alsa_env(self.conf_path)
 
-    def run(self, code: str, *, timeout: float = 30.0) -> subprocess.CompletedProcess:
+    def run(self, code: str, *, timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
         """Run a Python snippet in a fresh interpreter that sees the fake microphone."""
         return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=self.env,
                               cwd=str(self.folder), capture_output=True, text=True,

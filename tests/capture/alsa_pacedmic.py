@@ -40,7 +40,7 @@ __all__ = ["PacedMics", "unavailable_reason"]
 class PacedMics:
     """``count`` real-time fake microphones; see the module docstring."""
 
-    def __init__(self, folder: str | os.PathLike, count: int = 1, *, rate: int = 48000,
+    def __init__(self, folder: str | os.PathLike[str], count: int = 1, *, rate: int = 48000,
                  period: int = 512, fill: Callable[[int, int], np.ndarray] | None = None) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,7 @@ def to_version_1(rec: Path) -> Path:
     v = meta["video"]
     if v is not None:
         frames = [i.image for i in ReplaySource(rec) if isinstance(i, VideoFrame)]
-        writer = cv2.VideoWriter(str(rec / "video.mkv"), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*"FFV1"),
+        writer = cv2.VideoWriter(str(rec / "video.mkv"), cv2.CAP_FFMPEG, cv2.VideoWriter.fourcc(*"FFV1"),
                                  float(v["fps"]), (v["width"], v["height"]))
         assert writer.isOpened()
         for image in frames:

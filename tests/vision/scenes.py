@@ -30,9 +30,9 @@ W, H = 320, 240
 
 def smooth_field(h: int, w: int, rng: np.random.Generator, scale_px: float) -> np.ndarray:
     """Zero-mean, unit-std random field with features about ``scale_px`` across."""
-    f = rng.normal(0.0, 1.0, (h, w)).astype(np.float32)
-    f = cv2.GaussianBlur(f, (0, 0), scale_px / 2.5)
-    return (f - f.mean()) / max(float(f.std()), 1e-6)
+    f: np.ndarray = cv2.GaussianBlur(rng.normal(0.0, 1.0, (h, w)).astype(np.float32), (0, 0), scale_px / 2.5)
+    field: np.ndarray = (f - f.mean()) / max(float(f.std()), 1e-6)
+    return field
 
 
 def feather(mask: np.ndarray, px: int = 6) -> np.ndarray:
@@ -224,7 +224,7 @@ N_FRAMES = 240
 def green_region(img: np.ndarray) -> np.ndarray:
     """0/1 mask of the leaves (green hue, saturated), closed and grown a little."""
     hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
-    g = ((hsv[..., 0] > 25) & (hsv[..., 0] < 95) & (hsv[..., 1] > 60)).astype(np.uint8)
+    g: np.ndarray = ((hsv[..., 0] > 25) & (hsv[..., 0] < 95) & (hsv[..., 1] > 60)).astype(np.uint8)
     g = cv2.morphologyEx(g, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
     return cv2.dilate(g, np.ones((5, 5), np.uint8))
 

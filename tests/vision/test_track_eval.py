@@ -58,6 +58,44 @@ def test_chosen_clips_names_a_clip_that_is_not_there(tmp_path):
         chosen_clips(tmp_path, "b,c")
 
 
+#: the benchmarks that take --clips/--only (add_clip_options) and refuse through clip_check.clips_to_run
+CLIP_BENCHMARKS = ("click_steps.py", "extent_diagnose.py", "found_eval.py", "holder_eval.py", "refine_eval.py",
+                   "refine_looks.py", "resize_eval.py", "salient_eval.py", "track_eval.py")
+
+
+def test_clips_to_run_prints_the_refusal_in_one_line(tmp_path, capsys):
+    import cv2
+
+    from sensekit.evaluation.vision.clip_check import clips_to_run
+    from sensekit.evaluation.vision.evaluate import REFUSED
+
+    writer = cv2.VideoWriter(str(tmp_path / "a.mp4"), cv2.VideoWriter.fourcc(*"mp4v"), 30.0, (32, 32))
+    writer.write(np.zeros((32, 32, 3), np.uint8))   # a clip the folder check passes: one frame, one row
+    writer.release()
+    (tmp_path / "a_gt.csv").write_text("frame,x,y,w,h\n0,1,1,2,2\n")
+    assert clips_to_run(tmp_path, "a") == ["a"] and capsys.readouterr().err == ""
+    assert clips_to_run(tmp_path, "a,nope") is None and REFUSED == 2
+    assert capsys.readouterr().err == f"no clip 'nope' in {tmp_path}; clips: a\n"
+    assert clips_to_run(tmp_path / "nowhere") is None
+    assert capsys.readouterr().err == f"tracking clip folder not found: {tmp_path / 'nowhere'}\n"
+
+
+@pytest.mark.parametrize("script", CLIP_BENCHMARKS)
+def test_every_clip_benchmark_refuses_a_clip_it_cannot_use_the_same_way(script, tmp_path):
+    """A name --only gives that is not in --clips: chosen_clips' one line and exit status 2, nothing run
+    (refine_looks and resize_eval ended in a traceback, status 1)."""
+    from pathlib import Path
+
+    benchmarks = Path(__file__).resolve().parents[2] / "benchmarks"
+    takes_names = [p.name for p in benchmarks.glob("*.py") if "add_clip_options(" in (text := p.read_text())
+                   or ('"--clips"' in text and '"--only"' in text)]
+    assert sorted(takes_names) == sorted(CLIP_BENCHMARKS)
+    (tmp_path / "a.mp4").write_bytes(b"")
+    (tmp_path / "a_gt.csv").write_text("frame,x,y,w,h\n0,1,1,2,2\n")
+    proc = _bench(script, "--clips", str(tmp_path), "--only", "nope")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", f"no clip 'nope' in {tmp_path}; clips: a\n")
+
+
 def test_clip_options_leave_out_frames_for_a_benchmark_that_does_not_track(tmp_path):
     """extent_diagnose looks at single frames: the shared options without a --frames it would
     ignore (it defined --clips/--only again before add_clip_options could leave it out)."""

@@ -61,10 +61,9 @@ class RingWaitDetector(ClapDetector):
             self.wait_model = dataclasses.replace(wait, threshold=self.threshold)
         super().settings_changed(changed)
 
-    def _route_changed(self) -> None:
-        super()._route_changed()
-        if self._hold_n:                   # the ring's last sample (voicing to wait_ms) and one more
-            self._hold_n = round(self._wait_ms * self._meter.rate / 1000.0) + 1
+    def _wait_samples(self, rate: int) -> int:
+        """The ring's last sample (voicing to ``wait_ms``) and one more."""
+        return round(self._wait_ms * rate / 1000.0) + 1
 
     def _close_score(self, p: int, vals: tuple[float, ...], t: float) -> float:
         """A close call's score (today's trees' ``t``): the ring's trees', shifted onto today's threshold."""

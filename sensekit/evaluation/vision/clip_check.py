@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import math
+import sys
 from pathlib import Path
 
 from sensekit.errors import SourceError
@@ -124,3 +125,14 @@ def checked_clips(folder: Path, only: str | None = None) -> list[str]:
     for name in names:
         check_clip(folder, name)
     return names
+
+
+def clips_to_run(folder: Path, only: str | None = None) -> list[str] | None:
+    """``checked_clips``, or None once its refusal (the ``SourceError``'s one line) is printed to stderr:
+    every clip benchmark then returns ``REFUSED`` from ``main``, so each refuses a folder or a clip
+    name it cannot use with the same line and exit status."""
+    try:
+        return checked_clips(folder, only)
+    except SourceError as e:
+        print(e, file=sys.stderr)
+        return None

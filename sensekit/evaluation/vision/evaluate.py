@@ -42,13 +42,15 @@ from sensekit.vision.extent import HISTORY_FRAMES
 
 __all__ = ["TrackClip", "Score", "StartResult", "load_clip", "clip_names", "click_points", "iou", "score",
            "CamShiftTracker", "MILTracker", "SensekitTracker", "evaluate_clip", "evaluate", "format_table",
-           "summary", "size_ok", "chosen_clips", "add_clip_options", "tracker_settings", "first_frames",
-           "start_frames", "history_before"]
+           "summary", "size_ok", "chosen_clips", "REFUSED", "add_clip_options", "tracker_settings",
+           "first_frames", "start_frames", "history_before"]
 
 #: the baselines, started from the true box
 BASELINES = ("sensekit (true box)", "CamShift (true box)", "MIL (true box)")
 
 Box = tuple[float, float, float, float]
+#: a box as the scoring functions take it: x, y, w, h in a sequence or an array row (a clip's truth[k])
+BoxLike = Sequence[float] | np.ndarray
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,10 @@ def chosen_clips(folder: Path, only: str | None = None) -> list[str]:
     if missing:
         raise SourceError(f"no clip {', '.join(map(repr, missing))} in {folder}; clips: {', '.join(names)}")
     return wanted
+
+
+#: what a clip benchmark's ``main`` returns when it refuses its clips (``clip_check.clips_to_run``)
+REFUSED = 2
 
 
 def add_clip_options(parser: Any, default: Path, *, frames: bool = True) -> None:
@@ -136,7 +142,7 @@ def first_frames(clip: TrackClip, n: int) -> list[np.ndarray]:
     return list(islice(frames_of(clip), n))
 
 
-def click_points(box: Sequence[float], offset: float = 0.25) -> dict[str, tuple[float, float]]:
+def click_points(box: BoxLike, offset: float = 0.25) -> dict[str, tuple[float, float]]:
     """The centre of ``box`` and 4 clicks moved by ``offset`` of its width or height."""
     x, y, w, h = (float(v) for v in box)
     cx, cy = x + w / 2, y + h / 2
@@ -144,7 +150,7 @@ def click_points(box: Sequence[float], offset: float = 0.25) -> dict[str, tuple[
             "up": (cx, cy - offset * h), "down": (cx, cy + offset * h)}
 
 
-def iou(a: Sequence[float], b: Sequence[float]) -> float:
+def iou(a: BoxLike, b: BoxLike) -> float:
     ax, ay, aw, ah = a
     bx, by, bw, bh = b
     ix = max(0.0, min(ax + aw, bx + bw) - max(ax, bx))
@@ -244,9 +250,9 @@ class SensekitTracker:
         return self.box
 
 
-def size_ok(box: Sequence[float], truth: Sequence[float], tolerance: float = 0.25) -> bool:
+def size_ok(box: BoxLike, truth: BoxLike, tolerance: float = 0.25) -> bool:
     """Is ``box``'s width and height each within ``tolerance`` of ``truth``'s?"""
-    return abs(box[2] / truth[2] - 1) <= tolerance and abs(box[3] / truth[3] - 1) <= tolerance
+    return bool(abs(box[2] / truth[2] - 1) <= tolerance and abs(box[3] / truth[3] - 1) <= tolerance)
 
 
 @dataclass(frozen=True)
@@ -377,7 +383,7 @@ def format_table(results: dict[str, list[StartResult]]) -> str:
     return "\n".join(lines)
 
 
-def tracker_settings(texts: list[str]) -> dict[str, object]:
+def tracker_settings(texts: list[str]) -> dict[str, Any]:
     """``--tracker KEY=VALUE`` texts -> ``ColorTracker`` settings (``ConfigError`` naming a bad one)."""
     out: dict[str, object] = {}
     for text in texts:

@@ -72,7 +72,7 @@ def counts(mask: np.ndarray, truth: np.ndarray, roi: np.ndarray) -> np.ndarray:
                      np.count_nonzero(~pred & pos & scored)], np.int64)
 
 
-def f_measure(c: Sequence[int]) -> float:
+def f_measure(c: Sequence[int] | np.ndarray) -> float:
     tp, fp, fn = (int(v) for v in c)
     p = tp / max(1, tp + fp)
     r = tp / max(1, tp + fn)
