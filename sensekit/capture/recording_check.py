@@ -40,7 +40,7 @@ from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, chec
                                         read_checksums)
 from sensekit.capture.recording_meta import (audio_offset_problem, missing_named_files, read_meta,
                                              read_video_times)
-from sensekit.capture.replay import VideoUnit, skips_damaged_audio, video_units
+from sensekit.capture.replay import VideoUnit, frame_checksum_rows, skips_damaged_audio, video_units
 from sensekit.capture.video_segments import count_decodable, list_segments, open_capture
 from sensekit.capture.wav import read_wav_info
 from sensekit.errors import RecordingError
@@ -254,7 +254,7 @@ def _video_checksums(rep: RecordingReport, v: dict[str, Any], rows: int | None
         return None, None
     try:
         crcs = read_checksums(rep.path / v["checksums"], VIDEO_CRC_HEADER, complete=rep.complete,
-                              max_bytes=checksums_cap(rows))
+                              max_bytes=checksums_cap(frame_checksum_rows(rep.meta, rows, complete=rep.complete)))
         if rep.complete and rows is not None and len(crcs) != rows:
             rep.problems.append(f"'{v['checksums']}' lists {len(crcs)} checksums for {rows} frames")
     except RecordingError as exc:

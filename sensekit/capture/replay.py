@@ -49,8 +49,8 @@ import numpy as np
 from sensekit.capture.base import UNITY_GAIN, AudioBlock, Item, Source, VideoFrame, merge_by_time
 from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, checksums_cap, crc32_of,
                                         read_checksums)
-from sensekit.capture.recording_meta import (DEFAULT_BLOCK_SIZE, audio_offset_problem, missing_named_files,
-                                             read_meta, read_video_times)
+from sensekit.capture.recording_meta import (DEFAULT_BLOCK_SIZE, UNCOMMITTED_ROWS, audio_offset_problem,
+                                             missing_named_files, read_meta, read_video_times)
 from sensekit.capture.video_segments import (count_decodable, list_segments, open_capture,
                                              plan_segments)
 from sensekit.capture.wav import WavInfo, int16_to_float, mark_nonfinite, read_wav_info
@@ -77,6 +77,20 @@ class VideoUnit:
     def label(self) -> str:
         return f"{self.path.parent.parent.name}/{self.path.parent.name}/{self.path.name}" \
             if self.exact else f"{self.path.parent.name}/{self.path.name}"
+
+
+def frame_checksum_rows(meta: dict[str, Any], rows: int | None, *, complete: bool) -> int | None:
+    """The rows the frame checksum file may hold, given the ``rows`` the timestamps list
+    (``None``: unknown). A complete recording: those rows. An incomplete one: also the frames past
+    a timestamp row that failed its checksum (the times stop there, the frames were written) and
+    those not committed yet, as for the timestamp checksums (meta.json's count plus
+    ``UNCOMMITTED_ROWS``); the checksums past the times are not used. (A damaged row early in
+    the times once put a whole recording's checksums over the cap of the rows left, and refused
+    it.)"""
+    if complete or rows is None:
+        return rows
+    counted = meta.get("frames")
+    return max(rows, counted if isinstance(counted, int) and counted >= 0 else 0) + UNCOMMITTED_ROWS
 
 
 def skips_damaged_audio(meta: dict[str, Any]) -> bool:
@@ -216,15 +230,16 @@ class ReplaySource(Source):
                 f"'{name}/{v['timestamps']}' lists {rows} frames but meta.json "
                 f"says {self.meta['frames']}")
         if v["checksums"]:
+            cap = checksums_cap(frame_checksum_rows(self.meta, rows, complete=self.complete))
             try:                                      # more rows than the times: one file is damaged
-                too_long = (self.path / v["checksums"]).stat().st_size > checksums_cap(rows)
+                too_long = (self.path / v["checksums"]).stat().st_size > cap
             except OSError:
                 too_long = False                      # read_checksums names the problem
             if too_long:
                 raise RecordingError(f"'{name}/{v['checksums']}' holds more checksums than the {rows} "
                                      f"frames '{v['timestamps']}' lists (one of the two is damaged)")
             self._frame_crcs = read_checksums(self.path / v["checksums"], VIDEO_CRC_HEADER,
-                                              complete=self.complete, max_bytes=checksums_cap(rows))
+                                              complete=self.complete, max_bytes=cap)
             if self.complete and len(self._frame_crcs) != rows:
                 raise RecordingError(f"'{name}/{v['checksums']}' lists {len(self._frame_crcs)} "
                                      f"checksums for {rows} frames")

@@ -221,6 +221,30 @@ def test_a_flipped_byte_in_the_timestamps_is_named_not_replayed(rec, caplog):
     assert any("row 12 (frame 10) does not match its checksum" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.parametrize("frame", [0, 2, 5])
+def test_an_incomplete_recording_whose_timestamps_fail_early_plays_the_frames_before(rec, caplog, frame):
+    """harden20's sweep (``sensekit events`` on seeded damage): a timestamp row that fails its
+    checksum in the first quarter of an incomplete recording cut the timestamps so short that the
+    frame checksums (every frame's) were over the cap for the rows left: the replay warned that
+    the frames before it play, then refused the whole recording (`'video_crc.csv' holds more
+    checksums than the 2 frames 'video_ts.csv' lists`), and ``inspect`` called the frame
+    checksums unreadable and the frames unverified."""
+    _flip_last_digit_of_row(rec, frame)
+    _mark_incomplete(rec)
+    with caplog.at_level(logging.WARNING, logger="sensekit.capture.replay"):
+        frames = [i for i in ReplaySource(rec) if isinstance(i, VideoFrame)]
+    assert len(frames) <= frame
+    assert [round(f.t, 6) for f in frames] == [round(i / FPS, 6) for i in range(len(frames))]
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any(f"(frame {frame}) does not match its checksum" in w for w in warned), warned
+    assert len(warned) <= 2, warned                         # the damage, and the segments past it
+    report = check_recording(rec)
+    assert report.status == "damaged" and not any("video_crc.csv" in p for p in report.problems), \
+        report.problems
+    assert report.video is not None and report.video.unverified is None
+    assert report.video.playable_frames == len(frames)
+
+
 def test_recordings_without_timestamp_checksums_replay_unverified(rec):
     meta = json.loads((rec / "meta.json").read_text())
     assert meta["video"].pop("timestamps_checksums") == "video_ts_crc.csv"

@@ -1,4 +1,5 @@
-"""The fault matrix's rows for harden20: OSC out (``--osc HOST:PORT``) when the receiver goes away.
+"""The fault matrix's rows for harden20: OSC out (``--osc HOST:PORT``) when the receiver goes away,
+and an incomplete recording whose timestamps fail their checksum early.
 
 Each row runs ``sensekit events`` on the bundled demo in a fresh Python process (this checkout
 first on ``PYTHONPATH``) against real UDP sockets on this machine: a port nothing listens on (the
@@ -6,13 +7,16 @@ kernel answers "port unreachable"), a broadcast address, and a receiver (``sense
 killed mid-show and started again on its port. The name-with-two-addresses row calls
 ``OscSender`` in this process with a resolver made of the real ``getaddrinfo`` of ``::1`` and
 ``127.0.0.1`` (no name on this machine gives both). ``osc_out_rows`` adds them through the
-matrix's ``row``; about 20 s.
+matrix's ``row``; about 20 s. The recording row damages a copy of the matrix's small recording
+(24 frames) and runs ``sensekit events --records`` and ``sensekit inspect`` on it.
 """
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -156,9 +160,41 @@ def _two_addresses_row(row: Row) -> None:
         f"{got} of 100 received; {sender.stats()}", got >= 99)
 
 
-def osc_out_rows(row: Row) -> None:
+def _early_timestamp_damage_row(tmp: Path, rec: Path, row: Row, frame: int) -> None:
+    copy = Path(shutil.copytree(rec, tmp / f"early-ts-{frame}.skrec"))
+    path = copy / "video_ts.csv"
+    lines = path.read_bytes().split(b"\n")
+    line = bytearray(lines[frame + 1])          # its time 1 us off, still valid
+    line[-1] ^= 1
+    lines[frame + 1] = bytes(line)
+    path.write_bytes(b"\n".join(lines))
+    meta = json.loads((copy / "meta.json").read_text())
+    meta["complete"] = False
+    (copy / "meta.json").write_text(json.dumps(meta))
+    ev = _sensekit(["events", str(copy), "--records"])
+    out, err = ev.communicate(timeout=120)
+    frames = sum(" frame " in ln for ln in out.splitlines())
+    ins = _sensekit(["inspect", str(copy)])
+    report, _ = ins.communicate(timeout=120)
+    video = next((ln for ln in report.splitlines() if ln.startswith("video ")), "")
+    shown = [ln for ln in err.splitlines() if ln.strip()]
+    said = re.search(r"(\d+)( of \d+ listed)? frames", video)
+    ok = (ev.returncode == 0 and "Traceback" not in err and said is not None and int(said.group(1)) == frames
+          and "unreadable" not in report and len(shown) <= 2)
+    row("recording", f"incomplete, the timestamp row of frame {frame} of 24 fails its checksum "
+        "(events --records, inspect)",
+        f"events exit {ev.returncode}, {frames} frames played, {len(shown)} line(s): {shown[-1] if shown else '-'}; "
+        f"inspect: {video.split(',')[-1].strip()}", ok)
+
+
+def harden20_rows(tmp: Path, rec: Path, row: Row) -> None:
     for step in (_closed_port_row, _broadcast_row, _restart_row, _two_addresses_row):
         try:
             step(row)
         except Exception as exc:  # noqa: BLE001 - the row says what went wrong
             row("OSC out", step.__name__, f"the row could not run: {type(exc).__name__}: {exc}", False)
+    for frame in (2, 9):
+        try:
+            _early_timestamp_damage_row(tmp, rec, row, frame)
+        except Exception as exc:  # noqa: BLE001
+            row("recording", "early timestamp damage", f"the row could not run: {type(exc).__name__}: {exc}", False)
