@@ -162,6 +162,9 @@ class ReplaySource(Source):
         self._checked_chunks: dict[int, bool] = {}
         self._audio_skipped: str | None = None    # why a damaged audio track is not played
         self._corrupt = {"frames": 0, "blocks": 0}     # skipped frames, blocks played as silence
+        self._skipped: dict[Path, list[int]] = {}      # frames of the unit playing that were skipped
+        self._told: set[Path] = set()                   # units whose skipped frames were said
+        self._told_unchecked = False                    # frames past the checksum file said
         self._clock_t0 = 0.0
 
     @property
@@ -348,6 +351,7 @@ class ReplaySource(Source):
             self._caps.append(cap)
             try:
                 yield from self._unit_frames(unit, cap, limit, shape, t_offset)
+                self._tell_skipped(unit)
             finally:
                 cap.release()
                 if cap in self._caps:
@@ -451,9 +455,30 @@ class ReplaySource(Source):
                 else f"'{unit.label}' frame {row} has no checksum")
         if self.complete:
             raise RecordingError(f"{what}: the video is damaged (recording is marked complete)")
-        log.warning("%s; skipping it", what)
         self._corrupt["frames"] += 1
+        if row >= len(crcs):                  # the checksum file ends before: one cause, one line
+            if not self._told_unchecked:
+                self._told_unchecked = True
+                log.warning("%s ('%s' ends at frame %d); skipping the frames from there on", what,
+                            self.meta["video"]["checksums"], len(crcs))
+            return False
+        skipped = self._skipped.setdefault(unit.path, [])
+        skipped.append(row)
+        if len(skipped) == 1 and unit.path not in self._told:       # the rest: one line at the unit's end
+            log.warning("%s; skipping it", what)
         return False
+
+    def _tell_skipped(self, unit: VideoUnit) -> None:
+        """One line for the frames of ``unit`` skipped after its first (a damaged segment, or a
+        checksum file cut short, used to give a warning a frame); said once a replay, not once a
+        loop (``stats()["corrupt_frames"]`` counts them all)."""
+        skipped = self._skipped.pop(unit.path, [])
+        if len(skipped) > 1 and unit.path not in self._told:
+            shown = ", ".join(map(str, skipped[:5])) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+            log.warning("'%s': %d of its frames skipped (%s): they do not match their checksums",
+                        unit.label, len(skipped), shown)
+        if skipped:
+            self._told.add(unit.path)
 
     def _pcm_ok(self, start: int, count: int) -> bool:
         """Do the stored samples ``start .. start+count`` match their chunks' checksums? A

@@ -110,6 +110,48 @@ def test_a_corrupt_frame_of_an_incomplete_recording_is_skipped_not_played(rec, c
     assert src.stats()["corrupt_frames"] + src.stats()["truncated_frames"] >= N_FRAMES - len(frames)
 
 
+def test_a_damaged_segment_looped_is_said_in_two_lines_once_not_a_line_a_frame_a_loop(rec, caplog):
+    """harden20's sweep: every skipped frame of an incomplete recording was a warning of its own,
+    and a looping replay (an installation playing a take for weeks) said them all again each pass
+    (the command's rate limit showed 5 lines every 10 s, for ever)."""
+    _flip(_video_file(rec), at=0.05, bits=64, seed=3)          # the segment's frames all fail
+    _mark_incomplete(rec)
+    with caplog.at_level(logging.WARNING, logger="sensekit.capture.replay"):
+        src = ReplaySource(rec, loop=True)
+        it = iter(src)
+        while src.loops < 3:
+            next(it)
+        src.close()
+    skipped = src.stats()["corrupt_frames"]
+    said = [r.getMessage() for r in caplog.records]
+    assert skipped >= 3 * 2                                     # frames skipped on each pass
+    # the first, then the count (and version 1: where decoding stops), once for three passes
+    assert len(said) <= 3 and len(set(said)) == len(said), said
+    assert len([m for m in said if "of its frames skipped" in m]) <= 1, said
+
+
+def test_frames_past_a_cut_checksum_file_are_one_line(rec, caplog):
+    path = rec / "video_crc.csv"
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join(lines[:5]) + b"\n")             # the header and frames 0-3
+    _mark_incomplete(rec)
+    with caplog.at_level(logging.WARNING, logger="sensekit.capture.replay"):
+        src = ReplaySource(rec)
+        frames = [i for i in src if isinstance(i, VideoFrame)]
+    said = [r.getMessage() for r in caplog.records]
+    assert len(frames) == 4 and src.stats()["corrupt_frames"] == N_FRAMES - 4
+    assert said == [f"'{_unit_label(rec, 4)}' frame 4 has no checksum ('video_crc.csv' ends at frame 4); "
+                    "skipping the frames from there on"], said
+
+
+def _unit_label(rec: Path, frame: int) -> str:
+    if (rec / "video.mkv").exists():
+        return f"{rec.name}/video.mkv"
+    seg = next(p for p in sorted((rec / "video").glob("*.mkv"))
+               if int(p.stem.split("-")[0]) <= frame <= int(p.stem.split("-")[1]))
+    return f"{rec.name}/video/{seg.name}"
+
+
 @pytest.mark.parametrize("bits", [1, 64])
 def test_flipped_bits_in_the_audio_are_named(rec, bits):
     info = read_wav_info(rec / "audio.wav")
