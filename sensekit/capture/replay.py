@@ -489,7 +489,8 @@ class ReplaySource(Source):
         cb, ch = a["checksum_block"], info.channels
         ok = True
         for k in range(start // cb, min(len(crcs), (start + count - 1) // cb + 1)):
-            if k not in self._checked_chunks:
+            fresh = k not in self._checked_chunks           # said once: not again on each loop
+            if fresh:
                 n = min(cb, self._n_audio - k * cb) if self.complete else cb
                 self._audio_file.seek(info.data_offset + k * cb * 2 * ch)
                 raw = self._audio_file.read(n * 2 * ch)
@@ -499,7 +500,8 @@ class ReplaySource(Source):
                         f"(t = {self.audio_offset_s + k * cb / info.rate:.3f} s) do not match their checksum")
                 if self.complete:
                     raise RecordingError(f"{what}: the audio is damaged (recording is marked complete)")
-                log.warning("%s; playing silence there", what)
+                if fresh:
+                    log.warning("%s; playing silence there", what)
                 ok = False
         if not ok:
             self._corrupt["blocks"] += 1

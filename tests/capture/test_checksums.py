@@ -130,6 +130,20 @@ def test_a_damaged_segment_looped_is_said_in_two_lines_once_not_a_line_a_frame_a
     assert len([m for m in said if "of its frames skipped" in m]) <= 1, said
 
 
+def test_damaged_audio_looped_is_said_once_not_once_a_loop(rec, caplog):
+    _flip(rec / "audio.wav", at=0.5, bits=8, seed=2)
+    _mark_incomplete(rec)
+    with caplog.at_level(logging.WARNING, logger="sensekit.capture.replay"):
+        src = ReplaySource(rec, loop=True)
+        it = iter(src)
+        while src.loops < 3:
+            next(it)
+        src.close()
+    said = [r.getMessage() for r in caplog.records]
+    assert src.stats()["corrupt_blocks"] >= 3 and 0 < len(said) == len(set(said)), said
+    assert all("do not match their checksum; playing silence there" in m for m in said), said
+
+
 def test_frames_past_a_cut_checksum_file_are_one_line(rec, caplog):
     path = rec / "video_crc.csv"
     lines = path.read_bytes().split(b"\n")
