@@ -187,6 +187,31 @@ def _early_timestamp_damage_row(tmp: Path, rec: Path, row: Row, frame: int) -> N
         f"inspect: {video.split(',')[-1].strip()}", ok)
 
 
+def _flip_bits(path: Path, at: float, bits: int, seed: int) -> None:
+    import numpy as np
+
+    data = bytearray(path.read_bytes())
+    rng = np.random.default_rng(seed)
+    for pos in rng.integers(int(len(data) * at), int(len(data) * at) + 200, size=bits):
+        data[pos] ^= 1 << int(rng.integers(0, 8))
+    path.write_bytes(bytes(data))
+
+
+def _looped_damage_row(tmp: Path, rec: Path, row: Row) -> None:
+    copy = Path(shutil.copytree(rec, tmp / "looped.skrec"))
+    _flip_bits(sorted((copy / "video").glob("*.mkv"))[1], 0.05, 64, 3)
+    _flip_bits(copy / "audio.wav", 0.5, 8, 2)
+    meta = json.loads((copy / "meta.json").read_text())
+    meta["complete"] = False
+    (copy / "meta.json").write_text(json.dumps(meta))
+    ev = _sensekit(["events", str(copy), "--level", "--loop", "--max-items", "640"])
+    _out, err = ev.communicate(timeout=120)
+    shown = [ln for ln in err.splitlines() if ln.strip()]
+    ok = ev.returncode == 0 and "Traceback" not in err and len(shown) <= 4
+    row("recording", "incomplete, a damaged segment and damaged audio, looped 10 times (events --loop)",
+        f"exit {ev.returncode}, {len(shown)} line(s) on stderr; the last: {shown[-1] if shown else '-'}", ok)
+
+
 def harden20_rows(tmp: Path, rec: Path, row: Row) -> None:
     for step in (_closed_port_row, _broadcast_row, _restart_row, _two_addresses_row):
         try:
@@ -198,3 +223,7 @@ def harden20_rows(tmp: Path, rec: Path, row: Row) -> None:
             _early_timestamp_damage_row(tmp, rec, row, frame)
         except Exception as exc:  # noqa: BLE001
             row("recording", "early timestamp damage", f"the row could not run: {type(exc).__name__}: {exc}", False)
+    try:
+        _looped_damage_row(tmp, rec, row)
+    except Exception as exc:  # noqa: BLE001
+        row("recording", "looped damage", f"the row could not run: {type(exc).__name__}: {exc}", False)
