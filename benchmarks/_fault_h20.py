@@ -212,6 +212,29 @@ def _looped_damage_row(tmp: Path, rec: Path, row: Row) -> None:
         f"exit {ev.returncode}, {len(shown)} line(s) on stderr; the last: {shown[-1] if shown else '-'}", ok)
 
 
+SAVE = "from sensekit.profile.save import save_profile; save_profile({'audio.gain': 40.0}, 'venue.toml')"
+
+
+def _save_fsync_row(tmp: Path, row: Row) -> None:
+    """A profile save watched by strace: is the folder fsynced after the rename (a power cut)?"""
+    if not Path("/usr/bin/strace").exists():
+        row("profile", "a save's rename survives a power cut (strace)", "skipped: no strace", True)
+        return
+    folder = tmp / "fsync-save"
+    folder.mkdir()
+    r = subprocess.run(["/usr/bin/strace", "-f", "-qq", "-e", "trace=openat,rename,renameat,renameat2,fsync",
+                        sys.executable, "-c", SAVE], cwd=folder, env=_env(), capture_output=True, text=True,
+                       timeout=120)
+    lines = r.stderr.splitlines()
+    at = next((i for i, ln in enumerate(lines) if "rename" in ln and "venue.toml\"" in ln), None)
+    after = lines[at + 1:at + 3] if at is not None else []
+    opened = re.search(r"O_DIRECTORY.*= (\d+)$", after[0]) if after else None
+    ok = opened is not None and len(after) > 1 and f"fsync({opened.group(1)})" in after[1]
+    shown = " / ".join(re.sub(r"^\[pid +\d+\] ", "", a).strip() for a in after) or "-"
+    row("profile", "save_profile watched by strace: what follows the rename onto venue.toml",
+        f"exit {r.returncode}: {shown}", ok)
+
+
 def harden20_rows(tmp: Path, rec: Path, row: Row) -> None:
     for step in (_closed_port_row, _broadcast_row, _restart_row, _two_addresses_row):
         try:
@@ -223,6 +246,10 @@ def harden20_rows(tmp: Path, rec: Path, row: Row) -> None:
             _early_timestamp_damage_row(tmp, rec, row, frame)
         except Exception as exc:  # noqa: BLE001
             row("recording", "early timestamp damage", f"the row could not run: {type(exc).__name__}: {exc}", False)
+    try:
+        _save_fsync_row(tmp, row)
+    except Exception as exc:  # noqa: BLE001
+        row("profile", "save fsync", f"the row could not run: {type(exc).__name__}: {exc}", False)
     try:
         _looped_damage_row(tmp, rec, row)
     except Exception as exc:  # noqa: BLE001
