@@ -79,15 +79,18 @@ class VideoUnit:
             if self.exact else f"{self.path.parent.name}/{self.path.name}"
 
 
-def frame_checksum_rows(meta: dict[str, Any], rows: int | None, *, complete: bool) -> int | None:
+def frame_checksum_rows(meta: dict[str, Any], rows: int | None, *, complete: bool,
+                        times_cut: bool) -> int | None:
     """The rows the frame checksum file may hold, given the ``rows`` the timestamps list
-    (``None``: unknown). A complete recording: those rows. An incomplete one: also the frames past
-    a timestamp row that failed its checksum (the times stop there, the frames were written) and
-    those not committed yet, as for the timestamp checksums (meta.json's count plus
-    ``UNCOMMITTED_ROWS``); the checksums past the times are not used. (A damaged row early in
-    the times once put a whole recording's checksums over the cap of the rows left, and refused
-    it.)"""
-    if complete or rows is None:
+    (``None``: unknown). Those rows, unless the recording is incomplete and its times were cut
+    at a row that failed its checksum (``times_cut``: the timestamps file is the damaged one, the
+    frames past it were written): then also those frames and the ones not committed yet, as for
+    the timestamp checksums (meta.json's count plus ``UNCOMMITTED_ROWS``); the checksums past the
+    times are not used. (A damaged row early in the times once put a whole recording's checksums
+    over the cap of the rows left, and refused it.) Times cut short with no damage named (an
+    emptied file) still make a longer checksum file an error: which of the two is wrong cannot
+    be told."""
+    if complete or rows is None or not times_cut:
         return rows
     counted = meta.get("frames")
     return max(rows, counted if isinstance(counted, int) and counted >= 0 else 0) + UNCOMMITTED_ROWS
@@ -225,27 +228,20 @@ class ReplaySource(Source):
     def _open_video(self, v: dict[str, Any]) -> None:
         """Read the timestamps, the frame checksums and the segment list (checked when complete)."""
         name = self.path.name
-        self._times = read_video_times(self.path, v, self.meta["frames"], complete=self.complete,
-                                       warn=lambda text: log.warning("'%s': %s", name, text))
+        said: list[str] = []
+
+        def warn(text: str) -> None:
+            said.append(text)
+            log.warning("'%s': %s", name, text)
+
+        self._times = read_video_times(self.path, v, self.meta["frames"], complete=self.complete, warn=warn)
         rows = len(self._times)
         if self.complete and rows != self.meta["frames"]:
             raise RecordingError(
                 f"'{name}/{v['timestamps']}' lists {rows} frames but meta.json "
                 f"says {self.meta['frames']}")
         if v["checksums"]:
-            cap = checksums_cap(frame_checksum_rows(self.meta, rows, complete=self.complete))
-            try:                                      # more rows than the times: one file is damaged
-                too_long = (self.path / v["checksums"]).stat().st_size > cap
-            except OSError:
-                too_long = False                      # read_checksums names the problem
-            if too_long:
-                raise RecordingError(f"'{name}/{v['checksums']}' holds more checksums than the {rows} "
-                                     f"frames '{v['timestamps']}' lists (one of the two is damaged)")
-            self._frame_crcs = read_checksums(self.path / v["checksums"], VIDEO_CRC_HEADER,
-                                              complete=self.complete, max_bytes=cap)
-            if self.complete and len(self._frame_crcs) != rows:
-                raise RecordingError(f"'{name}/{v['checksums']}' lists {len(self._frame_crcs)} "
-                                     f"checksums for {rows} frames")
+            self._read_frame_checksums(v, rows, times_cut=bool(said))
         self._units, problems = video_units(self.path, self.meta, rows)
         if not self.complete:
             for p in problems:
@@ -257,6 +253,23 @@ class ReplaySource(Source):
         if problems:
             raise RecordingError(f"'{name}/{v['segments']}' is damaged: {problems[0]} "
                                  "(recording is marked complete)")
+
+    def _read_frame_checksums(self, v: dict[str, Any], rows: int, *, times_cut: bool) -> None:
+        """The frame checksums, checked against the ``rows`` the timestamps list."""
+        name = self.path.name
+        cap = checksums_cap(frame_checksum_rows(self.meta, rows, complete=self.complete, times_cut=times_cut))
+        try:                                      # more rows than the times: one file is damaged
+            too_long = (self.path / v["checksums"]).stat().st_size > cap
+        except OSError:
+            too_long = False                      # read_checksums names the problem
+        if too_long:
+            raise RecordingError(f"'{name}/{v['checksums']}' holds more checksums than the {rows} "
+                                 f"frames '{v['timestamps']}' lists (one of the two is damaged)")
+        self._frame_crcs = read_checksums(self.path / v["checksums"], VIDEO_CRC_HEADER,
+                                          complete=self.complete, max_bytes=cap)
+        if self.complete and len(self._frame_crcs) != rows:
+            raise RecordingError(f"'{name}/{v['checksums']}' lists {len(self._frame_crcs)} "
+                                 f"checksums for {rows} frames")
 
     def _open_audio(self, a: dict[str, Any]) -> None:
         """Check the WAV against meta.json, read the block checksums, open the file. An
