@@ -235,6 +235,28 @@ def _save_fsync_row(tmp: Path, row: Row) -> None:
         f"exit {r.returncode}: {shown}", ok)
 
 
+def _camera_lost_record_row(tmp: Path, row: Row) -> None:
+    """``sensekit record`` from an MJPEG stream whose server stops for 2 s mid-take."""
+    from tests.capture.mjpeg_server import MjpegServer
+
+    out = tmp / "camera-lost.skrec"
+    with MjpegServer(fps=15) as server:
+        p = _sensekit(["record", str(out), "--camera", server.url, "--seconds", "8", "--no-progress"])
+        time.sleep(3.0)
+        server.stop()
+        time.sleep(2.0)
+        server.start()
+        _o, err = p.communicate(timeout=120)
+    ins = _sensekit(["inspect", str(out)])
+    report, _ = ins.communicate(timeout=120)
+    said = next((ln.strip() for ln in report.splitlines() if "no frame" in ln), "")
+    lost = sum(": lost (" in ln for ln in err.splitlines())
+    ok = p.returncode == 0 and ins.returncode == 0 and bool(said) and lost == 1
+    row("camera", "record --camera MJPEG whose server stops 2 s mid-take, then inspect",
+        f"record exit {p.returncode}, {lost} lost line; inspect exit {ins.returncode}: "
+        f"{said or 'nothing said of it'}", ok)
+
+
 def harden20_rows(tmp: Path, rec: Path, row: Row) -> None:
     for step in (_closed_port_row, _broadcast_row, _restart_row, _two_addresses_row):
         try:
@@ -246,6 +268,10 @@ def harden20_rows(tmp: Path, rec: Path, row: Row) -> None:
             _early_timestamp_damage_row(tmp, rec, row, frame)
         except Exception as exc:  # noqa: BLE001
             row("recording", "early timestamp damage", f"the row could not run: {type(exc).__name__}: {exc}", False)
+    try:
+        _camera_lost_record_row(tmp, row)
+    except Exception as exc:  # noqa: BLE001
+        row("camera", "record while lost", f"the row could not run: {type(exc).__name__}: {exc}", False)
     try:
         _save_fsync_row(tmp, row)
     except Exception as exc:  # noqa: BLE001
