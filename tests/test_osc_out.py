@@ -8,6 +8,7 @@ import logging
 import os
 import socket
 import time
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +175,44 @@ def test_descriptors_stay_flat_while_nothing_listens_at_either_address():
         assert len(os.listdir("/proc/self/fd")) == before and sender.errors == 0
     finally:
         sender.close()
+
+
+EMFILE_RUN = """
+import os, resource, socket, sys
+from sensekit.events import Clap
+from sensekit.osc import OscSender
+r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); r.bind(("127.0.0.1", 0)); port = r.getsockname()[1]; r.close()
+both = lambda host, port, **kw: (socket.getaddrinfo("127.0.0.1", port, **kw)
+                                 + socket.getaddrinfo("127.0.0.2", port, **kw))
+sender = OscSender("two.example", port, resolve=both)
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+held = []
+try:
+    while True:
+        held.append(os.open(os.devnull, os.O_RDONLY))     # every descriptor taken
+except OSError:
+    pass
+for i in range(50):
+    sender(Clap(t=float(i), strength=0.5))
+starved = sender.errors
+for fd in held:
+    os.close(fd)
+for i in range(50):
+    sender(Clap(t=100.0 + i, strength=0.5))
+print(starved, sender.errors, sender.refused)
+"""
+
+
+def test_a_sender_with_no_descriptor_to_spare_still_moves_between_addresses(tmp_path: Path):
+    """Moving to a name's next address opens a new socket; with every descriptor of the process
+    taken (EMFILE) it still does (the old one is closed first, its number reused): no error, and
+    once descriptors are free again, none either."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    r = subprocess.run([sys.executable, "-c", EMFILE_RUN], capture_output=True, text=True, timeout=60, env=env,
+                       cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    starved, errors, refused = map(int, r.stdout.split())
+    assert (starved, errors) == (0, 0) and refused >= 50

@@ -157,7 +157,7 @@ class OscSender:
         where = _show(self._addr)
         if len(self._targets) > 1:
             self._at = (self._at + 1) % len(self._targets)
-            self._sock.close()
+            self._sock.close()                # first: with no descriptor to spare, its own is reused
             self._sock = self._open()
             if first:
                 log.warning("OSC: nothing listens at %s (port unreachable); trying %s, the next "
