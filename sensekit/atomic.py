@@ -1,14 +1,15 @@
 """``write_text_atomic``: a small file written whole or not at all.
 
 The text goes to a temporary file beside the target (flushed and ``fsync``-ed), which is then
-renamed over it: a full disk, a file size limit or a read-only folder leaves the previous file
+renamed over it, and the folder is ``fsync``-ed so the rename survives a power cut: a full
+disk, a file size limit or a read-only folder leaves the previous file
 as it was and no temporary behind, and the failure is one ``OSError`` naming the file. A
 symlink is followed (its target is replaced, the link stays); a FIFO, a device or a socket is
 refused (the rename would replace it). A new file is readable by all (0644), one written over
 keeps its mode.
 
-Cost: one extra ``fsync`` and a rename per write; for files written once per command (a taught
-model), never per frame.
+Cost: two extra ``fsync`` calls (the file, its folder) and a rename per write; for files
+written once per command (a taught model), never per frame.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from sensekit.safe_read import file_kind
 
-__all__ = ["write_text_atomic", "replace_file"]
+__all__ = ["write_text_atomic", "replace_file", "fsync_folder"]
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str, *, what: str = "file") -> Path:
@@ -59,3 +60,21 @@ def replace_file(target: Path, text: str, mode: int) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    fsync_folder(target.parent)
+
+
+def fsync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable: ``fsync`` the folder itself. Without it a power cut
+    soon after a save can lose the rename (the file's data was on the disk, the folder's entry
+    still named the previous file): the save said "saved" and the previous profile came back.
+    A filesystem that cannot ``fsync`` a folder (some network ones: ``EINVAL``) is left as it is."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -189,7 +189,7 @@ def test_sender_reaches_a_python_osc_server():
         thread.join(2)
     assert got == [("/sensekit/clap", (1.0, 0.75)),
                    ("/sensekit/source/lost", (2.0, "camera:0", "stream ended"))]
-    assert sender.stats() == {"osc_sent": 2, "osc_errors": 0}
+    assert sender.stats() == {"osc_sent": 2, "osc_errors": 0, "osc_refused": 0}
 
 
 def test_sender_filters_by_event_name(collector):

@@ -40,7 +40,7 @@ from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, chec
                                         read_checksums)
 from sensekit.capture.recording_meta import (audio_offset_problem, missing_named_files, read_meta,
                                              read_video_times)
-from sensekit.capture.replay import VideoUnit, skips_damaged_audio, video_units
+from sensekit.capture.replay import VideoUnit, frame_checksum_rows, skips_damaged_audio, video_units
 from sensekit.capture.video_segments import count_decodable, list_segments, open_capture
 from sensekit.capture.wav import read_wav_info
 from sensekit.errors import RecordingError
@@ -63,6 +63,7 @@ class VideoReport:
     unverified: str | None = None      # why the decoded frames could not be checked (the
                                        # checksum file named in meta.json is missing/unreadable)
     times_unverified: str | None = None    # the same for the frame times (video_ts_crc.csv)
+    gaps: list[tuple[float, float]] = field(default_factory=list)   # (at, seconds) with no frame
 
 
 @dataclass
@@ -75,6 +76,10 @@ class AudioReport:
     file_samples: int | None           # what the file holds after the header
     playable_samples: int              # what replay plays (complete: what the file holds,
                                        # up to meta's count; replay refuses a mismatch)
+
+
+#: the least stretch with no frame that ``inspect`` names (as ``audio_gaps`` names the audio's)
+VIDEO_GAP_S = 1.0
 
 
 @dataclass
@@ -113,6 +118,7 @@ class RecordingReport:
     _last_frame_t: float | None = None
     _times_unverified: str | None = None     # why the frame times could not be checked
     _listed_last_t: float | None = None      # the last time video_ts.csv lists
+    _times_cut = False                       # the times stop at a row that failed its checksum
 
 
 def _start_text(value: Any) -> tuple[str | None, str | None]:
@@ -210,7 +216,18 @@ def _check_video(rep: RecordingReport, decode: bool) -> None:
         rep._last_frame_t = float(rows_t[last_row])
     rep.video = VideoReport(v["width"], v["height"], float(v["fps"]), v.get("fps_from", "source"),
                             v.get("fps_measured"), rows, playable, segments, _size(store), unverified,
-                            rep._times_unverified)
+                            rep._times_unverified, video_gaps(rows_t))
+
+
+def video_gaps(times: np.ndarray | None) -> list[tuple[float, float]]:
+    """Stretches with no frame: intervals of at least ``VIDEO_GAP_S`` and 5 times the median
+    (a camera lost and reconnected while recording; the replay keeps the gap, frames at their
+    times). ``(at, seconds)``, ``at`` the time of the frame before it."""
+    if times is None or len(times) < 3:
+        return []
+    d = np.diff(times)
+    limit = max(VIDEO_GAP_S, 5.0 * float(np.median(d)))
+    return [(float(times[i]), float(d[i])) for i in np.flatnonzero(d >= limit)]
 
 
 def _video_timestamps(rep: RecordingReport, v: dict[str, Any]) -> np.ndarray | None:
@@ -231,8 +248,11 @@ def _video_timestamps(rep: RecordingReport, v: dict[str, Any]) -> np.ndarray | N
         v = {**v, "timestamps_checksums": None}
     frames = rep.meta["frames"]
     try:
-        rows_t = read_video_times(rep.path, v, frames, complete=False,
-                                  warn=None if rep.complete else rep.problems.append)
+        def cut(text: str) -> None:              # a row failed its checksum: the times stop there
+            rep._times_cut = True
+            rep.problems.append(text)
+
+        rows_t = read_video_times(rep.path, v, frames, complete=False, warn=None if rep.complete else cut)
         if rep.complete:
             read_video_times(rep.path, v, frames, complete=True)
     except RecordingError as exc:
@@ -254,7 +274,8 @@ def _video_checksums(rep: RecordingReport, v: dict[str, Any], rows: int | None
         return None, None
     try:
         crcs = read_checksums(rep.path / v["checksums"], VIDEO_CRC_HEADER, complete=rep.complete,
-                              max_bytes=checksums_cap(rows))
+                              max_bytes=checksums_cap(frame_checksum_rows(rep.meta, rows, complete=rep.complete,
+                                                                          times_cut=rep._times_cut)))
         if rep.complete and rows is not None and len(crcs) != rows:
             rep.problems.append(f"'{v['checksums']}' lists {len(crcs)} checksums for {rows} frames")
     except RecordingError as exc:

@@ -49,8 +49,8 @@ import numpy as np
 from sensekit.capture.base import UNITY_GAIN, AudioBlock, Item, Source, VideoFrame, merge_by_time
 from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, checksums_cap, crc32_of,
                                         read_checksums)
-from sensekit.capture.recording_meta import (DEFAULT_BLOCK_SIZE, audio_offset_problem, missing_named_files,
-                                             read_meta, read_video_times)
+from sensekit.capture.recording_meta import (DEFAULT_BLOCK_SIZE, UNCOMMITTED_ROWS, audio_offset_problem,
+                                             missing_named_files, read_meta, read_video_times)
 from sensekit.capture.video_segments import (count_decodable, list_segments, open_capture,
                                              plan_segments)
 from sensekit.capture.wav import WavInfo, int16_to_float, mark_nonfinite, read_wav_info
@@ -77,6 +77,23 @@ class VideoUnit:
     def label(self) -> str:
         return f"{self.path.parent.parent.name}/{self.path.parent.name}/{self.path.name}" \
             if self.exact else f"{self.path.parent.name}/{self.path.name}"
+
+
+def frame_checksum_rows(meta: dict[str, Any], rows: int | None, *, complete: bool,
+                        times_cut: bool) -> int | None:
+    """The rows the frame checksum file may hold, given the ``rows`` the timestamps list
+    (``None``: unknown). Those rows, unless the recording is incomplete and its times were cut
+    at a row that failed its checksum (``times_cut``: the timestamps file is the damaged one, the
+    frames past it were written): then also those frames and the ones not committed yet, as for
+    the timestamp checksums (meta.json's count plus ``UNCOMMITTED_ROWS``); the checksums past the
+    times are not used. (A damaged row early in the times once put a whole recording's checksums
+    over the cap of the rows left, and refused it.) Times cut short with no damage named (an
+    emptied file) still make a longer checksum file an error: which of the two is wrong cannot
+    be told."""
+    if complete or rows is None or not times_cut:
+        return rows
+    counted = meta.get("frames")
+    return max(rows, counted if isinstance(counted, int) and counted >= 0 else 0) + UNCOMMITTED_ROWS
 
 
 def skips_damaged_audio(meta: dict[str, Any]) -> bool:
@@ -148,6 +165,9 @@ class ReplaySource(Source):
         self._checked_chunks: dict[int, bool] = {}
         self._audio_skipped: str | None = None    # why a damaged audio track is not played
         self._corrupt = {"frames": 0, "blocks": 0}     # skipped frames, blocks played as silence
+        self._skipped: dict[Path, list[int]] = {}      # frames of the unit playing that were skipped
+        self._told: set[Path] = set()                   # units whose skipped frames were said
+        self._told_unchecked = False                    # frames past the checksum file said
         self._clock_t0 = 0.0
 
     @property
@@ -208,26 +228,20 @@ class ReplaySource(Source):
     def _open_video(self, v: dict[str, Any]) -> None:
         """Read the timestamps, the frame checksums and the segment list (checked when complete)."""
         name = self.path.name
-        self._times = read_video_times(self.path, v, self.meta["frames"], complete=self.complete,
-                                       warn=lambda text: log.warning("'%s': %s", name, text))
+        said: list[str] = []
+
+        def warn(text: str) -> None:
+            said.append(text)
+            log.warning("'%s': %s", name, text)
+
+        self._times = read_video_times(self.path, v, self.meta["frames"], complete=self.complete, warn=warn)
         rows = len(self._times)
         if self.complete and rows != self.meta["frames"]:
             raise RecordingError(
                 f"'{name}/{v['timestamps']}' lists {rows} frames but meta.json "
                 f"says {self.meta['frames']}")
         if v["checksums"]:
-            try:                                      # more rows than the times: one file is damaged
-                too_long = (self.path / v["checksums"]).stat().st_size > checksums_cap(rows)
-            except OSError:
-                too_long = False                      # read_checksums names the problem
-            if too_long:
-                raise RecordingError(f"'{name}/{v['checksums']}' holds more checksums than the {rows} "
-                                     f"frames '{v['timestamps']}' lists (one of the two is damaged)")
-            self._frame_crcs = read_checksums(self.path / v["checksums"], VIDEO_CRC_HEADER,
-                                              complete=self.complete, max_bytes=checksums_cap(rows))
-            if self.complete and len(self._frame_crcs) != rows:
-                raise RecordingError(f"'{name}/{v['checksums']}' lists {len(self._frame_crcs)} "
-                                     f"checksums for {rows} frames")
+            self._read_frame_checksums(v, rows, times_cut=bool(said))
         self._units, problems = video_units(self.path, self.meta, rows)
         if not self.complete:
             for p in problems:
@@ -239,6 +253,23 @@ class ReplaySource(Source):
         if problems:
             raise RecordingError(f"'{name}/{v['segments']}' is damaged: {problems[0]} "
                                  "(recording is marked complete)")
+
+    def _read_frame_checksums(self, v: dict[str, Any], rows: int, *, times_cut: bool) -> None:
+        """The frame checksums, checked against the ``rows`` the timestamps list."""
+        name = self.path.name
+        cap = checksums_cap(frame_checksum_rows(self.meta, rows, complete=self.complete, times_cut=times_cut))
+        try:                                      # more rows than the times: one file is damaged
+            too_long = (self.path / v["checksums"]).stat().st_size > cap
+        except OSError:
+            too_long = False                      # read_checksums names the problem
+        if too_long:
+            raise RecordingError(f"'{name}/{v['checksums']}' holds more checksums than the {rows} "
+                                 f"frames '{v['timestamps']}' lists (one of the two is damaged)")
+        self._frame_crcs = read_checksums(self.path / v["checksums"], VIDEO_CRC_HEADER,
+                                          complete=self.complete, max_bytes=cap)
+        if self.complete and len(self._frame_crcs) != rows:
+            raise RecordingError(f"'{name}/{v['checksums']}' lists {len(self._frame_crcs)} "
+                                 f"checksums for {rows} frames")
 
     def _open_audio(self, a: dict[str, Any]) -> None:
         """Check the WAV against meta.json, read the block checksums, open the file. An
@@ -333,6 +364,7 @@ class ReplaySource(Source):
             self._caps.append(cap)
             try:
                 yield from self._unit_frames(unit, cap, limit, shape, t_offset)
+                self._tell_skipped(unit)
             finally:
                 cap.release()
                 if cap in self._caps:
@@ -436,9 +468,30 @@ class ReplaySource(Source):
                 else f"'{unit.label}' frame {row} has no checksum")
         if self.complete:
             raise RecordingError(f"{what}: the video is damaged (recording is marked complete)")
-        log.warning("%s; skipping it", what)
         self._corrupt["frames"] += 1
+        if row >= len(crcs):                  # the checksum file ends before: one cause, one line
+            if not self._told_unchecked:
+                self._told_unchecked = True
+                log.warning("%s ('%s' ends at frame %d); skipping the frames from there on", what,
+                            self.meta["video"]["checksums"], len(crcs))
+            return False
+        skipped = self._skipped.setdefault(unit.path, [])
+        skipped.append(row)
+        if len(skipped) == 1 and unit.path not in self._told:       # the rest: one line at the unit's end
+            log.warning("%s; skipping it", what)
         return False
+
+    def _tell_skipped(self, unit: VideoUnit) -> None:
+        """One line for the frames of ``unit`` skipped after its first (a damaged segment, or a
+        checksum file cut short, used to give a warning a frame); said once a replay, not once a
+        loop (``stats()["corrupt_frames"]`` counts them all)."""
+        skipped = self._skipped.pop(unit.path, [])
+        if len(skipped) > 1 and unit.path not in self._told:
+            shown = ", ".join(map(str, skipped[:5])) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+            log.warning("'%s': %d of its frames skipped (%s): they do not match their checksums",
+                        unit.label, len(skipped), shown)
+        if skipped:
+            self._told.add(unit.path)
 
     def _pcm_ok(self, start: int, count: int) -> bool:
         """Do the stored samples ``start .. start+count`` match their chunks' checksums? A
@@ -449,7 +502,8 @@ class ReplaySource(Source):
         cb, ch = a["checksum_block"], info.channels
         ok = True
         for k in range(start // cb, min(len(crcs), (start + count - 1) // cb + 1)):
-            if k not in self._checked_chunks:
+            fresh = k not in self._checked_chunks           # said once: not again on each loop
+            if fresh:
                 n = min(cb, self._n_audio - k * cb) if self.complete else cb
                 self._audio_file.seek(info.data_offset + k * cb * 2 * ch)
                 raw = self._audio_file.read(n * 2 * ch)
@@ -459,7 +513,8 @@ class ReplaySource(Source):
                         f"(t = {self.audio_offset_s + k * cb / info.rate:.3f} s) do not match their checksum")
                 if self.complete:
                     raise RecordingError(f"{what}: the audio is damaged (recording is marked complete)")
-                log.warning("%s; playing silence there", what)
+                if fresh:
+                    log.warning("%s; playing silence there", what)
                 ok = False
         if not ok:
             self._corrupt["blocks"] += 1

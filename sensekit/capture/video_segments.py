@@ -323,19 +323,26 @@ def plan_segments(segments: Sequence[Segment], rows: int) -> tuple[list[Segment]
     """
     usable: list[Segment] = []
     problems: list[str] = []
+    past: list[Segment] = []          # said in one line: timestamps cut early leave many of them
     expected = 0
     for seg in segments:
         if seg.first < expected:
             problems.append(f"segment '{seg.path.name}' overlaps frames already covered; ignored")
             continue
         if seg.last >= rows:
-            problems.append(f"segment '{seg.path.name}' holds frames {seg.first}-{seg.last} but "
-                            f"the timestamps list only {rows}; ignored")
+            past.append(seg)
             continue
         if seg.first > expected:
             problems.append(f"frames {expected}-{seg.first - 1} have no segment file")
         usable.append(seg)
         expected = seg.last + 1
+    if len(past) == 1:
+        problems.append(f"segment '{past[0].path.name}' holds frames {past[0].first}-{past[0].last} but "
+                        f"the timestamps list only {rows}; ignored")
+    elif past:
+        problems.append(f"{len(past)} segments ('{past[0].path.name}' .. '{past[-1].path.name}') hold frames "
+                        f"{min(s.first for s in past)}-{max(s.last for s in past)} but the timestamps "
+                        f"list only {rows}; ignored")
     return usable, problems
 
 

@@ -162,11 +162,23 @@ def _audio_missing(rep: RecordingReport) -> list[str]:
     return out
 
 
+def _video_missing(rep: RecordingReport) -> list[str]:
+    """Stretches with no frame (the camera lost while recording), the longest named."""
+    gaps = rep.video.gaps if rep.video is not None else []
+    if not gaps:
+        return []
+    at, n = max(gaps, key=lambda g: g[1])
+    if len(gaps) == 1:
+        return [f"no frame for {n:.3f} s at {at:.3f} s (the camera lost while recording?)"]
+    return [f"no frame in {len(gaps)} stretches, {sum(g[1] for g in gaps):.3f} s in all (the longest "
+            f"{n:.3f} s at {at:.3f} s; the camera lost while recording?)"]
+
+
 def _track_lines(rep: RecordingReport) -> list[tuple[str, str]]:
-    """The video and audio lines, and what the audio misses when anything."""
+    """The video and audio lines, and what the tracks miss when anything."""
     lines = [("video", ("\n" + INDENT).join(textwrap.wrap(_video_line(rep), 76))),
              ("audio", ("\n" + INDENT).join(textwrap.wrap(_audio_line(rep), 76)))]
-    missing = _audio_missing(rep)
+    missing = _video_missing(rep) + _audio_missing(rep)
     if missing:
         lines.append(("missing", _bullets(missing)))
     return lines

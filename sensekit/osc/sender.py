@@ -6,7 +6,15 @@ With ``bundle=True`` each message is wrapped in a bundle whose OSC timetag is
 past, which receivers run at once.
 
 Failure modes: the host is resolved once, in the constructor (a bad host is a
-``ConfigError``). A send that fails (network down, socket buffer full) is counted in
+``ConfigError``); a name that stops resolving later changes nothing. The socket is connected
+to the address (``SO_BROADCAST`` set, so a broadcast address such as ``192.168.1.255`` works),
+so the kernel says when the receiver's host answers "port unreachable" (the receiver quit or
+crashed; ICMP): the send that reports it sent nothing, so the datagram is sent once more,
+the report is counted in ``refused`` and said in one warning per outage, and one line says when
+2 s of sends have had no such report. A name with several addresses (``localhost``: ``::1``
+and ``127.0.0.1``) moves to the next one on such a report, so a receiver listening on one
+family gets the events. A host that drops datagrams silently (a firewall) cannot be told from
+one that takes them. Any other failed send (network down, socket buffer full) is counted in
 ``errors``, logged (the first and then every 1000th) and dropped; a sender never raises into
 the pipeline. UDP gives no delivery guarantee: a receiver that cannot keep up loses messages
 in its socket buffer. float32 holds ``t`` to ~8 ms after one day of uptime; use bundles when
@@ -17,7 +25,7 @@ from __future__ import annotations
 import logging
 import socket
 import time
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 from sensekit.bind_errors import resolve_failure
 from sensekit.errors import ConfigError
@@ -28,27 +36,44 @@ __all__ = ["OscSender", "parse_target", "free_udp_port"]
 
 log = logging.getLogger("sensekit.osc")
 
+#: seconds of sends with no "port unreachable" after which the receiver is said to be back
+BACK_AFTER_S = 2.0
+#: seconds between tries to connect the socket when connecting failed (no network yet)
+RECONNECT_S = 1.0
+
+Resolver = Callable[..., list[tuple[Any, ...]]]
+
+
+def _show(addr: tuple[Any, ...]) -> str:
+    host = str(addr[0])
+    return f"[{host}]:{addr[1]}" if ":" in host else f"{host}:{addr[1]}"
+
 
 class OscSender:
     """Dispatcher handler that sends each event to ``host:port`` over UDP.
 
     ``events`` limits what is sent (names; default every event). ``start_wall``
     is the epoch time of the source's ``t = 0`` for bundle timetags (default:
-    the wall time of the first event minus its ``t``).
+    the wall time of the first event minus its ``t``). ``resolve`` is
+    ``socket.getaddrinfo`` (a test gives a name two addresses with it).
     """
 
     def __init__(self, host: str, port: int, bundle: bool = False, *,
                  events: Iterable[str] | None = None,
-                 start_wall: float | None = None) -> None:
+                 start_wall: float | None = None,
+                 resolve: Resolver = socket.getaddrinfo) -> None:
         if not isinstance(port, int) or not 1 <= port <= 65535:
             raise ConfigError(f"OSC port must be 1..65535, got {port!r}")
         try:
-            family, _, _, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_DGRAM)[0]
+            infos = resolve(host, port, type=socket.SOCK_DGRAM)
         except (OSError, UnicodeError) as exc:
             raise ConfigError(f"cannot resolve OSC host {host!r}: {resolve_failure(exc)}") from None
-        self._addr = addr
-        self._sock = socket.socket(family, socket.SOCK_DGRAM)
-        self._sock.setblocking(False)  # never stall the pipeline on a full buffer
+        self._targets: list[tuple[int, tuple[Any, ...]]] = []
+        for family, _, _, _, addr in infos:
+            if (family, addr) not in self._targets:
+                self._targets.append((family, addr))
+        if not self._targets:
+            raise ConfigError(f"cannot resolve OSC host {host!r}: it has no address")
         if events is not None:
             unknown = sorted(set(events) - set(EVENT_TYPES))
             if unknown:
@@ -58,7 +83,37 @@ class OscSender:
         self.start_wall = start_wall
         self.sent = 0
         self.errors = 0
+        self.refused = 0
         self.closed = False
+        self._at = 0                          # which of the name's addresses is in use
+        self._refused_at: float | None = None  # the last "port unreachable" of an outage
+        self._outage_refusals = 0
+        self._connect_tried = 0.0
+        self._sock = self._open()
+
+    @property
+    def _addr(self) -> tuple[Any, ...]:
+        return self._targets[self._at][1]
+
+    def _open(self) -> socket.socket:
+        family = self._targets[self._at][0]
+        sock = socket.socket(family, socket.SOCK_DGRAM)
+        sock.setblocking(False)  # never stall the pipeline on a full buffer
+        if family == socket.AF_INET:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+        self._connected = False
+        self._try_connect(sock)
+        return sock
+
+    def _try_connect(self, sock: socket.socket) -> None:
+        """Connect (the kernel then reports "port unreachable"); without a route yet, sends
+        go by ``sendto`` and the connect is tried again every ``RECONNECT_S``."""
+        self._connect_tried = time.monotonic()
+        try:
+            sock.connect(self._addr)
+            self._connected = True
+        except OSError:
+            self._connected = False
 
     def __call__(self, event: Event) -> None:
         if self.closed or (self.events is not None and event.name not in self.events):
@@ -74,12 +129,49 @@ class OscSender:
             self._fail(f"cannot encode {event.name!r}: {exc}")
             return None
         try:
-            self._sock.sendto(dgram, self._addr)
+            try:
+                self._send(dgram)
+            except ConnectionRefusedError:
+                self._was_refused()           # that send sent nothing: once more (or the next
+                self._send(dgram)             # address of the name)
         except OSError as exc:
             self._fail(f"send to {self.host}:{self.port} failed: {exc}")
             return None
         self.sent += 1
+        self._maybe_back()
         return None
+
+    def _send(self, dgram: bytes) -> None:
+        if not self._connected and time.monotonic() - self._connect_tried >= RECONNECT_S:
+            self._try_connect(self._sock)
+        if self._connected:
+            self._sock.send(dgram)
+        else:
+            self._sock.sendto(dgram, self._addr)
+
+    def _was_refused(self) -> None:
+        self.refused += 1
+        self._outage_refusals += 1
+        first = self._refused_at is None
+        self._refused_at = time.monotonic()
+        where = _show(self._addr)
+        if len(self._targets) > 1:
+            self._at = (self._at + 1) % len(self._targets)
+            self._sock.close()                # first: with no descriptor to spare, its own is reused
+            self._sock = self._open()
+            if first:
+                log.warning("OSC: nothing listens at %s (port unreachable); trying %s, the next "
+                            "address of %r", where, _show(self._addr), self.host)
+        elif first:
+            log.warning("OSC: nothing listens at %s (port unreachable: the receiver quit?); "
+                        "events sent there are lost until it is back, counted in osc_refused",
+                        where)
+
+    def _maybe_back(self) -> None:
+        if self._refused_at is not None and time.monotonic() - self._refused_at >= BACK_AFTER_S:
+            log.info("OSC: %s takes the events (no port unreachable for %.0f s; %d before)",
+                     _show(self._addr), BACK_AFTER_S, self._outage_refusals)
+            self._refused_at, self._outage_refusals = None, 0
 
     def _fail(self, message: str) -> None:
         self.errors += 1
@@ -87,7 +179,7 @@ class OscSender:
             log.warning("OSC: %s (%d failures so far)", message, self.errors)
 
     def stats(self) -> dict[str, int]:
-        return {"osc_sent": self.sent, "osc_errors": self.errors}
+        return {"osc_sent": self.sent, "osc_errors": self.errors, "osc_refused": self.refused}
 
     def close(self) -> None:
         if not self.closed:

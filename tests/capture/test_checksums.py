@@ -110,6 +110,62 @@ def test_a_corrupt_frame_of_an_incomplete_recording_is_skipped_not_played(rec, c
     assert src.stats()["corrupt_frames"] + src.stats()["truncated_frames"] >= N_FRAMES - len(frames)
 
 
+def test_a_damaged_segment_looped_is_said_in_two_lines_once_not_a_line_a_frame_a_loop(rec, caplog):
+    """harden20's sweep: every skipped frame of an incomplete recording was a warning of its own,
+    and a looping replay (an installation playing a take for weeks) said them all again each pass
+    (the command's rate limit showed 5 lines every 10 s, for ever)."""
+    _flip(_video_file(rec), at=0.05, bits=64, seed=3)          # the segment's frames all fail
+    _mark_incomplete(rec)
+    with caplog.at_level(logging.WARNING, logger="sensekit.capture.replay"):
+        src = ReplaySource(rec, loop=True)
+        it = iter(src)
+        while src.loops < 3:
+            next(it)
+        src.close()
+    skipped = src.stats()["corrupt_frames"]
+    said = [r.getMessage() for r in caplog.records]
+    assert skipped >= 3 * 2                                     # frames skipped on each pass
+    # the first, then the count (and version 1: where decoding stops), once for three passes
+    assert len(said) <= 3 and len(set(said)) == len(said), said
+    assert len([m for m in said if "of its frames skipped" in m]) <= 1, said
+
+
+def test_damaged_audio_looped_is_said_once_not_once_a_loop(rec, caplog):
+    _flip(rec / "audio.wav", at=0.5, bits=8, seed=2)
+    _mark_incomplete(rec)
+    with caplog.at_level(logging.WARNING, logger="sensekit.capture.replay"):
+        src = ReplaySource(rec, loop=True)
+        it = iter(src)
+        while src.loops < 3:
+            next(it)
+        src.close()
+    said = [r.getMessage() for r in caplog.records]
+    assert src.stats()["corrupt_blocks"] >= 3 and 0 < len(said) == len(set(said)), said
+    assert all("do not match their checksum; playing silence there" in m for m in said), said
+
+
+def test_frames_past_a_cut_checksum_file_are_one_line(rec, caplog):
+    path = rec / "video_crc.csv"
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join(lines[:5]) + b"\n")             # the header and frames 0-3
+    _mark_incomplete(rec)
+    with caplog.at_level(logging.WARNING, logger="sensekit.capture.replay"):
+        src = ReplaySource(rec)
+        frames = [i for i in src if isinstance(i, VideoFrame)]
+    said = [r.getMessage() for r in caplog.records]
+    assert len(frames) == 4 and src.stats()["corrupt_frames"] == N_FRAMES - 4
+    assert said == [f"'{_unit_label(rec, 4)}' frame 4 has no checksum ('video_crc.csv' ends at frame 4); "
+                    "skipping the frames from there on"], said
+
+
+def _unit_label(rec: Path, frame: int) -> str:
+    if (rec / "video.mkv").exists():
+        return f"{rec.name}/video.mkv"
+    seg = next(p for p in sorted((rec / "video").glob("*.mkv"))
+               if int(p.stem.split("-")[0]) <= frame <= int(p.stem.split("-")[1]))
+    return f"{rec.name}/video/{seg.name}"
+
+
 @pytest.mark.parametrize("bits", [1, 64])
 def test_flipped_bits_in_the_audio_are_named(rec, bits):
     info = read_wav_info(rec / "audio.wav")
@@ -219,6 +275,30 @@ def test_a_flipped_byte_in_the_timestamps_is_named_not_replayed(rec, caplog):
     assert 0 < len(frames) <= 10
     assert [round(f.t, 6) for f in frames] == [round(i / FPS, 6) for i in range(len(frames))]
     assert any("row 12 (frame 10) does not match its checksum" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("frame", [0, 2, 5])
+def test_an_incomplete_recording_whose_timestamps_fail_early_plays_the_frames_before(rec, caplog, frame):
+    """harden20's sweep (``sensekit events`` on seeded damage): a timestamp row that fails its
+    checksum in the first quarter of an incomplete recording cut the timestamps so short that the
+    frame checksums (every frame's) were over the cap for the rows left: the replay warned that
+    the frames before it play, then refused the whole recording (`'video_crc.csv' holds more
+    checksums than the 2 frames 'video_ts.csv' lists`), and ``inspect`` called the frame
+    checksums unreadable and the frames unverified."""
+    _flip_last_digit_of_row(rec, frame)
+    _mark_incomplete(rec)
+    with caplog.at_level(logging.WARNING, logger="sensekit.capture.replay"):
+        frames = [i for i in ReplaySource(rec) if isinstance(i, VideoFrame)]
+    assert len(frames) <= frame
+    assert [round(f.t, 6) for f in frames] == [round(i / FPS, 6) for i in range(len(frames))]
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any(f"(frame {frame}) does not match its checksum" in w for w in warned), warned
+    assert len(warned) <= 2, warned                         # the damage, and the segments past it
+    report = check_recording(rec)
+    assert report.status == "damaged" and not any("video_crc.csv" in p for p in report.problems), \
+        report.problems
+    assert report.video is not None and report.video.unverified is None
+    assert report.video.playable_frames == len(frames)
 
 
 def test_recordings_without_timestamp_checksums_replay_unverified(rec):

@@ -293,3 +293,22 @@ def test_a_missing_recording_is_answered_with_what_inspect_reads(tmp_path: Path,
                    "made by `sensekit record`, or a bundled one: demo)"), err
     assert cli_main(["inspect", "demoo"]) == 2
     assert "no such recording: 'demoo'; did you mean 'demo'? (a recording folder" in capsys.readouterr().err
+
+
+def test_a_camera_lost_while_recording_is_named_as_a_stretch_with_no_frame(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """harden20: ``sensekit record`` from an MJPEG stream whose server stopped for 2 s kept
+    recording (lost, reconnected, restored) and ``inspect`` said only "complete" and a frame rate
+    of half the camera's (the mean over the gap): the 3.8 s with no frame were named nowhere, as
+    the audio's gaps are (``audio_gaps``). Frames at 10 fps with 3 s and 1.5 s missing."""
+    times = [i / FPS for i in range(10)] + [4.0 + i / FPS for i in range(10)] + [6.4 + i / FPS for i in range(5)]
+    path = tmp_path / "lost.skrec"
+    with Recorder(path, video=(W, H, FPS), start_unix=0.0, sources=["test"]) as rec:
+        for i, t in enumerate(times):
+            rec.write(VideoFrame(i, t, np.full((H, W, 3), i * 9, np.uint8)))
+    code, out, _ = inspect(capsys, path)
+    assert code == 0 and "(complete)" in out                 # a gap is no damage: the replay keeps it
+    assert "no frame in 2 stretches, 4.600 s in all (the longest 3.100 s at 0.900 s; the camera lost " \
+           "while recording?)" in flat(out), out
+    code, out, _ = inspect(capsys, make(tmp_path / "ok.skrec"))
+    assert "no frame" not in out                             # a steady recording: nothing said
