@@ -234,12 +234,22 @@ def _the_app_class(module: ModuleType, what: str) -> type[App]:
     return _check_hooks(classes[0], what)
 
 
+NEEDS = ("audio", "video")
+
+
 def _check_hooks(cls: type[App], what: str) -> type[App]:
     """``draw`` is the one hook every app must write: without it the first frame would end the
-    run with a traceback (``App.draw`` raises), so the load says so instead."""
+    run with a traceback (``App.draw`` raises), so the load says so instead; and ``needs`` must
+    name what the app cannot work without, ``"audio"``, ``"video"`` or both (``"sound"`` or a
+    bare string was a ``KeyError`` when the source was chosen, an empty set "no  found")."""
     if cls.draw is App.draw:
         raise ConfigError(f"{what}: {cls.__name__} must define draw(self, screen), the one hook "
                           f"every app writes (the others are optional: {doc('tutorial.md')})")
+    needs = cls.needs
+    if not (isinstance(needs, (set, frozenset, list, tuple)) and needs and all(n in NEEDS for n in needs)):
+        raise ConfigError(f"{what}: {cls.__name__}.needs must name what it cannot work without, "
+                          f"frozenset({{\"audio\"}}), frozenset({{\"video\"}}) or both; got {needs!r}")
+    cls.needs = frozenset(needs)
     return cls
 
 

@@ -147,6 +147,14 @@ def test_run_an_app_file_by_path_from_another_folder(clean_env, tmp_path, capsys
     # (a traceback from App.draw's NotImplementedError on the first frame, after the notice)
     ("from sensekit.app import App\n\n\nclass Lamp(App):\n    needs = frozenset({'audio'})\n",
      "Lamp must define draw(self, screen), the one hook every app writes"),
+    # what the app cannot work without: "sound" and a bare string were a KeyError traceback when
+    # the source was chosen, an empty set "no  found; playing the bundled recording"
+    *[(f"from sensekit.app import App\n\n\nclass Lamp(App):\n    needs = {needs}\n\n"
+       f"    def draw(self, screen):\n        pass\n",
+       f"Lamp.needs must name what it cannot work without, frozenset({{\"audio\"}}), "
+       f"frozenset({{\"video\"}}) or both; got {shown}")
+      for needs, shown in (("frozenset({'sound'})", "frozenset({'sound'})"), ("'audio'", "'audio'"),
+                           ("frozenset()", "frozenset()"))],
 ])
 def test_bad_app_files_are_one_line_errors(clean_env, tmp_path, capsys, content, expected):
     clean_env.chdir(tmp_path)
