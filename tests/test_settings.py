@@ -481,7 +481,7 @@ def test_an_app_file_run_by_path_takes_set_of_its_own_settings(tmp_path: Path, m
     """`sensekit run my_app.py --set my_section.name=V` (the tutorial's "take `--set
     balloon.growth=2`"): the file declares its section when it is loaded, after the arguments
     were parsed; --set was refused as an unknown setting. A typo in a name it declares, or a
-    value out of its range, is still one line, exit 2."""
+    value out of its range, is still one line, exit 2. `sensekit settings my_app.py` lists them."""
     from sensekit.cli import main
     from sensekit.profile import loads_profile
     from sensekit.settings.declare import REGISTRY
@@ -493,6 +493,13 @@ def test_an_app_file_run_by_path_takes_set_of_its_own_settings(tmp_path: Path, m
     venue.write_text("")
     try:
         assert "file_kite" not in REGISTRY
+        assert main(["settings", str(app)]) == 0                     # the tutorial: "they show in"
+        assert "file_kite.growth = 1.5 px  (+/- step 0.5)" in capsys.readouterr().out
+        plain = tmp_path / "plain.py"
+        plain.write_text(BALLOON.replace(', section="balloon", title="a balloon that grows with sound"', "")
+                         .replace("growth = setting", "growth = 1.5  #"))
+        assert main(["settings", str(plain)]) == 2
+        assert "app file " in (err := capsys.readouterr().err) and "declares no settings" in err, err
         assert main(["run", str(app), "--headless", "--frames", "12", "--set", "file_kite.growth=2.5",
                      "--keys", "S@0.2", "--profile", str(venue)]) == 0
         assert loads_profile(venue.read_text())["file_kite.growth"] == 2.5
