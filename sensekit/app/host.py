@@ -55,6 +55,7 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any, Callable, Collection
 
 import pygame
@@ -130,7 +131,7 @@ class AppHost:
         pygame.display.set_caption(f"sensekit - {app_cls.title}")
         self.app = app_cls(self)
         transforms = [mirror] if app_cls.mirror else []
-        self.runner = Runner(source, list(self.app.stages()), self.dispatcher,
+        self.runner = Runner(source, _stages_of(self.app), self.dispatcher,
                              frame_transforms=transforms)
         self.tuning = Tuning(lambda: [self.app, *self.runner.stages])
         if app_cls.mirror:                         # mirrored here, once: no stage flips it back
@@ -429,3 +430,26 @@ def run_app(app_cls: type[App], source: Source, options: RunOptions | None = Non
     """Open ``source``, run ``app_cls`` in it, close the source."""
     with source:
         return AppHost(app_cls, source, options).run()
+
+
+def _is_stage(thing: object) -> bool:
+    return all(hasattr(thing, a) for a in ("consumes", "emits", "process"))
+
+
+def _stages_of(app: App) -> list[Any]:
+    """``app.stages()`` as a list of runner stages (each with ``consumes``, ``emits`` and
+    ``process``); else a ``ConfigError`` naming the app and what it returned: a bare stage
+    (``return AudioStage()``) or a detector (``return [ClapDetector()]``) was a ``TypeError`` or an
+    ``AttributeError`` traceback from the runner."""
+    name = type(app).__name__
+    made = app.stages()
+    if _is_stage(made) or not isinstance(made, Iterable) or isinstance(made, (str, bytes)):
+        hint = f" (return [{type(made).__name__}(...)])" if _is_stage(made) else ""
+        raise ConfigError(f"{name}.stages() must return a list of stages, got {type(made).__name__}{hint}")
+    stages = list(made)
+    for stage in stages:
+        if not _is_stage(stage):
+            raise ConfigError(f"{name}.stages() returned {type(stage).__name__}, which is not a stage; "
+                              f"detectors go inside one: AudioStage(clap=ClapDetector()), "
+                              f"VisionStage(motion=MotionDetector())")
+    return stages

@@ -155,6 +155,16 @@ def test_run_an_app_file_by_path_from_another_folder(clean_env, tmp_path, capsys
        f"frozenset({{\"video\"}}) or both; got {shown}")
       for needs, shown in (("frozenset({'sound'})", "frozenset({'sound'})"), ("'audio'", "'audio'"),
                            ("frozenset()", "frozenset()"))],
+    # stages(): a bare stage was "TypeError: 'AudioStage' object is not iterable", a detector
+    # "AttributeError: 'ClapDetector' object has no attribute 'consumes'", both from the runner
+    *[(f"from sensekit.app import App\nfrom sensekit.audio.clap import ClapDetector\n"
+       f"from sensekit.audio.pipeline import AudioStage\n\n\nclass Lamp(App):\n"
+       f"    needs = frozenset({{'audio'}})\n\n    def stages(self):\n        return {made}\n\n"
+       f"    def draw(self, screen):\n        pass\n", expected)
+      for made, expected in (
+          ("AudioStage()", "Lamp.stages() must return a list of stages, got AudioStage (return [AudioStage(...)])"),
+          ("[ClapDetector()]", "Lamp.stages() returned ClapDetector, which is not a stage; detectors go inside "
+                               "one: AudioStage(clap=ClapDetector())"))],
 ])
 def test_bad_app_files_are_one_line_errors(clean_env, tmp_path, capsys, content, expected):
     clean_env.chdir(tmp_path)
