@@ -39,6 +39,7 @@ from types import ModuleType
 from sensekit.app.base import App
 from sensekit.errors import ConfigError
 from sensekit.paths import doc
+from sensekit.settings.declare import stand_in
 from sensekit.settings.registry import add_finder
 from sensekit.suggest import close_matches, did_you_mean
 
@@ -175,17 +176,21 @@ def resolve(text: str) -> type[App]:
                           f"(or set {APPS_DIR_ENV}={text} to list the apps in it)")
     if not path.is_file():
         raise ConfigError(f"app file {text!r} not found")
-    return load_path(path, add_to_path=True)
+    return load_path(path, add_to_path=True, stands_in=True)
 
 
-def load_path(path: Path, *, add_to_path: bool = False) -> type[App]:
+def load_path(path: Path, *, add_to_path: bool = False, stands_in: bool = False) -> type[App]:
     """Import the app file ``path`` and return its one ``App`` subclass (``name`` = the stem).
 
     ``add_to_path`` puts the file's folder on ``sys.path`` first, as ``python file.py`` does,
-    so an app of your own can import modules that sit beside it.
+    so an app of your own can import modules that sit beside it. ``stands_in``: its settings
+    replace those of an app that declared the same section (a copy of a bundled app, edited,
+    run by path; without it ``--set`` of that section, which loads the table first, refused it).
     """
     path = Path(path).resolve()
     module_name = f"sensekit_apps.{path.stem}"
+    if stands_in:
+        stand_in(module_name)
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ConfigError(f"cannot load app file {str(path)!r}")

@@ -254,3 +254,27 @@ def test_the_settings_table_discovers_the_apps_once(clean_env, tmp_path, monkeyp
     registry.load_app_settings()
     assert scans == [registry.apps_dir(), tmp_path / "mine"], scans          # one discovery
     assert sorted(loaded) == sorted(discover()) and "counter" in loaded        # every app still imported
+
+
+def test_an_edited_copy_of_a_bundled_app_run_by_path_stands_in_for_it(clean_env, tmp_path, capsys):
+    """Copy apps/sound_flier.py, change a default, run the copy with --set of its section: --set
+    loads the table (the bundled sound_flier's settings) before the file is loaded, and the copy's
+    declaration was refused as 'settings section `sound_flier` is declared twice, differently'
+    naming the same title twice. The file run by path stands in, as a later app of the same name
+    does in `sensekit apps`."""
+    from sensekit.settings.declare import REGISTRY
+    from sensekit.settings.registry import lookup
+
+    source = (REPO / "apps" / "sound_flier.py").read_text()
+    assert "gravity = setting(1.2," in source
+    copy = tmp_path / "my_flier.py"
+    copy.write_text(source.replace("gravity = setting(1.2,", "gravity = setting(0.8,"))
+    try:
+        assert lookup("sound_flier.gravity").default == 1.2               # the bundled one, loaded
+        assert main(["run", str(copy), "--headless", "--frames", "3", "--set", "sound_flier.gravity=1"]) == 0
+        assert lookup("sound_flier.gravity").default == 0.8               # the copy's, standing in
+        assert main(["settings", str(copy)]) == 0
+        assert "sound_flier.gravity = 0.8 px/step²" in capsys.readouterr().out
+    finally:                                   # the bundled app's own declaration back
+        REGISTRY.pop("sound_flier", None)
+        REGISTRY["sound_flier"] = load("sound_flier").SETTINGS
