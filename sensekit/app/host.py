@@ -79,6 +79,9 @@ from sensekit.vision.stages import mirror
 
 log = logging.getLogger("sensekit")
 
+#: events the host sends itself, and the voice stage's (added by ``--words`` / ``--sounds``)
+NOT_FROM_APP_STAGES = frozenset({"source_lost", "source_restored", "word", "sound"})
+
 @dataclass
 class RunResult:
     """What ``AppHost.run`` did: steps, game and wall time, events, whether the source ended,
@@ -360,6 +363,18 @@ class AppHost:
                 return
             self.runner.process(item)
 
+    def _say_unheard(self) -> None:
+        """An app that listens to an event no stage of the run emits hears nothing, silently
+        (the tutorial's ``self.on("clap", ...)`` with ``AudioStage()`` and no ``ClapDetector``):
+        a warning when the run starts. The host's own events, and the voice stage's that
+        ``--words`` / ``--sounds`` add, are not counted."""
+        emitted = set().union(*(set(stage.emits) for stage in self.runner.stages))
+        unheard = sorted(self.app.subscribed() - emitted - NOT_FROM_APP_STAGES)
+        if unheard:
+            log.warning("%s listens to %s, which no stage of this run emits: give a stage its detector "
+                        "(e.g. AudioStage(clap=ClapDetector()), VisionStage(motion=MotionDetector()))",
+                        type(self.app).name or type(self.app).__name__, ", ".join(unheard))
+
     def run(self) -> RunResult:
         """Loop until quit, Ctrl-C, ``--frames``, or (headless, no ``--frames``) the end of a replay;
         then the events the stages still hold are dispatched (``Runner.stop``, a no-op after the end).
@@ -371,6 +386,7 @@ class AppHost:
         paced to wall time with a window and runs flat out headless. The screenshot is
         written however the loop ends, Ctrl-C included (``RunResult.interrupted``).
         """
+        self._say_unheard()
         frames = self.options.frames
         pace = not self.options.headless or self.live or self.options.realtime
         start = time.perf_counter()
