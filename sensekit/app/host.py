@@ -47,7 +47,9 @@ Headless runs need SDL's dummy drivers, chosen before pygame initialises its dis
 
 Failure modes: ``ConfigError`` naming ``SDL_VIDEODRIVER`` if no display is available (windowed, or
 headless without the dummy driver);
-``ConfigError`` for an unwritable ``--video`` path.
+``ConfigError`` for an unwritable ``--video`` path, and for ``App.stages()`` returning anything
+but a list of stages (a bare stage, a detector); a warning when the run starts if the app
+listens to an event no stage of the run emits (a detector left out of its stage).
 """
 from __future__ import annotations
 
