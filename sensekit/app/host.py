@@ -55,9 +55,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any, Callable, Collection
 
 import pygame
@@ -83,6 +83,7 @@ log = logging.getLogger("sensekit")
 
 #: events the host sends itself, and the voice stage's (added by ``--words`` / ``--sounds``)
 NOT_FROM_APP_STAGES = frozenset({"source_lost", "source_restored", "word", "sound"})
+
 
 @dataclass
 class RunResult:
