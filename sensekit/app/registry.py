@@ -40,7 +40,7 @@ from sensekit.app.base import App
 from sensekit.errors import ConfigError
 from sensekit.paths import doc
 from sensekit.settings.declare import stand_in
-from sensekit.settings.registry import add_finder
+from sensekit.settings.registry import add_finder, lookup
 from sensekit.suggest import close_matches, did_you_mean
 
 log = logging.getLogger(__name__)
@@ -246,7 +246,8 @@ def _check_hooks(cls: type[App], what: str) -> type[App]:
     """``draw`` is the one hook every app must write: without it the first frame would end the
     run with a traceback (``App.draw`` raises), so the load says so instead; and ``needs`` must
     name what the app cannot work without, ``"audio"``, ``"video"`` or both (``"sound"`` or a
-    bare string was a ``KeyError`` when the source was chosen, an empty set "no  found")."""
+    bare string was a ``KeyError`` when the source was chosen, an empty set "no  found"); and
+    ``plus_minus`` must name a setting."""
     if cls.draw is App.draw:
         raise ConfigError(f"{what}: {cls.__name__} must define draw(self, screen), the one hook "
                           f"every app writes (the others are optional: {doc('tutorial.md')})")
@@ -255,6 +256,11 @@ def _check_hooks(cls: type[App], what: str) -> type[App]:
         raise ConfigError(f"{what}: {cls.__name__}.needs must name what it cannot work without, "
                           f"frozenset({{\"audio\"}}), frozenset({{\"video\"}}) or both; got {needs!r}")
     cls.needs = frozenset(needs)
+    if cls.plus_minus is not None:           # a typo was said only when + or - was pressed
+        try:
+            lookup(cls.plus_minus[0])
+        except ConfigError as exc:
+            raise ConfigError(f"{what}: {cls.__name__}.plus_minus: {exc}") from None
     return cls
 
 

@@ -165,6 +165,10 @@ def test_run_an_app_file_by_path_from_another_folder(clean_env, tmp_path, capsys
           ("AudioStage()", "Lamp.stages() must return a list of stages, got AudioStage (return [AudioStage(...)])"),
           ("[ClapDetector()]", "Lamp.stages() returned ClapDetector, which is not a stage; detectors go inside "
                                "one: AudioStage(clap=ClapDetector())"))],
+    # a typo in plus_minus ended the run with an error when + was first pressed
+    ("from sensekit.app import App\n\n\nclass Lamp(App):\n    needs = frozenset({'audio'})\n"
+     "    plus_minus = ('clap.min_levl', -1)\n\n    def draw(self, screen):\n        pass\n",
+     "Lamp.plus_minus: unknown setting `clap.min_levl`; did you mean clap.min_level"),
 ])
 def test_bad_app_files_are_one_line_errors(clean_env, tmp_path, capsys, content, expected):
     clean_env.chdir(tmp_path)
