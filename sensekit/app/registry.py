@@ -205,6 +205,8 @@ def load_path(path: Path, *, add_to_path: bool = False, stands_in: bool = False)
         raise ConfigError(f"app file {str(path)!r} line {exc.lineno}: syntax error: {exc.msg}") from None
     except ImportError as exc:
         raise ConfigError(f"app file {str(path)!r} cannot import what it needs: {exc}") from None
+    except ConfigError as exc:               # its settings' declarations: say which file
+        raise ConfigError(f"app file {str(path)!r}: {exc}") from None
     cls = _the_app_class(module, f"app file {str(path)!r}")
     cls.name = path.stem
     return cls

@@ -169,6 +169,11 @@ def test_run_an_app_file_by_path_from_another_folder(clean_env, tmp_path, capsys
     ("from sensekit.app import App\n\n\nclass Lamp(App):\n    needs = frozenset({'audio'})\n"
      "    plus_minus = ('clap.min_levl', -1)\n\n    def draw(self, screen):\n        pass\n",
      "Lamp.plus_minus: unknown setting `clap.min_levl`; did you mean clap.min_level"),
+    # a declaration the table refuses: the message did not say which file
+    ("from sensekit.app import App\nfrom sensekit.settings import setting\n\n\n"
+     "class Lamp(App, section='gone_lamp', title='a lamp'):\n    needs = frozenset({'audio'})\n"
+     "    brightness = setting(20, 'how bright', lo=0, hi=10)\n\n    def draw(self, screen):\n        pass\n",
+     "gone.py': `gone_lamp.brightness` must be a whole number 0..10, got 20"),
 ])
 def test_bad_app_files_are_one_line_errors(clean_env, tmp_path, capsys, content, expected):
     clean_env.chdir(tmp_path)
