@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, TextIO
 
 from sensekit.errors import ConfigError
+from sensekit.safe_read import short
 
 Box = tuple[int, int, int, int]  # x, y, w, h in pixels; w == h == 0 means empty
 
@@ -461,6 +462,9 @@ class Dispatcher:
             close = did_you_mean(close_matches(str(name), EVENT_TYPES))
             hint = f"; {close}" if close else ""
             raise ConfigError(f"unknown event name {name!r}{hint}; known events: {known}")
+        if not callable(handler):          # on("level", self.hear()) passed what hear returned
+            raise ConfigError(f"the handler for {name!r} must be a function that takes the event, got "
+                              f"{short(handler)} (pass the method itself: self.hear, not self.hear())")
         self._handlers.setdefault(name, []).append(handler)
         self.version += 1
         return handler

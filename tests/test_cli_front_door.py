@@ -89,3 +89,33 @@ def test_a_file_given_by_a_relative_name_is_said_by_its_full_path(argv, said, tm
     out = capsys.readouterr().out
     name = argv[1] if argv[0] == "record" else argv[argv.index("--out") + 1]
     assert f"{said}{tmp_path / name}" in out, out
+
+
+def test_the_hands_hint_names_the_install_that_keeps_the_main_venv_whole(capsys):
+    """`pip install -e '.[hands]'` alone, in the README's venv, downgrades numpy to 1 and puts
+    a Qt build of OpenCV over the headless one; docs/hands.md installs it in a venv of its own
+    with two lines after it. The one-line error said only the first line."""
+    import importlib.util
+
+    if importlib.util.find_spec("mediapipe") is not None:
+        pytest.skip("the hands extra is installed here")
+    assert main(["events", "demo", "--hands"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install -e '.[hands]'" in err, err
+    assert "best in a venv of its own, with the two lines after it in " in err
+    assert str(Path(sensekit.paths.REPO_DIR) / "docs" / "hands.md") in err
+
+
+def test_osc_listen_that_heard_nothing_says_so_at_the_end(capsys):
+    """`sensekit osc-listen 9000 --seconds 5` with the sender pointed elsewhere ended printing
+    nothing at all, the same as a listener that never ran."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert main(["osc-listen", str(port), "--seconds", "0.05"]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines()[-1] == (f"no OSC message arrived on 127.0.0.1:{port} in 0.05 s (is the sender "
+                                    f"pointed at this address and port?)"), err

@@ -476,6 +476,44 @@ def test_a_new_setting_is_one_line_and_appears_everywhere(tmp_path: Path, monkey
     assert value_from_args("balloon.growth", (4.0,)) == 4.0
 
 
+@needs_demo
+def test_an_app_file_run_by_path_takes_set_of_its_own_settings(tmp_path: Path, monkeypatch, capsys):
+    """`sensekit run my_app.py --set my_section.name=V` (the tutorial's "take `--set
+    balloon.growth=2`"): the file declares its section when it is loaded, after the arguments
+    were parsed; --set was refused as an unknown setting. A typo in a name it declares, or a
+    value out of its range, is still one line, exit 2. `sensekit settings my_app.py` lists them."""
+    from sensekit.cli import main
+    from sensekit.profile import loads_profile
+    from sensekit.settings.declare import REGISTRY
+
+    app = tmp_path / "kite.py"
+    app.write_text(BALLOON.replace('section="balloon"', 'section="file_kite"'))
+    venue = tmp_path / "v.toml"
+    venue.write_text("")
+    try:
+        assert "file_kite" not in REGISTRY
+        assert main(["settings", str(app)]) == 0                     # the tutorial: "they show in"
+        assert "file_kite.growth = 1.5 px  (+/- step 0.5)" in capsys.readouterr().out
+        plain = tmp_path / "plain.py"
+        plain.write_text(BALLOON.replace(', section="balloon", title="a balloon that grows with sound"', "")
+                         .replace("growth = setting", "growth = 1.5  #"))
+        assert main(["settings", str(plain)]) == 2
+        assert "app file " in (err := capsys.readouterr().err) and "declares no settings" in err, err
+        assert main(["run", str(app), "--headless", "--frames", "12", "--set", "file_kite.growth=2.5",
+                     "--keys", "S@0.2", "--profile", str(venue)]) == 0
+        assert loads_profile(venue.read_text())["file_kite.growth"] == 2.5
+        capsys.readouterr()
+        assert main(["run", str(app), "--headless", "--frames", "2", "--set", "file_kite.grwth=2"]) == 2
+        assert "unknown setting `file_kite.grwth`; did you mean file_kite.growth?" in capsys.readouterr().err
+        assert main(["run", str(app), "--headless", "--frames", "2", "--set", "file_kite.growth=20"]) == 2
+        assert "`file_kite.growth` must be a number 0..10 px, got 20" in capsys.readouterr().err
+        assert main(["run", "clapper", "--headless", "--frames", "2", "--set", "no_such.thing=1"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "unknown setting `no_such.thing`" in err, err
+    finally:
+        REGISTRY.pop("file_kite", None)
+
+
 def test_words_kind_parses_checks_and_formats():
     from sensekit.settings import Setting
 

@@ -47,12 +47,15 @@ Headless runs need SDL's dummy drivers, chosen before pygame initialises its dis
 
 Failure modes: ``ConfigError`` naming ``SDL_VIDEODRIVER`` if no display is available (windowed, or
 headless without the dummy driver);
-``ConfigError`` for an unwritable ``--video`` path.
+``ConfigError`` for an unwritable ``--video`` path, and for ``App.stages()`` returning anything
+but a list of stages (a bare stage, a detector); a warning when the run starts if the app
+listens to an event no stage of the run emits (a detector left out of its stage).
 """
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection
@@ -77,6 +80,10 @@ from sensekit.settings.live import Tuning
 from sensekit.vision.stages import mirror
 
 log = logging.getLogger("sensekit")
+
+#: events the host sends itself, and the voice stage's (added by ``--words`` / ``--sounds``)
+NOT_FROM_APP_STAGES = frozenset({"source_lost", "source_restored", "word", "sound"})
+
 
 @dataclass
 class RunResult:
@@ -130,7 +137,7 @@ class AppHost:
         pygame.display.set_caption(f"sensekit - {app_cls.title}")
         self.app = app_cls(self)
         transforms = [mirror] if app_cls.mirror else []
-        self.runner = Runner(source, list(self.app.stages()), self.dispatcher,
+        self.runner = Runner(source, _stages_of(self.app), self.dispatcher,
                              frame_transforms=transforms)
         self.tuning = Tuning(lambda: [self.app, *self.runner.stages])
         if app_cls.mirror:                         # mirrored here, once: no stage flips it back
@@ -359,6 +366,18 @@ class AppHost:
                 return
             self.runner.process(item)
 
+    def _say_unheard(self) -> None:
+        """An app that listens to an event no stage of the run emits hears nothing, silently
+        (the tutorial's ``self.on("clap", ...)`` with ``AudioStage()`` and no ``ClapDetector``):
+        a warning when the run starts. The host's own events, and the voice stage's that
+        ``--words`` / ``--sounds`` add, are not counted."""
+        emitted = set().union(*(set(stage.emits) for stage in self.runner.stages))
+        unheard = sorted(self.app.subscribed() - emitted - NOT_FROM_APP_STAGES)
+        if unheard:
+            log.warning("%s listens to %s, which no stage of this run emits: give a stage its detector "
+                        "(e.g. AudioStage(clap=ClapDetector()), VisionStage(motion=MotionDetector()))",
+                        type(self.app).name or type(self.app).__name__, ", ".join(unheard))
+
     def run(self) -> RunResult:
         """Loop until quit, Ctrl-C, ``--frames``, or (headless, no ``--frames``) the end of a replay;
         then the events the stages still hold are dispatched (``Runner.stop``, a no-op after the end).
@@ -370,6 +389,7 @@ class AppHost:
         paced to wall time with a window and runs flat out headless. The screenshot is
         written however the loop ends, Ctrl-C included (``RunResult.interrupted``).
         """
+        self._say_unheard()
         frames = self.options.frames
         pace = not self.options.headless or self.live or self.options.realtime
         start = time.perf_counter()
@@ -429,3 +449,26 @@ def run_app(app_cls: type[App], source: Source, options: RunOptions | None = Non
     """Open ``source``, run ``app_cls`` in it, close the source."""
     with source:
         return AppHost(app_cls, source, options).run()
+
+
+def _is_stage(thing: object) -> bool:
+    return all(hasattr(thing, a) for a in ("consumes", "emits", "process"))
+
+
+def _stages_of(app: App) -> list[Any]:
+    """``app.stages()`` as a list of runner stages (each with ``consumes``, ``emits`` and
+    ``process``); else a ``ConfigError`` naming the app and what it returned: a bare stage
+    (``return AudioStage()``) or a detector (``return [ClapDetector()]``) was a ``TypeError`` or an
+    ``AttributeError`` traceback from the runner."""
+    name = type(app).__name__
+    made = app.stages()
+    if _is_stage(made) or not isinstance(made, Iterable) or isinstance(made, (str, bytes)):
+        hint = f" (return [{type(made).__name__}(...)])" if _is_stage(made) else ""
+        raise ConfigError(f"{name}.stages() must return a list of stages, got {type(made).__name__}{hint}")
+    stages = list(made)
+    for stage in stages:
+        if not _is_stage(stage):
+            raise ConfigError(f"{name}.stages() returned {type(stage).__name__}, which is not a stage; "
+                              f"detectors go inside one: AudioStage(clap=ClapDetector()), "
+                              f"VisionStage(motion=MotionDetector())")
+    return stages

@@ -39,7 +39,8 @@ from types import ModuleType
 from sensekit.app.base import App
 from sensekit.errors import ConfigError
 from sensekit.paths import doc
-from sensekit.settings.registry import add_finder
+from sensekit.settings.declare import stand_in
+from sensekit.settings.registry import add_finder, lookup
 from sensekit.suggest import close_matches, did_you_mean
 
 log = logging.getLogger(__name__)
@@ -175,17 +176,21 @@ def resolve(text: str) -> type[App]:
                           f"(or set {APPS_DIR_ENV}={text} to list the apps in it)")
     if not path.is_file():
         raise ConfigError(f"app file {text!r} not found")
-    return load_path(path, add_to_path=True)
+    return load_path(path, add_to_path=True, stands_in=True)
 
 
-def load_path(path: Path, *, add_to_path: bool = False) -> type[App]:
+def load_path(path: Path, *, add_to_path: bool = False, stands_in: bool = False) -> type[App]:
     """Import the app file ``path`` and return its one ``App`` subclass (``name`` = the stem).
 
     ``add_to_path`` puts the file's folder on ``sys.path`` first, as ``python file.py`` does,
-    so an app of your own can import modules that sit beside it.
+    so an app of your own can import modules that sit beside it. ``stands_in``: its settings
+    replace those of an app that declared the same section (a copy of a bundled app, edited,
+    run by path; without it ``--set`` of that section, which loads the table first, refused it).
     """
     path = Path(path).resolve()
     module_name = f"sensekit_apps.{path.stem}"
+    if stands_in:
+        stand_in(module_name)
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ConfigError(f"cannot load app file {str(path)!r}")
@@ -200,6 +205,8 @@ def load_path(path: Path, *, add_to_path: bool = False) -> type[App]:
         raise ConfigError(f"app file {str(path)!r} line {exc.lineno}: syntax error: {exc.msg}") from None
     except ImportError as exc:
         raise ConfigError(f"app file {str(path)!r} cannot import what it needs: {exc}") from None
+    except ConfigError as exc:               # its settings' declarations: say which file
+        raise ConfigError(f"app file {str(path)!r}: {exc}") from None
     cls = _the_app_class(module, f"app file {str(path)!r}")
     cls.name = path.stem
     return cls
@@ -234,12 +241,28 @@ def _the_app_class(module: ModuleType, what: str) -> type[App]:
     return _check_hooks(classes[0], what)
 
 
+NEEDS = ("audio", "video")
+
+
 def _check_hooks(cls: type[App], what: str) -> type[App]:
     """``draw`` is the one hook every app must write: without it the first frame would end the
-    run with a traceback (``App.draw`` raises), so the load says so instead."""
+    run with a traceback (``App.draw`` raises), so the load says so instead; and ``needs`` must
+    name what the app cannot work without, ``"audio"``, ``"video"`` or both (``"sound"`` or a
+    bare string was a ``KeyError`` when the source was chosen, an empty set "no  found"); and
+    ``plus_minus`` must name a setting."""
     if cls.draw is App.draw:
         raise ConfigError(f"{what}: {cls.__name__} must define draw(self, screen), the one hook "
                           f"every app writes (the others are optional: {doc('tutorial.md')})")
+    needs = cls.needs
+    if not (isinstance(needs, (set, frozenset, list, tuple)) and needs and all(n in NEEDS for n in needs)):
+        raise ConfigError(f"{what}: {cls.__name__}.needs must name what it cannot work without, "
+                          f"frozenset({{\"audio\"}}), frozenset({{\"video\"}}) or both; got {needs!r}")
+    cls.needs = frozenset(needs)
+    if cls.plus_minus is not None:           # a typo was said only when + or - was pressed
+        try:
+            lookup(cls.plus_minus[0])
+        except ConfigError as exc:
+            raise ConfigError(f"{what}: {cls.__name__}.plus_minus: {exc}") from None
     return cls
 
 

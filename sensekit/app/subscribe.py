@@ -103,4 +103,10 @@ class Subscriber:
     def on(self, name: str, handler: Callable[[E], Any]) -> Handler:
         """Subscribe ``handler`` to the event ``name`` (checked now, not when it fires); returns
         the handler as the dispatcher holds it (for ``host.dispatcher.off``)."""
-        return self._dispatcher().on(name, cast(Handler, handler))
+        attached = self._dispatcher().on(name, cast(Handler, handler))
+        self.__dict__.setdefault("_subscribed_names", set()).add(name)
+        return attached
+
+    def subscribed(self) -> frozenset[str]:
+        """The event names this app has attached a handler to with ``on`` (``"*"`` not counted)."""
+        return frozenset(self.__dict__.get("_subscribed_names", ())) - {"*"}

@@ -12,8 +12,9 @@ well-formed OSC (``sensekit.osc.wire`` checks every size, pad and depth) is repo
 stderr (at most 5 such lines every 10 s), counted and skipped. A flood is bounded the way
 ``OscControl`` bounds it (``sensekit.osc.pace``): the listener uses at most 5 % of a CPU, the kernel
 drops what does not fit in its receive buffer, and so the output grows no faster than that. The
-counts of malformed datagrams and of those the kernel dropped are printed at the end. A port
-already in use is a one-line error (exit status 2).
+counts of malformed datagrams and of those the kernel dropped are printed at the end, and a
+``--seconds`` run that received nothing says so. A port already in use is a one-line error
+(exit status 2).
 """
 from __future__ import annotations
 
@@ -138,7 +139,10 @@ def _cmd(args: argparse.Namespace) -> int:
         raise ConfigError(f"--count must be at least 1, got {args.count}")
     if args.seconds is not None:
         check_positive("--seconds", args.seconds)          # also refuses nan and inf
-    listen(args.port, host=args.host, count=args.count, seconds=args.seconds, jsonl=args.jsonl)
+    n = listen(args.port, host=args.host, count=args.count, seconds=args.seconds, jsonl=args.jsonl)
+    if n == 0 and args.seconds is not None:   # it ended having printed nothing at all: say so
+        print(f"no OSC message arrived on {args.host}:{args.port} in {args.seconds:g} s (is the sender "
+              f"pointed at this address and port?)", file=sys.stderr)
     return 0
 
 

@@ -87,7 +87,7 @@ def register(subparsers: Subparsers) -> None:
     voice_options.add_arguments(p)   # --words, --sounds (sensekit/cli/voice_options.py)
     add_osc_arguments(p)       # --osc, --osc-bundle, --osc-control (sensekit/cli/osc_args.py)
     add_midi_arguments(p)      # --midi, --midi-virtual (sensekit/cli/midi_args.py)
-    add_tuning_arguments(p)    # --set, --preset, --profile (sensekit/cli/tuning.py)
+    add_tuning_arguments(p, app_file=True)    # --set, --preset, --profile (sensekit/cli/tuning.py)
     add_script_arguments(p)    # --pick, --mode, --keys (sensekit/cli/script_args.py)
     p.add_argument("--loop", action="store_true",
                    help="repeat a recording when it ends (headless; a window always repeats one)")

@@ -5,7 +5,9 @@ unit and range or choices, the command-line option bound to it (if any) and one 
 help; then the presets. ``--json`` prints the same as one JSON document (``groups`` ->
 ``settings``, and ``presets``). Naming sections shows only those (``sensekit settings motion
 clap``), naming keys only those settings (``sensekit settings clap.threshold``); an unknown
-section is an error listing the sections, an unknown key one naming the closest keys.
+section is an error listing the sections, an unknown key one naming the closest keys. An app
+file (``sensekit settings my_app.py``) stands for the section it declares, as ``sensekit run
+my_app.py`` loads it (one line, exit 2, if it declares none).
 
 Any key can be set with ``--set KEY=VALUE`` (``run``, ``events``, ``calibrate``), in a venue
 profile (``[section] name = value``), over OSC (``/sensekit/set/<section>/<name>``) and, for
@@ -30,7 +32,8 @@ def register(subparsers: Subparsers) -> None:
                     "of them with --set KEY=VALUE, in a venue profile, or over OSC.",
         epilog=the_book() + ".", formatter_class=WrapFormatter)
     p.add_argument("sections", nargs="*", metavar="SECTION[.NAME]",
-                   help="only these sections or settings (e.g. motion clap.threshold)")
+                   help="only these sections or settings (e.g. motion clap.threshold), or the "
+                        "settings an app file declares (my_app.py)")
     p.add_argument("--json", action="store_true", help="one JSON document instead of text")
     p.set_defaults(func=main)
 
@@ -40,6 +43,7 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.suggest import close_matches, did_you_mean
 
     table = load_table()
+    args.sections = [_app_file_section(s) if s.endswith(".py") else s for s in args.sections]
     keys = [lookup(k).key for k in args.sections if "." in k]      # a one-line error naming the closest
     unknown = [s for s in args.sections if "." not in s and s not in table]
     if unknown:
@@ -61,6 +65,18 @@ def main(args: argparse.Namespace) -> int:
         return 0
     print(render_text(data))
     return 0
+
+
+def _app_file_section(text: str) -> str:
+    """The section the app file ``text`` declares (loading it registers it in the table)."""
+    from sensekit.app.registry import resolve
+
+    app_cls = resolve(text)                      # a missing file, a folder, no App: one line
+    declared = getattr(app_cls, "SETTINGS", None)
+    if declared is None or not declared.items:
+        raise ConfigError(f"app file {text!r} declares no settings ({app_cls.__name__} names no "
+                          f"section with setting(...) attributes; see the tutorial's \"Where next\")")
+    return str(declared.section)
 
 
 def _show(s: dict[str, Any]) -> str:

@@ -8,7 +8,9 @@ Nothing here knows a setting by name; everything is read from the declarations
   range or choices, help and default all come from the table (a switch gets ``--x/--no-x``);
 - ``add_tuning_arguments(parser)`` adds ``--set KEY=VALUE`` (any setting, repeatable; the key
   and the value are checked while the arguments are parsed, exit status 2 with one line),
-  ``--preset NAME`` and ``--profile FILE``;
+  ``--preset NAME`` and ``--profile FILE``; with ``app_file=True`` (``sensekit run``) a key of
+  a section nothing has declared yet is checked by ``chosen_values`` instead, once the app is
+  loaded: ``sensekit run my_app.py --set my_app.speed=2`` names settings the file declares;
 - ``chosen_values(args, options=...)`` merges what was chosen, later winning: the preset, the
   profile, the bound options (and ``options``, what a command's own options mean in the
   table, such as ``--activity 25,500``), then ``--set`` in the order given;
@@ -117,6 +119,38 @@ def _assignment(text: str) -> tuple[str, Any]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+@dataclass(frozen=True)
+class _Undeclared:
+    """The text of a ``--set`` value whose section nothing has declared while the arguments are
+    parsed: an app file's own (``sensekit run my_app.py``), declared when the file is loaded."""
+    text: str
+
+
+def _assignment_or_later(text: str) -> tuple[str, Any]:
+    """``_assignment``, but a key of an undeclared section waits for ``chosen_values``."""
+    try:
+        return _assignment(text)
+    except argparse.ArgumentTypeError as exc:
+        key, eq, value = text.partition("=")
+        try:
+            section = split_key(key.strip())[0]
+        except ConfigError:
+            raise exc from None             # not SECTION.NAME: said now
+        if not eq or section in load_table():
+            raise                           # a declared section: a typo in the name, said now
+        return key.strip(), _Undeclared(value)
+
+
+def _set_value(key: str, value: Any) -> Any:
+    """A ``--set`` value, parsed now if its section was undeclared at parse time."""
+    if not isinstance(value, _Undeclared):
+        return value
+    try:
+        return lookup(key).parse(value.text)
+    except ConfigError as exc:
+        raise ConfigError(f"--set: {exc}") from None
+
+
 def _preset_name(text: str) -> str:
     try:
         return get_preset(text).name
@@ -124,8 +158,12 @@ def _preset_name(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def add_set_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    parser.add_argument("--set", dest=SET_DEST, action="append", type=_assignment, default=[],
+def add_set_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup, *,
+                     app_file: bool = False) -> None:
+    """``--set KEY=VALUE``; ``app_file``: a key of an undeclared section is checked later, by
+    ``chosen_values`` (``sensekit run my_app.py`` declares its settings when it loads the file)."""
+    parser.add_argument("--set", dest=SET_DEST, action="append", default=[],
+                        type=_assignment_or_later if app_file else _assignment,
                         metavar="KEY=VALUE", help="set any setting (repeatable; `sensekit settings` lists "
                                                   "them): --set motion.threshold=30 --set clap.min_level=40")
 
@@ -137,11 +175,11 @@ def add_profile_argument(parser: argparse.ArgumentParser | argparse._ArgumentGro
 
 
 def add_tuning_arguments(parser: argparse.ArgumentParser, *, preset_default: str | None = None,
-                         profile: bool = True) -> None:
+                         profile: bool = True, app_file: bool = False) -> None:
     """``--set``, ``--preset`` (default ``preset_default``) and, unless ``profile=False``,
-    ``--profile``, in an argument group of their own."""
+    ``--profile``, in an argument group of their own (``app_file``: see ``add_set_argument``)."""
     g = parser.add_argument_group("settings (see `sensekit settings`)")
-    add_set_argument(g)
+    add_set_argument(g, app_file=app_file)
     default = f" (default {preset_default})" if preset_default else ""
     g.add_argument("--preset", type=_preset_name, default=preset_default, metavar="NAME",
                    help=f"start from a named set of settings: {', '.join(sorted(PRESETS))}{default}; "
@@ -186,7 +224,7 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     typed = {**flag_values(args), **check_values(options or {})}
     for key, value in getattr(args, SET_DEST, None) or []:
         split_key(key)
-        typed[key] = value
+        typed[key] = _set_value(key, value)
     chosen.values.update(typed)
     chosen.typed = set(typed)
     return chosen

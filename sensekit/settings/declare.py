@@ -474,14 +474,26 @@ def setting(default: T, help: str, *, kind: Kind | None = None, unit: str = "",
 REGISTRY: dict[str, Group] = {}
 
 
+#: modules whose groups replace an existing section's (``stand_in``)
+_STANDING_IN: set[str] = set()
+
+
+def stand_in(module: str) -> None:
+    """Let the groups that ``module`` declares replace those of a section that exists: an app
+    file run by path (``sensekit run my_copy_of_steer.py``) stands in for the app it was copied
+    from, as a later app with the same name does in ``sensekit apps``."""
+    _STANDING_IN.add(module)
+
+
 def register(group: Group) -> Group:
     """Put ``group`` in the table. Re-registering a section with the same settings (an app file
-    loaded twice) is allowed; a different declaration under a section that exists is a
-    ``ConfigError``."""
+    loaded twice) is allowed, and so is a module that ``stand_in`` named replacing it; any other
+    different declaration under a section that exists is a ``ConfigError``."""
     old = REGISTRY.get(group.section)
-    if old is not None and old.items != group.items:
-        raise ConfigError(f"settings section `{group.section}` is declared twice, differently "
-                          f"({old.title!r} and {group.title!r})")
+    if old is not None and old.items != group.items and group.module not in _STANDING_IN:
+        by = f"in {old.module} and in {group.module}" if old.module != group.module else \
+            f"{old.title!r} and {group.title!r}"
+        raise ConfigError(f"settings section `{group.section}` is declared twice, differently ({by})")
     REGISTRY[group.section] = group
     return group
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
+from sensekit.paths import doc
 from sensekit.validate import check_frame
 
 __all__ = ["INSTALL_HINT", "MEDIAPIPE_VERSION", "load_solution", "NativeStderrFilter", "filtered_native_stderr",
@@ -48,7 +49,9 @@ def load_solution(name: str, model: str, needs: str) -> Any:
         import mediapipe as mp
     except ImportError as exc:
         raise ConfigError(f"{needs} the optional extra: {INSTALL_HINT} "
-                          f"(mediapipe {MEDIAPIPE_VERSION} is not installed: {exc})") from None
+                          f"(mediapipe {MEDIAPIPE_VERSION} is not installed: {exc}; it brings numpy 1 and a "
+                          f"Qt OpenCV, so best in a venv of its own, with the two lines after it in "
+                          f"{doc('hands.md')})") from None
     solutions = getattr(mp, "solutions", None)
     if solutions is None or not hasattr(solutions, name):
         raise ConfigError(f"mediapipe {getattr(mp, '__version__', '?')} has no bundled {model} "

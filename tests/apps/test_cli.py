@@ -189,6 +189,48 @@ def test_a_script_with_a_misspelt_event_gets_its_error_alone(tmp_path, capsys, r
     assert len(captured.err.strip().splitlines()) == 1
 
 
+def test_a_handler_that_is_called_instead_of_passed_is_one_line_when_it_is_attached(tmp_path, capsys,
+                                                                                     recordings_dir):
+    # self.on("level", self.hear()) hands on what hear() returned (None): it was a TypeError
+    # traceback ("'NoneType' object is not callable") from the dispatcher at the first level event
+    if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording not generated yet")
+    app = tmp_path / "balloon.py"
+    app.write_text('from sensekit.app import App\nfrom sensekit.audio.pipeline import AudioStage\n\n\n'
+                   'class Balloon(App):\n    needs = frozenset({"audio"})\n\n'
+                   '    def stages(self):\n        return [AudioStage()]\n\n'
+                   '    def setup(self):\n        self.on("level", self.hear())\n\n'
+                   '    def hear(self, event=None):\n        pass\n\n'
+                   '    def draw(self, screen):\n        screen.fill((0, 0, 0))\n')
+    assert main(["run", str(app), "--headless", "--frames", "5"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1, captured
+    assert captured.err.startswith("sensekit: error: the handler for 'level' must be a function that takes "
+                                   "the event, got None (pass the method itself: self.hear, not self.hear())")
+
+
+def test_an_app_that_listens_to_an_event_no_stage_emits_is_told_when_the_run_starts(tmp_path, caplog,
+                                                                                     recordings_dir):
+    # the tutorial's step 4 without its ClapDetector: the balloon never popped, and nothing said why
+    if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording not generated yet")
+    app = tmp_path / "balloon.py"
+    app.write_text('from sensekit.app import App\nfrom sensekit.audio.pipeline import AudioStage\n\n\n'
+                   'class Balloon(App):\n    needs = frozenset({"audio"})\n\n'
+                   '    def stages(self):\n        return [AudioStage()]\n\n'
+                   '    def setup(self):\n        self.on("level", print)\n        self.on("clap", print)\n'
+                   '        self.on("source_lost", print)\n\n'
+                   '    def draw(self, screen):\n        screen.fill((0, 0, 0))\n')
+    assert main(["run", str(app), "--headless", "--frames", "2", "--osc", "127.0.0.1:9"]) == 0
+    said = [r.getMessage() for r in caplog.records if "which no stage" in r.getMessage()]
+    assert said == ["balloon listens to clap, which no stage of this run emits: give a stage its detector "
+                    "(e.g. AudioStage(clap=ClapDetector()), VisionStage(motion=MotionDetector()))"], said
+    for name in ("clapper", "sound_flier", "color_ball"):      # the bundled apps hear what they listen to
+        caplog.clear()
+        assert main(["run", name, "--headless", "--frames", "2", "--osc", "127.0.0.1:9"]) == 0
+        assert not [r for r in caplog.records if "which no stage" in r.getMessage()], name
+
+
 @pytest.mark.parametrize("option, value, said", [
     ("--track-color", "900,900", "--track-color 900,900 is outside the 320x240 frame"),
     ("--track-box", "300,200,50,50", "--track-box 300,200,50,50 is not inside the 320x240 frame"),

@@ -147,6 +147,33 @@ def test_run_an_app_file_by_path_from_another_folder(clean_env, tmp_path, capsys
     # (a traceback from App.draw's NotImplementedError on the first frame, after the notice)
     ("from sensekit.app import App\n\n\nclass Lamp(App):\n    needs = frozenset({'audio'})\n",
      "Lamp must define draw(self, screen), the one hook every app writes"),
+    # what the app cannot work without: "sound" and a bare string were a KeyError traceback when
+    # the source was chosen, an empty set "no  found; playing the bundled recording"
+    *[(f"from sensekit.app import App\n\n\nclass Lamp(App):\n    needs = {needs}\n\n"
+       f"    def draw(self, screen):\n        pass\n",
+       f"Lamp.needs must name what it cannot work without, frozenset({{\"audio\"}}), "
+       f"frozenset({{\"video\"}}) or both; got {shown}")
+      for needs, shown in (("frozenset({'sound'})", "frozenset({'sound'})"), ("'audio'", "'audio'"),
+                           ("frozenset()", "frozenset()"))],
+    # stages(): a bare stage was "TypeError: 'AudioStage' object is not iterable", a detector
+    # "AttributeError: 'ClapDetector' object has no attribute 'consumes'", both from the runner
+    *[(f"from sensekit.app import App\nfrom sensekit.audio.clap import ClapDetector\n"
+       f"from sensekit.audio.pipeline import AudioStage\n\n\nclass Lamp(App):\n"
+       f"    needs = frozenset({{'audio'}})\n\n    def stages(self):\n        return {made}\n\n"
+       f"    def draw(self, screen):\n        pass\n", expected)
+      for made, expected in (
+          ("AudioStage()", "Lamp.stages() must return a list of stages, got AudioStage (return [AudioStage(...)])"),
+          ("[ClapDetector()]", "Lamp.stages() returned ClapDetector, which is not a stage; detectors go inside "
+                               "one: AudioStage(clap=ClapDetector())"))],
+    # a typo in plus_minus ended the run with an error when + was first pressed
+    ("from sensekit.app import App\n\n\nclass Lamp(App):\n    needs = frozenset({'audio'})\n"
+     "    plus_minus = ('clap.min_levl', -1)\n\n    def draw(self, screen):\n        pass\n",
+     "Lamp.plus_minus: unknown setting `clap.min_levl`; did you mean clap.min_level"),
+    # a declaration the table refuses: the message did not say which file
+    ("from sensekit.app import App\nfrom sensekit.settings import setting\n\n\n"
+     "class Lamp(App, section='gone_lamp', title='a lamp'):\n    needs = frozenset({'audio'})\n"
+     "    brightness = setting(20, 'how bright', lo=0, hi=10)\n\n    def draw(self, screen):\n        pass\n",
+     "gone.py': `gone_lamp.brightness` must be a whole number 0..10, got 20"),
 ])
 def test_bad_app_files_are_one_line_errors(clean_env, tmp_path, capsys, content, expected):
     clean_env.chdir(tmp_path)
@@ -236,3 +263,27 @@ def test_the_settings_table_discovers_the_apps_once(clean_env, tmp_path, monkeyp
     registry.load_app_settings()
     assert scans == [registry.apps_dir(), tmp_path / "mine"], scans          # one discovery
     assert sorted(loaded) == sorted(discover()) and "counter" in loaded        # every app still imported
+
+
+def test_an_edited_copy_of_a_bundled_app_run_by_path_stands_in_for_it(clean_env, tmp_path, capsys):
+    """Copy apps/sound_flier.py, change a default, run the copy with --set of its section: --set
+    loads the table (the bundled sound_flier's settings) before the file is loaded, and the copy's
+    declaration was refused as 'settings section `sound_flier` is declared twice, differently'
+    naming the same title twice. The file run by path stands in, as a later app of the same name
+    does in `sensekit apps`."""
+    from sensekit.settings.declare import REGISTRY
+    from sensekit.settings.registry import lookup
+
+    source = (REPO / "apps" / "sound_flier.py").read_text()
+    assert "gravity = setting(1.2," in source
+    copy = tmp_path / "my_flier.py"
+    copy.write_text(source.replace("gravity = setting(1.2,", "gravity = setting(0.8,"))
+    try:
+        assert lookup("sound_flier.gravity").default == 1.2               # the bundled one, loaded
+        assert main(["run", str(copy), "--headless", "--frames", "3", "--set", "sound_flier.gravity=1"]) == 0
+        assert lookup("sound_flier.gravity").default == 0.8               # the copy's, standing in
+        assert main(["settings", str(copy)]) == 0
+        assert "sound_flier.gravity = 0.8 px/step²" in capsys.readouterr().out
+    finally:                                   # the bundled app's own declaration back
+        REGISTRY.pop("sound_flier", None)
+        REGISTRY["sound_flier"] = load("sound_flier").SETTINGS
