@@ -25,9 +25,13 @@ from sensekit.capture.base import AudioBlock, VideoFrame
 from sensekit.capture.recording import Recorder
 
 
+def _no_fsync(_folder: Path) -> None:
+    """The recorder before harden21: no fsync of the folder after a rename."""
+
+
 def take(folder: Path, seconds: float, with_folder_fsync: bool) -> tuple[float, float, int]:
     real = recording_meta.fsync_folder
-    off = (lambda _folder: None)
+    off = _no_fsync
     recording_meta.fsync_folder = real if with_folder_fsync else off      # type: ignore[assignment]
     recorder_module.fsync_folder = real if with_folder_fsync else off     # type: ignore[assignment]
     rng = np.random.default_rng(0)
