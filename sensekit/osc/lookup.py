@@ -133,8 +133,8 @@ class Lookup:
         try:
             found = targets_of(self._resolve(self.host, self.port, type=socket.SOCK_DGRAM))
             error = None if found else "it has no address"
-        except (OSError, UnicodeError) as exc:
-            found, error = [], resolve_failure(exc)
+        except Exception as exc:   # noqa: BLE001 - OSError, UnicodeError, or a resolver's own bug:
+            found, error = [], resolve_failure(exc)   # the thread must live on
         with self._cond:
             self.lookups += 1
             self._last = time.monotonic()
