@@ -7,16 +7,18 @@ timestamps in ``video_ts.csv`` and the audio in ``audio.wav`` (``wav``).
 
 Crash safety: ``meta.json`` is written first (``complete: false``). Every half
 second of recording time ``flush()`` fsyncs the timestamps, commits the video
-segment (close, fsync, rename), patches and fsyncs the WAV header and rewrites
-``meta.json`` atomically with the counts so far. A recorder killed with
+segment (close, fsync, rename, fsync of ``video/``), patches and fsyncs the WAV header and
+rewrites ``meta.json`` atomically with the counts so far, then fsyncs the recording's folder
+(so a power cut cannot undo the rename and bring back the previous ``meta.json``; the folder's
+own name in its parent is fsynced once, at the start). A recorder killed with
 SIGKILL at any moment therefore loses at most the last half second of video
 and audio, plus the time a flush takes (well under 1 s); ``close()`` marks the recording ``complete: true``, and
 ``close(complete=False)`` closes the files but leaves it marked incomplete
 (a source that failed part-way).
 
 Cost: one FFV1 encode per frame (~2-20 ms by size and content); per flush (two a
-second) a few ms to switch segments and five fsyncs (timestamps, segment,
-folder, WAV, meta).
+second) a few ms to switch segments and the fsyncs of the timestamps, the checksum files, the
+segment and ``video/``, the WAV, ``meta.json`` and the recording's folder; none per frame.
 
 Failure modes: bad parameters or items that do not match the declared tracks
 raise ``ConfigError``; an existing folder or a video writer that cannot open
@@ -34,6 +36,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from sensekit.atomic import fsync_folder
 from sensekit.capture.base import UNITY_GAIN, AudioBlock, Item, VideoFrame
 from sensekit.capture.checksums import (AUDIO_CRC_FILE, AUDIO_CRC_HEADER, TIMESTAMPS_CRC_FILE,
                                         TIMESTAMPS_CRC_HEADER, VIDEO_CRC_FILE, VIDEO_CRC_HEADER,
@@ -161,7 +164,9 @@ class Recorder:
             a = self._meta["audio"]
             self._wav = WavWriter(self.path / AUDIO_FILE, a["sample_rate"], a["channels"])
             self._block_crcs = ChecksumLog(self.path / AUDIO_CRC_FILE, AUDIO_CRC_HEADER, fsync=fsync)
-        self.flush()
+        self.flush()                   # its meta.json fsyncs the folder: the new files' names
+        if fsync:
+            fsync_folder(self.path.parent)    # and the folder's own name in its parent, once
 
     # -- context manager -------------------------------------------------------
     def __enter__(self) -> Recorder:

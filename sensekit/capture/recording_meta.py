@@ -3,9 +3,9 @@
 - ``read_meta(folder)`` reads and validates ``meta.json`` (format versions 1
   and 2) and fills in defaults (``notes``, ``audio_offset_s``, ``sources``,
   counts, ``audio.block_size``, the video file names).
-- ``write_json_atomic(path, data)`` writes a temporary file, fsyncs it and
-  renames it over ``path``, so a reader sees the old or the new file, never a
-  torn one.
+- ``write_json_atomic(path, data)`` writes a temporary file, fsyncs it,
+  renames it over ``path`` and fsyncs the folder, so a reader sees the old or the
+  new file, never a torn one, and a power cut after it returns keeps the new one.
 - ``read_timestamps(path, complete=...)`` parses ``video_ts.csv``.
 - ``named_files(video, audio, version)`` lists the files ``meta.json`` names: ``read_meta``
   checks each is a file, replay and ``sensekit inspect`` that each is there
@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.atomic import fsync_folder
 from sensekit.capture.base import UNITY_GAIN
 from sensekit.capture.checksums import TIMESTAMPS_CRC_HEADER, checksums_cap, read_checksums, recorded_lines
 from sensekit.capture.wav import MAX_NONFINITE_RUNS
@@ -301,7 +302,9 @@ def missing_named_files(rec: Path, meta: dict[str, Any]) -> list[str]:
 
 
 def write_json_atomic(path: Path, data: dict[str, Any], *, fsync: bool = True) -> None:
-    """Write ``data`` as indented JSON to ``path`` via a temporary file and ``os.replace``."""
+    """Write ``data`` as indented JSON to ``path`` via a temporary file and ``os.replace``; with
+    ``fsync`` the file and then its folder are fsynced (without the folder a power cut soon
+    after could lose the rename and bring the previous ``meta.json`` back)."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
@@ -309,6 +312,8 @@ def write_json_atomic(path: Path, data: dict[str, Any], *, fsync: bool = True) -
         if fsync:
             os.fsync(f.fileno())
     os.replace(tmp, path)
+    if fsync:
+        fsync_folder(path.parent)
 
 
 def audio_offset_problem(meta: dict[str, Any], last_frame_t: float | None) -> str | None:

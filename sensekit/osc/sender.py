@@ -5,8 +5,13 @@ With ``bundle=True`` each message is wrapped in a bundle whose OSC timetag is
 ``t``, so a live run's timetags are the capture times. A fast replay produces timetags in the
 past, which receivers run at once.
 
-Failure modes: the host is resolved once, in the constructor (a bad host is a
-``ConfigError``); a name that stops resolving later changes nothing. The socket is connected
+Failure modes: an IP address is used as it is. A host name is looked up on a thread of its own
+(``sensekit.osc.lookup``; the constructor waits ``START_WAIT_S`` for the first answer): a name
+that does not resolve yet (a show started at boot, before DNS) is one warning, the events for it
+are counted in ``unresolved`` and not sent, and one line says when it resolves; the name is
+looked up again every 30 s and soon after "port unreachable", and a new address is followed
+(one line); a name that stops resolving later changes nothing. A host that can never resolve
+(``lights local``, ``x.invalid``) or a bad port is a ``ConfigError``. The socket is connected
 to the address (``SO_BROADCAST`` set, so a broadcast address such as ``192.168.1.255`` works),
 so the kernel says when the receiver's host answers "port unreachable" (the receiver quit or
 crashed; ICMP): the send that reports it sent nothing, so the datagram is sent once more,
@@ -22,6 +27,7 @@ exact times matter over weeks. Cost: ~10-20 us per event; nothing is buffered.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import time
@@ -30,7 +36,9 @@ from typing import Any, Callable, Iterable
 from sensekit.bind_errors import resolve_failure
 from sensekit.errors import ConfigError
 from sensekit.events import EVENT_TYPES, Event
+from sensekit.osc import lookup as lookup_module
 from sensekit.osc.encode import encode
+from sensekit.osc.lookup import Lookup, check_host, is_literal, targets_of
 
 __all__ = ["OscSender", "parse_target", "free_udp_port"]
 
@@ -40,6 +48,8 @@ log = logging.getLogger("sensekit.osc")
 BACK_AFTER_S = 2.0
 #: seconds between tries to connect the socket when connecting failed (no network yet)
 RECONNECT_S = 1.0
+#: seconds the constructor waits for a name's first look-up before the show starts without it
+START_WAIT_S = 3.0
 
 Resolver = Callable[..., list[tuple[Any, ...]]]
 
@@ -64,16 +74,7 @@ class OscSender:
                  resolve: Resolver = socket.getaddrinfo) -> None:
         if not isinstance(port, int) or not 1 <= port <= 65535:
             raise ConfigError(f"OSC port must be 1..65535, got {port!r}")
-        try:
-            infos = resolve(host, port, type=socket.SOCK_DGRAM)
-        except (OSError, UnicodeError) as exc:
-            raise ConfigError(f"cannot resolve OSC host {host!r}: {resolve_failure(exc)}") from None
-        self._targets: list[tuple[int, tuple[Any, ...]]] = []
-        for family, _, _, _, addr in infos:
-            if (family, addr) not in self._targets:
-                self._targets.append((family, addr))
-        if not self._targets:
-            raise ConfigError(f"cannot resolve OSC host {host!r}: it has no address")
+        check_host(host)
         if events is not None:
             unknown = sorted(set(events) - set(EVENT_TYPES))
             if unknown:
@@ -84,12 +85,30 @@ class OscSender:
         self.sent = 0
         self.errors = 0
         self.refused = 0
+        self.unresolved = 0
         self.closed = False
         self._at = 0                          # which of the name's addresses is in use
         self._refused_at: float | None = None  # the last "port unreachable" of an outage
         self._outage_refusals = 0
         self._connect_tried = 0.0
-        self._sock = self._open()
+        self._connected = False
+        self._lookup: Lookup | None = None
+        self._sock: socket.socket | None = None
+        if is_literal(host):
+            try:
+                self._targets = targets_of(resolve(host, port, type=socket.SOCK_DGRAM))
+            except (OSError, UnicodeError) as exc:
+                raise ConfigError(f"cannot resolve OSC host {host!r}: {resolve_failure(exc)}") from None
+        else:                                 # looked up off the run's thread, again and again
+            self._lookup = Lookup(host, port, resolve)
+            self._targets = self._lookup.first(START_WAIT_S) or []
+            if not self._targets:
+                log.warning("OSC: cannot resolve %r yet (%s); the show starts anyway, events for it "
+                            "are not sent until it resolves (counted in osc_unresolved); it is "
+                            "looked up again in the background every %.0f s", host,
+                            self._lookup.error, lookup_module.RETRY_S)
+        if self._targets:
+            self._sock = self._open()
 
     @property
     def _addr(self) -> tuple[Any, ...]:
@@ -105,6 +124,39 @@ class OscSender:
         self._try_connect(sock)
         return sock
 
+    def _follow(self) -> None:
+        """Take what the background look-up found: the first addresses of a name that did not
+        resolve at the start, or new ones (a new DHCP lease). Never waits for the resolver."""
+        assert self._lookup is not None
+        fresh = self._lookup.take()
+        if fresh is None:
+            return
+        if not self._targets:
+            self._targets, self._at = fresh, 0
+            self._reopen()
+            log.info("OSC: %r resolves now, to %s; sending there (%d event(s) before were not "
+                     "sent: osc_unresolved)", self.host, _show(self._addr), self.unresolved)
+            return
+        now = self._addr
+        if any(addr == now for _, addr in fresh):
+            self._targets = fresh
+            self._at = [addr for _, addr in fresh].index(now)
+            return
+        self._targets, self._at = fresh, 0
+        self._reopen()
+        self._refused_at, self._outage_refusals = None, 0
+        log.warning("OSC: %r moved from %s to %s (a new address for the name); sending there",
+                    self.host, _show(now), _show(self._addr))
+
+    def _reopen(self) -> None:
+        """A socket for the address now in use (the old one closed first: its descriptor is
+        reused); when none can be opened, the next send tries again (and counts the failure)."""
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        with contextlib.suppress(OSError):
+            self._sock = self._open()
+
     def _try_connect(self, sock: socket.socket) -> None:
         """Connect (the kernel then reports "port unreachable"); without a route yet, sends
         go by ``sendto`` and the connect is tried again every ``RECONNECT_S``."""
@@ -118,6 +170,11 @@ class OscSender:
     def __call__(self, event: Event) -> None:
         if self.closed or (self.events is not None and event.name not in self.events):
             return None
+        if self._lookup is not None:
+            self._follow()
+            if not self._targets:
+                self.unresolved += 1
+                return None
         timetag = None
         if self.bundle:
             if self.start_wall is None:
@@ -142,6 +199,8 @@ class OscSender:
         return None
 
     def _send(self, dgram: bytes) -> None:
+        if self._sock is None:
+            self._sock = self._open()
         if not self._connected and time.monotonic() - self._connect_tried >= RECONNECT_S:
             self._try_connect(self._sock)
         if self._connected:
@@ -155,7 +214,10 @@ class OscSender:
         first = self._refused_at is None
         self._refused_at = time.monotonic()
         where = _show(self._addr)
+        if self._lookup is not None:
+            self._lookup.soon()               # the receiver may have a new address
         if len(self._targets) > 1:
+            assert self._sock is not None
             self._at = (self._at + 1) % len(self._targets)
             self._sock.close()                # first: with no descriptor to spare, its own is reused
             self._sock = self._open()
@@ -179,12 +241,18 @@ class OscSender:
             log.warning("OSC: %s (%d failures so far)", message, self.errors)
 
     def stats(self) -> dict[str, int]:
-        return {"osc_sent": self.sent, "osc_errors": self.errors, "osc_refused": self.refused}
+        out = {"osc_sent": self.sent, "osc_errors": self.errors, "osc_refused": self.refused}
+        if self._lookup is not None:
+            out["osc_unresolved"] = self.unresolved
+        return out
 
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self._sock.close()
+            if self._lookup is not None:
+                self._lookup.close()
+            if self._sock is not None:
+                self._sock.close()
 
 
 def free_udp_port(host: str = "127.0.0.1") -> int:

@@ -1,0 +1,206 @@
+"""The fault matrix's rows for harden21: an OSC host name that does not resolve when the show
+starts (an installation started at boot, before DNS), one whose address changes (a new DHCP
+lease), one that is not a host name, and a recording's renames through a power cut.
+
+The name rows run ``sensekit events`` on the bundled demo, paced (``--realtime``), in a fresh
+Python process with the real resolver made to read a hosts file of the row's own:
+``LD_PRELOAD=libnss_wrapper.so NSS_WRAPPER_HOSTS=TMP/hosts`` (Debian package ``libnss-wrapper``;
+nothing of the machine's own ``/etc/hosts`` is touched). The file is empty at the start and
+names ``lights.test`` a few seconds later; then it names another address while the receiver at
+the old one quits. The receivers are ``sensekit osc-listen`` processes. The recording row runs
+``strace`` on ``sensekit record --source replay:...`` (3 s) and checks that every rename of
+``meta.json`` is followed by an fsync of the recording's folder. About 60 s.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+Row = Callable[[str, str, str, bool], None]
+ROOT = Path(__file__).resolve().parents[1]
+NSS = "/usr/lib/x86_64-linux-gnu/libnss_wrapper.so"
+
+
+def _env(**extra: str) -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1", **extra)
+
+
+def _sensekit(args: list[str], env: dict[str, str] | None = None, **kw: Any) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "sensekit", *args], env=env or _env(), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _end_counts(err: str) -> dict[str, int]:
+    end = [ln for ln in err.splitlines() if ln.startswith("OSC at the end: ")]
+    return {k: int(v) for k, v in re.findall(r"(osc_\w+) (\d+)", end[-1])} if end else {}
+
+
+def _hosts(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".new")
+    tmp.write_text(text)
+    os.replace(tmp, path)                      # a new file: nss_wrapper reads it again
+
+
+def _listener(port: int, host: str = "127.0.0.1") -> tuple[subprocess.Popen[str], list[int], threading.Event]:
+    proc = _sensekit(["osc-listen", str(port), "--host", host, "--seconds", "120"], bufsize=1)
+    seen, some = [0], threading.Event()
+
+    def count() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("/sensekit/"):
+                seen[0] += 1
+                if seen[0] >= 20:
+                    some.set()
+    threading.Thread(target=count, daemon=True).start()
+    return proc, seen, some
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _said(err: str, text: str) -> list[str]:
+    return [ln for ln in err.splitlines() if text in ln]
+
+
+def _late_dns_row(tmp: Path, row: Row) -> None:
+    case = "events demo --realtime --osc lights.test:PORT, the name in the hosts file only 3 s after the show started"
+    if not Path(NSS).exists():
+        row("OSC out", case, f"not run: {NSS} is absent (apt-get install libnss-wrapper)", False)
+        return
+    hosts = tmp / "late-hosts"
+    _hosts(hosts, "")
+    port = _free_port()
+    rx, seen, _ = _listener(port)
+    env = _env(LD_PRELOAD=NSS, NSS_WRAPPER_HOSTS=str(hosts))
+    show = _sensekit(["events", "demo", "--level", "--realtime", "--max-items", "600",
+                      "--osc", f"lights.test:{port}"], env=env)
+    lines: list[str] = []
+    started = threading.Event()
+
+    def read() -> None:
+        assert show.stderr is not None
+        for line in show.stderr:
+            lines.append(line)
+            if "cannot resolve" in line or "sending events to" in line:
+                started.set()
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    while not started.wait(0.1) and show.poll() is None:   # its first look-up has failed
+        pass
+    time.sleep(3.0)
+    _hosts(hosts, "127.0.0.1 lights.test\n")   # DNS is up, 3 s into the show
+    show.wait(timeout=180)
+    reader.join(timeout=10)
+    err = "".join(lines)
+    time.sleep(0.5)
+    _stop(rx)
+    yet, now = _said(err, "cannot resolve 'lights.test' yet"), _said(err, "resolves now")
+    counts = _end_counts(err)
+    ok = (show.returncode == 0 and len(yet) == 1 and len(now) == 1 and seen[0] > 0
+          and counts.get("osc_unresolved", 0) > 0 and "Traceback" not in err)
+    row("OSC out", case, f"exit {show.returncode}; {len(yet)} warning, then: "
+        f"{now[0].split('OSC: ', 1)[-1] if now else '-'}; {seen[0]} received; {counts}", ok)
+
+
+def _moved_row(tmp: Path, row: Row) -> None:
+    case = ("events demo --realtime --osc lights.test:PORT; mid-show the name moves to 127.0.0.2 and the "
+            "receiver at 127.0.0.1 quits (osc-listen on each)")
+    if not Path(NSS).exists():
+        row("OSC out", case, f"not run: {NSS} is absent (apt-get install libnss-wrapper)", False)
+        return
+    hosts = tmp / "moved-hosts"
+    _hosts(hosts, "127.0.0.1 lights.test\n")
+    port = _free_port()
+    old, seen_old, some = _listener(port)
+    new, seen_new, _ = _listener(port, "127.0.0.2")
+    env = _env(LD_PRELOAD=NSS, NSS_WRAPPER_HOSTS=str(hosts))
+    show = _sensekit(["events", "demo", "--level", "--realtime", "--max-items", "600",
+                      "--osc", f"lights.test:{port}"], env=env)
+    while not some.wait(0.1):                  # until the old receiver has 20 events
+        if show.poll() is not None:
+            break
+    _hosts(hosts, "127.0.0.2 lights.test\n")   # a new lease
+    time.sleep(1.5)
+    _stop(old)                                 # and nothing at the old address now
+    _out, err = show.communicate(timeout=180)
+    time.sleep(0.5)
+    _stop(new)
+    moved = _said(err, "moved from")
+    counts = _end_counts(err)
+    ok = (show.returncode == 0 and len(moved) == 1 and seen_old[0] > 0 and seen_new[0] > 0
+          and "Traceback" not in err)
+    row("OSC out", case, f"exit {show.returncode}; {moved[0].split('OSC: ', 1)[-1] if moved else 'no move said'}; "
+        f"received {seen_old[0]} at the old address, then {seen_new[0]} at the new; {counts}", ok)
+
+
+def _malformed_row(row: Row) -> None:
+    p = _sensekit(["events", "demo", "--max-items", "3", "--osc", "lights local:9000"])
+    _out, err = p.communicate(timeout=120)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    ok = p.returncode == 2 and len(lines) == 1 and "is not a host name" in err
+    row("OSC out", "events demo --osc 'lights local:9000' (not a host name: never resolves)",
+        f"exit {p.returncode}, {len(lines)} line: {lines[-1] if lines else '-'}", ok)
+
+
+def _recording_row(tmp: Path, row: Row) -> None:
+    case = "strace of sensekit record --source replay:DEMO --seconds 3: the renames of meta.json"
+    strace = shutil.which("strace")
+    if strace is None:
+        row("recording", case, "not run: strace is absent", False)
+        return
+    from sensekit.paths import recordings_dir
+    out = tmp / "durable" / "take.skrec"
+    out.parent.mkdir()
+    r = subprocess.run([strace, "-f", "-qq", "-e", "trace=openat,rename,renameat,renameat2,fsync",
+                        sys.executable, "-m", "sensekit", "record", str(out), "--source",
+                        f"replay:{recordings_dir() / 'demo.skrec'}", "--seconds", "3", "--no-progress"],
+                       env=_env(), capture_output=True, text=True, timeout=180)
+    lines = [ln.split("] ", 1)[-1] for ln in r.stderr.splitlines()]
+    metas, durable = 0, 0
+    for i, line in enumerate(lines):
+        if "rename" in line and 'meta.json"' in line and line.rstrip().endswith("= 0"):
+            metas += 1
+            fds: set[str] = set()
+            for after in lines[i + 1:]:
+                if "rename" in after:
+                    break
+                m = re.match(r'openat\(AT_FDCWD, "([^"]+)", O_RDONLY[^)]*\) = (\d+)', after)
+                if m and m.group(1).rstrip("/") == str(out):
+                    fds.add(m.group(2))
+                m = re.match(r"fsync\((\d+)\)\s+= 0", after)
+                if m and m.group(1) in fds:
+                    durable += 1
+                    break
+    ok = r.returncode == 0 and metas >= 3 and durable == metas
+    row("recording", case, f"exit {r.returncode}; {durable} of {metas} renames of meta.json followed by an "
+        "fsync of the recording's folder", ok)
+
+
+def harden21_rows(tmp: Path, row: Row) -> None:
+    _late_dns_row(tmp, row)
+    _moved_row(tmp, row)
+    _malformed_row(row)
+    _recording_row(tmp, row)
