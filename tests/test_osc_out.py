@@ -140,7 +140,7 @@ def test_a_broadcast_address_is_sent_to():
         sender.close()
 
 
-def test_the_name_is_resolved_once_so_a_name_that_stops_resolving_changes_nothing():
+def test_a_name_looked_up_once_at_start_sends_there_without_asking_again_per_event():
     calls: list[str] = []
 
     def once(host: str, port: int, **kw: object) -> list:
