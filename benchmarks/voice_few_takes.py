@@ -39,16 +39,20 @@ from sensekit.audio.taught_words import word_parts
 SWEEP = (0.1, 0.2, 0.3, 0.5, 0.7)
 
 
-class Fold(TypedDict):
-    """One (speaker, word set, takes per word, seed): the rows taught and the rows tested."""
+class Taught(TypedDict):
+    """Rows taught and rows tested (what ``fold_scores`` and ``measure`` read)."""
     speaker: str
     words: tuple[int, ...]
-    k: int
-    seed: int
     taught: dict[int, np.ndarray]     # digit -> its taught rows
     other: np.ndarray                 # rows taught as other speech
     seen: set[int]                    # the non-target digits among them
     test: np.ndarray
+
+
+class Fold(Taught):
+    """One (speaker, word set, takes per word, seed): the rows taught and the rows tested."""
+    k: int
+    seed: int
 
 
 #: (lever, "take" / "head" / "tail") -> each test row's best word, its probability, its distance
@@ -102,7 +106,7 @@ def folds(data: dict[str, np.ndarray], sets: list[tuple[int, ...]], ks: list[int
                            "test": np.setdiff1d(mine, used)}
 
 
-def fold_scores(data: dict[str, np.ndarray], f: Fold) -> Scores:
+def fold_scores(data: dict[str, np.ndarray], f: Taught) -> Scores:
     """One fold taught plainly and with the parts of the takes as other speech (as
     ``teach_words(..., parts_as_other=...)``): each test row's best word, its probability, and its
     cosine distance to that word's nearest take over the takes' own spread (the distance lever)."""
@@ -132,7 +136,7 @@ def fold_scores(data: dict[str, np.ndarray], f: Fold) -> Scores:
     return out
 
 
-def measure(data: dict[str, np.ndarray], f: Fold, scores: Scores, lever: str, threshold: float,
+def measure(data: dict[str, np.ndarray], f: Taught, scores: Scores, lever: str, threshold: float,
             factor: float = np.inf) -> dict[str, Any]:
     """Recall, false accepts (all, seen, unseen non-target digits), parts heard, and the confusion."""
     digit = data["digit"][f["test"]]
