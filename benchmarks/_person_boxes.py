@@ -95,7 +95,7 @@ def hog_boxes(frame: np.ndarray, x: float, y: float) -> list[PersonBox]:
         return []
     if _hog is None:
         _hog = cv2.HOGDescriptor()
-        _hog.setSVMDetector(cv2.HOGDescriptor_getDefaultPeopleDetector())
+        _hog.setSVMDetector(cv2.HOGDescriptor.getDefaultPeopleDetector())
     H, W = frame.shape[:2]
     short = min(H, W)
     out: list[PersonBox] = []

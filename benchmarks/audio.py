@@ -45,6 +45,8 @@ import numpy as np
 
 from _reference import SHARED_BENCH as DEFAULT_BENCH, SHARED_DATA, load_reference
 
+#: one timed step: runs blocks lo..hi-1
+Step = Callable[[int, int], None]
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -152,13 +154,13 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
     energies = [float(np.dot(x, x)) / bs for x in blocks]
     found: list[float] = []
 
-    def ref_level():
+    def ref_level() -> Step:
         def step(lo: int, hi: int) -> None:
             for x in blocks[lo:hi]:
                 rms_dot(x)
         return step
 
-    def ref_detector():
+    def ref_detector() -> Step:
         # audio_ref.detect_stream's state machine, resumable per chunk (same statements)
         st = {"active": False, "last": -1}
         silence, timeout = 10.0, 2000.0
@@ -175,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
             st["active"], st["last"] = active, last
         return step
 
-    def sk_level():
+    def sk_level() -> Step:
         proc = LevelMeter().process
 
         def step(lo: int, hi: int) -> None:
@@ -183,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
                 proc(blocks[k], ts[k], sr)
         return step
 
-    def sk_level_activity():
+    def sk_level_activity() -> Step:
         m = LevelMeter()
         proc, act = m.process, ActivityDetector(10, 2000).process
 
@@ -194,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
                     act(lv, ts[k])
         return step
 
-    def sk_clap():
+    def sk_clap() -> Step:
         proc = ClapDetector(**CLAP_SETTINGS).process
 
         def step(lo: int, hi: int) -> None:
@@ -202,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
                 proc(blocks[k], ts[k], sr, energy=energies[k])
         return step
 
-    def sk_pitch():
+    def sk_pitch() -> Step:
         proc = PitchTracker().process
 
         def step(lo: int, hi: int) -> None:
@@ -210,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
                 proc(blocks[k], ts[k], sr, energy=energies[k])
         return step
 
-    def sk_all():
+    def sk_all() -> Step:
         m = LevelMeter()
         mp = m.process
         ap_ = ActivityDetector(10, 2000).process
@@ -232,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (see pyproject: la
                 pp(x, t, sr, energy=e)
         return step
 
-    def sk_stage(level_events: bool = False):
+    def sk_stage(level_events: bool = False) -> Step:
         st = AudioStage(activity=ActivityDetector(10, 2000), clap=ClapDetector(**CLAP_SETTINGS),
                         pattern=ClapPatternTracker(2), pitch=PitchTracker(),
                         emit_level=level_events)

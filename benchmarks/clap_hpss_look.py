@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 from clap_false_claps import auc, load_folds
 from clap_mel_wait import Shipped
 
@@ -188,8 +188,7 @@ def main() -> int:
     ap.add_argument("--rows", default="speech:0,babble:10,pink:10")
     ap.add_argument("--reuse", action="store_true", help="read HPSS_BURSTS.json instead of streaming")
     args = ap.parse_args()
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused(SHARED_DATA):
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "HPSS_BURSTS.json"

@@ -51,13 +51,12 @@ to the room rule (step 5). No constant. Same criterion for shipping.
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 from clap_false_claps import load_folds
 
 from sensekit.audio import clap_teach
@@ -200,8 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sources", default="")
     ap.add_argument("--variant", default="")
     args = ap.parse_args(argv)
-    if not (SHARED_DATA / "labels.csv").is_file():
-        print(f"shared data not found at {SHARED_DATA}", file=sys.stderr)
+    if data_refused(SHARED_DATA):
         return 2
     set_variant(args.variant)
     trees, folds, ring, lr = load_folds(args.folds)

@@ -19,19 +19,21 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from _reference import SHARED_DATA
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from track_eval import tracker_settings
-
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.errors import SourceError
 from sensekit.evaluation.vision.clip_check import checked_clips
-from sensekit.evaluation.vision.evaluate import click_points, first_frames, history_before, load_clip, start_frames
+from sensekit.evaluation.vision.evaluate import (click_points, first_frames, history_before, load_clip, start_frames,
+                                                  tracker_settings)
 from sensekit.vision.extent import unseen_by_fit
 
 FRAMES = 100
@@ -47,12 +49,14 @@ def load_other(path: Path) -> ModuleType:
     return module
 
 
-def _events(t: Any, first: Any, frames: list, how: str, xy: Any, box: Any,
-            history: list) -> tuple[list[str], bool]:
+def _events(t: Any, first: np.ndarray, frames: list[np.ndarray], how: str, xy: tuple[float, float] | None,
+            box: np.ndarray, history: Sequence[np.ndarray]) -> tuple[list[str], bool]:
+    # t: this checkout's ColorTracker or the other version's, loaded from a file (its own class)
     """The run's events, and whether a ``color_lost`` came before any match (never confirmed)."""
     if how == "box":
         t.pick_box(first, box)
     else:
+        assert xy is not None, f"a click start ({how}) without its point"
         t.pick(first, *xy, history=history)
     out: list[str] = []
     unconfirmed = False

@@ -20,6 +20,7 @@ import json
 import sys
 from pathlib import Path
 
+from _images import read_image
 from _reference import SHARED_DATA
 
 import cv2
@@ -30,6 +31,7 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.capture.base import VideoFrame
 from sensekit.capture.media import read_video
+from sensekit.events import Hand, Pinch
 from sensekit.vision.hands import HandStage, load_mediapipe
 
 DATA = SHARED_DATA / "video" / "hands"
@@ -64,7 +66,7 @@ def pinches(models: list[str]) -> None:
         for model in models:
             for mirror in (False, True):
                 stage = HandStage(model=model, mirror=mirror)
-                events = [(f.index, e.pinching) for f in frames for e in stage.process(f) if e.name == "pinch"]
+                events = [(f.index, e.pinching) for f in frames for e in stage.process(f) if isinstance(e, Pinch)]
                 stage.close()
                 spans = [f"{a}-{b}" for (a, _), (b, _) in zip(events[::2], events[1::2])]
                 print(f"  {prefix} {model:<4} {'mirrored' if mirror else 'as is':<8} {', '.join(spans) or '-'}")
@@ -74,7 +76,7 @@ def stills(model: str) -> None:
     print(f"stills ({model} model)")
     for path in sorted((DATA / "stills").glob("*.jpg")):
         stage = HandStage(model=model)
-        hands = [e for e in stage.process(VideoFrame(0, 0.0, cv2.imread(str(path)))) if e.name == "hand"]
+        hands = [e for e in stage.process(VideoFrame(0, 0.0, read_image(path))) if isinstance(e, Hand)]
         stage.close()
         line = f"  {path.name}: {hands[0].gesture if hands else 'no hand'}"
         notes = list((DATA / "annotations").glob(f"{path.name[:3]}_*.json"))

@@ -52,12 +52,16 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+if TYPE_CHECKING:
+    from sensekit.events import Event
 
 WARMUP_S = 2.0
 MARK = 32000            # marker samples: MARK, 1000 + id, MARK (bit-exact through the int16 path)
@@ -132,7 +136,7 @@ class MarkerTap:
     def __init__(self) -> None:
         self.onsets: list[tuple[float, int]] = []       # (onset t, id)
 
-    def process(self, item: Any) -> list:
+    def process(self, item: Any) -> list[Event]:
         for k, pos in find_markers(item.samples):
             self.onsets.append((item.t + pos / item.rate, k))
         return []
@@ -145,6 +149,7 @@ def consume(spec: dict[str, Any]) -> dict[str, Any]:  # noqa: C901 (see pyprojec
     from sensekit.capture.camera import CameraSource
     from sensekit.capture.combined import CombinedSource
     from sensekit.capture.microphone import MicrophoneSource
+    from sensekit.events import Activity
     from sensekit.runner import Runner
     from sensekit.vision.color_tracker import ColorTracker
     from sensekit.vision.motion import MotionDetector
@@ -159,6 +164,8 @@ def consume(spec: dict[str, Any]) -> dict[str, Any]:  # noqa: C901 (see pyprojec
         mic = (MicrophoneSource(lane["mic"], sample_rate=spec["rate"], block_size=spec["block"])
                if lane.get("mic") else None)
         source = CombinedSource(cam, mic) if cam and mic else (cam or mic)
+        if source is None:
+            raise ValueError(f"lane {lane!r} has neither a camera nor a microphone")
         runner = Runner(source)
         stages: list[Any] = []
         if cam:
@@ -171,24 +178,26 @@ def consume(spec: dict[str, Any]) -> dict[str, Any]:  # noqa: C901 (see pyprojec
         runner.stages = stages
         lanes.append((lane, source, runner, tap))
 
-    def video_handler(lane: dict, runner: Any) -> Any:
+    def video_handler(lane: dict[str, Any], runner: Runner) -> Callable[[Event], None]:
         seen: set[int] = set()
 
-        def on_event(event: Any) -> None:
+        def on_event(event: Event) -> None:
             now = time.monotonic()
-            k = read_frame_id(runner.latest_frame.image)
+            frame = runner.latest_frame
+            assert frame is not None, "a video event before any frame"
+            k = read_frame_id(frame.image)
             if k not in seen:
                 seen.add(k)
                 with lock:
                     records.append(("video", lane["camera_index"], k, now, event.name))
         return on_event
 
-    def audio_handler(lane: dict, tap: MarkerTap, block_s: float) -> Any:
+    def audio_handler(lane: dict[str, Any], tap: MarkerTap, block_s: float) -> Callable[[Event], None]:
         done: set[tuple[str, int]] = set()
 
-        def on_event(event: Any) -> None:
+        def on_event(event: Event) -> None:
             now = time.monotonic()
-            if event.name == "activity" and not event.activating:
+            if isinstance(event, Activity) and not event.activating:
                 return
             for onset, k in reversed(tap.onsets[-8:]):
                 if event.t - 0.06 <= onset <= event.t + block_s + 1e-3 and (event.name, k) not in done:

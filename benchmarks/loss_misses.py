@@ -26,6 +26,7 @@ import itertools
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from _reference import SHARED_DATA
 
@@ -43,15 +44,18 @@ from sensekit.evaluation.vision.clip_check import checked_clips
 from sensekit.evaluation.vision.evaluate import frames_of, iou, load_clip, tracker_settings
 from sensekit.vision.view_change import ViewChange, thumbnail, view_change
 
+#: a frame of a cut run: (frames after the cut, found, box, IoU with the other clip's object, appearance, confidence)
+Row = tuple[int, bool, tuple[int, int, int, int], float, float, float]
 
-def _resize(frames: list, size: tuple[int, int]) -> list:
+
+def _resize(frames: list[np.ndarray], size: tuple[int, int]) -> list[np.ndarray]:
     import cv2
 
     return [cv2.resize(f, size) for f in frames]
 
 
-def cut_run(folder: Path, name: str, how: str, other: str, settings: dict[str, object],
-            first: dict[str, list]) -> tuple[bool, int | None, list[tuple]]:
+def cut_run(folder: Path, name: str, how: str, other: str, settings: dict[str, Any],
+            first: dict[str, list[np.ndarray]]) -> tuple[bool, int | None, list[Row]]:
     """(lost before the cut, frames after it until color_lost or None, rows from 2 before)."""
     truth = load_clip(folder, name).truth
     other_truth = load_clip(folder, other).truth
@@ -63,7 +67,8 @@ def cut_run(folder: Path, name: str, how: str, other: str, settings: dict[str, o
         t.pick(first[name][0], x + w / 2, y + h / 2)
     else:
         t.pick_box(first[name][0], truth[0])
-    rows, before, at = [], False, None
+    rows: list[Row] = []
+    before, at = False, None
     for k, frame in enumerate(first[name][1:30] + _resize(first[other][:20], size), start=1):
         lost = any(isinstance(e, ColorLost) for e in t.step(frame, k / 30))
         before |= lost and k < 30
@@ -78,7 +83,7 @@ def cut_run(folder: Path, name: str, how: str, other: str, settings: dict[str, o
     return before, at, rows
 
 
-def misses(folder: Path, names: list[str], settings: dict[str, object], every: bool) -> None:
+def misses(folder: Path, names: list[str], settings: dict[str, Any], every: bool) -> None:
     first = {n: _first(folder, n, 60) for n in names}
     for name in names:
         for how in ("click", "box"):
@@ -112,7 +117,7 @@ def cue_table(folder: Path, names: list[str]) -> None:
     cost(frames["coke"][:60] if "coke" in frames else frames[names[0]][:60])
 
 
-def cost(frames: list) -> None:
+def cost(frames: list[np.ndarray]) -> None:
     """The cue's cost per 640x480 frame beside a model tracker's update, alternated, same frames."""
     frames = _resize(frames, (640, 480))
     t = ColorTracker(cut_above=1.0)
@@ -133,7 +138,7 @@ def cost(frames: list) -> None:
           f"({100 * c / u:.1f} %)")
 
 
-def jump_table(folder: Path, names: list[str], settings: dict[str, object]) -> None:
+def jump_table(folder: Path, names: list[str], settings: dict[str, Any]) -> None:
     print("clip                        start   cue at the jump   lost within 15   holds it 15 frames after (IoU > 0.3)")
     lost_n = held_n = runs = 0
     for name in names:

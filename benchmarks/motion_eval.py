@@ -155,9 +155,9 @@ def report_scenes(data: Path) -> None:
             for i, (frame, truth) in enumerate(frames[key]):
                 mask = fn(frame)
                 if i in sc.QUIET[key]:
-                    moving += np.count_nonzero(mask) >= 0.002 * mask.size
+                    moving += int(np.count_nonzero(mask) >= 0.002 * mask.size)
                 elif i in sc.OBJECT:
-                    recall.append(np.count_nonzero((mask > 0) & (truth > 0)) / max(1, np.count_nonzero(truth)))
+                    recall.append(np.count_nonzero((mask > 0) & (truth > 0)) / max(1, int(np.count_nonzero(truth))))
                     hits += iou(sc.box_of(mask > 0), sc.box_of(truth > 0)) > 0.5
             cells.append(f"{moving}/{len(sc.QUIET[key])} / {np.mean(recall):.2f} / {hits}/{len(sc.OBJECT)}")
         print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
@@ -170,7 +170,7 @@ def report_cost(clip: CdnetClip, rounds: int) -> None:
     print("|---|---|---|---|---|---|")
     for w, h in ((320, 240), (640, 480)):
         frames = resized(clip, w, h)
-        makers = {
+        makers: dict[str, Callable[[], Callable[[np.ndarray], object]]] = {
             "background": lambda: MotionDetector(method="background").update,
             "difference": lambda: MotionDetector().update,
             "mog2": lambda: cv2.createBackgroundSubtractorMOG2().apply,

@@ -35,7 +35,6 @@ sys.path.insert(0, str(REPO))
 from extent_sources import SOURCES
 from train_extent import Data, Rows, _cached, collect, collect_sources, held_out_table
 
-import train_extent
 from sensekit.evaluation.vision.evaluate import clip_names, iou, size_ok
 from sensekit.vision.extent import features
 from _person_boxes import hog_boxes, person_boxes
@@ -107,10 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     names = clip_names(args.clips)
     scales = [0.5, 1.0, 2.0]
-    train_extent.Rows = PersonRows               # collect / collect_sources build their rows with it
-    track = _cached(args.cache, lambda: collect(args.clips, names, scales))
+    track = _cached(args.cache, lambda: collect(args.clips, names, scales, PersonRows))
     other_path = None if args.cache is None else args.cache.with_suffix(".people.npz")
-    other = _cached(other_path, lambda: collect_sources(SHARED_DATA, ("people",)))
+    other = _cached(other_path, lambda: collect_sources(SHARED_DATA, ("people",), PersonRows))
     src = -1 - SOURCES.index("people")
     for name, keep in (("pool as shipped", (0,)), ("+ HOG", (0, 1)), ("+ Pose", (0, 2)), ("+ both", (0, 1, 2))):
         print(f"\n=== {name} ===")

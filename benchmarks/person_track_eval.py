@@ -21,6 +21,7 @@ import contextlib
 import pickle
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -66,12 +67,21 @@ def held_out(clip: str) -> Iterator[None]:
         _current.update(keep)
 
 
+def _replace(module: ModuleType, name: str, value: object) -> None:
+    """``module.name = value``, refused by name when ``module`` no longer has ``name``: setting
+    it then would change nothing and the run would be plain ``track_eval``'s."""
+    if not hasattr(module, name):
+        raise SystemExit(f"person_track_eval: {module.__name__}.{name} is gone, so the HOG scoring would not be "
+                         f"used; the experiment needs porting to what {module.__name__} calls now")
+    setattr(module, name, value)
+
+
 def main(argv: list[str]) -> int:
     _models.update(pickle.loads(Path(argv[0]).read_bytes()))
     _current.update(_models["active"])
-    segment.measure_extent = measure_extent          # type: ignore[assignment]
-    click_refine.measure_extent = measure_extent     # type: ignore[assignment]
-    track_eval.held_out = held_out                   # type: ignore[assignment]
+    _replace(segment, "measure_extent", measure_extent)
+    _replace(click_refine, "measure_extent", measure_extent)
+    _replace(track_eval, "held_out", held_out)
     rest = argv[1:]
     return track_eval.main(rest if "--held-out" in rest else rest + ["--held-out"])
 

@@ -26,7 +26,9 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from _images import read_image
 from _reference import SHARED_DATA
 
 import cv2
@@ -36,6 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.capture.base import VideoFrame
+from sensekit.events import Pose
 from sensekit.vision.pose import PoseStage, load_pose
 from sensekit.evaluation.vision.pose_scoring import FOUND_PCK, score_people
 
@@ -43,7 +46,8 @@ DATA = SHARED_DATA / "video" / "pose"
 APART = ("tflitetest_image1",)
 
 
-def bare_points(graph, rgb: np.ndarray) -> list[np.ndarray]:
+def bare_points(graph: Any, rgb: np.ndarray) -> list[np.ndarray]:
+    """The people bare MediaPipe finds in ``rgb`` (``graph``: its Pose, no type hints)."""
     result = graph.process(rgb)
     if result.pose_landmarks is None:
         return []
@@ -57,12 +61,12 @@ def stills() -> None:
     print("PCK@0.2 per annotated person (>= 5 points): stage | bare MediaPipe")
     for note in sorted((DATA / "annotations").glob("*.json")):
         ann = json.loads(note.read_text())
-        image = cv2.imread(str(DATA / "stills" / Path(ann["image"]).name))
+        image = read_image(DATA / "stills" / Path(ann["image"]).name)
         persons = [p for p in ann["persons"] if p["num_keypoints"] >= 5]
         stage = PoseStage()
         events = stage.process(VideoFrame(0, 0.0, image))
         stage.close()
-        ours = [np.array(e.landmarks) for e in events if e.name == "pose"]
+        ours = [np.array(e.landmarks) for e in events if isinstance(e, Pose)]
         with mp_pose.Pose(static_image_mode=True, model_complexity=1) as bare:
             theirs = bare_points(bare, cv2.cvtColor(image, cv2.COLOR_BGR2RGB))
         s, b = score_people(ours, persons), score_people(theirs, persons)
@@ -81,7 +85,7 @@ def stills() -> None:
 def clip_frames(name: str, n: int, size: tuple[int, int] | None) -> list[VideoFrame]:
     cap = cv2.VideoCapture(str(DATA / name))
     fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
-    out = []
+    out: list[VideoFrame] = []
     while len(out) < n:
         ok, image = cap.read()
         if not ok:

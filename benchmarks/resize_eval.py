@@ -48,6 +48,7 @@ import pickle
 import sys
 import time
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Callable
 
 import cv2
@@ -59,11 +60,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from track_eval import scale_box, scale_view
-from train_extent import start_frames
 
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import (REFUSED, SensekitTracker, click_points, frames_of, iou,
-                                                 load_clip, size_ok)
+                                                 load_clip, size_ok, start_frames)
 from sensekit.vision.color_model import _bin_index
 from sensekit.vision.extent import HISTORY_FRAMES, _small, unseen_by_fit
 
@@ -93,7 +93,7 @@ def _crop(frame: np.ndarray, centre: tuple[float, float], size: tuple[float, flo
     return lab, valid
 
 
-def spread_map(views: list[np.ndarray], boxes: list[tuple[float, ...]], k: int) -> tuple[np.ndarray, np.ndarray]:
+def spread_map(views: list[np.ndarray], boxes: Sequence[tuple[float, ...]], k: int) -> tuple[np.ndarray, np.ndarray]:
     """How much each cell moves with the box over frames ``k - SPAN .. k`` (window of the box
     at ``k``): ``(fixed - aligned) / (fixed + aligned + EPS)``, where *aligned* is the cell's
     spread in the box's coordinates (each frame cut at its tracked centre) and *fixed* in the
@@ -117,7 +117,7 @@ def spread_map(views: list[np.ndarray], boxes: list[tuple[float, ...]], k: int) 
     return (sf - sa) / (sf + sa + EPS), valid
 
 
-def colour_map(views: list[np.ndarray], boxes: list[tuple[float, ...]], k: int, lut: np.ndarray) -> np.ndarray:
+def colour_map(views: list[np.ndarray], boxes: Sequence[tuple[float, ...]], k: int, lut: np.ndarray) -> np.ndarray:
     """The tracker's colour model at ``k`` (P(object | colour), ``ColorModel.prob_lut``) on each
     cell, averaged over frames ``k - SPAN .. k`` in the box's coordinates: the colour consensus."""
     w, h = boxes[k][2] * WINDOW, boxes[k][3] * WINDOW
@@ -129,7 +129,8 @@ def colour_map(views: list[np.ndarray], boxes: list[tuple[float, ...]], k: int, 
         M = np.array([[sx, 0, GRID / 2 - cx * sx], [0, sy, GRID / 2 - cy * sy]])
         img = cv2.warpAffine(views[j], M, (GRID, GRID), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
         probs.append(lut[_bin_index(img)])
-    return cv2.GaussianBlur(np.mean(probs, axis=0).astype(np.float32), (0, 0), 1.0)
+    out: np.ndarray = cv2.GaussianBlur(np.mean(probs, axis=0).astype(np.float32), (0, 0), 1.0)
+    return out
 
 
 def back_flows(views: list[np.ndarray]) -> tuple[list[np.ndarray], float]:
@@ -309,19 +310,21 @@ def _kept_frames(clip: Any, starts: list[int], K: int) -> dict[int, list[np.ndar
     return kept
 
 
-def _click_rows(views: list[np.ndarray], truth: np.ndarray, at: list[int]) -> list[dict]:
+def _click_rows(views: list[np.ndarray], truth: np.ndarray, at: list[int]) -> list[dict[str, Any]]:
     """The 5 clicks on ``views[BACK]`` (the frames before it as history), each followed by the
     shipped tracker to ``max(at)``; their rows (without clip, scale, start)."""
     rows = []
     flows, f = back_flows(views[BACK:])
     for click, xy in click_points(truth[BACK]).items():
         t = SensekitTracker(views[BACK], click=xy, history=views[:BACK])
-        boxes, luts = [t.box], {}
+        boxes, luts = [t.box], dict[int, np.ndarray]()
         for j, v in enumerate(views[BACK + 1:], 1):
             boxes.append(t.update(v))
             if j in at:
-                luts[j] = t.tracker.model.prob_lut.copy()
-        row: dict = {"click": click, "first": (tuple(boxes[0]), tuple(truth[BACK])), "at": {}}
+                lut = t.tracker.model.prob_lut
+                assert lut is not None, "a picked tracker has its colour table"
+                luts[j] = lut.copy()
+        row: dict[str, Any] = {"click": click, "first": (tuple(boxes[0]), tuple(truth[BACK])), "at": {}}
         for k in at:
             spread, valid = spread_map(views[BACK:], boxes, k)
             row["at"][k] = {"box": tuple(boxes[k]), "truth": tuple(truth[BACK + k]), "spread": spread,
@@ -331,7 +334,7 @@ def _click_rows(views: list[np.ndarray], truth: np.ndarray, at: list[int]) -> li
     return rows
 
 
-def collect(clips: Path, names: list[str], scales: list[float], at: list[int]) -> list[dict]:
+def collect(clips: Path, names: list[str], scales: list[float], at: list[int]) -> list[dict[str, Any]]:
     """One row per click: clip, scale, start, click, the first box and the truth then, and at
     each ``at`` frame the tracked box, the truth and the two maps."""
     rows = []
@@ -366,7 +369,7 @@ def _right(box: tuple[float, ...], truth: tuple[float, ...]) -> tuple[bool, bool
 Rule = Callable[..., tuple[float, float, float, float]]
 
 
-def _rules() -> dict[str, tuple[Rule, list[tuple[float, ...]]]]:
+def _rules() -> dict[str, tuple[Rule, Sequence[tuple[float, ...]]]]:
     """Each rule: what it does to one click's maps at frame k, and its settings (the last
     element of each is a gate; inf never re-sizes)."""
     return {
@@ -385,7 +388,7 @@ def _rules() -> dict[str, tuple[Rule, list[tuple[float, ...]]]]:
     }
 
 
-def held_out_table(rows: list[dict], k: int, rule: str) -> str:
+def held_out_table(rows: list[dict[str, Any]], k: int, rule: str) -> str:
     """Each clip scored at the settings chosen on the other clips (the most right-sized boxes and
     IoU > 0.5 at frame k over their clicks at every scale); tracked vs re-sized at frame k."""
     fn, grid = _rules()[rule]
@@ -423,7 +426,7 @@ def held_out_table(rows: list[dict], k: int, rule: str) -> str:
     return "\n".join(lines)
 
 
-def grid_table(rows: list[dict], k: int, rule: str) -> str:
+def grid_table(rows: list[dict[str, Any]], k: int, rule: str) -> str:
     """Every setting of ``rule`` on every clip at once (not held out: what the rule can do)."""
     fn, grid = _rules()[rule]
     scales = sorted({r["scale"] for r in rows})
@@ -441,7 +444,7 @@ def grid_table(rows: list[dict], k: int, rule: str) -> str:
     return "\n".join(lines)
 
 
-def ceiling(rows: list[dict], k: int) -> str:
+def ceiling(rows: list[dict[str, Any]], k: int) -> str:
     """Clicks whose box at frame k is right-sized as tracked, or at the best threshold of each map
     for that click alone (a fine grid, no gate: an upper bound no rule reaches)."""
     tries: dict[str, tuple[Rule, np.ndarray]] = {

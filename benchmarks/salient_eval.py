@@ -35,6 +35,7 @@ import argparse
 import pickle
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,7 @@ Box = tuple[float, float, float, float]
 REFINE = (1.5, 2.0, 3.0)
 
 
-def collect(folder: Path, names: list[str], factors: list[float], model: SalientClick) -> list[dict]:
+def collect(folder: Path, names: list[str], factors: list[float], model: SalientClick) -> list[dict[str, Any]]:
     rows = []
     for factor in factors:
         for name, s, cname, frame, history, truth, (px, py) in cases(folder, names, factor):
@@ -82,7 +83,7 @@ def _iou_or_0(a: Box | None, b: Box | None) -> float:
     return 0.0 if a is None or b is None else iou(a, b)
 
 
-def rule_box(row: dict, rule: str) -> Box | None:
+def rule_box(row: dict[str, Any], rule: str) -> Box | None:
     """The first box ``rule`` gives on a cached case: ``shipped``; ``crop F``; ``whole`` /
     ``stable`` / ``then extent``, each optionally ``:F,F,F`` (the crops used; default all)."""
     if rule == "shipped":
@@ -110,7 +111,7 @@ def rule_box(row: dict, rule: str) -> Box | None:
     return box
 
 
-def rates(rows: list[dict], rule: str) -> tuple[float, float, int]:
+def rates(rows: list[dict[str, Any]], rule: str) -> tuple[float, float, int]:
     ok = right = 0
     for r in rows:
         b = rule_box(r, rule)
@@ -121,12 +122,12 @@ def rates(rows: list[dict], rule: str) -> tuple[float, float, int]:
     return ok / n, right / n, sum(rule_box(r, rule) is None for r in rows)
 
 
-def _rows(args: argparse.Namespace, names: list[str]) -> list[dict]:
+def _rows(args: argparse.Namespace, names: list[str]) -> list[dict[str, Any]]:
     """The clicks' rows: read from ``--cache`` when it exists, else collected (and kept there)."""
     factors = [float(v) for v in args.scales.split(",")]
     crops = [float(v) for v in args.crops.split(",")]
     if args.cache is not None and args.cache.exists():
-        cached: list[dict] = pickle.loads(args.cache.read_bytes())
+        cached: list[dict[str, Any]] = pickle.loads(args.cache.read_bytes())
         return cached
     rows = collect(args.clips, names, factors, SalientClick(crops=crops, input_px=args.input_px))
     if args.cache is not None:

@@ -22,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+from _images import read_image
 from _reference import SHARED_DATA
 
 import cv2
@@ -50,8 +51,8 @@ def stills() -> None:
     for mask_path in sorted((DATA / "masks").glob("*_person_mask.png")):
         name = mask_path.name.removesuffix("_person_mask.png")
         image = next(p for p in (DATA / "stills").glob(name + ".*"))
-        bgr = cv2.imread(str(image))
-        truth = cv2.imread(str(mask_path), cv2.IMREAD_GRAYSCALE)
+        bgr = read_image(image)
+        truth = read_image(mask_path, cv2.IMREAD_GRAYSCALE)
         if truth.shape != bgr.shape[:2]:
             truth = cv2.resize(truth, (bgr.shape[1], bgr.shape[0]), interpolation=cv2.INTER_NEAREST)
         scores = tuple(iou(stage.segment(bgr), truth) for stage in stages.values())
@@ -64,7 +65,7 @@ def stills() -> None:
 
 def cost(frames: int) -> None:
     cap = cv2.VideoCapture(str(DATA / "ntu_drink_water.mp4"))
-    clip = []
+    clip: list[np.ndarray] = []
     while True:
         ok, image = cap.read()
         if not ok:
@@ -74,7 +75,8 @@ def cost(frames: int) -> None:
     clip = (clip + clip[::-1]) * (frames // (2 * len(clip)) + 1)
     stage = SilhouetteStage()
     bare = load_segmentation().SelfieSegmentation(model_selection=0)
-    t_stage, t_bare = [], []
+    t_stage: list[float] = []
+    t_bare: list[float] = []
     for i, image in enumerate(clip[:frames]):
         for which in ((0, 1) if i % 2 == 0 else (1, 0)):
             t0 = time.perf_counter()

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any          # graph: mediapipe's SelfieSegmentation (mediapipe ships no type hints)
 
+from _images import read_image
 from silhouette_eval import APART, DATA, iou
 
 import cv2
@@ -34,15 +36,15 @@ from sensekit.vision.silhouette import load_segmentation
 THRESHOLDS = np.round(np.arange(0.1, 0.95, 0.1), 2)
 
 
-def probability(graph: object, bgr: np.ndarray) -> np.ndarray:
+def probability(graph: Any, bgr: np.ndarray) -> np.ndarray:
     """The model's person probability per pixel of ``bgr`` (HxW float)."""
-    prob = graph.process(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)).segmentation_mask  # type: ignore[attr-defined]
+    prob = graph.process(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)).segmentation_mask
     if prob is None:
         return np.zeros(bgr.shape[:2], np.float32)
-    return cv2.resize(prob, (bgr.shape[1], bgr.shape[0]), interpolation=cv2.INTER_LINEAR)
+    return np.asarray(cv2.resize(prob, (bgr.shape[1], bgr.shape[0]), interpolation=cv2.INTER_LINEAR))
 
 
-def on_crops(graph: object, bgr: np.ndarray, boxes: list[tuple[int, int, int, int]]) -> np.ndarray:
+def on_crops(graph: Any, bgr: np.ndarray, boxes: list[tuple[int, int, int, int]]) -> np.ndarray:
     """Highest probability per pixel over the whole picture and each crop (x0, y0, x1, y1)."""
     out = probability(graph, bgr)
     for x0, y0, x1, y1 in boxes:
@@ -77,8 +79,8 @@ def main() -> int:
         name = mask_path.name.removesuffix("_person_mask.png")
         if name in APART:
             continue
-        bgr = cv2.imread(str(next((DATA / "stills").glob(name + ".*"))))
-        truth = cv2.imread(str(mask_path), cv2.IMREAD_GRAYSCALE)
+        bgr = read_image(next((DATA / "stills").glob(name + ".*")))
+        truth = read_image(mask_path, cv2.IMREAD_GRAYSCALE)
         if truth.shape != bgr.shape[:2]:
             truth = cv2.resize(truth, (bgr.shape[1], bgr.shape[0]), interpolation=cv2.INTER_NEAREST)
         prob = probability(graph, bgr)
@@ -92,7 +94,7 @@ def main() -> int:
         names.append(name)
         print(f"  {name:22s} {rows[-1][0]:.2f} | {rows[-1][1]:.2f} | {rows[-1][2]:.2f}   "
               f"{missed:.2f} / {added:.2f}")
-    graph.close()  # type: ignore[attr-defined]
+    graph.close()
     r, s = np.array(rows), np.array(sweeps)
     print(f"mean: whole {r[:, 0].mean():.2f} | tiles {r[:, 1].mean():.2f} | crop on the annotated box "
           f"{r[:, 2].mean():.2f}")

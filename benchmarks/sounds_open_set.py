@@ -74,6 +74,7 @@ import argparse
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -111,7 +112,7 @@ def order(data: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
     return np.array(sorted(rows.tolist(), key=key), dtype=int)
 
 
-def folds(data: dict[str, np.ndarray], ks: list[int], seeds: int) -> Iterator[dict]:
+def folds(data: dict[str, np.ndarray], ks: list[int], seeds: int) -> Iterator[dict[str, Any]]:
     """Every (kind, source, K, seed) with at least K + 1 segments: K segments in a row taught."""
     kind, source = data["kind"], data["source"]
     pairs = sorted({(str(k), str(s)) for k, s in zip(kind, source)
@@ -129,7 +130,7 @@ def folds(data: dict[str, np.ndarray], ks: list[int], seeds: int) -> Iterator[di
                 yield {"kind": k_, "source": s_, "k": k, "seed": seed, "taught": mine[n:n + k], "others": others}
 
 
-def measure(data: dict[str, np.ndarray], f: dict) -> dict:
+def measure(data: dict[str, np.ndarray], f: dict[str, Any]) -> dict[str, Any]:
     """The fold's distances: each segment's distance to the nearest example, the spread, the
     examples' and each segment's lengths."""
     d = data["dist"].astype(np.float64)
@@ -151,7 +152,7 @@ def measure(data: dict[str, np.ndarray], f: dict) -> dict:
     return out
 
 
-def fires(m: dict, factor: float = DISTANCE, ratio: float = np.inf, nearest: bool = False,
+def fires(m: dict[str, Any], factor: float = DISTANCE, ratio: float = np.inf, nearest: bool = False,
           other: float = 0.0, metric: str = "", limit: float = np.inf, scale: float = 0.0,
           also: tuple[str, float, float] | None = None) -> np.ndarray:
     """Which segments fire: the DTW rule at ``factor`` (``inf``: off), and with ``metric`` the
@@ -170,13 +171,13 @@ def fires(m: dict, factor: float = DISTANCE, ratio: float = np.inf, nearest: boo
     return np.asarray(ok)
 
 
-def score(data: dict[str, np.ndarray], f: dict, fired: np.ndarray) -> dict:
+def score(data: dict[str, np.ndarray], f: dict[str, Any], fired: np.ndarray) -> dict[str, Any]:
     """Recall (same source, other sources) and false fires and minutes per group of other kinds."""
     kind, source = data["kind"], data["source"]
     same = kind == f["kind"]
     held = np.ones(len(kind), bool)
     held[f["taught"]] = False
-    out: dict = {"same": fired[same & held & (source == f["source"])],
+    out: dict[str, Any] = {"same": fired[same & held & (source == f["source"])],
                  "other": fired[same & (source != f["source"])], "false": defaultdict(float),
                  "minutes": defaultdict(float)}
     for k, s in zip(data["kinds"], data["seconds"]):
@@ -192,10 +193,10 @@ def score(data: dict[str, np.ndarray], f: dict, fired: np.ndarray) -> dict:
     return out
 
 
-Lever = Callable[[dict], np.ndarray]
+Lever = Callable[[dict[str, Any]], np.ndarray]
 
 
-def summary(scores: list[dict]) -> dict:
+def summary(scores: list[dict[str, Any]]) -> dict[str, Any]:
     same = np.concatenate([s["same"] for s in scores]) if scores else np.zeros(0)
     other = np.concatenate([s["other"] for s in scores]) if scores else np.zeros(0)
     groups = sorted({g for s in scores for g in s["minutes"]})
@@ -213,17 +214,18 @@ class Scores:
     """Each fold's ``score`` under a setting, computed once (the folds of every held-out source
     share them)."""
 
-    def __init__(self, data: dict[str, np.ndarray], fs: list[tuple[dict, dict]]) -> None:
-        self.data, self.fs, self._done = data, fs, {}
+    def __init__(self, data: dict[str, np.ndarray], fs: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        self.data, self.fs = data, fs
+        self._done: dict[str, list[dict[str, Any]]] = {}
 
-    def __call__(self, g: dict) -> list[dict]:
+    def __call__(self, g: dict[str, Any]) -> list[dict[str, Any]]:
         key = repr(sorted(g.items()))
         if key not in self._done:
             self._done[key] = [score(self.data, f, fires(m, **g)) for f, m in self.fs]
         return self._done[key]
 
 
-def choose(train: list[int], grid: list[dict], scores: Scores) -> dict:
+def choose(train: list[int], grid: list[dict[str, Any]], scores: Scores) -> dict[str, Any]:
     """The setting of ``grid`` with the fewest false fires a minute on the folds ``train`` among
     those costing at most 0.02 same-source recall against "before"."""
     base = summary([scores({})[i] for i in train])["same"]
@@ -235,9 +237,9 @@ def choose(train: list[int], grid: list[dict], scores: Scores) -> dict:
     return best
 
 
-def embedding_grids() -> dict[str, list[dict]]:
+def embedding_grids() -> dict[str, list[dict[str, Any]]]:
     """The replacement comparisons' settings (declared in the module docstring)."""
-    def rule(metric: str) -> list[dict]:
+    def rule(metric: str) -> list[dict[str, Any]]:
         return ([{"factor": np.inf, "metric": metric, "limit": x} for x in LIMITS]
                 + [{"factor": np.inf, "metric": metric, "scale": x} for x in SCALES])
     stats, speech = rule(METRICS["stats"]), rule(METRICS["speech"])
@@ -248,7 +250,7 @@ def embedding_grids() -> dict[str, list[dict]]:
             "speech+stats (exploratory)": two}
 
 
-def paired(before: list[dict], after: list[dict]) -> str:
+def paired(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> str:
     """Per fold: how many had fewer / more false fires, and the mean recall change (same source)."""
     fb = np.array([sum(s["false"].values()) for s in before])
     fa = np.array([sum(s["false"].values()) for s in after])
@@ -269,7 +271,7 @@ def main() -> None:
     ap.add_argument("--levers", nargs="+", default=None, help="only these levers (and before)")
     args = ap.parse_args()
     data = prepare(args.cache)
-    grids = {"before": [{}],
+    grids: dict[str, list[dict[str, Any]]] = {"before": [{}],
              "distance": [{"factor": a} for a in FACTORS],
              "length": [{"ratio": r} for r in RATIOS],
              "both": [{"factor": a, "ratio": r} for a in FACTORS for r in RATIOS],
@@ -285,16 +287,16 @@ def main() -> None:
     if args.levers:
         grids = {k: v for k, v in grids.items() if k in ["before", *args.levers]}
     print(f"{len(fs)} folds, {len(data['kind'])} segments")
-    base: dict[str, list[dict]] = {}
+    base: dict[str, list[dict[str, Any]]] = {}
     for name, grid in grids.items():
         report(name, grid, scores, base)
 
 
-def report(name: str, grid: list[dict], scores: Scores, base: dict[str, list[dict]]) -> None:
+def report(name: str, grid: list[dict[str, Any]], scores: Scores, base: dict[str, list[dict[str, Any]]]) -> None:
     """The lever's rows, its constant chosen leaving each source out; paired against "before"
     (``base``, filled by the "before" call)."""
-    results: dict[str, list[dict]] = defaultdict(list)
-    chosen = defaultdict(list)
+    results: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    chosen: defaultdict[str, list[str]] = defaultdict(list)     # setting -> the sources held out under it
     fs = scores.fs
     for src in sorted({f["source"] for f, _ in fs}):
         g = choose([i for i, (f, _) in enumerate(fs) if f["source"] != src], grid, scores)

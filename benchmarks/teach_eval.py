@@ -39,6 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.capture.base import VideoFrame
+from sensekit.events import Hand
 from sensekit.vision.hands import HandStage
 from sensekit.vision.taught import TaughtGestures, hand_features
 
@@ -55,9 +56,9 @@ def have_hand_clips() -> bool:
 
 
 class Seen(NamedTuple):
-    """One hand the stage reported on one frame."""
+    """One hand the stage reported on one frame (``frame``: its index; ``index`` would hide the tuple's method)."""
 
-    index: int
+    frame: int
     t: float
     id: int
     handedness: str
@@ -72,7 +73,7 @@ def hands_of(frames: list[VideoFrame], taught: TaughtGestures | None = None) -> 
     """Every hand the stage reports, with the gesture it reports."""
     stage = HandStage(taught=taught)
     out = [Seen(f.index, f.t, e.id, e.handedness, np.array(e.landmarks), e.gesture)
-           for f in frames for e in stage.process(f) if e.name == "hand"]
+           for f in frames for e in stage.process(f) if isinstance(e, Hand)]
     stage.close()
     return out
 
@@ -89,7 +90,7 @@ def report(split: Split, frames: list[VideoFrame]) -> tuple[float, float, float]
     100 ms), of each hand's frame-by-frame prediction, and the stage's balanced accuracy."""
     title, _, teach, truth = split
     model = TaughtGestures().fit({name: [hand_features(h.points) for h in rows] for name, rows in teach.items()})
-    test = [(truth[h.index], hand_features(h.points), h.gesture) for h in hands_of(frames, model) if h.index in truth]
+    test = [(truth[h.frame], hand_features(h.points), h.gesture) for h in hands_of(frames, model) if h.frame in truth]
     raw = np.mean([model.predict(x)[0] == t for t, x, _ in test])
     held = np.mean([g == t for t, _, g in test])
     fair = balanced([(t, g) for t, _, g in test])
@@ -109,8 +110,8 @@ def v04_splits(hands: list[Seen]) -> list[Split]:
     labels: list[dict[int, str]] = [{}, {}]
     for name, a, b in signs:
         mid = (a + b) // 2
-        halves[0][name] = [h for h in hands if a <= h.index <= mid]
-        halves[1][name] = [h for h in hands if mid < h.index <= b]
+        halves[0][name] = [h for h in hands if a <= h.frame <= mid]
+        halves[1][name] = [h for h in hands if mid < h.frame <= b]
         labels[0].update({k: name for k in range(a, mid + 1)})
         labels[1].update({k: name for k in range(mid + 1, b + 1)})
     return [(f"v04 teach {'first' if i == 0 else 'second'} halves", "v04", halves[i], labels[1 - i]) for i in (0, 1)]
@@ -124,8 +125,8 @@ def v02_splits(hands: list[Seen]) -> list[Split]:
     def label(k: int) -> str:
         return "pinch" if k in pinch else "other"
 
-    parts = [{"pinch": [h for h in hands if lo <= h.index < hi and h.index in pinch],
-              "other": [h for h in hands if lo <= h.index < hi and h.index not in pinch]} for lo, hi in bounds]
+    parts = [{"pinch": [h for h in hands if lo <= h.frame < hi and h.frame in pinch],
+              "other": [h for h in hands if lo <= h.frame < hi and h.frame not in pinch]} for lo, hi in bounds]
     return [(f"v02 teach frames {bounds[i][0]}-{bounds[i][1] - 1}", "v02", parts[i],
              {k: label(k) for k in range(*bounds[1 - i])}) for i in (0, 1)]
 

@@ -69,7 +69,7 @@ def frame_rows(h: Seen, anchor: Seen, move: float) -> np.ndarray:
 
 def history(hands: list[Seen], allowed: set[int], h: Seen, seconds: float) -> list[Seen]:
     """The frames of hand ``h.id`` within ``seconds`` before ``h`` (and ``h``), only of ``allowed`` frames."""
-    return [g for g in hands if g.id == h.id and g.index in allowed and h.t - seconds - 1e-9 <= g.t <= h.t]
+    return [g for g in hands if g.id == h.id and g.frame in allowed and h.t - seconds - 1e-9 <= g.t <= h.t]
 
 
 class DTWNeighbours:
@@ -114,9 +114,9 @@ class DTWNeighbours:
 def split_feats(split: Split, hands: list[Seen], kind: str) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
     """Per hand (by ``id(h)``) the vector the model sees for this split; for DTW a key into the store."""
     _, _, teach, _ = split
-    taught_frames = {name: {h.index for h in rows} for name, rows in teach.items()}
+    taught_frames = {name: {h.frame for h in rows} for name, rows in teach.items()}
     every_taught = set().union(*taught_frames.values())
-    untaught = {h.index for h in hands} - every_taught
+    untaught = {h.frame for h in hands} - every_taught
     move = 5.0 if kind.endswith("+move5") else 1.0 if kind.endswith("+move") else 0.0
     feats: dict[int, np.ndarray] = {}
     store: list[np.ndarray] = []
@@ -125,7 +125,7 @@ def split_feats(split: Split, hands: list[Seen], kind: str) -> tuple[dict[int, n
         return np.array([frame_rows(g, h, move) for g in history(hands, allowed, h, seconds)])
 
     def allowed_for(h: Seen) -> set[int]:
-        return next((s for s in taught_frames.values() if h.index in s), untaught)
+        return next((s for s in taught_frames.values() if h.frame in s), untaught)
 
     for h in hands:
         allowed = allowed_for(h)

@@ -120,8 +120,8 @@ def score(split: Split, hands: list[Seen], feats: dict[int, np.ndarray], make: C
         name = names[int(model.classes_[best])] if mean[best] >= gate else "none"
         state = states.setdefault(h.id, GestureState(0.1))
         state.update(name, h.t)
-        if h.index in truth:
-            pairs.append((truth[h.index], state.current or "none"))
+        if h.frame in truth:
+            pairs.append((truth[h.frame], state.current or "none"))
     return float(np.mean([t == g for t, g in pairs])), balanced(pairs)
 
 

@@ -223,7 +223,7 @@ def _cover(frame: np.ndarray, box: Sequence[float]) -> np.ndarray:
     return f
 
 
-def _long_enough(first: dict[str, list], names: list[str]) -> dict[str, list[str]]:
+def _long_enough(first: dict[str, list[np.ndarray]], names: list[str]) -> dict[str, list[str]]:
     """The clips long enough for the cut runs (the ``CUT_AT`` frames before the cut) and the
     cover runs (and 15 covered frames after it); a note on stderr for each left out."""
     out = {}

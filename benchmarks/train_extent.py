@@ -109,9 +109,11 @@ class Rows:
         return {k: np.concatenate(v) for k, v in self.rows.items()}
 
 
-def collect(folder: Path, names: list[str], scales: list[float]) -> dict[str, np.ndarray]:
-    """Cues and labels of every proposal of every case (see the module docstring)."""
-    rows = Rows()
+def collect(folder: Path, names: list[str], scales: list[float], make_rows: type[Rows] = Rows
+            ) -> dict[str, np.ndarray]:
+    """Cues and labels of every proposal of every case (see the module docstring); ``make_rows``:
+    a ``Rows`` with more in each click's pool (``person_pool_eval.PersonRows``)."""
+    rows = make_rows()
     for ci, name in enumerate(names):
         clip = load_clip(folder, name)
         for s, history, centre in starts_of(clip):
@@ -124,10 +126,10 @@ def collect(folder: Path, names: list[str], scales: list[float]) -> dict[str, np
     return rows.arrays()
 
 
-def collect_sources(data: Path, sources: tuple[str, ...]) -> dict[str, np.ndarray]:
+def collect_sources(data: Path, sources: tuple[str, ...], make_rows: type[Rows] = Rows) -> dict[str, np.ndarray]:
     """The cases of ``extent_sources`` (their ``clip`` is ``-1 - `` the source's index in
-    ``SOURCES``: never a tracking clip), each at its ``SOURCE_SCALES``."""
-    rows = Rows()
+    ``SOURCES``: never a tracking clip), each at its ``SOURCE_SCALES``; ``make_rows`` as ``collect``'s."""
+    rows = make_rows()
     for name in sources:
         i = SOURCES.index(name)
         for _src, factor, frame, history, truth, clicks in source_cases(data, SOURCE_SCALES[name], (name,)):

@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 
 from _reference import load_reference
 from sensekit.capture.base import Item, Source, VideoFrame
-from sensekit.events import Dispatcher
+from sensekit.events import ColorBounds, Dispatcher, Event, Motion
 from sensekit.runner import Runner
 from sensekit.vision.motion import MotionDetector
 from sensekit.vision.pipeline import VisionStage
@@ -60,8 +60,15 @@ def verify(ref: Any, frames: list[np.ndarray], levels: int, blur_k: int, edge_k:
     cv = ref.CvChain(levels, blur_k, edge_k, ref.DISC_BGR)
     got: dict[str, Any] = {}
     d = Dispatcher()
-    d.on("color_bounds", lambda e: got.__setitem__("color_rect", e.box))
-    d.on("motion", lambda e: got.__setitem__("motion_rect", e.box))
+
+    def note_box(e: Event) -> None:
+        if isinstance(e, ColorBounds):
+            got["color_rect"] = e.box
+        elif isinstance(e, Motion):
+            got["motion_rect"] = e.box
+
+    d.on("color_bounds", note_box)
+    d.on("motion", note_box)
     d.on("edges", lambda e: None)
     stage = make_stage(ref, levels, blur_k, edge_k)
     runner = Runner(_NoSource(), [stage], d)
@@ -72,9 +79,9 @@ def verify(ref: Any, frames: list[np.ndarray], levels: int, blur_k: int, edge_k:
         got.clear()
         a = cv.chain(f, prev)
         runner.process(VideoFrame(i, (i + 1) / 30, f))
-        assert np.array_equal(a["blur"], stage._b), "blur differs"
-        assert np.array_equal(a["quant"], stage._q), "palette differs"
-        assert np.array_equal(a["edges"], stage.edge_map), "edges differ"
+        assert stage._b is not None and np.array_equal(a["blur"], stage._b), "blur differs"
+        assert stage._q is not None and np.array_equal(a["quant"], stage._q), "palette differs"
+        assert stage.edge_map is not None and np.array_equal(a["edges"], stage.edge_map), "edges differ"
         assert tuple(a["color_rect"]) == tuple(got.get("color_rect", (0, 0, 0, 0))), "colour rect differs"
         mr = tuple(a["motion_rect"])
         assert mr == tuple(got.get("motion_rect", (0, 0, 0, 0))), f"motion rect differs {mr} {got}"

@@ -50,12 +50,14 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from voice_eval import DIGITS, load_digits, take_segments
 from sensekit.audio.speech_embedding import SpeechEmbedder
+from sensekit.audio.vad import Segment
 from sensekit.audio.word_classifier import OTHER, WordClassifier
 
 TRIPLES = ("1,5,9", "0,2,7", "3,6,8", "2,4,6", "0,5,8")
@@ -68,7 +70,7 @@ def threshold_at(negatives: np.ndarray, fa: float) -> float:
 
 
 def loso(emb: np.ndarray, labels: np.ndarray, speakers: np.ndarray, triple: tuple[int, ...],
-         fa: float, fixed: tuple[float, ...] = (), parts: np.ndarray | None = None) -> list[dict]:
+         fa: float, fixed: tuple[float, ...] = (), parts: np.ndarray | None = None) -> list[dict[str, Any]]:
     words = [DIGITS[d] for d in triple]
     target = np.isin(labels, triple)
     names = np.array([DIGITS[d] if t else OTHER for d, t in zip(labels, target)])
@@ -124,12 +126,13 @@ def main() -> int:
     digits = load_digits(args.takes)
     segs = take_segments(digits)
     keep = [i for i, s in enumerate(segs) if s is not None]
+    found = [s for s in segs if s is not None]          # segs[i] for i in keep
     print(f"{len(digits)} takes, {len(digits) - len(keep)} without a segment (left out)")
     embedder = SpeechEmbedder(window_s=args.window)
     t0 = time.perf_counter()
-    emb = np.stack([embedder.embed(segs[i]) for i in keep])
+    emb = np.stack([embedder.embed(s) for s in found])
     cost_ms = (time.perf_counter() - t0) / len(keep) * 1000
-    parts = part_embeddings(embedder, [segs[i] for i in keep]) if args.parts else None
+    parts = part_embeddings(embedder, found) if args.parts else None
     labels = np.array([digits[i][0] for i in keep])
     speakers = np.array([digits[i][1] for i in keep])
     if args.speaker_norm:
@@ -164,7 +167,7 @@ def main() -> int:
     return 0
 
 
-def part_embeddings(embedder: SpeechEmbedder, segments: list) -> np.ndarray:
+def part_embeddings(embedder: SpeechEmbedder, segments: list[Segment]) -> np.ndarray:
     """``(2, takes, ...)``: the embeddings of the first and of the last 40 % of every take."""
     from sensekit.audio.taught_words import word_parts
 
@@ -172,10 +175,10 @@ def part_embeddings(embedder: SpeechEmbedder, segments: list) -> np.ndarray:
     return np.stack([[embedder.embed(c[j]) for c in cut] for j in (0, 1)])
 
 
-def held_out_default(nested: list[dict], speakers: np.ndarray) -> None:
+def held_out_default(nested: list[dict[str, Any]], speakers: np.ndarray) -> None:
     print("\none default per held-out speaker: the median nested threshold of the folds that hold out "
           "someone else")
-    held_rows = []
+    held_rows: list[dict[str, float]] = []
     for who in sorted(set(speakers.tolist())):
         t = float(np.median([r["threshold"] for r in nested if r["held_out"] != who]))
         for r in (r for r in nested if r["held_out"] == who):
@@ -224,14 +227,11 @@ def sound_accuracy(emb: np.ndarray, labels: np.ndarray, speakers: np.ndarray) ->
             print(f"{k}  {who:<10} {len(tests):5d}  {right[0]:9.3f}  {right[1]:6.3f}")
 
 
-def summary(rows: list[dict], what: str) -> None:
+def summary(rows: list[dict[str, Any]], what: str) -> None:
     rec = np.array([r["recall"] for r in rows])
     fas = np.array([r["false_accepts"] for r in rows])
     print(f"{what}: mean recall {rec.mean():.3f}, mean false accepts {fas.mean():.3f} over {len(rows)} folds; "
           f"folds with recall >= 0.85 and false accepts <= 0.05: {int(((rec >= 0.85) & (fas <= 0.05)).sum())}")
-
-
-    return 0
 
 
 if __name__ == "__main__":

@@ -38,7 +38,9 @@ import csv
 import os
 import sys
 import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -48,13 +50,18 @@ from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector
 from sensekit.audio.pipeline import AudioStage
 from sensekit.audio.pitch import PitchTracker
+from sensekit.audio.taught_words import TaughtWords
+from sensekit.audio.vad import Segment
 from sensekit.audio.voice import VoiceStage
 from sensekit.capture.base import AudioBlock
+from sensekit.events import Event, Word
 
 DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 GAP_S = 0.6
-STAGE: dict = {}          # extra VoiceStage settings (--widen)
-TAUGHT: dict = {}         # {"taught": TaughtWords} (--taught)
+STAGE: dict[str, Any] = {}               # extra VoiceStage settings (--widen)
+TAUGHT: dict[str, TaughtWords] = {}      # {"taught": TaughtWords} (--taught)
+#: one digit take: (digit, speaker, samples, rate)
+Take = tuple[int, str, np.ndarray, int]
 BLOCK_S = 0.02
 
 
@@ -67,10 +74,10 @@ def read_wav(path: Path) -> tuple[np.ndarray, int]:
     return x, int(rate)
 
 
-def load_digits(takes: int) -> list[tuple[int, str, np.ndarray, int]]:
+def load_digits(takes: int) -> list[Take]:
     with open(SHARED_DATA / "words" / "labels.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    out = []
+    out: list[Take] = []
     for r in rows:
         name = Path(r["file"]).stem                      # 7_theo_12
         digit, speaker, take = name.split("_")
@@ -91,53 +98,65 @@ def stream_of(clips: list[np.ndarray], rate: int, gap_s: float = GAP_S) -> tuple
     return np.concatenate(parts), spans
 
 
-def blocks(x: np.ndarray, rate: int):
+def blocks(x: np.ndarray, rate: int) -> Iterator[AudioBlock]:
     n = max(1, int(BLOCK_S * rate))
     for i in range(0, len(x), n):
         yield AudioBlock(i // n, i / rate, x[i:i + n], rate, None)
 
 
-def all_segments(digits) -> list[list]:
+class _Scoring(VoiceStage):
+    """A ``VoiceStage`` that hands every voiced segment to ``on_segment`` instead of recognising it
+    (the events it returns, none here, are the stage's)."""
+
+    def __init__(self, values: dict[str, Any], on_segment: Callable[[VoiceStage, Segment], None],
+                 **kwargs: Any) -> None:
+        super().__init__(values, **kwargs)
+        self.on_segment = on_segment
+
+    def recognise(self, segment: Segment, t: float) -> list[Event]:
+        self.on_segment(self, segment)
+        return []
+
+
+def all_segments(digits: Sequence[Take]) -> list[list[Segment]]:
     """Every voiced ``Segment`` the stage cuts within each take's span, longest first."""
     rate = digits[0][3]
     x, spans = stream_of([c[2] for c in digits], rate)
-    stage = VoiceStage({"words": ("one",)})
-    segs: list = []
-    stage.recognise = lambda s, t: segs.append(s) or []
+    segs: list[Segment] = []
+    stage = _Scoring({"words": ("one",)}, lambda _stage, s: segs.append(s))
     for b in blocks(x, rate):
         stage.process(b)
     stage.finish()
     return [sorted((s for s in segs if s.end > a and s.start < b), key=lambda s: -len(s.pcm)) for a, b in spans]
 
 
-def take_segments(digits) -> list:
+def take_segments(digits: Sequence[Take]) -> list[Segment | None]:
     """The longest voiced ``Segment`` the stage cuts from each take (None if none)."""
     return [mine[0] if mine else None for mine in all_segments(digits)]
 
 
 def segment_scores(words: tuple[str, ...], x: np.ndarray, rate: int) -> list[tuple[float, float, str, float]]:
     """(start, end, best word, best score) of every voiced segment the stage sees in ``x``."""
-    stage = VoiceStage({"words": words, **STAGE})
     found: list[tuple[float, float, str, float]] = []
 
-    def recognise(segment, t):
+    def recognise(stage: VoiceStage, segment: Segment) -> None:
         cands = stage.spotter.scores(segment)
         best = max(cands, key=lambda c: c[1], default=None)
         found.append((segment.start, segment.end, best[0] if best else "", best[1] if best else -np.inf))
-        return []
 
-    stage.recognise = recognise                           # score every segment, decide later
+    stage = _Scoring({"words": words, **STAGE}, recognise)    # score every segment, decide later
     for b in blocks(x, rate):
         stage.process(b)
     stage.finish()
     return found
 
 
-def per_take(found, spans) -> list[tuple[str, float]]:
+def per_take(found: Sequence[tuple[float, float, str, float]],
+             spans: Sequence[tuple[float, float]]) -> list[tuple[str, float]]:
     """The best (word, score) among the segments overlapping each take."""
-    out = []
+    out: list[tuple[str, float]] = []
     for a, b in spans:
-        best = ("", -np.inf)
+        best: tuple[str, float] = ("", -np.inf)
         for s, e, w, v in found:
             if e > a and s < b and v > best[1]:
                 best = (w, v)
@@ -145,7 +164,7 @@ def per_take(found, spans) -> list[tuple[str, float]]:
     return out
 
 
-def loso(digits, triple: tuple[int, ...], fa_target: float) -> list[dict]:
+def loso(digits: Sequence[Take], triple: tuple[int, ...], fa_target: float) -> list[dict[str, Any]]:
     words = tuple(DIGITS[d] for d in triple)
     rate = digits[0][3]
     x, spans = stream_of([c[2] for c in digits], rate)
@@ -156,7 +175,7 @@ def loso(digits, triple: tuple[int, ...], fa_target: float) -> list[dict]:
     score = np.array([v for _, v in takes])
     target = np.isin(labels, triple)
     right = said == np.array([DIGITS[d] for d in labels])
-    rows = []
+    rows: list[dict[str, Any]] = []
     for held in sorted(set(speakers)):
         train, test = speakers != held, speakers == held
         neg = np.sort(score[train & ~target])[::-1]     # -inf: no listed word covered the take
@@ -173,7 +192,7 @@ def loso(digits, triple: tuple[int, ...], fa_target: float) -> list[dict]:
 def false_accepts_per_hour(words: tuple[str, ...]) -> tuple[int, float, list[str]]:
     clips = sorted(p for p in (SHARED_DATA / "audio").glob("*.wav")
                    if p.name.startswith(("speech_", "music_")))
-    count, seconds, hits = 0, 0.0, []
+    count, seconds, hits = 0, 0.0, list[str]()
     for p in clips:
         x, rate = read_wav(p)
         if rate < 8000:
@@ -183,33 +202,38 @@ def false_accepts_per_hour(words: tuple[str, ...]) -> tuple[int, float, list[str
         events = [e for b in blocks(x, rate) for e in stage.process(b)] + stage.finish()
         count += len(events)
         seconds += len(x) / rate
-        hits += [f"{p.name}: {e.word}" for e in events]
+        hits += [f"{p.name}: {e.word}" for e in events if isinstance(e, Word)]
     return count, seconds, hits
 
 
-def latency_and_speed(digits, words: tuple[str, ...]) -> dict:
+def latency_and_speed(digits: Sequence[Take], words: tuple[str, ...]) -> dict[str, float]:
     rate = digits[0][3]
     wanted = [c for c in digits if DIGITS[c[0]] in words][:60]
     x, spans = stream_of([c[2] for c in wanted], rate)
-    ends = []
+    ends: list[float] = []
     for (a, _b), c in zip(spans, wanted):        # the word's end: its last 10 ms within 30 dB of its peak
         clip = c[2]
         hop = rate // 100
         e = np.array([np.sqrt(np.mean(clip[i:i + hop] ** 2)) for i in range(0, len(clip) - hop + 1, hop)])
         loud = np.nonzero(e > e.max() * 10 ** (-30 / 20))[0]      # -30 dB under its peak
         ends.append(a + (loud[-1] + 1) * hop / rate)
-    stage = VoiceStage({"words": words, **STAGE}, **TAUGHT)
-    lat, heard, compute = [], [], []
+    stage = VoiceStage({"words": words, **STAGE}, taught=TAUGHT.get("taught"))
+    lat: list[float] = []
+    heard: list[float] = []
+    compute: list[float] = []
     for b in blocks(x, rate):
         t0 = time.perf_counter()
         events = stage.process(b)
         wall = time.perf_counter() - t0
-        for e in events:
-            end = min(ends, key=lambda v: abs(v - e.end))
-            lat.append(e.t - end + wall)
-            heard.append(e.t - end)
+        for ev in events:
+            assert isinstance(ev, Word), ev                   # a VoiceStage says words only
+            end = min(ends, key=lambda v: abs(v - ev.end))
+            lat.append(ev.t - end + wall)
+            heard.append(ev.t - end)
             compute.append(wall)
-    ms = lambda v, q: 1000 * float(np.percentile(v, q))      # noqa: E731
+
+    def ms(v: list[float], q: float) -> float:
+        return 1000 * float(np.percentile(v, q))
     return {"latency_ms_median": ms(lat, 50), "latency_ms_p95": ms(lat, 95),
             "audio_ms_median": ms(heard, 50), "audio_ms_p95": ms(heard, 95),
             "compute_ms_median": ms(compute, 50), "compute_ms_p95": ms(compute, 95),
@@ -218,7 +242,9 @@ def latency_and_speed(digits, words: tuple[str, ...]) -> dict:
 
 def chain_speed(x: np.ndarray, rate: int, words: tuple[str, ...], voice: bool) -> float:
     audio = AudioStage(activity=ActivityDetector(), clap=ClapDetector(), pitch=PitchTracker())
-    stages = [audio] + ([VoiceStage({"words": words, **STAGE}, **TAUGHT)] if voice else [])
+    stages: list[AudioStage | VoiceStage] = [audio]
+    if voice:
+        stages.append(VoiceStage({"words": words, **STAGE}, taught=TAUGHT.get("taught")))
     items = list(blocks(x, rate))
     t0 = time.perf_counter()
     for b in items:
@@ -227,14 +253,14 @@ def chain_speed(x: np.ndarray, rate: int, words: tuple[str, ...], voice: bool) -
     return (len(x) / rate) / (time.perf_counter() - t0)
 
 
-def taught_words(words: tuple[str, ...]):
+def taught_words(words: tuple[str, ...]) -> TaughtWords:
     """A ``TaughtWords`` for ``words`` from takes 40-49 of every speaker (--taught)."""
     from sensekit.audio.sounds import example_segment
     from sensekit.audio.taught_words import teach_words
     from sensekit.errors import ConfigError
 
-    takes: dict[str, list] = {w: [] for w in words}
-    others = []
+    takes: dict[str, list[Segment]] = {w: [] for w in words}
+    others: list[Segment] = []
     with open(SHARED_DATA / "words" / "labels.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     for r in rows:
@@ -249,18 +275,19 @@ def taught_words(words: tuple[str, ...]):
     return teach_words(takes, others)
 
 
-def teach_accuracy(digits, ks: tuple[int, ...] = (3, 5), distance: float = 1.5) -> list[dict]:
+def teach_accuracy(digits: Sequence[Take], ks: tuple[int, ...] = (3, 5),
+                   distance: float = 1.5) -> list[dict[str, Any]]:
     """Per speaker: teach the ten digits from its first k takes, test on its other takes."""
     from sensekit.audio.sounds import SoundBook, example_segment, features
 
-    feats: dict[str, dict[int, list]] = {}
+    feats: dict[str, dict[int, list[np.ndarray | None]]] = {}
     for digit, speaker, x, rate in digits:
         try:
-            f = features(example_segment(x, rate))
+            f: np.ndarray | None = features(example_segment(x, rate))
         except Exception:  # noqa: BLE001 - a take with no sound found counts as missed
             f = None
         feats.setdefault(speaker, {}).setdefault(digit, []).append(f)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for k in ks:
         for speaker, per in sorted(feats.items()):
             book = SoundBook()
@@ -288,7 +315,7 @@ def speeds(*, x_dense: np.ndarray, x_sparse: np.ndarray, rate: int, words: tuple
         best: dict[str, float] = {}
         for _ in range(repeat):                  # interleaved, best of --repeat: the load moves
             for how in ("without", "dictionary") + (("taught",) if taught is not None else ()):
-                if how == "taught":
+                if how == "taught" and taught is not None:
                     TAUGHT["taught"] = taught
                 speed = chain_speed(x, rate, words, voice=how != "without")
                 TAUGHT.pop("taught", None)

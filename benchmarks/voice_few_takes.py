@@ -26,7 +26,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -35,6 +37,26 @@ from voice_eval import DIGITS, all_segments, load_digits
 from sensekit.audio.taught_words import word_parts
 
 SWEEP = (0.1, 0.2, 0.3, 0.5, 0.7)
+
+
+class Taught(TypedDict):
+    """Rows taught and rows tested (what ``fold_scores`` and ``measure`` read)."""
+    speaker: str
+    words: tuple[int, ...]
+    taught: dict[int, np.ndarray]     # digit -> its taught rows
+    other: np.ndarray                 # rows taught as other speech
+    seen: set[int]                    # the non-target digits among them
+    test: np.ndarray
+
+
+class Fold(Taught):
+    """One (speaker, word set, takes per word, seed): the rows taught and the rows tested."""
+    k: int
+    seed: int
+
+
+#: (lever, "take" / "head" / "tail") -> each test row's best word, its probability, its distance
+Scores = dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]
 SETS = ("1,5,9", "1,9", "1,5", "0,2,7", "3,6,8", "2,4,6", "0,5,8", "4,7", "6,8", "2,3")
 
 
@@ -55,15 +77,17 @@ def embed_all(cache: Path | None) -> dict[str, np.ndarray]:
     for j, name in enumerate(("head", "tail")):
         out[name] = np.stack([emb.embed(p[j]).reshape(-1) for p in parts])
     if cache is not None:
-        np.savez(cache, **out)
+        arrays: dict[str, Any] = out        # numpy's stub: savez(**kwds) meets allow_pickle: bool
+        np.savez(cache, **arrays)
     return out
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+    out: np.ndarray = x / np.linalg.norm(x, axis=-1, keepdims=True)
+    return out
 
 
-def folds(data: dict[str, np.ndarray], sets: list[tuple[int, ...]], ks: list[int], seeds: int):
+def folds(data: dict[str, np.ndarray], sets: list[tuple[int, ...]], ks: list[int], seeds: int) -> Iterator[Fold]:
     """Every (speaker, word set, takes per word, seed): the taught rows and the test rows."""
     digit, speaker = data["digit"], data["speaker"]
     for who in sorted(set(speaker.tolist())):
@@ -82,7 +106,7 @@ def folds(data: dict[str, np.ndarray], sets: list[tuple[int, ...]], ks: list[int
                            "test": np.setdiff1d(mine, used)}
 
 
-def fold_scores(data: dict[str, np.ndarray], f: dict) -> dict:
+def fold_scores(data: dict[str, np.ndarray], f: Taught) -> Scores:
     """One fold taught plainly and with the parts of the takes as other speech (as
     ``teach_words(..., parts_as_other=...)``): each test row's best word, its probability, and its
     cosine distance to that word's nearest take over the takes' own spread (the distance lever)."""
@@ -94,12 +118,12 @@ def fold_scores(data: dict[str, np.ndarray], f: dict) -> dict:
     y = [DIGITS[w] for w in words for _ in f["taught"][w]] + [OTHER] * len(f["other"])
     pieces = [data[part][i] for w in words for i in f["taught"][w] for part in ("head", "tail")]
     test = {"take": e[f["test"]], "head": data["head"][f["test"]], "tail": data["tail"][f["test"]]}
-    spread = {}
+    spread: dict[str, float] = {}
     for w in words:
         near = 1 - unit[f["taught"][w]] @ unit[f["taught"][w]].T
         np.fill_diagonal(near, np.inf)
         spread[DIGITS[w]] = float(near.min(axis=1).mean())
-    out: dict = {}
+    out: Scores = {}
     for lever, (xx, yy) in (("plain", (x, y)), ("parts", (x + pieces, y + [OTHER] * len(pieces)))):
         clf = WordClassifier().fit(xx, yy)
         for name, rows in test.items():
@@ -112,8 +136,8 @@ def fold_scores(data: dict[str, np.ndarray], f: dict) -> dict:
     return out
 
 
-def measure(data: dict[str, np.ndarray], f: dict, scores: dict, lever: str, threshold: float,
-            factor: float = np.inf) -> dict:
+def measure(data: dict[str, np.ndarray], f: Taught, scores: Scores, lever: str, threshold: float,
+            factor: float = np.inf) -> dict[str, Any]:
     """Recall, false accepts (all, seen, unseen non-target digits), parts heard, and the confusion."""
     digit = data["digit"][f["test"]]
     truth = np.array([DIGITS[d] for d in digit])
@@ -129,7 +153,7 @@ def measure(data: dict[str, np.ndarray], f: dict, scores: dict, lever: str, thre
             "confusion": Counter((str(t), str(w)) for t, w, a in zip(truth[~target], best[~target], acc[~target]) if a)}
 
 
-def _mean(rows: list[dict], key: str) -> float:
+def _mean(rows: list[dict[str, Any]], key: str) -> float:
     return float(np.mean([r[key] for r in rows]))
 
 
@@ -147,7 +171,8 @@ def main() -> int:
     speakers = sorted({f["speaker"] for f, _ in runs})
     chosen = {who: choose_factor(data, [r for r in runs if r[0]["speaker"] != who], args.threshold)
               for who in speakers}
-    levers = {"taught plainly": lambda f, s: measure(data, f, s, "plain", args.threshold),
+    levers: dict[str, Callable[[Fold, Scores], dict[str, Any]]] = {
+              "taught plainly": lambda f, s: measure(data, f, s, "plain", args.threshold),
               "parts as other": lambda f, s: measure(data, f, s, "parts", args.threshold),
               "nearest take": lambda f, s: measure(data, f, s, "plain", args.threshold, chosen[f["speaker"]])}
     print(f"{len(runs)} folds: {len(speakers)} speakers x {len(sets)} word sets x takes {args.takes_per_word} "
@@ -166,7 +191,7 @@ def main() -> int:
     return 0
 
 
-def choose_factor(data: dict[str, np.ndarray], runs: list, threshold: float) -> float:
+def choose_factor(data: dict[str, np.ndarray], runs: list[tuple[Fold, Scores]], threshold: float) -> float:
     """The nearest-take lever's factor with the highest mean recall minus false accepts on ``runs``
     (the other two speakers' folds)."""
     def gain(c: float) -> float:
@@ -175,7 +200,7 @@ def choose_factor(data: dict[str, np.ndarray], runs: list, threshold: float) -> 
     return max((2.0, 3.0, 4.0, 5.0, 6.0, 8.0, np.inf), key=gain)
 
 
-def paired(results: dict[str, list[dict]]) -> None:
+def paired(results: dict[str, list[dict[str, Any]]]) -> None:
     base = results["taught plainly"]
     for name, rows in results.items():
         if name == "taught plainly":
@@ -187,7 +212,7 @@ def paired(results: dict[str, list[dict]]) -> None:
               f"(worse in {int((df > 0).sum())}, better in {int((df < 0).sum())})")
 
 
-def sweep(data: dict[str, np.ndarray], runs: list) -> None:
+def sweep(data: dict[str, np.ndarray], runs: list[tuple[Fold, Scores]]) -> None:
     print("\nthe same folds at other thresholds (all speakers): recall, false accepts, parts heard")
     for lever in ("plain", "parts"):
         cells = []
@@ -197,9 +222,9 @@ def sweep(data: dict[str, np.ndarray], runs: list) -> None:
         print(f"{'taught plainly' if lever == 'plain' else 'parts as other':<15} " + " | ".join(cells))
 
 
-def confusion(results: dict[str, list[dict]], runs: list) -> None:
+def confusion(results: dict[str, list[dict[str, Any]]], runs: list[tuple[Fold, Scores]]) -> None:
     for name in ("taught plainly", "parts as other"):
-        total: Counter = Counter()
+        total: Counter[tuple[str, str]] = Counter()
         for r in results[name]:
             total.update(r["confusion"])
         said = sum(len(f["test"]) for f, _ in runs)

@@ -28,7 +28,9 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +40,9 @@ from voice_eval import DIGITS, load_digits, take_segments
 TRIPLES = ((1, 5, 9), (0, 2, 7), (3, 6, 8), (2, 4, 6), (0, 5, 8))
 
 
-def decoder(words, *, feat: dict | None = None, remove_noise: str = "no"):
+def decoder(words: Sequence[str], *, feat: dict[str, float] | None = None,
+            remove_noise: str = "no") -> tuple[Any, Path]:
+    """A PocketSphinx ``Decoder`` (no type hints: Any) for ``words`` and its model folder."""
     import pocketsphinx as ps
 
     root = Path(ps.get_model_path()) / "en-us"
@@ -56,7 +60,8 @@ def decoder(words, *, feat: dict | None = None, remove_noise: str = "no"):
                       logfn=os.devnull), root
 
 
-def decode(d, cmn, pcm: np.ndarray):
+def decode(d: Any, cmn: Any, pcm: np.ndarray) -> Any:
+    """The decoder's hypothesis for ``pcm`` (PocketSphinx's ``Hypothesis`` or None)."""
     d.set_cmn(cmn)
     d.start_utt()
     d.process_raw(pcm.tobytes(), False, True)
@@ -82,11 +87,13 @@ def widen(pcm: np.ndarray, seed: int = 0) -> np.ndarray:
     phase = np.exp(2j * np.pi * np.random.default_rng(seed).random((int(dst.sum()), z.shape[1])))
     z[dst] = level[None, :] * phase
     _, y = istft(z, fs=16000, nperseg=512, noverlap=384)
-    return np.clip(y[:len(pcm)], -32768, 32767).astype(np.int16)
+    out: np.ndarray = np.clip(y[:len(pcm)], -32768, 32767).astype(np.int16)
+    return out
 
 
-def front_end(pcms, labels, speakers) -> None:
-    variants = [("as shipped", {}, "no", None), ("noise removal on", {}, "yes", None),
+def front_end(pcms: Sequence[np.ndarray], labels: np.ndarray, speakers: np.ndarray) -> None:
+    variants: list[tuple[str, dict[str, float], str, Callable[[np.ndarray], np.ndarray] | None]] = [
+                ("as shipped", {}, "no", None), ("noise removal on", {}, "yes", None),
                 ("upperf 4000", {"upperf": 4000}, "no", None),
                 ("upperf 3800, 20 filters", {"upperf": 3800, "nfilt": 20}, "no", None),
                 ("noise > 3.9 kHz, rms 10", {}, "no", lambda p: hf_noise(p, 10.0)),
@@ -102,7 +109,7 @@ def front_end(pcms, labels, speakers) -> None:
         d.add_jsgf_string("g", grammar)
         d.activate_search("g")
         cmn = d.get_cmn()
-        hyp = []
+        hyp: list[str] = []
         for p in pcms:
             h = decode(d, cmn, prep(p) if prep else p)
             hyp.append(h.hypstr.strip() if h else "")
@@ -111,7 +118,7 @@ def front_end(pcms, labels, speakers) -> None:
         print(f"{name:<34} {ok.mean():.3f}  {per}", flush=True)
 
 
-def margin(pcms, labels, speakers, fa: float = 0.03) -> None:
+def margin(pcms: Sequence[np.ndarray], labels: np.ndarray, speakers: np.ndarray, fa: float = 0.03) -> None:
     d, root = decoder(DIGITS)
     for t in TRIPLES:
         d.add_jsgf_string(str(t), "#JSGF V1.0;\ngrammar g;\npublic <s> = " + " | ".join(DIGITS[v] for v in t) + ";\n")
@@ -131,7 +138,7 @@ def margin(pcms, labels, speakers, fa: float = 0.03) -> None:
                 cmd[i, j], best[i, j] = log.log(h.score), DIGITS.index(h.hypstr.strip())
     print("\ncommands grammar vs phone loop, leave one speaker out")
     print("commands            held out   recall  false accepts")
-    rows = []
+    rows: list[tuple[float, float]] = []
     for j, t in enumerate(TRIPLES):
         m = np.where(np.isnan(cmd[:, j] - loop), -np.inf, (cmd[:, j] - loop) / frames)
         target, right = np.isin(labels, t), best[:, j] == labels

@@ -24,17 +24,28 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from voice_embed_eval import TRIPLES
 from voice_eval import load_digits, all_segments
-from voice_few_takes import SETS, embed_all, fold_scores, folds, measure
+from voice_few_takes import SETS, Fold, Taught, embed_all, fold_scores, folds, measure
 from sensekit.audio.take_voices import MAX_ONE_VOICE_TAKES, ONE_VOICE_BELOW, spread_of, voice_vector
 
 SEVERAL = {"all": None, "2 each": 2, "3 each": 3}
+
+
+class VoiceFold(Taught, total=False):
+    """A fold of one person (``folds``: k, seed) or of several (``several_folds``: teachers), and
+    its result: (plain, parts) as ``measure`` gives them."""
+    k: int
+    seed: int
+    teachers: list[str]
+    result: tuple[dict[str, Any], dict[str, Any]]
 
 
 def with_voices(cache: Path | None) -> dict[str, np.ndarray]:
@@ -43,18 +54,19 @@ def with_voices(cache: Path | None) -> dict[str, np.ndarray]:
         per_take = all_segments(load_digits(50))
         data["voice"] = np.stack([voice_vector(per_take[i][0]) for i in data["take"]])
         if cache is not None:
-            np.savez(cache, **data)
+            arrays: dict[str, Any] = data      # numpy's stub: savez(**kwds) meets allow_pickle: bool
+            np.savez(cache, **arrays)
     return data
 
 
-def several_folds(data: dict[str, np.ndarray], takes: int | None, seeds: int):
+def several_folds(data: dict[str, np.ndarray], takes: int | None, seeds: int) -> Iterator[VoiceFold]:
     """Each triple taught from two speakers' takes, tested on every take of the third."""
     digit, speaker = data["digit"], data["speaker"]
     names = sorted(set(speaker.tolist()))
     for words, held, seed in ((tuple(int(v) for v in t.split(",")), held, seed) for t in TRIPLES
                               for held in names for seed in range(1 if takes is None else seeds)):
         rng = np.random.default_rng([seed, *words, sum(map(ord, held))])
-        used = []
+        used: list[int] = []
         for who in (n for n in names if n != held):
             for d in range(10):
                 mine = np.nonzero((speaker == who) & (digit == d))[0]
@@ -69,7 +81,13 @@ def several_folds(data: dict[str, np.ndarray], takes: int | None, seeds: int):
                "seen": set(range(10)) - set(words), "test": np.nonzero(speaker == held)[0]}
 
 
-def spread(data: dict[str, np.ndarray], f: dict) -> float:
+def one_person(f: Fold) -> VoiceFold:
+    """``folds``' fold as a ``VoiceFold`` (a copy, with room for its result)."""
+    return VoiceFold(speaker=f["speaker"], words=f["words"], taught=f["taught"], other=f["other"], seen=f["seen"],
+                     test=f["test"], k=f["k"], seed=f["seed"])
+
+
+def spread(data: dict[str, np.ndarray], f: Taught) -> float:
     v = data["voice"]
     return spread_of({str(d): v[i] for d, i in f["taught"].items()}, v[f["other"]])
 
@@ -84,7 +102,7 @@ def main() -> int:
     warnings.filterwarnings("ignore", "invalid value encountered")
     data = with_voices(args.cache)
     sets = [tuple(int(v) for v in s.split(",")) for s in SETS]
-    one = [(f, spread(data, f)) for f in folds(data, sets, [4, 5], args.seeds)]
+    one = [(one_person(f), spread(data, f)) for f in folds(data, sets, [4, 5], args.seeds)]
     several = {name: [(f, spread(data, f)) for f in several_folds(data, k, args.seeds)] for name, k in SEVERAL.items()}
     speakers = sorted({f["speaker"] for f, _ in one})
     limit = {x: min(s for rows in several.values() for f, s in rows if f["speaker"] == x) for x in speakers}
@@ -109,20 +127,21 @@ def main() -> int:
     return 0
 
 
-def table(data: dict[str, np.ndarray], what: str, rows: list, limit: dict[str, float], only_all: bool = False) -> None:
+def table(data: dict[str, np.ndarray], what: str, rows: list[tuple[VoiceFold, float, str]], limit: dict[str, float],
+          only_all: bool = False) -> None:
     """One line per speaker (the one taught or one of the two teachers) and for all: plain, parts, auto."""
-    scored = []
+    scored: list[tuple[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]], bool]] = []   # plain, parts, auto
     for f, s, who in rows:
         plain, parts = f["result"]
         auto = s < limit[who] and max(len(t) for t in f["taught"].values()) <= MAX_ONE_VOICE_TAKES
-        scored.append((who, plain, parts, parts if auto else plain, auto))
+        scored.append((who, (plain, parts, parts if auto else plain), auto))
     for who in ([] if only_all else sorted(limit)) + ["all"]:
         mine = [r for r in scored if who in ("all", r[0])]
         if not mine:
             continue
-        cells = [" ".join(f"{np.mean([r[j][key] for r in mine]):.3f}" for j in (1, 2, 3))
+        cells = [" ".join(f"{np.mean([r[1][j][key] for r in mine]):.3f}" for j in (0, 1, 2))
                  for key in ("recall", "fa", "parts")]
-        print(f"{what:<14} {who:<18} {len(mine):5d}  {np.mean([r[4] for r in mine]):12.2f}  {cells[0]:>23}  "
+        print(f"{what:<14} {who:<18} {len(mine):5d}  {np.mean([r[2] for r in mine]):12.2f}  {cells[0]:>23}  "
               f"{cells[1]:>30}  {cells[2]:>28}")
 
 

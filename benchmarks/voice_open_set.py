@@ -38,7 +38,9 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
@@ -50,11 +52,33 @@ from sensekit.audio.open_set import LIMIT, NearTakes
 from sensekit.audio.take_voices import one_voice, spread_of, voice_vector
 from sensekit.audio.vad import RATE, Segment
 
+if TYPE_CHECKING:
+    from sensekit.audio.word_classifier import WordClassifier
+
 TAKES = 5            # takes per command word
 SAID = 3             # other words said once each while teaching
 THRESHOLD = 0.2      # voice.taught_threshold
 SPEECH = ("speech_arctic_aew_a0001.wav", "speech_arctic_aew_a0002.wav", "speech_arctic_axb_a0004.wav",
           "wnc_voice.wav")
+
+
+class Fold(TypedDict):
+    """One (speaker, K, seed): the taught digits, their takes, the other words said once, the tests."""
+    speaker: str
+    k: int
+    seed: int
+    words: tuple[int, ...]
+    taught: dict[int, np.ndarray]     # digit -> its taught rows
+    other: np.ndarray                 # rows of the other words said once (taught as other speech)
+    said: set[int]
+    mine: np.ndarray                  # the speaker's rows not taught
+    theirs: np.ndarray                # the other speakers' rows
+
+
+#: "mine" / "theirs" / "speech" -> each test row's best word, its probability, its distance
+Scores = dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
+#: a fold and its scores by lever ("plain", "reversed", "scaled")
+Run = tuple[Fold, dict[str, Scores]]
 
 
 def reversed_take(segment: Segment) -> Segment:
@@ -77,7 +101,8 @@ def prepare(cache: Path | None) -> dict[str, np.ndarray]:
     takes = [per_take[i][0] for i in data["take"]]
     data["voice"] = np.stack([voice_vector(s) for s in takes])
     data["rev"] = np.stack([emb.embed(reversed_take(s)).reshape(-1) for s in takes])
-    rows, seconds = [], 0.0
+    rows: list[np.ndarray] = []
+    seconds = 0.0
     for name in SPEECH:
         x, rate = read_wav(SHARED_DATA / "audio" / name)
         seconds += len(x) / rate
@@ -86,7 +111,8 @@ def prepare(cache: Path | None) -> dict[str, np.ndarray]:
     data["speech"] = np.stack(rows)
     data["speech_s"] = np.array(seconds)
     if cache is not None:
-        np.savez(cache, **data)
+        arrays: dict[str, Any] = data       # numpy's stub: savez(**kwds) meets allow_pickle: bool
+        np.savez(cache, **arrays)
     return data
 
 
@@ -97,7 +123,7 @@ def take_numbers(data: dict[str, np.ndarray]) -> np.ndarray:
     return np.array([int(names[i].split("_")[2]) for i in data["take"]])
 
 
-def folds(data: dict[str, np.ndarray], ks: list[int], seeds: int, random_takes: bool = False):
+def folds(data: dict[str, np.ndarray], ks: list[int], seeds: int, random_takes: bool = False) -> Iterator[Fold]:
     """Every (speaker, K, seed): the K taught digits, their takes, the other words said once.
     The takes are one sitting: takes n..n+4 of each word and take n+5 of each other word, n drawn
     at random; ``random_takes``: any 5 takes of each word and any take of each other word."""
@@ -124,7 +150,7 @@ def folds(data: dict[str, np.ndarray], ks: list[int], seeds: int, random_takes: 
                        "mine": np.setdiff1d(mine, used), "theirs": np.nonzero(speaker != who)[0]}
 
 
-def teach(data: dict[str, np.ndarray], f: dict, reverse: bool = False):
+def teach(data: dict[str, np.ndarray], f: Fold, reverse: bool = False) -> tuple[WordClassifier, NearTakes, bool]:
     """The fold taught as ``teach_words`` does by default (the parts of the takes as other speech
     when they sound like one voice); its takes as ``NearTakes`` and whether they sound like one voice."""
     from sensekit.audio.word_classifier import OTHER, WordClassifier
@@ -144,17 +170,17 @@ def teach(data: dict[str, np.ndarray], f: dict, reverse: bool = False):
     return WordClassifier().fit(x, y), NearTakes({DIGITS[d]: e[f["taught"][d]] for d in words}), alone
 
 
-def scores(data: dict[str, np.ndarray], f: dict, reverse: bool = False, scaled: bool = False) -> dict[str, tuple]:
+def scores(data: dict[str, np.ndarray], f: Fold, reverse: bool = False, scaled: bool = False) -> Scores:
     """Each test row's best word, its probability and its ``NearTakes.distance`` (0 refuses
     nothing when the takes do not sound like one voice), for the fold's own speaker ("mine"), the
     other speakers ("theirs") and the speech clips ("speech")."""
     clf, near, alone = teach(data, f, reverse)
-    spread = {}
+    spread: dict[str, float] = {}
     for w, u in near.takes.items():
         d = 1.0 - u @ u.T
         np.fill_diagonal(d, np.inf)
         spread[w] = float(d.min(axis=1).mean()) if scaled else 1.0
-    out = {}
+    out: Scores = {}
     for name, rows in (("mine", data["emb"][f["mine"]]), ("theirs", data["emb"][f["theirs"]]),
                        ("speech", data["speech"])):
         p = clf.probability_matrix(rows)
@@ -164,10 +190,10 @@ def scores(data: dict[str, np.ndarray], f: dict, reverse: bool = False, scaled: 
     return out
 
 
-def measure(data: dict[str, np.ndarray], f: dict, sc: dict, limit: float = np.inf) -> dict[str, float]:
-    out = {}
+def measure(data: dict[str, np.ndarray], f: Fold, sc: Scores, limit: float = np.inf) -> dict[str, float]:
+    out: dict[str, float] = {}
     for who in ("mine", "theirs"):
-        digit = data["digit"][f[who]]
+        digit = data["digit"][f["mine"] if who == "mine" else f["theirs"]]
         truth = np.array([DIGITS[d] for d in digit])
         best, p, r = sc[who]
         acc = (p >= THRESHOLD) & (r <= limit)
@@ -186,7 +212,7 @@ LIMITS = {"plain": (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, np.inf), "reversed": (0.1, 0
           "scaled": (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, np.inf)}
 
 
-def choose(runs: list, data: dict[str, np.ndarray], key: str) -> float:
+def choose(runs: list[Run], data: dict[str, np.ndarray], key: str) -> float:
     """The limit with the highest mean (recall - never-said false accepts) on ``runs`` among
     those that cost at most 0.02 recall there."""
     base = np.mean([measure(data, f, sc[key])["mine recall"] for f, sc in runs])

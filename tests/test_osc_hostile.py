@@ -39,6 +39,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pythonosc.osc_message_builder import OscMessageBuilder
 
+from sensekit.audio.pitch import PitchTracker
+from sensekit.audio.voice import VoiceStage
 from sensekit.osc import OscControl, setting_address
 from sensekit.settings.declare import REGISTRY, Setting
 from sensekit.settings.registry import lookup
@@ -134,13 +136,15 @@ def _voice_ready() -> bool:
 
 # --- values the table allows but the running stage cannot take ---------------------------------
 
-def test_a_pitch_range_above_the_sources_rate_is_refused_at_the_door_and_the_run_goes_on(show, caplog):
+def test_a_pitch_range_above_the_sources_rate_is_refused_at_the_door_and_the_run_goes_on(
+        show: Callable[[list[str]], Show], caplog: pytest.LogCaptureFixture) -> None:
     """The demo's audio is 16 kHz: YIN on its 8 kHz decimation hears up to 2,000 Hz, while the
     table allows ``pitch.fmax`` up to 4,000 (a 48 kHz source would not hold that either). One
     ``/sensekit/set/pitch/fmax 3000`` used to be accepted and end the run at its next block
     (`sensekit: error: `fmax` 3000 Hz is too high for rate 16000 Hz`, exit 2)."""
     s = show(["--pitch"])
     pitch = next(t for t in s.tuning.tunables() if type(t).SETTINGS.section == "pitch")
+    assert isinstance(pitch, PitchTracker)
     with caplog.at_level("WARNING", logger="sensekit.osc"):
         s.send_and_wait(_message(setting_address("pitch.fmax"), 3000.0), "pitch.fmax 3000")
         s.runner.run(max_items=40)                      # raised ConfigError here before
@@ -155,11 +159,13 @@ def test_a_pitch_range_above_the_sources_rate_is_refused_at_the_door_and_the_run
 
 
 @pytest.mark.skipif(not _voice_ready(), reason="the voice extra is not installed")
-def test_a_word_the_recogniser_does_not_know_is_refused_at_the_door_and_the_run_goes_on(show, caplog):
+def test_a_word_the_recogniser_does_not_know_is_refused_at_the_door_and_the_run_goes_on(
+        show: Callable[[list[str]], Show], caplog: pytest.LogCaptureFixture) -> None:
     """``/sensekit/set/voice/words "left,qzxqzx"`` (a valid list of words to the table) used to be
     accepted and end the run at its next audio block, when the spotter was rebuilt."""
     s = show(["--words", "left"])
     voice = next(t for t in s.tuning.tunables() if type(t).SETTINGS.section == "voice")
+    assert isinstance(voice, VoiceStage)
     with caplog.at_level("WARNING", logger="sensekit.osc"):
         s.send_and_wait(_message(setting_address("voice.words"), "left,qzxqzx"), "voice.words")
         s.runner.run(max_items=40)                      # raised ConfigError here before
@@ -168,11 +174,12 @@ def test_a_word_the_recogniser_does_not_know_is_refused_at_the_door_and_the_run_
                for r in caplog.records)
     s.send_and_wait(_message(setting_address("voice.words"), "left,right"), "voice.words ok")
     s.runner.run(max_items=10)
-    assert voice.words == ("left", "right") and s.control.accepted == 1
+    assert tuple(voice.words) == ("left", "right") and s.control.accepted == 1   # (a new read: mypy keeps ("left",))
 
 
 @pytest.mark.parametrize("picked_by", ["model", "exact"])
-def test_switching_a_clicked_target_to_hsv_goes_on_tracking_its_colour(show, picked_by):
+def test_switching_a_clicked_target_to_hsv_goes_on_tracking_its_colour(show: Callable[[list[str]], Show],
+                                                                     picked_by: str) -> None:
     """A click tracked by ``model`` (or ``exact``), then ``/sensekit/set/tracker/method hsv``: the
     tracker had no hsv target (only a colour given or an hsv pick made one) and the run ended
     at the next frame on an ``AssertionError``. Now hsv goes on from the clicked colour, as if
@@ -191,7 +198,7 @@ def test_switching_a_clicked_target_to_hsv_goes_on_tracking_its_colour(show, pic
     assert tracker.last.box == pytest.approx(by_color.stages[0].tracker.last.box, abs=2)
 
 
-def test_the_first_unknown_key_leaves_the_doors_answering(demo):
+def test_the_first_unknown_key_leaves_the_doors_answering(demo: Path) -> None:
     """The first unknown key a run was sent (a typo on a controller) completed the settings
     table on the door's thread, importing the apps: 0.6-1 s of CPU, and OSC's pace then kept
     the door deaf ~9 s (the next valid setting applied 9.1 s later); the panel answered it after
@@ -272,7 +279,7 @@ print(len(set(sys.modules) - before))
 """
 
 
-def test_an_unknown_key_at_an_open_door_imports_nothing():
+def test_an_unknown_key_at_an_open_door_imports_nothing() -> None:
     """The cause of the deaf door above, exactly: once the OSC and panel doors are open, an
     unknown key is looked up without importing a module (the table was completed when they
     opened); a fresh process, since the table is per process. Without the doors the same
@@ -471,7 +478,8 @@ def broad_show(recordings_dir: Path) -> Iterator[Show]:
 @settings(max_examples=CASES, derandomize=True, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2 ** 32 - 1))
-def test_after_any_bad_datagram_the_server_answers_and_the_run_holds_valid_settings(broad_show: Show, seed: int):
+def test_after_any_bad_datagram_the_server_answers_and_the_run_holds_valid_settings(broad_show: Show,
+                                                                                    seed: int) -> None:
     s = broad_show
     keys = sorted(s.tuning.settings())
     lines = _Lines()
@@ -496,7 +504,8 @@ def test_after_any_bad_datagram_the_server_answers_and_the_run_holds_valid_setti
 
 
 @pytest.mark.skipif(not _voice_ready(), reason="the voice extra is not installed")
-def test_a_word_list_longer_than_a_command_vocabulary_is_refused_at_every_door(show):
+def test_a_word_list_longer_than_a_command_vocabulary_is_refused_at_every_door(
+        show: Callable[[list[str]], Show]) -> None:
     """``voice.words`` had no bound: 3,000 dictionary words (a panel body holds ~12,000) made the
     recogniser take 0.35 s for each 0.84 s of speech (0.02 s with two words) on the audio thread.
     A list holds at most 64 words now, a rule of the declaration, so OSC, the panel, ``--set``
@@ -509,6 +518,7 @@ def test_a_word_list_longer_than_a_command_vocabulary_is_refused_at_every_door(s
     max_words = 64
     s = show(["--words", "left"])
     voice = next(t for t in s.tuning.tunables() if type(t).SETTINGS.section == "voice")
+    assert isinstance(voice, VoiceStage)
     s.send_and_wait(_message(setting_address("voice.words"), ",".join(known[:max_words + 1])), "65 words")
     assert s.control.rejected == 1 and voice.words == ("left",)
     panel = PanelControl(lambda: s.stages, s.tuning)
@@ -535,7 +545,8 @@ def _ends(s: Setting[Any]) -> list[Any]:
 @pytest.mark.parametrize("run", [BROAD_RUN, ["--track-color", "160,100", "--motion", "--motion-method",
                                              "background", "--blobs", "--activity", "--pitch"]],
                          ids=["colour", "click"])
-def test_every_setting_at_each_end_of_its_range_is_taken_or_refused_and_the_run_goes_on(show, run):
+def test_every_setting_at_each_end_of_its_range_is_taken_or_refused_and_the_run_goes_on(
+        show: Callable[[list[str]], Show], run: list[str]) -> None:
     """Each setting of the run sent over OSC at each end of its range (and each choice), then
     the run goes on 5 items: a value is applied or refused at the door, never taken and then
     fatal on the run's thread (``pitch.fmax`` 4000 at 16 kHz, ``tracker.method`` hsv on a
