@@ -16,9 +16,11 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
+from sensekit import atomic
 from sensekit.capture import recorder as recorder_module
 from sensekit.capture import recording_meta
 from sensekit.capture.base import AudioBlock, VideoFrame
@@ -29,11 +31,15 @@ def _no_fsync(_folder: Path) -> None:
     """The recorder before harden21: no fsync of the folder after a rename."""
 
 
+def _use_fsync(fsync: Callable[[Path], None]) -> None:
+    """The folder fsync the recorder's two modules call (each imported it by name)."""
+    for module in (recording_meta, recorder_module):
+        vars(module)["fsync_folder"] = fsync
+
+
 def take(folder: Path, seconds: float, with_folder_fsync: bool) -> tuple[float, float, int]:
-    real = recording_meta.fsync_folder
-    off = _no_fsync
-    recording_meta.fsync_folder = real if with_folder_fsync else off      # type: ignore[assignment]
-    recorder_module.fsync_folder = real if with_folder_fsync else off     # type: ignore[assignment]
+    real = atomic.fsync_folder
+    _use_fsync(real if with_folder_fsync else _no_fsync)
     rng = np.random.default_rng(0)
     image = rng.integers(0, 255, (240, 320, 3), dtype=np.uint8)
     flush_s = [0.0]
@@ -61,8 +67,7 @@ def take(folder: Path, seconds: float, with_folder_fsync: bool) -> tuple[float, 
         r.close()
         return time.perf_counter() - start, flush_s[0], flushes[0]
     finally:
-        recording_meta.fsync_folder = real                                # type: ignore[assignment]
-        recorder_module.fsync_folder = real                               # type: ignore[assignment]
+        _use_fsync(real)
 
 
 def main() -> None:
