@@ -31,6 +31,7 @@ simulation time (replays and files) or everything that has arrived (live).
 """
 from __future__ import annotations
 
+import os
 import statistics
 import time
 import zlib
@@ -66,6 +67,17 @@ class Stage(Protocol):
 
 
 _CONSUMES = ("video", "audio", "both")
+
+
+def _checked_source(source: Any) -> Source:
+    """``source`` if it can be read, else a ``ConfigError``: a spec (``Runner("demo", ...)``) is
+    opened with ``open_source`` first (it ended in "'str' object has no attribute 'is_live'")."""
+    if isinstance(source, (str, os.PathLike)):
+        raise ConfigError(f"the Runner takes an open source, not the spec {str(source)!r}: "
+                          f"with open_source({str(source)!r}) as source: Runner(source, stages, dispatcher).run()")
+    if not callable(getattr(source, "read", None)):
+        raise ConfigError(f"the Runner takes a source (open_source(spec) gives one), got a {type(source).__name__}")
+    return source  # type: ignore[no-any-return]
 
 
 def _checked_stage(index: int, stage: Any) -> Stage:
@@ -170,7 +182,7 @@ class Runner:
         frame_transforms: Iterable[FrameTransform] = (),
         lazy: bool = True,
     ) -> None:
-        self.source = source
+        self.source = _checked_source(source)
         self.stages = [_checked_stage(i, stage) for i, stage in enumerate(stages)]
         self.dispatcher = dispatcher if dispatcher is not None else Dispatcher()
         self.frame_transforms = list(frame_transforms)

@@ -193,3 +193,16 @@ def test_a_detector_or_a_class_given_as_a_stage_is_named_before_the_run():
 
     with pytest.raises(ConfigError, match=r"consumes 'midi'; a stage consumes one of video, audio, both"):
         Runner(ListSource(_items()), [Odd()])
+
+
+def test_a_spec_or_anything_else_given_as_the_source_is_named():
+    """Runner("demo", ...) ended in "AttributeError: 'str' object has no attribute 'is_live'"."""
+    import pytest
+
+    from sensekit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"^the Runner takes an open source, not the spec 'demo': "
+                                          r"with open_source\('demo'\) as source: Runner\(source, stages, "):
+        Runner("demo", [RecordStage()])
+    with pytest.raises(ConfigError, match=r"^the Runner takes a source \(open_source\(spec\) gives one\), got a int$"):
+        Runner(3, [RecordStage()])
