@@ -2,11 +2,10 @@
 
     python examples/double_clap.py [SOURCE]     # demo (the bundled recording), mic, a file, ...
 """
-import sys
-
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.pipeline import AudioStage
 from sensekit.capture.spec import open_source
+from sensekit.cli.example_args import example_args
 from sensekit.events import Dispatcher, Event
 from sensekit.runner import Runner
 
@@ -18,8 +17,8 @@ def on_double_clap(event: Event) -> None:
     print(f"{event.t:6.2f} s  double clap: light {'ON' if light['on'] else 'OFF'}", flush=True)
 
 
-dispatcher = Dispatcher()
+args, dispatcher = example_args(__doc__), Dispatcher()
 dispatcher.on("clap_pattern", on_double_clap)
 stage = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker(count=2, max_gap_ms=600))
-with open_source(sys.argv[1] if len(sys.argv) > 1 else "demo") as source:
+with open_source(args.source) as source:
     Runner(source, [stage], dispatcher).run()

@@ -4,9 +4,8 @@
 The picture is mirrored, like a mirror. To press the keys in another program, call
 pynput's keyboard.Controller().press(Key.left) / .release(...) where this prints.
 """
-import sys
-
 from sensekit.capture.spec import open_source
+from sensekit.cli.example_args import example_args
 from sensekit.events import Dispatcher, Event
 from sensekit.runner import Runner
 from sensekit.vision.motion import MotionDetector
@@ -22,7 +21,7 @@ def arrows(event: Event) -> None:                             # "motion" and "st
     held.symmetric_difference_update(down ^ held)           # the keys held now: down
 
 
-with open_source(sys.argv[1] if len(sys.argv) > 1 else "demo") as source:
+with open_source(example_args(__doc__).source) as source:
     w, h = source.frame_size or (640, 480)                    # zones: the lower 40 % of each half
     top = h * 6 // 10
     zones = {"left_arrow": (0, top, w // 2, h - top), "right_arrow": (w // 2, top, w - w // 2, h - top)}

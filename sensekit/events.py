@@ -6,60 +6,30 @@ start of its source. Each type has a registered ``name`` (``"clap"``,
 (and the OSC address scheme derived from it) is in one place.
 
 ``Dispatcher.on(name, handler)`` rejects an unknown name when the handler is
-attached, not when an event fires. A handler that returns ``True`` stops the
+attached, not when an event fires. It is typed by event name, as ``App.on`` is: in
+``dispatcher.on("clap", lambda e: ...)`` mypy knows ``e`` is a ``Clap``, and a handler may take
+its event's own class (``def on_clap(event: Clap)``). A handler that returns ``True`` stops the
 event reaching later handlers. ``Dispatcher.version`` counts the changes of the
 subscriptions; the runner compares it before every item and tells the stages
 which of their events are wanted (``Runner``, ``Stage.listen``).
 
 ``to_jsonl(event)`` gives one line with sorted keys, floats rounded to 6
-decimals and tuples as lists: logs diff cleanly and golden tests are stable.
+decimals and tuples as lists: logs diff cleanly and golden tests are stable. ``Event``, the
+table ``EVENT_TYPES`` and the JSON lines are defined in ``sensekit.event_base`` and re-exported
+here (this module would pass 600 lines with them and the ``on`` overloads).
 """
 from __future__ import annotations
 
-import dataclasses
-import json
-import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, TextIO
+from typing import Any, Callable, ClassVar, Iterable, Literal, TypeVar, cast, overload
 
 from sensekit.errors import ConfigError
+from sensekit.event_base import EVENT_TYPES as EVENT_TYPES, Box as Box, Event as Event, register as register
+from sensekit.event_base import from_jsonl as from_jsonl, to_jsonl as to_jsonl, JsonlWriter as JsonlWriter
 from sensekit.safe_read import short
 
-Box = tuple[int, int, int, int]  # x, y, w, h in pixels; w == h == 0 means empty
-
-EVENT_TYPES: dict[str, type[Event]] = {}
-
-
-def register(cls: type[Event]) -> type[Event]:
-    """Class decorator: make an event type known to dispatchers and parsers."""
-    name = cls.name
-    if name in EVENT_TYPES and EVENT_TYPES[name] is not cls:
-        raise ConfigError(f"event name {name!r} registered twice")
-    EVENT_TYPES[name] = cls
-    return cls
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """The base of every event record: its registered ``name`` and its time ``t`` in seconds
-    from the start of its source."""
-    name: ClassVar[str] = "event"
-    t: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"event": name, field: value...}`` with plain JSON values (tuples as lists)."""
-        d = {"event": self.name}
-        for f in dataclasses.fields(self):
-            d[f.name] = _plain(getattr(self, f.name))
-        return d
-
-    @classmethod
-    def parse_fields(cls, fields: dict[str, Any]) -> dict[str, Any]:
-        """Field values read from JSON -> constructor arguments (nested records rebuilt)."""
-        return fields
-
-
 # --- foundation -------------------------------------------------------------
+
 
 @register
 @dataclass(frozen=True, slots=True)
@@ -437,6 +407,9 @@ class Sound(Event):
 
 Handler = Callable[[Event], "bool | None"]
 
+#: the event class of a handler attached under a name that is not a literal
+E = TypeVar("E", bound=Event)
+
 
 class Dispatcher:
     """Routes events to handlers by name; ``"*"`` receives every event.
@@ -452,7 +425,78 @@ class Dispatcher:
         #: bumped by every ``on``/``off``: who listens may have changed
         self.version = 0
 
-    def on(self, name: str, handler: Handler) -> Handler:
+    @overload
+    def on(self, name: Literal["activity"], handler: Callable[[Activity], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["arms_up"], handler: Callable[[ArmsUp], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["audio_block"], handler: Callable[[AudioBlockSeen], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["blob_enter"], handler: Callable[[BlobEnter], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["blob_leave"], handler: Callable[[BlobLeave], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["blobs"], handler: Callable[[Blobs], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["clap"], handler: Callable[[Clap], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["clap_pattern"], handler: Callable[[ClapPattern], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["color_bounds"], handler: Callable[[ColorBounds], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["color_found"], handler: Callable[[ColorFound], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["color_lost"], handler: Callable[[ColorLost], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["color_tracked"], handler: Callable[[ColorTracked], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["crouch"], handler: Callable[[Crouch], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["edges"], handler: Callable[[Edges], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["frame"], handler: Callable[[FrameSeen], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["gesture"], handler: Callable[[Gesture], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["hand"], handler: Callable[[Hand], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["hand_lost"], handler: Callable[[HandLost], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["jump"], handler: Callable[[Jump], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["lean"], handler: Callable[[Lean], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["level"], handler: Callable[[Level], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["motion"], handler: Callable[[Motion], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["pinch"], handler: Callable[[Pinch], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["pitch"], handler: Callable[[Pitch], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["pose"], handler: Callable[[Pose], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["pose_lost"], handler: Callable[[PoseLost], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["sound"], handler: Callable[[Sound], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["step"], handler: Callable[[Step], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["source_lost"], handler: Callable[[SourceLost], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["source_restored"], handler: Callable[[SourceRestored], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["still"], handler: Callable[[Still], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["word"], handler: Callable[[Word], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["zone_enter"], handler: Callable[[ZoneEnter], Any]) -> Handler: ...
+    @overload
+    def on(self, name: Literal["zone_leave"], handler: Callable[[ZoneLeave], Any]) -> Handler: ...
+    @overload
+    def on(self, name: str, handler: Callable[[E], Any]) -> Handler: ...
+
+    def on(self, name: str, handler: Callable[[E], Any]) -> Handler:
         """Call ``handler(event)`` for every event called ``name`` (``"*"``: every event, after
         the named handlers); an unknown name is a ``ConfigError`` now. Returns the handler."""
         if name != "*" and name not in EVENT_TYPES:
@@ -465,11 +509,12 @@ class Dispatcher:
         if not callable(handler):          # on("level", self.hear()) passed what hear returned
             raise ConfigError(f"the handler for {name!r} must be a function that takes the event, got "
                               f"{short(handler)} (pass the method itself: self.hear, not self.hear())")
-        self._handlers.setdefault(name, []).append(handler)
+        attached = cast(Handler, handler)
+        self._handlers.setdefault(name, []).append(attached)
         self.version += 1
-        return handler
+        return attached
 
-    def off(self, name: str, handler: Handler) -> None:
+    def off(self, name: str, handler: Callable[[Any], Any]) -> None:
         """Stop calling ``handler`` for ``name``."""
         self._handlers.get(name, []).remove(handler)
         self.version += 1
@@ -494,52 +539,3 @@ class Dispatcher:
                 break
         for observer in self._handlers.get("*", ()):
             observer(event)
-
-
-# --- serialization ----------------------------------------------------------
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, float):
-        if not math.isfinite(v):
-            return None
-        r = round(v, 6)
-        return 0.0 if r == 0 else r
-    if isinstance(v, (tuple, list)):
-        return [_plain(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
-    if hasattr(v, "item") and callable(v.item):  # numpy scalar
-        return _plain(v.item())
-    if dataclasses.is_dataclass(v) and not isinstance(v, type):   # a nested record (BlobInfo)
-        return {f.name: _plain(getattr(v, f.name)) for f in dataclasses.fields(v)}
-    return v
-
-
-def to_jsonl(event: Event) -> str:
-    return json.dumps(event.to_dict(), sort_keys=True, separators=(",", ":"))
-
-
-def from_jsonl(line: str) -> Event:
-    d = json.loads(line)
-    name = d.pop("event", None)
-    cls = EVENT_TYPES.get(name)
-    if cls is None:
-        raise ConfigError(f"unknown event name {name!r} in line {line.strip()[:80]!r}")
-    kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        if f.name in d:
-            v = d[f.name]
-            kwargs[f.name] = tuple(v) if isinstance(v, list) else v
-    return cls(**cls.parse_fields(kwargs))
-
-
-class JsonlWriter:
-    """A dispatcher handler that writes each event as one JSON line."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.count = 0
-
-    def __call__(self, event: Event) -> None:
-        self.stream.write(to_jsonl(event) + "\n")
-        self.count += 1

@@ -31,6 +31,7 @@ simulation time (replays and files) or everything that has arrived (live).
 """
 from __future__ import annotations
 
+import os
 import statistics
 import time
 import zlib
@@ -41,6 +42,7 @@ from typing import Any, Callable, Iterable, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame
+from sensekit.errors import ConfigError
 from sensekit.events import AudioBlockSeen, Dispatcher, Event, FrameSeen
 from sensekit.settings.live import SettingsBudget, swap_budget
 
@@ -62,6 +64,38 @@ class Stage(Protocol):
     def emits(self) -> frozenset[str]: ...
 
     def process(self, item: Item) -> Iterable[Event]: ...
+
+
+_CONSUMES = ("video", "audio", "both")
+
+
+def _checked_source(source: Any) -> Source:
+    """``source`` if it can be read, else a ``ConfigError``: a spec (``Runner("demo", ...)``) is
+    opened with ``open_source`` first (it ended in "'str' object has no attribute 'is_live'")."""
+    if isinstance(source, (str, os.PathLike)):
+        raise ConfigError(f"the Runner takes an open source, not the spec {str(source)!r}: "
+                          f"with open_source({str(source)!r}) as source: Runner(source, stages, dispatcher).run()")
+    if not callable(getattr(source, "read", None)):
+        raise ConfigError(f"the Runner takes a source (open_source(spec) gives one), got a {type(source).__name__}")
+    return source  # type: ignore[no-any-return]
+
+
+def _checked_stage(index: int, stage: Any) -> Stage:
+    """``stage`` if it is one (an instance with ``consumes``, ``emits`` and ``process``), else a
+    ``ConfigError`` naming the mistake: a class instead of an instance, or a detector passed
+    where its stage belongs (``ClapDetector()`` instead of ``AudioStage(clap=ClapDetector())``)."""
+    what = f"stage {index} of the Runner"
+    if isinstance(stage, type):
+        raise ConfigError(f"{what} is the class {stage.__name__}, not an instance: write {stage.__name__}(...)")
+    missing = [name for name in ("consumes", "emits", "process") if not hasattr(stage, name)]
+    if missing:
+        raise ConfigError(f"{what} is a {type(stage).__name__}, not a stage (it has no {', '.join(missing)}): "
+                          f"a detector goes inside its stage, e.g. AudioStage(clap=ClapDetector()) or "
+                          f"VisionStage(motion=MotionDetector())")
+    if stage.consumes not in _CONSUMES:
+        raise ConfigError(f"{what} ({type(stage).__name__}) consumes {stage.consumes!r}; "
+                          f"a stage consumes one of {', '.join(_CONSUMES)}")
+    return stage  # type: ignore[no-any-return]
 
 
 @runtime_checkable
@@ -148,8 +182,8 @@ class Runner:
         frame_transforms: Iterable[FrameTransform] = (),
         lazy: bool = True,
     ) -> None:
-        self.source = source
-        self.stages = list(stages)
+        self.source = _checked_source(source)
+        self.stages = [_checked_stage(i, stage) for i, stage in enumerate(stages)]
         self.dispatcher = dispatcher if dispatcher is not None else Dispatcher()
         self.frame_transforms = list(frame_transforms)
         self.lazy = lazy

@@ -175,3 +175,37 @@ def test_custom_app_grows_with_sound_and_pops_on_claps(truth, tmp_path):
     out = run_cli("run", str(EXAMPLES / "custom_app.py"), "--headless", "--screenshot", str(shot), cwd=tmp_path)
     simulated = float(re.search(r"custom_app: \d+ frames, ([\d.]+) s simulated", out).group(1))
     assert simulated >= truth["duration_s"] - 0.1 and shot.stat().st_size > 2000
+
+
+def run_script_failing(name: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    return subprocess.run([sys.executable, str(EXAMPLES / name), *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=180)
+
+
+@pytest.mark.parametrize("name", ["double_clap.py", "motion_arrows.py", "osc_out.py"])
+def test_a_script_says_its_usage_on_help_and_one_line_on_a_bad_argument(name, tmp_path):
+    """`--help` read '--help' as the source and ended in a SourceError traceback through
+    sensekit/capture/spec.py; so did a missing file, and extra arguments were ignored."""
+    helped = run_script_failing(name, "--help", cwd=tmp_path)
+    assert helped.returncode == 0 and "Traceback" not in helped.stderr, helped.stderr
+    assert helped.stdout.startswith(f"usage: {name} [-h]") and "SOURCE" in helped.stdout
+    first_doc_line = (EXAMPLES / name).read_text().split('"""')[1].strip().split("\n")[0]
+    assert helped.stdout.split("\n\n")[1].strip() == first_doc_line
+    for bad, named in ((["no_such_clip.wav"], "'no_such_clip.wav'"), (["demo", "127.0.0.1:9000", "b", "c"], "b c"),
+                       (["--bogus"], "unrecognized arguments: --bogus")):
+        proc = run_script_failing(name, *bad, cwd=tmp_path)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert len(lines) == 2 and lines[0].startswith(f"usage: {name}") and named in lines[1], lines
+        assert lines[1].startswith(f"{name}: error: ")
+
+
+def test_osc_out_names_a_bad_target_and_a_missing_camera_in_one_line(tmp_path):
+    proc = run_script_failing("osc_out.py", "demo", "nohost", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == \
+        "osc_out.py: error: argument HOST:PORT: OSC target must be HOST:PORT, got 'nohost'"
+    proc = run_script_failing("osc_out.py", "camera:9", cwd=tmp_path)        # no camera 9 on any test machine
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and proc.stderr.startswith("osc_out.py: error: ")

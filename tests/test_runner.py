@@ -168,3 +168,41 @@ def test_run_and_pump_call_finish_once_at_the_end_and_dispatch_its_events():
     quiet = FinishingStage()                      # nobody listens: a lazy stage is not finished
     Runner(ListSource(_items()), [quiet]).run()
     assert quiet.finished == 0
+
+
+def test_a_detector_or_a_class_given_as_a_stage_is_named_before_the_run():
+    """Runner(source, [ClapDetector()]) ended in "AttributeError: 'ClapDetector' object has no
+    attribute 'consumes'" from inside the run, and Runner(source, [AudioStage]) in "TypeError:
+    AudioStage.listen() missing 1 required positional argument"."""
+    import pytest
+
+    from sensekit.audio.clap import ClapDetector
+    from sensekit.audio.pipeline import AudioStage
+    from sensekit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"^stage 0 of the Runner is a ClapDetector, not a stage \(it has no "
+                                          r"consumes, emits\): a detector goes inside its stage, "
+                                          r"e\.g\. AudioStage\(clap=ClapDetector\(\)\)"):
+        Runner(ListSource(_items()), [ClapDetector()])
+    with pytest.raises(ConfigError, match=r"^stage 1 of the Runner is the class AudioStage, not an instance: "
+                                          r"write AudioStage\(\.\.\.\)$"):
+        Runner(ListSource(_items()), [RecordStage(), AudioStage])
+
+    class Odd(RecordStage):
+        consumes = "midi"  # type: ignore[assignment]
+
+    with pytest.raises(ConfigError, match=r"consumes 'midi'; a stage consumes one of video, audio, both"):
+        Runner(ListSource(_items()), [Odd()])
+
+
+def test_a_spec_or_anything_else_given_as_the_source_is_named():
+    """Runner("demo", ...) ended in "AttributeError: 'str' object has no attribute 'is_live'"."""
+    import pytest
+
+    from sensekit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"^the Runner takes an open source, not the spec 'demo': "
+                                          r"with open_source\('demo'\) as source: Runner\(source, stages, "):
+        Runner("demo", [RecordStage()])
+    with pytest.raises(ConfigError, match=r"^the Runner takes a source \(open_source\(spec\) gives one\), got a int$"):
+        Runner(3, [RecordStage()])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,12 +61,34 @@ def install_dist(site: Path, dist: str, entry_points: dict[str, str], modules: d
         (site / rel).write_text(text)
 
 
+def _app_modules() -> dict[str, object]:
+    return {m: mod for m, mod in sys.modules.items() if m.startswith(("thirdparty_apps", "sensekit_apps."))}
+
+
 @pytest.fixture
 def clean_env(monkeypatch):
+    """The test's apps are forgotten afterwards, and the settings table is put back as it was.
+
+    It dropped every app module from sys.modules and left the table as the test left it: the
+    table kept the bundled apps' groups while nothing held the classes that declare them any
+    more, so the garbage collector took those classes and a later test that looks for the class
+    owning each group (tests/test_settings_declared_once.py) found ten groups without one."""
+    import sensekit.settings.registry as table
+    from sensekit.settings.declare import REGISTRY
+
     monkeypatch.delenv("SENSEKIT_APPS_DIR", raising=False)
+    def app_groups() -> dict[str, Any]:
+        return {s: g for s, g in REGISTRY.items() if g.module.startswith(("thirdparty_apps", "sensekit_apps."))}
+
+    modules, groups, loaded = _app_modules(), app_groups(), dict(table._loaded)
     yield monkeypatch
-    for name in [m for m in sys.modules if m.startswith(("thirdparty_apps", "sensekit_apps."))]:
+    for name in _app_modules():
         del sys.modules[name]
+    sys.modules.update(modules)
+    for section in app_groups():
+        del REGISTRY[section]
+    REGISTRY.update(groups)
+    table._loaded["apps"] = loaded["apps"]   # the table imports the apps again if they were not in it
 
 
 def test_the_bundled_apps_are_the_files_in_apps(clean_env):
@@ -287,3 +310,23 @@ def test_an_edited_copy_of_a_bundled_app_run_by_path_stands_in_for_it(clean_env,
     finally:                                   # the bundled app's own declaration back
         REGISTRY.pop("sound_flier", None)
         REGISTRY["sound_flier"] = load("sound_flier").SETTINGS
+
+
+def test_zz_after_the_tests_above_each_group_of_the_table_has_its_class(clean_env):
+    """Runs last in this file, after every test that used clean_env: each group of the table is
+    still the SETTINGS of a live class (the tests above let the bundled apps' classes go while
+    the table kept their groups; 10 groups had no class)."""
+    import gc
+
+    from sensekit.settings import Tunable, load_table
+
+    gc.collect()
+    table = load_table()
+
+    def subclasses(cls: type) -> list[type]:
+        return [s for sub in cls.__subclasses__() for s in (sub, *subclasses(sub))]
+
+    groups = [c.__dict__["SETTINGS"] for c in subclasses(Tunable) if "SETTINGS" in c.__dict__]
+    owned = {g.section for g in groups if table.get(g.section) is g}
+    orphans = sorted(s for s in table if s not in owned and not s.startswith("test_"))
+    assert not orphans, f"groups whose class is gone: {orphans}"

@@ -1,0 +1,70 @@
+"""``Dispatcher.on`` is typed by event name, as ``App.on`` is: the README's ten lines
+(``dispatcher.on("clap", lambda e: ... e.strength ...)``) pass ``mypy --strict`` in a user's
+project, and a handler may take its event's own class. Before, ``on`` took a handler of
+``Event``: mypy said '"Event" has no attribute "strength"' on the README's lambda and refused
+``def on_clap(event: Clap)``."""
+from __future__ import annotations
+
+import re
+import typing
+from pathlib import Path
+
+import pytest
+
+import sensekit.events
+from sensekit.events import EVENT_TYPES, Clap, Dispatcher
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _named_overloads() -> dict[str, type]:
+    names = vars(sensekit.events)
+    out: dict[str, type] = {}
+    for fn in typing.get_overloads(Dispatcher.on):
+        hints = typing.get_type_hints(fn, globalns=names)
+        if typing.get_origin(hints["name"]) is typing.Literal:
+            (name,) = typing.get_args(hints["name"])
+            params, _ = typing.get_args(hints["handler"])
+            assert name not in out, f"two overloads for {name!r}"
+            out[name] = params[0]
+    return out
+
+
+def test_every_event_has_one_overload_with_its_own_class():
+    assert _named_overloads() == dict(EVENT_TYPES)
+    assert len(typing.get_overloads(Dispatcher.on)) == len(EVENT_TYPES) + 1     # and one for any name
+
+
+def test_a_typed_handler_gets_its_events_and_off_takes_it_back():
+    heard: list[float] = []
+
+    def on_clap(event: Clap) -> None:
+        heard.append(event.strength)
+
+    d = Dispatcher()
+    assert d.on("clap", on_clap) is on_clap
+    d.dispatch(Clap(t=1.0, strength=0.5))
+    d.off("clap", on_clap)
+    d.dispatch(Clap(t=2.0, strength=0.7))
+    assert heard == [0.5]
+
+
+@pytest.mark.heavy
+def test_the_readme_lines_and_a_typed_handler_pass_mypy_strict(tmp_path):
+    from mypy import api
+
+    readme = (REPO / "README.md").read_text()
+    ten_lines = re.search(r"## The library in ten lines\n\n```python\n(.*?)```", readme, re.S)
+    assert ten_lines is not None
+    code = ten_lines.group(1) + (
+        "from sensekit.events import Clap\n\n\n"
+        "def on_clap(event: Clap) -> None:\n"
+        "    print(event.strength)\n\n\n"
+        "dispatcher.on('clap', on_clap)\n"
+        "dispatcher.off('clap', on_clap)\n"
+        "for name in ('clap', 'level'):\n"
+        "    dispatcher.on(name, lambda e: print(e.t))\n")
+    (tmp_path / "mine.py").write_text(code)
+    out, err, status = api.run(["--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"),
+                                str(tmp_path / "mine.py")])
+    assert status == 0, out + err
