@@ -23,6 +23,8 @@ def other_value(s: Setting) -> Any:
         return "#12ab9f" if s.default != "#12ab9f" else "#00ff00"
     if s.kind == "words":
         return ("left", "right", "jump") if s.default != ("left", "right", "jump") else ("up",)
+    if s.kind == "numbers":      # the one such setting, clap.venue_model: 50 numbers, scales > 0
+        return tuple(float(i % 7 + 1) for i in range(50))
     if s.kind == "zones":
         return {"door": (0.0, 0.125, 0.25, 0.75), "top right": (0.5, 0.0, 0.5, 0.5)}
     lo = s.lo if s.lo is not None else 0.0

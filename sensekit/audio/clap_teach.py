@@ -14,7 +14,8 @@ clap-like sounds stop firing while every taught clap still does (``sensekit cali
    a ridge logistic score on the lesson's standardised ``FEATURES``; written only when, left one
    burst out at a time, no taught clap is vetoed and a room burst that fires is
    (``clap_venue.LooResult.enabled``; else ``clap.venue_model`` is written empty). The room
-   bursts it vetoes no longer count as firing for steps 3 and 5.
+   bursts it vetoes no longer count as firing for steps 3 and 5 (with ``VENUE_ONLY``, a written
+   model replaces steps 3 and 5).
 3. **Threshold**: raised to just over the room's highest-scoring false clap when that
    stays ``MARGIN`` under every taught clap's score.
 4. **Noise route** (``clap.noise_route``, ``clap_floor``; on by default): kept on when the room's floor
@@ -67,6 +68,7 @@ MIN_CLAPS = 3    # claps a lesson needs heard in the clap part
 CONFIDENT = 3.0  # log-odds over the untaught threshold (p > 0.95): a room burst that is a sure clap
 ROOM_CLAPS = 2   # sure claps in the room part that make the lesson unsound (one bang is a room sound)
 VENUE = False    # learn the venue model by default (``teach(venue=...)``)
+VENUE_ONLY = False  # a written venue model replaces steps 3 and 5 (``--variant venue_only``)
 
 
 @dataclass
@@ -223,6 +225,8 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
     said = ""
     if venue if venue is not None else VENUE:
         left, sure, said = _venue(taught, fired, room_feats, threshold, sure, values)
+        if VENUE_ONLY and values["clap.venue_model"]:
+            left = []                      # the model replaces the threshold step and the room rule
     if left:
         top = max(f.score for f in left) + 0.25
         if top <= ceiling:
