@@ -48,9 +48,9 @@ the trees pass is vetoed when it is the room's with a clear margin, ``clap_venue
 for its ring and log-mel, ``clap_wait.py``), ``threshold`` (log-odds, default the shipped
 ``clap_model.THRESHOLD``, range ``SCORE_RANGE`` = what the shipped trees can score; lower finds softer,
 odder claps and more false ones), ``below_claps_db`` (30, above), ``min_level`` (activity level 0..100 of
-the 1 ms peak after ``gain``; default 20 = -54 dBFS; the clapper's +/-), ``min_rise_db`` (8: a clap 5-10 dB over steady noise rises little more in
-the clap band; 10 until issue 19), ``min_gap_ms`` (75). A change applies at the next
-block. Not in the table: ``gain`` (the audio stage's), ``model`` (another tree model).
+the 1 ms peak after ``gain``; default 20 = -54 dBFS; the clapper's +/-), ``min_rise_db`` (8: a clap
+5-10 dB over steady noise rises little more in the clap band; 10 until issue 19), ``min_gap_ms`` (75).
+A change applies at the next block. Not in the table: ``gain`` (the audio stage's), ``model`` (another tree model).
 ``t`` of a ``Clap`` is its onset (first sample within 10 dB of the peak); ``strength`` is the peak's level / 100.
 
 Cost (48 kHz): ~1.4 us per block, plus ~12 us per 28 ms of sound above ``min_level`` (the

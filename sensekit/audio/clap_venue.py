@@ -59,7 +59,7 @@ class VenueModel:
         z = _standard(np.atleast_2d(np.asarray(x, np.float64)), self.mean, self.scale)
         return np.asarray(z @ self.w + self.b)
 
-    def is_room(self, vals: Sequence[float]) -> bool:
+    def is_room(self, vals: Sequence[float] | np.ndarray) -> bool:
         """Whether the burst with ``FEATURES`` values ``vals`` is the room's (log-odds >= veto)."""
         return bool(self.log_odds(np.asarray(vals, np.float64))[0] >= self.veto)
 

@@ -299,6 +299,8 @@ def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -
           f"after ({lesson.room_bursts} bursts judged)")
     print(f"  threshold           {lesson.threshold:g} (at gain {taught_gain:g}: kept as audio.gain)")
     print(f"  {lesson.rule}")
+    if lesson.venue:                       # the venue model (clap_teach.VENUE; off by default)
+        print(f"  {lesson.venue}")
     print(f"  {lesson.route_text}")
     print(f"wrote {Path(out).absolute()}")
     return 0

@@ -159,3 +159,27 @@ def test_the_model_tells_typing_from_claps_out_of_fold(typing_lesson):
     taught = {**SENSITIVE, **{k.split(".", 1)[1]: v for k, v in lesson.values.items()}}
     assert len(stream(claps, **taught)) == lesson.claps_heard
     assert len(stream(rest, **SENSITIVE)) > 10 and stream(rest, **taught) == []
+
+
+def test_calibrate_with_the_model_on_says_it_and_writes_it(typing_lesson, tmp_path, capsys, monkeypatch):
+    """With ``clap_teach.VENUE`` on (off by default), ``calibrate --claps`` prints what the model
+    learned and writes it into the profile, which loads and runs."""
+    import soundfile as sf
+
+    from sensekit.audio import clap_teach
+    from sensekit.cli import main
+
+    claps, room, _ = typing_lesson
+    monkeypatch.setattr(clap_teach, "VENUE", True)
+    wav = tmp_path / "venue.wav"
+    sf.write(wav, np.concatenate([claps, room]), RATE, subtype="FLOAT")
+    out = tmp_path / "venue.toml"
+    assert main(["calibrate", str(wav), "--out", str(out), "--claps", "--clap-seconds",
+                 f"{len(claps) / RATE:.3f}", "--seconds", f"{len(room) / RATE:.3f}",
+                 "--set", "clap.threshold=-4"]) == 0
+    printed = capsys.readouterr().out
+    assert "venue model:" in printed and "no taught clap" in printed
+    profile = dict(load_profile(out))
+    assert len(profile["clap.venue_model"]) == SIZE
+    taught = {k.split(".", 1)[1]: v for k, v in profile.items() if k.startswith("clap.")}
+    assert len(stream(claps, **taught)) == 14
