@@ -47,7 +47,7 @@ never raises the threshold (step 3 off: its ceiling is minus infinity); every ro
 to the room rule (step 5). No constant. Same criterion for shipping.
 
 ``--variant venue`` (issue 19's venue model, declared before its first run): the shipped lesson plus
-``clap_venue``'s model (``teach(venue=True)``): the taught claps against every room burst scoring at
+``clap_venue``'s model (``teach(venue=True, venue_steps=True)``): the taught claps against every room burst scoring at
 least ``threshold - SLACK`` in the lesson's standardised ``FEATURES``, a ridge logistic score (ridge
 1.0, classes of equal weight) vetoing a burst the trees pass at room log-odds >= 3 (p > 0.95, the
 refusal's "sure"); written only when, left one lesson burst out at a time, no taught clap is vetoed
@@ -58,9 +58,10 @@ No constant fitted here (ridge, 3 log-odds and SLACK fixed a priori). Shipped (d
 loses more claps than with the shipped teach, and the teach tests pass.
 
 ``--variant venue_only`` (declared after ``venue`` was run and rejected, before this one was): as
-``venue``, but a written venue model replaces the threshold step and the room rule (``clap_teach.
-VENUE_ONLY``): the threshold stays where the claps put it and no room rule is written; a lesson whose
-model is not written is the shipped one. The ``venue`` run lost usc/tr's claps 10 -> 7 by the room rule
+``venue``, but a written venue model replaces the threshold step and the room rule (``teach(venue=True)``,
+what ``calibrate --claps --venue-model`` runs; ``venue`` passes ``venue_steps=True`` too): the threshold
+stays where the claps put it and no room rule is written; a lesson whose model is not written is the
+shipped one. The ``venue`` run lost usc/tr's claps 10 -> 7 by the room rule
 its model unblocked (written without the model's veto: the same 7). No constant. Same criterion.
 
     .venv/bin/python benchmarks/clap_teach_venues.py --folds /tmp/claps30 [--variant NAME]
@@ -157,7 +158,8 @@ def taught_row(base: dict[str, Any], room: Joined, half: int, lc: Joined, tc: Jo
     """(untaught, what the user gets, what the lesson said, refused) for one room and clapper."""
     before = measure(base, room, half, mix, tc.onsets)
     try:
-        lesson = teach(lc.x.astype(np.float32), room.x[:half].astype(np.float32), RATE, settings=base)
+        lesson = teach(lc.x.astype(np.float32), room.x[:half].astype(np.float32), RATE, settings=base,
+                       **TEACH)
     except ConfigError as e:
         return before, before, f"refused: {e}", True
     problem = lesson_problem(lesson)
@@ -202,6 +204,10 @@ class Totals:
                 f"found {self.found[0]} -> {self.found[1]} of {self.truth} (lost in {self.lost} lessons)")
 
 
+#: what ``--variant`` passes to ``teach`` (the venue model's variants)
+TEACH: dict[str, bool] = {}
+
+
 def set_variant(name: str) -> None:
     if name == "near":
         clap_teach._negatives = near
@@ -210,11 +216,11 @@ def set_variant(name: str) -> None:
     elif name == "rule_only":
         clap_teach._ceiling = lambda scores: float("-inf")
     elif name == "venue":
-        clap_teach.VENUE = True
+        TEACH.update(venue=True, venue_steps=True)
     elif name == "venue_only":
-        clap_teach.VENUE = clap_teach.VENUE_ONLY = True
+        TEACH.update(venue=True)
     elif name == "off":
-        clap_teach.VENUE = False
+        TEACH.clear()
     elif name:
         raise SystemExit(f"--variant must be near, spread, rule_only, venue, venue_only or off, got {name!r}")
 

@@ -40,8 +40,8 @@ Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; s
 ``sensekit settings``, ``--set clap.threshold=2``, profiles, OSC and Shift+S know them):
 ``room_feature``/``room_limit``/``room_above`` (a venue's rule, learned by ``sensekit calibrate
 --claps``, ``clap_teach.py``: bursts beyond the limit on that feature are the room's sounds;
-"none" by default), ``venue_model`` (the room's clap-like sounds, learned by a lesson with ``venue=True``:
-a burst the trees pass is vetoed when it is the room's with a clear margin, ``clap_venue.py``; empty),
+"none" by default), ``venue_model`` (the room's clap-like sounds, learned by ``calibrate --claps
+--venue-model``: a burst the trees pass is vetoed when it is the room's with a clear margin; empty),
 ``noise_route`` (on by default: a burst rising < 24 dB over a steady floor is judged by the noise expert,
 ``clap_floor.py``; ``calibrate --claps`` switches it off in a room whose claps stand far over its floor),
 ``close_call_wait`` (on: a burst within ``clap_wait.MARGIN`` of the trees' threshold waits 130 ms
@@ -163,8 +163,8 @@ class ClapDetector(Tunable, section="clap", rule=check_venue_model,
                          "(above it when room_above, else below)", lo=-1000, hi=1000)
     room_above = setting(True, "the room's sounds lie above room_limit (else below)")
     venue_model: Setting[tuple[float, ...]] = setting(
-        (), "the room's clap-like sounds, learned from a lesson (clap_venue; a variant `calibrate --claps` does "
-        "not write yet): a burst the trees pass is vetoed when it is the room's; none: no model", kind="numbers")
+        (), "the room's clap-like sounds, learned by `calibrate --claps --venue-model` (clap_venue): a burst "
+        "the trees pass is vetoed when it is the room's; none: no model", kind="numbers")
     noise_route = setting(True, "bursts rising < 24 dB over a steady floor (spread < 2 dB: white or "
                           "pink noise, a fan) are judged by the noise expert (clap_floor; "
                           "`sensekit calibrate --claps` keeps it on for a steady room whose claps "

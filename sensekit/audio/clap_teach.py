@@ -9,13 +9,16 @@ clap-like sounds stop firing while every taught clap still does (``sensekit cali
    bursts within ``SLACK`` of the threshold count (a quiet or distant clapper), and the
    threshold is lowered to just under the quietest of them (``MARGIN``).
 2. **Room sounds that fire**: the claps it reports in ``room`` (which holds none).
-   **Venue model** (``venue=True``; ``clap.venue_model``, ``clap_venue.py``): the taught claps
+   **Venue model** (``venue=True``, ``calibrate --claps --venue-model``; off by default;
+   ``clap.venue_model``, ``clap_venue.py``): the taught claps
    against every room burst scoring at least ``threshold - SLACK`` (over or near the threshold),
    a ridge logistic score on the lesson's standardised ``FEATURES``; written only when, left one
    burst out at a time, no taught clap is vetoed and a room burst that fires is
-   (``clap_venue.LooResult.enabled``; else ``clap.venue_model`` is written empty). The room
-   bursts it vetoes no longer count as firing for steps 3 and 5 (with ``VENUE_ONLY``, a written
-   model replaces steps 3 and 5).
+   (``clap_venue.LooResult.enabled``; else ``clap.venue_model`` is written empty). A written
+   model replaces steps 3 and 5 (the threshold stays where the claps put it, no room rule);
+   a model not written leaves the lesson as without it. (``venue_steps=True``, the rejected
+   ``--variant venue`` of ``benchmarks/clap_teach_venues.py``, keeps steps 3 and 5 for the room
+   bursts the model does not veto.)
 3. **Threshold**: raised to just over the room's highest-scoring false clap when that
    stays ``MARGIN`` under every taught clap's score.
 4. **Noise route** (``clap.noise_route``, ``clap_floor``; on by default): kept on when the room's floor
@@ -67,8 +70,6 @@ ROUTE_SNR_DB = RISE_SPLIT_DB   # claps standing less than this over a steady flo
 MIN_CLAPS = 3    # claps a lesson needs heard in the clap part
 CONFIDENT = 3.0  # log-odds over the untaught threshold (p > 0.95): a room burst that is a sure clap
 ROOM_CLAPS = 2   # sure claps in the room part that make the lesson unsound (one bang is a room sound)
-VENUE = False    # learn the venue model by default (``teach(venue=...)``)
-VENUE_ONLY = False  # a written venue model replaces steps 3 and 5 (``--variant venue_only``)
 
 
 @dataclass
@@ -188,10 +189,11 @@ def _ceiling(scores: list[float]) -> float:
 
 def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
           settings: Mapping[str, Any] | None = None, gain: float = 50.0,
-          venue: bool | None = None) -> ClapLesson:
+          venue: bool = False, venue_steps: bool = False) -> ClapLesson:
     """Learn a venue from ``claps`` (someone clapping a few times) and ``room`` (the room
     without claps, ~30 s); ``settings`` are the clap settings to start from; ``venue``: learn
-    the venue model (default ``VENUE``)."""
+    the venue model, which when written replaces the threshold step and the room rule
+    (``venue_steps``: keeps them, for the benchmark's rejected variant only)."""
     base = {k: v for k, v in (settings or {}).items()
             if k not in ("room_feature", "room_limit", "room_above", "venue_model")}
     threshold = float(base.get("threshold", ClapDetector.SETTINGS["threshold"].default))
@@ -223,16 +225,16 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
     left = fired
     sure = [f for f in room_feats if f.score >= untaught + CONFIDENT]
     said = ""
-    if venue if venue is not None else VENUE:
+    steps = True
+    if venue:
         left, sure, said = _venue(taught, fired, room_feats, threshold, sure, values)
-        if VENUE_ONLY and values["clap.venue_model"]:
-            left = []                      # the model replaces the threshold step and the room rule
-    if left:
+        steps = venue_steps or not values["clap.venue_model"]   # a written model replaces steps 3, 5
+    if left and steps:
         top = max(f.score for f in left) + 0.25
         if top <= ceiling:
             threshold = max(threshold, round(top, 2))
         left = [f for f in left if f.score >= threshold]
-    if left:
+    if left and steps:
         C = np.array([f.vector() for f in taught])
         R = np.array([f.vector() for f in _negatives(left, room_feats, threshold)])
         found = _rule(C, R)

@@ -109,6 +109,13 @@ function makeControl(s, row) {
   } else if (s.kind === "color") {
     const col = add(element("input", "color", "value"), () => send(col.value));
     if (s.none) addNone(s, box, inputs, () => col.value, send);
+  } else if (s.kind === "numbers") {
+    // a learned model (clap.venue_model: 50 numbers) is read, not typed: a line saying whether one
+    // is in use; calibrate learns it, OSC and --set may still replace it
+    const line = element("span", "", "value");
+    line.className = "learned";
+    box.appendChild(line);
+    inputs.push(line);
   } else {
     const text = element("input", "text", "value");
     text.placeholder = s.kind === "zones" ? "name=x,y,w,h;… (fractions)" : "";
@@ -134,6 +141,7 @@ function showValue(s, row, v, force) {
     else if (el.type === "range" && (v === null || v === undefined)) el.value = el.dataset.scale === "log" ? "0" : String(s.lo);
     else if (el.dataset.scale === "log") el.value = toLog(s, v);
     else if (s.kind === "zones") el.value = zonesText(v);
+    else if (s.kind === "numbers") el.textContent = v && v.length ? `learned (${v.length} numbers)` : "none";
     else if (el.type === "color") el.value = v || "#000000";
     else el.value = v === null || v === undefined ? "" : String(v);
   }
