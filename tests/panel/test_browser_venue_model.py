@@ -1,5 +1,6 @@
 """The panel shows ``clap.venue_model`` (50 learned numbers, ``calibrate --claps --venue-model``) as a
-read-only line, not a text box a person could mangle: "learned (50 numbers)" or "none". The API (what
+read-only line, not a text box a person could mangle: "learned (50 numbers)" or "none" (a read-only
+input, so the row still holds its value in an input as every setting's row does). The API (what
 OSC and ``--set`` reach) still takes it. Real ``sensekit run clapper`` processes, headless Chromium."""
 from __future__ import annotations
 
@@ -45,13 +46,18 @@ def test_a_learned_venue_model_is_a_read_only_line(process_piece, viewport_page,
     piece = process_piece("run", "clapper", "--headless", "--loop", "--profile", str(profile))
     page.goto(piece.url)
     page.wait_for_selector(ROW, timeout=20_000)
-    line = page.locator(f"{ROW} .control .learned")
-    assert line.text_content() == f"learned ({SIZE} numbers)"
-    assert page.locator(f"{ROW} input, {ROW} select, {ROW} textarea").count() == 0
+    line = page.locator(f"{ROW} .control input.learned")
+    assert line.input_value() == f"learned ({SIZE} numbers)"
+    assert line.get_attribute("readonly") is not None
+    assert page.locator(f"{ROW} input:not([readonly]), {ROW} select, {ROW} textarea").count() == 0
+    line.click()
+    page.keyboard.type("1,2,3")                                  # typed: nothing changes, nothing is sent
+    page.keyboard.press("Enter")
+    assert line.input_value() == f"learned ({SIZE} numbers)"
     width = page.evaluate(f"document.querySelector('{ROW}').getBoundingClientRect().right")
     assert width <= VIEWPORTS[viewport]["width"]
     token = page.evaluate("sensekitPanel.token")
     assert _set(piece.url, token, {"clap.venue_model": []}) == 200      # OSC / the API still reach it
-    page.wait_for_function(f"() => document.querySelector('{ROW} .learned').textContent === 'none'",
+    page.wait_for_function(f"() => document.querySelector('{ROW} .learned').value === 'none'",
                            timeout=10_000)
     assert not page.errors
