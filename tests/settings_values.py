@@ -14,17 +14,21 @@ from sensekit.errors import ConfigError
 from sensekit.settings.declare import Group, Setting
 
 
+#: kinds whose other value does not depend on the declaration's range
+FIXED = {"words": ("left", "right", "jump"),
+         "numbers": tuple(float(i % 7 + 1) for i in range(50)),   # clap.venue_model: 50 numbers, scales > 0
+         "zones": {"door": (0.0, 0.125, 0.25, 0.75), "top right": (0.5, 0.0, 0.5, 0.5)}}
+
+
 def other_value(s: Setting) -> Any:
+    if s.kind in FIXED:
+        return FIXED[s.kind] if s.default != FIXED[s.kind] else ("up",)
     if s.kind == "bool":
         return not s.default
     if s.kind == "choice":
         return next(c for c in s.choices if c != s.default)
     if s.kind == "color":
         return "#12ab9f" if s.default != "#12ab9f" else "#00ff00"
-    if s.kind == "words":
-        return ("left", "right", "jump") if s.default != ("left", "right", "jump") else ("up",)
-    if s.kind == "zones":
-        return {"door": (0.0, 0.125, 0.25, 0.75), "top right": (0.5, 0.0, 0.5, 0.5)}
     lo = s.lo if s.lo is not None else 0.0
     hi = s.hi if s.hi is not None else lo + 100.0
     if s.default is None:

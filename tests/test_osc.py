@@ -327,7 +327,7 @@ def test_every_setting_has_an_address_that_sets_it():
             value = other_value(s)
             address = setting_address(s.key)
             assert address == f"/sensekit/set/{s.section}/{s.name}"
-            arg = s.format(value) if s.kind in ("choice", "color", "zones", "words") else value
+            arg = s.format(value) if s.kind in ("choice", "color", "zones", "words", "numbers") else value
             assert value_from_args(s.key, (arg,)) == s.check(value), s.key
     assert set(LEGACY_ADDRESSES.values()) == {"activity.silence_level", "tracker.color",
                                              "tracker.hue_tolerance", "audio.gain"}
@@ -509,7 +509,7 @@ def test_docs_say_how_every_kind_of_setting_is_sent():
     section = text[text.index("## Settings in"):]
     kinds = {s.kind for g in load_table().values() for s in g.items}
     words = {"float": "`float`", "int": "`int`", "bool": "`bool`", "choice": "choice", "color": "colour",
-             "zones": "zones", "words": "words (`voice.words`)"}
+             "zones": "zones", "words": "words (`voice.words`)", "numbers": "numbers (`clap.venue_model`)"}
     for kind in kinds:
         assert words[kind] in section, f"docs/OSC.md does not say how a {kind} setting is sent"
     assert "/sensekit/set/<section>/<name>" in section and "/sensekit/preset" in section

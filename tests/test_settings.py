@@ -386,7 +386,7 @@ def test_every_setting_round_trips_through_osc(tmp_path: Path):
                 msg = OscMessageBuilder(setting_address(key))
                 if v is None:
                     msg.add_arg(None, "N")
-                elif s.kind in ("choice", "color", "zones", "words"):
+                elif s.kind in ("choice", "color", "zones", "words", "numbers"):
                     msg.add_arg(s.format(v), "s")
                 elif s.kind == "bool":
                     msg.add_arg(int(v), "i")

@@ -23,9 +23,8 @@ How it streams, and why the result does not depend on the blocks or the start:
    from 2 ms before it; it must be the loudest within +-12 ms, rise >= ``min_rise_db``
    (8 dB, 2 dB over the grid's 6, so the grid phase does not decide) over 35..10 ms
    before, reach ``min_level``, and not stay within 1 dB of itself 3..12 ms later.
-   Every measurement is anchored at ``p``, to the sample. Regions are searched together
-   once the first one's peak could be due (``latency_ms`` after its start), on one
-   cumulative ``d**2`` kept between searches (``clap_energy.BandEnergy``).
+   Every measurement is anchored at ``p``, to the sample. Regions are searched together once the first
+   one's peak could be due (``latency_ms`` after its start), on one cumulative ``d**2`` (``BandEnergy``).
 4. ``p`` is judged once 31.5 ms after it have arrived (``latency_ms``, 32.5 ms, plus
    the block that brings them): a clap needs ``score >= threshold`` (the shipped
    ``clap_model.THRESHOLD``). Claps closer than ``min_gap_ms`` (75 ms, 3/4 of the
@@ -41,20 +40,18 @@ Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; s
 ``sensekit settings``, ``--set clap.threshold=2``, profiles, OSC and Shift+S know them):
 ``room_feature``/``room_limit``/``room_above`` (a venue's rule, learned by ``sensekit calibrate
 --claps``, ``clap_teach.py``: bursts beyond the limit on that feature are the room's sounds;
-"none" by default), ``noise_route`` (on by default: a burst rising < 24 dB over a steady
-floor is judged by the noise expert, ``clap_floor.py``; ``calibrate --claps`` switches it off
-in a room whose claps stand far over its floor; off, nothing of it runs),
+"none" by default), ``venue_model`` (the room's clap-like sounds, learned by ``calibrate --claps
+--venue-model``: a burst the trees pass is vetoed when it is the room's with a clear margin; empty),
+``noise_route`` (on by default: a burst rising < 24 dB over a steady floor is judged by the noise expert,
+``clap_floor.py``; ``calibrate --claps`` switches it off in a room whose claps stand far over its floor),
 ``close_call_wait`` (on: a burst within ``clap_wait.MARGIN`` of the trees' threshold waits 130 ms
 for its ring and log-mel, ``clap_wait.py``), ``threshold`` (log-odds, default the shipped
-``clap_model.THRESHOLD``, range ``SCORE_RANGE``
-= what the shipped trees can score; lower finds softer, odder claps and more false ones),
-``below_claps_db`` (30, above), ``min_level`` (activity level 0..100 of the 1 ms peak after
-``gain``; default 20 = -54 dBFS;
-the clapper's +/-), ``min_rise_db`` (8: a clap 5-10 dB over steady noise rises little more in
-the clap band; 10 until issue 19), ``min_gap_ms`` (75). A change applies at the next
-block. Not in the table: ``gain`` (the audio stage's), ``model`` (another tree model).
-``t`` of a ``Clap`` is its onset (first sample within 10 dB of the peak);
-``strength`` is the peak's level / 100.
+``clap_model.THRESHOLD``, range ``SCORE_RANGE`` = what the shipped trees can score; lower finds softer,
+odder claps and more false ones), ``below_claps_db`` (30, above), ``min_level`` (activity level 0..100 of
+the 1 ms peak after ``gain``; default 20 = -54 dBFS; the clapper's +/-), ``min_rise_db`` (8: a clap
+5-10 dB over steady noise rises little more in the clap band; 10 until issue 19), ``min_gap_ms`` (75).
+A change applies at the next block. Not in the table: ``gain`` (the audio stage's), ``model`` (another tree model).
+``t`` of a ``Clap`` is its onset (first sample within 10 dB of the peak); ``strength`` is the peak's level / 100.
 
 Cost (48 kHz): ~1.4 us per block, plus ~12 us per 28 ms of sound above ``min_level`` (the
 grid), ~40 us per batch of candidates searched for their peak and ~150 us per burst judged
@@ -71,8 +68,7 @@ after a gap (blocks dropped, a device reopened) is fed at its ``t``, so claps ke
 
 ``ClapPatternTracker`` (``clap_pattern.py``, re-exported here) turns claps into ``ClapPattern``
 events: ``count`` claps, each within ``max_gap_ms`` of the previous one (a double clap is ``count=2``).
-The room rule and the recent-claps rule are pure functions in ``clap_rules.py``.
-"""
+The room rule and the recent-claps rule are pure functions in ``clap_rules.py``."""
 from __future__ import annotations
 
 import logging
@@ -91,6 +87,7 @@ from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL, THRESHOLD as SHIPP
 from sensekit.audio.clap_pattern import ClapPatternTracker
 from sensekit.audio.clap_wait import SHIPPED, BEFORE_S, WaitModel, close_call_score, is_close, wait_samples, warm
 from sensekit.audio.clap_rules import room_index as _room_index, room_side, under_recent_claps
+from sensekit.audio.clap_venue import VenueModel, check_venue_model
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
 from sensekit.audio.level import db_to_level, level_to_db, mono
 from sensekit.audio.numpy_calls import correlate, count_nonzero, einsum, reduce_max
@@ -128,7 +125,7 @@ _SUSTAINED = 10.0 ** (-1.0 / 10.0)  # a burst whose 3..12 ms after the peak is w
                                   # 3 dB until the clap band, where 25 of 9330 are above -3 dB)
 
 
-class ClapDetector(Tunable, section="clap",
+class ClapDetector(Tunable, section="clap", rule=check_venue_model,
                    title="clap events: bursts judged by boosted trees (sensekit/audio/clap.py)"):
     """Streaming hand-clap detector: ``feed(block)`` or ``process(samples, t, rate)``.
 
@@ -155,6 +152,9 @@ class ClapDetector(Tunable, section="clap",
     room_limit = setting(0.0, "bursts whose room_feature is beyond this are the room's, not claps "
                          "(above it when room_above, else below)", lo=-1000, hi=1000)
     room_above = setting(True, "the room's sounds lie above room_limit (else below)")
+    venue_model: Setting[tuple[float, ...]] = setting(
+        (), "the room's clap-like sounds, learned by `calibrate --claps --venue-model` (clap_venue): a burst "
+        "the trees pass is vetoed when it is the room's; none: no model", kind="numbers")
     noise_route = setting(True, "bursts rising < 24 dB over a steady floor (spread < 2 dB: white or "
                           "pink noise, a fan) are judged by the noise expert (clap_floor; "
                           "`sensekit calibrate --claps` keeps it on for a steady room whose claps "
@@ -180,7 +180,6 @@ class ClapDetector(Tunable, section="clap",
         self._gain2 = gain_to_factor(self.gain) ** 2
         self.init_settings({k: v for k, v in settings.items() if v is not None})
         self._levels_changed()
-        self._room_j = _room_index(self.room_feature)
         self._route: FloorRoute | None = None   # made by _configure when noise_route is on
         self._load_expert()                # its trees now, not at the first block
         self.model = model
@@ -208,7 +207,6 @@ class ClapDetector(Tunable, section="clap",
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         self._levels_changed()
-        self._room_j = _room_index(self.room_feature)
         if "close_call_wait" in changed:
             self._wait_on()
         if self.rate is not None:
@@ -403,6 +401,8 @@ class ClapDetector(Tunable, section="clap",
         self._chunk_ss = ss if k1 * hop < end else 0.0   # this block also holds the next
 
     def _levels_changed(self) -> None:
+        self._room_j = _room_index(self.room_feature)
+        self._venue = VenueModel.from_numbers(self.venue_model)
         self._min_peak_db = level_to_db(self.min_level)
         self._min_peak = 10.0 ** (self._min_peak_db / 10.0)
         # a little below the exact limits: the cheap checks must never reject more
@@ -553,11 +553,11 @@ class ClapDetector(Tunable, section="clap",
         self._last_found = last
 
     def is_room(self, vals: Sequence[float]) -> bool:
-        """Whether the room rule (``room_feature``, learned by ``calibrate --claps``) calls
+        """Whether the room rule or the venue model (learned by ``calibrate --claps``) calls
         the burst with measurements ``vals`` (``(peak_db,) + FEATURES``) the room's."""
-        if not self._room_j:
-            return False
-        v = vals[self._room_j]
+        if self._venue is not None and self._venue.is_room(vals[1:]):
+            return True
+        v = vals[self._room_j] if self._room_j else math.nan
         return math.isfinite(v) and room_side(v, self.room_limit, self.room_above)
 
     def _first_look(self, p: int, gap_ok: bool) -> tuple[tuple[float, ...], bool, float, bool]:
@@ -586,7 +586,7 @@ class ClapDetector(Tunable, section="clap",
         t_onset = t0 + onset / rate
         if self.keep_features:
             self.features.append(BurstFeatures(*(t_onset, t0 + p / rate, *vals, score)))
-        if not (ok and gap_ok) or score < self.threshold or (self._room_j and self.is_room(vals)):
+        if not (ok and gap_ok) or score < self.threshold or self.is_room(vals):
             return None
         if under_recent_claps(self._recent, p, peak_db, RECENT_CLAPS_S * rate, self.below_claps_db):
             return None                    # below_claps_db under the recent claps (clap_rules)

@@ -9,6 +9,16 @@ clap-like sounds stop firing while every taught clap still does (``sensekit cali
    bursts within ``SLACK`` of the threshold count (a quiet or distant clapper), and the
    threshold is lowered to just under the quietest of them (``MARGIN``).
 2. **Room sounds that fire**: the claps it reports in ``room`` (which holds none).
+   **Venue model** (``venue=True``, ``calibrate --claps --venue-model``; off by default;
+   ``clap.venue_model``, ``clap_venue.py``): the taught claps
+   against every room burst scoring at least ``threshold - SLACK`` (over or near the threshold),
+   a ridge logistic score on the lesson's standardised ``FEATURES``; written only when, left one
+   burst out at a time, no taught clap is vetoed and a room burst that fires is
+   (``clap_venue.LooResult.enabled``; else ``clap.venue_model`` is written empty). A written
+   model replaces steps 3 and 5 (the threshold stays where the claps put it, no room rule);
+   a model not written leaves the lesson as without it. (``venue_steps=True``, the rejected
+   ``--variant venue`` of ``benchmarks/clap_teach_venues.py``, keeps steps 3 and 5 for the room
+   bursts the model does not veto.)
 3. **Threshold**: raised to just over the room's highest-scoring false clap when that
    stays ``MARGIN`` under every taught clap's score.
 4. **Noise route** (``clap.noise_route``, ``clap_floor``; on by default): kept on when the room's floor
@@ -32,6 +42,8 @@ written: fewer than ``MIN_CLAPS`` claps heard in ``claps``, or ``ROOM_CLAPS`` or
 bursts the untaught detector scores ``CONFIDENT`` log-odds over its threshold (someone
 clapped while the room was recorded, or the room's own sounds are sure claps to it - typing,
 drums, footsteps, ``benchmarks/clap_teach_venues.py``: a lesson that rejects them rejects claps).
+With the venue model, a sure clap it vetoes out of its fold does not count: the room's sounds
+were told from the taught claps, so the model learned them instead of the lesson being refused.
 
 What it cannot do: learn a room sound that is a clap in every feature (someone else
 clapping), or claps it never heard. Cost: two streaming passes (~1 s for 40 s of audio).
@@ -49,6 +61,7 @@ from sensekit.audio.clap import ClapDetector, room_side
 from sensekit.audio.clap_loudness import clap_loudness
 from sensekit.audio.clap_features import FEATURES, BurstFeatures
 from sensekit.audio.clap_floor import FLOOR_SPLIT_DB, RISE_SPLIT_DB, FloorRoute
+from sensekit.audio.clap_venue import VETO, learn
 from sensekit.errors import ConfigError
 
 SLACK = 4.0      # log-odds under the threshold a taught clap may score when none passes
@@ -74,6 +87,7 @@ class ClapLesson:
     clap_snr_db: float = float("nan")       # the claps' loudest 5 ms RMS over the floor RMS
     floor_spread_db: float = float("nan")   # the room floor's median floor_spread_db
     room_claps: list[float] = field(default_factory=list)  # room bursts (onset, s) scored sure claps
+    venue: str = ""                         # what the venue model learned (empty: not tried)
 
     @property
     def route_text(self) -> str:
@@ -87,7 +101,7 @@ class ClapLesson:
         return (f"heard {self.claps_heard} claps; the room ({self.room_seconds:.0f} s, "
                 f"{self.room_bursts} bursts) gave {self.room_fired} false claps, "
                 f"{self.room_rejected} now rejected; threshold {self.threshold:g}; {self.rule}; "
-                f"{self.route_text}")
+                + (f"{self.venue}; " if self.venue else "") + self.route_text)
 
 
 def lesson_problem(lesson: ClapLesson) -> str | None:
@@ -174,11 +188,14 @@ def _ceiling(scores: list[float]) -> float:
 
 
 def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
-          settings: Mapping[str, Any] | None = None, gain: float = 50.0) -> ClapLesson:
+          settings: Mapping[str, Any] | None = None, gain: float = 50.0,
+          venue: bool = False, venue_steps: bool = False) -> ClapLesson:
     """Learn a venue from ``claps`` (someone clapping a few times) and ``room`` (the room
-    without claps, ~30 s); ``settings`` are the clap settings to start from."""
+    without claps, ~30 s); ``settings`` are the clap settings to start from; ``venue``: learn
+    the venue model, which when written replaces the threshold step and the room rule
+    (``venue_steps``: keeps them, for the benchmark's rejected variant only)."""
     base = {k: v for k, v in (settings or {}).items()
-            if k not in ("room_feature", "room_limit", "room_above")}
+            if k not in ("room_feature", "room_limit", "room_above", "venue_model")}
     threshold = float(base.get("threshold", ClapDetector.SETTINGS["threshold"].default))
     heard, feats = _stream(claps, rate, base, gain)
     taught = _of(heard, feats)
@@ -206,12 +223,18 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
     room_s = len(room) / rate
     rule = "no room rule needed"
     left = fired
-    if fired:
-        top = max(f.score for f in fired) + 0.25
+    sure = [f for f in room_feats if f.score >= untaught + CONFIDENT]
+    said = ""
+    steps = True
+    if venue:
+        left, sure, said = _venue(taught, fired, room_feats, threshold, sure, values)
+        steps = venue_steps or not values["clap.venue_model"]   # a written model replaces steps 3, 5
+    if left and steps:
+        top = max(f.score for f in left) + 0.25
         if top <= ceiling:
             threshold = max(threshold, round(top, 2))
-        left = [f for f in fired if f.score >= threshold]
-    if left:
+        left = [f for f in left if f.score >= threshold]
+    if left and steps:
         C = np.array([f.vector() for f in taught])
         R = np.array([f.vector() for f in _negatives(left, room_feats, threshold)])
         found = _rule(C, R)
@@ -226,6 +249,32 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
         else:
             rule = "no single feature tells the room's sounds from the claps"
     values["clap.threshold"] = threshold
-    sure = [f.t_onset for f in room_feats if f.score >= untaught + CONFIDENT]
     return ClapLesson(len(taught), room_s, len(room_feats), len(fired), len(fired) - len(left),
-                      threshold, rule, values, route, snr, spread, sure)
+                      threshold, rule, values, route, snr, spread, [f.t_onset for f in sure], said)
+
+
+def _venue(taught: list[BurstFeatures], fired: list[BurstFeatures], room: list[BurstFeatures],
+           threshold: float, sure: list[BurstFeatures], values: dict[str, Any]
+           ) -> tuple[list[BurstFeatures], list[BurstFeatures], str]:
+    """The venue model step: (room bursts still firing, sure claps it did not veto out of their
+    fold, what it learned); writes ``clap.venue_model`` into ``values``."""
+    values["clap.venue_model"] = ()
+    near = [f for f in room if f.score >= threshold - SLACK]
+    ids = {id(f) for f in fired}
+    found = learn(np.array([f.vector() for f in taught]), np.array([f.vector() for f in near]),
+                  np.array([id(f) in ids for f in near], bool))
+    if found is None:
+        return fired, sure, "venue model: no room burst near the threshold to learn"
+    if not found.enabled:
+        why = (f"{found.claps_vetoed} taught clap{'s' * (found.claps_vetoed != 1)} would be vetoed"
+               if found.claps_vetoed else "it would veto no room burst that fires")
+        return fired, sure, f"venue model: not written ({why}, left out one at a time)"
+    values["clap.venue_model"] = found.model.numbers()
+    vetoed = {id(f) for f, v in zip(near, found.room_vetoed) if v}
+    left = [f for f in fired if not found.model.is_room(f.vector())]
+    kept = [f for f in sure if id(f) not in vetoed]
+    return left, kept, (f"venue model: {len(near)} room bursts near the threshold told from "
+                        f"{len(taught)} taught claps (left out one at a time: {len(vetoed)} vetoed at "
+                        f"log-odds >= {VETO:g}, of them {sum(id(f) in vetoed for f in fired)} of the "
+                        f"{len(fired)} that fire and {len(sure) - len(kept)} of {len(sure)} sure claps; "
+                        f"no taught clap)")

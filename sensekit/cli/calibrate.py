@@ -1,7 +1,7 @@
 """``sensekit calibrate SOURCE --out venue.toml``: learn a venue's noise floors (and a colour).
 
     sensekit calibrate SOURCE --out venue.toml [--seconds S] [--pick-color X,Y] [--set KEY=VALUE ...]
-    sensekit calibrate SOURCE --out venue.toml --claps [--clap-seconds 10] [--seconds 30]
+    sensekit calibrate SOURCE --out venue.toml --claps [--clap-seconds 10] [--seconds 30] [--venue-model]
 
 Reads the first ``--seconds`` (default 5) of SOURCE and writes a venue profile (see
 ``sensekit.profile``). Keep the room in its normal quiet state while it runs:
@@ -38,7 +38,10 @@ with the gain it judged levels at (``audio.gain``), the room rule (``clap.room_f
 claps stand less than 24 dB over, else off). It refuses (one line, exit status 2, nothing
 written) a lesson with fewer than 3 claps heard in the clap part or with sure claps in the room
 part (``clap_teach.lesson_problem``): claps at the wrong moment would teach a venue that hears
-no claps.
+no claps. ``--venue-model`` (opt-in, ``teach(venue=True)``) also learns a model of the room's
+clap-like sounds (``clap.venue_model``, ``sensekit.audio.clap_venue``); when it is written it
+replaces the raised threshold and the room rule (the threshold stays where the claps put it);
+without the flag ``clap.venue_model`` is not written (docs/claps.md: why it is not the default).
 
 If ``--out`` exists it is loaded first and edited in place: only what was measured or set
 changes; zones, thresholds, comments and keys tuned by hand are kept. Written atomically.
@@ -283,15 +286,17 @@ def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -
         raise SourceError(f"{source.description!r} ended before the room part "
                           f"(after {len(claps) / rate:.1f} s of claps)")
     taught_gain = float(settings.get("audio.gain", gain))
-    lesson = teach(claps, room, rate, settings=clap_settings, gain=taught_gain)
+    lesson = teach(claps, room, rate, settings=clap_settings, gain=taught_gain,
+                   venue=bool(getattr(args, "venue_model", False)))
     problem = lesson_problem(lesson)
     if problem is not None:
         raise ConfigError(f"calibrate --claps {problem}; nothing written: clap {MIN_CLAPS} or more "
                           f"times in the first {clap_s:g} s, then keep the room as it is for "
                           f"{room_s:g} s (--clap-seconds and --seconds set those spans)")
     chosen = chosen_values(args)
+    stale = stale_lesson(settings, {**chosen.values, **lesson.values})
     # the threshold and room rule judge levels after this gain: the profile keeps it with them
-    save_profile({**chosen.values, **lesson.values, "audio.gain": taught_gain}, out)
+    save_profile({**chosen.values, **stale, **lesson.values, "audio.gain": taught_gain}, out)
     print(f"taught claps from {len(claps) / rate:.1f} s of claps and {len(room) / room_rate:.1f} s "
           f"of room ({source.description})")
     print(f"  claps heard         {lesson.claps_heard}")
@@ -299,9 +304,25 @@ def teach_claps(args: argparse.Namespace, settings: dict[str, Any], out: Path) -
           f"after ({lesson.room_bursts} bursts judged)")
     print(f"  threshold           {lesson.threshold:g} (at gain {taught_gain:g}: kept as audio.gain)")
     print(f"  {lesson.rule}")
+    if lesson.venue:                       # --venue-model (off by default)
+        print(f"  {lesson.venue}")
     print(f"  {lesson.route_text}")
+    if stale:
+        print("  reset               " + ", ".join(stale) + " (an earlier lesson's, not this one's)")
     print(f"wrote {Path(out).absolute()}")
     return 0
+
+
+#: what a clap lesson learns besides the threshold: a rerun resets those it did not learn
+LESSON_KEYS = ("clap.room_feature", "clap.room_limit", "clap.room_above", "clap.venue_model")
+
+
+def stale_lesson(settings: Mapping[str, Any], written: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys of ``LESSON_KEYS`` an earlier lesson left in ``settings`` (not at their default)
+    that this one does not write, at their defaults: a room rule or venue model learned with
+    another threshold must not stay beside the new one."""
+    return {k: lookup(k).default for k in LESSON_KEYS
+            if k not in written and k in settings and settings[k] != lookup(k).default}
 
 
 def settle_options(args: argparse.Namespace) -> bool:
@@ -309,6 +330,8 @@ def settle_options(args: argparse.Namespace) -> bool:
     claps = bool(getattr(args, "claps", False))
     if args.clap_seconds is not None and not claps:        # was silently ignored
         raise ConfigError("--clap-seconds goes with --claps (how long the clapping part is)")
+    if getattr(args, "venue_model", False) and not claps:
+        raise ConfigError("--venue-model goes with --claps (it is learned from the claps and the room)")
     if claps and args.pick_color:                          # was silently ignored
         raise ConfigError("--pick-color does not go with --claps: pick the colour in a calibrate "
                           "run of its own (the profile keeps both)")
@@ -397,6 +420,10 @@ def register(subparsers: Subparsers) -> None:
                         "the room as it usually sounds (--seconds)")
     p.add_argument("--clap-seconds", type=float_in(0, 3600), default=None, metavar="S",
                    help=f"with --claps: how long the clapping part is (default {DEFAULT_CLAP_S:g})")
+    p.add_argument("--venue-model", action="store_true",
+                   help="with --claps: also learn a venue model of the room's clap-like sounds "
+                        "(clap.venue_model); when written it replaces the raised threshold and the "
+                        "room rule (off by default: see docs/claps.md)")
     p.add_argument("--pick-color", metavar="X,Y",
                    help="store as tracker.color the colour at pixel X,Y of the source's own picture "
                         "(not mirrored, unlike an app's view), in the middle of --seconds")

@@ -31,6 +31,8 @@ in fractions 0..1 of the frame; at most ``MAX_ZONES`` (64), names of at most ``M
 (64) characters, so a panel or OSC client cannot grow the motion detector's work and every
 motion event without bound, one zone at a time). ``none=`` makes ``None`` a valid value and
 says what it means ("learned", "off").
+``numbers``: a list of finite numbers (a learned model's, ``clap.venue_model``; TOML: an array;
+text: comma-separated; ``none``: empty), at most ``MAX_NUMBERS`` (512).
 ``setting()`` infers the kind from the default when it can.
 
 Values come in two forms: text (command line, ``--set``, an OSC string) through
@@ -55,8 +57,8 @@ from sensekit.settings.renames import moved
 
 __all__ = ["Kind", "Setting", "Group", "setting", "group", "Zone", "KINDS", "check_zone_name"]
 
-Kind = Literal["float", "int", "bool", "choice", "color", "zones", "words"]
-KINDS: tuple[str, ...] = ("float", "int", "bool", "choice", "color", "zones", "words")
+Kind = Literal["float", "int", "bool", "choice", "color", "zones", "words", "numbers"]
+KINDS: tuple[str, ...] = ("float", "int", "bool", "choice", "color", "zones", "words", "numbers")
 Zone = tuple[float, float, float, float]
 T = TypeVar("T")
 #: a range from above 0 that spans this factor gets a logarithmic slider in the panel
@@ -68,6 +70,7 @@ MAX_ZONE_NAME = 64
 #: voiced segment grows with the list (3,000 words: 0.35 s for 0.84 s of speech, 0.02 s for two)
 MAX_WORDS = 64
 MAX_WORD_CHARS = 64
+MAX_NUMBERS = 512
 #: a range from 0 (or below) this wide gets a number box only: a 1/200 slider step would be 50+ units
 NUMBER_CONTROL_SPAN = 10_000.0
 _NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
@@ -148,6 +151,8 @@ class Setting(Generic[T]):
             text = 'a colour "#RRGGBB"'
         elif self.kind == "words":
             text = "a list of words (word,word,...)"
+        elif self.kind == "numbers":
+            text = f"a list of at most {MAX_NUMBERS} finite numbers (x,y,...)"
         else:
             text = "zones name=x,y,w,h;... (fractions 0..1 of the frame)"
         return text + (f" (or none: {self.none})" if self.none else "")
@@ -172,7 +177,27 @@ class Setting(Generic[T]):
             return self._check_color(value)
         if kind == "words":
             return self._check_words(value)
+        if kind == "numbers":
+            return self._check_numbers(value)
         return self._check_zones(value)
+
+    def _check_numbers(self, value: Any) -> tuple[float, ...]:
+        items = [v for v in value.split(",") if v.strip()] if isinstance(value, str) else value
+        if isinstance(items, (bytes, Mapping)) or not isinstance(items, (list, tuple)):
+            raise self._bad(value)
+        if len(items) > MAX_NUMBERS:
+            raise ConfigError(f"`{self.key}` holds at most {MAX_NUMBERS} numbers, got {len(items):,}")
+        out: list[float] = []
+        for v in items:
+            if isinstance(v, str) and len(v.strip()) <= MAX_NUMBER_DIGITS + 8:
+                try:
+                    v = float(v)
+                except ValueError:
+                    raise self._bad(value) from None
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(float(v)):
+                raise self._bad(value)
+            out.append(float(v))
+        return tuple(out)
 
     def _check_bool(self, value: Any) -> bool:
         if isinstance(value, bool) or type(value).__name__ == "bool_":
@@ -268,7 +293,7 @@ class Setting(Generic[T]):
         if not isinstance(text, str):
             return self.check(text)
         s = text.strip()
-        if s.lower() == "none" and (self.none or self.kind in ("zones", "words")):
+        if s.lower() == "none" and (self.none or self.kind in ("zones", "words", "numbers")):
             return None if self.none else ({} if self.kind == "zones" else ())
         kind = self.kind
         if kind in ("float", "int"):
@@ -300,6 +325,8 @@ class Setting(Generic[T]):
             return repr(float(value))
         if self.kind == "words":
             return ",".join(value) or "none"
+        if self.kind == "numbers":
+            return ",".join(repr(float(v)) for v in value) or "none"
         if self.kind == "zones":
             return ";".join(f"{n}=" + ",".join(repr(float(v)) for v in box) for n, box in value.items()) or "none"
         return str(value)
@@ -310,6 +337,8 @@ class Setting(Generic[T]):
             return f"none ({self.none})" if self.none else "none"
         if self.kind in ("float", "int"):
             return f"{float(value):g}" + (f" {self.unit}" if self.unit else "")
+        if self.kind == "numbers":
+            return f"{len(value)} numbers" if value else "none"
         if self.kind in ("zones", "words"):
             return self.format(value) if value else "none"
         return self.format(value)

@@ -109,6 +109,15 @@ function makeControl(s, row) {
   } else if (s.kind === "color") {
     const col = add(element("input", "color", "value"), () => send(col.value));
     if (s.none) addNone(s, box, inputs, () => col.value, send);
+  } else if (s.kind === "numbers") {
+    // a learned model (clap.venue_model: 50 numbers) is read, not typed: a read-only line saying
+    // whether one is in use; calibrate learns it, OSC and --set may still replace it
+    const line = element("input", "text", "value");
+    line.readOnly = true;
+    line.className = "learned";
+    line.title = "learned by calibrate; not edited here";
+    box.appendChild(line);
+    inputs.push(line);
   } else {
     const text = element("input", "text", "value");
     text.placeholder = s.kind === "zones" ? "name=x,y,w,h;… (fractions)" : "";
@@ -126,7 +135,7 @@ function makeControl(s, row) {
 
 function showValue(s, row, v, force) {
   for (const el of row.inputs) {
-    if (el === document.activeElement && !force) continue;      // the user is typing there
+    if (el === document.activeElement && !force && !el.readOnly) continue;   // the user is typing there
     const role = el.dataset.role;
     if (role === "none") el.checked = v === null;
     else if (el.type === "checkbox") el.checked = !!v;
@@ -134,6 +143,7 @@ function showValue(s, row, v, force) {
     else if (el.type === "range" && (v === null || v === undefined)) el.value = el.dataset.scale === "log" ? "0" : String(s.lo);
     else if (el.dataset.scale === "log") el.value = toLog(s, v);
     else if (s.kind === "zones") el.value = zonesText(v);
+    else if (s.kind === "numbers") el.value = v && v.length ? `learned (${v.length} numbers)` : "none";
     else if (el.type === "color") el.value = v || "#000000";
     else el.value = v === null || v === undefined ? "" : String(v);
   }
