@@ -3,10 +3,12 @@
 
 ``person_pool_eval.py --write-models M.pkl`` fits the "+ HOG" variant (the click's proposals
 and OpenCV's HOG person boxes holding the click, with a from-HOG column and HOG's margin) on
-all five clips and leaving each out. This runs ``benchmarks/track_eval.py`` with
-``extent.measure_extent`` replaced by that scoring, for the first box and the second look
-alike, each clip with the fit made without it (``--held-out`` is implied). Everything else
-(the clean colour region first, the tracker, the clicks, the views) is track_eval's.
+all five clips and leaving each out. This runs ``benchmarks/track_eval.py`` with the extent
+measured by that scoring (``SEAMS``: ``extent.measure_pool`` where ``segment`` and
+``click_pool`` call it, ``extent.measure_extent`` where ``click_refine`` does), for the first
+box, the click's other boxes and the second look alike, each clip with the fit made without
+it (``track_eval``'s ``unseen_by_fit``; ``--held-out`` is implied). Everything else (the clean
+colour region first, the tracker, the clicks, the views) is track_eval's.
 Needs OpenCV 4.x (HOG) and the hands venv:
 
     .venv-hands/bin/python benchmarks/person_track_eval.py M.pkl --scales 0.5,1,2 --no-mil --per-click out.json
@@ -31,9 +33,9 @@ sys.path.insert(0, str(REPO))
 
 import track_eval
 from person_pool_eval import person_proposals
-from train_extent import KINDS, choose
+from train_extent import KINDS, choice_values
 
-from sensekit.vision import click_refine, segment
+from sensekit.vision import click_pool, click_refine, extent, segment
 from sensekit.vision.extent import HISTORY_FRAMES, features
 from sensekit.vision.proposals import Proposal, click_proposals
 
@@ -41,8 +43,10 @@ _models: dict[str, Any] = {}
 _current: dict[str, Any] = {}
 
 
-def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()) -> Proposal:
-    """``extent.measure_extent`` with the HOG person boxes in the pool, scored by the current fit."""
+def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()
+                 ) -> tuple[list[Proposal], np.ndarray]:
+    """``extent.measure_pool`` with the HOG person boxes in the pool, valued by the current fit
+    (the highest: the proposal ``train_extent.choose`` takes)."""
     props = click_proposals(frame, x, y)
     history = [h for h in history if h.shape == frame.shape]
     motion = len(history) >= max(HISTORY_FRAMES)
@@ -52,19 +56,42 @@ def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.n
     cues = np.hstack([cues, np.vstack([np.zeros((len(props), 2)), extra[:, :2]])])
     kind = "motion" if motion else "still"
     boxes = np.array([p.box for p in allp], np.float64)
-    return allp[choose(_current[kind], cues[:, KINDS[kind]], boxes)]
+    return allp, choice_values(_current[kind], cues[:, KINDS[kind]], boxes)
+
+
+def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()) -> Proposal:
+    """``extent.measure_extent`` with the HOG person boxes in the pool, scored by the current fit."""
+    props, values = measure_pool(frame, x, y, history)
+    return props[int(np.argmax(values))]
 
 
 @contextlib.contextmanager
-def held_out(clip: str) -> Iterator[None]:
+def unseen_by_fit(clip: str | None) -> Iterator[None]:
+    """``extent.unseen_by_fit`` for the HOG fit: the fold fitted without ``clip`` when it is one
+    of the fitted clips, else the fit on all of them (and the shipped weights held out alike,
+    for anything that still scores with them)."""
     keep = dict(_current)
-    _current.clear()
-    _current.update(_models["folds"][clip])
+    if clip is not None and clip in _models["folds"]:
+        _current.clear()
+        _current.update(_models["folds"][clip])
     try:
-        yield
+        with extent.unseen_by_fit(clip):
+            yield
     finally:
         _current.clear()
         _current.update(keep)
+
+
+#: what ``main`` replaces: (module, the name the pipeline calls there, the replacement). Each
+#: is looked up at call time, so setting it takes effect; tests/test_benchmarks.py checks the
+#: names are still the ones ``segment_click_pool``, ``ClickPool``, ``ClickRefiner.decide`` and
+#: ``track_eval.scale_results`` call.
+SEAMS: tuple[tuple[ModuleType, str, object], ...] = (
+    (segment, "measure_pool", measure_pool),
+    (click_pool, "measure_pool", measure_pool),
+    (click_refine, "measure_extent", measure_extent),
+    (track_eval, "unseen_by_fit", unseen_by_fit),
+)
 
 
 def _replace(module: ModuleType, name: str, value: object) -> None:
@@ -79,9 +106,8 @@ def _replace(module: ModuleType, name: str, value: object) -> None:
 def main(argv: list[str]) -> int:
     _models.update(pickle.loads(Path(argv[0]).read_bytes()))
     _current.update(_models["active"])
-    _replace(segment, "measure_extent", measure_extent)
-    _replace(click_refine, "measure_extent", measure_extent)
-    _replace(track_eval, "held_out", held_out)
+    for module, name, value in SEAMS:
+        _replace(module, name, value)
     rest = argv[1:]
     return track_eval.main(rest if "--held-out" in rest else rest + ["--held-out"])
 

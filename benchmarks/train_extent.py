@@ -57,7 +57,7 @@ from track_eval import scale_box, scale_view
 
 from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok, \
     start_frames
-from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus, features
+from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus_values, features
 from sensekit.vision.proposals import click_proposals
 
 MODEL_PY = REPO / "sensekit" / "vision" / "extent_model.py"
@@ -171,11 +171,17 @@ def fit(cues: np.ndarray, right: np.ndarray, case: np.ndarray, l2: float, weight
 def choose(model: dict[str, Any], cues: np.ndarray, boxes: np.ndarray) -> int:
     """The proposal ``measure_extent`` takes: the consensus of the scores at the model's temperature
     (a tree model, ``--trees``: its predicted IoU from the cues and ``context``)."""
+    return int(np.argmax(choice_values(model, cues, boxes)))
+
+
+def choice_values(model: dict[str, Any], cues: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """What ``choose`` maximises, for every proposal (``extent.consensus_values`` of the model's
+    scores): the values ``measure_pool`` gives a click's pool."""
     if "predict" in model:
         s = model["predict"](np.hstack([cues, context(boxes)]))
     else:
         s = ((cues - np.asarray(model["mean"])) / np.asarray(model["std"])) @ np.asarray(model["weights"])
-    return consensus(boxes, s, temperature=float(model.get("temperature", 0.0)))
+    return consensus_values(boxes, s, temperature=float(model.get("temperature", 0.0)))
 
 
 def context(boxes: np.ndarray) -> np.ndarray:

@@ -44,3 +44,93 @@ def test_the_benchmarks_refuse_missing_shared_data_in_one_place(tmp_path, capsys
     own = [p.name for p in (REPO / "benchmarks").glob("*.py")
            if p.name not in ("_reference.py", "_clap_clips.py") and "shared data not found at" in p.read_text()]
     assert own == []
+
+
+def test_person_track_eval_replaces_what_the_pipeline_calls(monkeypatch) -> None:
+    """``benchmarks/person_track_eval.py`` measures the HOG scoring only if every name it replaces
+    (``SEAMS``) is the one the pipeline looks up: two had gone stale (``segment`` came to call
+    ``measure_pool``, ``track_eval`` ``unseen_by_fit``) and a run was plain ``track_eval``'s with
+    HOG in the second look only. Each seam is replaced here by a spy that passes the call on, and
+    the pipeline's callers are driven (a click, its pool, a second look, a held-out clip run):
+    every seam must be called, through the module it is set in."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import argparse
+
+    import numpy as np
+    import person_track_eval
+    import track_eval
+
+    from sensekit.vision.click_pool import ClickPool
+    from sensekit.vision.click_refine import ClickRefiner
+    from sensekit.vision.segment import segment_click_pool
+
+    from sensekit.vision import extent
+
+    called: list[str] = []
+    inside: list[str] = []
+    for module, name, _ in person_track_eval.SEAMS:
+        assert hasattr(module, name), f"{module.__name__}.{name} is gone"
+        original = getattr(module, name)
+
+        def spy(*args, _o=original, _key=f"{module.__name__}.{name}", **kwargs):
+            called.append(_key)
+            inside.append(_key)
+            try:
+                return _o(*args, **kwargs)
+            finally:
+                inside.pop()
+        monkeypatch.setattr(module, name, spy)
+    proposals = extent.click_proposals
+
+    def measured(*args, **kwargs):              # every extent measured goes through a seam
+        assert inside, "the pipeline measured an extent by a name person_track_eval does not replace"
+        return proposals(*args, **kwargs)
+    monkeypatch.setattr(extent, "click_proposals", measured)
+
+    frame = np.random.default_rng(0).integers(0, 256, (96, 128, 3), dtype=np.uint8)
+    history = [frame] * 6
+    first, pool = segment_click_pool(frame, 64, 48, history=history)
+    assert pool is not None                     # noise is no clean colour region: the extent is measured
+    assert ClickPool(frame, (64, 48), first, history=history).segments()
+    refiner = ClickRefiner(frame, after_frames=6, gain=1.5)
+    for _ in range(6):
+        refiner.add(frame)
+    refiner.decide(frame, (64, 48), first.box)
+    monkeypatch.setattr(track_eval, "load_clip", lambda clips, name: name)
+    monkeypatch.setattr(track_eval, "evaluate_clip", lambda clip, **kw: [clip])
+    args = argparse.Namespace(tracker_settings={}, held_out=True, clips=REPO, starts=None, frames=None)
+    assert track_eval.scale_results(args, ["a clip"], 1, [], 0.0) == {"a clip": ["a clip"]}
+    assert sorted(set(called)) == sorted(f"{m.__name__}.{n}" for m, n, _ in person_track_eval.SEAMS)
+
+
+def test_person_track_eval_pool_is_the_fit_s_choice(monkeypatch) -> None:
+    """The replacement ``measure_pool`` gives every proposal (HOG's after the click's) a value
+    whose highest is the proposal ``train_extent.choose`` takes with the same fit (a linear fit
+    of the ``--write-models`` shape: the cues, from-HOG and HOG's margin), with and without motion;
+    ``measure_extent`` takes that one."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import numpy as np
+    import person_track_eval
+    from train_extent import KINDS, choose
+
+    from sensekit.vision.extent import FEATURES, features
+    from sensekit.vision.proposals import click_proposals
+
+    rng = np.random.default_rng(0)
+    fits = {}
+    for kind in ("still", "motion"):
+        n = len(range(len(FEATURES) + 2)[KINDS[kind]])
+        fits[kind] = {"mean": rng.normal(size=n), "std": np.ones(n), "weights": rng.normal(size=n),
+                      "temperature": 0.5}
+    monkeypatch.setattr(person_track_eval, "_current", fits)
+    frame = rng.integers(0, 256, (120, 160, 3), dtype=np.uint8)
+    for history, kind in (([], "still"), ([frame] * 6, "motion")):
+        props, values = person_track_eval.measure_pool(frame, 80, 60, history)
+        assert len(values) == len(props) >= len(click_proposals(frame, 80, 60))
+        cues = features(frame, 80, 60, props, history)
+        assert all(p.window < 100 for p in props)              # noise: no HOG person box
+        cues = np.hstack([cues, np.zeros((len(props), 2))])
+        boxes = np.array([p.box for p in props], np.float64)
+        best = choose(fits[kind], cues[:, KINDS[kind]], boxes)
+        assert int(np.argmax(values)) == best
+        assert person_track_eval.measure_extent(frame, 80, 60, history).box == props[best].box
