@@ -411,19 +411,12 @@ Handler = Callable[[Event], "bool | None"]
 E = TypeVar("E", bound=Event)
 
 
-class Dispatcher:
-    """Routes events to handlers by name; ``"*"`` receives every event.
-
-    Handlers of one name run in the order they were attached, and one that returns ``True``
-    stops the rest *of that name* (an app's key handler can consume a key). ``"*"`` handlers
-    are observers (the JSON-lines log, OSC, the panel): they see every event, whatever the
-    named handlers returned, so a log never misses what an app consumed.
-    """
-
-    def __init__(self) -> None:
-        self._handlers: dict[str, list[Handler]] = {}
-        #: bumped by every ``on``/``off``: who listens may have changed
-        self.version = 0
+class TypedOn:
+    """``on(name, handler)`` typed by event name, for ``Dispatcher`` and ``App``
+    (``sensekit.app.subscribe``) alike: one overload per event, the handler taking that event's
+    class (``tests/test_dispatch_typed.py`` keeps the list complete and right); a name that is
+    not a literal (a loop over names, ``"*"``) takes a handler of any event class. A subclass
+    attaches the handler in ``_attach``."""
 
     @overload
     def on(self, name: Literal["activity"], handler: Callable[[Activity], Any]) -> Handler: ...
@@ -497,8 +490,31 @@ class Dispatcher:
     def on(self, name: str, handler: Callable[[E], Any]) -> Handler: ...
 
     def on(self, name: str, handler: Callable[[E], Any]) -> Handler:
-        """Call ``handler(event)`` for every event called ``name`` (``"*"``: every event, after
-        the named handlers); an unknown name is a ``ConfigError`` now. Returns the handler."""
+        """Attach ``handler`` to the event ``name`` (checked now, not when it fires); returns the
+        handler as the dispatcher holds it (for ``off``)."""
+        return self._attach(name, cast(Handler, handler))
+
+    def _attach(self, name: str, handler: Handler) -> Handler:
+        raise NotImplementedError
+
+
+class Dispatcher(TypedOn):
+    """Routes events to handlers by name; ``"*"`` receives every event.
+
+    Handlers of one name run in the order they were attached, and one that returns ``True``
+    stops the rest *of that name* (an app's key handler can consume a key). ``"*"`` handlers
+    are observers (the JSON-lines log, OSC, the panel): they see every event, whatever the
+    named handlers returned, so a log never misses what an app consumed.
+    """
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, list[Handler]] = {}
+        #: bumped by every ``on``/``off``: who listens may have changed
+        self.version = 0
+
+    def _attach(self, name: str, handler: Handler) -> Handler:
+        """``on``: call ``handler(event)`` for every event called ``name`` (``"*"``: every event,
+        after the named handlers); an unknown name is a ``ConfigError`` now. Returns the handler."""
         if name != "*" and name not in EVENT_TYPES:
             from sensekit.suggest import close_matches, did_you_mean
 
@@ -509,10 +525,9 @@ class Dispatcher:
         if not callable(handler):          # on("level", self.hear()) passed what hear returned
             raise ConfigError(f"the handler for {name!r} must be a function that takes the event, got "
                               f"{short(handler)} (pass the method itself: self.hear, not self.hear())")
-        attached = cast(Handler, handler)
-        self._handlers.setdefault(name, []).append(attached)
+        self._handlers.setdefault(name, []).append(handler)
         self.version += 1
-        return attached
+        return handler
 
     def off(self, name: str, handler: Callable[[Any], Any]) -> None:
         """Stop calling ``handler`` for ``name``."""

@@ -2,108 +2,30 @@
 
 ``self.on("pitch", lambda e: self.sing(e.hz))`` is checked by mypy (``e`` is a ``Pitch``), and an
 app's handler may take its event's own class (``def _on_clap(self, event: Clap)``). One overload
-per event of ``sensekit.events`` (``tests/apps/test_subscribe.py`` keeps the list complete and
-right); a name that is not a literal (a loop over names, ``"*"``) takes a handler of any event
-class. At run time ``on`` only attaches the handler to the host's dispatcher, which checks the
-name then and calls the handler with events of that name only, i.e. of that class.
+per event of ``sensekit.events``: the list of ``Dispatcher.on``, both being ``events.TypedOn``'s
+(``tests/apps/test_subscribe.py`` keeps it complete and right); a name that is not a literal (a
+loop over names, ``"*"``) takes a handler of any event class. At run time ``on`` only attaches
+the handler to the host's dispatcher, which checks the name then and calls the handler with
+events of that name only, i.e. of that class.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Literal, TypeVar, cast, overload
-
-from sensekit.events import (Activity, ArmsUp, AudioBlockSeen, BlobEnter, BlobLeave, Blobs, Clap, ClapPattern,
-                             ColorBounds, ColorFound, ColorLost, ColorTracked, Crouch, Edges, FrameSeen, Gesture,
-                             Hand, HandLost, Jump, Lean, Level, Motion, Pinch, Pitch, Pose, PoseLost, Sound,
-                             SourceLost, SourceRestored, Step, Still, Word, ZoneEnter, ZoneLeave)
-from sensekit.events import Dispatcher, Event, Handler
+from sensekit.events import Dispatcher, Handler, TypedOn
 
 __all__ = ["Subscriber"]
 
-#: the event class of a handler attached under a name that is not a literal
-E = TypeVar("E", bound=Event)
 
-
-class Subscriber:
-    """The ``on`` of ``App``: subscribe a handler to an event name on the host's dispatcher."""
+class Subscriber(TypedOn):
+    """The ``on`` of ``App``: subscribe a handler to an event name on the host's dispatcher
+    (typed by event name: ``TypedOn``'s overloads, the dispatcher's own)."""
 
     def _dispatcher(self) -> Dispatcher:
         raise NotImplementedError
 
-    @overload
-    def on(self, name: Literal["activity"], handler: Callable[[Activity], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["arms_up"], handler: Callable[[ArmsUp], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["audio_block"], handler: Callable[[AudioBlockSeen], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["blob_enter"], handler: Callable[[BlobEnter], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["blob_leave"], handler: Callable[[BlobLeave], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["blobs"], handler: Callable[[Blobs], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["clap"], handler: Callable[[Clap], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["clap_pattern"], handler: Callable[[ClapPattern], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["color_bounds"], handler: Callable[[ColorBounds], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["color_found"], handler: Callable[[ColorFound], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["color_lost"], handler: Callable[[ColorLost], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["color_tracked"], handler: Callable[[ColorTracked], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["crouch"], handler: Callable[[Crouch], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["edges"], handler: Callable[[Edges], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["frame"], handler: Callable[[FrameSeen], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["gesture"], handler: Callable[[Gesture], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["hand"], handler: Callable[[Hand], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["hand_lost"], handler: Callable[[HandLost], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["jump"], handler: Callable[[Jump], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["lean"], handler: Callable[[Lean], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["level"], handler: Callable[[Level], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["motion"], handler: Callable[[Motion], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["pinch"], handler: Callable[[Pinch], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["pitch"], handler: Callable[[Pitch], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["pose"], handler: Callable[[Pose], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["pose_lost"], handler: Callable[[PoseLost], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["sound"], handler: Callable[[Sound], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["step"], handler: Callable[[Step], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["source_lost"], handler: Callable[[SourceLost], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["source_restored"], handler: Callable[[SourceRestored], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["still"], handler: Callable[[Still], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["word"], handler: Callable[[Word], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["zone_enter"], handler: Callable[[ZoneEnter], Any]) -> Handler: ...
-    @overload
-    def on(self, name: Literal["zone_leave"], handler: Callable[[ZoneLeave], Any]) -> Handler: ...
-    @overload
-    def on(self, name: str, handler: Callable[[E], Any]) -> Handler: ...
-
-    def on(self, name: str, handler: Callable[[E], Any]) -> Handler:
-        """Subscribe ``handler`` to the event ``name`` (checked now, not when it fires); returns
-        the handler as the dispatcher holds it (for ``host.dispatcher.off``)."""
-        attached = self._dispatcher().on(name, cast(Handler, handler))
+    def _attach(self, name: str, handler: Handler) -> Handler:
+        """``on``: attach to the host's dispatcher (which checks the name now) and remember the
+        name (``subscribed``)."""
+        attached = self._dispatcher().on(name, handler)
         self.__dict__.setdefault("_subscribed_names", set()).add(name)
         return attached
 

@@ -48,3 +48,31 @@ def test_on_attaches_to_the_dispatcher_and_checks_the_name_now():
         app.on("levle", print)                    # the tutorial's typo gets its spelling
     with pytest.raises(ConfigError, match="unknown event name 'zzz'; known events: activity, "):
         app.on("zzz", print)
+
+
+def test_app_on_and_dispatcher_on_share_one_overload_list():
+    """The overloads are written once (``events.TypedOn``): a new event gets its overload in one
+    place, and ``App.on`` and ``Dispatcher.on`` cannot drift apart."""
+    assert Subscriber.on is Dispatcher.on
+    assert typing.get_overloads(Subscriber.on) == typing.get_overloads(Dispatcher.on)
+
+
+@pytest.mark.heavy
+def test_an_app_s_handlers_keep_their_event_types_under_mypy_strict(tmp_path):
+    """Through the shared overloads an app's ``self.on`` still gives each name its own class:
+    ``e.hz`` of a pitch passes, of a clap it does not (with only the any-name overload both
+    would fail)."""
+    from mypy import api
+
+    code = (
+        "from sensekit.app.subscribe import Subscriber\n\n\n"
+        "class Mine(Subscriber):\n"
+        "    def start(self) -> None:\n"
+        "        self.on('pitch', lambda e: print(e.hz))\n"
+        "        self.on('clap', lambda e: print(e.hz))\n")
+    (tmp_path / "mine.py").write_text(code)
+    out, err, status = api.run(["--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"),
+                                str(tmp_path / "mine.py")])
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert status == 1 and [line.split(":")[1] for line in errors] == ["7"], out + err
+    assert 'has no attribute "hz"' in errors[0], out
