@@ -73,6 +73,7 @@ from sensekit.cli.paths import OutputPath
 from sensekit.cli.tuning import Chosen, add_set_argument, chosen_values
 from sensekit.errors import ConfigError, SourceError
 from sensekit.profile import load_profile, save_profile
+from sensekit.paths import doc
 from sensekit.settings.registry import lookup
 from sensekit.validate import check_positive
 from sensekit.vision.noise import frame_noise_sigma, motion_threshold
@@ -423,7 +424,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--venue-model", action="store_true",
                    help="with --claps: also learn a venue model of the room's clap-like sounds "
                         "(clap.venue_model); when written it replaces the raised threshold and the "
-                        "room rule (off by default: see docs/claps.md)")
+                        f"room rule (off by default: why in {doc('claps.md')})")
     p.add_argument("--pick-color", metavar="X,Y",
                    help="store as tracker.color the colour at pixel X,Y of the source's own picture "
                         "(not mirrored, unlike an app's view), in the middle of --seconds")
