@@ -30,13 +30,13 @@ Row = Callable[[str, str, str, bool], None]
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _env() -> dict[str, str]:
+def _env(**extra: str) -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
+                SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1", **extra)
 
 
-def _sensekit(args: list[str], **kw: Any) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "sensekit", *args], env=_env(), text=True,
+def _sensekit(args: list[str], env: dict[str, str] | None = None, **kw: Any) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "sensekit", *args], env=env or _env(), text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
 
 

@@ -22,33 +22,13 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
+
+from _fault_h20 import _end_counts, _env, _free_port, _sensekit
 
 Row = Callable[[str, str, str, bool], None]
 ROOT = Path(__file__).resolve().parents[1]
 NSS = "/usr/lib/x86_64-linux-gnu/libnss_wrapper.so"
-
-
-def _env(**extra: str) -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1", **extra)
-
-
-def _sensekit(args: list[str], env: dict[str, str] | None = None, **kw: Any) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "sensekit", *args], env=env or _env(), text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
-
-
-def _free_port() -> int:
-    import socket
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _end_counts(err: str) -> dict[str, int]:
-    end = [ln for ln in err.splitlines() if ln.startswith("OSC at the end: ")]
-    return {k: int(v) for k, v in re.findall(r"(osc_\w+) (\d+)", end[-1])} if end else {}
 
 
 def _hosts(path: Path, text: str) -> None:
