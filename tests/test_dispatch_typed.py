@@ -11,27 +11,14 @@ from pathlib import Path
 
 import pytest
 
-import sensekit.events
 from sensekit.events import EVENT_TYPES, Clap, Dispatcher
+from tests.typed_on import mypy_strict, named_overloads
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _named_overloads() -> dict[str, type]:
-    names = vars(sensekit.events)
-    out: dict[str, type] = {}
-    for fn in typing.get_overloads(Dispatcher.on):
-        hints = typing.get_type_hints(fn, globalns=names)
-        if typing.get_origin(hints["name"]) is typing.Literal:
-            (name,) = typing.get_args(hints["name"])
-            params, _ = typing.get_args(hints["handler"])
-            assert name not in out, f"two overloads for {name!r}"
-            out[name] = params[0]
-    return out
-
-
 def test_every_event_has_one_overload_with_its_own_class():
-    assert _named_overloads() == dict(EVENT_TYPES)
+    assert named_overloads(Dispatcher.on) == dict(EVENT_TYPES)
     assert len(typing.get_overloads(Dispatcher.on)) == len(EVENT_TYPES) + 1     # and one for any name
 
 
@@ -51,7 +38,6 @@ def test_a_typed_handler_gets_its_events_and_off_takes_it_back():
 
 @pytest.mark.heavy
 def test_the_readme_lines_and_a_typed_handler_pass_mypy_strict(tmp_path):
-    from mypy import api
 
     readme = (REPO / "README.md").read_text()
     ten_lines = re.search(r"## The library in ten lines\n\n```python\n(.*?)```", readme, re.S)
@@ -64,7 +50,5 @@ def test_the_readme_lines_and_a_typed_handler_pass_mypy_strict(tmp_path):
         "dispatcher.off('clap', on_clap)\n"
         "for name in ('clap', 'level'):\n"
         "    dispatcher.on(name, lambda e: print(e.t))\n")
-    (tmp_path / "mine.py").write_text(code)
-    out, err, status = api.run(["--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"),
-                                str(tmp_path / "mine.py")])
+    out, err, status = mypy_strict(tmp_path, code)
     assert status == 0, out + err

@@ -8,23 +8,11 @@ import pytest
 from sensekit.app.subscribe import Subscriber
 from sensekit.errors import ConfigError
 from sensekit.events import EVENT_TYPES, Dispatcher, Level
-
-
-def _named_overloads() -> dict[str, type]:
-    """Event name -> the class its overload's handler takes (the literal-name overloads)."""
-    out: dict[str, type] = {}
-    for fn in typing.get_overloads(Subscriber.on):
-        hints = typing.get_type_hints(fn)
-        if typing.get_origin(hints["name"]) is typing.Literal:
-            (name,) = typing.get_args(hints["name"])
-            params, _ = typing.get_args(hints["handler"])
-            assert name not in out, f"two overloads for {name!r}"
-            out[name] = params[0]
-    return out
+from tests.typed_on import mypy_strict, named_overloads
 
 
 def test_every_event_has_one_overload_with_its_own_class():
-    named = _named_overloads()
+    named = named_overloads(Subscriber.on)
     assert named == dict(EVENT_TYPES)
     assert len(typing.get_overloads(Subscriber.on)) == len(EVENT_TYPES) + 1     # and one for any name
 
@@ -62,7 +50,6 @@ def test_an_app_s_handlers_keep_their_event_types_under_mypy_strict(tmp_path):
     """Through the shared overloads an app's ``self.on`` still gives each name its own class:
     ``e.hz`` of a pitch passes, of a clap it does not (with only the any-name overload both
     would fail)."""
-    from mypy import api
 
     code = (
         "from sensekit.app.subscribe import Subscriber\n\n\n"
@@ -70,9 +57,7 @@ def test_an_app_s_handlers_keep_their_event_types_under_mypy_strict(tmp_path):
         "    def start(self) -> None:\n"
         "        self.on('pitch', lambda e: print(e.hz))\n"
         "        self.on('clap', lambda e: print(e.hz))\n")
-    (tmp_path / "mine.py").write_text(code)
-    out, err, status = api.run(["--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"),
-                                str(tmp_path / "mine.py")])
+    out, err, status = mypy_strict(tmp_path, code)
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert status == 1 and [line.split(":")[1] for line in errors] == ["7"], out + err
     assert 'has no attribute "hz"' in errors[0], out
