@@ -6,10 +6,11 @@ Every source's clips are streamed as ``clap_false_claps.py`` streams them (the s
 with the source's own fold, 512-sample blocks, route off); every clap emitted is recorded with its train
 (the bursts that count, ``clap_train``'s rule, in the 4 s up to its peak: time before the peak, level).
 
-``--collect`` (offset 0, no veto): the per-source table, the train statistics of the true, recipe and
-false claps, and ``TRAIN_0.json`` in ``--out``. Then (default) the nested choice of the veto per held-out
-source from ``TRAIN_0.json`` (the other sources' claps only), streamed with it at each offset (the
-per-source table, the bar, the decision delay) and on the noise curve (``--no-curve``: not).
+``--collect`` (no veto, at each of ``--offsets``): the per-source table, ``TRAIN_<offset>.json`` in
+``--out`` and at offset 0 the train statistics of the true, recipe and false claps. Then (default) the
+nested choice of the veto per held-out source from ``TRAIN_0.json`` (the other sources' claps only),
+streamed with it at each offset (the per-source table, the bar, the decision delay) and on the noise
+curve (``--no-curve``: not).
 
 Usage: .venv/bin/python benchmarks/clap_train_veto.py --folds DIR --out DIR [--collect] [--offsets 0,517]
   --folds DIR: as clap_false_claps.py's (/tmp/claps30).
@@ -172,12 +173,14 @@ def main() -> int:
     sources = args.sources.split(",") if args.sources else sorted(folds_[0])
     args.out.mkdir(parents=True, exist_ok=True)
     if args.collect:
-        per, rows, made = run(args, sources, 0, {}, folds_)
-        print(format_sources(per, title="untouched off 0"))
-        print(f"decision delay (untouched, off 0): {delays(list(made))}", flush=True)
-        (args.out / "TRAIN_0.json").write_text(json.dumps(rows))
-        bar_table(per, rows, 0)
-        describe(rows)
+        for off in [int(v) for v in args.offsets.split(",")]:
+            per, rows, made = run(args, sources, off, {}, folds_)
+            print(format_sources(per, title=f"untouched off {off}"))
+            print(f"decision delay (untouched, off {off}): {delays(list(made))}", flush=True)
+            (args.out / f"TRAIN_{off}.json").write_text(json.dumps(rows))
+            bar_table(per, rows, off)
+            if off == 0:
+                describe(rows)
         return 0
     rows0 = json.loads((args.out / "TRAIN_0.json").read_text())
     vetoes: dict[str, TrainVeto | None] = {}
