@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""The twenty-ninth pass (docs/claps_history.md): a knock's modes ring on, a room's decay is noise.
+
+Every source's clips streamed through the shipped ``ClapDetector`` with its own fold's constants, as
+``clap_false_claps.py`` does (its ``Recorder``: the trees of ``TREES.json``, the wait of
+``WAIT_FOLDS.json``, ``RING_130_late_above_db.json`` and ``MEL_LR.json``; 512-sample blocks, route off).
+
+Default (measure): every burst is held until 130 ms after its peak are in (as a close call is; the
+decisions are the shipped detector's: the per-source table must equal the twenty-sixth pass's) and
+every clap emitted gets ``clap_ring_modes.ring_line_db`` (and the backup ``ring_peak_db``); prints
+the per-source table, the bar, each negative source's false claps against the labelled claps and
+sharwin's recipe claps (AUC), and keeps ``RINGMODES_<offset>.json`` in ``--out``.
+
+``--veto SCOPE``: the declared vetoes, cuts nested from ``RINGMODES_0.json`` (for a held-out source:
+the other clap sources' true claps and, unless sharwin is held out, sharwin's recipe claps, in scope
+and with their ring in), streamed at each offset and on the noise curve:
+
+* ``close``: a close call (already held 130 ms: no delay) is dropped when ``ring_line_db`` > the cut;
+* ``ring``: as ``close``, and a far call with ``fall20_ms`` >= ``RING_GATE_MS`` is held 130 ms (as a
+  close call) and dropped the same way (delay measured);
+* ``floor``: item 3, a close call is dropped when the ring's trees' log-odds over T are under a floor
+  (the smallest of the pool's close calls).
+
+Usage: .venv/bin/python benchmarks/clap_ring_modes.py --folds /tmp/claps30 --out DIR [--offsets 0]
+       [--veto close|ring|floor] [--no-curve]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from _clap_tables import add_stream_options
+from _reference import SHARED_DATA, data_refused
+from clap_false_claps import TOL_S, Recorder, auc, bar_table, load_folds
+from clap_ring_stream import delays
+
+from sensekit.audio.clap_features import FEATURES
+from sensekit.audio.clap_wait import WaitModel
+from sensekit.evaluation.audio.clap_mel_score import LinearScore
+from sensekit.evaluation.audio.clap_ring_modes import ring_available, ring_line_db, ring_peak_db
+
+RING_GATE_MS = 15.0          # declared: a far call that rings (knocks 29 ms, labelled claps 6 ms: 26th pass)
+SCOPES = ("close", "ring", "floor")
+_FALL20 = 1 + FEATURES.index("fall20_ms")
+Folds = tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, LinearScore]]
+
+
+class RingRecorder(Recorder):
+    """``Recorder`` with the ring's modes: ``scope`` None and ``hold_all``: measure (every burst held,
+    the decisions unchanged); else the declared veto of ``scope`` with ``cut``."""
+
+    def __init__(self, lr: LinearScore, scope: str | None, cut: float | None, hold_all: bool, **kw: Any) -> None:
+        self._scope, self._cut, self._hold_all = scope, cut, hold_all
+        super().__init__(lr, None, **kw)
+
+    def _holds(self, p: int) -> bool:
+        close = super()._holds(p)
+        look = self._look
+        assert look is not None
+        return close or self._hold_all or (self._scope == "ring" and bool(look[2])
+                                           and look[1][_FALL20] >= RING_GATE_MS)
+
+    def _vetoes(self, row: dict[str, Any]) -> bool:
+        if self._scope is None or self._cut is None or not row["ring_in"]:
+            return False
+        if self._scope == "floor":
+            return bool(row["close"]) and row["ring_over_T"] < self._cut
+        in_scope = row["close"] or (self._scope == "ring" and row["gated"])
+        return bool(in_scope) and row["ring_line_db"] > self._cut
+
+    def _judge(self, p: int, onset: int) -> Any:
+        last, n_recent, n_dec, n_rows = self._last_clap, len(self._recent), len(self.decisions), len(self.rows)
+        clap = super()._judge(p, onset)
+        if clap is None:
+            return None
+        b0, rate = self._b0, self._meter.rate
+        x = self._buf[: self._end - b0]
+        row = self.rows[-1]
+        row.update(ring_line_db=ring_line_db(x, p - b0, rate), ring_peak_db=ring_peak_db(x, p - b0, rate),
+                   ring_in=ring_available(len(x), p - b0, rate), gated=row["fall20_ms"] >= RING_GATE_MS)
+        if self._vetoes(row):
+            self._last_clap = last                  # as if the burst had not been a clap
+            while len(self._recent) > n_recent:
+                self._recent.pop()
+            del self.decisions[n_dec:]
+            del self.rows[n_rows:]
+            return None
+        return clap
+
+
+def maker(s: str, folds_: Folds, made: list[RingRecorder], scope: str | None, cut: float | None) -> Any:
+    trees, folds, ring, lr = folds_
+    f = folds[s]
+    wm = WaitModel(ring[s], f["T"], f["margin"], f["theta"], lr[s].w, lr[s].b)
+
+    def make() -> RingRecorder:
+        det = RingRecorder(lr[s], scope, cut, scope is None, model=trees[s], threshold=f["T"],
+                           noise_route=False, wait_model=wm)
+        made.append(det)
+        return det
+    return make
+
+
+def run(args: argparse.Namespace, sources: list[str], off: int, scope: str | None,
+        cuts: dict[str, float] | None, folds_: Folds) -> tuple[dict[str, Any], list[dict[str, Any]],
+                                                                list[RingRecorder]]:
+    from sensekit.evaluation.audio.evaluate import evaluate
+
+    per: dict[str, Any] = {}
+    rows: list[dict[str, Any]] = []
+    made: list[RingRecorder] = []
+    for s in sources:
+        first = len(made)
+        e = evaluate(SHARED_DATA, block=args.block, offset=off, book=False, only_sources=[s],
+                     make=maker(s, folds_, made, scope, None if cuts is None else cuts[s]))
+        if s not in e.sources:
+            continue
+        per[s] = e.sources[s]
+        for r, det in zip(e.results, made[first:]):
+            kind = "onsets" if r.clip.onsets else ("recipe" if r.clip.label == "clap" else "negative")
+            for row in det.rows:
+                t = row["t"] - off / (det._meter.rate or 1)
+                true = kind == "onsets" and any(abs(t - o) <= TOL_S for o in r.clip.onsets)
+                recipe = kind == "recipe" and any(abs(t - o) <= TOL_S for o in r.recipe)
+                rows.append({**row, "t": t, "source": s, "clip": r.clip.file, "label": r.clip.label,
+                             "kind": kind, "true": true, "recipe_true": recipe})
+    return per, rows, made
+
+
+def in_scope(r: dict[str, Any], scope: str) -> bool:
+    return bool(r["ring_in"]) and bool(r["close"] or (scope == "ring" and r["gated"]))
+
+
+def nested_cuts(rows: list[dict[str, Any]], sources: list[str], scope: str) -> dict[str, float]:
+    """Per held-out source: over the other clap sources' true claps and (unless held out) sharwin's
+    recipe claps in scope, the largest ``ring_line_db`` (``floor``: the smallest ring over T)."""
+    out = {}
+    for s in sources:
+        pool = [r for r in rows if r["source"] != s and in_scope(r, scope)
+                and (r["true"] or (r["source"] == "sharwin" and r["recipe_true"]))]
+        if scope == "floor":
+            out[s] = float(min(r["ring_over_T"] for r in pool))
+        else:
+            out[s] = float(max(r["ring_line_db"] for r in pool))
+    return out
+
+
+def _med_max(v: np.ndarray) -> str:
+    return f"{np.median(v):.1f} ({v.max():.1f})" if len(v) else "-"
+
+
+def feature_table(rows: list[dict[str, Any]]) -> None:
+    true = [r for r in rows if r["true"] and r["ring_in"]]
+    rec = [r for r in rows if r["source"] == "sharwin" and r["recipe_true"] and r["ring_in"]]
+    negs = sorted({r["source"] for r in rows if r["kind"] == "negative"})
+    print(f"\nper feature: median (max) of the labelled claps ({len(true)}), sharwin's recipe claps ({len(rec)}); "
+          "per negative source the median of its false claps and AUC(false > labelled), AUC(false > recipe)")
+    print("| feature | labelled | sharwin recipe | " + " | ".join(negs) + " |")
+    print("|---|---|---|" + "---|" * len(negs))
+    for n in ("ring_line_db", "ring_peak_db", "attack_peak_db", "fall20_ms"):
+        tv = np.array([r[n] for r in true], np.float64)
+        rv = np.array([r[n] for r in rec], np.float64)
+        cells = []
+        for s in negs:
+            fv = np.array([r[n] for r in rows if r["source"] == s and r["kind"] == "negative" and r["ring_in"]],
+                          np.float64)
+            cells.append(f"{np.median(fv):.1f} ({auc(fv, tv):.2f}, {auc(fv, rv):.2f})" if len(fv) else "-")
+        print(f"| {n} | {_med_max(tv)} | {_med_max(rv)} | " + " | ".join(cells) + " |")
+
+
+def listing(rows: list[dict[str, Any]], off: int) -> None:
+    print(f"\nevery false clap on a negative clip, offset {off} (t - T; close; fall20_ms; ring_line_db; ring over T):")
+    for r in rows:
+        if r["kind"] == "negative":
+            ring = f" ring {r['ring_over_T']:+.2f}" if r["close"] else ""
+            print(f"  {r['source']:8s} {r['clip'].split('/', 1)[-1][:40]:40s} {r['t']:7.3f}s t-T {r['t_minus_T']:+.2f} "
+                  f"{'close' if r['close'] else 'far  '} fall20 {r['fall20_ms']:5.1f} line {r['ring_line_db']:5.1f}"
+                  f"{'' if r['ring_in'] else ' (no ring)'}{ring}")
+
+
+def main() -> int:
+    from sensekit.evaluation.audio.evaluate import format_sources
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--folds", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    add_stream_options(ap, curve_offsets=None)       # its curve takes --offsets
+    ap.add_argument("--sources", default="")
+    ap.add_argument("--veto", choices=SCOPES, default=None)
+    args = ap.parse_args()
+    if data_refused():
+        return 2
+    folds_ = load_folds(args.folds)
+    sources = args.sources.split(",") if args.sources else sorted(folds_[0])
+    cuts = None
+    if args.veto:
+        cuts = nested_cuts(json.loads((args.out / "RINGMODES_0.json").read_text()), sources, args.veto)
+        print(f"{args.veto} cut per held-out source (nested): " + ", ".join(f"{s} {v:.2f}" for s, v in cuts.items()),
+              flush=True)
+    name = f"veto {args.veto}" if args.veto else "measure"
+    for off in [int(v) for v in args.offsets.split(",")]:
+        per, rows, made = run(args, sources, off, args.veto, cuts, folds_)
+        print(format_sources(per, title=f"{name} off {off}"))
+        print(f"decision delay ({name}, off {off}): {delays(made)}", flush=True)
+        if not args.veto:
+            args.out.mkdir(parents=True, exist_ok=True)
+            (args.out / f"RINGMODES_{off}.json").write_text(json.dumps(rows))
+        listing(rows, off)
+        bar_table(per, rows, off)
+        if not args.veto:
+            feature_table(rows)
+    if not args.no_curve:
+        from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
+
+        made_c: list[RingRecorder] = []
+        points = noise_curve(SHARED_DATA, offsets=[int(v) for v in args.offsets.split(",")], block=args.block,
+                             make_for=lambda s: maker(s, folds_, made_c, args.veto,
+                                                      None if cuts is None else cuts[s]),
+                             only_sources=sources, kinds=args.kinds.split(","),
+                             snrs_db=[float(v) for v in args.snrs.split(",")])
+        print(f"noise curve: {name}, leave-one-source-out (nested)")
+        print(format_curve(points))
+        print(f"decision delay ({name}, noise curve): {delays(made_c)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
