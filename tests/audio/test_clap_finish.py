@@ -16,7 +16,7 @@ from sensekit.audio.clap_loudness import clap_loudness
 from sensekit.audio.pipeline import AudioStage
 from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit
 from tests.audio.helpers import clapper_claps
-from sensekit.evaluation.audio.evaluate import read_clips, read_wav
+from sensekit.evaluation.audio.evaluate import read_clips, read_wav, stream_claps
 from sensekit.runner import Runner
 
 from .test_pipeline import ArraySource
@@ -130,6 +130,24 @@ def test_the_last_annotated_clap_of_tr_sample_112_in_hum_is_found(shared_data) -
     shipped = ClapDetector()
     stream(shipped, y, rate)
     assert shipped.finish() == []
+
+
+def test_the_held_out_benchmarks_count_the_owed_clap_at_both_offsets(shared_data) -> None:
+    """Every held-out clap benchmark (``audio_eval.py``, the noise curves of ``clap_shipped_curve.py`` and
+    ``clap_false_claps.py``) streams a mix through ``evaluate.stream_claps``, which since claps31 adds what
+    ``finish()`` owes: the one change that moved the route-off noise rows at 10 dB (white / pink / babble
+    0.86 / 0.82 / 0.80 -> 0.87 / 0.83 / 0.81, tr_sample-112's last clap, claps38). Exactly one clap at the
+    last onset, at offsets 0 and 517, that the blocks alone never give."""
+    clip = next(c for c in read_clips(shared_data) if c.file.endswith("tr_sample-112.wav"))
+    x, rate = read_wav(shared_data / clip.file)
+    y = mix_at(x, noise_unit("hum", clip.file, len(x), rate, []), clap_loudness(x, rate, clip.onsets), 0.0)
+    for offset in (0, 517):
+        padded = np.concatenate([np.zeros(offset, np.float32), y])
+        blocks = [t - offset / rate for t in stream(ClapDetector(threshold=THRESHOLD), padded, rate)]
+        got = stream_claps(y, rate, offset=offset, make=lambda: ClapDetector(threshold=THRESHOLD))
+        assert not any(abs(t - clip.onsets[-1]) <= 0.06 for t in blocks)
+        assert sum(abs(t - clip.onsets[-1]) <= 0.006 for t in got) == 1
+        assert len(got) == len(blocks) + 1 and got[: len(blocks)] == pytest.approx(blocks, abs=1e-9)
 
 
 def test_a_stream_with_nothing_held_owes_nothing(shared_data) -> None:
