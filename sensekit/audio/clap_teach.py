@@ -15,7 +15,9 @@ clap-like sounds stop firing while every taught clap still does (``sensekit cali
    a ridge logistic score on the lesson's standardised ``FEATURES``; written only when, left one
    burst out at a time, no taught clap is vetoed and a room burst that fires is
    (``clap_venue.LooResult.enabled``; else ``clap.venue_model`` is written empty). A written
-   model replaces steps 3 and 5 (the threshold stays where the claps put it, no room rule);
+   model replaces steps 3 and 5 (the threshold stays where the claps put it, no room rule; what
+   still fires is counted on the room streamed with the model: a veto also frees a burst the
+   vetoed one held back within ``min_gap_ms``);
    a model not written leaves the lesson as without it. (``venue_steps=True``, the rejected
    ``--variant venue`` of ``benchmarks/clap_teach_venues.py``, keeps steps 3 and 5 for the room
    bursts the model does not veto.)
@@ -229,6 +231,10 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
     if venue:
         left, sure, said = _venue(taught, fired, room_feats, threshold, sure, values)
         steps = venue_steps or not values["clap.venue_model"]   # a written model replaces steps 3, 5
+        if not steps:       # what fires with the model: the room streamed with it (a veto also frees
+            rule = "no room rule (the venue model replaces it)"   # a burst a vetoed one held back)
+            model = {**base, "threshold": threshold, "venue_model": values["clap.venue_model"]}
+            left = _of(*_stream(room, rate, model, gain))
     if left and steps:
         top = max(f.score for f in left) + 0.25
         if top <= ceiling:
@@ -248,6 +254,8 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
                                             and room_side(getattr(f, FEATURES[j]), limit, above))]
         else:
             rule = "no single feature tells the room's sounds from the claps"
+    if left:                                   # the rule line never says "needed" of what still fires
+        rule += f"; after the lesson {len(left)} room bursts fire (of {len(fired)} before)"
     values["clap.threshold"] = threshold
     return ClapLesson(len(taught), room_s, len(room_feats), len(fired), len(fired) - len(left),
                       threshold, rule, values, route, snr, spread, [f.t_onset for f in sure], said)
