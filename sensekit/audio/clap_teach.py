@@ -184,6 +184,11 @@ def _negatives(left: list[BurstFeatures], room: list[BurstFeatures], threshold: 
     return left
 
 
+def _with_left(rule: str, left: list[BurstFeatures], fired: list[BurstFeatures]) -> str:
+    """The rule line, and how many room bursts still fire when some do (never "needed" of those)."""
+    return f"{rule}; after the lesson {len(left)} room bursts fire (of {len(fired)} before)" if left else rule
+
+
 def _ceiling(scores: list[float]) -> float:
     """The highest threshold the room may raise it to: ``MARGIN`` under the quietest taught clap."""
     return min(scores) - MARGIN
@@ -254,11 +259,10 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
                                             and room_side(getattr(f, FEATURES[j]), limit, above))]
         else:
             rule = "no single feature tells the room's sounds from the claps"
-    if left:                                   # the rule line never says "needed" of what still fires
-        rule += f"; after the lesson {len(left)} room bursts fire (of {len(fired)} before)"
     values["clap.threshold"] = threshold
     return ClapLesson(len(taught), room_s, len(room_feats), len(fired), len(fired) - len(left),
-                      threshold, rule, values, route, snr, spread, [f.t_onset for f in sure], said)
+                      threshold, _with_left(rule, left, fired), values, route, snr, spread,
+                      [f.t_onset for f in sure], said)
 
 
 def _venue(taught: list[BurstFeatures], fired: list[BurstFeatures], room: list[BurstFeatures],
