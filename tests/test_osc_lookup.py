@@ -108,6 +108,22 @@ def test_a_slow_resolver_never_stalls_the_events(monkeypatch):
         sender.close()
 
 
+def _send_until_it_arrives(sender: OscSender, rx: socket.socket) -> int:
+    """Send claps until one reaches ``rx`` (the sender has followed the name there); how many."""
+    rx.settimeout(0.0)
+
+    def arrived() -> bool:
+        try:
+            rx.recv(65536)
+            return True
+        except BlockingIOError:
+            return False
+    try:
+        return _send_until(sender, arrived)
+    finally:
+        rx.settimeout(5.0)
+
+
 def test_a_receiver_whose_address_changes_is_followed_on_the_periodic_look_up(caplog, monkeypatch):
     monkeypatch.setattr(lookup_module, "REFRESH_S", 0.02)
     rx1, rx2, port = moved_receivers()
@@ -124,16 +140,7 @@ def test_a_receiver_whose_address_changes_is_followed_on_the_periodic_look_up(ca
             assert strengths(rx1, 3) == pytest.approx([0.1] * 3)
             where[0] = "127.0.0.2"                       # a new DHCP lease; the old address
             _drain(rx1)                                  # still has a receiver: no refusal
-            rx2.settimeout(0.0)
-
-            def arrived() -> bool:
-                try:
-                    rx2.recv(65536)
-                    return True
-                except BlockingIOError:
-                    return False
-            _send_until(sender, arrived)
-            rx2.settimeout(5.0)
+            _send_until_it_arrives(sender, rx2)
             for i in range(5):
                 sender(Clap(t=100.0 + i, strength=0.1 * (i + 1)))
             assert strengths(rx2, 5) == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
@@ -161,17 +168,8 @@ def test_port_unreachable_at_the_old_address_looks_the_name_up_at_once(caplog, m
         assert strengths(rx1, 1) == pytest.approx([0.1])
         where[0] = "127.0.0.2"
         rx1.close()                                      # nothing at the old address now
-        rx2.settimeout(0.0)
-
-        def arrived() -> bool:
-            try:
-                rx2.recv(65536)
-                return True
-            except BlockingIOError:
-                return False
         with caplog.at_level(logging.INFO, logger="sensekit.osc"):
-            _send_until(sender, arrived)
-        rx2.settimeout(5.0)
+            _send_until_it_arrives(sender, rx2)
         for i in range(5):
             sender(Clap(t=100.0 + i, strength=0.1 * (i + 1)))
         assert strengths(rx2, 5) == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
