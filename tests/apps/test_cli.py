@@ -172,6 +172,17 @@ def test_a_display_that_opens_gets_the_window(tmp_path_factory):
     assert (tmp_path / "shot.png").stat().st_size > 5000
 
 
+def _balloon(tmp_path: Path, setup: str) -> Path:
+    """``tmp_path/balloon.py``: an audio app whose ``setup`` body is ``setup`` (its lines, indented)."""
+    app = tmp_path / "balloon.py"
+    app.write_text('from sensekit.app import App\nfrom sensekit.audio.pipeline import AudioStage\n\n\n'
+                   'class Balloon(App):\n    needs = frozenset({"audio"})\n\n'
+                   '    def stages(self):\n        return [AudioStage()]\n\n'
+                   '    def setup(self):\n' + setup + '\n'
+                   '    def draw(self, screen):\n        screen.fill((0, 0, 0))\n')
+    return app
+
+
 #: an app whose setup attaches a handler wrongly, and the one line the run stops with:
 #: a misspelt event (the bundled-recording notice used to come first, the error after it), and
 #: self.on("level", self.hear()) handing on what hear() returned (None: a TypeError traceback,
@@ -190,12 +201,7 @@ def test_a_handler_attached_wrongly_is_one_line_when_it_is_attached(setup, error
                                                                     recordings_dir):
     if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
         pytest.skip("bundled recording not generated yet")
-    app = tmp_path / "balloon.py"
-    app.write_text('from sensekit.app import App\nfrom sensekit.audio.pipeline import AudioStage\n\n\n'
-                   'class Balloon(App):\n    needs = frozenset({"audio"})\n\n'
-                   '    def stages(self):\n        return [AudioStage()]\n\n'
-                   '    def setup(self):\n' + setup + '\n'
-                   '    def draw(self, screen):\n        screen.fill((0, 0, 0))\n')
+    app = _balloon(tmp_path, setup)
     assert main(["run", str(app), "--headless", "--frames", "5"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and len(captured.err.strip().splitlines()) == 1, captured
@@ -207,13 +213,8 @@ def test_an_app_that_listens_to_an_event_no_stage_emits_is_told_when_the_run_sta
     # the tutorial's step 4 without its ClapDetector: the balloon never popped, and nothing said why
     if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
         pytest.skip("bundled recording not generated yet")
-    app = tmp_path / "balloon.py"
-    app.write_text('from sensekit.app import App\nfrom sensekit.audio.pipeline import AudioStage\n\n\n'
-                   'class Balloon(App):\n    needs = frozenset({"audio"})\n\n'
-                   '    def stages(self):\n        return [AudioStage()]\n\n'
-                   '    def setup(self):\n        self.on("level", print)\n        self.on("clap", print)\n'
-                   '        self.on("source_lost", print)\n\n'
-                   '    def draw(self, screen):\n        screen.fill((0, 0, 0))\n')
+    app = _balloon(tmp_path, '        self.on("level", print)\n        self.on("clap", print)\n'
+                         '        self.on("source_lost", print)\n')
     assert main(["run", str(app), "--headless", "--frames", "2", "--osc", "127.0.0.1:9"]) == 0
     said = [r.getMessage() for r in caplog.records if "which no stage" in r.getMessage()]
     assert said == ["balloon listens to clap, which no stage of this run emits: give a stage its detector "
