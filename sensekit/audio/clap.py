@@ -22,7 +22,7 @@ How it streams, and why the result does not depend on the blocks or the start:
 3. A candidate's peak ``p`` is the loudest sample of the 1 ms envelope in the 12 ms
    from 2 ms before it; it must be the loudest within +-12 ms, rise >= ``min_rise_db``
    (8 dB, 2 dB over the grid's 6, so the grid phase does not decide) over 35..10 ms
-   before, reach ``min_level``, and not stay within 1 dB of itself 3..12 ms later.
+   before, reach ``min_level``, and not stay within 1 dB of itself 3..12 ms later (``clap_peaks.py``).
    Every measurement is anchored at ``p``, to the sample. Regions are searched together once the first
    one's peak could be due (``latency_ms`` after its start), on one cumulative ``d**2`` (``BandEnergy``).
 4. ``p`` is judged once 31.5 ms after it have arrived (``latency_ms``, 32.5 ms, plus
@@ -72,13 +72,14 @@ from sensekit.audio.clap_gap import GAP_FRACTION, bridge, enter
 from sensekit.audio.clap_features import (FEATURES, POST_MS, BurstFeatures, BurstMeter, Model, clap_band, clap_score,
                                            tree_model)
 from sensekit.audio.clap_pattern import ClapPatternTracker
+from sensekit.audio.clap_peaks import find_peaks
 from sensekit.audio.clap_wait import SHIPPED, BEFORE_S, WaitModel, close_call_score, is_close, wait_samples, warm
 from sensekit.audio.clap_rules import room_index as _room_index, room_side, under_recent_claps
 from sensekit.audio.clap_settings import SCORE_RANGE, ClapSettings
 from sensekit.audio.clap_venue import VenueModel, check_venue_model
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
 from sensekit.audio.level import db_to_level, level_to_db, mono
-from sensekit.audio.numpy_calls import correlate, count_nonzero, einsum, reduce_max
+from sensekit.audio.numpy_calls import correlate, count_nonzero, einsum
 from sensekit.audio.rates import MAX_RATE, MIN_RATE, check_rate
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
@@ -103,10 +104,6 @@ _REGION_MS = (2.0, 12.0)          # a candidate's peak is searched from 2 ms bef
 _CHUNK_FRAMES = 28                # grid frames tested together (28 ms: found before the look-ahead ends)
 _LOCAL_MS = 12.0                  # the peak is the loudest sample within +-12 ms
 RECENT_CLAPS_S = 10.0             # below_claps_db compares with the claps of this last stretch
-_ONSET_DB = 10.0                  # onset: first sample within 10 dB of the peak
-_SUSTAINED = 10.0 ** (-1.0 / 10.0)  # a burst whose 3..12 ms after the peak is within 1 dB of
-                                  # it has not stopped: no clap (every training clap is below;
-                                  # 3 dB until the clap band, where 25 of 9330 are above -3 dB)
 
 
 class ClapDetector(Tunable, ClapSettings, section="clap", rule=check_venue_model,
@@ -462,48 +459,9 @@ class ClapDetector(Tunable, ClapSettings, section="clap", rule=check_venue_model
         return self._look[4]
 
     def _find_peaks(self, starts: list[int]) -> None:
-        """The peak of each search region; keep those that are the loudest sample within
-        +-12 ms and pass the cheap checks (rise, level, not sustained), with their onset.
-
-        One envelope serves all the regions: differences of the cumulative ``d**2`` that
-        ``_energy`` keeps from one search to the next (float64: quiet sums follow loud ones)."""
-        h, loc, span = self._hop, self._local, self._region[1]
-        far, near, d3 = self._rise_far, self._rise_near, self._d3
-        first = starts[0] - loc                           # first sample of e
-        n_e = starts[-1] + span + loc - first
-        en = self._energy
-        en.extend(self._buf, self._b0, first - far - h, first + n_e + h)
-        c, c0 = en.c, en.c0                               # c[i - c0]: d**2 summed up to sample i
-        if n_e > len(self._pbuf):
-            self._pbuf = np.empty(2 * n_e, np.float64)
-        i0 = first - h // 2 - c0
-        e = np.subtract(c[i0 + h: i0 + h + n_e], c[i0: i0 + n_e], out=self._pbuf[:n_e])
-        e /= h                                            # e[i] <-> sample first + i
-        last = self._last_found
-        strict = not self.keep_features
-        b0 = self._b0
-        for s in starts:
-            i = s - first
-            k = i + int(e[i: i + span].argmax())
-            p = first + k
-            if p <= last:
-                continue
-            last = p
-            e_p = float(e[k])
-            if e_p < float(reduce_max(e[k - loc: k + loc + 1])):
-                continue                                  # a louder sample nearby owns it
-            if strict:
-                q = p - c0
-                rise = e_p * (far - near) / (float(c[q - near] - c[q - far]) + 1e-30)
-                after = float(c[q + loc] - c[q + d3]) / (loc - d3)
-                if rise < self._min_rise or after > e_p * _SUSTAINED:
-                    continue
-                xs = self._buf[p - h // 2 - b0: p - h // 2 + h - b0].astype(np.float64)
-                if float(np.dot(xs, xs)) / h * self._gain2 < self._min_peak:
-                    continue                              # cheap checks before the features
-            back = e[k - loc: k + 1] >= e_p * 10.0 ** (-_ONSET_DB / 10.0)
-            self._peaks.append((p, p - loc + int(back.argmax())))
-        self._last_found = last
+        """The peaks of the regions ``starts`` (``clap_peaks.find_peaks``; a method, so that
+        ``evaluation.audio.clap_losses`` can say why it drops one)."""
+        find_peaks(self, starts)
 
     def is_room(self, vals: Sequence[float]) -> bool:
         """Whether the room rule or the venue model (learned by ``calibrate --claps``) calls
