@@ -26,12 +26,11 @@ from _reference import SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.errors import ConfigError, SourceError
 from sensekit.events import ColorLost
 from sensekit.vision.color_tracker import ColorTracker
-from sensekit.evaluation.vision.clip_check import clips_to_run
+from sensekit.evaluation.vision.clip_check import clips_and_tracker
 from sensekit.evaluation.vision.evaluate import (REFUSED, add_clip_options, click_points, first_frames, history_before,
-                                                 iou, load_clip, start_frames, tracker_settings)
+                                                 iou, load_clip, start_frames)
 from sensekit.vision.extent import unseen_by_fit
 
 FRAMES = 100
@@ -97,13 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     add_clip_options(ap, SHARED_DATA / "video" / "tracking", frames=False)
     ap.add_argument("--tracker", action="append", default=[], metavar="KEY=VALUE")
     args = ap.parse_args(argv)
-    if (names := clips_to_run(args.clips, args.only)) is None:
+    if (checked := clips_and_tracker(args)) is None:
         return REFUSED
-    try:
-        settings = tracker_settings(args.tracker)
-    except (SourceError, ConfigError) as e:
-        print(e, file=sys.stderr)
-        return 2
+    names, settings = checked
     total = [0, 0, 0, 0, 0]
     notes: list[str] = []
     print("clip                        runs  confirmed, color_lost  false (IoU > 0.3)  never confirmed, "

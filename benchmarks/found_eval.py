@@ -42,10 +42,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.errors import ConfigError, SourceError
 from sensekit.evaluation.vision.comeback import Script, cover_script, cut_script, pan_script, run_script, walk_script
-from sensekit.evaluation.vision.clip_check import clips_to_run
-from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, frames_of, load_clip, tracker_settings
+from sensekit.evaluation.vision.clip_check import clips_and_tracker
+from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, frames_of, load_clip
 from sensekit.evaluation.vision.leave import DIRECTIONS, pan_plan, still_plan
 
 SPEEDS_PX = (4.0, 16.0)        # as track_eval.py --loss
@@ -151,13 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.tables_from is not None:
         print(tables(json.loads(args.tables_from.read_text())))
         return 0
-    if (names := clips_to_run(args.clips, args.only)) is None:
+    if (checked := clips_and_tracker(args)) is None:
         return REFUSED
-    try:
-        settings = tracker_settings(args.tracker)
-    except (SourceError, ConfigError) as e:
-        print(e, file=sys.stderr)
-        return 2
+    names, settings = checked
     rows = evaluate(args.clips, names, settings, args.verbose)
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=0))

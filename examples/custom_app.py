@@ -7,7 +7,7 @@ from sensekit.audio.pipeline import AudioStage
 from sensekit.events import Clap
 
 
-class Balloon(App):
+class Balloon(App, main=__name__):   # main=__name__: `python examples/custom_app.py ARGS` runs `sensekit run`
     title, instructions, needs = "Balloon", "hum to blow it up - clap to pop it", frozenset({"audio"})
 
     def stages(self) -> list[AudioStage]:    # what to sense: the level, and claps

@@ -9,7 +9,7 @@ from sensekit.audio.pitch import PitchTracker
 LOW_HZ, HIGH_HZ = 100.0, 400.0                   # the notes at the bottom and at the top
 
 
-class PitchSprite(App):
+class PitchSprite(App, main=__name__):   # `python examples/pitch_sprite.py ARGS`: as `sensekit run`
     title, instructions, needs = "Pitch sprite", "sing: higher notes lift the ball", frozenset({"audio"})
 
     def stages(self) -> list[AudioStage]:

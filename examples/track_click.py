@@ -12,7 +12,7 @@ from sensekit.vision.pipeline import VisionStage
 def show(event: ColorTracked) -> None:
     print(f"{event.t:6.2f} s  x {event.cx:6.1f}  y {event.cy:6.1f}  ({event.nx:.2f}, {event.ny:.2f})", flush=True)
 
-class TrackClick(TrackerPicking, App):   # TrackerPicking: a click or drag picks, draw_picked outlines it
+class TrackClick(TrackerPicking, App, main=__name__):   # TrackerPicking: a click or drag picks, draw_picked outlines it
     title, instructions = "Track a clicked object", "click an object: its position is printed; wheel: box size"
 
     def stages(self) -> list[VisionStage]:   # starts on orange-red; a click (or --pick X,Y) picks another

@@ -12,14 +12,15 @@ from pathlib import Path
 import pytest
 
 from sensekit.events import EVENT_TYPES, Clap, Dispatcher
-from tests.typed_on import mypy_strict, named_overloads
+from tests.typed_on import ON_CASES, ON_CASES_HEAD, mypy_strict, named_overloads, wrong_class_overloads
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def test_every_event_has_one_overload_with_its_own_class():
     assert named_overloads(Dispatcher.on) == dict(EVENT_TYPES)
-    assert len(typing.get_overloads(Dispatcher.on)) == len(EVENT_TYPES) + 1     # and one for any name
+    assert sorted(wrong_class_overloads(Dispatcher.on)) == sorted(EVENT_TYPES)   # then one for another class
+    assert len(typing.get_overloads(Dispatcher.on)) == 2 * len(EVENT_TYPES) + 1     # and one for any name
 
 
 def test_a_typed_handler_gets_its_events_and_off_takes_it_back():
@@ -52,3 +53,14 @@ def test_the_readme_lines_and_a_typed_handler_pass_mypy_strict(tmp_path):
         "    dispatcher.on(name, lambda e: print(e.t))\n")
     out, err, status = mypy_strict(tmp_path, code)
     assert status == 0, out + err
+
+
+@pytest.mark.heavy
+def test_mypy_strict_refuses_a_handler_of_another_event_under_a_known_name(tmp_path):
+    """``on('clap', on_level)`` type-checked before (the any-name overload took it); every line of
+    ``typed_on.ON_CASES`` now gets an error exactly when the table says so, ``App.on`` alike."""
+    head = ON_CASES_HEAD.count("\n")
+    out, err, _ = mypy_strict(tmp_path, ON_CASES_HEAD + "".join(line + "\n" for line, _ in ON_CASES))
+    flagged = {int(line.split(":")[1]) - head - 1 for line in out.splitlines() if ": error:" in line}
+    assert flagged <= set(range(len(ON_CASES))), out + err        # none in the head
+    assert {ON_CASES[i][0] for i in flagged} == {line for line, error in ON_CASES if error}, out + err

@@ -201,6 +201,24 @@ def test_a_script_says_its_usage_on_help_and_one_line_on_a_bad_argument(name, tm
         assert lines[1].startswith(f"{name}: error: ")
 
 
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+def test_every_example_prints_its_usage_on_help(path, tmp_path):
+    """Every file in examples/, scripts and app files alike: `python examples/custom_app.py --help`
+    defined the app class and printed nothing (an app file now runs as `sensekit run` on itself)."""
+    helped = run_script_failing(path.name, "--help", cwd=tmp_path)
+    assert helped.returncode == 0 and "Traceback" not in helped.stderr, helped.stderr
+    assert helped.stdout.startswith("usage: ") and "SOURCE" in helped.stdout.upper(), helped.stdout
+
+
+def test_an_app_file_run_by_python_runs_the_app_and_refuses_a_bad_option(tmp_path):
+    proc = run_script_failing("custom_app.py", "--headless", "--frames", "5", "--source", "demo", cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert re.search(r"^custom_app: 5 frames, ", proc.stdout, re.M), proc.stdout
+    proc = run_script_failing("custom_app.py", "--bogus", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("sensekit run: error: unrecognized arguments: --bogus")
+
+
 def test_osc_out_names_a_bad_target_and_a_missing_camera_in_one_line(tmp_path):
     proc = run_script_failing("osc_out.py", "demo", "nohost", cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr

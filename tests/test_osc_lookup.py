@@ -13,20 +13,10 @@ import pytest
 
 from sensekit.errors import ConfigError
 from sensekit.events import Clap
-from sensekit.osc import OscSender, decode
+from sensekit.osc import OscSender
 from sensekit.osc import lookup as lookup_module
 from sensekit.osc import sender as sender_module
-
-
-def _receiver(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    rx.bind((host, port))
-    rx.settimeout(5.0)
-    return rx
-
-
-def _strengths(rx: socket.socket, n: int) -> list[float]:
-    return [float(decode(rx.recv(65536))[0].args[1]) for _ in range(n)]
+from tests.osc_udp import moved_receivers, receiver, strengths
 
 
 def _send_until(sender: OscSender, done, limit: int = 2000) -> int:
@@ -64,7 +54,7 @@ def test_a_name_that_resolves_only_after_the_start_starts_the_show_then_sends_on
             raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
         return socket.getaddrinfo("127.0.0.1", port, **kw)
 
-    rx = _receiver()
+    rx = receiver()
     port = int(rx.getsockname()[1])
     with caplog.at_level(logging.INFO, logger="sensekit.osc"):
         sender = OscSender("lights.local", port, resolve=late)
@@ -77,7 +67,7 @@ def test_a_name_that_resolves_only_after_the_start_starts_the_show_then_sends_on
             _send_until(sender, lambda: sender.sent > 0)
             for i in range(5):
                 sender(Clap(t=100.0 + i, strength=0.1 * (i + 1)))
-            got = _strengths(rx, 6)
+            got = strengths(rx, 6)
             assert got[1:] == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5]) and got[0] == 0.5
         finally:
             rx.close()
@@ -118,15 +108,25 @@ def test_a_slow_resolver_never_stalls_the_events(monkeypatch):
         sender.close()
 
 
+def _send_until_it_arrives(sender: OscSender, rx: socket.socket) -> int:
+    """Send claps until one reaches ``rx`` (the sender has followed the name there); how many."""
+    rx.settimeout(0.0)
+
+    def arrived() -> bool:
+        try:
+            rx.recv(65536)
+            return True
+        except BlockingIOError:
+            return False
+    try:
+        return _send_until(sender, arrived)
+    finally:
+        rx.settimeout(5.0)
+
+
 def test_a_receiver_whose_address_changes_is_followed_on_the_periodic_look_up(caplog, monkeypatch):
     monkeypatch.setattr(lookup_module, "REFRESH_S", 0.02)
-    rx1 = _receiver("127.0.0.1")
-    port = int(rx1.getsockname()[1])
-    try:
-        rx2 = _receiver("127.0.0.2", port)
-    except OSError:
-        rx1.close()
-        pytest.skip("127.0.0.2 is not a loopback address here")
+    rx1, rx2, port = moved_receivers()
     where = ["127.0.0.1"]
 
     def lease(host: str, port: int, **kw: object) -> list:
@@ -137,22 +137,13 @@ def test_a_receiver_whose_address_changes_is_followed_on_the_periodic_look_up(ca
         with caplog.at_level(logging.INFO, logger="sensekit.osc"):
             for i in range(3):
                 sender(Clap(t=float(i), strength=0.1))
-            assert _strengths(rx1, 3) == pytest.approx([0.1] * 3)
+            assert strengths(rx1, 3) == pytest.approx([0.1] * 3)
             where[0] = "127.0.0.2"                       # a new DHCP lease; the old address
             _drain(rx1)                                  # still has a receiver: no refusal
-            rx2.settimeout(0.0)
-
-            def arrived() -> bool:
-                try:
-                    rx2.recv(65536)
-                    return True
-                except BlockingIOError:
-                    return False
-            _send_until(sender, arrived)
-            rx2.settimeout(5.0)
+            _send_until_it_arrives(sender, rx2)
             for i in range(5):
                 sender(Clap(t=100.0 + i, strength=0.1 * (i + 1)))
-            assert _strengths(rx2, 5) == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
+            assert strengths(rx2, 5) == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
     finally:
         rx1.close()
         rx2.close()
@@ -168,35 +159,20 @@ def test_port_unreachable_at_the_old_address_looks_the_name_up_at_once(caplog, m
     the address, the receiver is gone): the name is looked up again at once and followed."""
     monkeypatch.setattr(lookup_module, "REFRESH_S", 3600.0)
     monkeypatch.setattr(lookup_module, "SOON_S", 0.0)
-    rx1 = _receiver("127.0.0.1")
-    port = int(rx1.getsockname()[1])
-    try:
-        rx2 = _receiver("127.0.0.2", port)
-    except OSError:
-        rx1.close()
-        pytest.skip("127.0.0.2 is not a loopback address here")
+    rx1, rx2, port = moved_receivers()
     where = ["127.0.0.1"]
     sender = OscSender("lights.local", port,
                        resolve=lambda host, port, **kw: socket.getaddrinfo(where[0], port, **kw))
     try:
         sender(Clap(t=0.0, strength=0.1))
-        assert _strengths(rx1, 1) == pytest.approx([0.1])
+        assert strengths(rx1, 1) == pytest.approx([0.1])
         where[0] = "127.0.0.2"
         rx1.close()                                      # nothing at the old address now
-        rx2.settimeout(0.0)
-
-        def arrived() -> bool:
-            try:
-                rx2.recv(65536)
-                return True
-            except BlockingIOError:
-                return False
         with caplog.at_level(logging.INFO, logger="sensekit.osc"):
-            _send_until(sender, arrived)
-        rx2.settimeout(5.0)
+            _send_until_it_arrives(sender, rx2)
         for i in range(5):
             sender(Clap(t=100.0 + i, strength=0.1 * (i + 1)))
-        assert _strengths(rx2, 5) == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
+        assert strengths(rx2, 5) == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
         assert sender.refused >= 1 and sender.errors == 0
     finally:
         rx1.close()
@@ -215,14 +191,14 @@ def test_a_name_that_stops_resolving_on_a_later_look_up_keeps_its_address(monkey
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         return socket.getaddrinfo("127.0.0.1", port, **kw)
 
-    rx = _receiver()
+    rx = receiver()
     sender = OscSender("lights.local", int(rx.getsockname()[1]), resolve=once)
     try:
         _send_until(sender, lambda: calls[0] >= 4)       # three failed look-ups after the first
         for i in range(3):
             sender(Clap(t=100.0 + i, strength=0.25))
-        _strengths(rx, sender.sent - 3)
-        assert _strengths(rx, 3) == [0.25, 0.25, 0.25] and sender.errors == 0
+        strengths(rx, sender.sent - 3)
+        assert strengths(rx, 3) == [0.25, 0.25, 0.25] and sender.errors == 0
     finally:
         rx.close()
         sender.close()

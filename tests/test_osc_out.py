@@ -13,27 +13,13 @@ from pathlib import Path
 import pytest
 
 from sensekit.events import Clap
-from sensekit.osc import OscSender, decode
+from sensekit.osc import OscSender
 from sensekit.osc import sender as sender_module
-
-
-def _receiver(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    rx.bind((host, port))
-    rx.settimeout(5.0)
-    return rx
-
-
-def _strengths(rx: socket.socket, n: int) -> list[float]:
-    got = []
-    for _ in range(n):
-        (msg,) = decode(rx.recv(65536))
-        got.append(float(msg.args[1]))
-    return got
+from tests.osc_udp import receiver, strengths
 
 
 def _closed_port() -> int:
-    rx = _receiver()
+    rx = receiver()
     port = int(rx.getsockname()[1])
     rx.close()
     return port
@@ -52,13 +38,13 @@ def _send_until_refused(sender: OscSender, limit: int = 500) -> int:
 def test_a_receiver_that_quits_is_one_warning_and_a_count_and_one_that_comes_back_gets_every_event(
         caplog, monkeypatch):
     monkeypatch.setattr(sender_module, "BACK_AFTER_S", 0.3)
-    rx = _receiver()
+    rx = receiver()
     port = int(rx.getsockname()[1])
     sender = OscSender("127.0.0.1", port)
     with caplog.at_level(logging.INFO, logger="sensekit.osc"):
         for i in range(5):
             sender(Clap(t=float(i), strength=0.1 * (i + 1)))
-        assert _strengths(rx, 5) == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
+        assert strengths(rx, 5) == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
         rx.close()                                    # the receiver quits
         _send_until_refused(sender)
         for i in range(50):                           # the show goes on sending
@@ -67,14 +53,14 @@ def test_a_receiver_that_quits_is_one_warning_and_a_count_and_one_that_comes_bac
         gone = [r.getMessage() for r in caplog.records if "nothing listens" in r.getMessage()]
         assert gone == [f"OSC: nothing listens at 127.0.0.1:{port} (port unreachable: the receiver "
                         "quit?); events sent there are lost until it is back, counted in osc_refused"]
-        rx = _receiver(port=port)                     # it comes back on its port
+        rx = receiver(port=port)                     # it comes back on its port
         try:
             for i in range(10):                       # the first may meet the last refusal:
                 sender(Clap(t=100.0 + i, strength=0.01 * (i + 1)))   # it is sent once more
-            assert _strengths(rx, 10) == pytest.approx([0.01 * (i + 1) for i in range(10)])
+            assert strengths(rx, 10) == pytest.approx([0.01 * (i + 1) for i in range(10)])
             time.sleep(0.4)                           # more than BACK_AFTER_S without a refusal
             sender(Clap(t=200.0, strength=0.9))
-            assert _strengths(rx, 1) == pytest.approx([0.9])
+            assert strengths(rx, 1) == pytest.approx([0.9])
         finally:
             rx.close()
             sender.close()
@@ -94,7 +80,7 @@ def test_a_name_whose_first_address_has_no_receiver_reaches_the_one_on_its_secon
             probe.bind(("::1", 0))
     except OSError:
         pytest.skip("no IPv6 loopback on this machine")
-    rx = _receiver()
+    rx = receiver()
     port = int(rx.getsockname()[1])
 
     def both(host: str, port: int, **kw: object) -> list:
@@ -113,7 +99,7 @@ def test_a_name_whose_first_address_has_no_receiver_reaches_the_one_on_its_secon
         rx.settimeout(5.0)
         for i in range(10):
             sender(Clap(t=300.0 + i, strength=0.01 * (i + 1)))
-        assert _strengths(rx, 10) == pytest.approx([0.01 * (i + 1) for i in range(10)])
+        assert strengths(rx, 10) == pytest.approx([0.01 * (i + 1) for i in range(10)])
         assert sender.refused == 1 and sender.errors == 0
     finally:
         rx.close()
@@ -123,7 +109,7 @@ def test_a_name_whose_first_address_has_no_receiver_reaches_the_one_on_its_secon
 def test_a_broadcast_address_is_sent_to():
     """``--osc 192.168.1.255:9000`` (every receiver on the network): every send used to fail with
     "Permission denied" (no ``SO_BROADCAST``), counted, and nothing went out."""
-    rx = _receiver("0.0.0.0")
+    rx = receiver("0.0.0.0")
     port = int(rx.getsockname()[1])
     sender = OscSender("255.255.255.255", port)
     try:
@@ -131,7 +117,7 @@ def test_a_broadcast_address_is_sent_to():
             sender(Clap(t=float(i), strength=0.1 * (i + 1)))
         assert sender.stats() == {"osc_sent": 5, "osc_errors": 0, "osc_refused": 0}
         try:
-            got = _strengths(rx, 5)
+            got = strengths(rx, 5)
         except TimeoutError:
             pytest.skip("this machine does not loop a broadcast back to itself")
         assert got == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
@@ -149,12 +135,12 @@ def test_a_name_looked_up_once_at_start_sends_there_without_asking_again_per_eve
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         return socket.getaddrinfo("127.0.0.1", port, **kw)
 
-    rx = _receiver()
+    rx = receiver()
     sender = OscSender("lights.local", int(rx.getsockname()[1]), resolve=once)
     try:
         for i in range(3):
             sender(Clap(t=float(i), strength=0.5))
-        assert _strengths(rx, 3) == [0.5, 0.5, 0.5] and calls == ["lights.local"]
+        assert strengths(rx, 3) == [0.5, 0.5, 0.5] and calls == ["lights.local"]
     finally:
         rx.close()
         sender.close()

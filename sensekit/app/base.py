@@ -55,6 +55,7 @@ Randomness: use ``self.rng`` (a ``numpy.random.Generator`` seeded from
 """
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Iterator, Protocol
 
 import numpy as np
@@ -141,6 +142,16 @@ class App(Subscriber, Tunable):
     hands: ClassVar[str] = "no"
     #: the setting the ``+``/``-`` keys move, and which way ``+`` moves it (1 up, -1 down)
     plus_minus: ClassVar[tuple[str, int] | None] = None
+
+    def __init_subclass__(cls, *, main: str = "", **kwargs: Any) -> None:
+        """``class MyApp(App, main=__name__)``: the file run by Python itself (``python my_app.py
+        ARGS``) runs as ``sensekit run my_app.py ARGS`` (``as_script``); imported, nothing."""
+        super().__init_subclass__(**kwargs)
+        if main == "__main__":
+            from sensekit.app.as_script import run_file_as_command
+
+            path = getattr(sys.modules.get(cls.__module__), "__file__", None) or sys.argv[0]
+            sys.exit(run_file_as_command(path, sys.argv[1:]))
 
     def __init__(self, host: Host) -> None:
         if getattr(type(self), "SETTINGS", None) is not None:

@@ -22,7 +22,7 @@ How it streams, and why the result does not depend on the blocks or the start:
 3. A candidate's peak ``p`` is the loudest sample of the 1 ms envelope in the 12 ms
    from 2 ms before it; it must be the loudest within +-12 ms, rise >= ``min_rise_db``
    (8 dB, 2 dB over the grid's 6, so the grid phase does not decide) over 35..10 ms
-   before, reach ``min_level``, and not stay within 1 dB of itself 3..12 ms later.
+   before, reach ``min_level``, and not stay within 1 dB of itself 3..12 ms later (``clap_peaks.py``).
    Every measurement is anchored at ``p``, to the sample. Regions are searched together once the first
    one's peak could be due (``latency_ms`` after its start), on one cumulative ``d**2`` (``BandEnergy``).
 4. ``p`` is judged once 31.5 ms after it have arrived (``latency_ms``, 32.5 ms, plus
@@ -36,20 +36,8 @@ How it streams, and why the result does not depend on the blocks or the start:
 5. At the end of a stream ``finish()`` decides the bursts still owed (a held close call and those
    behind it: by the trees, as with the wait off) and resets; the runner calls it (``AudioStage``).
 
-Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; so
-``sensekit settings``, ``--set clap.threshold=2``, profiles, OSC and Shift+S know them):
-``room_feature``/``room_limit``/``room_above`` (a venue's rule, learned by ``sensekit calibrate
---claps``, ``clap_teach.py``: bursts beyond the limit on that feature are the room's sounds;
-"none" by default), ``venue_model`` (the room's clap-like sounds, learned by ``calibrate --claps
---venue-model``: a burst the trees pass is vetoed when it is the room's with a clear margin; empty),
-``noise_route`` (on by default: a burst rising < 24 dB over a steady floor is judged by the noise expert,
-``clap_floor.py``; ``calibrate --claps`` switches it off in a room whose claps stand far over its floor),
-``close_call_wait`` (on: a burst within ``clap_wait.MARGIN`` of the trees' threshold waits 130 ms
-for its ring and log-mel, ``clap_wait.py``), ``threshold`` (log-odds, default the shipped
-``clap_model.THRESHOLD``, range ``SCORE_RANGE`` = what the shipped trees can score; lower finds softer,
-odder claps and more false ones), ``below_claps_db`` (30, above), ``min_level`` (activity level 0..100 of
-the 1 ms peak after ``gain``; default 20 = -54 dBFS; the clapper's +/-), ``min_rise_db`` (8: a clap
-5-10 dB over steady noise rises little more in the clap band; 10 until issue 19), ``min_gap_ms`` (75).
+Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; so ``sensekit settings``,
+``--set clap.threshold=2``, profiles, OSC and Shift+S know them), declared and explained in ``clap_settings.py``.
 A change applies at the next block. Not in the table: ``gain`` (the audio stage's), ``model`` (another tree model).
 ``t`` of a ``Clap`` is its onset (first sample within 10 dB of the peak); ``strength`` is the peak's level / 100.
 
@@ -82,33 +70,30 @@ import numpy as np
 from sensekit.audio.clap_energy import BandEnergy
 from sensekit.audio.clap_gap import GAP_FRACTION, bridge, enter
 from sensekit.audio.clap_features import (FEATURES, POST_MS, BurstFeatures, BurstMeter, Model, clap_band, clap_score,
-                                           score_range, tree_model)
-from sensekit.audio.clap_model import MODEL as SHIPPED_MODEL, THRESHOLD as SHIPPED_THRESHOLD
+                                           tree_model)
 from sensekit.audio.clap_pattern import ClapPatternTracker
+from sensekit.audio.clap_peaks import find_peaks
 from sensekit.audio.clap_wait import SHIPPED, BEFORE_S, WaitModel, close_call_score, is_close, wait_samples, warm
 from sensekit.audio.clap_rules import room_index as _room_index, room_side, under_recent_claps
+from sensekit.audio.clap_settings import SCORE_RANGE, ClapSettings
 from sensekit.audio.clap_venue import VenueModel, check_venue_model
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
 from sensekit.audio.level import db_to_level, level_to_db, mono
-from sensekit.audio.numpy_calls import correlate, count_nonzero, einsum, reduce_max
+from sensekit.audio.numpy_calls import correlate, count_nonzero, einsum
 from sensekit.audio.rates import MAX_RATE, MIN_RATE, check_rate
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Clap
-from sensekit.settings import Setting, Tunable, setting
+from sensekit.settings import Tunable
 from sensekit.validate import check_int_range, check_range
 
 if TYPE_CHECKING:
     from sensekit.audio.clap_floor import FloorRoute
 
-__all__ = ["FEATURES", "MAX_RATE", "MIN_RATE", "BurstFeatures", "ClapDetector", "ClapPatternTracker", "check_rate",
-           "room_side"]
+__all__ = ["FEATURES", "MAX_RATE", "MIN_RATE", "SCORE_RANGE", "BurstFeatures", "ClapDetector", "ClapPatternTracker",
+           "check_rate", "room_side"]
 
 log = logging.getLogger(__name__)
-
-#: the lowest and highest score the shipped trees can give, rounded outwards (whole log-odds)
-_LOW, _HIGH = score_range(SHIPPED_MODEL)
-SCORE_RANGE = (float(math.floor(_LOW)), float(math.ceil(_HIGH)))
 
 _NO_CLAPS: tuple[Clap, ...] = ()   # shared empty result (no allocation per quiet block)
 
@@ -119,49 +104,14 @@ _REGION_MS = (2.0, 12.0)          # a candidate's peak is searched from 2 ms bef
 _CHUNK_FRAMES = 28                # grid frames tested together (28 ms: found before the look-ahead ends)
 _LOCAL_MS = 12.0                  # the peak is the loudest sample within +-12 ms
 RECENT_CLAPS_S = 10.0             # below_claps_db compares with the claps of this last stretch
-_ONSET_DB = 10.0                  # onset: first sample within 10 dB of the peak
-_SUSTAINED = 10.0 ** (-1.0 / 10.0)  # a burst whose 3..12 ms after the peak is within 1 dB of
-                                  # it has not stopped: no clap (every training clap is below;
-                                  # 3 dB until the clap band, where 25 of 9330 are above -3 dB)
 
 
-class ClapDetector(Tunable, section="clap", rule=check_venue_model,
+class ClapDetector(Tunable, ClapSettings, section="clap", rule=check_venue_model,
                    title="clap events: bursts judged by boosted trees (sensekit/audio/clap.py)"):
     """Streaming hand-clap detector: ``feed(block)`` or ``process(samples, t, rate)``.
 
     The module docstring says how it decides and what each setting does.
     """
-
-    threshold: Setting[float] = setting(
-        SHIPPED_THRESHOLD, "score (log-odds) a burst needs: lower finds softer, odder "
-        f"claps and more false ones; {SCORE_RANGE[0]:g} accepts every burst that passes "
-        f"min_level and min_rise_db, {SCORE_RANGE[1]:g} none (the shipped model's range)",
-        lo=SCORE_RANGE[0], hi=SCORE_RANGE[1], step=0.25)
-    min_level = setting(20.0, "level (0..100, after gain) a clap's 1 ms peak must reach; 20 = -54 dBFS",
-                        unit="level", lo=0, hi=100, step=5.0)
-    min_rise_db = setting(8.0, "rise a burst needs over the 35..10 ms before its peak", unit="dB",
-                          lo=8, hi=40)
-    min_gap_ms = setting(75.0, "claps closer than this are one clap (3/4 of the fastest clapping)",
-                         unit="ms", lo=0, hi=1000)
-    below_claps_db = setting(
-        30.0, "a burst this far under the loudest clap of the last 10 s is "
-        "not a clap (one person's claps vary by 20 dB at most)", unit="dB", lo=10, hi=120, step=5.0)
-    room_feature = setting("none", "a feature on which this room's clap-like sounds differ from "
-                           "its claps (learned by `sensekit calibrate --claps`; none: no room rule)",
-                           kind="choice", choices=("none", *FEATURES))
-    room_limit = setting(0.0, "bursts whose room_feature is beyond this are the room's, not claps "
-                         "(above it when room_above, else below)", lo=-1000, hi=1000)
-    room_above = setting(True, "the room's sounds lie above room_limit (else below)")
-    venue_model: Setting[tuple[float, ...]] = setting(
-        (), "the room's clap-like sounds, learned by `calibrate --claps --venue-model` (clap_venue): a burst "
-        "the trees pass is vetoed when it is the room's; none: no model", kind="numbers")
-    noise_route = setting(True, "bursts rising < 24 dB over a steady floor (spread < 2 dB: white or "
-                          "pink noise, a fan) are judged by the noise expert (clap_floor; "
-                          "`sensekit calibrate --claps` keeps it on for a steady room whose claps "
-                          "stand little over it, else switches it off)")
-    close_call_wait = setting(True, "a burst the shipped trees call close (within clap_wait.MARGIN of "
-                              "the threshold) waits until 130 ms after its peak are in and is decided "
-                              "by its ring and log-mel (clap_wait); off: every burst ~40 ms after its peak")
 
     def __init__(
         self,
@@ -509,48 +459,9 @@ class ClapDetector(Tunable, section="clap", rule=check_venue_model,
         return self._look[4]
 
     def _find_peaks(self, starts: list[int]) -> None:
-        """The peak of each search region; keep those that are the loudest sample within
-        +-12 ms and pass the cheap checks (rise, level, not sustained), with their onset.
-
-        One envelope serves all the regions: differences of the cumulative ``d**2`` that
-        ``_energy`` keeps from one search to the next (float64: quiet sums follow loud ones)."""
-        h, loc, span = self._hop, self._local, self._region[1]
-        far, near, d3 = self._rise_far, self._rise_near, self._d3
-        first = starts[0] - loc                           # first sample of e
-        n_e = starts[-1] + span + loc - first
-        en = self._energy
-        en.extend(self._buf, self._b0, first - far - h, first + n_e + h)
-        c, c0 = en.c, en.c0                               # c[i - c0]: d**2 summed up to sample i
-        if n_e > len(self._pbuf):
-            self._pbuf = np.empty(2 * n_e, np.float64)
-        i0 = first - h // 2 - c0
-        e = np.subtract(c[i0 + h: i0 + h + n_e], c[i0: i0 + n_e], out=self._pbuf[:n_e])
-        e /= h                                            # e[i] <-> sample first + i
-        last = self._last_found
-        strict = not self.keep_features
-        b0 = self._b0
-        for s in starts:
-            i = s - first
-            k = i + int(e[i: i + span].argmax())
-            p = first + k
-            if p <= last:
-                continue
-            last = p
-            e_p = float(e[k])
-            if e_p < float(reduce_max(e[k - loc: k + loc + 1])):
-                continue                                  # a louder sample nearby owns it
-            if strict:
-                q = p - c0
-                rise = e_p * (far - near) / (float(c[q - near] - c[q - far]) + 1e-30)
-                after = float(c[q + loc] - c[q + d3]) / (loc - d3)
-                if rise < self._min_rise or after > e_p * _SUSTAINED:
-                    continue
-                xs = self._buf[p - h // 2 - b0: p - h // 2 + h - b0].astype(np.float64)
-                if float(np.dot(xs, xs)) / h * self._gain2 < self._min_peak:
-                    continue                              # cheap checks before the features
-            back = e[k - loc: k + 1] >= e_p * 10.0 ** (-_ONSET_DB / 10.0)
-            self._peaks.append((p, p - loc + int(back.argmax())))
-        self._last_found = last
+        """The peaks of the regions ``starts`` (``clap_peaks.find_peaks``; a method, so that
+        ``evaluation.audio.clap_losses`` can say why it drops one)."""
+        find_peaks(self, starts)
 
     def is_room(self, vals: Sequence[float]) -> bool:
         """Whether the room rule or the venue model (learned by ``calibrate --claps``) calls

@@ -15,7 +15,9 @@ clap-like sounds stop firing while every taught clap still does (``sensekit cali
    a ridge logistic score on the lesson's standardised ``FEATURES``; written only when, left one
    burst out at a time, no taught clap is vetoed and a room burst that fires is
    (``clap_venue.LooResult.enabled``; else ``clap.venue_model`` is written empty). A written
-   model replaces steps 3 and 5 (the threshold stays where the claps put it, no room rule);
+   model replaces steps 3 and 5 (the threshold stays where the claps put it, no room rule; what
+   still fires is counted on the room streamed with the model: a veto also frees a burst the
+   vetoed one held back within ``min_gap_ms``);
    a model not written leaves the lesson as without it. (``venue_steps=True``, the rejected
    ``--variant venue`` of ``benchmarks/clap_teach_venues.py``, keeps steps 3 and 5 for the room
    bursts the model does not veto.)
@@ -182,6 +184,11 @@ def _negatives(left: list[BurstFeatures], room: list[BurstFeatures], threshold: 
     return left
 
 
+def _with_left(rule: str, left: list[BurstFeatures], fired: list[BurstFeatures]) -> str:
+    """The rule line, and how many room bursts still fire when some do (never "needed" of those)."""
+    return f"{rule}; after the lesson {len(left)} room bursts fire (of {len(fired)} before)" if left else rule
+
+
 def _ceiling(scores: list[float]) -> float:
     """The highest threshold the room may raise it to: ``MARGIN`` under the quietest taught clap."""
     return min(scores) - MARGIN
@@ -229,6 +236,10 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
     if venue:
         left, sure, said = _venue(taught, fired, room_feats, threshold, sure, values)
         steps = venue_steps or not values["clap.venue_model"]   # a written model replaces steps 3, 5
+        if not steps:       # what fires with the model: the room streamed with it (a veto also frees
+            rule = "no room rule (the venue model replaces it)"   # a burst a vetoed one held back)
+            model = {**base, "threshold": threshold, "venue_model": values["clap.venue_model"]}
+            left = _of(*_stream(room, rate, model, gain))
     if left and steps:
         top = max(f.score for f in left) + 0.25
         if top <= ceiling:
@@ -250,7 +261,8 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
             rule = "no single feature tells the room's sounds from the claps"
     values["clap.threshold"] = threshold
     return ClapLesson(len(taught), room_s, len(room_feats), len(fired), len(fired) - len(left),
-                      threshold, rule, values, route, snr, spread, [f.t_onset for f in sure], said)
+                      threshold, _with_left(rule, left, fired), values, route, snr, spread,
+                      [f.t_onset for f in sure], said)
 
 
 def _venue(taught: list[BurstFeatures], fired: list[BurstFeatures], room: list[BurstFeatures],

@@ -42,7 +42,8 @@ from typing import Any, Literal, Mapping
 import numpy as np
 
 from sensekit.audio.activity import ActivityDetector
-from sensekit.audio.clap import ClapDetector, ClapPatternTracker, check_rate
+from sensekit.audio.clap import ClapDetector, ClapPatternTracker
+from sensekit.audio.rates import check_rate
 from sensekit.audio.gain import UNITY_GAIN
 from sensekit.audio.level import LevelMeter, mono
 from sensekit.audio.noise_floor import NoiseFloor

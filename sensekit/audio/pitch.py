@@ -31,7 +31,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from sensekit.audio.clap import check_rate
+from sensekit.audio.rates import check_rate
 from sensekit.audio.level import level_to_db, mono
 from sensekit.audio.numpy_calls import add_acc, correlate
 from sensekit.capture.base import AudioBlock

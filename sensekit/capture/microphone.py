@@ -77,7 +77,7 @@ from sensekit.validate import check_int_range, check_positive, check_range
 log = logging.getLogger(__name__)
 
 _SCALE = {"int16": 32768.0, "int32": 2147483648.0, "float32": 1.0}
-#: the highest rate the audio detectors take (``sensekit.audio.clap.MAX_RATE``, a floor above this
+#: the highest rate the audio detectors take (``sensekit.audio.rates.MAX_RATE``, a floor above this
 #: one): a device whose default rate is higher is opened at this rate when it takes it
 DEFAULT_MAX_RATE = 48000
 _CLOSED = object()

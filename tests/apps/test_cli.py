@@ -172,41 +172,40 @@ def test_a_display_that_opens_gets_the_window(tmp_path_factory):
     assert (tmp_path / "shot.png").stat().st_size > 5000
 
 
-def test_a_script_with_a_misspelt_event_gets_its_error_alone(tmp_path, capsys, recordings_dir):
-    # the bundled-recording notice used to come first, and the script's error after it
-    if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
-        pytest.skip("bundled recording not generated yet")
+def _balloon(tmp_path: Path, setup: str) -> Path:
+    """``tmp_path/balloon.py``: an audio app whose ``setup`` body is ``setup`` (its lines, indented)."""
     app = tmp_path / "balloon.py"
     app.write_text('from sensekit.app import App\nfrom sensekit.audio.pipeline import AudioStage\n\n\n'
                    'class Balloon(App):\n    needs = frozenset({"audio"})\n\n'
                    '    def stages(self):\n        return [AudioStage()]\n\n'
-                   '    def setup(self):\n        self.on("levle", print)\n\n'
+                   '    def setup(self):\n' + setup + '\n'
                    '    def draw(self, screen):\n        screen.fill((0, 0, 0))\n')
-    assert main(["run", str(app), "--headless", "--frames", "5"]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert captured.err.startswith("sensekit: error: unknown event name 'levle'; did you mean 'level'?")
-    assert len(captured.err.strip().splitlines()) == 1
+    return app
 
 
-def test_a_handler_that_is_called_instead_of_passed_is_one_line_when_it_is_attached(tmp_path, capsys,
-                                                                                     recordings_dir):
-    # self.on("level", self.hear()) hands on what hear() returned (None): it was a TypeError
-    # traceback ("'NoneType' object is not callable") from the dispatcher at the first level event
+#: an app whose setup attaches a handler wrongly, and the one line the run stops with:
+#: a misspelt event (the bundled-recording notice used to come first, the error after it), and
+#: self.on("level", self.hear()) handing on what hear() returned (None: a TypeError traceback,
+#: "'NoneType' object is not callable", from the dispatcher at the first level event)
+BAD_SETUPS = [
+    ('        self.on("levle", print)\n',
+     "sensekit: error: unknown event name 'levle'; did you mean 'level'?"),
+    ('        self.on("level", self.hear())\n\n    def hear(self, event=None):\n        pass\n',
+     "sensekit: error: the handler for 'level' must be a function that takes the event, got None (pass the "
+     "method itself: self.hear, not self.hear())"),
+]
+
+
+@pytest.mark.parametrize(("setup", "error"), BAD_SETUPS, ids=["misspelt event", "handler called, not passed"])
+def test_a_handler_attached_wrongly_is_one_line_when_it_is_attached(setup, error, tmp_path, capsys,
+                                                                    recordings_dir):
     if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
         pytest.skip("bundled recording not generated yet")
-    app = tmp_path / "balloon.py"
-    app.write_text('from sensekit.app import App\nfrom sensekit.audio.pipeline import AudioStage\n\n\n'
-                   'class Balloon(App):\n    needs = frozenset({"audio"})\n\n'
-                   '    def stages(self):\n        return [AudioStage()]\n\n'
-                   '    def setup(self):\n        self.on("level", self.hear())\n\n'
-                   '    def hear(self, event=None):\n        pass\n\n'
-                   '    def draw(self, screen):\n        screen.fill((0, 0, 0))\n')
+    app = _balloon(tmp_path, setup)
     assert main(["run", str(app), "--headless", "--frames", "5"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and len(captured.err.strip().splitlines()) == 1, captured
-    assert captured.err.startswith("sensekit: error: the handler for 'level' must be a function that takes "
-                                   "the event, got None (pass the method itself: self.hear, not self.hear())")
+    assert captured.err.startswith(error), captured.err
 
 
 def test_an_app_that_listens_to_an_event_no_stage_emits_is_told_when_the_run_starts(tmp_path, caplog,
@@ -214,13 +213,8 @@ def test_an_app_that_listens_to_an_event_no_stage_emits_is_told_when_the_run_sta
     # the tutorial's step 4 without its ClapDetector: the balloon never popped, and nothing said why
     if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
         pytest.skip("bundled recording not generated yet")
-    app = tmp_path / "balloon.py"
-    app.write_text('from sensekit.app import App\nfrom sensekit.audio.pipeline import AudioStage\n\n\n'
-                   'class Balloon(App):\n    needs = frozenset({"audio"})\n\n'
-                   '    def stages(self):\n        return [AudioStage()]\n\n'
-                   '    def setup(self):\n        self.on("level", print)\n        self.on("clap", print)\n'
-                   '        self.on("source_lost", print)\n\n'
-                   '    def draw(self, screen):\n        screen.fill((0, 0, 0))\n')
+    app = _balloon(tmp_path, '        self.on("level", print)\n        self.on("clap", print)\n'
+                         '        self.on("source_lost", print)\n')
     assert main(["run", str(app), "--headless", "--frames", "2", "--osc", "127.0.0.1:9"]) == 0
     said = [r.getMessage() for r in caplog.records if "which no stage" in r.getMessage()]
     assert said == ["balloon listens to clap, which no stage of this run emits: give a stage its detector "

@@ -8,13 +8,14 @@ import pytest
 from sensekit.app.subscribe import Subscriber
 from sensekit.errors import ConfigError
 from sensekit.events import EVENT_TYPES, Dispatcher, Level
-from tests.typed_on import mypy_strict, named_overloads
+from tests.typed_on import mypy_strict, named_overloads, wrong_class_overloads
 
 
 def test_every_event_has_one_overload_with_its_own_class():
     named = named_overloads(Subscriber.on)
     assert named == dict(EVENT_TYPES)
-    assert len(typing.get_overloads(Subscriber.on)) == len(EVENT_TYPES) + 1     # and one for any name
+    assert sorted(wrong_class_overloads(Subscriber.on)) == sorted(EVENT_TYPES)   # then one for another class
+    assert len(typing.get_overloads(Subscriber.on)) == 2 * len(EVENT_TYPES) + 1     # and one for any name
 
 
 def test_on_attaches_to_the_dispatcher_and_checks_the_name_now():

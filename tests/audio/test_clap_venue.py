@@ -2,6 +2,7 @@
 clap settings and venue profiles, and what ``teach(venue=True)`` does with a typing room."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -161,6 +162,21 @@ def test_the_model_tells_typing_from_claps_out_of_fold(typing_lesson):
     assert len(stream(rest, **SENSITIVE)) > 10 and stream(rest, **taught) == []
 
 
+def test_the_rule_line_says_how_many_room_bursts_still_fire_after_the_model(typing_lesson):
+    """The written model replaces the room rule; the lesson said "no room rule needed" while 4 typing
+    bursts (of the 21 that fired at -5) still fired with the model: the line now says how many, counted
+    as a user gets them (the room streamed with the lesson's settings)."""
+    claps, room, _ = typing_lesson
+    lesson = teach(claps, room, RATE, settings={"threshold": -5.0}, venue=True)
+    still = lesson.room_fired - lesson.room_rejected
+    assert len(lesson.values["clap.venue_model"]) == SIZE and "clap.room_feature" not in lesson.values
+    assert still > 0 and "needed" not in lesson.rule
+    assert lesson.rule == (f"no room rule (the venue model replaces it); after the lesson {still} room bursts "
+                           f"fire (of {lesson.room_fired} before)")
+    taught = {"threshold": -5.0, **{k.split(".", 1)[1]: v for k, v in lesson.values.items()}}
+    assert len(stream(room, **taught)) == still                     # what the user hears from that room
+
+
 def calibrate(wav: Path, claps: np.ndarray, room: np.ndarray, out: Path, threshold: float, *flags: str) -> int:
     from sensekit.cli import main
 
@@ -210,6 +226,10 @@ def test_calibrate_venue_model_teaches_a_typing_room_the_lesson_refuses(typing_l
     assert calibrate(wav, claps, room, out, -5, "--venue-model") == 0
     printed = capsys.readouterr().out
     assert "venue model:" in printed and "no taught clap" in printed
+    before, after = map(int, re.search(r"room false claps +(\d+) before, (\d+) after", printed).groups())
+    assert after > 0 and "no room rule needed" not in printed          # the model leaves some: said so
+    assert f"no room rule (the venue model replaces it); after the lesson {after} room bursts fire " \
+           f"(of {before} before)" in printed, printed
     profile = dict(load_profile(out))
     assert len(profile["clap.venue_model"]) == SIZE
     assert profile["clap.threshold"] == -5.0 and "clap.room_feature" not in profile

@@ -53,3 +53,15 @@ def test_yin_errors():
         yin(np.zeros(500), 8000, fmin=300, fmax=200)
     with pytest.raises(ConfigError, match="sample rate 96000 Hz is not supported"):
         PitchTracker().process(np.zeros(512, np.float32), 0, 96000)
+
+
+def test_the_pitch_tracker_does_not_load_the_clap_detector():
+    """pitch.py took ``check_rate`` from ``audio.clap`` (which re-exports it from ``audio.rates``): an
+    arrow from the pitch tracker to the clap detector that a reader of the imports trips on, and
+    ``import sensekit.audio.pitch`` loaded the clap detector and its trees."""
+    import subprocess
+    import sys
+
+    code = "import sys, sensekit.audio.pitch; print(sorted(m for m in sys.modules if 'clap' in m))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

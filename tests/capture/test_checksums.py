@@ -110,18 +110,24 @@ def test_a_corrupt_frame_of_an_incomplete_recording_is_skipped_not_played(rec, c
     assert src.stats()["corrupt_frames"] + src.stats()["truncated_frames"] >= N_FRAMES - len(frames)
 
 
-def test_a_damaged_segment_looped_is_said_in_two_lines_once_not_a_line_a_frame_a_loop(rec, caplog):
-    """harden20's sweep: every skipped frame of an incomplete recording was a warning of its own,
-    and a looping replay (an installation playing a take for weeks) said them all again each pass
-    (the command's rate limit showed 5 lines every 10 s, for ever)."""
-    _flip(_video_file(rec), at=0.05, bits=64, seed=3)          # the segment's frames all fail
-    _mark_incomplete(rec)
+def _play_three_passes(rec, caplog) -> ReplaySource:
+    """``rec`` replayed in a loop until three passes are done, its warnings in ``caplog``; closed."""
     with caplog.at_level(logging.WARNING, logger="sensekit.capture.replay"):
         src = ReplaySource(rec, loop=True)
         it = iter(src)
         while src.loops < 3:
             next(it)
         src.close()
+    return src
+
+
+def test_a_damaged_segment_looped_is_said_in_two_lines_once_not_a_line_a_frame_a_loop(rec, caplog):
+    """harden20's sweep: every skipped frame of an incomplete recording was a warning of its own,
+    and a looping replay (an installation playing a take for weeks) said them all again each pass
+    (the command's rate limit showed 5 lines every 10 s, for ever)."""
+    _flip(_video_file(rec), at=0.05, bits=64, seed=3)          # the segment's frames all fail
+    _mark_incomplete(rec)
+    src = _play_three_passes(rec, caplog)
     skipped = src.stats()["corrupt_frames"]
     said = [r.getMessage() for r in caplog.records]
     assert skipped >= 3 * 2                                     # frames skipped on each pass
@@ -133,12 +139,7 @@ def test_a_damaged_segment_looped_is_said_in_two_lines_once_not_a_line_a_frame_a
 def test_damaged_audio_looped_is_said_once_not_once_a_loop(rec, caplog):
     _flip(rec / "audio.wav", at=0.5, bits=8, seed=2)
     _mark_incomplete(rec)
-    with caplog.at_level(logging.WARNING, logger="sensekit.capture.replay"):
-        src = ReplaySource(rec, loop=True)
-        it = iter(src)
-        while src.loops < 3:
-            next(it)
-        src.close()
+    src = _play_three_passes(rec, caplog)
     said = [r.getMessage() for r in caplog.records]
     assert src.stats()["corrupt_blocks"] >= 3 and 0 < len(said) == len(set(said)), said
     assert all("do not match their checksum; playing silence there" in m for m in said), said

@@ -133,6 +133,19 @@ def test_the_shipped_weights_score_a_clip_no_fit_saw_and_the_fold_a_developer_cl
     assert extent_model.ACTIVE is keep
 
 
+def _bad_gt(tmp_path: Path, row: int, text: str | None) -> Path:
+    """A 12-frame clip ``bad`` whose ground truth's line ``row`` (0: the header) is ``text``, or gone."""
+    _clip(tmp_path, "bad", n=12)
+    gt = tmp_path / "bad_gt.csv"
+    lines = gt.read_text().splitlines()
+    if text is None:
+        del lines[row]
+    else:
+        lines[row] = text
+    gt.write_text("\n".join(lines) + "\n")
+    return gt
+
+
 def _bad(tmp_path: Path, how: str) -> tuple[Path, str]:
     """A folder with one good clip and one broken ``how``; the text the refusal must hold."""
     _clip(tmp_path, "good", n=12)
@@ -145,25 +158,13 @@ def _bad(tmp_path: Path, how: str) -> tuple[Path, str]:
         (tmp_path / "lone.mp4").unlink()
         return tmp_path, f"{tmp_path / 'lone_gt.csv'}: no video lone.mp4"
     if how == "bad row":
-        _clip(tmp_path, "bad", n=12)
-        gt = tmp_path / "bad_gt.csv"
-        lines = gt.read_text().splitlines()
-        lines[4] = "3,48,abc,24,24"                                    # line 5 of the file
-        gt.write_text("\n".join(lines) + "\n")
+        gt = _bad_gt(tmp_path, 4, "3,48,abc,24,24")                   # line 5 of the file
         return tmp_path, f"{gt} line 5: '3,48,abc,24,24' is not five numbers"
     if how == "skipped frame":
-        _clip(tmp_path, "bad", n=12)
-        gt = tmp_path / "bad_gt.csv"
-        lines = gt.read_text().splitlines()
-        del lines[3]
-        gt.write_text("\n".join(lines) + "\n")
+        gt = _bad_gt(tmp_path, 3, None)
         return tmp_path, f"{gt} line 4: frame 3, expected 2"
     if how == "box outside":
-        _clip(tmp_path, "bad", n=12)
-        gt = tmp_path / "bad_gt.csv"
-        lines = gt.read_text().splitlines()
-        lines[7] = "6,150,45,24,24"                                    # x + w = 174 > 160
-        gt.write_text("\n".join(lines) + "\n")
+        gt = _bad_gt(tmp_path, 7, "6,150,45,24,24")                   # x + w = 174 > 160
         return tmp_path, f"{gt} line 8 (frame 6): box x=150 y=45 w=24 h=24 lies outside the 160x120 frame"
     if how == "fewer frames":
         _clip(tmp_path, "bad", n=8)

@@ -80,6 +80,29 @@ def test_clips_to_run_prints_the_refusal_in_one_line(tmp_path, capsys):
     assert capsys.readouterr().err == f"tracking clip folder not found: {tmp_path / 'nowhere'}\n"
 
 
+def test_clips_and_tracker_checks_both_option_groups_and_refuses_in_one_line(tmp_path, capsys):
+    """false_losses.py and found_eval.py wrote these lines each (the clips, then --tracker KEY=VALUE)."""
+    import argparse
+
+    import cv2
+
+    from sensekit.evaluation.vision.clip_check import clips_and_tracker
+
+    writer = cv2.VideoWriter(str(tmp_path / "a.mp4"), cv2.VideoWriter.fourcc(*"mp4v"), 30.0, (32, 32))
+    writer.write(np.zeros((32, 32, 3), np.uint8))
+    writer.release()
+    (tmp_path / "a_gt.csv").write_text("frame,x,y,w,h\n0,1,1,2,2\n")
+
+    def args(only: str | None, *tracker: str) -> argparse.Namespace:
+        return argparse.Namespace(clips=tmp_path, only=only, tracker=list(tracker))
+
+    assert clips_and_tracker(args("a", "search=3")) == (["a"], {"search": 3.0}) and capsys.readouterr().err == ""
+    assert clips_and_tracker(args("nope", "search=3")) is None
+    assert capsys.readouterr().err == f"no clip 'nope' in {tmp_path}; clips: a\n"
+    assert clips_and_tracker(args("a", "search")) is None
+    assert capsys.readouterr().err == "--tracker wants KEY=VALUE, got 'search'\n"
+
+
 @pytest.mark.parametrize("script", CLIP_BENCHMARKS)
 def test_every_clip_benchmark_refuses_a_clip_it_cannot_use_the_same_way(script, tmp_path):
     """A name --only gives that is not in --clips: chosen_clips' one line and exit status 2, nothing run

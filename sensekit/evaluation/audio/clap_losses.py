@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from sensekit.audio import clap as _clap
 from sensekit.audio.clap import ClapDetector
+from sensekit.audio.clap_peaks import ONSET_DB, SUSTAINED
 from sensekit.audio.clap_wait import SHIPPED, close_call_score
 from sensekit.audio.numpy_calls import reduce_max
 from sensekit.events import Clap
@@ -107,14 +107,14 @@ class LossDetector(ClapDetector):
                 q = p - c0
                 rise = e_p * (far - near) / (float(c[q - near] - c[q - far]) + 1e-30)
                 after = float(c[q + loc] - c[q + d3]) / (loc - d3)
-                if rise < self._min_rise or after > e_p * _clap._SUSTAINED:
+                if rise < self._min_rise or after > e_p * SUSTAINED:
                     self.dropped.append((self._time(p), "peak rise" if rise < self._min_rise else "sustained"))
                     continue
                 xs = self._buf[p - h // 2 - b0: p - h // 2 + h - b0].astype(np.float64)
                 if float(np.dot(xs, xs)) / h * self._gain2 < self._min_peak:
                     self.dropped.append((self._time(p), "peak level"))
                     continue
-            back = e[k - loc: k + 1] >= e_p * 10.0 ** (-_clap._ONSET_DB / 10.0)
+            back = e[k - loc: k + 1] >= e_p * 10.0 ** (-ONSET_DB / 10.0)
             self._peaks.append((p, p - loc + int(back.argmax())))
         self._last_found = last
 

@@ -22,9 +22,10 @@ import csv
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
-from sensekit.errors import SourceError
-from sensekit.evaluation.vision.evaluate import TrackClip, chosen_clips, load_clip
+from sensekit.errors import ConfigError, SourceError
+from sensekit.evaluation.vision.evaluate import TrackClip, chosen_clips, load_clip, tracker_settings
 
 __all__ = ["EDGE_SLACK_PX", "COLUMNS", "check_clip", "checked_clips"]
 
@@ -134,5 +135,18 @@ def clips_to_run(folder: Path, only: str | None = None) -> list[str] | None:
     try:
         return checked_clips(folder, only)
     except SourceError as e:
+        print(e, file=sys.stderr)
+        return None
+
+
+def clips_and_tracker(args: Any) -> tuple[list[str], dict[str, Any]] | None:
+    """A tracking benchmark's ``--clips``/``--only`` and ``--tracker KEY=VALUE`` options (``args``:
+    the parsed namespace) checked: (clip names, tracker settings), or None once the one-line refusal
+    is printed to stderr (``main`` then returns ``REFUSED``)."""
+    if (names := clips_to_run(args.clips, args.only)) is None:
+        return None
+    try:
+        return names, tracker_settings(args.tracker)
+    except (SourceError, ValueError, ConfigError) as e:
         print(e, file=sys.stderr)
         return None
