@@ -31,9 +31,12 @@ box as it was (a faster cue) must print the same hash as before it.
 regressing each proposal's IoU from its cues and its ``context`` among the click's other
 proposals) and writes nothing: held out they do worse than the logit (docs/tracking.md).
 
+``--motion-proposals`` puts the motion-coherent regions (``sensekit/vision/motion_proposals.py``)
+in every pool with a history (use a cache of its own: a cache holds the pools it was made with).
+
 Usage: .venv/bin/python benchmarks/train_extent.py [--clips DIR] [--cache cues.npz] [--l2 100]
            [--sources highway,people,hands] [--source-weight 1] [--check-on highway,people,hands]
-           [--source-cache extra.npz] [--trees]
+           [--source-cache extra.npz] [--trees] [--motion-proposals]
 Cost: ~2-4 min to collect the cues of the tracking clips on a loaded 2-core machine, ~3 min
 for the other sources (2010 cases); each fit takes seconds to a minute.
 """
@@ -57,8 +60,9 @@ from track_eval import scale_box, scale_view
 
 from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok, \
     start_frames
-from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus_values, features
-from sensekit.vision.proposals import click_proposals
+from sensekit.vision import extent
+from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus_values, features, \
+    pool_proposals
 
 MODEL_PY = REPO / "sensekit" / "vision" / "extent_model.py"
 TEMPERATURES = (0.0, 0.25, 0.5, 1.0, 2.0)          # consensus temperatures tried (0: the top score)
@@ -96,8 +100,8 @@ class Rows:
     def add(self, frame: np.ndarray, history: list[np.ndarray], truth: np.ndarray,
             clicks: list[tuple[float, float]], clip: int, factor: float) -> None:
         for px, py in clicks:
-            props = click_proposals(frame, px, py)
-            self.rows["cues"].append(features(frame, px, py, props, history))
+            props, flow = pool_proposals(frame, px, py, history)
+            self.rows["cues"].append(features(frame, px, py, props, history, flow=flow))
             self.rows["size_ok"].append([size_ok(p.box, truth) for p in props])
             self.rows["iou"].append([iou(p.box, truth) for p in props])
             self.rows["box"].append(np.array([p.box for p in props], np.float64).reshape(-1, 4))
@@ -250,6 +254,8 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
                     help="print the held-out tables of boosted trees on the cues and their context (writes nothing)")
     ap.add_argument("--chosen-hash", action="store_true",
                     help="print a hash of every case's chosen box (shipped and fold weights) and fit nothing")
+    ap.add_argument("--motion-proposals", action="store_true",
+                    help="the motion-coherent regions in every pool with a history (extent.MOTION_PROPOSALS)")
     ap.add_argument("--out", type=Path, default=MODEL_PY)
     return ap.parse_args(argv)
 
@@ -397,6 +403,7 @@ def chosen_hash(track: dict[str, np.ndarray], names: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = _options(argv)
+    extent.MOTION_PROPOSALS = args.motion_proposals
     names = clip_names(args.clips)
     scales = [float(v) for v in args.scales.split(",")]
     sources, check = _names(args.sources), _names(args.check_on)

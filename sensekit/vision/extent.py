@@ -45,11 +45,12 @@ import cv2
 import numpy as np
 
 from sensekit.vision import extent_model
+from sensekit.vision.motion_proposals import motion_proposals
 from sensekit.vision.proposals import Proposal, click_proposals
 
 __all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "unseen_by_fit", "HISTORY_FRAMES",
            "consensus", "box_ious", "scores",
-           "consensus_values", "measure_pool"]
+           "consensus_values", "measure_pool", "pool_proposals", "MOTION_PROPOSALS"]
 
 #: frames back the motion cues compare with (``history`` must hold at least the largest)
 HISTORY_FRAMES = (2, 6)
@@ -58,6 +59,10 @@ MOTION_FEATURES = ("motion_sep_2", "motion_log_2", "motion_sep_6", "motion_log_6
 FEATURES = MOTION_FEATURES + ("window_fill", "merged_at", "next_merge", "merge_gap", "fill", "click_dx",
                               "click_dy", "colour_sep", "edge", "agree", "aspect", "fills_window", "superpixel",
                               "edge_over_ring")
+
+#: add the motion-coherent regions (``motion_proposals.py``) to a click's pool when it has a
+#: history; off: the pool is colour's alone (benchmarks turn it on: ``--motion-proposals``)
+MOTION_PROPOSALS = False
 
 _LONG_PX = 320                   # the cues are measured on the frame shrunk to this long side
 _MOTION_STEP = 2                 # the motion medians take every other pixel each way (3: tried, not kept)
@@ -225,9 +230,10 @@ def consensus_values(boxes: np.ndarray, s: np.ndarray, *, temperature: float) ->
 
 
 def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal],
-             history: Sequence[np.ndarray] = ()) -> np.ndarray:
+             history: Sequence[np.ndarray] = (), *, flow: np.ndarray | None = None) -> np.ndarray:
     """The cues of each proposal, ``(len(proposals), len(FEATURES))``; the motion columns are
-    0 without a long enough ``history``."""
+    0 without a long enough ``history``. ``flow``: the history's flows when already computed
+    (``pool_proposals``), else they are computed here."""
     small, f = _small(frame)
     h, w = small.shape[:2]
     bins = _lab_bins(small)
@@ -235,7 +241,8 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
     mag = np.asarray(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)))
     grad: np.ndarray = mag / (float(mag.mean()) + 1e-6)
     summed = cv2.integral(grad, sdepth=cv2.CV_64F)
-    flow = _flows(small, history) if len(history) >= max(HISTORY_FRAMES) else None
+    if flow is None and len(history) >= max(HISTORY_FRAMES):
+        flow = _flows(small, history)
     out = np.zeros((len(proposals), len(FEATURES)))
     agree = _agreement(proposals)
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}      # the same box at several steps
@@ -295,12 +302,27 @@ def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.nda
                  ) -> tuple[list[Proposal], np.ndarray]:
     """Every proposal around the click and its consensus value (``consensus_values``; the
     highest is ``measure_extent``'s choice): the pool a click keeps for its other guesses."""
-    props = click_proposals(frame, x, y)
-    history = [h for h in history if h.shape == frame.shape]
-    motion = len(history) >= max(HISTORY_FRAMES)
-    cues = features(frame, x, y, props, history if motion else ())
+    props, flow = pool_proposals(frame, x, y, history)
+    motion = flow is not None
+    cues = features(frame, x, y, props, flow=flow)
     boxes = np.array([p.box for p in props], np.float64)
     return props, consensus_values(boxes, scores(cues, motion=motion), temperature=temperature(motion=motion))
+
+
+def pool_proposals(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()
+                   ) -> tuple[list[Proposal], np.ndarray | None]:
+    """The click's proposals and, with a long enough ``history`` (frames of ``frame``'s size),
+    the flows of the motion cues (``None`` without); with ``MOTION_PROPOSALS`` the
+    motion-coherent regions are in the pool too (after the colour proposals)."""
+    props = click_proposals(frame, x, y)
+    history = [h for h in history if h.shape == frame.shape]
+    if len(history) < max(HISTORY_FRAMES):
+        return props, None
+    small, f = _small(frame)
+    flow = _flows(small, history)
+    if MOTION_PROPOSALS:
+        props = props + motion_proposals(props, flow, f, x, y)
+    return props, flow
 
 
 @contextmanager
