@@ -94,7 +94,8 @@ class Rows:
     """Cues and labels of every proposal of every case, as ``collect`` returns them."""
 
     def __init__(self) -> None:
-        self.rows: dict[str, list[Any]] = {k: [] for k in ("cues", "size_ok", "iou", "case", "clip", "scale", "box")}
+        self.rows: dict[str, list[Any]] = {k: [] for k in ("cues", "size_ok", "iou", "case", "clip", "scale", "box",
+                                                            "made")}
         self.cases = 0
 
     def add(self, frame: np.ndarray, history: list[np.ndarray], truth: np.ndarray,
@@ -102,6 +103,9 @@ class Rows:
         for px, py in clicks:
             props, flow = pool_proposals(frame, px, py, history)
             self.rows["cues"].append(features(frame, px, py, props, history, flow=flow))
+            made = np.zeros(len(props), bool)        # the motion-coherent regions: after the colour chains
+            made[sum(p.steps for p in props if p.step == 0):] = True
+            self.rows["made"].append(made)
             self.rows["size_ok"].append([size_ok(p.box, truth) for p in props])
             self.rows["iou"].append([iou(p.box, truth) for p in props])
             self.rows["box"].append(np.array([p.box for p in props], np.float64).reshape(-1, 4))
@@ -110,7 +114,7 @@ class Rows:
             self.cases += 1
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {k: np.concatenate(v) for k, v in self.rows.items()}
+        return {k: np.concatenate(v) for k, v in self.rows.items() if v}    # a subclass may fill no "made"
 
 
 def collect(folder: Path, names: list[str], scales: list[float], make_rows: type[Rows] = Rows
@@ -274,12 +278,15 @@ class Data:
     """The cases of the tracking clips (``clip`` >= 0) and of the other sources (< 0), as arrays."""
 
     def __init__(self, track: dict[str, np.ndarray], other: dict[str, np.ndarray] | None, source_weight: float):
+        track = dict(track, made=track.get("made", np.zeros(len(track["case"]), bool)))
         if other is not None and len(other["case"]):
-            other = dict(other, case=other["case"] + track["case"].max() + 1)
+            other = dict(other, case=other["case"] + track["case"].max() + 1,
+                         made=other.get("made", np.zeros(len(other["case"]), bool)))
             track = {k: np.concatenate([track[k], other[k]]) for k in track}
         self.cues, self.case, self.clip, self.scale, self.boxes = (
             track[k] for k in ("cues", "case", "clip", "scale", "box"))
         self.iou = track["iou"]
+        self.made = track["made"].astype(bool)       # motion-coherent regions: never in a still click's pool
         self.sized, self.hits = track["size_ok"].astype(bool), self.iou > 0.5
         self.trees = False                           # --trees: fit_trees instead of the logit
         self.right = self.sized & self.hits
@@ -290,7 +297,7 @@ class Data:
 
     def fit(self, rows: np.ndarray, kind: str, l2: float) -> dict[str, Any]:
         """The fit on ``rows`` of ``self.train`` (motion: those with history)."""
-        rows = rows & self.train & (self.moving if kind == "motion" else True)
+        rows = rows & self.train & (self.moving if kind == "motion" else ~self.made)
         sl = KINDS[kind]
         if self.trees:
             return fit_trees(self.cues[rows][:, sl], self.boxes[rows], self.right[rows], self.case[rows],
@@ -302,7 +309,7 @@ class Data:
         """Right size, IoU > 0.5 (shares) and the number of the cases of ``rows`` (motion: with history)."""
         ok, hit = [], []
         for c in np.unique(self.case[rows & (self.moving if kind == "motion" else True)]):
-            g = np.nonzero(self.case == c)[0]
+            g = np.nonzero((self.case == c) & ((kind == "motion") | ~self.made))[0]
             best = g[choose(model, self.cues[g][:, KINDS[kind]], self.boxes[g])]
             ok.append(bool(self.sized[best]))
             hit.append(bool(self.hits[best]))

@@ -81,4 +81,15 @@ def test_same_input_same_regions_and_flag_off_is_the_colour_pool() -> None:
     b = [p.box for p in _moving_props(frames, 160.0, 90.0)]  # type: ignore[attr-defined]
     assert a == b
     off, _ = pool_proposals(frames[-1], 160.0, 90.0, frames[:-1])
-    assert [p.box for p in off] == [p.box for p in click_proposals(frames[-1], 160.0, 90.0)]
+    colour = click_proposals(frames[-1], 160.0, 90.0)
+    assert [p.box for p in off] == [p.box for p in colour]
+    # train_extent.py tells the regions from the colour chains by the chains' lengths: they
+    # come after them, and none is a chain's first step
+    extent.MOTION_PROPOSALS = True
+    try:
+        on, _ = pool_proposals(frames[-1], 160.0, 90.0, frames[:-1])
+    finally:
+        extent.MOTION_PROPOSALS = False
+    assert len(on) > len(colour)
+    assert sum(p.steps for p in on if p.step == 0) == len(colour)
+    assert all(p.step >= 1 for p in on[len(colour):])
