@@ -32,6 +32,9 @@ Cost: about 60 ms of CPU per click at 640x480 with a history (max ~75), ~36 ms w
 thread, a loaded 2-core machine): the proposals (4 windows, ~34 ms), 2 optical flows at 320 px
 (2 x 7-9 ms) with a history, the cues (~12 ms); measured by ``benchmarks/click_cost.py`` (CPU)
 and ``benchmarks/track_eval.py`` (wall time), in ``docs/tracking.md``.
+With ``MOTION_PROPOSALS`` (off; benchmarks only) the pool of a click with a history also holds
+the regions that move as one with the click (``motion_proposals.py``; tried on branch
+``click22`` and not kept: docs/tracking.md).
 Failure modes: when no proposal holds just the object (its colours are those of its surround
 and it does not move), the best is a part of it or a part of the scene; with motion, an
 object moved by a hand comes with the hand when the two separate from the surround alike.
