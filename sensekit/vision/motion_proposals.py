@@ -53,6 +53,12 @@ highway``): size ok does not fall;
 (5) ``benchmarks/click_cost.py``: a click with a history stays under 100 ms at 640x480.
 Otherwise it stays evaluation code and docs/tracking.md says it was tried and not kept.
 
+**Measured (branch ``click22``): not kept.** The pool rose by 0.02-0.04 (the basketball player's
+legs), but held out the right size with motion fell at x1 (0.43 -> 0.39) and did not rise at x2,
+tracked it fell at every scale, the CDnet cars fell 0.57 -> 0.55, and a click with a history
+cost ~18 ms more (max 110 ms): the flag stays off; tables in docs/tracking.md ("Proposals made
+from motion").
+
 Cost: the flows are the cues' (computed once per click); per window the medians of its
 superpixels' flows and a breadth-first walk: a few ms per click.
 Failure modes: an object moved with the hand that holds it is one region with the hand; a
