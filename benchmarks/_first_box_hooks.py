@@ -76,11 +76,12 @@ def salient_in_tracker(rule: str, model: SalientClick) -> None:
 
 def motion_proposals_in_tracker(model_py: Path) -> None:
     """Put the motion-coherent regions in every click's pool of this process
-    (``extent.MOTION_PROPOSALS``, for ``track_eval.py --motion-proposals``) and score them with
+    (``extent.EXTRA_PROPOSALS``, for ``track_eval.py --motion-proposals``) and score them with
     the weights of ``model_py``, a model file that ``train_extent.py --motion-proposals --out``
     wrote (its ``ACTIVE`` and its ``FOLDS``, for ``--held-out``)."""
     import importlib.util
 
+    from sensekit.evaluation.vision.motion_proposals import motion_proposals
     from sensekit.vision import extent, extent_model
 
     spec = importlib.util.spec_from_file_location("_motion_extent_model", model_py)
@@ -90,4 +91,4 @@ def motion_proposals_in_tracker(model_py: Path) -> None:
     spec.loader.exec_module(module)
     extent_model.ACTIVE = module.ACTIVE
     extent_model.FOLDS = module.FOLDS
-    extent.MOTION_PROPOSALS = True
+    extent.EXTRA_PROPOSALS = motion_proposals

@@ -37,6 +37,7 @@ sys.path.insert(0, str(REPO))
 from sensekit.errors import SourceError
 from sensekit.evaluation.vision.clip_check import checked_clips
 from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, load_clip
+from sensekit.evaluation.vision.motion_proposals import motion_proposals
 from sensekit.vision import extent
 from sensekit.vision.extent import HISTORY_FRAMES, measure_extent
 from sensekit.vision.proposals import click_proposals
@@ -150,9 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--salient-px", type=int, default=160, help="with --salient: the model's input side")
     ap.add_argument("--looks", type=int, default=3, help="with --after: also up to this many looks (default 3)")
     ap.add_argument("--motion-proposals", action="store_true",
-                    help="the motion-coherent regions in every pool with a history (extent.MOTION_PROPOSALS)")
+                    help="the motion-coherent regions in every pool with a history (extent.EXTRA_PROPOSALS)")
     args = ap.parse_args(argv)
-    extent.MOTION_PROPOSALS = args.motion_proposals
+    extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
     if args.looks < 1:
         raise SystemExit(f"--looks must be at least 1, got {args.looks}")
     if args.frame < max(HISTORY_FRAMES):

@@ -50,6 +50,7 @@ from train_extent import starts_of
 
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, click_points, iou, load_clip, size_ok
+from sensekit.evaluation.vision.motion_proposals import motion_proposals
 from sensekit.vision import extent
 from sensekit.vision.extent import pool_proposals, unseen_by_fit
 from sensekit.vision.segment import segment_click
@@ -144,9 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scales", default="1")
     ap.add_argument("--sheet", type=Path, default=None, help="contact sheet of the cases (PNG)")
     ap.add_argument("--motion-proposals", action="store_true",
-                    help="the motion-coherent regions in the pool (extent.MOTION_PROPOSALS)")
+                    help="the motion-coherent regions in the pool (extent.EXTRA_PROPOSALS)")
     args = ap.parse_args(argv)
-    extent.MOTION_PROPOSALS = args.motion_proposals
+    extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
     if (names := clips_to_run(args.clips, args.only)) is None:
         return REFUSED
     thumbs = []

@@ -62,7 +62,7 @@ be compared click by click (``benchmarks/track_compare.py``, ``--size`` for the 
 (``benchmarks/_first_box_hooks.py``, ``salient_in_tracker``; needs the salient extra).
 ``--holder-cut``: a measured first box without the skin crossing its border
 (``benchmarks/holder_eval.py``; tried on branch ``click17``, not shipped).
-``--motion-proposals MODEL_PY``: the motion-coherent regions (``sensekit/vision/motion_proposals.py``)
+``--motion-proposals MODEL_PY``: the motion-coherent regions (``sensekit/evaluation/vision/motion_proposals.py``)
 in every click's pool, scored by the weights ``train_extent.py --motion-proposals --out MODEL_PY``
 fitted (and its folds with ``--held-out``).
 """

@@ -31,7 +31,7 @@ box as it was (a faster cue) must print the same hash as before it.
 regressing each proposal's IoU from its cues and its ``context`` among the click's other
 proposals) and writes nothing: held out they do worse than the logit (docs/tracking.md).
 
-``--motion-proposals`` puts the motion-coherent regions (``sensekit/vision/motion_proposals.py``)
+``--motion-proposals`` puts the motion-coherent regions (``sensekit/evaluation/vision/motion_proposals.py``)
 in every pool with a history (use a cache of its own: a cache holds the pools it was made with).
 
 Usage: .venv/bin/python benchmarks/train_extent.py [--clips DIR] [--cache cues.npz] [--l2 100]
@@ -60,6 +60,7 @@ from track_eval import scale_box, scale_view
 
 from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok, \
     start_frames
+from sensekit.evaluation.vision.motion_proposals import motion_proposals
 from sensekit.vision import extent
 from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus_values, features, \
     pool_proposals
@@ -259,7 +260,7 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--chosen-hash", action="store_true",
                     help="print a hash of every case's chosen box (shipped and fold weights) and fit nothing")
     ap.add_argument("--motion-proposals", action="store_true",
-                    help="the motion-coherent regions in every pool with a history (extent.MOTION_PROPOSALS)")
+                    help="the motion-coherent regions in every pool with a history (extent.EXTRA_PROPOSALS)")
     ap.add_argument("--out", type=Path, default=MODEL_PY)
     return ap.parse_args(argv)
 
@@ -410,7 +411,7 @@ def chosen_hash(track: dict[str, np.ndarray], names: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = _options(argv)
-    extent.MOTION_PROPOSALS = args.motion_proposals
+    extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
     names = clip_names(args.clips)
     scales = [float(v) for v in args.scales.split(",")]
     sources, check = _names(args.sources), _names(args.check_on)

@@ -32,9 +32,9 @@ Cost: about 60 ms of CPU per click at 640x480 with a history (max ~75), ~36 ms w
 thread, a loaded 2-core machine): the proposals (4 windows, ~34 ms), 2 optical flows at 320 px
 (2 x 7-9 ms) with a history, the cues (~12 ms); measured by ``benchmarks/click_cost.py`` (CPU)
 and ``benchmarks/track_eval.py`` (wall time), in ``docs/tracking.md``.
-With ``MOTION_PROPOSALS`` (off; benchmarks only) the pool of a click with a history also holds
-the regions that move as one with the click (``motion_proposals.py``; tried on branch
-``click22`` and not kept: docs/tracking.md).
+``EXTRA_PROPOSALS`` (None as shipped) is a hook for benchmarks that add proposals to a click's
+pool when it has a history (the motion-coherent regions of branch ``click22``,
+``sensekit/evaluation/vision/motion_proposals.py``: tried and not kept, docs/tracking.md).
 Failure modes: when no proposal holds just the object (its colours are those of its surround
 and it does not move), the best is a part of it or a part of the scene; with motion, an
 object moved by a hand comes with the hand when the two separate from the surround alike.
@@ -42,18 +42,17 @@ object moved by a hand comes with the hand when the two separate from the surrou
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import cv2
 import numpy as np
 
 from sensekit.vision import extent_model
-from sensekit.vision.motion_proposals import motion_proposals
 from sensekit.vision.proposals import Proposal, click_proposals
 
 __all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "unseen_by_fit", "HISTORY_FRAMES",
            "consensus", "box_ious", "scores",
-           "consensus_values", "measure_pool", "pool_proposals", "MOTION_PROPOSALS"]
+           "consensus_values", "measure_pool", "pool_proposals", "EXTRA_PROPOSALS"]
 
 #: frames back the motion cues compare with (``history`` must hold at least the largest)
 HISTORY_FRAMES = (2, 6)
@@ -63,9 +62,10 @@ FEATURES = MOTION_FEATURES + ("window_fill", "merged_at", "next_merge", "merge_g
                               "click_dy", "colour_sep", "edge", "agree", "aspect", "fills_window", "superpixel",
                               "edge_over_ring")
 
-#: add the motion-coherent regions (``motion_proposals.py``) to a click's pool when it has a
-#: history; off: the pool is colour's alone (benchmarks turn it on: ``--motion-proposals``)
-MOTION_PROPOSALS = False
+#: benchmarks only: ``f(proposals, flow, scale, x, y)`` giving more proposals for a click with a
+#: history (``--motion-proposals``: ``evaluation/vision/motion_proposals.motion_proposals``);
+#: None, as shipped: the pool is the colour proposals alone
+EXTRA_PROPOSALS: Callable[[list[Proposal], np.ndarray, float, float, float], list[Proposal]] | None = None
 
 _LONG_PX = 320                   # the cues are measured on the frame shrunk to this long side
 _MOTION_STEP = 2                 # the motion medians take every other pixel each way (3: tried, not kept)
@@ -315,16 +315,16 @@ def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.nda
 def pool_proposals(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()
                    ) -> tuple[list[Proposal], np.ndarray | None]:
     """The click's proposals and, with a long enough ``history`` (frames of ``frame``'s size),
-    the flows of the motion cues (``None`` without); with ``MOTION_PROPOSALS`` the
-    motion-coherent regions are in the pool too (after the colour proposals)."""
+    the flows of the motion cues (``None`` without); with ``EXTRA_PROPOSALS`` set,
+    its proposals are in the pool too (after the colour proposals)."""
     props = click_proposals(frame, x, y)
     history = [h for h in history if h.shape == frame.shape]
     if len(history) < max(HISTORY_FRAMES):
         return props, None
     small, f = _small(frame)
     flow = _flows(small, history)
-    if MOTION_PROPOSALS:
-        props = props + motion_proposals(props, flow, f, x, y)
+    if EXTRA_PROPOSALS is not None:
+        props = props + EXTRA_PROPOSALS(props, flow, f, x, y)
     return props, flow
 
 

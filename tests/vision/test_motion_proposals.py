@@ -1,4 +1,4 @@
-"""Motion-coherent proposals (sensekit/vision/motion_proposals.py) on a synthetic scene: a
+"""Motion-coherent proposals (sensekit/evaluation/vision/motion_proposals.py) on a synthetic scene: a
 two-coloured object moving over a textured still background is one region; a still scene makes
 none; the same input gives the same regions."""
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sensekit.evaluation.vision.motion_proposals import motion_proposals
 from sensekit.vision import extent
 from sensekit.vision.extent import HISTORY_FRAMES, pool_proposals
 from sensekit.vision.proposals import click_proposals
@@ -43,11 +44,11 @@ def _frames(moving: bool) -> list[np.ndarray]:
 
 
 def _moving_props(frames: list[np.ndarray], x: float, y: float) -> list[object]:
-    extent.MOTION_PROPOSALS = True
+    extent.EXTRA_PROPOSALS = motion_proposals
     try:
         props, flow = pool_proposals(frames[-1], x, y, frames[:-1])
     finally:
-        extent.MOTION_PROPOSALS = False
+        extent.EXTRA_PROPOSALS = None
     assert flow is not None
     return props[len(click_proposals(frames[-1], x, y)):]
 
@@ -85,11 +86,11 @@ def test_same_input_same_regions_and_flag_off_is_the_colour_pool() -> None:
     assert [p.box for p in off] == [p.box for p in colour]
     # train_extent.py tells the regions from the colour chains by the chains' lengths: they
     # come after them, and none is a chain's first step
-    extent.MOTION_PROPOSALS = True
+    extent.EXTRA_PROPOSALS = motion_proposals
     try:
         on, _ = pool_proposals(frames[-1], 160.0, 90.0, frames[:-1])
     finally:
-        extent.MOTION_PROPOSALS = False
+        extent.EXTRA_PROPOSALS = None
     assert len(on) > len(colour)
     assert sum(p.steps for p in on if p.step == 0) == len(colour)
     assert all(p.step >= 1 for p in on[len(colour):])
