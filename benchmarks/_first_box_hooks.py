@@ -72,3 +72,23 @@ def salient_in_tracker(rule: str, model: SalientClick) -> None:
     if rule not in ("then-extent", "refine"):
         raise ConfigError(f"--salient must be then-extent or refine, got {rule!r}")
     color_tracker.segment_click_pool = pool  # type: ignore[attr-defined, assignment]
+
+
+def motion_proposals_in_tracker(model_py: Path) -> None:
+    """Put the motion-coherent regions in every click's pool of this process
+    (``extent.EXTRA_PROPOSALS``, for ``track_eval.py --motion-proposals``) and score them with
+    the weights of ``model_py``, a model file that ``train_extent.py --motion-proposals --out``
+    wrote (its ``ACTIVE`` and its ``FOLDS``, for ``--held-out``)."""
+    import importlib.util
+
+    from sensekit.evaluation.vision.motion_proposals import motion_proposals
+    from sensekit.vision import extent, extent_model
+
+    spec = importlib.util.spec_from_file_location("_motion_extent_model", model_py)
+    if spec is None or spec.loader is None or not model_py.is_file():
+        raise ConfigError(f"--motion-proposals: no model file at {model_py} (train_extent.py --out writes one)")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    extent_model.ACTIVE = module.ACTIVE
+    extent_model.FOLDS = module.FOLDS
+    extent.EXTRA_PROPOSALS = motion_proposals

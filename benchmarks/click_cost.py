@@ -12,10 +12,12 @@ history: the proposals, the two optical flows and the cues; with ``--pick``, the
 a ``ColorTracker`` (segmentation, the click's pool kept, the model) and the first grow after it;
 with ``--salient``, the learned salient model's click (``salient_click.SalientClick.segment``, its
 crops at ``--salient-px``; needs the salient extra) on the same clicks; with ``--after``, each tracked
-frame after a click with history, the second look off, one look, and up to ``--looks`` looks.
+frame after a click with history, the second look off, one look, and up to ``--looks`` looks;
+``--motion-proposals``: with the motion-coherent regions in the pool (``motion_proposals.py``).
 
     .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts] [--pick]
                                               [--after [--looks 3]] [--salient [--salient-px 160]]
+                                              [--motion-proposals]
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ sys.path.insert(0, str(REPO))
 from sensekit.errors import SourceError
 from sensekit.evaluation.vision.clip_check import checked_clips
 from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, load_clip
+from sensekit.evaluation.vision.motion_proposals import motion_proposals
 from sensekit.vision import extent
 from sensekit.vision.extent import HISTORY_FRAMES, measure_extent
 from sensekit.vision.proposals import click_proposals
@@ -147,7 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--salient", action="store_true", help="also the learned salient click (the salient extra)")
     ap.add_argument("--salient-px", type=int, default=160, help="with --salient: the model's input side")
     ap.add_argument("--looks", type=int, default=3, help="with --after: also up to this many looks (default 3)")
+    ap.add_argument("--motion-proposals", action="store_true",
+                    help="the motion-coherent regions in every pool with a history (extent.EXTRA_PROPOSALS)")
     args = ap.parse_args(argv)
+    extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
     if args.looks < 1:
         raise SystemExit(f"--looks must be at least 1, got {args.looks}")
     if args.frame < max(HISTORY_FRAMES):

@@ -12,7 +12,8 @@ pixels: **skin** (a hand or arm: more than a quarter of the excess is skin in YC
 truth's surround: a background of similar colour, or the object's shadow), or **background**.
 A too-small box is **part of the object** when 80 % of it lies in the true box, else **off**.
 Beside it: which path made the box (the clean colour region, or a measured proposal) and
-whether the click's proposal pool (``click_proposals``) holds a right-sized box at all, and one
+whether the click's proposal pool (``extent.pool_proposals``; ``--motion-proposals``: with the
+motion-coherent regions) holds a right-sized box at all, and one
 that is also IoU > 0.5 with the truth (the pool's recall).
 
 The x1 views are the clip's own frames (as ``track_eval.py`` at x1 sees them); at other
@@ -49,8 +50,9 @@ from train_extent import starts_of
 
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, click_points, iou, load_clip, size_ok
-from sensekit.vision.extent import unseen_by_fit
-from sensekit.vision.proposals import click_proposals
+from sensekit.evaluation.vision.motion_proposals import motion_proposals
+from sensekit.vision import extent
+from sensekit.vision.extent import pool_proposals, unseen_by_fit
 from sensekit.vision.segment import segment_click
 
 
@@ -142,7 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     add_clip_options(ap, SHARED_DATA / "video" / "tracking", frames=False)   # one frame a click, no runs
     ap.add_argument("--scales", default="1")
     ap.add_argument("--sheet", type=Path, default=None, help="contact sheet of the cases (PNG)")
+    ap.add_argument("--motion-proposals", action="store_true",
+                    help="the motion-coherent regions in the pool (extent.EXTRA_PROPOSALS)")
     args = ap.parse_args(argv)
+    extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
     if (names := clips_to_run(args.clips, args.only)) is None:
         return REFUSED
     thumbs = []
@@ -152,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             with unseen_by_fit(name):
                 seg = segment_click(frame, px, py, history=history)
             box = np.array(seg.box, np.float64)
-            props = click_proposals(frame, px, py)
+            props = pool_proposals(frame, px, py, history)[0]
             pool_sized = any(size_ok(p.box, truth) for p in props)
             pool_right = any(size_ok(p.box, truth) and iou(p.box, truth) > 0.5 for p in props)
             kind, what = classify(frame, box, truth)

@@ -31,9 +31,12 @@ box as it was (a faster cue) must print the same hash as before it.
 regressing each proposal's IoU from its cues and its ``context`` among the click's other
 proposals) and writes nothing: held out they do worse than the logit (docs/tracking.md).
 
+``--motion-proposals`` puts the motion-coherent regions (``sensekit/evaluation/vision/motion_proposals.py``)
+in every pool with a history (use a cache of its own: a cache holds the pools it was made with).
+
 Usage: .venv/bin/python benchmarks/train_extent.py [--clips DIR] [--cache cues.npz] [--l2 100]
            [--sources highway,people,hands] [--source-weight 1] [--check-on highway,people,hands]
-           [--source-cache extra.npz] [--trees]
+           [--source-cache extra.npz] [--trees] [--motion-proposals]
 Cost: ~2-4 min to collect the cues of the tracking clips on a loaded 2-core machine, ~3 min
 for the other sources (2010 cases); each fit takes seconds to a minute.
 """
@@ -57,8 +60,10 @@ from track_eval import scale_box, scale_view
 
 from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok, \
     start_frames
-from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus_values, features
-from sensekit.vision.proposals import click_proposals
+from sensekit.evaluation.vision.motion_proposals import motion_proposals
+from sensekit.vision import extent
+from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus_values, features, \
+    pool_proposals
 
 MODEL_PY = REPO / "sensekit" / "vision" / "extent_model.py"
 TEMPERATURES = (0.0, 0.25, 0.5, 1.0, 2.0)          # consensus temperatures tried (0: the top score)
@@ -90,14 +95,18 @@ class Rows:
     """Cues and labels of every proposal of every case, as ``collect`` returns them."""
 
     def __init__(self) -> None:
-        self.rows: dict[str, list[Any]] = {k: [] for k in ("cues", "size_ok", "iou", "case", "clip", "scale", "box")}
+        self.rows: dict[str, list[Any]] = {k: [] for k in ("cues", "size_ok", "iou", "case", "clip", "scale", "box",
+                                                            "made")}
         self.cases = 0
 
     def add(self, frame: np.ndarray, history: list[np.ndarray], truth: np.ndarray,
             clicks: list[tuple[float, float]], clip: int, factor: float) -> None:
         for px, py in clicks:
-            props = click_proposals(frame, px, py)
-            self.rows["cues"].append(features(frame, px, py, props, history))
+            props, flow = pool_proposals(frame, px, py, history)
+            self.rows["cues"].append(features(frame, px, py, props, history, flow=flow))
+            made = np.zeros(len(props), bool)        # the motion-coherent regions: after the colour chains
+            made[sum(p.steps for p in props if p.step == 0):] = True
+            self.rows["made"].append(made)
             self.rows["size_ok"].append([size_ok(p.box, truth) for p in props])
             self.rows["iou"].append([iou(p.box, truth) for p in props])
             self.rows["box"].append(np.array([p.box for p in props], np.float64).reshape(-1, 4))
@@ -106,7 +115,7 @@ class Rows:
             self.cases += 1
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {k: np.concatenate(v) for k, v in self.rows.items()}
+        return {k: np.concatenate(v) for k, v in self.rows.items() if v}    # a subclass may fill no "made"
 
 
 def collect(folder: Path, names: list[str], scales: list[float], make_rows: type[Rows] = Rows
@@ -250,6 +259,8 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
                     help="print the held-out tables of boosted trees on the cues and their context (writes nothing)")
     ap.add_argument("--chosen-hash", action="store_true",
                     help="print a hash of every case's chosen box (shipped and fold weights) and fit nothing")
+    ap.add_argument("--motion-proposals", action="store_true",
+                    help="the motion-coherent regions in every pool with a history (extent.EXTRA_PROPOSALS)")
     ap.add_argument("--out", type=Path, default=MODEL_PY)
     return ap.parse_args(argv)
 
@@ -268,12 +279,15 @@ class Data:
     """The cases of the tracking clips (``clip`` >= 0) and of the other sources (< 0), as arrays."""
 
     def __init__(self, track: dict[str, np.ndarray], other: dict[str, np.ndarray] | None, source_weight: float):
+        track = dict(track, made=track.get("made", np.zeros(len(track["case"]), bool)))
         if other is not None and len(other["case"]):
-            other = dict(other, case=other["case"] + track["case"].max() + 1)
+            other = dict(other, case=other["case"] + track["case"].max() + 1,
+                         made=other.get("made", np.zeros(len(other["case"]), bool)))
             track = {k: np.concatenate([track[k], other[k]]) for k in track}
         self.cues, self.case, self.clip, self.scale, self.boxes = (
             track[k] for k in ("cues", "case", "clip", "scale", "box"))
         self.iou = track["iou"]
+        self.made = track["made"].astype(bool)       # motion-coherent regions: never in a still click's pool
         self.sized, self.hits = track["size_ok"].astype(bool), self.iou > 0.5
         self.trees = False                           # --trees: fit_trees instead of the logit
         self.right = self.sized & self.hits
@@ -284,7 +298,7 @@ class Data:
 
     def fit(self, rows: np.ndarray, kind: str, l2: float) -> dict[str, Any]:
         """The fit on ``rows`` of ``self.train`` (motion: those with history)."""
-        rows = rows & self.train & (self.moving if kind == "motion" else True)
+        rows = rows & self.train & (self.moving if kind == "motion" else ~self.made)
         sl = KINDS[kind]
         if self.trees:
             return fit_trees(self.cues[rows][:, sl], self.boxes[rows], self.right[rows], self.case[rows],
@@ -296,7 +310,7 @@ class Data:
         """Right size, IoU > 0.5 (shares) and the number of the cases of ``rows`` (motion: with history)."""
         ok, hit = [], []
         for c in np.unique(self.case[rows & (self.moving if kind == "motion" else True)]):
-            g = np.nonzero(self.case == c)[0]
+            g = np.nonzero((self.case == c) & ((kind == "motion") | ~self.made))[0]
             best = g[choose(model, self.cues[g][:, KINDS[kind]], self.boxes[g])]
             ok.append(bool(self.sized[best]))
             hit.append(bool(self.hits[best]))
@@ -397,6 +411,7 @@ def chosen_hash(track: dict[str, np.ndarray], names: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = _options(argv)
+    extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
     names = clip_names(args.clips)
     scales = [float(v) for v in args.scales.split(",")]
     sources, check = _names(args.sources), _names(args.check_on)

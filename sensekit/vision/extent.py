@@ -32,6 +32,9 @@ Cost: about 60 ms of CPU per click at 640x480 with a history (max ~75), ~36 ms w
 thread, a loaded 2-core machine): the proposals (4 windows, ~34 ms), 2 optical flows at 320 px
 (2 x 7-9 ms) with a history, the cues (~12 ms); measured by ``benchmarks/click_cost.py`` (CPU)
 and ``benchmarks/track_eval.py`` (wall time), in ``docs/tracking.md``.
+``EXTRA_PROPOSALS`` (None as shipped) is a hook for benchmarks that add proposals to a click's
+pool when it has a history (the motion-coherent regions of branch ``click22``,
+``sensekit/evaluation/vision/motion_proposals.py``: tried and not kept, docs/tracking.md).
 Failure modes: when no proposal holds just the object (its colours are those of its surround
 and it does not move), the best is a part of it or a part of the scene; with motion, an
 object moved by a hand comes with the hand when the two separate from the surround alike.
@@ -39,7 +42,7 @@ object moved by a hand comes with the hand when the two separate from the surrou
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -49,7 +52,7 @@ from sensekit.vision.proposals import Proposal, click_proposals
 
 __all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "unseen_by_fit", "HISTORY_FRAMES",
            "consensus", "box_ious", "scores",
-           "consensus_values", "measure_pool"]
+           "consensus_values", "measure_pool", "pool_proposals", "EXTRA_PROPOSALS"]
 
 #: frames back the motion cues compare with (``history`` must hold at least the largest)
 HISTORY_FRAMES = (2, 6)
@@ -58,6 +61,11 @@ MOTION_FEATURES = ("motion_sep_2", "motion_log_2", "motion_sep_6", "motion_log_6
 FEATURES = MOTION_FEATURES + ("window_fill", "merged_at", "next_merge", "merge_gap", "fill", "click_dx",
                               "click_dy", "colour_sep", "edge", "agree", "aspect", "fills_window", "superpixel",
                               "edge_over_ring")
+
+#: benchmarks only: ``f(proposals, flow, scale, x, y)`` giving more proposals for a click with a
+#: history (``--motion-proposals``: ``evaluation/vision/motion_proposals.motion_proposals``);
+#: None, as shipped: the pool is the colour proposals alone
+EXTRA_PROPOSALS: Callable[[list[Proposal], np.ndarray, float, float, float], list[Proposal]] | None = None
 
 _LONG_PX = 320                   # the cues are measured on the frame shrunk to this long side
 _MOTION_STEP = 2                 # the motion medians take every other pixel each way (3: tried, not kept)
@@ -225,9 +233,10 @@ def consensus_values(boxes: np.ndarray, s: np.ndarray, *, temperature: float) ->
 
 
 def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal],
-             history: Sequence[np.ndarray] = ()) -> np.ndarray:
+             history: Sequence[np.ndarray] = (), *, flow: np.ndarray | None = None) -> np.ndarray:
     """The cues of each proposal, ``(len(proposals), len(FEATURES))``; the motion columns are
-    0 without a long enough ``history``."""
+    0 without a long enough ``history``. ``flow``: the history's flows when already computed
+    (``pool_proposals``), else they are computed here."""
     small, f = _small(frame)
     h, w = small.shape[:2]
     bins = _lab_bins(small)
@@ -235,7 +244,8 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
     mag = np.asarray(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)))
     grad: np.ndarray = mag / (float(mag.mean()) + 1e-6)
     summed = cv2.integral(grad, sdepth=cv2.CV_64F)
-    flow = _flows(small, history) if len(history) >= max(HISTORY_FRAMES) else None
+    if flow is None and len(history) >= max(HISTORY_FRAMES):
+        flow = _flows(small, history)
     out = np.zeros((len(proposals), len(FEATURES)))
     agree = _agreement(proposals)
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}      # the same box at several steps
@@ -295,12 +305,27 @@ def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.nda
                  ) -> tuple[list[Proposal], np.ndarray]:
     """Every proposal around the click and its consensus value (``consensus_values``; the
     highest is ``measure_extent``'s choice): the pool a click keeps for its other guesses."""
-    props = click_proposals(frame, x, y)
-    history = [h for h in history if h.shape == frame.shape]
-    motion = len(history) >= max(HISTORY_FRAMES)
-    cues = features(frame, x, y, props, history if motion else ())
+    props, flow = pool_proposals(frame, x, y, history)
+    motion = flow is not None
+    cues = features(frame, x, y, props, flow=flow)
     boxes = np.array([p.box for p in props], np.float64)
     return props, consensus_values(boxes, scores(cues, motion=motion), temperature=temperature(motion=motion))
+
+
+def pool_proposals(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()
+                   ) -> tuple[list[Proposal], np.ndarray | None]:
+    """The click's proposals and, with a long enough ``history`` (frames of ``frame``'s size),
+    the flows of the motion cues (``None`` without); with ``EXTRA_PROPOSALS`` set,
+    its proposals are in the pool too (after the colour proposals)."""
+    props = click_proposals(frame, x, y)
+    history = [h for h in history if h.shape == frame.shape]
+    if len(history) < max(HISTORY_FRAMES):
+        return props, None
+    small, f = _small(frame)
+    flow = _flows(small, history)
+    if EXTRA_PROPOSALS is not None:
+        props = props + EXTRA_PROPOSALS(props, flow, f, x, y)
+    return props, flow
 
 
 @contextmanager
