@@ -1,8 +1,10 @@
-"""``stop_signals()``: SIGTERM (``systemctl stop``, ``kill``) ends a run the way Ctrl-C does,
-cleanly (screenshot, events file, panel and OSC closed), and is reported as what it was.
+"""``stop_signals()``: SIGTERM (``systemctl stop``, ``kill``) and SIGHUP (a closed terminal or
+ssh session) end a run the way Ctrl-C does, cleanly (screenshot, ``--video``, events file, panel
+and OSC closed), and are reported as what they were.
 
-Inside ``with stop_signals() as stopped:`` a SIGTERM raises ``KeyboardInterrupt`` in the main
-thread and ``stopped.by`` becomes ``"SIGTERM"``; ``stopped.why`` is that or ``"Ctrl-C"``.
+Inside ``with stop_signals() as stopped:`` such a signal raises ``KeyboardInterrupt`` in the main
+thread and ``stopped.by`` becomes ``"SIGTERM"`` or ``"SIGHUP"``; ``stopped.why`` is that or
+``"Ctrl-C"``. SIGHUP ignored on entry (``nohup``) stays ignored (``sensekit.stop_signals``).
 Off the main thread (tests calling ``main``) nothing is installed.
 """
 from __future__ import annotations
@@ -13,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+
+from sensekit.stop_signals import terminating_signals
 
 __all__ = ["Stopped", "stop_signals"]
 
@@ -33,13 +37,16 @@ def stop_signals() -> Iterator[Stopped]:
         yield stopped
         return
 
+    names = terminating_signals()
+
     def on_term(signum: int, frame: Any) -> None:
         if stopped.by is None:
-            stopped.by = "SIGTERM"
+            stopped.by = names.get(signum, "SIGTERM")
             raise KeyboardInterrupt
 
-    old = signal.signal(signal.SIGTERM, on_term)
+    old = {signum: signal.signal(signum, on_term) for signum in names}
     try:
         yield stopped
     finally:
-        signal.signal(signal.SIGTERM, old)
+        for signum, handler in old.items():
+            signal.signal(signum, handler)
