@@ -151,3 +151,60 @@ def test_record_under_nohup_keeps_recording_through_sighup(tmp_path: Path) -> No
     assert code == 0, err
     assert stdout.startswith("stopped by SIGTERM; saved"), stdout
     assert json.loads((out / "meta.json").read_text())["complete"] is True
+
+
+def _terminal_closed(args: list[str], cwd: Path, ready: Callable[[], bool]) -> int:
+    """Run ``sensekit ARGS`` on a terminal of its own (a pty, as over ssh), close the terminal once
+    ``ready()`` (the kernel sends SIGHUP and writes to it fail with EIO from then on) and return
+    the exit status."""
+    import pty
+    import select
+
+    pid, fd = pty.fork()
+    if pid == 0:                                          # the child: never returns
+        try:
+            os.chdir(cwd)
+            os.execve(sys.executable, [sys.executable, "-m", "sensekit", *args], _env())
+        finally:
+            os._exit(127)
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline and not ready():
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    os.read(fd, 65536)                    # what it prints, read as a terminal would
+                except OSError:
+                    break
+        time.sleep(0.5)
+    finally:
+        os.close(fd)
+    while time.monotonic() < deadline + 60:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    raise AssertionError("still running 60 s after its terminal closed")
+
+
+def test_run_whose_terminal_closes_finishes_its_video_and_exits_0(tmp_path: Path, demo: None) -> None:
+    """The closing lines go to a terminal that is gone (EIO): before, that error, then the error
+    line about it, ended the run with status 1 and a traceback; the files were already whole."""
+    video, events = tmp_path / "piece.mp4", tmp_path / "ev.jsonl"
+    code = _terminal_closed(["run", "edge_snow", "--source", "demo", "--loop", "--headless",
+                             "--video", str(video), "--events", str(events)], tmp_path, _has_lines(events))
+    assert code == 0
+    assert not list(tmp_path.glob(".*partial*"))
+    cap = cv2.VideoCapture(str(video))
+    ok, _ = cap.read()
+    cap.release()
+    assert ok
+    assert all(json.loads(line) for line in events.read_text().splitlines())
+
+
+def test_record_whose_terminal_closes_saves_a_complete_recording_and_exits_0(tmp_path: Path) -> None:
+    clip, out = _camera_clip(tmp_path / "cam.avi"), tmp_path / "take.skrec"
+    code = _terminal_closed(["record", str(out), "--camera", str(clip)], tmp_path, _meta_frames(out, 5))
+    assert code == 0
+    assert json.loads((out / "meta.json").read_text())["complete"] is True
