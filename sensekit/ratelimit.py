@@ -16,6 +16,12 @@ number. Records below ``level`` (INFO: a camera's "restored" line flaps with its
 for one kind alone, for a caller that prints rather than logs (``sensekit osc-listen``'s
 malformed-datagram lines).
 
+A second, longer window caps what a kind that keeps coming back shows: at most
+``long_burst`` (10) lines in ``long_interval_s`` (600 s), counted alike. A source that flaps (a
+network camera stalling and returning every 6 s: "lost" and "restored" every 6 s, never 5 of
+a kind in 10 s) wrote 1,200 such lines an hour; now 120, each 10-minute window's first line
+carrying the count of those not shown (``benchmarks/log_lines.py``, per simulated hour).
+
 ``install_rate_limit()`` adds one shared filter to the plain stderr handlers of
 the root logger (what ``logging.basicConfig`` made); the ``sensekit`` command calls
 it, and a program embedding sensekit can call it too. It applies to every logger,
@@ -49,6 +55,9 @@ log = logging.getLogger(__name__)
 
 DEFAULT_BURST = 5
 DEFAULT_INTERVAL_S = 10.0
+#: at most this many lines of one kind in ``LONG_INTERVAL_S``, whatever the short window allows
+LONG_BURST = 10
+LONG_INTERVAL_S = 600.0
 _BYPASS = "_sensekit_ratelimit_bypass"
 #: how many kinds the filter keeps before it forgets the idle ones
 MAX_KINDS = 512
@@ -118,9 +127,12 @@ class RateLimitFilter(logging.Filter):
 
     def __init__(self, burst: int = DEFAULT_BURST, interval_s: float = DEFAULT_INTERVAL_S, *,
                  level: int = logging.INFO,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 long_burst: int = LONG_BURST, long_interval_s: float = LONG_INTERVAL_S) -> None:
         super().__init__()
         self.burst, self.interval_s = _checked(burst, interval_s)
+        self.long_burst, self.long_interval_s = _checked(long_burst, long_interval_s)
+        self._long: dict[tuple[str, int, str], BurstWindow] = {}   # each kind's long window
         self.level = level
         self.clock = clock
         self.suppressed_total = 0
@@ -145,15 +157,23 @@ class RateLimitFilter(logging.Filter):
                     win = self._windows.get(key)
                 if win is None:
                     win = self._windows[key] = BurstWindow(self.burst, self.interval_s)
+                    self._long[key] = BurstWindow(self.long_burst, self.long_interval_s)
                     self._next_prune = min(self._next_prune, now + self.interval_s)
                     self._labels[key] = str(record.msg)[:KIND_CHARS] if key[2] != OVERFLOW else OVERFLOW
             shown = win.admit(now)
-            if shown is None:
+            long = self._long[key]
+            held = None if shown is None else long.admit(now)   # what the short window let through
+            if shown is None or held is None:
                 self.suppressed_total += 1
                 return False
-        if shown.carried:
-            _append(record, f" [{shown.carried} more like this in the last {shown.span_s:.0f} s not shown]")
-        if shown.last:
+        carried = shown.carried + held.carried
+        if carried:
+            span = max(shown.span_s, held.span_s)
+            _append(record, f" [{carried} more like this in the last {span:.0f} s not shown]")
+        if held.last and long.start is not None:
+            left = long.start + self.long_interval_s - now
+            _append(record, f" [repeats in the next {left:.0f} s are counted, not shown]")
+        elif shown.last:
             _append(record, f" [repeats in the next {self.interval_s:g} s are counted, not shown]")
         return True
 
@@ -168,10 +188,11 @@ class RateLimitFilter(logging.Filter):
         ends = float("inf")
         for key, win in list(self._windows.items()):
             if win.start is None or now - win.start >= self.interval_s:
-                if win.suppressed:
-                    self._forgotten[0] += win.suppressed
+                held = win.suppressed + self._long[key].suppressed
+                if held:
+                    self._forgotten[0] += held
                     self._forgotten[1] += 1
-                del self._windows[key], self._labels[key]
+                del self._windows[key], self._labels[key], self._long[key]
             else:
                 ends = min(ends, win.start + self.interval_s)
         self._next_prune = ends
@@ -182,9 +203,10 @@ class RateLimitFilter(logging.Filter):
         out = []
         with self._lock:
             for key, win in self._windows.items():
-                if win.suppressed:
-                    out.append((self._labels[key], win.suppressed))
-                    win.suppressed = 0
+                long = self._long[key]
+                if win.suppressed + long.suppressed:
+                    out.append((self._labels[key], win.suppressed + long.suppressed))
+                    win.suppressed = long.suppressed = 0
         return out
 
     def forgotten(self) -> tuple[int, int]:

@@ -21,7 +21,7 @@ it never needs the dispatcher itself, and a handler attached before the first it
 At the end of the source the runner calls ``finish()`` on every active stage that has that
 (optional) method and dispatches what it returns: a stage holding an unfinished sound (the
 voice stage's open speech segment, the clap detector's held close call) reports it then.
-A run stopped before the end (Ctrl-C or SIGTERM, ``events --max-items``, an app's
+A run stopped before the end (Ctrl-C, SIGTERM or SIGHUP, ``events --max-items``, an app's
 ``--frames`` or quit) does the same through ``stop()``, and a looping source
 (``source.loops`` grew: the stream restarted) through the same call before the next
 pass's first item: the stages finish the pass, then start a new stream.

@@ -32,7 +32,7 @@ import graphlib  # noqa: E402
 #: ``evaluation`` (training and scoring, for benchmarks and tests) stands above everything, so
 #: nothing the runtime loads may import it. docs/ARCHITECTURE.md draws the same floors.
 FLOORS: list[set[str]] = [
-    {"errors", "clock", "ratelimit", "safe_read", "suggest", "bind_errors"},
+    {"errors", "clock", "ratelimit", "safe_read", "suggest", "bind_errors", "stop_signals"},
     {"events", "event_base", "event_types", "settings", "paths", "validate", "event_sink", "budget", "atomic",
      "__init__", "py"},
     {"capture", "collide", "osc"},

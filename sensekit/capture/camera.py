@@ -342,10 +342,16 @@ class CameraSource(Source):
         return False
 
     def _read_one(self, cap: Any) -> tuple[bool, np.ndarray | None, float]:
-        """One ``cap.read()``: (ok, image, monotonic time); a driver error is a failed read."""
+        """One ``cap.read()``: (ok, image, monotonic time); a driver error is a failed read. A
+        stream's read is quiet: OpenCV's own "Stream timeout triggered" line at every stall said
+        again what the "lost (stream stopped delivering frames)" warning says, unlimited."""
         try:
             self._read_started, self._in_read = time.monotonic(), True
-            ok, image = cap.read()
+            if self.is_url:
+                with quiet_opencv():
+                    ok, image = cap.read()
+            else:
+                ok, image = cap.read()
         except cv2.error as exc:
             log.debug("%s: read raised %s", self.description, exc)
             ok, image = False, None

@@ -1,6 +1,6 @@
 """``record_source(source, path, seconds)``: record any source with a ``Recorder``.
 
-It records until ``seconds`` have passed, the source ends, Ctrl-C or SIGTERM (both finish
+It records until ``seconds`` have passed, the source ends, Ctrl-C, SIGTERM or SIGHUP (all finish
 cleanly, complete). It first reads until the formats are known (a live camera's size, a
 microphone's rate); a live camera's frame rate is measured from its timestamps
 (``fps=None``); a file's or replay's is taken from the source. Live sources are timed by the
@@ -28,6 +28,7 @@ from sensekit.capture.base import UNITY_GAIN, AudioBlock, Item, Source, VideoFra
 from sensekit.capture.recorder import FLUSH_INTERVAL_S, Recorder
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import RecordingError, SensekitError
+from sensekit.stop_signals import terminating_signals
 from sensekit.validate import check_positive
 
 __all__ = ["record_source"]
@@ -52,11 +53,11 @@ def record_source(
     """Record any source into ``path`` until ``seconds`` have passed, it ends, or Ctrl-C.
 
     Live sources are timed by ``clock`` (default wall clock); files and replays by
-    their item times. Ctrl-C and SIGTERM finish cleanly: the files are closed and
+    their item times. Ctrl-C, SIGTERM and SIGHUP finish cleanly: the files are closed and
     meta is marked complete. A source that fails part-way leaves the recording
     marked incomplete and raises ``RecordingError`` naming the cause. Returns a
     summary: frames, audio_samples, duration_s, interrupted, stopped_by ("Ctrl-C",
-    "SIGTERM" or None), source_drops (a live source's ``capture.base.drop_counts``, also in
+    "SIGTERM", "SIGHUP" or None), source_drops (a live source's ``capture.base.drop_counts``, also in
     ``meta.json``; empty for files and replays).
     """
     if seconds is not None:
@@ -118,23 +119,26 @@ def _stopped_early(path: str | os.PathLike[str], rec: Recorder | None, failed: B
 
 
 class _Stop:
-    """Ctrl-C / SIGTERM seen (``flag``) and which (``by``), set by the signal handlers."""
+    """Ctrl-C / SIGTERM / SIGHUP seen (``flag``) and which (``by``), set by the signal handlers."""
 
     def __init__(self) -> None:
         self.flag = False
         self.by: str | None = None
+        self._names: dict[int, str] = {}
 
     def install(self) -> dict[int, Any]:
-        """Catch SIGINT and SIGTERM (on the main thread only); returns the handlers replaced."""
+        """Catch SIGINT, SIGTERM and SIGHUP unless ignored (``nohup``), on the main thread
+        only; returns the handlers replaced."""
         old: dict[int, Any] = {}
         if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            self._names = {int(signal.SIGINT): "Ctrl-C", **terminating_signals()}
+            for sig in self._names:
                 old[sig] = signal.signal(sig, self._on_signal)
         return old
 
     def _on_signal(self, signum: int, frame: Any) -> None:
         self.flag = True
-        self.by = self.by or ("SIGTERM" if signum == signal.SIGTERM else "Ctrl-C")
+        self.by = self.by or self._names.get(signum, "Ctrl-C")
 
 
 def _close_keeping_reason(source: Source, rec: Recorder | None, bar: Any, failed: BaseException | None,

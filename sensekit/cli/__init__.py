@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from sensekit import __version__
 from sensekit.cli.paths import check_outputs_apart
+from sensekit.cli.signals import terminal_gone
 from sensekit.errors import SensekitError
 from sensekit.settings.presets import the_book
 from sensekit.ratelimit import flush_rate_limit, install_rate_limit
@@ -219,8 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sensekit: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("sensekit: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted()
     except BrokenPipeError:
         # The reader went away (e.g. `sensekit events ... | head`): stop quietly.
         import os
@@ -228,9 +228,29 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except OSError as exc:       # e.g. the disk filled up while writing an output
-        if args.verbose > 1:
-            raise
-        print(f"sensekit: error: {exc}", file=sys.stderr)
-        return 2
+        return _os_error(exc, args.verbose)
     finally:
         flush_rate_limit()
+
+
+def _os_error(exc: OSError, verbose: int) -> int:
+    """An ``OSError`` out of a command: one line, status 2 (the traceback under ``-vv``); status 0,
+    quietly, when it was the closing lines written to a terminal closed (SIGHUP): the files were
+    finished before them."""
+    if terminal_gone(exc):
+        return 0
+    if verbose > 1:
+        raise exc
+    print(f"sensekit: error: {exc}", file=sys.stderr)
+    return 2
+
+
+def _interrupted() -> int:
+    """Ctrl-C (and SIGTERM, SIGHUP in ``sensekit events``): one line, status 130; none when the
+    terminal that sent SIGHUP is gone."""
+    try:
+        print("sensekit: interrupted", file=sys.stderr)
+    except OSError as exc:
+        if not terminal_gone(exc):
+            raise
+    return 130

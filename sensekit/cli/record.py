@@ -5,7 +5,7 @@
 
 With neither ``--camera`` nor ``--mic`` nor ``--source`` it records the default
 camera and microphone, whichever exist (and says which were missing). Shows a
-tqdm progress bar on a terminal (none in a log or a pipe, or under ``-q``); Ctrl-C or SIGTERM
+tqdm progress bar on a terminal (none in a log or a pipe, or under ``-q``); Ctrl-C, SIGTERM or SIGHUP
 finishes cleanly (files closed, meta marked complete). A source that fails part-way (a damaged
 file, a disk error) leaves what was recorded, marked incomplete, and exits 2 with one line saying so.
 ``--seconds`` must be positive (``ConfigError`` quoting the value otherwise).
