@@ -41,6 +41,7 @@ from typing import Any, Literal, Mapping
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker, check_rate
 from sensekit.audio.gain import UNITY_GAIN
@@ -67,6 +68,7 @@ class AudioStage(Tunable, section="audio",
     smoothing_ms = setting(0.0, "level smoothing time constant (0: off)", unit="ms", lo=0, hi=60_000,
                            flag="--smoothing-ms")
 
+    @checked
     def __init__(
         self,
         *,
