@@ -104,3 +104,28 @@ def test_the_padding_covers_the_grid_search_and_look_ahead_at_every_rate() -> No
         n = pad_samples(det)
         assert det._ahead + det._region[1] < n < rate // 10          # under 100 ms of zeros
         assert math.isfinite(det.latency_ms)
+
+
+def test_the_audio_stage_reports_the_clap_before_a_nan_block(clip) -> None:
+    """The stage skips a NaN/Inf block itself (the meter finds it) and restarts the clap detector:
+    it used to ``reset()`` it, dropping the clap 10 ms before unjudged; now ``finish()`` first, and
+    the pattern tracker hears it (a double clap across the bad block still completes)."""
+    from sensekit.audio.clap import ClapPatternTracker
+    from sensekit.capture.base import AudioBlock
+
+    x, rate, onsets = clip
+    on = onsets[3]
+    cut = x[: round((on + 0.010) * rate)]
+    stage = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker())
+    blocks = [cut[i:i + 512] for i in range(0, len(cut), 512)]
+    blocks += [np.full(512, np.inf, np.float32), np.zeros(rate // 2, np.float32)]
+    got = []
+    n = 0
+    for k, b in enumerate(blocks):
+        got += stage.process(AudioBlock(k, n / rate, b, rate))
+        n += len(b)
+    got += stage.finish()
+    assert stage.skipped_blocks == 1
+    claps_seen = [e.t for e in got if e.name == "clap"]
+    assert claps_seen == pytest.approx(claps(cut, rate), abs=1e-9)
+    assert sum(abs(t - on) <= 0.015 for t in claps_seen) == 1
