@@ -44,13 +44,13 @@ def _source() -> ArraySource:
     return ArraySource(np.zeros(512, np.float32), 16000)
 
 
-#: (class, how to call it with the parameter ``name`` set to ``value``); the required arguments are valid
+#: (class, how to call it with the parameter ``name`` set to ``value``); the other arguments make a valid call
 def _calls(tmp: Path) -> dict[str, tuple[Callable[..., Any], Callable[[str, Any], Any]]]:
-    def call(cls: Callable[..., Any], *required: Any) -> Callable[[str, Any], Any]:
+    def call(cls: Callable[..., Any], *required: Any, **base: Any) -> Callable[[str, Any], Any]:
         names = [n for n in inspect.signature(cls).parameters][: len(required)]
 
         def go(name: str, value: Any) -> Any:
-            args = dict(zip(names, required))
+            args = {**dict(zip(names, required)), **base}
             args[name] = value
             pos = [args.pop(n) for n in names if n in args and _positional(cls, n)]
             return cls(*pos, **args)
@@ -61,7 +61,7 @@ def _calls(tmp: Path) -> dict[str, tuple[Callable[..., Any], Callable[[str, Any]
         "Runner": (Runner, call(Runner, _source())),
         "ColorTracker": (ColorTracker, call(ColorTracker)),
         "Target": (Target, call(Target, "click")),
-        "Recorder": (Recorder, call(Recorder, tmp / "take.skrec")),
+        "Recorder": (Recorder, call(Recorder, tmp / "take.skrec", audio=(16000, 1))),   # a valid take but one
         "ReplaySource": (ReplaySource, call(ReplaySource, DEMO)),
         "OscSender": (OscSender, call(OscSender, "127.0.0.1", 9)),
     }
