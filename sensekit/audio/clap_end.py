@@ -22,26 +22,42 @@ Cost: one block of ``pad_samples`` zeros (~75 ms) through ``process``, once per 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
 from sensekit.events import Clap
 
-if TYPE_CHECKING:
-    from sensekit.audio.clap import ClapDetector
-
 __all__ = ["judge_end", "last_peak_gap", "pad_samples"]
 
 
-def pad_samples(det: ClapDetector) -> int:
-    """How many zeros complete everything owed at the end: the last grid chunk (28 frames and the
-    frame in progress), a search region from a candidate in it (``_region``: 2 + 12 ms, plus the
-    +-12 ms the peak must own) and the peak's look-ahead (``_ahead``)."""
-    from sensekit.audio.clap import _CHUNK_FRAMES
+class ClapDetector(Protocol):
+    """What ``judge_end`` uses of ``sensekit.audio.clap.ClapDetector`` (a protocol, as in
+    ``clap_gap``, so that this module does not import the detector that imports it)."""
 
-    hop = det._hop
-    return ((_CHUNK_FRAMES + 2) * hop + det._region[0] + det._region[1] + det._local + hop + 1
+    rate: int | None
+    _t0: float | None
+    _end: int
+    _ended: bool
+    _hop: int
+    _region: tuple[int, int]
+    _local: int
+    _ahead: int
+    _grid_due: int
+    _due: int
+
+    def process(self, samples: np.ndarray, t: float, rate: int, *, index: int = 0,
+                energy: float | None = None) -> Sequence[Clap]: ...
+
+    def _judge(self, p: int, onset: int) -> Clap | None: ...
+
+
+def pad_samples(det: ClapDetector) -> int:
+    """How many zeros complete everything owed at the end: the grid's chunk in progress (tested
+    when the stream reaches ``_grid_due``), a search region from a candidate in it (``_region``: 2 +
+    12 ms, plus the +-12 ms the peak must own) and the peak's look-ahead (``_ahead``)."""
+    return (max(det._grid_due - det._end, 0) + det._region[0] + det._region[1] + det._local + det._hop + 1
             + det._ahead)
 
 
@@ -60,6 +76,7 @@ def judge_end(det: ClapDetector) -> list[Clap]:
         return judge(p, onset) if p <= last else None
 
     det._judge = judge_real                    # type: ignore[method-assign]  # for this call only
+    det._due = 0                               # a held close call's 130 ms are not waited for any more
     try:
         return list(det.process(np.zeros(pad_samples(det), np.float32), t_end, rate, energy=0.0))
     finally:
