@@ -33,8 +33,8 @@ How it streams, and why the result does not depend on the blocks or the start:
    claps of one person in one room vary by 20 dB at most (the soft claps of the developer
    clips lie 11-20 dB under the loud ones), while a faint plosive of distant speech between
    loud claps scores like a clap once the room's floor is taken off it.
-5. At the end of a stream ``finish()`` decides the bursts still owed (a held close call and those
-   behind it: by the trees, as with the wait off) and resets; the runner calls it (``AudioStage``).
+5. At the end of a stream ``finish()`` decides the bursts still owed, the wait off, with silence after the
+   last sample (``clap_end``: those of its last 32 ms too) and resets; the runner calls it (``AudioStage``).
 
 Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; so
 ``sensekit settings``, ``--set clap.threshold=2``, profiles, OSC and Shift+S know them):
