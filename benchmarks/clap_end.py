@@ -7,8 +7,9 @@ when a clap comes within 15 ms of its onset (the eldar labels have two decimals)
 claps (the negatives of ``labels.csv``) is cut just after each burst the detector measures (its peak +
 ``cut`` ms) and a clap there that the uncut stream does not report is a false clap the cut made.
 ``before``: ``finish()`` as it was (only the bursts whose 31.5 ms look-ahead is in);
-``now``: ``judge_end`` (digital silence after the last sample). Per source (``source_of``), so a
-source can be held out. No constant is fitted here: the rule was chosen before measuring.
+``now``: ``judge_end`` (digital silence after the last sample, and its three conditions). Per source
+(``source_of``), so a source can be held out; ``--tails`` tries a further least onset-to-end span,
+chosen on one half of the sources and reported on the other.
 
 Each cut is streamed from 11 s before it (the recent-claps rule looks back 10 s).
 Usage: .venv/bin/python benchmarks/clap_end.py [--data ../shared/data] [--cuts 2,5,10,15,20,25,30]
