@@ -41,6 +41,7 @@ from typing import Any, Callable, Iterable, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from sensekit.arg_types import checked_except
 from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import AudioBlockSeen, Dispatcher, Event, FrameSeen
@@ -173,6 +174,7 @@ class Runner:
     events to the ``dispatcher``. See the module docstring; ``run`` for a whole source,
     ``pump`` for a fixed-step app, ``process`` for one item."""
 
+    @checked_except("source")   # its own check names a spec or a class given instead
     def __init__(
         self,
         source: Source,

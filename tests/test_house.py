@@ -33,8 +33,8 @@ import graphlib  # noqa: E402
 #: nothing the runtime loads may import it. docs/ARCHITECTURE.md draws the same floors.
 FLOORS: list[set[str]] = [
     {"errors", "clock", "ratelimit", "safe_read", "suggest", "bind_errors", "stop_signals"},
-    {"events", "event_base", "event_types", "settings", "paths", "validate", "event_sink", "budget", "atomic",
-     "__init__", "py"},
+    {"events", "event_base", "event_types", "settings", "paths", "validate", "arg_types", "event_sink", "budget",
+     "atomic", "__init__", "py"},
     {"capture", "collide", "osc"},
     {"runner", "vision", "audio", "steer", "synth"},
     {"profile", "midi"},

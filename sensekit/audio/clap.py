@@ -33,8 +33,8 @@ How it streams, and why the result does not depend on the blocks or the start:
    claps of one person in one room vary by 20 dB at most (the soft claps of the developer
    clips lie 11-20 dB under the loud ones), while a faint plosive of distant speech between
    loud claps scores like a clap once the room's floor is taken off it.
-5. At the end of a stream ``finish()`` decides the bursts still owed (a held close call and those
-   behind it: by the trees, as with the wait off) and resets; the runner calls it (``AudioStage``).
+5. At the end of a stream ``finish()`` decides the bursts still owed, the wait off, with silence after the
+   last sample (``clap_end``: those of its last 32 ms too) and resets; the runner calls it (``AudioStage``).
 
 Settings: the ``clap`` group of the settings table (``ClapDetector.SETTINGS``; so ``sensekit settings``,
 ``--set clap.threshold=2``, profiles, OSC and Shift+S know them), declared and explained in ``clap_settings.py``.
@@ -67,6 +67,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sensekit.audio.clap_end import judge_end
 from sensekit.audio.clap_energy import BandEnergy
 from sensekit.audio.clap_gap import GAP_FRACTION, bridge, enter
 from sensekit.audio.clap_features import (FEATURES, POST_MS, BurstFeatures, BurstMeter, Model, clap_band, clap_score,
@@ -308,12 +309,10 @@ class ClapDetector(Tunable, ClapSettings, section="clap", rule=check_venue_model
         """The end of the stream: the claps still owed, at their own times, then ``reset()`` (a second call
         owes nothing). Rule (issue 19, chosen before measuring): a held close call whose look-ahead is in,
         and each burst behind it, is decided as with ``close_call_wait`` off (trees' or route's score vs
-        ``threshold``, same gates): the wait's inputs need all 130 ms and are never padded. A burst less
-        than its look-ahead (31.5 ms) from the end is not measured nor reported."""
+        ``threshold``, same gates; silence after the end completes what is owed: ``clap_end``)."""
         if self._t0 is None:
             return []
-        self._ended = True                     # the wait off for what is owed (reset() clears it)
-        out = self._judge_ready()
+        out = judge_end(self)                  # the wait off for what is owed (reset() clears it)
         self.reset()
         return out
 
@@ -334,8 +333,9 @@ class ClapDetector(Tunable, ClapSettings, section="clap", rule=check_venue_model
         self.skipped_blocks += 1
         log.warning("clap detector: audio block %d at t=%.3f s has NaN/Inf samples; skipped "
                     "(the stream restarts at the next block)", index, t)
+        out = judge_end(self) if self._t0 is not None else []   # the stream before it ends: what it owes
         self.reset()
-        return _NO_CLAPS
+        return out
 
     def _chunk_done(self, end: int, ss: float) -> None:
         """The stream reached ``_grid_due`` (``ss``: this block's sum of squares): frame powers

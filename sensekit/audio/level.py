@@ -34,6 +34,7 @@ import numpy as np
 
 from sensekit.audio.gain import UNITY_GAIN, gain_to_factor
 from sensekit.capture.base import AudioBlock
+from sensekit.capture.wav import pcm_to_float
 from sensekit.errors import ConfigError
 from sensekit.validate import check_int_range, check_positive, check_range
 
@@ -67,6 +68,10 @@ def mean_square_to_level(ms: float) -> float:
     return 0.0 if v < 0.0 else (100.0 if v > 100.0 else v)
 
 
+#: the most channels a block may have (the clap detector's ``channels`` limit too)
+MAX_CHANNELS = 64
+
+
 def mono(samples: np.ndarray, *, channels: int | None = None, index: int = 0) -> np.ndarray:
     """Float32 mono samples of a block: (n,) as is, (n, ch) averaged.
 
@@ -83,13 +88,7 @@ def mono(samples: np.ndarray, *, channels: int | None = None, index: int = 0) ->
     if x.dtype.kind in "iu":                 # integer PCM: to full scale 1.0, as the recorder reads it
         x = _int_to_float(x)
     if x.ndim == 2:
-        ch = x.shape[1]
-        if ch == 0:
-            raise ConfigError(f"audio block {index} has shape {tuple(x.shape)}: no channels")
-        if channels is not None and ch != channels:
-            what = "mono (channels=1)" if channels == 1 else f"channels={channels}"
-            raise ConfigError(f"audio block {index} has shape {tuple(x.shape)} ({ch} channels) "
-                              f"but {what} was configured")
+        ch = _channels(x, channels, index)
         x = x[:, 0] if ch == 1 else x.mean(axis=1, dtype=np.float32)
     elif x.ndim != 1:
         raise ConfigError(f"audio block {index} must have shape (n,) or (n, channels), "
@@ -99,13 +98,24 @@ def mono(samples: np.ndarray, *, channels: int | None = None, index: int = 0) ->
     return x
 
 
+def _channels(x: np.ndarray, channels: int | None, index: int) -> int:
+    """The channels of a 2-D block ``x`` (n, ch), checked against ``channels`` and ``MAX_CHANNELS``."""
+    ch = int(x.shape[1])
+    if ch == 0:
+        raise ConfigError(f"audio block {index} has shape {tuple(x.shape)}: no channels")
+    if ch > MAX_CHANNELS:                # (channels, n) given for (n, channels): every sample a channel
+        raise ConfigError(f"audio block {index} has shape {tuple(x.shape)}: {ch} channels (at most "
+                          f"{MAX_CHANNELS}); a block is (n, channels): transpose a (channels, n) array")
+    if channels is not None and ch != channels:
+        what = "mono (channels=1)" if channels == 1 else f"channels={channels}"
+        raise ConfigError(f"audio block {index} has shape {tuple(x.shape)} ({ch} channels) "
+                          f"but {what} was configured")
+    return ch
+
+
 def _int_to_float(x: np.ndarray) -> np.ndarray:
-    """Integer PCM samples to float32 with full scale 1.0 (int16: / 32768, as ``wav.int16_to_float``;
-    unsigned samples are centred first, as in 8-bit WAV)."""
-    info = np.iinfo(x.dtype)
-    full = float(-info.min) if info.min < 0 else (info.max + 1) / 2.0
-    centre = 0.0 if info.min < 0 else full
-    return ((x.astype(np.float64) - centre) / full).astype(np.float32)
+    """Integer PCM samples to float32 with full scale 1.0 (``wav.pcm_to_float``: the recorder's too)."""
+    return pcm_to_float(x)
 
 
 def level(samples: np.ndarray, *, gain: float = UNITY_GAIN) -> float:

@@ -41,6 +41,7 @@ from typing import Any, Literal, Mapping
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
 from sensekit.audio.rates import check_rate
@@ -68,6 +69,7 @@ class AudioStage(Tunable, section="audio",
     smoothing_ms = setting(0.0, "level smoothing time constant (0: off)", unit="ms", lo=0, hi=60_000,
                            flag="--smoothing-ms")
 
+    @checked
     def __init__(
         self,
         *,
@@ -171,8 +173,7 @@ class AudioStage(Tunable, section="audio",
         meter = self.meter
         lv = meter.process(x, t, rate, index=item.index)
         if lv is None:                              # NaN/Inf: reported by the meter, skipped
-            self._skip_block()
-            return ()
+            return self._skip_block()
         self.level = lv
         self._last = (item.index, t)
         out: list[Event] = []
@@ -224,13 +225,17 @@ class AudioStage(Tunable, section="audio",
         ev = self.activity.process(lv, t)   # type: ignore[union-attr]
         return () if ev is None else (ev,)
 
-    def _skip_block(self) -> None:
-        """A NaN/Inf block: counted; the clap detector and the pitch tracker start again."""
+    def _skip_block(self) -> list[Event]:
+        """A NaN/Inf block: counted; the clap detector and the pitch tracker start again, after the
+        claps the stream before the block still owes (``ClapDetector.finish``: a clap just before a
+        bad block used to be dropped unjudged)."""
         self.skipped_blocks += 1
+        out: list[Event] = []
         if self.clap is not None:
-            self.clap.reset()
+            self._add_claps(self.clap.finish(), out)
         if self.pitch is not None:
             self.pitch.reset()
+        return out
 
     def finish(self) -> list[Event]:
         """The end of the source (the runner calls it): the claps the clap detector still owes (a close

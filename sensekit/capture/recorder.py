@@ -36,6 +36,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.atomic import fsync_folder
 from sensekit.capture.base import UNITY_GAIN, AudioBlock, Item, VideoFrame
 from sensekit.capture.checksums import (AUDIO_CRC_FILE, AUDIO_CRC_HEADER, TIMESTAMPS_CRC_FILE,
@@ -83,6 +84,7 @@ class Recorder:
     tracks, ``RecordingError`` if the folder exists or the video cannot be opened.
     """
 
+    @checked
     def __init__(
         self,
         path: str | os.PathLike[str],

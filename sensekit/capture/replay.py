@@ -46,6 +46,7 @@ from typing import Any, BinaryIO, Generator, Iterator
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.capture.base import UNITY_GAIN, AudioBlock, Item, Source, VideoFrame, merge_by_time
 from sensekit.capture.checksums import (AUDIO_CRC_HEADER, VIDEO_CRC_HEADER, checksums_cap, crc32_of,
                                         read_checksums)
@@ -123,6 +124,7 @@ class ReplaySource(Source):
     kind = "replay"
     is_live = False
 
+    @checked
     def __init__(self, path: str | os.PathLike[str], *, realtime: bool = False, loop: bool = False,
                  clock: Clock | None = None, block_size: int | None = None) -> None:
         self.path = Path(path)

@@ -32,15 +32,28 @@ _MAX_WAV_DATA = 0xFFFFFFFF - 36
 
 # --- sample conversion --------------------------------------------------------
 
+def pcm_to_float(x: np.ndarray) -> np.ndarray:
+    """Integer PCM samples to float32 with full scale 1.0 (int16: / 32768, as ``int16_to_float``;
+    unsigned samples are centred first, as in 8-bit WAV)."""
+    info = np.iinfo(x.dtype)
+    full = float(-info.min) if info.min < 0 else (info.max + 1) / 2.0
+    centre = 0.0 if info.min < 0 else full
+    return ((x.astype(np.float64) - centre) / full).astype(np.float32)
+
+
 def float_to_int16(samples: np.ndarray) -> np.ndarray:
     """Float samples (full scale 1.0) to int16: clip to [-1, 1), x32768, round.
 
-    int16 input is returned unchanged; NaN and Inf become 0 (the recorder lists where they
-    were, ``nonfinite_runs``, so a replay skips those blocks as the live run did).
+    int16 input is returned unchanged; other integer PCM (int32, uint8, ...) is read at its own
+    full scale first (``pcm_to_float``, as the audio stages read it: an int32 block was clipped to
+    a full-scale square wave). NaN and Inf become 0 (the recorder lists where they were,
+    ``nonfinite_runs``, so a replay skips those blocks as the live run did).
     """
     a = np.asarray(samples)
     if a.dtype == np.int16:
         return a
+    if a.dtype.kind in "iu":
+        a = pcm_to_float(a)
     f = np.nan_to_num(a.astype(np.float64, copy=False), nan=0.0, posinf=0.0, neginf=0.0)
     return np.clip(np.rint(f * 32768.0), -32768, 32767).astype(np.int16)
 

@@ -33,6 +33,7 @@ import socket
 import time
 from typing import Any, Callable, Iterable
 
+from sensekit.arg_types import checked
 from sensekit.bind_errors import resolve_failure
 from sensekit.errors import ConfigError
 from sensekit.events import EVENT_TYPES, Event
@@ -68,6 +69,7 @@ class OscSender:
     ``socket.getaddrinfo`` (a test gives a name two addresses with it).
     """
 
+    @checked
     def __init__(self, host: str, port: int, bundle: bool = False, *,
                  events: Iterable[str] | None = None,
                  start_wall: float | None = None,

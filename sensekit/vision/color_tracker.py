@@ -97,6 +97,7 @@ from typing import Any, Mapping, Sequence
 import cv2
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.errors import ConfigError
 from sensekit.events import Box, ColorFound, ColorLost, ColorTracked, Event
 from sensekit.settings import Setting, Tunable, setting
@@ -216,6 +217,7 @@ class ColorTracker(Tunable, ModelSettings, ModelFollow, section="tracker",
                            lo=0, hi=255)
     _TOLERANCE = ("hue_tolerance", "saturation_tolerance", "value_tolerance")
 
+    @checked
     def __init__(self, color: int | str | None = None, *,
                  tolerance: str | float | Sequence[float] | None = None, palette: np.ndarray | None = None,
                  **settings: Any) -> None:

@@ -51,6 +51,7 @@ from typing import Any, Iterable, Iterator, Literal, Mapping
 import cv2
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
 from sensekit.events import ColorBounds, Edges, Event
@@ -114,6 +115,7 @@ class VisionStage(Tunable, section="vision",
                                            unit="pixel levels", lo=0, hi=256, step=8)
 
 
+    @checked
     def __init__(self, *, mirror: bool | None = None, input_mirrored: bool = False,
                  blur_px: int | None = None, levels: int | None = None, palette_spread: bool | None = None,
                  tracker: ColorTracker | None = None, pick_at: tuple[float, float] | None = None,

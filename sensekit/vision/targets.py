@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from sensekit.arg_types import check_fields
 from sensekit.errors import ConfigError
 from sensekit.vision.stages import parse_color
 
@@ -48,6 +49,9 @@ class Target:
     color: int | None = None
     bgr: tuple[int, int, int] | None = None
     step: int = 0
+
+    def __post_init__(self) -> None:
+        check_fields(self)          # Target(kind="box", box=5): one TypeError naming `box` (arg_types)
 
     @classmethod
     def grow(cls) -> Target:

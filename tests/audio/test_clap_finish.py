@@ -154,8 +154,14 @@ def test_a_stream_with_nothing_held_owes_nothing(shared_data) -> None:
     x, rate = read_wav(shared_data / CLIP)
     assert ClapDetector().finish() == []                    # no block yet
     det = ClapDetector()
-    got = stream(det, x[: int(2.5 * rate)], rate)
+    got = stream(det, x[: int(2.45 * rate)], rate)       # the last clap 140 ms before the end
     assert got and det.finish() == [] and det.finish() == []
+    # (harden22) at 2.5 s the stream ends 12 ms after the onset of a clap the whole clip has at 2.488 s:
+    # it is owed, and finish() gives it (it was never judged before clap_end)
+    whole = stream(ClapDetector(), x, rate)
+    got = stream(det, x[: int(2.5 * rate)], rate)
+    owed = [c.t for c in det.finish()]
+    assert owed == pytest.approx([t for t in whole if 2.45 < t < 2.5], abs=1e-9) and len(owed) == 1
     stage = AudioStage(clap=ClapDetector())
     assert stage.finish() == []
 

@@ -83,6 +83,8 @@ def test_int16_float64_and_stereo_blocks_give_the_float32_events(pcm):
     (np.array(["a"] * BLOCK, object), "must hold real numbers"),
     (np.zeros((BLOCK, 0), np.float32), "no channels"),
     (np.zeros((BLOCK, 1, 1), np.float32), "must have shape (n,) or (n, channels)"),
+    # (harden22) a (channels, n) array: read as 2 samples of 512 channels, averaged, with no word
+    (np.zeros((2, BLOCK), np.float32), "512 channels (at most 64); a block is (n, channels): transpose"),
 ])
 def test_blocks_that_are_not_audio_are_one_line_config_errors(samples, fragment):
     with pytest.raises(ConfigError) as err:
