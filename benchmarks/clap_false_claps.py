@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from _clap_tables import add_stream_options
@@ -111,18 +111,23 @@ def maker(s: str, trees: dict[str, Any], folds: dict[str, Any], ring: dict[str, 
     return make
 
 
-def run(args: argparse.Namespace, sources: list[str], off: int, cuts: dict[str, float] | None,
-        folds_: tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, LinearScore]]) -> tuple[
-            dict[str, Any], list[dict[str, Any]], list[Recorder]]:
+#: one row a detector recorded, where it was: (source, the clip's result, the row, its time in the
+#: clip in s, the clip's kind: "onsets" / "recipe" / "negative", whether it matches a labelled onset)
+Hit = tuple[str, Any, dict[str, Any], float, str, bool]
+
+
+def stream_rows(args: argparse.Namespace, sources: list[str], off: int,
+                make_for: Callable[[str], Callable[[], Recorder]], made: Sequence[Recorder]
+                ) -> tuple[dict[str, Any], list[Hit]]:
+    """Each source's clips streamed through the detectors ``make_for(source)`` makes (appending
+    each to ``made``), at offset ``off``: the per-source evaluation and every recorded row."""
     from sensekit.evaluation.audio.evaluate import evaluate
 
     per: dict[str, Any] = {}
-    rows: list[dict[str, Any]] = []
-    made: list[Recorder] = []
+    hits: list[Hit] = []
     for s in sources:
         first = len(made)
-        e = evaluate(SHARED_DATA, block=args.block, offset=off, book=False, only_sources=[s],
-                     make=maker(s, *folds_, made, None if cuts is None else cuts[s]))
+        e = evaluate(SHARED_DATA, block=args.block, offset=off, book=False, only_sources=[s], make=make_for(s))
         if s not in e.sources:
             continue
         per[s] = e.sources[s]
@@ -130,9 +135,18 @@ def run(args: argparse.Namespace, sources: list[str], off: int, cuts: dict[str, 
             kind = "onsets" if r.clip.onsets else ("recipe" if r.clip.label == "clap" else "negative")
             for row in det.rows:
                 t = row["t"] - off / (det._meter.rate or 1)
-                true = kind == "onsets" and any(abs(t - o) <= TOL_S for o in r.clip.onsets)
-                rows.append({**row, "t": t, "source": s, "clip": r.clip.file, "label": r.clip.label,
-                             "kind": kind, "true": true})
+                hits.append((s, r, row, t, kind, kind == "onsets" and any(abs(t - o) <= TOL_S for o in r.clip.onsets)))
+    return per, hits
+
+
+def run(args: argparse.Namespace, sources: list[str], off: int, cuts: dict[str, float] | None,
+        folds_: tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, LinearScore]]) -> tuple[
+            dict[str, Any], list[dict[str, Any]], list[Recorder]]:
+    made: list[Recorder] = []
+    per, hits = stream_rows(args, sources, off,
+                            lambda s: maker(s, *folds_, made, None if cuts is None else cuts[s]), made)
+    rows = [{**row, "t": t, "source": s, "clip": r.clip.file, "label": r.clip.label, "kind": kind, "true": true}
+            for s, r, row, t, kind, true in hits]
     return per, rows, made
 
 

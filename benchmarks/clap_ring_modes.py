@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from _clap_tables import add_stream_options
 from _reference import SHARED_DATA, data_refused
-from clap_false_claps import TOL_S, Recorder, auc, bar_table, load_folds
+from clap_false_claps import TOL_S, Recorder, auc, bar_table, load_folds, stream_rows
 from clap_ring_stream import delays
 
 from sensekit.audio.clap_features import FEATURES
@@ -107,26 +107,12 @@ def maker(s: str, folds_: Folds, made: list[RingRecorder], scope: str | None, cu
 def run(args: argparse.Namespace, sources: list[str], off: int, scope: str | None,
         cuts: dict[str, float] | None, folds_: Folds) -> tuple[dict[str, Any], list[dict[str, Any]],
                                                                 list[RingRecorder]]:
-    from sensekit.evaluation.audio.evaluate import evaluate
-
-    per: dict[str, Any] = {}
-    rows: list[dict[str, Any]] = []
     made: list[RingRecorder] = []
-    for s in sources:
-        first = len(made)
-        e = evaluate(SHARED_DATA, block=args.block, offset=off, book=False, only_sources=[s],
-                     make=maker(s, folds_, made, scope, None if cuts is None else cuts[s]))
-        if s not in e.sources:
-            continue
-        per[s] = e.sources[s]
-        for r, det in zip(e.results, made[first:]):
-            kind = "onsets" if r.clip.onsets else ("recipe" if r.clip.label == "clap" else "negative")
-            for row in det.rows:
-                t = row["t"] - off / (det._meter.rate or 1)
-                true = kind == "onsets" and any(abs(t - o) <= TOL_S for o in r.clip.onsets)
-                recipe = kind == "recipe" and any(abs(t - o) <= TOL_S for o in r.recipe)
-                rows.append({**row, "t": t, "source": s, "clip": r.clip.file, "label": r.clip.label,
-                             "kind": kind, "true": true, "recipe_true": recipe})
+    per, hits = stream_rows(args, sources, off,
+                            lambda s: maker(s, folds_, made, scope, None if cuts is None else cuts[s]), made)
+    rows = [{**row, "t": t, "source": s, "clip": r.clip.file, "label": r.clip.label, "kind": kind, "true": true,
+             "recipe_true": kind == "recipe" and any(abs(t - o) <= TOL_S for o in r.recipe)}
+            for s, r, row, t, kind, true in hits]
     return per, rows, made
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from _clap_tables import add_stream_options
 from _reference import SHARED_DATA, data_refused
-from clap_false_claps import TOL_S, Recorder, bar_table, load_folds
+from clap_false_claps import Recorder, bar_table, load_folds, stream_rows
 from clap_ring_stream import delays
 
 from sensekit.audio.clap_wait import WaitModel
@@ -92,25 +92,10 @@ def maker(s: str, folds_: Folds, made: list[TrainRecorder], veto: TrainVeto | No
 
 def run(args: argparse.Namespace, sources: list[str], off: int, vetoes: dict[str, TrainVeto | None],
         folds_: Folds) -> tuple[dict[str, Any], list[dict[str, Any]], list[TrainRecorder]]:
-    from sensekit.evaluation.audio.evaluate import evaluate
-
-    per: dict[str, Any] = {}
-    rows: list[dict[str, Any]] = []
     made: list[TrainRecorder] = []
-    for s in sources:
-        first = len(made)
-        e = evaluate(SHARED_DATA, block=args.block, offset=off, book=False, only_sources=[s],
-                     make=maker(s, folds_, made, vetoes.get(s)))
-        if s not in e.sources:
-            continue
-        per[s] = e.sources[s]
-        for r, det in zip(e.results, made[first:]):
-            kind = "onsets" if r.clip.onsets else ("recipe" if r.clip.label == "clap" else "negative")
-            for row in det.rows:
-                t = row["t"] - off / (det._meter.rate or 1)
-                true = kind == "onsets" and any(abs(t - o) <= TOL_S for o in r.clip.onsets)
-                rows.append({"t": t, "train": row["train"], "t_minus_T": row["t_minus_T"], "close": row["close"],
-                             "source": s, "clip": r.clip.file, "kind": kind, "true": true})
+    per, hits = stream_rows(args, sources, off, lambda s: maker(s, folds_, made, vetoes.get(s)), made)
+    rows = [{"t": t, "train": row["train"], "t_minus_T": row["t_minus_T"], "close": row["close"], "source": s,
+             "clip": r.clip.file, "kind": kind, "true": true} for s, r, row, t, kind, true in hits]
     return per, rows, made
 
 
