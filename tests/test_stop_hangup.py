@@ -28,11 +28,19 @@ def _env() -> dict[str, str]:
     return dict(os.environ, PYGAME_HIDE_SUPPORT_PROMPT="1", SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
 
 
+def _hangup_acts() -> None:
+    """In the child before it runs: SIGHUP's default action, as in a terminal's session, whatever
+    the test runner inherited (a CI job started under nohup ignores SIGHUP, and so would every
+    child: then each test below would pass or fail by how the suite was started)."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _signalled(args: list[str], cwd: Path, ready: Callable[[], bool], *sigs: int,
                ignore_hup: bool = False) -> tuple[int, str, str]:
     """Run ``sensekit ARGS``, send each of ``sigs`` in turn once ``ready()`` (or after 60 s),
     and return the exit status, stdout and stderr."""
     def setup() -> None:
+        _hangup_acts()
         if ignore_hup:                            # what nohup does before it runs the command
             signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
@@ -92,7 +100,8 @@ def test_events_on_sighup_stops_as_on_sigterm(tmp_path: Path, demo: None) -> Non
     with out_file.open("w") as sink:
         proc = subprocess.Popen([sys.executable, "-m", "sensekit", "events", "demo", "--loop", "--realtime",
                                  "--jsonl", "--stats", "--osc", f"127.0.0.1:{free_udp_port()}"],
-                                env=_env(), cwd=tmp_path, stdout=sink, stderr=subprocess.PIPE, text=True)
+                                env=_env(), cwd=tmp_path, stdout=sink, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=_hangup_acts)
         try:
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline and out_file.stat().st_size == 0:
@@ -163,6 +172,7 @@ def _terminal_closed(args: list[str], cwd: Path, ready: Callable[[], bool]) -> i
     pid, fd = pty.fork()
     if pid == 0:                                          # the child: never returns
         try:
+            _hangup_acts()
             os.chdir(cwd)
             os.execve(sys.executable, [sys.executable, "-m", "sensekit", *args], _env())
         finally:
