@@ -55,7 +55,7 @@ import numpy as np
 
 from sensekit.capture.base import Source, VideoFrame, as_bgr
 from sensekit.capture.devices import _quiet_ffmpeg_env, camera_not_found, quiet_opencv
-from sensekit.errors import SourceError
+from sensekit.errors import DeviceUnavailableError, SourceError
 from sensekit.events import Event, SourceLost, SourceRestored
 from sensekit.validate import check_int_range, check_positive
 
@@ -205,14 +205,15 @@ class CameraSource(Source):
             return camera_not_found(self.device, self.max_camera_index)
         if self.is_url:
             reason = _connect_reason(self.device, self.open_timeout_ms / 1000.0)
-            return SourceError(f"cannot open camera stream {self.device!r}: {reason}")
+            return DeviceUnavailableError(f"cannot open camera stream {self.device!r}: {reason}")
         if os.path.isdir(self.device):
             from pathlib import Path
 
             from sensekit.capture.spec import not_a_media_file
             return SourceError(not_a_media_file(Path(self.device), self.description))
         if not os.path.exists(self.device):
-            return SourceError(f"no camera {self.device!r}: a camera is an index (camera:0; "
+            kind = DeviceUnavailableError if self.device.startswith("/dev/") else SourceError  # may appear
+            return kind(f"no camera {self.device!r}: a camera is an index (camera:0; "
                                f"`sensekit devices` lists them), a stream URL or a video file that exists")
         return SourceError(f"cannot open {self.device!r} as a camera: OpenCV cannot decode it as video")
 
@@ -229,8 +230,9 @@ class CameraSource(Source):
         captured_at = time.monotonic()
         if not ok or image is None:
             cap.release()
-            raise SourceError(f"camera {self.device!r} opened but delivered no frame "
-                              f"within {self.read_timeout_ms} ms")
+            kind = SourceError if self.is_file else DeviceUnavailableError   # a device may yet deliver
+            raise kind(f"camera {self.device!r} opened but delivered no frame "
+                       f"within {self.read_timeout_ms} ms")
         h, w = image.shape[:2]
         self.frame_size = (w, h)
         fps = cap.get(cv2.CAP_PROP_FPS)

@@ -70,7 +70,7 @@ import numpy as np
 
 from sensekit.capture.base import UNITY_GAIN, AudioBlock, Source
 from sensekit.capture.devices import MicrophoneInfo, find_microphone, import_sounddevice
-from sensekit.errors import ConfigError, SourceError
+from sensekit.errors import ConfigError, DeviceUnavailableError, SourceError
 from sensekit.events import Event, SourceLost, SourceRestored
 from sensekit.validate import check_int_range, check_positive, check_range
 
@@ -241,7 +241,7 @@ class MicrophoneSource(Source):
             self._late_s = max(LATE_RESYNC_S, 4.0 * float(getattr(stream, "latency", 0.0) or 0.0))
             stream.start()
         except Exception as exc:  # noqa: BLE001 - PortAudioError, ValueError from sounddevice
-            raise SourceError(
+            raise DeviceUnavailableError(   # busy, or not ready yet at boot: try again later
                 f"cannot open microphone [{info.index}] {info.name!r} at {self.sample_rate} Hz, "
                 f"{self.channels} channel(s), {self.dtype}: {exc}") from None
         self._stream = stream

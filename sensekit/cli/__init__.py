@@ -8,7 +8,8 @@ of their ``add_parser`` call, read from the source (keep it a literal string).
 
 Errors that sensekit raises on purpose (``SensekitError``), bad arguments
 (argparse's message, without the usage block) and operating-system errors while
-writing (disk full...) print as one plain line and exit with status 2; Ctrl-C
+writing (disk full...) print as one plain line and exit with status 2, or 75 (``EXIT_TEMPFAIL``)
+for a device named by the source that is not there yet (``sensekit.errors.exit_status``); Ctrl-C
 exits with 130; ``sensekit`` with no command is such a mistake (``--help`` exits 0). The
 closing lines of a command that writes files (``saved PATH``, ``wrote PATH``, ``screenshot:
 PATH``) go to stdout and name each file by its full path; errors, warnings and progress go
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, NoReturn
 from sensekit import __version__
 from sensekit.cli.paths import check_outputs_apart
 from sensekit.cli.signals import terminal_gone
-from sensekit.errors import SensekitError
+from sensekit.errors import SensekitError, exit_status
 from sensekit.settings.presets import the_book
 from sensekit.ratelimit import flush_rate_limit, install_rate_limit
 
@@ -218,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose > 1:
             raise
         print(f"sensekit: error: {exc}", file=sys.stderr)
-        return 2
+        return exit_status(exc)
     except KeyboardInterrupt:
         return _interrupted()
     except BrokenPipeError:

@@ -75,8 +75,11 @@ def build_source(args: argparse.Namespace) -> Source:
             continue
         found.append(src)
     if not found:
-        from sensekit.errors import DeviceNotFoundError
-        kind = DeviceNotFoundError if all(isinstance(e, DeviceNotFoundError) for e in errors) else SourceError
+        from sensekit.errors import DeviceNotFoundError, DeviceUnavailableError
+        kind: type[SourceError] = SourceError
+        if all(isinstance(e, DeviceUnavailableError) for e in errors):
+            kind = DeviceNotFoundError if all(isinstance(e, DeviceNotFoundError) for e in errors) \
+                else DeviceUnavailableError
         found_none = "; ".join(str(e)[:1].lower() + str(e)[1:] for e in errors)
         raise kind(f"nothing to record: {found_none} (to record a file or a recording instead: "
                    "--source SPEC, e.g. --source demo)")

@@ -292,6 +292,21 @@ def test_refused_stream_url_names_the_url_promptly():
     assert not isinstance(info.value, DeviceNotFoundError)
 
 
+def test_a_stream_that_does_not_answer_yet_exits_75_and_a_missing_file_2(tmp_path, capsys):
+    """A stream (or camera) not there at start is EX_TEMPFAIL, so a unit restarts the piece; a
+    file that does not exist is a wrong setting (2): waiting will not make it appear."""
+    from sensekit.cli import main
+
+    url = f"http://127.0.0.1:{_closed_port()}/stream.mjpg"
+    assert main(["events", f"camera:{url}", "--max-items", "1"]) == 75
+    err = capsys.readouterr().err
+    assert err.startswith(f"sensekit: error: cannot open camera stream {url!r}: ") and err.count("\n") == 1, err
+    assert main(["events", f"camera:{tmp_path / 'nope.mp4'}", "--max-items", "1"]) == 2
+    assert capsys.readouterr().err.startswith(f"sensekit: error: no camera '{tmp_path / 'nope.mp4'}'")
+    assert main(["events", "camera:/dev/video97", "--max-items", "1"]) == 75
+    assert capsys.readouterr().err.startswith("sensekit: error: no camera '/dev/video97'")
+
+
 def test_read_after_close_is_eof(server):
     cam = CameraSource(server.url)
     cam.open()
