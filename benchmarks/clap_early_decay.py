@@ -20,20 +20,16 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _clap_tables import add_stream_options
-from _reference import SHARED_DATA, data_refused
-from clap_false_claps import TOL_S, Recorder, auc, bar_table, load_folds, stream_rows
+from _reference import SHARED_DATA
+from clap_false_claps import Folds, Recorder, TOL_S, auc, bar_table, fold_parser, folds_and_sources, stream_rows
 from clap_ring_stream import delays
 
 from sensekit.audio.clap_wait import WaitModel
 from sensekit.evaluation.audio.clap_early_decay import early_available, low_rise_db
 from sensekit.evaluation.audio.clap_mel_score import LinearScore
-
-Folds = tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, LinearScore]]
 
 
 class EarlyRecorder(Recorder):
@@ -129,17 +125,13 @@ def listing(rows: list[dict[str, Any]], off: int) -> None:
 def main() -> int:
     from sensekit.evaluation.audio.evaluate import format_sources
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--folds", type=Path, required=True)
-    ap.add_argument("--out", type=Path, required=True)
-    add_stream_options(ap, curve_offsets=None)       # its curve takes --offsets
-    ap.add_argument("--sources", default="")
+    ap = fold_parser(__doc__)
     ap.add_argument("--veto", action="store_true")
     args = ap.parse_args()
-    if data_refused():
+    loaded = folds_and_sources(args)
+    if loaded is None:
         return 2
-    folds_ = load_folds(args.folds)
-    sources = args.sources.split(",") if args.sources else sorted(folds_[0])
+    folds_, sources = loaded
     cuts = None
     if args.veto:
         cuts = nested_cuts(json.loads((args.out / "EARLY_0.json").read_text()), sources)

@@ -89,7 +89,29 @@ class Recorder(Shipped):
         return clap
 
 
-def load_folds(d: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, LinearScore]]:
+Folds = tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, LinearScore]]
+
+
+def fold_parser(doc: str | None) -> argparse.ArgumentParser:
+    """The options every held-out false-claps benchmark takes: the folds, the output folder, the
+    stream options (its curve takes ``--offsets``) and ``--sources`` (default: every fold's)."""
+    ap = argparse.ArgumentParser(description=(doc or "").split("\n")[0])
+    ap.add_argument("--folds", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    add_stream_options(ap, curve_offsets=None)
+    ap.add_argument("--sources", default="")
+    return ap
+
+
+def folds_and_sources(args: argparse.Namespace) -> tuple[Folds, list[str]] | None:
+    """The folds of ``--folds`` and the sources to run, or None once the missing shared data is said."""
+    if data_refused():
+        return None
+    folds_ = load_folds(args.folds)
+    return folds_, (args.sources.split(",") if args.sources else sorted(folds_[0]))
+
+
+def load_folds(d: Path) -> Folds:
     trees = json.loads((d / "TREES.json").read_text())["models"]
     folds = json.loads((d / "WAIT_FOLDS.json").read_text())
     ring = json.loads((d / "RING_130_late_above_db.json").read_text())
@@ -140,7 +162,7 @@ def stream_rows(args: argparse.Namespace, sources: list[str], off: int,
 
 
 def run(args: argparse.Namespace, sources: list[str], off: int, cuts: dict[str, float] | None,
-        folds_: tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, LinearScore]]) -> tuple[
+        folds_: Folds) -> tuple[
             dict[str, Any], list[dict[str, Any]], list[Recorder]]:
     made: list[Recorder] = []
     per, hits = stream_rows(args, sources, off,
@@ -218,17 +240,13 @@ def nested_cuts(rows: list[dict[str, Any]], sources: list[str]) -> dict[str, flo
 def main() -> int:
     from sensekit.evaluation.audio.evaluate import format_sources
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--folds", type=Path, required=True)
-    ap.add_argument("--out", type=Path, required=True)
-    add_stream_options(ap, curve_offsets=None)       # its curve takes --offsets
-    ap.add_argument("--sources", default="")
+    ap = fold_parser(__doc__)
     ap.add_argument("--veto", action="store_true")
     args = ap.parse_args()
-    if data_refused():
+    loaded = folds_and_sources(args)
+    if loaded is None:
         return 2
-    folds_ = load_folds(args.folds)
-    sources = args.sources.split(",") if args.sources else sorted(folds_[0])
+    folds_, sources = loaded
     cuts = None
     if args.veto:
         cuts = nested_cuts(json.loads((args.out / "CLAPS_0.json").read_text()), sources)

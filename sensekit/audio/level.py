@@ -86,7 +86,7 @@ def mono(samples: np.ndarray, *, channels: int | None = None, index: int = 0) ->
         raise ConfigError(f"audio block {index} must hold real numbers (float32, full scale 1.0), "
                           f"got dtype {x.dtype}")
     if x.dtype.kind in "iu":                 # integer PCM: to full scale 1.0, as the recorder reads it
-        x = _int_to_float(x)
+        x = pcm_to_float(x)
     if x.ndim == 2:
         ch = _channels(x, channels, index)
         x = x[:, 0] if ch == 1 else x.mean(axis=1, dtype=np.float32)
@@ -111,11 +111,6 @@ def _channels(x: np.ndarray, channels: int | None, index: int) -> int:
         raise ConfigError(f"audio block {index} has shape {tuple(x.shape)} ({ch} channels) "
                           f"but {what} was configured")
     return ch
-
-
-def _int_to_float(x: np.ndarray) -> np.ndarray:
-    """Integer PCM samples to float32 with full scale 1.0 (``wav.pcm_to_float``: the recorder's too)."""
-    return pcm_to_float(x)
 
 
 def level(samples: np.ndarray, *, gain: float = UNITY_GAIN) -> float:
