@@ -182,6 +182,8 @@ class Bursts:
     #: (n,) ``clap_floor.FloorRoute.floor_spread_db`` of each burst, NaN when its peak lacks the
     #: route's history (``collect(patches=True)``; the sixteenth pass's gate)
     S: np.ndarray | None = None
+    #: (n, k) the ``collect(extra=...)`` measurements of each burst on its copy at its peak sample
+    E: np.ndarray | None = None
 
 
 _NEUTRAL = {"depth": 1, "base": 0.0, "feature": [[0]], "threshold": [[float("inf")]],
@@ -303,10 +305,12 @@ class _Clips:
 
 def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
             progress: Callable[[str], None] | None = None,
-            synth: Iterable[str] = SYNTHETIC_KINDS, patches: bool = False) -> Bursts:
+            synth: Iterable[str] = SYNTHETIC_KINDS, patches: bool = False,
+            extra: Callable[[np.ndarray, int, int], Iterable[float]] | None = None) -> Bursts:
     """Stream every clip and its augmented copies; return all judged bursts. ``synth``: the
     kinds of synthetic hard negatives (``SYNTH_CLIPS`` clips each, source ``SYNTH``).
-    ``patches``: also each burst's ``clap_patch.BurstPatch`` (``Bursts.P``)."""
+    ``patches``: also each burst's ``clap_patch.BurstPatch`` (``Bursts.P``). ``extra(x, p, rate)``:
+    also measurements of each burst on its copy ``x`` at its peak sample ``p`` (``Bursts.E``)."""
     from sensekit.audio.clap_floor import FloorRoute
     from sensekit.evaluation.audio.clap_patch import BurstPatch
 
@@ -314,6 +318,7 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
     rows: list[tuple[Any, ...]] = []
     cut: list[np.ndarray] = []
     spread: list[float] = []
+    more: list[list[float]] = []
     counts: dict[str, int] = {}
     for c in sources.clips:
         x, rate = sources.audio[c.file]
@@ -327,6 +332,8 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
             feats = judged_bursts(y, r)
             labels = label_bursts(feats, times) if c.label == "clap" else [0] * len(feats)
             rows.extend((f.vector(), lab, c.source, bg_source, variant, c.file) for f, lab in zip(feats, labels))
+            if extra is not None:
+                more.extend(list(extra(y, round(f.t_peak * r), r)) for f in feats)
             if patches:
                 bp, fr = BurstPatch(r), FloorRoute(r)
                 for f in feats:
@@ -342,7 +349,7 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
 
     return Bursts(X, col(1).astype(int), col(2), col(3), col(4), col(5), counts,
                   {c.file: c.label for c in sources.clips}, np.array(cut) if patches else None,
-                  np.array(spread) if patches else None)
+                  np.array(spread) if patches else None, np.array(more) if extra is not None else None)
 
 
 def collect_cached(data: Path, cache: Path | None, *, augment: Iterable[str] = AUGMENTATIONS,
