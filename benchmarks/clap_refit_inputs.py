@@ -57,8 +57,8 @@ def collect_extra(out: Path, patch: Path) -> ct.Bursts:
     z = np.load(patch, allow_pickle=False)
     keep = z["variant"] != ct.SPEECH0
     meta = {k: z[k].tolist() for k in ("on_k", "on_v", "lab_k", "lab_v")}
-    b = ct.Bursts(z["X"][keep], z["y"][keep], *(z[k][keep] for k in KEYS),
-                  dict(zip(meta["on_k"], meta["on_v"])), dict(zip(meta["lab_k"], meta["lab_v"])))
+    b = ct.Bursts(z["X"][keep], z["y"][keep], z["source"][keep], z["background"][keep], z["variant"][keep],
+                  z["clip"][keep], dict(zip(meta["on_k"], meta["on_v"])), dict(zip(meta["lab_k"], meta["lab_v"])))
     cache = out / "EXTRA.npz"
     if not cache.is_file():
         got = ct.collect(SHARED_DATA, extra=extra_inputs, progress=lambda f: None)
