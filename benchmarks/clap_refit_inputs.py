@@ -20,7 +20,8 @@ look), 512-sample blocks, route off; the per-source table, the delays, the bar a
 each offset; then the noise curve. The untouched side is ``clap_false_claps.py --folds`` the same folds.
 
 ``--cost CLIP``: us per 512-sample block of the shipped ``ClapDetector`` and of a ``RefitDetector``
-(fold ``--control``'s refit trees) on one clip, interleaved in the same process, and the ratio.
+(fold ``--control``'s refit trees and wait; otherwise the shipped settings, the floor route on) on one
+clip, interleaved in the same process (best of 5 each), and the ratio.
 
 Usage: .venv/bin/python benchmarks/clap_refit_inputs.py --folds /tmp/claps30 --out /tmp/claps40 --build \\
            --patch /tmp/claps20/PATCH.npz
@@ -151,26 +152,41 @@ def stream(args: argparse.Namespace, folds_: Folds, sources: list[str]) -> None:
 def cost(args: argparse.Namespace, folds_: Folds, clip: Path, rounds: int = 5) -> None:
     """us per block of the shipped detector and of a RefitDetector on ``clip``, interleaved."""
     from sensekit.audio.clap import ClapDetector
+    from sensekit.audio.clap_model import MODEL
+    from sensekit.audio.clap_wait import SHIPPED
     from sensekit.evaluation.audio.evaluate import read_wav
 
     x, rate = read_wav(clip)
-    trees, folds = folds_[0], folds_[1]
-    f, n = folds[args.control], len(range(0, len(x), args.block))
+    trees, folds, ring, lr = folds_
+    f, n, s = folds[args.control], len(range(0, len(x), args.block)), args.control
+    wm = WaitModel(ring[s], f["T"], f["margin"], f["theta"], lr[s].w, lr[s].b)
+
+    looks = [0]
 
     def run(make: Any) -> float:
         det = make()
         t0 = time.perf_counter()
         for k, i in enumerate(range(0, len(x), args.block)):
             det.process(x[i:i + args.block], i / rate, rate, index=k)
+        looks[0] = getattr(det, "measured", looks[0])
         return (time.perf_counter() - t0) / n * 1e6
 
-    best = {"shipped": float("inf"), "refit": float("inf")}
+    makers = {"shipped": ClapDetector,
+              "inputs only": lambda: RefitDetector(model=MODEL, wait_model=SHIPPED),
+              "refit": lambda: RefitDetector(model=trees[s], threshold=f["T"], wait_model=wm)}
+    best = dict.fromkeys(makers, float("inf"))
     for _ in range(rounds):
-        best["shipped"] = min(best["shipped"], run(ClapDetector))
-        best["refit"] = min(best["refit"], run(lambda: RefitDetector(model=trees[args.control], threshold=f["T"])))
-    print(f"{clip.name} ({len(x) / rate:.1f} s, {n} blocks of {args.block}), best of {rounds}: shipped "
-          f"{best['shipped']:.1f} us/block, refit ({args.control}'s fold) {best['refit']:.1f} us/block, "
-          f"ratio {best['refit'] / best['shipped']:.2f}")
+        for name, make in makers.items():
+            best[name] = min(best[name], run(make))
+    print(f"{clip.name} ({len(x) / rate:.1f} s, {n} blocks of {args.block}), best of {rounds}, us/block: shipped "
+          f"{best['shipped']:.1f}; the shipped trees and wait with the extra inputs measured (their cost alone) "
+          f"{best['inputs only']:.1f}, ratio {best['inputs only'] / best['shipped']:.2f}; refit ({s}'s fold, its T "
+          f"and wait) {best['refit']:.1f}, ratio {best['refit'] / best['shipped']:.2f}; the extra inputs measured on "
+          f"{looks[0]} bursts")
+    t0 = time.perf_counter()
+    for k in range(200):
+        extra_inputs(x, len(x) // 4 + 97 * k, rate)
+    print(f"extra_inputs: {(time.perf_counter() - t0) / 200 * 1e6:.0f} us a call at {rate} Hz")
 
 
 def main() -> int:

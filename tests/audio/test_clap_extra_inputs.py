@@ -112,6 +112,22 @@ def test_measured_on_the_buffer_as_on_the_whole_signal(rate: int) -> None:
         assert np.allclose(got, extra_inputs(x, round(f.t_peak * rate), rate), atol=1e-9)
 
 
+def test_a_plain_detector_with_the_same_trees_is_untouched() -> None:
+    """The appended scoring is the refit detector's own: a ``ClapDetector`` given the same dict, made
+    after it, scores ``FEATURES`` rows as ever."""
+    from sensekit.audio.clap import ClapDetector
+
+    rate = 16000
+    x, claps, contacts = stream(rate)
+    model = one_split(3, -1e9, -3.0, 3.0)                 # every burst 3.0, whatever its extra inputs
+    assert near(found(RefitDetector(model=model, threshold=0.0), x, rate), claps + contacts) == 6
+    plain = ClapDetector(model=model, threshold=0.0)
+    got: list[float] = []
+    for k, i in enumerate(range(0, len(x), 512)):
+        got += [c.t for c in plain.process(x[i:i + 512], i / rate, rate, index=k)]
+    assert near(got, claps + contacts) == 6
+
+
 def test_bad_input() -> None:
     with pytest.raises(ValueError, match="rate"):
         extra_inputs(np.zeros(100, np.float32), 0, 1000)

@@ -70,12 +70,14 @@ class AppendingTrees(TreeModel):
     def __init__(self, model: Model) -> None:
         super().__init__(model)
         self.pending: Callable[[], tuple[float, ...]] | None = None
+        self.measured = 0        # rows scored with ``pending()`` (the bursts whose extra inputs were measured)
 
     def score(self, v: np.ndarray) -> float:
         if len(v) == len(FEATURES):
             if self.pending is None:
                 raise ValueError("no burst to measure the extra inputs on (pending is None)")
             v = np.append(np.asarray(v, np.float64), self.pending())
+            self.measured += 1
         elif len(v) != len(FEATURES) + len(EXTRA):
             raise ValueError(f"a row of {len(FEATURES)} or {len(FEATURES) + len(EXTRA)} features, got {len(v)}")
         return super().score(v)
@@ -87,12 +89,14 @@ class RefitDetector(ClapDetector):
     sample). Everything else is ``ClapDetector``'s (the wait's ring trees see ``FEATURES`` only)."""
 
     def __init__(self, *, model: Model, **kw: Any) -> None:
-        self._trees = AppendingTrees(model)
-        super().__init__(model=model, **kw)
-        self._armed()
+        own = dict(model)        # its own dict: no other detector (nor a ClapDetector given ``model``) finds these
+        self._trees = AppendingTrees(own)
+        clap_features._MODELS[id(own)] = (own, self._trees)
+        super().__init__(model=own, **kw)
 
     def _armed(self) -> None:
-        """The detector's trees dict scored by ``_trees`` (``clap_score`` finds them by the dict)."""
+        """The detector's trees dict scored by ``_trees`` (``clap_score`` finds them by the dict; again
+        at each look, as the cache keeps the last few models only)."""
         model = self.model
         assert model is not None
         clap_features._MODELS[id(model)] = (model, self._trees)
@@ -105,3 +109,8 @@ class RefitDetector(ClapDetector):
             return super()._first_look(p, gap_ok)
         finally:
             self._trees.pending = None
+
+    @property
+    def measured(self) -> int:
+        """How many bursts' extra inputs this detector measured (the bursts its trees scored)."""
+        return self._trees.measured
