@@ -83,7 +83,6 @@ from sensekit.cli.numbers import float_in
 
 log = logging.getLogger(__name__)
 
-PATCH_PX = 9
 #: seconds of clapping `--claps` listens to first (`--clap-seconds`)
 DEFAULT_CLAP_S = 10.0
 
@@ -104,8 +103,12 @@ class Calibration:
     _sigmas: list[float] = field(default_factory=list, repr=False)
 
 
-def patch_color(image: np.ndarray, x: int, y: int, patch_px: int = PATCH_PX) -> str:
-    """``"#rrggbb"`` of the median colour of a square patch centred on (x, y) of a BGR image."""
+def patch_color(image: np.ndarray, x: int, y: int, patch_px: int | None = None) -> str:
+    """``"#rrggbb"`` of the median colour of a square patch centred on (x, y) of a BGR image; its
+    side ``patch_px`` defaults to the patch a click on the tracker samples (``tracker.patch_px``)."""
+    if patch_px is None:
+        from sensekit.vision.color_tracker import ColorTracker
+        patch_px = int(ColorTracker.SETTINGS["patch_px"].default)
     h, w = image.shape[:2]
     if not (0 <= x < w and 0 <= y < h):
         raise ConfigError(f"--pick-color {x},{y} is outside the {w}x{h} frame")
