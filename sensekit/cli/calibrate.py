@@ -85,6 +85,8 @@ log = logging.getLogger(__name__)
 
 #: seconds of clapping `--claps` listens to first (`--clap-seconds`)
 DEFAULT_CLAP_S = 10.0
+#: seconds of the source measured (`--seconds`): the floors, and with `--claps` the room after the claps
+DEFAULT_SECONDS, DEFAULT_ROOM_S = 5.0, 30.0
 
 
 @dataclass
@@ -342,7 +344,7 @@ def settle_options(args: argparse.Namespace) -> bool:
     if args.clap_seconds is None:
         args.clap_seconds = DEFAULT_CLAP_S
     if args.seconds is None:
-        args.seconds = 30.0 if claps else 5.0
+        args.seconds = DEFAULT_ROOM_S if claps else DEFAULT_SECONDS
     return claps
 
 
@@ -417,8 +419,8 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--out", type=OutputPath(".toml", replaced=True), required=True, metavar="FILE",
                    help="profile to write, .toml (edited in place if it exists)")
     p.add_argument("--seconds", type=float_in(0, 3600), default=None, metavar="S",
-                   help="how much of the source to measure (default 5; with --claps, the room "
-                        "part, default 30)")
+                   help=f"how much of the source to measure (default {DEFAULT_SECONDS:g}; with --claps, the "
+                        f"room part, default {DEFAULT_ROOM_S:g})")
     p.add_argument("--claps", action="store_true",
                    help="teach the clap detector this venue: claps first (--clap-seconds), then "
                         "the room as it usually sounds (--seconds)")
