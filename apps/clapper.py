@@ -53,7 +53,7 @@ class Clapper(App, section="clapper",
         "activity: every activating activity event toggles it (the book)", choices=("clap", "activity"))
 
     def stages(self) -> list[AudioStage]:
-        self.audio = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker(count=2, max_gap_ms=600.0),
+        self.audio = AudioStage(clap=ClapDetector(), pattern=ClapPatternTracker(count=2),
                                 activity=ActivityDetector())
         return [self.audio]
 

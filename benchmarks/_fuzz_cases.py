@@ -392,7 +392,7 @@ def fuzz_files(sweep: Sweep, n: int) -> None:
     import logging
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests.test_fuzz import mutate_text
+    from tests.fuzz_mutate import mutate_text
 
     from sensekit.errors import ConfigError
 

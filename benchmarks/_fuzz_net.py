@@ -27,7 +27,7 @@ from _fuzz_cases import Sweep
 from _replay_panel import start_replay_panel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.test_fuzz import mutate_bytes, mutate_text
+from tests.fuzz_mutate import mutate_bytes, mutate_text
 
 
 # --- the panel ------------------------------------------------------------------------------

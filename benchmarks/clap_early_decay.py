@@ -23,11 +23,10 @@ import json
 from typing import Any
 
 import numpy as np
-from _reference import SHARED_DATA
-from clap_false_claps import Folds, Recorder, TOL_S, auc, bar_table, fold_parser, folds_and_sources, stream_rows
+from clap_false_claps import (Folds, Recorder, TOL_S, auc, bar_table, fold_maker, fold_parser, folds_and_sources,
+                              offsets_of, print_curve, stream_rows)
 from clap_ring_stream import delays
 
-from sensekit.audio.clap_wait import WaitModel
 from sensekit.evaluation.audio.clap_early_decay import early_available, low_rise_db
 from sensekit.evaluation.audio.clap_mel_score import LinearScore
 
@@ -44,7 +43,7 @@ class EarlyRecorder(Recorder):
         return super()._holds(p) or self._cut is None
 
     def _judge(self, p: int, onset: int) -> Any:
-        last, n_recent, n_dec, n_rows = self._last_clap, len(self._recent), len(self.decisions), len(self.rows)
+        mark = self._mark()
         clap = super()._judge(p, onset)
         if clap is None:
             return None
@@ -53,32 +52,17 @@ class EarlyRecorder(Recorder):
         row = self.rows[-1]
         row.update(low_rise_db=low_rise_db(x, p - b0, rate), early_in=early_available(len(x), p - b0, rate))
         if self._cut is not None and row["early_in"] and not row["close"] and row["low_rise_db"] > self._cut:
-            self._last_clap = last                  # as if the burst had not been a clap
-            while len(self._recent) > n_recent:
-                self._recent.pop()
-            del self.decisions[n_dec:]
-            del self.rows[n_rows:]
+            self._undo(mark)
             return None
         return clap
-
-
-def maker(s: str, folds_: Folds, made: list[EarlyRecorder], cut: float | None) -> Any:
-    trees, folds, ring, lr = folds_
-    f = folds[s]
-    wm = WaitModel(ring[s], f["T"], f["margin"], f["theta"], lr[s].w, lr[s].b)
-
-    def make() -> EarlyRecorder:
-        det = EarlyRecorder(lr[s], cut, model=trees[s], threshold=f["T"], noise_route=False, wait_model=wm)
-        made.append(det)
-        return det
-    return make
 
 
 def run(args: argparse.Namespace, sources: list[str], off: int, cuts: dict[str, float] | None,
         folds_: Folds) -> tuple[dict[str, Any], list[dict[str, Any]], list[EarlyRecorder]]:
     made: list[EarlyRecorder] = []
     per, hits = stream_rows(args, sources, off,
-                            lambda s: maker(s, folds_, made, None if cuts is None else cuts[s]), made)
+                            lambda s: fold_maker(EarlyRecorder, s, folds_, made, None if cuts is None else cuts[s]),
+                            made)
     rows = [{**row, "t": t, "source": s, "clip": r.clip.file, "label": r.clip.label, "kind": kind, "true": true,
              "recipe_true": kind == "recipe" and any(abs(t - o) <= TOL_S for o in r.recipe)}
             for s, r, row, t, kind, true in hits]
@@ -137,7 +121,7 @@ def main() -> int:
         cuts = nested_cuts(json.loads((args.out / "EARLY_0.json").read_text()), sources)
         print("cut per held-out source (nested): " + ", ".join(f"{s} {v:.2f}" for s, v in cuts.items()), flush=True)
     name = "veto" if args.veto else "measure"
-    for off in [int(v) for v in args.offsets.split(",")]:
+    for off in offsets_of(args):
         per, rows, made = run(args, sources, off, cuts, folds_)
         print(format_sources(per, title=f"{name} off {off}"))
         print(f"decision delay ({name}, off {off}): {delays(made)}", flush=True)
@@ -148,15 +132,9 @@ def main() -> int:
         listing(rows, off)
         bar_table(per, rows, off)
     if not args.no_curve:
-        from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
-
         made_c: list[EarlyRecorder] = []
-        points = noise_curve(SHARED_DATA, offsets=[int(v) for v in args.offsets.split(",")], block=args.block,
-                             make_for=lambda s: maker(s, folds_, made_c, None if cuts is None else cuts[s]),
-                             only_sources=sources, kinds=args.kinds.split(","),
-                             snrs_db=[float(v) for v in args.snrs.split(",")])
-        print(f"noise curve: {name}, leave-one-source-out (nested)")
-        print(format_curve(points))
+        print_curve(args, sources,
+                    lambda s: fold_maker(EarlyRecorder, s, folds_, made_c, None if cuts is None else cuts[s]), name)
         print(f"decision delay ({name}, noise curve): {delays(made_c)}", flush=True)
     return 0
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 from _clap_tables import add_stream_options
@@ -41,6 +41,11 @@ from sensekit.evaluation.audio.clap_mel_score import LinearScore
 
 TOL_S = 0.06
 BAR = 0.1
+
+
+#: a detector's record of claps at one moment: the last clap's peak, how many recent claps,
+#: decisions and rows it holds (``Recorder._mark``)
+Mark = tuple[int, int, int, int]
 
 
 class Recorder(Shipped):
@@ -58,8 +63,21 @@ class Recorder(Shipped):
         self._seen = (p, got[0], got[2], got[3])
         return got
 
+    def _mark(self) -> Mark:
+        """Where the detector's record of claps stands now, for ``_undo``."""
+        return self._last_clap, len(self._recent), len(self.decisions), len(self.rows)
+
+    def _undo(self, mark: Mark) -> None:
+        """Back to ``mark``: as if the burst judged since had not been a clap."""
+        last, n_recent, n_dec, n_rows = mark
+        self._last_clap = last
+        while len(self._recent) > n_recent:
+            self._recent.pop()
+        del self.decisions[n_dec:]
+        del self.rows[n_rows:]
+
     def _judge(self, p: int, onset: int) -> Any:
-        last, n_recent, n_dec = self._last_clap, len(self._recent), len(self.decisions)
+        mark = self._mark()
         clap = super()._judge(p, onset)
         if clap is None:
             return None
@@ -67,10 +85,7 @@ class Recorder(Shipped):
         x = self._buf[: self._end - b0]
         attack = attack_peak_db(x, p - b0, rate)
         if self._veto is not None and attack > self._veto:
-            self._last_clap = last                  # as if the burst had not been a clap
-            while len(self._recent) > n_recent:
-                self._recent.pop()
-            del self.decisions[n_dec:]
+            self._undo(mark)
             return None
         sp, vals, t, close = self._seen
         wm = self.wait_model
@@ -121,16 +136,39 @@ def load_folds(d: Path) -> Folds:
     return trees, folds, ring, lr
 
 
-def maker(s: str, trees: dict[str, Any], folds: dict[str, Any], ring: dict[str, Any],
-          lr: dict[str, LinearScore], made: list[Recorder], veto: float | None = None) -> Any:
+R = TypeVar("R", bound=Recorder)
+
+
+def fold_maker(cls: Callable[..., R], s: str, folds_: Folds, made: list[R], *extra: Any) -> Callable[[], R]:
+    """``make`` for held-out source ``s``: each call a ``cls(lr, *extra, ...)`` with ``s``'s fold (its
+    trees, threshold, wait and log-mel score; route off), appended to ``made``."""
+    trees, folds, ring, lr = folds_
     f = folds[s]
     wm = WaitModel(ring[s], f["T"], f["margin"], f["theta"], lr[s].w, lr[s].b)
 
-    def make() -> Recorder:
-        det = Recorder(lr[s], veto, model=trees[s], threshold=f["T"], noise_route=False, wait_model=wm)
+    def make() -> R:
+        det = cls(lr[s], *extra, model=trees[s], threshold=f["T"], noise_route=False, wait_model=wm)
         made.append(det)
         return det
     return make
+
+
+def offsets_of(args: argparse.Namespace) -> list[int]:
+    """``--offsets`` as numbers."""
+    return [int(v) for v in args.offsets.split(",")]
+
+
+def print_curve(args: argparse.Namespace, sources: list[str], make_for: Callable[[str], Callable[[], Any]],
+                name: str) -> None:
+    """The noise curve (``--offsets``, ``--kinds``, ``--snrs``; leave one source out) of the detectors
+    ``make_for(source)`` makes, printed under ``name``; the caller prints their decision delays."""
+    from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
+
+    points = noise_curve(SHARED_DATA, offsets=offsets_of(args), block=args.block, make_for=make_for,
+                         only_sources=sources, kinds=args.kinds.split(","),
+                         snrs_db=[float(v) for v in args.snrs.split(",")])
+    print(f"noise curve: {name}, leave-one-source-out (nested)")
+    print(format_curve(points))
 
 
 #: one row a detector recorded, where it was: (source, the clip's result, the row, its time in the
@@ -166,7 +204,7 @@ def run(args: argparse.Namespace, sources: list[str], off: int, cuts: dict[str, 
             dict[str, Any], list[dict[str, Any]], list[Recorder]]:
     made: list[Recorder] = []
     per, hits = stream_rows(args, sources, off,
-                            lambda s: maker(s, *folds_, made, None if cuts is None else cuts[s]), made)
+                            lambda s: fold_maker(Recorder, s, folds_, made, None if cuts is None else cuts[s]), made)
     rows = [{**row, "t": t, "source": s, "clip": r.clip.file, "label": r.clip.label, "kind": kind, "true": true}
             for s, r, row, t, kind, true in hits]
     return per, rows, made
@@ -252,7 +290,7 @@ def main() -> int:
         cuts = nested_cuts(json.loads((args.out / "CLAPS_0.json").read_text()), sources)
         print("attack_peak_db cut per held-out source (nested): "
               + ", ".join(f"{s} {v:.1f}" for s, v in cuts.items()), flush=True)
-    for off in [int(v) for v in args.offsets.split(",")]:
+    for off in offsets_of(args):
         per, rows, made = run(args, sources, off, cuts, folds_)
         name = "veto" if args.veto else "shipped wait"
         print(format_sources(per, title=f"{name} off {off}"))
@@ -264,16 +302,10 @@ def main() -> int:
         if not args.veto and off == 0:
             feature_table(rows)
     if not args.no_curve:
-        from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
-
         made_c: list[Recorder] = []
-        points = noise_curve(SHARED_DATA, offsets=[int(v) for v in args.offsets.split(",")], block=args.block,
-                             make_for=lambda s: maker(s, *folds_, made_c, None if cuts is None else cuts[s]),
-                             only_sources=sources, kinds=args.kinds.split(","),
-                             snrs_db=[float(v) for v in args.snrs.split(",")])
         name = "veto" if args.veto else "shipped wait"
-        print(f"noise curve: {name}, leave-one-source-out (nested)")
-        print(format_curve(points))
+        print_curve(args, sources, lambda s: fold_maker(Recorder, s, folds_, made_c, None if cuts is None else cuts[s]),
+                    name)
         print(f"decision delay ({name}, noise curve): {delays(made_c)}", flush=True)
     return 0
 

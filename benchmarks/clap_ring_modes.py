@@ -31,12 +31,11 @@ import json
 from typing import Any
 
 import numpy as np
-from _reference import SHARED_DATA
-from clap_false_claps import Folds, Recorder, TOL_S, auc, bar_table, fold_parser, folds_and_sources, stream_rows
+from clap_false_claps import (Folds, Recorder, TOL_S, auc, bar_table, fold_maker, fold_parser, folds_and_sources,
+                              offsets_of, print_curve, stream_rows)
 from clap_ring_stream import delays
 
 from sensekit.audio.clap_features import FEATURES
-from sensekit.audio.clap_wait import WaitModel
 from sensekit.evaluation.audio.clap_mel_score import LinearScore
 from sensekit.evaluation.audio.clap_ring_modes import ring_available, ring_line_db, ring_peak_db
 
@@ -68,7 +67,7 @@ class RingRecorder(Recorder):
         return bool(in_scope) and row["ring_line_db"] > self._cut
 
     def _judge(self, p: int, onset: int) -> Any:
-        last, n_recent, n_dec, n_rows = self._last_clap, len(self._recent), len(self.decisions), len(self.rows)
+        mark = self._mark()
         clap = super()._judge(p, onset)
         if clap is None:
             return None
@@ -78,26 +77,13 @@ class RingRecorder(Recorder):
         row.update(ring_line_db=ring_line_db(x, p - b0, rate), ring_peak_db=ring_peak_db(x, p - b0, rate),
                    ring_in=ring_available(len(x), p - b0, rate), gated=row["fall20_ms"] >= RING_GATE_MS)
         if self._vetoes(row):
-            self._last_clap = last                  # as if the burst had not been a clap
-            while len(self._recent) > n_recent:
-                self._recent.pop()
-            del self.decisions[n_dec:]
-            del self.rows[n_rows:]
+            self._undo(mark)
             return None
         return clap
 
 
 def maker(s: str, folds_: Folds, made: list[RingRecorder], scope: str | None, cut: float | None) -> Any:
-    trees, folds, ring, lr = folds_
-    f = folds[s]
-    wm = WaitModel(ring[s], f["T"], f["margin"], f["theta"], lr[s].w, lr[s].b)
-
-    def make() -> RingRecorder:
-        det = RingRecorder(lr[s], scope, cut, scope is None, model=trees[s], threshold=f["T"],
-                           noise_route=False, wait_model=wm)
-        made.append(det)
-        return det
-    return make
+    return fold_maker(RingRecorder, s, folds_, made, scope, cut, scope is None)
 
 
 def run(args: argparse.Namespace, sources: list[str], off: int, scope: str | None,
@@ -179,7 +165,7 @@ def main() -> int:
         print(f"{args.veto} cut per held-out source (nested): " + ", ".join(f"{s} {v:.2f}" for s, v in cuts.items()),
               flush=True)
     name = f"veto {args.veto}" if args.veto else "measure"
-    for off in [int(v) for v in args.offsets.split(",")]:
+    for off in offsets_of(args):
         per, rows, made = run(args, sources, off, args.veto, cuts, folds_)
         print(format_sources(per, title=f"{name} off {off}"))
         print(f"decision delay ({name}, off {off}): {delays(made)}", flush=True)
@@ -191,16 +177,9 @@ def main() -> int:
         if not args.veto:
             feature_table(rows)
     if not args.no_curve:
-        from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
-
         made_c: list[RingRecorder] = []
-        points = noise_curve(SHARED_DATA, offsets=[int(v) for v in args.offsets.split(",")], block=args.block,
-                             make_for=lambda s: maker(s, folds_, made_c, args.veto,
-                                                      None if cuts is None else cuts[s]),
-                             only_sources=sources, kinds=args.kinds.split(","),
-                             snrs_db=[float(v) for v in args.snrs.split(",")])
-        print(f"noise curve: {name}, leave-one-source-out (nested)")
-        print(format_curve(points))
+        print_curve(args, sources, lambda s: maker(s, folds_, made_c, args.veto, None if cuts is None else cuts[s]),
+                    name)
         print(f"decision delay ({name}, noise curve): {delays(made_c)}", flush=True)
     return 0
 

@@ -22,11 +22,10 @@ import json
 from typing import Any
 
 import numpy as np
-from _reference import SHARED_DATA
-from clap_false_claps import Folds, Recorder, bar_table, fold_parser, folds_and_sources, stream_rows
+from clap_false_claps import (Folds, Recorder, bar_table, fold_maker, fold_parser, folds_and_sources, offsets_of,
+                              print_curve, stream_rows)
 from clap_ring_stream import delays
 
-from sensekit.audio.clap_wait import WaitModel
 from sensekit.evaluation.audio.clap_mel_score import LinearScore
 from sensekit.evaluation.audio.clap_train import GRID, Train, TrainVeto, train_stats
 
@@ -56,40 +55,25 @@ class TrainRecorder(Recorder):
         return got
 
     def _judge(self, p: int, onset: int) -> Any:
-        last, n_recent, n_dec, n_rows = self._last_clap, len(self._recent), len(self.decisions), len(self.rows)
+        mark = self._mark()
         clap = super()._judge(p, onset)
         if clap is None:
             return None
         rate = self._meter.rate
         v = self.train_veto
         if v is not None and v.vetoes(self._train.stats(p, v.w_s, rate)):
-            self._last_clap = last
-            while len(self._recent) > n_recent:
-                self._recent.pop()
-            del self.decisions[n_dec:]
-            del self.rows[n_rows:]
+            self._undo(mark)
             self.vetoed += 1
             return None
         self.rows[-1]["train"] = [[(p - a) / rate, lv] for a, lv in self._train._q if p - a <= 4.0 * rate]
         return clap
 
 
-def maker(s: str, folds_: Folds, made: list[TrainRecorder], veto: TrainVeto | None) -> Any:
-    trees, folds, ring, lr = folds_
-    f = folds[s]
-    wm = WaitModel(ring[s], f["T"], f["margin"], f["theta"], lr[s].w, lr[s].b)
-
-    def make() -> TrainRecorder:
-        det = TrainRecorder(lr[s], veto, model=trees[s], threshold=f["T"], noise_route=False, wait_model=wm)
-        made.append(det)
-        return det
-    return make
-
-
 def run(args: argparse.Namespace, sources: list[str], off: int, vetoes: dict[str, TrainVeto | None],
         folds_: Folds) -> tuple[dict[str, Any], list[dict[str, Any]], list[TrainRecorder]]:
     made: list[TrainRecorder] = []
-    per, hits = stream_rows(args, sources, off, lambda s: maker(s, folds_, made, vetoes.get(s)), made)
+    per, hits = stream_rows(args, sources, off, lambda s: fold_maker(TrainRecorder, s, folds_, made, vetoes.get(s)),
+                            made)
     rows = [{"t": t, "train": row["train"], "t_minus_T": row["t_minus_T"], "close": row["close"], "source": s,
              "clip": r.clip.file, "kind": kind, "true": true} for s, r, row, t, kind, true in hits]
     return per, rows, made
@@ -150,7 +134,7 @@ def main() -> int:
     folds_, sources = loaded
     args.out.mkdir(parents=True, exist_ok=True)
     if args.collect:
-        for off in [int(v) for v in args.offsets.split(",")]:
+        for off in offsets_of(args):
             per, rows, made = run(args, sources, off, {}, folds_)
             print(format_sources(per, title=f"untouched off {off}"))
             print(f"decision delay (untouched, off {off}): {delays(list(made))}", flush=True)
@@ -164,22 +148,15 @@ def main() -> int:
     for s in sources:
         vetoes[s], gain = choose(rows0, s)
         print(f"nested veto for {s}: {vetoes[s]} (drops {gain} false claps of the other sources)", flush=True)
-    for off in [int(v) for v in args.offsets.split(",")]:
+    for off in offsets_of(args):
         per, rows, made = run(args, sources, off, vetoes, folds_)
         print(format_sources(per, title=f"train veto off {off}"))
         print(f"decision delay (train veto, off {off}): {delays(list(made))}; vetoed {sum(d.vetoed for d in made)}",
               flush=True)
         bar_table(per, rows, off)
     if not args.no_curve:
-        from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
-
         made_c: list[TrainRecorder] = []
-        points = noise_curve(SHARED_DATA, offsets=[int(v) for v in args.offsets.split(",")], block=args.block,
-                             make_for=lambda s: maker(s, folds_, made_c, vetoes.get(s)),
-                             only_sources=sources, kinds=args.kinds.split(","),
-                             snrs_db=[float(v) for v in args.snrs.split(",")])
-        print("noise curve: train veto, leave-one-source-out (nested)")
-        print(format_curve(points))
+        print_curve(args, sources, lambda s: fold_maker(TrainRecorder, s, folds_, made_c, vetoes.get(s)), "train veto")
         print(f"decision delay (train veto, noise curve): {delays(list(made_c))}; "
               f"vetoed {sum(d.vetoed for d in made_c)}", flush=True)
     return 0

@@ -21,7 +21,6 @@ import json
 import logging
 import math
 import os
-import re
 import resource
 import signal
 import shutil
@@ -40,6 +39,7 @@ from hypothesis import strategies as st
 from sensekit.capture.checksums import VIDEO_CRC_HEADER, read_checksums
 from sensekit.capture.recording_meta import read_meta, read_timestamps
 from sensekit.errors import ConfigError, RecordingError
+from tests.fuzz_mutate import mutate_bytes, mutate_text
 
 CASES = int(os.environ.get("SENSEKIT_FUZZ_CASES", "10000"))
 BATCH = 25                      # cases per hypothesis example (cheap targets, few examples)
@@ -135,60 +135,7 @@ def only(error: type[BaseException], fn: Callable[[], Any]) -> Any:
             return exc
 
 
-# --- mutations (seeded NumPy: cheap enough for 10,000 cases a target) -------------------------
-
-ODD_INT32 = (-4, -1, 0, 1, 3, 6, 2 ** 31 - 1, -(2 ** 31), 65536, 4095)
-
-
-def mutate_bytes(data: bytes, rng: np.random.Generator) -> bytes:
-    """1-4 of: flip bits, cut, delete or repeat a span, write an odd int32 at a word boundary."""
-    out = bytearray(data)
-    for _ in range(int(rng.integers(1, 5))):
-        n = len(out)
-        op = int(rng.integers(0, 6))
-        i = int(rng.integers(0, n + 1))
-        if op == 0 and n:
-            out[min(i, n - 1)] ^= 1 << int(rng.integers(0, 8))
-        elif op == 1:
-            del out[i:]
-        elif op == 2:
-            del out[i:i + int(rng.integers(1, 9))]
-        elif op == 3:
-            out[i:i] = out[i:i + int(rng.integers(1, 17))]
-        elif op == 4 and n >= 4:
-            w = (min(i, n - 4) // 4) * 4
-            out[w:w + 4] = struct.pack(">i", ODD_INT32[int(rng.integers(0, len(ODD_INT32)))])
-        else:
-            out[i:i] = rng.integers(0, 256, int(rng.integers(1, 9)), dtype=np.uint8).tobytes()
-    return bytes(out)
-
-
-ODD_TEXT = ("nan", "NaN", "inf", "-inf", "Infinity", "1e999", "-1e-999", "0x" + "f" * 60, "1" + "0" * 400,
-            "9" * 5000, "[" * 6000, "{" * 3000, "-0", "1_000", "\u0000", "\ud800", '"', "'", "\\", "", " ",
-            "none", "true", "null", "[]", "{}", "#ff8000", "a=0,0,1,1", "\n", "=", ",", "2147483648")
-
-
-def mutate_text(text: str, rng: np.random.Generator) -> str:
-    """1-3 of: replace a number or a word with an odd token, insert one, delete a span, flip a
-    character."""
-    for _ in range(int(rng.integers(1, 4))):
-        tokens = [m.span() for m in re.finditer(r"[-+]?[0-9][0-9.eE_+-]*|[A-Za-z_]+|\S", text)]
-        odd = ODD_TEXT[int(rng.integers(0, len(ODD_TEXT)))]
-        op = int(rng.integers(0, 4))
-        if op == 0 and tokens:
-            a, b = tokens[int(rng.integers(0, len(tokens)))]
-            text = text[:a] + odd + text[b:]
-        elif op == 1:
-            i = int(rng.integers(0, len(text) + 1))
-            text = text[:i] + odd + text[i:]
-        elif op == 2 and text:
-            i = int(rng.integers(0, len(text)))
-            text = text[:i] + text[i + int(rng.integers(1, 12)):]
-        elif text:
-            i = int(rng.integers(0, len(text)))
-            text = text[:i] + chr(int(rng.integers(0, 0x250))) + text[i + 1:]
-    return text
-
+# --- mutations (seeded NumPy: cheap enough for 10,000 cases a target): tests/fuzz_mutate.py ----
 
 def cases(corpus: list[Any], seed: int, mutate: Callable[[Any, np.random.Generator], Any]) -> Iterator[Any]:
     """``BATCH`` cases from ``seed``: mostly mutated corpus entries, a few untouched."""

@@ -144,3 +144,45 @@ def test_nothing_outside_evaluation_imports_it():
     named = sorted(str(p.relative_to(REPO)) for p in runtime if _names_evaluation(p))
     assert not inside and not named, (
         f"sensekit.evaluation is for benchmarks and tests only; imported by: {sorted(inside) + named}")
+
+
+# --- benchmarks take helpers, not test modules ------------------------------------------------
+
+#: the test modules (``tests/**/test_*.py``) a benchmark still imports, with what it takes: a
+#: helper a benchmark needs lives in a helper module (``tests/fuzz_mutate.py``, ``tests/capture/
+#: mjpeg_server.py``), since importing a test module runs its fixtures' and hypothesis' set-up and
+#: ties the benchmark to the test's private names. The list only shrinks: a new one fails, and so
+#: does an entry no benchmark imports any more.
+BENCHMARKS_STILL_IMPORT = {
+    "tests.test_osc_hostile": "Show, _message (osc_rebuild_flood.py; test_settings_budget.py too)",
+    "tests.test_arg_types": "the constructor sweep's tables (_fault_h22.py, by name through importlib)",
+}
+
+
+def _test_modules_named(path: Path) -> set[str]:
+    """The ``tests....test_*`` modules ``path`` imports: ``import``, ``from ... import`` and
+    ``importlib.import_module("...")`` with a literal name."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "import_module" and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            names.add(node.args[0].value)
+    return {n for n in names if n.startswith("tests.") and n.rpartition(".")[2].startswith("test_")}
+
+
+def test_benchmarks_take_helpers_not_test_modules():
+    files = sorted((REPO / "benchmarks").glob("*.py"))
+    assert len(files) > 50, "the benchmarks were not found"
+    used: dict[str, list[str]] = {}
+    for path in files:
+        for name in _test_modules_named(path):
+            used.setdefault(name, []).append(path.name)
+    new = {m: sorted(f) for m, f in used.items() if m not in BENCHMARKS_STILL_IMPORT}
+    gone = sorted(set(BENCHMARKS_STILL_IMPORT) - set(used))
+    assert not new, f"benchmarks import test modules (move what they take to a helper module under tests/): {new}"
+    assert not gone, f"no benchmark imports these any more: strike them from BENCHMARKS_STILL_IMPORT: {gone}"

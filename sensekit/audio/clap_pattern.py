@@ -10,7 +10,11 @@ from collections.abc import Iterable
 from sensekit.events import Clap, ClapPattern
 from sensekit.validate import check_int_range, check_positive
 
-__all__ = ["ClapPatternTracker"]
+__all__ = ["MAX_GAP_MS", "ClapPatternTracker"]
+
+#: the longest gap between two claps of one pattern when none is given (``sensekit events
+#: --pattern-gap-ms`` too): a relaxed double clap, not two claps a second apart
+MAX_GAP_MS = 600.0
 
 
 class ClapPatternTracker:
@@ -20,7 +24,7 @@ class ClapPatternTracker:
     then starts a new run (so four quick claps give two double claps, not three).
     """
 
-    def __init__(self, count: int = 2, max_gap_ms: float = 600.0, min_gap_ms: float = 0.0) -> None:
+    def __init__(self, count: int = 2, max_gap_ms: float = MAX_GAP_MS, min_gap_ms: float = 0.0) -> None:
         self.count = check_int_range("count", count, 2, 16)
         self.max_gap_ms = check_positive("max_gap_ms", max_gap_ms)
         self.min_gap_ms = check_positive("min_gap_ms", min_gap_ms, allow_zero=True)

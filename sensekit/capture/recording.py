@@ -18,7 +18,7 @@ from sensekit.capture.recording_meta import (AUDIO_FILE, DEFAULT_BLOCK_SIZE, FOR
                                              VIDEO_FILE, read_meta, read_timestamps,
                                              write_json_atomic)
 from sensekit.capture.replay import ReplaySource
-from sensekit.capture.video_segments import make_mkv_reproducible
+from sensekit.capture.mkv import make_mkv_reproducible
 from sensekit.capture.wav import (WavInfo, WavWriter, float_to_int16, int16_to_float,
                                   read_wav_info)
 

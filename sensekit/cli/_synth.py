@@ -35,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="output folder (default: the bundled recordings/, only to make a demo that "
                              "is missing there: the bundled demo.skrec is never replaced without "
                              "--replace-bundled; give --out DIR for a fresh copy)")
-    parser.add_argument("--seconds", type=float_in(0, 3600), default=DURATION_S, help="clip length (default 20)")
+    parser.add_argument("--seconds", type=float_in(0, 3600), default=DURATION_S,
+                        help=f"clip length (default {DURATION_S:g})")
     parser.add_argument("--replace-bundled", action="store_true",
                         help="rewrite the bundled demo.skrec (kept as a version 1 recording) as the "
                              "generator writes it today (version 2): changes the checkout's files")

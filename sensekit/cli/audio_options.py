@@ -28,6 +28,7 @@ from typing import Any, Mapping
 
 from sensekit.audio.activity import ActivityDetector
 from sensekit.audio.clap import ClapDetector, ClapPatternTracker
+from sensekit.audio.clap_pattern import MAX_GAP_MS
 from sensekit.audio.gain import source_gain
 from sensekit.audio.pipeline import AudioStage
 from sensekit.audio.pitch import PitchTracker
@@ -37,9 +38,6 @@ from sensekit.validate import check_int_range, check_positive, check_range
 from sensekit.cli.numbers import float_in
 
 __all__ = ["add_arguments", "option_values", "build_stages", "parse_activity"]
-
-#: ``--pattern-gap-ms`` when not given: ``ClapPatternTracker``'s own default
-PATTERN_GAP_MS = 600.0
 
 
 #: the place of these options among the stage providers' (``sensekit.cli.events.stage_providers``)
@@ -54,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--clap", action="store_true", help="clap events")
     g.add_argument("--pattern", type=int, metavar="N", help="N-clap pattern events (implies --clap)")
     g.add_argument("--pattern-gap-ms", type=float_in(0, 60_000), default=None, metavar="MS",
-                   help=f"with --pattern: max gap between claps of a pattern (default {PATTERN_GAP_MS:g})")
+                   help=f"with --pattern: max gap between claps of a pattern (default {MAX_GAP_MS:g})")
     g.add_argument("--pitch", action="store_true", help="pitch events (F0 and voicing confidence)")
     g.add_argument("--level", action="store_true", help="one level event per audio block")
     g.add_argument("--mono", action="store_true", help="require mono audio blocks")
@@ -112,7 +110,7 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     activity = ActivityDetector() if args.activity is not None else None
     pattern = None
     if args.pattern is not None:
-        gap = PATTERN_GAP_MS if gap_ms is None else check_positive("--pattern-gap-ms", gap_ms)
+        gap = MAX_GAP_MS if gap_ms is None else check_positive("--pattern-gap-ms", gap_ms)
         pattern = ClapPatternTracker(check_int_range("--pattern", args.pattern, 2, 16), gap)
     clap = ClapDetector(channels=channels) if (args.clap or pattern is not None) else None   # gain: the stage's
     pitch = PitchTracker(channels=channels) if args.pitch else None

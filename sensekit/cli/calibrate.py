@@ -83,9 +83,10 @@ from sensekit.cli.numbers import float_in
 
 log = logging.getLogger(__name__)
 
-PATCH_PX = 9
 #: seconds of clapping `--claps` listens to first (`--clap-seconds`)
 DEFAULT_CLAP_S = 10.0
+#: seconds of the source measured (`--seconds`): the floors, and with `--claps` the room after the claps
+DEFAULT_SECONDS, DEFAULT_ROOM_S = 5.0, 30.0
 
 
 @dataclass
@@ -104,8 +105,12 @@ class Calibration:
     _sigmas: list[float] = field(default_factory=list, repr=False)
 
 
-def patch_color(image: np.ndarray, x: int, y: int, patch_px: int = PATCH_PX) -> str:
-    """``"#rrggbb"`` of the median colour of a square patch centred on (x, y) of a BGR image."""
+def patch_color(image: np.ndarray, x: int, y: int, patch_px: int | None = None) -> str:
+    """``"#rrggbb"`` of the median colour of a square patch centred on (x, y) of a BGR image; its
+    side ``patch_px`` defaults to the patch a click on the tracker samples (``tracker.patch_px``)."""
+    if patch_px is None:
+        from sensekit.vision.color_tracker import ColorTracker
+        patch_px = int(ColorTracker.SETTINGS["patch_px"].default)
     h, w = image.shape[:2]
     if not (0 <= x < w and 0 <= y < h):
         raise ConfigError(f"--pick-color {x},{y} is outside the {w}x{h} frame")
@@ -339,7 +344,7 @@ def settle_options(args: argparse.Namespace) -> bool:
     if args.clap_seconds is None:
         args.clap_seconds = DEFAULT_CLAP_S
     if args.seconds is None:
-        args.seconds = 30.0 if claps else 5.0
+        args.seconds = DEFAULT_ROOM_S if claps else DEFAULT_SECONDS
     return claps
 
 
@@ -414,8 +419,8 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--out", type=OutputPath(".toml", replaced=True), required=True, metavar="FILE",
                    help="profile to write, .toml (edited in place if it exists)")
     p.add_argument("--seconds", type=float_in(0, 3600), default=None, metavar="S",
-                   help="how much of the source to measure (default 5; with --claps, the room "
-                        "part, default 30)")
+                   help=f"how much of the source to measure (default {DEFAULT_SECONDS:g}; with --claps, the "
+                        f"room part, default {DEFAULT_ROOM_S:g})")
     p.add_argument("--claps", action="store_true",
                    help="teach the clap detector this venue: claps first (--clap-seconds), then "
                         "the room as it usually sounds (--seconds)")

@@ -15,18 +15,20 @@ from sensekit.cli import Subparsers
 from sensekit.validate import check_int_range
 
 MAX_INDEX = 63       # probing is ~instant per missing index, but not free
+#: the highest camera index probed when ``--max-camera-index`` is not given
+DEFAULT_MAX_INDEX = 4
 
 
 def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("devices", help="list cameras and microphones",
                               description="List the cameras and microphones sensekit can open.")
-    p.add_argument("--max-camera-index", type=int, default=4, metavar="N",
-                   help=f"probe camera indices 0..N, N at most {MAX_INDEX} (default 4)")
+    p.add_argument("--max-camera-index", type=int, default=DEFAULT_MAX_INDEX, metavar="N",
+                   help=f"probe camera indices 0..N, N at most {MAX_INDEX} (default {DEFAULT_MAX_INDEX})")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    max_index = check_int_range("--max-camera-index", getattr(args, "max_camera_index", 4),
+    max_index = check_int_range("--max-camera-index", getattr(args, "max_camera_index", DEFAULT_MAX_INDEX),
                                 0, MAX_INDEX)
     found = 0
 

@@ -138,6 +138,19 @@ def test_options_build_stages():
     assert (floor.activity.on_db, floor.activity.off_db, floor.activity.timeout_ms) == (12.0, 6.0, 300.0)
 
 
+def test_pattern_gap_is_the_trackers_own_unless_given():
+    import inspect
+
+    from sensekit.audio.clap_pattern import MAX_GAP_MS
+
+    default = inspect.signature(ClapPatternTracker).parameters["max_gap_ms"].default
+    assert default == MAX_GAP_MS == ClapPatternTracker().max_gap_ms
+    (stage,) = build(["--pattern", "2"])
+    assert stage.pattern.max_gap_ms == default
+    (stage,) = build(["--pattern", "2", "--pattern-gap-ms", "450"])
+    assert stage.pattern.max_gap_ms == 450.0
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--activity", "120"], "`--activity level` must be 0..100, got 120"),
     (["--activity", "25,-5"], "`activity.timeout_ms` must be a number 0..600000 ms, got -5"),

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sensekit.evaluation.audio.clap_window import check_peak, ms_samples, padded
+
 __all__ = ["AFTER_MS", "BEFORE_MS", "HIGH_HZ", "LOW_HZ", "attack_peak_db"]
 
 BEFORE_MS = 2.0
@@ -23,16 +25,10 @@ def attack_peak_db(x: np.ndarray, p: int, rate: int, after_ms: float = AFTER_MS)
     """The largest over the median power of the attack's spectrum (dB) of the burst peaking at ``x[p]``,
     over ``BEFORE_MS`` before to ``after_ms`` after it. Samples outside ``x`` count as zeros.
     ``ValueError`` for a rate under 2 kHz, a peak outside ``x`` or ``after_ms`` under 1 ms."""
-    if rate < 2000:
-        raise ValueError(f"attack_peak_db needs a rate of at least 2 kHz, got {rate}")
-    if not 0 <= p < len(x):
-        raise ValueError(f"peak {p} outside the {len(x)} samples")
+    check_peak(x, p, rate, what="attack_peak_db needs")
     if after_ms < 1.0:
         raise ValueError(f"the attack's window needs at least 1 ms after the peak, got {after_ms} ms")
-    a, b = p - int(round(BEFORE_MS * 1e-3 * rate)), p + int(round(after_ms * 1e-3 * rate))
-    w = np.zeros(b - a, np.float64)
-    lo, hi = max(a, 0), min(b, len(x))
-    w[lo - a:hi - a] = x[lo:hi]
+    w = padded(x, p - ms_samples(BEFORE_MS, rate), p + ms_samples(after_ms, rate))
     n = 1 << int(np.ceil(np.log2(4 * len(w))))
     P = np.abs(np.fft.rfft(w * np.hanning(len(w)), n)) ** 2
     f = np.fft.rfftfreq(n, 1.0 / rate)

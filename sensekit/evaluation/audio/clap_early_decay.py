@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sensekit.evaluation.audio.clap_window import check_peak, ms_samples, padded
+
 __all__ = ["ATTACK_TO_MS", "LATE_FROM_MS", "LATE_TO_MS", "LOW_HI_HZ", "LOW_LO_HZ", "NFFT_MS",
            "early_available", "low_rise_db"]
 
@@ -40,22 +42,15 @@ LOW_HI_HZ = 500.0
 NFFT_MS = 80.0
 
 
-def _ms(ms: float, rate: int) -> int:
-    return int(round(ms * 1e-3 * rate))
-
-
 def early_available(n: int, p: int, rate: int) -> bool:
     """Whether ``n`` samples hold the window up to ``LATE_TO_MS`` after the peak at sample ``p``."""
-    return p + _ms(LATE_TO_MS, rate) <= n
+    return p + ms_samples(LATE_TO_MS, rate) <= n
 
 
 def _share(x: np.ndarray, a: int, b: int, rate: int) -> float | None:
     """The low band's share of the energy of ``x[a:b]`` (zeros outside ``x``); None when it has none."""
-    w = np.zeros(b - a, np.float64)
-    lo, hi = max(a, 0), min(b, len(x))
-    if hi > lo:
-        w[lo - a:hi - a] = x[lo:hi]
-    n = 1 << int(np.ceil(np.log2(max(_ms(NFFT_MS, rate), b - a))))
+    w = padded(x, a, b)
+    n = 1 << int(np.ceil(np.log2(max(ms_samples(NFFT_MS, rate), b - a))))
     P = np.abs(np.fft.rfft(w - w.mean(), n)) ** 2
     f = np.fft.rfftfreq(n, 1.0 / rate)
     total = float(P[(f >= LOW_LO_HZ) & (f <= 0.45 * rate)].sum())
@@ -68,12 +63,9 @@ def low_rise_db(x: np.ndarray, p: int, rate: int) -> float:
     """The low band's share of the energy 10-30 ms after the peak ``x[p]`` over its share in the first
     10 ms, in dB (module doc); 0.0 when either window is silent. ``ValueError`` for a rate under
     2 kHz or a peak outside ``x``."""
-    if rate < 2000:
-        raise ValueError(f"the early decay's bands need a rate of at least 2 kHz, got {rate}")
-    if not 0 <= p < len(x):
-        raise ValueError(f"peak {p} outside the {len(x)} samples")
-    early = _share(x, p, p + _ms(ATTACK_TO_MS, rate), rate)
-    late = _share(x, p + _ms(LATE_FROM_MS, rate), p + _ms(LATE_TO_MS, rate), rate)
+    check_peak(x, p, rate, what="the early decay's bands need")
+    early = _share(x, p, p + ms_samples(ATTACK_TO_MS, rate), rate)
+    late = _share(x, p + ms_samples(LATE_FROM_MS, rate), p + ms_samples(LATE_TO_MS, rate), rate)
     if early is None or late is None:
         return 0.0
     if early <= 0.0:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sensekit.evaluation.audio.clap_window import check_peak, ms_samples, padded
+
 __all__ = ["AFTER_MS", "BANDS_HZ", "BEFORE_MS", "FRAME_MS", "HOP_MS", "KERNEL_HZ", "NAMES", "percussive_rise_db",
            "percussive_share"]
 
@@ -49,16 +51,13 @@ def _spectrogram(x: np.ndarray, p: int, rate: int, before_ms: float, after_ms: f
         np.ndarray, np.ndarray, int, int]:
     """Magnitudes (frames x bins in ``LOW_HZ``..``min(HIGH_HZ, 0.45 rate)``), their frequencies, the index
     of the frame centred on ``p`` and the frequency median's kernel (bins)."""
-    n = int(round(FRAME_MS * 1e-3 * rate))
-    hop = int(round(HOP_MS * 1e-3 * rate))
+    n = ms_samples(FRAME_MS, rate)
+    hop = ms_samples(HOP_MS, rate)
     k_lo = -int(before_ms // HOP_MS)
     k_hi = int((after_ms * 1e-3 * rate - (n - n // 2)) // hop)
     centres = p + hop * np.arange(k_lo, k_hi + 1)
     a, b = int(centres[0]) - n // 2, int(centres[-1]) - n // 2 + n
-    seg = np.zeros(b - a, np.float64)
-    lo, hi = max(a, 0), min(b, len(x))
-    if hi > lo:
-        seg[lo - a:hi - a] = x[lo:hi]
+    seg = padded(x, a, b)
     frames = np.lib.stride_tricks.sliding_window_view(seg, n)[centres - n // 2 - a]
     nfft = 1 << int(np.ceil(np.log2(n)))
     S = np.abs(np.fft.rfft(frames * np.hanning(n), nfft, axis=1))
@@ -69,10 +68,7 @@ def _spectrogram(x: np.ndarray, p: int, rate: int, before_ms: float, after_ms: f
 
 
 def _check(x: np.ndarray, p: int, rate: int, before_ms: float, after_ms: float) -> None:
-    if rate < 8000:
-        raise ValueError(f"percussive_share needs a rate of at least 8 kHz, got {rate}")
-    if not 0 <= p < len(x):
-        raise ValueError(f"peak {p} outside the {len(x)} samples")
+    check_peak(x, p, rate, what="percussive_share needs", min_rate=8000)
     if before_ms < FRAME_MS:
         raise ValueError(f"percussive_share needs at least {FRAME_MS:g} ms before the peak, got {before_ms} ms")
     if after_ms < FRAME_MS / 2 + PEAK_MS:

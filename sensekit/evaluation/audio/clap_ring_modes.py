@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sensekit.evaluation.audio.clap_window import check_peak, ms_samples, padded
+
 __all__ = ["ATTACK_MS", "BEFORE_MS", "HIGH_HZ", "LINE_HZ", "LOCAL_HZ", "LOW_HZ", "RING_FROM_MS", "RING_TO_MS",
            "ring_available", "ring_line_db", "ring_peak_db"]
 
@@ -32,35 +34,24 @@ LINE_HZ = 20.0
 LOCAL_HZ = 150.0
 
 
-def _ms(ms: float, rate: int) -> int:
-    return int(round(ms * 1e-3 * rate))
-
-
 def ring_available(n: int, p: int, rate: int) -> bool:
     """Whether ``n`` samples hold the ring window of the burst peaking at sample ``p``."""
-    return p + _ms(RING_TO_MS, rate) <= n
+    return p + ms_samples(RING_TO_MS, rate) <= n
 
 
 def _check(x: np.ndarray, p: int, rate: int) -> None:
-    if rate < 2000:
-        raise ValueError(f"the ring's modes need a rate of at least 2 kHz, got {rate}")
-    if not 0 <= p < len(x):
-        raise ValueError(f"peak {p} outside the {len(x)} samples")
+    check_peak(x, p, rate, what="the ring's modes need")
 
 
 def _power(x: np.ndarray, a: int, b: int, n: int) -> np.ndarray:
     """The Hann-windowed power spectrum of ``x[a:b]`` (zeros outside ``x``), zero-padded to ``n``."""
-    w = np.zeros(b - a, np.float64)
-    lo, hi = max(a, 0), min(b, len(x))
-    if hi > lo:
-        w[lo - a:hi - a] = x[lo:hi]
-    return np.asarray(np.abs(np.fft.rfft(w * np.hanning(b - a), n)) ** 2)
+    return np.asarray(np.abs(np.fft.rfft(padded(x, a, b) * np.hanning(b - a), n)) ** 2)
 
 
 def _spectra(x: np.ndarray, p: int, rate: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The band's frequencies, the attack's and the ring's power spectra over them."""
-    r0, r1 = p + _ms(RING_FROM_MS, rate), p + _ms(RING_TO_MS, rate)
-    a0, a1 = p - _ms(BEFORE_MS, rate), p + _ms(ATTACK_MS, rate)
+    r0, r1 = p + ms_samples(RING_FROM_MS, rate), p + ms_samples(RING_TO_MS, rate)
+    a0, a1 = p - ms_samples(BEFORE_MS, rate), p + ms_samples(ATTACK_MS, rate)
     n = 1 << int(np.ceil(np.log2(4 * max(r1 - r0, a1 - a0))))
     f = np.fft.rfftfreq(n, 1.0 / rate)
     band = (f >= LOW_HZ) & (f <= min(HIGH_HZ, 0.45 * rate))
