@@ -15,7 +15,9 @@ What silence cannot decide: a burst cut short would have its fall measured as th
 silence completes is reported only if (``clear_at_end``) its peak is at least ``last_peak_gap``
 (3 ms) before the last sample (nearer, the loudest sample can be the cut itself, and whether the
 grid frame that would find it is complete depends on the offset), its 20 dB fall (``fall20_ms``)
-lies in the real samples, and, with the close-call wait on, its score is not a close call. Measured
+lies in the real samples, and, with the close-call wait on, its score is not a close call. A burst
+left undecided so is counted in the detector's ``cut_at_end`` (with a DEBUG line naming its time),
+so a caller (a replaying test) can tell "no clap" from "cut too close to judge". Measured
 by ``benchmarks/clap_end.py`` (docs/reliability.md, the twelfth pass): of the labelled claps of the
 developer clips cut 2..30 ms after their onset 557 of 805 are found (62 before), and a cut just
 after another burst makes a false clap 27 times in 4,309 (8 before); no constant was fitted to them.
@@ -24,6 +26,7 @@ Cost: one block of ``pad_samples`` zeros (~75 ms) through ``process``, once per 
 """
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
 from typing import Protocol
@@ -36,12 +39,15 @@ from sensekit.events import Clap
 
 __all__ = ["judge_end", "last_peak_gap", "pad_samples"]
 
+log = logging.getLogger("sensekit.audio.clap")
+
 
 class ClapDetector(Protocol):
     """What ``judge_end`` uses of ``sensekit.audio.clap.ClapDetector`` (a protocol, as in
     ``clap_gap``, so that this module does not import the detector that imports it)."""
 
     rate: int | None
+    cut_at_end: int
     _t0: float | None
     _end: int
     _ended: bool
@@ -87,6 +93,10 @@ def judge_end(det: ClapDetector) -> list[Clap]:
 
     def judge_real(p: int, onset: int) -> Clap | None:
         if p > last or (p + det._ahead > end and not clear_at_end(det, p, end)):
+            det.cut_at_end += 1                # "no clap" and "cut too close to judge" differ
+            log.debug("clap detector: a burst at t=%.3f s (its peak %.1f ms before the stream's end) "
+                      "was cut before it could be judged; not a clap (counted in cut_at_end)",
+                      det._t0 + onset / rate if det._t0 is not None else 0.0, 1000.0 * (end - p) / rate)
             return None
         return judge(p, onset)
 

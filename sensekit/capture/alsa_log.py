@@ -17,7 +17,9 @@ ABIs (x86-64, AArch64) the variadic integer and pointer arguments sit where thos
 ``_format`` reads as many as ``fmt``'s conversions name (``%s``, ``%d``, ``%u``, ``%x``,
 ``%ld``, ``%c``, ``%p``); a floating-point conversion, or one beyond ``_SLOTS``, is shown as
 ``?`` and the rest of the template is left as it is. The message is what ALSA's default handler
-prints, without the ``ALSA lib`` prefix's line break.
+prints. The caller's C ``errno`` is kept across the call (alsa-lib reads it after some messages;
+Python's logging changes it: a failed open then read as a success, and alsa-lib used memory it
+had freed, ``realloc(): invalid pointer``, in ``tests/capture/test_microphone.py``'s stream death).
 
 Linux only; elsewhere, or without libasound, it does nothing. ``restore_alsa_messages()`` puts
 ALSA's default back (registered at exit, so no message of a stream left to the system after
@@ -43,7 +45,7 @@ log = logging.getLogger(__name__)
 _SLOTS = 8
 _CONVERSION = re.compile(rb"%[-+ #0]*\d*(?:\.(\d+))?(hh|h|ll|l|z|j|t|L)?([diouxXcspfeEgGaA%])")
 _lock = threading.Lock()
-_state: dict[str, Any] = {"lib": None, "handler": None}
+_state: dict[str, Any] = {"lib": None, "handler": None, "errno": None}
 
 _Handler = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
                             ctypes.c_char_p, *([ctypes.c_void_p] * _SLOTS))
@@ -103,10 +105,25 @@ def message(file: bytes | None, line: int, function: bytes | None, err: int, fmt
 
 def _handle(file: bytes | None, line: int, function: bytes | None, err: int, fmt: bytes | None,
             *slots: int | None) -> None:
-    # nothing may escape into the C library's thread; the text itself, its numbers masked, is the
-    # kind the rate limit counts (a template of "%s" would make every ALSA message one kind)
-    with contextlib.suppress(Exception):
-        log.warning("ALSA lib " + message(file, line, function, err, fmt, slots))
+    # C's errno is the caller's: alsa-lib reads it after the message ("open %s for reading failed",
+    # then ``return -errno``), and Python's logging sets it (to 0, among others). Not kept, a failed
+    # open read as a success and alsa-lib used a file it had freed (``realloc(): invalid pointer``)
+    where = _errno_location()
+    saved = where[0] if where else 0
+    try:
+        # nothing may escape into the C library's thread; the text itself, its numbers masked, is
+        # the kind the rate limit counts (a template of "%s" would make every ALSA message one kind)
+        with contextlib.suppress(Exception):
+            log.warning("ALSA lib " + message(file, line, function, err, fmt, slots))
+    finally:
+        if where:
+            where[0] = saved
+
+
+def _errno_location() -> Any:
+    """A pointer to this thread's C ``errno`` (glibc and musl: ``__errno_location``), or ``None``."""
+    fn = _state.get("errno")
+    return fn() if fn is not None else None
 
 
 def _library() -> Any:
@@ -129,6 +146,13 @@ def route_alsa_messages() -> bool:
         lib = _library()
         if lib is None:
             return False
+        try:
+            errno_fn = ctypes.CDLL(None).__errno_location
+            errno_fn.restype = ctypes.POINTER(ctypes.c_int)
+            errno_fn.argtypes = []
+        except (AttributeError, OSError):
+            return False                       # no way to keep errno: leave ALSA's handler
+        _state["errno"] = errno_fn
         handler = _Handler(_handle)
         lib.snd_lib_error_set_handler.argtypes = [_Handler]
         lib.snd_lib_error_set_handler.restype = ctypes.c_int

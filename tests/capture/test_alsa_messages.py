@@ -73,3 +73,25 @@ def test_a_driver_that_complains_at_every_read_is_capped_in_the_log(tmp_path):
     assert len(counted) == 1, lines[-5:]
     assert int(counted[0].split()[0]) >= 1000, counted       # one a read: thousands held back
     assert len(lines) <= LONG_BURST + 2, lines[:20]
+
+
+def test_the_callers_errno_is_kept_whatever_logging_does_to_it():
+    """alsa-lib reads ``errno`` after some messages (``open %s for reading failed`` then ``return
+    -errno``): a handler that let logging reset it made a failed open a success, and the library
+    then used memory it had freed (a microphone's reopen crashed: ``realloc(): invalid pointer``)."""
+    if not alsa_log.route_alsa_messages():
+        pytest.skip("no libasound here")
+    where = alsa_log._errno_location()
+
+    class Clobber(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            where[0] = 0                        # as Python's own calls may leave it
+
+    clobber = Clobber()
+    alsa_log.log.addHandler(clobber)
+    try:
+        where[0] = 2                            # ENOENT, as a failed open() leaves it
+        alsa_log._handle(b"pcm_file.c", 935, b"snd_pcm_file_open", 2, b"open failed", *([None] * 8))
+        assert where[0] == 2
+    finally:
+        alsa_log.log.removeHandler(clobber)
