@@ -37,7 +37,7 @@ from sensekit.audio.clap_features import FEATURES
 from sensekit.audio.clap_wait import SHIPPED, WaitModel, is_close
 from sensekit.events import Clap
 
-__all__ = ["judge_end", "last_peak_gap", "pad_samples"]
+__all__ = ["judge_end", "judge_owed", "last_peak_gap", "pad_samples"]
 
 log = logging.getLogger("sensekit.audio.clap")
 
@@ -84,9 +84,19 @@ def judge_end(det: ClapDetector) -> list[Clap]:
     stream restarts), with the wait off (``_ended``; the caller resets the detector after). The
     stream must have started."""
     assert det._t0 is not None and det.rate is not None
+    # where the next block would start (no gap): the zeros start at the last real sample
+    return judge_owed(det, pad_samples(det), det._t0 + det._end / det.rate)
+
+
+def judge_owed(det: ClapDetector, pad: int, t: float, *, index: int = 0) -> list[Clap]:
+    """``pad`` zeros fed at ``t`` (where the real samples stop) with the wait off (``_ended`` left set)
+    and the end's rules: a burst whose look-ahead they complete is judged only if ``clear_at_end``
+    (its peak ``last_peak_gap`` before the real samples stop, its fall within them, not a close call),
+    else counted in ``cut_at_end``. ``judge_end`` at the stream's end; ``clap_gap.bridge`` at a gap,
+    whose silence is no more a sound's fall than the end's is."""
+    assert det._t0 is not None and det.rate is not None
     det._ended = True
     rate = det.rate
-    t_end = det._t0 + det._end / rate          # where the next block would start: no gap
     end = det._end                             # the last real sample + 1 (the zeros come after)
     last = end - last_peak_gap(det)            # a peak after this is where the samples stop
     judge = det._judge
@@ -94,8 +104,8 @@ def judge_end(det: ClapDetector) -> list[Clap]:
     def judge_real(p: int, onset: int) -> Clap | None:
         if p > last or (p + det._ahead > end and not clear_at_end(det, p, end)):
             det.cut_at_end += 1                # "no clap" and "cut too close to judge" differ
-            log.debug("clap detector: a burst at t=%.3f s (its peak %.1f ms before the stream's end) "
-                      "was cut before it could be judged; not a clap (counted in cut_at_end)",
+            log.debug("clap detector: a burst at t=%.3f s (its peak %.1f ms before the real samples "
+                      "stop) was cut before it could be judged; not a clap (counted in cut_at_end)",
                       det._t0 + onset / rate if det._t0 is not None else 0.0, 1000.0 * (end - p) / rate)
             return None
         return judge(p, onset)
@@ -103,7 +113,7 @@ def judge_end(det: ClapDetector) -> list[Clap]:
     det._judge = judge_real                    # type: ignore[method-assign]  # for this call only
     det._due = 0                               # a held close call's 130 ms are not waited for any more
     try:
-        return list(det.process(np.zeros(pad_samples(det), np.float32), t_end, rate, energy=0.0))
+        return list(det.process(np.zeros(pad, np.float32), t, rate, index=index, energy=0.0))
     finally:
         del det._judge                          # the class's method again
 
