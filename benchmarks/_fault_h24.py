@@ -3,6 +3,8 @@
 - a microphone whose driver complains at every read: ``sensekit events mic`` on ALSA's ``file``
   plugin reading a folder (every read fails with EISDIR: the real alsa-lib and PortAudio,
   ``tests/capture/alsa_filemic.py``), its stderr lines counted;
+- a microphone opened at a rate the device does not take (768 kHz on ALSA's plug device): the exit
+  status it gives the CLI (``exit_status``), 75 before (a device to wait for), 2 now;
 - a clap the stream's end cuts before its 20 dB fall (``clap_j_sparse7.wav`` of ``../shared/data``
   cut 10 ms after its clap at 1.671 s): no clap, and now ``cut_at_end`` says so;
 - a gap of 2 s (blocks missing, then the stream goes on) 5 ms after the peak of a knock
@@ -60,6 +62,37 @@ def _mic_row(row: Row) -> None:
     counted = [line.split(" more message")[0] for line in lines if "were not shown" in line and ALSA_LINE in line]
     row("microphone", case, f"exit {r.returncode}: {len(lines)} stderr lines, {alsa} of ALSA's; "
         f"{counted[0] if counted else 0} more counted, not shown", r.returncode == 0 and len(lines) <= 12)
+
+
+RATE_CODE = """
+from sensekit.capture.microphone import MicrophoneSource
+from sensekit.errors import SourceError, exit_status
+try:
+    MicrophoneSource(sample_rate=768000).open()
+    print("opened")
+except SourceError as exc:
+    print(exit_status(exc), exc)
+"""
+
+
+def _rate_row(row: Row) -> None:
+    case = "MicrophoneSource(sample_rate=768000).open() on a device that does not take it (ALSA plug device)"
+    sys.path.insert(0, str(ROOT))
+    import numpy as np
+
+    from tests.capture.alsa_filemic import FileMic, unavailable_reason
+
+    why = unavailable_reason()
+    if why is not None:
+        row("microphone", case, f"not run: {why}", False)
+        return
+    with tempfile.TemporaryDirectory(prefix="sensekit-h24-") as tmp:
+        mic = FileMic(tmp, np.zeros(4800, np.int16), 48000)
+        env = dict(mic.env, PYTHONPATH=_env()["PYTHONPATH"])
+        r = subprocess.run([sys.executable, "-c", RATE_CODE], env=env, cwd=tmp, capture_output=True,
+                           text=True, timeout=120)
+    said = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-200:]
+    row("microphone", case, f"exit status {said}", said.startswith("2 "))
 
 
 def _onsets() -> list[float]:
@@ -148,6 +181,7 @@ def _osc_row(tmp: Path, row: Row) -> None:
 
 def harden24_rows(tmp: Path, row: Row) -> None:
     _mic_row(row)
+    _rate_row(row)
     _clap_end_row(row)
     _gap_row(row)
     _osc_row(tmp, row)
