@@ -98,7 +98,7 @@ _PA_INVALID_SAMPLE_RATE = -9997
 def _refused_rate(exc: BaseException) -> bool:
     """PortAudio's ``paInvalidSampleRate`` (-9997): the device does not take the rate asked for.
     A busy device or one not there yet is another code (``paDeviceUnavailable``, -9985...)."""
-    args = getattr(exc, "args", ())
+    args: tuple[Any, ...] = tuple(getattr(exc, "args", ()))
     return (len(args) > 1 and args[1] == _PA_INVALID_SAMPLE_RATE) or "Invalid sample rate" in str(exc)
 
 
