@@ -19,11 +19,25 @@ Printed: lines per hour, before and after, per period, and the repeats counted r
 shown (``flush()`` says them at exit; each window's first line carries its count). A run with
 nothing wrong writes nothing per hour after its start lines: that is a real run's count, in
 docs/installations.md, not simulated here.
+
+``--mic`` does the same for a microphone whose driver complains at every period (harden24):
+ALSA's own lines ("ALSA lib pcm_file.c:315:(...) read from file failed ..."), which alsa-lib
+wrote straight to stderr. It runs ``sensekit events mic --max-items N --level`` in two fresh
+processes on ALSA's ``file`` plugin reading a folder (every read fails: the real alsa-lib and
+PortAudio, tests/capture/alsa_filemic.py), before (``route_alsa_messages`` made a no-op in the
+child: the library's default handler) and after, and counts their stderr lines and the ALSA
+messages the filter held back; then an hour of one message a 512-sample period at 48 kHz
+(93.75 a second, a real device's pace: the fake is not paced) through ``RateLimitFilter`` on a
+simulated clock, as above.
 """
 from __future__ import annotations
 
 import argparse
 import logging
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 from sensekit.ratelimit import RateLimitFilter
 
@@ -60,11 +74,64 @@ def lines_per_hour(period_s: float, hours: float, *, long_window: bool) -> tuple
     return (count.lines + opencv) / hours, flt.suppressed_total
 
 
+ALSA_LINE = ("ALSA lib pcm_file.c:315:(snd_pcm_file_areas_read_infile) read from file failed, "
+             "error: -1: Is a directory")
+BEFORE = ("import sys, sensekit.capture.devices as d; d.route_alsa_messages = lambda: False; "
+          "from sensekit.cli import main; sys.exit(main(sys.argv[1:]))")
+AFTER = "import sys; from sensekit.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def mic_run(items: int, *, routed: bool) -> tuple[int, int, int]:
+    """(stderr lines, of them ALSA's, ALSA messages counted and not shown) of one real run."""
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root))
+    from tests.capture.alsa_filemic import FileMic, known_samples
+
+    with tempfile.TemporaryDirectory(prefix="sensekit-alsa-") as tmp:
+        mic = FileMic(tmp, known_samples(4800), 48000)
+        folder = Path(tmp) / "a-folder"
+        folder.mkdir()
+        mic.conf_path.write_text(mic.config_text().replace(str(mic.raw_path), str(folder)))
+        r = subprocess.run([sys.executable, "-c", AFTER if routed else BEFORE, "events", "mic",
+                            "--max-items", str(items), "--level"], env=mic.env, cwd=tmp,
+                           capture_output=True, text=True, timeout=600)
+    lines = r.stderr.splitlines()
+    counted = sum(int(line.split()[0]) for line in lines
+                  if "were not shown" in line and ALSA_LINE in line)
+    return len(lines), sum(line.startswith(ALSA_LINE) for line in lines), counted
+
+
+def mic_lines_per_hour(hours: float, *, routed: bool, per_s: float = 48000 / 512) -> tuple[float, int]:
+    """(lines per hour, counted) for one ALSA message a period, on a simulated clock."""
+    clock = [0.0]
+    flt = RateLimitFilter(clock=lambda: clock[0])
+    logger = logging.getLogger(f"sensekit.capture.alsa_log.bench{int(routed)}")
+    logger.propagate = False
+    count = _Count()
+    if routed:
+        count.addFilter(flt)
+    logger.handlers[:] = [count]
+    for i in range(int(hours * 3600 * per_s)):
+        clock[0] = i / per_s
+        logger.warning("ALSA lib " + ALSA_LINE)
+    return count.lines / hours, flt.suppressed_total
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--hours", type=float, default=1.0)
     p.add_argument("--periods", default="2,6,30,300", help="seconds between stalls, comma-separated")
+    p.add_argument("--mic", type=int, metavar="N", default=0,
+                   help="the microphone's ALSA lines instead: real runs of N blocks, then an hour simulated")
     args = p.parse_args()
+    if args.mic:
+        for routed in (False, True):
+            lines, alsa, counted = mic_run(args.mic, routed=routed)
+            per_h, held = mic_lines_per_hour(args.hours, routed=routed)
+            print(f"{'after' if routed else 'before':>6}: {args.mic} blocks: {lines} stderr lines, "
+                  f"{alsa} of ALSA's, {counted} counted not shown; an hour at 93.75 a second: "
+                  f"{per_h:.0f} lines/h, {held} counted")
+        return
     print(f"{'stall every':>12} {'before /h':>10} {'after /h':>9} {'counted':>8}")
     for period in (float(x) for x in args.periods.split(",")):
         before, _ = lines_per_hour(period, args.hours, long_window=False)

@@ -154,6 +154,35 @@ def test_a_receiver_whose_address_changes_is_followed_on_the_periodic_look_up(ca
     assert sender.errors == 0 and sender.refused == 0
 
 
+def test_a_receiver_that_moves_while_its_old_address_stays_silent_is_followed_within_seconds(caplog):
+    """harden24: the old address still takes the datagrams and never answers (a socket bound there
+    that never reads: a machine that took the address, a hung receiver; no "port unreachable" asks
+    for a look-up), so only the periodic look-up can follow the name. At 30 s the events went there
+    for up to 30 s, counted as sent; with the default ``REFRESH_S`` (5 s, not patched here) the name
+    is followed before 2,000 events 5 ms apart (at least 10 s) have been sent."""
+    assert lookup_module.REFRESH_S <= 5.0
+    silent, rx2, port = moved_receivers()
+    where = ["127.0.0.1"]
+
+    def lease(host: str, port: int, **kw: object) -> list:
+        return socket.getaddrinfo(where[0], port, **kw)
+
+    sender = OscSender("lights.local", port, resolve=lease)
+    try:
+        with caplog.at_level(logging.INFO, logger="sensekit.osc"):
+            sender(Clap(t=0.0, strength=0.1))
+            where[0] = "127.0.0.2"                       # the new lease; the old address says nothing
+            _send_until_it_arrives(sender, rx2)
+    finally:
+        silent.close()
+        rx2.close()
+        sender.close()
+    assert [r.getMessage() for r in caplog.records if "moved" in r.getMessage()] == [
+        f"OSC: 'lights.local' moved from 127.0.0.1:{port} to 127.0.0.2:{port} (a new address for the "
+        "name); sending there"]
+    assert sender.errors == 0 and sender.refused == 0
+
+
 def test_port_unreachable_at_the_old_address_looks_the_name_up_at_once(caplog, monkeypatch):
     """The 30 s refresh is far off; the old address answers "port unreachable" (its machine kept
     the address, the receiver is gone): the name is looked up again at once and followed."""

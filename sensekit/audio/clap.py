@@ -52,7 +52,9 @@ Failure modes: ``ConfigError`` for a rate outside 8000..48000 Hz, a rate change 
 with ``channels=1``, or a bad setting (each names the value). A block with NaN/Inf samples is logged, counted
 in ``skipped_blocks`` and skipped; the stream restarts after it (as if from silence). A block whose ``t`` starts
 after a gap (blocks dropped, a device reopened) is fed at its ``t``, so claps keep their times (``clap_gap``;
-``gaps``, ``gap_samples``). Known limits: docs/claps.md (per source; the noise curve; what still fires).
+``gaps``, ``gap_samples``). A burst the stream's end (``finish()``, a NaN block) cuts too close to judge
+(its 20 dB fall not in, its peak in the last 3 ms, or a close call) is no clap and is counted in
+``cut_at_end``. Known limits: docs/claps.md (per source; the noise curve; what still fires).
 
 ``ClapPatternTracker`` (``clap_pattern.py``, re-exported here) turns claps into ``ClapPattern``
 events: ``count`` claps, each within ``max_gap_ms`` of the previous one (a double clap is ``count=2``).
@@ -143,6 +145,7 @@ class ClapDetector(Tunable, ClapSettings, section="clap", rule=check_venue_model
         self.features: list[BurstFeatures] = []
         self.skipped_blocks = 0
         self.gaps = self.gap_samples = 0           # gaps in the stream bridged (clap_gap)
+        self.cut_at_end = 0     # bursts the stream's end cut too close to judge (clap_end): not claps
         self.rate = given_rate
         self.reset()
 

@@ -15,7 +15,9 @@ What silence cannot decide: a burst cut short would have its fall measured as th
 silence completes is reported only if (``clear_at_end``) its peak is at least ``last_peak_gap``
 (3 ms) before the last sample (nearer, the loudest sample can be the cut itself, and whether the
 grid frame that would find it is complete depends on the offset), its 20 dB fall (``fall20_ms``)
-lies in the real samples, and, with the close-call wait on, its score is not a close call. Measured
+lies in the real samples, and, with the close-call wait on, its score is not a close call. A burst
+left undecided so is counted in the detector's ``cut_at_end`` (with a DEBUG line naming its time),
+so a caller (a replaying test) can tell "no clap" from "cut too close to judge". Measured
 by ``benchmarks/clap_end.py`` (docs/reliability.md, the twelfth pass): of the labelled claps of the
 developer clips cut 2..30 ms after their onset 557 of 805 are found (62 before), and a cut just
 after another burst makes a false clap 27 times in 4,309 (8 before); no constant was fitted to them.
@@ -24,6 +26,7 @@ Cost: one block of ``pad_samples`` zeros (~75 ms) through ``process``, once per 
 """
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
 from typing import Protocol
@@ -34,7 +37,9 @@ from sensekit.audio.clap_features import FEATURES
 from sensekit.audio.clap_wait import SHIPPED, WaitModel, is_close
 from sensekit.events import Clap
 
-__all__ = ["judge_end", "last_peak_gap", "pad_samples"]
+__all__ = ["judge_end", "judge_owed", "last_peak_gap", "pad_samples"]
+
+log = logging.getLogger("sensekit.audio.clap")
 
 
 class ClapDetector(Protocol):
@@ -42,6 +47,7 @@ class ClapDetector(Protocol):
     ``clap_gap``, so that this module does not import the detector that imports it)."""
 
     rate: int | None
+    cut_at_end: int
     _t0: float | None
     _end: int
     _ended: bool
@@ -78,22 +84,36 @@ def judge_end(det: ClapDetector) -> list[Clap]:
     stream restarts), with the wait off (``_ended``; the caller resets the detector after). The
     stream must have started."""
     assert det._t0 is not None and det.rate is not None
+    # where the next block would start (no gap): the zeros start at the last real sample
+    return judge_owed(det, pad_samples(det), det._t0 + det._end / det.rate)
+
+
+def judge_owed(det: ClapDetector, pad: int, t: float, *, index: int = 0) -> list[Clap]:
+    """``pad`` zeros fed at ``t`` (where the real samples stop) with the wait off (``_ended`` left set)
+    and the end's rules: a burst whose look-ahead they complete is judged only if ``clear_at_end``
+    (its peak ``last_peak_gap`` before the real samples stop, its fall within them, not a close call),
+    else counted in ``cut_at_end``. ``judge_end`` at the stream's end; ``clap_gap.bridge`` at a gap,
+    whose silence is no more a sound's fall than the end's is."""
+    assert det._t0 is not None and det.rate is not None
     det._ended = True
     rate = det.rate
-    t_end = det._t0 + det._end / rate          # where the next block would start: no gap
     end = det._end                             # the last real sample + 1 (the zeros come after)
     last = end - last_peak_gap(det)            # a peak after this is where the samples stop
     judge = det._judge
 
     def judge_real(p: int, onset: int) -> Clap | None:
         if p > last or (p + det._ahead > end and not clear_at_end(det, p, end)):
+            det.cut_at_end += 1                # "no clap" and "cut too close to judge" differ
+            log.debug("clap detector: a burst at t=%.3f s (its peak %.1f ms before the real samples "
+                      "stop) was cut before it could be judged; not a clap (counted in cut_at_end)",
+                      det._t0 + onset / rate if det._t0 is not None else 0.0, 1000.0 * (end - p) / rate)
             return None
         return judge(p, onset)
 
     det._judge = judge_real                    # type: ignore[method-assign]  # for this call only
     det._due = 0                               # a held close call's 130 ms are not waited for any more
     try:
-        return list(det.process(np.zeros(pad_samples(det), np.float32), t_end, rate, energy=0.0))
+        return list(det.process(np.zeros(pad, np.float32), t, rate, index=index, energy=0.0))
     finally:
         del det._judge                          # the class's method again
 

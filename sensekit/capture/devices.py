@@ -8,7 +8,8 @@
 - ``find_microphone(spec)`` picks one by index, by case-insensitive name
   substring, or the system default when ``spec`` is ``None``/``""``/``"default"``.
 - ``import_sounddevice()`` imports ``sounddevice`` and turns a missing PortAudio
-  library into a ``SourceError`` that says which package to install.
+  library into a ``SourceError`` that says which package to install; then it routes ALSA's
+  own messages into ``logging`` (``alsa_log``), so the log's rate limit caps them.
 
 Failure modes, each a ``SourceError`` (``DeviceNotFoundError`` for a device that
 does not exist) whose message says what was tried and what is available, e.g.
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Iterator
 
+from sensekit.capture.alsa_log import route_alsa_messages
 from sensekit.errors import DeviceNotFoundError, SourceError
 
 PORTAUDIO_MISSING = (
@@ -156,13 +158,16 @@ def camera_not_found(index: int, max_index: int = 4) -> DeviceNotFoundError:
 # --- PortAudio -----------------------------------------------------------------
 
 def import_sounddevice() -> ModuleType:
-    """``import sounddevice``, or a ``SourceError`` naming what to install."""
+    """``import sounddevice``, or a ``SourceError`` naming what to install. ALSA's own messages
+    go to ``logging`` from here on (``alsa_log``: rate-limited, not straight to stderr); those of
+    PortAudio's start, as it lists the devices, sounddevice sends to ``/dev/null`` itself."""
     try:
         import sounddevice
     except OSError:
         raise SourceError(PORTAUDIO_MISSING) from None
     except ImportError as exc:
         raise SourceError(SOUNDDEVICE_MISSING.format(detail=exc)) from None
+    route_alsa_messages()
     module: ModuleType = sounddevice              # untyped: no stubs
     return module
 

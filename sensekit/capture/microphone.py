@@ -43,8 +43,13 @@ opened on it until the stop completes, and PortAudio is not terminated at exit, 
 and the program's end stay bounded.
 
 Failure modes: no PortAudio library, or no matching device -> ``SourceError`` /
-``DeviceNotFoundError`` (worded in ``devices``). A stream that dies mid-run (the
-stream finishes without ``close()``, or no callback for ``stall_timeout_s``, 2 s)
+``DeviceNotFoundError`` (worded in ``devices``). A device that cannot be opened (busy, not ready
+yet at boot) -> ``DeviceUnavailableError`` (the CLI's exit 75: try again later); one that does not
+take the rate asked for (PortAudio's "Invalid sample rate") -> ``SourceError`` naming the rate and
+the device's own (exit 2: a setting to change, as a channel count it does not have; waiting does
+not change what rates a device takes: a device held by another program is "unavailable", not this).
+A stream that dies mid-run (the stream finishes without ``close()``, or no callback for
+``stall_timeout_s``, 2 s)
 -> one ``SourceLost`` via ``poll_status()``; a watchdog thread retries opening
 with exponential backoff (0.25 s doubling to 4 s) and reports ``SourceRestored``
 when blocks flow again. ``read`` never raises for a lost device, it returns
@@ -87,6 +92,14 @@ _CLOSED = object()
 LATE_RESYNC_S = 0.5
 #: how long stopping a stream may take before the device counts as hung (``_abort_stream``)
 STOP_TIMEOUT_S = 2.0
+_PA_INVALID_SAMPLE_RATE = -9997
+
+
+def _refused_rate(exc: BaseException) -> bool:
+    """PortAudio's ``paInvalidSampleRate`` (-9997): the device does not take the rate asked for.
+    A busy device or one not there yet is another code (``paDeviceUnavailable``, -9985...)."""
+    args: tuple[Any, ...] = tuple(getattr(exc, "args", ()))
+    return (len(args) > 1 and args[1] == _PA_INVALID_SAMPLE_RATE) or "Invalid sample rate" in str(exc)
 
 
 def _no_portaudio_exit(sd: Any) -> None:
@@ -241,6 +254,11 @@ class MicrophoneSource(Source):
             self._late_s = max(LATE_RESYNC_S, 4.0 * float(getattr(stream, "latency", 0.0) or 0.0))
             stream.start()
         except Exception as exc:  # noqa: BLE001 - PortAudioError, ValueError from sounddevice
+            if _refused_rate(exc):          # a setting to change, as a wrong channel count: exit 2
+                raise SourceError(
+                    f"microphone [{info.index}] {info.name!r} does not take {self.sample_rate} Hz "
+                    f"({exc}); its own rate is {int(round(info.default_samplerate))} Hz: ask for "
+                    "that, or give no rate") from None
             raise DeviceUnavailableError(   # busy, or not ready yet at boot: try again later
                 f"cannot open microphone [{info.index}] {info.name!r} at {self.sample_rate} Hz, "
                 f"{self.channels} channel(s), {self.dtype}: {exc}") from None

@@ -9,7 +9,7 @@ Failure modes: an IP address is used as it is. A host name is looked up on a thr
 (``sensekit.osc.lookup``; the constructor waits ``START_WAIT_S`` for the first answer): a name
 that does not resolve yet (a show started at boot, before DNS) is one warning, the events for it
 are counted in ``unresolved`` and not sent, and one line says when it resolves; the name is
-looked up again every 30 s and soon after "port unreachable", and a new address is followed
+looked up again every 5 s and soon after "port unreachable" or "no route to host", and a new address is followed
 (one line); a name that stops resolving later changes nothing. A host that can never resolve
 (``lights local``, ``x.invalid``) or a bad port is a ``ConfigError``. The socket is connected
 to the address (``SO_BROADCAST`` set, so a broadcast address such as ``192.168.1.255`` works),
@@ -28,6 +28,7 @@ exact times matter over weeks. Cost: ~10-20 us per event; nothing is buffered.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import socket
 import time
@@ -51,6 +52,9 @@ BACK_AFTER_S = 2.0
 RECONNECT_S = 1.0
 #: seconds the constructor waits for a name's first look-up before the show starts without it
 START_WAIT_S = 3.0
+#: a send's errors that say the host is gone (a LAN host that no longer answers ARP): the name is
+#: looked up again soon, as on "port unreachable"
+_GONE = frozenset({errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EHOSTDOWN})
 
 Resolver = Callable[..., list[tuple[Any, ...]]]
 
@@ -194,6 +198,8 @@ class OscSender:
                 self._was_refused()           # that send sent nothing: once more (or the next
                 self._send(dgram)             # address of the name)
         except OSError as exc:
+            if self._lookup is not None and exc.errno in _GONE:
+                self._lookup.soon()               # the old host is gone: it may have a new address
             self._fail(f"send to {self.host}:{self.port} failed: {exc}")
             return None
         self.sent += 1

@@ -66,3 +66,32 @@ def test_blocks_a_queue_dropped_leave_the_claps_after_them_at_their_times(clip):
     mid = int(round((whole[3] + whole[4]) / 2 * rate)) // BLOCK
     got = claps(x, rate, drop=range(mid - 8, mid + 9))
     assert got == pytest.approx(whole, abs=1e-6), (got, whole)
+
+
+def _gapped(x: np.ndarray, rate: int, cut: int, gap_s: float) -> tuple[list[float], ClapDetector]:
+    """Claps of ``x`` in blocks up to ``cut``, then ``gap_s`` of blocks missing, then the rest."""
+    det = ClapDetector()
+    g = round(gap_s * rate)
+    starts = [(i, min(i + BLOCK, cut)) for i in range(0, cut, BLOCK)]
+    starts += [(i, min(i + BLOCK, len(x))) for i in range(cut + g, len(x), BLOCK)]
+    out = [c.t for k, (i, j) in enumerate(starts) for c in det.feed(AudioBlock(k, i / rate, x[i:j], rate))]
+    return out + [c.t for c in det.finish()], det
+
+
+def test_a_sound_a_gap_cuts_as_it_sounds_is_not_made_a_clap_by_the_silence(shared_data):
+    """harden24: the bridge's silence decided the bursts it completed, as the end's did before
+    harden22's rules: a knock (knock_room-small_0, its burst peaking at 0.1952 s) followed 5 ms
+    after its peak by 2 s of missing blocks was a clap at 0.194 s. The end's rules now apply at a
+    gap (its fall must lie in the real samples): no clap, the burst counted in ``cut_at_end``; the
+    uncut clip has no clap. A labelled clap (clap_j_sparse7 at 1.671 s) cut 20 ms after its
+    onset by the same gap is still found, and one cut 10 ms after is counted, not found."""
+    x, rate = sf.read(str(shared_data / "audio/knock_room-small_0.wav"), dtype="float32")
+    whole, _ = _gapped(x, rate, len(x), 0.0)
+    assert whole == []
+    got, det = _gapped(x, rate, round((0.1952 + 0.005) * rate), 2.0)
+    assert got == [] and det.cut_at_end == 1 and det.gaps == 1
+    x, rate = sf.read(str(shared_data / "audio/clap_j_sparse7.wav"), dtype="float32")
+    on = 1.671
+    for after_ms, found, counted in ((20, 1, 0), (10, 0, 1)):
+        got, det = _gapped(x, rate, round((on + after_ms / 1000) * rate), 2.0)
+        assert (sum(abs(t - on) <= 0.015 for t in got), det.cut_at_end) == (found, counted), (after_ms, got)

@@ -9,6 +9,7 @@ a NaN block after the clap (a faulty driver) ends the stream before it the same 
 from __future__ import annotations
 
 import json
+import logging
 import math
 
 import numpy as np
@@ -149,3 +150,37 @@ def test_a_burst_the_end_cuts_short_or_leaves_close_is_not_a_clap(shared_data, m
     monkeypatch.setattr(clap_end, "clear_at_end", lambda *a: True)     # silence alone decides
     made = claps(x, rate)
     assert len(made) == 1 and len(x) / rate - made[0] < 0.035           # the burst the end would make a clap
+
+
+def test_a_clap_the_end_cuts_before_its_fall_is_counted_not_silently_dropped(clip, caplog) -> None:
+    """clap_j_sparse7's fifth labelled clap (1.671 s) cut 5 and 10 ms after its onset: its 20 dB fall is
+    not in the samples, so it is no clap, and ``cut_at_end`` says the end cut a burst there (before, a
+    replaying test could not tell that from no clap at all); cut 20 ms after, it is judged, a clap,
+    and nothing is counted; the whole clip ends as a sound peaks (0.22 of full scale
+    in its last 2,000 samples): that burst is counted, at the clip's end."""
+    x, rate, onsets = clip
+    on = onsets[4]
+    for after_ms, counted in ((5, 1), (10, 1), (20, 0)):
+        cut = x[: round((on + after_ms / 1000) * rate)]
+        for block in BLOCKS:
+            det = ClapDetector()
+            with caplog.at_level(logging.DEBUG, logger="sensekit.audio.clap"):
+                caplog.clear()
+                got = [c.t for k, i in enumerate(range(0, len(cut), block))
+                       for c in det.process(cut[i:i + block], i / rate, rate, index=k)]
+                got += [c.t for c in det.finish()]
+            found = sum(abs(t - on) <= 0.015 for t in got)
+            assert (found, det.cut_at_end) == (1 - counted, counted), (after_ms, block, got)
+            said = [r.getMessage() for r in caplog.records if "cut_at_end" in r.getMessage()]
+            assert len(said) == counted, said
+            if counted:
+                t = float(said[0].split("t=")[1].split(" s")[0])
+                assert abs(t - on) <= 0.015, said
+    det = ClapDetector()
+    with caplog.at_level(logging.DEBUG, logger="sensekit.audio.clap"):
+        caplog.clear()
+        for k, i in enumerate(range(0, len(x), 512)):
+            det.process(x[i:i + 512], i / rate, rate, index=k)
+        det.finish()
+    said = [r.getMessage() for r in caplog.records if "cut_at_end" in r.getMessage()]
+    assert det.cut_at_end == 1 and f"t={len(x) / rate:.3f} s" in said[0], said

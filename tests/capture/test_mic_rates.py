@@ -68,3 +68,32 @@ def test_the_claps_of_a_96_khz_microphone_are_heard(mic96):
     # claps arrive 3-5 % early: 0.331, 0.779, 1.548, 1.736, 2.147 s here, the same every run)
     assert len(out["claps"]) == 5, out["claps"]
     assert np.allclose(out["claps"], [0.34, 0.8, 1.61, 1.82, 2.26], rtol=0.06, atol=0.01), out["claps"]
+
+
+def test_a_rate_the_device_does_not_take_is_a_setting_to_change_not_a_device_to_wait_for(tmp_path):
+    """harden24: PortAudio's "Invalid sample rate" was a ``DeviceUnavailableError`` (exit 75: the
+    unit restarted the piece every 5 s for ever, and waiting never changes what rates a device
+    takes). Now it is a ``SourceError`` (exit 2) naming the rate and the device's own; a device
+    that opens at its own rate still opens."""
+    mic = FileMic(tmp_path, np.zeros(48000, np.int16), 48000)
+    r = mic.run("""
+        import json
+        from sensekit.capture.microphone import MicrophoneSource
+        from sensekit.errors import DeviceUnavailableError, SourceError, exit_status
+        try:
+            MicrophoneSource(sample_rate=768000).open()
+            out = {"opened": True}
+        except SourceError as exc:
+            out = {"unavailable": isinstance(exc, DeviceUnavailableError), "status": exit_status(exc),
+                   "message": str(exc)}
+        src = MicrophoneSource(sample_rate=48000)
+        src.open()
+        out["own_rate_block"] = src.read(timeout=5) is not None
+        src.close()
+        print(json.dumps(out))
+    """, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["unavailable"] is False and out["status"] == 2, out
+    assert "does not take 768000 Hz" in out["message"] and "its own rate is 48000 Hz" in out["message"]
+    assert "\n" not in out["message"] and out["own_rate_block"]
