@@ -30,14 +30,21 @@ a still scene has no motion boundary anywhere (the cue is then ~0 for every box,
 
 - the flows ``(2 k, h, w)`` of ``extent._flows`` (the frame at ``extent``'s 320 px, DIS,
   2 and 6 frames back); for each flow, the magnitude of its spatial Jacobian
-  ``sqrt(ux^2 + uy^2 + vx^2 + vy^2)`` (3x3 Sobel / 8: px of flow per px), summed over the
-  two flows: ``E``;
+  ``sqrt(ux^2 + uy^2 + vx^2 + vy^2)`` (3x3 Sobel / 8: px of flow per px): ``E_j``;
+- each flow is indexed by the pixels of the *earlier* frame (DIS from the frame back to the
+  click's frame), so its boundaries lie where the object *was*: for flow ``j`` the box (and its
+  ring) is moved back by the median flow ``j`` inside it (every other pixel each way), rounded;
 - **border band**: the box grown by ``BAND_PX`` (2 px at 320 px, DIS's flow is smooth over its
   8 px patches) less the box shrunk by ``BAND_PX`` (the whole box when that is empty), clipped;
   **ring**: ``extent``'s ring (half the box's long side around it) less the grown box;
-- cue ``log((mean E on the band + EPS) / (mean E on the ring + EPS))``, ``EPS`` = 0.02 px/px
-  (a flow that changes by under ~0.1 px over ``BAND_PX`` px is no boundary); a box whose ring is
-  empty (it fills the frame) gets 0.
+- cue ``log((sum_j mean E_j on the band + EPS) / (sum_j mean E_j on the ring + EPS))``,
+  ``EPS`` = 0.02 px/px (a flow that changes by under ~0.1 px over ``BAND_PX`` px is no
+  boundary); a box whose band or ring is empty (it fills the frame) gets 0.
+
+(Amended before any clip was measured: the first version took ``E`` at the box where it is now;
+the unit check on a synthetic object moving 3 px a frame showed the flow's boundary 18 px
+behind it on the 6-frame flow, the earlier frame's grid, so the whole object's box scored
+lowest. Nothing else changed.)
 
 It is one more motion column of ``extent.features`` (``extent.EXTRA_MOTION_CUES``, the hook
 ``use_motion_edge`` sets; without a history the column is 0, like the other motion cues, and
@@ -62,7 +69,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-__all__ = ["BAND_PX", "EPS", "NAME", "motion_edge_map", "motion_edge_cues", "use_motion_edge"]
+__all__ = ["BAND_PX", "EPS", "NAME", "band_and_ring", "motion_edge_maps", "motion_edge_cues", "use_motion_edge"]
 
 #: half-width of the border band, px at ``extent``'s 320 px
 BAND_PX = 2
@@ -74,12 +81,12 @@ NAME = "motion_edge"
 Rect = tuple[int, int, int, int]
 
 
-def motion_edge_map(flow: np.ndarray) -> np.ndarray:
-    """``E``: the magnitude of each flow's spatial Jacobian (px of flow per px), summed over the
-    flows stacked channels first in ``flow`` ``(2 k, h, w)``; ``(h, w)`` float64."""
+def motion_edge_maps(flow: np.ndarray) -> list[np.ndarray]:
+    """``E`` of each flow stacked channels first in ``flow`` ``(2 k, h, w)``: the magnitude of
+    its spatial Jacobian (px of flow per px), ``k`` maps ``(h, w)`` float64."""
     if flow.ndim != 3 or flow.shape[0] % 2 or flow.shape[0] == 0:
         raise ValueError(f"flow must be (2 k, h, w) with k >= 1, got shape {flow.shape}")
-    out = np.zeros(flow.shape[1:], np.float64)
+    out = []
     for j in range(flow.shape[0] // 2):
         sq = np.zeros(flow.shape[1:], np.float32)
         for c in (2 * j, 2 * j + 1):
@@ -87,7 +94,7 @@ def motion_edge_map(flow: np.ndarray) -> np.ndarray:
             gx = cv2.Sobel(ch, cv2.CV_32F, 1, 0, ksize=3) / 8.0
             gy = cv2.Sobel(ch, cv2.CV_32F, 0, 1, ksize=3) / 8.0
             sq += gx * gx + gy * gy
-        out += np.sqrt(sq)
+        out.append(np.sqrt(sq).astype(np.float64))
     return out
 
 
@@ -100,30 +107,59 @@ def _area(r: Rect) -> int:
     return max(0, r[2] - r[0]) * max(0, r[3] - r[1])
 
 
+def _clip(r: Rect, w: int, h: int) -> Rect:
+    return (min(max(0, r[0]), w), min(max(0, r[1]), h), min(max(0, r[2]), w), min(max(0, r[3]), h))
+
+
+def band_and_ring(summed: np.ndarray, inner: Rect, outer: Rect, dx: int = 0, dy: int = 0
+                  ) -> tuple[float, float]:
+    """The mean of the map (``summed``: its integral image) on the border band of ``inner`` and
+    on its ring (``outer`` less the grown box), both moved by ``(dx, dy)`` px; -1 for an empty
+    band or ring."""
+    h, w = summed.shape[0] - 1, summed.shape[1] - 1
+    b = BAND_PX
+    x0, y0, x1, y1 = inner[0] + dx, inner[1] + dy, inner[2] + dx, inner[3] + dy
+    grown = _clip((x0 - b, y0 - b, x1 + b, y1 + b), w, h)
+    shrunk = _clip((x0 + b, y0 + b, x1 - b, y1 - b), w, h)
+    has_core = shrunk[2] > shrunk[0] and shrunk[3] > shrunk[1]
+    band_area = _area(grown) - (_area(shrunk) if has_core else 0)
+    band = _sum(summed, grown) - (_sum(summed, shrunk) if has_core else 0.0)
+    big = _clip((min(outer[0] + dx, grown[0]), min(outer[1] + dy, grown[1]),
+                  max(outer[2] + dx, grown[2]), max(outer[3] + dy, grown[3])), w, h)
+    ring_area = _area(big) - _area(grown)
+    if band_area <= 0 or ring_area <= 0:
+        return -1.0, -1.0
+    return band / band_area, max(0.0, _sum(summed, big) - _sum(summed, grown)) / ring_area
+
+
 def motion_edge_cues(flow: np.ndarray | None, rects: Sequence[tuple[Rect, Rect]]) -> np.ndarray:
     """The cue for each ``(box, ring's outer box)`` of ``rects`` (``extent._rects``: x0, y0, x1,
-    y1 at the flow's size), ``(len(rects), 1)``; zeros without a ``flow``."""
+    y1 at the flow's size), ``(len(rects), 1)``; zeros without a ``flow``. Each flow is indexed
+    by the *earlier* frame's pixels (``extent._flows``: from the frame back to the click's), so
+    each box is looked at where it was then: moved back by the median flow inside it."""
     out = np.zeros((len(rects), 1))
     if flow is None or not len(rects):
         return out
-    E = motion_edge_map(flow)
-    h, w = E.shape
-    summed = cv2.integral(E, sdepth=cv2.CV_64F)
-    b = BAND_PX
+    sums = [cv2.integral(E, sdepth=cv2.CV_64F) for E in motion_edge_maps(flow)]
+    k = len(sums)
+    seen: dict[tuple[int, ...], float] = {}
     for i, (inner, outer) in enumerate(rects):
-        x0, y0, x1, y1 = inner
-        grown = (max(0, x0 - b), max(0, y0 - b), min(w, x1 + b), min(h, y1 + b))
-        shrunk = (x0 + b, y0 + b, x1 - b, y1 - b)
-        band_area = _area(grown) - (_area(shrunk) if shrunk[2] > shrunk[0] and shrunk[3] > shrunk[1] else 0)
-        band = _sum(summed, grown) - (_sum(summed, shrunk) if shrunk[2] > shrunk[0] and shrunk[3] > shrunk[1]
-                                      else 0.0)
-        X0, Y0, X1, Y1 = outer
-        big = (min(X0, grown[0]), min(Y0, grown[1]), max(X1, grown[2]), max(Y1, grown[3]))
-        ring_area = _area(big) - _area(grown)
-        if ring_area <= 0 or band_area <= 0:
-            continue
-        ring = _sum(summed, big) - _sum(summed, grown)
-        out[i, 0] = float(np.log((band / band_area + EPS) / (max(0.0, ring) / ring_area + EPS)))
+        key = inner + outer
+        if key not in seen:
+            x0, y0, x1, y1 = inner
+            inside = flow[:, y0:y1:2, x0:x1:2].reshape(2 * k, -1)
+            med = np.median(inside, axis=1) if inside.shape[1] else np.zeros(2 * k)
+            band = ring = 0.0
+            for j in range(k):
+                got = band_and_ring(sums[j], inner, outer, -int(round(float(med[2 * j]))),
+                                    -int(round(float(med[2 * j + 1]))))
+                if got[0] < 0:
+                    band = ring = -1.0
+                    break
+                band += got[0]
+                ring += got[1]
+            seen[key] = 0.0 if band < 0 else float(np.log((band + EPS) / (ring + EPS)))
+        out[i, 0] = seen[key]
     return out
 
 
