@@ -62,11 +62,11 @@ Rect = tuple[int, int, int, int]
 #: frames back the motion cues compare with (``history`` must hold at least the largest)
 HISTORY_FRAMES = (2, 6)
 
-MOTION_FEATURES = ("motion_sep_2", "motion_log_2", "motion_sep_6", "motion_log_6")
+MOTION_FEATURES: tuple[str, ...] = ("motion_sep_2", "motion_log_2", "motion_sep_6", "motion_log_6")
 _BASE_MOTION = len(MOTION_FEATURES)      # the columns ``features`` fills itself before any extra ones
-FEATURES = MOTION_FEATURES + ("window_fill", "merged_at", "next_merge", "merge_gap", "fill", "click_dx",
-                              "click_dy", "colour_sep", "edge", "agree", "aspect", "fills_window", "superpixel",
-                              "edge_over_ring")
+FEATURES: tuple[str, ...] = MOTION_FEATURES + (
+    "window_fill", "merged_at", "next_merge", "merge_gap", "fill", "click_dx", "click_dy", "colour_sep", "edge",
+    "agree", "aspect", "fills_window", "superpixel", "edge_over_ring")
 
 #: benchmarks only: ``f(proposals, flow, scale, x, y)`` giving more proposals for a click with a
 #: history (``--motion-proposals``: ``evaluation/vision/motion_proposals.motion_proposals``);

@@ -91,8 +91,8 @@ def motion_edge_maps(flow: np.ndarray) -> list[np.ndarray]:
         sq = np.zeros(flow.shape[1:], np.float32)
         for c in (2 * j, 2 * j + 1):
             ch = np.ascontiguousarray(flow[c], np.float32)
-            gx = cv2.Sobel(ch, cv2.CV_32F, 1, 0, ksize=3) / 8.0
-            gy = cv2.Sobel(ch, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+            gx = np.asarray(cv2.Sobel(ch, cv2.CV_32F, 1, 0, ksize=3), np.float32) / 8.0
+            gy = np.asarray(cv2.Sobel(ch, cv2.CV_32F, 0, 1, ksize=3), np.float32) / 8.0
             sq += gx * gx + gy * gy
         out.append(np.sqrt(sq).astype(np.float64))
     return out
