@@ -113,10 +113,10 @@ def motion_edge_in_extent(model_py: Path) -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     use_motion_edge(True)
-    if len(module.ACTIVE["motion"]["weights"]) != len(extent.FEATURES):
+    want, got = len(extent.FEATURES), len(module.ACTIVE["motion"]["weights"])
+    if got != want:
         use_motion_edge(False)
-        raise ConfigError(f"--motion-edge: {model_py} has {len(module.ACTIVE['motion']['weights'])} motion weights, "
-                          f"the cues with the motion-boundary one are {len(extent.FEATURES)}; "
-                          "write it with train_extent.py --motion-edge --out")
+        raise ConfigError(f"--motion-edge: {model_py} has {got} motion weights, the cues with the motion-boundary "
+                          f"one are {want}; write it with train_extent.py --motion-edge --out")
     extent_model.ACTIVE = module.ACTIVE
     extent_model.FOLDS = module.FOLDS

@@ -96,3 +96,25 @@ def test_the_hook_adds_one_motion_column_and_changes_no_other() -> None:
     np.testing.assert_array_equal(np.delete(after, nm, axis=1), before)
     assert after[:, nm].std() > 0.1
     assert not still[:, nm].any()                 # without a history the column is 0
+
+
+def test_a_model_file_without_the_cue_is_refused_by_name(tmp_path, monkeypatch) -> None:
+    """``--motion-edge MODEL_PY`` of the benchmarks: no file, or a model fitted without the cue
+    (the shipped ``extent_model.py``: one motion weight fewer), is a ConfigError naming it, and the
+    cue is off again afterwards."""
+    import sys
+    from pathlib import Path
+
+    from sensekit.errors import ConfigError
+    from sensekit.vision import extent_model
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from _first_box_hooks import motion_edge_in_extent
+
+    with pytest.raises(ConfigError, match="no model file at"):
+        motion_edge_in_extent(tmp_path / "absent.py")
+    keep = extent_model.ACTIVE
+    with pytest.raises(ConfigError, match="18 motion weights, the cues with the motion-boundary one are 19"):
+        motion_edge_in_extent(Path(sys.modules["sensekit.vision.extent_model"].__file__ or ""))
+    assert extent.EXTRA_MOTION_CUES is None and NAME not in extent.FEATURES
+    assert extent_model.ACTIVE is keep
