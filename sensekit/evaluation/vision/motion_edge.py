@@ -59,8 +59,16 @@ scale, (4) the slowest click at 640x480 stays under 100 ms (``click_cost.py``, m
 the CDnet highway cars (no weight fitted on them) size ok does not fall at any scale. Else it
 stays here, as evaluation code.
 
-Cost: 4 Sobel pairs and one integral image at 320 px a click (~1-2 ms), and two integral-image
-sums per distinct box.
+Cost (estimated when declared): 4 Sobel pairs and one integral image at 320 px a click (~1-2 ms),
+and two integral-image sums per distinct box.
+
+**Outcome (after measuring; docs/tracking.md, "A motion boundary on the box's outline"): not
+kept.** Held out and tracked, size ok 0.320 / 0.427 / 0.467 on main and 0.320 / 0.413 / 0.440
+with the cue (rule 1 fails), the motorbike -2 clicks at x2 (rule 2), success -0.001 at x1, the
+slowest click 98-105 ms against main's 93-95 (measured: ~4-8 ms a click, the medians included);
+the CDnet highway cars rise (+0.089 / +0.044 / +0.025). The cue ranks parts below the right box
+(0.78 within a case) as the shipped ``motion_sep_6`` already does (0.77), and larger boxes above
+it (0.47).
 """
 from __future__ import annotations
 
