@@ -1,6 +1,7 @@
 """First boxes for ``track_eval.py`` other than the shipped click's, put into every tracker of the
 process: ``--holder-cut`` (the holder's skin cut out of a measured first box,
-``holder_eval.py``) and ``--salient`` (the salient model's part, ``salient_eval.py``). Kept apart
+``holder_eval.py``) and ``--salient`` (the salient model's part, ``salient_eval.py``); and the extent weights and cues
+of ``--motion-proposals`` and ``--motion-edge``. Kept apart
 from those two benchmarks so that ``track_eval.py`` does not import back the benchmarks that
 import it.
 """
@@ -92,3 +93,30 @@ def motion_proposals_in_tracker(model_py: Path) -> None:
     extent_model.ACTIVE = module.ACTIVE
     extent_model.FOLDS = module.FOLDS
     extent.EXTRA_PROPOSALS = motion_proposals
+
+
+def motion_edge_in_extent(model_py: Path) -> None:
+    """Put the motion-boundary cue among every click's motion cues of this process
+    (``evaluation/vision/motion_edge.use_motion_edge``, for ``--motion-edge`` of ``track_eval.py``,
+    ``extent_diagnose.py`` and ``click_cost.py``) and score with the weights of ``model_py``, a
+    model file that ``train_extent.py --motion-edge --out`` wrote (its ``ACTIVE`` and its
+    ``FOLDS``, for ``--held-out``); ``ConfigError`` for no model file or one without the cue."""
+    import importlib.util
+
+    from sensekit.evaluation.vision.motion_edge import use_motion_edge
+    from sensekit.vision import extent, extent_model
+
+    spec = importlib.util.spec_from_file_location("_motion_edge_model", model_py)
+    if spec is None or spec.loader is None or not model_py.is_file():
+        raise ConfigError(f"--motion-edge: no model file at {model_py} "
+                          "(train_extent.py --motion-edge --out writes one)")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    use_motion_edge(True)
+    want, got = len(extent.FEATURES), len(module.ACTIVE["motion"]["weights"])
+    if got != want:
+        use_motion_edge(False)
+        raise ConfigError(f"--motion-edge: {model_py} has {got} motion weights, the cues with the motion-boundary "
+                          f"one are {want}; write it with train_extent.py --motion-edge --out")
+    extent_model.ACTIVE = module.ACTIVE
+    extent_model.FOLDS = module.FOLDS

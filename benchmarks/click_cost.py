@@ -13,11 +13,12 @@ a ``ColorTracker`` (segmentation, the click's pool kept, the model) and the firs
 with ``--salient``, the learned salient model's click (``salient_click.SalientClick.segment``, its
 crops at ``--salient-px``; needs the salient extra) on the same clicks; with ``--after``, each tracked
 frame after a click with history, the second look off, one look, and up to ``--looks`` looks;
-``--motion-proposals``: with the motion-coherent regions in the pool (``motion_proposals.py``).
+``--motion-proposals``: with the motion-coherent regions in the pool (``motion_proposals.py``);
+``--motion-edge MODEL_PY``: with the motion-boundary cue (``motion_edge.py``), scored by that model.
 
     .venv/bin/python benchmarks/click_cost.py [--clips DIR] [--frame 6] [--repeat 1] [--parts] [--pick]
                                               [--after [--looks 3]] [--salient [--salient-px 160]]
-                                              [--motion-proposals]
+                                              [--motion-proposals] [--motion-edge MODEL_PY]
 """
 from __future__ import annotations
 
@@ -137,6 +138,15 @@ def click_cases(folder: Path, at: int) -> tuple[list[tuple[np.ndarray, float, fl
     return cases, sizes
 
 
+def _extent_hooks(args: argparse.Namespace) -> None:
+    """``--motion-proposals`` and ``--motion-edge``: what the click's pool and cues hold."""
+    extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
+    if args.motion_edge is not None:
+        from _first_box_hooks import motion_edge_in_extent
+
+        motion_edge_in_extent(args.motion_edge)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
@@ -152,8 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--looks", type=int, default=3, help="with --after: also up to this many looks (default 3)")
     ap.add_argument("--motion-proposals", action="store_true",
                     help="the motion-coherent regions in every pool with a history (extent.EXTRA_PROPOSALS)")
+    ap.add_argument("--motion-edge", type=Path, metavar="MODEL_PY", default=None,
+                    help="the motion-boundary cue, with this train_extent.py --motion-edge model (not shipped)")
     args = ap.parse_args(argv)
-    extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
+    _extent_hooks(args)
     if args.looks < 1:
         raise SystemExit(f"--looks must be at least 1, got {args.looks}")
     if args.frame < max(HISTORY_FRAMES):

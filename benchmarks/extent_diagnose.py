@@ -25,6 +25,9 @@ figures there differ slightly).
 
 A clip with no held-out weights (your own footage) is scored with the shipped weights.
 
+``--motion-edge MODEL_PY``: the motion-boundary cue (``evaluation/vision/motion_edge.py``) among
+the motion cues, with the weights (and folds) of that ``train_extent.py --motion-edge`` model.
+
 ``--sheet`` writes a contact sheet of every case (truth green, first box red) to look at.
 Cost: ~10-20 s per scale on a loaded 2-core machine.
 """
@@ -146,8 +149,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sheet", type=Path, default=None, help="contact sheet of the cases (PNG)")
     ap.add_argument("--motion-proposals", action="store_true",
                     help="the motion-coherent regions in the pool (extent.EXTRA_PROPOSALS)")
+    ap.add_argument("--motion-edge", type=Path, metavar="MODEL_PY", default=None,
+                    help="the motion-boundary cue, with this train_extent.py --motion-edge model (not shipped)")
     args = ap.parse_args(argv)
     extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
+    if args.motion_edge is not None:
+        from _first_box_hooks import motion_edge_in_extent
+
+        motion_edge_in_extent(args.motion_edge)
     if (names := clips_to_run(args.clips, args.only)) is None:
         return REFUSED
     thumbs = []

@@ -43,7 +43,7 @@ a small frame) is left out with a note on stderr.
                                               [--starts 3] [--no-mil] [--loss] [--scales 0.5,1,2]
                                               [--held-out] [--tracker KEY=VALUE] [--per-click out.json]
                                               [--salient then-extent|refine [--salient-px 160]] [--holder-cut]
-                                              [--motion-proposals MODEL_PY]
+                                              [--motion-proposals MODEL_PY] [--motion-edge MODEL_PY]
                                               [--loss [--leave-only] [--verbose]]
 
 Start frames: 0, 1/3 and 2/3 of the clip, the first moved to frame 6 so that every click has
@@ -65,6 +65,9 @@ be compared click by click (``benchmarks/track_compare.py``, ``--size`` for the 
 ``--motion-proposals MODEL_PY``: the motion-coherent regions (``sensekit/evaluation/vision/motion_proposals.py``)
 in every click's pool, scored by the weights ``train_extent.py --motion-proposals --out MODEL_PY``
 fitted (and its folds with ``--held-out``).
+``--motion-edge MODEL_PY``: the motion-boundary cue (``sensekit/evaluation/vision/motion_edge.py``)
+among the motion cues, scored by the weights ``train_extent.py --motion-edge --out MODEL_PY``
+fitted (branch ``click23``; not shipped).
 """
 from __future__ import annotations
 
@@ -402,6 +405,8 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
                     help="write each click's and baseline's success per scale, clip and start (track_compare.py)")
     ap.add_argument("--motion-proposals", type=Path, metavar="MODEL_PY", default=None,
                     help="motion-coherent regions in every pool, scored by this train_extent.py model (not shipped)")
+    ap.add_argument("--motion-edge", type=Path, metavar="MODEL_PY", default=None,
+                    help="the motion-boundary cue, scored by this train_extent.py --motion-edge model (not shipped)")
     return ap.parse_args(argv)
 
 
@@ -442,11 +447,16 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
     return results
 
 
-def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, motion_model: Path | None = None
-                 ) -> None:
+def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, motion_model: Path | None = None,
+                 edge_model: Path | None = None) -> None:
     """``--salient``: every tracker's click takes its first box from the salient model;
     ``--holder-cut``: a measured first box without the skin crossing its border;
-    ``--motion-proposals``: the motion-coherent regions in every pool (``ConfigError`` for no model file)."""
+    ``--motion-proposals``: the motion-coherent regions in every pool (``ConfigError`` for no model file);
+    ``--motion-edge``: the motion-boundary cue among the motion cues (the same)."""
+    if edge_model is not None:
+        from _first_box_hooks import motion_edge_in_extent
+
+        motion_edge_in_extent(edge_model)
     if motion_model is not None:
         from _first_box_hooks import motion_proposals_in_tracker
 
@@ -481,7 +491,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         scales = parse_scales(args.scales)
         args.tracker_settings = tracker_settings(args.tracker)
-        _use_salient(args.salient, args.salient_px, args.holder_cut, args.motion_proposals)
+        _use_salient(args.salient, args.salient_px, args.holder_cut, args.motion_proposals, args.motion_edge)
     except (SourceError, ValueError, ConfigError) as e:
         print(e, file=sys.stderr)
         return 2

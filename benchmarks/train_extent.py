@@ -33,10 +33,12 @@ proposals) and writes nothing: held out they do worse than the logit (docs/track
 
 ``--motion-proposals`` puts the motion-coherent regions (``sensekit/evaluation/vision/motion_proposals.py``)
 in every pool with a history (use a cache of its own: a cache holds the pools it was made with).
+``--motion-edge`` adds the motion-boundary cue (``sensekit/evaluation/vision/motion_edge.py``) to
+the motion cues (a cache of its own too: it has one more column).
 
 Usage: .venv/bin/python benchmarks/train_extent.py [--clips DIR] [--cache cues.npz] [--l2 100]
            [--sources highway,people,hands] [--source-weight 1] [--check-on highway,people,hands]
-           [--source-cache extra.npz] [--trees] [--motion-proposals]
+           [--source-cache extra.npz] [--trees] [--motion-proposals] [--motion-edge]
 Cost: ~2-4 min to collect the cues of the tracking clips on a loaded 2-core machine, ~3 min
 for the other sources (2010 cases); each fit takes seconds to a minute.
 """
@@ -60,10 +62,10 @@ from track_eval import scale_box, scale_view
 
 from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok, \
     start_frames
+from sensekit.evaluation.vision.motion_edge import use_motion_edge
 from sensekit.evaluation.vision.motion_proposals import motion_proposals
 from sensekit.vision import extent
-from sensekit.vision.extent import FEATURES, HISTORY_FRAMES, MOTION_FEATURES, box_ious, consensus_values, features, \
-    pool_proposals
+from sensekit.vision.extent import HISTORY_FRAMES, box_ious, consensus_values, features, pool_proposals
 
 MODEL_PY = REPO / "sensekit" / "vision" / "extent_model.py"
 TEMPERATURES = (0.0, 0.25, 0.5, 1.0, 2.0)          # consensus temperatures tried (0: the top score)
@@ -261,6 +263,8 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
                     help="print a hash of every case's chosen box (shipped and fold weights) and fit nothing")
     ap.add_argument("--motion-proposals", action="store_true",
                     help="the motion-coherent regions in every pool with a history (extent.EXTRA_PROPOSALS)")
+    ap.add_argument("--motion-edge", action="store_true",
+                    help="the motion-boundary cue among the motion cues (extent.EXTRA_MOTION_CUES; not shipped)")
     ap.add_argument("--out", type=Path, default=MODEL_PY)
     return ap.parse_args(argv)
 
@@ -317,7 +321,12 @@ class Data:
         return (float(np.mean(ok)), float(np.mean(hit)), len(ok)) if ok else (np.nan, np.nan, 0)
 
 
-KINDS = {"motion": slice(0, None), "still": slice(len(MOTION_FEATURES), None)}
+KINDS = {"motion": slice(0, None), "still": slice(len(extent.MOTION_FEATURES), None)}
+
+
+def _set_kinds() -> None:
+    """``KINDS`` again after ``--motion-edge`` changed the number of motion cues."""
+    KINDS["still"] = slice(len(extent.MOTION_FEATURES), None)
 
 
 def held_out_table(d: Data, names: list[str], scales: list[float], l2: float) -> dict[str, dict[str, Any]]:
@@ -358,7 +367,7 @@ def source_table(d: Data, check: tuple[str, ...], l2: float) -> None:
 def _lean(model: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The still fit without its mean and std when they are the motion fit's (its columns'
     own): ``extent._weights`` takes them from there."""
-    nm = len(MOTION_FEATURES)
+    nm = len(extent.MOTION_FEATURES)
     m, s = model["motion"], model["still"]
     if m["mean"][nm:] == s["mean"] and m["std"][nm:] == s["std"]:
         return {"motion": m, "still": {k: v for k, v in s.items() if k not in ("mean", "std")}}
@@ -366,7 +375,7 @@ def _lean(model: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def write_model(path: Path, shipped: dict[str, Any], folds: dict[str, dict[str, Any]], about: str) -> None:
-    nm = len(MOTION_FEATURES)
+    nm = len(extent.MOTION_FEATURES)
     shipped, folds = _lean(shipped), {k: _lean(v) for k, v in folds.items()}
     text = (f'"""The weights of ``extent.py``\'s proposal score: written by ``benchmarks/train_extent.py``\n'
             f"(do not edit by hand; {about}).\n\n"
@@ -378,7 +387,7 @@ def write_model(path: Path, shipped: dict[str, Any], folds: dict[str, dict[str, 
             f"ACTIVE: dict[str, Any] = {pprint.pformat(shipped, width=80, compact=True)}\n\n"
             f"FOLDS: dict[str, dict[str, Any]] = {pprint.pformat(folds, width=80, compact=True)}\n")
     path.write_text(text)
-    print(f"wrote {path} ({len(FEATURES)} cues)")
+    print(f"wrote {path} ({len(extent.FEATURES)} cues)")
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -396,7 +405,7 @@ def chosen_hash(track: dict[str, np.ndarray], names: list[str]) -> str:
 
     from sensekit.vision import extent_model
 
-    nm = len(MOTION_FEATURES)
+    nm = len(extent.MOTION_FEATURES)
     chosen = []
     for c in np.unique(track["case"]):
         g = np.nonzero(track["case"] == c)[0]
@@ -412,6 +421,8 @@ def chosen_hash(track: dict[str, np.ndarray], names: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = _options(argv)
     extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
+    use_motion_edge(args.motion_edge)
+    _set_kinds()
     names = clip_names(args.clips)
     scales = [float(v) for v in args.scales.split(",")]
     sources, check = _names(args.sources), _names(args.check_on)

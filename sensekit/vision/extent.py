@@ -34,7 +34,10 @@ thread, a loaded 2-core machine): the proposals (4 windows, ~34 ms), 2 optical f
 and ``benchmarks/track_eval.py`` (wall time), in ``docs/tracking.md``.
 ``EXTRA_PROPOSALS`` (None as shipped) is a hook for benchmarks that add proposals to a click's
 pool when it has a history (the motion-coherent regions of branch ``click22``,
-``sensekit/evaluation/vision/motion_proposals.py``: tried and not kept, docs/tracking.md).
+``sensekit/evaluation/vision/motion_proposals.py``: tried and not kept, docs/tracking.md);
+``EXTRA_MOTION_CUES`` (None as shipped) one for more motion cues (the motion-boundary cue of
+branch ``click23``, ``sensekit/evaluation/vision/motion_edge.py``, which also names it in
+``MOTION_FEATURES``: tried and not kept).
 Failure modes: when no proposal holds just the object (its colours are those of its surround
 and it does not move), the best is a part of it or a part of the scene; with motion, an
 object moved by a hand comes with the hand when the two separate from the surround alike.
@@ -52,20 +55,27 @@ from sensekit.vision.proposals import Proposal, click_proposals
 
 __all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "unseen_by_fit", "HISTORY_FRAMES",
            "consensus", "box_ious", "scores",
-           "consensus_values", "measure_pool", "pool_proposals", "EXTRA_PROPOSALS"]
+           "consensus_values", "measure_pool", "pool_proposals", "EXTRA_PROPOSALS", "EXTRA_MOTION_CUES"]
+
+Rect = tuple[int, int, int, int]
 
 #: frames back the motion cues compare with (``history`` must hold at least the largest)
 HISTORY_FRAMES = (2, 6)
 
-MOTION_FEATURES = ("motion_sep_2", "motion_log_2", "motion_sep_6", "motion_log_6")
-FEATURES = MOTION_FEATURES + ("window_fill", "merged_at", "next_merge", "merge_gap", "fill", "click_dx",
-                              "click_dy", "colour_sep", "edge", "agree", "aspect", "fills_window", "superpixel",
-                              "edge_over_ring")
+MOTION_FEATURES: tuple[str, ...] = ("motion_sep_2", "motion_log_2", "motion_sep_6", "motion_log_6")
+_BASE_MOTION = len(MOTION_FEATURES)      # the columns ``features`` fills itself before any extra ones
+FEATURES: tuple[str, ...] = MOTION_FEATURES + (
+    "window_fill", "merged_at", "next_merge", "merge_gap", "fill", "click_dx", "click_dy", "colour_sep", "edge",
+    "agree", "aspect", "fills_window", "superpixel", "edge_over_ring")
 
 #: benchmarks only: ``f(proposals, flow, scale, x, y)`` giving more proposals for a click with a
 #: history (``--motion-proposals``: ``evaluation/vision/motion_proposals.motion_proposals``);
 #: None, as shipped: the pool is the colour proposals alone
 EXTRA_PROPOSALS: Callable[[list[Proposal], np.ndarray, float, float, float], list[Proposal]] | None = None
+#: benchmarks only: ``f(flow or None, [(box, ring's outer box), ...])`` giving more motion cues
+#: ``(n, k)``, put after ``_BASE_MOTION`` (their names appended to ``MOTION_FEATURES`` by whoever
+#: sets it: ``evaluation/vision/motion_edge.use_motion_edge``); None, as shipped
+EXTRA_MOTION_CUES: Callable[[np.ndarray | None, list[tuple[Rect, Rect]]], np.ndarray] | None = None
 
 _LONG_PX = 320                   # the cues are measured on the frame shrunk to this long side
 _MOTION_STEP = 2                 # the motion medians take every other pixel each way (3: tried, not kept)
@@ -82,9 +92,6 @@ def _small(frame: np.ndarray) -> tuple[np.ndarray, float]:
 def _grey(frame: np.ndarray) -> np.ndarray:
     g: np.ndarray = cv2.cvtColor(_small(frame)[0], cv2.COLOR_BGR2GRAY)
     return g
-
-
-Rect = tuple[int, int, int, int]
 
 
 def _rects(box: Sequence[float], f: float, w: int, h: int) -> tuple[Rect, Rect]:
@@ -246,7 +253,7 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
     summed = cv2.integral(grad, sdepth=cv2.CV_64F)
     if flow is None and len(history) >= max(HISTORY_FRAMES):
         flow = _flows(small, history)
-    out = np.zeros((len(proposals), len(FEATURES)))
+    out = np.zeros((len(proposals), len(FEATURES) - len(MOTION_FEATURES) + _BASE_MOTION))
     agree = _agreement(proposals)
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}      # the same box at several steps
     for i, p in enumerate(proposals):
@@ -261,11 +268,14 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
         row[:len(got) - 3] = got[:-3]
         bw, bh = p.box[2], p.box[3]
         rel = max(bw, bh) / p.win.side_px
-        row[4:] = (rel, p.merged_at, p.next_merge, p.merged_at - p.next_merge, p.fill,
+        row[_BASE_MOTION:] = (rel, p.merged_at, p.next_merge, p.merged_at - p.next_merge, p.fill,
                    abs(x - (p.box[0] + bw / 2)) / bw, abs(y - (p.box[1] + bh / 2)) / bh,
                    got[-3], got[-2],
                    agree[i],
                    abs(np.log(bh / bw)), rel > 0.9, p.step == 0, got[-1])
+    if EXTRA_MOTION_CUES is not None:
+        extra = EXTRA_MOTION_CUES(flow, [_rects(p.box, f, w, h) for p in proposals])
+        out = np.concatenate([out[:, :_BASE_MOTION], extra, out[:, _BASE_MOTION:]], axis=1)
     return out
 
 

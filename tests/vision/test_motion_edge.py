@@ -1,0 +1,120 @@
+"""The motion-boundary cue (sensekit/evaluation/vision/motion_edge.py, branch click23, not shipped)
+on a synthetic scene: a two-coloured object moving over a textured still background (blocks of
+its own colours) scores highest on its own box, above its half (a part) and a box twice its
+size (the object with background); a still scene gives 0 to every box; the hook adds one
+motion column and leaves every other column as it was."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from sensekit.evaluation.vision.motion_edge import EPS, NAME, band_and_ring, motion_edge_cues, motion_edge_maps, \
+    use_motion_edge
+from sensekit.vision import extent
+from sensekit.vision.extent import HISTORY_FRAMES, pool_proposals
+
+OBJ = (130, 70, 60, 90)          # x, y, w, h in the last frame
+STEP = 3                         # px per frame, to the right
+
+
+def _frames(moving: bool) -> list[np.ndarray]:
+    """The history (6 frames) and the frame clicked, the object ``STEP`` px further each frame."""
+    rng = np.random.default_rng(7)
+    palette = np.array([(40, 40, 220), (200, 60, 20), (120, 120, 120), (60, 160, 60)], np.uint8)
+    blocks = palette[rng.integers(0, len(palette), (24, 32))]
+    big = np.repeat(np.repeat(blocks, 10, 0), 10, 1) + rng.integers(0, 20, (240, 320, 3)).astype(np.uint8)
+    bg = np.asarray(cv2.GaussianBlur(big, (0, 0), 1.0), np.uint8)
+    top = np.full((45, 60, 3), (40, 40, 220), np.uint8) + rng.integers(0, 40, (45, 60, 3)).astype(np.uint8)
+    bottom = np.full((45, 60, 3), (200, 60, 20), np.uint8) + rng.integers(0, 40, (45, 60, 3)).astype(np.uint8)
+    obj = np.vstack([top, bottom])
+    n = max(HISTORY_FRAMES) + 1
+    out = []
+    for k in range(n):
+        dx = (k - (n - 1)) * STEP if moving else 0
+        f = bg.copy()
+        x, y, w, h = OBJ
+        f[y:y + h, x + dx:x + dx + w] = obj
+        out.append(f)
+    return out
+
+
+def _cues(frames: list[np.ndarray], boxes: list[tuple[float, float, float, float]]) -> np.ndarray:
+    small, f = extent._small(frames[-1])
+    flow = extent._flows(small, frames[:-1])
+    h, w = small.shape[:2]
+    return motion_edge_cues(flow, [extent._rects(b, f, w, h) for b in boxes])[:, 0]
+
+
+def test_the_whole_moving_object_scores_above_its_part_and_above_it_with_background() -> None:
+    x, y, w, h = OBJ
+    whole, part, with_bg = _cues(_frames(True), [OBJ, (x, y, w, h / 2), (x - w / 2, y - h / 2, 2 * w, 2 * h)])
+    assert whole > part + 0.3
+    assert whole > with_bg + 0.3
+    assert whole > 0.5                           # its outline is a motion boundary, its ring is not
+
+
+def test_a_still_scene_gives_every_box_zero() -> None:
+    x, y, w, h = OBJ
+    got = _cues(_frames(False), [OBJ, (x, y, w, h / 2), (x - w / 2, y - h / 2, 2 * w, 2 * h)])
+    assert np.abs(got).max() < 0.05
+
+
+def test_no_flow_gives_zeros_and_a_bad_flow_is_named() -> None:
+    assert not motion_edge_cues(None, [((0, 0, 5, 5), (0, 0, 9, 9))]).any()
+    with pytest.raises(ValueError, match=r"\(3, 4, 4\)"):
+        motion_edge_maps(np.zeros((3, 4, 4), np.float32))
+
+
+def test_a_step_in_the_flow_is_on_the_band_not_in_the_ring() -> None:
+    flow = np.zeros((2, 40, 40), np.float32)
+    flow[0, 10:30, 10:30] = 5.0                   # a square moving 5 px right on a still scene
+    summed = cv2.integral(motion_edge_maps(flow)[0], sdepth=cv2.CV_64F)
+    band, ring = band_and_ring(summed, (10, 10, 30, 30), (0, 0, 40, 40))
+    assert band > 1.0 and ring == 0.0
+    # the flow is on the earlier frame's grid: the square is now 5 px on, and is looked at where it was
+    cue = motion_edge_cues(flow, [((15, 10, 35, 30), (5, 0, 45, 40))])[0, 0]
+    assert cue == pytest.approx(np.log((band + EPS) / EPS))
+    assert motion_edge_cues(flow, [((15, 10, 35, 30), (5, 0, 45, 40))])[0, 0] > \
+        motion_edge_cues(flow, [((15, 10, 25, 30), (10, 5, 30, 35))])[0, 0] + 1     # its left half
+
+
+def test_the_hook_adds_one_motion_column_and_changes_no_other() -> None:
+    frames = _frames(True)
+    x, y = OBJ[0] + OBJ[2] / 2, OBJ[1] + OBJ[3] / 4
+    props, flow = pool_proposals(frames[-1], x, y, frames[:-1])
+    nm = len(extent.MOTION_FEATURES)
+    before = extent.features(frames[-1], x, y, props, flow=flow)
+    use_motion_edge(True)
+    try:
+        assert extent.MOTION_FEATURES[-1] == NAME and len(extent.FEATURES) == before.shape[1] + 1
+        after = extent.features(frames[-1], x, y, props, flow=flow)
+        still = extent.features(frames[-1], x, y, props)
+    finally:
+        use_motion_edge(False)
+    assert len(extent.MOTION_FEATURES) == nm and extent.EXTRA_MOTION_CUES is None
+    np.testing.assert_array_equal(np.delete(after, nm, axis=1), before)
+    assert after[:, nm].std() > 0.1
+    assert not still[:, nm].any()                 # without a history the column is 0
+
+
+def test_a_model_file_without_the_cue_is_refused_by_name(tmp_path, monkeypatch) -> None:
+    """``--motion-edge MODEL_PY`` of the benchmarks: no file, or a model fitted without the cue
+    (the shipped ``extent_model.py``: one motion weight fewer), is a ConfigError naming it, and the
+    cue is off again afterwards."""
+    import sys
+    from pathlib import Path
+
+    from sensekit.errors import ConfigError
+    from sensekit.vision import extent_model
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from _first_box_hooks import motion_edge_in_extent
+
+    with pytest.raises(ConfigError, match="no model file at"):
+        motion_edge_in_extent(tmp_path / "absent.py")
+    keep = extent_model.ACTIVE
+    with pytest.raises(ConfigError, match="18 motion weights, the cues with the motion-boundary one are 19"):
+        motion_edge_in_extent(Path(sys.modules["sensekit.vision.extent_model"].__file__ or ""))
+    assert extent.EXTRA_MOTION_CUES is None and NAME not in extent.FEATURES
+    assert extent_model.ACTIVE is keep
