@@ -6,7 +6,8 @@ parameter and every declared setting of the public classes a user builds, derive
 reference's module walk). The file rows run ``sensekit events`` in a fresh process (a 120 s limit) on
 a damaged copy of a file the script writes: a venue profile whose clap venue model holds 1e308, taught
 words whose ``c`` is ``true``, a taught sound whose ``spread`` is ``"3.5"``, a taught gestures model
-whose ``k`` is ``"5"``. No shared data needed. About 20 s.
+whose ``k`` is ``"5"``, a recording whose ``meta.json`` switches its audio checksums off (``null``) while
+``audio_crc.csv`` lies in the folder and the audio is damaged. No shared data needed. About 35 s.
 """
 from __future__ import annotations
 
@@ -110,6 +111,19 @@ def _gestures(tmp: Path) -> Path:
     return tmp / "gestures.json"
 
 
+def _hidden_checksums(tmp: Path) -> Path:
+    """A copy of the demo whose meta.json says `"checksums": null` for the audio, its samples flipped
+    at byte 100,000 of audio.wav: audio_crc.csv still lies in the folder."""
+    rec = Path(shutil.copytree(DEMO, tmp / "hidden-crc.skrec"))
+    meta = json.loads((rec / "meta.json").read_text())
+    meta["audio"]["checksums"] = None
+    (rec / "meta.json").write_text(json.dumps(meta))
+    data = bytearray((rec / "audio.wav").read_bytes())
+    data[100_000] ^= 0xFF
+    (rec / "audio.wav").write_bytes(bytes(data))
+    return rec
+
+
 def harden23_rows(tmp: Path, row: Row) -> None:
     _sweep_row(row)
     from sensekit.audio.clap_venue import SIZE
@@ -128,3 +142,5 @@ def harden23_rows(tmp: Path, row: Row) -> None:
     _one_line(row, "events --hands --gestures, a taught gestures model whose `k` is \"5\"", tmp,
               [str(DEMO), "--hands", "--max-items", "20", "--gestures", str(_gestures(tmp))],
               "taught gestures model is damaged")
+    _one_line(row, "events REC, meta.json's audio `checksums` null (audio_crc.csv still there), audio.wav damaged",
+              tmp, [str(_hidden_checksums(tmp))], "holds 'audio_crc.csv' but meta.json does not name it")
