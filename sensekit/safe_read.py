@@ -153,6 +153,14 @@ def number_text(text: str, *, what: str, error: type[Exception] = ConfigError) -
     return v
 
 
+def stored_number(value: Any, what: str) -> float:
+    """A number as a file stores it (a TOML/JSON int or float) -> float; ``TypeError`` naming ``what``
+    for anything else: ``true`` is not 1.0 and ``"0.96"`` is not 0.96 (``float()`` took both)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"`{what}` must be a number, got {type(value).__name__} {short(value)}")
+    return float(value)
+
+
 def clip(text: str, limit: int = 60) -> str:
     """``text`` cut to ``limit`` characters, control characters escaped (a name quoted in a
     one-line message)."""

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from sensekit.arg_types import checked
 from sensekit.audio.level import DB_PER_LEVEL, LevelMeter
 from sensekit.audio.noise_floor import NoiseFloor
 from sensekit.capture.base import AudioBlock
@@ -75,6 +76,7 @@ class ActivityDetector(Tunable, section="activity",
         lo=0, hi=100, none="the same as on_db")
 
 
+    @checked
     def __init__(self, silence_level: float | None = None, timeout_ms: float | None = None, *,
                  noise_floor: NoiseFloor | None = None, meter: LevelMeter | None = None,
                  **settings: Any) -> None:

@@ -69,6 +69,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.audio.clap_end import judge_end
 from sensekit.audio.clap_energy import BandEnergy
 from sensekit.audio.clap_gap import GAP_FRACTION, bridge, enter
@@ -116,6 +117,7 @@ class ClapDetector(Tunable, ClapSettings, section="clap", rule=check_venue_model
     The module docstring says how it decides and what each setting does.
     """
 
+    @checked
     def __init__(
         self,
         *,

@@ -43,6 +43,11 @@ SIZE = 3 * N + 2          # means, scales, weights, bias, veto
 RIDGE = 1.0               # the weights' L2 penalty (standardised features, classes of equal weight)
 VETO = 3.0                # room log-odds a passed burst needs to be vetoed (p > 0.95)
 STEPS = 50                # Newton steps at most
+#: bounds of a stored model's numbers (a damaged or hand-edited profile): ``fit`` keeps a scale under
+#: 1e-9 as 1, and standardised weights, feature means and log-odds are far under 1e6; with them
+#: ``log_odds`` cannot overflow (1e308 numbers made it NaN or -inf: a model that silently never vetoed)
+MAX_ABS = 1e6
+MIN_SCALE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,11 @@ def check_venue_model(values: Mapping[str, Any]) -> None:
                           f"--claps`) or none, got {len(nums)}")
     if min(float(v) for v in nums[N:2 * N]) <= 0.0:
         raise ConfigError("`clap.venue_model` is not a venue model (its feature scales must be > 0): "
+                          "teach the venue again, or set clap.venue_model=none")
+    v = np.asarray(nums, np.float64)
+    if not np.all(np.isfinite(v)) or np.abs(v).max() > MAX_ABS or v[N:2 * N].min() < MIN_SCALE:
+        raise ConfigError(f"`clap.venue_model` is not a venue model (its numbers must be finite and within "
+                          f"+-{MAX_ABS:g}, its feature scales at least {MIN_SCALE:g}: `fit` writes no other): "
                           "teach the venue again, or set clap.venue_model=none")
 
 

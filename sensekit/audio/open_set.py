@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from sensekit.errors import ConfigError
-from sensekit.safe_read import clip, short
+from sensekit.safe_read import clip, short, stored_number
 
 __all__ = ["NearTakes", "LIMIT"]
 
@@ -80,7 +80,7 @@ class NearTakes:
             return ConfigError(f"{where}: the taught words' takes are damaged ({why}); teach them again")
 
         try:
-            limit = float(table["limit"])                                     # type: ignore[arg-type]
+            limit = stored_number(table["limit"], "limit")
             names = [str(w) for w in table["words"]]                          # type: ignore[attr-defined]
             rows = [np.frombuffer(base64.b64decode(str(t).encode("ascii"), validate=True), "<f4")
                     for t in table["rows"]]                                   # type: ignore[attr-defined]

@@ -31,6 +31,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.audio.rates import check_rate
 from sensekit.audio.level import level_to_db, mono
 from sensekit.audio.numpy_calls import add_acc, correlate
@@ -158,6 +159,7 @@ class PitchTracker(Tunable, section="pitch",
     min_level = setting(25.0, "blocks quieter than this activity level are unvoiced", unit="level",
                         lo=0, hi=100)
 
+    @checked
     def __init__(self, *, channels: int | None = None, **settings: Any) -> None:
         self.init_settings(settings)
         self.channels = channels

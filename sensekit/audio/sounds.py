@@ -30,9 +30,10 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.audio.vad import RATE, Segment, voiced_segments
 from sensekit.errors import ConfigError
-from sensekit.safe_read import clip, short
+from sensekit.safe_read import clip, short, stored_number
 from sensekit.events import Sound
 
 __all__ = ["features", "dtw_distance", "SoundBook", "TaughtSound", "example_segment",
@@ -86,6 +87,7 @@ class TaughtSound:
 class SoundBook:
     """The taught sounds of a venue (see the module docstring)."""
 
+    @checked
     def __init__(self, sounds: Iterable[TaughtSound] = ()) -> None:
         self.sounds: dict[str, TaughtSound] = {s.name: s for s in sounds}
 
@@ -146,7 +148,7 @@ class SoundBook:
                                   "sensekit teach sound)")
             try:
                 examples = [_decode(text) for text in table["examples"]]
-                spread = float(table.get("spread", _MIN_SPREAD))
+                spread = stored_number(table.get("spread", _MIN_SPREAD), "spread")
                 if not 1 <= len(examples) <= MAX_TAUGHT_EXAMPLES:
                     raise ValueError(f"{len(examples)} examples, not 1..{MAX_TAUGHT_EXAMPLES}")
                 if not _MIN_SPREAD <= spread <= _MAX_SPREAD:      # NaN too

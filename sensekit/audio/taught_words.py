@@ -53,6 +53,7 @@ from sensekit.audio.take_voices import one_voice, voice_spread
 from sensekit.audio.vad import Segment
 from sensekit.audio.word_classifier import OTHER, WordClassifier
 from sensekit.errors import ConfigError
+from sensekit.safe_read import stored_number
 from sensekit.events import Word
 
 __all__ = ["TaughtWords", "teach_words", "word_parts", "TAUGHT_WORDS_TABLE", "PART"]
@@ -110,7 +111,7 @@ class TaughtWords:
             raise ConfigError(f"{where}: [{TAUGHT_WORDS_TABLE}] has no `{_KEY}` table (written by "
                               "sensekit teach words); teach the words again")
         try:
-            window_s = float(table.get("window_s", WINDOW_S))
+            window_s = stored_number(table.get("window_s", WINDOW_S), "window_s")
             size = embedding_size(window_s)        # the rows must fit it: checked now, not at the first word
         except (TypeError, ValueError, ConfigError):
             raise ConfigError(f"{where}: `window_s` of [{TAUGHT_WORDS_TABLE}.{_KEY}] must be a number "

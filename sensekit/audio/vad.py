@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.arg_types import ArgumentTypeError, checked
 from sensekit.errors import ConfigError
 
 __all__ = ["RATE", "Segment", "SpeechSegmenter", "to_pcm16", "voiced_segments"]
@@ -70,9 +71,13 @@ class Segment:
 class SpeechSegmenter:
     """Cuts a 16 kHz int16 stream into voiced segments (see the module docstring)."""
 
+    @checked
     def __init__(self, *, mode: int = 2, open_frames: int = 3, hangover_ms: float = 120.0,
                  min_ms: float = 120.0, max_ms: float = 2000.0, pad_ms: float = 100.0,
                  vad: Any = None) -> None:
+        if vad is not None and not callable(getattr(vad, "is_speech", None)):
+            raise ArgumentTypeError(f"`SpeechSegmenter(vad=...)` must be a voice activity detector with "
+                                    f"is_speech(frame, rate) (webrtcvad.Vad) or None, got {type(vad).__name__}")
         self._mode = int(mode)
         self._own_vad = vad is None       # then reset() starts a fresh detector (it adapts as it goes)
         self._vad = vad

@@ -34,7 +34,10 @@ from typing import Any, Literal, Mapping
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.audio.level import mono
+from sensekit.audio.sounds import SoundBook
+from sensekit.audio.taught_words import TaughtWords
 from sensekit.audio.vad import RATE, Segment, SpeechSegmenter, to_pcm16
 from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
@@ -71,8 +74,9 @@ class VoiceStage(Tunable, section="voice",
         0.2, "words taught from takes (sensekit teach words): probability needed (higher: fewer "
         "false words, more missed ones)", unit="probability", lo=0.01, hi=0.99)
 
-    def __init__(self, values: Mapping[str, Any] | None = None, *, sounds: Any = None,
-                 taught: Any = None, channels: int | None = None) -> None:
+    @checked
+    def __init__(self, values: Mapping[str, Any] | None = None, *, sounds: SoundBook | None = None,
+                 taught: TaughtWords | None = None, channels: int | None = None) -> None:
         from sensekit.audio.words import require_voice
 
         require_voice()
@@ -108,7 +112,7 @@ class VoiceStage(Tunable, section="voice",
         known = set(self.taught.words) if self.taught is not None else set()
         self.taught_listed = tuple(w.lower() for w in self.words if w.lower() in known)
         spoken = tuple(w for w in self.words if w.lower() not in known)
-        if self.taught_listed:
+        if self.taught_listed and self.taught is not None:
             self.taught.embedder()                # load the model now: a missing one fails at the start
         self.spotter = WordSpotter(spoken, threshold=self.threshold,
                                    min_coverage=self.min_coverage) if spoken else None
@@ -197,7 +201,7 @@ class VoiceStage(Tunable, section="voice",
             hook(segment)
         out: list[Event] = []
         word = None
-        if self.taught_listed:
+        if self.taught_listed and self.taught is not None:
             word = self.taught.spot(segment, t, threshold=self.taught_threshold, among=self.taught_listed)
         if word is None and self.spotter is not None:
             word = self.spotter.spot(segment, t)

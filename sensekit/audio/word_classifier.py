@@ -33,9 +33,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.audio.sounds import is_taught_name
 from sensekit.errors import ConfigError
-from sensekit.safe_read import clip, short
+from sensekit.safe_read import clip, short, stored_number
 
 __all__ = ["WordClassifier", "OTHER"]
 
@@ -47,6 +48,7 @@ MAX_ABS = 1e6        # a fitted weight or bias is far smaller (C = 0.05 on stand
 class WordClassifier:
     """Command words from embeddings of recorded takes (see the module docstring)."""
 
+    @checked
     def __init__(self, *, c: float = 0.05) -> None:
         self.c = float(c)
         self.words: tuple[str, ...] = ()          # the commands, sorted (OTHER left out)
@@ -143,9 +145,10 @@ class WordClassifier:
             classes = list(table["classes"])                         # type: ignore[call-overload]
             rows = [np.frombuffer(base64.b64decode(str(t).encode("ascii"), validate=True), "<f8")
                     for t in table["weights"]]                       # type: ignore[attr-defined]
-            bias = np.asarray([float(v) for v in table["bias"]], np.float64)  # type: ignore[attr-defined]
+            bias = np.asarray([stored_number(v, "bias") for v in table["bias"]],  # type: ignore[attr-defined]
+                              np.float64)
             takes = list(table.get("takes", [0] * len(classes)))    # type: ignore[call-overload]
-            c = float(table.get("c", 0.05))                          # type: ignore[arg-type]
+            c = stored_number(table.get("c", 0.05), "c")
         except (KeyError, TypeError, ValueError) as exc:
             raise bad(clip(str(exc))) from None
         _check_classes(classes, bad)
@@ -162,8 +165,9 @@ class WordClassifier:
         if len(takes) != len(classes) or not all(isinstance(n, int) and not isinstance(n, bool)
                                                  and 0 <= n <= 10**9 for n in takes):
             raise bad("`takes` must be one count of 0 or more per class")
-        if not (math.isfinite(c) and c > 0):
-            raise bad(f"`c` must be a positive number, got {c:g}")
+        if not (math.isfinite(c) and 0 < c <= MAX_ABS):
+            raise bad(f"`c` of {c:g} is more than {MAX_ABS:g}" if math.isfinite(c) and c > MAX_ABS
+                      else f"`c` must be a positive number, got {c:g}")
         out = cls(c=c)
         out.classes = tuple(classes)
         out.words = tuple(sorted(set(classes) - {OTHER}))

@@ -34,6 +34,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from sensekit.arg_types import checked
 from sensekit.audio.narrowband import widen_band
 from sensekit.audio.vad import RATE, Segment
 from sensekit.errors import ConfigError
@@ -90,6 +91,7 @@ def check_in_dictionary(words: tuple[str, ...] | list[str]) -> dict[str, list[st
 class WordSpotter:
     """Keyword spotting over a list of English words (see the module docstring)."""
 
+    @checked
     def __init__(self, words: tuple[str, ...] | list[str], *, threshold: float = -0.8,
                  min_coverage: float = 0.6) -> None:
         ps = require_voice()

@@ -53,6 +53,7 @@ from urllib.parse import urlparse
 import cv2
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.capture.base import Source, VideoFrame, as_bgr
 from sensekit.capture.devices import _quiet_ffmpeg_env, camera_not_found, quiet_opencv
 from sensekit.errors import DeviceUnavailableError, SourceError
@@ -108,6 +109,7 @@ class CameraSource(Source):
     is_live = True
     has_video = True
 
+    @checked
     def __init__(
         self,
         device: int | str | os.PathLike[str] | None = 0,

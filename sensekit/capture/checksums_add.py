@@ -80,13 +80,15 @@ def _write_checksums(folder: Path, meta: dict[str, Any], file: str) -> int:
     """One checksum file of ``folder`` (``meta`` as ``read_meta`` gives it); its rows."""
     header = {VIDEO_CRC_FILE: VIDEO_CRC_HEADER, TIMESTAMPS_CRC_FILE: TIMESTAMPS_CRC_HEADER,
               AUDIO_CRC_FILE: AUDIO_CRC_HEADER}[file]
+    crcs: list[int] = []
+    if file == VIDEO_CRC_FILE:      # decoded before the file exists: replay refuses a checksum file meta.json
+        with ReplaySource(folder) as src:                       # does not name (recording_meta)
+            crcs = [crc32_of(item.image) for item in src if isinstance(item, VideoFrame)]
     log = ChecksumLog(folder / file, header)
     try:
         if file == VIDEO_CRC_FILE:
-            with ReplaySource(folder) as src:
-                for item in src:
-                    if isinstance(item, VideoFrame):
-                        log.add(crc32_of(item.image))
+            for crc in crcs:
+                log.add(crc)
         elif file == TIMESTAMPS_CRC_FILE:
             lines = recorded_lines(folder / meta["video"]["timestamps"], complete=True,
                                    max_bytes=checksums_cap(None), missing="the timestamps file is missing")

@@ -36,6 +36,7 @@ import dataclasses
 import time
 from typing import Any
 
+from sensekit.arg_types import checked
 from sensekit.capture.base import Item, Source
 from sensekit.errors import ConfigError
 from sensekit.events import Event
@@ -59,6 +60,7 @@ class CombinedSource(Source):
 
     kind = "combined"
 
+    @checked
     def __init__(self, video: Source | None, audio: Source | None, *,
                  reorder_window_s: float = 0.05) -> None:
         if video is None and audio is None:

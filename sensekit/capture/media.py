@@ -42,6 +42,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.capture.base import AudioBlock, Item, Source, VideoFrame, as_bgr, merge_by_time
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import SourceError
@@ -224,6 +225,7 @@ class MediaFileSource(Source):
     kind = "file"
     is_live = False
 
+    @checked
     def __init__(self, path: str | os.PathLike[str], *, realtime: bool = False,
                  clock: Clock | None = None, block_size: int = 512,
                  audio_track: bool = True) -> None:

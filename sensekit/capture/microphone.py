@@ -73,6 +73,7 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.capture.base import UNITY_GAIN, AudioBlock, Source
 from sensekit.capture.devices import MicrophoneInfo, find_microphone, import_sounddevice
 from sensekit.errors import ConfigError, DeviceUnavailableError, SourceError
@@ -118,6 +119,7 @@ class MicrophoneSource(Source):
     is_live = True
     has_audio = True
 
+    @checked
     def __init__(
         self,
         device: int | str | None = None,

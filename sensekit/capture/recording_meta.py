@@ -33,7 +33,8 @@ import numpy as np
 
 from sensekit.atomic import fsync_folder
 from sensekit.capture.base import UNITY_GAIN
-from sensekit.capture.checksums import TIMESTAMPS_CRC_HEADER, checksums_cap, read_checksums, recorded_lines
+from sensekit.capture.checksums import (CHECKSUM_FILES, TIMESTAMPS_CRC_HEADER, checksums_cap, read_checksums,
+                                        recorded_lines)
 from sensekit.capture.wav import MAX_NONFINITE_RUNS
 from sensekit.errors import RecordingError
 from sensekit.safe_read import file_kind, loads_json, read_regular, short
@@ -237,6 +238,12 @@ def _check_tracks_held(rec: Path, video: Any, audio: Any, bad: _Bad) -> None:
             raise bad(f"`video` is null but the recording holds video ({', '.join(held)})")
     if audio is None and os.path.lexists(rec / AUDIO_FILE):
         raise bad(f"`audio` is null but the recording holds audio ({AUDIO_FILE})")
+    tracks = {"video": video, "audio": audio}
+    for track, key, name in CHECKSUM_FILES:      # nor a checksum file: its track would play unverified
+        if tracks[track] is not None and tracks[track][key] is None and os.path.lexists(rec / name):
+            raise bad(f"the recording holds '{name}' but meta.json does not name it (`{track}.{key}` is "
+                      "null): its checksums would go unchecked; name it, or move it away if it is not this "
+                      "recording's")
 
 
 def _check_top_level(meta: dict[str, Any], bad: _Bad) -> None:

@@ -34,6 +34,7 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+from sensekit.arg_types import checked
 from sensekit.errors import ConfigError
 from sensekit.events import EVENT_TYPES, Event
 from sensekit.safe_read import MAX_NUMBER_DIGITS as MAX_DIGITS
@@ -145,6 +146,7 @@ def parse_rule(key: str, text: Any, *, channel: int = 0) -> Rule:
 class MidiMapper:
     """``messages(event)``: the MIDI messages the rules give for one event."""
 
+    @checked
     def __init__(self, rules: list[Rule]) -> None:
         self.mido = require_mido()
         self.rules = rules

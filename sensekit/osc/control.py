@@ -51,9 +51,10 @@ import socket
 import socketserver
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 
+from sensekit.arg_types import checked
 from sensekit.bind_errors import bind_failure
 from sensekit.errors import ConfigError
 from sensekit.osc.address import PREFIX
@@ -61,11 +62,9 @@ from sensekit.osc.encode import Received, decode
 from sensekit.osc.pace import (CpuPace, count_kernel_drops, enlarge_receive_buffer,
                                receive as receive_datagram, socket_drops)
 from sensekit.safe_read import clip, short
+from sensekit.settings.live import Tuning        # at run time: `OscControl(tuning=...)` is checked (arg_types)
 from sensekit.settings.registry import load_table
 from sensekit.validate import check_positive
-
-if TYPE_CHECKING:
-    from sensekit.settings.live import Tuning
 
 __all__ = ["OscControl", "LEGACY_ADDRESSES", "SET_PREFIX", "setting_address", "MAX_CONTROL_DATAGRAM"]
 
@@ -247,6 +246,7 @@ class OscControl:
     docstring). ``port=0`` picks a free port (read it back from ``.port``). ``start()`` (or use
     as a context manager), ``close()`` when done."""
 
+    @checked
     def __init__(self, host: str = "127.0.0.1", port: int = 9001, *, tuning: Tuning | None = None,
                  pause: Callable[[bool], None] | None = None,
                  max_datagram_bytes: int = MAX_CONTROL_DATAGRAM, cpu_share: float = CPU_SHARE) -> None:

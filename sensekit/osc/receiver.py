@@ -13,12 +13,15 @@ import socket
 import threading
 from typing import Callable
 
+from sensekit.arg_types import checked
+
 __all__ = ["UdpReceiver"]
 
 
 class UdpReceiver:
     """Datagrams to ``127.0.0.1:port``, read on a daemon thread until ``close()``."""
 
+    @checked
     def __init__(self, on_datagram: Callable[[bytes], None] | None = None, *, poll_s: float = 0.05) -> None:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)

@@ -60,6 +60,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from sensekit.arg_types import checked
 from sensekit.bind_errors import bind_failure
 from sensekit.errors import ConfigError, SensekitError
 from sensekit.panel.address import PanelAddress
@@ -120,6 +121,7 @@ def _error(status: int, message: str) -> web.Response:
 
 
 class PanelServer:
+    @checked
     def __init__(self, address: PanelAddress, hub: FrameHub, telemetry: Telemetry,
                  commands: CommandQueue, control: PanelControl, *, info: dict[str, Any]) -> None:
         self.address = address

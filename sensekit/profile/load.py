@@ -62,6 +62,7 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+from sensekit.arg_types import checked
 from sensekit.errors import ConfigError
 from sensekit.safe_read import check_nesting, clip, read_regular, short
 from sensekit.settings.declare import Group
@@ -122,6 +123,7 @@ class Profile(Mapping[str, Any]):
     """The settings of a profile: ``{key: value}`` (checked), and where they came from.
     ``taught_gestures`` is the profile's taught gestures model (a plain mapping) or ``None``."""
 
+    @checked
     def __init__(self, values: Mapping[str, Any] | None = None, *, path: str | None = None,
                  taught_gestures: Mapping[str, Any] | None = None) -> None:
         self._values = dict(values or {})

@@ -50,6 +50,7 @@ from typing import Any, Literal, Mapping
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.collide.neighbours import NeighbourGrid, NeighbourPairs, close_pairs, neighbour_pairs
 from sensekit.errors import ConfigError
 from sensekit.steer.mix import Mix
@@ -70,6 +71,7 @@ def _unit_rows(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
 class Flock:
     """A vectorised flock (see module docstring)."""
 
+    @checked
     def __init__(self, positions: Any, velocities: Any = None, *, radius: float = 60.0,
                  separation_radius: float = 25.0, front_only: bool = True,
                  max_speed: float = 120.0, max_force: float = 240.0, mass: float = 1.0,

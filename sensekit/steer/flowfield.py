@@ -31,7 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.errors import ConfigError
+from sensekit.safe_read import short
 from sensekit.validate import as_points, as_vec, check_int_range, check_positive
 
 
@@ -66,8 +68,13 @@ def _pool(a: np.ndarray, cell_px: int) -> np.ndarray:
 class FlowField:
     """A grid of vectors over a rectangle of the world (see module docstring)."""
 
+    @checked
     def __init__(self, vectors: Any, *, cell: float, origin: Any = (0.0, 0.0)) -> None:
-        v = np.asarray(vectors, dtype=np.float64)
+        try:
+            v = np.asarray(vectors, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ConfigError(f"`FlowField(vectors=...)` must be an array of numbers (rows, cols, 2), "
+                              f"got {type(vectors).__name__} {short(vectors)}") from None
         if v.ndim != 3 or v.shape[2] != 2 or v.shape[0] == 0 or v.shape[1] == 0:
             raise ConfigError(f"`vectors` must have shape (rows, cols, 2), got {v.shape}")
         if not np.isfinite(v).all():

@@ -17,6 +17,7 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.validate import as_vec
 from sensekit.errors import ConfigError
 
@@ -34,6 +35,7 @@ def _check_weight(name: str, value: Any) -> float:
 class Mix(Mapping[str, float]):
     """Named weights; call with named forces to get their weighted sum."""
 
+    @checked
     def __init__(self, weights: Mapping[str, float] | None = None, **kw: float) -> None:
         self._w: dict[str, float] = {}
         for name, value in {**(weights or {}), **kw}.items():

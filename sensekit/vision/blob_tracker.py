@@ -55,6 +55,7 @@ from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.events import BlobEnter, BlobInfo, BlobLeave, Blobs, Box, Event, ZoneEnter, ZoneLeave
 from sensekit.settings import Tunable, setting
 from sensekit.vision.blob_split import SPLIT_DIP, wide_enough
@@ -155,6 +156,7 @@ class BlobTracker(Tunable, section="blobs",
     emits: ClassVar[frozenset[str]] = frozenset({"blobs", "blob_enter", "blob_leave", "zone_enter",
                                                  "zone_leave"})
 
+    @checked
     def __init__(self, *, zones: Mapping[str, Box] | None = None, **settings: Any) -> None:
         # scipy.optimize takes most of a second to import: made a tracker's cost, not every app's start
         from scipy.optimize import linear_sum_assignment

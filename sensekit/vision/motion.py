@@ -62,6 +62,7 @@ from typing import Any, Iterator, Literal, Mapping, Sequence
 import cv2
 import numpy as np
 
+from sensekit.arg_types import checked_except
 from sensekit.errors import ConfigError
 from sensekit.events import Box, Event, Motion, Still
 from sensekit.settings import Setting, Tunable, setting
@@ -174,6 +175,7 @@ class MotionDetector(Tunable, section="motion",
         {}, f"extra zones, name = [x, y, w, h] in fractions of the frame ({HALVES_NOTE})",
         unit="fraction")
 
+    @checked_except("background")   # its own check says "`background` must be a BackgroundModel"
     def __init__(self, *, zones_px: Mapping[str, Sequence[int]] | None = None,
                  frame_size: tuple[int, int] | None = None,
                  background: BackgroundModel | None = None, **settings: Any) -> None:

@@ -27,6 +27,7 @@ from typing import Any, Literal, Mapping
 import cv2
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.events import Event
 from sensekit.settings import Tunable, setting
@@ -55,6 +56,7 @@ class SilhouetteStage(Tunable, section="silhouette",
     model = setting("general", "general: the square model; landscape: the 16:9 one (faster, coarser)",
                     choices=tuple(MODELS))
 
+    @checked
     def __init__(self, **settings: Any) -> None:
         self.init_settings(settings)
         self._solution = load_segmentation()

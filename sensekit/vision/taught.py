@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from sensekit.arg_types import checked
 from sensekit.errors import ConfigError
-from sensekit.safe_read import clip
+from sensekit.safe_read import clip, stored_number
 
 __all__ = ["hand_features", "TaughtGestures", "MAX_EXAMPLES", "FORMAT", "N_FEATURES"]
 
@@ -104,8 +105,9 @@ def check_gesture_name(name: object) -> str:
 class TaughtGestures:
     """A k-nearest-neighbours model of taught hand shapes."""
 
+    @checked
     def __init__(self, *, k: int = 5, min_confidence: float = 0.6) -> None:
-        if not isinstance(k, int) or k < 1:
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise ConfigError(f"k must be a whole number >= 1, got {k!r}")
         if not 0.0 <= min_confidence <= 1.0:
             raise ConfigError(f"min_confidence must be 0..1, got {min_confidence!r}")
@@ -183,7 +185,11 @@ class TaughtGestures:
 
     @classmethod
     def _from_checked(cls, data: Mapping[str, Any]) -> TaughtGestures:
-        model = cls(k=int(data["k"]), min_confidence=float(data["min_confidence"]))
+        try:                                  # as stored: checked, not converted (int("5"), float(True) were)
+            model = cls(k=data["k"], min_confidence=stored_number(data["min_confidence"], "min_confidence"))
+        except ConfigError as exc:
+            raise ConfigError(f"taught gestures model is damaged ({exc}); teach it again "
+                              f"(sensekit teach gesture)") from None
         try:
             model.classes = [check_gesture_name(c) for c in data["classes"]]
         except ConfigError as exc:

@@ -84,7 +84,7 @@ def test_a_file_that_is_not_a_model_is_refused():
      "taught gestures model is damaged (no `k`); teach it again (sensekit teach gesture)"),
     ({"format": "sensekit-taught-gestures-2", "k": "x", "min_confidence": 0.6, "classes": ["a"],
       "labels": [0], "features": [[0.0] * 57]},
-     "taught gestures model is damaged (invalid literal for int() with base 10: 'x'); teach it again "
+     "taught gestures model is damaged (`TaughtGestures(k=...)` must be an integer, got str 'x'); teach it again "
      "(sensekit teach gesture)"),
     ({"format": "sensekit-taught-gestures-3"},
      "the taught gestures are in format 'sensekit-taught-gestures-3', newer than this sensekit reads "
