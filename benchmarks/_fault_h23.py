@@ -31,7 +31,7 @@ DEMO = ROOT / "recordings" / "demo.skrec"
 def _sweep_row(row: Row) -> None:
     sys.path.insert(0, str(ROOT))
     try:                                      # (by name: mypy --strict benchmarks does not read the tests)
-        sweep: Any = importlib.import_module("tests.test_public_constructors")
+        sweep: Any = importlib.import_module("tests.public_classes")
         classes: list[str] = sorted(sweep.SWEPT)
         unlisted = sorted(set(sweep.public_classes()) - set(sweep.SWEPT) - set(sweep.NEEDS) - set(sweep.NOT_SWEPT))
     except ImportError:                       # a checkout without the sweep

@@ -4,7 +4,8 @@
     python benchmarks/arg_check_libraries.py --mode arg_types     # or none, typeguard, beartype
 
 One mode a process (a decorator replaces ``__init__`` for good). Each public class of
-``tests/test_public_constructors.py``'s table gets its undecorated ``__init__`` back (``none``),
+``tests/public_classes.py``'s table (what tests/test_public_constructors.py sweeps) gets its
+undecorated ``__init__`` back (``none``),
 keeps ``@checked`` (``arg_types``) or gets ``@typechecked`` / ``@beartype`` instead; then every
 parameter and declared setting is given a value of a type none takes, as the test does. Prints how
 many were refused, how many in one line naming the argument as a ``TypeError``/``ValueError``, one
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     imported_ms = (time.perf_counter() - t0) * 1000
     sys.path.insert(0, str(ROOT))
-    sweep: Any = importlib.import_module("tests.test_public_constructors")
+    sweep: Any = importlib.import_module("tests.public_classes")
     failed = _decorate(sweep, args.mode, lib)
     counts, said = _sweep(sweep)
     from sensekit.audio.clap import ClapDetector
