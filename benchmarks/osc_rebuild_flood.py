@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", help="only this setting's case")
     args = p.parse_args(argv)
     sys.path.insert(0, str(REPO))
-    from tests.test_osc_hostile import Show, _message
+    from tests.osc_show import Show, osc_message
     from sensekit.osc import setting_address
     from sensekit.settings.live import SettingsBudget
 
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{key}: skipped ({exc})")
             continue
         stop = threading.Event()
-        messages = [_message(setting_address(key), v) for v in values]
+        messages = [osc_message(setting_address(key), v) for v in values]
 
         def flood(show: Show = show, messages: list[bytes] = messages, stop: threading.Event = stop) -> None:
             k = 0

@@ -199,7 +199,8 @@ def soak(frames: int, *, recording: Path = DEFAULT_RECORDING, app: str = "color_
     counter = sender = None
     if osc:
         from sensekit.osc import OscSender
-        from sensekit.osc.receiver import UdpReceiver
+        sys.path.insert(0, str(REPO))                  # the counting socket is a helper of the tests
+        from tests.udp_receiver import UdpReceiver
         counter = UdpReceiver()
         sender = OscSender("127.0.0.1", counter.port)
         host.dispatcher.on("*", sender)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from sensekit.osc import Received, decode
-from sensekit.osc.receiver import UdpReceiver
+from tests.udp_receiver import UdpReceiver
 
 
 class Collector(UdpReceiver):

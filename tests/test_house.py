@@ -154,7 +154,6 @@ def test_nothing_outside_evaluation_imports_it():
 #: ties the benchmark to the test's private names. The list only shrinks: a new one fails, and so
 #: does an entry no benchmark imports any more.
 BENCHMARKS_STILL_IMPORT = {
-    "tests.test_osc_hostile": "Show, _message (osc_rebuild_flood.py; test_settings_budget.py too)",
     "tests.test_arg_types": "the constructor sweep's tables (_fault_h22.py, by name through importlib)",
 }
 

@@ -19,11 +19,10 @@ port of 127.0.0.1, sent to by a plain socket.
   end of its range and each choice: taken or refused, the run goes on (deterministic: it fails
   on both findings above when their fixes are taken out).
 
-Every wait is bounded (``WAIT_S``); a server that stops answering fails the test.
+Every wait is bounded (``tests.osc_show.WAIT_S``); a server that stops answering fails the test.
 """
 from __future__ import annotations
 
-import argparse
 import logging
 import math
 import random
@@ -37,71 +36,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pythonosc.osc_message_builder import OscMessageBuilder
 
 from sensekit.audio.pitch import PitchTracker
 from sensekit.audio.voice import VoiceStage
-from sensekit.osc import OscControl, setting_address
+from sensekit.osc import setting_address
 from sensekit.settings.declare import REGISTRY, Setting
 from sensekit.settings.registry import lookup
-
-WAIT_S = 5.0
-
-
-def _wait(predicate: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the OSC server did not answer within {WAIT_S} s: {what}")
-        time.sleep(0.002)
-
-
-def _message(address: str, *args: Any) -> bytes:
-    b = OscMessageBuilder(address)
-    for a in args:
-        b.add_arg(a)
-    return bytes(b.build().dgram)
-
-
-class Show:
-    """A run of ``sensekit events`` on the demo recording (looped) with OSC control."""
-
-    def __init__(self, demo: Path, argv: list[str]) -> None:
-        from sensekit.capture.spec import open_source
-        from sensekit.cli import events
-        from sensekit.runner import Runner
-
-        parser = argparse.ArgumentParser()
-        providers = events._providers()
-        for provider in providers:
-            provider.add_arguments(parser)
-        args = parser.parse_args(argv)
-        self.source = open_source(f"replay:{demo}", loop=True)
-        self.source.__enter__()
-        self.stages, self.tuning = events.build(args, self.source, providers=providers)
-        self.runner = Runner(self.source, self.stages)
-        self.runner.dispatcher.on("*", lambda e: None)           # someone listens: stages run
-        self.control = OscControl("127.0.0.1", 0, tuning=self.tuning).start()
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.runner.run(max_items=10)
-
-    def counted(self) -> int:
-        c = self.control
-        return c.accepted + c.rejected + c.unused + c.malformed + c.oversized
-
-    def send(self, dgram: bytes) -> None:
-        self.sock.sendto(dgram, ("127.0.0.1", self.control.port))
-
-    def send_and_wait(self, dgram: bytes, what: str) -> None:
-        before = self.counted()
-        self.send(dgram)
-        _wait(lambda: self.counted() > before, what)
-
-    def close(self) -> None:
-        self.sock.close()
-        self.control.close()
-        self.source.__exit__(None, None, None)
-
+from tests.osc_show import Show, osc_message, wait_until
 
 @pytest.fixture
 def demo(recordings_dir: Path) -> Path:
@@ -146,14 +87,14 @@ def test_a_pitch_range_above_the_sources_rate_is_refused_at_the_door_and_the_run
     pitch = next(t for t in s.tuning.tunables() if type(t).SETTINGS.section == "pitch")
     assert isinstance(pitch, PitchTracker)
     with caplog.at_level("WARNING", logger="sensekit.osc"):
-        s.send_and_wait(_message(setting_address("pitch.fmax"), 3000.0), "pitch.fmax 3000")
+        s.send_and_wait(osc_message(setting_address("pitch.fmax"), 3000.0), "pitch.fmax 3000")
         s.runner.run(max_items=40)                      # raised ConfigError here before
     assert s.control.rejected == 1 and s.control.accepted == 0
     assert pitch.fmax == 900.0
     warning = [r.getMessage() for r in caplog.records if "pitch/fmax" in r.getMessage()]
     assert warning == ["OSC: ignored /sensekit/set/pitch/fmax 3000.0: `pitch.fmax` 3000 Hz is too high "
                        "for this source's rate 16000 Hz (at most 2000 Hz)"]
-    s.send_and_wait(_message(setting_address("pitch.fmax"), 1500.0), "pitch.fmax 1500")
+    s.send_and_wait(osc_message(setting_address("pitch.fmax"), 1500.0), "pitch.fmax 1500")
     s.runner.run(max_items=10)
     assert pitch.fmax == 1500.0 and s.control.accepted == 1
 
@@ -167,12 +108,12 @@ def test_a_word_the_recogniser_does_not_know_is_refused_at_the_door_and_the_run_
     voice = next(t for t in s.tuning.tunables() if type(t).SETTINGS.section == "voice")
     assert isinstance(voice, VoiceStage)
     with caplog.at_level("WARNING", logger="sensekit.osc"):
-        s.send_and_wait(_message(setting_address("voice.words"), "left,qzxqzx"), "voice.words")
+        s.send_and_wait(osc_message(setting_address("voice.words"), "left,qzxqzx"), "voice.words")
         s.runner.run(max_items=40)                      # raised ConfigError here before
     assert s.control.rejected == 1 and voice.words == ("left",)
     assert any("not in the recogniser's English dictionary: qzxqzx" in r.getMessage()
                for r in caplog.records)
-    s.send_and_wait(_message(setting_address("voice.words"), "left,right"), "voice.words ok")
+    s.send_and_wait(osc_message(setting_address("voice.words"), "left,right"), "voice.words ok")
     s.runner.run(max_items=10)
     assert tuple(voice.words) == ("left", "right") and s.control.accepted == 1   # (a new read: mypy keeps ("left",))
 
@@ -190,7 +131,7 @@ def test_switching_a_clicked_target_to_hsv_goes_on_tracking_its_colour(show: Cal
     s = show(["--track-color", f"{ball.cx:.0f},{ball.cy:.0f}", "--track-method", picked_by])
     tracker = s.stages[0].tracker
     assert tracker.method_in_use == picked_by and tracker.last.found
-    s.send_and_wait(_message(setting_address("tracker.method"), "hsv"), "tracker.method hsv")
+    s.send_and_wait(osc_message(setting_address("tracker.method"), "hsv"), "tracker.method hsv")
     s.runner.run(max_items=40)                      # AssertionError here before
     by_color.runner.run(max_items=40)
     assert s.control.accepted == 1 and tracker.method_in_use == "hsv"
@@ -231,8 +172,8 @@ def test_the_first_unknown_key_leaves_the_doors_answering(demo: Path) -> None:
         url = next(line for _, line in lines if line.startswith("panel: http")).split(" ", 1)[1].rstrip("/")
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         sent = time.monotonic()
-        sock.sendto(_message("/sensekit/set/motion/still_after_framez", 5), ("127.0.0.1", osc_port))
-        sock.sendto(_message(setting_address("activity.silence_level"), 31.0), ("127.0.0.1", osc_port))
+        sock.sendto(osc_message("/sensekit/set/motion/still_after_framez", 5), ("127.0.0.1", osc_port))
+        sock.sendto(osc_message(setting_address("activity.silence_level"), 31.0), ("127.0.0.1", osc_port))
         sock.close()
         while not any("activity.silence_level=31.0" in line for _, line in lines):
             assert time.monotonic() < sent + 30, lines
@@ -492,7 +433,7 @@ def test_after_any_bad_datagram_the_server_answers_and_the_run_holds_valid_setti
             probe += 0.5
         accepted = s.control.accepted
         s.send(_osc_message(setting_address(PROBE_KEY).encode(), b"f", struct.pack(">f", probe)))
-        _wait(lambda: s.control.accepted > accepted and s.control.last.get(PROBE_KEY) == pytest.approx(probe),
+        wait_until(lambda: s.control.accepted > accepted and s.control.last.get(PROBE_KEY) == pytest.approx(probe),
               f"the valid setting after the datagram of seed {seed}")
         s.runner.run(max_items=3)                       # the queued values take effect
     finally:
@@ -519,12 +460,12 @@ def test_a_word_list_longer_than_a_command_vocabulary_is_refused_at_every_door(
     s = show(["--words", "left"])
     voice = next(t for t in s.tuning.tunables() if type(t).SETTINGS.section == "voice")
     assert isinstance(voice, VoiceStage)
-    s.send_and_wait(_message(setting_address("voice.words"), ",".join(known[:max_words + 1])), "65 words")
+    s.send_and_wait(osc_message(setting_address("voice.words"), ",".join(known[:max_words + 1])), "65 words")
     assert s.control.rejected == 1 and voice.words == ("left",)
     panel = PanelControl(lambda: s.stages, s.tuning)
     with pytest.raises(Exception, match=f"`voice.words` holds at most {max_words} words, got 3,000"):
         panel.apply({"voice.words": known[:3000]}, {})
-    s.send_and_wait(_message(setting_address("voice.words"), ",".join(known[:max_words])), "64 words")
+    s.send_and_wait(osc_message(setting_address("voice.words"), ",".join(known[:max_words])), "64 words")
     s.runner.run(max_items=5)
     assert s.control.accepted == 1 and len(voice.words) == max_words
 
@@ -557,8 +498,8 @@ def test_every_setting_at_each_end_of_its_range_is_taken_or_refused_and_the_run_
         for value in _ends(lookup(key)):
             before = s.counted()
             args = (1 if value else 0,) if isinstance(value, bool) else (value,)
-            s.send(_message(setting_address(key), *args))
-            _wait(lambda: s.counted() > before, f"{key} = {value!r}")
+            s.send(osc_message(setting_address(key), *args))
+            wait_until(lambda: s.counted() > before, f"{key} = {value!r}")
             s.runner.run(max_items=5)
         s.tuning.apply_now({key: start[key]})
     _assert_valid_settings(s.tuning.settings())

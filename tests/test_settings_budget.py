@@ -143,7 +143,7 @@ def test_a_composite_stage_looks_again_while_values_wait_for_the_budget(model):
 
 
 def test_values_sent_over_osc_while_the_run_is_busy_are_one_rebuild_with_the_last_value(recordings_dir):
-    from tests.test_osc_hostile import Show, _message, _wait
+    from tests.osc_show import Show, osc_message, wait_until
     from sensekit.osc import setting_address
 
     demo = recordings_dir / "demo.skrec"
@@ -156,8 +156,8 @@ def test_values_sent_over_osc_while_the_run_is_busy_are_one_rebuild_with_the_las
         applied, superseded, accepted = runner.settings_budget.applied, tuning.superseded(), show.control.accepted
         values = [8 + i % 10 for i in range(20)]                  # each differs from the one before
         for v in values:
-            show.send(_message(setting_address("background.samples"), v))
-        _wait(lambda: show.control.accepted == accepted + len(values), "20 background.samples")
+            show.send(osc_message(setting_address("background.samples"), v))
+        wait_until(lambda: show.control.accepted == accepted + len(values), "20 background.samples")
         assert background.samples == 20                           # nothing applied off the run's thread
         runner.run(max_items=1)
         assert background.samples == values[-1]

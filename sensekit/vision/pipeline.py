@@ -37,7 +37,8 @@ the first frame. After a click, ``Target.grow()`` / ``Target.shrink()`` and a cl
 spot (``AGAIN_SHARE``) restart the tracker on another box of that click's pool
 (``click_pool``, no new segmentation); ``gesture`` says what the last one did.
 What it shows (``sensekit.vision.shapes``): ``offers()`` names the overlays it fills, ``layers(index)``
-returns what the sub-stages that ran on that frame made (its buffers, typed), ``recipe()`` how to
+returns what the sub-stages that ran on that frame made (its buffers, typed: built by
+``sensekit.vision.stage_layers``), ``recipe()`` how to
 compute the rest; the panel and the app overlays draw only from those.
 Failure modes: a ``pick_at`` click or a ``pick_box`` outside the first frame raises ``ConfigError``.
 """
@@ -64,8 +65,10 @@ from sensekit.vision.color_tracker import ColorTracker, TrackResult
 from sensekit.vision.extent import HISTORY_FRAMES
 from sensekit.vision.motion import MotionDetector, MotionResult
 from sensekit.vision.segment import Segment
-from sensekit.vision.shapes import Box, BoxShape, ContourShape, ImageLayer, Layer, MaskLayer, Recipe
+from sensekit.vision.shapes import Layer, Recipe
 from sensekit.vision.targets import Target
+from sensekit.vision.stage_layers import blob_layers as blob_layers  # where it was before house25
+from sensekit.vision.stage_layers import frame_layers, zone_layers
 from sensekit.vision.stages import (EDGE_THRESHOLD, bgr_to_packed_rgb, blur, book_edge_filter, box_from_rect, mirror,
                                     palette_lut, parse_color, packed_rgb_to_bgr)
 
@@ -430,7 +433,7 @@ class VisionStage(Tunable, section="vision",
             events.extend(self.blobs.update(result_m.mask, t))
             self.runs["blobs"] += 1
 
-    # -- what it shows (sensekit.vision.layers) ---------------------------------------------
+    # -- what it shows (sensekit.vision.layers; the layers themselves: stage_layers.py) -------
     def offers(self) -> frozenset[str]:
         """The overlays this stage fills: its raster results, the tracked ``region`` and
         ``box`` (with a tracker), the motion ``zones``, the ``blobs``."""
@@ -450,37 +453,15 @@ class VisionStage(Tunable, section="vision",
         this stage processed (the stage's buffers, valid until the next frame): the picture they
         saw, the motion mask, the edge map, the palette frame, the tracked region and box, each
         blob's outline and box; and the motion zones, whatever the frame."""
-        out: list[Layer] = []
-        if self.motion is not None:
-            out.extend(BoxShape("zones", _box(box), label=str(name)) for name, box in self.motion.zone_boxes.items())
+        out = zone_layers(self.motion) if self.motion is not None else []
         if index != self._last_index:
             return out
         ran = {k for k, v in self.runs.items() if v > self._runs_before.get(k, 0)}
         if self.frame is None or not ran:
             return out
-        pictures = {"frame": self.frame, "edges": self.edge_map if "edges" in ran else None,
-                    "palette": self.quantized if "palette" in ran else None}
-        out.extend(ImageLayer(name, image) for name, image in pictures.items() if image is not None)
-        if "motion" in ran and self.motion_result is not None:
-            out.append(MaskLayer("mask", self.motion_result.mask))
-        if "track" in ran:
-            out.extend(self._track_layers(self.frame.shape))
-        if "blobs" in ran and self.blobs is not None:
-            out.extend(blob_layers(self.blobs))
-        return out
-
-    def _track_layers(self, shape: tuple[int, ...]) -> list[Layer]:
-        """The tracked box (when found) and the tracked colour's region."""
-        out: list[Layer] = []
-        if self.tracker is None:
-            return out
-        result = self.track_result
-        if result is not None and result.found:
-            out.append(BoxShape("box", _box(result.box)))
-        region = self.tracker.region_mask(shape)
-        if region is not None:
-            out.append(MaskLayer("region", region))
-        return out
+        return out + frame_layers(ran, self.frame, edge_map=self.edge_map, quantized=self.quantized,
+                                  motion_result=self.motion_result, tracker=self.tracker,
+                                  track_result=self.track_result, blobs=self.blobs)
 
     def _edges(self, m: np.ndarray) -> np.ndarray:
         e = self._e
@@ -497,17 +478,3 @@ class VisionStage(Tunable, section="vision",
         cv2.threshold(e, self.edge_threshold - 1, 255, cv2.THRESH_TOZERO, dst=e)
         return e
 
-
-def blob_layers(blobs: BlobTracker) -> list[Layer]:
-    """Each visible blob's outline, and its box labelled with its id."""
-    out: list[Layer] = []
-    for track in blobs.visible:
-        if track.region is not None:
-            out.append(ContourShape("blobs", track.region.contour, id=track.id))
-            out.append(BoxShape("blobs", _box(track.region.box), label=str(track.id), id=track.id))
-    return out
-
-
-def _box(box: Iterable[Any]) -> Box:
-    x, y, w, h = (int(v) for v in box)
-    return x, y, w, h

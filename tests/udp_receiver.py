@@ -1,7 +1,9 @@
-"""``UdpReceiver``: a local UDP socket on a free port and a thread reading every datagram from
-it: ``count`` of them, each handed to ``on_datagram`` when one is given. For what is sent with
-``OscSender`` to be looked at in the same process: the soak benchmark counts what arrives, the
-OSC tests decode it.
+"""``UdpReceiver``, a helper of the tests and benchmarks (``tests/osc_collector.py``,
+``benchmarks/soak.py``), not part of the package: a local UDP socket on a free port and a thread
+reading every datagram from it: ``count`` of them, each handed to ``on_datagram`` when one is
+given. For what is sent with ``OscSender`` to be looked at in the same process: the soak benchmark
+counts what arrives, the OSC tests decode it. (It was ``sensekit.osc.receiver`` until house25:
+shipped, a user could take it for a venue's listener.)
 
 A 4 MiB receive buffer (the kernel may grant less); the thread polls every ``poll_s`` seconds
 for ``close()``. Not for a venue's listener: nothing bounds what the reader costs (see
