@@ -54,3 +54,11 @@ def test_the_section_says_how_mypy_finds_sensekit_outside_the_checkout():
     text = " ".join((REPO / "docs" / "RECORDING_FORMAT.md").read_text().split("### Replaying in your own tests\n", 1)[1]
                     .split("\n### ", 1)[0].split())
     assert "editable_mode=strict" in text and "wheel" in text, text
+
+
+def test_the_testing_page_sends_developers_to_the_replay_section():
+    """docs/testing.md, where a developer looks for how to test with recordings, never named the
+    section that shows it."""
+    text = (REPO / "docs" / "testing.md").read_text()
+    assert "(RECORDING_FORMAT.md#replaying-in-your-own-tests)" in text
+    assert "--source demo" in text
