@@ -9,7 +9,8 @@ Not in the default run (it downloads nothing new, but installs every dependency 
 From the other folder it runs `sensekit apps` (all bundled apps listed), `sensekit run sound_flier
 --headless --frames 60` (the bundled-recording fallback), every app headless on its bundled
 recording, a user's app file, an app installed by another package through the `sensekit.apps`
-entry points, and an example script.
+entry points, and an example script; mypy --strict checks docs/RECORDING_FORMAT.md's replay test
+against the wheel's type hints.
 """
 from __future__ import annotations
 
@@ -174,3 +175,18 @@ def test_the_tutorial_works_in_a_venv_with_only_the_wheel(venv):
     work = venv.root / "tutorial"
     work.mkdir(exist_ok=True)
     run_the_tutorial(work, bin_dir=venv.bin)
+
+
+def test_the_documented_replay_test_type_checks_against_the_wheel(venv, tmp_path):
+    """docs/RECORDING_FORMAT.md's test file passes ``mypy --strict`` against the installed wheel
+    (its py.typed), from a folder outside the checkout: the test venv's mypy reads the wheel venv's
+    site-packages through ``--python-executable``."""
+    from tests.test_docs_replay_tests import _the_test_file
+
+    project = venv.root / "replay_project"
+    (project / "tests").mkdir(parents=True, exist_ok=True)
+    (project / "tests" / "test_claps.py").write_text(_the_test_file())
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir",
+                           str(tmp_path / "cache"), "--python-executable", str(venv.python), "tests/test_claps.py"],
+                          cwd=project, env=venv.env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -89,8 +89,9 @@ def bundled_source(app_cls: type[App], *, loop: bool = False) -> Source:
 
 
 def open_for_app(app_cls: type[App], spec: str | None, *,
-                 loop: bool = False) -> tuple[Source, str | None]:
-    """The source to run ``app_cls`` on and, when the bundled recording is used, a note."""
+                 loop: bool = False, headless: bool = False) -> tuple[Source, str | None]:
+    """The source to run ``app_cls`` on and, when the bundled recording is used, a note
+    (``headless``: no window, so no esc to end a loop with)."""
     if spec:
         return open_spec(app_cls, spec, loop=loop), None
     live = live_spec(app_cls)
@@ -104,7 +105,8 @@ def open_for_app(app_cls: type[App], spec: str | None, *,
     word = {"video": "camera", "audio": "microphone"}
     devs = " or ".join(word[n] for n in sorted(app_cls.needs))
     # a window repeats the recording (an exhibition never ends): said, or a user waits for an end
-    again = "over and over until esc or Ctrl-C; " if loop else ""
+    # (headless, --loop: no window takes esc, so only Ctrl-C is named)
+    again = ("over and over until Ctrl-C; " if headless else "over and over until esc or Ctrl-C; ") if loop else ""
     note = (f"no {devs} found; playing the bundled recording "
             f"'{app_cls.recording}' ({again}use --source to choose)")
     return source, note

@@ -151,7 +151,8 @@ def main(args: argparse.Namespace) -> int:
     from sensekit.app.sources import open_for_app
 
     headless_note = _choose_display(args)   # said once the piece starts: not before a source that fails
-    source, note = open_for_app(app_cls, args.source, loop=args.loop or not args.headless)
+    source, note = open_for_app(app_cls, args.source, loop=args.loop or not args.headless,
+                                headless=args.headless)
     options = RunOptions(headless=args.headless, frames=args.frames, screenshot=args.screenshot,
                          video=args.video, events=args.events, profile=chosen.profile, script=script,
                          hands=bool(getattr(args, "hands", False)),

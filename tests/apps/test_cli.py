@@ -97,6 +97,21 @@ def test_the_bundled_recording_note_says_a_window_repeats_it(monkeypatch, record
                             "(use --source to choose)"), notes[False]
 
 
+def test_the_note_of_a_headless_loop_names_no_esc(monkeypatch, recordings_dir):
+    """`sensekit run color_ball --headless --loop` said "over and over until esc or Ctrl-C": no
+    window, so no esc; headless the note names only Ctrl-C."""
+    if not (recordings_dir / "demo.skrec" / "meta.json").is_file():
+        pytest.skip("bundled recording not generated yet")
+    from sensekit.app import sources
+    from sensekit.app.registry import resolve
+
+    monkeypatch.setattr(sources, "live_spec", lambda app_cls: None)       # no camera, no microphone
+    source, note = sources.open_for_app(resolve("clapper"), None, loop=True, headless=True)
+    source.close()
+    assert note == ("no microphone found; playing the bundled recording 'demo' "
+                    "(over and over until Ctrl-C; use --source to choose)"), note
+
+
 def test_readme_run_command_on_a_machine_without_display_or_devices(tmp_path):
     """The README's main command, on a server with no screen, camera or microphone:
     it says what it fell back to, plays the bundled recording headless, and saves a picture."""
