@@ -141,11 +141,12 @@ def main(args: argparse.Namespace) -> int:
     _teach_live.settle_arguments(args)
     require_voice()
     if args.live:
-        caught = _teach_live.catch(args, _teach_live.check_names(args.sounds))
+        caught = _teach_live.catch(args, _teach_live.check_names(args.sounds), transients=True)
     else:
         teachings = [parse_teaching(t) for t in args.sounds]     # every argument checked before work
         _teach_live.once_each([n for n, _ in teachings], "sound", " (list all its examples in one NAME=...)")
-        caught = {name: [example_segment(*read_example(spec), what=f"example {spec!r}") for spec in specs]
+        caught = {name: [example_segment(*read_example(spec), what=f"example {spec!r}", transients=True)
+                         for spec in specs]
                   for name, specs in teachings}
     book = SoundBook()
     for name, segments in caught.items():
