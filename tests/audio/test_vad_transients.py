@@ -84,3 +84,23 @@ def test_a_click_taught_from_three_examples_is_heard_and_a_long_hiss_is_not():
     assert [h.sound if h else None for h in heard] == ["click", "click"]
     with pytest.raises(ConfigError, match="rise 20 dB"):
         example_segment(_room(2.0, 50), RATE, what="ex", transients=True)
+
+
+def test_the_voice_stage_hears_a_taught_click_and_decodes_no_word_in_it():
+    pytest.importorskip("pocketsphinx")
+    from sensekit.audio.voice import VoiceStage
+    from sensekit.capture.base import AudioBlock
+
+    taught = [example_segment(_with_clicks([1.0], 2.0, seed=20 + k), RATE, transients=True) for k in range(3)]
+    book = SoundBook()
+    book.teach("click", taught)
+    events = []
+    for stage in (VoiceStage({"words": ("left",)}, sounds=book), VoiceStage({"words": ("left",)})):
+        x = _with_clicks([1.0, 2.5], seed=40)
+        out = []
+        for i in range(0, len(x), 320):
+            out += stage.process(AudioBlock(i // 320, i / RATE, x[i:i + 320], RATE, None))
+        out += stage.finish()
+        events.append([e.sound for e in out])
+        assert stage.spotter.decoded_s == 0.0             # the clicks went to no word search
+    assert events == [["click", "click"], []]             # without taught sounds: no segment at all
