@@ -5,7 +5,9 @@
 
 Each FILE is an audio file (WAV/FLAC/OGG), a recording folder (its ``audio.wav``), or either
 with a time range ``FILE@START-END`` in seconds (``take.skrec@3.2-4.0``): one example of the
-sound, of which the longest voiced part is kept. Give 3 to 5 examples of each sound (at least
+sound, of which the longest part that stands out is kept (a voiced part, or a short sound such
+as a snap or a knock whose onset rises 20 dB over the background: ``vad``'s ``transients``, as
+the voice stage hears taught sounds). Give 3 to 5 examples of each sound (at least
 2). The templates and each sound's spread go to ``[sounds.NAME]`` of the profile (the rest of
 the file is kept; a sound taught again is replaced); then
 ``sensekit events SRC --profile venue.toml --sounds`` emits ``sound`` events. Needs the voice
