@@ -3,7 +3,8 @@ between each pair: the data of ``benchmarks/sounds_open_set.py``.
 
 A segment's kind is the clip's label in ``../shared/data/labels.csv`` (``digitN`` for the spoken
 digits of ``../shared/data/words``, the first ``TAKES`` takes of each) and its source the source
-repository (the speaker for digits). ``--cache`` keeps the matrix (~5 min to compute on one core).
+repository (the speaker for digits). ``--transients`` cuts as taught sounds do since voice24
+(onsets open segments too). ``--cache`` keeps the matrix (~5 min to compute on one core).
 """
 from __future__ import annotations
 
@@ -61,9 +62,10 @@ def dtw_many(a: np.ndarray, flat: np.ndarray, lengths: np.ndarray) -> np.ndarray
     return np.asarray(prev[last] / (len(a) + lengths))
 
 
-def prepare(cache: Path | None) -> dict[str, np.ndarray]:
+def prepare(cache: Path | None, *, transients: bool = False) -> dict[str, np.ndarray]:
     """Per segment: ``clip``, ``kind``, ``source``, ``start``, ``end``, ``frames`` (its template's
-    length, 10 ms frames); per clip kind the seconds
+    length, 10 ms frames), ``transient`` (opened on an onset, ``transients``: the cut of taught
+    sounds since voice24); per clip kind the seconds
     played (``kinds``, ``seconds``); ``dist``, the DTW distance of every pair of segments."""
     from sensekit.audio.sounds import dtw_distance, features
     from sensekit.audio.vad import voiced_segments
@@ -71,14 +73,14 @@ def prepare(cache: Path | None) -> dict[str, np.ndarray]:
     if cache is not None and cache.exists():
         with np.load(cache) as z:
             return {k: z[k] for k in z.files}
-    meta: list[tuple[str, str, str, float, float]] = []
+    meta: list[tuple[str, str, str, float, float, bool]] = []
     feats: list[np.ndarray] = []
     seconds: dict[str, float] = {}
     for name, kind, source in _clips():
         x, rate = read_wav(SHARED_DATA / name)
         seconds[kind] = seconds.get(kind, 0.0) + len(x) / rate
-        for s in voiced_segments(x, rate, what=name):
-            meta.append((name, kind, source, s.start, s.end))
+        for s in voiced_segments(x, rate, what=name, transients=transients):
+            meta.append((name, kind, source, s.start, s.end, s.transient))
             feats.append(features(s))
     lengths = np.array([len(m) for m in feats])
     flat = np.concatenate(feats)
@@ -87,7 +89,8 @@ def prepare(cache: Path | None) -> dict[str, np.ndarray]:
     assert abs(dist[0, 1] - dtw_distance(feats[0], feats[1])) < 1e-3 * max(1.0, dist[0, 1])
     data = {"clip": np.array([m[0] for m in meta]), "kind": np.array([m[1] for m in meta]),
             "source": np.array([m[2] for m in meta]), "start": np.array([m[3] for m in meta]),
-            "end": np.array([m[4] for m in meta]), "frames": np.array([len(m) for m in feats]), "dist": dist,
+            "end": np.array([m[4] for m in meta]), "transient": np.array([m[5] for m in meta]),
+            "frames": np.array([len(m) for m in feats]), "dist": dist,
             "kinds": np.array(list(seconds)), "seconds": np.array(list(seconds.values()))}
     if cache is not None:
         arrays: dict[str, Any] = data
@@ -96,4 +99,5 @@ def prepare(cache: Path | None) -> dict[str, np.ndarray]:
 
 
 if __name__ == "__main__":
-    prepare(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
+    args = [a for a in sys.argv[1:] if a != "--transients"]
+    prepare(Path(args[0]) if args else None, transients="--transients" in sys.argv[1:])

@@ -1,7 +1,7 @@
 """Taught sounds in a real room: what else fires? One kind of sound is taught from K examples of
 one source, everything else is played.
 
-    python benchmarks/sounds_open_set.py [--cache FILE] [--seeds 5] [--ks 3 5]
+    python benchmarks/sounds_open_set.py [--cache FILE] [--seeds 5] [--ks 3 5] [--transients]
 
 What a user does: ``sensekit teach sound NAME=...`` with K (3 or 5) examples in a row of one kind
 from one source (a clap, a knuckle knock, a tap, a cough, a spoken digit: K consecutive voiced
@@ -55,6 +55,25 @@ by the same rule as the levers above:
 - "pick": the comparison and its constant chosen together, leaving the taught source out, among
   those of the three above. This is what would ship, if it cuts false fires a minute by 2x or
   more at a recall loss (same and other sources) of at most 0.03, held out.
+
+Short sounds (voice24, 28 November 2026): ``--transients`` cuts every clip as taught sounds are
+cut since then (``vad``'s ``transients``: an onset 20 dB over the floor and 10 dB over the frame
+before opens a segment, and a run an onset began needs 20 ms of sound, not 120); give it its own
+``--cache``. Declared before it was measured, one lever for the false fires:
+
+- "room": teaching also hears a few seconds of the room (here the fold's ``others``: up to 5
+  segments of other kinds from the taught source, not counted as false fires for any lever) and
+  the sound's limit becomes the smaller of 1.5 x the spread and b x the distance from the
+  examples to the nearest of the room's segments (b chosen held out). It ships only if false
+  fires a minute fall by 2x or more for each taught kind, with same-source recall within 0.02.
+
+Measured (28 November 2026, 390 folds, 1,099 segments with ``--transients``, 844 without):
+onsets keep recall (sounds 0.871 same source, 0.787 other sources) but false fires rise from
+64.3 to 73.3 a minute (a taught knock, tap or cough 82-88 -> 101-116: the claps of the continuous
+clapping are now one segment each). "room": b = 0.8 held out for all sources but one (no value
+kept the other sources' recall within 0.02, so ``choose`` fell back to the first); sounds 73.3 ->
+49.1 a minute at recall 0.871 -> 0.633, a digit 44.7 -> 1.1 at 0.988 -> 0.777. Not shipped
+(docs/voice.md, "A limit from the room's sounds").
 
 Each kind's rows also give the false fires a minute on the kinds that are not spoken (neither
 speech nor digits), and each comparison is paired with "before" fold by fold.
@@ -140,8 +159,9 @@ def measure(data: dict[str, np.ndarray], f: dict[str, Any]) -> dict[str, Any]:
     np.fill_diagonal(among, np.inf)
     length = data["frames"].astype(np.float64)
     o = f["others"]
+    near = d[:, t].min(axis=1)
     out = {"near_other": d[:, o].min(axis=1) if len(o) else np.full(len(d), np.inf),
-           "near": d[:, t].min(axis=1), "spread": max(1.0, float(pair.mean())),
+           "near": near, "room": float(near[o].min()) if len(o) else np.inf, "spread": max(1.0, float(pair.mean())),
            "spread_nn": max(1.0, float(among.min(axis=1).mean())),
            "lo": float(length[t].min()), "hi": float(length[t].max()), "length": length}
     for metric in METRICS.values():
@@ -154,12 +174,15 @@ def measure(data: dict[str, np.ndarray], f: dict[str, Any]) -> dict[str, Any]:
 
 def fires(m: dict[str, Any], factor: float = DISTANCE, ratio: float = np.inf, nearest: bool = False,
           other: float = 0.0, metric: str = "", limit: float = np.inf, scale: float = 0.0,
-          also: tuple[str, float, float] | None = None) -> np.ndarray:
+          also: tuple[str, float, float] | None = None, room: float = 0.0) -> np.ndarray:
     """Which segments fire: the DTW rule at ``factor`` (``inf``: off), and with ``metric`` the
     embedding's cosine distance to the nearest example at most ``limit``, or ``scale`` x the
     examples' spread when ``scale`` is given; ``also``: a second embedding's
-    ``(metric, limit, scale)`` that must accept too."""
+    ``(metric, limit, scale)`` that must accept too; ``room``: also under ``room`` x the room's
+    nearest segment's distance to the examples."""
     ok = m["near"] <= factor * m["spread_nn" if nearest else "spread"]
+    if room:
+        ok &= m["near"] < room * m["room"]
     if metric:
         ok &= m["near_" + metric] <= (scale * m["spread_" + metric] if scale else limit)
     if also is not None:
@@ -269,14 +292,17 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--ks", type=int, nargs="+", default=[3, 5])
     ap.add_argument("--levers", nargs="+", default=None, help="only these levers (and before)")
+    ap.add_argument("--transients", action="store_true",
+                    help="cut as taught sounds are cut since voice24 (onsets open segments; its own --cache)")
     args = ap.parse_args()
-    data = prepare(args.cache)
+    data = prepare(args.cache, transients=args.transients)
     grids: dict[str, list[dict[str, Any]]] = {"before": [{}],
              "distance": [{"factor": a} for a in FACTORS],
              "length": [{"ratio": r} for r in RATIOS],
              "both": [{"factor": a, "ratio": r} for a in FACTORS for r in RATIOS],
              "nearest": [{"factor": a, "nearest": True} for a in FACTORS],
-             "other": [{"other": b} for b in (0.8, 0.9, 1.0, 1.1, 1.25, 1.5)]}
+             "other": [{"other": b} for b in (0.8, 0.9, 1.0, 1.1, 1.25, 1.5)],
+             "room": [{"room": b} for b in (0.8, 0.9, 1.0, 1.1, 1.25)]}
     if args.emb_cache is not None:
         from _sound_embeddings import prepare_embeddings
         emb = prepare_embeddings(args.emb_cache, data)

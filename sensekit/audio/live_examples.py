@@ -34,8 +34,8 @@ DEFAULT_EXAMPLES = 3           # examples of each name when no count is given (3
 class SegmentCatcher:
     """Audio blocks in, closed voiced segments out (the voice stage's cut)."""
 
-    def __init__(self) -> None:
-        self.segmenter = SpeechSegmenter()
+    def __init__(self, *, transients: bool = False) -> None:
+        self.segmenter = SpeechSegmenter(transients=transients)
         self._rate: int | None = None
         self._resampler: Any = None
         self._t0 = 0.0
@@ -74,7 +74,8 @@ class SegmentCatcher:
 def catch_examples(source: Any, names: Sequence[str], *, count: int = DEFAULT_EXAMPLES,
                    timeout_s: float = DEFAULT_TIMEOUT_S,
                    say: Callable[[str], None] = print, verb: str = "make",
-                   counts: Mapping[str, int] | None = None) -> dict[str, list[Segment]]:
+                   counts: Mapping[str, int] | None = None,
+                   transients: bool = False) -> dict[str, list[Segment]]:
     """``count`` examples of each name (``counts[name]`` if given) from an opened ``source``,
     prompted through ``say``."""
     wanted = {name: (counts or {}).get(name, count) for name in names}
@@ -83,7 +84,7 @@ def catch_examples(source: Any, names: Sequence[str], *, count: int = DEFAULT_EX
     if not 0 < timeout_s <= MAX_TIMEOUT_S:          # inf waited for ever on a silent microphone
         raise ConfigError(f"the timeout per example must be over 0 s and at most {MAX_TIMEOUT_S:g} s, "
                           f"got {timeout_s:g}")
-    catcher = SegmentCatcher()
+    catcher = SegmentCatcher(transients=transients)
     ready: list[Segment] = []
     out: dict[str, list[Segment]] = {}
     ended = False

@@ -182,11 +182,16 @@ def check_taught_name(name: object, what: str = "sound") -> str:
     return text
 
 
-def example_segment(samples: np.ndarray, rate: int, *, what: str = "the example") -> Segment:
+def example_segment(samples: np.ndarray, rate: int, *, what: str = "the example",
+                    transients: bool = False) -> Segment:
     """The longest voiced segment of a taught example (float samples at ``rate``), found as the
-    voice stage finds sounds (``vad.voiced_segments``), so teaching and hearing cut alike."""
-    found = voiced_segments(samples, rate, what=what)
+    voice stage finds sounds (``vad.voiced_segments``; ``transients`` for a taught sound: onsets
+    open segments too), so teaching and hearing cut alike."""
+    found = voiced_segments(samples, rate, what=what, transients=transients)
     if not found:
+        if transients:
+            raise ConfigError(f"{what}: no sound found (it must rise 20 dB over the background, or "
+                              "last over 120 ms and stand 12 dB over it)")
         raise ConfigError(f"{what}: no sound found (it must last over 120 ms and stand 12 dB over "
                           "the background)")
     return max(found, key=lambda s: s.end - s.start)

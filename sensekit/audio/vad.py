@@ -32,6 +32,15 @@ and steady noise give no segment; music and speech that is not a command do (the
 then rejects them). Aggressiveness ``mode`` 0..3 (3 rejects the most noise, and some quiet
 speech). Fails only on a frame of the wrong size (a programming error).
 
+With ``transients=True`` (what taught sounds use) a segment also opens on an onset: a frame
+``ONSET_DB`` (20 dB) over the noise floor and ``RISE_DB`` (10 dB) over the frame before it, voiced
+or not, so a snap, a finger click or a knock shorter than 60 ms opens one. Such a segment keeps
+``min_transient_ms`` (20 ms) of sound instead of ``min_ms``, and is marked ``transient`` unless a
+run of ``open_frames`` voiced frames came in it (then it is what the voiced rule would have
+opened: words are only looked for in segments that are not ``transient``). This is judged per
+run when the segment closes, so the short claps in the noise after a fade-in are kept too. Both constants are
+relative to the running floor, not absolute levels, and were set once, not tuned on the clips.
+
 ``voiced_segments(samples, rate)`` cuts a whole clip at any rate the same way (half a second of
 silence added at each end, ``soxr`` to 16 kHz; the voice extra): what teaching from files uses,
 so an example is cut as the voice stage cuts what it hears. ``to_pcm16`` is the float -> int16
@@ -56,16 +65,23 @@ HOP = 160                # 10 ms: the resolution of start and end
 QUIET = 10 ** (-35 / 10)  # a frame 35 dB under the segment's loudest counts as silence
 OVER_FLOOR = 10 ** (12 / 10)   # voiced only 12 dB over the noise floor: steady noise never is
 FLOOR_FRAMES = 50        # the noise floor is the quietest frame of the last second
+ONSET_DB = 20.0          # transients: an onset is a frame 20 dB over the floor ...
+RISE_DB = 10.0           # ... and 10 dB over the frame before it
+ONSET = 10 ** (ONSET_DB / 10)
+RISE = 10 ** (RISE_DB / 10)
+_ONSET, _VOICE = 1, 2    # a frame's marks: an onset; the last of open_frames voiced frames
 
 
 @dataclass(frozen=True, slots=True)
 class Segment:
     """Voiced audio: ``start``/``end`` in the source's seconds, ``pcm`` (int16, 16 kHz) padded;
-    ``t0`` is the time of ``pcm[0]``."""
+    ``t0`` is the time of ``pcm[0]``; ``transient`` when it opened on an onset and held no run of
+    voiced frames (not speech: words are not looked for in it)."""
     start: float
     end: float
     pcm: np.ndarray
     t0: float
+    transient: bool = False
 
 
 class SpeechSegmenter:
@@ -74,7 +90,7 @@ class SpeechSegmenter:
     @checked
     def __init__(self, *, mode: int = 2, open_frames: int = 3, hangover_ms: float = 120.0,
                  min_ms: float = 120.0, max_ms: float = 2000.0, pad_ms: float = 100.0,
-                 vad: Any = None) -> None:
+                 vad: Any = None, transients: bool = False, min_transient_ms: float = 20.0) -> None:
         if vad is not None and not callable(getattr(vad, "is_speech", None)):
             raise ArgumentTypeError(f"`SpeechSegmenter(vad=...)` must be a voice activity detector with "
                                     f"is_speech(frame, rate) (webrtcvad.Vad) or None, got {type(vad).__name__}")
@@ -86,6 +102,8 @@ class SpeechSegmenter:
         self.min_frames = max(1, round(min_ms / 20.0))
         self.max_frames = max(self.open_frames + 1, round(max_ms / 20.0))
         self.pad = max(0, round(pad_ms / 20.0))
+        self.transients = bool(transients)
+        self.min_transient_frames = max(1, round(min_transient_ms / 20.0))
         self.reset()
 
     def reset(self) -> None:
@@ -97,6 +115,8 @@ class SpeechSegmenter:
         self._rest = np.zeros(0, np.int16)
         self._t_rest = 0.0
         self._before: deque[np.ndarray] = deque(maxlen=self.pad + self.open_frames)
+        self._before_marks: deque[int] = deque(maxlen=self.pad + self.open_frames)
+        self._marks: list[int] = []               # per frame of the open segment: ONSET | VOICE
         self._frames: list[np.ndarray] = []       # the open segment's frames
         self._voiced_run = 0
         self._silent_run = 0
@@ -106,6 +126,7 @@ class SpeechSegmenter:
         self._recent = np.zeros(FLOOR_FRAMES)
         self._n_seen = 0
         self._floor = 1.0
+        self._last_energy = np.inf          # the frame before (an onset rises over it)
 
     @property
     def in_speech(self) -> bool:
@@ -140,18 +161,26 @@ class SpeechSegmenter:
         seen = self._recent[:self._n_seen] if self._n_seen < FLOOR_FRAMES else self._recent
         floor = self._floor = float(seen.min())
         voiced = energy > floor * OVER_FLOOR and bool(self._vad.is_speech(frame.tobytes(), RATE))
+        onset = (self.transients and energy > floor * ONSET and energy > self._last_energy * RISE)
+        self._last_energy = energy
+        self._voiced_run = self._voiced_run + 1 if voiced else 0
+        by_voice = self._voiced_run >= self.open_frames
+        mark = (_ONSET if onset else 0) | (_VOICE if by_voice else 0)
         if not self._frames:
             self._before.append(frame)
-            self._voiced_run = self._voiced_run + 1 if voiced else 0
-            if self._voiced_run >= self.open_frames:      # open: keep the run and the padding
+            self._before_marks.append(mark)
+            if mark:                                      # open: keep the run and the padding
                 self._frames = list(self._before)
+                self._marks = list(self._before_marks)
                 self._t0 = t - (len(self._frames) - 1) * FRAME / RATE
-                self._voiced = self._voiced_run
+                self._voiced = self._voiced_run if by_voice else 1
                 self._silent_run = 0
                 self._peak = max(float(np.dot(f, f.astype(np.float64))) for f in self._frames)
                 self._before.clear()
+                self._before_marks.clear()
             return []
         self._frames.append(frame)
+        self._marks.append(mark)
         self._peak = max(self._peak, energy)
         # once open, the sound goes on while it stays within 35 dB of its loudest frame and over
         # the floor: the detector is stingy with quiet voices after an onset, and its own
@@ -161,16 +190,46 @@ class SpeechSegmenter:
             self._silent_run = 0
         else:
             self._silent_run += 1
-        if self._silent_run >= self.hangover or len(self._frames) >= self.max_frames:
+        if self._silent_run >= self.hangover or self._length() >= self.max_frames:
             return self._close(t + FRAME / RATE)
         return []
 
+    def _length(self) -> int:
+        """The open segment's frames towards ``max_ms``: for a segment an onset opened before its
+        first voiced run, counted as if the voiced run had opened it (speech is cut at 2 s where
+        it was before onsets opened segments)."""
+        n = len(self._frames)
+        voice = next((i for i, m in enumerate(self._marks) if m & _VOICE), None)
+        before = self.pad + self.open_frames
+        return n if voice is None or voice < before else n - (voice + 1 - before)
+
+    def _before_voice(self, frames: list[np.ndarray], marks: np.ndarray) -> int:
+        """Frames an onset opened the segment before the voiced rule would have, when they hold
+        no sound apart from that voice (then the segment is cut as the voiced rule cuts it: speech
+        is the same with onsets or without); else 0."""
+        voiced = np.nonzero(marks & _VOICE)[0]
+        before = self.pad + self.open_frames
+        if not len(voiced) or voiced[0] < before:
+            return 0
+        voice = int(voiced[0])
+        skip = voice + 1 - before
+        e = np.array([float(np.dot(f, f.astype(np.float64))) for f in frames])
+        loud = np.nonzero((e >= e.max() * QUIET) & (e > self._floor * OVER_FLOOR))[0]
+        chain = np.append(loud[loud < skip], skip)       # sound before the voice, up to it
+        return skip if len(chain) == 1 or np.diff(chain).max() <= self.hangover else 0
+
     def _close(self, t_end: float) -> list[Segment]:
         frames, voiced = self._frames, self._voiced
+        marks = np.array(self._marks + [0] * (len(frames) - len(self._marks)))   # flush's silence
         self._frames = []
         self._voiced_run = 0
-        if voiced < self.min_frames:
+        onsets = bool((marks & _ONSET).any())
+        if voiced < (self.min_transient_frames if onsets else self.min_frames):
             return []
+        t0, skip = self._t0, self._before_voice(frames, marks)
+        if skip:                          # speech an onset opened early: cut where the voiced rule
+            frames, marks = frames[skip:], marks[skip:]       # would have opened it
+            t0 += skip * FRAME / RATE
         pcm = np.concatenate(frames)
         # re-judged with the floor as it is now (it may have risen since the segment opened, after
         # a fade-in or when a fan was switched on): the sound is the 10 ms steps within 35 dB of
@@ -188,16 +247,25 @@ class SpeechSegmenter:
         runs = np.split(loud, cuts + 1)
         out: list[Segment] = []
         for run in runs:
-            if len(runs) > 1 and len(run) < 2 * self.min_frames:
+            # a run an onset began needs min_transient_ms of sound, the others min_ms (one run
+            # without an onset: the count of voiced frames above said so); it is transient (no
+            # words in it) unless it also holds a voiced run and lasts min_ms
+            f0, f1 = max(0, run[0] // 2 - 1), run[-1] // 2 + 1
+            by_onset = bool((marks[f0:f1] & _ONSET).any())
+            short = len(run) < 2 * self.min_frames
+            if by_onset and len(run) < 2 * self.min_transient_frames:
                 continue
-            start = self._t0 + run[0] * HOP / RATE
-            end = min(t_end, self._t0 + (run[-1] + 1) * HOP / RATE)
+            if not by_onset and short and (len(runs) > 1 or voiced < self.min_frames):
+                continue
+            transient = by_onset and (short or not (marks[f0:f1] & _VOICE).any())
+            start = t0 + run[0] * HOP / RATE
+            end = min(t_end, t0 + (run[-1] + 1) * HOP / RATE)
             if len(runs) == 1:
-                out.append(Segment(start, end, pcm, self._t0))
+                out.append(Segment(start, end, pcm, t0, transient))
                 continue
             a = max(0, (run[0] - 2 * self.pad) * HOP)
             b = min(len(pcm), (run[-1] + 1 + gap) * HOP)
-            out.append(Segment(start, end, pcm[a:b], self._t0 + a / RATE))
+            out.append(Segment(start, end, pcm[a:b], t0 + a / RATE, transient))
         return out
 
 
@@ -207,9 +275,11 @@ def to_pcm16(y: np.ndarray) -> np.ndarray:
     return pcm
 
 
-def voiced_segments(samples: np.ndarray, rate: int, *, what: str = "the example") -> list[Segment]:
+def voiced_segments(samples: np.ndarray, rate: int, *, what: str = "the example",
+                    transients: bool = False) -> list[Segment]:
     """Every voiced segment of a whole clip (float samples, mono or (n, ch), at ``rate``), cut as
-    the voice stage cuts a stream; a ``ConfigError`` naming ``what`` under 8000 Hz."""
+    the voice stage cuts a stream (``transients``: onsets open segments too, as for taught
+    sounds); a ``ConfigError`` naming ``what`` under 8000 Hz."""
     import soxr    # the voice extra
 
     from sensekit.audio.level import mono
@@ -218,6 +288,6 @@ def voiced_segments(samples: np.ndarray, rate: int, *, what: str = "the example"
         raise ConfigError(f"{what}: sounds and words are taught from audio at 8000 Hz or more, got {rate} Hz")
     pad = np.zeros(rate // 2, np.float32)                 # room for the detector on both sides
     y = soxr.resample(np.concatenate([pad, mono(np.asarray(samples, np.float32)), pad]), rate, RATE)
-    seg = SpeechSegmenter()
+    seg = SpeechSegmenter(transients=transients)
     found: list[Segment] = seg.feed(to_pcm16(y), 0.0) + seg.flush(len(y) / RATE)
     return found

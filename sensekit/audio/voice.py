@@ -22,7 +22,8 @@ spotter only when the classifier heard none of its words.
 
 Only what someone listens to runs (``listen``); a stage switched on again starts a fresh
 stream. Cost: resampling (~20 us per 10 ms block) and the detector (~10 us per 20 ms) always;
-recognition only on voiced segments (see ``words`` and ``sounds``). Failure modes: a missing
+recognition only on voiced segments (see ``words`` and ``sounds``); with taught sounds an onset
+opens a segment too (``vad``'s ``transients``), and such a segment goes to the sounds only. Failure modes: a missing
 extra is a ``ConfigError`` naming the install; NaN/Inf blocks are skipped and restart the
 stream; a rate change mid-stream restarts it.
 """
@@ -131,7 +132,9 @@ class VoiceStage(Tunable, section="voice",
         return {w: "taught" if w.lower() in self.taught_listed else "dictionary" for w in self.words}
 
     def _build_segmenter(self) -> None:
-        self.segmenter = SpeechSegmenter(mode=self.vad_mode, hangover_ms=self.hangover_ms)
+        # taught sounds hear short sounds too: onsets open segments (words skip those, see recognise)
+        self.segmenter = SpeechSegmenter(mode=self.vad_mode, hangover_ms=self.hangover_ms,
+                                         transients=self.sounds is not None)
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:
         if "words" in changed:
@@ -201,9 +204,10 @@ class VoiceStage(Tunable, section="voice",
             hook(segment)
         out: list[Event] = []
         word = None
-        if self.taught_listed and self.taught is not None:
+        spoken = not segment.transient            # an onset without voice: only a taught sound
+        if spoken and self.taught_listed and self.taught is not None:
             word = self.taught.spot(segment, t, threshold=self.taught_threshold, among=self.taught_listed)
-        if word is None and self.spotter is not None:
+        if word is None and spoken and self.spotter is not None:
             word = self.spotter.spot(segment, t)
         if word is not None:
             out.append(word)

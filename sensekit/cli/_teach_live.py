@@ -69,8 +69,9 @@ def once_each(names: list[str], what: str, hint: str = "") -> None:
 
 
 def catch(args: argparse.Namespace, names: list[str], *, verb: str = "make",
-          counts: dict[str, int] | None = None) -> dict[str, list[Any]]:
-    """The prompted examples of each name from ``args.live`` (``counts`` overrides ``--examples``)."""
+          counts: dict[str, int] | None = None, transients: bool = False) -> dict[str, list[Any]]:
+    """The prompted examples of each name from ``args.live`` (``counts`` overrides ``--examples``;
+    ``transients``: onsets open segments too, as for taught sounds)."""
     from sensekit.audio.live_examples import catch_examples
     from sensekit.capture.spec import open_source
 
@@ -81,4 +82,5 @@ def catch(args: argparse.Namespace, names: list[str], *, verb: str = "make",
         if not source.has_audio:
             raise ConfigError(f"{args.live!r} gives no audio to teach from")
         return catch_examples(source, names, count=args.examples, timeout_s=args.timeout,
-                              say=lambda s: print(s, flush=True), verb=verb, counts=counts)
+                              say=lambda s: print(s, flush=True), verb=verb, counts=counts,
+                              transients=transients)

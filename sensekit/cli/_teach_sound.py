@@ -5,7 +5,9 @@
 
 Each FILE is an audio file (WAV/FLAC/OGG), a recording folder (its ``audio.wav``), or either
 with a time range ``FILE@START-END`` in seconds (``take.skrec@3.2-4.0``): one example of the
-sound, of which the longest voiced part is kept. Give 3 to 5 examples of each sound (at least
+sound, of which the longest part that stands out is kept (a voiced part, or a short sound such
+as a snap or a knock whose onset rises 20 dB over the background: ``vad``'s ``transients``, as
+the voice stage hears taught sounds). Give 3 to 5 examples of each sound (at least
 2). The templates and each sound's spread go to ``[sounds.NAME]`` of the profile (the rest of
 the file is kept; a sound taught again is replaced); then
 ``sensekit events SRC --profile venue.toml --sounds`` emits ``sound`` events. Needs the voice
@@ -141,11 +143,12 @@ def main(args: argparse.Namespace) -> int:
     _teach_live.settle_arguments(args)
     require_voice()
     if args.live:
-        caught = _teach_live.catch(args, _teach_live.check_names(args.sounds))
+        caught = _teach_live.catch(args, _teach_live.check_names(args.sounds), transients=True)
     else:
         teachings = [parse_teaching(t) for t in args.sounds]     # every argument checked before work
         _teach_live.once_each([n for n, _ in teachings], "sound", " (list all its examples in one NAME=...)")
-        caught = {name: [example_segment(*read_example(spec), what=f"example {spec!r}") for spec in specs]
+        caught = {name: [example_segment(*read_example(spec), what=f"example {spec!r}", transients=True)
+                         for spec in specs]
                   for name, specs in teachings}
     book = SoundBook()
     for name, segments in caught.items():
