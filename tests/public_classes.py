@@ -92,7 +92,6 @@ SWEPT: dict[str, Callable[[], dict[str, Any]]] = {
     "sensekit.collide.neighbours.NeighbourGrid": lambda: {"positions": np.zeros((3, 2)), "radius": 10.0},
     "sensekit.midi.mapping.MidiMapper": lambda: {"rules": []},
     "sensekit.osc.control.OscControl": lambda: {"port": 0},
-    "sensekit.osc.receiver.UdpReceiver": dict,
     "sensekit.osc.sender.OscSender": lambda: {"host": "127.0.0.1", "port": 9},
     "sensekit.panel.server.PanelServer": _panel_parts,
     "sensekit.profile.load.Profile": dict,

@@ -174,13 +174,15 @@ def test_a_panel_flood_and_a_settings_flood_at_once_share_one_tenth_of_the_run(m
     and each flood still gets a part of it."""
     from sensekit.errors import ConfigError
     from sensekit.panel import Panel, parse_panel_address
+    from sensekit.panel.control import PanelControl
 
     clock = model.clock
     runner = Runner(Frames(20_000), [model], lazy=False)
     runner.settings_budget = SettingsBudget(clock=clock)
-    panel = Panel(parse_panel_address("127.0.0.1:0", None), runner, control=None)    # not started
-    assert panel.commands.budget is runner.settings_budget
     tuning = Tuning(lambda: runner.stages)
+    panel = Panel(parse_panel_address("127.0.0.1:0", None), runner,
+                  control=PanelControl(lambda: runner.stages, tuning))       # not started
+    assert panel.commands.budget is runner.settings_budget
     commands_s, n = 0.0, 0
     while True:
         n += 1
