@@ -157,22 +157,35 @@ def test_a_display_that_opens_nothing_runs_headless_instead_of_an_invisible_wind
     assert (tmp_path / "out" / "clapper.png").stat().st_size > 5000
 
 
-def _run_in_a_window(display: str, argv: list[str], cwd: Path):
-    """``python -m sensekit ARGV`` in ``cwd`` with a virtual screen (Xvfb) on ``display``."""
+def _run_in_a_window(argv: list[str], cwd: Path):
+    """``python -m sensekit ARGV`` in ``cwd`` with a virtual screen (Xvfb) of its own: Xvfb picks a
+    free display number and writes it to a pipe once it accepts clients (``-displayfd``), so a
+    second test run on the machine cannot share (and then close) the screen, and a loaded machine
+    cannot start the app before the screen is up."""
+    import os
+    import select
     import shutil
     import subprocess
     import sys
-    import time
 
     if shutil.which("Xvfb") is None:
         pytest.skip("Xvfb is not installed (apt-get install xvfb)")
-    server = subprocess.Popen(["Xvfb", display, "-screen", "0", "800x600x24"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "800x600x24"],
+                              pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_end)
     try:
-        time.sleep(1.0)
+        number = b""
+        while not number.endswith(b"\n"):
+            ready, _, _ = select.select([read_end], [], [], 60.0)
+            chunk = os.read(read_end, 16) if ready else b""
+            assert chunk, f"Xvfb gave no display number (exit status {server.poll()})"
+            number += chunk
         return subprocess.run([sys.executable, "-m", "sensekit", *argv], cwd=cwd,
-                              env=_run_env(DISPLAY=display), capture_output=True, text=True, timeout=120)
+                              env=_run_env(DISPLAY=f":{int(number)}"), capture_output=True, text=True,
+                              timeout=120)
     finally:
+        os.close(read_end)
         server.terminate()
         server.wait(timeout=10)
 
@@ -181,7 +194,7 @@ def test_a_display_that_opens_gets_the_window(tmp_path_factory):
     # the run now names the files it wrote by their full path: a folder named after this test
     # would put "display" in stdout
     tmp_path = tmp_path_factory.mktemp("window")
-    proc = _run_in_a_window(":988", ["run", "clapper", "--frames", "15", "--screenshot", "shot.png"], tmp_path)
+    proc = _run_in_a_window(["run", "clapper", "--frames", "15", "--screenshot", "shot.png"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "running headless" not in proc.stdout and "display" not in proc.stdout.lower()
     assert (tmp_path / "shot.png").stat().st_size > 5000
@@ -272,7 +285,7 @@ def test_the_closing_lines_name_every_file_the_run_wrote(video_only_file, tmp_pa
 def test_a_run_in_a_window_that_ends_names_the_files_it_wrote(tmp_path):
     # headless and interrupted runs printed "screenshot: PATH" etc.; a window run that ended
     # normally (--frames, esc, the end of a recording) printed nothing about its files
-    proc = _run_in_a_window(":989", ["run", "clapper", "--frames", "15", "--screenshot", "shot.png",
+    proc = _run_in_a_window(["run", "clapper", "--frames", "15", "--screenshot", "shot.png",
                                      "--events", "ev.jsonl"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.splitlines()
