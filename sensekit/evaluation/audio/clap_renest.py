@@ -21,7 +21,8 @@ shipped wait's were nested for today's trees (the twenty-second and twenty-third
 One difference, stated: ``MELS.npz`` holds the log-mel of the bursts within 4 of today's threshold. The
 refit trees' close calls outside it (179 of 3,657 at ``|t - T| < 1.5``, counted before fitting) have no
 log-mel: they are left out of the fits, and in the choice of theta their score is 0 (``fill_missing``;
-the ring's log-odds alone decide them; how many, at each source's own ``T`` and margin, is printed). When streamed, every close call's log-mel is computed.
+the ring's log-odds alone decide them; how many, at each source's own ``T`` and margin, is printed).
+When streamed, every close call's log-mel is computed.
 
 Nothing else changes: the refit trees and ``T``, the ring's trees, the detector (``RefitDetector``,
 route off, 512-sample blocks). Ship rule (the twenty-sixth pass's): held out, streamed at offsets 0
