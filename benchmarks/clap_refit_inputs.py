@@ -23,9 +23,18 @@ each offset; then the noise curve. The untouched side is ``clap_false_claps.py -
 (fold ``--control``'s refit trees and wait; otherwise the shipped settings, the floor route on) on one
 clip, interleaved in the same process (best of 5 each), and the ratio.
 
+The thirty-second pass (``sensekit/evaluation/audio/clap_renest.py``, declared there): ``--renest DIR`` (DIR:
+``clap_mel_wait.py``'s folder, ``SCORES_130_late_above_db.npz``, ``DELAYS_today_0_517.json``, ``MELS.npz``)
+nests the close-call wait's margin, log-mel weights, rule and theta again for ``--folds``' (refit) trees, as
+``clap_mel_wait.py`` did for today's, and writes the folds folder ``--out/renest`` (``--folds``' trees, ``T`` and
+ring's trees; the new wait), which the default run then streams. ``--renest-control TODAY``: the same recipe on
+today's folds (``TODAY``'s trees, their fold scores in ``SCORES_130``) must give ``TODAY``'s wait.
+
 Usage: .venv/bin/python benchmarks/clap_refit_inputs.py --folds /tmp/claps30 --out /tmp/claps40 --build \\
            --patch /tmp/claps20/PATCH.npz
        .venv/bin/python benchmarks/clap_refit_inputs.py --folds /tmp/claps40/refit --out /tmp/claps40
+       .venv/bin/python benchmarks/clap_refit_inputs.py --folds /tmp/claps40/refit --out /tmp/claps41 \\
+           --renest /tmp/claps26 --extra /tmp/claps40/EXTRA.npz [--renest-control /tmp/claps30]
 """
 from __future__ import annotations
 
@@ -37,14 +46,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _reference import SHARED_DATA
+from _reference import SHARED_DATA, data_refused
 from clap_false_claps import Folds, Recorder, bar_table, fold_parser, folds_and_sources, report, stream_rows
 from clap_ring_stream import delays
 
 from sensekit.audio.clap_wait import WaitModel
+from sensekit.evaluation.audio.clap_mel_score import LinearScore
 from sensekit.evaluation.audio import clap_training as ct
 from sensekit.evaluation.audio.clap_extra_inputs import EXTRA, RefitDetector, extra_inputs
 from sensekit.evaluation.audio.clap_folds import nested_thresholds
+from sensekit.evaluation.audio.clap_renest import fill_missing, own_margin
 
 KEYS = ("source", "background", "variant", "clip")
 
@@ -104,6 +115,97 @@ def build(args: argparse.Namespace) -> int:
     was = ", ".join(f"{s} {wait[s]['T']:g}" for s in sources)
     say("control: today's T nested from --folds' trees: " + ", ".join(f"{s} {v:g}" for s, v in today.items())
         + f" (WAIT_FOLDS.json: {was})")
+    return 0
+
+
+def nest_wait(b: ct.Bursts, so: dict[str, np.ndarray], sr: dict[str, np.ndarray], T: dict[str, float],
+              mel_dir: Path) -> dict[str, dict[str, Any]]:
+    """Each source's wait nested on the other sources (``clap_renest``'s recipe): the fold's ``T``, margin,
+    rule, theta and log-mel score (``"lr"``), for trees whose fold scores are ``so`` (NaN: not scored)."""
+    from clap_mel_wait import TRAIN_MARGIN, choose
+
+    from sensekit.evaluation.audio import clap_ring_wait as rw
+    from sensekit.evaluation.audio.clap_mel_score import fit_linear
+
+    sources = sorted(so)
+    got = json.loads((mel_dir / "DELAYS_today_0_517.json").read_text())
+    caps = rw.latency_caps({s: np.asarray(v, np.float64) for s, v in got.items()}, 1.0)
+    w = rw.nested_waits(b, so, sr, T, ring_thresholds=dict(T), max_recorded=caps)
+    say("margins nested: " + ", ".join(f"{s} {w[s][0]:g}" for s in sources))
+    d = own_margin(b.source, so, T)
+    z = np.load(mel_dir / "MELS.npz")
+    idx, M = z["idx"], z["short"]
+    have = np.zeros(len(b.y), bool)
+    have[idx] = True
+    every = (np.abs(np.nan_to_num(d, nan=np.inf)) < TRAIN_MARGIN) & (b.y >= 0) & (b.variant != ct.SPEECH0)
+    say(f"close calls (|t - T| < {TRAIN_MARGIN:g}, own fold): {int(every.sum())}, without a log-mel "
+        f"{int((every & ~have).sum())}")
+    F = np.column_stack([M.reshape(len(M), -1).astype(np.float64), d[idx]])
+    y, src = b.y[idx], b.source[idx]
+    train = every[idx]
+    ms = np.full(len(b.y), np.nan)
+    out: dict[str, dict[str, Any]] = {}
+    for s in sources:
+        lr = fit_linear(F[train & (src != s)], y[train & (src != s)])
+        ms[idx[src == s]] = lr(F[src == s])
+        out[s] = {"T": T[s], "margin": w[s][0], "lr": lr}
+    for s in sources:
+        others = [o for o in sources if o != s]
+        close = np.zeros(len(b.y), bool)
+        for o in others:
+            k = b.source == o
+            close[k] = rw.waits(np.nan_to_num(so[o][k], nan=np.inf), threshold=T[s], margin=out[s]["margin"])
+        filled, gap = fill_missing(ms, close & (b.y >= 0) & (b.variant != ct.SPEECH0))
+        rule, theta, crit = choose(b, so, sr, filled, T[s], out[s]["margin"], others)
+        if rule != "sum":
+            say(f"{s} chose {rule} (theta {theta:g}, {crit:.4f}): the sum rule's best theta instead")
+            rule, theta, crit = choose(b, so, sr, filled, T[s], out[s]["margin"], others, "sum")
+        out[s].update(rule=rule, theta=theta)
+        say(f"{s}: T {T[s]:g}, margin {out[s]['margin']:g}, {rule}, theta {theta:g} (criterion {crit:.4f}; "
+            f"close calls of the others without a log-mel, scored 0: {gap} of {int(close.sum())})")
+    return out
+
+
+def renest(args: argparse.Namespace) -> int:
+    """``--renest``: the wait nested again for ``--folds``' trees; the folds folder ``--out/renest``."""
+    from clap_mel_wait import RING
+
+    from sensekit.audio.clap_features import TreeModel
+
+    b = ct.collect_cached(SHARED_DATA, args.patch)
+    keep = b.variant != ct.SPEECH0
+    wide = np.hstack([b.X[keep], np.load(args.extra)["E"]])
+    trees = json.loads((args.folds / "TREES.json").read_text())["models"]
+    folds = json.loads((args.folds / "WAIT_FOLDS.json").read_text())
+    sources = sorted(trees)
+    z = np.load(args.renest / f"SCORES_130_{RING}.npz")
+    sr = {s: z[f"r_{s}"] for s in sources}
+    if args.renest_control is not None:
+        today = json.loads((args.renest_control / "WAIT_FOLDS.json").read_text())
+        got = nest_wait(b, {s: z[f"o_{s}"] for s in sources}, sr, {s: float(today[s]["T"]) for s in sources},
+                        args.renest)
+        lr0 = json.loads((args.renest_control / "MEL_LR.json").read_text())
+        for s in sources:
+            same = all(got[s][k] == today[s][k] for k in ("T", "margin", "rule", "theta"))
+            say(f"control {s}: margin {got[s]['margin']:g}, theta {got[s]['theta']:g}, equal to "
+                f"{args.renest_control}'s wait: {same}; log-mel weights equal: "
+                f"{np.allclose(got[s]['lr'].w, LinearScore.from_json(lr0[s]).w)}")
+    so = {}
+    for s in sources:
+        tm = TreeModel(trees[s])
+        so[s] = np.full(len(b.y), np.nan)
+        so[s][keep] = [tm.score(v) for v in wide]
+    T = {s: float(folds[s]["T"]) for s in sources}
+    got = nest_wait(b, so, sr, T, args.renest)
+    d = args.out / "renest"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "WAIT_FOLDS.json").write_text(json.dumps({s: {k: v for k, v in got[s].items() if k != "lr"}
+                                                   for s in sources}))
+    (d / "MEL_LR.json").write_text(json.dumps({s: got[s]["lr"].to_json() for s in sources}))
+    for name in ("TREES.json", "RING_130_late_above_db.json"):
+        (d / name).unlink(missing_ok=True)
+        (d / name).symlink_to((args.folds / name).resolve())
+    say(f"renested folds in {d}")
     return 0
 
 
@@ -195,9 +297,14 @@ def main() -> int:
     ap.add_argument("--patch", type=Path, default=Path("/tmp/claps20/PATCH.npz"))
     ap.add_argument("--control", default="km")
     ap.add_argument("--cost", type=Path, default=None)
+    ap.add_argument("--renest", type=Path, default=None, help="clap_mel_wait.py's folder: nest the wait again")
+    ap.add_argument("--renest-control", type=Path, default=None, help="today's folds: the recipe must give theirs")
+    ap.add_argument("--extra", type=Path, default=Path("/tmp/claps40/EXTRA.npz"))
     args = ap.parse_args()
     if args.build:
         return build(args)
+    if args.renest is not None:
+        return 2 if data_refused() else renest(args)
     loaded = folds_and_sources(args)
     if loaded is None:
         return 2
