@@ -36,7 +36,7 @@ from _reference import SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.errors import SourceError
+from sensekit.errors import ConfigError, SourceError
 from sensekit.evaluation.vision.clip_check import checked_clips
 from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, load_clip
 from sensekit.vision import extent
@@ -138,7 +138,7 @@ def click_cases(folder: Path, at: int) -> tuple[list[tuple[np.ndarray, float, fl
     return cases, sizes
 
 
-def main(argv: list[str] | None = None) -> int:
+def _options(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
     ap.add_argument("--frame", type=int, default=max(HISTORY_FRAMES))
@@ -156,11 +156,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--motion-edge", type=Path, metavar="MODEL_PY", default=None,
                     help="the motion-boundary cue, with this train_extent.py --motion-edge model (not shipped)")
     args = ap.parse_args(argv)
-    exp = extent_flags(args.motion_proposals, args.motion_edge)
     if args.looks < 1:
         raise SystemExit(f"--looks must be at least 1, got {args.looks}")
     if args.frame < max(HISTORY_FRAMES):
         raise SystemExit(f"--frame must be at least {max(HISTORY_FRAMES)} (the motion cues' history)")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _options(argv)
+    try:
+        exp = extent_flags(args.motion_proposals, args.motion_edge)
+    except ConfigError as e:
+        print(e, file=sys.stderr)
+        return 2
     try:
         short = [n for n in checked_clips(args.clips) if len(load_clip(args.clips, n).truth) <= args.frame]
     except SourceError as e:

@@ -52,6 +52,7 @@ sys.path.insert(0, str(REPO))
 from track_eval import scale_box, scale_view
 from train_extent import starts_of
 
+from sensekit.errors import ConfigError
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, click_points, iou, load_clip, size_ok
 from sensekit.vision.extent import pool_proposals, unseen_by_fit
@@ -151,7 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--motion-edge", type=Path, metavar="MODEL_PY", default=None,
                     help="the motion-boundary cue, with this train_extent.py --motion-edge model (not shipped)")
     args = ap.parse_args(argv)
-    exp = extent_flags(args.motion_proposals, args.motion_edge)
+    try:
+        exp = extent_flags(args.motion_proposals, args.motion_edge)
+    except ConfigError as e:
+        print(e, file=sys.stderr)
+        return 2
     if (names := clips_to_run(args.clips, args.only)) is None:
         return REFUSED
     thumbs = []
