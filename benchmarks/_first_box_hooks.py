@@ -1,7 +1,8 @@
 """First boxes for ``track_eval.py`` other than the shipped click's, put into every tracker of the
 process: ``--holder-cut`` (the holder's skin cut out of a measured first box,
 ``holder_eval.py``) and ``--salient`` (the salient model's part, ``salient_eval.py``); and the extent weights and cues
-of ``--motion-proposals`` and ``--motion-edge``. Kept apart
+of ``--motion-proposals`` and ``--motion-edge`` (``extent_experiment``: the experiment each
+tracker is made with, ``extent_experiment=``). Kept apart
 from those two benchmarks so that ``track_eval.py`` does not import back the benchmarks that
 import it.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,6 +21,7 @@ from sensekit.errors import ConfigError
 from sensekit.evaluation.vision.holder_cut import cut_holder
 
 if TYPE_CHECKING:
+    from sensekit.vision.extent import ExtentExperiment
     from sensekit.evaluation.vision.salient_click import SalientClick
 
 Box = tuple[float, float, float, float]
@@ -75,48 +78,53 @@ def salient_in_tracker(rule: str, model: SalientClick) -> None:
     color_tracker.segment_click_pool = pool  # type: ignore[attr-defined, assignment]
 
 
-def motion_proposals_in_tracker(model_py: Path) -> None:
-    """Put the motion-coherent regions in every click's pool of this process
-    (``extent.EXTRA_PROPOSALS``, for ``track_eval.py --motion-proposals``) and score them with
-    the weights of ``model_py``, a model file that ``train_extent.py --motion-proposals --out``
-    wrote (its ``ACTIVE`` and its ``FOLDS``, for ``--held-out``)."""
+def _model_file(model_py: Path, flag: str, how: str) -> ModuleType:
+    """The model file ``model_py`` (a ``train_extent.py`` ``--out``) as a module; ``ConfigError``
+    for none."""
     import importlib.util
 
-    from sensekit.evaluation.vision.motion_proposals import motion_proposals
-    from sensekit.vision import extent, extent_model
-
-    spec = importlib.util.spec_from_file_location("_motion_extent_model", model_py)
+    spec = importlib.util.spec_from_file_location(f"_{flag.strip('-').replace('-', '_')}_model", model_py)
     if spec is None or spec.loader is None or not model_py.is_file():
-        raise ConfigError(f"--motion-proposals: no model file at {model_py} (train_extent.py --out writes one)")
+        raise ConfigError(f"{flag}: no model file at {model_py} ({how} writes one)")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    extent_model.ACTIVE = module.ACTIVE
-    extent_model.FOLDS = module.FOLDS
-    extent.EXTRA_PROPOSALS = motion_proposals
+    return module
 
 
-def motion_edge_in_extent(model_py: Path) -> None:
-    """Put the motion-boundary cue among every click's motion cues of this process
-    (``evaluation/vision/motion_edge.use_motion_edge``, for ``--motion-edge`` of ``track_eval.py``,
-    ``extent_diagnose.py`` and ``click_cost.py``) and score with the weights of ``model_py``, a
-    model file that ``train_extent.py --motion-edge --out`` wrote (its ``ACTIVE`` and its
-    ``FOLDS``, for ``--held-out``); ``ConfigError`` for no model file or one without the cue."""
-    import importlib.util
+def extent_experiment(motion_proposals: Path | None = None, motion_edge: Path | None = None
+                      ) -> ExtentExperiment | None:
+    """The extent experiment of ``--motion-proposals MODEL_PY`` and ``--motion-edge MODEL_PY``
+    (``extent_experiment.experiment``; None for neither: as shipped), its weights put in
+    ``extent_model`` from the model file (its ``ACTIVE`` and its ``FOLDS``, for ``--held-out``),
+    the one that ``train_extent.py`` wrote with the same flag and ``--out``. ``ConfigError`` for
+    no model file or one whose motion fit has another number of weights than the cues."""
+    from sensekit.evaluation.vision.extent_experiment import experiment
+    from sensekit.vision import extent_model
+    from sensekit.vision.extent import feature_names
 
-    from sensekit.evaluation.vision.motion_edge import use_motion_edge
-    from sensekit.vision import extent, extent_model
-
-    spec = importlib.util.spec_from_file_location("_motion_edge_model", model_py)
-    if spec is None or spec.loader is None or not model_py.is_file():
-        raise ConfigError(f"--motion-edge: no model file at {model_py} "
-                          "(train_extent.py --motion-edge --out writes one)")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    use_motion_edge(True)
-    want, got = len(extent.FEATURES), len(module.ACTIVE["motion"]["weights"])
+    exp = experiment(motion_proposals=motion_proposals is not None, motion_edge=motion_edge is not None)
+    if motion_edge is not None:
+        flag, model_py, how = "--motion-edge", motion_edge, "train_extent.py --motion-edge --out"
+    elif motion_proposals is not None:
+        flag, model_py, how = "--motion-proposals", motion_proposals, "train_extent.py --motion-proposals --out"
+    else:
+        return None
+    module = _model_file(model_py, flag, how)
+    want, got = len(feature_names(exp)), len(module.ACTIVE["motion"]["weights"])
     if got != want:
-        use_motion_edge(False)
-        raise ConfigError(f"--motion-edge: {model_py} has {got} motion weights, the cues with the motion-boundary "
-                          f"one are {want}; write it with train_extent.py --motion-edge --out")
+        raise ConfigError(f"{flag}: {model_py} has {got} motion weights, the cues of this run are {want}; "
+                          f"write it with {how}")
     extent_model.ACTIVE = module.ACTIVE
     extent_model.FOLDS = module.FOLDS
+    return exp
+
+
+def extent_flags(motion_proposals: bool, motion_edge: Path | None) -> ExtentExperiment | None:
+    """``--motion-proposals`` (a flag: the shipped weights) and ``--motion-edge MODEL_PY`` of
+    ``extent_diagnose.py`` and ``click_cost.py``: the extent experiment of what the click's pool
+    and cues hold (None: as shipped), ``--motion-edge``'s weights put in ``extent_model``."""
+    from sensekit.evaluation.vision.extent_experiment import experiment
+
+    if motion_edge is not None:
+        extent_experiment(motion_edge=motion_edge)
+    return experiment(motion_proposals=motion_proposals, motion_edge=motion_edge is not None)

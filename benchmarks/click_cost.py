@@ -30,21 +30,21 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from _first_box_hooks import extent_flags
 from _reference import SHARED_DATA
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.errors import SourceError
+from sensekit.errors import ConfigError, SourceError
 from sensekit.evaluation.vision.clip_check import checked_clips
 from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, load_clip
-from sensekit.evaluation.vision.motion_proposals import motion_proposals
 from sensekit.vision import extent
-from sensekit.vision.extent import HISTORY_FRAMES, measure_extent
+from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment, measure_extent
 from sensekit.vision.proposals import click_proposals
 
 
-def parts(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> None:
+def parts(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]], exp: ExtentExperiment | None = None) -> None:
     """Print the mean CPU time of each part of a click with a history (``--parts``)."""
     ms: dict[str, list[float]] = {k: [] for k in ("superpixel proposals", "2 optical flows", "cues (with the flows)")}
     for frame, px, py, history in cases:
@@ -53,7 +53,7 @@ def parts(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> Non
         t1 = t2 = time.process_time()
         extent._flows(extent._small(frame)[0], history)
         t3 = time.process_time()
-        extent.features(frame, px, py, props, history)
+        extent.features(frame, px, py, props, history, experiment=exp)
         t4 = time.process_time()
         for key, v in zip(ms, (t1 - t0, t3 - t2, t4 - t3)):
             ms[key].append(1000 * v)
@@ -61,18 +61,18 @@ def parts(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> Non
         print(f"  {key:22s} {np.mean(times):5.1f} ms")
 
 
-def timed(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> None:
+def timed(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]], exp: ExtentExperiment | None = None) -> None:
     """Print the mean and max CPU time of the clicks, with their history and without."""
     for label, with_history in (("with history", True), ("still picture", False)):
         ms = []
         for frame, px, py, history in cases:
             t0 = time.process_time()
-            measure_extent(frame, px, py, history=history if with_history else ())
+            measure_extent(frame, px, py, history=history if with_history else (), experiment=exp)
             ms.append(1000 * (time.process_time() - t0))
         print(f"{label:14s} mean {np.mean(ms):5.0f} ms CPU, max {np.max(ms):4.0f} ms")
 
 
-def picks(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> None:
+def picks(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]], exp: ExtentExperiment | None = None) -> None:
     """``--pick``: the whole click as an app's tracker takes it (``ColorTracker.pick``: the
     segmentation, the click's pool kept for a grow, shrink or second click, the colour model),
     and the first grow after it (the pool's segments and ladder; a clean colour region's pool is
@@ -83,14 +83,14 @@ def picks(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]]) -> Non
 
     ms, grow, keep = [], [], []
     for frame, px, py, history in cases:
-        t = ColorTracker()
+        t = ColorTracker(extent_experiment=exp)
         t0 = time.process_time()
         t.pick(frame, px, py, history=history)
         t1 = time.process_time()
         assert t.pool is not None and t.picked is not None
         t.pool.step(+1)
         t2 = time.process_time()
-        ClickPool(frame, (px, py), t.picked, history=history)      # what keeping the pool adds to a click
+        ClickPool(frame, (px, py), t.picked, history=history, experiment=exp)     # what keeping the pool adds
         keep.append(1000 * (time.process_time() - t2))
         ms.append(1000 * (t1 - t0))
         grow.append(1000 * (t2 - t1))
@@ -138,16 +138,7 @@ def click_cases(folder: Path, at: int) -> tuple[list[tuple[np.ndarray, float, fl
     return cases, sizes
 
 
-def _extent_hooks(args: argparse.Namespace) -> None:
-    """``--motion-proposals`` and ``--motion-edge``: what the click's pool and cues hold."""
-    extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
-    if args.motion_edge is not None:
-        from _first_box_hooks import motion_edge_in_extent
-
-        motion_edge_in_extent(args.motion_edge)
-
-
-def main(argv: list[str] | None = None) -> int:
+def _options(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
     ap.add_argument("--frame", type=int, default=max(HISTORY_FRAMES))
@@ -161,15 +152,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--salient-px", type=int, default=160, help="with --salient: the model's input side")
     ap.add_argument("--looks", type=int, default=3, help="with --after: also up to this many looks (default 3)")
     ap.add_argument("--motion-proposals", action="store_true",
-                    help="the motion-coherent regions in every pool with a history (extent.EXTRA_PROPOSALS)")
+                    help="the motion-coherent regions in every pool with a history (extent_experiment.py)")
     ap.add_argument("--motion-edge", type=Path, metavar="MODEL_PY", default=None,
                     help="the motion-boundary cue, with this train_extent.py --motion-edge model (not shipped)")
     args = ap.parse_args(argv)
-    _extent_hooks(args)
     if args.looks < 1:
         raise SystemExit(f"--looks must be at least 1, got {args.looks}")
     if args.frame < max(HISTORY_FRAMES):
         raise SystemExit(f"--frame must be at least {max(HISTORY_FRAMES)} (the motion cues' history)")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _options(argv)
+    try:
+        exp = extent_flags(args.motion_proposals, args.motion_edge)
+    except ConfigError as e:
+        print(e, file=sys.stderr)
+        return 2
     try:
         short = [n for n in checked_clips(args.clips) if len(load_clip(args.clips, n).truth) <= args.frame]
     except SourceError as e:
@@ -182,22 +182,22 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     cases, sizes = click_cases(args.clips, args.frame)
     frame, px, py, history = cases[0]
-    measure_extent(frame, px, py, history=history)            # warm-up, not counted
+    measure_extent(frame, px, py, history=history, experiment=exp)      # warm-up, not counted
     print(f"{len(cases)} clicks on frames of {', '.join(sorted(sizes))}")
     for _ in range(args.repeat):
-        timed(cases)
+        timed(cases, exp)
     if args.parts:
-        parts(cases)
+        parts(cases, exp)
     if args.pick:
-        picks(cases)
+        picks(cases, exp)
     if args.salient:
         salient(cases, args.salient_px)
     if args.after:
-        after_click(args.clips, args.frame, args.looks)
+        after_click(args.clips, args.frame, args.looks, exp)
     return 0
 
 
-def after_click(folder: Path, at: int, looks: int) -> None:
+def after_click(folder: Path, at: int, looks: int, exp: ExtentExperiment | None = None) -> None:
     """``--after``: the CPU time of each tracked frame after a click with history, the second
     look off, one look, and up to ``looks`` looks (``tracker.refine_looks``): the frames between
     looks and each frame at which a look is due (``click_refine``), over the same clicks."""
@@ -218,7 +218,7 @@ def after_click(folder: Path, at: int, looks: int) -> None:
                 if len(frames) == at + n + 1:
                     break
             for px, py in click_points(clip.truth[at]).values():
-                t = ColorTracker(**settings)
+                t = ColorTracker(extent_experiment=exp, **settings)
                 t.pick(frames[at], px, py, history=frames[:at])
                 for j in range(at + 1, min(len(frames), at + n + 1)):
                     t0 = time.process_time()

@@ -43,6 +43,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from _first_box_hooks import extent_flags
 from _reference import SHARED_DATA
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,10 +52,9 @@ sys.path.insert(0, str(REPO))
 from track_eval import scale_box, scale_view
 from train_extent import starts_of
 
+from sensekit.errors import ConfigError
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, click_points, iou, load_clip, size_ok
-from sensekit.evaluation.vision.motion_proposals import motion_proposals
-from sensekit.vision import extent
 from sensekit.vision.extent import pool_proposals, unseen_by_fit
 from sensekit.vision.segment import segment_click
 
@@ -148,15 +148,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scales", default="1")
     ap.add_argument("--sheet", type=Path, default=None, help="contact sheet of the cases (PNG)")
     ap.add_argument("--motion-proposals", action="store_true",
-                    help="the motion-coherent regions in the pool (extent.EXTRA_PROPOSALS)")
+                    help="the motion-coherent regions in the pool (extent_experiment.py)")
     ap.add_argument("--motion-edge", type=Path, metavar="MODEL_PY", default=None,
                     help="the motion-boundary cue, with this train_extent.py --motion-edge model (not shipped)")
     args = ap.parse_args(argv)
-    extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
-    if args.motion_edge is not None:
-        from _first_box_hooks import motion_edge_in_extent
-
-        motion_edge_in_extent(args.motion_edge)
+    try:
+        exp = extent_flags(args.motion_proposals, args.motion_edge)
+    except ConfigError as e:
+        print(e, file=sys.stderr)
+        return 2
     if (names := clips_to_run(args.clips, args.only)) is None:
         return REFUSED
     thumbs = []
@@ -164,9 +164,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = []
         for name, s, cname, frame, history, truth, (px, py) in cases(args.clips, names, factor):
             with unseen_by_fit(name):
-                seg = segment_click(frame, px, py, history=history)
+                seg = segment_click(frame, px, py, history=history, experiment=exp)
             box = np.array(seg.box, np.float64)
-            props = pool_proposals(frame, px, py, history)[0]
+            props = pool_proposals(frame, px, py, history, experiment=exp)[0]
             pool_sized = any(size_ok(p.box, truth) for p in props)
             pool_right = any(size_ok(p.box, truth) and iou(p.box, truth) > 0.5 for p in props)
             kind, what = classify(frame, box, truth)

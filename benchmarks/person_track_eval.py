@@ -35,18 +35,21 @@ import track_eval
 from person_pool_eval import person_proposals
 from train_extent import KINDS, choice_values
 
+from sensekit.errors import ConfigError
 from sensekit.vision import click_pool, click_refine, extent, segment
-from sensekit.vision.extent import HISTORY_FRAMES, features
+from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment, features
 from sensekit.vision.proposals import Proposal, click_proposals
 
 _models: dict[str, Any] = {}
 _current: dict[str, Any] = {}
 
 
-def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()
-                 ) -> tuple[list[Proposal], np.ndarray]:
+def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = (), *,
+                 experiment: ExtentExperiment | None = None) -> tuple[list[Proposal], np.ndarray]:
     """``extent.measure_pool`` with the HOG person boxes in the pool, valued by the current fit
-    (the highest: the proposal ``train_extent.choose`` takes)."""
+    (the highest: the proposal ``train_extent.choose`` takes); no other extent experiment."""
+    if experiment is not None:
+        raise ConfigError("person_track_eval.py: the HOG pool does not combine with another extent experiment")
     props = click_proposals(frame, x, y)
     history = [h for h in history if h.shape == frame.shape]
     motion = len(history) >= max(HISTORY_FRAMES)
@@ -59,9 +62,10 @@ def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.nda
     return allp, choice_values(_current[kind], cues[:, KINDS[kind]], boxes)
 
 
-def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()) -> Proposal:
+def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = (), *,
+                   experiment: ExtentExperiment | None = None) -> Proposal:
     """``extent.measure_extent`` with the HOG person boxes in the pool, scored by the current fit."""
-    props, values = measure_pool(frame, x, y, history)
+    props, values = measure_pool(frame, x, y, history, experiment=experiment)
     return props[int(np.argmax(values))]
 
 

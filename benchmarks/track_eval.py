@@ -94,7 +94,7 @@ from sensekit.evaluation.vision.comeback import CUT_AT
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, BASELINES, TrackClip, add_clip_options, click_points, \
     evaluate_clip, format_table, frames_of, load_clip, size_ok, start_frames, summary, tracker_settings
-from sensekit.vision.extent import HISTORY_FRAMES, unseen_by_fit
+from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment, unseen_by_fit
 from sensekit.vision.segment import segment_click
 
 BACK = max(HISTORY_FRAMES)
@@ -173,8 +173,10 @@ def rescaled_runs(folder: Path, name: str, factor: float, starts: int, frames: i
     return [load_clip(out, m, one_based=False) for m in made]
 
 
-def click_times_ms(folder: Path, names: list[str], starts: int) -> list[float]:
-    """Wall time of ``segment_click`` for the 5 clicks on each start frame, frames scaled to 640x480."""
+def click_times_ms(folder: Path, names: list[str], starts: int, experiment: ExtentExperiment | None = None
+                   ) -> list[float]:
+    """Wall time of ``segment_click`` for the 5 clicks on each start frame, frames scaled to 640x480
+    (``experiment``: the measured extent's; None: as shipped)."""
     import cv2
 
     from collections import deque
@@ -192,7 +194,7 @@ def click_times_ms(folder: Path, names: list[str], starts: int) -> list[float]:
                 x, y, w, h = clip.truth[k]
                 for cx, cy in click_points((x * sx, y * sy, w * sx, h * sy)).values():
                     t0 = time.perf_counter()
-                    segment_click(big, cx, cy, history=list(recent))
+                    segment_click(big, cx, cy, history=list(recent), experiment=experiment)
                     out.append(1000 * (time.perf_counter() - t0))
             recent.append(big)
             if k >= max(wanted):
@@ -448,19 +450,15 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
 
 
 def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, motion_model: Path | None = None,
-                 edge_model: Path | None = None) -> None:
+                 edge_model: Path | None = None) -> ExtentExperiment | None:
     """``--salient``: every tracker's click takes its first box from the salient model;
     ``--holder-cut``: a measured first box without the skin crossing its border;
     ``--motion-proposals``: the motion-coherent regions in every pool (``ConfigError`` for no model file);
-    ``--motion-edge``: the motion-boundary cue among the motion cues (the same)."""
-    if edge_model is not None:
-        from _first_box_hooks import motion_edge_in_extent
+    ``--motion-edge``: the motion-boundary cue among the motion cues (the same). Returned: the
+    extent experiment of the last two, for every tracker and click (None: as shipped)."""
+    from _first_box_hooks import extent_experiment
 
-        motion_edge_in_extent(edge_model)
-    if motion_model is not None:
-        from _first_box_hooks import motion_proposals_in_tracker
-
-        motion_proposals_in_tracker(motion_model)
+    exp = extent_experiment(motion_model, edge_model)
     if holder_cut:
         from _first_box_hooks import holder_cut_in_tracker
 
@@ -471,6 +469,7 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, moti
         from sensekit.evaluation.vision.salient_click import SalientClick
 
         salient_in_tracker(rule, SalientClick(input_px=input_px))
+    return exp
 
 
 def _loss_tables(args: argparse.Namespace, names: list[str]) -> None:
@@ -491,7 +490,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         scales = parse_scales(args.scales)
         args.tracker_settings = tracker_settings(args.tracker)
-        _use_salient(args.salient, args.salient_px, args.holder_cut, args.motion_proposals, args.motion_edge)
+        args.experiment = _use_salient(args.salient, args.salient_px, args.holder_cut, args.motion_proposals,
+                                       args.motion_edge)
+        if args.experiment is not None:          # every tracker this run makes, by its settings
+            args.tracker_settings["extent_experiment"] = args.experiment
     except (SourceError, ValueError, ConfigError) as e:
         print(e, file=sys.stderr)
         return 2
@@ -520,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\nfactor   size ok   clicks   true box   (means over clips)")
         for factor, ok, clicks, box in overall:
             print(f"x{factor:<6g} {ok:8.2f} {clicks:8.3f} {box:10.3f}")
-    ms = click_times_ms(args.clips, names, args.starts)
+    ms = click_times_ms(args.clips, names, args.starts, args.experiment)
     print(f"\nsegment_click at 640x480: mean {np.mean(ms):.0f} ms, max {np.max(ms):.0f} ms over {len(ms)} clicks"
           f" ({time.perf_counter() - t0:.0f} s in all)")
     return 0

@@ -62,10 +62,9 @@ from track_eval import scale_box, scale_view
 
 from sensekit.evaluation.vision.evaluate import click_points, clip_names, frames_of, iou, load_clip, size_ok, \
     start_frames
-from sensekit.evaluation.vision.motion_edge import use_motion_edge
-from sensekit.evaluation.vision.motion_proposals import motion_proposals
-from sensekit.vision import extent
-from sensekit.vision.extent import HISTORY_FRAMES, box_ious, consensus_values, features, pool_proposals
+from sensekit.evaluation.vision.extent_experiment import experiment
+from sensekit.vision.extent import (HISTORY_FRAMES, ExtentExperiment, box_ious, consensus_values, feature_names,
+                                    features, pool_proposals)
 
 MODEL_PY = REPO / "sensekit" / "vision" / "extent_model.py"
 TEMPERATURES = (0.0, 0.25, 0.5, 1.0, 2.0)          # consensus temperatures tried (0: the top score)
@@ -100,12 +99,13 @@ class Rows:
         self.rows: dict[str, list[Any]] = {k: [] for k in ("cues", "size_ok", "iou", "case", "clip", "scale", "box",
                                                             "made")}
         self.cases = 0
+        self.experiment: ExtentExperiment | None = None    # what the pools and cues hold (None: as shipped)
 
     def add(self, frame: np.ndarray, history: list[np.ndarray], truth: np.ndarray,
             clicks: list[tuple[float, float]], clip: int, factor: float) -> None:
         for px, py in clicks:
-            props, flow = pool_proposals(frame, px, py, history)
-            self.rows["cues"].append(features(frame, px, py, props, history, flow=flow))
+            props, flow = pool_proposals(frame, px, py, history, experiment=self.experiment)
+            self.rows["cues"].append(features(frame, px, py, props, history, flow=flow, experiment=self.experiment))
             made = np.zeros(len(props), bool)        # the motion-coherent regions: after the colour chains
             made[sum(p.steps for p in props if p.step == 0):] = True
             self.rows["made"].append(made)
@@ -120,11 +120,13 @@ class Rows:
         return {k: np.concatenate(v) for k, v in self.rows.items() if v}    # a subclass may fill no "made"
 
 
-def collect(folder: Path, names: list[str], scales: list[float], make_rows: type[Rows] = Rows
-            ) -> dict[str, np.ndarray]:
+def collect(folder: Path, names: list[str], scales: list[float], make_rows: type[Rows] = Rows,
+            exp: ExtentExperiment | None = None) -> dict[str, np.ndarray]:
     """Cues and labels of every proposal of every case (see the module docstring); ``make_rows``:
-    a ``Rows`` with more in each click's pool (``person_pool_eval.PersonRows``)."""
+    a ``Rows`` with more in each click's pool (``person_pool_eval.PersonRows``); ``exp``: the
+    extent experiment of the pools and cues (None: as shipped)."""
     rows = make_rows()
+    rows.experiment = exp
     for ci, name in enumerate(names):
         clip = load_clip(folder, name)
         for s, history, centre in starts_of(clip):
@@ -137,10 +139,13 @@ def collect(folder: Path, names: list[str], scales: list[float], make_rows: type
     return rows.arrays()
 
 
-def collect_sources(data: Path, sources: tuple[str, ...], make_rows: type[Rows] = Rows) -> dict[str, np.ndarray]:
+def collect_sources(data: Path, sources: tuple[str, ...], make_rows: type[Rows] = Rows,
+                    exp: ExtentExperiment | None = None) -> dict[str, np.ndarray]:
     """The cases of ``extent_sources`` (their ``clip`` is ``-1 - `` the source's index in
-    ``SOURCES``: never a tracking clip), each at its ``SOURCE_SCALES``; ``make_rows`` as ``collect``'s."""
+    ``SOURCES``: never a tracking clip), each at its ``SOURCE_SCALES``; ``make_rows`` and ``exp``
+    as ``collect``'s."""
     rows = make_rows()
+    rows.experiment = exp
     for name in sources:
         i = SOURCES.index(name)
         for _src, factor, frame, history, truth, clicks in source_cases(data, SOURCE_SCALES[name], (name,)):
@@ -262,9 +267,9 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--chosen-hash", action="store_true",
                     help="print a hash of every case's chosen box (shipped and fold weights) and fit nothing")
     ap.add_argument("--motion-proposals", action="store_true",
-                    help="the motion-coherent regions in every pool with a history (extent.EXTRA_PROPOSALS)")
+                    help="the motion-coherent regions in every pool with a history (extent_experiment.py)")
     ap.add_argument("--motion-edge", action="store_true",
-                    help="the motion-boundary cue among the motion cues (extent.EXTRA_MOTION_CUES; not shipped)")
+                    help="the motion-boundary cue among the motion cues (extent_experiment.py; not shipped)")
     ap.add_argument("--out", type=Path, default=MODEL_PY)
     return ap.parse_args(argv)
 
@@ -294,6 +299,7 @@ class Data:
         self.made = track["made"].astype(bool)       # motion-coherent regions: never in a still click's pool
         self.sized, self.hits = track["size_ok"].astype(bool), self.iou > 0.5
         self.trees = False                           # --trees: fit_trees instead of the logit
+        self.kinds = KINDS                           # each fit's columns (``kinds``: of the run's experiment)
         self.right = self.sized & self.hits
         self.weight = np.where(self.clip < 0, source_weight, 1.0)
         # the stills have no history: they train only the weights without the motion cues
@@ -303,7 +309,7 @@ class Data:
     def fit(self, rows: np.ndarray, kind: str, l2: float) -> dict[str, Any]:
         """The fit on ``rows`` of ``self.train`` (motion: those with history)."""
         rows = rows & self.train & (self.moving if kind == "motion" else ~self.made)
-        sl = KINDS[kind]
+        sl = self.kinds[kind]
         if self.trees:
             return fit_trees(self.cues[rows][:, sl], self.boxes[rows], self.right[rows], self.case[rows],
                              self.iou[rows])
@@ -315,18 +321,21 @@ class Data:
         ok, hit = [], []
         for c in np.unique(self.case[rows & (self.moving if kind == "motion" else True)]):
             g = np.nonzero((self.case == c) & ((kind == "motion") | ~self.made))[0]
-            best = g[choose(model, self.cues[g][:, KINDS[kind]], self.boxes[g])]
+            best = g[choose(model, self.cues[g][:, self.kinds[kind]], self.boxes[g])]
             ok.append(bool(self.sized[best]))
             hit.append(bool(self.hits[best]))
         return (float(np.mean(ok)), float(np.mean(hit)), len(ok)) if ok else (np.nan, np.nan, 0)
 
 
-KINDS = {"motion": slice(0, None), "still": slice(len(extent.MOTION_FEATURES), None)}
+def kinds(exp: ExtentExperiment | None = None) -> dict[str, slice]:
+    """The cue columns of each fit: all of them with motion, those after the motion cues still
+    (the cues of ``exp``, an extent experiment; None: as shipped)."""
+    nm = len(feature_names(exp)) - len(feature_names(exp, motion=False))
+    return {"motion": slice(0, None), "still": slice(nm, None)}
 
 
-def _set_kinds() -> None:
-    """``KINDS`` again after ``--motion-edge`` changed the number of motion cues."""
-    KINDS["still"] = slice(len(extent.MOTION_FEATURES), None)
+#: the shipped cues' columns of each fit
+KINDS = kinds()
 
 
 def held_out_table(d: Data, names: list[str], scales: list[float], l2: float) -> dict[str, dict[str, Any]]:
@@ -364,19 +373,20 @@ def source_table(d: Data, check: tuple[str, ...], l2: float) -> None:
                 print(f"  {name:8s} {kind:7s} {got[0]:4.2f} / {got[1]:4.2f} ({got[2]})")
 
 
-def _lean(model: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _lean(model: dict[str, dict[str, Any]], nm: int) -> dict[str, dict[str, Any]]:
     """The still fit without its mean and std when they are the motion fit's (its columns'
-    own): ``extent._weights`` takes them from there."""
-    nm = len(extent.MOTION_FEATURES)
+    own, after its ``nm`` motion cues): ``extent._weights`` takes them from there."""
     m, s = model["motion"], model["still"]
     if m["mean"][nm:] == s["mean"] and m["std"][nm:] == s["std"]:
         return {"motion": m, "still": {k: v for k, v in s.items() if k not in ("mean", "std")}}
     return model
 
 
-def write_model(path: Path, shipped: dict[str, Any], folds: dict[str, dict[str, Any]], about: str) -> None:
-    nm = len(extent.MOTION_FEATURES)
-    shipped, folds = _lean(shipped), {k: _lean(v) for k, v in folds.items()}
+def write_model(path: Path, shipped: dict[str, Any], folds: dict[str, dict[str, Any]], about: str,
+                exp: ExtentExperiment | None = None) -> None:
+    names = feature_names(exp)
+    nm = len(names) - len(feature_names(exp, motion=False))
+    shipped, folds = _lean(shipped, nm), {k: _lean(v, nm) for k, v in folds.items()}
     text = (f'"""The weights of ``extent.py``\'s proposal score: written by ``benchmarks/train_extent.py``\n'
             f"(do not edit by hand; {about}).\n\n"
             "``ACTIVE`` is what ``measure_extent`` uses (the fit on every clip); ``FOLDS[clip]`` the fit\n"
@@ -387,7 +397,7 @@ def write_model(path: Path, shipped: dict[str, Any], folds: dict[str, dict[str, 
             f"ACTIVE: dict[str, Any] = {pprint.pformat(shipped, width=80, compact=True)}\n\n"
             f"FOLDS: dict[str, dict[str, Any]] = {pprint.pformat(folds, width=80, compact=True)}\n")
     path.write_text(text)
-    print(f"wrote {path} ({len(extent.FEATURES)} cues)")
+    print(f"wrote {path} ({len(names)} cues)")
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -398,46 +408,46 @@ def _names(text: str) -> tuple[str, ...]:
     return names
 
 
-def chosen_hash(track: dict[str, np.ndarray], names: list[str]) -> str:
+def chosen_hash(track: dict[str, np.ndarray], names: list[str], cols: dict[str, slice] = KINDS) -> str:
     """A hash of the box each case chooses with the shipped weights and each fold's (the
-    clip's), with and without motion (``extent_model``, as ``measure_extent`` scores)."""
+    clip's), with and without motion (``extent_model``, as ``measure_extent`` scores); ``cols``:
+    ``kinds`` of the run's experiment."""
     import hashlib
 
     from sensekit.vision import extent_model
 
-    nm = len(extent.MOTION_FEATURES)
+    nm = cols["still"].start
     chosen = []
     for c in np.unique(track["case"]):
         g = np.nonzero(track["case"] == c)[0]
         for model in (extent_model.ACTIVE, extent_model.FOLDS[names[int(track["clip"][g[0]])]]):
-            for kind in KINDS:
+            for kind in cols:
                 m = dict(model[kind])
                 if "mean" not in m:
                     m["mean"], m["std"] = model["motion"]["mean"][nm:], model["motion"]["std"][nm:]
-                chosen.append(track["box"][g[choose(m, track["cues"][g][:, KINDS[kind]], track["box"][g])]])
+                chosen.append(track["box"][g[choose(m, track["cues"][g][:, cols[kind]], track["box"][g])]])
     return f"{len(chosen)} choices, sha1 {hashlib.sha1(np.array(chosen).tobytes()).hexdigest()[:12]}"
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _options(argv)
-    extent.EXTRA_PROPOSALS = motion_proposals if args.motion_proposals else None
-    use_motion_edge(args.motion_edge)
-    _set_kinds()
+    exp = experiment(motion_proposals=args.motion_proposals, motion_edge=args.motion_edge)
     names = clip_names(args.clips)
     scales = [float(v) for v in args.scales.split(",")]
     sources, check = _names(args.sources), _names(args.check_on)
-    track = _cached(args.cache, lambda: collect(args.clips, names, scales))
+    track = _cached(args.cache, lambda: collect(args.clips, names, scales, exp=exp))
     if args.chosen_hash:
-        print(chosen_hash(track, names))
+        print(chosen_hash(track, names, kinds(exp)))
         return 0
     wanted = tuple(dict.fromkeys(sources + check))
-    other = _cached(args.source_cache, lambda: collect_sources(SHARED_DATA, wanted)) if wanted else None
+    other = _cached(args.source_cache, lambda: collect_sources(SHARED_DATA, wanted, exp=exp)) if wanted else None
     if other is not None:                     # a cache may hold more sources than asked for
         keep = np.isin(other["clip"], [-1 - SOURCES.index(n) for n in wanted])
         other = {k: v[keep] for k, v in other.items()}
     d = Data(track, other, args.source_weight)
     d.train = np.isin(d.clip, [-1 - SOURCES.index(n) for n in sources]) | (d.clip >= 0)
     d.trees = args.trees
+    d.kinds = kinds(exp)
     folds = held_out_table(d, names, scales, args.l2)
     if check:
         source_table(d, check, args.l2)
@@ -447,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     about = (f"l2 {args.l2:g}, {len(np.unique(d.case[d.clip >= 0]))} cases of {len(names)} clips at scales "
              f"{args.scales}" + (f"; always in training: {', '.join(sources)} (weight {args.source_weight:g})"
                                  if sources else ""))
-    write_model(args.out, shipped, folds, about)
+    write_model(args.out, shipped, folds, about, exp)
     return 0
 
 

@@ -34,7 +34,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sensekit.vision.extent import box_ious, measure_pool
+from sensekit.vision.extent import ExtentExperiment, box_ious, measure_pool
 from sensekit.vision.proposals import Proposal
 from sensekit.vision.segment import Segment, proposal_segment
 
@@ -124,8 +124,10 @@ class ClickPool:
 
     def __init__(self, frame: np.ndarray, point: tuple[float, float], first: Segment, *,
                  history: Sequence[np.ndarray] = (), proposals: Sequence[Proposal] | None = None,
-                 values: np.ndarray | None = None, tolerance: float = SAME_SIZE) -> None:
+                 values: np.ndarray | None = None, tolerance: float = SAME_SIZE,
+                 experiment: ExtentExperiment | None = None) -> None:
         self.frame = frame.copy()
+        self.experiment = experiment          # the measured pool's (``extent.ExtentExperiment``; None: shipped)
         self.tolerance = tolerance
         self.point = (float(point[0]), float(point[1]))
         self.history = tuple(history)
@@ -140,7 +142,8 @@ class ClickPool:
 
     def _pool(self) -> tuple[list[Proposal], np.ndarray]:
         if self._props is None or self._values is None:
-            self._props, self._values = measure_pool(self.frame, *self.point, self.history)
+            self._props, self._values = measure_pool(self.frame, *self.point, self.history,
+                                                     experiment=self.experiment)
             self.history = ()                          # not needed any more
         return self._props, self._values
 

@@ -28,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sensekit.vision.extent import HISTORY_FRAMES, box_ious, measure_extent, motion_separation
+from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment, box_ious, measure_extent, motion_separation
 from sensekit.vision.segment import Segment, proposal_segment
 
 __all__ = ["ClickRefiner"]
@@ -37,8 +37,10 @@ __all__ = ["ClickRefiner"]
 class ClickRefiner:
     """Keeps the frames since a click; ``add`` each tracked frame, then ``decide`` once."""
 
-    def __init__(self, frame: np.ndarray, after_frames: int, gain: float) -> None:
+    def __init__(self, frame: np.ndarray, after_frames: int, gain: float,
+                 experiment: ExtentExperiment | None = None) -> None:
         self.after_frames = max(after_frames, max(HISTORY_FRAMES))
+        self.experiment = experiment          # the measured extent's (``extent.ExtentExperiment``; None: shipped)
         self.gain = gain
         self.frames: list[np.ndarray] = [frame.copy()]
         #: what was decided: ``None`` before, then the two motion separations (tracked, new)
@@ -60,7 +62,7 @@ class ClickRefiner:
         history = [f for f in self.frames if f.shape == frame.shape]
         H, W = frame.shape[:2]
         x, y = min(W - 1.0, max(0.0, point[0])), min(H - 1.0, max(0.0, point[1]))
-        best = measure_extent(frame, x, y, history)
+        best = measure_extent(frame, x, y, history, experiment=self.experiment)
         old, new = motion_separation(frame, [box, best.box], history)
         self.support = (float(old), float(new))
         if not new > self.gain * old or box_ious(np.array([best.box, box], np.float64))[0, 1] >= 0.8:

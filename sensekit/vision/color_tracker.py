@@ -104,7 +104,7 @@ from sensekit.settings import Setting, Tunable, setting
 from sensekit.validate import check_frame
 from sensekit.vision.click_refine import ClickRefiner
 from sensekit.vision.color_model import ColorModel, ModelSettings
-from sensekit.vision.extent import HISTORY_FRAMES
+from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment
 from sensekit.vision.color_threshold import exact_mask, hsv_mask, largest_blob, target_hsv
 from sensekit.vision.click_pool import ClickPool
 from sensekit.vision.model_follow import NO_EDGE, ModelFollow
@@ -220,7 +220,9 @@ class ColorTracker(Tunable, ModelSettings, ModelFollow, section="tracker",
     @checked
     def __init__(self, color: int | str | None = None, *,
                  tolerance: str | float | Sequence[float] | None = None, palette: np.ndarray | None = None,
-                 **settings: Any) -> None:
+                 extent_experiment: ExtentExperiment | None = None, **settings: Any) -> None:
+        #: what a measured click's extent adds (``extent.ExtentExperiment``, benchmarks only; None: shipped)
+        self.extent_experiment = extent_experiment
         self.method_in_use: Method | None = None
         self.color_in_use: int | None = None       # 0xRRGGBB target in use (exact / hsv)
         self._hsv_target: tuple[float, float, float] | None = None
@@ -353,18 +355,18 @@ class ColorTracker(Tunable, ModelSettings, ModelFollow, section="tracker",
             return
         # model: the object under the click, as a box and a mask
         self.color_in_use = target_rgb
-        self.picked, measured = segment_click_pool(frame, x, y, history=history)
+        self.picked, measured = segment_click_pool(frame, x, y, history=history, experiment=self.extent_experiment)
         self._start_model(frame, self.picked)
         self.pool = ClickPool(frame, (x, y), self.picked, history=history,
                               proposals=None if measured is None else measured[0],
-                              values=None if measured is None else measured[1])
+                              values=None if measured is None else measured[1], experiment=self.extent_experiment)
         self._anchor = (self.model.cx - x, self.model.cy - y)
         moving = len([f for f in history if f.shape == frame.shape]) >= max(HISTORY_FRAMES)
         self.refiner = None
         self.looks = 0
         if (self.refine_after_frames > 0 and self.picked.method == "proposal"
                 and (self.refine_with_history or not moving)):
-            self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain)
+            self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain, self.extent_experiment)
 
     def pick_box(self, frame: np.ndarray, box: Sequence[float]) -> None:
         """Learn the object from a box ``(x, y, w, h)`` of ``frame``.

@@ -32,12 +32,8 @@ Cost: about 60 ms of CPU per click at 640x480 with a history (max ~75), ~36 ms w
 thread, a loaded 2-core machine): the proposals (4 windows, ~34 ms), 2 optical flows at 320 px
 (2 x 7-9 ms) with a history, the cues (~12 ms); measured by ``benchmarks/click_cost.py`` (CPU)
 and ``benchmarks/track_eval.py`` (wall time), in ``docs/tracking.md``.
-``EXTRA_PROPOSALS`` (None as shipped) is a hook for benchmarks that add proposals to a click's
-pool when it has a history (the motion-coherent regions of branch ``click22``,
-``sensekit/evaluation/vision/motion_proposals.py``: tried and not kept, docs/tracking.md);
-``EXTRA_MOTION_CUES`` (None as shipped) one for more motion cues (the motion-boundary cue of
-branch ``click23``, ``sensekit/evaluation/vision/motion_edge.py``, which also names it in
-``MOTION_FEATURES``: tried and not kept).
+Experiments that add proposals or cues (not shipped) pass an ``ExtentExperiment`` down the
+call (``experiment=``; None, the default, is the shipped extent): see docs/tracking.md.
 Failure modes: when no proposal holds just the object (its colours are those of its surround
 and it does not move), the best is a part of it or a part of the scene; with motion, an
 object moved by a hand comes with the hand when the two separate from the surround alike.
@@ -45,6 +41,7 @@ object moved by a hand comes with the hand when the two separate from the surrou
 from __future__ import annotations
 
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 import cv2
@@ -55,7 +52,7 @@ from sensekit.vision.proposals import Proposal, click_proposals
 
 __all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "unseen_by_fit", "HISTORY_FRAMES",
            "consensus", "box_ious", "scores",
-           "consensus_values", "measure_pool", "pool_proposals", "EXTRA_PROPOSALS", "EXTRA_MOTION_CUES"]
+           "consensus_values", "measure_pool", "pool_proposals", "ExtentExperiment", "feature_names"]
 
 Rect = tuple[int, int, int, int]
 
@@ -63,19 +60,60 @@ Rect = tuple[int, int, int, int]
 HISTORY_FRAMES = (2, 6)
 
 MOTION_FEATURES: tuple[str, ...] = ("motion_sep_2", "motion_log_2", "motion_sep_6", "motion_log_6")
-_BASE_MOTION = len(MOTION_FEATURES)      # the columns ``features`` fills itself before any extra ones
-FEATURES: tuple[str, ...] = MOTION_FEATURES + (
+#: the cues of a still picture too, after the motion cues
+_STILL_FEATURES: tuple[str, ...] = (
     "window_fill", "merged_at", "next_merge", "merge_gap", "fill", "click_dx", "click_dy", "colour_sep", "edge",
     "agree", "aspect", "fills_window", "superpixel", "edge_over_ring")
+FEATURES: tuple[str, ...] = MOTION_FEATURES + _STILL_FEATURES
 
-#: benchmarks only: ``f(proposals, flow, scale, x, y)`` giving more proposals for a click with a
-#: history (``--motion-proposals``: ``evaluation/vision/motion_proposals.motion_proposals``);
-#: None, as shipped: the pool is the colour proposals alone
-EXTRA_PROPOSALS: Callable[[list[Proposal], np.ndarray, float, float, float], list[Proposal]] | None = None
-#: benchmarks only: ``f(flow or None, [(box, ring's outer box), ...])`` giving more motion cues
-#: ``(n, k)``, put after ``_BASE_MOTION`` (their names appended to ``MOTION_FEATURES`` by whoever
-#: sets it: ``evaluation/vision/motion_edge.use_motion_edge``); None, as shipped
-EXTRA_MOTION_CUES: Callable[[np.ndarray | None, list[tuple[Rect, Rect]]], np.ndarray] | None = None
+#: ``f(proposals, flow, scale, x, y)``: more proposals for a click with a history
+ProposalSource = Callable[[list[Proposal], np.ndarray, float, float, float], list[Proposal]]
+#: ``f(flow or None, [(box, ring's outer box), ...])``: more motion cues, ``(n, k)``
+MotionCues = Callable[[np.ndarray | None, list[tuple[Rect, Rect]]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class ExtentExperiment:
+    """What an experiment adds to the measured extent (not shipped): passed as ``experiment=``
+    to ``measure_extent``, ``measure_pool``, ``pool_proposals``, ``features`` and ``scores``;
+    None there is the shipped extent. ``proposals`` add to the pool of a click with a history
+    (after the colour proposals); ``motion_cues`` give ``len(motion_names)`` more motion columns,
+    after ``MOTION_FEATURES`` (0 without a history, like the others). Its weights (a model file
+    with ``len(self.features)`` motion weights) are the caller's to put in ``extent_model``."""
+
+    proposals: ProposalSource | None = None
+    motion_cues: MotionCues | None = None
+    motion_names: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.motion_cues is None) != (not self.motion_names):
+            raise ValueError("ExtentExperiment: motion_cues and motion_names go together "
+                             f"(got cues {self.motion_cues!r}, names {self.motion_names!r})")
+        clash = set(self.motion_names) & set(FEATURES) or len(set(self.motion_names)) != len(self.motion_names)
+        if clash:
+            raise ValueError(f"ExtentExperiment: motion_names {self.motion_names!r} repeat a name")
+
+    @property
+    def motion_features(self) -> tuple[str, ...]:
+        """The motion cues' names in a run with this experiment."""
+        return MOTION_FEATURES + self.motion_names
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        """The names of ``features``' columns in a run with this experiment."""
+        return self.motion_features + _STILL_FEATURES
+
+
+def feature_names(experiment: ExtentExperiment | None = None, *, motion: bool = True) -> tuple[str, ...]:
+    """The names of the cue columns (``FEATURES``; with ``experiment``, its); ``motion`` False:
+    those a still picture is scored on (without the motion cues)."""
+    names = FEATURES if experiment is None else experiment.features
+    return names if motion else _STILL_FEATURES
+
+
+def _motion_count(experiment: ExtentExperiment | None) -> int:
+    return len(MOTION_FEATURES) + (0 if experiment is None else len(experiment.motion_names))
+
 
 _LONG_PX = 320                   # the cues are measured on the frame shrunk to this long side
 _MOTION_STEP = 2                 # the motion medians take every other pixel each way (3: tried, not kept)
@@ -240,10 +278,11 @@ def consensus_values(boxes: np.ndarray, s: np.ndarray, *, temperature: float) ->
 
 
 def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal],
-             history: Sequence[np.ndarray] = (), *, flow: np.ndarray | None = None) -> np.ndarray:
-    """The cues of each proposal, ``(len(proposals), len(FEATURES))``; the motion columns are
-    0 without a long enough ``history``. ``flow``: the history's flows when already computed
-    (``pool_proposals``), else they are computed here."""
+             history: Sequence[np.ndarray] = (), *, flow: np.ndarray | None = None,
+             experiment: ExtentExperiment | None = None) -> np.ndarray:
+    """The cues of each proposal, ``(len(proposals), len(feature_names(experiment)))``; the
+    motion columns are 0 without a long enough ``history``. ``flow``: the history's flows when
+    already computed (``pool_proposals``), else they are computed here."""
     small, f = _small(frame)
     h, w = small.shape[:2]
     bins = _lab_bins(small)
@@ -253,7 +292,8 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
     summed = cv2.integral(grad, sdepth=cv2.CV_64F)
     if flow is None and len(history) >= max(HISTORY_FRAMES):
         flow = _flows(small, history)
-    out = np.zeros((len(proposals), len(FEATURES) - len(MOTION_FEATURES) + _BASE_MOTION))
+    nm = len(MOTION_FEATURES)
+    out = np.zeros((len(proposals), len(FEATURES)))
     agree = _agreement(proposals)
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}      # the same box at several steps
     for i, p in enumerate(proposals):
@@ -268,24 +308,26 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
         row[:len(got) - 3] = got[:-3]
         bw, bh = p.box[2], p.box[3]
         rel = max(bw, bh) / p.win.side_px
-        row[_BASE_MOTION:] = (rel, p.merged_at, p.next_merge, p.merged_at - p.next_merge, p.fill,
+        row[nm:] = (rel, p.merged_at, p.next_merge, p.merged_at - p.next_merge, p.fill,
                    abs(x - (p.box[0] + bw / 2)) / bw, abs(y - (p.box[1] + bh / 2)) / bh,
                    got[-3], got[-2],
                    agree[i],
                    abs(np.log(bh / bw)), rel > 0.9, p.step == 0, got[-1])
-    if EXTRA_MOTION_CUES is not None:
-        extra = EXTRA_MOTION_CUES(flow, [_rects(p.box, f, w, h) for p in proposals])
-        out = np.concatenate([out[:, :_BASE_MOTION], extra, out[:, _BASE_MOTION:]], axis=1)
+    if experiment is not None and experiment.motion_cues is not None:
+        extra = experiment.motion_cues(flow, [_rects(p.box, f, w, h) for p in proposals])
+        if extra.shape != (len(proposals), len(experiment.motion_names)):
+            raise ValueError(f"ExtentExperiment: motion_cues gave shape {extra.shape} for {len(proposals)} "
+                             f"proposals and the motion names {experiment.motion_names!r}")
+        out = np.concatenate([out[:, :nm], extra, out[:, nm:]], axis=1)
     return out
 
 
-def _weights(motion: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _weights(motion: bool, nm: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The active fit's cue means, spreads and weights; a still fit without its own mean and
-    std takes the motion fit's for its columns (the same cases: ``train_extent.py`` writes
-    them once)."""
+    std takes the motion fit's for its columns, after its ``nm`` motion ones (the same cases:
+    ``train_extent.py`` writes them once)."""
     m = extent_model.ACTIVE["motion" if motion else "still"]
     if "mean" not in m:
-        nm = len(MOTION_FEATURES)
         full = extent_model.ACTIVE["motion"]
         return np.asarray(full["mean"][nm:]), np.asarray(full["std"][nm:]), np.asarray(m["weights"])
     return np.asarray(m["mean"]), np.asarray(m["std"]), np.asarray(m["weights"])
@@ -296,45 +338,50 @@ def temperature(*, motion: bool) -> float:
     return float(extent_model.ACTIVE["motion" if motion else "still"].get("temperature", 0.0))
 
 
-def scores(cues: np.ndarray, *, motion: bool) -> np.ndarray:
-    """The weighted sum of the standardised cues (the motion columns only when ``motion``)."""
-    mean, std, w = _weights(motion)
-    cols = cues if motion else cues[:, len(MOTION_FEATURES):]
+def scores(cues: np.ndarray, *, motion: bool, experiment: ExtentExperiment | None = None) -> np.ndarray:
+    """The weighted sum of the standardised cues (the motion columns only when ``motion``;
+    ``cues``: ``features``' with the same ``experiment``)."""
+    nm = _motion_count(experiment)
+    mean, std, w = _weights(motion, nm)
+    cols = cues if motion else cues[:, nm:]
     s: np.ndarray = ((cols - mean) / std) @ w
     return s
 
 
-def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()) -> Proposal:
+def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = (), *,
+                   experiment: ExtentExperiment | None = None) -> Proposal:
     """The best-scoring proposal around the click (see the module docstring). ``history``:
-    frames before ``frame``, oldest first, of its size (fewer than 6: no motion cues)."""
-    props, values = measure_pool(frame, x, y, history)
+    frames before ``frame``, oldest first, of its size (fewer than 6: no motion cues);
+    ``experiment``: ``ExtentExperiment`` (None: as shipped)."""
+    props, values = measure_pool(frame, x, y, history, experiment=experiment)
     return props[int(np.argmax(values))]
 
 
-def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()
-                 ) -> tuple[list[Proposal], np.ndarray]:
+def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = (), *,
+                 experiment: ExtentExperiment | None = None) -> tuple[list[Proposal], np.ndarray]:
     """Every proposal around the click and its consensus value (``consensus_values``; the
     highest is ``measure_extent``'s choice): the pool a click keeps for its other guesses."""
-    props, flow = pool_proposals(frame, x, y, history)
+    props, flow = pool_proposals(frame, x, y, history, experiment=experiment)
     motion = flow is not None
-    cues = features(frame, x, y, props, flow=flow)
+    cues = features(frame, x, y, props, flow=flow, experiment=experiment)
     boxes = np.array([p.box for p in props], np.float64)
-    return props, consensus_values(boxes, scores(cues, motion=motion), temperature=temperature(motion=motion))
+    return props, consensus_values(boxes, scores(cues, motion=motion, experiment=experiment),
+                                   temperature=temperature(motion=motion))
 
 
-def pool_proposals(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = ()
-                   ) -> tuple[list[Proposal], np.ndarray | None]:
+def pool_proposals(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = (), *,
+                   experiment: ExtentExperiment | None = None) -> tuple[list[Proposal], np.ndarray | None]:
     """The click's proposals and, with a long enough ``history`` (frames of ``frame``'s size),
-    the flows of the motion cues (``None`` without); with ``EXTRA_PROPOSALS`` set,
-    its proposals are in the pool too (after the colour proposals)."""
+    the flows of the motion cues (``None`` without); with an ``experiment`` that has
+    ``proposals``, theirs are in the pool too (after the colour proposals)."""
     props = click_proposals(frame, x, y)
     history = [h for h in history if h.shape == frame.shape]
     if len(history) < max(HISTORY_FRAMES):
         return props, None
     small, f = _small(frame)
     flow = _flows(small, history)
-    if EXTRA_PROPOSALS is not None:
-        props = props + EXTRA_PROPOSALS(props, flow, f, x, y)
+    if experiment is not None and experiment.proposals is not None:
+        props = props + experiment.proposals(props, flow, f, x, y)
     return props, flow
 
 

@@ -54,7 +54,7 @@ import numpy as np
 
 from sensekit.errors import ConfigError
 from sensekit.validate import check_frame
-from sensekit.vision.extent import measure_pool
+from sensekit.vision.extent import ExtentExperiment, measure_pool
 from sensekit.vision.proposals import Proposal
 
 __all__ = ["Segment", "segment_click", "segment_click_pool", "segment_box", "check_box", "check_click", "part_at",
@@ -136,11 +136,13 @@ def check_click(frame: np.ndarray, x: float, y: float) -> tuple[int, int]:
 
 def segment_click(frame: np.ndarray, x: float, y: float, *, history: Sequence[np.ndarray] = (),
                   seed_px: int = 3, window: float = 0.6, leak_growth: float = 4.0, iterations: int = 6,
-                  clean_overlap: float = 0.2) -> Segment:
+                  clean_overlap: float = 0.2, experiment: ExtentExperiment | None = None) -> Segment:
     """The object under a click at pixel ``(x, y)``. ``history``: the frames before ``frame``
-    (oldest first, same size; used when 6 or more). See the module docstring."""
+    (oldest first, same size; used when 6 or more); ``experiment``: the measured extent's
+    (``extent.ExtentExperiment``; None: as shipped). See the module docstring."""
     return segment_click_pool(frame, x, y, history=history, seed_px=seed_px, window=window,
-                              leak_growth=leak_growth, iterations=iterations, clean_overlap=clean_overlap)[0]
+                              leak_growth=leak_growth, iterations=iterations, clean_overlap=clean_overlap,
+                              experiment=experiment)[0]
 
 
 Pool = tuple[list[Proposal], np.ndarray]
@@ -148,7 +150,8 @@ Pool = tuple[list[Proposal], np.ndarray]
 
 def segment_click_pool(frame: np.ndarray, x: float, y: float, *, history: Sequence[np.ndarray] = (),
                        seed_px: int = 3, window: float = 0.6, leak_growth: float = 4.0, iterations: int = 6,
-                       clean_overlap: float = 0.2) -> tuple[Segment, Pool | None]:
+                       clean_overlap: float = 0.2, experiment: ExtentExperiment | None = None
+                       ) -> tuple[Segment, Pool | None]:
     """``segment_click``'s box and, when it measured the extent, the proposals and their
     consensus values (``extent.measure_pool``) for the click's other guesses (``click_pool``);
     ``None`` for a clean colour region (its pool is measured when first asked for)."""
@@ -201,7 +204,7 @@ def segment_click_pool(frame: np.ndarray, x: float, y: float, *, history: Sequen
             mask = np.zeros((H, W), bool)
             mask[Y0:Y1, X0:X1] = region
             return Segment((box[0] + X0, box[1] + Y0, box[2], box[3]), mask, "colour region"), None
-    props, values = measure_pool(frame, x, y, history)
+    props, values = measure_pool(frame, x, y, history, experiment=experiment)
     return proposal_segment(props[int(np.argmax(values))], (H, W)), (props, values)
 
 

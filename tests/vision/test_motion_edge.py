@@ -1,16 +1,16 @@
 """The motion-boundary cue (sensekit/evaluation/vision/motion_edge.py, branch click23, not shipped)
 on a synthetic scene: a two-coloured object moving over a textured still background (blocks of
 its own colours) scores highest on its own box, above its half (a part) and a box twice its
-size (the object with background); a still scene gives 0 to every box; the hook adds one
-motion column and leaves every other column as it was."""
+size (the object with background); a still scene gives 0 to every box; the experiment
+(``MOTION_EDGE``, passed down the call) adds one motion column and leaves every other column as it was."""
 from __future__ import annotations
 
 import cv2
 import numpy as np
 import pytest
 
-from sensekit.evaluation.vision.motion_edge import EPS, NAME, band_and_ring, motion_edge_cues, motion_edge_maps, \
-    use_motion_edge
+from sensekit.evaluation.vision.motion_edge import EPS, MOTION_EDGE, NAME, band_and_ring, motion_edge_cues, \
+    motion_edge_maps
 from sensekit.vision import extent
 from sensekit.vision.extent import HISTORY_FRAMES, pool_proposals
 
@@ -79,21 +79,21 @@ def test_a_step_in_the_flow_is_on_the_band_not_in_the_ring() -> None:
         motion_edge_cues(flow, [((15, 10, 25, 30), (10, 5, 30, 35))])[0, 0] + 1     # its left half
 
 
-def test_the_hook_adds_one_motion_column_and_changes_no_other() -> None:
+def test_the_experiment_adds_one_motion_column_and_changes_no_other() -> None:
     frames = _frames(True)
     x, y = OBJ[0] + OBJ[2] / 2, OBJ[1] + OBJ[3] / 4
     props, flow = pool_proposals(frames[-1], x, y, frames[:-1])
     nm = len(extent.MOTION_FEATURES)
+    shipped = (extent.MOTION_FEATURES, extent.FEATURES)
     before = extent.features(frames[-1], x, y, props, flow=flow)
-    use_motion_edge(True)
-    try:
-        assert extent.MOTION_FEATURES[-1] == NAME and len(extent.FEATURES) == before.shape[1] + 1
-        after = extent.features(frames[-1], x, y, props, flow=flow)
-        still = extent.features(frames[-1], x, y, props)
-    finally:
-        use_motion_edge(False)
-    assert len(extent.MOTION_FEATURES) == nm and extent.EXTRA_MOTION_CUES is None
+    names = extent.feature_names(MOTION_EDGE)
+    assert MOTION_EDGE.motion_features[-1] == NAME and names[nm] == NAME and len(names) == before.shape[1] + 1
+    after = extent.features(frames[-1], x, y, props, flow=flow, experiment=MOTION_EDGE)
+    still = extent.features(frames[-1], x, y, props, experiment=MOTION_EDGE)
+    assert after.shape == (len(props), len(names))
+    assert shipped == (extent.MOTION_FEATURES, extent.FEATURES) and NAME not in extent.FEATURES
     np.testing.assert_array_equal(np.delete(after, nm, axis=1), before)
+    np.testing.assert_array_equal(extent.features(frames[-1], x, y, props, flow=flow), before)   # nothing left set
     assert after[:, nm].std() > 0.1
     assert not still[:, nm].any()                 # without a history the column is 0
 
@@ -101,7 +101,7 @@ def test_the_hook_adds_one_motion_column_and_changes_no_other() -> None:
 def test_a_model_file_without_the_cue_is_refused_by_name(tmp_path, monkeypatch) -> None:
     """``--motion-edge MODEL_PY`` of the benchmarks: no file, or a model fitted without the cue
     (the shipped ``extent_model.py``: one motion weight fewer), is a ConfigError naming it, and the
-    cue is off again afterwards."""
+    shipped cues and weights are as they were afterwards."""
     import sys
     from pathlib import Path
 
@@ -109,12 +109,12 @@ def test_a_model_file_without_the_cue_is_refused_by_name(tmp_path, monkeypatch) 
     from sensekit.vision import extent_model
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from _first_box_hooks import motion_edge_in_extent
+    from _first_box_hooks import extent_experiment
 
     with pytest.raises(ConfigError, match="no model file at"):
-        motion_edge_in_extent(tmp_path / "absent.py")
+        extent_experiment(motion_edge=tmp_path / "absent.py")
     keep = extent_model.ACTIVE
-    with pytest.raises(ConfigError, match="18 motion weights, the cues with the motion-boundary one are 19"):
-        motion_edge_in_extent(Path(sys.modules["sensekit.vision.extent_model"].__file__ or ""))
-    assert extent.EXTRA_MOTION_CUES is None and NAME not in extent.FEATURES
+    with pytest.raises(ConfigError, match="18 motion weights, the cues of this run are 19"):
+        extent_experiment(motion_edge=Path(sys.modules["sensekit.vision.extent_model"].__file__ or ""))
+    assert NAME not in extent.FEATURES
     assert extent_model.ACTIVE is keep

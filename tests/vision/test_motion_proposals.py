@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from sensekit.evaluation.vision.motion_proposals import motion_proposals
-from sensekit.vision import extent
-from sensekit.vision.extent import HISTORY_FRAMES, pool_proposals
+from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment, pool_proposals
 from sensekit.vision.proposals import click_proposals
 
 OBJ = (130, 70, 60, 90)          # x, y, w, h in the last frame
 STEP = 3                         # px per frame, to the right
+MOTION = ExtentExperiment(proposals=motion_proposals)   # the regions in the pool (extent_experiment.py)
 
 
 def _background(rng: np.random.Generator) -> np.ndarray:
@@ -44,11 +44,7 @@ def _frames(moving: bool) -> list[np.ndarray]:
 
 
 def _moving_props(frames: list[np.ndarray], x: float, y: float) -> list[object]:
-    extent.EXTRA_PROPOSALS = motion_proposals
-    try:
-        props, flow = pool_proposals(frames[-1], x, y, frames[:-1])
-    finally:
-        extent.EXTRA_PROPOSALS = None
+    props, flow = pool_proposals(frames[-1], x, y, frames[:-1], experiment=MOTION)
     assert flow is not None
     return props[len(click_proposals(frames[-1], x, y)):]
 
@@ -86,11 +82,7 @@ def test_same_input_same_regions_and_flag_off_is_the_colour_pool() -> None:
     assert [p.box for p in off] == [p.box for p in colour]
     # train_extent.py tells the regions from the colour chains by the chains' lengths: they
     # come after them, and none is a chain's first step
-    extent.EXTRA_PROPOSALS = motion_proposals
-    try:
-        on, _ = pool_proposals(frames[-1], 160.0, 90.0, frames[:-1])
-    finally:
-        extent.EXTRA_PROPOSALS = None
+    on, _ = pool_proposals(frames[-1], 160.0, 90.0, frames[:-1], experiment=MOTION)
     assert len(on) > len(colour)
     assert sum(p.steps for p in on if p.step == 0) == len(colour)
     assert all(p.step >= 1 for p in on[len(colour):])

@@ -46,8 +46,8 @@ the unit check on a synthetic object moving 3 px a frame showed the flow's bound
 behind it on the 6-frame flow, the earlier frame's grid, so the whole object's box scored
 lowest. Nothing else changed.)
 
-It is one more motion column of ``extent.features`` (``extent.EXTRA_MOTION_CUES``, the hook
-``use_motion_edge`` sets; without a history the column is 0, like the other motion cues, and
+It is one more motion column of ``extent.features`` (``MOTION_EDGE``, an ``extent.ExtentExperiment``
+passed down the call; without a history the column is 0, like the other motion cues, and
 the still fit never sees it). The weights and the consensus temperature are re-fitted with it
 (``benchmarks/train_extent.py --motion-edge``), for every fold without its clip.
 
@@ -77,13 +77,15 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-__all__ = ["BAND_PX", "EPS", "NAME", "band_and_ring", "motion_edge_maps", "motion_edge_cues", "use_motion_edge"]
+from sensekit.vision.extent import ExtentExperiment
+
+__all__ = ["BAND_PX", "EPS", "MOTION_EDGE", "NAME", "band_and_ring", "motion_edge_maps", "motion_edge_cues"]
 
 #: half-width of the border band, px at ``extent``'s 320 px
 BAND_PX = 2
 #: px of flow per px below which the flow has no boundary
 EPS = 0.02
-#: the cue's name among ``extent.MOTION_FEATURES``
+#: the cue's name among the run's motion cues (``MOTION_EDGE.motion_features``)
 NAME = "motion_edge"
 
 Rect = tuple[int, int, int, int]
@@ -171,14 +173,6 @@ def motion_edge_cues(flow: np.ndarray | None, rects: Sequence[tuple[Rect, Rect]]
     return out
 
 
-def use_motion_edge(on: bool = True) -> None:
-    """Put the cue among ``extent``'s motion cues (``on``) or take it out again: sets
-    ``extent.EXTRA_MOTION_CUES`` and the names in ``extent.MOTION_FEATURES`` / ``FEATURES``
-    (a model file fitted with it has one more weight in its motion fit)."""
-    from sensekit.vision import extent
-
-    base = tuple(n for n in extent.MOTION_FEATURES if n != NAME)
-    rest = tuple(n for n in extent.FEATURES if n not in extent.MOTION_FEATURES)
-    extent.MOTION_FEATURES = base + ((NAME,) if on else ())
-    extent.FEATURES = extent.MOTION_FEATURES + rest
-    extent.EXTRA_MOTION_CUES = motion_edge_cues if on else None
+#: the cue among the motion cues: ``experiment=`` of ``extent.measure_extent`` and the rest (a
+#: model file fitted with it has one more weight in its motion fit)
+MOTION_EDGE = ExtentExperiment(motion_cues=motion_edge_cues, motion_names=(NAME,))

@@ -8,9 +8,10 @@ of the pool, from the flows the cues already compute (DIS at the cues' 320 px, f
 frames back to the clicked frame; they lie on the older frame's pixels, so a fast object's
 region may trail it by its motion; the flows the other way round, on the clicked frame's
 pixels, cost two more flows and did worse on the unit test's scene, before any clip was
-measured); ``extent.MOTION_PROPOSALS`` adds the regions to the pool (off unless a benchmark
-turns it on; see docs/tracking.md for what it gave). All rules were declared, with their
-constants, before any held-out figure was measured; none is fitted on the clips.
+measured); an ``extent.ExtentExperiment`` with them (``extent_experiment.experiment``) adds
+the regions to the pool (off unless a benchmark passes it; see docs/tracking.md for what it
+gave). All rules were declared, with their constants, before any held-out figure was measured;
+none is fitted on the clips.
 
 **Flows of a window's parts.** Each superpixel of a window (its work-pixel labels) takes, per
 flow, the median of the flow under its work pixels (each work pixel's centre mapped to the
