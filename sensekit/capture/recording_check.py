@@ -13,7 +13,9 @@ nothing else it says:
 - **Audio**: the samples the WAV *holds* (from its size) are compared with
   what its header *claims* and what ``meta.json`` says; the header's claim is
   never reported as the length.
-- **Metadata**: a ``start_unix`` that is no date, timestamps that do not parse.
+- **Metadata**: a ``start_unix`` that is no date, timestamps that do not parse; the values
+  replay does not read but ``inspect`` reports, checked by ``meta_reported.py`` (``damaged_meta``,
+  each a note).
 
 The result says ``status``: ``"intact"`` (complete, nothing wrong),
 ``"incomplete"`` (the recorder stopped without finishing, e.g. SIGKILL; it
@@ -96,6 +98,8 @@ class RecordingReport:
     decoded: bool = True
     missing: list[str] = field(default_factory=list)  # files meta.json names that are not there:
                                                       # replay refuses the recording
+    damaged_meta: dict[str, str] = field(default_factory=dict)    # reported values of meta.json
+                                       # that are damaged (meta_reported.py): not shown as true
     audio_skipped: str | None = None   # why replay skips a damaged audio track and plays the
                                        # video alone (incomplete recordings only)
 
@@ -473,14 +477,31 @@ def _check_pcm(rep: RecordingReport, wav: Path, data_offset: int, playable: int,
     return None
 
 
+def _check_reported(rep: RecordingReport, start_is_no_date: bool) -> None:
+    """The values replay does not read but ``inspect`` reports (``meta_reported.py``): each damaged
+    one a note, and not shown."""
+    from sensekit.capture.meta_reported import damaged_values
+
+    held = rep.meta["audio_samples"]
+    if held is None and rep.audio is not None:
+        held = rep.audio.playable_samples
+    rep.damaged_meta = damaged_values(rep.meta, held)
+    if start_is_no_date:                 # already a problem: "is not a date"
+        rep.damaged_meta.pop("start_unix", None)
+    if "start_unix" in rep.damaged_meta:
+        rep.start = None
+    for key, why in rep.damaged_meta.items():
+        rep.notes.append(f"meta.json is damaged: `{key}` {why}; not shown (replay does not read it)")
+
+
 def check_recording(path: str | os.PathLike[str], *, decode: bool = True) -> RecordingReport:
     """Check a recording's files (see the module docstring). ``RecordingError`` if no recording."""
     rec = Path(path)
     meta = read_meta(rec)
     rep = RecordingReport(rec, meta, bool(meta["complete"]))
-    rep.start, problem = _start_text(meta["start_unix"])
-    if problem:
-        rep.problems.append(problem)
+    rep.start, no_date = _start_text(meta["start_unix"])
+    if no_date:
+        rep.problems.append(no_date)
     if meta["video"] is not None:
         _check_video(rep, decode)
     if meta["audio"] is not None:
@@ -488,6 +509,7 @@ def check_recording(path: str | os.PathLike[str], *, decode: bool = True) -> Rec
         if problem is not None:
             rep.problems.append(f"'meta.json': {problem}")
         _check_audio(rep)
+    _check_reported(rep, bool(no_date))
     rep.missing = missing_named_files(rec, meta)
     for p in sorted(rec.iterdir()):
         if p.is_file() or p.is_dir():

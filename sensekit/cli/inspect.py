@@ -103,7 +103,8 @@ def _video_line(rep: RecordingReport) -> str:
         count = f"{v.playable_frames} of {v.listed_frames} listed frames decode and play"
     if v.times_unverified is not None:
         count += f"; their times not verified: {v.times_unverified}"
-    return f"{v.width}x{v.height} @ {rate}, {rep.meta['video'].get('codec', 'FFV1')}, " + count
+    codec = "codec unknown" if "video.codec" in rep.damaged_meta else rep.meta["video"].get("codec", "FFV1")
+    return f"{v.width}x{v.height} @ {rate}, {codec}, " + count
 
 
 def _audio_line(rep: RecordingReport) -> str:
@@ -141,7 +142,9 @@ def _audio_missing(rep: RecordingReport) -> list[str]:
         rate, offset = a.sample_rate, rep.meta["audio_offset_s"]
         padded = meta.get("audio_padded_samples")
         gaps = _runs(meta, "audio_gaps")
-        if isinstance(padded, int) and not isinstance(padded, bool) and padded > 0:
+        if "audio_padded_samples" in rep.damaged_meta:
+            out.append("the silence fill is not known: meta.json's `audio_padded_samples` is damaged")
+        elif isinstance(padded, int) and not isinstance(padded, bool) and padded > 0:
             text = f"{padded / rate:.3f} s of silence fill "
             if gaps:
                 at, n = max(gaps, key=lambda g: g[1])
@@ -184,8 +187,20 @@ def _track_lines(rep: RecordingReport) -> list[tuple[str, str]]:
     return lines
 
 
+def _started(rep: RecordingReport) -> str | None:
+    """The ``started`` line: the date, or why it is unknown (``None``: no start recorded)."""
+    if rep.start is not None:
+        return rep.start
+    if "start_unix" in rep.damaged_meta:
+        return "unknown (meta.json's `start_unix` is damaged: see also)"
+    if rep.meta["start_unix"] is not None:
+        return f"unknown (start_unix {rep.meta['start_unix']!r} is not a date)"
+    return None
+
+
 def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
-    """The printed report and the exit status (0 intact, 1 incomplete or damaged)."""
+    """The printed report and the exit status (0 intact, 1 incomplete or damaged, or a value of
+    meta.json that it reports damaged)."""
     from sensekit.capture.checksums import missing_checksums
     from sensekit.capture.recording_check import check_recording
 
@@ -196,11 +211,12 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
                            "what it saved",
              "damaged": ("complete, but DAMAGED" if rep.complete else "INCOMPLETE and DAMAGED")
              + ": see problems"}[rep.status]
+    if rep.status == "intact" and rep.damaged_meta:     # values replay does not read (meta_reported.py)
+        state = "complete and replays whole, but meta.json is DAMAGED: see also"
     lines = [("recording", f"{printable(path.name)}  ({state})")]
-    if rep.start is not None:
-        lines.append(("started", rep.start))
-    elif meta["start_unix"] is not None:
-        lines.append(("started", f"unknown (start_unix {meta['start_unix']!r} is not a date)"))
+    started = _started(rep)
+    if started is not None:
+        lines.append(("started", started))
     lines.append(("duration", f"{rep.duration_s:.3f} s"))
     v = rep.video
     lines += _track_lines(rep)
@@ -235,7 +251,7 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
         lines.append(("checksums", ("\n" + INDENT).join(textwrap.wrap(hint, 76, break_on_hyphens=False,
                                                                       break_long_words=False))))
     out = "\n".join(f"{k:<10} {val}" for k, val in lines)
-    return out, 0 if rep.status == "intact" else 1
+    return out, 0 if rep.status == "intact" and not rep.damaged_meta else 1
 
 
 def main(args: argparse.Namespace) -> int:

@@ -227,7 +227,34 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
         typed[key] = _set_value(key, value)
     chosen.values.update(typed)
     chosen.typed = set(typed)
+    if chosen.profile is not None:
+        _profile_rules(chosen)
     return chosen
+
+
+def _profile_rules(chosen: Chosen) -> None:
+    """The cross-setting rule of each group the profile sets, on what this run chose (as the
+    group's constructor will run it): a value of the profile the rule refuses is a one-line
+    ``ConfigError`` naming the file, the line and the key (``clap.venue_model`` of 1e308 was
+    refused when the detector was built, without the file). A refusal that names no key of the
+    profile (a ``--set`` value) is left to the constructor, as before."""
+    from sensekit.profile.load import profile_text, where_in
+    from sensekit.settings.registry import REGISTRY
+
+    profile = chosen.profile
+    mine = [k for k in profile if k not in chosen.typed]
+    for section in sorted({split_key(k)[0] for k in mine}):
+        group = REGISTRY.get(section)
+        if group is None or group.rule is None:
+            continue
+        values = {split_key(k)[1]: v for k, v in chosen.values.items() if split_key(k)[0] == section}
+        try:
+            group.rule({**group.defaults(), **values})
+        except ConfigError as exc:
+            named = [k for k in mine if split_key(k)[0] == section and f"`{k}`" in str(exc)]
+            if named:
+                path = str(chosen.profile_path)
+                raise ConfigError(f"{where_in(path, profile_text(Path(path)), named[0])}: {exc}") from None
 
 
 def apply_chosen(tuning: Tuning, chosen: Chosen) -> Applied:

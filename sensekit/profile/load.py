@@ -64,6 +64,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 from sensekit.arg_types import checked
 from sensekit.errors import ConfigError
+from sensekit.profile.seal import check_seal
 from sensekit.safe_read import check_nesting, clip, read_regular, short
 from sensekit.settings.declare import Group
 from sensekit.settings.registry import REGISTRY, load_table
@@ -72,7 +73,7 @@ from sensekit.suggest import backticked, close_matches, did_you_mean
 from sensekit.vision.noise import MEDIAN_FACTOR, SQRT2
 
 __all__ = ["Profile", "TAUGHT_TABLE", "LEGACY_KEYS", "DEPRECATED", "DATA_TABLES", "load_profile", "loads_profile",
-           "profile_from_dict", "find_line", "legacy_name", "read_table"]
+           "profile_from_dict", "find_line", "legacy_name", "read_table", "where_in"]
 
 #: tables that hold learned data rather than settings: ``[sounds.NAME]`` (``sensekit teach
 #: sound``; read by ``sensekit.audio.sounds``) and ``[taught_words.classifier]`` (``sensekit
@@ -191,6 +192,15 @@ def find_line(text: str, key: str | tuple[str, ...]) -> int | None:
 def _where(path: str, text: str, key: str) -> str:
     line = find_line(text, key)
     return f"{path}:{line}" if line is not None else path
+
+
+def where_in(path: str, text: str, key: str) -> str:
+    """``FILE:LINE`` of ``key`` in the profile ``text`` read from ``path`` (``FILE`` alone when
+    the key cannot be placed; its older name when the file uses that)."""
+    old = legacy_name(key)
+    if find_line(text, key) is None and old is not None and find_line(text, old) is not None:
+        return _where(path, text, old)
+    return _where(path, text, key)
 
 
 # --- loading ---------------------------------------------------------------------------
@@ -316,18 +326,21 @@ def load_profile(path: str | os.PathLike[str]) -> Profile:
 
 
 def profile_text(p: Path) -> str:
-    """The text of the profile at ``p``: a regular file of at most ``MAX_PROFILE_BYTES``, UTF-8
-    (every reader of a profile: loading it, and saving into it while a show runs)."""
+    """The text of the profile at ``p``: a regular file of at most ``MAX_PROFILE_BYTES``, UTF-8,
+    not a profile sensekit saved cut short (``seal.check_seal``) (every reader of a profile:
+    loading it, and saving into it while a show runs)."""
     try:
         data = read_regular(p, max_bytes=MAX_PROFILE_BYTES, what=f"profile {str(p)!r}")
     except FileNotFoundError:
         raise ConfigError(f"profile {str(p)!r} does not exist") from None
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"cannot read profile {str(p)!r}: it is not UTF-8 text (byte "
                           f"0x{data[exc.start]:02x} at offset {exc.start}); a profile is a TOML text "
                           f"file, saved as UTF-8") from None
+    check_seal(text, str(p))            # a profile sensekit saved, cut short: refused (profile/seal.py)
+    return text
 
 
 def read_table(path: str | os.PathLike[str], name: str) -> dict[str, Any]:

@@ -20,9 +20,10 @@ key only if no save read later has written it to that file already. A Shift+S wh
 written after a newer panel save (or the reverse) used to put the older values back.
 
 An optional setting set to nothing is written as ``"none"``. The file is written atomically
-(temporary file, fsync, rename), a symlink is followed and the file keeps its permissions, so
-a crash never leaves half a profile. Errors: ``ConfigError`` for a bad value or an existing
-file that is not a valid profile (the message names file, line and key).
+(temporary file, fsync, rename) with a first and a last line that mark it whole
+(``seal.py``: a copy of it cut short is refused when loaded), a symlink is followed and
+the file keeps its permissions, so a crash never leaves half a profile. Errors: ``ConfigError``
+for a bad value or an existing file that is not a valid profile (the message names file, line and key).
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ from typing import Any, Mapping, TypeVar
 from sensekit.errors import ConfigError
 from sensekit.profile.load import DEPRECATED, LEGACY_KEYS, legacy_name, profile_from_dict, profile_text
 from sensekit.atomic import replace_file
+from sensekit.profile.seal import seal
 from sensekit.safe_read import file_kind, short
 from sensekit.settings.live import Tuning, check_values
 from sensekit.settings.registry import REGISTRY, lookup, split_key
@@ -372,7 +374,7 @@ def _write_atomic(target: Path, text: str, mode: int) -> None:
         raise ConfigError(f"cannot save the profile to {short(str(target))}: it is {kind}, not a file")
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        replace_file(target, text, mode)
+        replace_file(target, seal(text), mode)     # first and last lines: a cut copy is refused
     except OSError as exc:            # a full disk: the file named, the old profile as it was
         raise _not_saved(target, exc) from None
 

@@ -58,7 +58,8 @@ def taught(shared_data, tmp_path_factory) -> Path:
 
 def test_teaching_keeps_the_profile_and_is_deterministic(shared_data, taught, tmp_path, capsys):
     text = taught.read_text()
-    assert text.startswith("# my venue\n[voice]\nhangover_ms = 120.0\n")
+    from sensekit.profile.seal import END, HEAD                  # the save's marks (profile/seal.py)
+    assert text.startswith(HEAD + "\n# my venue\n[voice]\nhangover_ms = 120.0\n") and text.endswith(END + "\n")
     assert "[taught_words.classifier]" in text and "pickle" not in text
     again = tmp_path / "again.toml"
     again.write_text('# my venue\n[voice]\nhangover_ms = 120.0\n')
