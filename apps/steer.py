@@ -8,7 +8,9 @@ Five behaviours on top of the (mirrored) camera image; key c cycles them:
 - wanderers: vehicles wander and avoid the round obstacles and your coloured object;
 - flock flees people: the flock flees every blob the camera sees (each person, with its id
   drawn), so several people at once push it around.
-+/- change the vehicles' top speed (``steer.speed``; every constant is a setting). Click an
++/- change the vehicles' top speed (``steer.speed``; every constant is a setting). Arriving
+vehicles go faster while the target does (``steer.keep_up`` times its smoothed speed, so they
+catch a moving object; 0 under ``--preset book``: the book's fixed top speed). Click an
 object on the picture, or drag a box around it, to track that object (its outline shows what was taken). Hand input
 (``--hands`` or key h, needs the hands extra): your index fingertip is the target, the
 obstacle and the point the flock flees, and a pinch is key c (the next behaviour).
@@ -29,7 +31,8 @@ from sensekit.app.convert import bgr_to_packed_rgb, camera_to_view
 from sensekit.events import Blobs, ColorLost, ColorTracked, Motion, Still
 from sensekit.runner import Stage
 from sensekit.settings import setting
-from sensekit.steer import Flock, FlowField, Mix, Vehicle, arrive, avoid, separation, wander
+from sensekit.steer import (Flock, FlowField, Mix, TargetSpeed, Vehicle, arrive, avoid, keep_up_speed,
+                            separation, wander)
 from sensekit.vision.blob_tracker import BlobTracker
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.motion import MotionDetector
@@ -38,6 +41,7 @@ from sensekit.vision.pipeline import VisionStage
 MODES = ("arrive at colour", "arrive at motion", "flock flees hand", "wanderers", "flock flees people")
 DEFAULT_COLOR_BGR = (20, 45, 235)        # the orange-red ball of the demo recording
 OBSTACLES = [(0.25, 0.35, 38.0), (0.7, 0.3, 30.0), (0.5, 0.7, 44.0), (0.15, 0.8, 26.0)]
+KEEP_UP = 2.5                            # chosen leaving one clip out (docs/steer.md)
 COLORS = {"vehicle": (255, 210, 60), "boid": (120, 220, 255), "wanderer": (180, 255, 140)}
 
 
@@ -60,6 +64,8 @@ class Steer(TrackerPicking, App, section="steer",
     hands = "switch"
     speed = setting(160.0, "top speed of the vehicles and the flock (wanderers: 60 %); keys +/-",
                     unit="px/s", lo=40, hi=400, step=1.2, log_step=True)
+    keep_up = setting(KEEP_UP, "arriving vehicles' top speed: at least this many times the target's "
+                      "smoothed speed (0: steer.speed alone, the book's)", lo=0.0, hi=5.0, step=0.25)
     vehicles = setting(12, "vehicles that arrive at the target", lo=1, hi=200)
     boids = setting(260, "boids in the flock", lo=1, hi=5000)
     wanderers = setting(10, "wanderers among the obstacles", lo=1, hi=200)
@@ -81,6 +87,7 @@ class Steer(TrackerPicking, App, section="steer",
         self.obstacles = np.array([(v.x + fx * v.w, v.y + fy * v.h) for fx, fy, _ in OBSTACLES])
         self.obstacle_r = np.array([r for *_, r in OBSTACLES])
         self.mix = Mix(wander=1.0, avoid=3.0, separate=1.0)
+        self.target_speed = TargetSpeed()
         self.on("color_tracked", self._on_tracked)
         self.on("color_lost", self._on_lost)
         self.on("motion", self._on_motion)
@@ -160,7 +167,9 @@ class Steer(TrackerPicking, App, section="steer",
         mode = MODES[self.mode]
         if mode in ("arrive at colour", "arrive at motion"):
             target = self.colour_at if mode == "arrive at colour" else self.motion_at
+            top = keep_up_speed(self.speed, self.target_speed.update(target, dt), self.keep_up)
             for i, veh in enumerate(self.arrivers):
+                veh.max_speed, veh.max_force = top, 3 * top
                 # each vehicle aims at its own spot around the target, so they do not pile up
                 a = 2 * math.pi * i / len(self.arrivers)
                 force = separation(veh, self.arrivers, radius=24) * 1.5
@@ -200,6 +209,7 @@ class Steer(TrackerPicking, App, section="steer",
 
     def set_mode(self, name: str) -> str:
         self.mode = MODES.index(name)
+        self.target_speed.reset()
         return f"behaviour: {name}"
 
     def settings_changed(self, changed: Mapping[str, Any]) -> None:

@@ -85,6 +85,7 @@ BOOK = preset("book", "the book's chapter 5: its constants and methods in every 
     "motion.channel": "red",
     "motion.threshold": 0x33,
     "motion_paddle.steer": "book",
+    "steer.keep_up": 0.0,
     "vision.edge_direction": "horizontal",
     "vision.edge_blur_px": 4,
     "vision.edge_threshold": 0x22,
