@@ -35,6 +35,8 @@ from sensekit.app.registry import load
 from sensekit.app.script import Script
 from sensekit.app.sources import bundled_source, open_spec
 from sensekit.cli.tuning import apply_chosen, chosen_values
+from sensekit.evaluation.vision.clip_check import clips_to_run
+from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options
 
 
 def first_click(gt_csv: Path, width: int) -> tuple[int, int]:
@@ -110,20 +112,23 @@ def _number(text: str) -> Any:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
-    ap.add_argument("--only", action="append", default=[])
+    add_clip_options(ap, SHARED_DATA / "video" / "tracking", frames=False)     # runs each clip to its end
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--preset", default=None)
     ap.add_argument("--catch", type=float, default=60.0)
     ap.add_argument("--skip", type=int, default=30)
     ap.add_argument("--demo", action="store_true", help="the bundled demo recording too (synthetic)")
+    ap.add_argument("--demo-only", action="store_true", help="the bundled demo recording alone")
     args = ap.parse_args()
-    if data_refused(SHARED_DATA):
-        return 2
+    names: list[str] | None = []
+    if not args.demo_only:
+        if args.clips == SHARED_DATA / "video" / "tracking" and data_refused(SHARED_DATA):
+            return 2
+        if (names := clips_to_run(args.clips, args.only)) is None:
+            return REFUSED
     settings = {k: _number(v) for k, v in (kv.split("=", 1) for kv in args.set)}
-    clips = sorted(p for p in args.clips.glob("*.mp4") if p.with_name(p.stem + "_gt.csv").is_file())
-    chosen: list[Path | None] = [c for c in clips if not args.only or c.stem in args.only]
-    for clip in ([None] if args.demo else []) + chosen:
+    chosen: list[Path | None] = [args.clips / f"{name}.mp4" for name in names or []]
+    for clip in ([None] if args.demo or args.demo_only else []) + chosen:
         states = run_clip(clip, settings=settings, preset=args.preset)
         line = {"clip": "demo" if clip is None else clip.stem, **{k: round(v, 3) for k, v in
                                       summary(states, step_s=1 / 30, catch=args.catch, skip=args.skip).items()}}

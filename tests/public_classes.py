@@ -98,6 +98,7 @@ SWEPT: dict[str, Callable[[], dict[str, Any]]] = {
     "sensekit.runner.Runner": lambda: {"source": _source()},
     "sensekit.steer.flock.Flock": lambda: {"positions": np.zeros((3, 2))},
     "sensekit.steer.flowfield.FlowField": lambda: {"vectors": np.zeros((2, 2, 2)), "cell": 10.0},
+    "sensekit.steer.keep_up.TargetSpeed": dict,
     "sensekit.steer.mix.Mix": dict,
     "sensekit.steer.vehicle.Vehicle": dict,
     "sensekit.vision.background.BackgroundModel": dict,

@@ -61,7 +61,7 @@ def test_chosen_clips_names_a_clip_that_is_not_there(tmp_path):
 #: the benchmarks that take --clips/--only (add_clip_options) and refuse through clip_check.clips_to_run
 CLIP_BENCHMARKS = ("click_steps.py", "extent_diagnose.py", "false_losses.py", "found_eval.py", "holder_eval.py",
                    "refine_eval.py", "refine_looks.py", "resize_eval.py", "salient_eval.py", "track_eval.py",
-                   "track_lag.py")
+                   "steer_catch.py", "track_lag.py")
 
 
 def test_clips_to_run_prints_the_refusal_in_one_line(tmp_path, capsys):
