@@ -117,6 +117,7 @@ class SpeechSegmenter:
         self._before: deque[np.ndarray] = deque(maxlen=self.pad + self.open_frames)
         self._before_marks: deque[int] = deque(maxlen=self.pad + self.open_frames)
         self._marks: list[int] = []               # per frame of the open segment: ONSET | VOICE
+        self._first_voice: int | None = None      # the first of them marked VOICE
         self._frames: list[np.ndarray] = []       # the open segment's frames
         self._voiced_run = 0
         self._silent_run = 0
@@ -172,6 +173,7 @@ class SpeechSegmenter:
             if mark:                                      # open: keep the run and the padding
                 self._frames = list(self._before)
                 self._marks = list(self._before_marks)
+                self._first_voice = next((i for i, m in enumerate(self._marks) if m & _VOICE), None)
                 self._t0 = t - (len(self._frames) - 1) * FRAME / RATE
                 self._voiced = self._voiced_run if by_voice else 1
                 self._silent_run = 0
@@ -180,6 +182,8 @@ class SpeechSegmenter:
                 self._before_marks.clear()
             return []
         self._frames.append(frame)
+        if self._first_voice is None and mark & _VOICE:
+            self._first_voice = len(self._marks)
         self._marks.append(mark)
         self._peak = max(self._peak, energy)
         # once open, the sound goes on while it stays within 35 dB of its loudest frame and over
@@ -199,7 +203,7 @@ class SpeechSegmenter:
         first voiced run, counted as if the voiced run had opened it (speech is cut at 2 s where
         it was before onsets opened segments)."""
         n = len(self._frames)
-        voice = next((i for i, m in enumerate(self._marks) if m & _VOICE), None)
+        voice = self._first_voice
         before = self.pad + self.open_frames
         return n if voice is None or voice < before else n - (voice + 1 - before)
 
