@@ -34,7 +34,7 @@ import graphlib  # noqa: E402
 FLOORS: list[set[str]] = [
     {"errors", "clock", "ratelimit", "safe_read", "suggest", "bind_errors", "stop_signals"},
     {"events", "event_base", "event_types", "settings", "paths", "validate", "arg_types", "event_sink", "budget",
-     "atomic", "__init__", "py"},
+     "atomic", "installed", "__init__", "py"},
     {"capture", "collide", "osc"},
     {"runner", "vision", "audio", "steer", "synth"},
     {"profile", "midi"},

@@ -34,11 +34,12 @@ import numpy as np
 
 from sensekit.audio.vad import RATE, Segment
 from sensekit.errors import ConfigError
+from sensekit.installed import install_hint
 
 __all__ = ["SpeechEmbedder", "WINDOW_S", "EMBED_INSTALL_HINT", "MIN_WINDOW_S", "MAX_WINDOW_S", "embedding_size"]
 
 EMBED_INSTALL_HINT = ("speech embeddings need the voice extra with its bundled model: "
-                      "pip install -e '.[voice]' (openwakeword==0.4.0, onnxruntime)")
+                      f"{install_hint('voice')} (openwakeword==0.4.0, onnxruntime)")
 WINDOW_S = 0.96          # the default window: 3 embeddings of 0.76 s, 80 ms apart
 _MEL_WINDOW = 76         # log-mel frames (10 ms) per embedding, as the model was trained
 _MEL_STEP = 8

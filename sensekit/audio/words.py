@@ -40,10 +40,11 @@ from sensekit.audio.vad import RATE, Segment
 from sensekit.errors import ConfigError
 from sensekit.safe_read import clip
 from sensekit.events import Word
+from sensekit.installed import install_hint
 
 __all__ = ["WordSpotter", "check_in_dictionary", "require_voice", "INSTALL_HINT", "CONF_SCALE"]
 
-INSTALL_HINT = "voice commands need the voice extra: pip install -e '.[voice]'"
+INSTALL_HINT = f"voice commands need the voice extra: {install_hint('voice')}"
 CONF_SCALE = 0.1          # score units: confidence 0.5 at the threshold, 0.92 at +2.5 scales
 _KWS_THRESHOLD = "1e-60"  # the decoder reports every candidate; ``threshold`` decides
 

@@ -35,6 +35,7 @@ from sensekit.cli import _teach_live
 from sensekit.cli._teach_sound import parse_named_files, read_example
 from sensekit.cli.paths import OutputPath
 from sensekit.errors import ConfigError
+from sensekit.paths import doc
 
 MIN_TAKES = 3
 OTHER = "another word (not a command)"     # the prompt for other speech with --from
@@ -57,12 +58,12 @@ def add_parser(sub: Any) -> None:
                    help="also teach the first and last 40%% of every take as other speech, for words one "
                         "person teaches for themselves: fewer words heard in their other words and in pieces "
                         "of words, a few more missed. Default: when the takes sound like one voice; "
-                        "--no-refuse-parts never (docs/voice.md)")
+                        f"--no-refuse-parts never ({doc('voice.md')})")
     s.add_argument("--refuse-unlike", action=argparse.BooleanOptionalAction, default=None,
                    help="keep the takes in the profile and refuse a word heard unlike all of its takes, for "
                         "words one person teaches for themselves: words never said while teaching fire far "
                         "less, a few more commands are missed. Default: when the takes sound like one voice; "
-                        "--no-refuse-unlike never (docs/voice.md)")
+                        f"--no-refuse-unlike never ({doc('voice.md')})")
     _teach_live.add_arguments(s, "word")
     s.set_defaults(func=main)
 

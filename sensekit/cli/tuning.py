@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from sensekit.errors import ConfigError
+from sensekit.installed import install_hint
 from sensekit.safe_read import short
 from sensekit.settings.declare import Setting
 from sensekit.settings.live import Applied, Tuning, check_values
@@ -95,7 +96,7 @@ def stage_options(parser: argparse.ArgumentParser, title: str, *, extra: str | N
     """The option group of a stage provider (``sensekit events``): ``title`` (with the install
     line of the ``extra`` it needs), its own ``options`` (``(flag, add_argument keywords)``, in
     order), then an option for every flagged setting of ``sections``."""
-    g = parser.add_argument_group(f"{title} (needs: pip install -e '.[{extra}]')" if extra else title)
+    g = parser.add_argument_group(f"{title} (needs: {install_hint(extra)})" if extra else title)
     for flag, kwargs in options:
         g.add_argument(flag, **kwargs)
     add_setting_flags(g, sections)

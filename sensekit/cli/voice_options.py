@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sensekit.cli.tuning import add_setting_flags, section_values
+from sensekit.installed import install_hint
 
 __all__ = ["add_arguments", "option_values", "build_stages", "load_sound_book", "load_taught_words"]
 
@@ -30,7 +31,7 @@ STAGE_ORDER = 50
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("voice (needs: pip install -e '.[voice]')")
+    g = parser.add_argument_group(f"voice (needs: {install_hint('voice')})")
     add_setting_flags(g, ["voice"])
     g.add_argument("--sounds", action="store_true",
                    help="sound events for the sounds taught to the --profile (sensekit teach sound)")

@@ -37,6 +37,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 from sensekit.arg_types import checked
 from sensekit.errors import ConfigError
 from sensekit.events import EVENT_TYPES, Event
+from sensekit.installed import install_hint
 from sensekit.safe_read import MAX_NUMBER_DIGITS as MAX_DIGITS
 from sensekit.safe_read import clip, short
 from sensekit.suggest import backticked, close_matches, did_you_mean
@@ -53,7 +54,7 @@ def require_mido() -> Any:
     try:
         import mido
     except ModuleNotFoundError:
-        raise ConfigError("MIDI needs mido and python-rtmidi: pip install -e '.[midi]'") from None
+        raise ConfigError(f"MIDI needs mido and python-rtmidi: {install_hint('midi')}") from None
     return mido
 
 

@@ -31,13 +31,14 @@ import numpy as np
 
 from sensekit.capture.base import Item, VideoFrame
 from sensekit.errors import ConfigError
+from sensekit.installed import install_hint
 from sensekit.paths import doc
 from sensekit.validate import check_frame
 
 __all__ = ["INSTALL_HINT", "MEDIAPIPE_VERSION", "load_solution", "NativeStderrFilter", "filtered_native_stderr",
            "RgbBuffer", "frame_in"]
 
-INSTALL_HINT = "pip install -e '.[hands]'"
+INSTALL_HINT = install_hint("hands")
 MEDIAPIPE_VERSION = "0.10.21"
 
 

