@@ -19,6 +19,7 @@ HEAVY = (
     # whole documents, the CLI and the apps in subprocesses, hypothesis sweeps
     "tests/test_readme.py", "tests/test_docs.py", "tests/test_examples.py", "tests/test_cli_outputs.py",
     "tests/test_reliability.py", "tests/test_recording_fuzz.py", "tests/test_cli_pacing_progress.py",
+    "tests/test_wheel.py",
     "tests/test_osc.py::test_any_event_round_trips",
     "tests/test_osc_commands.py::test_replayed_recording_arrives_in_order",
     "tests/test_profile.py::test_round_trip", "tests/test_settings.py::test_every_setting_round_trips_through_osc",
