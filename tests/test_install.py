@@ -10,7 +10,8 @@ From the other folder it runs `sensekit apps` (all bundled apps listed), `sensek
 --headless --frames 60` (the bundled-recording fallback), every app headless on its bundled
 recording, a user's app file, an app installed by another package through the `sensekit.apps`
 entry points, and an example script; mypy --strict checks docs/RECORDING_FORMAT.md's replay test
-against the wheel's type hints.
+against the wheel's type hints; the README's library example runs, and an extra is added with
+the line the hints give there (`pip install 'sensekit[midi]'`).
 """
 from __future__ import annotations
 
@@ -164,6 +165,23 @@ def test_an_app_installed_by_another_package(venv):
 def test_an_example_script_runs_against_the_installed_package(venv):
     out = venv.run(venv.python, REPO / "examples" / "double_clap.py")
     assert "12.25 s  double clap: light ON" in out
+
+
+def test_the_readme_library_example_runs_against_the_wheel(venv):
+    code = re.search(r"```python\n(.*?)```", (REPO / "README.md").read_text(), re.S).group(1)
+    (venv.elsewhere / "ten_lines.py").write_text(code)
+    assert "clap at 10.00 s, strength" in venv.run(venv.python, "ten_lines.py")
+
+
+def test_an_extra_is_added_with_the_line_the_hints_give(venv):
+    """The wheel's hints said `pip install -e '.[midi]'`, which needs a checkout; the wheel's own line
+    works where the wheel is installed (pip finds sensekit there and fetches the extra alone)."""
+    help_text = " ".join(venv.run("sensekit", "events", "--help").split())
+    assert "voice (needs: pip install 'sensekit[voice]')" in help_text and "pip install -e" not in help_text
+    line = venv.run(venv.python, "-c", "from sensekit.installed import install_hint; print(install_hint('midi'))")
+    assert line.strip() == "pip install 'sensekit[midi]'"
+    venv.run(venv.python, "-m", *line.split()[:2], "-q", "--disable-pip-version-check", "sensekit[midi]", timeout=600)
+    assert venv.run(venv.python, "-c", "import mido, rtmidi; print('ok')").strip() == "ok"
 
 
 def test_the_tutorial_works_in_a_venv_with_only_the_wheel(venv):
