@@ -15,6 +15,9 @@ set, each held-out source's ``T`` nested on the other sources' developer bursts,
 folder ``--out/debian`` (``TREES.json``, ``WAIT_FOLDS.json`` with the new ``T``; the ring's trees and
 log-mel weights of ``--folds``), which ``clap_false_claps.py --folds`` streams held out.
 
+``--without deb_x,...``: ``--build`` without those Debian sources (the folder ``debian_no_deb_x``; a look
+after the declared figures, not a shipping candidate).
+
 ``--judge``: the Debian clips (orig, at their rate) through the shipped ``ClapDetector`` (its defaults,
 512-sample blocks) at each offset: per source, clips, bursts, claps emitted and clips with a clap; and
 ``GMRockKit/HandClap.wav`` alone (a clap sample, not a training positive).
@@ -86,6 +89,9 @@ def debian_bursts(args: argparse.Namespace) -> ct.Bursts:
 def build(args: argparse.Namespace) -> int:
     b = developer(args.patch)
     d = debian_bursts(args)
+    if args.without:
+        k = ~np.isin(d.source, args.without.split(","))
+        d = ct.Bursts(d.X[k], d.y[k], d.source[k], d.background[k], d.variant[k], d.clip[k], d.onsets, d.labels)
     for s in sorted(set(d.source.tolist())):
         k = d.source == s
         say(f"{s}: {len(set(d.clip[k].tolist()))} clips, {int((k & (d.variant == 'orig')).sum())} bursts orig, "
@@ -107,7 +113,7 @@ def build(args: argparse.Namespace) -> int:
         + ", ".join(f"{s} {wait[s]['T']:g}" for s in sources) + ")")
     today = nested_thresholds(b, {s: ct.scores(b, m) for s, m in old.items()})
     say("control: today's T nested from --folds' trees: " + ", ".join(f"{s} {v:g}" for s, v in today.items()))
-    out = args.out / "debian"
+    out = args.out / ("debian" + "".join(f"_no_{w}" for w in args.without.split(",") if w))
     out.mkdir(parents=True, exist_ok=True)
     (out / "TREES.json").write_text(json.dumps({"models": models}))
     (out / "WAIT_FOLDS.json").write_text(json.dumps({s: {**wait[s], "T": T[s]} for s in sources}))
@@ -156,6 +162,7 @@ def main() -> int:
     ap.add_argument("--patch", type=Path, default=Path("/tmp/claps20/PATCH.npz"))
     ap.add_argument("--control-folds", default="", help="the folds the control refits (default: every one)")
     ap.add_argument("--offsets", default="0,517")
+    ap.add_argument("--without", default="", help="Debian sources left out of --build (folder debian_no_<s>)")
     args = ap.parse_args()
     try:
         if args.fetch:
