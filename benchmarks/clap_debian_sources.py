@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""The thirty-third pass (docs/claps_history.md): real sounds from Debian packages as training-only sources.
+
+Declared in ``sensekit/evaluation/audio/clap_debian.py`` (which packages and files, how each becomes a
+source, the fit, the ship rule) before any held-out figure.
+
+``--cache DIR --fetch``: every package of ``clap_debian.SOURCES`` downloaded (``apt-get download``, no
+root) and unpacked (``dpkg-deb -x``) into ``DIR/x/<package>``, with its version and licence lines.
+
+``--build``: the developer bursts (``--patch``, the seventeenth pass's ``PATCH.npz`` less its ``sp0``
+copies, as the shipped folds were fitted), the Debian bursts (``collect_debian``, kept in
+``--out/DEB.npz``), the control (each fold refit on the developer bursts alone must equal ``--folds``'
+trees; ``--control-folds`` limits it), the 14 folds refit with the Debian bursts in every fold's training
+set, each held-out source's ``T`` nested on the other sources' developer bursts, written as the folds
+folder ``--out/debian`` (``TREES.json``, ``WAIT_FOLDS.json`` with the new ``T``; the ring's trees and
+log-mel weights of ``--folds``), which ``clap_false_claps.py --folds`` streams held out.
+
+``--without deb_x,...``: ``--build`` without those Debian sources (the folder ``debian_no_deb_x``; a look
+after the declared figures, not a shipping candidate).
+
+``--judge``: the Debian clips (orig, at their rate) through the shipped ``ClapDetector`` (its defaults,
+512-sample blocks) at each offset: per source, clips, bursts, claps emitted and clips with a clap; and
+``GMRockKit/HandClap.wav`` alone (a clap sample, not a training positive).
+
+Usage: .venv/bin/python benchmarks/clap_debian_sources.py --cache /tmp/claps42/deb --fetch
+       .venv/bin/python benchmarks/clap_debian_sources.py --cache /tmp/claps42/deb --out /tmp/claps42 --build \\
+           --folds /tmp/claps30 --patch /tmp/claps20/PATCH.npz
+       .venv/bin/python benchmarks/clap_false_claps.py --folds /tmp/claps42/debian --out /tmp/claps42/stream
+       .venv/bin/python benchmarks/clap_debian_sources.py --cache /tmp/claps42/deb --out /tmp/claps42 --judge
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from _reference import SHARED_DATA, data_refused
+
+from sensekit.evaluation.audio import clap_debian as cd
+from sensekit.evaluation.audio import clap_training as ct
+from sensekit.evaluation.audio.clap_folds import nested_thresholds
+from sensekit.evaluation.audio.clap_words import joined
+
+
+def say(m: str) -> None:
+    print(f"# {time.strftime('%H:%M:%S')} {m}", file=sys.stderr, flush=True)
+
+
+def fetch_all(cache: Path) -> int:
+    for src in cd.SOURCES:
+        root = cd.fetch(cache, src.package)
+        deb = sorted(cache.glob(f"{src.package}_*.deb"))
+        version = (subprocess.run(["dpkg-deb", "-f", str(deb[-1]), "Version"], capture_output=True, text=True)
+                   .stdout.strip() if deb else "?")
+        cr = root / "usr" / "share" / "doc" / src.package / "copyright"
+        lic = sorted({ln.split(":", 1)[1].strip() for ln in cr.read_text(errors="replace").splitlines()
+                      if ln.startswith("License:")}) if cr.is_file() else ["(no copyright file)"]
+        files = cd.read_files(root, src)
+        print(f"{src.name}: {src.package} {version}, licences {', '.join(lic)}; {len(files)} files, "
+              f"{sum(len(x) / r for _, x, r in files):.0f} s, rates {sorted({r for _, _, r in files})}")
+    return 0
+
+
+def developer(patch: Path) -> ct.Bursts:
+    z = np.load(patch, allow_pickle=False)
+    keep = z["variant"] != ct.SPEECH0
+    meta = {k: z[k].tolist() for k in ("on_k", "on_v", "lab_k", "lab_v")}
+    return ct.Bursts(z["X"][keep], z["y"][keep], z["source"][keep], z["background"][keep], z["variant"][keep],
+                     z["clip"][keep], dict(zip(meta["on_k"], meta["on_v"])), dict(zip(meta["lab_k"], meta["lab_v"])))
+
+
+def debian_bursts(args: argparse.Namespace) -> ct.Bursts:
+    f = args.out / "DEB.npz"
+    if not f.is_file():
+        b = cd.collect_debian(SHARED_DATA, args.cache, progress=lambda c: None)
+        np.savez_compressed(f, X=b.X, y=b.y, source=b.source, background=b.background, variant=b.variant,
+                            clip=b.clip, lab_k=list(b.labels), lab_v=list(b.labels.values()))
+    z = np.load(f, allow_pickle=False)
+    labels = dict(zip(z["lab_k"].tolist(), z["lab_v"].tolist()))
+    return ct.Bursts(z["X"], z["y"], z["source"], z["background"], z["variant"], z["clip"],
+                     dict.fromkeys(labels, 0), labels)
+
+
+def build(args: argparse.Namespace) -> int:
+    b = developer(args.patch)
+    d = debian_bursts(args)
+    if args.without:
+        k = ~np.isin(d.source, args.without.split(","))
+        d = ct.Bursts(d.X[k], d.y[k], d.source[k], d.background[k], d.variant[k], d.clip[k], d.onsets, d.labels)
+    for s in sorted(set(d.source.tolist())):
+        k = d.source == s
+        say(f"{s}: {len(set(d.clip[k].tolist()))} clips, {int((k & (d.variant == 'orig')).sum())} bursts orig, "
+            f"{int(k.sum())} with the copies")
+    say(f"developer bursts {len(b.y)}, Debian {len(d.y)}")
+    old = json.loads((args.folds / "TREES.json").read_text())["models"]
+    wait = json.loads((args.folds / "WAIT_FOLDS.json").read_text())
+    sources = sorted(old)
+    for s in (args.control_folds.split(",") if args.control_folds else sources):
+        say(f"control: {s}'s fold refit without the Debian sources equals --folds' trees: "
+            f"{ct.train(b, leave_out=[s]) == old[s]}")
+    both = joined(b, d)
+    models: dict[str, Any] = {}
+    for s in sources:
+        models[s] = ct.train(both, leave_out=[s])
+        say(f"refit without {s}, with the Debian sources")
+    T = nested_thresholds(b, {s: ct.scores(b, m) for s, m in models.items()})
+    say("T nested: " + ", ".join(f"{s} {v:g}" for s, v in T.items()) + " (today: "
+        + ", ".join(f"{s} {wait[s]['T']:g}" for s in sources) + ")")
+    today = nested_thresholds(b, {s: ct.scores(b, m) for s, m in old.items()})
+    say("control: today's T nested from --folds' trees: " + ", ".join(f"{s} {v:g}" for s, v in today.items()))
+    out = args.out / ("debian" + "".join(f"_no_{w}" for w in args.without.split(",") if w))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "TREES.json").write_text(json.dumps({"models": models}))
+    (out / "WAIT_FOLDS.json").write_text(json.dumps({s: {**wait[s], "T": T[s]} for s in sources}))
+    for name in ("RING_130_late_above_db.json", "MEL_LR.json"):
+        (out / name).unlink(missing_ok=True)
+        (out / name).symlink_to((args.folds / name).resolve())
+    say(f"folds in {out}")
+    return 0
+
+
+def judge(args: argparse.Namespace) -> int:
+    from sensekit.evaluation.audio.clap_training import judged_bursts
+    from sensekit.evaluation.audio.evaluate import stream_claps
+
+    clips = cd.debian_clips(args.cache)
+    offsets = [int(v) for v in args.offsets.split(",")]
+    print("| source | clips | bursts | " + " | ".join(f"claps, clips firing (offset {o})" for o in offsets) + " |")
+    print("|---|---|---|" + "---|" * len(offsets))
+    for s in [src.name for src in cd.SOURCES]:
+        mine = [(c, x, r) for c, x, r in clips if c.source == s]
+        bursts = sum(len(judged_bursts(x, r)) for _, x, r in mine)
+        cells = []
+        for o in offsets:
+            got = [stream_claps(x, r, offset=o) for _, x, r in mine]
+            cells.append(f"{sum(map(len, got))}, {sum(1 for g in got if g)}/{len(mine)}")
+        print(f"| {s} | {len(mine)} | {bursts} | " + " | ".join(cells) + " |", flush=True)
+    drums = next(src for src in cd.SOURCES if src.name == "deb_drums")
+    hc = cd.unpacked(args.cache, drums.package) / drums.globs[0].replace("*.wav", "HandClap.wav")
+    x, r = cd.decode(hc)
+    pad = np.zeros(r // 2, np.float32)
+    y = np.concatenate([pad, x, pad])
+    print(f"HandClap.wav ({len(x) / r * 1000:.0f} ms at {r} Hz, half a second of silence either side): bursts "
+          f"{len(judged_bursts(y, r))}; claps " + ", ".join(f"offset {o}: {len(stream_claps(y, r, offset=o))}"
+                                                           for o in offsets))
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    ap.add_argument("--cache", type=Path, required=True, help="where the Debian packages are (or go)")
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--fetch", action="store_true")
+    ap.add_argument("--build", action="store_true")
+    ap.add_argument("--judge", action="store_true")
+    ap.add_argument("--folds", type=Path, default=Path("/tmp/claps30"))
+    ap.add_argument("--patch", type=Path, default=Path("/tmp/claps20/PATCH.npz"))
+    ap.add_argument("--control-folds", default="", help="the folds the control refits (default: every one)")
+    ap.add_argument("--offsets", default="0,517")
+    ap.add_argument("--without", default="", help="Debian sources left out of --build (folder debian_no_<s>)")
+    args = ap.parse_args()
+    try:
+        if args.fetch:
+            return fetch_all(args.cache)
+        if args.judge:
+            return judge(args)
+        if args.build:
+            if args.out is None:
+                ap.error("--build needs --out")
+            if data_refused():
+                return 2
+            args.out.mkdir(parents=True, exist_ok=True)
+            return build(args)
+    except cd.DebianSourceError as e:
+        print(f"clap_debian_sources: {e}", file=sys.stderr)
+        return 2
+    ap.error("one of --fetch, --build, --judge")
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
