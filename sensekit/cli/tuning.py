@@ -238,6 +238,7 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
         chosen.origin.update(dict.fromkeys(chosen.values, f"--preset {name}"))
     path = getattr(args, "profile", None)
     if path is not None:
+        _refuse_empty(Path(path))
         chosen.profile = load_profile(path)
         chosen.profile_path = Path(path)
         chosen.values.update(chosen.profile)
@@ -257,6 +258,22 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     if chosen.profile is not None:
         _check_rules(chosen)
     return chosen
+
+
+def _refuse_empty(path: Path) -> None:
+    """``ConfigError`` if the profile ``--profile`` names sets nothing at all (zero bytes, comments
+    only: a saved profile cut to its first two bytes, an emptied file, the wrong file). A show is
+    never meant to run from an empty profile; leaving ``--profile`` out runs on the defaults, which
+    is what such a file gave, and says so by its absence. ``load_profile`` itself still reads it
+    as an empty profile (a program that means one)."""
+    from sensekit.profile.load import holds_nothing, profile_text
+
+    text = profile_text(path)
+    if holds_nothing(text):
+        what = "is empty" if not text.strip() else "sets no value (only comments, blank lines or empty tables)"
+        raise ConfigError(f"profile {str(path)!r} {what}: a show never runs from an empty profile (a "
+                          "copy cut short, or the wrong file?); give the profile with its settings, or "
+                          "leave --profile out to run on the defaults")
 
 
 def _check_rules(chosen: Chosen) -> None:

@@ -14,8 +14,9 @@ same way.
 The mark is a line, not a checksum of the settings, so a saved profile can still be edited by
 hand (anything may change between the two lines, or be added after the last). A hand-written
 profile, or one saved by an earlier version, has no first line ``HEAD`` and loads as before.
-A file cut to zero bytes (or to ``# ``) is an empty profile, as a user's empty file is: nothing tells
-them apart.
+A file cut to zero bytes (or to ``# ``) is an empty profile to ``load_profile``, as a user's empty
+file is: nothing tells them apart. The command line's ``--profile`` refuses both (a show is never
+meant to run from a profile that sets nothing: ``cli.tuning._refuse_empty``).
 """
 from __future__ import annotations
 
