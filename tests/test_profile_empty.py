@@ -4,7 +4,8 @@ A profile sensekit saved, cut to its first 0, 1 or 2 bytes (``""``, ``"#"``, ``"
 TOML and loaded as an empty profile: the show ran on the defaults without a word. A show is never
 meant to run from an empty profile, so the command line now refuses one (exit 2); leaving
 ``--profile`` out runs on the defaults. ``load_profile`` still reads it as an empty profile, and a
-profile with any value (a hand-written one, a ``[midi]`` map alone) loads as before."""
+profile with any value (a hand-written one, a ``[midi]`` map alone) loads as before, and so does a
+profile sensekit saved whole with nothing in it (Shift+S in a run that changed nothing)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -55,5 +56,16 @@ def test_a_profile_with_any_value_loads_as_before(tmp_path: Path, capsys: Any, t
         pytest.skip("bundled recording not generated yet")
     profile = tmp_path / "venue.toml"
     profile.write_text(text)
+    for command in ("events", "run"):
+        assert main(_argv(command, profile)) == 0, capsys.readouterr().err
+
+
+def test_a_profile_sensekit_saved_whole_with_nothing_in_it_loads(tmp_path: Path, capsys: Any) -> None:
+    """Shift+S in a run that changed nothing saves the marks and comments only: a save asked for."""
+    if not (DEMO / "meta.json").is_file():
+        pytest.skip("bundled recording not generated yet")
+    profile = tmp_path / "venue.toml"
+    save_profile({}, profile)
+    assert dict(load_profile(profile)) == {}
     for command in ("events", "run"):
         assert main(_argv(command, profile)) == 0, capsys.readouterr().err

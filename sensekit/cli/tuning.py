@@ -238,8 +238,9 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
         chosen.origin.update(dict.fromkeys(chosen.values, f"--preset {name}"))
     path = getattr(args, "profile", None)
     if path is not None:
-        _refuse_empty(Path(path))
         chosen.profile = load_profile(path)
+        if not chosen.profile and chosen.profile.taught_gestures is None:
+            _refuse_empty(Path(path))
         chosen.profile_path = Path(path)
         chosen.values.update(chosen.profile)
         chosen.origin.update(dict.fromkeys(chosen.profile, PROFILE))
@@ -264,12 +265,14 @@ def _refuse_empty(path: Path) -> None:
     """``ConfigError`` if the profile ``--profile`` names sets nothing at all (zero bytes, comments
     only: a saved profile cut to its first two bytes, an emptied file, the wrong file). A show is
     never meant to run from an empty profile; leaving ``--profile`` out runs on the defaults, which
-    is what such a file gave, and says so by its absence. ``load_profile`` itself still reads it
-    as an empty profile (a program that means one)."""
+    is what such a file gave, and says so by its absence. Loaded all the same: a profile sensekit
+    saved whole with nothing in it (Shift+S in a run that changed nothing: a save asked for), and,
+    by ``load_profile`` itself, any such file (a program that means an empty profile)."""
     from sensekit.profile.load import holds_nothing, profile_text
+    from sensekit.profile.seal import saved_whole
 
     text = profile_text(path)
-    if holds_nothing(text):
+    if holds_nothing(text) and not saved_whole(text):
         what = "is empty" if not text.strip() else "sets no value (only comments, blank lines or empty tables)"
         raise ConfigError(f"profile {str(path)!r} {what}: a show never runs from an empty profile (a "
                           "copy cut short, or the wrong file?); give the profile with its settings, or "

@@ -16,13 +16,15 @@ hand (anything may change between the two lines, or be added after the last). A 
 profile, or one saved by an earlier version, has no first line ``HEAD`` and loads as before.
 A file cut to zero bytes (or to ``# ``) is an empty profile to ``load_profile``, as a user's empty
 file is: nothing tells them apart. The command line's ``--profile`` refuses both (a show is never
-meant to run from a profile that sets nothing: ``cli.tuning._refuse_empty``).
+meant to run from a profile that sets nothing: ``cli.tuning._refuse_empty``), but not a profile
+sensekit saved whole with nothing in it (Shift+S in a run that changed nothing): that save was
+asked for.
 """
 from __future__ import annotations
 
 from sensekit.errors import ConfigError
 
-__all__ = ["HEAD", "END", "seal", "check_seal"]
+__all__ = ["HEAD", "END", "seal", "check_seal", "saved_whole"]
 
 HEAD = "# saved whole by sensekit: its last line is the one below (a copy cut short is refused)"
 END = "# end of the profile saved by sensekit"
@@ -38,6 +40,12 @@ def seal(text: str) -> str:
     while body and not body[-1].strip():
         body.pop()
     return "\n".join([HEAD, *body, END]) + "\n"
+
+
+def saved_whole(text: str) -> bool:
+    """Whether ``text`` is a profile sensekit saved, whole: ``HEAD`` first, ``END`` after it."""
+    lines = _lines(text)
+    return bool(lines) and lines[0] == HEAD and END in lines[1:]
 
 
 def check_seal(text: str, name: str) -> None:
