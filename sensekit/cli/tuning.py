@@ -240,7 +240,7 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     if path is not None:
         chosen.profile = load_profile(path)
         if not chosen.profile and chosen.profile.taught_gestures is None:
-            _refuse_empty(Path(path))
+            _say_empty(Path(path))
         chosen.profile_path = Path(path)
         chosen.values.update(chosen.profile)
         chosen.origin.update(dict.fromkeys(chosen.profile, PROFILE))
@@ -261,22 +261,22 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     return chosen
 
 
-def _refuse_empty(path: Path) -> None:
-    """``ConfigError`` if the profile ``--profile`` names sets nothing at all (zero bytes, comments
-    only: a saved profile cut to its first two bytes, an emptied file, the wrong file). A show is
-    never meant to run from an empty profile; leaving ``--profile`` out runs on the defaults, which
-    is what such a file gave, and says so by its absence. Loaded all the same: a profile sensekit
-    saved whole with nothing in it (Shift+S in a run that changed nothing: a save asked for), and,
-    by ``load_profile`` itself, any such file (a program that means an empty profile)."""
+def _say_empty(path: Path) -> None:
+    """A warning naming the profile ``--profile`` names when it sets nothing at all (zero bytes,
+    comments only, tables without keys): the run starts from the defaults. A saved profile cut
+    within its first line (``#``, ``# ``) is refused before this (``profile.seal``); zero bytes is
+    also a file cut or emptied (a copy interrupted, a writer that truncated it and died), but it is
+    as well how a user names a new profile that this run's Shift+S or panel saves into (``touch
+    venue-b.toml``), so it is said, once, at every start, not refused. Not said: a profile
+    sensekit saved whole with nothing in it (Shift+S in a run that changed nothing)."""
     from sensekit.profile.load import holds_nothing, profile_text
     from sensekit.profile.seal import saved_whole
 
     text = profile_text(path)
     if holds_nothing(text) and not saved_whole(text):
         what = "is empty" if not text.strip() else "sets no value (only comments, blank lines or empty tables)"
-        raise ConfigError(f"profile {str(path)!r} {what}: a show never runs from an empty profile (a "
-                          "copy cut short, or the wrong file?); give the profile with its settings, or "
-                          "leave --profile out to run on the defaults")
+        log.warning("profile '%s' %s: this run starts from the defaults, and a save (Shift+S, the panel) "
+                    "writes into it; if it held settings, it was cut or emptied: stop and restore it", path, what)
 
 
 def _check_rules(chosen: Chosen) -> None:
