@@ -16,6 +16,11 @@ Nothing here knows a setting by name; everything is read from the declarations
   table, such as ``--activity 25,500``), then ``--set`` in the order given;
 - ``apply_chosen(tuning, chosen)`` applies them to a run and warns about keys the user typed
   whose group is not running (a preset or profile covering more than this run is quiet).
+
+``chosen_values`` records where each value came from (``Chosen.origin``); whatever refuses a value
+later (a group's rule, a constructor), the CLI's error handler names the profile's ``FILE:LINE``
+or the option that gave it (``sensekit.cli.setting_origin``). A ``--profile`` file that sets nothing
+runs from the defaults with a warning naming it (``_say_empty``).
 """
 from __future__ import annotations
 
@@ -244,10 +249,10 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
         chosen.profile_path = Path(path)
         chosen.values.update(chosen.profile)
         chosen.origin.update(dict.fromkeys(chosen.profile, PROFILE))
-    flags = flag_values(args)
-    typed = {**flags, **check_values(options or {})}
+    flags, own = flag_values(args), check_values(options or {})
+    typed = {**flags, **own}
     origin = {key: _typed_origin(key, v, flag=True) for key, v in flags.items()}
-    origin.update(dict.fromkeys(check_values(options or {}), "the command line"))
+    origin.update(dict.fromkeys(own, "the command line"))
     for key, value in getattr(args, SET_DEST, None) or []:
         split_key(key)
         typed[key] = _set_value(key, value)
