@@ -100,6 +100,7 @@ class RecordingReport:
                                                       # replay refuses the recording
     damaged_meta: dict[str, str] = field(default_factory=dict)    # reported values of meta.json
                                        # that are damaged (meta_reported.py): not shown as true
+    held_samples: int | None = None    # the samples a complete recording's audio holds (else None)
     audio_skipped: str | None = None   # why replay skips a damaged audio track and plays the
                                        # video alone (incomplete recordings only)
 
@@ -480,7 +481,9 @@ def _check_pcm(rep: RecordingReport, wav: Path, data_offset: int, playable: int,
 def _check_reported(rep: RecordingReport, start_is_no_date: bool) -> None:
     """The values replay does not read but ``inspect`` reports (``meta_reported.py``): each damaged
     one a note, and not shown."""
-    from sensekit.capture.meta_reported import damaged_values
+    import time
+
+    from sensekit.capture.meta_reported import damaged_values, dropped_entries, implausible_start
 
     held = rep.meta["audio_samples"]
     if held is None and rep.audio is not None:
@@ -492,6 +495,15 @@ def _check_reported(rep: RecordingReport, start_is_no_date: bool) -> None:
         rep.start = None
     for key, why in rep.damaged_meta.items():
         rep.notes.append(f"meta.json is damaged: `{key}` {why}; not shown (replay does not read it)")
+    rep.held_samples = held if rep.complete and rep.audio is not None else None
+    dropped = dropped_entries(rep.meta, rep.held_samples)
+    for key, why in dropped.items():
+        rest = "not shown" if why.startswith("its value") else "the rest is shown"
+        rep.notes.append(f"meta.json is damaged: `{key}`: {why}; {rest} (replay does not read it)")
+    rep.damaged_meta.update(dropped)
+    odd = implausible_start(rep.meta["start_unix"], time.time())
+    if odd is not None and rep.start is not None:
+        rep.start = f"implausible: start_unix {rep.meta['start_unix']!r} says {rep.start} ({odd})"
 
 
 def check_recording(path: str | os.PathLike[str], *, decode: bool = True) -> RecordingReport:

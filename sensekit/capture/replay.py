@@ -149,6 +149,7 @@ class ReplaySource(Source):
         missing = missing_named_files(self.path, self.meta)
         if missing:
             raise RecordingError(f"recording '{self.path.name}' is missing its {missing[0]}")
+        self._say_dropped_entries()
         self._times = np.zeros(0)
         self._units: list[VideoUnit] = []
         self._bad_units: set[Path] = set()
@@ -171,6 +172,19 @@ class ReplaySource(Source):
         self._told: set[Path] = set()                   # units whose skipped frames were said
         self._told_unchecked = False                    # frames past the checksum file said
         self._clock_t0 = 0.0
+
+    def _say_dropped_entries(self) -> None:
+        """One warning a replay naming the damaged entries of ``audio_gaps``, ``audio_jumps`` and
+        ``source_drops`` that ``inspect`` leaves out (``meta_reported.dropped_entries``); replay
+        reads none of them."""
+        from sensekit.capture.meta_reported import dropped_entries
+
+        held = self.meta.get("audio_samples") if self.complete and self.has_audio else None
+        dropped = dropped_entries(self.meta, held if isinstance(held, int) else None)
+        if dropped:
+            log.warning("'%s/meta.json' is damaged: %s (notes for people, which replay does not read; "
+                        "`sensekit inspect` shows the rest)", self.path.name,
+                        "; ".join(f"`{key}`: {why}" for key, why in dropped.items()))
 
     @property
     def description(self) -> str:

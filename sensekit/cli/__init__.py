@@ -15,7 +15,9 @@ closing lines of a command that writes files (``saved PATH``, ``wrote PATH``, ``
 PATH``) go to stdout and name each file by its full path; errors, warnings and progress go
 to stderr. No traceback, unless ``-vv``. Output paths are checked while the
 arguments are parsed (``sensekit.cli.paths.OutputPath``), before any work.
-Repeated log warnings are rate-limited (``sensekit.ratelimit``).
+Repeated log warnings are rate-limited (``sensekit.ratelimit``). A refusal that names a setting
+says where the user gave it (``FILE:LINE:`` of the profile, ``--set KEY=VALUE:``...:
+``sensekit.cli.setting_origin``).
 """
 from __future__ import annotations
 
@@ -218,7 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     except SensekitError as exc:
         if args.verbose > 1:
             raise
-        print(f"sensekit: error: {exc}", file=sys.stderr)
+        from sensekit.cli.setting_origin import located
+
+        print(f"sensekit: error: {located(str(exc), args)}", file=sys.stderr)
         return exit_status(exc)
     except KeyboardInterrupt:
         return _interrupted()

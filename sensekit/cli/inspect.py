@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sensekit.cli import Subparsers
 from sensekit.cli._printable import printable
@@ -121,27 +121,18 @@ def _audio_line(rep: RecordingReport) -> str:
             f"block {a.block_size}, offset {rep.meta['audio_offset_s']:.3f} s")
 
 
-def _runs(meta: dict[str, Any], key: str) -> list[tuple[int, int]]:
-    """``meta[key]`` as ``[at, samples]`` pairs of whole numbers (anything else is ignored: the
-    key is a note for people, not read by replay)."""
-    runs = meta.get(key)
-    if not isinstance(runs, list):
-        return []
-    return [(r[0], r[1]) for r in runs if isinstance(r, list) and len(r) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in r)]
-
-
 def _audio_missing(rep: RecordingReport) -> list[str]:
     """What the audio track lacks: gaps the recorder filled with silence (the source dropped
     blocks or lost its device), jumps it did not fill, and what the devices counted lost."""
     from sensekit.capture.base import drops_text
+    from sensekit.capture.meta_reported import kept_entries
 
     meta, a = rep.meta, rep.audio
     out = []
     if a is not None and a.sample_rate:
         rate, offset = a.sample_rate, rep.meta["audio_offset_s"]
         padded = meta.get("audio_padded_samples")
-        gaps = _runs(meta, "audio_gaps")
+        gaps = kept_entries(meta, "audio_gaps", rep.held_samples)
         if "audio_padded_samples" in rep.damaged_meta:
             out.append("the silence fill is not known: meta.json's `audio_padded_samples` is damaged")
         elif isinstance(padded, int) and not isinstance(padded, bool) and padded > 0:
@@ -153,15 +144,12 @@ def _audio_missing(rep: RecordingReport) -> list[str]:
             else:
                 text += "gaps the source left"
             out.append(text)
-        for at, n in _runs(meta, "audio_jumps")[:3]:
+        for at, n in kept_entries(meta, "audio_jumps", rep.held_samples)[:3]:
             out.append(f"{n / rate:.3f} s of audio not kept at {offset + at / rate:.3f} s (a jump "
                        "longer than the recording had run): what follows plays that much early")
-    drops = meta.get("source_drops")
-    if isinstance(drops, dict):
-        lost = drops_text({str(k): v for k, v in drops.items()
-                           if isinstance(v, int) and not isinstance(v, bool) and v > 0})
-        if lost:
-            out.append("the devices counted " + lost.removeprefix("; lost: ") + " while recording")
+    lost = drops_text(dict(kept_entries(meta, "source_drops", None)))
+    if lost:
+        out.append("the devices counted " + lost.removeprefix("; lost: ") + " while recording")
     return out
 
 
@@ -216,7 +204,7 @@ def summary(path: Path, *, decode: bool = True) -> tuple[str, int]:
     lines = [("recording", f"{printable(path.name)}  ({state})")]
     started = _started(rep)
     if started is not None:
-        lines.append(("started", started))
+        lines.append(("started", ("\n" + INDENT).join(textwrap.wrap(started, 76))))
     lines.append(("duration", f"{rep.duration_s:.3f} s"))
     v = rep.video
     lines += _track_lines(rep)

@@ -16,6 +16,11 @@ Nothing here knows a setting by name; everything is read from the declarations
   table, such as ``--activity 25,500``), then ``--set`` in the order given;
 - ``apply_chosen(tuning, chosen)`` applies them to a run and warns about keys the user typed
   whose group is not running (a preset or profile covering more than this run is quiet).
+
+``chosen_values`` records where each value came from (``Chosen.origin``); whatever refuses a value
+later (a group's rule, a constructor), the CLI's error handler names the profile's ``FILE:LINE``
+or the option that gave it (``sensekit.cli.setting_origin``). A ``--profile`` file that sets nothing
+runs from the defaults with a warning naming it (``_say_empty``).
 """
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from sensekit.errors import ConfigError
 from sensekit.installed import install_hint
-from sensekit.safe_read import short
+from sensekit.safe_read import clip, short
 from sensekit.settings.declare import Setting
 from sensekit.settings.live import Applied, Tuning, check_values
 from sensekit.settings.presets import PRESETS, get_preset
@@ -202,48 +207,94 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
 @dataclass
 class Chosen:
     """What the command line chose: ``values`` (merged, checked), the keys the user typed
-    (options and ``--set``), and the profile that was read."""
+    (options and ``--set``), the profile that was read, and where each value came from
+    (``origin``: ``--set KEY=VALUE``, ``--flag VALUE``, ``the command line``, ``--preset NAME``,
+    or ``setting_origin.PROFILE``; read by ``setting_origin.located`` when a value is refused)."""
     values: dict[str, Any] = field(default_factory=dict)
     typed: set[str] = field(default_factory=set)
     profile: Any = None
     profile_path: Path | None = None
+    origin: dict[str, str] = field(default_factory=dict)
+
+
+def _typed_origin(key: str, value: Any, *, flag: bool) -> str:
+    """How the command line gave ``key``: ``--blur 5`` (its bound option) or ``--set KEY=VALUE``."""
+    if isinstance(value, _Undeclared):
+        return f"--set {key}={clip(value.text)}"
+    s = lookup(key)
+    text = s.show(value).removesuffix(f" {s.unit}" if s.unit else "")
+    if flag and s.flag is not None:
+        if s.kind == "bool":
+            return s.flag if value else "--no-" + s.flag[2:]
+        return f"{s.flag} {clip(text)}"
+    return f"--set {key}={clip(text)}"
 
 
 def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None = None) -> Chosen:
-    """Preset < profile < bound options and ``options`` < ``--set``; all checked."""
+    """Preset < profile < bound options and ``options`` < ``--set``; all checked. The result is
+    also left on ``args`` (``setting_origin.CHOSEN_DEST``): a later refusal of a value is told
+    where the user gave it (``setting_origin.located``, in the CLI's error handler)."""
+    from sensekit.cli.setting_origin import CHOSEN_DEST, PROFILE
     from sensekit.profile import load_profile
 
     chosen = Chosen()
     name = getattr(args, "preset", None)
     if name:
         chosen.values.update(check_values(get_preset(name).values))
+        chosen.origin.update(dict.fromkeys(chosen.values, f"--preset {name}"))
     path = getattr(args, "profile", None)
     if path is not None:
         chosen.profile = load_profile(path)
+        if not chosen.profile and chosen.profile.taught_gestures is None:
+            _say_empty(Path(path))
         chosen.profile_path = Path(path)
         chosen.values.update(chosen.profile)
-    typed = {**flag_values(args), **check_values(options or {})}
+        chosen.origin.update(dict.fromkeys(chosen.profile, PROFILE))
+    flags, own = flag_values(args), check_values(options or {})
+    typed = {**flags, **own}
+    origin = {key: _typed_origin(key, v, flag=True) for key, v in flags.items()}
+    origin.update(dict.fromkeys(own, "the command line"))
     for key, value in getattr(args, SET_DEST, None) or []:
         split_key(key)
         typed[key] = _set_value(key, value)
+        origin[key] = _typed_origin(key, value if isinstance(value, _Undeclared) else typed[key], flag=False)
     chosen.values.update(typed)
     chosen.typed = set(typed)
+    chosen.origin.update(origin)
+    setattr(args, CHOSEN_DEST, chosen)
     if chosen.profile is not None:
-        _profile_rules(chosen)
+        _check_rules(chosen)
     return chosen
 
 
-def _profile_rules(chosen: Chosen) -> None:
+def _say_empty(path: Path) -> None:
+    """A warning naming the profile ``--profile`` names when it sets nothing at all (zero bytes,
+    comments only, tables without keys): the run starts from the defaults. A saved profile cut
+    within its first line (``#``, ``# ``) is refused before this (``profile.seal``); zero bytes is
+    also a file cut or emptied (a copy interrupted, a writer that truncated it and died), but it is
+    as well how a user names a new profile that this run's Shift+S or panel saves into (``touch
+    venue-b.toml``), so it is said, once, at every start, not refused. Not said: a profile
+    sensekit saved whole with nothing in it (Shift+S in a run that changed nothing)."""
+    from sensekit.profile.load import holds_nothing, profile_text
+    from sensekit.profile.seal import saved_whole
+
+    text = profile_text(path)
+    if holds_nothing(text) and not saved_whole(text):
+        what = "is empty" if not text.strip() else "sets no value (only comments, blank lines or empty tables)"
+        log.warning("profile '%s' %s: this run starts from the defaults, and a save (Shift+S, the panel) "
+                    "writes into it; if it held settings, it was cut or emptied: stop and restore it", path, what)
+
+
+def _check_rules(chosen: Chosen) -> None:
     """The cross-setting rule of each group the profile sets, on what this run chose (as the
-    group's constructor will run it): a value of the profile the rule refuses is a one-line
-    ``ConfigError`` naming the file, the line and the key (``clap.venue_model`` of 1e308 was
-    refused when the detector was built, without the file). A refusal that names no key of the
-    profile (a ``--set`` value) is left to the constructor, as before."""
-    from sensekit.profile.load import profile_text, where_in
+    group's constructor will run it), so a damaged profile is refused before the show starts,
+    even in a run that does not build that group. A refusal naming a key the profile set (and
+    nothing typed overrode) is raised as the rule says it; the CLI's handler names the file and
+    line (``setting_origin.located``), as for every refusal of a value. Any other refusal is left
+    to the constructor."""
     from sensekit.settings.registry import REGISTRY
 
-    profile = chosen.profile
-    mine = [k for k in profile if k not in chosen.typed]
+    mine = [k for k in chosen.profile if k not in chosen.typed]
     for section in sorted({split_key(k)[0] for k in mine}):
         group = REGISTRY.get(section)
         if group is None or group.rule is None:
@@ -252,10 +303,8 @@ def _profile_rules(chosen: Chosen) -> None:
         try:
             group.rule({**group.defaults(), **values})
         except ConfigError as exc:
-            named = [k for k in mine if split_key(k)[0] == section and f"`{k}`" in str(exc)]
-            if named:
-                path = str(chosen.profile_path)
-                raise ConfigError(f"{where_in(path, profile_text(Path(path)), named[0])}: {exc}") from None
+            if any(f"`{k}`" in str(exc) for k in mine if split_key(k)[0] == section):
+                raise
 
 
 def apply_chosen(tuning: Tuning, chosen: Chosen) -> Applied:

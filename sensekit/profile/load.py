@@ -73,7 +73,7 @@ from sensekit.suggest import backticked, close_matches, did_you_mean
 from sensekit.vision.noise import MEDIAN_FACTOR, SQRT2
 
 __all__ = ["Profile", "TAUGHT_TABLE", "LEGACY_KEYS", "DEPRECATED", "DATA_TABLES", "load_profile", "loads_profile",
-           "profile_from_dict", "find_line", "legacy_name", "read_table", "where_in"]
+           "profile_from_dict", "find_line", "legacy_name", "read_table", "where_in", "holds_nothing"]
 
 #: tables that hold learned data rather than settings: ``[sounds.NAME]`` (``sensekit teach
 #: sound``; read by ``sensekit.audio.sounds``) and ``[taught_words.classifier]`` (``sensekit
@@ -341,6 +341,18 @@ def profile_text(p: Path) -> str:
                           f"file, saved as UTF-8") from None
     check_seal(text, str(p))            # a profile sensekit saved, cut short: refused (profile/seal.py)
     return text
+
+
+def holds_nothing(text: str) -> bool:
+    """True when the profile ``text`` (valid TOML) sets no value at all: zero bytes, blank lines,
+    comments, tables without keys. ``load_profile`` reads such a file as an empty profile (a
+    caller that means one); the command line's ``--profile`` refuses it (``cli.tuning``)."""
+    def values(node: Any) -> bool:
+        return any(values(v) for v in node.values()) if isinstance(node, dict) else True
+    try:
+        return not values(tomllib.loads(text))
+    except ValueError:                          # not TOML: the loader says so
+        return False
 
 
 def read_table(path: str | os.PathLike[str], name: str) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from sensekit.capture.replay import ReplaySource
 from sensekit.clock import ScaledClock
 from sensekit.events import to_jsonl
 from sensekit.panel import Panel, parse_panel_address
+from sensekit.panel.frames import FrameHub
 from sensekit.panel.control import StagesControl
 from sensekit.paths import recordings_dir
 from sensekit.runner import Runner
@@ -63,11 +64,14 @@ class ThreadPiece:
     """A runner on the demo replay (paced by ``clock``) with optional panel, in a thread.
 
     ``events`` collects every event as a JSON line. ``stop()`` ends the run at the next item.
+    ``on_item`` is called on the run's thread after each item is processed (a test that drives
+    the run by hand holds it there); ``max_fps`` is the panel's cap on published frames.
     """
 
     def __init__(self, *, panel: str | None = "127.0.0.1:0", token: str | None = None,
                  speed: float = 4.0, loop: bool = True, max_items: int | None = None,
-                 profile_path: Path | None = None, profile: Any = None) -> None:
+                 profile_path: Path | None = None, profile: Any = None,
+                 on_item: Callable[[Any], None] | None = None, max_fps: float | None = None) -> None:
         self.source = ReplaySource(demo(), realtime=speed > 0, loop=loop,
                                    clock=ScaledClock(speed) if speed > 0 else None)
         self.source.open()
@@ -81,9 +85,11 @@ class ThreadPiece:
                                     profile_path or Path("venue.toml"))
             self.panel = Panel(parse_panel_address(panel, token), self.runner, control,
                                info={"title": "test piece", "source": "demo",
-                                     "inputs": ["video", "audio"]})
+                                     "inputs": ["video", "audio"]},
+                               hub=FrameHub(max_fps=max_fps) if max_fps is not None else None)
             self.panel.start()
         self.max_items = max_items
+        self.on_item = on_item
         self.error: BaseException | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -95,9 +101,11 @@ class ThreadPiece:
         return self.panel.url
 
     def _run(self) -> None:
-        def check(_item: object) -> None:
+        def check(item: object) -> None:
             if self._stop.is_set():
                 raise _Stop
+            if self.on_item is not None:
+                self.on_item(item)
         try:
             self.runner.run(max_items=self.max_items, on_item=check)
         except _Stop:
