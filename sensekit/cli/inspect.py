@@ -136,7 +136,7 @@ def _audio_missing(rep: RecordingReport) -> list[str]:
         if "audio_padded_samples" in rep.damaged_meta:
             out.append("the silence fill is not known: meta.json's `audio_padded_samples` is damaged")
         elif isinstance(padded, int) and not isinstance(padded, bool) and padded > 0:
-            text = f"{padded / rate:.3f} s of silence fill "
+            text = f"{padded / rate:.3f} s of silence fills "
             if gaps:
                 at, n = max(gaps, key=lambda g: g[1])
                 text += (f"{len(gaps)} gap{'' if len(gaps) == 1 else 's'} the source left (the longest "

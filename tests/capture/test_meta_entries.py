@@ -73,7 +73,7 @@ def test_the_whole_entries_are_still_shown(tmp_path: Path, capsys: pytest.Captur
                 audio_jumps=[[2000, 16000]], source_drops={"dropped_blocks": 3, "overflows": "2"})
     assert main(["inspect", str(rec), "--quick"]) == 1
     out = " ".join(capsys.readouterr().out.split())
-    assert "0.100 s of silence fill 1 gap the source left (the longest 0.100 s at 0.006 s)" in out, out
+    assert "0.100 s of silence fills 1 gap the source left (the longest 0.100 s at 0.006 s)" in out, out
     assert "1.000 s of audio not kept at 0.125 s" in out and "the devices counted 3 dropped audio blocks" in out
 
 

@@ -79,7 +79,7 @@ def test_a_gap_longer_than_ten_seconds_stays_a_gap_in_the_replay(tmp_path: Path,
     assert not heard[1000:1000 + gap].any()
     text, status = summary(rec)
     assert status == 0
-    assert f"{gap_s:.3f} s of silence fill 1 gap" in text, text
+    assert f"{gap_s:.3f} s of silence fills 1 gap" in text, text
 
 
 def test_a_jump_beyond_the_time_recorded_is_not_padded_and_inspect_says_so(tmp_path, monkeypatch):
