@@ -87,10 +87,13 @@ class MobileSam:
     """MobileSAM with a one-point prompt: ``masks(frame, x, y)`` gives its 3 masks and scores."""
 
     def __init__(self, root: Path, threads: int = 1) -> None:
-        self.torch: Any = importlib.import_module("torch")
+        self.checkpoint, code = find_checkpoint(root)
+        try:
+            self.torch: Any = importlib.import_module("torch")
+        except ImportError as e:
+            raise ImportError(f"MobileSAM needs torch (a CPU build will do), which is not importable: {e}") from None
         self.torch.set_num_threads(threads)
         _timm_stand_in(self.torch)
-        self.checkpoint, code = find_checkpoint(root)
         m = _modeling(code)
         p, side = 256, SIDE
         sam = m.Sam(

