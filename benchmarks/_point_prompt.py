@@ -129,20 +129,26 @@ class MobileSam:
             self._embedding = self.sam.image_encoder(self.sam.preprocess(x))
         self._key, self._sizes = key, ((h, w), (nh, nw))
 
-    def masks(self, frame: np.ndarray, x: float, y: float, key: object = None
-              ) -> tuple[np.ndarray, np.ndarray]:
-        """(3 boolean masks of the frame's size, their predicted IoU) for a point at (x, y)."""
+    def masks(self, frame: np.ndarray, x: float, y: float, key: object = None,
+              box: tuple[float, float, float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(3 boolean masks of the frame's size, their predicted IoU) for a point at (x, y); with
+        ``box`` (x, y, w, h) also given as SAM's box prompt, its one mask (SAM's use of a box)."""
         torch = self.torch
         self.embed(frame, key)
         (h, w), (nh, nw) = self._sizes
         pt = torch.tensor([[[x * nw / w, y * nh / h]]], dtype=torch.float32)
+        boxes = None
+        if box is not None:
+            bx, by, bw, bh = box
+            boxes = torch.tensor([[bx * nw / w, by * nh / h, (bx + bw) * nw / w, (by + bh) * nh / h]],
+                                 dtype=torch.float32)
         with torch.inference_mode():
             sparse, dense = self.sam.prompt_encoder(points=(pt, torch.ones((1, 1), dtype=torch.int64)),
-                                                    boxes=None, masks=None)
+                                                    boxes=boxes, masks=None)
             low, score = self.sam.mask_decoder(image_embeddings=self._embedding,
                                                image_pe=self.sam.prompt_encoder.get_dense_pe(),
                                                sparse_prompt_embeddings=sparse, dense_prompt_embeddings=dense,
-                                               multimask_output=True)
+                                               multimask_output=box is None)
             full = self.sam.postprocess_masks(low, (nh, nw), (h, w))
         out: np.ndarray = full[0].numpy() > 0.0
         scores: np.ndarray = score[0].numpy().astype(np.float64)

@@ -18,7 +18,9 @@ the first run (branch ``click24``):
 - ``any of 3``: a bound, not a rule: a case counts when one of the three masks is right;
 - ``near shipped`` (added after the first run, so only ever judged held out with ``--choose``):
   the mask whose box is closest in width and height (sum of the absolute log ratios) to the
-  shipped box's.
+  shipped box's;
+- ``point and box`` (also added after the first run): SAM's one mask for the point with the
+  shipped box as its box prompt (the shipped box where it is empty).
 
 ``--choose "best;near shipped"`` picks among the rules named for each clip on the other four
 (most size-ok clicks over the scales) and prints the held-out result.
@@ -75,9 +77,14 @@ def collect(folder: Path, names: list[str], factors: list[float], model: MobileS
             ix, iy = min(int(px), frame.shape[1] - 1), min(int(py), frame.shape[0] - 1)
             found = [(mask_box(m) if m.any() else None, float(sc), int(m.sum()), bool(m[iy, ix]))
                      for m, sc in zip(masks, scores)]
+            sx, sy, sw, sh = (float(v) for v in seg.box)
+            boxed, bscore = model.masks(frame, px, py, key=(name, factor, s), box=(sx, sy, sw, sh))
+            with_box = (mask_box(boxed[0]) if boxed[0].any() else None, float(bscore[0]), int(boxed[0].sum()),
+                        bool(boxed[0][iy, ix]))
             rows.append({"clip": name, "scale": factor, "start": s, "click": cname, "truth": tuple(truth),
                          "frame": (frame.shape[1], frame.shape[0]),
-                         "shipped": tuple(float(v) for v in seg.box), "masks": found, "cpu_s": cpu})
+                         "shipped": tuple(float(v) for v in seg.box), "masks": found, "cpu_s": cpu,
+                         "with_box": with_box})
             print(f"  x{factor:g} {name} f{s} {cname}: shipped {tuple(int(v) for v in seg.box)} sam "
                   + ", ".join(f"{None if b is None else tuple(int(v) for v in b)} {sc:.2f}" for b, sc, _a, _i in found)
                   + f" ({cpu:.2f} s)", file=sys.stderr, flush=True)
@@ -95,6 +102,9 @@ def rule_box(row: dict[str, Any], rule: str) -> Box | None:
     if rule in ("best", "then extent"):
         box = max(masks, key=lambda m: m[1])[0]
         return tuple(row["shipped"]) if box is None and rule == "then extent" else box
+    if rule == "point and box":
+        got = row.get("with_box")
+        return tuple(row["shipped"]) if got is None or got[0] is None else got[0]
     if rule == "near shipped":
         _x, _y, sw, sh = row["shipped"]
         near = [m for m in masks if m[0] is not None]
@@ -126,7 +136,8 @@ def rates(rows: list[dict[str, Any]], rule: str) -> tuple[float, float, int]:
     return ok / n, right / n, none
 
 
-RULES = ["shipped", "best", "smallest", "then extent", "mask 0", "mask 1", "mask 2", "any of 3", "near shipped"]
+RULES = ["shipped", "best", "smallest", "then extent", "mask 0", "mask 1", "mask 2", "any of 3", "near shipped",
+         "point and box"]
 
 
 def report(rows: list[dict[str, Any]]) -> None:

@@ -99,3 +99,13 @@ def test_near_shipped_takes_the_mask_closest_in_size_to_the_shipped_box():
                 ((0.0, 0.0, 100.0, 80.0), 0.5, 8000, True)])           # shipped: 50 x 50
     assert rule_box(row, "near shipped") == (0.0, 0.0, 45.0, 60.0)
     assert rule_box(_row([(None, 0.9, 0, False)] * 3), "near shipped") is None
+
+
+def test_point_and_box_is_sam_s_mask_for_both_prompts_else_the_shipped_box():
+    row = _row([((0.0, 0.0, 10.0, 10.0), 0.9, 100, True)] * 3)
+    row["with_box"] = ((5.0, 5.0, 40.0, 40.0), 0.8, 1600, True)
+    assert rule_box(row, "point and box") == (5.0, 5.0, 40.0, 40.0)
+    row["with_box"] = (None, 0.1, 0, False)
+    assert rule_box(row, "point and box") == (0.0, 0.0, 50.0, 50.0)
+    del row["with_box"]                                   # a cache written before the rule
+    assert rule_box(row, "point and box") == (0.0, 0.0, 50.0, 50.0)
