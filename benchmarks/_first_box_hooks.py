@@ -1,6 +1,7 @@
 """First boxes for ``track_eval.py`` other than the shipped click's, put into every tracker of the
 process: ``--holder-cut`` (the holder's skin cut out of a measured first box,
-``holder_eval.py``) and ``--salient`` (the salient model's part, ``salient_eval.py``); and the extent weights and cues
+``holder_eval.py``), ``--salient`` (the salient model's part, ``salient_eval.py``) and ``--point-prompt``
+(MobileSAM's mask at the click, ``point_prompt_eval.py``); and the extent weights and cues
 of ``--motion-proposals`` and ``--motion-edge`` (``extent_experiment``: the experiment each
 tracker is made with, ``extent_experiment=``). Kept apart
 from those two benchmarks so that ``track_eval.py`` does not import back the benchmarks that
@@ -8,10 +9,11 @@ import it.
 """
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -75,6 +77,29 @@ def salient_in_tracker(rule: str, model: SalientClick) -> None:
 
     if rule not in ("then-extent", "refine"):
         raise ConfigError(f"--salient must be then-extent or refine, got {rule!r}")
+    color_tracker.segment_click_pool = pool  # type: ignore[attr-defined, assignment]
+
+
+def point_prompt_in_tracker(model: Any) -> None:
+    """Make every ``ColorTracker.pick`` of this process take its first box from MobileSAM
+    (``_point_prompt.MobileSam``, for ``track_eval.py --point-prompt``): the box of the mask with the
+    highest predicted IoU for one point at the click (the rule ``point_prompt_eval.py`` declared
+    first), the shipped box where that mask is empty. The encoder runs once per distinct frame
+    (the clicks of one start share it). The click's pool for a gesture is measured at the first
+    gesture, as after a colour region."""
+    from sensekit.vision import color_tracker
+    from sensekit.vision.segment import Segment, segment_click_pool
+
+    def pool(frame: np.ndarray, x: float, y: float, **kw: object) -> tuple[Segment, object]:
+        key = (frame.shape, hashlib.sha1(np.ascontiguousarray(frame).data).hexdigest())
+        masks, scores = model.masks(frame, x, y, key=key)
+        mask = masks[int(np.argmax(scores))]
+        if not mask.any():
+            return segment_click_pool(frame, x, y, **kw)  # type: ignore[arg-type]
+        b = mask_box(mask)
+        assert b is not None
+        return Segment(tuple(int(v) for v in b), mask, "point prompt"), None  # type: ignore[arg-type]
+
     color_tracker.segment_click_pool = pool  # type: ignore[attr-defined, assignment]
 
 

