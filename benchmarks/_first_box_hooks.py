@@ -1,8 +1,8 @@
 """First boxes for ``track_eval.py`` other than the shipped click's, put into every tracker of the
 process: ``--holder-cut`` (the holder's skin cut out of a measured first box,
 ``holder_eval.py``) and ``--salient`` (the salient model's part, ``salient_eval.py``); and the extent weights and cues
-of ``--motion-proposals`` and ``--motion-edge`` (``extent_experiment``: the experiment each
-tracker is made with, ``extent_experiment=``). Kept apart
+of ``--motion-proposals`` and ``--motion-edge`` (``extent_experiment``: the experiment, with the model
+file's weights, each ``ExperimentTracker`` is made with, ``extent_experiment=``). Kept apart
 from those two benchmarks so that ``track_eval.py`` does not import back the benchmarks that
 import it.
 """
@@ -94,12 +94,12 @@ def _model_file(model_py: Path, flag: str, how: str) -> ModuleType:
 def extent_experiment(motion_proposals: Path | None = None, motion_edge: Path | None = None
                       ) -> ExtentExperiment | None:
     """The extent experiment of ``--motion-proposals MODEL_PY`` and ``--motion-edge MODEL_PY``
-    (``extent_experiment.experiment``; None for neither: as shipped), its weights put in
-    ``extent_model`` from the model file (its ``ACTIVE`` and its ``FOLDS``, for ``--held-out``),
-    the one that ``train_extent.py`` wrote with the same flag and ``--out``. ``ConfigError`` for
-    no model file or one whose motion fit has another number of weights than the cues."""
+    (``extent_experiment.experiment``; None for neither: as shipped), scored by the model file's
+    weights (its ``ACTIVE``, and its ``FOLDS`` for ``--held-out``: carried by the experiment, the
+    shipped ``extent_model`` untouched), the file that ``train_extent.py`` wrote with the same flag
+    and ``--out``. ``ConfigError`` for no model file or one whose motion fit has another number of
+    weights than the cues."""
     from sensekit.evaluation.vision.extent_experiment import experiment
-    from sensekit.vision import extent_model
     from sensekit.vision.extent import feature_names
 
     exp = experiment(motion_proposals=motion_proposals is not None, motion_edge=motion_edge is not None)
@@ -114,17 +114,18 @@ def extent_experiment(motion_proposals: Path | None = None, motion_edge: Path | 
     if got != want:
         raise ConfigError(f"{flag}: {model_py} has {got} motion weights, the cues of this run are {want}; "
                           f"write it with {how}")
-    extent_model.ACTIVE = module.ACTIVE
-    extent_model.FOLDS = module.FOLDS
-    return exp
+    return experiment(motion_proposals=motion_proposals is not None, motion_edge=motion_edge is not None,
+                      weights=module.ACTIVE, folds=module.FOLDS)
 
 
 def extent_flags(motion_proposals: bool, motion_edge: Path | None) -> ExtentExperiment | None:
     """``--motion-proposals`` (a flag: the shipped weights) and ``--motion-edge MODEL_PY`` of
     ``extent_diagnose.py`` and ``click_cost.py``: the extent experiment of what the click's pool
-    and cues hold (None: as shipped), ``--motion-edge``'s weights put in ``extent_model``."""
+    and cues hold (None: as shipped), scored by ``--motion-edge``'s weights."""
     from sensekit.evaluation.vision.extent_experiment import experiment
 
-    if motion_edge is not None:
-        extent_experiment(motion_edge=motion_edge)
-    return experiment(motion_proposals=motion_proposals, motion_edge=motion_edge is not None)
+    if motion_edge is None:
+        return experiment(motion_proposals=motion_proposals)
+    edge = extent_experiment(motion_edge=motion_edge)
+    assert edge is not None
+    return experiment(motion_proposals=motion_proposals, motion_edge=True, weights=edge.weights, folds=edge.folds)

@@ -249,14 +249,14 @@ def loss_table(folder: Path, names: list[str], settings: dict[str, Any] | None =
     trackers made with ``settings`` (``--tracker``) beside the check's on/off."""
     import cv2
 
-    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
 
     first = {n: _first(folder, n, 60) for n in names}
     truth = {n: load_clip(folder, n).truth for n in names}
 
-    def started(name: str, how: str, check: bool) -> ColorTracker:
-        t = ColorTracker(**(settings or {})) if check else \
-            ColorTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
+    def started(name: str, how: str, check: bool) -> ExperimentTracker:
+        t = ExperimentTracker(**(settings or {})) if check else \
+            ExperimentTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
         x, y, w, h = truth[name][0]
         if how == "click":
             t.pick(first[name][0], x + w / 2, y + h / 2)
@@ -345,7 +345,7 @@ def leave_table(folder: Path, names: list[str], settings: dict[str, Any] | None 
     while it was fully inside (false when the last box still overlapped it, IoU > 0.3), and of
     the others how many got ``color_lost`` by 15 frames after it was fully out, and how many
     were still lost then (not found again on something else)."""
-    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
 
     lines = ["leave        check  runs  lost inside (IoU>0.3, before the pan)  not lost before  "
              "color_lost by out+15  still lost at out+15  delay from out, median"]
@@ -358,8 +358,8 @@ def leave_table(folder: Path, names: list[str], settings: dict[str, Any] | None 
                 "pan slow" if plan.label.endswith(f" {LEAVE_SPEEDS_PX[0]:g} px/frame") else "pan fast"
             for check in (True, False):
                 for how in ("click", "box"):
-                    t = ColorTracker(**(settings or {})) if check else \
-                        ColorTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
+                    t = ExperimentTracker(**(settings or {})) if check else \
+                        ExperimentTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
                     r = leave_run(t, frames, plan, truth, how)
                     rows.setdefault((kind, check), []).append((*r, plan.turn, plan.out - plan.half))
                     if verbose:
@@ -428,9 +428,9 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
     """Every clip's runs with the objects seen ``factor`` times larger (held out when asked)."""
     from functools import partial
 
-    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
 
-    make = partial(ColorTracker, **args.tracker_settings)
+    make = partial(ExperimentTracker, **args.tracker_settings)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:

@@ -220,9 +220,10 @@ class ColorTracker(Tunable, ModelSettings, ModelFollow, section="tracker",
     @checked
     def __init__(self, color: int | str | None = None, *,
                  tolerance: str | float | Sequence[float] | None = None, palette: np.ndarray | None = None,
-                 extent_experiment: ExtentExperiment | None = None, **settings: Any) -> None:
-        #: what a measured click's extent adds (``extent.ExtentExperiment``, benchmarks only; None: shipped)
-        self.extent_experiment = extent_experiment
+                 **settings: Any) -> None:
+        #: what a measured click's extent adds: None, the shipped extent (an evaluation's
+        #: ``ExperimentTracker`` sets an ``extent.ExtentExperiment``)
+        self.extent_experiment: ExtentExperiment | None = None
         self.method_in_use: Method | None = None
         self.color_in_use: int | None = None       # 0xRRGGBB target in use (exact / hsv)
         self._hsv_target: tuple[float, float, float] | None = None
