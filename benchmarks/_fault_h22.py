@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+from _fault_common import Sweep
 
 Row = Callable[[str, str, str, bool], None]
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,6 +90,10 @@ def _nan_row(row: Row) -> None:
         len(found) == 1)
 
 
+def _names_class_and_arg(exc: Exception, owner: str, name: str) -> bool:
+    return name in str(exc) and owner in str(exc) and "\n" not in str(exc)
+
+
 def _types_row(row: Row) -> None:
     sys.path.insert(0, str(ROOT))
     from sensekit.audio.pipeline import AudioStage
@@ -98,23 +103,15 @@ def _types_row(row: Row) -> None:
         classes: list[str] = sweep.CLASSES
     except ImportError:                       # a checkout without sensekit.arg_types
         classes = []
-    named = total = 0
-    other: list[str] = []
+    tally = Sweep()
     with tempfile.TemporaryDirectory() as d:
         for owner in classes:
             cls, go = sweep._calls(Path(d))[owner]
-            for name in sweep._params(cls):
-                total += 1
-                try:
-                    go(name, sweep.Wrong())
-                    other.append(f"{owner}.{name} accepted")
-                except (TypeError, ValueError) as exc:
-                    if name in str(exc) and owner in str(exc) and "\n" not in str(exc):
-                        named += 1
-                    else:
-                        other.append(f"{owner}.{name}: {type(exc).__name__}")
-                except Exception as exc:
-                    other.append(f"{owner}.{name}: {type(exc).__name__}")
+
+            def call(name: str, go: Any = go) -> Any:
+                return go(name, sweep.Wrong())
+            tally.run(owner, sweep._params(cls), call, _names_class_and_arg)
+    named, total, other = tally.named, tally.total, tally.other
     try:
         AudioStage(clap=1)  # type: ignore[arg-type]
         said = "accepted"
