@@ -1,17 +1,17 @@
-"""First boxes for ``track_eval.py`` other than the shipped click's, put into every tracker of the
-process: ``--holder-cut`` (the holder's skin cut out of a measured first box,
-``holder_eval.py``) and ``--salient`` (the salient model's part, ``salient_eval.py``); and the extent weights and cues
-of ``--motion-proposals`` and ``--motion-edge`` (``extent_experiment``: the experiment, with the model
-file's weights, each ``ExperimentTracker`` is made with, ``extent_experiment=``). Kept apart
-from those two benchmarks so that ``track_eval.py`` does not import back the benchmarks that
-import it.
+"""First boxes for ``track_eval.py`` other than the shipped click's, for its trackers (each an
+``ExperimentTracker(click_pool=...)``; no module of sensekit is patched): ``--holder-cut`` (the
+holder's skin cut out of a measured first box, ``holder_eval.py``) and ``--salient`` (the salient
+model's part, ``salient_eval.py``); and the extent weights and cues of ``--motion-proposals`` and
+``--motion-edge`` (``extent_experiment``: the experiment, with the model file's weights, each
+``ExperimentTracker`` is made with, ``extent_experiment=``). Kept apart from those two benchmarks
+so that ``track_eval.py`` does not import back the benchmarks that import it.
 """
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from sensekit.errors import ConfigError
 from sensekit.evaluation.vision.holder_cut import cut_holder
 
 if TYPE_CHECKING:
+    from sensekit.evaluation.vision.extent_experiment import ClickPoolFn
     from sensekit.vision.extent import ExtentExperiment
     from sensekit.evaluation.vision.salient_click import SalientClick
 
@@ -35,47 +36,46 @@ def mask_box(mask: np.ndarray | None) -> Box | None:
     return float(xs.min()), float(ys.min()), float(xs.max() - xs.min() + 1), float(ys.max() - ys.min() + 1)
 
 
-def holder_cut_in_tracker() -> None:
-    """Make every ``ColorTracker.pick`` of this process cut the holder out of a measured first
-    box (for ``track_eval.py --holder-cut``); the click's pool for a gesture stays the same."""
-    from sensekit.vision import color_tracker
-    from sensekit.vision.segment import Segment, segment_click_pool
+def holder_cut_in_tracker() -> ClickPoolFn:
+    """The first box of a tracker's click that cuts the holder out of a measured first box (for
+    ``track_eval.py --holder-cut``: ``ExperimentTracker(click_pool=...)``); the click's pool for a
+    gesture stays the same."""
+    from sensekit.vision.segment import Pool, Segment, segment_click_pool
 
-    def pool(frame: np.ndarray, x: float, y: float, **kw: object) -> tuple[Segment, object]:
-        first, measured = segment_click_pool(frame, x, y, **kw)  # type: ignore[arg-type]
+    def pool(frame: np.ndarray, x: float, y: float, **kw: Any) -> tuple[Segment, Pool | None]:
+        first, measured = segment_click_pool(frame, x, y, **kw)
         if first.method == "proposal":
             first = cut_holder(frame, first, x, y)
         return first, measured
 
-    color_tracker.segment_click_pool = pool  # type: ignore[attr-defined, assignment]
+    return pool
 
 
-def salient_in_tracker(rule: str, model: SalientClick) -> None:
-    """Make every ``ColorTracker.pick`` of this process take its first box by ``rule`` (for
-    ``track_eval.py --salient``): ``then-extent``, the salient part of the smallest whole crop
+def salient_in_tracker(rule: str, model: SalientClick) -> ClickPoolFn:
+    """The first box of a tracker's click by ``rule`` (for ``track_eval.py --salient``:
+    ``ExperimentTracker(click_pool=...)``): ``then-extent``, the salient part of the smallest whole crop
     (``SalientClick.segment``) and the shipped box where there is none; ``refine``, the salient
     part of a crop twice the shipped box's long side, the shipped box where there is none. The
     click's pool for a gesture is measured at the first gesture, as after a colour region."""
-    from sensekit.vision import color_tracker
-    from sensekit.vision.segment import Segment, segment_click_pool
+    from sensekit.vision.segment import Pool, Segment, segment_click_pool
 
-    def pool(frame: np.ndarray, x: float, y: float, **kw: object) -> tuple[Segment, object]:
+    def pool(frame: np.ndarray, x: float, y: float, **kw: Any) -> tuple[Segment, Pool | None]:
         if rule == "then-extent":
             mask = model.segment(frame, x, y)
         else:
-            first, measured = segment_click_pool(frame, x, y, **kw)  # type: ignore[arg-type]
+            first, measured = segment_click_pool(frame, x, y, **kw)
             mask, _t = model.part(frame, x, y, int(round(2 * max(first.box[2], first.box[3]))))
             if mask is None:
                 return first, measured
         if mask is None:
-            return segment_click_pool(frame, x, y, **kw)  # type: ignore[arg-type]
+            return segment_click_pool(frame, x, y, **kw)
         b = mask_box(mask)
         assert b is not None
         return Segment(tuple(int(v) for v in b), mask, "salient"), None  # type: ignore[arg-type]
 
     if rule not in ("then-extent", "refine"):
         raise ConfigError(f"--salient must be then-extent or refine, got {rule!r}")
-    color_tracker.segment_click_pool = pool  # type: ignore[attr-defined, assignment]
+    return pool
 
 
 def _model_file(model_py: Path, flag: str, how: str) -> ModuleType:

@@ -94,6 +94,7 @@ from sensekit.evaluation.vision.comeback import CUT_AT
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, BASELINES, TrackClip, add_clip_options, click_points, \
     evaluate_clip, format_table, frames_of, load_clip, size_ok, start_frames, summary, tracker_settings
+from sensekit.evaluation.vision.extent_experiment import ClickPoolFn
 from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment, unseen_by_fit
 from sensekit.vision.segment import segment_click
 
@@ -450,26 +451,30 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
 
 
 def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, motion_model: Path | None = None,
-                 edge_model: Path | None = None) -> ExtentExperiment | None:
+                 edge_model: Path | None = None) -> tuple[ExtentExperiment | None, dict[str, Any]]:
     """``--salient``: every tracker's click takes its first box from the salient model;
     ``--holder-cut``: a measured first box without the skin crossing its border;
     ``--motion-proposals``: the motion-coherent regions in every pool (``ConfigError`` for no model file);
     ``--motion-edge``: the motion-boundary cue among the motion cues (the same). Returned: the
-    extent experiment of the last two, for every tracker and click (None: as shipped)."""
+    extent experiment of the last two (None: as shipped) and the settings that give every tracker
+    of the run it and the first box of the first two (``--salient``'s when both):
+    ``ExperimentTracker``'s ``extent_experiment`` and ``click_pool``, each only when not as shipped."""
     from _first_box_hooks import extent_experiment
 
     exp = extent_experiment(motion_model, edge_model)
+    pool: ClickPoolFn | None = None
     if holder_cut:
         from _first_box_hooks import holder_cut_in_tracker
 
-        holder_cut_in_tracker()
+        pool = holder_cut_in_tracker()
     if rule is not None:
         from _first_box_hooks import salient_in_tracker
 
         from sensekit.evaluation.vision.salient_click import SalientClick
 
-        salient_in_tracker(rule, SalientClick(input_px=input_px))
-    return exp
+        pool = salient_in_tracker(rule, SalientClick(input_px=input_px))
+    settings = {"extent_experiment": exp, "click_pool": pool}
+    return exp, {k: v for k, v in settings.items() if v is not None}
 
 
 def _loss_tables(args: argparse.Namespace, names: list[str]) -> None:
@@ -490,10 +495,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         scales = parse_scales(args.scales)
         args.tracker_settings = tracker_settings(args.tracker)
-        args.experiment = _use_salient(args.salient, args.salient_px, args.holder_cut, args.motion_proposals,
-                                       args.motion_edge)
-        if args.experiment is not None:          # every tracker this run makes, by its settings
-            args.tracker_settings["extent_experiment"] = args.experiment
+        args.experiment, extra = _use_salient(args.salient, args.salient_px, args.holder_cut,
+                                              args.motion_proposals, args.motion_edge)
+        args.tracker_settings.update(extra)      # every tracker this run makes, by its settings
     except (SourceError, ValueError, ConfigError) as e:
         print(e, file=sys.stderr)
         return 2

@@ -160,3 +160,31 @@ def test_an_experiment_scores_with_its_own_weights_and_folds() -> None:
     other = sorted(folds)[1]
     with extent.held_out(other), pytest.raises(KeyError, match=f"no held-out weights for clip '{other}'"):
         scores(cues, motion=True, experiment=own)
+
+
+def test_an_experiment_tracker_takes_its_first_box_from_its_click_pool() -> None:
+    """``ExperimentTracker(click_pool=...)`` (``track_eval.py --holder-cut``/``--salient``) picks the box
+    its function gives, called with the click, the history and its experiment; a plain
+    ``ColorTracker`` made after it measures the click as shipped (nothing patched)."""
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.vision.segment import Segment
+
+    frames, true = _moving_patch(60)
+    x, y = true[0] + 30, true[1] + 30
+    mask = np.zeros(frames[-1].shape[:2], bool)
+    mask[100:140, 200:260] = True
+    calls: list[tuple[float, float, int, object]] = []
+
+    def given(frame: np.ndarray, cx: float, cy: float, *, history, experiment) -> tuple[Segment, None]:
+        calls.append((cx, cy, len(history), experiment))
+        return Segment((200, 100, 60, 40), mask, "salient"), None
+
+    adds = ExtentExperiment()
+    t = ExperimentTracker(extent_experiment=adds, click_pool=given)
+    t.pick(frames[-1], x, y, history=frames[:-1])
+    assert t.picked is not None and t.picked.box == (200, 100, 60, 40) and t.picked.method == "salient"
+    assert calls == [(x, y, len(frames) - 1, adds)]
+    plain = ColorTracker()
+    plain.pick(frames[-1], x, y, history=frames[:-1])
+    assert plain.picked is not None and plain.picked.method == "proposal" and len(calls) == 1

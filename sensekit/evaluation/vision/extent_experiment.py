@@ -11,14 +11,17 @@ itself is always the shipped extent); the experiment carries the weights that sc
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
 
 from sensekit.evaluation.vision.motion_edge import MOTION_EDGE
 from sensekit.evaluation.vision.motion_proposals import motion_proposals as _motion_proposals
 from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.extent import ExtentExperiment
+from sensekit.vision.segment import Pool, Segment
 
-__all__ = ["ExperimentTracker", "experiment"]
+__all__ = ["ClickPoolFn", "ExperimentTracker", "experiment"]
 
 
 def experiment(*, motion_proposals: bool = False, motion_edge: bool = False,
@@ -35,12 +38,25 @@ def experiment(*, motion_proposals: bool = False, motion_edge: bool = False,
                             folds=folds)
 
 
+#: ``f(frame, x, y, history=..., experiment=...)``: a click's first box and measured pool, in place
+#: of ``segment.segment_click_pool`` (``benchmarks/_first_box_hooks.py``: ``--holder-cut``, ``--salient``)
+ClickPoolFn = Callable[..., tuple[Segment, Pool | None]]
+
+
 class ExperimentTracker(ColorTracker):
     """``ColorTracker`` whose measured clicks (segmentation, the click's pool, the second look)
-    use ``extent_experiment`` (None: as shipped, the same as ``ColorTracker``); every other
-    argument is ``ColorTracker``'s. For the benchmarks (``track_eval.py``, ``click_cost.py``)."""
+    use ``extent_experiment`` and take their first box by ``click_pool`` (None for either: as
+    shipped, the same as ``ColorTracker``); every other argument is ``ColorTracker``'s. For the
+    benchmarks (``track_eval.py``, ``click_cost.py``)."""
 
     def __init__(self, color: int | str | None = None, *, extent_experiment: ExtentExperiment | None = None,
-                 **kwargs: Any) -> None:
+                 click_pool: ClickPoolFn | None = None, **kwargs: Any) -> None:
         super().__init__(color, **kwargs)
         self.extent_experiment = extent_experiment
+        self.click_pool = click_pool
+
+    def _click_pool(self, frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray]
+                    ) -> tuple[Segment, Pool | None]:
+        if self.click_pool is None:
+            return super()._click_pool(frame, x, y, history)
+        return self.click_pool(frame, x, y, history=history, experiment=self.extent_experiment)
