@@ -7,11 +7,14 @@
   run), ``hosts_file`` (the file, rewritten by ``_hosts``, and a free port), ``show`` (the paced demo
   sending to ``lights.test:PORT``), ``_listener`` (a ``sensekit osc-listen`` receiver counting what
   arrives) and ``_stop``.
+- **A labelled clap cut short** (harden22's end-of-stream and NaN rows, harden24's end row):
+  ``clap_cut``, ``../shared/data``'s ``CLIP`` cut 10 ms after the onset of one of its labelled claps.
 - **The constructor sweeps** (harden22's eight constructors, harden23's public classes): ``Sweep``
   gives every parameter a wrong-typed value and counts the errors that name it in one line.
 """
 from __future__ import annotations
 
+import csv
 import os
 import signal
 import subprocess
@@ -21,10 +24,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+import numpy as np
 from _fault_h20 import _env, _free_port, _sensekit
 
 Row = Callable[[str, str, str, bool], None]
 NSS = "/usr/lib/x86_64-linux-gnu/libnss_wrapper.so"
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+CLIP = "audio/clap_j_sparse7.wav"
+
+
+def clap_cut(row: Row, case: str, k: int) -> tuple[np.ndarray, int, float] | None:
+    """``CLIP`` cut 10 ms after the onset of its ``k``-th labelled clap (``clap_onsets.csv``): the
+    samples, the rate and the onset (s); None once the row ``case`` has said the clip is absent."""
+    if not (DATA / CLIP).is_file():
+        row("audio", case, f"not run: {DATA / CLIP} is absent", False)
+        return None
+    from sensekit.evaluation.audio.evaluate import read_wav
+
+    x, rate = read_wav(DATA / CLIP)
+    with open(DATA / "audio" / "clap_onsets.csv", newline="") as f:
+        on = [float(r["onset_s"]) for r in csv.DictReader(f) if r["file"] == CLIP][k]
+    return x[: round((on + 0.010) * rate)], rate, on
 
 
 def nss_absent(row: Row, case: str) -> bool:

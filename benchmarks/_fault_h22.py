@@ -10,7 +10,6 @@ given a value of a type none takes), the recorder and its replay, the audio stag
 """
 from __future__ import annotations
 
-import csv
 import importlib
 import json
 import logging
@@ -21,32 +20,21 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-from _fault_common import Sweep
+from _fault_common import Sweep, clap_cut
 
 Row = Callable[[str, str, str, bool], None]
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
-CLIP = "audio/clap_j_sparse7.wav"
-
-
-def _onsets() -> list[float]:
-    with open(DATA / "audio" / "clap_onsets.csv", newline="") as f:
-        return [float(r["onset_s"]) for r in csv.DictReader(f) if r["file"] == CLIP]
 
 
 def _end_row(tmp: Path, row: Row) -> None:
     case = "events FILE --clap, a real clip cut 10 ms after the onset of a labelled clap (clap_j_sparse7, 1.407 s)"
-    if not (DATA / CLIP).is_file():
-        row("audio", case, f"not run: {DATA / CLIP} is absent", False)
+    if (clip := clap_cut(row, case, 3)) is None:
         return
     import soundfile as sf
 
-    from sensekit.evaluation.audio.evaluate import read_wav
-
-    x, rate = read_wav(DATA / CLIP)
-    on = _onsets()[3]
+    cut, rate, on = clip
     wav = tmp / "cut-after-clap.wav"
-    sf.write(wav, x[: round((on + 0.010) * rate)], rate, subtype="FLOAT")
+    sf.write(wav, cut, rate, subtype="FLOAT")
     p = subprocess.run([sys.executable, "-m", "sensekit", "events", str(wav), "--clap", "--jsonl"],
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
     claps = [e["t"] for e in map(json.loads, p.stdout.splitlines()) if e.get("event") == "clap"]
@@ -60,15 +48,11 @@ def _nan_row(row: Row) -> None:
     from sensekit.audio.clap import ClapDetector
     from sensekit.audio.pipeline import AudioStage
     from sensekit.capture.base import AudioBlock
-    from sensekit.evaluation.audio.evaluate import read_wav
 
     case = "a NaN block 10 ms after a labelled clap (a faulty driver), then 0.5 s of silence"
-    if not (DATA / CLIP).is_file():
-        row("audio", case, f"not run: {DATA / CLIP} is absent", False)
+    if (clip := clap_cut(row, case, 3)) is None:
         return
-    x, rate = read_wav(DATA / CLIP)
-    on = _onsets()[3]
-    cut = x[: round((on + 0.010) * rate)]
+    cut, rate, on = clip
     stage = AudioStage(clap=ClapDetector())
     blocks = [cut[i:i + 512] for i in range(0, len(cut), 512)]
     blocks += [np.full(512, np.nan, np.float32), np.zeros(rate // 2, np.float32)]

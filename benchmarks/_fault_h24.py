@@ -19,7 +19,6 @@ About 70 s (the OSC row runs a paced show for 40 s).
 """
 from __future__ import annotations
 
-import csv
 import socket
 import subprocess
 import sys
@@ -28,13 +27,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from _fault_common import _hosts, _listener, _stop, hosts_file, nss_absent, show
+from _fault_common import DATA, _hosts, _listener, _stop, clap_cut, hosts_file, nss_absent, show
 from _fault_h20 import _env
 
 Row = Callable[[str, str, str, bool], None]
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
-CLIP = "audio/clap_j_sparse7.wav"
 ALSA_LINE = "ALSA lib pcm_file.c:315:(snd_pcm_file_areas_read_infile) read from file failed"
 
 
@@ -94,22 +91,13 @@ def _rate_row(row: Row) -> None:
     row("microphone", case, f"exit status {said}", said.startswith("2 "))
 
 
-def _onsets() -> list[float]:
-    with open(DATA / "audio" / "clap_onsets.csv", newline="") as f:
-        return [float(r["onset_s"]) for r in csv.DictReader(f) if r["file"] == CLIP]
-
-
 def _clap_end_row(row: Row) -> None:
     case = "a clap cut 10 ms after its onset, before its 20 dB fall (clap_j_sparse7 at 1.671 s, ClapDetector.finish())"
-    if not (DATA / CLIP).is_file():
-        row("audio", case, f"not run: {DATA / CLIP} is absent", False)
+    if (clip := clap_cut(row, case, 4)) is None:
         return
     from sensekit.audio.clap import ClapDetector
-    from sensekit.evaluation.audio.evaluate import read_wav
 
-    x, rate = read_wav(DATA / CLIP)
-    on = _onsets()[4]
-    cut = x[: round((on + 0.010) * rate)]
+    cut, rate, on = clip
     det = ClapDetector()
     ts = [c.t for k, i in enumerate(range(0, len(cut), 512))
           for c in det.process(cut[i:i + 512], i / rate, rate, index=k)]
