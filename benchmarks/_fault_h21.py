@@ -13,10 +13,8 @@ the old one quits. The receivers are ``sensekit osc-listen`` processes. The reco
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -24,41 +22,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from _fault_h20 import _end_counts, _env, _free_port, _sensekit
+from _fault_common import NSS as NSS, _hosts as _hosts, _listener, _stop as _stop, hosts_file, nss_absent, show
+from _fault_h20 import _end_counts, _env, _sensekit
 
 Row = Callable[[str, str, str, bool], None]
 ROOT = Path(__file__).resolve().parents[1]
-NSS = "/usr/lib/x86_64-linux-gnu/libnss_wrapper.so"
-
-
-def _hosts(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".new")
-    tmp.write_text(text)
-    os.replace(tmp, path)                      # a new file: nss_wrapper reads it again
-
-
-def _listener(port: int, host: str = "127.0.0.1") -> tuple[subprocess.Popen[str], list[int], threading.Event]:
-    proc = _sensekit(["osc-listen", str(port), "--host", host, "--seconds", "120"], bufsize=1)
-    seen, some = [0], threading.Event()
-
-    def count() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if line.startswith("/sensekit/"):
-                seen[0] += 1
-                if seen[0] >= 20:
-                    some.set()
-    threading.Thread(target=count, daemon=True).start()
-    return proc, seen, some
-
-
-def _stop(proc: subprocess.Popen[str]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def _said(err: str, text: str) -> list[str]:
@@ -67,72 +35,62 @@ def _said(err: str, text: str) -> list[str]:
 
 def _late_dns_row(tmp: Path, row: Row) -> None:
     case = "events demo --realtime --osc lights.test:PORT, the name in the hosts file only 3 s after the show started"
-    if not Path(NSS).exists():
-        row("OSC out", case, f"not run: {NSS} is absent (apt-get install libnss-wrapper)", False)
+    if nss_absent(row, case):
         return
-    hosts = tmp / "late-hosts"
-    _hosts(hosts, "")
-    port = _free_port()
-    rx, seen, _ = _listener(port)
-    env = _env(LD_PRELOAD=NSS, NSS_WRAPPER_HOSTS=str(hosts))
-    show = _sensekit(["events", "demo", "--level", "--realtime", "--max-items", "600",
-                      "--osc", f"lights.test:{port}"], env=env)
+    hosts, port = hosts_file(tmp, "late-hosts", "")
+    rx, seen, _, _ = _listener(port)
+    demo = show(hosts, port, 600)
     lines: list[str] = []
     started = threading.Event()
 
     def read() -> None:
-        assert show.stderr is not None
-        for line in show.stderr:
+        assert demo.stderr is not None
+        for line in demo.stderr:
             lines.append(line)
             if "cannot resolve" in line or "sending events to" in line:
                 started.set()
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    while not started.wait(0.1) and show.poll() is None:   # its first look-up has failed
+    while not started.wait(0.1) and demo.poll() is None:   # its first look-up has failed
         pass
     time.sleep(3.0)
     _hosts(hosts, "127.0.0.1 lights.test\n")   # DNS is up, 3 s into the show
-    show.wait(timeout=180)
+    demo.wait(timeout=180)
     reader.join(timeout=10)
     err = "".join(lines)
     time.sleep(0.5)
     _stop(rx)
     yet, now = _said(err, "cannot resolve 'lights.test' yet"), _said(err, "resolves now")
     counts = _end_counts(err)
-    ok = (show.returncode == 0 and len(yet) == 1 and len(now) == 1 and seen[0] > 0
+    ok = (demo.returncode == 0 and len(yet) == 1 and len(now) == 1 and seen[0] > 0
           and counts.get("osc_unresolved", 0) > 0 and "Traceback" not in err)
-    row("OSC out", case, f"exit {show.returncode}; {len(yet)} warning, then: "
+    row("OSC out", case, f"exit {demo.returncode}; {len(yet)} warning, then: "
         f"{now[0].split('OSC: ', 1)[-1] if now else '-'}; {seen[0]} received; {counts}", ok)
 
 
 def _moved_row(tmp: Path, row: Row) -> None:
     case = ("events demo --realtime --osc lights.test:PORT; mid-show the name moves to 127.0.0.2 and the "
             "receiver at 127.0.0.1 quits (osc-listen on each)")
-    if not Path(NSS).exists():
-        row("OSC out", case, f"not run: {NSS} is absent (apt-get install libnss-wrapper)", False)
+    if nss_absent(row, case):
         return
-    hosts = tmp / "moved-hosts"
-    _hosts(hosts, "127.0.0.1 lights.test\n")
-    port = _free_port()
-    old, seen_old, some = _listener(port)
-    new, seen_new, _ = _listener(port, "127.0.0.2")
-    env = _env(LD_PRELOAD=NSS, NSS_WRAPPER_HOSTS=str(hosts))
-    show = _sensekit(["events", "demo", "--level", "--realtime", "--max-items", "600",
-                      "--osc", f"lights.test:{port}"], env=env)
+    hosts, port = hosts_file(tmp, "moved-hosts", "127.0.0.1 lights.test\n")
+    old, seen_old, some, _ = _listener(port)
+    new, seen_new, _, _ = _listener(port, "127.0.0.2")
+    demo = show(hosts, port, 600)
     while not some.wait(0.1):                  # until the old receiver has 20 events
-        if show.poll() is not None:
+        if demo.poll() is not None:
             break
     _hosts(hosts, "127.0.0.2 lights.test\n")   # a new lease
     time.sleep(1.5)
     _stop(old)                                 # and nothing at the old address now
-    _out, err = show.communicate(timeout=180)
+    _out, err = demo.communicate(timeout=180)
     time.sleep(0.5)
     _stop(new)
     moved = _said(err, "moved from")
     counts = _end_counts(err)
-    ok = (show.returncode == 0 and len(moved) == 1 and seen_old[0] > 0 and seen_new[0] > 0
+    ok = (demo.returncode == 0 and len(moved) == 1 and seen_old[0] > 0 and seen_new[0] > 0
           and "Traceback" not in err)
-    row("OSC out", case, f"exit {show.returncode}; {moved[0].split('OSC: ', 1)[-1] if moved else 'no move said'}; "
+    row("OSC out", case, f"exit {demo.returncode}; {moved[0].split('OSC: ', 1)[-1] if moved else 'no move said'}; "
         f"received {seen_old[0]} at the old address, then {seen_new[0]} at the new; {counts}", ok)
 
 

@@ -10,7 +10,6 @@ given a value of a type none takes), the recorder and its replay, the audio stag
 """
 from __future__ import annotations
 
-import csv
 import importlib
 import json
 import logging
@@ -21,31 +20,21 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+from _fault_common import Sweep, clap_cut
 
 Row = Callable[[str, str, str, bool], None]
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
-CLIP = "audio/clap_j_sparse7.wav"
-
-
-def _onsets() -> list[float]:
-    with open(DATA / "audio" / "clap_onsets.csv", newline="") as f:
-        return [float(r["onset_s"]) for r in csv.DictReader(f) if r["file"] == CLIP]
 
 
 def _end_row(tmp: Path, row: Row) -> None:
     case = "events FILE --clap, a real clip cut 10 ms after the onset of a labelled clap (clap_j_sparse7, 1.407 s)"
-    if not (DATA / CLIP).is_file():
-        row("audio", case, f"not run: {DATA / CLIP} is absent", False)
+    if (clip := clap_cut(row, case, 3)) is None:
         return
     import soundfile as sf
 
-    from sensekit.evaluation.audio.evaluate import read_wav
-
-    x, rate = read_wav(DATA / CLIP)
-    on = _onsets()[3]
+    cut, rate, on = clip
     wav = tmp / "cut-after-clap.wav"
-    sf.write(wav, x[: round((on + 0.010) * rate)], rate, subtype="FLOAT")
+    sf.write(wav, cut, rate, subtype="FLOAT")
     p = subprocess.run([sys.executable, "-m", "sensekit", "events", str(wav), "--clap", "--jsonl"],
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
     claps = [e["t"] for e in map(json.loads, p.stdout.splitlines()) if e.get("event") == "clap"]
@@ -59,15 +48,11 @@ def _nan_row(row: Row) -> None:
     from sensekit.audio.clap import ClapDetector
     from sensekit.audio.pipeline import AudioStage
     from sensekit.capture.base import AudioBlock
-    from sensekit.evaluation.audio.evaluate import read_wav
 
     case = "a NaN block 10 ms after a labelled clap (a faulty driver), then 0.5 s of silence"
-    if not (DATA / CLIP).is_file():
-        row("audio", case, f"not run: {DATA / CLIP} is absent", False)
+    if (clip := clap_cut(row, case, 3)) is None:
         return
-    x, rate = read_wav(DATA / CLIP)
-    on = _onsets()[3]
-    cut = x[: round((on + 0.010) * rate)]
+    cut, rate, on = clip
     stage = AudioStage(clap=ClapDetector())
     blocks = [cut[i:i + 512] for i in range(0, len(cut), 512)]
     blocks += [np.full(512, np.nan, np.float32), np.zeros(rate // 2, np.float32)]
@@ -89,6 +74,10 @@ def _nan_row(row: Row) -> None:
         len(found) == 1)
 
 
+def _names_class_and_arg(exc: Exception, owner: str, name: str) -> bool:
+    return name in str(exc) and owner in str(exc) and "\n" not in str(exc)
+
+
 def _types_row(row: Row) -> None:
     sys.path.insert(0, str(ROOT))
     from sensekit.audio.pipeline import AudioStage
@@ -98,23 +87,15 @@ def _types_row(row: Row) -> None:
         classes: list[str] = sweep.CLASSES
     except ImportError:                       # a checkout without sensekit.arg_types
         classes = []
-    named = total = 0
-    other: list[str] = []
+    tally = Sweep()
     with tempfile.TemporaryDirectory() as d:
         for owner in classes:
             cls, go = sweep._calls(Path(d))[owner]
-            for name in sweep._params(cls):
-                total += 1
-                try:
-                    go(name, sweep.Wrong())
-                    other.append(f"{owner}.{name} accepted")
-                except (TypeError, ValueError) as exc:
-                    if name in str(exc) and owner in str(exc) and "\n" not in str(exc):
-                        named += 1
-                    else:
-                        other.append(f"{owner}.{name}: {type(exc).__name__}")
-                except Exception as exc:
-                    other.append(f"{owner}.{name}: {type(exc).__name__}")
+
+            def call(name: str, go: Any = go) -> Any:
+                return go(name, sweep.Wrong())
+            tally.run(owner, sweep._params(cls), call, _names_class_and_arg)
+    named, total, other = tally.named, tally.total, tally.other
     try:
         AudioStage(clap=1)  # type: ignore[arg-type]
         said = "accepted"

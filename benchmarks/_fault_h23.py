@@ -22,10 +22,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+from _fault_common import Sweep
 
 Row = Callable[[str, str, str, bool], None]
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "recordings" / "demo.skrec"
+
+
+def _names_arg(exc: Exception, owner: str, name: str) -> bool:
+    return name in str(exc) and "\n" not in str(exc) and not isinstance(exc, AttributeError)
 
 
 def _sweep_row(row: Row) -> None:
@@ -36,29 +41,20 @@ def _sweep_row(row: Row) -> None:
         unlisted = sorted(set(sweep.public_classes()) - set(sweep.SWEPT) - set(sweep.NEEDS) - set(sweep.NOT_SWEPT))
     except ImportError:                       # a checkout without the sweep
         classes, unlisted = [], []
-    named = total = 0
-    other: list[str] = []
+    tally = Sweep()
     here = os.getcwd()
     for qualname in classes:
         cls, base = sweep._load(qualname), sweep.SWEPT[qualname]()
         d = tempfile.mkdtemp()
         os.chdir(d)
         try:
-            for name in sweep._params(cls):
-                total += 1
-                try:
-                    sweep._close(cls(**{**base, name: sweep.Wrong()}))
-                    other.append(f"{cls.__name__}.{name} accepted")
-                except (TypeError, ValueError) as exc:
-                    if name in str(exc) and "\n" not in str(exc) and not isinstance(exc, AttributeError):
-                        named += 1
-                    else:
-                        other.append(f"{cls.__name__}.{name}: {type(exc).__name__}")
-                except Exception as exc:
-                    other.append(f"{cls.__name__}.{name}: {type(exc).__name__}")
+            def call(name: str, cls: Any = cls, base: Any = base) -> Any:
+                return sweep._close(cls(**{**base, name: sweep.Wrong()}))
+            tally.run(cls.__name__, sweep._params(cls), call, _names_arg)
         finally:
             os.chdir(here)
             shutil.rmtree(d, ignore_errors=True)
+    named, total, other = tally.named, tally.total, tally.other
     row("API", f"every parameter and setting of the {len(classes)} public classes a user builds, given a wrong type",
         f"{named} of {total} one line naming the argument; public classes in neither table: {len(unlisted)}"
         + (f"; not: {', '.join(other[:4])}" if other else ""),

@@ -19,23 +19,19 @@ About 70 s (the OSC row runs a paced show for 40 s).
 """
 from __future__ import annotations
 
-import csv
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Callable
 
-from _fault_h20 import _env, _free_port, _sensekit
-from _fault_h21 import NSS, _hosts, _stop
+from _fault_common import DATA, _hosts, _listener, _stop, clap_cut, hosts_file, nss_absent, show
+from _fault_h20 import _env
 
 Row = Callable[[str, str, str, bool], None]
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
-CLIP = "audio/clap_j_sparse7.wav"
 ALSA_LINE = "ALSA lib pcm_file.c:315:(snd_pcm_file_areas_read_infile) read from file failed"
 
 
@@ -95,22 +91,13 @@ def _rate_row(row: Row) -> None:
     row("microphone", case, f"exit status {said}", said.startswith("2 "))
 
 
-def _onsets() -> list[float]:
-    with open(DATA / "audio" / "clap_onsets.csv", newline="") as f:
-        return [float(r["onset_s"]) for r in csv.DictReader(f) if r["file"] == CLIP]
-
-
 def _clap_end_row(row: Row) -> None:
     case = "a clap cut 10 ms after its onset, before its 20 dB fall (clap_j_sparse7 at 1.671 s, ClapDetector.finish())"
-    if not (DATA / CLIP).is_file():
-        row("audio", case, f"not run: {DATA / CLIP} is absent", False)
+    if (clip := clap_cut(row, case, 4)) is None:
         return
     from sensekit.audio.clap import ClapDetector
-    from sensekit.evaluation.audio.evaluate import read_wav
 
-    x, rate = read_wav(DATA / CLIP)
-    on = _onsets()[4]
-    cut = x[: round((on + 0.010) * rate)]
+    cut, rate, on = clip
     det = ClapDetector()
     ts = [c.t for k, i in enumerate(range(0, len(cut), 512))
           for c in det.process(cut[i:i + 512], i / rate, rate, index=k)]
@@ -146,36 +133,23 @@ def _gap_row(row: Row) -> None:
 def _osc_row(tmp: Path, row: Row) -> None:
     case = ("events demo --realtime --loop --osc lights.test:PORT; the name moves to 127.0.0.2 while its old "
             "address, 127.0.0.3, stays silent (bound, never read: no port unreachable)")
-    if not Path(NSS).exists():
-        row("OSC out", case, f"not run: {NSS} is absent (apt-get install libnss-wrapper)", False)
+    if nss_absent(row, case):
         return
-    hosts = tmp / "silent-hosts"
-    _hosts(hosts, "127.0.0.3 lights.test\n")
-    port = _free_port()
+    hosts, port = hosts_file(tmp, "silent-hosts", "127.0.0.3 lights.test\n")
     silent = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     silent.bind(("127.0.0.3", port))               # takes the datagrams, never reads them
-    new = _sensekit(["osc-listen", str(port), "--host", "127.0.0.2", "--seconds", "120"], bufsize=1)
-    first: list[float] = []
-
-    def count() -> None:
-        assert new.stdout is not None
-        for line in new.stdout:
-            if line.startswith("/sensekit/") and not first:
-                first.append(time.monotonic())
-    threading.Thread(target=count, daemon=True).start()
-    env = _env(LD_PRELOAD=NSS, NSS_WRAPPER_HOSTS=str(hosts))
-    show = _sensekit(["events", "demo", "--level", "--realtime", "--loop", "--max-items", "2400",
-                      "--osc", f"lights.test:{port}"], env=env)
+    new, _, _, first = _listener(port, "127.0.0.2")
+    demo = show(hosts, port, 2400, "--loop")
     time.sleep(6.0)                                 # the show runs, its events vanish at the old address
     _hosts(hosts, "127.0.0.2 lights.test\n")       # a new lease; the old address says nothing
     moved_at = time.monotonic()
-    _out, err = show.communicate(timeout=180)
+    _out, err = demo.communicate(timeout=180)
     time.sleep(0.5)
     _stop(new)
     silent.close()
     lag = f"the first event at the new address {first[0] - moved_at:.1f} s after the move" if first \
         else "no event at the new address in the show's remaining ~34 s"
-    row("OSC out", case, f"exit {show.returncode}; {lag}", show.returncode == 0 and bool(first)
+    row("OSC out", case, f"exit {demo.returncode}; {lag}", demo.returncode == 0 and bool(first)
         and first[0] - moved_at <= 8.0 and "Traceback" not in err)
 
 

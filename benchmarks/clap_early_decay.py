@@ -18,14 +18,10 @@ Usage: .venv/bin/python benchmarks/clap_early_decay.py --folds /tmp/claps30 --ou
 """
 from __future__ import annotations
 
-import argparse
-import json
 from typing import Any
 
 import numpy as np
-from clap_false_claps import (Folds, Recorder, TOL_S, auc, bar_table, fold_maker, fold_parser, folds_and_sources,
-                              offsets_of, print_curve, stream_rows)
-from clap_ring_stream import delays
+from clap_false_claps import Folds, Recorder, VetoBench, auc, bar_table, fold_maker, nested_cuts, veto_main
 
 from sensekit.evaluation.audio.clap_early_decay import early_available, low_rise_db
 from sensekit.evaluation.audio.clap_mel_score import LinearScore
@@ -42,46 +38,13 @@ class EarlyRecorder(Recorder):
     def _holds(self, p: int) -> bool:
         return super()._holds(p) or self._cut is None
 
-    def _judge(self, p: int, onset: int) -> Any:
-        mark = self._mark()
-        clap = super()._judge(p, onset)
-        if clap is None:
-            return None
-        b0, rate = self._b0, self._meter.rate
-        x = self._buf[: self._end - b0]
-        row = self.rows[-1]
-        row.update(low_rise_db=low_rise_db(x, p - b0, rate), early_in=early_available(len(x), p - b0, rate))
-        if self._cut is not None and row["early_in"] and not row["close"] and row["low_rise_db"] > self._cut:
-            self._undo(mark)
-            return None
-        return clap
-
-
-def run(args: argparse.Namespace, sources: list[str], off: int, cuts: dict[str, float] | None,
-        folds_: Folds) -> tuple[dict[str, Any], list[dict[str, Any]], list[EarlyRecorder]]:
-    made: list[EarlyRecorder] = []
-    per, hits = stream_rows(args, sources, off,
-                            lambda s: fold_maker(EarlyRecorder, s, folds_, made, None if cuts is None else cuts[s]),
-                            made)
-    rows = [{**row, "t": t, "source": s, "clip": r.clip.file, "label": r.clip.label, "kind": kind, "true": true,
-             "recipe_true": kind == "recipe" and any(abs(t - o) <= TOL_S for o in r.recipe)}
-            for s, r, row, t, kind, true in hits]
-    return per, rows, made
+    def _drops(self, row: dict[str, Any], x: np.ndarray, p: int, rate: int) -> bool:
+        row.update(low_rise_db=low_rise_db(x, p, rate), early_in=early_available(len(x), p, rate))
+        return bool(self._cut is not None and row["early_in"] and not row["close"] and row["low_rise_db"] > self._cut)
 
 
 def in_scope(r: dict[str, Any]) -> bool:
     return bool(r["early_in"]) and not r["close"]
-
-
-def nested_cuts(rows: list[dict[str, Any]], sources: list[str]) -> dict[str, float]:
-    """Per held-out source: the largest ``low_rise_db`` over the other clap sources' true far-call
-    claps and (unless held out) sharwin's recipe far-call claps."""
-    out = {}
-    for s in sources:
-        pool = [r["low_rise_db"] for r in rows if r["source"] != s and in_scope(r)
-                and (r["true"] or (r["source"] == "sharwin" and r["recipe_true"]))]
-        out[s] = float(max(pool))
-    return out
 
 
 def feature_table(rows: list[dict[str, Any]]) -> None:
@@ -106,37 +69,29 @@ def listing(rows: list[dict[str, Any]], off: int) -> None:
                   f"{'close' if r['close'] else 'far  '} low_rise {r['low_rise_db']:6.1f}")
 
 
-def main() -> int:
-    from sensekit.evaluation.audio.evaluate import format_sources
+def _cuts(rows: list[dict[str, Any]], sources: list[str], _veto: bool) -> dict[str, float]:
+    """Per held-out source: the largest ``low_rise_db`` over the other clap sources' true far-call
+    claps and (unless held out) sharwin's recipe far-call claps."""
+    return nested_cuts(rows, sources, "low_rise_db", in_scope=in_scope, recipe=True)
 
-    ap = fold_parser(__doc__)
-    ap.add_argument("--veto", action="store_true")
-    args = ap.parse_args()
-    loaded = folds_and_sources(args)
-    if loaded is None:
-        return 2
-    folds_, sources = loaded
-    cuts = None
-    if args.veto:
-        cuts = nested_cuts(json.loads((args.out / "EARLY_0.json").read_text()), sources)
-        print("cut per held-out source (nested): " + ", ".join(f"{s} {v:.2f}" for s, v in cuts.items()), flush=True)
-    name = "veto" if args.veto else "measure"
-    for off in offsets_of(args):
-        per, rows, made = run(args, sources, off, cuts, folds_)
-        print(format_sources(per, title=f"{name} off {off}"))
-        print(f"decision delay ({name}, off {off}): {delays(made)}", flush=True)
-        if not args.veto:
-            args.out.mkdir(parents=True, exist_ok=True)
-            (args.out / f"EARLY_{off}.json").write_text(json.dumps(rows))
-            feature_table(rows)
-        listing(rows, off)
-        bar_table(per, rows, off)
-    if not args.no_curve:
-        made_c: list[EarlyRecorder] = []
-        print_curve(args, sources,
-                    lambda s: fold_maker(EarlyRecorder, s, folds_, made_c, None if cuts is None else cuts[s]), name)
-        print(f"decision delay ({name}, noise curve): {delays(made_c)}", flush=True)
-    return 0
+
+def _make(s: str, folds_: Folds, made: list[EarlyRecorder], _veto: bool, cut: float | None) -> Any:
+    return fold_maker(EarlyRecorder, s, folds_, made, cut)
+
+
+def _report(veto: bool, per: dict[str, Any], rows: list[dict[str, Any]], off: int) -> None:
+    if not veto:
+        feature_table(rows)
+    listing(rows, off)
+    bar_table(per, rows, off)
+
+
+EARLY = VetoBench(rows_file="EARLY", measure="measure", veto_option={"action": "store_true"}, cuts=_cuts,
+                  cut_label=lambda _veto: "", make=_make, report=_report)
+
+
+def main() -> int:
+    return veto_main(EARLY, __doc__)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -101,7 +102,16 @@ class Recorder(Shipped):
             row.update(ring_over_T=ring - wm.threshold, mel=mel, sum_minus_theta=ring + mel - wm.theta,
                        late_above_db=level, voiced_after=voiced)
         self.rows.append(row)
+        if self._drops(row, x, p - b0, rate):
+            self._undo(mark)
+            return None
         return clap
+
+    def _drops(self, row: dict[str, Any], x: np.ndarray, p: int, rate: int) -> bool:
+        """A subclass's feature window: adds its features of the clap peaking at ``x[p]`` to ``row``
+        (just recorded) and says whether its veto drops the clap (then undone as if never judged one).
+        Here: nothing added, never."""
+        return False
 
 
 Folds = tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, LinearScore]]
@@ -199,15 +209,17 @@ def stream_rows(args: argparse.Namespace, sources: list[str], off: int,
     return per, hits
 
 
-def run(args: argparse.Namespace, sources: list[str], off: int, cuts: dict[str, float] | None,
-        folds_: Folds) -> tuple[
-            dict[str, Any], list[dict[str, Any]], list[Recorder]]:
-    made: list[Recorder] = []
-    per, hits = stream_rows(args, sources, off,
-                            lambda s: fold_maker(Recorder, s, folds_, made, None if cuts is None else cuts[s]), made)
-    rows = [{**row, "t": t, "source": s, "clip": r.clip.file, "label": r.clip.label, "kind": kind, "true": true}
-            for s, r, row, t, kind, true in hits]
-    return per, rows, made
+def hit_rows(hits: list[Hit], *, recipe: bool = False) -> list[dict[str, Any]]:
+    """``stream_rows``' hits as the rows a benchmark keeps: each recorded row with its time in the clip,
+    source, clip, label, kind and whether it is a true clap; ``recipe``: also ``recipe_true``, whether it
+    is within ``TOL_S`` of one of a recipe clip's clap times."""
+    rows = []
+    for s, r, row, t, kind, true in hits:
+        out = {**row, "t": t, "source": s, "clip": r.clip.file, "label": r.clip.label, "kind": kind, "true": true}
+        if recipe:
+            out["recipe_true"] = kind == "recipe" and any(abs(t - o) <= TOL_S for o in r.recipe)
+        rows.append(out)
+    return rows
 
 
 def auc(a: np.ndarray, b: np.ndarray) -> float:
@@ -266,48 +278,102 @@ def feature_table(rows: list[dict[str, Any]]) -> None:
         print(f"| {n} | {tm:.2f} | " + " | ".join(cells) + " |")
 
 
-def nested_cuts(rows: list[dict[str, Any]], sources: list[str]) -> dict[str, float]:
-    """Per held-out source: the largest ``attack_peak_db`` of the other sources' true claps."""
+def nested_cuts(rows: list[dict[str, Any]], sources: list[str], feature: str, *,
+                in_scope: Callable[[dict[str, Any]], bool] = lambda r: True, recipe: bool = False,
+                smallest: bool = False) -> dict[str, float]:
+    """Per held-out source: the largest ``feature`` (``smallest``: the smallest) over the rows in
+    ``in_scope`` of the *other* sources' true claps and, with ``recipe``, sharwin's recipe claps
+    (``recipe_true``; not when sharwin is the one held out)."""
     out = {}
     for s in sources:
-        v = [r["attack_peak_db"] for r in rows if r["true"] and r["source"] != s]
-        out[s] = float(max(v))
+        pool = [r[feature] for r in rows if r["source"] != s and in_scope(r)
+                and (r["true"] or (recipe and r["source"] == "sharwin" and r["recipe_true"]))]
+        out[s] = float(min(pool) if smallest else max(pool))
     return out
 
 
-def main() -> int:
+@dataclass(frozen=True)
+class VetoBench:
+    """What a held-out veto benchmark gives ``veto_main`` (``--veto`` below: its value, False/None for
+    the measure run).
+
+    ``rows_file``: the measure run keeps ``<rows_file>_<offset>.json`` in ``--out``, ``--veto`` nests its
+    cuts from ``<rows_file>_0.json``; ``measure``: the measure run's name in the tables; ``veto_option``:
+    ``--veto``'s ``add_argument`` keywords; ``cuts(rows, sources, veto)``: the nested cut per held-out
+    source; ``cut_label(veto)`` (ending in a space, or empty), ``cut_digits``: the line printing them;
+    ``make(source, folds, made, veto, cut)``: ``make_for`` of the source's detectors; ``report(veto, per,
+    rows, off)``: what is printed at an offset after the delay line; ``recipe``: the rows carry
+    ``recipe_true``."""
+
+    rows_file: str
+    measure: str
+    veto_option: dict[str, Any]
+    cuts: Callable[[list[dict[str, Any]], list[str], Any], dict[str, float]]
+    cut_label: Callable[[Any], str]
+    make: Callable[[str, Folds, list[Any], Any, float | None], Callable[[], Recorder]]
+    report: Callable[[Any, dict[str, Any], list[dict[str, Any]], int], None]
+    cut_digits: int = 2
+    recipe: bool = True
+
+
+def veto_main(bench: VetoBench, doc: str | None) -> int:
+    """The ``main`` of a held-out veto benchmark: measure (keeps the rows) or ``--veto`` (the cuts
+    nested from offset 0's rows) at each of ``--offsets``: the per-source table, the decision delay
+    and ``bench.report``; then the noise curve (``--no-curve``: not). 2: the shared data missing."""
     from sensekit.evaluation.audio.evaluate import format_sources
 
-    ap = fold_parser(__doc__)
-    ap.add_argument("--veto", action="store_true")
+    ap = fold_parser(doc)
+    ap.add_argument("--veto", **bench.veto_option)
     args = ap.parse_args()
     loaded = folds_and_sources(args)
     if loaded is None:
         return 2
     folds_, sources = loaded
+    veto = args.veto
     cuts = None
-    if args.veto:
-        cuts = nested_cuts(json.loads((args.out / "CLAPS_0.json").read_text()), sources)
-        print("attack_peak_db cut per held-out source (nested): "
-              + ", ".join(f"{s} {v:.1f}" for s, v in cuts.items()), flush=True)
+    if veto:
+        cuts = bench.cuts(json.loads((args.out / f"{bench.rows_file}_0.json").read_text()), sources, veto)
+        print(f"{bench.cut_label(veto)}cut per held-out source (nested): "
+              + ", ".join(f"{s} {v:.{bench.cut_digits}f}" for s, v in cuts.items()), flush=True)
+    name = (f"veto {veto}" if isinstance(veto, str) else "veto") if veto else bench.measure
+
+    def make_for(made: list[Any]) -> Callable[[str], Callable[[], Recorder]]:
+        return lambda s: bench.make(s, folds_, made, veto, None if cuts is None else cuts[s])
+
     for off in offsets_of(args):
-        per, rows, made = run(args, sources, off, cuts, folds_)
-        name = "veto" if args.veto else "shipped wait"
+        made: list[Any] = []
+        per, hits = stream_rows(args, sources, off, make_for(made), made)
+        rows = hit_rows(hits, recipe=bench.recipe)
         print(format_sources(per, title=f"{name} off {off}"))
         print(f"decision delay ({name}, off {off}): {delays(made)}", flush=True)
-        if not args.veto:
-            (args.out / f"CLAPS_{off}.json").write_text(json.dumps(rows))
-        report(rows, off)
-        bar_table(per, rows, off)
-        if not args.veto and off == 0:
-            feature_table(rows)
+        if not veto:
+            args.out.mkdir(parents=True, exist_ok=True)
+            (args.out / f"{bench.rows_file}_{off}.json").write_text(json.dumps(rows))
+        bench.report(veto, per, rows, off)
     if not args.no_curve:
-        made_c: list[Recorder] = []
-        name = "veto" if args.veto else "shipped wait"
-        print_curve(args, sources, lambda s: fold_maker(Recorder, s, folds_, made_c, None if cuts is None else cuts[s]),
-                    name)
+        made_c: list[Any] = []
+        print_curve(args, sources, make_for(made_c), name)
         print(f"decision delay ({name}, noise curve): {delays(made_c)}", flush=True)
     return 0
+
+
+def _report(veto: bool, per: dict[str, Any], rows: list[dict[str, Any]], off: int) -> None:
+    report(rows, off)
+    bar_table(per, rows, off)
+    if not veto and off == 0:
+        feature_table(rows)
+
+
+ATTACK = VetoBench(
+    rows_file="CLAPS", measure="shipped wait", veto_option={"action": "store_true"},
+    cuts=lambda rows, sources, _veto: nested_cuts(rows, sources, "attack_peak_db"),
+    cut_label=lambda _veto: "attack_peak_db ", cut_digits=1,
+    make=lambda s, folds_, made, _veto, cut: fold_maker(Recorder, s, folds_, made, cut),
+    report=_report, recipe=False)
+
+
+def main() -> int:
+    return veto_main(ATTACK, __doc__)
 
 
 if __name__ == "__main__":

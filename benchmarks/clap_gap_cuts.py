@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import deque
 from pathlib import Path
 from typing import Any, Callable
 
@@ -35,16 +34,11 @@ AFTER_S = 1.0
 
 
 def old_bridge(det: Any, gap: int, samples: np.ndarray, t: float, rate: int, index: int) -> list[Clap]:
-    """``clap_gap.bridge`` before harden24: the silence alone decided what was owed."""
+    """``clap_gap.bridge`` before harden24: the silence alone decided what was owed (fed as any block,
+    instead of ``judge_owed``); the rest of the gap skipped as now (``clap_gap.skip``)."""
     pad = min(gap, int(clap_gap.PAD_S * rate))
     found = list(det.process(np.zeros(pad, np.float32), t - gap / rate, rate, index=index))
-    rest = gap - pad
-    if rest:
-        det._t0 = (det._t0 or 0.0) + rest / rate
-        det._recent = deque((p - rest, db) for p, db in det._recent)
-        det._last_clap -= rest
-    det.gaps += 1
-    det.gap_samples += gap
+    clap_gap.skip(det, gap, pad, rate)
     return found + list(det.process(samples, t, rate, index=index))
 
 

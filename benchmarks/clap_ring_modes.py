@@ -26,14 +26,10 @@ Usage: .venv/bin/python benchmarks/clap_ring_modes.py --folds /tmp/claps30 --out
 """
 from __future__ import annotations
 
-import argparse
-import json
 from typing import Any
 
 import numpy as np
-from clap_false_claps import (Folds, Recorder, TOL_S, auc, bar_table, fold_maker, fold_parser, folds_and_sources,
-                              offsets_of, print_curve, stream_rows)
-from clap_ring_stream import delays
+from clap_false_claps import Folds, Recorder, VetoBench, auc, bar_table, fold_maker, nested_cuts, veto_main
 
 from sensekit.audio.clap_features import FEATURES
 from sensekit.evaluation.audio.clap_mel_score import LinearScore
@@ -66,54 +62,26 @@ class RingRecorder(Recorder):
         in_scope = row["close"] or (self._scope == "ring" and row["gated"])
         return bool(in_scope) and row["ring_line_db"] > self._cut
 
-    def _judge(self, p: int, onset: int) -> Any:
-        mark = self._mark()
-        clap = super()._judge(p, onset)
-        if clap is None:
-            return None
-        b0, rate = self._b0, self._meter.rate
-        x = self._buf[: self._end - b0]
-        row = self.rows[-1]
-        row.update(ring_line_db=ring_line_db(x, p - b0, rate), ring_peak_db=ring_peak_db(x, p - b0, rate),
-                   ring_in=ring_available(len(x), p - b0, rate), gated=row["fall20_ms"] >= RING_GATE_MS)
-        if self._vetoes(row):
-            self._undo(mark)
-            return None
-        return clap
+    def _drops(self, row: dict[str, Any], x: np.ndarray, p: int, rate: int) -> bool:
+        row.update(ring_line_db=ring_line_db(x, p, rate), ring_peak_db=ring_peak_db(x, p, rate),
+                   ring_in=ring_available(len(x), p, rate), gated=row["fall20_ms"] >= RING_GATE_MS)
+        return self._vetoes(row)
 
 
 def maker(s: str, folds_: Folds, made: list[RingRecorder], scope: str | None, cut: float | None) -> Any:
     return fold_maker(RingRecorder, s, folds_, made, scope, cut, scope is None)
 
 
-def run(args: argparse.Namespace, sources: list[str], off: int, scope: str | None,
-        cuts: dict[str, float] | None, folds_: Folds) -> tuple[dict[str, Any], list[dict[str, Any]],
-                                                                list[RingRecorder]]:
-    made: list[RingRecorder] = []
-    per, hits = stream_rows(args, sources, off,
-                            lambda s: maker(s, folds_, made, scope, None if cuts is None else cuts[s]), made)
-    rows = [{**row, "t": t, "source": s, "clip": r.clip.file, "label": r.clip.label, "kind": kind, "true": true,
-             "recipe_true": kind == "recipe" and any(abs(t - o) <= TOL_S for o in r.recipe)}
-            for s, r, row, t, kind, true in hits]
-    return per, rows, made
-
-
 def in_scope(r: dict[str, Any], scope: str) -> bool:
     return bool(r["ring_in"]) and bool(r["close"] or (scope == "ring" and r["gated"]))
 
 
-def nested_cuts(rows: list[dict[str, Any]], sources: list[str], scope: str) -> dict[str, float]:
+def _cuts(rows: list[dict[str, Any]], sources: list[str], scope: str) -> dict[str, float]:
     """Per held-out source: over the other clap sources' true claps and (unless held out) sharwin's
     recipe claps in scope, the largest ``ring_line_db`` (``floor``: the smallest ring over T)."""
-    out = {}
-    for s in sources:
-        pool = [r for r in rows if r["source"] != s and in_scope(r, scope)
-                and (r["true"] or (r["source"] == "sharwin" and r["recipe_true"]))]
-        if scope == "floor":
-            out[s] = float(min(r["ring_over_T"] for r in pool))
-        else:
-            out[s] = float(max(r["ring_line_db"] for r in pool))
-    return out
+    floor = scope == "floor"
+    return nested_cuts(rows, sources, "ring_over_T" if floor else "ring_line_db",
+                       in_scope=lambda r: in_scope(r, scope), recipe=True, smallest=floor)
 
 
 def _med_max(v: np.ndarray) -> str:
@@ -149,39 +117,19 @@ def listing(rows: list[dict[str, Any]], off: int) -> None:
                   f"{'' if r['ring_in'] else ' (no ring)'}{ring}")
 
 
-def main() -> int:
-    from sensekit.evaluation.audio.evaluate import format_sources
+def _report(veto: str | None, per: dict[str, Any], rows: list[dict[str, Any]], off: int) -> None:
+    listing(rows, off)
+    bar_table(per, rows, off)
+    if not veto:
+        feature_table(rows)
 
-    ap = fold_parser(__doc__)
-    ap.add_argument("--veto", choices=SCOPES, default=None)
-    args = ap.parse_args()
-    loaded = folds_and_sources(args)
-    if loaded is None:
-        return 2
-    folds_, sources = loaded
-    cuts = None
-    if args.veto:
-        cuts = nested_cuts(json.loads((args.out / "RINGMODES_0.json").read_text()), sources, args.veto)
-        print(f"{args.veto} cut per held-out source (nested): " + ", ".join(f"{s} {v:.2f}" for s, v in cuts.items()),
-              flush=True)
-    name = f"veto {args.veto}" if args.veto else "measure"
-    for off in offsets_of(args):
-        per, rows, made = run(args, sources, off, args.veto, cuts, folds_)
-        print(format_sources(per, title=f"{name} off {off}"))
-        print(f"decision delay ({name}, off {off}): {delays(made)}", flush=True)
-        if not args.veto:
-            args.out.mkdir(parents=True, exist_ok=True)
-            (args.out / f"RINGMODES_{off}.json").write_text(json.dumps(rows))
-        listing(rows, off)
-        bar_table(per, rows, off)
-        if not args.veto:
-            feature_table(rows)
-    if not args.no_curve:
-        made_c: list[RingRecorder] = []
-        print_curve(args, sources, lambda s: maker(s, folds_, made_c, args.veto, None if cuts is None else cuts[s]),
-                    name)
-        print(f"decision delay ({name}, noise curve): {delays(made_c)}", flush=True)
-    return 0
+
+RING = VetoBench(rows_file="RINGMODES", measure="measure", veto_option={"choices": SCOPES, "default": None},
+                 cuts=_cuts, cut_label=lambda scope: f"{scope} ", make=maker, report=_report)
+
+
+def main() -> int:
+    return veto_main(RING, __doc__)
 
 
 if __name__ == "__main__":

@@ -77,13 +77,12 @@ def picks(cases: list[tuple[np.ndarray, float, float, list[np.ndarray]]], exp: E
     segmentation, the click's pool kept for a grow, shrink or second click, the colour model),
     and the first grow after it (the pool's segments and ladder; a clean colour region's pool is
     measured then)."""
-    from sensekit.vision.color_tracker import ColorTracker
-
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
     from sensekit.vision.click_pool import ClickPool
 
     ms, grow, keep = [], [], []
     for frame, px, py, history in cases:
-        t = ColorTracker(extent_experiment=exp)
+        t = ExperimentTracker(extent_experiment=exp)
         t0 = time.process_time()
         t.pick(frame, px, py, history=history)
         t1 = time.process_time()
@@ -201,6 +200,7 @@ def after_click(folder: Path, at: int, looks: int, exp: ExtentExperiment | None 
     """``--after``: the CPU time of each tracked frame after a click with history, the second
     look off, one look, and up to ``looks`` looks (``tracker.refine_looks``): the frames between
     looks and each frame at which a look is due (``click_refine``), over the same clicks."""
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
     from sensekit.vision.color_tracker import ColorTracker
 
     after = ColorTracker().refine_after_frames
@@ -218,7 +218,7 @@ def after_click(folder: Path, at: int, looks: int, exp: ExtentExperiment | None 
                 if len(frames) == at + n + 1:
                     break
             for px, py in click_points(clip.truth[at]).values():
-                t = ColorTracker(extent_experiment=exp, **settings)
+                t = ExperimentTracker(extent_experiment=exp, **settings)
                 t.pick(frames[at], px, py, history=frames[:at])
                 for j in range(at + 1, min(len(frames), at + n + 1)):
                     t0 = time.process_time()

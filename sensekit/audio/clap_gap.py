@@ -61,6 +61,13 @@ def bridge(det: ClapDetector, gap: int, samples: np.ndarray, t: float, rate: int
     ended = det._ended
     found = judge_owed(det, pad, t - gap / rate, index=index)      # the end's rules at the gap
     det._ended = ended                                              # the stream goes on: the wait too
+    skip(det, gap, pad, rate)
+    return found + list(det.process(samples, t, rate, index=index))
+
+
+def skip(det: ClapDetector, gap: int, pad: int, rate: int) -> None:
+    """After ``pad`` samples of silence stood for a gap of ``gap``: the time base moved on by the
+    rest (the recent claps back by as much) and the gap counted (``gaps``, ``gap_samples``)."""
     rest = gap - pad
     if rest:
         det._t0 = (det._t0 or 0.0) + rest / rate
@@ -68,4 +75,3 @@ def bridge(det: ClapDetector, gap: int, samples: np.ndarray, t: float, rate: int
         det._last_clap -= rest
     det.gaps += 1
     det.gap_samples += gap
-    return found + list(det.process(samples, t, rate, index=index))

@@ -108,7 +108,7 @@ from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment
 from sensekit.vision.color_threshold import exact_mask, hsv_mask, largest_blob, target_hsv
 from sensekit.vision.click_pool import ClickPool
 from sensekit.vision.model_follow import NO_EDGE, ModelFollow
-from sensekit.vision.segment import check_box, segment_box, segment_click_pool
+from sensekit.vision.segment import Pool, Segment, check_box, segment_box, segment_click_pool
 from sensekit.vision.smoothing import OneEuro2D
 from sensekit.vision.stages import bgr_to_packed_rgb, packed_rgb_to_bgr, parse_color
 from sensekit.vision.targets import DEFAULT_METHOD, Method, Target
@@ -220,9 +220,10 @@ class ColorTracker(Tunable, ModelSettings, ModelFollow, section="tracker",
     @checked
     def __init__(self, color: int | str | None = None, *,
                  tolerance: str | float | Sequence[float] | None = None, palette: np.ndarray | None = None,
-                 extent_experiment: ExtentExperiment | None = None, **settings: Any) -> None:
-        #: what a measured click's extent adds (``extent.ExtentExperiment``, benchmarks only; None: shipped)
-        self.extent_experiment = extent_experiment
+                 **settings: Any) -> None:
+        #: what a measured click's extent adds: None, the shipped extent (an evaluation's
+        #: ``ExperimentTracker`` sets an ``extent.ExtentExperiment``)
+        self.extent_experiment: ExtentExperiment | None = None
         self.method_in_use: Method | None = None
         self.color_in_use: int | None = None       # 0xRRGGBB target in use (exact / hsv)
         self._hsv_target: tuple[float, float, float] | None = None
@@ -355,7 +356,7 @@ class ColorTracker(Tunable, ModelSettings, ModelFollow, section="tracker",
             return
         # model: the object under the click, as a box and a mask
         self.color_in_use = target_rgb
-        self.picked, measured = segment_click_pool(frame, x, y, history=history, experiment=self.extent_experiment)
+        self.picked, measured = self._click_pool(frame, x, y, history)
         self._start_model(frame, self.picked)
         self.pool = ClickPool(frame, (x, y), self.picked, history=history,
                               proposals=None if measured is None else measured[0],
@@ -367,6 +368,12 @@ class ColorTracker(Tunable, ModelSettings, ModelFollow, section="tracker",
         if (self.refine_after_frames > 0 and self.picked.method == "proposal"
                 and (self.refine_with_history or not moving)):
             self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain, self.extent_experiment)
+
+    def _click_pool(self, frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray]
+                    ) -> tuple[Segment, Pool | None]:
+        """A measured click's first box and the pool it was measured from (``segment_click_pool``);
+        an evaluation's ``ExperimentTracker`` may take its first box another way."""
+        return segment_click_pool(frame, x, y, history=history, experiment=self.extent_experiment)
 
     def pick_box(self, frame: np.ndarray, box: Sequence[float]) -> None:
         """Learn the object from a box ``(x, y, w, h)`` of ``frame``.

@@ -41,8 +41,9 @@ object moved by a hand comes with the hand when the two separate from the surrou
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -78,12 +79,16 @@ class ExtentExperiment:
     to ``measure_extent``, ``measure_pool``, ``pool_proposals``, ``features`` and ``scores``;
     None there is the shipped extent. ``proposals`` add to the pool of a click with a history
     (after the colour proposals); ``motion_cues`` give ``len(motion_names)`` more motion columns,
-    after ``MOTION_FEATURES`` (0 without a history, like the others). Its weights (a model file
-    with ``len(self.features)`` motion weights) are the caller's to put in ``extent_model``."""
+    after ``MOTION_FEATURES`` (0 without a history, like the others). ``weights``: the fit that
+    scores its cues (a ``train_extent.py`` model file's ``ACTIVE``, with ``len(self.features)``
+    motion weights; None: the shipped ``extent_model.ACTIVE``), ``folds`` that file's ``FOLDS``
+    (each clip's fit without it, for ``held_out``)."""
 
     proposals: ProposalSource | None = None
     motion_cues: MotionCues | None = None
     motion_names: tuple[str, ...] = ()
+    weights: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    folds: Mapping[str, Mapping[str, Any]] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.motion_cues is None) != (not self.motion_names):
@@ -322,27 +327,48 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
     return out
 
 
-def _weights(motion: bool, nm: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+#: the clip ``held_out`` scores without (None: outside it), for an experiment's own ``folds``
+_HELD_OUT: ContextVar[str | None] = ContextVar("held_out", default=None)
+
+
+def _fit(experiment: ExtentExperiment | None) -> Mapping[str, Any]:
+    """The active fit: the shipped ``extent_model.ACTIVE`` (held out: its fold), or the
+    experiment's own ``weights`` (within ``held_out``: its ``folds``' fit without the clip)."""
+    if experiment is None or experiment.weights is None:
+        return extent_model.ACTIVE
+    clip = _HELD_OUT.get()
+    if clip is None:
+        return experiment.weights
+    folds = experiment.folds or {}
+    if clip not in folds:
+        raise KeyError(f"no held-out weights for clip {clip!r} in the experiment's folds; clips: {sorted(folds)}")
+    return folds[clip]
+
+
+def _weights(motion: bool, nm: int, experiment: ExtentExperiment | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The active fit's cue means, spreads and weights; a still fit without its own mean and
     std takes the motion fit's for its columns, after its ``nm`` motion ones (the same cases:
     ``train_extent.py`` writes them once)."""
-    m = extent_model.ACTIVE["motion" if motion else "still"]
+    fit = _fit(experiment)
+    m = fit["motion" if motion else "still"]
     if "mean" not in m:
-        full = extent_model.ACTIVE["motion"]
+        full = fit["motion"]
         return np.asarray(full["mean"][nm:]), np.asarray(full["std"][nm:]), np.asarray(m["weights"])
     return np.asarray(m["mean"]), np.asarray(m["std"]), np.asarray(m["weights"])
 
 
-def temperature(*, motion: bool) -> float:
-    """The consensus temperature of the active weights (0: the top score; chosen with them)."""
-    return float(extent_model.ACTIVE["motion" if motion else "still"].get("temperature", 0.0))
+def temperature(*, motion: bool, experiment: ExtentExperiment | None = None) -> float:
+    """The consensus temperature of the active weights (0: the top score; chosen with them;
+    ``experiment``: its own weights when it has them)."""
+    return float(_fit(experiment)["motion" if motion else "still"].get("temperature", 0.0))
 
 
 def scores(cues: np.ndarray, *, motion: bool, experiment: ExtentExperiment | None = None) -> np.ndarray:
     """The weighted sum of the standardised cues (the motion columns only when ``motion``;
     ``cues``: ``features``' with the same ``experiment``)."""
     nm = _motion_count(experiment)
-    mean, std, w = _weights(motion, nm)
+    mean, std, w = _weights(motion, nm, experiment)
     cols = cues if motion else cues[:, nm:]
     s: np.ndarray = ((cols - mean) / std) @ w
     return s
@@ -366,7 +392,7 @@ def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.nda
     cues = features(frame, x, y, props, flow=flow, experiment=experiment)
     boxes = np.array([p.box for p in props], np.float64)
     return props, consensus_values(boxes, scores(cues, motion=motion, experiment=experiment),
-                                   temperature=temperature(motion=motion))
+                                   temperature=temperature(motion=motion, experiment=experiment))
 
 
 def pool_proposals(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = (), *,
@@ -388,15 +414,18 @@ def pool_proposals(frame: np.ndarray, x: float, y: float, history: Sequence[np.n
 @contextmanager
 def held_out(clip: str) -> Iterator[None]:
     """Within the block, score with the weights fitted without ``clip`` (for held-out figures:
-    ``benchmarks/track_eval.py --held-out``); the shipped weights again afterwards."""
+    ``benchmarks/track_eval.py --held-out``; an ``ExtentExperiment`` with its own weights: its
+    ``folds``' fit without ``clip``); the shipped weights again afterwards."""
     fold = extent_model.FOLDS.get(clip)
     if fold is None:
         raise KeyError(f"no held-out weights for clip {clip!r}; clips: {sorted(extent_model.FOLDS)}")
     keep = extent_model.ACTIVE
     extent_model.ACTIVE = fold
+    token = _HELD_OUT.set(clip)
     try:
         yield
     finally:
+        _HELD_OUT.reset(token)
         extent_model.ACTIVE = keep
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sensekit.evaluation.audio.clap_window import check_peak, ms_samples, padded
+from sensekit.evaluation.audio.clap_window import check_peak, ms_samples, padded, window_in
 
 
 def test_padded_is_the_slice_with_zeros_outside_the_clip() -> None:
@@ -35,3 +35,10 @@ def test_check_peak_names_the_value(rate: int, p: int, min_rate: int, message: s
         check_peak(np.zeros(100, np.float32), p, rate, what="ring needs", min_rate=min_rate)
     assert str(err.value) == message
     check_peak(np.zeros(100, np.float32), 99, min_rate, what="ring needs", min_rate=min_rate)   # the edges pass
+
+
+def test_window_in_holds_up_to_the_last_sample() -> None:
+    # 30 ms at 48 kHz: 1440 samples after the peak at 100 must be in the clip
+    assert window_in(1540, 100, 48000, 30.0)
+    assert not window_in(1539, 100, 48000, 30.0)
+    assert window_in(662, 0, 22050, 30.0) and not window_in(661, 0, 22050, 30.0)     # rounded as ms_samples

@@ -11,7 +11,7 @@ from sensekit.evaluation.vision.extent_experiment import experiment
 from sensekit.evaluation.vision.motion_edge import MOTION_EDGE, NAME
 from sensekit.vision import extent, extent_model
 from sensekit.vision.extent import (FEATURES, MOTION_FEATURES, ExtentExperiment, feature_names, features,
-                                    measure_pool, pool_proposals, scores)
+                                    measure_pool, pool_proposals, scores, temperature)
 from sensekit.vision.proposals import Proposal
 from tests.vision.test_extent import _moving_patch
 
@@ -96,6 +96,7 @@ def test_proposals_of_an_experiment_join_the_pool_only_when_passed() -> None:
 
 
 def test_a_tracker_made_with_an_experiment_hands_it_down() -> None:
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
     from sensekit.vision.color_tracker import ColorTracker
 
     frames, true = _moving_patch(60)
@@ -107,7 +108,7 @@ def test_a_tracker_made_with_an_experiment_hands_it_down() -> None:
         return []
 
     adds = ExtentExperiment(proposals=none_more)
-    t = ColorTracker(extent_experiment=adds)
+    t = ExperimentTracker(extent_experiment=adds)
     t.pick(frames[-1], x, y, history=frames[:-1])
     assert t.picked is not None and t.picked.method == "proposal", t.picked
     assert calls, "the click's measured extent did not get the experiment"
@@ -118,3 +119,72 @@ def test_a_tracker_made_with_an_experiment_hands_it_down() -> None:
     n = len(calls)
     plain.pick(frames[-1], x, y, history=frames[:-1])
     assert len(calls) == n
+
+
+def test_the_public_tracker_takes_no_experiment() -> None:
+    """The hook is the evaluation's ``ExperimentTracker``: ``ColorTracker``'s constructor is the
+    shipped one, and an ``extent_experiment=`` given to it is refused like any unknown setting."""
+    import inspect
+
+    from sensekit.errors import ConfigError
+    from sensekit.vision.color_tracker import ColorTracker
+
+    assert "extent_experiment" not in inspect.signature(ColorTracker.__init__).parameters
+    with pytest.raises((ConfigError, TypeError), match="extent_experiment"):
+        ColorTracker(extent_experiment=ExtentExperiment())
+
+
+def test_an_experiment_scores_with_its_own_weights_and_folds() -> None:
+    """Weights passed with the experiment (a model file's ``ACTIVE`` and ``FOLDS``) score its cues,
+    in ``held_out`` its fold for the clip, and ``extent_model`` is never rewritten."""
+    frames, true = _moving_patch(60)
+    x, y = true[0] + 30, true[1] + 30
+    props, flow = pool_proposals(frames[-1], x, y, frames[:-1])
+    shipped, folds = extent_model.ACTIVE, extent_model.FOLDS
+    clip = sorted(folds)[0]
+    cues = features(frames[-1], x, y, props, flow=flow)
+
+    def flipped(fit: dict) -> dict:          # every weight negated, another temperature
+        return {k: {**v, "weights": [-w for w in v["weights"]], "temperature": 0.25} for k, v in fit.items()}
+
+    own = ExtentExperiment(weights=flipped(shipped), folds={clip: flipped(folds[clip])})
+    for motion in (True, False):
+        plain = scores(cues, motion=motion)
+        np.testing.assert_allclose(scores(cues, motion=motion, experiment=own), -plain)
+        assert temperature(motion=motion, experiment=own) == 0.25
+        with extent.held_out(clip):
+            held = scores(cues, motion=motion)
+            np.testing.assert_allclose(scores(cues, motion=motion, experiment=own), -held)
+            assert not np.allclose(held, plain)          # the fold is not the shipped fit: a real check
+    assert extent_model.ACTIVE is shipped and extent_model.FOLDS is folds
+    other = sorted(folds)[1]
+    with extent.held_out(other), pytest.raises(KeyError, match=f"no held-out weights for clip '{other}'"):
+        scores(cues, motion=True, experiment=own)
+
+
+def test_an_experiment_tracker_takes_its_first_box_from_its_click_pool() -> None:
+    """``ExperimentTracker(click_pool=...)`` (``track_eval.py --holder-cut``/``--salient``) picks the box
+    its function gives, called with the click, the history and its experiment; a plain
+    ``ColorTracker`` made after it measures the click as shipped (nothing patched)."""
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+    from sensekit.vision.color_tracker import ColorTracker
+    from sensekit.vision.segment import Segment
+
+    frames, true = _moving_patch(60)
+    x, y = true[0] + 30, true[1] + 30
+    mask = np.zeros(frames[-1].shape[:2], bool)
+    mask[100:140, 200:260] = True
+    calls: list[tuple[float, float, int, object]] = []
+
+    def given(frame: np.ndarray, cx: float, cy: float, *, history, experiment) -> tuple[Segment, None]:
+        calls.append((cx, cy, len(history), experiment))
+        return Segment((200, 100, 60, 40), mask, "salient"), None
+
+    adds = ExtentExperiment()
+    t = ExperimentTracker(extent_experiment=adds, click_pool=given)
+    t.pick(frames[-1], x, y, history=frames[:-1])
+    assert t.picked is not None and t.picked.box == (200, 100, 60, 40) and t.picked.method == "salient"
+    assert calls == [(x, y, len(frames) - 1, adds)]
+    plain = ColorTracker()
+    plain.pick(frames[-1], x, y, history=frames[:-1])
+    assert plain.picked is not None and plain.picked.method == "proposal" and len(calls) == 1

@@ -12,31 +12,14 @@ import pytest
 from sensekit.evaluation.vision.motion_edge import EPS, MOTION_EDGE, NAME, band_and_ring, motion_edge_cues, \
     motion_edge_maps
 from sensekit.vision import extent
-from sensekit.vision.extent import HISTORY_FRAMES, pool_proposals
+from sensekit.vision.extent import pool_proposals
+from tests.vision.moving_object import OBJ, moving_object_frames
 
-OBJ = (130, 70, 60, 90)          # x, y, w, h in the last frame
-STEP = 3                         # px per frame, to the right
 
 
 def _frames(moving: bool) -> list[np.ndarray]:
-    """The history (6 frames) and the frame clicked, the object ``STEP`` px further each frame."""
-    rng = np.random.default_rng(7)
-    palette = np.array([(40, 40, 220), (200, 60, 20), (120, 120, 120), (60, 160, 60)], np.uint8)
-    blocks = palette[rng.integers(0, len(palette), (24, 32))]
-    big = np.repeat(np.repeat(blocks, 10, 0), 10, 1) + rng.integers(0, 20, (240, 320, 3)).astype(np.uint8)
-    bg = np.asarray(cv2.GaussianBlur(big, (0, 0), 1.0), np.uint8)
-    top = np.full((45, 60, 3), (40, 40, 220), np.uint8) + rng.integers(0, 40, (45, 60, 3)).astype(np.uint8)
-    bottom = np.full((45, 60, 3), (200, 60, 20), np.uint8) + rng.integers(0, 40, (45, 60, 3)).astype(np.uint8)
-    obj = np.vstack([top, bottom])
-    n = max(HISTORY_FRAMES) + 1
-    out = []
-    for k in range(n):
-        dx = (k - (n - 1)) * STEP if moving else 0
-        f = bg.copy()
-        x, y, w, h = OBJ
-        f[y:y + h, x + dx:x + dx + w] = obj
-        out.append(f)
-    return out
+    """The history (6 frames) and the frame clicked (``moving_object.py``; the object's noise up to 40)."""
+    return moving_object_frames(moving, object_noise=40)
 
 
 def _cues(frames: list[np.ndarray], boxes: list[tuple[float, float, float, float]]) -> np.ndarray:

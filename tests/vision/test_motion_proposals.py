@@ -7,40 +7,16 @@ import numpy as np
 import pytest
 
 from sensekit.evaluation.vision.motion_proposals import motion_proposals
-from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment, pool_proposals
+from sensekit.vision.extent import ExtentExperiment, pool_proposals
 from sensekit.vision.proposals import click_proposals
+from tests.vision.moving_object import OBJ, moving_object_frames
 
-OBJ = (130, 70, 60, 90)          # x, y, w, h in the last frame
-STEP = 3                         # px per frame, to the right
 MOTION = ExtentExperiment(proposals=motion_proposals)   # the regions in the pool (extent_experiment.py)
 
 
-def _background(rng: np.random.Generator) -> np.ndarray:
-    import cv2
-
-    # blocks of the object's two colours and of grey: colour alone cannot tell the object out
-    palette = np.array([(40, 40, 220), (200, 60, 20), (120, 120, 120), (60, 160, 60)], np.uint8)
-    blocks = palette[rng.integers(0, len(palette), (240 // 10, 320 // 10))]
-    big = np.repeat(np.repeat(blocks, 10, 0), 10, 1) + rng.integers(0, 20, (240, 320, 3)).astype(np.uint8)
-    return np.asarray(cv2.GaussianBlur(big, (0, 0), 1.0), np.uint8)
-
-
 def _frames(moving: bool) -> list[np.ndarray]:
-    """The history (6 frames) and the frame clicked, the object ``STEP`` px further each frame."""
-    rng = np.random.default_rng(7)
-    bg = _background(rng)
-    top = np.full((45, 60, 3), (40, 40, 220), np.uint8) + rng.integers(0, 20, (45, 60, 3)).astype(np.uint8)
-    bottom = np.full((45, 60, 3), (200, 60, 20), np.uint8) + rng.integers(0, 20, (45, 60, 3)).astype(np.uint8)
-    obj = np.vstack([top, bottom])
-    out = []
-    n = max(HISTORY_FRAMES) + 1
-    for k in range(n):
-        dx = (k - (n - 1)) * STEP if moving else 0
-        f = bg.copy()
-        x, y, w, h = OBJ
-        f[y:y + h, x + dx:x + dx + w] = obj
-        out.append(f)
-    return out
+    """The history (6 frames) and the frame clicked (``moving_object.py``; the object's noise up to 20)."""
+    return moving_object_frames(moving, object_noise=20)
 
 
 def _moving_props(frames: list[np.ndarray], x: float, y: float) -> list[object]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sensekit.evaluation.audio.clap_window import check_peak, ms_samples, padded
+from sensekit.evaluation.audio.clap_window import check_peak, ms_samples, padded, window_in
 
 __all__ = ["ATTACK_TO_MS", "LATE_FROM_MS", "LATE_TO_MS", "LOW_HI_HZ", "LOW_LO_HZ", "NFFT_MS",
            "early_available", "low_rise_db"]
@@ -44,7 +44,7 @@ NFFT_MS = 80.0
 
 def early_available(n: int, p: int, rate: int) -> bool:
     """Whether ``n`` samples hold the window up to ``LATE_TO_MS`` after the peak at sample ``p``."""
-    return p + ms_samples(LATE_TO_MS, rate) <= n
+    return window_in(n, p, rate, LATE_TO_MS)
 
 
 def _share(x: np.ndarray, a: int, b: int, rate: int) -> float | None:

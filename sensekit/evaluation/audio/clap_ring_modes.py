@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sensekit.evaluation.audio.clap_window import check_peak, ms_samples, padded
+from sensekit.evaluation.audio.clap_window import check_peak, ms_samples, padded, window_in
 
 __all__ = ["ATTACK_MS", "BEFORE_MS", "HIGH_HZ", "LINE_HZ", "LOCAL_HZ", "LOW_HZ", "RING_FROM_MS", "RING_TO_MS",
            "ring_available", "ring_line_db", "ring_peak_db"]
@@ -36,7 +36,7 @@ LOCAL_HZ = 150.0
 
 def ring_available(n: int, p: int, rate: int) -> bool:
     """Whether ``n`` samples hold the ring window of the burst peaking at sample ``p``."""
-    return p + ms_samples(RING_TO_MS, rate) <= n
+    return window_in(n, p, rate, RING_TO_MS)
 
 
 def _check(x: np.ndarray, p: int, rate: int) -> None:

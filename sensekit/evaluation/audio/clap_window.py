@@ -2,20 +2,26 @@
 
 ``clap_attack``, ``clap_early_decay``, ``clap_ring_modes`` and ``clap_hpss`` each measure windows a
 few ms before and after the peak at sample ``p``: ``ms_samples`` turns their milliseconds into
-samples (rounded), ``padded`` cuts ``x[a:b]`` with zeros where the window runs past the clip (a
-clap in its first or last milliseconds is measured as if silence surrounded it), and
-``check_peak`` refuses what none of them can measure, in one line naming the value. Pure NumPy.
+samples (rounded), ``window_in`` says whether a clip holds a window up to some ms after the peak,
+``padded`` cuts ``x[a:b]`` with zeros where the window runs past the clip (a clap in its first or
+last milliseconds is measured as if silence surrounded it), and ``check_peak`` refuses what none
+of them can measure, in one line naming the value. Pure NumPy.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_peak", "ms_samples", "padded"]
+__all__ = ["check_peak", "ms_samples", "padded", "window_in"]
 
 
 def ms_samples(ms: float, rate: int) -> int:
     """``ms`` milliseconds at ``rate`` Hz, in whole samples (rounded)."""
     return int(round(ms * 1e-3 * rate))
+
+
+def window_in(n: int, p: int, rate: int, to_ms: float) -> bool:
+    """Whether ``n`` samples hold a window up to ``to_ms`` after the peak at sample ``p``."""
+    return p + ms_samples(to_ms, rate) <= n
 
 
 def padded(x: np.ndarray, a: int, b: int) -> np.ndarray:
