@@ -103,6 +103,69 @@ def point_prompt_in_tracker(model: Any) -> None:
     color_tracker.segment_click_pool = pool  # type: ignore[attr-defined, assignment]
 
 
+def carried(sam_box: Box, first: Box, now: Box, frame_wh: tuple[int, int]) -> Box:
+    """SAM's box of the click frame carried to a later frame by the tracker's own displacement
+    (the centre of its box ``now`` minus that of its first box ``first``), its size unchanged,
+    moved inside the frame (``frame_wh``) where it would cross an edge (``track_eval.py
+    --point-prompt-late``)."""
+    x, y, w, h = sam_box
+    fw, fh = frame_wh
+    w, h = min(w, float(fw)), min(h, float(fh))
+    dx = now[0] + now[2] / 2 - first[0] - first[2] / 2
+    dy = now[1] + now[3] / 2 - first[1] - first[3] / 2
+    return min(max(0.0, x + dx), fw - w), min(max(0.0, y + dy), fh - h), w, h
+
+
+def late_point_prompt_in_tracker(model: Any, delay: int) -> None:
+    """Make every ``ColorTracker`` of this process that is started by a click (``pick``) start
+    from the shipped box as live, and be re-seeded (``pick_box``) ``delay`` frames later with
+    MobileSAM's box (the mask of highest predicted IoU for the click, on the click's frame)
+    ``carried`` by the tracker's displacement since the click: what a live app gets when SAM's
+    answer arrives ``delay`` frames after the click (``track_eval.py --point-prompt-late D``).
+    Nothing is re-seeded where SAM's mask is empty or the shipped click picked nothing."""
+    from dataclasses import replace
+
+    from sensekit.vision import color_tracker
+
+    base = color_tracker.ColorTracker
+
+    class LateSeeded(base):  # type: ignore[misc, valid-type]
+        def pick(self, frame: np.ndarray, x: float, y: float, **kw: Any) -> None:
+            super().pick(frame, x, y, **kw)
+            self._late: tuple[Box, Box] | None = None
+            self._since = 0
+            if self.picked is None:
+                return
+            key = (frame.shape, hashlib.sha1(np.ascontiguousarray(frame).data).hexdigest())
+            masks, scores = model.masks(frame, x, y, key=key)
+            best = masks[int(np.argmax(scores))]
+            sam = mask_box(best) if best.any() else None
+            bx, by, bw, bh = (float(v) for v in self.picked.box)
+            if sam is not None and sam[2] > 0:
+                self._late = (sam, (bx, by, bw, bh))
+                self._last: Box = (bx, by, bw, bh)
+
+        def update(self, frame: np.ndarray, t: float | None = None) -> Any:
+            r = super().update(frame, t)
+            late = getattr(self, "_late", None)
+            if late is None:
+                return r
+            if r.found and r.box[2] > 0:
+                x, y, w, h = (float(v) for v in r.box)
+                self._last = (x, y, w, h)
+            self._since += 1
+            if self._since < delay:
+                return r
+            self._late = None
+            box = carried(late[0], late[1], self._last, (frame.shape[1], frame.shape[0]))
+            self.pick_box(frame, box)
+            return replace(r, found=True, box=tuple(int(round(v)) for v in box))
+
+    if delay < 1:
+        raise ConfigError(f"--point-prompt-late must be at least 1 frame, got {delay}")
+    color_tracker.ColorTracker = LateSeeded  # type: ignore[misc]
+
+
 def _model_file(model_py: Path, flag: str, how: str) -> ModuleType:
     """The model file ``model_py`` (a ``train_extent.py`` ``--out``) as a module; ``ConfigError``
     for none."""

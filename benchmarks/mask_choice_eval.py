@@ -53,7 +53,7 @@ def features(row: dict[str, Any]) -> np.ndarray:
     """One row of ``NAMES`` per candidate (4 x 8); an empty mask's row is NaN (never chosen)."""
     boxes = candidates(row)
     fw, fh = row["frame"]
-    sx, sy, sw, sh = row["shipped"]
+    _sx, _sy, sw, sh = row["shipped"]
     cx, cy = _click(row)
     scores = [m[1] for m in row["masks"]]
     order = list(np.argsort(-np.asarray(scores), kind="stable"))
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         model = fit(rows, kind)
         if kind == "logistic":
             w = model[-1].coef_[0]
-            print(f"\nlogistic on all clips (standardised weights): "
+            print("\nlogistic on all clips (standardised weights): "
                   + ", ".join(f"{n} {v:+.2f}" for n, v in zip(NAMES, w)))
         else:
             from sklearn.tree import export_text

@@ -164,7 +164,7 @@ def report(rows: list[dict[str, Any]]) -> None:
         key = (r["clip"], r["scale"], r["start"])
         (more if key in seen else first).append(r["cpu_s"])
         seen.add(key)
-    print(f"\nCPU, one thread: a frame's first click (encoder + decoder; every frame is padded to 1024 x 1024) "
+    print(f"\nCPU, one thread: a frame's first click (encoder + decoder; every frame padded to the encoder's side) "
           f"mean {np.mean(first):.2f} s, max {np.max(first):.2f} s over {len(first)}; a further click on the same "
           f"frame (decoder) mean {np.mean(more) if more else 0.0:.3f} s over {len(more)}")
 
