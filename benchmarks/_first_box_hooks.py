@@ -166,6 +166,47 @@ def late_point_prompt_in_tracker(model: Any, delay: int) -> None:
     color_tracker.ColorTracker = LateSeeded  # type: ignore[misc]
 
 
+def caught_up_point_prompt_in_tracker(model: Any, delay: int) -> None:
+    """As ``late_point_prompt_in_tracker`` (added after its first figures, branch ``click25``),
+    but SAM's box is not carried: a second tracker started from it on the click's frame runs
+    through the frames since (a live app would keep them and run it over them in one go when SAM
+    answers), and its answers replace the shipped tracker's from ``delay`` frames after the click
+    on (``track_eval.py --point-prompt-late D --catch-up``)."""
+    from sensekit.vision import color_tracker
+
+    base = color_tracker.ColorTracker
+
+    class CaughtUp(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            super().__init__(*args, **kw)
+            self._made = (args, kw)
+            self._shadow: Any = None
+            self._since = 0
+
+        def pick(self, frame: np.ndarray, x: float, y: float, **kw: Any) -> None:
+            super().pick(frame, x, y, **kw)
+            self._shadow, self._since = None, 0
+            key = (frame.shape, hashlib.sha1(np.ascontiguousarray(frame).data).hexdigest())
+            masks, scores = model.masks(frame, x, y, key=key)
+            best = masks[int(np.argmax(scores))]
+            if self.picked is not None and best.any():
+                args, made = self._made
+                self._shadow = base(*args, **made)
+                self._shadow.pick_box(frame, mask_box(best))
+
+        def update(self, frame: np.ndarray, t: float | None = None) -> Any:
+            r = super().update(frame, t)
+            if self._shadow is None:
+                return r
+            caught = self._shadow.update(frame, t)
+            self._since += 1
+            return r if self._since < delay else caught
+
+    if delay < 1:
+        raise ConfigError(f"--point-prompt-late must be at least 1 frame, got {delay}")
+    color_tracker.ColorTracker = CaughtUp  # type: ignore[misc]
+
+
 def _model_file(model_py: Path, flag: str, how: str) -> ModuleType:
     """The model file ``model_py`` (a ``train_extent.py`` ``--out``) as a module; ``ConfigError``
     for none."""

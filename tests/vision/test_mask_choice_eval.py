@@ -88,3 +88,80 @@ def test_the_encoder_side_must_be_a_multiple_of_64():
     for bad in (0, -64, 500, 1000):
         with pytest.raises(ValueError, match="multiple of 64"):
             check_side(bad)
+
+
+class _FakeSam:
+    """Stands in for ``_point_prompt.MobileSam``: its best mask is a fixed box of the frame."""
+
+    def __init__(self, box: tuple[int, int, int, int]) -> None:
+        self.box, self.calls = box, 0
+
+    def masks(self, frame: np.ndarray, x: float, y: float, key: object = None) -> tuple[np.ndarray, np.ndarray]:
+        self.calls += 1
+        out = np.zeros((3, *frame.shape[:2]), bool)
+        bx, by, bw, bh = self.box
+        out[1, by:by + bh, bx:bx + bw] = True
+        return out, np.array([0.2, 0.9, 0.5])
+
+
+def _scene(dx: int) -> np.ndarray:
+    frame = np.full((120, 160, 3), (60, 140, 60), np.uint8)
+    frame[40:70, 50 + dx:90 + dx] = (30, 30, 200)                 # a red block moving right
+    return frame
+
+
+def test_the_late_hook_starts_from_the_shipped_box_and_re_seeds_after_the_delay(monkeypatch):
+    from _first_box_hooks import late_point_prompt_in_tracker
+
+    from sensekit.vision import color_tracker
+
+    monkeypatch.setattr(color_tracker, "ColorTracker", color_tracker.ColorTracker)   # restored after
+    sam = _FakeSam((52, 42, 30, 20))
+    late_point_prompt_in_tracker(sam, 3)
+    tracker = color_tracker.ColorTracker()
+    tracker.pick(_scene(0), 70.0, 55.0)
+    assert sam.calls == 1
+    first = tuple(float(v) for v in tracker.picked.box)
+    assert first != (52.0, 42.0, 30.0, 20.0)                      # the shipped box, as live
+    boxes = [tracker.update(_scene(2 * k), k / 30.0) for k in (1, 2, 3, 4)]
+    assert all(tuple(b.box[2:]) != (30, 20) for b in boxes[:2])          # not yet SAM's
+    r3 = boxes[2]
+    assert r3.found and r3.box[2:] == (30, 20)                   # SAM's size, moved with the tracker
+    assert tracker.picked.box is not None and boxes[3].found
+    with pytest.raises(Exception, match="at least 1 frame"):
+        late_point_prompt_in_tracker(sam, 0)
+
+
+def test_the_benchmarks_refuse_bad_flags_in_one_line(tmp_path):
+    import subprocess
+
+    bench = Path(__file__).resolve().parents[2] / "benchmarks"
+    proc = subprocess.run([sys.executable, str(bench / "mask_choice_eval.py"), "--cache", str(tmp_path / "no.pkl")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1 and "point_prompt_eval.py" in proc.stderr
+    from track_eval import _use_salient
+
+    from sensekit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="needs --point-prompt"):
+        _use_salient(None, 160, late=5)
+
+
+def test_the_catch_up_hook_answers_as_shipped_then_as_a_tracker_started_from_sams_box(monkeypatch):
+    from _first_box_hooks import caught_up_point_prompt_in_tracker
+
+    from sensekit.vision import color_tracker
+
+    plain = color_tracker.ColorTracker
+    monkeypatch.setattr(color_tracker, "ColorTracker", plain)                          # restored after
+    sam = _FakeSam((52, 42, 30, 20))
+    caught_up_point_prompt_in_tracker(sam, 2)
+    hooked, shipped, from_sam = color_tracker.ColorTracker(), plain(), plain()
+    hooked.pick(_scene(0), 70.0, 55.0)
+    shipped.pick(_scene(0), 70.0, 55.0)
+    from_sam.pick_box(_scene(0), (52.0, 42.0, 30.0, 20.0))
+    for k in (1, 2, 3, 4):
+        got = hooked.update(_scene(2 * k), k / 30.0)
+        want_shipped, want_sam = shipped.update(_scene(2 * k), k / 30.0), from_sam.update(_scene(2 * k), k / 30.0)
+        assert got == (want_shipped if k < 2 else want_sam), k
+    assert want_shipped.box != want_sam.box                    # the two answers differ on this scene
