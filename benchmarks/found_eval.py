@@ -76,7 +76,7 @@ def scripts(name: str, truths: dict[str, np.ndarray], lengths: dict[str, int],
 
 def evaluate(folder: Path, names: list[str], settings: dict[str, Any], verbose: bool = False) -> list[dict[str, Any]]:
     """Every run of every clip as a dict (clip, arm, back, label, how, and ``RunScore``'s fields)."""
-    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+    from sensekit.evaluation.vision.extent_experiment import make_tracker
 
     clips = {n: load_clip(folder, n) for n in names}
     truths = {n: c.truth for n, c in clips.items()}
@@ -92,7 +92,7 @@ def evaluate(folder: Path, names: list[str], settings: dict[str, Any], verbose: 
         size = (first.shape[1], first.shape[0])
         for arm, back, script in scripts(name, truths, lengths, size):
             for how in ("click", "box"):
-                r = run_script(ExperimentTracker(**settings), script, all_frames, size, how)
+                r = run_script(make_tracker(settings), script, all_frames, size, how)
                 row = {"clip": name, "arm": arm, "back": back, "label": script.label, "how": how,
                        "gone": script.gone, "back_at": script.back, **asdict(r)}
                 rows.append(row)

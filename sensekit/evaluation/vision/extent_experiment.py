@@ -21,7 +21,7 @@ from sensekit.vision.color_tracker import ColorTracker
 from sensekit.vision.extent import ExtentExperiment
 from sensekit.vision.segment import Pool, Segment
 
-__all__ = ["ClickPoolFn", "ExperimentTracker", "experiment"]
+__all__ = ["ClickPoolFn", "ExperimentTracker", "experiment", "make_tracker"]
 
 
 def experiment(*, motion_proposals: bool = False, motion_edge: bool = False,
@@ -60,3 +60,12 @@ class ExperimentTracker(ColorTracker):
         if self.click_pool is None:
             return super()._click_pool(frame, x, y, history)
         return self.click_pool(frame, x, y, history=history, experiment=self.extent_experiment)
+
+
+def make_tracker(settings: Mapping[str, Any] | None = None) -> ExperimentTracker:
+    """The tracker a benchmark's run makes from its ``settings``: ``ExperimentTracker(**settings)``,
+    or, when ``settings`` holds ``tracker_class`` (a subclass of it: ``track_eval.py
+    --point-prompt-late``'s trackers re-seeded after the click), that class with the rest."""
+    rest = dict(settings or {})
+    cls: type[ExperimentTracker] = rest.pop("tracker_class", ExperimentTracker)
+    return cls(**rest)
