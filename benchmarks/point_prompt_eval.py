@@ -55,6 +55,7 @@ sys.path.insert(0, str(REPO))
 
 from _first_box_hooks import mask_box
 from _point_prompt import MobileSam
+from _rule_tables import print_held_out, print_rule_tables
 from extent_diagnose import cases
 
 from sensekit.errors import ConfigError, SourceError
@@ -144,19 +145,7 @@ RULES = ["shipped", "best", "smallest", "then extent", "mask 0", "mask 1", "mask
 
 
 def report(rows: list[dict[str, Any]]) -> None:
-    for factor in sorted({r["scale"] for r in rows}):
-        at = [r for r in rows if r["scale"] == factor]
-        print(f"\nobjects seen x{factor:g}: size ok / IoU > 0.5 (no box), {len(at)} clicks")
-        clips = list(dict.fromkeys(r["clip"] for r in at))
-        print(f"{'rule':12s} " + " ".join(f"{c:>18s}" for c in clips + ["all (mean of clips)"]))
-        for rule in RULES:
-            cells, means = [], []
-            for c in clips:
-                ok, right, none = rates([r for r in at if r["clip"] == c], rule)
-                cells.append(f"{ok:5.2f} / {right:4.2f} ({none:2d})")
-                means.append((ok, right))
-            m = np.mean(means, axis=0)
-            print(f"{rule:12s} " + " ".join(f"{v:>18s}" for v in cells) + f" {m[0]:10.2f} / {m[1]:4.2f}")
+    print_rule_tables(rows, RULES, rates, none_label="no box", width=12)
     seen: set[tuple[Any, ...]] = set()
     first: list[float] = []
     more: list[float] = []
@@ -167,22 +156,6 @@ def report(rows: list[dict[str, Any]]) -> None:
     print(f"\nCPU, one thread: a frame's first click (encoder + decoder; every frame padded to the encoder's side) "
           f"mean {np.mean(first):.2f} s, max {np.max(first):.2f} s over {len(first)}; a further click on the same "
           f"frame (decoder) mean {np.mean(more) if more else 0.0:.3f} s over {len(more)}")
-
-
-def held_out(rows: list[dict[str, Any]], options: list[str]) -> None:
-    """For each clip the rule among ``options`` with the most size-ok clicks on the other clips."""
-    print(f"\nheld out: for each clip the rule among {options} with the most size-ok clicks on the others")
-    clips = list(dict.fromkeys(r["clip"] for r in rows))
-    for factor in sorted({r["scale"] for r in rows}):
-        means = []
-        for c in clips:
-            rest = [r for r in rows if r["clip"] != c]
-            pick = max(options, key=lambda o: rates(rest, o)[0])
-            ok, right, _ = rates([r for r in rows if r["clip"] == c and r["scale"] == factor], pick)
-            means.append((ok, right))
-            print(f"  x{factor:g} {c}: chose {pick!r}: {ok:.2f} / {right:.2f}")
-        m = np.mean(means, axis=0)
-        print(f"x{factor:g} all: {m[0]:.2f} / {m[1]:.2f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -218,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
             args.cache.write_bytes(pickle.dumps(rows))
     report(rows)
     if args.choose:
-        held_out(rows, [v.strip() for v in args.choose.split(";")])
+        print_held_out(rows, [v.strip() for v in args.choose.split(";")], rates)
     return 0
 
 

@@ -38,7 +38,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 from _reference import SHARED_DATA
 
@@ -46,6 +45,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from _first_box_hooks import mask_box, salient_in_tracker as use_in_tracker  # noqa: F401 (its name here)
+from _rule_tables import print_held_out, print_rule_tables
 from extent_diagnose import cases
 
 from sensekit.errors import ConfigError, SourceError
@@ -156,33 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     crops = sorted({f for r in rows for f, _b, _t in r["parts"]})
     rules = (["shipped", "whole", "stable", "then extent"] + [f"crop {f:g}" for f in crops]
              + [f"refine {k:g}" for k in REFINE] + [v.strip() for v in args.rules.split(";") if v.strip()])
-    for factor in sorted({r["scale"] for r in rows}):
-        at = [r for r in rows if r["scale"] == factor]
-        print(f"\nobjects seen x{factor:g}: size ok / IoU > 0.5 (no part at the click), {len(at)} clicks")
-        clips = list(dict.fromkeys(r["clip"] for r in at))
-        print(f"{'rule':14s} " + " ".join(f"{c:>18s}" for c in clips + ["all (mean of clips)"]))
-        for rule in rules:
-            cells, means = [], []
-            for c in clips:
-                ok, right, none = rates([r for r in at if r["clip"] == c], rule)
-                cells.append(f"{ok:5.2f} / {right:4.2f} ({none:2d})")
-                means.append((ok, right))
-            m = np.mean(means, axis=0)
-            print(f"{rule:14s} " + " ".join(f"{v:>18s}" for v in cells) + f" {m[0]:10.2f} / {m[1]:4.2f}")
+    print_rule_tables(rows, rules, rates, none_label="no part at the click", width=14)
     if args.choose:
-        options = [v.strip() for v in args.choose.split(";")]
-        print(f"\nheld out: for each clip the rule among {options} with the most size-ok clicks on the others")
-        clips = list(dict.fromkeys(r["clip"] for r in rows))
-        for factor in sorted({r["scale"] for r in rows}):
-            means = []
-            for c in clips:
-                rest = [r for r in rows if r["clip"] != c]
-                pick = max(options, key=lambda o: rates(rest, o)[0])
-                ok, right, _ = rates([r for r in rows if r["clip"] == c and r["scale"] == factor], pick)
-                means.append((ok, right))
-                print(f"  x{factor:g} {c}: chose {pick!r}: {ok:.2f} / {right:.2f}")
-            m = np.mean(means, axis=0)
-            print(f"x{factor:g} all: {m[0]:.2f} / {m[1]:.2f}")
+        print_held_out(rows, [v.strip() for v in args.choose.split(";")], rates)
     return 0
 
 
