@@ -24,6 +24,7 @@ from sensekit.evaluation.vision.holder_cut import cut_holder
 
 if TYPE_CHECKING:
     from sensekit.evaluation.vision.extent_experiment import ClickPoolFn, ExperimentTracker
+    from sensekit.evaluation.vision.held_out import FittedExperiment
     from sensekit.vision.extent import ExtentExperiment
     from sensekit.evaluation.vision.salient_click import SalientClick
 
@@ -219,7 +220,7 @@ def _model_file(model_py: Path, flag: str, how: str) -> ModuleType:
 
 
 def extent_experiment(motion_proposals: Path | None = None, motion_edge: Path | None = None
-                      ) -> ExtentExperiment | None:
+                      ) -> FittedExperiment | None:
     """The extent experiment of ``--motion-proposals MODEL_PY`` and ``--motion-edge MODEL_PY``
     (``extent_experiment.experiment``; None for neither: as shipped), scored by the model file's
     weights (its ``ACTIVE``, and its ``FOLDS`` for ``--held-out``: carried by the experiment, the

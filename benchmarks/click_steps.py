@@ -44,7 +44,8 @@ from extent_diagnose import cases
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, size_ok
 from sensekit.vision.click_pool import SAME_SIZE, ClickPool
-from sensekit.vision.extent import unseen_by_fit, measure_pool
+from sensekit.evaluation.vision.held_out import unseen_by_fit
+from sensekit.vision.extent import measure_pool
 from sensekit.vision.segment import segment_click_pool
 
 NEVER = 99
@@ -106,10 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     for factor in (float(v) for v in args.scales.split(",")):
         rows: dict[float, list[tuple[str, int, int, int]]] = {t: [] for t in tolerances}
         for name, _s, _c, frame, history, truth, (px, py) in cases(args.clips, names, factor):
-            with unseen_by_fit(name):
-                first, measured = segment_click_pool(frame, px, py, history=history)
-                if measured is None:              # a clean colour region: the pool at the first gesture
-                    measured = measure_pool(frame, px, py, history)
+            exp = unseen_by_fit(name)
+            first, measured = segment_click_pool(frame, px, py, history=history, experiment=exp)
+            if measured is None:              # a clean colour region: the pool at the first gesture
+                measured = measure_pool(frame, px, py, history, experiment=exp)
             for t in tolerances:
                 def pool_of(t: float = t) -> ClickPool:
                     return ClickPool(frame, (px, py), first, proposals=measured[0], values=measured[1],

@@ -34,7 +34,8 @@ from sensekit.errors import SourceError
 from sensekit.evaluation.vision.clip_check import checked_clips
 from sensekit.evaluation.vision.evaluate import (click_points, first_frames, history_before, load_clip, start_frames,
                                                   tracker_settings)
-from sensekit.vision.extent import unseen_by_fit
+from sensekit.evaluation.vision.held_out import unseen_by_fit
+from sensekit.vision.extent import ExtentExperiment
 
 FRAMES = 100
 
@@ -47,6 +48,19 @@ def load_other(path: Path) -> ModuleType:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def held_out_tracker(t: Any, experiment: ExtentExperiment | None) -> Any:
+    """``t`` (this checkout's ``ColorTracker`` or the other version's) with its clicks' extent
+    scored by ``experiment`` (the clip's held-out fold, ``unseen_by_fit``): the tracker's
+    ``extent_experiment``, which it passes down the call (since branch ``house26``). An other
+    version without it is refused by name: its clicks would be scored with the weights fitted on
+    the clip, unlike this checkout's."""
+    if experiment is not None and not hasattr(t, "extent_experiment"):
+        raise SystemExit("confirmed_events: the other version's ColorTracker has no extent_experiment "
+                         "(older than branch house26), so its clicks cannot be scored held out")
+    t.extent_experiment = experiment
+    return t
 
 
 def _events(t: Any, first: np.ndarray, frames: list[np.ndarray], how: str, xy: tuple[float, float] | None,
@@ -89,25 +103,25 @@ def main(argv: list[str] | None = None) -> int:
         starts = start_frames(n)
         frames = first_frames(clip, n)
         row = [0, 0, 0]
-        with unseen_by_fit(name):
-            for s in starts:
-                after = frames[s + 1:min(n, s + FRAMES)]
-                history = history_before(frames, s)
-                starters = list(click_points(clip.truth[s]).items()) + [("box", None)]
-                for how, xy in starters:
-                    here = ColorTracker(**settings)
-                    a, never = _events(here, frames[s], after, how, xy, clip.truth[s], history)
-                    b, _ = _events(other.ColorTracker(**settings), frames[s], after, how, xy, clip.truth[s],
-                                   history)
-                    confirmed = not never
-                    row[0] += 1
-                    row[1] += int(confirmed)
-                    row[2] += int(confirmed and a == b)
-                    if a != b:
-                        first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-                        diffs.append(f"{name} start {s} {how} ({'confirmed' if confirmed else 'never confirmed'}): "
-                                     f"here {a[first] if first < len(a) else '-'} | other "
-                                     f"{b[first] if first < len(b) else '-'}")
+        exp = unseen_by_fit(name)
+        for s in starts:
+            after = frames[s + 1:min(n, s + FRAMES)]
+            history = history_before(frames, s)
+            starters = list(click_points(clip.truth[s]).items()) + [("box", None)]
+            for how, xy in starters:
+                here = held_out_tracker(ColorTracker(**settings), exp)
+                a, never = _events(here, frames[s], after, how, xy, clip.truth[s], history)
+                b, _ = _events(held_out_tracker(other.ColorTracker(**settings), exp), frames[s], after, how, xy,
+                               clip.truth[s], history)
+                confirmed = not never
+                row[0] += 1
+                row[1] += int(confirmed)
+                row[2] += int(confirmed and a == b)
+                if a != b:
+                    first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+                    diffs.append(f"{name} start {s} {how} ({'confirmed' if confirmed else 'never confirmed'}): "
+                                 f"here {a[first] if first < len(a) else '-'} | other "
+                                 f"{b[first] if first < len(b) else '-'}")
         total = [x + y for x, y in zip(total, row)]
         print(f"{name:26s} {row[0]:5d} {row[1]:10d} {row[2]:23d}")
     print(f"{'all':26s} {total[0]:5d} {total[1]:10d} {total[2]:23d}")

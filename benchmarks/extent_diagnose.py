@@ -55,7 +55,8 @@ from train_extent import starts_of
 from sensekit.errors import ConfigError
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, click_points, iou, load_clip, size_ok
-from sensekit.vision.extent import pool_proposals, unseen_by_fit
+from sensekit.evaluation.vision.held_out import unseen_by_fit
+from sensekit.vision.extent import pool_proposals
 from sensekit.vision.segment import segment_click
 
 
@@ -163,8 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     for factor in (float(v) for v in args.scales.split(",")):
         rows = []
         for name, s, cname, frame, history, truth, (px, py) in cases(args.clips, names, factor):
-            with unseen_by_fit(name):
-                seg = segment_click(frame, px, py, history=history, experiment=exp)
+            seg = segment_click(frame, px, py, history=history, experiment=unseen_by_fit(name, exp))
             box = np.array(seg.box, np.float64)
             props = pool_proposals(frame, px, py, history, experiment=exp)[0]
             pool_sized = any(size_ok(p.box, truth) for p in props)

@@ -31,7 +31,8 @@ from sensekit.vision.color_tracker import ColorTracker
 from sensekit.evaluation.vision.clip_check import clips_and_tracker
 from sensekit.evaluation.vision.evaluate import (REFUSED, add_clip_options, click_points, first_frames, history_before,
                                                  iou, load_clip, start_frames)
-from sensekit.vision.extent import unseen_by_fit
+from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+from sensekit.evaluation.vision.held_out import unseen_by_fit
 
 FRAMES = 100
 
@@ -70,24 +71,24 @@ def clip_row(folder: Path, name: str, settings: dict[str, Any],
     starts = start_frames(n)
     frames = first_frames(clip, n)
     runs = lost = false = cues = never = 0
-    with unseen_by_fit(name):
-        for s in starts:
-            after = frames[s + 1:min(n, s + FRAMES)]
-            history = history_before(frames, s)
-            starters = [(k, xy) for k, xy in click_points(clip.truth[s]).items()] + [("box", None)]
-            for how, xy in starters:
-                t = ColorTracker(**settings)
-                if how != "box":
-                    assert xy is not None
-                    t.pick(frames[s], *xy, history=history)
-                else:
-                    t.pick_box(frames[s], clip.truth[s])
-                a, b, c, u = _run(t, after, clip.truth, s)
-                runs, lost, false, cues = runs + 1, lost + a, false + b, cues + c
-                if u is not None:
-                    never += 1
-                    if notes is not None:
-                        notes.append(f"{name} start {s} {how}: never confirmed, color_lost with IoU {u:.2f}")
+    exp = unseen_by_fit(name)
+    for s in starts:
+        after = frames[s + 1:min(n, s + FRAMES)]
+        history = history_before(frames, s)
+        starters = [(k, xy) for k, xy in click_points(clip.truth[s]).items()] + [("box", None)]
+        for how, xy in starters:
+            t = ExperimentTracker(**settings, extent_experiment=exp)
+            if how != "box":
+                assert xy is not None
+                t.pick(frames[s], *xy, history=history)
+            else:
+                t.pick_box(frames[s], clip.truth[s])
+            a, b, c, u = _run(t, after, clip.truth, s)
+            runs, lost, false, cues = runs + 1, lost + a, false + b, cues + c
+            if u is not None:
+                never += 1
+                if notes is not None:
+                    notes.append(f"{name} start {s} {how}: never confirmed, color_lost with IoU {u:.2f}")
     return runs, lost, false, never, cues
 
 

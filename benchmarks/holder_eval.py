@@ -33,15 +33,14 @@ from extent_diagnose import cases
 
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, iou, size_ok
-from sensekit.vision.extent import unseen_by_fit
+from sensekit.evaluation.vision.held_out import unseen_by_fit
 from sensekit.evaluation.vision.holder_cut import cut_holder
 from sensekit.vision.segment import segment_click
 
 
 def _row(frame: np.ndarray, history: list[np.ndarray], truth: np.ndarray, px: float, py: float,
          fold: str | None) -> tuple[bool, bool, bool, bool, bool, float]:
-    with unseen_by_fit(fold):
-        seg = segment_click(frame, px, py, history=history)
+    seg = segment_click(frame, px, py, history=history, experiment=unseen_by_fit(fold))
     t0 = time.process_time()
     cut = cut_holder(frame, seg, px, py) if seg.method == "proposal" else seg
     ms = (time.process_time() - t0) * 1000

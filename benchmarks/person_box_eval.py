@@ -30,7 +30,6 @@ Cost: ~3-4 min on a loaded 2-core machine (3 MediaPipe calls and a click per cas
 from __future__ import annotations
 
 import argparse
-import contextlib
 import pickle
 import sys
 import time
@@ -48,8 +47,7 @@ from extent_diagnose import cases
 from extent_sources import people
 
 from sensekit.evaluation.vision.evaluate import clip_names, size_ok
-from sensekit.vision import extent_model
-from sensekit.vision.extent import held_out
+from sensekit.evaluation.vision.held_out import unseen_by_fit
 from _person_boxes import available, hog_boxes, person_boxes
 from sensekit.vision.proposals import click_proposals
 from sensekit.vision.segment import segment_click
@@ -64,8 +62,7 @@ _tried: tuple[float, ...] = THRESHOLDS["pose"]
 def _row(group: str, factor: float, frame: np.ndarray, history: list[np.ndarray], truth: np.ndarray,
          click: tuple[float, float]) -> dict[str, Any]:
     px, py = click
-    with held_out(group) if group in extent_model.FOLDS else contextlib.nullcontext():
-        first = segment_click(frame, px, py, history=history).box
+    first = segment_click(frame, px, py, history=history, experiment=unseen_by_fit(group)).box
     t0 = time.process_time()
     persons = [(p.score, p.box) for p in person_boxes(frame, px, py)]
     t1 = time.process_time()

@@ -7,7 +7,8 @@ all five clips and leaving each out. This runs ``benchmarks/track_eval.py`` with
 measured by that scoring (``SEAMS``: ``extent.measure_pool`` where ``segment`` and
 ``click_pool`` call it, ``extent.measure_extent`` where ``click_refine`` does), for the first
 box, the click's other boxes and the second look alike, each clip with the fit made without
-it (``track_eval``'s ``unseen_by_fit``; ``--held-out`` is implied). Everything else (the clean
+it (``track_eval``'s ``unseen_by_fit``, called once per clip before its runs; ``--held-out`` is
+implied). Everything else (the clean
 colour region first, the tracker, the clicks, the views) is track_eval's.
 Needs OpenCV 4.x (HOG) and the hands venv:
 
@@ -19,12 +20,11 @@ default install's) through ``track_compare.py --size``.
 """
 from __future__ import annotations
 
-import contextlib
 import pickle
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -36,7 +36,8 @@ from person_pool_eval import person_proposals
 from train_extent import KINDS, choice_values
 
 from sensekit.errors import ConfigError
-from sensekit.vision import click_pool, click_refine, extent, segment
+from sensekit.evaluation.vision import held_out
+from sensekit.vision import click_pool, click_refine, segment
 from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment, features
 from sensekit.vision.proposals import Proposal, click_proposals
 
@@ -47,8 +48,9 @@ _current: dict[str, Any] = {}
 def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = (), *,
                  experiment: ExtentExperiment | None = None) -> tuple[list[Proposal], np.ndarray]:
     """``extent.measure_pool`` with the HOG person boxes in the pool, valued by the current fit
-    (the highest: the proposal ``train_extent.choose`` takes); no other extent experiment."""
-    if experiment is not None:
+    (the highest: the proposal ``train_extent.choose`` takes); no other extent experiment (one
+    that only scores with other weights, a held-out fold of the shipped fit, is not used)."""
+    if experiment is not None and (experiment.proposals is not None or experiment.motion_cues is not None):
         raise ConfigError("person_track_eval.py: the HOG pool does not combine with another extent experiment")
     props = click_proposals(frame, x, y)
     history = [h for h in history if h.shape == frame.shape]
@@ -69,21 +71,14 @@ def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.n
     return props[int(np.argmax(values))]
 
 
-@contextlib.contextmanager
-def unseen_by_fit(clip: str | None) -> Iterator[None]:
-    """``extent.unseen_by_fit`` for the HOG fit: the fold fitted without ``clip`` when it is one
-    of the fitted clips, else the fit on all of them (and the shipped weights held out alike,
-    for anything that still scores with them)."""
-    keep = dict(_current)
-    if clip is not None and clip in _models["folds"]:
-        _current.clear()
-        _current.update(_models["folds"][clip])
-    try:
-        with extent.unseen_by_fit(clip):
-            yield
-    finally:
-        _current.clear()
-        _current.update(keep)
+def unseen_by_fit(clip: str | None, experiment: ExtentExperiment | None = None) -> ExtentExperiment | None:
+    """``held_out.unseen_by_fit`` for the HOG fit: from now on (the clip's runs, which follow this
+    call) the fold fitted without ``clip`` when it is one of the fitted clips, else the fit on all
+    of them; returned, the shipped weights held out alike (for anything that still scores with
+    them)."""
+    _current.clear()
+    _current.update(_models["folds"][clip] if clip is not None and clip in _models["folds"] else _models["active"])
+    return held_out.unseen_by_fit(clip, experiment)
 
 
 #: what ``main`` replaces: (module, the name the pipeline calls there, the replacement). Each

@@ -61,7 +61,7 @@ from extent_diagnose import cases
 from sensekit.errors import ConfigError, SourceError
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, iou, size_ok
-from sensekit.vision.extent import unseen_by_fit
+from sensekit.evaluation.vision.held_out import unseen_by_fit
 from sensekit.vision.segment import segment_click
 
 Box = tuple[float, float, float, float]
@@ -73,8 +73,7 @@ def collect(folder: Path, names: list[str], factors: list[float], model: MobileS
     rows = []
     for factor in factors:
         for name, s, cname, frame, history, truth, (px, py) in cases(folder, names, factor):
-            with unseen_by_fit(name):
-                seg = segment_click(frame, px, py, history=history)
+            seg = segment_click(frame, px, py, history=history, experiment=unseen_by_fit(name))
             t0 = time.process_time()
             masks, scores = model.masks(frame, px, py, key=(name, factor, s))
             cpu = time.process_time() - t0

@@ -27,10 +27,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sensekit.vision.color_tracker import ColorTracker
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, evaluate_clip, load_clip, summary
-from sensekit.vision.extent import unseen_by_fit
+from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+from sensekit.evaluation.vision.held_out import unseen_by_fit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,12 +53,12 @@ def main(argv: list[str] | None = None) -> int:
         clip = load_clip(args.clips, name)
         n = len(clip.truth)
         table[name] = {}
-        with unseen_by_fit(name):
-            for label, after, gain in settings:
-                make = partial(ColorTracker, refine_after_frames=after, refine_gain=gain)
-                runs = evaluate_clip(clip, starts=[0, n // 3, 2 * n // 3], frames=args.frames, make=make,
-                                     baselines=[], look_back=False)
-                table[name][label] = summary(runs)["clicks"]
+        exp = unseen_by_fit(name)
+        for label, after, gain in settings:
+            make = partial(ExperimentTracker, refine_after_frames=after, refine_gain=gain, extent_experiment=exp)
+            runs = evaluate_clip(clip, starts=[0, n // 3, 2 * n // 3], frames=args.frames, make=make,
+                                 baselines=[], look_back=False)
+            table[name][label] = summary(runs)["clicks"]
         print(f"  {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     labels = [s[0] for s in settings]
     if len(names) < 2:                    # nothing to choose the gain on without the clip

@@ -30,7 +30,8 @@ from sensekit.vision.color_tracker import ColorTracker
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import (REFUSED, add_clip_options, click_points, frames_of,
                                                 history_before, iou, load_clip, start_frames)
-from sensekit.vision.extent import unseen_by_fit
+from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+from sensekit.evaluation.vision.held_out import unseen_by_fit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,15 +59,15 @@ def main(argv: list[str] | None = None) -> int:
         frames = list(frames_of(clip))
         n = min(len(frames), len(clip.truth))
         starts = start_frames(n)
-        with unseen_by_fit(name):
-            for s in starts:
-                for px, py in click_points(clip.truth[s]).values():
-                    t = ColorTracker(refine_looks=args.looks)
-                    t.pick(frames[s], px, py, history=history_before(frames, s))
-                    state.update(tracker=t, truth=clip.truth)
-                    for j in range(s + 1, min(n, s + after * args.looks + 1)):
-                        state["frame"] = j
-                        t.update(frames[j], j / 30)
+        exp = unseen_by_fit(name)
+        for s in starts:
+            for px, py in click_points(clip.truth[s]).values():
+                t = ExperimentTracker(refine_looks=args.looks, extent_experiment=exp)
+                t.pick(frames[s], px, py, history=history_before(frames, s))
+                state.update(tracker=t, truth=clip.truth)
+                for j in range(s + 1, min(n, s + after * args.looks + 1)):
+                    state["frame"] = j
+                    t.update(frames[j], j / 30)
         print(f"  {name} done", file=sys.stderr, flush=True)
     print("look   taken   re-seeded   IoU tracked   IoU new   new better")
     for k, rows in enumerate(seen, start=1):

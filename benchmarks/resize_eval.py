@@ -47,6 +47,7 @@ import itertools
 import pickle
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from collections.abc import Sequence
 from typing import Any, Callable
@@ -65,7 +66,9 @@ from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import (REFUSED, SensekitTracker, click_points, frames_of, iou,
                                                  load_clip, size_ok, start_frames)
 from sensekit.vision.color_model import _bin_index
-from sensekit.vision.extent import HISTORY_FRAMES, _small, unseen_by_fit
+from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+from sensekit.evaluation.vision.held_out import unseen_by_fit
+from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment, _small
 
 BACK = max(HISTORY_FRAMES)
 SPAN = 10          # frames looked at before frame k (after the second look at frame 9); --span
@@ -310,13 +313,16 @@ def _kept_frames(clip: Any, starts: list[int], K: int) -> dict[int, list[np.ndar
     return kept
 
 
-def _click_rows(views: list[np.ndarray], truth: np.ndarray, at: list[int]) -> list[dict[str, Any]]:
+def _click_rows(views: list[np.ndarray], truth: np.ndarray, at: list[int],
+                experiment: ExtentExperiment | None = None) -> list[dict[str, Any]]:
     """The 5 clicks on ``views[BACK]`` (the frames before it as history), each followed by the
-    shipped tracker to ``max(at)``; their rows (without clip, scale, start)."""
+    shipped tracker (its clicks' extent scored by ``experiment``'s weights: the held-out fold) to
+    ``max(at)``; their rows (without clip, scale, start)."""
     rows = []
     flows, f = back_flows(views[BACK:])
+    make = partial(ExperimentTracker, extent_experiment=experiment)
     for click, xy in click_points(truth[BACK]).items():
-        t = SensekitTracker(views[BACK], click=xy, history=views[:BACK])
+        t = SensekitTracker(views[BACK], click=xy, history=views[:BACK], make=make)
         boxes, luts = [t.box], dict[int, np.ndarray]()
         for j, v in enumerate(views[BACK + 1:], 1):
             boxes.append(t.update(v))
@@ -348,16 +354,17 @@ def collect(clips: Path, names: list[str], scales: list[float], at: list[int]) -
                   file=sys.stderr)
             continue
         kept = _kept_frames(clip, starts, K)
-        with unseen_by_fit(name):
-            for s in starts:
-                run = clip.truth[s:s + 100]
-                centre = (float(np.mean(run[:, 0] + run[:, 2] / 2)), float(np.mean(run[:, 1] + run[:, 3] / 2)))
-                for factor in scales:
-                    views, truth = kept[s], clip.truth[s - BACK:s + K + 1]
-                    if factor != 1:
-                        made = [scale_view(v, factor, centre) for v in views]
-                        views, truth = [m[0] for m in made], scale_box(truth, made[0][1])
-                    rows += [{"clip": name, "scale": factor, "start": s, **r} for r in _click_rows(views, truth, at)]
+        exp = unseen_by_fit(name)
+        for s in starts:
+            run = clip.truth[s:s + 100]
+            centre = (float(np.mean(run[:, 0] + run[:, 2] / 2)), float(np.mean(run[:, 1] + run[:, 3] / 2)))
+            for factor in scales:
+                views, truth = kept[s], clip.truth[s - BACK:s + K + 1]
+                if factor != 1:
+                    made = [scale_view(v, factor, centre) for v in views]
+                    views, truth = [m[0] for m in made], scale_box(truth, made[0][1])
+                rows += [{"clip": name, "scale": factor, "start": s, **r}
+                         for r in _click_rows(views, truth, at, exp)]
         print(f"  {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     return rows
 

@@ -51,7 +51,7 @@ from extent_diagnose import cases
 from sensekit.errors import ConfigError, SourceError
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, iou, size_ok
-from sensekit.vision.extent import unseen_by_fit
+from sensekit.evaluation.vision.held_out import unseen_by_fit
 from sensekit.evaluation.vision.salient_click import SalientClick
 from sensekit.vision.segment import segment_click
 
@@ -64,8 +64,7 @@ def collect(folder: Path, names: list[str], factors: list[float], model: Salient
     rows = []
     for factor in factors:
         for name, s, cname, frame, history, truth, (px, py) in cases(folder, names, factor):
-            with unseen_by_fit(name):
-                seg = segment_click(frame, px, py, history=history)
+            seg = segment_click(frame, px, py, history=history, experiment=unseen_by_fit(name))
             parts = [(f, mask_box(m), t) for f, m, t in model.parts(frame, px, py)]
             refined = []
             for k in REFINE:

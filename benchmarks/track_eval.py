@@ -51,8 +51,9 @@ a small frame) is left out with a note on stderr.
 Start frames: 0, 1/3 and 2/3 of the clip, the first moved to frame 6 so that every click has
 the 6 frames before it (a live click has them: ``VisionStage.history``); a rescaled run is
 written with those 6 frames before its start. ``--held-out``: each developer clip is scored
-with the extent weights fitted without it (``extent.held_out``; ``benchmarks/train_extent.py``); a
-clip no weight was fitted on (a user's own) gets the shipped weights (``extent.unseen_by_fit``).
+with the extent weights fitted without it (``sensekit.evaluation.vision.held_out``, passed down as
+the trackers' ``extent_experiment``; ``benchmarks/train_extent.py``); a clip no weight was fitted on
+(a user's own) gets the shipped weights (``held_out.unseen_by_fit``).
 The folder is checked first (``sensekit.evaluation.vision.clip_check``): a video without its
 CSV, a bad row, a box outside the frame, fewer frames than rows or a video that will not open
 stops the run with one line naming the file (and line), exit status 2.
@@ -83,7 +84,6 @@ fitted (branch ``click23``; not shipped).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import json
 import sys
@@ -106,7 +106,8 @@ from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, BASELINES, TrackClip, add_clip_options, click_points, \
     evaluate_clip, format_table, frames_of, load_clip, size_ok, start_frames, summary, tracker_settings
 from sensekit.evaluation.vision.extent_experiment import ClickPoolFn
-from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment, unseen_by_fit
+from sensekit.evaluation.vision.held_out import unseen_by_fit
+from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment
 from sensekit.vision.segment import segment_click
 
 BACK = max(HISTORY_FRAMES)
@@ -445,24 +446,28 @@ def parse_scales(text: str) -> list[float]:
 
 def scale_results(args: argparse.Namespace, names: list[str], factor: float, baselines: list[str],
                   t0: float) -> dict[str, list[Any]]:
-    """Every clip's runs with the objects seen ``factor`` times larger (held out when asked)."""
+    """Every clip's runs with the objects seen ``factor`` times larger (held out when asked: the
+    trackers' ``extent_experiment`` scored with the clip's fold, ``unseen_by_fit``)."""
     from functools import partial
 
     from sensekit.evaluation.vision.extent_experiment import make_tracker
 
-    make = partial(make_tracker, args.tracker_settings)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            with unseen_by_fit(name) if args.held_out else contextlib.nullcontext():
-                if factor == 1:
-                    results[name] = evaluate_clip(load_clip(args.clips, name), starts=args.starts,
-                                                  frames=args.frames, baselines=baselines, make=make)
-                else:
-                    results[name] = [r for c in rescaled_runs(args.clips, name, factor, args.starts,
-                                                              args.frames, Path(tmp))
-                                     for r in evaluate_clip(c, starts=[BACK], frames=args.frames,
-                                                            baselines=baselines, make=make)]
+            settings = args.tracker_settings
+            if args.held_out:
+                exp = unseen_by_fit(name, settings.get("extent_experiment"))
+                settings = {**settings, "extent_experiment": exp} if exp is not None else settings
+            make = partial(make_tracker, settings)
+            if factor == 1:
+                results[name] = evaluate_clip(load_clip(args.clips, name), starts=args.starts,
+                                              frames=args.frames, baselines=baselines, make=make)
+            else:
+                results[name] = [r for c in rescaled_runs(args.clips, name, factor, args.starts,
+                                                          args.frames, Path(tmp))
+                                 for r in evaluate_clip(c, starts=[BACK], frames=args.frames,
+                                                        baselines=baselines, make=make)]
             print(f"  x{factor:g} {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
             if not results[name]:
                 del results[name]                       # every run left out (see above)

@@ -40,10 +40,8 @@ object moved by a hand comes with the hand when the two separate from the surrou
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -51,7 +49,7 @@ import numpy as np
 from sensekit.vision import extent_model
 from sensekit.vision.proposals import Proposal, click_proposals
 
-__all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "held_out", "unseen_by_fit", "HISTORY_FRAMES",
+__all__ = ["FEATURES", "MOTION_FEATURES", "features", "measure_extent", "HISTORY_FRAMES",
            "consensus", "box_ious", "scores",
            "consensus_values", "measure_pool", "pool_proposals", "ExtentExperiment", "feature_names"]
 
@@ -80,15 +78,14 @@ class ExtentExperiment:
     None there is the shipped extent. ``proposals`` add to the pool of a click with a history
     (after the colour proposals); ``motion_cues`` give ``len(motion_names)`` more motion columns,
     after ``MOTION_FEATURES`` (0 without a history, like the others). ``weights``: the fit that
-    scores its cues (a ``train_extent.py`` model file's ``ACTIVE``, with ``len(self.features)``
-    motion weights; None: the shipped ``extent_model.ACTIVE``), ``folds`` that file's ``FOLDS``
-    (each clip's fit without it, for ``held_out``)."""
+    scores the cues (a ``train_extent.py`` model file's ``ACTIVE``, with ``len(self.features)``
+    motion weights, or one of its ``FOLDS`` for held-out figures: the evaluation's ``held_out``;
+    None: the shipped ``extent_model.ACTIVE``)."""
 
     proposals: ProposalSource | None = None
     motion_cues: MotionCues | None = None
     motion_names: tuple[str, ...] = ()
     weights: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
-    folds: Mapping[str, Mapping[str, Any]] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.motion_cues is None) != (not self.motion_names):
@@ -327,22 +324,12 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
     return out
 
 
-#: the clip ``held_out`` scores without (None: outside it), for an experiment's own ``folds``
-_HELD_OUT: ContextVar[str | None] = ContextVar("held_out", default=None)
-
-
 def _fit(experiment: ExtentExperiment | None) -> Mapping[str, Any]:
-    """The active fit: the shipped ``extent_model.ACTIVE`` (held out: its fold), or the
-    experiment's own ``weights`` (within ``held_out``: its ``folds``' fit without the clip)."""
+    """The fit that scores the cues: the experiment's ``weights``, else the shipped
+    ``extent_model.ACTIVE``."""
     if experiment is None or experiment.weights is None:
         return extent_model.ACTIVE
-    clip = _HELD_OUT.get()
-    if clip is None:
-        return experiment.weights
-    folds = experiment.folds or {}
-    if clip not in folds:
-        raise KeyError(f"no held-out weights for clip {clip!r} in the experiment's folds; clips: {sorted(folds)}")
-    return folds[clip]
+    return experiment.weights
 
 
 def _weights(motion: bool, nm: int, experiment: ExtentExperiment | None = None
@@ -409,38 +396,6 @@ def pool_proposals(frame: np.ndarray, x: float, y: float, history: Sequence[np.n
     if experiment is not None and experiment.proposals is not None:
         props = props + experiment.proposals(props, flow, f, x, y)
     return props, flow
-
-
-@contextmanager
-def held_out(clip: str) -> Iterator[None]:
-    """Within the block, score with the weights fitted without ``clip`` (for held-out figures:
-    ``benchmarks/track_eval.py --held-out``; an ``ExtentExperiment`` with its own weights: its
-    ``folds``' fit without ``clip``); the shipped weights again afterwards."""
-    fold = extent_model.FOLDS.get(clip)
-    if fold is None:
-        raise KeyError(f"no held-out weights for clip {clip!r}; clips: {sorted(extent_model.FOLDS)}")
-    keep = extent_model.ACTIVE
-    extent_model.ACTIVE = fold
-    token = _HELD_OUT.set(clip)
-    try:
-        yield
-    finally:
-        _HELD_OUT.reset(token)
-        extent_model.ACTIVE = keep
-
-
-@contextmanager
-def unseen_by_fit(clip: str | None) -> Iterator[None]:
-    """Within the block, weights no fit saw ``clip`` in: the fold fitted without it when it is
-    one of the clips the weights were fitted on (``held_out``), else the shipped weights (a
-    clip of the user's own footage, or ``benchmarks/make_track_gt.py``'s: no weight was fitted
-    on it; ``None``: a case of no clip, e.g. a still). Matched by name: a developer clip copied
-    under another name is not recognised."""
-    if clip is not None and clip in extent_model.FOLDS:
-        with held_out(clip):
-            yield
-    else:
-        yield
 
 
 def motion_separation(frame: np.ndarray, boxes: Sequence[Sequence[float]], history: Sequence[np.ndarray]

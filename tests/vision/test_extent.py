@@ -8,8 +8,9 @@ import pytest
 
 from sensekit.vision import extent_model
 from sensekit.evaluation.vision.evaluate import iou
-from sensekit.vision.extent import (FEATURES, HISTORY_FRAMES, MOTION_FEATURES, consensus, features, held_out,
-                                    measure_extent, scores)
+from sensekit.evaluation.vision.held_out import held_out
+from sensekit.vision.extent import (FEATURES, HISTORY_FRAMES, MOTION_FEATURES, consensus, features, measure_extent,
+                                    pool_proposals, scores, temperature)
 from sensekit.vision.proposals import click_proposals
 from tests.vision.synth import background
 
@@ -49,14 +50,28 @@ def test_motion_cues_need_the_history():
     assert not short[:, :4].any()
 
 
-def test_held_out_weights_swap_in_and_back():
+def test_held_out_weights_are_passed_down_and_score_as_the_fold(monkeypatch):
+    """``held_out(clip)`` is an experiment scored by the clip's fold, passed as ``experiment=``:
+    its scores are those of the fold put in the shipped weights' place (the old swap), and the
+    shipped weights are never rewritten."""
     shipped = extent_model.ACTIVE
     name = sorted(extent_model.FOLDS)[0]
-    with held_out(name):
-        assert extent_model.ACTIVE is extent_model.FOLDS[name]
+    exp = held_out(name)
+    assert exp.weights is extent_model.FOLDS[name]
     assert extent_model.ACTIVE is shipped
-    with pytest.raises(KeyError, match="no held-out weights for clip 'nope'"), held_out("nope"):
-        pass
+    frames, true = _moving_patch(60)
+    x, y = true[0] + 30, true[1] + 30
+    props, flow = pool_proposals(frames[-1], x, y, frames[:-1])
+    cues = features(frames[-1], x, y, props, flow=flow)
+    held = {m: (scores(cues, motion=m, experiment=exp), temperature(motion=m, experiment=exp)) for m in (True, False)}
+    plain = scores(cues, motion=True)
+    monkeypatch.setattr(extent_model, "ACTIVE", extent_model.FOLDS[name])
+    for m in (True, False):
+        np.testing.assert_array_equal(held[m][0], scores(cues, motion=m))
+        assert held[m][1] == temperature(motion=m)
+    assert not np.allclose(held[True][0], plain)          # the fold is not the shipped fit: a real check
+    with pytest.raises(KeyError, match="no held-out weights for clip 'nope'"):
+        held_out("nope")
 
 
 def test_consensus_takes_the_cluster_the_scores_agree_on_not_a_lone_top_score():

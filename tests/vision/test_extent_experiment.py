@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sensekit.evaluation.vision.extent_experiment import experiment
+from sensekit.evaluation.vision.held_out import FittedExperiment, held_out, unseen_by_fit
 from sensekit.evaluation.vision.motion_edge import MOTION_EDGE, NAME
 from sensekit.vision import extent, extent_model
 from sensekit.vision.extent import (FEATURES, MOTION_FEATURES, ExtentExperiment, feature_names, features,
@@ -136,7 +137,8 @@ def test_the_public_tracker_takes_no_experiment() -> None:
 
 def test_an_experiment_scores_with_its_own_weights_and_folds() -> None:
     """Weights passed with the experiment (a model file's ``ACTIVE`` and ``FOLDS``) score its cues,
-    in ``held_out`` its fold for the clip, and ``extent_model`` is never rewritten."""
+    ``held_out`` gives its fold for the clip (passed down, no context), and ``extent_model`` is
+    never rewritten."""
     frames, true = _moving_patch(60)
     x, y = true[0] + 30, true[1] + 30
     props, flow = pool_proposals(frames[-1], x, y, frames[:-1])
@@ -147,19 +149,40 @@ def test_an_experiment_scores_with_its_own_weights_and_folds() -> None:
     def flipped(fit: dict) -> dict:          # every weight negated, another temperature
         return {k: {**v, "weights": [-w for w in v["weights"]], "temperature": 0.25} for k, v in fit.items()}
 
-    own = ExtentExperiment(weights=flipped(shipped), folds={clip: flipped(folds[clip])})
+    own = FittedExperiment(weights=flipped(shipped), folds={clip: flipped(folds[clip])})
     for motion in (True, False):
         plain = scores(cues, motion=motion)
         np.testing.assert_allclose(scores(cues, motion=motion, experiment=own), -plain)
         assert temperature(motion=motion, experiment=own) == 0.25
-        with extent.held_out(clip):
-            held = scores(cues, motion=motion)
-            np.testing.assert_allclose(scores(cues, motion=motion, experiment=own), -held)
-            assert not np.allclose(held, plain)          # the fold is not the shipped fit: a real check
+        held = scores(cues, motion=motion, experiment=held_out(clip))
+        np.testing.assert_allclose(scores(cues, motion=motion, experiment=held_out(clip, own)), -held)
+        assert temperature(motion=motion, experiment=held_out(clip, own)) == 0.25
+        assert not np.allclose(held, plain)          # the fold is not the shipped fit: a real check
     assert extent_model.ACTIVE is shipped and extent_model.FOLDS is folds
     other = sorted(folds)[1]
-    with extent.held_out(other), pytest.raises(KeyError, match=f"no held-out weights for clip '{other}'"):
-        scores(cues, motion=True, experiment=own)
+    with pytest.raises(KeyError, match=f"no held-out weights for clip '{other}'"):
+        held_out(other, own)
+    assert unseen_by_fit(other, own) is own              # its folds say no fit of it saw the clip
+    with pytest.raises(KeyError, match="its own weights and no folds"):
+        unseen_by_fit(clip, ExtentExperiment(weights=shipped))
+
+
+def test_the_shipped_extent_holds_no_evaluation_state() -> None:
+    """The held-out choice is evaluation's: the shipped extent has no folds, no ``held_out`` and
+    no context variable that a click looks up; an experiment's fold reaches it only as the
+    ``weights`` passed down."""
+    import contextvars
+    import dataclasses
+
+    assert not hasattr(extent, "held_out") and not hasattr(extent, "unseen_by_fit")
+    assert not [v for v in vars(extent).values() if isinstance(v, contextvars.ContextVar)]
+    assert "folds" not in {f.name for f in dataclasses.fields(ExtentExperiment)}
+    made = experiment(motion_edge=True, weights=extent_model.ACTIVE, folds=extent_model.FOLDS)
+    assert isinstance(made, FittedExperiment) and made.folds is extent_model.FOLDS
+    clip = sorted(extent_model.FOLDS)[0]
+    held = held_out(clip, made)
+    assert type(held) is ExtentExperiment and held.weights is extent_model.FOLDS[clip]
+    assert (held.motion_cues, held.motion_names) == (MOTION_EDGE.motion_cues, MOTION_EDGE.motion_names)
 
 
 def test_an_experiment_tracker_takes_its_first_box_from_its_click_pool() -> None:

@@ -15,7 +15,7 @@ import pytest
 from sensekit.errors import SourceError
 from sensekit.evaluation.vision.clip_check import check_clip, checked_clips
 from sensekit.vision import extent_model
-from sensekit.vision.extent import unseen_by_fit
+from sensekit.evaluation.vision.held_out import unseen_by_fit
 from tests.vision.synth import background
 
 REPO = Path(__file__).resolve().parents[2]
@@ -125,11 +125,11 @@ def test_one_clip_has_no_held_out_choice_rather_than_one_made_on_itself(tmp_path
 
 def test_the_shipped_weights_score_a_clip_no_fit_saw_and_the_fold_a_developer_clip():
     keep = extent_model.ACTIVE
-    with unseen_by_fit("my_own_clip"):
-        assert extent_model.ACTIVE is keep
+    assert unseen_by_fit("my_own_clip") is None                  # the shipped extent, its weights
+    assert unseen_by_fit(None) is None
     name = sorted(extent_model.FOLDS)[0]
-    with unseen_by_fit(name):
-        assert extent_model.ACTIVE is extent_model.FOLDS[name]
+    exp = unseen_by_fit(name)
+    assert exp is not None and exp.weights is extent_model.FOLDS[name]
     assert extent_model.ACTIVE is keep
 
 

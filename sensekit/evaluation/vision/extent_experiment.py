@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from sensekit.evaluation.vision.held_out import FittedExperiment
 from sensekit.evaluation.vision.motion_edge import MOTION_EDGE
 from sensekit.evaluation.vision.motion_proposals import motion_proposals as _motion_proposals
 from sensekit.vision.color_tracker import ColorTracker
@@ -26,14 +27,14 @@ __all__ = ["ClickPoolFn", "ExperimentTracker", "experiment", "make_tracker"]
 
 def experiment(*, motion_proposals: bool = False, motion_edge: bool = False,
                weights: Mapping[str, Any] | None = None, folds: Mapping[str, Mapping[str, Any]] | None = None
-               ) -> ExtentExperiment | None:
+               ) -> FittedExperiment | None:
     """The experiment of those flags, scored by ``weights`` and held out by ``folds`` (a
-    ``train_extent.py`` model file's ``ACTIVE`` and ``FOLDS``; None: the shipped ones); None (the
-    shipped extent) when no flag is on."""
+    ``train_extent.py`` model file's ``ACTIVE`` and ``FOLDS``; None: the shipped ones), a
+    ``held_out.FittedExperiment``; None (the shipped extent) when no flag is on."""
     if not (motion_proposals or motion_edge):
         return None
     edge = MOTION_EDGE if motion_edge else ExtentExperiment()
-    return ExtentExperiment(proposals=_motion_proposals if motion_proposals else None,
+    return FittedExperiment(proposals=_motion_proposals if motion_proposals else None,
                             motion_cues=edge.motion_cues, motion_names=edge.motion_names, weights=weights,
                             folds=folds)
 
