@@ -35,7 +35,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from track_eval import _first
+from _track_loss import _first
 
 from sensekit.events import ColorLost
 from sensekit.vision.color_tracker import ColorTracker

@@ -98,7 +98,7 @@ def test_a_short_clip_runs_each_start_once_and_is_left_out_of_runs_it_is_too_sho
     has no cut script (found_eval stopped with IndexError) and no cut or cover run in
     track_eval --loss (it ran them on misaligned frames)."""
     sys.path.insert(0, str(REPO / "benchmarks"))
-    import track_eval
+    from _track_loss import _long_enough
 
     from sensekit.evaluation.vision.comeback import CUT_AT, cut_script
     from sensekit.evaluation.vision.evaluate import start_frames
@@ -108,7 +108,7 @@ def test_a_short_clip_runs_each_start_once_and_is_left_out_of_runs_it_is_too_sho
     assert cut_script("short", truth, "other", 60, (W, H)) is None
     assert cut_script("long", np.tile(truth[:1], (CUT_AT, 1)), "other", 60, (W, H)) is not None
     first = {"short": [None] * 29, "mid": [None] * 40, "long": [None] * 46}
-    assert track_eval._long_enough(first, ["short", "mid", "long"]) == {"cut": ["mid", "long"], "cover": ["long"]}
+    assert _long_enough(first, ["short", "mid", "long"]) == {"cut": ["mid", "long"], "cover": ["long"]}
     err = capsys.readouterr().err
     assert "short: 29 frames, the cut runs need 30; left out of them" in err
     assert "mid: 40 frames, the cover runs need 46; left out of them" in err
