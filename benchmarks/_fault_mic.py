@@ -155,22 +155,26 @@ def _hud_row(tmp: Path, row: Row) -> None:
 
 
 def _recorder_rows(tmp: Path, row: Row) -> None:
-    from sensekit.capture import recorder as recorder_mod
     from sensekit.capture.base import AudioBlock
     from sensekit.capture.recording import Recorder
     from sensekit.capture.replay import ReplaySource
     from sensekit.cli.inspect import summary
 
     now = [1000.0]
-    real = recorder_mod._monotonic
-    recorder_mod._monotonic = lambda: now[0]
+
+    class HandClock(Recorder):
+        """A recorder whose gap rule reads ``now`` (moved by hand below), not the machine's clock."""
+
+        def _clock(self) -> float:
+            return now[0]
+
     seen = WarningLines()
     logging.getLogger("sensekit").addHandler(seen)
     try:
         for name, gap_s, late_s in (("gap", 60.0, 60.0), ("jump", 3600.0, 0.0)):
             path = tmp / f"{name}.skrec"
             seen.lines.clear()
-            with Recorder(path, audio=(1000, 1), block_size=100) as r:
+            with HandClock(path, audio=(1000, 1), block_size=100) as r:
                 for k in range(10):
                     r.write(AudioBlock(k, k * 0.1, np.full(100, 0.25, np.float32), 1000))
                     now[0] += 0.1
@@ -193,7 +197,6 @@ def _recorder_rows(tmp: Path, row: Row) -> None:
                     f"not padded, {warned} warning(s) for 50 blocks (was 50), inspect: {said[:70]}",
                     warned == 1 and at == 1000 and "not kept" in said)
     finally:
-        recorder_mod._monotonic = real
         logging.getLogger("sensekit").removeHandler(seen)
 
 

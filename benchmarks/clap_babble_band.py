@@ -53,7 +53,7 @@ def f1(accs: list[dict[str, Any]], s: float, d: float) -> float:
 
 
 def with_band(s: float, d: float, model: dict[str, Any], base: type) -> type:
-    """A ``FloorRoute`` (``base``: the original class, never an earlier patch) that also
+    """A ``FloorRoute`` (``base``: the shipped class) that also
     scores a burst rising under 24 dB over a floor spreading 2..``s`` dB with ``model``'s
     trees plus ``d`` (the lever inside the detector)."""
     from sensekit.audio.clap_features import clap_score
@@ -71,28 +71,29 @@ def with_band(s: float, d: float, model: dict[str, Any], base: type) -> type:
 
 def streamed(data: Path, snrs: list[float], folds: dict[str, Any],
              choice: dict[str, tuple[float, float]]) -> dict[str, dict[str, Any]]:
-    """``collect`` with each source's lever inside its detector."""
-    import sensekit.audio.clap_floor as cf
-    original = cf.FloorRoute
+    """``collect`` with each source's lever inside its detector (its floor route)."""
+    from sensekit.audio.clap_floor import FloorRoute
+
     out: dict[str, dict[str, Any]] = {}
-    try:
-        for src in folds["models"]:
-            cf.FloorRoute = with_band(*choice[src], folds["models"][src], original)  # type: ignore[assignment,misc]
-            out.update(collect(data, snrs, folds, only=src))
-    finally:
-        cf.FloorRoute = original  # type: ignore[misc]
+    for src in folds["models"]:
+        out.update(collect(data, snrs, folds, only=src,
+                           route=with_band(*choice[src], folds["models"][src], FloorRoute)))
     return out
 
 
 def collect(data: Path, snrs: list[float], folds: dict[str, Any],
-            only: str | None = None) -> dict[str, dict[str, Any]]:
-    """``{source: {condition: accumulator}}``."""
+            only: str | None = None, route: type | None = None) -> dict[str, dict[str, Any]]:
+    """``{source: {condition: accumulator}}``; ``route``: the floor route's class of every detector
+    (None: ``clap_floor.FloorRoute``; ``clap_variants.detector_class``)."""
     from sensekit.audio.clap_loudness import clap_loudness
     from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech
+    from sensekit.evaluation.audio.clap_variants import detector_class
     from sensekit.evaluation.audio.evaluate import read_clips, read_wav
 
+    made = detector_class(route=route)
+
     def detector(source: str) -> Any:
-        return fold_detector(folds, source)
+        return fold_detector(folds, source, made)
 
     clips = [c for c in read_clips(data) if only is None or c.source == only]
     audio = {c.file: read_wav(data / c.file) for c in clips}

@@ -107,12 +107,13 @@ def run_mix(det: Any, y32: np.ndarray, rate: int, onsets: list[float],
             acc["others"].append((f.score - det.threshold, f.rise_db, spread_at(route, y64, f, rate)))
 
 
-def fold_detector(folds: dict[str, Any], source: str) -> Any:
+def fold_detector(folds: dict[str, Any], source: str, detector: type | None = None) -> Any:
     """The held-out detector of ``source`` (its fold's trees at its nested threshold, else the
-    folds' one), keeping its bursts' features; the noise route off (its expert heard every source)."""
+    folds' one), keeping its bursts' features; the noise route off (its expert heard every source).
+    ``detector``: the class (a ``clap_variants.detector_class``; None: ``ClapDetector``)."""
     from sensekit.audio.clap import ClapDetector
 
-    det = ClapDetector(model=folds["models"][source], noise_route=False,
+    det = (detector or ClapDetector)(model=folds["models"][source], noise_route=False,
                        threshold=float(folds.get("nested", {}).get(source, folds["threshold"])))
     det.keep_features = True
     return det

@@ -22,10 +22,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-import sensekit.audio.clap as clap_module
 from sensekit.audio import clap_gap
 from sensekit.audio.clap import ClapDetector
 from sensekit.events import Clap
+from sensekit.evaluation.audio.clap_variants import detector_class
 from sensekit.evaluation.audio.evaluate import read_clips, read_wav
 
 BLOCK = 512
@@ -44,21 +44,18 @@ def old_bridge(det: Any, gap: int, samples: np.ndarray, t: float, rate: int, ind
 
 def gapped(x: np.ndarray, rate: int, cut: int, gap_s: float, bridge: Callable[..., list[Clap]]) -> list[float]:
     """Clap times of the stream from ``HISTORY_S`` before ``cut``, a gap of ``gap_s`` there, then
-    ``AFTER_S`` more."""
-    clap_module.__dict__["bridge"] = bridge      # the version measured (clap.py calls it by this name)
-    try:
-        det = ClapDetector()
-        s0 = max(0, cut - round(HISTORY_S * rate))
-        g = round(gap_s * rate)
-        stop = min(len(x), cut + g + round(AFTER_S * rate))
-        starts = list(range(s0, cut, BLOCK)) + list(range(cut + g, stop, BLOCK))
-        out: list[float] = []
-        for k, i in enumerate(starts):
-            j = min(i + BLOCK, cut) if i < cut else min(i + BLOCK, stop)
-            out += [e.t for e in det.process(x[i:j], i / rate, rate, index=k)]
-        return out + [e.t for e in det.finish()]
-    finally:
-        clap_module.__dict__["bridge"] = clap_gap.bridge
+    ``AFTER_S`` more, the gap bridged by ``bridge`` (the version measured: a detector made with it,
+    ``clap_variants.detector_class``)."""
+    det = detector_class(bridge=bridge)()
+    s0 = max(0, cut - round(HISTORY_S * rate))
+    g = round(gap_s * rate)
+    stop = min(len(x), cut + g + round(AFTER_S * rate))
+    starts = list(range(s0, cut, BLOCK)) + list(range(cut + g, stop, BLOCK))
+    out: list[float] = []
+    for k, i in enumerate(starts):
+        j = min(i + BLOCK, cut) if i < cut else min(i + BLOCK, stop)
+        out += [e.t for e in det.process(x[i:j], i / rate, rate, index=k)]
+    return out + [e.t for e in det.finish()]
 
 
 def stream_all(x: np.ndarray, rate: int) -> tuple[list[float], list[float]]:

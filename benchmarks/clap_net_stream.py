@@ -171,29 +171,25 @@ def dense_counts(args: argparse.Namespace) -> None:
     clip: how many bursts the trees judge and how many are inside each margin of
     ``clap_net_veto.MARGINS`` (the patches the veto would compute; the first fold's net is
     only called, the counts do not depend on it), for ``--veto-side``."""
-    import sensekit.audio.clap_floor as cfl
-    from sensekit.audio.clap import ClapDetector
+    from sensekit.audio.clap_floor import FloorRoute
     from sensekit.audio.clap_model import MODEL, THRESHOLD
     from sensekit.evaluation.audio.clap_net_veto import MARGINS
+    from sensekit.evaluation.audio.clap_variants import detector_class
     from sensekit.evaluation.audio.evaluate import read_wav
 
     path, side = args.dense, args.veto_side
     net = next(iter(load_nets(args).values()))
     x, rate = read_wav(path)
-    original = cfl.FloorRoute
     print(f"{path.name}: {len(x) / rate:.1f} s; the shipped trees at {THRESHOLD:g}, route on; veto {side}")
-    try:
-        for margin in MARGINS:
-            counts: dict[str, int] = {}
-            cfl.FloorRoute = candidate_route(MODEL, net, expert_first=original, threshold=THRESHOLD,  # type: ignore[misc, assignment]
-                                             veto=(margin, side), counts=counts)
-            det = ClapDetector(threshold=THRESHOLD, noise_route=True)
-            for i in range(0, len(x), 512):
-                det.process(x[i:i + 512], i / rate, rate)
-            print(f"margin {margin:g}: bursts judged by the trees {counts.get('bursts', 0)}, "
-                  f"inside the margin (patch computed) {counts.get('patched', 0)}")
-    finally:
-        cfl.FloorRoute = original  # type: ignore[misc]
+    for margin in MARGINS:
+        counts: dict[str, int] = {}
+        route = candidate_route(MODEL, net, expert_first=FloorRoute, threshold=THRESHOLD,
+                                veto=(margin, side), counts=counts)
+        det = detector_class(route=route)(threshold=THRESHOLD, noise_route=True)
+        for i in range(0, len(x), 512):
+            det.process(x[i:i + 512], i / rate, rate)
+        print(f"margin {margin:g}: bursts judged by the trees {counts.get('bursts', 0)}, "
+              f"inside the margin (patch computed) {counts.get('patched', 0)}")
 
 
 def print_counts(args: argparse.Namespace, counts: dict[str, dict[str, int]]) -> None:
@@ -252,9 +248,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.dense is not None:
         dense_counts(args)
         return 0
-    import sensekit.audio.clap_floor as cfl
     from sensekit.audio.clap import ClapDetector
+    from sensekit.audio.clap_floor import FloorRoute
     from sensekit.evaluation.audio.clap_noise import format_curve, noise_curve
+    from sensekit.evaluation.audio.clap_variants import detector_class
     from sensekit.evaluation.audio.evaluate import evaluate, format_sources
 
     trees = json.loads(args.tree_folds.read_text())["models"]
@@ -262,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     nested, gated = thresholds(args, trees)
     sources = sorted(trees) if not args.sources else args.sources.split(",")
 
-    original = cfl.FloorRoute
+    original = FloorRoute
 
     counts: dict[str, dict[str, int]] = {}
 
@@ -277,32 +274,28 @@ def main(argv: list[str] | None = None) -> int:
 
         def make() -> ClapDetector:
             if args.mode == "trees":          # main's fold detector, as audio_eval.py makes it
-                cfl.FloorRoute = original  # type: ignore[misc]
                 return ClapDetector(model=trees[source], threshold=float(nested[source]),
                                     noise_route=args.route)
-            cfl.FloorRoute = route  # type: ignore[misc, assignment]
-            return ClapDetector(model=trees[source], threshold=float(nested[source]), noise_route=True)
+            return detector_class(route=route)(model=trees[source], threshold=float(nested[source]),
+                                               noise_route=True)
         return make
-    try:
-        for off in [int(v) for v in args.offsets.split(",")]:
-            per = {}
-            for s in sources:
-                e = evaluate(args.data, block=args.block, offset=off, book=False, only_sources=[s], make=make_for(s))
-                if s in e.sources:
-                    per[s] = e.sources[s]
-            print(format_sources(per, title=f"{args.mode}{' route' if args.route else ''} off {off}"))
-            print(flush=True)
-        if not args.no_curve:
-            offsets = [int(v) for v in args.curve_offsets.split(",")]
-            points = noise_curve(args.data, offsets=offsets, block=args.block, make_for=make_for,
-                                 only_sources=sources, kinds=args.kinds.split(","),
-                                 snrs_db=[float(v) for v in args.snrs.split(",")])
-            how = "nested" if args.threshold is None else f"threshold {args.threshold:g} for all: not nested"
-            print(f"noise curve: {args.mode}, leave-one-source-out ({how}); offsets {offsets}")
-            print(format_curve(points))
-        print_counts(args, counts)
-    finally:
-        cfl.FloorRoute = original  # type: ignore[misc]
+    for off in [int(v) for v in args.offsets.split(",")]:
+        per = {}
+        for s in sources:
+            e = evaluate(args.data, block=args.block, offset=off, book=False, only_sources=[s], make=make_for(s))
+            if s in e.sources:
+                per[s] = e.sources[s]
+        print(format_sources(per, title=f"{args.mode}{' route' if args.route else ''} off {off}"))
+        print(flush=True)
+    if not args.no_curve:
+        offsets = [int(v) for v in args.curve_offsets.split(",")]
+        points = noise_curve(args.data, offsets=offsets, block=args.block, make_for=make_for,
+                             only_sources=sources, kinds=args.kinds.split(","),
+                             snrs_db=[float(v) for v in args.snrs.split(",")])
+        how = "nested" if args.threshold is None else f"threshold {args.threshold:g} for all: not nested"
+        print(f"noise curve: {args.mode}, leave-one-source-out ({how}); offsets {offsets}")
+        print(format_curve(points))
+    print_counts(args, counts)
     return 0
 
 

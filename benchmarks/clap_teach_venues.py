@@ -203,17 +203,17 @@ class Totals:
                 f"found {self.found[0]} -> {self.found[1]} of {self.truth} (lost in {self.lost} lessons)")
 
 
-#: what ``--variant`` passes to ``teach`` (the venue model's variants)
-TEACH: dict[str, bool] = {}
+#: what ``--variant`` passes to ``teach`` (its arguments for the variant)
+TEACH: dict[str, Any] = {}
 
 
 def set_variant(name: str) -> None:
     if name == "near":
-        clap_teach._negatives = near
+        TEACH.update(negatives=near)
     elif name == "spread":
-        clap_teach._ceiling = spread
+        TEACH.update(ceiling_rule=spread)
     elif name == "rule_only":
-        clap_teach._ceiling = lambda scores: float("-inf")
+        TEACH.update(ceiling_rule=lambda scores: float("-inf"))
     elif name == "venue":
         TEACH.update(venue=True, venue_steps=True)
     elif name == "venue_only":

@@ -225,13 +225,23 @@ class ClapDetector(Tunable, ClapSettings, section="clap", rule=check_venue_model
 
             expert()
 
+    def _floor_route(self, rate: int) -> FloorRoute:
+        """The floor route of a detector with ``noise_route`` on: ``clap_floor.FloorRoute`` (an
+        evaluation's subclass of the detector may make another: ``evaluation.audio.clap_variants``)."""
+        from sensekit.audio.clap_floor import FloorRoute
+
+        return FloorRoute(rate)
+
+    def _bridge(self, gap: int, x: np.ndarray, t: float, rate: int, index: int) -> list[Clap]:
+        """The block at ``t`` after ``gap`` missing samples: ``clap_gap.bridge`` (an evaluation's
+        subclass may bridge another way: ``evaluation.audio.clap_variants``)."""
+        return bridge(self, gap, x, t, rate, index)
+
     def _route_changed(self) -> None:
         """The floor route (``noise_route``) and the history it needs, made or dropped."""
         m = self._meter
         if self.noise_route:     # the expert's trees are imported only by a venue that uses them
-            from sensekit.audio.clap_floor import FloorRoute
-
-            self._route = FloorRoute(m.rate)
+            self._route = self._floor_route(m.rate)
         else:
             self._route = None
         # samples kept before a region start / peak: the features', the grid's, _find_peaks'
@@ -292,7 +302,7 @@ class ClapDetector(Tunable, ClapSettings, section="clap", rule=check_venue_model
             return self._skip(index, t)
         if ((self._t0 is None or (t - self._t0) * rate - self._end >= GAP_FRACTION * n - 1)
                 and (gap := enter(self, t, rate, n))):   # the stream starts, or blocks are missing before it
-            return bridge(self, gap, x, t, rate, index)
+            return self._bridge(gap, x, t, rate, index)
         end = self._end
         if end + n > self._room:
             self._make_room(n)

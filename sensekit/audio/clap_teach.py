@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -196,11 +196,16 @@ def _ceiling(scores: list[float]) -> float:
 
 def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
           settings: Mapping[str, Any] | None = None, gain: float = 50.0,
-          venue: bool = False, venue_steps: bool = False) -> ClapLesson:
+          venue: bool = False, venue_steps: bool = False,
+          negatives: Callable[[list[BurstFeatures], list[BurstFeatures], float], list[BurstFeatures]] | None = None,
+          ceiling_rule: Callable[[list[float]], float] | None = None) -> ClapLesson:
     """Learn a venue from ``claps`` (someone clapping a few times) and ``room`` (the room
     without claps, ~30 s); ``settings`` are the clap settings to start from; ``venue``: learn
     the venue model, which when written replaces the threshold step and the room rule
-    (``venue_steps``: keeps them, for the benchmark's rejected variant only)."""
+    (``venue_steps``: keeps them, for the benchmark's rejected variant only). ``negatives`` and
+    ``ceiling_rule``: the room rule's negatives and the threshold's ceiling in place of the shipped
+    ``_negatives`` and ``_ceiling`` (None: those; ``benchmarks/clap_teach_venues.py``'s rejected
+    variants only)."""
     base = {k: v for k, v in (settings or {}).items()
             if k not in ("room_feature", "room_limit", "room_above", "venue_model")}
     threshold = float(base.get("threshold", ClapDetector.SETTINGS["threshold"].default))
@@ -224,7 +229,7 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
         base = {**base, "noise_route": route}
         heard, feats = _stream(claps, rate, {**base, "threshold": threshold}, gain)
         taught = _of(heard, feats) or taught
-    ceiling = _ceiling([f.score for f in taught])
+    ceiling = (ceiling_rule or _ceiling)([f.score for f in taught])
     fired_t, room_feats = _stream(room, rate, {**base, "threshold": threshold}, gain)
     fired = _of(fired_t, room_feats)
     room_s = len(room) / rate
@@ -247,7 +252,7 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
         left = [f for f in left if f.score >= threshold]
     if left and steps:
         C = np.array([f.vector() for f in taught])
-        R = np.array([f.vector() for f in _negatives(left, room_feats, threshold)])
+        R = np.array([f.vector() for f in (negatives or _negatives)(left, room_feats, threshold)])
         found = _rule(C, R)
         if found is not None:
             j, above, limit, _ = found

@@ -135,7 +135,7 @@ class Recorder:
         self.gaps: list[list[int]] = []
         self.jumps: list[list[int]] = []
         self.jumped_samples = 0
-        self._opened_at = _monotonic()
+        self._opened_at = self._clock()
         #: runs ``[start, stop)`` of samples that were NaN/Inf (stored as 0; meta ``audio.nonfinite``)
         self.nonfinite: list[list[int]] = []
         self._nonfinite_said = False
@@ -279,12 +279,17 @@ class Recorder:
         self._write_pcm(float_to_int16(s))
         self.audio_samples += s.shape[0]
 
+    def _clock(self) -> float:
+        """The clock the gap rule reads (``time.monotonic``; a benchmark's subclass may move it by
+        hand: ``benchmarks/_fault_mic.py``)."""
+        return _monotonic()
+
     def _fill_gap(self, gap: int, channels: int, rate: int, t: float) -> None:
         """Silence for a gap of ``gap`` samples before the block at ``t`` (the source dropped
         blocks, or lost its device and reconnected), so the audio stays in sync with the video
         and a replay plays each block when it was heard; a gap longer than the recorder has run
         is a jump no live source makes: not filled, logged and listed."""
-        limit_s = MAX_PAD_S + max(0.0, _monotonic() - self._opened_at)
+        limit_s = MAX_PAD_S + max(0.0, self._clock() - self._opened_at)
         if gap > limit_s * rate:
             log.warning("audio jumps %.1f s ahead at t=%.3f, more than the %.1f s recorded so far "
                         "allow; not padding (listed in meta.json's audio_jumps)", gap / rate, t, limit_s)

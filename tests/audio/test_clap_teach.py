@@ -191,3 +191,33 @@ def test_sure_claps_in_the_room_are_refused_with_both_causes_said():
     assert problem is not None and problem.startswith("heard 3 sure claps in the room part (0.6, 0.7, 0.8 s")
     assert "someone clapped, or the room's own sounds - typing, drums, footsteps - are sure claps" in problem
     assert lesson_problem(ClapLesson(14, 19.0, 97, 37, 30, 0.0, "", room_claps=[0.6])) is None
+
+
+def test_a_variant_s_rules_are_passed_to_the_lesson_not_set_in_the_module(venue):
+    """``benchmarks/clap_teach_venues.py --variant near / spread / rule_only`` pass the room rule's
+    negatives and the threshold's ceiling to ``teach`` (they used to rewrite ``clap_teach._negatives``
+    and ``_ceiling``): each is called with the lesson's own values and decides it, and a lesson
+    taught afterwards without them is the shipped one."""
+    import sensekit.audio.clap_teach as clap_teach
+
+    claps, room, _, _ = venue
+    shipped = teach(claps, room, RATE, settings=START)
+    seen: dict[str, list[object]] = {"negatives": [], "ceiling": []}
+
+    def negatives(left, room_feats, threshold):
+        seen["negatives"].append((len(left), len(room_feats), threshold))
+        return left
+
+    def ceiling(scores):
+        seen["ceiling"].append(list(scores))
+        return float("inf")                    # no ceiling: the threshold rises over every room burst
+
+    ruled = teach(claps, room, RATE, settings=START, ceiling_rule=ceiling)
+    assert len(seen["ceiling"]) == 1 and len(seen["ceiling"][0]) == ruled.claps_heard
+    assert ruled.values["clap.threshold"] > shipped.values["clap.threshold"]   # the ceiling decided it
+    same = teach(claps, room, RATE, settings=START, negatives=negatives)     # the shipped negatives, spied
+    assert len(seen["negatives"]) == 1 and seen["negatives"][0][1:] == (same.room_bursts, shipped.threshold)
+    assert same.values == shipped.values
+    assert clap_teach._ceiling.__name__ == "_ceiling" and clap_teach._negatives.__name__ == "_negatives"
+    again = teach(claps, room, RATE, settings=START)
+    assert again.values == shipped.values and again.summary() == shipped.summary()

@@ -128,3 +128,23 @@ def test_the_blocks_after_a_jump_follow_on_without_a_warning_each(tmp_path, monk
     assert meta["audio_jumps"] == [[100, 3600 * RATE - 100]]
     assert meta["audio_samples"] == 50 * BLOCK and meta["audio_padded_samples"] == 0
     assert sum("audio jumps" in m for m in caplog.messages) == 1
+
+
+def test_a_recorder_s_own_clock_is_the_one_its_gap_rule_reads(tmp_path):
+    """``Recorder._clock`` (``benchmarks/_fault_mic.py``'s hand-moved clock: a subclass, where it
+    used to rewrite ``recorder._monotonic`` for the process): a 60 s gap after 60 s on that clock
+    is filled, the same gap on a recorder whose clock stood still is a jump."""
+    now = [50.0]
+
+    class HandClock(recorder_mod.Recorder):
+        def _clock(self) -> float:
+            return now[0]
+
+    padded = []
+    for moved in (60.0, 0.0):
+        with HandClock(tmp_path / f"r{moved:g}", audio=(1000, 1), block_size=100) as r:
+            r.write(AudioBlock(0, 0.0, np.full(100, 0.25, np.float32), 1000))
+            now[0] += moved
+            r.write(AudioBlock(1, 60.1, np.full(100, 0.5, np.float32), 1000))
+        padded.append(r.padded_samples)
+    assert padded == [60000, 0]
