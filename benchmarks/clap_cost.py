@@ -38,62 +38,75 @@ import numpy as np
 from _identity import looped_blocks
 from _reference import SHARED_DATA
 
-from sensekit.audio import clap as clap_mod
-from sensekit.audio import clap_features
+from sensekit.audio.clap import ClapDetector
 
 PARTS = ("grid", "search", "measure", "score")
 
 
-def patch(replay: set[str], log: dict[str, list[Any]], state: dict[str, Any]) -> dict[str, int]:
-    """Wrap the four parts: count calls, record their effect, replay it once state["replay"]."""
-    det, meter = clap_mod.ClapDetector, clap_features.BurstMeter
-    grid, search, measure, score = det._grid, det._find_peaks, meter.measure, clap_mod.clap_score  # type: ignore[attr-defined]
-    calls = dict.fromkeys(PARTS, 0)
+class Parts:
+    """The four parts' calls, what they returned (``log``) and the replay state of a run: the
+    first pass records, the later ones replay the parts in ``replay`` once ``state["replay"]``."""
 
-    def nxt(part: str) -> Any:
-        i = state[part]
-        state[part] = i + 1
-        return log[part][i]
+    def __init__(self, replay: set[str], log: dict[str, list[Any]], state: dict[str, Any]) -> None:
+        self.replay, self.log, self.state = replay, log, state
+        self.calls = dict.fromkeys(PARTS, 0)
 
-    def grid_(self: Any, k0: int, k1: int) -> None:
-        calls["grid"] += 1
-        if "grid" in replay and state["replay"]:
-            self._regions.extend(nxt("grid"))
+    def replaying(self, part: str) -> bool:
+        """Count a call of ``part``; whether it is replayed."""
+        self.calls[part] += 1
+        return part in self.replay and bool(self.state["replay"])
+
+    def next(self, part: str) -> Any:
+        i = self.state[part]
+        self.state[part] = i + 1
+        return self.log[part][i]
+
+
+class Counted(ClapDetector):
+    """A ``ClapDetector`` whose four parts (the grid, the peak search, its meter's ``measure`` and
+    the trees' score) count their calls, record their effect and replay it (``Parts``); nothing of
+    ``sensekit.audio`` is rewritten."""
+
+    def __init__(self, parts: Parts, **settings: Any) -> None:
+        self.parts = parts
+        super().__init__(**settings)
+
+    def _grid(self, k0: int, k1: int) -> None:
+        if self.parts.replaying("grid"):
+            self._regions.extend(self.parts.next("grid"))
             self._due = min(self._due, self._regions[0] + self._ahead) if self._regions else self._due
             return
         n = len(self._regions)
-        grid(self, k0, k1)
-        log["grid"].append(self._regions[n:])
+        super()._grid(k0, k1)
+        self.parts.log["grid"].append(self._regions[n:])
 
-    def search_(self: Any, starts: list[int]) -> None:
-        calls["search"] += 1
-        if "search" in replay and state["replay"]:
-            peaks, self._last_found = nxt("search")
+    def _find_peaks(self, starts: list[int]) -> None:
+        if self.parts.replaying("search"):
+            peaks, self._last_found = self.parts.next("search")
             self._peaks.extend(peaks)
             return
         n = len(self._peaks)
-        search(self, starts)
-        log["search"].append((self._peaks[n:], self._last_found))
+        super()._find_peaks(starts)
+        self.parts.log["search"].append((self._peaks[n:], self._last_found))
 
-    def measure_(self: Any, x: np.ndarray, p: int, *, gain2: float = 1.0) -> Any:
-        calls["measure"] += 1
-        if "measure" in replay and state["replay"]:
-            return nxt("measure")
-        v = measure(self, x, p, gain2=gain2)
-        log["measure"].append(v)
-        return v
+    def _configure(self, rate: int) -> None:
+        super()._configure(rate)
+        measure, parts = self._meter.measure, self.parts
 
-    def score_(v: np.ndarray, model: Any = None) -> float:
-        calls["score"] += 1
-        if "score" in replay and state["replay"]:
-            return float(nxt("score"))
-        s = score(v, model)
-        log["score"].append(s)
+        def measure_(x: np.ndarray, p: int, *, gain2: float = 1.0) -> Any:
+            if parts.replaying("measure"):
+                return parts.next("measure")
+            v = measure(x, p, gain2=gain2)
+            parts.log["measure"].append(v)
+            return v
+        self._meter.measure = measure_  # type: ignore[method-assign]   # this detector's meter only
+
+    def _tree_score(self, vals: tuple[float, ...]) -> float:
+        if self.parts.replaying("score"):
+            return float(self.parts.next("score"))
+        s = super()._tree_score(vals)
+        self.parts.log["score"].append(s)
         return s
-
-    det._grid, det._find_peaks, meter.measure = grid_, search_, measure_  # type: ignore[method-assign]
-    clap_mod.clap_score = score_  # type: ignore[attr-defined]
-    return calls
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,14 +129,15 @@ def main(argv: list[str] | None = None) -> int:
     log: dict[str, list[Any]] = {p: [] for p in PARTS}
     state: dict[str, Any] = dict.fromkeys(PARTS, 0)
     state["replay"] = False
-    calls = patch(replay, log, state)
+    parts = Parts(replay, log, state)
+    calls = parts.calls
     gc.disable()
     best, per_pass = float("inf"), dict(calls)
     for i in range(args.passes):
         state.update(dict.fromkeys(PARTS, 0), replay=i > 0)
         calls.update(dict.fromkeys(PARTS, 0))
         route = {} if args.noise_route is None else {"noise_route": args.noise_route}
-        proc = clap_mod.ClapDetector(**route).process
+        proc = Counted(parts, **route).process
         t0 = time.process_time()
         for k in range(len(blocks)):
             proc(blocks[k], ts[k], rate, energy=energy[k])

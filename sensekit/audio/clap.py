@@ -486,6 +486,11 @@ class ClapDetector(Tunable, ClapSettings, section="clap", rule=check_venue_model
         v = vals[self._room_j] if self._room_j else math.nan
         return math.isfinite(v) and room_side(v, self.room_limit, self.room_above)
 
+    def _tree_score(self, vals: tuple[float, ...]) -> float:
+        """The trees' log-odds of a burst's values (``clap_score``; ``benchmarks/clap_cost.py``'s
+        subclass counts and replays it)."""
+        return clap_score(np.asarray(vals[1:]), self.model)
+
     def _first_look(self, p: int, gap_ok: bool) -> tuple[tuple[float, ...], bool, float, bool]:
         """The burst's values, whether it passes the level and rise checks, its score (the route's
         expert's or the trees'), and whether it is a close call (trees' score within the margin)."""
@@ -496,7 +501,7 @@ class ClapDetector(Tunable, ClapSettings, section="clap", rule=check_venue_model
             expert = None if self._route is None else self._route.score(self._buf, p - self._b0, vals)
             if expert is not None:
                 return vals, ok, expert, False
-            score = clap_score(np.asarray(vals[1:]), self.model)
+            score = self._tree_score(vals)
         return vals, ok, score, bool(self._hold_n and ok and gap_ok and is_close(score, self.wait_model or SHIPPED))
 
     def _judge(self, p: int, onset: int) -> Clap | None:

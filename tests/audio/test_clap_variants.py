@@ -57,3 +57,25 @@ def test_the_variant_s_floor_route_is_made_only_for_its_detectors() -> None:
     plain.process(_noise(0.5), 0.0, RATE)
     assert len(made) == n and type(plain._route) is FloorRoute
     assert detector_class() is ClapDetector
+
+
+def test_a_subclass_s_tree_score_is_the_one_a_burst_gets(shared_data) -> None:
+    """``ClapDetector._tree_score`` (``benchmarks/clap_cost.py`` counts and replays it in a subclass,
+    where it used to rewrite ``clap.clap_score``): the subclass's score decides every burst the
+    trees judge, and a plain detector made after it hears the clip's claps."""
+    import soundfile as sf
+
+    x, rate = sf.read(str(shared_data / "audio/clap_k_pairs8.wav"), dtype="float32")
+    scored: list[float] = []
+
+    class Deaf(ClapDetector):
+        def _tree_score(self, vals: tuple[float, ...]) -> float:
+            scored.append(super()._tree_score(vals))
+            return -99.0
+
+    def claps(det: ClapDetector) -> int:
+        n = sum(len(det.process(x[i:i + BLOCK], i / rate, rate)) for i in range(0, len(x), BLOCK))
+        return n + len(det.finish())
+
+    assert claps(Deaf(noise_route=False)) == 0 and len(scored) >= 8
+    assert claps(ClapDetector(noise_route=False)) == 8
