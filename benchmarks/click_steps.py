@@ -4,7 +4,7 @@
 For each click case of ``extent_diagnose.py`` (every developer clip, its 3 start frames with the
 6 frames before each, the 5 clicks of ``track_eval.py``; ``--scales`` views made in memory), the
 first box is what ``segment_click`` takes with the extent weights fitted without the clip
-(``extent.held_out``, as ``track_eval.py --held-out``), and the click's pool is kept as the
+(``sensekit.evaluation.vision.held_out``, as ``track_eval.py --held-out``), and the click's pool is kept as the
 tracker keeps it (``click_pool.ClickPool``). A user sees the outline, so each gesture is
 counted in the right direction:
 

@@ -4,7 +4,7 @@
 For each click case of ``train_extent.py`` (every developer clip, its 3 start frames with the
 6 frames before each, the 5 clicks of ``track_eval.py``; ``--scales`` views, default x1) the
 first box is what ``segment_click`` takes with the weights fitted without the clip
-(``extent.held_out``), and it is classified against the truth: **right** (width and height
+(``sensekit.evaluation.vision.held_out``), and it is classified against the truth: **right** (width and height
 within 25 %), **too big** (in w, h or both, none too small), **too small**, or **mixed** (one
 too big, the other too small). What the box holds beyond the truth (too big) is named by its
 pixels: **skin** (a hand or arm: more than a quarter of the excess is skin in YCrCb, Cr

@@ -7,7 +7,7 @@ for another click, whatever the box overlaps; listed with their IoU at the loss)
 The runs of ``track_eval.py --scales 1 --held-out``: every clip, 3 start frames, the 5 clicks
 (each given the 6 frames before it) and the true box, 100 frames each, the extent scored with
 the weights fitted without the clip (a clip no weight was fitted on, e.g. a user's own, gets the
-shipped weights: ``extent.unseen_by_fit``). Printed per clip: runs, runs with a ``color_lost``, runs
+shipped weights: ``held_out.unseen_by_fit``). Printed per clip: runs, runs with a ``color_lost``, runs
 with a false one (of runs confirmed before the loss), runs lost never confirmed, and the
 frames on which the view-change cue fired (``tracker.cut_above``).
 

@@ -4,7 +4,7 @@
 Every click case of ``extent_diagnose.py`` (each clip of ``--clips``, its 3 start frames with
 the 6 frames before each, the 5 clicks of ``track_eval.py``; ``--scales`` views made in memory)
 takes its first box from ``segment_click`` with the extent weights fitted without its clip
-(``extent.held_out``; a clip no weight saw, such as ``make_track_gt.py``'s, gets the shipped
+(``sensekit.evaluation.vision.held_out``; a clip no weight saw, such as ``make_track_gt.py``'s, gets the shipped
 weights), then ``holder_cut.cut_holder`` on a measured box. ``--stills people,hands`` adds the
 annotated pose and hand stills of ``extent_sources.py`` (no history). Printed per clip and
 scale: clicks, cuts made, size ok (width and height within 25 %) and IoU > 0.5, without / with

@@ -5,7 +5,7 @@ second look (``tracker.refine_after_frames``, ``tracker.refine_gain``; ``click_r
 On every clip of ``--clips`` (``NAME.mp4`` + ``NAME_gt.csv``), the 5 clicks of
 ``track_eval.py`` on 3 start frames (0, 1/3 and 2/3 of the clip), **no history given**,
 ``--frames`` frames each, the extent scored with the weights fitted without the clip
-(``extent.held_out``). One row per clip and setting: mean success (IoU > 0.5) of the clicks.
+(``sensekit.evaluation.vision.held_out``). One row per clip and setting: mean success (IoU > 0.5) of the clicks.
 The gain is then chosen leaving one clip out (the best mean success on the other clips) and
 that clip's success at the chosen gain is printed beside its success without the second look.
 

@@ -3,7 +3,7 @@
 
 Every clip in ``--clips`` (default ``../shared/data/video/tracking``), the 5 clicks of
 ``track_eval.py`` on its 3 start frames, each with the 6 frames before it, the extent scored
-with the weights fitted without the clip (``extent.held_out``); the tracker runs with
+with the weights fitted without the clip (``sensekit.evaluation.vision.held_out``); the tracker runs with
 ``--looks`` looks (default 3). For each look (1st, 2nd, ...): how many were taken, how many
 re-seeded, and of those the mean IoU with the true box of the tracked box and of the new box
 on that frame, and the share where the new box is the better one. A look that re-seeds from a

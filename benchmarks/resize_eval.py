@@ -9,7 +9,7 @@ before any of it goes into ``ColorTracker`` (none of it did: docs/tracking.md, "
 the first second after a click"):
 
 1. every click of ``track_eval.py`` (5 clicks x 3 starts x each clip, the 6 frames before the
-   click as history, the extent weights fitted without the clip: ``extent.held_out``; a start
+   click as history, the extent weights fitted without the clip: ``sensekit.evaluation.vision.held_out``; a start
    whose ``max(--at)`` frames run past the clip is left out), at ``--scales`` (views made in
    memory, as ``extent_diagnose.py``), is followed by the shipped ``ColorTracker`` (its second
    look included), its box kept per frame;

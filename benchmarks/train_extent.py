@@ -21,7 +21,7 @@ the share whose chosen box is the right size and the share with IoU > 0.5, per s
 ``--check-on`` sources, each such source's cases scored by a fit that never saw that source
 (footage from other cameras and scenes than the developer clips).
 Written (``--out``, default sensekit/vision/extent_model.py): the weights fitted on all clips,
-and each fold's (``extent.held_out(clip)``; ``track_eval.py --held-out``).
+and each fold's (``held_out.held_out(clip)``; ``track_eval.py --held-out``).
 
 ``--chosen-hash`` prints a hash of the box each case chooses with the shipped weights and with
 each fold's, with and without motion, and fits nothing: a change meant to leave every chosen
@@ -390,7 +390,7 @@ def write_model(path: Path, shipped: dict[str, Any], folds: dict[str, dict[str, 
     text = (f'"""The weights of ``extent.py``\'s proposal score: written by ``benchmarks/train_extent.py``\n'
             f"(do not edit by hand; {about}).\n\n"
             "``ACTIVE`` is what ``measure_extent`` uses (the fit on every clip); ``FOLDS[clip]`` the fit\n"
-            "without that clip (``extent.held_out``). Each: the cues' mean and std and a weight per cue\n"
+            "without that clip (``held_out.held_out``). Each: the cues' mean and std and a weight per cue\n"
             f"(``extent.FEATURES``; \"still\" without the {nm} motion cues, and without a mean and std\n"
             "when they are the motion fit's last columns).\n\"\"\"\n"
             "from typing import Any\n\n"

@@ -2,7 +2,7 @@
 (do not edit by hand; l2 100, 225 cases of 5 clips at scales 0.5,1,2).
 
 ``ACTIVE`` is what ``measure_extent`` uses (the fit on every clip); ``FOLDS[clip]`` the fit
-without that clip (``extent.held_out``). Each: the cues' mean and std and a weight per cue
+without that clip (``held_out.held_out``). Each: the cues' mean and std and a weight per cue
 (``extent.FEATURES``; "still" without the 4 motion cues, and without a mean and std
 when they are the motion fit's last columns).
 """

@@ -96,14 +96,19 @@ def _has_sound_card() -> bool:
     return os.path.isdir("/dev/snd") and bool(os.listdir("/dev/snd"))
 
 
-@needs_alsa
-def test_devices_command_with_no_devices_at_all_says_so(tmp_path):
+def _no_card_env(tmp_path) -> dict[str, str]:
+    """An environment whose default PCM points at a card that does not exist: PortAudio finds
+    no input (the test is skipped on a machine with a sound card: PortAudio lists real devices)."""
     if _has_sound_card():
         pytest.skip("this machine has a sound card, so PortAudio lists real devices")
-    # the default PCM points at a card that does not exist: PortAudio finds no input
     conf = tmp_path / "nocard.conf"
     conf.write_text("pcm.!default { type hw card 99 }\nctl.!default { type hw card 99 }\n")
-    env = {**__import__("os").environ, "ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{conf}"}
+    return {**__import__("os").environ, "ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{conf}"}
+
+
+@needs_alsa
+def test_devices_command_with_no_devices_at_all_says_so(tmp_path):
+    env = _no_card_env(tmp_path)
     result = _py("""
         import sys
         from sensekit.cli import main
@@ -134,11 +139,7 @@ def test_import_sounddevice_maps_missing_portaudio():
 
 @needs_alsa
 def test_no_microphone_at_all_says_what_was_tried(tmp_path):
-    if _has_sound_card():
-        pytest.skip("this machine has a sound card, so PortAudio lists real devices")
-    conf = tmp_path / "nocard.conf"
-    conf.write_text("pcm.!default { type hw card 99 }\nctl.!default { type hw card 99 }\n")
-    env = {**__import__("os").environ, "ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{conf}"}
+    env = _no_card_env(tmp_path)
     result = _py("""
         from sensekit.capture.microphone import MicrophoneSource
         from sensekit.errors import DeviceNotFoundError
