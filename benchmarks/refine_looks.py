@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from sensekit.evaluation.vision.evaluate import (REFUSED, add_clip_options, clic
                                                 history_before, iou, load_clip, start_frames)
 from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
 from sensekit.evaluation.vision.held_out import unseen_by_fit
+from sensekit.vision.segment import Segment
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,16 +45,21 @@ def main(argv: list[str] | None = None) -> int:
         return REFUSED
     #: per look: (IoU of the tracked box, IoU of the new box or None when not re-seeded)
     seen: list[list[tuple[float, float | None]]] = [[] for _ in range(args.looks)]
-    decide = click_refine.ClickRefiner.decide
     state: dict[str, Any] = {}
 
-    def recording(self, frame, point, box):  # type: ignore[no-untyped-def]
-        out = decide(self, frame, point, box)
-        k, truth = state["tracker"].looks, state["truth"][state["frame"]]
-        seen[k].append((iou(box, truth), None if out is None else iou(out.box, truth)))
-        return out
+    class Recording(click_refine.ClickRefiner):
+        """A look that records the IoU of the tracked box and of its new box (nothing patched)."""
 
-    click_refine.ClickRefiner.decide = recording  # type: ignore[method-assign]
+        def decide(self, frame: np.ndarray, point: tuple[float, float], box: Sequence[float]) -> Segment | None:
+            out = super().decide(frame, point, box)
+            k, truth = state["tracker"].looks, state["truth"][state["frame"]]
+            seen[k].append((iou(box, truth), None if out is None else iou(out.box, truth)))
+            return out
+
+    class Looked(ExperimentTracker):
+        def _refiner(self, frame: np.ndarray) -> click_refine.ClickRefiner:
+            return Recording(frame, self.refine_after_frames, self.refine_gain, self.extent_experiment)
+
     after = ColorTracker().refine_after_frames
     for name in names:
         clip = load_clip(args.clips, name)
@@ -62,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         exp = unseen_by_fit(name)
         for s in starts:
             for px, py in click_points(clip.truth[s]).values():
-                t = ExperimentTracker(refine_looks=args.looks, extent_experiment=exp)
+                t = Looked(refine_looks=args.looks, extent_experiment=exp)
                 t.pick(frames[s], px, py, history=history_before(frames, s))
                 state.update(tracker=t, truth=clip.truth)
                 for j in range(s + 1, min(n, s + after * args.looks + 1)):

@@ -367,7 +367,12 @@ class ColorTracker(Tunable, ModelSettings, ModelFollow, section="tracker",
         self.looks = 0
         if (self.refine_after_frames > 0 and self.picked.method == "proposal"
                 and (self.refine_with_history or not moving)):
-            self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain, self.extent_experiment)
+            self.refiner = self._refiner(frame)
+
+    def _refiner(self, frame: np.ndarray) -> ClickRefiner:
+        """The second look at a measured click (``ClickRefiner``; each later look is made of the
+        same class); an evaluation's subclass may record its decisions (``benchmarks/refine_looks.py``)."""
+        return ClickRefiner(frame, self.refine_after_frames, self.refine_gain, self.extent_experiment)
 
     def _click_pool(self, frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray]
                     ) -> tuple[Segment, Pool | None]:

@@ -172,8 +172,8 @@ class ModelFollow:
             if point is not None:
                 self._anchor = (self.model.cx - point[0], self.model.cy - point[1])
             if self.looks < self.refine_looks:
-                self.refiner = ClickRefiner(frame, self.refine_after_frames, self.refine_gain,
-                                            refiner.experiment)
+                self.refiner = type(refiner)(frame, self.refine_after_frames, self.refine_gain,
+                                             refiner.experiment)   # the first look's class
 
     def _edges(self, frame: np.ndarray) -> tuple[bool, bool, bool, bool]:
         """The frame's edges (left, right, top, bottom) the model's last box comes within a

@@ -132,3 +132,32 @@ def test_more_looks_follow_only_a_look_that_re_seeded_up_to_refine_looks(shared_
     assert t.looks == 2 and t.refiner is None
     t.pick(frames[6], x + 0.75 * w, y + h / 2, history=frames[:6])
     assert t.looks == 0 and t.refiner is not None
+
+
+def test_a_tracker_s_own_look_class_takes_every_look(shared_data):
+    """``ColorTracker._refiner`` (``benchmarks/refine_looks.py`` records each look's decision in a
+    subclass, where it used to rewrite ``ClickRefiner.decide`` for the process): the first look is
+    the subclass's and every later one is made of the same class, so the 3 looks on coke's frames
+    9, 18 and 27 are all recorded; a plain ``ColorTracker`` beside it records none."""
+    from sensekit.vision.click_refine import ClickRefiner
+
+    decided: list[int] = []
+
+    class Recording(ClickRefiner):
+        def decide(self, frame, point, box):
+            decided.append(len(self.frames))
+            return super().decide(frame, point, box)
+
+    class Looked(ColorTracker):
+        def _refiner(self, frame):
+            return Recording(frame, self.refine_after_frames, self.refine_gain, self.extent_experiment)
+
+    truth, frames = _coke(shared_data, 40)
+    x, y, w, h = truth[0]
+    t = Looked(refine_looks=3)
+    t.pick(frames[0], x + w / 2, y + h / 2)
+    assert _reseeds(t, frames, 1, 40) == [9, 18, 27]
+    assert len(decided) == 3
+    plain = ColorTracker(refine_looks=3)
+    plain.pick(frames[0], x + w / 2, y + h / 2)
+    assert _reseeds(plain, frames, 1, 40) == [9, 18, 27] and len(decided) == 3
