@@ -78,18 +78,12 @@ def burst_inputs(y: np.ndarray, rate: int, feats: list[Any]) -> list[tuple[float
 def collect_checked(cache: Path, seen: Callable[[np.ndarray, int, list[Any]], None]) -> ct.Bursts:
     """``collect``'s bursts (every copy, ``sp0`` too) with ``seen(audio, rate, bursts)`` called on each
     judged stretch of audio in burst order; stops when they are not ``cache``'s rows."""
-    plain = ct.judged_bursts
-
-    def judged(x: np.ndarray, rate: int, *, block: int = 4096) -> list[Any]:
-        feats = plain(x, rate, block=block)
+    def judged(x: np.ndarray, rate: int) -> list[Any]:
+        feats = ct.judged_bursts(x, rate)
         seen(x, rate, feats)
         return feats
 
-    ct.judged_bursts = judged
-    try:
-        b = ct.collect(SHARED_DATA, augment=(*ct.AUGMENTATIONS, ct.SPEECH0))
-    finally:
-        ct.judged_bursts = plain
+    b = ct.collect(SHARED_DATA, augment=(*ct.AUGMENTATIONS, ct.SPEECH0), judge=judged)
     X = np.load(cache)["X"]
     if X.shape != b.X.shape or not np.allclose(np.nan_to_num(X), np.nan_to_num(b.X)):
         raise SystemExit(f"{cache}: its bursts are not collect()'s of today; rebuild it")

@@ -313,11 +313,14 @@ class _Clips:
 def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
             progress: Callable[[str], None] | None = None,
             synth: Iterable[str] = SYNTHETIC_KINDS, patches: bool = False,
-            extra: Callable[[np.ndarray, int, int], Iterable[float]] | None = None) -> Bursts:
+            extra: Callable[[np.ndarray, int, int], Iterable[float]] | None = None,
+            judge: Callable[[np.ndarray, int], list[BurstFeatures]] | None = None) -> Bursts:
     """Stream every clip and its augmented copies; return all judged bursts. ``synth``: the
     kinds of synthetic hard negatives (``SYNTH_CLIPS`` clips each, source ``SYNTH``).
     ``patches``: also each burst's ``clap_patch.BurstPatch`` (``Bursts.P``). ``extra(x, p, rate)``:
-    also measurements of each burst on its copy ``x`` at its peak sample ``p`` (``Bursts.E``)."""
+    also measurements of each burst on its copy ``x`` at its peak sample ``p`` (``Bursts.E``).
+    ``judge(x, rate)``: the bursts of a copy (None: ``judged_bursts``; ``benchmarks/clap_ring_look.py``
+    sees each stretch of audio with its bursts)."""
     from sensekit.audio.clap_floor import FloorRoute
     from sensekit.evaluation.audio.clap_patch import BurstPatch
 
@@ -336,7 +339,7 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
             if copy is None:
                 continue
             y, r, times, bg_source = copy
-            feats = judged_bursts(y, r)
+            feats = (judge or judged_bursts)(y, r)
             labels = label_bursts(feats, times) if c.label == "clap" else [0] * len(feats)
             rows.extend((f.vector(), lab, c.source, bg_source, variant, c.file) for f, lab in zip(feats, labels))
             if extra is not None:
