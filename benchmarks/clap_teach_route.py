@@ -40,8 +40,8 @@ CLIPS = ("clap_k_mixed15.wav", "clap_k_mixed18.wav", "clap_k_pairs8.wav", "clap_
 KINDS = ("white", "pink")
 
 
-def stream(x: np.ndarray, rate: int, **settings: Any) -> list[float]:
-    det = ClapDetector(**settings)
+def stream(x: np.ndarray, rate: int, detector: type[ClapDetector] = ClapDetector, **settings: Any) -> list[float]:
+    det = detector(**settings)
     return [c.t for k, i in enumerate(range(0, len(x), 512))
             for c in det.process(x[i:i + 512], i / rate, rate, index=k)]
 
@@ -56,14 +56,27 @@ def old_expert(commit: str) -> TreeModel:
     return TreeModel(ns["MODEL"])
 
 
+def with_expert(trees: TreeModel) -> type[ClapDetector]:
+    """Detectors whose floor route scores with ``trees`` (the shipped ``clap_floor.expert()`` is
+    left as it is): ``clap_variants.detector_class`` with a ``FloorRoute`` that holds them."""
+    from sensekit.evaluation.audio.clap_variants import detector_class
+
+    class OldExpert(clap_floor.FloorRoute):
+        def __init__(self, rate: int) -> None:
+            super().__init__(rate)
+            self._expert = trees
+
+    return detector_class(route=OldExpert)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--snrs", default="10,5", help="comma list of SNRs in dB (default 10,5)")
     ap.add_argument("--expert-from", default=None, metavar="COMMIT")
     args = ap.parse_args(argv)
+    made: type[ClapDetector] = ClapDetector
     if args.expert_from:
-        trees = old_expert(args.expert_from)
-        clap_floor.expert = lambda: trees  # type: ignore[assignment]
+        made = with_expert(old_expert(args.expert_from))
     clips = {c.file: c for c in read_clips(SHARED_DATA)}
     totals = {k: Scores() for k in ("off", "default", "taught")}
     print(f"expert: {args.expert_from or 'shipped'}")
@@ -79,12 +92,12 @@ def main(argv: list[str] | None = None) -> int:
                 y = (x + nz[:len(x)]).astype(np.float32)
                 room = nz[len(x):].astype(np.float32)
                 half = len(x) // 2
-                lesson = teach(y[:half], room[:half], rate)
+                lesson = teach(y[:half], room[:half], rate, detector=made)
                 settings = {k.split(".", 1)[1]: v for k, v in lesson.values.items()}
                 truth = [t - half / rate for t in c.onsets if t >= half / rate + 0.05]
-                got = {"off": match(stream(y[half:], rate, noise_route=False), truth),
-                       "default": match(stream(y[half:], rate), truth),
-                       "taught": match(stream(y[half:], rate, **settings), truth)}
+                got = {"off": match(stream(y[half:], rate, made, noise_route=False), truth),
+                       "default": match(stream(y[half:], rate, made), truth),
+                       "taught": match(stream(y[half:], rate, made, **settings), truth)}
                 for k, m in got.items():
                     totals[k].tp += m.tp
                     totals[k].fn += m.fn

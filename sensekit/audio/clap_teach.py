@@ -140,8 +140,8 @@ def clap_snr_db(claps: np.ndarray, rate: int, onsets: list[float], floor_rms: fl
 
 
 def _stream(x: np.ndarray, rate: int, settings: Mapping[str, Any], gain: float,
-            block: int = 1024) -> tuple[list[float], list[BurstFeatures]]:
-    det = ClapDetector(gain=gain, **settings)
+            block: int = 1024, detector: type[ClapDetector] = ClapDetector) -> tuple[list[float], list[BurstFeatures]]:
+    det = detector(gain=gain, **settings)
     det.keep_features = True
     claps: list[float] = []
     for k, i in enumerate(range(0, len(x), block)):
@@ -198,24 +198,27 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
           settings: Mapping[str, Any] | None = None, gain: float = 50.0,
           venue: bool = False, venue_steps: bool = False,
           negatives: Callable[[list[BurstFeatures], list[BurstFeatures], float], list[BurstFeatures]] | None = None,
-          ceiling_rule: Callable[[list[float]], float] | None = None) -> ClapLesson:
+          ceiling_rule: Callable[[list[float]], float] | None = None,
+          detector: type[ClapDetector] | None = None) -> ClapLesson:
     """Learn a venue from ``claps`` (someone clapping a few times) and ``room`` (the room
     without claps, ~30 s); ``settings`` are the clap settings to start from; ``venue``: learn
     the venue model, which when written replaces the threshold step and the room rule
     (``venue_steps``: keeps them, for the benchmark's rejected variant only). ``negatives`` and
     ``ceiling_rule``: the room rule's negatives and the threshold's ceiling in place of the shipped
     ``_negatives`` and ``_ceiling`` (None: those; ``benchmarks/clap_teach_venues.py``'s rejected
-    variants only)."""
+    variants only); ``detector``: the class of the detectors the lesson streams (None:
+    ``ClapDetector``; ``benchmarks/clap_teach_route.py --expert-from``'s route)."""
+    made = ClapDetector if detector is None else detector
     base = {k: v for k, v in (settings or {}).items()
             if k not in ("room_feature", "room_limit", "room_above", "venue_model")}
     threshold = float(base.get("threshold", ClapDetector.SETTINGS["threshold"].default))
-    heard, feats = _stream(claps, rate, base, gain)
+    heard, feats = _stream(claps, rate, base, gain, detector=made)
     taught = _of(heard, feats)
     values: dict[str, Any] = {}
     untaught = threshold
     if len(taught) < MIN_CLAPS:
         low = {**base, "threshold": threshold - SLACK}
-        heard, feats = _stream(claps, rate, low, gain)
+        heard, feats = _stream(claps, rate, low, gain, detector=made)
         taught = _of(heard, feats)
         if not taught:
             raise ConfigError("calibrate --claps heard no clap in the clap part of the recording "
@@ -227,10 +230,10 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
     values["clap.noise_route"] = route
     if route != bool(base.get("noise_route", ClapDetector.SETTINGS["noise_route"].default)):
         base = {**base, "noise_route": route}
-        heard, feats = _stream(claps, rate, {**base, "threshold": threshold}, gain)
+        heard, feats = _stream(claps, rate, {**base, "threshold": threshold}, gain, detector=made)
         taught = _of(heard, feats) or taught
     ceiling = (ceiling_rule or _ceiling)([f.score for f in taught])
-    fired_t, room_feats = _stream(room, rate, {**base, "threshold": threshold}, gain)
+    fired_t, room_feats = _stream(room, rate, {**base, "threshold": threshold}, gain, detector=made)
     fired = _of(fired_t, room_feats)
     room_s = len(room) / rate
     rule = "no room rule needed"
@@ -244,7 +247,7 @@ def teach(claps: np.ndarray, room: np.ndarray, rate: int, *,
         if not steps:       # what fires with the model: the room streamed with it (a veto also frees
             rule = "no room rule (the venue model replaces it)"   # a burst a vetoed one held back)
             model = {**base, "threshold": threshold, "venue_model": values["clap.venue_model"]}
-            left = _of(*_stream(room, rate, model, gain))
+            left = _of(*_stream(room, rate, model, gain, detector=made))
     if left and steps:
         top = max(f.score for f in left) + 0.25
         if top <= ceiling:

@@ -221,3 +221,21 @@ def test_a_variant_s_rules_are_passed_to_the_lesson_not_set_in_the_module(venue)
     assert clap_teach._ceiling.__name__ == "_ceiling" and clap_teach._negatives.__name__ == "_negatives"
     again = teach(claps, room, RATE, settings=START)
     assert again.values == shipped.values and again.summary() == shipped.summary()
+
+
+def test_a_lesson_streams_with_the_detector_class_it_is_given(venue):
+    """``teach(detector=...)`` (``benchmarks/clap_teach_route.py --expert-from``: detectors whose
+    route scores with an older expert, where it used to rewrite ``clap_floor.expert``): every
+    stream of the lesson (the claps, the room) is made of that class; one that changes nothing
+    teaches what the shipped lesson teaches."""
+    claps, room, _, _ = venue
+    made: list[float] = []
+
+    class Counted(ClapDetector):
+        def __init__(self, **settings):
+            made.append(settings["threshold"] if "threshold" in settings else float("nan"))
+            super().__init__(**settings)
+
+    lesson = teach(claps, room, RATE, settings=START, detector=Counted)
+    assert len(made) >= 2 and made[0] == START["threshold"]
+    assert lesson.values == teach(claps, room, RATE, settings=START).values
