@@ -52,12 +52,10 @@ def located(message: str, args: Any) -> str:
         if where is None:
             continue
         if where == PROFILE and path is not None:
-            from sensekit.errors import ConfigError
-            from sensekit.profile.load import profile_text, where_in
+            from sensekit.profile.load import where_in
 
-            try:
-                text = profile_text(Path(path))
-            except ConfigError:                 # changed since it was read: the file alone
+            text = getattr(chosen, "profile_text", None)     # the text the run loaded: not read again
+            if not isinstance(text, str):
                 return f"{path}: {message}"
             return f"{where_in(str(path), text, key)}: {message}"
         return f"{where}: {message}"

@@ -215,6 +215,8 @@ class Chosen:
     profile: Any = None
     profile_path: Path | None = None
     origin: dict[str, str] = field(default_factory=dict)
+    #: the profile's text as read, once: loaded, checked for emptiness, and searched for a refused key's line
+    profile_text: str | None = None
 
 
 def _typed_origin(key: str, value: Any, *, flag: bool) -> str:
@@ -235,7 +237,7 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     also left on ``args`` (``setting_origin.CHOSEN_DEST``): a later refusal of a value is told
     where the user gave it (``setting_origin.located``, in the CLI's error handler)."""
     from sensekit.cli.setting_origin import CHOSEN_DEST, PROFILE
-    from sensekit.profile import load_profile
+    from sensekit.profile.load import loads_profile, profile_text
 
     chosen = Chosen()
     name = getattr(args, "preset", None)
@@ -244,10 +246,11 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
         chosen.origin.update(dict.fromkeys(chosen.values, f"--preset {name}"))
     path = getattr(args, "profile", None)
     if path is not None:
-        chosen.profile = load_profile(path)
-        if not chosen.profile and chosen.profile.taught_gestures is None:
-            _say_empty(Path(path))
         chosen.profile_path = Path(path)
+        chosen.profile_text = profile_text(chosen.profile_path)     # read once: all below is of this text
+        chosen.profile = loads_profile(chosen.profile_text, path=str(chosen.profile_path))
+        if not chosen.profile and chosen.profile.taught_gestures is None:
+            _say_empty(chosen.profile_path, chosen.profile_text)
         chosen.values.update(chosen.profile)
         chosen.origin.update(dict.fromkeys(chosen.profile, PROFILE))
     flags, own = flag_values(args), check_values(options or {})
@@ -267,18 +270,20 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     return chosen
 
 
-def _say_empty(path: Path) -> None:
+def _say_empty(path: Path, text: str) -> None:
     """A warning naming the profile ``--profile`` names when it sets nothing at all (zero bytes,
     comments only, tables without keys): the run starts from the defaults. A saved profile cut
     within its first line (``#``, ``# ``) is refused before this (``profile.seal``); zero bytes is
     also a file cut or emptied (a copy interrupted, a writer that truncated it and died), but it is
     as well how a user names a new profile that this run's Shift+S or panel saves into (``touch
     venue-b.toml``), so it is said, once, at every start, not refused. Not said: a profile
-    sensekit saved whole with nothing in it (Shift+S in a run that changed nothing)."""
-    from sensekit.profile.load import holds_nothing, profile_text
+    sensekit saved whole with nothing in it (Shift+S in a run that changed nothing). ``text`` is
+    the profile as it was read and loaded (read once: the file read again could be another one, as
+    when it is replaced between the reads, so the warning would speak of one file and the run use
+    another's settings)."""
+    from sensekit.profile.load import holds_nothing
     from sensekit.profile.seal import saved_whole
 
-    text = profile_text(path)
     if holds_nothing(text) and not saved_whole(text):
         what = "is empty" if not text.strip() else "sets no value (only comments, blank lines or empty tables)"
         log.warning("profile '%s' %s: this run starts from the defaults, and a save (Shift+S, the panel) "
