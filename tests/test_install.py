@@ -179,8 +179,8 @@ def test_an_extra_is_added_with_the_line_the_hints_give(venv):
     help_text = " ".join(venv.run("sensekit", "events", "--help").split())
     assert "voice (needs: pip install 'sensekit[voice]')" in help_text and "pip install -e" not in help_text
     line = venv.run(venv.python, "-c", "from sensekit.installed import install_hint; print(install_hint('midi'))")
-    assert line.strip() == "pip install 'sensekit[midi]'"
-    venv.run(venv.python, "-m", *line.split()[:2], "-q", "--disable-pip-version-check", "sensekit[midi]", timeout=600)
+    assert line.strip() == "python -m pip install 'sensekit[midi]'"      # the venv's python first on its PATH
+    venv.run(venv.python, *line.split()[1:4], "-q", "--disable-pip-version-check", "sensekit[midi]", timeout=600)
     assert venv.run(venv.python, "-c", "import mido, rtmidi; print('ok')").strip() == "ok"
 
 

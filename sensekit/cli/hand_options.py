@@ -1,7 +1,7 @@
 """Hand options for ``sensekit events``: ``--hands`` and the ``hands`` group's bound options.
 
     --hands                   hand, gesture, pinch and hand_lost events (MediaPipe; needs
-                              the extra: pip install -e '.[hands]')
+                              the extra: python -m pip install -e '.[hands]')
     --hand-model M            full (default, as MediaPipe's) | lite
     --max-hands N             1 or 2 (default 2)
     --no-hand-smoothing       raw MediaPipe landmarks (no One-Euro smoothing)
