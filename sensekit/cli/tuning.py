@@ -14,8 +14,10 @@ Nothing here knows a setting by name; everything is read from the declarations
 - ``chosen_values(args, options=...)`` merges what was chosen, later winning: the preset, the
   profile, the bound options (and ``options``, what a command's own options mean in the
   table, such as ``--activity 25,500``), then ``--set`` in the order given;
-- ``apply_chosen(tuning, chosen)`` applies them to a run and warns about keys the user typed
-  whose group is not running (a preset or profile covering more than this run is quiet).
+- ``apply_chosen(tuning, chosen, app=...)`` applies them to a run and warns about keys the user
+  typed whose group is not running (a preset covering more than this run is quiet, and so is a
+  profile in ``sensekit events``; an app's run names the library's groups of the profile it
+  does not run, once).
 
 ``chosen_values`` records where each value came from (``Chosen.origin``); whatever refuses a value
 later (a group's rule, a constructor), the CLI's error handler names the profile's ``FILE:LINE``
@@ -312,11 +314,15 @@ def _check_rules(chosen: Chosen) -> None:
                 raise
 
 
-def apply_chosen(tuning: Tuning, chosen: Chosen) -> Applied:
+def apply_chosen(tuning: Tuning, chosen: Chosen, *, app: str | None = None) -> Applied:
     """Apply ``chosen`` to a run before it starts (at once: the caller is the loop's thread); a
     key the user typed whose group is not running is a warning, and so is a value the run keeps
     fixed (``Tuning.fixed``: ``vision.mirror`` in an app that mirrors itself) asked for by an
-    option, ``--set`` or the profile: it is left out and the run starts."""
+    option, ``--set`` or the profile: it is left out and the run starts. In an app's run (``app``,
+    its name: the app chooses its stages, no option adds one), the groups of the library
+    (``pitch``, ``clap``, ``motion``...) the profile sets that the app does not run are one warning
+    naming them, the file and the app (``_say_ignored``). ``sensekit events`` runs the stages its
+    options ask for, from a venue profile that may cover them all: quiet, as before."""
     values = dict(chosen.values)
     for key in list(values):
         why = tuning.refusal(key, values[key])
@@ -333,4 +339,25 @@ def apply_chosen(tuning: Tuning, chosen: Chosen) -> Applied:
     for key in done.unused:
         if key in chosen.typed:
             log.warning("%s is set, but nothing in this run uses [%s]", key, key.split(".")[0])
+    if app is not None:
+        _say_ignored(chosen, done.unused, app)
     return done
+
+
+def _say_ignored(chosen: Chosen, unused: Iterable[str], app: str) -> None:
+    """One warning for the library's groups the profile sets and ``run`` does not run: a
+    ``[pitch]`` table written for ``sound_flier``, which flies by the level alone, was left out
+    without a word (harden27). Another app's own table (``[clapper]`` in a flier run) is quiet: it
+    names the app it is for. Said once, at the start."""
+    from sensekit.settings.registry import library_sections
+
+    if chosen.profile is None:
+        return
+    library = set(library_sections())
+    groups = sorted({split_key(k)[0] for k in unused
+                     if k in chosen.profile and k not in chosen.typed and split_key(k)[0] in library})
+    if groups:
+        named = ", ".join(f"[{g}]" for g in groups)
+        log.warning("profile '%s' sets %s, which %s does not use: %s not applied (`sensekit settings` "
+                    "lists what each group is for)", chosen.profile_path, named, app,
+                    "its values are" if len(groups) == 1 else "their values are")
