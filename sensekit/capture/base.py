@@ -137,9 +137,11 @@ def drop_counts(stats: dict[str, Any]) -> dict[str, int]:
 def drops_text(drops: dict[str, int]) -> str:
     """``"; lost: 3 dropped audio blocks, 1 input overflow"`` (empty when nothing was lost): the
     tail of the last line of ``sensekit record`` and of a live ``sensekit run``."""
-    names = {"dropped_frames": "dropped frame", "dropped_blocks": "dropped audio block",
-             "overflows": "input overflow", "underflows": "input underflow"}
-    lost = [f"{n} {names.get(k, k)}{'' if n == 1 else 's'}" for k, n in drops.items() if n]
+    names = {"dropped_frames": ("dropped frame", ""), "dropped_blocks": ("dropped audio block", ""),
+             "overflows": ("input overflow", ""), "underflows": ("input underflow", ""),
+             "resized_frames": ("frame", " of another size (scaled to the recording's)")}
+    lost = [f"{n} {names.get(k, (k, ''))[0]}{'' if n == 1 else 's'}{names.get(k, (k, ''))[1]}"
+            for k, n in drops.items() if n]
     return "; lost: " + ", ".join(lost) if lost else ""
 
 
