@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from sensekit.capture.base import UNITY_GAIN, AudioBlock, Item, Source, VideoFrame, drop_counts
+from sensekit.capture.base import RESIZED_FRAMES, UNITY_GAIN, AudioBlock, Item, Source, VideoFrame, drop_counts
 from sensekit.capture.recorder import FLUSH_INTERVAL_S, Recorder
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import RecordingError, SensekitError
@@ -45,7 +45,7 @@ __all__ = ["record_source"]
 log = logging.getLogger(__name__)
 
 #: ``meta.json``'s ``source_drops`` name of the count of frames scaled to the recording's size
-RESIZED = "resized_frames"
+RESIZED = RESIZED_FRAMES
 
 
 def _start_unix(item: Item) -> float:
