@@ -44,9 +44,6 @@ __all__ = ["record_source"]
 
 log = logging.getLogger(__name__)
 
-#: ``meta.json``'s ``source_drops`` name of the count of frames scaled to the recording's size
-RESIZED = RESIZED_FRAMES
-
 
 def _start_unix(item: Item) -> float:
     """Wall-clock time of a live item's capture (its ``captured_at`` is ``time.monotonic()``)."""
@@ -285,7 +282,7 @@ def _copy(source: Source, rec: Recorder, c: _Copy) -> None:
         _copy_items(source, rec, c)
     finally:
         if c.resized:
-            rec.note_source_drops({RESIZED: c.resized})
+            rec.note_source_drops({RESIZED_FRAMES: c.resized})
 
 
 def _fitted(rec: Recorder, item: Item | None, c: _Copy) -> Item | None:
@@ -306,7 +303,7 @@ def _fitted(rec: Recorder, item: Item | None, c: _Copy) -> Item | None:
         c.sizes_said.add(got)
         log.warning("the camera gives %dx%d frames now, the recording is %dx%d (reconnected at another "
                     "size?): they are scaled to %dx%d and counted in meta.json (source_drops: %s)",
-                    *got, *size, *size, RESIZED)
+                    *got, *size, *size, RESIZED_FRAMES)
     shrink = got[0] * got[1] > size[0] * size[1]
     c.resized += 1
     return replace(item, image=cv2.resize(image, size, interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR))

@@ -319,7 +319,8 @@ def apply_chosen(tuning: Tuning, chosen: Chosen, *, app: str | None = None) -> A
     key the user typed whose group is not running is a warning, and so is a value the run keeps
     fixed (``Tuning.fixed``: ``vision.mirror`` in an app that mirrors itself) asked for by an
     option, ``--set`` or the profile: it is left out and the run starts. In an app's run (``app``,
-    its name: the app chooses its stages, no option adds one), the groups of the library
+    its name: the app chooses its stages, and those ``--words`` or ``--hands`` add are built
+    before this), the groups of the library
     (``pitch``, ``clap``, ``motion``...) the profile sets that the app does not run are one warning
     naming them, the file and the app (``_say_ignored``). ``sensekit events`` runs the stages its
     options ask for, from a venue profile that may cover them all: quiet, as before."""
