@@ -1,6 +1,6 @@
 """Pinch toss: pinch a ball to pick it up, swing and let go to throw it through the hoop (hands extra).
 
-Hand input (needs the hands extra: pip install -e '.[hands]'). Balls rest on the floor
+Hand input (needs the hands extra: python -m pip install -e '.[hands]'). Balls rest on the floor
 of the (mirrored) camera picture. Pinch your thumb and index finger on a ball to pick it
 up; it hangs between your fingertips while you move; open the pinch to let go and it flies
 off with your hand's speed, under gravity, bouncing off the walls and the floor. A ball

@@ -11,7 +11,7 @@ From the other folder it runs `sensekit apps` (all bundled apps listed), `sensek
 recording, a user's app file, an app installed by another package through the `sensekit.apps`
 entry points, and an example script; mypy --strict checks docs/RECORDING_FORMAT.md's replay test
 against the wheel's type hints; the README's library example runs, and an extra is added with
-the line the hints give there (`pip install 'sensekit[midi]'`).
+the line the hints give there (`python -m pip install 'sensekit[midi]'`).
 """
 from __future__ import annotations
 
@@ -177,10 +177,10 @@ def test_an_extra_is_added_with_the_line_the_hints_give(venv):
     """The wheel's hints said `pip install -e '.[midi]'`, which needs a checkout; the wheel's own line
     works where the wheel is installed (pip finds sensekit there and fetches the extra alone)."""
     help_text = " ".join(venv.run("sensekit", "events", "--help").split())
-    assert "voice (needs: pip install 'sensekit[voice]')" in help_text and "pip install -e" not in help_text
+    assert "voice (needs: python -m pip install 'sensekit[voice]')" in help_text and "pip install -e" not in help_text
     line = venv.run(venv.python, "-c", "from sensekit.installed import install_hint; print(install_hint('midi'))")
-    assert line.strip() == "pip install 'sensekit[midi]'"
-    venv.run(venv.python, "-m", *line.split()[:2], "-q", "--disable-pip-version-check", "sensekit[midi]", timeout=600)
+    assert line.strip() == "python -m pip install 'sensekit[midi]'"      # the venv's python first on its PATH
+    venv.run(venv.python, *line.split()[1:4], "-q", "--disable-pip-version-check", "sensekit[midi]", timeout=600)
     assert venv.run(venv.python, "-c", "import mido, rtmidi; print('ok')").strip() == "ok"
 
 

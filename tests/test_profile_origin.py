@@ -79,3 +79,36 @@ def test_a_typed_value_over_a_bad_profile_value_wins(tmp_path: Path, capsys: Any
     profile.write_text("[pitch]\nfmax = 3000\n")
     assert main(["events", str(DEMO), "--max-items", "3", "--pitch", "--profile", str(profile),
                  "--set", "pitch.fmax=900"]) == 0
+
+
+#: (profile, the command's options, the prefix, the typed key said after the message) (harden27)
+TWO_PLACES = [
+    ('[tracker]\nmethod = "model"\ncolor = "none"\n', ["--set", "tracker.color=#ff0000"],
+     ":2: `tracker.method`", "[`tracker.color`: --set tracker.color=#ff0000, over {profile}:3]"),
+    ("[pitch]\nfmin = 900\nfmax = 500\n", ["--pitch", "--set", "pitch.fmax=500"],
+     ":2: `pitch.fmin`", "[`pitch.fmax`: --set pitch.fmax=500, over {profile}:3]"),
+    ('[tracker]\nmethod = "model"\n', ["--set", "tracker.color=#ff0000"],
+     ":2: `tracker.method`", "[`tracker.color`: --set tracker.color=#ff0000]"),
+]
+
+
+@pytest.mark.parametrize("command", ["events", "run"])
+@pytest.mark.parametrize("text, extra, prefix, said", TWO_PLACES, ids=["color-twice", "fmax-twice", "color-typed"])
+def test_a_refusal_names_the_typed_value_it_quotes_not_only_the_profile_line(
+        tmp_path: Path, capsys: Any, command: str, text: str, extra: list[str], prefix: str, said: str) -> None:
+    """A profile's ``tracker.method = "model"`` (line 2) refused beside ``--set tracker.color=#ff0000``
+    named ``venue.toml:2:`` alone, and the colour it quoted (#ff0000) is not the profile's line 3
+    (``none``): the typed value, which won over the profile's, is now said with its option."""
+    _needs_demo()
+    if command == "run" and "--pitch" in extra:
+        pytest.skip("no app builds a pitch tracker from [pitch]")
+    profile = tmp_path / "venue.toml"
+    profile.write_text(text)
+    if command == "events":
+        argv = ["events", str(DEMO), "--max-items", "3", *extra, "--profile", str(profile)]
+    else:
+        argv = ["run", "steer", "--source", str(DEMO), "--headless", "--frames", "2", "--profile", str(profile),
+                *extra]
+    line = _refusal(capsys, argv)
+    assert line.startswith(f"sensekit: error: {profile}{prefix} "), line
+    assert line.endswith(said.format(profile=profile)), line

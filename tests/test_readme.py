@@ -162,7 +162,9 @@ def test_install_hints_name_an_install_that_works_from_the_checkout():
     is written only by sensekit/installed.py and docs/index.md's section for a wheel's install."""
     from sensekit.installed import install_hint
 
-    assert install_hint("hands") == "pip install -e '.[hands]'"
+    from sensekit.installed import python_command
+
+    assert install_hint("hands") == f"{python_command()} -m pip install -e '.[hands]'"
     root = README.parent
     wheel_only = {"sensekit/installed.py", "docs/index.md", "README.md"}
     texts = [p for d in ("sensekit", "apps", "docs") for p in (root / d).rglob("*") if p.suffix in (".py", ".md")]

@@ -134,13 +134,27 @@ def drop_counts(stats: dict[str, Any]) -> dict[str, int]:
             if isinstance(stats.get(k), int) and not isinstance(stats.get(k), bool)}
 
 
-def drops_text(drops: dict[str, int]) -> str:
-    """``"; lost: 3 dropped audio blocks, 1 input overflow"`` (empty when nothing was lost): the
-    tail of the last line of ``sensekit record`` and of a live ``sensekit run``."""
+#: ``source_drops``' count of frames ``record_loop`` scaled to the recording's size (not lost)
+RESIZED_FRAMES = "resized_frames"
+
+
+def drop_phrases(drops: dict[str, int]) -> tuple[list[str], list[str]]:
+    """(what was lost: ``["3 dropped audio blocks", ...]``, what was changed: ``["2 frames of another
+    size scaled to the recording's"]``), in the order of ``drops``; zero counts left out."""
     names = {"dropped_frames": "dropped frame", "dropped_blocks": "dropped audio block",
              "overflows": "input overflow", "underflows": "input underflow"}
-    lost = [f"{n} {names.get(k, k)}{'' if n == 1 else 's'}" for k, n in drops.items() if n]
-    return "; lost: " + ", ".join(lost) if lost else ""
+    lost = [f"{n} {names.get(k, k)}{'' if n == 1 else 's'}" for k, n in drops.items() if n and k != RESIZED_FRAMES]
+    n = drops.get(RESIZED_FRAMES, 0)
+    scaled = [f"{n} frame{'' if n == 1 else 's'} of another size scaled to the recording's"] if n else []
+    return lost, scaled
+
+
+def drops_text(drops: dict[str, int]) -> str:
+    """``"; lost: 3 dropped audio blocks, 1 input overflow"`` (empty when nothing was lost), then
+    ``"; 2 frames of another size scaled to the recording's"`` when a camera came back at another
+    size: the tail of the last line of ``sensekit record`` and of a live ``sensekit run``."""
+    lost, scaled = drop_phrases(drops)
+    return ("; lost: " + ", ".join(lost) if lost else "") + "".join(f"; {s}" for s in scaled)
 
 
 def merge_by_time(*streams: Iterable[Item]) -> Iterator[Item]:

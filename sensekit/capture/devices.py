@@ -33,7 +33,7 @@ PORTAUDIO_MISSING = (
 )
 SOUNDDEVICE_MISSING = (
     "the Python package 'sounddevice' cannot be imported ({detail}): install it with "
-    "`pip install sounddevice`; it also needs PortAudio (`apt-get install libportaudio2` "
+    "`{python} -m pip install sounddevice`; it also needs PortAudio (`apt-get install libportaudio2` "
     "on Debian/Ubuntu, `brew install portaudio` on macOS)"
 )
 
@@ -166,7 +166,9 @@ def import_sounddevice() -> ModuleType:
     except OSError:
         raise SourceError(PORTAUDIO_MISSING) from None
     except ImportError as exc:
-        raise SourceError(SOUNDDEVICE_MISSING.format(detail=exc)) from None
+        from sensekit.installed import python_command
+
+        raise SourceError(SOUNDDEVICE_MISSING.format(detail=exc, python=python_command())) from None
     route_alsa_messages()
     module: ModuleType = sounddevice              # untyped: no stubs
     return module

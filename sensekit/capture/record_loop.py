@@ -7,24 +7,33 @@ microphone's rate); a live camera's frame rate is measured from its timestamps
 clock, files and replays by their item times. When the source fails part-way, the files are
 kept, marked incomplete, and ``RecordingError`` says so.
 
+A live camera that comes back at another size (a USB camera plugged back in at its default
+size, a stream server restarted at another resolution: ``CameraSource`` reconnects by itself)
+hands over pictures the recorder would refuse, which stopped a weeks-long recording there. Each
+such frame is scaled to the recording's size (``cv2.resize``: area when shrinking, linear when
+growing), a warning says it once per new size, and ``meta.json``'s ``source_drops`` counts them
+(``resized_frames``; ``inspect`` shows the count). Anything else that is not the recording's
+picture (a grey or float frame) is still the recorder's error; files and replays are not scaled.
+
 Cost: the recorder's (one FFV1 encode per frame); the loop itself is a few attribute reads
 per item.
 """
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from sensekit.capture.base import UNITY_GAIN, AudioBlock, Item, Source, VideoFrame, drop_counts
+from sensekit.capture.base import RESIZED_FRAMES, UNITY_GAIN, AudioBlock, Item, Source, VideoFrame, drop_counts
 from sensekit.capture.recorder import FLUSH_INTERVAL_S, Recorder
 from sensekit.clock import Clock, MonotonicClock
 from sensekit.errors import RecordingError, SensekitError
@@ -32,6 +41,8 @@ from sensekit.stop_signals import terminating_signals
 from sensekit.validate import check_positive
 
 __all__ = ["record_source"]
+
+log = logging.getLogger(__name__)
 
 
 def _start_unix(item: Item) -> float:
@@ -260,11 +271,45 @@ class _Copy:
     bar: Any
     last_shown: float = 0.0
     last_flush: float = 0.0
+    resized: int = 0
+    sizes_said: set[tuple[int, int]] = field(default_factory=set)
 
 
 def _copy(source: Source, rec: Recorder, c: _Copy) -> None:
     """Write the peeked items, then what the source gives, until the limit, its end or a stop."""
     c.last_flush = c.clock.now()
+    try:
+        _copy_items(source, rec, c)
+    finally:
+        if c.resized:
+            rec.note_source_drops({RESIZED_FRAMES: c.resized})
+
+
+def _fitted(rec: Recorder, item: Item | None, c: _Copy) -> Item | None:
+    """A live frame of another size than the recording's (a camera reconnected at another
+    resolution) scaled to it, counted, and said once per size; every other item as it is."""
+    v = rec.meta.get("video")
+    if not isinstance(item, VideoFrame) or not isinstance(v, dict):
+        return item
+    image, size = item.image, (int(v["width"]), int(v["height"]))
+    if not (isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3
+            and image.shape[2] == 3 and image.shape[0] > 0 and image.shape[1] > 0) \
+            or (image.shape[1], image.shape[0]) == size:
+        return item
+    import cv2
+
+    got = (image.shape[1], image.shape[0])
+    if got not in c.sizes_said:
+        c.sizes_said.add(got)
+        log.warning("the camera gives %dx%d frames now, the recording is %dx%d (reconnected at another "
+                    "size?): they are scaled to %dx%d and counted in meta.json (source_drops: %s)",
+                    *got, *size, *size, RESIZED_FRAMES)
+    shrink = got[0] * got[1] > size[0] * size[1]
+    c.resized += 1
+    return replace(item, image=cv2.resize(image, size, interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR))
+
+
+def _copy_items(source: Source, rec: Recorder, c: _Copy) -> None:
     while not c.stop.flag:
         if c.pending:
             item: Item | None = c.pending.pop(0)
@@ -288,6 +333,7 @@ def _write_live(rec: Recorder, item: Item | None, c: _Copy) -> float | None:
     A stalled source's items are flushed every ``FLUSH_INTERVAL_S``. Returns the elapsed time."""
     now = c.clock.now()
     elapsed = now - c.t_start
+    item = _fitted(rec, item, c)
     if item is not None:
         rec.write(item)
         if not rec.unflushed:

@@ -376,8 +376,11 @@ class Recorder:
 
     def note_source_drops(self, counts: dict[str, int]) -> None:
         """Keep what the live source lost (``capture.base.drop_counts``) in ``meta.json``'s
-        ``source_drops``, written by the next flush or ``close()``."""
-        self._meta["source_drops"] = {str(k): int(v) for k, v in counts.items()}
+        ``source_drops``, written by the next flush or ``close()``: a count replaces the one noted
+        before under its name; the other names are kept (``record_loop``'s ``resized_frames``)."""
+        drops = dict(self._meta.get("source_drops") or {})
+        drops.update({str(k): int(v) for k, v in counts.items()})
+        self._meta["source_drops"] = drops
 
     def close(self, complete: bool = True) -> None:
         """Finish the files; mark the recording complete unless ``complete=False``. Idempotent.

@@ -1,7 +1,7 @@
 """Hand options for ``sensekit events``: ``--hands`` and the ``hands`` group's bound options.
 
     --hands                   hand, gesture, pinch and hand_lost events (MediaPipe; needs
-                              the extra: pip install -e '.[hands]')
+                              the extra: python -m pip install -e '.[hands]')
     --hand-model M            full (default, as MediaPipe's) | lite
     --max-hands N             1 or 2 (default 2)
     --no-hand-smoothing       raw MediaPipe landmarks (no One-Euro smoothing)
@@ -52,10 +52,12 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     if getattr(args, "gestures", None):
         taught = load_taught(args.gestures)
     elif getattr(args, "profile", None):
+        from sensekit.cli.setting_origin import CHOSEN_DEST
         from sensekit.profile import load_profile
         from sensekit.vision.taught import TaughtGestures
 
-        model = load_profile(args.profile).taught_gestures
+        read = getattr(getattr(args, CHOSEN_DEST, None), "profile", None)    # the profile the run loaded
+        model = (read if read is not None else load_profile(args.profile)).taught_gestures
         taught = TaughtGestures.from_dict(model) if model is not None else None
     return [HandStage(taught=taught, **values)]
 

@@ -103,6 +103,11 @@ def _video_line(rep: RecordingReport) -> str:
         count = f"{v.playable_frames} of {v.listed_frames} listed frames decode and play"
     if v.times_unverified is not None:
         count += f"; their times not verified: {v.times_unverified}"
+    from sensekit.capture.base import drop_phrases
+    from sensekit.capture.meta_reported import kept_entries
+
+    _, scaled = drop_phrases(dict(kept_entries(rep.meta, "source_drops", None)))
+    count += "".join(f"; {s} (the camera came back at another size)" for s in scaled)
     codec = "codec unknown" if "video.codec" in rep.damaged_meta else rep.meta["video"].get("codec", "FFV1")
     return f"{v.width}x{v.height} @ {rate}, {codec}, " + count
 
@@ -124,7 +129,7 @@ def _audio_line(rep: RecordingReport) -> str:
 def _audio_missing(rep: RecordingReport) -> list[str]:
     """What the audio track lacks: gaps the recorder filled with silence (the source dropped
     blocks or lost its device), jumps it did not fill, and what the devices counted lost."""
-    from sensekit.capture.base import drops_text
+    from sensekit.capture.base import drop_phrases
     from sensekit.capture.meta_reported import kept_entries
 
     meta, a = rep.meta, rep.audio
@@ -147,9 +152,9 @@ def _audio_missing(rep: RecordingReport) -> list[str]:
         for at, n in kept_entries(meta, "audio_jumps", rep.held_samples)[:3]:
             out.append(f"{n / rate:.3f} s of audio not kept at {offset + at / rate:.3f} s (a jump "
                        "longer than the recording had run): what follows plays that much early")
-    lost = drops_text(dict(kept_entries(meta, "source_drops", None)))
+    lost, _ = drop_phrases(dict(kept_entries(meta, "source_drops", None)))
     if lost:
-        out.append("the devices counted " + lost.removeprefix("; lost: ") + " while recording")
+        out.append("the devices counted " + ", ".join(lost) + " while recording")
     return out
 
 

@@ -2,7 +2,7 @@
 bound options.
 
     --pose                    pose, pose_lost, arms_up, lean, crouch, jump and step events
-                              (MediaPipe Pose; needs the extra: pip install -e '.[hands]')
+                              (MediaPipe Pose; needs the extra: python -m pip install -e '.[hands]')
     --silhouette              a person mask per frame (MediaPipe selfie segmentation, same extra):
                               no events; the panel's ``silhouette`` overlay draws it
     --max-people N            1..10 (default 4)

@@ -167,7 +167,7 @@ def main(args: argparse.Namespace) -> int:
             host.runner.stages[0:0] = voice_options.build_stages(args, source, chosen.values)
             if options.silhouette:
                 _add_silhouette(host.runner.stages)
-            apply_chosen(host.tuning, chosen)
+            apply_chosen(host.tuning, chosen, app=args.app)
             start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box,
                            frame_size=getattr(source, "frame_size", None), app_name=args.app)
             osc, midi = open_attachments(host.dispatcher, args, tuning=host.tuning,     # --midi, --osc

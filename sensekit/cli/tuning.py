@@ -14,8 +14,10 @@ Nothing here knows a setting by name; everything is read from the declarations
 - ``chosen_values(args, options=...)`` merges what was chosen, later winning: the preset, the
   profile, the bound options (and ``options``, what a command's own options mean in the
   table, such as ``--activity 25,500``), then ``--set`` in the order given;
-- ``apply_chosen(tuning, chosen)`` applies them to a run and warns about keys the user typed
-  whose group is not running (a preset or profile covering more than this run is quiet).
+- ``apply_chosen(tuning, chosen, app=...)`` applies them to a run and warns about keys the user
+  typed whose group is not running (a preset covering more than this run is quiet, and so is a
+  profile in ``sensekit events``; an app's run names the library's groups of the profile it
+  does not run, once).
 
 ``chosen_values`` records where each value came from (``Chosen.origin``); whatever refuses a value
 later (a group's rule, a constructor), the CLI's error handler names the profile's ``FILE:LINE``
@@ -215,6 +217,8 @@ class Chosen:
     profile: Any = None
     profile_path: Path | None = None
     origin: dict[str, str] = field(default_factory=dict)
+    #: the profile's text as read, once: loaded, checked for emptiness, and searched for a refused key's line
+    profile_text: str | None = None
 
 
 def _typed_origin(key: str, value: Any, *, flag: bool) -> str:
@@ -235,7 +239,7 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     also left on ``args`` (``setting_origin.CHOSEN_DEST``): a later refusal of a value is told
     where the user gave it (``setting_origin.located``, in the CLI's error handler)."""
     from sensekit.cli.setting_origin import CHOSEN_DEST, PROFILE
-    from sensekit.profile import load_profile
+    from sensekit.profile.load import loads_profile, profile_text
 
     chosen = Chosen()
     name = getattr(args, "preset", None)
@@ -244,10 +248,11 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
         chosen.origin.update(dict.fromkeys(chosen.values, f"--preset {name}"))
     path = getattr(args, "profile", None)
     if path is not None:
-        chosen.profile = load_profile(path)
-        if not chosen.profile and chosen.profile.taught_gestures is None:
-            _say_empty(Path(path))
         chosen.profile_path = Path(path)
+        chosen.profile_text = profile_text(chosen.profile_path)     # read once: all below is of this text
+        chosen.profile = loads_profile(chosen.profile_text, path=str(chosen.profile_path))
+        if not chosen.profile and chosen.profile.taught_gestures is None:
+            _say_empty(chosen.profile_path, chosen.profile_text)
         chosen.values.update(chosen.profile)
         chosen.origin.update(dict.fromkeys(chosen.profile, PROFILE))
     flags, own = flag_values(args), check_values(options or {})
@@ -267,18 +272,20 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     return chosen
 
 
-def _say_empty(path: Path) -> None:
+def _say_empty(path: Path, text: str) -> None:
     """A warning naming the profile ``--profile`` names when it sets nothing at all (zero bytes,
     comments only, tables without keys): the run starts from the defaults. A saved profile cut
     within its first line (``#``, ``# ``) is refused before this (``profile.seal``); zero bytes is
     also a file cut or emptied (a copy interrupted, a writer that truncated it and died), but it is
     as well how a user names a new profile that this run's Shift+S or panel saves into (``touch
     venue-b.toml``), so it is said, once, at every start, not refused. Not said: a profile
-    sensekit saved whole with nothing in it (Shift+S in a run that changed nothing)."""
-    from sensekit.profile.load import holds_nothing, profile_text
+    sensekit saved whole with nothing in it (Shift+S in a run that changed nothing). ``text`` is
+    the profile as it was read and loaded (read once: the file read again could be another one, as
+    when it is replaced between the reads, so the warning would speak of one file and the run use
+    another's settings)."""
+    from sensekit.profile.load import holds_nothing
     from sensekit.profile.seal import saved_whole
 
-    text = profile_text(path)
     if holds_nothing(text) and not saved_whole(text):
         what = "is empty" if not text.strip() else "sets no value (only comments, blank lines or empty tables)"
         log.warning("profile '%s' %s: this run starts from the defaults, and a save (Shift+S, the panel) "
@@ -307,11 +314,16 @@ def _check_rules(chosen: Chosen) -> None:
                 raise
 
 
-def apply_chosen(tuning: Tuning, chosen: Chosen) -> Applied:
+def apply_chosen(tuning: Tuning, chosen: Chosen, *, app: str | None = None) -> Applied:
     """Apply ``chosen`` to a run before it starts (at once: the caller is the loop's thread); a
     key the user typed whose group is not running is a warning, and so is a value the run keeps
     fixed (``Tuning.fixed``: ``vision.mirror`` in an app that mirrors itself) asked for by an
-    option, ``--set`` or the profile: it is left out and the run starts."""
+    option, ``--set`` or the profile: it is left out and the run starts. In an app's run (``app``,
+    its name: the app chooses its stages, and those ``--words`` or ``--hands`` add are built
+    before this), the groups of the library
+    (``pitch``, ``clap``, ``motion``...) the profile sets that the app does not run are one warning
+    naming them, the file and the app (``_say_ignored``). ``sensekit events`` runs the stages its
+    options ask for, from a venue profile that may cover them all: quiet, as before."""
     values = dict(chosen.values)
     for key in list(values):
         why = tuning.refusal(key, values[key])
@@ -328,4 +340,25 @@ def apply_chosen(tuning: Tuning, chosen: Chosen) -> Applied:
     for key in done.unused:
         if key in chosen.typed:
             log.warning("%s is set, but nothing in this run uses [%s]", key, key.split(".")[0])
+    if app is not None:
+        _say_ignored(chosen, done.unused, app)
     return done
+
+
+def _say_ignored(chosen: Chosen, unused: Iterable[str], app: str) -> None:
+    """One warning for the library's groups the profile sets and ``run`` does not run: a
+    ``[pitch]`` table written for ``sound_flier``, which flies by the level alone, was left out
+    without a word (harden27). Another app's own table (``[clapper]`` in a flier run) is quiet: it
+    names the app it is for. Said once, at the start."""
+    from sensekit.settings.registry import library_sections
+
+    if chosen.profile is None:
+        return
+    library = set(library_sections())
+    groups = sorted({split_key(k)[0] for k in unused
+                     if k in chosen.profile and k not in chosen.typed and split_key(k)[0] in library})
+    if groups:
+        named = ", ".join(f"[{g}]" for g in groups)
+        log.warning("profile '%s' sets %s, which %s does not use: %s not applied (`sensekit settings` "
+                    "lists what each group is for)", chosen.profile_path, named, app,
+                    "its values are" if len(groups) == 1 else "their values are")

@@ -9,7 +9,7 @@
     --sounds                  sound events for the sounds taught to the ``--profile``
                               (``sensekit teach sound``)
 
-Both need the extra (``pip install -e '.[voice]'``); without it either option is one line
+Both need the extra (``python -m pip install -e '.[voice]'``); without it either option is one line
 naming the install (exit status 2). The other ``voice`` settings are ``--set voice.NAME=VALUE``
 (``sensekit settings voice``). Without words or sounds nothing of the extra is imported.
 """

@@ -48,7 +48,7 @@ Cost (``benchmarks/hands.py``): MediaPipe itself, ~15-30 ms per frame on one cor
 lite models, ~1.6x that for the full ones, at any input size (it scales the picture to 192
 and 224 pixels), plus ~0.3 ms
 for the conversion, smoothing, gestures and events; retries cost one extra detection.
-Needs the optional extra (``pip install -e '.[hands]'``); without it the constructor
+Needs the optional extra (``python -m pip install -e '.[hands]'``); without it the constructor
 raises ``ConfigError`` with that line. Failure modes: hands smaller than ~40 pixels, strong
 motion blur, gloves; two hands crossing may swap ids. MediaPipe on the CPU is deterministic
 for the same frames in the same order, so a replay gives the same events every time.

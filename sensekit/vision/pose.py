@@ -30,7 +30,7 @@ skeleton and a box labelled with its id (the ``pose`` overlay of the panel).
 
 Cost (``benchmarks/pose_eval.py``): one person, MediaPipe itself (~25-40 ms per frame at
 640x480 on one core) plus the amortised search; each further person costs one still-image
-call per frame (~40-60 ms). Needs the optional extra (``pip install -e '.[hands]'``; the
+call per frame (~40-60 ms). Needs the optional extra (``python -m pip install -e '.[hands]'``; the
 wheel of mediapipe 0.10.21 holds the full pose model; the lite and heavy ones would be
 downloaded at run time, so they are not offered). Failure modes: people smaller than ~60
 pixels, people hidden behind others (OCHuman), crowds larger than ``max_people``; two

@@ -24,7 +24,7 @@ Cost: one model run per crop, ~110 ms of CPU at 160 px and ~450-600 ms at 320 px
 Failure modes: the model marks what a photographer would have framed, so on a crop holding a
 larger salient thing (a person holding the can) the click's part may be that thing; a click on
 a part of the scene that is not salient in any crop gives ``None``.
-Needs the optional extra (``pip install -e '.[salient]'``); without it ``SalientClick()``
+Needs the optional extra (``python -m pip install -e '.[salient]'``); without it ``SalientClick()``
 raises ``ConfigError`` with that line, and ``salient_available()`` is False.
 """
 from __future__ import annotations
