@@ -190,7 +190,7 @@ def _recorder_rows(tmp: Path, row: Row) -> None:
             if name == "gap":
                 row("recording", "a microphone quiet for 60 s between two blocks (the recorder's clock moved 60 s)",
                     f"the block after it replays at {at / 1000:.3f} s (was 1.000 s: 0 samples padded); "
-                    f"inspect: {said}", at == 61000 and "60.000 s of silence fill 1 gap" in said)
+                    f"inspect: {said}", at == 61000 and "60.000 s of silence fills 1 gap" in said)
             else:
                 warned = sum("audio jumps" in ln for ln in seen.lines)
                 row("recording", "blocks stamped 1 h on after 1 s recorded (no live source can; a wrong `t`)",

@@ -160,9 +160,7 @@ def test_install_hints_name_an_install_that_works_from_the_checkout():
     still `pip install -e '.[EXTRA]'`; installed from a wheel `pip install 'sensekit[EXTRA]'`, which
     works there (pip finds sensekit installed and fetches the extra's packages alone). That form
     is written only by sensekit/installed.py and docs/index.md's section for a wheel's install."""
-    from sensekit.installed import install_hint
-
-    from sensekit.installed import python_command
+    from sensekit.installed import install_hint, python_command
 
     assert install_hint("hands") == f"{python_command()} -m pip install -e '.[hands]'"
     root = README.parent
