@@ -18,6 +18,14 @@ log-mel weights of ``--folds``), which ``clap_false_claps.py --folds`` streams h
 ``--without deb_x,...``: ``--build`` without those Debian sources (the folder ``debian_no_deb_x``; a look
 after the declared figures, not a shipping candidate).
 
+``--by-source`` (the thirty-fourth pass, declared in ``sensekit/evaluation/audio/clap_source_weights.py``):
+``--build`` with each Debian source's negatives weighing the mean developer negative source
+(``by_source``; the control refits through it too); the folder ``debian_by_source``.
+``--renest MELDIR --folds-in DIR``: the close-call wait nested again for ``DIR``'s trees
+(``clap_refit_inputs.nest_wait``, the thirty-second pass's recipe; ``MELDIR`` is ``clap_mel_wait.py``'s
+folder), written as the folds folder ``DIR_renest``; ``--renest-control`` runs it on ``--folds``' trees
+first (it must give their wait).
+
 ``--judge``: the Debian clips (orig, at their rate) through the shipped ``ClapDetector`` (its defaults,
 512-sample blocks) at each offset: per source, clips, bursts, claps emitted and clips with a clap; and
 ``GMRockKit/HandClap.wav`` alone (a clap sample, not a training positive).
@@ -27,6 +35,10 @@ Usage: .venv/bin/python benchmarks/clap_debian_sources.py --cache /tmp/claps42/d
            --folds /tmp/claps30 --patch /tmp/claps20/PATCH.npz
        .venv/bin/python benchmarks/clap_false_claps.py --folds /tmp/claps42/debian --out /tmp/claps42/stream
        .venv/bin/python benchmarks/clap_debian_sources.py --cache /tmp/claps42/deb --out /tmp/claps42 --judge
+       .venv/bin/python benchmarks/clap_debian_sources.py --cache /tmp/claps42/deb --out /tmp/claps43 --build \
+           --by-source --deb /tmp/claps42/DEB.npz
+       .venv/bin/python benchmarks/clap_debian_sources.py --cache /tmp/claps42/deb --renest /tmp/claps26 \
+           --folds-in /tmp/claps43/debian_by_source
 """
 from __future__ import annotations
 
@@ -44,6 +56,7 @@ from _reference import SHARED_DATA, data_refused
 from sensekit.evaluation.audio import clap_debian as cd
 from sensekit.evaluation.audio import clap_training as ct
 from sensekit.evaluation.audio.clap_folds import nested_thresholds
+from sensekit.evaluation.audio.clap_source_weights import by_source
 from sensekit.evaluation.audio.clap_words import joined
 
 
@@ -75,7 +88,7 @@ def developer(patch: Path) -> ct.Bursts:
 
 
 def debian_bursts(args: argparse.Namespace) -> ct.Bursts:
-    f = args.out / "DEB.npz"
+    f = args.deb if args.deb is not None else args.out / "DEB.npz"
     if not f.is_file():
         b = cd.collect_debian(SHARED_DATA, args.cache, progress=lambda c: None)
         np.savez_compressed(f, X=b.X, y=b.y, source=b.source, background=b.background, variant=b.variant,
@@ -100,20 +113,24 @@ def build(args: argparse.Namespace) -> int:
     old = json.loads((args.folds / "TREES.json").read_text())["models"]
     wait = json.loads((args.folds / "WAIT_FOLDS.json").read_text())
     sources = sorted(old)
+    weigh = by_source if args.by_source else None
     for s in (args.control_folds.split(",") if args.control_folds else sources):
         say(f"control: {s}'s fold refit without the Debian sources equals --folds' trees: "
-            f"{ct.train(b, leave_out=[s]) == old[s]}")
+            f"{ct.train(b, leave_out=[s], weigh=weigh) == old[s]}")
     both = joined(b, d)
     models: dict[str, Any] = {}
     for s in sources:
-        models[s] = ct.train(both, leave_out=[s])
+        models[s] = ct.train(both, leave_out=[s], weigh=weigh)
+        if args.by_source:
+            say(f"{s}'s fold: " + weights_seen(both, s))
         say(f"refit without {s}, with the Debian sources")
     T = nested_thresholds(b, {s: ct.scores(b, m) for s, m in models.items()})
     say("T nested: " + ", ".join(f"{s} {v:g}" for s, v in T.items()) + " (today: "
         + ", ".join(f"{s} {wait[s]['T']:g}" for s in sources) + ")")
     today = nested_thresholds(b, {s: ct.scores(b, m) for s, m in old.items()})
     say("control: today's T nested from --folds' trees: " + ", ".join(f"{s} {v:g}" for s, v in today.items()))
-    out = args.out / ("debian" + "".join(f"_no_{w}" for w in args.without.split(",") if w))
+    out = args.out / ("debian" + "".join(f"_no_{w}" for w in args.without.split(",") if w)
+                      + ("_by_source" if args.by_source else ""))
     out.mkdir(parents=True, exist_ok=True)
     (out / "TREES.json").write_text(json.dumps({"models": models}))
     (out / "WAIT_FOLDS.json").write_text(json.dumps({s: {**wait[s], "T": T[s]} for s in sources}))
@@ -121,6 +138,62 @@ def build(args: argparse.Namespace) -> int:
         (out / name).unlink(missing_ok=True)
         (out / name).symlink_to((args.folds / name).resolve())
     say(f"folds in {out}")
+    return 0
+
+
+def weights_seen(b: ct.Bursts, s: str) -> str:
+    """Each negative source's total weight in ``s``'s fold, by burst (the trainer's) and by source."""
+    m = (b.y >= 0) & (b.source != s) & (b.background != s)
+    y, src = b.y[m], b.source[m]
+    w = ct.balanced_weights(y, src) * np.where(b.variant[m] == "orig", ct.ORIG_WEIGHT, 1.0)
+    v = by_source(w, y, src)
+    tot = {k: (float(w[(src == k) & (y == 0)].sum()), float(v[(src == k) & (y == 0)].sum()))
+           for k in sorted(set(src[y == 0].tolist()))}
+    own = [a for k, (a, _) in tot.items() if not k.startswith(cd.PREFIX)]
+    return (f"mean developer negative source {np.mean(own):.0f}; " + ", ".join(
+        f"{k} {a:.0f} -> {c:.0f}" for k, (a, c) in tot.items() if k.startswith(cd.PREFIX) or k == "ibm"))
+
+
+def renest(args: argparse.Namespace) -> int:
+    """``--renest``: the wait nested again for ``--folds-in``'s trees (the thirty-second pass's recipe)."""
+    from clap_mel_wait import RING
+    from clap_refit_inputs import nest_wait
+
+    from sensekit.audio.clap_features import TreeModel
+    from sensekit.evaluation.audio.clap_mel_score import LinearScore
+
+    b = ct.collect_cached(SHARED_DATA, args.patch)
+    keep = b.variant != ct.SPEECH0
+    z = np.load(args.renest / f"SCORES_130_{RING}.npz")
+    if args.renest_control:
+        today = json.loads((args.folds / "WAIT_FOLDS.json").read_text())
+        srcs = sorted(today)
+        got = nest_wait(b, {s: z[f"o_{s}"] for s in srcs}, {s: z[f"r_{s}"] for s in srcs},
+                        {s: float(today[s]["T"]) for s in srcs}, args.renest)
+        lr0 = json.loads((args.folds / "MEL_LR.json").read_text())
+        for s in srcs:
+            same = all(got[s][k] == today[s][k] for k in ("T", "margin", "rule", "theta"))
+            say(f"control {s}: equal to {args.folds}'s wait: {same}; log-mel weights equal: "
+                f"{np.allclose(got[s]['lr'].w, LinearScore.from_json(lr0[s]).w)}")
+    trees = json.loads((args.folds_in / "TREES.json").read_text())["models"]
+    folds = json.loads((args.folds_in / "WAIT_FOLDS.json").read_text())
+    sources = sorted(trees)
+    so = {}
+    for s in sources:
+        tm = TreeModel(trees[s])
+        so[s] = np.full(len(b.y), np.nan)
+        so[s][keep] = [tm.score(v) for v in b.X[keep]]
+    got = nest_wait(b, so, {s: z[f"r_{s}"] for s in sources}, {s: float(folds[s]["T"]) for s in sources},
+                    args.renest)
+    d = args.folds_in.with_name(args.folds_in.name + "_renest")
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "WAIT_FOLDS.json").write_text(json.dumps({s: {k: v for k, v in got[s].items() if k != "lr"}
+                                                   for s in sources}))
+    (d / "MEL_LR.json").write_text(json.dumps({s: got[s]["lr"].to_json() for s in sources}))
+    for name in ("TREES.json", "RING_130_late_above_db.json"):
+        (d / name).unlink(missing_ok=True)
+        (d / name).symlink_to((args.folds_in / name).resolve())
+    say(f"renested folds in {d}")
     return 0
 
 
@@ -163,12 +236,23 @@ def main() -> int:
     ap.add_argument("--control-folds", default="", help="the folds the control refits (default: every one)")
     ap.add_argument("--offsets", default="0,517")
     ap.add_argument("--without", default="", help="Debian sources left out of --build (folder debian_no_<s>)")
+    ap.add_argument("--by-source", action="store_true", help="--build weighing each Debian source as the mean "
+                    "developer negative source (folder debian_by_source)")
+    ap.add_argument("--deb", type=Path, default=None, help="the Debian bursts (default --out/DEB.npz)")
+    ap.add_argument("--renest", type=Path, default=None, help="clap_mel_wait.py's folder: nest the wait again "
+                    "for --folds-in's trees")
+    ap.add_argument("--folds-in", type=Path, default=None)
+    ap.add_argument("--renest-control", action="store_true", help="first the recipe on --folds' trees")
     args = ap.parse_args()
     try:
         if args.fetch:
             return fetch_all(args.cache)
         if args.judge:
             return judge(args)
+        if args.renest is not None:
+            if args.folds_in is None:
+                ap.error("--renest needs --folds-in")
+            return 2 if data_refused() else renest(args)
         if args.build:
             if args.out is None:
                 ap.error("--build needs --out")
