@@ -26,6 +26,8 @@ after the declared figures, not a shipping candidate).
 folder), written as the folds folder ``DIR_renest``; ``--renest-control`` runs it on ``--folds``' trees
 first (it must give their wait).
 
+``--judge --judge-folds DIR``: the Debian clips through each of ``DIR``'s fold detectors instead (offset 0).
+
 ``--judge``: the Debian clips (orig, at their rate) through the shipped ``ClapDetector`` (its defaults,
 512-sample blocks) at each offset: per source, clips, bursts, claps emitted and clips with a clap; and
 ``GMRockKit/HandClap.wav`` alone (a clap sample, not a training positive).
@@ -197,11 +199,40 @@ def renest(args: argparse.Namespace) -> int:
     return 0
 
 
+def judge_folds(args: argparse.Namespace, clips: list[Any]) -> int:
+    """``--judge-folds DIR``: the Debian clips through each of ``DIR``'s 14 fold detectors (route off, offset 0):
+    per source, the claps each fold emits (min, median, max) and the clips with a clap by the median fold."""
+    from clap_false_claps import Recorder, fold_maker, load_folds
+
+    from sensekit.evaluation.audio.evaluate import stream_claps
+
+    folds_ = load_folds(args.judge_folds)
+    per: dict[str, list[tuple[int, int]]] = {src.name: [] for src in cd.SOURCES}
+    for s in sorted(folds_[0]):
+        made: list[Recorder] = []
+        make = fold_maker(Recorder, s, folds_, made)
+        for name in per:
+            got = [stream_claps(x, r, make=make) for c, x, r in clips if c.source == name]
+            per[name].append((sum(map(len, got)), sum(1 for g in got if g)))
+        say(f"{s}'s fold: " + ", ".join(f"{n} {v[-1][0]}" for n, v in per.items()))
+    print(f"| source | clips | claps by the 14 folds of {args.judge_folds}: min / median / max | "
+          "clips with a clap (min / max) |")
+    print("|---|---|---|---|")
+    for name, v in per.items():
+        n = np.array([a for a, _ in v])
+        k = np.array([b for _, b in v])
+        print(f"| {name} | {sum(1 for c, _, _ in clips if c.source == name)} | {n.min()} / {np.median(n):g} / "
+              f"{n.max()} | {k.min()} / {k.max()} |", flush=True)
+    return 0
+
+
 def judge(args: argparse.Namespace) -> int:
     from sensekit.evaluation.audio.clap_training import judged_bursts
     from sensekit.evaluation.audio.evaluate import stream_claps
 
     clips = cd.debian_clips(args.cache)
+    if args.judge_folds is not None:
+        return judge_folds(args, clips)
     offsets = [int(v) for v in args.offsets.split(",")]
     print("| source | clips | bursts | " + " | ".join(f"claps, clips firing (offset {o})" for o in offsets) + " |")
     print("|---|---|---|" + "---|" * len(offsets))
@@ -242,6 +273,8 @@ def main() -> int:
     ap.add_argument("--renest", type=Path, default=None, help="clap_mel_wait.py's folder: nest the wait again "
                     "for --folds-in's trees")
     ap.add_argument("--folds-in", type=Path, default=None)
+    ap.add_argument("--judge-folds", type=Path, default=None, help="--judge by this folds folder's 14 fold "
+                    "detectors instead of the shipped one")
     ap.add_argument("--renest-control", action="store_true", help="first the recipe on --folds' trees")
     args = ap.parse_args()
     try:
