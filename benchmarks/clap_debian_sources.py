@@ -18,6 +18,16 @@ log-mel weights of ``--folds``), which ``clap_false_claps.py --folds`` streams h
 ``--without deb_x,...``: ``--build`` without those Debian sources (the folder ``debian_no_deb_x``; a look
 after the declared figures, not a shipping candidate).
 
+``--by-source`` (the thirty-fourth pass, declared in ``sensekit/evaluation/audio/clap_source_weights.py``):
+``--build`` with each Debian source's negatives weighing the mean developer negative source
+(``by_source``; the control refits through it too); the folder ``debian_by_source``.
+``--renest MELDIR --folds-in DIR``: the close-call wait nested again for ``DIR``'s trees
+(``clap_refit_inputs.nest_wait``, the thirty-second pass's recipe; ``MELDIR`` is ``clap_mel_wait.py``'s
+folder), written as the folds folder ``DIR_renest``; ``--renest-control`` runs it on ``--folds``' trees
+first (it must give their wait).
+
+``--judge --judge-folds DIR``: the Debian clips through each of ``DIR``'s fold detectors instead (offset 0).
+
 ``--judge``: the Debian clips (orig, at their rate) through the shipped ``ClapDetector`` (its defaults,
 512-sample blocks) at each offset: per source, clips, bursts, claps emitted and clips with a clap; and
 ``GMRockKit/HandClap.wav`` alone (a clap sample, not a training positive).
@@ -27,6 +37,10 @@ Usage: .venv/bin/python benchmarks/clap_debian_sources.py --cache /tmp/claps42/d
            --folds /tmp/claps30 --patch /tmp/claps20/PATCH.npz
        .venv/bin/python benchmarks/clap_false_claps.py --folds /tmp/claps42/debian --out /tmp/claps42/stream
        .venv/bin/python benchmarks/clap_debian_sources.py --cache /tmp/claps42/deb --out /tmp/claps42 --judge
+       .venv/bin/python benchmarks/clap_debian_sources.py --cache /tmp/claps42/deb --out /tmp/claps43 --build \
+           --by-source --deb /tmp/claps42/DEB.npz
+       .venv/bin/python benchmarks/clap_debian_sources.py --cache /tmp/claps42/deb --renest /tmp/claps26 \
+           --folds-in /tmp/claps43/debian_by_source
 """
 from __future__ import annotations
 
@@ -44,6 +58,7 @@ from _reference import SHARED_DATA, data_refused
 from sensekit.evaluation.audio import clap_debian as cd
 from sensekit.evaluation.audio import clap_training as ct
 from sensekit.evaluation.audio.clap_folds import nested_thresholds
+from sensekit.evaluation.audio.clap_source_weights import by_source
 from sensekit.evaluation.audio.clap_words import joined
 
 
@@ -75,7 +90,7 @@ def developer(patch: Path) -> ct.Bursts:
 
 
 def debian_bursts(args: argparse.Namespace) -> ct.Bursts:
-    f = args.out / "DEB.npz"
+    f = args.deb if args.deb is not None else args.out / "DEB.npz"
     if not f.is_file():
         b = cd.collect_debian(SHARED_DATA, args.cache, progress=lambda c: None)
         np.savez_compressed(f, X=b.X, y=b.y, source=b.source, background=b.background, variant=b.variant,
@@ -100,20 +115,24 @@ def build(args: argparse.Namespace) -> int:
     old = json.loads((args.folds / "TREES.json").read_text())["models"]
     wait = json.loads((args.folds / "WAIT_FOLDS.json").read_text())
     sources = sorted(old)
+    weigh = by_source if args.by_source else None
     for s in (args.control_folds.split(",") if args.control_folds else sources):
         say(f"control: {s}'s fold refit without the Debian sources equals --folds' trees: "
-            f"{ct.train(b, leave_out=[s]) == old[s]}")
+            f"{ct.train(b, leave_out=[s], weigh=weigh) == old[s]}")
     both = joined(b, d)
     models: dict[str, Any] = {}
     for s in sources:
-        models[s] = ct.train(both, leave_out=[s])
+        models[s] = ct.train(both, leave_out=[s], weigh=weigh)
+        if args.by_source:
+            say(f"{s}'s fold: " + weights_seen(both, s))
         say(f"refit without {s}, with the Debian sources")
     T = nested_thresholds(b, {s: ct.scores(b, m) for s, m in models.items()})
     say("T nested: " + ", ".join(f"{s} {v:g}" for s, v in T.items()) + " (today: "
         + ", ".join(f"{s} {wait[s]['T']:g}" for s in sources) + ")")
     today = nested_thresholds(b, {s: ct.scores(b, m) for s, m in old.items()})
     say("control: today's T nested from --folds' trees: " + ", ".join(f"{s} {v:g}" for s, v in today.items()))
-    out = args.out / ("debian" + "".join(f"_no_{w}" for w in args.without.split(",") if w))
+    out = args.out / ("debian" + "".join(f"_no_{w}" for w in args.without.split(",") if w)
+                      + ("_by_source" if args.by_source else ""))
     out.mkdir(parents=True, exist_ok=True)
     (out / "TREES.json").write_text(json.dumps({"models": models}))
     (out / "WAIT_FOLDS.json").write_text(json.dumps({s: {**wait[s], "T": T[s]} for s in sources}))
@@ -124,11 +143,96 @@ def build(args: argparse.Namespace) -> int:
     return 0
 
 
+def weights_seen(b: ct.Bursts, s: str) -> str:
+    """Each negative source's total weight in ``s``'s fold, by burst (the trainer's) and by source."""
+    m = (b.y >= 0) & (b.source != s) & (b.background != s)
+    y, src = b.y[m], b.source[m]
+    w = ct.balanced_weights(y, src) * np.where(b.variant[m] == "orig", ct.ORIG_WEIGHT, 1.0)
+    v = by_source(w, y, src)
+    tot = {k: (float(w[(src == k) & (y == 0)].sum()), float(v[(src == k) & (y == 0)].sum()))
+           for k in sorted(set(src[y == 0].tolist()))}
+    own = [a for k, (a, _) in tot.items() if not k.startswith(cd.PREFIX)]
+    return (f"mean developer negative source {np.mean(own):.0f}; " + ", ".join(
+        f"{k} {a:.0f} -> {c:.0f}" for k, (a, c) in tot.items() if k.startswith(cd.PREFIX) or k == "ibm"))
+
+
+def renest(args: argparse.Namespace) -> int:
+    """``--renest``: the wait nested again for ``--folds-in``'s trees (the thirty-second pass's recipe)."""
+    from clap_mel_wait import RING
+    from clap_refit_inputs import nest_wait
+
+    from sensekit.audio.clap_features import TreeModel
+    from sensekit.evaluation.audio.clap_mel_score import LinearScore
+
+    b = ct.collect_cached(SHARED_DATA, args.patch)
+    keep = b.variant != ct.SPEECH0
+    z = np.load(args.renest / f"SCORES_130_{RING}.npz")
+    if args.renest_control:
+        today = json.loads((args.folds / "WAIT_FOLDS.json").read_text())
+        srcs = sorted(today)
+        got = nest_wait(b, {s: z[f"o_{s}"] for s in srcs}, {s: z[f"r_{s}"] for s in srcs},
+                        {s: float(today[s]["T"]) for s in srcs}, args.renest)
+        lr0 = json.loads((args.folds / "MEL_LR.json").read_text())
+        for s in srcs:
+            same = all(got[s][k] == today[s][k] for k in ("T", "margin", "rule", "theta"))
+            say(f"control {s}: equal to {args.folds}'s wait: {same}; log-mel weights equal: "
+                f"{np.allclose(got[s]['lr'].w, LinearScore.from_json(lr0[s]).w)}")
+    trees = json.loads((args.folds_in / "TREES.json").read_text())["models"]
+    folds = json.loads((args.folds_in / "WAIT_FOLDS.json").read_text())
+    sources = sorted(trees)
+    so = {}
+    for s in sources:
+        tm = TreeModel(trees[s])
+        so[s] = np.full(len(b.y), np.nan)
+        so[s][keep] = [tm.score(v) for v in b.X[keep]]
+    got = nest_wait(b, so, {s: z[f"r_{s}"] for s in sources}, {s: float(folds[s]["T"]) for s in sources},
+                    args.renest)
+    d = args.folds_in.with_name(args.folds_in.name + "_renest")
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "WAIT_FOLDS.json").write_text(json.dumps({s: {k: v for k, v in got[s].items() if k != "lr"}
+                                                   for s in sources}))
+    (d / "MEL_LR.json").write_text(json.dumps({s: got[s]["lr"].to_json() for s in sources}))
+    for name in ("TREES.json", "RING_130_late_above_db.json"):
+        (d / name).unlink(missing_ok=True)
+        (d / name).symlink_to((args.folds_in / name).resolve())
+    say(f"renested folds in {d}")
+    return 0
+
+
+def judge_folds(args: argparse.Namespace, clips: list[Any]) -> int:
+    """``--judge-folds DIR``: the Debian clips through each of ``DIR``'s 14 fold detectors (route off, offset 0):
+    per source, the claps each fold emits (min, median, max) and the clips with a clap by the median fold."""
+    from clap_false_claps import Recorder, fold_maker, load_folds
+
+    from sensekit.evaluation.audio.evaluate import stream_claps
+
+    folds_ = load_folds(args.judge_folds)
+    per: dict[str, list[tuple[int, int]]] = {src.name: [] for src in cd.SOURCES}
+    for s in sorted(folds_[0]):
+        made: list[Recorder] = []
+        make = fold_maker(Recorder, s, folds_, made)
+        for name in per:
+            got = [stream_claps(x, r, make=make) for c, x, r in clips if c.source == name]
+            per[name].append((sum(map(len, got)), sum(1 for g in got if g)))
+        say(f"{s}'s fold: " + ", ".join(f"{n} {v[-1][0]}" for n, v in per.items()))
+    print(f"| source | clips | claps by the 14 folds of {args.judge_folds}: min / median / max | "
+          "clips with a clap (min / max) |")
+    print("|---|---|---|---|")
+    for name, v in per.items():
+        n = np.array([a for a, _ in v])
+        k = np.array([b for _, b in v])
+        print(f"| {name} | {sum(1 for c, _, _ in clips if c.source == name)} | {n.min()} / {np.median(n):g} / "
+              f"{n.max()} | {k.min()} / {k.max()} |", flush=True)
+    return 0
+
+
 def judge(args: argparse.Namespace) -> int:
     from sensekit.evaluation.audio.clap_training import judged_bursts
     from sensekit.evaluation.audio.evaluate import stream_claps
 
     clips = cd.debian_clips(args.cache)
+    if args.judge_folds is not None:
+        return judge_folds(args, clips)
     offsets = [int(v) for v in args.offsets.split(",")]
     print("| source | clips | bursts | " + " | ".join(f"claps, clips firing (offset {o})" for o in offsets) + " |")
     print("|---|---|---|" + "---|" * len(offsets))
@@ -163,12 +267,25 @@ def main() -> int:
     ap.add_argument("--control-folds", default="", help="the folds the control refits (default: every one)")
     ap.add_argument("--offsets", default="0,517")
     ap.add_argument("--without", default="", help="Debian sources left out of --build (folder debian_no_<s>)")
+    ap.add_argument("--by-source", action="store_true", help="--build weighing each Debian source as the mean "
+                    "developer negative source (folder debian_by_source)")
+    ap.add_argument("--deb", type=Path, default=None, help="the Debian bursts (default --out/DEB.npz)")
+    ap.add_argument("--renest", type=Path, default=None, help="clap_mel_wait.py's folder: nest the wait again "
+                    "for --folds-in's trees")
+    ap.add_argument("--folds-in", type=Path, default=None)
+    ap.add_argument("--judge-folds", type=Path, default=None, help="--judge by this folds folder's 14 fold "
+                    "detectors instead of the shipped one")
+    ap.add_argument("--renest-control", action="store_true", help="first the recipe on --folds' trees")
     args = ap.parse_args()
     try:
         if args.fetch:
             return fetch_all(args.cache)
         if args.judge:
             return judge(args)
+        if args.renest is not None:
+            if args.folds_in is None:
+                ap.error("--renest needs --folds-in")
+            return 2 if data_refused() else renest(args)
         if args.build:
             if args.out is None:
                 ap.error("--build needs --out")

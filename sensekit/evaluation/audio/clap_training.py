@@ -390,19 +390,24 @@ def collect_cached(data: Path, cache: Path | None, *, augment: Iterable[str] = A
 
 
 def train(bursts: Bursts, *, leave_out: Iterable[str] = (), family: str = FAMILY,
-          gate_from: tuple[str, ...] | None = None) -> Model:
+          gate_from: tuple[str, ...] | None = None,
+          weigh: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None) -> Model:
     """Trees from every burst whose clip and background come from other sources, and the
     air gate from those bursts' claps. A recording's own bursts (``orig``) weigh
     ``ORIG_WEIGHT`` times an augmented copy's: the copies stand in for rooms and noises
     nobody recorded, the recordings are what people and rooms really sound like.
     ``family``: "hgb" (scikit-learn, ``clap_hgb.fit_hgb``) or "booster" (``fit_trees``).
     ``gate_from``: fit the air gate on the claps of these copies only (``CLEAN``: no noise
-    or other sound added, so claps under speech cannot lower it); default every copy."""
+    or other sound added, so claps under speech cannot lower it); default every copy.
+    ``weigh``: the training rows' weights ``weigh(w, y, source)`` in place of ``w`` (the thirty-fourth
+    pass's ``clap_source_weights.by_source``); default ``w`` as is."""
     m = bursts.y >= 0
     for s in leave_out:
         m &= (bursts.source != s) & (bursts.background != s)
     y = bursts.y[m]
     w = balanced_weights(y, bursts.source[m]) * np.where(bursts.variant[m] == "orig", ORIG_WEIGHT, 1.0)
+    if weigh is not None:
+        w = weigh(w, y, bursts.source[m])
     if family == "hgb":
         from sensekit.evaluation.audio.clap_hgb import fit_hgb
         trees = fit_hgb(bursts.X[m], y, w, depth=DEPTH, trees=TREES, rate=RATE, l2=L2,
