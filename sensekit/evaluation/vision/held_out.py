@@ -18,6 +18,8 @@ from typing import Any, Mapping
 
 from sensekit.vision import extent_model
 from sensekit.vision.extent import ExtentExperiment
+# FittedExperiment's __init__ (made by @dataclass here) names these: the API reference resolves them here
+from sensekit.vision.extent import MotionCues, ProposalSource  # noqa: F401
 
 __all__ = ["FittedExperiment", "Folds", "held_out", "unseen_by_fit"]
 
