@@ -238,8 +238,9 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     """Preset < profile < bound options and ``options`` < ``--set``; all checked. The result is
     also left on ``args`` (``setting_origin.CHOSEN_DEST``): a later refusal of a value is told
     where the user gave it (``setting_origin.located``, in the CLI's error handler)."""
+    from sensekit.cli.profile_read import profile_text_of
     from sensekit.cli.setting_origin import CHOSEN_DEST, PROFILE
-    from sensekit.profile.load import loads_profile, profile_text
+    from sensekit.profile.load import loads_profile
 
     chosen = Chosen()
     name = getattr(args, "preset", None)
@@ -249,7 +250,8 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     path = getattr(args, "profile", None)
     if path is not None:
         chosen.profile_path = Path(path)
-        chosen.profile_text = profile_text(chosen.profile_path)     # read once: all below is of this text
+        chosen.profile_text = profile_text_of(args)     # read once (cli.profile_read): all below is of this text
+        assert chosen.profile_text is not None
         chosen.profile = loads_profile(chosen.profile_text, path=str(chosen.profile_path))
         if not chosen.profile and chosen.profile.taught_gestures is None:
             _say_empty(chosen.profile_path, chosen.profile_text)
