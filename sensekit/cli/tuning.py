@@ -41,7 +41,7 @@ from sensekit.settings.presets import PRESETS, get_preset
 from sensekit.settings.registry import load_table, lookup, split_key
 
 __all__ = ["add_setting_flags", "stage_options", "section_values", "add_tuning_arguments", "add_set_argument",
-           "add_profile_argument", "Chosen", "chosen_values", "apply_chosen", "flag_values"]
+           "add_profile_argument", "Chosen", "chosen_values", "apply_chosen", "flag_values", "own_option"]
 
 log = logging.getLogger("sensekit")
 
@@ -210,7 +210,7 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
 class Chosen:
     """What the command line chose: ``values`` (merged, checked), the keys the user typed
     (options and ``--set``), the profile that was read, and where each value came from
-    (``origin``: ``--set KEY=VALUE``, ``--flag VALUE``, ``the command line``, ``--preset NAME``,
+    (``origin``: ``--set KEY=VALUE``, ``--flag VALUE``, ``--track-color red`` (``own_option``), ``--preset NAME``,
     or ``setting_origin.PROFILE``; read by ``setting_origin.located`` when a value is refused)."""
     values: dict[str, Any] = field(default_factory=dict)
     typed: set[str] = field(default_factory=set)
@@ -232,6 +232,35 @@ def _typed_origin(key: str, value: Any, *, flag: bool) -> str:
             return s.flag if value else "--no-" + s.flag[2:]
         return f"{s.flag} {clip(text)}"
     return f"--set {key}={clip(text)}"
+
+
+#: a command's own options that give settings (the providers' ``option_values``, ``plot``'s
+#: ``--activity``): (the argument's dest, its flag, the keys it sets: a name, or a section ending
+#: in ``.``), first match wins (``--track-box`` sets the colour to none, over ``--track-color``)
+OWN_OPTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("activity", "--activity", ("activity.",)),
+    ("track_box", "--track-box", ("tracker.color",)),
+    ("track_color", "--track-color", ("tracker.color",)),
+    ("tolerance", "--tolerance", ("tracker.hue_tolerance", "tracker.saturation_tolerance",
+                                  "tracker.value_tolerance")),
+)
+
+
+def own_option(args: argparse.Namespace, key: str) -> str:
+    """The command's own option that gave ``key``, as typed (``--track-color red``, quoted at most
+    60 characters), for a refusal's prefix (``setting_origin.located``); ``the command line``
+    for an option ``OWN_OPTIONS`` does not list (``tests/test_own_option_origin.py`` holds every
+    provider's keys to it)."""
+    for dest, flag, keys in OWN_OPTIONS:
+        value = getattr(args, dest, None)
+        if value is None or value is False or not any(key == k or (k.endswith(".") and key.startswith(k))
+                                                       for k in keys):
+            continue
+        if isinstance(value, (list, tuple)):
+            value = ",".join(map(str, value))
+        text = value if isinstance(value, str) else str(value)
+        return f"{flag} {clip(text)}"
+    return "the command line"
 
 
 def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None = None) -> Chosen:
@@ -260,7 +289,7 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     flags, own = flag_values(args), check_values(options or {})
     typed = {**flags, **own}
     origin = {key: _typed_origin(key, v, flag=True) for key, v in flags.items()}
-    origin.update(dict.fromkeys(own, "the command line"))
+    origin.update({key: own_option(args, key) for key in own})
     for key, value in getattr(args, SET_DEST, None) or []:
         split_key(key)
         typed[key] = _set_value(key, value)
