@@ -380,7 +380,15 @@ def _say_ignored(chosen: Chosen, unused: Iterable[str], app: str) -> None:
     """One warning for the library's groups the profile sets and ``run`` does not run: a
     ``[pitch]`` table written for ``sound_flier``, which flies by the level alone, was left out
     without a word (harden27). Another app's own table (``[clapper]`` in a flier run) is quiet: it
-    names the app it is for. Said once, at the start."""
+    names the app it is for. Said once, at the start.
+
+    A profile sensekit saved (``sensekit calibrate``, Shift+S, the panel, ``teach``: its first line
+    says so, ``profile.seal.saved_whole``) is a venue's, shared by every app and ``events``: what
+    one app leaves out another uses, so it is not a warning there, only a debug line (``-vv``)
+    (harden28: a profile calibrate wrote, [audio], [motion], [noise_floor], [tracker], was a warning
+    at every start of each of the 8 apps on the demo). A hand-written one (no such first line) is
+    said: the ``[pitch]`` written for the flier."""
+    from sensekit.profile.seal import saved_whole
     from sensekit.settings.registry import library_sections
 
     if chosen.profile is None:
@@ -390,6 +398,8 @@ def _say_ignored(chosen: Chosen, unused: Iterable[str], app: str) -> None:
                      if k in chosen.profile and k not in chosen.typed and split_key(k)[0] in library})
     if groups:
         named = ", ".join(f"[{g}]" for g in groups)
-        log.warning("profile '%s' sets %s, which %s does not use: %s not applied (`sensekit settings` "
-                    "lists what each group is for)", chosen.profile_path, named, app,
-                    "its values are" if len(groups) == 1 else "their values are")
+        venue = isinstance(chosen.profile_text, str) and saved_whole(chosen.profile_text)
+        log.log(logging.DEBUG if venue else logging.WARNING,
+                "profile '%s' sets %s, which %s does not use: %s not applied (`sensekit settings` "
+                "lists what each group is for)", chosen.profile_path, named, app,
+                "its values are" if len(groups) == 1 else "their values are")
