@@ -13,8 +13,17 @@
   another size (a camera plugged back, a stream server restarted): the recording must go on,
   complete, the new frames scaled and counted (it stopped early, exit 2).
 
+harden28 (the second half: what harden27 left):
+
+- ``--midi``: the ``[midi]`` map changed (note 60 to 61) right after the profile's first read:
+  the run must read the file once and send the notes of the text it loaded (``--midi``, ``--words``
+  and ``--sounds`` read the file again: the map of the new file);
+- a refusal quoting a value of a command's own option (``--track-color #ff0000`` beside the
+  profile's ``tracker.method = "model"``): the option must be named as typed (it was ``the
+  command line``).
+
 Uses the bundled ``recordings/demo.skrec`` and the test MJPEG server; no shared data needed.
-About 40 s.
+About 45 s.
 """
 from __future__ import annotations
 
@@ -50,6 +59,32 @@ def read(p, **kw):
 L.read_regular = read
 code = main(["events", sys.argv[2], "--max-items", "3", "--profile", str(path)])
 print(f"reads={len(reads)} code={code}")
+"""
+
+
+#: the child that changes the MIDI map right after the profile's first read, then runs ``events --midi``
+_MIDI_AFTER_READ = """
+import sys
+from pathlib import Path
+from sensekit.profile import load as L
+from sensekit.cli import main, midi_args
+path, reads, sent = Path(sys.argv[1]), [], []
+real = L.read_regular
+def read(p, **kw):
+    data = real(p, **kw)
+    if Path(p) == path:
+        reads.append(1)
+        if len(reads) == 1:
+            path.write_text(path.read_text().replace("note 60", "note 61"))
+    return data
+class Port:
+    def send(self, m): sent.append(m)
+    def close(self): pass
+L.read_regular = read
+midi_args.open_port = lambda name, *, virtual=False: Port()
+code = main(["events", sys.argv[2], "--clap", "--profile", str(path), "--midi", "x"])
+notes = sorted({m.note for m in sent if m.type == "note_on"})
+print(f"reads={len(reads)} code={code} notes={notes}")
 """
 
 
@@ -132,9 +167,32 @@ def _camera_size_row(tmp: Path, row: Row) -> None:
         p.returncode == 0 and meta.get("complete") is True and resized > 0 and len(said) == 1)
 
 
+def _midi_read_once_row(tmp: Path, row: Row) -> None:
+    profile = tmp / "h28-midi.toml"
+    profile.write_text('[midi]\nchannel = 2\n\n[midi.map]\nclap = "note 60"\n')
+    p = subprocess.run([sys.executable, "-c", _MIDI_AFTER_READ, str(profile), str(DEMO)], capture_output=True,
+                       text=True, timeout=120, cwd=tmp, env=_env())
+    got = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else f"exit {p.returncode}: {p.stderr[-100:]}"
+    row("profile", "events --midi, the profile's [midi] map changed (note 60 to 61) right after its first read",
+        got, got == "reads=1 code=0 notes=[60]")
+
+
+def _own_option_row(tmp: Path, row: Row) -> None:
+    profile = tmp / "h28-tracker.toml"
+    profile.write_text('[tracker]\nmethod = "model"\n')
+    code, _, err = _cli(tmp, ["events", str(DEMO), "--max-items", "3", "--profile", str(profile),
+                              "--track-color", "#ff0000"])
+    line = err[-1] if err else "(nothing on stderr)"
+    row("profile", "events: the profile's tracker.method = model refused beside --track-color #ff0000",
+        f"exit {code}: ...{line[-60:]}",
+        code == 2 and len(err) == 1 and line.endswith("[`tracker.color`: --track-color #ff0000]"))
+
+
 def harden27_rows(tmp: Path, row: Row) -> None:
     _read_once_row(tmp, row)
     _ignored_group_row(tmp, row)
     _install_hint_row(tmp, row)
     _typed_origin_row(tmp, row)
     _camera_size_row(tmp, row)
+    _midi_read_once_row(tmp, row)          # harden28
+    _own_option_row(tmp, row)

@@ -131,6 +131,22 @@ def test_no_message_writes_its_own_install_line():
     assert not own, own
 
 
+#: the tests of the hint's own text (the forms for a checkout and a wheel, the README's and docs' lines)
+_HINT_TESTS = {"test_installed.py", "test_wheel.py", "test_install.py", "test_readme.py"}
+
+
+def test_no_test_writes_its_own_install_line():
+    """The tests' skip messages said ``pip install -e '.[hands]'`` (harden28), the line the hints
+    no longer give (the ``pip`` on the PATH may be another Python's), and their checks of an
+    error's hint looked for that fragment: each is now ``install_hint``'s text (one source).
+    Docstrings aside; the tests of the hint's own text aside."""
+    own = [f"{path.relative_to(REPO)}: {text!r}" for path in (REPO / "tests").rglob("*.py")
+           if path.name not in _HINT_TESTS and "__pycache__" not in path.parts
+           for text in _strings_outside_docstrings(ast.parse(path.read_text(encoding="utf-8")))
+           if PIP_EXTRA.search(text)]
+    assert not own, own
+
+
 def test_every_extra_a_hint_names_is_declared():
     declared = set(tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"])
     code = "\n".join(p.read_text(encoding="utf-8") for p in _sources())

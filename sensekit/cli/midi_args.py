@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from sensekit.cli.profile_read import profile_text_of
 from sensekit.errors import ConfigError
 from sensekit.events import Dispatcher
 from sensekit.midi.mapping import load_midi
@@ -39,7 +40,7 @@ def attach_midi(dispatcher: Dispatcher, args: argparse.Namespace) -> MidiOut | N
     profile = getattr(args, "profile", None)
     if profile is None:
         raise ConfigError("--midi needs --profile FILE with a [midi] table (e.g. [midi.map] clap = \"note 60\")")
-    settings = load_midi(profile)
+    settings = load_midi(profile, text=profile_text_of(args))     # the text the settings were read from
     name = settings.port if wanted == _ANY else wanted
     out = MidiOut(settings.mapper, open_port(name, virtual=bool(getattr(args, "midi_virtual", False))))
     out.attach(dispatcher)

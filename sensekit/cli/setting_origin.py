@@ -12,7 +12,8 @@ first `` `section.name` `` it names that the user chose is prefixed with where:
 
 - from the profile: ``FILE:LINE:`` of the key in it (its older name when the file uses that);
 - from ``--set``: ``--set KEY=VALUE:``; from a bound option: ``--flag VALUE:``; from a command's
-  own option: ``the command line:``; from the preset: ``--preset NAME:``.
+  own option, as typed: ``--track-color red:`` (``cli.tuning.own_option``; harden28: it was
+  ``the command line:``); from the preset: ``--preset NAME:``.
 
 A message naming several keys is prefixed with its first chosen key's origin (the value it
 refuses: `` `activity.off_level` must not exceed `activity.silence_level` ``); each other key it
@@ -76,7 +77,7 @@ def located(message: str, args: Any) -> str:
     chosen = getattr(args, CHOSEN_DEST, None)
     origin: dict[str, str] = getattr(chosen, "origin", None) or {}
     path = getattr(chosen, "profile_path", None)
-    if not origin or _said_where(message, path):
+    if not origin or _said_where(message, path) or any(message.startswith(f"{w}:") for w in origin.values()):
         return message
     for key in _KEY.findall(message):
         where = origin.get(key)

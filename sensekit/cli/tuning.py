@@ -41,7 +41,7 @@ from sensekit.settings.presets import PRESETS, get_preset
 from sensekit.settings.registry import load_table, lookup, split_key
 
 __all__ = ["add_setting_flags", "stage_options", "section_values", "add_tuning_arguments", "add_set_argument",
-           "add_profile_argument", "Chosen", "chosen_values", "apply_chosen", "flag_values"]
+           "add_profile_argument", "Chosen", "chosen_values", "apply_chosen", "flag_values", "own_option"]
 
 log = logging.getLogger("sensekit")
 
@@ -210,7 +210,7 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
 class Chosen:
     """What the command line chose: ``values`` (merged, checked), the keys the user typed
     (options and ``--set``), the profile that was read, and where each value came from
-    (``origin``: ``--set KEY=VALUE``, ``--flag VALUE``, ``the command line``, ``--preset NAME``,
+    (``origin``: ``--set KEY=VALUE``, ``--flag VALUE``, ``--track-color red`` (``own_option``), ``--preset NAME``,
     or ``setting_origin.PROFILE``; read by ``setting_origin.located`` when a value is refused)."""
     values: dict[str, Any] = field(default_factory=dict)
     typed: set[str] = field(default_factory=set)
@@ -234,12 +234,42 @@ def _typed_origin(key: str, value: Any, *, flag: bool) -> str:
     return f"--set {key}={clip(text)}"
 
 
+#: a command's own options that give settings (the providers' ``option_values``, ``plot``'s
+#: ``--activity``): (the argument's dest, its flag, the keys it sets: a name, or a section ending
+#: in ``.``), first match wins (``--track-box`` sets the colour to none, over ``--track-color``)
+OWN_OPTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("activity", "--activity", ("activity.",)),
+    ("track_box", "--track-box", ("tracker.color",)),
+    ("track_color", "--track-color", ("tracker.color",)),
+    ("tolerance", "--tolerance", ("tracker.hue_tolerance", "tracker.saturation_tolerance",
+                                  "tracker.value_tolerance")),
+)
+
+
+def own_option(args: argparse.Namespace, key: str) -> str:
+    """The command's own option that gave ``key``, as typed (``--track-color red``, quoted at most
+    60 characters), for a refusal's prefix (``setting_origin.located``); ``the command line``
+    for an option ``OWN_OPTIONS`` does not list (``tests/test_own_option_origin.py`` holds every
+    provider's keys to it)."""
+    for dest, flag, keys in OWN_OPTIONS:
+        value = getattr(args, dest, None)
+        if value is None or value is False or not any(key == k or (k.endswith(".") and key.startswith(k))
+                                                       for k in keys):
+            continue
+        if isinstance(value, (list, tuple)):
+            value = ",".join(map(str, value))
+        text = value if isinstance(value, str) else str(value)
+        return f"{flag} {clip(text)}"
+    return "the command line"
+
+
 def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None = None) -> Chosen:
     """Preset < profile < bound options and ``options`` < ``--set``; all checked. The result is
     also left on ``args`` (``setting_origin.CHOSEN_DEST``): a later refusal of a value is told
     where the user gave it (``setting_origin.located``, in the CLI's error handler)."""
+    from sensekit.cli.profile_read import profile_text_of
     from sensekit.cli.setting_origin import CHOSEN_DEST, PROFILE
-    from sensekit.profile.load import loads_profile, profile_text
+    from sensekit.profile.load import loads_profile
 
     chosen = Chosen()
     name = getattr(args, "preset", None)
@@ -249,7 +279,8 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     path = getattr(args, "profile", None)
     if path is not None:
         chosen.profile_path = Path(path)
-        chosen.profile_text = profile_text(chosen.profile_path)     # read once: all below is of this text
+        chosen.profile_text = profile_text_of(args)     # read once (cli.profile_read): all below is of this text
+        assert chosen.profile_text is not None
         chosen.profile = loads_profile(chosen.profile_text, path=str(chosen.profile_path))
         if not chosen.profile and chosen.profile.taught_gestures is None:
             _say_empty(chosen.profile_path, chosen.profile_text)
@@ -258,7 +289,7 @@ def chosen_values(args: argparse.Namespace, *, options: Mapping[str, Any] | None
     flags, own = flag_values(args), check_values(options or {})
     typed = {**flags, **own}
     origin = {key: _typed_origin(key, v, flag=True) for key, v in flags.items()}
-    origin.update(dict.fromkeys(own, "the command line"))
+    origin.update({key: own_option(args, key) for key in own})
     for key, value in getattr(args, SET_DEST, None) or []:
         split_key(key)
         typed[key] = _set_value(key, value)
@@ -349,7 +380,15 @@ def _say_ignored(chosen: Chosen, unused: Iterable[str], app: str) -> None:
     """One warning for the library's groups the profile sets and ``run`` does not run: a
     ``[pitch]`` table written for ``sound_flier``, which flies by the level alone, was left out
     without a word (harden27). Another app's own table (``[clapper]`` in a flier run) is quiet: it
-    names the app it is for. Said once, at the start."""
+    names the app it is for. Said once, at the start.
+
+    A profile sensekit saved (``sensekit calibrate``, Shift+S, the panel, ``teach``: its first line
+    says so, ``profile.seal.saved_whole``) is a venue's, shared by every app and ``events``: what
+    one app leaves out another uses, so it is not a warning there, only a debug line (``-vv``)
+    (harden28: a profile calibrate wrote, [audio], [motion], [noise_floor], [tracker], was a warning
+    at every start of each of the 8 apps on the demo). A hand-written one (no such first line) is
+    said: the ``[pitch]`` written for the flier."""
+    from sensekit.profile.seal import saved_whole
     from sensekit.settings.registry import library_sections
 
     if chosen.profile is None:
@@ -359,6 +398,8 @@ def _say_ignored(chosen: Chosen, unused: Iterable[str], app: str) -> None:
                      if k in chosen.profile and k not in chosen.typed and split_key(k)[0] in library})
     if groups:
         named = ", ".join(f"[{g}]" for g in groups)
-        log.warning("profile '%s' sets %s, which %s does not use: %s not applied (`sensekit settings` "
-                    "lists what each group is for)", chosen.profile_path, named, app,
-                    "its values are" if len(groups) == 1 else "their values are")
+        venue = isinstance(chosen.profile_text, str) and saved_whole(chosen.profile_text)
+        log.log(logging.DEBUG if venue else logging.WARNING,
+                "profile '%s' sets %s, which %s does not use: %s not applied (`sensekit settings` "
+                "lists what each group is for)", chosen.profile_path, named, app,
+                "its values are" if len(groups) == 1 else "their values are")

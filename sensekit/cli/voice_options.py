@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def option_values(args: argparse.Namespace) -> dict[str, Any]:
     """Nothing for the table; ``--sounds`` is checked here, before the source opens."""
     if getattr(args, "sounds", False):
-        load_sound_book(getattr(args, "profile", None), empty_ok=getattr(args, "panel", None) is not None)
+        _sound_book(args)
     return {}
 
 
@@ -50,12 +50,12 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     values = section_values(chosen, "voice")
     sounds = None
     if getattr(args, "sounds", False):
-        sounds = load_sound_book(getattr(args, "profile", None), empty_ok=getattr(args, "panel", None) is not None)
+        sounds = _sound_book(args)
     if not values.get("words") and sounds is None:
         return []
     from sensekit.audio.voice import VoiceStage
 
-    taught = load_taught_words(getattr(args, "profile", None)) if values.get("words") else None
+    taught = load_taught_words(getattr(args, "profile", None), text=_text(args)) if values.get("words") else None
     stage = VoiceStage(values, sounds=sounds, taught=taught)
     paths = stage.word_paths()
     if paths:
@@ -65,9 +65,24 @@ def build_stages(args: argparse.Namespace, source: Any, chosen: Mapping[str, Any
     return [stage]
 
 
-def load_taught_words(path: str | None) -> Any:
+def _text(args: argparse.Namespace) -> str | None:
+    """The profile's text as this command read it first (``cli.profile_read``): the settings,
+    the words and the sounds of one run come from one read of the file."""
+    from sensekit.cli.profile_read import profile_text_of
+
+    return profile_text_of(args)
+
+
+def _sound_book(args: argparse.Namespace) -> Any:
+    path = getattr(args, "profile", None)
+    empty_ok = getattr(args, "panel", None) is not None
+    text = _text(args) if path and (Path(path).is_file() or not empty_ok) else None
+    return load_sound_book(path, empty_ok=empty_ok, text=text)
+
+
+def load_taught_words(path: str | None, *, text: str | None = None) -> Any:
     """The ``TaughtWords`` of the profile at ``path`` (``sensekit teach words``), or ``None``
-    when there is no profile or it has none."""
+    when there is no profile or it has none; ``text``: the profile as already read."""
     from sensekit.audio.words import require_voice
     from sensekit.profile.load import read_table
 
@@ -76,21 +91,23 @@ def load_taught_words(path: str | None) -> Any:
     require_voice()
     from sensekit.audio.taught_words import TAUGHT_WORDS_TABLE, TaughtWords
 
-    tables = read_table(path, TAUGHT_WORDS_TABLE)
+    tables = read_table(path, TAUGHT_WORDS_TABLE, text=text)
     return TaughtWords.from_tables(tables, where=str(path)) if tables else None
 
 
-def load_sound_book(path: str | None, *, empty_ok: bool = False) -> Any:
+def load_sound_book(path: str | None, *, empty_ok: bool = False, text: str | None = None) -> Any:
     """The ``SoundBook`` of the ``[sounds]`` tables of the profile at ``path``; ``ConfigError``
     when there are none, unless ``empty_ok`` (``--panel``: its sound card teaches the first ones;
-    the profile is read here, above the audio stages that use the book)."""
+    the profile is read here, above the audio stages that use the book); ``text``: the profile as
+    already read (not read again)."""
     from sensekit.audio.sounds import SOUNDS_TABLE, SoundBook
     from sensekit.errors import ConfigError
     from sensekit.profile.load import read_table
 
     if not path:
         raise ConfigError("--sounds needs --profile FILE with taught sounds (sensekit teach sound)")
-    tables = read_table(path, SOUNDS_TABLE) if Path(path).is_file() or not empty_ok else {}
+    readable = text is not None or Path(path).is_file() or not empty_ok
+    tables = read_table(path, SOUNDS_TABLE, text=text) if readable else {}
     if not tables and empty_ok:
         return SoundBook()
     if not tables:

@@ -202,13 +202,15 @@ def parse_mapping(table: Mapping[str, Any]) -> MidiSettings:
     return MidiSettings(port, MidiMapper(rules))
 
 
-def load_midi(path: str | os.PathLike[str]) -> MidiSettings:
-    """The ``[midi]`` table of a venue profile; errors start with FILE:LINE."""
+def load_midi(path: str | os.PathLike[str], *, text: str | None = None) -> MidiSettings:
+    """The ``[midi]`` table of a venue profile; errors start with FILE:LINE. ``text``: the
+    profile's text as the command already read it (``cli.profile_read``), not read again."""
     from sensekit.profile.load import MAX_PROFILE_DEPTH, find_line, profile_text
     from sensekit.safe_read import check_nesting
 
     p = Path(path)
-    text = profile_text(p)                  # as the profile is read: a regular file, at most 1 MB
+    if text is None:
+        text = profile_text(p)              # as the profile is read: a regular file, at most 1 MB
     check_nesting(text, toml=True, what=f"{p}: the profile", max_depth=MAX_PROFILE_DEPTH)
     try:
         data = tomllib.loads(text)

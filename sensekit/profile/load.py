@@ -355,12 +355,13 @@ def holds_nothing(text: str) -> bool:
         return False
 
 
-def read_table(path: str | os.PathLike[str], name: str) -> dict[str, Any]:
+def read_table(path: str | os.PathLike[str], name: str, *, text: str | None = None) -> dict[str, Any]:
     """One data table of the profile at ``path`` (``{}`` when absent); ``ConfigError`` otherwise.
     The file is read as ``load_profile`` reads it (a regular file, capped, nesting bounded): a
-    FIFO or ``/dev/zero`` given as the profile of ``--sounds`` used to hang the command."""
+    FIFO or ``/dev/zero`` given as the profile of ``--sounds`` used to hang the command. ``text``:
+    the profile's text as the command already read it (``cli.profile_read``), not read again."""
     p = Path(path)
-    text = profile_text(p)
+    text = profile_text(p) if text is None else text
     check_nesting(text, toml=True, what=f"{p}: the profile", max_depth=MAX_PROFILE_DEPTH)
     try:
         data = tomllib.loads(text)

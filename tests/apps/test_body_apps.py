@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from sensekit.app.registry import load
 from sensekit.capture.spec import open_source
 
 pytestmark = pytest.mark.hands
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]' "
+pytest.importorskip("mediapipe", reason=f"needs the hands extra: {install_hint('hands')} "
                                         "(CI runs these in .venv-hands)")
 
 

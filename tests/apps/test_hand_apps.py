@@ -7,6 +7,7 @@ goes on with its colour input.
 """
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 import importlib.util
 import math
 from pathlib import Path
@@ -29,7 +30,7 @@ def test_key_h_without_the_extra_says_so_and_the_app_goes_on(name):
     host = demo_host(name)
     try:
         host.press(pygame.K_h)
-        assert "pip install -e '.[hands]'" in host.toast[0]
+        assert install_hint("hands") in host.toast[0]
         assert not host.app.hand.active
         for _ in range(30):
             host.step()
@@ -45,11 +46,11 @@ def test_pinch_toss_without_the_extra_runs_and_shows_the_install_line(caplog):
         try:
             for _ in range(20):
                 host.step()
-            assert "pip install -e '.[hands]'" in host.app.state()["status"]
+            assert install_hint("hands") in host.app.state()["status"]
         finally:
             host.source.close()
     # headless (or in a terminal), the install line is said once, not only drawn in the window
-    said = [r.getMessage() for r in caplog.records if "pip install -e '.[hands]'" in r.getMessage()]
+    said = [r.getMessage() for r in caplog.records if install_hint("hands") in r.getMessage()]
     assert len(said) == 1 and said[0].startswith("pinch_toss: ")
 
 
@@ -61,7 +62,7 @@ def test_motion_paddle_played_with_the_body_without_the_extra_says_so_and_waves_
         for _ in range(20):
             host.step()
         app = host.app
-        assert "pip install -e '.[hands]'" in app.body.error and not app.body_steer
+        assert install_hint("hands") in app.body.error and not app.body_steer
         assert app.state()["body"] == app.body.error
         assert host.runner.stats.frames > 0 and "wave" in app.instructions
     finally:
@@ -72,7 +73,7 @@ def test_motion_paddle_played_with_the_body_without_the_extra_says_so_and_waves_
 
 @pytest.fixture(scope="module")
 def hand_recording(shared_data: Path, tmp_path_factory) -> Path:
-    pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]'")
+    pytest.importorskip("mediapipe", reason=f"needs the hands extra: {install_hint('hands')}")
     from sensekit.capture.recording import Recorder
     from sensekit.capture.spec import open_source
 

@@ -2,6 +2,7 @@
 --words with a profile; the voice extra), trained at test time from ../shared/data/words."""
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 import json
 from pathlib import Path
 
@@ -181,7 +182,7 @@ def test_taught_words_need_the_embedding_model(monkeypatch, taught, tmp_path, ca
 
     monkeypatch.setattr(se.importlib.util, "find_spec", lambda name: None)
     assert main(["events", silence(tmp_path), "--profile", str(taught), "--words", "one"]) == 2
-    assert "pip install -e '.[voice]'" in capsys.readouterr().err
+    assert install_hint("voice") in capsys.readouterr().err
 
 
 def test_taught_words_not_listed_are_refusals(shared_data, taught):
@@ -224,7 +225,7 @@ def test_without_the_extra_teaching_words_says_what_to_install(monkeypatch, tmp_
     assert main(["teach", "words", "--profile", str(tmp_path / "p.toml"), "--other", "a.wav",
                  "left=a.wav,b.wav,c.wav"]) == 2
     err = capsys.readouterr().err
-    assert "pip install -e '.[voice]'" in err and len(err.strip().splitlines()) == 1
+    assert install_hint("voice") in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "p.toml").exists()
 
 

@@ -2,6 +2,9 @@
 word_classifier; the voice extra) on real spoken digits."""
 from __future__ import annotations
 
+import re
+
+from sensekit.installed import install_hint
 import numpy as np
 import pytest
 
@@ -62,7 +65,7 @@ def test_without_the_bundled_model_the_error_names_the_install(monkeypatch):
     import sensekit.audio.speech_embedding as se
 
     monkeypatch.setattr(se.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ConfigError, match=r"pip install -e '\.\[voice\]'"):
+    with pytest.raises(ConfigError, match=re.escape(install_hint("voice"))):
         SpeechEmbedder()
 
 

@@ -5,6 +5,7 @@ once, at initialisation, so the fake device must be configured before it starts.
 """
 from __future__ import annotations
 
+from sensekit.installed import python_command
 import json
 import subprocess
 import sys
@@ -219,7 +220,7 @@ def test_sounddevice_import_failure_names_the_packages():
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert "pip install sounddevice" in result.stdout
+    assert f"`{python_command()} -m pip install sounddevice`" in result.stdout     # sensekit.installed's python
     assert "libportaudio2" in result.stdout
 
 

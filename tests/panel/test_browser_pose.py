@@ -3,6 +3,7 @@ people, in headless Chromium at a phone's width and a desktop's (needs the hands
 shared clips, chromium and playwright; skipped, saying which, without any of them)."""
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from tests.panel.conftest import VIEWPORTS
 from tests.panel.test_browser import FRAME_TIMEOUT_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.hands]
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]'")
+pytest.importorskip("mediapipe", reason=f"needs the hands extra: {install_hint('hands')}")
 
 #: pixels the skeletons change on the same frame, and how many of them lie near the people
 #: (their landmarks' box, with room for the label above the head)

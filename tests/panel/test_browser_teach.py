@@ -4,6 +4,7 @@ does not loop); two names recorded from the live view, learned and saved to the 
 a phone's width and a desktop's (needs the hands extra, the shared clips, chromium and playwright)."""
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +16,8 @@ from tests.panel.conftest import VIEWPORTS
 from tests.panel.test_browser import FRAME_TIMEOUT_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.hands]
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]'")
-pytest.importorskip("sklearn", reason="needs the hands extra: pip install -e '.[hands]'")
+pytest.importorskip("mediapipe", reason=f"needs the hands extra: {install_hint('hands')}")
+pytest.importorskip("sklearn", reason=f"needs the hands extra: {install_hint('hands')}")
 
 
 def _record(page: Any, name: str, seconds: str) -> None:

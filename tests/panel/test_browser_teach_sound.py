@@ -4,6 +4,7 @@ audio and saved to the venue profile, at a phone's width and a desktop's (needs 
 chromium and playwright; not the hands extra)."""
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,7 @@ from tests.panel.conftest import VIEWPORTS
 from tests.panel.test_browser import FRAME_TIMEOUT_MS
 
 pytestmark = [pytest.mark.browser]
-pytest.importorskip("webrtcvad", reason="needs the voice extra: pip install -e '.[voice]'")
+pytest.importorskip("webrtcvad", reason=f"needs the voice extra: {install_hint('voice')}")
 
 
 @pytest.mark.parametrize("viewport", sorted(VIEWPORTS))

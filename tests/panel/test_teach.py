@@ -9,6 +9,7 @@ second pinch "pinch" from then on.
 """
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,8 @@ from sensekit.events import Dispatcher
 from sensekit.panel.teach import TeachControl
 
 pytestmark = pytest.mark.hands
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]'")
-pytest.importorskip("sklearn", reason="needs the hands extra: pip install -e '.[hands]'")
+pytest.importorskip("mediapipe", reason=f"needs the hands extra: {install_hint('hands')}")
+pytest.importorskip("sklearn", reason=f"needs the hands extra: {install_hint('hands')}")
 
 FPS = 25.0
 

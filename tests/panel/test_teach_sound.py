@@ -7,6 +7,7 @@ The stage then names the held-out takes that follow, and the sounds are in the v
 """
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 import asyncio
 import json
 from pathlib import Path
@@ -18,8 +19,8 @@ from sensekit.capture.base import AudioBlock
 from sensekit.errors import ConfigError
 from sensekit.events import Sound
 
-pytest.importorskip("webrtcvad", reason="needs the voice extra: pip install -e '.[voice]'")
-pytest.importorskip("soxr", reason="needs the voice extra: pip install -e '.[voice]'")
+pytest.importorskip("webrtcvad", reason=f"needs the voice extra: {install_hint('voice')}")
+pytest.importorskip("soxr", reason=f"needs the voice extra: {install_hint('voice')}")
 
 RATE = 8000
 GAP = np.zeros(RATE // 2, np.float32)

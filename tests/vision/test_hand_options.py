@@ -5,6 +5,7 @@ command, exit status 2; with the extra (``.venv-hands``) that test skips.
 """
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 import importlib.util
 import subprocess
 import sys
@@ -55,7 +56,7 @@ def test_hands_without_the_extra_is_one_line_naming_the_install(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "pip install -e '.[hands]'" in lines[0], r.stderr
+    assert len(lines) == 1 and install_hint("hands") in lines[0], r.stderr
 
 
 @pytest.mark.skipif(HAVE_MEDIAPIPE, reason="the hands extra is installed here")
@@ -64,7 +65,7 @@ def test_run_hands_without_the_extra_is_one_line(tmp_path):
                         "--frames", "2"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "pip install -e '.[hands]'" in lines[0], r.stderr
+    assert len(lines) == 1 and install_hint("hands") in lines[0], r.stderr
 
 
 def _hand() -> Hand:

@@ -18,6 +18,7 @@ install they skip with a message. What a user would notice is measured:
 """
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 import csv
 import json
 import subprocess
@@ -29,7 +30,7 @@ import numpy as np
 import pytest
 
 pytestmark = pytest.mark.hands
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]' "
+pytest.importorskip("mediapipe", reason=f"needs the hands extra: {install_hint('hands')} "
                                         "(CI runs these in .venv-hands)")
 
 from sensekit.capture.base import VideoFrame  # noqa: E402

@@ -7,6 +7,7 @@ he is large enough (frame 233). Needs the hands extra (CI's ``.venv-hands``); sk
 """
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 import json
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ import numpy as np
 import pytest
 
 pytestmark = pytest.mark.hands
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]' "
+pytest.importorskip("mediapipe", reason=f"needs the hands extra: {install_hint('hands')} "
                                         "(CI runs these in .venv-hands)")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

@@ -15,6 +15,7 @@ as a user gets it:
 """
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 import json
 import subprocess
 import sys
@@ -25,7 +26,7 @@ import numpy as np
 import pytest
 
 pytestmark = pytest.mark.hands
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]' "
+pytest.importorskip("mediapipe", reason=f"needs the hands extra: {install_hint('hands')} "
                                         "(CI runs these in .venv-hands)")
 
 from sensekit.capture.base import VideoFrame  # noqa: E402

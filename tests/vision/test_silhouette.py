@@ -7,6 +7,7 @@ mask with ``masks/NAME_person_mask.png`` (the union of the annotated people), de
 """
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 from pathlib import Path
 
 import cv2
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 pytestmark = pytest.mark.hands
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]' "
+pytest.importorskip("mediapipe", reason=f"needs the hands extra: {install_hint('hands')} "
                                         "(CI runs these in .venv-hands)")
 
 from sensekit.capture.base import VideoFrame  # noqa: E402

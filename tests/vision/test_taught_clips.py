@@ -7,6 +7,7 @@ the events command then names the second pinch "pinch" (with a confidence) and g
 """
 from __future__ import annotations
 
+from sensekit.installed import install_hint
 import json
 import subprocess
 import sys
@@ -15,8 +16,8 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.hands
-pytest.importorskip("mediapipe", reason="needs the hands extra: pip install -e '.[hands]'")
-pytest.importorskip("sklearn", reason="needs the hands extra: pip install -e '.[hands]'")
+pytest.importorskip("mediapipe", reason=f"needs the hands extra: {install_hint('hands')}")
+pytest.importorskip("sklearn", reason=f"needs the hands extra: {install_hint('hands')}")
 
 
 def _run(*argv: str) -> subprocess.CompletedProcess:
