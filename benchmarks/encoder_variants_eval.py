@@ -64,25 +64,30 @@ def cost(models: dict[Key, VariantSam], folder: Path, clip_name: str, n_frames: 
     frames = first_frames(clip, n_frames)
     keys = list(models)
     print(f"\ncost: {clip.name}, {len(frames)} frames of {frames[0].shape[1]}x{frames[0].shape[0]}, one click each "
-          "(encoder + decoder), wall ms: median / mean / max, median / torch-fp32's at the same side")
+          "(encoder + decoder), wall ms: median / mean / max, median / torch-fp32's at the same side; process CPU "
+          "ms median and its ratio")
     medians: dict[tuple[str, int, int], float] = {}
     for n in threads:
         for m in models.values():
             m.set_threads(n)
         wall: dict[Key, list[float]] = {k: [] for k in keys}
+        cpu: dict[Key, list[float]] = {k: [] for k in keys}
         for f, frame in enumerate(frames):
             x, y, w, h = (float(v) for v in clip.truth[f])
             for k in keys[f % len(keys):] + keys[:f % len(keys)]:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 models[k].masks(frame, x + w / 2, y + h / 2, key=(n, f))
                 wall[k].append(1000 * (time.perf_counter() - t0))
+                cpu[k].append(1000 * (time.process_time() - c0))
         for k in keys:
             medians[(k[0], k[1], n)] = float(np.median(wall[k]))
         for k in keys:
             ref = medians.get((CONTROL, k[1], n))
             ratio = f"{medians[(k[0], k[1], n)] / ref:5.2f}" if ref else "  -  "
             print(f"{n} thread{'s' if n > 1 else ' '} {_name(k):16s}: {np.median(wall[k]):6.0f} / "
-                  f"{np.mean(wall[k]):6.0f} / {np.max(wall[k]):6.0f}   x{ratio}", flush=True)
+                  f"{np.mean(wall[k]):6.0f} / {np.max(wall[k]):6.0f}   x{ratio}   CPU median {np.median(cpu[k]):6.0f} "
+                  f"x{np.median(cpu[k]) / np.median(cpu[(CONTROL, k[1])]) if (CONTROL, k[1]) in cpu else 0:5.2f}",
+                  flush=True)
     return medians
 
 
