@@ -62,7 +62,7 @@ def test_chosen_clips_names_a_clip_that_is_not_there(tmp_path):
 CLIP_BENCHMARKS = ("click_steps.py", "extent_diagnose.py", "false_losses.py", "found_eval.py", "holder_eval.py",
                    "point_prompt_cost.py", "point_prompt_eval.py", "refine_eval.py", "refine_looks.py",
                    "resize_eval.py", "salient_eval.py", "track_eval.py",
-                   "steer_catch.py", "track_lag.py")
+                   "steer_catch.py", "track_lag.py", "encoder_variants_eval.py")
 
 
 def test_clips_to_run_prints_the_refusal_in_one_line(tmp_path, capsys):
