@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,8 @@ from _point_prompt import SIDE, MobileSam, _forward_features
 VARIANTS = ("torch-fp32", "torch-int8", "ort-fp32", "ort-int8")
 #: the control every ratio and quality difference is taken against
 CONTROL = "torch-fp32"
+#: where the ONNX files are written once unless told (``--work``, ``--point-prompt-work``)
+WORK = Path(tempfile.gettempdir()) / "sensekit-mobilesam-onnx"
 
 
 def check_variant(name: str) -> str:
@@ -118,7 +121,7 @@ class VariantSam(MobileSam):
     """``MobileSam`` whose image encoder is run as ``variant`` (see the module's doc)."""
 
     def __init__(self, root: Path, threads: int = 1, side: int = SIDE, variant: str = CONTROL,
-                 work: Path = Path("/tmp/click26/onnx")) -> None:
+                 work: Path = WORK) -> None:
         super().__init__(root, threads=threads, side=side)
         self.variant = check_variant(variant)
         torch = self.torch

@@ -18,7 +18,8 @@ from sensekit.vision.extent import ExtentExperiment
 
 def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, motion_model: Path | None = None,
                  edge_model: Path | None = None, sam_root: Path | None = None, late: int | None = None,
-                 side: int = 1024, catch_up: bool = False) -> tuple[ExtentExperiment | None, dict[str, Any]]:
+                 side: int = 1024, catch_up: bool = False, encoder: str = "torch-fp32",
+                 work: Path | None = None) -> tuple[ExtentExperiment | None, dict[str, Any]]:
     """``--salient``: every tracker's click takes its first box from the salient model;
     ``--point-prompt SAM_ROOT``: every click's first box from MobileSAM prompted with the click (the mask
     of highest predicted IoU, the shipped box where it is empty; ``_first_box_hooks.point_prompt_in_tracker``;
@@ -27,7 +28,9 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, moti
     ``--holder-cut``: a measured first box without the skin crossing its border;
     ``--motion-proposals``: the motion-coherent regions in every pool (``ConfigError`` for no model file);
     ``--motion-edge``: the motion-boundary cue among the motion cues (the same); ``--point-prompt``:
-    MobileSAM's mask at the click (``FileNotFoundError`` / ``ImportError`` without it). Returned: the
+    MobileSAM's mask at the click (``FileNotFoundError`` / ``ImportError`` without it), its image
+    encoder run as ``encoder`` (``_encoder_variants.VARIANTS``; ONNX files written once under ``work``,
+    default a temp folder; ``ValueError`` naming the choices for another). Returned: the
     extent experiment of the last two (None: as shipped) and the settings that give every tracker
     of the run it and the first box of the first two and of ``--point-prompt`` (the last given wins):
     ``ExperimentTracker``'s ``extent_experiment`` and ``click_pool``, and with ``--point-prompt-late D``
@@ -56,12 +59,15 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, moti
             late_point_prompt_tracker,
             point_prompt_in_tracker,
         )
-        from _point_prompt import MobileSam
+        from _encoder_variants import WORK, VariantSam, check_variant
 
+        check_variant(encoder)      # before the model is loaded
+        sam = VariantSam(sam_root, side=side, variant=encoder,
+                         work=work or WORK)
         if late is None:
-            pool = point_prompt_in_tracker(MobileSam(sam_root, side=side))
+            pool = point_prompt_in_tracker(sam)
         else:
             late_hook = caught_up_point_prompt_tracker if catch_up else late_point_prompt_tracker
-            tracker_class = late_hook(MobileSam(sam_root, side=side), late)
+            tracker_class = late_hook(sam, late)
     settings = {"extent_experiment": exp, "click_pool": pool, "tracker_class": tracker_class}
     return exp, {k: v for k, v in settings.items() if v is not None}

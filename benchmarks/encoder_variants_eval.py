@@ -38,16 +38,16 @@ from _reference import SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from _encoder_variants import CONTROL, VariantSam, check_variant, cheapest_keeping
+from _encoder_variants import CONTROL, WORK, VariantSam, check_variant, cheapest_keeping
 from _first_box_hooks import mask_box
 from _point_prompt import check_side
 from extent_diagnose import cases
 from point_prompt_eval import rates, rule_box
 
 from sensekit.errors import ConfigError, SourceError
+from sensekit.evaluation.vision.held_out import unseen_by_fit
 from sensekit.evaluation.vision.clip_check import clips_to_run
 from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, first_frames, iou, load_clip
-from sensekit.vision.extent import unseen_by_fit
 from sensekit.vision.segment import segment_click
 
 Key = tuple[str, int]
@@ -97,8 +97,7 @@ def collect(folder: Path, names: list[str], factors: list[float], models: dict[K
     out: dict[Key, list[dict[str, Any]]] = {k: [] for k in models}
     for factor in factors:
         for name, s, cname, frame, history, truth, (px, py) in cases(folder, names, factor):
-            with unseen_by_fit(name):
-                seg = segment_click(frame, px, py, history=history)
+            seg = segment_click(frame, px, py, history=history, experiment=unseen_by_fit(name))
             ix, iy = min(int(px), frame.shape[1] - 1), min(int(py), frame.shape[0] - 1)
             for k, model in models.items():
                 t0 = time.process_time()
@@ -180,7 +179,8 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--scales", default="0.5,1,2")
     ap.add_argument("--cache-dir", type=Path, default=None)
-    ap.add_argument("--work", type=Path, default=Path("/tmp/click26/onnx"), help="where the ONNX files are written")
+    ap.add_argument("--work", type=Path, default=WORK,
+                    help="where the ONNX files are written once (default: a temp folder)")
     return ap.parse_args(argv)
 
 

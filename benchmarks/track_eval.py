@@ -44,7 +44,7 @@ a small frame) is left out with a note on stderr.
                                               [--held-out] [--tracker KEY=VALUE] [--per-click out.json]
                                               [--salient then-extent|refine [--salient-px 160]] [--holder-cut]
                                               [--point-prompt SAM_ROOT [--point-prompt-late D]
-                                               [--point-prompt-side S]]
+                                               [--point-prompt-side S] [--point-prompt-encoder VARIANT]]
                                               [--motion-proposals MODEL_PY] [--motion-edge MODEL_PY]
                                               [--loss [--leave-only] [--verbose]]
 
@@ -242,6 +242,11 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
                     help="with --point-prompt-late: a tracker from SAM's box run over the frames since the click")
     ap.add_argument("--point-prompt-side", type=int, metavar="S", default=1024,
                     help="with --point-prompt: SAM's encoder input side (a multiple of 64)")
+    ap.add_argument("--point-prompt-encoder", default="torch-fp32", metavar="VARIANT",
+                    help="with --point-prompt: SAM's image encoder run as torch-fp32 (default), torch-int8, "
+                         "ort-fp32 or ort-int8 (_encoder_variants.py, branch click26)")
+    ap.add_argument("--point-prompt-work", type=Path, metavar="DIR", default=None,
+                    help="with an ort- encoder: where its ONNX files are written once (default: a temp folder)")
     ap.add_argument("--holder-cut", action="store_true",
                     help="cut the skin that crosses a measured first box's border (holder_eval.py; not shipped)")
     ap.add_argument("--per-click", type=Path, metavar="JSON",
@@ -314,7 +319,8 @@ def main(argv: list[str] | None = None) -> int:
         args.tracker_settings = tracker_settings(args.tracker)
         args.experiment, extra = _use_salient(args.salient, args.salient_px, args.holder_cut,
                                               args.motion_proposals, args.motion_edge, args.point_prompt,
-                                              args.point_prompt_late, args.point_prompt_side, args.catch_up)
+                                              args.point_prompt_late, args.point_prompt_side, args.catch_up,
+                                              args.point_prompt_encoder, args.point_prompt_work)
         args.tracker_settings.update(extra)      # every tracker this run makes, by its settings
     except (SourceError, ValueError, ConfigError, FileNotFoundError, ImportError) as e:
         print(e, file=sys.stderr)

@@ -117,28 +117,33 @@ def test_the_benchmark_refuses_bad_flags_in_one_line(tmp_path, flags, says):
     assert len(proc.stderr.splitlines()) == 1 and says in proc.stderr
 
 
-def test_the_tracking_wrapper_refuses_an_unknown_variant_before_tracking():
-    proc = subprocess.run([sys.executable, str(BENCH / "encoder_variant_track.py"), "--encoder-variant", "fp16",
-                           "--no-mil"], capture_output=True, text=True, timeout=120)
+def test_track_eval_refuses_an_unknown_encoder_before_loading_the_model(tmp_path):
+    """The variant is checked before MobileSAM is loaded: a SAM root that is not there is not reached."""
+    _clip(tmp_path)
+    proc = subprocess.run([sys.executable, str(BENCH / "track_eval.py"), "--clips", str(tmp_path), "--only", "a",
+                           "--no-mil", "--point-prompt", str(tmp_path / "nowhere"), "--point-prompt-encoder", "fp16"],
+                          capture_output=True, text=True, timeout=120)
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == "unknown encoder variant 'fp16': choose from torch-fp32, torch-int8, ort-fp32, ort-int8\n"
 
 
-def test_the_tracking_wrapper_hands_track_eval_the_variant(monkeypatch):
-    """What track_eval builds for --point-prompt after the wrapper: VariantSam with the variant."""
-    import _point_prompt
-    import encoder_variant_track
-    import track_eval
+def test_track_eval_hands_the_first_box_hooks_the_variant(monkeypatch, tmp_path):
+    """What track_eval's settings build for --point-prompt-encoder: VariantSam with that variant and work
+    folder, given to the late hook; the shipped encoder by default (no module rewritten)."""
+    import _encoder_variants
+    import _first_box_hooks
+    from _track_first_box import _use_salient
 
-    seen: dict[str, Any] = {}
+    made: list[dict[str, Any]] = []
 
-    def fake_main(argv: list[str]) -> int:
-        seen["argv"], seen["factory"] = argv, _point_prompt.MobileSam
-        return 0
+    class FakeSam:
+        def __init__(self, root: Path, side: int, variant: str, work: Path) -> None:
+            made.append({"root": root, "side": side, "variant": variant, "work": work})
 
-    monkeypatch.setattr(track_eval, "main", fake_main)
-    monkeypatch.setitem(_point_prompt.__dict__, "MobileSam", _point_prompt.MobileSam)   # restored after
-    assert encoder_variant_track.main(["--encoder-variant", "ort-int8", "--no-mil", "--point-prompt-late", "5"]) == 0
-    assert seen["argv"] == ["--no-mil", "--point-prompt-late", "5"]
-    factory = seen["factory"]
-    assert factory.func.__name__ == "VariantSam" and factory.keywords["variant"] == "ort-int8"
+    monkeypatch.setattr(_encoder_variants, "VariantSam", FakeSam)
+    monkeypatch.setattr(_first_box_hooks, "late_point_prompt_tracker", lambda sam, late: (type(sam), late))
+    _, settings = _use_salient(None, 160, sam_root=tmp_path, late=5, encoder="ort-int8", work=tmp_path / "w")
+    assert settings["tracker_class"] == (FakeSam, 5)
+    assert made == [{"root": tmp_path, "side": 1024, "variant": "ort-int8", "work": tmp_path / "w"}]
+    _use_salient(None, 160, sam_root=tmp_path, late=5)
+    assert made[1]["variant"] == "torch-fp32" and made[1]["work"] == _encoder_variants.WORK
