@@ -147,10 +147,12 @@ def test_installed_from_the_wheel_the_hints_say_the_wheels_install_line(wheel, t
     where = subprocess.run([sys.executable, "-c", "import sensekit, sensekit.installed as i; "
                             "print(sensekit.__file__, i.from_checkout(), i.install_hint('midi'))"],
                            cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120, check=True).stdout
+    from sensekit.installed import python_command     # the same interpreter and PATH as the child's
+
     assert where.split(maxsplit=2) == [str(target / "sensekit" / "__init__.py"), "False",
-                                       "pip install 'sensekit[midi]'\n"], where
+                                       f"{python_command()} -m pip install 'sensekit[midi]'\n"], where
     text = " ".join(subprocess.run([sys.executable, "-m", "sensekit", "events", "--help"], cwd=elsewhere, env=env,
                                    capture_output=True, text=True, timeout=120, check=True).stdout.split())
     for extra in ("hands", "voice"):
-        assert f"(needs: pip install 'sensekit[{extra}]')" in text, text
+        assert f"(needs: {python_command()} -m pip install 'sensekit[{extra}]')" in text, text
     assert "pip install -e" not in text

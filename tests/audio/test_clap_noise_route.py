@@ -112,9 +112,9 @@ def test_a_venue_switched_off_is_streamed_with_the_route_off(eldar, monkeypatch)
     seen: list[tuple[int, object]] = []
     real = clap_teach._stream
 
-    def spy(y, rate, settings, gain, block=1024):
-        seen.append((len(y), ClapDetector(**settings).noise_route))
-        return real(y, rate, settings, gain, block)
+    def spy(y, rate, settings, gain, block=1024, detector=ClapDetector):
+        seen.append((len(y), detector(**settings).noise_route))
+        return real(y, rate, settings, gain, block, detector=detector)
 
     monkeypatch.setattr(clap_teach, "_stream", spy)
     lesson = teach(claps, room, RATE)
