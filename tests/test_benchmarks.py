@@ -134,3 +134,43 @@ def test_person_track_eval_pool_is_the_fit_s_choice(monkeypatch) -> None:
         best = choose(fits[kind], cues[:, KINDS[kind]], boxes)
         assert int(np.argmax(values)) == best
         assert person_track_eval.measure_extent(frame, 80, 60, history).box == props[best].box
+
+
+def _band_folds() -> dict:
+    """One source's fold for ``clap_babble_band``: k's clips under the shipped trees at 0."""
+    from sensekit.audio.clap import ClapDetector
+
+    return {"models": {"k": ClapDetector().model}, "threshold": 0.0}
+
+
+def _totals(by: dict) -> list[tuple[str, int, int]]:
+    return [(cond, a["count"]["found"], a["fp"]) for conds in by.values() for cond, a in sorted(conds.items())]
+
+
+def test_clap_babble_band_streams_the_route_it_is_given(shared_data) -> None:
+    """``clap_babble_band.py --streamed``'s lever column is ``collect`` with a floor route made for
+    each detector; its detectors had the noise route off, so no route was made and the column
+    equalled the shipped one on every row whatever the lever (house29). A made-up route that
+    calls every burst it sees a clap must change the column; the benchmark's own lever at drop 0
+    must not (the lever is the one difference); at drop 2 it must find more of k's claps over
+    babble at 5 dB (58 -> 61)."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from clap_babble_band import collect, with_band
+
+    from sensekit.audio.clap_floor import FloorRoute
+
+    class EveryBurst(FloorRoute):
+        def score(self, x, p, vals):
+            return 50.0
+
+    folds = _band_folds()
+    model = folds["models"]["k"]
+    shipped = collect(shared_data, [5.0], folds, only="k")
+    made_up = collect(shared_data, [5.0], folds, only="k", route=EveryBurst)
+    assert _totals(made_up) != _totals(shipped)
+    assert sum(f for _, _, f in _totals(made_up)) > sum(f for _, _, f in _totals(shipped))
+    at_zero = collect(shared_data, [5.0], folds, only="k", route=with_band(25.0, 0.0, model, FloorRoute))
+    assert _totals(at_zero) == _totals(shipped)
+    lever = collect(shared_data, [5.0], folds, only="k", route=with_band(25.0, 2.0, model, FloorRoute))
+    found = {c: n for c, n, _ in _totals(lever)}
+    assert found["babble 5 dB"] > {c: n for c, n, _ in _totals(shipped)}["babble 5 dB"]
