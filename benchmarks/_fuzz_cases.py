@@ -224,19 +224,28 @@ def fuzz_osc(sweep: Sweep, n: int) -> None:
 
 # --- recordings -----------------------------------------------------------------------------
 
-def make_small_recording(path: Path, version: int) -> Path:
+def seeded_recording(path: Path, size: tuple[int, int], frames: int, samples: int, blocks: int) -> Path:
+    """A recording at ``path`` of ``frames`` frames of seeded noise, ``size`` (w, h) at 12 fps, and the
+    first ``blocks`` 400-sample blocks of ``samples`` seeded noise samples at 8 kHz (seed 1: the same
+    bytes every time; this sweep's and ``fault_matrix.make_recording``'s)."""
     from sensekit.capture.base import AudioBlock, VideoFrame
     from sensekit.capture.recording import Recorder
 
+    w, h = size
     rng = np.random.default_rng(1)
-    audio = (rng.standard_normal(2400) * 0.2).astype(np.float32)
-    with Recorder(path, video=(16, 12, 12.0), audio=(8000, 1), block_size=400, start_unix=0.0,
+    audio = (rng.standard_normal(samples) * 0.2).astype(np.float32)
+    with Recorder(path, video=(w, h, 12.0), audio=(8000, 1), block_size=400, start_unix=0.0,
                   fsync=False) as rec:
-        items: list[Any] = [VideoFrame(i, i / 12, rng.integers(0, 256, (12, 16, 3), dtype=np.uint8))
-                            for i in range(9)]
-        items += [AudioBlock(k, k * 0.05, audio[k * 400:(k + 1) * 400], 8000) for k in range(6)]
+        items: list[Any] = [VideoFrame(i, i / 12, rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+                            for i in range(frames)]
+        items += [AudioBlock(k, k * 0.05, audio[k * 400:(k + 1) * 400], 8000) for k in range(blocks)]
         for item in sorted(items, key=lambda it: (it.t, isinstance(it, AudioBlock))):
             rec.write(item)
+    return path
+
+
+def make_small_recording(path: Path, version: int) -> Path:
+    seeded_recording(path, (16, 12), 9, 2400, 6)
     if version == 1:
         from tests.capture.recording_versions import to_version_1
         to_version_1(path)

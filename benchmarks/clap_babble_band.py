@@ -15,8 +15,9 @@ over all conditions (drop 0: the shipped detector; ties: the smaller drop, then 
 S); that source is then scored at its choice (``--fixed S,drop``: one point for all, a
 look). Prints per condition (negative clips by label) recall and false claps a minute,
 shipped against the lever, and the nested choices. ``--streamed``: the same conditions
-streamed again with the lever inside the detector (the floor route's ``score`` also scores
-a burst in the band with the source's trees plus ``drop``), so merges are counted: exact.
+streamed again with the lever inside the detector (a floor route, the only one of those
+detectors, that scores a burst in the band with the source's trees plus ``drop`` and leaves
+the others to the trees), so merges are counted: exact.
 
 Usage: .venv/bin/python benchmarks/clap_babble_band.py --folds SHIPPED.json [--snrs 0,5,10,15,20,30]
 """
@@ -53,16 +54,17 @@ def f1(accs: list[dict[str, Any]], s: float, d: float) -> float:
 
 
 def with_band(s: float, d: float, model: dict[str, Any], base: type) -> type:
-    """A ``FloorRoute`` (``base``: the shipped class) that also
-    scores a burst rising under 24 dB over a floor spreading 2..``s`` dB with ``model``'s
-    trees plus ``d`` (the lever inside the detector)."""
+    """A floor route (``base``: ``clap_floor.FloorRoute``, for its ``floor_spread_db`` and ``pre``)
+    that scores a burst rising under 24 dB over a floor spreading 2..``s`` dB with ``model``'s
+    trees plus ``d`` (the lever inside the detector) and leaves every other burst to the trees
+    (None), as the shipped column's detectors (the noise route off) do: the lever is the one
+    difference between the two columns; ``d`` 0 is the shipped detector."""
     from sensekit.audio.clap_features import clap_score
 
     class Band(base):  # type: ignore[misc]
         def score(self, x: np.ndarray, p: int, vals: tuple[float, ...]) -> float | None:
-            e: float | None = super().score(x, p, vals)
-            if e is not None or d <= 0 or vals[1] >= 24.0 or p < self.pre:
-                return e
+            if d <= 0 or vals[1] >= 24.0 or p < self.pre:
+                return None
             if 2.0 <= self.floor_spread_db(x, p) < s:
                 return float(clap_score(np.asarray(vals[1:]), model)) + d
             return None
@@ -70,21 +72,22 @@ def with_band(s: float, d: float, model: dict[str, Any], base: type) -> type:
 
 
 def streamed(data: Path, snrs: list[float], folds: dict[str, Any],
-             choice: dict[str, tuple[float, float]]) -> dict[str, dict[str, Any]]:
-    """``collect`` with each source's lever inside its detector (its floor route)."""
+             choice: dict[str, tuple[float, float]], band: Any = with_band) -> dict[str, dict[str, Any]]:
+    """``collect`` with each source's lever inside its detector (its floor route, made by
+    ``band``: ``with_band``'s signature)."""
     from sensekit.audio.clap_floor import FloorRoute
 
     out: dict[str, dict[str, Any]] = {}
     for src in folds["models"]:
         out.update(collect(data, snrs, folds, only=src,
-                           route=with_band(*choice[src], folds["models"][src], FloorRoute)))
+                           route=band(*choice[src], folds["models"][src], FloorRoute)))
     return out
 
 
 def collect(data: Path, snrs: list[float], folds: dict[str, Any],
             only: str | None = None, route: type | None = None) -> dict[str, dict[str, Any]]:
-    """``{source: {condition: accumulator}}``; ``route``: the floor route's class of every detector
-    (None: ``clap_floor.FloorRoute``; ``clap_variants.detector_class``)."""
+    """``{source: {condition: accumulator}}``; ``route``: the floor route's class of every detector,
+    made with the route on (``clap_variants.detector_class``); None: the noise route off."""
     from sensekit.audio.clap_loudness import clap_loudness
     from sensekit.evaluation.audio.clap_noise import mix_at, noise_unit, other_speech
     from sensekit.evaluation.audio.clap_variants import detector_class
@@ -93,7 +96,7 @@ def collect(data: Path, snrs: list[float], folds: dict[str, Any],
     made = detector_class(route=route)
 
     def detector(source: str) -> Any:
-        return fold_detector(folds, source, made)
+        return fold_detector(folds, source, made, noise_route=route is not None)
 
     clips = [c for c in read_clips(data) if only is None or c.source == only]
     audio = {c.file: read_wav(data / c.file) for c in clips}

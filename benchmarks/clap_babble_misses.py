@@ -107,13 +107,16 @@ def run_mix(det: Any, y32: np.ndarray, rate: int, onsets: list[float],
             acc["others"].append((f.score - det.threshold, f.rise_db, spread_at(route, y64, f, rate)))
 
 
-def fold_detector(folds: dict[str, Any], source: str, detector: type | None = None) -> Any:
+def fold_detector(folds: dict[str, Any], source: str, detector: type | None = None,
+                  noise_route: bool = False) -> Any:
     """The held-out detector of ``source`` (its fold's trees at its nested threshold, else the
     folds' one), keeping its bursts' features; the noise route off (its expert heard every source).
-    ``detector``: the class (a ``clap_variants.detector_class``; None: ``ClapDetector``)."""
+    ``detector``: the class (a ``clap_variants.detector_class``; None: ``ClapDetector``);
+    ``noise_route``: on only for a class whose route is a benchmark's own (``clap_babble_band``'s
+    lever, which never asks the expert), since a detector with the route off makes none."""
     from sensekit.audio.clap import ClapDetector
 
-    det = (detector or ClapDetector)(model=folds["models"][source], noise_route=False,
+    det = (detector or ClapDetector)(model=folds["models"][source], noise_route=noise_route,
                        threshold=float(folds.get("nested", {}).get(source, folds["threshold"])))
     det.keep_features = True
     return det

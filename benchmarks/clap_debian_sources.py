@@ -159,7 +159,7 @@ def weights_seen(b: ct.Bursts, s: str) -> str:
 def renest(args: argparse.Namespace) -> int:
     """``--renest``: the wait nested again for ``--folds-in``'s trees (the thirty-second pass's recipe)."""
     from clap_mel_wait import RING
-    from clap_refit_inputs import nest_wait
+    from clap_refit_inputs import nest_wait, save_renested
 
     from sensekit.audio.clap_features import TreeModel
     from sensekit.evaluation.audio.clap_mel_score import LinearScore
@@ -187,15 +187,7 @@ def renest(args: argparse.Namespace) -> int:
         so[s][keep] = [tm.score(v) for v in b.X[keep]]
     got = nest_wait(b, so, {s: z[f"r_{s}"] for s in sources}, {s: float(folds[s]["T"]) for s in sources},
                     args.renest)
-    d = args.folds_in.with_name(args.folds_in.name + "_renest")
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "WAIT_FOLDS.json").write_text(json.dumps({s: {k: v for k, v in got[s].items() if k != "lr"}
-                                                   for s in sources}))
-    (d / "MEL_LR.json").write_text(json.dumps({s: got[s]["lr"].to_json() for s in sources}))
-    for name in ("TREES.json", "RING_130_late_above_db.json"):
-        (d / name).unlink(missing_ok=True)
-        (d / name).symlink_to((args.folds_in / name).resolve())
-    say(f"renested folds in {d}")
+    save_renested(args.folds_in.with_name(args.folds_in.name + "_renest"), got, args.folds_in)
     return 0
 
 

@@ -64,20 +64,22 @@ def one_run(clip: str, snr_db: float) -> dict[str, object]:
         got = det.process(b, k * BS / rate, rate, index=k)
         calls.append(time.perf_counter() - t0)
         claps += [(k, float(cl.t)) for cl in got]
-    # which claps the expert judged: the same stream again (untimed), the route's answers noted
-    probe = ClapDetector()
-    probe.process(blocks[0], 0.0, rate, index=0)
-    route, routed_t = probe._route, set()
-    if route is not None:
-        score = route.score
+    # which claps the expert judged: the same stream again (untimed) through a detector whose
+    # floor route notes its answers (``clap_variants.detector_class``: that detector's route only)
+    from sensekit.audio.clap_floor import FloorRoute
+    from sensekit.evaluation.audio.clap_variants import detector_class
 
-        def noting(xb: np.ndarray, p: int, vals: tuple[float, ...]) -> float | None:
-            s = score(xb, p, vals)
+    routed_t: set[int] = set()
+
+    class Noting(FloorRoute):
+        def score(self, xb: np.ndarray, p: int, vals: tuple[float, ...]) -> float | None:
+            s = super().score(xb, p, vals)
             if s is not None:
                 routed_t.add(round(probe._b0 + p))
             return s
 
-        route.score = noting  # type: ignore[method-assign, assignment]
+    probe = detector_class(route=Noting)()
+    probe.process(blocks[0], 0.0, rate, index=0)
     probe_claps = []
     for k, b in enumerate(blocks[1:], 1):
         probe_claps += [float(cl.t) for cl in probe.process(b, k * BS / rate, rate, index=k)]

@@ -118,6 +118,20 @@ def build(args: argparse.Namespace) -> int:
     return 0
 
 
+def save_renested(d: Path, got: dict[str, dict[str, Any]], folds: Path) -> None:
+    """``nest_wait``'s waits as a folds folder ``d`` (``WAIT_FOLDS.json``, ``MEL_LR.json``) beside links
+    to ``folds``' trees and ring thresholds."""
+    sources = sorted(got)
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "WAIT_FOLDS.json").write_text(json.dumps({s: {k: v for k, v in got[s].items() if k != "lr"}
+                                                   for s in sources}))
+    (d / "MEL_LR.json").write_text(json.dumps({s: got[s]["lr"].to_json() for s in sources}))
+    for name in ("TREES.json", "RING_130_late_above_db.json"):
+        (d / name).unlink(missing_ok=True)
+        (d / name).symlink_to((folds / name).resolve())
+    say(f"renested folds in {d}")
+
+
 def nest_wait(b: ct.Bursts, so: dict[str, np.ndarray], sr: dict[str, np.ndarray], T: dict[str, float],
               mel_dir: Path) -> dict[str, dict[str, Any]]:
     """Each source's wait nested on the other sources (``clap_renest``'s recipe): the fold's ``T``, margin,
@@ -197,15 +211,7 @@ def renest(args: argparse.Namespace) -> int:
         so[s][keep] = [tm.score(v) for v in wide]
     T = {s: float(folds[s]["T"]) for s in sources}
     got = nest_wait(b, so, sr, T, args.renest)
-    d = args.out / "renest"
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "WAIT_FOLDS.json").write_text(json.dumps({s: {k: v for k, v in got[s].items() if k != "lr"}
-                                                   for s in sources}))
-    (d / "MEL_LR.json").write_text(json.dumps({s: got[s]["lr"].to_json() for s in sources}))
-    for name in ("TREES.json", "RING_130_late_above_db.json"):
-        (d / name).unlink(missing_ok=True)
-        (d / name).symlink_to((args.folds / name).resolve())
-    say(f"renested folds in {d}")
+    save_renested(args.out / "renest", got, args.folds)
     return 0
 
 

@@ -203,19 +203,9 @@ def save_order_row(tmp: Path) -> None:
 
 
 def make_recording(path: Path) -> Path:
-    from sensekit.capture.base import AudioBlock, VideoFrame
-    from sensekit.capture.recording import Recorder
+    from _fuzz_cases import seeded_recording
 
-    rng = np.random.default_rng(1)
-    audio = (rng.standard_normal(16000) * 0.2).astype(np.float32)
-    with Recorder(path, video=(64, 48, 12.0), audio=(8000, 1), block_size=400, start_unix=0.0,
-                  fsync=False) as rec:
-        items: list[Any] = [VideoFrame(i, i / 12, rng.integers(0, 256, (48, 64, 3), dtype=np.uint8))
-                            for i in range(24)]
-        items += [AudioBlock(k, k * 0.05, audio[k * 400:(k + 1) * 400], 8000) for k in range(40)]
-        for item in sorted(items, key=lambda it: (it.t, isinstance(it, AudioBlock))):
-            rec.write(item)
-    return path
+    return seeded_recording(path, (64, 48), 24, 16000, 40)
 
 
 def midi_cases(tmp: Path, rec: str) -> list[tuple[str, list[str]]]:

@@ -4,12 +4,12 @@
 ``person_pool_eval.py --write-models M.pkl`` fits the "+ HOG" variant (the click's proposals
 and OpenCV's HOG person boxes holding the click, with a from-HOG column and HOG's margin) on
 all five clips and leaving each out. This runs ``benchmarks/track_eval.py`` with the extent
-measured by that scoring (``SEAMS``: ``extent.measure_pool`` where ``segment`` and
-``click_pool`` call it, ``extent.measure_extent`` where ``click_refine`` does), for the first
-box, the click's other boxes and the second look alike, each clip with the fit made without
-it (``track_eval``'s ``unseen_by_fit``, called once per clip before its runs; ``--held-out`` is
-implied). Everything else (the clean
-colour region first, the tracker, the clicks, the views) is track_eval's.
+measured by that scoring: an ``ExtentExperiment`` whose ``pool`` is ``measure_pool`` with a fit
+(``extent.measure_pool``, and so ``measure_extent``, return it where ``segment``, ``click_pool``
+and ``click_refine`` measure), for the first box, the click's other boxes and the second look
+alike, each clip with the fit made without it (``unseen_by_fit``, passed to ``track_eval.main``
+as its ``unseen``; ``--held-out`` is implied; the click times with the fit on all clips).
+Everything else (the clean colour region first, the tracker, the clicks, the views) is track_eval's.
 Needs OpenCV 4.x (HOG) and the hands venv:
 
     .venv-hands/bin/python benchmarks/person_track_eval.py M.pkl --scales 0.5,1,2 --no-mil --per-click out.json
@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import pickle
 import sys
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Sequence
 
 import numpy as np
@@ -37,21 +38,16 @@ from train_extent import KINDS, choice_values
 
 from sensekit.errors import ConfigError
 from sensekit.evaluation.vision import held_out
-from sensekit.vision import click_pool, click_refine, segment
 from sensekit.vision.extent import HISTORY_FRAMES, ExtentExperiment, features
 from sensekit.vision.proposals import Proposal, click_proposals
 
-_models: dict[str, Any] = {}
-_current: dict[str, Any] = {}
 
 
-def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = (), *,
-                 experiment: ExtentExperiment | None = None) -> tuple[list[Proposal], np.ndarray]:
-    """``extent.measure_pool`` with the HOG person boxes in the pool, valued by the current fit
-    (the highest: the proposal ``train_extent.choose`` takes); no other extent experiment (one
-    that only scores with other weights, a held-out fold of the shipped fit, is not used)."""
-    if experiment is not None and (experiment.proposals is not None or experiment.motion_cues is not None):
-        raise ConfigError("person_track_eval.py: the HOG pool does not combine with another extent experiment")
+def measure_pool(fit: dict[str, Any], frame: np.ndarray, x: float, y: float,
+                 history: Sequence[np.ndarray] = ()) -> tuple[list[Proposal], np.ndarray]:
+    """``extent.measure_pool`` with the HOG person boxes in the pool, valued by ``fit`` (a
+    ``--write-models`` fit: ``{"still": ..., "motion": ...}``; the highest value: the proposal
+    ``train_extent.choose`` takes)."""
     props = click_proposals(frame, x, y)
     history = [h for h in history if h.shape == frame.shape]
     motion = len(history) >= max(HISTORY_FRAMES)
@@ -61,54 +57,27 @@ def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.nda
     cues = np.hstack([cues, np.vstack([np.zeros((len(props), 2)), extra[:, :2]])])
     kind = "motion" if motion else "still"
     boxes = np.array([p.box for p in allp], np.float64)
-    return allp, choice_values(_current[kind], cues[:, KINDS[kind]], boxes)
+    return allp, choice_values(fit[kind], cues[:, KINDS[kind]], boxes)
 
 
-def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = (), *,
-                   experiment: ExtentExperiment | None = None) -> Proposal:
-    """``extent.measure_extent`` with the HOG person boxes in the pool, scored by the current fit."""
-    props, values = measure_pool(frame, x, y, history, experiment=experiment)
-    return props[int(np.argmax(values))]
-
-
-def unseen_by_fit(clip: str | None, experiment: ExtentExperiment | None = None) -> ExtentExperiment | None:
-    """``held_out.unseen_by_fit`` for the HOG fit: from now on (the clip's runs, which follow this
-    call) the fold fitted without ``clip`` when it is one of the fitted clips, else the fit on all
-    of them; returned, the shipped weights held out alike (for anything that still scores with
-    them)."""
-    _current.clear()
-    _current.update(_models["folds"][clip] if clip is not None and clip in _models["folds"] else _models["active"])
-    return held_out.unseen_by_fit(clip, experiment)
-
-
-#: what ``main`` replaces: (module, the name the pipeline calls there, the replacement). Each
-#: is looked up at call time, so setting it takes effect; tests/test_benchmarks.py checks the
-#: names are still the ones ``segment_click_pool``, ``ClickPool``, ``ClickRefiner.decide`` and
-#: ``track_eval.scale_results`` call.
-SEAMS: tuple[tuple[ModuleType, str, object], ...] = (
-    (segment, "measure_pool", measure_pool),
-    (click_pool, "measure_pool", measure_pool),
-    (click_refine, "measure_extent", measure_extent),
-    (track_eval, "unseen_by_fit", unseen_by_fit),
-)
-
-
-def _replace(module: ModuleType, name: str, value: object) -> None:
-    """``module.name = value``, refused by name when ``module`` no longer has ``name``: setting
-    it then would change nothing and the run would be plain ``track_eval``'s."""
-    if not hasattr(module, name):
-        raise SystemExit(f"person_track_eval: {module.__name__}.{name} is gone, so the HOG scoring would not be "
-                         f"used; the experiment needs porting to what {module.__name__} calls now")
-    setattr(module, name, value)
+def unseen_by_fit(models: dict[str, Any], clip: str | None,
+                  experiment: ExtentExperiment | None = None) -> ExtentExperiment:
+    """``held_out.unseen_by_fit`` for the HOG fit: ``experiment`` held out alike (the shipped
+    weights, for anything that still scores with them) with the HOG pool valued by the fold fitted
+    without ``clip`` when it is one of the fitted clips, else by the fit on all of them. No other
+    extent experiment (one that only scores with other weights, a held-out fold of the shipped
+    fit, is not used)."""
+    if experiment is not None and (experiment.proposals is not None or experiment.motion_cues is not None):
+        raise ConfigError("person_track_eval.py: the HOG pool does not combine with another extent experiment")
+    fit = models["folds"][clip] if clip is not None and clip in models["folds"] else models["active"]
+    return replace(held_out.unseen_by_fit(clip, experiment) or ExtentExperiment(), pool=partial(measure_pool, fit))
 
 
 def main(argv: list[str]) -> int:
-    _models.update(pickle.loads(Path(argv[0]).read_bytes()))
-    _current.update(_models["active"])
-    for module, name, value in SEAMS:
-        _replace(module, name, value)
+    models = pickle.loads(Path(argv[0]).read_bytes())
     rest = argv[1:]
-    return track_eval.main(rest if "--held-out" in rest else rest + ["--held-out"])
+    return track_eval.main(rest if "--held-out" in rest else rest + ["--held-out"],
+                           unseen=partial(unseen_by_fit, models))
 
 
 if __name__ == "__main__":

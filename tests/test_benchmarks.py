@@ -46,15 +46,18 @@ def test_the_benchmarks_refuse_missing_shared_data_in_one_place(tmp_path, capsys
     assert own == []
 
 
-def test_person_track_eval_replaces_what_the_pipeline_calls(monkeypatch) -> None:
-    """``benchmarks/person_track_eval.py`` measures the HOG scoring only if every name it replaces
-    (``SEAMS``) is the one the pipeline looks up: two had gone stale (``segment`` came to call
-    ``measure_pool``, ``track_eval`` ``unseen_by_fit``) and a run was plain ``track_eval``'s with
-    HOG in the second look only. Each seam is replaced here by a spy that passes the call on, and
-    the pipeline's callers are driven (a click, its pool, a second look, a held-out clip run):
-    every seam must be called, through the module it is set in."""
+def test_person_track_eval_s_pool_is_what_the_pipeline_measures(monkeypatch) -> None:
+    """``benchmarks/person_track_eval.py`` measures the HOG scoring only if the pipeline measures
+    every extent with its experiment's ``pool``: it used to replace names the pipeline looks up
+    (two had gone stale: ``segment`` came to call ``measure_pool``, ``track_eval``
+    ``unseen_by_fit``, and a run was plain ``track_eval``'s with HOG in the second look only);
+    since house29 it passes an ``ExtentExperiment(pool=)`` down, made per clip by its
+    ``unseen_by_fit`` (``track_eval``'s ``unseen``). The pool is a spy here that passes the call on,
+    and the pipeline's callers are driven (a click, its pool, a second look, a held-out clip run):
+    each must measure through the pool, and the held-out run must get the clip's experiment."""
     sys.path.insert(0, str(REPO / "benchmarks"))
     import argparse
+    from functools import partial
 
     import numpy as np
     import person_track_eval
@@ -68,52 +71,70 @@ def test_person_track_eval_replaces_what_the_pipeline_calls(monkeypatch) -> None
 
     called: list[str] = []
     inside: list[str] = []
-    for module, name, _ in person_track_eval.SEAMS:
-        assert hasattr(module, name), f"{module.__name__}.{name} is gone"
-        original = getattr(module, name)
 
-        def spy(*args, _o=original, _key=f"{module.__name__}.{name}", **kwargs):
-            called.append(_key)
-            inside.append(_key)
+    def pool(where: str):
+        def spy(frame, x, y, history):
+            called.append(where)
+            inside.append(where)
             try:
-                return _o(*args, **kwargs)
+                return extent.measure_pool(frame, x, y, history)
             finally:
                 inside.pop()
-        monkeypatch.setattr(module, name, spy)
+        return spy
     proposals = extent.click_proposals
 
-    def measured(*args, **kwargs):              # every extent measured goes through a seam
-        assert inside, "the pipeline measured an extent by a name person_track_eval does not replace"
+    def measured(*args, **kwargs):              # every extent measured goes through the pool
+        assert inside, "the pipeline measured an extent without the experiment's pool"
         return proposals(*args, **kwargs)
     monkeypatch.setattr(extent, "click_proposals", measured)
 
     frame = np.random.default_rng(0).integers(0, 256, (96, 128, 3), dtype=np.uint8)
     history = [frame] * 6
-    first, pool = segment_click_pool(frame, 64, 48, history=history)
-    assert pool is not None                     # noise is no clean colour region: the extent is measured
-    assert ClickPool(frame, (64, 48), first, history=history).segments()
-    refiner = ClickRefiner(frame, after_frames=6, gain=1.5)
+    first, got = segment_click_pool(frame, 64, 48, history=history,
+                                    experiment=extent.ExtentExperiment(pool=pool("segment")))
+    assert got is not None                      # noise is no clean colour region: the extent is measured
+    assert ClickPool(frame, (64, 48), first, history=history,
+                     experiment=extent.ExtentExperiment(pool=pool("click_pool"))).segments()
+    refiner = ClickRefiner(frame, after_frames=6, gain=1.5,
+                           experiment=extent.ExtentExperiment(pool=pool("click_refine")))
     for _ in range(6):
         refiner.add(frame)
     refiner.decide(frame, (64, 48), first.box)
+    assert sorted(set(called)) == ["click_pool", "click_refine", "segment"]
+
+    clip = sorted(extent.extent_model.FOLDS)[0]          # a clip the shipped weights have a fold for
+    models = {"active": "the fit on all clips", "folds": {clip: "the fold without it"}}
+    fits: list[object] = []
+    monkeypatch.setattr(person_track_eval, "measure_pool", lambda fit, *a: fits.append(fit) or ([], None))
+    seen: list[object] = []
     monkeypatch.setattr(track_eval, "load_clip", lambda clips, name: name)
-    monkeypatch.setattr(track_eval, "evaluate_clip", lambda clip, **kw: [clip])
+
+    def evaluate_clip(name, make, **kw):
+        exp = make().extent_experiment
+        seen.append(exp)
+        exp.pool(frame, 64, 48, ())
+        return [name]
+    monkeypatch.setattr(track_eval, "evaluate_clip", evaluate_clip)
     args = argparse.Namespace(tracker_settings={}, held_out=True, clips=REPO, starts=None, frames=None)
-    assert track_eval.scale_results(args, ["a clip"], 1, [], 0.0) == {"a clip": ["a clip"]}
-    assert sorted(set(called)) == sorted(f"{m.__name__}.{n}" for m, n, _ in person_track_eval.SEAMS)
+    unseen = partial(person_track_eval.unseen_by_fit, models)
+    assert track_eval.scale_results(args, [clip, "own"], 1, [], 0.0, unseen) == {clip: [clip], "own": ["own"]}
+    assert fits == ["the fold without it", "the fit on all clips"]
+    assert seen[0].weights is extent.extent_model.FOLDS[clip] and seen[1].weights is None
 
 
-def test_person_track_eval_pool_is_the_fit_s_choice(monkeypatch) -> None:
-    """The replacement ``measure_pool`` gives every proposal (HOG's after the click's) a value
+def test_person_track_eval_pool_is_the_fit_s_choice() -> None:
+    """The HOG ``measure_pool`` gives every proposal (HOG's after the click's) a value
     whose highest is the proposal ``train_extent.choose`` takes with the same fit (a linear fit
     of the ``--write-models`` shape: the cues, from-HOG and HOG's margin), with and without motion;
-    ``measure_extent`` takes that one."""
+    ``extent.measure_extent`` with it as the experiment's pool takes that one."""
     sys.path.insert(0, str(REPO / "benchmarks"))
+    from functools import partial
+
     import numpy as np
     import person_track_eval
     from train_extent import KINDS, choose
 
-    from sensekit.vision.extent import FEATURES, features
+    from sensekit.vision.extent import FEATURES, ExtentExperiment, features, measure_extent
     from sensekit.vision.proposals import click_proposals
 
     rng = np.random.default_rng(0)
@@ -122,10 +143,9 @@ def test_person_track_eval_pool_is_the_fit_s_choice(monkeypatch) -> None:
         n = len(range(len(FEATURES) + 2)[KINDS[kind]])
         fits[kind] = {"mean": rng.normal(size=n), "std": np.ones(n), "weights": rng.normal(size=n),
                       "temperature": 0.5}
-    monkeypatch.setattr(person_track_eval, "_current", fits)
     frame = rng.integers(0, 256, (120, 160, 3), dtype=np.uint8)
     for history, kind in (([], "still"), ([frame] * 6, "motion")):
-        props, values = person_track_eval.measure_pool(frame, 80, 60, history)
+        props, values = person_track_eval.measure_pool(fits, frame, 80, 60, history)
         assert len(values) == len(props) >= len(click_proposals(frame, 80, 60))
         cues = features(frame, 80, 60, props, history)
         assert all(p.window < 100 for p in props)              # noise: no HOG person box
@@ -133,4 +153,45 @@ def test_person_track_eval_pool_is_the_fit_s_choice(monkeypatch) -> None:
         boxes = np.array([p.box for p in props], np.float64)
         best = choose(fits[kind], cues[:, KINDS[kind]], boxes)
         assert int(np.argmax(values)) == best
-        assert person_track_eval.measure_extent(frame, 80, 60, history).box == props[best].box
+        pool = ExtentExperiment(pool=partial(person_track_eval.measure_pool, fits))
+        assert measure_extent(frame, 80, 60, history, experiment=pool).box == props[best].box
+
+
+def _band_folds() -> dict:
+    """One source's fold for ``clap_babble_band``: k's clips under the shipped trees at 0."""
+    from sensekit.audio.clap import ClapDetector
+
+    return {"models": {"k": ClapDetector().model}, "threshold": 0.0}
+
+
+def _totals(by: dict) -> list[tuple[str, int, int]]:
+    return [(cond, a["count"]["found"], a["fp"]) for conds in by.values() for cond, a in sorted(conds.items())]
+
+
+def test_clap_babble_band_streams_the_route_it_is_given(shared_data) -> None:
+    """``clap_babble_band.py --streamed``'s lever column is ``collect`` with a floor route made for
+    each detector; its detectors had the noise route off, so no route was made and the column
+    equalled the shipped one on every row whatever the lever (house29). A made-up route that
+    calls every burst it sees a clap must change the column; the benchmark's own lever at drop 0
+    must not (the lever is the one difference); at drop 2 it must find more of k's claps over
+    babble at 5 dB (58 -> 61)."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from clap_babble_band import collect, with_band
+
+    from sensekit.audio.clap_floor import FloorRoute
+
+    class EveryBurst(FloorRoute):
+        def score(self, x, p, vals):
+            return 50.0
+
+    folds = _band_folds()
+    model = folds["models"]["k"]
+    shipped = collect(shared_data, [5.0], folds, only="k")
+    made_up = collect(shared_data, [5.0], folds, only="k", route=EveryBurst)
+    assert _totals(made_up) != _totals(shipped)
+    assert sum(f for _, _, f in _totals(made_up)) > sum(f for _, _, f in _totals(shipped))
+    at_zero = collect(shared_data, [5.0], folds, only="k", route=with_band(25.0, 0.0, model, FloorRoute))
+    assert _totals(at_zero) == _totals(shipped)
+    lever = collect(shared_data, [5.0], folds, only="k", route=with_band(25.0, 2.0, model, FloorRoute))
+    found = {c: n for c, n, _ in _totals(lever)}
+    assert found["babble 5 dB"] > {c: n for c, n, _ in _totals(shipped)}["babble 5 dB"]

@@ -69,6 +69,8 @@ FEATURES: tuple[str, ...] = MOTION_FEATURES + _STILL_FEATURES
 ProposalSource = Callable[[list[Proposal], np.ndarray, float, float, float], list[Proposal]]
 #: ``f(flow or None, [(box, ring's outer box), ...])``: more motion cues, ``(n, k)``
 MotionCues = Callable[[np.ndarray | None, list[tuple[Rect, Rect]]], np.ndarray]
+#: ``f(frame, x, y, history)``: a whole measured pool, proposals and values, in place of ``measure_pool``'s
+PoolMeasure = Callable[[np.ndarray, float, float, Sequence[np.ndarray]], tuple[list[Proposal], np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -80,12 +82,15 @@ class ExtentExperiment:
     after ``MOTION_FEATURES`` (0 without a history, like the others). ``weights``: the fit that
     scores the cues (a ``train_extent.py`` model file's ``ACTIVE``, with ``len(self.features)``
     motion weights, or one of its ``FOLDS`` for held-out figures: the evaluation's ``held_out``;
-    None: the shipped ``extent_model.ACTIVE``)."""
+    None: the shipped ``extent_model.ACTIVE``). ``pool``: a pool measured another way, which
+    ``measure_pool`` (and so ``measure_extent``) returns as it is (``benchmarks/person_track_eval.py``'s
+    HOG person boxes)."""
 
     proposals: ProposalSource | None = None
     motion_cues: MotionCues | None = None
     motion_names: tuple[str, ...] = ()
     weights: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    pool: PoolMeasure | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.motion_cues is None) != (not self.motion_names):
@@ -373,7 +378,10 @@ def measure_extent(frame: np.ndarray, x: float, y: float, history: Sequence[np.n
 def measure_pool(frame: np.ndarray, x: float, y: float, history: Sequence[np.ndarray] = (), *,
                  experiment: ExtentExperiment | None = None) -> tuple[list[Proposal], np.ndarray]:
     """Every proposal around the click and its consensus value (``consensus_values``; the
-    highest is ``measure_extent``'s choice): the pool a click keeps for its other guesses."""
+    highest is ``measure_extent``'s choice): the pool a click keeps for its other guesses; an
+    ``experiment`` with a ``pool`` of its own: that one's."""
+    if experiment is not None and experiment.pool is not None:
+        return experiment.pool(frame, x, y, history)
     props, flow = pool_proposals(frame, x, y, history, experiment=experiment)
     motion = flow is not None
     cues = features(frame, x, y, props, flow=flow, experiment=experiment)

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 from sensekit.vision import extent_model
 from sensekit.vision.extent import ExtentExperiment
 # FittedExperiment's __init__ (made by @dataclass here) names these: the API reference resolves them here
-from sensekit.vision.extent import MotionCues, ProposalSource  # noqa: F401
+from sensekit.vision.extent import MotionCues, PoolMeasure, ProposalSource  # noqa: F401
 
 __all__ = ["FittedExperiment", "Folds", "held_out", "unseen_by_fit"]
 
@@ -61,7 +61,7 @@ def held_out(clip: str, experiment: ExtentExperiment | None = None, folds: Folds
         raise KeyError(f"no held-out weights for clip {clip!r}; clips: {sorted(folds)}")
     base = ExtentExperiment() if experiment is None else experiment
     return ExtentExperiment(proposals=base.proposals, motion_cues=base.motion_cues,
-                            motion_names=base.motion_names, weights=fold)
+                            motion_names=base.motion_names, weights=fold, pool=base.pool)
 
 
 def unseen_by_fit(clip: str | None, experiment: ExtentExperiment | None = None, folds: Folds | None = None
