@@ -21,8 +21,8 @@ import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
-from sensekit.app.camera_play import CameraPlay
 from sensekit.app.hand_input import HandInput
+from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_packed_rgb, camera_to_view
 from sensekit.collide import circle_pairs, hit_test, pairs_within, to_mask
 from sensekit.collide.contact import resolve, resolve_box
@@ -58,13 +58,15 @@ def rgba_surface(img: np.ndarray) -> pygame.Surface:
     return pygame.image.frombuffer(np.ascontiguousarray(img).tobytes(), (w, h), "RGBA").copy()
 
 
-class Collide(CameraPlay, App, section="collide",
+class Collide(TrackerPicking, App, section="collide",
               title="collide: bouncing balls, a pixel-perfect star pair, a node garden"):
     title = "Collide"
     instructions = "move a coloured object   click/drag: pick object   c: next scene   +/- threshold / distance"
     needs = frozenset({"video"})
     camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
+    window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = SCENES
+    hands = "switch"
     alpha_threshold = setting(128, "star pixels count from this alpha (stars; low: the glow counts)",
                               lo=1, hi=255, step=32)
     near_px = setting(70.0, "nodes closer than this are linked (node garden)", unit="px", lo=20, hi=200,
@@ -122,7 +124,10 @@ class Collide(CameraPlay, App, section="collide",
     def _on_lost(self, e: ColorLost) -> None:
         self.box = None
 
-    # -- hand input (sensekit.app.hand_input; key h and the pinch: CameraPlay) ----
+    # -- hand input (sensekit.app.hand_input) --------------------------------
+    def key(self, key: int) -> str | None:
+        return self.hand.toggle() if key == pygame.K_h else None
+
     def _follow_hand(self) -> None:
         """The hand's box is the object (star B follows its centre, so centre it on the fingertip)."""
         self.box = self.hand.box
@@ -130,6 +135,10 @@ class Collide(CameraPlay, App, section="collide",
         if self.box is not None and point is not None and SCENES[self.scene] == "stars":
             x, y = point
             self.box = (x - 1, y - 1, x + 1, y + 1)
+
+    def _on_pinch(self, started: bool, xy: tuple[float, float]) -> None:
+        if started:
+            self.host.say(self.recalibrate())
 
     # -- the simulation ------------------------------------------------------
     def update(self, dt: float) -> None:

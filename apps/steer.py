@@ -25,8 +25,8 @@ import numpy as np
 import pygame
 
 from sensekit.app import App, draw as D
-from sensekit.app.camera_play import CameraPlay
 from sensekit.app.hand_input import HandInput
+from sensekit.app.picking import TrackerPicking
 from sensekit.app.convert import bgr_to_packed_rgb, camera_to_view
 from sensekit.events import Blobs, ColorLost, ColorTracked, Motion, Still
 from sensekit.runner import Stage
@@ -53,13 +53,15 @@ def triangle(pos: np.ndarray, heading: np.ndarray, size: float) -> list[tuple[fl
             (x - hx * size * 0.6 + hy * size * 0.5, y - hy * size * 0.6 - hx * size * 0.5)]
 
 
-class Steer(CameraPlay, App, section="steer",
+class Steer(TrackerPicking, App, section="steer",
             title="steer: vehicles, a flock and wanderers steered by what the camera sees"):
     title = "Steer"
     instructions = "move a coloured object or your hand   click/drag: pick object   c: next behaviour   +/- speed"
     needs = frozenset({"video"})
     camera_view: pygame.Rect                      # where the camera is drawn: set in setup()
+    window_size = (640, D.TITLE_H + 480 + D.FOOTER_H)
     modes = MODES
+    hands = "switch"
     speed = setting(160.0, "top speed of the vehicles and the flock (wanderers: 60 %); keys +/-",
                     unit="px/s", lo=40, hi=400, step=1.2, log_step=True)
     keep_up = setting(KEEP_UP, "arriving vehicles' top speed: at least this many times the target's "
@@ -145,11 +147,18 @@ class Steer(CameraPlay, App, section="steer",
     def _on_blobs(self, e: Blobs) -> None:
         self.people = [(b.id, at) for b in e.blobs if (at := self._to_view(b.cx, b.cy)) is not None]
 
-    # -- hand input (sensekit.app.hand_input; key h and the pinch: CameraPlay) ----
+    # -- hand input (sensekit.app.hand_input) --------------------------------
+    def key(self, key: int) -> str | None:
+        return self.hand.toggle() if key == pygame.K_h else None
+
     def _follow_hand(self) -> None:
         """The fingertip stands in for both the coloured object and the motion centre."""
         at = None if self.hand.point is None else np.array(self.hand.point)
         self.colour_at = self.motion_at = at
+
+    def _on_pinch(self, started: bool, xy: tuple[float, float]) -> None:
+        if started:
+            self.host.say(self.recalibrate())
 
     # -- the simulation ------------------------------------------------------
     def update(self, dt: float) -> None:

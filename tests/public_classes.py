@@ -123,7 +123,6 @@ NOT_SWEPT: dict[str, str] = {
         "picking.TrackerPicking", "profile_saver.ProfileSaver", "script.Script", "stage_input.StageInput",
         "subscribe.Subscriber", "video.VideoRecorder")},
     "sensekit.app.base.App": "subclassed, not constructed: an app's own __init__",
-    "sensekit.app.camera_play.CameraPlay": "a mixin an app's class lists before App, not constructed",
     "sensekit.app.hand_input.HandInput": "takes the app (`App`) it is attached to; needs mediapipe",
     "sensekit.app.body_input.BodyInput": "takes the app (`App`) it is attached to; needs mediapipe",
     **{f"sensekit.audio.{m}": "a part of ClapDetector (its model, features, settings), built by it" for m in (
