@@ -124,7 +124,9 @@ def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECOD
                                 ) -> type[ExperimentTracker]:
     """The tracker class (``make_tracker``'s ``tracker_class``) of the module's design: started by a
     click as shipped, its answers replaced from ``delay`` frames after the click on by a tracker
-    started from SAM's box on the frame k back (``ring``) and caught up over the frames since."""
+    started from SAM's box on the frame k back (``ring``) and caught up over the frames since, its
+    clock at 1/30 s a frame with the click's frame at 0 (the caller's clock from there, as
+    ``SensekitTracker`` counts: a tracker's default clock would run the caught-up frames twice)."""
     from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
 
     base = ExperimentTracker
@@ -150,8 +152,8 @@ def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECOD
                 args, made = self._made
                 self._shadow = base(*args, **made)
                 self._shadow.pick_box(old, mask_box(best))
-                for f in [*back[1:], frame]:
-                    r = self._shadow.update(f)
+                for m, f in enumerate([*back[1:], frame], 1 - len(back)):
+                    r = self._shadow.update(f, m / FPS)      # the click's frame at 0, as the live clock
                 got = _box(r.box) if r.found else None
             ring.boxes.setdefault(t, []).append(got)
 

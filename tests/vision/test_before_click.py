@@ -101,12 +101,12 @@ def test_the_before_hook_answers_as_shipped_then_as_a_tracker_from_sams_box_on_t
     shipped, from_sam = plain(), plain()
     shipped.pick(frames[6], 70.0, 55.0)
     from_sam.pick_box(frames[2], (54.0, 42.0, 30.0, 20.0))
-    for f in frames[3:7]:
-        caught = from_sam.update(f)
+    for k in range(3, 7):
+        caught = from_sam.update(frames[k], (k - 6) / 30.0)          # the click's frame at 0
     assert ring.boxes == {6: [tuple(float(v) for v in caught.box)]}
     for k in range(7, 11):
-        got = hooked.update(frames[k])
-        want_shipped, want_sam = shipped.update(frames[k]), from_sam.update(frames[k])
+        got = hooked.update(frames[k], (k - 6) / 30.0)
+        want_shipped, want_sam = shipped.update(frames[k], (k - 6) / 30.0), from_sam.update(frames[k], (k - 6) / 30.0)
         assert got == (want_shipped if k < 8 else want_sam), k
     assert want_shipped.box != want_sam.box                    # the two answers differ on this scene
 
