@@ -186,3 +186,27 @@ def size_ok_share(boxes: dict[int, list[Box | None]], truth: np.ndarray, toleran
             n += 1
             ok += b is not None and abs(b[2] / tw - 1) <= tolerance and abs(b[3] / th - 1) <= tolerance
     return ok, n
+
+
+def full_k_success(per_click: dict[str, dict[str, list[Any]]], k: int, scale: str = "1"
+                   ) -> dict[str, tuple[float, int]]:
+    """From ``track_eval.py --per-click``'s JSON: per clip, the clicks' mean success over the starts
+    with at least ``k`` frames before them (those a K = k run answered from the full k back), and
+    how many such starts; a clip with none is left out."""
+    out: dict[str, tuple[float, int]] = {}
+    for clip, runs in per_click[scale].items():
+        kept = [[v for name, v in scores.items() if name.startswith("click ")]
+                for start, scores in runs if start >= k]
+        if kept:
+            out[clip] = (float(np.mean([v for r in kept for v in r])), len(kept))
+    return out
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+    from pathlib import Path
+
+    k = int(sys.argv[2])
+    for clip, (s, n) in full_k_success(json.loads(Path(sys.argv[1]).read_text()), k).items():
+        print(f"{clip:24s} {s:.3f} over {n} starts with {k} frames before them")

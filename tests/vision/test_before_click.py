@@ -175,3 +175,15 @@ def test_track_eval_hands_the_before_hook_the_model_and_k(monkeypatch, tmp_path)
     monkeypatch.setattr(_before_click, "before_hook", lambda sam, k: (sam.variant, k))
     _, settings = _use_salient(None, 160, sam_root=tmp_path, before=42, encoder="ort-int8")
     assert settings == {"before_hook": ("ort-int8", 42)}
+
+
+def test_full_k_success_keeps_the_starts_with_k_frames_before_them():
+    from _before_click import full_k_success
+
+    runs = {"1": {"a": [[6, {"click centre": 0.9, "click left": 0.7, "sensekit (true box)": 0.1,
+                             "size ok:click centre": 1.0}],
+                        [60, {"click centre": 0.2, "click left": 0.4, "sensekit (true box)": 1.0}],
+                        [120, {"click centre": 0.0, "click left": 0.6}]],
+                  "b": [[6, {"click centre": 1.0}]]}}
+    assert full_k_success(runs, 42) == {"a": (pytest.approx(0.3), 2)}
+    assert full_k_success(runs, 6)["b"] == (1.0, 1)
