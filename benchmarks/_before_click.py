@@ -202,6 +202,13 @@ def full_k_success(per_click: dict[str, dict[str, list[Any]]], k: int, scale: st
     return out
 
 
+def points_on_object(points: Sequence[tuple[float, float]], box: Sequence[float]) -> int:
+    """How many of the click ``points`` (in frame t's coordinates) lie inside the true box
+    ``(x, y, w, h)`` of the older frame: where the prompt lands on the object at t - k."""
+    x, y, w, h = (float(v) for v in box)
+    return sum(x <= px < x + w and y <= py < y + h for px, py in points)
+
+
 if __name__ == "__main__":
     import json
     import sys

@@ -187,3 +187,12 @@ def test_full_k_success_keeps_the_starts_with_k_frames_before_them():
                   "b": [[6, {"click centre": 1.0}]]}}
     assert full_k_success(runs, 42) == {"a": (pytest.approx(0.3), 2)}
     assert full_k_success(runs, 6)["b"] == (1.0, 1)
+
+
+def test_points_on_object_counts_the_clicks_inside_the_older_box():
+    from _before_click import points_on_object
+
+    pts = [(50.0, 40.0), (45.0, 40.0), (55.0, 40.0), (50.0, 35.0), (50.0, 45.0)]
+    assert points_on_object(pts, (40.0, 30.0, 20.0, 20.0)) == 5
+    assert points_on_object(pts, (48.0, 30.0, 20.0, 20.0)) == 4            # moved right: the left click is off
+    assert points_on_object(pts, (200.0, 30.0, 20.0, 20.0)) == 0
