@@ -30,6 +30,7 @@ import hashlib
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -209,11 +210,41 @@ def points_on_object(points: Sequence[tuple[float, float]], box: Sequence[float]
     return sum(x <= px < x + w and y <= py < y + h for px, py in points)
 
 
+def on_object_table(folder: Path, ks: Sequence[int], starts: int = 3) -> str:
+    """``python benchmarks/_before_click.py on-object K...``: per K, the click points of every clip's
+    starts (``track_eval``'s) that land inside the true box k frames back, per clip, over all starts
+    and over the starts with the full K before them. Ground truth only (no model)."""
+    from sensekit.evaluation.vision.evaluate import click_points, clip_names, load_clip, start_frames
+
+    names = clip_names(folder)
+    lines = ["K    " + " ".join(f"{n[:12]:>12s}" for n in names) + "    all starts   full K"]
+    for k in ks:
+        per, full = [], [0, 0]
+        for name in names:
+            truth = load_clip(folder, name).truth
+            on = n = 0
+            for t in start_frames(len(truth), starts):
+                pts = list(click_points(truth[t]).values())
+                m = points_on_object(pts, truth[frames_back(t, k)])
+                on, n = on + m, n + len(pts)
+                if t >= k:
+                    full = [full[0] + m, full[1] + len(pts)]
+            per.append((on, n))
+        total = (sum(a for a, _ in per), sum(b for _, b in per))
+        lines.append(f"{k:<4d} " + " ".join(f"{f'{a}/{b}':>12s}" for a, b in per)
+                     + f"  {total[0]:>5d}/{total[1]:<5d}  {full[0]:>3d}/{full[1]}")
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
     import json
     import sys
-    from pathlib import Path
 
+    if sys.argv[1] == "on-object":
+        from _reference import SHARED_DATA
+
+        print(on_object_table(SHARED_DATA / "video" / "tracking", [int(v) for v in sys.argv[2:]]))
+        raise SystemExit(0)
     k = int(sys.argv[2])
     for clip, (s, n) in full_k_success(json.loads(Path(sys.argv[1]).read_text()), k).items():
         print(f"{clip:24s} {s:.3f} over {n} starts with {k} frames before them")

@@ -136,6 +136,29 @@ def test_size_ok_share_against_the_truth_on_the_click_frame():
     assert size_ok_share(boxes, truth) == (2, 4)
 
 
+def _clip(folder: Path, step: int) -> Path:
+    """A 10-frame clip ``a`` whose 40 x 30 box moves ``step`` px a frame to the right."""
+    import cv2
+
+    folder.mkdir()
+    writer = cv2.VideoWriter(str(folder / "a.mp4"), cv2.VideoWriter.fourcc(*"mp4v"), 30.0, (320, 120))
+    for k in range(10):
+        frame = np.full((120, 320, 3), (60, 140, 60), np.uint8)
+        frame[40:70, 50 + k * step:90 + k * step] = (30, 30, 200)
+        writer.write(frame)
+    writer.release()
+    (folder / "a_gt.csv").write_text("frame,x,y,w,h\n" + "".join(f"{k},{50 + k * step},40,40,30\n" for k in range(10)))
+    return folder
+
+
+def test_on_object_table_counts_clicks_inside_the_box_k_back(tmp_path):
+    from _before_click import on_object_table
+
+    lines = on_object_table(_clip(tmp_path / "c", 20), [1, 4]).splitlines()
+    assert lines[1].split() == ["1", "1/5", "1/5", "1/5"]      # 20 px back: only the left click is on it
+    assert lines[2].split() == ["4", "0/5", "0/5", "0/5"]
+
+
 def test_track_eval_refuses_the_flag_in_one_line(tmp_path):
     from _track_first_box import _use_salient
 
@@ -145,15 +168,7 @@ def test_track_eval_refuses_the_flag_in_one_line(tmp_path):
         _use_salient(None, 160, sam_root=tmp_path, late=28, before=42)
     with pytest.raises(ConfigError, match="at least 1 frame, got 0"):
         _use_salient(None, 160, sam_root=tmp_path / "absent", before=0)    # before the model is loaded
-    import cv2
-
-    clips = tmp_path / "clips"
-    clips.mkdir()
-    writer = cv2.VideoWriter(str(clips / "a.mp4"), cv2.VideoWriter.fourcc(*"mp4v"), 30.0, (160, 120))
-    for k in range(10):
-        writer.write(_scene(k))
-    writer.release()
-    (clips / "a_gt.csv").write_text("frame,x,y,w,h\n" + "".join(f"{k},{50 + k},40,40,30\n" for k in range(10)))
+    clips = _clip(tmp_path / "clips", 1)
     proc = subprocess.run([sys.executable, str(BENCH / "track_eval.py"), "--point-prompt", str(tmp_path),
                            "--point-prompt-before", "42", "--scales", "0.5,1", "--clips", str(clips)],
                           capture_output=True, text=True, timeout=120)
