@@ -211,3 +211,28 @@ def test_points_on_object_counts_the_clicks_inside_the_older_box():
     assert points_on_object(pts, (40.0, 30.0, 20.0, 20.0)) == 5
     assert points_on_object(pts, (48.0, 30.0, 20.0, 20.0)) == 4            # moved right: the left click is off
     assert points_on_object(pts, (200.0, 30.0, 20.0, 20.0)) == 0
+
+
+def test_the_caught_up_tracker_runs_on_the_live_clock(monkeypatch):
+    """The frames since t - k at 1/30 s apart with the click's frame at 0, then the caller's times:
+    a tracker's default clock would count the caught-up frames again after the click."""
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker, make_tracker
+
+    frames = [_scene(2 * k) for k in range(10)]
+    ring = ClipFrames.of(iter(frames), [6], 4)
+    hooked_class = before_point_prompt_tracker(_FakeSam((54, 42, 30, 20)), ring, 2)
+    times: dict[int, list[float | None]] = {}
+    update = ExperimentTracker.update
+
+    def recording(self: Any, frame: np.ndarray, t: float | None = None) -> Any:
+        times.setdefault(id(self), []).append(t)
+        return update(self, frame, t)
+
+    monkeypatch.setattr(ExperimentTracker, "update", recording)
+    hooked = make_tracker({"tracker_class": hooked_class})
+    hooked.pick(frames[6], 70.0, 55.0)
+    for k in (7, 8):
+        hooked.update(frames[k], (k - 6) / 30.0)
+    shadow = times[id(hooked._shadow)]
+    assert shadow == pytest.approx([-3 / 30, -2 / 30, -1 / 30, 0.0, 1 / 30, 2 / 30])
+    assert times[id(hooked)] == pytest.approx([1 / 30, 2 / 30])
