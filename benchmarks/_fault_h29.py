@@ -174,7 +174,8 @@ def _closed_within(c: socket.socket, seconds: float) -> tuple[bool, float, int |
         buf = (buf + chunk)[-4096:]
         at = buf.find(b"\x88")
         if at >= 0 and len(buf) >= at + 4:
-            code = struct.unpack(">H", buf[at + 2:at + 4])[0]
+            said = struct.unpack(">H", buf[at + 2:at + 4])[0]
+            code = said if 1000 <= said < 5000 and 2 <= buf[at + 1] <= 125 else code
     return False, seconds, code
 
 
