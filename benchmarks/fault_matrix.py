@@ -412,6 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--harden25-only", action="store_true", help="only the rows of benchmarks/_fault_h25.py")
     p.add_argument("--harden26-only", action="store_true", help="only the rows of benchmarks/_fault_h26.py")
     p.add_argument("--harden27-only", action="store_true", help="only the rows of benchmarks/_fault_h27.py")
+    p.add_argument("--harden29-only", action="store_true", help="only the rows of benchmarks/_fault_h29.py")
     args = p.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))       # tests.capture helpers
     tmp = Path(tempfile.mkdtemp(prefix="sensekit-faults-"))
@@ -451,13 +452,16 @@ def main(argv: list[str] | None = None) -> int:
         h26: list[Callable[[], None]] = [lambda: harden26_rows(tmp, row)]
         from _fault_h27 import harden27_rows
         h27: list[Callable[[], None]] = [lambda: harden27_rows(tmp, row)]
+        from _fault_h29 import harden29_rows
+        h29: list[Callable[[], None]] = [lambda: harden29_rows(tmp, row)]
         steps = (writers if args.writers_only else fuzz if args.fuzz_only else uptime if args.uptime_only
                  else panel if args.panel_only else bursts if args.bursts_only else mic if args.mic_only
                  else h20 if args.harden20_only else h21 if args.harden21_only else h22 if args.harden22_only
                  else h23 if args.harden23_only else h24 if args.harden24_only
                  else h25 if args.harden25_only else h26 if args.harden26_only else h27 if args.harden27_only
+                 else h29 if args.harden29_only
                  else steps + writers + fuzz + uptime + bursts + mic + h20 + h21 + h22 + h23 + h24 + h25 + h26
-                 + h27)
+                 + h27 + h29)
         for step in steps:
             step()
     finally:

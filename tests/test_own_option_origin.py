@@ -60,3 +60,45 @@ def test_every_key_a_commands_own_option_sets_is_named_by_it() -> None:
     args.track_box = (1, 2, 30, 40)
     assert own_option(args, "tracker.color") == "--track-box 1,2,30,40"
     assert own_option(argparse.Namespace(), "activity.silence_level") == "the command line"
+
+
+def _run_cli(argv: list[str], cwd: Path) -> tuple[int, list[str]]:
+    """``python -m sensekit ARGV`` in a fresh process (the real command line, headless)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    p = subprocess.run([sys.executable, "-m", "sensekit", *argv], capture_output=True, text=True,
+                       timeout=120, cwd=cwd, env=env)
+    return p.returncode, [ln for ln in p.stderr.strip().splitlines() if ln.strip()]
+
+
+@pytest.mark.parametrize("extra, said", [
+    ([], "[`tracker.color`: --track-color #ff0000]"),
+    (["--set", "tracker.color=#00ff00"], "[`tracker.color`: --set tracker.color=#00ff00]"),
+], ids=["track-color", "set-over-track-color"])
+def test_run_quotes_the_colour_typed_not_the_apps_own(tmp_path: Path, extra: list[str], said: str) -> None:
+    """``sensekit run steer --track-color #ff0000 --set tracker.method=model`` (harden29): the
+    refusal quoted `tracker.color` (#eb2d14), steer's own colour: ``run`` applied ``--track-color``
+    after the settings, not through ``chosen_values`` as ``events`` does (``events.own_values``,
+    one path now). ``--set`` still wins over ``--track-color``, as in ``events``."""
+    _needs_demo()
+    colour = "#00ff00" if extra else "#ff0000"
+    code, err = _run_cli(["run", "steer", "--source", str(DEMO), "--headless", "--frames", "2",
+                          "--track-color", "#ff0000", *extra, "--set", "tracker.method=model"], tmp_path)
+    assert code == 2 and len(err) == 1, err
+    assert err[0].startswith("sensekit: error: --set tracker.method=model: "), err[0]
+    assert f"not from `tracker.color` ({colour})" in err[0], err[0]
+    assert "#eb2d14" not in err[0], err[0]
+    assert err[0].endswith(said), err[0]
+
+
+def test_run_refuses_a_colour_in_an_app_that_tracks_nothing_without_a_warning_first(tmp_path: Path) -> None:
+    """``run clapper --track-color #ff0000``: one line, the app tracks nothing (the colour, now a
+    chosen value, is not first said to be unused)."""
+    _needs_demo()
+    code, err = _run_cli(["run", "clapper", "--source", str(DEMO), "--headless", "--frames", "2",
+                          "--track-color", "#ff0000"], tmp_path)
+    assert code == 2 and err == ["sensekit: error: clapper does not track anything; --track-color and "
+                                 "--track-box need an app that tracks a coloured object"], err

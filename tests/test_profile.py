@@ -462,9 +462,10 @@ def test_calibrate_edits_an_existing_profile_in_place(tmp_path: Path, capsys):
     for line in COMMENTED.splitlines():                        # every line the user wrote is kept
         assert line in new, f"lost: {line!r}\n{text}"
     # the measured values were added: the camera noise to [motion], the audio floor in a new table
-    from sensekit.profile.seal import END, HEAD
+    from sensekit.profile.seal import END, HEAD, WROTE
     assert new[0] == HEAD and new[-1] == END                   # the save's marks (profile/seal.py)
-    added = [line for line in new[1:-1] if line not in COMMENTED.splitlines() and line.strip()]
+    assert new[1] == f"{WROTE} [audio] [motion] [noise_floor]", new[1]     # the tables calibrate wrote (harden29)
+    added = [line for line in new[2:-1] if line not in COMMENTED.splitlines() and line.strip()]
     assert [a.split("=")[0].split("#")[0].strip() for a in added] == ["noise_sigma", "[noise_floor]", "level"]
     assert new.index("[motion]") < new.index(added[0]) < new.index("[motion.zones]")
     p = load_profile(out)

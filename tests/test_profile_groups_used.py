@@ -86,3 +86,64 @@ def test_a_venue_profile_sensekit_saved_is_quiet_in_every_app(tmp_path: Path, ca
         assert _said(caplog, argv) == [], app
         profile.write_text(text)
         assert len(_said(caplog, argv)) == 1, app
+
+
+CALIBRATED = {"audio.gain": 50.0, "motion.noise_sigma": 0.28, "noise_floor.level": 0.0, "tracker.color": "#808c96"}
+APPS = ("clapper", "sound_flier", "steer")
+
+
+def _app_argv(app: str, profile: Path) -> list[str]:
+    return ["run", app, "--source", str(DEMO), "--headless", "--frames", "2", "--profile", str(profile)]
+
+
+def test_a_table_added_by_hand_to_a_saved_profile_is_said(tmp_path: Path, caplog: Any, monkeypatch: Any) -> None:
+    """harden29: a ``[pitch]`` added by hand to a profile ``calibrate`` saved kept the saved first
+    line, so it was only a debug line in every app. A save names the tables it wrote on the
+    second line (``seal.WROTE``): the hand-added table is said in each app, alone (the venue's
+    [motion], [tracker] ... stay quiet), before or after the saved last line; the calibrated
+    profile itself is quiet in every app."""
+    from sensekit.profile import save_profile
+    from sensekit.profile.seal import END
+
+    _needs_demo()
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
+    profile = tmp_path / "venue.toml"
+    save_profile(CALIBRATED, profile)
+    saved = profile.read_text()
+    for app in APPS:
+        assert _said(caplog, _app_argv(app, profile)) == [], app
+    pitch = "[pitch]\nfmin = 80.0\nfmax = 1500.0\n"
+    for edited in (saved.replace(END, pitch + END), saved + pitch):
+        profile.write_text(edited)
+        for app in APPS:
+            said = _said(caplog, _app_argv(app, profile))
+            assert len(said) == 1 and said[0].startswith(f"profile '{profile}' sets [pitch], which {app} does not "
+                                                         "use: its values are not applied"), (app, said)
+            assert "added by hand" in said[0], said
+
+
+def test_a_save_keeps_a_hand_table_hand_written_and_an_older_save_quiet(tmp_path: Path, caplog: Any,
+                                                                        monkeypatch: Any) -> None:
+    """A later save (Shift+S writes the run's values, the profile's own carried back) names only
+    the tables it wrote or an earlier save named: the hand-added [pitch] it carries stays said,
+    [motion] it changed joins the quiet ones. A profile saved by the version before the ``WROTE``
+    line (first and last lines only) is quiet, as harden28 decided: which table is the user's is
+    not known there."""
+    from sensekit.profile import save_profile
+    from sensekit.profile.save import RunValues
+    from sensekit.profile.seal import END, HEAD, WROTE
+
+    _needs_demo()
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
+    profile = tmp_path / "venue.toml"
+    profile.write_text("[audio]\ngain = 50.0\n\n[pitch]\nfmin = 80.0\n")           # written by hand
+    save_profile(RunValues({"audio.gain": 50.0, "pitch.fmin": 80.0, "motion.noise_sigma": 0.3},
+                           carried=["audio.gain", "pitch.fmin"]), profile)
+    text = profile.read_text()
+    assert text.splitlines()[1] == f"{WROTE} [motion]", text
+    said = _said(caplog, _app_argv("clapper", profile))
+    assert len(said) == 1 and "sets [pitch], which clapper" in said[0] and "[motion]" not in said[0], said
+    profile.write_text(f"{HEAD}\n[audio]\ngain = 50.0\n\n[pitch]\nfmin = 80.0\n{END}\n")
+    assert _said(caplog, _app_argv("sound_flier", profile)) == []

@@ -83,14 +83,23 @@ def _providers() -> list[ModuleType]:
     return found
 
 
-def choose(args: argparse.Namespace, providers: list[ModuleType] | None = None) -> Chosen:
-    """The settings the command line chose (preset < profile < options < ``--set``); a
-    profile's colour turns tracking on when no ``--track-color``/``--track-box`` is given."""
+def own_values(args: argparse.Namespace, providers: list[ModuleType] | None = None) -> dict[str, Any]:
+    """What the command's own options mean in the settings table (each provider's
+    ``option_values``: ``--track-color``, ``--track-box``, ``--tolerance``, ``--activity``; the
+    provider's checks of them, ``--sounds`` among them): ``chosen_values``'s ``options``. The one
+    path of ``events`` and ``run`` (harden29: ``run`` applied ``--track-color`` after the settings,
+    so a refusal quoted the app's own colour, not the one typed)."""
     options: dict[str, Any] = {}
     for provider in providers if providers is not None else _providers():
         if hasattr(provider, "option_values"):
             options.update(provider.option_values(args))
-    chosen = chosen_values(args, options=options)
+    return options
+
+
+def choose(args: argparse.Namespace, providers: list[ModuleType] | None = None) -> Chosen:
+    """The settings the command line chose (preset < profile < options < ``--set``); a
+    profile's colour turns tracking on when no ``--track-color``/``--track-box`` is given."""
+    chosen = chosen_values(args, options=own_values(args, providers))
     if chosen.values.get("tracker.color") and getattr(args, "track_color", None) is None \
             and getattr(args, "track_box", None) is None and hasattr(args, "track_color"):
         args.track_color = chosen.values["tracker.color"]

@@ -42,6 +42,7 @@ from sensekit.cli.osc_args import add_osc_arguments
 from sensekit.cli.panel_args import add_panel_arguments, panel_address
 from sensekit.cli.paths import OutputPath
 from sensekit.cli.script_args import add_script_arguments
+from sensekit.cli.events import own_values
 from sensekit.cli.tuning import add_tuning_arguments, apply_chosen, chosen_values
 from sensekit.errors import ConfigError
 from sensekit.paths import DEFAULT_PROFILE
@@ -141,8 +142,9 @@ def main(args: argparse.Namespace) -> int:
     app_cls = resolve(args.app)        # a name, or a file: path/to/my_app.py
     args.app = app_cls.name
     script = script_from_args(args, app_cls)
-    chosen = chosen_values(args)       # preset < profile < --set, checked before anything opens
-    voice_options.option_values(args)  # --sounds needs a profile with taught sounds
+    # preset < profile < --track-color/--track-box < --set, checked before anything opens, as in
+    # events (own_values: the providers' option_values; --sounds needs a profile with taught sounds)
+    chosen = chosen_values(args, options=own_values(args))
     panel_at = panel_address(args)     # a LAN address without a token: one line, exit 2
     _check_extras(args, app_cls)
 
@@ -167,9 +169,11 @@ def main(args: argparse.Namespace) -> int:
             host.runner.stages[0:0] = voice_options.build_stages(args, source, chosen.values)
             if options.silhouette:
                 _add_silhouette(host.runner.stages)
-            apply_chosen(host.tuning, chosen, app=args.app)
+            # the target first, then the settings (its colour among them), as events builds and applies:
+            # an app that tracks nothing is refused before a warning that its [tracker] is unused
             start_tracking(host.runner.stages, track_color=args.track_color, track_box=args.track_box,
                            frame_size=getattr(source, "frame_size", None), app_name=args.app)
+            apply_chosen(host.tuning, chosen, app=args.app)
             osc, midi = open_attachments(host.dispatcher, args, tuning=host.tuning,     # --midi, --osc
                                          pause=lambda on: setattr(host, "paused", on))
             for said in (headless_note, note):   # once the app has set up: an error comes alone

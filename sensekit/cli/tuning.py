@@ -387,19 +387,28 @@ def _say_ignored(chosen: Chosen, unused: Iterable[str], app: str) -> None:
     one app leaves out another uses, so it is not a warning there, only a debug line (``-vv``)
     (harden28: a profile calibrate wrote, [audio], [motion], [noise_floor], [tracker], was a warning
     at every start of each of the 8 apps on the demo). A hand-written one (no such first line) is
-    said: the ``[pitch]`` written for the flier."""
-    from sensekit.profile.seal import saved_whole
-    from sensekit.settings.registry import library_sections
+    said: the ``[pitch]`` written for the flier.
+
+    A table added by hand to a saved profile (harden29: the saved first line stays, so a ``[pitch]``
+    added to a calibrated profile was a debug line) is said as in a hand-written one: a save names
+    the tables it wrote on its second line (``profile.seal.written_tables``), and only those are a
+    venue's. A profile saved before that line existed (none named) is quiet as before."""
+    from sensekit.profile.seal import saved_whole, written_tables
 
     if chosen.profile is None:
         return
+    from sensekit.settings.registry import library_sections
+
     library = set(library_sections())
     groups = sorted({split_key(k)[0] for k in unused
                      if k in chosen.profile and k not in chosen.typed and split_key(k)[0] in library})
-    if groups:
-        named = ", ".join(f"[{g}]" for g in groups)
-        venue = isinstance(chosen.profile_text, str) and saved_whole(chosen.profile_text)
-        log.log(logging.DEBUG if venue else logging.WARNING,
-                "profile '%s' sets %s, which %s does not use: %s not applied (`sensekit settings` "
-                "lists what each group is for)", chosen.profile_path, named, app,
-                "its values are" if len(groups) == 1 else "their values are")
+    text = chosen.profile_text if isinstance(chosen.profile_text, str) else ""
+    venue = saved_whole(text)
+    wrote = written_tables(text) if venue else None
+    hand = [g for g in groups if not venue or (wrote is not None and g not in wrote)]
+    for level, named in ((logging.WARNING, hand), (logging.DEBUG, [g for g in groups if g not in hand])):
+        if named:
+            log.log(level, "profile '%s' sets %s, which %s does not use: %s not applied (`sensekit settings` "
+                    "lists what each group is for)%s", chosen.profile_path, ", ".join(f"[{g}]" for g in named),
+                    app, "its values are" if len(named) == 1 else "their values are",
+                    " (added by hand to a profile sensekit saved)" if venue and level == logging.WARNING else "")

@@ -37,7 +37,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Mapping, TypeVar
+from typing import Any, Iterable, Mapping, TypeVar
 
 from sensekit.errors import ConfigError
 from sensekit.profile.load import DEPRECATED, LEGACY_KEYS, legacy_name, profile_from_dict, profile_text
@@ -66,11 +66,14 @@ _WRITTEN: dict[str, dict[str, int]] = {}
 
 class RunValues(dict[str, Any]):
     """What ``run_values`` reads (``{key: value}``), numbered in the order it was read
-    (``read_at``): ``save_profile`` does not write a key over a value read later."""
+    (``read_at``): ``save_profile`` does not write a key over a value read later. ``carried``:
+    the keys of the profile the run started from that it neither changed nor learned (written
+    back as they were: their tables are not named as sensekit's in the saved file, ``seal.WROTE``)."""
 
-    def __init__(self, values: Mapping[str, Any]) -> None:
+    def __init__(self, values: Mapping[str, Any], carried: Iterable[str] = ()) -> None:
         super().__init__(values)
         self.read_at = next(_READS)
+        self.carried = frozenset(carried)
 
 
 def _not_older(values: Mapping[str, Any], target: Path) -> tuple[Mapping[str, Any], int | None]:
@@ -262,10 +265,11 @@ def run_values(tuning: Tuning, base: Mapping[str, Any] | None = None) -> RunValu
     current = tuning.settings()
     values = {key: value if current.get(key, value) is None else current.get(key, value)
               for key, value in (base or {}).items()}
-    values.update(tuning.changed())
-    for key, value in tuning.learned().items():
+    changed, learned = tuning.changed(), tuning.learned()
+    values.update(changed)
+    for key, value in learned.items():
         values.setdefault(key, value)
-    return RunValues(values)
+    return RunValues(values, carried=[k for k in base or {} if k not in changed and k not in learned])
 
 
 def with_taught_gestures(text: str, model: Mapping[str, Any]) -> str:
@@ -294,6 +298,7 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
     returns the path. Of ``RunValues``, a key a later-read save already wrote is left as it is."""
     p = Path(path)
     target = p.resolve() if p.is_symlink() else p
+    carried: frozenset[str] = getattr(values, "carried", frozenset())
     values, read_at = _not_older(values, target)
     mode = 0o644
     if target.is_file():
@@ -309,7 +314,12 @@ def save_profile(values: Mapping[str, Any], path: str | os.PathLike[str], *,
         text = dumps_profile(values)
     if taught_gestures is not None:
         text = with_taught_gestures(text, taught_gestures)
-    _write_atomic(target, text, mode)
+    from sensekit.profile.load import TAUGHT_TABLE
+
+    wrote = {split_key(k)[0] for k in values if k not in carried}
+    if taught_gestures is not None:
+        wrote.add(TAUGHT_TABLE)
+    _write_atomic(target, text, mode, wrote)
     _note_written(values, target, read_at)
     return p
 
@@ -361,11 +371,11 @@ def save_table(path: str | os.PathLike[str], name: str, tables: Mapping[str, Map
             else:
                 table.add(k, v)
         outer[key] = table
-    _write_atomic(target, tomlkit.dumps(doc), mode)
+    _write_atomic(target, tomlkit.dumps(doc), mode, {name})
     return p
 
 
-def _write_atomic(target: Path, text: str, mode: int) -> None:
+def _write_atomic(target: Path, text: str, mode: int, wrote: set[str] | None = None) -> None:
     """Write ``text`` to a temporary file beside ``target`` and rename it over ``target``, which
     must be a regular file or missing: the rename would replace a device, a FIFO or a socket
     with the profile (as root, ``/dev/full`` became a text file) and fails on a folder."""
@@ -374,7 +384,8 @@ def _write_atomic(target: Path, text: str, mode: int) -> None:
         raise ConfigError(f"cannot save the profile to {short(str(target))}: it is {kind}, not a file")
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        replace_file(target, seal(text), mode)     # first and last lines: a cut copy is refused
+        # first and last lines (a cut copy is refused), the second names the tables sensekit wrote
+        replace_file(target, seal(text, wrote), mode)
     except OSError as exc:            # a full disk: the file named, the old profile as it was
         raise _not_saved(target, exc) from None
 

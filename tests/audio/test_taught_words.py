@@ -59,8 +59,10 @@ def taught(shared_data, tmp_path_factory) -> Path:
 
 def test_teaching_keeps_the_profile_and_is_deterministic(shared_data, taught, tmp_path, capsys):
     text = taught.read_text()
-    from sensekit.profile.seal import END, HEAD                  # the save's marks (profile/seal.py)
-    assert text.startswith(HEAD + "\n# my venue\n[voice]\nhangover_ms = 120.0\n") and text.endswith(END + "\n")
+    from sensekit.profile.seal import END, HEAD, WROTE           # the save's marks (profile/seal.py)
+    # the second line names the table teach wrote; the [voice] written by hand is not among them (harden29)
+    assert text.startswith(HEAD + f"\n{WROTE} [taught_words]\n# my venue\n[voice]\nhangover_ms = 120.0\n") \
+        and text.endswith(END + "\n")
     assert "[taught_words.classifier]" in text and "pickle" not in text
     again = tmp_path / "again.toml"
     again.write_text('# my venue\n[voice]\nhangover_ms = 120.0\n')
