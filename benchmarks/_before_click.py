@@ -18,7 +18,21 @@ tracker that runs over frames t - k + 1 .. t (a live app keeps them in a ring bu
 tracker's answers replace it from ``DECODER_FRAMES`` frames after the click (the decoder's
 120 ms at 30 fps). Where SAM's mask is empty or the shipped click picked nothing, the shipped
 tracker goes on alone. The point moved back to frame t - k (the shipped tracker run backwards)
-was not tried.
+was not tried by ``click27``.
+
+``--carry-back`` (branch ``click28``, declared before any figure): the click point is carried back
+to frame t - k before SAM is prompted. A tracker of the shipped kind (``ExperimentTracker`` with the
+run's settings) started from the shipped click's box on frame t (``pick_box``; where the shipped
+click picked nothing, nothing is carried and the shipped tracker goes on alone, as before) runs
+backwards over the ring buffer's frames t - 1, t - 2 .. t - k (its clock forward, 1/30 s a frame).
+The point on t - k is the click point moved by the displacement of the tracked box's centre from
+the first box's centre (``carry_point``: the click's offset from the box's centre kept in pixels),
+clamped inside the frame. Where the backward tracker reports lost, the displacement of its last
+found box is kept (the point stops where it was last seen; a loss on t - 1 leaves the raw point).
+SAM's decoder is then prompted there on t - k's embedding and ``click27``'s catch-up runs as
+before. Recorded per click: the carried point (``ClipFrames.points``, scored against the true box
+of t - k by ``points_on_object``) and the CPU ms of the backward pass and of the catch-up
+(``ClipFrames.cpu_ms``; the decoder's 120 ms is ``click26``'s figure).
 
 ``ClipFrames`` gives the tracker the frames before each start of one clip (``evaluate_clip``
 hands a click only the 6 frames the shipped click looks back on) and keeps each click's caught-up
@@ -28,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,12 +101,16 @@ def frame_key(frame: np.ndarray) -> tuple[tuple[int, ...], str]:
 @dataclass
 class ClipFrames:
     """The frames ``k`` back from each start of one clip (by index), the starts' frame keys, and
-    each click's caught-up box at the click (``boxes``: start index -> boxes, None for none)."""
+    each click's caught-up box at the click (``boxes``: start index -> boxes, None for none); with
+    ``--carry-back``, each click's raw and carried point (``points``: start -> [(raw, carried)])
+    and its CPU ms of the backward pass and of the catch-up (``cpu_ms``)."""
 
     k: int
     frames: dict[int, np.ndarray]
     starts: dict[tuple[tuple[int, ...], str], int]
     boxes: dict[int, list[Box | None]] = field(default_factory=dict)
+    points: dict[int, list[tuple[tuple[float, float], tuple[float, float]]]] = field(default_factory=dict)
+    cpu_ms: list[tuple[float, float]] = field(default_factory=list)
 
     @classmethod
     def of(cls, frames: Iterable[np.ndarray], starts: Sequence[int], k: int) -> ClipFrames:
@@ -121,13 +140,40 @@ def _box(b: Sequence[float]) -> Box:
     return float(b[0]), float(b[1]), float(b[2]), float(b[3])
 
 
-def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECODER_FRAMES
+def carry_point(x: float, y: float, first: Box, last: Box, frame_wh: tuple[int, int]) -> tuple[float, float]:
+    """The click point ``(x, y)`` moved by the displacement of a tracked box's centre from its first
+    box's centre (``first`` -> ``last``, each ``(x, y, w, h)``), clamped inside the frame
+    (``frame_wh``): the click's offset from the box's centre kept in pixels (``--carry-back``)."""
+    dx = last[0] + last[2] / 2 - first[0] - first[2] / 2
+    dy = last[1] + last[3] / 2 - first[1] - first[3] / 2
+    fw, fh = frame_wh
+    return min(max(0.0, x + dx), fw - 1.0), min(max(0.0, y + dy), fh - 1.0)
+
+
+def carried_back(tracker: Any, frame: np.ndarray, box: Box, back: Sequence[np.ndarray], x: float, y: float
+                 ) -> tuple[float, float]:
+    """``--carry-back``: ``tracker`` (a fresh one) started from ``box`` on the click's ``frame`` and run
+    over ``back`` (oldest first) newest first, its clock forward; the click point carried by the
+    displacement of its last found box (the raw point where it finds none)."""
+    tracker.pick_box(frame, box)
+    last = box
+    for m, f in enumerate(reversed(back), 1):
+        r = tracker.update(f, m / FPS)
+        if not r.found or r.box[2] <= 0:
+            break
+        last = _box(r.box)
+    return carry_point(x, y, box, last, (frame.shape[1], frame.shape[0]))
+
+
+def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECODER_FRAMES, carry: bool = False
                                 ) -> type[ExperimentTracker]:
     """The tracker class (``make_tracker``'s ``tracker_class``) of the module's design: started by a
     click as shipped, its answers replaced from ``delay`` frames after the click on by a tracker
     started from SAM's box on the frame k back (``ring``) and caught up over the frames since, its
     clock at 1/30 s a frame with the click's frame at 0 (the caller's clock from there, as
-    ``SensekitTracker`` counts: a tracker's default clock would run the caught-up frames twice)."""
+    ``SensekitTracker`` counts: a tracker's default clock would run the caught-up frames twice).
+    With ``carry`` (``--carry-back``), SAM is prompted at the click point carried back to the frame
+    k back (``carried_back``)."""
     from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
 
     base = ExperimentTracker
@@ -146,16 +192,25 @@ def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECOD
             self._shadow, self._since = None, 0
             t, back = ring.before(frame)
             old = back[0] if back else frame
-            masks, scores = model.masks(old, x, y, key=frame_key(old))
+            args, made = self._made
+            px, py, back_ms = x, y, 0.0
+            if carry and self.picked is not None and back:
+                c0 = time.process_time()
+                px, py = carried_back(base(*args, **made), frame, _box(self.picked.box), back, x, y)
+                back_ms = 1000 * (time.process_time() - c0)
+                ring.points.setdefault(t, []).append(((x, y), (px, py)))
+            masks, scores = model.masks(old, px, py, key=frame_key(old))
             best = masks[int(np.argmax(scores))]
             got: Box | None = None if self.picked is None else _box(self.picked.box)     # shipped
             if self.picked is not None and best.any():
-                args, made = self._made
+                c0 = time.process_time()
                 self._shadow = base(*args, **made)
                 self._shadow.pick_box(old, mask_box(best))
                 for m, f in enumerate([*back[1:], frame], 1 - len(back)):
                     r = self._shadow.update(f, m / FPS)      # the click's frame at 0, as the live clock
                 got = _box(r.box) if r.found else None
+                if carry:
+                    ring.cpu_ms.append((back_ms, 1000 * (time.process_time() - c0)))
             ring.boxes.setdefault(t, []).append(got)
 
         def update(self, frame: np.ndarray, t: float | None = None) -> Any:
@@ -169,11 +224,11 @@ def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECOD
     return Before
 
 
-def before_hook(model: Any, k: int) -> Callable[[ClipFrames], type[ExperimentTracker]]:
-    """``--point-prompt-before K``: the tracker class for one clip's frames (``ConfigError`` for K
-    below 1, before any clip is read)."""
+def before_hook(model: Any, k: int, carry: bool = False) -> Callable[[ClipFrames], type[ExperimentTracker]]:
+    """``--point-prompt-before K [--carry-back]``: the tracker class for one clip's frames
+    (``ConfigError`` for K below 1, before any clip is read)."""
     frames_back(0, k)
-    return lambda ring: before_point_prompt_tracker(model, ring)
+    return lambda ring: before_point_prompt_tracker(model, ring, carry=carry)
 
 
 def size_ok_share(boxes: dict[int, list[Box | None]], truth: np.ndarray, tolerance: float = 0.25

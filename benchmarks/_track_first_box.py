@@ -1,6 +1,6 @@
 """``track_eval.py``'s first-box and extent flags made into the settings of every tracker of a
 run (``--salient``, ``--holder-cut``, ``--point-prompt`` [``--point-prompt-late D`` [``--catch-up``] |
-``--point-prompt-before K``],
+``--point-prompt-before K`` [``--carry-back``]],
 ``--motion-proposals``, ``--motion-edge``): the hooks of ``_first_box_hooks.py`` chosen by flag.
 Kept apart from the tracking table's runs."""
 from __future__ import annotations
@@ -17,10 +17,24 @@ from sensekit.evaluation.vision.extent_experiment import ClickPoolFn
 from sensekit.vision.extent import ExtentExperiment
 
 
+def _check_before(before: int | None, late: int | None, sam_root: Path | None, carry_back: bool) -> None:
+    """``--point-prompt-before K [--carry-back]``'s refusals, before the model is loaded."""
+    if carry_back and before is None:
+        raise ConfigError("--carry-back needs --point-prompt-before K")
+    if before is not None:
+        from _before_click import frames_back
+
+        if sam_root is None:
+            raise ConfigError("--point-prompt-before needs --point-prompt SAM_ROOT")
+        if late is not None:
+            raise ConfigError("--point-prompt-before and --point-prompt-late are two designs: give one")
+        frames_back(0, before)      # K at least 1
+
+
 def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, motion_model: Path | None = None,
                  edge_model: Path | None = None, sam_root: Path | None = None, late: int | None = None,
                  side: int = 1024, catch_up: bool = False, encoder: str = "torch-fp32",
-                 work: Path | None = None, before: int | None = None
+                 work: Path | None = None, before: int | None = None, carry_back: bool = False
                  ) -> tuple[ExtentExperiment | None, dict[str, Any]]:
     """``--salient``: every tracker's click takes its first box from the salient model;
     ``--point-prompt SAM_ROOT``: every click's first box from MobileSAM prompted with the click (the mask
@@ -39,7 +53,8 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, moti
     the ``tracker_class`` re-seeded D frames after the click (``make_tracker``), each only when not
     as shipped; with ``--point-prompt-before K`` (``_before_click.py``) the ``before_hook`` that makes
     a clip's tracker class from its frames (``ConfigError`` for K below 1, with ``--point-prompt-late``
-    or without ``--point-prompt``)."""
+    or without ``--point-prompt``), the click point carried back to frame t - K with ``--carry-back``
+    (branch ``click28``; ``ConfigError`` without ``--point-prompt-before``)."""
     from _first_box_hooks import extent_experiment
 
     exp = extent_experiment(motion_model, edge_model)
@@ -57,14 +72,7 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, moti
         pool = salient_in_tracker(rule, SalientClick(input_px=input_px))
     if late is not None and sam_root is None:
         raise ConfigError("--point-prompt-late needs --point-prompt SAM_ROOT")
-    if before is not None:
-        from _before_click import frames_back
-
-        if sam_root is None:
-            raise ConfigError("--point-prompt-before needs --point-prompt SAM_ROOT")
-        if late is not None:
-            raise ConfigError("--point-prompt-before and --point-prompt-late are two designs: give one")
-        frames_back(0, before)      # K at least 1, before the model is loaded
+    _check_before(before, late, sam_root, carry_back)
     before_hook = None
     if sam_root is not None:
         from _first_box_hooks import (
@@ -80,7 +88,7 @@ def _use_salient(rule: str | None, input_px: int, holder_cut: bool = False, moti
         if before is not None:
             from _before_click import before_hook as make_before_hook
 
-            before_hook = make_before_hook(sam, before)
+            before_hook = make_before_hook(sam, before, carry_back)
         elif late is None:
             pool = point_prompt_in_tracker(sam)
         else:

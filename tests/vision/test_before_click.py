@@ -19,6 +19,8 @@ from _before_click import (
     ClipFrames,
     before_hook,
     before_point_prompt_tracker,
+    carried_back,
+    carry_point,
     frames_back,
     frames_in,
     ring_megabytes,
@@ -187,9 +189,11 @@ def test_track_eval_hands_the_before_hook_the_model_and_k(monkeypatch, tmp_path)
             self.variant = variant
 
     monkeypatch.setattr(_encoder_variants, "VariantSam", FakeSam)
-    monkeypatch.setattr(_before_click, "before_hook", lambda sam, k: (sam.variant, k))
+    monkeypatch.setattr(_before_click, "before_hook", lambda sam, k, carry=False: (sam.variant, k, carry))
     _, settings = _use_salient(None, 160, sam_root=tmp_path, before=42, encoder="ort-int8")
-    assert settings == {"before_hook": ("ort-int8", 42)}
+    assert settings == {"before_hook": ("ort-int8", 42, False)}
+    _, settings = _use_salient(None, 160, sam_root=tmp_path, before=56, encoder="ort-int8", carry_back=True)
+    assert settings == {"before_hook": ("ort-int8", 56, True)}
 
 
 def test_full_k_success_keeps_the_starts_with_k_frames_before_them():
@@ -236,3 +240,111 @@ def test_the_caught_up_tracker_runs_on_the_live_clock(monkeypatch):
     shadow = times[id(hooked._shadow)]
     assert shadow == pytest.approx([-3 / 30, -2 / 30, -1 / 30, 0.0, 1 / 30, 2 / 30])
     assert times[id(hooked)] == pytest.approx([1 / 30, 2 / 30])
+
+
+# --carry-back (branch click28): the click point carried back to frame t - k before SAM is prompted
+
+
+def _fast(dx: int) -> np.ndarray:
+    """A 320 x 120 frame whose 40 x 30 red block starts at x = 50 + dx (moved 8 px a frame below)."""
+    frame = np.full((120, 320, 3), (60, 140, 60), np.uint8)
+    frame[40:70, 50 + dx:90 + dx] = (30, 30, 200)
+    return frame
+
+
+class _PointSam(_FakeSam):
+    """``_FakeSam`` that also keeps the points it was prompted at."""
+
+    def __init__(self, box: tuple[int, int, int, int] | None) -> None:
+        super().__init__(box)
+        self.points: list[tuple[float, float]] = []
+
+    def masks(self, frame: np.ndarray, x: float, y: float, key: object = None) -> tuple[np.ndarray, np.ndarray]:
+        self.points.append((x, y))
+        return super().masks(frame, x, y, key)
+
+
+def test_carry_point_moves_the_click_by_the_box_centres_displacement_inside_the_frame():
+    assert carry_point(70.0, 55.0, (50.0, 40.0, 40.0, 30.0), (30.0, 44.0, 40.0, 30.0), (320, 120)) == (50.0, 59.0)
+    assert carry_point(70.0, 55.0, (50.0, 40.0, 40.0, 30.0), (50.0, 40.0, 60.0, 30.0), (320, 120)) == (80.0, 55.0)
+    assert carry_point(10.0, 110.0, (50.0, 40.0, 40.0, 30.0), (0.0, 80.0, 40.0, 30.0), (320, 120)) == (0.0, 119.0)
+
+
+def test_carried_back_follows_the_block_backwards_onto_it_on_the_older_frame():
+    """The block moves 8 px a frame: the raw click (frame 8) is off the block 6 frames back; carried by
+    the tracker run over frames 7 .. 2 it lands on it, where a tracker run the same way puts it."""
+    from sensekit.vision.color_tracker import ColorTracker as plain
+
+    frames = [_fast(8 * k) for k in range(10)]
+    box = (114.0, 40.0, 40.0, 30.0)
+    x, y = carried_back(plain(), frames[8], box, frames[2:8], 134.0, 55.0)
+    twin = plain()
+    twin.pick_box(frames[8], box)
+    for m, j in enumerate(range(7, 1, -1), 1):
+        last = twin.update(frames[j], m / 30.0)
+    assert last.found
+    want = carry_point(134.0, 55.0, box, tuple(float(v) for v in last.box), (320, 120))   # type: ignore[arg-type]
+    assert (x, y) == want
+    assert 66 <= x < 106 and 40 <= y < 70                      # on the block of frame 2 (x 66 .. 105)
+    assert not 66 <= 134.0 < 106                               # the raw point is not
+
+
+class _Lost:
+    """A tracker that finds its box on the first ``found`` frames back, 10 px further left each, then
+    reports lost (with a box far away, which must not be used)."""
+
+    def __init__(self, found: int) -> None:
+        self.found, self.n, self.box = found, 0, (0.0, 0.0, 0.0, 0.0)
+
+    def pick_box(self, frame: np.ndarray, box: tuple[float, float, float, float]) -> None:
+        self.box = box
+
+    def update(self, frame: np.ndarray, t: float | None = None) -> Any:
+        from types import SimpleNamespace
+
+        self.n += 1
+        if self.n > self.found:
+            return SimpleNamespace(found=False, box=(300, 100, 10, 10))
+        x, y, w, h = self.box
+        return SimpleNamespace(found=True, box=(int(x - 10 * self.n), int(y), int(w), int(h)))
+
+
+def test_carried_back_keeps_the_last_found_box_when_the_tracker_is_lost():
+    frames = [_fast(0)] * 6
+    box = (114.0, 40.0, 40.0, 30.0)
+    assert carried_back(_Lost(2), frames[5], box, frames[:5], 134.0, 55.0) == (114.0, 55.0)
+    assert carried_back(_Lost(0), frames[5], box, frames[:5], 134.0, 55.0) == (134.0, 55.0)   # lost on t - 1
+    assert carried_back(_Lost(9), frames[5], box, frames[:5], 134.0, 55.0) == (84.0, 55.0)    # found on all 5
+
+
+def test_the_carry_back_hook_prompts_sam_at_the_carried_point_on_the_older_frame():
+    """With ``carry``: SAM is asked on frame t - k at the point ``carried_back`` gives (the shipped
+    click's box tracked backwards); without, at the raw click; the points and costs are kept."""
+    from sensekit.evaluation.vision.extent_experiment import make_tracker
+    from sensekit.vision.color_tracker import ColorTracker as plain
+
+    frames = [_fast(8 * k) for k in range(12)]
+    for carry in (False, True):
+        ring = ClipFrames.of(iter(frames), [8], 6)
+        sam = _PointSam((66, 40, 40, 30))
+        hooked = make_tracker({"tracker_class": before_point_prompt_tracker(sam, ring, 2, carry=carry)})
+        hooked.pick(frames[8], 134.0, 55.0)
+        assert len(sam.seen) == 1 and sam.seen[0] is frames[2]
+        shipped = plain()
+        shipped.pick(frames[8], 134.0, 55.0)
+        box = tuple(float(v) for v in shipped.picked.box)
+        if not carry:
+            assert sam.points == [(134.0, 55.0)] and ring.points == {} and ring.cpu_ms == []
+            continue
+        want = carried_back(plain(), frames[8], box, frames[2:8], 134.0, 55.0)   # type: ignore[arg-type]
+        assert sam.points == [want] and want != (134.0, 55.0)
+        assert ring.points == {8: [((134.0, 55.0), want)]}
+        assert len(ring.cpu_ms) == 1 and all(v >= 0 for v in ring.cpu_ms[0])
+        assert ring.boxes[8][0] is not None
+
+
+def test_carry_back_is_refused_without_point_prompt_before():
+    from _track_first_box import _use_salient
+
+    with pytest.raises(ConfigError, match="--carry-back needs --point-prompt-before K"):
+        _use_salient(None, 160, sam_root=None, carry_back=True)
