@@ -40,7 +40,6 @@ box at the click, so ``track_eval`` prints its size ok beside the tracked succes
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -50,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from _first_box_hooks import Box, mask_box
+from _first_box_hooks import Box, ShadowedTracker, frame_key, mask_box
 
 from sensekit.errors import ConfigError
 
@@ -91,11 +90,6 @@ def ring_megabytes(k: int, width: int = 640, height: int = 480, channels: int = 
         raise ValueError(f"a ring buffer needs k, width, height, channels of at least 1, got "
                          f"{k}, {width}, {height}, {channels}")
     return (k + 1) * width * height * channels / 1e6
-
-
-def frame_key(frame: np.ndarray) -> tuple[tuple[int, ...], str]:
-    """A frame's key: its shape and the SHA-1 of its pixels (as the click hooks key the encoder)."""
-    return tuple(frame.shape), hashlib.sha1(np.ascontiguousarray(frame).data).hexdigest()
 
 
 @dataclass
@@ -174,29 +168,20 @@ def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECOD
     ``SensekitTracker`` counts: a tracker's default clock would run the caught-up frames twice).
     With ``carry`` (``--carry-back``), SAM is prompted at the click point carried back to the frame
     k back (``carried_back``)."""
-    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
-
-    base = ExperimentTracker
     if delay < 1:
         raise ConfigError(f"the decoder's delay must be at least 1 frame, got {delay}")
 
-    class Before(ExperimentTracker):
-        def __init__(self, *args: Any, **kw: Any) -> None:
-            super().__init__(*args, **kw)
-            self._made = (args, kw)
-            self._shadow: Any = None
-            self._since = 0
+    class Before(ShadowedTracker):
+        shadow_delay = delay
 
         def pick(self, frame: np.ndarray, x: float, y: float, **kw: Any) -> None:
             super().pick(frame, x, y, **kw)
-            self._shadow, self._since = None, 0
             t, back = ring.before(frame)
             old = back[0] if back else frame
-            args, made = self._made
             px, py, back_ms = x, y, 0.0
             if carry and self.picked is not None and back:
                 c0 = time.process_time()
-                px, py = carried_back(base(*args, **made), frame, _box(self.picked.box), back, x, y)
+                px, py = carried_back(self.fresh(), frame, _box(self.picked.box), back, x, y)
                 back_ms = 1000 * (time.process_time() - c0)
                 ring.points.setdefault(t, []).append(((x, y), (px, py)))
             masks, scores = model.masks(old, px, py, key=frame_key(old))
@@ -204,7 +189,7 @@ def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECOD
             got: Box | None = None if self.picked is None else _box(self.picked.box)     # shipped
             if self.picked is not None and best.any():
                 c0 = time.process_time()
-                self._shadow = base(*args, **made)
+                self._shadow = self.fresh()
                 self._shadow.pick_box(old, mask_box(best))
                 for m, f in enumerate([*back[1:], frame], 1 - len(back)):
                     r = self._shadow.update(f, m / FPS)      # the click's frame at 0, as the live clock
@@ -212,14 +197,6 @@ def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECOD
                 if carry:
                     ring.cpu_ms.append((back_ms, 1000 * (time.process_time() - c0)))
             ring.boxes.setdefault(t, []).append(got)
-
-        def update(self, frame: np.ndarray, t: float | None = None) -> Any:
-            r = super().update(frame, t)
-            if self._shadow is None:
-                return r
-            caught = self._shadow.update(frame, t)
-            self._since += 1
-            return r if self._since < delay else caught
 
     return Before
 

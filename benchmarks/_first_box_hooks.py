@@ -20,10 +20,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sensekit.errors import ConfigError
+from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
 from sensekit.evaluation.vision.holder_cut import cut_holder
 
 if TYPE_CHECKING:
-    from sensekit.evaluation.vision.extent_experiment import ClickPoolFn, ExperimentTracker
+    from sensekit.evaluation.vision.extent_experiment import ClickPoolFn
     from sensekit.evaluation.vision.held_out import FittedExperiment
     from sensekit.vision.extent import ExtentExperiment
     from sensekit.evaluation.vision.salient_click import SalientClick
@@ -91,8 +92,7 @@ def point_prompt_in_tracker(model: Any) -> ClickPoolFn:
     from sensekit.vision.segment import Pool, Segment, segment_click_pool
 
     def pool(frame: np.ndarray, x: float, y: float, **kw: Any) -> tuple[Segment, Pool | None]:
-        key = (frame.shape, hashlib.sha1(np.ascontiguousarray(frame).data).hexdigest())
-        masks, scores = model.masks(frame, x, y, key=key)
+        masks, scores = model.masks(frame, x, y, key=frame_key(frame))
         mask = masks[int(np.argmax(scores))]
         if not mask.any():
             return segment_click_pool(frame, x, y, **kw)
@@ -125,8 +125,6 @@ def late_point_prompt_tracker(model: Any, delay: int) -> type[ExperimentTracker]
     Nothing is re-seeded where SAM's mask is empty or the shipped click picked nothing."""
     from dataclasses import replace
 
-    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
-
     class LateSeeded(ExperimentTracker):
         def pick(self, frame: np.ndarray, x: float, y: float, **kw: Any) -> None:
             super().pick(frame, x, y, **kw)
@@ -134,8 +132,7 @@ def late_point_prompt_tracker(model: Any, delay: int) -> type[ExperimentTracker]
             self._since = 0
             if self.picked is None:
                 return
-            key = (frame.shape, hashlib.sha1(np.ascontiguousarray(frame).data).hexdigest())
-            masks, scores = model.masks(frame, x, y, key=key)
+            masks, scores = model.masks(frame, x, y, key=frame_key(frame))
             best = masks[int(np.argmax(scores))]
             sam = mask_box(best) if best.any() else None
             bx, by, bw, bh = (float(v) for v in self.picked.box)
@@ -165,41 +162,58 @@ def late_point_prompt_tracker(model: Any, delay: int) -> type[ExperimentTracker]
     return LateSeeded
 
 
+def frame_key(frame: np.ndarray) -> tuple[tuple[int, ...], str]:
+    """A frame's key: its shape and the SHA-1 of its pixels (what the click hooks key the encoder by)."""
+    return tuple(frame.shape), hashlib.sha1(np.ascontiguousarray(frame).data).hexdigest()
+
+
+class ShadowedTracker(ExperimentTracker):
+    """The base of the trackers whose answers a second tracker (``_shadow``, set by a subclass's
+    ``pick``; ``fresh()`` makes one with this tracker's own arguments) replaces from
+    ``shadow_delay`` frames after the click on (set by the subclass): the shipped answers until
+    then, and where there is no shadow."""
+
+    shadow_delay = 1
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self._made = (args, kw)
+        self._shadow: Any = None
+        self._since = 0
+
+    def fresh(self) -> ExperimentTracker:
+        args, made = self._made
+        return ExperimentTracker(*args, **made)
+
+    def pick(self, frame: np.ndarray, x: float, y: float, **kw: Any) -> None:
+        super().pick(frame, x, y, **kw)
+        self._shadow, self._since = None, 0
+
+    def update(self, frame: np.ndarray, t: float | None = None) -> Any:
+        r = super().update(frame, t)
+        if self._shadow is None:
+            return r
+        caught = self._shadow.update(frame, t)
+        self._since += 1
+        return r if self._since < self.shadow_delay else caught
+
+
 def caught_up_point_prompt_tracker(model: Any, delay: int) -> type[ExperimentTracker]:
     """As ``late_point_prompt_tracker`` (added after its first figures, branch ``click25``),
     but SAM's box is not carried: a second tracker started from it on the click's frame runs
     through the frames since (a live app would keep them and run it over them in one go when SAM
     answers), and its answers replace the shipped tracker's from ``delay`` frames after the click
     on (``track_eval.py --point-prompt-late D --catch-up``)."""
-    from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
-
-    base = ExperimentTracker
-
-    class CaughtUp(ExperimentTracker):
-        def __init__(self, *args: Any, **kw: Any) -> None:
-            super().__init__(*args, **kw)
-            self._made = (args, kw)
-            self._shadow: Any = None
-            self._since = 0
+    class CaughtUp(ShadowedTracker):
+        shadow_delay = delay
 
         def pick(self, frame: np.ndarray, x: float, y: float, **kw: Any) -> None:
             super().pick(frame, x, y, **kw)
-            self._shadow, self._since = None, 0
-            key = (frame.shape, hashlib.sha1(np.ascontiguousarray(frame).data).hexdigest())
-            masks, scores = model.masks(frame, x, y, key=key)
+            masks, scores = model.masks(frame, x, y, key=frame_key(frame))
             best = masks[int(np.argmax(scores))]
             if self.picked is not None and best.any():
-                args, made = self._made
-                self._shadow = base(*args, **made)
+                self._shadow = self.fresh()
                 self._shadow.pick_box(frame, mask_box(best))
-
-        def update(self, frame: np.ndarray, t: float | None = None) -> Any:
-            r = super().update(frame, t)
-            if self._shadow is None:
-                return r
-            caught = self._shadow.update(frame, t)
-            self._since += 1
-            return r if self._since < delay else caught
 
     if delay < 1:
         raise ConfigError(f"--point-prompt-late must be at least 1 frame, got {delay}")
