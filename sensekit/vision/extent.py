@@ -294,7 +294,10 @@ def features(frame: np.ndarray, x: float, y: float, proposals: Sequence[Proposal
     h, w = small.shape[:2]
     bins = _lab_bins(small)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    mag = np.asarray(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)))
+    sx, sy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
+    # not cv2.magnitude: OpenCV 4.11-5.0 give last-bit different results for the same input by
+    # where the arrays lie in memory (one call to the next), and a replay must score the same
+    mag = np.sqrt(sx * sx + sy * sy)
     grad: np.ndarray = mag / (float(mag.mean()) + 1e-6)
     summed = cv2.integral(grad, sdepth=cv2.CV_64F)
     if flow is None and len(history) >= max(HISTORY_FRAMES):
