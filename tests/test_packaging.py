@@ -61,7 +61,8 @@ def test_an_installed_layout_reads_the_folders_inside_the_package(tmp_path, monk
 
 
 def test_the_panel_page_files_match_the_package_data_globs():
-    globs = CONFIG["package-data"]["sensekit.panel"]
+    assert "sensekit.panel.static" in CONFIG["packages"]
+    globs = ["static/" + g for g in CONFIG["package-data"]["sensekit.panel.static"]]
     static = REPO / "sensekit" / "panel" / "static"
     files = [p.relative_to(static.parent).as_posix() for p in static.rglob("*") if p.is_file()]
     left_out = [f for f in files if not any(fnmatch.fnmatch(f, g) and f.count("/") == g.count("/")
