@@ -34,6 +34,13 @@ before. Recorded per click: the carried point (``ClipFrames.points``, scored aga
 of t - k by ``points_on_object``) and the CPU ms of the backward pass and of the catch-up
 (``ClipFrames.cpu_ms``; the decoder's 120 ms is ``click26``'s figure).
 
+``--carry-back --carry-box`` (branch ``click29``, declared before any figure): as ``--carry-back``, but
+SAM's decoder is prompted with the carried point **and the backward tracker's box on t - k**
+(``backward_box``: its last found box where it reports lost, the shipped click's box for a loss on
+t - 1, clamped inside the frame by ``clamp_box``), SAM's box prompt giving one mask. Recorded per
+click beside the carried point: that box (``ClipFrames.back_boxes``, scored against the true box of
+t - k by ``track_eval``).
+
 ``ClipFrames`` gives the tracker the frames before each start of one clip (``evaluate_clip``
 hands a click only the 6 frames the shipped click looks back on) and keeps each click's caught-up
 box at the click, so ``track_eval`` prints its size ok beside the tracked success.
@@ -42,7 +49,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -97,7 +104,8 @@ class ClipFrames:
     """The frames ``k`` back from each start of one clip (by index), the starts' frame keys, and
     each click's caught-up box at the click (``boxes``: start index -> boxes, None for none); with
     ``--carry-back``, each click's raw and carried point (``points``: start -> [(raw, carried)])
-    and its CPU ms of the backward pass and of the catch-up (``cpu_ms``)."""
+    and its CPU ms of the backward pass and of the catch-up (``cpu_ms``); with ``--carry-box``, each
+    click's back-tracked box on t - k (``back_boxes``: start -> boxes)."""
 
     k: int
     frames: dict[int, np.ndarray]
@@ -105,6 +113,7 @@ class ClipFrames:
     boxes: dict[int, list[Box | None]] = field(default_factory=dict)
     points: dict[int, list[tuple[tuple[float, float], tuple[float, float]]]] = field(default_factory=dict)
     cpu_ms: list[tuple[float, float]] = field(default_factory=list)
+    back_boxes: dict[int, list[Box]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, frames: Iterable[np.ndarray], starts: Sequence[int], k: int) -> ClipFrames:
@@ -144,11 +153,9 @@ def carry_point(x: float, y: float, first: Box, last: Box, frame_wh: tuple[int, 
     return min(max(0.0, x + dx), fw - 1.0), min(max(0.0, y + dy), fh - 1.0)
 
 
-def carried_back(tracker: Any, frame: np.ndarray, box: Box, back: Sequence[np.ndarray], x: float, y: float
-                 ) -> tuple[float, float]:
-    """``--carry-back``: ``tracker`` (a fresh one) started from ``box`` on the click's ``frame`` and run
-    over ``back`` (oldest first) newest first, its clock forward; the click point carried by the
-    displacement of its last found box (the raw point where it finds none)."""
+def backward_box(tracker: Any, frame: np.ndarray, box: Box, back: Sequence[np.ndarray]) -> Box:
+    """``tracker`` (a fresh one) started from ``box`` on the click's ``frame`` and run over ``back``
+    (oldest first) newest first, its clock forward: its last found box (``box`` where it finds none)."""
     tracker.pick_box(frame, box)
     last = box
     for m, f in enumerate(reversed(back), 1):
@@ -156,20 +163,41 @@ def carried_back(tracker: Any, frame: np.ndarray, box: Box, back: Sequence[np.nd
         if not r.found or r.box[2] <= 0:
             break
         last = _box(r.box)
+    return last
+
+
+def clamp_box(box: Box, frame_wh: tuple[int, int]) -> Box:
+    """``box`` ``(x, y, w, h)`` cut to the frame (``frame_wh``), at least 1 px a side inside it."""
+    fw, fh = frame_wh
+    x0 = min(max(0.0, box[0]), fw - 1.0)
+    y0 = min(max(0.0, box[1]), fh - 1.0)
+    x1 = min(max(x0 + 1.0, box[0] + box[2]), float(fw))
+    y1 = min(max(y0 + 1.0, box[1] + box[3]), float(fh))
+    return x0, y0, x1 - x0, y1 - y0
+
+
+def carried_back(tracker: Any, frame: np.ndarray, box: Box, back: Sequence[np.ndarray], x: float, y: float
+                 ) -> tuple[float, float]:
+    """``--carry-back``: the click point carried by the displacement of ``backward_box``'s box from
+    ``box`` (the raw point where the backward tracker finds none)."""
+    last = backward_box(tracker, frame, box, back)
     return carry_point(x, y, box, last, (frame.shape[1], frame.shape[0]))
 
 
-def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECODER_FRAMES, carry: bool = False
-                                ) -> type[ExperimentTracker]:
+def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECODER_FRAMES, carry: bool = False,
+                                carry_box: bool = False) -> type[ExperimentTracker]:
     """The tracker class (``make_tracker``'s ``tracker_class``) of the module's design: started by a
     click as shipped, its answers replaced from ``delay`` frames after the click on by a tracker
     started from SAM's box on the frame k back (``ring``) and caught up over the frames since, its
     clock at 1/30 s a frame with the click's frame at 0 (the caller's clock from there, as
     ``SensekitTracker`` counts: a tracker's default clock would run the caught-up frames twice).
     With ``carry`` (``--carry-back``), SAM is prompted at the click point carried back to the frame
-    k back (``carried_back``)."""
+    k back (``carried_back``); with ``carry_box`` as well (``--carry-box``), SAM is also given the
+    backward tracker's box there as its box prompt (``backward_box``, ``clamp_box``)."""
     if delay < 1:
         raise ConfigError(f"the decoder's delay must be at least 1 frame, got {delay}")
+    if carry_box and not carry:
+        raise ConfigError("--carry-box needs --carry-back")
 
     class Before(ShadowedTracker):
         shadow_delay = delay
@@ -179,12 +207,21 @@ def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECOD
             t, back = ring.before(frame)
             old = back[0] if back else frame
             px, py, back_ms = x, y, 0.0
+            prompt_box: Box | None = None
             if carry and self.picked is not None and back:
                 c0 = time.process_time()
-                px, py = carried_back(self.fresh(), frame, _box(self.picked.box), back, x, y)
+                first = _box(self.picked.box)
+                last = backward_box(self.fresh(), frame, first, back)
+                px, py = carry_point(x, y, first, last, (frame.shape[1], frame.shape[0]))
                 back_ms = 1000 * (time.process_time() - c0)
                 ring.points.setdefault(t, []).append(((x, y), (px, py)))
-            masks, scores = model.masks(old, px, py, key=frame_key(old))
+                if carry_box:
+                    prompt_box = clamp_box(last, (frame.shape[1], frame.shape[0]))
+                    ring.back_boxes.setdefault(t, []).append(prompt_box)
+            if prompt_box is None:
+                masks, scores = model.masks(old, px, py, key=frame_key(old))
+            else:
+                masks, scores = model.masks(old, px, py, key=frame_key(old), box=prompt_box)
             best = masks[int(np.argmax(scores))]
             got: Box | None = None if self.picked is None else _box(self.picked.box)     # shipped
             if self.picked is not None and best.any():
@@ -201,11 +238,42 @@ def before_point_prompt_tracker(model: Any, ring: ClipFrames, delay: int = DECOD
     return Before
 
 
-def before_hook(model: Any, k: int, carry: bool = False) -> Callable[[ClipFrames], type[ExperimentTracker]]:
-    """``--point-prompt-before K [--carry-back]``: the tracker class for one clip's frames
-    (``ConfigError`` for K below 1, before any clip is read)."""
+@dataclass(frozen=True)
+class BeforeHook:
+    """``--point-prompt-before K [--carry-back [--carry-box]]``: called with one clip's frames, the
+    tracker class of the design (``before_point_prompt_tracker``)."""
+
+    model: Any
+    k: int
+    carry: bool = False
+    carry_box: bool = False
+
+    def __call__(self, ring: ClipFrames) -> type[ExperimentTracker]:
+        return before_point_prompt_tracker(self.model, ring, carry=self.carry, carry_box=self.carry_box)
+
+
+def before_hook(model: Any, k: int, carry: bool = False, carry_box: bool = False) -> BeforeHook:
+    """``--point-prompt-before K [--carry-back [--carry-box]]``: the tracker class for one clip's frames
+    (``ConfigError`` for K below 1 or ``carry_box`` without ``carry``, before any clip is read)."""
     frames_back(0, k)
-    return lambda ring: before_point_prompt_tracker(model, ring, carry=carry)
+    if carry_box and not carry:
+        raise ConfigError("--carry-box needs --carry-back")
+    return BeforeHook(model, k, carry, carry_box)
+
+
+def boxes_on_object(boxes: Sequence[Box], truth: Sequence[float], iou_min: float = 0.5) -> tuple[int, int]:
+    """(boxes with IoU > ``iou_min`` with the true box ``(x, y, w, h)``, boxes with each side within
+    25 % of the true box's): how many back-tracked boxes on t - k are the object there."""
+    tx, ty, tw, th = (float(v) for v in truth)
+    hit = sized = 0
+    for bx, by, bw, bh in boxes:
+        iw = max(0.0, min(bx + bw, tx + tw) - max(bx, tx))
+        ih = max(0.0, min(by + bh, ty + th) - max(by, ty))
+        inter = iw * ih
+        union = bw * bh + tw * th - inter
+        hit += union > 0 and inter / union > iou_min
+        sized += abs(bw / tw - 1) <= 0.25 and abs(bh / th - 1) <= 0.25
+    return hit, sized
 
 
 def size_ok_share(boxes: dict[int, list[Box | None]], truth: np.ndarray, tolerance: float = 0.25

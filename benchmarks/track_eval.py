@@ -43,7 +43,8 @@ a small frame) is left out with a note on stderr.
                                               [--starts 3] [--no-mil] [--loss] [--scales 0.5,1,2]
                                               [--held-out] [--tracker KEY=VALUE] [--per-click out.json]
                                               [--salient then-extent|refine [--salient-px 160]] [--holder-cut]
-                                              [--point-prompt SAM_ROOT [--point-prompt-late D | --point-prompt-before K]
+                                              [--point-prompt SAM_ROOT [--point-prompt-late D | --point-prompt-before K
+                                                [--carry-back [--carry-box]]]
                                                [--point-prompt-side S] [--point-prompt-encoder VARIANT]]
                                               [--motion-proposals MODEL_PY] [--motion-edge MODEL_PY]
                                               [--loss [--leave-only] [--verbose]]
@@ -72,7 +73,8 @@ SAM's box carried by the tracker's displacement (``late_point_prompt_tracker``: 
 arriving late, as live); with ``--catch-up`` a tracker started from SAM's box on the click's
 frame run over the frames since takes over instead. With ``--point-prompt-before K`` (branch
 ``click27``, ``_before_click.py``; at ``--scales 1`` only; ``--carry-back``, branch ``click28``: the
-click point first carried back to that frame by a tracker run backwards): SAM's box from the
+click point first carried back to that frame by a tracker run backwards; ``--carry-box``, branch
+``click29``: SAM also given that tracker's box there): SAM's box from the
 embedding of the frame K back, caught up over the frames since, takes over 4 frames after the
 click (the decoder's 120 ms), and its size ok at the click is printed per clip. ``--point-prompt-side S``: SAM's encoder
 at S px (512, 768; 1024 trained).
@@ -250,6 +252,9 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--carry-back", action="store_true",
                     help="with --point-prompt-before: the click point carried back to frame t-K by a tracker "
                          "run backwards (_before_click.py, branch click28)")
+    ap.add_argument("--carry-box", action="store_true",
+                    help="with --carry-back: SAM also prompted with the backward tracker's box on frame t-K "
+                         "(_before_click.py, branch click29)")
     ap.add_argument("--point-prompt-side", type=int, metavar="S", default=1024,
                     help="with --point-prompt: SAM's encoder input side (a multiple of 64)")
     ap.add_argument("--point-prompt-encoder", default="torch-fp32", metavar="VARIANT",
@@ -345,6 +350,27 @@ def _print_before(name: str, ring: Any, truth: np.ndarray) -> None:
         print(f"  carried back, {name}: on the object k back: " + ", ".join(on)
               + f"; CPU ms back {ms[:, 0].mean():.0f} (max {ms[:, 0].max():.0f}), catch-up "
               f"{ms[:, 1].mean():.0f} (max {ms[:, 1].max():.0f})" if len(ms) else "", flush=True)
+    if getattr(ring, "back_boxes", None):
+        from _before_click import boxes_on_object
+
+        parts = []
+        for t, bs in sorted(ring.back_boxes.items()):
+            hit, sized = boxes_on_object(bs, truth[frames_back(t, ring.k)])
+            parts.append(f"start {t} (k {t - frames_back(t, ring.k)}) IoU>0.5 {hit}/{len(bs)} "
+                         f"size ok {sized}/{len(bs)}")
+        print(f"  back-tracked box on t-k, {name}: " + ", ".join(parts), flush=True)
+
+
+def _with_carry_box(hook: Any, carry_box: bool) -> Any:
+    """``--carry-box``: ``_before_click.BeforeHook`` ``hook`` that also gives SAM the back-tracked box
+    (``ConfigError`` without ``--carry-back``); ``hook`` as it is without the flag."""
+    if not carry_box:
+        return hook
+    if hook is None or not hook.carry:
+        raise ConfigError("--carry-box needs --carry-back")
+    from dataclasses import replace
+
+    return replace(hook, carry_box=True)
 
 
 def _loss_tables(args: argparse.Namespace, names: list[str]) -> None:
@@ -375,7 +401,7 @@ def main(argv: list[str] | None = None, unseen: Unseen = unseen_by_fit) -> int:
                                               args.point_prompt_late, args.point_prompt_side, args.catch_up,
                                               args.point_prompt_encoder, args.point_prompt_work,
                                               args.point_prompt_before, args.carry_back)
-        args.before_hook = extra.pop("before_hook", None)
+        args.before_hook = _with_carry_box(extra.pop("before_hook", None), args.carry_box)
         args.tracker_settings.update(extra)      # every tracker this run makes, by its settings
     except (SourceError, ValueError, ConfigError, FileNotFoundError, ImportError) as e:
         print(e, file=sys.stderr)

@@ -348,3 +348,91 @@ def test_carry_back_is_refused_without_point_prompt_before():
 
     with pytest.raises(ConfigError, match="--carry-back needs --point-prompt-before K"):
         _use_salient(None, 160, sam_root=None, carry_back=True)
+
+
+# --carry-box (branch click29): SAM also given the backward tracker's box on frame t - k
+
+
+class _BoxSam(_PointSam):
+    """``_PointSam`` that also keeps the box prompts it was given (None for none)."""
+
+    def __init__(self, box: tuple[int, int, int, int] | None) -> None:
+        super().__init__(box)
+        self.prompts: list[tuple[float, float, float, float] | None] = []
+
+    def masks(self, frame: np.ndarray, x: float, y: float, key: object = None,
+              box: tuple[float, float, float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        self.prompts.append(box)
+        return super().masks(frame, x, y, key)
+
+
+def test_backward_box_is_the_last_found_box_and_the_clicks_box_for_a_loss_on_t_minus_1():
+    from _before_click import backward_box
+
+    frames = [_fast(0)] * 6
+    box = (114.0, 40.0, 40.0, 30.0)
+    assert backward_box(_Lost(2), frames[5], box, frames[:5]) == (94.0, 40.0, 40.0, 30.0)
+    assert backward_box(_Lost(0), frames[5], box, frames[:5]) == box
+    assert backward_box(_Lost(9), frames[5], box, frames[:5]) == (64.0, 40.0, 40.0, 30.0)
+
+
+def test_clamp_box_cuts_the_box_to_the_frame():
+    from _before_click import clamp_box
+
+    assert clamp_box((10.0, 20.0, 30.0, 40.0), (320, 120)) == (10.0, 20.0, 30.0, 40.0)
+    assert clamp_box((-10.0, 100.0, 30.0, 40.0), (320, 120)) == (0.0, 100.0, 20.0, 20.0)
+    assert clamp_box((330.0, 130.0, 5.0, 5.0), (320, 120)) == (319.0, 119.0, 1.0, 1.0)
+
+
+def test_the_carry_box_hook_prompts_sam_with_the_backward_box_and_the_carried_point():
+    """With ``carry_box``: SAM is asked on frame t - k at the carried point and with the box of the
+    shipped click's box tracked backwards (on the block of frame t - k); with ``carry`` alone, no box."""
+    from _before_click import backward_box, boxes_on_object
+
+    from sensekit.evaluation.vision.extent_experiment import make_tracker
+    from sensekit.vision.color_tracker import ColorTracker as plain
+
+    frames = [_fast(8 * k) for k in range(12)]
+    for carry_box in (False, True):
+        ring = ClipFrames.of(iter(frames), [8], 6)
+        sam = _BoxSam((66, 40, 40, 30))
+        hooked = make_tracker({"tracker_class": before_point_prompt_tracker(sam, ring, 2, carry=True,
+                                                                            carry_box=carry_box)})
+        hooked.pick(frames[8], 134.0, 55.0)
+        shipped = plain()
+        shipped.pick(frames[8], 134.0, 55.0)
+        box = tuple(float(v) for v in shipped.picked.box)
+        want_point = carried_back(plain(), frames[8], box, frames[2:8], 134.0, 55.0)  # type: ignore[arg-type]
+        assert sam.points == [want_point] and sam.seen[0] is frames[2]
+        if not carry_box:
+            assert sam.prompts == [None] and ring.back_boxes == {}
+            continue
+        want_box = backward_box(plain(), frames[8], box, frames[2:8])  # type: ignore[arg-type]
+        assert sam.prompts == [want_box] and ring.back_boxes == {8: [want_box]}
+        assert boxes_on_object([want_box], (66.0, 40.0, 40.0, 30.0)) == (1, 1)    # the block of frame 2
+        assert boxes_on_object([box], (66.0, 40.0, 40.0, 30.0))[0] == 0         # the click's box is not on it
+
+
+def test_carry_box_is_refused_without_carry_back():
+    from _before_click import BeforeHook
+    from track_eval import _with_carry_box
+
+    with pytest.raises(ConfigError, match="--carry-box needs --carry-back"):
+        before_hook(object(), 42, carry=False, carry_box=True)
+    with pytest.raises(ConfigError, match="--carry-box needs --carry-back"):
+        before_point_prompt_tracker(object(), ClipFrames(5, {}, {}), carry_box=True)
+    with pytest.raises(ConfigError, match="--carry-box needs --carry-back"):
+        _with_carry_box(BeforeHook(object(), 42), True)
+    with pytest.raises(ConfigError, match="--carry-box needs --carry-back"):
+        _with_carry_box(None, True)
+    hook = before_hook("sam", 42, carry=True)
+    assert _with_carry_box(hook, False) is hook
+    assert _with_carry_box(hook, True) == BeforeHook("sam", 42, True, True)
+
+
+def test_boxes_on_object_counts_overlap_and_size():
+    from _before_click import boxes_on_object
+
+    truth = (40.0, 30.0, 20.0, 20.0)
+    assert boxes_on_object([(40.0, 30.0, 20.0, 20.0), (45.0, 30.0, 20.0, 20.0), (40.0, 30.0, 60.0, 60.0),
+                            (200.0, 30.0, 20.0, 20.0)], truth) == (2, 3)
