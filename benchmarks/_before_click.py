@@ -59,6 +59,7 @@ import numpy as np
 from _first_box_hooks import Box, ShadowedTracker, frame_key, mask_box
 
 from sensekit.errors import ConfigError
+from sensekit.evaluation.vision.evaluate import iou
 
 if TYPE_CHECKING:
     from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
@@ -264,15 +265,12 @@ def before_hook(model: Any, k: int, carry: bool = False, carry_box: bool = False
 def boxes_on_object(boxes: Sequence[Box], truth: Sequence[float], iou_min: float = 0.5) -> tuple[int, int]:
     """(boxes with IoU > ``iou_min`` with the true box ``(x, y, w, h)``, boxes with each side within
     25 % of the true box's): how many back-tracked boxes on t - k are the object there."""
-    tx, ty, tw, th = (float(v) for v in truth)
+    true_box = tuple(float(v) for v in truth)
+    tw, th = true_box[2], true_box[3]
     hit = sized = 0
-    for bx, by, bw, bh in boxes:
-        iw = max(0.0, min(bx + bw, tx + tw) - max(bx, tx))
-        ih = max(0.0, min(by + bh, ty + th) - max(by, ty))
-        inter = iw * ih
-        union = bw * bh + tw * th - inter
-        hit += union > 0 and inter / union > iou_min
-        sized += abs(bw / tw - 1) <= 0.25 and abs(bh / th - 1) <= 0.25
+    for box in boxes:
+        hit += iou(box, true_box) > iou_min
+        sized += abs(box[2] / tw - 1) <= 0.25 and abs(box[3] / th - 1) <= 0.25
     return hit, sized
 
 
