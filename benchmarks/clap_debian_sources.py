@@ -113,7 +113,6 @@ def build(args: argparse.Namespace) -> int:
             f"{int(k.sum())} with the copies")
     say(f"developer bursts {len(b.y)}, Debian {len(d.y)}")
     old = json.loads((args.folds / "TREES.json").read_text())["models"]
-    wait = json.loads((args.folds / "WAIT_FOLDS.json").read_text())
     sources = sorted(old)
     weigh = by_source if args.by_source else None
     for s in (args.control_folds.split(",") if args.control_folds else sources):
@@ -126,15 +125,16 @@ def build(args: argparse.Namespace) -> int:
         if args.by_source:
             say(f"{s}'s fold: " + weights_seen(both, s))
         say(f"refit without {s}, with the Debian sources")
-    T = nested_thresholds(b, {s: ct.scores(b, m) for s, m in models.items()})
-    say("T nested: " + ", ".join(f"{s} {v:g}" for s, v in T.items()) + " (today: "
-        + ", ".join(f"{s} {wait[s]['T']:g}" for s in sources) + ")")
-    today = nested_thresholds(b, {s: ct.scores(b, m) for s, m in old.items()})
-    say("control: today's T nested from --folds' trees: " + ", ".join(f"{s} {v:g}" for s, v in today.items()))
     out = args.out / ("debian" + "".join(f"_no_{w}" for w in args.without.split(",") if w)
                       + ("_by_source" if args.by_source else ""))
     out.mkdir(parents=True, exist_ok=True)
     (out / "TREES.json").write_text(json.dumps({"models": models}))
+    T = nested_thresholds(b, {s: ct.scores(b, m) for s, m in models.items()})
+    wait = json.loads((args.folds / "WAIT_FOLDS.json").read_text())
+    say("T nested: " + ", ".join(f"{s} {v:g}" for s, v in T.items()) + " (today: "
+        + ", ".join(f"{s} {wait[s]['T']:g}" for s in sources) + ")")
+    today = nested_thresholds(b, {s: ct.scores(b, m) for s, m in old.items()})
+    say("control: today's T nested from --folds' trees: " + ", ".join(f"{s} {v:g}" for s, v in today.items()))
     (out / "WAIT_FOLDS.json").write_text(json.dumps({s: {**wait[s], "T": T[s]} for s in sources}))
     for name in ("RING_130_late_above_db.json", "MEL_LR.json"):
         (out / name).unlink(missing_ok=True)

@@ -23,8 +23,11 @@ all of them in ``--out``, each stage skipped when its file is there, each timed:
    (``clap_refit_inputs.nest_wait``, the recipe whose control gave today's wait in the thirty-second pass).
 
 Checked at the end against the folds the history reports: ``T`` 0 (sharwin 2), margin 1.5 (sharwin 1),
-the sum rule, theta -0.75 or -1 (sharwin 0). The held-out control is then
-``clap_false_claps.py --folds OUT`` (18 negative clips, 73 false claps at offset 0).
+the sum rule, theta -0.75 or -1 (sharwin 0). On 28 Nov 2026 k's fold came out at margin 1 (its cap from
+the delays streamed that day 0.140): then ``WAIT_FOLDS_recorded.json`` keeps the recorded margin of each
+such fold with its rule and theta nested there again (k: theta -1, the recorded one). The held-out
+control is ``clap_false_claps.py --folds`` on a folder linking ``TREES.json``, ``RING_130_late_above_db.json``,
+``MEL_LR.json`` and that file as ``WAIT_FOLDS.json`` (18 negative clips, 73 false claps at offset 0).
 
 Usage: .venv/bin/python benchmarks/clap_rebuild_folds.py --out DIR
 """
@@ -32,11 +35,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+# before numpy: the log-mel's product took 130 ms a burst with OpenBLAS's threads on a loaded machine, 0.3 ms
+# without (the twentieth pass); the first try of this script spent over 15 minutes in stage 3 that way
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
 from _reference import SHARED_DATA, data_refused
 
@@ -118,6 +125,44 @@ def one_pass(out: Path, keep: np.ndarray) -> None:
         say(f"{len(voiced)} bursts; the log-mel of {len(idx)}")
 
 
+def recorded_wait(out: Path, b: Any, so: dict[str, np.ndarray], sr: dict[str, np.ndarray],
+                  wait: dict[str, dict[str, Any]], margins: dict[str, float]) -> list[str]:
+    """``WAIT_FOLDS_recorded.json``: the rebuilt wait, but each fold whose margin is not the recorded one
+    (``margins``) at that margin, with its rule and theta nested there again on its other sources
+    (``clap_mel_wait.choose``, the log-mel scores of ``MEL_LR.json``). The folds changed."""
+    from clap_mel_wait import choose
+
+    from sensekit.evaluation.audio import clap_ring_wait as rw
+    from sensekit.evaluation.audio import clap_training as ct
+    from sensekit.evaluation.audio.clap_mel_score import LinearScore
+    from sensekit.evaluation.audio.clap_renest import fill_missing, own_margin
+
+    sources = sorted(wait)
+    lr = {s: LinearScore.from_json(v) for s, v in json.loads((out / "MEL_LR.json").read_text()).items()}
+    z = np.load(out / "MELS.npz")
+    idx, M = z["idx"], z["short"]
+    d = own_margin(b.source, so, {s: float(wait[s]["T"]) for s in sources})
+    F = np.column_stack([M.reshape(len(M), -1).astype(np.float64), d[idx]])
+    ms = np.full(len(b.y), np.nan)
+    for s in sources:
+        ms[idx[b.source[idx] == s]] = lr[s](F[b.source[idx] == s])
+    got = {s: dict(v) for s, v in wait.items()}
+    changed = [s for s in sources if wait[s]["margin"] != margins[s]]
+    for s in changed:
+        others = [o for o in sources if o != s]
+        close = np.zeros(len(b.y), bool)
+        for o in others:
+            k = b.source == o
+            close[k] = rw.waits(np.nan_to_num(so[o][k], nan=np.inf), threshold=wait[s]["T"], margin=margins[s])
+        filled, _ = fill_missing(ms, close & (b.y >= 0) & (b.variant != ct.SPEECH0))
+        rule, theta, _ = choose(b, so, sr, filled, wait[s]["T"], margins[s], others, "sum")
+        got[s].update(margin=margins[s], rule=rule, theta=theta)
+        say(f"{s} at the recorded margin {margins[s]:g}: {rule}, theta {theta:g} (rebuilt: margin "
+            f"{wait[s]['margin']:g}, theta {wait[s]['theta']:g})")
+    (out / "WAIT_FOLDS_recorded.json").write_text(json.dumps(got))
+    return changed
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
@@ -170,6 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         say(f"{s}: T {wait[s]['T']:g}, margin {wait[s]['margin']:g}, {wait[s]['rule']}, theta {wait[s]['theta']:g}")
     say(f"the folds as the history reports them (T 0 / sharwin 2, margin 1.5 / sharwin 1, sum, theta -0.75..-1 / "
         f"sharwin 0): {ok}; all stages {time.perf_counter() - t_all:.0f} s")
+    if not ok:
+        changed = recorded_wait(out, b, so, sr, wait, want_m)
+        say(f"WAIT_FOLDS_recorded.json: the recorded margins in {', '.join(changed) or 'no fold'}; link it as "
+            "WAIT_FOLDS.json beside TREES.json, RING_130_late_above_db.json and MEL_LR.json for the control")
     return 0 if ok else 1
 
 
