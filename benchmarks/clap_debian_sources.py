@@ -113,7 +113,6 @@ def build(args: argparse.Namespace) -> int:
             f"{int(k.sum())} with the copies")
     say(f"developer bursts {len(b.y)}, Debian {len(d.y)}")
     old = json.loads((args.folds / "TREES.json").read_text())["models"]
-    wait = json.loads((args.folds / "WAIT_FOLDS.json").read_text())
     sources = sorted(old)
     weigh = by_source if args.by_source else None
     for s in (args.control_folds.split(",") if args.control_folds else sources):
@@ -126,15 +125,16 @@ def build(args: argparse.Namespace) -> int:
         if args.by_source:
             say(f"{s}'s fold: " + weights_seen(both, s))
         say(f"refit without {s}, with the Debian sources")
-    T = nested_thresholds(b, {s: ct.scores(b, m) for s, m in models.items()})
-    say("T nested: " + ", ".join(f"{s} {v:g}" for s, v in T.items()) + " (today: "
-        + ", ".join(f"{s} {wait[s]['T']:g}" for s in sources) + ")")
-    today = nested_thresholds(b, {s: ct.scores(b, m) for s, m in old.items()})
-    say("control: today's T nested from --folds' trees: " + ", ".join(f"{s} {v:g}" for s, v in today.items()))
     out = args.out / ("debian" + "".join(f"_no_{w}" for w in args.without.split(",") if w)
                       + ("_by_source" if args.by_source else ""))
     out.mkdir(parents=True, exist_ok=True)
     (out / "TREES.json").write_text(json.dumps({"models": models}))
+    T = nested_thresholds(b, {s: ct.scores(b, m) for s, m in models.items()})
+    wait = json.loads((args.folds / "WAIT_FOLDS.json").read_text())
+    say("T nested: " + ", ".join(f"{s} {v:g}" for s, v in T.items()) + " (today: "
+        + ", ".join(f"{s} {wait[s]['T']:g}" for s in sources) + ")")
+    today = nested_thresholds(b, {s: ct.scores(b, m) for s, m in old.items()})
+    say("control: today's T nested from --folds' trees: " + ", ".join(f"{s} {v:g}" for s, v in today.items()))
     (out / "WAIT_FOLDS.json").write_text(json.dumps({s: {**wait[s], "T": T[s]} for s in sources}))
     for name in ("RING_130_late_above_db.json", "MEL_LR.json"):
         (out / name).unlink(missing_ok=True)
@@ -185,10 +185,26 @@ def renest(args: argparse.Namespace) -> int:
         tm = TreeModel(trees[s])
         so[s] = np.full(len(b.y), np.nan)
         so[s][keep] = [tm.score(v) for v in b.X[keep]]
-    got = nest_wait(b, so, {s: z[f"r_{s}"] for s in sources}, {s: float(folds[s]["T"]) for s in sources},
-                    args.renest)
-    save_renested(args.folds_in.with_name(args.folds_in.name + "_renest"), got, args.folds_in)
+    T = {s: float(folds[s]["T"]) for s in sources}
+    delays = own_delays(args, trees, T) if args.own_delays else None
+    got = nest_wait(b, so, {s: z[f"r_{s}"] for s in sources}, T, args.renest, delays)
+    save_renested(args.folds_in.with_name(args.folds_in.name + ("_renest_own" if args.own_delays else "_renest")),
+                  got, args.folds_in)
     return 0
+
+
+def own_delays(args: argparse.Namespace, trees: dict[str, Any], T: dict[str, float]) -> Path:
+    """The thirty-fifth pass: the decision delays of ``--folds-in``'s own trees, streamed as today's were for
+    the cap (``clap_ring_stream.today_delays``: each fold's trees alone, margin 0, at its ``T``, on its own
+    source's clips, offsets 0 and 517, route off), kept in ``--folds-in``/OWN_DELAYS/; the file's path."""
+    from clap_ring_stream import today_delays
+
+    d: Path = args.folds_in / "OWN_DELAYS"
+    d.mkdir(exist_ok=True)
+    got = today_delays(argparse.Namespace(out=d, offsets="0,517", block=512), sorted(trees), trees, T)
+    say("own trees' p50 decision delay on their recordings: " + ", ".join(
+        f"{s} {np.percentile(v, 50):.1f} ms" for s, v in got.items() if len(v)))
+    return d / "DELAYS_today_0_517.json"
 
 
 def judge_folds(args: argparse.Namespace, clips: list[Any]) -> int:
@@ -268,6 +284,8 @@ def main() -> int:
     ap.add_argument("--judge-folds", type=Path, default=None, help="--judge by this folds folder's 14 fold "
                     "detectors instead of the shipped one")
     ap.add_argument("--renest-control", action="store_true", help="first the recipe on --folds' trees")
+    ap.add_argument("--own-delays", action="store_true", help="--renest with the latency caps from --folds-in's "
+                    "own trees' streamed delays, not today's (the thirty-fifth pass; folder DIR_renest_own)")
     args = ap.parse_args()
     try:
         if args.fetch:

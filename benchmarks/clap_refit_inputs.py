@@ -133,18 +133,21 @@ def save_renested(d: Path, got: dict[str, dict[str, Any]], folds: Path) -> None:
 
 
 def nest_wait(b: ct.Bursts, so: dict[str, np.ndarray], sr: dict[str, np.ndarray], T: dict[str, float],
-              mel_dir: Path) -> dict[str, dict[str, Any]]:
+              mel_dir: Path, delays: Path | None = None) -> dict[str, dict[str, Any]]:
     """Each source's wait nested on the other sources (``clap_renest``'s recipe): the fold's ``T``, margin,
-    rule, theta and log-mel score (``"lr"``), for trees whose fold scores are ``so`` (NaN: not scored)."""
+    rule, theta and log-mel score (``"lr"``), for trees whose fold scores are ``so`` (NaN: not scored).
+    ``delays``: the streamed decision delays the latency caps come from (default ``mel_dir``'s, today's
+    trees'; the thirty-fifth pass passes the candidate trees' own)."""
     from clap_mel_wait import TRAIN_MARGIN, choose
 
     from sensekit.evaluation.audio import clap_ring_wait as rw
     from sensekit.evaluation.audio.clap_mel_score import fit_linear
 
     sources = sorted(so)
-    got = json.loads((mel_dir / "DELAYS_today_0_517.json").read_text())
+    got = json.loads((delays or mel_dir / "DELAYS_today_0_517.json").read_text())
     caps = rw.latency_caps({s: np.asarray(v, np.float64) for s, v in got.items()}, 1.0)
     w = rw.nested_waits(b, so, sr, T, ring_thresholds=dict(T), max_recorded=caps)
+    say("latency caps: " + ", ".join(f"{s} {caps[s]:.3f}" for s in sources))
     say("margins nested: " + ", ".join(f"{s} {w[s][0]:g}" for s in sources))
     d = own_margin(b.source, so, T)
     z = np.load(mel_dir / "MELS.npz")
