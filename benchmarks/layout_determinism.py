@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
 import itertools
 import struct
 import sys
@@ -211,6 +212,11 @@ def cases(data: Path, max_items: int) -> list[RunCase]:
         out.append(RunCase(f"{clip.stem}: a click", [str(clip), "--track-color", f"{cx:.0f},{cy:.0f}",
                                                     "--motion", "--blobs", "--edges",
                                                     "--max-items", str(max_items)]))
+    if importlib.util.find_spec("mediapipe") is not None:      # the hands venv (.ci/run_hands)
+        basketball = data / "video" / "tracking" / "vot_basketball_rva.mp4"
+        out += [RunCase("demo: hands and pose", ["demo", "--hands", "--pose"]),
+                RunCase("vot_basketball_rva: hands and pose", [str(basketball), "--hands", "--pose",
+                                                               "--max-items", "60"])]
     for wav in sorted((data / "audio").glob("clap_k_*.wav"))[:2] + sorted((data / "audio").glob("alarm*.wav"))[:1]:
         out.append(RunCase(f"{wav.stem}: audio", [str(wav), "--clap", "--pattern", "2", "--pitch", "--level",
                                                  "--activity", "--records"]))
