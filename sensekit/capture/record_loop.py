@@ -10,9 +10,12 @@ kept, marked incomplete, and ``RecordingError`` says so.
 A live camera that comes back at another size (a USB camera plugged back in at its default
 size, a stream server restarted at another resolution: ``CameraSource`` reconnects by itself)
 hands over pictures the recorder would refuse, which stopped a weeks-long recording there. Each
-such frame is scaled to the recording's size (``cv2.resize``: area when shrinking, linear when
-growing), a warning says it once per new size, and ``meta.json``'s ``source_drops`` counts them
-(``resized_frames``; ``inspect`` shows the count). Anything else that is not the recording's
+such frame is scaled to fit the recording's size keeping its aspect ratio (``letterboxed``:
+``cv2.resize``, area when shrinking, linear when growing, then black bands at the sides or at top
+and bottom; a frame of the same aspect fills it, as before), a warning says it once per new size,
+and ``meta.json``'s ``source_drops`` counts them (``resized_frames``; ``inspect`` shows the count).
+A 16:9 camera in a 4:3 recording is no longer stretched: what a replay's tracker and zones see keeps
+its shape. Anything else that is not the recording's
 picture (a grey or float frame) is still the recorder's error; files and replays are not scaled.
 
 Cost: the recorder's (one FFV1 encode per frame); the loop itself is a few attribute reads
@@ -296,17 +299,34 @@ def _fitted(rec: Recorder, item: Item | None, c: _Copy) -> Item | None:
             and image.shape[2] == 3 and image.shape[0] > 0 and image.shape[1] > 0) \
             or (image.shape[1], image.shape[0]) == size:
         return item
-    import cv2
 
     got = (image.shape[1], image.shape[0])
     if got not in c.sizes_said:
         c.sizes_said.add(got)
         log.warning("the camera gives %dx%d frames now, the recording is %dx%d (reconnected at another "
-                    "size?): they are scaled to %dx%d and counted in meta.json (source_drops: %s)",
+                    "size?): they are scaled to fit %dx%d, their aspect kept (black bands), and counted in "
+                    "meta.json (source_drops: %s)",
                     *got, *size, *size, RESIZED_FRAMES)
-    shrink = got[0] * got[1] > size[0] * size[1]
     c.resized += 1
-    return replace(item, image=cv2.resize(image, size, interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR))
+    return replace(item, image=letterboxed(image, size))
+
+
+def letterboxed(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``image`` (H x W x 3, uint8) scaled to fit ``size`` (width, height) with its aspect ratio
+    kept, centred on black: bands at the sides or at top and bottom where the aspects differ
+    (area interpolation when shrinking, linear when growing)."""
+    import cv2
+
+    (w, h), (W, H) = (image.shape[1], image.shape[0]), size
+    scale = min(W / w, H / h)
+    fit = (min(W, max(1, round(w * scale))), min(H, max(1, round(h * scale))))
+    scaled = cv2.resize(image, fit, interpolation=cv2.INTER_AREA if fit[0] * fit[1] < w * h else cv2.INTER_LINEAR)
+    if fit == (W, H):
+        return np.asarray(scaled)
+    out = np.zeros((H, W, image.shape[2]), np.uint8)
+    x0, y0 = (W - fit[0]) // 2, (H - fit[1]) // 2
+    out[y0:y0 + fit[1], x0:x0 + fit[0]] = scaled
+    return out
 
 
 def _copy_items(source: Source, rec: Recorder, c: _Copy) -> None:
