@@ -43,7 +43,8 @@ def test_a_stream_back_at_16_9_under_a_4_3_recording_is_letterboxed_not_stretche
         mover = threading.Thread(target=restart_at_16_9, daemon=True)
         mover.start()
         with cam:
-            done = record_source(cam, out, seconds=6.0, progress=False)   # 5 s after the restart: room on a loaded machine
+            # 5.5 s after the restart: room for the scaled frames on a loaded machine
+            done = record_source(cam, out, seconds=6.0, progress=False)
         mover.join(timeout=5)
     assert done["source_drops"].get("resized_frames", 0) >= 10, done
     with ReplaySource(out) as src:
