@@ -75,6 +75,7 @@ from sensekit.vision.shapes import BoxShape, Layer, PointsShape
 from sensekit.vision.stages import mirror
 from sensekit.vision.smoothing import OneEuroArray
 from sensekit.vision.taught import TaughtGestures, hand_features
+from sensekit.vision.tracked_ids import pair_greedily, seen_at, unseen_for
 
 __all__ = ["HAND_SETTINGS", "HandStage", "TrackedHand", "HAND_EVENTS", "INSTALL_HINT", "load_mediapipe",
            "hands_available"]
@@ -305,13 +306,12 @@ class HandStage(Tunable, section="hands",
             if hand is None:
                 hand = self._new_hand()
             events.extend(self._observe(hand, image_points, world_points, label, score, t))
-        for hand in list(self.hands.values()):
-            if hand.last_t < t and (t - hand.last_t) * 1000.0 >= s.lost_after_ms:
-                if hand.pinching:
-                    x, y = hand.pinch_point
-                    events.append(Pinch(t=t, id=hand.id, pinching=False, x=x, y=y))
-                events.append(HandLost(t=t, id=hand.id))
-                del self.hands[hand.id]
+        for hand in unseen_for(self.hands.values(), t, s.lost_after_ms):
+            if hand.pinching:
+                x, y = hand.pinch_point
+                events.append(Pinch(t=t, id=hand.id, pinching=False, x=x, y=y))
+            events.append(HandLost(t=t, id=hand.id))
+            del self.hands[hand.id]
         self._last_t = t
         return events
 
@@ -323,7 +323,7 @@ class HandStage(Tunable, section="hands",
         skeleton, box with id and gesture."""
         if index != self._last_index:
             return []
-        return hand_layers([h for h in self.hands.values() if h.last_t == self._last_t])
+        return hand_layers(seen_at(self.hands.values(), self._last_t))
 
     def _new_hand(self) -> TrackedHand:
         s = self
@@ -440,14 +440,7 @@ def _match(hands: list[TrackedHand], found: list[np.ndarray]) -> dict[int, Track
             cost = math.dist(centre, prev) / max(size, prev_size)
             if cost < 1.5:
                 pairs.append((cost, k, hand))
-    pairs.sort(key=lambda p: p[0])
-    out: dict[int, TrackedHand] = {}
-    used: set[int] = set()
-    for _, k, hand in pairs:
-        if k not in out and hand.id not in used:
-            out[k] = hand
-            used.add(hand.id)
-    return out
+    return pair_greedily(pairs)
 
 
 #: the stage's settings group, as ``HandStage.SETTINGS`` (``sensekit settings hands`` lists it)

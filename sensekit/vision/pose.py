@@ -53,6 +53,7 @@ from sensekit.vision.people import (Box, box_iou, crop_box, landmark_box, paint_
                                     torso_visible, upright)
 from sensekit.vision.shapes import BoxShape, Layer, PointsShape
 from sensekit.vision.smoothing import OneEuroArray
+from sensekit.vision.tracked_ids import pair_greedily, seen_at, unseen_for
 
 __all__ = ["POSE_SETTINGS", "POSE_EVENTS", "PoseStage", "TrackedPerson", "load_pose"]
 
@@ -224,11 +225,10 @@ class PoseStage(Tunable, section="pose",
         for k, pts in enumerate(found):
             person = matches.get(k) or self._new_person()
             events.extend(self._observe(person, pts, t))
-        for person in list(self.people.values()):
-            if person.last_t < t and (t - person.last_t) * 1000.0 >= self.lost_after_ms:
-                events.extend(Step(t=t, id=person.id, zone=z, inside=False) for z, _ in person.steps.leave_all())
-                events.append(PoseLost(t=t, id=person.id))
-                del self.people[person.id]
+        for person in unseen_for(self.people.values(), t, self.lost_after_ms):
+            events.extend(Step(t=t, id=person.id, zone=z, inside=False) for z, _ in person.steps.leave_all())
+            events.append(PoseLost(t=t, id=person.id))
+            del self.people[person.id]
         self._last_t = t
         return events
 
@@ -241,14 +241,14 @@ class PoseStage(Tunable, section="pose",
         arrays are the stage's own."""
         if index != self._last_index:
             return []
-        return [(p.id, p.landmarks) for p in self.people.values() if p.last_t == self._last_t]
+        return [(p.id, p.landmarks) for p in seen_at(self.people.values(), self._last_t)]
 
     def layers(self, index: int) -> list[Layer]:
         """The people seen on frame ``index`` if it is the last one processed: landmarks and
         skeleton, box with id."""
         if index != self._last_index:
             return []
-        return pose_layers([p for p in self.people.values() if p.last_t == self._last_t])
+        return pose_layers(seen_at(self.people.values(), self._last_t))
 
     def _new_person(self) -> TrackedPerson:
         person = TrackedPerson(id=self._next_id, landmarks=np.zeros((33, 4)), box=(0, 0, 0, 0), last_t=-1.0,
@@ -335,15 +335,8 @@ def pose_layers(people: list[TrackedPerson]) -> list[Layer]:
 
 def _match(people: list[TrackedPerson], boxes: list[Box]) -> dict[int, TrackedPerson]:
     """Pair this frame's boxes with known people by overlap (greedy, best first; IoU > 0.2)."""
-    pairs = sorted(((box_iou(b, p.box), k, p) for k, b in enumerate(boxes) for p in people),
-                   key=lambda x: -x[0])
-    out: dict[int, TrackedPerson] = {}
-    used: set[int] = set()
-    for iou, k, person in pairs:
-        if iou > 0.2 and k not in out and person.id not in used:
-            out[k] = person
-            used.add(person.id)
-    return out
+    overlaps = ((box_iou(b, p.box), k, p) for k, b in enumerate(boxes) for p in people)
+    return pair_greedily((-iou, k, p) for iou, k, p in overlaps if iou > 0.2)
 
 
 #: the stage's settings group, as ``PoseStage.SETTINGS`` (``sensekit settings pose`` lists it)
