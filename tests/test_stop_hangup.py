@@ -20,6 +20,7 @@ import pytest
 
 from sensekit.capture.replay import ReplaySource
 from sensekit.osc import free_udp_port
+from tests.stop_on_signal import signal_when_ready
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="no SIGHUP on this platform")
 
@@ -46,20 +47,7 @@ def _signalled(args: list[str], cwd: Path, ready: Callable[[], bool], *sigs: int
 
     proc = subprocess.Popen([sys.executable, "-m", "sensekit", *args], env=_env(), cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=setup)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not ready():
-            assert proc.poll() is None, proc.communicate()
-            time.sleep(0.1)
-        time.sleep(0.5)
-        for sig in sigs:
-            proc.send_signal(sig)
-            time.sleep(0.5)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    out, err = signal_when_ready(proc, ready, *sigs, gap_s=0.5, must_run=True)
     return proc.returncode, out, err
 
 
@@ -102,18 +90,7 @@ def test_events_on_sighup_stops_as_on_sigterm(tmp_path: Path, demo: None) -> Non
                                  "--jsonl", "--stats", "--osc", f"127.0.0.1:{free_udp_port()}"],
                                 env=_env(), cwd=tmp_path, stdout=sink, stderr=subprocess.PIPE, text=True,
                                 preexec_fn=_hangup_acts)
-        try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and out_file.stat().st_size == 0:
-                assert proc.poll() is None
-                time.sleep(0.1)
-            time.sleep(0.5)
-            proc.send_signal(signal.SIGHUP)
-            _, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        _, err = signal_when_ready(proc, _has_lines(out_file), signal.SIGHUP, must_run=True)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "sensekit: interrupted" in err
     assert "osc_sent=" in err                                           # --stats, the sender's counts

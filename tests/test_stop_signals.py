@@ -7,13 +7,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import cv2
 import pytest
 
 from tests.capture.clips import make_clip, record_until_signalled
+from tests.stop_on_signal import signal_when_ready
 
 RECORD_UNTIL_STOPPED = r"""
 import sys
@@ -43,16 +43,8 @@ def test_run_stops_cleanly_on_sigterm(tmp_path: Path, recordings_dir: Path) -> N
     proc = subprocess.Popen([sys.executable, "-m", "sensekit", "run", "edge_snow", "--source", "demo", "--loop",
                              "--headless", "--screenshot", str(shot), "--events", str(events)],
                             env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (events.exists() and events.stat().st_size > 0):
-            time.sleep(0.1)
-        time.sleep(0.5)
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err = signal_when_ready(proc, lambda: events.exists() and events.stat().st_size > 0, signal.SIGTERM,
+                                 timeout_s=30)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     assert "stopped by SIGTERM" in out and f"screenshot: {shot}" in out, out

@@ -13,13 +13,13 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import cv2
 import pytest
 
 from tests.capture.mjpeg_server import MjpegServer
+from tests.stop_on_signal import signal_when_ready
 
 FPS = 15.0
 
@@ -65,16 +65,8 @@ def test_ctrl_c_on_a_live_run_still_writes_the_screenshot(camera, tmp_path):
                                       "--headless", "--screenshot", str(shot)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
                             cwd=tmp_path)
-    try:
-        deadline = time.monotonic() + 60          # wait until frames flow, then interrupt
-        while camera.frames_sent < 30 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(1.0)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err = signal_when_ready(proc, lambda: camera.frames_sent >= 30, signal.SIGINT,   # once frames flow
+                                 poll_s=0.05, settle_s=1.0)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     assert "stopped by Ctrl-C" in out and f"screenshot: {shot}" in out, out
