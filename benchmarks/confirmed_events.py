@@ -2,8 +2,8 @@
 """The events of every run on the uncut developer clips, this tree's ``ColorTracker`` against
 another version's ``color_tracker.py``: are the runs the tracker confirms unchanged?
 
-The runs of ``false_losses.py`` (every clip, 3 start frames, the 5 clicks with the 6 frames
-before them and the true box, 100 frames, held out). Both trackers see the same frames; a run
+The runs of ``false_losses.py`` (``click_runs``: every clip, 3 start frames, the 5 clicks with
+the 6 frames before them and the true box, 100 frames, held out). Both trackers see the same frames; a run
 is "confirmed" unless this tree's tracker sent ``color_lost`` before any frame matched the pick. Printed: per clip the
 runs, the confirmed runs and how many of them have the very same events (names, times, boxes,
 centres, confidences) in both versions; then every run that differs, with its first
@@ -19,10 +19,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
-from collections.abc import Sequence
 from typing import Any
-
-import numpy as np
 
 from _reference import SHARED_DATA
 
@@ -30,14 +27,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sensekit.vision.color_tracker import ColorTracker
+from sensekit.evaluation.vision.click_runs import ClickRun, click_runs, start_run
 from sensekit.errors import SourceError
 from sensekit.evaluation.vision.clip_check import checked_clips
-from sensekit.evaluation.vision.evaluate import (click_points, first_frames, history_before, load_clip, start_frames,
-                                                  tracker_settings)
+from sensekit.evaluation.vision.evaluate import load_clip, tracker_settings
 from sensekit.evaluation.vision.held_out import unseen_by_fit
 from sensekit.vision.extent import ExtentExperiment
-
-FRAMES = 100
 
 
 def load_other(path: Path) -> ModuleType:
@@ -63,18 +58,13 @@ def held_out_tracker(t: Any, experiment: ExtentExperiment | None) -> Any:
     return t
 
 
-def _events(t: Any, first: np.ndarray, frames: list[np.ndarray], how: str, xy: tuple[float, float] | None,
-            box: np.ndarray, history: Sequence[np.ndarray]) -> tuple[list[str], bool]:
+def _events(t: Any, run: ClickRun) -> tuple[list[str], bool]:
     # t: this checkout's ColorTracker or the other version's, loaded from a file (its own class)
     """The run's events, and whether a ``color_lost`` came before any match (never confirmed)."""
-    if how == "box":
-        t.pick_box(first, box)
-    else:
-        assert xy is not None, f"a click start ({how}) without its point"
-        t.pick(first, *xy, history=history)
+    start_run(t, run)
     out: list[str] = []
     unconfirmed = False
-    for k, frame in enumerate(frames, start=1):
+    for k, frame in enumerate(run.after, start=1):
         events = t.step(frame, k / 30)
         unconfirmed |= not t.ever_found and any(e.name == "color_lost" for e in events)
         out += [f"{k}: {e!r}" for e in events]
@@ -99,29 +89,20 @@ def main(argv: list[str] | None = None) -> int:
     print("clip                        runs  confirmed  confirmed, same events")
     for name in names:
         clip = load_clip(args.clips, name)
-        n = len(clip.truth)
-        starts = start_frames(n)
-        frames = first_frames(clip, n)
         row = [0, 0, 0]
         exp = unseen_by_fit(name)
-        for s in starts:
-            after = frames[s + 1:min(n, s + FRAMES)]
-            history = history_before(frames, s)
-            starters = list(click_points(clip.truth[s]).items()) + [("box", None)]
-            for how, xy in starters:
-                here = held_out_tracker(ColorTracker(**settings), exp)
-                a, never = _events(here, frames[s], after, how, xy, clip.truth[s], history)
-                b, _ = _events(held_out_tracker(other.ColorTracker(**settings), exp), frames[s], after, how, xy,
-                               clip.truth[s], history)
-                confirmed = not never
-                row[0] += 1
-                row[1] += int(confirmed)
-                row[2] += int(confirmed and a == b)
-                if a != b:
-                    first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-                    diffs.append(f"{name} start {s} {how} ({'confirmed' if confirmed else 'never confirmed'}): "
-                                 f"here {a[first] if first < len(a) else '-'} | other "
-                                 f"{b[first] if first < len(b) else '-'}")
+        for run in click_runs(clip):
+            a, never = _events(held_out_tracker(ColorTracker(**settings), exp), run)
+            b, _ = _events(held_out_tracker(other.ColorTracker(**settings), exp), run)
+            confirmed = not never
+            row[0] += 1
+            row[1] += int(confirmed)
+            row[2] += int(confirmed and a == b)
+            if a != b:
+                first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+                diffs.append(f"{name} start {run.start} {run.how} ({'confirmed' if confirmed else 'never confirmed'}): "
+                             f"here {a[first] if first < len(a) else '-'} | other "
+                             f"{b[first] if first < len(b) else '-'}")
         total = [x + y for x, y in zip(total, row)]
         print(f"{name:26s} {row[0]:5d} {row[1]:10d} {row[2]:23d}")
     print(f"{'all':26s} {total[0]:5d} {total[1]:10d} {total[2]:23d}")

@@ -28,13 +28,11 @@ sys.path.insert(0, str(REPO))
 
 from sensekit.events import ColorLost
 from sensekit.vision.color_tracker import ColorTracker
+from sensekit.evaluation.vision.click_runs import click_runs, start_run
 from sensekit.evaluation.vision.clip_check import clips_and_tracker
-from sensekit.evaluation.vision.evaluate import (REFUSED, add_clip_options, click_points, first_frames, history_before,
-                                                 iou, load_clip, start_frames)
+from sensekit.evaluation.vision.evaluate import REFUSED, add_clip_options, iou, load_clip
 from sensekit.evaluation.vision.extent_experiment import ExperimentTracker
 from sensekit.evaluation.vision.held_out import unseen_by_fit
-
-FRAMES = 100
 
 
 def _box_now(t: ColorTracker) -> tuple[float, float, float, float]:
@@ -67,28 +65,17 @@ def _run(t: ColorTracker, frames: list[np.ndarray], truth: np.ndarray,
 def clip_row(folder: Path, name: str, settings: dict[str, Any],
              notes: list[str] | None = None) -> tuple[int, int, int, int, int]:
     clip = load_clip(folder, name)
-    n = len(clip.truth)
-    starts = start_frames(n)
-    frames = first_frames(clip, n)
     runs = lost = false = cues = never = 0
     exp = unseen_by_fit(name)
-    for s in starts:
-        after = frames[s + 1:min(n, s + FRAMES)]
-        history = history_before(frames, s)
-        starters = [(k, xy) for k, xy in click_points(clip.truth[s]).items()] + [("box", None)]
-        for how, xy in starters:
-            t = ExperimentTracker(**settings, extent_experiment=exp)
-            if how != "box":
-                assert xy is not None
-                t.pick(frames[s], *xy, history=history)
-            else:
-                t.pick_box(frames[s], clip.truth[s])
-            a, b, c, u = _run(t, after, clip.truth, s)
-            runs, lost, false, cues = runs + 1, lost + a, false + b, cues + c
-            if u is not None:
-                never += 1
-                if notes is not None:
-                    notes.append(f"{name} start {s} {how}: never confirmed, color_lost with IoU {u:.2f}")
+    for run in click_runs(clip):
+        t = ExperimentTracker(**settings, extent_experiment=exp)
+        start_run(t, run)
+        a, b, c, u = _run(t, run.after, clip.truth, run.start)
+        runs, lost, false, cues = runs + 1, lost + a, false + b, cues + c
+        if u is not None:
+            never += 1
+            if notes is not None:
+                notes.append(f"{name} start {run.start} {run.how}: never confirmed, color_lost with IoU {u:.2f}")
     return runs, lost, false, never, cues
 
 
