@@ -19,14 +19,14 @@ Usage: .venv/bin/python benchmarks/collide.py [--n 1000,10000,100000] [--budget 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from _reference import SHARED_BENCH as DEFAULT_BENCH, load_reference, median_ms
+from _against_reference import alternating, log_summary, print_ratio, reference_and_options
+from _reference import SHARED_BENCH as DEFAULT_BENCH, median_ms
 
 
 
@@ -43,11 +43,7 @@ def main() -> int:
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     # import the reference first (from --bench-dir) so its timing knobs can be added
-    pre, _ = ap.parse_known_args()
-    cr = load_reference("collide_ref", pre.bench_dir)
-    bu = sys.modules["benchutil"]
-    bu.add_timing_args(ap, budget=0.5, min_runs=5)
-    args = ap.parse_args()
+    cr, bu, args = reference_and_options(ap, "collide_ref")
 
     from sensekit.collide import circle_pairs, hit_test
 
@@ -65,18 +61,11 @@ def main() -> int:
         bu.log(f"verify N={n}: sensekit == reference grid on {len(snaps)} snapshots")
         P = {"n": n, "world": round(world, 1), "density": args.density,
              "rmin": args.rmin, "rmax": args.rmax}
-        ref_stats, our_stats = [], []
-        for _ in range(args.rounds):
-            ref_stats.append(bu.measure(ref_fn, args))
-            our_stats.append(bu.measure(our_fn, args))
+        ref_stats, our_stats = alternating(bu, ref_fn, our_fn, args)
         bu.emit("collide.circles", dict(P, method="grid"), ref_stats[-1])
         bu.emit("collide.circles", dict(P, method="sensekit"), our_stats[-1])
-        ratio = median_ms(our_stats) / median_ms(ref_stats)
         limit = 1.0 if n >= 100000 else None
-        print(json.dumps({"name": "ratio", "what": f"circle_pairs N={n} vs reference grid",
-                          "sensekit_ms": round(median_ms(our_stats), 3),
-                          "reference_ms": round(median_ms(ref_stats), 3),
-                          "ratio": round(ratio, 3), "limit": limit}), flush=True)
+        ratio = print_ratio(f"circle_pairs N={n} vs reference grid", our_stats, ref_stats, limit)
         summary.append((f"grid N={n}", median_ms(our_stats), median_ms(ref_stats), ratio, limit))
 
     if not args.no_masks:
@@ -90,27 +79,15 @@ def main() -> int:
             assert hit_test(ma, pa, mb, pb) == (ma.overlap(mb, (ox, oy)) is not None), label
             raw = lambda i: ma.overlap(mb, (ox, oy))  # noqa: E731
             ours_fn = lambda i: hit_test(ma, pa, mb, pb)  # noqa: E731
-            rs, us = [], []
-            for _ in range(args.rounds):
-                rs.append(bu.measure(raw, args, inner=200))
-                us.append(bu.measure(ours_fn, args, inner=200))
+            rs, us = alternating(bu, raw, ours_fn, args, inner=200)
             P = {"size": "100x100", "offset": [ox, oy], "case": label, "op": "overlap"}
             bu.emit("collide.mask", dict(P, impl="pygame"), rs[-1])
             bu.emit("collide.mask", dict(P, impl="sensekit"), us[-1])
-            ratio = median_ms(us) / median_ms(rs)
-            print(json.dumps({"name": "ratio", "what": f"hit_test {label} vs raw Mask.overlap",
-                              "sensekit_ms": median_ms(us), "reference_ms": median_ms(rs),
-                              "ratio": round(ratio, 3), "limit": 1.5}), flush=True)
+            ratio = print_ratio(f"hit_test {label} vs raw Mask.overlap", us, rs, 1.5, ms_digits=None)
             summary.append((f"hit_test {label}", median_ms(us), median_ms(rs), ratio, 1.5))
 
-    bu.log("summary (sensekit / reference, medians over alternating rounds):")
-    ok = True
-    for what, ours, theirs, ratio, limit in summary:
-        verdict = "" if limit is None else ("  OK" if ratio <= limit else f"  OVER {limit}x")
-        ok &= limit is None or ratio <= limit
-        unit, k = ("us", 1000.0) if what.startswith("hit_test") else ("ms", 1.0)
-        bu.log(f"  {what:28s} {ours * k:9.3f} {unit} vs {theirs * k:9.3f} {unit}  "
-               f"ratio {ratio:5.2f}{verdict}")
+    ok = log_summary(bu, summary, width=28,
+                     unit=lambda what: ("us", 1000.0) if what.startswith("hit_test") else ("ms", 1.0))
     return 0 if ok else 1
 
 

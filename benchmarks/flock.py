@@ -23,7 +23,6 @@ Usage: .venv/bin/python benchmarks/flock.py [--n 1000,5000,20000] [--budget 0.5]
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from typing import Any
@@ -31,7 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from _reference import SHARED_BENCH as DEFAULT_BENCH, load_reference, median_ms
+from _against_reference import alternating, log_summary, print_ratio, reference_and_options
+from _reference import SHARED_BENCH as DEFAULT_BENCH, median_ms
 
 
 
@@ -61,11 +61,7 @@ def main() -> int:
     ap.add_argument("--mass", type=float, default=1.0)
     ap.add_argument("--rounds", type=int, default=2, help="alternating timing rounds (default 2)")
     ap.add_argument("--bench-dir", type=Path, default=DEFAULT_BENCH)
-    pre, _ = ap.parse_known_args()
-    fr = load_reference("flock_ref", pre.bench_dir)
-    bu = sys.modules["benchutil"]
-    bu.add_timing_args(ap, budget=0.5, min_runs=5)
-    args = ap.parse_args()
+    fr, bu, args = reference_and_options(ap, "flock_ref")
 
     from sensekit.steer import Flock
 
@@ -93,10 +89,7 @@ def main() -> int:
             flock.velocities = vel0.copy()
             flock.step(1.0)
 
-        ref_stats, our_stats = [], []
-        for _ in range(args.rounds):
-            ref_stats.append(bu.measure(ref_run, args))
-            our_stats.append(bu.measure(our_run, args))
+        ref_stats, our_stats = alternating(bu, ref_run, our_run, args)
         params = {"n": n, "world": round(world, 1), "insight": args.insight,
                   "tooclose": args.tooclose, "max_speed": args.max_speed,
                   "max_force": args.max_force, "warm_steps": 0}
@@ -104,21 +97,11 @@ def main() -> int:
                 mean_neighbours=round(float(want.mean()), 2))
         bu.emit("flock.step", dict(params, method="sensekit"), our_stats[-1],
                 mean_neighbours=round(float(want.mean()), 2))
-        ratio = median_ms(our_stats) / median_ms(ref_stats)
         limit = 1.0 if n == 5000 else None
-        print(json.dumps({"name": "ratio", "what": f"Flock.step N={n} vs cKDTree reference",
-                          "sensekit_ms": round(median_ms(our_stats), 3),
-                          "reference_ms": round(median_ms(ref_stats), 3),
-                          "ratio": round(ratio, 3), "limit": limit}), flush=True)
+        ratio = print_ratio(f"Flock.step N={n} vs cKDTree reference", our_stats, ref_stats, limit)
         summary.append((f"flock N={n}", median_ms(our_stats), median_ms(ref_stats), ratio, limit))
 
-    bu.log("summary (sensekit / reference, medians over alternating rounds):")
-    ok = True
-    for what, ours, theirs, ratio, limit in summary:
-        verdict = "" if limit is None else ("  OK" if ratio <= limit else f"  OVER {limit}x")
-        ok &= limit is None or ratio <= limit
-        bu.log(f"  {what:16s} {ours:9.3f} ms vs {theirs:9.3f} ms  ratio {ratio:5.2f}{verdict}")
-    return 0 if ok else 1
+    return 0 if log_summary(bu, summary, width=16) else 1
 
 
 if __name__ == "__main__":
