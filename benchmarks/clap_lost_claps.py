@@ -16,8 +16,16 @@ with ``evaluate.match``'s greedy matching (60 ms):
 Printed per source (tp / fp / fn, per-clap F1) and per clip; kept as ``LOST_<offset>.json`` in
 ``--out``. Evaluation only: nothing is fitted, nothing in ``sensekit/audio`` changes.
 
+``--band``: a look added after the declared figures (not declared): every clip of every source
+(annotated, recipe and negative) streamed the same way, and every judged burst that passed the gates
+and the gap, was not a close call and scored ``T - W <= t < T - margin`` (a far call under the
+threshold) given the wait's score it would get as a close call (``clap_wait.close_call_score`` on
+the streamed samples; burst level, not streamed: a rescued clap's gap and recent claps are not
+replayed). Counted for each ``W`` of ``--widths``: annotated (or recipe) claps the wait would then
+find that the detector missed, and bursts it would lift on negative clips (new false claps, clips).
+
 Usage: .venv/bin/python benchmarks/clap_lost_claps.py --folds DIR --out DIR [--offsets 0,517]
-       [--sources j,tr,js30] [--block 512]
+       [--sources j,tr,js30] [--block 512] [--band --widths 2,3,4.5]
 """
 from __future__ import annotations
 
@@ -27,11 +35,58 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from _reference import SHARED_DATA, data_refused
 from clap_false_claps import Recorder, fold_maker, load_folds
 
-from sensekit.evaluation.audio.clap_lost import lost_claps, source_counts
-from sensekit.evaluation.audio.evaluate import read_clips, read_wav, stream_claps
+from sensekit.evaluation.audio.clap_lost import band_rows, lost_claps, source_counts
+from sensekit.evaluation.audio.evaluate import read_clips, read_wav, recipe_onsets, stream_claps
+
+
+class Looks(Recorder):
+    """``Recorder`` keeping each burst's first look: peak sample -> its ``(peak_db,) + FEATURES`` values."""
+
+    def __init__(self, *a: Any, **kw: Any) -> None:
+        self.vals: dict[int, tuple[float, ...]] = {}
+        super().__init__(*a, **kw)
+
+    def _first_look(self, p: int, gap_ok: bool) -> tuple[tuple[float, ...], bool, float, bool]:
+        got = super()._first_look(p, gap_ok)
+        self.vals[p] = got[0]
+        return got
+
+
+def band(folds_: Any, sources: list[str], widths: list[float], block: int, offset: int) -> None:
+    """``--band``: the far calls under ``T`` that a wait down to ``T - W`` would lift, per source and ``W``."""
+    clips = [c for c in read_clips(SHARED_DATA) if c.source in sources]
+    print(f"\n--band (after the declared figures; burst level), offset {offset}: far calls in [T - W, T - margin) "
+          "the wait would lift: claps found that were missed (annotated+recipe) / new false claps on clap clips / "
+          "on negative clips (clips)")
+    print("| held out | " + " | ".join(f"W {w:g}" for w in widths) + " |")
+    print("|---|" + "---|" * len(widths))
+    for s in sources:
+        got: list[dict[str, Any]] = []
+        for c in (c for c in clips if c.source == s):
+            x, rate = read_wav(SHARED_DATA / c.file)
+            made: list[Looks] = []
+            claps = stream_claps(x, rate, block=block, offset=offset, make=fold_maker(Looks, s, folds_, made))
+            truth = c.onsets or (recipe_onsets(x, rate) if c.label == "clap" else [])
+            y = np.concatenate([np.zeros(offset, np.float32), x]) if offset else x
+            got.extend({**r, "clip": c.file, "negative": c.label != "clap", "recipe": not c.onsets}
+                       for r in band_rows(made[-1], made[-1].vals, y, rate, claps, truth, offset / rate))
+        cells = []
+        for w in widths:
+            lifted = [r for r in got if r["lifted"] and r["trees_minus_T"] >= -w]
+            neg = [r for r in lifted if r["negative"]]
+            cells.append(f"{sum(r['rescues'] for r in lifted if not r['recipe'])}+"
+                         f"{sum(r['rescues'] for r in lifted if r['recipe'] and not r['negative'])} / "
+                         f"{sum(not r['negative'] and not r['near_truth'] for r in lifted)} / "
+                         f"{len(neg)} ({len({r['clip'] for r in neg})})")
+        print(f"| {s} | " + " | ".join(cells) + " |")
+        lifted_neg = [r for r in got if r["lifted"] and r["negative"] and r["trees_minus_T"] >= -max(widths)]
+        for r in lifted_neg:
+            print(f"|   | {r['clip'].split('/', 1)[-1]} {r['t_peak']:.3f} s, trees-T {r['trees_minus_T']:+.2f} |"
+                  + " |" * (len(widths) - 1))
 
 
 def stream_clip(folds_: Any, source: str, x: Any, rate: int, onsets: list[float], *, block: int,
@@ -64,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--offsets", default="0,517")
     ap.add_argument("--sources", default="", help="comma-separated; default every source with annotated claps")
     ap.add_argument("--block", type=int, default=512)
+    ap.add_argument("--band", action="store_true", help="the look after: far calls a wider wait would lift")
+    ap.add_argument("--widths", default="2,3,4.5")
     args = ap.parse_args(argv)
     if data_refused():
         return 2
@@ -74,6 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         raise SystemExit(f"no fold for source(s) {', '.join(missing)} in {args.folds}")
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.band:
+        every = args.sources.split(",") if args.sources else sorted(folds_[0])
+        for off in [int(v) for v in args.offsets.split(",")]:
+            band(folds_, every, [float(v) for v in args.widths.split(",")], args.block, off)
+        return 0
     for off in [int(v) for v in args.offsets.split(",")]:
         kept: list[dict[str, Any]] = []
         print(f"\nheld out, streamed ({args.folds}, {args.block}-sample blocks, offset {off})")

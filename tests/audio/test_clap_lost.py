@@ -4,8 +4,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
-from sensekit.evaluation.audio.clap_lost import lost_claps, source_counts
+from sensekit.audio.clap_wait import SHIPPED, close_call_score
+from sensekit.evaluation.audio.clap_lost import band_rows, lost_claps, source_counts
 from sensekit.evaluation.audio.clap_losses import LossDetector
 from sensekit.evaluation.audio.evaluate import match
 from tests.audio.helpers import add_at, clap_burst, noise_floor
@@ -46,7 +48,7 @@ def test_misses_and_false_claps_are_named() -> None:
         assert [(m["onset"], m["loss"]) for m in lost["missed"]] == [(0.55, "gap clap"), (1.0, "none"), (1.5, "trees")]
         assert lost["missed"][1]["best"] is None                      # nothing judged near the quiet one
         tone = lost["missed"][2]["best"]
-        assert tone is not None and tone["trees_minus_T"] < 0 and abs(tone["t_peak"] - offset / RATE - 1.5) < 0.06
+        assert tone is not None and tone["trees_minus_T"] < 0 and abs(tone["t_peak"] - 1.5) < 0.06
         (f,) = lost["false"]
         assert abs(f["t"] - 2.3) < 0.02 and abs(f["from_onset"] - 0.8) < 0.02
         assert f["trees_minus_T"] >= 0 and not math.isnan(f["trees_minus_T"])
@@ -64,3 +66,34 @@ def test_source_counts() -> None:
     rows = [{"tp": 7, "fp": 0, "fn": 1}, {"tp": 1, "fp": 0, "fn": 0}]
     assert source_counts(rows) == (8, 0, 1, 16 / 17)
     assert source_counts([{"tp": 0, "fp": 2, "fn": 1}]) == (0, 2, 1, 0.0)
+
+
+class Looks(LossDetector):
+    def __init__(self) -> None:
+        self.vals: dict[int, tuple[float, ...]] = {}
+        super().__init__()
+
+    def _first_look(self, p: int, gap_ok: bool) -> tuple[tuple[float, ...], bool, float, bool]:
+        got = super()._first_look(p, gap_ok)
+        self.vals[p] = got[0]
+        return got
+
+
+def test_band_rows_are_the_far_calls_under_the_threshold() -> None:
+    """The tone-ringing clap is a far call under T; each row's ``lifted`` is the wait's own score against T,
+    only bursts near a missed clap can rescue it, and a burst without recorded values is refused."""
+    x = clip()
+    det = Looks()
+    got = stream(det, x)
+    rows = band_rows(det, det.vals, x, RATE, got, TRUTH)
+    far = [j for j in det.judged if not j.clap and not j.close and j.level_ok and j.rise_ok and j.gap_ok
+           and j.trees < det.threshold]
+    assert len(rows) == len(far) >= 1 and all(r["trees_minus_T"] < 0 for r in rows)
+    tone = [r for r in rows if abs(r["t_peak"] - 1.5) < 0.06]
+    assert tone and all(r["near_truth"] for r in tone)
+    for r, j in zip(rows, far):
+        p = round(j.t_peak * RATE)
+        assert r["lifted"] == (close_call_score(x, p, RATE, det.vals[p], j.trees, SHIPPED) >= det.threshold)
+    assert sum(r["rescues"] for r in rows) == sum(r["lifted"] for r in tone[:1]) <= 1
+    with pytest.raises(ValueError, match="no values recorded"):
+        band_rows(det, {}, x, RATE, got, TRUTH)
