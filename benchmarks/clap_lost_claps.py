@@ -39,6 +39,8 @@ import numpy as np
 from _reference import SHARED_DATA, data_refused
 from clap_false_claps import Recorder, fold_maker, load_folds
 
+from sensekit.audio.clap_features import FEATURES
+from sensekit.evaluation.audio.clap_losses import NEAR_S
 from sensekit.evaluation.audio.clap_lost import band_rows, lost_claps, source_counts
 from sensekit.evaluation.audio.evaluate import read_clips, read_wav, recipe_onsets, stream_claps
 
@@ -91,10 +93,22 @@ def band(folds_: Any, sources: list[str], widths: list[float], block: int, offse
 
 def stream_clip(folds_: Any, source: str, x: Any, rate: int, onsets: list[float], *, block: int,
                 offset: int) -> dict[str, Any]:
-    """One clip streamed through ``source``'s fold: its misses and false claps (``clap_lost.lost_claps``)."""
-    made: list[Recorder] = []
-    claps = stream_claps(x, rate, block=block, offset=offset, make=fold_maker(Recorder, source, folds_, made))
-    return lost_claps(made[-1], claps, onsets, offset / rate)
+    """One clip streamed through ``source``'s fold: its misses and false claps (``clap_lost.lost_claps``),
+    each missed clap with every burst judged near it (``near``: its time, trees' score less ``T`` and
+    ``(peak_db,) + FEATURES`` values), each false clap with its values (``features``)."""
+    made: list[Looks] = []
+    claps = stream_claps(x, rate, block=block, offset=offset, make=fold_maker(Looks, source, folds_, made))
+    det, off_s = made[-1], offset / rate
+    got = lost_claps(det, claps, onsets, off_s)
+    names = ("peak_db", *FEATURES)
+    for m in got["missed"]:
+        m["near"] = [{"t_peak": j.t_peak - off_s, "trees_minus_T": j.trees - det.threshold,
+                      **dict(zip(names, det.vals[round(j.t_peak * rate)]))}
+                     for j in det.judged if NEAR_S[0] <= j.t_peak - off_s - m["onset"] <= NEAR_S[1]]
+    for f in got["false"]:
+        rec = [r for r in det.rows if abs(r["t"] - off_s - f["t"]) <= 1e-6]
+        f["features"] = {k: rec[0][k] for k in names} if rec else {}
+    return got
 
 
 def print_clip(file: str, seconds: float, onsets: list[float], got: dict[str, Any]) -> None:
@@ -106,10 +120,15 @@ def print_clip(file: str, seconds: float, onsets: list[float], got: dict[str, An
                 f"rise {m['best']['rise_db']:.1f} dB, level {m['best']['peak_db']:.1f} dB, "
                 f"close {m['best']['close']}, final-T {m['best']['final_minus_T']:+.2f}")
         print(f"    missed {m['onset']:.3f} s: {m['loss']}; {near}")
+        for b in m["near"]:
+            print(f"      burst {b['t_peak']:.3f} s, trees-T {b['trees_minus_T']:+.2f}: "
+                  + " ".join(f"{k} {v:.2f}" for k, v in b.items() if k not in ("t_peak", "trees_minus_T")))
     for f in got["false"]:
         c = "close call" if f["close"] else "far call"
         tt = "" if math.isnan(f["trees_minus_T"]) else f", trees-T {f['trees_minus_T']:+.2f}"
         print(f"    false clap {f['t']:.3f} s ({f['from_onset']:+.3f} s from the nearest clap{tt}, {c})")
+        if f["features"]:
+            print("      " + " ".join(f"{k} {v:.2f}" for k, v in f["features"].items()))
 
 
 def main(argv: list[str] | None = None) -> int:
