@@ -135,12 +135,20 @@ def build(args: argparse.Namespace) -> int:
         + ", ".join(f"{s} {wait[s]['T']:g}" for s in sources) + ")")
     today = nested_thresholds(b, {s: ct.scores(b, m) for s, m in old.items()})
     say("control: today's T nested from --folds' trees: " + ", ".join(f"{s} {v:g}" for s, v in today.items()))
-    (out / "WAIT_FOLDS.json").write_text(json.dumps({s: {**wait[s], "T": T[s]} for s in sources}))
+    link_folds(out, args.folds, T)
+    return 0
+
+
+def link_folds(out: Path, folds: Path, T: dict[str, float]) -> None:
+    """Make ``out`` (which holds new trees' ``TREES.json``) a folds folder ``clap_false_claps.py --folds``
+    streams: ``folds``' close-call wait with the new trees' nested ``T`` (``WAIT_FOLDS.json``), its ring's
+    trees and log-mel weights linked."""
+    wait = json.loads((folds / "WAIT_FOLDS.json").read_text())
+    (out / "WAIT_FOLDS.json").write_text(json.dumps({s: {**wait[s], "T": T[s]} for s in sorted(T)}))
     for name in ("RING_130_late_above_db.json", "MEL_LR.json"):
         (out / name).unlink(missing_ok=True)
-        (out / name).symlink_to((args.folds / name).resolve())
+        (out / name).symlink_to((folds / name).resolve())
     say(f"folds in {out}")
-    return 0
 
 
 def weights_seen(b: ct.Bursts, s: str) -> str:

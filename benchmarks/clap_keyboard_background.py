@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 from _reference import SHARED_DATA, data_refused
-from clap_debian_sources import developer
+from clap_debian_sources import developer, link_folds
 
 from sensekit.evaluation.audio import clap_keyboard as ck
 from sensekit.evaluation.audio import clap_training as ct
@@ -64,14 +64,10 @@ def keyboard_bursts(cache: Path, out: Path) -> ct.Bursts:
 
 
 def write_folds(out: Path, folds: Path, models: dict[str, Any], T: dict[str, float]) -> None:
-    wait = json.loads((folds / "WAIT_FOLDS.json").read_text())
+    """The folds folder ``out`` of ``models`` at ``T``, with ``folds``' wait, ring and log-mel weights."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "TREES.json").write_text(json.dumps({"models": models}))
-    (out / "WAIT_FOLDS.json").write_text(json.dumps({s: {**wait[s], "T": T[s]} for s in sorted(models)}))
-    for name in ("RING_130_late_above_db.json", "MEL_LR.json"):
-        (out / name).unlink(missing_ok=True)
-        (out / name).symlink_to((folds / name).resolve())
-    say(f"folds in {out}")
+    link_folds(out, folds, {s: T[s] for s in sorted(models)})
 
 
 def build(args: argparse.Namespace) -> int:

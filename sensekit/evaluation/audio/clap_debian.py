@@ -87,6 +87,7 @@ from sensekit.evaluation.audio.clap_training import (
     AUGMENTATIONS,
     Bursts,
     _Clips,
+    bursts_of_rows,
     judged_bursts,
     resample,
     seed_of,
@@ -294,8 +295,4 @@ def collect_debian(data: Path, cache: Path, *, augment: Iterable[str] = AUGMENTA
     if not rows:
         raise DebianSourceError("the Debian clips gave no burst")
 
-    def col(i: int) -> np.ndarray:
-        return np.array([r[i] for r in rows])
-
-    return Bursts(np.array([r[0] for r in rows]), col(1).astype(int), col(2), col(3), col(4), col(5),
-                  counts, labels)
+    return bursts_of_rows(rows, counts, labels)

@@ -33,6 +33,7 @@ from sensekit.evaluation.audio.clap_training import (
     SYNTH,
     Bursts,
     _Clips,
+    bursts_of_rows,
     judged_bursts,
     label_bursts,
     seed_of,
@@ -102,10 +103,7 @@ def collect_dull(data: Path, *, progress: Callable[[str], None] | None = None) -
                                  c.source, bg, variant, c.file))
         if progress is not None:
             progress(f"{c.file}: {sum(dull)} of {len(onsets)} claps dull")
-    return Bursts(np.array([r[0] for r in rows]), np.array([r[1] for r in rows], dtype=int),
-                  np.array([r[2] for r in rows]), np.array([r[3] for r in rows]),
-                  np.array([r[4] for r in rows]), np.array([r[5] for r in rows]), counts,
-                  {c.file: c.label for c in src.clips})
+    return bursts_of_rows(rows, counts, {c.file: c.label for c in src.clips})
 
 
 def with_dull(bursts: Bursts, data: Path, cache: Path | None = None,

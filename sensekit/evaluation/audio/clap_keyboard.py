@@ -43,6 +43,7 @@ from sensekit.evaluation.audio.clap_debian import SOURCES, DebianSourceError, de
 from sensekit.evaluation.audio.clap_training import (
     Bursts,
     _Clips,
+    bursts_of_rows,
     judged_bursts,
     label_bursts,
     mixed,
@@ -96,12 +97,7 @@ def keyboard_mixes(data: Path, keyboard: Sequence[tuple[np.ndarray, int]], *,
             progress(c.file)
     if not rows:
         raise DebianSourceError("the keyboard mixes gave no burst (no clap clip in the data?)")
-
-    def col(i: int) -> np.ndarray:
-        return np.array([r[i] for r in rows])
-
-    return Bursts(np.array([r[0] for r in rows]), col(1).astype(int), col(2), col(3), col(4), col(5),
-                  counts, {c.file: c.label for c in pool.clips if c.file in counts})
+    return bursts_of_rows(rows, counts, {c.file: c.label for c in pool.clips if c.file in counts})
 
 
 __all__ = ["COPIES", "KEYBOARD", "keyboard_clips", "keyboard_mixes", "keyboard_under"]

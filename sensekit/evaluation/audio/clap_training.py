@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -352,14 +352,19 @@ def collect(data: Path, *, augment: Iterable[str] = AUGMENTATIONS,
                     spread.append(fr.floor_spread_db(y, p) if p >= fr.pre else math.nan)
         if progress is not None:
             progress(c.file)
-    X = np.array([r[0] for r in rows])
+    return bursts_of_rows(rows, counts, {c.file: c.label for c in sources.clips},
+                          P=np.array(cut) if patches else None, S=np.array(spread) if patches else None,
+                          E=np.array(more) if extra is not None else None)
 
+
+def bursts_of_rows(rows: Sequence[tuple[Any, ...]], onsets: dict[str, int], labels: dict[str, str],
+                   **more: np.ndarray | None) -> Bursts:
+    """``Bursts`` from one row a burst, ``(features, label, source, background, variant, clip)``, as the
+    collectors gather them; ``more``: ``Bursts``' optional columns (``P``, ``S``, ``E``)."""
     def col(i: int) -> np.ndarray:
         return np.array([r[i] for r in rows])
 
-    return Bursts(X, col(1).astype(int), col(2), col(3), col(4), col(5), counts,
-                  {c.file: c.label for c in sources.clips}, np.array(cut) if patches else None,
-                  np.array(spread) if patches else None, np.array(more) if extra is not None else None)
+    return Bursts(col(0), col(1).astype(int), col(2), col(3), col(4), col(5), onsets, labels, **more)
 
 
 def collect_cached(data: Path, cache: Path | None, *, augment: Iterable[str] = AUGMENTATIONS,
@@ -427,7 +432,7 @@ def scores(bursts: Bursts, model: Model) -> np.ndarray:
     return np.array([tm.score(v) for v in bursts.X])
 
 
-__all__ = ["AUGMENTATIONS", "Bursts", "collect", "fit_trees", "format_module", "recipe_onsets",
+__all__ = ["AUGMENTATIONS", "Bursts", "bursts_of_rows", "collect", "fit_trees", "format_module", "recipe_onsets",
            "scores", "train",
            # the fit's names, importable here as before (clap_fit.py)
            "DECREASING", "DEPTH", "GATE_FEATURE", "GATE_IQR", "GATE_LEAF", "GATE_QUANTILE", "L2", "RATE", "TREES",
